@@ -1,0 +1,22 @@
+--[[
+  Creates the user when new (subscribeToEmails defaults to true) and applies the fields of an
+  identification.
+
+  userKey, usersKey  the user's hash and the user set of its partition
+  userId, nowIso     the user's id and the time of the change
+  argv, first        field/value pairs to set, in argv from index `first` on
+
+  Returns 1 when the user was created, 0 when it existed.
+]]
+local function writeUser(userKey, usersKey, userId, nowIso, argv, first)
+  local created = 0
+  if redis.call('EXISTS', userKey) == 0 then
+    redis.call('HSET', userKey, 'id', userId, 'created', nowIso, 'updated', nowIso, 'sub', '1')
+    redis.call('SADD', usersKey, userId)
+    created = 1
+  end
+  if #argv >= first then
+    redis.call('HSET', userKey, 'updated', nowIso, unpack(argv, first))
+  end
+  return created
+end

@@ -1,0 +1,73 @@
+/**
+ * The api process: connects Redis (failing fast), loads scripts and configuration, makes sure an
+ * admin key exists, and serves HTTP until close().
+ */
+import type { Logger } from 'pino';
+import { Authenticator } from './auth.js';
+import { ensureAdminKey } from './bootstrap.js';
+import { Clock } from './clock.js';
+import type { Deps } from './deps.js';
+import { HttpServer } from './http/server.js';
+import { createClient, probeRedis } from './redis/client.js';
+import { Keys } from './redis/keys.js';
+import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
+import { adminRoutes } from './routes/admin.js';
+import { eventRoutes } from './routes/events.js';
+import { opsRoutes, type Readiness } from './routes/ops.js';
+import { userRoutes } from './routes/users.js';
+import type { Settings } from './settings.js';
+import { ConfigStore } from './store/config.js';
+
+export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
+
+export interface Services extends Deps {
+  close(): Promise<void>;
+}
+
+/** Connects Redis and loads scripts and configuration: what the api and the workers share. */
+export async function connect(settings: Settings, log: Logger, readiness?: Readiness): Promise<Services> {
+  await probeRedis(settings);
+  const redis = createClient(settings, { connectionName: 'laurel' });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const scripts = loadScripts();
+  defineScripts(redis, scripts);
+  await preloadScripts(redis, scripts);
+  if (readiness) readiness.scriptsLoaded = true;
+  const keys = new Keys(settings.prefix, settings.partitions);
+  const clock = new Clock(settings.clock);
+  const store = new ConfigStore(redis, keys, clock, log);
+  await store.start();
+  return {
+    settings, log, redis, keys, store, clock,
+    async close() {
+      await store.stop();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+export interface ApiHandle {
+  port: number;
+  services: Services;
+  /** Stops listening, waits for requests in flight, then closes Redis. */
+  close(): Promise<void>;
+}
+
+export async function startApi(settings: Settings, log: Logger, services?: Services): Promise<ApiHandle> {
+  const readiness: Readiness = { scriptsLoaded: services !== undefined };
+  const svc = services ?? (await connect(settings, log, readiness));
+  await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
+  const auth = new Authenticator(svc.store);
+  const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES });
+  server.mount([...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...adminRoutes(svc)]);
+  const port = await server.listen(settings.host, settings.port);
+  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
+  return {
+    port,
+    services: svc,
+    async close() {
+      await server.close();
+      if (!services) await svc.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * laurel's command line:
+ *   laurel start               the api and the workers in one process (npm start)
+ *   laurel api                 the api only (run one per core)
+ *   laurel workers             the workers only (run as many as needed)
+ *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
+ */
+import type { Logger } from 'pino';
+import { connect, startApi } from './api.js';
+import { generateKey } from './auth.js';
+import { createLogger } from './log.js';
+import { RedisUnavailableError } from './redis/client.js';
+import { loadSettings, SettingsError, type Settings } from './settings.js';
+import { PostgresUnavailableError } from './store/postgres.js';
+import { startWorkers } from '../workers/index.js';
+
+type Closer = () => Promise<void>;
+
+function onSignals(log: Logger, closers: Closer[]): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'laurel shutting down');
+    (async () => {
+      for (const close of closers) await close();
+    })().then(
+      () => process.exit(0),
+      (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1); },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function keysCreate(settings: Settings, log: Logger, args: string[]): Promise<void> {
+  const kind = flag(args, '--kind') ?? 'admin';
+  if (kind !== 'admin' && kind !== 'application') throw new SettingsError('--kind must be admin or application');
+  const svc = await connect(settings, log);
+  try {
+    const tenantRef = flag(args, '--tenant');
+    let tenantId: string | null = null;
+    if (tenantRef !== undefined) {
+      const t = svc.store.current.tenants.get(tenantRef) ?? svc.store.current.tenantsByCustomerId.get(tenantRef);
+      if (!t) throw new SettingsError(`tenant "${tenantRef}" not found`);
+      tenantId = t.id;
+    }
+    const fresh = generateKey(kind, flag(args, '--name') ?? `${kind} key`, tenantId, new Date(svc.clock.now()).toISOString());
+    await svc.store.put('apikeys', 'create', fresh.record);
+    process.stdout.write(`${fresh.key}\n`);
+  } finally {
+    await svc.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [command = 'start', ...args] = process.argv.slice(2);
+  const settings = loadSettings();
+  const log = createLogger(settings.logLevel);
+  switch (command) {
+    case 'start': {
+      const services = await connect(settings, log);
+      const workers = await startWorkers(settings, log, services);
+      const api = await startApi(settings, log, services);
+      onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
+      break;
+    }
+    case 'api': {
+      const api = await startApi(settings, log);
+      onSignals(log, [() => api.close()]);
+      break;
+    }
+    case 'workers': {
+      const workers = await startWorkers(settings, log);
+      onSignals(log, [() => workers.close()]);
+      break;
+    }
+    case 'keys':
+      if (args[0] !== 'create') throw new SettingsError('usage: laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]');
+      await keysCreate(settings, log, args.slice(1));
+      break;
+    default:
+      throw new SettingsError(`unknown command "${command}"; use start, api, workers or keys create`);
+  }
+}
+
+main().catch((err: unknown) => {
+  const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError;
+  process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

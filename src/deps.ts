@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { RedisClient } from './redis/client.js';
+import type { Keys } from './redis/keys.js';
+import type { Settings } from './settings.js';
+import type { ConfigStore } from './store/config.js';
+
+/** What route modules and workers are given; nothing is pulled from globals. */
+export interface Deps {
+  settings: Settings;
+  log: Logger;
+  redis: RedisClient;
+  keys: Keys;
+  store: ConfigStore;
+  clock: Clock;
+}

@@ -1,0 +1,78 @@
+/**
+ * Event summaries: rows per day, week (Monday first) or month between two dates, each keyed by the
+ * first day of its period, with the total at the end of the period and the change within it.
+ *
+ * Redis keeps, per user and metric, the total at the end of every local day with an event
+ * (`day -> total`); a period's total is the last such total on or before its end, and its change
+ * is that minus the total at the end of the period before.
+ */
+import type { DateTime } from 'luxon';
+import { fail } from '../http/errors.js';
+import { parseDate } from './time.js';
+
+export type Aggregation = 'daily' | 'weekly' | 'monthly';
+
+export interface SummaryQuery {
+  aggregation: Aggregation;
+  start: DateTime;
+  end: DateTime;
+}
+
+export interface SummaryRow {
+  date: string;
+  total: number;
+  change: number;
+}
+
+export const MAX_SUMMARY_DAYS = 400;
+
+const UNIT = { daily: 'day', weekly: 'week', monthly: 'month' } as const;
+
+/** Reads `aggregation`, `startDate`/`endDate` (or the spec's `start_date`/`end_date`). */
+export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
+  const aggregation = q.get('aggregation');
+  if (aggregation === null) throw fail('invalid_query', 'aggregation is required (daily, weekly or monthly)');
+  if (aggregation !== 'daily' && aggregation !== 'weekly' && aggregation !== 'monthly') {
+    throw fail('invalid_query', `aggregation must be daily, weekly or monthly, got "${aggregation}"`);
+  }
+  const date = (camel: string, snake: string): DateTime => {
+    const raw = q.get(camel) ?? q.get(snake);
+    if (raw === null) throw fail('invalid_query', `${camel} is required (YYYY-MM-DD)`);
+    const d = parseDate(raw);
+    if (d === null) throw fail('invalid_query', `${camel} must be a date as YYYY-MM-DD, got "${raw}"`);
+    return d;
+  };
+  const start = date('startDate', 'start_date');
+  const end = date('endDate', 'end_date');
+  if (end < start) throw fail('unprocessable', 'startDate must not be after endDate');
+  if (end.diff(start, 'days').days + 1 > MAX_SUMMARY_DAYS) {
+    throw fail('unprocessable', `The date range may span at most ${MAX_SUMMARY_DAYS} days`);
+  }
+  return { aggregation, start, end };
+}
+
+/** Removes binary floating-point noise from sums and differences of decimal values. */
+function clean(n: number): number {
+  return Number(n.toPrecision(15));
+}
+
+export function eventSummary(dayTotals: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+  const days = Object.keys(dayTotals).sort();
+  const unit = UNIT[q.aggregation];
+  const rows: SummaryRow[] = [];
+  let i = 0;
+  let carried = 0;
+  let period = q.start.startOf(unit);
+  // The total before the first period: the last day before it.
+  const first = period.toISODate() as string;
+  while (i < days.length && days[i] < first) carried = Number(dayTotals[days[i++]]);
+  while (period <= q.end) {
+    const next = period.plus({ [unit + 's']: 1 });
+    const nextDate = next.toISODate() as string;
+    const before = carried;
+    while (i < days.length && days[i] < nextDate) carried = Number(dayTotals[days[i++]]);
+    rows.push({ date: period.toISODate() as string, total: clean(carried), change: clean(carried - before) });
+    period = next;
+  }
+  return rows;
+}

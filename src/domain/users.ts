@@ -1,0 +1,159 @@
+/**
+ * Users: the identification fields a request may carry, their checks (attribute keys, time zone,
+ * subscribeToEmails), the user hash layout in Redis and the wire shape of a User.
+ *
+ * User hash fields: id, created, updated, email, name, tz, sub ('1'/'0'), dt (JSON device tokens),
+ * a:<attribute key>, n:<notification type> (JSON channels), m:<metric id> (metric total).
+ */
+import { fail } from '../http/errors.js';
+import type { Snapshot } from '../store/config.js';
+import { isValidZone } from './time.js';
+
+export interface Identification {
+  email?: string | null;
+  name?: string | null;
+  tz?: string | null;
+  subscribeToEmails?: boolean | null;
+  deviceTokens?: string[] | null;
+  attributes?: Record<string, string> | null;
+}
+
+export interface UpsertedUser extends Identification {
+  id: string;
+}
+
+export const USER_ID_MAX = 255;
+
+const attributeValues = {
+  type: ['object', 'null'],
+  additionalProperties: { type: 'string', maxLength: 1024 },
+  maxProperties: 100,
+};
+
+/** JSON Schema properties of an identification (null means "not provided", as the SDK sends it). */
+export const identificationProperties = {
+  email: { type: ['string', 'null'], maxLength: 320 },
+  name: { type: ['string', 'null'], maxLength: 255 },
+  tz: { type: ['string', 'null'], maxLength: 64 },
+  subscribeToEmails: { type: ['boolean', 'null'] },
+  deviceTokens: { type: ['array', 'null'], items: { type: 'string', maxLength: 4096 }, maxItems: 100 },
+  attributes: attributeValues,
+};
+
+export const userIdSchema = { type: 'string', minLength: 1, maxLength: USER_ID_MAX };
+
+export const upsertedUserSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: userIdSchema, ...identificationProperties },
+};
+
+export const identificationSchema = {
+  type: 'object',
+  properties: { id: { type: ['string', 'null'] }, ...identificationProperties },
+};
+
+export function checkUserId(id: string): void {
+  if (id.length === 0 || id.length > USER_ID_MAX) {
+    throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
+  }
+}
+
+/** Throws the spec's 422 when attribute keys are not set up for the given type. */
+export function checkAttributeKeys(values: Record<string, string>, known: Map<string, unknown>): void {
+  let unknown: string[] | null = null;
+  for (const key in values) {
+    if (!known.has(key)) (unknown ??= []).push(key);
+  }
+  if (unknown !== null) throw fail('invalid_attributes', unknown.join(', '));
+}
+
+/** An identification checked and turned into what the user scripts take. */
+export interface PreparedIdentification {
+  /** Field/value pairs for the user hash. */
+  pairs: string[];
+  /** '1' when the request sets subscribeToEmails to true and carries no email. */
+  needsEmail: '0' | '1';
+  /** The time zone the request sets, or null. */
+  tz: string | null;
+}
+
+const NO_CHANGES: PreparedIdentification = { pairs: [], needsEmail: '0', tz: null };
+
+export function prepareIdentification(user: Identification, snapshot: Snapshot): PreparedIdentification {
+  const { email, name, tz, subscribeToEmails, deviceTokens, attributes } = user;
+  if (email == null && name == null && tz == null && subscribeToEmails == null && deviceTokens == null && attributes == null) {
+    return NO_CHANGES;
+  }
+  const pairs: string[] = [];
+  if (email != null) pairs.push('email', email);
+  if (name != null) pairs.push('name', name);
+  if (tz != null) {
+    if (!isValidZone(tz)) throw fail('invalid_timezone', tz);
+    pairs.push('tz', tz);
+  }
+  if (subscribeToEmails != null) pairs.push('sub', subscribeToEmails ? '1' : '0');
+  if (deviceTokens != null) pairs.push('dt', JSON.stringify(deviceTokens));
+  if (attributes != null) {
+    checkAttributeKeys(attributes, snapshot.userAttributes);
+    for (const key in attributes) pairs.push('a:' + key, attributes[key]);
+  }
+  return {
+    pairs,
+    needsEmail: subscribeToEmails === true && (email == null || email === '') ? '1' : '0',
+    tz: tz ?? null,
+  };
+}
+
+export type UserHash = Record<string, string>;
+
+/** HGETALL replies of scripts come flat: [field, value, field, value, ...] from `offset`. */
+export function hashFromFlat(flat: (string | number)[], offset: number): UserHash {
+  const h: UserHash = {};
+  for (let i = offset; i + 1 < flat.length; i += 2) h[String(flat[i])] = String(flat[i + 1]);
+  return h;
+}
+
+export interface UserView {
+  id: string;
+  email: string | null;
+  name: string | null;
+  tz: string | null;
+  deviceTokens: string[] | null;
+  subscribeToEmails: boolean;
+  attributes: Record<string, string>;
+  control: boolean;
+  created: string;
+  updated: string;
+}
+
+export function userView(h: UserHash): UserView {
+  const attributes: Record<string, string> = {};
+  for (const field in h) {
+    if (field.startsWith('a:')) attributes[field.slice(2)] = h[field];
+  }
+  return {
+    id: h.id,
+    email: h.email ?? null,
+    name: h.name ?? null,
+    tz: h.tz ?? null,
+    deviceTokens: h.dt ? (JSON.parse(h.dt) as string[]) : null,
+    subscribeToEmails: h.sub !== '0',
+    attributes,
+    control: false,
+    created: h.created,
+    updated: h.updated,
+  };
+}
+
+export const NOTIFICATION_TYPES = ['achievement_completed', 'recap', 'reactivation', 'streak_reminder'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export function preferencesView(h: UserHash): { notifications: Partial<Record<NotificationType, string[]>> } {
+  const notifications: Partial<Record<NotificationType, string[]>> = {};
+  for (const type of NOTIFICATION_TYPES) {
+    const raw = h['n:' + type];
+    if (raw !== undefined) notifications[type] = JSON.parse(raw) as string[];
+  }
+  return { notifications };
+}

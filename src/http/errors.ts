@@ -1,0 +1,68 @@
+/**
+ * The one catalogue of errors laurel answers with. Each has a status, a stable code and a message
+ * template; every error body is `{ "error": "<message>", "code": "<code>" }`. The README lists
+ * every code (a test keeps the two in step).
+ */
+
+interface ErrorSpec {
+  status: number;
+  message: (...args: string[]) => string;
+}
+
+function spec<A extends string[]>(status: number, message: (...args: A) => string): ErrorSpec {
+  return { status, message: message as (...args: string[]) => string };
+}
+
+export const ERRORS = {
+  bad_request: spec(400, (detail: string) => detail),
+  malformed_json: spec(400, (detail: string) => `Request body is not valid JSON: ${detail}`),
+  empty_body: spec(400, () => 'Request body is empty; a JSON body is required'),
+  invalid_body: spec(400, (detail: string) => `Invalid request body: ${detail}`),
+  invalid_query: spec(400, (detail: string) => `Invalid query parameter: ${detail}`),
+  invalid_path: spec(400, (detail: string) => `Invalid path: ${detail}`),
+  invalid_header: spec(400, (detail: string) => detail),
+  unauthorized: spec(401, () => 'Missing or invalid API key: send a valid key in the X-API-KEY header'),
+  wrong_key_kind: spec(403, () => 'This API key may not call the Admin API; use an admin key'),
+  wrong_tenant: spec(403, (tenant: string) => `This API key is bound to another tenant than "${tenant}"`),
+  route_not_found: spec(404, (method: string, path: string) => `No route for ${method} ${path}`),
+  tenant_not_found: spec(404, (tenant: string) => `Tenant "${tenant}" not found`),
+  user_not_found: spec(404, (id: string) => `User "${id}" not found`),
+  metric_not_found: spec(404, (key: string) => `Metric "${key}" not found`),
+  not_found: spec(404, (what: string) => `${what} not found`),
+  method_not_allowed: spec(405, (method: string, path: string) => `Method ${method} is not allowed on ${path}`),
+  payload_too_large: spec(413, (limit: string) => `Request body exceeds the limit of ${limit} bytes`),
+  unsupported_media_type: spec(415, (type: string) => `Content-Type "${type}" is not supported; send application/json`),
+  invalid_attributes: spec(422, (keys: string) =>
+    `Invalid attribute keys: ${keys}. Please ensure all attribute keys match those set up in laurel's attributes (Admin API /admin/v1/attributes).`),
+  subscribe_without_email: spec(422, () =>
+    'subscribeToEmails cannot be true for a user without an email; send an email or set subscribeToEmails to false'),
+  invalid_timezone: spec(422, (tz: string) => `"${tz}" is not a valid IANA time zone (for example Europe/London)`),
+  user_exists: spec(422, (id: string) => `User "${id}" already exists; use PUT /users/{id} to update it`),
+  unprocessable: spec(422, (detail: string) => detail),
+  rate_limited: spec(429, () => 'Too many requests'),
+  internal: spec(500, () => 'Internal error'),
+  unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, ...args: string[]) {
+    const s = ERRORS[code];
+    super(s.message(...args));
+    this.status = s.status;
+    this.code = code;
+  }
+}
+
+/** Builds an HttpError: `throw fail('user_not_found', id)`. */
+export function fail(code: ErrorCode, ...args: string[]): HttpError {
+  return new HttpError(code, ...args);
+}
+
+export function errorBody(err: HttpError): string {
+  return JSON.stringify({ error: err.message, code: err.code });
+}

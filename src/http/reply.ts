@@ -1,0 +1,14 @@
+import type { Reply } from './server.js';
+
+export function json(status: number, value: unknown): Reply {
+  return { status, body: JSON.stringify(value) };
+}
+
+export function ok(value: unknown): Reply {
+  return { status: 200, body: JSON.stringify(value) };
+}
+
+/** Parses a raw query string once. */
+export function queryOf(raw: string): URLSearchParams {
+  return new URLSearchParams(raw);
+}

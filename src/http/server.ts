@@ -1,0 +1,298 @@
+/**
+ * The uWebSockets.js adapter: the only place that touches uWS request and response objects.
+ *
+ * Rules (ARCHITECTURE.md §7, STYLE.md): copy what is needed from the request before any await;
+ * register onAborted first; copy body chunks and join once; enforce the body limit from
+ * Content-Length and while reading; write every response through one guarded, corked sender;
+ * map every thrown error to `{ "error": ... }`; a catch-all route answers 404; close() stops
+ * listening and waits for requests in flight.
+ */
+import {
+  App, us_listen_socket_close, us_socket_local_port,
+  type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket,
+} from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { HttpError, errorBody, fail } from './errors.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
+export type Family = 'app' | 'admin' | 'ops';
+
+/** What a handler sees: plain data, copied out of uWS before any await. */
+export interface Request {
+  method: string;
+  url: string;
+  /** Path parameters, percent-decoded. */
+  params: string[];
+  /** Raw query string, without `?`. */
+  query: string;
+  apiKey: string;
+  tenantHeader: string;
+  idempotencyKey: string;
+  /** UTF-8 text of the body; null for methods without one. */
+  body: string | null;
+  /** Set by the guard before the handler runs. */
+  principal: unknown;
+}
+
+export interface Reply {
+  status: number;
+  /** A JSON document. */
+  body: string;
+}
+
+export type Handler = (req: Request) => Reply | Promise<Reply>;
+
+export interface Route {
+  method: Method;
+  /** Path below the family's prefixes, with `:name` parameters. */
+  path: string;
+  family: Family;
+  handler: Handler;
+}
+
+/** Runs before every handler of a family (authentication); throws HttpError to refuse. */
+export type Guard = (req: Request, family: Family) => void;
+
+export interface ServerOptions {
+  bodyLimit: number;
+  log: Logger;
+  guard: Guard;
+  /** Prefixes per family. */
+  prefixes: Record<Family, string[]>;
+}
+
+const STATUS_LINE: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 400: '400 Bad Request', 401: '401 Unauthorized',
+  403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity', 429: '429 Too Many Requests',
+  500: '500 Internal Server Error', 503: '503 Service Unavailable',
+};
+
+const UWS_METHOD: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del'> = {
+  get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'del',
+};
+
+const HAS_BODY: Record<Method, boolean> = { get: false, del: false, post: true, put: true, patch: true };
+
+interface State {
+  aborted: boolean;
+  done: boolean;
+}
+
+function decodeParam(raw: string): string {
+  if (raw.indexOf('%') < 0) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw fail('invalid_path', `"${raw}" is not valid percent-encoding`);
+  }
+}
+
+export class HttpServer {
+  private readonly app: TemplatedApp;
+  private readonly opts: ServerOptions;
+  private readonly log: Logger;
+  private listenSocket: us_listen_socket | null = null;
+  private inflight = 0;
+  private drained: (() => void) | null = null;
+  private readonly routed = new Set<string>();
+
+  constructor(opts: ServerOptions) {
+    this.opts = opts;
+    this.log = opts.log;
+    this.app = App();
+  }
+
+  /** Registers routes; call before listen(). */
+  mount(routes: Route[]): void {
+    for (const r of routes) {
+      for (const prefix of this.opts.prefixes[r.family]) this.register(r, prefix + r.path);
+    }
+  }
+
+  private register(route: Route, pattern: string): void {
+    const paramCount = (pattern.match(/\/:/g) ?? []).length;
+    const withBody = HAS_BODY[route.method];
+    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, paramCount, withBody));
+    if (!this.routed.has(pattern)) {
+      this.routed.add(pattern);
+      // Lower priority than method routes in uWS: any other method on a known path.
+      this.app.any(pattern, (res, req) => {
+        const method = req.getMethod().toUpperCase();
+        const url = req.getUrl();
+        this.sendError(res, { aborted: false, done: false }, fail('method_not_allowed', method, url), method, url, 0);
+      });
+    }
+  }
+
+  private serve(res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean): void {
+    const started = performance.now();
+    const state: State = { aborted: false, done: false };
+    res.onAborted(() => { state.aborted = true; });
+    const method = uReq.getMethod().toUpperCase();
+    const url = uReq.getUrl();
+    let req: Request;
+    try {
+      const params: string[] = new Array(paramCount);
+      for (let i = 0; i < paramCount; i++) params[i] = decodeParam(uReq.getParameter(i) ?? '');
+      req = {
+        method,
+        url,
+        params,
+        query: uReq.getQuery() ?? '',
+        apiKey: uReq.getHeader('x-api-key'),
+        tenantHeader: uReq.getHeader('tenant-id'),
+        idempotencyKey: uReq.getHeader('idempotency-key'),
+        body: null,
+        principal: null,
+      };
+      if (!withBody) {
+        this.run(res, state, route, req, started);
+        return;
+      }
+      const contentType = uReq.getHeader('content-type');
+      if (contentType !== '' && !/^application\/([a-z.+-]*\+)?json\b/i.test(contentType)) {
+        throw fail('unsupported_media_type', contentType);
+      }
+      const declared = uReq.getHeader('content-length');
+      if (declared !== '' && Number(declared) > this.opts.bodyLimit) {
+        throw fail('payload_too_large', String(this.opts.bodyLimit));
+      }
+    } catch (err) {
+      this.sendError(res, state, err, method, url, started, true);
+      return;
+    }
+    this.readBody(res, state, route, req, started);
+  }
+
+  private readBody(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
+    const limit = this.opts.bodyLimit;
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (state.done) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        this.sendError(res, state, fail('payload_too_large', String(limit)), req.method, req.url, started, true);
+        return;
+      }
+      if (isLast) {
+        if (chunks === null) {
+          // One chunk: decode now, while uWS still owns the buffer (toString copies).
+          req.body = Buffer.from(chunk).toString('utf8');
+        } else {
+          chunks.push(Buffer.from(chunk));
+          req.body = Buffer.concat(chunks, size).toString('utf8');
+        }
+        chunks = null;
+        this.run(res, state, route, req, started);
+      } else {
+        // uWS reuses the buffer once onData returns: keep a copy.
+        (chunks ??= []).push(Buffer.concat([Buffer.from(chunk)]));
+      }
+    });
+  }
+
+  private run(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
+    this.inflight++;
+    let result: Reply | Promise<Reply>;
+    try {
+      this.opts.guard(req, route.family);
+      result = route.handler(req);
+    } catch (err) {
+      this.finish();
+      this.sendError(res, state, err, req.method, req.url, started);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (reply) => { this.finish(); this.send(res, state, reply.status, reply.body, req.method, req.url, started); },
+        (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started); },
+      );
+    } else {
+      this.finish();
+      this.send(res, state, result.status, result.body, req.method, req.url, started);
+    }
+  }
+
+  private finish(): void {
+    this.inflight--;
+    if (this.inflight === 0 && this.drained) this.drained();
+  }
+
+  /** The only writer: guarded against aborted and finished responses, corked. */
+  private send(
+    res: HttpResponse, state: State, status: number, body: string,
+    method: string, url: string, started: number, close = false,
+  ): void {
+    if (state.done) return;
+    state.done = true;
+    if (state.aborted) {
+      this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
+      return;
+    }
+    res.cork(() => {
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', 'application/json').end(body, close);
+    });
+    if (this.log.isLevelEnabled('debug') || status >= 400) {
+      const ms = Math.round((performance.now() - started) * 1000) / 1000;
+      if (status >= 500) this.log.error({ method, url, status, ms }, 'request failed');
+      else if (status >= 400) this.log.info({ method, url, status, ms }, 'request refused');
+      else this.log.debug({ method, url, status, ms }, 'request');
+    }
+  }
+
+  private sendError(
+    res: HttpResponse, state: State, err: unknown, method: string, url: string, started: number, close = false,
+  ): void {
+    let httpError: HttpError;
+    if (err instanceof HttpError) {
+      httpError = err;
+    } else {
+      this.log.error({ err, method, url }, 'unexpected error');
+      httpError = isConnectionError(err) ? fail('unavailable', 'Redis is not reachable') : fail('internal');
+    }
+    this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close);
+  }
+
+  /** Starts listening; resolves with the bound port. */
+  listen(host: string, port: number): Promise<number> {
+    this.app.any('/*', (res, req) => {
+      const method = req.getMethod().toUpperCase();
+      const url = req.getUrl();
+      this.sendError(res, { aborted: false, done: false }, fail('route_not_found', method, url), method, url, 0);
+    });
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) {
+          reject(new Error(`laurel cannot listen on ${host}:${port} (address in use or not permitted)`));
+          return;
+        }
+        this.listenSocket = socket;
+        resolve(us_socket_local_port(socket));
+      });
+    });
+  }
+
+  /** Stops accepting connections, then waits (up to `graceMs`) for requests in flight. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.listenSocket) {
+      us_listen_socket_close(this.listenSocket);
+      this.listenSocket = null;
+    }
+    if (this.inflight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.drained = () => { clearTimeout(timer); resolve(); };
+      });
+    }
+    this.app.close();
+  }
+}
+
+function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const m = err.message;
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|Reached the max retries|ClusterAllFailedError|Failed to refresh slots/i.test(m)
+    || err.name === 'MaxRetriesPerRequestError';
+}

@@ -1,0 +1,59 @@
+/**
+ * Request validation: JSON Schema compiled once at start-up by Ajv into plain functions (no
+ * interpretation per request), and one way to turn the first error into a readable 400.
+ */
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import { fail } from './errors.js';
+
+const ajv = new Ajv({ allErrors: false, strictNumbers: true, coerceTypes: false, useDefaults: false });
+
+export type Validator<T> = (data: unknown) => T;
+
+function describe(e: ErrorObject): string {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const where = path === '' ? 'body' : path;
+  switch (e.keyword) {
+    case 'required':
+      return `${where === 'body' ? '' : where + '.'}${(e.params as { missingProperty: string }).missingProperty} is required`;
+    case 'type': {
+      const type = (e.params as { type: string | string[] }).type.toString().replace(',null', '').replace(',', ' or ');
+      return `${where} must be ${type === 'number' ? 'a finite number' : type}`;
+    }
+    case 'enum':
+      return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'additionalProperties':
+      return `${where} has an unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    default:
+      return `${where} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Compiles a schema into a check that returns null when valid, else a readable message. */
+export function compileCheck<T>(schema: JSONSchemaType<T> | Record<string, unknown>): (data: unknown) => data is T {
+  return ajv.compile(schema) as ValidateFunction<T>;
+}
+
+/** The readable message of the last failed check. */
+export function lastError(check: (data: unknown) => boolean): string {
+  const errors = (check as ValidateFunction).errors;
+  return errors && errors.length > 0 ? describe(errors[0]) : 'is invalid';
+}
+
+/** Compiles a schema; the returned function returns typed data or throws a 400 `invalid_body`. */
+export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
+  const check = compileCheck<T>(schema);
+  return (data: unknown): T => {
+    if (!check(data)) throw fail('invalid_body', lastError(check));
+    return data;
+  };
+}
+
+/** Parses a JSON body: empty and malformed bodies are 400s. */
+export function parseJson(body: string | null): unknown {
+  if (body === null || body.trim() === '') throw fail('empty_body');
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    throw fail('malformed_json', (err as Error).message);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Every Redis key laurel uses is built here, and nowhere else.
+ *
+ * Cluster rule: a script touches keys of one hash slot only. A user's state and the event log of
+ * the user's partition share the hash tag `{p<N>}`; configuration shares `{cfg}`.
+ *
+ *   <prefix>:{p<N>}:user:<tenant>:<uid>               hash: profile, attributes, totals, preferences
+ *   <prefix>:{p<N>}:sum:<metricId>:<tenant>:<uid>      hash: day -> metric total at the end of that day
+ *   <prefix>:{p<N>}:idem:<metricId>:<tenant>:<uid>:<key>  string: event id of the first use of a key
+ *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
+ *   <prefix>:{p<N>}:log                                stream: the partition's event log
+ *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
+ *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
+ *   <prefix>:{cfg}:version, :clock, :bootstrap         configuration version, manual clock, first key
+ *
+ * `<uid>` is the user id with `%` and `:` percent-escaped, so the parts of a key never run together.
+ * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
+ */
+
+export const DEFAULT_TENANT = '_';
+
+/** 32-bit FNV-1a over the UTF-16 code units of a string, continued from `h`. */
+function fnv1a(s: string, h: number): number {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function escapeId(id: string): string {
+  if (id.indexOf(':') < 0 && id.indexOf('%') < 0) return id;
+  return id.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys';
+
+/** The keys of one user: what a phase-1 script receives. */
+export interface UserKeys {
+  partition: number;
+  /** `<prefix>:{p<N>}:` */
+  slot: string;
+  /** `<tenant>:<uid>` */
+  scope: string;
+  user: string;
+  users: string;
+  log: string;
+}
+
+export class Keys {
+  readonly prefix: string;
+  readonly partitions: number;
+  private readonly slots: string[];
+
+  constructor(prefix: string, partitions: number) {
+    this.prefix = prefix;
+    this.partitions = partitions;
+    this.slots = Array.from({ length: partitions }, (_, i) => `${prefix}:{p${i}}:`);
+  }
+
+  partitionOf(tenant: string, userId: string): number {
+    return fnv1a(userId, fnv1a(tenant, 0x811c9dc5) ^ 0x1f) % this.partitions;
+  }
+
+  forUser(tenant: string, userId: string): UserKeys {
+    const partition = this.partitionOf(tenant, userId);
+    const slot = this.slots[partition];
+    const scope = `${tenant}:${escapeId(userId)}`;
+    return {
+      partition,
+      slot,
+      scope,
+      user: `${slot}user:${scope}`,
+      users: `${slot}users:${tenant}`,
+      log: `${slot}log`,
+    };
+  }
+
+  summary(u: UserKeys, metricId: string): string {
+    return `${u.slot}sum:${metricId}:${u.scope}`;
+  }
+
+  idempotency(u: UserKeys, metricId: string, key: string): string {
+    return `${u.slot}idem:${metricId}:${u.scope}:${key}`;
+  }
+
+  /** A key of the user's slot that no script writes: stands in for an absent optional key. */
+  none(u: UserKeys): string {
+    return `${u.slot}none`;
+  }
+
+  partitionLog(partition: number): string {
+    return `${this.slots[partition]}log`;
+  }
+
+  partitionUsers(partition: number, tenant: string): string {
+    return `${this.slots[partition]}users:${tenant}`;
+  }
+
+  config(kind: ConfigKind): string {
+    return `${this.prefix}:{cfg}:${kind}`;
+  }
+
+  configUnique(kind: ConfigKind): string {
+    return `${this.prefix}:{cfg}:${kind}:unique`;
+  }
+
+  get configVersion(): string {
+    return `${this.prefix}:{cfg}:version`;
+  }
+
+  get clock(): string {
+    return `${this.prefix}:{cfg}:clock`;
+  }
+
+  get bootstrap(): string {
+    return `${this.prefix}:{cfg}:bootstrap`;
+  }
+
+  /** Pub/sub channel announcing configuration and clock changes. */
+  get channel(): string {
+    return `${this.prefix}:changes`;
+  }
+
+  /** BullMQ prefix: queues get their own hash tags, under laurel's prefix. */
+  get queuePrefix(): string {
+    return `${this.prefix}:{q}`;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The Admin API's common resource pattern (trophy-admin 1.21.1): create with an array in and
+ * `{ created, issues }` out (201 when at least one was created), list with `limit`/`skip`, get by
+ * id, update with an array of `{ id, ...changes }` into `{ updated, issues }`, delete with
+ * `?ids=` into `{ deleted, issues }`. Per-item problems are issues, not HTTP errors.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { fail } from '../http/errors.js';
+import { json, ok, queryOf } from '../http/reply.js';
+import type { Request, Route } from '../http/server.js';
+import { compileCheck, lastError, parseJson } from '../http/validate.js';
+import type { ConfigKind } from '../redis/keys.js';
+import { UNIQUE_FIELD, type EntityByKind, type Snapshot } from '../store/config.js';
+
+export interface Issue {
+  id?: string;
+  index?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export const MAX_BATCH = 100;
+
+export interface ResourceSpec<K extends ConfigKind, C, U> {
+  kind: K;
+  path: string;
+  /** Singular name for messages: "Metric". */
+  label: string;
+  createSchema: Record<string, unknown>;
+  updateSchema: Record<string, unknown>;
+  /** Builds a new entity from a valid create item; returns a message to refuse it. */
+  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot }): EntityByKind[K] | string;
+  /** Applies a valid update item; returns a message to refuse it. */
+  apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
+  view(entity: EntityByKind[K]): unknown;
+}
+
+/** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
+export function pageOf(q: URLSearchParams): { limit: number; skip: number } {
+  const num = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = q.get(name);
+    if (raw === null || raw === '') return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw fail('invalid_query', `${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  return { limit: num('limit', 10, 1, 100), skip: num('skip', 0, 0, Number.MAX_SAFE_INTEGER) };
+}
+
+/** `ids` repeated or comma-separated, 1..100 of them. */
+export function idsOf(q: URLSearchParams): string[] {
+  const ids = q.getAll('ids').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw fail('invalid_query', 'ids is required: one or more ids, repeated or comma-separated');
+  if (ids.length > MAX_BATCH) throw fail('invalid_query', `ids may list at most ${MAX_BATCH} ids`);
+  return [...new Set(ids)];
+}
+
+/** The body of a batch call: a JSON array of 1..100 items. */
+export function batchOf(req: Request): unknown[] {
+  const body = parseJson(req.body);
+  if (!Array.isArray(body)) throw fail('invalid_body', 'body must be a JSON array of items');
+  if (body.length === 0 || body.length > MAX_BATCH) throw fail('invalid_body', `body must hold 1 to ${MAX_BATCH} items`);
+  return body;
+}
+
+export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }>(
+  deps: Deps, spec: ResourceSpec<K, C, U>,
+): Route[] {
+  const { store, clock } = deps;
+  const checkCreate = compileCheck<C>(spec.createSchema);
+  const checkUpdate = compileCheck<U>(spec.updateSchema);
+  const uniqueField = UNIQUE_FIELD[spec.kind];
+  const nowIso = () => new Date(clock.now()).toISOString();
+  const duplicate = (entity: EntityByKind[K]) =>
+    `A ${spec.label.toLowerCase()} with ${uniqueField} "${String((entity as unknown as Record<string, unknown>)[uniqueField])}" already exists`;
+
+  return [
+    {
+      method: 'post', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const items = batchOf(req);
+        const created: unknown[] = [];
+        const issues: Issue[] = [];
+        for (let index = 0; index < items.length; index++) {
+          const item = items[index];
+          if (!checkCreate(item)) {
+            issues.push({ index, severity: 'error', message: lastError(checkCreate) });
+            continue;
+          }
+          const entity = spec.build(item, { id: randomUUID(), now: nowIso(), snapshot: store.current });
+          if (typeof entity === 'string') {
+            issues.push({ index, severity: 'error', message: entity });
+            continue;
+          }
+          const result = await store.put(spec.kind, 'create', entity);
+          if (result === 'ok') created.push(spec.view(entity));
+          else issues.push({ index, severity: 'error', message: duplicate(entity) });
+        }
+        return json(created.length > 0 ? 201 : 200, { created, issues });
+      },
+    },
+    {
+      method: 'get', path: spec.path, family: 'admin',
+      handler: (req) => {
+        const { limit, skip } = pageOf(queryOf(req.query));
+        return ok(store.current.list(spec.kind).slice(skip, skip + limit).map(spec.view));
+      },
+    },
+    {
+      method: 'get', path: `${spec.path}/:id`, family: 'admin',
+      handler: (req) => {
+        const entity = store.current.get(spec.kind, req.params[0]);
+        if (entity === undefined) throw fail('not_found', `${spec.label} "${req.params[0]}"`);
+        return ok(spec.view(entity));
+      },
+    },
+    {
+      method: 'patch', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const items = batchOf(req);
+        const updated: unknown[] = [];
+        const issues: Issue[] = [];
+        for (let index = 0; index < items.length; index++) {
+          const item = items[index];
+          if (!checkUpdate(item)) {
+            issues.push({ index, severity: 'error', message: lastError(checkUpdate) });
+            continue;
+          }
+          const current = store.current.get(spec.kind, item.id);
+          if (current === undefined) {
+            issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
+            continue;
+          }
+          const entity = spec.apply(current, item, { now: nowIso(), snapshot: store.current });
+          if (typeof entity === 'string') {
+            issues.push({ id: item.id, severity: 'error', message: entity });
+            continue;
+          }
+          const result = await store.put(spec.kind, 'update', entity);
+          if (result === 'ok') updated.push(spec.view(entity));
+          else if (result === 'not_found') issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
+          else issues.push({ id: item.id, severity: 'error', message: duplicate(entity) });
+        }
+        return ok({ updated, issues });
+      },
+    },
+    {
+      method: 'del', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const deleted: { id: string }[] = [];
+        const issues: Issue[] = [];
+        for (const id of idsOf(queryOf(req.query))) {
+          if (await store.delete(spec.kind, id)) deleted.push({ id });
+          else issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
+        }
+        return ok({ deleted, issues });
+      },
+    },
+  ];
+}

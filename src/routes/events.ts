@@ -1,0 +1,128 @@
+/**
+ * POST {app}/metrics/{key}/event: the hot path (ARCHITECTURE.md §3). One Lua script on the user's
+ * partition does the idempotency check, the user upsert, the total, the day bucket and the log
+ * entry; no Postgres, no queue, no configuration parse on the way.
+ */
+import { randomUUID } from 'node:crypto';
+import { principalOf } from '../auth.js';
+import type { Deps } from '../deps.js';
+import { fail } from '../http/errors.js';
+import type { Reply, Request, Route } from '../http/server.js';
+import { compile, parseJson } from '../http/validate.js';
+import { localDay } from '../domain/time.js';
+import {
+  checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser,
+} from '../domain/users.js';
+import { ScriptCode } from '../redis/scripts.js';
+
+interface EventBody {
+  user: UpsertedUser;
+  value: number;
+  attributes?: Record<string, string> | null;
+}
+
+const validateEvent = compile<EventBody>({
+  type: 'object',
+  required: ['user', 'value'],
+  properties: {
+    user: upsertedUserSchema,
+    value: { type: 'number' },
+    attributes: { type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1024 }, maxProperties: 100 },
+  },
+});
+
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+/** A streak response for users without a streak (streaks arrive with their own issue). */
+function noStreak(frequency: string): string {
+  return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
+}
+
+/** Remembers time zones of users seen lately, so the first script call usually assumes right. */
+class TzCache {
+  private map = new Map<string, string>();
+
+  get(tenant: string, userId: string): string {
+    return this.map.get(tenant + '\u0000' + userId) ?? '';
+  }
+
+  set(tenant: string, userId: string, tz: string): void {
+    const k = tenant + '\u0000' + userId;
+    if (tz === '') {
+      this.map.delete(k);
+      return;
+    }
+    if (this.map.size >= 100_000) this.map.clear();
+    this.map.set(k, tz);
+  }
+}
+
+export function eventRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock, settings } = deps;
+  const tzCache = new TzCache();
+  const windowMs = String(settings.idempotencyWindowMs);
+  const streakJson = noStreak('daily');
+
+  async function record(req: Request): Promise<Reply> {
+    const { tenant } = principalOf(req);
+    const snapshot = store.current;
+    const metric = snapshot.metricsByKey.get(req.params[0]);
+    if (metric === undefined) throw fail('metric_not_found', req.params[0]);
+    if (metric.status !== 'active') throw fail('unprocessable', `Metric "${metric.key}" is archived and accepts no events`);
+
+    const idempotencyKey = req.idempotencyKey;
+    if (idempotencyKey.length > IDEMPOTENCY_KEY_MAX) {
+      throw fail('invalid_header', `Idempotency-Key must have at most ${IDEMPOTENCY_KEY_MAX} characters`);
+    }
+    const body = validateEvent(parseJson(req.body));
+    const user = body.user;
+    const ident = prepareIdentification(user, snapshot);
+    let attributesJson = '';
+    if (body.attributes != null) {
+      checkAttributeKeys(body.attributes, snapshot.eventAttributes);
+      attributesJson = JSON.stringify(body.attributes);
+    }
+
+    const u = keys.forUser(tenant, user.id);
+    const summaryKey = keys.summary(u, metric.id);
+    const idemKey = idempotencyKey === '' ? keys.none(u) : keys.idempotency(u, metric.id, idempotencyKey);
+    const now = clock.now();
+    const nowIso = new Date(now).toISOString();
+    const eventId = randomUUID();
+    const value = String(body.value);
+    const setsTz = ident.tz !== null;
+    let tz = ident.tz ?? tzCache.get(tenant, user.id);
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const r = await redis.recordEvent(
+        u.user, u.users, u.log, summaryKey, idemKey,
+        now, nowIso, tenant, user.id, metric.id, value, eventId, localDay(tz, now), tz, setsTz ? '1' : '0',
+        idempotencyKey, windowMs, ident.needsEmail, attributesJson, ...ident.pairs,
+      );
+      const code = r[0] as number;
+      if (code === 1) {
+        if (setsTz) tzCache.set(tenant, user.id, tz);
+        return respond(201, eventId, metric.id, r[1] as string, idempotencyKey, false);
+      }
+      if (code === 2) return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true);
+      if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
+      tz = r[1] as string;
+      tzCache.set(tenant, user.id, tz);
+    }
+    throw fail('unavailable', 'the user time zone kept changing during the request; retry');
+  }
+
+  function respond(
+    status: number, eventId: string, metricId: string, total: string, idempotencyKey: string, replayed: boolean,
+  ): Reply {
+    let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":[],` +
+      `"currentStreak":${streakJson},"points":{},"leaderboards":{}`;
+    if (idempotencyKey !== '') {
+      body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
+    }
+    return { status, body: body + '}' };
+  }
+
+  return [{ method: 'post', path: '/metrics/:key/event', family: 'app', handler: record }];
+}

@@ -1,0 +1,38 @@
+/**
+ * Operations: `GET /health` (the process is up) and `GET /ready` (Redis reachable, scripts loaded,
+ * configuration loaded). Neither needs a key.
+ */
+import type { Deps } from '../deps.js';
+import { json, ok } from '../http/reply.js';
+import type { Route } from '../http/server.js';
+
+export interface Readiness {
+  scriptsLoaded: boolean;
+}
+
+export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
+  const { redis, store } = deps;
+  return [
+    { method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }) },
+    {
+      method: 'get', path: '/ready', family: 'ops',
+      handler: async () => {
+        let redisOk = false;
+        try {
+          redisOk = (await Promise.race([
+            redis.ping(),
+            new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 1000).unref()),
+          ])) === 'PONG';
+        } catch {
+          redisOk = false;
+        }
+        const checks = { redis: redisOk, scripts: readiness.scriptsLoaded, config: store.loaded };
+        if (redisOk && readiness.scriptsLoaded && store.loaded) {
+          return ok({ status: 'ready', checks, configVersion: store.current.version });
+        }
+        const failing = Object.entries(checks).filter(([, v]) => !v).map(([k]) => k).join(', ');
+        return json(503, { error: `Not ready: ${failing}`, code: 'not_ready', checks });
+      },
+    },
+  ];
+}

@@ -1,0 +1,154 @@
+/**
+ * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
+ * event summaries, and notification preferences.
+ */
+import { principalOf } from '../auth.js';
+import type { Deps } from '../deps.js';
+import { fail } from '../http/errors.js';
+import { json, ok, queryOf } from '../http/reply.js';
+import type { Reply, Request, Route } from '../http/server.js';
+import { compile, parseJson } from '../http/validate.js';
+import {
+  checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification,
+  upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash,
+} from '../domain/users.js';
+import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
+import { ScriptCode } from '../redis/scripts.js';
+import type { Metric } from '../store/config.js';
+
+const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
+const validateIdentification = compile<Identification>(identificationSchema);
+
+const channels = { type: ['array', 'null'], items: { enum: ['email', 'push'] }, uniqueItems: true };
+const validatePreferences = compile<{ notifications?: Record<string, string[]> | null }>({
+  type: 'object',
+  properties: {
+    notifications: {
+      type: ['object', 'null'],
+      properties: Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channels])),
+      additionalProperties: false,
+    },
+  },
+});
+
+export function userRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock } = deps;
+
+  async function identify(req: Request, mode: 'create' | 'upsert' | 'update', id: string, user: Identification): Promise<Reply> {
+    const { tenant } = principalOf(req);
+    checkUserId(id);
+    const ident = prepareIdentification(user, store.current);
+    const u = keys.forUser(tenant, id);
+    const now = clock.now();
+    const changes = JSON.stringify(Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id')));
+    const r = await redis.upsertUser(
+      u.user, u.users, u.log, mode, now, new Date(now).toISOString(), tenant, id, ident.needsEmail, changes, ...ident.pairs,
+    );
+    const code = r[0] as number;
+    if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+    if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
+    if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+    const created = r[1] === 1;
+    return json(created ? 201 : 200, userView(hashFromFlat(r, 2)));
+  }
+
+  /** The user's hash; 404 when the user does not exist. */
+  async function loadUser(req: Request): Promise<UserHash> {
+    const id = req.params[0];
+    checkUserId(id);
+    const h = await redis.hgetall(keys.forUser(principalOf(req).tenant, id).user);
+    if (h.id === undefined) throw fail('user_not_found', id);
+    return h;
+  }
+
+  function activeMetric(key: string): Metric {
+    const metric = store.current.metricsByKey.get(key);
+    if (metric === undefined || metric.status !== 'active') throw fail('metric_not_found', key);
+    return metric;
+  }
+
+  function metricView(metric: Metric, h: UserHash) {
+    return {
+      id: metric.id,
+      key: metric.key,
+      name: metric.name,
+      status: metric.status,
+      current: Number(h['m:' + metric.id] ?? 0),
+      unitType: metric.unitType,
+      units: metric.units,
+      achievements: [],
+    };
+  }
+
+  const routes: Route[] = [
+    {
+      method: 'post', path: '/users', family: 'app',
+      handler: (req) => {
+        const body = validateUpserted(parseJson(req.body));
+        return identify(req, 'create', body.id, body);
+      },
+    },
+    {
+      method: 'put', path: '/users/:id', family: 'app',
+      handler: (req) => identify(req, 'upsert', req.params[0], validateIdentification(parseJson(req.body))),
+    },
+    {
+      method: 'patch', path: '/users/:id', family: 'app',
+      handler: (req) => identify(req, 'update', req.params[0], validateIdentification(parseJson(req.body))),
+    },
+    {
+      method: 'get', path: '/users/:id', family: 'app',
+      handler: async (req) => ok(userView(await loadUser(req))),
+    },
+    {
+      method: 'get', path: '/users/:id/metrics', family: 'app',
+      handler: async (req) => {
+        const h = await loadUser(req);
+        return ok([...store.current.metrics.values()].filter((m) => m.status === 'active').map((m) => metricView(m, h)));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/metrics/:key', family: 'app',
+      handler: async (req) => {
+        const metric = activeMetric(req.params[1]);
+        return ok(metricView(metric, await loadUser(req)));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
+      handler: async (req) => {
+        const id = req.params[0];
+        checkUserId(id);
+        const metric = activeMetric(req.params[1]);
+        const query = parseSummaryQuery(queryOf(req.query));
+        const u = keys.forUser(principalOf(req).tenant, id);
+        const [[e1, exists], [e2, days]] = (await redis.pipeline().exists(u.user).hgetall(keys.summary(u, metric.id)).exec()) as [
+          [Error | null, number], [Error | null, Record<string, string>],
+        ];
+        if (e1 || e2) throw e1 ?? e2;
+        if (exists === 0) throw fail('user_not_found', id);
+        return ok(eventSummary(days, query));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/preferences', family: 'app',
+      handler: async (req) => ok(preferencesView(await loadUser(req))),
+    },
+    {
+      method: 'patch', path: '/users/:id/preferences', family: 'app',
+      handler: async (req) => {
+        const id = req.params[0];
+        checkUserId(id);
+        const body = validatePreferences(parseJson(req.body));
+        const pairs: string[] = [];
+        for (const [type, list] of Object.entries(body.notifications ?? {})) {
+          if (list != null) pairs.push('n:' + type, JSON.stringify(list));
+        }
+        const r = await redis.updatePreferences(keys.forUser(principalOf(req).tenant, id).user, ...pairs);
+        if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+        return ok(preferencesView(hashFromFlat(r, 1)));
+      },
+    },
+  ];
+  return routes;
+}

@@ -1,0 +1,84 @@
+/**
+ * Process settings, read once from the environment. Every variable is documented in the README
+ * ("Configuration"); the defaults work on a fresh machine with local Redis and Postgres.
+ */
+export interface Settings {
+  port: number;
+  host: string;
+  /** Single Redis URL; ignored when `redisClusterNodes` is set. */
+  redisUrl: string;
+  /** `host:port` seeds of a Redis Cluster, from REDIS_CLUSTER_NODES (comma-separated). */
+  redisClusterNodes: { host: string; port: number }[];
+  databaseUrl: string;
+  adminKey: string | null;
+  /** Prefix of every Redis key and of the Postgres tables' rows scope. */
+  prefix: string;
+  logLevel: string;
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  clock: 'system' | 'manual';
+  /** Number of user partitions (hash slots of user state). Fixed at install time. */
+  partitions: number;
+  /** Idempotency window in milliseconds; 0 keeps keys forever (the spec's default). */
+  idempotencyWindowMs: number;
+}
+
+export class SettingsError extends Error {}
+
+function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new SettingsError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+/** Parses sizes such as `1048576`, `512kb`, `1mb`. */
+export function parseSize(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const m = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(raw.trim());
+  if (!m) throw new SettingsError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const factor = unit.startsWith('m') ? 1024 * 1024 : unit.startsWith('k') ? 1024 : 1;
+  const n = Number(m[1]) * factor;
+  if (n < 1024 || n > 64 * 1024 * 1024) throw new SettingsError(`${name} must be between 1kb and 64mb`);
+  return n;
+}
+
+function clusterNodes(raw: string | undefined): { host: string; port: number }[] {
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((hp) => {
+    const i = hp.lastIndexOf(':');
+    const port = Number(hp.slice(i + 1));
+    if (i <= 0 || !Number.isInteger(port)) {
+      throw new SettingsError(`REDIS_CLUSTER_NODES must list host:port pairs, got "${hp}"`);
+    }
+    return { host: hp.slice(0, i), port };
+  });
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const prefix = env.LAUREL_PREFIX || 'laurel';
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
+    throw new SettingsError('LAUREL_PREFIX may hold letters, digits, "_", ".", ":" and "-" only (no braces)');
+  }
+  const clock = env.LAUREL_CLOCK || 'system';
+  if (clock !== 'system' && clock !== 'manual') {
+    throw new SettingsError(`LAUREL_CLOCK must be "system" or "manual", got "${clock}"`);
+  }
+  return {
+    port: int('PORT', env.PORT, 3000, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+    redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
+    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    adminKey: env.LAUREL_ADMIN_KEY || null,
+    prefix,
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimit: parseSize('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    clock,
+    partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
+    idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * Configuration: the source of truth lives in Redis under `{cfg}` (one hash per kind, id -> JSON,
+ * with a unique index), a version counter is bumped by every write, and every process keeps an
+ * immutable in-memory snapshot that it swaps when the version moves (pub/sub, with a polling
+ * safety net). A request reads one snapshot from start to end, so it never sees half a change.
+ */
+import type { Logger } from 'pino';
+import type { RedisClient } from '../redis/client.js';
+import type { ConfigKind, Keys } from '../redis/keys.js';
+import { ScriptCode } from '../redis/scripts.js';
+import type { Clock } from '../clock.js';
+
+export interface Metric {
+  id: string;
+  key: string;
+  name: string;
+  unitType: 'number' | 'currency';
+  units: string;
+  status: 'active' | 'archived';
+  created: string;
+  updated: string;
+}
+
+export interface Attribute {
+  id: string;
+  key: string;
+  name: string;
+  type: 'user' | 'event';
+  created: string;
+  updated: string;
+}
+
+export interface Tenant {
+  id: string;
+  customerId: string;
+  name: string;
+  status: 'active' | 'archived';
+  created: string;
+  updated: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  kind: 'admin' | 'application';
+  tenantId: string | null;
+  /** The public part of the key, shown in listings. */
+  prefix: string;
+  /** sha256 of the whole key, hex. */
+  hash: string;
+  created: string;
+}
+
+export interface EntityByKind {
+  metrics: Metric;
+  attributes: Attribute;
+  tenants: Tenant;
+  apikeys: ApiKeyRecord;
+}
+
+/** The field each kind keeps unique. */
+export const UNIQUE_FIELD: Record<ConfigKind, string> = {
+  metrics: 'key',
+  attributes: 'key',
+  tenants: 'customerId',
+  apikeys: 'hash',
+};
+
+const KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys'];
+
+export class Snapshot {
+  readonly version: number;
+  readonly metrics: Map<string, Metric>;
+  readonly metricsByKey: Map<string, Metric>;
+  readonly attributes: Map<string, Attribute>;
+  readonly userAttributes: Map<string, Attribute>;
+  readonly eventAttributes: Map<string, Attribute>;
+  readonly tenants: Map<string, Tenant>;
+  readonly tenantsByCustomerId: Map<string, Tenant>;
+  readonly apiKeys: Map<string, ApiKeyRecord>;
+  readonly apiKeysByHash: Map<string, ApiKeyRecord>;
+
+  constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
+    this.version = version;
+    const parse = <K extends ConfigKind>(kind: K): EntityByKind[K][] =>
+      Object.values(raw[kind]).map((json) => JSON.parse(json) as EntityByKind[K])
+        .sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+    const metrics = parse('metrics');
+    this.metrics = new Map(metrics.map((m) => [m.id, m]));
+    this.metricsByKey = new Map(metrics.map((m) => [m.key, m]));
+    const attributes = parse('attributes');
+    this.attributes = new Map(attributes.map((a) => [a.id, a]));
+    this.userAttributes = new Map(attributes.filter((a) => a.type === 'user').map((a) => [a.key, a]));
+    this.eventAttributes = new Map(attributes.filter((a) => a.type === 'event').map((a) => [a.key, a]));
+    const tenants = parse('tenants');
+    this.tenants = new Map(tenants.map((t) => [t.id, t]));
+    this.tenantsByCustomerId = new Map(tenants.map((t) => [t.customerId, t]));
+    const keys = parse('apikeys');
+    this.apiKeys = new Map(keys.map((k) => [k.id, k]));
+    this.apiKeysByHash = new Map(keys.map((k) => [k.hash, k]));
+  }
+
+  private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {
+    return {
+      metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
+    }[kind] as Map<string, EntityByKind[K]>;
+  }
+
+  /** Every entity of a kind, oldest first. */
+  list<K extends ConfigKind>(kind: K): EntityByKind[K][] {
+    return [...this.byId(kind).values()];
+  }
+
+  get<K extends ConfigKind>(kind: K, id: string): EntityByKind[K] | undefined {
+    return this.byId(kind).get(id);
+  }
+}
+
+export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
+
+export class ConfigStore {
+  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {} });
+  private readonly redis: RedisClient;
+  private readonly keys: Keys;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private subscriber: RedisClient | null = null;
+  private poller: NodeJS.Timeout | null = null;
+  private reloading: Promise<void> | null = null;
+  private readonly listeners: ((s: Snapshot) => void)[] = [];
+  loaded = false;
+
+  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger) {
+    this.redis = redis;
+    this.keys = keys;
+    this.clock = clock;
+    this.log = log;
+  }
+
+  get current(): Snapshot {
+    return this.snapshot;
+  }
+
+  onChange(listener: (s: Snapshot) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. */
+  async reload(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    this.reloading = (async () => {
+      const pipeline = this.redis.pipeline();
+      pipeline.get(this.keys.configVersion);
+      for (const kind of KINDS) pipeline.hgetall(this.keys.config(kind));
+      pipeline.get(this.keys.clock);
+      const results = (await pipeline.exec()) ?? [];
+      for (const [err] of results) if (err) throw err;
+      const version = Number(results[0][1] ?? 0);
+      const raw = {} as Record<ConfigKind, Record<string, string>>;
+      KINDS.forEach((kind, i) => { raw[kind] = results[i + 1][1] as Record<string, string>; });
+      if (version !== this.snapshot.version || !this.loaded) {
+        this.snapshot = new Snapshot(version, raw);
+        for (const l of this.listeners) l(this.snapshot);
+      }
+      this.applyClock(results[KINDS.length + 1][1] as string | null);
+      this.loaded = true;
+    })();
+    try {
+      await this.reloading;
+    } finally {
+      this.reloading = null;
+    }
+  }
+
+  private applyClock(raw: string | null): void {
+    if (this.clock.mode === 'manual') this.clock.set(raw === null ? null : Number(raw));
+  }
+
+  /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
+  async start(pollMs = 2000): Promise<void> {
+    await this.reload();
+    this.subscriber = this.redis.duplicate();
+    this.subscriber.on('error', (err) => this.log.warn({ err }, 'configuration subscriber error'));
+    this.subscriber.on('message', () => { this.reload().catch((err) => this.log.warn({ err }, 'configuration reload failed')); });
+    await this.subscriber.subscribe(this.keys.channel);
+    this.poller = setInterval(() => {
+      this.redis.get(this.keys.configVersion).then((v) => {
+        if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
+      }).catch((err) => this.log.warn({ err }, 'configuration poll failed'));
+    }, pollMs);
+    this.poller.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    if (this.subscriber) {
+      this.subscriber.disconnect();
+      this.subscriber = null;
+    }
+  }
+
+  private async announce(): Promise<void> {
+    await this.redis.publish(this.keys.channel, 'config');
+    await this.reload();
+  }
+
+  async put<K extends ConfigKind>(kind: K, mode: 'create' | 'update', entity: EntityByKind[K]): Promise<PutResult> {
+    const field = UNIQUE_FIELD[kind];
+    const unique = String((entity as unknown as Record<string, unknown>)[field] ?? '');
+    const r = await this.redis.configPut(
+      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion,
+      mode, entity.id, JSON.stringify(entity), unique, field,
+    );
+    if (r === ScriptCode.EXISTS) return 'exists';
+    if (r === ScriptCode.NOT_FOUND) return 'not_found';
+    if (r === ScriptCode.DUPLICATE) return 'duplicate';
+    await this.announce();
+    return 'ok';
+  }
+
+  async delete(kind: ConfigKind, id: string): Promise<boolean> {
+    const r = await this.redis.configDelete(
+      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion, id, UNIQUE_FIELD[kind],
+    );
+    if (r === ScriptCode.NOT_FOUND) return false;
+    await this.announce();
+    return true;
+  }
+
+  /** Sets the manual clock for every process. */
+  async setClock(ms: number): Promise<void> {
+    await this.redis.set(this.keys.clock, String(ms));
+    this.clock.set(ms);
+    await this.redis.publish(this.keys.channel, 'clock');
+  }
+}
