@@ -6,7 +6,7 @@
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] partition user set     <slot>users:<tenant>
   KEYS[3] partition event log    <slot>log
-  KEYS[4] summary hash           <slot>sum:<metricId>:<tenant>:<uid>
+  KEYS[4] summary hash           <slot>sum:<metricId>:<tenant>:<uid>   day -> change on that day
   KEYS[5] idempotency key        <slot>idem:<metricId>:<tenant>:<uid>:<key>, or <slot>none
 
   ARGV[1]  now, ms since the epoch
@@ -73,7 +73,7 @@ if not canSubscribe(userKey, needsEmail) then return {-2} end
 
 local created = writeUser(userKey, usersKey, userId, nowIso, ARGV, 15)
 local total = redis.call('HINCRBYFLOAT', userKey, totalField, value)
-redis.call('HSET', summaryKey, day, total)
+redis.call('HINCRBYFLOAT', summaryKey, day, value)
 
 if idempotencyKey ~= '' then
   if windowMs ~= '0' then

@@ -2,9 +2,9 @@
  * Event summaries: rows per day, week (Monday first) or month between two dates, each keyed by the
  * first day of its period, with the total at the end of the period and the change within it.
  *
- * Redis keeps, per user and metric, the total at the end of every local day with an event
- * (`day -> total`); a period's total is the last such total on or before its end, and its change
- * is that minus the total at the end of the period before.
+ * Redis keeps, per user and metric, the change of every local day with an event (`day -> change`).
+ * A period's change is the sum of its days; its total, the sum of every day up to its end. A user
+ * who moves time zone may put a later event on an earlier local day; totals stay consistent.
  */
 import type { DateTime } from 'luxon';
 import { fail } from '../http/errors.js';
@@ -56,22 +56,22 @@ function clean(n: number): number {
   return Number(n.toPrecision(15));
 }
 
-export function eventSummary(dayTotals: Record<string, string>, q: SummaryQuery): SummaryRow[] {
-  const days = Object.keys(dayTotals).sort();
+export function eventSummary(dayChanges: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+  const days = Object.keys(dayChanges).sort();
   const unit = UNIT[q.aggregation];
   const rows: SummaryRow[] = [];
   let i = 0;
-  let carried = 0;
+  let total = 0;
   let period = q.start.startOf(unit);
-  // The total before the first period: the last day before it.
   const first = period.toISODate() as string;
-  while (i < days.length && days[i] < first) carried = Number(dayTotals[days[i++]]);
+  while (i < days.length && days[i] < first) total += Number(dayChanges[days[i++]]);
   while (period <= q.end) {
     const next = period.plus({ [unit + 's']: 1 });
     const nextDate = next.toISODate() as string;
-    const before = carried;
-    while (i < days.length && days[i] < nextDate) carried = Number(dayTotals[days[i++]]);
-    rows.push({ date: period.toISODate() as string, total: clean(carried), change: clean(carried - before) });
+    let change = 0;
+    while (i < days.length && days[i] < nextDate) change += Number(dayChanges[days[i++]]);
+    total += change;
+    rows.push({ date: period.toISODate() as string, total: clean(total), change: clean(change) });
     period = next;
   }
   return rows;

@@ -5,7 +5,7 @@
  * the user's partition share the hash tag `{p<N>}`; configuration shares `{cfg}`.
  *
  *   <prefix>:{p<N>}:user:<tenant>:<uid>               hash: profile, attributes, totals, preferences
- *   <prefix>:{p<N>}:sum:<metricId>:<tenant>:<uid>      hash: day -> metric total at the end of that day
+ *   <prefix>:{p<N>}:sum:<metricId>:<tenant>:<uid>      hash: local day -> change of the metric on that day
  *   <prefix>:{p<N>}:idem:<metricId>:<tenant>:<uid>:<key>  string: event id of the first use of a key
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
  *   <prefix>:{p<N>}:log                                stream: the partition's event log

@@ -1,0 +1,184 @@
+/**
+ * The metric event path and its idempotency rules, over HTTP, on single Redis and on the Redis
+ * Cluster.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets, type TestServer } from './support/server.js';
+
+describe.each(targets())('metric events on %s', (target) => {
+  let s: TestServer;
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    ids = await s.metrics('lessons', 'quizzes');
+    await s.attributes('user', 'plan');
+    await s.attributes('event', 'device');
+    await s.setClock('2026-03-10T12:00:00Z');
+  });
+  afterAll(async () => { await s?.close(); });
+
+  const event = (metric: string, body: unknown, headers: Record<string, string> = {}) =>
+    s.request('POST', `/api/metrics/${metric}/event`, { body, headers });
+
+  it('answers 201 with the full event response and creates the user', async () => {
+    const r = await event('lessons', { user: { id: 'ada', name: 'Ada' }, value: 2 });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({
+      eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      metricId: ids.lessons,
+      total: 2,
+      achievements: [],
+      currentStreak: {
+        length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false,
+      },
+      points: {},
+      leaderboards: {},
+    });
+    const user = await s.request('GET', '/v1/users/ada');
+    expect(user.status).toBe(200);
+    expect(user.body).toMatchObject({ id: 'ada', name: 'Ada', subscribeToEmails: true, control: false });
+  });
+
+  it('adds negative and fractional values to the total', async () => {
+    await event('lessons', { user: { id: 'bob' }, value: 0.1 });
+    await event('lessons', { user: { id: 'bob' }, value: 0.2 });
+    const r = await event('lessons', { user: { id: 'bob' }, value: -1.5 });
+    expect(r.body.total).toBeCloseTo(-1.2, 12);
+    const m = await s.request('GET', '/v1/users/bob/metrics/lessons');
+    expect(m.body.current).toBeCloseTo(-1.2, 12);
+  });
+
+  it('answers on /v1 as on /api, and keeps totals per metric', async () => {
+    const a = await s.request('POST', '/v1/metrics/quizzes/event', { body: { user: { id: 'cy' }, value: 5 } });
+    const b = await event('lessons', { user: { id: 'cy' }, value: 1 });
+    expect(a.status).toBe(201);
+    expect(a.body.total).toBe(5);
+    expect(b.body.total).toBe(1);
+  });
+
+  it('refuses non-finite, missing and mistyped values with 400', async () => {
+    for (const raw of ['{"user":{"id":"x"},"value":1e999}', '{"user":{"id":"x"}}', '{"user":{"id":"x"},"value":"3"}',
+      '{"user":{"id":""},"value":1}', '{"value":1}', '[]', '{"user":{"id":"x"},"value":1,"attributes":{"device":3}}']) {
+      const r = await s.request('POST', '/api/metrics/lessons/event', { raw });
+      expect(r.status, raw).toBe(400);
+      expect(typeof r.body.error, raw).toBe('string');
+    }
+    expect((await s.request('GET', '/v1/users/x')).status).toBe(404);
+  });
+
+  it('answers 404 for an unknown metric and changes nothing', async () => {
+    const r = await event('nope', { user: { id: 'ghost' }, value: 1 });
+    expect(r.status).toBe(404);
+    expect(r.body.error).toContain('nope');
+    expect((await s.request('GET', '/v1/users/ghost')).status).toBe(404);
+  });
+
+  it('checks event attribute keys and names the unknown ones', async () => {
+    const ok = await event('lessons', { user: { id: 'dee' }, value: 1, attributes: { device: 'ios' } });
+    expect(ok.status).toBe(201);
+    const bad = await event('lessons', { user: { id: 'dee' }, value: 1, attributes: { device: 'ios', os: '1', app: '2' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatch(/os, app/);
+    expect((await s.request('GET', '/v1/users/dee/metrics/lessons')).body.current).toBe(1);
+  });
+
+  it('upserts the user inline: new fields update, absent fields stay', async () => {
+    await event('lessons', { user: { id: 'eve', email: 'eve@example.com', tz: 'Europe/Paris', attributes: { plan: 'pro' } }, value: 1 });
+    await event('lessons', { user: { id: 'eve', name: 'Eve', email: null }, value: 1 });
+    const u = (await s.request('GET', '/v1/users/eve')).body;
+    expect(u).toMatchObject({ id: 'eve', name: 'Eve', email: 'eve@example.com', tz: 'Europe/Paris', attributes: { plan: 'pro' } });
+  });
+
+  describe('idempotency', () => {
+    it('processes a key once: a replay answers 202 with the current state and changes nothing', async () => {
+      const first = await event('lessons', { user: { id: 'ida' }, value: 3 }, { 'Idempotency-Key': 'lesson-1' });
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({ total: 3, idempotencyKey: 'lesson-1', idempotentReplayed: false });
+
+      await event('lessons', { user: { id: 'ida' }, value: 4 });
+      const replay = await event('lessons', { user: { id: 'ida', name: 'Changed' }, value: 100 }, { 'Idempotency-Key': 'lesson-1' });
+      expect(replay.status).toBe(202);
+      expect(replay.body).toMatchObject({
+        eventId: first.body.eventId, metricId: ids.lessons, total: 7, idempotencyKey: 'lesson-1', idempotentReplayed: true,
+        achievements: [], points: {}, leaderboards: {},
+      });
+      expect(replay.body.currentStreak.extended).toBe(false);
+      const u = await s.request('GET', '/v1/users/ida');
+      expect(u.body.name).toBeNull();
+      expect((await s.request('GET', '/v1/users/ida/metrics/lessons')).body.current).toBe(7);
+    });
+
+    it('tracks keys per user and per metric', async () => {
+      const h = { 'Idempotency-Key': 'shared' };
+      expect((await event('lessons', { user: { id: 'jo' }, value: 1 }, h)).status).toBe(201);
+      expect((await event('quizzes', { user: { id: 'jo' }, value: 1 }, h)).status).toBe(201);
+      expect((await event('lessons', { user: { id: 'kim' }, value: 1 }, h)).status).toBe(201);
+      expect((await event('lessons', { user: { id: 'jo' }, value: 1 }, h)).status).toBe(202);
+      expect((await event('quizzes', { user: { id: 'jo' }, value: 1 }, h)).status).toBe(202);
+    });
+
+    it('omits the idempotency fields when no key is sent', async () => {
+      const r = await event('lessons', { user: { id: 'lu' }, value: 1 });
+      expect(r.body).not.toHaveProperty('idempotencyKey');
+      expect(r.body).not.toHaveProperty('idempotentReplayed');
+    });
+
+    it('lets twenty concurrent requests with one key produce exactly one 201', async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        event('lessons', { user: { id: 'race' }, value: i + 1 }, { 'Idempotency-Key': 'once' })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses.filter((x) => x === 201)).toHaveLength(1);
+      expect(statuses.filter((x) => x === 202)).toHaveLength(19);
+      const winner = results.find((r) => r.status === 201)!;
+      expect(new Set(results.map((r) => r.body.eventId))).toEqual(new Set([winner.body.eventId]));
+      const m = await s.request('GET', '/v1/users/race/metrics/lessons');
+      expect(m.body.current).toBe(winner.body.total);
+    });
+
+    it('accepts keys of any characters up to 255 and refuses longer ones', async () => {
+      // Colons, braces (hash-tag syntax) and percent signs must not leak into the Redis key layout.
+      const key = 'lesson:42 / {p1} %3A';
+      expect((await event('lessons', { user: { id: 'max' }, value: 1 }, { 'Idempotency-Key': key })).status).toBe(201);
+      const replay = await event('lessons', { user: { id: 'max' }, value: 1 }, { 'Idempotency-Key': key });
+      expect(replay.status).toBe(202);
+      expect(replay.body.idempotencyKey).toBe(key);
+      const long = await event('lessons', { user: { id: 'max' }, value: 1 }, { 'Idempotency-Key': 'k'.repeat(256) });
+      expect(long.status).toBe(400);
+    });
+
+    it('keeps a key whose first request failed validation unused', async () => {
+      const h = { 'Idempotency-Key': 'retry-me' };
+      const bad = await event('lessons', { user: { id: 'neo', subscribeToEmails: true }, value: 1 }, h);
+      expect(bad.status).toBe(422);
+      const good = await event('lessons', { user: { id: 'neo' }, value: 1 }, h);
+      expect(good.status).toBe(201);
+    });
+  });
+
+  describe('time zones and daily buckets', () => {
+    it('buckets events by the local day of the user', async () => {
+      // 2026-03-10T12:00Z is already the 11th in Kiritimati (UTC+14) and still the 10th in Pago Pago (UTC-11).
+      await event('lessons', { user: { id: 'kiri', tz: 'Pacific/Kiritimati' }, value: 1 });
+      await event('lessons', { user: { id: 'pago', tz: 'Pacific/Pago_Pago' }, value: 1 });
+      const q = '?aggregation=daily&startDate=2026-03-09&endDate=2026-03-11';
+      const kiri = await s.request('GET', `/v1/users/kiri/metrics/lessons/event-summary${q}`);
+      const pago = await s.request('GET', `/v1/users/pago/metrics/lessons/event-summary${q}`);
+      expect(kiri.body.map((r: any) => r.change)).toEqual([0, 0, 1]);
+      expect(pago.body.map((r: any) => r.change)).toEqual([0, 1, 0]);
+    });
+
+    it('uses the stored time zone when an event carries none, also after it changes', async () => {
+      await event('lessons', { user: { id: 'mover', tz: 'Pacific/Kiritimati' }, value: 1 });
+      // No tz: the api assumes the cached zone, the script confirms it.
+      await event('lessons', { user: { id: 'mover' }, value: 1 });
+      // Change the zone through PUT, behind the event path's back; the next event must notice.
+      await s.request('PUT', '/v1/users/mover', { body: { tz: 'Pacific/Pago_Pago' } });
+      await event('lessons', { user: { id: 'mover' }, value: 1 });
+      const q = '?aggregation=daily&startDate=2026-03-10&endDate=2026-03-11';
+      const rows = (await s.request('GET', `/v1/users/mover/metrics/lessons/event-summary${q}`)).body;
+      // Two events on the 11th in Kiritimati, then one on the 10th in Pago Pago.
+      expect(rows).toEqual([{ date: '2026-03-10', total: 1, change: 1 }, { date: '2026-03-11', total: 3, change: 2 }]);
+    });
+  });
+});
