@@ -84,7 +84,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const workers = opts.workers ? await startWorkers(settings, log, api.services) : null;
   const url = `http://127.0.0.1:${api.port}`;
 
-  const request = async <T>(method: string, path: string, o: RequestOptions = {}): Promise<Response<T>> => {
+  const request = async <T = any>(method: string, path: string, o: RequestOptions = {}): Promise<Response<T>> => {
     const headers: Record<string, string> = { ...o.headers };
     const key = o.key === undefined ? adminKey : o.key;
     if (key !== null) headers['x-api-key'] = key;

@@ -1,0 +1,129 @@
+/**
+ * The command line as an operator runs it (the built `dist/src/cli.js`, as `npm start` does):
+ * failing fast without Redis, the first admin key, `laurel keys create`, graceful shutdown.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { deletePrefix } from './support/server.js';
+import { loadSettings } from '../src/settings.js';
+
+const CLI = 'dist/src/cli.js';
+const children: ChildProcess[] = [];
+const prefixes: string[] = [];
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const p of prefixes) await deletePrefix(loadSettings({ ...process.env, LAUREL_PREFIX: p }), p);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string>): Run {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitReady(port: number, run: Run): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
+    if (run.child.exitCode !== null) throw new Error(`exited early: ${run.output()}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`not ready: ${run.output()}`);
+}
+
+function newPrefix(): string {
+  const p = `t${randomBytes(5).toString('hex')}`;
+  prefixes.push(p);
+  return p;
+}
+
+describe('laurel start-up', () => {
+  it('fails fast when Redis is unreachable, says how to get one, and listens on nothing', async () => {
+    const port = await freePort();
+    const r = run(['start'], { PORT: String(port), REDIS_URL: 'redis://127.0.0.1:1', LAUREL_PREFIX: newPrefix() });
+    const code = await r.exited;
+    expect(code).toBe(1);
+    expect(r.output()).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    expect(r.output()).toMatch(/REDIS_URL/);
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  });
+
+  it('refuses bad settings with a message naming the variable', async () => {
+    const r = run(['api'], { BODY_LIMIT: 'lots', LAUREL_PREFIX: newPrefix() });
+    expect(await r.exited).toBe(1);
+    expect(r.output()).toMatch(/BODY_LIMIT/);
+  });
+
+  it('creates and prints the first admin key once, which then works; laurel keys create adds more', async () => {
+    const prefix = newPrefix();
+    const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: '' };
+    const port = await freePort();
+    const first = run(['api'], { ...env, PORT: String(port) });
+    await waitReady(port, first);
+    const key = /(lrl_adm_\S+)/.exec(first.output())?.[1];
+    expect(key).toBeDefined();
+    const metrics = await fetch(`http://127.0.0.1:${port}/admin/v1/metrics`, { headers: { 'x-api-key': key! } });
+    expect(metrics.status).toBe(200);
+
+    const created = run(['keys', 'create', '--kind', 'application'], env);
+    expect(await created.exited).toBe(0);
+    const appKey = created.output().trim();
+    expect(appKey).toMatch(/^lrl_app_/);
+    await new Promise((r) => setTimeout(r, 300)); // the running api reloads its configuration
+    const asApp = await fetch(`http://127.0.0.1:${port}/v1/users/nobody`, { headers: { 'x-api-key': appKey } });
+    expect(asApp.status).toBe(404);
+    const adminAsApp = await fetch(`http://127.0.0.1:${port}/admin/v1/metrics`, { headers: { 'x-api-key': appKey } });
+    expect(adminAsApp.status).toBe(403);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const port2 = await freePort();
+    const second = run(['api'], { ...env, PORT: String(port2) });
+    await waitReady(port2, second);
+    expect(second.output()).not.toMatch(/lrl_adm_/);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('npm start runs the api and the workers in one process, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
+    await waitReady(port, r);
+    expect(r.output()).toMatch(/laurel workers running/);
+    expect(r.output()).toMatch(/laurel api listening/);
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    expect(r.output()).toMatch(/shutting down/);
+  });
+});
