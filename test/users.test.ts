@@ -208,3 +208,16 @@ describe('event summaries', () => {
     expect((await summary('nobody', 'aggregation=daily&startDate=2026-03-01&endDate=2026-03-02')).status).toBe(404);
   });
 });
+
+describe('email and subscription', () => {
+  it('keeps no email for a user who does not subscribe to emails', async () => {
+    const r = await s.request('PUT', '/v1/users/priv', { body: { email: 'p@example.com', subscribeToEmails: false } });
+    expect(r.body).toMatchObject({ email: null, subscribeToEmails: false });
+    const again = await s.request('PATCH', '/v1/users/priv', { body: { email: 'p@example.com' } });
+    expect(again.body.email).toBeNull();
+    const on = await s.request('PATCH', '/v1/users/priv', { body: { email: 'p@example.com', subscribeToEmails: true } });
+    expect(on.body).toMatchObject({ email: 'p@example.com', subscribeToEmails: true });
+    const off = await s.request('PATCH', '/v1/users/priv', { body: { subscribeToEmails: false } });
+    expect(off.body.email).toBeNull();
+  });
+});

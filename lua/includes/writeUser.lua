@@ -1,6 +1,7 @@
 --[[
   Creates the user when new (subscribeToEmails defaults to true) and applies the fields of an
-  identification.
+  identification. A user who does not subscribe to emails keeps no email (as Trophy: "if false,
+  the email is not stored").
 
   userKey, usersKey  the user's hash and the user set of its partition
   userId, nowIso     the user's id and the time of the change
@@ -17,6 +18,7 @@ local function writeUser(userKey, usersKey, userId, nowIso, argv, first)
   end
   if #argv >= first then
     redis.call('HSET', userKey, 'updated', nowIso, unpack(argv, first))
+    if redis.call('HGET', userKey, 'sub') == '0' then redis.call('HDEL', userKey, 'email') end
   end
   return created
 end

@@ -1,0 +1,103 @@
+/**
+ * The script loader (names, includes) and the phase-1 script called directly against real Redis
+ * with a fixed clock: outcomes that change nothing must write nothing.
+ */
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineScripts, loadScripts, preloadScripts, ScriptCode } from '../src/redis/scripts.js';
+import { Keys } from '../src/redis/keys.js';
+import { loadSettings } from '../src/settings.js';
+import { deletePrefix } from './support/server.js';
+
+function luaDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'laurel-lua-'));
+  mkdirSync(join(dir, 'includes'));
+  for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
+  return dir;
+}
+
+describe('script loader', () => {
+  it('reads the key count from the name and flattens each include once', () => {
+    const dir = luaDir({
+      'both-2.lua': '--- @include "a"\n--- @include "b"\nreturn a() + b()',
+      'includes/a.lua': 'local function a() return 1 end',
+      'includes/b.lua': '--- @include "a"\nlocal function b() return a() end',
+    });
+    const [s] = loadScripts(dir);
+    expect(s.name).toBe('both');
+    expect(s.numberOfKeys).toBe(2);
+    expect(s.lua.match(/local function a\(\)/g)).toHaveLength(1);
+    expect(s.lua).not.toContain('@include');
+  });
+
+  it('fails loudly on a missing include, a circular include and a bad name', () => {
+    expect(() => loadScripts(luaDir({ 'x-1.lua': '--- @include "nope"' }))).toThrow(/includes "nope"/);
+    expect(() => loadScripts(luaDir({
+      'x-1.lua': '--- @include "a"', 'includes/a.lua': '--- @include "b"', 'includes/b.lua': '--- @include "a"',
+    }))).toThrow(/circular include a -> b -> a/);
+    expect(() => loadScripts(luaDir({ 'noKeys.lua': 'return 1' }))).toThrow(/<name>-<numberOfKeys>\.lua/);
+  });
+
+  it('loads every script of lua/ with a header naming its KEYS and ARGV', () => {
+    const scripts = loadScripts();
+    expect(scripts.map((s) => s.name)).toEqual(expect.arrayContaining(['recordEvent', 'upsertUser', 'configPut']));
+    for (const s of scripts) {
+      expect(s.lua.startsWith('--[['), s.name).toBe(true);
+      for (let i = 1; i <= s.numberOfKeys; i++) expect(s.lua, `${s.name} KEYS[${i}]`).toContain(`KEYS[${i}]`);
+    }
+  });
+});
+
+describe('recordEvent, called directly', () => {
+  const settings = loadSettings({ ...process.env, LAUREL_PREFIX: `t${randomBytes(5).toString('hex')}` });
+  const keys = new Keys(settings.prefix, 16);
+  const redis = new Redis(settings.redisUrl);
+  const u = keys.forUser('_', 'direct');
+  const metric = 'm-1';
+
+  beforeAll(async () => {
+    const scripts = loadScripts();
+    defineScripts(redis, scripts);
+    await preloadScripts(redis, scripts);
+  });
+  afterAll(async () => {
+    await deletePrefix(settings, settings.prefix);
+    redis.disconnect();
+  });
+
+  const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
+    const at = o.at ?? Date.UTC(2026, 0, 1, 12);
+    return redis.recordEvent(
+      u.user, u.users, u.log, keys.summary(u, metric), o.idem ? keys.idempotency(u, metric, o.idem) : keys.none(u),
+      at, new Date(at).toISOString(), '_', 'direct', metric, o.value ?? '1', `e-${at}`, '2026-01-01', o.tz ?? '',
+      o.setsTz ? '1' : '0', o.idem ?? '', '0', o.needsEmail ?? '0', '', ...(o.pairs ?? []),
+    );
+  };
+  const keyCount = async () => (await redis.keys(`${settings.prefix}:*`)).length;
+
+  it('writes nothing when subscribeToEmails needs an email', async () => {
+    expect(await call({ needsEmail: '1' })).toEqual([ScriptCode.SUBSCRIBE_WITHOUT_EMAIL]);
+    expect(await keyCount()).toBe(0);
+  });
+
+  it('processes, then reports a time zone mismatch without writing', async () => {
+    expect(await call({ tz: 'Asia/Tokyo', setsTz: true, pairs: ['tz', 'Asia/Tokyo'], value: '2.5' })).toEqual([1, '2.5', 1]);
+    const before = await redis.xlen(u.log);
+    expect(await call({ tz: '' })).toEqual([ScriptCode.TZ_MISMATCH, 'Asia/Tokyo']);
+    expect(await redis.hget(u.user, `m:${metric}`)).toBe('2.5');
+    expect(await redis.xlen(u.log)).toBe(before);
+  });
+
+  it('appends one log entry per processed event and none per replay', async () => {
+    const before = await redis.xlen(u.log);
+    expect((await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 1 }))[0]).toBe(1);
+    expect(await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 2 })).toEqual([2, 'e-1', '3.5']);
+    expect(await redis.xlen(u.log)).toBe(before + 1);
+    const [[, fields]] = await redis.xrevrange(u.log, '+', '-', 'COUNT', 1);
+    expect(fields).toEqual(expect.arrayContaining(['ty', 'event', 'e', 'e-1', 'u', 'direct', 'm', metric, 'k', 'k1']));
+  });
+});
