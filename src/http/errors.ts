@@ -14,7 +14,6 @@ function spec<A extends string[]>(status: number, message: (...args: A) => strin
 }
 
 export const ERRORS = {
-  bad_request: spec(400, (detail: string) => detail),
   malformed_json: spec(400, (detail: string) => `Request body is not valid JSON: ${detail}`),
   empty_body: spec(400, () => 'Request body is empty; a JSON body is required'),
   invalid_body: spec(400, (detail: string) => `Invalid request body: ${detail}`),
@@ -39,9 +38,9 @@ export const ERRORS = {
   invalid_timezone: spec(422, (tz: string) => `"${tz}" is not a valid IANA time zone (for example Europe/London)`),
   user_exists: spec(422, (id: string) => `User "${id}" already exists; use PUT /users/{id} to update it`),
   unprocessable: spec(422, (detail: string) => detail),
-  rate_limited: spec(429, () => 'Too many requests'),
   internal: spec(500, () => 'Internal error'),
   unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),
+  not_ready: spec(503, (failing: string) => `Not ready: ${failing}`),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,7 @@
  * configuration loaded). Neither needs a key.
  */
 import type { Deps } from '../deps.js';
+import { HttpError } from '../http/errors.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 
@@ -31,7 +32,8 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
           return ok({ status: 'ready', checks, configVersion: store.current.version });
         }
         const failing = Object.entries(checks).filter(([, v]) => !v).map(([k]) => k).join(', ');
-        return json(503, { error: `Not ready: ${failing}`, code: 'not_ready', checks });
+        const err = new HttpError('not_ready', failing);
+        return json(err.status, { error: err.message, code: err.code, checks });
       },
     },
   ];
