@@ -9,26 +9,24 @@
   KEYS[4] summary hash           <slot>sum:<metricId>:<tenant>:<uid>   day -> change on that day
   KEYS[5] idempotency key        <slot>idem:<metricId>:<tenant>:<uid>:<key>, or <slot>none
 
-  ARGV[1]  now, ms since the epoch
-  ARGV[2]  now, ISO-8601
-  ARGV[3]  tenant
-  ARGV[4]  user id
-  ARGV[5]  metric id
-  ARGV[6]  value, a decimal string
-  ARGV[7]  event id
-  ARGV[8]  local day of the event (YYYY-MM-DD) in the time zone of ARGV[9]
-  ARGV[9]  time zone assumed for ARGV[8]; '' is UTC
-  ARGV[10] '1' when the request sets the time zone (then it is ARGV[9]), '0' otherwise
-  ARGV[11] idempotency key; '' when none was sent
-  ARGV[12] idempotency window in ms; '0' keeps the key forever
-  ARGV[13] '1' when the request sets subscribeToEmails to true without an email
-  ARGV[14] event attributes as JSON; '' when none
-  ARGV[15...] user hash field/value pairs of the identification
+  ARGV[1]  now, ISO-8601
+  ARGV[2]  user id
+  ARGV[3]  metric id
+  ARGV[4]  value, a decimal string
+  ARGV[5]  event id
+  ARGV[6]  local day of the event (YYYY-MM-DD) in the time zone of ARGV[7]
+  ARGV[7]  time zone assumed for ARGV[6]; '' is UTC
+  ARGV[8]  '1' when the request sets the time zone (then it is ARGV[7]), '0' otherwise
+  ARGV[9]  idempotency key; '' when none was sent
+  ARGV[10] idempotency window in ms; '0' keeps the key forever
+  ARGV[11] '1' when the request sets subscribeToEmails to true without an email
+  ARGV[12] the event log entry (JSON, built by the api: one field keeps XADD cheap)
+  ARGV[13...] user hash field/value pairs of the identification
 
   Returns
     {1, total, created}   processed; total is a decimal string; created is 1 for a new user
     {2, eventId, total}   idempotent replay: the key was used before, nothing changed
-    {-1, storedTz}        the stored time zone is not ARGV[9]: nothing changed, recompute
+    {-1, storedTz}        the stored time zone is not ARGV[7]: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
 ]]
 local userKey = KEYS[1]
@@ -37,20 +35,18 @@ local logKey = KEYS[3]
 local summaryKey = KEYS[4]
 local idemKey = KEYS[5]
 
-local nowMs = ARGV[1]
-local nowIso = ARGV[2]
-local tenant = ARGV[3]
-local userId = ARGV[4]
-local metricId = ARGV[5]
-local value = ARGV[6]
-local eventId = ARGV[7]
-local day = ARGV[8]
-local assumedTz = ARGV[9]
-local requestSetsTz = ARGV[10]
-local idempotencyKey = ARGV[11]
-local windowMs = ARGV[12]
-local needsEmail = ARGV[13]
-local eventAttributes = ARGV[14]
+local nowIso = ARGV[1]
+local userId = ARGV[2]
+local metricId = ARGV[3]
+local value = ARGV[4]
+local eventId = ARGV[5]
+local day = ARGV[6]
+local assumedTz = ARGV[7]
+local requestSetsTz = ARGV[8]
+local idempotencyKey = ARGV[9]
+local windowMs = ARGV[10]
+local needsEmail = ARGV[11]
+local logEntry = ARGV[12]
 
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -64,14 +60,15 @@ if idempotencyKey ~= '' then
   end
 end
 
+local stored = redis.call('HMGET', userKey, 'tz', 'id')
 if requestSetsTz ~= '1' then
-  local storedTz = redis.call('HGET', userKey, 'tz') or ''
+  local storedTz = stored[1] or ''
   if storedTz ~= assumedTz then return {-1, storedTz} end
 end
 
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
-local created = writeUser(userKey, usersKey, userId, nowIso, ARGV, 15)
+local created = writeUser(userKey, usersKey, userId, nowIso, stored[2] ~= false, ARGV, 13)
 local total = redis.call('HINCRBYFLOAT', userKey, totalField, value)
 redis.call('HINCRBYFLOAT', summaryKey, day, value)
 
@@ -83,7 +80,6 @@ if idempotencyKey ~= '' then
   end
 end
 
-redis.call('XADD', logKey, '*', 'ty', 'event', 'e', eventId, 't', tenant, 'u', userId,
-  'm', metricId, 'v', value, 'ts', nowMs, 'd', day, 'k', idempotencyKey, 'a', eventAttributes)
+redis.call('XADD', logKey, '*', 'event', logEntry)
 
 return {1, total, created}

@@ -6,13 +6,11 @@
   KEYS[3] partition event log    <slot>log
 
   ARGV[1] mode: 'create' (fails when the user exists), 'upsert', 'update' (fails when unknown)
-  ARGV[2] now, ms since the epoch
-  ARGV[3] now, ISO-8601
-  ARGV[4] tenant
-  ARGV[5] user id
-  ARGV[6] '1' when the request sets subscribeToEmails to true without an email
-  ARGV[7] the identification's fields as JSON, for the event log
-  ARGV[8...] user hash field/value pairs to set
+  ARGV[2] now, ISO-8601
+  ARGV[3] user id
+  ARGV[4] '1' when the request sets subscribeToEmails to true without an email
+  ARGV[5] the event log entry (JSON, built by the api)
+  ARGV[6...] user hash field/value pairs to set
 
   Returns
     {1, created, field, value, ...}  the user after the change (HGETALL), created 1 when new
@@ -25,12 +23,10 @@ local usersKey = KEYS[2]
 local logKey = KEYS[3]
 
 local mode = ARGV[1]
-local nowMs = ARGV[2]
-local nowIso = ARGV[3]
-local tenant = ARGV[4]
-local userId = ARGV[5]
-local needsEmail = ARGV[6]
-local changes = ARGV[7]
+local nowIso = ARGV[2]
+local userId = ARGV[3]
+local needsEmail = ARGV[4]
+local logEntry = ARGV[5]
 
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -40,8 +36,8 @@ if mode == 'create' and exists then return {-3} end
 if mode == 'update' and not exists then return {-4} end
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
-local created = writeUser(userKey, usersKey, userId, nowIso, ARGV, 8)
-redis.call('XADD', logKey, '*', 'ty', 'user', 't', tenant, 'u', userId, 'ts', nowMs, 'f', changes)
+local created = writeUser(userKey, usersKey, userId, nowIso, exists, ARGV, 6)
+redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
 table.insert(reply, 1, created)

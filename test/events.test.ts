@@ -90,6 +90,22 @@ describe.each(targets())('metric events on %s', (target) => {
     expect(u).toMatchObject({ id: 'eve', name: 'Eve', email: 'eve@example.com', tz: 'Europe/Paris', attributes: { plan: 'pro' } });
   });
 
+  it('appends one entry to the partition event log per processed event, none per replay', async () => {
+    const { redis, keys } = s.api.services;
+    const log = keys.forUser('_', 'logged').log;
+    const before = await redis.xlen(log);
+    const h = { 'Idempotency-Key': 'L1' };
+    const r = await event('lessons', { user: { id: 'logged' }, value: 2.5, attributes: { device: 'web' } }, h);
+    expect((await event('lessons', { user: { id: 'logged' }, value: 2.5 }, h)).status).toBe(202);
+    expect(await redis.xlen(log)).toBe(before + 1);
+    const [[, [field, json]]] = await redis.xrevrange(log, '+', '-', 'COUNT', 1);
+    expect(field).toBe('event');
+    expect(JSON.parse(json)).toEqual({
+      e: r.body.eventId, t: '_', u: 'logged', m: ids.lessons, v: 2.5, ts: Date.parse('2026-03-10T12:00:00Z'),
+      d: '2026-03-10', k: 'L1', a: { device: 'web' },
+    });
+  });
+
   describe('idempotency', () => {
     it('processes a key once: a replay answers 202 with the current state and changes nothing', async () => {
       const first = await event('lessons', { user: { id: 'ida' }, value: 3 }, { 'Idempotency-Key': 'lesson-1' });

@@ -5,13 +5,14 @@
 
   userKey, usersKey  the user's hash and the user set of its partition
   userId, nowIso     the user's id and the time of the change
+  exists             whether the user's hash exists (the caller has read it already)
   argv, first        field/value pairs to set, in argv from index `first` on
 
   Returns 1 when the user was created, 0 when it existed.
 ]]
-local function writeUser(userKey, usersKey, userId, nowIso, argv, first)
+local function writeUser(userKey, usersKey, userId, nowIso, exists, argv, first)
   local created = 0
-  if redis.call('EXISTS', userKey) == 0 then
+  if not exists then
     redis.call('HSET', userKey, 'id', userId, 'created', nowIso, 'updated', nowIso, 'sub', '1')
     redis.call('SADD', usersKey, userId)
     created = 1

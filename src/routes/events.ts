@@ -9,6 +9,7 @@ import type { Deps } from '../deps.js';
 import { fail } from '../http/errors.js';
 import type { Reply, Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
+import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import {
   checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser,
@@ -94,10 +95,14 @@ export function eventRoutes(deps: Deps): Route[] {
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
 
     for (let attempt = 0; attempt < 3; attempt++) {
+      const day = localDay(tz, now);
+      const entry = eventEntry({
+        eventId, tenant, userId: user.id, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson,
+      });
       const r = await redis.recordEvent(
         u.user, u.users, u.log, summaryKey, idemKey,
-        now, nowIso, tenant, user.id, metric.id, value, eventId, localDay(tz, now), tz, setsTz ? '1' : '0',
-        idempotencyKey, windowMs, ident.needsEmail, attributesJson, ...ident.pairs,
+        nowIso, user.id, metric.id, value, eventId, day, tz, setsTz ? '1' : '0',
+        idempotencyKey, windowMs, ident.needsEmail, entry, ...ident.pairs,
       );
       const code = r[0] as number;
       if (code === 1) {

@@ -12,6 +12,7 @@ import {
   checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification,
   upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash,
 } from '../domain/users.js';
+import { userEntry } from '../domain/log.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Metric } from '../store/config.js';
@@ -40,9 +41,10 @@ export function userRoutes(deps: Deps): Route[] {
     const ident = prepareIdentification(user, store.current);
     const u = keys.forUser(tenant, id);
     const now = clock.now();
-    const changes = JSON.stringify(Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id')));
+    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
     const r = await redis.upsertUser(
-      u.user, u.users, u.log, mode, now, new Date(now).toISOString(), tenant, id, ident.needsEmail, changes, ...ident.pairs,
+      u.user, u.users, u.log, mode, new Date(now).toISOString(), id, ident.needsEmail,
+      userEntry(tenant, id, now, fields), ...ident.pairs,
     );
     const code = r[0] as number;
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
