@@ -172,6 +172,28 @@ describe.each(targets())('metric events on %s', (target) => {
     });
   });
 
+  it('forgets keys after LAUREL_IDEMPOTENCY_WINDOW', async () => {
+    const w = await startTestServer({ target, clock: 'manual', env: { LAUREL_IDEMPOTENCY_WINDOW: '3600' } });
+    try {
+      await w.metrics('lessons');
+      const at = (iso: string) => w.setClock(iso);
+      const send = () => w.request('POST', '/api/metrics/lessons/event', {
+        body: { user: { id: 'win' }, value: 1 }, headers: { 'Idempotency-Key': 'k' },
+      });
+      await at('2026-03-10T12:00:00Z');
+      expect((await send()).status).toBe(201);
+      await at('2026-03-10T12:59:59Z');
+      expect((await send()).status).toBe(202);
+      await at('2026-03-10T13:00:01Z');
+      const again = await send();
+      expect(again.status).toBe(201);
+      expect(again.body.total).toBe(2);
+      expect((await send()).status).toBe(202);
+    } finally {
+      await w.close();
+    }
+  });
+
   describe('time zones and daily buckets', () => {
     it('buckets events by the local day of the user', async () => {
       // 2026-03-10T12:00Z is already the 11th in Kiritimati (UTC+14) and still the 10th in Pago Pago (UTC-11).

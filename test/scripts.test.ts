@@ -72,9 +72,9 @@ describe('recordEvent, called directly', () => {
   const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
     return redis.recordEvent(
-      u.user, u.users, u.log, keys.summary(u, metric), o.idem ? keys.idempotency(u, metric, o.idem) : keys.none(u),
-      new Date(at).toISOString(), 'direct', metric, o.value ?? '1', `e-${at}`, '2026-01-01', o.tz ?? '',
-      o.setsTz ? '1' : '0', o.idem ?? '', '0', o.needsEmail ?? '0', `{"e":"e-${at}"}`, ...(o.pairs ?? []),
+      u.user, keys.userMetric(u, metric), u.users, u.log,
+      new Date(at).toISOString(), 'direct', `m:${metric}`, o.value ?? '1', `e-${at}`, 'd:2026-01-01', o.tz ?? '',
+      (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0'), o.idem ? `i:${o.idem}` : '', `{"e":"e-${at}"}`, ...(o.pairs ?? []),
     );
   };
   const keyCount = async () => (await redis.keys(`${settings.prefix}:*`)).length;

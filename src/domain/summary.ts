@@ -2,7 +2,8 @@
  * Event summaries: rows per day, week (Monday first) or month between two dates, each keyed by the
  * first day of its period, with the total at the end of the period and the change within it.
  *
- * Redis keeps, per user and metric, the change of every local day with an event (`day -> change`).
+ * Redis keeps, per user and metric, the change of every local day with an event (`d:<day> -> change`,
+ * beside the metric's idempotency keys `i:<key>` in the same hash).
  * A period's change is the sum of its days; its total, the sum of every day up to its end. A user
  * who moves time zone may put a later event on an earlier local day; totals stay consistent.
  */
@@ -56,7 +57,11 @@ function clean(n: number): number {
   return Number(n.toPrecision(15));
 }
 
-export function eventSummary(dayChanges: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+export function eventSummary(userMetric: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+  const dayChanges: Record<string, string> = {};
+  for (const field in userMetric) {
+    if (field.startsWith('d:')) dayChanges[field.slice(2)] = userMetric[field];
+  }
   const days = Object.keys(dayChanges).sort();
   const unit = UNIT[q.aggregation];
   const rows: SummaryRow[] = [];

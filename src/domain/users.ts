@@ -107,6 +107,11 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
 
 export type UserHash = Record<string, string>;
 
+/** The user hash field of a metric total. */
+export function totalField(metricId: string): string {
+  return 'm:' + metricId;
+}
+
 /** HGETALL replies of scripts come flat: [field, value, field, value, ...] from `offset`. */
 export function hashFromFlat(flat: (string | number)[], offset: number): UserHash {
   const h: UserHash = {};

@@ -5,8 +5,9 @@
  * the user's partition share the hash tag `{p<N>}`; configuration shares `{cfg}`.
  *
  *   <prefix>:{p<N>}:user:<tenant>:<uid>               hash: profile, attributes, totals, preferences
- *   <prefix>:{p<N>}:sum:<metricId>:<tenant>:<uid>      hash: local day -> change of the metric on that day
- *   <prefix>:{p<N>}:idem:<metricId>:<tenant>:<uid>:<key>  string: event id of the first use of a key
+ *   <prefix>:{p<N>}:um:<metricId>:<tenant>:<uid>       hash: the user's data of one metric:
+ *                                                        d:<local day> -> change of the metric that day
+ *                                                        i:<idempotency key> -> first event id[:expiry ms]
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
@@ -76,17 +77,9 @@ export class Keys {
     };
   }
 
-  summary(u: UserKeys, metricId: string): string {
-    return `${u.slot}sum:${metricId}:${u.scope}`;
-  }
-
-  idempotency(u: UserKeys, metricId: string, key: string): string {
-    return `${u.slot}idem:${metricId}:${u.scope}:${key}`;
-  }
-
-  /** A key of the user's slot that no script writes: stands in for an absent optional key. */
-  none(u: UserKeys): string {
-    return `${u.slot}none`;
+  /** The user's hash of one metric: day buckets and idempotency keys (one key, one KEYS slot). */
+  userMetric(u: UserKeys, metricId: string): string {
+    return `${u.slot}um:${metricId}:${u.scope}`;
   }
 
   partitionLog(partition: number): string {

@@ -60,7 +60,7 @@ type Args = (string | number | Buffer)[];
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     recordEvent(
-      user: string, users: string, log: string, summary: string, idem: string, ...args: Args
+      user: string, userMetric: string, users: string, log: string, ...args: Args
     ): Result<(string | number)[], Context>;
     upsertUser(user: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     updatePreferences(user: string, ...args: Args): Result<(string | number)[], Context>;

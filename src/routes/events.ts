@@ -12,8 +12,9 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import {
-  checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser,
+  checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
+import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
 interface EventBody {
@@ -39,6 +40,19 @@ function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
 }
 
+/** `new Date(ms).toISOString()` costs ~0.6 µs; many events share a millisecond under load. */
+function isoCache(): (ms: number) => string {
+  let lastMs = -1;
+  let lastIso = '';
+  return (ms) => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
+  };
+}
+
 /** Remembers time zones of users seen lately, so the first script call usually assumes right. */
 class TzCache {
   private map = new Map<string, string>();
@@ -61,7 +75,9 @@ class TzCache {
 export function eventRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock, settings } = deps;
   const tzCache = new TzCache();
-  const windowMs = String(settings.idempotencyWindowMs);
+  const coalescer = new WriteCoalescer(redis);
+  const isoOf = isoCache();
+  const windowMs = settings.idempotencyWindowMs;
   const streakJson = noStreak('daily');
 
   async function record(req: Request): Promise<Reply> {
@@ -85,13 +101,15 @@ export function eventRoutes(deps: Deps): Route[] {
     }
 
     const u = keys.forUser(tenant, user.id);
-    const summaryKey = keys.summary(u, metric.id);
-    const idemKey = idempotencyKey === '' ? keys.none(u) : keys.idempotency(u, metric.id, idempotencyKey);
+    const userMetricKey = keys.userMetric(u, metric.id);
     const now = clock.now();
-    const nowIso = new Date(now).toISOString();
+    const nowIso = isoOf(now);
     const eventId = randomUUID();
     const value = String(body.value);
     const setsTz = ident.tz !== null;
+    const emailFlag = ident.needsEmail;
+    const windowFlags = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
+    const idemField = idempotencyKey === '' ? '' : 'i:' + idempotencyKey;
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
 
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -99,10 +117,11 @@ export function eventRoutes(deps: Deps): Route[] {
       const entry = eventEntry({
         eventId, tenant, userId: user.id, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson,
       });
+      coalescer.hold();
       const r = await redis.recordEvent(
-        u.user, u.users, u.log, summaryKey, idemKey,
-        nowIso, user.id, metric.id, value, eventId, day, tz, setsTz ? '1' : '0',
-        idempotencyKey, windowMs, ident.needsEmail, entry, ...ident.pairs,
+        u.user, userMetricKey, u.users, u.log,
+        nowIso, user.id, totalField(metric.id), value, eventId, 'd:' + day, tz, (setsTz ? '1' : '0') + emailFlag + windowFlags,
+        idemField, entry, ...ident.pairs,
       );
       const code = r[0] as number;
       if (code === 1) {

@@ -10,7 +10,7 @@ import type { Reply, Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
 import {
   checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification,
-  upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash,
+  totalField, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash,
 } from '../domain/users.js';
 import { userEntry } from '../domain/log.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
@@ -75,7 +75,7 @@ export function userRoutes(deps: Deps): Route[] {
       key: metric.key,
       name: metric.name,
       status: metric.status,
-      current: Number(h['m:' + metric.id] ?? 0),
+      current: Number(h[totalField(metric.id)] ?? 0),
       unitType: metric.unitType,
       units: metric.units,
       achievements: [],
@@ -124,12 +124,12 @@ export function userRoutes(deps: Deps): Route[] {
         const metric = activeMetric(req.params[1]);
         const query = parseSummaryQuery(queryOf(req.query));
         const u = keys.forUser(principalOf(req).tenant, id);
-        const [[e1, exists], [e2, days]] = (await redis.pipeline().exists(u.user).hgetall(keys.summary(u, metric.id)).exec()) as [
+        const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userMetric(u, metric.id)).exec()) as [
           [Error | null, number], [Error | null, Record<string, string>],
         ];
         if (e1 || e2) throw e1 ?? e2;
         if (exists === 0) throw fail('user_not_found', id);
-        return ok(eventSummary(days, query));
+        return ok(eventSummary(fields, query));
       },
     },
     {
