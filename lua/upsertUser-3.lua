@@ -6,11 +6,10 @@
   KEYS[3] partition event log    <slot>log
 
   ARGV[1] mode: 'create' (fails when the user exists), 'upsert', 'update' (fails when unknown)
-  ARGV[2] now, ISO-8601
-  ARGV[3] user id
-  ARGV[4] '1' when the request sets subscribeToEmails to true without an email
-  ARGV[5] the event log entry (JSON, built by the api)
-  ARGV[6...] user hash field/value pairs to set
+  ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
+  ARGV[3] '1' when the request sets subscribeToEmails to true without an email
+  ARGV[4] the event log entry (JSON, built by the api)
+  ARGV[5...] user hash field/value pairs to set
 
   Returns
     {1, created, field, value, ...}  the user after the change (HGETALL), created 1 when new
@@ -23,10 +22,9 @@ local usersKey = KEYS[2]
 local logKey = KEYS[3]
 
 local mode = ARGV[1]
-local nowIso = ARGV[2]
-local userId = ARGV[3]
-local needsEmail = ARGV[4]
-local logEntry = ARGV[5]
+local creation = ARGV[2]
+local needsEmail = ARGV[3]
+local logEntry = ARGV[4]
 
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -36,7 +34,7 @@ if mode == 'create' and exists then return {-3} end
 if mode == 'update' and not exists then return {-4} end
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
-local created = writeUser(userKey, usersKey, userId, nowIso, exists, ARGV, 6)
+local created = writeUser(userKey, usersKey, exists, creation, ARGV, 5)
 redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)

@@ -49,6 +49,16 @@ describe.each(targets())('metric events on %s', (target) => {
     expect(m.body.current).toBeCloseTo(-1.2, 12);
   });
 
+  it('mixes integer and fractional values without drift', async () => {
+    const totals: number[] = [];
+    for (const value of [1, 2.5, 1, -0.5, 1, 0.1, 0.2, -0.3, 1e15, -1e15]) {
+      totals.push((await event('lessons', { user: { id: 'mix' }, value })).body.total);
+    }
+    expect(totals).toEqual([1, 3.5, 4.5, 4, 5, 5.1, 5.3, 5, 1e15 + 5, 5]);
+    const q = '?aggregation=daily&startDate=2026-03-10&endDate=2026-03-10';
+    expect((await s.request('GET', `/v1/users/mix/metrics/lessons/event-summary${q}`)).body).toEqual([{ date: '2026-03-10', total: 5, change: 5 }]);
+  });
+
   it('answers on /v1 as on /api, and keeps totals per metric', async () => {
     const a = await s.request('POST', '/v1/metrics/quizzes/event', { body: { user: { id: 'cy' }, value: 5 } });
     const b = await event('lessons', { user: { id: 'cy' }, value: 1 });

@@ -73,8 +73,9 @@ describe('recordEvent, called directly', () => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
     return redis.recordEvent(
       u.user, keys.userMetric(u, metric), u.users, u.log,
-      new Date(at).toISOString(), 'direct', `m:${metric}`, o.value ?? '1', `e-${at}`, 'd:2026-01-01', o.tz ?? '',
-      (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0'), o.idem ? `i:${o.idem}` : '', `{"e":"e-${at}"}`, ...(o.pairs ?? []),
+      `m:${metric}`, o.value ?? '1', 'd:2026-01-01', o.tz ?? '', (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0') + '0',
+      o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
+      ...(o.pairs ?? []),
     );
   };
   const keyCount = async () => (await redis.keys(`${settings.prefix}:*`)).length;
@@ -95,7 +96,7 @@ describe('recordEvent, called directly', () => {
   it('appends one log entry per processed event and none per replay', async () => {
     const before = await redis.xlen(u.log);
     expect((await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 1 }))[0]).toBe(1);
-    expect(await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 2 })).toEqual([2, 'e-1', '3.5']);
+    expect(await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 2 })).toEqual([2, `e-${'1'.padStart(34, '0')}`, '3.5']);
     expect(await redis.xlen(u.log)).toBe(before + 1);
     const [[, fields]] = await redis.xrevrange(u.log, '+', '-', 'COUNT', 1);
     expect(fields).toEqual(['event', '{"e":"e-1"}']);

@@ -4,20 +4,24 @@
   the email is not stored").
 
   userKey, usersKey  the user's hash and the user set of its partition
-  userId, nowIso     the user's id and the time of the change
   exists             whether the user's hash exists (the caller has read it already)
+  creation           '<now, ISO-8601, 24 characters><user id>', split only when needed
   argv, first        field/value pairs to set, in argv from index `first` on
 
   Returns 1 when the user was created, 0 when it existed.
 ]]
-local function writeUser(userKey, usersKey, userId, nowIso, exists, argv, first)
+local function writeUser(userKey, usersKey, exists, creation, argv, first)
+  local hasFields = #argv >= first
+  if exists and not hasFields then return 0 end
+  local nowIso = string.sub(creation, 1, 24)
   local created = 0
   if not exists then
+    local userId = string.sub(creation, 25)
     redis.call('HSET', userKey, 'id', userId, 'created', nowIso, 'updated', nowIso, 'sub', '1')
     redis.call('SADD', usersKey, userId)
     created = 1
   end
-  if #argv >= first then
+  if hasFields then
     redis.call('HSET', userKey, 'updated', nowIso, unpack(argv, first))
     if redis.call('HGET', userKey, 'sub') == '0' then redis.call('HDEL', userKey, 'email') end
   end

@@ -103,13 +103,13 @@ export function eventRoutes(deps: Deps): Route[] {
     const u = keys.forUser(tenant, user.id);
     const userMetricKey = keys.userMetric(u, metric.id);
     const now = clock.now();
-    const nowIso = isoOf(now);
     const eventId = randomUUID();
     const value = String(body.value);
     const setsTz = ident.tz !== null;
-    const emailFlag = ident.needsEmail;
-    const windowFlags = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
-    const idemField = idempotencyKey === '' ? '' : 'i:' + idempotencyKey;
+    const flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0') +
+      (windowMs === 0 ? '' : `:${now}:${now + windowMs}`);
+    const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
+    const creation = isoOf(now) + user.id;
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
 
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -120,13 +120,12 @@ export function eventRoutes(deps: Deps): Route[] {
       coalescer.hold();
       const r = await redis.recordEvent(
         u.user, userMetricKey, u.users, u.log,
-        nowIso, user.id, totalField(metric.id), value, eventId, 'd:' + day, tz, (setsTz ? '1' : '0') + emailFlag + windowFlags,
-        idemField, entry, ...ident.pairs,
+        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, ...ident.pairs,
       );
       const code = r[0] as number;
       if (code === 1) {
         if (setsTz) tzCache.set(tenant, user.id, tz);
-        return respond(201, eventId, metric.id, r[1] as string, idempotencyKey, false);
+        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false);
       }
       if (code === 2) return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true);
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
@@ -138,7 +137,7 @@ export function eventRoutes(deps: Deps): Route[] {
   }
 
   function respond(
-    status: number, eventId: string, metricId: string, total: string, idempotencyKey: string, replayed: boolean,
+    status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
   ): Reply {
     let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":[],` +
       `"currentStreak":${streakJson},"points":{},"leaderboards":{}`;

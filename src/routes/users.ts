@@ -43,7 +43,7 @@ export function userRoutes(deps: Deps): Route[] {
     const now = clock.now();
     const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
     const r = await redis.upsertUser(
-      u.user, u.users, u.log, mode, new Date(now).toISOString(), id, ident.needsEmail,
+      u.user, u.users, u.log, mode, new Date(now).toISOString() + id, ident.needsEmail,
       userEntry(tenant, id, now, fields), ...ident.pairs,
     );
     const code = r[0] as number;
