@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
+import { drainLogs, nextStreamId } from '../workers/log-drain.js';
 
 let s: TestServer;
 let db: pg.Client;
@@ -17,6 +18,7 @@ afterAll(async () => {
   await s?.close();
   if (db) {
     await db.query('DELETE FROM laurel_config WHERE prefix = $1', [s.prefix]);
+    await db.query('DELETE FROM laurel_events WHERE prefix = $1', [s.prefix]);
     await db.end();
   }
 });
@@ -47,5 +49,54 @@ describe('config-copy worker', () => {
     const copy = JSON.stringify(rows.get(`apikeys:${r.body.id}`));
     expect(copy).toContain('"hash"');
     expect(copy).not.toContain(r.body.key.split('.')[1]);
+  });
+});
+
+describe('log-drain worker', () => {
+  it('moves every log entry into Postgres and trims only what was inserted', async () => {
+    await s.metrics('steps');
+    const users = ['d1', 'd2', 'd3', 'd4', 'd5'];
+    const ids: string[] = [];
+    for (const id of users) {
+      const r = await s.request('POST', '/api/metrics/steps/event', { body: { user: { id }, value: 2 }, headers: { 'Idempotency-Key': `k-${id}` } });
+      ids.push(r.body.eventId);
+    }
+    await s.request('PUT', '/v1/users/d1', { body: { name: 'Dee' } });
+    // Concurrent drains (the scheduled one runs too) only repeat each other's work.
+    await Promise.all([s.workers!.drainNow(), s.workers!.drainNow()]);
+
+    const { rows } = await db.query(
+      'SELECT kind, tenant, user_id, body FROM laurel_events WHERE prefix = $1 AND user_id = ANY($2) ORDER BY stream_id',
+      [s.prefix, users],
+    );
+    const events = rows.filter((r) => r.kind === 'event');
+    expect(events.map((r) => r.body.e).sort()).toEqual([...ids].sort());
+    expect(events[0]).toMatchObject({ tenant: '_', body: { v: 2, k: expect.stringMatching(/^k-d/) } });
+    expect(rows.filter((r) => r.kind === 'user')).toEqual([
+      { kind: 'user', tenant: '_', user_id: 'd1', body: expect.objectContaining({ u: 'd1', f: { name: 'Dee' } }) },
+    ]);
+    const { redis, keys } = s.api.services;
+    for (const id of users) expect(await redis.xlen(keys.forUser('_', id).log)).toBe(0);
+  });
+
+  it('keeps the entries in Redis when Postgres refuses them', async () => {
+    const other = await startTestServer();
+    const bad = new pg.Pool({ connectionString: other.settings.databaseUrl.replace(/\/[^/]*$/, '/laurel_no_such_db') });
+    try {
+      await other.metrics('steps');
+      await other.request('POST', '/api/metrics/steps/event', { body: { user: { id: 'kept' }, value: 1 } });
+      const log = other.api.services.keys.forUser('_', 'kept').log;
+      expect(await other.api.services.redis.xlen(log)).toBe(1);
+      await expect(drainLogs(other.api.services, bad)).rejects.toThrow();
+      expect(await other.api.services.redis.xlen(log)).toBe(1);
+    } finally {
+      await bad.end();
+      await other.close();
+    }
+  });
+
+  it('computes the id after a stream id', () => {
+    expect(nextStreamId('1700000000000-0')).toBe('1700000000000-1');
+    expect(nextStreamId('1700000000000-18446744073709551614')).toBe('1700000000000-18446744073709551615');
   });
 });

@@ -10,12 +10,15 @@ import { createClient } from '../src/redis/client.js';
 import type { Settings } from '../src/settings.js';
 import { connectPostgres } from '../src/store/postgres.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
+import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
 
 export interface WorkersHandle {
   services: Services;
   pool: pg.Pool;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
+  /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
+  drainNow(): Promise<DrainResult>;
   close(): Promise<void>;
 }
 
@@ -44,7 +47,18 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await enqueueCopy(svc.store.current.version);
   await configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions });
 
-  wlog.info({ queues: [CONFIG_COPY_QUEUE] }, 'laurel workers running');
+  const drainQueue = new Queue(LOG_DRAIN_QUEUE, { connection, prefix });
+  const drainWorker = new Worker(LOG_DRAIN_QUEUE, async () => {
+    const r = await drainLogs(svc, pool);
+    if (r.drained > 0) wlog.debug(r, 'event logs drained');
+    return r;
+  }, { connection, prefix, concurrency: 1 });
+  drainWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'event log drain failed; the entries stay in Redis'));
+  await drainQueue.upsertJobScheduler('log-drain-every-second', { every: 1000 }, {
+    name: 'drain', opts: { removeOnComplete: 10, removeOnFail: 100 },
+  });
+
+  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE] }, 'laurel workers running');
   return {
     services: svc,
     pool,
@@ -55,7 +69,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         await new Promise((r) => setTimeout(r, 25));
       }
     },
+    drainNow: () => drainLogs(svc, pool),
     async close() {
+      await drainWorker.close();
+      await drainQueue.close();
       await configWorker.close();
       await configQueue.close();
       await connection.quit().catch(() => connection.disconnect());

@@ -17,6 +17,19 @@ const MIGRATIONS = [
      copied_at  timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (prefix, kind, id)
    )`,
+  `CREATE TABLE IF NOT EXISTS laurel_events (
+     prefix      text        NOT NULL,
+     partition   integer     NOT NULL,
+     stream_id   text        NOT NULL,
+     kind        text        NOT NULL,
+     tenant      text        NOT NULL,
+     user_id     text        NOT NULL,
+     occurred_at timestamptz NOT NULL,
+     body        jsonb       NOT NULL,
+     drained_at  timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (prefix, partition, stream_id)
+   )`,
+  'CREATE INDEX IF NOT EXISTS laurel_events_user ON laurel_events (prefix, tenant, user_id, occurred_at)',
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

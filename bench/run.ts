@@ -1,0 +1,260 @@
+/**
+ * The bench runner (`npm run bench`): in each of BENCH_ROUNDS rounds, for each named variant of
+ * the metric-event workload, start its server fresh in a child process on a free port, wait until
+ * ready, warm up (discarded), measure with wrk, stop it and delete its Redis keys; then print and
+ * write the report (medians over rounds, every round's figures, per-round ratios).
+ * Variants run one after another, never side by side: they share the machine's cores. The order
+ * rotates from round to round (A B C, B C A, C A B, ...) so no variant always runs first or last.
+ *
+ * Environment (bench/README.md):
+ *   BENCH_ROUNDS       rounds, each measuring every selected variant once (3)
+ *   BENCH_DURATION     seconds measured per variant and round (8)
+ *   BENCH_WARMUP       seconds of discarded warm-up per variant and round (2; 0 skips it)
+ *   BENCH_CONNECTIONS  open connections (64)
+ *   BENCH_THREADS      wrk threads (2)
+ *   BENCH_VARIANTS     comma-separated subset of variant names (all)
+ *   REDIS_URL          Redis for trivial-script and laurel-event (redis://127.0.0.1:6379)
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import type { Redis } from 'ioredis';
+import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
+import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
+import {
+  buildReport, renderMarkdown, roundRatios, TARGET, variantResult, writeReport,
+  type Machine, type RoundResult, type Settings, type VariantResult,
+} from './report.js';
+import { ROOT, VARIANTS, type Variant } from './variants.js';
+import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
+
+const HOST = '127.0.0.1';
+const WRK_SCRIPT = `${ROOT}bench/wrk/event.lua`;
+
+class UsageError extends Error {}
+
+/** Aborted by the first SIGINT/SIGTERM; every wait of the run listens to it. */
+const controller = new AbortController();
+
+function seconds(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const m = /^(\d+)s?$/.exec(raw.trim());
+  if (!m || Number(m[1]) < min) throw new UsageError(`${name} must be a whole number of seconds ≥ ${min}, got "${raw}"`);
+  return Number(m[1]);
+}
+
+function count(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+function loadSettings(): Settings {
+  const threads = count('BENCH_THREADS', 2, 1);
+  return {
+    rounds: count('BENCH_ROUNDS', 3, 1),
+    threads,
+    // wrk refuses fewer connections than threads.
+    connections: count('BENCH_CONNECTIONS', 64, threads),
+    // Short passes, repeated over rounds: three 8 s passes per variant say more on a noisy
+    // machine than one 30 s pass, and a full run stays under two minutes.
+    warmupS: seconds('BENCH_WARMUP', 2, 0),
+    durationS: seconds('BENCH_DURATION', 8, 1),
+    timeoutS: 5,
+    users: 100_000,
+    idempotencyShare: 0.1,
+    // Small enough that keys repeat within a run (so replays, HTTP 202, are loaded too), large
+    // enough that most keyed requests are first uses at laurel's rate on this machine.
+    idempotencyPool: 20_000,
+    redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+  };
+}
+
+function selectVariants(): Variant[] {
+  const raw = process.env.BENCH_VARIANTS;
+  if (!raw) return VARIANTS;
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !VARIANTS.some((v) => v.name === n));
+  if (unknown.length > 0) {
+    throw new UsageError(`BENCH_VARIANTS: unknown ${unknown.join(', ')}; known: ${VARIANTS.map((v) => v.name).join(', ')}`);
+  }
+  return VARIANTS.filter((v) => names.includes(v.name));
+}
+
+/** Round `index` (0-based) runs the variants rotated left by `index`: A B C, B C A, C A B, ... */
+function rotated<T>(list: T[], index: number): T[] {
+  const k = list.length === 0 ? 0 : index % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
+  const cpuList = cpus();
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+    loadAverageAtStart: loadavg(),
+    memoryGb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    redis: await redisVersion(redis),
+    wrk,
+    commit: gitCommit(),
+  };
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/**
+ * One wrk pass against a session: the same script and arguments for every variant. Each pass
+ * gets its own idempotency-key namespace, so the measured pass's share of replays does not depend
+ * on how long the warm-up ran.
+ */
+function load(settings: Settings, url: string, apiKey: string, durationS: number, signal: AbortSignal): Promise<WrkResult> {
+  return runWrk({
+    url,
+    script: WRK_SCRIPT,
+    scriptArgs: [apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), `idem-${Date.now().toString(36)}`],
+    threads: settings.threads,
+    connections: settings.connections,
+    durationS,
+    timeoutS: settings.timeoutS,
+  }, signal);
+}
+
+/** Start, ready, prepare, warm up, measure; always stop the server and delete its keys. */
+async function measure(variant: Variant, settings: Settings, redis: Redis, signal: AbortSignal): Promise<VariantResult> {
+  const port = await freePort(HOST);
+  const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl });
+  let result: VariantResult | null = null;
+  try {
+    log(`  server pid ${session.child.proc.pid ?? '?'} on ${HOST}:${port}`);
+    await waitReady(session.child, session.readyUrl, signal);
+    await variant.prepare?.(session, signal);
+    let warm: WrkResult | null = null;
+    if (settings.warmupS > 0) {
+      log(`  warm-up ${settings.warmupS} s`);
+      warm = await load(settings, session.eventUrl, session.apiKey, settings.warmupS, signal);
+    }
+    log(`  measuring ${settings.durationS} s`);
+    const measured = await load(settings, session.eventUrl, session.apiKey, settings.durationS, signal);
+    result = variantResult(variant.name, variant.description, measured, warm, 0);
+  } finally {
+    await stop(session.child);
+    // The port must be free again: a server still on it would take connections of the next run.
+    if (await portAnswers(port, HOST)) log(`  WARNING: something still answers on ${HOST}:${port} after ${variant.name} stopped`);
+    if (session.prefix !== null) {
+      const deleted = await deleteByPrefix(redis, session.prefix);
+      if (result) result.keysDeleted = deleted;
+      log(`  deleted ${deleted} keys under ${session.prefix}:`);
+    }
+  }
+  return result;
+}
+
+function summary(r: VariantResult): string {
+  const errors = r.non2xx + r.socketErrors > 0 ? `, ERRORS non-2xx ${r.non2xx} socket ${r.socketErrors}` : '';
+  return `  ${Math.round(r.requestsPerSecond)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${errors}`;
+}
+
+/** First SIGINT/SIGTERM: abort and clean up (servers stopped, keys deleted). Second: exit now. */
+function onSignals(): void {
+  const handler = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      log(`${signal} again: killing children and exiting`);
+      process.exit(130); // the 'exit' hook in processes.ts SIGKILLs what is left
+    }
+    log(`${signal}: stopping servers and cleaning up (again to force)`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+async function main(): Promise<number> {
+  const settings = loadSettings();
+  const variants = selectVariants();
+  const wrk = wrkVersion();
+  if (wrk === null) {
+    process.stderr.write(`${WRK_MISSING}\n`);
+    return 2;
+  }
+  if (!existsSync(`${ROOT}dist/src/cli.js`) || !existsSync(`${ROOT}dist/bench/servers/hello.js`)) {
+    throw new UsageError('dist/ is missing: run `npm run bench` (it builds first), not dist/bench/run.js alone');
+  }
+  const redis = await connectRedis(settings.redisUrl);
+  onSignals();
+  const rounds: RoundResult[] = [];
+  try {
+    const machine = await machineFacts(redis, wrk);
+    const passes = settings.rounds * variants.length;
+    log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
+      `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round ` +
+      `(${passes * (settings.warmupS + settings.durationS)} s of load in all); ` +
+      `${machine.cpus} CPUs, load ${machine.loadAverageAtStart[0].toFixed(2)}`);
+    for (let i = 0; i < settings.rounds; i++) {
+      const order = rotated(variants, i);
+      const round: RoundResult = {
+        round: i + 1,
+        startedAt: new Date().toISOString(),
+        loadAverageAtStart: loadavg(),
+        order: order.map((v) => v.name),
+        variants: [],
+        ratios: [],
+      };
+      log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)})`);
+      for (const variant of order) {
+        log(`${variant.name}: ${variant.description}`);
+        const r = await measure(variant, settings, redis, controller.signal);
+        round.variants.push(r);
+        log(summary(r));
+      }
+      round.ratios = roundRatios(round.variants);
+      const target = round.ratios.find((x) => x.name === `${TARGET.of} / ${TARGET.over}`)?.value;
+      if (target !== null && target !== undefined) log(`  round ${round.round}: ${TARGET.of} / ${TARGET.over} ${(target * 100).toFixed(1)}%`);
+      rounds.push(round);
+    }
+    const report = buildReport(machine, settings, variants.map((v) => v.name), rounds);
+    log(`\n${renderMarkdown(report)}`);
+    // `latest` and the README always hold a full comparison; a BENCH_VARIANTS subset goes to
+    // `partial` (git-ignored), so a quick look at one variant never replaces the published table.
+    const full = variants.length === VARIANTS.length;
+    const written = await writeReport(`${ROOT}bench/results`, full ? 'latest' : 'partial', full ? `${ROOT}bench/README.md` : null, report);
+    log(`written: ${written.map((p) => p.replace(ROOT, '')).join(', ')}`);
+    const failed = report.variants.filter((v) => v.non2xx + v.socketErrors > 0);
+    if (failed.length > 0) {
+      process.stderr.write(`bench: errors in ${failed.map((v) => v.name).join(', ')}; the figures are not comparable\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await stopAll();
+    redis.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`bench: ${(controller.signal.reason as Error).message}; servers stopped, keys deleted\n`);
+      process.exit(130);
+    }
+    const setup = err instanceof UsageError || err instanceof RedisUnavailableError;
+    process.stderr.write(`bench: ${setup ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
+    process.exit(setup ? 2 : 1);
+  },
+);

@@ -1,0 +1,119 @@
+/**
+ * The named variants of one workload (the metric event, bench/wrk/event.lua). Each starts its own
+ * server in a fresh child process on a port the runner picked, under a fresh Redis key prefix.
+ *
+ *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
+ *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
+ *   laurel-event    the real laurel api, `node dist/src/cli.js api`
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { startNode, type Child } from './processes.js';
+
+/** The repository root, from dist/bench/variants.js. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The path every variant is loaded on; the bench servers answer any POST path. */
+export const EVENT_PATH = '/api/metrics/lessons/event';
+
+export interface Launch {
+  host: string;
+  port: number;
+  redisUrl: string;
+}
+
+export interface Session {
+  child: Child;
+  /** Redis key prefix to delete afterwards; null when the variant writes nothing. */
+  prefix: string | null;
+  /** The X-API-KEY sent with every request ('' when the server ignores it). */
+  apiKey: string;
+  readyUrl: string;
+  eventUrl: string;
+}
+
+export interface Variant {
+  name: string;
+  description: string;
+  launch(at: Launch): Session;
+  /** Runs once the server is ready, before the warm-up: configuration the load needs. */
+  prepare?(session: Session, signal: AbortSignal): Promise<void>;
+}
+
+function hex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+/**
+ * The runner's environment without anything that would change how a server behaves (a stray
+ * LAUREL_* or REDIS_CLUSTER_NODES from the shell), so each variant gets exactly what it is given.
+ */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('LAUREL_') || k.startsWith('BENCH_') || ['PORT', 'HOST', 'REDIS_CLUSTER_NODES', 'BODY_LIMIT', 'LOG_LEVEL'].includes(k)) continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+function urls(at: Launch): Pick<Session, 'readyUrl' | 'eventUrl'> {
+  const base = `http://${at.host}:${at.port}`;
+  return { readyUrl: `${base}/ready`, eventUrl: `${base}${EVENT_PATH}` };
+}
+
+const server = (file: string) => `${ROOT}dist/bench/servers/${file}`;
+
+export const uwsHello: Variant = {
+  name: 'uws-hello',
+  description: 'uWebSockets.js reads the POST body and answers {"ok":true}',
+  launch(at) {
+    const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host };
+    return { child: startNode('uws-hello', server('hello.js'), [], env), prefix: null, apiKey: '', ...urls(at) };
+  },
+};
+
+export const trivialScript: Variant = {
+  name: 'trivial-script',
+  description: 'uWS + JSON.parse of the body + one INCR Lua script via ioredis defineCommand',
+  launch(at) {
+    const prefix = `bench-trivial-${hex(6)}`;
+    const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, REDIS_URL: at.redisUrl };
+    return { child: startNode('trivial-script', server('trivial-script.js'), [], env), prefix, apiKey: '', ...urls(at) };
+  },
+};
+
+async function post(url: string, apiKey: string, body: unknown, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+export const laurelEvent: Variant = {
+  name: 'laurel-event',
+  description: 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event',
+  launch(at) {
+    const prefix = `bench${hex(6)}`;
+    const apiKey = `bench-admin-${hex(16)}`;
+    const env = {
+      ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
+      LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
+    };
+    return { child: startNode('laurel-event', `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
+  },
+  async prepare(session, signal) {
+    const admin = session.eventUrl.replace(EVENT_PATH, '/admin/v1/metrics');
+    const created = await post(admin, session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
+    if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
+    // One event before the load, so a wrong route or key fails here with the reason, not as
+    // thousands of non-2xx lines in the table.
+    const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);
+    if (probe.status !== 201) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
+  },
+};
+
+export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent];

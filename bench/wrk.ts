@@ -1,0 +1,87 @@
+/**
+ * The load generator: wrk with a Lua script (bench/wrk/*.lua) that varies each request and
+ * reports through its done() callback as one JSON line. Parsing that line is sturdier than
+ * parsing wrk's text summary, whose units change with magnitude (us, ms, s; k, M).
+ */
+import { spawnSync } from 'node:child_process';
+import { start, stop } from './processes.js';
+
+export interface WrkOptions {
+  url: string;
+  script: string;
+  /** Passed to the script's init(args). */
+  scriptArgs: string[];
+  threads: number;
+  connections: number;
+  durationS: number;
+  /** Requests slower than this count as timeouts (wrk's own default is 2 s). */
+  timeoutS: number;
+}
+
+export interface WrkResult {
+  durationUs: number;
+  requests: number;
+  bytes: number;
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  latencyUs: { p50: number; p90: number; p99: number; p999: number; mean: number; stdev: number; max: number };
+  /** Responses per HTTP status, e.g. { "201": 9000, "202": 120 }. */
+  statuses: Record<string, number>;
+}
+
+const MARKER = 'BENCH_RESULT ';
+
+/** wrk's version line, or null when wrk is not on PATH. */
+export function wrkVersion(): string | null {
+  const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  if (r.error) return null;
+  // `wrk -v` prints the version and the usage, and exits 1: only the first line matters.
+  const first = `${r.stdout}${r.stderr}`.split('\n').find((l) => l.startsWith('wrk'));
+  return first?.replace(/\s+Copyright.*$/, '').trim() ?? 'wrk (version unknown)';
+}
+
+export const WRK_MISSING =
+  'wrk is not on PATH. The bench drives load with wrk; install it first:\n' +
+  '  Debian/Ubuntu: sudo apt-get install -y wrk\n' +
+  '  macOS:         brew install wrk\n' +
+  'then run `npm run bench` again.';
+
+function args(o: WrkOptions): string[] {
+  return [
+    '-t', String(o.threads), '-c', String(o.connections), '-d', `${o.durationS}s`,
+    '--timeout', `${o.timeoutS}s`, '-s', o.script, o.url, '--', ...o.scriptArgs,
+  ];
+}
+
+/** Runs wrk once and returns what its done() callback reported. */
+export async function runWrk(o: WrkOptions, signal: AbortSignal): Promise<WrkResult> {
+  signal.throwIfAborted();
+  const child = start('wrk', 'wrk', args(o), { keepLines: 200 });
+  const onAbort = () => void stop(child, 1000);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const code = await child.exited;
+    signal.throwIfAborted();
+    const line = child.output.find((l) => l.startsWith(MARKER));
+    if (code !== 0 || line === undefined) {
+      throw new Error(`wrk failed (exit ${code}):\n${child.output.join('\n')}`);
+    }
+    return JSON.parse(line.slice(MARKER.length)) as WrkResult;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Responses outside 2xx: failures for every variant (201 and 202 both count as success). */
+export function non2xx(r: WrkResult): number {
+  let n = 0;
+  for (const [status, count] of Object.entries(r.statuses)) {
+    if (!status.startsWith('2')) n += count;
+  }
+  return n;
+}
+
+/** Connect, read, write errors and timeouts. */
+export function socketErrors(r: WrkResult): number {
+  const e = r.errors;
+  return e.connect + e.read + e.write + e.timeout;
+}
