@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // One Redis Cluster (from redis-server) for the whole run; see test/support/cluster-global-setup.ts.
-    globalSetup: ['test/support/cluster-global-setup.ts'],
+    // The machine's Redis and Postgres (testcontainers only when unreachable), and one Redis Cluster
+    // (from redis-server) for the whole run; see test/support/.
+    globalSetup: ['test/support/services-global-setup.ts', 'test/support/cluster-global-setup.ts'],
     // Each file starts its own server with its own key prefix, so files may run in parallel.
     pool: 'forks',
     testTimeout: 30000,
