@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deletePrefix } from './support/server.js';
 import { loadSettings } from '../src/settings.js';
@@ -16,7 +17,14 @@ const prefixes: string[] = [];
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  for (const p of prefixes) await deletePrefix(loadSettings({ ...process.env, LAUREL_PREFIX: p }), p);
+  const settings = loadSettings();
+  for (const p of prefixes) await deletePrefix(settings, p);
+  // `laurel start` runs the workers, which copy the configuration into Postgres.
+  const db = new pg.Client({ connectionString: settings.databaseUrl });
+  await db.connect();
+  await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
+  await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
+  await db.end();
 });
 
 function freePort(): Promise<number> {
