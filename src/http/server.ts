@@ -120,7 +120,7 @@ export class HttpServer {
       this.app.any(pattern, (res, req) => {
         const method = req.getMethod().toUpperCase();
         const url = req.getUrl();
-        this.sendError(res, { aborted: false, done: false }, fail('method_not_allowed', method, url), method, url, 0);
+        this.sendError(res, { aborted: false, done: false }, fail('method_not_allowed', method, url), method, url, performance.now());
       });
     }
   }
@@ -260,7 +260,7 @@ export class HttpServer {
     this.app.any('/*', (res, req) => {
       const method = req.getMethod().toUpperCase();
       const url = req.getUrl();
-      this.sendError(res, { aborted: false, done: false }, fail('route_not_found', method, url), method, url, 0);
+      this.sendError(res, { aborted: false, done: false }, fail('route_not_found', method, url), method, url, performance.now());
     });
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {
