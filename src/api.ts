@@ -8,6 +8,7 @@ import { ensureAdminKey } from './bootstrap.js';
 import { Clock } from './clock.js';
 import type { Deps } from './deps.js';
 import { HttpServer } from './http/server.js';
+import { Metrics } from './metrics.js';
 import { createClient, probeRedis } from './redis/client.js';
 import { Keys } from './redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
@@ -37,8 +38,10 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const clock = new Clock(settings.clock);
   const store = new ConfigStore(redis, keys, clock, log);
   await store.start();
+  const metrics = new Metrics();
+  metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
   return {
-    settings, log, redis, keys, store, clock,
+    settings, log, redis, keys, store, clock, metrics,
     async close() {
       await store.stop();
       await redis.quit().catch(() => redis.disconnect());
@@ -58,7 +61,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const svc = services ?? (await connect(settings, log, readiness));
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   const auth = new Authenticator(svc.store);
-  const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES });
+  const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...adminRoutes(svc)]);
   const port = await server.listen(settings.host, settings.port);
   log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import type { Metrics } from './metrics.js';
 import type { RedisClient } from './redis/client.js';
 import type { Keys } from './redis/keys.js';
 import type { Settings } from './settings.js';
@@ -13,4 +14,5 @@ export interface Deps {
   keys: Keys;
   store: ConfigStore;
   clock: Clock;
+  metrics: Metrics;
 }

@@ -40,6 +40,23 @@ describe('operations', () => {
     expect(ready.body).toMatchObject({ status: 'ready', checks: { redis: true, scripts: true, config: true } });
   });
 
+  it('serves Prometheus metrics without a key, counting responses and events', async () => {
+    const before = await s.request('GET', '/metrics', { key: null });
+    expect(before.status).toBe(200);
+    const count = (text: string, series: string) => Number(new RegExp(`^${series} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    const h = { 'Idempotency-Key': 'metrics-1' };
+    await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'prom' }, value: 1 }, headers: h });
+    await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'prom' }, value: 1 }, headers: h });
+    await s.request('GET', '/v1/users/nobody-here');
+    const after = await fetch(`${s.url}/metrics`);
+    expect(after.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await after.text();
+    expect(count(text, 'laurel_events_total\\{outcome="processed"\\}') - count(before.text, 'laurel_events_total\\{outcome="processed"\\}')).toBe(1);
+    expect(count(text, 'laurel_events_total\\{outcome="replayed"\\}') - count(before.text, 'laurel_events_total\\{outcome="replayed"\\}')).toBe(1);
+    expect(count(text, 'laurel_http_responses_total\\{code="404"\\}')).toBeGreaterThan(count(before.text, 'laurel_http_responses_total\\{code="404"\\}'));
+    expect(text).toMatch(/^laurel_config_version \d+$/m);
+  });
+
   it('hides the clock unless LAUREL_CLOCK=manual', async () => {
     expect((await s.request('PUT', '/admin/v1/clock', { body: { now: '2026-01-01T00:00:00Z' } })).status).toBe(404);
     expect((await s.request('GET', '/admin/v1/clock')).status).toBe(404);

@@ -12,6 +12,7 @@ import {
   type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket,
 } from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
 import { HttpError, errorBody, fail } from './errors.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
@@ -36,8 +37,9 @@ export interface Request {
 
 export interface Reply {
   status: number;
-  /** A JSON document. */
+  /** A JSON document, unless `contentType` says otherwise. */
   body: string;
+  contentType?: string;
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
@@ -59,6 +61,8 @@ export interface ServerOptions {
   guard: Guard;
   /** Prefixes per family. */
   prefixes: Record<Family, string[]>;
+  /** Counts responses by status. */
+  metrics: Metrics;
 }
 
 const STATUS_LINE: Record<number, string> = {
@@ -206,12 +210,12 @@ export class HttpServer {
     }
     if (result instanceof Promise) {
       result.then(
-        (reply) => { this.finish(); this.send(res, state, reply.status, reply.body, req.method, req.url, started); },
+        (reply) => { this.finish(); this.send(res, state, reply.status, reply.body, req.method, req.url, started, false, reply.contentType); },
         (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started); },
       );
     } else {
       this.finish();
-      this.send(res, state, result.status, result.body, req.method, req.url, started);
+      this.send(res, state, result.status, result.body, req.method, req.url, started, false, result.contentType);
     }
   }
 
@@ -223,16 +227,17 @@ export class HttpServer {
   /** The only writer: guarded against aborted and finished responses, corked. */
   private send(
     res: HttpResponse, state: State, status: number, body: string,
-    method: string, url: string, started: number, close = false,
+    method: string, url: string, started: number, close = false, contentType = 'application/json',
   ): void {
     if (state.done) return;
     state.done = true;
+    this.opts.metrics.response(status);
     if (state.aborted) {
       this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
       return;
     }
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', 'application/json').end(body, close);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close);
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;

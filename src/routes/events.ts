@@ -73,7 +73,7 @@ class TzCache {
 }
 
 export function eventRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock, settings } = deps;
+  const { redis, keys, store, clock, settings, metrics } = deps;
   const tzCache = new TzCache();
   const coalescer = new WriteCoalescer(redis);
   const isoOf = isoCache();
@@ -124,10 +124,14 @@ export function eventRoutes(deps: Deps): Route[] {
       );
       const code = r[0] as number;
       if (code === 1) {
+        metrics.events.processed++;
         if (setsTz) tzCache.set(tenant, user.id, tz);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false);
       }
-      if (code === 2) return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true);
+      if (code === 2) {
+        metrics.events.replayed++;
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true);
+      }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
       // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
       tz = r[1] as string;

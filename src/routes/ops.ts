@@ -1,6 +1,6 @@
 /**
- * Operations: `GET /health` (the process is up) and `GET /ready` (Redis reachable, scripts loaded,
- * configuration loaded). Neither needs a key.
+ * Operations: `GET /health` (the process is up), `GET /ready` (Redis reachable, scripts loaded,
+ * configuration loaded) and `GET /metrics` (Prometheus). None needs a key.
  */
 import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
@@ -12,9 +12,13 @@ export interface Readiness {
 }
 
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
-  const { redis, store } = deps;
+  const { redis, store, metrics } = deps;
   return [
     { method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }) },
+    {
+      method: 'get', path: '/metrics', family: 'ops',
+      handler: () => ({ status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }),
+    },
     {
       method: 'get', path: '/ready', family: 'ops',
       handler: async () => {
