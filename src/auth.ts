@@ -3,7 +3,8 @@
  * everything; an `application` key the Application API only. A key bound to a tenant acts for
  * that tenant (without a Tenant-ID header too) and is refused for any other.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { uuidv7 } from './domain/ids.js';
 import { fail } from './http/errors.js';
 import type { Family, Request } from './http/server.js';
 import type { ApiKeyRecord, ConfigStore, Snapshot, Tenant } from './store/config.js';
@@ -30,12 +31,12 @@ export interface NewKey {
 export function generateKey(kind: 'admin' | 'application', name: string, tenantId: string | null, now: string): NewKey {
   const prefix = `lrl_${kind === 'admin' ? 'adm' : 'app'}_${randomBytes(6).toString('hex')}`;
   const key = `${prefix}.${randomBytes(24).toString('base64url')}`;
-  return { key, record: { id: randomUUID(), name, kind, tenantId, prefix, hash: hashKey(key), created: now } };
+  return { key, record: { id: uuidv7(), name, kind, tenantId, prefix, hash: hashKey(key), created: now } };
 }
 
 /** The record of a key given from outside (LAUREL_ADMIN_KEY): only its hash is kept. */
 export function externalKeyRecord(raw: string, name: string, now: string): ApiKeyRecord {
-  return { id: randomUUID(), name, kind: 'admin', tenantId: null, prefix: `${raw.slice(0, 4)}…`, hash: hashKey(raw), created: now };
+  return { id: uuidv7(), name, kind: 'admin', tenantId: null, prefix: `${raw.slice(0, 4)}…`, hash: hashKey(raw), created: now };
 }
 
 export class Authenticator {

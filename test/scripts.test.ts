@@ -102,3 +102,13 @@ describe('recordEvent, called directly', () => {
     expect(fields).toEqual(['event', '{"e":"e-1"}']);
   });
 });
+
+describe('uuidv7', () => {
+  it('makes valid version-7 UUIDs that sort in creation order, also within a millisecond', async () => {
+    const { uuidv7 } = await import('../src/domain/ids.js');
+    const ids = Array.from({ length: 5000 }, (_, i) => uuidv7(1_700_000_000_000 + Math.floor(i / 1000)));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

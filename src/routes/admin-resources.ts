@@ -4,8 +4,8 @@
  * id, update with an array of `{ id, ...changes }` into `{ updated, issues }`, delete with
  * `?ids=` into `{ deleted, issues }`. Per-item problems are issues, not HTTP errors.
  */
-import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.js';
+import { uuidv7 } from '../domain/ids.js';
 import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
 import type { Request, Route } from '../http/server.js';
@@ -88,7 +88,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             issues.push({ index, severity: 'error', message: lastError(checkCreate) });
             continue;
           }
-          const entity = spec.build(item, { id: randomUUID(), now: nowIso(), snapshot: store.current });
+          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current });
           if (typeof entity === 'string') {
             issues.push({ index, severity: 'error', message: entity });
             continue;

@@ -83,8 +83,9 @@ export class Snapshot {
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
     const parse = <K extends ConfigKind>(kind: K): EntityByKind[K][] =>
+      // Ids are time-ordered UUIDs (v7): by id is by creation.
       Object.values(raw[kind]).map((json) => JSON.parse(json) as EntityByKind[K])
-        .sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const metrics = parse('metrics');
     this.metrics = new Map(metrics.map((m) => [m.id, m]));
     this.metricsByKey = new Map(metrics.map((m) => [m.key, m]));
