@@ -107,9 +107,13 @@ describe('laurel start-up', () => {
     expect(await created.exited).toBe(0);
     const appKey = created.output().trim();
     expect(appKey).toMatch(/^lrl_app_/);
-    await new Promise((r) => setTimeout(r, 300)); // the running api reloads its configuration
-    const asApp = await fetch(`http://127.0.0.1:${port}/v1/users/nobody`, { headers: { 'x-api-key': appKey } });
-    expect(asApp.status).toBe(404);
+    // The running api learns of the new key through pub/sub (or its version poll).
+    let asApp = 0;
+    for (const until = Date.now() + 5000; Date.now() < until && asApp !== 404;) {
+      asApp = (await fetch(`http://127.0.0.1:${port}/v1/users/nobody`, { headers: { 'x-api-key': appKey } })).status;
+      if (asApp !== 404) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(asApp).toBe(404);
     const adminAsApp = await fetch(`http://127.0.0.1:${port}/admin/v1/metrics`, { headers: { 'x-api-key': appKey } });
     expect(adminAsApp.status).toBe(403);
 
