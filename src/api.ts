@@ -9,10 +9,14 @@ import { Clock } from './clock.js';
 import type { Deps } from './deps.js';
 import { HttpServer } from './http/server.js';
 import { Metrics } from './metrics.js';
+import { CompletionStats } from './domain/stats.js';
+import { Jobs } from './jobs.js';
 import { createClient, probeRedis } from './redis/client.js';
 import { Keys } from './redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
 import { adminRoutes } from './routes/admin.js';
+import { adminAchievementRoutes } from './routes/admin-achievements.js';
+import { achievementRoutes } from './routes/achievements.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { userRoutes } from './routes/users.js';
@@ -40,9 +44,12 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   await store.start();
   const metrics = new Metrics();
   metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
+  const stats = new CompletionStats(redis, keys);
+  const jobs = new Jobs(settings, keys, log);
   return {
-    settings, log, redis, keys, store, clock, metrics,
+    settings, log, redis, keys, store, clock, metrics, stats, jobs,
     async close() {
+      await jobs.close();
       await store.stop();
       await redis.quit().catch(() => redis.disconnect());
     },
@@ -62,7 +69,10 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
-  server.mount([...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...adminRoutes(svc)]);
+  server.mount([
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc),
+  ]);
   const port = await server.listen(settings.host, settings.port);
   log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
   return {

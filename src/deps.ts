@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import type { CompletionStats } from './domain/stats.js';
+import type { Jobs } from './jobs.js';
 import type { Metrics } from './metrics.js';
 import type { RedisClient } from './redis/client.js';
 import type { Keys } from './redis/keys.js';
@@ -15,4 +17,8 @@ export interface Deps {
   store: ConfigStore;
   clock: Clock;
   metrics: Metrics;
+  /** Achievement completions and user counts per tenant. */
+  stats: CompletionStats;
+  /** Work handed to the workers. */
+  jobs: Jobs;
 }

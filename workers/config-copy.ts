@@ -5,9 +5,7 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/deps.js';
-import type { ConfigKind } from '../src/redis/keys.js';
-
-const KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys'];
+import { CONFIG_KINDS as KINDS } from '../src/store/config.js';
 
 export const CONFIG_COPY_QUEUE = 'config-copy';
 

@@ -11,6 +11,8 @@ import type { Settings } from '../src/settings.js';
 import { connectPostgres } from '../src/store/postgres.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
+import { backfill, type BackfillResult } from './achievements.js';
+import { ACHIEVEMENTS_QUEUE, type BackfillJob } from '../src/jobs.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -19,6 +21,8 @@ export interface WorkersHandle {
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
   drainNow(): Promise<DrainResult>;
+  /** Resolves once no achievement job is waiting or running (for tests). */
+  achievementsIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,7 +62,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     name: 'drain', opts: { removeOnComplete: 10, removeOnFail: 100 },
   });
 
-  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE] }, 'laurel workers running');
+  const achievementsQueue = new Queue(ACHIEVEMENTS_QUEUE, { connection, prefix });
+  const achievementsWorker = new Worker(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
+    const r = await backfill(svc, job.data as BackfillJob);
+    wlog.info({ achievement: (job.data as BackfillJob).achievementId, ...r }, 'achievement backfilled');
+    return r;
+  }, { connection, prefix, concurrency: 1 });
+  achievementsWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'achievement job failed'));
+
+  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE] }, 'laurel workers running');
   return {
     services: svc,
     pool,
@@ -70,7 +82,18 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       }
     },
     drainNow: () => drainLogs(svc, pool),
+    async achievementsIdle(timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const counts = await achievementsQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        if (Object.values(counts).every((n) => n === 0)) return;
+        if (Date.now() > until) throw new Error(`achievement jobs still pending: ${JSON.stringify(counts)}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
     async close() {
+      await achievementsWorker.close();
+      await achievementsQueue.close();
       await drainWorker.close();
       await drainQueue.close();
       await configWorker.close();

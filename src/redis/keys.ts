@@ -9,6 +9,7 @@
  *                                                        d:<local day> -> change of the metric that day
  *                                                        i:<idempotency key> -> first event id[:expiry ms]
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
+ *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
@@ -34,7 +35,7 @@ function escapeId(id: string): string {
   return id.replace(/%/g, '%25').replace(/:/g, '%3A');
 }
 
-export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys';
+export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements';
 
 /** The keys of one user: what a phase-1 script receives. */
 export interface UserKeys {
@@ -46,6 +47,8 @@ export interface UserKeys {
   user: string;
   users: string;
   log: string;
+  /** Achievement completion counters of the user's partition and tenant. */
+  completions: string;
 }
 
 export class Keys {
@@ -74,6 +77,7 @@ export class Keys {
       user: `${slot}user:${scope}`,
       users: `${slot}users:${tenant}`,
       log: `${slot}log`,
+      completions: `${slot}achc:${tenant}`,
     };
   }
 
@@ -88,6 +92,10 @@ export class Keys {
 
   partitionUsers(partition: number, tenant: string): string {
     return `${this.slots[partition]}users:${tenant}`;
+  }
+
+  partitionCompletions(partition: number, tenant: string): string {
+    return `${this.slots[partition]}achc:${tenant}`;
   }
 
   config(kind: ConfigKind): string {

@@ -60,8 +60,12 @@ type Args = (string | number | Buffer)[];
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     recordEvent(
-      user: string, userMetric: string, users: string, log: string, ...args: Args
+      user: string, userMetric: string, users: string, log: string, completions: string, ...args: Args
     ): Result<(string | number)[], Context>;
+    completeAchievement(
+      user: string, users: string, log: string, completions: string, ...args: Args
+    ): Result<(string | number)[], Context>;
+    backfillAchievement(user: string, userMetric: string, completions: string, ...args: Args): Result<number, Context>;
     upsertUser(user: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     updatePreferences(user: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
@@ -97,4 +101,5 @@ export const ScriptCode = {
   EXISTS: -3,
   NOT_FOUND: -4,
   DUPLICATE: -5,
+  FILTERED_OUT: -6,
 } as const;

@@ -34,6 +34,10 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   /** Applies a valid update item; returns a message to refuse it. */
   apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
   view(entity: EntityByKind[K]): unknown;
+  /** Runs after a create (previous null) or an update was stored. */
+  afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
+  /** A message to refuse deleting an entity (something still refers to it). */
+  refuseDelete?(entity: EntityByKind[K], snapshot: Snapshot): string | null;
 }
 
 /** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
@@ -94,8 +98,12 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             continue;
           }
           const result = await store.put(spec.kind, 'create', entity);
-          if (result === 'ok') created.push(spec.view(entity));
-          else issues.push({ index, severity: 'error', message: duplicate(entity) });
+          if (result === 'ok') {
+            created.push(spec.view(entity));
+            await spec.afterWrite?.(entity, null, store.current.version);
+          } else {
+            issues.push({ index, severity: 'error', message: duplicate(entity) });
+          }
         }
         return json(created.length > 0 ? 201 : 200, { created, issues });
       },
@@ -138,7 +146,10 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             continue;
           }
           const result = await store.put(spec.kind, 'update', entity);
-          if (result === 'ok') updated.push(spec.view(entity));
+          if (result === 'ok') {
+            updated.push(spec.view(entity));
+            await spec.afterWrite?.(entity, current, store.current.version);
+          }
           else if (result === 'not_found') issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
           else issues.push({ id: item.id, severity: 'error', message: duplicate(entity) });
         }
@@ -151,7 +162,10 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
         for (const id of idsOf(queryOf(req.query))) {
-          if (await store.delete(spec.kind, id)) deleted.push({ id });
+          const entity = store.current.get(spec.kind, id);
+          const refusal = entity && spec.refuseDelete?.(entity, store.current);
+          if (refusal) issues.push({ id, severity: 'error', message: refusal });
+          else if (await store.delete(spec.kind, id)) deleted.push({ id });
           else issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
         }
         return ok({ deleted, issues });

@@ -14,6 +14,8 @@ import { localDay } from '../domain/time.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
+import { eventMatches, userAchievementView } from '../domain/achievements.js';
+import type { Snapshot } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
@@ -38,6 +40,17 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 /** A streak response for users without a streak (streaks arrive with their own issue). */
 function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
+}
+
+/** The achievements a script reply lists after its first three elements, as a JSON array. */
+function completedJson(snapshot: Snapshot, reply: (string | number)[], achievedAt: string): string {
+  if (reply.length <= 3) return '[]';
+  const list = [];
+  for (let i = 3; i < reply.length; i++) {
+    const a = snapshot.achievements.get(String(reply[i]));
+    if (a) list.push(userAchievementView(a, snapshot, achievedAt));
+  }
+  return JSON.stringify(list);
 }
 
 /** `new Date(ms).toISOString()` costs ~0.6 µs; many events share a millisecond under load. */
@@ -73,7 +86,7 @@ class TzCache {
 }
 
 export function eventRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock, settings, metrics } = deps;
+  const { redis, keys, store, clock, settings, metrics, stats } = deps;
   const tzCache = new TzCache();
   const coalescer = new WriteCoalescer(redis);
   const isoOf = isoCache();
@@ -109,7 +122,11 @@ export function eventRoutes(deps: Deps): Route[] {
     const flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0') +
       (windowMs === 0 ? '' : `:${now}:${now + windowMs}`);
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
-    const creation = isoOf(now) + user.id;
+    const nowIso = isoOf(now);
+    const creation = nowIso + user.id;
+    const plan = snapshot.plans.get(metric.id);
+    const planBuffer = plan?.buffer ?? '';
+    const matches = plan ? eventMatches(plan, body.attributes) : '';
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
 
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -119,18 +136,20 @@ export function eventRoutes(deps: Deps): Route[] {
       });
       coalescer.hold();
       const r = await redis.recordEvent(
-        u.user, userMetricKey, u.users, u.log,
-        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, ...ident.pairs,
+        u.user, userMetricKey, u.users, u.log, u.completions,
+        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches,
+        ...ident.pairs,
       );
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
+        if (r.length > 3) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
-        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false);
+        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false, completedJson(snapshot, r, nowIso));
       }
       if (code === 2) {
         metrics.events.replayed++;
-        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true);
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
       // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
@@ -142,8 +161,9 @@ export function eventRoutes(deps: Deps): Route[] {
 
   function respond(
     status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
+    achievements: string,
   ): Reply {
-    let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":[],` +
+    let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
       `"currentStreak":${streakJson},"points":{},"leaderboards":{}`;
     if (idempotencyKey !== '') {
       body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;

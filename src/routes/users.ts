@@ -12,6 +12,7 @@ import {
   checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification,
   totalField, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash,
 } from '../domain/users.js';
+import { completionField, userAchievementView, visibleTo } from '../domain/achievements.js';
 import { userEntry } from '../domain/log.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -69,7 +70,15 @@ export function userRoutes(deps: Deps): Route[] {
     return metric;
   }
 
+  /** A metric with the user's total and the metric's achievements (achievedAt null when open). */
   function metricView(metric: Metric, h: UserHash) {
+    const snapshot = store.current;
+    const achievements = [];
+    for (const a of snapshot.achievements.values()) {
+      if (a.trigger !== 'metric' || a.metricId !== metric.id) continue;
+      const achievedAt = h[completionField(a.id)] ?? null;
+      if (visibleTo(a, achievedAt !== null)) achievements.push(userAchievementView(a, snapshot, achievedAt));
+    }
     return {
       id: metric.id,
       key: metric.key,
@@ -78,7 +87,7 @@ export function userRoutes(deps: Deps): Route[] {
       current: Number(h[totalField(metric.id)] ?? 0),
       unitType: metric.unitType,
       units: metric.units,
-      achievements: [],
+      achievements,
     };
   }
 

@@ -9,6 +9,7 @@ import type { RedisClient } from '../redis/client.js';
 import type { ConfigKind, Keys } from '../redis/keys.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../clock.js';
+import { compilePlans, type LuaAchievement, type MetricPlan } from '../domain/achievements.js';
 
 export interface Metric {
   id: string;
@@ -51,11 +52,40 @@ export interface ApiKeyRecord {
   created: string;
 }
 
+export interface AttributeFilter {
+  attributeId: string;
+  attributeValue: string;
+}
+
+export type AchievementTrigger = 'metric' | 'streak' | 'api' | 'achievement';
+export type AchievementStatus = 'active' | 'inactive' | 'locked' | 'archived';
+
+export interface Achievement {
+  id: string;
+  key: string;
+  name: string;
+  trigger: AchievementTrigger;
+  description: string | null;
+  badgeUrl: string | null;
+  metricId: string | null;
+  metricValue: number | null;
+  streakLength: number | null;
+  /** Prerequisites of an `achievement` (composite) trigger. */
+  achievementIds: string[];
+  userAttributes: AttributeFilter[];
+  /** Only for `metric`: only events with all these attribute values count. */
+  eventAttributes: AttributeFilter[];
+  status: AchievementStatus;
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
   tenants: Tenant;
   apikeys: ApiKeyRecord;
+  achievements: Achievement;
 }
 
 /** The field each kind keeps unique. */
@@ -64,9 +94,11 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   attributes: 'key',
   tenants: 'customerId',
   apikeys: 'hash',
+  achievements: 'key',
 };
 
-const KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys'];
+export const CONFIG_KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys', 'achievements'];
+const KINDS = CONFIG_KINDS;
 
 export class Snapshot {
   readonly version: number;
@@ -79,6 +111,12 @@ export class Snapshot {
   readonly tenantsByCustomerId: Map<string, Tenant>;
   readonly apiKeys: Map<string, ApiKeyRecord>;
   readonly apiKeysByHash: Map<string, ApiKeyRecord>;
+  readonly achievements: Map<string, Achievement>;
+  readonly achievementsByKey: Map<string, Achievement>;
+  /** What the event script needs of each metric's achievements, compiled once per version. */
+  readonly plans: Map<string, MetricPlan>;
+  /** The active composites, prerequisites first, in their Lua form. */
+  readonly composites: LuaAchievement[];
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
@@ -99,11 +137,18 @@ export class Snapshot {
     const keys = parse('apikeys');
     this.apiKeys = new Map(keys.map((k) => [k.id, k]));
     this.apiKeysByHash = new Map(keys.map((k) => [k.hash, k]));
+    const achievements = parse('achievements');
+    this.achievements = new Map(achievements.map((a) => [a.id, a]));
+    this.achievementsByKey = new Map(achievements.map((a) => [a.key, a]));
+    const compiled = compilePlans(this);
+    this.plans = compiled.plans;
+    this.composites = compiled.composites;
   }
 
   private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {
     return {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
+      achievements: this.achievements,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 
@@ -120,7 +165,7 @@ export class Snapshot {
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
 export class ConfigStore {
-  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {} });
+  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {}, achievements: {} });
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly clock: Clock;

@@ -1,7 +1,8 @@
 --[[
   Phase 1 of a metric event, on the user's partition: idempotency check, user upsert, metric
-  total, the day's summary bucket and one entry on the partition's event log. Pure: time, periods
-  and configuration come in as arguments.
+  total, the day's summary bucket, achievements the event completes, and one entry on the
+  partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
+  in as arguments.
 
   Every KEYS or ARGV element costs about 1,100 instructions in Redis (a Lua string in a fresh,
   read-only table) and 0.25 µs in the api, so field names arrive ready-made, flags share one
@@ -11,6 +12,7 @@
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
   KEYS[3] partition user set     <slot>users:<tenant>
   KEYS[4] partition event log    <slot>log
+  KEYS[5] completion counters    <slot>achc:<tenant>
 
   ARGV[1] total field of the metric in the user hash: 'm:<metricId>'
   ARGV[2] value, a decimal string
@@ -23,10 +25,14 @@
   ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap)
-  ARGV[9...] user hash field/value pairs of the identification
+  ARGV[9] the metric's achievement plan (msgpack: m = metric achievements by threshold, c =
+          composites), '' when the metric completes nothing
+  ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
+  ARGV[11...] user hash field/value pairs of the identification
 
   Returns
-    {1, total, created}   processed; created is 1 for a new user
+    {1, total, created, id...}  processed; created is 1 for a new user; the ids of the
+                                achievements this event completed
     {2, eventId, total}   idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -35,6 +41,7 @@ local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
 local usersKey = KEYS[3]
 local logKey = KEYS[4]
+local countsKey = KEYS[5]
 
 local totalField = ARGV[1]
 local value = ARGV[2]
@@ -44,10 +51,13 @@ local flags = ARGV[5]
 local idempotency = ARGV[6]
 local creation = ARGV[7]
 local logEntry = ARGV[8]
+local plan = ARGV[9]
+local matches = ARGV[10]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
 --- @include "writeUser"
+--- @include "completeAchievements"
 
 local isInteger = string.byte(flags, 3) == 49
 local nowMs, expiresAt
@@ -73,7 +83,7 @@ end
 
 if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
 
-local created = writeUser(userKey, usersKey, stored[2] ~= false, creation, ARGV, 9)
+local created = writeUser(userKey, usersKey, stored[2] ~= false, creation, ARGV, 11)
 local total = addNumber(userKey, totalField, value, isInteger)
 addNumber(userMetricKey, dayField, value, isInteger)
 if idemField then
@@ -82,4 +92,21 @@ if idemField then
 end
 redis.call('XADD', logKey, '*', 'event', logEntry)
 
-return {1, total, created}
+local reply = {1, total, created}
+if plan ~= '' then
+  -- A metric achievement completes on the event that takes its total across the threshold.
+  local p = cmsgpack.unpack(plan)
+  local v = tonumber(value)
+  local newTotal = tonumber(total)
+  local stamp = string.sub(creation, 1, 24)
+  for _, a in ipairs(p.m) do
+    local now = newTotal
+    if a.f then
+      now = nil
+      if string.byte(matches, a.f) == 49 then now = tonumber(addNumber(userMetricKey, a.pf, value, isInteger)) end
+    end
+    if now and now >= a.v and now - v < a.v then complete(userKey, countsKey, a, stamp, reply) end
+  end
+  if #reply > 3 then cascade(userKey, countsKey, p.c, stamp, reply) end
+end
+return reply

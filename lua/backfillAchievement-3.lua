@@ -1,0 +1,44 @@
+--[[
+  Completes one achievement, silently, for a user who already qualifies (after the achievement
+  was activated or changed), then the composites that this completes.
+
+  KEYS[1] user hash              <slot>user:<tenant>:<uid>
+  KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid> (the user hash again when the
+                                 achievement has no metric)
+  KEYS[3] completion counters    <slot>achc:<tenant>
+
+  ARGV[1] now, ISO-8601
+  ARGV[2] plan (msgpack): a = the achievement's entry (metric: tf = total field or pf = progress
+          field, and v = threshold; composite: r), c = the composites
+
+  Returns the number of achievements completed.
+]]
+local userKey = KEYS[1]
+local userMetricKey = KEYS[2]
+local countsKey = KEYS[3]
+
+local stamp = ARGV[1]
+local plan = cmsgpack.unpack(ARGV[2])
+
+--- @include "completeAchievements"
+
+local a = plan.a
+if redis.call('EXISTS', userKey) == 0 or redis.call('HEXISTS', userKey, a.cf) == 1 then return 0 end
+
+local qualifies = false
+if a.r then
+  qualifies = true
+  for _, field in ipairs(redis.call('HMGET', userKey, unpack(a.r))) do
+    if not field then qualifies = false break end
+  end
+elseif a.v then
+  local current
+  if a.pf then current = redis.call('HGET', userMetricKey, a.pf) else current = redis.call('HGET', userKey, a.tf) end
+  qualifies = current ~= false and tonumber(current) >= a.v
+end
+
+local completed = {}
+if qualifies and complete(userKey, countsKey, a, stamp, completed) then
+  cascade(userKey, countsKey, plan.c, stamp, completed)
+end
+return #completed

@@ -1,0 +1,58 @@
+--[[
+  Completes an `api` achievement for a user (upserting the user first), at most once, then the
+  composites that this completes. A second call completes nothing and answers the first
+  completion's time.
+
+  KEYS[1] user hash              <slot>user:<tenant>:<uid>
+  KEYS[2] partition user set     <slot>users:<tenant>
+  KEYS[3] partition event log    <slot>log
+  KEYS[4] completion counters    <slot>achc:<tenant>
+
+  ARGV[1] creation: '<now, ISO-8601, 24 characters><user id>'
+  ARGV[2] '1' when the request sets subscribeToEmails to true without an email
+  ARGV[3] the event log entry (JSON, built by the api)
+  ARGV[4] plan (msgpack): a = the achievement's entry, c = the composites
+  ARGV[5...] user hash field/value pairs of the identification
+
+  Returns
+    {1, created, achievedAt, id...}  the user was identified; achievedAt is when the achievement
+                                     was completed (now, or earlier); the ids completed now
+    {-2}                             subscribeToEmails true without an email: nothing changed
+    {-6}                             the user's attributes do not match the achievement's
+                                     filters: nothing changed
+]]
+local userKey = KEYS[1]
+local usersKey = KEYS[2]
+local logKey = KEYS[3]
+local countsKey = KEYS[4]
+
+local creation = ARGV[1]
+local needsEmail = ARGV[2]
+local logEntry = ARGV[3]
+local plan = cmsgpack.unpack(ARGV[4])
+
+--- @include "canSubscribe"
+--- @include "writeUser"
+--- @include "completeAchievements"
+
+if not canSubscribe(userKey, needsEmail) then return {-2} end
+
+local achievement = plan.a
+local stamp = string.sub(creation, 1, 24)
+local before = redis.call('HGET', userKey, achievement.cf)
+if not before and achievement.ua then
+  local pending = {}
+  for i = 5, #ARGV, 2 do pending[ARGV[i]] = ARGV[i + 1] end
+  if not attributesMatch(userKey, achievement.ua, pending) then return {-6} end
+end
+
+local created = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1, creation, ARGV, 5)
+local reply = {1, created, before or stamp}
+if not before then
+  redis.call('HSET', userKey, achievement.cf, stamp)
+  redis.call('HINCRBY', countsKey, achievement.id, 1)
+  reply[#reply + 1] = achievement.id
+  cascade(userKey, countsKey, plan.c, stamp, reply)
+end
+redis.call('XADD', logKey, '*', 'achievement', logEntry)
+return reply

@@ -1,0 +1,222 @@
+/**
+ * Achievements: the plans the scripts evaluate, compiled once per configuration version, and the
+ * wire shapes of an achievement.
+ *
+ * An achievement completes at most once per user: the script writes `c:<id>` into the user hash
+ * with HSETNX, so concurrent events cannot complete it twice. Kinds:
+ *   metric       the user's total of the metric reaches `metricValue`; with event-attribute
+ *                filters, only matching events count (a progress field `p:<id>` in the
+ *                user-metric hash). Evaluated when an event crosses the threshold.
+ *   api          completed only through POST achievements/{key}/complete.
+ *   achievement  completes when all `achievementIds` are completed (cascades in the same script).
+ *   streak       completes when the streak reaches `streakLength` (with streaks).
+ * Statuses: active (completable, shown), inactive (neither), locked (not completable, shown to
+ * users who have it), archived (gone). User-attribute filters must all match the user.
+ */
+import { createHash } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
+import { totalField } from './users.js';
+
+/** Plain maps and arrays, as Lua's cmsgpack reads them. */
+const packr = new Packr({ useRecords: false });
+
+/** What the event script needs for one metric. */
+export interface MetricPlan {
+  /** msgpack of the plan; '' when the metric can complete nothing. */
+  buffer: Buffer | '';
+  /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
+  eventFilters: [string, string][][];
+}
+
+/** Entries of the Lua plan (field names are short: they are decoded on every event). */
+export interface LuaAchievement {
+  id: string;
+  /** The completion field in the user hash. */
+  cf: string;
+  /** metric: the threshold. */
+  v?: number;
+  /** User-attribute filter: flat [field, value, ...] of the user hash. */
+  ua?: string[];
+  /** metric with event filters: 1-based position in the request's match flags, and progress field. */
+  f?: number;
+  pf?: string;
+  /** achievement: completion fields of the prerequisites. */
+  r?: string[];
+  /** backfill of an unfiltered metric achievement: the total field in the user hash. */
+  tf?: string;
+}
+
+export const completionField = (achievementId: string): string => 'c:' + achievementId;
+/** Progress of an event-filtered metric achievement, in the user-metric hash. */
+export const progressField = (achievementId: string): string => 'p:' + achievementId;
+
+/** The user-hash form of a user-attribute filter; null when an attribute no longer exists. */
+function userFilter(filters: AttributeFilter[], snapshot: Snapshot): string[] | null {
+  const flat: string[] = [];
+  for (const f of filters) {
+    const attribute = snapshot.attributes.get(f.attributeId);
+    if (!attribute) return null;
+    flat.push('a:' + attribute.key, f.attributeValue);
+  }
+  return flat;
+}
+
+function eventFilter(filters: AttributeFilter[], snapshot: Snapshot): [string, string][] | null {
+  const pairs: [string, string][] = [];
+  for (const f of filters) {
+    const attribute = snapshot.attributes.get(f.attributeId);
+    if (!attribute) return null;
+    pairs.push([attribute.key, f.attributeValue]);
+  }
+  return pairs;
+}
+
+/** Active composites, prerequisites first, with their Lua form. */
+function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
+  const byId = snapshot.achievements;
+  const order: Achievement[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (a: Achievement) => {
+    if (state.get(a.id) !== undefined) return; // done, or a cycle the admin API refuses anyway
+    state.set(a.id, 'visiting');
+    for (const id of a.achievementIds) {
+      const pre = byId.get(id);
+      if (pre && pre.trigger === 'achievement') visit(pre);
+    }
+    state.set(a.id, 'done');
+    order.push(a);
+  };
+  for (const a of byId.values()) if (a.trigger === 'achievement') visit(a);
+  const entries: LuaAchievement[] = [];
+  for (const a of order) {
+    if (a.status !== 'active') continue;
+    const ua = userFilter(a.userAttributes, snapshot);
+    if (ua === null) continue;
+    const entry: LuaAchievement = { id: a.id, cf: completionField(a.id), r: a.achievementIds.map(completionField) };
+    if (ua.length > 0) entry.ua = ua;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPlan>; composites: LuaAchievement[] } {
+  const composites = compositeEntries(snapshot);
+  const plans = new Map<string, MetricPlan>();
+  for (const metric of snapshot.metrics.values()) {
+    const m: LuaAchievement[] = [];
+    const eventFilters: [string, string][][] = [];
+    const achievements = [...snapshot.achievements.values()]
+      .filter((a) => a.trigger === 'metric' && a.metricId === metric.id && a.status === 'active')
+      .sort((a, b) => (a.metricValue ?? 0) - (b.metricValue ?? 0));
+    for (const a of achievements) {
+      const ua = userFilter(a.userAttributes, snapshot);
+      const ev = eventFilter(a.eventAttributes, snapshot);
+      if (ua === null || ev === null) continue;
+      const entry: LuaAchievement = { id: a.id, cf: completionField(a.id), v: a.metricValue ?? 0 };
+      if (ua.length > 0) entry.ua = ua;
+      if (ev.length > 0) {
+        eventFilters.push(ev);
+        entry.f = eventFilters.length;
+        entry.pf = progressField(a.id);
+      }
+      m.push(entry);
+    }
+    const buffer = m.length === 0 ? '' : packr.pack(composites.length > 0 ? { m, c: composites } : { m });
+    plans.set(metric.id, { buffer, eventFilters });
+  }
+  return { plans, composites };
+}
+
+/**
+ * The plan of completing one achievement outside the event path (the API, a backfill): its own
+ * entry and the composites. Null when the achievement cannot be completed (a filter's attribute
+ * is gone).
+ */
+export function singlePlan(a: Achievement, snapshot: Snapshot): Buffer | null {
+  const ua = userFilter(a.userAttributes, snapshot);
+  if (ua === null) return null;
+  const entry: LuaAchievement = { id: a.id, cf: completionField(a.id) };
+  if (ua.length > 0) entry.ua = ua;
+  if (a.trigger === 'achievement') entry.r = a.achievementIds.map(completionField);
+  if (a.trigger === 'metric' && a.metricId !== null) {
+    entry.v = a.metricValue ?? 0;
+    if (a.eventAttributes.length > 0) entry.pf = progressField(a.id);
+    else entry.tf = totalField(a.metricId);
+  }
+  const composites = snapshot.composites.filter((c) => c.id !== a.id);
+  return packr.pack(composites.length > 0 ? { a: entry, c: composites } : { a: entry });
+}
+
+/** '1' or '0' per filtered achievement of the plan: whether the event's attributes match. */
+export function eventMatches(plan: MetricPlan, attributes: Record<string, string> | null | undefined): string {
+  if (plan.eventFilters.length === 0) return '';
+  let flags = '';
+  for (const filter of plan.eventFilters) {
+    flags += attributes != null && filter.every(([k, v]) => attributes[k] === v) ? '1' : '0';
+  }
+  return flags;
+}
+
+/** A stable completion id per tenant, user and achievement (the same on every answer). */
+export function completionId(tenant: string, userId: string, achievementId: string): string {
+  const h = createHash('sha1').update(`${tenant}\u0000${userId}\u0000${achievementId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export interface AchievementView {
+  id: string;
+  key: string;
+  name: string;
+  trigger: string;
+  description: string | null;
+  badgeUrl: string | null;
+  userAttributes: { key: string; value: string }[];
+  metricId?: string;
+  metricValue?: number;
+  metricName?: string;
+  eventAttributes?: { key: string; value: string }[];
+  eventAttribute?: { key: string; value: string };
+  streakLength?: number;
+  achievementIds?: string[];
+}
+
+function filterView(filters: AttributeFilter[], snapshot: Snapshot): { key: string; value: string }[] {
+  return filters.map((f) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue }));
+}
+
+/** The Application API shape of an achievement (trophy AchievementResponse, 1.21.1). */
+export function achievementView(a: Achievement, snapshot: Snapshot): AchievementView {
+  const view: AchievementView = {
+    id: a.id,
+    key: a.key,
+    name: a.name,
+    trigger: a.trigger,
+    description: a.description,
+    badgeUrl: a.badgeUrl,
+    userAttributes: filterView(a.userAttributes, snapshot),
+  };
+  if (a.trigger === 'metric') {
+    view.metricId = a.metricId ?? undefined;
+    view.metricValue = a.metricValue ?? undefined;
+    view.metricName = (a.metricId && snapshot.metrics.get(a.metricId)?.name) || undefined;
+    const events = filterView(a.eventAttributes, snapshot);
+    view.eventAttributes = events;
+    if (events.length > 0) view.eventAttribute = events[0];
+  } else if (a.trigger === 'streak') {
+    view.streakLength = a.streakLength ?? undefined;
+  } else if (a.trigger === 'achievement') {
+    view.achievementIds = a.achievementIds;
+  }
+  return view;
+}
+
+/** The stored completion value: the ISO time it was completed. */
+export function userAchievementView(a: Achievement, snapshot: Snapshot, achievedAt: string | null) {
+  return { ...achievementView(a, snapshot), achievedAt };
+}
+
+/** Achievements shown to a user: active ones, and locked ones the user has. */
+export function visibleTo(a: Achievement, completed: boolean): boolean {
+  return a.status === 'active' || (a.status === 'locked' && completed);
+}

@@ -1,0 +1,158 @@
+/**
+ * Achievements in the Application API: completing an `api` achievement, all achievements with
+ * their statistics, and a user's achievements.
+ */
+import { principalOf } from '../auth.js';
+import type { Deps } from '../deps.js';
+import {
+  achievementView, completionField, completionId, progressField, singlePlan, userAchievementView, visibleTo,
+} from '../domain/achievements.js';
+import { userEntry } from '../domain/log.js';
+import { CompletionStats, type TenantStats } from '../domain/stats.js';
+import {
+  checkUserId, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser, type UserHash,
+} from '../domain/users.js';
+import { fail } from '../http/errors.js';
+import { json, ok, queryOf } from '../http/reply.js';
+import type { Request, Route } from '../http/server.js';
+import { compile, parseJson } from '../http/validate.js';
+import { ScriptCode } from '../redis/scripts.js';
+import type { Achievement, Snapshot } from '../store/config.js';
+
+const validateCompletion = compile<{ user: UpsertedUser }>({
+  type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
+});
+
+/** `userAttributes=key:value,key:value`: known user attribute keys, all required. */
+export function parseUserAttributes(raw: string | null, snapshot: Snapshot): Map<string, string> | null {
+  if (raw === null || raw === '') return null;
+  const pairs = new Map<string, string>();
+  for (const part of raw.split(',')) {
+    const i = part.indexOf(':');
+    if (i <= 0) throw fail('invalid_query', `userAttributes must be key:value pairs separated by commas, got "${part}"`);
+    pairs.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
+  const unknown = [...pairs.keys()].filter((k) => !snapshot.userAttributes.has(k));
+  if (unknown.length > 0) throw fail('invalid_attributes', unknown.join(', '));
+  return pairs;
+}
+
+/** Whether a user with the given attribute values could earn the achievement. */
+function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, string>): boolean {
+  return a.userAttributes.every((f) => {
+    const key = snapshot.attributes.get(f.attributeId)?.key;
+    return key !== undefined && attributes.get(key) === f.attributeValue;
+  });
+}
+
+function withStats<T extends { id: string }>(view: T, stats: TenantStats) {
+  return { ...view, completions: stats.completions.get(view.id) ?? 0, rarity: CompletionStats.rarity(stats, view.id) };
+}
+
+export function achievementRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock, stats } = deps;
+
+  async function completeApi(req: Request) {
+    const { tenant } = principalOf(req);
+    const snapshot = store.current;
+    const key = req.params[0];
+    const achievement = snapshot.achievementsByKey.get(key);
+    if (!achievement || achievement.status === 'inactive' || achievement.status === 'archived') {
+      throw fail('not_found', `Achievement "${key}"`);
+    }
+    if (achievement.trigger !== 'api') {
+      throw fail('unprocessable', `Achievement "${key}" completes on its ${achievement.trigger} trigger, not through the API`);
+    }
+    const body = validateCompletion(parseJson(req.body));
+    const user = body.user;
+    const ident = prepareIdentification(user, snapshot);
+    const plan = singlePlan(achievement, snapshot);
+    if (plan === null) throw fail('unprocessable', `Achievement "${key}" filters on an attribute that no longer exists`);
+    const u = keys.forUser(tenant, user.id);
+    const now = clock.now();
+    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+    const entry = userEntry(tenant, user.id, now, { ...fields, achievement: achievement.id });
+    // Locked: no new completions, but a user who has it gets the original completion back.
+    if (achievement.status === 'locked') {
+      const achievedAt = await redis.hget(u.user, completionField(achievement.id));
+      if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
+      return json(201, completionReply(achievement, snapshot, tenant, user.id, achievedAt));
+    }
+    const r = await redis.completeAchievement(
+      u.user, u.users, u.log, u.completions,
+      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, ...ident.pairs,
+    );
+    if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+    if (r[0] === ScriptCode.FILTERED_OUT) {
+      throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
+    }
+    if (r.length > 3) stats.invalidate(tenant);
+    return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2])));
+  }
+
+  function completionReply(a: Achievement, snapshot: Snapshot, tenant: string, userId: string, achievedAt: string) {
+    return { completionId: completionId(tenant, userId, a.id), achievement: userAchievementView(a, snapshot, achievedAt), points: {} };
+  }
+
+  async function userAchievements(req: Request) {
+    const { tenant } = principalOf(req);
+    const id = req.params[0];
+    checkUserId(id);
+    const snapshot = store.current;
+    const u = keys.forUser(tenant, id);
+    const h: UserHash = await redis.hgetall(u.user);
+    if (h.id === undefined) throw fail('user_not_found', id);
+    const includeIncomplete = queryOf(req.query).get('includeIncomplete') === 'true';
+    const tenantStats = await stats.get(tenant);
+    const done: { view: ReturnType<typeof userAchievementView>; at: string }[] = [];
+    const open: Achievement[] = [];
+    for (const a of snapshot.achievements.values()) {
+      const achievedAt = h[completionField(a.id)];
+      if (!visibleTo(a, achievedAt !== undefined)) continue;
+      if (achievedAt !== undefined) done.push({ view: userAchievementView(a, snapshot, achievedAt), at: achievedAt });
+      else if (includeIncomplete) open.push(a);
+    }
+    done.sort((x, y) => x.at.localeCompare(y.at));
+    const list: unknown[] = done.map((d) => withStats(d.view, tenantStats));
+    if (open.length > 0) {
+      const progress = await progressOf(u, h, open);
+      for (const a of open) {
+        list.push({ ...withStats(userAchievementView(a, snapshot, null), tenantStats), ...progress.get(a.id) });
+      }
+    }
+    return ok(list);
+  }
+
+  /** Progress of incomplete metric achievements: the total, or the filtered events' sum. */
+  async function progressOf(u: ReturnType<typeof keys.forUser>, h: UserHash, open: Achievement[]) {
+    const out = new Map<string, { progress: { current: number; target: number } }>();
+    for (const a of open) {
+      if (a.trigger !== 'metric' || a.metricId === null) continue;
+      const current = a.eventAttributes.length > 0
+        ? Number((await redis.hget(keys.userMetric(u, a.metricId), progressField(a.id))) ?? 0)
+        : Number(h[totalField(a.metricId)] ?? 0);
+      out.set(a.id, { progress: { current, target: a.metricValue ?? 0 } });
+    }
+    return out;
+  }
+
+  async function all(req: Request) {
+    const { tenant } = principalOf(req);
+    const snapshot = store.current;
+    const filter = parseUserAttributes(queryOf(req.query).get('userAttributes'), snapshot);
+    const tenantStats = await stats.get(tenant);
+    const list = [];
+    for (const a of snapshot.achievements.values()) {
+      if (a.status !== 'active') continue;
+      if (filter !== null && !couldEarn(a, snapshot, filter)) continue;
+      list.push(withStats(achievementView(a, snapshot), tenantStats));
+    }
+    return ok(list);
+  }
+
+  return [
+    { method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi },
+    { method: 'get', path: '/achievements', family: 'app', handler: all },
+    { method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements },
+  ];
+}
