@@ -60,10 +60,14 @@ describe.each(targets())('achievements on %s', (target) => {
         { name: 'x', key: 'five', trigger: 'api' },
         { name: 'x', key: 'zero', trigger: 'metric', metricId, metricValue: 0 },
         { name: 'x', key: 'no-length', trigger: 'streak' },
+        { name: 'x', key: 'bad-metric-key', trigger: 'metric', metricKey: 'nope', metricValue: 1 },
       ]);
       expect(r.status).toBe(200);
       expect(r.body.created).toEqual([]);
-      expect(r.body.issues.map((i: any) => i.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(r.body.issues.map((i: any) => i.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      const byKey = await admin('POST', [{ name: 'By key', key: 'by-key', trigger: 'metric', metricKey: 'lessons', metricValue: 1000 }]);
+      expect(byKey.body.created[0]).toMatchObject({ metricId, metricValue: 1000 });
+      await admin('DELETE', undefined, `?ids=${byKey.body.created[0].id}`);
       expect(r.body.issues[5].message).toMatch(/already exists/);
     });
 

@@ -26,6 +26,7 @@ const fields = {
   description: { type: ['string', 'null'], maxLength: 2000 },
   badge: { type: ['object', 'null'], required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
   metricId: { type: 'string' },
+  metricKey: { type: 'string' },
   metricValue: { type: 'number', exclusiveMinimum: 0 },
   streakLength: { type: 'integer', minimum: 1 },
   achievementIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } },
@@ -41,6 +42,8 @@ interface AchievementInput {
   description?: string | null;
   badge?: { url: string } | null;
   metricId?: string;
+  /** laurel's convenience: the metric by key instead of id. */
+  metricKey?: string;
   metricValue?: number;
   streakLength?: number;
   achievementIds?: string[];
@@ -91,6 +94,12 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
   return null;
 }
 
+/** `metricId`, or the id of the metric named by `metricKey` (an unknown key fails the check). */
+function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: Snapshot): string | undefined {
+  if (item.metricId !== undefined || item.metricKey === undefined) return item.metricId;
+  return snapshot.metricsByKey.get(item.metricKey)?.id ?? `key:${item.metricKey}`;
+}
+
 export function achievementAdminView(a: Achievement) {
   return {
     id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
@@ -121,7 +130,7 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
       const a: Achievement = {
         id, key: item.key, name: item.name, trigger: item.trigger,
         description: item.description ?? null, badgeUrl: item.badge?.url ?? null,
-        metricId: item.metricId ?? null, metricValue: item.metricValue ?? null, streakLength: item.streakLength ?? null,
+        metricId: metricIdOf(item, snapshot) ?? null, metricValue: item.metricValue ?? null, streakLength: item.streakLength ?? null,
         achievementIds: item.achievementIds ?? [], userAttributes: item.userAttributes ?? [], eventAttributes: item.eventAttributes ?? [],
         status: item.status ?? 'active', created: now, updated: now,
       };
@@ -135,7 +144,7 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
         name: c.name ?? a.name,
         description: c.description === undefined ? a.description : c.description,
         badgeUrl: c.badge === undefined ? a.badgeUrl : c.badge?.url ?? null,
-        metricId: c.metricId ?? a.metricId,
+        metricId: metricIdOf(c, snapshot) ?? a.metricId,
         metricValue: c.metricValue ?? a.metricValue,
         streakLength: c.streakLength ?? a.streakLength,
         achievementIds: c.achievementIds ?? a.achievementIds,
