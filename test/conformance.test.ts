@@ -10,7 +10,9 @@
  */
 import { TrophyApi, TrophyApiClient, TrophyApiError } from '@trophyso/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rejectionOf, sdkClient, WireRecorder, type WireCall } from './support/sdk.js';
+import {
+  adminUpdate, byKey, createAchievements, createAttributes, rejectionOf, sdkClient, WireRecorder, type WireCall,
+} from './support/sdk.js';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
 const NO_RETRY = { maxRetries: 0 };
@@ -539,5 +541,355 @@ describe.each(targets())('SDK 1.0.42 conformance on %s', (target) => {
       const other = await s.request('GET', '/v1/users/t-default', { tenant: 'acme' });
       expect(other.status).toBe(404);
     });
+  });
+});
+
+/**
+ * Achievements through the SDK, on a server of their own (the other block expects metrics without
+ * achievements, and rarity is a share of all the tenant's users).
+ *
+ * The `it`s run in order and build one scenario: the statistics checked by `achievements.all`
+ * count the users and completions of the tests before it (7 users by then).
+ */
+describe.each(targets())('SDK 1.0.42 achievements on %s', (target) => {
+  let s: TestServer;
+  let metricIds: Record<string, string>;
+  let attrIds: Record<string, string>;
+  let ach: Record<string, string>;
+  let client: TrophyApiClient;
+  const wire = new WireRecorder();
+
+  const BADGE_L3 = 'https://cdn.example.com/badges/lessons-3.png';
+  const BADGE_ONB = 'https://cdn.example.com/badges/onboarded.png';
+  /** The active achievements (everything but `hidden`, which is inactive). */
+  const VISIBLE = ['lessons-3', 'lessons-5', 'lessons-10', 'quizzes-pro', 'onboarded', 'profile', 'all-set', 'welcome-free'];
+  const T = {
+    e1: '2026-03-10T12:00:00.000Z',
+    e2: '2026-03-10T13:00:00.000Z',
+    e3: '2026-03-10T14:00:00.000Z',
+    bob: '2026-03-11T09:00:00.000Z',
+    pia: '2026-03-11T10:00:00.000Z',
+    c1: '2026-03-12T08:00:00.000Z',
+    c2: '2026-03-12T09:30:00.000Z',
+    d1: '2026-03-13T08:00:00.000Z',
+    d2: '2026-03-13T18:45:00.000Z',
+    eve: '2026-03-14T07:00:00.000Z',
+    f1: '2026-03-15T07:00:00.000Z',
+    f2: '2026-03-16T07:00:00.000Z',
+  };
+  const iso = (d: Date | undefined) => d?.toISOString();
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    metricIds = await s.metrics('lessons', 'quizzes');
+    attrIds = await createAttributes(s, 'user', 'plan');
+    const plan = (value: string) => [{ attributeId: attrIds.plan, attributeValue: value }];
+    ach = await createAchievements(s, [
+      { name: 'Three lessons', key: 'lessons-3', trigger: 'metric', description: 'Finish three lessons',
+        badge: { url: BADGE_L3 }, metricId: metricIds.lessons, metricValue: 3 },
+      { name: 'Five lessons', key: 'lessons-5', trigger: 'metric', metricId: metricIds.lessons, metricValue: 5 },
+      { name: 'Ten lessons', key: 'lessons-10', trigger: 'metric', metricId: metricIds.lessons, metricValue: 10 },
+      { name: 'Pro quizzer', key: 'quizzes-pro', trigger: 'metric', metricId: metricIds.quizzes, metricValue: 2,
+        userAttributes: plan('pro') },
+      { name: 'Onboarded', key: 'onboarded', trigger: 'api', description: 'Finished onboarding', badge: { url: BADGE_ONB } },
+      { name: 'Profile complete', key: 'profile', trigger: 'api' },
+      { name: 'Welcome, free plan', key: 'welcome-free', trigger: 'api', userAttributes: plan('free') },
+      { name: 'Hidden', key: 'hidden', trigger: 'api', status: 'inactive' },
+    ]);
+    Object.assign(ach, await createAchievements(s, [
+      { name: 'All set', key: 'all-set', trigger: 'achievement', achievementIds: [ach.onboarded, ach.profile] },
+    ]));
+    client = sdkClient(s);
+    wire.install();
+  });
+  afterAll(async () => {
+    wire.uninstall();
+    await s?.close();
+  });
+
+  const event = async (at: string, metric: string, user: TrophyApi.UpsertedUser, value: number) => {
+    await s.setClock(at);
+    return client.metrics.event(metric, { user, value }, NO_RETRY);
+  };
+
+  it('metrics.event lists the achievements the event completed, parsed, and only once', async () => {
+    const first = await event(T.e1, 'lessons', { id: 'ach-ada' }, 2);
+    expect(first.total).toBe(2);
+    expect(first.achievements).toEqual([]);
+
+    // 2 → 6 crosses 3 and 5, not 10.
+    await s.setClock(T.e2);
+    const { result: r, calls } = await wire.capture(() =>
+      client.metrics.event('lessons', { user: { id: 'ach-ada' }, value: 4 }, NO_RETRY));
+    expect(calls.map((c) => [c.path, c.status])).toEqual([['/v1/metrics/lessons/event', 201]]);
+    expect(r.total).toBe(6);
+    expect(r.achievements.map((a) => a.key).sort()).toEqual(['lessons-3', 'lessons-5']);
+    const got = byKey(r.achievements);
+    expect(got['lessons-3']).toMatchObject({
+      id: ach['lessons-3'], name: 'Three lessons', trigger: 'metric', description: 'Finish three lessons',
+      badgeUrl: BADGE_L3, metricId: metricIds.lessons, metricValue: 3, metricName: 'Metric lessons',
+    });
+    expect(got['lessons-5']).toMatchObject({
+      id: ach['lessons-5'], name: 'Five lessons', trigger: 'metric',
+      metricId: metricIds.lessons, metricValue: 5, metricName: 'Metric lessons',
+    });
+    expect(got['lessons-5'].description).toBeUndefined(); // null on the wire
+    expect(got['lessons-5'].badgeUrl).toBeUndefined();
+    for (const a of r.achievements) {
+      expect(a.achievedAt, a.key).toBeInstanceOf(Date);
+      expect(iso(a.achievedAt), a.key).toBe(T.e2);
+      expect(a.streakLength, a.key).toBeUndefined();
+    }
+
+    // Nothing new: a later event, and falling below a threshold and crossing it again.
+    const later = await event(T.e3, 'lessons', { id: 'ach-ada' }, 1);
+    expect(later).toMatchObject({ total: 7, achievements: [] });
+    expect((await event(T.e3, 'lessons', { id: 'ach-ada' }, -6))).toMatchObject({ total: 1, achievements: [] });
+    expect((await event(T.e3, 'lessons', { id: 'ach-ada' }, 5))).toMatchObject({ total: 6, achievements: [] });
+
+    // Reaching the value exactly completes it.
+    const bob = await event(T.bob, 'lessons', { id: 'ach-bob' }, 3);
+    expect(bob.total).toBe(3);
+    expect(bob.achievements.map((a) => [a.key, iso(a.achievedAt)])).toEqual([['lessons-3', T.bob]]);
+  });
+
+  it('metrics.event completes a user-attribute-filtered achievement only for matching users', async () => {
+    const bob = await event(T.bob, 'quizzes', { id: 'ach-bob' }, 5);
+    expect(bob).toMatchObject({ total: 5, achievements: [] });
+
+    const pia = await event(T.pia, 'quizzes', { id: 'ach-pia', attributes: { plan: 'pro' } }, 2);
+    expect(pia.total).toBe(2);
+    expect(pia.achievements).toHaveLength(1);
+    expect(pia.achievements[0]).toMatchObject({
+      id: ach['quizzes-pro'], key: 'quizzes-pro', trigger: 'metric', metricId: metricIds.quizzes, metricValue: 2,
+      metricName: 'Metric quizzes', userAttributes: [{ key: 'plan', value: 'pro' }],
+    });
+    expect(iso(pia.achievements[0].achievedAt)).toBe(T.pia);
+  });
+
+  it('achievements.complete completes an api achievement once (201), creating the user', async () => {
+    await s.setClock(T.c1);
+    const { result: r, calls } = await wire.capture(() =>
+      client.achievements.complete('onboarded', { user: { id: 'ach-cy', name: 'Cy' } }, NO_RETRY));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ method: 'POST', path: '/v1/achievements/onboarded/complete', status: 201 });
+    expect(JSON.parse(calls[0].body ?? '{}')).toEqual({ user: { id: 'ach-cy', name: 'Cy' } });
+    expect(typeof r.completionId).toBe('string');
+    expect(r.completionId.length).toBeGreaterThan(0);
+    expect(r.points).toEqual({});
+    expect(r.achievement).toMatchObject({
+      id: ach.onboarded, key: 'onboarded', name: 'Onboarded', trigger: 'api',
+      description: 'Finished onboarding', badgeUrl: BADGE_ONB,
+    });
+    expect(r.achievement.metricId).toBeUndefined();
+    expect(r.achievement.achievedAt).toBeInstanceOf(Date);
+    expect(iso(r.achievement.achievedAt)).toBe(T.c1);
+    expect(await client.users.get('ach-cy', NO_RETRY)).toMatchObject({ id: 'ach-cy', name: 'Cy' });
+
+    // Again, later: the same completion.
+    await s.setClock(T.c2);
+    const again = await client.achievements.complete('onboarded', { user: { id: 'ach-cy' } }, NO_RETRY);
+    expect(again.completionId).toBe(r.completionId);
+    expect(iso(again.achievement.achievedAt)).toBe(T.c1);
+    expect(again.achievement).toMatchObject({ id: ach.onboarded, key: 'onboarded', trigger: 'api' });
+    expect(again.points).toEqual({});
+  });
+
+  it('achievements.complete raises NotFoundError for unknown and inactive keys, UnprocessableEntityError otherwise', async () => {
+    await s.setClock(T.c2);
+    // Default retries on purpose: a retryable status would show up as several requests.
+    const { error, calls } = await wire.captureRejection(() =>
+      client.achievements.complete('no-such-achievement', { user: { id: 'ach-ghost' } }));
+    const body = apiError(error, TrophyApi.NotFoundError, 404);
+    expect(body.error).toContain('no-such-achievement');
+    expect(callsTo(calls, 'POST', '/v1/achievements/')).toHaveLength(1);
+    apiError(await rejectionOf(client.users.get('ach-ghost', NO_RETRY)), TrophyApiError, 404);
+
+    apiError(await rejectionOf(client.achievements.complete('hidden', { user: { id: 'ach-cy' } }, NO_RETRY)),
+      TrophyApi.NotFoundError, 404);
+
+    // A metric achievement completes on its metric only.
+    const metric = apiError(await rejectionOf(client.achievements.complete('lessons-3', { user: { id: 'ach-cy' } }, NO_RETRY)),
+      TrophyApi.UnprocessableEntityError, 422);
+    expect(metric.error).toContain('lessons-3');
+
+    // A user-attribute filter applies to the API too, with the request's own attributes.
+    apiError(await rejectionOf(client.achievements.complete('welcome-free', { user: { id: 'ach-cy' } }, NO_RETRY)),
+      TrophyApi.UnprocessableEntityError, 422);
+    const free = await client.achievements.complete('welcome-free',
+      { user: { id: 'ach-cy', attributes: { plan: 'free' } } }, NO_RETRY);
+    expect(free.achievement).toMatchObject({ key: 'welcome-free', userAttributes: [{ key: 'plan', value: 'free' }] });
+    expect(iso(free.achievement.achievedAt)).toBe(T.c2);
+    expect((await client.users.get('ach-cy', NO_RETRY)).attributes).toEqual({ plan: 'free' });
+
+    // Unknown user attribute keys: 422, nothing completed.
+    apiError(await rejectionOf(client.achievements.complete('profile',
+      { user: { id: 'ach-cy', attributes: { colour: 'red' } } }, NO_RETRY)), TrophyApi.UnprocessableEntityError, 422);
+    expect((await client.users.achievements('ach-cy', undefined, NO_RETRY)).map((a) => a.key).sort())
+      .toEqual(['onboarded', 'welcome-free']);
+  });
+
+  it('completing the last prerequisite completes the composite achievement', async () => {
+    await s.setClock(T.d1);
+    await client.achievements.complete('onboarded', { user: { id: 'ach-dee' } }, NO_RETRY);
+    const before = await client.users.achievements('ach-dee', undefined, NO_RETRY);
+    expect(before.map((a) => [a.key, iso(a.achievedAt)])).toEqual([['onboarded', T.d1]]);
+
+    await s.setClock(T.d2);
+    const r = await client.achievements.complete('profile', { user: { id: 'ach-dee' } }, NO_RETRY);
+    expect(r.achievement).toMatchObject({ id: ach.profile, key: 'profile', trigger: 'api' });
+    expect(iso(r.achievement.achievedAt)).toBe(T.d2);
+
+    const after = byKey(await client.users.achievements('ach-dee', undefined, NO_RETRY));
+    expect(Object.keys(after).sort()).toEqual(['all-set', 'onboarded', 'profile']);
+    expect(after['all-set']).toMatchObject({
+      id: ach['all-set'], name: 'All set', achievementIds: [ach.onboarded, ach.profile],
+    });
+    expect(after['all-set'].trigger).toBe('achievement'); // not in the SDK's enum: passed through
+    expect(after['all-set'].achievedAt).toBeInstanceOf(Date);
+    expect(iso(after['all-set'].achievedAt)).toBe(T.d2);
+    expect(iso(after.onboarded.achievedAt)).toBe(T.d1);
+    expect(iso(after.profile.achievedAt)).toBe(T.d2);
+
+    // Completing a prerequisite again does not complete the composite again.
+    const replay = await client.achievements.complete('profile', { user: { id: 'ach-dee' } }, NO_RETRY);
+    expect(replay.completionId).toBe(r.completionId);
+    expect(iso((await client.users.achievements('ach-dee', undefined, NO_RETRY))
+      .find((a) => a.key === 'all-set')?.achievedAt)).toBe(T.d2);
+  });
+
+  it('users.achievements lists completed ones, and with includeIncomplete "true" the others too', async () => {
+    const { result: done, calls } = await wire.capture(() => client.users.achievements('ach-ada', undefined, NO_RETRY));
+    expect(calls.map((c) => [c.path, c.status])).toEqual([['/v1/users/ach-ada/achievements', 200]]);
+    expect(done.map((a) => a.key).sort()).toEqual(['lessons-3', 'lessons-5']);
+    for (const a of done) {
+      expect(a.achievedAt, a.key).toBeInstanceOf(Date);
+      expect(iso(a.achievedAt), a.key).toBe(T.e2);
+      expect(typeof a.completions, a.key).toBe('number');
+      expect(typeof a.rarity, a.key).toBe('number');
+    }
+    expect(byKey(done)['lessons-3']).toMatchObject({
+      trigger: 'metric', metricId: metricIds.lessons, metricValue: 3, metricName: 'Metric lessons', badgeUrl: BADGE_L3,
+    });
+
+    const { result: all, calls: c2 } = await wire.capture(() =>
+      client.users.achievements('ach-ada', { includeIncomplete: 'true' }, NO_RETRY));
+    expect(c2.map((c) => [c.path, c.status])).toEqual([['/v1/users/ach-ada/achievements?includeIncomplete=true', 200]]);
+    const got = byKey(all);
+    expect(Object.keys(got).sort()).toEqual([...VISIBLE].sort()); // not `hidden` (inactive)
+    for (const k of VISIBLE) {
+      const completed = k === 'lessons-3' || k === 'lessons-5';
+      if (completed) expect(iso(got[k].achievedAt), k).toBe(T.e2);
+      else expect(got[k].achievedAt, k).toBeUndefined(); // null on the wire
+      expect(typeof got[k].completions, k).toBe('number');
+      expect(typeof got[k].rarity, k).toBe('number');
+    }
+    // The progress extension of open metric achievements.
+    expect(got['lessons-10']).toMatchObject({ metricValue: 10, progress: { current: 6, target: 10 } });
+    expect(got['quizzes-pro']).toMatchObject({ progress: { current: 0, target: 2 } });
+
+    // A user with nothing completed.
+    await client.users.create({ id: 'ach-new' }, NO_RETRY);
+    expect(await client.users.achievements('ach-new', undefined, NO_RETRY)).toEqual([]);
+    expect((await client.users.achievements('ach-new', { includeIncomplete: 'true' }, NO_RETRY)).map((a) => a.key).sort())
+      .toEqual([...VISIBLE].sort());
+
+    apiError(await rejectionOf(client.users.achievements('ach-nobody', undefined, NO_RETRY)), TrophyApi.NotFoundError, 404);
+  });
+
+  it('users.singleMetric and allMetrics list the metric\'s achievements with achievedAt', async () => {
+    const m = await client.users.singleMetric('ach-ada', 'lessons', NO_RETRY);
+    expect(m).toMatchObject({ id: metricIds.lessons, key: 'lessons', current: 6 });
+    const got = byKey(m.achievements);
+    expect(Object.keys(got).sort()).toEqual(['lessons-10', 'lessons-3', 'lessons-5']);
+    expect(got['lessons-3']).toMatchObject({
+      id: ach['lessons-3'], name: 'Three lessons', trigger: 'metric', metricId: metricIds.lessons, metricValue: 3,
+      metricName: 'Metric lessons', badgeUrl: BADGE_L3, description: 'Finish three lessons',
+    });
+    expect(got['lessons-3'].achievedAt).toBeInstanceOf(Date);
+    expect(iso(got['lessons-3'].achievedAt)).toBe(T.e2);
+    expect(iso(got['lessons-5'].achievedAt)).toBe(T.e2);
+    expect(got['lessons-10'].achievedAt).toBeUndefined();
+    expect(got['lessons-10'].metricValue).toBe(10);
+
+    const pia = await client.users.singleMetric('ach-pia', 'quizzes', NO_RETRY);
+    expect(pia.achievements.map((a) => [a.key, iso(a.achievedAt)])).toEqual([['quizzes-pro', T.pia]]);
+    const bob = await client.users.singleMetric('ach-bob', 'quizzes', NO_RETRY);
+    expect(bob.achievements.map((a) => [a.key, a.achievedAt])).toEqual([['quizzes-pro', undefined]]);
+
+    const metrics = await client.users.allMetrics('ach-ada', NO_RETRY);
+    const lessons = metrics.find((x) => x.key === 'lessons');
+    expect(lessons?.achievements.map((a) => a.key).sort()).toEqual(['lessons-10', 'lessons-3', 'lessons-5']);
+    expect(metrics.find((x) => x.key === 'quizzes')?.achievements.map((a) => [a.key, a.achievedAt]))
+      .toEqual([['quizzes-pro', undefined]]);
+  });
+
+  it('achievements.all lists the active achievements with completions and rarity, filtered by userAttributes', async () => {
+    // The last write completes something, so no cached statistics are left.
+    const eve = await event(T.eve, 'quizzes', { id: 'ach-eve', attributes: { plan: 'pro' } }, 3);
+    expect(eve.achievements.map((a) => a.key)).toEqual(['quizzes-pro']);
+
+    // ada, bob, pia, cy, dee, new and eve (the refused calls created no user).
+    const users = 7;
+    const completions: Record<string, number> = {
+      'lessons-3': 2, 'lessons-5': 1, 'lessons-10': 0, 'quizzes-pro': 2,
+      onboarded: 2, profile: 1, 'all-set': 1, 'welcome-free': 1,
+    };
+    const check = (list: TrophyApi.AchievementWithStatsResponse[], expected: string[]) => {
+      const got = byKey(list);
+      expect(Object.keys(got).sort()).toEqual([...expected].sort());
+      for (const k of expected) {
+        expect(got[k].completions, k).toBe(completions[k]);
+        expect(got[k].rarity, k).toBeCloseTo((100 * completions[k]) / users, 1);
+        expect(got[k].id, k).toBe(ach[k]);
+      }
+      return got;
+    };
+
+    const { result: all, calls } = await wire.capture(() => client.achievements.all(undefined, NO_RETRY));
+    expect(calls.map((c) => [c.path, c.status])).toEqual([['/v1/achievements', 200]]);
+    const got = check(all, VISIBLE);
+    expect(got['lessons-3']).toMatchObject({
+      name: 'Three lessons', trigger: 'metric', description: 'Finish three lessons', badgeUrl: BADGE_L3,
+      metricId: metricIds.lessons, metricValue: 3, metricName: 'Metric lessons',
+    });
+    expect(got.onboarded).toMatchObject({ name: 'Onboarded', trigger: 'api', badgeUrl: BADGE_ONB });
+    expect(got['quizzes-pro'].userAttributes).toEqual([{ key: 'plan', value: 'pro' }]);
+    expect(got['all-set'].trigger).toBe('achievement');
+    expect(got['lessons-10'].rarity).toBe(0);
+
+    const { result: pro, calls: c2 } = await wire.capture(() => client.achievements.all({ userAttributes: 'plan:pro' }, NO_RETRY));
+    expect(decodeURIComponent(c2[0].path)).toBe('/v1/achievements?userAttributes=plan:pro');
+    expect(c2[0].status).toBe(200);
+    check(pro, VISIBLE.filter((k) => k !== 'welcome-free'));
+    check(await client.achievements.all({ userAttributes: 'plan:free' }, NO_RETRY), VISIBLE.filter((k) => k !== 'quizzes-pro'));
+    check(await client.achievements.all({ userAttributes: 'plan:team' }, NO_RETRY),
+      VISIBLE.filter((k) => k !== 'quizzes-pro' && k !== 'welcome-free'));
+
+    const bad = apiError(await rejectionOf(client.achievements.all({ userAttributes: 'colour:red' }, NO_RETRY)),
+      TrophyApi.UnprocessableEntityError, 422);
+    expect(bad.error).toContain('colour');
+  });
+
+  it('a locked achievement accepts no new completions and is shown only to users who have it', async () => {
+    const { legacy } = await createAchievements(s, [{ name: 'Legacy', key: 'legacy', trigger: 'api' }]);
+    await s.setClock(T.f1);
+    const first = await client.achievements.complete('legacy', { user: { id: 'ach-fay' } }, NO_RETRY);
+    expect(iso(first.achievement.achievedAt)).toBe(T.f1);
+    await adminUpdate(s, '/admin/v1/achievements', [{ id: legacy, status: 'locked' }]);
+
+    await s.setClock(T.f2);
+    const again = await client.achievements.complete('legacy', { user: { id: 'ach-fay' } }, NO_RETRY);
+    expect(again.completionId).toBe(first.completionId);
+    expect(iso(again.achievement.achievedAt)).toBe(T.f1);
+    apiError(await rejectionOf(client.achievements.complete('legacy', { user: { id: 'ach-ada' } }, NO_RETRY)),
+      TrophyApi.UnprocessableEntityError, 422);
+
+    expect((await client.achievements.all(undefined, NO_RETRY)).map((a) => a.key)).not.toContain('legacy');
+    const fay = await client.users.achievements('ach-fay', undefined, NO_RETRY);
+    expect(fay.map((a) => [a.key, iso(a.achievedAt)])).toEqual([['legacy', T.f1]]);
+    const ada = await client.users.achievements('ach-ada', { includeIncomplete: 'true' }, NO_RETRY);
+    expect(ada.map((a) => a.key)).not.toContain('legacy');
+    expect(ada.map((a) => a.key)).not.toContain('hidden');
   });
 });

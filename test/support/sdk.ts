@@ -98,3 +98,60 @@ export class WireRecorder {
     return { error, calls: this.since(m) };
   }
 }
+
+/** An item of `POST /admin/v1/achievements`. */
+export interface AchievementInput {
+  name: string;
+  key: string;
+  trigger: 'metric' | 'streak' | 'api' | 'achievement';
+  description?: string | null;
+  badge?: { url: string } | null;
+  metricId?: string;
+  metricValue?: number;
+  streakLength?: number;
+  achievementIds?: string[];
+  userAttributes?: { attributeId: string; attributeValue: string }[];
+  eventAttributes?: { attributeId: string; attributeValue: string }[];
+  status?: 'active' | 'inactive' | 'locked' | 'archived';
+}
+
+/**
+ * Creates a batch through an Admin API create endpoint (`{ created, issues }`); fails unless every
+ * item was created. Returns the created entities' ids by key.
+ */
+export async function adminCreate(s: TestServer, path: string, items: { key: string }[]): Promise<Record<string, string>> {
+  const r = await s.request('POST', path, { body: items });
+  if (r.status !== 201 || r.body.issues?.length !== 0 || r.body.created?.length !== items.length) {
+    throw new Error(`POST ${path}: ${r.status} ${r.text}`);
+  }
+  return Object.fromEntries((r.body.created as { key: string; id: string }[]).map((e) => [e.key, e.id]));
+}
+
+/** Creates achievements through the Admin API; returns their ids by key. */
+export function createAchievements(s: TestServer, items: AchievementInput[]): Promise<Record<string, string>> {
+  return adminCreate(s, '/admin/v1/achievements', items);
+}
+
+/** Creates attributes (named after their keys) through the Admin API; returns their ids by key. */
+export function createAttributes(s: TestServer, type: 'user' | 'event', ...keys: string[]): Promise<Record<string, string>> {
+  return adminCreate(s, '/admin/v1/attributes', keys.map((key) => ({ name: key, key, type })));
+}
+
+/** Changes entities through an Admin API update endpoint (`{ updated, issues }`); fails on any issue. */
+export async function adminUpdate(s: TestServer, path: string, changes: ({ id: string } & Record<string, unknown>)[]): Promise<void> {
+  const r = await s.request('PATCH', path, { body: changes });
+  if (r.status !== 200 || r.body.issues?.length !== 0 || r.body.updated?.length !== changes.length) {
+    throw new Error(`PATCH ${path}: ${r.status} ${r.text}`);
+  }
+}
+
+/** A list of SDK achievement objects by key (every laurel achievement has one). */
+export function byKey<T extends { key?: string }>(list: T[]): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const a of list) {
+    if (a.key === undefined) throw new Error(`achievement without a key: ${JSON.stringify(a)}`);
+    if (a.key in out) throw new Error(`achievement "${a.key}" listed twice`);
+    out[a.key] = a;
+  }
+  return out;
+}
