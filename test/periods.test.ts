@@ -1,0 +1,65 @@
+/**
+ * The period arithmetic of streaks against luxon, over random zones and instants (fast-check).
+ */
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import {
+  currentPeriod, dateOfDay, dayIndexOf, firstDayOf, periodEnd, periodOfDay, periodStart, type Frequency,
+} from '../src/domain/periods.js';
+
+const ZONES = [
+  'UTC', 'Europe/London', 'Europe/Paris', 'America/New_York', 'America/Los_Angeles', 'America/Sao_Paulo',
+  'Asia/Tokyo', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Sydney', 'Australia/Lord_Howe', 'Pacific/Auckland',
+  'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/St_Johns', 'Africa/Casablanca',
+];
+const instant = fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2060, 0, 1) });
+const zone = fc.constantFrom(...ZONES);
+
+describe('period arithmetic', () => {
+  it('round-trips dates and day indices', () => {
+    fc.assert(fc.property(fc.integer({ min: -30000, max: 60000 }), (day) => {
+      expect(dayIndexOf(dateOfDay(day))).toBe(day);
+    }));
+    expect(dayIndexOf('1970-01-01')).toBe(0);
+    expect(dateOfDay(20414)).toBe('2025-11-22');
+  });
+
+  it('puts every instant in the period luxon finds for the zone (day, Monday week, month)', () => {
+    fc.assert(fc.property(instant, zone, (ms, tz) => {
+      const local = DateTime.fromMillis(ms, { zone: tz });
+      for (const [frequency, unit] of [['daily', 'day'], ['weekly', 'week'], ['monthly', 'month']] as const) {
+        const { period } = currentPeriod(frequency, tz, ms);
+        expect(periodStart(frequency, period), `${tz} ${local.toISO()} ${frequency}`).toBe(local.startOf(unit).toISODate());
+        expect(periodEnd(frequency, period)).toBe(local.endOf(unit).toISODate());
+      }
+    }), { numRuns: 400 });
+  });
+
+  it('numbers consecutive periods consecutively, across DST switches', () => {
+    fc.assert(fc.property(fc.integer({ min: -5000, max: 40000 }), fc.constantFrom<Frequency>('daily', 'weekly', 'monthly'), (day, frequency) => {
+      const p = periodOfDay(frequency, day);
+      expect(periodOfDay(frequency, firstDayOf(frequency, p))).toBe(p);
+      expect(periodOfDay(frequency, firstDayOf(frequency, p + 1))).toBe(p + 1);
+      expect(periodOfDay(frequency, firstDayOf(frequency, p + 1) - 1)).toBe(p);
+    }));
+    // Europe/Paris springs forward on 2026-03-29 (23 hours) and falls back on 2026-10-25 (25 hours).
+    const tz = 'Europe/Paris';
+    const days = ['2026-03-28T12:00', '2026-03-29T12:00', '2026-03-30T12:00', '2026-10-24T12:00', '2026-10-25T12:00', '2026-10-26T12:00']
+      .map((iso) => currentPeriod('daily', tz, DateTime.fromISO(iso, { zone: tz }).toMillis()).period);
+    expect(days[1] - days[0]).toBe(1);
+    expect(days[2] - days[1]).toBe(1);
+    expect(days[4] - days[3]).toBe(1);
+    expect(days[5] - days[4]).toBe(1);
+  });
+
+  it('starts weeks on Monday and months on the first', () => {
+    fc.assert(fc.property(fc.integer({ min: -2000, max: 8000 }), (week) => {
+      expect(new Date(`${periodStart('weekly', week)}T00:00:00Z`).getUTCDay()).toBe(1);
+      expect(new Date(`${periodEnd('weekly', week)}T00:00:00Z`).getUTCDay()).toBe(0);
+    }));
+    fc.assert(fc.property(fc.integer({ min: -300, max: 1500 }), (month) => {
+      expect(periodStart('monthly', month).endsWith('-01')).toBe(true);
+    }));
+  });
+});
