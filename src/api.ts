@@ -17,6 +17,7 @@ import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminAchievementRoutes } from './routes/admin-achievements.js';
 import { achievementRoutes } from './routes/achievements.js';
+import { adminStreakRoutes } from './routes/admin-streaks.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { userRoutes } from './routes/users.js';
@@ -71,7 +72,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminStreakRoutes(svc),
   ]);
   const port = await server.listen(settings.host, settings.port);
   log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');

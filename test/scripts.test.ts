@@ -72,10 +72,10 @@ describe('recordEvent, called directly', () => {
   const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
     return redis.recordEvent(
-      u.user, keys.userMetric(u, metric), u.users, u.log, u.completions,
+      u.user, keys.userMetric(u, metric), u.users, u.log, u.completions, u.history,
       `m:${metric}`, o.value ?? '1', 'd:2026-01-01', o.tz ?? '', (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0') + '0',
       o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
-      '', '', ...(o.pairs ?? []),
+      '', '', '', ...(o.pairs ?? []),
     );
   };
   const keyCount = async () => (await redis.keys(`${settings.prefix}:*`)).length;
@@ -86,7 +86,7 @@ describe('recordEvent, called directly', () => {
   });
 
   it('processes, then reports a time zone mismatch without writing', async () => {
-    expect(await call({ tz: 'Asia/Tokyo', setsTz: true, pairs: ['tz', 'Asia/Tokyo'], value: '2.5' })).toEqual([1, '2.5', 1]);
+    expect(await call({ tz: 'Asia/Tokyo', setsTz: true, pairs: ['tz', 'Asia/Tokyo'], value: '2.5' })).toEqual([1, '2.5', 1, '']);
     const before = await redis.xlen(u.log);
     expect(await call({ tz: '' })).toEqual([ScriptCode.TZ_MISMATCH, 'Asia/Tokyo']);
     expect(await redis.hget(u.user, `m:${metric}`)).toBe('2.5');
@@ -96,7 +96,7 @@ describe('recordEvent, called directly', () => {
   it('appends one log entry per processed event and none per replay', async () => {
     const before = await redis.xlen(u.log);
     expect((await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 1 }))[0]).toBe(1);
-    expect(await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 2 })).toEqual([2, `e-${'1'.padStart(34, '0')}`, '3.5']);
+    expect(await call({ tz: 'Asia/Tokyo', idem: 'k1', at: 2 })).toEqual([2, `e-${'1'.padStart(34, '0')}`, '3.5', '']);
     expect(await redis.xlen(u.log)).toBe(before + 1);
     const [[, fields]] = await redis.xrevrange(u.log, '+', '-', 'COUNT', 1);
     expect(fields).toEqual(['event', '{"e":"e-1"}']);

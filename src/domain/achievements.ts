@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
+import { completionField, progressField } from './fields.js';
+import { streakAchievements, streakPlan, type LuaStreak } from './streaks.js';
 
 /** Plain maps and arrays, as Lua's cmsgpack reads them. */
 const packr = new Packr({ useRecords: false });
@@ -45,11 +47,11 @@ export interface LuaAchievement {
   r?: string[];
   /** backfill of an unfiltered metric achievement: the total field in the user hash. */
   tf?: string;
+  /** streak: the length that completes it. */
+  l?: number;
 }
 
-export const completionField = (achievementId: string): string => 'c:' + achievementId;
-/** Progress of an event-filtered metric achievement, in the user-metric hash. */
-export const progressField = (achievementId: string): string => 'p:' + achievementId;
+export { completionField, progressField };
 
 /** The user-hash form of a user-attribute filter; null when an attribute no longer exists. */
 function userFilter(filters: AttributeFilter[], snapshot: Snapshot): string[] | null {
@@ -102,6 +104,7 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
 
 export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPlan>; composites: LuaAchievement[] } {
   const composites = compositeEntries(snapshot);
+  const forStreaks = streakAchievements(snapshot, (a) => userFilter(a.userAttributes, snapshot));
   const plans = new Map<string, MetricPlan>();
   for (const metric of snapshot.metrics.values()) {
     const m: LuaAchievement[] = [];
@@ -122,7 +125,14 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
       }
       m.push(entry);
     }
-    const buffer = m.length === 0 ? '' : packr.pack(composites.length > 0 ? { m, c: composites } : { m });
+    const s = streakPlan(snapshot, metric.id, forStreaks);
+    let buffer: Buffer | '' = '';
+    if (m.length > 0 || s !== undefined) {
+      const plan: { m: LuaAchievement[]; c?: LuaAchievement[]; s?: LuaStreak } = { m };
+      if (composites.length > 0) plan.c = composites;
+      if (s !== undefined) plan.s = s;
+      buffer = packr.pack(plan);
+    }
     plans.set(metric.id, { buffer, eventFilters });
   }
   return { plans, composites };

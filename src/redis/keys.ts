@@ -10,10 +10,11 @@
  *                                                        i:<idempotency key> -> first event id[:expiry ms]
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
  *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
+ *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
- *   <prefix>:{cfg}:version, :clock, :bootstrap         configuration version, manual clock, first key
+ *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *
  * `<uid>` is the user id with `%` and `:` percent-escaped, so the parts of a key never run together.
  * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
@@ -35,7 +36,7 @@ function escapeId(id: string): string {
   return id.replace(/%/g, '%25').replace(/:/g, '%3A');
 }
 
-export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements';
+export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings';
 
 /** The keys of one user: what a phase-1 script receives. */
 export interface UserKeys {
@@ -49,6 +50,8 @@ export interface UserKeys {
   log: string;
   /** Achievement completion counters of the user's partition and tenant. */
   completions: string;
+  /** The user's streak history. */
+  history: string;
 }
 
 export class Keys {
@@ -78,6 +81,7 @@ export class Keys {
       users: `${slot}users:${tenant}`,
       log: `${slot}log`,
       completions: `${slot}achc:${tenant}`,
+      history: `${slot}sh:${scope}`,
     };
   }
 
@@ -112,6 +116,10 @@ export class Keys {
 
   get clock(): string {
     return `${this.prefix}:{cfg}:clock`;
+  }
+
+  get clockSeq(): string {
+    return `${this.prefix}:{cfg}:clock:seq`;
   }
 
   get bootstrap(): string {

@@ -60,8 +60,8 @@ type Args = (string | number | Buffer)[];
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     recordEvent(
-      user: string, userMetric: string, users: string, log: string, completions: string, ...args: Args
-    ): Result<(string | number)[], Context>;
+      user: string, userMetric: string, users: string, log: string, completions: string, history: string, ...args: Args
+    ): Result<(string | number | (string | number)[])[], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, ...args: Args
     ): Result<(string | number)[], Context>;
@@ -98,8 +98,10 @@ export async function preloadScripts(client: Redis | Cluster, scripts: Script[])
 export const ScriptCode = {
   TZ_MISMATCH: -1,
   SUBSCRIBE_WITHOUT_EMAIL: -2,
+  /** recordEvent: the streak was last judged in another zone (user upserts use -3 for EXISTS). */
   EXISTS: -3,
   NOT_FOUND: -4,
   DUPLICATE: -5,
+  STREAK_ZONE: -3,
   FILTERED_OUT: -6,
 } as const;

@@ -11,11 +11,13 @@ import type { Reply, Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
+import { currentPeriod } from '../domain/periods.js';
+import { streakStateOf, streakView } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
-import type { Snapshot } from '../store/config.js';
+import type { Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
@@ -42,11 +44,11 @@ function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
 }
 
-/** The achievements a script reply lists after its first three elements, as a JSON array. */
-function completedJson(snapshot: Snapshot, reply: (string | number)[], achievedAt: string): string {
-  if (reply.length <= 3) return '[]';
+/** The achievements a script reply lists after its first four elements, as a JSON array. */
+function completedJson(snapshot: Snapshot, reply: unknown[], achievedAt: string): string {
+  if (reply.length <= 4) return '[]';
   const list = [];
-  for (let i = 3; i < reply.length; i++) {
+  for (let i = 4; i < reply.length; i++) {
     const a = snapshot.achievements.get(String(reply[i]));
     if (a) list.push(userAchievementView(a, snapshot, achievedAt));
   }
@@ -93,6 +95,13 @@ export function eventRoutes(deps: Deps): Route[] {
   const windowMs = settings.idempotencyWindowMs;
   const streakJson = noStreak('daily');
 
+  /** currentStreak of the response: the script's state as of `period`; extended only when this event did. */
+  function streakJsonOf(rule: StreakSettings | null, reply: unknown, period: number): string {
+    if (rule === null) return streakJson;
+    const state = streakStateOf(reply);
+    return JSON.stringify({ ...streakView(rule, state, period), extended: state?.extended ?? false });
+  }
+
   async function record(req: Request): Promise<Reply> {
     const { tenant } = principalOf(req);
     const snapshot = store.current;
@@ -128,30 +137,46 @@ export function eventRoutes(deps: Deps): Route[] {
     const planBuffer = plan?.buffer ?? '';
     const matches = plan ? eventMatches(plan, body.attributes) : '';
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
+    const rule = snapshot.streak;
+    let streakZone: string | null = null;
 
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 4; attempt++) {
       const day = localDay(tz, now);
+      let periods = '';
+      let period = 0;
+      if (rule !== null) {
+        const current = currentPeriod(rule.frequency, tz, now);
+        period = current.period;
+        periods = `${period}:${current.day}`;
+        if (streakZone !== null) periods += `:${currentPeriod(rule.frequency, streakZone, now).period}`;
+      }
       const entry = eventEntry({
         eventId, tenant, userId: user.id, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson,
       });
       coalescer.hold();
       const r = await redis.recordEvent(
-        u.user, userMetricKey, u.users, u.log, u.completions,
-        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches,
+        u.user, userMetricKey, u.users, u.log, u.completions, u.history,
+        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches, periods,
         ...ident.pairs,
       );
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
-        if (r.length > 3) stats.invalidate(tenant);
+        if (r.length > 4) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
-        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false, completedJson(snapshot, r, nowIso));
+        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
+          completedJson(snapshot, r, nowIso), streakJsonOf(rule, r[3], period));
       }
       if (code === 2) {
         metrics.events.replayed++;
-        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]');
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, r[3], period));
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      if (code === ScriptCode.STREAK_ZONE) {
+        // The user moved zone since the streak's last period: judge the period in both zones.
+        streakZone = r[1] as string;
+        continue;
+      }
       // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
       tz = r[1] as string;
       tzCache.set(tenant, user.id, tz);
@@ -161,10 +186,10 @@ export function eventRoutes(deps: Deps): Route[] {
 
   function respond(
     status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
-    achievements: string,
+    achievements: string, currentStreak: string,
   ): Reply {
     let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
-      `"currentStreak":${streakJson},"points":{},"leaderboards":{}`;
+      `"currentStreak":${currentStreak},"points":{},"leaderboards":{}`;
     if (idempotencyKey !== '') {
       body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
     }

@@ -80,12 +80,24 @@ export interface Achievement {
   updated: string;
 }
 
+export interface StreakSettings {
+  /** Always 'streaks': the one settings entity of this kind. */
+  id: 'streaks';
+  frequency: 'daily' | 'weekly' | 'monthly';
+  evaluation: 'all' | 'any';
+  metrics: { metricId: string; threshold: number }[];
+  freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
   tenants: Tenant;
   apikeys: ApiKeyRecord;
   achievements: Achievement;
+  settings: StreakSettings;
 }
 
 /** The field each kind keeps unique. */
@@ -95,9 +107,10 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   tenants: 'customerId',
   apikeys: 'hash',
   achievements: 'key',
+  settings: '',
 };
 
-export const CONFIG_KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys', 'achievements'];
+export const CONFIG_KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings'];
 const KINDS = CONFIG_KINDS;
 
 export class Snapshot {
@@ -113,6 +126,9 @@ export class Snapshot {
   readonly apiKeysByHash: Map<string, ApiKeyRecord>;
   readonly achievements: Map<string, Achievement>;
   readonly achievementsByKey: Map<string, Achievement>;
+  /** The streak rule; null until configured (then no streak extends). */
+  readonly streak: StreakSettings | null;
+  private readonly settings: Map<string, StreakSettings>;
   /** What the event script needs of each metric's achievements, compiled once per version. */
   readonly plans: Map<string, MetricPlan>;
   /** The active composites, prerequisites first, in their Lua form. */
@@ -140,6 +156,8 @@ export class Snapshot {
     const achievements = parse('achievements');
     this.achievements = new Map(achievements.map((a) => [a.id, a]));
     this.achievementsByKey = new Map(achievements.map((a) => [a.key, a]));
+    this.settings = new Map(parse('settings').map((x) => [x.id, x]));
+    this.streak = this.settings.get('streaks') ?? null;
     const compiled = compilePlans(this);
     this.plans = compiled.plans;
     this.composites = compiled.composites;
@@ -148,7 +166,7 @@ export class Snapshot {
   private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {
     return {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
-      achievements: this.achievements,
+      achievements: this.achievements, settings: this.settings,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 
@@ -165,14 +183,15 @@ export class Snapshot {
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
 export class ConfigStore {
-  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {}, achievements: {} });
+  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {}, achievements: {}, settings: {} });
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly clock: Clock;
   private readonly log: Logger;
   private subscriber: RedisClient | null = null;
   private poller: NodeJS.Timeout | null = null;
-  private reloading: Promise<void> | null = null;
+  private reloading: Promise<void> = Promise.resolve();
+  private clockSeq = 0;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
   loaded = false;
 
@@ -192,9 +211,13 @@ export class ConfigStore {
   }
 
   /** Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. */
-  async reload(): Promise<void> {
-    if (this.reloading) return this.reloading;
-    this.reloading = (async () => {
+  /**
+   * Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. Reloads run one
+   * after another, each reading after the previous one finished, so a caller that just wrote sees
+   * its write; a snapshot never replaces a newer one.
+   */
+  reload(): Promise<void> {
+    const run = async () => {
       const pipeline = this.redis.pipeline();
       pipeline.get(this.keys.configVersion);
       for (const kind of KINDS) pipeline.hgetall(this.keys.config(kind));
@@ -204,22 +227,25 @@ export class ConfigStore {
       const version = Number(results[0][1] ?? 0);
       const raw = {} as Record<ConfigKind, Record<string, string>>;
       KINDS.forEach((kind, i) => { raw[kind] = results[i + 1][1] as Record<string, string>; });
-      if (version !== this.snapshot.version || !this.loaded) {
+      if (!this.loaded || version > this.snapshot.version) {
         this.snapshot = new Snapshot(version, raw);
         for (const l of this.listeners) l(this.snapshot);
       }
       this.applyClock(results[KINDS.length + 1][1] as string | null);
       this.loaded = true;
-    })();
-    try {
-      await this.reloading;
-    } finally {
-      this.reloading = null;
-    }
+    };
+    this.reloading = this.reloading.then(run, run);
+    return this.reloading;
   }
 
+  /** The manual clock travels as `<sequence>:<ms>`; an older setting never overrides a newer one. */
   private applyClock(raw: string | null): void {
-    if (this.clock.mode === 'manual') this.clock.set(raw === null ? null : Number(raw));
+    if (this.clock.mode !== 'manual' || raw === null) return;
+    const [seq, ms] = raw.split(':').map(Number);
+    if (seq > this.clockSeq) {
+      this.clockSeq = seq;
+      this.clock.set(ms);
+    }
   }
 
   /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
@@ -276,8 +302,9 @@ export class ConfigStore {
 
   /** Sets the manual clock for every process. */
   async setClock(ms: number): Promise<void> {
-    await this.redis.set(this.keys.clock, String(ms));
-    this.clock.set(ms);
+    const seq = await this.redis.incr(this.keys.clockSeq);
+    await this.redis.set(this.keys.clock, `${seq}:${ms}`);
+    this.applyClock(`${seq}:${ms}`);
     await this.redis.publish(this.keys.channel, 'clock');
   }
 }

@@ -1,7 +1,7 @@
 --[[
   Phase 1 of a metric event, on the user's partition: idempotency check, user upsert, metric
-  total, the day's summary bucket, achievements the event completes, and one entry on the
-  partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
+  total, the day's summary bucket, the streak, achievements the event completes, and one entry on
+  the partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
   in as arguments.
 
   Every KEYS or ARGV element costs about 1,100 instructions in Redis (a Lua string in a fresh,
@@ -13,6 +13,7 @@
   KEYS[3] partition user set     <slot>users:<tenant>
   KEYS[4] partition event log    <slot>log
   KEYS[5] completion counters    <slot>achc:<tenant>
+  KEYS[6] streak history         <slot>sh:<tenant>:<uid>
 
   ARGV[1] total field of the metric in the user hash: 'm:<metricId>'
   ARGV[2] value, a decimal string
@@ -25,23 +26,29 @@
   ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap)
-  ARGV[9] the metric's achievement plan (msgpack: m = metric achievements by threshold, c =
-          composites), '' when the metric completes nothing
+  ARGV[9] the metric's plan (msgpack: m = metric achievements by threshold, c = composites,
+          s = the streak rule), '' when the metric completes nothing and no streak is configured
   ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
-  ARGV[11...] user hash field/value pairs of the identification
+  ARGV[11] streak periods: '<period>:<day>' of the event in the zone of ARGV[4], then
+           ':<period in the zone of s:tz>' after a zone change; '' without a streak rule
+  ARGV[12...] user hash field/value pairs of the identification
 
   Returns
-    {1, total, created, id...}  processed; created is 1 for a new user; the ids of the
-                                achievements this event completed
-    {2, eventId, total}   idempotent replay: the key was used before, nothing changed
+    {1, total, created, streak, id...}  processed; created is 1 for a new user; streak is
+                                {length, start, last, freezes, extended} ('' without a rule);
+                                then the ids of the achievements this event completed
+    {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
+    {-3, streakTz}        the streak's last period was judged in another zone: send the period
+                          in that zone too (ARGV[11]); nothing changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
 local usersKey = KEYS[3]
 local logKey = KEYS[4]
 local countsKey = KEYS[5]
+local historyKey = KEYS[6]
 
 local totalField = ARGV[1]
 local value = ARGV[2]
@@ -53,15 +60,20 @@ local creation = ARGV[7]
 local logEntry = ARGV[8]
 local plan = ARGV[9]
 local matches = ARGV[10]
+local periods = ARGV[11]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
 --- @include "writeUser"
 --- @include "completeAchievements"
+--- @include "streak"
 
 local isInteger = string.byte(flags, 3) == 49
 local nowMs, expiresAt
 if #flags > 3 then nowMs, expiresAt = string.match(flags, '^...:(%d+):(%d+)$') end
+
+local p = plan ~= '' and cmsgpack.unpack(plan) or nil
+local s = p and p.s
 
 local idemField
 if idempotency ~= '' then
@@ -70,20 +82,43 @@ if idempotency ~= '' then
   if used then
     local firstEventId, expiry = string.match(used, '^([^:]+):?(%d*)$')
     if expiry == '' or nowMs == nil or tonumber(expiry) > tonumber(nowMs) then
-      return {2, firstEventId, redis.call('HGET', userKey, totalField) or '0'}
+      local reply = {2, firstEventId, redis.call('HGET', userKey, totalField) or '0', ''}
+      if s then
+        -- The answer reflects the current streak.
+        local fields = {'tz', 'id'}
+        for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
+        local _, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
+        local st = streakState(s, redis.call('HMGET', userKey, unpack(fields)), tonumber(dayOfEvent))
+        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0}
+      end
+      return reply
     end
   end
 end
 
-local stored = redis.call('HMGET', userKey, 'tz', 'id')
+local fields = {'tz', 'id'}
+if s then
+  for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
+end
+local stored = redis.call('HMGET', userKey, unpack(fields))
 if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the stored one rules
   local storedTz = stored[1] or ''
   if storedTz ~= assumedTz then return {-1, storedTz} end
 end
 
+local period, day, periodOld
+if s then
+  local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
+  period, day, periodOld = tonumber(a), tonumber(b), tonumber(c)
+  local streakTz = stored[11]
+  if s.mode == 2 and periodOld == nil and streakTz and streakTz ~= assumedTz and stored[3] == s.f and stored[5] then
+    return {-3, streakTz}
+  end
+end
+
 if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
 
-local created = writeUser(userKey, usersKey, stored[2] ~= false, creation, ARGV, 11)
+local created = writeUser(userKey, usersKey, stored[2] ~= false, creation, ARGV, 12)
 local total = addNumber(userKey, totalField, value, isInteger)
 addNumber(userMetricKey, dayField, value, isInteger)
 if idemField then
@@ -92,13 +127,12 @@ if idemField then
 end
 redis.call('XADD', logKey, '*', 'event', logEntry)
 
-local reply = {1, total, created}
-if plan ~= '' then
+local reply = {1, total, created, ''}
+if p then
+  local stamp = string.sub(creation, 1, 24)
   -- A metric achievement completes on the event that takes its total across the threshold.
-  local p = cmsgpack.unpack(plan)
   local v = tonumber(value)
   local newTotal = tonumber(total)
-  local stamp = string.sub(creation, 1, 24)
   for _, a in ipairs(p.m) do
     local now = newTotal
     if a.f then
@@ -107,6 +141,20 @@ if plan ~= '' then
     end
     if now and now >= a.v and now - v < a.v then complete(userKey, countsKey, a, stamp, reply) end
   end
-  if #reply > 3 then cascade(userKey, countsKey, p.c, stamp, reply) end
+  if s then
+    local st = streakState(s, stored, day)
+    local extended = false
+    if s.mode == 2 then
+      local before
+      extended, before = streakUpdate(userKey, historyKey, s, st, stored, period, periodOld, value, stamp, assumedTz)
+      if extended and s.sa then
+        for _, a in ipairs(s.sa) do
+          if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
+        end
+      end
+    end
+    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0}
+  end
+  if #reply > 4 then cascade(userKey, countsKey, p.c, stamp, reply) end
 end
 return reply

@@ -1,0 +1,10 @@
+/** Field names in a user's hashes that more than one module writes or reads. */
+
+/** When the user completed an achievement (user hash). */
+export const completionField = (achievementId: string): string => 'c:' + achievementId;
+
+/** Running sum of an event-filtered achievement (user-metric hash). */
+export const progressField = (achievementId: string): string => 'p:' + achievementId;
+
+/** What a metric added towards the streak in the current period (user hash). */
+export const accumulatorField = (metricId: string): string => 's:v:' + metricId;

@@ -1,0 +1,225 @@
+/**
+ * Streaks with the manual clock, on single Redis and on the Cluster: extension once per period,
+ * resets, freezes, thresholds, all/any, weekly and monthly periods, time zones, zone moves, DST,
+ * and streak achievements.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets, type TestServer } from './support/server.js';
+
+describe.each(targets())('streaks on %s', (target) => {
+  let s: TestServer;
+  let ids: Record<string, string>;
+
+  const settings = (body: unknown) => s.request('PUT', '/admin/v1/streaks/settings', { body });
+  const at = (iso: string) => s.setClock(iso);
+  const event = async (user: string | Record<string, unknown>, value = 1, metric = 'lessons') => {
+    const r = await s.request('POST', `/api/metrics/${metric}/event`, {
+      body: { user: typeof user === 'string' ? { id: user } : user, value },
+    });
+    expect(r.status, r.text).toBe(201);
+    return r.body.currentStreak;
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    ids = await s.metrics('lessons', 'quizzes', 'other');
+  });
+  afterAll(async () => { await s?.close(); });
+
+  describe('daily, one metric', () => {
+    beforeAll(async () => {
+      const r = await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+      expect(r.status).toBe(200);
+    });
+
+    it('extends on consecutive days, once a day, and resets after a skipped day', async () => {
+      await at('2026-03-02T10:00:00Z');
+      expect(await event('ana')).toEqual({
+        length: 1, frequency: 'daily', started: '2026-03-02', periodStart: '2026-03-02', periodEnd: '2026-03-02',
+        expires: '2026-03-03', extended: true,
+      });
+      await at('2026-03-02T18:00:00Z');
+      expect(await event('ana')).toMatchObject({ length: 1, extended: false });
+      await at('2026-03-03T09:00:00Z');
+      expect(await event('ana')).toMatchObject({ length: 2, started: '2026-03-02', extended: true, expires: '2026-03-04' });
+      // The 4th passes without an event: on the 5th the streak starts again.
+      await at('2026-03-05T09:00:00Z');
+      expect(await event('ana')).toMatchObject({ length: 1, started: '2026-03-05', extended: true });
+    });
+
+    it('shows a lost streak as length 0 on events that do not extend it', async () => {
+      await at('2026-03-10T09:00:00Z');
+      await event('bo');
+      await at('2026-03-12T09:00:00Z');
+      expect(await event('bo', 1, 'other')).toMatchObject({ length: 0, started: null, extended: false });
+    });
+
+    it('keeps a streak alive through the current period until it ends', async () => {
+      await at('2026-03-20T09:00:00Z');
+      await event('cy');
+      await at('2026-03-21T23:00:00Z');
+      expect(await event('cy', 1, 'other')).toMatchObject({ length: 1, extended: false, expires: '2026-03-21' });
+    });
+  });
+
+  describe('thresholds and evaluation', () => {
+    it('sums a period\'s values until the threshold is met', async () => {
+      await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 3 }] });
+      await at('2026-04-01T08:00:00Z');
+      expect(await event('dee', 1)).toMatchObject({ length: 0, extended: false });
+      expect(await event('dee', 1)).toMatchObject({ length: 0, extended: false });
+      expect(await event('dee', 1)).toMatchObject({ length: 1, extended: true });
+      await at('2026-04-02T08:00:00Z');
+      // Yesterday's sum does not carry over.
+      expect(await event('dee', 2)).toMatchObject({ length: 1, extended: false });
+      expect(await event('dee', 1)).toMatchObject({ length: 2, extended: true });
+    });
+
+    it('with `all`, needs every metric\'s threshold in the period; with `any`, one', async () => {
+      await settings({ frequency: 'daily', evaluation: 'all',
+        metrics: [{ metricId: ids.lessons, threshold: 2 }, { metricId: ids.quizzes, threshold: 1 }] });
+      await at('2026-04-10T08:00:00Z');
+      expect(await event('eve', 2, 'lessons')).toMatchObject({ length: 0 });
+      expect(await event('eve', 1, 'quizzes')).toMatchObject({ length: 1, extended: true });
+      await at('2026-04-11T08:00:00Z');
+      // The quiz of yesterday does not count today.
+      expect(await event('eve', 1, 'quizzes')).toMatchObject({ length: 1, extended: false });
+      expect(await event('eve', 2, 'lessons')).toMatchObject({ length: 2, extended: true });
+
+      await settings({ frequency: 'daily', evaluation: 'any',
+        metrics: [{ metricId: ids.lessons, threshold: 2 }, { metricId: ids.quizzes, threshold: 1 }] });
+      await at('2026-04-20T08:00:00Z');
+      expect(await event('fay', 1, 'quizzes')).toMatchObject({ length: 1, extended: true });
+      await at('2026-04-21T08:00:00Z');
+      expect(await event('fay', 1, 'lessons')).toMatchObject({ length: 1, extended: false });
+      expect(await event('fay', 1, 'lessons')).toMatchObject({ length: 2, extended: true });
+    });
+  });
+
+  describe('freezes', () => {
+    beforeAll(async () => {
+      await settings({
+        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+        freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
+      });
+    });
+
+    it('bridges a skipped day with a freeze, then resets when none is left', async () => {
+      await at('2026-05-01T09:00:00Z');
+      expect(await event('gus')).toMatchObject({ length: 1, freezes: 1, maxFreezes: 2, freezeAutoEarnInterval: 7, freezeAutoEarnAmount: 1, expires: '2026-05-03' });
+      await at('2026-05-03T09:00:00Z'); // the 2nd skipped: the freeze covers it
+      expect(await event('gus')).toMatchObject({ length: 2, freezes: 0, started: '2026-05-01', extended: true });
+      await at('2026-05-05T09:00:00Z'); // the 4th skipped, no freeze left
+      expect(await event('gus')).toMatchObject({ length: 1, freezes: 0, started: '2026-05-05' });
+    });
+
+    it('earns freezes every N days, up to the maximum, and spends them all on a gap they cannot bridge', async () => {
+      await at('2026-06-01T09:00:00Z');
+      expect(await event('hal')).toMatchObject({ freezes: 1 });
+      for (let day = 2; day <= 15; day++) {
+        await at(`2026-06-${String(day).padStart(2, '0')}T09:00:00Z`);
+        const streak = await event('hal');
+        // One freeze a week from the 1st, on top of the first: 2 from the 8th on, capped at 2.
+        expect(streak.freezes, `June ${day}`).toBe(day < 8 ? 1 : 2);
+      }
+      await at('2026-06-18T09:00:00Z'); // the 16th and 17th skipped: both freezes go
+      expect(await event('hal')).toMatchObject({ length: 16, freezes: 0, extended: true });
+      await at('2026-06-30T09:00:00Z'); // 11 days skipped; the freeze earned on the 22nd and 29th cannot bridge them
+      expect(await event('hal')).toMatchObject({ length: 1, freezes: 0, started: '2026-06-30' });
+    });
+  });
+
+  describe('weekly and monthly periods', () => {
+    it('weekly: Monday to Sunday', async () => {
+      await settings({ frequency: 'weekly', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+      await at('2026-07-05T12:00:00Z'); // a Sunday
+      expect(await event('ivy')).toMatchObject({ length: 1, periodStart: '2026-06-29', periodEnd: '2026-07-05', expires: '2026-07-12' });
+      await at('2026-07-06T12:00:00Z'); // Monday: the next week
+      expect(await event('ivy')).toMatchObject({ length: 2, extended: true, started: '2026-06-29' });
+      await at('2026-07-12T12:00:00Z');
+      expect(await event('ivy')).toMatchObject({ length: 2, extended: false });
+      await at('2026-07-27T12:00:00Z'); // a week skipped
+      expect(await event('ivy')).toMatchObject({ length: 1 });
+    });
+
+    it('monthly: calendar months', async () => {
+      await settings({ frequency: 'monthly', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+      await at('2026-01-31T12:00:00Z');
+      expect(await event('jay')).toMatchObject({ length: 1, periodStart: '2026-01-01', periodEnd: '2026-01-31', expires: '2026-02-28' });
+      await at('2026-02-01T12:00:00Z');
+      expect(await event('jay')).toMatchObject({ length: 2, extended: true });
+      await at('2026-04-15T12:00:00Z');
+      expect(await event('jay')).toMatchObject({ length: 1 });
+    });
+  });
+
+  describe('time zones', () => {
+    beforeAll(async () => {
+      await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+    });
+
+    it('counts periods in each user\'s zone: Kiritimati and Pago Pago at the same instants', async () => {
+      await at('2026-08-10T09:00:00Z'); // Kiritimati 23:00 on the 10th; Pago Pago 22:00 on the 9th
+      expect(await event({ id: 'kiri', tz: 'Pacific/Kiritimati' })).toMatchObject({ periodStart: '2026-08-10', length: 1 });
+      expect(await event({ id: 'pago', tz: 'Pacific/Pago_Pago' })).toMatchObject({ periodStart: '2026-08-09', length: 1 });
+      await at('2026-08-10T10:30:00Z'); // Kiritimati: 00:30 on the 11th, a new day; Pago Pago: 23:30, still the 9th
+      expect(await event('kiri')).toMatchObject({ periodStart: '2026-08-11', length: 2, extended: true });
+      expect(await event('pago')).toMatchObject({ periodStart: '2026-08-09', length: 1, extended: false });
+    });
+
+    it('neither loses nor repeats a day when the user moves zone', async () => {
+      // West: extend in Kiritimati on the 20th, fly to Pago Pago, where it is the 19th.
+      await at('2026-08-20T01:00:00Z'); // Kiritimati 15:00 on the 20th
+      await event({ id: 'west', tz: 'Pacific/Kiritimati' });
+      await at('2026-08-20T10:00:00Z'); // Pago Pago 23:00 on the 19th, Kiritimati 00:00 on the 21st
+      expect(await event({ id: 'west', tz: 'Pacific/Pago_Pago' })).toMatchObject({ length: 1, extended: false });
+      await at('2026-08-21T02:00:00Z'); // Pago Pago 15:00 on the 20th: still the day already counted
+      expect(await event('west')).toMatchObject({ length: 1, extended: false });
+      await at('2026-08-22T02:00:00Z'); // Pago Pago the 21st: the next day
+      expect(await event('west')).toMatchObject({ length: 2, extended: true });
+
+      // East: extend in Pago Pago on the 20th (late), fly to Kiritimati, where it is already the 22nd.
+      await at('2026-08-21T10:30:00Z'); // Pago Pago 23:30 on the 20th
+      await event({ id: 'east', tz: 'Pacific/Pago_Pago' });
+      await at('2026-08-22T10:30:00Z'); // Kiritimati 00:30 on the 23rd... and Pago Pago 23:30 on the 21st
+      expect(await event({ id: 'east', tz: 'Pacific/Kiritimati' })).toMatchObject({ length: 2, extended: true });
+    });
+
+    it('counts days across a DST switch once each', async () => {
+      const paris = { id: 'dst', tz: 'Europe/Paris' };
+      for (const [iso, length] of [['2026-03-28T22:30:00Z', 1], ['2026-03-29T21:30:00Z', 2], ['2026-03-30T21:30:00Z', 3]] as const) {
+        await at(iso); // 23:30 local each evening, across the spring-forward night
+        expect(await event(paris)).toMatchObject({ length, extended: true });
+      }
+    });
+  });
+
+  describe('streak achievements', () => {
+    it('completes on the event whose extension reaches the length', async () => {
+      await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+      const created = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Three days', key: 'three-days', trigger: 'streak', streakLength: 3 }] });
+      expect(created.status).toBe(201);
+      const keys = async () => (await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'kit' }, value: 1 } })).body.achievements
+        .map((a: { key: string }) => a.key);
+      await at('2026-09-01T09:00:00Z');
+      expect(await keys()).toEqual([]);
+      await at('2026-09-02T09:00:00Z');
+      expect(await keys()).toEqual([]);
+      await at('2026-09-03T09:00:00Z');
+      expect(await keys()).toEqual(['three-days']);
+      await at('2026-09-04T09:00:00Z');
+      expect(await keys()).toEqual([]);
+    });
+  });
+
+  describe('settings', () => {
+    it('validates the rule', async () => {
+      expect((await settings({ frequency: 'hourly', metrics: [] })).status).toBe(400);
+      expect((await settings({ frequency: 'daily', metrics: [{ metricId: 'nope', threshold: 1 }] })).status).toBe(422);
+      expect((await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 0 }] })).status).toBe(400);
+      expect((await settings({ frequency: 'daily', metrics: [], freezes: { max: 101 } })).status).toBe(400);
+      const r = await s.request('GET', '/admin/v1/streaks/settings');
+      expect(r.body).toMatchObject({ frequency: 'daily', evaluation: 'all', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+    });
+  });
+});
