@@ -35,7 +35,8 @@
 
   Returns
     {1, total, created, streak, id...}  processed; created is 1 for a new user; streak is
-                                {length, start, last, freezes, extended} ('' without a rule);
+                                {length, start, last, freezes, extended, longest} ('' without
+                                a rule);
                                 then the ids of the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
@@ -89,7 +90,7 @@ if idempotency ~= '' then
         for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
         local _, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
         local st = streakState(s, redis.call('HMGET', userKey, unpack(fields)), tonumber(dayOfEvent))
-        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0}
+        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long}
       end
       return reply
     end
@@ -153,7 +154,7 @@ if p then
         end
       end
     end
-    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0}
+    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0, st.long}
   end
   if #reply > 4 then cascade(userKey, countsKey, p.c, stamp, reply) end
 end

@@ -18,6 +18,7 @@ import { adminRoutes } from './routes/admin.js';
 import { adminAchievementRoutes } from './routes/admin-achievements.js';
 import { achievementRoutes } from './routes/achievements.js';
 import { adminStreakRoutes } from './routes/admin-streaks.js';
+import { streakRoutes } from './routes/streaks.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { userRoutes } from './routes/users.js';
@@ -71,7 +72,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc),
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
     ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminStreakRoutes(svc),
   ]);
   const port = await server.listen(settings.host, settings.port);

@@ -212,6 +212,79 @@ describe.each(targets())('streaks on %s', (target) => {
     });
   });
 
+  describe('reading streaks', () => {
+    beforeAll(async () => {
+      await settings({
+        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+        freezes: { initial: 1, max: 3, autoEarnInterval: 0, autoEarnAmount: 0 },
+      });
+      // liz: the 1st to the 4th, the 5th bridged by a freeze, the 6th. max: the 3rd to the 6th. ned: the 6th.
+      for (const [user, days] of [['liz', [1, 2, 3, 4, 6]], ['max', [3, 4, 5, 6]], ['ned', [6]]] as const) {
+        for (const day of days) {
+          await at(`2026-10-0${day}T12:00:00Z`);
+          await event({ id: user, name: user.toUpperCase() });
+        }
+      }
+      await at('2026-10-07T12:00:00Z');
+    });
+
+    it('answers a user\'s streak with its history (oldest first) and rank', async () => {
+      const r = await s.request('GET', '/v1/users/liz/streak?historyPeriods=8');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({
+        length: 5, frequency: 'daily', started: '2026-10-01', periodStart: '2026-10-07', periodEnd: '2026-10-07',
+        expires: '2026-10-07', freezes: 0, maxFreezes: 3, rank: 1,
+      });
+      expect(r.body.streakHistory).toEqual([
+        { periodStart: '2026-09-30', periodEnd: '2026-09-30', length: 0, usedFreeze: false },
+        { periodStart: '2026-10-01', periodEnd: '2026-10-01', length: 1, usedFreeze: false },
+        { periodStart: '2026-10-02', periodEnd: '2026-10-02', length: 2, usedFreeze: false },
+        { periodStart: '2026-10-03', periodEnd: '2026-10-03', length: 3, usedFreeze: false },
+        { periodStart: '2026-10-04', periodEnd: '2026-10-04', length: 4, usedFreeze: false },
+        { periodStart: '2026-10-05', periodEnd: '2026-10-05', length: 4, usedFreeze: true },
+        { periodStart: '2026-10-06', periodEnd: '2026-10-06', length: 5, usedFreeze: false },
+        { periodStart: '2026-10-07', periodEnd: '2026-10-07', length: 5, usedFreeze: false },
+      ]);
+      expect((await s.request('GET', '/v1/users/max/streak')).body).toMatchObject({ length: 4, rank: 2 });
+      expect((await s.request('GET', '/v1/users/max/streak')).body.streakHistory).toHaveLength(7);
+      expect((await s.request('GET', '/v1/users/nobody/streak')).status).toBe(404);
+      expect((await s.request('GET', '/v1/users/liz/streak?historyPeriods=-1')).status).toBe(400);
+    });
+
+    it('lists several users\' streaks, longest first', async () => {
+      const r = await s.request('GET', '/v1/streaks?userIds=ned&userIds=liz&userIds=max&userIds=ghost');
+      expect(r.body).toEqual([
+        { userId: 'liz', streakLength: 5, extended: '2026-10-06T12:00:00.000Z' },
+        { userId: 'max', streakLength: 4, extended: '2026-10-06T12:00:00.000Z' },
+        { userId: 'ned', streakLength: 1, extended: '2026-10-06T12:00:00.000Z' },
+        { userId: 'ghost', streakLength: 0, extended: null },
+      ]);
+      expect((await s.request('GET', '/v1/streaks')).status).toBe(400);
+    });
+
+    it('ranks active and longest streaks, dropping lost ones from the active ranking', async () => {
+      const active = await s.request('GET', '/v1/streaks/rankings?limit=3');
+      expect(active.body).toEqual([
+        { userId: 'liz', name: 'LIZ', streakLength: 5 },
+        { userId: 'max', name: 'MAX', streakLength: 4 },
+        { userId: 'ned', name: 'NED', streakLength: 1 },
+      ]);
+      // On the 8th, the 7th was missed: liz spent her freeze on the 5th and lost hers; max and ned each
+      // have a freeze for the 7th. On the 9th, the 8th is missed too: nobody has a streak left.
+      await at('2026-10-08T12:00:00Z');
+      const eighth = await s.request('GET', '/v1/streaks/rankings?type=active&limit=10');
+      expect(eighth.body.map((e: any) => [e.userId, e.streakLength])).toEqual([['max', 4], ['ned', 1]]);
+      expect((await s.request('GET', '/v1/users/liz/streak')).body).toMatchObject({ length: 0, rank: null });
+      await at('2026-10-09T12:00:00Z');
+      expect((await s.request('GET', '/v1/streaks/rankings')).body).toEqual([]);
+      // Longest ever, lost or not (hal made 16 days in the freezes test).
+      const longest = await s.request('GET', '/v1/streaks/rankings?type=longest&limit=3');
+      expect(longest.body.map((e: any) => [e.userId, e.streakLength])).toEqual([['hal', 16], ['liz', 5], ['max', 4]]);
+      expect((await s.request('GET', '/v1/streaks/rankings?type=best')).status).toBe(400);
+      expect((await s.request('GET', '/v1/streaks/rankings?limit=0')).status).toBe(400);
+    });
+  });
+
   describe('settings', () => {
     it('validates the rule', async () => {
       expect((await settings({ frequency: 'hourly', metrics: [] })).status).toBe(400);

@@ -9,6 +9,7 @@
  *                Monday 1969-12-29
  *   month index  (year - 1970) * 12 + month - 1
  */
+import { DateTime } from 'luxon';
 import { localDay } from './time.js';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
@@ -57,3 +58,8 @@ export function currentPeriod(frequency: Frequency, tz: string, ms: number): { d
 
 /** How far back restoring a streak looks, in days: 90 for daily, a year weekly, two monthly. */
 export const RESTORE_WINDOW_DAYS: Record<Frequency, number> = { daily: 90, weekly: 365, monthly: 730 };
+
+/** The instant period `period` ends (the next one starts) in zone `tz`, ms since the epoch. */
+export function periodEndsAt(frequency: Frequency, period: number, tz: string): number {
+  return DateTime.fromISO(dateOfDay(firstDayOf(frequency, period + 1)), { zone: tz || 'UTC' }).toMillis();
+}

@@ -9,7 +9,7 @@
 import type { Achievement, Snapshot, StreakSettings } from '../store/config.js';
 import type { LuaAchievement } from './achievements.js';
 import { accumulatorField, completionField } from './fields.js';
-import { periodEnd, periodStart, type Frequency } from './periods.js';
+import { periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
 
 export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
@@ -45,19 +45,20 @@ export function streakPlan(snapshot: Snapshot, metricId: string, achievements: L
   return s;
 }
 
-/** What the event script returns of the streak: {length, start, last, freezes, extended}. */
+/** What the event script returns of the streak: {length, start, last, freezes, extended, longest}. */
 export interface StreakState {
   length: number;
   start: number | null;
   last: number | null;
   freezes: number;
   extended: boolean;
+  longest: number;
 }
 
 export function streakStateOf(reply: unknown): StreakState | null {
   if (!Array.isArray(reply)) return null;
-  const [length, start, last, freezes, extended] = reply.map(Number);
-  return { length, start: start < 0 ? null : start, last: last < 0 ? null : last, freezes, extended: extended === 1 };
+  const [length, start, last, freezes, extended, longest] = reply.map(Number);
+  return { length, start: start < 0 ? null : start, last: last < 0 ? null : last, freezes, extended: extended === 1, longest };
 }
 
 export interface StreakView {
@@ -117,4 +118,38 @@ export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement
     out.push(entry);
   }
   return out.sort((x, y) => (x.l ?? 0) - (y.l ?? 0));
+}
+
+/** The state from the user hash, as the script reads it (lua/includes/streak.lua streakState). */
+export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number): StreakState {
+  const num = (field: string): number | null => (h[field] === undefined ? null : Number(h[field]));
+  const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: num('s:long') ?? 0 };
+  if (h['s:f'] === FREQUENCY_LETTER[rule.frequency]) {
+    state.length = num('s:len') ?? 0;
+    state.start = num('s:start');
+    state.last = num('s:last');
+  }
+  if (rule.freezes) {
+    const { initial, max, autoEarnInterval, autoEarnAmount } = rule.freezes;
+    let freezes = num('s:frz');
+    let earn = num('s:earn');
+    if (freezes === null) {
+      freezes = initial;
+      earn = day;
+    }
+    if (autoEarnInterval > 0 && autoEarnAmount > 0 && earn !== null) {
+      const k = Math.floor((day - earn) / autoEarnInterval);
+      if (k > 0) freezes = Math.min(max, freezes + k * autoEarnAmount);
+    }
+    state.freezes = freezes;
+  }
+  return state;
+}
+
+/** When a streak shown as `view` in period `now` is lost if nothing happens, in ms (null: no streak). */
+export function expiresAt(rule: StreakSettings, state: StreakState, now: number, tz: string): number | null {
+  if (state.last === null || state.length === 0) return null;
+  const missed = Math.max(0, now - state.last - 1);
+  if (missed > state.freezes) return null;
+  return periodEndsAt(rule.frequency, Math.max(now, state.last + 1) + state.freezes - missed, tz);
 }

@@ -12,6 +12,7 @@
  *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
  *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
+ *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -100,6 +101,12 @@ export class Keys {
 
   partitionCompletions(partition: number, tenant: string): string {
     return `${this.slots[partition]}achc:${tenant}`;
+  }
+
+  /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
+  streakRankings(tenant: string): { active: string; longest: string; expiry: string } {
+    const base = `${this.prefix}:{st:${tenant}}:`;
+    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry' };
   }
 
   config(kind: ConfigKind): string {

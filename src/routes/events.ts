@@ -12,7 +12,7 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
-import { streakStateOf, streakView } from '../domain/streaks.js';
+import { expiresAt, streakStateOf, streakView, type StreakState } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
@@ -95,6 +95,20 @@ export function eventRoutes(deps: Deps): Route[] {
   const windowMs = settings.idempotencyWindowMs;
   const streakJson = noStreak('daily');
 
+  /**
+   * Phase 2 of an extension (once per user and period): the tenant's streak rankings, on their own
+   * hash slot. Rankings are derived data: a failure is logged, and the next extension repairs it.
+   */
+  async function rankStreak(tenant: string, userId: string, rule: StreakSettings, state: StreakState, period: number, tz: string) {
+    const k = keys.streakRankings(tenant);
+    const expiry = expiresAt(rule, state, period, tz) ?? 0;
+    try {
+      await redis.streakRank(k.active, k.longest, k.expiry, userId, state.length, state.longest, expiry);
+    } catch (err) {
+      deps.log.warn({ err, tenant, userId }, 'streak ranking not updated');
+    }
+  }
+
   /** currentStreak of the response: the script's state as of `period`; extended only when this event did. */
   function streakJsonOf(rule: StreakSettings | null, reply: unknown, period: number): string {
     if (rule === null) return streakJson;
@@ -164,6 +178,8 @@ export function eventRoutes(deps: Deps): Route[] {
         metrics.events.processed++;
         if (r.length > 4) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
+        const state = streakStateOf(r[3]);
+        if (rule !== null && state !== null && state.extended) await rankStreak(tenant, user.id, rule, state, period, tz);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, r[3], period));
       }

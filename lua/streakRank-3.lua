@@ -1,0 +1,26 @@
+--[[
+  Phase 2 of an event that extended a streak, on the tenant's streak rankings (their own hash
+  slot): records the user's current and longest length and when the current one expires. Values
+  are absolute, so running it twice changes nothing.
+
+  KEYS[1] active lengths      <prefix>:{st:<tenant>}:active    zset user -> current length
+  KEYS[2] longest lengths     <prefix>:{st:<tenant>}:longest   zset user -> longest length
+  KEYS[3] expiries            <prefix>:{st:<tenant>}:expiry    zset user -> ms the streak is lost
+
+  ARGV[1] user id
+  ARGV[2] current length
+  ARGV[3] longest length
+  ARGV[4] expiry, ms since the epoch
+
+  Returns 1.
+]]
+local activeKey = KEYS[1]
+local longestKey = KEYS[2]
+local expiryKey = KEYS[3]
+
+local userId = ARGV[1]
+
+redis.call('ZADD', activeKey, ARGV[2], userId)
+redis.call('ZADD', longestKey, 'GT', ARGV[3], userId)
+redis.call('ZADD', expiryKey, ARGV[4], userId)
+return 1

@@ -1,0 +1,129 @@
+/**
+ * Streaks in the Application API: a user's streak with history and rank, several users' streaks,
+ * and the rankings.
+ */
+import { principalOf } from '../auth.js';
+import type { Deps } from '../deps.js';
+import { currentPeriod, periodEnd, periodStart } from '../domain/periods.js';
+import { stateFromHash, streakView, type StreakState } from '../domain/streaks.js';
+import { checkUserId, type UserHash } from '../domain/users.js';
+import { fail } from '../http/errors.js';
+import { ok, queryOf } from '../http/reply.js';
+import type { Request, Route } from '../http/server.js';
+import type { StreakSettings } from '../store/config.js';
+
+export const MAX_HISTORY = 365;
+export const MAX_USER_IDS = 100;
+
+interface HistoryItem {
+  periodStart: string;
+  periodEnd: string;
+  length: number;
+  usedFreeze?: boolean;
+}
+
+/**
+ * The last `count` periods, oldest first, ending with the current one. Stored entries say what
+ * happened; periods since the last covered one are projected as the streak stands now (bridged by
+ * freezes while it is alive; the current period carries the live length).
+ */
+export function streakHistory(
+  rule: StreakSettings, state: StreakState, history: Record<string, string>, now: number, count: number,
+): HistoryItem[] {
+  const items: HistoryItem[] = [];
+  const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1) <= state.freezes;
+  for (let p = now - count + 1; p <= now; p++) {
+    const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0 };
+    const entry = history[String(p)];
+    if (entry !== undefined) {
+      item.length = Number(entry.startsWith('f') ? entry.slice(1) : entry);
+      if (entry.startsWith('f')) item.usedFreeze = true;
+    } else if (alive && state.last !== null && p > state.last) {
+      item.length = state.length;
+      if (p < now) item.usedFreeze = true;
+    }
+    if (rule.freezes && item.usedFreeze === undefined) item.usedFreeze = false;
+    items.push(item);
+  }
+  return items;
+}
+
+export function streakRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock } = deps;
+
+  /** Drops lost streaks from the tenant's active ranking before it is read. */
+  async function prune(tenant: string): Promise<void> {
+    const k = keys.streakRankings(tenant);
+    await redis.streakPrune(k.active, k.expiry, clock.now(), 1000);
+  }
+
+  async function userStreak(req: Request) {
+    const { tenant } = principalOf(req);
+    const id = req.params[0];
+    checkUserId(id);
+    const raw = queryOf(req.query).get('historyPeriods');
+    const count = raw === null || raw === '' ? 7 : Number(raw);
+    if (!Number.isInteger(count) || count < 0 || count > MAX_HISTORY) {
+      throw fail('invalid_query', `historyPeriods must be an integer from 0 to ${MAX_HISTORY}`);
+    }
+    const rule = store.current.streak;
+    const u = keys.forUser(tenant, id);
+    const [[e1, h], [e2, history]] = (await redis.pipeline().hgetall(u.user).hgetall(u.history).exec()) as [
+      [Error | null, UserHash], [Error | null, Record<string, string>],
+    ];
+    if (e1 || e2) throw e1 ?? e2;
+    if (h.id === undefined) throw fail('user_not_found', id);
+    if (rule === null) return ok({ ...streakView(null, null, 0), streakHistory: [], rank: null });
+    const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
+    const state = stateFromHash(h, rule, day);
+    const view = streakView(rule, state, period);
+    let rank: number | null = null;
+    if (view.length > 0) {
+      await prune(tenant);
+      const r = await redis.zrevrank(keys.streakRankings(tenant).active, id);
+      rank = r === null ? null : r + 1;
+    }
+    return ok({ ...view, streakHistory: streakHistory(rule, state, history, period, count), rank });
+  }
+
+  async function several(req: Request) {
+    const { tenant } = principalOf(req);
+    const userIds = [...new Set(queryOf(req.query).getAll('userIds').flatMap((v) => v.split(',')).filter(Boolean))];
+    if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
+    if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
+    const rule = store.current.streak;
+    const now = clock.now();
+    const hashes = await Promise.all(userIds.map((id) => redis.hgetall(keys.forUser(tenant, id).user)));
+    const items = userIds.map((userId, i) => {
+      const h = hashes[i];
+      if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
+      const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
+      const length = streakView(rule, stateFromHash(h, rule, day), period).length;
+      return { userId, streakLength: length, extended: length > 0 ? h['s:at'] ?? null : null };
+    });
+    items.sort((a, b) => b.streakLength - a.streakLength);
+    return ok(items);
+  }
+
+  async function rankings(req: Request) {
+    const { tenant } = principalOf(req);
+    const q = queryOf(req.query);
+    const limit = q.get('limit') === null || q.get('limit') === '' ? 10 : Number(q.get('limit'));
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw fail('invalid_query', 'limit must be an integer from 1 to 100');
+    const type = q.get('type') ?? 'active';
+    if (type !== 'active' && type !== 'longest') throw fail('invalid_query', `type must be active or longest, got "${type}"`);
+    const k = keys.streakRankings(tenant);
+    if (type === 'active') await prune(tenant);
+    const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');
+    const entries: { userId: string; streakLength: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2) entries.push({ userId: flat[i], streakLength: Number(flat[i + 1]) });
+    const names = await Promise.all(entries.map((e) => redis.hget(keys.forUser(tenant, e.userId).user, 'name')));
+    return ok(entries.map((e, i) => ({ userId: e.userId, name: names[i], streakLength: e.streakLength })));
+  }
+
+  return [
+    { method: 'get', path: '/users/:id/streak', family: 'app', handler: userStreak },
+    { method: 'get', path: '/streaks', family: 'app', handler: several },
+    { method: 'get', path: '/streaks/rankings', family: 'app', handler: rankings },
+  ];
+}
