@@ -46,6 +46,8 @@ describe.each(targets())('achievements on %s', (target) => {
     ids['all-rounder'] = composite.body.created[0].id;
     const top = await admin('POST', [{ name: 'Master', key: 'master', trigger: 'achievement', achievementIds: [ids['all-rounder'], ids.twenty] }]);
     ids.master = top.body.created[0].id;
+    // Creating them queued backfills (nobody qualifies yet); let them finish before users appear.
+    await s.workers!.achievementsIdle();
   });
   afterAll(async () => { await s?.close(); });
 
@@ -136,6 +138,7 @@ describe.each(targets())('achievements on %s', (target) => {
       const ann = await s.request('GET', '/v1/users/ann/achievements');
       expect(keysOf(ann.body)).toContain('five');
       await admin('PATCH', [{ id: ids.five, status: 'active' }]);
+      await s.workers!.achievementsIdle();
     });
   });
 

@@ -176,7 +176,8 @@ export function eventRoutes(deps: Deps): Route[] {
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
-        if (r.length > 4) stats.invalidate(tenant);
+        // A new user or a completion changes the tenant's statistics.
+        if (r[2] === 1 || r.length > 4) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = streakStateOf(r[3]);
         if (rule !== null && state !== null && state.extended) await rankStreak(tenant, user.id, rule, state, period, tz);

@@ -52,6 +52,7 @@ export function userRoutes(deps: Deps): Route[] {
     if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
     if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
     const created = r[1] === 1;
+    if (created) deps.stats.invalidate(tenant);
     return json(created ? 201 : 200, userView(hashFromFlat(r, 2)));
   }
 
