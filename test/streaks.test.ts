@@ -285,6 +285,54 @@ describe.each(targets())('streaks on %s', (target) => {
     });
   });
 
+  describe('Admin API: freezes and restore', () => {
+    beforeAll(async () => {
+      await settings({
+        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+        freezes: { initial: 0, max: 2, autoEarnInterval: 0, autoEarnAmount: 0 },
+      });
+    });
+
+    it('grants one freeze per entry, up to the maximum, with issues both SDK generations read', async () => {
+      await at('2026-11-02T12:00:00Z');
+      await event('fz');
+      const r = await s.request('POST', '/admin/v1/streaks/freezes', {
+        body: { freezes: [{ userId: 'fz' }, { userId: 'fz' }, { userId: 'fz' }, { userId: 'ghost' }] },
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.issues).toEqual([
+        { userId: 'fz', level: 'warning', reason: 'Would exceed maximum freeze limit', severity: 'warning', message: 'Would exceed maximum freeze limit' },
+        { userId: 'ghost', level: 'error', reason: 'User does not exist', severity: 'error', message: 'User does not exist' },
+      ]);
+      expect((await s.request('GET', '/v1/users/fz/streak')).body).toMatchObject({ length: 1, freezes: 2 });
+      // Two skipped days are bridged by the granted freezes.
+      await at('2026-11-05T12:00:00Z');
+      expect(await event('fz')).toMatchObject({ length: 2, freezes: 0 });
+      expect((await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [] } })).status).toBe(400);
+    });
+
+    it('restores the longest length of the window, so that acting today continues it', async () => {
+      for (const day of [10, 11, 12, 13]) {
+        await at(`2026-11-${day}T12:00:00Z`);
+        await event('rs');
+      }
+      await at('2026-11-16T12:00:00Z'); // the 14th and 15th missed: lost
+      expect((await s.request('GET', '/v1/users/rs/streak')).body.length).toBe(0);
+      await event('fresh');
+      const r = await s.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: 'rs' }, { id: 'fresh' }, { id: 'ghost' }] } });
+      expect(r.status).toBe(200);
+      expect(r.body.restoredUsers).toEqual(['rs']);
+      expect(r.body.issues).toEqual([
+        expect.objectContaining({ userId: 'fresh', level: 'warning', reason: 'No streak to restore' }),
+        expect.objectContaining({ userId: 'ghost', level: 'error', reason: 'User does not exist' }),
+      ]);
+      expect((await s.request('GET', '/v1/users/rs/streak')).body).toMatchObject({ length: 4, expires: '2026-11-16' });
+      expect(await event('rs')).toMatchObject({ length: 5, extended: true });
+      const again = await s.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: 'rs' }] } });
+      expect(again.body.issues[0]).toMatchObject({ userId: 'rs', level: 'warning', reason: 'Streak is already at maximum length' });
+    });
+  });
+
   describe('settings', () => {
     it('validates the rule', async () => {
       expect((await settings({ frequency: 'hourly', metrics: [] })).status).toBe(400);

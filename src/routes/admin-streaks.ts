@@ -1,10 +1,15 @@
 /**
- * Admin API for streaks: the rule (`/admin/v1/streaks/settings`, API.md).
+ * Admin API for streaks: the rule (`/admin/v1/streaks/settings`, API.md), granting freezes and
+ * restoring streaks. Per-user problems of the bulk calls are issues in a 200 answer, readable by
+ * SDK 1.0.42 (`userId`, `level`, `reason`) and by the newer admin spec (`severity`, `message`).
  */
+import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
+import { currentPeriod, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
+import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
 import { fail } from '../http/errors.js';
 import { ok } from '../http/reply.js';
-import type { Route } from '../http/server.js';
+import type { Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
 import type { StreakSettings } from '../store/config.js';
 
@@ -37,14 +42,105 @@ const validateSettings = compile<SettingsInput>({
   },
 });
 
+export interface BulkIssue {
+  userId: string;
+  level: 'error' | 'warning';
+  reason: string;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export function bulkIssue(userId: string, level: 'error' | 'warning', reason: string): BulkIssue {
+  return { userId, level, reason, severity: level, message: reason };
+}
+
+const validateFreezes = compile<{ freezes: { userId: string }[] }>({
+  type: 'object', required: ['freezes'],
+  properties: {
+    freezes: {
+      type: 'array', minItems: 1, maxItems: 1000,
+      items: { type: 'object', required: ['userId'], properties: { userId: { type: 'string', minLength: 1, maxLength: 255 } } },
+    },
+  },
+});
+
+const validateRestore = compile<{ users: { id: string }[] }>({
+  type: 'object', required: ['users'],
+  properties: {
+    users: {
+      type: 'array', minItems: 1, maxItems: 100,
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 255 } } },
+    },
+  },
+});
+
 export function settingsView(s: StreakSettings | null) {
   if (s === null) return { frequency: 'daily', evaluation: 'all', metrics: [], freezes: null };
   return { frequency: s.frequency, evaluation: s.evaluation, metrics: s.metrics, freezes: s.freezes, updated: s.updated };
 }
 
 export function adminStreakRoutes(deps: Deps): Route[] {
-  const { store, clock } = deps;
+  const { store, clock, redis, keys } = deps;
+
+  async function grantFreezes(req: Request) {
+    const { tenant } = principalOf(req);
+    const body = validateFreezes(parseJson(req.body));
+    const rule = store.current.streak;
+    const issues: BulkIssue[] = [];
+    // One freeze per entry: a user listed twice gets two.
+    const wanted = new Map<string, number>();
+    for (const { userId } of body.freezes) wanted.set(userId, (wanted.get(userId) ?? 0) + 1);
+    for (const [userId, n] of wanted) {
+      if (!rule?.freezes || rule.freezes.max === 0) {
+        issues.push(bulkIssue(userId, 'error', 'Streak freezes are not enabled'));
+        continue;
+      }
+      const u = keys.forUser(tenant, userId);
+      const tz = (await redis.hget(u.user, 'tz')) ?? '';
+      const { day } = currentPeriod(rule.frequency, tz, clock.now());
+      const [granted] = await redis.grantFreezes(u.user, n, rule.freezes.max, rule.freezes.initial, day);
+      if (granted === -4) issues.push(bulkIssue(userId, 'error', 'User does not exist'));
+      else if (granted < n) issues.push(bulkIssue(userId, 'warning', 'Would exceed maximum freeze limit'));
+    }
+    return ok({ issues });
+  }
+
+  async function restore(req: Request) {
+    const { tenant } = principalOf(req);
+    const body = validateRestore(parseJson(req.body));
+    const rule = store.current.streak;
+    if (rule === null) throw fail('unprocessable', 'No streak is configured (PUT /admin/v1/streaks/settings)');
+    const restoredUsers: string[] = [];
+    const issues: BulkIssue[] = [];
+    const now = clock.now();
+    for (const id of [...new Set(body.users.map((x) => x.id))]) {
+      const u = keys.forUser(tenant, id);
+      const h = await redis.hgetall(u.user);
+      if (h.id === undefined) {
+        issues.push(bulkIssue(id, 'error', 'User does not exist'));
+        continue;
+      }
+      const tz = h.tz ?? '';
+      const { day, period } = currentPeriod(rule.frequency, tz, now);
+      const current = streakView(rule, stateFromHash(h, rule, day), period).length;
+      const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
+      const [restored] = await redis.restoreStreak(u.user, u.history, FREQUENCY_LETTER[rule.frequency], period, from, current);
+      if (restored === -4) issues.push(bulkIssue(id, 'error', 'User does not exist'));
+      else if (restored === 0) issues.push(bulkIssue(id, 'warning', 'No streak to restore'));
+      else if (restored === -1) issues.push(bulkIssue(id, 'warning', 'Streak is already at maximum length'));
+      else {
+        restoredUsers.push(id);
+        const state = stateFromHash(await redis.hgetall(u.user), rule, day);
+        const k = keys.streakRankings(tenant);
+        await redis.streakRank(k.active, k.longest, k.expiry, id, state.length, state.longest, expiresAt(rule, state, period, tz) ?? 0);
+      }
+    }
+    return ok({ restoredUsers, issues });
+  }
+
   return [
+    { method: 'post', path: '/streaks/freezes', family: 'admin', handler: grantFreezes },
+    { method: 'post', path: '/streaks/restore', family: 'admin', handler: restore },
     { method: 'get', path: '/streaks/settings', family: 'admin', handler: () => ok(settingsView(store.current.streak)) },
     {
       method: 'put', path: '/streaks/settings', family: 'admin',

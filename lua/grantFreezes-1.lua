@@ -1,0 +1,31 @@
+--[[
+  Grants streak freezes to one user, up to the maximum.
+
+  KEYS[1] user hash              <slot>user:<tenant>:<uid>
+
+  ARGV[1] freezes to grant
+  ARGV[2] the maximum a user may hold
+  ARGV[3] the freezes a user starts with (when the user never had any)
+  ARGV[4] today's day index (auto-earning counts from here for a user new to freezes)
+
+  Returns {granted, held} (granted < ARGV[1] when the maximum was reached), or {-4} for an
+  unknown user.
+]]
+local userKey = KEYS[1]
+
+local wanted = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local initial = tonumber(ARGV[3])
+local day = ARGV[4]
+
+local stored = redis.call('HMGET', userKey, 'id', 's:frz', 's:earn')
+if not stored[1] then return {-4} end
+local held = tonumber(stored[2]) or initial
+local granted = math.max(0, math.min(wanted, max - held))
+local fields = {'s:frz', held + granted}
+if not stored[3] then
+  fields[3] = 's:earn'
+  fields[4] = day
+end
+redis.call('HSET', userKey, unpack(fields))
+return {granted, held + granted}

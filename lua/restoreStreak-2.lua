@@ -1,0 +1,42 @@
+--[[
+  Restores a user's streak to the longest length it had within a window of recent periods: the
+  streak continues as if the previous period had been extended at that length, so the user keeps
+  it by acting in the current period.
+
+  KEYS[1] user hash              <slot>user:<tenant>:<uid>
+  KEYS[2] streak history         <slot>sh:<tenant>:<uid>
+
+  ARGV[1] frequency letter ('d', 'w', 'm')
+  ARGV[2] the current period
+  ARGV[3] the first period of the window
+  ARGV[4] the current length (as the api computed it, lost streaks being 0)
+
+  Returns {restoredLength} (0: nothing to restore; -1: already at that length), or {-4} for an
+  unknown user.
+]]
+local userKey = KEYS[1]
+local historyKey = KEYS[2]
+
+local frequency = ARGV[1]
+local period = tonumber(ARGV[2])
+local from = tonumber(ARGV[3])
+local current = tonumber(ARGV[4])
+
+if redis.call('EXISTS', userKey) == 0 then return {-4} end
+local best = 0
+local history = redis.call('HGETALL', historyKey)
+for i = 1, #history, 2 do
+  local p = tonumber(history[i])
+  if p >= from and p < period then
+    local entry = history[i + 1]
+    if string.sub(entry, 1, 1) == 'f' then entry = string.sub(entry, 2) end
+    local length = tonumber(entry)
+    if length > best then best = length end
+  end
+end
+if best == 0 then return {0} end
+if current >= best then return {-1} end
+local longest = tonumber(redis.call('HGET', userKey, 's:long')) or 0
+redis.call('HSET', userKey, 's:f', frequency, 's:len', best, 's:last', period - 1, 's:start', period - best,
+  's:long', math.max(longest, best))
+return {best}
