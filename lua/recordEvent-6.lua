@@ -35,8 +35,8 @@
 
   Returns
     {1, total, created, streak, id...}  processed; created is 1 for a new user; streak is
-                                {length, start, last, freezes, extended, longest} ('' without
-                                a rule);
+                                {length, start, last, freezes, extended, longest, paused}
+                                ('' without a rule; paused: periods since `last` a pause covers);
                                 then the ids of the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
@@ -88,9 +88,10 @@ if idempotency ~= '' then
         -- The answer reflects the current streak.
         local fields = {'tz', 'id'}
         for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
-        local _, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
+        local periodOfEvent, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
         local st = streakState(s, redis.call('HMGET', userKey, unpack(fields)), tonumber(dayOfEvent))
-        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long}
+        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long,
+          st.last and pausedBetween(s, st, st.last + 1, tonumber(periodOfEvent) - 1) or 0}
       end
       return reply
     end
@@ -107,13 +108,13 @@ if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the st
   if storedTz ~= assumedTz then return {-1, storedTz} end
 end
 
-local period, day, periodOld
+local period, day, periodOld, st
 if s then
   local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
   period, day, periodOld = tonumber(a), tonumber(b), tonumber(c)
-  local streakTz = stored[11]
-  if s.mode == 2 and periodOld == nil and streakTz and streakTz ~= assumedTz and stored[3] == s.f and stored[5] then
-    return {-3, streakTz}
+  st = streakState(s, stored, day)
+  if s.mode == 2 and periodOld == nil and st.tz and st.tz ~= assumedTz and st.last then
+    return {-3, st.tz}
   end
 end
 
@@ -143,7 +144,6 @@ if p then
     if now and now >= a.v and now - v < a.v then complete(userKey, countsKey, a, stamp, reply) end
   end
   if s then
-    local st = streakState(s, stored, day)
     local extended = false
     if s.mode == 2 then
       local before
@@ -154,7 +154,8 @@ if p then
         end
       end
     end
-    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0, st.long}
+    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0, st.long,
+      st.last and pausedBetween(s, st, st.last + 1, period - 1) or 0}
   end
   if #reply > 4 then cascade(userKey, countsKey, p.c, stamp, reply) end
 end

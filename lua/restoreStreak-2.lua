@@ -29,7 +29,8 @@ for i = 1, #history, 2 do
   local p = tonumber(history[i])
   if p >= from and p < period then
     local entry = history[i + 1]
-    if string.sub(entry, 1, 1) == 'f' then entry = string.sub(entry, 2) end
+    local mark = string.sub(entry, 1, 1)
+    if mark == 'f' or mark == 'p' then entry = string.sub(entry, 2) end
     local length = tonumber(entry)
     if length > best then best = length end
   end

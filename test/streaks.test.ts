@@ -333,6 +333,51 @@ describe.each(targets())('streaks on %s', (target) => {
     });
   });
 
+  describe('Admin API: pauses', () => {
+    beforeAll(async () => {
+      await settings({ frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+    });
+
+    it('neither misses nor counts paused days, and lists upcoming pauses', async () => {
+      await at('2026-12-01T12:00:00Z');
+      await event('pz');
+      await at('2026-12-02T12:00:00Z');
+      await event('pz');
+      const r = await s.request('POST', '/admin/v1/streaks/pauses', {
+        body: { pauses: [
+          { userId: 'pz', start: '2026-12-03', end: '2026-12-05' },
+          { userId: 'pz', start: '2026-12-01', end: '2026-12-09' },
+          { userId: 'ghost', start: '2026-12-03', end: '2026-12-04' },
+          { userId: 'pz', start: '2026-12-09', end: '2026-12-08' },
+        ] },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body.created).toEqual([{ id: expect.any(String), userId: 'pz', start: '2026-12-03', end: '2026-12-05', status: 'active' }]);
+      expect(r.body.issues.map((i: any) => [i.index, i.reason])).toEqual([
+        [1, expect.stringMatching(/past/)], [2, 'User does not exist'], [3, expect.stringMatching(/before start/)],
+      ]);
+      const pauseId = r.body.created[0].id;
+      expect((await s.request('GET', '/v1/users/pz/streak')).body.pauses).toEqual([{ id: pauseId, start: '2026-12-03', end: '2026-12-05' }]);
+
+      await at('2026-12-05T12:00:00Z');
+      expect((await s.request('GET', '/v1/users/pz/streak')).body).toMatchObject({ length: 2 });
+      await at('2026-12-06T12:00:00Z');
+      expect(await event('pz')).toMatchObject({ length: 3, extended: true, started: '2026-12-01' });
+      const history = (await s.request('GET', '/v1/users/pz/streak?historyPeriods=6')).body.streakHistory;
+      expect(history.map((h: any) => [h.periodStart.slice(8), h.length, h.usedPause ?? false])).toEqual([
+        ['01', 1, false], ['02', 2, false], ['03', 2, true], ['04', 2, true], ['05', 2, true], ['06', 3, false],
+      ]);
+
+      // Without the pause, a three-day gap loses the streak.
+      const next = await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: 'pz', start: '2026-12-07', end: '2026-12-09' }] } });
+      const del = await s.request('DELETE', `/admin/v1/streaks/pauses?ids=${next.body.created[0].id},nope`);
+      expect(del.body.deleted).toEqual([{ id: next.body.created[0].id }]);
+      expect(del.body.issues).toEqual([expect.objectContaining({ id: 'nope' })]);
+      await at('2026-12-10T12:00:00Z');
+      expect(await event('pz')).toMatchObject({ length: 1, started: '2026-12-10' });
+    });
+  });
+
   describe('settings', () => {
     it('validates the rule', async () => {
       expect((await settings({ frequency: 'hourly', metrics: [] })).status).toBe(400);

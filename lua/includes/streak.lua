@@ -10,7 +10,10 @@
     s:tz    the zone of s:last (a zone change is judged in both zones)
     s:at    when it was last extended (ISO-8601)
     s:p     the period the accumulators s:v:<metricId> belong to
-  History, in its own hash: period -> length ('f<length>' when a freeze bridged it).
+    s:pz    pauses, JSON [[frequency letter, first period, last period, id], ...]: paused periods
+            are neither missed nor counted
+  History, in its own hash: period -> length ('f<length>' when a freeze bridged it, 'p<length>'
+  when a pause covered it).
 
   The plan's `s` part: f (frequency letter), mode (1: the metric is not in the rule, read only;
   2: update), acc/t (this metric's accumulator field and threshold), all (for evaluation `all`:
@@ -20,8 +23,11 @@
   streakFields(s)  the user-hash fields to read, after 'tz' and 'id'
   streakState(s, stored, day)  the state decoded from the HMGET reply (stored[3...]), with
                                 freezes granted and auto-earned as of `day`
+  pausedBetween(s, st, from, to)  how many periods from..to a pause covers
 ]]
-local STREAK_FIELDS = {'s:f', 's:len', 's:last', 's:start', 's:frz', 's:earn', 's:long', 's:p', 's:tz'}
+local STREAK_FIELDS = {'s:f', 's:len', 's:last', 's:start', 's:frz', 's:earn', 's:long', 's:p', 's:tz', 's:pz'}
+-- In the HMGET reply: 'tz', 'id', the fields above, then this metric's accumulator and the others'.
+local ACC = 3 + #STREAK_FIELDS
 
 local function streakFields(s)
   local fields = {}
@@ -38,7 +44,7 @@ end
 local function streakState(s, stored, day)
   local st = {
     len = 0, last = nil, start = nil, frz = 0, earn = nil, long = tonumber(stored[9]) or 0,
-    accPeriod = tonumber(stored[10]), tz = stored[11], dirty = {},
+    accPeriod = tonumber(stored[10]), tz = stored[11], pz = stored[12],
   }
   if stored[3] == s.f then
     st.len = tonumber(stored[4]) or 0
@@ -63,6 +69,18 @@ local function streakState(s, stored, day)
   return st
 end
 
+local function pausedBetween(s, st, from, to)
+  if not st.pz or to < from then return 0 end
+  local count = 0
+  for _, p in ipairs(cjson.decode(st.pz)) do
+    if p[1] == s.f then
+      local a, b = math.max(from, p[2]), math.min(to, p[3])
+      if b >= a then count = count + b - a + 1 end
+    end
+  end
+  return math.min(count, to - from + 1)
+end
+
 --[[
   streakUpdate: the event adds `value` to its metric's accumulator for period `n`; when the rule
   is met and period n is not covered yet, the streak extends: +1 after the last period, bridged by
@@ -75,14 +93,14 @@ end
 local function streakUpdate(userKey, historyKey, s, st, stored, n, nOld, value, stamp, tz)
   local fields = {'s:p', n}
   local samePeriod = st.accPeriod == n
-  local acc = (samePeriod and tonumber(stored[12]) or 0) + tonumber(value)
+  local acc = (samePeriod and tonumber(stored[ACC]) or 0) + tonumber(value)
   fields[#fields + 1] = s.acc
   fields[#fields + 1] = string.format('%.15g', acc)
   local met = acc >= s.t
   if s.all then
     for i = 1, #s.all, 2 do
       local other = 0
-      if samePeriod then other = tonumber(stored[12 + (i + 1) / 2]) or 0
+      if samePeriod then other = tonumber(stored[ACC + (i + 1) / 2]) or 0
       else
         fields[#fields + 1] = s.all[i]
         fields[#fields + 1] = 0
@@ -102,15 +120,14 @@ local function streakUpdate(userKey, historyKey, s, st, stored, n, nOld, value, 
     else
       local now = n
       if nOld ~= nil and nOld < now then now = nOld end
-      local gap = now - st.last - 1
-      if gap <= 0 then
-        st.len = st.len + 1
-      elseif st.frz >= gap then
-        for q = st.last + 1, st.last + gap do
+      local gap = now - st.last - 1 - pausedBetween(s, st, st.last + 1, now - 1)
+      if gap <= st.frz then
+        -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
+        for q = st.last + 1, now - 1 do
           history[#history + 1] = q
-          history[#history + 1] = 'f' .. st.len
+          history[#history + 1] = (pausedBetween(s, st, q, q) > 0 and 'p' or 'f') .. st.len
         end
-        st.frz = st.frz - gap
+        if gap > 0 then st.frz = st.frz - gap end
         st.len = st.len + 1
       else
         st.frz = 0

@@ -45,7 +45,7 @@ export function streakPlan(snapshot: Snapshot, metricId: string, achievements: L
   return s;
 }
 
-/** What the event script returns of the streak: {length, start, last, freezes, extended, longest}. */
+/** What the event script returns of the streak: {length, start, last, freezes, extended, longest, paused}. */
 export interface StreakState {
   length: number;
   start: number | null;
@@ -53,12 +53,37 @@ export interface StreakState {
   freezes: number;
   extended: boolean;
   longest: number;
+  /** Periods between `last` and now that a pause covers (neither missed nor counted). */
+  paused: number;
 }
 
 export function streakStateOf(reply: unknown): StreakState | null {
   if (!Array.isArray(reply)) return null;
-  const [length, start, last, freezes, extended, longest] = reply.map(Number);
-  return { length, start: start < 0 ? null : start, last: last < 0 ? null : last, freezes, extended: extended === 1, longest };
+  const [length, start, last, freezes, extended, longest, paused] = reply.map(Number);
+  return {
+    length, start: start < 0 ? null : start, last: last < 0 ? null : last, freezes, extended: extended === 1, longest,
+    paused: paused || 0,
+  };
+}
+
+/** A pause as the user hash keeps it (`s:pz`): [frequency letter, first period, last period, id]. */
+export type StoredPause = [string, number, number, string];
+
+export function pausesOf(h: Record<string, string>): StoredPause[] {
+  return h['s:pz'] ? (JSON.parse(h['s:pz']) as StoredPause[]) : [];
+}
+
+/** How many periods from..to the pauses of this frequency cover (lua/includes/streak.lua pausedBetween). */
+export function pausedBetween(pauses: StoredPause[], letter: string, from: number, to: number): number {
+  if (to < from) return 0;
+  let count = 0;
+  for (const [f, first, last] of pauses) {
+    if (f !== letter) continue;
+    const a = Math.max(from, first);
+    const b = Math.min(to, last);
+    if (b >= a) count += b - a + 1;
+  }
+  return Math.min(count, to - from + 1);
 }
 
 export interface StreakView {
@@ -83,7 +108,7 @@ export function streakView(rule: StreakSettings | null, state: StreakState | nul
   const view: StreakView = { length: 0, frequency, started: null, periodStart: null, periodEnd: null, expires: null };
   let freezes = state?.freezes ?? 0;
   if (state && state.length > 0 && state.last !== null && state.start !== null) {
-    const missed = Math.max(0, now - state.last - 1);
+    const missed = Math.max(0, now - state.last - 1 - state.paused);
     if (missed <= freezes) {
       freezes -= missed;
       view.length = state.length;
@@ -120,14 +145,17 @@ export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement
   return out.sort((x, y) => (x.l ?? 0) - (y.l ?? 0));
 }
 
-/** The state from the user hash, as the script reads it (lua/includes/streak.lua streakState). */
-export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number): StreakState {
+/** The state from the user hash as of period `now`, as the script reads it (lua/includes/streak.lua streakState). */
+export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number, now: number): StreakState {
   const num = (field: string): number | null => (h[field] === undefined ? null : Number(h[field]));
-  const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: num('s:long') ?? 0 };
+  const state: StreakState = {
+    length: 0, start: null, last: null, freezes: 0, extended: false, longest: num('s:long') ?? 0, paused: 0,
+  };
   if (h['s:f'] === FREQUENCY_LETTER[rule.frequency]) {
     state.length = num('s:len') ?? 0;
     state.start = num('s:start');
     state.last = num('s:last');
+    if (state.last !== null) state.paused = pausedBetween(pausesOf(h), FREQUENCY_LETTER[rule.frequency], state.last + 1, now - 1);
   }
   if (rule.freezes) {
     const { initial, max, autoEarnInterval, autoEarnAmount } = rule.freezes;
@@ -149,7 +177,7 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
 /** When a streak shown as `view` in period `now` is lost if nothing happens, in ms (null: no streak). */
 export function expiresAt(rule: StreakSettings, state: StreakState, now: number, tz: string): number | null {
   if (state.last === null || state.length === 0) return null;
-  const missed = Math.max(0, now - state.last - 1);
+  const missed = Math.max(0, now - state.last - 1 - state.paused);
   if (missed > state.freezes) return null;
   return periodEndsAt(rule.frequency, Math.max(now, state.last + 1) + state.freezes - missed, tz);
 }

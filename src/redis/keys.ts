@@ -13,6 +13,7 @@
  *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
+ *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -104,9 +105,9 @@ export class Keys {
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
-  streakRankings(tenant: string): { active: string; longest: string; expiry: string } {
+  streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string } {
     const base = `${this.prefix}:{st:${tenant}}:`;
-    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry' };
+    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses' };
   }
 
   config(kind: ConfigKind): string {

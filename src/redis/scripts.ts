@@ -70,6 +70,7 @@ declare module 'ioredis' {
     streakPrune(active: string, expiry: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, ...args: Args): Result<number[], Context>;
     restoreStreak(user: string, history: string, ...args: Args): Result<number[], Context>;
+    pauseStreak(user: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     updatePreferences(user: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;

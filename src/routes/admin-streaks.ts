@@ -5,10 +5,13 @@
  */
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
-import { currentPeriod, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
+import { currentPeriod, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
+import { uuidv7 } from '../domain/ids.js';
+import { parseDate } from '../domain/time.js';
 import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
 import { fail } from '../http/errors.js';
-import { ok } from '../http/reply.js';
+import { json, ok, queryOf } from '../http/reply.js';
+import { idsOf } from './admin-resources.js';
 import type { Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
 import type { StreakSettings } from '../store/config.js';
@@ -74,6 +77,26 @@ const validateRestore = compile<{ users: { id: string }[] }>({
   },
 });
 
+const validatePauses = compile<{ pauses: { userId: string; start: string; end: string }[] }>({
+  type: 'object', required: ['pauses'],
+  properties: {
+    pauses: {
+      type: 'array', minItems: 1, maxItems: 100,
+      items: {
+        type: 'object', required: ['userId', 'start', 'end'],
+        properties: {
+          userId: { type: 'string', minLength: 1, maxLength: 255 },
+          start: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+          end: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+        },
+      },
+    },
+  },
+});
+
+/** Longest pause: a year of days. */
+const MAX_PAUSE_DAYS = 366;
+
 export function settingsView(s: StreakSettings | null) {
   if (s === null) return { frequency: 'daily', evaluation: 'all', metrics: [], freezes: null };
   return { frequency: s.frequency, evaluation: s.evaluation, metrics: s.metrics, freezes: s.freezes, updated: s.updated };
@@ -122,7 +145,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       }
       const tz = h.tz ?? '';
       const { day, period } = currentPeriod(rule.frequency, tz, now);
-      const current = streakView(rule, stateFromHash(h, rule, day), period).length;
+      const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
       const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
       const [restored] = await redis.restoreStreak(u.user, u.history, FREQUENCY_LETTER[rule.frequency], period, from, current);
       if (restored === -4) issues.push(bulkIssue(id, 'error', 'User does not exist'));
@@ -130,7 +153,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       else if (restored === -1) issues.push(bulkIssue(id, 'warning', 'Streak is already at maximum length'));
       else {
         restoredUsers.push(id);
-        const state = stateFromHash(await redis.hgetall(u.user), rule, day);
+        const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
         const k = keys.streakRankings(tenant);
         await redis.streakRank(k.active, k.longest, k.expiry, id, state.length, state.longest, expiresAt(rule, state, period, tz) ?? 0);
       }
@@ -138,7 +161,60 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     return ok({ restoredUsers, issues });
   }
 
+  /** Pauses: dates in the user's zone; the periods they touch are neither missed nor counted. */
+  async function addPauses(req: Request) {
+    const { tenant } = principalOf(req);
+    const body = validatePauses(parseJson(req.body));
+    const rule = store.current.streak;
+    if (rule === null) throw fail('unprocessable', 'No streak is configured (PUT /admin/v1/streaks/settings)');
+    const created: unknown[] = [];
+    const issues: (BulkIssue & { index: number })[] = [];
+    const registry = keys.streakRankings(tenant).pauses;
+    for (let index = 0; index < body.pauses.length; index++) {
+      const { userId, start, end } = body.pauses[index];
+      const refuse = (reason: string) => issues.push({ ...bulkIssue(userId, 'error', reason), index });
+      const first = parseDate(start);
+      const last = parseDate(end);
+      if (first === null || last === null) { refuse('start and end must be dates (YYYY-MM-DD)'); continue; }
+      if (last < first) { refuse('end must not be before start'); continue; }
+      if (last.diff(first, 'days').days + 1 > MAX_PAUSE_DAYS) { refuse(`A pause may last at most ${MAX_PAUSE_DAYS} days`); continue; }
+      const u = keys.forUser(tenant, userId);
+      const tz = await redis.hget(u.user, 'tz');
+      const { day } = currentPeriod(rule.frequency, tz ?? '', clock.now());
+      if (dayIndexOf(start) < day) { refuse('A pause cannot start in the past (in the user\'s time zone)'); continue; }
+      const id = uuidv7();
+      const letter = FREQUENCY_LETTER[rule.frequency];
+      const entry = [letter, periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
+      const [done] = await redis.pauseStreak(u.user, 'add', JSON.stringify(entry));
+      if (done === -4) { refuse('User does not exist'); continue; }
+      await redis.hset(registry, id, JSON.stringify({ userId, start, end }));
+      created.push({ id, userId, start, end, status: 'active' });
+    }
+    return json(created.length > 0 ? 201 : 200, { created, issues });
+  }
+
+  async function deletePauses(req: Request) {
+    const { tenant } = principalOf(req);
+    const registry = keys.streakRankings(tenant).pauses;
+    const deleted: { id: string }[] = [];
+    const issues: { id: string; severity: 'error'; message: string }[] = [];
+    for (const id of idsOf(queryOf(req.query))) {
+      const raw = await redis.hget(registry, id);
+      if (raw === null) {
+        issues.push({ id, severity: 'error', message: `Pause "${id}" not found` });
+        continue;
+      }
+      const { userId } = JSON.parse(raw) as { userId: string };
+      await redis.pauseStreak(keys.forUser(tenant, userId).user, 'remove', id);
+      await redis.hdel(registry, id);
+      deleted.push({ id });
+    }
+    return ok({ deleted, issues });
+  }
+
   return [
+    { method: 'post', path: '/streaks/pauses', family: 'admin', handler: addPauses },
+    { method: 'del', path: '/streaks/pauses', family: 'admin', handler: deletePauses },
     { method: 'post', path: '/streaks/freezes', family: 'admin', handler: grantFreezes },
     { method: 'post', path: '/streaks/restore', family: 'admin', handler: restore },
     { method: 'get', path: '/streaks/settings', family: 'admin', handler: () => ok(settingsView(store.current.streak)) },

@@ -5,7 +5,9 @@
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { currentPeriod, periodEnd, periodStart } from '../domain/periods.js';
-import { stateFromHash, streakView, type StreakState } from '../domain/streaks.js';
+import {
+  FREQUENCY_LETTER, pausedBetween, pausesOf, stateFromHash, streakView, type StoredPause, type StreakState,
+} from '../domain/streaks.js';
 import { checkUserId, type UserHash } from '../domain/users.js';
 import { fail } from '../http/errors.js';
 import { ok, queryOf } from '../http/reply.js';
@@ -20,6 +22,7 @@ interface HistoryItem {
   periodEnd: string;
   length: number;
   usedFreeze?: boolean;
+  usedPause?: boolean;
 }
 
 /**
@@ -28,19 +31,23 @@ interface HistoryItem {
  * freezes while it is alive; the current period carries the live length).
  */
 export function streakHistory(
-  rule: StreakSettings, state: StreakState, history: Record<string, string>, now: number, count: number,
+  rule: StreakSettings, state: StreakState, history: Record<string, string>, now: number, count: number, pauses: StoredPause[],
 ): HistoryItem[] {
   const items: HistoryItem[] = [];
-  const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1) <= state.freezes;
+  const letter = FREQUENCY_LETTER[rule.frequency];
+  const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1 - state.paused) <= state.freezes;
   for (let p = now - count + 1; p <= now; p++) {
     const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0 };
     const entry = history[String(p)];
     if (entry !== undefined) {
-      item.length = Number(entry.startsWith('f') ? entry.slice(1) : entry);
-      if (entry.startsWith('f')) item.usedFreeze = true;
+      const mark = entry[0];
+      item.length = Number(mark === 'f' || mark === 'p' ? entry.slice(1) : entry);
+      if (mark === 'f') item.usedFreeze = true;
+      if (mark === 'p') item.usedPause = true;
     } else if (alive && state.last !== null && p > state.last) {
       item.length = state.length;
-      if (p < now) item.usedFreeze = true;
+      if (p < now && pausedBetween(pauses, letter, p, p) > 0) item.usedPause = true;
+      else if (p < now) item.usedFreeze = true;
     }
     if (rule.freezes && item.usedFreeze === undefined) item.usedFreeze = false;
     items.push(item);
@@ -75,7 +82,7 @@ export function streakRoutes(deps: Deps): Route[] {
     if (h.id === undefined) throw fail('user_not_found', id);
     if (rule === null) return ok({ ...streakView(null, null, 0), streakHistory: [], rank: null });
     const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
-    const state = stateFromHash(h, rule, day);
+    const state = stateFromHash(h, rule, day, period);
     const view = streakView(rule, state, period);
     let rank: number | null = null;
     if (view.length > 0) {
@@ -83,7 +90,10 @@ export function streakRoutes(deps: Deps): Route[] {
       const r = await redis.zrevrank(keys.streakRankings(tenant).active, id);
       rank = r === null ? null : r + 1;
     }
-    return ok({ ...view, streakHistory: streakHistory(rule, state, history, period, count), rank });
+    const pauses = pausesOf(h);
+    const upcoming = pauses.filter(([f, , last]) => f === FREQUENCY_LETTER[rule.frequency] && last >= period)
+      .map(([, first, last, pauseId]) => ({ id: pauseId, start: periodStart(rule.frequency, first), end: periodEnd(rule.frequency, last) }));
+    return ok({ ...view, streakHistory: streakHistory(rule, state, history, period, count, pauses), rank, pauses: upcoming });
   }
 
   async function several(req: Request) {
@@ -98,7 +108,7 @@ export function streakRoutes(deps: Deps): Route[] {
       const h = hashes[i];
       if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
       const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-      const length = streakView(rule, stateFromHash(h, rule, day), period).length;
+      const length = streakView(rule, stateFromHash(h, rule, day, period), period).length;
       return { userId, streakLength: length, extended: length > 0 ? h['s:at'] ?? null : null };
     });
     items.sort((a, b) => b.streakLength - a.streakLength);

@@ -155,3 +155,17 @@ export function byKey<T extends { key?: string }>(list: T[]): Record<string, T> 
   }
   return out;
 }
+
+/** The streak rule of `PUT /admin/v1/streaks/settings` (laurel's own Admin resource). */
+export interface StreakSettingsInput {
+  frequency: 'daily' | 'weekly' | 'monthly';
+  evaluation?: 'all' | 'any';
+  metrics: { metricId: string; threshold: number }[];
+  freezes?: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
+}
+
+/** Sets the streak rule through the Admin API (the SDK has no call for it); fails unless 200. */
+export async function putStreakSettings(s: TestServer, settings: StreakSettingsInput): Promise<void> {
+  const r = await s.request('PUT', '/admin/v1/streaks/settings', { body: settings });
+  if (r.status !== 200) throw new Error(`PUT /admin/v1/streaks/settings: ${r.status} ${r.text}`);
+}
