@@ -11,7 +11,8 @@
 import { TrophyApi, TrophyApiClient, TrophyApiError } from '@trophyso/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adminUpdate, byKey, createAchievements, createAttributes, rejectionOf, sdkClient, WireRecorder, type WireCall,
+  adminUpdate, byKey, createAchievements, createAttributes, putStreakSettings, rejectionOf, sdkClient, WireRecorder,
+  type WireCall,
 } from './support/sdk.js';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
@@ -891,5 +892,369 @@ describe.each(targets())('SDK 1.0.42 achievements on %s', (target) => {
     const ada = await client.users.achievements('ach-ada', { includeIncomplete: 'true' }, NO_RETRY);
     expect(ada.map((a) => a.key)).not.toContain('legacy');
     expect(ada.map((a) => a.key)).not.toContain('hidden');
+  });
+});
+
+/**
+ * Streaks through the SDK, on a server of their own with the manual clock (the streak rule is
+ * account-wide, and rankings span every user of the tenant).
+ *
+ * The `it`s run in order and build one timeline: April without freezes; May daily with freezes
+ * (cy, ada, kai in Pacific/Kiritimati, bea, read on 2026-05-09 at 12:00 UTC); then the Admin API's
+ * freezes and restore, ties in the rankings, and June weekly. 2026-05-04 and 2026-06-08 are
+ * Mondays. Pacific/Kiritimati is UTC+14: its day starts at 10:00 UTC of the day before.
+ */
+describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
+  let s: TestServer;
+  let metricIds: Record<string, string>;
+  let client: TrophyApiClient;
+  const wire = new WireRecorder();
+
+  const KIRITIMATI = 'Pacific/Kiritimati';
+  const FREEZES = { initial: 1, max: 3, autoEarnInterval: 30, autoEarnAmount: 1 };
+  /** The freeze fields of every streak while FREEZES is configured. */
+  const fz = (freezes: number) => ({ freezes, maxFreezes: 3, freezeAutoEarnInterval: 30, freezeAutoEarnAmount: 1 });
+  /** A daily MetricEventStreakResponse as parsed (dates `2026-MM-DD` given as `MM-DD`). */
+  const daily = (length: number, started: string, today: string, expires: string, extended: boolean, freezes?: number) => ({
+    length, frequency: 'daily', started: `2026-${started}`, periodStart: `2026-${today}`, periodEnd: `2026-${today}`,
+    expires: `2026-${expires}`, extended, ...(freezes === undefined ? {} : fz(freezes)),
+  });
+  /** A weekly MetricEventStreakResponse as parsed. */
+  const weekly = (length: number, started: string, start: string, end: string, expires: string, extended: boolean) => ({
+    length, frequency: 'weekly', started: `2026-${started}`, periodStart: `2026-${start}`, periodEnd: `2026-${end}`,
+    expires: `2026-${expires}`, extended,
+  });
+  /** A daily history item. */
+  const hday = (date: string, length: number, usedFreeze?: boolean) => ({
+    periodStart: `2026-${date}`, periodEnd: `2026-${date}`, length, ...(usedFreeze === undefined ? {} : { usedFreeze }),
+  });
+  const FREEZE_KEYS = ['freezes', 'maxFreezes', 'freezeAutoEarnInterval', 'freezeAutoEarnAmount'];
+
+  /** Sets the clock and sends a value of 1 through the SDK; returns the parsed currentStreak. */
+  const event = async (at: string, user: string | TrophyApi.UpsertedUser, metric = 'lessons') => {
+    await s.setClock(at);
+    const r = await client.metrics.event(metric, { user: typeof user === 'string' ? { id: user } : user, value: 1 }, NO_RETRY);
+    return r.currentStreak;
+  };
+  const streak = (id: string, historyPeriods?: number) =>
+    client.users.streak(id, historyPeriods === undefined ? undefined : { historyPeriods }, NO_RETRY);
+  const issue = (userId: string, level: 'error' | 'warning', reason: string) =>
+    ({ userId, level, reason, severity: level, message: reason });
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    metricIds = await s.metrics('lessons', 'quizzes');
+    client = sdkClient(s);
+    wire.install();
+  });
+  afterAll(async () => {
+    wire.uninstall();
+    await s?.close();
+  });
+
+  it('without freezes: currentStreak extends once a day, is lost after a missed day, and has no freeze fields', async () => {
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: metricIds.lessons, threshold: 1 }] });
+
+    await s.setClock('2026-04-01T10:00:00Z');
+    const { result: first, calls } = await wire.capture(() =>
+      client.metrics.event('lessons', { user: { id: 'nf-una', name: 'Una' }, value: 1 }, NO_RETRY));
+    expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', '/v1/metrics/lessons/event', 201]]);
+    expect(first.currentStreak).toEqual(daily(1, '04-01', '04-01', '04-02', true));
+    const wireStreak = JSON.parse(calls[0].response).currentStreak;
+    for (const k of FREEZE_KEYS) {
+      expect(wireStreak, k).not.toHaveProperty(k);
+      expect((first.currentStreak as unknown as Record<string, unknown>)[k], k).toBeUndefined();
+    }
+
+    expect(await event('2026-04-01T20:00:00Z', 'nf-una')).toEqual(daily(1, '04-01', '04-01', '04-02', false));
+    expect(await event('2026-04-02T10:00:00Z', 'nf-una')).toEqual(daily(2, '04-01', '04-02', '04-03', true));
+
+    // The 3rd passes without an event: on the 4th, an event of a metric outside the rule sees the streak lost.
+    await s.setClock('2026-04-04T10:00:00Z');
+    const { result: lost, calls: c2 } = await wire.capture(() =>
+      client.metrics.event('quizzes', { user: { id: 'nf-una' }, value: 1 }, NO_RETRY));
+    expect(lost.currentStreak).toEqual({ length: 0, frequency: 'daily', extended: false });
+    expect(JSON.parse(c2[0].response).currentStreak).toEqual({
+      length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false,
+    });
+
+    const { result: read, calls: c3 } = await wire.capture(() => streak('nf-una', 5));
+    expect(c3.map((c) => [c.method, c.path, c.status])).toEqual([['GET', '/v1/users/nf-una/streak?historyPeriods=5', 200]]);
+    expect(read).toEqual({
+      length: 0, frequency: 'daily', pauses: [],
+      streakHistory: [hday('03-31', 0), hday('04-01', 1), hday('04-02', 2), hday('04-03', 0), hday('04-04', 0)],
+    });
+    expect(read.rank).toBeUndefined();
+    const raw = JSON.parse(c3[0].response);
+    expect(raw.rank).toBeNull(); // spec-null: present as null
+    for (const h of raw.streakHistory) expect(h).not.toHaveProperty('usedFreeze'); // only with freezes
+
+    // Acting again starts a new streak.
+    expect(await event('2026-04-04T10:00:00Z', 'nf-una')).toEqual(daily(1, '04-04', '04-04', '04-05', true));
+  });
+
+  it('with freezes: currentStreak over several days, in UTC and in Pacific/Kiritimati, bridged by a freeze', async () => {
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: metricIds.lessons, threshold: 1 }], freezes: FREEZES });
+    const ada = { id: 'sk-ada', name: 'Ada' };
+    const kai = { id: 'sk-kai', name: 'Kai', tz: KIRITIMATI };
+    const cy = { id: 'sk-cy', name: 'Cy' };
+    const steps: [at: string, user: string | TrophyApi.UpsertedUser, metric: string, expected: object, note: string][] = [
+      ['2026-05-01T08:00:00Z', cy, 'lessons', daily(1, '05-01', '05-01', '05-03', true, 1), 'cy starts; a freeze keeps it a day longer'],
+      ['2026-05-02T08:00:00Z', cy, 'lessons', daily(2, '05-01', '05-02', '05-04', true, 1), 'cy day 2'],
+      ['2026-05-03T08:00:00Z', cy, 'lessons', daily(3, '05-01', '05-03', '05-05', true, 1), 'cy day 3'],
+      ['2026-05-04T08:00:00Z', cy, 'lessons', daily(4, '05-01', '05-04', '05-06', true, 1), 'cy day 4'],
+      ['2026-05-04T10:00:00Z', ada, 'lessons', daily(1, '05-04', '05-04', '05-06', true, 1), 'ada starts'],
+      ['2026-05-04T15:00:00Z', ada, 'lessons', daily(1, '05-04', '05-04', '05-06', false, 1), 'ada again the same day'],
+      ['2026-05-05T08:00:00Z', cy, 'lessons', daily(5, '05-01', '05-05', '05-07', true, 1), 'cy day 5'],
+      ['2026-05-05T09:00:00Z', ada, 'lessons', daily(2, '05-04', '05-05', '05-07', true, 1), 'ada day 2'],
+      ['2026-05-05T09:30:00Z', kai, 'lessons', daily(1, '05-05', '05-05', '05-07', true, 1), 'kai starts at 23:30 on the 5th'],
+      ['2026-05-05T10:30:00Z', kai, 'lessons', daily(2, '05-05', '05-06', '05-08', true, 1), 'kai: 00:30 on the 6th, a new day'],
+      ['2026-05-05T10:30:00Z', ada, 'lessons', daily(2, '05-04', '05-05', '05-07', false, 1), 'ada at that instant: still the 5th'],
+      ['2026-05-06T08:00:00Z', cy, 'lessons', daily(6, '05-01', '05-06', '05-08', true, 1), 'cy day 6, then nothing more'],
+      ['2026-05-06T09:00:00Z', ada, 'lessons', daily(3, '05-04', '05-06', '05-08', true, 1), 'ada day 3, then skips the 7th'],
+      ['2026-05-06T10:30:00Z', kai, 'lessons', daily(3, '05-05', '05-07', '05-09', true, 1), 'kai: the 7th, then skips the 8th'],
+      ['2026-05-07T09:00:00Z', { id: 'sk-bea' }, 'lessons', daily(1, '05-07', '05-07', '05-09', true, 1), 'bea starts'],
+      ['2026-05-08T09:00:00Z', ada, 'quizzes', daily(3, '05-04', '05-08', '05-08', false, 0), 'ada: the 7th bridged, freeze shown spent'],
+      ['2026-05-08T09:00:00Z', ada, 'lessons', daily(4, '05-04', '05-08', '05-09', true, 0), 'ada day 4 after the bridged 7th'],
+      ['2026-05-08T09:00:00Z', 'sk-bea', 'lessons', daily(2, '05-07', '05-08', '05-10', true, 1), 'bea day 2'],
+      ['2026-05-08T10:30:00Z', kai, 'lessons', daily(4, '05-05', '05-09', '05-10', true, 0), 'kai: the 9th, the 8th bridged'],
+      ['2026-05-09T09:00:00Z', ada, 'lessons', daily(5, '05-04', '05-09', '05-10', true, 0), 'ada day 5'],
+      ['2026-05-09T09:00:00Z', 'sk-bea', 'lessons', daily(3, '05-07', '05-09', '05-11', true, 1), 'bea day 3'],
+    ];
+    for (const [at, user, metric, expected, note] of steps) {
+      expect(await event(at, user, metric), `${at} ${note}`).toEqual(expected);
+    }
+    // cy missed the 7th and the 8th with one freeze: lost, and the freeze shows as gone.
+    expect(await event('2026-05-09T12:00:00Z', 'sk-cy', 'quizzes')).toEqual({ length: 0, frequency: 'daily', extended: false, ...fz(0) });
+  });
+
+  it('users.streak: history oldest first ending with the current period, usedFreeze, rank, in the user\'s zone', async () => {
+    await s.setClock('2026-05-09T12:00:00Z'); // Kiritimati: 02:00 on the 10th
+
+    const { result: ada, calls } = await wire.capture(() => streak('sk-ada', 7));
+    expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['GET', '/v1/users/sk-ada/streak?historyPeriods=7', 200]]);
+    expect(ada).toEqual({
+      length: 5, frequency: 'daily', started: '2026-05-04', periodStart: '2026-05-09', periodEnd: '2026-05-09',
+      expires: '2026-05-10', ...fz(0), rank: 1, pauses: [],
+      streakHistory: [
+        hday('05-03', 0, false), hday('05-04', 1, false), hday('05-05', 2, false), hday('05-06', 3, false),
+        hday('05-07', 3, true), hday('05-08', 4, false), hday('05-09', 5, false),
+      ],
+    });
+
+    // Without a request: the default of 7 periods, no query string.
+    const { result: byDefault, calls: c2 } = await wire.capture(() => client.users.streak('sk-ada', undefined, NO_RETRY));
+    expect(c2.map((c) => c.path)).toEqual(['/v1/users/sk-ada/streak']);
+    expect(byDefault).toEqual(ada);
+    expect((await streak('sk-ada', 1)).streakHistory).toEqual([hday('05-09', 5, false)]);
+
+    // kai is on the 10th already: the current period is that day, not yet extended, and the 8th was bridged.
+    expect(await streak('sk-kai', 4)).toEqual({
+      length: 4, frequency: 'daily', started: '2026-05-05', periodStart: '2026-05-10', periodEnd: '2026-05-10',
+      expires: '2026-05-10', ...fz(0), rank: 2, pauses: [],
+      streakHistory: [hday('05-07', 3, false), hday('05-08', 3, true), hday('05-09', 4, false), hday('05-10', 4, false)],
+    });
+
+    expect(await streak('sk-bea', 2)).toEqual({
+      length: 3, frequency: 'daily', started: '2026-05-07', periodStart: '2026-05-09', periodEnd: '2026-05-09',
+      expires: '2026-05-11', ...fz(1), rank: 3, pauses: [],
+      streakHistory: [hday('05-08', 2, false), hday('05-09', 3, false)],
+    });
+
+    // A lost streak: length 0, no dates, no rank.
+    const { result: cy, calls: c3 } = await wire.capture(() => streak('sk-cy', 3));
+    expect(cy).toEqual({
+      length: 0, frequency: 'daily', ...fz(0), pauses: [],
+      streakHistory: [hday('05-07', 0, false), hday('05-08', 0, false), hday('05-09', 0, false)],
+    });
+    expect(cy.rank).toBeUndefined();
+    expect(JSON.parse(c3[0].response)).toMatchObject({ started: null, periodStart: null, periodEnd: null, expires: null, rank: null });
+
+    apiError(await rejectionOf(streak('sk-nobody', 3)), TrophyApi.NotFoundError, 404);
+    // Out of range: a 400, which the SDK maps to no typed error for this call.
+    apiError(await rejectionOf(streak('sk-ada', -1)), TrophyApiError, 400);
+  });
+
+  it('streaks.list: several users, longest first, with the time of the last extension', async () => {
+    const ids = ['sk-bea', 'sk-cy', 'sk-ghost', 'sk-ada', 'sk-kai'];
+    const { result: list, calls } = await wire.capture(() => client.streaks.list({ userIds: ids }, NO_RETRY));
+    expect(calls.map((c) => [c.method, c.path, c.status]))
+      .toEqual([['GET', `/v1/streaks?${ids.map((id) => `userIds=${id}`).join('&')}`, 200]]);
+    expect(list.slice(0, 3)).toEqual([
+      { userId: 'sk-ada', streakLength: 5, extended: '2026-05-09T09:00:00.000Z' },
+      { userId: 'sk-kai', streakLength: 4, extended: '2026-05-08T10:30:00.000Z' },
+      { userId: 'sk-bea', streakLength: 3, extended: '2026-05-09T09:00:00.000Z' },
+    ]);
+    // Lost (cy) and unknown (ghost): length 0, extended null on the wire.
+    expect(list.slice(3).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
+      { userId: 'sk-cy', streakLength: 0 }, { userId: 'sk-ghost', streakLength: 0 },
+    ]);
+    for (const item of list.slice(3)) expect(item.extended, item.userId).toBeUndefined();
+    for (const item of JSON.parse(calls[0].response).slice(3)) expect(item.extended, item.userId).toBeNull();
+
+    // A single id is sent as one parameter.
+    const { result: one, calls: c2 } = await wire.capture(() => client.streaks.list({ userIds: 'sk-kai' }, NO_RETRY));
+    expect(c2.map((c) => c.path)).toEqual(['/v1/streaks?userIds=sk-kai']);
+    expect(one).toEqual([{ userId: 'sk-kai', streakLength: 4, extended: '2026-05-08T10:30:00.000Z' }]);
+
+    // No ids: a 400, which the SDK maps to no typed error for this call.
+    apiError(await rejectionOf(client.streaks.list({}, NO_RETRY)), TrophyApiError, 400);
+  });
+
+  it('streaks.rankings: active (lost streaks dropped) and longest', async () => {
+    const { result: active, calls } = await wire.capture(() => client.streaks.rankings({ limit: 3, type: 'active' }, NO_RETRY));
+    expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['GET', '/v1/streaks/rankings?limit=3&type=active', 200]]);
+    expect(active).toEqual([
+      { userId: 'sk-ada', name: 'Ada', streakLength: 5 },
+      { userId: 'sk-kai', name: 'Kai', streakLength: 4 },
+      { userId: 'sk-bea', streakLength: 3 },
+    ]);
+    expect(active[2].name).toBeUndefined();
+    expect(JSON.parse(calls[0].response)[2].name).toBeNull(); // bea has no name
+
+    // Defaults: active, 10.
+    const { result: byDefault, calls: c2 } = await wire.capture(() => client.streaks.rankings(undefined, NO_RETRY));
+    expect(c2.map((c) => c.path)).toEqual(['/v1/streaks/rankings']);
+    expect(byDefault).toEqual(active);
+    expect((await client.streaks.rankings({ limit: 2 }, NO_RETRY)).map((r) => r.userId)).toEqual(['sk-ada', 'sk-kai']);
+
+    // Longest ever, lost or not: cy's 6, and una's 2 from April.
+    expect(await client.streaks.rankings({ type: 'longest', limit: 3 }, NO_RETRY)).toEqual([
+      { userId: 'sk-cy', name: 'Cy', streakLength: 6 },
+      { userId: 'sk-ada', name: 'Ada', streakLength: 5 },
+      { userId: 'sk-kai', name: 'Kai', streakLength: 4 },
+    ]);
+    expect((await client.streaks.rankings({ type: 'longest' }, NO_RETRY)).map((r) => [r.userId, r.streakLength]))
+      .toEqual([['sk-cy', 6], ['sk-ada', 5], ['sk-kai', 4], ['sk-bea', 3], ['nf-una', 2]]);
+  });
+
+  it('admin.streaks.freezes.create grants one freeze per entry up to the maximum, with parsed issues', async () => {
+    expect(await event('2026-05-12T09:00:00Z', 'fz-fin')).toEqual(daily(1, '05-12', '05-12', '05-14', true, 1));
+
+    const freezes = [{ userId: 'fz-fin' }, { userId: 'fz-fin' }, { userId: 'fz-fin' }, { userId: 'fz-ghost' }];
+    const { result, calls } = await wire.capture(() => client.admin.streaks.freezes.create({ freezes }, NO_RETRY));
+    expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', '/admin/v1/streaks/freezes', 200]]);
+    expect(JSON.parse(calls[0].body ?? '{}')).toEqual({ freezes });
+    // 1 held + 2 granted = the maximum of 3; the third entry and the unknown user are issues.
+    expect(result).toEqual({
+      issues: [
+        issue('fz-fin', 'warning', 'Would exceed maximum freeze limit'),
+        issue('fz-ghost', 'error', 'User does not exist'),
+      ],
+    });
+    expect(result.issues.map((i) => i.level)).toEqual([TrophyApi.BulkInsertIssueLevel.Warning, TrophyApi.BulkInsertIssueLevel.Error]);
+    apiError(await rejectionOf(client.users.get('fz-ghost', NO_RETRY)), TrophyApiError, 404);
+
+    expect(await streak('fz-fin', 1)).toMatchObject({ length: 1, expires: '2026-05-16', ...fz(3) });
+
+    // Three days skipped (13th to 15th): the three freezes bridge them.
+    expect(await event('2026-05-16T09:00:00Z', 'fz-fin')).toEqual(daily(2, '05-12', '05-16', '05-17', true, 0));
+    expect((await streak('fz-fin', 5)).streakHistory).toEqual([
+      hday('05-12', 1, false), hday('05-13', 1, true), hday('05-14', 1, true), hday('05-15', 1, true), hday('05-16', 2, false),
+    ]);
+
+    // Within the maximum: no issues.
+    expect(await client.admin.streaks.freezes.create({ freezes: [{ userId: 'fz-fin' }] }, NO_RETRY)).toEqual({ issues: [] });
+    expect(await streak('fz-fin', 1)).toMatchObject({ length: 2, expires: '2026-05-18', ...fz(1) });
+  });
+
+  it('admin.streaks.restore restores a lost streak to its longest length, with parsed restoredUsers and issues', async () => {
+    const rae = { id: 'rs-rae', name: 'Rae' };
+    expect(await event('2026-05-19T09:00:00Z', rae)).toEqual(daily(1, '05-19', '05-19', '05-21', true, 1));
+    expect(await event('2026-05-20T09:00:00Z', rae)).toEqual(daily(2, '05-19', '05-20', '05-22', true, 1));
+    expect(await event('2026-05-22T09:00:00Z', rae)).toEqual(daily(3, '05-19', '05-22', '05-23', true, 0)); // the 21st bridged
+    // The 23rd missed with no freeze left: lost on the 24th.
+    await s.setClock('2026-05-24T12:00:00Z');
+    const lost = await streak('rs-rae', 1);
+    expect(lost).toMatchObject({ length: 0, ...fz(0) });
+    expect(lost.rank).toBeUndefined();
+    expect(await event('2026-05-24T12:00:00Z', 'rs-new')).toEqual(daily(1, '05-24', '05-24', '05-26', true, 1));
+
+    const users = [{ id: 'rs-rae' }, { id: 'rs-new' }, { id: 'rs-ghost' }];
+    const { result, calls } = await wire.capture(() => client.admin.streaks.restore({ users }, NO_RETRY));
+    expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['POST', '/admin/v1/streaks/restore', 200]]);
+    expect(JSON.parse(calls[0].body ?? '{}')).toEqual({ users });
+    expect(result).toEqual({
+      restoredUsers: ['rs-rae'],
+      issues: [issue('rs-new', 'warning', 'No streak to restore'), issue('rs-ghost', 'error', 'User does not exist')],
+    });
+
+    // Restored to 3, alive through today, ranked again.
+    expect(await streak('rs-rae', 1)).toMatchObject({
+      length: 3, periodStart: '2026-05-24', periodEnd: '2026-05-24', expires: '2026-05-24', ...fz(0), rank: 1,
+    });
+    expect((await streak('rs-new', 1)).rank).toBe(2);
+    expect(await event('2026-05-24T13:00:00Z', rae)).toMatchObject({
+      length: 4, extended: true, periodStart: '2026-05-24', expires: '2026-05-25', ...fz(0),
+    });
+
+    expect(await client.admin.streaks.restore({ users: [{ id: 'rs-rae' }] }, NO_RETRY)).toEqual({
+      restoredUsers: [],
+      issues: [issue('rs-rae', 'warning', 'Streak is already at maximum length')],
+    });
+  });
+
+  it('ranks equal streaks by who reached the length first (API.md: ties in rankings)', async () => {
+    // m reaches 2 first, then z, then a: neither alphabetical nor reverse-alphabetical order.
+    for (const day of ['05-26', '05-27']) {
+      await event(`2026-${day}T08:00:00Z`, { id: 'tie-m', name: 'M' });
+      await event(`2026-${day}T09:00:00Z`, { id: 'tie-z', name: 'Z' });
+      await event(`2026-${day}T10:00:00Z`, { id: 'tie-a', name: 'A' });
+    }
+    await s.setClock('2026-05-27T12:00:00Z');
+    const ranking = await client.streaks.rankings({ type: 'active' }, NO_RETRY);
+    const ranks = Object.fromEntries(await Promise.all(['tie-m', 'tie-z', 'tie-a'].map(async (id) => [id, (await streak(id, 1)).rank])));
+    // Both reads at once, so that a failure shows the order of each.
+    expect({ ranking: ranking.map((r) => r.userId), ranks }).toEqual({
+      ranking: ['tie-m', 'tie-z', 'tie-a'], ranks: { 'tie-m': 1, 'tie-z': 2, 'tie-a': 3 },
+    });
+    expect(ranking).toEqual([
+      { userId: 'tie-m', name: 'M', streakLength: 2 },
+      { userId: 'tie-z', name: 'Z', streakLength: 2 },
+      { userId: 'tie-a', name: 'A', streakLength: 2 },
+    ]);
+  });
+
+  it('weekly: Monday-to-Sunday periods in each user\'s zone, through every read', async () => {
+    await putStreakSettings(s, { frequency: 'weekly', metrics: [{ metricId: metricIds.lessons, threshold: 1 }] });
+    const wes = { id: 'wk-wes', name: 'Wes' };
+    const kir = { id: 'wk-kir', name: 'Kir', tz: KIRITIMATI };
+    const steps: [at: string, user: TrophyApi.UpsertedUser, expected: object, note: string][] = [
+      ['2026-05-31T12:00:00Z', wes, weekly(1, '05-25', '05-25', '05-31', '06-07', true), 'wes on a Sunday'],
+      ['2026-06-07T09:30:00Z', kir, weekly(1, '06-01', '06-01', '06-07', '06-14', true), 'kir: Sunday 23:30'],
+      ['2026-06-07T10:30:00Z', kir, weekly(2, '06-01', '06-08', '06-14', '06-21', true), 'kir: Monday 00:30, a new week'],
+      ['2026-06-07T10:30:00Z', wes, weekly(2, '05-25', '06-01', '06-07', '06-14', true), 'wes at that instant: still Sunday'],
+      ['2026-06-08T09:00:00Z', wes, weekly(3, '05-25', '06-08', '06-14', '06-21', true), 'wes on Monday'],
+      ['2026-06-10T09:00:00Z', wes, weekly(3, '05-25', '06-08', '06-14', '06-21', false), 'wes again that week'],
+      ['2026-06-10T09:00:00Z', kir, weekly(2, '06-01', '06-08', '06-14', '06-21', false), 'kir again that week'],
+    ];
+    for (const [at, user, expected, note] of steps) {
+      const got = await event(at, user);
+      expect(got, `${at} ${note}`).toEqual(expected);
+      for (const k of FREEZE_KEYS) expect((got as unknown as Record<string, unknown>)[k], `${note}: ${k}`).toBeUndefined();
+    }
+
+    await s.setClock('2026-06-10T12:00:00Z');
+    const week = (start: string, end: string, length: number) => ({ periodStart: `2026-${start}`, periodEnd: `2026-${end}`, length });
+    expect(await streak('wk-wes', 4)).toEqual({
+      length: 3, frequency: 'weekly', started: '2026-05-25', periodStart: '2026-06-08', periodEnd: '2026-06-14',
+      expires: '2026-06-21', rank: 1, pauses: [],
+      streakHistory: [week('05-18', '05-24', 0), week('05-25', '05-31', 1), week('06-01', '06-07', 2), week('06-08', '06-14', 3)],
+    });
+    expect(await streak('wk-kir', 2)).toEqual({
+      length: 2, frequency: 'weekly', started: '2026-06-01', periodStart: '2026-06-08', periodEnd: '2026-06-14',
+      expires: '2026-06-21', rank: 2, pauses: [],
+      streakHistory: [week('06-01', '06-07', 1), week('06-08', '06-14', 2)],
+    });
+    // sk-ada's daily streak does not carry over into weekly periods.
+    expect(await client.streaks.list({ userIds: ['wk-kir', 'sk-ada', 'wk-wes'] }, NO_RETRY)).toEqual([
+      { userId: 'wk-wes', streakLength: 3, extended: '2026-06-08T09:00:00.000Z' },
+      { userId: 'wk-kir', streakLength: 2, extended: '2026-06-07T10:30:00.000Z' },
+      { userId: 'sk-ada', streakLength: 0 },
+    ]);
+    expect(await client.streaks.rankings({ type: 'active', limit: 10 }, NO_RETRY)).toEqual([
+      { userId: 'wk-wes', name: 'Wes', streakLength: 3 },
+      { userId: 'wk-kir', name: 'Kir', streakLength: 2 },
+    ]);
   });
 });
