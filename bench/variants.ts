@@ -105,10 +105,29 @@ export const laurelEvent: Variant = {
     };
     return { child: startNode('laurel-event', `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
   },
+  /**
+   * The product's scenario on the metric: three achievements at rising thresholds and a daily
+   * streak with freezes, so every event also evaluates achievements and extends or reads the streak.
+   */
   async prepare(session, signal) {
-    const admin = session.eventUrl.replace(EVENT_PATH, '/admin/v1/metrics');
-    const created = await post(admin, session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
+    const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
+    const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
     if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
+    const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
+    const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
+      name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
+    })), signal);
+    if (achievements.status !== 201) throw new Error(`creating the achievements failed: HTTP ${achievements.status} ${achievements.text}`);
+    const streak = await fetch(admin('/streaks/settings'), {
+      method: 'PUT',
+      headers: { 'X-API-KEY': session.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        frequency: 'daily', metrics: [{ metricId, threshold: 1 }],
+        freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
+      }),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+    });
+    if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${await streak.text()}`);
     // One event before the load, so a wrong route or key fails here with the reason, not as
     // thousands of non-2xx lines in the table.
     const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);

@@ -18,14 +18,14 @@ local max = tonumber(ARGV[2])
 local initial = tonumber(ARGV[3])
 local day = ARGV[4]
 
-local stored = redis.call('HMGET', userKey, 'id', 's:frz', 's:earn')
+--- @include "streak"
+
+local stored = redis.call('HMGET', userKey, 'id', 's')
 if not stored[1] then return {-4} end
-local held = tonumber(stored[2]) or initial
+local st = parseStreak(stored[2])
+local held = st.frz or initial
 local granted = math.max(0, math.min(wanted, max - held))
-local fields = {'s:frz', held + granted}
-if not stored[3] then
-  fields[3] = 's:earn'
-  fields[4] = day
-end
-redis.call('HSET', userKey, unpack(fields))
-return {granted, held + granted}
+st.frz = held + granted
+if st.earn == nil then st.earn = day end
+redis.call('HSET', userKey, 's', packStreak(st))
+return {granted, st.frz}

@@ -86,10 +86,9 @@ if idempotency ~= '' then
       local reply = {2, firstEventId, redis.call('HGET', userKey, totalField) or '0', ''}
       if s then
         -- The answer reflects the current streak.
-        local fields = {'tz', 'id'}
-        for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
         local periodOfEvent, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
-        local st = streakState(s, redis.call('HMGET', userKey, unpack(fields)), tonumber(dayOfEvent))
+        local packed = redis.call('HMGET', userKey, 's', 's:pz')
+        local st = streakState(s, packed[1], packed[2], tonumber(dayOfEvent))
         reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long,
           st.last and pausedBetween(s, st, st.last + 1, tonumber(periodOfEvent) - 1) or 0}
       end
@@ -98,11 +97,12 @@ if idempotency ~= '' then
   end
 end
 
-local fields = {'tz', 'id'}
+local stored
 if s then
-  for _, f in ipairs(streakFields(s)) do fields[#fields + 1] = f end
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
+else
+  stored = redis.call('HMGET', userKey, 'tz', 'id')
 end
-local stored = redis.call('HMGET', userKey, unpack(fields))
 if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the stored one rules
   local storedTz = stored[1] or ''
   if storedTz ~= assumedTz then return {-1, storedTz} end
@@ -112,8 +112,8 @@ local period, day, periodOld, st
 if s then
   local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
   period, day, periodOld = tonumber(a), tonumber(b), tonumber(c)
-  st = streakState(s, stored, day)
-  if s.mode == 2 and periodOld == nil and st.tz and st.tz ~= assumedTz and st.last then
+  st = streakState(s, stored[3], stored[4], day)
+  if s[2] == 2 and periodOld == nil and st.last and st.tz ~= assumedTz then
     return {-3, st.tz}
   end
 end
@@ -145,11 +145,11 @@ if p then
   end
   if s then
     local extended = false
-    if s.mode == 2 then
+    if s[2] == 2 then
       local before
-      extended, before = streakUpdate(userKey, historyKey, s, st, stored, period, periodOld, value, stamp, assumedTz)
-      if extended and s.sa then
-        for _, a in ipairs(s.sa) do
+      extended, before = streakUpdate(userKey, historyKey, s, st, period, periodOld, value, stamp, assumedTz)
+      if extended and s[7] then
+        for _, a in ipairs(s[7]) do
           if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
         end
       end

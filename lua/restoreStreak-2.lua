@@ -22,7 +22,10 @@ local period = tonumber(ARGV[2])
 local from = tonumber(ARGV[3])
 local current = tonumber(ARGV[4])
 
-if redis.call('EXISTS', userKey) == 0 then return {-4} end
+--- @include "streak"
+
+local stored = redis.call('HMGET', userKey, 'id', 's')
+if not stored[1] then return {-4} end
 local best = 0
 local history = redis.call('HGETALL', historyKey)
 for i = 1, #history, 2 do
@@ -37,7 +40,8 @@ for i = 1, #history, 2 do
 end
 if best == 0 then return {0} end
 if current >= best then return {-1} end
-local longest = tonumber(redis.call('HGET', userKey, 's:long')) or 0
-redis.call('HSET', userKey, 's:f', frequency, 's:len', best, 's:last', period - 1, 's:start', period - best,
-  's:long', math.max(longest, best))
+local st = parseStreak(stored[2])
+st.f, st.len, st.last, st.start = frequency, best, period - 1, period - best
+if best > st.long then st.long = best end
+redis.call('HSET', userKey, 's', packStreak(st))
 return {best}

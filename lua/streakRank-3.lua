@@ -1,15 +1,17 @@
 --[[
   Phase 2 of an event that extended a streak, on the tenant's streak rankings (their own hash
   slot): records the user's current and longest length and when the current one expires. Values
-  are absolute, so running it twice changes nothing.
+  are absolute, so running it twice changes nothing. Scores are the length plus a fraction that
+  is larger the earlier the length was reached, so equal lengths rank by who reached them first;
+  the longest only ever grows (ZADD GT), so reaching an equal length later keeps the earlier time.
 
   KEYS[1] active lengths      <prefix>:{st:<tenant>}:active    zset user -> current length
   KEYS[2] longest lengths     <prefix>:{st:<tenant>}:longest   zset user -> longest length
   KEYS[3] expiries            <prefix>:{st:<tenant>}:expiry    zset user -> ms the streak is lost
 
   ARGV[1] user id
-  ARGV[2] current length
-  ARGV[3] longest length
+  ARGV[2] score of the current length
+  ARGV[3] score of the longest length
   ARGV[4] expiry, ms since the epoch
 
   Returns 1.

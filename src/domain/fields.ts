@@ -5,6 +5,3 @@ export const completionField = (achievementId: string): string => 'c:' + achieve
 
 /** Running sum of an event-filtered achievement (user-metric hash). */
 export const progressField = (achievementId: string): string => 'p:' + achievementId;
-
-/** What a metric added towards the streak in the current period (user hash). */
-export const accumulatorField = (metricId: string): string => 's:v:' + metricId;

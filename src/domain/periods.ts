@@ -42,13 +42,37 @@ export function firstDayOf(frequency: Frequency, period: number): number {
   return Math.floor(Date.UTC(year, month, 1) / DAY_MS);
 }
 
+/** Memoises per key, forgetting everything past `size` entries (keys are few: periods around now). */
+function memo<T>(size: number, compute: (key: string) => T): (key: string) => T {
+  let cache = new Map<string, T>();
+  return (key) => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      if (cache.size >= size) cache = new Map();
+      value = compute(key);
+      cache.set(key, value);
+    }
+    return value;
+  };
+}
+
+const startDates = memo(4096, (key) => {
+  const [frequency, period] = key.split(':');
+  return dateOfDay(firstDayOf(frequency as Frequency, Number(period)));
+});
+
 export function periodStart(frequency: Frequency, period: number): string {
-  return dateOfDay(firstDayOf(frequency, period));
+  return startDates(`${frequency}:${period}`);
 }
 
 export function periodEnd(frequency: Frequency, period: number): string {
-  return dateOfDay(firstDayOf(frequency, period + 1) - 1);
+  return endDates(`${frequency}:${period}`);
 }
+
+const endDates = memo(4096, (key) => {
+  const [frequency, period] = key.split(':');
+  return dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1) - 1);
+});
 
 /** The user's current day and period at instant `ms` in zone `tz` ('' is UTC). */
 export function currentPeriod(frequency: Frequency, tz: string, ms: number): { day: number; period: number } {
@@ -61,5 +85,11 @@ export const RESTORE_WINDOW_DAYS: Record<Frequency, number> = { daily: 90, weekl
 
 /** The instant period `period` ends (the next one starts) in zone `tz`, ms since the epoch. */
 export function periodEndsAt(frequency: Frequency, period: number, tz: string): number {
-  return DateTime.fromISO(dateOfDay(firstDayOf(frequency, period + 1)), { zone: tz || 'UTC' }).toMillis();
+  return endInstants(`${frequency}:${period}:${tz}`);
 }
+
+// luxon costs ~25 µs a call: one per zone and period is plenty.
+const endInstants = memo(16384, (key) => {
+  const [frequency, period, tz] = key.split(':');
+  return DateTime.fromISO(dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1)), { zone: tz || 'UTC' }).toMillis();
+});

@@ -8,40 +8,32 @@
  */
 import type { Achievement, Snapshot, StreakSettings } from '../store/config.js';
 import type { LuaAchievement } from './achievements.js';
-import { accumulatorField, completionField } from './fields.js';
+import { completionField } from './fields.js';
 import { periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
 
 export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
 
-/** The plan's `s` part (see lua/includes/streak.lua). */
-export interface LuaStreak {
-  f: string;
-  mode: 1 | 2;
-  acc?: string;
-  t?: number;
-  ev?: 'all' | 'any';
-  all?: (string | number)[];
-  fz?: { i: number; x: number; n: number; a: number };
-  sa?: LuaAchievement[];
-}
+/**
+ * The plan's streak part, positional (lua/includes/streak.lua): frequency letter, mode (1: the
+ * metric is not in the rule, 2: it is), the metric's 1-based position in the rule, the rule's
+ * thresholds, 1 for evaluation `all`, freezes [initial, max, interval, amount] or false, and
+ * the streak achievements.
+ */
+export type LuaStreak = [string, 1 | 2, number, number[], 0 | 1, number[] | false, LuaAchievement[]?];
 
 export function streakPlan(snapshot: Snapshot, metricId: string, achievements: LuaAchievement[]): LuaStreak | undefined {
   const rule = snapshot.streak;
   if (rule === null || rule.metrics.length === 0) return undefined;
-  const own = rule.metrics.find((m) => m.metricId === metricId);
-  const s: LuaStreak = { f: FREQUENCY_LETTER[rule.frequency], mode: own ? 2 : 1 };
-  if (rule.freezes) {
-    s.fz = { i: rule.freezes.initial, x: rule.freezes.max, n: rule.freezes.autoEarnInterval, a: rule.freezes.autoEarnAmount };
-  }
-  if (own) {
-    s.acc = accumulatorField(metricId);
-    s.t = own.threshold;
-    s.ev = rule.evaluation;
-    const others = rule.metrics.filter((m) => m.metricId !== metricId);
-    if (others.length > 0) s.all = others.flatMap((m) => [accumulatorField(m.metricId), m.threshold]);
-    if (achievements.length > 0) s.sa = achievements;
-  }
+  const position = rule.metrics.findIndex((m) => m.metricId === metricId) + 1;
+  const fz = rule.freezes
+    ? [rule.freezes.initial, rule.freezes.max, rule.freezes.autoEarnInterval, rule.freezes.autoEarnAmount]
+    : false;
+  const s: LuaStreak = [
+    FREQUENCY_LETTER[rule.frequency], position > 0 ? 2 : 1, position, rule.metrics.map((m) => m.threshold),
+    rule.evaluation === 'all' ? 1 : 0, fz,
+  ];
+  if (position > 0 && achievements.length > 0) s.push(achievements);
   return s;
 }
 
@@ -145,22 +137,28 @@ export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement
   return out.sort((x, y) => (x.l ?? 0) - (y.l ?? 0));
 }
 
+/** The user hash's packed streak field `s` (lua/includes/streak.lua parseStreak). */
+function parseStreak(packed: string | undefined) {
+  const parts = (packed ?? '').split('|');
+  const num = (i: number): number | null => (parts[i] === undefined || parts[i] === '' ? null : Number(parts[i]));
+  return { f: parts[0] ?? '', len: num(1) ?? 0, last: num(2), start: num(3), frz: num(4), earn: num(5), long: num(6) ?? 0 };
+}
+
 /** The state from the user hash as of period `now`, as the script reads it (lua/includes/streak.lua streakState). */
 export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number, now: number): StreakState {
-  const num = (field: string): number | null => (h[field] === undefined ? null : Number(h[field]));
-  const state: StreakState = {
-    length: 0, start: null, last: null, freezes: 0, extended: false, longest: num('s:long') ?? 0, paused: 0,
-  };
-  if (h['s:f'] === FREQUENCY_LETTER[rule.frequency]) {
-    state.length = num('s:len') ?? 0;
-    state.start = num('s:start');
-    state.last = num('s:last');
-    if (state.last !== null) state.paused = pausedBetween(pausesOf(h), FREQUENCY_LETTER[rule.frequency], state.last + 1, now - 1);
+  const st = parseStreak(h.s);
+  const letter = FREQUENCY_LETTER[rule.frequency];
+  const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: st.long, paused: 0 };
+  if (st.f === letter) {
+    state.length = st.len;
+    state.start = st.start;
+    state.last = st.last;
+    if (state.last !== null) state.paused = pausedBetween(pausesOf(h), letter, state.last + 1, now - 1);
   }
   if (rule.freezes) {
     const { initial, max, autoEarnInterval, autoEarnAmount } = rule.freezes;
-    let freezes = num('s:frz');
-    let earn = num('s:earn');
+    let freezes = st.frz;
+    let earn = st.earn;
     if (freezes === null) {
       freezes = initial;
       earn = day;
@@ -180,4 +178,18 @@ export function expiresAt(rule: StreakSettings, state: StreakState, now: number,
   const missed = Math.max(0, now - state.last - 1 - state.paused);
   if (missed > state.freezes) return null;
   return periodEndsAt(rule.frequency, Math.max(now, state.last + 1) + state.freezes - missed, tz);
+}
+
+/** Milliseconds from 2020-01-01: the time part of ranking scores. */
+const SCORE_EPOCH = Date.UTC(2020, 0, 1);
+const SCORE_SPAN = 2 ** 43; // about 278 years
+
+/**
+ * A ranking score: the length, and a fraction that is larger the earlier the length was reached,
+ * so equal lengths rank by who reached them first (API.md). Streak lengths keep 38 bits for the
+ * fraction: ties are told apart to about 32 ms. The length is `Math.floor(score)`.
+ */
+export function rankScore(length: number, reachedAt: number): number {
+  const t = Math.min(SCORE_SPAN - 1, Math.max(0, reachedAt - SCORE_EPOCH));
+  return length + (SCORE_SPAN - 1 - t) / SCORE_SPAN;
 }

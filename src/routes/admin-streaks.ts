@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import { currentPeriod, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
 import { parseDate } from '../domain/time.js';
-import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
+import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } from '../domain/streaks.js';
 import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
 import { idsOf } from './admin-resources.js';
@@ -155,7 +155,8 @@ export function adminStreakRoutes(deps: Deps): Route[] {
         restoredUsers.push(id);
         const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
         const k = keys.streakRankings(tenant);
-        await redis.streakRank(k.active, k.longest, k.expiry, id, state.length, state.longest, expiresAt(rule, state, period, tz) ?? 0);
+        await redis.streakRank(k.active, k.longest, k.expiry, id, rankScore(state.length, now), rankScore(state.longest, now),
+          expiresAt(rule, state, period, tz) ?? 0);
       }
     }
     return ok({ restoredUsers, issues });

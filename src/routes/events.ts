@@ -12,7 +12,7 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
-import { expiresAt, streakStateOf, streakView, type StreakState } from '../domain/streaks.js';
+import { expiresAt, rankScore, streakStateOf, streakView, type StreakState } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
@@ -103,7 +103,11 @@ export function eventRoutes(deps: Deps): Route[] {
     const k = keys.streakRankings(tenant);
     const expiry = expiresAt(rule, state, period, tz) ?? 0;
     try {
-      await redis.streakRank(k.active, k.longest, k.expiry, userId, state.length, state.longest, expiry);
+      coalescer.hold();
+      const now = clock.now();
+      await redis.streakRank(
+        k.active, k.longest, k.expiry, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry,
+      );
     } catch (err) {
       deps.log.warn({ err, tenant, userId }, 'streak ranking not updated');
     }

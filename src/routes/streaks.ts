@@ -126,7 +126,8 @@ export function streakRoutes(deps: Deps): Route[] {
     if (type === 'active') await prune(tenant);
     const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');
     const entries: { userId: string; streakLength: number }[] = [];
-    for (let i = 0; i < flat.length; i += 2) entries.push({ userId: flat[i], streakLength: Number(flat[i + 1]) });
+    // Scores carry a tie-breaking fraction (rankScore): the length is the whole part.
+    for (let i = 0; i < flat.length; i += 2) entries.push({ userId: flat[i], streakLength: Math.floor(Number(flat[i + 1])) });
     const names = await Promise.all(entries.map((e) => redis.hget(keys.forUser(tenant, e.userId).user, 'name')));
     return ok(entries.map((e, i) => ({ userId: e.userId, name: names[i], streakLength: e.streakLength })));
   }
