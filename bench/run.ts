@@ -13,7 +13,10 @@
  *   BENCH_CONNECTIONS  open connections (64)
  *   BENCH_THREADS      wrk threads (2)
  *   BENCH_VARIANTS     comma-separated subset of variant names (all)
- *   REDIS_URL          Redis for trivial-script and laurel-event (redis://127.0.0.1:6379)
+ *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
+ *
+ * Only a run of every variant with the default rounds, durations, connections and threads
+ * writes results/latest.* and the README's table; any other run writes results/partial.*.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,7 +25,7 @@ import type { Redis } from 'ioredis';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
-  buildReport, renderMarkdown, roundRatios, TARGET, variantResult, writeReport,
+  buildReport, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
 import { ROOT, VARIANTS, type Variant } from './variants.js';
@@ -52,17 +55,23 @@ function count(name: string, fallback: number, min: number): number {
   return n;
 }
 
+/**
+ * The published setup: only a run with these (and every variant) replaces results/latest.* and
+ * the README's table. Short passes, repeated over rounds: three 8 s passes per variant say more
+ * on a noisy machine than one 30 s pass, and a full run of the four variants stays under three
+ * minutes.
+ */
+const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, connections: 64, threads: 2 };
+
 function loadSettings(): Settings {
-  const threads = count('BENCH_THREADS', 2, 1);
+  const threads = count('BENCH_THREADS', DEFAULTS.threads, 1);
   return {
-    rounds: count('BENCH_ROUNDS', 3, 1),
+    rounds: count('BENCH_ROUNDS', DEFAULTS.rounds, 1),
     threads,
     // wrk refuses fewer connections than threads.
-    connections: count('BENCH_CONNECTIONS', 64, threads),
-    // Short passes, repeated over rounds: three 8 s passes per variant say more on a noisy
-    // machine than one 30 s pass, and a full run stays under two minutes.
-    warmupS: seconds('BENCH_WARMUP', 2, 0),
-    durationS: seconds('BENCH_DURATION', 8, 1),
+    connections: count('BENCH_CONNECTIONS', DEFAULTS.connections, threads),
+    warmupS: seconds('BENCH_WARMUP', DEFAULTS.warmupS, 0),
+    durationS: seconds('BENCH_DURATION', DEFAULTS.durationS, 1),
     timeoutS: 5,
     users: 100_000,
     idempotencyShare: 0.1,
@@ -71,6 +80,20 @@ function loadSettings(): Settings {
     idempotencyPool: 20_000,
     redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
   };
+}
+
+/** Why a run is not the published setup (so it writes `partial`); empty when it is. */
+function partialReasons(settings: Settings, variants: Variant[]): string[] {
+  const reasons: string[] = [];
+  if (variants.length !== VARIANTS.length) reasons.push('BENCH_VARIANTS selects a subset');
+  const differs: [string, keyof typeof DEFAULTS][] = [
+    ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'],
+    ['BENCH_CONNECTIONS', 'connections'], ['BENCH_THREADS', 'threads'],
+  ];
+  for (const [env, key] of differs) {
+    if (settings[key] !== DEFAULTS[key]) reasons.push(`${env}=${settings[key]} (default ${DEFAULTS[key]})`);
+  }
+  return reasons;
 }
 
 function selectVariants(): Variant[] {
@@ -223,15 +246,22 @@ async function main(): Promise<number> {
         log(summary(r));
       }
       round.ratios = roundRatios(round.variants);
-      const target = round.ratios.find((x) => x.name === `${TARGET.of} / ${TARGET.over}`)?.value;
-      if (target !== null && target !== undefined) log(`  round ${round.round}: ${TARGET.of} / ${TARGET.over} ${(target * 100).toFixed(1)}%`);
+      // The targets' ratios and how the two laurel variants compare, as far as measured.
+      const figures = [...TARGETS.map((t) => ratioName(t.of, t.over)), ratioName('laurel-features', 'laurel-event')]
+        .map((name) => ({ name, value: round.ratios.find((x) => x.name === name)?.value ?? null }))
+        .filter((x): x is { name: string; value: number } => x.value !== null)
+        .map((x) => `${x.name} ${(x.value * 100).toFixed(1)}%`);
+      if (figures.length > 0) log(`  round ${round.round}: ${figures.join(', ')}`);
       rounds.push(round);
     }
     const report = buildReport(machine, settings, variants.map((v) => v.name), rounds);
     log(`\n${renderMarkdown(report)}`);
-    // `latest` and the README always hold a full comparison; a BENCH_VARIANTS subset goes to
-    // `partial` (git-ignored), so a quick look at one variant never replaces the published table.
-    const full = variants.length === VARIANTS.length;
+    // `latest` and the README always hold a full comparison in the published setup; a subset of
+    // the variants or other rounds, durations, connections or threads go to `partial`
+    // (git-ignored), so a quick look never replaces the published table.
+    const reasons = partialReasons(settings, variants);
+    const full = reasons.length === 0;
+    if (!full) log(`not the published setup (${reasons.join('; ')}): writing results/partial.*, leaving latest.* and the README alone`);
     const written = await writeReport(`${ROOT}bench/results`, full ? 'latest' : 'partial', full ? `${ROOT}bench/README.md` : null, report);
     log(`written: ${written.map((p) => p.replace(ROOT, '')).join(', ')}`);
     const failed = report.variants.filter((v) => v.non2xx + v.socketErrors > 0);

@@ -4,7 +4,8 @@
  *
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
- *   laurel-event    the real laurel api, `node dist/src/cli.js api`
+ *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
+ *   laurel-features the same server and load, the metric with three achievements and a daily streak
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -93,46 +94,66 @@ async function post(url: string, apiKey: string, body: unknown, signal: AbortSig
   return { status: res.status, text: await res.text() };
 }
 
-export const laurelEvent: Variant = {
-  name: 'laurel-event',
-  description: 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event',
-  launch(at) {
-    const prefix = `bench${hex(6)}`;
-    const apiKey = `bench-admin-${hex(16)}`;
-    const env = {
-      ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
-      LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
-    };
-    return { child: startNode('laurel-event', `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
-  },
-  /**
-   * The product's scenario on the metric: three achievements at rising thresholds and a daily
-   * streak with freezes, so every event also evaluates achievements and extends or reads the streak.
-   */
-  async prepare(session, signal) {
-    const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
-    const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
-    if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
-    const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
-    const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
-      name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
-    })), signal);
-    if (achievements.status !== 201) throw new Error(`creating the achievements failed: HTTP ${achievements.status} ${achievements.text}`);
-    const streak = await fetch(admin('/streaks/settings'), {
-      method: 'PUT',
-      headers: { 'X-API-KEY': session.apiKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        frequency: 'daily', metrics: [{ metricId, threshold: 1 }],
-        freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
-      }),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
-    });
-    if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${await streak.text()}`);
-    // One event before the load, so a wrong route or key fails here with the reason, not as
-    // thousands of non-2xx lines in the table.
-    const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);
-    if (probe.status !== 201) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
-  },
-};
+async function put(url: string, apiKey: string, body: unknown, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method: 'PUT',
+    headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+  });
+  return { status: res.status, text: await res.text() };
+}
 
-export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent];
+/**
+ * A variant of the real laurel api (`node dist/src/cli.js api`), the same server and load for
+ * both: `features` false prepares the bare metric, true adds the product's scenario on it.
+ */
+function laurel(name: string, description: string, features: boolean): Variant {
+  return {
+    name,
+    description,
+    launch(at) {
+      const prefix = `bench${hex(6)}`;
+      const apiKey = `bench-admin-${hex(16)}`;
+      const env = {
+        ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
+        LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
+      };
+      return { child: startNode(name, `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
+    },
+    /**
+     * Creates the metric `lessons`; with `features` also three achievements at rising thresholds
+     * and a daily streak with freezes, so every event also evaluates achievements and extends or
+     * reads the streak. Then one probe event.
+     */
+    async prepare(session, signal) {
+      const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
+      const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
+      if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
+      if (features) {
+        const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
+        const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
+          name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
+        })), signal);
+        if (achievements.status !== 201) throw new Error(`creating the achievements failed: HTTP ${achievements.status} ${achievements.text}`);
+        const streak = await put(admin('/streaks/settings'), session.apiKey, {
+          frequency: 'daily', metrics: [{ metricId, threshold: 1 }],
+          freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
+        }, signal);
+        if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${streak.text}`);
+      }
+      // One event before the load, so a wrong route or key fails here with the reason, not as
+      // thousands of non-2xx lines in the table.
+      const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);
+      if (probe.status !== 201) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
+    },
+  };
+}
+
+export const laurelEvent = laurel(
+  'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', false);
+
+export const laurelFeatures = laurel(
+  'laurel-features', 'the event path with three achievements and a streak on the metric', true);
+
+export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelFeatures];
