@@ -72,10 +72,10 @@ describe('recordEvent, called directly', () => {
   const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
     return redis.recordEvent(
-      u.user, keys.userMetric(u, metric), u.users, u.log, u.completions, u.history,
+      u.user, keys.userMetric(u, metric), u.users, u.log,
       `m:${metric}`, o.value ?? '1', 'd:2026-01-01', o.tz ?? '', (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0') + '0',
       o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
-      '', '', '', ...(o.pairs ?? []),
+      ...(o.pairs ?? []),
     );
   };
   const keyCount = async () => (await redis.keys(`${settings.prefix}:*`)).length;

@@ -59,7 +59,8 @@ type Args = (string | number | Buffer)[];
 /** The custom commands, typed (see ioredis examples/typescript/scripts.ts). */
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    recordEvent(
+    recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
+    recordEventPlan(
       user: string, userMetric: string, users: string, log: string, completions: string, history: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
     completeAchievement(

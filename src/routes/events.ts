@@ -172,11 +172,17 @@ export function eventRoutes(deps: Deps): Route[] {
         eventId, tenant, userId: user.id, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson,
       });
       coalescer.hold();
-      const r = await redis.recordEvent(
-        u.user, userMetricKey, u.users, u.log, u.completions, u.history,
-        totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches, periods,
-        ...ident.pairs,
-      );
+      // Metrics without achievements or a streak take the script that knows nothing of them.
+      const r: unknown[] = planBuffer === ''
+        ? await redis.recordEvent(
+          u.user, userMetricKey, u.users, u.log,
+          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, ...ident.pairs,
+        )
+        : await redis.recordEventPlan(
+          u.user, userMetricKey, u.users, u.log, u.completions, u.history,
+          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches, periods,
+          ...ident.pairs,
+        );
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;

@@ -1,7 +1,7 @@
 --[[
-  Phase 1 of a metric event, on the user's partition: idempotency check, user upsert, metric
-  total, the day's summary bucket, the streak, achievements the event completes, and one entry on
-  the partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
+  Phase 1 of a metric event with features (achievements or a streak on the metric), on the user's
+  partition: idempotency check, user upsert, metric total, the day's summary bucket, the streak,
+  achievements the event completes, and one entry on the partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
   in as arguments.
 
   Every KEYS or ARGV element costs about 1,100 instructions in Redis (a Lua string in a fresh,
@@ -66,35 +66,27 @@ local periods = ARGV[11]
 --- @include "addNumber"
 --- @include "canSubscribe"
 --- @include "writeUser"
+--- @include "eventCore"
 --- @include "completeAchievements"
 --- @include "streak"
 
 local isInteger = string.byte(flags, 3) == 49
-local nowMs, expiresAt
-if #flags > 3 then nowMs, expiresAt = string.match(flags, '^...:(%d+):(%d+)$') end
+local nowMs, expiresAt = eventWindow(flags)
 
 local p = plan ~= '' and cmsgpack.unpack(plan) or nil
 local s = p and p.s
 
-local idemField
-if idempotency ~= '' then
-  idemField = string.sub(idempotency, 37)
-  local used = redis.call('HGET', userMetricKey, idemField)
-  if used then
-    local firstEventId, expiry = string.match(used, '^([^:]+):?(%d*)$')
-    if expiry == '' or nowMs == nil or tonumber(expiry) > tonumber(nowMs) then
-      local reply = {2, firstEventId, redis.call('HGET', userKey, totalField) or '0', ''}
-      if s then
-        -- The answer reflects the current streak.
-        local periodOfEvent, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
-        local packed = redis.call('HMGET', userKey, 's', 's:pz')
-        local st = streakState(s, packed[1], packed[2], tonumber(dayOfEvent))
-        reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long,
-          st.last and pausedBetween(s, st, st.last + 1, tonumber(periodOfEvent) - 1) or 0}
-      end
-      return reply
-    end
+local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
+if replay then
+  if s then
+    -- The answer reflects the current streak.
+    local periodOfEvent, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
+    local packed = redis.call('HMGET', userKey, 's', 's:pz')
+    local st = streakState(s, packed[1], packed[2], tonumber(dayOfEvent))
+    replay[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long,
+      st.last and pausedBetween(s, st, st.last + 1, tonumber(periodOfEvent) - 1) or 0}
   end
+  return replay
 end
 
 local stored
@@ -120,14 +112,8 @@ end
 
 if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
 
-local created = writeUser(userKey, usersKey, stored[2] ~= false, creation, ARGV, 12)
-local total = addNumber(userKey, totalField, value, isInteger)
-addNumber(userMetricKey, dayField, value, isInteger)
-if idemField then
-  local eventId = string.sub(idempotency, 1, 36)
-  redis.call('HSET', userMetricKey, idemField, expiresAt and (eventId .. ':' .. expiresAt) or eventId)
-end
-redis.call('XADD', logKey, '*', 'event', logEntry)
+local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
+  isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 12)
 
 local reply = {1, total, created, ''}
 if p then

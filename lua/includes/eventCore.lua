@@ -1,0 +1,40 @@
+--[[
+  What every metric event script shares (recordEvent for metrics without features,
+  recordEventPlan for metrics with achievements or a streak).
+
+  eventWindow(flags)  the idempotency window in the flags: now and the expiry of a key used now
+                      (both nil when keys are kept forever)
+  eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
+                      {2, firstEventId, total, ''} when the idempotency key was used before
+                      (within the window), else nil
+  eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
+             dayField, idempotency, expiresAt, creation, logEntry, argv, first)
+                      upserts the user, adds to the total and the day, stores the key, appends to
+                      the log; returns the total and whether the user was created
+]]
+local function eventWindow(flags)
+  if #flags > 3 then return string.match(flags, '^...:(%d+):(%d+)$') end
+  return nil, nil
+end
+
+local function eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
+  if idempotency == '' then return nil end
+  local used = redis.call('HGET', userMetricKey, string.sub(idempotency, 37))
+  if not used then return nil end
+  local firstEventId, expiry = string.match(used, '^([^:]+):?(%d*)$')
+  if expiry ~= '' and nowMs ~= nil and tonumber(expiry) <= tonumber(nowMs) then return nil end
+  return {2, firstEventId, redis.call('HGET', userKey, totalField) or '0', ''}
+end
+
+local function eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
+    dayField, idempotency, expiresAt, creation, logEntry, argv, first)
+  local created = writeUser(userKey, usersKey, existed, creation, argv, first)
+  local total = addNumber(userKey, totalField, value, isInteger)
+  addNumber(userMetricKey, dayField, value, isInteger)
+  if idempotency ~= '' then
+    local eventId = string.sub(idempotency, 1, 36)
+    redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
+  end
+  redis.call('XADD', logKey, '*', 'event', logEntry)
+  return total, created
+end
