@@ -55,12 +55,8 @@ local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowM
 if replay then return replay end
 
 local stored = redis.call('HMGET', userKey, 'tz', 'id')
-if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the stored one rules
-  local storedTz = stored[1] or ''
-  if storedTz ~= assumedTz then return {-1, storedTz} end
-end
-
-if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
+local refusal = eventRefusal(userKey, stored, flags, assumedTz)
+if refusal then return refusal end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 9)

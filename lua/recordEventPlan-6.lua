@@ -95,10 +95,8 @@ if s then
 else
   stored = redis.call('HMGET', userKey, 'tz', 'id')
 end
-if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the stored one rules
-  local storedTz = stored[1] or ''
-  if storedTz ~= assumedTz then return {-1, storedTz} end
-end
+local refusal = eventRefusal(userKey, stored, flags, assumedTz)
+if refusal then return refusal end
 
 local period, day, periodOld, st
 if s then
@@ -109,8 +107,6 @@ if s then
     return {-3, st.tz}
   end
 end
-
-if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 12)

@@ -7,6 +7,9 @@
   eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
                       {2, firstEventId, total, ''} when the idempotency key was used before
                       (within the window), else nil
+  eventRefusal(userKey, stored, flags, assumedTz)
+                      {-1, storedTz} when the request sets no zone and the stored one is not the
+                      one assumed; {-2} when subscribeToEmails needs an email; else nil
   eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
              dayField, idempotency, expiresAt, creation, logEntry, argv, first)
                       upserts the user, adds to the total and the day, stores the key, appends to
@@ -24,6 +27,15 @@ local function eventReplay(userKey, userMetricKey, totalField, idempotency, nowM
   local firstEventId, expiry = string.match(used, '^([^:]+):?(%d*)$')
   if expiry ~= '' and nowMs ~= nil and tonumber(expiry) <= tonumber(nowMs) then return nil end
   return {2, firstEventId, redis.call('HGET', userKey, totalField) or '0', ''}
+end
+
+local function eventRefusal(userKey, stored, flags, assumedTz)
+  if string.byte(flags, 1) ~= 49 then -- the request does not set the zone: the stored one rules
+    local storedTz = stored[1] or ''
+    if storedTz ~= assumedTz then return {-1, storedTz} end
+  end
+  if string.byte(flags, 2) == 49 and not canSubscribe(userKey, '1') then return {-2} end
+  return nil
 end
 
 local function eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
