@@ -9,7 +9,8 @@
 
   ARGV[1] now, ISO-8601
   ARGV[2] plan (msgpack): a = the achievement's entry (metric: tf = total field or pf = progress
-          field, and v = threshold; composite: r), c = the composites
+          field, and v = threshold; composite: r; streak: l = length, met by the longest streak
+          the user ever had), c = the composites
 
   Returns the number of achievements completed.
 ]]
@@ -21,6 +22,7 @@ local stamp = ARGV[1]
 local plan = cmsgpack.unpack(ARGV[2])
 
 --- @include "completeAchievements"
+--- @include "streak"
 
 local a = plan.a
 if redis.call('EXISTS', userKey) == 0 or redis.call('HEXISTS', userKey, a.cf) == 1 then return 0 end
@@ -31,6 +33,8 @@ if a.r then
   for _, field in ipairs(redis.call('HMGET', userKey, unpack(a.r))) do
     if not field then qualifies = false break end
   end
+elseif a.l then
+  qualifies = parseStreak(redis.call('HGET', userKey, 's') or nil).long >= a.l
 elseif a.v then
   local current
   if a.pf then current = redis.call('HGET', userMetricKey, a.pf) else current = redis.call('HGET', userKey, a.tf) end

@@ -240,5 +240,18 @@ describe.each(targets())('achievements on %s', (target) => {
       }
       expect(completions).toBe(1);
     });
+
+    it('completes a new streak achievement for users whose longest streak reached it', async () => {
+      await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId, threshold: 1 }] } });
+      for (const day of ['10', '11', '12']) {
+        await s.setClock(`2026-06-${day}T10:00:00Z`);
+        await event({ id: 'streaker' }, 1);
+      }
+      await event({ id: 'once' }, 1);
+      await admin('POST', [{ name: 'Three in a row', key: 'three-row', trigger: 'streak', streakLength: 3 }]);
+      await s.workers!.achievementsIdle();
+      expect(keysOf((await s.request('GET', '/v1/users/streaker/achievements')).body)).toContain('three-row');
+      expect(keysOf((await s.request('GET', '/v1/users/once/achievements')).body)).not.toContain('three-row');
+    });
   });
 });

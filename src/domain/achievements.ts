@@ -149,6 +149,7 @@ export function singlePlan(a: Achievement, snapshot: Snapshot): Buffer | null {
   const entry: LuaAchievement = { id: a.id, cf: completionField(a.id) };
   if (ua.length > 0) entry.ua = ua;
   if (a.trigger === 'achievement') entry.r = a.achievementIds.map(completionField);
+  if (a.trigger === 'streak' && a.streakLength !== null) entry.l = a.streakLength;
   if (a.trigger === 'metric' && a.metricId !== null) {
     entry.v = a.metricValue ?? 0;
     if (a.eventAttributes.length > 0) entry.pf = progressField(a.id);

@@ -1,7 +1,7 @@
 /**
  * Admin API: `/admin/v1/achievements` (API.md), in the batch shapes of the other resources.
- * Activating or changing a metric or composite achievement queues a backfill: a worker completes
- * it, silently, for the users who already qualify.
+ * Activating or changing a metric, composite or streak achievement queues a backfill: a worker
+ * completes it, silently, for the users who already qualify.
  */
 import type { Deps } from '../deps.js';
 import type { Route } from '../http/server.js';
@@ -157,7 +157,7 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
     },
     view: achievementAdminView,
     afterWrite: async (a, _previous, version) => {
-      if (a.status === 'active' && (a.trigger === 'metric' || a.trigger === 'achievement')) await jobs.backfill(a.id, version);
+      if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
     },
     refuseDelete: (a, snapshot) => {
       const users = [...snapshot.achievements.values()].filter((x) => x.achievementIds.includes(a.id)).map((x) => x.key);
