@@ -1,12 +1,13 @@
 --[[
   Phase 1 of a metric event with features (achievements or a streak on the metric), on the user's
   partition: idempotency check, user upsert, metric total, the day's summary bucket, the streak,
-  achievements the event completes, and one entry on the partition's event log. Pure: time, periods and configuration (the metric's compiled plan) come
-  in as arguments.
+  achievements the event completes, and one entry on the partition's event log. Pure: time,
+  periods and configuration (the metric's compiled plan) come in as arguments.
 
-  Every KEYS or ARGV element costs about 1,100 instructions in Redis (a Lua string in a fresh,
-  read-only table) and 0.25 µs in the api, so field names arrive ready-made, flags share one
-  argument and what only some calls need is packed and split on demand.
+  What every event needs of the plan arrives as a compact string (ARGV[12]); the msgpack plan with
+  the details (ARGV[9]) is decoded only when something completes or the streak extends. The
+  streak goes back to the api as stored: the api works out how it stands (lua/includes/streak.lua
+  has the format), so events in a period already covered only compare two numbers here.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
@@ -26,18 +27,22 @@
   ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap)
-  ARGV[9] the metric's plan (msgpack: m = metric achievements by threshold, c = composites,
-          s = the streak rule), '' when the metric completes nothing and no streak is configured
+  ARGV[9] the plan's details (msgpack): m = the metric achievements (in the order of ARGV[12]),
+          c = composites, sa = streak achievements
   ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
   ARGV[11] streak periods: '<period>:<day>' of the event in the zone of ARGV[4], then
-           ':<period in the zone of s:tz>' after a zone change; '' without a streak rule
-  ARGV[12...] user hash field/value pairs of the identification
+           ':<period in the zone of the streak>' after a zone change; '' without a streak rule
+  ARGV[12] the plan's hot part: '<thresholds>#<rule>'. thresholds: the metric achievements' as
+           'v' or 'v:f' (f: the position in ARGV[10]), comma-separated; rule: '' or
+           '<f>|<mode>|<position>|<t>;<t>...|<all>|<i>,<x>,<n>,<a>|<sa>' (frequency letter; 1:
+           the metric is not in the rule, 2: it is; this metric's position in the rule; the
+           thresholds; 1 for evaluation all; freezes or ''; 1 when streak achievements exist)
+  ARGV[13...] user hash field/value pairs of the identification
 
   Returns
     {1, total, created, streak, id...}  processed; created is 1 for a new user; streak is
-                                {length, start, last, freezes, extended, longest, paused}
-                                ('' without a rule; paused: periods since `last` a pause covers);
-                                then the ids of the achievements this event completed
+                          {stored state, pauses, extended} ('' without a rule); then the ids of
+                          the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -62,6 +67,7 @@ local logEntry = ARGV[8]
 local plan = ARGV[9]
 local matches = ARGV[10]
 local periods = ARGV[11]
+local hot = ARGV[12]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
@@ -73,19 +79,17 @@ local periods = ARGV[11]
 local isInteger = string.byte(flags, 3) == 49
 local nowMs, expiresAt = eventWindow(flags)
 
-local p = plan ~= '' and cmsgpack.unpack(plan) or nil
-local s = p and p.s
+local achHot, ruleHot = string.match(hot, '^([^#]*)#(.*)$')
+local s = ruleHot ~= '' and parseRule(ruleHot) or nil
+local p -- the decoded details, when needed
+local function details()
+  if not p then p = cmsgpack.unpack(plan) end
+  return p
+end
 
 local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then
-  if s then
-    -- The answer reflects the current streak.
-    local periodOfEvent, dayOfEvent = string.match(periods, '^(%-?%d+):(%-?%d+)')
-    local packed = redis.call('HMGET', userKey, 's', 's:pz')
-    local st = streakState(s, packed[1], packed[2], tonumber(dayOfEvent))
-    replay[4] = {st.len, st.start or -1, st.last or -1, st.frz, 0, st.long,
-      st.last and pausedBetween(s, st, st.last + 1, tonumber(periodOfEvent) - 1) or 0}
-  end
+  if s then replay[4] = {redis.call('HGET', userKey, 's') or '', redis.call('HGET', userKey, 's:pz') or '', 0} end
   return replay
 end
 
@@ -98,47 +102,55 @@ end
 local refusal = eventRefusal(userKey, stored, flags, assumedTz)
 if refusal then return refusal end
 
+-- The streak, when this event may extend it: a period not covered yet in the current zone.
 local period, day, periodOld, st
-if s then
+if s and s[2] == 2 then
   local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
   period, day, periodOld = tonumber(a), tonumber(b), tonumber(c)
-  st = streakState(s, stored[3], stored[4], day)
-  if s[2] == 2 and periodOld == nil and st.last and st.tz ~= assumedTz then
-    return {-3, st.tz}
+  local f, last = string.match(stored[3] or '', '^(%a?)|%-?%d*|(%-?%d*)|')
+  if f ~= s[1] or last == '' or last == nil or period > tonumber(last) then
+    st = streakState(s, stored[3], stored[4], day)
+    if periodOld == nil and st.last and st.tz ~= assumedTz then return {-3, st.tz} end
   end
 end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
-  isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 12)
+  isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 13)
 
 local reply = {1, total, created, ''}
-if p then
-  local stamp = string.sub(creation, 1, 24)
-  -- A metric achievement completes on the event that takes its total across the threshold.
+local stamp = string.sub(creation, 1, 24)
+-- A metric achievement completes on the event that takes its total across the threshold.
+if achHot ~= '' then
   local v = tonumber(value)
   local newTotal = tonumber(total)
-  for _, a in ipairs(p.m) do
+  local k = 0
+  for threshold, filter in string.gmatch(achHot, '([^,:]+):?(%d*)') do
+    k = k + 1
+    local goal = tonumber(threshold)
     local now = newTotal
-    if a.f then
+    if filter ~= '' then
       now = nil
-      if string.byte(matches, a.f) == 49 then now = tonumber(addNumber(userMetricKey, a.pf, value, isInteger)) end
-    end
-    if now and now >= a.v and now - v < a.v then complete(userKey, countsKey, a, stamp, reply) end
-  end
-  if s then
-    local extended = false
-    if s[2] == 2 then
-      local before
-      extended, before = streakUpdate(userKey, historyKey, s, st, period, periodOld, value, stamp, assumedTz)
-      if extended and s[7] then
-        for _, a in ipairs(s[7]) do
-          if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
-        end
+      if string.byte(matches, tonumber(filter)) == 49 then
+        now = tonumber(addNumber(userMetricKey, details().m[k].pf, value, isInteger))
       end
     end
-    reply[4] = {st.len, st.start or -1, st.last or -1, st.frz, extended and 1 or 0, st.long,
-      st.last and pausedBetween(s, st, st.last + 1, period - 1) or 0}
+    if now and now >= goal and now - v < goal then complete(userKey, countsKey, details().m[k], stamp, reply) end
   end
-  if #reply > 4 then cascade(userKey, countsKey, p.c, stamp, reply) end
 end
+if s then
+  local extended = false
+  local packed = stored[3] or ''
+  if st then
+    local before
+    extended, before = streakUpdate(userKey, historyKey, s, st, period, periodOld, value, stamp, assumedTz)
+    packed = packStreak(st)
+    if extended and s[7] == 1 then
+      for _, a in ipairs(details().sa) do
+        if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
+      end
+    end
+  end
+  reply[4] = {packed, stored[4] or '', extended and 1 or 0}
+end
+if #reply > 4 then cascade(userKey, countsKey, details().c, stamp, reply) end
 return reply

@@ -19,17 +19,30 @@
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it).
 
-  The plan's streak part is positional: {f, mode (1: this metric is not in the rule, read only;
-  2: update), i (this metric's position in the rule), t (the rule's thresholds, in order), all (1
-  for evaluation `all`), fz ({initial, max, interval, amount}, or false), sa (streak achievements,
-  shortest first: {id, cf, l = length, ua})}.
+  The rule arrives as a compact string (see recordEventPlan's ARGV[12]); parseRule turns it into
+  {f, mode (1: this metric is not in the rule; 2: it is), i (this metric's position in the rule),
+  t (the rule's thresholds, in order), all (1 for evaluation `all`), fz ({initial, max, interval,
+  amount}, or false), sa (1 when streak achievements exist)}.
 
+  parseRule(hot)               the rule
   parseStreak(packed)          the stored fields, or an empty state
   packStreak(st)               the field's value
   streakState(s, packed, pz, day)  the state with freezes granted and auto-earned as of `day`
   pausedBetween(s, st, from, to)   how many periods from..to a pause covers
   streakUpdate(...)            adds an event; see below
 ]]
+local function parseRule(hot)
+  local f, mode, position, ts, all, fz, sa = string.match(hot, '^(%a)|(%d)|(%d+)|([^|]*)|(%d)|([^|]*)|(%d)$')
+  local thresholds = {}
+  for t in string.gmatch(ts, '[^;]+') do thresholds[#thresholds + 1] = tonumber(t) end
+  local freezes = false
+  if fz ~= '' then
+    freezes = {}
+    for n in string.gmatch(fz, '[^,]+') do freezes[#freezes + 1] = tonumber(n) end
+  end
+  return {f, tonumber(mode), tonumber(position), thresholds, tonumber(all), freezes, tonumber(sa)}
+end
+
 local function parseStreak(packed)
   local st = {f = '', len = 0, long = 0, tz = '', accs = ''}
   if packed then

@@ -18,15 +18,17 @@ import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
 import { completionField, progressField } from './fields.js';
-import { streakAchievements, streakPlan, type LuaStreak } from './streaks.js';
+import { streakAchievements, streakRule } from './streaks.js';
 
 /** Plain maps and arrays, as Lua's cmsgpack reads them. */
 const packr = new Packr({ useRecords: false });
 
 /** What the event script needs for one metric. */
 export interface MetricPlan {
-  /** msgpack of the plan; '' when the metric can complete nothing. */
+  /** msgpack of the plan's details (achievements, composites, streak achievements); '' when none. */
   buffer: Buffer | '';
+  /** What every event reads: the thresholds and the streak rule (recordEventPlan ARGV[12]); '' when none. */
+  hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
   eventFilters: [string, string][][];
 }
@@ -125,15 +127,17 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
       }
       m.push(entry);
     }
-    const s = streakPlan(snapshot, metric.id, forStreaks);
+    const rule = streakRule(snapshot, metric.id, forStreaks.length > 0);
     let buffer: Buffer | '' = '';
-    if (m.length > 0 || s !== undefined) {
-      const plan: { m: LuaAchievement[]; c?: LuaAchievement[]; s?: LuaStreak } = { m };
-      if (composites.length > 0) plan.c = composites;
-      if (s !== undefined) plan.s = s;
-      buffer = packr.pack(plan);
+    let hot = '';
+    if (m.length > 0 || rule !== '') {
+      const details: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[] } = { m };
+      if (composites.length > 0) details.c = composites;
+      if (forStreaks.length > 0) details.sa = forStreaks;
+      buffer = packr.pack(details);
+      hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule;
     }
-    plans.set(metric.id, { buffer, eventFilters });
+    plans.set(metric.id, { buffer, hot, eventFilters });
   }
   return { plans, composites };
 }

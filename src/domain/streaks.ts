@@ -15,29 +15,24 @@ export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly:
 
 
 /**
- * The plan's streak part, positional (lua/includes/streak.lua): frequency letter, mode (1: the
- * metric is not in the rule, 2: it is), the metric's 1-based position in the rule, the rule's
- * thresholds, 1 for evaluation `all`, freezes [initial, max, interval, amount] or false, and
- * the streak achievements.
+ * The streak rule as the event script reads it on every event (lua/includes/streak.lua
+ * parseRule): '<f>|<mode>|<position>|<t>;<t>...|<all>|<i>,<x>,<n>,<a>|<sa>', or '' without a
+ * rule. A string, not msgpack: decoding the plan on every event cost about 16k instructions.
  */
-export type LuaStreak = [string, 1 | 2, number, number[], 0 | 1, number[] | false, LuaAchievement[]?];
-
-export function streakPlan(snapshot: Snapshot, metricId: string, achievements: LuaAchievement[]): LuaStreak | undefined {
+export function streakRule(snapshot: Snapshot, metricId: string, hasAchievements: boolean): string {
   const rule = snapshot.streak;
-  if (rule === null || rule.metrics.length === 0) return undefined;
+  if (rule === null || rule.metrics.length === 0) return '';
   const position = rule.metrics.findIndex((m) => m.metricId === metricId) + 1;
   const fz = rule.freezes
-    ? [rule.freezes.initial, rule.freezes.max, rule.freezes.autoEarnInterval, rule.freezes.autoEarnAmount]
-    : false;
-  const s: LuaStreak = [
-    FREQUENCY_LETTER[rule.frequency], position > 0 ? 2 : 1, position, rule.metrics.map((m) => m.threshold),
-    rule.evaluation === 'all' ? 1 : 0, fz,
-  ];
-  if (position > 0 && achievements.length > 0) s.push(achievements);
-  return s;
+    ? [rule.freezes.initial, rule.freezes.max, rule.freezes.autoEarnInterval, rule.freezes.autoEarnAmount].join(',')
+    : '';
+  return [
+    FREQUENCY_LETTER[rule.frequency], position > 0 ? 2 : 1, position, rule.metrics.map((m) => m.threshold).join(';'),
+    rule.evaluation === 'all' ? 1 : 0, fz, position > 0 && hasAchievements ? 1 : 0,
+  ].join('|');
 }
 
-/** What the event script returns of the streak: {length, start, last, freezes, extended, longest, paused}. */
+/** A streak's state as of a period (stateFromHash), and whether the event extended it. */
 export interface StreakState {
   length: number;
   start: number | null;
@@ -47,15 +42,6 @@ export interface StreakState {
   longest: number;
   /** Periods between `last` and now that a pause covers (neither missed nor counted). */
   paused: number;
-}
-
-export function streakStateOf(reply: unknown): StreakState | null {
-  if (!Array.isArray(reply)) return null;
-  const [length, start, last, freezes, extended, longest, paused] = reply.map(Number);
-  return {
-    length, start: start < 0 ? null : start, last: last < 0 ? null : last, freezes, extended: extended === 1, longest,
-    paused: paused || 0,
-  };
 }
 
 /** A pause as the user hash keeps it (`s:pz`): [frequency letter, first period, last period, id]. */
