@@ -58,6 +58,7 @@ local stored = redis.call('HMGET', userKey, 'tz', 'id')
 local refusal = eventRefusal(userKey, stored, flags, assumedTz)
 if refusal then return refusal end
 
-local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
-  isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 9)
+local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
+  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 9)
+redis.call('XADD', logKey, '*', 'event', logEntry)
 return {1, total, created, ''}

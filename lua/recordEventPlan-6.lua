@@ -26,7 +26,8 @@
           used now>'
   ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap)
+  ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap); an event
+          that extends the streak adds "sx": [length, longest, period, freezes, zone] to it
   ARGV[9] the plan's details (msgpack): m = the metric achievements (in the order of ARGV[12]),
           c = composites, sa = streak achievements
   ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
@@ -114,8 +115,8 @@ if s and s[2] == 2 then
   end
 end
 
-local total, created = eventApply(userKey, userMetricKey, usersKey, logKey, stored[2] ~= false, totalField, value,
-  isInteger, dayField, idempotency, expiresAt, creation, logEntry, ARGV, 13)
+local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
+  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 13)
 
 local reply = {1, total, created, ''}
 local stamp = string.sub(creation, 1, 24)
@@ -151,6 +152,12 @@ if s then
     end
   end
   reply[4] = {packed, stored[4] or '', extended and 1 or 0}
+  if extended then
+    -- The log carries the extension to the workers, which keep the tenant's streak rankings.
+    logEntry = string.sub(logEntry, 1, -2) .. ',"sx":[' .. st.len .. ',' .. st.long .. ',' .. st.last .. ',' ..
+      st.frz .. ',"' .. assumedTz .. '"]}'
+  end
 end
+redis.call('XADD', logKey, '*', 'event', logEntry)
 if #reply > 4 then cascade(userKey, countsKey, details().c, stamp, reply) end
 return reply

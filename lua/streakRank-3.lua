@@ -1,6 +1,7 @@
 --[[
-  Phase 2 of an event that extended a streak, on the tenant's streak rankings (their own hash
-  slot): records the user's current and longest length and when the current one expires. Values
+  Records a streak extension in the tenant's streak rankings (their own hash slot), for the
+  log-drain worker (extensions travel in the event log) and a restore: the user's current and
+  longest length and when the current one expires. Values
   are absolute, so running it twice changes nothing. Scores are the length plus a fraction that
   is larger the earlier the length was reached, so equal lengths rank by who reached them first;
   the longest only ever grows (ZADD GT), so reaching an equal length later keeps the earlier time.

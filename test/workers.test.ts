@@ -95,6 +95,25 @@ describe('log-drain worker', () => {
     }
   });
 
+  it('keeps the streak rankings from the extensions in the log, off the request path', async () => {
+    const other = await startTestServer({ clock: 'manual' });
+    const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
+    try {
+      const { lessons } = await other.metrics('lessons');
+      await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+      await other.setClock('2026-02-02T12:00:00Z');
+      await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'ranked', name: 'R' }, value: 1 } });
+      expect((await other.request('GET', '/v1/streaks/rankings')).body).toEqual([]);
+      await drainLogs(other.api.services, pool);
+      expect((await other.request('GET', '/v1/streaks/rankings')).body).toEqual([{ userId: 'ranked', name: 'R', streakLength: 1 }]);
+      expect((await other.request('GET', '/v1/users/ranked/streak')).body.rank).toBe(1);
+    } finally {
+      await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
+      await pool.end();
+      await other.close();
+    }
+  });
+
   it('computes the id after a stream id', () => {
     expect(nextStreamId('1700000000000-0')).toBe('1700000000000-1');
     expect(nextStreamId('1700000000000-18446744073709551614')).toBe('1700000000000-18446744073709551615');

@@ -1,7 +1,9 @@
 /**
  * Queue `log-drain`: moves the partitions' event logs (Redis streams, one entry per processed
  * event or identification) into Postgres (`laurel_events`), and trims from Redis only what
- * Postgres has committed.
+ * Postgres has committed. On the way it keeps the tenants' streak rankings: an event that
+ * extended a streak carries `sx` ([length, longest, period, freezes, zone]), and the rankings take
+ * the absolute values (applying an entry twice changes nothing), off the request path.
  *
  * Per partition: XRANGE a batch, INSERT it in one statement keyed by (prefix, partition, stream
  * id) with ON CONFLICT DO NOTHING, then XTRIM MINID past the last id inserted. A crash between
@@ -11,6 +13,7 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/deps.js';
+import { expiresAt, rankScore } from '../src/domain/streaks.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -59,6 +62,40 @@ async function insert(pool: pg.Pool, prefix: string, partition: number, entries:
   );
 }
 
+interface LoggedEvent {
+  t?: string;
+  u?: string;
+  ts?: number;
+  sx?: [length: number, longest: number, period: number, freezes: number, tz: string];
+}
+
+/** Records the streak extensions of a batch in the tenants' rankings (one pipeline per tenant slot). */
+async function rankStreaks(deps: Deps, entries: StreamEntry[]): Promise<void> {
+  const rule = deps.store.current.streak;
+  if (rule === null) return;
+  const byTenant = new Map<string, LoggedEvent[]>();
+  for (const [, fields] of entries) {
+    if (fields[0] !== 'event' || !fields[1].includes('"sx"')) continue;
+    const e = JSON.parse(fields[1]) as LoggedEvent;
+    if (!e.sx || e.t === undefined || e.u === undefined) continue;
+    const list = byTenant.get(e.t) ?? [];
+    list.push(e);
+    byTenant.set(e.t, list);
+  }
+  for (const [tenant, events] of byTenant) {
+    const k = deps.keys.streakRankings(tenant);
+    const pipeline = deps.redis.pipeline();
+    for (const e of events) {
+      const [length, longest, period, freezes, tz] = e.sx!;
+      const state = { length, start: null, last: period, freezes, extended: true, longest, paused: 0 };
+      const at = e.ts ?? 0;
+      pipeline.streakRank(k.active, k.longest, k.expiry, e.u!, rankScore(length, at), rankScore(longest, at),
+        expiresAt(rule, state, period, tz) ?? 0);
+    }
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  }
+}
+
 /** Drains one partition until its log is empty (or `maxBatches` were moved). */
 async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number): Promise<number> {
   const { redis, keys, settings } = deps;
@@ -67,6 +104,7 @@ async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxB
   for (let i = 0; i < maxBatches; i++) {
     const entries = (await redis.xrange(log, '-', '+', 'COUNT', BATCH)) as StreamEntry[];
     if (entries.length === 0) break;
+    await rankStreaks(deps, entries);
     await insert(pool, settings.prefix, partition, entries);
     await redis.xtrim(log, 'MINID', nextStreamId(entries[entries.length - 1][0]));
     moved += entries.length;

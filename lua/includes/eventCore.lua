@@ -10,10 +10,10 @@
   eventRefusal(userKey, stored, flags, assumedTz)
                       {-1, storedTz} when the request sets no zone and the stored one is not the
                       one assumed; {-2} when subscribeToEmails needs an email; else nil
-  eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
-             dayField, idempotency, expiresAt, creation, logEntry, argv, first)
-                      upserts the user, adds to the total and the day, stores the key, appends to
-                      the log; returns the total and whether the user was created
+  eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
+             dayField, idempotency, expiresAt, creation, argv, first)
+                      upserts the user, adds to the total and the day, stores the key; returns the
+                      total and whether the user was created (the caller appends to the log)
 ]]
 local function eventWindow(flags)
   if #flags > 3 then return string.match(flags, '^...:(%d+):(%d+)$') end
@@ -38,8 +38,8 @@ local function eventRefusal(userKey, stored, flags, assumedTz)
   return nil
 end
 
-local function eventApply(userKey, userMetricKey, usersKey, logKey, existed, totalField, value, isInteger,
-    dayField, idempotency, expiresAt, creation, logEntry, argv, first)
+local function eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
+    dayField, idempotency, expiresAt, creation, argv, first)
   local created = writeUser(userKey, usersKey, existed, creation, argv, first)
   local total = addNumber(userKey, totalField, value, isInteger)
   addNumber(userMetricKey, dayField, value, isInteger)
@@ -47,6 +47,5 @@ local function eventApply(userKey, userMetricKey, usersKey, logKey, existed, tot
     local eventId = string.sub(idempotency, 1, 36)
     redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
   end
-  redis.call('XADD', logKey, '*', 'event', logEntry)
   return total, created
 end

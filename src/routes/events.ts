@@ -12,7 +12,7 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
-import { expiresAt, rankScore, stateFromHash, streakView, type StreakState } from '../domain/streaks.js';
+import { stateFromHash, streakView, type StreakState } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
@@ -94,24 +94,6 @@ export function eventRoutes(deps: Deps): Route[] {
   const isoOf = isoCache();
   const windowMs = settings.idempotencyWindowMs;
   const streakJson = noStreak('daily');
-
-  /**
-   * Phase 2 of an extension (once per user and period): the tenant's streak rankings, on their own
-   * hash slot. Rankings are derived data: a failure is logged, and the next extension repairs it.
-   */
-  async function rankStreak(tenant: string, userId: string, rule: StreakSettings, state: StreakState, period: number, tz: string) {
-    const k = keys.streakRankings(tenant);
-    const expiry = expiresAt(rule, state, period, tz) ?? 0;
-    try {
-      coalescer.hold();
-      const now = clock.now();
-      await redis.streakRank(
-        k.active, k.longest, k.expiry, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry,
-      );
-    } catch (err) {
-      deps.log.warn({ err, tenant, userId }, 'streak ranking not updated');
-    }
-  }
 
   /**
    * The streak the script answers ({stored state, pauses, extended}) as of `period`, worked out
@@ -203,7 +185,6 @@ export function eventRoutes(deps: Deps): Route[] {
         if (r[2] === 1 || r.length > 4) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        if (rule !== null && state !== null && state.extended) await rankStreak(tenant, user.id, rule, state, period, tz);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period));
       }
