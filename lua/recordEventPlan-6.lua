@@ -47,7 +47,7 @@
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
-    {-3, streakTz}        the streak's last period was judged in another zone: send the period
+    {-7, streakTz}        the streak's last period was judged in another zone: send the period
                           in that zone too (ARGV[11]); nothing changed
 ]]
 local userKey = KEYS[1]
@@ -111,7 +111,7 @@ if s and s[2] == 2 then
   local f, last = string.match(stored[3] or '', '^(%a?)|%-?%d*|(%-?%d*)|')
   if f ~= s[1] or last == '' or last == nil or period > tonumber(last) then
     st = streakState(s, stored[3], stored[4], day)
-    if periodOld == nil and st.last and st.tz ~= assumedTz then return {-3, st.tz} end
+    if periodOld == nil and st.last and st.tz ~= assumedTz then return {-7, st.tz} end
   end
 end
 

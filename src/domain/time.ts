@@ -42,11 +42,6 @@ export function localDay(tz: string, ms: number): string {
   return bounds.date;
 }
 
-/** Today in `tz` as a luxon DateTime at the start of the day. */
-export function startOfLocalDay(tz: string, ms: number): DateTime {
-  return DateTime.fromMillis(ms, { zone: tz || UTC }).startOf('day');
-}
-
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Parses a YYYY-MM-DD calendar date (as a UTC date); null when invalid. */

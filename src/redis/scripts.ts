@@ -104,10 +104,10 @@ export async function preloadScripts(client: Redis | Cluster, scripts: Script[])
 export const ScriptCode = {
   TZ_MISMATCH: -1,
   SUBSCRIBE_WITHOUT_EMAIL: -2,
-  /** recordEvent: the streak was last judged in another zone (user upserts use -3 for EXISTS). */
   EXISTS: -3,
   NOT_FOUND: -4,
   DUPLICATE: -5,
-  STREAK_ZONE: -3,
   FILTERED_OUT: -6,
+  /** The streak's last period was judged in another zone: the api sends that zone's period too. */
+  STREAK_ZONE: -7,
 } as const;
