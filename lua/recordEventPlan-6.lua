@@ -4,10 +4,11 @@
   achievements the event completes, and one entry on the partition's event log. Pure: time,
   periods and configuration (the metric's compiled plan) come in as arguments.
 
-  What every event needs of the plan arrives as a compact string (ARGV[12]); the msgpack plan with
-  the details (ARGV[9]) is decoded only when something completes or the streak extends. The
-  streak goes back to the api as stored: the api works out how it stands (lua/includes/streak.lua
-  has the format), so events in a period already covered only compare two numbers here.
+  What every event needs of the plan arrives as a compact string (ARGV[12]); the plan's details
+  (ARGV[9], JSON) are decoded only when something completes. The streak goes back to the api as
+  stored: the api works out how it stands (lua/includes/streak.lua has the format), so events in
+  a period already covered only compare two numbers here, and an event that meets the rule on its
+  own (the api says so in ARGV[5]) extends it without reading the rule.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
@@ -22,22 +23,25 @@
   ARGV[4] time zone assumed for ARGV[3]; '' is UTC
   ARGV[5] flags, one character each: '1' when the request sets the time zone (then it is ARGV[4]);
           '1' when it sets subscribeToEmails to true without an email; '1' when the value is an
-          integer. Then, when the idempotency window is finite: ':<now ms>:<expiry ms of a key
-          used now>'
+          integer; '1' when the event meets the streak rule by itself (the rule has one metric,
+          or evaluation `any`, and the value reaches this metric's threshold). Then, when the
+          idempotency window is finite: ':<now ms>:<expiry ms of a key used now>'
   ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap); an event
-          that extends the streak adds "sx": [length, longest, period, freezes, zone] to it
-  ARGV[9] the plan's details (msgpack): m = the metric achievements (in the order of ARGV[12]),
-          c = composites, sa = streak achievements
+  ARGV[8] the event log entry without its closing brace (JSON, built by the api: one field keeps
+          XADD cheap); an event that extends the streak adds "sx": "<the stored state>" to it
+  ARGV[9] the plan's details (JSON, decoded only when something completes): m = the metric
+          achievements (in the order of ARGV[12]), c = composites, sa = streak achievements
   ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
   ARGV[11] streak periods: '<period>:<day>' of the event in the zone of ARGV[4], then
            ':<period in the zone of the streak>' after a zone change; '' without a streak rule
   ARGV[12] the plan's hot part: '<thresholds>#<rule>'. thresholds: the metric achievements' as
-           'v' or 'v:f' (f: the position in ARGV[10]), comma-separated; rule: '' or
-           '<f>|<mode>|<position>|<t>;<t>...|<all>|<i>,<x>,<n>,<a>|<sa>' (frequency letter; 1:
-           the metric is not in the rule, 2: it is; this metric's position in the rule; the
-           thresholds; 1 for evaluation all; freezes or ''; 1 when streak achievements exist)
+           'v' or 'v:f' (f: the position in ARGV[10]), comma-separated, the filtered ones first,
+           then the others in ascending order; rule: '' or
+           '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>' (one character each:
+           the frequency letter; 1: the metric is not in the rule, 2: it is; 1 for evaluation
+           all; 1 when streak achievements exist; 1 when freezes are configured. Then this
+           metric's position in the rule, the thresholds, and the freezes or '')
   ARGV[13...] user hash field/value pairs of the identification
 
   Returns
@@ -81,21 +85,23 @@ local isInteger = string.byte(flags, 3) == 49
 local nowMs, expiresAt = eventWindow(flags)
 
 local achHot, ruleHot = string.match(hot, '^([^#]*)#(.*)$')
-local s = ruleHot ~= '' and parseRule(ruleHot) or nil
+-- The rule's frequency letter and mode are read in place; the rest only when an event needs it.
+local letter, mode
+if ruleHot ~= '' then letter, mode = string.sub(ruleHot, 1, 1), string.byte(ruleHot, 2) - 48 end
 local p -- the decoded details, when needed
 local function details()
-  if not p then p = cmsgpack.unpack(plan) end
+  if not p then p = cjson.decode(plan) end
   return p
 end
 
 local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then
-  if s then replay[4] = {redis.call('HGET', userKey, 's') or '', redis.call('HGET', userKey, 's:pz') or '', 0} end
+  if letter then replay[4] = {redis.call('HGET', userKey, 's') or '', redis.call('HGET', userKey, 's:pz') or '', 0} end
   return replay
 end
 
 local stored
-if s then
+if letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
 else
   stored = redis.call('HMGET', userKey, 'tz', 'id')
@@ -103,15 +109,22 @@ end
 local refusal = eventRefusal(userKey, stored, flags, assumedTz)
 if refusal then return refusal end
 
--- The streak, when this event may extend it: a period not covered yet in the current zone.
+-- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
 local period, day, periodOld, st
-if s and s[2] == 2 then
+if mode == 2 then
   local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
-  period, day, periodOld = tonumber(a), tonumber(b), tonumber(c)
+  period = a + 0
   local f, last = string.match(stored[3] or '', '^(%a?)|%-?%d*|(%-?%d*)|')
-  if f ~= s[1] or last == '' or last == nil or period > tonumber(last) then
-    st = streakState(s, stored[3], stored[4], day)
-    if periodOld == nil and st.last and st.tz ~= assumedTz then return {-7, st.tz} end
+  if f ~= letter or last == '' or last == nil or period > last + 0 then
+    day = b + 0
+    if c ~= '' then periodOld = c + 0 end
+    st = parseStreak(stored[3])
+    st.pz = stored[4]
+    if st.f ~= letter then st.len, st.last, st.start, st.p = 0, nil, nil, nil end
+    if st.last ~= nil then
+      if periodOld == nil and st.tz ~= assumedTz then return {-7, st.tz} end
+      if periodOld ~= nil and periodOld <= st.last then st = nil end
+    end
   end
 end
 
@@ -128,6 +141,8 @@ if achHot ~= '' then
   for threshold, filter in string.gmatch(achHot, '([^,:]+):?(%d*)') do
     k = k + 1
     local goal = tonumber(threshold)
+    -- The unfiltered thresholds come last, in ascending order: none after this one is reached.
+    if filter == '' and goal > newTotal then break end
     local now = newTotal
     if filter ~= '' then
       now = nil
@@ -138,26 +153,23 @@ if achHot ~= '' then
     if now and now >= goal and now - v < goal then complete(userKey, countsKey, details().m[k], stamp, reply) end
   end
 end
-if s then
+if letter then
   local extended = false
   local packed = stored[3] or ''
   if st then
     local before
-    extended, before = streakUpdate(userKey, historyKey, s, st, period, periodOld, value, stamp, assumedTz)
-    packed = packStreak(st)
-    if extended and s[7] == 1 then
+    extended, before, packed = streakUpdate(userKey, historyKey, ruleHot, st, period, periodOld, day, value,
+      string.byte(flags, 4) == 49, stamp, assumedTz)
+    if extended and string.byte(ruleHot, 4) == 49 then
       for _, a in ipairs(details().sa) do
         if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
       end
     end
   end
   reply[4] = {packed, stored[4] or '', extended and 1 or 0}
-  if extended then
-    -- The log carries the extension to the workers, which keep the tenant's streak rankings.
-    logEntry = string.sub(logEntry, 1, -2) .. ',"sx":[' .. st.len .. ',' .. st.long .. ',' .. st.last .. ',' ..
-      st.frz .. ',"' .. assumedTz .. '"]}'
-  end
+  -- The log carries an extension to the workers, which keep the tenant's streak rankings.
+  if extended then logEntry = logEntry .. ',"sx":"' .. packed .. '"' end
 end
-redis.call('XADD', logKey, '*', 'event', logEntry)
+redis.call('XADD', logKey, '*', 'event', logEntry .. '}')
 if #reply > 4 then cascade(userKey, countsKey, details().c, stamp, reply) end
 return reply

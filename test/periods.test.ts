@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import {
   currentPeriod, dateOfDay, dayIndexOf, firstDayOf, periodEnd, periodOfDay, periodStart, type Frequency,
 } from '../src/domain/periods.js';
+import { streakJson, streakView, type StreakState } from '../src/domain/streaks.js';
+import type { StreakSettings } from '../src/store/config.js';
 
 const ZONES = [
   'UTC', 'Europe/London', 'Europe/Paris', 'America/New_York', 'America/Los_Angeles', 'America/Sao_Paulo',
@@ -61,5 +63,26 @@ describe('period arithmetic', () => {
     fc.assert(fc.property(fc.integer({ min: -300, max: 1500 }), (month) => {
       expect(periodStart('monthly', month).endsWith('-01')).toBe(true);
     }));
+  });
+});
+
+describe('the event response streak', () => {
+  it('writes the same JSON as JSON.stringify for any rule and state', () => {
+    const frequency = fc.constantFrom<Frequency>('daily', 'weekly', 'monthly');
+    const freezes = fc.option(fc.record({
+      initial: fc.nat(5), max: fc.nat(100), autoEarnInterval: fc.nat(30), autoEarnAmount: fc.nat(3),
+    }), { nil: null });
+    const rule = fc.record({ frequency, freezes }).map((r): StreakSettings => ({
+      id: 'streaks', created: '', updated: '', frequency: r.frequency, evaluation: 'all', metrics: [], freezes: r.freezes,
+    }));
+    const period = fc.integer({ min: 0, max: 3000 });
+    const state = fc.option(fc.record({
+      length: fc.nat(400), start: fc.option(period, { nil: null }), last: fc.option(period, { nil: null }),
+      freezes: fc.nat(5), extended: fc.boolean(), longest: fc.nat(400), paused: fc.nat(3),
+    }), { nil: null });
+    fc.assert(fc.property(rule, state, period, fc.boolean(), (r, st: StreakState | null, now, extended) => {
+      const view = streakView(r, st, now);
+      expect(streakJson(view, extended)).toBe(JSON.stringify({ ...view, extended }));
+    }), { numRuns: 500 });
   });
 });

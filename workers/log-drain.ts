@@ -2,7 +2,7 @@
  * Queue `log-drain`: moves the partitions' event logs (Redis streams, one entry per processed
  * event or identification) into Postgres (`laurel_events`), and trims from Redis only what
  * Postgres has committed. On the way it keeps the tenants' streak rankings: an event that
- * extended a streak carries `sx` ([length, longest, period, freezes, zone]), and the rankings take
+ * extended a streak carries `sx` (the state as stored), and the rankings take
  * the absolute values (applying an entry twice changes nothing), off the request path.
  *
  * Per partition: XRANGE a batch, INSERT it in one statement keyed by (prefix, partition, stream
@@ -13,7 +13,9 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/deps.js';
-import { expiresAt, rankScore } from '../src/domain/streaks.js';
+import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
+import { dayIndexOf } from '../src/domain/periods.js';
+import type { StreakSettings } from '../src/store/config.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -66,7 +68,22 @@ interface LoggedEvent {
   t?: string;
   u?: string;
   ts?: number;
-  sx?: [length: number, longest: number, period: number, freezes: number, tz: string];
+  /** Local day of the event. */
+  d?: string;
+  /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
+  sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
+}
+
+/** The extension an entry carries: the state as of its period, and the zone it was judged in. */
+function extensionOf(e: LoggedEvent, rule: StreakSettings): { state: StreakState; tz: string } | null {
+  if (typeof e.sx === 'string') {
+    const state = stateFromHash({ s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
+    if (state.last === null) return null;
+    state.extended = true;
+    return { state, tz: streakZone(e.sx) };
+  }
+  const [length, longest, period, freezes, tz] = e.sx!;
+  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0 }, tz };
 }
 
 /** Records the streak extensions of a batch in the tenants' rankings (one pipeline per tenant slot). */
@@ -86,11 +103,12 @@ async function rankStreaks(deps: Deps, entries: StreamEntry[]): Promise<void> {
     const k = deps.keys.streakRankings(tenant);
     const pipeline = deps.redis.pipeline();
     for (const e of events) {
-      const [length, longest, period, freezes, tz] = e.sx!;
-      const state = { length, start: null, last: period, freezes, extended: true, longest, paused: 0 };
+      const x = extensionOf(e, rule);
+      if (x === null) continue;
+      const { state, tz } = x;
       const at = e.ts ?? 0;
-      pipeline.streakRank(k.active, k.longest, k.expiry, e.u!, rankScore(length, at), rankScore(longest, at),
-        expiresAt(rule, state, period, tz) ?? 0);
+      pipeline.streakRank(k.active, k.longest, k.expiry, e.u!, rankScore(state.length, at), rankScore(state.longest, at),
+        expiresAt(rule, state, state.last!, tz) ?? 0);
     }
     for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }

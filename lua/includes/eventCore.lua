@@ -16,7 +16,8 @@
                       total and whether the user was created (the caller appends to the log)
 ]]
 local function eventWindow(flags)
-  if #flags > 3 then return string.match(flags, '^...:(%d+):(%d+)$') end
+  -- Three flag characters (four in recordEventPlan), then the window when there is one.
+  if #flags > 4 then return string.match(flags, ':(%d+):(%d+)$') end
   return nil, nil
 end
 

@@ -8,88 +8,102 @@
     f      the frequency letter ('d', 'w', 'm') of len/last/start/p; another one: no streak yet
     len    periods extended in a row (periods bridged by freezes or pauses do not add)
     last   the last period covered; start: the period the streak started
-    frz    freezes left; earn: the day index auto-earning counts from
+    frz    freezes held as of day `earn` ('': the initial grant, not touched yet); earn: the day
+           index auto-earning counts from. Freezes are worked out when spent or read, not on
+           every extension: min(max, frz + floor((day - earn) / interval) * amount)
     long   the longest length ever
     p      the period the accumulators belong to
     tz     the zone `last` was judged in (a zone change is judged in both zones)
-    acc    per metric of the rule, in the rule's order: what the metric added in period p
+    acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
+           the period is covered)
 
   Beside it: 's:at' (when it was last extended, ISO-8601) and 's:pz' (pauses, JSON
   [[frequency letter, first period, last period, id], ...]: paused periods are neither missed
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it).
 
-  The rule arrives as a compact string (see recordEventPlan's ARGV[12]); parseRule turns it into
-  {f, mode (1: this metric is not in the rule; 2: it is), i (this metric's position in the rule),
-  t (the rule's thresholds, in order), all (1 for evaluation `all`), fz ({initial, max, interval,
-  amount}, or false), sa (1 when streak achievements exist)}.
+  The rule arrives as a compact string (see recordEventPlan's ARGV[12]):
+  '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; its first
+  five characters are read in place, and parseRule turns the rest into {i (this metric's position
+  in the rule), t (the rule's thresholds, in order), fz ({initial, max, interval, amount}, or
+  false)} only when an event needs it: not for an event that meets the rule on its own and
+  extends the streak by one period (the common extension).
 
-  parseRule(hot)               the rule
+  Costs that shaped this file (Redis 7.0, callgrind): any call of a C function from Lua costs
+  about 1,000 instructions, tonumber 1,600, a capture 500, a table field added after the
+  constructor 900, string.format 1,000 per number; tostring of a number goes through glibc's
+  float formatting (1,700).
+
+  parseRule(hot)               the rule's details
   parseStreak(packed)          the stored fields, or an empty state
   packStreak(st)               the field's value
-  streakState(s, packed, pz, day)  the state with freezes granted and auto-earned as of `day`
-  pausedBetween(s, st, from, to)   how many periods from..to a pause covers
+  int(x), num(x)               an integer (nil: '') or any number as a string, cheaply
+  earnFreezes(fz, st, day)     the freezes held on `day`, written into st
+  pausedBetween(f, st, from, to)   how many periods from..to a pause of frequency f covers
   streakUpdate(...)            adds an event; see below
 ]]
 local function parseRule(hot)
-  local f, mode, position, ts, all, fz, sa = string.match(hot, '^(%a)|(%d)|(%d+)|([^|]*)|(%d)|([^|]*)|(%d)$')
+  local position, ts, fz = string.match(hot, '^.....|(%d+)|([^|]*)|([^|]*)$')
   local thresholds = {}
   for t in string.gmatch(ts, '[^;]+') do thresholds[#thresholds + 1] = tonumber(t) end
   local freezes = false
   if fz ~= '' then
-    freezes = {}
-    for n in string.gmatch(fz, '[^,]+') do freezes[#freezes + 1] = tonumber(n) end
+    local i, x, n, a = string.match(fz, '^(%d+),(%d+),(%d+),(%d+)$')
+    freezes = {i + 0, x + 0, n + 0, a + 0}
   end
-  return {f, tonumber(mode), tonumber(position), thresholds, tonumber(all), freezes, tonumber(sa)}
+  return {i = position + 0, t = thresholds, fz = freezes}
 end
 
 local function parseStreak(packed)
-  local st = {f = '', len = 0, long = 0, tz = '', accs = ''}
-  if packed then
-    local f, len, last, start, frz, earn, long, p, tz, accs = string.match(packed,
-      '^(%a?)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%d*)|(%-?%d*)|([^|]*)|(.*)$')
-    st.f, st.len, st.last, st.start = f, tonumber(len) or 0, tonumber(last), tonumber(start)
-    st.frz, st.earn, st.long, st.p = tonumber(frz), tonumber(earn), tonumber(long) or 0, tonumber(p)
-    st.tz, st.accs = tz, accs
+  if not packed then
+    return {f = '', len = 0, last = nil, start = nil, frz = nil, earn = nil, long = 0, p = nil, tz = '', accs = '', pz = nil}
   end
-  return st
+  local f, len, last, start, frz, earn, long, p, tz, accs = string.match(packed,
+    '^(%a?)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%d*)|(%-?%d*)|([^|]*)|(.*)$')
+  -- One constructor with every field: a table grown field by field rehashes several times.
+  return {f = f, len = tonumber(len) or 0, last = tonumber(last), start = tonumber(start), frz = tonumber(frz),
+    earn = tonumber(earn), long = tonumber(long) or 0, p = tonumber(p), tz = tz, accs = accs, pz = nil}
+end
+
+-- Numbers become strings here without tostring's '%.14g' (glibc's float formatting).
+local function int(x)
+  if x == nil then return '' end
+  return string.format('%d', x)
+end
+
+local function num(x)
+  if x == math.floor(x) then return string.format('%d', x) end
+  return tostring(x)
 end
 
 local function packStreak(st)
-  return table.concat({st.f, st.len, st.last or '', st.start or '', st.frz or '', st.earn or '', st.long,
-    st.p or '', st.tz, st.accs}, '|')
+  return string.format('%s|%d|%s|%s|%s|%s|%d|%s|%s|%s', st.f, st.len, int(st.last), int(st.start), int(st.frz),
+    int(st.earn), st.long, int(st.p), st.tz, st.accs)
 end
 
-local function streakState(s, packed, pz, day)
-  local st = parseStreak(packed)
-  st.pz = pz
-  if st.f ~= s[1] then
-    st.len, st.last, st.start, st.p = 0, nil, nil, nil
-  end
-  local fz = s[6]
-  if fz then
-    if st.frz == nil then
-      st.frz = fz[1]
-      st.earn = day
-    end
-    if fz[3] > 0 and fz[4] > 0 and st.earn then
-      local k = math.floor((day - st.earn) / fz[3])
-      if k > 0 then
-        st.frz = math.min(fz[2], st.frz + k * fz[4])
-        st.earn = st.earn + k * fz[3]
-      end
-    end
-  else
+local function earnFreezes(fz, st, day)
+  if not fz then
     st.frz = st.frz or 0
+    return
   end
-  return st
+  if st.frz == nil then
+    st.frz = fz[1]
+    st.earn = st.earn or day
+  end
+  if fz[3] > 0 and fz[4] > 0 and st.earn then
+    local k = math.floor((day - st.earn) / fz[3])
+    if k > 0 then
+      st.frz = math.min(fz[2], st.frz + k * fz[4])
+      st.earn = st.earn + k * fz[3]
+    end
+  end
 end
 
-local function pausedBetween(s, st, from, to)
+local function pausedBetween(f, st, from, to)
   if not st.pz or to < from then return 0 end
   local count = 0
   for _, p in ipairs(cjson.decode(st.pz)) do
-    if p[1] == s[1] then
+    if p[1] == f then
       local a, b = math.max(from, p[2]), math.min(to, p[3])
       if b >= a then count = count + b - a + 1 end
     end
@@ -98,73 +112,101 @@ local function pausedBetween(s, st, from, to)
 end
 
 --[[
-  streakUpdate: the event adds `value` to its metric's accumulator for `period`; when the rule is
-  met and the period is not covered yet, the streak extends: +1 after the last period, with missed
-  periods bridged by pauses and freezes when there are enough, else it restarts at 1.
-  `periodOld` is the period judged in the zone of `last` after the user changed zone (a move must
-  neither lose nor repeat a period). Writes the state in one HSET, the history in another.
+  streakUpdate(userKey, historyKey, hot, st, period, periodOld, day, value, metAlone, stamp, tz):
+  the event adds `value` to its metric's accumulator for `period` (the period is not covered yet);
+  when the rule is met, the streak extends: +1 after the last period, with missed periods bridged
+  by pauses and freezes when there are enough, else it restarts at 1. `metAlone` says the event
+  meets the rule by itself (the api knows: one metric, or `any`, and a value at the threshold),
+  so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
+  user changed zone (a move must neither lose nor repeat a period). Writes the state in one HSET,
+  the history in another.
 
-  Returns whether the streak was extended, and the length before.
+  Returns whether the streak was extended, the length before, and the state as stored.
 ]]
-local function streakUpdate(userKey, historyKey, s, st, period, periodOld, value, stamp, tz)
-  -- A covered period cannot extend again: what this event adds does not matter (most events).
-  if st.last ~= nil and (period <= st.last or (periodOld ~= nil and periodOld <= st.last)) then
-    return false, st.len
-  end
-  local thresholds = s[4]
-  local accs = {}
-  if st.p == period then
-    for a in string.gmatch(st.accs, '[^;]+') do accs[#accs + 1] = tonumber(a) end
-  end
-  for k = #accs + 1, #thresholds do accs[k] = 0 end
-  local i = s[3]
-  accs[i] = accs[i] + tonumber(value)
-  local met = accs[i] >= thresholds[i]
-  if s[5] == 1 then
-    for k = 1, #thresholds do
-      if accs[k] < thresholds[k] then met = false break end
+local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day, value, metAlone, stamp, tz)
+  local f = string.sub(hot, 1, 1)
+  local s -- the rule's details, parsed when needed
+  local met = metAlone
+  if met then
+    st.accs = ''
+  else
+    s = parseRule(hot)
+    local thresholds = s.t
+    if #thresholds == 1 then
+      -- One metric in the rule: one accumulator, no list to split or join.
+      local acc = tonumber(value)
+      if st.p == period then acc = acc + (tonumber(st.accs) or 0) end
+      met = acc >= thresholds[1]
+      st.accs = met and '' or num(acc)
+    else
+      local accs = {}
+      if st.p == period then
+        for a in string.gmatch(st.accs, '[^;]+') do accs[#accs + 1] = tonumber(a) end
+      end
+      for k = #accs + 1, #thresholds do accs[k] = 0 end
+      local i = s.i
+      accs[i] = accs[i] + tonumber(value)
+      met = accs[i] >= thresholds[i]
+      if string.byte(hot, 3) == 49 then -- evaluation `all`
+        for k = 1, #thresholds do
+          if accs[k] < thresholds[k] then met = false break end
+        end
+      end
+      if met then
+        st.accs = ''
+      else
+        for k = 1, #accs do accs[k] = num(accs[k]) end
+        st.accs = table.concat(accs, ';')
+      end
     end
   end
   st.p = period
-  st.accs = table.concat(accs, ';')
+  st.f = f
+  local packed
+  if not met then
+    packed = packStreak(st)
+    redis.call('HSET', userKey, 's', packed)
+    return false, st.len, packed
+  end
 
-  local extended = false
   local before = st.len
-  if met then
-    local history = {}
-    if st.last == nil or st.len == 0 then
+  local history
+  local now = period
+  if periodOld ~= nil and periodOld < now then now = periodOld end
+  if st.last == nil or st.len == 0 then
+    st.len, st.start = 1, period
+    -- Auto-earning counts from the first day the user had a streak (freezes configured).
+    if st.earn == nil and string.byte(hot, 5) == 49 then st.earn = day end
+    history = {int(period), '1'}
+  elseif now == st.last + 1 then
+    st.len = st.len + 1
+    history = {int(period), int(st.len)}
+  else
+    s = s or parseRule(hot)
+    earnFreezes(s.fz, st, day)
+    history = {}
+    local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1)
+    if gap <= st.frz then
+      -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
+      for q = st.last + 1, now - 1 do
+        history[#history + 1] = int(q)
+        history[#history + 1] = (pausedBetween(f, st, q, q) > 0 and 'p' or 'f') .. int(st.len)
+      end
+      if gap > 0 then st.frz = st.frz - gap end
+      st.len = st.len + 1
+    else
+      st.frz = 0
       st.len = 1
       st.start = period
-    else
-      local now = period
-      if periodOld ~= nil and periodOld < now then now = periodOld end
-      local gap = now - st.last - 1 - pausedBetween(s, st, st.last + 1, now - 1)
-      if gap <= st.frz then
-        -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
-        for q = st.last + 1, now - 1 do
-          history[#history + 1] = q
-          history[#history + 1] = (pausedBetween(s, st, q, q) > 0 and 'p' or 'f') .. st.len
-        end
-        if gap > 0 then st.frz = st.frz - gap end
-        st.len = st.len + 1
-      else
-        st.frz = 0
-        st.len = 1
-        st.start = period
-      end
     end
-    st.f = s[1]
-    st.last = period
-    st.tz = tz
-    if st.len > st.long then st.long = st.len end
-    history[#history + 1] = period
-    history[#history + 1] = st.len
-    redis.call('HSET', historyKey, unpack(history))
-    extended = true
-    redis.call('HSET', userKey, 's', packStreak(st), 's:at', stamp)
-  else
-    st.f = s[1]
-    redis.call('HSET', userKey, 's', packStreak(st))
+    history[#history + 1] = int(period)
+    history[#history + 1] = int(st.len)
   end
-  return extended, before
+  st.last = period
+  st.tz = tz
+  if st.len > st.long then st.long = st.len end
+  redis.call('HSET', historyKey, unpack(history))
+  packed = packStreak(st)
+  redis.call('HSET', userKey, 's', packed, 's:at', stamp)
+  return true, before, packed
 end

@@ -18,19 +18,25 @@ import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
 import { completionField, progressField } from './fields.js';
-import { streakAchievements, streakRule } from './streaks.js';
+import { aloneThreshold, streakAchievements, streakRule } from './streaks.js';
 
 /** Plain maps and arrays, as Lua's cmsgpack reads them. */
 const packr = new Packr({ useRecords: false });
 
 /** What the event script needs for one metric. */
 export interface MetricPlan {
-  /** msgpack of the plan's details (achievements, composites, streak achievements); '' when none. */
-  buffer: Buffer | '';
+  /**
+   * The plan's details (achievements, composites, streak achievements) as JSON; '' when none. A
+   * string, not msgpack: one Buffer argument switches ioredis to its slower buffer encoding for
+   * the whole command, and the script decodes the details only when something completes.
+   */
+  details: string;
   /** What every event reads: the thresholds and the streak rule (recordEventPlan ARGV[12]); '' when none. */
   hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
   eventFilters: [string, string][][];
+  /** An event of at least this value meets the streak rule by itself (aloneThreshold); null: never. */
+  streakAlone: number | null;
 }
 
 /** Entries of the Lua plan (field names are short: they are decoded on every event). */
@@ -111,9 +117,12 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
   for (const metric of snapshot.metrics.values()) {
     const m: LuaAchievement[] = [];
     const eventFilters: [string, string][][] = [];
+    // Event-filtered ones first, then the others by threshold: the script stops at the first
+    // unfiltered threshold the total has not reached.
     const achievements = [...snapshot.achievements.values()]
       .filter((a) => a.trigger === 'metric' && a.metricId === metric.id && a.status === 'active')
-      .sort((a, b) => (a.metricValue ?? 0) - (b.metricValue ?? 0));
+      .sort((a, b) => Number(b.eventAttributes.length > 0) - Number(a.eventAttributes.length > 0) ||
+        (a.metricValue ?? 0) - (b.metricValue ?? 0));
     for (const a of achievements) {
       const ua = userFilter(a.userAttributes, snapshot);
       const ev = eventFilter(a.eventAttributes, snapshot);
@@ -128,16 +137,16 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
       m.push(entry);
     }
     const rule = streakRule(snapshot, metric.id, forStreaks.length > 0);
-    let buffer: Buffer | '' = '';
+    let details = '';
     let hot = '';
     if (m.length > 0 || rule !== '') {
-      const details: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[] } = { m };
-      if (composites.length > 0) details.c = composites;
-      if (forStreaks.length > 0) details.sa = forStreaks;
-      buffer = packr.pack(details);
+      const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[] } = { m };
+      if (composites.length > 0) parts.c = composites;
+      if (forStreaks.length > 0) parts.sa = forStreaks;
+      details = JSON.stringify(parts);
       hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule;
     }
-    plans.set(metric.id, { buffer, hot, eventFilters });
+    plans.set(metric.id, { details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id) });
   }
   return { plans, composites };
 }

@@ -15,9 +15,10 @@ export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly:
 
 
 /**
- * The streak rule as the event script reads it on every event (lua/includes/streak.lua
- * parseRule): '<f>|<mode>|<position>|<t>;<t>...|<all>|<i>,<x>,<n>,<a>|<sa>', or '' without a
- * rule. A string, not msgpack: decoding the plan on every event cost about 16k instructions.
+ * The streak rule as the event script reads it (lua/includes/streak.lua):
+ * '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>', or '' without a rule. A string
+ * whose first five characters the script reads in place; the rest is parsed only when an event
+ * needs it (decoding a msgpack plan on every event cost about 16k instructions).
  */
 export function streakRule(snapshot: Snapshot, metricId: string, hasAchievements: boolean): string {
   const rule = snapshot.streak;
@@ -26,10 +27,21 @@ export function streakRule(snapshot: Snapshot, metricId: string, hasAchievements
   const fz = rule.freezes
     ? [rule.freezes.initial, rule.freezes.max, rule.freezes.autoEarnInterval, rule.freezes.autoEarnAmount].join(',')
     : '';
-  return [
-    FREQUENCY_LETTER[rule.frequency], position > 0 ? 2 : 1, position, rule.metrics.map((m) => m.threshold).join(';'),
-    rule.evaluation === 'all' ? 1 : 0, fz, position > 0 && hasAchievements ? 1 : 0,
-  ].join('|');
+  const head = FREQUENCY_LETTER[rule.frequency] + (position > 0 ? '2' : '1') + (rule.evaluation === 'all' ? '1' : '0') +
+    (position > 0 && hasAchievements ? '1' : '0') + (rule.freezes ? '1' : '0');
+  return [head, position, rule.metrics.map((m) => m.threshold).join(';'), fz].join('|');
+}
+
+/**
+ * The value at or above which one event of this metric meets the streak rule by itself (the rule
+ * has this metric and either no other or evaluation `any`), or null. The api tells the script, so
+ * the common extension reads neither the rule nor the period's accumulators.
+ */
+export function aloneThreshold(rule: StreakSettings | null, metricId: string): number | null {
+  if (rule === null) return null;
+  const m = rule.metrics.find((x) => x.metricId === metricId);
+  if (m === undefined || (rule.metrics.length > 1 && rule.evaluation === 'all')) return null;
+  return m.threshold;
 }
 
 /** A streak's state as of a period (stateFromHash), and whether the event extended it. */
@@ -109,6 +121,22 @@ export function streakView(rule: StreakSettings | null, state: StreakState | nul
   return view;
 }
 
+const jsonDate = (d: string | null): string => (d === null ? 'null' : `"${d}"`);
+
+/**
+ * `JSON.stringify({ ...view, extended })` written out by hand for the event response: the same
+ * text (dates are `YYYY-MM-DD`, nothing to escape) for a third of the cost on the hot path.
+ */
+export function streakJson(view: StreakView, extended: boolean): string {
+  let s = `{"length":${view.length},"frequency":"${view.frequency}","started":${jsonDate(view.started)},` +
+    `"periodStart":${jsonDate(view.periodStart)},"periodEnd":${jsonDate(view.periodEnd)},"expires":${jsonDate(view.expires)}`;
+  if (view.freezes !== undefined) s += `,"freezes":${view.freezes},"maxFreezes":${view.maxFreezes}`;
+  if (view.freezeAutoEarnInterval !== undefined) {
+    s += `,"freezeAutoEarnInterval":${view.freezeAutoEarnInterval},"freezeAutoEarnAmount":${view.freezeAutoEarnAmount}`;
+  }
+  return s + `,"extended":${extended}}`;
+}
+
 /** Active streak achievements, shortest first, with their user filters (`filterOf` null: unusable). */
 export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement) => string[] | null): LuaAchievement[] {
   const out: LuaAchievement[] = [];
@@ -127,7 +155,15 @@ export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement
 function parseStreak(packed: string | undefined) {
   const parts = (packed ?? '').split('|');
   const num = (i: number): number | null => (parts[i] === undefined || parts[i] === '' ? null : Number(parts[i]));
-  return { f: parts[0] ?? '', len: num(1) ?? 0, last: num(2), start: num(3), frz: num(4), earn: num(5), long: num(6) ?? 0 };
+  return {
+    f: parts[0] ?? '', len: num(1) ?? 0, last: num(2), start: num(3), frz: num(4), earn: num(5), long: num(6) ?? 0,
+    tz: parts[8] ?? '',
+  };
+}
+
+/** The zone the stored state's last period was judged in ('' is UTC). */
+export function streakZone(packed: string): string {
+  return parseStreak(packed).tz;
 }
 
 /** The state from the user hash as of period `now`, as the script reads it (lua/includes/streak.lua streakState). */
@@ -146,8 +182,9 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
     let freezes = st.frz;
     let earn = st.earn;
     if (freezes === null) {
+      // The initial grant, untouched yet; auto-earning counts from the streak's first day.
       freezes = initial;
-      earn = day;
+      earn ??= day;
     }
     if (autoEarnInterval > 0 && autoEarnAmount > 0 && earn !== null) {
       const k = Math.floor((day - earn) / autoEarnInterval);

@@ -12,7 +12,7 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
-import { stateFromHash, streakView, type StreakState } from '../domain/streaks.js';
+import { stateFromHash, streakJson, streakView, type StreakState } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
@@ -93,7 +93,7 @@ export function eventRoutes(deps: Deps): Route[] {
   const coalescer = new WriteCoalescer(redis);
   const isoOf = isoCache();
   const windowMs = settings.idempotencyWindowMs;
-  const streakJson = noStreak('daily');
+  const noStreakJson = noStreak('daily');
 
   /**
    * The streak the script answers ({stored state, pauses, extended}) as of `period`, worked out
@@ -108,8 +108,8 @@ export function eventRoutes(deps: Deps): Route[] {
 
   /** currentStreak of the response; extended only when this event did. */
   function streakJsonOf(rule: StreakSettings | null, state: StreakState | null, period: number): string {
-    if (rule === null || state === null) return streakJson;
-    return JSON.stringify({ ...streakView(rule, state, period), extended: state.extended });
+    if (rule === null || state === null) return noStreakJson;
+    return streakJson(streakView(rule, state, period), state.extended);
   }
 
   async function record(req: Request): Promise<Reply> {
@@ -138,13 +138,18 @@ export function eventRoutes(deps: Deps): Route[] {
     const eventId = randomUUID();
     const value = String(body.value);
     const setsTz = ident.tz !== null;
-    const flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0') +
-      (windowMs === 0 ? '' : `:${now}:${now + windowMs}`);
+    const plan = snapshot.plans.get(metric.id);
+    const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
+    let flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0');
+    if (plan !== undefined) {
+      const alone = plan.streakAlone;
+      flags += alone !== null && body.value >= alone ? '1' : '0';
+    }
+    flags += window;
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
     const nowIso = isoOf(now);
     const creation = nowIso + user.id;
-    const plan = snapshot.plans.get(metric.id);
-    const planBuffer = plan?.buffer ?? '';
+    const details = plan?.details ?? '';
     const hot = plan?.hot ?? '';
     const matches = plan ? eventMatches(plan, body.attributes) : '';
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
@@ -175,7 +180,8 @@ export function eventRoutes(deps: Deps): Route[] {
         )
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history,
-          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, planBuffer, matches, periods,
+          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry.slice(0, -1), details, matches,
+          periods,
           hot, ...ident.pairs,
         );
       const code = r[0] as number;
