@@ -2,31 +2,32 @@
   Phase 1 of a metric event for a metric without features (no achievement, no streak), on the
   user's partition: idempotency check, user upsert, metric total, the day's summary bucket and one
   entry on the partition's event log. Pure: time and periods come in as arguments. A separate
-  script from recordEventPlan, so events of plain metrics pay nothing for features (every KEYS or
-  ARGV element costs about 1,100 instructions).
+  script from recordEventPlan, so events of plain metrics pay nothing for features.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
   KEYS[3] partition user set     <slot>users:<tenant>
   KEYS[4] partition event log    <slot>log
 
-  ARGV[1] total field of the metric in the user hash: 'm:<metricId>'
-  ARGV[2] value, a decimal string
-  ARGV[3] day field: 'd:<local day of the event in the zone of ARGV[4]>'
-  ARGV[4] time zone assumed for ARGV[3]; '' is UTC
-  ARGV[5] flags, one character each: '1' when the request sets the time zone (then it is ARGV[4]);
-          '1' when it sets subscribeToEmails to true without an email; '1' when the value is an
-          integer. Then, when the idempotency window is finite: ':<now ms>:<expiry ms of a key
-          used now>'
-  ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
-  ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[8] the event log entry (JSON, built by the api: one field keeps XADD cheap)
-  ARGV[9...] user hash field/value pairs of the identification
+  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
+          instructions, a capture about 500): '<flags>|<total field>|<value>|<day field>|<zone>'
+            flags       one character each: '1' when the request sets the time zone (then it is
+                        <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
+                        when the value is an integer; a fourth one the script ignores. Then, when
+                        the idempotency window is finite: ':<now ms>:<expiry ms of a key used now>'
+            total field the metric's total in the user hash: 'm:<metricId>'
+            value       a decimal string
+            day field   'd:<local day of the event in <zone>>'
+            zone        the time zone assumed for the day; '' is UTC
+  ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
+  ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
+  ARGV[4] the event log entry (JSON, built by the api: one field keeps XADD cheap)
+  ARGV[5...] user hash field/value pairs of the identification
 
   Returns
     {1, total, created, ''}       processed; created is 1 for a new user
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
-    {-1, storedTz}                the stored time zone is not ARGV[4]: nothing changed, recompute
+    {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
 ]]
 local userKey = KEYS[1]
@@ -34,14 +35,10 @@ local userMetricKey = KEYS[2]
 local usersKey = KEYS[3]
 local logKey = KEYS[4]
 
-local totalField = ARGV[1]
-local value = ARGV[2]
-local dayField = ARGV[3]
-local assumedTz = ARGV[4]
-local flags = ARGV[5]
-local idempotency = ARGV[6]
-local creation = ARGV[7]
-local logEntry = ARGV[8]
+local flags, totalField, value, dayField, assumedTz = string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local idempotency = ARGV[2]
+local creation = ARGV[3]
+local logEntry = ARGV[4]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
@@ -59,6 +56,6 @@ local refusal = eventRefusal(userKey, stored, flags, assumedTz)
 if refusal then return refusal end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
-  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 9)
+  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 redis.call('XADD', logKey, '*', 'event', logEntry)
 return {1, total, created, ''}

@@ -4,11 +4,11 @@
   achievements the event completes, and one entry on the partition's event log. Pure: time,
   periods and configuration (the metric's compiled plan) come in as arguments.
 
-  What every event needs of the plan arrives as a compact string (ARGV[12]); the plan's details
-  (ARGV[9], JSON) are decoded only when something completes. The streak goes back to the api as
-  stored: the api works out how it stands (lua/includes/streak.lua has the format), so events in
-  a period already covered only compare two numbers here, and an event that meets the rule on its
-  own (the api says so in ARGV[5]) extends it without reading the rule.
+  What every event needs of the plan arrives as a compact string (<hot> in ARGV[1]); the plan's
+  details (ARGV[5], JSON) are decoded only when something completes. The streak goes back to the
+  api as stored: the api works out how it stands (lua/includes/streak.lua has the format), so
+  events in a period already covered only compare two numbers here, and an event that meets the
+  rule on its own (the api says so in the flags) extends it without reading the rule.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
@@ -17,42 +17,48 @@
   KEYS[5] completion counters    <slot>achc:<tenant>
   KEYS[6] streak history         <slot>sh:<tenant>:<uid>
 
-  ARGV[1] total field of the metric in the user hash: 'm:<metricId>'
-  ARGV[2] value, a decimal string
-  ARGV[3] day field: 'd:<local day of the event in the zone of ARGV[4]>'
-  ARGV[4] time zone assumed for ARGV[3]; '' is UTC
-  ARGV[5] flags, one character each: '1' when the request sets the time zone (then it is ARGV[4]);
-          '1' when it sets subscribeToEmails to true without an email; '1' when the value is an
-          integer; '1' when the event meets the streak rule by itself (the rule has one metric,
-          or evaluation `any`, and the value reaches this metric's threshold). Then, when the
-          idempotency window is finite: ':<now ms>:<expiry ms of a key used now>'
-  ARGV[6] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
-  ARGV[7] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[8] the event log entry without its closing brace (JSON, built by the api: one field keeps
+  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
+          instructions, a capture about 500):
+          '<flags>|<total field>|<value>|<day field>|<zone>|<matches>|<periods>|<hot>'
+            flags       one character each: '1' when the request sets the time zone (then it is
+                        <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
+                        when the value is an integer; '1' when the event meets the streak rule by
+                        itself (the rule has one metric, or evaluation `any`, and the value reaches
+                        this metric's threshold). Then, when the idempotency window is finite:
+                        ':<now ms>:<expiry ms of a key used now>'
+            total field the metric's total in the user hash: 'm:<metricId>'
+            value       a decimal string
+            day field   'd:<local day of the event in <zone>>'
+            zone        the time zone assumed for the day and the periods; '' is UTC
+            matches     '1'/'0' per event-filtered achievement of the plan: whether this event
+                        matches
+            periods     '<period>:<day>' of the event in <zone>, then ':<period in the zone of the
+                        streak>' after a zone change; '' without a streak rule
+            hot         the plan's hot part: '<thresholds>#<rule>'. thresholds: the metric
+                        achievements' as 'v' or 'v:f' (f: the position in <matches>),
+                        comma-separated, the filtered ones first, then the others in ascending
+                        order; rule: '' or '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>'
+                        (one character each: the frequency letter; 1: the metric is not in the
+                        rule, 2: it is; 1 for evaluation all; 1 when streak achievements exist; 1
+                        when freezes are configured. Then this metric's position in the rule, the
+                        thresholds, and the freezes or '')
+  ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
+  ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
+  ARGV[4] the event log entry without its closing brace (JSON, built by the api: one field keeps
           XADD cheap); an event that extends the streak adds "sx": "<the stored state>" to it
-  ARGV[9] the plan's details (JSON, decoded only when something completes): m = the metric
-          achievements (in the order of ARGV[12]), c = composites, sa = streak achievements
-  ARGV[10] '1'/'0' per event-filtered achievement of the plan: whether this event matches
-  ARGV[11] streak periods: '<period>:<day>' of the event in the zone of ARGV[4], then
-           ':<period in the zone of the streak>' after a zone change; '' without a streak rule
-  ARGV[12] the plan's hot part: '<thresholds>#<rule>'. thresholds: the metric achievements' as
-           'v' or 'v:f' (f: the position in ARGV[10]), comma-separated, the filtered ones first,
-           then the others in ascending order; rule: '' or
-           '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>' (one character each:
-           the frequency letter; 1: the metric is not in the rule, 2: it is; 1 for evaluation
-           all; 1 when streak achievements exist; 1 when freezes are configured. Then this
-           metric's position in the rule, the thresholds, and the freezes or '')
-  ARGV[13...] user hash field/value pairs of the identification
+  ARGV[5] the plan's details (JSON, decoded only when something completes): m = the metric
+          achievements (in the order of <hot>), c = composites, sa = streak achievements
+  ARGV[6...] user hash field/value pairs of the identification
 
   Returns
     {1, total, created, streak, id...}  processed; created is 1 for a new user; streak is
                           {stored state, pauses, extended} ('' without a rule); then the ids of
                           the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
-    {-1, storedTz}        the stored time zone is not ARGV[4]: nothing changed, recompute
+    {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
     {-7, streakTz}        the streak's last period was judged in another zone: send the period
-                          in that zone too (ARGV[11]); nothing changed
+                          in that zone too (<periods>); nothing changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -61,18 +67,12 @@ local logKey = KEYS[4]
 local countsKey = KEYS[5]
 local historyKey = KEYS[6]
 
-local totalField = ARGV[1]
-local value = ARGV[2]
-local dayField = ARGV[3]
-local assumedTz = ARGV[4]
-local flags = ARGV[5]
-local idempotency = ARGV[6]
-local creation = ARGV[7]
-local logEntry = ARGV[8]
-local plan = ARGV[9]
-local matches = ARGV[10]
-local periods = ARGV[11]
-local hot = ARGV[12]
+local flags, totalField, value, dayField, assumedTz, matches, periods, hot = string.match(ARGV[1],
+  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local idempotency = ARGV[2]
+local creation = ARGV[3]
+local logEntry = ARGV[4]
+local plan = ARGV[5]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
@@ -129,7 +129,7 @@ if mode == 2 then
 end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
-  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 13)
+  isInteger, dayField, idempotency, expiresAt, creation, ARGV, 6)
 
 local reply = {1, total, created, ''}
 local stamp = string.sub(creation, 1, 24)

@@ -73,7 +73,7 @@ describe('recordEvent, called directly', () => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
     return redis.recordEvent(
       u.user, keys.userMetric(u, metric), u.users, u.log,
-      `m:${metric}`, o.value ?? '1', 'd:2026-01-01', o.tz ?? '', (o.setsTz ? '1' : '0') + (o.needsEmail ?? '0') + '0',
+      `${(o.setsTz ? '1' : '0') + (o.needsEmail ?? '0')}00|m:${metric}|${o.value ?? '1'}|d:2026-01-01|${o.tz ?? ''}`,
       o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
       ...(o.pairs ?? []),
     );

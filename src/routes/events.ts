@@ -150,6 +150,7 @@ export function eventRoutes(deps: Deps): Route[] {
     const nowIso = isoOf(now);
     const creation = nowIso + user.id;
     const details = plan?.details ?? '';
+    const total = totalField(metric.id);
     const hot = plan?.hot ?? '';
     const matches = plan ? eventMatches(plan, body.attributes) : '';
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
@@ -173,16 +174,15 @@ export function eventRoutes(deps: Deps): Route[] {
       });
       coalescer.hold();
       // Metrics without achievements or a streak take the script that knows nothing of them.
+      // Metrics without achievements or a streak take the script that knows nothing of them. The
+      // small arguments travel as one string (each argument costs the script about 1,700
+      // instructions, and ioredis about 120 ns).
+      const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
       const r: unknown[] = hot === ''
-        ? await redis.recordEvent(
-          u.user, userMetricKey, u.users, u.log,
-          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry, ...ident.pairs,
-        )
+        ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history,
-          totalField(metric.id), value, 'd:' + day, tz, flags, idempotency, creation, entry.slice(0, -1), details, matches,
-          periods,
-          hot, ...ident.pairs,
+          `${head}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
