@@ -38,7 +38,9 @@ function escapeId(id: string): string {
   return id.replace(/%/g, '%25').replace(/:/g, '%3A');
 }
 
-export type ConfigKind = 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings';
+export type ConfigKind =
+  | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
+  | 'points' | 'ptriggers' | 'plevels' | 'pboosts';
 
 /** The keys of one user: what a phase-1 script receives. */
 export interface UserKeys {

@@ -24,18 +24,23 @@ export const MAX_BATCH = 100;
 
 export interface ResourceSpec<K extends ConfigKind, C, U> {
   kind: K;
+  /** e.g. '/metrics'; a sub-resource's path starts with its parent's id: '/points/:systemId/levels'. */
   path: string;
+  /** For a sub-resource: the parent a path names (404 when it does not exist) and an entity's parent. */
+  parent?: { label: string; exists(snapshot: Snapshot, id: string): boolean; of(entity: EntityByKind[K]): string };
   /** Singular name for messages: "Metric". */
   label: string;
   createSchema: Record<string, unknown>;
   updateSchema: Record<string, unknown>;
   /** Builds a new entity from a valid create item; returns a message to refuse it. */
-  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot }): EntityByKind[K] | string;
+  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot; parentId: string }): EntityByKind[K] | string;
   /** Applies a valid update item; returns a message to refuse it. */
   apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
   view(entity: EntityByKind[K]): unknown;
   /** Runs after a create (previous null) or an update was stored. */
   afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
+  /** Runs after an entity was deleted (say, to delete what belongs to it). */
+  afterDelete?(entity: EntityByKind[K]): Promise<void>;
   /** A message to refuse deleting an entity (something still refers to it). */
   refuseDelete?(entity: EntityByKind[K], snapshot: Snapshot): string | null;
 }
@@ -77,12 +82,27 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
   const uniqueField = UNIQUE_FIELD[spec.kind];
   const nowIso = () => new Date(clock.now()).toISOString();
   const duplicate = (entity: EntityByKind[K]) =>
-    `A ${spec.label.toLowerCase()} with ${uniqueField} "${String((entity as unknown as Record<string, unknown>)[uniqueField])}" already exists`;
+    `A ${spec.label.toLowerCase()} with ${uniqueField === 'scopedKey' ? 'key' : uniqueField} ` +
+    `"${String((entity as unknown as Record<string, unknown>)[uniqueField === 'scopedKey' ? 'key' : uniqueField])}" already exists`;
+  const parent = spec.parent;
+  /** The parent named by the path ('' for a top-level resource); 404 when it does not exist. */
+  const parentOf = (req: Request): string => {
+    if (parent === undefined) return '';
+    const id = req.params[0];
+    if (!parent.exists(store.current, id)) throw fail('not_found', `${parent.label} "${id}"`);
+    return id;
+  };
+  /** The entity of a kind with this id, when it belongs to the parent. */
+  const find = (id: string, parentId: string): EntityByKind[K] | undefined => {
+    const entity = store.current.get(spec.kind, id);
+    return entity !== undefined && (parent === undefined || parent.of(entity) === parentId) ? entity : undefined;
+  };
 
   return [
     {
       method: 'post', path: spec.path, family: 'admin',
       handler: async (req) => {
+        const parentId = parentOf(req);
         const items = batchOf(req);
         const created: unknown[] = [];
         const issues: Issue[] = [];
@@ -92,7 +112,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             issues.push({ index, severity: 'error', message: lastError(checkCreate) });
             continue;
           }
-          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current });
+          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId });
           if (typeof entity === 'string') {
             issues.push({ index, severity: 'error', message: entity });
             continue;
@@ -111,21 +131,26 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     {
       method: 'get', path: spec.path, family: 'admin',
       handler: (req) => {
+        const parentId = parentOf(req);
         const { limit, skip } = pageOf(queryOf(req.query));
-        return ok(store.current.list(spec.kind).slice(skip, skip + limit).map(spec.view));
+        const all = store.current.list(spec.kind).filter((e) => parent === undefined || parent.of(e) === parentId);
+        return ok(all.slice(skip, skip + limit).map(spec.view));
       },
     },
     {
       method: 'get', path: `${spec.path}/:id`, family: 'admin',
       handler: (req) => {
-        const entity = store.current.get(spec.kind, req.params[0]);
-        if (entity === undefined) throw fail('not_found', `${spec.label} "${req.params[0]}"`);
+        const parentId = parentOf(req);
+        const id = req.params[parent === undefined ? 0 : 1];
+        const entity = find(id, parentId);
+        if (entity === undefined) throw fail('not_found', `${spec.label} "${id}"`);
         return ok(spec.view(entity));
       },
     },
     {
       method: 'patch', path: spec.path, family: 'admin',
       handler: async (req) => {
+        const parentId = parentOf(req);
         const items = batchOf(req);
         const updated: unknown[] = [];
         const issues: Issue[] = [];
@@ -135,7 +160,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             issues.push({ index, severity: 'error', message: lastError(checkUpdate) });
             continue;
           }
-          const current = store.current.get(spec.kind, item.id);
+          const current = find(item.id, parentId);
           if (current === undefined) {
             issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
             continue;
@@ -159,13 +184,17 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     {
       method: 'del', path: spec.path, family: 'admin',
       handler: async (req) => {
+        const parentId = parentOf(req);
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
         for (const id of idsOf(queryOf(req.query))) {
-          const entity = store.current.get(spec.kind, id);
+          const entity = find(id, parentId);
           const refusal = entity && spec.refuseDelete?.(entity, store.current);
           if (refusal) issues.push({ id, severity: 'error', message: refusal });
-          else if (await store.delete(spec.kind, id)) deleted.push({ id });
+          else if (entity !== undefined && await store.delete(spec.kind, id)) {
+            deleted.push({ id });
+            await spec.afterDelete?.(entity);
+          }
           else issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
         }
         return ok({ deleted, issues });

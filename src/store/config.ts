@@ -91,6 +91,80 @@ export interface StreakSettings {
   updated: string;
 }
 
+/** A points system (trophy-admin 1.21.1 AdminPointsSystem). */
+export interface PointsSystem {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  badgeUrl: string | null;
+  /** No total ever exceeds it; null: no cap. */
+  maxPoints: number | null;
+  status: 'active' | 'archived';
+  created: string;
+  updated: string;
+}
+
+export type PointsTriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
+
+/** A trigger of a points system (AdminPointsTrigger). */
+export interface PointsTrigger {
+  id: string;
+  systemId: string;
+  type: PointsTriggerType;
+  /** Awarded when it fires; negative consumes. Never 0. */
+  points: number;
+  status: 'active' | 'inactive';
+  userAttributes: AttributeFilter[];
+  /** metric: every `metricThreshold` units the user's total (or the filtered events' sum) passes. */
+  metricId: string | null;
+  metricThreshold: number | null;
+  eventAttributes: AttributeFilter[];
+  /** achievement: when it completes. */
+  achievementId: string | null;
+  /** streak: when the streak reaches this length and each multiple of it. */
+  streakLength: number | null;
+  /** time: every `timeInterval` hours or days since the user was created. */
+  timeUnit: 'hours' | 'days' | null;
+  timeInterval: number | null;
+  /** metric with negative points: refuse an event that would take the total below 0. */
+  blockIfOutOfPoints: boolean;
+  created: string;
+  updated: string;
+}
+
+/** A level of a points system (AdminPointsLevel): reached at `points`. */
+export interface PointsLevel {
+  id: string;
+  systemId: string;
+  key: string;
+  /** `<systemId>:<key>`: keys are unique within a system. */
+  scopedKey: string;
+  name: string;
+  description: string | null;
+  badgeUrl: string | null;
+  points: number;
+  created: string;
+  updated: string;
+}
+
+/** A boost of a points system (AdminPointsBoost): a multiplier over the days start..end. */
+export interface PointsBoost {
+  id: string;
+  systemId: string;
+  name: string;
+  /** YYYY-MM-DD, in the user's zone. */
+  start: string;
+  end: string | null;
+  multiplier: number;
+  rounding: 'down' | 'up' | 'nearest';
+  /** A boost for one user, or (null) for everyone matching `userAttributes`. */
+  userId: string | null;
+  userAttributes: AttributeFilter[];
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
@@ -98,6 +172,10 @@ export interface EntityByKind {
   apikeys: ApiKeyRecord;
   achievements: Achievement;
   settings: StreakSettings;
+  points: PointsSystem;
+  ptriggers: PointsTrigger;
+  plevels: PointsLevel;
+  pboosts: PointsBoost;
 }
 
 /** The field each kind keeps unique. */
@@ -108,9 +186,15 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   apikeys: 'hash',
   achievements: 'key',
   settings: '',
+  points: 'key',
+  ptriggers: '',
+  plevels: 'scopedKey',
+  pboosts: '',
 };
 
-export const CONFIG_KINDS: ConfigKind[] = ['metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings'];
+export const CONFIG_KINDS: ConfigKind[] = [
+  'metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings', 'points', 'ptriggers', 'plevels', 'pboosts',
+];
 const KINDS = CONFIG_KINDS;
 
 export class Snapshot {
@@ -129,6 +213,13 @@ export class Snapshot {
   /** The streak rule; null until configured (then no streak extends). */
   readonly streak: StreakSettings | null;
   private readonly settings: Map<string, StreakSettings>;
+  readonly pointsSystems: Map<string, PointsSystem>;
+  readonly pointsSystemsByKey: Map<string, PointsSystem>;
+  readonly pointsTriggers: Map<string, PointsTrigger>;
+  readonly pointsLevels: Map<string, PointsLevel>;
+  readonly pointsBoosts: Map<string, PointsBoost>;
+  /** Levels of each system, lowest threshold first. */
+  readonly levelsBySystem: Map<string, PointsLevel[]>;
   /** What the event script needs of each metric's achievements, compiled once per version. */
   readonly plans: Map<string, MetricPlan>;
   /** The active composites, prerequisites first, in their Lua form. */
@@ -158,6 +249,19 @@ export class Snapshot {
     this.achievementsByKey = new Map(achievements.map((a) => [a.key, a]));
     this.settings = new Map(parse('settings').map((x) => [x.id, x]));
     this.streak = this.settings.get('streaks') ?? null;
+    const systems = parse('points');
+    this.pointsSystems = new Map(systems.map((x) => [x.id, x]));
+    this.pointsSystemsByKey = new Map(systems.map((x) => [x.key, x]));
+    this.pointsTriggers = new Map(parse('ptriggers').map((x) => [x.id, x]));
+    const levels = parse('plevels');
+    this.pointsLevels = new Map(levels.map((x) => [x.id, x]));
+    this.pointsBoosts = new Map(parse('pboosts').map((x) => [x.id, x]));
+    this.levelsBySystem = new Map();
+    for (const level of [...levels].sort((a, b) => a.points - b.points)) {
+      const list = this.levelsBySystem.get(level.systemId) ?? [];
+      list.push(level);
+      this.levelsBySystem.set(level.systemId, list);
+    }
     const compiled = compilePlans(this);
     this.plans = compiled.plans;
     this.composites = compiled.composites;
@@ -166,7 +270,8 @@ export class Snapshot {
   private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {
     return {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
-      achievements: this.achievements, settings: this.settings,
+      achievements: this.achievements, settings: this.settings, points: this.pointsSystems, ptriggers: this.pointsTriggers,
+      plevels: this.pointsLevels, pboosts: this.pointsBoosts,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 
@@ -183,7 +288,7 @@ export class Snapshot {
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
 export class ConfigStore {
-  private snapshot: Snapshot = new Snapshot(0, { metrics: {}, attributes: {}, tenants: {}, apikeys: {}, achievements: {}, settings: {} });
+  private snapshot: Snapshot = new Snapshot(0, Object.fromEntries(CONFIG_KINDS.map((k) => [k, {}])) as Record<ConfigKind, Record<string, string>>);
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly clock: Clock;
