@@ -12,8 +12,12 @@
                       one assumed; {-2} when subscribeToEmails needs an email; else nil
   eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
              dayField, idempotency, expiresAt, creation, argv, first)
-                      upserts the user, adds to the total and the day, stores the key; returns the
-                      total and whether the user was created (the caller appends to the log)
+                      adds to the total, then eventRest; returns the total and whether the user
+                      was created (the caller appends to the log)
+  eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency,
+            expiresAt, creation, argv, first)
+                      what follows the total: upserts the user, adds to the day, stores the key;
+                      returns whether the user was created
 ]]
 local function eventWindow(flags)
   -- Three flag characters (four in recordEventPlan), then the window when there is one.
@@ -39,14 +43,20 @@ local function eventRefusal(userKey, stored, flags, assumedTz)
   return nil
 end
 
-local function eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
-    dayField, idempotency, expiresAt, creation, argv, first)
+local function eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency, expiresAt,
+    creation, argv, first)
   local created = writeUser(userKey, usersKey, existed, creation, argv, first)
-  local total = addNumber(userKey, totalField, value, isInteger)
   addNumber(userMetricKey, dayField, value, isInteger)
   if idempotency ~= '' then
     local eventId = string.sub(idempotency, 1, 36)
     redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
   end
-  return total, created
+  return created
+end
+
+local function eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
+    dayField, idempotency, expiresAt, creation, argv, first)
+  local total = addNumber(userKey, totalField, value, isInteger)
+  return total, eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency, expiresAt,
+    creation, argv, first)
 end

@@ -13,7 +13,9 @@
  * Statuses: active (completable, shown), inactive (neither), locked (not completable, shown to
  * users who have it), archived (gone). User-attribute filters must all match the user.
  */
-import { createHash } from 'node:crypto';
+import { nameUuid } from './ids.js';
+import { eventFilterOf, userFilterOf } from './filters.js';
+import { compilePoints, type PointsDetails } from './points.js';
 import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
@@ -61,27 +63,6 @@ export interface LuaAchievement {
 
 export { completionField, progressField };
 
-/** The user-hash form of a user-attribute filter; null when an attribute no longer exists. */
-function userFilter(filters: AttributeFilter[], snapshot: Snapshot): string[] | null {
-  const flat: string[] = [];
-  for (const f of filters) {
-    const attribute = snapshot.attributes.get(f.attributeId);
-    if (!attribute) return null;
-    flat.push('a:' + attribute.key, f.attributeValue);
-  }
-  return flat;
-}
-
-function eventFilter(filters: AttributeFilter[], snapshot: Snapshot): [string, string][] | null {
-  const pairs: [string, string][] = [];
-  for (const f of filters) {
-    const attribute = snapshot.attributes.get(f.attributeId);
-    if (!attribute) return null;
-    pairs.push([attribute.key, f.attributeValue]);
-  }
-  return pairs;
-}
-
 /** Active composites, prerequisites first, with their Lua form. */
 function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
   const byId = snapshot.achievements;
@@ -101,7 +82,7 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
   const entries: LuaAchievement[] = [];
   for (const a of order) {
     if (a.status !== 'active') continue;
-    const ua = userFilter(a.userAttributes, snapshot);
+    const ua = userFilterOf(a.userAttributes, snapshot);
     if (ua === null) continue;
     const entry: LuaAchievement = { id: a.id, cf: completionField(a.id), r: a.achievementIds.map(completionField) };
     if (ua.length > 0) entry.ua = ua;
@@ -110,9 +91,12 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
   return entries;
 }
 
-export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPlan>; composites: LuaAchievement[] } {
+export function compilePlans(snapshot: Snapshot): {
+  plans: Map<string, MetricPlan>; composites: LuaAchievement[]; points: PointsDetails | null;
+} {
   const composites = compositeEntries(snapshot);
-  const forStreaks = streakAchievements(snapshot, (a) => userFilter(a.userAttributes, snapshot));
+  const points = compilePoints(snapshot);
+  const forStreaks = streakAchievements(snapshot, (a) => userFilterOf(a.userAttributes, snapshot));
   const plans = new Map<string, MetricPlan>();
   for (const metric of snapshot.metrics.values()) {
     const m: LuaAchievement[] = [];
@@ -124,8 +108,8 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
       .sort((a, b) => Number(b.eventAttributes.length > 0) - Number(a.eventAttributes.length > 0) ||
         (a.metricValue ?? 0) - (b.metricValue ?? 0));
     for (const a of achievements) {
-      const ua = userFilter(a.userAttributes, snapshot);
-      const ev = eventFilter(a.eventAttributes, snapshot);
+      const ua = userFilterOf(a.userAttributes, snapshot);
+      const ev = eventFilterOf(a.eventAttributes, snapshot);
       if (ua === null || ev === null) continue;
       const entry: LuaAchievement = { id: a.id, cf: completionField(a.id), v: a.metricValue ?? 0 };
       if (ua.length > 0) entry.ua = ua;
@@ -137,18 +121,21 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
       m.push(entry);
     }
     const rule = streakRule(snapshot, metric.id, forStreaks.length > 0);
+    const pts = points.forMetric(metric.id, eventFilters.length);
+    eventFilters.push(...pts.eventFilters);
     let details = '';
     let hot = '';
-    if (m.length > 0 || rule !== '') {
-      const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[] } = { m };
+    if (m.length > 0 || rule !== '' || pts.hot !== '') {
+      const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[]; p?: PointsDetails } = { m };
       if (composites.length > 0) parts.c = composites;
       if (forStreaks.length > 0) parts.sa = forStreaks;
+      if (pts.details !== null) parts.p = pts.details;
       details = JSON.stringify(parts);
-      hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule;
+      hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
     }
     plans.set(metric.id, { details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id) });
   }
-  return { plans, composites };
+  return { plans, composites, points: points.common };
 }
 
 /**
@@ -157,7 +144,7 @@ export function compilePlans(snapshot: Snapshot): { plans: Map<string, MetricPla
  * is gone).
  */
 export function singlePlan(a: Achievement, snapshot: Snapshot): Buffer | null {
-  const ua = userFilter(a.userAttributes, snapshot);
+  const ua = userFilterOf(a.userAttributes, snapshot);
   if (ua === null) return null;
   const entry: LuaAchievement = { id: a.id, cf: completionField(a.id) };
   if (ua.length > 0) entry.ua = ua;
@@ -184,8 +171,7 @@ export function eventMatches(plan: MetricPlan, attributes: Record<string, string
 
 /** A stable completion id per tenant, user and achievement (the same on every answer). */
 export function completionId(tenant: string, userId: string, achievementId: string): string {
-  const h = createHash('sha1').update(`${tenant}\u0000${userId}\u0000${achievementId}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return nameUuid(`${tenant}\u0000${userId}\u0000${achievementId}`);
 }
 
 export interface AchievementView {

@@ -3,7 +3,7 @@
  * lists them in creation order, also within one millisecond (a counter in the 12 bits after the
  * time keeps them increasing in this process).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 let lastMs = 0;
 let counter = 0;
@@ -24,4 +24,10 @@ export function uuidv7(now = Date.now()): string {
   rand[0] = (rand[0] & 0x3f) | 0x80; // variant 10
   const tail = rand.toString('hex');
   return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${counter.toString(16).padStart(3, '0')}-${tail.slice(0, 4)}-${tail.slice(4, 16)}`;
+}
+
+/** A name-based UUID (version 5 layout over sha1): the same name always gives the same id. */
+export function nameUuid(name: string): string {
+  const h = createHash('sha1').update(name).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

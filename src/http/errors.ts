@@ -37,6 +37,8 @@ export const ERRORS = {
     'subscribeToEmails cannot be true for a user without an email; send an email or set subscribeToEmails to false'),
   invalid_timezone: spec(422, (tz: string) => `"${tz}" is not a valid IANA time zone (for example Europe/London)`),
   user_exists: spec(422, (id: string) => `User "${id}" already exists; use PUT /users/{id} to update it`),
+  out_of_points: spec(422, (system: string) =>
+    `Not enough points in "${system}": this event would take the total below 0, and its trigger refuses that`),
   unprocessable: spec(422, (detail: string) => detail),
   internal: spec(500, () => 'Internal error'),
   unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),

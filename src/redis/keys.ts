@@ -11,6 +11,10 @@
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
  *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
  *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
+ *   <prefix>:{p<N>}:up:<tenant>:<uid>:<systemId>       hash: points change per local day (d:<day>)
+ *   <prefix>:{p<N>}:up:<tenant>:<uid>:<systemId>:a     list: the most recent points awards
+ *                                                        (the scripts get the base, up to the last
+ *                                                        ':', and add the system: points.lua)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
@@ -56,6 +60,8 @@ export interface UserKeys {
   completions: string;
   /** The user's streak history. */
   history: string;
+  /** The base of the user's points keys: `<slot>up:<tenant>:<uid>:` + system id (+ ':a' for awards). */
+  points: string;
 }
 
 export class Keys {
@@ -86,12 +92,18 @@ export class Keys {
       log: `${slot}log`,
       completions: `${slot}achc:${tenant}`,
       history: `${slot}sh:${scope}`,
+      points: `${slot}up:${scope}:`,
     };
   }
 
   /** The user's hash of one metric: day buckets and idempotency keys (one key, one KEYS slot). */
   userMetric(u: UserKeys, metricId: string): string {
     return `${u.slot}um:${metricId}:${u.scope}`;
+  }
+
+  /** The user's points of one system: day buckets, and the recent awards. */
+  userPoints(u: UserKeys, systemId: string): { days: string; awards: string } {
+    return { days: u.points + systemId, awards: `${u.points}${systemId}:a` };
   }
 
   partitionLog(partition: number): string {

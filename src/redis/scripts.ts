@@ -61,7 +61,8 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     recordEventPlan(
-      user: string, userMetric: string, users: string, log: string, completions: string, history: string, ...args: Args
+      user: string, userMetric: string, users: string, log: string, completions: string, history: string, points: string,
+      ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, ...args: Args
@@ -110,4 +111,6 @@ export const ScriptCode = {
   FILTERED_OUT: -6,
   /** The streak's last period was judged in another zone: the api sends that zone's period too. */
   STREAK_ZONE: -7,
+  /** A points trigger refuses to take a total below 0 (blockIfOutOfPoints): nothing changed. */
+  OUT_OF_POINTS: -8,
 } as const;

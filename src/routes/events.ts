@@ -17,6 +17,7 @@ import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
+import { pointsChanges } from '../domain/points.js';
 import type { Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -44,11 +45,11 @@ function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
 }
 
-/** The achievements a script reply lists after its first four elements, as a JSON array. */
+/** The achievements a script reply lists after its first five elements, as a JSON array. */
 function completedJson(snapshot: Snapshot, reply: unknown[], achievedAt: string): string {
-  if (reply.length <= 4) return '[]';
+  if (reply.length <= 5) return '[]';
   const list = [];
-  for (let i = 4; i < reply.length; i++) {
+  for (let i = 5; i < reply.length; i++) {
     const a = snapshot.achievements.get(String(reply[i]));
     if (a) list.push(userAchievementView(a, snapshot, achievedAt));
   }
@@ -181,25 +182,29 @@ export function eventRoutes(deps: Deps): Route[] {
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
-          u.user, userMetricKey, u.users, u.log, u.completions, u.history,
-          `${head}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
+          u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points,
+          `${head}|${eventId}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
         // A new user or a completion changes the tenant's statistics.
-        if (r[2] === 1 || r.length > 4) stats.invalidate(tenant);
+        if (r[2] === 1 || r.length > 5) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
+        const points = r[4] === '' || r[4] === undefined ? '{}' : JSON.stringify(pointsChanges(snapshot, r[4], eventId, nowIso));
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
-          completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period));
+          completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points);
       }
       if (code === 2) {
         metrics.events.replayed++;
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period));
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period), '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      if (code === ScriptCode.OUT_OF_POINTS) {
+        throw fail('out_of_points', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
+      }
       if (code === ScriptCode.STREAK_ZONE) {
         // The user moved zone since the streak's last period: judge the period in both zones.
         streakZone = r[1] as string;
@@ -214,10 +219,10 @@ export function eventRoutes(deps: Deps): Route[] {
 
   function respond(
     status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
-    achievements: string, currentStreak: string,
+    achievements: string, currentStreak: string, points: string,
   ): Reply {
     let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
-      `"currentStreak":${currentStreak},"points":{},"leaderboards":{}`;
+      `"currentStreak":${currentStreak},"points":${points},"leaderboards":{}`;
     if (idempotencyKey !== '') {
       body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
     }

@@ -10,6 +10,7 @@ import type { ConfigKind, Keys } from '../redis/keys.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../clock.js';
 import { compilePlans, type LuaAchievement, type MetricPlan } from '../domain/achievements.js';
+import type { PointsDetails } from '../domain/points.js';
 
 export interface Metric {
   id: string;
@@ -224,6 +225,8 @@ export class Snapshot {
   readonly plans: Map<string, MetricPlan>;
   /** The active composites, prerequisites first, in their Lua form. */
   readonly composites: LuaAchievement[];
+  /** The points triggers that do not depend on a metric (achievement, streak, user creation), with the caps; null: none. */
+  readonly points: PointsDetails | null;
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
@@ -265,6 +268,7 @@ export class Snapshot {
     const compiled = compilePlans(this);
     this.plans = compiled.plans;
     this.composites = compiled.composites;
+    this.points = compiled.points;
   }
 
   private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {

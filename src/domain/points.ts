@@ -1,0 +1,250 @@
+/**
+ * Points systems: what the phase-1 scripts need of the triggers (lua/includes/points.lua),
+ * compiled once per configuration version, and the wire shapes of points.
+ *
+ * Triggers (each awards `points`, negative ones consume; a total never goes below 0 nor above the
+ * system's `maxPoints`):
+ *   metric         every `metricThreshold` units the user's total of the metric passes (or the
+ *                  sum of the events matching its event filters). A total that falls and rises
+ *                  again does not pay twice: the highest total reached is remembered.
+ *   achievement    when the achievement completes (an event, the API, a composite).
+ *   streak         when the streak reaches `streakLength` and each multiple of it.
+ *   user_creation  once, when the user is first identified.
+ *   time           every `timeInterval` hours or days since the user was created (accrued lazily).
+ * Only active triggers of active systems count; user-attribute filters must all match.
+ */
+import { nameUuid } from './ids.js';
+import type { AttributeFilter, PointsLevel, PointsSystem, PointsTrigger, Snapshot } from '../store/config.js';
+import { eventFilterOf, userFilterOf } from './filters.js';
+
+/** A trigger as the scripts read it (short names: it travels with every event that needs it). */
+export interface LuaTrigger {
+  /** trigger id */
+  i: string;
+  /** system id */
+  s: string;
+  /** points */
+  p: number;
+  /** user-attribute filter: flat [field, value, ...] of the user hash */
+  ua?: string[];
+  /** metric: 1 when an event that would take the total below 0 is refused */
+  b?: 1;
+  /** metric with event filters: the running sum's field in the user-metric hash */
+  pf?: string;
+  /** streak: the length (and its multiples) that awards */
+  l?: number;
+}
+
+/** The points part of a plan's details (recordEventPlan ARGV[5] `p`). */
+export interface PointsDetails {
+  /** Caps: system id -> maxPoints, for capped systems. */
+  s: Record<string, number>;
+  /** The metric's triggers, in the order of the plan's hot part. */
+  m?: LuaTrigger[];
+  /** Achievement id -> its triggers. */
+  a?: Record<string, LuaTrigger[]>;
+  /** Streak triggers. */
+  k?: LuaTrigger[];
+  /** User-creation triggers. */
+  c?: LuaTrigger[];
+}
+
+/** Running sum of an event-filtered metric trigger (user-metric hash). */
+export const triggerSumField = (triggerId: string): string => 'q:' + triggerId;
+
+/** A user's total of a points system (user hash). */
+export const pointsTotalField = (systemId: string): string => 'pt:' + systemId;
+
+/** The highest total of a metric the user reached before it last fell (user hash). */
+export const metricHighField = (metricId: string): string => 'hm:' + metricId;
+
+/** The triggers that count: active, of an active system, whose filters name existing attributes. */
+export function activeTriggers(snapshot: Snapshot): { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] {
+  const out: { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] = [];
+  for (const t of snapshot.pointsTriggers.values()) {
+    if (t.status !== 'active' || snapshot.pointsSystems.get(t.systemId)?.status !== 'active') continue;
+    const ua = userFilterOf(t.userAttributes, snapshot);
+    const ev = eventFilterOf(t.eventAttributes, snapshot);
+    if (ua === null || ev === null) continue;
+    out.push({ trigger: t, ua, ev });
+  }
+  return out;
+}
+
+function lua(t: PointsTrigger, ua: string[]): LuaTrigger {
+  const entry: LuaTrigger = { i: t.id, s: t.systemId, p: t.points };
+  if (ua.length > 0) entry.ua = ua;
+  return entry;
+}
+
+/** The points part of every metric's plan, and what does not depend on the metric. */
+export interface CompiledPoints {
+  /** Metric id -> its triggers' hot part, details and event filters (positions follow `offset`). */
+  forMetric(metricId: string, offset: number): { hot: string; details: PointsDetails | null; eventFilters: [string, string][][] };
+  /** The details without metric triggers: for completions outside the event path. */
+  common: PointsDetails | null;
+}
+
+export function compilePoints(snapshot: Snapshot): CompiledPoints {
+  const caps: Record<string, number> = {};
+  for (const s of snapshot.pointsSystems.values()) if (s.maxPoints !== null) caps[s.id] = s.maxPoints;
+  const active = activeTriggers(snapshot);
+  const byAchievement: Record<string, LuaTrigger[]> = {};
+  const streak: LuaTrigger[] = [];
+  const creation: LuaTrigger[] = [];
+  const metric = new Map<string, { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[]>();
+  for (const x of active) {
+    const t = x.trigger;
+    if (t.type === 'achievement' && t.achievementId !== null) (byAchievement[t.achievementId] ??= []).push(lua(t, x.ua));
+    else if (t.type === 'streak' && t.streakLength !== null) streak.push({ ...lua(t, x.ua), l: t.streakLength });
+    else if (t.type === 'user_creation') creation.push(lua(t, x.ua));
+    else if (t.type === 'metric' && t.metricId !== null && t.metricThreshold !== null) {
+      const list = metric.get(t.metricId) ?? [];
+      list.push(x);
+      metric.set(t.metricId, list);
+    }
+  }
+  const hasAchievement = Object.keys(byAchievement).length > 0;
+  const flags = (creation.length > 0 ? '1' : '0') + (streak.length > 0 ? '1' : '0') + (hasAchievement ? '1' : '0');
+  const base = (): PointsDetails => {
+    const d: PointsDetails = { s: caps };
+    if (hasAchievement) d.a = byAchievement;
+    if (streak.length > 0) d.k = streak;
+    if (creation.length > 0) d.c = creation;
+    return d;
+  };
+  const common = flags === '000' ? null : base();
+  return {
+    common,
+    forMetric(metricId, offset) {
+      const mine = metric.get(metricId) ?? [];
+      if (mine.length === 0 && flags === '000') return { hot: '', details: null, eventFilters: [] };
+      const m: LuaTrigger[] = [];
+      const eventFilters: [string, string][][] = [];
+      const hot: string[] = [];
+      for (const { trigger: t, ua, ev } of mine) {
+        const entry = lua(t, ua);
+        if (t.points < 0 && t.blockIfOutOfPoints) entry.b = 1;
+        let h = String(t.metricThreshold);
+        if (ev.length > 0) {
+          eventFilters.push(ev);
+          entry.pf = triggerSumField(t.id);
+          h += ':' + (offset + eventFilters.length);
+        }
+        m.push(entry);
+        hot.push(h);
+      }
+      const details = base();
+      if (m.length > 0) details.m = m;
+      return { hot: `${hot.join(',')}|${flags}`, details, eventFilters };
+    },
+  };
+}
+
+/** The highest level whose threshold `total` reached, or null. */
+export function levelOf(snapshot: Snapshot, systemId: string, total: number): PointsLevel | null {
+  let reached: PointsLevel | null = null;
+  for (const level of snapshot.levelsBySystem.get(systemId) ?? []) {
+    if (level.points <= total) reached = level;
+    else break;
+  }
+  return reached;
+}
+
+export function levelView(level: PointsLevel) {
+  return {
+    id: level.id, key: level.key, name: level.name, description: level.description, badgeUrl: level.badgeUrl,
+    points: level.points,
+  };
+}
+
+/** The application API's trigger shape (PointsTriggerResponse; `hour|day`, `streakLengthThreshold`). */
+export function triggerView(t: PointsTrigger, snapshot: Snapshot) {
+  const attr = (f: AttributeFilter) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue });
+  const view: Record<string, unknown> = {
+    id: t.id, type: t.type, points: t.points, status: t.status, userAttributes: t.userAttributes.map(attr),
+    created: t.created, updated: t.updated,
+  };
+  if (t.type === 'metric') {
+    view.metricId = t.metricId;
+    view.metricThreshold = t.metricThreshold;
+    view.metricName = (t.metricId && snapshot.metrics.get(t.metricId)?.name) || null;
+    const events = t.eventAttributes.map(attr);
+    view.eventAttributes = events;
+    if (events.length > 0) view.eventAttribute = events[0];
+  } else if (t.type === 'achievement') {
+    view.achievementId = t.achievementId;
+    view.achievementName = (t.achievementId && snapshot.achievements.get(t.achievementId)?.name) || null;
+  } else if (t.type === 'streak') {
+    view.streakLengthThreshold = t.streakLength;
+  } else if (t.type === 'time') {
+    view.timeUnit = t.timeUnit === 'hours' ? 'hour' : 'day';
+    view.timeInterval = t.timeInterval;
+  }
+  return view;
+}
+
+/** The system's own fields, as every application shape of points starts. */
+export function systemView(s: PointsSystem) {
+  return { id: s.id, key: s.key, name: s.name, description: s.description, badgeUrl: s.badgeUrl, maxPoints: s.maxPoints };
+}
+
+/** An award as a script stores it (lua/includes/points.lua). */
+export interface StoredAward {
+  /** event (or request) id and the award's position in it: the award id derives from both */
+  e: string;
+  x: number;
+  /** trigger id */
+  t: string;
+  /** awarded and the total after */
+  a: number;
+  n: number;
+  /** when, ISO-8601 */
+  d: string;
+}
+
+/** A stable award id from the request and the award's position in it. */
+export function awardId(requestId: string, position: number): string {
+  return nameUuid(`${requestId}:${position}`);
+}
+
+/** The Award shape (PointsAward): the trigger as the application API shows it. */
+export function awardView(a: StoredAward, snapshot: Snapshot) {
+  const trigger = snapshot.pointsTriggers.get(a.t);
+  return {
+    id: awardId(a.e, a.x),
+    awarded: a.a,
+    date: a.d,
+    total: a.n,
+    trigger: trigger ? triggerView(trigger, snapshot) : { id: a.t },
+  };
+}
+
+/**
+ * The `points` of a response from a script's awards (flat [system id, trigger id, awarded, total,
+ * ...], in the order made), keyed by system key: each system the request changed, with what it
+ * added, its total, the awards and `level` when the level changed.
+ */
+export function pointsChanges(snapshot: Snapshot, awards: unknown, requestId: string, date: string): Record<string, unknown> {
+  const out: Record<string, { added: number; total: number; awards: unknown[]; system: PointsSystem }> = {};
+  if (!Array.isArray(awards)) return out;
+  for (let i = 0; i + 3 < awards.length; i += 4) {
+    const system = snapshot.pointsSystems.get(String(awards[i]));
+    if (system === undefined) continue;
+    const awarded = Number(awards[i + 2]);
+    const total = Number(awards[i + 3]);
+    const entry = (out[system.key] ??= { added: 0, total, awards: [], system });
+    entry.added += awarded;
+    entry.total = total;
+    entry.awards.push(awardView({ e: requestId, x: i / 4 + 1, t: String(awards[i + 1]), a: awarded, n: total, d: date }, snapshot));
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, { added, total, awards: list, system }] of Object.entries(out)) {
+    const view: Record<string, unknown> = { ...systemView(system), total, added, awards: list };
+    const before = levelOf(snapshot, system.id, total - added);
+    const after = levelOf(snapshot, system.id, total);
+    if (before?.id !== after?.id) view.level = after === null ? null : levelView(after);
+    result[key] = view;
+  }
+  return result;
+}
