@@ -1,0 +1,101 @@
+/**
+ * Points reads of the Application API: a user's points in one system (total, level, recent
+ * awards) and their daily, weekly or monthly summary; a system with its active triggers; its
+ * levels.
+ */
+import { principalOf } from '../auth.js';
+import type { Deps } from '../deps.js';
+import { fail } from '../http/errors.js';
+import { ok, queryOf } from '../http/reply.js';
+import type { Request, Route } from '../http/server.js';
+import { checkUserId } from '../domain/users.js';
+import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
+import {
+  awardView, levelOf, levelView, pointsTotalField, systemView, triggerView, type StoredAward,
+} from '../domain/points.js';
+import type { PointsSystem } from '../store/config.js';
+
+/** `awards`: an integer from 1 to 100, 10 when absent. */
+function awardsOf(q: URLSearchParams): number {
+  const raw = q.get('awards');
+  if (raw === null || raw === '') return 10;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
+    throw fail('invalid_query', `awards must be an integer from 1 to 100, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function pointsRoutes(deps: Deps): Route[] {
+  const { redis, keys, store } = deps;
+
+  function systemOf(key: string): PointsSystem {
+    const system = store.current.pointsSystemsByKey.get(key);
+    if (system === undefined || system.status !== 'active') throw fail('not_found', `Points system "${key}"`);
+    return system;
+  }
+
+  /** The user's keys, after checking the id; the system named in the path. */
+  function target(req: Request) {
+    const id = req.params[0];
+    checkUserId(id);
+    const system = systemOf(req.params[1]);
+    const u = keys.forUser(principalOf(req).tenant, id);
+    return { id, system, u, points: keys.userPoints(u, system.id) };
+  }
+
+  return [
+    {
+      method: 'get', path: '/users/:id/points/:key', family: 'app',
+      handler: async (req) => {
+        const count = awardsOf(queryOf(req.query));
+        const { id, system, u, points } = target(req);
+        const [[e1, stored], [e2, awards]] = (await redis.pipeline()
+          .hmget(u.user, 'id', pointsTotalField(system.id))
+          .lrange(points.awards, 0, count - 1)
+          .exec()) as [[Error | null, (string | null)[]], [Error | null, string[]]];
+        if (e1 || e2) throw e1 ?? e2;
+        if (stored[0] === null) throw fail('user_not_found', id);
+        const snapshot = store.current;
+        const total = Number(stored[1] ?? 0);
+        const level = levelOf(snapshot, system.id, total);
+        return ok({
+          ...systemView(system),
+          total,
+          level: level === null ? null : levelView(level),
+          awards: awards.map((a) => awardView(JSON.parse(a) as StoredAward, snapshot)),
+        });
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app',
+      handler: async (req) => {
+        const query = parseSummaryQuery(queryOf(req.query));
+        const { id, u, points } = target(req);
+        const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(points.days).exec()) as [
+          [Error | null, number], [Error | null, Record<string, string>],
+        ];
+        if (e1 || e2) throw e1 ?? e2;
+        if (exists === 0) throw fail('user_not_found', id);
+        return ok(eventSummary(fields, query));
+      },
+    },
+    {
+      method: 'get', path: '/points/:key', family: 'app',
+      handler: (req) => {
+        const snapshot = store.current;
+        const system = systemOf(req.params[0]);
+        const triggers = [...snapshot.pointsTriggers.values()]
+          .filter((t) => t.systemId === system.id && t.status === 'active')
+          .map((t) => triggerView(t, snapshot));
+        return ok({ ...systemView(system), triggers });
+      },
+    },
+    {
+      method: 'get', path: '/points/:key/levels', family: 'app',
+      handler: (req) => {
+        const system = systemOf(req.params[0]);
+        return ok((store.current.levelsBySystem.get(system.id) ?? []).map(levelView));
+      },
+    },
+  ];
+}
