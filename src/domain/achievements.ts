@@ -156,7 +156,10 @@ export function singlePlan(a: Achievement, snapshot: Snapshot): Buffer | null {
     else entry.tf = totalField(a.metricId);
   }
   const composites = snapshot.composites.filter((c) => c.id !== a.id);
-  return packr.pack(composites.length > 0 ? { a: entry, c: composites } : { a: entry });
+  const plan: { a: LuaAchievement; c?: LuaAchievement[]; p?: PointsDetails } = { a: entry };
+  if (composites.length > 0) plan.c = composites;
+  if (snapshot.points !== null) plan.p = snapshot.points;
+  return packr.pack(plan);
 }
 
 /** '1' or '0' per filtered achievement of the plan: whether the event's attributes match. */

@@ -2,12 +2,15 @@
  * Achievements in the Application API: completing an `api` achievement, all achievements with
  * their statistics, and a user's achievements.
  */
+import { randomUUID } from 'node:crypto';
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import {
   achievementView, completionField, completionId, progressField, singlePlan, userAchievementView, visibleTo,
 } from '../domain/achievements.js';
 import { userEntry } from '../domain/log.js';
+import { pointsChanges } from '../domain/points.js';
+import { localDay } from '../domain/time.js';
 import { CompletionStats, type TenantStats } from '../domain/stats.js';
 import {
   checkUserId, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser, type UserHash,
@@ -78,20 +81,26 @@ export function achievementRoutes(deps: Deps): Route[] {
       if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
       return json(201, completionReply(achievement, snapshot, tenant, user.id, achievedAt));
     }
+    // Points are counted on the user's local day: the zone this request sets, else the stored one.
+    const requestId = randomUUID();
+    const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
     const r = await redis.completeAchievement(
-      u.user, u.users, u.log, u.completions,
-      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, ...ident.pairs,
+      u.user, u.users, u.log, u.completions, u.points,
+      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${requestId}|d:${localDay(tz, now)}`, ...ident.pairs,
     );
     if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
     if (r[0] === ScriptCode.FILTERED_OUT) {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
-    if (r.length > 3) stats.invalidate(tenant);
-    return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2])));
+    if (r[1] === 1 || r.length > 4) stats.invalidate(tenant);
+    const points = pointsChanges(snapshot, r[3], requestId, new Date(now).toISOString());
+    return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
   }
 
-  function completionReply(a: Achievement, snapshot: Snapshot, tenant: string, userId: string, achievedAt: string) {
-    return { completionId: completionId(tenant, userId, a.id), achievement: userAchievementView(a, snapshot, achievedAt), points: {} };
+  function completionReply(
+    a: Achievement, snapshot: Snapshot, tenant: string, userId: string, achievedAt: string, points: Record<string, unknown> = {},
+  ) {
+    return { completionId: completionId(tenant, userId, a.id), achievement: userAchievementView(a, snapshot, achievedAt), points };
   }
 
   async function userAchievements(req: Request) {

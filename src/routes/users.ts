@@ -2,6 +2,7 @@
  * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
  * event summaries, and notification preferences.
  */
+import { randomUUID } from 'node:crypto';
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { fail } from '../http/errors.js';
@@ -14,6 +15,7 @@ import {
 } from '../domain/users.js';
 import { completionField, userAchievementView, visibleTo } from '../domain/achievements.js';
 import { userEntry } from '../domain/log.js';
+import { localDay } from '../domain/time.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Metric } from '../store/config.js';
@@ -43,9 +45,13 @@ export function userRoutes(deps: Deps): Route[] {
     const u = keys.forUser(tenant, id);
     const now = clock.now();
     const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+    // A user created here gets the user-creation triggers' points, counted on the user's day.
+    const creationTriggers = store.current.points?.c;
+    const points = creationTriggers === undefined ? ''
+      : `${randomUUID()}|d:${localDay(ident.tz ?? '', now)}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s })}`;
     const r = await redis.upsertUser(
-      u.user, u.users, u.log, mode, new Date(now).toISOString() + id, ident.needsEmail,
-      userEntry(tenant, id, now, fields), ...ident.pairs,
+      u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
+      userEntry(tenant, id, now, fields), points, ...ident.pairs,
     );
     const code = r[0] as number;
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');

@@ -1,15 +1,18 @@
 --[[
-  Explicit identification of a user: create, upsert or update.
+  Explicit identification of a user: create, upsert or update. A user created here gets the
+  points of the user-creation triggers.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] partition user set     <slot>users:<tenant>
   KEYS[3] partition event log    <slot>log
+  KEYS[4] points key base        <slot>up:<tenant>:<uid>:     (lua/includes/points.lua)
 
   ARGV[1] mode: 'create' (fails when the user exists), 'upsert', 'update' (fails when unknown)
   ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[3] '1' when the request sets subscribeToEmails to true without an email
   ARGV[4] the event log entry (JSON, built by the api)
-  ARGV[5...] user hash field/value pairs to set
+  ARGV[5] '' or '<request id>|<day field>|<user-creation triggers and caps, JSON {c, s}>'
+  ARGV[6...] user hash field/value pairs to set
 
   Returns
     {1, created, field, value, ...}  the user after the change (HGETALL), created 1 when new
@@ -20,6 +23,7 @@
 local userKey = KEYS[1]
 local usersKey = KEYS[2]
 local logKey = KEYS[3]
+local pointsBase = KEYS[4]
 
 local mode = ARGV[1]
 local creation = ARGV[2]
@@ -28,13 +32,27 @@ local logEntry = ARGV[4]
 
 --- @include "canSubscribe"
 --- @include "writeUser"
+--- @include "completeAchievements"
+--- @include "points"
 
 local exists = redis.call('EXISTS', userKey) == 1
 if mode == 'create' and exists then return {-3} end
 if mode == 'update' and not exists then return {-4} end
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
-local created = writeUser(userKey, usersKey, exists, creation, ARGV, 5)
+local created = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
+if created == 1 and ARGV[5] ~= '' then
+  local requestId, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
+  local points = cjson.decode(json)
+  local pc = pointsContext(userKey, pointsBase, points.s, requestId, string.sub(creation, 1, 24), dayField)
+  for _, t in ipairs(points.c) do
+    if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
+  end
+  if #pc.awards > 0 then
+    pointsCommit(pc)
+    logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. cjson.encode(pc.awards) .. '}'
+  end
+end
 redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
