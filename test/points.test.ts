@@ -1,0 +1,272 @@
+/**
+ * Points on the event path, on single Redis and on the Cluster: metric triggers (every N units,
+ * once per multiple, filters), achievement, streak and user-creation triggers, caps, the floor at
+ * 0 and blockIfOutOfPoints, levels, concurrency, and the points reads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets, type TestServer } from './support/server.js';
+
+describe.each(targets())('points on %s', (target) => {
+  describe('an XP system', () => {
+    let s: TestServer;
+    let ids: Record<string, string>;
+    const triggers: Record<string, string> = {};
+
+    const event = async (user: string, metric: string, value: number, attributes?: Record<string, string>) => {
+      const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: { id: user }, value, attributes } });
+      expect(r.status, r.text).toBe(201);
+      return r.body;
+    };
+    const xpOf = async (user: string, query = '') => {
+      const r = await s.request('GET', `/api/users/${user}/points/xp${query}`);
+      expect(r.status, r.text).toBe(200);
+      return r.body;
+    };
+
+    beforeAll(async () => {
+      s = await startTestServer({ target, clock: 'manual' });
+      await s.setClock('2026-03-02T10:00:00Z');
+      ids = await s.metrics('lessons', 'quizzes');
+      await s.attributes('user', 'plan');
+      await s.attributes('event', 'source');
+      const attrs = (await s.request('GET', '/admin/v1/attributes?limit=100')).body as { id: string; key: string }[];
+      const attr = (key: string) => attrs.find((a) => a.key === key)!.id;
+      const ach = await s.request('POST', '/admin/v1/achievements', {
+        body: [{ name: 'Onboarded', key: 'onboarded', trigger: 'api' }],
+      });
+      const onboarded = ach.body.created[0].id;
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'XP', key: 'xp',
+          levels: [{ name: 'Rookie', key: 'rookie', points: 10 }, { name: 'Pro', key: 'pro', points: 50 }],
+          triggers: [
+            { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' },
+            { type: 'metric', metricId: ids.quizzes, metricThreshold: 5, points: 3, status: 'active' },
+            { type: 'achievement', achievementId: onboarded, points: 25, status: 'active' },
+            { type: 'metric', metricId: ids.lessons, metricThreshold: 2, points: 5, status: 'active',
+              eventAttributes: [{ attributeId: attr('source'), attributeValue: 'app' }] },
+            { type: 'metric', metricId: ids.quizzes, metricThreshold: 1, points: 100, status: 'active',
+              userAttributes: [{ attributeId: attr('plan'), attributeValue: 'pro' }] },
+            { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 1000 },
+          ],
+        }],
+      });
+      expect(r.status, r.text).toBe(201);
+      const created = r.body.created[0].triggers as { id: string }[];
+      ['lessons', 'quizzes', 'onboarded', 'filtered', 'pro', 'inactive'].forEach((name, i) => { triggers[name] = created[i].id; });
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('awards points for every threshold an event passes, and shows the level when it changes', async () => {
+      const first = await event('ana', 'lessons', 1);
+      expect(first.points).toEqual({
+        xp: {
+          id: expect.any(String), key: 'xp', name: 'XP', description: null, badgeUrl: null, maxPoints: null,
+          total: 10, added: 10,
+          level: { id: expect.any(String), key: 'rookie', name: 'Rookie', description: null, badgeUrl: null, points: 10 },
+          awards: [{
+            id: expect.stringMatching(/^[0-9a-f-]{36}$/), awarded: 10, date: '2026-03-02T10:00:00.000Z', total: 10,
+            trigger: expect.objectContaining({ id: triggers.lessons, type: 'metric', points: 10, metricId: ids.lessons,
+              metricName: 'Metric lessons', metricThreshold: 1 }),
+          }],
+        },
+      });
+      // Three units at once: three times the points, in one award; the level does not change.
+      const second = await event('ana', 'lessons', 3);
+      expect(second.points.xp).toMatchObject({ total: 40, added: 30, awards: [{ awarded: 30, total: 40 }] });
+      expect(second.points.xp).not.toHaveProperty('level');
+      expect((await event('ana', 'lessons', 1)).points.xp).toMatchObject({ total: 50, added: 10, level: { key: 'pro' } });
+      // Every 5 quizzes: 4 pass nothing, the fifth pays, 11 more pass 10 and 15.
+      expect((await event('ana', 'quizzes', 4)).points).toEqual({});
+      expect((await event('ana', 'quizzes', 1)).points.xp).toMatchObject({ added: 3, total: 53 });
+      expect((await event('ana', 'quizzes', 11)).points.xp).toMatchObject({ added: 6, total: 59 });
+    });
+
+    it('does not pay twice for a total that falls and rises again', async () => {
+      await event('bo', 'lessons', 2);
+      expect((await event('bo', 'lessons', -2)).points).toEqual({});
+      expect((await event('bo', 'lessons', 1)).points).toEqual({});
+      expect((await event('bo', 'lessons', 1)).points).toEqual({});
+      expect((await event('bo', 'lessons', 1)).points.xp).toMatchObject({ added: 10, total: 30 });
+      // Fractions add up without drift: 0.1 ten times passes 1 once.
+      for (let i = 0; i < 9; i++) expect((await event('cy', 'lessons', 0.1)).points).toEqual({});
+      expect((await event('cy', 'lessons', 0.1)).points.xp).toMatchObject({ added: 10, total: 10 });
+    });
+
+    it('counts only matching events for a trigger with event filters, and only matching users for one with user filters', async () => {
+      expect((await event('di', 'lessons', 1, { source: 'app' })).points.xp).toMatchObject({ added: 10 });
+      expect((await event('di', 'lessons', 1)).points.xp).toMatchObject({ added: 10 });
+      const third = await event('di', 'lessons', 1, { source: 'app' });
+      expect(third.points.xp.added).toBe(15);
+      expect(third.points.xp.awards.map((a: any) => a.trigger.id).sort()).toEqual([triggers.lessons, triggers.filtered].sort());
+      expect((await event('di', 'quizzes', 1)).points).toEqual({});
+      const pro = await s.request('POST', '/api/metrics/quizzes/event', { body: { user: { id: 'di', attributes: { plan: 'pro' } }, value: 1 } });
+      expect(pro.body.points.xp).toMatchObject({ added: 100 });
+    });
+
+    it('reads the user points: total, level, the newest awards first, at most `awards`', async () => {
+      const xp = await xpOf('ana');
+      expect(xp).toMatchObject({ key: 'xp', total: 59, level: { key: 'pro' } });
+      expect(xp.awards.map((a: any) => a.awarded)).toEqual([6, 3, 10, 30, 10]);
+      expect(xp.awards[0]).toEqual({
+        id: expect.any(String), awarded: 6, date: expect.any(String), total: 59,
+        trigger: expect.objectContaining({ id: triggers.quizzes, type: 'metric', metricThreshold: 5 }),
+      });
+      expect((await xpOf('ana', '?awards=2')).awards).toHaveLength(2);
+      for (const bad of ['0', '101', 'x', '1.5']) {
+        expect((await s.request('GET', `/api/users/ana/points/xp?awards=${bad}`)).status).toBe(400);
+      }
+      expect((await s.request('GET', '/api/users/ana/points/nope')).status).toBe(404);
+      expect((await s.request('GET', '/api/users/nobody/points/xp')).status).toBe(404);
+      const fresh = await s.request('PUT', '/api/users/eve', { body: {} });
+      expect(fresh.status).toBe(201);
+      expect(await xpOf('eve')).toMatchObject({ total: 0, level: null, awards: [] });
+    });
+
+    it('awards an achievement trigger when the achievement is completed through the API, once', async () => {
+      const r = await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id: 'ana' } } });
+      expect(r.status).toBe(201);
+      expect(r.body.points.xp).toMatchObject({ added: 25, total: 84, awards: [{ awarded: 25, trigger: { id: triggers.onboarded, type: 'achievement' } }] });
+      const again = await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id: 'ana' } } });
+      expect(again.body.points).toEqual({});
+      expect((await xpOf('ana')).total).toBe(84);
+    });
+
+    it('summarises points per day', async () => {
+      await s.setClock('2026-03-03T10:00:00Z');
+      await event('ana', 'lessons', 2);
+      const r = await s.request('GET', '/api/users/ana/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-03');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toEqual([
+        { date: '2026-03-01', total: 0, change: 0 },
+        { date: '2026-03-02', total: 84, change: 84 },
+        { date: '2026-03-03', total: 104, change: 20 },
+      ]);
+    });
+
+    it('shows a system with its active triggers, and its levels', async () => {
+      const r = await s.request('GET', '/api/points/xp');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ key: 'xp', name: 'XP', maxPoints: null });
+      expect(r.body.triggers.map((t: any) => t.id)).not.toContain(triggers.inactive);
+      expect(r.body.triggers).toHaveLength(5);
+      expect(r.body.triggers.find((t: any) => t.id === triggers.onboarded)).toMatchObject({ type: 'achievement', achievementName: 'Onboarded' });
+      expect((await s.request('GET', '/api/points/xp/levels')).body.map((l: any) => [l.key, l.points])).toEqual([['rookie', 10], ['pro', 50]]);
+      expect((await s.request('GET', '/api/points/nope')).status).toBe(404);
+    });
+
+    it('awards every multiple exactly once under concurrent events on one user', async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, () => s.request('POST', '/api/metrics/lessons/event', {
+        body: { user: { id: 'racer' }, value: 1 },
+      })));
+      expect(results.every((r) => r.status === 201)).toBe(true);
+      const added = results.reduce((sum, r) => sum + r.body.points.xp.added, 0);
+      expect(added).toBe(200);
+      expect(new Set(results.map((r) => r.body.points.xp.total)).size).toBe(20);
+      expect((await xpOf('racer', '?awards=100')).awards).toHaveLength(20);
+    });
+  });
+
+  describe('an energy system', () => {
+    let s: TestServer;
+    let ids: Record<string, string>;
+
+    const play = (user: string, headers?: Record<string, string>) =>
+      s.request('POST', '/api/metrics/plays/event', { body: { user: { id: user }, value: 1 }, headers });
+
+    beforeAll(async () => {
+      s = await startTestServer({ target });
+      ids = await s.metrics('plays', 'wins');
+      const ach = await s.request('POST', '/admin/v1/achievements', {
+        body: [{ name: 'Winner', key: 'winner', trigger: 'metric', metricId: ids.wins, metricValue: 1 }],
+      });
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [
+          {
+            name: 'Energy', key: 'energy', maxPoints: 5,
+            triggers: [
+              { type: 'user_creation', points: 5, status: 'active' },
+              { type: 'metric', metricId: ids.plays, metricThreshold: 1, points: -1, blockIfOutOfPoints: true, status: 'active' },
+              { type: 'achievement', achievementId: ach.body.created[0].id, points: 10, status: 'active' },
+            ],
+          },
+          {
+            name: 'Mana', key: 'mana',
+            triggers: [{ type: 'metric', metricId: ids.wins, metricThreshold: 1, points: -3, status: 'active' }],
+          },
+        ],
+      });
+      expect(r.status, r.text).toBe(201);
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('grants energy at creation, spends it, and refuses the event that would go below 0 without changing anything', async () => {
+      const first = await play('ann');
+      expect(first.status).toBe(201);
+      expect(first.body.points.energy).toMatchObject({ total: 4, added: 4, awards: [{ awarded: 5, total: 5 }, { awarded: -1, total: 4 }] });
+      for (let i = 0; i < 4; i++) expect((await play('ann')).body.points.energy.total).toBe(3 - i);
+      const refused = await play('ann', { 'Idempotency-Key': 'last-try' });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({ error: expect.stringContaining('energy'), code: 'out_of_points' });
+      expect((await s.request('GET', '/api/users/ann/metrics/plays')).body.current).toBe(5);
+      expect((await s.request('GET', '/api/users/ann/points/energy')).body.total).toBe(0);
+      // The refused request did not use up its idempotency key.
+      expect((await play('ann', { 'Idempotency-Key': 'last-try' })).status).toBe(422);
+    });
+
+    it('caps totals at maxPoints and floors them at 0', async () => {
+      const created = await s.request('POST', '/api/users', { body: { id: 'bob' } });
+      expect(created.status).toBe(201);
+      expect((await s.request('GET', '/api/users/bob/points/energy')).body).toMatchObject({ total: 5, awards: [{ awarded: 5 }] });
+      // The achievement's +10 finds energy full: nothing to award. Mana (no block) stays at 0.
+      const win = await s.request('POST', '/api/metrics/wins/event', { body: { user: { id: 'bob' }, value: 1 } });
+      expect(win.status).toBe(201);
+      expect(win.body.achievements.map((a: any) => a.key)).toEqual(['winner']);
+      expect(win.body.points).toEqual({});
+      expect((await s.request('GET', '/api/users/bob/points/mana')).body.total).toBe(0);
+      expect((await s.request('GET', '/api/users/bob/points/energy')).body.total).toBe(5);
+    });
+
+    it('answers a replay with no points and spends nothing twice', async () => {
+      const once = await play('cid', { 'Idempotency-Key': 'p1' });
+      expect(once.body.points.energy.total).toBe(4);
+      const replay = await play('cid', { 'Idempotency-Key': 'p1' });
+      expect(replay.status).toBe(202);
+      expect(replay.body.points).toEqual({});
+      expect((await s.request('GET', '/api/users/cid/points/energy')).body.total).toBe(4);
+    });
+  });
+
+  describe('streak triggers', () => {
+    let s: TestServer;
+
+    beforeAll(async () => {
+      s = await startTestServer({ target, clock: 'manual' });
+      const ids = await s.metrics('lessons');
+      expect((await s.request('PUT', '/admin/v1/streaks/settings', {
+        body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] },
+      })).status).toBe(200);
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{ name: 'Bonus', key: 'bonus', triggers: [{ type: 'streak', streakLength: 2, points: 7, status: 'active' }] }],
+      });
+      expect(r.status, r.text).toBe(201);
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('awards when the streak reaches the length and each multiple of it', async () => {
+      const added: unknown[] = [];
+      for (const day of ['02', '03', '04', '05']) {
+        await s.setClock(`2026-03-${day}T12:00:00Z`);
+        const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'sam' }, value: 1 } });
+        expect(r.status).toBe(201);
+        added.push(r.body.points.bonus?.added ?? 0);
+        // A second event the same day extends nothing and awards nothing.
+        const again = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'sam' }, value: 1 } });
+        expect(again.body.points).toEqual({});
+      }
+      expect(added).toEqual([0, 7, 0, 7]);
+      const bonus = await s.request('GET', '/api/users/sam/points/bonus');
+      expect(bonus.body.awards[0].trigger).toMatchObject({ type: 'streak', streakLengthThreshold: 2 });
+    });
+  });
+});
