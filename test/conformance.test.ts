@@ -1270,3 +1270,82 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     ]);
   });
 });
+
+describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
+  let s: TestServer;
+  let client: TrophyApiClient;
+  let metricIds: Record<string, string>;
+  let triggerIds: string[];
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-04-01T08:00:00Z');
+    metricIds = await s.metrics('lessons');
+    const ach = await createAchievements(s, [{ name: 'Onboarded', key: 'onboarded', trigger: 'api' }]);
+    const r = await s.request('POST', '/admin/v1/points', {
+      body: [{
+        name: 'XP', key: 'xp', description: 'Experience', badge: { url: 'https://cdn.example.com/xp.png' }, maxPoints: 1000,
+        levels: [{ name: 'Rookie', key: 'rookie', points: 20 }],
+        triggers: [
+          { type: 'metric', metricId: metricIds.lessons, metricThreshold: 2, points: 10, status: 'active' },
+          { type: 'achievement', achievementId: ach.onboarded, points: 5, status: 'active' },
+          { type: 'user_creation', points: 1, status: 'active' },
+          { type: 'time', timeUnit: 'hours', timeInterval: 6, points: 2 },
+        ],
+      }],
+    });
+    expect(r.status, r.text).toBe(201);
+    triggerIds = (r.body.created[0].triggers as { id: string }[]).map((t) => t.id);
+    client = sdkClient(s);
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('metrics.event parses the points the event awarded, keyed by system', async () => {
+    const first = await client.metrics.event('lessons', { user: { id: 'pt-ada' }, value: 1 }, NO_RETRY);
+    expect(first.points).toEqual({
+      xp: {
+        id: expect.any(String), key: 'xp', name: 'XP', description: 'Experience', badgeUrl: 'https://cdn.example.com/xp.png',
+        maxPoints: 1000, total: 1, added: 1,
+        awards: [{ id: expect.any(String), awarded: 1, date: '2026-04-01T08:00:00.000Z', total: 1,
+          trigger: expect.objectContaining({ id: triggerIds[2], type: 'user_creation', points: 1 }) }],
+      },
+    });
+    const second = await client.metrics.event('lessons', { user: { id: 'pt-ada' }, value: 5 }, NO_RETRY);
+    // 1 + 5 = 6 lessons pass 2, 4 and 6: three times 10 points.
+    expect(second.points.xp).toMatchObject({ total: 31, added: 30, awards: [{ awarded: 30, total: 31 }] });
+    expect((second.points.xp as unknown as { level: unknown }).level).toMatchObject({ key: 'rookie', points: 20 });
+  });
+
+  it('achievements.complete parses the points of the achievement trigger', async () => {
+    const r = await client.achievements.complete('onboarded', { user: { id: 'pt-ada' } }, NO_RETRY);
+    expect(r.points.xp).toMatchObject({ key: 'xp', total: 36, added: 5, awards: [{ awarded: 5, trigger: { type: 'achievement' } }] });
+  });
+
+  it('users.points returns the total and the newest awards first, at most `awards`', async () => {
+    const r = await client.users.points('pt-ada', 'xp', { awards: 2 }, NO_RETRY);
+    expect(r).toMatchObject({ id: expect.any(String), key: 'xp', name: 'XP', total: 36, maxPoints: 1000 });
+    expect(r.awards.map((a) => a.awarded)).toEqual([5, 30]);
+    expect(r.awards[1].trigger).toMatchObject({ type: 'metric', metricName: 'Metric lessons', metricThreshold: 2, points: 10 });
+    expect((r as unknown as { level: { key: string } }).level.key).toBe('rookie');
+    apiError(await rejectionOf(client.users.points('pt-ada', 'nope', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
+    apiError(await rejectionOf(client.users.points('pt-nobody', 'xp', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
+  });
+
+  it('users.pointsEventSummary sums the points per day', async () => {
+    const rows = await client.users.pointsEventSummary('pt-ada', 'xp', {
+      aggregation: 'daily', startDate: '2026-03-31', endDate: '2026-04-01',
+    }, NO_RETRY);
+    expect(rows).toEqual([{ date: '2026-03-31', total: 0, change: 0 }, { date: '2026-04-01', total: 36, change: 36 }]);
+  });
+
+  it('points.system returns the system with its active triggers, dates parsed', async () => {
+    const r = await client.points.system('xp', NO_RETRY);
+    expect(r).toMatchObject({ id: expect.any(String), name: 'XP', description: 'Experience', maxPoints: 1000 });
+    expect(r.triggers.map((t) => t.type).sort()).toEqual(['achievement', 'metric', 'user_creation']);
+    for (const t of r.triggers) {
+      expect(t.created).toBeInstanceOf(Date);
+      expect(t.updated).toBeInstanceOf(Date);
+    }
+    apiError(await rejectionOf(client.points.system('nope', NO_RETRY)), TrophyApi.NotFoundError, 404);
+  });
+});
