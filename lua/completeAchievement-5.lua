@@ -15,7 +15,7 @@
   ARGV[3] the event log entry (JSON, built by the api)
   ARGV[4] plan (msgpack): a = the achievement's entry, c = the composites, p = the points
           triggers (src/domain/points.ts PointsDetails, without metric triggers) or absent
-  ARGV[5] '<request id>|<day field>': awards are named after the request and counted on the day
+  ARGV[5] '<now ms>|<day field>': the awards' date, and the day they count on
   ARGV[6...] user hash field/value pairs of the identification
 
   Returns
@@ -36,7 +36,7 @@ local creation = ARGV[1]
 local needsEmail = ARGV[2]
 local logEntry = ARGV[3]
 local plan = cmsgpack.unpack(ARGV[4])
-local requestId, dayField = string.match(ARGV[5], '^([^|]*)|(.*)$')
+local nowStamp, dayField = string.match(ARGV[5], '^([^|]*)|(.*)$')
 
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -64,23 +64,22 @@ if not before then
 end
 local points = plan.p
 if points then
-  local pc = pointsContext(userKey, pointsBase, points.s, requestId, stamp, dayField)
+  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
+  local award = function(t)
+    if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, points.s[t.s], t.i, t.p, false) end
+  end
   if created == 1 and points.c then
-    for _, t in ipairs(points.c) do
-      if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
-    end
+    for _, t in ipairs(points.c) do award(t) end
   end
   if points.a then
     for i = 5, #reply do
-      for _, t in ipairs(points.a[reply[i]] or {}) do
-        if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
-      end
+      for _, t in ipairs(points.a[reply[i]] or {}) do award(t) end
     end
   end
   if #pc.awards > 0 then
     pointsCommit(pc)
     reply[4] = pc.awards
-    logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. cjson.encode(pc.awards) .. '}'
+    logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
   end
 end
 redis.call('XADD', logKey, '*', 'achievement', logEntry)

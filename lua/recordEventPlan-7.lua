@@ -21,7 +21,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
-          '<flags>|<total field>|<value>|<day field>|<zone>|<event id>|<matches>|<periods>|<hot>'
+          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<matches>|<periods>|<hot>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -32,7 +32,7 @@
             value       a decimal string
             day field   'd:<local day of the event in <zone>>'
             zone        the time zone assumed for the day and the periods; '' is UTC
-            event id    the event's id (awards are named after it)
+            now ms      the event's time, ms since the epoch (the date of its awards)
             matches     '1'/'0' per event-filtered achievement or points trigger of the plan:
                         whether this event matches
             periods     '<period>:<day>' of the event in <zone>, then ':<period in the zone of the
@@ -44,10 +44,12 @@
                         (one character each: the frequency letter; 1: the metric is not in the
                         rule, 2: it is; 1 for evaluation all; 1 when streak achievements exist; 1
                         when freezes are configured. Then this metric's position in the rule, the
-                        thresholds, and the freezes or ''); points: '' or '<triggers>|<c><k><a>':
-                        the metric's points triggers as 'T' or 'T:f' (every T units; f as above),
-                        comma-separated, then '1' or '0' each: user-creation, streak and
-                        achievement triggers exist
+                        thresholds, and the freezes or ''); points: '' or '<c><k><a>|<trigger>;...':
+                        '1' or '0' each: user-creation, streak and achievement triggers exist;
+                        then the metric's points triggers, each
+                        'T,f,P,b,u,cap,<trigger id>,<system id>' (every T units, f as above or
+                        '', P points, b '1' when it refuses to go below 0, u '1' when it has a
+                        user filter, cap the system's maxPoints or '')
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry without its closing brace (JSON, built by the api: one field keeps
@@ -60,8 +62,9 @@
   Returns
     {1, total, created, streak, awards, id...}  processed; created is 1 for a new user; streak
                           is {stored state, pauses, extended} ('' without a rule); awards the
-                          points awarded, flat {system id, trigger id, awarded, total, ...} (''
-                          without); then the ids of the achievements this event completed
+                          points awarded, {{system id, trigger id, awarded, total, n}, ...}
+                          ('' without; n numbers the user's awards in the system); then the ids
+                          of the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -77,7 +80,7 @@ local countsKey = KEYS[5]
 local historyKey = KEYS[6]
 local pointsBase = KEYS[7]
 
-local flags, totalField, value, dayField, assumedTz, eventId, matches, periods, hot = string.match(ARGV[1],
+local flags, totalField, value, dayField, assumedTz, nowStamp, matches, periods, hot = string.match(ARGV[1],
   '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
@@ -93,6 +96,7 @@ local plan = ARGV[5]
 --- @include "points"
 
 local isInteger = string.byte(flags, 3) == 49
+local pc -- the points context, when the plan has points
 local nowMs, expiresAt = eventWindow(flags)
 
 local achHot, ruleHot, pointsHot = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
@@ -100,12 +104,8 @@ local achHot, ruleHot, pointsHot = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
 local letter, mode
 if ruleHot ~= '' then letter, mode = string.sub(ruleHot, 1, 1), string.byte(ruleHot, 2) - 48 end
 local p -- the decoded details, when needed
-local pc -- the points context, when the plan has points
 local function details()
-  if not p then
-    p = cjson.decode(plan)
-    if pc then pc.caps = p.p.s end
-  end
+  if not p then p = cjson.decode(plan) end
   return p
 end
 
@@ -115,14 +115,28 @@ if replay then
   return replay
 end
 
--- The metric's points triggers and which other kinds exist ('' when none).
-local metricTriggers, pointsFlags
-if pointsHot ~= '' then metricTriggers, pointsFlags = string.match(pointsHot, '^([^|]*)|(.*)$') end
-local highField -- the highest total the metric had before it last fell
+-- Points: which kinds of triggers exist, and the metric's own triggers with their systems.
+local pointsFlags, metricTriggers
 local stored
-if metricTriggers ~= nil and metricTriggers ~= '' then
-  highField = 'h' .. totalField
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, highField)
+if pointsHot ~= '' then
+  local list
+  pointsFlags, list = string.match(pointsHot, '^(...)|(.*)$')
+  local fields = {'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField}
+  local systems = {}
+  if list ~= '' then
+    metricTriggers = {}
+    for T, f, P, b, u, cap, id, sys in string.gmatch(list, '(%d+),(%d*),(%-?%d+),(%d?),(%d?),(%d*),([^,]+),([^;]+)') do
+      metricTriggers[#metricTriggers + 1] = {T + 0, f, P + 0, b == '1', u == '1', tonumber(cap), id, sys}
+      if not systems[sys] then
+        systems[sys] = #fields + 1
+        fields[#fields + 1] = 'pt:' .. sys
+        fields[#fields + 1] = 'pn:' .. sys
+      end
+    end
+  end
+  stored = redis.call('HMGET', userKey, unpack(fields))
+  pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
+  for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
 else
@@ -154,8 +168,7 @@ local stamp = string.sub(creation, 1, 24)
 local total = addNumber(userKey, totalField, value, isInteger)
 
 -- Points before anything else is written: an event that a trigger refuses changes nothing.
-if pointsHot ~= '' then
-  pc = pointsContext(userKey, pointsBase, p and p.p.s, eventId, stamp, dayField)
+if pc then
   local pending -- the request's own attributes, not written yet
   local function userMatches(ua)
     if not ua then return true end
@@ -165,56 +178,50 @@ if pointsHot ~= '' then
     end
     return attributesMatch(userKey, ua, pending)
   end
-  local function triggers(kind)
-    return details().p[kind]
-  end
   -- A new user's creation awards first: what they grant, this event may spend.
   if stored[2] == false and string.byte(pointsFlags, 1) == 49 then
-    for _, t in ipairs(triggers('c')) do
-      if userMatches(t.ua) then pointsAward(pc, t, 1) end
+    local d = details().p
+    for _, t in ipairs(d.c) do
+      if userMatches(t.ua) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
     end
   end
-  if highField then
+  if metricTriggers then
     local old, new, high = tonumber(stored[5] or '0'), tonumber(total), tonumber(stored[6] or '')
     local undo = {}
-    local k = 0
-    for threshold, filter in string.gmatch(metricTriggers, '([^,:]+):?(%d*)') do
-      k = k + 1
+    for k, t in ipairs(metricTriggers) do
       local from, to
-      if filter == '' then
+      if t[2] == '' then
         from, to = old, new
         if high and high > from then from = high end
-      elseif string.byte(matches, filter + 0) == 49 then
+      elseif string.byte(matches, t[2] + 0) == 49 then
         -- Only the events matching its filters count: the trigger's own running sum.
-        local t = triggers('m')[k]
-        local sums = redis.call('HMGET', userMetricKey, t.pf, 'h' .. t.pf)
-        undo[#undo + 1] = {t.pf, sums[1]}
-        from, to = tonumber(sums[1] or '0'), tonumber(addNumber(userMetricKey, t.pf, value, isInteger))
+        local sumField = 'q:' .. t[7]
+        local sums = redis.call('HMGET', userMetricKey, sumField, 'h' .. sumField)
+        undo[#undo + 1] = {sumField, sums[1]}
+        from, to = tonumber(sums[1] or '0'), tonumber(addNumber(userMetricKey, sumField, value, isInteger))
         if to < from and (sums[2] == false or from > sums[2] + 0) then
-          redis.call('HSET', userMetricKey, 'h' .. t.pf, sums[1])
-          undo[#undo + 1] = {'h' .. t.pf, sums[2]}
+          redis.call('HSET', userMetricKey, 'h' .. sumField, sums[1])
+          undo[#undo + 1] = {'h' .. sumField, sums[2]}
         elseif sums[2] and sums[2] + 0 > from then
           from = sums[2] + 0
         end
       end
       if from and to > from then
-        local T = threshold + 0
+        local T = t[1]
         local times = (to - to % T) / T - (from - from % T) / T
-        if times > 0 then
-          local t = triggers('m')[k]
-          if userMatches(t.ua) and not pointsAward(pc, t, times) then
-            -- Refused: put back what this script wrote, and say which system.
-            if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
-            for _, u in ipairs(undo) do
-              if u[2] then redis.call('HSET', userMetricKey, u[1], u[2]) else redis.call('HDEL', userMetricKey, u[1]) end
-            end
-            return {-8, t.s}
+        if times > 0 and (not t[5] or userMatches(details().p.m[k].ua))
+            and not pointsAward(pc, t[8], t[6], t[7], t[3] * times, t[4]) then
+          -- Refused: put back what this script wrote, and say which system.
+          if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
+          for _, u in ipairs(undo) do
+            if u[2] then redis.call('HSET', userMetricKey, u[1], u[2]) else redis.call('HDEL', userMetricKey, u[1]) end
           end
+          return {-8, t[8]}
         end
       end
     end
     -- A total that falls remembers its highest point, so rising to it again awards nothing.
-    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, highField, stored[5]) end
+    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5]) end
   end
 end
 
@@ -261,8 +268,9 @@ if letter then
   if extended then
     logEntry = logEntry .. ',"sx":"' .. packed .. '"'
     if pc and string.byte(pointsFlags, 2) == 49 then
-      for _, t in ipairs(details().p.k) do
-        if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
+      local d = details().p
+      for _, t in ipairs(d.k) do
+        if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
       end
     end
   end
@@ -270,10 +278,10 @@ end
 if #reply > 5 then
   cascade(userKey, countsKey, details().c, stamp, reply)
   if pc and string.byte(pointsFlags, 3) == 49 then
-    local byAchievement = details().p.a
+    local d = details().p
     for i = 6, #reply do
-      for _, t in ipairs(byAchievement[reply[i]] or {}) do
-        if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
+      for _, t in ipairs(d.a[reply[i]] or {}) do
+        if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
       end
     end
   end
@@ -281,7 +289,7 @@ end
 if pc and #pc.awards > 0 then
   pointsCommit(pc)
   reply[5] = pc.awards
-  logEntry = logEntry .. ',"pa":' .. cjson.encode(pc.awards)
+  logEntry = logEntry .. ',"pa":' .. pointsLog(pc)
 end
 redis.call('XADD', logKey, '*', 'event', logEntry .. '}')
 return reply

@@ -11,7 +11,7 @@
   ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[3] '1' when the request sets subscribeToEmails to true without an email
   ARGV[4] the event log entry (JSON, built by the api)
-  ARGV[5] '' or '<request id>|<day field>|<user-creation triggers and caps, JSON {c, s}>'
+  ARGV[5] '' or '<now ms>|<day field>|<user-creation triggers and caps, JSON {c, s}>'
   ARGV[6...] user hash field/value pairs to set
 
   Returns
@@ -42,15 +42,15 @@ if not canSubscribe(userKey, needsEmail) then return {-2} end
 
 local created = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
 if created == 1 and ARGV[5] ~= '' then
-  local requestId, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
+  local nowStamp, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
   local points = cjson.decode(json)
-  local pc = pointsContext(userKey, pointsBase, points.s, requestId, string.sub(creation, 1, 24), dayField)
+  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
   for _, t in ipairs(points.c) do
-    if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t, 1) end
+    if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, points.s[t.s], t.i, t.p, false) end
   end
   if #pc.awards > 0 then
     pointsCommit(pc)
-    logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. cjson.encode(pc.awards) .. '}'
+    logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
   end
 end
 redis.call('XADD', logKey, '*', 'user', logEntry)

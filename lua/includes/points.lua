@@ -3,66 +3,90 @@
   awards of one request in memory first, so that an event refused for lack of points writes
   nothing; pointsCommit then writes them:
 
-    user hash               pt:<systemId> -> the user's total (an integer)
-    <base><systemId>        hash: d:<local day> -> the points change that day
-    <base><systemId>:a      list: the most recent awards, newest first, at most 100, each
-                            {"e": request id, "x": position in the request, "t": trigger id,
-                             "a": awarded, "n": total after, "d": ISO-8601 time}
+    user hash            pt:<systemId> -> the user's total (an integer)
+                         pn:<systemId> -> how many awards the user ever had in the system
+    <base><systemId>     hash: d:<local day> -> the total at the end of that day (as of its last
+                               award: one HSET writes it with the award, no read needed)
+                               a:<n> -> the n-th award '<ms>|<awarded>|<total after>|<trigger id>'
+                               (the last 100 are kept; short enough for a listpack)
 
   <base> is the user's points key base, passed in KEYS ('<slot>up:<tenant>:<uid>:'): a script
   cannot know the systems' keys beforehand, and every key built from the base shares its slot.
 
-  A trigger (decoded from the plan's details, see src/domain/points.ts): i = id, s = system id,
-  p = points, ua = user filter, b = 1 when it refuses to take the total below 0, l = streak length.
-  Totals never go below 0 nor above the system's cap (details `s`: system id -> maxPoints).
+  Totals never go below 0 nor above the system's cap; an award cut to nothing is not recorded.
 
-  pointsContext(userKey, base, caps, requestId, stamp, dayField)  a context
-  pointsAward(pc, trigger, times)   adds trigger.p × times to its system in memory; false when the
-                                    trigger blocks and the total would go below 0
-  pointsCommit(pc)                  writes the awards made since the last commit
+  pointsContext(userKey, base, ms, dayField)   a context: awards dated `ms`, counted on `dayField`
+  pointsLoad(pc, sys, total, count)   caches a system's stored total and award count (read now
+                                      when not given)
+  pointsAward(pc, sys, cap, trigger, points, block)   adds `points` to the system in memory;
+                                      false when `block` and the total would go below 0
+  pointsCommit(pc)                    writes the awards made since the last commit; each award in
+                                      pc.awards is then {system, trigger, awarded, total, n}
+  pointsLog(pc)                       the awards as JSON, for the event log
 ]]
-local function pointsContext(userKey, base, caps, requestId, stamp, dayField)
-  return {userKey = userKey, base = base, caps = caps, rid = requestId, stamp = stamp, dayField = dayField,
-    totals = {}, awards = {}, written = 0}
+local function pointsContext(userKey, base, ms, dayField)
+  return {userKey = userKey, base = base, ms = ms, dayField = dayField, totals = {}, counts = {}, awards = {}, written = 0}
 end
 
-local function pointsAward(pc, t, times)
-  local sys = t.s
-  local total = pc.totals[sys]
+local function pointsLoad(pc, sys, total, count)
   if total == nil then
-    total = tonumber(redis.call('HGET', pc.userKey, 'pt:' .. sys) or '0')
-    pc.totals[sys] = total
+    local v = redis.call('HMGET', pc.userKey, 'pt:' .. sys, 'pn:' .. sys)
+    total, count = v[1], v[2]
   end
-  local points = t.p * times
+  pc.totals[sys] = tonumber(total or '0')
+  pc.counts[sys] = tonumber(count or '0')
+end
+
+local function pointsAward(pc, sys, cap, trigger, points, block)
+  if pc.totals[sys] == nil then pointsLoad(pc, sys) end
+  local total = pc.totals[sys]
   local new = total + points
   if new < 0 then
-    if t.b == 1 then return false end
+    if block then return false end
     new = 0
   end
-  local cap = pc.caps[sys]
-  if points > 0 and cap ~= nil and new > cap then new = math.max(total, cap) end
+  if points > 0 and cap and new > cap then new = math.max(total, cap) end
   if new ~= total then
     pc.totals[sys] = new
     local a = pc.awards
-    a[#a + 1] = sys
-    a[#a + 1] = t.i
-    a[#a + 1] = new - total
-    a[#a + 1] = new
+    a[#a + 1] = {sys, trigger, new - total, new, 0}
   end
   return true
 end
 
 local function pointsCommit(pc)
   local a = pc.awards
-  local totals = {}
-  for i = pc.written + 1, #a, 4 do
-    local key = pc.base .. a[i]
-    redis.call('HINCRBY', key, pc.dayField, a[i + 2])
-    redis.call('LPUSH', key .. ':a', string.format('{"e":"%s","x":%d,"t":"%s","a":%d,"n":%d,"d":"%s"}',
-      pc.rid, (i + 3) / 4, a[i + 1], a[i + 2], a[i + 3], pc.stamp))
-    redis.call('LTRIM', key .. ':a', 0, 99)
-    totals[a[i]] = a[i + 3]
+  local user = {}
+  for i = pc.written + 1, #a do
+    local x = a[i]
+    local sys = x[1]
+    local n = pc.counts[sys] + 1
+    pc.counts[sys] = n
+    x[5] = n
+    local key = pc.base .. sys
+    redis.call('HSET', key, string.format('a:%d', n), string.format('%s|%d|%d|%s', pc.ms, x[3], x[4], x[2]),
+      pc.dayField, string.format('%d', x[4]))
+    if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
+    user['pt:' .. sys] = x[4]
+    user['pn:' .. sys] = n
   end
   pc.written = #a
-  for sys, total in pairs(totals) do redis.call('HSET', pc.userKey, 'pt:' .. sys, string.format('%d', total)) end
+  local fields = {}
+  for f, v in pairs(user) do
+    fields[#fields + 1] = f
+    fields[#fields + 1] = string.format('%d', v)
+  end
+  if #fields > 0 then redis.call('HSET', pc.userKey, unpack(fields)) end
+end
+
+-- The awards as the event log carries them: a JSON array of [system, trigger, awarded, total, n].
+local function pointsLog(pc)
+  local a = pc.awards
+  if #a == 1 then
+    local x = a[1]
+    return string.format('[["%s","%s",%d,%d,%d]]', x[1], x[2], x[3], x[4], x[5])
+  end
+  local json = {}
+  for i, x in ipairs(a) do json[i] = string.format('["%s","%s",%d,%d,%d]', x[1], x[2], x[3], x[4], x[5]) end
+  return '[' .. table.concat(json, ',') .. ']'
 end

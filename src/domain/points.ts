@@ -13,7 +13,7 @@
  *   time           every `timeInterval` hours or days since the user was created (accrued lazily).
  * Only active triggers of active systems count; user-attribute filters must all match.
  */
-import { nameUuid } from './ids.js';
+import { quickNameUuid } from './ids.js';
 import type { AttributeFilter, PointsLevel, PointsSystem, PointsTrigger, Snapshot } from '../store/config.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
 
@@ -27,10 +27,6 @@ export interface LuaTrigger {
   p: number;
   /** user-attribute filter: flat [field, value, ...] of the user hash */
   ua?: string[];
-  /** metric: 1 when an event that would take the total below 0 is refused */
-  b?: 1;
-  /** metric with event filters: the running sum's field in the user-metric hash */
-  pf?: string;
   /** streak: the length (and its multiples) that awards */
   l?: number;
 }
@@ -39,7 +35,7 @@ export interface LuaTrigger {
 export interface PointsDetails {
   /** Caps: system id -> maxPoints, for capped systems. */
   s: Record<string, number>;
-  /** The metric's triggers, in the order of the plan's hot part. */
+  /** The metric's triggers, in the order of the plan's hot part (which carries the rest). */
   m?: LuaTrigger[];
   /** Achievement id -> its triggers. */
   a?: Record<string, LuaTrigger[]>;
@@ -54,6 +50,12 @@ export const triggerSumField = (triggerId: string): string => 'q:' + triggerId;
 
 /** A user's total of a points system (user hash). */
 export const pointsTotalField = (systemId: string): string => 'pt:' + systemId;
+
+/** How many awards a user ever had in a system (user hash). */
+export const pointsCountField = (systemId: string): string => 'pn:' + systemId;
+
+/** The n-th award of a user in a system (the user's points hash of the system). */
+export const awardField = (n: number): string => 'a:' + n;
 
 /** The highest total of a metric the user reached before it last fell (user hash). */
 export const metricHighField = (metricId: string): string => 'hm:' + metricId;
@@ -123,20 +125,19 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
       const eventFilters: [string, string][][] = [];
       const hot: string[] = [];
       for (const { trigger: t, ua, ev } of mine) {
-        const entry = lua(t, ua);
-        if (t.points < 0 && t.blockIfOutOfPoints) entry.b = 1;
-        let h = String(t.metricThreshold);
+        m.push(lua(t, ua));
+        let f = '';
         if (ev.length > 0) {
           eventFilters.push(ev);
-          entry.pf = triggerSumField(t.id);
-          h += ':' + (offset + eventFilters.length);
+          f = String(offset + eventFilters.length);
         }
-        m.push(entry);
-        hot.push(h);
+        const block = t.points < 0 && t.blockIfOutOfPoints ? '1' : '';
+        const cap = caps[t.systemId] ?? '';
+        hot.push(`${t.metricThreshold},${f},${t.points},${block},${ua.length > 0 ? '1' : ''},${cap},${t.id},${t.systemId}`);
       }
       const details = base();
       if (m.length > 0) details.m = m;
-      return { hot: `${hot.join(',')}|${flags}`, details, eventFilters };
+      return { hot: `${flags}|${hot.join(';')}`, details, eventFilters };
     },
   };
 }
@@ -189,54 +190,58 @@ export function systemView(s: PointsSystem) {
   return { id: s.id, key: s.key, name: s.name, description: s.description, badgeUrl: s.badgeUrl, maxPoints: s.maxPoints };
 }
 
-/** An award as a script stores it (lua/includes/points.lua). */
+/**
+ * An award as a script stores it (lua/includes/points.lua: '<ms>|<awarded>|<total>|<trigger id>'
+ * in field a:<n>), with its place in the user's awards of the system.
+ */
 export interface StoredAward {
-  /** event (or request) id and the award's position in it: the award id derives from both */
-  e: string;
-  x: number;
-  /** trigger id */
-  t: string;
-  /** awarded and the total after */
-  a: number;
+  ms: number;
+  awarded: number;
+  total: number;
+  triggerId: string;
   n: number;
-  /** when, ISO-8601 */
-  d: string;
 }
 
-/** A stable award id from the request and the award's position in it. */
-export function awardId(requestId: string, position: number): string {
-  return nameUuid(`${requestId}:${position}`);
+export function parseAward(raw: string, n: number): StoredAward {
+  const [ms, awarded, total, triggerId] = raw.split('|');
+  return { ms: Number(ms), awarded: Number(awarded), total: Number(total), triggerId, n };
+}
+
+/** A stable award id: the n-th award of a user in a system. */
+export function awardId(tenant: string, userId: string, systemId: string, n: number): string {
+  return quickNameUuid(`${tenant}\u0000${userId}\u0000${systemId}\u0000${n}`);
 }
 
 /** The Award shape (PointsAward): the trigger as the application API shows it. */
-export function awardView(a: StoredAward, snapshot: Snapshot) {
-  const trigger = snapshot.pointsTriggers.get(a.t);
+export function awardView(a: StoredAward, id: string, snapshot: Snapshot) {
+  const trigger = snapshot.pointsTriggers.get(a.triggerId);
   return {
-    id: awardId(a.e, a.x),
-    awarded: a.a,
-    date: a.d,
-    total: a.n,
-    trigger: trigger ? triggerView(trigger, snapshot) : { id: a.t },
+    id,
+    awarded: a.awarded,
+    date: new Date(a.ms).toISOString(),
+    total: a.total,
+    trigger: trigger ? triggerView(trigger, snapshot) : { id: a.triggerId },
   };
 }
 
 /**
- * The `points` of a response from a script's awards (flat [system id, trigger id, awarded, total,
- * ...], in the order made), keyed by system key: each system the request changed, with what it
+ * The `points` of a response from a script's awards ([[system id, trigger id, awarded, total,
+ * n], ...], in the order made), keyed by system key: each system the request changed, with what it
  * added, its total, the awards and `level` when the level changed.
  */
-export function pointsChanges(snapshot: Snapshot, awards: unknown, requestId: string, date: string): Record<string, unknown> {
+export function pointsChanges(
+  snapshot: Snapshot, awards: unknown, tenant: string, userId: string, ms: number,
+): Record<string, unknown> {
   const out: Record<string, { added: number; total: number; awards: unknown[]; system: PointsSystem }> = {};
   if (!Array.isArray(awards)) return out;
-  for (let i = 0; i + 3 < awards.length; i += 4) {
-    const system = snapshot.pointsSystems.get(String(awards[i]));
+  for (const x of awards as unknown[][]) {
+    const system = snapshot.pointsSystems.get(String(x[0]));
     if (system === undefined) continue;
-    const awarded = Number(awards[i + 2]);
-    const total = Number(awards[i + 3]);
-    const entry = (out[system.key] ??= { added: 0, total, awards: [], system });
-    entry.added += awarded;
-    entry.total = total;
-    entry.awards.push(awardView({ e: requestId, x: i / 4 + 1, t: String(awards[i + 1]), a: awarded, n: total, d: date }, snapshot));
+    const a: StoredAward = { ms, triggerId: String(x[1]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]) };
+    const entry = (out[system.key] ??= { added: 0, total: a.total, awards: [], system });
+    entry.added += a.awarded;
+    entry.total = a.total;
+    entry.awards.push(awardView(a, awardId(tenant, userId, system.id, a.n), snapshot));
   }
   const result: Record<string, unknown> = {};
   for (const [key, { added, total, awards: list, system }] of Object.entries(out)) {

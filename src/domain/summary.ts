@@ -3,7 +3,8 @@
  * first day of its period, with the total at the end of the period and the change within it.
  *
  * Redis keeps, per user and metric, the change of every local day with an event (`d:<day> -> change`,
- * beside the metric's idempotency keys `i:<key>` in the same hash).
+ * beside the metric's idempotency keys `i:<key>` in the same hash); per user and points system,
+ * the total at the end of every local day with an award (`totalsSummary`).
  * A period's change is the sum of its days; its total, the sum of every day up to its end. A user
  * who moves time zone may put a later event on an earlier local day; totals stay consistent.
  */
@@ -55,6 +56,34 @@ export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
 /** Removes binary floating-point noise from sums and differences of decimal values. */
 function clean(n: number): number {
   return Number(n.toPrecision(15));
+}
+
+/**
+ * The same rows from days that record the total at their end (`d:<day> -> total`, as points do:
+ * one write per award, no read), carrying a total forward over days without one.
+ */
+export function totalsSummary(fields: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+  const ends: Record<string, number> = {};
+  for (const field in fields) {
+    if (field.startsWith('d:')) ends[field.slice(2)] = Number(fields[field]);
+  }
+  const days = Object.keys(ends).sort();
+  const unit = UNIT[q.aggregation];
+  const rows: SummaryRow[] = [];
+  let i = 0;
+  let total = 0;
+  let period = q.start.startOf(unit);
+  const first = period.toISODate() as string;
+  while (i < days.length && days[i] < first) total = ends[days[i++]];
+  while (period <= q.end) {
+    const next = period.plus({ [unit + 's']: 1 });
+    const nextDate = next.toISODate() as string;
+    const before = total;
+    while (i < days.length && days[i] < nextDate) total = ends[days[i++]];
+    rows.push({ date: period.toISODate() as string, total: clean(total), change: clean(total - before) });
+    period = next;
+  }
+  return rows;
 }
 
 export function eventSummary(userMetric: Record<string, string>, q: SummaryQuery): SummaryRow[] {

@@ -12,9 +12,9 @@
  *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
  *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
  *   <prefix>:{p<N>}:up:<tenant>:<uid>:<systemId>       hash: points change per local day (d:<day>)
- *   <prefix>:{p<N>}:up:<tenant>:<uid>:<systemId>:a     list: the most recent points awards
- *                                                        (the scripts get the base, up to the last
- *                                                        ':', and add the system: points.lua)
+ *                                                        and the last 100 awards (a:<n>); the
+ *                                                        scripts get the base, up to the last ':',
+ *                                                        and add the system (points.lua)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
@@ -60,7 +60,7 @@ export interface UserKeys {
   completions: string;
   /** The user's streak history. */
   history: string;
-  /** The base of the user's points keys: `<slot>up:<tenant>:<uid>:` + system id (+ ':a' for awards). */
+  /** The base of the user's points keys: `<slot>up:<tenant>:<uid>:` + system id. */
   points: string;
 }
 
@@ -101,9 +101,9 @@ export class Keys {
     return `${u.slot}um:${metricId}:${u.scope}`;
   }
 
-  /** The user's points of one system: day buckets, and the recent awards. */
-  userPoints(u: UserKeys, systemId: string): { days: string; awards: string } {
-    return { days: u.points + systemId, awards: `${u.points}${systemId}:a` };
+  /** The user's points of one system: day buckets and the recent awards (one hash). */
+  userPoints(u: UserKeys, systemId: string): { days: string } {
+    return { days: u.points + systemId };
   }
 
   partitionLog(partition: number): string {

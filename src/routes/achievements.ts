@@ -2,7 +2,6 @@
  * Achievements in the Application API: completing an `api` achievement, all achievements with
  * their statistics, and a user's achievements.
  */
-import { randomUUID } from 'node:crypto';
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import {
@@ -82,18 +81,17 @@ export function achievementRoutes(deps: Deps): Route[] {
       return json(201, completionReply(achievement, snapshot, tenant, user.id, achievedAt));
     }
     // Points are counted on the user's local day: the zone this request sets, else the stored one.
-    const requestId = randomUUID();
     const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
     const r = await redis.completeAchievement(
       u.user, u.users, u.log, u.completions, u.points,
-      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${requestId}|d:${localDay(tz, now)}`, ...ident.pairs,
+      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`, ...ident.pairs,
     );
     if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
     if (r[0] === ScriptCode.FILTERED_OUT) {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
     if (r[1] === 1 || r.length > 4) stats.invalidate(tenant);
-    const points = pointsChanges(snapshot, r[3], requestId, new Date(now).toISOString());
+    const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
     return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
   }
 

@@ -183,7 +183,7 @@ export function eventRoutes(deps: Deps): Route[] {
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points,
-          `${head}|${eventId}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
+          `${head}|${now}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
@@ -192,7 +192,7 @@ export function eventRoutes(deps: Deps): Route[] {
         if (r[2] === 1 || r.length > 5) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        const points = r[4] === '' || r[4] === undefined ? '{}' : JSON.stringify(pointsChanges(snapshot, r[4], eventId, nowIso));
+        const points = r[4] === '' || r[4] === undefined ? '{}' : JSON.stringify(pointsChanges(snapshot, r[4], tenant, user.id, now));
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points);
       }

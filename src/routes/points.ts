@@ -9,9 +9,9 @@ import { fail } from '../http/errors.js';
 import { ok, queryOf } from '../http/reply.js';
 import type { Request, Route } from '../http/server.js';
 import { checkUserId } from '../domain/users.js';
-import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
+import { parseSummaryQuery, totalsSummary } from '../domain/summary.js';
 import {
-  awardView, levelOf, levelView, pointsTotalField, systemView, triggerView, type StoredAward,
+  awardField, awardId, awardView, levelOf, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
 } from '../domain/points.js';
 import type { PointsSystem } from '../store/config.js';
 
@@ -49,21 +49,23 @@ export function pointsRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         const count = awardsOf(queryOf(req.query));
         const { id, system, u, points } = target(req);
-        const [[e1, stored], [e2, awards]] = (await redis.pipeline()
-          .hmget(u.user, 'id', pointsTotalField(system.id))
-          .lrange(points.awards, 0, count - 1)
-          .exec()) as [[Error | null, (string | null)[]], [Error | null, string[]]];
-        if (e1 || e2) throw e1 ?? e2;
+        const stored = await redis.hmget(u.user, 'id', pointsTotalField(system.id), pointsCountField(system.id));
         if (stored[0] === null) throw fail('user_not_found', id);
+        // The newest awards: a:<n> down to a:<n - count + 1> (the hash keeps the last 100).
+        const n = Number(stored[2] ?? 0);
+        const numbers = Array.from({ length: Math.min(count, n) }, (_, i) => n - i);
+        const raw = numbers.length === 0 ? [] : await redis.hmget(points.days, ...numbers.map(awardField));
         const snapshot = store.current;
+        const tenant = principalOf(req).tenant;
+        const awards = [];
+        for (let i = 0; i < numbers.length; i++) {
+          const r = raw[i];
+          if (r === null) continue;
+          awards.push(awardView(parseAward(r, numbers[i]), awardId(tenant, id, system.id, numbers[i]), snapshot));
+        }
         const total = Number(stored[1] ?? 0);
         const level = levelOf(snapshot, system.id, total);
-        return ok({
-          ...systemView(system),
-          total,
-          level: level === null ? null : levelView(level),
-          awards: awards.map((a) => awardView(JSON.parse(a) as StoredAward, snapshot)),
-        });
+        return ok({ ...systemView(system), total, level: level === null ? null : levelView(level), awards });
       },
     },
     {
@@ -76,7 +78,7 @@ export function pointsRoutes(deps: Deps): Route[] {
         ];
         if (e1 || e2) throw e1 ?? e2;
         if (exists === 0) throw fail('user_not_found', id);
-        return ok(eventSummary(fields, query));
+        return ok(totalsSummary(fields, query));
       },
     },
     {

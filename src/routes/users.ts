@@ -2,7 +2,6 @@
  * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
  * event summaries, and notification preferences.
  */
-import { randomUUID } from 'node:crypto';
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { fail } from '../http/errors.js';
@@ -48,7 +47,7 @@ export function userRoutes(deps: Deps): Route[] {
     // A user created here gets the user-creation triggers' points, counted on the user's day.
     const creationTriggers = store.current.points?.c;
     const points = creationTriggers === undefined ? ''
-      : `${randomUUID()}|d:${localDay(ident.tz ?? '', now)}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s })}`;
+      : `${now}|d:${localDay(ident.tz ?? '', now)}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s })}`;
     const r = await redis.upsertUser(
       u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
       userEntry(tenant, id, now, fields), points, ...ident.pairs,
