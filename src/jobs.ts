@@ -9,17 +9,21 @@ import type { Keys } from './redis/keys.js';
 import type { Settings } from './settings.js';
 
 export const ACHIEVEMENTS_QUEUE = 'achievements';
+/** Time triggers: the periodic accrual of due awards, and the backfill when a trigger appears. */
+export const POINTS_TIME_QUEUE = 'points-time';
 
 export interface BackfillJob {
   achievementId: string;
 }
+
+const JOB_OPTIONS = { removeOnComplete: 100, removeOnFail: 500, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
 
 export class Jobs {
   private readonly settings: Settings;
   private readonly keys: Keys;
   private readonly log: Logger;
   private connection: RedisClient | null = null;
-  private queue: Queue | null = null;
+  private readonly queues = new Map<string, Queue>();
 
   constructor(settings: Settings, keys: Keys, log: Logger) {
     this.settings = settings;
@@ -27,29 +31,32 @@ export class Jobs {
     this.log = log;
   }
 
-  private achievements(): Queue {
-    if (this.queue === null) {
-      this.connection = createClient(this.settings, { maxRetriesPerRequest: null, connectionName: 'laurel-jobs' });
-      this.connection.on('error', (err) => this.log.warn({ err: err.message }, 'jobs redis connection error'));
-      this.queue = new Queue(ACHIEVEMENTS_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
+  private queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (queue === undefined) {
+      if (this.connection === null) {
+        this.connection = createClient(this.settings, { maxRetriesPerRequest: null, connectionName: 'laurel-jobs' });
+        this.connection.on('error', (err) => this.log.warn({ err: err.message }, 'jobs redis connection error'));
+      }
+      queue = new Queue(name, { connection: this.connection, prefix: this.keys.queuePrefix });
+      this.queues.set(name, queue);
     }
-    return this.queue;
+    return queue;
   }
 
   /** Completes an achievement for the users who already qualify; one job per configuration version. */
   async backfill(achievementId: string, version: number): Promise<void> {
     const job: BackfillJob = { achievementId };
-    await this.achievements().add('backfill', job, {
-      jobId: `backfill-${achievementId}-${version}`,
-      removeOnComplete: 100,
-      removeOnFail: 500,
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
-    });
+    await this.queue(ACHIEVEMENTS_QUEUE).add('backfill', job, { ...JOB_OPTIONS, jobId: `backfill-${achievementId}-${version}` });
+  }
+
+  /** Puts every user in the due sets, so that a new or re-activated time trigger reaches them all. */
+  async timeBackfill(version: number): Promise<void> {
+    await this.queue(POINTS_TIME_QUEUE).add('backfill', {}, { ...JOB_OPTIONS, jobId: `time-backfill-${version}` });
   }
 
   async close(): Promise<void> {
-    await this.queue?.close();
+    for (const queue of this.queues.values()) await queue.close();
     await this.connection?.quit().catch(() => this.connection?.disconnect());
   }
 }

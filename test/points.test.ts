@@ -269,4 +269,97 @@ describe.each(targets())('points on %s', (target) => {
       expect(bonus.body.awards[0].trigger).toMatchObject({ type: 'streak', streakLengthThreshold: 2 });
     });
   });
+
+  describe('time triggers', () => {
+    let s: TestServer;
+    let systemId: string;
+
+    const energy = async (user: string) => {
+      const r = await s.request('GET', `/api/users/${user}/points/energy?awards=100`);
+      expect(r.status, r.text).toBe(200);
+      return r.body;
+    };
+    const play = (user: string) => s.request('POST', '/api/metrics/plays/event', { body: { user: { id: user }, value: 1 } });
+    /** The total as Redis holds it, without a read that would accrue. */
+    const stored = async (user: string) => {
+      const { redis, keys } = s.api.services;
+      return redis.hget(keys.forUser('_', user).user, `pt:${systemId}`);
+    };
+
+    beforeAll(async () => {
+      s = await startTestServer({ target, clock: 'manual', workers: true });
+      await s.setClock('2026-05-01T08:00:00Z');
+      const ids = await s.metrics('plays');
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'Energy', key: 'energy', maxPoints: 5,
+          triggers: [
+            { type: 'user_creation', points: 5, status: 'active' },
+            { type: 'metric', metricId: ids.plays, metricThreshold: 1, points: -1, blockIfOutOfPoints: true, status: 'active' },
+            { type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, status: 'active' },
+          ],
+        }],
+      });
+      expect(r.status, r.text).toBe(201);
+      systemId = r.body.created[0].id;
+      await s.workers!.timeIdle();
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('regenerates energy hour by hour up to the cap, each award dated when it was due', async () => {
+      for (let i = 0; i < 5; i++) expect((await play('rae')).status).toBe(201);
+      expect((await play('rae')).status).toBe(422);
+      await s.setClock('2026-05-01T11:30:00Z');
+      const after = await energy('rae');
+      expect(after.total).toBe(3);
+      expect(after.awards.slice(0, 3).map((a: any) => [a.awarded, a.date, a.trigger.type, a.trigger.timeUnit])).toEqual([
+        [1, '2026-05-01T11:00:00.000Z', 'time', 'hour'],
+        [1, '2026-05-01T10:00:00.000Z', 'time', 'hour'],
+        [1, '2026-05-01T09:00:00.000Z', 'time', 'hour'],
+      ]);
+      // An event spends what time granted: accrued first, then consumed.
+      const r = await play('rae');
+      expect(r.status).toBe(201);
+      expect(r.body.points.energy).toMatchObject({ total: 2, added: -1 });
+      // Days later: full, and no award beyond the cap.
+      await s.setClock('2026-05-04T08:00:00Z');
+      expect((await energy('rae')).total).toBe(5);
+      expect((await energy('rae')).awards.filter((a: any) => a.trigger.type === 'time')).toHaveLength(6);
+      const summary = await s.request('GET', '/api/users/rae/points/energy/event-summary?aggregation=daily&startDate=2026-05-01&endDate=2026-05-02');
+      expect(summary.body).toEqual([{ date: '2026-05-01', total: 5, change: 5 }, { date: '2026-05-02', total: 5, change: 0 }]);
+    });
+
+    it('lets the workers materialise due awards for users who do not come back', async () => {
+      await s.setClock('2026-05-10T08:00:00Z');
+      expect((await s.request('POST', '/api/users', { body: { id: 'wes' } })).status).toBe(201);
+      for (let i = 0; i < 4; i++) await play('wes');
+      expect(await stored('wes')).toBe('1');
+      await s.setClock('2026-05-10T10:15:00Z');
+      await s.workers!.accrueNow();
+      expect(await stored('wes')).toBe('3');
+    });
+
+    it('counts a trigger that came later from when it came, for users who existed before', async () => {
+      await s.setClock('2026-05-20T08:00:00Z');
+      expect((await s.request('PUT', '/api/users/old', { body: {} })).status).toBe(201);
+      await s.setClock('2026-05-20T09:00:00Z');
+      const r = await s.request('POST', `/admin/v1/points/${systemId}/triggers`, {
+        body: [{ type: 'time', timeUnit: 'days', timeInterval: 1, points: 2, status: 'active' }],
+      });
+      expect(r.status, r.text).toBe(201);
+      await s.workers!.timeIdle();
+      // Spend everything just before the day is over: the daily award then has room.
+      await s.setClock('2026-05-21T08:30:00Z');
+      for (let i = 0; i < 5; i++) expect((await play('old')).status).toBe(201);
+      await s.setClock('2026-05-21T09:00:00Z');
+      const later = await energy('old');
+      // Due at 09:00 both: the hourly +1 (from the user's creation) and the daily +2 (from the
+      // trigger's creation, not the user's, which would have made it due at 08:00, when full).
+      expect(later.total).toBe(3);
+      expect(later.awards.slice(0, 2).map((a: any) => [a.awarded, a.date, a.trigger.timeUnit])).toEqual([
+        [2, '2026-05-21T09:00:00.000Z', 'day'],
+        [1, '2026-05-21T09:00:00.000Z', 'hour'],
+      ]);
+    });
+  });
 });

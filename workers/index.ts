@@ -12,7 +12,8 @@ import { connectPostgres } from '../src/store/postgres.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
-import { ACHIEVEMENTS_QUEUE, type BackfillJob } from '../src/jobs.js';
+import { ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/jobs.js';
+import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -21,6 +22,10 @@ export interface WorkersHandle {
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
   drainNow(): Promise<DrainResult>;
+  /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
+  accrueNow(): Promise<AccrueResult>;
+  /** Resolves once no points-time job is waiting or running (for tests). */
+  timeIdle(timeoutMs?: number): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -70,7 +75,23 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   }, { connection, prefix, concurrency: 1 });
   achievementsWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'achievement job failed'));
 
-  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE] }, 'laurel workers running');
+  const timeQueue = new Queue(POINTS_TIME_QUEUE, { connection, prefix });
+  const timeWorker = new Worker(POINTS_TIME_QUEUE, async (job) => {
+    if (job.name === 'backfill') {
+      const r = await timeBackfill(svc);
+      wlog.info(r, 'users put in the time-trigger due sets');
+      return r;
+    }
+    const r = await accrueDue(svc);
+    if (r.awards > 0) wlog.debug(r, 'time awards accrued');
+    return r;
+  }, { connection, prefix, concurrency: 1 });
+  timeWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'points-time job failed'));
+  await timeQueue.upsertJobScheduler('points-time-every-second', { every: 1000 }, {
+    name: 'accrue', opts: { removeOnComplete: 10, removeOnFail: 100 },
+  });
+
+  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE] }, 'laurel workers running');
   return {
     services: svc,
     pool,
@@ -82,6 +103,16 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       }
     },
     drainNow: () => drainLogs(svc, pool),
+    accrueNow: () => accrueDue(svc),
+    async timeIdle(timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const counts = await timeQueue.getJobCounts('waiting', 'active', 'prioritized');
+        if (Object.values(counts).every((n) => n === 0)) return;
+        if (Date.now() > until) throw new Error(`points-time jobs still pending: ${JSON.stringify(counts)}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
     async achievementsIdle(timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
@@ -92,6 +123,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       }
     },
     async close() {
+      await timeWorker.close();
+      await timeQueue.close();
       await achievementsWorker.close();
       await achievementsQueue.close();
       await drainWorker.close();

@@ -15,13 +15,19 @@
 
   Totals never go below 0 nor above the system's cap; an award cut to nothing is not recorded.
 
+  Time triggers: 'tt:<triggerId>' in the user hash holds when the next award is due (ms); the
+  partition's due set (a zset, member '<tenant>|<user id>', score the earliest due time) lets the
+  workers find users with awards due. The api works out the due times and their local days
+  (accruePoints); an event that finds one due hands back to the api first.
+
   pointsContext(userKey, base, ms, dayField)   a context: awards dated `ms`, counted on `dayField`
   pointsLoad(pc, sys, total, count)   caches a system's stored total and award count (read now
                                       when not given)
-  pointsAward(pc, sys, cap, trigger, points, block)   adds `points` to the system in memory;
+  pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)   adds `points` to the system in
+                                      memory, dated `ms` on `dayField` (default: the context's);
                                       false when `block` and the total would go below 0
   pointsCommit(pc)                    writes the awards made since the last commit; each award in
-                                      pc.awards is then {system, trigger, awarded, total, n}
+                                      pc.awards is then {system, trigger, awarded, total, n, ms, day}
   pointsLog(pc)                       the awards as JSON, for the event log
 ]]
 local function pointsContext(userKey, base, ms, dayField)
@@ -37,7 +43,7 @@ local function pointsLoad(pc, sys, total, count)
   pc.counts[sys] = tonumber(count or '0')
 end
 
-local function pointsAward(pc, sys, cap, trigger, points, block)
+local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
   if pc.totals[sys] == nil then pointsLoad(pc, sys) end
   local total = pc.totals[sys]
   local new = total + points
@@ -49,7 +55,7 @@ local function pointsAward(pc, sys, cap, trigger, points, block)
   if new ~= total then
     pc.totals[sys] = new
     local a = pc.awards
-    a[#a + 1] = {sys, trigger, new - total, new, 0}
+    a[#a + 1] = {sys, trigger, new - total, new, 0, ms or pc.ms, dayField or pc.dayField}
   end
   return true
 end
@@ -64,8 +70,8 @@ local function pointsCommit(pc)
     pc.counts[sys] = n
     x[5] = n
     local key = pc.base .. sys
-    redis.call('HSET', key, string.format('a:%d', n), string.format('%s|%d|%d|%s', pc.ms, x[3], x[4], x[2]),
-      pc.dayField, string.format('%d', x[4]))
+    redis.call('HSET', key, string.format('a:%d', n), string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2]),
+      x[7], string.format('%d', x[4]))
     if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
     user['pt:' .. sys] = x[4]
     user['pn:' .. sys] = n

@@ -15,7 +15,7 @@
  */
 import { nameUuid } from './ids.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
-import { compilePoints, type PointsDetails } from './points.js';
+import { compilePoints, type PointsDetails, type TimeTrigger } from './points.js';
 import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
@@ -92,7 +92,7 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
 }
 
 export function compilePlans(snapshot: Snapshot): {
-  plans: Map<string, MetricPlan>; composites: LuaAchievement[]; points: PointsDetails | null;
+  plans: Map<string, MetricPlan>; composites: LuaAchievement[]; points: PointsDetails | null; timeTriggers: TimeTrigger[];
 } {
   const composites = compositeEntries(snapshot);
   const points = compilePoints(snapshot);
@@ -135,7 +135,7 @@ export function compilePlans(snapshot: Snapshot): {
     }
     plans.set(metric.id, { details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id) });
   }
-  return { plans, composites, points: points.common };
+  return { plans, composites, points: points.common, timeTriggers: points.time };
 }
 
 /**

@@ -85,6 +85,18 @@ export interface CompiledPoints {
   forMetric(metricId: string, offset: number): { hot: string; details: PointsDetails | null; eventFilters: [string, string][][] };
   /** The details without metric triggers: for completions outside the event path. */
   common: PointsDetails | null;
+  /** The active time triggers. */
+  time: TimeTrigger[];
+}
+
+/** A time trigger as the api accrues it (src/points-time.ts). */
+export interface TimeTrigger {
+  trigger: PointsTrigger;
+  intervalMs: number;
+  /** When the trigger was created: it pays for no time before. */
+  createdMs: number;
+  cap: number | null;
+  ua: string[];
 }
 
 export function compilePoints(snapshot: Snapshot): CompiledPoints {
@@ -106,8 +118,16 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
       metric.set(t.metricId, list);
     }
   }
+  const time: TimeTrigger[] = [];
+  for (const { trigger: t, ua } of active) {
+    if (t.type !== 'time' || t.timeInterval === null) continue;
+    const intervalMs = t.timeInterval * (t.timeUnit === 'hours' ? 3_600_000 : 86_400_000);
+    time.push({ trigger: t, intervalMs, createdMs: Date.parse(t.created), cap: caps[t.systemId] ?? null, ua });
+  }
+  const timeHot = time.map((x) => `${x.intervalMs},${x.trigger.id}`).join(';');
   const hasAchievement = Object.keys(byAchievement).length > 0;
-  const flags = (creation.length > 0 ? '1' : '0') + (streak.length > 0 ? '1' : '0') + (hasAchievement ? '1' : '0');
+  const flags = (creation.length > 0 ? '1' : '0') + (streak.length > 0 ? '1' : '0') + (hasAchievement ? '1' : '0') +
+    (time.length > 0 ? '1' : '0');
   const base = (): PointsDetails => {
     const d: PointsDetails = { s: caps };
     if (hasAchievement) d.a = byAchievement;
@@ -115,12 +135,13 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
     if (creation.length > 0) d.c = creation;
     return d;
   };
-  const common = flags === '000' ? null : base();
+  const common = flags === '0000' ? null : base();
   return {
     common,
+    time,
     forMetric(metricId, offset) {
       const mine = metric.get(metricId) ?? [];
-      if (mine.length === 0 && flags === '000') return { hot: '', details: null, eventFilters: [] };
+      if (mine.length === 0 && flags === '0000') return { hot: '', details: null, eventFilters: [] };
       const m: LuaTrigger[] = [];
       const eventFilters: [string, string][][] = [];
       const hot: string[] = [];
@@ -137,7 +158,7 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
       }
       const details = base();
       if (m.length > 0) details.m = m;
-      return { hot: `${flags}|${hot.join(';')}`, details, eventFilters };
+      return { hot: `${flags}|${hot.join(';')}|${timeHot}`, details, eventFilters };
     },
   };
 }

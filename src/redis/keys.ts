@@ -15,6 +15,8 @@
  *                                                        and the last 100 awards (a:<n>); the
  *                                                        scripts get the base, up to the last ':',
  *                                                        and add the system (points.lua)
+ *   <prefix>:{p<N>}:ptdue                              zset: '<tenant>|<user id>' -> when the user's
+ *                                                        next time-trigger award is due (ms)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
@@ -62,6 +64,8 @@ export interface UserKeys {
   history: string;
   /** The base of the user's points keys: `<slot>up:<tenant>:<uid>:` + system id. */
   points: string;
+  /** The partition's due set of time triggers. */
+  due: string;
 }
 
 export class Keys {
@@ -93,6 +97,7 @@ export class Keys {
       completions: `${slot}achc:${tenant}`,
       history: `${slot}sh:${scope}`,
       points: `${slot}up:${scope}:`,
+      due: `${slot}ptdue`,
     };
   }
 
@@ -104,6 +109,10 @@ export class Keys {
   /** The user's points of one system: day buckets and the recent awards (one hash). */
   userPoints(u: UserKeys, systemId: string): { days: string } {
     return { days: u.points + systemId };
+  }
+
+  partitionDue(partition: number): string {
+    return `${this.slots[partition]}ptdue`;
   }
 
   partitionLog(partition: number): string {

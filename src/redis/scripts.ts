@@ -62,8 +62,9 @@ declare module 'ioredis' {
     recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     recordEventPlan(
       user: string, userMetric: string, users: string, log: string, completions: string, history: string, points: string,
-      ...args: Args
+      due: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
+    accruePoints(user: string, points: string, due: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
@@ -113,4 +114,6 @@ export const ScriptCode = {
   STREAK_ZONE: -7,
   /** A points trigger refuses to take a total below 0 (blockIfOutOfPoints): nothing changed. */
   OUT_OF_POINTS: -8,
+  /** A time trigger's award is due: the api accrues it, then sends the event again. */
+  TIME_DUE: -9,
 } as const;

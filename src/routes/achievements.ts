@@ -10,6 +10,7 @@ import {
 import { userEntry } from '../domain/log.js';
 import { pointsChanges } from '../domain/points.js';
 import { localDay } from '../domain/time.js';
+import { accrueTime } from '../points-time.js';
 import { CompletionStats, type TenantStats } from '../domain/stats.js';
 import {
   checkUserId, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser, type UserHash,
@@ -91,6 +92,8 @@ export function achievementRoutes(deps: Deps): Route[] {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
     if (r[1] === 1 || r.length > 4) stats.invalidate(tenant);
+    // A user created here: time triggers count from now (the workers must find the user).
+    if (r[1] === 1) await accrueTime(deps, tenant, user.id);
     const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
     return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
   }

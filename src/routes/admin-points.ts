@@ -412,6 +412,10 @@ export function adminPointsRoutes(deps: Deps): Route[] {
     of: (e: { systemId: string }) => e.systemId,
   };
 
+  /** Whether a system has an active time trigger (whose users the workers must then find). */
+  const hasTimeTriggers = (systemId: string) =>
+    store.current.list('ptriggers').some((t) => t.systemId === systemId && t.type === 'time' && t.status === 'active');
+
   /** POST /points: systems, each with its optional levels, boosts and triggers. */
   const createSystems: Route = {
     method: 'post', path: '/points', family: 'admin',
@@ -463,6 +467,7 @@ export function adminPointsRoutes(deps: Deps): Route[] {
           refuse('The points system could not be stored with its children; nothing was created');
           continue;
         }
+        if (hasTimeTriggers(system.id)) await deps.jobs.timeBackfill(store.current.version);
         const nowMs = clock.now();
         created.push({
           ...pointsSystemAdminView(system),
@@ -493,6 +498,9 @@ export function adminPointsRoutes(deps: Deps): Route[] {
       updated: now,
     }),
     view: pointsSystemAdminView,
+    afterWrite: async (p, _previous, version) => {
+      if (p.status === 'active' && hasTimeTriggers(p.id)) await deps.jobs.timeBackfill(version);
+    },
     afterDelete: async (p) => {
       const snapshot = store.current;
       for (const t of snapshot.list('ptriggers')) if (t.systemId === p.id) await store.delete('ptriggers', t.id);
@@ -511,6 +519,9 @@ export function adminPointsRoutes(deps: Deps): Route[] {
     build: buildTrigger,
     apply: applyTrigger,
     view: pointsTriggerAdminView,
+    afterWrite: async (t, _previous, version) => {
+      if (t.type === 'time' && t.status === 'active') await deps.jobs.timeBackfill(version);
+    },
   });
 
   const levels = resourceRoutes<'plevels', LevelInput, LevelChanges>(deps, {

@@ -18,6 +18,7 @@ import {
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
 import { pointsChanges } from '../domain/points.js';
+import { accrueTime } from '../points-time.js';
 import type { Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -158,7 +159,7 @@ export function eventRoutes(deps: Deps): Route[] {
     const rule = snapshot.streak;
     let streakZone: string | null = null;
 
-    for (let attempt = 0; attempt < 4; attempt++) {
+    for (let attempt = 0; attempt < 6; attempt++) {
       const day = localDay(tz, now);
       let periods = '';
       let period = 0;
@@ -182,8 +183,8 @@ export function eventRoutes(deps: Deps): Route[] {
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
-          u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points,
-          `${head}|${now}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
+          u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points, u.due,
+          `${head}|${now}|${tenant}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
@@ -202,6 +203,11 @@ export function eventRoutes(deps: Deps): Route[] {
         return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period), '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      if (code === ScriptCode.TIME_DUE) {
+        // Time granted points since the user last acted: accrue them, then send the event again.
+        await accrueTime(deps, tenant, user.id);
+        continue;
+      }
       if (code === ScriptCode.OUT_OF_POINTS) {
         throw fail('out_of_points', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
       }
@@ -214,7 +220,7 @@ export function eventRoutes(deps: Deps): Route[] {
       tz = r[1] as string;
       tzCache.set(tenant, user.id, tz);
     }
-    throw fail('unavailable', 'the user time zone kept changing during the request; retry');
+    throw fail('unavailable', 'the user time zone or points kept changing during the request; retry');
   }
 
   function respond(

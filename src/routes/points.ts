@@ -14,6 +14,7 @@ import {
   awardField, awardId, awardView, levelOf, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
 } from '../domain/points.js';
 import type { PointsSystem } from '../store/config.js';
+import { accrueTime } from '../points-time.js';
 
 /** `awards`: an integer from 1 to 100, 10 when absent. */
 function awardsOf(q: URLSearchParams): number {
@@ -49,6 +50,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         const count = awardsOf(queryOf(req.query));
         const { id, system, u, points } = target(req);
+        await accrueTime(deps, principalOf(req).tenant, id);
         const stored = await redis.hmget(u.user, 'id', pointsTotalField(system.id), pointsCountField(system.id));
         if (stored[0] === null) throw fail('user_not_found', id);
         // The newest awards: a:<n> down to a:<n - count + 1> (the hash keeps the last 100).
@@ -73,6 +75,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         const query = parseSummaryQuery(queryOf(req.query));
         const { id, u, points } = target(req);
+        await accrueTime(deps, principalOf(req).tenant, id);
         const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(points.days).exec()) as [
           [Error | null, number], [Error | null, Record<string, string>],
         ];

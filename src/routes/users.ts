@@ -15,6 +15,7 @@ import {
 import { completionField, userAchievementView, visibleTo } from '../domain/achievements.js';
 import { userEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
+import { accrueTime } from '../points-time.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Metric } from '../store/config.js';
@@ -57,7 +58,11 @@ export function userRoutes(deps: Deps): Route[] {
     if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
     if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
     const created = r[1] === 1;
-    if (created) deps.stats.invalidate(tenant);
+    if (created) {
+      deps.stats.invalidate(tenant);
+      // Time triggers count from now: the workers must find the new user when an award is due.
+      await accrueTime(deps, tenant, id);
+    }
     return json(created ? 201 : 200, userView(hashFromFlat(r, 2)));
   }
 

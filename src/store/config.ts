@@ -10,7 +10,7 @@ import type { ConfigKind, Keys } from '../redis/keys.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../clock.js';
 import { compilePlans, type LuaAchievement, type MetricPlan } from '../domain/achievements.js';
-import type { PointsDetails } from '../domain/points.js';
+import type { PointsDetails, TimeTrigger } from '../domain/points.js';
 
 export interface Metric {
   id: string;
@@ -227,6 +227,8 @@ export class Snapshot {
   readonly composites: LuaAchievement[];
   /** The points triggers that do not depend on a metric (achievement, streak, user creation), with the caps; null: none. */
   readonly points: PointsDetails | null;
+  /** The active time triggers (accrued by the api and the workers, src/points-time.ts). */
+  readonly timeTriggers: TimeTrigger[];
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
@@ -269,6 +271,7 @@ export class Snapshot {
     this.plans = compiled.plans;
     this.composites = compiled.composites;
     this.points = compiled.points;
+    this.timeTriggers = compiled.timeTriggers;
   }
 
   private byId<K extends ConfigKind>(kind: K): Map<string, EntityByKind[K]> {

@@ -18,10 +18,11 @@
   KEYS[5] completion counters    <slot>achc:<tenant>
   KEYS[6] streak history         <slot>sh:<tenant>:<uid>
   KEYS[7] points key base        <slot>up:<tenant>:<uid>:     (lua/includes/points.lua)
+  KEYS[8] the partition's due set <slot>ptdue                 (time triggers, points.lua)
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
-          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<matches>|<periods>|<hot>'
+          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<periods>|<hot>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -33,6 +34,8 @@
             day field   'd:<local day of the event in <zone>>'
             zone        the time zone assumed for the day and the periods; '' is UTC
             now ms      the event's time, ms since the epoch (the date of its awards)
+            tenant      the user's tenant ('_' or its uuid): the due set's member is
+                        '<tenant>|<user id>'
             matches     '1'/'0' per event-filtered achievement or points trigger of the plan:
                         whether this event matches
             periods     '<period>:<day>' of the event in <zone>, then ':<period in the zone of the
@@ -44,12 +47,13 @@
                         (one character each: the frequency letter; 1: the metric is not in the
                         rule, 2: it is; 1 for evaluation all; 1 when streak achievements exist; 1
                         when freezes are configured. Then this metric's position in the rule, the
-                        thresholds, and the freezes or ''); points: '' or '<c><k><a>|<trigger>;...':
-                        '1' or '0' each: user-creation, streak and achievement triggers exist;
-                        then the metric's points triggers, each
-                        'T,f,P,b,u,cap,<trigger id>,<system id>' (every T units, f as above or
-                        '', P points, b '1' when it refuses to go below 0, u '1' when it has a
-                        user filter, cap the system's maxPoints or '')
+                        thresholds, and the freezes or ''); points: '' or
+                        '<c><k><a><t>|<trigger>;...|<time trigger>;...': '1' or '0' each:
+                        user-creation, streak, achievement and time triggers exist; then the
+                        metric's points triggers, each 'T,f,P,b,u,cap,<trigger id>,<system id>'
+                        (every T units, f as above or '', P points, b '1' when it refuses to go
+                        below 0, u '1' when it has a user filter, cap the system's maxPoints or
+                        ''); then the time triggers, each '<interval ms>,<trigger id>'
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry without its closing brace (JSON, built by the api: one field keeps
@@ -71,6 +75,9 @@
     {-7, streakTz}        the streak's last period was judged in another zone: send the period
                           in that zone too (<periods>); nothing changed
     {-8, systemId}        a trigger that refuses to take the total below 0 would: nothing changed
+    {-9}                  a time trigger's award is due (or never counted for this user): the
+                          api accrues it (accruePoints), then sends the event again; nothing
+                          changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -79,9 +86,10 @@ local logKey = KEYS[4]
 local countsKey = KEYS[5]
 local historyKey = KEYS[6]
 local pointsBase = KEYS[7]
+local dueKey = KEYS[8]
 
-local flags, totalField, value, dayField, assumedTz, nowStamp, matches, periods, hot = string.match(ARGV[1],
-  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periods, hot = string.match(ARGV[1],
+  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -118,11 +126,19 @@ end
 -- Points: which kinds of triggers exist, and the metric's own triggers with their systems.
 local pointsFlags, metricTriggers
 local stored
+local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
 if pointsHot ~= '' then
-  local list
-  pointsFlags, list = string.match(pointsHot, '^(...)|(.*)$')
+  local list, times
+  pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
   local fields = {'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField}
   local systems = {}
+  if times ~= '' then
+    timeTriggers = {}
+    for interval, id in string.gmatch(times, '(%d+),([^;]+)') do
+      timeTriggers[#timeTriggers + 1] = {interval + 0, id, #fields + 1}
+      fields[#fields + 1] = 'tt:' .. id
+    end
+  end
   if list ~= '' then
     metricTriggers = {}
     for T, f, P, b, u, cap, id, sys in string.gmatch(list, '(%d+),(%d*),(%-?%d+),(%d?),(%d?),(%d*),([^,]+),([^;]+)') do
@@ -144,6 +160,15 @@ else
 end
 local refusal = eventRefusal(userKey, stored, flags, assumedTz)
 if refusal then return refusal end
+-- A returning user with a time award due (or a time trigger never counted for them): the api
+-- accrues first, so that this event sees (and may spend) what time granted.
+if timeTriggers and stored[2] then
+  local now = nowStamp + 0
+  for _, t in ipairs(timeTriggers) do
+    local next = stored[t[3]]
+    if not next or next + 0 <= now then return {-9} end
+  end
+end
 
 -- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
 local period, day, periodOld, st
@@ -228,6 +253,19 @@ end
 local created = eventRest(userKey, userMetricKey, usersKey, stored[2] ~= false, value, isInteger, dayField, idempotency,
   expiresAt, creation, ARGV, 6)
 if pc then pointsCommit(pc) end
+-- A new user's time triggers start counting now.
+if timeTriggers and created == 1 then
+  local now = nowStamp + 0
+  local due, earliest = {}, nil
+  for _, t in ipairs(timeTriggers) do
+    local next = now + t[1]
+    due[#due + 1] = 'tt:' .. t[2]
+    due[#due + 1] = string.format('%d', next)
+    if not earliest or next < earliest then earliest = next end
+  end
+  redis.call('HSET', userKey, unpack(due))
+  redis.call('ZADD', dueKey, string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
+end
 
 local reply = {1, total, created, '', ''}
 -- A metric achievement completes on the event that takes its total across the threshold.

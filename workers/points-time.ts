@@ -1,0 +1,61 @@
+/**
+ * Queue `points-time`: time triggers' awards reach Redis even for users who do not come back.
+ *   accrue    every second: the users whose next award is due (the partitions' due sets), each
+ *             accrued by src/points-time.ts (awards dated when due; totals, caps and summaries
+ *             as for any award)
+ *   backfill  when a time trigger appears or comes back: every user of every tenant goes into
+ *             the due sets, due now, so the next passes count their time (from their creation
+ *             or the trigger's, whichever is later)
+ */
+import type { Deps } from '../src/deps.js';
+import { accrueTime, dueUsers } from '../src/points-time.js';
+import { DEFAULT_TENANT } from '../src/redis/keys.js';
+
+export interface AccrueResult {
+  users: number;
+  awards: number;
+}
+
+const PARALLEL = 4;
+
+/** One pass over the due sets: at most `perPartition` users of each partition. */
+export async function accrueDue(deps: Deps, perPartition = 200): Promise<AccrueResult> {
+  const result: AccrueResult = { users: 0, awards: 0 };
+  if (deps.store.current.timeTriggers.length === 0) return result;
+  let next = 0;
+  const lane = async () => {
+    while (next < deps.keys.partitions) {
+      const partition = next++;
+      for (const [tenant, userId] of await dueUsers(deps, partition, perPartition)) {
+        const made = await accrueTime(deps, tenant, userId);
+        // A user who is gone leaves the due set.
+        if (made === null) await deps.redis.zrem(deps.keys.partitionDue(partition), `${tenant}|${userId}`);
+        else result.awards += made.length;
+        result.users++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, lane));
+  return result;
+}
+
+/** Puts every user into the due sets, due now. */
+export async function timeBackfill(deps: Deps): Promise<{ users: number }> {
+  const { redis, keys, store } = deps;
+  const tenants = [DEFAULT_TENANT, ...[...store.current.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];
+  let users = 0;
+  for (const tenant of tenants) {
+    for (let partition = 0; partition < keys.partitions; partition++) {
+      let cursor = '0';
+      do {
+        const [nextCursor, userIds] = await redis.sscan(keys.partitionUsers(partition, tenant), cursor, 'COUNT', 500);
+        cursor = nextCursor;
+        if (userIds.length === 0) continue;
+        // NX: a user already in the set keeps its due time.
+        await redis.zadd(keys.partitionDue(partition), 'NX', ...userIds.flatMap((id) => ['0', `${tenant}|${id}`]));
+        users += userIds.length;
+      } while (cursor !== '0');
+    }
+  }
+  return { users };
+}
