@@ -11,7 +11,8 @@
   ARGV[1] '<member>|<earliest next due ms>': the user in the due set, and its new score
   ARGV[2] the awards due, oldest first (several triggers interleaved, so caps bind in time
           order): '<due ms>:<day field>:<k>,...' where k is the trigger's position below
-  ARGV[3...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
+  ARGV[3] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+  ARGV[4...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
           read, or ''>|<next due after this>'
 
   Returns {1, awards} (awards as in recordEventPlan, '' without), {-1} when a due time moved
@@ -23,17 +24,18 @@ local dueKey = KEYS[3]
 
 local member, earliest = string.match(ARGV[1], '^(.*)|(%d+)$')
 
+--- @include "completeAchievements"
 --- @include "points"
 
 if redis.call('HEXISTS', userKey, 'id') == 0 then return {-4} end
 local specs = {}
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local trigger, sys, points, cap, expected, next = string.match(ARGV[i], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   if (redis.call('HGET', userKey, 'tt:' .. trigger) or '') ~= expected then return {-1} end
   specs[#specs + 1] = {trigger, sys, points + 0, tonumber(cap), next}
 end
 
-local pc = pointsContext(userKey, pointsBase, '', '')
+local pc = pointsContext(userKey, pointsBase, '', '', ARGV[3])
 for ms, day, k in string.gmatch(ARGV[2], '(%d+):([^,]+):(%d+)') do
   local x = specs[k + 0]
   pointsAward(pc, x[2], x[4], x[1], x[3], false, ms, day)

@@ -16,7 +16,8 @@
   ARGV[4] plan (msgpack): a = the achievement's entry, c = the composites, p = the points
           triggers (src/domain/points.ts PointsDetails, without metric triggers) or absent
   ARGV[5] '<now ms>|<day field>': the awards' date, and the day they count on
-  ARGV[6...] user hash field/value pairs of the identification
+  ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+  ARGV[7...] user hash field/value pairs of the identification
 
   Returns
     {1, created, achievedAt, awards, id...}  the user was identified; achievedAt is when the
@@ -50,11 +51,11 @@ local stamp = string.sub(creation, 1, 24)
 local before = redis.call('HGET', userKey, achievement.cf)
 if not before and achievement.ua then
   local pending = {}
-  for i = 6, #ARGV, 2 do pending[ARGV[i]] = ARGV[i + 1] end
+  for i = 7, #ARGV, 2 do pending[ARGV[i]] = ARGV[i + 1] end
   if not attributesMatch(userKey, achievement.ua, pending) then return {-6} end
 end
 
-local created = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1, creation, ARGV, 6)
+local created = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1, creation, ARGV, 7)
 local reply = {1, created, before or stamp, ''}
 if not before then
   redis.call('HSET', userKey, achievement.cf, stamp)
@@ -64,7 +65,7 @@ if not before then
 end
 local points = plan.p
 if points then
-  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
+  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField, ARGV[6])
   local award = function(t)
     if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, points.s[t.s], t.i, t.p, false) end
   end

@@ -61,7 +61,8 @@
   ARGV[5] the plan's details (JSON, decoded only when something completes or awards): m = the
           metric achievements (in the order of <hot>), c = composites, sa = streak achievements,
           p = points (src/domain/points.ts PointsDetails)
-  ARGV[6...] user hash field/value pairs of the identification
+  ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+  ARGV[7...] user hash field/value pairs of the identification
 
   Returns
     {1, total, created, streak, awards, id...}  processed; created is 1 for a new user; streak
@@ -151,7 +152,7 @@ if pointsHot ~= '' then
     end
   end
   stored = redis.call('HMGET', userKey, unpack(fields))
-  pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
+  pc = pointsContext(userKey, pointsBase, nowStamp, dayField, ARGV[6])
   for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
@@ -194,14 +195,15 @@ local total = addNumber(userKey, totalField, value, isInteger)
 
 -- Points before anything else is written: an event that a trigger refuses changes nothing.
 if pc then
-  local pending -- the request's own attributes, not written yet
+  -- The request's own attributes, not written yet: filters see them.
+  local pending
+  if #ARGV >= 7 then
+    pending = {}
+    for i = 7, #ARGV, 2 do pending[ARGV[i]] = ARGV[i + 1] end
+    pc.pending = pending
+  end
   local function userMatches(ua)
-    if not ua then return true end
-    if not pending then
-      pending = {}
-      for i = 6, #ARGV, 2 do pending[ARGV[i]] = ARGV[i + 1] end
-    end
-    return attributesMatch(userKey, ua, pending)
+    return not ua or attributesMatch(userKey, ua, pending)
   end
   -- A new user's creation awards first: what they grant, this event may spend.
   if stored[2] == false and string.byte(pointsFlags, 1) == 49 then
@@ -251,7 +253,8 @@ if pc then
 end
 
 local created = eventRest(userKey, userMetricKey, usersKey, stored[2] ~= false, value, isInteger, dayField, idempotency,
-  expiresAt, creation, ARGV, 6)
+  expiresAt, creation, ARGV, 7)
+if pc then pc.pending = nil end
 if pc then pointsCommit(pc) end
 -- A new user's time triggers start counting now.
 if timeTriggers and created == 1 then

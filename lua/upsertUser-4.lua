@@ -11,7 +11,7 @@
   ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[3] '1' when the request sets subscribeToEmails to true without an email
   ARGV[4] the event log entry (JSON, built by the api)
-  ARGV[5] '' or '<now ms>|<day field>|<user-creation triggers and caps, JSON {c, s}>'
+  ARGV[5] '' or '<now ms>|<day field>|<user-creation triggers, caps and boosts, JSON {c, s, b}>'
   ARGV[6...] user hash field/value pairs to set
 
   Returns
@@ -44,7 +44,8 @@ local created = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
 if created == 1 and ARGV[5] ~= '' then
   local nowStamp, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
   local points = cjson.decode(json)
-  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField)
+  local pc = pointsContext(userKey, pointsBase, nowStamp, dayField, '')
+  pc.boosts = points.b
   for _, t in ipairs(points.c) do
     if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, points.s[t.s], t.i, t.p, false) end
   end

@@ -13,6 +13,7 @@
 import { DateTime } from 'luxon';
 import type { Deps } from './deps.js';
 import { ScriptCode } from './redis/scripts.js';
+import { boostsArg } from './domain/points.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 export const MAX_DUES_PER_CALL = 500;
@@ -75,7 +76,8 @@ export async function accrueTime(deps: Pick<Deps, 'redis' | 'keys' | 'store' | '
     // Oldest first across triggers, so that a cap binds in time order.
     dues.sort((a, b) => a[0] - b[0]);
     const due = dues.map(([ms, k]) => `${ms}:d:${dayOf(ms)}${k}`).join(',');
-    const r = await redis.accruePoints(u.user, u.points, u.due, `${tenant}|${userId}|${earliest}`, due, ...specs);
+    const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
+    const r = await redis.accruePoints(u.user, u.points, u.due, `${tenant}|${userId}|${earliest}`, due, boosts, ...specs);
     if (r[0] === ScriptCode.NOT_FOUND) return null;
     if (r[0] === 1) {
       if (Array.isArray(r[1])) made.push(...(r[1] as unknown[][]));

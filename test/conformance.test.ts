@@ -1307,7 +1307,7 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
         id: expect.any(String), key: 'xp', name: 'XP', description: 'Experience', badgeUrl: 'https://cdn.example.com/xp.png',
         maxPoints: 1000, total: 1, added: 1,
         awards: [{ id: expect.any(String), awarded: 1, date: '2026-04-01T08:00:00.000Z', total: 1,
-          trigger: expect.objectContaining({ id: triggerIds[2], type: 'user_creation', points: 1 }) }],
+          trigger: expect.objectContaining({ id: triggerIds[2], type: 'user_creation', points: 1 }), boosts: [] }],
       },
     });
     const second = await client.metrics.event('lessons', { user: { id: 'pt-ada' }, value: 5 }, NO_RETRY);

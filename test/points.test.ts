@@ -68,6 +68,7 @@ describe.each(targets())('points on %s', (target) => {
             id: expect.stringMatching(/^[0-9a-f-]{36}$/), awarded: 10, date: '2026-03-02T10:00:00.000Z', total: 10,
             trigger: expect.objectContaining({ id: triggers.lessons, type: 'metric', points: 10, metricId: ids.lessons,
               metricName: 'Metric lessons', metricThreshold: 1 }),
+            boosts: [],
           }],
         },
       });
@@ -110,7 +111,7 @@ describe.each(targets())('points on %s', (target) => {
       expect(xp.awards.map((a: any) => a.awarded)).toEqual([6, 3, 10, 30, 10]);
       expect(xp.awards[0]).toEqual({
         id: expect.any(String), awarded: 6, date: expect.any(String), total: 59,
-        trigger: expect.objectContaining({ id: triggers.quizzes, type: 'metric', metricThreshold: 5 }),
+        trigger: expect.objectContaining({ id: triggers.quizzes, type: 'metric', metricThreshold: 5 }), boosts: [],
       });
       expect((await xpOf('ana', '?awards=2')).awards).toHaveLength(2);
       for (const bad of ['0', '101', 'x', '1.5']) {
@@ -360,6 +361,75 @@ describe.each(targets())('points on %s', (target) => {
         [2, '2026-05-21T09:00:00.000Z', 'day'],
         [1, '2026-05-21T09:00:00.000Z', 'hour'],
       ]);
+    });
+  });
+
+  describe('boosts', () => {
+    let s: TestServer;
+    let boosts: Record<string, string>;
+
+    const coins = async (user: string | Record<string, unknown>) => {
+      const r = await s.request('POST', '/api/metrics/plays/event', { body: { user: typeof user === 'string' ? { id: user } : user, value: 1 } });
+      expect(r.status, r.text).toBe(201);
+      return r.body.points.coins;
+    };
+
+    beforeAll(async () => {
+      s = await startTestServer({ target, clock: 'manual' });
+      const ids = await s.metrics('plays');
+      await s.attributes('user', 'plan');
+      const attrs = (await s.request('GET', '/admin/v1/attributes')).body as { id: string }[];
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'Coins', key: 'coins',
+          triggers: [{ type: 'metric', metricId: ids.plays, metricThreshold: 1, points: 7, status: 'active' }],
+          boosts: [
+            { name: 'Double days', start: '2026-06-01', end: '2026-06-02', multiplier: 2 },
+            { name: 'VIP', userId: 'vip', start: '2026-06-03', multiplier: 1.5, rounding: 'up' },
+            { name: 'Pro', userAttributes: [{ attributeId: attrs[0].id, attributeValue: 'pro' }], start: '2026-06-03', multiplier: 1.15, rounding: 'nearest' },
+            { name: 'Half more', start: '2026-06-04', end: '2026-06-04', multiplier: 1.5 },
+          ],
+        }],
+      });
+      expect(r.status, r.text).toBe(201);
+      boosts = Object.fromEntries((r.body.created[0].boosts as { id: string; name: string }[]).map((b) => [b.name, b.id]));
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('multiplies awards inside their window, for their users, rounding as configured, and lists them on the award', async () => {
+      await s.setClock('2026-05-31T12:00:00Z');
+      const plain = await coins('al');
+      expect(plain).toMatchObject({ added: 7, awards: [{ awarded: 7, boosts: [] }] });
+      await s.setClock('2026-06-01T12:00:00Z');
+      const doubled = await coins('al');
+      expect(doubled.added).toBe(14);
+      expect(doubled.awards[0].boosts).toEqual([{
+        id: boosts['Double days'], name: 'Double days', status: 'active', start: '2026-06-01', end: '2026-06-02', multiplier: 2, rounding: 'down',
+      }]);
+      await s.setClock('2026-06-03T12:00:00Z');
+      expect((await coins('al')).added).toBe(7);
+      expect((await coins('vip')).added).toBe(11); // 10.5 rounded up
+      expect((await coins({ id: 'pro', attributes: { plan: 'pro' } })).added).toBe(8); // 8.05 to the nearest
+      await s.setClock('2026-06-04T12:00:00Z');
+      expect((await coins('al')).added).toBe(10); // 10.5 rounded down
+      const vip = await coins('vip'); // 7 x 1.5 = 10.5, up: 11; x 1.5 = 16.5, down: 16
+      expect(vip.added).toBe(16);
+      expect(vip.awards[0].boosts.map((b: any) => b.name)).toEqual(['VIP', 'Half more']);
+      const read = await s.request('GET', '/api/users/vip/points/coins');
+      expect(read.body.awards[0]).toMatchObject({ awarded: 16, boosts: [{ name: 'VIP' }, { name: 'Half more' }] });
+    });
+
+    it('lists the global boosts, and the boosts active for a user', async () => {
+      await s.setClock('2026-06-04T12:00:00Z');
+      const all = await s.request('GET', '/api/points/coins/boosts');
+      expect(all.body.map((b: any) => [b.name, b.status])).toEqual([['Pro', 'active'], ['Half more', 'active']]);
+      const withFinished = await s.request('GET', '/api/points/coins/boosts?includeFinished=true');
+      expect(withFinished.body.map((b: any) => b.name)).toEqual(['Double days', 'Pro', 'Half more']);
+      const mine = await s.request('GET', '/api/users/vip/points/coins/boosts');
+      expect(mine.body.map((b: any) => b.name)).toEqual(['VIP', 'Half more']);
+      const pro = await s.request('GET', '/api/users/pro/points/coins/boosts');
+      expect(pro.body.map((b: any) => b.name)).toEqual(['Pro', 'Half more']);
+      expect((await s.request('GET', '/api/users/nobody/points/coins/boosts')).status).toBe(404);
     });
   });
 });

@@ -8,7 +8,8 @@
     <base><systemId>     hash: d:<local day> -> the total at the end of that day (as of its last
                                award: one HSET writes it with the award, no read needed)
                                a:<n> -> the n-th award '<ms>|<awarded>|<total after>|<trigger id>'
-                               (the last 100 are kept; short enough for a listpack)
+                               and '|<boost id>,...' when boosts applied (the last 100 are kept;
+                               short enough for a listpack)
 
   <base> is the user's points key base, passed in KEYS ('<slot>up:<tenant>:<uid>:'): a script
   cannot know the systems' keys beforehand, and every key built from the base shares its slot.
@@ -20,18 +21,22 @@
   workers find users with awards due. The api works out the due times and their local days
   (accruePoints); an event that finds one due hands back to the api first.
 
-  pointsContext(userKey, base, ms, dayField)   a context: awards dated `ms`, counted on `dayField`
+  pointsContext(userKey, base, ms, dayField, boosts)   a context: awards dated `ms`, counted on
+                                      `dayField`; `boosts` the JSON of the boosts that may apply
+                                      (src/domain/points.ts boostsFor) or ''
   pointsLoad(pc, sys, total, count)   caches a system's stored total and award count (read now
                                       when not given)
   pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)   adds `points` to the system in
                                       memory, dated `ms` on `dayField` (default: the context's);
                                       false when `block` and the total would go below 0
   pointsCommit(pc)                    writes the awards made since the last commit; each award in
-                                      pc.awards is then {system, trigger, awarded, total, n, ms, day}
+                                      pc.awards is then {system, trigger, awarded, total, n, ms, day,
+                                      boost ids}
   pointsLog(pc)                       the awards as JSON, for the event log
 ]]
-local function pointsContext(userKey, base, ms, dayField)
-  return {userKey = userKey, base = base, ms = ms, dayField = dayField, totals = {}, counts = {}, awards = {}, written = 0}
+local function pointsContext(userKey, base, ms, dayField, boosts)
+  return {userKey = userKey, base = base, ms = ms, dayField = dayField, totals = {}, counts = {}, awards = {}, written = 0,
+    boosts = boosts ~= '' and boosts and cjson.decode(boosts) or nil}
 end
 
 local function pointsLoad(pc, sys, total, count)
@@ -43,8 +48,25 @@ local function pointsLoad(pc, sys, total, count)
   pc.counts[sys] = tonumber(count or '0')
 end
 
+-- Boosts multiply positive awards of their system on the days of their window, in turn, each
+-- rounding as it says (after taking off float noise: 10 x 1.1 is 11, not 11.000000000000002).
+local function pointsBoost(pc, sys, points, day)
+  local applied = ''
+  for _, b in ipairs(pc.boosts) do
+    if b.s == sys and day >= b.a and (b.b == nil or day <= b.b) and (b.ua == nil or attributesMatch(pc.userKey, b.ua, pc.pending)) then
+      local x = points * b.m
+      x = math.floor(x * 1e9 + 0.5) / 1e9
+      if b.r == 'u' then points = math.ceil(x) elseif b.r == 'n' then points = math.floor(x + 0.5) else points = math.floor(x) end
+      applied = applied == '' and b.i or (applied .. ',' .. b.i)
+    end
+  end
+  return points, applied
+end
+
 local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
   if pc.totals[sys] == nil then pointsLoad(pc, sys) end
+  local boosts = ''
+  if points > 0 and pc.boosts then points, boosts = pointsBoost(pc, sys, points, dayField or pc.dayField) end
   local total = pc.totals[sys]
   local new = total + points
   if new < 0 then
@@ -55,7 +77,7 @@ local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
   if new ~= total then
     pc.totals[sys] = new
     local a = pc.awards
-    a[#a + 1] = {sys, trigger, new - total, new, 0, ms or pc.ms, dayField or pc.dayField}
+    a[#a + 1] = {sys, trigger, new - total, new, 0, ms or pc.ms, dayField or pc.dayField, boosts}
   end
   return true
 end
@@ -70,8 +92,9 @@ local function pointsCommit(pc)
     pc.counts[sys] = n
     x[5] = n
     local key = pc.base .. sys
-    redis.call('HSET', key, string.format('a:%d', n), string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2]),
-      x[7], string.format('%d', x[4]))
+    local award = string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2])
+    if x[8] ~= '' then award = award .. '|' .. x[8] end
+    redis.call('HSET', key, string.format('a:%d', n), award, x[7], string.format('%d', x[4]))
     if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
     user['pt:' .. sys] = x[4]
     user['pn:' .. sys] = n
@@ -85,14 +108,15 @@ local function pointsCommit(pc)
   if #fields > 0 then redis.call('HSET', pc.userKey, unpack(fields)) end
 end
 
--- The awards as the event log carries them: a JSON array of [system, trigger, awarded, total, n].
+-- The awards as the event log carries them: a JSON array of [system, trigger, awarded, total, n,
+-- boost ids].
 local function pointsLog(pc)
   local a = pc.awards
   if #a == 1 then
     local x = a[1]
-    return string.format('[["%s","%s",%d,%d,%d]]', x[1], x[2], x[3], x[4], x[5])
+    return string.format('[["%s","%s",%d,%d,%d,"%s"]]', x[1], x[2], x[3], x[4], x[5], x[8])
   end
   local json = {}
-  for i, x in ipairs(a) do json[i] = string.format('["%s","%s",%d,%d,%d]', x[1], x[2], x[3], x[4], x[5]) end
+  for i, x in ipairs(a) do json[i] = string.format('["%s","%s",%d,%d,%d,"%s"]', x[1], x[2], x[3], x[4], x[5], x[8]) end
   return '[' .. table.concat(json, ',') .. ']'
 end

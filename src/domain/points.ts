@@ -14,7 +14,7 @@
  * Only active triggers of active systems count; user-attribute filters must all match.
  */
 import { quickNameUuid } from './ids.js';
-import type { AttributeFilter, PointsLevel, PointsSystem, PointsTrigger, Snapshot } from '../store/config.js';
+import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger, Snapshot } from '../store/config.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
 
 /** A trigger as the scripts read it (short names: it travels with every event that needs it). */
@@ -221,11 +221,13 @@ export interface StoredAward {
   total: number;
   triggerId: string;
   n: number;
+  /** The boosts that multiplied it. */
+  boostIds: string[];
 }
 
 export function parseAward(raw: string, n: number): StoredAward {
-  const [ms, awarded, total, triggerId] = raw.split('|');
-  return { ms: Number(ms), awarded: Number(awarded), total: Number(total), triggerId, n };
+  const [ms, awarded, total, triggerId, boosts] = raw.split('|');
+  return { ms: Number(ms), awarded: Number(awarded), total: Number(total), triggerId, n, boostIds: boosts ? boosts.split(',') : [] };
 }
 
 /** A stable award id: the n-th award of a user in a system. */
@@ -236,12 +238,19 @@ export function awardId(tenant: string, userId: string, systemId: string, n: num
 /** The Award shape (PointsAward): the trigger as the application API shows it. */
 export function awardView(a: StoredAward, id: string, snapshot: Snapshot) {
   const trigger = snapshot.pointsTriggers.get(a.triggerId);
+  const date = new Date(a.ms).toISOString();
+  const boosts = [];
+  for (const boostId of a.boostIds) {
+    const b = snapshot.pointsBoosts.get(boostId);
+    if (b) boosts.push(boostView(b, date.slice(0, 10)));
+  }
   return {
     id,
     awarded: a.awarded,
-    date: new Date(a.ms).toISOString(),
+    date,
     total: a.total,
     trigger: trigger ? triggerView(trigger, snapshot) : { id: a.triggerId },
+    boosts,
   };
 }
 
@@ -258,7 +267,10 @@ export function pointsChanges(
   for (const x of awards as unknown[][]) {
     const system = snapshot.pointsSystems.get(String(x[0]));
     if (system === undefined) continue;
-    const a: StoredAward = { ms, triggerId: String(x[1]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]) };
+    const boosts = String(x[7] ?? '');
+    const a: StoredAward = {
+      ms, triggerId: String(x[1]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]), boostIds: boosts ? boosts.split(',') : [],
+    };
     const entry = (out[system.key] ??= { added: 0, total: a.total, awards: [], system });
     entry.added += a.awarded;
     entry.total = a.total;
@@ -273,4 +285,56 @@ export function pointsChanges(
     result[key] = view;
   }
   return result;
+}
+
+/** A boost's status on a date (YYYY-MM-DD): scheduled before its start, finished after its end. */
+export function boostStatus(b: PointsBoost, date: string): 'active' | 'scheduled' | 'finished' {
+  if (date < b.start) return 'scheduled';
+  if (b.end !== null && date > b.end) return 'finished';
+  return 'active';
+}
+
+/** The application API's boost (PointsBoost, 1.21.1). */
+export function boostView(b: PointsBoost, date: string) {
+  return { id: b.id, name: b.name, status: boostStatus(b, date), start: b.start, end: b.end, multiplier: b.multiplier, rounding: b.rounding };
+}
+
+/** A boost as the scripts read it (lua/includes/points.lua). */
+export interface LuaBoost {
+  i: string;
+  s: string;
+  m: number;
+  /** rounding: d(own), u(p), n(earest) */
+  r: string;
+  /** first and last day field ('d:YYYY-MM-DD'; no last: open) */
+  a: string;
+  b?: string;
+  ua?: string[];
+}
+
+/**
+ * The boosts that may apply to a user's awards from `fromDate` (YYYY-MM-DD) on: the global ones, the user's own, and those whose user filter the script
+ * checks. Ordered by creation: each multiplies, and rounds, in turn.
+ */
+export function boostsFor(snapshot: Snapshot, userId: string, fromDate: string): LuaBoost[] {
+  if (snapshot.pointsBoosts.size === 0) return [];
+  const out: LuaBoost[] = [];
+  for (const b of snapshot.pointsBoosts.values()) {
+    if (b.userId !== null && b.userId !== userId) continue;
+    if (b.end !== null && b.end < fromDate) continue;
+    if (snapshot.pointsSystems.get(b.systemId)?.status !== 'active') continue;
+    const ua = b.userId === null ? userFilterOf(b.userAttributes, snapshot) : [];
+    if (ua === null) continue;
+    const entry: LuaBoost = { i: b.id, s: b.systemId, m: b.multiplier, r: b.rounding[0], a: 'd:' + b.start };
+    if (b.end !== null) entry.b = 'd:' + b.end;
+    if (ua.length > 0) entry.ua = ua;
+    out.push(entry);
+  }
+  return out;
+}
+
+/** boostsFor as a script argument: JSON, or '' when none. */
+export function boostsArg(snapshot: Snapshot, userId: string, fromDate: string): string {
+  const boosts = boostsFor(snapshot, userId, fromDate);
+  return boosts.length === 0 ? '' : JSON.stringify(boosts);
 }

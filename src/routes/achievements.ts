@@ -8,7 +8,7 @@ import {
   achievementView, completionField, completionId, progressField, singlePlan, userAchievementView, visibleTo,
 } from '../domain/achievements.js';
 import { userEntry } from '../domain/log.js';
-import { pointsChanges } from '../domain/points.js';
+import { boostsArg, pointsChanges } from '../domain/points.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
 import { CompletionStats, type TenantStats } from '../domain/stats.js';
@@ -85,7 +85,8 @@ export function achievementRoutes(deps: Deps): Route[] {
     const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
     const r = await redis.completeAchievement(
       u.user, u.users, u.log, u.completions, u.points,
-      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`, ...ident.pairs,
+      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`,
+      boostsArg(snapshot, user.id, localDay(tz, now)), ...ident.pairs,
     );
     if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
     if (r[0] === ScriptCode.FILTERED_OUT) {

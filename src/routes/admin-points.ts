@@ -6,6 +6,7 @@
  */
 import type { Deps } from '../deps.js';
 import { uuidv7 } from '../domain/ids.js';
+import { boostStatus } from '../domain/points.js';
 import { parseDate } from '../domain/time.js';
 import { json } from '../http/reply.js';
 import type { Route } from '../http/server.js';
@@ -209,10 +210,7 @@ export function pointsLevelAdminView(l: PointsLevel) {
 
 /** `scheduled` before the start day, `finished` after the end day, else `active` (UTC days). */
 export function pointsBoostStatus(b: PointsBoost, nowMs: number): 'active' | 'scheduled' | 'finished' {
-  const today = new Date(nowMs).toISOString().slice(0, 10);
-  if (today < b.start) return 'scheduled';
-  if (b.end !== null && today > b.end) return 'finished';
-  return 'active';
+  return boostStatus(b, new Date(nowMs).toISOString().slice(0, 10));
 }
 
 export function pointsBoostAdminView(b: PointsBoost, nowMs: number) {

@@ -17,7 +17,7 @@ import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
-import { pointsChanges } from '../domain/points.js';
+import { boostsArg, pointsChanges } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import type { Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -184,7 +184,8 @@ export function eventRoutes(deps: Deps): Route[] {
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points, u.due,
-          `${head}|${now}|${tenant}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details, ...ident.pairs,
+          `${head}|${now}|${tenant}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
+          snapshot.pointsBoosts.size === 0 ? '' : boostsArg(snapshot, user.id, day), ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {

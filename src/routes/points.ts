@@ -1,7 +1,7 @@
 /**
  * Points reads of the Application API: a user's points in one system (total, level, recent
- * awards) and their daily, weekly or monthly summary; a system with its active triggers; its
- * levels.
+ * awards), their daily, weekly or monthly summary and the boosts active for them; a system with
+ * its active triggers; its levels; its global boosts.
  */
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
@@ -11,10 +11,11 @@ import type { Request, Route } from '../http/server.js';
 import { checkUserId } from '../domain/users.js';
 import { parseSummaryQuery, totalsSummary } from '../domain/summary.js';
 import {
-  awardField, awardId, awardView, levelOf, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
+  awardField, awardId, awardView, boostsFor, boostView, levelOf, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
 } from '../domain/points.js';
 import type { PointsSystem } from '../store/config.js';
 import { accrueTime } from '../points-time.js';
+import { localDay } from '../domain/time.js';
 
 /** `awards`: an integer from 1 to 100, 10 when absent. */
 function awardsOf(q: URLSearchParams): number {
@@ -27,7 +28,7 @@ function awardsOf(q: URLSearchParams): number {
 }
 
 export function pointsRoutes(deps: Deps): Route[] {
-  const { redis, keys, store } = deps;
+  const { redis, keys, store, clock } = deps;
 
   function systemOf(key: string): PointsSystem {
     const system = store.current.pointsSystemsByKey.get(key);
@@ -93,6 +94,37 @@ export function pointsRoutes(deps: Deps): Route[] {
           .filter((t) => t.systemId === system.id && t.status === 'active')
           .map((t) => triggerView(t, snapshot));
         return ok({ ...systemView(system), triggers });
+      },
+    },
+    {
+      method: 'get', path: '/points/:key/boosts', family: 'app',
+      handler: (req) => {
+        const system = systemOf(req.params[0]);
+        const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
+        const today = new Date(clock.now()).toISOString().slice(0, 10);
+        const boosts = [...store.current.pointsBoosts.values()]
+          .filter((b) => b.systemId === system.id && b.userId === null)
+          .map((b) => boostView(b, today))
+          .filter((b) => includeFinished || b.status !== 'finished');
+        return ok(boosts);
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/points/:key/boosts', family: 'app',
+      handler: async (req) => {
+        const { id, system, u } = target(req);
+        const snapshot = store.current;
+        const candidates = boostsFor(snapshot, id, '0000-00-00').filter((b) => b.s === system.id);
+        const fields = [...new Set(candidates.flatMap((b) => (b.ua ?? []).filter((_, i) => i % 2 === 0)))];
+        const h = await redis.hmget(u.user, 'id', 'tz', ...fields);
+        if (h[0] === null) throw fail('user_not_found', id);
+        const today = localDay(h[1] ?? '', clock.now());
+        const values = new Map(fields.map((f, i) => [f, h[2 + i]]));
+        const boosts = candidates
+          .filter((b) => (b.ua ?? []).every((v, i, ua) => i % 2 === 1 || values.get(v) === ua[i + 1]))
+          .map((b) => boostView(snapshot.pointsBoosts.get(b.i)!, today))
+          .filter((b) => b.status === 'active');
+        return ok(boosts);
       },
     },
     {

@@ -16,6 +16,7 @@ import { completionField, userAchievementView, visibleTo } from '../domain/achie
 import { userEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
+import { boostsFor } from '../domain/points.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Metric } from '../store/config.js';
@@ -47,8 +48,9 @@ export function userRoutes(deps: Deps): Route[] {
     const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
     // A user created here gets the user-creation triggers' points, counted on the user's day.
     const creationTriggers = store.current.points?.c;
+    const day = localDay(ident.tz ?? '', now);
     const points = creationTriggers === undefined ? ''
-      : `${now}|d:${localDay(ident.tz ?? '', now)}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s })}`;
+      : `${now}|d:${day}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s, b: boostsFor(store.current, id, day) })}`;
     const r = await redis.upsertUser(
       u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
       userEntry(tenant, id, now, fields), points, ...ident.pairs,
