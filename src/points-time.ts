@@ -77,7 +77,8 @@ export async function accrueTime(deps: Pick<Deps, 'redis' | 'keys' | 'store' | '
     dues.sort((a, b) => a[0] - b[0]);
     const due = dues.map(([ms, k]) => `${ms}:d:${dayOf(ms)}${k}`).join(',');
     const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
-    const r = await redis.accruePoints(u.user, u.points, u.due, `${tenant}|${userId}|${earliest}`, due, boosts, ...specs);
+    const entry = JSON.stringify({ t: tenant, u: userId, ts: now }).slice(0, -1);
+    const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
     if (r[0] === ScriptCode.NOT_FOUND) return null;
     if (r[0] === 1) {
       if (Array.isArray(r[1])) made.push(...(r[1] as unknown[][]));

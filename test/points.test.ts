@@ -432,4 +432,53 @@ describe.each(targets())('points on %s', (target) => {
       expect((await s.request('GET', '/api/users/nobody/points/coins/boosts')).status).toBe(404);
     });
   });
+
+  describe('summaries', () => {
+    let s: TestServer;
+
+    beforeAll(async () => {
+      s = await startTestServer({ target, workers: true });
+      const ids = await s.metrics('stars');
+      await s.attributes('user', 'plan');
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'Stars', key: 'stars',
+          levels: [{ name: 'Bronze', key: 'bronze', points: 0 }, { name: 'Silver', key: 'silver', points: 100 }, { name: 'Gold', key: 'gold', points: 500 }],
+          triggers: [{ type: 'metric', metricId: ids.stars, metricThreshold: 1, points: 1, status: 'active' }],
+        }],
+      });
+      expect(r.status, r.text).toBe(201);
+      const event = (user: Record<string, unknown>, value: number) =>
+        s.request('POST', '/api/metrics/stars/event', { body: { user, value } });
+      for (let i = 0; i < 5; i++) await event({ id: 'a' }, 1);
+      await event({ id: 'b' }, 120);
+      await event({ id: 'c' }, 600);
+      await event({ id: 'e', attributes: { plan: 'pro' } }, 50);
+      expect((await s.request('PUT', '/api/users/d', { body: {} })).status).toBe(201);
+      await s.workers!.drainNow();
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('spreads the tenant\'s users over 11 ranges up to the highest total rounded to a power of 10', async () => {
+      const r = await s.request('GET', '/api/points/stars/summary');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toHaveLength(11);
+      expect(r.body[0]).toEqual({ from: 0, to: 0, users: 1 });
+      expect(r.body.slice(1).map((x: any) => [x.from, x.to, x.users])).toEqual([
+        [1, 100, 2], [101, 200, 1], [201, 300, 0], [301, 400, 0], [401, 500, 0],
+        [501, 600, 1], [601, 700, 0], [701, 800, 0], [801, 900, 0], [901, 1000, 0],
+      ]);
+      const pro = await s.request('GET', '/api/points/stars/summary?userAttributes=plan:pro');
+      expect(pro.body[0]).toEqual({ from: 0, to: 0, users: 0 });
+      expect(pro.body[5]).toEqual({ from: 41, to: 50, users: 1 });
+      expect(pro.body.reduce((n: number, x: any) => n + x.users, 0)).toBe(1);
+      expect((await s.request('GET', '/api/points/stars/summary?userAttributes=shoe:42')).status).toBe(422);
+    });
+
+    it('counts the users at each level', async () => {
+      const r = await s.request('GET', '/api/points/stars/level-summary');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.map((x: any) => [x.level.key, x.users])).toEqual([['bronze', 3], ['silver', 1], ['gold', 1]]);
+    });
+  });
 });

@@ -3,7 +3,9 @@
  * event or identification) into Postgres (`laurel_events`), and trims from Redis only what
  * Postgres has committed. On the way it keeps the tenants' streak rankings: an event that
  * extended a streak carries `sx` (the state as stored), and the rankings take
- * the absolute values (applying an entry twice changes nothing), off the request path.
+ * the absolute values (applying an entry twice changes nothing), off the request path. Likewise
+ * an entry with points awards (`pa`) sets the user's totals in the tenant's totals sets (for the
+ * points summaries).
  *
  * Per partition: XRANGE a batch, INSERT it in one statement keyed by (prefix, partition, stream
  * id) with ON CONFLICT DO NOTHING, then XTRIM MINID past the last id inserted. A crash between
@@ -114,6 +116,34 @@ async function rankStreaks(deps: Deps, entries: StreamEntry[]): Promise<void> {
   }
 }
 
+/**
+ * Records the points totals a batch's awards left (entries with "pa": [[system, trigger, awarded,
+ * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system.
+ */
+async function rankPoints(deps: Deps, entries: StreamEntry[]): Promise<void> {
+  // tenant -> system -> user -> total
+  const byTenant = new Map<string, Map<string, Map<string, number>>>();
+  for (const [, fields] of entries) {
+    if (!fields[1].includes('"pa"')) continue;
+    const e = JSON.parse(fields[1]) as { t?: string; u?: string; pa?: [string, string, number, number][] };
+    if (!e.pa || e.t === undefined || e.u === undefined) continue;
+    const systems = byTenant.get(e.t) ?? new Map<string, Map<string, number>>();
+    byTenant.set(e.t, systems);
+    for (const [system, , , total] of e.pa) {
+      const users = systems.get(system) ?? new Map<string, number>();
+      systems.set(system, users);
+      users.set(e.u, total);
+    }
+  }
+  for (const [tenant, systems] of byTenant) {
+    const pipeline = deps.redis.pipeline();
+    for (const [system, users] of systems) {
+      for (const [user, total] of users) pipeline.zadd(deps.keys.pointsTotals(tenant, system), total, user);
+    }
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  }
+}
+
 /** Drains one partition until its log is empty (or `maxBatches` were moved). */
 async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number): Promise<number> {
   const { redis, keys, settings } = deps;
@@ -123,6 +153,7 @@ async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxB
     const entries = (await redis.xrange(log, '-', '+', 'COUNT', BATCH)) as StreamEntry[];
     if (entries.length === 0) break;
     await rankStreaks(deps, entries);
+    await rankPoints(deps, entries);
     await insert(pool, settings.prefix, partition, entries);
     await redis.xtrim(log, 'MINID', nextStreamId(entries[entries.length - 1][0]));
     moved += entries.length;

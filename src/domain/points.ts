@@ -338,3 +338,36 @@ export function boostsArg(snapshot: Snapshot, userId: string, fromDate: string):
   const boosts = boostsFor(snapshot, userId, fromDate);
   return boosts.length === 0 ? '' : JSON.stringify(boosts);
 }
+
+/** A range of the points summary (PointsRange): both ends included. */
+export interface PointsRange {
+  from: number;
+  to: number;
+  users: number;
+}
+
+/**
+ * The 11 ranges of a points summary (trophy-api.md §6.4): exactly 0, then ten equal ranges from 1
+ * up to the highest total rounded up to a power of 10 (at least 10): 600 gives 1-100, ..., 901-1000.
+ */
+export function summaryRanges(highest: number): { from: number; to: number }[] {
+  let top = 10;
+  while (top < highest) top *= 10;
+  const width = top / 10;
+  const ranges = [{ from: 0, to: 0 }];
+  for (let i = 0; i < 10; i++) ranges.push({ from: i * width + 1, to: (i + 1) * width });
+  return ranges;
+}
+
+/** Users per range, from the totals of the users who have points above 0 and how many have none. */
+export function summarise(positive: number[], zero: number): PointsRange[] {
+  const highest = positive.reduce((m, x) => Math.max(m, x), 0);
+  const ranges = summaryRanges(highest).map((r) => ({ ...r, users: 0 }));
+  ranges[0].users = zero;
+  const width = ranges[1].to;
+  for (const total of positive) {
+    const i = Math.min(10, Math.ceil(total / width));
+    ranges[i].users++;
+  }
+  return ranges;
+}

@@ -20,6 +20,8 @@
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
+ *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
+ *                                                        by the log-drain worker, for summaries)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -131,6 +133,11 @@ export class Keys {
   streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string } {
     const base = `${this.prefix}:{st:${tenant}}:`;
     return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses' };
+  }
+
+  /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */
+  pointsTotals(tenant: string, systemId: string): string {
+    return `${this.prefix}:{pts:${tenant}}:${systemId}`;
   }
 
   config(kind: ConfigKind): string {

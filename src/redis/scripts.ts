@@ -64,7 +64,7 @@ declare module 'ioredis' {
       user: string, userMetric: string, users: string, log: string, completions: string, history: string, points: string,
       due: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
-    accruePoints(user: string, points: string, due: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
+    accruePoints(user: string, points: string, due: string, log: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;

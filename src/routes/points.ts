@@ -1,7 +1,8 @@
 /**
  * Points reads of the Application API: a user's points in one system (total, level, recent
  * awards), their daily, weekly or monthly summary and the boosts active for them; a system with
- * its active triggers; its levels; its global boosts.
+ * its active triggers; its levels; its global boosts; how the tenant's users spread over totals
+ * and over levels.
  */
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
@@ -11,11 +12,12 @@ import type { Request, Route } from '../http/server.js';
 import { checkUserId } from '../domain/users.js';
 import { parseSummaryQuery, totalsSummary } from '../domain/summary.js';
 import {
-  awardField, awardId, awardView, boostsFor, boostView, levelOf, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
+  awardField, awardId, awardView, boostsFor, boostView, levelOf, summarise, levelView, parseAward, pointsCountField, pointsTotalField, systemView, triggerView,
 } from '../domain/points.js';
 import type { PointsSystem } from '../store/config.js';
 import { accrueTime } from '../points-time.js';
 import { localDay } from '../domain/time.js';
+import { parseUserAttributes } from './achievements.js';
 
 /** `awards`: an integer from 1 to 100, 10 when absent. */
 function awardsOf(q: URLSearchParams): number {
@@ -43,6 +45,58 @@ export function pointsRoutes(deps: Deps): Route[] {
     const system = systemOf(req.params[1]);
     const u = keys.forUser(principalOf(req).tenant, id);
     return { id, system, u, points: keys.userPoints(u, system.id) };
+  }
+
+  /**
+   * The tenant's users' totals of a system: those above 0, and how many have none. Unfiltered, from
+   * the tenant's totals set (kept by the log-drain worker, about a second behind) and the user
+   * count; with a user-attribute filter, by reading every user of the tenant (cached 5 s).
+   */
+  async function totalsOf(tenant: string, systemId: string, filter: Map<string, string> | null) {
+    if (filter === null) {
+      const [scores, stats] = await Promise.all([
+        redis.zrangebyscore(keys.pointsTotals(tenant, systemId), '(0', '+inf', 'WITHSCORES'),
+        deps.stats.get(tenant),
+      ]);
+      const positive: number[] = [];
+      for (let i = 1; i < scores.length; i += 2) positive.push(Number(scores[i]));
+      return { positive, zero: Math.max(0, stats.users - positive.length) };
+    }
+    const cacheKey = `${tenant}\u0000${systemId}\u0000${[...filter].join('\u0000')}`;
+    const hit = filtered.get(cacheKey);
+    if (hit && Date.now() - hit.at < 5000) return hit.totals;
+    const totals = scanTotals(tenant, systemId, filter);
+    filtered.set(cacheKey, { at: Date.now(), totals });
+    if (filtered.size > 1000) filtered.delete(filtered.keys().next().value!);
+    totals.catch(() => filtered.delete(cacheKey));
+    return totals;
+  }
+  const filtered = new Map<string, { at: number; totals: Promise<{ positive: number[]; zero: number }> }>();
+
+  async function scanTotals(tenant: string, systemId: string, filter: Map<string, string>) {
+    const fields = [pointsTotalField(systemId), ...[...filter.keys()].map((k) => 'a:' + k)];
+    const wanted = [...filter.values()];
+    const positive: number[] = [];
+    let zero = 0;
+    for (let partition = 0; partition < keys.partitions; partition++) {
+      let cursor = '0';
+      do {
+        const [next, ids] = await redis.sscan(keys.partitionUsers(partition, tenant), cursor, 'COUNT', 500);
+        cursor = next;
+        if (ids.length === 0) continue;
+        const pipeline = redis.pipeline();
+        for (const id of ids) pipeline.hmget(keys.forUser(tenant, id).user, ...fields);
+        for (const [err, values] of (await pipeline.exec()) ?? []) {
+          if (err) throw err;
+          const v = values as (string | null)[];
+          if (!wanted.every((w, i) => v[i + 1] === w)) continue;
+          const total = Number(v[0] ?? 0);
+          if (total > 0) positive.push(total);
+          else zero++;
+        }
+      } while (cursor !== '0');
+    }
+    return { positive, zero };
   }
 
   return [
@@ -125,6 +179,37 @@ export function pointsRoutes(deps: Deps): Route[] {
           .map((b) => boostView(snapshot.pointsBoosts.get(b.i)!, today))
           .filter((b) => b.status === 'active');
         return ok(boosts);
+      },
+    },
+    {
+      method: 'get', path: '/points/:key/summary', family: 'app',
+      handler: async (req) => {
+        const system = systemOf(req.params[0]);
+        const snapshot = store.current;
+        const filter = parseUserAttributes(queryOf(req.query).get('userAttributes'), snapshot);
+        const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, filter);
+        return ok(summarise(positive, zero));
+      },
+    },
+    {
+      method: 'get', path: '/points/:key/level-summary', family: 'app',
+      handler: async (req) => {
+        const system = systemOf(req.params[0]);
+        const levels = store.current.levelsBySystem.get(system.id) ?? [];
+        const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, null);
+        const counts = levels.map(() => 0);
+        const levelAt = (total: number) => {
+          let at = -1;
+          for (let i = 0; i < levels.length && levels[i].points <= total; i++) at = i;
+          return at;
+        };
+        for (const total of positive) {
+          const i = levelAt(total);
+          if (i >= 0) counts[i]++;
+        }
+        const atZero = levelAt(0);
+        if (atZero >= 0) counts[atZero] += zero;
+        return ok(levels.map((level, i) => ({ level: levelView(level), users: counts[i] })));
       },
     },
     {

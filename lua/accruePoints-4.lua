@@ -7,12 +7,14 @@
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] points key base        <slot>up:<tenant>:<uid>:     (lua/includes/points.lua)
   KEYS[3] the partition's due set <slot>ptdue                 zset '<tenant>|<uid>' -> earliest due ms
+  KEYS[4] partition event log    <slot>log                   a 'points' entry when something was awarded
 
   ARGV[1] '<member>|<earliest next due ms>': the user in the due set, and its new score
   ARGV[2] the awards due, oldest first (several triggers interleaved, so caps bind in time
           order): '<due ms>:<day field>:<k>,...' where k is the trigger's position below
   ARGV[3] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
-  ARGV[4...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
+  ARGV[4] the log entry without its closing brace (JSON, built by the api); "pa" is added
+  ARGV[5...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
           read, or ''>|<next due after this>'
 
   Returns {1, awards} (awards as in recordEventPlan, '' without), {-1} when a due time moved
@@ -21,6 +23,7 @@
 local userKey = KEYS[1]
 local pointsBase = KEYS[2]
 local dueKey = KEYS[3]
+local logKey = KEYS[4]
 
 local member, earliest = string.match(ARGV[1], '^(.*)|(%d+)$')
 
@@ -29,7 +32,7 @@ local member, earliest = string.match(ARGV[1], '^(.*)|(%d+)$')
 
 if redis.call('HEXISTS', userKey, 'id') == 0 then return {-4} end
 local specs = {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local trigger, sys, points, cap, expected, next = string.match(ARGV[i], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   if (redis.call('HGET', userKey, 'tt:' .. trigger) or '') ~= expected then return {-1} end
   specs[#specs + 1] = {trigger, sys, points + 0, tonumber(cap), next}
@@ -49,4 +52,5 @@ pointsCommit(pc)
 redis.call('HSET', userKey, unpack(due))
 redis.call('ZADD', dueKey, earliest, member)
 if #pc.awards == 0 then return {1, ''} end
+redis.call('XADD', logKey, '*', 'points', ARGV[4] .. ',"pa":' .. pointsLog(pc) .. '}')
 return {1, pc.awards}
