@@ -1278,7 +1278,7 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
   let triggerIds: string[];
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
+    s = await startTestServer({ target, clock: 'manual', workers: true });
     await s.setClock('2026-04-01T08:00:00Z');
     metricIds = await s.metrics('lessons');
     const ach = await createAchievements(s, [{ name: 'Onboarded', key: 'onboarded', trigger: 'api' }]);
@@ -1336,6 +1336,16 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
       aggregation: 'daily', startDate: '2026-03-31', endDate: '2026-04-01',
     }, NO_RETRY);
     expect(rows).toEqual([{ date: '2026-03-31', total: 0, change: 0 }, { date: '2026-04-01', total: 36, change: 36 }]);
+  });
+
+  it('points.summary returns the 11 ranges of the tenant\'s totals', async () => {
+    await s.workers!.drainNow();
+    const ranges = await client.points.summary('xp', {}, NO_RETRY);
+    expect(ranges).toHaveLength(11);
+    expect(ranges[0]).toEqual({ from: 0, to: 0, users: 0 });
+    expect(ranges[1]).toEqual({ from: 1, to: 10, users: 0 });
+    expect(ranges[4]).toEqual({ from: 31, to: 40, users: 1 });
+    apiError(await rejectionOf(client.points.summary('nope', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
   });
 
   it('points.system returns the system with its active triggers, dates parsed', async () => {
