@@ -185,6 +185,7 @@ describe.each(targets())('points on %s', (target) => {
         body: [
           {
             name: 'Energy', key: 'energy', maxPoints: 5,
+            levels: [{ name: 'Low', key: 'low', points: 1 }, { name: 'Full', key: 'full', points: 5 }],
             triggers: [
               { type: 'user_creation', points: 5, status: 'active' },
               { type: 'metric', metricId: ids.plays, metricThreshold: 1, points: -1, blockIfOutOfPoints: true, status: 'active' },
@@ -205,7 +206,16 @@ describe.each(targets())('points on %s', (target) => {
       const first = await play('ann');
       expect(first.status).toBe(201);
       expect(first.body.points.energy).toMatchObject({ total: 4, added: 4, awards: [{ awarded: 5, total: 5 }, { awarded: -1, total: 4 }] });
-      for (let i = 0; i < 4; i++) expect((await play('ann')).body.points.energy.total).toBe(3 - i);
+      // From nothing to 4: the level went up to Low (Full was passed on the way, not reached at the end).
+      expect(first.body.points.energy.level).toMatchObject({ key: 'low' });
+      const levels: unknown[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await play('ann');
+        expect(r.body.points.energy.total).toBe(3 - i);
+        levels.push(r.body.points.energy.level);
+      }
+      // Down again: the level shows only when it changes, and null when none is reached.
+      expect(levels).toEqual([undefined, undefined, undefined, null]);
       const refused = await play('ann', { 'Idempotency-Key': 'last-try' });
       expect(refused.status).toBe(422);
       expect(refused.body).toEqual({ error: expect.stringContaining('energy'), code: 'out_of_points' });
