@@ -5,7 +5,8 @@
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
  *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
- *   laurel-features the same server and load, the metric with three achievements and a daily streak
+ *   laurel-features the same server and load, the metric with three achievements, a daily streak and
+ *                   an XP points system (10 points a lesson, two levels)
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -122,9 +123,10 @@ function laurel(name: string, description: string, features: boolean): Variant {
       return { child: startNode(name, `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
     },
     /**
-     * Creates the metric `lessons`; with `features` also three achievements at rising thresholds
-     * and a daily streak with freezes, so every event also evaluates achievements and extends or
-     * reads the streak. Then one probe event.
+     * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
+     * a daily streak with freezes and an XP system (10 points a lesson, two levels), so every event
+     * also evaluates achievements, extends or reads the streak and awards points. Then one probe
+     * event.
      */
     async prepare(session, signal) {
       const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
@@ -141,6 +143,12 @@ function laurel(name: string, description: string, features: boolean): Variant {
           freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
         }, signal);
         if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${streak.text}`);
+        const points = await post(admin('/points'), session.apiKey, [{
+          name: 'XP', key: 'xp',
+          levels: [{ name: 'Novice', key: 'novice', points: 50 }, { name: 'Adept', key: 'adept', points: 200 }],
+          triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }],
+        }], signal);
+        if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
       }
       // One event before the load, so a wrong route or key fails here with the reason, not as
       // thousands of non-2xx lines in the table.
@@ -154,6 +162,6 @@ export const laurelEvent = laurel(
   'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', false);
 
 export const laurelFeatures = laurel(
-  'laurel-features', 'the event path with three achievements and a streak on the metric', true);
+  'laurel-features', 'the event path with three achievements, a streak and a points system on the metric', true);
 
 export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelFeatures];

@@ -17,7 +17,7 @@ import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
-import { boostsArg, pointsChanges } from '../domain/points.js';
+import { boostsArg, pointsJson } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import type { Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -194,7 +194,7 @@ export function eventRoutes(deps: Deps): Route[] {
         if (r[2] === 1 || r.length > 5) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        const points = r[4] === '' || r[4] === undefined ? '{}' : JSON.stringify(pointsChanges(snapshot, r[4], tenant, user.id, now));
+        const points = pointsJson(snapshot, r[4], tenant, user.id, nowIso);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points);
       }
