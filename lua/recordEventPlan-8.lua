@@ -67,8 +67,9 @@
   Returns
     {1, total, created, streak, awards, id...}  processed; created is 1 for a new user; streak
                           is {stored state, pauses, extended} ('' without a rule); awards the
-                          points awarded, {{system id, trigger id, awarded, total, n}, ...}
-                          ('' without; n numbers the user's awards in the system); then the ids
+                          points awarded, as the JSON the log carries: [[system id, trigger id,
+                          awarded, total, n, boost ids], ...] ('' without; n numbers the user's
+                          awards in the system); then the ids
                           of the achievements this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
@@ -329,8 +330,9 @@ if #reply > 5 then
 end
 if pc and #pc.awards > 0 then
   pointsCommit(pc)
-  reply[5] = pc.awards
-  logEntry = logEntry .. ',"pa":' .. pointsLog(pc)
+  local awards = pointsLog(pc)
+  reply[5] = awards
+  logEntry = logEntry .. ',"pa":' .. awards
 end
 redis.call('XADD', logKey, '*', 'event', logEntry .. '}')
 return reply

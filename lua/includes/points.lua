@@ -94,7 +94,8 @@ local function pointsCommit(pc)
     local key = pc.base .. sys
     local award = string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2])
     if x[8] ~= '' then award = award .. '|' .. x[8] end
-    redis.call('HSET', key, string.format('a:%d', n), award, x[7], string.format('%d', x[4]))
+    -- Numbers go to Redis as they are (Redis formats them cheaply; string.format costs more).
+    redis.call('HSET', key, string.format('a:%d', n), award, x[7], x[4])
     if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
     user['pt:' .. sys] = x[4]
     user['pn:' .. sys] = n
@@ -103,7 +104,7 @@ local function pointsCommit(pc)
   local fields = {}
   for f, v in pairs(user) do
     fields[#fields + 1] = f
-    fields[#fields + 1] = string.format('%d', v)
+    fields[#fields + 1] = v
   end
   if #fields > 0 then redis.call('HSET', pc.userKey, unpack(fields)) end
 end

@@ -277,12 +277,15 @@ function cached<T>(map: Map<string, string>, id: string, entity: T | undefined, 
 
 /**
  * The `points` of a response, as JSON, from a script's awards ([[system id, trigger id, awarded,
- * total, n, ms, day, boost ids], ...], in the order made), keyed by system key: each system the
+ * total, n, ms, day, boost ids], ...] or the JSON of [[system id, trigger id, awarded, total, n,
+ * boost ids], ...], in the order made), keyed by system key: each system the
  * request changed, with what it added, its total, the awards and `level` when the level changed.
  * Written out as a string (the systems', triggers' and levels' JSON made once per configuration):
  * an event that awards points pays a few hundred nanoseconds for it.
  */
-export function pointsJson(snapshot: Snapshot, awards: unknown, tenant: string, userId: string, iso: string): string {
+export function pointsJson(snapshot: Snapshot, reply: unknown, tenant: string, userId: string, iso: string): string {
+  // The event script answers the awards as the JSON it logs; the others as nested arrays.
+  const awards = typeof reply === 'string' && reply !== '' ? JSON.parse(reply) as unknown[][] : reply;
   if (!Array.isArray(awards) || awards.length === 0) return '{}';
   const p = piecesOf(snapshot);
   const bySystem = new Map<string, { added: number; total: number; awards: string[] }>();
@@ -299,7 +302,7 @@ export function pointsJson(snapshot: Snapshot, awards: unknown, tenant: string, 
     }
     entry.added += awarded;
     entry.total = total;
-    const boostIds = String(x[7] ?? '');
+    const boostIds = String((x.length === 6 ? x[5] : x[7]) ?? '');
     const boosts = boostIds === '' ? '[]' : JSON.stringify(boostIds.split(',').flatMap((id) => {
       const b = snapshot.pointsBoosts.get(id);
       return b ? [boostView(b, iso.slice(0, 10))] : [];
