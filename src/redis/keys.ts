@@ -48,7 +48,7 @@ function escapeId(id: string): string {
 
 export type ConfigKind =
   | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
-  | 'points' | 'ptriggers' | 'plevels' | 'pboosts';
+  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards';
 
 /** The keys of one user: what a phase-1 script receives. */
 export interface UserKeys {

@@ -166,6 +166,39 @@ export interface PointsBoost {
   updated: string;
 }
 
+export type LeaderboardStatus = 'inactive' | 'active' | 'scheduled' | 'finished';
+
+/**
+ * A leaderboard (trophy-admin 1.21.1 AdminLeaderboard). `status` is what the admin set; the
+ * status users see follows the clock (src/domain/leaderboards.ts leaderboardStatus).
+ */
+export interface Leaderboard {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  status: LeaderboardStatus;
+  rankBy: 'metric' | 'points' | 'streak';
+  metricId: string | null;
+  pointsSystemId: string | null;
+  /** 1 to 1000. */
+  maxParticipants: number;
+  /** YYYY-MM-DD: the first day (in each user's zone). */
+  start: string;
+  /** YYYY-MM-DD: the last day, or null for none. */
+  end: string | null;
+  /** HH:mm windows of the day (stored and shown). */
+  startTime: string | null;
+  endTime: string | null;
+  /** User attribute ids: users are ranked in separate groups by their values. */
+  breakdownAttributes: string[];
+  /** A repeating board starts a new run every `runInterval` units from its start; null: perpetual. */
+  runUnit: 'day' | 'month' | 'year' | null;
+  runInterval: number | null;
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
@@ -177,6 +210,7 @@ export interface EntityByKind {
   ptriggers: PointsTrigger;
   plevels: PointsLevel;
   pboosts: PointsBoost;
+  leaderboards: Leaderboard;
 }
 
 /** The field each kind keeps unique. */
@@ -191,10 +225,12 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   ptriggers: '',
   plevels: 'scopedKey',
   pboosts: '',
+  leaderboards: 'key',
 };
 
 export const CONFIG_KINDS: ConfigKind[] = [
   'metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings', 'points', 'ptriggers', 'plevels', 'pboosts',
+  'leaderboards',
 ];
 const KINDS = CONFIG_KINDS;
 
@@ -219,6 +255,8 @@ export class Snapshot {
   readonly pointsTriggers: Map<string, PointsTrigger>;
   readonly pointsLevels: Map<string, PointsLevel>;
   readonly pointsBoosts: Map<string, PointsBoost>;
+  readonly leaderboards: Map<string, Leaderboard>;
+  readonly leaderboardsByKey: Map<string, Leaderboard>;
   /** Levels of each system, lowest threshold first. */
   readonly levelsBySystem: Map<string, PointsLevel[]>;
   /** What the event script needs of each metric's achievements, compiled once per version. */
@@ -261,6 +299,9 @@ export class Snapshot {
     const levels = parse('plevels');
     this.pointsLevels = new Map(levels.map((x) => [x.id, x]));
     this.pointsBoosts = new Map(parse('pboosts').map((x) => [x.id, x]));
+    const boards = parse('leaderboards');
+    this.leaderboards = new Map(boards.map((x) => [x.id, x]));
+    this.leaderboardsByKey = new Map(boards.map((x) => [x.key, x]));
     this.levelsBySystem = new Map();
     for (const level of [...levels].sort((a, b) => a.points - b.points)) {
       const list = this.levelsBySystem.get(level.systemId) ?? [];
@@ -278,7 +319,7 @@ export class Snapshot {
     return {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
       achievements: this.achievements, settings: this.settings, points: this.pointsSystems, ptriggers: this.pointsTriggers,
-      plevels: this.pointsLevels, pboosts: this.pointsBoosts,
+      plevels: this.pointsLevels, pboosts: this.pointsBoosts, leaderboards: this.leaderboards,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 

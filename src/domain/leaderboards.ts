@@ -1,0 +1,72 @@
+/**
+ * Leaderboards: their status as the clock moves it, and their runs.
+ *
+ * Status (the spec's state table): a board is created `inactive` (invisible, nobody joins). Made
+ * active, it is `scheduled` while its start date is ahead and `active` from then on; with an end
+ * date it is `finished` once the last time zone has finished that day (UTC-12: 36 hours after the
+ * end date began in UTC, so about 12 hours after it ended there). An admin may also finish it.
+ *
+ * Runs: a perpetual board has one run, keyed by its start date. A repeating board starts a new run
+ * every `runInterval` days, months or years from its start (a weekly board: 7 days from a Monday);
+ * each run is keyed by its first day (YYYY-MM-DD) and kept after it ends. A user's activity counts
+ * in the run of the user's local date, so each run ends at local midnight for every user.
+ */
+import type { Leaderboard, LeaderboardStatus } from '../store/config.js';
+import { dateOfDay, dayIndexOf } from './periods.js';
+
+const DAY_MS = 86_400_000;
+/** From the start of the end date in UTC to when UTC-12 has finished it. */
+const LAST_ZONE_MS = 36 * 3_600_000;
+
+/** The status users see at `nowMs`. */
+export function leaderboardStatus(lb: Leaderboard, nowMs: number): LeaderboardStatus {
+  if (lb.status === 'inactive' || lb.status === 'finished') return lb.status;
+  const today = dateOfDay(Math.floor(nowMs / DAY_MS));
+  if (today < lb.start) return 'scheduled';
+  if (lb.end !== null && nowMs >= dayIndexOf(lb.end) * DAY_MS + LAST_ZONE_MS) return 'finished';
+  return 'active';
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+/** The first day of run `k` (0 is the first run), YYYY-MM-DD. */
+export function runStart(lb: Leaderboard, k: number): string {
+  if (lb.runUnit === null || lb.runInterval === null || k === 0) return lb.start;
+  if (lb.runUnit === 'day') return dateOfDay(dayIndexOf(lb.start) + k * lb.runInterval);
+  const y = Number(lb.start.slice(0, 4));
+  const m = Number(lb.start.slice(5, 7)) - 1;
+  const d = Number(lb.start.slice(8, 10));
+  const months = lb.runUnit === 'month' ? k * lb.runInterval : k * lb.runInterval * 12;
+  const year = y + Math.floor((m + months) / 12);
+  const month = (m + months) % 12;
+  const day = Math.min(d, daysInMonth(year, month));
+  return `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** The run a local date belongs to: its number, first and last day; null before the start or after the end. */
+export function runOf(lb: Leaderboard, date: string): { k: number; start: string; end: string | null } | null {
+  if (date < lb.start || (lb.end !== null && date > lb.end)) return null;
+  if (lb.runUnit === null || lb.runInterval === null) return { k: 0, start: lb.start, end: lb.end };
+  let k: number;
+  if (lb.runUnit === 'day') {
+    k = Math.floor((dayIndexOf(date) - dayIndexOf(lb.start)) / lb.runInterval);
+  } else {
+    const months = (Number(date.slice(0, 4)) - Number(lb.start.slice(0, 4))) * 12 + Number(date.slice(5, 7)) - Number(lb.start.slice(5, 7));
+    k = Math.max(0, Math.floor(months / (lb.runUnit === 'month' ? lb.runInterval : lb.runInterval * 12)));
+    while (k > 0 && runStart(lb, k) > date) k--;
+    while (runStart(lb, k + 1) <= date) k++;
+  }
+  const next = runStart(lb, k + 1);
+  let end = dateOfDay(dayIndexOf(next) - 1);
+  if (lb.end !== null && lb.end < end) end = lb.end;
+  return { k, start: runStart(lb, k), end };
+}
+
+/** The next Monday on or after a date (a weekly board's default start). */
+export function mondayFrom(date: string): string {
+  const day = dayIndexOf(date);
+  // 1970-01-01 was a Thursday: day index 4 is a Monday.
+  return dateOfDay(day + ((4 - (day % 7) + 7) % 7));
+}
