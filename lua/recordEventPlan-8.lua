@@ -22,7 +22,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
-          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<periods>|<hot>'
+          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<periods>|<boards>|<hot>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -40,6 +40,10 @@
                         whether this event matches
             periods     '<period>:<day>' of the event in <zone>, then ':<period in the zone of the
                         streak>' after a zone change; '' without a streak rule
+            boards      what the metric's leaderboards need of this event: '<run fields>#<attribute
+                        fields>', each list comma-separated: the run sums to add the value to in
+                        the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
+                        attributes to read ('a:<key>'); '' when none
             hot         the plan's hot part: '<thresholds>#<rule>#<points>'. thresholds: the
                         metric achievements' as 'v' or 'v:f' (f: the position in <matches>),
                         comma-separated, the filtered ones first, then the others in ascending
@@ -65,12 +69,13 @@
   ARGV[7...] user hash field/value pairs of the identification
 
   Returns
-    {1, total, created, streak, awards, id...}  processed; created is 1 for a new user; streak
+    {1, total, created, streak, awards, boards, id...}  processed; created is 1 for a new user; streak
                           is {stored state, pauses, extended} ('' without a rule); awards the
                           points awarded, as the JSON the log carries: [[system id, trigger id,
                           awarded, total, n, boost ids], ...] ('' without; n numbers the user's
-                          awards in the system); then the ids
-                          of the achievements this event completed
+                          awards in the system); boards the run sums and attribute values
+                          asked for in <boards> ('' without); then the ids of the achievements
+                          this event completed
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -90,8 +95,8 @@ local historyKey = KEYS[6]
 local pointsBase = KEYS[7]
 local dueKey = KEYS[8]
 
-local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periods, hot = string.match(ARGV[1],
-  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periods, boards, hot = string.match(ARGV[1],
+  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -271,7 +276,19 @@ if timeTriggers and created == 1 then
   redis.call('ZADD', dueKey, string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
 end
 
-local reply = {1, total, created, '', ''}
+local reply = {1, total, created, '', '', ''}
+-- Leaderboards: the run sums this event adds to, then the user's breakdown attributes.
+if boards ~= '' then
+  local runs, attributes = string.match(boards, '^([^#]*)#(.*)$')
+  local values = {}
+  for field in string.gmatch(runs, '[^,]+') do values[#values + 1] = addNumber(userMetricKey, field, value, isInteger) end
+  if attributes ~= '' then
+    local fields = {}
+    for field in string.gmatch(attributes, '[^,]+') do fields[#fields + 1] = field end
+    for _, v in ipairs(redis.call('HMGET', userKey, unpack(fields))) do values[#values + 1] = v or '' end
+  end
+  reply[6] = values
+end
 -- A metric achievement completes on the event that takes its total across the threshold.
 if achHot ~= '' then
   local v = tonumber(value)
@@ -317,11 +334,11 @@ if letter then
     end
   end
 end
-if #reply > 5 then
+if #reply > 6 then
   cascade(userKey, countsKey, details().c, stamp, reply)
   if pc and string.byte(pointsFlags, 3) == 49 then
     local d = details().p
-    for i = 6, #reply do
+    for i = 7, #reply do
       for _, t in ipairs(d.a[reply[i]] or {}) do
         if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
       end

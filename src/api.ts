@@ -17,10 +17,12 @@ import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminAchievementRoutes } from './routes/admin-achievements.js';
 import { adminPointsRoutes } from './routes/admin-points.js';
+import { adminLeaderboardRoutes } from './routes/admin-leaderboards.js';
 import { achievementRoutes } from './routes/achievements.js';
 import { adminStreakRoutes } from './routes/admin-streaks.js';
 import { streakRoutes } from './routes/streaks.js';
 import { pointsRoutes } from './routes/points.js';
+import { leaderboardRoutes } from './routes/leaderboards.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { userRoutes } from './routes/users.js';
@@ -74,8 +76,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc), ...pointsRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminStreakRoutes(svc),
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc), ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc), ...adminStreakRoutes(svc),
   ]);
   const port = await server.listen(settings.host, settings.port);
   log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');

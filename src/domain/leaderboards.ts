@@ -11,7 +11,7 @@
  * each run is keyed by its first day (YYYY-MM-DD) and kept after it ends. A user's activity counts
  * in the run of the user's local date, so each run ends at local midnight for every user.
  */
-import type { Leaderboard, LeaderboardStatus } from '../store/config.js';
+import type { Leaderboard, LeaderboardStatus, Snapshot } from '../store/config.js';
 import { dateOfDay, dayIndexOf } from './periods.js';
 
 const DAY_MS = 86_400_000;
@@ -69,4 +69,48 @@ export function mondayFrom(date: string): string {
   const day = dayIndexOf(date);
   // 1970-01-01 was a Thursday: day index 4 is a Monday.
   return dateOfDay(day + ((4 - (day % 7) + 7) % 7));
+}
+
+/** A ranking member's order: smaller the earlier a value was reached (15 digits, compared as text). */
+export function orderOf(ms: number): string {
+  return String(1e15 - ms).padStart(15, '0');
+}
+
+/** The application API's leaderboard (LeaderboardResponse), with the run's end as `end` when given. */
+export function boardView(lb: Leaderboard, snapshot: Snapshot, runEnd?: string | null) {
+  const breakdown = lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
+  const view: Record<string, unknown> = {
+    id: lb.id, name: lb.name, key: lb.key, rankBy: lb.rankBy, description: lb.description,
+    breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
+    start: lb.start, end: runEnd === undefined ? lb.end : runEnd, maxParticipants: lb.maxParticipants,
+    runUnit: lb.runUnit, runInterval: lb.runInterval,
+  };
+  if (lb.rankBy === 'metric') {
+    const m = lb.metricId === null ? undefined : snapshot.metrics.get(lb.metricId);
+    view.metricKey = m?.key ?? null;
+    view.metricName = m?.name ?? null;
+  } else if (lb.rankBy === 'points') {
+    const p = lb.pointsSystemId === null ? undefined : snapshot.pointsSystems.get(lb.pointsSystemId);
+    view.pointsSystemKey = p?.key ?? null;
+    view.pointsSystemName = p?.name ?? null;
+  }
+  return view;
+}
+
+/** The boards that rank a metric's totals (not inactive nor finished by an admin), per snapshot. */
+const byMetric = new WeakMap<Snapshot, Map<string, Leaderboard[]>>();
+
+export function metricBoards(snapshot: Snapshot, metricId: string): Leaderboard[] {
+  let map = byMetric.get(snapshot);
+  if (map === undefined) {
+    map = new Map();
+    for (const lb of snapshot.leaderboards.values()) {
+      if (lb.rankBy !== 'metric' || lb.metricId === null || lb.status === 'inactive' || lb.status === 'finished') continue;
+      const list = map.get(lb.metricId) ?? [];
+      list.push(lb);
+      map.set(lb.metricId, list);
+    }
+    byMetric.set(snapshot, map);
+  }
+  return map.get(metricId) ?? [];
 }

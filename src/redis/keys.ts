@@ -20,6 +20,10 @@
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
+ *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
+ *                                                        per breakdown group): value, member
+ *                                                        '<order>|<user id>' (leaderboardRank.lua)
+ *   <prefix>:{lb:…}:m, :h:<uid>                        hash user -> member; list: a user's rank history
  *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
  *                                                        by the log-drain worker, for summaries)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
@@ -133,6 +137,16 @@ export class Keys {
   streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string } {
     const base = `${this.prefix}:{st:${tenant}}:`;
     return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses' };
+  }
+
+  /**
+   * A leaderboard run's keys (one hash slot per board, run and breakdown group): the ranking, the
+   * users' members, and a user's history. `group` is '' without breakdown attributes.
+   */
+  leaderboard(tenant: string, boardId: string, run: string, group: string): { ranking: string; members: string; history(userId: string): string } {
+    const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
+    const base = `${this.prefix}:{lb:${tag}}:`;
+    return { ranking: base + 'r', members: base + 'm', history: (userId) => `${base}h:${escapeId(userId)}` };
   }
 
   /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */

@@ -19,7 +19,8 @@ import {
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
 import { boostsArg, pointsJson } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
-import type { Snapshot, StreakSettings } from '../store/config.js';
+import { boardView, metricBoards, orderOf, runOf } from '../domain/leaderboards.js';
+import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
@@ -46,11 +47,11 @@ function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
 }
 
-/** The achievements a script reply lists after its first five elements, as a JSON array. */
+/** The achievements a script reply lists after its first six elements, as a JSON array. */
 function completedJson(snapshot: Snapshot, reply: unknown[], achievedAt: string): string {
-  if (reply.length <= 5) return '[]';
+  if (reply.length <= 6) return '[]';
   const list = [];
-  for (let i = 5; i < reply.length; i++) {
+  for (let i = 6; i < reply.length; i++) {
     const a = snapshot.achievements.get(String(reply[i]));
     if (a) list.push(userAchievementView(a, snapshot, achievedAt));
   }
@@ -68,6 +69,22 @@ function isoCache(): (ms: number) => string {
     }
     return lastIso;
   };
+}
+
+interface EventBoard {
+  lb: Leaderboard;
+  run: { start: string; end: string | null };
+  /** Position of the run sum in the script's answer; -1: the board ranks the metric's total. */
+  sum: number;
+  /** Breakdown attributes: key and position of the value after the run sums. */
+  attributes: [string, number][];
+}
+
+interface EventBoards {
+  list: EventBoard[];
+  /** recordEventPlan's <boards>. */
+  arg: string;
+  runCount: number;
 }
 
 /** Remembers time zones of users seen lately, so the first script call usually assumes right. */
@@ -180,28 +197,30 @@ export function eventRoutes(deps: Deps): Route[] {
       // small arguments travel as one string (each argument costs the script about 1,700
       // instructions, and ioredis about 120 ns).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
+      const boards = boardsOf(metric.id, day);
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points, u.due,
-          `${head}|${now}|${tenant}|${matches}|${periods}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
+          `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
           snapshot.pointsBoosts.size === 0 ? '' : boostsArg(snapshot, user.id, day), ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
         // A new user or a completion changes the tenant's statistics.
-        if (r[2] === 1 || r.length > 5) stats.invalidate(tenant);
+        if (r[2] === 1 || r.length > 6) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
         const points = pointsJson(snapshot, r[4], tenant, user.id, nowIso);
+        const leaderboards = boards.list.length === 0 ? '{}' : await rankEvent(boards, r, tenant, user.id, now);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
-          completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points);
+          completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
       if (code === 2) {
         metrics.events.replayed++;
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period), '{}');
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period), '{}', '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
       if (code === ScriptCode.TIME_DUE) {
@@ -224,12 +243,71 @@ export function eventRoutes(deps: Deps): Route[] {
     throw fail('unavailable', 'the user time zone or points kept changing during the request; retry');
   }
 
+  /**
+   * The metric's boards that run on the user's local date, and what the event script must do for
+   * them (recordEventPlan <boards>): add the value to the run sums of repeating boards, read the
+   * breakdown attributes of grouped ones. A perpetual board ranks the metric's total.
+   */
+  function boardsOf(metricId: string, date: string): EventBoards {
+    const list: EventBoard[] = [];
+    const runFields: string[] = [];
+    const attributeFields: string[] = [];
+    const snapshot = store.current;
+    for (const lb of metricBoards(snapshot, metricId)) {
+      const run = runOf(lb, date);
+      if (run === null) continue;
+      const board: EventBoard = { lb, run, sum: -1, attributes: [] };
+      if (lb.runUnit !== null) {
+        board.sum = runFields.length;
+        runFields.push(`r:${lb.id}:${run.start}`);
+      }
+      for (const id of lb.breakdownAttributes) {
+        const key = snapshot.attributes.get(id)?.key;
+        if (key === undefined) continue;
+        board.attributes.push([key, attributeFields.length]);
+        attributeFields.push('a:' + key);
+      }
+      list.push(board);
+    }
+    const arg = runFields.length === 0 && attributeFields.length === 0 ? '' : `${runFields.join(',')}#${attributeFields.join(',')}`;
+    return { list, arg, runCount: runFields.length };
+  }
+
+  /**
+   * Phase 2 (ARCHITECTURE.md §3): the user's new value on each board run (and breakdown group), one
+   * script per run on its own slot, sent together. Answers the boards the event changed, as the
+   * response's `leaderboards` JSON.
+   */
+  async function rankEvent(boards: EventBoards, reply: unknown[], tenant: string, userId: string, now: number) {
+    const snapshot = store.current;
+    const order = orderOf(now);
+    const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
+    const work: Promise<string | null>[] = [];
+    for (const { lb, run, sum, attributes } of boards.list) {
+      const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
+      // A user without a value for a breakdown attribute is in no group of that board.
+      const group = attributes.map(([, i]) => String(values[boards.runCount + i] ?? ''));
+      if (group.some((v) => v === '')) continue;
+      const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
+      work.push(redis.leaderboardRank(k.ranking, k.members, k.history(userId), userId, value, order, lb.maxParticipants, now)
+        .then(([rank, previousRank, threshold]) => {
+          if (rank === 0 && previousRank === 0) return null;
+          return `${JSON.stringify(lb.key)}:${JSON.stringify({
+            ...boardView(lb, snapshot, run.end), rank: rank || null, previousRank: previousRank || null,
+            threshold: Number(threshold), breakdownAttributeValue: group.length === 0 ? null : group.join(','),
+          })}`;
+        }));
+    }
+    const parts = (await Promise.all(work)).filter((x): x is string => x !== null);
+    return `{${parts.join(',')}}`;
+  }
+
   function respond(
     status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
-    achievements: string, currentStreak: string, points: string,
+    achievements: string, currentStreak: string, points: string, leaderboards: string,
   ): Reply {
     let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
-      `"currentStreak":${currentStreak},"points":${points},"leaderboards":{}`;
+      `"currentStreak":${currentStreak},"points":${points},"leaderboards":${leaderboards}`;
     if (idempotencyKey !== '') {
       body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
     }

@@ -1,0 +1,77 @@
+--[[
+  Phase 2 of an event, one call per leaderboard run (and breakdown group) the event changed, on
+  that run's own hash slot: puts the user's absolute value in the capped ranking, so applying it
+  twice changes nothing.
+
+  Ranking: a sorted set whose score is the value and whose member is '<order>|<user id>', where
+  order is a zero-padded number that is smaller the earlier the value was reached: equal values
+  then rank by who reached them first (ZREVRANGE returns equal scores in descending member order,
+  so the member holds the complement of the time). The hash maps each user to their member.
+
+  Capped: while the ranking holds fewer than the maximum, anyone enters; once full, a newcomer
+  enters only by beating the lowest value, whose holder then leaves. Values that go down stay.
+
+  KEYS[1] ranking                <prefix>:{lb:<tenant>:<board>:<run>[:<group>]}:r   zset
+  KEYS[2] members                <prefix>:{...}:m                                   hash user -> member
+  KEYS[3] the user's history     <prefix>:{...}:h:<user id>                         list, newest first
+
+  ARGV[1] user id
+  ARGV[2] value (a decimal string)
+  ARGV[3] order: when the value was reached, as a 15-digit complement of the ms time
+  ARGV[4] maximum participants
+  ARGV[5] '<ms>': the event's time, for the history
+
+  Returns {rank, previousRank, threshold, value}: rank and previousRank 0 when off the ranking;
+  threshold the value needed to enter now (the lowest value when full, else 0).
+]]
+local rankingKey = KEYS[1]
+local membersKey = KEYS[2]
+local historyKey = KEYS[3]
+
+local userId = ARGV[1]
+local value = ARGV[2]
+local order = ARGV[3]
+local max = tonumber(ARGV[4])
+local at = ARGV[5]
+
+local old = redis.call('HGET', membersKey, userId)
+local previousRank, previousValue = 0, nil
+if old then
+  previousRank = redis.call('ZREVRANK', rankingKey, old) + 1
+  previousValue = redis.call('ZSCORE', rankingKey, old)
+end
+
+local member = order .. '|' .. userId
+local entered = true
+if old then
+  if tonumber(previousValue) ~= tonumber(value) then
+    redis.call('ZREM', rankingKey, old)
+    redis.call('ZADD', rankingKey, value, member)
+    redis.call('HSET', membersKey, userId, member)
+  else
+    member = old
+  end
+elseif redis.call('ZCARD', rankingKey) < max then
+  redis.call('ZADD', rankingKey, value, member)
+  redis.call('HSET', membersKey, userId, member)
+else
+  local lowest = redis.call('ZRANGE', rankingKey, 0, 0, 'WITHSCORES')
+  if tonumber(value) > tonumber(lowest[2]) then
+    redis.call('ZREM', rankingKey, lowest[1])
+    redis.call('HDEL', membersKey, string.match(lowest[1], '^[^|]*|(.*)$'))
+    redis.call('ZADD', rankingKey, value, member)
+    redis.call('HSET', membersKey, userId, member)
+  else
+    entered = false
+  end
+end
+
+local rank = 0
+if entered then rank = redis.call('ZREVRANK', rankingKey, member) + 1 end
+local threshold = '0'
+if redis.call('ZCARD', rankingKey) >= max then threshold = redis.call('ZRANGE', rankingKey, 0, 0, 'WITHSCORES')[2] end
+if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then
+  redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
+  redis.call('LTRIM', historyKey, 0, 99)
+end
+return {rank, previousRank, threshold, value}

@@ -1,0 +1,373 @@
+/**
+ * Admin API for leaderboards (trophy-admin 1.21.1): creation with defaults, metric and points
+ * system by key, the checks as per-item issues, the state table row by row with the manual
+ * clock, what can change once a board left `inactive`, the weekly default start, list/get/delete.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.js';
+
+let s: TestServer;
+let metricIds: Record<string, string>;
+let attr: Record<string, string>;
+let xpId: string;
+
+const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+const MISSING = '00000000-0000-0000-0000-000000000000';
+/** A Saturday. */
+const NOW = '2024-06-15T12:00:00.000Z';
+let seq = 0;
+/** A fresh key per board, so the tests do not collide. */
+const key = (base: string) => `${base}-${++seq}`;
+
+/** Creates one board and returns its view. */
+async function create(item: Record<string, unknown>): Promise<any> {
+  const r = await s.request('POST', '/admin/v1/leaderboards', { body: [item] });
+  expect(r.status, r.text).toBe(201);
+  expect(r.body.issues).toEqual([]);
+  return r.body.created[0];
+}
+
+/** The message of the one issue a creation of one item raises (nothing is created). */
+async function createIssue(item: Record<string, unknown>): Promise<string> {
+  const r = await s.request('POST', '/admin/v1/leaderboards', { body: [item] });
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.created).toEqual([]);
+  expect(r.body.issues).toHaveLength(1);
+  expect(r.body.issues[0]).toMatchObject({ index: 0, severity: 'error' });
+  return r.body.issues[0].message;
+}
+
+/** PATCHes one board; the updated view, or the issue's message. */
+async function patch(changes: Record<string, unknown>): Promise<{ view?: any; issue?: string }> {
+  const r = await s.request('PATCH', '/admin/v1/leaderboards', { body: [changes] });
+  expect(r.status, r.text).toBe(200);
+  if (r.body.issues.length > 0) {
+    expect(r.body.updated).toEqual([]);
+    expect(r.body.issues[0]).toMatchObject({ id: changes.id, severity: 'error' });
+    return { issue: r.body.issues[0].message };
+  }
+  return { view: r.body.updated[0] };
+}
+
+async function get(id: string): Promise<any> {
+  const r = await s.request('GET', `/admin/v1/leaderboards/${id}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body;
+}
+
+/** Stored boards, parsed, straight from Redis. */
+async function stored(): Promise<any[]> {
+  const redis = new Redis(s.settings.redisUrl);
+  try {
+    return Object.values(await redis.hgetall(`${s.prefix}:{cfg}:leaderboards`)).map((v) => JSON.parse(v));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  s = await startTestServer({ clock: 'manual' });
+  await s.setClock(NOW);
+  metricIds = await s.metrics('lessons', 'minutes');
+  await s.attributes('user', 'plan', 'country');
+  await s.attributes('event', 'source');
+  const attributes = await s.request('GET', '/admin/v1/attributes?limit=100');
+  attr = Object.fromEntries(attributes.body.map((a: any) => [a.key, a.id]));
+  const p = await s.request('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp' }] });
+  expect(p.status, p.text).toBe(201);
+  xpId = p.body.created[0].id;
+});
+afterAll(async () => { await s?.close(); });
+
+describe('creating leaderboards', () => {
+  it('creates with defaults: inactive, 1000 participants, starting today, nulls', async () => {
+    await s.setClock(NOW);
+    const r = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'Lessons', key: 'lessons-board', rankBy: 'metric', metricId: metricIds.lessons },
+        { name: 'Streaks', key: 'streak-board', rankBy: 'streak', maxParticipants: null },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.issues).toEqual([]);
+    expect(r.body.created).toStrictEqual([
+      {
+        id: UUID, name: 'Lessons', key: 'lessons-board', description: null, status: 'inactive', rankBy: 'metric',
+        metricId: metricIds.lessons, maxParticipants: 1000, start: '2024-06-15', breakdownAttributes: [],
+        end: null, startTime: null, endTime: null, runUnit: null, runInterval: null,
+      },
+      {
+        id: UUID, name: 'Streaks', key: 'streak-board', description: null, status: 'inactive', rankBy: 'streak',
+        maxParticipants: 1000, start: '2024-06-15', breakdownAttributes: [],
+        end: null, startTime: null, endTime: null, runUnit: null, runInterval: null,
+      },
+    ]);
+    // Stored with the admin status and the timestamps; the view leaves those out.
+    const lessons = (await stored()).find((b) => b.key === 'lessons-board');
+    expect(lessons).toMatchObject({ status: 'inactive', pointsSystemId: null, created: '2024-06-15T12:00:00.000Z' });
+  });
+
+  it('takes every field, and the metric or points system by key', async () => {
+    await s.setClock(NOW);
+    const full = await create({
+      name: 'Monthly XP', key: key('monthly-xp'), description: 'Top earners', rankBy: 'points', pointsSystemKey: 'xp',
+      maxParticipants: 50, start: '2024-07-01', end: '2024-12-31', startTime: '09:00', endTime: '17:30:00',
+      breakdownAttributes: [attr.plan, attr.country], runUnit: 'month', runInterval: 1,
+    });
+    expect(full).toStrictEqual({
+      id: UUID, name: 'Monthly XP', key: full.key, description: 'Top earners', status: 'inactive', rankBy: 'points',
+      pointsSystemId: xpId, maxParticipants: 50, start: '2024-07-01', breakdownAttributes: [attr.plan, attr.country],
+      end: '2024-12-31', startTime: '09:00', endTime: '17:30:00', runUnit: 'month', runInterval: 1,
+    });
+    const byKey = await create({ name: 'Minutes', key: key('minutes'), rankBy: 'metric', metricKey: 'minutes' });
+    expect(byKey.metricId).toBe(metricIds.minutes);
+    expect(byKey).not.toHaveProperty('pointsSystemId');
+    expect(await createIssue({ name: 'X', key: key('x'), rankBy: 'metric', metricKey: 'nope' }))
+      .toBe('metricKey "nope" is not the key of a metric');
+    expect(await createIssue({ name: 'X', key: key('x'), rankBy: 'points', pointsSystemKey: 'nope' }))
+      .toBe('pointsSystemKey "nope" is not the key of a points system');
+  });
+
+  it('refuses each unsound item as an issue, storing nothing of it', async () => {
+    await s.setClock(NOW);
+    const before = (await stored()).length;
+    const base = { name: 'Bad', rankBy: 'streak' };
+    const items: [Record<string, unknown>, string | RegExp][] = [
+      [{ ...base, rankBy: 'metric' }, 'metricId (or metricKey) is required for a metric leaderboard'],
+      [{ ...base, rankBy: 'metric', metricId: MISSING }, `metricId must be the id of a metric (got "${MISSING}")`],
+      [{ ...base, rankBy: 'points' }, 'pointsSystemId (or pointsSystemKey) is required for a points leaderboard'],
+      [{ ...base, rankBy: 'points', pointsSystemId: MISSING }, `pointsSystemId must be the id of a points system (got "${MISSING}")`],
+      [{ ...base, rankBy: 'points', pointsSystemId: xpId, metricId: metricIds.lessons }, 'metricId applies to metric leaderboards only'],
+      [{ ...base, metricKey: 'lessons' }, 'metricId applies to metric leaderboards only'],
+      [{ ...base, rankBy: 'metric', metricId: metricIds.lessons, pointsSystemId: xpId }, 'pointsSystemId applies to points leaderboards only'],
+      [{ ...base, runUnit: 'day', runInterval: 7 }, 'streak leaderboards can only be perpetual: runUnit must be null'],
+      [{ ...base, rankBy: 'metric', metricId: metricIds.lessons, runUnit: 'month' }, 'runInterval is required with runUnit'],
+      [{ ...base, rankBy: 'metric', metricId: metricIds.lessons, runInterval: 2 }, 'runInterval needs a runUnit'],
+      [{ ...base, start: '2024-06-10', end: '2024-06-09' }, 'end (2024-06-09) must not be before start (2024-06-10)'],
+      [{ ...base, start: '2024-02-30' }, 'start must be a calendar date YYYY-MM-DD (got "2024-02-30")'],
+      [{ ...base, end: '2024-13-01' }, 'end must be a calendar date YYYY-MM-DD (got "2024-13-01")'],
+      [{ ...base, breakdownAttributes: [attr.source] }, `breakdownAttributes: "${attr.source}" is not the id of a user attribute`],
+      [{ ...base, breakdownAttributes: [MISSING] }, `breakdownAttributes: "${MISSING}" is not the id of a user attribute`],
+      [{ ...base, breakdownAttributes: [attr.plan, attr.plan] }, `breakdownAttributes: "${attr.plan}" is listed twice`],
+      [{ ...base, maxParticipants: 1001 }, /maxParticipants/],
+      [{ ...base, maxParticipants: 0 }, /maxParticipants/],
+      [{ ...base, startTime: '24:00' }, /startTime/],
+      [{ ...base, rankBy: 'level' }, /rankBy must be one of/],
+      [{ ...base, status: 'paused' }, /status must be one of/],
+      [{ name: 'Bad' }, /rankBy is required/],
+      [{ ...base, key: 'no spaces' }, /key/],
+      [{ ...base, key: 'x'.repeat(101) }, /key/],
+      [{ ...base, name: '' }, /name/],
+    ];
+    const r = await s.request('POST', '/admin/v1/leaderboards', {
+      body: items.map(([item], i) => ({ key: `bad-${i}`, ...item })),
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.created).toEqual([]);
+    expect(r.body.issues).toEqual(items.map(([, message], index) => ({
+      index, severity: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message),
+    })));
+    expect((await stored()).length).toBe(before);
+  });
+
+  it('refuses a duplicate key, on creation and on update', async () => {
+    await s.setClock(NOW);
+    const k = key('dup');
+    const first = await create({ name: 'One', key: k, rankBy: 'streak' });
+    const r = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Two', key: k, rankBy: 'streak' }, { name: 'Three', key: `${k}-b`, rankBy: 'streak' }],
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.created.map((b: any) => b.key)).toEqual([`${k}-b`]);
+    expect(r.body.issues).toEqual([{ index: 0, severity: 'error', message: `A leaderboard with key "${k}" already exists` }]);
+    const other = r.body.created[0];
+    expect(await patch({ id: other.id, key: k })).toEqual({ issue: `A leaderboard with key "${k}" already exists` });
+    expect((await get(first.id)).name).toBe('One');
+  });
+
+  it('starts a weekly board on the next Monday by default', async () => {
+    await s.setClock(NOW); // a Saturday
+    const weekly = await create({ name: 'Weekly', key: key('weekly'), rankBy: 'metric', metricKey: 'lessons', runUnit: 'day', runInterval: 7 });
+    expect(weekly).toMatchObject({ start: '2024-06-17', runUnit: 'day', runInterval: 7 });
+    // Other repeats start today; an explicit start wins.
+    expect((await create({ name: 'Daily', key: key('daily'), rankBy: 'metric', metricKey: 'lessons', runUnit: 'day', runInterval: 1 })).start)
+      .toBe('2024-06-15');
+    expect((await create({
+      name: 'Weekly', key: key('weekly'), rankBy: 'metric', metricKey: 'lessons', runUnit: 'day', runInterval: 7, start: '2024-06-19',
+    })).start).toBe('2024-06-19');
+    // On a Monday, that Monday.
+    await s.setClock('2024-06-17T23:00:00.000Z');
+    expect(await create({
+      name: 'Weekly', key: key('weekly'), rankBy: 'metric', metricKey: 'lessons', runUnit: 'day', runInterval: 7, status: 'active',
+    })).toMatchObject({ start: '2024-06-17', status: 'active' });
+    // A weekly board created on a weekday other than Monday starts in the future: active is refused.
+    await s.setClock(NOW);
+    expect(await createIssue({ name: 'Weekly', key: key('weekly'), rankBy: 'metric', metricKey: 'lessons', runUnit: 'day', runInterval: 7, status: 'active' }))
+      .toBe('a leaderboard with a future start date cannot be made active directly; set status scheduled');
+  });
+});
+
+describe('the state table', () => {
+  it('creation: inactive; made active with no future start: active', async () => {
+    await s.setClock(NOW);
+    const lb = await create({ name: 'Board', key: key('board'), rankBy: 'metric', metricId: metricIds.lessons, start: '2024-06-10' });
+    expect(lb.status).toBe('inactive');
+    const { view } = await patch({ id: lb.id, status: 'active' });
+    expect(view).toMatchObject({ id: lb.id, status: 'active', start: '2024-06-10' });
+    expect((await get(lb.id)).status).toBe('active');
+    // Created active directly, starting today.
+    expect((await create({ name: 'Now', key: key('now'), rankBy: 'streak', status: 'active' })).status).toBe('active');
+    // Back to inactive is allowed.
+    expect((await patch({ id: lb.id, status: 'inactive' })).view.status).toBe('inactive');
+  });
+
+  it('a future start: active refused, scheduled accepted, active once the start date comes', async () => {
+    await s.setClock(NOW);
+    expect(await createIssue({ name: 'Later', key: key('later'), rankBy: 'streak', start: '2024-06-20', status: 'active' }))
+      .toBe('a leaderboard with a future start date cannot be made active directly; set status scheduled');
+    const lb = await create({ name: 'Later', key: key('later'), rankBy: 'streak', start: '2024-06-20' });
+    expect(await patch({ id: lb.id, status: 'active' }))
+      .toEqual({ issue: 'a leaderboard with a future start date cannot be made active directly; set status scheduled' });
+    expect((await get(lb.id)).status).toBe('inactive');
+    expect((await patch({ id: lb.id, status: 'scheduled' })).view.status).toBe('scheduled');
+    const created = await create({ name: 'Later', key: key('later'), rankBy: 'streak', start: '2024-06-20', status: 'scheduled' });
+    expect(created.status).toBe('scheduled');
+    // The day before the start, still scheduled; on the start date (UTC), active.
+    await s.setClock('2024-06-19T23:59:59.000Z');
+    expect((await get(lb.id)).status).toBe('scheduled');
+    await s.setClock('2024-06-20T00:00:00.000Z');
+    expect((await get(lb.id)).status).toBe('active');
+    expect((await get(created.id)).status).toBe('active');
+    // The stored admin status stays what was set.
+    expect((await stored()).find((b) => b.id === lb.id).status).toBe('scheduled');
+    // Other changes still go through once it runs.
+    expect((await patch({ id: lb.id, name: 'Renamed' })).view).toMatchObject({ name: 'Renamed', status: 'active' });
+  });
+
+  it('scheduled is refused unless the start date is in the future', async () => {
+    await s.setClock(NOW);
+    const message = 'status scheduled needs a start date in the future (start is 2024-06-15, today is 2024-06-15); set status active';
+    expect(await createIssue({ name: 'Now', key: key('now'), rankBy: 'streak', status: 'scheduled' })).toBe(message);
+    const lb = await create({ name: 'Now', key: key('now'), rankBy: 'streak' });
+    expect(await patch({ id: lb.id, status: 'scheduled' })).toEqual({ issue: message });
+    // Setting the future start in the same change is fine.
+    expect((await patch({ id: lb.id, status: 'scheduled', start: '2024-07-01' })).view).toMatchObject({ status: 'scheduled', start: '2024-07-01' });
+    // Moving an active board's start into the future is refused like making it active.
+    const running = await create({ name: 'Running', key: key('running'), rankBy: 'streak', status: 'active' });
+    expect(await patch({ id: running.id, start: '2024-07-01' }))
+      .toEqual({ issue: 'a leaderboard with a future start date cannot be made active directly; set status scheduled' });
+  });
+
+  it('finishes 36 hours after the end date began in UTC', async () => {
+    await s.setClock(NOW);
+    const lb = await create({ name: 'June', key: key('june'), rankBy: 'streak', start: '2024-06-01', end: '2024-06-20', status: 'active' });
+    expect(lb.status).toBe('active');
+    await s.setClock('2024-06-21T11:59:59.999Z');
+    expect((await get(lb.id)).status).toBe('active');
+    await s.setClock('2024-06-21T12:00:00.000Z');
+    expect((await get(lb.id)).status).toBe('finished');
+    // Past its end, it cannot be brought back by moving or clearing the end, or by a status.
+    expect(await patch({ id: lb.id, end: null })).toEqual({ issue: 'a finished leaderboard cannot become active again' });
+    expect(await patch({ id: lb.id, end: '2024-06-30' })).toEqual({ issue: 'a finished leaderboard cannot become active again' });
+    expect(await patch({ id: lb.id, status: 'inactive' })).toEqual({ issue: 'a finished leaderboard cannot become inactive again' });
+    expect((await patch({ id: lb.id, description: 'Done' })).view).toMatchObject({ description: 'Done', status: 'finished' });
+    expect((await patch({ id: lb.id, status: 'finished' })).view.status).toBe('finished');
+  });
+
+  it('an admin may finish a board, which cannot be reactivated', async () => {
+    await s.setClock(NOW);
+    const lb = await create({ name: 'Ends', key: key('ends'), rankBy: 'streak', status: 'active' });
+    expect((await patch({ id: lb.id, status: 'finished' })).view.status).toBe('finished');
+    expect(await patch({ id: lb.id, status: 'active' })).toEqual({ issue: 'a finished leaderboard cannot become active again' });
+    expect(await patch({ id: lb.id, status: 'inactive' })).toEqual({ issue: 'a finished leaderboard cannot become inactive again' });
+    expect(await patch({ id: lb.id, status: 'scheduled', start: '2024-07-01' }))
+      .toEqual({ issue: 'a finished leaderboard cannot become scheduled again' });
+    expect((await get(lb.id)).status).toBe('finished');
+    // Created finished (say, a board of the past).
+    expect((await create({ name: 'Old', key: key('old'), rankBy: 'streak', start: '2024-01-01', end: '2024-01-31', status: 'finished' })).status)
+      .toBe('finished');
+  });
+});
+
+describe('updating leaderboards', () => {
+  it('changes key and ranking only while inactive', async () => {
+    await s.setClock(NOW);
+    const lb = await create({ name: 'Rank', key: key('rank'), rankBy: 'metric', metricId: metricIds.lessons });
+    // Inactive: everything can change; a new ranking drops the old one's fields.
+    const k = key('renamed');
+    const { view } = await patch({ id: lb.id, key: k, rankBy: 'points', pointsSystemId: xpId });
+    expect(view).toMatchObject({ key: k, rankBy: 'points', pointsSystemId: xpId });
+    expect(view).not.toHaveProperty('metricId');
+    expect((await stored()).find((b) => b.id === lb.id)).toMatchObject({ metricId: null, pointsSystemId: xpId });
+    expect((await patch({ id: lb.id, rankBy: 'metric', metricKey: 'minutes', runUnit: 'month', runInterval: 3 })).view)
+      .toMatchObject({ rankBy: 'metric', metricId: metricIds.minutes, runUnit: 'month', runInterval: 3 });
+    // Fields of another ranking are refused.
+    expect(await patch({ id: lb.id, pointsSystemId: xpId })).toEqual({ issue: 'pointsSystemId applies to points leaderboards only' });
+    expect(await patch({ id: lb.id, rankBy: 'streak' })).toEqual({ issue: 'streak leaderboards can only be perpetual: runUnit must be null' });
+
+    expect((await patch({ id: lb.id, status: 'active' })).view.status).toBe('active');
+    const refused = (field: string) => ({ issue: `${field} can only change while the leaderboard is inactive (its status is active)` });
+    expect(await patch({ id: lb.id, key: key('other') })).toEqual(refused('key'));
+    expect(await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).toEqual(refused('rankBy'));
+    expect(await patch({ id: lb.id, metricId: metricIds.lessons })).toEqual(refused('metricId'));
+    expect(await patch({ id: lb.id, runUnit: 'year' })).toEqual(refused('runUnit'));
+    expect(await patch({ id: lb.id, runUnit: null })).toEqual(refused('runUnit'));
+    // The same values are no change; the rest may change any time.
+    const same = await patch({
+      id: lb.id, key: view.key, rankBy: 'metric', metricId: metricIds.minutes, runUnit: 'month',
+      name: 'Ranked', description: 'New', maxParticipants: 10, end: '2024-12-31', startTime: '08:00', endTime: null,
+      breakdownAttributes: [attr.country], runInterval: 1,
+    });
+    expect(same.view).toStrictEqual({
+      id: lb.id, name: 'Ranked', key: view.key, description: 'New', status: 'active', rankBy: 'metric', metricId: metricIds.minutes,
+      maxParticipants: 10, start: '2024-06-15', breakdownAttributes: [attr.country], end: '2024-12-31', startTime: '08:00',
+      endTime: null, runUnit: 'month', runInterval: 1,
+    });
+    // Still checked on the resulting board.
+    expect(await patch({ id: lb.id, end: '2024-06-01' })).toEqual({ issue: 'end (2024-06-01) must not be before start (2024-06-15)' });
+    expect(await patch({ id: lb.id, breakdownAttributes: [attr.source] }))
+      .toEqual({ issue: `breakdownAttributes: "${attr.source}" is not the id of a user attribute` });
+    // Made inactive again, the ranking can change.
+    expect((await patch({ id: lb.id, status: 'inactive', rankBy: 'streak' })).issue).toMatch(/rankBy can only change/);
+    await patch({ id: lb.id, status: 'inactive' });
+    expect((await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).view)
+      .toMatchObject({ rankBy: 'streak', runUnit: null, runInterval: null, status: 'inactive' });
+  });
+
+  it('clears nullable fields with null and resets maxParticipants to 1000', async () => {
+    await s.setClock(NOW);
+    const lb = await create({
+      name: 'Clear', key: key('clear'), rankBy: 'streak', description: 'd', maxParticipants: 5, end: '2024-07-01',
+      startTime: '09:00', endTime: '10:00',
+    });
+    const { view } = await patch({ id: lb.id, description: null, maxParticipants: null, end: null, startTime: null, endTime: null });
+    expect(view).toMatchObject({ description: null, maxParticipants: 1000, end: null, startTime: null, endTime: null });
+    expect(await patch({ id: MISSING, name: 'x' })).toEqual({ issue: `Leaderboard "${MISSING}" not found` });
+  });
+});
+
+describe('listing, getting and deleting', () => {
+  it('lists with limit and skip, gets by id, deletes by ids', async () => {
+    await s.setClock(NOW);
+    const all = await s.request('GET', '/admin/v1/leaderboards?limit=100');
+    expect(all.status).toBe(200);
+    expect(all.body.length).toBe((await stored()).length);
+    expect(all.body.length).toBeGreaterThan(3);
+    expect(all.body[0].key).toBe('lessons-board');
+    const page = await s.request('GET', '/admin/v1/leaderboards?limit=2&skip=1');
+    expect(page.body).toEqual(all.body.slice(1, 3));
+    expect(await get(all.body[1].id)).toEqual(all.body[1]);
+    expect((await s.request('GET', `/admin/v1/leaderboards/${MISSING}`)).status).toBe(404);
+    const doomed = all.body[0].id;
+    const d = await s.request('DELETE', `/admin/v1/leaderboards?ids=${doomed},${MISSING}`);
+    expect(d.status).toBe(200);
+    expect(d.body).toEqual({
+      deleted: [{ id: doomed }], issues: [{ id: MISSING, severity: 'error', message: `Leaderboard "${MISSING}" not found` }],
+    });
+    expect((await s.request('GET', `/admin/v1/leaderboards/${doomed}`)).status).toBe(404);
+    expect((await stored()).some((b) => b.id === doomed)).toBe(false);
+    // Its key is free again.
+    expect((await create({ name: 'Again', key: 'lessons-board', rankBy: 'streak' })).key).toBe('lessons-board');
+  });
+});

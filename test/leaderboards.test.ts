@@ -1,0 +1,148 @@
+/**
+ * Leaderboards on the event path, on single Redis and on the Cluster: metric boards ranked in
+ * phase 2 (capped, ties by who reached a value first, breakdown groups, daily and monthly runs
+ * kept and queryable), the event response, and the reads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets, type TestServer } from './support/server.js';
+
+describe.each(targets())('leaderboards on %s', (target) => {
+  let s: TestServer;
+  let ids: Record<string, string>;
+  let regionId: string;
+
+  const event = async (user: string | Record<string, unknown>, value: number, metric = 'lessons') => {
+    const r = await s.request('POST', `/api/metrics/${metric}/event`, {
+      body: { user: typeof user === 'string' ? { id: user } : user, value },
+    });
+    expect(r.status, r.text).toBe(201);
+    return r.body;
+  };
+  const board = async (body: Record<string, unknown>) => {
+    const r = await s.request('POST', '/admin/v1/leaderboards', { body: [{ status: 'active', ...body }] });
+    expect(r.status, r.text).toBe(201);
+    return r.body.created[0] as { id: string; key: string };
+  };
+  const rankings = async (key: string, query = '') => {
+    const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
+    expect(r.status, r.text).toBe(200);
+    return r.body.rankings as { userId: string; userName: string | null; rank: number; value: number }[];
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-07-01T10:00:00Z');
+    ids = await s.metrics('lessons', 'quizzes', 'runs', 'sales');
+    await s.attributes('user', 'region');
+    regionId = ((await s.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((a) => a.key === 'region')!.id;
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('ranks a perpetual board by the metric total and answers rank, previous rank and threshold', async () => {
+    await board({ name: 'Lessons', key: 'lessons-all', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 3 });
+    const first = await event({ id: 'ann', name: 'Ann' }, 5);
+    expect(first.leaderboards['lessons-all']).toMatchObject({
+      key: 'lessons-all', name: 'Lessons', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 3,
+      start: '2026-07-01', end: null, runUnit: null, rank: 1, previousRank: null, threshold: 0, breakdownAttributeValue: null,
+    });
+    await event({ id: 'bob', name: 'Bob' }, 7);
+    const cy = await event('cy', 3);
+    expect(cy.leaderboards['lessons-all']).toMatchObject({ rank: 3, threshold: 3 });
+    // Full: a newcomer must beat the lowest (3); 3 does not, 4 does and pushes cy out.
+    expect((await event('dee', 3)).leaderboards).toEqual({});
+    expect((await event('eve', 4)).leaderboards['lessons-all']).toMatchObject({ rank: 3, threshold: 4 });
+    expect(await rankings('lessons-all')).toEqual([
+      { userId: 'bob', userName: 'Bob', rank: 1, value: 7 },
+      { userId: 'ann', userName: 'Ann', rank: 2, value: 5 },
+      { userId: 'eve', userName: null, rank: 3, value: 4 },
+    ]);
+    // Ann passes Bob: previous rank 2, rank 1.
+    expect((await event('ann', 3)).leaderboards['lessons-all']).toMatchObject({ rank: 1, previousRank: 2 });
+  });
+
+  it('breaks ties by who reached the value first, with ranks 1, 2, 3 without gaps', async () => {
+    await board({ name: 'Quizzes', key: 'quizzes-all', rankBy: 'metric', metricId: ids.quizzes });
+    await s.setClock('2026-07-01T11:00:00Z');
+    await event('q1', 2, 'quizzes');
+    await s.setClock('2026-07-01T11:00:01Z');
+    await event('q2', 2, 'quizzes');
+    await s.setClock('2026-07-01T11:00:02Z');
+    await event('q3', 1, 'quizzes');
+    await event('q3', 1, 'quizzes');
+    expect((await rankings('quizzes-all')).map((r) => [r.userId, r.rank, r.value])).toEqual([['q1', 1, 2], ['q2', 2, 2], ['q3', 3, 2]]);
+  });
+
+  it('never lets a capped board exceed its maximum, with 200 users racing into a board of 10', async () => {
+    await board({ name: 'Sales', key: 'sales-top', rankBy: 'metric', metricId: ids.sales, maxParticipants: 10 });
+    const values = Array.from({ length: 200 }, (_, i) => ((i * 37) % 200) + 1);
+    const results = await Promise.all(values.map((v, i) => s.request('POST', '/api/metrics/sales/event', {
+      body: { user: { id: `racer-${i}` }, value: v },
+    })));
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    const top = await rankings('sales-top', '?limit=10');
+    expect(top).toHaveLength(10);
+    expect(top.map((r) => r.value)).toEqual([200, 199, 198, 197, 196, 195, 194, 193, 192, 191]);
+    const { redis, keys } = s.api.services;
+    const k = keys.leaderboard('_', (await s.request('GET', '/admin/v1/leaderboards?limit=100')).body
+      .find((b: any) => b.key === 'sales-top').id, '2026-07-01', '');
+    expect(await redis.zcard(k.ranking)).toBe(10);
+    expect(await redis.hlen(k.members)).toBe(10);
+  });
+
+  it('ranks users in separate groups by their breakdown attribute, each group capped', async () => {
+    await board({ name: 'Runs by region', key: 'runs-region', rankBy: 'metric', metricId: ids.runs, breakdownAttributes: [regionId], maxParticipants: 2 });
+    for (const [id, region, v] of [['r1', 'eu', 5], ['r2', 'eu', 3], ['r3', 'us', 1], ['r4', 'eu', 4]] as const) {
+      await event({ id, attributes: { region } }, v, 'runs');
+    }
+    const noRegion = await event('r5', 9, 'runs');
+    expect(noRegion.leaderboards).toEqual({});
+    expect((await rankings('runs-region', '?userAttributes=region:eu')).map((r) => [r.userId, r.rank])).toEqual([['r1', 1], ['r4', 2]]);
+    expect((await rankings('runs-region', '?userAttributes=region:us')).map((r) => [r.userId, r.rank])).toEqual([['r3', 1]]);
+    expect((await s.request('GET', '/api/leaderboards/runs-region')).status).toBe(400);
+    const mine = await s.request('GET', '/api/users/r4/leaderboards/runs-region');
+    expect(mine.body).toMatchObject({ rank: 2, value: 4 });
+  });
+
+  it('starts a new run every day of a daily board, keeps old runs queryable, and ranks each run by its own sum', async () => {
+    await s.setClock('2026-07-02T08:00:00Z');
+    await board({ name: 'Daily lessons', key: 'lessons-daily', rankBy: 'metric', metricId: ids.lessons, start: '2026-07-02', runUnit: 'day', runInterval: 1 });
+    await event('d1', 2);
+    await event('d2', 5);
+    await s.setClock('2026-07-03T08:00:00Z');
+    const next = await event('d1', 1);
+    expect(next.leaderboards['lessons-daily']).toMatchObject({ rank: 1, end: '2026-07-03' });
+    expect((await rankings('lessons-daily')).map((r) => [r.userId, r.value])).toEqual([['d1', 1]]);
+    expect((await rankings('lessons-daily', '?run=2026-07-02')).map((r) => [r.userId, r.value])).toEqual([['d2', 5], ['d1', 2]]);
+  });
+
+  it('runs a monthly board month by month, and a user in UTC+14 is in the next month earlier', async () => {
+    await s.setClock('2026-07-31T09:00:00Z');
+    await board({ name: 'Monthly', key: 'lessons-monthly', rankBy: 'metric', metricId: ids.lessons, start: '2026-07-01', runUnit: 'month', runInterval: 1 });
+    // 09:00 UTC on July 31st is 23:00 that day in Kiritimati (UTC+14): still July.
+    await event({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 3);
+    await s.setClock('2026-07-31T11:00:00Z'); // 01:00 on August 1st in Kiritimati, still July 31st in UTC
+    await event({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 4);
+    await event({ id: 'utc' }, 1);
+    expect((await rankings('lessons-monthly', '?run=2026-07-15')).map((r) => [r.userId, r.value])).toEqual([['kiri', 3], ['utc', 1]]);
+    expect((await rankings('lessons-monthly', '?run=2026-08-01')).map((r) => [r.userId, r.value])).toEqual([['kiri', 4]]);
+  });
+
+  it('lists the boards users see and a user\'s rank with the history of its changes', async () => {
+    await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricId: ids.lessons }] });
+    const list = await s.request('GET', '/api/leaderboards');
+    expect(list.body.map((b: any) => b.key)).toContain('lessons-all');
+    expect(list.body.map((b: any) => b.key)).not.toContain('hidden');
+    expect(list.body.every((b: any) => b.status === 'active')).toBe(true);
+    expect((await s.request('GET', '/api/leaderboards/hidden')).status).toBe(404);
+    const ann = await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=5');
+    expect(ann.status, ann.text).toBe(200);
+    expect(ann.body).toMatchObject({ key: 'lessons-all', rank: 1, value: 8 });
+    expect(ann.body.history.map((h: any) => [h.previousRank, h.rank, h.previousValue, h.value])).toEqual([[2, 1, 5, 8], [null, 1, null, 5]]);
+    expect((await s.request('GET', '/api/users/nobody/leaderboards/lessons-all')).status).toBe(404);
+    expect((await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=0')).status).toBe(400);
+    // Offsets from a user: bob is second (kiri's 7 came after his), so one from him is kiri.
+    expect((await rankings('lessons-all', '?userId=bob&limit=1')).map((r) => [r.userId, r.rank])).toEqual([['bob', 2]]);
+    expect((await rankings('lessons-all', '?userId=bob&offset=1&limit=5')).map((r) => [r.userId, r.rank])).toEqual([['kiri', 3]]);
+    expect(await rankings('lessons-all', '?userId=cy')).toEqual([]);
+  });
+});
