@@ -1359,3 +1359,63 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
     apiError(await rejectionOf(client.points.system('nope', NO_RETRY)), TrophyApi.NotFoundError, 404);
   });
 });
+
+describe.each(targets())('SDK 1.0.42 leaderboards on %s', (target) => {
+  let s: TestServer;
+  let client: TrophyApiClient;
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-08-03T09:00:00Z');
+    const ids = await s.metrics('lessons');
+    const r = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'All time', key: 'all-time', rankBy: 'metric', metricId: ids.lessons, status: 'active', maxParticipants: 50 },
+        { name: 'Weekly', key: 'weekly', rankBy: 'metric', metricId: ids.lessons, status: 'active', runUnit: 'day', runInterval: 7, start: '2026-08-03' },
+        { name: 'Later', key: 'later', rankBy: 'metric', metricId: ids.lessons, status: 'scheduled', start: '2026-09-01' },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+    client = sdkClient(s);
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('metrics.event parses the leaderboards the event changed', async () => {
+    const r = await client.metrics.event('lessons', { user: { id: 'lb-ada', name: 'Ada' }, value: 3 }, NO_RETRY);
+    expect(Object.keys(r.leaderboards).sort()).toEqual(['all-time', 'weekly']);
+    expect(r.leaderboards['all-time']).toMatchObject({
+      key: 'all-time', name: 'All time', rankBy: 'metric', rank: 1, threshold: 0, maxParticipants: 50, start: '2026-08-03',
+    });
+    expect(r.leaderboards.weekly).toMatchObject({ rank: 1, end: '2026-08-09', runUnit: 'day', runInterval: 7 });
+    await client.metrics.event('lessons', { user: { id: 'lb-bo' }, value: 5 }, NO_RETRY);
+  });
+
+  it('leaderboards.all lists the active and scheduled boards with their status', async () => {
+    const all = await client.leaderboards.all(NO_RETRY);
+    expect(all.map((b) => [b.key, b.status]).sort()).toEqual([['all-time', 'active'], ['later', 'scheduled'], ['weekly', 'active']]);
+  });
+
+  it('leaderboards.get returns the rankings, a page of them, around a user, and a past run', async () => {
+    const r = await client.leaderboards.get('all-time', {}, NO_RETRY);
+    expect(r).toMatchObject({ key: 'all-time', status: 'active' });
+    expect(r.rankings).toEqual([
+      { userId: 'lb-bo', rank: 1, value: 5 },
+      { userId: 'lb-ada', userName: 'Ada', rank: 2, value: 3 },
+    ]);
+    expect((await client.leaderboards.get('all-time', { offset: 1, limit: 1 }, NO_RETRY)).rankings.map((x) => x.userId)).toEqual(['lb-ada']);
+    expect((await client.leaderboards.get('all-time', { userId: 'lb-ada' }, NO_RETRY)).rankings.map((x) => x.rank)).toEqual([2]);
+    await s.setClock('2026-08-11T09:00:00Z');
+    expect((await client.leaderboards.get('weekly', {}, NO_RETRY)).rankings).toEqual([]);
+    expect((await client.leaderboards.get('weekly', { run: '2026-08-03' }, NO_RETRY)).rankings.map((x) => x.userId)).toEqual(['lb-bo', 'lb-ada']);
+    apiError(await rejectionOf(client.leaderboards.get('nope', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
+  });
+
+  it('users.leaderboard returns the rank, the value and the history with Date timestamps', async () => {
+    const r = await client.users.leaderboard('lb-ada', 'all-time', { numEvents: 5 }, NO_RETRY);
+    expect(r).toMatchObject({ key: 'all-time', rank: 2, value: 3 });
+    expect(r.history).toHaveLength(1);
+    expect(r.history[0].timestamp).toBeInstanceOf(Date);
+    expect(r.history[0]).toMatchObject({ rank: 1, value: 3 });
+    apiError(await rejectionOf(client.users.leaderboard('lb-nobody', 'all-time', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
+  });
+});
