@@ -15,7 +15,8 @@
   ARGV[6...] user hash field/value pairs to set
 
   Returns
-    {1, created, field, value, ...}  the user after the change (HGETALL), created 1 when new
+    {1, created, awards, field, value, ...}  the user after the change (HGETALL), created 1 when
+                                     new; awards as accruePoints answers them ('' without)
     {-2}                             subscribeToEmails true without an email: nothing changed
     {-3}                             mode 'create' and the user exists: nothing changed
     {-4}                             mode 'update' and the user does not exist: nothing changed
@@ -41,6 +42,7 @@ if mode == 'update' and not exists then return {-4} end
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
 local created = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
+local awards = ''
 if created == 1 and ARGV[5] ~= '' then
   local nowStamp, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
   local points = cjson.decode(json)
@@ -52,11 +54,13 @@ if created == 1 and ARGV[5] ~= '' then
   if #pc.awards > 0 then
     pointsCommit(pc)
     logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
+    awards = pc.awards
   end
 end
 redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
+table.insert(reply, 1, awards)
 table.insert(reply, 1, created)
 table.insert(reply, 1, 1)
 return reply

@@ -14,6 +14,7 @@ import { DateTime } from 'luxon';
 import type { Deps } from './deps.js';
 import { ScriptCode } from './redis/scripts.js';
 import { boostsArg } from './domain/points.js';
+import { placedAwards, rankAwards } from './leaderboard-rank.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 export const MAX_DUES_PER_CALL = 500;
@@ -81,7 +82,10 @@ export async function accrueTime(deps: Pick<Deps, 'redis' | 'keys' | 'store' | '
     const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
     if (r[0] === ScriptCode.NOT_FOUND) return null;
     if (r[0] === 1) {
-      if (Array.isArray(r[1])) made.push(...(r[1] as unknown[][]));
+      if (Array.isArray(r[1])) {
+        made.push(...(r[1] as unknown[][]));
+        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now);
+      }
       if (!more) return made;
     }
     // -1: another process accrued meanwhile; read again.

@@ -145,4 +145,74 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('lessons-all', '?userId=bob&offset=1&limit=5')).map((r) => [r.userId, r.rank])).toEqual([['kiri', 3]]);
     expect(await rankings('lessons-all', '?userId=cy')).toEqual([]);
   });
+
+  describe('points and streak boards', () => {
+    let p: TestServer;
+    const play = async (user: string, value = 1) => {
+      const r = await p.request('POST', '/api/metrics/plays/event', { body: { user: { id: user }, value } });
+      expect(r.status, r.text).toBe(201);
+      return r.body.leaderboards;
+    };
+    const ranked = async (key: string, query = '') => {
+      const r = await p.request('GET', `/api/leaderboards/${key}${query}`);
+      expect(r.status, r.text).toBe(200);
+      return (r.body.rankings as { userId: string; value: number }[]).map((x) => [x.userId, x.value]);
+    };
+
+    beforeAll(async () => {
+      p = await startTestServer({ target, clock: 'manual' });
+      await p.setClock('2026-09-01T10:00:00Z');
+      const ids = await p.metrics('plays');
+      const ach = await p.request('POST', '/admin/v1/achievements', { body: [{ name: 'Bonus', key: 'bonus', trigger: 'api' }] });
+      const system = await p.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'XP', key: 'xp',
+          triggers: [
+            { type: 'metric', metricId: ids.plays, metricThreshold: 1, points: 10, status: 'active' },
+            { type: 'achievement', achievementId: ach.body.created[0].id, points: 100, status: 'active' },
+          ],
+        }],
+      });
+      expect(system.status, system.text).toBe(201);
+      const xp = system.body.created[0].id;
+      expect((await p.request('PUT', '/admin/v1/streaks/settings', {
+        body: { frequency: 'daily', metrics: [{ metricId: ids.plays, threshold: 1 }] },
+      })).status).toBe(200);
+      const boards = await p.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'XP all time', key: 'xp-all', rankBy: 'points', pointsSystemId: xp, status: 'active' },
+          { name: 'XP today', key: 'xp-daily', rankBy: 'points', pointsSystemId: xp, status: 'active', runUnit: 'day', runInterval: 1 },
+          { name: 'Streaks', key: 'streaky', rankBy: 'streak', status: 'active' },
+        ],
+      });
+      expect(boards.status, boards.text).toBe(201);
+    });
+    afterAll(async () => { await p?.close(); });
+
+    it('ranks points boards by the total (perpetual) or the points gained in the run, from events and API completions', async () => {
+      const first = await play('u1', 2);
+      expect(first['xp-all']).toMatchObject({ rankBy: 'points', pointsSystemKey: 'xp', pointsSystemName: 'XP', rank: 1 });
+      expect(first['xp-daily']).toMatchObject({ rank: 1, end: '2026-09-01' });
+      await play('u2');
+      const bonus = await p.request('POST', '/api/achievements/bonus/complete', { body: { user: { id: 'u2' } } });
+      expect(bonus.status).toBe(201);
+      expect(await ranked('xp-all')).toEqual([['u2', 110], ['u1', 20]]);
+      await p.setClock('2026-09-02T10:00:00Z');
+      await play('u1');
+      expect(await ranked('xp-all')).toEqual([['u2', 110], ['u1', 30]]);
+      expect(await ranked('xp-daily')).toEqual([['u1', 10]]);
+      expect(await ranked('xp-daily', '?run=2026-09-01')).toEqual([['u2', 110], ['u1', 20]]);
+    });
+
+    it('ranks streak boards by the current length, and drops a streak once it is lost', async () => {
+      expect(await ranked('streaky')).toEqual([['u1', 2], ['u2', 1]]);
+      await p.setClock('2026-09-03T10:00:00Z');
+      // u2's one-day streak of September 1st ended with September 2nd.
+      expect(await ranked('streaky')).toEqual([['u1', 2]]);
+      await p.setClock('2026-09-05T10:00:00Z');
+      expect(await ranked('streaky')).toEqual([]);
+      expect((await play('u2'))['streaky']).toMatchObject({ rank: 1 });
+      expect(await ranked('streaky')).toEqual([['u2', 1]]);
+    });
+  });
 });

@@ -97,20 +97,52 @@ export function boardView(lb: Leaderboard, snapshot: Snapshot, runEnd?: string |
   return view;
 }
 
-/** The boards that rank a metric's totals (not inactive nor finished by an admin), per snapshot. */
-const byMetric = new WeakMap<Snapshot, Map<string, Leaderboard[]>>();
+/** The live boards (neither inactive nor finished by an admin) by what they rank, per snapshot. */
+interface LiveBoards {
+  byMetric: Map<string, Leaderboard[]>;
+  points: Leaderboard[];
+  streak: Leaderboard[];
+}
 
-export function metricBoards(snapshot: Snapshot, metricId: string): Leaderboard[] {
-  let map = byMetric.get(snapshot);
-  if (map === undefined) {
-    map = new Map();
+const live = new WeakMap<Snapshot, LiveBoards>();
+
+function liveBoards(snapshot: Snapshot): LiveBoards {
+  let boards = live.get(snapshot);
+  if (boards === undefined) {
+    boards = { byMetric: new Map(), points: [], streak: [] };
     for (const lb of snapshot.leaderboards.values()) {
-      if (lb.rankBy !== 'metric' || lb.metricId === null || lb.status === 'inactive' || lb.status === 'finished') continue;
-      const list = map.get(lb.metricId) ?? [];
-      list.push(lb);
-      map.set(lb.metricId, list);
+      if (lb.status === 'inactive' || lb.status === 'finished') continue;
+      if (lb.rankBy === 'metric' && lb.metricId !== null) {
+        const list = boards.byMetric.get(lb.metricId) ?? [];
+        list.push(lb);
+        boards.byMetric.set(lb.metricId, list);
+      } else if (lb.rankBy === 'points' && lb.pointsSystemId !== null) {
+        boards.points.push(lb);
+      } else if (lb.rankBy === 'streak') {
+        boards.streak.push(lb);
+      }
     }
-    byMetric.set(snapshot, map);
+    live.set(snapshot, boards);
   }
-  return map.get(metricId) ?? [];
+  return boards;
+}
+
+/** The live boards that rank a metric's totals. */
+export function metricBoards(snapshot: Snapshot, metricId: string): Leaderboard[] {
+  return liveBoards(snapshot).byMetric.get(metricId) ?? [];
+}
+
+/** The live boards that rank points. */
+export function pointsBoards(snapshot: Snapshot): Leaderboard[] {
+  return liveBoards(snapshot).points;
+}
+
+/** The live boards that rank streaks. */
+export function streakBoards(snapshot: Snapshot): Leaderboard[] {
+  return liveBoards(snapshot).streak;
+}
+
+/** The attribute keys of a board's breakdown, in its order. */
+export function breakdownKeys(lb: Leaderboard, snapshot: Snapshot): string[] {
+  return lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
 }

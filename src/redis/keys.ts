@@ -23,7 +23,9 @@
  *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
  *                                                        per breakdown group): value, member
  *                                                        '<order>|<user id>' (leaderboardRank.lua)
- *   <prefix>:{lb:…}:m, :h:<uid>                        hash user -> member; list: a user's rank history
+ *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
+ *                                                        hash: a user's awards in a points board's run
+ *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
  *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
  *                                                        by the log-drain worker, for summaries)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
@@ -143,10 +145,15 @@ export class Keys {
    * A leaderboard run's keys (one hash slot per board, run and breakdown group): the ranking, the
    * users' members, and a user's history. `group` is '' without breakdown attributes.
    */
-  leaderboard(tenant: string, boardId: string, run: string, group: string): { ranking: string; members: string; history(userId: string): string } {
+  leaderboard(tenant: string, boardId: string, run: string, group: string): {
+    ranking: string; members: string; expiry: string; history(userId: string): string; awards(userId: string): string;
+  } {
     const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
     const base = `${this.prefix}:{lb:${tag}}:`;
-    return { ranking: base + 'r', members: base + 'm', history: (userId) => `${base}h:${escapeId(userId)}` };
+    return {
+      ranking: base + 'r', members: base + 'm', expiry: base + 'x',
+      history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
+    };
   }
 
   /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */

@@ -11,6 +11,7 @@ import { userEntry } from '../domain/log.js';
 import { boostsArg, pointsChanges } from '../domain/points.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
+import { placedAwards, rankAwards } from '../leaderboard-rank.js';
 import { CompletionStats, type TenantStats } from '../domain/stats.js';
 import {
   checkUserId, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser, type UserHash,
@@ -95,6 +96,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     if (r[1] === 1 || r.length > 4) stats.invalidate(tenant);
     // A user created here: time triggers count from now (the workers must find the user).
     if (r[1] === 1) await accrueTime(deps, tenant, user.id);
+    await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now);
     const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
     return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
   }

@@ -12,14 +12,15 @@ import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
-import { stateFromHash, streakJson, streakView, type StreakState } from '../domain/streaks.js';
+import { expiresAt, stateFromHash, streakJson, streakView, type StreakState } from '../domain/streaks.js';
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
 import { boostsArg, pointsJson } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
-import { boardView, metricBoards, orderOf, runOf } from '../domain/leaderboards.js';
+import { breakdownKeys, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -76,15 +77,16 @@ interface EventBoard {
   run: { start: string; end: string | null };
   /** Position of the run sum in the script's answer; -1: the board ranks the metric's total. */
   sum: number;
-  /** Breakdown attributes: key and position of the value after the run sums. */
-  attributes: [string, number][];
 }
 
 interface EventBoards {
-  list: EventBoard[];
+  /** The metric's boards running on the event's date. */
+  metric: EventBoard[];
   /** recordEventPlan's <boards>. */
   arg: string;
   runCount: number;
+  /** The breakdown attributes read, in the order of their values after the run sums. */
+  attributeKeys: string[];
 }
 
 /** Remembers time zones of users seen lately, so the first script call usually assumes right. */
@@ -197,7 +199,7 @@ export function eventRoutes(deps: Deps): Route[] {
       // small arguments travel as one string (each argument costs the script about 1,700
       // instructions, and ioredis about 120 ns).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
-      const boards = boardsOf(metric.id, day);
+      const boards = boardsOf(metric.id, day, hot !== '');
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
@@ -213,7 +215,9 @@ export function eventRoutes(deps: Deps): Route[] {
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
         const points = pointsJson(snapshot, r[4], tenant, user.id, nowIso);
-        const leaderboards = boards.list.length === 0 ? '{}' : await rankEvent(boards, r, tenant, user.id, now);
+        const extended = rule !== null && state !== null && state.extended
+          ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
+        const leaderboards = await rankEvent(boards, r, tenant, user.id, day, now, extended);
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
@@ -244,62 +248,67 @@ export function eventRoutes(deps: Deps): Route[] {
   }
 
   /**
-   * The metric's boards that run on the user's local date, and what the event script must do for
-   * them (recordEventPlan <boards>): add the value to the run sums of repeating boards, read the
-   * breakdown attributes of grouped ones. A perpetual board ranks the metric's total.
+   * What the event script must do for the leaderboards (recordEventPlan <boards>): add the value to
+   * the run sums of the metric's repeating boards, and read the breakdown attributes of every board
+   * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
+   * ranks the metric's total.
    */
-  function boardsOf(metricId: string, date: string): EventBoards {
-    const list: EventBoard[] = [];
-    const runFields: string[] = [];
-    const attributeFields: string[] = [];
+  function boardsOf(metricId: string, date: string, hasPlan: boolean): EventBoards {
     const snapshot = store.current;
+    const metric: EventBoard[] = [];
+    const runFields: string[] = [];
+    const attributeKeys = new Set<string>();
     for (const lb of metricBoards(snapshot, metricId)) {
       const run = runOf(lb, date);
       if (run === null) continue;
-      const board: EventBoard = { lb, run, sum: -1, attributes: [] };
+      const board: EventBoard = { lb, run, sum: -1 };
       if (lb.runUnit !== null) {
         board.sum = runFields.length;
         runFields.push(`r:${lb.id}:${run.start}`);
       }
-      for (const id of lb.breakdownAttributes) {
-        const key = snapshot.attributes.get(id)?.key;
-        if (key === undefined) continue;
-        board.attributes.push([key, attributeFields.length]);
-        attributeFields.push('a:' + key);
-      }
-      list.push(board);
+      for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
+      metric.push(board);
     }
-    const arg = runFields.length === 0 && attributeFields.length === 0 ? '' : `${runFields.join(',')}#${attributeFields.join(',')}`;
-    return { list, arg, runCount: runFields.length };
+    if (hasPlan) {
+      for (const lb of [...pointsBoards(snapshot), ...streakBoards(snapshot)]) {
+        for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
+      }
+    }
+    const keysList = [...attributeKeys];
+    const arg = runFields.length === 0 && keysList.length === 0 ? '' : `${runFields.join(',')}#${keysList.map((k) => 'a:' + k).join(',')}`;
+    return { metric, arg, runCount: runFields.length, attributeKeys: keysList };
   }
 
   /**
-   * Phase 2 (ARCHITECTURE.md §3): the user's new value on each board run (and breakdown group), one
-   * script per run on its own slot, sent together. Answers the boards the event changed, as the
+   * Phase 2: the user's standing on the metric's boards (total or run sum), on the points boards of
+   * the systems the event awarded, and on the streak boards when the streak extended. Answers the
    * response's `leaderboards` JSON.
    */
-  async function rankEvent(boards: EventBoards, reply: unknown[], tenant: string, userId: string, now: number) {
+  async function rankEvent(
+    boards: EventBoards, reply: unknown[], tenant: string, userId: string, date: string, now: number,
+    extended: { length: number; expiry: number } | null,
+  ): Promise<string> {
     const snapshot = store.current;
-    const order = orderOf(now);
     const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
-    const work: Promise<string | null>[] = [];
-    for (const { lb, run, sum, attributes } of boards.list) {
-      const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
-      // A user without a value for a breakdown attribute is in no group of that board.
-      const group = attributes.map(([, i]) => String(values[boards.runCount + i] ?? ''));
-      if (group.some((v) => v === '')) continue;
-      const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
-      work.push(redis.leaderboardRank(k.ranking, k.members, k.history(userId), userId, value, order, lb.maxParticipants, now)
-        .then(([rank, previousRank, threshold]) => {
-          if (rank === 0 && previousRank === 0) return null;
-          return `${JSON.stringify(lb.key)}:${JSON.stringify({
-            ...boardView(lb, snapshot, run.end), rank: rank || null, previousRank: previousRank || null,
-            threshold: Number(threshold), breakdownAttributeValue: group.length === 0 ? null : group.join(','),
-          })}`;
-        }));
+    const attributes = new Map(boards.attributeKeys.map((k, i) => [k, String(values[boards.runCount + i] ?? '')]));
+    // A user without a value for a breakdown attribute is in no group of that board.
+    const groupOf = (lb: Leaderboard): string[] | null => {
+      const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
+      return group.some((v) => v === '') ? null : group;
+    };
+    const placements: Placement[] = [];
+    for (const { lb, run, sum } of boards.metric) {
+      const group = groupOf(lb);
+      if (group !== null) placements.push({ lb, run, group, value: sum >= 0 ? String(values[sum]) : String(reply[1]) });
     }
-    const parts = (await Promise.all(work)).filter((x): x is string => x !== null);
-    return `{${parts.join(',')}}`;
+    if (typeof reply[4] === 'string' && reply[4] !== '') {
+      const awards = (JSON.parse(reply[4]) as [string, string, number, number, number][])
+        .map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));
+      placements.push(...pointsPlacements(deps, awards, groupOf));
+    }
+    if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
+    if (placements.length === 0) return '{}';
+    return `{${(await place(deps, tenant, userId, placements, now)).join(',')}}`;
   }
 
   function respond(

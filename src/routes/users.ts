@@ -16,6 +16,7 @@ import { completionField, userAchievementView, visibleTo } from '../domain/achie
 import { userEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
+import { placedAwards, rankAwards } from '../leaderboard-rank.js';
 import { boostsFor } from '../domain/points.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -64,8 +65,9 @@ export function userRoutes(deps: Deps): Route[] {
       deps.stats.invalidate(tenant);
       // Time triggers count from now: the workers must find the new user when an award is due.
       await accrueTime(deps, tenant, id);
+      await rankAwards(deps, tenant, id, placedAwards(r[2]), now);
     }
-    return json(created ? 201 : 200, userView(hashFromFlat(r, 2)));
+    return json(created ? 201 : 200, userView(hashFromFlat(r, 3)));
   }
 
   /** The user's hash; 404 when the user does not exist. */

@@ -14,12 +14,17 @@
   KEYS[1] ranking                <prefix>:{lb:<tenant>:<board>:<run>[:<group>]}:r   zset
   KEYS[2] members                <prefix>:{...}:m                                   hash user -> member
   KEYS[3] the user's history     <prefix>:{...}:h:<user id>                         list, newest first
+  KEYS[4] the user's awards      <prefix>:{...}:a:<user id>                         hash n -> awarded
+          (points boards that repeat: the run's value is the sum of the user's awards in it,
+          each recorded once by its number, so a repeated call adds nothing)
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 15-digit complement of the ms time
   ARGV[4] maximum participants
   ARGV[5] '<ms>': the event's time, for the history
+  ARGV[6...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
+          is ignored)
 
   Returns {rank, previousRank, threshold, value}: rank and previousRank 0 when off the ranking;
   threshold the value needed to enter now (the lowest value when full, else 0).
@@ -27,12 +32,20 @@
 local rankingKey = KEYS[1]
 local membersKey = KEYS[2]
 local historyKey = KEYS[3]
+local awardsKey = KEYS[4]
 
 local userId = ARGV[1]
 local value = ARGV[2]
 local order = ARGV[3]
 local max = tonumber(ARGV[4])
 local at = ARGV[5]
+
+if #ARGV > 5 then
+  redis.call('HSET', awardsKey, unpack(ARGV, 6))
+  local sum = 0
+  for _, v in ipairs(redis.call('HVALS', awardsKey)) do sum = sum + v end
+  value = string.format('%d', sum)
+end
 
 local old = redis.call('HGET', membersKey, userId)
 local previousRank, previousValue = 0, nil

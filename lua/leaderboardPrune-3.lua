@@ -1,0 +1,28 @@
+--[[
+  Removes from a streak board's run the users whose streak is lost by now (each placement records
+  when the user's streak expires if nothing happens); their next extension places them again.
+
+  KEYS[1] ranking                <prefix>:{lb:...}:r
+  KEYS[2] members                <prefix>:{lb:...}:m
+  KEYS[3] expiries               <prefix>:{lb:...}:x     zset user -> ms the streak is lost
+
+  ARGV[1] now, ms
+
+  Returns how many users left.
+]]
+local rankingKey = KEYS[1]
+local membersKey = KEYS[2]
+local expiryKey = KEYS[3]
+
+local now = ARGV[1]
+
+local lost = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', now)
+for _, userId in ipairs(lost) do
+  local member = redis.call('HGET', membersKey, userId)
+  if member then
+    redis.call('ZREM', rankingKey, member)
+    redis.call('HDEL', membersKey, userId)
+  end
+  redis.call('ZREM', expiryKey, userId)
+end
+return #lost

@@ -1,0 +1,127 @@
+/**
+ * Phase 2 of whatever changes a user's standing (ARCHITECTURE.md §3): the user's new value on
+ * each leaderboard run it concerns, one `leaderboardRank` script per run (and breakdown group) on
+ * the run's own hash slot, all sent together. Values are absolute (a metric total or run sum, a
+ * points total, a streak length) or, for repeating points boards, the awards of the run by
+ * number, so a repeated call changes nothing.
+ *
+ * Returns the boards whose standing changed, as `"<key>":{...}` JSON members of the response's
+ * `leaderboards` (MetricEventLeaderboardResponse).
+ */
+import type { Deps } from './deps.js';
+import { boardView, breakdownKeys, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
+import type { Leaderboard } from './store/config.js';
+
+/** One ranking to update: a board run (and group) and the user's value or awards there. */
+export interface Placement {
+  lb: Leaderboard;
+  run: { start: string; end: string | null };
+  /** The breakdown group's values, in the board's attribute order ([] without). */
+  group: string[];
+  value: string;
+  /** Repeating points boards: award number / awarded pairs of the run. */
+  awards?: string[];
+  /** Streak boards: when the streak is lost if nothing happens (ms); the board drops it then. */
+  expiry?: number;
+}
+
+/** An award as phase 2 needs it: its system, amount, total after, number and local day. */
+export interface PlacedAward {
+  system: string;
+  awarded: number;
+  total: number;
+  n: number;
+  day: string;
+}
+
+export async function place(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, placements: Placement[], now: number): Promise<string[]> {
+  const { redis, keys, store } = deps;
+  const snapshot = store.current;
+  const order = orderOf(now);
+  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry }) => {
+    const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
+    const [rank, previousRank, threshold] = await redis.leaderboardRank(
+      k.ranking, k.members, k.history(userId), k.awards(userId), userId, value, order, lb.maxParticipants, now, ...(awards ?? []),
+    );
+    if (expiry !== undefined && rank > 0) await redis.zadd(k.expiry, expiry, userId);
+    if (rank === 0 && previousRank === 0) return null;
+    return `${JSON.stringify(lb.key)}:${JSON.stringify({
+      ...boardView(lb, snapshot, run.end), rank: rank || null, previousRank: previousRank || null,
+      threshold: Number(threshold), breakdownAttributeValue: group.length === 0 ? null : group.join(','),
+    })}`;
+  }));
+  return done.filter((x): x is string => x !== null);
+}
+
+/**
+ * The placements of points awards: for each points board of an awarded system, in the run of each
+ * award's local day, the system's total (perpetual) or the run's awards (repeating). `groups`
+ * gives a board's breakdown group for the user (null: in none).
+ */
+export function pointsPlacements(
+  deps: Pick<Deps, 'store'>, awards: PlacedAward[], groupOf: (lb: Leaderboard) => string[] | null,
+): Placement[] {
+  const out: Placement[] = [];
+  const snapshot = deps.store.current;
+  for (const lb of pointsBoards(snapshot)) {
+    const mine = awards.filter((a) => a.system === lb.pointsSystemId);
+    if (mine.length === 0) continue;
+    const group = groupOf(lb);
+    if (group === null) continue;
+    const runs = new Map<string, Placement>();
+    for (const a of mine) {
+      const run = runOf(lb, a.day);
+      if (run === null) continue;
+      let p = runs.get(run.start);
+      if (p === undefined) {
+        p = { lb, run, group, value: '0', awards: lb.runUnit === null ? undefined : [] };
+        runs.set(run.start, p);
+      }
+      if (p.awards) p.awards.push(String(a.n), String(a.awarded));
+      else p.value = String(a.total);
+    }
+    out.push(...runs.values());
+  }
+  return out;
+}
+
+/** The placements of a streak's new length on the streak boards (perpetual) running on `day`. */
+export function streakPlacements(
+  deps: Pick<Deps, 'store'>, length: number, expiry: number, day: string, groupOf: (lb: Leaderboard) => string[] | null,
+): Placement[] {
+  const out: Placement[] = [];
+  for (const lb of streakBoards(deps.store.current)) {
+    const run = runOf(lb, day);
+    const group = groupOf(lb);
+    if (run === null || group === null) continue;
+    out.push({ lb, run, group, value: String(length), expiry });
+  }
+  return out;
+}
+
+/**
+ * Phase 2 for awards made outside an event (an API completion, time awards, a user created with
+ * points): the user's standing on the points boards of the awarded systems. Reads the user's
+ * breakdown attributes when a board needs them.
+ */
+export async function rankAwards(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, awards: PlacedAward[], now: number): Promise<void> {
+  const snapshot = deps.store.current;
+  const boards = pointsBoards(snapshot).filter((lb) => awards.some((a) => a.system === lb.pointsSystemId));
+  if (boards.length === 0) return;
+  const keys = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))];
+  const values = keys.length === 0 ? [] : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, ...keys.map((k) => 'a:' + k));
+  const attributes = new Map(keys.map((k, i) => [k, values[i] ?? '']));
+  const groupOf = (lb: Leaderboard): string[] | null => {
+    const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
+    return group.some((v) => v === '') ? null : group;
+  };
+  await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf), now);
+}
+
+/** Awards as the scripts other than the event's answer them ([system, trigger, awarded, total, n, ms, day field, boosts]). */
+export function placedAwards(raw: unknown): PlacedAward[] {
+  if (!Array.isArray(raw)) return [];
+  return (raw as unknown[][]).map((x) => ({
+    system: String(x[0]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]), day: String(x[6]).slice(2),
+  }));
+}
