@@ -5,8 +5,8 @@
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
  *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
- *   laurel-features the same server and load, the metric with three achievements, a daily streak and
- *                   an XP points system (10 points a lesson, two levels)
+ *   laurel-features the same server and load, the metric with three achievements, a daily streak, an
+ *                   XP points system (10 points a lesson, two levels) and a leaderboard of the top 100
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -124,9 +124,9 @@ function laurel(name: string, description: string, features: boolean): Variant {
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
-     * a daily streak with freezes and an XP system (10 points a lesson, two levels), so every event
-     * also evaluates achievements, extends or reads the streak and awards points. Then one probe
-     * event.
+     * a daily streak with freezes, an XP system (10 points a lesson, two levels) and a leaderboard of
+     * the top 100 learners, so every event also evaluates achievements, extends or reads the streak,
+     * awards points and ranks the user (phase 2). Then one probe event.
      */
     async prepare(session, signal) {
       const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
@@ -149,6 +149,10 @@ function laurel(name: string, description: string, features: boolean): Variant {
           triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }],
         }], signal);
         if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
+        const board = await post(admin('/leaderboards'), session.apiKey, [{
+          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: 100, status: 'active',
+        }], signal);
+        if (board.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${board.status} ${board.text}`);
       }
       // One event before the load, so a wrong route or key fails here with the reason, not as
       // thousands of non-2xx lines in the table.
@@ -162,6 +166,6 @@ export const laurelEvent = laurel(
   'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', false);
 
 export const laurelFeatures = laurel(
-  'laurel-features', 'the event path with three achievements, a streak and a points system on the metric', true);
+  'laurel-features', 'the event path with three achievements, a streak, a points system and a leaderboard on the metric', true);
 
 export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelFeatures];
