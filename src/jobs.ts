@@ -11,6 +11,8 @@ import type { Settings } from './settings.js';
 export const ACHIEVEMENTS_QUEUE = 'achievements';
 /** Time triggers: the periodic accrual of due awards, and the backfill when a trigger appears. */
 export const POINTS_TIME_QUEUE = 'points-time';
+/** Leaderboards: the finalisation of runs every time zone has finished. */
+export const LEADERBOARDS_QUEUE = 'leaderboards';
 
 export interface BackfillJob {
   achievementId: string;

@@ -44,6 +44,8 @@ export async function place(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant
       k.ranking, k.members, k.history(userId), k.awards(userId), userId, value, order, lb.maxParticipants, now, ...(awards ?? []),
     );
     if (expiry !== undefined && rank > 0) await redis.zadd(k.expiry, expiry, userId);
+    // The workers finalise every group of a run: they find them here.
+    if (group.length > 0 && rank > 0) await redis.sadd(keys.leaderboardIndex(tenant, lb.id).groups(run.start), group.join('\u0000'));
     if (rank === 0 && previousRank === 0) return null;
     return `${JSON.stringify(lb.key)}:${JSON.stringify({
       ...boardView(lb, snapshot, run.end), rank: rank || null, previousRank: previousRank || null,

@@ -215,4 +215,55 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(await ranked('streaky')).toEqual([['u2', 1]]);
     });
   });
+
+  describe('finalisation', () => {
+    let f: TestServer;
+    const play = (user: Record<string, unknown>) => f.request('POST', '/api/metrics/plays/event', { body: { user, value: 1 } });
+    const runOfDay = (date: string) => f.request('GET', `/api/leaderboards/daily?run=${date}`);
+
+    beforeAll(async () => {
+      f = await startTestServer({ target, clock: 'manual', workers: true });
+      await f.setClock('2026-10-01T12:00:00Z');
+      const ids = await f.metrics('plays');
+      const r = await f.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Daily', key: 'daily', rankBy: 'metric', metricId: ids.plays, status: 'active', runUnit: 'day', runInterval: 1, start: '2026-10-01', end: '2026-10-03' }],
+      });
+      expect(r.status, r.text).toBe(201);
+    });
+    afterAll(async () => { await f?.close(); });
+
+    it('counts each user in the run of their local date and finalises a run once the last zone has finished it', async () => {
+      // 12:00 UTC on October 1st: 02:00 on the 2nd in Kiritimati (UTC+14), 01:00 on the 1st in Pago Pago (UTC-11).
+      expect((await play({ id: 'east', tz: 'Pacific/Kiritimati' })).status).toBe(201);
+      expect((await play({ id: 'west', tz: 'Pacific/Pago_Pago' })).status).toBe(201);
+      expect((await runOfDay('2026-10-01')).body.rankings.map((x: any) => x.userId)).toEqual(['west']);
+      expect((await runOfDay('2026-10-02')).body.rankings.map((x: any) => x.userId)).toEqual(['east']);
+      // 10:30 UTC on the 2nd: still 23:30 on the 1st in Pago Pago, so west's event counts in the 1st's run.
+      await f.setClock('2026-10-02T10:30:00Z');
+      await play({ id: 'west2', tz: 'Pacific/Pago_Pago' });
+      expect((await runOfDay('2026-10-01')).body.rankings.map((x: any) => x.userId)).toEqual(['west', 'west2']);
+      await f.workers!.finaliseNow();
+      expect((await runOfDay('2026-10-01')).body).toMatchObject({ run: '2026-10-01', finalised: null, winners: null });
+      // 36 hours after the 1st began in UTC, the last zone has finished it.
+      await f.setClock('2026-10-02T12:00:00Z');
+      // (The workers' own pass may get there first: look at the result, not at who did it.)
+      await f.workers!.finaliseNow();
+      const done = (await runOfDay('2026-10-01')).body;
+      expect(done.finalised).toBe('2026-10-02T12:00:00.000Z');
+      expect(done.winners).toEqual([{ userId: 'west', rank: 1, value: 1 }, { userId: 'west2', rank: 2, value: 1 }]);
+      expect((await runOfDay('2026-10-02')).body.finalised).toBeNull();
+    });
+
+    it('finishes the board after its last run: gone from the list, its runs still readable', async () => {
+      await f.setClock('2026-10-04T11:59:00Z');
+      expect((await f.request('GET', '/api/leaderboards')).body.map((b: any) => b.key)).toEqual(['daily']);
+      await f.setClock('2026-10-04T12:00:00Z');
+      await f.workers!.finaliseNow();
+      expect((await runOfDay('2026-10-03')).body.finalised).toBe('2026-10-04T12:00:00.000Z');
+      expect((await f.request('GET', '/api/leaderboards')).body).toEqual([]);
+      const all = await f.request('GET', '/api/leaderboards?includeFinished=true');
+      expect(all.body.map((b: any) => [b.key, b.status])).toEqual([['daily', 'finished']]);
+      expect((await runOfDay('2026-10-02')).body).toMatchObject({ status: 'finished', winners: [{ userId: 'east', rank: 1 }] });
+    });
+  });
 });

@@ -12,8 +12,9 @@ import { connectPostgres } from '../src/store/postgres.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
-import { ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/jobs.js';
+import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/jobs.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
+import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -24,6 +25,8 @@ export interface WorkersHandle {
   drainNow(): Promise<DrainResult>;
   /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
   accrueNow(): Promise<AccrueResult>;
+  /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
+  finaliseNow(): Promise<FinaliseResult>;
   /** Resolves once no points-time job is waiting or running (for tests). */
   timeIdle(timeoutMs?: number): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
@@ -91,7 +94,18 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     name: 'accrue', opts: { removeOnComplete: 10, removeOnFail: 100 },
   });
 
-  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE] }, 'laurel workers running');
+  const boardsQueue = new Queue(LEADERBOARDS_QUEUE, { connection, prefix });
+  const boardsWorker = new Worker(LEADERBOARDS_QUEUE, async () => {
+    const r = await finaliseRuns(svc);
+    if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
+    return r;
+  }, { connection, prefix, concurrency: 1 });
+  boardsWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'leaderboards job failed'));
+  await boardsQueue.upsertJobScheduler('leaderboards-every-5s', { every: 5000 }, {
+    name: 'finalise', opts: { removeOnComplete: 10, removeOnFail: 100 },
+  });
+
+  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE, LEADERBOARDS_QUEUE] }, 'laurel workers running');
   return {
     services: svc,
     pool,
@@ -104,6 +118,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     },
     drainNow: () => drainLogs(svc, pool),
     accrueNow: () => accrueDue(svc),
+    finaliseNow: () => finaliseRuns(svc),
     async timeIdle(timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
@@ -123,6 +138,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       }
     },
     async close() {
+      await boardsWorker.close();
+      await boardsQueue.close();
       await timeWorker.close();
       await timeQueue.close();
       await achievementsWorker.close();

@@ -26,6 +26,8 @@
  *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
+ *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
+ *                                                        a run's breakdown groups (leaderboards worker)
  *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
  *                                                        by the log-drain worker, for summaries)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
@@ -154,6 +156,16 @@ export class Keys {
       ranking: base + 'r', members: base + 'm', expiry: base + 'x',
       history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
     };
+  }
+
+  /**
+   * What the workers keep of a board's runs, per tenant (one slot per board): the state hash
+   * (`f:<run>` finalised at, `w:<run>:<group>` winners, `last` the last run finalised) and the
+   * breakdown groups each run has (a set per run).
+   */
+  leaderboardIndex(tenant: string, boardId: string): { state: string; groups(run: string): string } {
+    const base = `${this.prefix}:{lbf:${tenant}:${boardId}}:`;
+    return { state: base + 'state', groups: (run) => `${base}groups:${run}` };
   }
 
   /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */

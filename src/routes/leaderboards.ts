@@ -126,7 +126,13 @@ export function leaderboardRoutes(deps: Deps): Route[] {
           rankings = rankings.map((r, i) => ({ ...r, userName: names[i] }));
         }
         const snapshot = store.current;
-        return ok({ ...boardView(lb, snapshot, run.end), status: leaderboardStatus(lb, clock.now()), rankings });
+        // Once the workers finalised the run: when, and its winners (laurel's addition).
+        const group = groupOf(lb, q.get('userAttributes'));
+        const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
+        return ok({
+          ...boardView(lb, snapshot, run.end), status: leaderboardStatus(lb, clock.now()), rankings,
+          run: run.start, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
+        });
       },
     },
     {
