@@ -143,6 +143,9 @@ describe.each(targets())('points on %s', (target) => {
         { date: '2026-03-02', total: 84, change: 84 },
         { date: '2026-03-03', total: 104, change: 20 },
       ]);
+      // A range that starts after the first award: the total carries in, the change is the day's.
+      const later = await s.request('GET', '/api/users/ana/points/xp/event-summary?aggregation=daily&startDate=2026-03-03&endDate=2026-03-04');
+      expect(later.body).toEqual([{ date: '2026-03-03', total: 104, change: 20 }, { date: '2026-03-04', total: 104, change: 0 }]);
     });
 
     it('shows a system with its active triggers, and its levels', async () => {

@@ -58,55 +58,66 @@ function clean(n: number): number {
   return Number(n.toPrecision(15));
 }
 
-/**
- * The same rows from days that record the total at their end (`d:<day> -> total`, as points do:
- * one write per award, no read), carrying a total forward over days without one.
- */
-export function totalsSummary(fields: Record<string, string>, q: SummaryQuery): SummaryRow[] {
-  const ends: Record<string, number> = {};
+/** The `d:<day>` fields of a hash, by day, and the days in order. */
+function daysOf(fields: Record<string, string>): { values: Map<string, number>; days: string[] } {
+  const values = new Map<string, number>();
   for (const field in fields) {
-    if (field.startsWith('d:')) ends[field.slice(2)] = Number(fields[field]);
+    if (field.startsWith('d:')) values.set(field.slice(2), Number(fields[field]));
   }
-  const days = Object.keys(ends).sort();
+  return { values, days: [...values.keys()].sort() };
+}
+
+/**
+ * Walks the periods of a query over days in order: `take` sees each day before the first period
+ * (`during` false) and within the periods (true), `close` makes each period's row.
+ */
+function walk(q: SummaryQuery, days: string[], take: (day: string, during: boolean) => void, close: (date: string) => SummaryRow): SummaryRow[] {
   const unit = UNIT[q.aggregation];
   const rows: SummaryRow[] = [];
   let i = 0;
-  let total = 0;
   let period = q.start.startOf(unit);
   const first = period.toISODate() as string;
-  while (i < days.length && days[i] < first) total = ends[days[i++]];
+  while (i < days.length && days[i] < first) take(days[i++], false);
   while (period <= q.end) {
     const next = period.plus({ [unit + 's']: 1 });
     const nextDate = next.toISODate() as string;
-    const before = total;
-    while (i < days.length && days[i] < nextDate) total = ends[days[i++]];
-    rows.push({ date: period.toISODate() as string, total: clean(total), change: clean(total - before) });
+    while (i < days.length && days[i] < nextDate) take(days[i++], true);
+    rows.push(close(period.toISODate() as string));
     period = next;
   }
   return rows;
 }
 
+/** Rows from the change of each day (`d:<day> -> change`, as metrics keep it). */
 export function eventSummary(userMetric: Record<string, string>, q: SummaryQuery): SummaryRow[] {
-  const dayChanges: Record<string, string> = {};
-  for (const field in userMetric) {
-    if (field.startsWith('d:')) dayChanges[field.slice(2)] = userMetric[field];
-  }
-  const days = Object.keys(dayChanges).sort();
-  const unit = UNIT[q.aggregation];
-  const rows: SummaryRow[] = [];
-  let i = 0;
+  const { values, days } = daysOf(userMetric);
   let total = 0;
-  let period = q.start.startOf(unit);
-  const first = period.toISODate() as string;
-  while (i < days.length && days[i] < first) total += Number(dayChanges[days[i++]]);
-  while (period <= q.end) {
-    const next = period.plus({ [unit + 's']: 1 });
-    const nextDate = next.toISODate() as string;
-    let change = 0;
-    while (i < days.length && days[i] < nextDate) change += Number(dayChanges[days[i++]]);
+  let change = 0;
+  return walk(q, days, (day, during) => {
+    if (during) change += values.get(day)!;
+    else total += values.get(day)!;
+  }, (date) => {
     total += change;
-    rows.push({ date: period.toISODate() as string, total: clean(total), change: clean(change) });
-    period = next;
-  }
-  return rows;
+    const row = { date, total: clean(total), change: clean(change) };
+    change = 0;
+    return row;
+  });
+}
+
+/**
+ * Rows from days that record the total at their end (`d:<day> -> total`, as points do: one write
+ * per award, no read), carrying a total forward over days without one.
+ */
+export function totalsSummary(fields: Record<string, string>, q: SummaryQuery): SummaryRow[] {
+  const { values, days } = daysOf(fields);
+  let total = 0;
+  let before = 0;
+  return walk(q, days, (day, during) => {
+    total = values.get(day)!;
+    if (!during) before = total;
+  }, (date) => {
+    const row = { date, total: clean(total), change: clean(total - before) };
+    before = total;
+    return row;
+  });
 }
