@@ -89,7 +89,7 @@ describe.each(targets())('achievements on %s', (target) => {
         expect.stringMatching(/trigger cannot change/), expect.stringMatching(/achievementIds apply to achievement/), expect.stringMatching(/cycle/),
       ]);
       const del = await admin('DELETE', undefined, `?ids=${ids.ten}`);
-      expect(del.body.issues[0].message).toMatch(/prerequisite of all-rounder/);
+      expect(del.body.issues[0].message).toMatch(/used by achievement "all-rounder"/);
     });
   });
 

@@ -371,3 +371,19 @@ describe('listing, getting and deleting', () => {
     expect((await create({ name: 'Again', key: 'lessons-board', rankBy: 'streak' })).key).toBe('lessons-board');
   });
 });
+
+describe('what boards use', () => {
+  it('refuses to delete a metric or a points system a board ranks by, naming the board', async () => {
+    const boards = (await s.request('GET', '/admin/v1/leaderboards?limit=100')).body as { key: string; metricId?: string; pointsSystemId?: string }[];
+    const byMetric = boards.find((b) => b.metricId === metricIds.minutes) ?? boards.find((b) => b.metricId !== undefined)!;
+    const metric = await s.request('DELETE', `/admin/v1/metrics?ids=${byMetric.metricId}`);
+    expect(metric.body.deleted).toEqual([]);
+    expect(metric.body.issues[0].message).toMatch(new RegExp(`is used by .*leaderboard "${byMetric.key}"`));
+    const points = await s.request('DELETE', `/admin/v1/points?ids=${xpId}`);
+    expect(points.body.deleted).toEqual([]);
+    expect(points.body.issues[0].message).toMatch(/is used by leaderboard/);
+    // An unused metric goes.
+    const spare = await s.metrics('spare');
+    expect((await s.request('DELETE', `/admin/v1/metrics?ids=${spare.spare}`)).body.deleted).toEqual([{ id: spare.spare }]);
+  });
+});

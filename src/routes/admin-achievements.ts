@@ -4,6 +4,7 @@
  * completes it, silently, for the users who already qualify.
  */
 import type { Deps } from '../deps.js';
+import { stillUsed, usesOfAchievement } from '../domain/references.js';
 import type { Route } from '../http/server.js';
 import type {
   Achievement, AchievementStatus, AchievementTrigger, AttributeFilter, Snapshot,
@@ -159,9 +160,6 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
     afterWrite: async (a, _previous, version) => {
       if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
     },
-    refuseDelete: (a, snapshot) => {
-      const users = [...snapshot.achievements.values()].filter((x) => x.achievementIds.includes(a.id)).map((x) => x.key);
-      return users.length > 0 ? `Achievement "${a.key}" is a prerequisite of ${users.join(', ')}; change those first` : null;
-    },
+    refuseDelete: (a, snapshot) => stillUsed(`Achievement "${a.key}"`, usesOfAchievement(snapshot, a.id)),
   });
 }

@@ -7,6 +7,7 @@
 import type { Deps } from '../deps.js';
 import { uuidv7 } from '../domain/ids.js';
 import { boostStatus } from '../domain/points.js';
+import { stillUsed, usesOfPointsSystem } from '../domain/references.js';
 import { parseDate } from '../domain/time.js';
 import { json } from '../http/reply.js';
 import type { Route } from '../http/server.js';
@@ -496,6 +497,7 @@ export function adminPointsRoutes(deps: Deps): Route[] {
       updated: now,
     }),
     view: pointsSystemAdminView,
+    refuseDelete: (p, snapshot) => stillUsed(`Points system "${p.key}"`, usesOfPointsSystem(snapshot, p.id)),
     afterWrite: async (p, _previous, version) => {
       if (p.status === 'active' && hasTimeTriggers(p.id)) await deps.jobs.timeBackfill(version);
     },

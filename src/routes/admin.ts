@@ -3,6 +3,7 @@
  * manual clock.
  */
 import type { Deps } from '../deps.js';
+import { stillUsed, usesOfMetric } from '../domain/references.js';
 import { generateKey } from '../auth.js';
 import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
@@ -98,6 +99,7 @@ export function adminRoutes(deps: Deps): Route[] {
       return checkUnits(next.unitType, next.units) ?? next;
     },
     view: metricView,
+    refuseDelete: (m, snapshot) => stillUsed(`Metric "${m.key}"`, usesOfMetric(snapshot, m.id)),
   });
 
   const attributes = resourceRoutes<'attributes', { name: string; key: string; type: 'user' | 'event' }, { id: string; name?: string }>(deps, {

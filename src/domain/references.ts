@@ -1,0 +1,37 @@
+/**
+ * What refers to a metric, an achievement or a points system: deleting one that something still
+ * uses is refused with the list, so that nothing is left pointing at nothing.
+ */
+import type { Snapshot } from '../store/config.js';
+
+/** Descriptions of what uses a metric ('achievement "x"', ...); empty when nothing does. */
+export function usesOfMetric(snapshot: Snapshot, metricId: string): string[] {
+  const uses: string[] = [];
+  for (const a of snapshot.achievements.values()) if (a.metricId === metricId) uses.push(`achievement "${a.key}"`);
+  for (const t of snapshot.pointsTriggers.values()) {
+    if (t.metricId === metricId) uses.push(`a trigger of points system "${snapshot.pointsSystems.get(t.systemId)?.key ?? t.systemId}"`);
+  }
+  for (const lb of snapshot.leaderboards.values()) if (lb.metricId === metricId) uses.push(`leaderboard "${lb.key}"`);
+  if (snapshot.streak?.metrics.some((m) => m.metricId === metricId)) uses.push('the streak settings');
+  return uses;
+}
+
+export function usesOfAchievement(snapshot: Snapshot, achievementId: string): string[] {
+  const uses: string[] = [];
+  for (const a of snapshot.achievements.values()) if (a.achievementIds.includes(achievementId)) uses.push(`achievement "${a.key}"`);
+  for (const t of snapshot.pointsTriggers.values()) {
+    if (t.achievementId === achievementId) uses.push(`a trigger of points system "${snapshot.pointsSystems.get(t.systemId)?.key ?? t.systemId}"`);
+  }
+  return uses;
+}
+
+export function usesOfPointsSystem(snapshot: Snapshot, systemId: string): string[] {
+  const uses: string[] = [];
+  for (const lb of snapshot.leaderboards.values()) if (lb.pointsSystemId === systemId) uses.push(`leaderboard "${lb.key}"`);
+  return uses;
+}
+
+/** The refusal message for a delete, or null when nothing uses the entity. */
+export function stillUsed(what: string, uses: string[]): string | null {
+  return uses.length === 0 ? null : `${what} is used by ${uses.join(', ')}; change those first`;
+}
