@@ -6,7 +6,8 @@
  * number, so a repeated call changes nothing.
  *
  * Returns the boards whose standing changed, as `"<key>":{...}` JSON members of the response's
- * `leaderboards` (MetricEventLeaderboardResponse).
+ * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
+ * called before each command.
  */
 import type { Deps } from './deps.js';
 import { boardView, breakdownKeys, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
@@ -34,12 +35,17 @@ export interface PlacedAward {
   day: string;
 }
 
-export async function place(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, placements: Placement[], now: number): Promise<string[]> {
+export async function place(
+  deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, placements: Placement[], now: number,
+  hold?: () => void,
+): Promise<string[]> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   const order = orderOf(now);
   const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry }) => {
     const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
+    // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
+    hold?.();
     const [rank, previousRank, threshold] = await redis.leaderboardRank(
       k.ranking, k.members, k.history(userId), k.awards(userId), userId, value, order, lb.maxParticipants, now, ...(awards ?? []),
     );

@@ -112,6 +112,7 @@ export function eventRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock, settings, metrics, stats } = deps;
   const tzCache = new TzCache();
   const coalescer = new WriteCoalescer(redis);
+  const hold = () => coalescer.hold();
   const isoOf = isoCache();
   const windowMs = settings.idempotencyWindowMs;
   const noStreakJson = noStreak('daily');
@@ -308,7 +309,7 @@ export function eventRoutes(deps: Deps): Route[] {
     }
     if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
     if (placements.length === 0) return '{}';
-    return `{${(await place(deps, tenant, userId, placements, now)).join(',')}}`;
+    return `{${(await place(deps, tenant, userId, placements, now, hold)).join(',')}}`;
   }
 
   function respond(
