@@ -59,7 +59,7 @@ local created = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1,
 local reply = {1, created, before or stamp, ''}
 if not before then
   redis.call('HSET', userKey, achievement.cf, stamp)
-  redis.call('HINCRBY', countsKey, achievement.id, 1)
+  redis.call('HINCRBY', countsKey, achievement.id, '1')
   reply[#reply + 1] = achievement.id
   cascade(userKey, countsKey, plan.c, stamp, reply)
 end

@@ -73,7 +73,7 @@ else
     redis.call('HSET', membersKey, userId, member)
     size = size + 1
   else
-    lowest = redis.call('ZRANGE', rankingKey, 0, 0, 'WITHSCORES')
+    lowest = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')
     if tonumber(value) > tonumber(lowest[2]) then
       redis.call('ZREM', rankingKey, lowest[1])
       redis.call('HDEL', membersKey, string.match(lowest[1], '^[^|]*|(.*)$'))
@@ -90,10 +90,10 @@ local rank = 0
 if entered then rank = redis.call('ZREVRANK', rankingKey, member) + 1 end
 local threshold = '0'
 if (size or redis.call('ZCARD', rankingKey)) >= max then
-  threshold = (lowest or redis.call('ZRANGE', rankingKey, 0, 0, 'WITHSCORES'))[2]
+  threshold = (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2]
 end
 if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then
   local length = redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
-  if length > 100 then redis.call('LTRIM', historyKey, 0, 99) end
+  if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
 end
 return {rank, previousRank, threshold, value}

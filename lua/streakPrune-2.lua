@@ -15,7 +15,7 @@ local expiryKey = KEYS[2]
 local now = ARGV[1]
 local limit = ARGV[2]
 
-local lost = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', '(' .. now, 'LIMIT', 0, limit)
+local lost = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', '(' .. now, 'LIMIT', '0', limit)
 if #lost == 0 then return 0 end
 redis.call('ZREM', activeKey, unpack(lost))
 redis.call('ZREM', expiryKey, unpack(lost))

@@ -27,7 +27,7 @@ end
 local function complete(userKey, countsKey, entry, stamp, completed)
   if not attributesMatch(userKey, entry.ua, nil) then return false end
   if redis.call('HSETNX', userKey, entry.cf, stamp) == 0 then return false end
-  redis.call('HINCRBY', countsKey, entry.id, 1)
+  redis.call('HINCRBY', countsKey, entry.id, '1')
   completed[#completed + 1] = entry.id
   return true
 end

@@ -94,11 +94,13 @@ local function pointsCommit(pc)
     local key = pc.base .. sys
     local award = string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2])
     if x[8] ~= '' then award = award .. '|' .. x[8] end
-    -- Numbers go to Redis as they are (Redis formats them cheaply; string.format costs more).
-    redis.call('HSET', key, string.format('a:%d', n), award, x[7], x[4])
+    -- Numbers go to Redis formatted with %d: Redis 7.0 formats a Lua number with '%.17g' (glibc's
+    -- float formatting, the dearer way).
+    local total = string.format('%d', x[4])
+    redis.call('HSET', key, string.format('a:%d', n), award, x[7], total)
     if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
-    user['pt:' .. sys] = x[4]
-    user['pn:' .. sys] = n
+    user['pt:' .. sys] = total
+    user['pn:' .. sys] = string.format('%d', n)
   end
   pc.written = #a
   local fields = {}
