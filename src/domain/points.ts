@@ -45,9 +45,6 @@ export interface PointsDetails {
   c?: LuaTrigger[];
 }
 
-/** Running sum of an event-filtered metric trigger (user-metric hash). */
-export const triggerSumField = (triggerId: string): string => 'q:' + triggerId;
-
 /** A user's total of a points system (user hash). */
 export const pointsTotalField = (systemId: string): string => 'pt:' + systemId;
 
@@ -56,9 +53,6 @@ export const pointsCountField = (systemId: string): string => 'pn:' + systemId;
 
 /** The n-th award of a user in a system (the user's points hash of the system). */
 export const awardField = (n: number): string => 'a:' + n;
-
-/** The highest total of a metric the user reached before it last fell (user hash). */
-export const metricHighField = (metricId: string): string => 'hm:' + metricId;
 
 /** The triggers that count: active, of an active system, whose filters name existing attributes. */
 export function activeTriggers(snapshot: Snapshot): { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] {
