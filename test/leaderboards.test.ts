@@ -213,6 +213,10 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(await ranked('streaky')).toEqual([]);
       expect((await play('u2'))['streaky']).toMatchObject({ rank: 1 });
       expect(await ranked('streaky')).toEqual([['u2', 1]]);
+      // An admin's restore brings u1's streak back to its longest: the board shows it.
+      const restore = await p.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: 'u1' }] } });
+      expect(restore.body.restoredUsers).toEqual(['u1']);
+      expect(await ranked('streaky')).toEqual([['u1', 2], ['u2', 1]]);
     });
   });
 

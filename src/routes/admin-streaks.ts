@@ -5,7 +5,9 @@
  */
 import { principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
-import { currentPeriod, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
+import { breakdownKeys } from '../domain/leaderboards.js';
+import { place, streakPlacements } from '../leaderboard-rank.js';
+import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
 import { parseDate } from '../domain/time.js';
 import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } from '../domain/streaks.js';
@@ -14,7 +16,7 @@ import { json, ok, queryOf } from '../http/reply.js';
 import { idsOf } from './admin-resources.js';
 import type { Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
-import type { StreakSettings } from '../store/config.js';
+import type { Leaderboard, StreakSettings } from '../store/config.js';
 
 type SettingsInput = Omit<StreakSettings, 'id' | 'created' | 'updated'>;
 
@@ -155,8 +157,16 @@ export function adminStreakRoutes(deps: Deps): Route[] {
         restoredUsers.push(id);
         const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
         const k = keys.streakRankings(tenant);
-        await redis.streakRank(k.active, k.longest, k.expiry, id, rankScore(state.length, now), rankScore(state.longest, now),
-          expiresAt(rule, state, period, tz) ?? 0);
+        const expiry = expiresAt(rule, state, period, tz) ?? 0;
+        await redis.streakRank(k.active, k.longest, k.expiry, id, rankScore(state.length, now), rankScore(state.longest, now), expiry);
+        // The streak boards show the restored length too.
+        const date = dateOfDay(day);
+        const snapshot = store.current;
+        const groupOf = (lb: Leaderboard) => {
+          const group = breakdownKeys(lb, snapshot).map((key) => h['a:' + key] ?? '');
+          return group.some((v) => v === '') ? null : group;
+        };
+        await place(deps, tenant, id, streakPlacements(deps, state.length, expiry, date, groupOf), now);
       }
     }
     return ok({ restoredUsers, issues });
