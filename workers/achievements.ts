@@ -6,7 +6,7 @@
  */
 import type { Deps } from '../src/deps.js';
 import { singlePlan } from '../src/domain/achievements.js';
-import { DEFAULT_TENANT } from '../src/redis/keys.js';
+import { liveTenants, userBatches } from '../src/redis/users.js';
 import type { BackfillJob } from '../src/jobs.js';
 
 export interface BackfillResult {
@@ -23,26 +23,19 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
   const plan = singlePlan(a, snapshot);
   if (plan === null) return result;
   const stamp = new Date(clock.now()).toISOString();
-  const tenants = [DEFAULT_TENANT, ...[...snapshot.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];
-  for (const tenant of tenants) {
-    for (let partition = 0; partition < keys.partitions; partition++) {
-      let cursor = '0';
-      do {
-        const [next, userIds] = await redis.sscan(keys.partitionUsers(partition, tenant), cursor, 'COUNT', 500);
-        cursor = next;
-        if (userIds.length === 0) continue;
-        const pipeline = redis.pipeline();
-        for (const userId of userIds) {
-          const u = keys.forUser(tenant, userId);
-          const metricKey = a.metricId === null ? u.user : keys.userMetric(u, a.metricId);
-          pipeline.backfillAchievement(u.user, metricKey, u.completions, stamp, plan);
-        }
-        for (const [err, n] of (await pipeline.exec()) ?? []) {
-          if (err) throw err;
-          result.completed += Number(n);
-        }
-        result.users += userIds.length;
-      } while (cursor !== '0');
+  for (const tenant of liveTenants(snapshot)) {
+    for await (const { userIds } of userBatches(redis, keys, tenant)) {
+      const pipeline = redis.pipeline();
+      for (const userId of userIds) {
+        const u = keys.forUser(tenant, userId);
+        const metricKey = a.metricId === null ? u.user : keys.userMetric(u, a.metricId);
+        pipeline.backfillAchievement(u.user, metricKey, u.completions, stamp, plan);
+      }
+      for (const [err, n] of (await pipeline.exec()) ?? []) {
+        if (err) throw err;
+        result.completed += Number(n);
+      }
+      result.users += userIds.length;
     }
   }
   return result;

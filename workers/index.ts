@@ -2,7 +2,7 @@
  * The workers process: BullMQ queues for everything off the request path. Each queue processor
  * lives in its own file; this entry point wires them and shuts them down in order.
  */
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { connect, type Services } from '../src/api.js';
@@ -42,15 +42,36 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const prefix = svc.keys.queuePrefix;
   const wlog = log.child({ component: 'workers' });
 
+  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
+  const started: { queue: Queue; worker: Worker }[] = [];
+  async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
+    const q = new Queue(name, { connection, prefix });
+    const worker = new Worker(name, process, { connection, prefix, concurrency: 1 });
+    worker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, failure));
+    if (every) await q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } });
+    started.push({ queue: q, worker });
+    return q;
+  }
+  /**
+   * Resolves once a queue has no job waiting or running (for tests). A scheduled queue always has
+   * its next run delayed: only an unscheduled one counts delayed jobs (retries).
+   */
+  async function idle(q: Queue, what: string, timeoutMs: number, scheduled: boolean) {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const counts = await q.getJobCounts('waiting', 'active', 'prioritized', ...(scheduled ? [] : ['delayed' as const]));
+      if (Object.values(counts).every((n) => n === 0)) return;
+      if (Date.now() > until) throw new Error(`${what} jobs still pending: ${JSON.stringify(counts)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
   let copiedVersion = -1;
-  const configQueue = new Queue(CONFIG_COPY_QUEUE, { connection, prefix });
-  const configWorker = new Worker(CONFIG_COPY_QUEUE, async () => {
+  const configQueue = await queue(CONFIG_COPY_QUEUE, async () => {
     const r = await copyConfig(svc, pool);
     copiedVersion = Math.max(copiedVersion, r.version);
     return r;
-  }, { connection, prefix, concurrency: 1 });
-  configWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'config copy failed'));
-
+  }, 'config copy failed');
   const jobOptions = { removeOnComplete: 100, removeOnFail: 500, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
   const enqueueCopy = (version: number) =>
     configQueue.add('copy', { version }, { ...jobOptions, jobId: `v${version}` })
@@ -59,27 +80,19 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await enqueueCopy(svc.store.current.version);
   await configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions });
 
-  const drainQueue = new Queue(LOG_DRAIN_QUEUE, { connection, prefix });
-  const drainWorker = new Worker(LOG_DRAIN_QUEUE, async () => {
+  await queue(LOG_DRAIN_QUEUE, async () => {
     const r = await drainLogs(svc, pool);
     if (r.drained > 0) wlog.debug(r, 'event logs drained');
     return r;
-  }, { connection, prefix, concurrency: 1 });
-  drainWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'event log drain failed; the entries stay in Redis'));
-  await drainQueue.upsertJobScheduler('log-drain-every-second', { every: 1000 }, {
-    name: 'drain', opts: { removeOnComplete: 10, removeOnFail: 100 },
-  });
+  }, 'event log drain failed; the entries stay in Redis', { ms: 1000, job: 'drain' });
 
-  const achievementsQueue = new Queue(ACHIEVEMENTS_QUEUE, { connection, prefix });
-  const achievementsWorker = new Worker(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
+  const achievementsQueue = await queue(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
     const r = await backfill(svc, job.data as BackfillJob);
     wlog.info({ achievement: (job.data as BackfillJob).achievementId, ...r }, 'achievement backfilled');
     return r;
-  }, { connection, prefix, concurrency: 1 });
-  achievementsWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'achievement job failed'));
+  }, 'achievement job failed');
 
-  const timeQueue = new Queue(POINTS_TIME_QUEUE, { connection, prefix });
-  const timeWorker = new Worker(POINTS_TIME_QUEUE, async (job) => {
+  const timeQueue = await queue(POINTS_TIME_QUEUE, async (job) => {
     if (job.name === 'backfill') {
       const r = await timeBackfill(svc);
       wlog.info(r, 'users put in the time-trigger due sets');
@@ -88,24 +101,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const r = await accrueDue(svc);
     if (r.awards > 0) wlog.debug(r, 'time awards accrued');
     return r;
-  }, { connection, prefix, concurrency: 1 });
-  timeWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'points-time job failed'));
-  await timeQueue.upsertJobScheduler('points-time-every-second', { every: 1000 }, {
-    name: 'accrue', opts: { removeOnComplete: 10, removeOnFail: 100 },
-  });
+  }, 'points-time job failed', { ms: 1000, job: 'accrue' });
 
-  const boardsQueue = new Queue(LEADERBOARDS_QUEUE, { connection, prefix });
-  const boardsWorker = new Worker(LEADERBOARDS_QUEUE, async () => {
+  await queue(LEADERBOARDS_QUEUE, async () => {
     const r = await finaliseRuns(svc);
     if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
     return r;
-  }, { connection, prefix, concurrency: 1 });
-  boardsWorker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, 'leaderboards job failed'));
-  await boardsQueue.upsertJobScheduler('leaderboards-every-5s', { every: 5000 }, {
-    name: 'finalise', opts: { removeOnComplete: 10, removeOnFail: 100 },
-  });
+  }, 'leaderboards job failed', { ms: 5000, job: 'finalise' });
 
-  wlog.info({ queues: [CONFIG_COPY_QUEUE, LOG_DRAIN_QUEUE, ACHIEVEMENTS_QUEUE, POINTS_TIME_QUEUE, LEADERBOARDS_QUEUE] }, 'laurel workers running');
+  wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
   return {
     services: svc,
     pool,
@@ -119,35 +123,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     drainNow: () => drainLogs(svc, pool),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc),
-    async timeIdle(timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const counts = await timeQueue.getJobCounts('waiting', 'active', 'prioritized');
-        if (Object.values(counts).every((n) => n === 0)) return;
-        if (Date.now() > until) throw new Error(`points-time jobs still pending: ${JSON.stringify(counts)}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
-    async achievementsIdle(timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const counts = await achievementsQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-        if (Object.values(counts).every((n) => n === 0)) return;
-        if (Date.now() > until) throw new Error(`achievement jobs still pending: ${JSON.stringify(counts)}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
+    achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     async close() {
-      await boardsWorker.close();
-      await boardsQueue.close();
-      await timeWorker.close();
-      await timeQueue.close();
-      await achievementsWorker.close();
-      await achievementsQueue.close();
-      await drainWorker.close();
-      await drainQueue.close();
-      await configWorker.close();
-      await configQueue.close();
+      for (const { queue: q, worker } of started.reverse()) {
+        await worker.close();
+        await q.close();
+      }
       await connection.quit().catch(() => connection.disconnect());
       await pool.end();
       if (!services) await svc.close();

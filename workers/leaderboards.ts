@@ -9,7 +9,7 @@
 import type { Deps } from '../src/deps.js';
 import { runOf, runStart } from '../src/domain/leaderboards.js';
 import { dayIndexOf } from '../src/domain/periods.js';
-import { DEFAULT_TENANT } from '../src/redis/keys.js';
+import { liveTenants } from '../src/redis/users.js';
 
 const DAY_MS = 86_400_000;
 const LAST_ZONE_MS = 36 * 3_600_000;
@@ -24,7 +24,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
   const { redis, keys, store, clock } = deps;
   const snapshot = store.current;
   const now = clock.now();
-  const tenants = [DEFAULT_TENANT, ...[...snapshot.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];
+  const tenants = liveTenants(snapshot);
   const result: FinaliseResult = { runs: 0 };
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;

@@ -9,7 +9,7 @@
  */
 import type { Deps } from '../src/deps.js';
 import { accrueTime, dueUsers } from '../src/points-time.js';
-import { DEFAULT_TENANT } from '../src/redis/keys.js';
+import { liveTenants, userBatches } from '../src/redis/users.js';
 
 export interface AccrueResult {
   users: number;
@@ -42,19 +42,12 @@ export async function accrueDue(deps: Deps, perPartition = 200): Promise<AccrueR
 /** Puts every user into the due sets, due now. */
 export async function timeBackfill(deps: Deps): Promise<{ users: number }> {
   const { redis, keys, store } = deps;
-  const tenants = [DEFAULT_TENANT, ...[...store.current.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];
   let users = 0;
-  for (const tenant of tenants) {
-    for (let partition = 0; partition < keys.partitions; partition++) {
-      let cursor = '0';
-      do {
-        const [nextCursor, userIds] = await redis.sscan(keys.partitionUsers(partition, tenant), cursor, 'COUNT', 500);
-        cursor = nextCursor;
-        if (userIds.length === 0) continue;
-        // NX: a user already in the set keeps its due time.
-        await redis.zadd(keys.partitionDue(partition), 'NX', ...userIds.flatMap((id) => ['0', `${tenant}|${id}`]));
-        users += userIds.length;
-      } while (cursor !== '0');
+  for (const tenant of liveTenants(store.current)) {
+    for await (const { partition, userIds } of userBatches(redis, keys, tenant)) {
+      // NX: a user already in the set keeps its due time.
+      await redis.zadd(keys.partitionDue(partition), 'NX', ...userIds.flatMap((id) => ['0', `${tenant}|${id}`]));
+      users += userIds.length;
     }
   }
   return { users };

@@ -16,6 +16,7 @@ import {
 } from '../domain/points.js';
 import type { PointsSystem } from '../store/config.js';
 import { accrueTime } from '../points-time.js';
+import { userBatches } from '../redis/users.js';
 import { localDay } from '../domain/time.js';
 import { parseUserAttributes } from './achievements.js';
 
@@ -78,23 +79,17 @@ export function pointsRoutes(deps: Deps): Route[] {
     const wanted = [...filter.values()];
     const positive: number[] = [];
     let zero = 0;
-    for (let partition = 0; partition < keys.partitions; partition++) {
-      let cursor = '0';
-      do {
-        const [next, ids] = await redis.sscan(keys.partitionUsers(partition, tenant), cursor, 'COUNT', 500);
-        cursor = next;
-        if (ids.length === 0) continue;
-        const pipeline = redis.pipeline();
-        for (const id of ids) pipeline.hmget(keys.forUser(tenant, id).user, ...fields);
-        for (const [err, values] of (await pipeline.exec()) ?? []) {
-          if (err) throw err;
-          const v = values as (string | null)[];
-          if (!wanted.every((w, i) => v[i + 1] === w)) continue;
-          const total = Number(v[0] ?? 0);
-          if (total > 0) positive.push(total);
-          else zero++;
-        }
-      } while (cursor !== '0');
+    for await (const { userIds } of userBatches(redis, keys, tenant)) {
+      const pipeline = redis.pipeline();
+      for (const id of userIds) pipeline.hmget(keys.forUser(tenant, id).user, ...fields);
+      for (const [err, values] of (await pipeline.exec()) ?? []) {
+        if (err) throw err;
+        const v = values as (string | null)[];
+        if (!wanted.every((w, i) => v[i + 1] === w)) continue;
+        const total = Number(v[0] ?? 0);
+        if (total > 0) positive.push(total);
+        else zero++;
+      }
     }
     return { positive, zero };
   }
