@@ -2,7 +2,9 @@
  * The api process: connects Redis (failing fast), loads scripts and configuration, makes sure an
  * admin key exists, and serves HTTP until close().
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { Liveness } from './liveness.js';
 import { Authenticator } from './auth.js';
 import { ensureAdminKey } from './bootstrap.js';
 import { Clock } from './clock.js';
@@ -53,7 +55,7 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const stats = new CompletionStats(redis, keys);
   const jobs = new Jobs(settings, keys, log);
   return {
-    settings, log, redis, keys, store, clock, metrics, stats, jobs,
+    settings, log, redis, keys, store, clock, metrics, stats, jobs, processId: randomUUID(),
     async close() {
       await jobs.close();
       await store.stop();
@@ -76,9 +78,13 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc), ...pointsRoutes(svc), ...leaderboardRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc), ...adminStreakRoutes(svc),
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc),
+    ...adminStreakRoutes(svc),
   ]);
+  const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
+  await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);
   log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
   return {
@@ -86,6 +92,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     services: svc,
     async close() {
       await server.close();
+      await liveness.stop();
       if (!services) await svc.close();
     },
   };

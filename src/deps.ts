@@ -21,4 +21,6 @@ export interface Deps {
   stats: CompletionStats;
   /** Work handed to the workers. */
   jobs: Jobs;
+  /** This process's id: api processes put it in the event log (src/liveness.ts). */
+  processId: string;
 }

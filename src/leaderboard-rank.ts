@@ -10,7 +10,9 @@
  * called before each command.
  */
 import type { Deps } from './deps.js';
-import { boardView, breakdownKeys, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
+import { boardView, breakdownKeys, metricBoards, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
+import { dayIndexOf } from './domain/periods.js';
+import { expiresAt, stateFromHash, streakZone } from './domain/streaks.js';
 import type { Leaderboard } from './store/config.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
@@ -132,4 +134,60 @@ export function placedAwards(raw: unknown): PlacedAward[] {
   return (raw as unknown[][]).map((x) => ({
     system: String(x[0]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]), day: String(x[6]).slice(2),
   }));
+}
+
+/** An event as the log keeps it (src/domain/log.ts), with what the event script added. */
+export interface LoggedEvent {
+  t: string;
+  u: string;
+  m: string;
+  d: string;
+  ts: number;
+  /** Points awards: [system, trigger, awarded, total, n, boosts]. */
+  pa?: [string, string, number, number, number, string][];
+  /** The streak as stored after an extension. */
+  sx?: string;
+}
+
+/**
+ * Phase 2 again, for an event whose api process died before it could run it: the user's current
+ * standing on the boards the event concerns, from the user's state now (absolute values, so
+ * placing them again where phase 2 did run changes nothing).
+ */
+export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, e: LoggedEvent): Promise<void> {
+  const { redis, keys, store } = deps;
+  const snapshot = store.current;
+  const metricBoardsOfEvent = metricBoards(snapshot, e.m);
+  const points = e.pa !== undefined ? pointsBoards(snapshot) : [];
+  const streaks = typeof e.sx === 'string' ? streakBoards(snapshot) : [];
+  if (metricBoardsOfEvent.length === 0 && points.length === 0 && streaks.length === 0) return;
+  const u = keys.forUser(e.t, e.u);
+  const attributeKeys = [...new Set([...metricBoardsOfEvent, ...points, ...streaks].flatMap((lb) => breakdownKeys(lb, snapshot)))];
+  const h = await redis.hmget(u.user, 'm:' + e.m, 'tz', ...attributeKeys.map((k) => 'a:' + k));
+  const attributes = new Map(attributeKeys.map((k, i) => [k, h[2 + i] ?? '']));
+  const groupOf = (lb: Leaderboard): string[] | null => {
+    const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
+    return group.some((v) => v === '') ? null : group;
+  };
+  const placements: Placement[] = [];
+  for (const lb of metricBoardsOfEvent) {
+    const run = runOf(lb, e.d);
+    const group = groupOf(lb);
+    if (run === null || group === null) continue;
+    const value = lb.runUnit === null ? h[0] : await redis.hget(keys.userMetric(u, e.m), `r:${lb.id}:${run.start}`);
+    if (value !== null) placements.push({ lb, run, group, value });
+  }
+  if (e.pa !== undefined) {
+    const awards = e.pa.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: e.d }));
+    placements.push(...pointsPlacements(deps, awards, groupOf));
+  }
+  const rule = snapshot.streak;
+  if (typeof e.sx === 'string' && rule !== null) {
+    const state = stateFromHash({ s: e.sx }, rule, dayIndexOf(e.d), 0);
+    if (state.last !== null) {
+      const expiry = expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts;
+      placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));
+    }
+  }
+  if (placements.length > 0) await place(deps, e.t, e.u, placements, e.ts);
 }

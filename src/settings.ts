@@ -21,6 +21,8 @@ export interface Settings {
   partitions: number;
   /** Idempotency window in milliseconds; 0 keeps keys forever (the spec's default). */
   idempotencyWindowMs: number;
+  /** How often an api process says it is alive (the log drainer replays phase 2 of dead ones). */
+  heartbeatMs: number;
 }
 
 export class SettingsError extends Error {}
@@ -80,5 +82,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     clock,
     partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
+    heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
   };
 }

@@ -270,4 +270,43 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect((await runOfDay('2026-10-02')).body).toMatchObject({ status: 'finished', winners: [{ userId: 'east', rank: 1 }] });
     });
   });
+
+  describe('phase 2 after a crash', () => {
+    let c: TestServer;
+
+    beforeAll(async () => {
+      // One heartbeat at start-up: the test decides when the process looks dead.
+      c = await startTestServer({ target, workers: true, env: { LAUREL_HEARTBEAT_MS: '3600000' } });
+      const ids = await c.metrics('plays');
+      const r = await c.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Plays', key: 'plays', rankBy: 'metric', metricId: ids.plays, status: 'active' }],
+      });
+      expect(r.status, r.text).toBe(201);
+    });
+    afterAll(async () => { await c?.close(); });
+
+    it('lets the log drainer place the events of an api process that died before its phase 2', async () => {
+      const { redis, keys, processId } = c.api.services;
+      const board = (await c.request('GET', '/admin/v1/leaderboards')).body[0] as { id: string; start: string; metricId: string };
+      const k = keys.leaderboard('_', board.id, board.start, '');
+      // A live process: an event whose phase 2 went missing stays missing (phase 2 is its process's).
+      await redis.hset(keys.apiProcesses, processId, String(Date.now()));
+      expect((await c.request('POST', '/api/metrics/plays/event', { body: { user: { id: 'p1' }, value: 4 } })).status).toBe(201);
+      await redis.del(k.ranking, k.members);
+      await c.workers!.drainNow();
+      expect(await redis.zcard(k.ranking)).toBe(0);
+      // A process that died after phase 1: its event in the log, and no phase 2 ever ran.
+      await redis.hset(keys.apiProcesses, 'dead-process', String(Date.now() - 60_000));
+      const u = keys.forUser('_', 'p2');
+      const now = Date.now();
+      const day = new Date(now).toISOString().slice(0, 10);
+      const entry = JSON.stringify({ e: 'e-dead', t: '_', u: 'p2', m: board.metricId, v: 3, ts: now, d: day, p: 'dead-process' });
+      const r = await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
+        `0010|m:${board.metricId}|3|d:${day}|`, '', new Date(now).toISOString() + 'p2', entry);
+      expect(r[0]).toBe(1);
+      await c.workers!.drainNow();
+      const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
+      expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
+    });
+  });
 });

@@ -15,6 +15,8 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/deps.js';
+import { replayEvent, type LoggedEvent as LoggedEventEntry } from '../src/leaderboard-rank.js';
+import { deadProcesses } from '../src/liveness.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import type { StreakSettings } from '../src/store/config.js';
@@ -144,6 +146,23 @@ async function rankPoints(deps: Deps, entries: StreamEntry[]): Promise<void> {
   }
 }
 
+/**
+ * Phase 2 of the events whose api process died before running it (src/liveness.ts): processes
+ * silent too long; a process that stopped cleanly finished its requests first. Forgets processes
+ * silent for a day.
+ */
+async function replayPhase2(deps: Deps, entries: StreamEntry[]): Promise<void> {
+  if (deps.store.current.leaderboards.size === 0) return;
+  const { dead, stale } = deadProcesses(await deps.redis.hgetall(deps.keys.apiProcesses), Date.now());
+  if (stale.length > 0) await deps.redis.hdel(deps.keys.apiProcesses, ...stale);
+  if (dead.size === 0) return;
+  for (const [, fields] of entries) {
+    if (fields[0] !== 'event') continue;
+    const e = JSON.parse(fields[1]) as LoggedEventEntry & { p?: string };
+    if (e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e);
+  }
+}
+
 /** Drains one partition until its log is empty (or `maxBatches` were moved). */
 async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number): Promise<number> {
   const { redis, keys, settings } = deps;
@@ -154,6 +173,7 @@ async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxB
     if (entries.length === 0) break;
     await rankStreaks(deps, entries);
     await rankPoints(deps, entries);
+    await replayPhase2(deps, entries);
     await insert(pool, settings.prefix, partition, entries);
     await redis.xtrim(log, 'MINID', nextStreamId(entries[entries.length - 1][0]));
     moved += entries.length;

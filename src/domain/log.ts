@@ -4,7 +4,7 @@
  * drainer and phase-2 replays read them back.
  *
  *   event  {"e": eventId, "t": tenant, "u": userId, "m": metricId, "v": value, "ts": ms,
- *           "d": local day, "k"?: idempotency key, "a"?: event attributes}
+ *           "d": local day, "p": the api process, "k"?: idempotency key, "a"?: event attributes}
  *   user   {"t": tenant, "u": userId, "ts": ms, "f": the identification's fields}
  */
 
@@ -20,11 +20,13 @@ export interface EventEntry {
   idempotencyKey: string;
   /** Event attributes as JSON; '' when none. */
   attributesJson: string;
+  /** The api process (src/liveness.ts). */
+  processId: string;
 }
 
 export function eventEntry(e: EventEntry): string {
   let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
-    `"v":${e.value},"ts":${e.ts},"d":"${e.day}"`;
+    `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
   return s + '}';

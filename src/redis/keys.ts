@@ -33,6 +33,7 @@
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
+ *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *
  * `<uid>` is the user id with `%` and `:` percent-escaped, so the parts of a key never run together.
  * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
@@ -191,6 +192,11 @@ export class Keys {
 
   get clockSeq(): string {
     return `${this.prefix}:{cfg}:clock:seq`;
+  }
+
+  /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/liveness.ts). */
+  get apiProcesses(): string {
+    return `${this.prefix}:{cfg}:apis`;
   }
 
   get bootstrap(): string {

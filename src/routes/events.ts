@@ -193,6 +193,7 @@ export function eventRoutes(deps: Deps): Route[] {
       }
       const entry = eventEntry({
         eventId, tenant, userId: user.id, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson,
+        processId: deps.processId,
       });
       coalescer.hold();
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
