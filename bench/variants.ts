@@ -5,8 +5,9 @@
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
  *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
- *   laurel-features the same server and load, the metric with three achievements, a daily streak, an
- *                   XP points system (10 points a lesson, two levels) and a leaderboard of the top 100
+ *   laurel-streaks  the same server and load, the metric with three achievements and a daily streak
+ *   laurel-points   and an XP points system (10 points a lesson, two levels)
+ *   laurel-features and a leaderboard of the top 100: what issues 3, 4 and 5 put on a metric
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -109,7 +110,10 @@ async function put(url: string, apiKey: string, body: unknown, signal: AbortSign
  * A variant of the real laurel api (`node dist/src/cli.js api`), the same server and load for
  * both: `features` false prepares the bare metric, true adds the product's scenario on it.
  */
-function laurel(name: string, description: string, features: boolean): Variant {
+/** What the metric carries, issue by issue: nothing, achievements and a streak, + points, + a leaderboard. */
+type Features = 'none' | 'streaks' | 'points' | 'all';
+
+function laurel(name: string, description: string, features: Features): Variant {
   return {
     name,
     description,
@@ -132,8 +136,8 @@ function laurel(name: string, description: string, features: boolean): Variant {
       const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
       const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
       if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
-      if (features) {
-        const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
+      const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
+      if (features !== 'none') {
         const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
           name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
         })), signal);
@@ -143,12 +147,16 @@ function laurel(name: string, description: string, features: boolean): Variant {
           freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
         }, signal);
         if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${streak.text}`);
+      }
+      if (features === 'points' || features === 'all') {
         const points = await post(admin('/points'), session.apiKey, [{
           name: 'XP', key: 'xp',
           levels: [{ name: 'Novice', key: 'novice', points: 50 }, { name: 'Adept', key: 'adept', points: 200 }],
           triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }],
         }], signal);
         if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
+      }
+      if (features === 'all') {
         const board = await post(admin('/leaderboards'), session.apiKey, [{
           name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: 100, status: 'active',
         }], signal);
@@ -163,9 +171,12 @@ function laurel(name: string, description: string, features: boolean): Variant {
 }
 
 export const laurelEvent = laurel(
-  'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', false);
-
+  'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none');
+export const laurelStreaks = laurel(
+  'laurel-streaks', 'the event path with three achievements and a daily streak on the metric (issue 3)', 'streaks');
+export const laurelPoints = laurel(
+  'laurel-points', 'the same and an XP points system (issue 4)', 'points');
 export const laurelFeatures = laurel(
-  'laurel-features', 'the event path with three achievements, a streak, a points system and a leaderboard on the metric', true);
+  'laurel-features', 'the same and a leaderboard of the top 100: everything (issue 5)', 'all');
 
-export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelFeatures];
+export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures];
