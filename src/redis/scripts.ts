@@ -1,7 +1,8 @@
 /**
  * Loads `lua/<name>-<numKeys>.lua`, flattens `--- @include "<helper>"` lines from `lua/includes/`
  * (each helper once; a missing or circular include fails loudly) and defines every script as a
- * custom ioredis command (EVALSHA, with EVAL on NOSCRIPT), on a single Redis or a Cluster alike.
+ * method of the client: the event path's as Redis functions (FCALL), the others as custom ioredis
+ * commands (EVALSHA, with EVAL on NOSCRIPT), on a single Redis or a Cluster alike.
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,6 +15,9 @@ export interface Script {
   numberOfKeys: number;
   lua: string;
   sha: string;
+  /** The source before its includes were flattened, and the includes in order (for functions). */
+  body: string;
+  includes: string[];
 }
 
 /** Walks up from this module to the package root (the same from `src/` and from `dist/src/`). */
@@ -31,14 +35,16 @@ export const LUA_DIR = join(packageRoot(), 'lua');
 
 const INCLUDE = /^--- @include "([A-Za-z0-9_]+)"\s*$/gm;
 
-function flatten(source: string, file: string, dir: string, stack: string[], seen: Set<string>): string {
+function flatten(source: string, file: string, dir: string, stack: string[], seen: Set<string>, order: string[]): string {
   return source.replace(INCLUDE, (_line, name: string) => {
     if (stack.includes(name)) throw new Error(`lua: circular include ${[...stack, name].join(' -> ')} in ${file}`);
     if (seen.has(name)) return '';
     const path = join(dir, 'includes', `${name}.lua`);
     if (!existsSync(path)) throw new Error(`lua: ${file} includes "${name}", but ${path} does not exist`);
     seen.add(name);
-    return flatten(readFileSync(path, 'utf8'), `includes/${name}.lua`, dir, [...stack, name], seen);
+    const flat = flatten(readFileSync(path, 'utf8'), `includes/${name}.lua`, dir, [...stack, name], seen, order);
+    order.push(name);
+    return flat;
   });
 }
 
@@ -49,9 +55,41 @@ export function loadScripts(dir = LUA_DIR): Script[] {
     .map((file) => {
       const m = /^([A-Za-z][A-Za-z0-9]*)-(\d+)\.lua$/.exec(file);
       if (!m) throw new Error(`lua: ${file} must be named <name>-<numberOfKeys>.lua`);
-      const lua = flatten(readFileSync(join(dir, file), 'utf8'), file, dir, [], new Set());
-      return { name: m[1], numberOfKeys: Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex') };
+      const source = readFileSync(join(dir, file), 'utf8');
+      const includes: string[] = [];
+      const lua = flatten(source, file, dir, [], new Set(), includes);
+      return {
+        name: m[1], numberOfKeys: Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex'),
+        body: source.replace(INCLUDE, ''), includes,
+      };
     });
+}
+
+/**
+ * The scripts of the event path run as Redis functions (FCALL): a script's `local function`s are
+ * created anew on every EVALSHA (700 instructions each, about 17,000 for the event script), a
+ * library's helpers once, when it loads. The rest stay scripts.
+ */
+export const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank']);
+
+/**
+ * One library holding those scripts: every helper they include, once, at the library's level, and
+ * each script's body as a function of (KEYS, ARGV). Its name and its functions' carry a hash of
+ * the code, so installations of other laurel versions on the same Redis do not collide.
+ */
+export function functionLibrary(scripts: Script[], dir = LUA_DIR): { code: string; names: Map<string, string> } {
+  const chosen = scripts.filter((x) => FUNCTION_SCRIPTS.has(x.name));
+  const helpers: string[] = [];
+  for (const x of chosen) for (const name of x.includes) if (!helpers.includes(name)) helpers.push(name);
+  const helperCode = helpers.map((name) => readFileSync(join(dir, 'includes', `${name}.lua`), 'utf8').replace(INCLUDE, '')).join('\n');
+  const hash = createHash('sha1').update(helperCode + chosen.map((x) => x.body).join('\n')).digest('hex').slice(0, 12);
+  const names = new Map(chosen.map((x) => [x.name, `laurel_${x.name}_${hash}`]));
+  const code = [
+    `#!lua name=laurel_${hash}`,
+    helperCode,
+    ...chosen.map((x) => `redis.register_function('${names.get(x.name)}', function(KEYS, ARGV)\n${x.body}\nend)`),
+  ].join('\n');
+  return { code, names };
 }
 
 type Args = (string | number | Buffer)[];
@@ -85,24 +123,55 @@ declare module 'ioredis' {
   }
 }
 
-export function defineScripts(client: Redis | Cluster, scripts: Script[]): void {
-  for (const s of scripts) client.defineCommand(s.name, { lua: s.lua, numberOfKeys: s.numberOfKeys });
+function primaries(client: Redis | Cluster): Redis[] {
+  return 'nodes' in client && typeof client.nodes === 'function' && client.isCluster
+    ? (client as Cluster).nodes('master')
+    : [client as Redis];
+}
+
+/** Loads the function library into every primary (again: REPLACE). */
+async function loadLibrary(client: Redis | Cluster, code: string): Promise<void> {
+  for (const node of primaries(client)) await node.call('FUNCTION', 'LOAD', 'REPLACE', code);
 }
 
 /**
- * Loads every script into every primary (SCRIPT LOAD), so a syntax error stops start-up and the
- * first requests skip the EVAL round. Returns the number of nodes loaded.
+ * Defines every script as a method of the client: the event path's as FCALL of the function
+ * library (loaded again, and the call repeated, when a Redis that restarted without it answers
+ * "Function not found"), the others as ioredis scripts (EVALSHA, EVAL on NOSCRIPT).
+ */
+export function defineScripts(client: Redis | Cluster, scripts: Script[]): void {
+  const library = functionLibrary(scripts);
+  for (const s of scripts) {
+    const fn = library.names.get(s.name);
+    if (fn === undefined) {
+      client.defineCommand(s.name, { lua: s.lua, numberOfKeys: s.numberOfKeys });
+      continue;
+    }
+    const call = (args: Args) => client.fcall(fn, s.numberOfKeys, ...args);
+    (client as unknown as Record<string, unknown>)[s.name] = (...args: Args) => call(args).catch(async (err: unknown) => {
+      if (!(err instanceof Error) || !/Function not found/i.test(err.message)) throw err;
+      await loadLibrary(client, library.code);
+      return call(args);
+    });
+  }
+}
+
+/**
+ * Loads every script into every primary (SCRIPT LOAD) and the function library (FUNCTION LOAD), so
+ * a syntax error stops start-up and the first requests skip the EVAL round. Returns the number of
+ * nodes loaded.
  */
 export async function preloadScripts(client: Redis | Cluster, scripts: Script[]): Promise<number> {
-  const nodes: Redis[] = 'nodes' in client && typeof client.nodes === 'function' && client.isCluster
-    ? (client as Cluster).nodes('master')
-    : [client as Redis];
+  const nodes = primaries(client);
   for (const node of nodes) {
     for (const s of scripts) {
+      if (FUNCTION_SCRIPTS.has(s.name)) continue;
       const sha = (await node.script('LOAD', s.lua)) as string;
       if (sha !== s.sha) throw new Error(`lua: ${s.name} loaded as ${sha}, expected ${s.sha}`);
     }
   }
+  const library = functionLibrary(scripts);
+  if (library.names.size > 0) await loadLibrary(client, library.code);
   return nodes.length;
 }
 
