@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, loadScripts, preloadScripts, ScriptCode } from '../src/redis/scripts.js';
+import { defineScripts, functionLibrary, loadScripts, preloadScripts, ScriptCode } from '../src/redis/scripts.js';
 import { Keys } from '../src/redis/keys.js';
 import { loadSettings } from '../src/settings.js';
 import { deletePrefix } from './support/server.js';
@@ -100,6 +100,17 @@ describe('recordEvent, called directly', () => {
     expect(await redis.xlen(u.log)).toBe(before + 1);
     const [[, fields]] = await redis.xrevrange(u.log, '+', '-', 'COUNT', 1);
     expect(fields).toEqual(['event', '{"e":"e-1"}']);
+  });
+
+  it('runs the event script as a Redis function, loading the library again when Redis lost it', async () => {
+    const { code, names } = functionLibrary(loadScripts());
+    expect(names.get('recordEvent')).toMatch(/^laurel_recordEvent_[0-9a-f]{12}$/);
+    const library = /^#!lua name=(\S+)/.exec(code)![1];
+    // As after a restart without persistence: the library is gone; the next call loads it and goes on.
+    await redis.call('FUNCTION', 'DELETE', library);
+    expect((await call({ tz: 'Asia/Tokyo', at: 3 }))[0]).toBe(1);
+    const listed = await redis.call('FUNCTION', 'LIST', 'LIBRARYNAME', library) as unknown[];
+    expect(listed).toHaveLength(1);
   });
 });
 
