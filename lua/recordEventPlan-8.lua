@@ -134,7 +134,15 @@ end
 local pointsFlags, metricTriggers
 local stored
 local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
-if pointsHot ~= '' then
+-- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
+-- kind of trigger: read in one match, awarded without a points context.
+local fT, fP, fBlock, fCap, fTrigger, fSystem
+if pointsHot ~= '' and ARGV[6] == '' then
+  fT, fP, fBlock, fCap, fTrigger, fSystem = string.match(pointsHot, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
+end
+if fT then
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField, 'pt:' .. fSystem, 'pn:' .. fSystem)
+elseif pointsHot ~= '' then
   local list, times
   pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
   local fields = {'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField}
@@ -199,6 +207,41 @@ end
 local stamp = string.sub(creation, 1, 24)
 local total = addNumber(userKey, totalField, value, isInteger)
 
+local fastAward -- the fast path's award, as the log carries it
+if fT then
+  local old, new, high = tonumber(stored[5] or '0'), tonumber(total), tonumber(stored[6] or '')
+  local from = old
+  if high and high > from then from = high end
+  if new > from then
+    local T = fT + 0
+    local times = (new - new % T) / T - (from - from % T) / T
+    if times > 0 then
+      local points = (fP + 0) * times
+      local before = tonumber(stored[7] or '0')
+      local after = before + points
+      if after < 0 then
+        if fBlock == '1' then
+          if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
+          return {-8, fSystem}
+        end
+        after = 0
+      end
+      if points > 0 and fCap ~= '' and after > fCap + 0 then after = math.max(before, fCap + 0) end
+      if after ~= before then
+        local n = tonumber(stored[8] or '0') + 1
+        local afterText, nText = string.format('%d', after), string.format('%d', n)
+        local key = pointsBase .. fSystem
+        redis.call('HSET', key, 'a:' .. nText, string.format('%s|%d|%s|%s', nowStamp, after - before, afterText, fTrigger),
+          dayField, afterText)
+        if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
+        redis.call('HSET', userKey, 'pt:' .. fSystem, afterText, 'pn:' .. fSystem, nText)
+        fastAward = string.format('[["%s","%s",%d,%s,%s,""]]', fSystem, fTrigger, after - before, afterText, nText)
+      end
+    end
+  end
+  if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5] or '0') end
+end
+
 -- Points before anything else is written: an event that a trigger refuses changes nothing.
 if pc then
   -- The request's own attributes, not written yet: filters see them.
@@ -233,7 +276,7 @@ if pc then
         undo[#undo + 1] = {sumField, sums[1]}
         from, to = tonumber(sums[1] or '0'), tonumber(addNumber(userMetricKey, sumField, value, isInteger))
         if to < from and (sums[2] == false or from > sums[2] + 0) then
-          redis.call('HSET', userMetricKey, 'h' .. sumField, sums[1])
+          redis.call('HSET', userMetricKey, 'h' .. sumField, sums[1] or '0')
           undo[#undo + 1] = {'h' .. sumField, sums[2]}
         elseif sums[2] and sums[2] + 0 > from then
           from = sums[2] + 0
@@ -254,7 +297,7 @@ if pc then
       end
     end
     -- A total that falls remembers its highest point, so rising to it again awards nothing.
-    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5]) end
+    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5] or '0') end
   end
 end
 
@@ -345,7 +388,10 @@ if #reply > 6 then
     end
   end
 end
-if pc and #pc.awards > 0 then
+if fastAward then
+  reply[5] = fastAward
+  logEntry = logEntry .. ',"pa":' .. fastAward
+elseif pc and #pc.awards > 0 then
   pointsCommit(pc)
   local awards = pointsLog(pc)
   reply[5] = awards

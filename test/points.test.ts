@@ -3,6 +3,7 @@
  * once per multiple, filters), achievement, streak and user-creation triggers, caps, the floor at
  * 0 and blockIfOutOfPoints, levels, concurrency, and the points reads.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
@@ -92,6 +93,9 @@ describe.each(targets())('points on %s', (target) => {
       // Fractions add up without drift: 0.1 ten times passes 1 once.
       for (let i = 0; i < 9; i++) expect((await event('cy', 'lessons', 0.1)).points).toEqual({});
       expect((await event('cy', 'lessons', 0.1)).points.xp).toMatchObject({ added: 10, total: 10 });
+      // A first event below zero, matching a filtered trigger too: the high point is 0.
+      expect((await event('dee', 'lessons', -2, { source: 'app' })).points).toEqual({});
+      expect((await event('dee', 'lessons', 3, { source: 'app' })).points.xp).toMatchObject({ added: 10, total: 10 });
     });
 
     it('counts only matching events for a trigger with event filters, and only matching users for one with user filters', async () => {
@@ -248,6 +252,77 @@ describe.each(targets())('points on %s', (target) => {
       expect(replay.status).toBe(202);
       expect(replay.body.points).toEqual({});
       expect((await s.request('GET', '/api/users/cid/points/energy')).body.total).toBe(4);
+    });
+  });
+
+  // The event script takes a shorter path when the metric's only points trigger is unfiltered and
+  // no other kind of trigger or boost exists (lua/recordEventPlan-8.lua, "the usual plan"). The
+  // same events, sent to a server with that plan and to one that also has an achievement trigger
+  // (which sends every event down the general path), must come out the same.
+  describe('the usual plan\'s short path', () => {
+    let fast: TestServer;
+    let general: TestServer;
+    let run = 0;
+
+    beforeAll(async () => {
+      [fast, general] = await Promise.all([startTestServer({ target }), startTestServer({ target })]);
+      const ach = await general.request('POST', '/admin/v1/achievements', { body: [{ name: 'Never', key: 'never', trigger: 'api' }] });
+      const other = await general.request('POST', '/admin/v1/points', {
+        body: [{ name: 'Other', key: 'other', triggers: [{ type: 'achievement', achievementId: ach.body.created[0].id, points: 1, status: 'active' }] }],
+      });
+      expect(other.status, other.text).toBe(201);
+    });
+    afterAll(async () => { await Promise.all([fast?.close(), general?.close()]); });
+
+    const view = (r: { status: number; body: any }, key: string) => {
+      const p = r.body?.points?.[key];
+      return {
+        status: r.status, code: r.body?.code, total: r.body?.total,
+        points: p && { total: p.total, added: p.added, level: p.level?.key, awards: p.awards.map((a: any) => [a.awarded, a.total]) },
+      };
+    };
+
+    it('awards, caps, floors and refuses exactly as the general path does', async () => {
+      await fc.assert(fc.asyncProperty(
+        fc.record({
+          threshold: fc.integer({ min: 1, max: 4 }),
+          points: fc.integer({ min: -6, max: 12 }).filter((p) => p !== 0),
+          cap: fc.option(fc.integer({ min: 5, max: 40 }), { nil: undefined }),
+          block: fc.boolean(),
+          events: fc.array(fc.record({
+            user: fc.constantFrom('u1', 'u2'),
+            value: fc.oneof(fc.integer({ min: -4, max: 9 }), fc.constantFrom(0.5, 1.5, -0.5)),
+          }), { minLength: 1, maxLength: 12 }),
+        }),
+        async ({ threshold, points, cap, block, events }) => {
+          run++;
+          const metric = `m${run}`;
+          const system = `s${run}`;
+          for (const s of [fast, general]) {
+            const ids = await s.metrics(metric);
+            const r = await s.request('POST', '/admin/v1/points', {
+              body: [{
+                name: system, key: system, ...(cap === undefined ? {} : { maxPoints: cap }),
+                levels: [{ name: 'Ten', key: 'ten', points: 10 }],
+                triggers: [{ type: 'metric', metricId: ids[metric], metricThreshold: threshold, points, blockIfOutOfPoints: block, status: 'active' }],
+              }],
+            });
+            expect(r.status, r.text).toBe(201);
+          }
+          for (const e of events) {
+            const body = { user: { id: `${e.user}-${run}` }, value: e.value };
+            const [a, b] = await Promise.all([fast, general].map((s) => s.request('POST', `/api/metrics/${metric}/event`, { body })));
+            expect(view(a, system)).toEqual(view(b, system));
+            expect(a.status === 201 || (a.status === 422 && a.body.code === 'out_of_points'), a.text).toBe(true);
+          }
+          for (const user of ['u1', 'u2']) {
+            const [a, b] = await Promise.all([fast, general].map((s) => s.request('GET', `/api/users/${user}-${run}/points/${system}?awards=100`)));
+            expect(a.status).toBe(b.status);
+            const strip = (x: any) => x.status === 200 ? { total: x.body.total, awards: x.body.awards.map((w: any) => [w.awarded, w.total]) } : x.status;
+            expect(strip(a)).toEqual(strip(b));
+          }
+        },
+      ), { numRuns: 12 });
     });
   });
 
