@@ -32,11 +32,16 @@ export function nameUuid(name: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex8 = (n: number): string =>
+  BYTE_HEX[n >>> 24] + BYTE_HEX[(n >>> 16) & 255] + BYTE_HEX[(n >>> 8) & 255] + BYTE_HEX[n & 255];
+const VARIANT = ['8', '9', 'a', 'b'];
 
 /**
  * A name-based id in UUID form from four FNV-1a hashes of the name (one pass, four seeds): not
  * cryptographic, a fraction of the cost of sha1, for ids made on the event path (a points award's).
+ * The 32 hex digits of the four hashes, in order, fill the UUID, with the version digit (5) over
+ * the 13th and the variant bits over the 17th.
  */
 export function quickNameUuid(name: string): string {
   let a = 0x811c9dc5;
@@ -50,6 +55,7 @@ export function quickNameUuid(name: string): string {
     c = Math.imul(c ^ ch, 0x01000193);
     d = Math.imul(d ^ ch, 0x01000193);
   }
-  const hex = hex8(a) + hex8(b) + hex8(c) + hex8(d);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const hb = hex8(b);
+  const hc = hex8(c);
+  return `${hex8(a)}-${hb.slice(0, 4)}-5${hb.slice(5)}-${VARIANT[(c >>> 28) & 3]}${hc.slice(1, 4)}-${hc.slice(4)}${hex8(d)}`;
 }

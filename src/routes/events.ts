@@ -218,7 +218,9 @@ export function eventRoutes(deps: Deps): Route[] {
         const points = pointsJson(snapshot, r[4], tenant, user.id, nowIso);
         const extended = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
-        const leaderboards = await rankEvent(boards, r, tenant, user.id, day, now, extended);
+        const ranks = boards.metric.length > 0 || (r[4] !== '' && pointsBoards(snapshot).length > 0)
+          || (extended !== null && streakBoards(snapshot).length > 0);
+        const leaderboards = ranks ? await rankEvent(boards, r, tenant, user.id, day, now, extended) : '{}';
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }

@@ -1,0 +1,34 @@
+/**
+ * Ids made on the event path: a points award's id is derived from its name every time it is shown,
+ * so quickNameUuid must never change its output.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { quickNameUuid } from '../src/domain/ids.js';
+
+// The first implementation, kept as the reference: hex of each hash, then the UUID cut from them.
+function reference(name: string): string {
+  const seeds = [0x811c9dc5, 0x050c5d1f, 0x2b992ddf, 0x9e3779b9];
+  for (let i = 0; i < name.length; i++) {
+    for (let k = 0; k < 4; k++) seeds[k] = Math.imul(seeds[k] ^ name.charCodeAt(i), 0x01000193);
+  }
+  const hex = seeds.map((n) => (n >>> 0).toString(16).padStart(8, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+describe('quickNameUuid', () => {
+  it('gives the ids it always gave', () => {
+    expect(quickNameUuid('')).toBe('811c9dc5-050c-5d1f-ab99-2ddf9e3779b9');
+    expect(quickNameUuid('a')).toBe('e40c292c-7077-5d5a-a023-021ae954cf08');
+    expect(quickNameUuid('_\u0000user-1\u000001a2047c-d24e-700e-b515-63c06d722d8e\u00001')).toBe('b53cc3d8-a31c-5e56-9bc9-2e1648484dec');
+    expect(quickNameUuid('tenant\u0000ü\u0000x\u0000123456')).toBe('a272d0ac-97c9-5a56-951c-5c96c436a2b0');
+  });
+
+  it('equals the reference for any name, in UUID form', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (name) => {
+      const id = quickNameUuid(name);
+      expect(id).toBe(reference(name));
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }), { numRuns: 2000 });
+  });
+});
