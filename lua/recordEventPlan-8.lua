@@ -229,13 +229,16 @@ if fT then
       if points > 0 and fCap ~= '' and after > fCap + 0 then after = math.max(before, fCap + 0) end
       if after ~= before then
         local n = tonumber(stored[8] or '0') + 1
+        -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
+        -- instructions a call. The award is usually the trigger's points as sent.
         local afterText, nText = string.format('%d', after), string.format('%d', n)
+        local awardedText = after - before == points and times == 1 and fP or string.format('%d', after - before)
         local key = pointsBase .. fSystem
-        redis.call('HSET', key, 'a:' .. nText, string.format('%s|%d|%s|%s', nowStamp, after - before, afterText, fTrigger),
+        redis.call('HSET', key, 'a:' .. nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
           dayField, afterText)
         if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
         redis.call('HSET', userKey, 'pt:' .. fSystem, afterText, 'pn:' .. fSystem, nText)
-        fastAward = string.format('[["%s","%s",%d,%s,%s,""]]', fSystem, fTrigger, after - before, afterText, nText)
+        fastAward = '[["' .. fSystem .. '","' .. fTrigger .. '",' .. awardedText .. ',' .. afterText .. ',' .. nText .. ',""]]'
       end
     end
   end

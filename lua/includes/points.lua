@@ -92,11 +92,11 @@ local function pointsCommit(pc)
     pc.counts[sys] = n
     x[5] = n
     local key = pc.base .. sys
-    local award = string.format('%s|%d|%d|%s', x[6], x[3], x[4], x[2])
-    if x[8] ~= '' then award = award .. '|' .. x[8] end
     -- Numbers go to Redis formatted with %d: Redis 7.0 formats a Lua number with '%.17g' (glibc's
-    -- float formatting, the dearer way).
+    -- float formatting, the dearer way). Strings are joined: string.format's '%s' is dearer.
     local total = string.format('%d', x[4])
+    local award = x[6] .. '|' .. string.format('%d', x[3]) .. '|' .. total .. '|' .. x[2]
+    if x[8] ~= '' then award = award .. '|' .. x[8] end
     redis.call('HSET', key, string.format('a:%d', n), award, x[7], total)
     if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
     user['pt:' .. sys] = total
@@ -117,9 +117,11 @@ local function pointsLog(pc)
   local a = pc.awards
   if #a == 1 then
     local x = a[1]
-    return string.format('[["%s","%s",%d,%d,%d,"%s"]]', x[1], x[2], x[3], x[4], x[5], x[8])
+    return '[["' .. x[1] .. '","' .. x[2] .. '",' .. string.format('%d,%d,%d', x[3], x[4], x[5]) .. ',"' .. x[8] .. '"]]'
   end
   local json = {}
-  for i, x in ipairs(a) do json[i] = string.format('["%s","%s",%d,%d,%d,"%s"]', x[1], x[2], x[3], x[4], x[5], x[8]) end
+  for i, x in ipairs(a) do
+    json[i] = '["' .. x[1] .. '","' .. x[2] .. '",' .. string.format('%d,%d,%d', x[3], x[4], x[5]) .. ',"' .. x[8] .. '"]'
+  end
   return '[' .. table.concat(json, ',') .. ']'
 end
