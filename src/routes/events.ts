@@ -89,6 +89,9 @@ interface EventBoards {
   attributeKeys: string[];
 }
 
+/** An event no board ranks. */
+const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [] };
+
 /** Remembers time zones of users seen lately, so the first script call usually assumes right. */
 class TzCache {
   private map = new Map<string, string>();
@@ -258,10 +261,12 @@ export function eventRoutes(deps: Deps): Route[] {
    */
   function boardsOf(metricId: string, date: string, hasPlan: boolean): EventBoards {
     const snapshot = store.current;
+    const mine = metricBoards(snapshot, metricId);
+    if (mine.length === 0 && (!hasPlan || (pointsBoards(snapshot).length === 0 && streakBoards(snapshot).length === 0))) return NO_BOARDS;
     const metric: EventBoard[] = [];
     const runFields: string[] = [];
     const attributeKeys = new Set<string>();
-    for (const lb of metricBoards(snapshot, metricId)) {
+    for (const lb of mine) {
       const run = runOf(lb, date);
       if (run === null) continue;
       const board: EventBoard = { lb, run, sum: -1 };
