@@ -99,6 +99,7 @@ describe.each(targets())('random events on %s', (target) => {
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
       run++;
       const sums = new Map<string, number>();
+      const xp = new Map<string, number>();
       let clock = Date.parse('2026-03-28T20:00:00Z') + run * 400 * 3_600_000;
       await s.setClock(new Date(clock).toISOString());
       for (const x of steps) {
@@ -120,6 +121,7 @@ describe.each(targets())('random events on %s', (target) => {
           sums.set(k, (sums.get(k) ?? 0) + x.value);
           expect(typeof r.body.total).toBe('number');
           expect(Array.isArray(r.body.achievements)).toBe(true);
+          if (r.body.points.xp) xp.set(id, r.body.points.xp.total);
         } else if (r.status !== 202) {
           expect(r.status).toBe(422);
           expect(r.body.code).toBe('out_of_points');
@@ -131,6 +133,12 @@ describe.each(targets())('random events on %s', (target) => {
         expect(r.status, r.text).toBe(200);
         expect(r.body.current).toBeCloseTo(sum, 9);
       }
+      // Every award shows in its event's response: the last total shown is the total.
+      for (const [id, total] of xp) {
+        const r = await s.request('GET', `/api/users/${id}/points/xp`);
+        expect(r.status, r.text).toBe(200);
+        expect(r.body.total).toBe(total);
+      }
       for (const path of ['streak?historyPeriods=5', 'achievements?includeIncomplete=true', 'points/xp?awards=5', 'points/energy']) {
         const r = await s.request('GET', `/api/users/f${run}-u0/${path}`);
         expect(r.status === 200 || r.status === 404, `${path}: ${r.status} ${r.text}`).toBe(true);
@@ -138,7 +146,12 @@ describe.each(targets())('random events on %s', (target) => {
       for (const board of ['top-lessons', 'daily-xp']) {
         const r = await s.request('GET', `/api/leaderboards/${board}`);
         expect(r.status, r.text).toBe(200);
-        expect(r.body.rankings.length).toBeLessThanOrEqual(board === 'top-lessons' ? 3 : 2);
+        const rows = r.body.rankings as { rank: number; value: number }[];
+        expect(rows.length).toBeLessThanOrEqual(board === 'top-lessons' ? 3 : 2);
+        rows.forEach((row, i) => {
+          expect(row.rank).toBe(i + 1);
+          if (i > 0) expect(row.value).toBeLessThanOrEqual(rows[i - 1].value);
+        });
       }
     }), { numRuns: 40 });
   });
