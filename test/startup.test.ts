@@ -105,8 +105,9 @@ describe('laurel start-up', () => {
 
     const created = run(['keys', 'create', '--kind', 'application'], env);
     expect(await created.exited).toBe(0);
+    // The key is the command's whole output: nothing else (no log line) may come with it.
+    expect(created.output()).toMatch(/^lrl_app_\S+\n?$/);
     const appKey = created.output().trim();
-    expect(appKey).toMatch(/^lrl_app_/);
     // The running api learns of the new key through pub/sub (or its version poll).
     let asApp = 0;
     for (const until = Date.now() + 5000; Date.now() < until && asApp !== 404;) {

@@ -343,6 +343,7 @@ export class ConfigStore {
   private readonly log: Logger;
   private subscriber: RedisClient | null = null;
   private poller: NodeJS.Timeout | null = null;
+  private stopped = false;
   private reloading: Promise<void> = Promise.resolve();
   private clockSeq = 0;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
@@ -406,17 +407,22 @@ export class ConfigStore {
     await this.reload();
     this.subscriber = this.redis.duplicate();
     this.subscriber.on('error', (err) => this.log.warn({ err }, 'configuration subscriber error'));
-    this.subscriber.on('message', () => { this.reload().catch((err) => this.log.warn({ err }, 'configuration reload failed')); });
+    // A reload the store's own stop overtakes (its connections closing) is no failure worth a warning.
+    this.subscriber.on('message', () => {
+      if (this.stopped) return;
+      this.reload().catch((err) => { if (!this.stopped) this.log.warn({ err }, 'configuration reload failed'); });
+    });
     await this.subscriber.subscribe(this.keys.channel);
     this.poller = setInterval(() => {
       this.redis.get(this.keys.configVersion).then((v) => {
         if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
-      }).catch((err) => this.log.warn({ err }, 'configuration poll failed'));
+      }).catch((err) => { if (!this.stopped) this.log.warn({ err }, 'configuration poll failed'); });
     }, pollMs);
     this.poller.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     if (this.subscriber) {
