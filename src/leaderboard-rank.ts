@@ -13,7 +13,7 @@ import type { Deps } from './deps.js';
 import { boardView, breakdownKeys, metricBoards, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
 import { dayIndexOf } from './domain/periods.js';
 import { expiresAt, stateFromHash, streakZone } from './domain/streaks.js';
-import type { Leaderboard } from './store/config.js';
+import type { Leaderboard, Snapshot } from './store/config.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -26,6 +26,23 @@ export interface Placement {
   awards?: string[];
   /** Streak boards: when the streak is lost if nothing happens (ms); the board drops it then. */
   expiry?: number;
+}
+
+/** `"<key>":{<the board's fields>` of a response entry, made once per configuration version and run end. */
+const heads = new WeakMap<Snapshot, Map<string, string>>();
+function boardHead(snapshot: Snapshot, lb: Leaderboard, runEnd: string | null): string {
+  let map = heads.get(snapshot);
+  if (map === undefined) {
+    map = new Map();
+    heads.set(snapshot, map);
+  }
+  const id = `${lb.id}|${runEnd}`;
+  let head = map.get(id);
+  if (head === undefined) {
+    head = `${JSON.stringify(lb.key)}:${JSON.stringify(boardView(lb, snapshot, runEnd)).slice(0, -1)}`;
+    map.set(id, head);
+  }
+  return head;
 }
 
 /** An award as phase 2 needs it: its system, amount, total after, number and local day. */
@@ -55,10 +72,8 @@ export async function place(
     // The workers finalise every group of a run: they find them here.
     if (group.length > 0 && rank > 0) await redis.sadd(keys.leaderboardIndex(tenant, lb.id).groups(run.start), group.join('\u0000'));
     if (rank === 0 && previousRank === 0) return null;
-    return `${JSON.stringify(lb.key)}:${JSON.stringify({
-      ...boardView(lb, snapshot, run.end), rank: rank || null, previousRank: previousRank || null,
-      threshold: Number(threshold), breakdownAttributeValue: group.length === 0 ? null : group.join(','),
-    })}`;
+    return `${boardHead(snapshot, lb, run.end)},"rank":${rank || null},"previousRank":${previousRank || null},` +
+      `"threshold":${Number(threshold)},"breakdownAttributeValue":${group.length === 0 ? 'null' : JSON.stringify(group.join(','))}}`;
   }));
   return done.filter((x): x is string => x !== null);
 }
