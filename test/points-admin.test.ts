@@ -339,7 +339,7 @@ describe('points sub-resources', () => {
         { ...streak, streakLength: 14, userAttributes: [{ attributeId: attr.plan, attributeValue: 'pro' }] },
       ]);
       expect(upd.body.issues).toEqual([
-        { id: streak.id, severity: 'error', message: 'type cannot change; create another trigger' },
+        { id: streak.id, severity: 'error', message: 'type can change only while the trigger is inactive (it is active)' },
         { id: streak.id, severity: 'error', message: 'metricThreshold applies to metric triggers only' },
         { id: streak.id, severity: 'error', message: 'points must not be 0' },
         { id: MISSING, severity: 'error', message: `Trigger "${MISSING}" not found` },
@@ -347,6 +347,21 @@ describe('points sub-resources', () => {
       const stillStreak = await s.request('GET', `/admin/v1/points/${coinsId}/triggers/${streak.id}`);
       expect(stillStreak.body.type).toBe('streak');
       expect(stillStreak.body.points).toBe(4);
+
+      // An inactive trigger may change type: the old type's fields go, the new one's are required.
+      const idle = (await s.request('POST', `/admin/v1/points/${coinsId}/triggers`, {
+        body: [{ type: 'metric', points: 5, metricId: metricIds.minutes, metricThreshold: 2,
+          eventAttributes: [{ attributeId: attr.source, attributeValue: 'app' }] }],
+      })).body.created[0];
+      const retype = await s.request('PATCH', `/admin/v1/points/${coinsId}/triggers`, {
+        body: [{ id: idle.id, type: 'time' }, { id: idle.id, type: 'time', timeUnit: 'hours', timeInterval: 6 }],
+      });
+      expect(retype.body.issues).toEqual([{ id: idle.id, severity: 'error', message: 'timeUnit is required for a time trigger' }]);
+      expect(retype.body.updated).toStrictEqual([
+        { id: idle.id, type: 'time', points: 5, status: 'inactive', userAttributes: [], timeUnit: 'hours', timeInterval: 6, blockIfOutOfPoints: false },
+      ]);
+      expect((await s.request('GET', `/admin/v1/points/${coinsId}/triggers/${idle.id}`)).body).toStrictEqual(retype.body.updated[0]);
+      await s.request('DELETE', `/admin/v1/points/${coinsId}/triggers?ids=${idle.id}`);
 
       const del = await s.request('DELETE', `/admin/v1/points/${coinsId}/triggers?ids=${streak.id}`);
       expect(del.body).toEqual({ deleted: [{ id: streak.id }], issues: [] });

@@ -303,8 +303,21 @@ function buildTrigger(item: TriggerInput, { id, now, snapshot, parentId }: Build
   return checkTrigger(t, snapshot) ?? t;
 }
 
-function applyTrigger(t: PointsTrigger, c: TriggerChanges, { now, snapshot }: { now: string; snapshot: Snapshot }): PointsTrigger | string {
-  if (c.type !== undefined && c.type !== t.type) return 'type cannot change; create another trigger';
+/**
+ * A trigger's type changes only while it is inactive (1.21.1 admin spec); the old type's fields go,
+ * and the new type's required fields must come with the change.
+ */
+function applyTrigger(
+  current: PointsTrigger, c: TriggerChanges, { now, snapshot }: { now: string; snapshot: Snapshot },
+): PointsTrigger | string {
+  let t = current;
+  if (c.type !== undefined && c.type !== t.type) {
+    if (t.status !== 'inactive') return `type can change only while the trigger is inactive (it is ${t.status})`;
+    t = {
+      ...t, type: c.type, metricId: null, metricThreshold: null, eventAttributes: [], achievementId: null,
+      streakLength: null, timeUnit: null, timeInterval: null,
+    };
+  }
   const metric = metricIdOf(c, snapshot);
   if (typeof metric === 'string') return metric;
   const next: PointsTrigger = {
