@@ -10,7 +10,8 @@
  * called before each command.
  */
 import type { Deps } from './deps.js';
-import { boardView, breakdownKeys, metricBoards, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
+import { boardView, breakdownKeys, hasWindow, inWindow, metricBoards, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
+import { localMinute } from './domain/time.js';
 import { dayIndexOf } from './domain/periods.js';
 import { expiresAt, stateFromHash, streakZone } from './domain/streaks.js';
 import type { Leaderboard, Snapshot } from './store/config.js';
@@ -189,7 +190,10 @@ export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, 
     const run = runOf(lb, e.d);
     const group = groupOf(lb);
     if (run === null || group === null) continue;
-    const value = lb.runUnit === null ? h[0] : await redis.hget(keys.userMetric(u, e.m), `r:${lb.id}:${run.start}`);
+    // A daily window is judged in the user's zone as stored now (the event's, unless it moved).
+    const windowed = hasWindow(lb);
+    if (windowed && !inWindow(lb, localMinute(h[1] ?? '', e.ts))) continue;
+    const value = lb.runUnit === null && !windowed ? h[0] : await redis.hget(keys.userMetric(u, e.m), `r:${lb.id}:${run.start}`);
     if (value !== null) placements.push({ lb, run, group, value });
   }
   if (e.pa !== undefined) {

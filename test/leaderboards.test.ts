@@ -127,6 +127,29 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('lessons-monthly', '?run=2026-08-01')).map((r) => [r.userId, r.value])).toEqual([['kiri', 4]]);
   });
 
+  it('counts only the events inside a board\'s daily window, in each user\'s own time of day', async () => {
+    await s.setClock('2026-08-10T08:00:00Z');
+    const steps = (await s.metrics('steps')).steps;
+    await board({ name: 'Office hours', key: 'steps-day', rankBy: 'metric', metricId: steps, startTime: '09:00', endTime: '17:00' });
+    await board({ name: 'Night owls', key: 'steps-night', rankBy: 'metric', metricId: steps, startTime: '22:00', endTime: '02:00' });
+    const step = (user: string | Record<string, unknown>, value: number) => event(user, value, 'steps');
+    // 08:00 UTC: before the day window, outside the night one.
+    expect((await step('ana', 2)).leaderboards).toEqual({});
+    await s.setClock('2026-08-10T10:00:00Z');
+    expect((await step('ana', 5)).leaderboards['steps-day']).toMatchObject({ rank: 1 });
+    // 10:00 UTC is 00:00 on the 11th in Kiritimati (UTC+14): the night window, not the day one.
+    const kiri = await step({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 4);
+    expect(Object.keys(kiri.leaderboards)).toEqual(['steps-night']);
+    await s.setClock('2026-08-10T17:00:00Z'); // the window's end is not in it
+    expect((await step('ana', 7)).leaderboards).toEqual({});
+    await s.setClock('2026-08-10T23:30:00Z'); // over midnight: 22:00 to 02:00
+    expect((await step('ana', 1)).leaderboards['steps-night']).toMatchObject({ rank: 2 });
+    expect((await rankings('steps-day')).map((r) => [r.userId, r.value])).toEqual([['ana', 5]]);
+    expect((await rankings('steps-night')).map((r) => [r.userId, r.value])).toEqual([['kiri', 4], ['ana', 1]]);
+    // The metric itself counts every event.
+    expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(15);
+  });
+
   it('lists the boards users see and a user\'s rank with the history of its changes', async () => {
     await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricId: ids.lessons }] });
     const list = await s.request('GET', '/api/leaderboards');

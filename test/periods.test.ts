@@ -8,6 +8,7 @@ import {
   currentPeriod, dateOfDay, dayIndexOf, firstDayOf, periodEnd, periodOfDay, periodStart, type Frequency,
 } from '../src/domain/periods.js';
 import { streakJson, streakView, type StreakState } from '../src/domain/streaks.js';
+import { localMinute } from '../src/domain/time.js';
 import type { StreakSettings } from '../src/store/config.js';
 
 const ZONES = [
@@ -25,6 +26,23 @@ describe('period arithmetic', () => {
     }));
     expect(dayIndexOf('1970-01-01')).toBe(0);
     expect(dateOfDay(20414)).toBe('2025-11-22');
+  });
+
+  it('gives the local minute of the day luxon gives, also around offset changes', () => {
+    fc.assert(fc.property(instant, zone, fc.array(fc.integer({ min: -7_200_000, max: 7_200_000 }), { maxLength: 5 }), (ms, tz, steps) => {
+      // Nearby instants too: the cache keeps the quarter hour it saw last.
+      for (const t of [ms, ...steps.map((d) => ms + d)]) {
+        const local = DateTime.fromMillis(t, { zone: tz });
+        expect(localMinute(tz, t), `${tz} ${local.toISO()}`).toBe(local.hour * 60 + local.minute);
+      }
+    }), { numRuns: 400 });
+    // Across a DST switch: Berlin's clocks went from 02:00 to 03:00 on 2026-03-29 (01:00 UTC).
+    expect(localMinute('Europe/Berlin', Date.UTC(2026, 2, 29, 0, 59))).toBe(119);
+    expect(localMinute('Europe/Berlin', Date.UTC(2026, 2, 29, 1, 0))).toBe(180);
+    // Lord Howe moves by half an hour, at 02:00 local standard time (15:30 UTC).
+    expect(localMinute('Australia/Lord_Howe', Date.UTC(2026, 9, 3, 15, 29))).toBe(119);
+    expect(localMinute('Australia/Lord_Howe', Date.UTC(2026, 9, 3, 15, 30))).toBe(150);
+    expect(localMinute('', Date.UTC(2026, 0, 1, 23, 59, 59))).toBe(1439);
   });
 
   it('puts every instant in the period luxon finds for the zone (day, Monday week, month)', () => {

@@ -16,7 +16,7 @@
 import { nameUuid } from './ids.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
 import { compilePoints, type PointsDetails, type TimeTrigger } from './points.js';
-import { metricBoards } from './leaderboards.js';
+import { hasWindow, metricBoards } from './leaderboards.js';
 import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
@@ -126,8 +126,9 @@ export function compilePlans(snapshot: Snapshot): {
     eventFilters.push(...pts.eventFilters);
     let details = '';
     let hot = '';
-    // Run sums and breakdown groups of leaderboards are the event script's work too.
-    const boards = metricBoards(snapshot, metric.id).some((lb) => lb.runUnit !== null || lb.breakdownAttributes.length > 0);
+    // Run sums (repeating boards, and boards with a daily window) and breakdown groups of
+    // leaderboards are the event script's work too.
+    const boards = metricBoards(snapshot, metric.id).some((lb) => lb.runUnit !== null || hasWindow(lb) || lb.breakdownAttributes.length > 0);
     if (m.length > 0 || rule !== '' || pts.hot !== '' || boards) {
       const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[]; p?: PointsDetails } = { m };
       if (composites.length > 0) parts.c = composites;

@@ -64,6 +64,28 @@ export function runOf(lb: Leaderboard, date: string): { k: number; start: string
   return { k, start: runStart(lb, k), end };
 }
 
+/** Minutes of an 'HH:mm' or 'HH:mm:ss' time of day. */
+function minutesOf(time: string): number {
+  return Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+}
+
+/** Whether a board has a daily ranking window (`startTime`, `endTime`). */
+export function hasWindow(lb: Leaderboard): boolean {
+  return lb.startTime !== null || lb.endTime !== null;
+}
+
+/**
+ * Whether the user's local minute of the day falls in a board's daily window: from `startTime`
+ * (default 00:00) up to, not including, `endTime` (default the day's end). A window whose end
+ * comes before its start runs over midnight (22:00 to 02:00). Boards without one always match.
+ */
+export function inWindow(lb: Leaderboard, minute: number): boolean {
+  if (!hasWindow(lb)) return true;
+  const from = lb.startTime === null ? 0 : minutesOf(lb.startTime);
+  const to = lb.endTime === null ? 1440 : minutesOf(lb.endTime);
+  return from <= to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
 /** The next Monday on or after a date (a weekly board's default start). */
 export function mondayFrom(date: string): string {
   const day = dayIndexOf(date);

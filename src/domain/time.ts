@@ -50,3 +50,24 @@ export function parseDate(s: string): DateTime | null {
   const d = DateTime.fromISO(s, { zone: UTC });
   return d.isValid ? d : null;
 }
+
+const QUARTER_MS = 900_000;
+const minuteCache = new Map<string, { quarter: number; minute: number }>();
+
+/**
+ * The local wall-clock minute of the day (0 to 1439) of instant `ms` in zone `tz` ('' is UTC).
+ * Every zone's offset changes at a whole UTC quarter hour, so the minute at the start of the
+ * current quarter hour is cached per zone and the rest is arithmetic (luxon once per zone and
+ * quarter hour).
+ */
+export function localMinute(tz: string, ms: number): number {
+  const quarter = Math.floor(ms / QUARTER_MS);
+  let cached = minuteCache.get(tz);
+  if (cached === undefined || cached.quarter !== quarter) {
+    const at = DateTime.fromMillis(quarter * QUARTER_MS, { zone: tz || UTC });
+    cached = { quarter, minute: at.hour * 60 + at.minute };
+    if (minuteCache.size > 10_000) minuteCache.clear();
+    minuteCache.set(tz, cached);
+  }
+  return cached.minute + Math.floor((ms - quarter * QUARTER_MS) / 60_000);
+}

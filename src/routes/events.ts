@@ -10,7 +10,7 @@ import { fail } from '../http/errors.js';
 import type { Reply, Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
 import { eventEntry } from '../domain/log.js';
-import { localDay } from '../domain/time.js';
+import { localDay, localMinute } from '../domain/time.js';
 import { currentPeriod } from '../domain/periods.js';
 import { expiresAt, stateFromHash, streakJson, streakView, type StreakState } from '../domain/streaks.js';
 import {
@@ -19,7 +19,7 @@ import {
 import { eventMatches, userAchievementView } from '../domain/achievements.js';
 import { boostsArg, pointsJson } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
-import { breakdownKeys, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -203,7 +203,7 @@ export function eventRoutes(deps: Deps): Route[] {
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
       // one string (ioredis spends about 120 ns an argument).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
-      const boards = boardsOf(metric.id, day, hot !== '');
+      const boards = boardsOf(metric.id, day, hot !== '', tz, now);
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
@@ -259,7 +259,7 @@ export function eventRoutes(deps: Deps): Route[] {
    * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
    * ranks the metric's total.
    */
-  function boardsOf(metricId: string, date: string, hasPlan: boolean): EventBoards {
+  function boardsOf(metricId: string, date: string, hasPlan: boolean, tz: string, now: number): EventBoards {
     const snapshot = store.current;
     const mine = metricBoards(snapshot, metricId);
     if (mine.length === 0 && (!hasPlan || (pointsBoards(snapshot).length === 0 && streakBoards(snapshot).length === 0))) return NO_BOARDS;
@@ -269,8 +269,11 @@ export function eventRoutes(deps: Deps): Route[] {
     for (const lb of mine) {
       const run = runOf(lb, date);
       if (run === null) continue;
+      // A board with a daily window counts only the events inside it, in a sum of its own.
+      const windowed = hasWindow(lb);
+      if (windowed && !inWindow(lb, localMinute(tz, now))) continue;
       const board: EventBoard = { lb, run, sum: -1 };
-      if (lb.runUnit !== null) {
+      if (lb.runUnit !== null || windowed) {
         board.sum = runFields.length;
         runFields.push(`r:${lb.id}:${run.start}`);
       }
