@@ -331,5 +331,33 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
     });
+
+    it('places such an event on a board with a daily window only when it was made inside the window', async () => {
+      const { redis, keys } = c.api.services;
+      const metricId = ((await c.request('GET', '/admin/v1/metrics')).body as { id: string; key: string }[]).find((m) => m.key === 'plays')!.id;
+      const now = Date.now();
+      const hour = new Date(now).getUTCHours();
+      const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+      // The user has no zone: UTC. One window holds this hour, the other does not.
+      const r = await c.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'Now', key: 'plays-now', rankBy: 'metric', metricId, startTime: hh(hour), endTime: hh(hour + 2), status: 'active' },
+          { name: 'Later', key: 'plays-later', rankBy: 'metric', metricId, startTime: hh(hour + 3), endTime: hh(hour + 5), status: 'active' },
+        ],
+      });
+      expect(r.status, r.text).toBe(201);
+      const [inside, outside] = r.body.created as { id: string; start: string }[];
+      // What phase 1 wrote for the event: the total, and the in-window sums (phase 1 adds the
+      // value only to the boards whose window holds the event; both here, to see the drainer choose).
+      const u = keys.forUser('_', 'p3');
+      const day = new Date(now).toISOString().slice(0, 10);
+      const entry = JSON.stringify({ e: 'e-dead-2', t: '_', u: 'p3', m: metricId, v: 2, ts: now, d: day, p: 'dead-process' });
+      expect((await redis.recordEvent(u.user, keys.userMetric(u, metricId), u.users, u.log,
+        `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))[0]).toBe(1);
+      await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
+      await c.workers!.drainNow();
+      expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);
+      expect((await c.request('GET', '/api/leaderboards/plays-later')).body.rankings).toEqual([]);
+    });
   });
 });
