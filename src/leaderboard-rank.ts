@@ -66,12 +66,17 @@ export async function place(
     const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
-    const [rank, previousRank, threshold] = await redis.leaderboardRank(
-      k.ranking, k.members, k.history(userId), k.awards(userId), userId, value, order, lb.maxParticipants, now, ...(awards ?? []),
+    const placed = redis.leaderboardRank(
+      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry,
+      userId, value, order, lb.maxParticipants, now, expiry ?? '', ...(awards ?? []),
     );
-    if (expiry !== undefined && rank > 0) await redis.zadd(k.expiry, expiry, userId);
-    // The workers finalise every group of a run: they find them here.
-    if (group.length > 0 && rank > 0) await redis.sadd(keys.leaderboardIndex(tenant, lb.id).groups(run.start), group.join('\u0000'));
+    // The workers finalise every group of a run: they find them here. Sent with the placement, not
+    // after it: once placed, the group's ranking holds someone, whether or not this user entered.
+    if (group.length > 0) {
+      hold?.();
+      await Promise.all([placed, redis.sadd(keys.leaderboardIndex(tenant, lb.id).groups(run.start), group.join('\u0000'))]);
+    }
+    const [rank, previousRank, threshold] = await placed;
     if (rank === 0 && previousRank === 0) return null;
     return `${boardHead(snapshot, lb, run.end)},"rank":${rank || null},"previousRank":${previousRank || null},` +
       `"threshold":${Number(threshold)},"breakdownAttributeValue":${group.length === 0 ? 'null' : JSON.stringify(group.join(','))}}`;

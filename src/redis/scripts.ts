@@ -105,7 +105,7 @@ declare module 'ioredis' {
     accruePoints(user: string, points: string, due: string, log: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
     leaderboardPrune(ranking: string, members: string, expiry: string, ...args: Args): Result<number, Context>;
     leaderboardRank(
-      ranking: string, members: string, history: string, awards: string, ...args: Args
+      ranking: string, members: string, history: string, awards: string, expiry: string, ...args: Args
     ): Result<[number, number, string, string], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args

@@ -17,13 +17,16 @@
   KEYS[4] the user's awards      <prefix>:{...}:a:<user id>                         hash n -> awarded
           (points boards that repeat: the run's value is the sum of the user's awards in it,
           each recorded once by its number, so a repeated call adds nothing)
+  KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 15-digit complement of the ms time
   ARGV[4] maximum participants
   ARGV[5] '<ms>': the event's time, for the history
-  ARGV[6...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
+  ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
+          leaderboardPrune while the user is on the ranking; '' otherwise
+  ARGV[7...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored)
 
   Returns {rank, previousRank, threshold, value}: rank and previousRank 0 when off the ranking;
@@ -33,15 +36,17 @@ local rankingKey = KEYS[1]
 local membersKey = KEYS[2]
 local historyKey = KEYS[3]
 local awardsKey = KEYS[4]
+local expiryKey = KEYS[5]
 
 local userId = ARGV[1]
 local value = ARGV[2]
 local order = ARGV[3]
 local max = tonumber(ARGV[4])
 local at = ARGV[5]
+local expiry = ARGV[6]
 
-if #ARGV > 5 then
-  redis.call('HSET', awardsKey, unpack(ARGV, 6))
+if #ARGV > 6 then
+  redis.call('HSET', awardsKey, unpack(ARGV, 7))
   local sum = 0
   for _, v in ipairs(redis.call('HVALS', awardsKey)) do sum = sum + v end
   value = string.format('%d', sum)
@@ -96,4 +101,5 @@ if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(valu
   local length = redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
   if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
 end
+if expiry ~= '' and rank > 0 then redis.call('ZADD', expiryKey, expiry, userId) end
 return {rank, previousRank, threshold, value}
