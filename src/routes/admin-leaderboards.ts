@@ -17,7 +17,7 @@ import { leaderboardStatus, mondayFrom } from '../domain/leaderboards.js';
 import { parseDate } from '../domain/time.js';
 import type { Route } from '../http/server.js';
 import type { Leaderboard, LeaderboardStatus, Snapshot } from '../store/config.js';
-import { resourceRoutes } from './admin-resources.js';
+import { idOf, resourceRoutes } from './admin-resources.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -99,15 +99,6 @@ export function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
 
 /** The UTC date of an instant, YYYY-MM-DD. */
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
-function idOf<T extends { id: string }>(
-  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
-): { id: string | undefined } | string {
-  if (id !== undefined || key === undefined) return { id };
-  const found = byKey.get(key);
-  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
-}
 
 /** What a leaderboard must be whatever its history; a message, or null when it is sound. */
 function check(lb: Leaderboard, snapshot: Snapshot): string | null {

@@ -15,7 +15,7 @@ import { compileCheck, lastError } from '../http/validate.js';
 import type {
   AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger, PointsTriggerType, Snapshot,
 } from '../store/config.js';
-import { batchOf, MAX_BATCH, resourceRoutes, type Issue } from './admin-resources.js';
+import { batchOf, idOf, MAX_BATCH, resourceRoutes, type Issue } from './admin-resources.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -269,13 +269,6 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
     ?? checkFilters(t.eventAttributes, 'event', 'eventAttributes', snapshot);
 }
 
-/** The metric id named by `metricId` or `metricKey`; a message when `metricKey` names none. */
-function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: Snapshot): { id: string | undefined } | string {
-  if (item.metricId !== undefined || item.metricKey === undefined) return { id: item.metricId };
-  const metric = snapshot.metricsByKey.get(item.metricKey);
-  return metric === undefined ? `metricKey "${item.metricKey}" is not the key of a metric` : { id: metric.id };
-}
-
 function checkBoost(b: PointsBoost, snapshot: Snapshot): string | null {
   if (parseDate(b.start) === null) return `start must be a calendar date YYYY-MM-DD (got "${b.start}")`;
   if (b.end !== null && parseDate(b.end) === null) return `end must be a calendar date YYYY-MM-DD (got "${b.end}")`;
@@ -289,7 +282,7 @@ function checkBoost(b: PointsBoost, snapshot: Snapshot): string | null {
 // Builders, shared by the sub-resources and the nested children of POST /points
 
 function buildTrigger(item: TriggerInput, { id, now, snapshot, parentId }: BuildContext): PointsTrigger | string {
-  const metric = metricIdOf(item, snapshot);
+  const metric = idOf(item.metricId, item.metricKey, snapshot.metricsByKey, 'metricKey', 'a metric');
   if (typeof metric === 'string') return metric;
   const t: PointsTrigger = {
     id, systemId: parentId, type: item.type, points: item.points, status: item.status ?? 'inactive',
@@ -318,7 +311,7 @@ function applyTrigger(
       streakLength: null, timeUnit: null, timeInterval: null,
     };
   }
-  const metric = metricIdOf(c, snapshot);
+  const metric = idOf(c.metricId, c.metricKey, snapshot.metricsByKey, 'metricKey', 'a metric');
   if (typeof metric === 'string') return metric;
   const next: PointsTrigger = {
     ...t,

@@ -66,6 +66,15 @@ export function idsOf(q: URLSearchParams): string[] {
 }
 
 /** The body of a batch call: a JSON array of 1..100 items. */
+/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
+export function idOf<T extends { id: string }>(
+  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
+): { id: string | undefined } | string {
+  if (id !== undefined || key === undefined) return { id };
+  const found = byKey.get(key);
+  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
+}
+
 export function batchOf(req: Request): unknown[] {
   const body = parseJson(req.body);
   if (!Array.isArray(body)) throw fail('invalid_body', 'body must be a JSON array of items');
