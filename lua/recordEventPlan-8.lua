@@ -218,27 +218,21 @@ if fT then
     if times > 0 then
       local points = (fP + 0) * times
       local before = tonumber(stored[7] or '0')
-      local after = before + points
-      if after < 0 then
-        if fBlock == '1' then
-          if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
-          return {-8, fSystem}
-        end
-        after = 0
+      local after = pointsAfter(before, points, fCap ~= '' and fCap + 0 or nil, fBlock == '1')
+      if after == nil then
+        if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
+        return {-8, fSystem}
       end
-      if points > 0 and fCap ~= '' and after > fCap + 0 then after = math.max(before, fCap + 0) end
       if after ~= before then
         local n = tonumber(stored[8] or '0') + 1
         -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
         -- instructions a call. The award is usually the trigger's points as sent.
         local afterText, nText = string.format('%d', after), string.format('%d', n)
         local awardedText = after - before == points and times == 1 and fP or string.format('%d', after - before)
-        local key = pointsBase .. fSystem
-        redis.call('HSET', key, 'a:' .. nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
+        pointsRecord(pointsBase .. fSystem, n, nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
           dayField, afterText)
-        if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
         redis.call('HSET', userKey, 'pt:' .. fSystem, afterText, 'pn:' .. fSystem, nText)
-        fastAward = '[["' .. fSystem .. '","' .. fTrigger .. '",' .. awardedText .. ',' .. afterText .. ',' .. nText .. ',""]]'
+        fastAward = '[' .. pointsLogEntry(fSystem, fTrigger, awardedText .. ',' .. afterText .. ',' .. nText, '') .. ']'
       end
     end
   end

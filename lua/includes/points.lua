@@ -63,17 +63,38 @@ local function pointsBoost(pc, sys, points, day)
   return points, applied
 end
 
+-- The total after adding `points` to `before`: never below 0 (nil when `block` refuses that), and
+-- never above `cap` through an award (a total already above it stays).
+local function pointsAfter(before, points, cap, block)
+  local after = before + points
+  if after < 0 then
+    if block then return nil end
+    after = 0
+  end
+  if points > 0 and cap and after > cap then after = math.max(before, cap) end
+  return after
+end
+
+-- Writes award n of a system (its line '<ms>|<awarded>|<total after>|<trigger id>[|<boost ids>]')
+-- with the day's closing total, and forgets the award 100 before it.
+local function pointsRecord(key, n, nText, line, dayField, totalText)
+  redis.call('HSET', key, 'a:' .. nText, line, dayField, totalText)
+  if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
+end
+
+-- An award as the event log carries it: [system, trigger, awarded, total, n, boost ids], the three
+-- numbers given as 'awarded,total,n'.
+local function pointsLogEntry(sys, trigger, numbers, boosts)
+  return '["' .. sys .. '","' .. trigger .. '",' .. numbers .. ',"' .. boosts .. '"]'
+end
+
 local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
   if pc.totals[sys] == nil then pointsLoad(pc, sys) end
   local boosts = ''
   if points > 0 and pc.boosts then points, boosts = pointsBoost(pc, sys, points, dayField or pc.dayField) end
   local total = pc.totals[sys]
-  local new = total + points
-  if new < 0 then
-    if block then return false end
-    new = 0
-  end
-  if points > 0 and cap and new > cap then new = math.max(total, cap) end
+  local new = pointsAfter(total, points, cap, block)
+  if new == nil then return false end
   if new ~= total then
     pc.totals[sys] = new
     local a = pc.awards
@@ -91,16 +112,14 @@ local function pointsCommit(pc)
     local n = pc.counts[sys] + 1
     pc.counts[sys] = n
     x[5] = n
-    local key = pc.base .. sys
     -- Numbers go to Redis formatted with %d: Redis 7.0 formats a Lua number with '%.17g' (glibc's
     -- float formatting, the dearer way). Strings are joined: string.format's '%s' is dearer.
-    local total = string.format('%d', x[4])
+    local total, nText = string.format('%d', x[4]), string.format('%d', n)
     local award = x[6] .. '|' .. string.format('%d', x[3]) .. '|' .. total .. '|' .. x[2]
     if x[8] ~= '' then award = award .. '|' .. x[8] end
-    redis.call('HSET', key, string.format('a:%d', n), award, x[7], total)
-    if n > 100 then redis.call('HDEL', key, string.format('a:%d', n - 100)) end
+    pointsRecord(pc.base .. sys, n, nText, award, x[7], total)
     user['pt:' .. sys] = total
-    user['pn:' .. sys] = string.format('%d', n)
+    user['pn:' .. sys] = nText
   end
   pc.written = #a
   local fields = {}
@@ -115,13 +134,7 @@ end
 -- boost ids].
 local function pointsLog(pc)
   local a = pc.awards
-  if #a == 1 then
-    local x = a[1]
-    return '[["' .. x[1] .. '","' .. x[2] .. '",' .. string.format('%d,%d,%d', x[3], x[4], x[5]) .. ',"' .. x[8] .. '"]]'
-  end
   local json = {}
-  for i, x in ipairs(a) do
-    json[i] = '["' .. x[1] .. '","' .. x[2] .. '",' .. string.format('%d,%d,%d', x[3], x[4], x[5]) .. ',"' .. x[8] .. '"]'
-  end
+  for i, x in ipairs(a) do json[i] = pointsLogEntry(x[1], x[2], string.format('%d,%d,%d', x[3], x[4], x[5]), x[8]) end
   return '[' .. table.concat(json, ',') .. ']'
 end
