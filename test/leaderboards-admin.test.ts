@@ -343,6 +343,7 @@ describe('updating leaderboards', () => {
     });
     const { view } = await patch({ id: lb.id, description: null, maxParticipants: null, end: null, startTime: null, endTime: null });
     expect(view).toMatchObject({ description: null, maxParticipants: 1000, end: null, startTime: null, endTime: null });
+    expect(await get(lb.id)).toMatchObject({ description: null, maxParticipants: 1000, end: null, startTime: null, endTime: null });
     expect(await patch({ id: MISSING, name: 'x' })).toEqual({ issue: `Leaderboard "${MISSING}" not found` });
   });
 });
@@ -381,7 +382,9 @@ describe('what boards use', () => {
     expect(metric.body.issues[0].message).toMatch(new RegExp(`is used by .*leaderboard "${byMetric.key}"`));
     const points = await s.request('DELETE', `/admin/v1/points?ids=${xpId}`);
     expect(points.body.deleted).toEqual([]);
-    expect(points.body.issues[0].message).toMatch(/is used by leaderboard/);
+    const byPoints = boards.find((b) => b.pointsSystemId === xpId)!;
+    expect(points.body.issues[0].message).toMatch(new RegExp(`is used by .*leaderboard "${byPoints.key}"`));
+    expect((await s.request('GET', `/admin/v1/points/${xpId}`)).status).toBe(200);
     // An unused metric goes.
     const spare = await s.metrics('spare');
     expect((await s.request('DELETE', `/admin/v1/metrics?ids=${spare.spare}`)).body.deleted).toEqual([{ id: spare.spare }]);

@@ -151,7 +151,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
   });
 
   it('lists the boards users see and a user\'s rank with the history of its changes', async () => {
-    await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricId: ids.lessons }] });
+    const hidden = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricId: ids.lessons }] });
+    expect(hidden.status, hidden.text).toBe(201);
+    expect(hidden.body.created[0].status).toBe('inactive');
     const list = await s.request('GET', '/api/leaderboards');
     expect(list.body.map((b: any) => b.key)).toContain('lessons-all');
     expect(list.body.map((b: any) => b.key)).not.toContain('hidden');

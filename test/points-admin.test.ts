@@ -404,6 +404,7 @@ describe('points sub-resources', () => {
       expect(bad.status).toBe(200);
       expect(bad.body.issues.map((i: any) => i.index)).toEqual([0, 1, 2]);
       expect(bad.body.issues[0].message).toContain('points');
+      expect(bad.body.issues[1].message).toContain('key');
       expect(bad.body.issues[2].message).toBe('key is required');
 
       const all = (await s.request('GET', `/admin/v1/points/${xpId}/levels`)).body;
@@ -432,6 +433,8 @@ describe('points sub-resources', () => {
 
       const del = await s.request('DELETE', `/admin/v1/points/${xpId}/levels?ids=${gold.id}`);
       expect(del.body).toEqual({ deleted: [{ id: gold.id }], issues: [] });
+      expect((await s.request('GET', `/admin/v1/points/${xpId}/levels/${gold.id}`)).status).toBe(404);
+      expect((await s.request('GET', `/admin/v1/points/${xpId}/levels`)).body.map((l: any) => l.key)).toEqual(['bronze', 'silver']);
       // The key is free again in this system.
       const again = await s.request('POST', `/admin/v1/points/${xpId}/levels`, { body: [{ name: 'Gold', key: 'gold', points: 500 }] });
       expect(again.status).toBe(201);
