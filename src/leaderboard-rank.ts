@@ -13,6 +13,7 @@ import type { Deps } from './deps.js';
 import { boardView, breakdownKeys, hasWindow, inWindow, metricBoards, orderOf, pointsBoards, runOf, streakBoards } from './domain/leaderboards.js';
 import { localMinute } from './domain/time.js';
 import { dayIndexOf } from './domain/periods.js';
+import type { EventAward } from './domain/points.js';
 import { expiresAt, stateFromHash, streakZone } from './domain/streaks.js';
 import type { Leaderboard, Snapshot } from './store/config.js';
 
@@ -164,8 +165,8 @@ export interface LoggedEvent {
   m: string;
   d: string;
   ts: number;
-  /** Points awards: [system, trigger, awarded, total, n, boosts]. */
-  pa?: [string, string, number, number, number, string][];
+  /** Points awards. */
+  pa?: EventAward[];
   /** The streak as stored after an extension. */
   sx?: string;
 }

@@ -40,6 +40,10 @@ export interface MetricPlan {
   eventFilters: [string, string][][];
   /** An event of at least this value meets the streak rule by itself (aloneThreshold); null: never. */
   streakAlone: number | null;
+  /** Whether an event of the metric may award points (then boosts and points boards concern it). */
+  awardsPoints: boolean;
+  /** Whether an event of the metric may extend the streak (the metric is in the rule). */
+  extendsStreak: boolean;
 }
 
 /** Entries of the Lua plan (field names are short: they are decoded on every event). */
@@ -137,7 +141,11 @@ export function compilePlans(snapshot: Snapshot): {
       details = JSON.stringify(parts);
       hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
     }
-    plans.set(metric.id, { details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id) });
+    plans.set(metric.id, {
+      details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
+      // The rule's second character is 2 when this metric is in it (streakRule).
+      awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2',
+    });
   }
   return { plans, composites, points: points.common, timeTriggers: points.time };
 }

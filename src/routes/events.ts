@@ -16,8 +16,8 @@ import { expiresAt, stateFromHash, streakJson, streakView, type StreakState } fr
 import {
   checkAttributeKeys, prepareIdentification, totalField, upsertedUserSchema, type UpsertedUser,
 } from '../domain/users.js';
-import { eventMatches, userAchievementView } from '../domain/achievements.js';
-import { boostsArg, pointsJson } from '../domain/points.js';
+import { eventMatches, userAchievementView, type MetricPlan } from '../domain/achievements.js';
+import { boostsArg, pointsJson, type EventAward } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
@@ -163,21 +163,19 @@ export function eventRoutes(deps: Deps): Route[] {
     const eventId = randomUUID();
     const value = String(body.value);
     const setsTz = ident.tz !== null;
-    const plan = snapshot.plans.get(metric.id);
+    // Every metric has a plan (compilePlans); `hot` is '' for one without features.
+    const plan = snapshot.plans.get(metric.id)!;
     const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
-    let flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0');
-    if (plan !== undefined) {
-      const alone = plan.streakAlone;
-      flags += alone !== null && body.value >= alone ? '1' : '0';
-    }
-    flags += window;
+    const alone = plan.streakAlone;
+    const flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(body.value) ? '1' : '0') +
+      (alone !== null && body.value >= alone ? '1' : '0') + window;
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
     const nowIso = isoOf(now);
     const creation = nowIso + user.id;
-    const details = plan?.details ?? '';
+    const details = plan.details;
     const total = totalField(metric.id);
-    const hot = plan?.hot ?? '';
-    const matches = plan ? eventMatches(plan, body.attributes) : '';
+    const hot = plan.hot;
+    const matches = eventMatches(plan, body.attributes);
     let tz = ident.tz ?? tzCache.get(tenant, user.id);
     const rule = snapshot.streak;
     let streakZone: string | null = null;
@@ -203,13 +201,13 @@ export function eventRoutes(deps: Deps): Route[] {
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
       // one string (ioredis spends about 120 ns an argument).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
-      const boards = boardsOf(metric.id, day, hot !== '', tz, now);
+      const boards = boardsOf(metric.id, day, plan, tz, now);
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
           u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points, u.due,
           `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
-          snapshot.pointsBoosts.size === 0 ? '' : boostsArg(snapshot, user.id, day), ...ident.pairs,
+          plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );
       const code = r[0] as number;
       if (code === 1) {
@@ -218,12 +216,14 @@ export function eventRoutes(deps: Deps): Route[] {
         if (r[2] === 1 || r.length > 6) stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        const points = pointsJson(snapshot, r[4], tenant, user.id, nowIso);
+        // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
+        const awards = typeof r[4] === 'string' && r[4] !== '' ? JSON.parse(r[4]) as EventAward[] : [];
+        const points = pointsJson(snapshot, awards, tenant, user.id, nowIso);
         const extended = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
-        const ranks = boards.metric.length > 0 || (r[4] !== '' && pointsBoards(snapshot).length > 0)
+        const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
-        const leaderboards = ranks ? await rankEvent(boards, r, tenant, user.id, day, now, extended) : '{}';
+        const leaderboards = ranks ? await rankEvent(boards, r, awards, tenant, user.id, day, now, extended) : '{}';
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
@@ -259,10 +259,13 @@ export function eventRoutes(deps: Deps): Route[] {
    * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
    * ranks the metric's total.
    */
-  function boardsOf(metricId: string, date: string, hasPlan: boolean, tz: string, now: number): EventBoards {
+  function boardsOf(metricId: string, date: string, plan: MetricPlan, tz: string, now: number): EventBoards {
     const snapshot = store.current;
     const mine = metricBoards(snapshot, metricId);
-    if (mine.length === 0 && (!hasPlan || (pointsBoards(snapshot).length === 0 && streakBoards(snapshot).length === 0))) return NO_BOARDS;
+    // Points and streak boards concern the event only when it may award points or extend the streak.
+    const points = plan.awardsPoints ? pointsBoards(snapshot) : [];
+    const streaks = plan.extendsStreak ? streakBoards(snapshot) : [];
+    if (mine.length === 0 && points.length === 0 && streaks.length === 0) return NO_BOARDS;
     const metric: EventBoard[] = [];
     const runFields: string[] = [];
     const attributeKeys = new Set<string>();
@@ -280,10 +283,8 @@ export function eventRoutes(deps: Deps): Route[] {
       for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
       metric.push(board);
     }
-    if (hasPlan) {
-      for (const lb of [...pointsBoards(snapshot), ...streakBoards(snapshot)]) {
-        for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
-      }
+    for (const lb of [...points, ...streaks]) {
+      for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
     }
     const keysList = [...attributeKeys];
     const arg = runFields.length === 0 && keysList.length === 0 ? '' : `${runFields.join(',')}#${keysList.map((k) => 'a:' + k).join(',')}`;
@@ -296,7 +297,7 @@ export function eventRoutes(deps: Deps): Route[] {
    * response's `leaderboards` JSON.
    */
   async function rankEvent(
-    boards: EventBoards, reply: unknown[], tenant: string, userId: string, date: string, now: number,
+    boards: EventBoards, reply: unknown[], awards: EventAward[], tenant: string, userId: string, date: string, now: number,
     extended: { length: number; expiry: number } | null,
   ): Promise<string> {
     const snapshot = store.current;
@@ -312,10 +313,9 @@ export function eventRoutes(deps: Deps): Route[] {
       const group = groupOf(lb);
       if (group !== null) placements.push({ lb, run, group, value: sum >= 0 ? String(values[sum]) : String(reply[1]) });
     }
-    if (typeof reply[4] === 'string' && reply[4] !== '') {
-      const awards = (JSON.parse(reply[4]) as [string, string, number, number, number][])
-        .map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));
-      placements.push(...pointsPlacements(deps, awards, groupOf));
+    if (awards.length > 0) {
+      const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));
+      placements.push(...pointsPlacements(deps, placed, groupOf));
     }
     if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
     if (placements.length === 0) return '{}';
