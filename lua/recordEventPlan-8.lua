@@ -301,7 +301,6 @@ end
 local created = eventRest(userKey, userMetricKey, usersKey, stored[2] ~= false, value, isInteger, dayField, idempotency,
   expiresAt, creation, ARGV, 7)
 if pc then pc.pending = nil end
-if pc then pointsCommit(pc) end
 -- A new user's time triggers start counting now.
 if timeTriggers and created == 1 then
   local now = nowStamp + 0
