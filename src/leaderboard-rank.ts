@@ -47,6 +47,21 @@ function boardHead(snapshot: Snapshot, lb: Leaderboard, runEnd: string | null): 
   return head;
 }
 
+/**
+ * The breakdown group of each board for a user whose attribute values are `attributes` (attribute
+ * key -> value): the values in the board's attribute order, or null when one is missing (a user
+ * without a value is in no group of that board).
+ */
+export function groupResolver(snapshot: Snapshot, attributes: Map<string, string>): (lb: Leaderboard) => string[] | null {
+  return (lb) => {
+    const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
+    return group.some((v) => v === '') ? null : group;
+  };
+}
+
+/** Group index entries this process has written (`<index key>|<group>`): each run's group is written once. */
+const indexed = new Set<string>();
+
 /** An award as phase 2 needs it: its system, amount, total after, number and local day. */
 export interface PlacedAward {
   system: string;
@@ -72,10 +87,15 @@ export async function place(
       userId, value, order, lb.maxParticipants, now, expiry ?? '', ...(awards ?? []),
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
-    // after it: once placed, the group's ranking holds someone, whether or not this user entered.
-    if (group.length > 0) {
+    // after it (once placed, the group's ranking holds someone, whether or not this user entered),
+    // and once per group and run from this process.
+    const groupsKey = group.length === 0 ? '' : keys.leaderboardIndex(tenant, lb.id).groups(run.start);
+    const index = `${groupsKey}|${group.join('\u0000')}`;
+    if (groupsKey !== '' && !indexed.has(index)) {
       hold?.();
-      await Promise.all([placed, redis.sadd(keys.leaderboardIndex(tenant, lb.id).groups(run.start), group.join('\u0000'))]);
+      await Promise.all([placed, redis.sadd(groupsKey, group.join('\u0000'))]);
+      if (indexed.size >= 100_000) indexed.clear();
+      indexed.add(index);
     }
     const [rank, previousRank, threshold] = await placed;
     if (rank === 0 && previousRank === 0) return null;
@@ -142,11 +162,7 @@ export async function rankAwards(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, t
   if (boards.length === 0) return;
   const keys = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))];
   const values = keys.length === 0 ? [] : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, ...keys.map((k) => 'a:' + k));
-  const attributes = new Map(keys.map((k, i) => [k, values[i] ?? '']));
-  const groupOf = (lb: Leaderboard): string[] | null => {
-    const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
-    return group.some((v) => v === '') ? null : group;
-  };
+  const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[i] ?? ''])));
   await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf), now);
 }
 
@@ -186,11 +202,7 @@ export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, 
   const u = keys.forUser(e.t, e.u);
   const attributeKeys = [...new Set([...metricBoardsOfEvent, ...points, ...streaks].flatMap((lb) => breakdownKeys(lb, snapshot)))];
   const h = await redis.hmget(u.user, 'm:' + e.m, 'tz', ...attributeKeys.map((k) => 'a:' + k));
-  const attributes = new Map(attributeKeys.map((k, i) => [k, h[2 + i] ?? '']));
-  const groupOf = (lb: Leaderboard): string[] | null => {
-    const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
-    return group.some((v) => v === '') ? null : group;
-  };
+  const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[2 + i] ?? ''])));
   const placements: Placement[] = [];
   for (const lb of metricBoardsOfEvent) {
     const run = runOf(lb, e.d);

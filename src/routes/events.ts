@@ -20,7 +20,7 @@ import { eventMatches, userAchievementView, type MetricPlan } from '../domain/ac
 import { boostsArg, pointsJson, type EventAward } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
-import { place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
+import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -302,12 +302,7 @@ export function eventRoutes(deps: Deps): Route[] {
   ): Promise<string> {
     const snapshot = store.current;
     const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
-    const attributes = new Map(boards.attributeKeys.map((k, i) => [k, String(values[boards.runCount + i] ?? '')]));
-    // A user without a value for a breakdown attribute is in no group of that board.
-    const groupOf = (lb: Leaderboard): string[] | null => {
-      const group = breakdownKeys(lb, snapshot).map((k) => attributes.get(k) ?? '');
-      return group.some((v) => v === '') ? null : group;
-    };
+    const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, String(values[boards.runCount + i] ?? '')])));
     const placements: Placement[] = [];
     for (const { lb, run, sum } of boards.metric) {
       const group = groupOf(lb);
