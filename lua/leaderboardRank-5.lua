@@ -29,7 +29,7 @@
   ARGV[7...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored)
 
-  Returns {rank, previousRank, threshold, value}: rank and previousRank 0 when off the ranking;
+  Returns {rank, previousRank, threshold}: rank and previousRank 0 when off the ranking;
   threshold the value needed to enter now (the lowest value when full, else 0).
 ]]
 local rankingKey = KEYS[1]
@@ -102,4 +102,4 @@ if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(valu
   if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
 end
 if expiry ~= '' and rank > 0 then redis.call('ZADD', expiryKey, expiry, userId) end
-return {rank, previousRank, threshold, value}
+return {rank, previousRank, threshold}

@@ -63,7 +63,7 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
 const indexed = new Set<string>();
 
 /** An award as phase 2 needs it: its system, amount, total after, number and local day. */
-export interface PlacedAward {
+interface PlacedAward {
   system: string;
   awarded: number;
   total: number;

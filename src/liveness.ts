@@ -8,7 +8,7 @@ import type { RedisClient } from './redis/client.js';
 import type { Keys } from './redis/keys.js';
 
 /** A process silent this long (wall time) is taken for dead. */
-export const DEAD_AFTER_MS = 15_000;
+const DEAD_AFTER_MS = 15_000;
 
 export class Liveness {
   readonly id: string;

@@ -17,7 +17,7 @@ import { boostsArg } from './domain/points.js';
 import { placedAwards, rankAwards } from './leaderboard-rank.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
-export const MAX_DUES_PER_CALL = 500;
+const MAX_DUES_PER_CALL = 500;
 
 /** Local days of ascending instants in one zone, remembering the current day's bounds. */
 function daysOf(tz: string): (ms: number) => string {

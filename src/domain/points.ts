@@ -55,7 +55,7 @@ export const pointsCountField = (systemId: string): string => 'pn:' + systemId;
 export const awardField = (n: number): string => 'a:' + n;
 
 /** The triggers that count: active, of an active system, whose filters name existing attributes. */
-export function activeTriggers(snapshot: Snapshot): { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] {
+function activeTriggers(snapshot: Snapshot): { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] {
   const out: { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[] = [];
   for (const t of snapshot.pointsTriggers.values()) {
     if (t.status !== 'active' || snapshot.pointsSystems.get(t.systemId)?.status !== 'active') continue;
@@ -74,7 +74,7 @@ function lua(t: PointsTrigger, ua: string[]): LuaTrigger {
 }
 
 /** The points part of every metric's plan, and what does not depend on the metric. */
-export interface CompiledPoints {
+interface CompiledPoints {
   /** Metric id -> its triggers' hot part, details and event filters (positions follow `offset`). */
   forMetric(metricId: string, offset: number): { hot: string; details: PointsDetails | null; eventFilters: [string, string][][] };
   /** The details without metric triggers: for completions outside the event path. */
@@ -389,7 +389,7 @@ export interface PointsRange {
  * The 11 ranges of a points summary (trophy-api.md §6.4): exactly 0, then ten equal ranges from 1
  * up to the highest total rounded up to a power of 10 (at least 10): 600 gives 1-100, ..., 901-1000.
  */
-export function summaryRanges(highest: number): { from: number; to: number }[] {
+function summaryRanges(highest: number): { from: number; to: number }[] {
   let top = 10;
   while (top < highest) top *= 10;
   const width = top / 10;

@@ -70,7 +70,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
  * created anew on every EVALSHA (700 instructions each, about 17,000 for the event script), a
  * library's helpers once, when it loads. The rest stay scripts.
  */
-export const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank']);
+const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank']);
 
 /**
  * One library holding those scripts: every helper they include, once, at the library's level, and
@@ -106,7 +106,7 @@ declare module 'ioredis' {
     leaderboardPrune(ranking: string, members: string, expiry: string, ...args: Args): Result<number, Context>;
     leaderboardRank(
       ranking: string, members: string, history: string, awards: string, expiry: string, ...args: Args
-    ): Result<[number, number, string, string], Context>;
+    ): Result<[number, number, string], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;

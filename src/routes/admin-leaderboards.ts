@@ -83,7 +83,7 @@ type LeaderboardChanges = Partial<LeaderboardInput> & { id: string };
 // ---------------------------------------------------------------------------------------------
 // View
 
-export function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
+function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
   return {
     id: lb.id, name: lb.name, key: lb.key, description: lb.description,
     status: leaderboardStatus(lb, nowMs), rankBy: lb.rankBy,

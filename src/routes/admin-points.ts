@@ -210,11 +210,11 @@ export function pointsLevelAdminView(l: PointsLevel) {
 }
 
 /** `scheduled` before the start day, `finished` after the end day, else `active` (UTC days). */
-export function pointsBoostStatus(b: PointsBoost, nowMs: number): 'active' | 'scheduled' | 'finished' {
+function pointsBoostStatus(b: PointsBoost, nowMs: number): 'active' | 'scheduled' | 'finished' {
   return boostStatus(b, new Date(nowMs).toISOString().slice(0, 10));
 }
 
-export function pointsBoostAdminView(b: PointsBoost, nowMs: number) {
+function pointsBoostAdminView(b: PointsBoost, nowMs: number) {
   const view: Record<string, unknown> = {
     id: b.id, name: b.name, status: pointsBoostStatus(b, nowMs), start: b.start, end: b.end,
     multiplier: b.multiplier, rounding: b.rounding, userId: b.userId,
