@@ -59,6 +59,53 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
   };
 }
 
+/**
+ * The entry gate: phase 2 skipped where it could change nothing. A full ranking's lowest value goes
+ * down only when a member's value does or a member leaves, and leaderboardRank counts both in the
+ * ranking's falls counter, answering the threshold and the counter read together. So while the
+ * counter still reads what it read with a threshold, the threshold can only have risen since.
+ * An event that raised the user's value to at most that threshold then cannot enter (a newcomer
+ * must beat the lowest value), and it moves no member: the user's value before it was below the
+ * lowest value, so the user was off the ranking. Its placement would answer nothing and write
+ * nothing, so the event path skips it (src/routes/events.ts).
+ *
+ * Only for metric boards without breakdown, whose ranking the event path knows before phase 1, so
+ * it reads the counter in the same round trip. Per configuration version: a new maximum is a new
+ * ranking.
+ */
+export interface EntryCertificate {
+  /** The lowest value of the full ranking. */
+  threshold: number;
+  /** The ranking's falls counter when the threshold was read. */
+  falls: string;
+}
+
+const certificates = new WeakMap<Snapshot, Map<string, EntryCertificate>>();
+
+/** What this process last learnt of a ranking's threshold, if it was full then. */
+export function certificateOf(snapshot: Snapshot, ranking: string): EntryCertificate | undefined {
+  return certificates.get(snapshot)?.get(ranking);
+}
+
+/** Whether a placement on `lb` in `group` can be gated ([] without breakdown). */
+export function gateable(lb: Leaderboard, group: string[]): boolean {
+  return lb.rankBy === 'metric' && group.length === 0;
+}
+
+function learn(snapshot: Snapshot, ranking: string, threshold: string, falls: string): void {
+  let map = certificates.get(snapshot);
+  if (map === undefined) {
+    map = new Map();
+    certificates.set(snapshot, map);
+  }
+  // '' when the ranking is not full: anyone enters.
+  if (falls === '') map.delete(ranking);
+  else {
+    if (map.size >= 10_000) map.clear();
+    map.set(ranking, { threshold: Number(threshold), falls });
+  }
+}
+
 /** Group index entries this process has written (`<index key>|<group>`): each run's group is written once. */
 const indexed = new Set<string>();
 
@@ -83,7 +130,7 @@ export async function place(
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
     const placed = redis.leaderboardRank(
-      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry,
+      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls,
       userId, value, order, lb.maxParticipants, now, expiry ?? '', ...(awards ?? []),
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
@@ -97,7 +144,8 @@ export async function place(
       if (indexed.size >= 100_000) indexed.clear();
       indexed.add(index);
     }
-    const [rank, previousRank, threshold] = await placed;
+    const [rank, previousRank, threshold, falls] = await placed;
+    if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
     return `${boardHead(snapshot, lb, run.end)},"rank":${rank || null},"previousRank":${previousRank || null},` +
       `"threshold":${Number(threshold)},"breakdownAttributeValue":${group.length === 0 ? 'null' : JSON.stringify(group.join(','))}}`;

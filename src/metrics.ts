@@ -10,6 +10,8 @@ export class Metrics {
   readonly responses = new Map<number, number>();
   /** Metric events by outcome; refusals show as 4xx responses. */
   readonly events = { processed: 0, replayed: 0 };
+  /** Leaderboard placements the event path skipped: the entry gate showed they could change nothing. */
+  readonly leaderboards = { skipped: 0 };
   /** Gauges read when scraped. */
   private readonly gauges: (() => [name: string, help: string, value: number])[] = [];
 
@@ -35,6 +37,9 @@ export class Metrics {
     );
     for (const [outcome, n] of Object.entries(this.events)) lines.push(`laurel_events_total{outcome="${outcome}"} ${n}`);
     lines.push(
+      '# HELP laurel_leaderboard_placements_skipped_total Leaderboard placements the event path skipped (the entry gate).',
+      '# TYPE laurel_leaderboard_placements_skipped_total counter',
+      `laurel_leaderboard_placements_skipped_total ${this.leaderboards.skipped}`,
       '# HELP laurel_uptime_seconds Seconds since the process started.',
       '# TYPE laurel_uptime_seconds gauge',
       `laurel_uptime_seconds ${Math.round((Date.now() - this.started) / 1000)}`,

@@ -3,6 +3,7 @@
  * phase 2 (capped, ties by who reached a value first, breakdown groups, daily and monthly runs
  * kept and queryable), the event response, and the reads.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
@@ -169,6 +170,93 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('lessons-all', '?userId=bob&limit=1')).map((r) => [r.userId, r.rank])).toEqual([['bob', 2]]);
     expect((await rankings('lessons-all', '?userId=bob&offset=1&limit=5')).map((r) => [r.userId, r.rank])).toEqual([['kiri', 3]]);
     expect(await rankings('lessons-all', '?userId=cy')).toEqual([]);
+  });
+
+  describe('the entry gate, with two api processes', () => {
+    // Two api processes on one Redis (one key prefix): each learns thresholds from its own phase 2
+    // answers, while the other may lower them.
+    let a: TestServer;
+    let b: TestServer;
+    const send = async (via: TestServer, metric: string, user: Record<string, unknown>, value: number) => {
+      // One key for both: `b` serves `a`'s configuration.
+      const r = await via.request('POST', `/api/metrics/${metric}/event`, { body: { user, value }, key: a.adminKey });
+      expect(r.status, r.text).toBe(201);
+      return r.body.leaderboards as Record<string, { rank: number | null; previousRank: number | null; threshold: number }>;
+    };
+    const skipped = () => a.api.services.metrics.leaderboards.skipped + b.api.services.metrics.leaderboards.skipped;
+    /** Creates boards through `a` and waits until `b` has loaded them. */
+    const boards = async (...list: Record<string, unknown>[]) => {
+      const r = await a.request('POST', '/admin/v1/leaderboards', { body: list.map((x) => ({ status: 'active', ...x })) });
+      expect(r.status, r.text).toBe(201);
+      const ids = (r.body.created as { id: string }[]).map((x) => x.id);
+      for (let i = 0; i < 100 && !ids.every((id) => b.api.services.store.current.leaderboards.has(id)); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(ids.every((id) => b.api.services.store.current.leaderboards.has(id))).toBe(true);
+    };
+
+    beforeAll(async () => {
+      a = await startTestServer({ target });
+      b = await startTestServer({ target, env: { LAUREL_PREFIX: a.prefix, LAUREL_ADMIN_KEY: a.adminKey } });
+    });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
+
+    it('skips the placements that cannot change a full board, and places again once another process lowered its threshold', async () => {
+      const { gated } = await a.metrics('gated');
+      await boards({ name: 'Gated', key: 'gated-top', rankBy: 'metric', metricId: gated, maxParticipants: 3 });
+      await send(a, 'gated', { id: 'g1' }, 10);
+      await send(a, 'gated', { id: 'g2' }, 20);
+      expect((await send(a, 'gated', { id: 'g3' }, 30))['gated-top']).toMatchObject({ rank: 1, threshold: 10 });
+      // Full at 10: 5 cannot enter, and `a` does not ask Redis.
+      const before = skipped();
+      expect(await send(a, 'gated', { id: 'g4' }, 5)).toEqual({});
+      expect(skipped()).toBe(before + 1);
+      // The other process lowers the lowest value to 2; `a` still holds 10 as the threshold.
+      expect((await send(b, 'gated', { id: 'g1' }, -8))['gated-top']).toMatchObject({ rank: 3, previousRank: 3, threshold: 2 });
+      // The falls counter tells `a` its threshold is stale: 5 now enters and pushes g1 out.
+      expect((await send(a, 'gated', { id: 'g5' }, 5))['gated-top']).toMatchObject({ rank: 3, previousRank: null, threshold: 5 });
+      expect(skipped()).toBe(before + 1);
+      const rows = (await a.request('GET', '/api/leaderboards/gated-top')).body.rankings as { userId: string; value: number }[];
+      expect(rows.map((x) => [x.userId, x.value])).toEqual([['g3', 30], ['g2', 20], ['g5', 5]]);
+      // Learnt again from that answer: 4 is skipped.
+      expect(await send(a, 'gated', { id: 'g6' }, 4)).toEqual({});
+      expect(skipped()).toBe(before + 2);
+    });
+
+    it('answers every event as if no placement were skipped (a board with breakdown, never gated, as the reference)', async () => {
+      await a.attributes('user', 'team');
+      const teamId = ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === 'team')!.id;
+      const before = skipped();
+      let run = 0;
+      await fc.assert(fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(7), fc.integer({ min: -3, max: 6 }), fc.boolean()), { minLength: 40, maxLength: 100 }),
+        async (events) => {
+          const metric = `mixed${run++}`;
+          const { [metric]: metricId } = await a.metrics(metric);
+          // The same board twice: without breakdown (gated), and with one group every user is in.
+          await boards(
+            { name: 'Plain', key: `${metric}-plain`, rankBy: 'metric', metricId, maxParticipants: 3 },
+            { name: 'Team', key: `${metric}-team`, rankBy: 'metric', metricId, maxParticipants: 3, breakdownAttributes: [teamId] },
+          );
+          for (const [user, value, viaA] of events) {
+            const boardsOfEvent = await send(viaA ? a : b, metric, { id: `m${user}`, attributes: { team: 'x' } }, value);
+            const plain = boardsOfEvent[`${metric}-plain`];
+            const team = boardsOfEvent[`${metric}-team`];
+            expect(plain === undefined ? null : [plain.rank, plain.previousRank, plain.threshold])
+              .toEqual(team === undefined ? null : [team.rank, team.previousRank, team.threshold]);
+          }
+          const rows = async (key: string, query = '') =>
+            ((await a.request('GET', `/api/leaderboards/${key}${query}`)).body.rankings as { userId: string; rank: number; value: number }[])
+              .map((x) => [x.userId, x.rank, x.value]);
+          expect(await rows(`${metric}-plain`)).toEqual(await rows(`${metric}-team`, '?userAttributes=team:x'));
+        },
+      ), { numRuns: 5 });
+      // The comparison covered skipped placements.
+      expect(skipped()).toBeGreaterThan(before);
+    });
   });
 
   describe('points and streak boards', () => {

@@ -26,6 +26,8 @@
  *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
+ *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
+ *                                                        entry gate of src/leaderboard-rank.ts)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
  *                                                        a run's breakdown groups (leaderboards worker)
  *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
@@ -149,12 +151,13 @@ export class Keys {
    * users' members, and a user's history. `group` is '' without breakdown attributes.
    */
   leaderboard(tenant: string, boardId: string, run: string, group: string): {
-    ranking: string; members: string; expiry: string; history(userId: string): string; awards(userId: string): string;
+    ranking: string; members: string; expiry: string; falls: string;
+    history(userId: string): string; awards(userId: string): string;
   } {
     const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
     const base = `${this.prefix}:{lb:${tag}}:`;
     return {
-      ranking: base + 'r', members: base + 'm', expiry: base + 'x',
+      ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f',
       history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
     };
   }

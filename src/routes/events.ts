@@ -20,7 +20,9 @@ import { eventMatches, userAchievementView, type MetricPlan } from '../domain/ac
 import { boostsArg, pointsJson, type EventAward } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
-import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboard-rank.js';
+import {
+  certificateOf, gateable, groupResolver, place, pointsPlacements, streakPlacements, type EntryCertificate, type Placement,
+} from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -77,6 +79,12 @@ interface EventBoard {
   run: { start: string; end: string | null };
   /** Position of the run sum in the script's answer; -1: the board ranks the metric's total. */
   sum: number;
+  /**
+   * The entry gate (src/leaderboard-rank.ts), for an event that raises the value on a board without
+   * breakdown whose ranking this process knows full: the threshold learnt, and the ranking's falls
+   * counter as read with phase 1.
+   */
+  gate: { certificate: EntryCertificate; falls: Promise<string | null | undefined> } | null;
 }
 
 interface EventBoards {
@@ -201,7 +209,7 @@ export function eventRoutes(deps: Deps): Route[] {
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
       // one string (ioredis spends about 120 ns an argument).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
-      const boards = boardsOf(metric.id, day, plan, tz, now);
+      const boards = boardsOf(tenant, metric.id, day, plan, tz, now, body.value > 0);
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
@@ -259,7 +267,9 @@ export function eventRoutes(deps: Deps): Route[] {
    * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
    * ranks the metric's total.
    */
-  function boardsOf(metricId: string, date: string, plan: MetricPlan, tz: string, now: number): EventBoards {
+  function boardsOf(
+    tenant: string, metricId: string, date: string, plan: MetricPlan, tz: string, now: number, raises: boolean,
+  ): EventBoards {
     const snapshot = store.current;
     const mine = metricBoards(snapshot, metricId);
     // Points and streak boards concern the event only when it may award points or extend the streak.
@@ -275,12 +285,22 @@ export function eventRoutes(deps: Deps): Route[] {
       // A board with a daily window counts only the events inside it, in a sum of its own.
       const windowed = hasWindow(lb);
       if (windowed && !inWindow(lb, localMinute(tz, now))) continue;
-      const board: EventBoard = { lb, run, sum: -1 };
+      const board: EventBoard = { lb, run, sum: -1, gate: null };
       if (lb.runUnit !== null || windowed) {
         board.sum = runFields.length;
         runFields.push(`r:${lb.id}:${run.start}`);
       }
-      for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
+      const breakdown = breakdownKeys(lb, snapshot);
+      for (const key of breakdown) attributeKeys.add(key);
+      if (raises && breakdown.length === 0 && gateable(lb, [])) {
+        const k = keys.leaderboard(tenant, lb.id, run.start, '');
+        const certificate = certificateOf(snapshot, k.ranking);
+        if (certificate !== undefined) {
+          // Sent with phase 1 (the caller holds the turn's writes); read only once phase 1 answered.
+          hold();
+          board.gate = { certificate, falls: redis.get(k.falls).catch(() => undefined) };
+        }
+      }
       metric.push(board);
     }
     for (const lb of [...points, ...streaks]) {
@@ -304,9 +324,19 @@ export function eventRoutes(deps: Deps): Route[] {
     const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
     const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, String(values[boards.runCount + i] ?? '')])));
     const placements: Placement[] = [];
-    for (const { lb, run, sum } of boards.metric) {
+    for (const { lb, run, sum, gate } of boards.metric) {
       const group = groupOf(lb);
-      if (group !== null) placements.push({ lb, run, group, value: sum >= 0 ? String(values[sum]) : String(reply[1]) });
+      if (group === null) continue;
+      const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
+      if (gate !== null && Number(value) <= gate.certificate.threshold) {
+        // undefined: the read failed, so place as usual.
+        const falls = await gate.falls;
+        if (falls !== undefined && (falls ?? '0') === gate.certificate.falls) {
+          metrics.leaderboards.skipped++;
+          continue;
+        }
+      }
+      placements.push({ lb, run, group, value });
     }
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));

@@ -5,6 +5,7 @@
   KEYS[1] ranking                <prefix>:{lb:...}:r
   KEYS[2] members                <prefix>:{lb:...}:m
   KEYS[3] expiries               <prefix>:{lb:...}:x     zset user -> ms the streak is lost
+  KEYS[4] falls                  <prefix>:{lb:...}:f     counter, counts the removal (leaderboardRank.lua)
 
   ARGV[1] now, ms
 
@@ -13,6 +14,7 @@
 local rankingKey = KEYS[1]
 local membersKey = KEYS[2]
 local expiryKey = KEYS[3]
+local fallsKey = KEYS[4]
 
 local now = ARGV[1]
 
@@ -25,4 +27,6 @@ for _, userId in ipairs(lost) do
   end
   redis.call('ZREM', expiryKey, userId)
 end
+-- Leaving lowers the ranking's entry threshold, like a value going down.
+if #lost > 0 then redis.call('INCR', fallsKey) end
 return #lost

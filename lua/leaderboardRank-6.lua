@@ -9,7 +9,8 @@
   so the member holds the complement of the time). The hash maps each user to their member.
 
   Capped: while the ranking holds fewer than the maximum, anyone enters; once full, a newcomer
-  enters only by beating the lowest value, whose holder then leaves. Values that go down stay.
+  enters only by beating the lowest value, whose holder then leaves. Values that go down stay, and
+  count in the falls counter: only then can the lowest value of a full ranking go down.
 
   KEYS[1] ranking                <prefix>:{lb:<tenant>:<board>:<run>[:<group>]}:r   zset
   KEYS[2] members                <prefix>:{...}:m                                   hash user -> member
@@ -18,6 +19,8 @@
           (points boards that repeat: the run's value is the sum of the user's awards in it,
           each recorded once by its number, so a repeated call adds nothing)
   KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
+  KEYS[6] falls                  <prefix>:{...}:f                                   counter: how often a
+          member's value went down on the ranking (the api's entry gate, src/leaderboard-rank.ts)
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
@@ -29,14 +32,17 @@
   ARGV[7...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored)
 
-  Returns {rank, previousRank, threshold}: rank and previousRank 0 when off the ranking;
-  threshold the value needed to enter now (the lowest value when full, else 0).
+  Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking;
+  threshold the value needed to enter now (the lowest value when full, else 0); when full, the
+  falls counter after this call ('' otherwise). Threshold and counter are read together: while the
+  counter stays the same, the threshold can only rise.
 ]]
 local rankingKey = KEYS[1]
 local membersKey = KEYS[2]
 local historyKey = KEYS[3]
 local awardsKey = KEYS[4]
 local expiryKey = KEYS[5]
+local fallsKey = KEYS[6]
 
 local userId = ARGV[1]
 local value = ARGV[2]
@@ -65,6 +71,7 @@ local size -- the ranking's size after this call, when known
 local lowest -- the lowest entry, when read
 if old then
   if tonumber(previousValue) ~= tonumber(value) then
+    if tonumber(value) < tonumber(previousValue) then redis.call('INCR', fallsKey) end
     redis.call('ZREM', rankingKey, old)
     redis.call('ZADD', rankingKey, value, member)
     redis.call('HSET', membersKey, userId, member)
@@ -93,13 +100,14 @@ end
 
 local rank = 0
 if entered then rank = redis.call('ZREVRANK', rankingKey, member) + 1 end
-local threshold = '0'
+local threshold, falls = '0', ''
 if (size or redis.call('ZCARD', rankingKey)) >= max then
   threshold = (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2]
+  falls = redis.call('GET', fallsKey) or '0'
 end
 if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then
   local length = redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
   if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
 end
 if expiry ~= '' and rank > 0 then redis.call('ZADD', expiryKey, expiry, userId) end
-return {rank, previousRank, threshold}
+return {rank, previousRank, threshold, falls}
