@@ -260,7 +260,7 @@ describe.each(targets())('points on %s', (target) => {
   });
 
   // The event script takes a shorter path when the metric's only points trigger is unfiltered and
-  // no other kind of trigger or boost exists (lua/recordEventPlan-8.lua, "the usual plan"). The
+  // no other kind of trigger or boost exists (lua/recordEventPlan-3.lua, "the usual plan"). The
   // same events, sent to a server with that plan and to one that also has an achievement trigger
   // (which sends every event down the general path), must come out the same.
   describe('the usual plan\'s short path', () => {
@@ -313,7 +313,7 @@ describe.each(targets())('points on %s', (target) => {
             });
             expect(r.status, r.text).toBe(201);
           }
-          // The plans as the script sees them: the short path's pattern (recordEventPlan-8.lua)
+          // The plans as the script sees them: the short path's pattern (recordEventPlan-3.lua)
           // fits the first server's points part only.
           const pointsPart = (s: TestServer) => {
             const m = s.api.services.store.current.metricsByKey.get(metric)!;
@@ -439,6 +439,18 @@ describe.each(targets())('points on %s', (target) => {
       await s.setClock('2026-05-10T10:15:00Z');
       await s.workers!.accrueNow();
       expect(await stored('wes')).toBe('3');
+    });
+
+    it('lets the workers materialise due awards for a user the event created (the script starts the clock)', async () => {
+      await s.setClock('2026-05-12T08:00:00Z');
+      for (let i = 0; i < 4; i++) expect((await play('wen')).status).toBe(201);
+      const { redis, keys } = s.api.services;
+      const u = keys.forUser('_', 'wen');
+      expect(await redis.zscore(keys.partitionDue(u.partition), '_|wen')).toBe(String(Date.parse('2026-05-12T09:00:00Z')));
+      expect(await stored('wen')).toBe('1');
+      await s.setClock('2026-05-12T10:15:00Z');
+      await s.workers!.accrueNow();
+      expect(await stored('wen')).toBe('3');
     });
 
     it('counts a trigger that came later from when it came, for users who existed before', async () => {

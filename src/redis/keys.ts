@@ -37,6 +37,10 @@
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *
+ * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
+ * builds the other keys of the user's partition from the slot as forUser names them, each only when
+ * the event writes it (lua/recordEventPlan-3.lua); the tests read them back through this module.
+ *
  * `<uid>` is the user id with `%` and `:` percent-escaped, so the parts of a key never run together.
  * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
  */

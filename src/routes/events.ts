@@ -213,7 +213,7 @@ export function eventRoutes(deps: Deps): Route[] {
       const r: unknown[] = hot === ''
         ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : await redis.recordEventPlan(
-          u.user, userMetricKey, u.users, u.log, u.completions, u.history, u.points, u.due,
+          u.user, userMetricKey, u.slot,
           `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
           plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );

@@ -13,12 +13,16 @@
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
-  KEYS[3] partition user set     <slot>users:<tenant>
-  KEYS[4] partition event log    <slot>log
-  KEYS[5] completion counters    <slot>achc:<tenant>
-  KEYS[6] streak history         <slot>sh:<tenant>:<uid>
-  KEYS[7] points key base        <slot>up:<tenant>:<uid>:     (lua/includes/points.lua)
-  KEYS[8] the partition's due set <slot>ptdue                 (time triggers, points.lua)
+  KEYS[3] the partition's slot   <slot> = <prefix>:{p<N>}:    the base of the keys this script
+          builds, each only when the event writes it (a key in KEYS costs about 2,000 instructions
+          sent or not, a join about 1,200), as src/redis/keys.ts names them (forUser):
+            partition user set     <slot>users:<tenant>            a new user
+            partition event log    <slot>log                       every event
+            completion counters    <slot>achc:<tenant>             an achievement completes
+            streak history         <slot>sh:<tenant>:<uid>         the streak extends
+            points key base        <slot>up:<tenant>:<uid>:        an award (lua/includes/points.lua)
+            the partition's due set <slot>ptdue                    time triggers start counting
+          where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
@@ -88,12 +92,8 @@
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
-local usersKey = KEYS[3]
-local logKey = KEYS[4]
-local countsKey = KEYS[5]
-local historyKey = KEYS[6]
-local pointsBase = KEYS[7]
-local dueKey = KEYS[8]
+local slot = KEYS[3]
+local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
 local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periods, boards, hot = string.match(ARGV[1],
   '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
@@ -166,7 +166,8 @@ elseif pointsHot ~= '' then
     end
   end
   stored = redis.call('HMGET', userKey, unpack(fields))
-  pc = pointsContext(userKey, pointsBase, nowStamp, dayField, ARGV[6])
+  scope = string.sub(userKey, #slot + 6)
+  pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, ARGV[6])
   for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
@@ -229,7 +230,8 @@ if fT then
         -- instructions a call. The award is usually the trigger's points as sent.
         local afterText, nText = string.format('%d', after), string.format('%d', n)
         local awardedText = after - before == points and times == 1 and fP or string.format('%d', after - before)
-        pointsRecord(pointsBase .. fSystem, n, nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
+        scope = string.sub(userKey, #slot + 6)
+        pointsRecord(slot .. 'up:' .. scope .. ':' .. fSystem, n, nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
           dayField, afterText)
         redis.call('HSET', userKey, 'pt:' .. fSystem, afterText, 'pn:' .. fSystem, nText)
         fastAward = '[' .. pointsLogEntry(fSystem, fTrigger, awardedText .. ',' .. afterText .. ',' .. nText, '') .. ']'
@@ -298,7 +300,7 @@ if pc then
   end
 end
 
-local created = eventRest(userKey, userMetricKey, usersKey, stored[2] ~= false, value, isInteger, dayField, idempotency,
+local created = eventRest(userKey, userMetricKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, value, isInteger, dayField, idempotency,
   expiresAt, creation, ARGV, 7)
 if pc then pc.pending = nil end
 -- A new user's time triggers start counting now.
@@ -312,7 +314,7 @@ if timeTriggers and created == 1 then
     if not earliest or next < earliest then earliest = next end
   end
   redis.call('HSET', userKey, unpack(due))
-  redis.call('ZADD', dueKey, string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
+  redis.call('ZADD', slot .. 'ptdue', string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
 end
 
 local reply = {1, total, created, '', '', ''}
@@ -345,7 +347,7 @@ if achHot ~= '' then
         now = tonumber(addNumber(userMetricKey, details().m[k].pf, value, isInteger))
       end
     end
-    if now and now >= goal and now - v < goal then complete(userKey, countsKey, details().m[k], stamp, reply) end
+    if now and now >= goal and now - v < goal then complete(userKey, slot .. 'achc:' .. tenant, details().m[k], stamp, reply) end
   end
 end
 if letter then
@@ -353,11 +355,12 @@ if letter then
   local packed = stored[3] or ''
   if st then
     local before
-    extended, before, packed = streakUpdate(userKey, historyKey, ruleHot, st, period, periodOld, day, value,
+    if not scope then scope = string.sub(userKey, #slot + 6) end
+    extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, ruleHot, st, period, periodOld, day, value,
       string.byte(flags, 4) == 49, stamp, assumedTz)
     if extended and string.byte(ruleHot, 4) == 49 then
       for _, a in ipairs(details().sa) do
-        if before < a.l and st.len >= a.l then complete(userKey, countsKey, a, stamp, reply) end
+        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, stamp, reply) end
       end
     end
   end
@@ -374,7 +377,7 @@ if letter then
   end
 end
 if #reply > 6 then
-  cascade(userKey, countsKey, details().c, stamp, reply)
+  cascade(userKey, slot .. 'achc:' .. tenant, details().c, stamp, reply)
   if pc and string.byte(pointsFlags, 3) == 49 then
     local d = details().p
     for i = 7, #reply do
@@ -393,5 +396,5 @@ elseif pc and #pc.awards > 0 then
   reply[5] = awards
   logEntry = logEntry .. ',"pa":' .. awards
 end
-redis.call('XADD', logKey, '*', 'event', logEntry .. '}')
+redis.call('XADD', slot .. 'log', '*', 'event', logEntry .. '}')
 return reply
