@@ -152,6 +152,9 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-points', 'trivial-script'],
   ['laurel-features', 'trivial-script'],
   ['laurel-features', 'laurel-event'],
+  ['ten-command-script', 'trivial-script'],
+  ['laurel-points', 'ten-command-script'],
+  ['laurel-features', 'ten-command-script'],
   ['laurel-event', 'uws-hello'],
   ['trivial-script', 'uws-hello'],
 ];

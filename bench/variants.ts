@@ -4,6 +4,7 @@
  *
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
+ *   ten-command-script  the same with a script of the ten commands an XP event's phase 1 runs
  *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
  *   laurel-streaks  the same server and load, the metric with three achievements and a daily streak
  *   laurel-points   and an XP points system (10 points a lesson, two levels)
@@ -83,6 +84,16 @@ export const trivialScript: Variant = {
     const prefix = `bench-trivial-${hex(6)}`;
     const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, REDIS_URL: at.redisUrl };
     return { child: startNode('trivial-script', server('trivial-script.js'), [], env), prefix, apiKey: '', ...urls(at) };
+  },
+};
+
+export const tenCommandScript: Variant = {
+  name: 'ten-command-script',
+  description: 'the trivial script\'s server with a script of the ten commands of an XP event\'s phase 1',
+  launch(at) {
+    const prefix = `bench-ten-${hex(6)}`;
+    const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, BENCH_SCRIPT: 'ten', REDIS_URL: at.redisUrl };
+    return { child: startNode('ten-command-script', server('trivial-script.js'), [], env), prefix, apiKey: '', ...urls(at) };
   },
 };
 
@@ -179,4 +190,4 @@ export const laurelPoints = laurel(
 export const laurelFeatures = laurel(
   'laurel-features', 'the same and a leaderboard of the top 100: everything (issue 5)', 'all');
 
-export const VARIANTS: Variant[] = [uwsHello, trivialScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures];
+export const VARIANTS: Variant[] = [uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures];

@@ -5,10 +5,19 @@
  * auto-pipelining (ARCHITECTURE.md §3 measured that slower on this machine). laurel's phase 1
  * does far more inside its script; the gap between the two is what laurel's own work costs.
  *
- *   PORT=<port> BENCH_PREFIX=<unique> REDIS_URL=redis://127.0.0.1:6379 node dist/bench/servers/trivial-script.js
+ * Variant `ten-command-script` (BENCH_SCRIPT=ten): the same server, and a script of the ten
+ * commands an XP event's phase 1 runs for a new user (laurel-points): read the user, add to the
+ * total and the day, create the user (a hash and the partition's set), write the streak, its
+ * history, the award and the points total, append to the log; eight for a returning user. What
+ * Redis must do for such an event, without laurel's logic: ARCHITECTURE.md §3 measured a
+ * ten-command script at about 18,000 requests/s on the 2-core machine.
  *
- * Keys: `<BENCH_PREFIX>:{<userId>}:n`. The hash tag keeps the key Cluster-shaped like laurel's;
- * the runner deletes `<BENCH_PREFIX>:*` after the variant.
+ *   PORT=<port> BENCH_PREFIX=<unique> [BENCH_SCRIPT=ten] REDIS_URL=redis://127.0.0.1:6379 node dist/bench/servers/trivial-script.js
+ *
+ * Keys: `<BENCH_PREFIX>:{<userId>}:n`; for the ten commands, laurel's layout: a user's keys
+ * `<BENCH_PREFIX>:{p<N>}:u:<userId>` (and `:n:`, `:h:`, `:p:`) in one of 256 partitions, which
+ * hold the set `:s` and the log `:l`. The hash tags keep the keys Cluster-shaped like laurel's; the
+ * runner deletes `<BENCH_PREFIX>:*` after the variant.
  */
 import { Redis, type Result } from 'ioredis';
 import type { HttpResponse } from 'uWebSockets.js';
@@ -17,6 +26,8 @@ import { App, readBody, send, serve, withFallback, type Guard } from './shared.j
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     benchIncr(key: string): Result<number, Context>;
+    benchTen(user: string, day: string, users: string, history: string, points: string, log: string,
+      userId: string, now: string, dayField: string, entry: string): Result<number, Context>;
   }
 }
 
@@ -25,6 +36,28 @@ declare module 'ioredis' {
   returns the counter after the increment
 */
 const INCR_LUA = "return redis.call('INCR', KEYS[1])";
+
+/*
+  KEYS[1] user hash, KEYS[2] the user's day buckets, KEYS[3] user set, KEYS[4] streak history,
+  KEYS[5] points hash, KEYS[6] log stream; ARGV[1] user id, ARGV[2] now (ISO), ARGV[3] day field,
+  ARGV[4] the log entry. Returns the total after the event.
+*/
+const TEN_LUA = `
+local stored = redis.call('HMGET', KEYS[1], 'tz', 'id', 's', 'pt')
+local total = redis.call('HINCRBY', KEYS[1], 'm', 1)
+redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+if not stored[2] then
+  redis.call('HSET', KEYS[1], 'id', ARGV[1], 'created', ARGV[2], 'updated', ARGV[2], 'sub', '1')
+  redis.call('SADD', KEYS[3], ARGV[1])
+end
+redis.call('HSET', KEYS[1], 's', 'd|' .. total .. '|20779|20779||||20779||', 's:at', ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[3], total)
+redis.call('HSET', KEYS[5], 'a:' .. total, ARGV[2], ARGV[3], total * 10)
+redis.call('HSET', KEYS[1], 'pt', total * 10, 'pn', total)
+redis.call('XADD', KEYS[6], '*', 'event', ARGV[4])
+return total`;
+
+const ten = process.env.BENCH_SCRIPT === 'ten';
 
 const prefix = process.env.BENCH_PREFIX;
 if (!prefix || !/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error('BENCH_PREFIX must be set (letters, digits, "_", ".", "-")');
@@ -36,8 +69,16 @@ const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', {
 });
 redis.on('error', (err) => process.stderr.write(`redis: ${err.message}\n`));
 redis.defineCommand('benchIncr', { lua: INCR_LUA, numberOfKeys: 1 });
+redis.defineCommand('benchTen', { lua: TEN_LUA, numberOfKeys: 6 });
 
 const keyHead = `${prefix}:{`;
+
+/** One of 256 partitions, as laurel spreads users (FNV-1a of the id). */
+function partitionOf(userId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i++) h = Math.imul(h ^ userId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % 256;
+}
 
 /** The user id of an event body, or null when the body is not one. */
 function userIdOf(body: string): string | null {
@@ -57,6 +98,17 @@ function handle(body: string, res: HttpResponse, guard: Guard): void {
     send(res, guard, '400 Bad Request', '{"error":"body must be {\\"user\\":{\\"id\\":\\"...\\"}}"}');
     return;
   }
+  if (ten) {
+    const base = `${prefix}:{p${partitionOf(userId)}}:`;
+    const now = new Date().toISOString();
+    const entry = `{"u":${JSON.stringify(userId)},"m":"lessons","v":1,"ts":${Date.now()},"d":"${now.slice(0, 10)}"}`;
+    redis.benchTen(base + 'u:' + userId, base + 'n:' + userId, base + 's', base + 'h:' + userId, base + 'p:' + userId, base + 'l',
+      userId, now, 'd:' + now.slice(0, 10), entry).then(
+      (n) => send(res, guard, '201 Created', `{"total":${n}}`),
+      (err: Error) => send(res, guard, '500 Internal Server Error', JSON.stringify({ error: err.message })),
+    );
+    return;
+  }
   redis.benchIncr(keyHead + userId + '}:n').then(
     (n) => send(res, guard, '201 Created', `{"total":${n}}`),
     (err: Error) => send(res, guard, '500 Internal Server Error', JSON.stringify({ error: err.message })),
@@ -72,7 +124,7 @@ const app = App()
     const guard: Guard = { aborted: false, done: false };
     res.onAborted(() => { guard.aborted = true; });
     // Ready once Redis answers and the script is loaded, so the warm-up measures no EVAL.
-    redis.script('LOAD', INCR_LUA).then(
+    redis.script('LOAD', ten ? TEN_LUA : INCR_LUA).then(
       () => send(res, guard, '200 OK', '{"status":"ready"}'),
       (err: Error) => send(res, guard, '503 Service Unavailable', JSON.stringify({ error: err.message })),
     );
