@@ -69,9 +69,9 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
  * lowest value, so the user was off the ranking. Its placement would answer nothing and write
  * nothing, so the event path skips it (src/routes/events.ts).
  *
- * Only for metric boards without breakdown, whose ranking the event path knows before phase 1, so
- * it reads the counter in the same round trip. Per configuration version: a new maximum is a new
- * ranking.
+ * Only for boards without breakdown, whose ranking the event path knows before phase 1, so it
+ * reads the counter in the same round trip (see gateable). Per configuration version: a new
+ * maximum is a new ranking.
  */
 export interface EntryCertificate {
   /** The lowest value of the full ranking. */
@@ -87,9 +87,30 @@ export function certificateOf(snapshot: Snapshot, ranking: string): EntryCertifi
   return certificates.get(snapshot)?.get(ranking);
 }
 
-/** Whether a placement on `lb` in `group` can be gated ([] without breakdown). */
+/**
+ * Whether a placement on `lb` in `group` can be gated ([] without breakdown): metric boards, whose
+ * value phase 1 answers (the total or the run's sum), and perpetual points boards, which rank the
+ * system's total the awards carry. Not repeating points boards (their run's sum is worked out in
+ * phase 2) nor streak boards (a streak falls to nothing when lost).
+ */
 export function gateable(lb: Leaderboard, group: string[]): boolean {
-  return lb.rankBy === 'metric' && group.length === 0;
+  return group.length === 0 && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null));
+}
+
+/** A certificate and the ranking's falls counter as read with phase 1 (undefined: the read failed). */
+export interface Gate {
+  certificate: EntryCertificate;
+  falls: Promise<string | null | undefined>;
+}
+
+/**
+ * Whether a placement that raised the user's value to `value` can be skipped: at most the
+ * threshold, and the counter still reads what it read with it.
+ */
+export async function gatePasses(gate: Gate, value: number): Promise<boolean> {
+  if (value > gate.certificate.threshold) return false;
+  const falls = await gate.falls;
+  return falls !== undefined && (falls ?? '0') === gate.certificate.falls;
 }
 
 function learn(snapshot: Snapshot, ranking: string, threshold: string, falls: string): void {

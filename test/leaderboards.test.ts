@@ -226,6 +226,74 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(skipped()).toBe(before + 2);
     });
 
+    it('gates a perpetual points board the same way: points spent through the other process lower its threshold', async () => {
+      const { gplay, gspend } = await a.metrics('gplay', 'gspend');
+      const system = await a.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'Gate XP', key: 'gxp',
+          triggers: [
+            { type: 'metric', metricId: gplay, metricThreshold: 1, points: 1, status: 'active' },
+            { type: 'metric', metricId: gspend, metricThreshold: 1, points: -1, status: 'active' },
+          ],
+        }],
+      });
+      expect(system.status, system.text).toBe(201);
+      await boards({ name: 'Gate XP', key: 'gxp-top', rankBy: 'points', pointsSystemId: system.body.created[0].id, maxParticipants: 3 });
+      await send(a, 'gplay', { id: 'x1' }, 10);
+      await send(a, 'gplay', { id: 'x2' }, 20);
+      expect((await send(a, 'gplay', { id: 'x3' }, 30))['gxp-top']).toMatchObject({ rank: 1, threshold: 10 });
+      const before = skipped();
+      expect(await send(a, 'gplay', { id: 'x4' }, 5)).toEqual({});
+      expect(skipped()).toBe(before + 1);
+      expect((await send(b, 'gspend', { id: 'x1' }, 8))['gxp-top']).toMatchObject({ rank: 3, previousRank: 3, threshold: 2 });
+      expect((await send(a, 'gplay', { id: 'x5' }, 5))['gxp-top']).toMatchObject({ rank: 3, previousRank: null, threshold: 5 });
+      expect(skipped()).toBe(before + 1);
+      const rows = (await a.request('GET', '/api/leaderboards/gxp-top')).body.rankings as { userId: string; value: number }[];
+      expect(rows.map((x) => [x.userId, x.value])).toEqual([['x3', 30], ['x2', 20], ['x5', 5]]);
+    });
+
+    it('answers every points event as if no placement were skipped (against a points board with breakdown)', async () => {
+      await a.attributes('user', 'crew');
+      const crewId = ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === 'crew')!.id;
+      const before = skipped();
+      let run = 0;
+      await fc.assert(fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(7), fc.boolean(), fc.integer({ min: 1, max: 6 }), fc.boolean()), { minLength: 40, maxLength: 100 }),
+        async (events) => {
+          const play = `pplay${run}`;
+          const spend = `pspend${run++}`;
+          const ids = await a.metrics(play, spend);
+          const system = await a.request('POST', '/admin/v1/points', {
+            body: [{
+              name: `XP ${play}`, key: `xp-${play}`,
+              triggers: [
+                { type: 'metric', metricId: ids[play], metricThreshold: 1, points: 2, status: 'active' },
+                { type: 'metric', metricId: ids[spend], metricThreshold: 1, points: -1, status: 'active' },
+              ],
+            }],
+          });
+          expect(system.status, system.text).toBe(201);
+          const pointsSystemId = system.body.created[0].id;
+          await boards(
+            { name: 'Plain', key: `${play}-plain`, rankBy: 'points', pointsSystemId, maxParticipants: 3 },
+            { name: 'Crew', key: `${play}-crew`, rankBy: 'points', pointsSystemId, maxParticipants: 3, breakdownAttributes: [crewId] },
+          );
+          for (const [user, spends, value, viaA] of events) {
+            const boardsOfEvent = await send(viaA ? a : b, spends ? spend : play, { id: `q${user}`, attributes: { crew: 'x' } }, value);
+            const plain = boardsOfEvent[`${play}-plain`];
+            const crew = boardsOfEvent[`${play}-crew`];
+            expect(plain === undefined ? null : [plain.rank, plain.previousRank, plain.threshold])
+              .toEqual(crew === undefined ? null : [crew.rank, crew.previousRank, crew.threshold]);
+          }
+          const rows = async (key: string, query = '') =>
+            ((await a.request('GET', `/api/leaderboards/${key}${query}`)).body.rankings as { userId: string; rank: number; value: number }[])
+              .map((x) => [x.userId, x.rank, x.value]);
+          expect(await rows(`${play}-plain`)).toEqual(await rows(`${play}-crew`, '?userAttributes=crew:x'));
+        },
+      ), { numRuns: 4 });
+      expect(skipped()).toBeGreaterThan(before);
+    });
+
     it('answers every event as if no placement were skipped (a board with breakdown, never gated, as the reference)', async () => {
       await a.attributes('user', 'team');
       const teamId = ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === 'team')!.id;

@@ -21,7 +21,7 @@ import { boostsArg, pointsJson, type EventAward } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import {
-  certificateOf, gateable, groupResolver, place, pointsPlacements, streakPlacements, type EntryCertificate, type Placement,
+  certificateOf, gateable, gatePasses, groupResolver, place, pointsPlacements, streakPlacements, type Gate, type Placement,
 } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -84,7 +84,7 @@ interface EventBoard {
    * breakdown whose ranking this process knows full: the threshold learnt, and the ranking's falls
    * counter as read with phase 1.
    */
-  gate: { certificate: EntryCertificate; falls: Promise<string | null | undefined> } | null;
+  gate: Gate | null;
 }
 
 interface EventBoards {
@@ -95,10 +95,12 @@ interface EventBoards {
   runCount: number;
   /** The breakdown attributes read, in the order of their values after the run sums. */
   attributeKeys: string[];
+  /** The entry gates of perpetual points boards without breakdown, by board id. */
+  pointsGates: Map<string, Gate>;
 }
 
 /** An event no board ranks. */
-const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [] };
+const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], pointsGates: new Map() };
 
 /** Remembers time zones of users seen lately, so the first script call usually assumes right. */
 class TzCache {
@@ -292,23 +294,38 @@ export function eventRoutes(deps: Deps): Route[] {
       }
       const breakdown = breakdownKeys(lb, snapshot);
       for (const key of breakdown) attributeKeys.add(key);
-      if (raises && breakdown.length === 0 && gateable(lb, [])) {
-        const k = keys.leaderboard(tenant, lb.id, run.start, '');
-        const certificate = certificateOf(snapshot, k.ranking);
-        if (certificate !== undefined) {
-          // Sent with phase 1 (the caller holds the turn's writes); read only once phase 1 answered.
-          hold();
-          board.gate = { certificate, falls: redis.get(k.falls).catch(() => undefined) };
-        }
-      }
+      if (raises && breakdown.length === 0) board.gate = gateOf(snapshot, tenant, lb, run.start);
       metric.push(board);
     }
-    for (const lb of [...points, ...streaks]) {
+    const pointsGates = new Map<string, Gate>();
+    for (const lb of points) {
+      const breakdown = breakdownKeys(lb, snapshot);
+      for (const key of breakdown) attributeKeys.add(key);
+      // Whether the event raises the total is known only once phase 1 answered its awards.
+      const run = breakdown.length === 0 ? runOf(lb, date) : null;
+      const gate = run === null ? null : gateOf(snapshot, tenant, lb, run.start);
+      if (gate !== null) pointsGates.set(lb.id, gate);
+    }
+    for (const lb of streaks) {
       for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
     }
     const keysList = [...attributeKeys];
     const arg = runFields.length === 0 && keysList.length === 0 ? '' : `${runFields.join(',')}#${keysList.map((k) => 'a:' + k).join(',')}`;
-    return { metric, arg, runCount: runFields.length, attributeKeys: keysList };
+    return { metric, arg, runCount: runFields.length, attributeKeys: keysList, pointsGates };
+  }
+
+  /**
+   * The entry gate of a board run without breakdown, when this process knows its ranking full:
+   * the certificate, and the ranking's falls counter, sent with phase 1 (the caller holds the
+   * turn's writes) and read only once phase 1 answered.
+   */
+  function gateOf(snapshot: Snapshot, tenant: string, lb: Leaderboard, run: string): Gate | null {
+    if (!gateable(lb, [])) return null;
+    const k = keys.leaderboard(tenant, lb.id, run, '');
+    const certificate = certificateOf(snapshot, k.ranking);
+    if (certificate === undefined) return null;
+    hold();
+    return { certificate, falls: redis.get(k.falls).catch(() => undefined) };
   }
 
   /**
@@ -328,19 +345,25 @@ export function eventRoutes(deps: Deps): Route[] {
       const group = groupOf(lb);
       if (group === null) continue;
       const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
-      if (gate !== null && Number(value) <= gate.certificate.threshold) {
-        // undefined: the read failed, so place as usual.
-        const falls = await gate.falls;
-        if (falls !== undefined && (falls ?? '0') === gate.certificate.falls) {
-          metrics.leaderboards.skipped++;
-          continue;
-        }
+      if (gate !== null && await gatePasses(gate, Number(value))) {
+        metrics.leaderboards.skipped++;
+        continue;
       }
       placements.push({ lb, run, group, value });
     }
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));
-      placements.push(...pointsPlacements(deps, placed, groupOf));
+      for (const p of pointsPlacements(deps, placed, groupOf)) {
+        // A perpetual board ranks the system's total after the event's last award: skipped when
+        // every award of the system raised it.
+        const gate = boards.pointsGates.get(p.lb.id);
+        if (gate !== undefined && placed.every((a) => a.system !== p.lb.pointsSystemId || a.awarded > 0)
+            && await gatePasses(gate, Number(p.value))) {
+          metrics.leaderboards.skipped++;
+          continue;
+        }
+        placements.push(p);
+      }
     }
     if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
     if (placements.length === 0) return '{}';
