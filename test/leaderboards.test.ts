@@ -184,6 +184,12 @@ describe.each(targets())('leaderboards on %s', (target) => {
       return r.body.leaderboards as Record<string, { rank: number | null; previousRank: number | null; threshold: number }>;
     };
     const skipped = () => a.api.services.metrics.leaderboards.skipped + b.api.services.metrics.leaderboards.skipped;
+    /** A board's entry in an event's answer, as the comparison sees it (null: not in the answer). */
+    const standing = (entry: { rank: number | null; previousRank: number | null; threshold: number } | undefined) =>
+      entry === undefined ? null : [entry.rank, entry.previousRank, entry.threshold];
+    const rows = async (key: string, query = '') =>
+      ((await a.request('GET', `/api/leaderboards/${key}${query}`)).body.rankings as { userId: string; rank: number; value: number }[])
+        .map((x) => [x.userId, x.rank, x.value]);
     /** Creates boards through `a` and waits until `b` has loaded them. */
     const boards = async (...list: Record<string, unknown>[]) => {
       const r = await a.request('POST', '/admin/v1/leaderboards', { body: list.map((x) => ({ status: 'active', ...x })) });
@@ -204,26 +210,41 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await a?.close();
     });
 
+    type Answer = Awaited<ReturnType<typeof send>>;
+    /** Creates a user attribute; its id. */
+    const attributeId = async (key: string) => {
+      await a.attributes('user', key);
+      return ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === key)!.id;
+    };
+    /**
+     * The gate on a full board of 3 (`key`): 10, 20 and 30 through `a`; 5 cannot enter and `a` does
+     * not ask Redis; the other process brings the lowest down by 8, to 2, while `a` still holds 10
+     * as the threshold; the falls counter tells `a` that threshold is stale, so 5 now enters and
+     * pushes the lowest out; learnt again from that answer, 4 is skipped.
+     */
+    const gateScenario = async (
+      key: string, user: string,
+      raise: (via: TestServer, id: string, by: number) => Promise<Answer>, lower: (via: TestServer, id: string, by: number) => Promise<Answer>,
+    ) => {
+      await raise(a, `${user}1`, 10);
+      await raise(a, `${user}2`, 20);
+      expect((await raise(a, `${user}3`, 30))[key]).toMatchObject({ rank: 1, threshold: 10 });
+      const before = skipped();
+      expect(await raise(a, `${user}4`, 5)).toEqual({});
+      expect(skipped()).toBe(before + 1);
+      expect((await lower(b, `${user}1`, 8))[key]).toMatchObject({ rank: 3, previousRank: 3, threshold: 2 });
+      expect((await raise(a, `${user}5`, 5))[key]).toMatchObject({ rank: 3, previousRank: null, threshold: 5 });
+      expect(skipped()).toBe(before + 1);
+      expect(await rows(key)).toEqual([[`${user}3`, 1, 30], [`${user}2`, 2, 20], [`${user}5`, 3, 5]]);
+      expect(await raise(a, `${user}6`, 4)).toEqual({});
+      expect(skipped()).toBe(before + 2);
+    };
+
     it('skips the placements that cannot change a full board, and places again once another process lowered its threshold', async () => {
       const { gated } = await a.metrics('gated');
       await boards({ name: 'Gated', key: 'gated-top', rankBy: 'metric', metricId: gated, maxParticipants: 3 });
-      await send(a, 'gated', { id: 'g1' }, 10);
-      await send(a, 'gated', { id: 'g2' }, 20);
-      expect((await send(a, 'gated', { id: 'g3' }, 30))['gated-top']).toMatchObject({ rank: 1, threshold: 10 });
-      // Full at 10: 5 cannot enter, and `a` does not ask Redis.
-      const before = skipped();
-      expect(await send(a, 'gated', { id: 'g4' }, 5)).toEqual({});
-      expect(skipped()).toBe(before + 1);
-      // The other process lowers the lowest value to 2; `a` still holds 10 as the threshold.
-      expect((await send(b, 'gated', { id: 'g1' }, -8))['gated-top']).toMatchObject({ rank: 3, previousRank: 3, threshold: 2 });
-      // The falls counter tells `a` its threshold is stale: 5 now enters and pushes g1 out.
-      expect((await send(a, 'gated', { id: 'g5' }, 5))['gated-top']).toMatchObject({ rank: 3, previousRank: null, threshold: 5 });
-      expect(skipped()).toBe(before + 1);
-      const rows = (await a.request('GET', '/api/leaderboards/gated-top')).body.rankings as { userId: string; value: number }[];
-      expect(rows.map((x) => [x.userId, x.value])).toEqual([['g3', 30], ['g2', 20], ['g5', 5]]);
-      // Learnt again from that answer: 4 is skipped.
-      expect(await send(a, 'gated', { id: 'g6' }, 4)).toEqual({});
-      expect(skipped()).toBe(before + 2);
+      await gateScenario('gated-top', 'g',
+        (via, id, by) => send(via, 'gated', { id }, by), (via, id, by) => send(via, 'gated', { id }, -by));
     });
 
     it('gates a perpetual points board the same way: points spent through the other process lower its threshold', async () => {
@@ -239,22 +260,12 @@ describe.each(targets())('leaderboards on %s', (target) => {
       });
       expect(system.status, system.text).toBe(201);
       await boards({ name: 'Gate XP', key: 'gxp-top', rankBy: 'points', pointsSystemId: system.body.created[0].id, maxParticipants: 3 });
-      await send(a, 'gplay', { id: 'x1' }, 10);
-      await send(a, 'gplay', { id: 'x2' }, 20);
-      expect((await send(a, 'gplay', { id: 'x3' }, 30))['gxp-top']).toMatchObject({ rank: 1, threshold: 10 });
-      const before = skipped();
-      expect(await send(a, 'gplay', { id: 'x4' }, 5)).toEqual({});
-      expect(skipped()).toBe(before + 1);
-      expect((await send(b, 'gspend', { id: 'x1' }, 8))['gxp-top']).toMatchObject({ rank: 3, previousRank: 3, threshold: 2 });
-      expect((await send(a, 'gplay', { id: 'x5' }, 5))['gxp-top']).toMatchObject({ rank: 3, previousRank: null, threshold: 5 });
-      expect(skipped()).toBe(before + 1);
-      const rows = (await a.request('GET', '/api/leaderboards/gxp-top')).body.rankings as { userId: string; value: number }[];
-      expect(rows.map((x) => [x.userId, x.value])).toEqual([['x3', 30], ['x2', 20], ['x5', 5]]);
+      await gateScenario('gxp-top', 'x',
+        (via, id, by) => send(via, 'gplay', { id }, by), (via, id, by) => send(via, 'gspend', { id }, by));
     });
 
     it('answers every points event as if no placement were skipped (against a points board with breakdown)', async () => {
-      await a.attributes('user', 'crew');
-      const crewId = ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === 'crew')!.id;
+      const crewId = await attributeId('crew');
       const before = skipped();
       let run = 0;
       await fc.assert(fc.asyncProperty(
@@ -279,15 +290,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
             { name: 'Crew', key: `${play}-crew`, rankBy: 'points', pointsSystemId, maxParticipants: 3, breakdownAttributes: [crewId] },
           );
           for (const [user, spends, value, viaA] of events) {
-            const boardsOfEvent = await send(viaA ? a : b, spends ? spend : play, { id: `q${user}`, attributes: { crew: 'x' } }, value);
-            const plain = boardsOfEvent[`${play}-plain`];
-            const crew = boardsOfEvent[`${play}-crew`];
-            expect(plain === undefined ? null : [plain.rank, plain.previousRank, plain.threshold])
-              .toEqual(crew === undefined ? null : [crew.rank, crew.previousRank, crew.threshold]);
+            const answer = await send(viaA ? a : b, spends ? spend : play, { id: `q${user}`, attributes: { crew: 'x' } }, value);
+            expect(standing(answer[`${play}-plain`])).toEqual(standing(answer[`${play}-crew`]));
           }
-          const rows = async (key: string, query = '') =>
-            ((await a.request('GET', `/api/leaderboards/${key}${query}`)).body.rankings as { userId: string; rank: number; value: number }[])
-              .map((x) => [x.userId, x.rank, x.value]);
           expect(await rows(`${play}-plain`)).toEqual(await rows(`${play}-crew`, '?userAttributes=crew:x'));
         },
       ), { numRuns: 4 });
@@ -295,8 +300,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     });
 
     it('answers every event as if no placement were skipped (a board with breakdown, never gated, as the reference)', async () => {
-      await a.attributes('user', 'team');
-      const teamId = ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === 'team')!.id;
+      const teamId = await attributeId('team');
       const before = skipped();
       let run = 0;
       await fc.assert(fc.asyncProperty(
@@ -310,15 +314,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
             { name: 'Team', key: `${metric}-team`, rankBy: 'metric', metricId, maxParticipants: 3, breakdownAttributes: [teamId] },
           );
           for (const [user, value, viaA] of events) {
-            const boardsOfEvent = await send(viaA ? a : b, metric, { id: `m${user}`, attributes: { team: 'x' } }, value);
-            const plain = boardsOfEvent[`${metric}-plain`];
-            const team = boardsOfEvent[`${metric}-team`];
-            expect(plain === undefined ? null : [plain.rank, plain.previousRank, plain.threshold])
-              .toEqual(team === undefined ? null : [team.rank, team.previousRank, team.threshold]);
+            const answer = await send(viaA ? a : b, metric, { id: `m${user}`, attributes: { team: 'x' } }, value);
+            expect(standing(answer[`${metric}-plain`])).toEqual(standing(answer[`${metric}-team`]));
           }
-          const rows = async (key: string, query = '') =>
-            ((await a.request('GET', `/api/leaderboards/${key}${query}`)).body.rankings as { userId: string; rank: number; value: number }[])
-              .map((x) => [x.userId, x.rank, x.value]);
           expect(await rows(`${metric}-plain`)).toEqual(await rows(`${metric}-team`, '?userAttributes=team:x'));
         },
       ), { numRuns: 5 });
