@@ -9,8 +9,11 @@
   so the member holds the complement of the time). The hash maps each user to their member.
 
   Capped: while the ranking holds fewer than the maximum, anyone enters; once full, a newcomer
-  enters only by beating the lowest value, whose holder then leaves. Values that go down stay, and
-  count in the falls counter: only then can the lowest value of a full ranking go down.
+  enters only by beating the lowest value, whose holder then leaves. Values that go down stay. The
+  falls counter counts every change that can take the lowest value of a full ranking down: a
+  member's value going down, and a newcomer entering without pushing anyone out (the ranking was
+  not full for this caller's maximum: while it fills, or after the maximum was raised, it may
+  enter below the lowest value); leaderboardPrune counts the users it removes.
 
   KEYS[1] ranking                <prefix>:{lb:<tenant>:<board>:<run>[:<group>]}:r   zset
   KEYS[2] members                <prefix>:{...}:m                                   hash user -> member
@@ -19,8 +22,8 @@
           (points boards that repeat: the run's value is the sum of the user's awards in it,
           each recorded once by its number, so a repeated call adds nothing)
   KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
-  KEYS[6] falls                  <prefix>:{...}:f                                   counter: how often a
-          member's value went down on the ranking (the api's entry gate, src/leaderboard-rank.ts)
+  KEYS[6] falls                  <prefix>:{...}:f                                   counter (above) of the
+          api's entry gate (src/leaderboard-rank.ts)
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
@@ -83,6 +86,7 @@ else
   if size < max then
     redis.call('ZADD', rankingKey, value, member)
     redis.call('HSET', membersKey, userId, member)
+    redis.call('INCR', fallsKey)
     size = size + 1
   else
     lowest = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')

@@ -240,6 +240,33 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(skipped()).toBe(before + 2);
     };
 
+    it('counts in the falls counter every change that can lower a full ranking\'s threshold, and nothing else', async () => {
+      const { redis, keys } = a.api.services;
+      const k = keys.leaderboard('_', 'falls-board', '2026-01-01', '');
+      const place = async (user: string, value: number, max: number) => {
+        const [rank, , threshold, falls] = await redis.leaderboardRank(
+          k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, user, String(value), '000000000000001', max, 0, '');
+        return { rank, threshold, falls };
+      };
+      await place('f1', 10, 3);
+      await place('f2', 20, 3);
+      const full = await place('f3', 30, 3);
+      expect(full).toMatchObject({ rank: 1, threshold: '10' });
+      // Refused, and an evicting newcomer: the lowest value only rises.
+      expect(await place('f4', 5, 3)).toEqual({ rank: 0, threshold: '10', falls: full.falls });
+      expect(await place('f5', 15, 3)).toEqual({ rank: 3, threshold: '15', falls: full.falls });
+      // A raised maximum lets a newcomer in below the lowest value, without pushing anyone out.
+      const raised = await place('f4', 5, 4);
+      expect(raised).toMatchObject({ rank: 4, threshold: '5' });
+      expect(raised.falls).not.toBe(full.falls);
+      // A member's value going down.
+      const down = await place('f3', 1, 4);
+      expect(down).toMatchObject({ rank: 4, threshold: '1' });
+      expect(down.falls).not.toBe(raised.falls);
+      // A member's value going up does not count.
+      expect((await place('f3', 50, 4)).falls).toBe(down.falls);
+    });
+
     it('skips the placements that cannot change a full board, and places again once another process lowered its threshold', async () => {
       const { gated } = await a.metrics('gated');
       await boards({ name: 'Gated', key: 'gated-top', rankBy: 'metric', metricId: gated, maxParticipants: 3 });
