@@ -19,8 +19,8 @@
   KEYS[2] members                <prefix>:{...}:m                                   hash user -> member
   KEYS[3] the user's history     <prefix>:{...}:h:<user id>                         list, newest first
   KEYS[4] the user's awards      <prefix>:{...}:a:<user id>                         hash n -> awarded
-          (points boards that repeat: the run's value is the sum of the user's awards in it,
-          each recorded once by its number, so a repeated call adds nothing)
+          (points boards that repeat, or have a daily window: the value is the sum of the user's
+          awards in the run, each recorded once by its number, so a repeated call adds nothing)
   KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
   KEYS[6] falls                  <prefix>:{...}:f                                   counter (above) of the
           api's entry gate (src/leaderboard-rank.ts)
@@ -33,7 +33,9 @@
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise
   ARGV[7...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
-          is ignored)
+          is ignored). The hash keeps the latest awards by number; past 200, all but the latest 100
+          fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
+          again after that (numbers at or below 'w') adds nothing either.
 
   Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking;
   threshold the value needed to enter now (the lowest value when full, else 0); when full, the
@@ -55,9 +57,41 @@ local at = ARGV[5]
 local expiry = ARGV[6]
 
 if #ARGV > 6 then
-  redis.call('HSET', awardsKey, unpack(ARGV, 7))
-  local sum = 0
-  for _, v in ipairs(redis.call('HVALS', awardsKey)) do sum = sum + v end
+  -- Awards at or below the watermark 'w' are already in the folded sum 'b'.
+  local w = tonumber(redis.call('HGET', awardsKey, 'w') or '0')
+  local new = {}
+  for i = 7, #ARGV, 2 do
+    if tonumber(ARGV[i]) > w then
+      new[#new + 1] = ARGV[i]
+      new[#new + 1] = ARGV[i + 1]
+    end
+  end
+  if #new > 0 then redis.call('HSET', awardsKey, unpack(new)) end
+  local all = redis.call('HGETALL', awardsKey)
+  local sum, numbers = 0, {}
+  for i = 1, #all, 2 do
+    local field = all[i]
+    if field == 'b' then sum = sum + all[i + 1]
+    elseif field ~= 'w' then
+      sum = sum + all[i + 1]
+      numbers[#numbers + 1] = tonumber(field)
+    end
+  end
+  -- Bounded: past 200 awards, all but the latest 100 fold into the sum (a board that never
+  -- repeats, or a long run, would otherwise keep every award).
+  if #numbers > 200 then
+    table.sort(numbers)
+    local folded, fields = 0, {}
+    for i = 1, #numbers - 100 do
+      local n = string.format('%d', numbers[i])
+      fields[#fields + 1] = n
+    end
+    local values = redis.call('HMGET', awardsKey, unpack(fields))
+    for _, v in ipairs(values) do folded = folded + v end
+    redis.call('HDEL', awardsKey, unpack(fields))
+    redis.call('HINCRBY', awardsKey, 'b', string.format('%d', folded))
+    redis.call('HSET', awardsKey, 'w', fields[#fields])
+  end
   value = string.format('%d', sum)
 end
 

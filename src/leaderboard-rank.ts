@@ -90,11 +90,11 @@ export function certificateOf(snapshot: Snapshot, ranking: string): EntryCertifi
 /**
  * Whether a placement on `lb` in `group` can be gated ([] without breakdown): metric boards, whose
  * value phase 1 answers (the total or the run's sum), and perpetual points boards, which rank the
- * system's total the awards carry. Not repeating points boards (their run's sum is worked out in
- * phase 2) nor streak boards (a streak falls to nothing when lost).
+ * system's total the awards carry. Not repeating points boards, nor those with a daily window
+ * (their sum is worked out in phase 2), nor streak boards (a streak falls to nothing when lost).
  */
 export function gateable(lb: Leaderboard, group: string[]): boolean {
-  return group.length === 0 && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null));
+  return group.length === 0 && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null && !hasWindow(lb)));
 }
 
 /** A certificate and the ranking's falls counter as read with phase 1 (undefined: the read failed). */
@@ -137,6 +137,8 @@ interface PlacedAward {
   total: number;
   n: number;
   day: string;
+  /** When it was awarded (ms): a board's daily window takes its minute in the user's zone. */
+  ms: number;
 }
 
 export async function place(
@@ -176,16 +178,18 @@ export async function place(
 
 /**
  * The placements of points awards: for each points board of an awarded system, in the run of each
- * award's local day, the system's total (perpetual) or the run's awards (repeating). `groups`
- * gives a board's breakdown group for the user (null: in none).
+ * award's local day, the system's total (perpetual) or the run's awards (repeating, or with a
+ * daily window: then only the awards made inside it, by their minute in `tz`, the user's zone).
+ * `groups` gives a board's breakdown group for the user (null: in none).
  */
 export function pointsPlacements(
-  deps: Pick<Deps, 'store'>, awards: PlacedAward[], groupOf: (lb: Leaderboard) => string[] | null,
+  deps: Pick<Deps, 'store'>, awards: PlacedAward[], groupOf: (lb: Leaderboard) => string[] | null, tz: string,
 ): Placement[] {
   const out: Placement[] = [];
   const snapshot = deps.store.current;
   for (const lb of pointsBoards(snapshot)) {
-    const mine = awards.filter((a) => a.system === lb.pointsSystemId);
+    const windowed = hasWindow(lb);
+    const mine = awards.filter((a) => a.system === lb.pointsSystemId && (!windowed || inWindow(lb, localMinute(tz, a.ms))));
     if (mine.length === 0) continue;
     const group = groupOf(lb);
     if (group === null) continue;
@@ -195,7 +199,7 @@ export function pointsPlacements(
       if (run === null) continue;
       let p = runs.get(run.start);
       if (p === undefined) {
-        p = { lb, run, group, value: '0', awards: lb.runUnit === null ? undefined : [] };
+        p = { lb, run, group, value: '0', awards: lb.runUnit === null && !windowed ? undefined : [] };
         runs.set(run.start, p);
       }
       if (p.awards) p.awards.push(String(a.n), String(a.awarded));
@@ -230,16 +234,19 @@ export async function rankAwards(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, t
   const boards = pointsBoards(snapshot).filter((lb) => awards.some((a) => a.system === lb.pointsSystemId));
   if (boards.length === 0) return;
   const keys = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))];
-  const values = keys.length === 0 ? [] : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, ...keys.map((k) => 'a:' + k));
-  const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[i] ?? ''])));
-  await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf), now);
+  // The zone, for boards with a daily window; then the breakdown attributes.
+  const windowed = boards.some(hasWindow);
+  const values = keys.length === 0 && !windowed ? []
+    : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'tz', ...keys.map((k) => 'a:' + k));
+  const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[1 + i] ?? ''])));
+  await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf, values[0] ?? ''), now);
 }
 
 /** Awards as the scripts other than the event's answer them ([system, trigger, awarded, total, n, ms, day field, boosts]). */
 export function placedAwards(raw: unknown): PlacedAward[] {
   if (!Array.isArray(raw)) return [];
   return (raw as unknown[][]).map((x) => ({
-    system: String(x[0]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]), day: String(x[6]).slice(2),
+    system: String(x[0]), awarded: Number(x[2]), total: Number(x[3]), n: Number(x[4]), day: String(x[6]).slice(2), ms: Number(x[5]),
   }));
 }
 
@@ -284,8 +291,8 @@ export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, 
     if (value !== null) placements.push({ lb, run, group, value });
   }
   if (e.pa !== undefined) {
-    const awards = e.pa.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: e.d }));
-    placements.push(...pointsPlacements(deps, awards, groupOf));
+    const awards = e.pa.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: e.d, ms: e.ts }));
+    placements.push(...pointsPlacements(deps, awards, groupOf, h[1] ?? ''));
   }
   const rule = snapshot.streak;
   if (typeof e.sx === 'string' && rule !== null) {

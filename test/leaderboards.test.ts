@@ -424,6 +424,52 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(restore.body.restoredUsers).toEqual(['u1']);
       expect(await ranked('streaky')).toEqual([['u1', 2], ['u2', 1]]);
     });
+
+    it('counts only the points awarded inside a points board\'s daily window, from events and API completions, in the user\'s zone', async () => {
+      const made = await p.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'XP office', key: 'xp-office', rankBy: 'points', pointsSystemKey: 'xp', status: 'active', startTime: '09:00', endTime: '17:00' },
+          { name: 'XP office today', key: 'xp-office-day', rankBy: 'points', pointsSystemKey: 'xp', status: 'active', startTime: '09:00', endTime: '17:00', runUnit: 'day', runInterval: 1 },
+        ],
+      });
+      expect(made.status, made.text).toBe(201);
+      await p.setClock('2026-09-20T08:00:00Z');
+      expect(Object.keys(await play('w1'))).not.toContain('xp-office');
+      await p.setClock('2026-09-20T10:00:00Z');
+      expect((await play('w1'))['xp-office']).toMatchObject({ rank: 1 });
+      const bonus = await p.request('POST', '/api/achievements/bonus/complete', { body: { user: { id: 'w1' } } });
+      expect(bonus.status, bonus.text).toBe(201);
+      // 10:00 UTC is 00:00 the next day in Kiritimati: outside the window.
+      const kiri = await p.request('POST', '/api/metrics/plays/event', { body: { user: { id: 'w2', tz: 'Pacific/Kiritimati' }, value: 3 } });
+      expect(Object.keys(kiri.body.leaderboards)).not.toContain('xp-office');
+      await p.setClock('2026-09-20T17:00:00Z');
+      expect(Object.keys(await play('w1'))).not.toContain('xp-office');
+      // w1 holds 130 points in all (the bonus and three plays); 110 of them were made in the window.
+      expect((await p.request('GET', '/api/users/w1/points/xp')).body.total).toBe(130);
+      expect(await ranked('xp-office')).toEqual([['w1', 110]]);
+      expect(await ranked('xp-office-day')).toEqual([['w1', 110]]);
+    });
+
+    it('keeps a windowed or repeating points board\'s awards bounded: past 200, the oldest fold into a sum that a repeat cannot add to again', async () => {
+      const { redis, keys } = p.api.services;
+      const k = keys.leaderboard('_', 'fold-board', '2026-01-01', '');
+      const awards = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [String(from + i), String(from + i)]).flat();
+      const place = async (pairs: string[]) => (await redis.leaderboardRank(
+        k.ranking, k.members, k.history('fu'), k.awards('fu'), k.expiry, k.falls, 'fu', '0', '000000000000001', 10, 0, '', ...pairs))[0];
+      const sum = (n: number) => (n * (n + 1)) / 2;
+      expect(await place(awards(1, 150))).toBe(1);
+      expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(150)));
+      await place(awards(151, 250));
+      expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(250)));
+      const fields = await redis.hkeys(k.awards('fu'));
+      expect(fields.length).toBe(102);
+      expect(await redis.hget(k.awards('fu'), 'w')).toBe('150');
+      // Every award placed again, folded or not: nothing added. A new one adds.
+      await place(awards(1, 250));
+      expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(250)));
+      await place(['251', '1000']);
+      expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(250) + 1000));
+    });
   });
 
   describe('finalisation', () => {

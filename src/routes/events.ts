@@ -233,7 +233,7 @@ export function eventRoutes(deps: Deps): Route[] {
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
-        const leaderboards = ranks ? await rankEvent(boards, r, awards, tenant, user.id, day, now, extended) : '{}';
+        const leaderboards = ranks ? await rankEvent(boards, r, awards, tenant, user.id, day, tz, now, extended) : '{}';
         return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
           completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
@@ -334,8 +334,8 @@ export function eventRoutes(deps: Deps): Route[] {
    * response's `leaderboards` JSON.
    */
   async function rankEvent(
-    boards: EventBoards, reply: unknown[], awards: EventAward[], tenant: string, userId: string, date: string, now: number,
-    extended: { length: number; expiry: number } | null,
+    boards: EventBoards, reply: unknown[], awards: EventAward[], tenant: string, userId: string, date: string, tz: string,
+    now: number, extended: { length: number; expiry: number } | null,
   ): Promise<string> {
     const snapshot = store.current;
     const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
@@ -352,8 +352,8 @@ export function eventRoutes(deps: Deps): Route[] {
       placements.push({ lb, run, group, value });
     }
     if (awards.length > 0) {
-      const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date }));
-      for (const p of pointsPlacements(deps, placed, groupOf)) {
+      const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date, ms: now }));
+      for (const p of pointsPlacements(deps, placed, groupOf, tz)) {
         // A perpetual board ranks the system's total after the event's last award: skipped when
         // every award of the system raised it.
         const gate = boards.pointsGates.get(p.lb.id);
