@@ -6,6 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CpuPerRequest } from './cpu.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
 export interface VariantResult {
@@ -21,6 +22,8 @@ export interface VariantResult {
   keysDeleted: number;
   /** The warm-up's own figures, kept to show how stable the server was; not compared. */
   warmup: { requestsPerSecond: number; non2xx: number; socketErrors: number } | null;
+  /** CPU µs per request of the server, Redis and wrk during the measured pass (bench/cpu.ts). */
+  cpu: CpuPerRequest;
   wrk: WrkResult;
 }
 
@@ -84,6 +87,8 @@ export interface VariantSummary {
   socketErrors: number;
   errors: WrkResult['errors'];
   statuses: Record<string, number>;
+  /** Medians over rounds of each process's CPU µs per request (null where a round lacks it). */
+  cpu: CpuPerRequest;
 }
 
 export interface Ratio {
@@ -164,6 +169,7 @@ export const ratioName = (of: string, over: string) => `${of} / ${over}`;
 /** Builds a variant's result from wrk's figures. */
 export function variantResult(
   name: string, description: string, measured: WrkResult, warm: WrkResult | null, keysDeleted: number,
+  cpu: CpuPerRequest = { server: null, redis: null, wrk: null },
 ): VariantResult {
   const rps = (r: WrkResult) => r.requests / (r.durationUs / 1e6);
   return {
@@ -177,6 +183,7 @@ export function variantResult(
     socketErrors: socketErrors(measured),
     keysDeleted,
     warmup: warm && { requestsPerSecond: rps(warm), non2xx: non2xx(warm), socketErrors: socketErrors(warm) },
+    cpu,
     wrk: measured,
   };
 }
@@ -224,7 +231,17 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     socketErrors: results.reduce((n, v) => n + v.socketErrors, 0),
     errors,
     statuses,
+    cpu: {
+      server: medianOrNull(results.map((v) => v.cpu?.server ?? null)),
+      redis: medianOrNull(results.map((v) => v.cpu?.redis ?? null)),
+      wrk: medianOrNull(results.map((v) => v.cpu?.wrk ?? null)),
+    },
   };
+}
+
+/** The median, or null when any value is missing. */
+function medianOrNull(values: (number | null)[]): number | null {
+  return values.some((x) => x === null) ? null : median(values as number[]);
 }
 
 /** `names`: the selected variants in their configured order (the summary's row order). */
@@ -275,6 +292,8 @@ function statusesCell(v: VariantSummary): string {
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const us = (n: number | null) => (n === null ? 'n/a' : n.toFixed(1));
+const cpuCell = (v: VariantSummary) => `${us(v.cpu.server)} / ${us(v.cpu.redis)} / ${us(v.cpu.wrk)}`;
 const ms = (n: number) => n.toFixed(2);
 const pct = (n: number | null) => (n === null ? 'n/a' : `${(n * 100).toFixed(1)}%`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -300,12 +319,12 @@ export function renderMarkdown(report: Report): string {
   const many = n > 1;
   const orders = report.rounds.map((r) => r.order.join(' → ')).join('; ');
   const header = many
-    ? ['| variant | req/s (median) | req/s per round | spread | p50 ms | p99 ms | errors | responses (all rounds) |',
-      '|---|---:|---:|---:|---:|---:|---|---|']
-    : ['| variant | req/s | p50 ms | p99 ms | errors | responses |', '|---|---:|---:|---:|---|---|'];
+    ? ['| variant | req/s (median) | req/s per round | spread | p50 ms | p99 ms | CPU µs/request: server / Redis / wrk | errors | responses (all rounds) |',
+      '|---|---:|---:|---:|---:|---:|---:|---|---|']
+    : ['| variant | req/s | p50 ms | p99 ms | CPU µs/request: server / Redis / wrk | errors | responses |', '|---|---:|---:|---:|---:|---|---|'];
   const row = (v: VariantSummary) => many
-    ? `| ${v.name} | ${int(v.requestsPerSecond)} | ${v.perRound.map(int).join(' / ')} | ${pct(v.spread)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${errorsCell(v)} | ${statusesCell(v)} |`
-    : `| ${v.name} | ${int(v.requestsPerSecond)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${errorsCell(v)} | ${statusesCell(v)} |`;
+    ? `| ${v.name} | ${int(v.requestsPerSecond)} | ${v.perRound.map(int).join(' / ')} | ${pct(v.spread)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`
+    : `| ${v.name} | ${int(v.requestsPerSecond)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`;
   const lines = [
     `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}, ${m.wrk}` +
       ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
@@ -313,7 +332,8 @@ export function renderMarkdown(report: Report): string {
       ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.`,
     many
       ? `${plural(n, 'round')}, each a fresh server per variant, in rotated order (${orders}). req/s: median over rounds, then each round's` +
-        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile; errors and responses: summed over rounds.'
+        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile; CPU: each process\'s user and' +
+        ' system time over the measured pass per request, the median over rounds (bench/cpu.ts); errors and responses: summed over rounds.'
       : '1 round: one measurement per variant; set BENCH_ROUNDS ≥ 3 to compare runs on a noisy machine.',
     '',
     ...header,

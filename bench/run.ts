@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
+import { isLocalRedis, perRequest, sample } from './cpu.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
@@ -137,6 +138,12 @@ async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
   };
 }
 
+/** Redis's pid when it runs on this machine (its CPU time is then read from /proc), else null. */
+async function localRedisPid(redis: Redis): Promise<number | null> {
+  const m = /process_id:(\d+)/.exec(await redis.info('server'));
+  return m !== null && isLocalRedis(Number(m[1])) ? Number(m[1]) : null;
+}
+
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -159,7 +166,9 @@ function load(settings: Settings, url: string, apiKey: string, durationS: number
 }
 
 /** Start, ready, prepare, warm up, measure; always stop the server and delete its keys. */
-async function measure(variant: Variant, settings: Settings, redis: Redis, signal: AbortSignal): Promise<VariantResult> {
+async function measure(
+  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, signal: AbortSignal,
+): Promise<VariantResult> {
   const port = await freePort(HOST);
   const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl });
   let result: VariantResult | null = null;
@@ -173,8 +182,10 @@ async function measure(variant: Variant, settings: Settings, redis: Redis, signa
       warm = await load(settings, session.eventUrl, session.apiKey, settings.warmupS, signal);
     }
     log(`  measuring ${settings.durationS} s`);
+    const before = sample(session.child.proc.pid, redisPid);
     const measured = await load(settings, session.eventUrl, session.apiKey, settings.durationS, signal);
-    result = variantResult(variant.name, variant.description, measured, warm, 0);
+    const cpu = perRequest(before, sample(session.child.proc.pid, redisPid), measured.requests);
+    result = variantResult(variant.name, variant.description, measured, warm, 0, cpu);
   } finally {
     await stop(session.child);
     // The port must be free again: a server still on it would take connections of the next run.
@@ -223,6 +234,7 @@ async function main(): Promise<number> {
   const rounds: RoundResult[] = [];
   try {
     const machine = await machineFacts(redis, wrk);
+    const redisPid = await localRedisPid(redis);
     const passes = settings.rounds * variants.length;
     log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
       `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round ` +
@@ -241,7 +253,7 @@ async function main(): Promise<number> {
       log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)})`);
       for (const variant of order) {
         log(`${variant.name}: ${variant.description}`);
-        const r = await measure(variant, settings, redis, controller.signal);
+        const r = await measure(variant, settings, redis, redisPid, controller.signal);
         round.variants.push(r);
         log(summary(r));
       }
