@@ -69,9 +69,14 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
  * lowest value, so the user was off the ranking. Its placement would answer nothing and write
  * nothing, so the event path skips it (src/routes/events.ts).
  *
- * Only for boards without breakdown, whose ranking the event path knows before phase 1, so it
- * reads the counter in the same round trip (see gateable). Per configuration version: a new
- * maximum is a new ranking.
+ * The counter is read after the event's phase 1 ran (its value exists then, and a placement
+ * would come later still): on one Redis sent right behind phase 1 on the same connection, in the
+ * same round trip; on a Cluster, where the board may live on another node, once phase 1 has
+ * answered, and then only where the value is at most the threshold (a second round trip instead
+ * of the placement; a third, the placement, only when the counter moved).
+ *
+ * Only for boards without breakdown, whose ranking the event path knows before phase 1 (see
+ * gateable). Per configuration version: a new maximum is a new ranking.
  */
 export interface EntryCertificate {
   /** The lowest value of the full ranking. */
@@ -97,19 +102,24 @@ export function gateable(lb: Leaderboard, group: string[]): boolean {
   return group.length === 0 && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null && !hasWindow(lb)));
 }
 
-/** A certificate and the ranking's falls counter as read with phase 1 (undefined: the read failed). */
+/**
+ * A certificate, the ranking's falls counter key, and the counter as read after the event's phase 1
+ * ran (null: not read yet; undefined once read: the read failed).
+ */
 export interface Gate {
   certificate: EntryCertificate;
-  falls: Promise<string | null | undefined>;
+  key: string;
+  falls: Promise<string | null | undefined> | null;
 }
 
 /**
  * Whether a placement that raised the user's value to `value` can be skipped: at most the
- * threshold, and the counter still reads what it read with it.
+ * threshold, and the counter still reads what it read with it. `read` reads the counter when it
+ * was not read with phase 1 (on a Cluster): phase 1 has answered, so the read comes after it.
  */
-export async function gatePasses(gate: Gate, value: number): Promise<boolean> {
+export async function gatePasses(gate: Gate, value: number, read: (key: string) => Promise<string | null | undefined>): Promise<boolean> {
   if (value > gate.certificate.threshold) return false;
-  const falls = await gate.falls;
+  const falls = await (gate.falls ??= read(gate.key));
   return falls !== undefined && (falls ?? '0') === gate.certificate.falls;
 }
 

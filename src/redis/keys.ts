@@ -85,10 +85,22 @@ export interface UserKeys {
   due: string;
 }
 
+/** A leaderboard run's keys (Keys.leaderboard). */
+export interface LeaderboardKeys {
+  ranking: string;
+  members: string;
+  expiry: string;
+  falls: string;
+  history(userId: string): string;
+  awards(userId: string): string;
+}
+
 export class Keys {
   readonly prefix: string;
   readonly partitions: number;
   private readonly slots: string[];
+  /** Leaderboard keys made so far, by tenant, board, run and group. */
+  private readonly boards = new Map<string, Map<string, Map<string, Map<string, LeaderboardKeys>>>>();
 
   constructor(prefix: string, partitions: number) {
     this.prefix = prefix;
@@ -154,16 +166,33 @@ export class Keys {
    * A leaderboard run's keys (one hash slot per board, run and breakdown group): the ranking, the
    * users' members, and a user's history. `group` is '' without breakdown attributes.
    */
-  leaderboard(tenant: string, boardId: string, run: string, group: string): {
-    ranking: string; members: string; expiry: string; falls: string;
-    history(userId: string): string; awards(userId: string): string;
-  } {
-    const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
-    const base = `${this.prefix}:{lb:${tag}}:`;
-    return {
-      ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f',
-      history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
-    };
+  leaderboard(tenant: string, boardId: string, run: string, group: string): LeaderboardKeys {
+    // Made once per run and group, and found again through the parts themselves (strings the
+    // configuration and the caches hold, hashed once): the event path looks rankings up by name on
+    // every event, and a name made anew is a string to flatten and hash each time (about 2 µs an
+    // event measured with a full board).
+    let byBoard = this.boards.get(tenant);
+    if (byBoard === undefined) this.boards.set(tenant, (byBoard = new Map()));
+    let byRun = byBoard.get(boardId);
+    if (byRun === undefined) byBoard.set(boardId, (byRun = new Map()));
+    let byGroup = byRun.get(run);
+    if (byGroup === undefined) {
+      // Runs come and go (a daily board has one a day): a board keeps its latest few.
+      if (byRun.size >= 8) byRun.clear();
+      byRun.set(run, (byGroup = new Map()));
+    }
+    let made = byGroup.get(group);
+    if (made === undefined) {
+      if (byGroup.size >= 1000) byGroup.clear();
+      const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
+      const base = `${this.prefix}:{lb:${tag}}:`;
+      made = {
+        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f',
+        history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
+      };
+      byGroup.set(group, made);
+    }
+    return made;
   }
 
   /**

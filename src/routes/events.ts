@@ -212,13 +212,18 @@ export function eventRoutes(deps: Deps): Route[] {
       // one string (ioredis spends about 120 ns an argument).
       const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
       const boards = boardsOf(tenant, metric.id, day, plan, tz, now, body.value > 0);
-      const r: unknown[] = hot === ''
-        ? await redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
-        : await redis.recordEventPlan(
+      const phase1 = hot === ''
+        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
+        : redis.recordEventPlan(
           u.user, userMetricKey, u.slot,
           `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
           plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );
+      // The entry gates' falls counters, read after phase 1 ran: on one Redis, sent behind it on the
+      // same connection (Redis runs them in that order); on a Cluster the board may live on another
+      // node, so they are read once phase 1 has answered, and only where the event may be skipped.
+      if (!redis.isCluster) readGates(boards);
+      const r: unknown[] = await phase1;
       const code = r[0] as number;
       if (code === 1) {
         metrics.events.processed++;
@@ -314,18 +319,24 @@ export function eventRoutes(deps: Deps): Route[] {
     return { metric, arg, runCount: runFields.length, attributeKeys: keysList, pointsGates };
   }
 
-  /**
-   * The entry gate of a board run without breakdown, when this process knows its ranking full:
-   * the certificate, and the ranking's falls counter, sent with phase 1 (the caller holds the
-   * turn's writes) and read only once phase 1 answered.
-   */
+  /** The entry gate of a board run without breakdown, when this process knows its ranking full. */
   function gateOf(snapshot: Snapshot, tenant: string, lb: Leaderboard, run: string): Gate | null {
     if (!gateable(lb, [])) return null;
     const k = keys.leaderboard(tenant, lb.id, run, '');
     const certificate = certificateOf(snapshot, k.ranking);
-    if (certificate === undefined) return null;
+    return certificate === undefined ? null : { certificate, key: k.falls, falls: null };
+  }
+
+  /** Sends the falls counters' reads of an event's gates (joining the turn's coalesced writes). */
+  function readGates(boards: EventBoards): void {
+    for (const b of boards.metric) if (b.gate !== null) b.gate.falls = readFalls(b.gate.key);
+    for (const gate of boards.pointsGates.values()) gate.falls = readFalls(gate.key);
+  }
+
+  /** A falls counter (undefined when the read failed: the gate then lets the placement through). */
+  function readFalls(key: string): Promise<string | null | undefined> {
     hold();
-    return { certificate, falls: redis.get(k.falls).catch(() => undefined) };
+    return redis.get(key).catch(() => undefined);
   }
 
   /**
@@ -345,7 +356,7 @@ export function eventRoutes(deps: Deps): Route[] {
       const group = groupOf(lb);
       if (group === null) continue;
       const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
-      if (gate !== null && await gatePasses(gate, Number(value))) {
+      if (gate !== null && await gatePasses(gate, Number(value), readFalls)) {
         metrics.leaderboards.skipped++;
         continue;
       }
@@ -358,7 +369,7 @@ export function eventRoutes(deps: Deps): Route[] {
         // every award of the system raised it.
         const gate = boards.pointsGates.get(p.lb.id);
         if (gate !== undefined && placed.every((a) => a.system !== p.lb.pointsSystemId || a.awarded > 0)
-            && await gatePasses(gate, Number(p.value))) {
+            && await gatePasses(gate, Number(p.value), readFalls)) {
           metrics.leaderboards.skipped++;
           continue;
         }
