@@ -5,15 +5,13 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server.js';
+import { MISSING, startTestServer, UUID, type TestServer } from './support/server.js';
 
 let s: TestServer;
 let metricIds: Record<string, string>;
 let attr: Record<string, string>;
 let xpId: string;
 
-const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-const MISSING = '00000000-0000-0000-0000-000000000000';
 /** A Saturday. */
 const NOW = '2024-06-15T12:00:00.000Z';
 let seq = 0;

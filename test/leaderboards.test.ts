@@ -588,5 +588,38 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);
       expect((await c.request('GET', '/api/leaderboards/plays-later')).body.rankings).toEqual([]);
     });
+
+    it('places the points awards of such an event too: the total on a perpetual board, only awards made inside a points board\'s window', async () => {
+      const { redis, keys } = c.api.services;
+      const metricId = ((await c.request('GET', '/admin/v1/metrics')).body as { id: string; key: string }[]).find((m) => m.key === 'plays')!.id;
+      const system = await c.request('POST', '/admin/v1/points', {
+        body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }] }],
+      });
+      expect(system.status, system.text).toBe(201);
+      const systemId = system.body.created[0].id as string;
+      const triggerId = system.body.created[0].triggers[0].id as string;
+      const now = Date.now();
+      const hour = new Date(now).getUTCHours();
+      const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+      const r = await c.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'XP', key: 'xp-total', rankBy: 'points', pointsSystemId: systemId, status: 'active' },
+          { name: 'XP now', key: 'xp-now', rankBy: 'points', pointsSystemId: systemId, startTime: hh(hour), endTime: hh(hour + 2), status: 'active' },
+          { name: 'XP later', key: 'xp-later', rankBy: 'points', pointsSystemId: systemId, startTime: hh(hour + 3), endTime: hh(hour + 5), status: 'active' },
+        ],
+      });
+      expect(r.status, r.text).toBe(201);
+      // The log entry of an event whose process died after phase 1: its second award, 20 in all.
+      const u = keys.forUser('_', 'p4');
+      const day = new Date(now).toISOString().slice(0, 10);
+      const entry = JSON.stringify({ e: 'e-dead-3', t: '_', u: 'p4', m: metricId, v: 1, ts: now, d: day, p: 'dead-process', pa: [[systemId, triggerId, 10, 20, 2, '']] });
+      await redis.xadd(u.log, '*', 'event', entry);
+      await c.workers!.drainNow();
+      const rows = async (key: string) => ((await c.request('GET', `/api/leaderboards/${key}`)).body.rankings as { userId: string; value: number }[])
+        .map((x) => [x.userId, x.value]);
+      expect(await rows('xp-total')).toEqual([['p4', 20]]);
+      expect(await rows('xp-now')).toEqual([['p4', 10]]);
+      expect(await rows('xp-later')).toEqual([]);
+    });
   });
 });

@@ -31,6 +31,11 @@ export function usesOfPointsSystem(snapshot: Snapshot, systemId: string): string
   return uses;
 }
 
+/** The refusal of a reference that names nothing: 'metricId must be the id of a metric (got "x")'. */
+export function unknownReference(field: string, what: string, id: string | null): string {
+  return `${field} must be the id of ${what} (got "${id ?? ''}")`;
+}
+
 /** The refusal message for a delete, or null when nothing uses the entity. */
 export function stillUsed(what: string, uses: string[]): string | null {
   return uses.length === 0 ? null : `${what} is used by ${uses.join(', ')}; change those first`;

@@ -4,7 +4,7 @@
  * completes it, silently, for the users who already qualify.
  */
 import type { Deps } from '../deps.js';
-import { stillUsed, usesOfAchievement } from '../domain/references.js';
+import { stillUsed, unknownReference, usesOfAchievement } from '../domain/references.js';
 import type { Route } from '../http/server.js';
 import type {
   Achievement, AchievementStatus, AchievementTrigger, AttributeFilter, Snapshot,
@@ -68,7 +68,7 @@ function reaches(snapshot: Snapshot, from: string, target: string, seen = new Se
 function check(a: Achievement, snapshot: Snapshot): string | null {
   switch (a.trigger) {
     case 'metric':
-      if (a.metricId === null || !snapshot.metrics.has(a.metricId)) return `metricId must be the id of a metric (got "${a.metricId ?? ''}")`;
+      if (a.metricId === null || !snapshot.metrics.has(a.metricId)) return unknownReference('metricId', 'a metric', a.metricId);
       if (a.metricValue === null) return 'metricValue is required for a metric achievement';
       break;
     case 'streak':

@@ -15,6 +15,7 @@
 import type { Deps } from '../deps.js';
 import { leaderboardStatus, mondayFrom } from '../domain/leaderboards.js';
 import { parseDate } from '../domain/time.js';
+import { unknownReference } from '../domain/references.js';
 import type { Route } from '../http/server.js';
 import type { Leaderboard, LeaderboardStatus, Snapshot } from '../store/config.js';
 import { idOf, resourceRoutes } from './admin-resources.js';
@@ -105,11 +106,11 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
   switch (lb.rankBy) {
     case 'metric':
       if (lb.metricId === null) return 'metricId (or metricKey) is required for a metric leaderboard';
-      if (!snapshot.metrics.has(lb.metricId)) return `metricId must be the id of a metric (got "${lb.metricId}")`;
+      if (!snapshot.metrics.has(lb.metricId)) return unknownReference('metricId', 'a metric', lb.metricId);
       break;
     case 'points':
       if (lb.pointsSystemId === null) return 'pointsSystemId (or pointsSystemKey) is required for a points leaderboard';
-      if (!snapshot.pointsSystems.has(lb.pointsSystemId)) return `pointsSystemId must be the id of a points system (got "${lb.pointsSystemId}")`;
+      if (!snapshot.pointsSystems.has(lb.pointsSystemId)) return unknownReference('pointsSystemId', 'a points system', lb.pointsSystemId);
       break;
     case 'streak':
       break;

@@ -7,7 +7,7 @@
 import type { Deps } from '../deps.js';
 import { uuidv7 } from '../domain/ids.js';
 import { boostStatus } from '../domain/points.js';
-import { stillUsed, usesOfPointsSystem } from '../domain/references.js';
+import { stillUsed, unknownReference, usesOfPointsSystem } from '../domain/references.js';
 import { parseDate } from '../domain/time.js';
 import { json } from '../http/reply.js';
 import type { Route } from '../http/server.js';
@@ -176,14 +176,14 @@ interface BuildContext {
 
 const badgeOf = (url: string | null): Badge => (url === null ? null : { url });
 
-export function pointsSystemAdminView(p: PointsSystem) {
+function pointsSystemAdminView(p: PointsSystem) {
   return {
     id: p.id, name: p.name, key: p.key, description: p.description, status: p.status,
     badge: badgeOf(p.badgeUrl), maxPoints: p.maxPoints,
   };
 }
 
-export function pointsTriggerAdminView(t: PointsTrigger) {
+function pointsTriggerAdminView(t: PointsTrigger) {
   const view: Record<string, unknown> = { id: t.id, type: t.type, points: t.points, status: t.status, userAttributes: t.userAttributes };
   switch (t.type) {
     case 'metric':
@@ -205,7 +205,7 @@ export function pointsTriggerAdminView(t: PointsTrigger) {
   return view;
 }
 
-export function pointsLevelAdminView(l: PointsLevel) {
+function pointsLevelAdminView(l: PointsLevel) {
   return { id: l.id, name: l.name, key: l.key, points: l.points, description: l.description, badge: badgeOf(l.badgeUrl) };
 }
 
@@ -244,12 +244,12 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
   switch (t.type) {
     case 'metric':
       if (t.metricId === null) return 'metricId is required for a metric trigger';
-      if (!snapshot.metrics.has(t.metricId)) return `metricId must be the id of a metric (got "${t.metricId}")`;
+      if (!snapshot.metrics.has(t.metricId)) return unknownReference('metricId', 'a metric', t.metricId);
       if (t.metricThreshold === null) return 'metricThreshold is required for a metric trigger';
       break;
     case 'achievement':
       if (t.achievementId === null) return 'achievementId is required for an achievement trigger';
-      if (!snapshot.achievements.has(t.achievementId)) return `achievementId must be the id of an achievement (got "${t.achievementId}")`;
+      if (!snapshot.achievements.has(t.achievementId)) return unknownReference('achievementId', 'an achievement', t.achievementId);
       break;
     case 'streak':
       if (t.streakLength === null) return 'streakLength is required for a streak trigger';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, Cluster } from 'ioredis';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { startApi, type ApiHandle } from '../../src/api.js';
 import { createLogger } from '../../src/log.js';
 import { loadSettings, type Settings } from '../../src/settings.js';
@@ -50,6 +50,11 @@ export interface TestServer {
 export function clusterNodes(): string {
   return inject('redisClusterNodes');
 }
+
+/** Any UUID version 7, as the Admin API makes ids. */
+export const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+/** An id nothing has. */
+export const MISSING = '00000000-0000-0000-0000-000000000000';
 
 /** Targets to run a suite against: always single Redis, the cluster when one is available. */
 export function targets(): Target[] {
