@@ -431,26 +431,20 @@ describe.each(targets())('points on %s', (target) => {
       expect(summary.body).toEqual([{ date: '2026-05-01', total: 5, change: 5 }, { date: '2026-05-02', total: 5, change: 0 }]);
     });
 
-    it('lets the workers materialise due awards for users who do not come back', async () => {
-      await s.setClock('2026-05-10T08:00:00Z');
-      expect((await s.request('POST', '/api/users', { body: { id: 'wes' } })).status).toBe(201);
-      for (let i = 0; i < 4; i++) await play('wes');
-      expect(await stored('wes')).toBe('1');
-      await s.setClock('2026-05-10T10:15:00Z');
-      await s.workers!.accrueNow();
-      expect(await stored('wes')).toBe('3');
-    });
-
-    it('lets the workers materialise due awards for a user the event created (the script starts the clock)', async () => {
-      await s.setClock('2026-05-12T08:00:00Z');
-      for (let i = 0; i < 4; i++) expect((await play('wen')).status).toBe(201);
+    it('lets the workers materialise due awards for users who do not come back, created by the API or by their first event', async () => {
       const { redis, keys } = s.api.services;
-      const u = keys.forUser('_', 'wen');
-      expect(await redis.zscore(keys.partitionDue(u.partition), '_|wen')).toBe(String(Date.parse('2026-05-12T09:00:00Z')));
-      expect(await stored('wen')).toBe('1');
-      await s.setClock('2026-05-12T10:15:00Z');
-      await s.workers!.accrueNow();
-      expect(await stored('wen')).toBe('3');
+      for (const [user, day, viaApi] of [['wes', '2026-05-10', true], ['wen', '2026-05-12', false]] as const) {
+        await s.setClock(`${day}T08:00:00Z`);
+        if (viaApi) expect((await s.request('POST', '/api/users', { body: { id: user } })).status).toBe(201);
+        for (let i = 0; i < 4; i++) expect((await play(user)).status).toBe(201);
+        // The clock starts with the user, whichever script created it.
+        const u = keys.forUser('_', user);
+        expect(await redis.zscore(keys.partitionDue(u.partition), `_|${user}`)).toBe(String(Date.parse(`${day}T09:00:00Z`)));
+        expect(await stored(user)).toBe('1');
+        await s.setClock(`${day}T10:15:00Z`);
+        await s.workers!.accrueNow();
+        expect(await stored(user)).toBe('3');
+      }
     });
 
     it('counts a trigger that came later from when it came, for users who existed before', async () => {
