@@ -73,13 +73,18 @@
   ARGV[7...] user hash field/value pairs of the identification
 
   Returns
-    {1, total, created, streak, awards, boards, id...}  processed; created is 1 for a new user; streak
-                          is {stored state, pauses, extended} ('' without a rule); awards the
-                          points awarded, as the JSON the log carries: [[system id, trigger id,
-                          awarded, total, n, boost ids], ...] ('' without; n numbers the user's
-                          awards in the system); boards the run sums and attribute values
-                          asked for in <boards> ('' without); then the ids of the achievements
-                          this event completed
+    processed: one string of eight fields separated by '\n' (none holds a newline but the last,
+    which is JSON):
+      '<total>\n<created>\n<streak>\n<pauses>\n<extended>\n<awards>\n<completed>\n<boards>'
+                          total the metric's total as Redis holds it; created '1' for a new user,
+                          else '0'; streak, pauses, extended: the stored state, the stored pauses
+                          and '1' when this event extended the streak ('', '', '0' without a
+                          rule); awards the points awarded, as the JSON the log carries: [[system
+                          id, trigger id, awarded, total, n, boost ids], ...] ('' without; n
+                          numbers the user's awards in the system); completed the ids of the
+                          achievements this event completed, comma-separated; boards the run sums
+                          and attribute values asked for in <boards>, a JSON array of strings (''
+                          without)
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -109,15 +114,16 @@ local plan = ARGV[5]
 --- @include "completeAchievements"
 --- @include "streak"
 --- @include "points"
+--- @include "hotPlan"
 
 local isInteger = string.byte(flags, 3) == 49
 local pc -- the points context, when the plan has points
 local nowMs, expiresAt = eventWindow(flags)
 
-local achHot, ruleHot, pointsHot = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
--- The rule's frequency letter and mode are read in place; the rest only when an event needs it.
-local letter, mode
-if ruleHot ~= '' then letter, mode = string.sub(ruleHot, 1, 1), string.byte(ruleHot, 2) - 48 end
+local planned = hotPlan(hot)
+local achHot, ruleHot, pointsHot = planned.ach, planned.rule, planned.points
+-- The rule's frequency letter and mode; the rest of the rule only when an event needs it.
+local letter, mode = planned.letter, planned.mode
 local p -- the decoded details, when needed
 local function details()
   if not p then p = cjson.decode(plan) end
@@ -135,13 +141,10 @@ local pointsFlags, metricTriggers
 local stored
 local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
--- kind of trigger: read in one match, awarded without a points context.
-local fT, fP, fBlock, fCap, fTrigger, fSystem
-if pointsHot ~= '' and ARGV[6] == '' then
-  fT, fP, fBlock, fCap, fTrigger, fSystem = string.match(pointsHot, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
-end
-if fT then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField, 'pt:' .. fSystem, 'pn:' .. fSystem)
+-- kind of trigger: awarded without a points context.
+local fast = ARGV[6] == '' and planned.fast or nil
+if fast then
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField, fast.pt, fast.pn)
 elseif pointsHot ~= '' then
   local list, times
   pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
@@ -206,39 +209,60 @@ if mode == 2 then
 end
 
 local stamp = string.sub(creation, 1, 24)
-local total = addNumber(userKey, totalField, value, isInteger)
+-- The total. On the usual points plan, an integer total well inside a double's exact range is
+-- added here and written with the award in one HSET (HINCRBY would give the same digits);
+-- anything else goes through addNumber.
+local total, totalText
+local pendingTotal = false -- added here, not written yet
+if fast and isInteger then
+  local old = tonumber(stored[5] or '0')
+  if old and old % 1 == 0 then
+    local sum = old + value
+    if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, string.format('%d', sum), true end
+  end
+end
+if not pendingTotal then total = addNumber(userKey, totalField, value, isInteger) end
 
 local fastAward -- the fast path's award, as the log carries it
-if fT then
+if fast then
   local old, new, high = tonumber(stored[5] or '0'), tonumber(total), tonumber(stored[6] or '')
   local from = old
   if high and high > from then from = high end
   if new > from then
-    local T = fT + 0
+    local T = fast.T
     local times = (new - new % T) / T - (from - from % T) / T
     if times > 0 then
-      local points = (fP + 0) * times
+      local points = (fast.P + 0) * times
       local before = tonumber(stored[7] or '0')
-      local after = pointsAfter(before, points, fCap ~= '' and fCap + 0 or nil, fBlock == '1')
+      local after = pointsAfter(before, points, fast.cap, fast.block)
       if after == nil then
-        if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
-        return {-8, fSystem}
+        -- Refused: nothing written yet, or the total to put back.
+        if not pendingTotal then
+          if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
+        end
+        return {-8, fast.system}
       end
       if after ~= before then
         local n = tonumber(stored[8] or '0') + 1
         -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
         -- instructions a call. The award is usually the trigger's points as sent.
         local afterText, nText = string.format('%d', after), string.format('%d', n)
-        local awardedText = after - before == points and times == 1 and fP or string.format('%d', after - before)
+        local awardedText = after - before == points and times == 1 and fast.P or string.format('%d', after - before)
         scope = string.sub(userKey, #slot + 6)
-        pointsRecord(slot .. 'up:' .. scope .. ':' .. fSystem, n, nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fTrigger,
-          dayField, afterText)
-        redis.call('HSET', userKey, 'pt:' .. fSystem, afterText, 'pn:' .. fSystem, nText)
-        fastAward = '[' .. pointsLogEntry(fSystem, fTrigger, awardedText .. ',' .. afterText .. ',' .. nText, '') .. ']'
+        pointsRecord(slot .. 'up:' .. scope .. ':' .. fast.system, n, nText,
+          nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fast.trigger, dayField, afterText)
+        if pendingTotal then
+          redis.call('HSET', userKey, totalField, totalText, fast.pt, afterText, fast.pn, nText)
+          pendingTotal = false
+        else
+          redis.call('HSET', userKey, fast.pt, afterText, fast.pn, nText)
+        end
+        fastAward = '[' .. pointsLogEntry(fast.system, fast.trigger, awardedText .. ',' .. afterText .. ',' .. nText, '') .. ']'
       end
     end
   end
   if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5] or '0') end
+  if pendingTotal then redis.call('HSET', userKey, totalField, totalText) end
 end
 
 -- Points before anything else is written: an event that a trigger refuses changes nothing.
@@ -317,18 +341,20 @@ if timeTriggers and created == 1 then
   redis.call('ZADD', slot .. 'ptdue', string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
 end
 
-local reply = {1, total, created, '', '', ''}
--- Leaderboards: the run sums this event adds to, then the user's breakdown attributes.
+local completed = {} -- the ids of the achievements this event completes
+-- Leaderboards: the run sums this event adds to, then the user's breakdown attributes, as a JSON
+-- array of strings (an attribute's value may hold any character).
+local values = ''
 if boards ~= '' then
   local runs, attributes = string.match(boards, '^([^#]*)#(.*)$')
-  local values = {}
-  for field in string.gmatch(runs, '[^,]+') do values[#values + 1] = addNumber(userMetricKey, field, value, isInteger) end
+  local list = {}
+  for field in string.gmatch(runs, '[^,]+') do list[#list + 1] = numberText(addNumber(userMetricKey, field, value, isInteger)) end
   if attributes ~= '' then
     local fields = {}
     for field in string.gmatch(attributes, '[^,]+') do fields[#fields + 1] = field end
-    for _, v in ipairs(redis.call('HMGET', userKey, unpack(fields))) do values[#values + 1] = v or '' end
+    for _, v in ipairs(redis.call('HMGET', userKey, unpack(fields))) do list[#list + 1] = v or '' end
   end
-  reply[6] = values
+  if #list > 0 then values = cjson.encode(list) end
 end
 -- A metric achievement completes on the event that takes its total across the threshold.
 if achHot ~= '' then
@@ -347,9 +373,10 @@ if achHot ~= '' then
         now = tonumber(addNumber(userMetricKey, details().m[k].pf, value, isInteger))
       end
     end
-    if now and now >= goal and now - v < goal then complete(userKey, slot .. 'achc:' .. tenant, details().m[k], stamp, reply) end
+    if now and now >= goal and now - v < goal then complete(userKey, slot .. 'achc:' .. tenant, details().m[k], stamp, completed) end
   end
 end
+local streakPacked, streakPauses, streakExtended = '', '', '0'
 if letter then
   local extended = false
   local packed = stored[3] or ''
@@ -360,11 +387,11 @@ if letter then
       string.byte(flags, 4) == 49, stamp, assumedTz)
     if extended and string.byte(ruleHot, 4) == 49 then
       for _, a in ipairs(details().sa) do
-        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, stamp, reply) end
+        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, stamp, completed) end
       end
     end
   end
-  reply[4] = {packed, stored[4] or '', extended and 1 or 0}
+  streakPacked, streakPauses, streakExtended = packed, stored[4] or '', extended and '1' or '0'
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
     logEntry = logEntry .. ',"sx":"' .. packed .. '"'
@@ -376,25 +403,29 @@ if letter then
     end
   end
 end
-if #reply > 6 then
-  cascade(userKey, slot .. 'achc:' .. tenant, details().c, stamp, reply)
+if #completed > 0 then
+  cascade(userKey, slot .. 'achc:' .. tenant, details().c, stamp, completed)
   if pc and string.byte(pointsFlags, 3) == 49 then
     local d = details().p
-    for i = 7, #reply do
-      for _, t in ipairs(d.a[reply[i]] or {}) do
+    for i = 1, #completed do
+      for _, t in ipairs(d.a[completed[i]] or {}) do
         if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
       end
     end
   end
 end
+local awards = ''
 if fastAward then
-  reply[5] = fastAward
+  awards = fastAward
   logEntry = logEntry .. ',"pa":' .. fastAward
 elseif pc and #pc.awards > 0 then
   pointsCommit(pc)
-  local awards = pointsLog(pc)
-  reply[5] = awards
+  awards = pointsLog(pc)
   logEntry = logEntry .. ',"pa":' .. awards
 end
 redis.call('XADD', slot .. 'log', '*', 'event', logEntry .. '}')
-return reply
+-- One string, not a table: Redis converts a table reply element by element (about 12,000
+-- instructions for this one), a string at once.
+return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
+  streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
+  '\n' .. values

@@ -555,7 +555,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const entry = JSON.stringify({ e: 'e-dead', t: '_', u: 'p2', m: board.metricId, v: 3, ts: now, d: day, p: 'dead-process' });
       const r = await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
         `0010|m:${board.metricId}|3|d:${day}|`, '', new Date(now).toISOString() + 'p2', entry);
-      expect(r[0]).toBe(1);
+      expect(r).toBe('3\n1\n\n\n0\n\n\n');
       await c.workers!.drainNow();
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
@@ -582,7 +582,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dead-2', t: '_', u: 'p3', m: metricId, v: 2, ts: now, d: day, p: 'dead-process' });
       expect((await redis.recordEvent(u.user, keys.userMetric(u, metricId), u.users, u.log,
-        `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))[0]).toBe(1);
+        `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))).toBe('2\n1\n\n\n0\n\n\n');
       await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
       await c.workers!.drainNow();
       expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);

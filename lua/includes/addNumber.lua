@@ -8,6 +8,9 @@
   isInteger   true when the value is an integer
 
   Returns the new value (a number after HINCRBY, a decimal string after HINCRBYFLOAT).
+
+numberText(x): such a value as Redis holds it (an integer's digits exactly, not tostring's
+'%.14g').
 ]]
 local function addNumber(key, field, value, isInteger)
   if isInteger then
@@ -15,4 +18,9 @@ local function addNumber(key, field, value, isInteger)
     if type(sum) == 'number' then return sum end
   end
   return redis.call('HINCRBYFLOAT', key, field, value)
+end
+
+local function numberText(x)
+  if type(x) == 'number' then return string.format('%d', x) end
+  return x
 end

@@ -97,8 +97,10 @@ type Args = (string | number | Buffer)[];
 /** The custom commands, typed (see ioredis examples/typescript/scripts.ts). */
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<(string | number)[], Context>;
-    recordEventPlan(user: string, userMetric: string, slot: string, ...args: Args): Result<(string | number | (string | number)[])[], Context>;
+    recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<string | (string | number)[], Context>;
+    recordEventPlan(
+      user: string, userMetric: string, slot: string, ...args: Args
+    ): Result<string | (string | number | (string | number)[])[], Context>;
     accruePoints(user: string, points: string, due: string, log: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
     leaderboardPrune(ranking: string, members: string, expiry: string, falls: string, ...args: Args): Result<number, Context>;
     leaderboardRank(

@@ -50,12 +50,37 @@ function noStreak(frequency: string): string {
   return `{"length":0,"frequency":"${frequency}","started":null,"periodStart":null,"periodEnd":null,"expires":null,"extended":false}`;
 }
 
-/** The achievements a script reply lists after its first six elements, as a JSON array. */
-function completedJson(snapshot: Snapshot, reply: unknown[], achievedAt: string): string {
-  if (reply.length <= 6) return '[]';
+/** A processed event as the event scripts answer it (lua/recordEventPlan-3.lua, "Returns"). */
+interface Processed {
+  /** The metric's total, as Redis holds it. */
+  total: string;
+  created: boolean;
+  /** The streak as stored, its pauses, and '1' when this event extended it. */
+  streak: [string, string, string];
+  /** The points awarded (EventAward[] as JSON), or ''. */
+  awards: string;
+  /** The ids of the achievements this event completed, comma-separated, or ''. */
+  completed: string;
+  /** The run sums and breakdown attribute values asked for (JSON array of strings), or ''. */
+  boards: string;
+}
+
+/** Splits the scripts' answer: eight fields, separated by newlines, the last one JSON. */
+function processedOf(reply: string): Processed {
+  const f = reply.split('\n', 7);
+  let boardsAt = 7;
+  for (const field of f) boardsAt += field.length;
+  return {
+    total: f[0], created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], boards: reply.slice(boardsAt),
+  };
+}
+
+/** The achievements an event completed, as a JSON array. */
+function completedJson(snapshot: Snapshot, completed: string, achievedAt: string): string {
+  if (completed === '') return '[]';
   const list = [];
-  for (let i = 6; i < reply.length; i++) {
-    const a = snapshot.achievements.get(String(reply[i]));
+  for (const id of completed.split(',')) {
+    const a = snapshot.achievements.get(id);
     if (a) list.push(userAchievementView(a, snapshot, achievedAt));
   }
   return JSON.stringify(list);
@@ -137,7 +162,7 @@ export function eventRoutes(deps: Deps): Route[] {
   function streakOf(rule: StreakSettings, reply: unknown, day: number, period: number): StreakState {
     const [packed, pauses, extended] = Array.isArray(reply) ? reply : ['', '', 0];
     const state = stateFromHash({ s: String(packed), 's:pz': String(pauses) }, rule, day, period);
-    state.extended = Number(extended) === 1;
+    state.extended = String(extended) === '1';
     return state;
   }
 
@@ -223,25 +248,27 @@ export function eventRoutes(deps: Deps): Route[] {
       // same connection (Redis runs them in that order); on a Cluster the board may live on another
       // node, so they are read once phase 1 has answered, and only where the event may be skipped.
       if (!redis.isCluster) readGates(boards);
-      const r: unknown[] = await phase1;
-      const code = r[0] as number;
-      if (code === 1) {
+      const answer = await phase1;
+      if (typeof answer === 'string') {
+        const p = processedOf(answer);
         metrics.events.processed++;
         // A new user or a completion changes the tenant's statistics.
-        if (r[2] === 1 || r.length > 6) stats.invalidate(tenant);
+        if (p.created || p.completed !== '') stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
-        const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
+        const state = rule === null ? null : streakOf(rule, p.streak, dayIndex, period);
         // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
-        const awards = typeof r[4] === 'string' && r[4] !== '' ? JSON.parse(r[4]) as EventAward[] : [];
+        const awards = p.awards !== '' ? JSON.parse(p.awards) as EventAward[] : [];
         const points = pointsJson(snapshot, awards, tenant, user.id, nowIso);
         const extended = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
-        const leaderboards = ranks ? await rankEvent(boards, r, awards, tenant, user.id, day, tz, now, extended) : '{}';
-        return respond(201, eventId, metric.id, r[1] as string | number, idempotencyKey, false,
-          completedJson(snapshot, r, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
+        const leaderboards = ranks ? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended) : '{}';
+        return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
+          completedJson(snapshot, p.completed, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
+      const r: unknown[] = answer;
+      const code = r[0] as number;
       if (code === 2) {
         metrics.events.replayed++;
         const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
@@ -345,17 +372,17 @@ export function eventRoutes(deps: Deps): Route[] {
    * response's `leaderboards` JSON.
    */
   async function rankEvent(
-    boards: EventBoards, reply: unknown[], awards: EventAward[], tenant: string, userId: string, date: string, tz: string,
+    boards: EventBoards, processed: Processed, awards: EventAward[], tenant: string, userId: string, date: string, tz: string,
     now: number, extended: { length: number; expiry: number } | null,
   ): Promise<string> {
     const snapshot = store.current;
-    const values = Array.isArray(reply[5]) ? reply[5] as (string | number)[] : [];
-    const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, String(values[boards.runCount + i] ?? '')])));
+    const values = processed.boards === '' ? [] : JSON.parse(processed.boards) as string[];
+    const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, values[boards.runCount + i] ?? ''])));
     const placements: Placement[] = [];
     for (const { lb, run, sum, gate } of boards.metric) {
       const group = groupOf(lb);
       if (group === null) continue;
-      const value = sum >= 0 ? String(values[sum]) : String(reply[1]);
+      const value = sum >= 0 ? values[sum] : processed.total;
       if (gate !== null && await gatePasses(gate, Number(value), readFalls)) {
         metrics.leaderboards.skipped++;
         continue;

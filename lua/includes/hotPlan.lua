@@ -1,0 +1,37 @@
+--[[
+  The plan's hot part (recordEventPlan <hot>), parsed: a pure function of the string, memoised
+  by it. Every event of a metric sends the same <hot> until its configuration changes, so the
+  parse (two patterns, nine captures and the field names built from them, about 12,000
+  instructions an event) runs once per plan instead of once per event.
+
+  The memo holds only what the argument itself says, never data: an event gets the same answer
+  with or without it, so a library that was reloaded (FUNCTION LOAD, a restart, a failover)
+  merely parses again, and a replica or an AOF replay computes what the primary did. Bounded: it
+  starts over once it holds 256 plans (a plan changes only with the configuration).
+
+  hotPlan(hot) -> {ach, rule, points, letter, mode, fast}, shared: callers must not change it.
+    ach, rule, points  the three parts of <hot> ('' when absent)
+    letter, mode       the rule's frequency letter and mode (1: the metric is not in the rule,
+                       2: it is); nil without a rule
+    fast               the usual points plan (one points trigger, on this metric, with no filter,
+                       no other kind of trigger): {T, P (text), block, cap, trigger, system, pt,
+                       pn (the system's total and award-count fields)}; nil otherwise
+]]
+local hotPlans, hotPlanCount = {}, 0
+
+local function hotPlan(hot)
+  local plan = hotPlans[hot]
+  if plan then return plan end
+  local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
+  plan = {ach = ach, rule = rule, points = points, letter = nil, mode = nil, fast = nil}
+  if rule ~= '' then plan.letter, plan.mode = string.sub(rule, 1, 1), string.byte(rule, 2) - 48 end
+  local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
+  if T then
+    plan.fast = {T = T + 0, P = P, block = block == '1', cap = cap ~= '' and cap + 0 or nil, trigger = trigger,
+      system = system, pt = 'pt:' .. system, pn = 'pn:' .. system}
+  end
+  if hotPlanCount >= 256 then hotPlans, hotPlanCount = {}, 0 end
+  hotPlans[hot] = plan
+  hotPlanCount = hotPlanCount + 1
+  return plan
+end
