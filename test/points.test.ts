@@ -337,6 +337,35 @@ describe.each(targets())('points on %s', (target) => {
         },
       ), { numRuns: 12 });
     });
+
+    it('keeps an integer total exact on both paths, also past the range a double holds exactly', async () => {
+      // The short path adds an integer total itself while it stays below 2^53; past that, and for a
+      // total that holds a fraction, HINCRBY or HINCRBYFLOAT do, as on the general path.
+      const cases = [
+        { from: '9007199254740990', value: 1, to: '9007199254740991' },
+        { from: '9007199254740990', value: 5, to: '9007199254740995' },
+        { from: '-9007199254740990', value: -7, to: '-9007199254740997' },
+        { from: '2.5', value: 1, to: '3.5' },
+      ];
+      for (const [i, c] of cases.entries()) {
+        run++;
+        const metric = `big${run}`;
+        for (const s of [fast, general]) {
+          const ids = await s.metrics(metric);
+          const r = await s.request('POST', '/admin/v1/points', {
+            body: [{ name: `b${run}`, key: `b${run}`, triggers: [{ type: 'metric', metricId: ids[metric], metricThreshold: 1, points: 1, status: 'active' }] }],
+          });
+          expect(r.status, r.text).toBe(201);
+          const { redis, keys } = s.api.services;
+          const u = keys.forUser('_', `big-${i}`);
+          expect((await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: { id: `big-${i}` }, value: 0 } })).status).toBe(201);
+          await redis.hset(u.user, `m:${ids[metric]}`, c.from);
+          const e = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: { id: `big-${i}` }, value: c.value } });
+          expect(e.status, e.text).toBe(201);
+          expect(await redis.hget(u.user, `m:${ids[metric]}`)).toBe(c.to);
+        }
+      }
+    });
   });
 
   describe('streak triggers', () => {
