@@ -21,6 +21,7 @@ export class WriteCoalescer {
   private corked: Writable[] = [];
   private held = 0;
   private scheduled = false;
+  private turnEnd: (() => void)[] = [];
 
   constructor(client: RedisClient, maxBatch = 8) {
     this.client = client;
@@ -36,6 +37,19 @@ export class WriteCoalescer {
     } else if (++this.held >= this.maxBatch) {
       this.uncork();
       this.cork();
+    }
+  }
+
+  /**
+   * Runs `fn` at the end of this event-loop turn, before the turn's last writes leave: commands it
+   * issues (through hold()) go out after every command issued during the turn, in the same writes.
+   */
+  atTurnEnd(fn: () => void): void {
+    this.turnEnd.push(fn);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      this.cork();
+      setImmediate(this.flush);
     }
   }
 
@@ -58,6 +72,11 @@ export class WriteCoalescer {
   }
 
   private readonly flush = (): void => {
+    if (this.turnEnd.length > 0) {
+      const hooks = this.turnEnd;
+      this.turnEnd = [];
+      for (const fn of hooks) fn();
+    }
     this.scheduled = false;
     this.uncork();
   };

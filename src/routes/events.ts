@@ -360,10 +360,35 @@ export function eventRoutes(deps: Deps): Route[] {
     for (const gate of boards.pointsGates.values()) gate.falls = readFalls(gate.key);
   }
 
-  /** A falls counter (undefined when the read failed: the gate then lets the placement through). */
+  /**
+   * A falls counter (undefined when the read failed: the gate then lets the placement through),
+   * read at the end of the event-loop turn, once for every event of the turn that asked: the GET
+   * leaves behind every command issued during the turn, so it still comes after the phase 1 of
+   * each of those events (on one connection Redis runs them in order; on a Cluster their phase 1
+   * has answered before they ask).
+   */
+  let fallsWanted = new Map<string, ((falls: string | null | undefined) => void)[]>();
+  const readWantedFalls = (): void => {
+    const wanted = fallsWanted;
+    fallsWanted = new Map();
+    for (const [key, waiters] of wanted) {
+      hold();
+      redis.get(key).then(
+        (falls) => { for (const w of waiters) w(falls); },
+        () => { for (const w of waiters) w(undefined); },
+      );
+    }
+  };
   function readFalls(key: string): Promise<string | null | undefined> {
-    hold();
-    return redis.get(key).catch(() => undefined);
+    return new Promise((resolve) => {
+      let waiters = fallsWanted.get(key);
+      if (waiters === undefined) {
+        if (fallsWanted.size === 0) coalescer.atTurnEnd(readWantedFalls);
+        waiters = [];
+        fallsWanted.set(key, waiters);
+      }
+      waiters.push(resolve);
+    });
   }
 
   /**
