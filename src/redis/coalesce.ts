@@ -21,7 +21,7 @@ export class WriteCoalescer {
   private corked: Writable[] = [];
   private held = 0;
   private scheduled = false;
-  private turnEnd: (() => void)[] = [];
+  private batchEnd: (() => void)[] = [];
 
   constructor(client: RedisClient, maxBatch = 8) {
     this.client = client;
@@ -35,22 +35,32 @@ export class WriteCoalescer {
       this.cork();
       setImmediate(this.flush);
     } else if (++this.held >= this.maxBatch) {
-      this.uncork();
+      this.leave();
       this.cork();
     }
   }
 
   /**
-   * Runs `fn` at the end of this event-loop turn, before the turn's last writes leave: commands it
-   * issues (through hold()) go out after every command issued during the turn, in the same writes.
+   * Runs `fn` right before the current batch of writes leaves (after `maxBatch` commands, or at
+   * the end of the turn): the commands it issues, without hold(), go out last in that batch,
+   * behind every command held so far.
    */
-  atTurnEnd(fn: () => void): void {
-    this.turnEnd.push(fn);
+  beforeBatchLeaves(fn: () => void): void {
     if (!this.scheduled) {
       this.scheduled = true;
       this.cork();
       setImmediate(this.flush);
     }
+    this.batchEnd.push(fn);
+  }
+
+  private leave(): void {
+    if (this.batchEnd.length > 0) {
+      const hooks = this.batchEnd;
+      this.batchEnd = [];
+      for (const fn of hooks) fn();
+    }
+    this.uncork();
   }
 
   private cork(): void {
@@ -72,12 +82,7 @@ export class WriteCoalescer {
   }
 
   private readonly flush = (): void => {
-    if (this.turnEnd.length > 0) {
-      const hooks = this.turnEnd;
-      this.turnEnd = [];
-      for (const fn of hooks) fn();
-    }
     this.scheduled = false;
-    this.uncork();
+    this.leave();
   };
 }

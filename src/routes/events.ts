@@ -362,17 +362,15 @@ export function eventRoutes(deps: Deps): Route[] {
 
   /**
    * A falls counter (undefined when the read failed: the gate then lets the placement through),
-   * read at the end of the event-loop turn, once for every event of the turn that asked: the GET
-   * leaves behind every command issued during the turn, so it still comes after the phase 1 of
-   * each of those events (on one connection Redis runs them in order; on a Cluster their phase 1
-   * has answered before they ask).
+   * read once for every event that asked while the current batch of writes was being gathered:
+   * the GET leaves last in that batch, behind the phase 1 of each of those events (on one
+   * connection Redis runs them in order; on a Cluster their phase 1 has answered before they ask).
    */
   let fallsWanted = new Map<string, ((falls: string | null | undefined) => void)[]>();
   const readWantedFalls = (): void => {
     const wanted = fallsWanted;
     fallsWanted = new Map();
     for (const [key, waiters] of wanted) {
-      hold();
       redis.get(key).then(
         (falls) => { for (const w of waiters) w(falls); },
         () => { for (const w of waiters) w(undefined); },
@@ -383,7 +381,7 @@ export function eventRoutes(deps: Deps): Route[] {
     return new Promise((resolve) => {
       let waiters = fallsWanted.get(key);
       if (waiters === undefined) {
-        if (fallsWanted.size === 0) coalescer.atTurnEnd(readWantedFalls);
+        if (fallsWanted.size === 0) coalescer.beforeBatchLeaves(readWantedFalls);
         waiters = [];
         fallsWanted.set(key, waiters);
       }
