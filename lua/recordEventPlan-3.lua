@@ -208,7 +208,6 @@ if mode == 2 then
   end
 end
 
-local stamp = string.sub(creation, 1, 24)
 -- The total. On the usual points plan, an integer total well inside a double's exact range is
 -- added here and written with the award in one HSET (HINCRBY would give the same digits);
 -- anything else goes through addNumber.
@@ -360,23 +359,24 @@ end
 if achHot ~= '' then
   local v = tonumber(value)
   local newTotal = tonumber(total)
-  local k = 0
-  for threshold, filter in string.gmatch(achHot, '([^,:]+):?(%d*)') do
-    k = k + 1
-    local goal = tonumber(threshold)
+  for k, t in ipairs(planned.thresholds) do
+    local goal, filter = t[1], t[2]
     -- The unfiltered thresholds come last, in ascending order: none after this one is reached.
-    if filter == '' and goal > newTotal then break end
+    if not filter and goal > newTotal then break end
     local now = newTotal
-    if filter ~= '' then
+    if filter then
       now = nil
-      if string.byte(matches, tonumber(filter)) == 49 then
+      if string.byte(matches, filter) == 49 then
         now = tonumber(addNumber(userMetricKey, details().m[k].pf, value, isInteger))
       end
     end
-    if now and now >= goal and now - v < goal then complete(userKey, slot .. 'achc:' .. tenant, details().m[k], stamp, completed) end
+    if now and now >= goal and now - v < goal then
+      complete(userKey, slot .. 'achc:' .. tenant, details().m[k], string.sub(creation, 1, 24), completed)
+    end
   end
 end
 local streakPacked, streakPauses, streakExtended = '', '', '0'
+local logStreak = '' -- what the log entry carries of the streak
 if letter then
   local extended = false
   local packed = stored[3] or ''
@@ -384,17 +384,17 @@ if letter then
     local before
     if not scope then scope = string.sub(userKey, #slot + 6) end
     extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, ruleHot, st, period, periodOld, day, value,
-      string.byte(flags, 4) == 49, stamp, assumedTz)
+      string.byte(flags, 4) == 49, string.sub(creation, 1, 24), assumedTz)
     if extended and string.byte(ruleHot, 4) == 49 then
       for _, a in ipairs(details().sa) do
-        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, stamp, completed) end
+        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, string.sub(creation, 1, 24), completed) end
       end
     end
   end
   streakPacked, streakPauses, streakExtended = packed, stored[4] or '', extended and '1' or '0'
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
-    logEntry = logEntry .. ',"sx":"' .. packed .. '"'
+    logStreak = ',"sx":"' .. packed .. '"'
     if pc and string.byte(pointsFlags, 2) == 49 then
       local d = details().p
       for _, t in ipairs(d.k) do
@@ -404,7 +404,7 @@ if letter then
   end
 end
 if #completed > 0 then
-  cascade(userKey, slot .. 'achc:' .. tenant, details().c, stamp, completed)
+  cascade(userKey, slot .. 'achc:' .. tenant, details().c, string.sub(creation, 1, 24), completed)
   if pc and string.byte(pointsFlags, 3) == 49 then
     local d = details().p
     for i = 1, #completed do
@@ -414,16 +414,16 @@ if #completed > 0 then
     end
   end
 end
-local awards = ''
+local awards, logAwards = '', ''
 if fastAward then
   awards = fastAward
-  logEntry = logEntry .. ',"pa":' .. fastAward
 elseif pc and #pc.awards > 0 then
   pointsCommit(pc)
   awards = pointsLog(pc)
-  logEntry = logEntry .. ',"pa":' .. awards
 end
-redis.call('XADD', slot .. 'log', '*', 'event', logEntry .. '}')
+if awards ~= '' then logAwards = ',"pa":' .. awards end
+-- Joined once: every join copies the whole entry.
+redis.call('XADD', slotKeys(slot).log, '*', 'event', logEntry .. logStreak .. logAwards .. '}')
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
