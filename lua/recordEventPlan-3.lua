@@ -144,7 +144,7 @@ local timeTriggers -- {interval ms, trigger id, position in stored}, when time t
 -- kind of trigger: awarded without a points context.
 local fast = ARGV[6] == '' and planned.fast or nil
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField, fast.pt, fast.pn)
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, highField(totalField), fast.pt, fast.pn)
 elseif pointsHot ~= '' then
   local list, times
   pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
@@ -256,7 +256,8 @@ if fast then
         else
           redis.call('HSET', userKey, fast.pt, afterText, fast.pn, nText)
         end
-        fastAward = '[' .. pointsLogEntry(fast.system, fast.trigger, awardedText .. ',' .. afterText .. ',' .. nText, '') .. ']'
+        -- pointsLogEntry's form, joined at once.
+        fastAward = '[["' .. fast.system .. '","' .. fast.trigger .. '",' .. awardedText .. ',' .. afterText .. ',' .. nText .. ',""]]'
       end
     end
   end
@@ -414,16 +415,16 @@ if #completed > 0 then
     end
   end
 end
-local awards, logAwards = '', ''
+local awards, awardsField = '', ''
 if fastAward then
   awards = fastAward
 elseif pc and #pc.awards > 0 then
   pointsCommit(pc)
   awards = pointsLog(pc)
 end
-if awards ~= '' then logAwards = ',"pa":' .. awards end
+if awards ~= '' then awardsField = ',"pa":' end
 -- Joined once: every join copies the whole entry.
-redis.call('XADD', slotKeys(slot).log, '*', 'event', logEntry .. logStreak .. logAwards .. '}')
+redis.call('XADD', slotKeys(slot).log, '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..

@@ -11,6 +11,7 @@
 
   slotKeys(slot) -> {log = <slot>log}: the partition's keys every event names, joined once per
   partition in the same way (a join makes and interns a string, about 1,200 instructions).
+  highField(totalField) -> 'h' .. totalField, the field of the total's highest point, likewise.
 
   hotPlan(hot) -> {ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
   change it.
@@ -56,4 +57,16 @@ local function slotKeys(slot)
   slotKeyMemo[slot] = k
   slotKeyCount = slotKeyCount + 1
   return k
+end
+
+local highFields, highFieldCount = {}, 0
+
+local function highField(totalField)
+  local f = highFields[totalField]
+  if f then return f end
+  f = 'h' .. totalField
+  if highFieldCount >= 4096 then highFields, highFieldCount = {}, 0 end
+  highFields[totalField] = f
+  highFieldCount = highFieldCount + 1
+  return f
 end
