@@ -104,12 +104,30 @@ export function gateable(lb: Leaderboard, group: string[]): boolean {
 
 /**
  * A certificate, the ranking's falls counter key, and the counter as read after the event's phase 1
- * ran (null: not read yet; undefined once read: the read failed).
+ * ran (null: not read yet; undefined once read: the read failed). `read` is true once the read has
+ * answered, with the counter in `value`.
  */
 export interface Gate {
   certificate: EntryCertificate;
   key: string;
   falls: Promise<string | null | undefined> | null;
+  read: boolean;
+  value: string | null | undefined;
+}
+
+/** A gate for a ranking this process knows full, its counter not read yet. */
+export function gateFor(certificate: EntryCertificate, key: string): Gate {
+  return { certificate, key, falls: null, read: false, value: undefined };
+}
+
+/**
+ * gatePasses without waiting: the answer when the value alone decides or the counter's read has
+ * answered, else null.
+ */
+export function gatePassesNow(gate: Gate, value: number): boolean | null {
+  if (value > gate.certificate.threshold) return false;
+  if (!gate.read) return null;
+  return gate.value !== undefined && (gate.value ?? '0') === gate.certificate.falls;
 }
 
 /**
@@ -117,9 +135,10 @@ export interface Gate {
  * threshold, and the counter still reads what it read with it. `read` reads the counter when it
  * was not read with phase 1 (on a Cluster): phase 1 has answered, so the read comes after it.
  */
-export async function gatePasses(gate: Gate, value: number, read: (key: string) => Promise<string | null | undefined>): Promise<boolean> {
-  if (value > gate.certificate.threshold) return false;
-  const falls = await (gate.falls ??= read(gate.key));
+export async function gatePasses(gate: Gate, value: number, read: (gate: Gate) => Promise<string | null | undefined>): Promise<boolean> {
+  const now = gatePassesNow(gate, value);
+  if (now !== null) return now;
+  const falls = await (gate.falls ??= read(gate));
   return falls !== undefined && (falls ?? '0') === gate.certificate.falls;
 }
 

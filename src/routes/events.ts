@@ -21,7 +21,8 @@ import { boostsArg, pointsJson, type EventAward } from '../domain/points.js';
 import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import {
-  certificateOf, gateable, gatePasses, groupResolver, place, pointsPlacements, streakPlacements, type Gate, type Placement,
+  certificateOf, gateable, gateFor, gatePasses, gatePassesNow, groupResolver, place, pointsPlacements, streakPlacements,
+  type Gate, type Placement,
 } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -263,7 +264,8 @@ export function eventRoutes(deps: Deps): Route[] {
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
-        const leaderboards = ranks ? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended) : '{}';
+        const leaderboards = !ranks ? '{}'
+          : skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
           completedJson(snapshot, p.completed, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
       }
@@ -351,13 +353,13 @@ export function eventRoutes(deps: Deps): Route[] {
     if (!gateable(lb, [])) return null;
     const k = keys.leaderboard(tenant, lb.id, run, '');
     const certificate = certificateOf(snapshot, k.ranking);
-    return certificate === undefined ? null : { certificate, key: k.falls, falls: null };
+    return certificate === undefined ? null : gateFor(certificate, k.falls);
   }
 
   /** Sends the falls counters' reads of an event's gates (joining the turn's coalesced writes). */
   function readGates(boards: EventBoards): void {
-    for (const b of boards.metric) if (b.gate !== null) b.gate.falls = readFalls(b.gate.key);
-    for (const gate of boards.pointsGates.values()) gate.falls = readFalls(gate.key);
+    for (const b of boards.metric) if (b.gate !== null) b.gate.falls = readFalls(b.gate);
+    for (const gate of boards.pointsGates.values()) gate.falls = readFalls(gate);
   }
 
   /**
@@ -377,16 +379,33 @@ export function eventRoutes(deps: Deps): Route[] {
       );
     }
   };
-  function readFalls(key: string): Promise<string | null | undefined> {
+  function readFalls(gate: Gate): Promise<string | null | undefined> {
     return new Promise((resolve) => {
-      let waiters = fallsWanted.get(key);
+      let waiters = fallsWanted.get(gate.key);
       if (waiters === undefined) {
         if (fallsWanted.size === 0) coalescer.beforeBatchLeaves(readWantedFalls);
         waiters = [];
-        fallsWanted.set(key, waiters);
+        fallsWanted.set(gate.key, waiters);
       }
-      waiters.push(resolve);
+      waiters.push((falls) => {
+        gate.read = true;
+        gate.value = falls;
+        resolve(falls);
+      });
     });
+  }
+
+  /**
+   * '{}' when every board the event concerns skips its placement, known without waiting (the
+   * usual event on a full board: its counter's read answered with phase 1); else null.
+   */
+  function skippedNow(boards: EventBoards, processed: Processed, awardsPoints: boolean, extended: boolean): string | null {
+    if ((awardsPoints && pointsBoards(store.current).length > 0) || (extended && streakBoards(store.current).length > 0)) return null;
+    for (const { sum, gate } of boards.metric) {
+      if (gate === null || sum >= 0 || gatePassesNow(gate, Number(processed.total)) !== true) return null;
+    }
+    metrics.leaderboards.skipped += boards.metric.length;
+    return '{}';
   }
 
   /**
