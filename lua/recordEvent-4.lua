@@ -46,14 +46,15 @@ local logEntry = ARGV[4]
 --- @include "writeUser"
 --- @include "eventCore"
 
-local isInteger = string.byte(flags, 3) == 49
+local flag = eventFlags(flags)
+local isInteger = flag[3]
 local nowMs, expiresAt = eventWindow(flags)
 
 local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then return replay end
 
 local stored = redis.call('HMGET', userKey, 'tz', 'id')
-local refusal = eventRefusal(userKey, stored, flags, assumedTz)
+local refusal = eventRefusal(userKey, stored, flag, assumedTz)
 if refusal then return refusal end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
