@@ -86,6 +86,24 @@ export interface UserKeys {
 }
 
 /** A leaderboard run's keys (Keys.leaderboard). */
+/**
+ * UserKeys, each key but the user hash made when first read: the event path reads three of them
+ * (recordEventPlan builds the others from the slot), so it does not pay for the other six.
+ */
+class LazyUserKeys implements UserKeys {
+  constructor(
+    readonly partition: number, readonly slot: string, readonly scope: string, private readonly tenant: string,
+    readonly user: string,
+  ) {}
+
+  get users(): string { return `${this.slot}users:${this.tenant}`; }
+  get log(): string { return `${this.slot}log`; }
+  get completions(): string { return `${this.slot}achc:${this.tenant}`; }
+  get history(): string { return `${this.slot}sh:${this.scope}`; }
+  get points(): string { return `${this.slot}up:${this.scope}:`; }
+  get due(): string { return `${this.slot}ptdue`; }
+}
+
 export interface LeaderboardKeys {
   ranking: string;
   members: string;
@@ -116,18 +134,7 @@ export class Keys {
     const partition = this.partitionOf(tenant, userId);
     const slot = this.slots[partition];
     const scope = `${tenant}:${escapeId(userId)}`;
-    return {
-      partition,
-      slot,
-      scope,
-      user: `${slot}user:${scope}`,
-      users: `${slot}users:${tenant}`,
-      log: `${slot}log`,
-      completions: `${slot}achc:${tenant}`,
-      history: `${slot}sh:${scope}`,
-      points: `${slot}up:${scope}:`,
-      due: `${slot}ptdue`,
-    };
+    return new LazyUserKeys(partition, slot, scope, tenant, `${slot}user:${scope}`);
   }
 
   /** The user's hash of one metric: day buckets and idempotency keys (one key, one KEYS slot). */
