@@ -26,7 +26,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
-          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<periods>|<boards>|<hot>'
+          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<hot>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -42,8 +42,9 @@
                         '<tenant>|<user id>'
             matches     '1'/'0' per event-filtered achievement or points trigger of the plan:
                         whether this event matches
-            periods     '<period>:<day>' of the event in <zone>, then ':<period in the zone of the
-                        streak>' after a zone change; '' without a streak rule
+            period      the streak period of the event in <zone> ('' without a streak rule)
+            periods     '<day>' (the event's day index in <zone>), then ':<period in the zone of
+                        the streak>' after a zone change; '' without a streak rule
             boards      what the metric's leaderboards need of this event: '<run fields>#<attribute
                         fields>', each list comma-separated: the run sums to add the value to in
                         the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
@@ -100,8 +101,8 @@ local userMetricKey = KEYS[2]
 local slot = KEYS[3]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
-local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periods, boards, hot = string.match(ARGV[1],
-  '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, hot =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -193,10 +194,11 @@ end
 -- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
 local period, day, periodOld, st
 if mode == 2 then
-  local a, b, c = string.match(periods, '^(%-?%d+):(%-?%d+):?(%-?%d*)$')
-  period = a + 0
+  period = periodText + 0
   local f, last = string.match(stored[3] or '', '^(%a?)|%-?%d*|(%-?%d*)|')
   if f ~= letter or last == '' or last == nil or period > last + 0 then
+    -- Not covered yet: the day, and the period in the streak's zone after a move.
+    local b, c = string.match(periods, '^(%-?%d+):?(%-?%d*)$')
     day = b + 0
     if c ~= '' then periodOld = c + 0 end
     st = parseStreak(stored[3])

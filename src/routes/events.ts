@@ -218,14 +218,15 @@ export function eventRoutes(deps: Deps): Route[] {
 
     for (let attempt = 0; attempt < 6; attempt++) {
       const day = localDay(tz, now);
-      let periods = '';
+      // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
+      let periods = '|';
       let period = 0;
       let dayIndex = 0;
       if (rule !== null) {
         const current = currentPeriod(rule.frequency, tz, now);
         period = current.period;
         dayIndex = current.day;
-        periods = `${period}:${current.day}`;
+        periods = `${period}|${current.day}`;
         if (streakZone !== null) periods += `:${currentPeriod(rule.frequency, streakZone, now).period}`;
       }
       const entry = eventEntry({
