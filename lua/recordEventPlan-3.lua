@@ -146,7 +146,7 @@ local timeTriggers -- {interval ms, trigger id, position in stored}, when time t
 -- kind of trigger: awarded without a points context.
 local fast = ARGV[6] == '' and planned.fast or nil
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, highField(totalField), fast.pt, fast.pn)
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, joined('h', totalField), fast.pt, fast.pn)
 elseif pointsHot ~= '' then
   local list, times
   pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
@@ -428,7 +428,7 @@ elseif pc and #pc.awards > 0 then
 end
 if awards ~= '' then awardsField = ',"pa":' end
 -- Joined once: every join copies the whole entry.
-redis.call('XADD', slotKeys(slot).log, '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
+redis.call('XADD', joined(slot, 'log'), '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..

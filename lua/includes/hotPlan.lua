@@ -9,9 +9,10 @@
   merely parses again, and a replica or an AOF replay computes what the primary did. Bounded: it
   starts over once it holds 256 plans (a plan changes only with the configuration).
 
-  slotKeys(slot) -> {log = <slot>log}: the partition's keys every event names, joined once per
-  partition in the same way (a join makes and interns a string, about 1,200 instructions).
-  highField(totalField) -> 'h' .. totalField, the field of the total's highest point, likewise.
+  joined(a, b) -> a .. b, joined once per pair (a join makes and interns a string, about 1,200
+  instructions): the names every event builds from its arguments, the partition's log key
+  (joined(slot, 'log')) and the field of the total's highest point (joined('h', totalField)).
+  Bounded like the plans: at most 4,096 first parts, each with the few second parts events use.
 
   hotPlan(hot) -> {ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
   change it.
@@ -47,26 +48,20 @@ local function hotPlan(hot)
   return plan
 end
 
-local slotKeyMemo, slotKeyCount = {}, 0
+local joins, joinCount = {}, 0
 
-local function slotKeys(slot)
-  local k = slotKeyMemo[slot]
-  if k then return k end
-  k = {log = slot .. 'log'}
-  if slotKeyCount >= 4096 then slotKeyMemo, slotKeyCount = {}, 0 end
-  slotKeyMemo[slot] = k
-  slotKeyCount = slotKeyCount + 1
-  return k
-end
-
-local highFields, highFieldCount = {}, 0
-
-local function highField(totalField)
-  local f = highFields[totalField]
-  if f then return f end
-  f = 'h' .. totalField
-  if highFieldCount >= 4096 then highFields, highFieldCount = {}, 0 end
-  highFields[totalField] = f
-  highFieldCount = highFieldCount + 1
-  return f
+local function joined(a, b)
+  local byA = joins[a]
+  if not byA then
+    if joinCount >= 4096 then joins, joinCount = {}, 0 end
+    byA = {}
+    joins[a] = byA
+    joinCount = joinCount + 1
+  end
+  local s = byA[b]
+  if not s then
+    s = a .. b
+    byA[b] = s
+  end
+  return s
 end
