@@ -70,8 +70,8 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
  * nothing, so the event path skips it (src/routes/events.ts).
  *
  * The counter is read after the event's phase 1 ran (its value exists then, and a placement
- * would come later still): on one Redis sent right behind phase 1 on the same connection, in the
- * same round trip; on a Cluster, where the board may live on another node, once phase 1 has
+ * would come later still): on one Redis it leaves last in the batch of writes that carried phase
+ * 1, in the same round trip, one read for every event of the batch; on a Cluster, where the board may live on another node, once phase 1 has
  * answered, and then only where the value is at most the threshold (a second round trip instead
  * of the placement; a third, the placement, only when the counter moved).
  *

@@ -274,15 +274,13 @@ function cached<T>(map: Map<string, string>, id: string, entity: T | undefined, 
 
 /**
  * The `points` of a response, as JSON, from a script's awards ([[system id, trigger id, awarded,
- * total, n, ms, day, boost ids], ...] or the JSON of [[system id, trigger id, awarded, total, n,
- * boost ids], ...], in the order made), keyed by system key: each system the
+ * total, n, ms, day, boost ids], ...], or the event's [[system id, trigger id, awarded, total, n,
+ * boost ids], ...] as parsed from its answer, in the order made), keyed by system key: each system the
  * request changed, with what it added, its total, the awards and `level` when the level changed.
  * Written out as a string (the systems', triggers' and levels' JSON made once per configuration):
  * an event that awards points pays a few hundred nanoseconds for it.
  */
-export function pointsJson(snapshot: Snapshot, reply: unknown, tenant: string, userId: string, iso: string): string {
-  // The event script answers the awards as the JSON it logs; the others as nested arrays.
-  const awards = typeof reply === 'string' && reply !== '' ? JSON.parse(reply) as unknown[][] : reply;
+export function pointsJson(snapshot: Snapshot, awards: unknown, tenant: string, userId: string, iso: string): string {
   if (!Array.isArray(awards) || awards.length === 0) return '{}';
   const p = piecesOf(snapshot);
   const bySystem = new Map<string, { added: number; total: number; awards: string[] }>();

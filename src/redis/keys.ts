@@ -85,7 +85,6 @@ export interface UserKeys {
   due: string;
 }
 
-/** A leaderboard run's keys (Keys.leaderboard). */
 /**
  * UserKeys, each key but the user hash made when first read: the event path reads three of them
  * (recordEventPlan builds the others from the slot), so it does not pay for the other six.
@@ -104,6 +103,7 @@ class LazyUserKeys implements UserKeys {
   get due(): string { return `${this.slot}ptdue`; }
 }
 
+/** A leaderboard run's keys (Keys.leaderboard). */
 export interface LeaderboardKeys {
   ranking: string;
   members: string;

@@ -65,7 +65,6 @@ export function idsOf(q: URLSearchParams): string[] {
   return [...new Set(ids)];
 }
 
-/** The body of a batch call: a JSON array of 1..100 items. */
 /** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
 export function idOf<T extends { id: string }>(
   id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
@@ -75,6 +74,7 @@ export function idOf<T extends { id: string }>(
   return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
 }
 
+/** The body of a batch call: a JSON array of 1..100 items. */
 export function batchOf(req: Request): unknown[] {
   const body = parseJson(req.body);
   if (!Array.isArray(body)) throw fail('invalid_body', 'body must be a JSON array of items');

@@ -246,9 +246,10 @@ export function eventRoutes(deps: Deps): Route[] {
           `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
           plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );
-      // The entry gates' falls counters, read after phase 1 ran: on one Redis, sent behind it on the
-      // same connection (Redis runs them in that order); on a Cluster the board may live on another
-      // node, so they are read once phase 1 has answered, and only where the event may be skipped.
+      // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
+      // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
+      // another node, so they are read once phase 1 has answered, and only where the event may be
+      // skipped.
       if (!redis.isCluster) readGates(boards);
       const answer = await phase1;
       if (typeof answer === 'string') {
