@@ -216,19 +216,19 @@ end
 -- anything else goes through addNumber.
 local total, totalText
 local pendingTotal = false -- added here, not written yet
-if fast and isInteger then
-  -- Arithmetic turns the stored text into a number more cheaply than tonumber (a C call).
-  local old = (stored[5] or 0) + 0
-  if old % 1 == 0 then
-    local sum = old + value
-    if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, string.format('%d', sum), true end
-  end
+-- On the usual points plan: the stored total and the value as numbers, each converted once
+-- (arithmetic converts text more cheaply than tonumber, a C call; either runs strtod).
+local oldTotal, valueNumber
+if fast then oldTotal, valueNumber = (stored[5] or 0) + 0, value + 0 end
+if fast and isInteger and oldTotal % 1 == 0 then
+  local sum = oldTotal + valueNumber
+  if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, numberText(sum), true end
 end
 if not pendingTotal then total = addNumber(userKey, totalField, value, isInteger) end
 
 local fastAward -- the fast path's award, as the log carries it
 if fast then
-  local old, new, high = (stored[5] or 0) + 0, total + 0, stored[6] and stored[6] + 0 or nil
+  local old, new, high = oldTotal, total + 0, stored[6] and stored[6] + 0 or nil
   local from = old
   if high and high > from then from = high end
   if new > from then
@@ -249,8 +249,8 @@ if fast then
         local n = (stored[8] or 0) + 1
         -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
         -- instructions a call. The award is usually the trigger's points as sent.
-        local afterText, nText = string.format('%d', after), string.format('%d', n)
-        local awardedText = after - before == points and times == 1 and fast.P or string.format('%d', after - before)
+        local afterText, nText = numberText(after), numberText(n)
+        local awardedText = after - before == points and times == 1 and fast.P or numberText(after - before)
         scope = string.sub(userKey, #slot + 6)
         pointsRecord(slot .. 'up:' .. scope .. ':' .. fast.system, n, nText,
           nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fast.trigger, dayField, afterText)
@@ -362,7 +362,7 @@ if boards ~= '' then
 end
 -- A metric achievement completes on the event that takes its total across the threshold.
 if achHot ~= '' then
-  local v = value + 0
+  local v = valueNumber or value + 0
   local newTotal = total + 0
   for k, t in ipairs(planned.thresholds) do
     local goal, filter = t[1], t[2]

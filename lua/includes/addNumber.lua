@@ -10,8 +10,10 @@
   Returns the new value (a number after HINCRBY, a decimal string after HINCRBYFLOAT).
 
 numberText(x): such a value as Redis holds it (an integer's digits exactly, not tostring's
-'%.14g').
+'%.14g'; lua/includes/digits.lua).
 ]]
+--- @include "digits"
+
 local function addNumber(key, field, value, isInteger)
   if isInteger then
     local sum = redis.pcall('HINCRBY', key, field, value)
@@ -21,6 +23,6 @@ local function addNumber(key, field, value, isInteger)
 end
 
 local function numberText(x)
-  if type(x) == 'number' then return string.format('%d', x) end
+  if type(x) == 'number' then return digits(x) end
   return x
 end

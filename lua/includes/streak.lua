@@ -42,6 +42,7 @@
   pausedBetween(f, st, from, to)   how many periods from..to a pause of frequency f covers
   streakUpdate(...)            adds an event; see below
 ]]
+--- @include "digits"
 local function parseRule(hot)
   local position, ts, fz = string.match(hot, '^.....|(%d+)|([^|]*)|([^|]*)$')
   local thresholds = {}
@@ -65,14 +66,15 @@ local function parseStreak(packed)
     earn = tonumber(earn), long = tonumber(long) or 0, p = tonumber(p), tz = tz, accs = accs, pz = nil}
 end
 
--- Numbers become strings here without tostring's '%.14g' (glibc's float formatting).
+-- Numbers become strings here without tostring's '%.14g' (glibc's float formatting), and
+-- remembered (lua/includes/digits.lua).
 local function int(x)
   if x == nil then return '' end
-  return string.format('%d', x)
+  return digits(x)
 end
 
 local function num(x)
-  if x == math.floor(x) then return string.format('%d', x) end
+  if x == math.floor(x) then return digits(x) end
   return tostring(x)
 end
 
