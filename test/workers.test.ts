@@ -114,6 +114,34 @@ describe('log-drain worker', () => {
     }
   });
 
+  it('ranks several extensions of one user in one batch by the last (current) and the highest (longest)', async () => {
+    const other = await startTestServer({ clock: 'manual' });
+    const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
+    try {
+      const { lessons } = await other.metrics('lessons');
+      await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+      // Three days in a row, a missed day (no freezes: the streak restarts), then one more: one
+      // drain sees all five extensions of 'many' and one of 'once'.
+      for (const day of ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-06']) {
+        await other.setClock(`${day}T12:00:00Z`);
+        await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'many', name: 'M' }, value: 1 } });
+      }
+      await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'once', name: 'O' }, value: 1 } });
+      await drainLogs(other.api.services, pool);
+      // 'once' and 'many' reached length 1 at the same instant (the manual clock stood): equal
+      // scores, so only the lengths are compared here.
+      const lengths = async (query: string) => Object.fromEntries(((await other.request('GET', `/v1/streaks/rankings${query}`)).body as
+        { userId: string; streakLength: number }[]).map((r) => [r.userId, r.streakLength]));
+      expect(await lengths('')).toEqual({ many: 1, once: 1 });
+      expect(await lengths('?type=longest')).toEqual({ many: 3, once: 1 });
+      expect((await other.request('GET', '/v1/streaks/rankings?type=longest')).body[0]).toMatchObject({ userId: 'many', name: 'M' });
+    } finally {
+      await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
+      await pool.end();
+      await other.close();
+    }
+  });
+
   it('computes the id after a stream id', () => {
     expect(nextStreamId('1700000000000-0')).toBe('1700000000000-1');
     expect(nextStreamId('1700000000000-18446744073709551614')).toBe('1700000000000-18446744073709551615');

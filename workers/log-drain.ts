@@ -15,7 +15,7 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/deps.js';
-import { replayEvent, type LoggedEvent as LoggedEventEntry } from '../src/leaderboard-rank.js';
+import { replayEvent, type LoggedEvent } from '../src/leaderboard-rank.js';
 import { deadProcesses } from '../src/liveness.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
 import { dayIndexOf } from '../src/domain/periods.js';
@@ -43,43 +43,68 @@ export function nextStreamId(id: string): string {
   return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
 }
 
-async function insert(pool: pg.Pool, prefix: string, partition: number, entries: StreamEntry[]): Promise<void> {
+/**
+ * A log entry as a batch carries it: the stream id, the kind ('event', 'user'), the body as
+ * stored, and the body parsed once for everything the drainer does with it.
+ */
+interface Drained {
+  id: string;
+  kind: string;
+  body: string;
+  e: LoggedBody;
+}
+
+/**
+ * The fields of a log body the drainer reads (src/domain/log.ts writes them; an event's are
+ * LoggedEvent's, an identification's `t`, `u`, `ts` and `f`).
+ */
+type LoggedBody = Partial<Omit<LoggedEvent, 'sx'>> & {
+  /** The api process that ran the event (src/liveness.ts). */
+  p?: string;
+  /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
+  sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
+};
+
+function parseBatch(entries: StreamEntry[]): Drained[] {
+  return entries.map(([id, fields]) => {
+    const body = fields[1] ?? '{}';
+    return { id, kind: fields[0] ?? 'unknown', body, e: JSON.parse(body) as LoggedBody };
+  });
+}
+
+/**
+ * One INSERT per batch. The bodies travel as one JSON array, paired with the other columns by
+ * position (WITH ORDINALITY): as a jsonb[] each body was escaped element by element on the way
+ * (pg's array literal), the most expensive part of a drain in node.
+ */
+async function insert(pool: pg.Pool, prefix: string, partition: number, batch: Drained[]): Promise<void> {
   const ids: string[] = [];
   const kinds: string[] = [];
   const tenants: string[] = [];
   const users: string[] = [];
-  const at: string[] = [];
+  const at: number[] = [];
   const bodies: string[] = [];
-  for (const [id, fields] of entries) {
-    const body = fields[1] ?? '{}';
-    const parsed = JSON.parse(body) as { t?: string; u?: string; ts?: number };
+  for (const { id, kind, body, e } of batch) {
     ids.push(id);
-    kinds.push(fields[0] ?? 'unknown');
-    tenants.push(parsed.t ?? '');
-    users.push(parsed.u ?? '');
-    at.push(new Date(parsed.ts ?? Number(id.slice(0, id.indexOf('-')))).toISOString());
+    kinds.push(kind);
+    tenants.push(e.t ?? '');
+    users.push(e.u ?? '');
+    at.push(e.ts ?? Number(id.slice(0, id.indexOf('-'))));
     bodies.push(body);
   }
   await pool.query(
     `INSERT INTO laurel_events (prefix, partition, stream_id, kind, tenant, user_id, occurred_at, body)
-     SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::jsonb[])
+     SELECT $1, $2, a.stream_id, a.kind, a.tenant, a.user_id, to_timestamp(a.ms / 1000.0), b.body
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[]) WITH ORDINALITY
+            AS a(stream_id, kind, tenant, user_id, ms, n)
+     JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS b(body, n) ON a.n = b.n
      ON CONFLICT (prefix, partition, stream_id) DO NOTHING`,
-    [prefix, partition, ids, kinds, tenants, users, at, bodies],
+    [prefix, partition, ids, kinds, tenants, users, at, `[${bodies.join(',')}]`],
   );
 }
 
-interface LoggedEvent {
-  t?: string;
-  u?: string;
-  ts?: number;
-  /** Local day of the event. */
-  d?: string;
-  /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
-  sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
-}
-
 /** The extension an entry carries: the state as of its period, and the zone it was judged in. */
-function extensionOf(e: LoggedEvent, rule: StreakSettings): { state: StreakState; tz: string } | null {
+function extensionOf(e: LoggedBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
   if (typeof e.sx === 'string') {
     const state = stateFromHash({ s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
     if (state.last === null) return null;
@@ -90,60 +115,76 @@ function extensionOf(e: LoggedEvent, rule: StreakSettings): { state: StreakState
   return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0 }, tz };
 }
 
-/** Records the streak extensions of a batch in the tenants' rankings (one pipeline per tenant slot). */
-async function rankStreaks(deps: Deps, entries: StreamEntry[]): Promise<void> {
+/**
+ * Records the streak extensions of a batch in the tenants' rankings: per tenant, one ZADD per
+ * ranking with every extension in log order (the last one of a user counts; the longest only
+ * grows, GT), as lua/streakRank-3.lua does for one user. Absolute values: draining an entry twice
+ * changes nothing.
+ */
+async function rankStreaks(deps: Deps, batch: Drained[]): Promise<void> {
   const rule = deps.store.current.streak;
   if (rule === null) return;
-  const byTenant = new Map<string, LoggedEvent[]>();
-  for (const [, fields] of entries) {
-    if (fields[0] !== 'event' || !fields[1].includes('"sx"')) continue;
-    const e = JSON.parse(fields[1]) as LoggedEvent;
-    if (!e.sx || e.t === undefined || e.u === undefined) continue;
-    const list = byTenant.get(e.t) ?? [];
-    list.push(e);
-    byTenant.set(e.t, list);
-  }
-  for (const [tenant, events] of byTenant) {
-    const k = deps.keys.streakRankings(tenant);
-    const pipeline = deps.redis.pipeline();
-    for (const e of events) {
-      const x = extensionOf(e, rule);
-      if (x === null) continue;
-      const { state, tz } = x;
-      const at = e.ts ?? 0;
-      pipeline.streakRank(k.active, k.longest, k.expiry, e.u!, rankScore(state.length, at), rankScore(state.longest, at),
-        expiresAt(rule, state, state.last!, tz) ?? 0);
+  const byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
+  for (const { kind, e } of batch) {
+    if (kind !== 'event' || !e.sx || e.t === undefined || e.u === undefined) continue;
+    const x = extensionOf(e, rule);
+    if (x === null) continue;
+    const { state, tz } = x;
+    const at = e.ts ?? 0;
+    let lists = byTenant.get(e.t);
+    if (lists === undefined) {
+      lists = { active: [], longest: [], expiry: [] };
+      byTenant.set(e.t, lists);
     }
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+    lists.active.push(rankScore(state.length, at), e.u);
+    lists.longest.push(rankScore(state.longest, at), e.u);
+    lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
   }
+  if (byTenant.size === 0) return;
+  const pipeline = deps.redis.pipeline();
+  for (const [tenant, lists] of byTenant) {
+    const k = deps.keys.streakRankings(tenant);
+    pipeline.zadd(k.active, ...lists.active);
+    pipeline.zadd(k.longest, 'GT', ...lists.longest);
+    pipeline.zadd(k.expiry, ...lists.expiry);
+  }
+  for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
 /**
  * Records the points totals a batch's awards left (entries with "pa": [[system, trigger, awarded,
- * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system.
+ * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system: one ZADD
+ * per set.
  */
-async function rankPoints(deps: Deps, entries: StreamEntry[]): Promise<void> {
+async function rankPoints(deps: Deps, batch: Drained[]): Promise<void> {
   // tenant -> system -> user -> total
   const byTenant = new Map<string, Map<string, Map<string, number>>>();
-  for (const [, fields] of entries) {
-    if (!fields[1].includes('"pa"')) continue;
-    const e = JSON.parse(fields[1]) as { t?: string; u?: string; pa?: [string, string, number, number][] };
+  for (const { e } of batch) {
     if (!e.pa || e.t === undefined || e.u === undefined) continue;
-    const systems = byTenant.get(e.t) ?? new Map<string, Map<string, number>>();
-    byTenant.set(e.t, systems);
+    let systems = byTenant.get(e.t);
+    if (systems === undefined) {
+      systems = new Map();
+      byTenant.set(e.t, systems);
+    }
     for (const [system, , , total] of e.pa) {
-      const users = systems.get(system) ?? new Map<string, number>();
-      systems.set(system, users);
+      let users = systems.get(system);
+      if (users === undefined) {
+        users = new Map();
+        systems.set(system, users);
+      }
       users.set(e.u, total);
     }
   }
+  if (byTenant.size === 0) return;
+  const pipeline = deps.redis.pipeline();
   for (const [tenant, systems] of byTenant) {
-    const pipeline = deps.redis.pipeline();
     for (const [system, users] of systems) {
-      for (const [user, total] of users) pipeline.zadd(deps.keys.pointsTotals(tenant, system), total, user);
+      const pairs: (string | number)[] = [];
+      for (const [user, total] of users) pairs.push(total, user);
+      pipeline.zadd(deps.keys.pointsTotals(tenant, system), ...pairs);
     }
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
+  for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
 /**
@@ -151,15 +192,13 @@ async function rankPoints(deps: Deps, entries: StreamEntry[]): Promise<void> {
  * silent too long; a process that stopped cleanly finished its requests first. Forgets processes
  * silent for a day.
  */
-async function replayPhase2(deps: Deps, entries: StreamEntry[]): Promise<void> {
+async function replayPhase2(deps: Deps, batch: Drained[]): Promise<void> {
   if (deps.store.current.leaderboards.size === 0) return;
   const { dead, stale } = deadProcesses(await deps.redis.hgetall(deps.keys.apiProcesses), Date.now());
   if (stale.length > 0) await deps.redis.hdel(deps.keys.apiProcesses, ...stale);
   if (dead.size === 0) return;
-  for (const [, fields] of entries) {
-    if (fields[0] !== 'event') continue;
-    const e = JSON.parse(fields[1]) as LoggedEventEntry & { p?: string };
-    if (e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e);
+  for (const { kind, e } of batch) {
+    if (kind === 'event' && e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e as LoggedEvent);
   }
 }
 
@@ -171,10 +210,11 @@ async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxB
   for (let i = 0; i < maxBatches; i++) {
     const entries = (await redis.xrange(log, '-', '+', 'COUNT', BATCH)) as StreamEntry[];
     if (entries.length === 0) break;
-    await rankStreaks(deps, entries);
-    await rankPoints(deps, entries);
-    await replayPhase2(deps, entries);
-    await insert(pool, settings.prefix, partition, entries);
+    const batch = parseBatch(entries);
+    await rankStreaks(deps, batch);
+    await rankPoints(deps, batch);
+    await replayPhase2(deps, batch);
+    await insert(pool, settings.prefix, partition, batch);
     await redis.xtrim(log, 'MINID', nextStreamId(entries[entries.length - 1][0]));
     moved += entries.length;
     if (entries.length < BATCH) break;
