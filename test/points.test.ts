@@ -591,7 +591,23 @@ describe.each(targets())('points on %s', (target) => {
       await event({ id: 'c' }, 600);
       await event({ id: 'e', attributes: { plan: 'pro' } }, 50);
       expect((await s.request('PUT', '/api/users/d', { body: {} })).status).toBe(201);
+      // Another tenant's user on the same partition as 'a': one drained batch holds both tenants,
+      // whose totals sets live on different hash slots.
+      const t = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
+      expect(t.status, t.text).toBe(201);
+      const acme: string = t.body.created[0].id;
+      const { keys } = s.api.services;
+      let other = 0;
+      while (keys.partitionOf(acme, `acme-${other}`) !== keys.partitionOf('_', 'a')) other++;
+      const r2 = await s.request('POST', '/api/metrics/stars/event', { body: { user: { id: `acme-${other}` }, value: 250 }, tenant: 'acme' });
+      expect(r2.status, r2.text).toBe(201);
       await s.workers!.drainNow();
+    });
+
+    it('keeps each tenant\'s totals apart, also when one batch of the log holds both', async () => {
+      const r = await s.request('GET', '/api/points/stars/summary', { tenant: 'acme' });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.filter((x: any) => x.users > 0)).toEqual([{ from: 201, to: 300, users: 1 }]);
     });
     afterAll(async () => { await s?.close(); });
 

@@ -140,15 +140,16 @@ async function rankStreaks(deps: Deps, batch: Drained[]): Promise<void> {
     lists.longest.push(rankScore(state.longest, at), e.u);
     lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
   }
-  if (byTenant.size === 0) return;
-  const pipeline = deps.redis.pipeline();
+  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
+  // Cluster pipeline stays on one slot).
   for (const [tenant, lists] of byTenant) {
     const k = deps.keys.streakRankings(tenant);
+    const pipeline = deps.redis.pipeline();
     pipeline.zadd(k.active, ...lists.active);
     pipeline.zadd(k.longest, 'GT', ...lists.longest);
     pipeline.zadd(k.expiry, ...lists.expiry);
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
-  for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
 /**
@@ -175,16 +176,16 @@ async function rankPoints(deps: Deps, batch: Drained[]): Promise<void> {
       users.set(e.u, total);
     }
   }
-  if (byTenant.size === 0) return;
-  const pipeline = deps.redis.pipeline();
+  // One pipeline per tenant, on the tenant's slot (as the streak rankings).
   for (const [tenant, systems] of byTenant) {
+    const pipeline = deps.redis.pipeline();
     for (const [system, users] of systems) {
       const pairs: (string | number)[] = [];
       for (const [user, total] of users) pairs.push(total, user);
       pipeline.zadd(deps.keys.pointsTotals(tenant, system), ...pairs);
     }
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
-  for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
 /**
