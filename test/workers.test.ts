@@ -23,6 +23,24 @@ afterAll(async () => {
   }
 });
 
+/**
+ * A server of its own on the manual clock, with a daily streak on the metric `lessons`, and a
+ * Postgres pool to drain into; the drained rows and both are gone afterwards.
+ */
+async function withStreakServer(run: (other: TestServer, pool: pg.Pool) => Promise<void>): Promise<void> {
+  const other = await startTestServer({ clock: 'manual' });
+  const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
+  try {
+    const { lessons } = await other.metrics('lessons');
+    await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+    await run(other, pool);
+  } finally {
+    await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
+    await pool.end();
+    await other.close();
+  }
+}
+
 async function copied(): Promise<Map<string, any>> {
   await s.workers!.configCopied(s.api.services.store.current.version);
   const { rows } = await db.query('SELECT kind, id, body FROM laurel_config WHERE prefix = $1', [s.prefix]);
@@ -96,30 +114,18 @@ describe('log-drain worker', () => {
   });
 
   it('keeps the streak rankings from the extensions in the log, off the request path', async () => {
-    const other = await startTestServer({ clock: 'manual' });
-    const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
-    try {
-      const { lessons } = await other.metrics('lessons');
-      await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+    await withStreakServer(async (other, pool) => {
       await other.setClock('2026-02-02T12:00:00Z');
       await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'ranked', name: 'R' }, value: 1 } });
       expect((await other.request('GET', '/v1/streaks/rankings')).body).toEqual([]);
       await drainLogs(other.api.services, pool);
       expect((await other.request('GET', '/v1/streaks/rankings')).body).toEqual([{ userId: 'ranked', name: 'R', streakLength: 1 }]);
       expect((await other.request('GET', '/v1/users/ranked/streak')).body.rank).toBe(1);
-    } finally {
-      await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
-      await pool.end();
-      await other.close();
-    }
+    });
   });
 
   it('ranks several extensions of one user in one batch by the last (current) and the highest (longest)', async () => {
-    const other = await startTestServer({ clock: 'manual' });
-    const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
-    try {
-      const { lessons } = await other.metrics('lessons');
-      await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+    await withStreakServer(async (other, pool) => {
       // Three days in a row, a missed day (no freezes: the streak restarts), then one more: one
       // drain sees all five extensions of 'many' and one of 'once'.
       for (const day of ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-06']) {
@@ -135,11 +141,7 @@ describe('log-drain worker', () => {
       expect(await lengths('')).toEqual({ many: 1, once: 1 });
       expect(await lengths('?type=longest')).toEqual({ many: 3, once: 1 });
       expect((await other.request('GET', '/v1/streaks/rankings?type=longest')).body[0]).toMatchObject({ userId: 'many', name: 'M' });
-    } finally {
-      await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
-      await pool.end();
-      await other.close();
-    }
+    });
   });
 
   it('computes the id after a stream id', () => {
