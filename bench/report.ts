@@ -60,6 +60,12 @@ export interface RoundResult {
   round: number;
   startedAt: string;
   loadAverageAtStart: number[];
+  /**
+   * Milliseconds a fixed JavaScript loop took right before the round (bench/run.ts speedProbe):
+   * how fast the machine ran then (on the shared development machine a loop like it has run
+   * two thirds slower from one minute to the next).
+   */
+  speedProbeMs: number;
   /** Variant names in the order they ran this round (rotated from round to round). */
   order: string[];
   /** Full results, in `order`. */
@@ -335,6 +341,7 @@ export function renderMarkdown(report: Report): string {
         ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile; CPU: each process\'s user and' +
         ' system time over the measured pass per request, the median over rounds (bench/cpu.ts); errors and responses: summed over rounds.'
       : '1 round: one measurement per variant; set BENCH_ROUNDS ≥ 3 to compare runs on a noisy machine.',
+    `Machine speed before each round (a fixed JavaScript loop, ms; lower is faster): ${report.rounds.map((r) => int(r.speedProbeMs)).join(' / ')}.`,
     '',
     ...header,
     ...report.variants.map(row),

@@ -138,6 +138,26 @@ async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
   };
 }
 
+/**
+ * How fast the machine runs right now: the milliseconds a fixed loop of integer arithmetic takes
+ * (the best of three, so a single preemption does not count). On the shared development
+ * machine a loop like it has run two thirds slower from one minute to the next (0.62 to 1.02 s):
+ * a run's ratios are comparable with another run's only as far as these are.
+ */
+export function speedProbe(): number {
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const started = process.hrtime.bigint();
+    let x = 0;
+    for (let i = 0; i < 100_000_000; i++) x = (x + (i % 7)) | 0;
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // `x` is used, so the loop is not optimised away.
+    if (x === 42) best = -1;
+    best = Math.min(best, ms);
+  }
+  return best;
+}
+
 /** Redis's pid when it runs on this machine (its CPU time is then read from /proc), else null. */
 async function localRedisPid(redis: Redis): Promise<number | null> {
   const m = /process_id:(\d+)/.exec(await redis.info('server'));
@@ -246,11 +266,13 @@ async function main(): Promise<number> {
         round: i + 1,
         startedAt: new Date().toISOString(),
         loadAverageAtStart: loadavg(),
+        speedProbeMs: speedProbe(),
         order: order.map((v) => v.name),
         variants: [],
         ratios: [],
       };
-      log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)})`);
+      log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)}, ` +
+        `speed probe ${Math.round(round.speedProbeMs)} ms)`);
       for (const variant of order) {
         log(`${variant.name}: ${variant.description}`);
         const r = await measure(variant, settings, redis, redisPid, controller.signal);
