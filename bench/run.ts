@@ -144,7 +144,7 @@ async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
  * machine a loop like it has run two thirds slower from one minute to the next (0.62 to 1.02 s):
  * a run's ratios are comparable with another run's only as far as these are.
  */
-export function speedProbe(): number {
+function speedProbe(): number {
   let best = Infinity;
   for (let k = 0; k < 3; k++) {
     const started = process.hrtime.bigint();
