@@ -80,8 +80,8 @@
                           total the metric's total as Redis holds it; created '1' for a new user,
                           else '0'; streak, pauses, extended: the stored state, the stored pauses
                           and '1' when this event extended the streak ('', '', '0' without a
-                          rule); awards the points awarded, as the JSON the log carries: [[system
-                          id, trigger id, awarded, total, n, boost ids], ...] ('' without; n
+                          rule); awards the points awarded, as the JSON the log carries: a list of [system
+                          id, trigger id, awarded, total, n, boost ids] ('' without; n
                           numbers the user's awards in the system); completed the ids of the
                           achievements this event completed, comma-separated; boards the run sums
                           and attribute values asked for in <boards>, a JSON array of strings (''

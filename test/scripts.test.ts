@@ -42,6 +42,15 @@ describe('script loader', () => {
     expect(() => loadScripts(luaDir({ 'noKeys.lua': 'return 1' }))).toThrow(/<name>-<numberOfKeys>\.lua/);
   });
 
+  it('refuses a [[ nested in a long comment or string, which Redis built from its sources cannot compile', () => {
+    expect(() => loadScripts(luaDir({ 'x-1.lua': '--[[\n  JSON: [[a, b], ...]\n]]\nreturn 1' }))).toThrow(/x-1\.lua \(includes flattened\) line 2: "\[\["/);
+    expect(() => loadScripts(luaDir({ 'x-1.lua': 'local s = [[one [[two]]\nreturn s' }))).toThrow(/line 1/);
+    expect(() => loadScripts(luaDir({ 'x-1.lua': 'return 1', 'includes/a.lua': '--[[ [[ ]]' }))).not.toThrow();
+    // Inside quotes and line comments, [[ is an ordinary pair of characters.
+    const [s] = loadScripts(luaDir({ 'x-1.lua': "--[[ head ]]\n-- a [[ line comment\nlocal a = '[[\"' .. \"]]\" .. '\\'[['\nreturn a" }));
+    expect(s.name).toBe('x');
+  });
+
   it('loads every script of lua/ with a header naming its KEYS and ARGV', () => {
     const scripts = loadScripts();
     expect(scripts.map((s) => s.name)).toEqual(expect.arrayContaining(['recordEvent', 'upsertUser', 'configPut']));

@@ -17,8 +17,8 @@
     acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
            the period is covered)
 
-  Beside it: 's:at' (when it was last extended, ISO-8601) and 's:pz' (pauses, JSON
-  [[frequency letter, first period, last period, id], ...]: paused periods are neither missed
+  Beside it: 's:at' (when it was last extended, ISO-8601) and 's:pz' (pauses, a JSON
+  list of [frequency letter, first period, last period, id]: paused periods are neither missed
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it).
 

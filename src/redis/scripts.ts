@@ -48,6 +48,39 @@ function flatten(source: string, file: string, dir: string, stack: string[], see
   });
 }
 
+/**
+ * Fails on a `[[` inside a `[[ ... ]]` comment or string. Redis built from its own sources (the
+ * official images among them) compiles Lua 5.1 with LUA_COMPAT_LSTR 1, which refuses such
+ * nesting ("nesting of [[...]] is deprecated"); Debian's Redis accepts it, so only this check
+ * keeps a stray `[[` in a comment from breaking laurel on the other builds.
+ */
+export function checkLongBrackets(lua: string, file: string): void {
+  let i = 0;
+  const line = (at: number) => lua.slice(0, at).split('\n').length;
+  while (i < lua.length) {
+    const c = lua[i];
+    if (c === '\'' || c === '"') {
+      // A quoted string: up to the same quote, past escapes (a newline ends it in Lua too).
+      for (i++; i < lua.length && lua[i] !== c && lua[i] !== '\n'; i++) if (lua[i] === '\\') i++;
+      i++;
+    } else if (lua.startsWith('--', i) && !lua.startsWith('--[[', i)) {
+      i = lua.indexOf('\n', i);
+      if (i < 0) return;
+    } else if (lua.startsWith('[[', i) || lua.startsWith('--[[', i)) {
+      const open = lua.indexOf('[[', i) + 2;
+      const close = lua.indexOf(']]', open);
+      const end = close < 0 ? lua.length : close;
+      const nested = lua.indexOf('[[', open);
+      if (nested >= 0 && nested < end) {
+        throw new Error(`lua: ${file} (includes flattened) line ${line(nested)}: "[[" inside a [[ ... ]] comment or string (Lua 5.1 as Redis builds it refuses the nesting)`);
+      }
+      i = end + 2;
+    } else {
+      i++;
+    }
+  }
+}
+
 export function loadScripts(dir = LUA_DIR): Script[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.lua'))
@@ -58,6 +91,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
       const source = readFileSync(join(dir, file), 'utf8');
       const includes: string[] = [];
       const lua = flatten(source, file, dir, [], new Set(), includes);
+      checkLongBrackets(lua, file);
       return {
         name: m[1], numberOfKeys: Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex'),
         body: source.replace(INCLUDE, ''), includes,
