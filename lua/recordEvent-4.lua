@@ -25,8 +25,9 @@
   ARGV[5...] user hash field/value pairs of the identification
 
   Returns
-    '<total>\n<created>\n\n\n0\n\n\n'  processed, in recordEventPlan's form (created '1' for a new user,
-                                  no streak, awards, completions or boards)
+    '<total>\n<created>\n\n\n0\n\n\n<seq>\n'  processed, in recordEventPlan's form (created '1' for a
+                                  new user, no streak, awards, completions or boards; seq the
+                                  log entry's id)
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
     {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
@@ -59,5 +60,5 @@ if refusal then return refusal end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
-redis.call('XADD', logKey, '*', 'event', logEntry)
-return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n')
+local seq = redis.call('XADD', logKey, '*', 'event', logEntry)
+return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n'

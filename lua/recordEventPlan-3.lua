@@ -74,16 +74,17 @@
   ARGV[7...] user hash field/value pairs of the identification
 
   Returns
-    processed: one string of eight fields separated by '\n' (none holds a newline but the last,
+    processed: one string of nine fields separated by '\n' (none holds a newline but the last,
     which is JSON):
-      '<total>\n<created>\n<streak>\n<pauses>\n<extended>\n<awards>\n<completed>\n<boards>'
+      '<total>\n<created>\n<streak>\n<pauses>\n<extended>\n<awards>\n<completed>\n<seq>\n<boards>'
                           total the metric's total as Redis holds it; created '1' for a new user,
                           else '0'; streak, pauses, extended: the stored state, the stored pauses
                           and '1' when this event extended the streak ('', '', '0' without a
                           rule); awards the points awarded, as the JSON the log carries: a list of [system
                           id, trigger id, awarded, total, n, boost ids] ('' without; n
                           numbers the user's awards in the system); completed the ids of the
-                          achievements this event completed, comma-separated; boards the run sums
+                          achievements this event completed, comma-separated; seq the id of the
+                          event's log entry (phase 2 orders the user's placements by it); boards the run sums
                           and attribute values asked for in <boards>, a JSON array of strings (''
                           without)
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
@@ -428,9 +429,9 @@ elseif pc and #pc.awards > 0 then
 end
 if awards ~= '' then awardsField = ',"pa":' end
 -- Joined once: every join copies the whole entry.
-redis.call('XADD', joined(slot, 'log'), '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
+local seq = redis.call('XADD', joined(slot, 'log'), '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
-  '\n' .. values
+  '\n' .. seq .. '\n' .. values

@@ -170,9 +170,14 @@ interface PlacedAward {
   ms: number;
 }
 
+/**
+ * Places the user on each run (and group) of `placements`, one leaderboardRank per run. `seq` is the
+ * event's log entry id when the values are the event's own (the event path): a board keeps the
+ * value of the user's latest event, whatever order the placements of concurrent events arrive in.
+ */
 export async function place(
   deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, placements: Placement[], now: number,
-  hold?: () => void,
+  hold?: () => void, seq = '',
 ): Promise<string[]> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
@@ -182,8 +187,9 @@ export async function place(
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
     const placed = redis.leaderboardRank(
-      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls,
-      userId, value, order, lb.maxParticipants, now, expiry ?? '', ...(awards ?? []),
+      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences,
+      // A sum of awards comes out the same in any order: only absolute values carry the event's place.
+      userId, value, order, lb.maxParticipants, now, expiry ?? '', awards === undefined ? seq : '', ...(awards ?? []),
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),

@@ -22,7 +22,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
   const board = async (body: Record<string, unknown>) => {
     const r = await s.request('POST', '/admin/v1/leaderboards', { body: [{ status: 'active', ...body }] });
     expect(r.status, r.text).toBe(201);
-    return r.body.created[0] as { id: string; key: string };
+    return r.body.created[0] as { id: string; key: string; start: string };
   };
   const rankings = async (key: string, query = '') => {
     const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
@@ -172,6 +172,41 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect(await rankings('lessons-all', '?userId=cy')).toEqual([]);
   });
 
+  it('keeps the value of a user\'s latest event when the placements of two events arrive the other way round', async () => {
+    const { redis, keys } = s.api.services;
+    const b = await board({ name: 'Order', key: 'order', rankBy: 'metric', metricId: ids.quizzes, maxParticipants: 2 });
+    const k = keys.leaderboard('_', b.id, b.start, '');
+    const now = Date.parse('2026-07-01T10:00:00Z');
+    // Phase 2 of one user's events, as the api sends them: the value, and the event's log entry id.
+    const rank = (user: string, value: number, seq: string) => redis.leaderboardRank(
+      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences,
+      user, String(value), String(999_999_999_999_999 - now), 2, now, '', seq,
+    );
+    const score = async (user: string) => {
+      const member = await redis.hget(k.members, user);
+      return member === null ? null : Number(await redis.zscore(k.ranking, member));
+    };
+    // The second event (total 6) is placed first; the first one's (total 5) comes late and changes nothing.
+    expect(await rank('ola', 6, '1782900000000-1')).toEqual([1, 0, '0', '']);
+    expect(await rank('ola', 5, '1782900000000-0')).toEqual([1, 1, '0', '']);
+    expect(await score('ola')).toBe(6);
+    expect((await redis.lrange(k.history('ola'), 0, -1))).toHaveLength(1);
+    // A later event applies, also one that lowers the value; an id of an earlier millisecond is older.
+    expect(await rank('ola', 4, '1782900000001-0')).toEqual([1, 1, '0', '']);
+    expect(await rank('ola', 9, '1782899999999-7')).toEqual([1, 1, '0', '']);
+    expect(await score('ola')).toBe(4);
+    // Without an id (awards, or a value worked out from the state at once) the placement applies.
+    expect(await rank('ola', 3, '')).toEqual([1, 1, '0', '']);
+    expect(await score('ola')).toBe(3);
+    // A member pushed out takes their id along, as the streak boards' prune does.
+    await rank('pia', 7, '1782900000002-0');
+    expect(await redis.hget(k.sequences, 'ola')).toBe('1782900000001-0');
+    expect((await rank('quinn', 8, '1782900000003-0'))[0]).toBe(1);
+    expect(await redis.hget(k.members, 'ola')).toBeNull();
+    expect(await redis.hget(k.sequences, 'ola')).toBeNull();
+    expect(await redis.hgetall(k.sequences)).toEqual({ pia: '1782900000002-0', quinn: '1782900000003-0' });
+  });
+
   describe('the entry gate, with two api processes', () => {
     // Two api processes on one Redis (one key prefix): each learns thresholds from its own phase 2
     // answers, while the other may lower them.
@@ -245,7 +280,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const k = keys.leaderboard('_', 'falls-board', '2026-01-01', '');
       const place = async (user: string, value: number, max: number) => {
         const [rank, , threshold, falls] = await redis.leaderboardRank(
-          k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, user, String(value), '000000000000001', max, 0, '');
+          k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences, user, String(value), '000000000000001', max, 0, '', '');
         return { rank, threshold, falls };
       };
       await place('f1', 10, 3);
@@ -455,7 +490,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const k = keys.leaderboard('_', 'fold-board', '2026-01-01', '');
       const awards = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [String(from + i), String(from + i)]).flat();
       const place = async (pairs: string[]) => (await redis.leaderboardRank(
-        k.ranking, k.members, k.history('fu'), k.awards('fu'), k.expiry, k.falls, 'fu', '0', '000000000000001', 10, 0, '', ...pairs))[0];
+        k.ranking, k.members, k.history('fu'), k.awards('fu'), k.expiry, k.falls, k.sequences, 'fu', '0', '000000000000001', 10, 0, '', '', ...pairs))[0];
       const sum = (n: number) => (n * (n + 1)) / 2;
       expect(await place(awards(1, 150))).toBe(1);
       expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(150)));
@@ -555,7 +590,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const entry = JSON.stringify({ e: 'e-dead', t: '_', u: 'p2', m: board.metricId, v: 3, ts: now, d: day, p: 'dead-process' });
       const r = await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
         `0010|m:${board.metricId}|3|d:${day}|`, '', new Date(now).toISOString() + 'p2', entry);
-      expect(r).toBe('3\n1\n\n\n0\n\n\n');
+      expect(r).toMatch(/^3\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await c.workers!.drainNow();
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
@@ -582,7 +617,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dead-2', t: '_', u: 'p3', m: metricId, v: 2, ts: now, d: day, p: 'dead-process' });
       expect((await redis.recordEvent(u.user, keys.userMetric(u, metricId), u.users, u.log,
-        `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))).toBe('2\n1\n\n\n0\n\n\n');
+        `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))).toMatch(/^2\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
       await c.workers!.drainNow();
       expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);

@@ -28,6 +28,8 @@
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
  *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
  *                                                        entry gate of src/leaderboard-rank.ts)
+ *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
+ *                                                        value a member holds (leaderboardRank.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
  *                                                        a run's breakdown groups (leaderboards worker)
  *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
@@ -109,6 +111,8 @@ export interface LeaderboardKeys {
   members: string;
   expiry: string;
   falls: string;
+  /** hash user -> the log entry id of the event whose value the member holds (lua/leaderboardRank-7.lua) */
+  sequences: string;
   history(userId: string): string;
   awards(userId: string): string;
 }
@@ -194,7 +198,7 @@ export class Keys {
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
       const base = `${this.prefix}:{lb:${tag}}:`;
       made = {
-        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f',
+        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q',
         history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
       };
       byGroup.set(group, made);

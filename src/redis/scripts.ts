@@ -136,9 +136,9 @@ declare module 'ioredis' {
       user: string, userMetric: string, slot: string, ...args: Args
     ): Result<string | (string | number | (string | number)[])[], Context>;
     accruePoints(user: string, points: string, due: string, log: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
-    leaderboardPrune(ranking: string, members: string, expiry: string, falls: string, ...args: Args): Result<number, Context>;
+    leaderboardPrune(ranking: string, members: string, expiry: string, falls: string, sequences: string, ...args: Args): Result<number, Context>;
     leaderboardRank(
-      ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, ...args: Args
+      ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, sequences: string, ...args: Args
     ): Result<[number, number, string, string], Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args

@@ -62,17 +62,20 @@ interface Processed {
   awards: string;
   /** The ids of the achievements this event completed, comma-separated, or ''. */
   completed: string;
+  /** The id of the event's log entry: phase 2 keeps the user's latest event's value by it. */
+  seq: string;
   /** The run sums and breakdown attribute values asked for (JSON array of strings), or ''. */
   boards: string;
 }
 
-/** Splits the scripts' answer: eight fields, separated by newlines, the last one JSON. */
+/** Splits the scripts' answer: nine fields, separated by newlines, the last one JSON. */
 function processedOf(reply: string): Processed {
-  const f = reply.split('\n', 7);
-  let boardsAt = 7;
+  const f = reply.split('\n', 8);
+  let boardsAt = 8;
   for (const field of f) boardsAt += field.length;
   return {
-    total: f[0], created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], boards: reply.slice(boardsAt),
+    total: f[0], created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
+    boards: reply.slice(boardsAt),
   };
 }
 
@@ -449,7 +452,7 @@ export function eventRoutes(deps: Deps): Route[] {
     }
     if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
     if (placements.length === 0) return '{}';
-    return `{${(await place(deps, tenant, userId, placements, now, hold)).join(',')}}`;
+    return `{${(await place(deps, tenant, userId, placements, now, hold, processed.seq)).join(',')}}`;
   }
 
   function respond(

@@ -106,7 +106,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const run = runFor(lb, q.get('run'));
         const tenant = principalOf(req).tenant;
         const k = keys.leaderboard(tenant, lb.id, run.start, groupOf(lb, q.get('userAttributes')));
-        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, clock.now());
+        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
         let start = offset;
         const around = q.get('userId');
         let rankings: { userId: string; userName: string | null; rank: number; value: number }[] = [];
@@ -149,7 +149,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         if ((await redis.exists(userKey)) === 0) throw fail('user_not_found', id);
         const group = await userGroupOf(lb, userKey);
         const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
-        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, clock.now());
+        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
         const [member, events] = group === null ? [null, []]
           : await Promise.all([redis.hget(k.members, id), redis.lrange(k.history(id), 0, numEvents - 1)]);
         let rank: number | null = null;

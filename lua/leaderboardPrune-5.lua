@@ -6,6 +6,7 @@
   KEYS[2] members                <prefix>:{lb:...}:m
   KEYS[3] expiries               <prefix>:{lb:...}:x     zset user -> ms the streak is lost
   KEYS[4] falls                  <prefix>:{lb:...}:f     counter, counts the removal (leaderboardRank.lua)
+  KEYS[5] sequences              <prefix>:{lb:...}:q     hash user -> log entry id (leaderboardRank.lua)
 
   ARGV[1] now, ms
 
@@ -15,6 +16,7 @@ local rankingKey = KEYS[1]
 local membersKey = KEYS[2]
 local expiryKey = KEYS[3]
 local fallsKey = KEYS[4]
+local sequencesKey = KEYS[5]
 
 local now = ARGV[1]
 
@@ -24,6 +26,7 @@ for _, userId in ipairs(lost) do
   if member then
     redis.call('ZREM', rankingKey, member)
     redis.call('HDEL', membersKey, userId)
+    redis.call('HDEL', sequencesKey, userId)
   end
   redis.call('ZREM', expiryKey, userId)
 end

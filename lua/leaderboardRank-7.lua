@@ -24,6 +24,14 @@
   KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
   KEYS[6] falls                  <prefix>:{...}:f                                   counter (above) of the
           api's entry gate (src/leaderboard-rank.ts)
+  KEYS[7] sequences              <prefix>:{...}:q                                   hash user -> the log
+          entry id of the event whose value the member holds (members only)
+
+  Order: the placements of one user's events may arrive in another order than their phase 1 ran
+  (two requests at once: their continuations await different things, or reach the board's node on
+  a Cluster in another order). An absolute value (not an award sum) comes with its event's log
+  entry id, which rises with phase 1 on the user's partition: a placement older than the one the
+  member holds changes nothing, so the board never goes back to an earlier value.
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
@@ -32,12 +40,15 @@
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise
-  ARGV[7...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
+  ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a sum
+          of awards, whose order does not matter, or a value worked out from the state at once)
+  ARGV[8...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored). The hash keeps the latest awards by number; past 200, all but the latest 100
           fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
           again after that (numbers at or below 'w') adds nothing either.
 
-  Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking;
+  Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking
+  (both the current rank for a placement older than the member's);
   threshold the value needed to enter now (the lowest value when full, else 0); when full, the
   falls counter after this call ('' otherwise). Threshold and counter are read together: while the
   counter stays the same, the threshold can only rise.
@@ -48,6 +59,7 @@ local historyKey = KEYS[3]
 local awardsKey = KEYS[4]
 local expiryKey = KEYS[5]
 local fallsKey = KEYS[6]
+local sequencesKey = KEYS[7]
 
 local userId = ARGV[1]
 local value = ARGV[2]
@@ -55,12 +67,22 @@ local order = ARGV[3]
 local max = tonumber(ARGV[4])
 local at = ARGV[5]
 local expiry = ARGV[6]
+local seq = ARGV[7]
 
-if #ARGV > 6 then
+-- Whether stream id a ('<ms>-<n>') comes before b.
+local function before(a, b)
+  local am, an = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bn = string.match(b, '^(%d+)-(%d+)$')
+  if not am or not bm then return false end
+  am, bm = tonumber(am), tonumber(bm)
+  return am < bm or (am == bm and tonumber(an) < tonumber(bn))
+end
+
+if #ARGV > 7 then
   -- Awards at or below the watermark 'w' are already in the folded sum 'b'.
   local w = tonumber(redis.call('HGET', awardsKey, 'w') or '0')
   local new = {}
-  for i = 7, #ARGV, 2 do
+  for i = 8, #ARGV, 2 do
     if tonumber(ARGV[i]) > w then
       new[#new + 1] = ARGV[i]
       new[#new + 1] = ARGV[i + 1]
@@ -99,6 +121,18 @@ local old = redis.call('HGET', membersKey, userId)
 local previousRank, previousValue = 0, nil
 if old then
   previousRank = redis.call('ZREVRANK', rankingKey, old) + 1
+  -- A later event of this user placed already: its value stands.
+  if seq ~= '' then
+    local held = redis.call('HGET', sequencesKey, userId)
+    if held and before(seq, held) then
+      local threshold, falls = '0', ''
+      if redis.call('ZCARD', rankingKey) >= max then
+        threshold = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')[2]
+        falls = redis.call('GET', fallsKey) or '0'
+      end
+      return {previousRank, previousRank, threshold, falls}
+    end
+  end
   previousValue = redis.call('ZSCORE', rankingKey, old)
 end
 
@@ -125,8 +159,10 @@ else
   else
     lowest = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')
     if tonumber(value) > tonumber(lowest[2]) then
+      local leaving = string.match(lowest[1], '^[^|]*|(.*)$')
       redis.call('ZREM', rankingKey, lowest[1])
-      redis.call('HDEL', membersKey, string.match(lowest[1], '^[^|]*|(.*)$'))
+      redis.call('HDEL', membersKey, leaving)
+      redis.call('HDEL', sequencesKey, leaving)
       redis.call('ZADD', rankingKey, value, member)
       redis.call('HSET', membersKey, userId, member)
       lowest = nil
@@ -137,7 +173,10 @@ else
 end
 
 local rank = 0
-if entered then rank = redis.call('ZREVRANK', rankingKey, member) + 1 end
+if entered then
+  rank = redis.call('ZREVRANK', rankingKey, member) + 1
+  if seq ~= '' then redis.call('HSET', sequencesKey, userId, seq) end
+end
 local threshold, falls = '0', ''
 if (size or redis.call('ZCARD', rankingKey)) >= max then
   threshold = (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2]
