@@ -172,6 +172,18 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect(await rankings('lessons-all', '?userId=cy')).toEqual([]);
   });
 
+  it('ends on the user\'s total after many concurrent events of one user, some of them lowering it', async () => {
+    await board({ name: 'Runs', key: 'runs-all', rankBy: 'metric', metricId: ids.runs, maxParticipants: 5 });
+    const values = Array.from({ length: 60 }, (_, i) => (i % 4 === 3 ? -7 : (i * 13) % 9 + 1));
+    const results = await Promise.all(values.map((value) => s.request('POST', '/api/metrics/runs/event', {
+      body: { user: { id: 'rush' }, value },
+    })));
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    const total = values.reduce((a, b) => a + b, 0);
+    expect((await s.request('GET', '/api/users/rush/metrics/runs')).body.current).toBe(total);
+    expect(await rankings('runs-all')).toEqual([{ userId: 'rush', userName: null, rank: 1, value: total }]);
+  });
+
   it('keeps the value of a user\'s latest event when the placements of two events arrive the other way round', async () => {
     const { redis, keys } = s.api.services;
     const b = await board({ name: 'Order', key: 'order', rankBy: 'metric', metricId: ids.quizzes, maxParticipants: 2 });
