@@ -17,7 +17,8 @@
   ARGV[5...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
           read, or ''>|<next due after this>'
 
-  Returns {1, awards} (awards as in recordEventPlan, '' without), {-1} when a due time moved
+  Returns {1, awards, seq} (awards as in recordEventPlan, '' without; seq the log entry's id, which
+  phase 2 orders the user's placements by, or nothing when no award fell due), {-1} when a due time moved
   meanwhile, {-4} for an unknown user.
 ]]
 local userKey = KEYS[1]
@@ -52,5 +53,5 @@ pointsCommit(pc)
 redis.call('HSET', userKey, unpack(due))
 redis.call('ZADD', dueKey, earliest, member)
 if #pc.awards == 0 then return {1, ''} end
-redis.call('XADD', logKey, '*', 'points', ARGV[4] .. ',"pa":' .. pointsLog(pc) .. '}')
-return {1, pc.awards}
+local seq = redis.call('XADD', logKey, '*', 'points', ARGV[4] .. ',"pa":' .. pointsLog(pc) .. '}')
+return {1, pc.awards, seq}

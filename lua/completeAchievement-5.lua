@@ -20,9 +20,10 @@
   ARGV[7...] user hash field/value pairs of the identification
 
   Returns
-    {1, created, achievedAt, awards, id...}  the user was identified; achievedAt is when the
-                                     achievement was completed (now, or earlier); awards as in
-                                     recordEventPlan ('' without); the ids completed now
+    {1, created, achievedAt, awards, seq, id...}  the user was identified; achievedAt is when
+                                     the achievement was completed (now, or earlier); awards as in
+                                     recordEventPlan ('' without); seq the log entry's id (phase 2
+                                     orders the user's placements by it); the ids completed now
     {-2}                             subscribeToEmails true without an email: nothing changed
     {-6}                             the user's attributes do not match the achievement's
                                      filters: nothing changed
@@ -83,5 +84,5 @@ if points then
     logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
   end
 end
-redis.call('XADD', logKey, '*', 'achievement', logEntry)
+table.insert(reply, 5, redis.call('XADD', logKey, '*', 'achievement', logEntry))
 return reply

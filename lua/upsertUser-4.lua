@@ -15,8 +15,9 @@
   ARGV[6...] user hash field/value pairs to set
 
   Returns
-    {1, created, awards, field, value, ...}  the user after the change (HGETALL), created 1 when
-                                     new; awards as accruePoints answers them ('' without)
+    {1, created, awards, seq, field, value, ...}  the user after the change (HGETALL), created 1
+                                     when new; awards as accruePoints answers them ('' without);
+                                     seq the log entry's id (phase 2 orders placements by it)
     {-2}                             subscribeToEmails true without an email: nothing changed
     {-3}                             mode 'create' and the user exists: nothing changed
     {-4}                             mode 'update' and the user does not exist: nothing changed
@@ -57,9 +58,10 @@ if created == 1 and ARGV[5] ~= '' then
     awards = pc.awards
   end
 end
-redis.call('XADD', logKey, '*', 'user', logEntry)
+local seq = redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
+table.insert(reply, 1, seq)
 table.insert(reply, 1, awards)
 table.insert(reply, 1, created)
 table.insert(reply, 1, 1)

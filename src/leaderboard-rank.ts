@@ -262,9 +262,12 @@ export function streakPlacements(
 /**
  * Phase 2 for awards made outside an event (an API completion, time awards, a user created with
  * points): the user's standing on the points boards of the awarded systems. Reads the user's
- * breakdown attributes when a board needs them.
+ * breakdown attributes when a board needs them. `seq`: the log entry id of the script that
+ * awarded them (place).
  */
-export async function rankAwards(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, awards: PlacedAward[], now: number): Promise<void> {
+export async function rankAwards(
+  deps: Pick<Deps, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, awards: PlacedAward[], now: number, seq = '',
+): Promise<void> {
   const snapshot = deps.store.current;
   const boards = pointsBoards(snapshot).filter((lb) => awards.some((a) => a.system === lb.pointsSystemId));
   if (boards.length === 0) return;
@@ -274,7 +277,7 @@ export async function rankAwards(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, t
   const values = keys.length === 0 && !windowed ? []
     : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'tz', ...keys.map((k) => 'a:' + k));
   const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[1 + i] ?? ''])));
-  await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf, values[0] ?? ''), now);
+  await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf, values[0] ?? ''), now, undefined, seq);
 }
 
 /** Awards as the scripts other than the event's answer them ([system, trigger, awarded, total, n, ms, day field, boosts]). */

@@ -84,7 +84,7 @@ export async function accrueTime(deps: Pick<Deps, 'redis' | 'keys' | 'store' | '
     if (r[0] === 1) {
       if (Array.isArray(r[1])) {
         made.push(...(r[1] as unknown[][]));
-        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now);
+        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, String(r[2] ?? ''));
       }
       if (!more) return made;
     }

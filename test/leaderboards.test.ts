@@ -447,8 +447,18 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(first['xp-all']).toMatchObject({ rankBy: 'points', pointsSystemKey: 'xp', pointsSystemName: 'XP', rank: 1 });
       expect(first['xp-daily']).toMatchObject({ rank: 1, end: '2026-09-01' });
       await play('u2');
+      // Each placement of a total carries the log entry id of the script that made it, the API
+      // completion's too: a later one's, so an event placed late cannot take the total back.
+      const { redis, keys } = p.api.services;
+      const all = ((await p.request('GET', '/admin/v1/leaderboards?limit=100')).body as { id: string; key: string; start: string }[])
+        .find((b) => b.key === 'xp-all')!;
+      const k = keys.leaderboard('_', all.id, all.start, '');
+      const idOf = async () => (await redis.hget(k.sequences, 'u2'))!.split('-').map(Number);
+      const afterEvent = await idOf();
       const bonus = await p.request('POST', '/api/achievements/bonus/complete', { body: { user: { id: 'u2' } } });
       expect(bonus.status).toBe(201);
+      const afterCompletion = await idOf();
+      expect(afterCompletion[0] > afterEvent[0] || (afterCompletion[0] === afterEvent[0] && afterCompletion[1] > afterEvent[1])).toBe(true);
       expect(await ranked('xp-all')).toEqual([['u2', 110], ['u1', 20]]);
       await p.setClock('2026-09-02T10:00:00Z');
       await play('u1');

@@ -93,10 +93,10 @@ export function achievementRoutes(deps: Deps): Route[] {
     if (r[0] === ScriptCode.FILTERED_OUT) {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
-    if (r[1] === 1 || r.length > 4) stats.invalidate(tenant);
+    if (r[1] === 1 || r.length > 5) stats.invalidate(tenant);
     // A user created here: time triggers count from now (the workers must find the user).
     if (r[1] === 1) await accrueTime(deps, tenant, user.id);
-    await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now);
+    await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
     const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
     return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
   }

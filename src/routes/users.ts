@@ -65,9 +65,9 @@ export function userRoutes(deps: Deps): Route[] {
       deps.stats.invalidate(tenant);
       // Time triggers count from now: the workers must find the new user when an award is due.
       await accrueTime(deps, tenant, id);
-      await rankAwards(deps, tenant, id, placedAwards(r[2]), now);
+      await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
     }
-    return json(created ? 201 : 200, userView(hashFromFlat(r, 3)));
+    return json(created ? 201 : 200, userView(hashFromFlat(r, 4)));
   }
 
   /** The user's hash; 404 when the user does not exist. */
