@@ -161,19 +161,26 @@ export function eventRoutes(deps: Deps): Route[] {
 
   /**
    * The streak the script answers ({stored state, pauses, extended}) as of `period`, worked out
-   * here rather than in Lua (the api is cheaper at it than the contended Redis).
+   * here rather than in Lua (the api is cheaper at it than the contended Redis), with the
+   * response's currentStreak (extended only when this event did). Remembered per rule: events
+   * answer the same few stored states over and over (every new user's first day is one), and
+   * working one out costs about 1.4 µs. The state is shared: frozen.
    */
-  function streakOf(rule: StreakSettings, reply: unknown, day: number, period: number): StreakState {
+  const streaks = new WeakMap<StreakSettings, Map<string, { state: Readonly<StreakState>; json: string }>>();
+  function streakOf(rule: StreakSettings, reply: unknown, day: number, period: number): { state: Readonly<StreakState>; json: string } {
     const [packed, pauses, extended] = Array.isArray(reply) ? reply : ['', '', 0];
-    const state = stateFromHash({ s: String(packed), 's:pz': String(pauses) }, rule, day, period);
-    state.extended = String(extended) === '1';
-    return state;
-  }
-
-  /** currentStreak of the response; extended only when this event did. */
-  function streakJsonOf(rule: StreakSettings | null, state: StreakState | null, period: number): string {
-    if (rule === null || state === null) return noStreakJson;
-    return streakJson(streakView(rule, state, period), state.extended);
+    const key = `${packed}\n${pauses}\n${extended}\n${day}\n${period}`;
+    let known = streaks.get(rule);
+    if (known === undefined) streaks.set(rule, (known = new Map()));
+    let streak = known.get(key);
+    if (streak === undefined) {
+      const state = stateFromHash({ s: String(packed), 's:pz': String(pauses) }, rule, day, period);
+      state.extended = String(extended) === '1';
+      streak = { state: Object.freeze(state), json: streakJson(streakView(rule, state, period), state.extended) };
+      if (known.size >= 10_000) known.clear();
+      known.set(key, streak);
+    }
+    return streak;
   }
 
   async function record(req: Request): Promise<Reply> {
@@ -261,7 +268,8 @@ export function eventRoutes(deps: Deps): Route[] {
         // A new user or a completion changes the tenant's statistics.
         if (p.created || p.completed !== '') stats.invalidate(tenant);
         if (setsTz) tzCache.set(tenant, user.id, tz);
-        const state = rule === null ? null : streakOf(rule, p.streak, dayIndex, period);
+        const streak = rule === null ? null : streakOf(rule, p.streak, dayIndex, period);
+        const state = streak === null ? null : streak.state;
         // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
         const awards = p.awards !== '' ? JSON.parse(p.awards) as EventAward[] : [];
         const points = pointsJson(snapshot, awards, tenant, user.id, nowIso);
@@ -272,14 +280,14 @@ export function eventRoutes(deps: Deps): Route[] {
         const leaderboards = !ranks ? '{}'
           : skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
-          completedJson(snapshot, p.completed, nowIso), streakJsonOf(rule, state, period), points, leaderboards);
+          completedJson(snapshot, p.completed, nowIso), streak === null ? noStreakJson : streak.json, points, leaderboards);
       }
       const r: unknown[] = answer;
       const code = r[0] as number;
       if (code === 2) {
         metrics.events.replayed++;
-        const state = rule === null ? null : streakOf(rule, r[3], dayIndex, period);
-        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streakJsonOf(rule, state, period), '{}', '{}');
+        const streak = rule === null ? noStreakJson : streakOf(rule, r[3], dayIndex, period).json;
+        return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streak, '{}', '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
       if (code === ScriptCode.TIME_DUE) {
