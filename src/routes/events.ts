@@ -164,7 +164,7 @@ export function eventRoutes(deps: Deps): Route[] {
    * here rather than in Lua (the api is cheaper at it than the contended Redis), with the
    * response's currentStreak (extended only when this event did). Remembered per rule: events
    * answer the same few stored states over and over (every new user's first day is one), and
-   * working one out costs about 1.4 µs. The state is shared: frozen.
+   * working one out costs about 1 µs (0.3 µs to find it again). The state is shared: frozen.
    */
   const streaks = new WeakMap<StreakSettings, Map<string, { state: Readonly<StreakState>; json: string }>>();
   function streakOf(rule: StreakSettings, reply: unknown, day: number, period: number): { state: Readonly<StreakState>; json: string } {
