@@ -219,6 +219,34 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect(await redis.hgetall(k.sequences)).toEqual({ pia: '1782900000002-0', quinn: '1782900000003-0' });
   });
 
+  it('holds each member\'s latest event\'s value, whatever order the placements of several users\' events arrive in (fast-check)', async () => {
+    const { redis, keys } = s.api.services;
+    const now = Date.parse('2026-07-01T10:00:00Z');
+    let run = 0;
+    await fc.assert(fc.asyncProperty(
+      // Each user's events, in the order phase 1 ran them (their ids rise), with the totals they set;
+      // then the order their placements arrive in.
+      fc.array(fc.array(fc.integer({ min: -20, max: 60 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+      fc.infiniteStream(fc.nat()),
+      async (users, picks) => {
+        const k = keys.leaderboard('_', 'order-property', `2026-01-${String(++run).padStart(2, '0')}`, '');
+        const pending = users.flatMap((totals, u) => totals.map((total, i) => ({ user: `o${u}`, total, seq: `${1782900000000 + i}-${u}` })));
+        const pick = picks[Symbol.iterator]();
+        while (pending.length > 0) {
+          const [p] = pending.splice(pick.next().value % pending.length, 1);
+          await redis.leaderboardRank(k.ranking, k.members, k.history(p.user), k.awards(p.user), k.expiry, k.falls, k.sequences,
+            p.user, String(p.total), String(999_999_999_999_999 - now), 10, now, '', p.seq);
+        }
+        // A board of 10 holds every user: each with the total of their last event.
+        for (const [u, totals] of users.entries()) {
+          const member = await redis.hget(k.members, `o${u}`);
+          expect(member).not.toBeNull();
+          expect(Number(await redis.zscore(k.ranking, member!))).toBe(totals[totals.length - 1]);
+        }
+      },
+    ), { numRuns: 25 });
+  });
+
   describe('the entry gate, with two api processes', () => {
     // Two api processes on one Redis (one key prefix): each learns thresholds from its own phase 2
     // answers, while the other may lower them.
