@@ -69,6 +69,13 @@ local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
 
+-- The value needed to enter now and the falls counter, when the ranking is full ('0', '' else);
+-- `size` and `lowest` when already known.
+local function entry(size, lowest)
+  if (size or redis.call('ZCARD', rankingKey)) < max then return '0', '' end
+  return (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2], redis.call('GET', fallsKey) or '0'
+end
+
 -- Whether stream id a ('<ms>-<n>') comes before b.
 local function before(a, b)
   local am, an = string.match(a, '^(%d+)-(%d+)$')
@@ -125,11 +132,7 @@ if old then
   if seq ~= '' then
     local held = redis.call('HGET', sequencesKey, userId)
     if held and before(seq, held) then
-      local threshold, falls = '0', ''
-      if redis.call('ZCARD', rankingKey) >= max then
-        threshold = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')[2]
-        falls = redis.call('GET', fallsKey) or '0'
-      end
+      local threshold, falls = entry(nil, nil)
       return {previousRank, previousRank, threshold, falls}
     end
   end
@@ -177,11 +180,7 @@ if entered then
   rank = redis.call('ZREVRANK', rankingKey, member) + 1
   if seq ~= '' then redis.call('HSET', sequencesKey, userId, seq) end
 end
-local threshold, falls = '0', ''
-if (size or redis.call('ZCARD', rankingKey)) >= max then
-  threshold = (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2]
-  falls = redis.call('GET', fallsKey) or '0'
-end
+local threshold, falls = entry(size, lowest)
 if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then
   local length = redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
   if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
