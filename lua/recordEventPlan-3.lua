@@ -69,7 +69,9 @@
           XADD cheap); an event that extends the streak adds "sx": "<the stored state>" to it
   ARGV[5] the plan's details (JSON, decoded only when something completes or awards): m = the
           metric achievements (in the order of <hot>), c = composites, sa = streak achievements,
-          p = points (src/domain/points.ts PointsDetails)
+          p = points (src/domain/points.ts PointsDetails). By reference: '' (none), '<id>' (the
+          details sent earlier with that id) or '<id>|<json>' (lua/includes/hotPlan.lua
+          planDetails)
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification
 
@@ -96,6 +98,8 @@
     {-9}                  a time trigger's award is due (or never counted for this user): the
                           api accrues it (accruePoints), then sends the event again; nothing
                           changed
+    {-10}                 ARGV[5] names details this library does not hold: nothing changed,
+                          send them in full
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -107,7 +111,6 @@ local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, 
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
-local plan = ARGV[5]
 
 --- @include "addNumber"
 --- @include "canSubscribe"
@@ -124,6 +127,8 @@ local pc -- the points context, when the plan has points
 local nowMs, expiresAt = eventWindow(flags)
 
 local planned = hotPlan(hot)
+local plan = planDetails(ARGV[5])
+if plan == nil then return {-10} end
 local achHot, ruleHot, pointsHot = planned.ach, planned.rule, planned.points
 -- The rule's frequency letter and mode; the rest of the rule only when an event needs it.
 local letter, mode = planned.letter, planned.mode

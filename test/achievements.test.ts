@@ -4,6 +4,7 @@
  * with completions and rarity, and the backfill worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadScripts, preloadScripts } from '../src/redis/scripts.js';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
 describe.each(targets())('achievements on %s', (target) => {
@@ -108,6 +109,18 @@ describe.each(targets())('achievements on %s', (target) => {
       const second = await event({ id: 'ann' }, 10);
       expect(keysOf(second.body.achievements)).toEqual(['twenty']);
       expect((await event({ id: 'ann' }, 100)).body.achievements).toEqual([]);
+    });
+
+    it('completes after Redis forgot the plan details sent by id (the library reloaded): the api sends them in full', async () => {
+      // In a tenant of its own: the listings below count this suite's users.
+      expect((await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'reload', name: 'Reload' }] })).status).toBe(201);
+      const send = (value: number) => s.request('POST', '/api/metrics/lessons/event', { tenant: 'reload', body: { user: { id: 'u' }, value } });
+      expect((await send(4)).body.achievements).toEqual([]);
+      // FUNCTION LOAD REPLACE runs the library anew, with nothing remembered.
+      await preloadScripts(s.api.services.redis, loadScripts());
+      const r = await send(1);
+      expect(r.status).toBe(201);
+      expect(keysOf(r.body.achievements)).toEqual(['five']);
     });
 
     it('never completes one twice: concurrent events, and totals that fall and rise again', async () => {

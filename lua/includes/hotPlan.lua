@@ -14,6 +14,17 @@
   (joined(slot, 'log')) and the field of the total's highest point (joined('h', totalField)).
   Bounded like the plans: at most 4,096 first parts, each with the few second parts events use.
 
+  planDetails(arg) -> the plan's details (JSON) as recordEventPlan's ARGV[5] names them, or nil:
+    ''              no details: ''
+    '<id>'          the details this library was sent with that id (16 hex digits, a digest of
+                    the JSON: one id, one content); nil when it does not hold them (first use,
+                    a reload, a failover): the script answers so before writing, and the api
+                    sends them again in full
+    '<id>|<json>'   the details themselves, remembered under <id>
+  The details run to hundreds of bytes a plan, and Redis's Lua hashes every byte of every string
+  it makes (about 7 instructions a byte): sent once, not with every event. Bounded like the plans:
+  it starts over once it holds 1,024 (a miss costs one more round trip, never a wrong answer).
+
   hotPlan(hot) -> {ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
   change it.
     ach, rule, points  the three parts of <hot> ('' when absent)
@@ -46,6 +57,20 @@ local function hotPlan(hot)
   hotPlans[hot] = plan
   hotPlanCount = hotPlanCount + 1
   return plan
+end
+
+local detailsMemo, detailsCount = {}, 0
+
+local function planDetails(arg)
+  if arg == '' then return '' end
+  if #arg == 16 then return detailsMemo[arg] end
+  local id, json = string.sub(arg, 1, 16), string.sub(arg, 18)
+  if not detailsMemo[id] then
+    if detailsCount >= 1024 then detailsMemo, detailsCount = {}, 0 end
+    detailsMemo[id] = json
+    detailsCount = detailsCount + 1
+  end
+  return json
 end
 
 local joins, joinCount = {}, 0

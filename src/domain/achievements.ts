@@ -17,6 +17,7 @@ import { nameUuid } from './ids.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
 import { compilePoints, type PointsDetails, type TimeTrigger } from './points.js';
 import { hasWindow, metricBoards } from './leaderboards.js';
+import { createHash } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { Achievement, AttributeFilter, Snapshot } from '../store/config.js';
 import { totalField } from './users.js';
@@ -29,11 +30,14 @@ const packr = new Packr({ useRecords: false });
 /** What the event script needs for one metric. */
 export interface MetricPlan {
   /**
-   * The plan's details (achievements, composites, streak achievements) as JSON; '' when none. A
-   * string, not msgpack: one Buffer argument switches ioredis to its slower buffer encoding for
-   * the whole command, and the script decodes the details only when something completes.
+   * The plan's details (achievements, composites, streak achievements, points) as JSON, as
+   * recordEventPlan's ARGV[5] names them (lua/includes/hotPlan.lua planDetails): `ref` their id
+   * (16 hex digits of their SHA-1; '' without details), sent with every event; `full`
+   * '<id>|<details>', sent when the script answers that it does not hold them. A string, not
+   * msgpack: one Buffer argument switches ioredis to its slower buffer encoding for the whole
+   * command, and the script decodes the details only when something completes.
    */
-  details: string;
+  detailsArg: { ref: string; full: string };
   /** What every event reads: the thresholds and the streak rule (recordEventPlan ARGV[12]); '' when none. */
   hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
@@ -141,8 +145,9 @@ export function compilePlans(snapshot: Snapshot): {
       details = JSON.stringify(parts);
       hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
     }
+    const id = details === '' ? '' : createHash('sha1').update(details).digest('hex').slice(0, 16);
     plans.set(metric.id, {
-      details, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
+      detailsArg: { ref: id, full: details === '' ? '' : `${id}|${details}` }, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
       // The rule's second character is 2 when this metric is in it (streakRule).
       awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2',
     });

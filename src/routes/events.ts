@@ -218,7 +218,8 @@ export function eventRoutes(deps: Deps): Route[] {
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
     const nowIso = isoOf(now);
     const creation = nowIso + user.id;
-    const details = plan.details;
+    // The details by id; in full once the script says it does not hold them.
+    let details = plan.detailsArg.ref;
     const total = totalField(metric.id);
     const hot = plan.hot;
     const matches = eventMatches(plan, body.attributes);
@@ -290,6 +291,10 @@ export function eventRoutes(deps: Deps): Route[] {
         return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streak, '{}', '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      if (code === ScriptCode.DETAILS_UNKNOWN) {
+        details = plan.detailsArg.full;
+        continue;
+      }
       if (code === ScriptCode.TIME_DUE) {
         // Time granted points since the user last acted: accrue them, then send the event again.
         await accrueTime(deps, tenant, user.id);
