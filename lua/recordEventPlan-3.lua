@@ -65,8 +65,9 @@
                         ''); then the time triggers, each '<interval ms>,<trigger id>'
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[4] the event log entry without its closing brace (JSON, built by the api: one field keeps
-          XADD cheap); an event that extends the streak adds "sx": "<the stored state>" to it
+  ARGV[4] the event log entry (JSON, built by the api), its 'event' field; an event that extends
+          the streak adds a field 'sx' (the stored state), one that awards points a field 'pa'
+          (the awards, below), which the log drainer puts back into the body as "sx" and "pa" 
   ARGV[5] the plan's details (JSON, decoded only when something completes or awards): m = the
           metric achievements (in the order of <hot>), c = composites, sa = streak achievements,
           p = points (src/domain/points.ts PointsDetails). By reference: '' (none), '<id>' (the
@@ -387,7 +388,7 @@ if achHot ~= '' then
   end
 end
 local streakPacked, streakPauses, streakExtended = '', '', '0'
-local logStreak = '' -- what the log entry carries of the streak
+local logStreak = false -- the log entry carries the streak's state after an extension
 if letter then
   local extended = false
   local packed = stored[3] or ''
@@ -405,7 +406,7 @@ if letter then
   streakPacked, streakPauses, streakExtended = packed, stored[4] or '', extended and '1' or '0'
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
-    logStreak = ',"sx":"' .. packed .. '"'
+    logStreak = true
     if pc and string.byte(pointsFlags, 2) == 49 then
       local d = details().p
       for _, t in ipairs(d.k) do
@@ -425,16 +426,28 @@ if #completed > 0 then
     end
   end
 end
-local awards, awardsField = '', ''
+local awards = ''
 if fastAward then
   awards = fastAward
 elseif pc and #pc.awards > 0 then
   pointsCommit(pc)
   awards = pointsLog(pc)
 end
-if awards ~= '' then awardsField = ',"pa":' end
--- Joined once: every join copies the whole entry.
-local seq = redis.call('XADD', joined(slot, 'log'), '*', 'event', logEntry .. logStreak .. awardsField .. awards .. '}')
+-- The streak's state and the awards go in fields of their own, not joined into the entry: a join
+-- makes a new string, and Lua hashes every byte of it (the drainer puts them back in the body).
+local logKey = joined(slot, 'log')
+local seq
+if awards ~= '' then
+  if logStreak then
+    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'pa', awards)
+  else
+    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'pa', awards)
+  end
+elseif logStreak then
+  seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked)
+else
+  seq = redis.call('XADD', logKey, '*', 'event', logEntry)
+end
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..

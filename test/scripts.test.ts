@@ -149,7 +149,7 @@ describe('recordEventPlan, called directly: the plan details by id', () => {
     const at = Date.UTC(2026, 0, 1, 12);
     return redis.recordEventPlan(
       u.user, keys.userMetric(u, metric), u.slot, `0010|m:${metric}|5|d:2026-01-01||${at}|_|||||5##`, '',
-      `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"`, details, '',
+      `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, details, '',
     );
   };
   const completed = (answer: unknown) => typeof answer === 'string' ? answer.split('\n')[6] : answer;

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
-import { drainLogs, nextStreamId } from '../workers/log-drain.js';
+import { drainLogs, entryBody, nextStreamId } from '../workers/log-drain.js';
 
 let s: TestServer;
 let db: pg.Client;
@@ -121,7 +121,17 @@ describe('log-drain worker', () => {
       await drainLogs(other.api.services, pool);
       expect((await other.request('GET', '/v1/streaks/rankings')).body).toEqual([{ userId: 'ranked', name: 'R', streakLength: 1 }]);
       expect((await other.request('GET', '/v1/users/ranked/streak')).body.rank).toBe(1);
+      // The streak's state travels in a field of its own and is stored in the body.
+      const { rows } = await pool.query('SELECT body FROM laurel_events WHERE prefix = $1 AND user_id = $2', [other.prefix, 'ranked']);
+      expect(rows).toEqual([{ body: expect.objectContaining({ u: 'ranked', sx: expect.stringMatching(/^d\|1\|/) }) }]);
     });
+  });
+
+  it('puts an entry\'s own fields back into its body, and leaves a one-field entry as it is', () => {
+    expect(JSON.parse(entryBody(['event', '{"e":"x","v":1}', 'sx', 'd|1|20000|20000||20000|1|20000||', 'pa', '[["s","t",10,10,1,""]]'])))
+      .toEqual({ e: 'x', v: 1, sx: 'd|1|20000|20000||20000|1|20000||', pa: [['s', 't', 10, 10, 1, '']] });
+    expect(entryBody(['event', '{"e":"x","sx":"old"}'])).toBe('{"e":"x","sx":"old"}');
+    expect(entryBody(['user', '{"u":"a"}', 'pa', '[]'])).toBe('{"u":"a","pa":[]}');
   });
 
   it('ranks several extensions of one user in one batch by the last (current) and the highest (longest)', async () => {

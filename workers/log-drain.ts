@@ -65,9 +65,25 @@ type LoggedBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
 };
 
+/**
+ * An entry's body with its other fields put back in (lua/recordEventPlan-3.lua appends the streak
+ * state as 'sx' and the awards as 'pa' in fields of their own, which Lua need not join): the body
+ * as one JSON object, as stored.
+ */
+export function entryBody(fields: string[]): string {
+  let body = fields[1] ?? '{}';
+  if (fields.length <= 2) return body;
+  body = body.slice(0, body.lastIndexOf('}'));
+  for (let i = 2; i + 1 < fields.length; i += 2) {
+    // 'pa' is JSON already; 'sx' (and anything else) a string.
+    body += `,${JSON.stringify(fields[i])}:${fields[i] === 'pa' ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
+  }
+  return `${body}}`;
+}
+
 function parseBatch(entries: StreamEntry[]): Drained[] {
   return entries.map(([id, fields]) => {
-    const body = fields[1] ?? '{}';
+    const body = entryBody(fields);
     return { id, kind: fields[0] ?? 'unknown', body, e: JSON.parse(body) as LoggedBody };
   });
 }

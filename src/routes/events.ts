@@ -254,7 +254,7 @@ export function eventRoutes(deps: Deps): Route[] {
         ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
         : redis.recordEventPlan(
           u.user, userMetricKey, u.slot,
-          `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry.slice(0, -1), details,
+          `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry, details,
           plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
