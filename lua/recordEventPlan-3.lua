@@ -5,8 +5,9 @@
   log. Pure: time,
   periods and configuration (the metric's compiled plan) come in as arguments.
 
-  What every event needs of the plan arrives as a compact string (<hot> in ARGV[1]); the plan's
-  details (ARGV[5], JSON) are decoded only when something completes. The streak goes back to the
+  The metric's plan (its total field, a compact hot part every event reads, and details as JSON,
+  decoded only when something completes) arrives by id (<plan> in ARGV[1]), in full (ARGV[5])
+  only when the library does not hold it (lua/includes/hotPlan.lua). The streak goes back to the
   api as stored: the api works out how it stands (lua/includes/streak.lua has the format), so
   events in a period already covered only compare two numbers here, and an event that meets the
   rule on its own (the api says so in the flags) extends it without reading the rule.
@@ -26,14 +27,13 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
           instructions, a capture about 500):
-          '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<hot>'
+          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
                         itself (the rule has one metric, or evaluation `any`, and the value reaches
                         this metric's threshold). Then, when the idempotency window is finite:
                         ':<now ms>:<expiry ms of a key used now>'
-            total field the metric's total in the user hash: 'm:<metricId>'
             value       a decimal string
             day field   'd:<local day of the event in <zone>>'
             zone        the time zone assumed for the day and the periods; '' is UTC
@@ -49,6 +49,9 @@
                         fields>', each list comma-separated: the run sums to add the value to in
                         the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
                         attributes to read ('a:<key>'); '' when none
+            plan        the plan's id (16 hex digits)
+  The plan, as ARGV[5] sends it in full: '<total field>\n<hot>\n<details>'
+            total field the metric's total in the user hash: 'm:<metricId>'
             hot         the plan's hot part: '<thresholds>#<rule>#<points>'. thresholds: the
                         metric achievements' as 'v' or 'v:f' (f: the position in <matches>),
                         comma-separated, the filtered ones first, then the others in ascending
@@ -67,12 +70,12 @@
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry (JSON, built by the api), its 'event' field; an event that extends
           the streak adds a field 'sx' (the stored state), one that awards points a field 'pa'
-          (the awards, below), which the log drainer puts back into the body as "sx" and "pa" 
-  ARGV[5] the plan's details (JSON, decoded only when something completes or awards): m = the
-          metric achievements (in the order of <hot>), c = composites, sa = streak achievements,
-          p = points (src/domain/points.ts PointsDetails). By reference: '' (none), '<id>' (the
-          details sent earlier with that id) or '<id>|<json>' (lua/includes/hotPlan.lua
-          planDetails)
+          (the awards, below), which the log drainer puts back into the body as "sx" and "pa"
+  ARGV[5] '' (the plan by its id alone), or the plan in full (above) once the script answered
+          that it does not hold it
+            details     JSON, decoded only when something completes or awards: m = the metric
+                        achievements (in the order of <hot>), c = composites, sa = streak
+                        achievements, p = points (src/domain/points.ts PointsDetails)
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification
 
@@ -99,16 +102,16 @@
     {-9}                  a time trigger's award is due (or never counted for this user): the
                           api accrues it (accruePoints), then sends the event again; nothing
                           changed
-    {-10}                 ARGV[5] names details this library does not hold: nothing changed,
-                          send them in full
+    {-10}                 the library does not hold the plan: nothing changed, send it in full
+                          (ARGV[5])
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
 local slot = KEYS[3]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
-local flags, totalField, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, hot =
-  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, planId =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -122,14 +125,16 @@ local logEntry = ARGV[4]
 --- @include "points"
 --- @include "hotPlan"
 
+local planned = hotPlan(planId, ARGV[5])
+if not planned then return {-10} end
+local totalField = planned.total
+local plan = planned.details
+
 local flag = eventFlags(flags)
 local isInteger = flag[3]
 local pc -- the points context, when the plan has points
 local nowMs, expiresAt = eventWindow(flags)
 
-local planned = hotPlan(hot)
-local plan = planDetails(ARGV[5])
-if plan == nil then return {-10} end
 local achHot, ruleHot, pointsHot = planned.ach, planned.rule, planned.points
 -- The rule's frequency letter and mode; the rest of the rule only when an event needs it.
 local letter, mode = planned.letter, planned.mode

@@ -111,7 +111,7 @@ describe.each(targets())('achievements on %s', (target) => {
       expect((await event({ id: 'ann' }, 100)).body.achievements).toEqual([]);
     });
 
-    it('completes after Redis forgot the plan details sent by id (the library reloaded): the api sends them in full', async () => {
+    it('completes after Redis forgot the plan sent by id (the library reloaded): the api sends it in full', async () => {
       // In a tenant of its own: the listings below count this suite's users.
       expect((await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'reload', name: 'Reload' }] })).status).toBe(201);
       const send = (value: number) => s.request('POST', '/api/metrics/lessons/event', { tenant: 'reload', body: { user: { id: 'u' }, value } });

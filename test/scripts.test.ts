@@ -124,14 +124,14 @@ describe('recordEvent, called directly', () => {
   });
 });
 
-describe('recordEventPlan, called directly: the plan details by id', () => {
+describe('recordEventPlan, called directly: the plan by id', () => {
   const settings = loadSettings({ ...process.env, LAUREL_PREFIX: `t${randomBytes(5).toString('hex')}` });
   const keys = new Keys(settings.prefix, 16);
   const redis = new Redis(settings.redisUrl);
   const metric = 'm-1';
   // One metric achievement at 5 (hot '5##': its threshold, no streak rule, no points).
-  const json = '{"m":[{"id":"a5","cf":"c:a5","v":5}]}';
-  // Unique to this run: another run's library may have been sent the same id with other details.
+  const full = `m:${metric}\n5##\n{"m":[{"id":"a5","cf":"c:a5","v":5}]}`;
+  // Unique to this run: another run's library may have been sent the same id with another plan.
   const id = randomBytes(8).toString('hex');
 
   beforeAll(async () => {
@@ -144,29 +144,29 @@ describe('recordEventPlan, called directly: the plan details by id', () => {
     redis.disconnect();
   });
 
-  const call = (user: string, details: string) => {
+  const call = (user: string, plan: string) => {
     const u = keys.forUser('_', user);
     const at = Date.UTC(2026, 0, 1, 12);
     return redis.recordEventPlan(
-      u.user, keys.userMetric(u, metric), u.slot, `0010|m:${metric}|5|d:2026-01-01||${at}|_|||||5##`, '',
-      `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, details, '',
+      u.user, keys.userMetric(u, metric), u.slot, `0010|5|d:2026-01-01||${at}|_|||||${id}`, '',
+      `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, plan, '',
     );
   };
   const completed = (answer: unknown) => typeof answer === 'string' ? answer.split('\n')[6] : answer;
 
-  it('answers DETAILS_UNKNOWN for an id it was never sent, writing nothing', async () => {
-    expect(await call('u1', id)).toEqual([ScriptCode.DETAILS_UNKNOWN]);
+  it('answers PLAN_UNKNOWN for an id it was never sent, writing nothing', async () => {
+    expect(await call('u1', '')).toEqual([ScriptCode.PLAN_UNKNOWN]);
     expect(await redis.keys(`${settings.prefix}:*`)).toEqual([]);
   });
 
-  it('takes the details in full, then by their id alone', async () => {
-    expect(completed(await call('u1', `${id}|${json}`))).toBe('a5');
-    // By id, right after they were sent. A test server starting in parallel reloads the library (which
-    // forgets them): then send them again, as the api does, a few times at most.
-    let answer: unknown = [ScriptCode.DETAILS_UNKNOWN];
+  it('takes the plan in full, then by its id alone', async () => {
+    expect(completed(await call('u1', full))).toBe('a5');
+    // By id, right after it was sent. A test server starting in parallel reloads the library (which
+    // forgets it): then send it again, as the api does, a few times at most.
+    let answer: unknown = [ScriptCode.PLAN_UNKNOWN];
     for (let attempt = 0; attempt < 3 && Array.isArray(answer); attempt++) {
-      await call(`u-send-${attempt}`, `${id}|${json}`);
-      answer = await call(`u-ref-${attempt}`, id);
+      await call(`u-send-${attempt}`, full);
+      answer = await call(`u-ref-${attempt}`, '');
     }
     expect(completed(answer)).toBe('a5');
   });

@@ -1,32 +1,29 @@
 --[[
-  The plan's hot part (recordEventPlan <hot>), parsed: a pure function of the string, memoised
-  by it. Every event of a metric sends the same <hot> until its configuration changes, so the
-  parse (two patterns, nine captures and the field names built from them, about 12,000
-  instructions an event) runs once per plan instead of once per event.
+  The metric's plan, by id. Every event of a metric runs on the same plan until its
+  configuration changes, and a plan runs to hundreds of bytes (its hot part, which patterns parse
+  into tables for about 12,000 instructions, and its details as JSON), while Redis's Lua hashes
+  every byte of every string it makes (about 7 instructions a byte). So events send only the
+  plan's id (<plan> in ARGV[1]: 16 hex digits of a digest of the plan, one id for one content),
+  and the library keeps each plan it was sent in full, parsed.
 
-  The memo holds only what the argument itself says, never data: an event gets the same answer
-  with or without it, so a library that was reloaded (FUNCTION LOAD, a restart, a failover)
-  merely parses again, and a replica or an AOF replay computes what the primary did. Bounded: it
-  starts over once it holds 256 plans (a plan changes only with the configuration).
+  A library that does not hold the plan (its first event, a reload by FUNCTION LOAD, a restart,
+  a failover, another node of a Cluster) answers so before writing anything, and the api sends
+  the event again with the plan in full (ARGV[5]): one more round trip, never another result.
+  The memo holds only what arguments said, never data, so a replica or an AOF replay (both
+  apply the script's effects) sees what the primary did. Bounded: it starts over once it holds
+  1,024 plans.
 
   joined(a, b) -> a .. b, joined once per pair (a join makes and interns a string, about 1,200
   instructions): the names every event builds from its arguments, the partition's log key
   (joined(slot, 'log')) and the field of the total's highest point (joined('h', totalField)).
   Bounded like the plans: at most 4,096 first parts, each with the few second parts events use.
 
-  planDetails(arg) -> the plan's details (JSON) as recordEventPlan's ARGV[5] names them, or nil:
-    ''              no details: ''
-    '<id>'          the details this library was sent with that id (16 hex digits, a digest of
-                    the JSON: one id, one content); nil when it does not hold them (first use,
-                    a reload, a failover): the script answers so before writing, and the api
-                    sends them again in full
-    '<id>|<json>'   the details themselves, remembered under <id>
-  The details run to hundreds of bytes a plan, and Redis's Lua hashes every byte of every string
-  it makes (about 7 instructions a byte): sent once, not with every event. Bounded like the plans:
-  it starts over once it holds 1,024 (a miss costs one more round trip, never a wrong answer).
-
-  hotPlan(hot) -> {ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
+  hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
+  gives it when the library does not hold it; nil when neither does. The plan is
+  {total, details, ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
   change it.
+    total              the metric's total field in the user hash ('m:<metricId>')
+    details            the plan's details, JSON (recordEventPlan ARGV[5])
     ach, rule, points  the three parts of <hot> ('' when absent)
     thresholds         the metric achievements' ({goal, position in <matches> or nil}), in the
                        order of <ach>
@@ -38,39 +35,28 @@
 ]]
 local hotPlans, hotPlanCount = {}, 0
 
-local function hotPlan(hot)
-  local plan = hotPlans[hot]
+local function hotPlan(id, full)
+  local plan = hotPlans[id]
   if plan then return plan end
+  if full == '' then return nil end
+  local total, hot, details = string.match(full, '^([^\n]*)\n([^\n]*)\n(.*)$')
   local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
   local thresholds = {}
   for goal, filter in string.gmatch(ach, '([^,:]+):?(%d*)') do
     thresholds[#thresholds + 1] = {tonumber(goal), tonumber(filter)}
   end
-  plan = {ach = ach, rule = rule, points = points, thresholds = thresholds, letter = nil, mode = nil, fast = nil}
+  plan = {total = total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
+    letter = nil, mode = nil, fast = nil}
   if rule ~= '' then plan.letter, plan.mode = string.sub(rule, 1, 1), string.byte(rule, 2) - 48 end
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
   if T then
     plan.fast = {T = T + 0, P = P, block = block == '1', cap = cap ~= '' and cap + 0 or nil, trigger = trigger,
       system = system, pt = 'pt:' .. system, pn = 'pn:' .. system}
   end
-  if hotPlanCount >= 256 then hotPlans, hotPlanCount = {}, 0 end
-  hotPlans[hot] = plan
+  if hotPlanCount >= 1024 then hotPlans, hotPlanCount = {}, 0 end
+  hotPlans[id] = plan
   hotPlanCount = hotPlanCount + 1
   return plan
-end
-
-local detailsMemo, detailsCount = {}, 0
-
-local function planDetails(arg)
-  if arg == '' then return '' end
-  if #arg == 16 then return detailsMemo[arg] end
-  local id, json = string.sub(arg, 1, 16), string.sub(arg, 18)
-  if not detailsMemo[id] then
-    if detailsCount >= 1024 then detailsMemo, detailsCount = {}, 0 end
-    detailsMemo[id] = json
-    detailsCount = detailsCount + 1
-  end
-  return json
 end
 
 local joins, joinCount = {}, 0

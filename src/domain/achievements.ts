@@ -30,14 +30,13 @@ const packr = new Packr({ useRecords: false });
 /** What the event script needs for one metric. */
 export interface MetricPlan {
   /**
-   * The plan's details (achievements, composites, streak achievements, points) as JSON, as
-   * recordEventPlan's ARGV[5] names them (lua/includes/hotPlan.lua planDetails): `ref` their id
-   * (16 hex digits of their SHA-1; '' without details), sent with every event; `full`
-   * '<id>|<details>', sent when the script answers that it does not hold them. A string, not
-   * msgpack: one Buffer argument switches ioredis to its slower buffer encoding for the whole
+   * The plan as recordEventPlan takes it (lua/includes/hotPlan.lua): `id` (16 hex digits of the
+   * SHA-1 of `full`; '' without a plan) with every event, `full` ('<total field>\n<hot>\n<details>',
+   * the details as JSON) only when the script answers that it does not hold the plan. Strings,
+   * not msgpack: one Buffer argument switches ioredis to its slower buffer encoding for the whole
    * command, and the script decodes the details only when something completes.
    */
-  detailsArg: { ref: string; full: string };
+  arg: { id: string; full: string };
   /** What every event reads: the thresholds and the streak rule (recordEventPlan ARGV[12]); '' when none. */
   hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
@@ -145,9 +144,9 @@ export function compilePlans(snapshot: Snapshot): {
       details = JSON.stringify(parts);
       hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
     }
-    const id = details === '' ? '' : createHash('sha1').update(details).digest('hex').slice(0, 16);
+    const full = hot === '' ? '' : `${totalField(metric.id)}\n${hot}\n${details}`;
     plans.set(metric.id, {
-      detailsArg: { ref: id, full: details === '' ? '' : `${id}|${details}` }, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
+      arg: { id: full === '' ? '' : createHash('sha1').update(full).digest('hex').slice(0, 16), full }, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
       // The rule's second character is 2 when this metric is in it (streakRule).
       awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2',
     });

@@ -242,6 +242,6 @@ export const ScriptCode = {
   OUT_OF_POINTS: -8,
   /** A time trigger's award is due: the api accrues it, then sends the event again. */
   TIME_DUE: -9,
-  /** The event script does not hold the plan's details it was sent the id of: send them in full. */
-  DETAILS_UNKNOWN: -10,
+  /** The event script does not hold the plan it was sent the id of: send it in full. */
+  PLAN_UNKNOWN: -10,
 } as const;

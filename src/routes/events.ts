@@ -218,8 +218,8 @@ export function eventRoutes(deps: Deps): Route[] {
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
     const nowIso = isoOf(now);
     const creation = nowIso + user.id;
-    // The details by id; in full once the script says it does not hold them.
-    let details = plan.detailsArg.ref;
+    // The plan by id; in full once the script says it does not hold it.
+    let planFull = '';
     const total = totalField(metric.id);
     const hot = plan.hot;
     const matches = eventMatches(plan, body.attributes);
@@ -248,13 +248,12 @@ export function eventRoutes(deps: Deps): Route[] {
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
       // one string (ioredis spends about 120 ns an argument).
-      const head = `${flags}|${total}|${value}|d:${day}|${tz}`;
       const boards = boardsOf(tenant, metric.id, day, plan, tz, now, body.value > 0);
       const phase1 = hot === ''
-        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, head, idempotency, creation, entry, ...ident.pairs)
+        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...ident.pairs)
         : redis.recordEventPlan(
           u.user, userMetricKey, u.slot,
-          `${head}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${hot}`, idempotency, creation, entry, details,
+          `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, idempotency, creation, entry, planFull,
           plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
         );
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
@@ -291,8 +290,8 @@ export function eventRoutes(deps: Deps): Route[] {
         return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streak, '{}', '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-      if (code === ScriptCode.DETAILS_UNKNOWN) {
-        details = plan.detailsArg.full;
+      if (code === ScriptCode.PLAN_UNKNOWN) {
+        planFull = plan.arg.full;
         continue;
       }
       if (code === ScriptCode.TIME_DUE) {
