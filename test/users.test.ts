@@ -27,6 +27,20 @@ describe('identification', () => {
     });
   });
 
+  it('shows a user an event created with updated as created and subscribed, until an update', async () => {
+    await s.setClock('2026-03-10T12:30:00Z');
+    expect((await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'by-event' }, value: 1 } })).status).toBe(201);
+    await s.setClock('2026-03-10T12:40:00Z');
+    await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'by-event' }, value: 1 } });
+    expect((await s.request('GET', '/v1/users/by-event')).body).toMatchObject({
+      subscribeToEmails: true, created: '2026-03-10T12:30:00.000Z', updated: '2026-03-10T12:30:00.000Z',
+    });
+    expect((await s.request('PATCH', '/v1/users/by-event', { body: { name: 'E' } })).body).toMatchObject({
+      subscribeToEmails: true, created: '2026-03-10T12:30:00.000Z', updated: '2026-03-10T12:40:00.000Z',
+    });
+    await s.setClock('2026-03-10T12:00:00Z');
+  });
+
   it('refuses to create an existing user with 422 (never 409) and changes nothing', async () => {
     const r = await s.request('POST', '/v1/users', { body: { id: 'u1', name: 'Other' } });
     expect(r.status).toBe(422);

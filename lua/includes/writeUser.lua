@@ -1,7 +1,10 @@
 --[[
   Creates the user when new (subscribeToEmails defaults to true) and applies the fields of an
   identification. A user who does not subscribe to emails keeps no email (as Trophy: "if false,
-  the email is not stored").
+  the email is not stored"). A new user's hash gets only 'id' and 'created': 'updated' absent
+  means never updated since (the user view shows `created`), 'sub' absent means subscribed (only
+  '0' unsubscribes). Every field written costs the event, and every field a hash holds costs each
+  later lookup of an absent field in it (a listpack is scanned whole).
 
   userKey, usersKey  the user's hash and the user set of its partition
   exists             whether the user's hash exists (the caller has read it already)
@@ -17,7 +20,7 @@ local function writeUser(userKey, usersKey, exists, creation, argv, first)
   local created = 0
   if not exists then
     local userId = string.sub(creation, 25)
-    redis.call('HSET', userKey, 'id', userId, 'created', nowIso, 'updated', nowIso, 'sub', '1')
+    redis.call('HSET', userKey, 'id', userId, 'created', nowIso)
     redis.call('SADD', usersKey, userId)
     created = 1
   end

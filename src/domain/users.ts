@@ -2,8 +2,9 @@
  * Users: the identification fields a request may carry, their checks (attribute keys, time zone,
  * subscribeToEmails), the user hash layout in Redis and the wire shape of a User.
  *
- * User hash fields: id, created, updated, email, name, tz, sub ('1'/'0'), dt (JSON device tokens),
- * a:<attribute key>, n:<notification type> (JSON channels), m:<metric id> (metric total).
+ * User hash fields: id, created, updated (absent until the user is updated: `created`), email, name,
+ * tz, sub ('0' unsubscribed; '1' or absent subscribed), dt (JSON device tokens), a:<attribute key>,
+ * n:<notification type> (JSON channels), m:<metric id> (metric total).
  */
 import { fail } from '../http/errors.js';
 import type { Snapshot } from '../store/config.js';
@@ -147,7 +148,7 @@ export function userView(h: UserHash): UserView {
     attributes,
     control: false,
     created: h.created,
-    updated: h.updated,
+    updated: h.updated ?? h.created,
   };
 }
 
