@@ -66,11 +66,11 @@
                         (every T units, f as above or '', P points, b '1' when it refuses to go
                         below 0, u '1' when it has a user filter, cap the system's maxPoints or
                         ''); then the time triggers, each '<interval ms>,<trigger id>'
-  ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
-  ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
-  ARGV[4] the event log entry (JSON, built by the api), its 'event' field; an event that extends
+  ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
+  ARGV[3] the event log entry (JSON, built by the api), its 'event' field; an event that extends
           the streak adds a field 'sx' (the stored state), one that awards points a field 'pa'
           (the awards, below), which the log drainer puts back into the body as "sx" and "pa"
+  ARGV[4] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[5] '' (the plan by its id alone), or the plan in full (above) once the script answered
           that it does not hold it
             details     JSON, decoded only when something completes or awards: m = the metric
@@ -78,6 +78,9 @@
                         achievements, p = points (src/domain/points.ts PointsDetails)
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification
+  Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds
+  ARGV element by element into a table that grows by doubling, about 700 instructions an element
+  and as much again for each growth.
 
   Returns
     processed: one string of nine fields separated by '\n' (none holds a newline but the last,
@@ -112,9 +115,10 @@ local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
 local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, planId =
   string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-local idempotency = ARGV[2]
-local creation = ARGV[3]
-local logEntry = ARGV[4]
+local creation = ARGV[2]
+local logEntry = ARGV[3]
+local idempotency = ARGV[4] or ''
+local boosts = ARGV[6] or ''
 
 --- @include "addNumber"
 --- @include "canSubscribe"
@@ -125,7 +129,7 @@ local logEntry = ARGV[4]
 --- @include "points"
 --- @include "hotPlan"
 
-local planned = hotPlan(planId, ARGV[5])
+local planned = hotPlan(planId, ARGV[5] or '')
 if not planned then return {-10} end
 local totalField = planned.total
 local plan = planned.details
@@ -156,7 +160,7 @@ local stored
 local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
-local fast = ARGV[6] == '' and planned.fast or nil
+local fast = boosts == '' and planned.fast or nil
 if fast then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, joined('h', totalField), fast.pt, fast.pn)
 elseif pointsHot ~= '' then
@@ -184,7 +188,7 @@ elseif pointsHot ~= '' then
   end
   stored = redis.call('HMGET', userKey, unpack(fields))
   scope = string.sub(userKey, #slot + 6)
-  pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, ARGV[6])
+  pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
   for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')

@@ -68,6 +68,21 @@ interface Processed {
   boards: string;
 }
 
+/**
+ * recordEventPlan's arguments (lua/recordEventPlan-3.lua), without the trailing empty ones when no
+ * identification pairs follow: Redis builds ARGV element by element, each about 700 instructions
+ * and as much again whenever the table doubles.
+ */
+function planArgs(
+  small: string, creation: string, entry: string, idempotency: string, planFull: string, boosts: string, pairs: string[],
+): string[] {
+  if (pairs.length > 0) return [small, creation, entry, idempotency, planFull, boosts, ...pairs];
+  if (boosts !== '') return [small, creation, entry, idempotency, planFull, boosts];
+  if (planFull !== '') return [small, creation, entry, idempotency, planFull];
+  if (idempotency !== '') return [small, creation, entry, idempotency];
+  return [small, creation, entry];
+}
+
 /** Splits the scripts' answer: nine fields, separated by newlines, the last one JSON. */
 function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
@@ -251,11 +266,11 @@ export function eventRoutes(deps: Deps): Route[] {
       const boards = boardsOf(tenant, metric.id, day, plan, tz, now, body.value > 0);
       const phase1 = hot === ''
         ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...ident.pairs)
-        : redis.recordEventPlan(
-          u.user, userMetricKey, u.slot,
-          `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, idempotency, creation, entry, planFull,
-          plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '', ...ident.pairs,
-        );
+        : redis.recordEventPlan(u.user, userMetricKey, u.slot, ...planArgs(
+          `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, creation, entry,
+          idempotency, planFull, plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '',
+          ident.pairs,
+        ));
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
       // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
       // another node, so they are read once phase 1 has answered, and only where the event may be
