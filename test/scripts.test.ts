@@ -62,13 +62,14 @@ describe('script loader', () => {
   });
 });
 
-describe('recordEvent, called directly', () => {
+/**
+ * Inside a describe: a client with the scripts defined and loaded, under a key prefix of its own,
+ * deleted afterwards.
+ */
+function directScripts() {
   const settings = loadSettings({ ...process.env, LAUREL_PREFIX: `t${randomBytes(5).toString('hex')}` });
   const keys = new Keys(settings.prefix, 16);
   const redis = new Redis(settings.redisUrl);
-  const u = keys.forUser('_', 'direct');
-  const metric = 'm-1';
-
   beforeAll(async () => {
     const scripts = loadScripts();
     defineScripts(redis, scripts);
@@ -78,6 +79,13 @@ describe('recordEvent, called directly', () => {
     await deletePrefix(settings, settings.prefix);
     redis.disconnect();
   });
+  return { settings, keys, redis };
+}
+
+describe('recordEvent, called directly', () => {
+  const { settings, keys, redis } = directScripts();
+  const u = keys.forUser('_', 'direct');
+  const metric = 'm-1';
 
   const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
@@ -125,24 +133,12 @@ describe('recordEvent, called directly', () => {
 });
 
 describe('recordEventPlan, called directly: the plan by id', () => {
-  const settings = loadSettings({ ...process.env, LAUREL_PREFIX: `t${randomBytes(5).toString('hex')}` });
-  const keys = new Keys(settings.prefix, 16);
-  const redis = new Redis(settings.redisUrl);
+  const { settings, keys, redis } = directScripts();
   const metric = 'm-1';
   // One metric achievement at 5 (hot '5##': its threshold, no streak rule, no points).
   const full = `m:${metric}\n5##\n{"m":[{"id":"a5","cf":"c:a5","v":5}]}`;
   // Unique to this run: another run's library may have been sent the same id with another plan.
   const id = randomBytes(8).toString('hex');
-
-  beforeAll(async () => {
-    const scripts = loadScripts();
-    defineScripts(redis, scripts);
-    await preloadScripts(redis, scripts);
-  });
-  afterAll(async () => {
-    await deletePrefix(settings, settings.prefix);
-    redis.disconnect();
-  });
 
   const call = (user: string, plan: string) => {
     const u = keys.forUser('_', user);
