@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     '# laurel bench: Redis instructions per event',
     '',
     `Counted ${new Date().toISOString()} with callgrind (${version}; commit ${commit}): ${WARM_USERS} users' first events to ` +
-      `warm up, then ${MEASURED.length} events counted (1,000 users, half of them new, then 500 returning, then 100 keys ` +
+      `warm up, then ${MEASURED.length.toLocaleString('en-US')} events counted (1,000 users, half of them new, then 500 returning, then 100 keys ` +
       `sent twice), ${CONNECTIONS} connections. Every instruction Redis ran in the window, over the events sent.`,
     '',
     '| variant | instructions per event | script calls per event | responses |',
