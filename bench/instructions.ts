@@ -23,8 +23,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { freePort, start, stop, stopAll, waitReady, type Child } from './processes.js';
+import { connectRedis } from './redis.js';
 import { ROOT, VARIANTS, type Variant } from './variants.js';
 
 const HOST = '127.0.0.1';
@@ -59,20 +60,15 @@ function callgrindControl(pid: number, ...args: string[]): void {
 
 async function redisUp(port: number, child: Child): Promise<Redis> {
   const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  for (;;) {
     if (child.proc.exitCode !== null) throw new Error(`redis-server under valgrind exited:\n${child.output.join('\n')}`);
-    const redis = new Redis({ host: HOST, port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-    redis.on('error', () => {});
     try {
-      await redis.connect();
-      await redis.ping();
-      return redis;
-    } catch {
-      redis.disconnect();
+      return await connectRedis(`redis://${HOST}:${port}`);
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 300));
     }
   }
-  throw new Error('redis-server under valgrind did not answer within 60 s');
 }
 
 /** Script calls so far (FCALL and EVALSHA), from INFO commandstats. */

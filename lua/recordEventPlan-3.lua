@@ -79,8 +79,8 @@
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification
   Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds
-  ARGV element by element into a table that grows by doubling, about 700 instructions an element
-  and as much again for each growth.
+  ARGV element by element into a table that grows by doubling (leaving out three saved about 2,700
+  instructions an event).
 
   Returns
     processed: one string of nine fields separated by '\n' (none holds a newline but the last,

@@ -22,7 +22,7 @@
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it).
 
-  The rule arrives as a compact string (see recordEventPlan's ARGV[12]):
+  The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
   '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; its first
   five characters are read in place, and parseRule turns the rest into {i (this metric's position
   in the rule), t (the rule's thresholds, in order), fz ({initial, max, interval, amount}, or

@@ -37,7 +37,7 @@ export interface MetricPlan {
    * command, and the script decodes the details only when something completes.
    */
   arg: { id: string; full: string };
-  /** What every event reads: the thresholds and the streak rule (recordEventPlan ARGV[12]); '' when none. */
+  /** What every event reads: the thresholds, the streak rule and the points triggers (recordEventPlan <hot>); '' when none. */
   hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
   eventFilters: [string, string][][];

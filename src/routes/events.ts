@@ -70,8 +70,8 @@ interface Processed {
 
 /**
  * recordEventPlan's arguments (lua/recordEventPlan-3.lua), without the trailing empty ones when no
- * identification pairs follow: Redis builds ARGV element by element, each about 700 instructions
- * and as much again whenever the table doubles.
+ * identification pairs follow: Redis builds ARGV element by element into a table that doubles as
+ * it grows (leaving out three saved about 2,700 instructions an event).
  */
 function planArgs(
   small: string, creation: string, entry: string, idempotency: string, planFull: string, boosts: string, pairs: string[],
