@@ -52,6 +52,20 @@ describe('script loader', () => {
     expect(s.name).toBe('x');
   });
 
+  it('calls the standard functions through library locals, and refuses code that would shadow them', () => {
+    const { code } = functionLibrary(loadScripts());
+    const setter = /^if not rcall then .* end$/m;
+    expect(code).toMatch(setter);
+    // Outside the line that sets them, no call reads the globals any more.
+    expect(code.replace(setter, '')).not.toMatch(/(?<![\w.:])(redis\.call|string\.sub|string\.match|tonumber|unpack)\s*\(/);
+    expect(code).toMatch(/\brcall\('XADD'/);
+    const library = (body: string) => functionLibrary(loadScripts(luaDir({ 'recordEvent-1.lua': body })), '/nonexistent');
+    expect(library('return redis.call("GET", KEYS[1])').code).toContain('return rcall("GET", KEYS[1])');
+    expect(() => library('local tonumber = 1\nreturn tonumber("2")')).toThrow(/declare a variable "tonumber"/);
+    expect(() => library('for _, type in ipairs(ARGV) do end')).toThrow(/declare a variable "type"/);
+    expect(() => library('local rcall = 1')).toThrow(/use the name "rcall"/);
+  });
+
   it('loads every script of lua/ with a header naming its KEYS and ARGV', () => {
     const scripts = loadScripts();
     expect(scripts.map((s) => s.name)).toEqual(expect.arrayContaining(['recordEvent', 'upsertUser', 'configPut']));

@@ -120,10 +120,49 @@ export function functionLibrary(scripts: Script[], dir = LUA_DIR): { code: strin
   const names = new Map(chosen.map((x) => [x.name, `laurel_${x.name}_${hash}`]));
   const code = [
     `#!lua name=laurel_${hash}`,
-    helperCode,
-    ...chosen.map((x) => `redis.register_function('${names.get(x.name)}', function(KEYS, ARGV)\n${x.body}\nend)`),
+    `local ${LIBRARY_LOCALS.map(([, local]) => local).join(', ')}`,
+    libraryLocals(helperCode, 'the helpers'),
+    ...chosen.map((x) => `redis.register_function('${names.get(x.name)}', function(KEYS, ARGV)\n${LIBRARY_LOCALS_SET}\n` +
+      `${libraryLocals(x.body, x.name)}\nend)`),
   ].join('\n');
   return { code, names };
+}
+
+/**
+ * The standard functions the library calls, kept in library-level locals. In a Redis 7 function
+ * every global is read through an empty table whose metatable points at the real globals: about
+ * 200 instructions for `redis.call` or `string.sub`, against one upvalue read for a local (2,600
+ * instructions an event, 1.8%, on laurel-points). The globals are not readable while the library
+ * loads (only `redis.register_function` is), so the first call of any of its functions sets them.
+ */
+const LIBRARY_LOCALS: [string, string][] = [
+  ['redis.call', 'rcall'], ['string.match', 'smatch'], ['string.sub', 'ssub'], ['string.byte', 'sbyte'],
+  ['string.format', 'sformat'], ['string.gmatch', 'sgmatch'], ['table.concat', 'tconcat'], ['table.insert', 'tinsert'],
+  ['cjson.decode', 'jdecode'], ['cjson.encode', 'jencode'], ['math.floor', 'mfloor'], ['math.min', 'mmin'],
+  ['math.max', 'mmax'], ['tonumber', 'tonum'], ['tostring', 'tostr'], ['ipairs', 'lipairs'], ['pairs', 'lpairs'],
+  ['unpack', 'lunpack'], ['type', 'ltype'],
+];
+
+const LIBRARY_LOCALS_SET = `if not rcall then ${LIBRARY_LOCALS.map(([, local]) => local).join(', ')} = ` +
+  `${LIBRARY_LOCALS.map(([global]) => global).join(', ')} end`;
+
+/**
+ * Calls of the standard functions, rewritten to the library's locals. Fails when the code declares
+ * a variable named like one of the bare globals (a rewritten call would then reach the global, not
+ * the variable), or already uses one of the locals' names.
+ */
+function libraryLocals(code: string, what: string): string {
+  for (const [global, local] of LIBRARY_LOCALS) {
+    if (new RegExp(`\\b${local}\\b`).test(code)) throw new Error(`lua: ${what} use the name "${local}", which the function library keeps for ${global}`);
+    if (global.includes('.')) continue;
+    const declared = new RegExp(`\\blocal\\b[^=\\n]*\\b${global}\\b|\\bfunction\\b[^(\\n]*\\([^)]*\\b${global}\\b|\\bfor\\b[^\\n]*\\b${global}\\b[^\\n]*\\bin\\b`);
+    if (declared.test(code)) throw new Error(`lua: ${what} declare a variable "${global}", which the function library reads as the global`);
+  }
+  let out = code;
+  for (const [global, local] of LIBRARY_LOCALS) {
+    out = out.replace(new RegExp(`(?<![\\w.:])${global.replace('.', '\\.')}(?=\\s*\\()`, 'g'), local);
+  }
+  return out;
 }
 
 type Args = (string | number | Buffer)[];
