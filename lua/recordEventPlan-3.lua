@@ -444,7 +444,8 @@ elseif pc and #pc.awards > 0 then
 end
 -- The streak's state and the awards go in fields of their own, not joined into the entry: a join
 -- makes a new string, and Lua hashes every byte of it (the drainer puts them back in the body).
-local logKey = joined(slot, 'log')
+-- The log key is joined anew (see joined, lua/includes/hotPlan.lua).
+local logKey = slot .. 'log'
 local seq
 if awards ~= '' then
   if logStreak then

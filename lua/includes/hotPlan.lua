@@ -14,9 +14,12 @@
   1,024 plans.
 
   joined(a, b) -> a .. b, joined once per pair (a join makes and interns a string, about 1,200
-  instructions): the names every event builds from its arguments, the partition's log key
-  (joined(slot, 'log')) and the field of the total's highest point (joined('h', totalField)).
-  Bounded like the plans: at most 4,096 first parts, each with the few second parts events use.
+  instructions): the field of the total's highest point (joined('h', totalField)), one per
+  metric. Bounded like the plans: at most 4,096 first parts, each with the few second parts events
+  use. Not for names with one first part per partition (the log key): a memo of hundreds of
+  tables costs more than the joins it saves, since Redis runs a step of Lua's collector every 50
+  calls and each cycle walks every live object (500 instructions an event more with the log key
+  in it).
 
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is
