@@ -21,5 +21,5 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/lua ./lua
 USER node
 EXPOSE 3000
-ENTRYPOINT ["node", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/src/cli.js"]
 CMD ["start"]

@@ -89,9 +89,9 @@ export function start(name: string, command: string, args: string[], opts: Start
   return child;
 }
 
-/** Starts `node <script>`: the bench servers and laurel's cli. */
-export function startNode(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  return start(name, process.execPath, [script, ...args], { env });
+/** Starts `node [nodeArgs] <script> [args]`: the bench servers and laurel's cli. */
+export function startNode(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Child {
+  return start(name, process.execPath, [...nodeArgs, script, ...args], { env });
 }
 
 function alive(child: Child): boolean {

@@ -5,7 +5,7 @@
  *   uws-hello       uWS reads the body and answers {"ok":true}: the HTTP ceiling
  *   trivial-script  + JSON.parse + one trivial Lua script through ioredis: the design's floor
  *   ten-command-script  the same with a script of the ten commands an XP event's phase 1 runs
- *   laurel-event    the real laurel api, `node dist/src/cli.js api`, on the bare metric
+ *   laurel-event    the real laurel api, `node --max-semi-space-size=32 dist/src/cli.js api`, on the bare metric
  *   laurel-streaks  the same server and load, the metric with three achievements and a daily streak
  *   laurel-points   and an XP points system (10 points a lesson, two levels)
  *   laurel-features and a leaderboard of the top 100: what issues 3, 4 and 5 put on a metric
@@ -118,8 +118,15 @@ async function put(url: string, apiKey: string, body: unknown, signal: AbortSign
 }
 
 /**
- * A variant of the real laurel api (`node dist/src/cli.js api`), the same server and load for
- * both: `features` false prepares the bare metric, true adds the product's scenario on it.
+ * Node's flags for laurel, as `npm start`, the Dockerfile and the README run it: a young
+ * generation of 32 MB semi-spaces (README, Running it).
+ */
+export const LAUREL_NODE_FLAGS = ['--max-semi-space-size=32'];
+
+/**
+ * A variant of the real laurel api (`node --max-semi-space-size=32 dist/src/cli.js api`), the same
+ * server and load for both: `features` false prepares the bare metric, true adds the product's
+ * scenario on it.
  */
 /** What the metric carries, issue by issue: nothing, achievements and a streak, + points, + a leaderboard. */
 type Features = 'none' | 'streaks' | 'points' | 'all';
@@ -135,7 +142,7 @@ function laurel(name: string, description: string, features: Features): Variant 
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
       };
-      return { child: startNode(name, `${ROOT}dist/src/cli.js`, ['api'], env), prefix, apiKey, ...urls(at) };
+      return { child: startNode(name, `${ROOT}dist/src/cli.js`, ['api'], env, LAUREL_NODE_FLAGS), prefix, apiKey, ...urls(at) };
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
@@ -182,7 +189,7 @@ function laurel(name: string, description: string, features: Features): Variant 
 }
 
 export const laurelEvent = laurel(
-  'laurel-event', 'laurel api (node dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none');
+  'laurel-event', 'laurel api (node --max-semi-space-size=32 dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none');
 export const laurelStreaks = laurel(
   'laurel-streaks', 'the event path with three achievements and a daily streak on the metric (issue 3)', 'streaks');
 export const laurelPoints = laurel(

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../src/http/errors.js';
+import { LAUREL_NODE_FLAGS } from '../bench/variants.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -53,6 +54,13 @@ describe('README', () => {
       expect(status, `${e.command}\n→ ${body}`).toBe(e.status);
       expect(() => JSON.parse(body), body).not.toThrow();
     }
+  });
+
+  it('starts the api with the node flags it documents, as the bench does', () => {
+    const flags = LAUREL_NODE_FLAGS.join(' ');
+    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start).toBe(`node ${flags} dist/src/cli.js start`);
+    expect(readFileSync('Dockerfile', 'utf8')).toContain(`ENTRYPOINT ["node", ${LAUREL_NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "dist/src/cli.js"]`);
+    expect(readme).toContain(`| \`node ${flags} dist/src/cli.js api\` |`);
   });
 
   it('lists every error code of the catalogue with its status', () => {
