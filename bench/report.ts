@@ -47,6 +47,8 @@ export interface Settings {
   connections: number;
   warmupS: number;
   durationS: number;
+  /** Seconds of one turn: the variants are measured in turns until each has had `durationS`. */
+  sliceS: number;
   timeoutS: number;
   users: number;
   idempotencyShare: number;
@@ -194,6 +196,35 @@ export function variantResult(
   };
 }
 
+/**
+ * A variant's measured slices as one pass: counts and durations summed; each latency percentile
+ * the median over the slices (the mean weighted by requests, the maximum the largest).
+ */
+export function mergeSlices(slices: WrkResult[]): WrkResult {
+  if (slices.length === 1) return slices[0];
+  const sum = (f: (r: WrkResult) => number) => slices.reduce((a, r) => a + f(r), 0);
+  const requests = sum((r) => r.requests);
+  const statuses: Record<string, number> = {};
+  for (const r of slices) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  const mid = (f: (r: WrkResult) => number) => median(slices.map(f));
+  return {
+    durationUs: sum((r) => r.durationUs),
+    requests,
+    bytes: sum((r) => r.bytes),
+    errors: {
+      connect: sum((r) => r.errors.connect), read: sum((r) => r.errors.read), write: sum((r) => r.errors.write),
+      status: sum((r) => r.errors.status), timeout: sum((r) => r.errors.timeout),
+    },
+    latencyUs: {
+      p50: mid((r) => r.latencyUs.p50), p90: mid((r) => r.latencyUs.p90), p99: mid((r) => r.latencyUs.p99),
+      p999: mid((r) => r.latencyUs.p999), stdev: mid((r) => r.latencyUs.stdev),
+      mean: requests === 0 ? 0 : sum((r) => r.latencyUs.mean * r.requests) / requests,
+      max: Math.max(...slices.map((r) => r.latencyUs.max)),
+    },
+    statuses,
+  };
+}
+
 /** The median; the mean of the two middle values for an even count. */
 export function median(values: number[]): number {
   if (values.length === 0) throw new Error('median of nothing');
@@ -334,12 +365,14 @@ export function renderMarkdown(report: Report): string {
   const lines = [
     `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}, ${m.wrk}` +
       ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
-    `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant;` +
+    `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant, in turns of ${s.sliceS} s;` +
       ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.`,
     many
-      ? `${plural(n, 'round')}, each a fresh server per variant, in rotated order (${orders}). req/s: median over rounds, then each round's` +
-        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile; CPU: each process\'s user and' +
-        ' system time over the measured pass per request, the median over rounds (bench/cpu.ts); errors and responses: summed over rounds.'
+      ? `${plural(n, 'round')}, each with a fresh server per variant, all started first, then measured in turns (forwards, then backwards),` +
+        ` in rotated order (${orders}). req/s: each round's requests over its measured seconds, the median over rounds, then each round's` +
+        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile (in a round, the median' +
+        ' over its turns); CPU: each process\'s user and system time over the measured turns per request, the median over rounds' +
+        ' (bench/cpu.ts); errors and responses: summed over rounds.'
       : '1 round: one measurement per variant; set BENCH_ROUNDS ≥ 3 to compare runs on a noisy machine.',
     `Machine speed before each round (a fixed JavaScript loop, ms; lower is faster): ${report.rounds.map((r) => int(r.speedProbeMs)).join(' / ')}.`,
     '',

@@ -1,14 +1,20 @@
 /**
- * The bench runner (`npm run bench`): in each of BENCH_ROUNDS rounds, for each named variant of
- * the metric-event workload, start its server fresh in a child process on a free port, wait until
- * ready, warm up (discarded), measure with wrk, stop it and delete its Redis keys; then print and
- * write the report (medians over rounds, every round's figures, per-round ratios).
- * Variants run one after another, never side by side: they share the machine's cores. The order
- * rotates from round to round (A B C, B C A, C A B, ...) so no variant always runs first or last.
+ * The bench runner (`npm run bench`): in each of BENCH_ROUNDS rounds, start a fresh server for
+ * each named variant of the metric-event workload (a child process each, on a free port), wait
+ * until they are ready and prepare them; warm each up (discarded); then measure them in turns,
+ * BENCH_SLICE seconds of wrk at a time, until each has had BENCH_DURATION seconds; stop them and
+ * delete their Redis keys. Then print and write the report (medians over rounds, every round's
+ * figures, per-round ratios).
+ * Only one variant is loaded at a time: they share the machine's cores. Taking turns in short
+ * slices puts every variant through the same minutes of the shared machine's drift, which moves a
+ * one-after-another pass of 8 s by a tenth and more. The order rotates from round to round
+ * (A B C, B C A, C A B, ...), and runs backwards every other slice, so no variant is always first
+ * or last.
  *
  * Environment (bench/README.md):
  *   BENCH_ROUNDS       rounds, each measuring every selected variant once (3)
  *   BENCH_DURATION     seconds measured per variant and round (8)
+ *   BENCH_SLICE        seconds of one turn (2); BENCH_DURATION must be a multiple of it
  *   BENCH_WARMUP       seconds of discarded warm-up per variant and round (2; 0 skips it)
  *   BENCH_CONNECTIONS  open connections (64)
  *   BENCH_THREADS      wrk threads (2)
@@ -22,14 +28,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
-import { isLocalRedis, perRequest, sample } from './cpu.js';
+import { isLocalRedis, perRequest, sample, type CpuSample } from './cpu.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
-  buildReport, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
+  buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
-import { ROOT, VARIANTS, type Variant } from './variants.js';
+import { ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 
 const HOST = '127.0.0.1';
@@ -62,17 +68,21 @@ function count(name: string, fallback: number, min: number): number {
  * on a noisy machine than one 30 s pass, and a full run of the four variants stays under three
  * minutes.
  */
-const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, connections: 64, threads: 2 };
+const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2 };
 
 function loadSettings(): Settings {
   const threads = count('BENCH_THREADS', DEFAULTS.threads, 1);
+  const durationS = seconds('BENCH_DURATION', DEFAULTS.durationS, 1);
+  const sliceS = seconds('BENCH_SLICE', Math.min(DEFAULTS.sliceS, durationS), 1);
+  if (durationS % sliceS !== 0) throw new UsageError(`BENCH_DURATION (${durationS} s) must be a multiple of BENCH_SLICE (${sliceS} s)`);
   return {
     rounds: count('BENCH_ROUNDS', DEFAULTS.rounds, 1),
     threads,
     // wrk refuses fewer connections than threads.
     connections: count('BENCH_CONNECTIONS', DEFAULTS.connections, threads),
     warmupS: seconds('BENCH_WARMUP', DEFAULTS.warmupS, 0),
-    durationS: seconds('BENCH_DURATION', DEFAULTS.durationS, 1),
+    durationS,
+    sliceS,
     timeoutS: 5,
     users: 100_000,
     idempotencyShare: 0.1,
@@ -88,7 +98,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   const reasons: string[] = [];
   if (variants.length !== VARIANTS.length) reasons.push('BENCH_VARIANTS selects a subset');
   const differs: [string, keyof typeof DEFAULTS][] = [
-    ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'],
+    ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'], ['BENCH_SLICE', 'sliceS'],
     ['BENCH_CONNECTIONS', 'connections'], ['BENCH_THREADS', 'threads'],
   ];
   for (const [env, key] of differs) {
@@ -169,15 +179,16 @@ function log(line: string): void {
 }
 
 /**
- * One wrk pass against a session: the same script and arguments for every variant. Each pass
- * gets its own idempotency-key namespace, so the measured pass's share of replays does not depend
- * on how long the warm-up ran.
+ * One wrk pass against a session: the same script and arguments for every variant. `tag` names
+ * the pass's idempotency keys: the warm-up has its own, and a variant's measured slices of a round
+ * share one, so its share of replays is that of one pass of BENCH_DURATION seconds, whatever the
+ * warm-up or the slicing.
  */
-function load(settings: Settings, url: string, apiKey: string, durationS: number, signal: AbortSignal): Promise<WrkResult> {
+function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal): Promise<WrkResult> {
   return runWrk({
-    url,
+    url: session.eventUrl,
     script: WRK_SCRIPT,
-    scriptArgs: [apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), `idem-${Date.now().toString(36)}`],
+    scriptArgs: [session.apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), tag],
     threads: settings.threads,
     connections: settings.connections,
     durationS,
@@ -185,38 +196,83 @@ function load(settings: Settings, url: string, apiKey: string, durationS: number
   }, signal);
 }
 
-/** Start, ready, prepare, warm up, measure; always stop the server and delete its keys. */
-async function measure(
-  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, signal: AbortSignal,
-): Promise<VariantResult> {
-  const port = await freePort(HOST);
-  const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl });
-  let result: VariantResult | null = null;
+const tagOf = (what: string) => `${what}-${Date.now().toString(36)}`;
+
+interface Running {
+  variant: Variant;
+  session: Session;
+  port: number;
+  warm: WrkResult | null;
+  slices: WrkResult[];
+  /** CPU ticks of the measured slices, summed (null: not readable). */
+  ticks: CpuSample;
+}
+
+const addTicks = (a: number | null, before: number | null, after: number | null) =>
+  a === null || before === null || after === null ? null : a + after - before;
+
+/**
+ * One round: every variant's server started and prepared, each warmed up, then measured in turns
+ * of BENCH_SLICE seconds (forwards, then backwards) until each has had BENCH_DURATION seconds.
+ * The servers are always stopped and their keys deleted.
+ */
+async function measureRound(
+  order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, signal: AbortSignal,
+): Promise<VariantResult[]> {
+  const running: Running[] = [];
+  const results: VariantResult[] = [];
   try {
-    log(`  server pid ${session.child.proc.pid ?? '?'} on ${HOST}:${port}`);
-    await waitReady(session.child, session.readyUrl, signal);
-    await variant.prepare?.(session, signal);
-    let warm: WrkResult | null = null;
-    if (settings.warmupS > 0) {
-      log(`  warm-up ${settings.warmupS} s`);
-      warm = await load(settings, session.eventUrl, session.apiKey, settings.warmupS, signal);
+    for (const variant of order) {
+      const port = await freePort(HOST);
+      const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl });
+      running.push({ variant, session, port, warm: null, slices: [], ticks: { server: 0, redis: 0, children: 0 } });
+      log(`${variant.name}: ${variant.description}`);
+      log(`  server pid ${session.child.proc.pid ?? '?'} on ${HOST}:${port}`);
+      await waitReady(session.child, session.readyUrl, signal);
+      await variant.prepare?.(session, signal);
     }
-    log(`  measuring ${settings.durationS} s`);
-    const before = sample(session.child.proc.pid, redisPid);
-    const measured = await load(settings, session.eventUrl, session.apiKey, settings.durationS, signal);
-    const cpu = perRequest(before, sample(session.child.proc.pid, redisPid), measured.requests);
-    result = variantResult(variant.name, variant.description, measured, warm, 0, cpu);
+    if (settings.warmupS > 0) {
+      log(`  warm-up ${settings.warmupS} s each`);
+      for (const r of running) r.warm = await load(settings, r.session, settings.warmupS, tagOf('warm'), signal);
+    }
+    const slices = settings.durationS / settings.sliceS;
+    log(`  measuring ${settings.durationS} s each, in ${slices} turns of ${settings.sliceS} s`);
+    const tags = running.map((r) => tagOf(`idem-${r.variant.name}`));
+    for (let k = 0; k < slices; k++) {
+      const turn = k % 2 === 0 ? running : [...running].reverse();
+      for (const r of turn) {
+        const pid = r.session.child.proc.pid;
+        const before = sample(pid, redisPid);
+        const slice = await load(settings, r.session, settings.sliceS, tags[running.indexOf(r)], signal);
+        const after = sample(pid, redisPid);
+        r.slices.push(slice);
+        r.ticks = {
+          server: addTicks(r.ticks.server, before.server, after.server),
+          redis: addTicks(r.ticks.redis, before.redis, after.redis),
+          children: addTicks(r.ticks.children, before.children, after.children),
+        };
+      }
+    }
+    for (const r of running) {
+      const measured = mergeSlices(r.slices);
+      const cpu = perRequest({ server: 0, redis: 0, children: 0 }, r.ticks, measured.requests);
+      results.push(variantResult(r.variant.name, r.variant.description, measured, r.warm, 0, cpu));
+      log(`${r.variant.name}:${summary(results[results.length - 1])}`);
+    }
   } finally {
-    await stop(session.child);
-    // The port must be free again: a server still on it would take connections of the next run.
-    if (await portAnswers(port, HOST)) log(`  WARNING: something still answers on ${HOST}:${port} after ${variant.name} stopped`);
-    if (session.prefix !== null) {
-      const deleted = await deleteByPrefix(redis, session.prefix);
-      if (result) result.keysDeleted = deleted;
-      log(`  deleted ${deleted} keys under ${session.prefix}:`);
+    for (const r of running) {
+      await stop(r.session.child);
+      // The port must be free again: a server still on it would take connections of the next run.
+      if (await portAnswers(r.port, HOST)) log(`  WARNING: something still answers on ${HOST}:${r.port} after ${r.variant.name} stopped`);
+      if (r.session.prefix !== null) {
+        const deleted = await deleteByPrefix(redis, r.session.prefix);
+        const result = results.find((x) => x.name === r.variant.name);
+        if (result) result.keysDeleted = deleted;
+        log(`  deleted ${deleted} keys under ${r.session.prefix}:`);
+      }
     }
   }
-  return result;
+  return results;
 }
 
 function summary(r: VariantResult): string {
@@ -258,6 +314,7 @@ async function main(): Promise<number> {
     const passes = settings.rounds * variants.length;
     log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
       `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round ` +
+      `in turns of ${settings.sliceS} s ` +
       `(${passes * (settings.warmupS + settings.durationS)} s of load in all); ` +
       `${machine.cpus} CPUs, load ${machine.loadAverageAtStart[0].toFixed(2)}`);
     for (let i = 0; i < settings.rounds; i++) {
@@ -273,12 +330,7 @@ async function main(): Promise<number> {
       };
       log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)}, ` +
         `speed probe ${Math.round(round.speedProbeMs)} ms)`);
-      for (const variant of order) {
-        log(`${variant.name}: ${variant.description}`);
-        const r = await measure(variant, settings, redis, redisPid, controller.signal);
-        round.variants.push(r);
-        log(summary(r));
-      }
+      round.variants = await measureRound(order, settings, redis, redisPid, controller.signal);
       round.ratios = roundRatios(round.variants);
       // The targets' ratios and how the two laurel variants compare, as far as measured.
       const figures = [...TARGETS.map((t) => ratioName(t.of, t.over)), ratioName('laurel-features', 'laurel-event')]
