@@ -304,9 +304,12 @@ export interface LoggedEvent {
 /**
  * Phase 2 again, for an event whose api process died before it could run it: the user's current
  * standing on the boards the event concerns, from the user's state now (absolute values, so
- * placing them again where phase 2 did run changes nothing).
+ * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
+ * orders the placement among the user's others (lua/leaderboardRank-7.lua): the state now is at
+ * least as new as the event, and a placement of an earlier event that arrives later changes
+ * nothing.
  */
-export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, e: LoggedEvent): Promise<void> {
+export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, e: LoggedEvent, seq = ''): Promise<void> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   const metricBoardsOfEvent = metricBoards(snapshot, e.m);
@@ -340,5 +343,5 @@ export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, 
       placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));
     }
   }
-  if (placements.length > 0) await place(deps, e.t, e.u, placements, e.ts);
+  if (placements.length > 0) await place(deps, e.t, e.u, placements, e.ts, undefined, seq);
 }

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from './support/server.js';
+import { orderOf } from '../src/domain/leaderboards.js';
 
 describe.each(targets())('leaderboards on %s', (target) => {
   let s: TestServer;
@@ -644,6 +645,15 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await c.workers!.drainNow();
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
+      // Placed in the order of the user's events, by the replayed entry's id: a placement of an
+      // earlier event that arrives after it changes nothing.
+      const seq = (r as string).split('\n')[7];
+      expect(await redis.hget(k.sequences, 'p2')).toBe(seq);
+      const earlier = `${Number(seq.split('-')[0]) - 1}-0`;
+      const late = await redis.leaderboardRank(k.ranking, k.members, k.history('p2'), k.awards('p2'), k.expiry, k.falls, k.sequences,
+        'p2', '1', orderOf(now - 1), '1000', String(now), '', earlier);
+      expect(late[0]).toBe(1);
+      expect((await c.request('GET', '/api/leaderboards/plays')).body.rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
     });
 
     it('places such an event on a board with a daily window only when it was made inside the window', async () => {

@@ -214,8 +214,8 @@ async function replayPhase2(deps: Deps, batch: Drained[]): Promise<void> {
   const { dead, stale } = deadProcesses(await deps.redis.hgetall(deps.keys.apiProcesses), Date.now());
   if (stale.length > 0) await deps.redis.hdel(deps.keys.apiProcesses, ...stale);
   if (dead.size === 0) return;
-  for (const { kind, e } of batch) {
-    if (kind === 'event' && e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e as LoggedEvent);
+  for (const { id, kind, e } of batch) {
+    if (kind === 'event' && e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e as LoggedEvent, id);
   }
 }
 
