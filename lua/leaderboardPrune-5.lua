@@ -1,6 +1,5 @@
 --[[
-  Removes from a streak board's run the users whose streak is lost by now (each placement records
-  when the user's streak expires if nothing happens); their next extension places them again.
+  Removes from a streak board's run the users whose streak is lost by now (lua/includes/pruneLost.lua).
 
   KEYS[1] ranking                <prefix>:{lb:...}:r
   KEYS[2] members                <prefix>:{lb:...}:m
@@ -18,18 +17,6 @@ local expiryKey = KEYS[3]
 local fallsKey = KEYS[4]
 local sequencesKey = KEYS[5]
 
-local now = ARGV[1]
+--- @include "pruneLost"
 
-local lost = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', now)
-for _, userId in ipairs(lost) do
-  local member = redis.call('HGET', membersKey, userId)
-  if member then
-    redis.call('ZREM', rankingKey, member)
-    redis.call('HDEL', membersKey, userId)
-    redis.call('HDEL', sequencesKey, userId)
-  end
-  redis.call('ZREM', expiryKey, userId)
-end
--- Leaving lowers the ranking's entry threshold, like a value going down.
-if #lost > 0 then redis.call('INCR', fallsKey) end
-return #lost
+return pruneLost(rankingKey, membersKey, expiryKey, fallsKey, sequencesKey, ARGV[1])

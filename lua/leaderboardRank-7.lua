@@ -39,7 +39,8 @@
   ARGV[4] maximum participants
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
-          leaderboardPrune while the user is on the ranking; '' otherwise
+          leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement
+          first removes the members whose streak is lost by ARGV[5]
   ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a sum
           of awards, whose order does not matter, or a value worked out from the state at once)
   ARGV[8...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
@@ -68,6 +69,12 @@ local max = tonumber(ARGV[4])
 local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
+
+--- @include "pruneLost"
+
+-- A streak board first loses the streaks lost by the event's time: they hold no place in its
+-- ranks, nor in its cap (lua/includes/pruneLost.lua).
+if expiry ~= '' then pruneLost(rankingKey, membersKey, expiryKey, fallsKey, sequencesKey, at) end
 
 -- The value needed to enter now and the falls counter, when the ranking is full ('0', '' else);
 -- `size` and `lowest` when already known.

@@ -511,6 +511,20 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(await ranked('streaky')).toEqual([['u1', 2], ['u2', 1]]);
     });
 
+    it('drops lost streaks when an event ranks a streak board too, not only when the board is read', async () => {
+      const made = await p.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Best streak', key: 'streak-one', rankBy: 'streak', maxParticipants: 1, status: 'active' }],
+      });
+      expect(made.status, made.text).toBe(201);
+      await p.setClock('2026-09-10T10:00:00Z');
+      expect((await play('s1'))['streak-one']).toMatchObject({ rank: 1 });
+      // s1's streak of September 10th is lost once the 11th has passed. Nobody reads the board
+      // (a read removes lost streaks too): s2's event finds the board holding s1, and lets s2 in.
+      await p.setClock('2026-09-12T10:00:00Z');
+      expect((await play('s2'))['streak-one']).toMatchObject({ rank: 1, previousRank: null });
+      expect(await ranked('streak-one')).toEqual([['s2', 1]]);
+    });
+
     it('counts only the points awarded inside a points board\'s daily window, from events and API completions, in the user\'s zone', async () => {
       const made = await p.request('POST', '/admin/v1/leaderboards', {
         body: [
