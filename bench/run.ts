@@ -64,9 +64,9 @@ function count(name: string, fallback: number, min: number): number {
 
 /**
  * The published setup: only a run with these (and every variant) replaces results/latest.* and
- * the README's table. Short passes, repeated over rounds: three 8 s passes per variant say more
- * on a noisy machine than one 30 s pass, and a full run of the four variants stays under three
- * minutes.
+ * the README's table. Short passes, repeated over rounds: three rounds of 8 s per variant, in
+ * turns of 2 s, say more on a noisy machine than one 30 s pass, and a full run of the seven
+ * variants stays under ten minutes.
  */
 const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2 };
 
