@@ -173,6 +173,7 @@ else
       redis.call('ZREM', rankingKey, lowest[1])
       redis.call('HDEL', membersKey, leaving)
       redis.call('HDEL', sequencesKey, leaving)
+      if expiry ~= '' then redis.call('ZREM', expiryKey, leaving) end
       redis.call('ZADD', rankingKey, value, member)
       redis.call('HSET', membersKey, userId, member)
       lowest = nil

@@ -162,11 +162,11 @@ local timeTriggers -- {interval ms, trigger id, position in stored}, when time t
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, joined('h', totalField), fast.pt, fast.pn)
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn)
 elseif pointsHot ~= '' then
   local list, times
   pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
-  local fields = {'tz', 'id', 's', 's:pz', totalField, 'h' .. totalField}
+  local fields = {'tz', 'id', 's', 's:pz', totalField, planned.high}
   local systems = {}
   if times ~= '' then
     timeTriggers = {}
@@ -281,7 +281,7 @@ if fast then
       end
     end
   end
-  if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5] or '0') end
+  if new < old and (high == nil or old > high) then redis.call('HSET', userKey, planned.high, stored[5] or '0') end
   if pendingTotal then redis.call('HSET', userKey, totalField, totalText) end
 end
 
@@ -340,7 +340,7 @@ if pc then
       end
     end
     -- A total that falls remembers its highest point, so rising to it again awards nothing.
-    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, 'h' .. totalField, stored[5] or '0') end
+    if new < old and (high == nil or old > high) then redis.call('HSET', userKey, planned.high, stored[5] or '0') end
   end
 end
 
@@ -444,7 +444,9 @@ elseif pc and #pc.awards > 0 then
 end
 -- The streak's state and the awards go in fields of their own, not joined into the entry: a join
 -- makes a new string, and Lua hashes every byte of it (the drainer puts them back in the body).
--- The log key is joined anew (see joined, lua/includes/hotPlan.lua).
+-- The log key is joined anew: a memo of one string per partition costs Lua's collector more than
+-- the joins it saves (Redis runs a step of it every 50 calls, and each cycle walks every live
+-- object: 500 instructions an event more).
 local logKey = slot .. 'log'
 local seq
 if awards ~= '' then

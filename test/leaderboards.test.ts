@@ -523,6 +523,19 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await p.setClock('2026-09-12T10:00:00Z');
       expect((await play('s2'))['streak-one']).toMatchObject({ rank: 1, previousRank: null });
       expect(await ranked('streak-one')).toEqual([['s2', 1]]);
+      // s3's two days push s2 out. When s2's streak is lost later, nobody leaves the board: the
+      // falls counter (the entry gate's) stays as it was.
+      await play('s3');
+      await p.setClock('2026-09-13T10:00:00Z');
+      expect((await play('s3'))['streak-one']).toMatchObject({ rank: 1 });
+      const board = made.body.created[0] as { id: string; start: string };
+      const { redis, keys } = p.api.services;
+      const k = keys.leaderboard('_', board.id, board.start, '');
+      const falls = await redis.get(k.falls);
+      await p.setClock('2026-09-14T10:00:00Z');
+      expect(await ranked('streak-one')).toEqual([['s3', 2]]);
+      expect(await redis.get(k.falls)).toBe(falls);
+      expect(await redis.zscore(k.expiry, 's2')).toBeNull();
     });
 
     it('counts only the points awarded inside a points board\'s daily window, from events and API completions, in the user\'s zone', async () => {

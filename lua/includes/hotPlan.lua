@@ -13,19 +13,12 @@
   apply the script's effects) sees what the primary did. Bounded: it starts over once it holds
   1,024 plans.
 
-  joined(a, b) -> a .. b, joined once per pair (a join makes and interns a string, about 1,200
-  instructions): the field of the total's highest point (joined('h', totalField)), one per
-  metric. Bounded like the plans: at most 4,096 first parts, each with the few second parts events
-  use. Not for names with one first part per partition (the log key): a memo of hundreds of
-  tables costs more than the joins it saves, since Redis runs a step of Lua's collector every 50
-  calls and each cycle walks every live object (500 instructions an event more with the log key
-  in it).
-
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is
-  {total, details, ach, rule, points, thresholds, letter, mode, fast}, shared: callers must not
-  change it.
+  {total, high, details, ach, rule, points, thresholds, letter, mode, fast}, shared: callers must
+  not change it.
     total              the metric's total field in the user hash ('m:<metricId>')
+    high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
     ach, rule, points  the three parts of <hot> ('' when absent)
     thresholds         the metric achievements' ({goal, position in <matches> or nil}), in the
@@ -48,7 +41,7 @@ local function hotPlan(id, full)
   for goal, filter in string.gmatch(ach, '([^,:]+):?(%d*)') do
     thresholds[#thresholds + 1] = {tonumber(goal), tonumber(filter)}
   end
-  plan = {total = total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
+  plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
     letter = nil, mode = nil, fast = nil}
   if rule ~= '' then plan.letter, plan.mode = string.sub(rule, 1, 1), string.byte(rule, 2) - 48 end
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
@@ -60,22 +53,4 @@ local function hotPlan(id, full)
   hotPlans[id] = plan
   hotPlanCount = hotPlanCount + 1
   return plan
-end
-
-local joins, joinCount = {}, 0
-
-local function joined(a, b)
-  local byA = joins[a]
-  if not byA then
-    if joinCount >= 4096 then joins, joinCount = {}, 0 end
-    byA = {}
-    joins[a] = byA
-    joinCount = joinCount + 1
-  end
-  local s = byA[b]
-  if not s then
-    s = a .. b
-    byA[b] = s
-  end
-  return s
 end

@@ -8,15 +8,18 @@
 ]]
 local function pruneLost(rankingKey, membersKey, expiryKey, fallsKey, sequencesKey, now)
   local lost = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', now)
+  local left = 0
   for _, userId in ipairs(lost) do
     local member = redis.call('HGET', membersKey, userId)
     if member then
       redis.call('ZREM', rankingKey, member)
       redis.call('HDEL', membersKey, userId)
       redis.call('HDEL', sequencesKey, userId)
+      left = left + 1
     end
     redis.call('ZREM', expiryKey, userId)
   end
-  if #lost > 0 then redis.call('INCR', fallsKey) end
-  return #lost
+  -- Only a member leaving can lower the threshold: an expiry of a user already pushed out does not.
+  if left > 0 then redis.call('INCR', fallsKey) end
+  return left
 end
