@@ -1,7 +1,9 @@
 --[[
   Restores a user's streak to the longest length it had within a window of recent periods: the
   streak continues as if the previous period had been extended at that length, so the user keeps
-  it by acting in the current period.
+  it by acting in the current period. The lengths come from the history hash and from the stored
+  streak's run (lua/includes/streak.lua), whose periods are written into the hash here: the
+  restored streak starts without a run.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] streak history         <slot>sh:<tenant>:<uid>
@@ -26,7 +28,14 @@ local current = tonumber(ARGV[4])
 
 local stored = redis.call('HMGET', userKey, 'id', 's')
 if not stored[1] then return {-4} end
+local st = parseStreak(stored[2])
 local best = 0
+-- The run's periods are not in the history hash (lua/includes/streak.lua): its longest length in
+-- the window is that of its last period in the window.
+if st.f == frequency and st.run and st.last then
+  local q = math.min(st.last, period - 1)
+  if q >= from and q >= st.run then best = st.len - (st.last - q) end
+end
 local history = redis.call('HGETALL', historyKey)
 for i = 1, #history, 2 do
   local p = tonumber(history[i])
@@ -40,8 +49,10 @@ for i = 1, #history, 2 do
 end
 if best == 0 then return {0} end
 if current >= best then return {-1} end
-local st = parseStreak(stored[2])
-st.f, st.len, st.last, st.start = frequency, best, period - 1, period - best
+-- The run ends here: its periods go into the history hash, and the restored streak has none.
+local run = runHistory(st)
+if #run > 0 then redis.call('HSET', historyKey, unpack(run)) end
+st.f, st.len, st.last, st.start, st.run = frequency, best, period - 1, period - best, nil
 if best > st.long then st.long = best end
 redis.call('HSET', userKey, 's', packStreak(st))
 return {best}

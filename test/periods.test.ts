@@ -104,7 +104,7 @@ describe('the event response streak', () => {
     const period = fc.integer({ min: 0, max: 3000 });
     const state = fc.option(fc.record({
       length: fc.nat(400), start: fc.option(period, { nil: null }), last: fc.option(period, { nil: null }),
-      freezes: fc.nat(5), extended: fc.boolean(), longest: fc.nat(400), paused: fc.nat(3),
+      freezes: fc.nat(5), extended: fc.boolean(), longest: fc.nat(400), paused: fc.nat(3), run: fc.option(period, { nil: null }),
     }), { nil: null });
     fc.assert(fc.property(rule, state, period, fc.boolean(), (r, st: StreakState | null, now, extended) => {
       const view = streakView(r, st, now);

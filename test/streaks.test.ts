@@ -6,6 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
+/** A date's day number (days since 1970-01-01): a daily streak's period. */
+const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+
 describe.each(targets())('streaks on %s', (target) => {
   let s: TestServer;
   let ids: Record<string, string>;
@@ -290,6 +293,72 @@ describe.each(targets())('streaks on %s', (target) => {
       expect(longest.body.map((e: any) => [e.userId, e.streakLength])).toEqual([['hal', 16], ['liz', 5], ['kit', 4], ['max', 4]]);
       expect((await s.request('GET', '/v1/streaks/rankings?type=best')).status).toBe(400);
       expect((await s.request('GET', '/v1/streaks/rankings?limit=0')).status).toBe(400);
+    });
+  });
+
+  describe('history kept as a run', () => {
+    // A streak extended period after period writes no history: the state's run says it
+    // (lua/includes/streak.lua). The run is written out when it ends: a restart, a bridge, a restore.
+    beforeAll(async () => {
+      await settings({
+        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+        freezes: { initial: 0, max: 2, autoEarnInterval: 0, autoEarnAmount: 0 },
+      });
+    });
+    const redis = () => s.api.services.redis;
+    const historyKey = (user: string) => s.api.services.keys.forUser('_', user).history;
+    const lengths = async (user: string, periods: number) =>
+      ((await s.request('GET', `/v1/users/${user}/streak?historyPeriods=${periods}`)).body.streakHistory as any[])
+        .map((h) => [h.periodStart.slice(8), h.length]);
+
+    it('writes no history while the run goes on, and writes the run out when the streak restarts', async () => {
+      for (const day of [1, 2, 3]) {
+        await at(`2027-01-0${day}T12:00:00Z`);
+        await event('run1');
+      }
+      expect(await redis().exists(historyKey('run1'))).toBe(0);
+      expect(await lengths('run1', 3)).toEqual([['01', 1], ['02', 2], ['03', 3]]);
+      await at('2027-01-06T12:00:00Z'); // the 4th and 5th missed, no freezes: lost, restarts at 1
+      expect(await event('run1')).toMatchObject({ length: 1, started: '2027-01-06' });
+      expect(await redis().hgetall(historyKey('run1'))).toEqual({
+        [String(dayNumber('2027-01-01'))]: '1', [String(dayNumber('2027-01-02'))]: '2', [String(dayNumber('2027-01-03'))]: '3',
+      });
+      await at('2027-01-07T12:00:00Z');
+      await event('run1');
+      expect(await lengths('run1', 7)).toEqual([['01', 1], ['02', 2], ['03', 3], ['04', 0], ['05', 0], ['06', 1], ['07', 2]]);
+    });
+
+    it('restores from the run, which stays in the history', async () => {
+      for (const day of [10, 11, 12]) {
+        await at(`2027-01-${day}T12:00:00Z`);
+        await event('run2');
+      }
+      await at('2027-01-15T12:00:00Z'); // the 13th and 14th missed: lost
+      const r = await s.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: 'run2' }] } });
+      expect(r.body.restoredUsers).toEqual(['run2']);
+      expect((await s.request('GET', '/v1/users/run2/streak')).body).toMatchObject({ length: 3 });
+      expect(await event('run2')).toMatchObject({ length: 4, extended: true });
+      await at('2027-01-16T12:00:00Z');
+      expect(await event('run2')).toMatchObject({ length: 5, extended: true });
+      expect(await lengths('run2', 7)).toEqual([['10', 1], ['11', 2], ['12', 3], ['13', 0], ['14', 0], ['15', 4], ['16', 5]]);
+    });
+
+    it('reads a state written before runs existed, and goes on from it', async () => {
+      await at('2027-01-20T12:00:00Z');
+      await event('legacy');
+      // As an earlier version left it: ten fields, and every extension in the history hash.
+      const u = s.api.services.keys.forUser('_', 'legacy');
+      const d = (iso: string) => String(dayNumber(iso));
+      await redis().hset(u.user, 's', `d|2|${d('2027-01-20')}|${d('2027-01-19')}|0||2|${d('2027-01-20')}||`);
+      await redis().del(u.history);
+      await redis().hset(u.history, d('2027-01-19'), '1', d('2027-01-20'), '2');
+      expect(await lengths('legacy', 2)).toEqual([['19', 1], ['20', 2]]);
+      await at('2027-01-21T12:00:00Z');
+      expect(await event('legacy')).toMatchObject({ length: 3, started: '2027-01-19' });
+      await at('2027-01-22T12:00:00Z');
+      expect(await event('legacy')).toMatchObject({ length: 4 });
+      expect(await lengths('legacy', 4)).toEqual([['19', 1], ['20', 2], ['21', 3], ['22', 4]]);
+      expect(Object.keys(await redis().hgetall(u.history))).toHaveLength(2);
     });
   });
 

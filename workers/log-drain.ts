@@ -128,7 +128,7 @@ function extensionOf(e: LoggedBody, rule: StreakSettings): { state: StreakState;
     return { state, tz: streakZone(e.sx) };
   }
   const [length, longest, period, freezes, tz] = e.sx!;
-  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0 }, tz };
+  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
 }
 
 /**

@@ -3,7 +3,7 @@
   the user's zone), so the next period is `last + 1`. The state is one field of the user hash,
   's' (one field to read and one to write: a dozen separate fields cost the event twice as much):
 
-    <f>|<len>|<last>|<start>|<frz>|<earn>|<long>|<p>|<tz>|<acc>;<acc>;...
+    <f>|<len>|<last>|<start>|<frz>|<earn>|<long>|<p>|<tz>|<acc>;<acc>;...|<run>
 
     f      the frequency letter ('d', 'w', 'm') of len/last/start/p; another one: no streak yet
     len    periods extended in a row (periods bridged by freezes or pauses do not add)
@@ -16,11 +16,18 @@
     tz     the zone `last` was judged in (a zone change is judged in both zones)
     acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
            the period is covered)
+    run    the first period of the run that ends at `last`: periods extended one after the other,
+           the length growing by one each (absent or '': no run; a state written before runs
+           existed has none)
 
   Beside it: 's:at' (when it was last extended, ISO-8601) and 's:pz' (pauses, a JSON
   list of [frequency letter, first period, last period, id]: paused periods are neither missed
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
-  'p<length>' when a pause covered it).
+  'p<length>' when a pause covered it). The periods of the run are not in it: period q of the run
+  had length len - (last - q). They are written out (runHistory) only when the run ends in a way
+  that changes that (a restart, periods bridged, a zone move, a restore), so the usual extension
+  writes no history at all (a command and, for a new user, a key less: about 5,000 instructions).
+  Readers take an entry of the hash first, then the run (src/routes/streaks.ts streakHistory).
 
   The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
   '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; its first
@@ -37,6 +44,8 @@
   parseRule(hot)               the rule's details
   parseStreak(packed)          the stored fields, or an empty state
   packStreak(st)               the field's value
+  runHistory(st)               the run's periods as history entries (the last 365), a list of
+                               field/value pairs
   int(x), num(x)               an integer (nil: '') or any number as a string, cheaply
   earnFreezes(fz, st, day)     the freezes held on `day`, written into st
   pausedBetween(f, st, from, to)   how many periods from..to a pause of frequency f covers
@@ -57,13 +66,14 @@ end
 
 local function parseStreak(packed)
   if not packed then
-    return {f = '', len = 0, last = nil, start = nil, frz = nil, earn = nil, long = 0, p = nil, tz = '', accs = '', pz = nil}
+    return {f = '', len = 0, last = nil, start = nil, frz = nil, earn = nil, long = 0, p = nil, tz = '', accs = '', pz = nil,
+      run = nil}
   end
-  local f, len, last, start, frz, earn, long, p, tz, accs = string.match(packed,
-    '^(%a?)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%d*)|(%-?%d*)|([^|]*)|(.*)$')
+  local f, len, last, start, frz, earn, long, p, tz, accs, run = string.match(packed,
+    '^(%a?)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%-?%d*)|(%d*)|(%-?%d*)|([^|]*)|([^|]*)|?(%-?%d*)$')
   -- One constructor with every field: a table grown field by field rehashes several times.
   return {f = f, len = tonumber(len) or 0, last = tonumber(last), start = tonumber(start), frz = tonumber(frz),
-    earn = tonumber(earn), long = tonumber(long) or 0, p = tonumber(p), tz = tz, accs = accs, pz = nil}
+    earn = tonumber(earn), long = tonumber(long) or 0, p = tonumber(p), tz = tz, accs = accs, pz = nil, run = tonumber(run)}
 end
 
 -- Numbers become strings here without tostring's '%.14g' (glibc's float formatting), and
@@ -81,7 +91,21 @@ end
 -- Joined, not formatted: every '%s' of string.format is a vfprintf conversion.
 local function packStreak(st)
   return st.f .. '|' .. int(st.len) .. '|' .. int(st.last) .. '|' .. int(st.start) .. '|' .. int(st.frz) .. '|' ..
-    int(st.earn) .. '|' .. int(st.long) .. '|' .. int(st.p) .. '|' .. st.tz .. '|' .. st.accs
+    int(st.earn) .. '|' .. int(st.long) .. '|' .. int(st.p) .. '|' .. st.tz .. '|' .. st.accs .. '|' .. int(st.run)
+end
+
+-- The run's periods as history entries, the last 365 of them (a reader asks for 365 periods at
+-- most, counted back from now, which is never before `last`).
+local function runHistory(st)
+  local out = {}
+  if st.run == nil or st.last == nil or st.run > st.last then return out end
+  local from = st.run
+  if from < st.last - 364 then from = st.last - 364 end
+  for q = from, st.last do
+    out[#out + 1] = int(q)
+    out[#out + 1] = int(st.len - (st.last - q))
+  end
+  return out
 end
 
 local function earnFreezes(fz, st, day)
@@ -122,7 +146,7 @@ end
   meets the rule by itself (the api knows: one metric, or `any`, and a value at the threshold),
   so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
   user changed zone (a move must neither lose nor repeat a period). Writes the state in one HSET,
-  the history in another.
+  and the history in another only when the run ends (see the top of this file).
 
   Returns whether the streak was extended, the length before, and the state as stored.
 ]]
@@ -173,21 +197,25 @@ local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day
   end
 
   local before = st.len
-  local history
+  local history -- entries to write, when the run ends
   local now = period
   if periodOld ~= nil and periodOld < now then now = periodOld end
   if st.last == nil or st.len == 0 then
+    if st.run then history = runHistory(st) end
     st.len, st.start = 1, period
     -- Auto-earning counts from the first day the user had a streak (freezes configured).
     if st.earn == nil and string.byte(hot, 5) == 49 then st.earn = day end
-    history = {int(period), '1'}
-  elseif now == st.last + 1 then
+  elseif now == st.last + 1 and period == now and st.run then
+    -- The run goes on: nothing to write.
     st.len = st.len + 1
-    history = {int(period), int(st.len)}
+  elseif now == st.last + 1 then
+    -- No run yet (a state from before runs, a restore), or a zone move skipped a period number.
+    if st.run then history = runHistory(st) end
+    st.len = st.len + 1
   else
     s = s or parseRule(hot)
     earnFreezes(s.fz, st, day)
-    history = {}
+    history = runHistory(st)
     local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1)
     if gap <= st.frz then
       -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
@@ -202,13 +230,13 @@ local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day
       st.len = 1
       st.start = period
     end
-    history[#history + 1] = int(period)
-    history[#history + 1] = int(st.len)
   end
+  -- This period starts a run, unless the run went on.
+  if history or st.run == nil or st.last == nil or now ~= st.last + 1 then st.run = period end
   st.last = period
   st.tz = tz
   if st.len > st.long then st.long = st.len end
-  redis.call('HSET', historyKey, unpack(history))
+  if history and #history > 0 then redis.call('HSET', historyKey, unpack(history)) end
   packed = packStreak(st)
   redis.call('HSET', userKey, 's', packed, 's:at', stamp)
   return true, before, packed

@@ -54,6 +54,12 @@ export interface StreakState {
   longest: number;
   /** Periods between `last` and now that a pause covers (neither missed nor counted). */
   paused: number;
+  /**
+   * The first period of the run that ends at `last` (null: none): periods extended one after the
+   * other, whose lengths the history hash does not hold (lua/includes/streak.lua). Period q of the
+   * run had length `length - (last - q)`.
+   */
+  run: number | null;
 }
 
 /** A pause as the user hash keeps it (`s:pz`): [frequency letter, first period, last period, id]. */
@@ -157,7 +163,7 @@ function parseStreak(packed: string | undefined) {
   const num = (i: number): number | null => (parts[i] === undefined || parts[i] === '' ? null : Number(parts[i]));
   return {
     f: parts[0] ?? '', len: num(1) ?? 0, last: num(2), start: num(3), frz: num(4), earn: num(5), long: num(6) ?? 0,
-    tz: parts[8] ?? '',
+    tz: parts[8] ?? '', run: num(10),
   };
 }
 
@@ -170,11 +176,12 @@ export function streakZone(packed: string): string {
 export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number, now: number): StreakState {
   const st = parseStreak(h.s);
   const letter = FREQUENCY_LETTER[rule.frequency];
-  const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: st.long, paused: 0 };
+  const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: st.long, paused: 0, run: null };
   if (st.f === letter) {
     state.length = st.len;
     state.start = st.start;
     state.last = st.last;
+    state.run = st.run;
     if (state.last !== null) state.paused = pausedBetween(pausesOf(h), letter, state.last + 1, now - 1);
   }
   if (rule.freezes) {

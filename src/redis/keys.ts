@@ -10,7 +10,8 @@
  *                                                        i:<idempotency key> -> first event id[:expiry ms]
  *   <prefix>:{p<N>}:users:<tenant>                     set: user ids of the partition
  *   <prefix>:{p<N>}:achc:<tenant>                      hash: achievement id -> completions in the partition
- *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length
+ *   <prefix>:{p<N>}:sh:<tenant>:<uid>                  hash: streak history, period -> length (not the
+ *                                                        periods of the streak's run: lua/includes/streak.lua)
  *   <prefix>:{p<N>}:up:<tenant>:<uid>:<systemId>       hash: points change per local day (d:<day>)
  *                                                        and the last 100 awards (a:<n>); the
  *                                                        scripts get the base, up to the last ':',
