@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { freePort, start, stop, stopAll, waitReady, type Child } from './processes.js';
 import { connectRedis } from './redis.js';
-import { ROOT, VARIANTS, type Variant } from './variants.js';
+import { gitCommit, ROOT, VARIANTS, type Variant } from './variants.js';
 
 const HOST = '127.0.0.1';
 const WARM_USERS = 500;
@@ -185,10 +185,7 @@ async function main(): Promise<void> {
       `${r.scriptCallsPerEvent.toFixed(2)} script calls per event, ${JSON.stringify(r.statuses)}\n`);
     results.push(r);
   }
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch { /* not a checkout */ }
+  const commit = gitCommit().slice(0, 12);
   const md = [
     '# laurel bench: Redis instructions per event',
     '',

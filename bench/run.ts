@@ -24,7 +24,6 @@
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -35,7 +34,7 @@ import {
   buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
-import { ROOT, VARIANTS, type Session, type Variant } from './variants.js';
+import { gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 
 const HOST = '127.0.0.1';
@@ -122,14 +121,6 @@ function selectVariants(): Variant[] {
 function rotated<T>(list: T[], index: number): T[] {
   const k = list.length === 0 ? 0 : index % list.length;
   return [...list.slice(k), ...list.slice(0, k)];
-}
-
-function gitCommit(): string {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown';
-  }
 }
 
 async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {

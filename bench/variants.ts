@@ -10,12 +10,22 @@
  *   laurel-points   and an XP points system (10 points a lesson, two levels)
  *   laurel-features and a leaderboard of the top 100: what issues 3, 4 and 5 put on a metric
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startNode, type Child } from './processes.js';
 
 /** The repository root, from dist/bench/variants.js. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The checkout's commit (40 hex digits), or 'unknown' outside a git checkout. */
+export function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** The path every variant is loaded on; the bench servers answer any POST path. */
 export const EVENT_PATH = '/api/metrics/lessons/event';
