@@ -47,16 +47,21 @@ local logEntry = ARGV[4]
 --- @include "writeUser"
 --- @include "eventCore"
 
-local flag = eventFlags(flags)
+-- A call of a Lua function costs about 300 instructions: the helpers are called only when they
+-- have something to do (flags not in the memo, a window, a key, a zone to compare or an email).
+local flag = flagTables[flags] or eventFlags(flags)
 local isInteger = flag[3]
-local nowMs, expiresAt = eventWindow(flags)
+local nowMs, expiresAt
+if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 
-local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
+local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then return replay end
 
 local stored = redis.call('HMGET', userKey, 'tz', 'id')
-local refusal = eventRefusal(userKey, stored, flag, assumedTz)
-if refusal then return refusal end
+if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+  local refusal = eventRefusal(userKey, stored, flag, assumedTz)
+  if refusal then return refusal end
+end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)

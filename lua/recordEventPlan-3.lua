@@ -129,26 +129,24 @@ local boosts = ARGV[6] or ''
 --- @include "points"
 --- @include "hotPlan"
 
-local planned = hotPlan(planId, ARGV[5] or '')
+-- A call of a Lua function costs about 300 instructions: the usual event's cases are tested here,
+-- and the helpers called only when they have something to do (a plan or flags not in the memo, a
+-- window, a key, a zone to compare or an email to check).
+local planned = hotPlans[planId] or hotPlan(planId, ARGV[5] or '')
 if not planned then return {-10} end
 local totalField = planned.total
-local plan = planned.details
 
-local flag = eventFlags(flags)
+local flag = flagTables[flags] or eventFlags(flags)
 local isInteger = flag[3]
 local pc -- the points context, when the plan has points
-local nowMs, expiresAt = eventWindow(flags)
+local nowMs, expiresAt
+if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 
 local achHot, ruleHot, pointsHot = planned.ach, planned.rule, planned.points
 -- The rule's frequency letter and mode; the rest of the rule only when an event needs it.
 local letter, mode = planned.letter, planned.mode
-local p -- the decoded details, when needed
-local function details()
-  if not p then p = cjson.decode(plan) end
-  return p
-end
 
-local replay = eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
+local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then
   if letter then replay[4] = {redis.call('HGET', userKey, 's') or '', redis.call('HGET', userKey, 's:pz') or '', 0} end
   return replay
@@ -195,8 +193,10 @@ elseif letter then
 else
   stored = redis.call('HMGET', userKey, 'tz', 'id')
 end
-local refusal = eventRefusal(userKey, stored, flag, assumedTz)
-if refusal then return refusal end
+if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+  local refusal = eventRefusal(userKey, stored, flag, assumedTz)
+  if refusal then return refusal end
+end
 -- A returning user with a time award due (or a time trigger never counted for them): the api
 -- accrues first, so that this event sees (and may spend) what time granted.
 if timeTriggers and stored[2] then
@@ -238,7 +238,7 @@ local oldTotal, valueNumber
 if fast then oldTotal, valueNumber = (stored[5] or 0) + 0, value + 0 end
 if fast and isInteger and oldTotal % 1 == 0 then
   local sum = oldTotal + valueNumber
-  if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, digits(sum), true end
+  if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, digitsOf[sum] or digits(sum), true end
 end
 if not pendingTotal then total = addNumber(userKey, totalField, value, isInteger) end
 
@@ -253,7 +253,9 @@ if fast then
     if times > 0 then
       local points = (fast.P + 0) * times
       local before = (stored[7] or 0) + 0
-      local after = pointsAfter(before, points, fast.cap, fast.block)
+      -- pointsAfter's usual case in place (above 0, below any cap): a call costs about 300.
+      local after = before + points
+      if after < 0 or (fast.cap and points > 0 and after > fast.cap) then after = pointsAfter(before, points, fast.cap, fast.block) end
       if after == nil then
         -- Refused: nothing written yet, or the total to put back.
         if not pendingTotal then
@@ -265,13 +267,17 @@ if fast then
         local n = (stored[8] or 0) + 1
         -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
         -- instructions a call. The award is usually the trigger's points as sent.
-        -- Numbers all three: digits directly (numberText would first ask type(), a C call of about
-        -- 550 instructions).
-        local afterText, nText = digits(after), digits(n)
+        -- Numbers all three: their digits from the memo directly (numberText would first ask type(),
+        -- a C call of about 550 instructions; a call of digits() costs about 300 more than the
+        -- lookup).
+        local afterText, nText = digitsOf[after] or digits(after), digitsOf[n] or digits(n)
         local awardedText = after - before == points and times == 1 and fast.P or digits(after - before)
         scope = string.sub(userKey, #slot + 6)
-        pointsRecord(slot .. 'up:' .. scope .. ':' .. fast.system, n, nText,
-          nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fast.trigger, dayField, afterText)
+        -- pointsRecord in place.
+        local pointsKey = slot .. 'up:' .. scope .. ':' .. fast.system
+        redis.call('HSET', pointsKey, 'a:' .. nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fast.trigger,
+          dayField, afterText)
+        if n > 100 then redis.call('HDEL', pointsKey, string.format('a:%d', n - 100)) end
         if pendingTotal then
           redis.call('HSET', userKey, totalField, totalText, fast.pt, afterText, fast.pn, nText)
           pendingTotal = false
@@ -301,7 +307,7 @@ if pc then
   end
   -- A new user's creation awards first: what they grant, this event may spend.
   if stored[2] == false and string.byte(pointsFlags, 1) == 49 then
-    local d = details().p
+    local d = planDetails(planned).p
     for _, t in ipairs(d.c) do
       if userMatches(t.ua) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
     end
@@ -330,7 +336,7 @@ if pc then
       if from and to > from then
         local T = t[1]
         local times = (to - to % T) / T - (from - from % T) / T
-        if times > 0 and (not t[5] or userMatches(details().p.m[k].ua))
+        if times > 0 and (not t[5] or userMatches(planDetails(planned).p.m[k].ua))
             and not pointsAward(pc, t[8], t[6], t[7], t[3] * times, t[4]) then
           -- Refused: put back what this script wrote, and say which system.
           if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
@@ -346,8 +352,19 @@ if pc then
   end
 end
 
-local created = eventRest(userKey, userMetricKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, value, isInteger, dayField, idempotency,
-  expiresAt, creation, ARGV, 7)
+-- eventRest in place (a call with a dozen arguments costs about 800 instructions): the user, the
+-- day, the key.
+local created = 0
+if stored[2] == false or #ARGV >= 7 then
+  created = writeUser(userKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, creation, ARGV, 7)
+end
+-- addNumber in place.
+local daySum = isInteger and redis.pcall('HINCRBY', userMetricKey, dayField, value)
+if type(daySum) ~= 'number' then redis.call('HINCRBYFLOAT', userMetricKey, dayField, value) end
+if idempotency ~= '' then
+  local eventId = string.sub(idempotency, 1, 36)
+  redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
+end
 if pc then pc.pending = nil end
 -- A new user's time triggers start counting now.
 if timeTriggers and created == 1 then
@@ -382,7 +399,10 @@ end
 if achHot ~= '' then
   local v = valueNumber or value + 0
   local newTotal = total + 0
-  for k, t in ipairs(planned.thresholds) do
+  -- A numeric loop: ipairs costs a C call to start and one per step (about 500 instructions each).
+  local thresholds = planned.thresholds
+  for k = 1, #thresholds do
+    local t = thresholds[k]
     local goal, filter = t[1], t[2]
     -- The unfiltered thresholds come last, in ascending order: none after this one is reached.
     if not filter and goal > newTotal then break end
@@ -390,11 +410,11 @@ if achHot ~= '' then
     if filter then
       now = nil
       if string.byte(matches, filter) == 49 then
-        now = tonumber(addNumber(userMetricKey, details().m[k].pf, value, isInteger))
+        now = tonumber(addNumber(userMetricKey, planDetails(planned).m[k].pf, value, isInteger))
       end
     end
     if now and now >= goal and now - v < goal then
-      complete(userKey, slot .. 'achc:' .. tenant, details().m[k], string.sub(creation, 1, 24), completed)
+      complete(userKey, slot .. 'achc:' .. tenant, planDetails(planned).m[k], string.sub(creation, 1, 24), completed)
     end
   end
 end
@@ -409,7 +429,7 @@ if letter then
     extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, ruleHot, st, period, periodOld, day, value,
       flag[4], string.sub(creation, 1, 24), assumedTz)
     if extended and string.byte(ruleHot, 4) == 49 then
-      for _, a in ipairs(details().sa) do
+      for _, a in ipairs(planDetails(planned).sa) do
         if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, string.sub(creation, 1, 24), completed) end
       end
     end
@@ -419,7 +439,7 @@ if letter then
   if extended then
     logStreak = true
     if pc and string.byte(pointsFlags, 2) == 49 then
-      local d = details().p
+      local d = planDetails(planned).p
       for _, t in ipairs(d.k) do
         if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
       end
@@ -427,9 +447,9 @@ if letter then
   end
 end
 if #completed > 0 then
-  cascade(userKey, slot .. 'achc:' .. tenant, details().c, string.sub(creation, 1, 24), completed)
+  cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, string.sub(creation, 1, 24), completed)
   if pc and string.byte(pointsFlags, 3) == 49 then
-    local d = details().p
+    local d = planDetails(planned).p
     for i = 1, #completed do
       for _, t in ipairs(d.a[completed[i]] or {}) do
         if attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end

@@ -4,7 +4,9 @@
   The numbers events write repeat across users and events (totals, points, award counts, a
   streak's periods and lengths), so most are found. A pure function of its argument, like
   hotPlan's memo (a reload merely starts it empty); bounded: it starts over at 1,024 numbers (the
-  Lua collector walks the table on every cycle, about 20 instructions an entry).
+  Lua collector walks the table on every cycle, about 20 instructions an entry). The hot paths
+  look the memo up themselves, `digitsOf[x] or digits(x)`, and call digits() only when it misses:
+  a call of a Lua function costs about 300 instructions.
 ]]
 local digitsOf, digitsCount = {}, 0
 
