@@ -116,6 +116,7 @@ local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, planId =
   string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local creation = ARGV[2]
+local nowIso -- creation's ISO-8601 part, once something needs it
 local logEntry = ARGV[3]
 local idempotency = ARGV[4] or ''
 local boosts = ARGV[6] or ''
@@ -142,7 +143,7 @@ local pc -- the points context, when the plan has points
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 
-local achHot, ruleHot, pointsHot = planned.ach, planned.rule, planned.points
+local achHot, pointsHot = planned.ach, planned.points
 -- The rule's frequency letter and mode; the rest of the rule only when an event needs it.
 local letter, mode = planned.letter, planned.mode
 
@@ -211,7 +212,8 @@ end
 local period, day, periodOld, st
 if mode == 2 then
   period = periodText + 0
-  local f, last = string.match(stored[3] or '', '^(%a?)|%-?%d*|(%-?%d*)|')
+  local f, last -- a new user's streak needs no match
+  if stored[3] then f, last = string.match(stored[3], '^(%a?)|%-?%d*|(%-?%d*)|') end
   if f ~= letter or last == '' or last == nil or period > last + 0 then
     -- Not covered yet: the day, and the period in the streak's zone after a move.
     local b, c = string.match(periods, '^(%-?%d+):?(%-?%d*)$')
@@ -356,7 +358,8 @@ end
 -- day, the key.
 local created = 0
 if stored[2] == false or #ARGV >= 7 then
-  created = writeUser(userKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, creation, ARGV, 7)
+  nowIso = string.sub(creation, 1, 24)
+  created = writeUser(userKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, creation, ARGV, 7, nowIso)
 end
 -- addNumber in place.
 local daySum = isInteger and redis.pcall('HINCRBY', userMetricKey, dayField, value)
@@ -414,7 +417,8 @@ if achHot ~= '' then
       end
     end
     if now and now >= goal and now - v < goal then
-      complete(userKey, slot .. 'achc:' .. tenant, planDetails(planned).m[k], string.sub(creation, 1, 24), completed)
+      nowIso = nowIso or string.sub(creation, 1, 24)
+      complete(userKey, slot .. 'achc:' .. tenant, planDetails(planned).m[k], nowIso, completed)
     end
   end
 end
@@ -426,11 +430,12 @@ if letter then
   if st then
     local before
     if not scope then scope = string.sub(userKey, #slot + 6) end
-    extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, ruleHot, st, period, periodOld, day, value,
-      flag[4], string.sub(creation, 1, 24), assumedTz)
-    if extended and string.byte(ruleHot, 4) == 49 then
+    nowIso = nowIso or string.sub(creation, 1, 24)
+    extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, planned, st, period, periodOld, day, value,
+      flag[4], nowIso, assumedTz)
+    if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do
-        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, string.sub(creation, 1, 24), completed) end
+        if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, nowIso, completed) end
       end
     end
   end
@@ -447,7 +452,7 @@ if letter then
   end
 end
 if #completed > 0 then
-  cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, string.sub(creation, 1, 24), completed)
+  cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, nowIso, completed)
   if pc and string.byte(pointsFlags, 3) == 49 then
     local d = planDetails(planned).p
     for i = 1, #completed do

@@ -15,7 +15,8 @@
 
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is
-  {total, high, details, ach, rule, points, thresholds, letter, mode, fast}, shared: callers must
+  {total, high, details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded},
+  shared: callers must
   not change it.
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
@@ -23,6 +24,9 @@
     ach, rule, points  the three parts of <hot> ('' when absent)
     thresholds         the metric achievements' ({goal, position in <matches> or nil}), in the
                        order of <ach>
+    all, sa, fz        the rule's flags (lua/includes/streak.lua): evaluation `all`, streak
+                       achievements exist, freezes are configured (read once here, not by a
+                       string.byte call per event)
     letter, mode       the rule's frequency letter and mode (1: the metric is not in the rule,
                        2: it is); nil without a rule
     fast               the usual points plan (one points trigger, on this metric, with no filter,
@@ -48,8 +52,11 @@ local function hotPlan(id, full)
     thresholds[#thresholds + 1] = {tonumber(goal), tonumber(filter)}
   end
   plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
-    letter = nil, mode = nil, fast = nil, decoded = false}
-  if rule ~= '' then plan.letter, plan.mode = string.sub(rule, 1, 1), string.byte(rule, 2) - 48 end
+    letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false}
+  if rule ~= '' then
+    local m, a, sa, fz = string.byte(rule, 2, 5)
+    plan.letter, plan.mode, plan.all, plan.sa, plan.fz = string.sub(rule, 1, 1), m - 48, a == 49, sa == 49, fz == 49
+  end
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
   if T then
     plan.fast = {T = T + 0, P = P, block = block == '1', cap = cap ~= '' and cap + 0 or nil, trigger = trigger,

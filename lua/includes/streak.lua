@@ -145,19 +145,20 @@ local function pausedBetween(f, st, from, to)
 end
 
 --[[
-  streakUpdate(userKey, historyKey, hot, st, period, periodOld, day, value, metAlone, stamp, tz):
+  streakUpdate(userKey, historyKey, plan, st, period, periodOld, day, value, metAlone, stamp, tz):
   the event adds `value` to its metric's accumulator for `period` (the period is not covered yet);
   when the rule is met, the streak extends: +1 after the last period, with missed periods bridged
   by pauses and freezes when there are enough, else it restarts at 1. `metAlone` says the event
   meets the rule by itself (the api knows: one metric, or `any`, and a value at the threshold),
   so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
-  user changed zone (a move must neither lose nor repeat a period). Writes the state in one HSET,
-  and the history in another only when the run ends (see the top of this file).
+  user changed zone (a move must neither lose nor repeat a period). `plan` is the metric's plan
+  (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags. Writes the state in
+  one HSET, and the history in another only when the run ends (see the top of this file).
 
   Returns whether the streak was extended, the length before, and the state as stored.
 ]]
-local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day, value, metAlone, stamp, tz)
-  local f = string.sub(hot, 1, 1)
+local function streakUpdate(userKey, historyKey, plan, st, period, periodOld, day, value, metAlone, stamp, tz)
+  local hot, f = plan.rule, plan.letter
   local s -- the rule's details, parsed when needed
   local met = metAlone
   if met then
@@ -180,7 +181,7 @@ local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day
       local i = s.i
       accs[i] = accs[i] + tonumber(value)
       met = accs[i] >= thresholds[i]
-      if string.byte(hot, 3) == 49 then -- evaluation `all`
+      if plan.all then
         for k = 1, #thresholds do
           if accs[k] < thresholds[k] then met = false break end
         end
@@ -210,7 +211,7 @@ local function streakUpdate(userKey, historyKey, hot, st, period, periodOld, day
     if st.run then history = runHistory(st) end
     st.len, st.start = 1, period
     -- Auto-earning counts from the first day the user had a streak (freezes configured).
-    if st.earn == nil and string.byte(hot, 5) == 49 then st.earn = day end
+    if st.earn == nil and plan.fz then st.earn = day end
   elseif now == st.last + 1 and period == now and st.run then
     -- The run goes on: nothing to write.
     st.len = st.len + 1

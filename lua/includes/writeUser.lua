@@ -10,13 +10,14 @@
   exists             whether the user's hash exists (the caller has read it already)
   creation           '<now, ISO-8601, 24 characters><user id>', split only when needed
   argv, first        field/value pairs to set, in argv from index `first` on
+  iso                creation's ISO-8601 part when the caller has it already, else nil
 
   Returns 1 when the user was created, 0 when it existed.
 ]]
-local function writeUser(userKey, usersKey, exists, creation, argv, first)
+local function writeUser(userKey, usersKey, exists, creation, argv, first, iso)
   local hasFields = #argv >= first
   if exists and not hasFields then return 0 end
-  local nowIso = string.sub(creation, 1, 24)
+  local nowIso = iso or string.sub(creation, 1, 24)
   local created = 0
   if not exists then
     local userId = string.sub(creation, 25)
