@@ -7,11 +7,12 @@
  *
  * Per variant: start `valgrind --tool=callgrind --instr-atstart=no redis-server` on a free port,
  * start the variant's server on it and prepare it as the bench does, send WARM_USERS users' first
- * events, then, with callgrind counting, the measured sequence (MEASURED below: first events and
- * returning users, and keyed events, half of them replays) over 8 keep-alive connections; stop
- * counting, stop both, and read the count from callgrind's output. Reported per event: every
- * instruction Redis ran in the window (reading and parsing commands, the scripts, phase 2, the
- * entry gates' GETs, replies) over the events sent.
+ * events, then, with callgrind counting, the measured sequence (SEGMENTS below: returning users,
+ * first events, and keyed events, half of them replays) over 8 keep-alive connections, dumping the
+ * count after each part; stop counting, stop both, and read the counts from callgrind's output.
+ * Reported per event: every instruction Redis ran in the window (reading and parsing commands, the
+ * scripts, phase 2, the entry gates' GETs, replies) over the events sent, and the same for a new
+ * user's first event and a returning user's alone.
  *
  * Needs valgrind and redis-server on PATH (REDIS_SERVER names another binary, e.g. one built with
  * symbols for callgrind_annotate); BENCH_VARIANTS selects (default: the laurel variants and
@@ -32,15 +33,23 @@ const HOST = '127.0.0.1';
 const WARM_USERS = 500;
 const CONNECTIONS = 8;
 
-/** The measured events: [user number, idempotency key or ''], in order. */
-const MEASURED: [number, string][] = [
-  // Users 0..499 return (warmed), 500..999 are new.
-  ...Array.from({ length: 1000 }, (_, n): [number, string] => [n, '']),
-  // 500..999 return.
-  ...Array.from({ length: 500 }, (_, n): [number, string] => [500 + n, '']),
+type Events = [number, string][];
+const users = (from: number, count: number): Events => Array.from({ length: count }, (_, n): [number, string] => [from + n, '']);
+
+/**
+ * The measured events ([user number, idempotency key or '']), in parts sent one after the other
+ * and counted each on its own: a new user's first event and a returning user's (one on the same
+ * day, in a period the streak covers already) cost Redis differently, and the bench's load is
+ * mostly first events (each round starts with no users; 100,000 of them, drawn at random).
+ */
+const SEGMENTS: { part: 'returning' | 'new' | 'keyed'; events: Events }[] = [
+  { part: 'returning', events: users(0, 500) }, // warmed
+  { part: 'new', events: users(500, 500) },
+  { part: 'returning', events: users(500, 500) },
   // Keyed events, each key sent twice: a first use, then a replay (HTTP 202).
-  ...Array.from({ length: 200 }, (_, n): [number, string] => [n % 100, `key-${n % 100}`]),
+  { part: 'keyed', events: Array.from({ length: 200 }, (_, n): [number, string] => [n % 100, `key-${n % 100}`]) },
 ];
+const MEASURED: Events = SEGMENTS.flatMap((s) => s.events);
 
 /** valgrind's gdbserver names its pipes after $USER and $HOST: callgrind_control must agree. */
 function vgEnv(): NodeJS.ProcessEnv {
@@ -111,19 +120,29 @@ async function send(url: string, apiKey: string, events: [number, string][]): Pr
   return statuses;
 }
 
-/** The instructions callgrind counted, over every output file it wrote (one per dump). */
-function counted(dir: string): number {
+/**
+ * The instructions callgrind counted: in all (every output file it wrote), and per dump
+ * (callgrind.out.<pid>.<n>, in the order of n; the file written at exit has no number).
+ */
+function counted(dir: string): { total: number; dumps: number[] } {
   let total = 0;
+  const dumps: [number, number][] = [];
   for (const file of readdirSync(dir)) {
     const m = /^totals: (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
-    if (m) total += Number(m[1]);
+    if (!m) continue;
+    total += Number(m[1]);
+    const n = /\.(\d+)\.(\d+)$/.exec(file);
+    if (n) dumps.push([Number(n[2]), Number(m[1])]);
   }
-  return total;
+  return { total, dumps: dumps.sort((a, b) => a[0] - b[0]).map(([, count]) => count) };
 }
 
 interface Counted {
   variant: string;
   instructionsPerEvent: number;
+  /** Per event of a new user's first events, and of a returning user's in a covered period. */
+  newUser: number;
+  returning: number;
   scriptCallsPerEvent: number;
   statuses: Record<string, number>;
 }
@@ -146,17 +165,32 @@ async function measure(variant: Variant, redisServer: string): Promise<Counted> 
     await variant.prepare?.(session, signal);
     await send(session.eventUrl, session.apiKey, Array.from({ length: WARM_USERS }, (_, n): [number, string] => [n, '']));
     const pid = redisChild.proc.pid!;
-    callgrindControl(pid, '-i', 'on');
     const before = await scriptCalls(redis);
-    const statuses = await send(session.eventUrl, session.apiKey, MEASURED);
-    const calls = await scriptCalls(redis) - before;
+    const statuses: Record<string, number> = {};
+    callgrindControl(pid, '-i', 'on');
+    // One dump per part: each holds what Redis ran while that part was sent.
+    for (const { events } of SEGMENTS) {
+      for (const [status, n] of Object.entries(await send(session.eventUrl, session.apiKey, events))) statuses[status] = (statuses[status] ?? 0) + n;
+      callgrindControl(pid, '-d');
+    }
     callgrindControl(pid, '-i', 'off');
-    callgrindControl(pid, '-d');
+    const calls = await scriptCalls(redis) - before;
     await stop(session.child);
     server = null;
     await redis.call('SHUTDOWN', 'NOSAVE').catch(() => undefined);
     await redisChild.exited;
-    return { variant: variant.name, instructionsPerEvent: counted(dir) / MEASURED.length, scriptCallsPerEvent: calls / MEASURED.length, statuses };
+    const { total, dumps } = counted(dir);
+    if (dumps.length !== SEGMENTS.length) throw new Error(`callgrind wrote ${dumps.length} dumps for ${SEGMENTS.length} parts`);
+    const per = (part: string) => {
+      let sum = 0;
+      let events = 0;
+      SEGMENTS.forEach((s, i) => { if (s.part === part) { sum += dumps[i]; events += s.events.length; } });
+      return sum / events;
+    };
+    return {
+      variant: variant.name, instructionsPerEvent: total / MEASURED.length, newUser: per('new'), returning: per('returning'),
+      scriptCallsPerEvent: calls / MEASURED.length, statuses,
+    };
   } finally {
     redis?.disconnect();
     if (server) await stop(server);
@@ -182,6 +216,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${v.name}: counting\n`);
     const r = await measure(v, redisServer);
     process.stdout.write(`  ${Math.round(r.instructionsPerEvent).toLocaleString('en-US')} instructions per event, ` +
+      `${Math.round(r.newUser).toLocaleString('en-US')} for a new user's first, ${Math.round(r.returning).toLocaleString('en-US')} for a returning user's, ` +
       `${r.scriptCallsPerEvent.toFixed(2)} script calls per event, ${JSON.stringify(r.statuses)}\n`);
     results.push(r);
   }
@@ -190,12 +225,14 @@ async function main(): Promise<void> {
     '# laurel bench: Redis instructions per event',
     '',
     `Counted ${new Date().toISOString()} with callgrind (${version}; commit ${commit}): ${WARM_USERS} users' first events to ` +
-      `warm up, then ${MEASURED.length.toLocaleString('en-US')} events counted (1,000 users, half of them new, then 500 returning, then 100 keys ` +
-      `sent twice), ${CONNECTIONS} connections. Every instruction Redis ran in the window, over the events sent.`,
+      `warm up, then ${MEASURED.length.toLocaleString('en-US')} events counted (those 500 users return, 500 new users, who then return, then 100 keys ` +
+      `sent twice), ${CONNECTIONS} connections. Every instruction Redis ran in the window, over the events sent; then the same for the new ` +
+      `users' first events alone, and for the returning users' events alone (the same day: the streak's period is covered already).`,
     '',
-    '| variant | instructions per event | script calls per event | responses |',
-    '|---|---:|---:|---|',
+    '| variant | instructions per event | a new user\'s first event | a returning user\'s event | script calls per event | responses |',
+    '|---|---:|---:|---:|---:|---|',
     ...results.map((r) => `| ${r.variant} | ${Math.round(r.instructionsPerEvent).toLocaleString('en-US')} | ` +
+      `${Math.round(r.newUser).toLocaleString('en-US')} | ${Math.round(r.returning).toLocaleString('en-US')} | ` +
       `${r.scriptCallsPerEvent.toFixed(2)} | ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`),
     '',
   ].join('\n');
