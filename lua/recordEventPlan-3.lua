@@ -429,9 +429,8 @@ if letter then
   local packed = stored[3] or ''
   if st then
     local before
-    if not scope then scope = string.sub(userKey, #slot + 6) end
     nowIso = nowIso or string.sub(creation, 1, 24)
-    extended, before, packed = streakUpdate(userKey, slot .. 'sh:' .. scope, planned, st, period, periodOld, day, value,
+    extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
       flag[4], nowIso, assumedTz)
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do

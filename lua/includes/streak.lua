@@ -145,7 +145,7 @@ local function pausedBetween(f, st, from, to)
 end
 
 --[[
-  streakUpdate(userKey, historyKey, plan, st, period, periodOld, day, value, metAlone, stamp, tz):
+  streakUpdate(userKey, slot, plan, st, period, periodOld, day, value, metAlone, stamp, tz):
   the event adds `value` to its metric's accumulator for `period` (the period is not covered yet);
   when the rule is met, the streak extends: +1 after the last period, with missed periods bridged
   by pauses and freezes when there are enough, else it restarts at 1. `metAlone` says the event
@@ -153,11 +153,12 @@ end
   so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
   user changed zone (a move must neither lose nor repeat a period). `plan` is the metric's plan
   (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags. Writes the state in
-  one HSET, and the history in another only when the run ends (see the top of this file).
+  one HSET, and the history in another only when the run ends (see the top of this file), in the
+  history hash beside the user hash (<slot>sh:<tenant>:<uid>, its name joined only then).
 
   Returns whether the streak was extended, the length before, and the state as stored.
 ]]
-local function streakUpdate(userKey, historyKey, plan, st, period, periodOld, day, value, metAlone, stamp, tz)
+local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, value, metAlone, stamp, tz)
   local hot, f = plan.rule, plan.letter
   local s -- the rule's details, parsed when needed
   local met = metAlone
@@ -243,7 +244,7 @@ local function streakUpdate(userKey, historyKey, plan, st, period, periodOld, da
   st.last = period
   st.tz = tz
   if st.len > st.long then st.long = st.len end
-  if history and #history > 0 then redis.call('HSET', historyKey, unpack(history)) end
+  if history and #history > 0 then redis.call('HSET', slot .. 'sh:' .. string.sub(userKey, #slot + 6), unpack(history)) end
   packed = packStreak(st)
   redis.call('HSET', userKey, 's', packed, 's:at', stamp)
   return true, before, packed
