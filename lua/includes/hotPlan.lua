@@ -16,8 +16,7 @@
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is
   {total, high, details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded},
-  shared: callers must
-  not change it.
+  shared: callers must not change it.
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
