@@ -431,7 +431,7 @@ if letter then
     local before
     nowIso = nowIso or string.sub(creation, 1, 24)
     extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
-      flag[4], nowIso, assumedTz)
+      flag[4], stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do
         if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, nowIso, completed) end

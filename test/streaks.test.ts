@@ -315,7 +315,15 @@ describe.each(targets())('streaks on %s', (target) => {
       for (const day of [1, 2, 3]) {
         await at(`2027-01-0${day}T12:00:00Z`);
         await event('run1');
+        if (day === 1) {
+          // The event that creates the user writes no 's:at': 'created' says when it extended.
+          expect(await redis().hget(s.api.services.keys.forUser('_', 'run1').user, 's:at')).toBeNull();
+          expect((await s.request('GET', '/v1/streaks?userIds=run1')).body).toEqual([
+            { userId: 'run1', streakLength: 1, extended: '2027-01-01T12:00:00.000Z' },
+          ]);
+        }
       }
+      expect((await s.request('GET', '/v1/streaks?userIds=run1')).body[0].extended).toBe('2027-01-03T12:00:00.000Z');
       expect(await redis().exists(historyKey('run1'))).toBe(0);
       expect(await lengths('run1', 3)).toEqual([['01', 1], ['02', 2], ['03', 3]]);
       await at('2027-01-06T12:00:00Z'); // the 4th and 5th missed, no freezes: lost, restarts at 1

@@ -20,7 +20,8 @@
            the length growing by one each (absent or '': no run; a state written before runs
            existed has none)
 
-  Beside it: 's:at' (when it was last extended, ISO-8601) and 's:pz' (pauses, a JSON
+  Beside it: 's:at' (when it was last extended, ISO-8601; absent while the only extension is the
+  one of the event that created the user, whose 'created' says when) and 's:pz' (pauses, a JSON
   list of [frequency letter, first period, last period, id]: paused periods are neither missed
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it). The periods of the run are not in it: period q of the run
@@ -153,7 +154,8 @@ end
   so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
   user changed zone (a move must neither lose nor repeat a period). `plan` is the metric's plan
   (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags. Writes the state in
-  one HSET, and the history in another only when the run ends (see the top of this file), in the
+  one HSET (with 's:at' = `stamp`, unless `stamp` is nil), and the history in another only when
+  the run ends (see the top of this file), in the
   history hash beside the user hash (<slot>sh:<tenant>:<uid>, its name joined only then).
 
   Returns whether the streak was extended, the length before, and the state as stored.
@@ -246,6 +248,7 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
   if st.len > st.long then st.long = st.len end
   if history and #history > 0 then redis.call('HSET', slot .. 'sh:' .. string.sub(userKey, #slot + 6), unpack(history)) end
   packed = packStreak(st)
-  redis.call('HSET', userKey, 's', packed, 's:at', stamp)
+  -- No stamp: the event creates the user, and 'created' says when (a field less to write).
+  if stamp then redis.call('HSET', userKey, 's', packed, 's:at', stamp) else redis.call('HSET', userKey, 's', packed) end
   return true, before, packed
 end

@@ -118,7 +118,8 @@ export function streakRoutes(deps: Deps): Route[] {
       if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
       const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
       const length = streakView(rule, stateFromHash(h, rule, day, period), period).length;
-      return { userId, streakLength: length, extended: length > 0 ? h['s:at'] ?? null : null };
+      // 's:at' is absent while the only extension is the one of the event that created the user.
+      return { userId, streakLength: length, extended: length > 0 ? h['s:at'] ?? h.created ?? null : null };
     });
     items.sort((a, b) => b.streakLength - a.streakLength);
     return ok(items);
