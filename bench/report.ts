@@ -6,6 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { baselineName } from './baseline.js';
 import type { CpuPerRequest } from './cpu.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
@@ -54,6 +55,8 @@ export interface Settings {
   idempotencyShare: number;
   idempotencyPool: number;
   redisUrl: string;
+  /** BENCH_BASELINE: the commit each laurel variant is also run as of (`<name>@base`), or null. */
+  baseline: { revision: string; commit: string } | null;
 }
 
 /** One measured pass of every selected variant, in the order they ran. */
@@ -174,6 +177,12 @@ export const RATIO_PAIRS: [string, string][] = [
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;
 
+/** RATIO_PAIRS, after each variant over its baseline twin where the run has one (bench/baseline.ts). */
+export function ratioPairs(names: string[]): [string, string][] {
+  const twins = names.filter((n) => names.includes(baselineName(n))).map((n): [string, string] => [n, baselineName(n)]);
+  return [...twins, ...RATIO_PAIRS];
+}
+
 /** Builds a variant's result from wrk's figures. */
 export function variantResult(
   name: string, description: string, measured: WrkResult, warm: WrkResult | null, keysDeleted: number,
@@ -241,7 +250,7 @@ function ratioOf(variants: { name: string; requestsPerSecond: number }[], of: st
 
 /** The ratios of one round's figures. */
 export function roundRatios(variants: VariantResult[]): Ratio[] {
-  return RATIO_PAIRS.map(([of, over]) => ({ name: ratioName(of, over), value: ratioOf(variants, of, over) }));
+  return ratioPairs(variants.map((v) => v.name)).map(([of, over]) => ({ name: ratioName(of, over), value: ratioOf(variants, of, over) }));
 }
 
 function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
@@ -284,7 +293,7 @@ function medianOrNull(values: (number | null)[]): number | null {
 /** `names`: the selected variants in their configured order (the summary's row order). */
 export function buildReport(machine: Machine, settings: Settings, names: string[], rounds: RoundResult[]): Report {
   const variants = names.map((n) => summarize(n, rounds)).filter((v): v is VariantSummary => v !== null);
-  const ratios: RatioSummary[] = RATIO_PAIRS.map(([of, over]) => {
+  const ratios: RatioSummary[] = ratioPairs(names).map(([of, over]) => {
     const name = ratioName(of, over);
     const perRound = rounds.map((r) => r.ratios.find((x) => x.name === name)?.value ?? null);
     const present = perRound.filter((x): x is number => x !== null);
@@ -375,6 +384,10 @@ export function renderMarkdown(report: Report): string {
         ' (bench/cpu.ts); errors and responses: summed over rounds.'
       : '1 round: one measurement per variant; set BENCH_ROUNDS ≥ 3 to compare runs on a noisy machine.',
     `Machine speed before each round (a fixed JavaScript loop, ms; lower is faster): ${report.rounds.map((r) => int(r.speedProbeMs)).join(' / ')}.`,
+    ...(s.baseline === null ? [] : [
+      `Baseline: ${s.baseline.revision} (commit ${s.baseline.commit.slice(0, 12)}): each laurel variant also runs as of that commit,` +
+        ` as \`<variant>${baselineName('')}\`, in the same turns; \`<variant> / <variant>${baselineName('')}\` is this checkout's rate over the baseline's.`,
+    ]),
     '',
     ...header,
     ...report.variants.map(row),

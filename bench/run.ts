@@ -19,6 +19,8 @@
  *   BENCH_CONNECTIONS  open connections (64)
  *   BENCH_THREADS      wrk threads (2)
  *   BENCH_VARIANTS     comma-separated subset of variant names (all)
+ *   BENCH_BASELINE     a git revision: each selected laurel variant also runs as of it (<name>@base),
+ *                      in the same turns, with the ratio of the two per round (bench/baseline.ts)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *
  * Only a run of every variant with the default rounds, durations, connections and threads
@@ -27,6 +29,7 @@
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
+import { BaselineError, baselineName, prepareBaseline, type Baseline } from './baseline.js';
 import { isLocalRedis, perRequest, sample, type CpuSample } from './cpu.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
@@ -34,7 +37,7 @@ import {
   buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
-import { gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
+import { baselineTwin, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 
 const HOST = '127.0.0.1';
@@ -89,13 +92,15 @@ function loadSettings(): Settings {
     // enough that most keyed requests are first uses at laurel's rate on this machine.
     idempotencyPool: 20_000,
     redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+    baseline: null,
   };
 }
 
 /** Why a run is not the published setup (so it writes `partial`); empty when it is. */
 function partialReasons(settings: Settings, variants: Variant[]): string[] {
   const reasons: string[] = [];
-  if (variants.length !== VARIANTS.length) reasons.push('BENCH_VARIANTS selects a subset');
+  if (settings.baseline !== null) reasons.push(`BENCH_BASELINE=${settings.baseline.revision} adds the baseline's variants`);
+  else if (variants.length !== VARIANTS.length) reasons.push('BENCH_VARIANTS selects a subset');
   const differs: [string, keyof typeof DEFAULTS][] = [
     ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'], ['BENCH_SLICE', 'sliceS'],
     ['BENCH_CONNECTIONS', 'connections'], ['BENCH_THREADS', 'threads'],
@@ -106,7 +111,19 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   return reasons;
 }
 
-function selectVariants(): Variant[] {
+/** The selected variants, each laurel one followed by its baseline twin when there is a baseline. */
+function selectVariants(baseline: Baseline | null): Variant[] {
+  const selected = selectedVariants();
+  if (baseline === null) return selected;
+  const twins = selected.flatMap((v) => {
+    const twin = baselineTwin(v.name, baseline.root, baseline.commit);
+    return twin === null ? [v] : [v, twin];
+  });
+  if (twins.length === selected.length) throw new UsageError('BENCH_BASELINE: select a laurel variant in BENCH_VARIANTS to compare');
+  return twins;
+}
+
+function selectedVariants(): Variant[] {
   const raw = process.env.BENCH_VARIANTS;
   if (!raw) return VARIANTS;
   const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
@@ -287,7 +304,16 @@ function onSignals(): void {
 
 async function main(): Promise<number> {
   const settings = loadSettings();
-  const variants = selectVariants();
+  const revision = process.env.BENCH_BASELINE;
+  let baseline: Baseline | null = null;
+  if (revision) {
+    log(`bench: building the baseline ${revision} (once per commit)`);
+    baseline = prepareBaseline(ROOT, revision);
+    settings.baseline = { revision, commit: baseline.commit };
+    log(`bench: baseline ${revision} = ${baseline.commit.slice(0, 12)} in ${baseline.root}` +
+      (baseline.lockDiffers ? ' (its package-lock.json differs from this checkout\'s: it runs with this checkout\'s node_modules)' : ''));
+  }
+  const variants = selectVariants(baseline);
   const wrk = wrkVersion();
   if (wrk === null) {
     process.stderr.write(`${WRK_MISSING}\n`);
@@ -324,7 +350,8 @@ async function main(): Promise<number> {
       round.variants = await measureRound(order, settings, redis, redisPid, controller.signal);
       round.ratios = roundRatios(round.variants);
       // The targets' ratios and how the two laurel variants compare, as far as measured.
-      const figures = [...TARGETS.map((t) => ratioName(t.of, t.over)), ratioName('laurel-features', 'laurel-event')]
+      const twins = order.filter((v) => v.name.endsWith(baselineName(''))).map((v) => ratioName(v.name.slice(0, -baselineName('').length), v.name));
+      const figures = [...twins, ...TARGETS.map((t) => ratioName(t.of, t.over)), ratioName('laurel-features', 'laurel-event')]
         .map((name) => ({ name, value: round.ratios.find((x) => x.name === name)?.value ?? null }))
         .filter((x): x is { name: string; value: number } => x.value !== null)
         .map((x) => `${x.name} ${(x.value * 100).toFixed(1)}%`);
@@ -360,7 +387,7 @@ main().then(
       process.stderr.write(`bench: ${(controller.signal.reason as Error).message}; servers stopped, keys deleted\n`);
       process.exit(130);
     }
-    const setup = err instanceof UsageError || err instanceof RedisUnavailableError;
+    const setup = err instanceof UsageError || err instanceof RedisUnavailableError || err instanceof BaselineError;
     process.stderr.write(`bench: ${setup ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
     process.exit(setup ? 2 : 1);
   },

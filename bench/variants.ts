@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { baselineName } from './baseline.js';
 import { startNode, type Child } from './processes.js';
 
 /** The repository root, from dist/bench/variants.js. */
@@ -141,7 +142,8 @@ export const LAUREL_NODE_FLAGS = ['--max-semi-space-size=32'];
 /** What the metric carries, issue by issue: nothing, achievements and a streak, + points, + a leaderboard. */
 type Features = 'none' | 'streaks' | 'points' | 'all';
 
-function laurel(name: string, description: string, features: Features): Variant {
+/** A laurel variant, run from the tree at `root` (this checkout's, or a baseline's: bench/baseline.ts). */
+function laurel(name: string, description: string, features: Features, root = ROOT): Variant {
   return {
     name,
     description,
@@ -152,7 +154,7 @@ function laurel(name: string, description: string, features: Features): Variant 
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
       };
-      return { child: startNode(name, `${ROOT}dist/src/cli.js`, ['api'], env, LAUREL_NODE_FLAGS), prefix, apiKey, ...urls(at) };
+      return { child: startNode(name, `${root}dist/src/cli.js`, ['api'], env, LAUREL_NODE_FLAGS), prefix, apiKey, ...urls(at) };
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
@@ -198,13 +200,25 @@ function laurel(name: string, description: string, features: Features): Variant 
   };
 }
 
-export const laurelEvent = laurel(
-  'laurel-event', 'laurel api (node --max-semi-space-size=32 dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none');
-export const laurelStreaks = laurel(
-  'laurel-streaks', 'the event path with three achievements and a daily streak on the metric (issue 3)', 'streaks');
-export const laurelPoints = laurel(
-  'laurel-points', 'the same and an XP points system (issue 4)', 'points');
-export const laurelFeatures = laurel(
-  'laurel-features', 'the same and a leaderboard of the top 100: everything (issue 5)', 'all');
+/** The laurel variants: name, description, what the metric carries. */
+const LAUREL: [string, string, Features][] = [
+  ['laurel-event', 'laurel api (node --max-semi-space-size=32 dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none'],
+  ['laurel-streaks', 'the event path with three achievements and a daily streak on the metric (issue 3)', 'streaks'],
+  ['laurel-points', 'the same and an XP points system (issue 4)', 'points'],
+  ['laurel-features', 'the same and a leaderboard of the top 100: everything (issue 5)', 'all'],
+];
+
+export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures] = LAUREL.map(([n, d, f]) => laurel(n, d, f));
+
+/**
+ * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
+ * `<name>@base`; null for a variant that is not laurel's.
+ */
+export function baselineTwin(name: string, root: string, commit: string): Variant | null {
+  const spec = LAUREL.find(([n]) => n === name);
+  if (spec === undefined) return null;
+  const [n, d, f] = spec;
+  return laurel(baselineName(n), `${d}, as of ${commit.slice(0, 12)}`, f, root);
+}
 
 export const VARIANTS: Variant[] = [uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures];

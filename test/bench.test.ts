@@ -1,9 +1,11 @@
 /**
  * The bench's own arithmetic (bench/report.ts): a variant measured in turns is reported as one
- * pass of all its turns.
+ * pass of all its turns; a baseline's variants are compared with this checkout's.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mergeSlices, variantResult } from '../bench/report.js';
+import { baselineName, prepareBaseline } from '../bench/baseline.js';
+import { mergeSlices, RATIO_PAIRS, ratioPairs, variantResult } from '../bench/report.js';
 import type { WrkResult } from '../bench/wrk.js';
 
 function slice(requests: number, seconds: number, p50: number, p99: number, statuses: Record<string, number>): WrkResult {
@@ -39,5 +41,21 @@ describe('bench: turns merged into one pass', () => {
   it('leaves a single pass as it is', () => {
     const one = slice(5, 1, 1, 2, { 201: 5 });
     expect(mergeSlices([one])).toBe(one);
+  });
+});
+
+describe('bench: a baseline (BENCH_BASELINE)', () => {
+  it('reports each variant over its baseline twin first, and only where both ran', () => {
+    const pairs = ratioPairs(['trivial-script', 'laurel-points', baselineName('laurel-points'), 'laurel-event']);
+    expect(pairs[0]).toEqual(['laurel-points', 'laurel-points@base']);
+    expect(pairs.filter(([, over]) => over.endsWith('@base'))).toHaveLength(1);
+    expect(pairs.slice(1)).toEqual(RATIO_PAIRS);
+    expect(ratioPairs(['laurel-points'])).toEqual(RATIO_PAIRS);
+  });
+
+  it('refuses what is not a commit of the repository, with the reason', () => {
+    const root = fileURLToPath(new URL('../', import.meta.url));
+    expect(() => prepareBaseline(root, 'no-such-branch-x')).toThrow(/no commit "no-such-branch-x"/);
+    expect(() => prepareBaseline(root, 'HEAD; rm -rf /')).toThrow(/is not a git revision/);
   });
 });
