@@ -143,8 +143,11 @@ describe('creating leaderboards', () => {
       [{ ...base, rankBy: 'metric', metricId: metricIds.lessons, runUnit: 'month' }, 'runInterval is required with runUnit'],
       [{ ...base, rankBy: 'metric', metricId: metricIds.lessons, runInterval: 2 }, 'runInterval needs a runUnit'],
       [{ ...base, start: '2024-06-10', end: '2024-06-09' }, 'end (2024-06-09) must not be before start (2024-06-10)'],
-      [{ ...base, start: '2024-02-30' }, 'start must be a calendar date YYYY-MM-DD (got "2024-02-30")'],
-      [{ ...base, end: '2024-13-01' }, 'end must be a calendar date YYYY-MM-DD (got "2024-13-01")'],
+      [{ ...base, start: '2024-02-30' }, 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "2024-02-30")'],
+      [{ ...base, end: '2024-13-01' }, 'end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "2024-13-01")'],
+      // Before the epoch laurel counts days from (a year before 100 would read as 19xx).
+      [{ ...base, start: '0001-01-01' }, 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "0001-01-01")'],
+      [{ ...base, start: '1969-12-31' }, 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "1969-12-31")'],
       [{ ...base, breakdownAttributes: [attr.source] }, `breakdownAttributes: "${attr.source}" is not the id of a user attribute`],
       [{ ...base, breakdownAttributes: [MISSING] }, `breakdownAttributes: "${MISSING}" is not the id of a user attribute`],
       [{ ...base, breakdownAttributes: [attr.plan, attr.plan] }, `breakdownAttributes: "${attr.plan}" is listed twice`],
@@ -285,6 +288,10 @@ describe('the state table', () => {
     // Created finished (say, a board of the past).
     expect((await create({ name: 'Old', key: key('old'), rankBy: 'streak', start: '2024-01-01', end: '2024-01-31', status: 'finished' })).status)
       .toBe('finished');
+    // Only a board of the past.
+    const past = 'status finished on creation needs an end date in the past (today is 2024-06-15); create it inactive or active instead';
+    expect(await createIssue({ name: 'Now', key: key('now'), rankBy: 'streak', status: 'finished' })).toBe(past);
+    expect(await createIssue({ name: 'Now', key: key('now'), rankBy: 'streak', start: '2024-06-01', end: '2024-06-15', status: 'finished' })).toBe(past);
   });
 });
 
@@ -311,26 +318,56 @@ describe('updating leaderboards', () => {
     expect(await patch({ id: lb.id, metricId: metricIds.lessons })).toEqual(refused('metricId'));
     expect(await patch({ id: lb.id, runUnit: 'year' })).toEqual(refused('runUnit'));
     expect(await patch({ id: lb.id, runUnit: null })).toEqual(refused('runUnit'));
+    // What the rankings are kept by (run and group) is fixed once users can be ranked, and the cap
+    // may only rise: a change would hide the rankings, or leave a full ranking over its maximum.
+    const kept = (field: string, by: string) => ({
+      issue: `${field} can only change before the leaderboard starts (its status is active, and its rankings are kept by ${by})`,
+    });
+    expect(await patch({ id: lb.id, start: '2024-06-01' })).toEqual(kept('start', 'run'));
+    expect(await patch({ id: lb.id, runInterval: 1 })).toEqual(kept('runInterval', 'run'));
+    expect(await patch({ id: lb.id, breakdownAttributes: [attr.country] })).toEqual(kept('breakdownAttributes', 'group'));
+    expect(await patch({ id: lb.id, maxParticipants: 10 }))
+      .toEqual({ issue: 'maxParticipants can only rise once the leaderboard has started (its status is active; it ranks up to 1000)' });
     // The same values are no change; the rest may change any time.
     const same = await patch({
       id: lb.id, key: view.key, rankBy: 'metric', metricId: metricIds.minutes, runUnit: 'month',
-      name: 'Ranked', description: 'New', maxParticipants: 10, end: '2024-12-31', startTime: '08:00', endTime: null,
-      breakdownAttributes: [attr.country], runInterval: 1,
+      name: 'Ranked', description: 'New', maxParticipants: 1000, end: '2024-12-31', startTime: '08:00', endTime: null,
+      breakdownAttributes: [], runInterval: 3, start: '2024-06-15',
     });
     expect(same.view).toStrictEqual({
       id: lb.id, name: 'Ranked', key: view.key, description: 'New', status: 'active', rankBy: 'metric', metricId: metricIds.minutes,
-      maxParticipants: 10, start: '2024-06-15', breakdownAttributes: [attr.country], end: '2024-12-31', startTime: '08:00',
-      endTime: null, runUnit: 'month', runInterval: 1,
+      maxParticipants: 1000, start: '2024-06-15', breakdownAttributes: [], end: '2024-12-31', startTime: '08:00',
+      endTime: null, runUnit: 'month', runInterval: 3,
     });
     // Still checked on the resulting board.
     expect(await patch({ id: lb.id, end: '2024-06-01' })).toEqual({ issue: 'end (2024-06-01) must not be before start (2024-06-15)' });
-    expect(await patch({ id: lb.id, breakdownAttributes: [attr.source] }))
-      .toEqual({ issue: `breakdownAttributes: "${attr.source}" is not the id of a user attribute` });
     // Made inactive again, the ranking can change.
     expect((await patch({ id: lb.id, status: 'inactive', rankBy: 'streak' })).issue).toMatch(/rankBy can only change/);
     await patch({ id: lb.id, status: 'inactive' });
+    expect((await patch({ id: lb.id, breakdownAttributes: [attr.source] })).issue)
+      .toBe(`breakdownAttributes: "${attr.source}" is not the id of a user attribute`);
+    expect((await patch({ id: lb.id, maxParticipants: 10, breakdownAttributes: [attr.country], runInterval: 1 })).view)
+      .toMatchObject({ maxParticipants: 10, breakdownAttributes: [attr.country], runInterval: 1 });
     expect((await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).view)
       .toMatchObject({ rankBy: 'streak', runUnit: null, runInterval: null, status: 'inactive' });
+  });
+
+  it('keeps what a started board ranks by: a scheduled board may move, a started one may only raise its cap', async () => {
+    await s.setClock(NOW);
+    const later = await create({
+      name: 'Later', key: key('later'), rankBy: 'metric', metricId: metricIds.lessons, start: '2024-07-01', runUnit: 'day', runInterval: 1,
+      status: 'scheduled',
+    });
+    expect((await patch({ id: later.id, start: '2024-07-08', runInterval: 7, maxParticipants: 5 })).view)
+      .toMatchObject({ start: '2024-07-08', runInterval: 7, maxParticipants: 5, status: 'scheduled' });
+    const lb = await create({ name: 'Cap', key: key('cap'), rankBy: 'metric', metricId: metricIds.lessons, maxParticipants: 10, status: 'active' });
+    expect((await patch({ id: lb.id, maxParticipants: 20 })).view.maxParticipants).toBe(20);
+    expect((await patch({ id: lb.id, maxParticipants: 19 })).issue).toMatch(/^maxParticipants can only rise .* it ranks up to 20\)$/);
+    // Finished (by the admin or by its end), its rankings stay as they were.
+    expect((await patch({ id: lb.id, status: 'finished' })).view.status).toBe('finished');
+    expect((await patch({ id: lb.id, start: '2024-06-01' })).issue).toMatch(/^start can only change before the leaderboard starts \(its status is finished/);
+    // null is the default, 1000: a rise.
+    expect((await patch({ id: lb.id, maxParticipants: null })).view.maxParticipants).toBe(1000);
   });
 
   it('clears nullable fields with null and resets maxParticipants to 1000', async () => {

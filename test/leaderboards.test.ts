@@ -634,6 +634,32 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(all.body.map((b: any) => [b.key, b.status])).toEqual([['daily', 'finished']]);
       expect((await runOfDay('2026-10-02')).body).toMatchObject({ status: 'finished', winners: [{ userId: 'east', rank: 1 }] });
     });
+
+    it('finalises a board an admin finished at once, up to the run of that day', async () => {
+      await f.setClock('2026-10-05T09:00:00Z');
+      const created = await f.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Forever', key: 'forever', rankBy: 'metric', metricKey: 'plays', status: 'active' }],
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.body.created[0].id as string;
+      await play({ id: 'f1' });
+      await play({ id: 'f2' });
+      await play({ id: 'f2' });
+      await f.workers!.finaliseNow();
+      expect((await f.request('GET', '/api/leaderboards/forever')).body.finalised).toBeNull();
+      await f.setClock('2026-10-05T10:00:00Z');
+      const finished = await f.request('PATCH', '/admin/v1/leaderboards', { body: [{ id, status: 'finished' }] });
+      expect(finished.body.updated[0].status, finished.text).toBe('finished');
+      // A board without an end, finished by hand: no end date passes, yet its run is over.
+      await f.setClock('2026-10-05T10:00:05Z');
+      await f.workers!.finaliseNow();
+      const board = (await f.request('GET', '/api/leaderboards/forever')).body;
+      expect(board).toMatchObject({ status: 'finished', finalised: '2026-10-05T10:00:05.000Z' });
+      expect(board.winners).toEqual([{ userId: 'f2', rank: 1, value: 2 }, { userId: 'f1', rank: 2, value: 1 }]);
+      // Events no longer rank on it.
+      await play({ id: 'f3' });
+      expect((await f.request('GET', '/api/leaderboards/forever')).body.rankings.map((x: any) => x.userId)).toEqual(['f2', 'f1']);
+    });
   });
 
   describe('phase 2 after a crash', () => {

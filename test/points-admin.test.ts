@@ -463,7 +463,7 @@ describe('points sub-resources', () => {
         { index: 2, severity: 'error', message: 'end (2024-06-09) must not be before start (2024-06-10)' },
         { index: 3, severity: 'error', message: expect.stringContaining('multiplier') },
         { index: 4, severity: 'error', message: expect.stringContaining('multiplier') },
-        { index: 5, severity: 'error', message: 'start must be a calendar date YYYY-MM-DD (got "2024-02-30")' },
+        { index: 5, severity: 'error', message: 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "2024-02-30")' },
         { index: 6, severity: 'error', message: expect.stringContaining('start') },
         { index: 7, severity: 'error', message: `userAttributes: "${attr.source}" is not the id of a user attribute` },
         { index: 8, severity: 'error', message: expect.stringContaining('name') },

@@ -4,7 +4,8 @@
  * the service's clock, so the manual clock moves it too. Finalising a run records when, and its
  * winners (the top three of each breakdown group), in the board's state hash; the rankings stay
  * as they were, readable with `run=`. A user's later events fall in later runs by their local
- * date, so nothing reaches a finalised run.
+ * date, so nothing reaches a finalised run. A board an admin finished is final at once, up to the
+ * run of the day it was finished (UTC): no event ranks on it any more.
  */
 import type { Deps } from '../src/deps.js';
 import { runOf, runStart } from '../src/domain/leaderboards.js';
@@ -28,13 +29,18 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
   const result: FinaliseResult = { runs: 0 };
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;
+    // Finished by an admin: monitoring stopped then, so its runs up to that day are final at once.
+    const finishedOn = lb.status === 'finished' ? (lb.finishedAt ?? lb.updated).slice(0, 10) : null;
     for (const tenant of tenants) {
       const index = keys.leaderboardIndex(tenant, lb.id);
       const last = await redis.hget(index.state, 'last');
       let k = last === null ? 0 : (runOf(lb, last)?.k ?? -1) + 1;
       for (let n = 0; n < MAX_RUNS && k >= 0; n++, k++) {
         const run = runOf(lb, runStart(lb, k));
-        if (run === null || run.end === null || now < dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS) break;
+        if (run === null) break;
+        if (finishedOn !== null) {
+          if (run.start > finishedOn) break;
+        } else if (run.end === null || now < dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS) break;
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
         const fields: string[] = [];
         for (const group of groups) {

@@ -41,7 +41,7 @@ export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
     const raw = q.get(camel) ?? q.get(snake);
     if (raw === null) throw fail('invalid_query', `${camel} is required (YYYY-MM-DD)`);
     const d = parseDate(raw);
-    if (d === null) throw fail('invalid_query', `${camel} must be a date as YYYY-MM-DD, got "${raw}"`);
+    if (d === null) throw fail('invalid_query', `${camel} must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
     return d;
   };
   const start = date('startDate', 'start_date');

@@ -44,9 +44,13 @@ export function localDay(tz: string, ms: number): string {
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Parses a YYYY-MM-DD calendar date (as a UTC date); null when invalid. */
+/**
+ * Parses a YYYY-MM-DD calendar date (as a UTC date); null when invalid, or before 1970-01-01:
+ * laurel counts days from the epoch (src/domain/periods.ts dayIndexOf), and a year before 100
+ * would read as 19xx there.
+ */
 export function parseDate(s: string): DateTime | null {
-  if (!ISO_DATE.test(s)) return null;
+  if (!ISO_DATE.test(s) || s < '1970-01-01') return null;
   const d = DateTime.fromISO(s, { zone: UTC });
   return d.isValid ? d : null;
 }

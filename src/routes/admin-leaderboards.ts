@@ -10,7 +10,9 @@
  * - `finished` may always be set (the admin finishing it), but a board users see as finished (set
  *   so, or past its end) can never become visible again.
  * "Today" is the service clock's UTC date. The ranking (key, rankBy, metric, points system) and
- * the repeat unit can change only while the stored status is `inactive`.
+ * the repeat unit can change only while the stored status is `inactive`. Once users see the board
+ * active or finished, what its rankings are kept by (start, runInterval, breakdownAttributes) is
+ * fixed, and maxParticipants may only rise.
  */
 import type { Deps } from '../deps.js';
 import { leaderboardStatus, mondayFrom } from '../domain/leaderboards.js';
@@ -120,8 +122,8 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
   if (lb.rankBy === 'streak' && lb.runUnit !== null) return 'streak leaderboards can only be perpetual: runUnit must be null';
   if (lb.runUnit !== null && lb.runInterval === null) return 'runInterval is required with runUnit';
   if (lb.runUnit === null && lb.runInterval !== null) return 'runInterval needs a runUnit';
-  if (parseDate(lb.start) === null) return `start must be a calendar date YYYY-MM-DD (got "${lb.start}")`;
-  if (lb.end !== null && parseDate(lb.end) === null) return `end must be a calendar date YYYY-MM-DD (got "${lb.end}")`;
+  if (parseDate(lb.start) === null) return `start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${lb.start}")`;
+  if (lb.end !== null && parseDate(lb.end) === null) return `end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${lb.end}")`;
   if (lb.end !== null && lb.end < lb.start) return `end (${lb.end}) must not be before start (${lb.start})`;
   const seen = new Set<string>();
   for (const id of lb.breakdownAttributes) {
@@ -149,6 +151,26 @@ function checkTransition(previous: Leaderboard | null, next: Leaderboard, status
   if (previous !== null && leaderboardStatus(previous, nowMs) === 'finished') {
     const shown = leaderboardStatus(next, nowMs);
     if (shown !== 'finished') return `a finished leaderboard cannot become ${shown} again`;
+  }
+  return null;
+}
+
+/**
+ * Once users can be ranked on a board (users see it active or finished), its rankings are kept by
+ * run (start and interval) and by group (the breakdown attributes): a change there would hide
+ * them. The cap may rise, not fall: a full ranking would hold more than its maximum.
+ */
+function checkRanked(previous: Leaderboard, next: Leaderboard, nowMs: number): string | null {
+  const shown = leaderboardStatus(previous, nowMs);
+  if (shown !== 'active' && shown !== 'finished') return null;
+  const why = `its status is ${shown}, and its rankings are kept`;
+  if (next.start !== previous.start) return `start can only change before the leaderboard starts (${why} by run)`;
+  if (next.runInterval !== previous.runInterval) return `runInterval can only change before the leaderboard starts (${why} by run)`;
+  if (next.breakdownAttributes.join(',') !== previous.breakdownAttributes.join(',')) {
+    return `breakdownAttributes can only change before the leaderboard starts (${why} by group)`;
+  }
+  if (next.maxParticipants < previous.maxParticipants) {
+    return `maxParticipants can only rise once the leaderboard has started (its status is ${shown}; it ranks up to ${previous.maxParticipants})`;
   }
   return null;
 }
@@ -181,8 +203,14 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         maxParticipants: item.maxParticipants ?? 1000,
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
         breakdownAttributes: item.breakdownAttributes ?? [], runUnit, runInterval,
+        finishedAt: item.status === 'finished' ? now : null,
         created: now, updated: now,
       };
+      // Created finished: a board of the past (trophy-admin 1.21.1: "only when creating a leaderboard
+      // with an end date in the past").
+      if (lb.status === 'finished' && (lb.end === null || lb.end >= today)) {
+        return `status finished on creation needs an end date in the past (today is ${today}); create it inactive or active instead`;
+      }
       return check(lb, snapshot) ?? checkTransition(null, lb, true, nowMs) ?? lb;
     },
     apply: (lb, c, { now, snapshot }) => {
@@ -213,6 +241,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         endTime: c.endTime === undefined ? lb.endTime : c.endTime,
         breakdownAttributes: c.breakdownAttributes ?? lb.breakdownAttributes,
         runUnit, runInterval,
+        finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };
       if (lb.status !== 'inactive') {
@@ -220,7 +249,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         const changed = fixed.find((f) => next[f] !== lb[f]);
         if (changed !== undefined) return `${changed} can only change while the leaderboard is inactive (its status is ${lb.status})`;
       }
-      return check(next, snapshot) ?? checkTransition(lb, next, c.status !== undefined, nowMs) ?? next;
+      return check(next, snapshot) ?? checkTransition(lb, next, c.status !== undefined, nowMs) ?? checkRanked(lb, next, nowMs) ?? next;
     },
     view: (lb) => leaderboardAdminView(lb, deps.clock.now()),
   });

@@ -270,8 +270,8 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
 }
 
 function checkBoost(b: PointsBoost, snapshot: Snapshot): string | null {
-  if (parseDate(b.start) === null) return `start must be a calendar date YYYY-MM-DD (got "${b.start}")`;
-  if (b.end !== null && parseDate(b.end) === null) return `end must be a calendar date YYYY-MM-DD (got "${b.end}")`;
+  if (parseDate(b.start) === null) return `start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${b.start}")`;
+  if (b.end !== null && parseDate(b.end) === null) return `end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${b.end}")`;
   if (b.end !== null && b.end < b.start) return `end (${b.end}) must not be before start (${b.start})`;
   if (b.multiplier === 1) return 'multiplier must not be 1';
   if (b.userId !== null && b.userAttributes.length > 0) return 'userAttributes cannot be set on a boost for one user (userId)';

@@ -186,7 +186,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const refuse = (reason: string) => issues.push({ ...bulkIssue(userId, 'error', reason), index });
       const first = parseDate(start);
       const last = parseDate(end);
-      if (first === null || last === null) { refuse('start and end must be dates (YYYY-MM-DD)'); continue; }
+      if (first === null || last === null) { refuse('start and end must be dates (YYYY-MM-DD, from 1970-01-01 on)'); continue; }
       if (last < first) { refuse('end must not be before start'); continue; }
       if (last.diff(first, 'days').days + 1 > MAX_PAUSE_DAYS) { refuse(`A pause may last at most ${MAX_PAUSE_DAYS} days`); continue; }
       const u = keys.forUser(tenant, userId);

@@ -37,7 +37,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
   function runFor(lb: Leaderboard, raw: string | null) {
     let date: string;
     if (raw !== null && raw !== '') {
-      if (parseDate(raw) === null) throw fail('invalid_query', `run must be a date as YYYY-MM-DD, got "${raw}"`);
+      if (parseDate(raw) === null) throw fail('invalid_query', `run must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
       date = raw;
     } else {
       date = dateOfDay(Math.floor(clock.now() / 86_400_000));

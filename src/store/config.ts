@@ -195,6 +195,11 @@ export interface Leaderboard {
   /** A repeating board starts a new run every `runInterval` units from its start; null: perpetual. */
   runUnit: 'day' | 'month' | 'year' | null;
   runInterval: number | null;
+  /**
+   * When an admin set it `finished` (ISO-8601): its last run is the one of that UTC day, final
+   * from then on. Absent on boards stored before it existed (then `updated` stands in).
+   */
+  finishedAt?: string | null;
   created: string;
   updated: string;
 }
