@@ -31,6 +31,7 @@
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
     {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
+    {-11}                         the total would leave a double's range: nothing changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -65,5 +66,6 @@ end
 
 local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
+if total == nil then return {-11} end
 local seq = redis.call('XADD', logKey, '*', 'event', logEntry)
 return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n'

@@ -107,6 +107,7 @@
                           changed
     {-10}                 the library does not hold the plan: nothing changed, send it in full
                           (ARGV[5])
+    {-11}                 the metric's total would leave a double's range: nothing changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -242,7 +243,11 @@ if fast and isInteger and oldTotal % 1 == 0 then
   local sum = oldTotal + valueNumber
   if sum > -9007199254740992 and sum < 9007199254740992 then total, totalText, pendingTotal = sum, digitsOf[sum] or digits(sum), true end
 end
-if not pendingTotal then total = addNumber(userKey, totalField, value, isInteger) end
+if not pendingTotal then
+  -- The first write of the event: out of range, nothing has changed.
+  total = addTotal(userKey, totalField, value, isInteger, stored[5])
+  if total == nil then return {-11} end
+end
 
 local fastAward -- the fast path's award, as the log carries it
 if fast then

@@ -368,6 +368,62 @@ describe.each(targets())('points on %s', (target) => {
     });
   });
 
+  describe('huge values', () => {
+    let h: TestServer;
+    let metricIds: Record<string, string>;
+    beforeAll(async () => {
+      h = await startTestServer({ target });
+      metricIds = await h.metrics('huge', 'plain');
+      const r = await h.request('POST', '/admin/v1/points', {
+        body: [{ name: 'Huge', key: 'huge', triggers: [{ type: 'metric', metricId: metricIds.huge, metricThreshold: 1, points: 1, status: 'active' }] }],
+      });
+      expect(r.status, r.text).toBe(201);
+      const b = await h.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Huge', key: 'huge-board', rankBy: 'metric', metricId: metricIds.huge, status: 'active' }],
+      });
+      expect(b.status, b.text).toBe(201);
+    });
+    afterAll(async () => { await h?.close(); });
+    const send = (metric: string, user: string, value: number) =>
+      h.request('POST', `/api/metrics/${metric}/event`, { body: { user: { id: user }, value } });
+
+    it('caps a points total at 2^53 - 1, the largest integer a JSON number carries exactly', async () => {
+      const MAX = Number.MAX_SAFE_INTEGER;
+      const first = await send('huge', 'h1', 1e19);
+      expect(first.status, first.text).toBe(201);
+      expect(first.body.points.huge).toMatchObject({ total: MAX, added: MAX, awards: [{ awarded: MAX, total: MAX }] });
+      // At the cap: nothing more to award.
+      const again = await send('huge', 'h1', 1e19);
+      expect(again.status, again.text).toBe(201);
+      expect(again.body.points).toEqual({});
+      // Step by step up to it: the last award is cut.
+      expect((await send('huge', 'h2', 4e15)).body.points.huge.total).toBe(4e15);
+      expect((await send('huge', 'h2', 4e15)).body.points.huge.total).toBe(8e15);
+      expect((await send('huge', 'h2', 4e15)).body.points.huge).toMatchObject({ total: MAX, added: MAX - 8e15 });
+      for (const user of ['h1', 'h2']) expect((await h.request('GET', `/api/users/${user}/points/huge`)).body.total).toBe(MAX);
+    });
+
+    it('refuses an event that would take a metric total past a double\'s range, changing nothing', async () => {
+      for (const metric of ['plain', 'huge']) {
+        const user = `far-${metric}`;
+        expect((await send(metric, user, 1e308)).status).toBe(201);
+        const over = await send(metric, user, 1e308);
+        expect(over.status, over.text).toBe(422);
+        expect(over.body).toMatchObject({ code: 'unprocessable', error: expect.stringMatching(/would leave the range of a number/) });
+        expect((await send(metric, user, -1e308)).status).toBe(201);
+        const back = await h.request('GET', `/api/users/${encodeURIComponent(user)}/metrics/${metric}`);
+        expect(back.body.current).toBe(0);
+        const later = await send(metric, user, 1);
+        expect(later.status, later.text).toBe(201);
+        expect(later.body.total).toBe(1);
+      }
+      // The board ranks what the events left.
+      const board = await h.request('GET', '/api/leaderboards/huge-board?limit=100');
+      expect(board.status, board.text).toBe(200);
+      expect(board.body.rankings.find((x: any) => x.userId === 'far-huge')).toMatchObject({ value: 1 });
+    });
+  });
+
   describe('streak triggers', () => {
     let s: TestServer;
 

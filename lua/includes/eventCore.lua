@@ -16,7 +16,8 @@
   eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
              dayField, idempotency, expiresAt, creation, argv, first)
                       adds to the total, then eventRest; returns the total and whether the user
-                      was created (the caller appends to the log)
+                      was created (the caller appends to the log); nil when the total would leave
+                      a double's range (addTotal), having written nothing
   eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency,
             expiresAt, creation, argv, first)
                       what follows the total: upserts the user, adds to the day, stores the key;
@@ -71,7 +72,8 @@ end
 
 local function eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
     dayField, idempotency, expiresAt, creation, argv, first)
-  local total = addNumber(userKey, totalField, value, isInteger)
+  local total = addTotal(userKey, totalField, value, isInteger, nil)
+  if total == nil then return nil end
   return total, eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency, expiresAt,
     creation, argv, first)
 end

@@ -3,7 +3,7 @@
  * compiled once per configuration version, and the wire shapes of points.
  *
  * Triggers (each awards `points`, negative ones consume; a total never goes below 0 nor above the
- * system's `maxPoints`):
+ * system's `maxPoints`, or MAX_POINTS without one):
  *   metric         every `metricThreshold` units the user's total of the metric passes (or the
  *                  sum of the events matching its event filters). A total that falls and rises
  *                  again does not pay twice: the highest total reached is remembered.
@@ -16,6 +16,13 @@
 import { quickNameUuid } from './ids.js';
 import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger, Snapshot } from '../store/config.js';
 import { eventFilterOf, userFilterOf } from './filters.js';
+
+/**
+ * The highest total of any points system: 2^53 - 1, the largest integer a JSON number (and the
+ * scripts' arithmetic) carries exactly. A system without maxPoints is capped there; an award
+ * beyond it is cut, as maxPoints cuts awards.
+ */
+export const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 
 /** A trigger as the scripts read it (short names: it travels with every event that needs it). */
 export interface LuaTrigger {
@@ -33,7 +40,7 @@ export interface LuaTrigger {
 
 /** The points part of a plan's details (recordEventPlan ARGV[5] `p`). */
 export interface PointsDetails {
-  /** Caps: system id -> maxPoints, for capped systems. */
+  /** Caps: system id -> maxPoints, or MAX_POINTS for a system without. */
   s: Record<string, number>;
   /** The metric's triggers, in the order of the plan's hot part (which carries the rest). */
   m?: LuaTrigger[];
@@ -94,8 +101,9 @@ export interface TimeTrigger {
 }
 
 export function compilePoints(snapshot: Snapshot): CompiledPoints {
+  // Every system has a cap: its maxPoints, or the largest integer a JSON number carries exactly.
   const caps: Record<string, number> = {};
-  for (const s of snapshot.pointsSystems.values()) if (s.maxPoints !== null) caps[s.id] = s.maxPoints;
+  for (const s of snapshot.pointsSystems.values()) caps[s.id] = s.maxPoints ?? MAX_POINTS;
   const active = activeTriggers(snapshot);
   const byAchievement: Record<string, LuaTrigger[]> = {};
   const streak: LuaTrigger[] = [];

@@ -296,4 +296,6 @@ export const ScriptCode = {
   TIME_DUE: -9,
   /** The event script does not hold the plan it was sent the id of: send it in full. */
   PLAN_UNKNOWN: -10,
+  /** The metric's total would leave a double's range (about ±1.8e308): nothing changed. */
+  TOTAL_OUT_OF_RANGE: -11,
 } as const;

@@ -325,6 +325,9 @@ export function eventRoutes(deps: Deps): Route[] {
         return respond(202, r[1] as string, metric.id, r[2] as string, idempotencyKey, true, '[]', streak, '{}', '{}');
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+      if (code === ScriptCode.TOTAL_OUT_OF_RANGE) {
+        throw fail('unprocessable', `The total of metric "${metric.key}" would leave the range of a number (about ±1.8e308)`);
+      }
       if (code === ScriptCode.PLAN_UNKNOWN) {
         planFull = plan.arg.full;
         continue;
