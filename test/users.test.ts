@@ -129,6 +129,17 @@ describe('identification', () => {
     }
     expect((await s.request('GET', '/v1/users/%E0%A4%A')).status).toBe(400);
   });
+
+  it('counts a user id\'s characters alike in a body and in a path: an emoji is one', async () => {
+    const emoji = '😀'.repeat(255); // 510 UTF-16 units
+    const made = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: emoji }, value: 1 } });
+    expect(made.status, made.text).toBe(201);
+    const get = await s.request('GET', `/v1/users/${enc(emoji)}`);
+    expect(get.status, get.text).toBe(200);
+    expect(get.body.id).toBe(emoji);
+    expect((await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: emoji + '😀' }, value: 1 } })).status).toBe(400);
+    expect((await s.request('GET', `/v1/users/${enc(emoji + '😀')}`)).body.error).toBe('Invalid path: a user id must have 1 to 255 characters');
+  });
 });
 
 describe('preferences', () => {

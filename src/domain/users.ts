@@ -54,10 +54,26 @@ export const identificationSchema = {
   properties: { id: { type: ['string', 'null'] }, ...identificationProperties },
 };
 
+/**
+ * A user id in a path: 1 to USER_ID_MAX characters, counted as the bodies' schemas count them (Ajv's
+ * maxLength: code points, so an emoji is one character, not two UTF-16 units).
+ */
 export function checkUserId(id: string): void {
-  if (id.length === 0 || id.length > USER_ID_MAX) {
+  if (id.length === 0 || (id.length > USER_ID_MAX && codePoints(id) > USER_ID_MAX)) {
     throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
   }
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
 }
 
 /** Throws the spec's 422 when attribute keys are not set up for the given type. */
