@@ -101,6 +101,11 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('runs-region', '?userAttributes=region:eu')).map((r) => [r.userId, r.rank])).toEqual([['r1', 1], ['r4', 2]]);
     expect((await rankings('runs-region', '?userAttributes=region:us')).map((r) => [r.userId, r.rank])).toEqual([['r3', 1]]);
     expect((await s.request('GET', '/api/leaderboards/runs-region')).status).toBe(400);
+    // Every pair must match: one key with two values names no group.
+    const both = await s.request('GET', '/api/leaderboards/runs-region?userAttributes=region:eu,region:us');
+    expect(both.status, both.text).toBe(400);
+    expect(both.body.error).toMatch(/userAttributes gives region twice, as "eu" and "us"/);
+    expect((await rankings('runs-region', '?userAttributes=region:eu,region:eu')).map((r) => r.userId)).toEqual(['r1', 'r4']);
     const mine = await s.request('GET', '/api/users/r4/leaderboards/runs-region');
     expect(mine.body).toMatchObject({ rank: 2, value: 4 });
   });

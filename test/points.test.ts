@@ -681,6 +681,9 @@ describe.each(targets())('points on %s', (target) => {
       expect(pro.body[5]).toEqual({ from: 41, to: 50, users: 1 });
       expect(pro.body.reduce((n: number, x: any) => n + x.users, 0)).toBe(1);
       expect((await s.request('GET', '/api/points/stars/summary?userAttributes=shoe:42')).status).toBe(422);
+      const both = await s.request('GET', '/api/points/stars/summary?userAttributes=plan:pro,plan:free');
+      expect(both.status, both.text).toBe(400);
+      expect(both.body.error).toMatch(/userAttributes gives plan twice/);
     });
 
     it('counts the users at each level', async () => {

@@ -28,13 +28,25 @@ const validateCompletion = compile<{ user: UpsertedUser }>({
 });
 
 /** `userAttributes=key:value,key:value`: known user attribute keys, all required. */
+/**
+ * Adds a userAttributes pair: every pair must match, so one key with two values could match nobody
+ * and is refused (a repeat of the same pair is no change).
+ */
+export function setPair(pairs: Map<string, string>, key: string, value: string): void {
+  const before = pairs.get(key);
+  if (before !== undefined && before !== value) {
+    throw fail('invalid_query', `userAttributes gives ${key} twice, as "${before}" and "${value}": every pair must match, so no user could`);
+  }
+  pairs.set(key, value);
+}
+
 export function parseUserAttributes(raw: string | null, snapshot: Snapshot): Map<string, string> | null {
   if (raw === null || raw === '') return null;
   const pairs = new Map<string, string>();
   for (const part of raw.split(',')) {
     const i = part.indexOf(':');
     if (i <= 0) throw fail('invalid_query', `userAttributes must be key:value pairs separated by commas, got "${part}"`);
-    pairs.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+    setPair(pairs, part.slice(0, i).trim(), part.slice(i + 1).trim());
   }
   const unknown = [...pairs.keys()].filter((k) => !snapshot.userAttributes.has(k));
   if (unknown.length > 0) throw fail('invalid_attributes', unknown.join(', '));

@@ -11,6 +11,7 @@ import { boardView, leaderboardStatus, runOf } from '../domain/leaderboards.js';
 import { dateOfDay } from '../domain/periods.js';
 import { parseDate } from '../domain/time.js';
 import { checkUserId } from '../domain/users.js';
+import { setPair } from './achievements.js';
 import type { Leaderboard } from '../store/config.js';
 
 /** An integer query parameter within bounds, or its default. */
@@ -58,7 +59,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     const given = new Map<string, string>();
     for (const part of (raw ?? '').split(',')) {
       const i = part.indexOf(':');
-      if (i > 0) given.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+      if (i > 0) setPair(given, part.slice(0, i).trim(), part.slice(i + 1).trim());
     }
     const snapshot = store.current;
     const values = lb.breakdownAttributes.map((id) => {
