@@ -68,7 +68,8 @@
                         ''); then the time triggers, each '<interval ms>,<trigger id>'
   ARGV[2] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[3] the event log entry (JSON, built by the api), its 'event' field; an event that extends
-          the streak adds a field 'sx' (the stored state), one that awards points a field 'pa'
+          the streak adds a field 'sx' (the stored state) and, when the user has pauses, 'sp'
+          (them, as 's:pz' holds them), one that awards points a field 'pa'
           (the awards, below), which the log drainer puts back into the body as "sx" and "pa"
   ARGV[4] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[5] '' (the plan by its id alone), or the plan in full (above) once the script answered
@@ -481,13 +482,20 @@ end
 local logKey = slot .. 'log'
 local seq
 if awards ~= '' then
-  if logStreak then
+  if logStreak and streakPauses ~= '' then
+    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses, 'pa', awards)
+  elseif logStreak then
     seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'pa', awards)
   else
     seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'pa', awards)
   end
 elseif logStreak then
-  seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked)
+  -- The user's pauses too, when there are any (rare): the rankings' expiry counts them.
+  if streakPauses == '' then
+    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked)
+  else
+    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses)
+  end
 else
   seq = redis.call('XADD', logKey, '*', 'event', logEntry)
 end

@@ -299,6 +299,8 @@ export interface LoggedEvent {
   pa?: EventAward[];
   /** The streak as stored after an extension. */
   sx?: string;
+  /** The user's pauses (`s:pz`) with an extension, when there are any. */
+  sp?: string;
 }
 
 /**
@@ -337,7 +339,7 @@ export async function replayEvent(deps: Pick<Deps, 'redis' | 'keys' | 'store'>, 
   }
   const rule = snapshot.streak;
   if (typeof e.sx === 'string' && rule !== null) {
-    const state = stateFromHash({ s: e.sx }, rule, dayIndexOf(e.d), 0);
+    const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d), 0);
     if (state.last !== null) {
       const expiry = expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts;
       placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));

@@ -135,6 +135,7 @@ describe.each(targets())('streaks on %s', (target) => {
       await at('2026-06-30T09:00:00Z'); // 11 days skipped; the freeze earned on the 22nd and 29th cannot bridge them
       expect(await event('hal')).toMatchObject({ length: 1, freezes: 0, started: '2026-06-30' });
     });
+
   });
 
   describe('weekly and monthly periods', () => {
@@ -293,6 +294,35 @@ describe.each(targets())('streaks on %s', (target) => {
       expect(longest.body.map((e: any) => [e.userId, e.streakLength])).toEqual([['hal', 16], ['liz', 5], ['kit', 4], ['max', 4]]);
       expect((await s.request('GET', '/v1/streaks/rankings?type=best')).status).toBe(400);
       expect((await s.request('GET', '/v1/streaks/rankings?limit=0')).status).toBe(400);
+    });
+  });
+
+  describe('freezes earned during a gap', () => {
+    // Run after 'reading streaks': a drain here records the streaks of the users before it in the
+    // rankings under this describe's rule.
+    beforeAll(async () => {
+      await settings({
+        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+        freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
+      });
+    });
+
+    it('counts a freeze the gap will earn: in `expires`, and in the active ranking', async () => {
+      for (let day = 1; day <= 6; day++) {
+        await at(`2026-07-0${day}T09:00:00Z`);
+        await event('gapuser');
+      }
+      // One freeze now, a second earned on the 8th (a week after the 1st): the 7th and 8th are
+      // bridged, the streak is lost on the 10th.
+      await at('2026-07-06T10:00:00Z');
+      expect(await event('gapuser')).toMatchObject({ length: 6, freezes: 1, expires: '2026-07-09' });
+      await drain();
+      await at('2026-07-09T12:00:00Z');
+      const alive = (await s.request('GET', '/v1/users/gapuser/streak')).body;
+      expect(alive).toMatchObject({ length: 6, freezes: 0, expires: '2026-07-09', rank: expect.any(Number) });
+      expect((await s.request('GET', '/v1/streaks/rankings?limit=100')).body.map((x: any) => x.userId)).toContain('gapuser');
+      await at('2026-07-10T12:00:00Z');
+      expect((await s.request('GET', '/v1/users/gapuser/streak')).body).toMatchObject({ length: 0, rank: null });
     });
   });
 
@@ -460,6 +490,31 @@ describe.each(targets())('streaks on %s', (target) => {
       expect(del.body.issues).toEqual([expect.objectContaining({ id: 'nope' })]);
       await at('2026-12-10T12:00:00Z');
       expect(await event('pz')).toMatchObject({ length: 1, started: '2026-12-10' });
+    });
+
+    it('keeps a paused streak in the active ranking: a pause added after the extension, and one it knew', async () => {
+      await at('2026-12-11T12:00:00Z');
+      await event('pa1');
+      await event('pa2');
+      // pa2's pause is there before its next extension: the log carries it to the rankings.
+      const before = await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: 'pa2', start: '2026-12-13', end: '2026-12-15' }] } });
+      expect(before.status, before.text).toBe(201);
+      await at('2026-12-12T12:00:00Z');
+      await event('pa1');
+      expect(await event('pa2')).toMatchObject({ length: 2, expires: '2026-12-16' });
+      await drain();
+      // pa1's comes after it: the admin route moves the expiry.
+      const after = await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: 'pa1', start: '2026-12-13', end: '2026-12-15' }] } });
+      expect(after.status, after.text).toBe(201);
+      expect((await s.request('GET', '/v1/users/pa1/streak')).body).toMatchObject({ length: 2, expires: '2026-12-16' });
+      await at('2026-12-16T12:00:00Z');
+      for (const user of ['pa1', 'pa2']) {
+        expect((await s.request('GET', `/v1/users/${user}/streak`)).body, user).toMatchObject({ length: 2, rank: expect.any(Number) });
+      }
+      // Removing the pause takes the days back: pa1's streak was lost on the 14th.
+      const del = await s.request('DELETE', `/admin/v1/streaks/pauses?ids=${after.body.created[0].id}`);
+      expect(del.body.deleted, del.text).toHaveLength(1);
+      expect((await s.request('GET', '/v1/users/pa1/streak')).body).toMatchObject({ length: 0, rank: null });
     });
   });
 

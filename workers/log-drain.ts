@@ -122,7 +122,8 @@ async function insert(pool: pg.Pool, prefix: string, partition: number, batch: D
 /** The extension an entry carries: the state as of its period, and the zone it was judged in. */
 function extensionOf(e: LoggedBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
   if (typeof e.sx === 'string') {
-    const state = stateFromHash({ s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
+    // With the user's pauses as the event saw them: the expiry counts upcoming ones.
+    const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
     if (state.last === null) return null;
     state.extended = true;
     return { state, tz: streakZone(e.sx) };

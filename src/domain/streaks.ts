@@ -9,7 +9,7 @@
 import type { Achievement, Snapshot, StreakSettings } from '../store/config.js';
 import type { LuaAchievement } from './achievements.js';
 import { completionField } from './fields.js';
-import { periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
+import { firstDayOf, periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
 
 export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
@@ -60,6 +60,14 @@ export interface StreakState {
    * run had length `length - (last - q)`.
    */
   run: number | null;
+  /**
+   * What the freezes of a later day are worked out from (lua/includes/streak.lua earnFreezes):
+   * `frz` freezes held as of day `earn` (auto-earning counts from it; null: none). Absent: no
+   * freezes configured.
+   */
+  freezeBase?: { frz: number; earn: number | null };
+  /** The pauses of the rule's frequency, as [first period, last period], past and upcoming. */
+  pauses?: [number, number][];
 }
 
 /** A pause as the user hash keeps it (`s:pz`): [frequency letter, first period, last period, id]. */
@@ -111,7 +119,7 @@ export function streakView(rule: StreakSettings | null, state: StreakState | nul
       view.started = periodStart(frequency, state.start);
       view.periodStart = periodStart(frequency, now);
       view.periodEnd = periodEnd(frequency, now);
-      view.expires = periodEnd(frequency, Math.max(now, state.last + 1) + freezes);
+      view.expires = periodEnd(frequency, rule === null ? Math.max(now, state.last + 1) + freezes : lastAlivePeriod(rule, state, now) ?? now);
     } else {
       freezes = 0;
     }
@@ -182,7 +190,11 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
     state.start = st.start;
     state.last = st.last;
     state.run = st.run;
-    if (state.last !== null) state.paused = pausedBetween(pausesOf(h), letter, state.last + 1, now - 1);
+    if (state.last !== null && h['s:pz']) {
+      const pauses = pausesOf(h);
+      state.paused = pausedBetween(pauses, letter, state.last + 1, now - 1);
+      state.pauses = pauses.filter(([f]) => f === letter).map(([, first, last]): [number, number] => [first, last]);
+    }
   }
   if (rule.freezes) {
     const { initial, max, autoEarnInterval, autoEarnAmount } = rule.freezes;
@@ -193,6 +205,7 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
       freezes = initial;
       earn ??= day;
     }
+    state.freezeBase = { frz: freezes, earn };
     if (autoEarnInterval > 0 && autoEarnAmount > 0 && earn !== null) {
       const k = Math.floor((day - earn) / autoEarnInterval);
       if (k > 0) freezes = Math.min(max, freezes + k * autoEarnAmount);
@@ -202,12 +215,48 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
   return state;
 }
 
+/**
+ * The last period, from period `now` on, in which the user can still act to keep the streak, or
+ * null when it is lost in `now`. A period is lost when more periods were missed since `last` than
+ * the freezes held on its first day cover: the freezes auto-earned by then count (a freeze earned
+ * during a gap bridges it, as lua/includes/streak.lua earns them when the user acts), and periods
+ * a pause covers, also an upcoming one, are not missed.
+ */
+export function lastAlivePeriod(rule: StreakSettings, state: StreakState, now: number): number | null {
+  if (state.last === null || state.length === 0) return null;
+  const last = state.last;
+  const pauses = state.pauses ?? [];
+  const fz = rule.freezes;
+  const base = state.freezeBase;
+  const earns = fz !== null && base !== undefined && base.earn !== null && fz.autoEarnInterval > 0 && fz.autoEarnAmount > 0;
+  const freezesOn = (period: number): number => {
+    if (!earns) return state.freezes;
+    const k = Math.floor((firstDayOf(rule.frequency, period) - base!.earn!) / fz!.autoEarnInterval);
+    return k > 0 ? Math.min(fz!.max, base!.frz + k * fz!.autoEarnAmount) : base!.frz;
+  };
+  // Periods last + 1 .. p - 1 that a pause covers.
+  const paused = (p: number): number => {
+    let count = 0;
+    for (const [first, end] of pauses) {
+      const a = Math.max(last + 1, first);
+      const b = Math.min(p - 1, end);
+      if (b >= a) count += b - a + 1;
+    }
+    return Math.min(count, Math.max(0, p - 1 - last));
+  };
+  const alive = (p: number): boolean => p - last - 1 - paused(p) <= (p <= now ? state.freezes : freezesOn(p));
+  let p = Math.max(now, last + 1);
+  if (!alive(p)) return null;
+  // Each step misses one more period; freezes top out at their maximum: the end comes within
+  // that many periods, and the pauses' (bounded for safety).
+  for (let n = 0; n < 10_000 && alive(p + 1); n++) p++;
+  return p;
+}
+
 /** When a streak shown as `view` in period `now` is lost if nothing happens, in ms (null: no streak). */
 export function expiresAt(rule: StreakSettings, state: StreakState, now: number, tz: string): number | null {
-  if (state.last === null || state.length === 0) return null;
-  const missed = Math.max(0, now - state.last - 1 - state.paused);
-  if (missed > state.freezes) return null;
-  return periodEndsAt(rule.frequency, Math.max(now, state.last + 1) + state.freezes - missed, tz);
+  const end = lastAlivePeriod(rule, state, now);
+  return end === null ? null : periodEndsAt(rule.frequency, end, tz);
 }
 
 /** Milliseconds from 2020-01-01: the time part of ranking scores. */

@@ -107,6 +107,33 @@ export function settingsView(s: StreakSettings | null) {
 export function adminStreakRoutes(deps: Deps): Route[] {
   const { store, clock, redis, keys } = deps;
 
+  /** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
+  const groupIn = (h: Record<string, string>) => (lb: Leaderboard) => {
+    const group = breakdownKeys(lb, store.current).map((key) => h['a:' + key] ?? '');
+    return group.some((v) => v === '') ? null : group;
+  };
+
+  /**
+   * After a change to when a user's streak is lost (freezes granted, a pause added or removed):
+   * the expiry the active ranking and the streak boards prune by, worked out again from the
+   * user's state now. The rank stays as it was; a streak the change leaves lost expires now.
+   */
+  async function refreshExpiry(tenant: string, userId: string, rule: StreakSettings): Promise<void> {
+    const u = keys.forUser(tenant, userId);
+    const h = await redis.hgetall(u.user);
+    if (h.id === undefined) return;
+    const tz = h.tz ?? '';
+    const now = clock.now();
+    const { day, period } = currentPeriod(rule.frequency, tz, now);
+    const state = stateFromHash(h, rule, day, period);
+    const expiry = expiresAt(rule, state, period, tz);
+    await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now, userId);
+    const length = streakView(rule, state, period).length;
+    if (expiry !== null && length > 0) {
+      await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(h)), now);
+    }
+  }
+
   async function grantFreezes(req: Request) {
     const { tenant } = principalOf(req);
     const body = validateFreezes(parseJson(req.body));
@@ -126,6 +153,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const [granted] = await redis.grantFreezes(u.user, n, rule.freezes.max, rule.freezes.initial, day);
       if (granted === -4) issues.push(bulkIssue(userId, 'error', 'User does not exist'));
       else if (granted < n) issues.push(bulkIssue(userId, 'warning', 'Would exceed maximum freeze limit'));
+      if (granted > 0) await refreshExpiry(tenant, userId, rule);
     }
     return ok({ issues });
   }
@@ -160,13 +188,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
         const expiry = expiresAt(rule, state, period, tz) ?? 0;
         await redis.streakRank(k.active, k.longest, k.expiry, id, rankScore(state.length, now), rankScore(state.longest, now), expiry);
         // The streak boards show the restored length too.
-        const date = dateOfDay(day);
-        const snapshot = store.current;
-        const groupOf = (lb: Leaderboard) => {
-          const group = breakdownKeys(lb, snapshot).map((key) => h['a:' + key] ?? '');
-          return group.some((v) => v === '') ? null : group;
-        };
-        await place(deps, tenant, id, streakPlacements(deps, state.length, expiry, date, groupOf), now);
+        await place(deps, tenant, id, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(h)), now);
       }
     }
     return ok({ restoredUsers, issues });
@@ -199,6 +221,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const [done] = await redis.pauseStreak(u.user, 'add', JSON.stringify(entry));
       if (done === -4) { refuse('User does not exist'); continue; }
       await redis.hset(registry, id, JSON.stringify({ userId, start, end }));
+      await refreshExpiry(tenant, userId, rule);
       created.push({ id, userId, start, end, status: 'active' });
     }
     return json(created.length > 0 ? 201 : 200, { created, issues });
@@ -218,6 +241,8 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const { userId } = JSON.parse(raw) as { userId: string };
       await redis.pauseStreak(keys.forUser(tenant, userId).user, 'remove', id);
       await redis.hdel(registry, id);
+      const rule = store.current.streak;
+      if (rule !== null) await refreshExpiry(tenant, userId, rule);
       deleted.push({ id });
     }
     return ok({ deleted, issues });
