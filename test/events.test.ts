@@ -77,6 +77,20 @@ describe.each(targets())('metric events on %s', (target) => {
     expect((await s.request('GET', '/v1/users/x')).status).toBe(404);
   });
 
+  it('refuses strings that are not text (U+0000, a lone surrogate) with 400, anywhere in the body or path', async () => {
+    for (const raw of ['{"user":{"id":"a\\u0000b"},"value":1}', '{"user":{"id":"a\\ud800"},"value":1}', '{"user":{"id":"\\udc00a"},"value":1}',
+      '{"user":{"id":"n1"},"value":1,"attributes":{"device":"x\\u0000"}}', '{"user":{"id":"n1","name":"\\ud83d"},"value":1}']) {
+      const r = await s.request('POST', '/api/metrics/lessons/event', { raw });
+      expect(r.status, raw).toBe(400);
+      expect(r.body.error, raw).toMatch(/U\+0000 or an unpaired surrogate/);
+    }
+    // A pair written as escapes is text, and an escaped backslash before u0000 too.
+    const pair = await s.request('POST', '/api/metrics/lessons/event', { raw: '{"user":{"id":"n\\ud83d\\ude00","name":"\\\\u0000"},"value":1}' });
+    expect(pair.status, pair.text).toBe(201);
+    expect((await s.request('GET', `/v1/users/${encodeURIComponent('n😀')}`)).body).toMatchObject({ id: 'n😀', name: '\\u0000' });
+    expect((await s.request('PUT', '/v1/users/a%00b', { body: { name: 'x' } })).status).toBe(400);
+  });
+
   it('answers 404 for an unknown metric and changes nothing', async () => {
     const r = await event('nope', { user: { id: 'ghost' }, value: 1 });
     expect(r.status).toBe(404);

@@ -97,6 +97,26 @@ describe('log-drain worker', () => {
     for (const id of users) expect(await redis.xlen(keys.forUser('_', id).log)).toBe(0);
   });
 
+  it('copies an entry holding U+0000 or a lone surrogate with U+FFFD in their place, and the partition goes on', async () => {
+    await s.metrics('poison');
+    const { redis, keys } = s.api.services;
+    const log = keys.forUser('_', 'p1').log;
+    // As a log of before stop 15 may hold it (the api refuses such strings now).
+    await redis.xadd(log, '*', 'event', JSON.stringify({ e: 'poisoned-1', t: '_', u: 'p1\u0000x', m: 'poison', v: 1, ts: Date.now(), d: '2026-01-01', a: { s: 'b\ud800' } }));
+    const after = await s.request('POST', '/api/metrics/poison/event', { body: { user: { id: 'p1' }, value: 3 } });
+    expect(after.status, after.text).toBe(201);
+    await s.workers!.drainNow();
+    const { rows } = await db.query(
+      'SELECT user_id, body FROM laurel_events WHERE prefix = $1 AND (body->>\'e\' = $2 OR body->>\'e\' = $3) ORDER BY stream_id',
+      [s.prefix, 'poisoned-1', after.body.eventId],
+    );
+    expect(rows).toEqual([
+      { user_id: 'p1\uFFFDx', body: expect.objectContaining({ u: 'p1\uFFFDx', a: { s: 'b\uFFFD' } }) },
+      { user_id: 'p1', body: expect.objectContaining({ e: after.body.eventId, v: 3 }) },
+    ]);
+    expect(await redis.xlen(log)).toBe(0);
+  });
+
   it('keeps the entries in Redis when Postgres refuses them', async () => {
     const other = await startTestServer();
     const bad = new pg.Pool({ connectionString: other.settings.databaseUrl.replace(/\/[^/]*$/, '/laurel_no_such_db') });

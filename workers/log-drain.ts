@@ -20,6 +20,7 @@ import { deadProcesses } from '../src/liveness.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import type { StreakSettings } from '../src/store/config.js';
+import { isText, NOT_TEXT } from '../src/http/validate.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -84,9 +85,29 @@ export function entryBody(fields: string[]): string {
 function parseBatch(entries: StreamEntry[]): Drained[] {
   return entries.map(([id, fields]) => {
     const body = entryBody(fields);
-    return { id, kind: fields[0] ?? 'unknown', body, e: JSON.parse(body) as LoggedBody };
+    const e = JSON.parse(body) as LoggedBody;
+    // Postgres takes no U+0000 and no lone surrogate, in jsonb or text: an entry holding one (the
+    // api refuses them since stop 15; older entries, or a user id from another path) is stored
+    // with U+FFFD in their place, rather than stopping the partition's copy at it for good.
+    if (body.includes('\\u') && !isText(e)) {
+      const clean = textOnly(e) as LoggedBody;
+      return { id, kind: fields[0] ?? 'unknown', body: JSON.stringify(clean), e: clean };
+    }
+    return { id, kind: fields[0] ?? 'unknown', body, e };
   });
 }
+
+/** A parsed JSON value with U+0000 and lone surrogates replaced by U+FFFD. */
+function textOnly(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(NOT_TEXT_ALL, '\uFFFD');
+  if (Array.isArray(value)) return value.map(textOnly);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [textOnly(k) as string, textOnly(v)]));
+  }
+  return value;
+}
+
+const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
 
 /**
  * One INSERT per batch. The bodies travel as one JSON array, paired with the other columns by

@@ -88,11 +88,15 @@ interface State {
 
 function decodeParam(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch {
     throw fail('invalid_path', `"${raw}" is not valid percent-encoding`);
   }
+  // %00 is not text (a user id holding it could not be copied to Postgres).
+  if (decoded.includes('\u0000')) throw fail('invalid_path', `"${raw}" holds U+0000 (%00)`);
+  return decoded;
 }
 
 export class HttpServer {

@@ -48,15 +48,38 @@ export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>):
   };
 }
 
-/** Parses a JSON body: empty and malformed bodies are 400s. */
+/**
+ * Parses a JSON body: empty and malformed bodies are 400s, and so are strings holding U+0000 or a
+ * lone surrogate (written as \\u escapes: raw, JSON or UTF-8 does not allow them). They are not
+ * text: Postgres refuses them, and one in the event log would stop its partition's copy there.
+ */
 export function parseJson(body: string | null): unknown {
   if (body === null || body === '') throw fail('empty_body');
   // Only white space is empty too: trim() (which copies) only when the first character may be.
   const first = body.charCodeAt(0);
   if ((first <= 32 || first > 126) && body.trim() === '') throw fail('empty_body');
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (err) {
     throw fail('malformed_json', (err as Error).message);
   }
+  // Only an escape can make them: the usual body has none, and is not walked.
+  if (body.includes('\\u') && !isText(value)) {
+    throw fail('malformed_json', 'strings must not hold U+0000 or an unpaired surrogate (\\u0000, \\ud800 to \\udfff alone)');
+  }
+  return value;
+}
+
+/** U+0000, or a surrogate without its pair. */
+export const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether every string in a parsed JSON value (keys too) is text: no U+0000, no lone surrogate. */
+export function isText(value: unknown): boolean {
+  if (typeof value === 'string') return !NOT_TEXT.test(value);
+  if (Array.isArray(value)) return value.every(isText);
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if (!isText(k) || !isText(v)) return false;
+  }
+  return true;
 }
