@@ -74,7 +74,16 @@ export class Authenticator {
   };
 }
 
+/**
+ * A header value as uWebSockets.js hands it over: each byte a character, and bytes above 0x7F
+ * dropped at either end of the value (its parser trims them with the white space). So a value
+ * outside printable ASCII cannot be read as sent; where one shows, it is refused (400) rather than
+ * taken for another (`acmé` arrives as `acm`). Idempotency-Key and Tenant-ID are printable ASCII.
+ */
+export const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
 function resolveTenant(snapshot: Snapshot, key: ApiKeyRecord, header: string): Principal {
+  if (NOT_PRINTABLE_ASCII.test(header)) throw fail('invalid_header', 'Tenant-ID must be printable ASCII');
   if (key.tenantId !== null) {
     const bound = snapshot.tenants.get(key.tenantId);
     if (!bound || bound.status !== 'active') throw fail('tenant_not_found', header || key.tenantId);

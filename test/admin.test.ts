@@ -182,6 +182,23 @@ describe('tenants', () => {
     expect((await s.request('GET', '/v1/users/only-acme', { tenant: 'globex' })).status).toBe(404);
   });
 
+  it('keeps Tenant-ID and Idempotency-Key to printable ASCII, the only headers the HTTP layer reads as sent', async () => {
+    // uWebSockets.js drops bytes above 0x7F at either end of a value: 'acm\u00e9' would arrive as
+    // 'acm'. A customerId that could not be sent is refused; one that shows is a 400.
+    const made = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acm\u00e9', name: 'Accent' }, { customerId: ' acme2', name: 'Space' }] });
+    expect(made.status, made.text).toBe(200);
+    expect(made.body.issues.map((i: any) => i.message)).toEqual([expect.stringMatching(/customerId/), expect.stringMatching(/customerId/)]);
+    const header = await s.request('GET', '/v1/users/same-id', { tenant: 'ac\u00e9me' });
+    expect(header.status, header.text).toBe(400);
+    expect(header.body).toMatchObject({ code: 'invalid_header', error: expect.stringMatching(/Tenant-ID must be printable ASCII/) });
+    const keyed = await s.request('POST', '/api/metrics/steps/event', {
+      body: { user: { id: 'ascii' }, value: 1 }, headers: { 'Idempotency-Key': 'lesson-\u00e9-1' },
+    });
+    expect(keyed.status, keyed.text).toBe(400);
+    expect(keyed.body.error).toMatch(/Idempotency-Key must be printable ASCII/);
+    expect((await s.request('GET', '/v1/users/ascii')).status).toBe(404);
+  });
+
   it('answers 404 for an unknown or archived tenant', async () => {
     const r = await s.request('GET', '/v1/users/same-id', { tenant: 'initech' });
     expect(r.status).toBe(404);

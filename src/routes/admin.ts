@@ -15,6 +15,11 @@ import { batchOf, idsOf, pageOf, resourceRoutes, type Issue } from './admin-reso
 const KEY_PATTERN = '^[a-zA-Z0-9_-]+$';
 const key = { type: 'string', pattern: KEY_PATTERN, minLength: 1, maxLength: 100 };
 const name = { type: 'string', minLength: 1, maxLength: 255 };
+/**
+ * A tenant's customerId: what the Tenant-ID header sends, so printable ASCII without white space
+ * at either end (src/auth.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
+ */
+const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
 
 function metricView(m: Metric) {
   return { id: m.id, name: m.name, key: m.key, unitType: m.unitType, units: m.units, status: m.status };
@@ -122,12 +127,12 @@ export function adminRoutes(deps: Deps): Route[] {
     label: 'Tenant',
     createSchema: {
       type: 'object', required: ['customerId', 'name'],
-      properties: { customerId: { type: 'string', minLength: 1, maxLength: 255 }, name },
+      properties: { customerId: CUSTOMER_ID, name },
     },
     updateSchema: {
       type: 'object', required: ['id'],
       properties: {
-        id: { type: 'string' }, customerId: { type: 'string', minLength: 1, maxLength: 255 }, name,
+        id: { type: 'string' }, customerId: CUSTOMER_ID, name,
         status: { enum: ['active', 'archived'] },
       },
     },

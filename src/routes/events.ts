@@ -4,7 +4,7 @@
  * entry; no Postgres, no queue, no configuration parse on the way.
  */
 import { randomUUID } from 'node:crypto';
-import { principalOf } from '../auth.js';
+import { NOT_PRINTABLE_ASCII, principalOf } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { fail } from '../http/errors.js';
 import type { Reply, Request, Route } from '../http/server.js';
@@ -228,6 +228,9 @@ export function eventRoutes(deps: Deps): Route[] {
     const idempotencyKey = req.idempotencyKey;
     if (idempotencyKey.length > IDEMPOTENCY_KEY_MAX) {
       throw fail('invalid_header', `Idempotency-Key must have at most ${IDEMPOTENCY_KEY_MAX} characters`);
+    }
+    if (idempotencyKey !== '' && NOT_PRINTABLE_ASCII.test(idempotencyKey)) {
+      throw fail('invalid_header', 'Idempotency-Key must be printable ASCII');
     }
     const body = validateEvent(parseJson(req.body));
     const user = body.user;
