@@ -422,7 +422,10 @@ if achHot ~= '' then
         now = tonumber(addNumber(userMetricKey, planDetails(planned).m[k].pf, value, isInteger))
       end
     end
-    if now and now >= goal and now - v < goal then
+    -- The event that takes the total across the goal completes it; so does a later one for an
+    -- achievement with a user filter, which the user may have come to match since (complete()
+    -- checks the filter, and completes at most once).
+    if now and now >= goal and (now - v < goal or (planned.uf or userFiltered(planned))[k]) then
       nowIso = nowIso or string.sub(creation, 1, 24)
       complete(userKey, slot .. 'achc:' .. tenant, planDetails(planned).m[k], nowIso, completed)
     end

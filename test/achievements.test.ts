@@ -267,4 +267,18 @@ describe.each(targets())('achievements on %s', (target) => {
       expect(keysOf((await s.request('GET', '/v1/users/once/achievements')).body)).not.toContain('three-row');
     });
   });
+
+  describe('user filters met late', () => {
+    // Last: its users would change the listings' counts.
+    it('completes a user-filtered achievement on the next event once the user matches, past the goal already', async () => {
+      // (Whatever else the first event completes, the filtered one waits for the filter.)
+      expect(keysOf((await event({ id: 'tardy', attributes: { plan: 'free' } }, 2)).body.achievements)).not.toContain('pro-start');
+      expect((await s.request('PUT', '/v1/users/tardy', { body: { attributes: { plan: 'pro' } } })).status).toBe(200);
+      expect(keysOf((await event({ id: 'tardy' }, 1)).body.achievements)).toEqual(['pro-start']);
+      expect(keysOf((await event({ id: 'tardy' }, 1)).body.achievements)).toEqual([]);
+      // And when the event itself brings the attribute.
+      expect(keysOf((await event({ id: 'tardy2', attributes: { plan: 'free' } }, 2)).body.achievements)).not.toContain('pro-start');
+      expect(keysOf((await event({ id: 'tardy2', attributes: { plan: 'pro' } }, 1)).body.achievements)).toEqual(['pro-start']);
+    });
+  });
 });

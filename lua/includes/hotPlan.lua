@@ -33,6 +33,8 @@
                        pn (the system's total and award-count fields)}; nil otherwise
     decoded            the details decoded, once something needed them (planDetails(plan)), else
                        false
+    uf                 per metric achievement, whether it has a user filter (userFiltered(plan)),
+                       once an event found a total past a goal
 
   planDetails(plan) -> the plan's details decoded (cjson), kept in the plan: decoded once per plan,
   not once per event, and without a closure made per event to remember them (about 1,000
@@ -75,4 +77,13 @@ local function planDetails(plan)
     plan.decoded = d
   end
   return d
+end
+
+-- Per metric achievement of the plan (in the order of its thresholds), whether it has a user
+-- filter; worked out once per plan, when an event first finds a total past a goal.
+local function userFiltered(plan)
+  local uf = {}
+  for k, m in ipairs(planDetails(plan).m or {}) do uf[k] = type(m.ua) == 'table' end
+  plan.uf = uf
+  return uf
 end
