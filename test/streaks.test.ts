@@ -258,7 +258,10 @@ describe.each(targets())('streaks on %s', (target) => {
       expect((await s.request('GET', '/v1/users/max/streak')).body).toMatchObject({ length: 4, rank: 2 });
       expect((await s.request('GET', '/v1/users/max/streak')).body.streakHistory).toHaveLength(7);
       expect((await s.request('GET', '/v1/users/nobody/streak')).status).toBe(404);
-      expect((await s.request('GET', '/v1/users/liz/streak?historyPeriods=-1')).status).toBe(400);
+      for (const q of ['-1', '366', '1e2', '0x10', '1.5', ' 7']) {
+        expect((await s.request('GET', `/v1/users/liz/streak?historyPeriods=${encodeURIComponent(q)}`)).status, q).toBe(400);
+      }
+      expect((await s.request('GET', '/v1/users/liz/streak?historyPeriods=0010')).body.streakHistory).toHaveLength(10);
     });
 
     it('lists several users\' streaks, longest first', async () => {
@@ -270,6 +273,9 @@ describe.each(targets())('streaks on %s', (target) => {
         { userId: 'ghost', streakLength: 0, extended: null },
       ]);
       expect((await s.request('GET', '/v1/streaks')).status).toBe(400);
+      const long = await s.request('GET', `/v1/streaks?userIds=liz&userIds=${'x'.repeat(256)}`);
+      expect(long.status).toBe(400);
+      expect(long.body.error).toMatch(/userIds: a user id must have 1 to 255 characters/);
     });
 
     it('ranks active and longest streaks, dropping lost ones from the active ranking', async () => {

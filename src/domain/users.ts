@@ -59,9 +59,11 @@ export const identificationSchema = {
  * maxLength: code points, so an emoji is one character, not two UTF-16 units).
  */
 export function checkUserId(id: string): void {
-  if (id.length === 0 || (id.length > USER_ID_MAX && codePoints(id) > USER_ID_MAX)) {
-    throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
-  }
+  if (!isUserId(id)) throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
+}
+
+export function isUserId(id: string): boolean {
+  return id.length > 0 && (id.length <= USER_ID_MAX || codePoints(id) <= USER_ID_MAX);
 }
 
 function codePoints(s: string): number {

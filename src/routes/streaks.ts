@@ -8,7 +8,7 @@ import { currentPeriod, periodEnd, periodStart } from '../domain/periods.js';
 import {
   FREQUENCY_LETTER, pausedBetween, pausesOf, stateFromHash, streakView, type StoredPause, type StreakState,
 } from '../domain/streaks.js';
-import { checkUserId, type UserHash } from '../domain/users.js';
+import { checkUserId, isUserId, USER_ID_MAX, type UserHash } from '../domain/users.js';
 import { fail } from '../http/errors.js';
 import { ok, queryOf } from '../http/reply.js';
 import type { Request, Route } from '../http/server.js';
@@ -78,7 +78,8 @@ export function streakRoutes(deps: Deps): Route[] {
     const id = req.params[0];
     checkUserId(id);
     const raw = queryOf(req.query).get('historyPeriods');
-    const count = raw === null || raw === '' ? 7 : Number(raw);
+    // Digits only, as `awards` takes them: Number() would read '1e2' and '0x10' too.
+    const count = raw === null || raw === '' ? 7 : /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(count) || count < 0 || count > MAX_HISTORY) {
       throw fail('invalid_query', `historyPeriods must be an integer from 0 to ${MAX_HISTORY}`);
     }
@@ -110,6 +111,9 @@ export function streakRoutes(deps: Deps): Route[] {
     const userIds = [...new Set(queryOf(req.query).getAll('userIds').flatMap((v) => v.split(',')).filter(Boolean))];
     if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
     if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
+    // As a path takes a user id (no such user could exist).
+    const long = userIds.find((id) => !isUserId(id));
+    if (long !== undefined) throw fail('invalid_query', `userIds: a user id must have 1 to ${USER_ID_MAX} characters`);
     const rule = store.current.streak;
     const now = clock.now();
     const hashes = await Promise.all(userIds.map((id) => redis.hgetall(keys.forUser(tenant, id).user)));
