@@ -91,6 +91,16 @@ describe.each(targets())('achievements on %s', (target) => {
       ]);
       const del = await admin('DELETE', undefined, `?ids=${ids.ten}`);
       expect(del.body.issues[0].message).toMatch(/used by achievement "all-rounder"/);
+      // Archived, a prerequisite would leave its composite out of reach; listed twice, it is a mistake.
+      const more = await admin('PATCH', [
+        { id: ids.ten, status: 'archived' },
+        { id: ids['all-rounder'], achievementIds: [ids.ten, ids.ten, ids.onboarded] },
+      ]);
+      expect(more.body.updated).toEqual([]);
+      expect(more.body.issues.map((i: any) => i.message)).toEqual([
+        'Achievement "ten" is a prerequisite of achievement "all-rounder"; archive or change those first',
+        `achievementIds lists "${ids.ten}" twice`,
+      ]);
     });
   });
 

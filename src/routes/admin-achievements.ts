@@ -76,6 +76,8 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
       break;
     case 'achievement': {
       if (a.achievementIds.length === 0) return 'achievementIds is required for an achievement (composite) achievement';
+      const twice = a.achievementIds.find((id, i) => a.achievementIds.indexOf(id) !== i);
+      if (twice !== undefined) return `achievementIds lists "${twice}" twice`;
       const missing = a.achievementIds.filter((id) => !snapshot.achievements.has(id));
       if (missing.length > 0) return `achievementIds refer to unknown achievements: ${missing.join(', ')}`;
       if (a.achievementIds.some((id) => reaches(snapshot, id, a.id))) return 'achievementIds would make a cycle of composite achievements';
@@ -154,6 +156,13 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
         status: c.status ?? a.status,
         updated: now,
       };
+      // Archived, it could never complete: a composite that needs it would be out of reach.
+      if (next.status === 'archived' && a.status !== 'archived') {
+        const needing = [...snapshot.achievements.values()].filter((x) => x.status !== 'archived' && x.achievementIds.includes(a.id));
+        if (needing.length > 0) {
+          return `Achievement "${a.key}" is a prerequisite of ${needing.map((x) => `achievement "${x.key}"`).join(', ')}; archive or change those first`;
+        }
+      }
       return check(next, snapshot) ?? next;
     },
     view: achievementAdminView,
