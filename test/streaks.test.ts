@@ -14,6 +14,11 @@ describe.each(targets())('streaks on %s', (target) => {
   let ids: Record<string, string>;
 
   const settings = (body: unknown) => s.request('PUT', '/admin/v1/streaks/settings', { body });
+  /** Daily on lessons, one freeze to start with and one more a week, two at most. */
+  const weeklyFreezes = () => settings({
+    frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
+    freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
+  });
   /** The workers keep the rankings from the event log: let them catch up before a rank is read. */
   const drain = () => s.workers!.drainNow();
   const at = (iso: string) => s.setClock(iso);
@@ -105,12 +110,7 @@ describe.each(targets())('streaks on %s', (target) => {
   });
 
   describe('freezes', () => {
-    beforeAll(async () => {
-      await settings({
-        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
-        freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
-      });
-    });
+    beforeAll(() => weeklyFreezes());
 
     it('bridges a skipped day with a freeze, then resets when none is left', async () => {
       await at('2026-05-01T09:00:00Z');
@@ -306,12 +306,7 @@ describe.each(targets())('streaks on %s', (target) => {
   describe('freezes earned during a gap', () => {
     // Run after 'reading streaks': a drain here records the streaks of the users before it in the
     // rankings under this describe's rule.
-    beforeAll(async () => {
-      await settings({
-        frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }],
-        freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
-      });
-    });
+    beforeAll(() => weeklyFreezes());
 
     it('counts a freeze the gap will earn: in `expires`, and in the active ranking', async () => {
       for (let day = 1; day <= 6; day++) {
