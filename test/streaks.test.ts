@@ -495,6 +495,9 @@ describe.each(targets())('streaks on %s', (target) => {
 
     it('keeps a paused streak in the active ranking: a pause added after the extension, and one it knew', async () => {
       await at('2026-12-11T12:00:00Z');
+      const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Paused', key: 'paused-board', rankBy: 'streak', status: 'active' }] });
+      expect(board.status, board.text).toBe(201);
+      const onBoard = async () => ((await s.request('GET', '/api/leaderboards/paused-board?limit=100')).body.rankings as any[]).map((r) => r.userId);
       await event('pa1');
       await event('pa2');
       // pa2's pause is there before its next extension: the log carries it to the rankings.
@@ -512,10 +515,13 @@ describe.each(targets())('streaks on %s', (target) => {
       for (const user of ['pa1', 'pa2']) {
         expect((await s.request('GET', `/v1/users/${user}/streak`)).body, user).toMatchObject({ length: 2, rank: expect.any(Number) });
       }
+      expect((await onBoard()).sort()).toEqual(['pa1', 'pa2']);
       // Removing the pause takes the days back: pa1's streak was lost on the 14th.
       const del = await s.request('DELETE', `/admin/v1/streaks/pauses?ids=${after.body.created[0].id}`);
       expect(del.body.deleted, del.text).toHaveLength(1);
       expect((await s.request('GET', '/v1/users/pa1/streak')).body).toMatchObject({ length: 0, rank: null });
+      expect(await onBoard()).toEqual(['pa2']);
+      await s.request('PATCH', '/admin/v1/leaderboards', { body: [{ id: board.body.created[0].id, status: 'inactive' }] });
     });
   });
 

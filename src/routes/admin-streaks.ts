@@ -131,6 +131,13 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     const length = streakView(rule, state, period).length;
     if (expiry !== null && length > 0) {
       await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(h)), now);
+      return;
+    }
+    // Lost: the streak boards drop the user on their next read or placement, as they drop any
+    // lost streak (lua/includes/pruneLost.lua).
+    for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(h))) {
+      const k = keys.leaderboard(tenant, p.lb.id, p.run.start, p.group.join('\u0000'));
+      await redis.zadd(k.expiry, 'XX', now, userId);
     }
   }
 
