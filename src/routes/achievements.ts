@@ -27,7 +27,6 @@ const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
 });
 
-/** `userAttributes=key:value,key:value`: known user attribute keys, all required. */
 /**
  * Adds a userAttributes pair: every pair must match, so one key with two values could match nobody
  * and is refused (a repeat of the same pair is no change).
@@ -40,6 +39,7 @@ export function setPair(pairs: Map<string, string>, key: string, value: string):
   pairs.set(key, value);
 }
 
+/** `userAttributes=key:value,key:value`: known user attribute keys, all required. */
 export function parseUserAttributes(raw: string | null, snapshot: Snapshot): Map<string, string> | null {
   if (raw === null || raw === '') return null;
   const pairs = new Map<string, string>();
