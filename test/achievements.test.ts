@@ -64,10 +64,19 @@ describe.each(targets())('achievements on %s', (target) => {
         { name: 'x', key: 'zero', trigger: 'metric', metricId, metricValue: 0 },
         { name: 'x', key: 'no-length', trigger: 'streak' },
         { name: 'x', key: 'bad-metric-key', trigger: 'metric', metricKey: 'nope', metricValue: 1 },
+        // Another trigger's fields would be kept and never used.
+        { name: 'x', key: 'api-metric', trigger: 'api', metricId },
+        { name: 'x', key: 'streak-value', trigger: 'streak', streakLength: 3, metricValue: 5 },
+        { name: 'x', key: 'metric-length', trigger: 'metric', metricId, metricValue: 5, streakLength: 3 },
+        { name: 'x', key: 'api-metric-key', trigger: 'api', metricKey: 'lessons' },
       ]);
       expect(r.status).toBe(200);
       expect(r.body.created).toEqual([]);
-      expect(r.body.issues.map((i: any) => i.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(r.body.issues.map((i: any) => i.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      expect(r.body.issues.slice(9).map((i: any) => i.message)).toEqual([
+        'metricId applies to metric achievements only', 'metricValue applies to metric achievements only',
+        'streakLength applies to streak achievements only', 'metricId applies to metric achievements only',
+      ]);
       const byKey = await admin('POST', [{ name: 'By key', key: 'by-key', trigger: 'metric', metricKey: 'lessons', metricValue: 1000 }]);
       expect(byKey.body.created[0]).toMatchObject({ metricId, metricValue: 1000 });
       await admin('DELETE', undefined, `?ids=${byKey.body.created[0].id}`);

@@ -64,6 +64,11 @@ function reaches(snapshot: Snapshot, from: string, target: string, seen = new Se
   return a !== undefined && a.achievementIds.some((id) => reaches(snapshot, id, target, seen));
 }
 
+/** Which trigger each trigger-specific field belongs to: sent with another trigger, it would be kept and never used. */
+const FIELD_OWNER: ['metricId' | 'metricValue' | 'streakLength', Achievement['trigger']][] = [
+  ['metricId', 'metric'], ['metricValue', 'metric'], ['streakLength', 'streak'],
+];
+
 /** The semantic checks the schema cannot make; a message, or null when the achievement is sound. */
 function check(a: Achievement, snapshot: Snapshot): string | null {
   switch (a.trigger) {
@@ -85,6 +90,9 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
     }
     case 'api':
       break;
+  }
+  for (const [field, owner] of FIELD_OWNER) {
+    if (a[field] !== null && a.trigger !== owner) return `${field} applies to ${owner} achievements only`;
   }
   if (a.trigger !== 'metric' && a.eventAttributes.length > 0) return 'eventAttributes apply to metric achievements only';
   if (a.trigger !== 'achievement' && a.achievementIds.length > 0) return 'achievementIds apply to achievement (composite) achievements only';
