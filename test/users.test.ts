@@ -113,6 +113,15 @@ describe('identification', () => {
     expect((await s.request('PUT', '/v1/users/u5', { body: { tz: 'America/Argentina/Buenos_Aires' } })).status).toBe(201);
   });
 
+  it('stores a zone sent in another case in its IANA spelling, and an alias as sent', async () => {
+    const cases: [string, string][] = [['europe/paris', 'Europe/Paris'], ['UTC', 'UTC'], ['etc/gmt+5', 'Etc/GMT+5'], ['Asia/Kolkata', 'Asia/Kolkata']];
+    for (const [sent, stored] of cases) {
+      const r = await s.request('PUT', '/v1/users/zone-case', { body: { tz: sent } });
+      expect(r.body.tz, sent).toBe(stored);
+      expect((await s.request('GET', '/v1/users/zone-case')).body.tz, sent).toBe(stored);
+    }
+  });
+
   it('refuses wrongly typed fields with 400', async () => {
     for (const body of [{ name: 3 }, { deviceTokens: 'abc' }, { attributes: { plan: 1 } }, { subscribeToEmails: 'yes' }]) {
       const r = await s.request('PUT', '/v1/users/u6', { body });

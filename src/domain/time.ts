@@ -7,17 +7,27 @@
 import { DateTime, IANAZone } from 'luxon';
 
 const UTC = 'UTC';
-const validZones = new Map<string, boolean>();
+const zoneNames = new Map<string, string | null>();
 
-/** Whether `tz` is an IANA zone name luxon (ICU) knows. Cached. */
-export function isValidZone(tz: string): boolean {
-  let ok = validZones.get(tz);
-  if (ok === undefined) {
-    ok = tz.length <= 64 && IANAZone.isValidZone(tz);
-    if (validZones.size > 10_000) validZones.clear();
-    validZones.set(tz, ok);
+/**
+ * `tz` as stored: its IANA spelling when it differs only in case (ICU matches names
+ * case-insensitively, so `europe/paris` would be a second spelling of `Europe/Paris`: compared as
+ * strings, a user's events would look like a zone move), else as sent (ICU names an alias by its
+ * target, `Asia/Kolkata` as `Asia/Calcutta`: another name, not a spelling); null when it is not a
+ * zone luxon (ICU) knows. Cached.
+ */
+export function zoneName(tz: string): string | null {
+  let name = zoneNames.get(tz);
+  if (name === undefined) {
+    name = null;
+    if (tz.length <= 64 && IANAZone.isValidZone(tz)) {
+      const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+      name = resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
+    }
+    if (zoneNames.size > 10_000) zoneNames.clear();
+    zoneNames.set(tz, name);
   }
-  return ok;
+  return name;
 }
 
 interface DayBounds {

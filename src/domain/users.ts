@@ -8,7 +8,7 @@
  */
 import { fail } from '../http/errors.js';
 import type { Snapshot } from '../store/config.js';
-import { isValidZone } from './time.js';
+import { zoneName } from './time.js';
 
 export interface Identification {
   email?: string | null;
@@ -107,9 +107,10 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
   const pairs: string[] = [];
   if (email != null) pairs.push('email', email);
   if (name != null) pairs.push('name', name);
+  const zone = tz == null ? null : zoneName(tz);
   if (tz != null) {
-    if (!isValidZone(tz)) throw fail('invalid_timezone', tz);
-    pairs.push('tz', tz);
+    if (zone === null) throw fail('invalid_timezone', tz);
+    pairs.push('tz', zone);
   }
   if (subscribeToEmails != null) pairs.push('sub', subscribeToEmails ? '1' : '0');
   if (deviceTokens != null) pairs.push('dt', JSON.stringify(deviceTokens));
@@ -120,7 +121,7 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
   return {
     pairs,
     needsEmail: subscribeToEmails === true && (email == null || email === '') ? '1' : '0',
-    tz: tz ?? null,
+    tz: zone,
   };
 }
 
