@@ -273,6 +273,12 @@ describe.each(targets())('streaks on %s', (target) => {
         { userId: 'ghost', streakLength: 0, extended: null },
       ]);
       expect((await s.request('GET', '/v1/streaks')).status).toBe(400);
+      // Once, comma-separated; repeated, each one id (the SDK's form: an id may hold a comma).
+      expect((await s.request('GET', '/v1/streaks?userIds=ned,liz')).body.map((x: any) => x.userId)).toEqual(['liz', 'ned']);
+      expect((await s.request('GET', `/v1/streaks?userIds=ned&userIds=${encodeURIComponent('liz,max')}`)).body).toEqual([
+        { userId: 'ned', streakLength: 1, extended: '2026-10-06T12:00:00.000Z' },
+        { userId: 'liz,max', streakLength: 0, extended: null },
+      ]);
       const long = await s.request('GET', `/v1/streaks?userIds=liz&userIds=${'x'.repeat(256)}`);
       expect(long.status).toBe(400);
       expect(long.body.error).toMatch(/userIds: a user id must have 1 to 255 characters/);

@@ -108,7 +108,9 @@ export function streakRoutes(deps: Deps): Route[] {
 
   async function several(req: Request) {
     const { tenant } = principalOf(req);
-    const userIds = [...new Set(queryOf(req.query).getAll('userIds').flatMap((v) => v.split(',')).filter(Boolean))];
+    // Repeated (the SDK's form, one id each: an id may hold a comma), or once, comma-separated.
+    const sent = queryOf(req.query).getAll('userIds');
+    const userIds = [...new Set((sent.length === 1 ? sent[0].split(',') : sent).filter(Boolean))];
     if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
     if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
     // As a path takes a user id (no such user could exist).
