@@ -714,6 +714,35 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect((await c.request('GET', '/api/leaderboards/plays')).body.rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
     });
 
+    it('places the events of a process that dies after the drainer copied them, once', async () => {
+      const { redis, keys } = c.api.services;
+      const board = (await c.request('GET', '/admin/v1/leaderboards')).body[0] as { id: string; start: string; metricId: string };
+      const k = keys.leaderboard('_', board.id, board.start, '');
+      const onBoard = async () => ((await c.request('GET', '/api/leaderboards/plays')).body.rankings as { userId: string; value: number }[])
+        .filter((x) => x.userId === 'lc1').map((x) => x.value);
+      // Alive when its event (phase 1 only) is copied to Postgres: phase 2 is still its own.
+      const beat = String(Date.now());
+      await redis.hset(keys.apiProcesses, 'dies-later', beat);
+      const u = keys.forUser('_', 'lc1');
+      const now = Date.now();
+      const day = new Date(now).toISOString().slice(0, 10);
+      const entry = JSON.stringify({ e: 'e-dies-later', t: '_', u: 'lc1', m: board.metricId, v: 5, ts: now, d: day, p: 'dies-later' });
+      await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
+        `0010|m:${board.metricId}|5|d:${day}|`, '', new Date(now).toISOString() + 'lc1', entry);
+      await c.workers!.drainNow();
+      expect(await onBoard()).toEqual([]);
+      // It falls silent: its last heartbeat 20 s ago. The entry, copied already, is still in the log.
+      const last = String(Date.now() - 20_000);
+      await redis.hset(keys.apiProcesses, 'dies-later', last);
+      await c.workers!.drainNow();
+      expect(await onBoard()).toEqual([5]);
+      expect(await redis.hget(keys.apiReplayed, 'dies-later')).toBe(last);
+      // Once for that heartbeat: taken off the board, it stays off.
+      await redis.del(k.ranking, k.members, k.sequences);
+      await c.workers!.drainNow();
+      expect(await onBoard()).toEqual([]);
+    });
+
     it('places such an event on a board with a daily window only when it was made inside the window', async () => {
       const { redis, keys } = c.api.services;
       const metricId = ((await c.request('GET', '/admin/v1/metrics')).body as { id: string; key: string }[]).find((m) => m.key === 'plays')!.id;

@@ -4,17 +4,20 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
-import { drainLogs, entryBody, nextStreamId } from '../workers/log-drain.js';
+import { drainLogs, earlierStreamId, entryBody, LOG_RETAIN_MS, nextStreamId } from '../workers/log-drain.js';
 
 let s: TestServer;
 let db: pg.Client;
+let pool: pg.Pool;
 
 beforeAll(async () => {
   s = await startTestServer({ workers: true });
   db = new pg.Client({ connectionString: s.settings.databaseUrl });
   await db.connect();
+  pool = new pg.Pool({ connectionString: s.settings.databaseUrl });
 });
 afterAll(async () => {
+  await pool?.end();
   await s?.close();
   if (db) {
     await db.query('DELETE FROM laurel_config WHERE prefix = $1', [s.prefix]);
@@ -22,6 +25,9 @@ afterAll(async () => {
     await db.end();
   }
 });
+
+/** A drain pass as it would run once the entries copied so far are older than LOG_RETAIN_MS. */
+const drainLater = () => drainLogs(s.api.services, pool, 20, Date.now() + LOG_RETAIN_MS + 1_000);
 
 /**
  * A server of its own on the manual clock, with a daily streak on the metric `lessons`, and a
@@ -93,8 +99,37 @@ describe('log-drain worker', () => {
     expect(rows.filter((r) => r.kind === 'user')).toEqual([
       { kind: 'user', tenant: '_', user_id: 'd1', body: expect.objectContaining({ u: 'd1', f: { name: 'Dee' } }) },
     ]);
+    // Copied entries stay for LOG_RETAIN_MS (an api process that dies meanwhile gets its events
+    // placed again from them), each partition's cursor past them; a pass after that trims them.
     const { redis, keys } = s.api.services;
+    for (const id of users) expect(await redis.xlen(keys.forUser('_', id).log)).toBeGreaterThan(0);
+    await drainLater();
     for (const id of users) expect(await redis.xlen(keys.forUser('_', id).log)).toBe(0);
+    expect((await db.query('SELECT count(*)::int AS n FROM laurel_events WHERE prefix = $1 AND user_id = ANY($2)', [s.prefix, users])).rows[0].n).toBe(6);
+  });
+
+  it('keeps copied entries for LOG_RETAIN_MS and copies each once: a later pass starts past them', async () => {
+    await s.metrics('kept-steps');
+    const { redis, keys } = s.api.services;
+    const r = await s.request('POST', '/api/metrics/kept-steps/event', { body: { user: { id: 'once' }, value: 1 } });
+    expect(r.status).toBe(201);
+    await s.workers!.drainNow();
+    const log = keys.forUser('_', 'once').log;
+    const [[id]] = await redis.xrevrange(log, '+', '-', 'COUNT', 1);
+    await db.query('DELETE FROM laurel_events WHERE prefix = $1 AND user_id = $2', [s.prefix, 'once']);
+    await s.workers!.drainNow();
+    // Still in Redis, not copied again (deleted above, it would be back).
+    expect((await redis.xrange(log, id, id)).length).toBe(1);
+    expect((await db.query('SELECT count(*)::int AS n FROM laurel_events WHERE prefix = $1 AND user_id = $2', [s.prefix, 'once'])).rows[0].n).toBe(0);
+    await drainLater();
+    expect((await redis.xrange(log, id, id)).length).toBe(0);
+  });
+
+  it('orders stream ids by time, then sequence', () => {
+    expect(earlierStreamId('1700000000000-5', '1700000000001-0')).toBe('1700000000000-5');
+    expect(earlierStreamId('1700000000001-0', '1700000000000-5')).toBe('1700000000000-5');
+    expect(earlierStreamId('999-12', '999-3')).toBe('999-3');
+    expect(earlierStreamId('10000-0', '9999-0')).toBe('9999-0');
   });
 
   it('copies an entry holding U+0000 or a lone surrogate with U+FFFD in their place, and the partition goes on', async () => {
@@ -114,6 +149,7 @@ describe('log-drain worker', () => {
       { user_id: 'p1\uFFFDx', body: expect.objectContaining({ u: 'p1\uFFFDx', a: { s: 'b\uFFFD' } }) },
       { user_id: 'p1', body: expect.objectContaining({ e: after.body.eventId, v: 3 }) },
     ]);
+    await drainLater();
     expect(await redis.xlen(log)).toBe(0);
   });
 

@@ -227,47 +227,107 @@ async function rankPoints(deps: Deps, batch: Drained[]): Promise<void> {
 }
 
 /**
- * Phase 2 of the events whose api process died before running it (src/liveness.ts): processes
- * silent too long; a process that stopped cleanly finished its requests first. Forgets processes
- * silent for a day.
+ * How long a copied entry stays in its partition's log: long enough for the drainer to see its api
+ * process die (silent for 15 s, src/liveness.ts) and place that process's events again. The drain
+ * itself does not wait for it: an entry reaches Postgres on the next pass.
  */
-async function replayPhase2(deps: Deps, batch: Drained[]): Promise<void> {
-  if (deps.store.current.leaderboards.size === 0) return;
-  const { dead, stale } = deadProcesses(await deps.redis.hgetall(deps.keys.apiProcesses), Date.now());
-  if (stale.length > 0) await deps.redis.hdel(deps.keys.apiProcesses, ...stale);
-  if (dead.size === 0) return;
+export const LOG_RETAIN_MS = 30_000;
+
+/** `a` if it comes before `b` in a stream (`<ms>-<seq>` ids), else `b`. */
+export function earlierStreamId(a: string, b: string): string {
+  const [am, as] = a.split('-');
+  const [bm, bs] = b.split('-');
+  if (am !== bm) return BigInt(am) < BigInt(bm) ? a : b;
+  return BigInt(as) < BigInt(bs) ? a : b;
+}
+
+/**
+ * Phase 2 of the events of a batch whose api process is dead already (src/liveness.ts): a drainer
+ * behind by more than 15 s meets them here. A process that stopped cleanly finished its requests
+ * first.
+ */
+async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Promise<void> {
+  if (dead.size === 0 || deps.store.current.leaderboards.size === 0) return;
   for (const { id, kind, e } of batch) {
     if (kind === 'event' && e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e as LoggedEvent, id);
   }
 }
 
-/** Drains one partition until its log is empty (or `maxBatches` were moved). */
-async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number): Promise<number> {
+/**
+ * Phase 2 of the events of api processes that died since the last pass: every entry of theirs
+ * still in the logs (copied or not: the logs keep copied entries for LOG_RETAIN_MS), placed again
+ * from the user's current state, which changes nothing where their phase 2 did run. Usually the
+ * drainer has copied those entries long before their process counts as dead (15 s of silence),
+ * so the batches alone would never meet them. A process is placed again once per heartbeat it
+ * fell silent at (it may come back and die again). Forgets processes silent for a day.
+ */
+async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowMs: number): Promise<void> {
+  const { redis, keys } = deps;
+  const { dead, stale } = deadProcesses(raw, nowMs);
+  if (stale.length > 0) {
+    await redis.hdel(keys.apiProcesses, ...stale);
+    await redis.hdel(keys.apiReplayed, ...stale);
+  }
+  if (dead.size === 0) return;
+  const replayed = await redis.hgetall(keys.apiReplayed);
+  const due = new Set([...dead].filter((p) => replayed[p] !== raw[p]));
+  if (due.size === 0) return;
+  if (deps.store.current.leaderboards.size > 0) {
+    for (let partition = 0; partition < keys.partitions; partition++) {
+      const log = keys.partitionLog(partition);
+      let from = '-';
+      for (;;) {
+        const entries = (await redis.xrange(log, from, '+', 'COUNT', BATCH)) as StreamEntry[];
+        if (entries.length === 0) break;
+        await replayPhase2(deps, parseBatch(entries), due);
+        if (entries.length < BATCH) break;
+        from = '(' + entries[entries.length - 1][0];
+      }
+    }
+  }
+  for (const p of due) await redis.hset(keys.apiReplayed, p, raw[p]);
+}
+
+/**
+ * Drains one partition from its cursor until its log is copied (or `maxBatches` were moved), then
+ * trims what is copied and older than LOG_RETAIN_MS.
+ */
+async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number, dead: Set<string>, nowMs: number): Promise<number> {
   const { redis, keys, settings } = deps;
   const log = keys.partitionLog(partition);
+  const cursorKey = keys.partitionLogCursor(partition);
+  let cursor = await redis.get(cursorKey);
   let moved = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const entries = (await redis.xrange(log, '-', '+', 'COUNT', BATCH)) as StreamEntry[];
+    const entries = (await redis.xrange(log, cursor === null ? '-' : '(' + cursor, '+', 'COUNT', BATCH)) as StreamEntry[];
     if (entries.length === 0) break;
     const batch = parseBatch(entries);
     await rankStreaks(deps, batch);
     await rankPoints(deps, batch);
-    await replayPhase2(deps, batch);
+    await replayPhase2(deps, batch, dead);
     await insert(pool, settings.prefix, partition, batch);
-    await redis.xtrim(log, 'MINID', nextStreamId(entries[entries.length - 1][0]));
+    cursor = entries[entries.length - 1][0];
+    await redis.set(cursorKey, cursor);
     moved += entries.length;
     if (entries.length < BATCH) break;
   }
+  // Nothing Postgres does not hold, nor anything the drainer may still need to place again.
+  if (cursor !== null) await redis.xtrim(log, 'MINID', earlierStreamId(nextStreamId(cursor), `${Math.max(0, nowMs - LOG_RETAIN_MS)}-0`));
   return moved;
 }
 
-/** One pass over every partition. */
-export async function drainLogs(deps: Deps, pool: pg.Pool, maxBatches = 20): Promise<DrainResult> {
+/**
+ * One pass over every partition, then phase 2 for the api processes that died since the last
+ * one. `nowMs`: the wall time (tests pass a later one to see entries leave).
+ */
+export async function drainLogs(deps: Deps, pool: pg.Pool, maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
   const result: DrainResult = { drained: 0, partitions: 0 };
+  const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
+  const { dead } = deadProcesses(processes, nowMs);
   let next = 0;
   const lane = async () => {
     while (next < deps.keys.partitions) {
-      const moved = await drainPartition(deps, pool, next++, maxBatches);
+      const moved = await drainPartition(deps, pool, next++, maxBatches, dead, nowMs);
       if (moved > 0) {
         result.drained += moved;
         result.partitions++;
@@ -275,5 +335,6 @@ export async function drainLogs(deps: Deps, pool: pg.Pool, maxBatches = 20): Pro
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, lane));
+  await replayDeadProcesses(deps, processes, nowMs);
   return result;
 }

@@ -160,6 +160,11 @@ export class Keys {
     return `${this.slots[partition]}log`;
   }
 
+  /** The id of the last entry of the partition's log that the log drainer has copied to Postgres. */
+  partitionLogCursor(partition: number): string {
+    return `${this.slots[partition]}logc`;
+  }
+
   partitionUsers(partition: number, tenant: string): string {
     return `${this.slots[partition]}users:${tenant}`;
   }
@@ -245,6 +250,11 @@ export class Keys {
   /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/liveness.ts). */
   get apiProcesses(): string {
     return `${this.prefix}:{cfg}:apis`;
+  }
+
+  /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */
+  get apiReplayed(): string {
+    return `${this.prefix}:{cfg}:apis:replayed`;
   }
 
   get bootstrap(): string {
