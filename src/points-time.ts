@@ -13,7 +13,7 @@
 import { DateTime } from 'luxon';
 import type { Deps } from './deps.js';
 import { ScriptCode } from './redis/scripts.js';
-import { boostsArg } from './domain/points.js';
+import { boostsArg, isOff } from './domain/points.js';
 import { placedAwards, rankAwards } from './leaderboard-rank.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
@@ -62,9 +62,10 @@ export async function accrueTime(deps: Pick<Deps, 'redis' | 'keys' | 'store' | '
       let next = stored !== null ? Number(stored) : Math.max(createdMs, t.createdMs) + t.intervalMs;
       let matches = true;
       for (let k = 0; k < t.ua.length; k += 2) if (attributes.get(t.ua[k]) !== t.ua[k + 1]) matches = false;
-      // A user who does not match the trigger's filters lets the time pass without awards.
+      // A user who does not match the trigger's filters lets the time pass without awards; so does a
+      // trigger while it (or its system) was off.
       for (let n = 0; next <= now && n < MAX_DUES_PER_CALL; n++) {
-        if (matches) dues.push([next, `:${specs.length + 1}`]);
+        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, `:${specs.length + 1}`]);
         next += t.intervalMs;
       }
       if (next <= now) more = true;

@@ -556,6 +556,87 @@ describe.each(targets())('points on %s', (target) => {
     });
   });
 
+  describe('time triggers with filters, and paused', () => {
+    let s: TestServer;
+    let systemId: string;
+    let triggerId: string;
+
+    const gems = async (user: string) => {
+      const r = await s.request('GET', `/api/users/${user}/points/gems?awards=100`);
+      expect(r.status, r.text).toBe(200);
+      return r.body as { total: number; awards: { awarded: number; date: string }[] };
+    };
+
+    beforeAll(async () => {
+      // No workers: awards are accrued by reads, events and identifications alone.
+      s = await startTestServer({ target, clock: 'manual' });
+      await s.setClock('2026-03-10T05:30:00Z');
+      await s.attributes('user', 'plan');
+      const plan = ((await s.request('GET', '/admin/v1/attributes')).body as { id: string }[])[0].id;
+      const r = await s.request('POST', '/admin/v1/points', {
+        body: [{
+          name: 'Gems', key: 'gems',
+          triggers: [{ type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, status: 'active', userAttributes: [{ attributeId: plan, attributeValue: 'pro' }] }],
+        }],
+      });
+      expect(r.status, r.text).toBe(201);
+      systemId = r.body.created[0].id;
+      triggerId = r.body.created[0].triggers[0].id;
+    });
+    afterAll(async () => { await s?.close(); });
+
+    it('accrues what is due before an identification changes the attributes the filters read', async () => {
+      for (const [id, plan] of [['tf', 'free'], ['tp', 'pro'], ['uf', 'free'], ['up', 'pro']]) {
+        expect((await s.request('PUT', `/api/users/${id}`, { body: { attributes: { plan } } })).status).toBe(201);
+      }
+      await s.setClock('2026-03-10T08:30:00Z');
+      expect((await s.request('PATCH', '/api/users/tf', { body: { attributes: { plan: 'pro' } } })).status).toBe(200);
+      expect((await s.request('PATCH', '/api/users/tp', { body: { attributes: { plan: 'free' } } })).status).toBe(200);
+      expect((await s.request('PUT', '/api/users/uf', { body: { attributes: { plan: 'pro' } } })).status).toBe(200);
+      expect((await s.request('PUT', '/api/users/up', { body: { attributes: { plan: 'free' } } })).status).toBe(200);
+      // Free from 05:30 to 08:30: nothing; pro all that time: 06:30, 07:30 and 08:30.
+      expect((await gems('tf')).total).toBe(0);
+      expect((await gems('uf')).total).toBe(0);
+      expect((await gems('tp')).awards.map((a) => a.date)).toEqual(['2026-03-10T08:30:00.000Z', '2026-03-10T07:30:00.000Z', '2026-03-10T06:30:00.000Z']);
+      expect((await gems('up')).total).toBe(3);
+      // From then on, the new attributes.
+      await s.setClock('2026-03-10T09:30:00Z');
+      expect((await gems('tf')).total).toBe(1);
+      expect((await gems('tp')).total).toBe(3);
+    });
+
+    it('pays for no time its trigger was inactive or its system archived', async () => {
+      const patch = async (path: string, body: unknown) => {
+        const r = await s.request('PATCH', path, { body: [body] });
+        expect(r.status, r.text).toBe(200);
+        expect(r.body.issues, r.text).toEqual([]);
+      };
+      const dates = async (user: string) => (await gems(user)).awards.map((a) => a.date.slice(11, 16));
+      await s.setClock('2026-03-10T10:00:00Z');
+      expect((await s.request('PUT', '/api/users/pa', { body: { attributes: { plan: 'pro' } } })).status).toBe(201);
+      await s.setClock('2026-03-10T11:45:00Z');
+      await patch(`/admin/v1/points/${systemId}/triggers`, { id: triggerId, status: 'inactive' });
+      await s.setClock('2026-03-10T15:15:00Z');
+      await patch(`/admin/v1/points/${systemId}/triggers`, { id: triggerId, status: 'active' });
+      await s.setClock('2026-03-10T16:30:00Z');
+      // Due hourly from 11:00; 12:00 to 15:00 fell while it was inactive.
+      expect(await dates('pa')).toEqual(['16:00', '11:00']);
+      await patch('/admin/v1/points', { id: systemId, status: 'archived' });
+      await s.setClock('2026-03-10T19:10:00Z');
+      await patch('/admin/v1/points', { id: systemId, status: 'active' });
+      await s.setClock('2026-03-10T20:30:00Z');
+      expect(await dates('pa')).toEqual(['20:00', '16:00', '11:00']);
+      // A user created while it was off starts from their creation all the same.
+      await s.setClock('2026-03-10T21:00:00Z');
+      await patch(`/admin/v1/points/${systemId}/triggers`, { id: triggerId, status: 'inactive' });
+      expect((await s.request('PUT', '/api/users/pb', { body: { attributes: { plan: 'pro' } } })).status).toBe(201);
+      await s.setClock('2026-03-10T22:30:00Z');
+      await patch(`/admin/v1/points/${systemId}/triggers`, { id: triggerId, status: 'active' });
+      await s.setClock('2026-03-11T00:00:00Z');
+      expect(await dates('pb')).toEqual(['00:00', '23:00']);
+    });
+  });
+
   describe('boosts', () => {
     let s: TestServer;
     let boosts: Record<string, string>;

@@ -96,8 +96,16 @@ export interface TimeTrigger {
   intervalMs: number;
   /** When the trigger was created: it pays for no time before. */
   createdMs: number;
+  /** When it or its system was off, [from, to) in ms: no award falls due then. */
+  off: [number, number][];
   cap: number | null;
   ua: string[];
+}
+
+/** Whether `ms` falls in one of the periods [from, to). */
+export function isOff(off: [number, number][], ms: number): boolean {
+  for (const [from, to] of off) if (ms >= from && ms < to) return true;
+  return false;
 }
 
 export function compilePoints(snapshot: Snapshot): CompiledPoints {
@@ -124,7 +132,9 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
   for (const { trigger: t, ua } of active) {
     if (t.type !== 'time' || t.timeInterval === null) continue;
     const intervalMs = t.timeInterval * (t.timeUnit === 'hours' ? 3_600_000 : 86_400_000);
-    time.push({ trigger: t, intervalMs, createdMs: Date.parse(t.created), cap: caps[t.systemId] ?? null, ua });
+    const off = [...t.offPeriods ?? [], ...snapshot.pointsSystems.get(t.systemId)?.offPeriods ?? []]
+      .map(([from, to]): [number, number] => [Date.parse(from), to === null ? Infinity : Date.parse(to)]);
+    time.push({ trigger: t, intervalMs, createdMs: Date.parse(t.created), off, cap: caps[t.systemId] ?? null, ua });
   }
   const timeHot = time.map((x) => `${x.intervalMs},${x.trigger.id}`).join(';');
   const hasAchievement = Object.keys(byAchievement).length > 0;

@@ -12,8 +12,9 @@ import { parseDate } from '../domain/time.js';
 import { json } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { compileCheck, lastError } from '../http/validate.js';
-import type {
-  AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger, PointsTriggerType, Snapshot,
+import {
+  offPeriodsAfter, type AttributeFilter, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger,
+  type PointsTriggerType, type Snapshot,
 } from '../store/config.js';
 import { batchOf, idOf, MAX_BATCH, resourceRoutes, type Issue } from './admin-resources.js';
 
@@ -293,6 +294,7 @@ function buildTrigger(item: TriggerInput, { id, now, snapshot, parentId }: Build
     blockIfOutOfPoints: item.blockIfOutOfPoints ?? false,
     created: now, updated: now,
   };
+  if (t.status === 'inactive') t.offPeriods = [[now, null]];
   return checkTrigger(t, snapshot) ?? t;
 }
 
@@ -309,6 +311,8 @@ function applyTrigger(
     t = {
       ...t, type: c.type, metricId: null, metricThreshold: null, eventAttributes: [], achievementId: null,
       streakLength: null, timeUnit: null, timeInterval: null,
+      // As its new type it has been off since it was made (a time trigger pays from its activation).
+      offPeriods: [[t.created, null]],
     };
   }
   const metric = idOf(c.metricId, c.metricKey, snapshot.metricsByKey, 'metricKey', 'a metric');
@@ -326,6 +330,7 @@ function applyTrigger(
     timeUnit: c.timeUnit ?? t.timeUnit,
     timeInterval: c.timeInterval ?? t.timeInterval,
     blockIfOutOfPoints: c.blockIfOutOfPoints ?? t.blockIfOutOfPoints,
+    offPeriods: offPeriodsAfter(t.offPeriods, t.status === 'inactive', (c.status ?? t.status) === 'inactive', now),
     updated: now,
   };
   return checkTrigger(next, snapshot) ?? next;
@@ -500,6 +505,7 @@ export function adminPointsRoutes(deps: Deps): Route[] {
       badgeUrl: c.badge === undefined ? p.badgeUrl : c.badge?.url ?? null,
       maxPoints: c.maxPoints === undefined ? p.maxPoints : c.maxPoints,
       status: c.status ?? p.status,
+      offPeriods: offPeriodsAfter(p.offPeriods, p.status === 'archived', (c.status ?? p.status) === 'archived', now),
       updated: now,
     }),
     view: pointsSystemAdminView,

@@ -52,6 +52,9 @@ export function userRoutes(deps: Deps): Route[] {
     const day = localDay(ident.tz ?? '', now);
     const points = creationTriggers === undefined ? ''
       : `${now}|d:${day}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s, b: boostsFor(store.current, id, day) })}`;
+    // Time awards already due were earned under the attributes and zone the user has now: accrued
+    // before they change (a trigger's filters, and the day an award counts on, read them).
+    if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
     const r = await redis.upsertUser(
       u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
       userEntry(tenant, id, now, fields), points, ...ident.pairs,

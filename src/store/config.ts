@@ -102,8 +102,20 @@ export interface PointsSystem {
   /** No total ever exceeds it; null: no cap. */
   maxPoints: number | null;
   status: 'active' | 'archived';
+  /** When it was archived: [from, to] (ISO), to null while it is (its time triggers pay for none of it). */
+  offPeriods?: OffPeriod[];
   created: string;
   updated: string;
+}
+
+/** A stretch of time a points system was archived or a trigger inactive: from, and to (null: still). */
+export type OffPeriod = [from: string, to: string | null];
+
+/** The periods with one opened or closed by a status change at `now`: `off` says whether it is off from then on. */
+export function offPeriodsAfter(periods: OffPeriod[] | undefined, wasOff: boolean, off: boolean, now: string): OffPeriod[] | undefined {
+  if (wasOff === off) return periods;
+  if (off) return [...(periods ?? []), [now, null]];
+  return (periods ?? []).map(([from, to]) => [from, to ?? now]);
 }
 
 export type PointsTriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
@@ -130,6 +142,8 @@ export interface PointsTrigger {
   timeInterval: number | null;
   /** metric with negative points: refuse an event that would take the total below 0. */
   blockIfOutOfPoints: boolean;
+  /** When it was inactive (a time trigger pays for none of it); since a type change, only as that type. */
+  offPeriods?: OffPeriod[];
   created: string;
   updated: string;
 }
