@@ -118,6 +118,10 @@ describe.each(targets())('leaderboards on %s', (target) => {
     await s.setClock('2026-07-03T08:00:00Z');
     const next = await event('d1', 1);
     expect(next.leaderboards['lessons-daily']).toMatchObject({ rank: 1, end: '2026-07-03' });
+    // Read, `end` is the board's (null: it runs forever); the run's bounds are `run` and `runEnd`.
+    expect((await s.request('GET', '/api/leaderboards/lessons-daily')).body).toMatchObject({ end: null, run: '2026-07-03', runEnd: '2026-07-03' });
+    expect((await s.request('GET', '/api/users/d1/leaderboards/lessons-daily?run=2026-07-02')).body)
+      .toMatchObject({ end: null, run: '2026-07-02', runEnd: '2026-07-02', rank: 2, value: 2 });
     expect((await rankings('lessons-daily')).map((r) => [r.userId, r.value])).toEqual([['d1', 1]]);
     expect((await rankings('lessons-daily', '?run=2026-07-02')).map((r) => [r.userId, r.value])).toEqual([['d2', 5], ['d1', 2]]);
   });
@@ -664,6 +668,25 @@ describe.each(targets())('leaderboards on %s', (target) => {
       // Events no longer rank on it.
       await play({ id: 'f3' });
       expect((await f.request('GET', '/api/leaderboards/forever')).body.rankings.map((x: any) => x.userId)).toEqual(['f2', 'f1']);
+    });
+
+    it('reads a repeating board an admin finished at its last run, and no run after it', async () => {
+      await f.setClock('2026-10-07T09:00:00Z');
+      const created = await f.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Daily', key: 'daily-stopped', rankBy: 'metric', metricKey: 'plays', status: 'active', runUnit: 'day', runInterval: 1 }],
+      });
+      expect(created.status, created.text).toBe(201);
+      await play({ id: 'ds1' });
+      const finished = await f.request('PATCH', '/admin/v1/leaderboards', { body: [{ id: created.body.created[0].id, status: 'finished' }] });
+      expect(finished.body.updated[0].status, finished.text).toBe('finished');
+      await f.setClock('2026-10-09T12:00:00Z');
+      const board = (await f.request('GET', '/api/leaderboards/daily-stopped')).body;
+      expect(board).toMatchObject({ run: '2026-10-07', runEnd: '2026-10-07', status: 'finished' });
+      expect(board.rankings.map((x: any) => x.userId)).toEqual(['ds1']);
+      expect((await f.request('GET', '/api/users/ds1/leaderboards/daily-stopped')).body).toMatchObject({ run: '2026-10-07', rank: 1 });
+      for (const run of ['2026-10-08', '2030-01-01']) {
+        expect((await f.request('GET', `/api/leaderboards/daily-stopped?run=${run}`)).status, run).toBe(404);
+      }
     });
   });
 

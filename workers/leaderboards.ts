@@ -8,7 +8,7 @@
  * run of the day it was finished (UTC): no event ranks on it any more.
  */
 import type { Deps } from '../src/deps.js';
-import { runOf, runStart } from '../src/domain/leaderboards.js';
+import { finishedOn, runOf, runStart } from '../src/domain/leaderboards.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';
 
@@ -30,7 +30,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;
     // Finished by an admin: monitoring stopped then, so its runs up to that day are final at once.
-    const finishedOn = lb.status === 'finished' ? (lb.finishedAt ?? lb.updated).slice(0, 10) : null;
+    const finished = finishedOn(lb);
     for (const tenant of tenants) {
       const index = keys.leaderboardIndex(tenant, lb.id);
       const last = await redis.hget(index.state, 'last');
@@ -38,8 +38,8 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
       for (let n = 0; n < MAX_RUNS && k >= 0; n++, k++) {
         const run = runOf(lb, runStart(lb, k));
         if (run === null) break;
-        if (finishedOn !== null) {
-          if (run.start > finishedOn) break;
+        if (finished !== null) {
+          if (run.start > finished) break;
         } else if (run.end === null || now < dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS) break;
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
         const fields: string[] = [];

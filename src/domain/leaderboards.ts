@@ -45,6 +45,21 @@ export function runStart(lb: Leaderboard, k: number): string {
   return `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
+/**
+ * The day (UTC) an admin finished the board on, or null: it ranks nothing after it, and its runs up
+ * to that day's are final at once.
+ */
+export function finishedOn(lb: Leaderboard): string | null {
+  return lb.status === 'finished' ? (lb.finishedAt ?? lb.updated).slice(0, 10) : null;
+}
+
+/** The last day the board ranks on: its end, or the day an admin finished it if earlier; null: open. */
+export function lastDayOf(lb: Leaderboard): string | null {
+  const finished = finishedOn(lb);
+  if (finished === null) return lb.end;
+  return lb.end !== null && lb.end < finished ? lb.end : finished;
+}
+
 /** The run a local date belongs to: its number, first and last day; null before the start or after the end. */
 export function runOf(lb: Leaderboard, date: string): { k: number; start: string; end: string | null } | null {
   if (date < lb.start || (lb.end !== null && date > lb.end)) return null;

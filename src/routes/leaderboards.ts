@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { fail } from '../http/errors.js';
 import { ok, queryOf } from '../http/reply.js';
 import type { Route } from '../http/server.js';
-import { boardView, leaderboardStatus, runOf } from '../domain/leaderboards.js';
+import { boardView, lastDayOf, leaderboardStatus, runOf } from '../domain/leaderboards.js';
 import { dateOfDay } from '../domain/periods.js';
 import { parseDate } from '../domain/time.js';
 import { checkUserId } from '../domain/users.js';
@@ -34,15 +34,20 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     return lb;
   }
 
-  /** The run a query names (`run=YYYY-MM-DD`, any day of it), or the current one (the last, once finished). */
+  /**
+   * The run a query names (`run=YYYY-MM-DD`, any day of it), or the current one (the last, once
+   * finished: by its end, or by an admin, whose day is then its last).
+   */
   function runFor(lb: Leaderboard, raw: string | null) {
+    const last = lastDayOf(lb);
     let date: string;
     if (raw !== null && raw !== '') {
       if (parseDate(raw) === null) throw fail('invalid_query', `run must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
+      if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
       date = raw;
     } else {
       date = dateOfDay(Math.floor(clock.now() / 86_400_000));
-      if (lb.end !== null && date > lb.end) date = lb.end;
+      if (last !== null && date > last) date = last;
       if (date < lb.start) date = lb.start;
     }
     const run = runOf(lb, date);
@@ -131,8 +136,8 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const group = groupOf(lb, q.get('userAttributes'));
         const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
         return ok({
-          ...boardView(lb, snapshot, run.end), status: leaderboardStatus(lb, clock.now()), rankings,
-          run: run.start, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
+          ...boardView(lb, snapshot), status: leaderboardStatus(lb, clock.now()), rankings,
+          run: run.start, runEnd: run.end, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
         });
       },
     },
@@ -168,7 +173,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
             previousValue: previousValue === '' ? null : Number(previousValue), value: v === '' ? null : Number(v),
           };
         });
-        return ok({ ...boardView(lb, store.current, run.end), rank, value, history });
+        return ok({ ...boardView(lb, store.current), rank, value, history, run: run.start, runEnd: run.end });
       },
     },
   ];
