@@ -341,15 +341,14 @@ describe('updating leaderboards', () => {
     });
     // Still checked on the resulting board.
     expect(await patch({ id: lb.id, end: '2024-06-01' })).toEqual({ issue: 'end (2024-06-01) must not be before start (2024-06-15)' });
-    // Made inactive again, the ranking can change.
+    // Made inactive again, what it ranks and keeps its rankings by stays (the next test), its key may change.
     expect((await patch({ id: lb.id, status: 'inactive', rankBy: 'streak' })).issue).toMatch(/rankBy can only change/);
     await patch({ id: lb.id, status: 'inactive' });
     expect((await patch({ id: lb.id, breakdownAttributes: [attr.source] })).issue)
       .toBe(`breakdownAttributes: "${attr.source}" is not the id of a user attribute`);
-    expect((await patch({ id: lb.id, maxParticipants: 10, breakdownAttributes: [attr.country], runInterval: 1 })).view)
-      .toMatchObject({ maxParticipants: 10, breakdownAttributes: [attr.country], runInterval: 1 });
-    expect((await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).view)
-      .toMatchObject({ rankBy: 'streak', runUnit: null, runInterval: null, status: 'inactive' });
+    expect((await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).issue).toMatch(/^rankBy cannot change: the leaderboard has been active/);
+    const renamed = key('renamed-again');
+    expect((await patch({ id: lb.id, key: renamed })).view).toMatchObject({ key: renamed, status: 'inactive' });
   });
 
   it('keeps what a started board ranks by: a scheduled board may move, a started one may only raise its cap', async () => {
@@ -368,6 +367,34 @@ describe('updating leaderboards', () => {
     expect((await patch({ id: lb.id, start: '2024-06-01' })).issue).toMatch(/^start can only change before the leaderboard starts \(its status is finished/);
     // null is the default, 1000: a rise.
     expect((await patch({ id: lb.id, maxParticipants: null })).view.maxParticipants).toBe(1000);
+  });
+
+  it('keeps what a board ranks by once it has been active, also when it is made inactive again', async () => {
+    await s.setClock(NOW);
+    const lb = await create({
+      name: 'Paused', key: key('paused'), rankBy: 'metric', metricId: metricIds.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1,
+      status: 'active',
+    });
+    expect((await patch({ id: lb.id, status: 'inactive' })).view.status).toBe('inactive');
+    for (const [change, issue] of [
+      [{ metricId: metricIds.minutes }, /^metricId cannot change: the leaderboard has been active/],
+      [{ rankBy: 'points', pointsSystemId: xpId }, /^rankBy cannot change: the leaderboard has been active/],
+      [{ runUnit: 'month' }, /^runUnit cannot change: the leaderboard has been active/],
+      [{ runInterval: 2 }, /^runInterval can only change before the leaderboard starts \(it has been active, and its rankings are kept by run\)$/],
+      [{ start: '2024-06-20' }, /^start can only change before the leaderboard starts \(it has been active/],
+      [{ maxParticipants: 5 }, /^maxParticipants can only rise once the leaderboard has started \(it has been active; it ranks up to 10\)$/],
+      [{ breakdownAttributes: [attr.country] }, /^breakdownAttributes can only change before the leaderboard starts \(it has been active/],
+    ] as const) {
+      const r = await patch({ id: lb.id, ...change });
+      expect(r, JSON.stringify(change)).toEqual({ issue: expect.stringMatching(issue) });
+    }
+    // Its name, key and the rest may change; made active again, it ranks as before.
+    expect((await patch({ id: lb.id, key: key('resumed'), name: 'Resumed', maxParticipants: 12 })).view).toMatchObject({ name: 'Resumed', maxParticipants: 12 });
+    expect((await patch({ id: lb.id, status: 'active' })).view).toMatchObject({ status: 'active', metricId: metricIds.lessons, runInterval: 1 });
+    // A board never active keeps every freedom while inactive.
+    const fresh = await create({ name: 'Fresh', key: key('fresh'), rankBy: 'metric', metricId: metricIds.lessons });
+    expect((await patch({ id: fresh.id, metricId: metricIds.minutes, start: '2024-06-20', maxParticipants: 3 })).view)
+      .toMatchObject({ metricId: metricIds.minutes, start: '2024-06-20', maxParticipants: 3 });
   });
 
   it('clears nullable fields with null and resets maxParticipants to 1000', async () => {

@@ -161,16 +161,17 @@ function checkTransition(previous: Leaderboard | null, next: Leaderboard, status
  * them. The cap may rise, not fall: a full ranking would hold more than its maximum.
  */
 function checkRanked(previous: Leaderboard, next: Leaderboard, nowMs: number): string | null {
-  const shown = leaderboardStatus(previous, nowMs);
-  if (shown !== 'active' && shown !== 'finished') return null;
-  const why = `its status is ${shown}, and its rankings are kept`;
+  const status = leaderboardStatus(previous, nowMs);
+  const shown = status === 'active' || status === 'finished' ? `its status is ${status}` : previous.shown ? 'it has been active' : null;
+  if (shown === null) return null;
+  const why = `${shown}, and its rankings are kept`;
   if (next.start !== previous.start) return `start can only change before the leaderboard starts (${why} by run)`;
   if (next.runInterval !== previous.runInterval) return `runInterval can only change before the leaderboard starts (${why} by run)`;
   if (next.breakdownAttributes.join(',') !== previous.breakdownAttributes.join(',')) {
     return `breakdownAttributes can only change before the leaderboard starts (${why} by group)`;
   }
   if (next.maxParticipants < previous.maxParticipants) {
-    return `maxParticipants can only rise once the leaderboard has started (its status is ${shown}; it ranks up to ${previous.maxParticipants})`;
+    return `maxParticipants can only rise once the leaderboard has started (${shown}; it ranks up to ${previous.maxParticipants})`;
   }
   return null;
 }
@@ -244,10 +245,17 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };
+      const status = leaderboardStatus(lb, nowMs);
+      if (lb.shown || status === 'active' || status === 'finished') next.shown = true;
       if (lb.status !== 'inactive') {
         const fixed: (keyof Leaderboard)[] = ['key', 'rankBy', 'metricId', 'pointsSystemId', 'runUnit'];
         const changed = fixed.find((f) => next[f] !== lb[f]);
         if (changed !== undefined) return `${changed} can only change while the leaderboard is inactive (its status is ${lb.status})`;
+      } else if (lb.shown) {
+        // Made inactive again: its rankings are still kept by what they rank (the key may change).
+        const fixed: (keyof Leaderboard)[] = ['rankBy', 'metricId', 'pointsSystemId', 'runUnit'];
+        const changed = fixed.find((f) => next[f] !== lb[f]);
+        if (changed !== undefined) return `${changed} cannot change: the leaderboard has been active, and its rankings are kept`;
       }
       return check(next, snapshot) ?? checkTransition(lb, next, c.status !== undefined, nowMs) ?? checkRanked(lb, next, nowMs) ?? next;
     },

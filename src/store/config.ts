@@ -214,6 +214,11 @@ export interface Leaderboard {
    * from then on. Absent on boards stored before it existed (then `updated` stands in).
    */
   finishedAt?: string | null;
+  /**
+   * Users have seen it active or finished: what its rankings are kept by stays fixed, also if it is
+   * made inactive again (src/routes/admin-leaderboards.ts, checkRanked). Absent: not yet.
+   */
+  shown?: true;
   created: string;
   updated: string;
 }
