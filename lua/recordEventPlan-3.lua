@@ -70,7 +70,8 @@
   ARGV[3] the event log entry (JSON, built by the api), its 'event' field; an event that extends
           the streak adds a field 'sx' (the stored state) and, when the user has pauses, 'sp'
           (them, as 's:pz' holds them), one that awards points a field 'pa'
-          (the awards, below), which the log drainer puts back into the body as "sx" and "pa"
+          (the awards, below), one that completes achievements a field 'ac' (their ids, a JSON
+          list), which the log drainer puts back into the body as "sx", "pa" and "ac"
   ARGV[4] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[5] '' (the plan by its id alone), or the plan in full (above) once the script answered
           that it does not hold it
@@ -484,7 +485,18 @@ end
 -- object: 500 instructions an event more).
 local logKey = slot .. 'log'
 local seq
-if awards ~= '' then
+if #completed > 0 then
+  -- The achievements it completed (rare: a list of fields, built only here), as a JSON list of ids.
+  local fields = {'event', logEntry}
+  if logStreak then
+    fields[3], fields[4] = 'sx', streakPacked
+    if streakPauses ~= '' then fields[5], fields[6] = 'sp', streakPauses end
+  end
+  if awards ~= '' then fields[#fields + 1] = 'pa'; fields[#fields + 1] = awards end
+  fields[#fields + 1] = 'ac'
+  fields[#fields + 1] = '["' .. table.concat(completed, '","') .. '"]'
+  seq = redis.call('XADD', logKey, '*', unpack(fields))
+elseif awards ~= '' then
   if logStreak and streakPauses ~= '' then
     seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses, 'pa', awards)
   elseif logStreak then

@@ -188,6 +188,42 @@ describe('log-drain worker', () => {
       .toEqual({ e: 'x', v: 1, sx: 'd|1|20000|20000||20000|1|20000||', pa: [['s', 't', 10, 10, 1, '']] });
     expect(entryBody(['event', '{"e":"x","sx":"old"}'])).toBe('{"e":"x","sx":"old"}');
     expect(entryBody(['user', '{"u":"a"}', 'pa', '[]'])).toBe('{"u":"a","pa":[]}');
+    expect(JSON.parse(entryBody(['event', '{"e":"x"}', 'ac', '["a1","a2"]']))).toEqual({ e: 'x', ac: ['a1', 'a2'] });
+  });
+
+  it('stores the achievements an event completed with its entry, beside its streak and awards', async () => {
+    await withStreakServer(async (other, pool) => {
+      await other.setClock('2026-02-02T12:00:00Z');
+      const metricId = ((await other.request('GET', '/admin/v1/metrics')).body as { id: string; key: string }[]).find((m) => m.key === 'lessons')!.id;
+      const made = await other.request('POST', '/admin/v1/achievements', {
+        body: [
+          { name: 'Two', key: 'two', trigger: 'metric', metricId, metricValue: 2 },
+          { name: 'Three', key: 'three', trigger: 'metric', metricId, metricValue: 3 },
+          { name: 'First day', key: 'first-day', trigger: 'streak', streakLength: 1 },
+        ],
+      });
+      expect(made.status, made.text).toBe(201);
+      const [two, three, firstDay] = (made.body.created as { id: string }[]).map((a) => a.id);
+      const points = await other.request('POST', '/admin/v1/points', {
+        body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 5, status: 'active' }] }],
+      });
+      expect(points.status, points.text).toBe(201);
+      const send = async (value: number) => {
+        const r = await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'achiever' }, value } });
+        expect(r.status, r.text).toBe(201);
+        return r.body.eventId as string;
+      };
+      const first = await send(1);
+      const second = await send(3);
+      const third = await send(1);
+      await drainLogs(other.api.services, pool);
+      const { rows } = await pool.query('SELECT body FROM laurel_events WHERE prefix = $1 AND user_id = $2', [other.prefix, 'achiever']);
+      const byEvent = new Map(rows.map((r) => [r.body.e, r.body]));
+      expect(byEvent.get(first)).toMatchObject({ ac: [firstDay], sx: expect.stringMatching(/^d\|1\|/), pa: [[expect.any(String), expect.any(String), 5, 5, 1, '']] });
+      expect(byEvent.get(second)).toMatchObject({ ac: [two, three], pa: [[expect.any(String), expect.any(String), 15, 20, 2, '']] });
+      expect(byEvent.get(second)).not.toHaveProperty('sx');
+      expect(byEvent.get(third)).not.toHaveProperty('ac');
+    });
   });
 
   it('ranks several extensions of one user in one batch by the last (current) and the highest (longest)', async () => {

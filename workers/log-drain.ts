@@ -68,16 +68,17 @@ type LoggedBody = Partial<Omit<LoggedEvent, 'sx'>> & {
 
 /**
  * An entry's body with its other fields put back in (lua/recordEventPlan-3.lua appends the streak
- * state as 'sx' and the awards as 'pa' in fields of their own, which Lua need not join): the body
- * as one JSON object, as stored.
+ * state as 'sx', the awards as 'pa' and the achievements completed as 'ac' in fields of their own,
+ * which Lua need not join): the body as one JSON object, as stored.
  */
 export function entryBody(fields: string[]): string {
   let body = fields[1] ?? '{}';
   if (fields.length <= 2) return body;
   body = body.slice(0, body.lastIndexOf('}'));
   for (let i = 2; i + 1 < fields.length; i += 2) {
-    // 'pa' is JSON already; 'sx' (and anything else) a string.
-    body += `,${JSON.stringify(fields[i])}:${fields[i] === 'pa' ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
+    // 'pa' and 'ac' are JSON already; 'sx' (and anything else) a string.
+    const json = fields[i] === 'pa' || fields[i] === 'ac';
+    body += `,${JSON.stringify(fields[i])}:${json ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
   }
   return `${body}}`;
 }
