@@ -25,24 +25,33 @@
   KEYS[6] falls                  <prefix>:{...}:f                                   counter (above) of the
           api's entry gate (src/leaderboard-rank.ts)
   KEYS[7] sequences              <prefix>:{...}:q                                   hash user -> the log
-          entry id of the event whose value the member holds (members only)
+          entry id of the event whose value the member holds; in a breakdown group's ranking, also
+          of the identification or event that moved a user out of the group (leaderboardLeave)
 
   Order: the placements of one user's events may arrive in another order than their phase 1 ran
   (two requests at once: their continuations await different things, or reach the board's node on
   a Cluster in another order). An absolute value (not an award sum) comes with its event's log
   entry id, which rises with phase 1 on the user's partition: a placement older than the one the
-  member holds changes nothing, so the board never goes back to an earlier value.
+  member holds changes nothing, so the board never goes back to an earlier value. A user who
+  left a breakdown group because their attribute changed (leaderboardLeave-6.lua) holds the
+  change's log entry id there: a placement of an event before it (which read the old value, and
+  may arrive late: phase 2 runs after phase 1, and the log drainer places a dead process's events
+  again) changes nothing either, also an award sum's, which carries its event's id in a group for
+  this only.
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 15-digit complement of the ms time
-  ARGV[4] maximum participants
+  ARGV[4] maximum participants; negated for a breakdown group's ranking, whose placements check
+          for a user who left (a sign costs nothing to read, a marker in a string a C call; the
+          rankings without breakdown do the work they did)
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement
           first removes the members whose streak is lost by ARGV[5]
   ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a sum
-          of awards, whose order does not matter, or a value worked out from the state at once)
+          of awards, whose order does not matter, unless in a breakdown group (above), or a value
+          worked out from the state at once)
   ARGV[8...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored). The hash keeps the latest awards by number; past 200, all but the latest 100
           fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
@@ -66,11 +75,14 @@ local userId = ARGV[1]
 local value = ARGV[2]
 local order = ARGV[3]
 local max = tonumber(ARGV[4])
+local grouped = max < 0
+if grouped then max = -max end
 local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
 
 --- @include "pruneLost"
+--- @include "streamOrder"
 
 -- A streak board first loses the streaks lost by the event's time: they hold no place in its
 -- ranks, nor in its cap (lua/includes/pruneLost.lua).
@@ -83,16 +95,19 @@ local function entry(size, lowest)
   return (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2], redis.call('GET', fallsKey) or '0'
 end
 
--- Whether stream id a ('<ms>-<n>') comes before b.
-local function before(a, b)
-  local am, an = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bn = string.match(b, '^(%d+)-(%d+)$')
-  if not am or not bm then return false end
-  am, bm = tonumber(am), tonumber(bm)
-  return am < bm or (am == bm and tonumber(an) < tonumber(bn))
+
+local old = redis.call('HGET', membersKey, userId)
+local sum = #ARGV > 7
+-- Left the group since this event read its value: a placement from before the move changes nothing.
+if grouped and not old and seq ~= '' then
+  local held = redis.call('HGET', sequencesKey, userId)
+  if held and before(seq, held) then
+    local threshold, falls = entry(nil, nil)
+    return {0, 0, threshold, falls}
+  end
 end
 
-if #ARGV > 7 then
+if sum then
   -- Awards at or below the watermark 'w' are already in the folded sum 'b'.
   local w = tonumber(redis.call('HGET', awardsKey, 'w') or '0')
   local new = {}
@@ -131,12 +146,11 @@ if #ARGV > 7 then
   value = string.format('%d', sum)
 end
 
-local old = redis.call('HGET', membersKey, userId)
 local previousRank, previousValue = 0, nil
 if old then
   previousRank = redis.call('ZREVRANK', rankingKey, old) + 1
   -- A later event of this user placed already: its value stands.
-  if seq ~= '' then
+  if seq ~= '' and not sum then
     local held = redis.call('HGET', sequencesKey, userId)
     if held and before(seq, held) then
       local threshold, falls = entry(nil, nil)
@@ -186,7 +200,7 @@ end
 local rank = 0
 if entered then
   rank = redis.call('ZREVRANK', rankingKey, member) + 1
-  if seq ~= '' then redis.call('HSET', sequencesKey, userId, seq) end
+  if seq ~= '' and not sum then redis.call('HSET', sequencesKey, userId, seq) end
 end
 local threshold, falls = entry(size, lowest)
 if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then

@@ -22,12 +22,15 @@
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry (JSON, built by the api: one field keeps XADD cheap)
-  ARGV[5...] user hash field/value pairs of the identification
+  ARGV[5...] user hash field/value pairs of the identification, maybe ending with the breakdown
+          marker (lua/includes/writeUser.lua)
 
   Returns
     '<total>\n<created>\n\n\n0\n\n\n<seq>\n'  processed, in recordEventPlan's form (created '1' for a
                                   new user, no streak, awards, completions or boards; seq the
-                                  log entry's id)
+                                  log entry's id); when the identification moved the user's
+                                  breakdown attributes, a tenth field after the empty ninth:
+                                  what moved (lua/includes/writeUser.lua)
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
     {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
@@ -64,8 +67,9 @@ if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
   if refusal then return refusal end
 end
 
-local total, created = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
+local total, created, moved = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 if total == nil then return {-11} end
 local seq = redis.call('XADD', logKey, '*', 'event', logEntry)
+if moved then return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n\n' .. moved end
 return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n'

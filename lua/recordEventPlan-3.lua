@@ -79,7 +79,8 @@
                         achievements (in the order of <hot>), c = composites, sa = streak
                         achievements, p = points (src/domain/points.ts PointsDetails)
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
-  ARGV[7...] user hash field/value pairs of the identification
+  ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
+          marker (lua/includes/writeUser.lua)
   Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds
   ARGV element by element into a table that grows by doubling (leaving out three saved about 2,700
   instructions an event).
@@ -97,7 +98,9 @@
                           achievements this event completed, comma-separated; seq the id of the
                           event's log entry (phase 2 orders the user's placements by it); boards the run sums
                           and attribute values asked for in <boards>, a JSON array of strings (''
-                          without)
+                          without). When the identification moved the user's breakdown
+                          attributes (only then), a tenth field: what moved, as JSON
+                          (lua/includes/writeUser.lua)
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
@@ -363,10 +366,10 @@ end
 
 -- eventRest in place (a call with a dozen arguments costs about 800 instructions): the user, the
 -- day, the key.
-local created = 0
+local created, moved = 0, nil
 if stored[2] == false or #ARGV >= 7 then
   nowIso = string.sub(creation, 1, 24)
-  created = writeUser(userKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, creation, ARGV, 7, nowIso)
+  created, moved = writeUser(userKey, stored[2] == false and slot .. 'users:' .. tenant or '', stored[2] ~= false, creation, ARGV, 7, nowIso)
 end
 -- addNumber in place.
 local daySum = isInteger and redis.pcall('HINCRBY', userMetricKey, dayField, value)
@@ -516,6 +519,11 @@ else
 end
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
+if moved then
+  return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
+    streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
+    '\n' .. seq .. '\n' .. values .. '\n' .. moved
+end
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
   '\n' .. seq .. '\n' .. values

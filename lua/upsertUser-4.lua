@@ -12,12 +12,15 @@
   ARGV[3] '1' when the request sets subscribeToEmails to true without an email
   ARGV[4] the event log entry (JSON, built by the api)
   ARGV[5] '' or '<now ms>|<day field>|<user-creation triggers, caps and boosts, JSON {c, s, b}>'
-  ARGV[6...] user hash field/value pairs to set
+  ARGV[6...] user hash field/value pairs to set, maybe ending with the breakdown marker
+          (lua/includes/writeUser.lua)
 
   Returns
-    {1, created, awards, seq, field, value, ...}  the user after the change (HGETALL), created 1
-                                     when new; awards as accruePoints answers them ('' without);
-                                     seq the log entry's id (phase 2 orders placements by it)
+    {1, created, awards, seq, moved, field, value, ...}  the user after the change (HGETALL),
+                                     created 1 when new; awards as accruePoints answers them (''
+                                     without); seq the log entry's id (phase 2 orders placements
+                                     by it); moved the breakdown attributes this changed, with
+                                     their old values (lua/includes/writeUser.lua), or ''
     {-2}                             subscribeToEmails true without an email: nothing changed
     {-3}                             mode 'create' and the user exists: nothing changed
     {-4}                             mode 'update' and the user does not exist: nothing changed
@@ -42,7 +45,7 @@ if mode == 'create' and exists then return {-3} end
 if mode == 'update' and not exists then return {-4} end
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
-local created = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
+local created, moved = writeUser(userKey, usersKey, exists, creation, ARGV, 6)
 local awards = ''
 if created == 1 and ARGV[5] ~= '' then
   local nowStamp, dayField, json = string.match(ARGV[5], '^([^|]*)|([^|]*)|(.*)$')
@@ -61,6 +64,7 @@ end
 local seq = redis.call('XADD', logKey, '*', 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
+table.insert(reply, 1, moved or '')
 table.insert(reply, 1, seq)
 table.insert(reply, 1, awards)
 table.insert(reply, 1, created)

@@ -186,10 +186,14 @@ export async function place(
     const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
+    const grouped = group.length > 0;
     const placed = redis.leaderboardRank(
       k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences,
-      // A sum of awards comes out the same in any order: only absolute values carry the event's place.
-      userId, value, order, lb.maxParticipants, now, expiry ?? '', awards === undefined ? seq : '', ...(awards ?? []),
+      // A sum of awards comes out the same in any order: only absolute values carry the event's place
+      // (and, in a breakdown group, sums too: the group's ranking refuses an event from before the
+      // user left it, src/leaderboard-moves.ts). A group's ranking has its maximum negated.
+      userId, value, order, grouped ? -lb.maxParticipants : lb.maxParticipants, now, expiry ?? '',
+      awards === undefined || grouped ? seq : '', ...(awards ?? []),
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),

@@ -437,6 +437,94 @@ describe.each(targets())('leaderboards on %s', (target) => {
     });
   });
 
+  describe('a user whose breakdown attribute changes', () => {
+    let mv: Record<string, string>;
+    const rows = async (key: string, region: string) =>
+      (await rankings(key, `?userAttributes=region:${region}`)).map((r) => [r.userId, r.value]);
+
+    beforeAll(async () => {
+      mv = await s.metrics('mv-patch', 'mv-event', 'mv-plain', 'mv-race');
+    });
+
+    it('leaves the old group on PATCH /users, letting the next user into the capped group, and enters the new one on the next event', async () => {
+      const created = await board({ name: 'Moves', key: 'moves-patch', rankBy: 'metric', metricId: mv['mv-patch'], breakdownAttributes: [regionId], maxParticipants: 2 });
+      await event({ id: 'mp1', attributes: { region: 'eu' } }, 5, 'mv-patch');
+      await event({ id: 'mp2', attributes: { region: 'eu' } }, 4, 'mv-patch');
+      expect((await event({ id: 'mp3', attributes: { region: 'eu' } }, 3, 'mv-patch')).leaderboards).toEqual({});
+      expect(await rows('moves-patch', 'eu')).toEqual([['mp1', 5], ['mp2', 4]]);
+      const patched = await s.request('PATCH', '/api/users/mp1', { body: { attributes: { region: 'us' } } });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body.attributes).toEqual({ region: 'us' });
+      expect(await rows('moves-patch', 'eu')).toEqual([['mp2', 4]]);
+      expect(await rows('moves-patch', 'us')).toEqual([]);
+      // Its history in the old group says it left rank 1 (value 5) for no rank.
+      const { redis, keys } = s.api.services;
+      const eu = keys.leaderboard('_', created.id, created.start, 'eu');
+      expect((await redis.lindex(eu.history('mp1'), 0))!.split('|').slice(1)).toEqual(['1', '0', '5', '']);
+      // A place is free: mp3 enters, with less than mp1 had.
+      expect((await event('mp3', 1.5, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({ rank: 1, breakdownAttributeValue: 'eu' });
+      expect(await rows('moves-patch', 'eu')).toEqual([['mp3', 4.5], ['mp2', 4]]);
+      // The same value again changes nothing; PUT moves too, and moving back works.
+      expect((await s.request('PUT', '/api/users/mp1', { body: { attributes: { region: 'us' } } })).status).toBe(200);
+      expect((await event('mp1', 1, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({ rank: 1, breakdownAttributeValue: 'us' });
+      expect(await rows('moves-patch', 'us')).toEqual([['mp1', 6]]);
+      expect((await s.request('GET', '/api/users/mp1/leaderboards/moves-patch')).body).toMatchObject({ rank: 1, value: 6 });
+      expect((await s.request('PUT', '/api/users/mp1', { body: { attributes: { region: 'eu' } } })).status).toBe(200);
+      expect(await rows('moves-patch', 'us')).toEqual([]);
+      expect(await rows('moves-patch', 'eu')).toEqual([['mp3', 4.5], ['mp2', 4]]);
+      expect((await event('mp1', 1, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({ rank: 1, breakdownAttributeValue: 'eu' });
+      expect(await rows('moves-patch', 'eu')).toEqual([['mp1', 7], ['mp3', 4.5]]);
+    });
+
+    it('leaves the old group when an event\'s user.attributes move the user, whatever the event\'s metric', async () => {
+      await board({ name: 'Moves by event', key: 'moves-event', rankBy: 'metric', metricId: mv['mv-event'], breakdownAttributes: [regionId], maxParticipants: 2 });
+      await event({ id: 'me1', attributes: { region: 'eu' } }, 5, 'mv-event');
+      await event({ id: 'me2', attributes: { region: 'eu' } }, 4, 'mv-event');
+      const moved = await event({ id: 'me1', attributes: { region: 'us' } }, 1, 'mv-event');
+      expect(moved.leaderboards['moves-event']).toMatchObject({ rank: 1, breakdownAttributeValue: 'us' });
+      expect(await rows('moves-event', 'eu')).toEqual([['me2', 4]]);
+      expect(await rows('moves-event', 'us')).toEqual([['me1', 6]]);
+      // An event of a metric no board ranks moves the user too (the plain event script).
+      expect((await event({ id: 'me2', attributes: { region: 'us' } }, 1, 'mv-plain')).leaderboards).toEqual({});
+      expect(await rows('moves-event', 'eu')).toEqual([]);
+      expect(await rows('moves-event', 'us')).toEqual([['me1', 6]]);
+      expect((await event('me2', 1, 'mv-event')).leaderboards['moves-event']).toMatchObject({ rank: 2, breakdownAttributeValue: 'us' });
+      expect(await rows('moves-event', 'us')).toEqual([['me1', 6], ['me2', 5]]);
+    });
+
+    it('refuses in the old group a placement of an event from before the move that arrives after it', async () => {
+      const { redis, keys } = s.api.services;
+      const created = await board({ name: 'Moves race', key: 'moves-race', rankBy: 'metric', metricId: mv['mv-race'], breakdownAttributes: [regionId], maxParticipants: 5 });
+      await event({ id: 'mr1', attributes: { region: 'eu' } }, 5, 'mv-race');
+      const eu = keys.leaderboard('_', created.id, created.start, 'eu');
+      const first = (await redis.hget(eu.sequences, 'mr1'))!;
+      // A second event's phase 1 ran before the move (its seq between the first's and the move's),
+      // its placement arrives after the move.
+      const ms = Number(first.split('-')[0]);
+      const pending = `${ms}-${Number(first.split('-')[1]) + 1}`;
+      expect((await s.request('PATCH', '/api/users/mr1', { body: { attributes: { region: 'us' } } })).status).toBe(200);
+      const move = (await redis.hget(eu.sequences, 'mr1'))!;
+      expect(move).not.toBe(first);
+      expect(await rows('moves-race', 'eu')).toEqual([]);
+      const now = Date.parse(`${created.start}T10:00:00Z`);
+      const late = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+        'mr1', '6', orderOf(now), '-5', String(now), '', pending);
+      expect(late[0]).toBe(0);
+      // An award sum of such an event too.
+      const sum = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+        'mr1', '0', orderOf(now), '-5', String(now), '', pending, '1', '10');
+      expect(sum[0]).toBe(0);
+      expect(await rows('moves-race', 'eu')).toEqual([]);
+      expect(await redis.hget(eu.sequences, 'mr1')).toBe(move);
+      // A departure older than the place the user holds changes nothing (they came back since).
+      const later = `${Number(move.split('-')[0]) + 1}-0`;
+      expect((await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+        'mr1', '8', orderOf(now), '-5', String(now), '', later))[0]).toBe(1);
+      expect(await redis.leaderboardLeave(eu.ranking, eu.members, eu.history('mr1'), eu.expiry, eu.falls, eu.sequences, 'mr1', move, String(now))).toBe(0);
+      expect(await rows('moves-race', 'eu')).toEqual([['mr1', 8]]);
+    });
+  });
+
   describe('points and streak boards', () => {
     let p: TestServer;
     const play = async (user: string, value = 1) => {

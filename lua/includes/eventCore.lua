@@ -15,13 +15,14 @@
                       one assumed; {-2} when subscribeToEmails needs an email; else nil
   eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,
              dayField, idempotency, expiresAt, creation, argv, first)
-                      adds to the total, then eventRest; returns the total and whether the user
-                      was created (the caller appends to the log); nil when the total would leave
-                      a double's range (addTotal), having written nothing
+                      adds to the total, then eventRest; returns the total, whether the user was
+                      created and what moved (eventRest; the caller appends to the log); nil when
+                      the total would leave a double's range (addTotal), having written nothing
   eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency,
             expiresAt, creation, argv, first)
                       what follows the total: upserts the user, adds to the day, stores the key;
-                      returns whether the user was created
+                      returns whether the user was created, and the breakdown attributes moved
+                      (writeUser)
 ]]
 local function eventWindow(flags)
   -- Three flag characters (four in recordEventPlan), then the window when there is one.
@@ -61,13 +62,13 @@ end
 
 local function eventRest(userKey, userMetricKey, usersKey, existed, value, isInteger, dayField, idempotency, expiresAt,
     creation, argv, first)
-  local created = writeUser(userKey, usersKey, existed, creation, argv, first)
+  local created, moved = writeUser(userKey, usersKey, existed, creation, argv, first)
   addNumber(userMetricKey, dayField, value, isInteger)
   if idempotency ~= '' then
     local eventId = string.sub(idempotency, 1, 36)
     redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
   end
-  return created
+  return created, moved
 end
 
 local function eventApply(userKey, userMetricKey, usersKey, existed, totalField, value, isInteger,

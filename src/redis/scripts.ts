@@ -179,6 +179,9 @@ declare module 'ioredis' {
     leaderboardRank(
       ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, sequences: string, ...args: Args
     ): Result<[number, number, string, string], Context>;
+    leaderboardLeave(
+      ranking: string, members: string, history: string, expiry: string, falls: string, sequences: string, ...args: Args
+    ): Result<number, Context>;
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;

@@ -25,6 +25,7 @@ import {
   type Gate, type Placement,
 } from '../leaderboard-rank.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
+import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
@@ -66,6 +67,8 @@ interface Processed {
   seq: string;
   /** The run sums and breakdown attribute values asked for (JSON array of strings), or ''. */
   boards: string;
+  /** The breakdown attributes the event's identification changed, with their old values (JSON), or ''. */
+  moved: string;
 }
 
 /**
@@ -83,14 +86,18 @@ function planArgs(
   return [small, creation, entry];
 }
 
-/** Splits the scripts' answer: nine fields, separated by newlines, the last one JSON. */
+/**
+ * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
+ * when the identification moved the user's breakdown attributes.
+ */
 function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
   let boardsAt = 8;
   for (const field of f) boardsAt += field.length;
+  const movedAt = reply.indexOf('\n', boardsAt);
   return {
     total: f[0], created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
-    boards: reply.slice(boardsAt),
+    boards: movedAt < 0 ? reply.slice(boardsAt) : reply.slice(boardsAt, movedAt), moved: movedAt < 0 ? '' : reply.slice(movedAt + 1),
   };
 }
 
@@ -235,6 +242,8 @@ export function eventRoutes(deps: Deps): Route[] {
     const body = validateEvent(parseJson(req.body));
     const user = body.user;
     const ident = prepareIdentification(user, snapshot);
+    // An attribute some board breaks down by is marked: the script says when it changes.
+    const pairs = markBreakdown(ident.pairs, snapshot);
     let attributesJson = '';
     if (body.attributes != null) {
       checkAttributeKeys(body.attributes, snapshot.eventAttributes);
@@ -288,11 +297,11 @@ export function eventRoutes(deps: Deps): Route[] {
       // one string (ioredis spends about 120 ns an argument).
       const boards = boardsOf(tenant, metric.id, day, plan, tz, now, body.value > 0);
       const phase1 = hot === ''
-        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...ident.pairs)
+        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...pairs)
         : redis.recordEventPlan(u.user, userMetricKey, u.slot, ...planArgs(
           `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, creation, entry,
           idempotency, planFull, plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, user.id, day) : '',
-          ident.pairs,
+          pairs,
         ));
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
       // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
@@ -315,6 +324,9 @@ export function eventRoutes(deps: Deps): Route[] {
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
+        // The user leaves the groups of the values the event's identification changed (before its
+        // placements: the event's own go to the new groups).
+        if (p.moved !== '') await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
         const leaderboards = !ranks ? '{}'
           : skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,

@@ -17,6 +17,7 @@ import { userEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
 import { placedAwards, rankAwards } from '../leaderboard-rank.js';
+import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
 import { boostsFor } from '../domain/points.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -57,7 +58,7 @@ export function userRoutes(deps: Deps): Route[] {
     if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
     const r = await redis.upsertUser(
       u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
-      userEntry(tenant, id, now, fields), points, ...ident.pairs,
+      userEntry(tenant, id, now, fields), points, ...markBreakdown(ident.pairs, store.current),
     );
     const code = r[0] as number;
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
@@ -70,7 +71,13 @@ export function userRoutes(deps: Deps): Route[] {
       await accrueTime(deps, tenant, id);
       await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
     }
-    return json(created ? 201 : 200, userView(hashFromFlat(r, 4)));
+    const h = hashFromFlat(r, 5);
+    // An attribute a board breaks down by changed: the user leaves the old group.
+    if (r[4] !== '') {
+      const attributes = new Map(Object.keys(h).filter((f) => f.startsWith('a:')).map((f) => [f.slice(2), h[f]]));
+      await leaveGroups(deps, tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
+    }
+    return json(created ? 201 : 200, userView(h));
   }
 
   /** The user's hash; 404 when the user does not exist. */
