@@ -17,13 +17,17 @@
           triggers (src/domain/points.ts PointsDetails, without metric triggers) or absent
   ARGV[5] '<now ms>|<day field>': the awards' date, and the day they count on
   ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
-  ARGV[7...] user hash field/value pairs of the identification
+  ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
+          marker (lua/includes/writeUser.lua)
 
   Returns
-    {1, created, achievedAt, awards, seq, id...}  the user was identified; achievedAt is when
-                                     the achievement was completed (now, or earlier); awards as in
-                                     recordEventPlan ('' without); seq the log entry's id (phase 2
-                                     orders the user's placements by it); the ids completed now
+    {1, created, achievedAt, awards, seq, moved, id...}  the user was identified; achievedAt is
+                                     when the achievement was completed (now, or earlier); awards
+                                     as in recordEventPlan ('' without); seq the log entry's id
+                                     (phase 2 orders the user's placements by it); moved the
+                                     breakdown attributes the identification changed, with their
+                                     old values (lua/includes/writeUser.lua), or ''; the ids
+                                     completed now
     {-2}                             subscribeToEmails true without an email: nothing changed
     {-6}                             the user's attributes do not match the achievement's
                                      filters: nothing changed
@@ -56,7 +60,7 @@ if not before and achievement.ua then
   if not attributesMatch(userKey, achievement.ua, pending) then return {-6} end
 end
 
-local created = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1, creation, ARGV, 7)
+local created, moved = writeUser(userKey, usersKey, redis.call('EXISTS', userKey) == 1, creation, ARGV, 7)
 local reply = {1, created, before or stamp, ''}
 if not before then
   redis.call('HSET', userKey, achievement.cf, stamp)
@@ -85,4 +89,5 @@ if points then
   end
 end
 table.insert(reply, 5, redis.call('XADD', logKey, '*', 'achievement', logEntry))
+table.insert(reply, 6, moved or '')
 return reply

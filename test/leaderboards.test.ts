@@ -490,6 +490,12 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(await rows('moves-event', 'us')).toEqual([['me1', 6]]);
       expect((await event('me2', 1, 'mv-event')).leaderboards['moves-event']).toMatchObject({ rank: 2, breakdownAttributeValue: 'us' });
       expect(await rows('moves-event', 'us')).toEqual([['me1', 6], ['me2', 5]]);
+      // And an API completion's user.attributes.
+      const a = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Moved', key: 'moved-api', trigger: 'api' }] });
+      expect(a.status, a.text).toBe(201);
+      const done = await s.request('POST', '/api/achievements/moved-api/complete', { body: { user: { id: 'me1', attributes: { region: 'eu' } } } });
+      expect(done.status, done.text).toBe(201);
+      expect(await rows('moves-event', 'us')).toEqual([['me2', 5]]);
     });
 
     it('refuses in the old group a placement of an event from before the move that arrives after it', async () => {

@@ -20,6 +20,7 @@ import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
 import type { Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
+import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Achievement, Snapshot } from '../store/config.js';
 
@@ -99,13 +100,18 @@ export function achievementRoutes(deps: Deps): Route[] {
     const r = await redis.completeAchievement(
       u.user, u.users, u.log, u.completions, u.points,
       new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`,
-      boostsArg(snapshot, user.id, localDay(tz, now)), ...ident.pairs,
+      boostsArg(snapshot, user.id, localDay(tz, now)), ...markBreakdown(ident.pairs, snapshot),
     );
     if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
     if (r[0] === ScriptCode.FILTERED_OUT) {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
-    if (r[1] === 1 || r.length > 5) stats.invalidate(tenant);
+    if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
+    // An attribute a board breaks down by changed: the user leaves the old group (src/leaderboard-moves.ts).
+    if (r[5] !== '') {
+      const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
+      await leaveGroups(deps, tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
+    }
     // A user created here: time triggers count from now (the workers must find the user).
     if (r[1] === 1) await accrueTime(deps, tenant, user.id);
     await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
