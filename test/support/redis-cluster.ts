@@ -15,6 +15,16 @@ import { Cluster, Redis } from 'ioredis';
 export interface RedisClusterHandle {
   nodes: { host: string; port: number }[];
   stop(): Promise<void>;
+  /** SIGKILLs every node and keeps their directories (an outage; `restart` brings them back). */
+  kill(): Promise<void>;
+  /** Starts the killed nodes again on the same ports and directories; resolves once the cluster is ok. */
+  restart(): Promise<void>;
+}
+
+export interface RedisClusterOptions {
+  basePort?: number;
+  /** Append-only file, fsynced on every write: the data outlives `kill` and `restart`. */
+  persistent?: boolean;
 }
 
 const HOST = '127.0.0.1';
@@ -56,13 +66,14 @@ export function redisServerAvailable(): string | null {
   return null;
 }
 
-export async function startRedisCluster(opts: { basePort?: number } = {}): Promise<RedisClusterHandle> {
+export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisClusterHandle> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   const ports = await pickPorts(opts.basePort);
   const nodes: RedisNode[] = [];
-  const handle = createHandle(ports, nodes);
+  const persistent = opts.persistent === true;
+  const handle = createHandle(ports, nodes, persistent);
   try {
-    for (const port of ports) nodes.push(await spawnNode(port));
+    for (const port of ports) nodes.push(await spawnNode(port, persistent));
     await bootstrapCluster(nodes, deadline);
     return handle;
   } catch (err) {
@@ -76,12 +87,31 @@ export async function startRedisCluster(opts: { basePort?: number } = {}): Promi
   }
 }
 
-function createHandle(ports: number[], nodes: RedisNode[]): RedisClusterHandle {
+function createHandle(ports: number[], nodes: RedisNode[], persistent: boolean): RedisClusterHandle {
   let stopping: Promise<void> | undefined;
   return {
     nodes: ports.map((port) => ({ host: HOST, port })),
     // Memoised so repeated or concurrent calls share one shutdown.
     stop: () => (stopping ??= Promise.all(nodes.map(stopNode)).then(() => undefined)),
+    async kill() {
+      await Promise.all(nodes.map(async (node) => {
+        if (isRunning(node.child)) node.child.kill('SIGKILL');
+        await node.closed;
+      }));
+    },
+    async restart() {
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      for (const [i, old] of nodes.entries()) {
+        liveNodes.delete(old);
+        nodes[i] = await spawnNode(old.port, persistent, old.dir);
+      }
+      for (const { port } of nodes) {
+        await pollUntil(nodes, deadline, `redis-server :${port} to answer PING`, () =>
+          withClient(port, async (c) => (await c.ping()) === 'PONG'),
+        );
+      }
+      await pollUntil(nodes, deadline, 'cluster_state:ok on every node', () => clusterStateOk(ports));
+    },
   };
 }
 
@@ -150,9 +180,9 @@ function trackNode(node: RedisNode): void {
   });
 }
 
-async function spawnNode(port: number): Promise<RedisNode> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `laurel-redis-${port}-`));
-  const child = spawn('redis-server', redisArgs(port, dir), { stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnNode(port: number, persistent = false, existingDir?: string): Promise<RedisNode> {
+  const dir = existingDir ?? (await mkdtemp(path.join(os.tmpdir(), `laurel-redis-${port}-`)));
+  const child = spawn('redis-server', redisArgs(port, dir, persistent), { stdio: ['ignore', 'pipe', 'pipe'] });
 
   let tail = '';
   const append = (text: string) => {
@@ -171,7 +201,7 @@ async function spawnNode(port: number): Promise<RedisNode> {
   return node;
 }
 
-function redisArgs(port: number, dir: string): string[] {
+function redisArgs(port: number, dir: string, persistent: boolean): string[] {
   return [
     '--port', String(port),
     '--bind', HOST,
@@ -179,7 +209,7 @@ function redisArgs(port: number, dir: string): string[] {
     '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
     '--dir', dir,
     '--save', '',
-    '--appendonly', 'no',
+    ...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     '--daemonize', 'no',
     '--cluster-node-timeout', '2000',
   ];
