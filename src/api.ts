@@ -13,7 +13,8 @@ import { HttpServer } from './http/server.js';
 import { Metrics } from './metrics.js';
 import { CompletionStats } from './domain/stats.js';
 import { Jobs } from './jobs.js';
-import { createClient, probeRedis } from './redis/client.js';
+import { closeClient, createClient, probeRedis, settleWithin } from './redis/client.js';
+import { RedisOutage } from './redis/outage.js';
 import { Keys } from './redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from './redis/scripts.js';
 import { adminRoutes } from './routes/admin.js';
@@ -34,32 +35,37 @@ import { ConfigStore } from './store/config.js';
 export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
 
 export interface Services extends Deps {
+  /** This process's account of Redis outages: every connection reports its failures there. */
+  outage: RedisOutage;
   close(): Promise<void>;
 }
 
 /** Connects Redis and loads scripts and configuration: what the api and the workers share. */
 export async function connect(settings: Settings, log: Logger, readiness?: Readiness): Promise<Services> {
   await probeRedis(settings);
-  const redis = createClient(settings, { connectionName: 'laurel' });
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const outage = new RedisOutage(log);
+  // Fails fast while Redis is down (requests answer 503); reconnects by itself with a backoff.
+  const redis = createClient(settings, { connectionName: 'laurel', failFast: true });
+  outage.watch(redis, 'laurel');
+  await redis.connect();
   const scripts = loadScripts();
   defineScripts(redis, scripts);
   await preloadScripts(redis, scripts);
   if (readiness) readiness.scriptsLoaded = true;
   const keys = new Keys(settings.prefix, settings.partitions);
   const clock = new Clock(settings.clock);
-  const store = new ConfigStore(redis, keys, clock, log);
+  const store = new ConfigStore(redis, keys, clock, log, outage);
   await store.start();
   const metrics = new Metrics();
   metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
   const stats = new CompletionStats(redis, keys);
-  const jobs = new Jobs(settings, keys, log);
+  const jobs = new Jobs(settings, keys, log, outage);
   return {
-    settings, log, redis, keys, store, clock, metrics, stats, jobs, processId: randomUUID(),
+    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(),
     async close() {
       await jobs.close();
       await store.stop();
-      await redis.quit().catch(() => redis.disconnect());
+      await closeClient(redis);
     },
   };
 }
@@ -92,7 +98,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     services: svc,
     async close() {
       await server.close();
-      await liveness.stop();
+      await settleWithin(liveness.stop(), 2000);
       if (!services) await svc.close();
     },
   };

@@ -17,16 +17,28 @@ import { startWorkers } from '../workers/index.js';
 
 type Closer = () => Promise<void>;
 
+/**
+ * Longest a shutdown may take: the requests in flight get up to 10 s (src/http/server.ts), the
+ * rest is bounded on its own (closing a connection to a Redis that is down does not wait for it).
+ * Past this the process exits anyway: what it acknowledged is in Redis already.
+ */
+const SHUTDOWN_LIMIT_MS = 15_000;
+
 function onSignals(log: Logger, closers: Closer[]): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const started = Date.now();
     log.info({ signal }, 'laurel shutting down');
+    setTimeout(() => {
+      log.warn({ ms: Date.now() - started }, 'laurel stopped before its connections were closed (shutdown took too long)');
+      process.exit(0);
+    }, SHUTDOWN_LIMIT_MS).unref();
     (async () => {
       for (const close of closers) await close();
     })().then(
-      () => process.exit(0),
+      () => { log.info({ ms: Date.now() - started }, 'laurel stopped'); process.exit(0); },
       (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1); },
     );
   };

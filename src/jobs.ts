@@ -4,7 +4,8 @@
  */
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { createClient, type RedisClient } from './redis/client.js';
+import { closeClient, createClient, type RedisClient } from './redis/client.js';
+import { isConnectionError, type RedisOutage } from './redis/outage.js';
 import type { Keys } from './redis/keys.js';
 import type { Settings } from './settings.js';
 
@@ -24,11 +25,13 @@ export class Jobs {
   private readonly settings: Settings;
   private readonly keys: Keys;
   private readonly log: Logger;
+  private readonly outage: RedisOutage | null;
   private connection: RedisClient | null = null;
   private readonly queues = new Map<string, Queue>();
 
-  constructor(settings: Settings, keys: Keys, log: Logger) {
+  constructor(settings: Settings, keys: Keys, log: Logger, outage: RedisOutage | null = null) {
     this.settings = settings;
+    this.outage = outage;
     this.keys = keys;
     this.log = log;
   }
@@ -38,9 +41,15 @@ export class Jobs {
     if (queue === undefined) {
       if (this.connection === null) {
         this.connection = createClient(this.settings, { maxRetriesPerRequest: null, connectionName: 'laurel-jobs' });
-        this.connection.on('error', (err) => this.log.warn({ err: err.message }, 'jobs redis connection error'));
+        if (this.outage) this.outage.watch(this.connection, 'laurel-jobs');
+        else this.connection.on('error', (err) => this.log.warn({ err: err.message }, 'jobs redis connection error'));
       }
       queue = new Queue(name, { connection: this.connection, prefix: this.keys.queuePrefix });
+      // Without a listener an error event is printed with its stack to stderr, once per retry.
+      queue.on('error', (err) => {
+        if (this.outage && isConnectionError(err)) this.outage.noise(err, `queue ${name}`);
+        else this.log.warn({ err, queue: name }, 'jobs queue error');
+      });
       this.queues.set(name, queue);
     }
     return queue;
@@ -57,8 +66,13 @@ export class Jobs {
     await this.queue(POINTS_TIME_QUEUE).add('backfill', {}, { ...JOB_OPTIONS, jobId: `time-backfill-${version}` });
   }
 
+  /** Does not wait on a Redis that is down: a queue's close would wait for it to come back. */
   async close(): Promise<void> {
-    for (const queue of this.queues.values()) await queue.close();
-    await this.connection?.quit().catch(() => this.connection?.disconnect());
+    const down = this.connection !== null && this.connection.status !== 'ready';
+    for (const queue of this.queues.values()) {
+      if (down) void queue.disconnect().catch(() => undefined);
+      else await queue.close();
+    }
+    if (this.connection) await closeClient(this.connection);
   }
 }

@@ -6,7 +6,8 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { connect, type Services } from '../src/api.js';
-import { createClient } from '../src/redis/client.js';
+import { closeClient, createClient, settleWithin } from '../src/redis/client.js';
+import { isConnectionError } from '../src/redis/outage.js';
 import type { Settings } from '../src/settings.js';
 import { connectPostgres } from '../src/store/postgres.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
@@ -38,15 +39,27 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const svc = services ?? (await connect(settings, log));
   const pool = await connectPostgres(settings);
   const connection = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-workers' });
-  connection.on('error', (err) => log.warn({ err: err.message }, 'workers redis connection error'));
   const prefix = svc.keys.queuePrefix;
   const wlog = log.child({ component: 'workers' });
+  const outage = svc.outage;
+  outage.watch(connection, 'laurel-workers');
+  /**
+   * A queue's or worker's error event: while Redis is down its loops retry (BullMQ waits between
+   * attempts), and the outage reports that once. Without a listener, BullMQ prints each one with
+   * its stack to stderr.
+   */
+  const onError = (what: string) => (err: Error) => {
+    if (isConnectionError(err)) outage.noise(err, what);
+    else wlog.warn({ err }, `${what} error`);
+  };
 
   /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   const started: { queue: Queue; worker: Worker }[] = [];
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
     const worker = new Worker(name, process, { connection, prefix, concurrency: 1 });
+    q.on('error', onError(`queue ${name}`));
+    worker.on('error', onError(`worker ${name}`));
     worker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, failure));
     if (every) await q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } });
     started.push({ queue: q, worker });
@@ -125,13 +138,20 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     finaliseNow: () => finaliseRuns(svc),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
+    /**
+     * Lets the jobs running finish (up to 5 s each) while Redis answers. While it does not, a job
+     * cannot be acknowledged anyway: the workers stop at once, and BullMQ gives an unfinished job
+     * to another worker once its lock has expired (at least once, as after a crash).
+     */
     async close() {
+      const down = () => outage.down || connection.status !== 'ready';
       for (const { queue: q, worker } of started.reverse()) {
-        await worker.close();
-        await q.close();
+        await (down() ? settleWithin(worker.close(true), 1000) : settleWithin(worker.close(), 5000));
+        if (down()) void q.disconnect().catch(() => undefined);
+        else await settleWithin(q.close(), 1000);
       }
-      await connection.quit().catch(() => connection.disconnect());
-      await pool.end();
+      await closeClient(connection);
+      await settleWithin(pool.end(), 2000);
       if (!services) await svc.close();
     },
   };

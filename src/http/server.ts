@@ -14,6 +14,7 @@ import {
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { HttpError, errorBody, fail } from './errors.js';
+import { isConnectionError } from '../redis/outage.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 export type Family = 'app' | 'admin' | 'ops';
@@ -261,8 +262,13 @@ export class HttpServer {
     if (err instanceof HttpError) {
       httpError = err;
     } else {
-      this.log.error({ err, method, url }, 'unexpected error');
-      httpError = isConnectionError(err) ? fail('unavailable', 'Redis is not reachable') : fail('internal');
+      if (isConnectionError(err)) {
+        // Redis is down: the outage is logged once (src/redis/outage.ts), each request's 503 below.
+        httpError = fail('unavailable', 'Redis is not reachable');
+      } else {
+        this.log.error({ err, method, url }, 'unexpected error');
+        httpError = fail('internal');
+      }
     }
     this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close);
   }
@@ -300,11 +306,4 @@ export class HttpServer {
     }
     this.app.close();
   }
-}
-
-function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const m = err.message;
-  return /Connection is closed|ECONNREFUSED|ECONNRESET|Reached the max retries|ClusterAllFailedError|Failed to refresh slots/i.test(m)
-    || err.name === 'MaxRetriesPerRequestError';
 }

@@ -23,13 +23,33 @@ export interface ClientOptions {
   /** BullMQ workers need `null` (block forever); the request path wants a bounded number. */
   maxRetriesPerRequest?: number | null;
   connectionName?: string;
+  /**
+   * Commands fail at once while the connection is down (no offline queue), so a request answers
+   * 503 instead of waiting for Redis to come back (a Cluster's offline queue waits without end).
+   * The client is then created unconnected: `await client.connect()` before using it.
+   */
+  failFast?: boolean;
+}
+
+/** Longest wait between two reconnection attempts. */
+export const MAX_RETRY_DELAY_MS = 2000;
+
+/**
+ * Waits between reconnection attempts: 100 ms doubling up to MAX_RETRY_DELAY_MS, and never giving
+ * up. ioredis's own Cluster strategy (100 ms + 2 ms per attempt) retries ten times a second for
+ * minutes while every node is down.
+ */
+export function retryDelay(times: number): number {
+  return Math.min(100 * 2 ** Math.min(Math.max(times - 1, 0), 5), MAX_RETRY_DELAY_MS);
 }
 
 export function createClient(settings: Settings, opts: ClientOptions = {}): RedisClient {
+  const failFast = opts.failFast === true;
   const redisOptions: RedisOptions = {
     maxRetriesPerRequest: opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest,
     connectionName: opts.connectionName,
     enableAutoPipelining: false,
+    retryStrategy: retryDelay,
   };
   if (settings.redisClusterNodes.length > 0) {
     const clusterOptions: ClusterOptions = {
@@ -37,11 +57,158 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
       scaleReads: 'master',
       enableAutoPipelining: false,
       maxRedirections: 16,
+      clusterRetryStrategy: retryDelay,
     };
-    if (opts.maxRetriesPerRequest === null) clusterOptions.maxRedirections = 16;
+    if (failFast) {
+      clusterOptions.enableOfflineQueue = false;
+      clusterOptions.lazyConnect = true;
+    }
     return new Cluster(settings.redisClusterNodes, clusterOptions);
   }
+  if (failFast) {
+    redisOptions.enableOfflineQueue = false;
+    redisOptions.lazyConnect = true;
+  }
   return new Redis(settings.redisUrl, redisOptions);
+}
+
+/**
+ * Closes a client without waiting on a Redis that does not answer: QUIT (which lets replies in
+ * flight arrive) when the connection is ready, for at most `timeoutMs`; a plain disconnect
+ * otherwise. A QUIT on a connection that is down waits in the offline queue until Redis is back.
+ */
+export async function closeClient(client: RedisClient, timeoutMs = 2000): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  await settleWithin(client.quit(), timeoutMs);
+  if ((client.status as string) !== 'end') client.disconnect();
+}
+
+/** Waits for `p` at most `ms`; true when it settled in time (its rejection is swallowed). */
+export async function settleWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(() => true, () => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface Subscription {
+  close(): void;
+}
+
+export interface SubscriptionHandlers {
+  message(): void;
+  /** Connection errors of the subscriber (it retries by itself). */
+  error(err: Error): void;
+  /** Subscribed again after a lost connection: messages may have been missed meanwhile. */
+  resubscribed(): void;
+  /** The subscriber's connection, to watch (src/redis/outage.ts). */
+  connection?(client: Redis): void;
+}
+
+/**
+ * Subscribes to one channel; resolves once subscribed. On a single Redis, a duplicate of the
+ * client (ioredis subscribes it again on every reconnection). On a Cluster, a plain connection to
+ * one node (a PUBLISH reaches every node of a Cluster), moved to the next known node with the
+ * same backoff as the other connections when it fails: a Cluster's own subscriber (`duplicate()`)
+ * picks the next node at once, without any delay, so with every node down it reconnects in a
+ * loop that takes a whole core and grows without bound.
+ */
+export async function subscribe(client: RedisClient, channel: string, on: SubscriptionHandlers): Promise<Subscription> {
+  if (!(client instanceof Cluster)) {
+    const sub = client.duplicate({ lazyConnect: false, enableOfflineQueue: true });
+    on.connection?.(sub);
+    sub.on('error', on.error);
+    sub.on('message', () => on.message());
+    let readyOnce = false;
+    sub.on('ready', () => { if (readyOnce) on.resubscribed(); readyOnce = true; });
+    await sub.subscribe(channel);
+    return { close: () => sub.disconnect() };
+  }
+  return new NodeSubscriber(client, channel, on).start();
+}
+
+class NodeSubscriber implements Subscription {
+  private readonly cluster: Cluster;
+  private readonly channel: string;
+  private readonly on: SubscriptionHandlers;
+  /** The nodes last seen: a Cluster whose nodes all failed forgets them all. */
+  private known: { host: string; port: number }[] = [];
+  private current: Redis | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private attempts = 0;
+  private next = 0;
+  private closed = false;
+  private subscribedOnce = false;
+
+  constructor(cluster: Cluster, channel: string, on: SubscriptionHandlers) {
+    this.cluster = cluster;
+    this.channel = channel;
+    this.on = on;
+  }
+
+  /** The nodes the cluster knows now, else the ones it knew last. */
+  private candidates(): { host: string; port: number }[] {
+    const now = this.cluster.nodes('all').map((n) => ({ host: n.options.host as string, port: n.options.port as number }));
+    if (now.length > 0) this.known = now;
+    return this.known;
+  }
+
+  async start(): Promise<Subscription> {
+    await this.connect();
+    return this;
+  }
+
+  private connect(): Promise<void> {
+    const nodes = this.candidates();
+    if (nodes.length === 0) return Promise.reject(new Error('Cluster is disconnected: no node to subscribe on'));
+    const node = nodes[this.next++ % nodes.length];
+    const base = this.cluster.options.redisOptions ?? {};
+    const sub = new Redis({
+      host: node.host,
+      port: node.port,
+      username: base.username,
+      password: base.password,
+      tls: base.tls,
+      connectionName: base.connectionName ? `${base.connectionName}-sub` : undefined,
+      // One attempt per node; `end` moves to the next node after a delay (below).
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: true,
+    });
+    this.current = sub;
+    this.on.connection?.(sub);
+    sub.on('error', this.on.error);
+    sub.on('message', () => this.on.message());
+    sub.once('end', () => {
+      if (this.closed || this.current !== sub) return;
+      this.current = null;
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (!this.closed) this.connect().catch(() => undefined);
+      }, retryDelay(++this.attempts));
+    });
+    return sub.subscribe(this.channel).then(() => {
+      this.attempts = 0;
+      if (this.subscribedOnce) this.on.resubscribed();
+      this.subscribedOnce = true;
+    }, (err: unknown) => {
+      if (this.subscribedOnce) return;
+      this.close();
+      throw err;
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.current?.disconnect();
+    this.current = null;
+  }
 }
 
 /** Connects once without retries and pings; throws RedisUnavailableError with a how-to. */

@@ -5,7 +5,8 @@
  * safety net). A request reads one snapshot from start to end, so it never sees half a change.
  */
 import type { Logger } from 'pino';
-import type { RedisClient } from '../redis/client.js';
+import { subscribe, type RedisClient, type Subscription } from '../redis/client.js';
+import { isConnectionError, type RedisOutage } from '../redis/outage.js';
 import type { ConfigKind, Keys } from '../redis/keys.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../clock.js';
@@ -365,7 +366,8 @@ export class ConfigStore {
   private readonly keys: Keys;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private subscriber: RedisClient | null = null;
+  private readonly outage: RedisOutage | null;
+  private subscriber: Subscription | null = null;
   private poller: NodeJS.Timeout | null = null;
   private stopped = false;
   private reloading: Promise<void> = Promise.resolve();
@@ -373,8 +375,9 @@ export class ConfigStore {
   private readonly listeners: ((s: Snapshot) => void)[] = [];
   loaded = false;
 
-  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger) {
+  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null) {
     this.redis = redis;
+    this.outage = outage;
     this.keys = keys;
     this.clock = clock;
     this.log = log;
@@ -429,20 +432,30 @@ export class ConfigStore {
   /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
   async start(pollMs = 2000): Promise<void> {
     await this.reload();
-    this.subscriber = this.redis.duplicate();
-    this.subscriber.on('error', (err) => this.log.warn({ err }, 'configuration subscriber error'));
     // A reload the store's own stop overtakes (its connections closing) is no failure worth a warning.
-    this.subscriber.on('message', () => {
+    const reload = (what: string) => {
       if (this.stopped) return;
-      this.reload().catch((err) => { if (!this.stopped) this.log.warn({ err }, 'configuration reload failed'); });
+      this.reload().catch((err) => { if (!this.stopped) this.warn(err, what); });
+    };
+    this.subscriber = await subscribe(this.redis, this.keys.channel, {
+      message: () => reload('configuration reload failed'),
+      error: (err) => this.warn(err, 'configuration subscriber error'),
+      // Messages published while the subscriber was away are lost: read the version now.
+      resubscribed: () => reload('configuration reload failed'),
+      connection: (client) => this.outage?.watch(client, 'configuration subscriber'),
     });
-    await this.subscriber.subscribe(this.keys.channel);
     this.poller = setInterval(() => {
       this.redis.get(this.keys.configVersion).then((v) => {
         if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
-      }).catch((err) => { if (!this.stopped) this.log.warn({ err }, 'configuration poll failed'); });
+      }).catch((err) => { if (!this.stopped) this.warn(err, 'configuration poll failed'); });
     }, pollMs);
     this.poller.unref();
+  }
+
+  /** A failure while Redis is unreachable is the outage's to report (once); others are logged. */
+  private warn(err: unknown, what: string): void {
+    if (this.outage && isConnectionError(err)) this.outage.noise(err, what);
+    else this.log.warn({ err }, what);
   }
 
   async stop(): Promise<void> {
@@ -450,7 +463,7 @@ export class ConfigStore {
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     if (this.subscriber) {
-      this.subscriber.disconnect();
+      this.subscriber.close();
       this.subscriber = null;
     }
   }
