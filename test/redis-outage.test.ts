@@ -1,0 +1,226 @@
+/**
+ * `laurel start` (the api and the workers in one process, built as `dist/src/cli.js`) while its
+ * Redis goes away and comes back: a single redis-server and a 3-node Cluster of its own, on free
+ * ports, persistent (AOF, fsync always) so that a restart finds the data again. While Redis is
+ * down the process answers 503, takes little CPU and logs the outage once (not a line per retry);
+ * when Redis is back it accepts events again and its workers drain them to Postgres, without a
+ * restart; SIGTERM while Redis is down exits with 0 within 10 s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../src/settings.js';
+import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from './support/redis-cluster.js';
+
+const CLI = 'dist/src/cli.js';
+const ADMIN_KEY = 'outage-test-key';
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+const prefixes: string[] = [];
+const noRedisServer = redisServerAvailable();
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const clean of cleanups) await clean();
+  const db = new pg.Client({ connectionString: loadSettings().databaseUrl });
+  await db.connect();
+  await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
+  await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
+  await db.end();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** One redis-server that can be killed and started again on its port, with its data. */
+interface Outageable {
+  env: Record<string, string>;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+async function singleRedis(): Promise<Outageable> {
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(os.tmpdir(), `laurel-outage-${port}-`));
+  let child: ChildProcess;
+  const start = async () => {
+    child = spawn('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
+      '--appendonly', 'yes', '--appendfsync', 'always',
+    ], { stdio: 'ignore' });
+    const c = child;
+    cleanups.push(() => { if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); });
+    for (const until = Date.now() + 10_000; Date.now() < until;) {
+      if (await answers(port)) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server :${port} did not start`);
+  };
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  await start();
+  return {
+    env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+    async kill() {
+      const c = child;
+      const gone = new Promise((resolve) => c.once('exit', resolve));
+      c.kill('SIGKILL');
+      await gone;
+    },
+    restart: start,
+  };
+}
+
+/** PING without a client library: true once the server answers PONG (not while it loads its data). */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => { socket.write('PING\r\n'); });
+    socket.once('data', (d) => { socket.destroy(); resolve(String(d).startsWith('+PONG')); });
+    socket.once('error', () => { socket.destroy(); resolve(false); });
+  });
+}
+
+async function clusterRedis(): Promise<Outageable> {
+  const cluster: RedisClusterHandle = await startRedisCluster({ persistent: true });
+  cleanups.push(() => cluster.stop());
+  return {
+    env: { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') },
+    kill: () => cluster.kill(),
+    restart: () => cluster.restart(),
+  };
+}
+
+interface Run {
+  child: ChildProcess;
+  lines: () => string[];
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string>): Run {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', REDIS_CLUSTER_NODES: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, lines: () => out.split('\n').filter(Boolean), exited };
+}
+
+/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat (in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function post(port: number, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(5000),
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const event = (port: number, user: string) => post(port, '/api/metrics/lessons/event', { user: { id: user }, value: 1 });
+
+async function eventually<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
+  const until = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await f();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`${what} not within ${ms} ms${last ? ` (${(last as Error).message})` : ''}`);
+    await sleep(100);
+  }
+}
+
+async function outage(redis: Outageable): Promise<void> {
+  const prefix = `o${randomBytes(5).toString('hex')}`;
+  prefixes.push(prefix);
+  const port = await freePort();
+  const r = run(['start'], { ...redis.env, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  await eventually('ready', 15_000, async () => {
+    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
+    return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+  });
+  expect((await post(port, '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
+  expect((await event(port, 'before')).status).toBe(201);
+
+  await redis.kill();
+  // Refused at once (not held until Redis is back), with the catalogue's body.
+  const down = await event(port, 'during');
+  expect(down.status).toBe(503);
+  expect(down.body.error).toMatch(/Redis is not reachable/);
+  await sleep(200);
+  // Reconnection attempts: a few a second at first, then one every 2 s per connection, and the
+  // outage logged once. Before, a Cluster subscriber reconnected in a loop (a whole core), and
+  // each attempt of each connection logged a line (hundreds a second with BullMQ's stacks).
+  const linesBefore = r.lines().length;
+  const cpuBefore = cpuSeconds(r.child.pid!);
+  const t0 = performance.now();
+  await sleep(3000);
+  const cpuShare = (cpuSeconds(r.child.pid!) - cpuBefore) / ((performance.now() - t0) / 1000);
+  const during = r.lines().slice(linesBefore);
+  expect(cpuShare, 'share of one core used while Redis is down').toBeLessThan(0.2);
+  expect(during.length, `lines logged in 3 s while Redis is down:\n${during.slice(0, 20).join('\n')}`).toBeLessThanOrEqual(3);
+  expect(r.lines().filter((l) => /Redis unreachable/.test(l))).toHaveLength(1);
+
+  // Back on the same port(s) with the same data: events are accepted again, and the workers
+  // drain them into Postgres, with no restart of laurel.
+  await redis.restart();
+  const back = await eventually('an event accepted after Redis came back', 10_000, async () => {
+    const res = await event(port, 'after');
+    return res.status === 201 ? res : undefined;
+  });
+  expect(back.body.total).toBe(1);
+  const db = new pg.Client({ connectionString: loadSettings().databaseUrl });
+  await db.connect();
+  try {
+    await eventually('the event after the outage in Postgres', 10_000, async () => {
+      const { rows } = await db.query('SELECT 1 FROM laurel_events WHERE prefix = $1 AND user_id = $2', [prefix, 'after']);
+      return rows.length > 0 ? true : undefined;
+    });
+  } finally {
+    await db.end();
+  }
+  expect(r.lines().some((l) => /Redis reachable again/.test(l))).toBe(true);
+
+  // Down again, and stopped meanwhile: within 10 s, with 0 and a last word.
+  await redis.kill();
+  await sleep(300);
+  const stopAt = Date.now();
+  r.child.kill('SIGTERM');
+  const code = await Promise.race([r.exited, sleep(10_000).then(() => 'still running')]);
+  expect(code, r.lines().slice(-5).join('\n')).toBe(0);
+  expect(Date.now() - stopAt).toBeLessThan(10_000);
+  expect(r.lines().some((l) => /laurel stopped/.test(l))).toBe(true);
+}
+
+describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down', () => {
+  it('single Redis: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
+    await outage(await singleRedis());
+  });
+
+  it('Redis Cluster: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
+    await outage(await clusterRedis());
+  });
+});
