@@ -2,8 +2,8 @@
  * One account per process of the times Redis cannot be reached. Every connection of the process
  * (the request client, the configuration subscriber, the BullMQ connections) reports here rather
  * than to the log: the first failure logs one warning, the failures after it are counted and
- * logged at most once per `everyMs` ("still unreachable"), and the first connection that is ready
- * again after every failing one is logs "reachable again". A connection retries every few
+ * logged at most once per `everyMs` ("still unreachable"), and "reachable again" is logged once a
+ * connection is ready again and none is failing. A connection retries every few
  * seconds at most (src/redis/client.ts), so an outage would otherwise log several lines a second.
  */
 import type { EventEmitter } from 'node:events';
