@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from './support/redis-cluster.js';
+import { deletePostgresRows } from './support/server.js';
+import { freePort } from '../bench/processes.js';
 
 const CLI = 'dist/src/cli.js';
 const ADMIN_KEY = 'outage-test-key';
@@ -29,21 +31,9 @@ const noRedisServer = redisServerAvailable();
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const clean of cleanups) await clean();
-  const db = new pg.Client({ connectionString: loadSettings().databaseUrl });
-  await db.connect();
-  await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-  await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
-  await db.end();
+  await deletePostgresRows(loadSettings(), prefixes);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** One redis-server that can be killed and started again on its port, with its data. */
 interface Outageable {

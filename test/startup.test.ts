@@ -5,10 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deletePrefix } from './support/server.js';
+import { deletePostgresRows, deletePrefix } from './support/server.js';
+import { freePort } from '../bench/processes.js';
 import { loadSettings } from '../src/settings.js';
 
 const CLI = 'dist/src/cli.js';
@@ -20,21 +19,9 @@ afterAll(async () => {
   const settings = loadSettings();
   for (const p of prefixes) await deletePrefix(settings, p);
   // `laurel start` runs the workers, which copy the configuration into Postgres.
-  const db = new pg.Client({ connectionString: settings.databaseUrl });
-  await db.connect();
-  await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-  await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
-  await db.end();
+  await deletePostgresRows(settings, prefixes);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Run {
   child: ChildProcess;

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, Cluster } from 'ioredis';
+import pg from 'pg';
 import { expect, inject } from 'vitest';
 import { startApi, type ApiHandle } from '../../src/api.js';
 import { createLogger } from '../../src/log.js';
@@ -156,5 +157,17 @@ export async function deletePrefix(settings: Settings, prefix: string): Promise<
   } finally {
     if (cluster) cluster.disconnect();
     else clients[0].disconnect();
+  }
+}
+
+/** Deletes the Postgres rows of prefixes (processes that ran the workers copied configuration and events there). */
+export async function deletePostgresRows(settings: Settings, prefixes: string[]): Promise<void> {
+  const db = new pg.Client({ connectionString: settings.databaseUrl });
+  await db.connect();
+  try {
+    await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
+    await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
+  } finally {
+    await db.end();
   }
 }
