@@ -105,6 +105,19 @@ describe('identification', () => {
     expect((await s.request('GET', '/v1/users/u4')).status).toBe(404);
   });
 
+  it('answers every attribute set, also one whose key is __proto__ or constructor', async () => {
+    await s.attributes('user', '__proto__', 'constructor');
+    // JSON.parse makes __proto__ an own key (an object literal would set the prototype instead).
+    const body = JSON.parse('{"attributes":{"__proto__":"p","constructor":"c","plan":"pro"}}') as object;
+    const put = await s.request('PUT', '/v1/users/proto-keys', { body });
+    expect(put.status, put.text).toBe(201);
+    for (const r of [put, await s.request('GET', '/v1/users/proto-keys')]) {
+      const attributes = JSON.parse(r.text).attributes as Record<string, string>;
+      expect(Object.keys(attributes).sort(), r.text).toEqual(['__proto__', 'constructor', 'plan']);
+      expect(Object.entries(attributes).sort()).toEqual([['__proto__', 'p'], ['constructor', 'c'], ['plan', 'pro']]);
+    }
+  });
+
   it('refuses time zones that are not IANA zones', async () => {
     for (const tz of ['Mars/Olympus', 'GMT+25', '']) {
       const r = await s.request('PUT', '/v1/users/u5', { body: { tz } });

@@ -153,7 +153,8 @@ export interface UserView {
 }
 
 export function userView(h: UserHash): UserView {
-  const attributes: Record<string, string> = {};
+  // Without a prototype: an attribute key may be `__proto__`, which `{}` would take for its own.
+  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const field in h) {
     if (field.startsWith('a:')) attributes[field.slice(2)] = h[field];
   }
