@@ -80,7 +80,7 @@ describe.each(targets())('achievements on %s', (target) => {
       const byKey = await admin('POST', [{ name: 'By key', key: 'by-key', trigger: 'metric', metricKey: 'lessons', metricValue: 1000 }]);
       expect(byKey.body.created[0]).toMatchObject({ metricId, metricValue: 1000 });
       await admin('DELETE', undefined, `?ids=${byKey.body.created[0].id}`);
-      expect(r.body.issues[5].message).toMatch(/already exists/);
+      expect(r.body.issues[5].message).toMatch(/^An achievement with key ".*" already exists$/);
     });
 
     it('lists, gets, updates and refuses changes that would break things', async () => {

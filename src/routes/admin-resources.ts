@@ -90,8 +90,9 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
   const checkUpdate = compileCheck<U>(spec.updateSchema);
   const uniqueField = UNIQUE_FIELD[spec.kind];
   const nowIso = () => new Date(clock.now()).toISOString();
+  const label = spec.label.toLowerCase();
   const duplicate = (entity: EntityByKind[K]) =>
-    `A ${spec.label.toLowerCase()} with ${uniqueField === 'scopedKey' ? 'key' : uniqueField} ` +
+    `${/^[aeiou]/.test(label) ? 'An' : 'A'} ${label} with ${uniqueField === 'scopedKey' ? 'key' : uniqueField} ` +
     `"${String((entity as unknown as Record<string, unknown>)[uniqueField === 'scopedKey' ? 'key' : uniqueField])}" already exists`;
   const parent = spec.parent;
   /** The parent named by the path ('' for a top-level resource); 404 when it does not exist. */
