@@ -452,3 +452,28 @@ describe('what boards use', () => {
     expect((await s.request('DELETE', `/admin/v1/metrics?ids=${spare.spare}`)).body.deleted).toEqual([{ id: spare.spare }]);
   });
 });
+
+describe('runs at the end of the calendar', () => {
+  it('takes any runInterval: a run whose next one would start after 9999-12-31 ends on that day', async () => {
+    await s.setClock(NOW);
+    const ids = await s.metrics('far');
+    const days = await create({
+      name: 'Far', key: key('far-days'), rankBy: 'metric', metricId: ids.far, status: 'active', runUnit: 'day', runInterval: 1_000_000_000,
+    });
+    const years = await create({
+      name: 'Far years', key: key('far-years'), rankBy: 'metric', metricId: ids.far, status: 'active', start: '2024-06-01',
+      runUnit: 'year', runInterval: 8000,
+    });
+    const event = await s.request('POST', '/api/metrics/far/event', { body: { user: { id: 'far-1' }, value: 2 } });
+    expect(event.status, event.text).toBe(201);
+    expect(event.body.leaderboards[days.key]).toMatchObject({ rank: 1, end: '9999-12-31' });
+    expect(event.body.leaderboards[years.key]).toMatchObject({ rank: 1, end: '9999-12-31' });
+    for (const board of [days, years]) {
+      for (const q of ['', '?run=9999-12-31']) {
+        const r = await s.request('GET', `/v1/leaderboards/${board.key}${q}`);
+        expect(r.status, r.text).toBe(200);
+        expect(r.body).toMatchObject({ run: board.start, runEnd: '9999-12-31', rankings: [{ userId: 'far-1', rank: 1, value: 2 }] });
+      }
+    }
+  });
+});

@@ -31,15 +31,27 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 }
 
-/** The first day of run `k` (0 is the first run), YYYY-MM-DD. */
+/** The last day a date names (YYYY-MM-DD has four digits of year); runs end there at the latest. */
+const LAST_DAY = dayIndexOf('9999-12-31');
+/**
+ * The start of a run after 9999-12-31: sorts after every date, and its day index is the day after
+ * it, so the run before it ends on 9999-12-31 (a `runInterval` as large as the admin likes).
+ */
+const BEYOND = '9999-12-32';
+
+/** The first day of run `k` (0 is the first run), YYYY-MM-DD; BEYOND after 9999-12-31. */
 export function runStart(lb: Leaderboard, k: number): string {
   if (lb.runUnit === null || lb.runInterval === null || k === 0) return lb.start;
-  if (lb.runUnit === 'day') return dateOfDay(dayIndexOf(lb.start) + k * lb.runInterval);
+  if (lb.runUnit === 'day') {
+    const day = dayIndexOf(lb.start) + k * lb.runInterval;
+    return day > LAST_DAY ? BEYOND : dateOfDay(day);
+  }
   const y = Number(lb.start.slice(0, 4));
   const m = Number(lb.start.slice(5, 7)) - 1;
   const d = Number(lb.start.slice(8, 10));
   const months = lb.runUnit === 'month' ? k * lb.runInterval : k * lb.runInterval * 12;
   const year = y + Math.floor((m + months) / 12);
+  if (year > 9999) return BEYOND;
   const month = (m + months) % 12;
   const day = Math.min(d, daysInMonth(year, month));
   return `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
