@@ -276,6 +276,31 @@ describe('the state table', () => {
     expect((await patch({ id: lb.id, status: 'finished' })).view.status).toBe('finished');
   });
 
+  it('keeps a finished board\'s end: its last runs stay readable, winners and all', async () => {
+    await s.setClock('2024-06-12T12:00:00.000Z');
+    const ids = await s.metrics('ended');
+    const lb = await create({
+      name: 'Ended', key: key('ended'), rankBy: 'metric', metricId: ids.ended, start: '2024-06-10', end: '2024-06-12', status: 'active',
+      runUnit: 'day', runInterval: 1,
+    });
+    expect((await s.request('POST', '/api/metrics/ended/event', { body: { user: { id: 'ended-1', tz: 'UTC' }, value: 4 } })).status).toBe(201);
+    await s.setClock('2024-06-13T12:00:00.000Z');
+    expect((await get(lb.id)).status).toBe('finished');
+    const issue = 'end cannot change once the leaderboard has finished (its runs up to 2024-06-12 are final)';
+    expect(await patch({ id: lb.id, end: '2024-06-11' })).toEqual({ issue });
+    expect(await patch({ id: lb.id, end: '2024-06-10', status: 'finished' })).toEqual({ issue });
+    const last = await s.request('GET', `/v1/leaderboards/${lb.key}?run=2024-06-12`);
+    expect(last.status, last.text).toBe(200);
+    expect(last.body).toMatchObject({ end: '2024-06-12', runEnd: '2024-06-12', rankings: [{ userId: 'ended-1', rank: 1, value: 4 }] });
+    // Finished by an admin: its end may not move either (it would cut the runs up to that day).
+    await s.setClock(NOW);
+    const open = await create({ name: 'Open', key: key('open'), rankBy: 'streak', start: '2024-06-01', status: 'active' });
+    expect((await patch({ id: open.id, status: 'finished' })).view.status).toBe('finished');
+    expect(await patch({ id: open.id, end: '2024-06-05' }))
+      .toEqual({ issue: 'end cannot change once the leaderboard has finished (its runs up to 2024-06-15 are final)' });
+    expect((await get(open.id)).end).toBeNull();
+  });
+
   it('an admin may finish a board, which cannot be reactivated', async () => {
     await s.setClock(NOW);
     const lb = await create({ name: 'Ends', key: key('ends'), rankBy: 'streak', status: 'active' });

@@ -15,7 +15,7 @@
  * fixed, and maxParticipants may only rise.
  */
 import type { Deps } from '../deps.js';
-import { leaderboardStatus, mondayFrom } from '../domain/leaderboards.js';
+import { lastDayOf, leaderboardStatus, mondayFrom } from '../domain/leaderboards.js';
 import { parseDate } from '../domain/time.js';
 import { unknownReference } from '../domain/references.js';
 import type { Route } from '../http/server.js';
@@ -151,6 +151,8 @@ function checkTransition(previous: Leaderboard | null, next: Leaderboard, status
   if (previous !== null && leaderboardStatus(previous, nowMs) === 'finished') {
     const shown = leaderboardStatus(next, nowMs);
     if (shown !== 'finished') return `a finished leaderboard cannot become ${shown} again`;
+    // Its runs are final: an earlier end would hide the last ones (a 404 for run=, winners and all).
+    if (next.end !== previous.end) return `end cannot change once the leaderboard has finished (its runs up to ${lastDayOf(previous)} are final)`;
   }
   return null;
 }
