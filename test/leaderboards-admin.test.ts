@@ -476,6 +476,22 @@ describe('what boards use', () => {
     const spare = await s.metrics('spare');
     expect((await s.request('DELETE', `/admin/v1/metrics?ids=${spare.spare}`)).body.deleted).toEqual([{ id: spare.spare }]);
   });
+
+  it('refuses to delete a user attribute a board breaks down by, naming the board', async () => {
+    await s.setClock(NOW);
+    await s.attributes('user', 'team');
+    const team = (await s.request('GET', '/admin/v1/attributes?limit=100')).body.find((a: any) => a.key === 'team').id as string;
+    const lb = await create({ name: 'Teams', key: key('teams'), rankBy: 'streak', status: 'active', breakdownAttributes: [team] });
+    const d = await s.request('DELETE', `/admin/v1/attributes?ids=${team}`);
+    expect(d.status, d.text).toBe(200);
+    expect(d.body).toEqual({
+      deleted: [], issues: [{ id: team, severity: 'error', message: `Attribute "team" is used by leaderboard "${lb.key}"; change those first` }],
+    });
+    expect((await s.request('GET', `/v1/leaderboards/${lb.key}?userAttributes=team:red`)).status).toBe(200);
+    // Once no board uses it, it goes.
+    expect((await s.request('DELETE', `/admin/v1/leaderboards?ids=${lb.id}`)).body.deleted).toEqual([{ id: lb.id }]);
+    expect((await s.request('DELETE', `/admin/v1/attributes?ids=${team}`)).body.deleted).toEqual([{ id: team }]);
+  });
 });
 
 describe('runs at the end of the calendar', () => {

@@ -1,5 +1,5 @@
 /**
- * What refers to a metric, an achievement or a points system: deleting one that something still
+ * What refers to a metric, an achievement, a points system or an attribute: deleting one that something still
  * uses is refused with the list, so that nothing is left pointing at nothing.
  */
 import type { Snapshot } from '../store/config.js';
@@ -28,6 +28,13 @@ export function usesOfAchievement(snapshot: Snapshot, achievementId: string): st
 export function usesOfPointsSystem(snapshot: Snapshot, systemId: string): string[] {
   const uses: string[] = [];
   for (const lb of snapshot.leaderboards.values()) if (lb.pointsSystemId === systemId) uses.push(`leaderboard "${lb.key}"`);
+  return uses;
+}
+
+/** The leaderboards that break their users down by a user attribute. */
+export function usesOfAttribute(snapshot: Snapshot, attributeId: string): string[] {
+  const uses: string[] = [];
+  for (const lb of snapshot.leaderboards.values()) if (lb.breakdownAttributes.includes(attributeId)) uses.push(`leaderboard "${lb.key}"`);
   return uses;
 }
 

@@ -3,7 +3,7 @@
  * manual clock.
  */
 import type { Deps } from '../deps.js';
-import { stillUsed, usesOfMetric } from '../domain/references.js';
+import { stillUsed, usesOfAttribute, usesOfMetric } from '../domain/references.js';
 import { generateKey } from '../auth.js';
 import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
@@ -117,6 +117,7 @@ export function adminRoutes(deps: Deps): Route[] {
     updateSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, name } },
     build: (item, { id, now }) => ({ id, key: item.key, name: item.name, type: item.type, created: now, updated: now }),
     apply: (a, c, { now }) => ({ ...a, name: c.name ?? a.name, updated: now }),
+    refuseDelete: (a, snapshot) => stillUsed(`Attribute "${a.key}"`, usesOfAttribute(snapshot, a.id)),
     view: attributeView,
   });
 
