@@ -61,6 +61,40 @@ describe('admin resources', () => {
     expect((await s.request('GET', '/admin/v1/attributes?skip=-1')).status).toBe(400);
   });
 
+  it('refuses to delete an attribute that achievements, points triggers or boosts filter by, naming them', async () => {
+    await s.attributes('user', 'tier');
+    await s.attributes('event', 'channel');
+    const all = (await s.request('GET', '/admin/v1/attributes?limit=100')).body;
+    const tier = all.find((a: any) => a.key === 'tier').id as string;
+    const channel = all.find((a: any) => a.key === 'channel').id as string;
+    const { steps } = await s.metrics('steps');
+    const a = await s.request('POST', '/admin/v1/achievements', {
+      body: [{ name: 'Walker', key: 'walker', trigger: 'metric', metricId: steps, metricValue: 10, userAttributes: [{ attributeId: tier, attributeValue: 'gold' }] }],
+    });
+    expect(a.status, a.text).toBe(201);
+    const p = await s.request('POST', '/admin/v1/points', {
+      body: [{
+        name: 'Steps XP', key: 'steps-xp',
+        triggers: [{ type: 'metric', points: 1, metricId: steps, metricThreshold: 1, eventAttributes: [{ attributeId: channel, attributeValue: 'app' }] }],
+        boosts: [{ name: 'Gold week', start: '2024-06-01', multiplier: 2, userAttributes: [{ attributeId: tier, attributeValue: 'gold' }] }],
+      }],
+    });
+    expect(p.status, p.text).toBe(201);
+    const d = await s.request('DELETE', `/admin/v1/attributes?ids=${tier},${channel}`);
+    expect(d.status, d.text).toBe(200);
+    expect(d.body).toEqual({
+      deleted: [],
+      issues: [
+        { id: tier, severity: 'error', message: 'Attribute "tier" is used by achievement "walker", boost "Gold week" of points system "steps-xp"; change those first' },
+        { id: channel, severity: 'error', message: 'Attribute "channel" is used by a trigger of points system "steps-xp"; change those first' },
+      ],
+    });
+    // Once nothing names them, they go.
+    await s.request('DELETE', `/admin/v1/points?ids=${p.body.created[0].id}`);
+    await s.request('DELETE', `/admin/v1/achievements?ids=${a.body.created[0].id}`);
+    expect((await s.request('DELETE', `/admin/v1/attributes?ids=${tier},${channel}`)).body.deleted).toEqual([{ id: tier }, { id: channel }]);
+  });
+
   it('updates from an array of { id, ...changes } and deletes by ids', async () => {
     const list = await s.request('GET', '/admin/v1/metrics?limit=100');
     const lessons = list.body.find((m: any) => m.key === 'lessons');

@@ -2,7 +2,7 @@
  * What refers to a metric, an achievement, a points system or an attribute: deleting one that something still
  * uses is refused with the list, so that nothing is left pointing at nothing.
  */
-import type { Snapshot } from '../store/config.js';
+import type { AttributeFilter, Snapshot } from '../store/config.js';
 
 /** Descriptions of what uses a metric ('achievement "x"', ...); empty when nothing does. */
 export function usesOfMetric(snapshot: Snapshot, metricId: string): string[] {
@@ -31,9 +31,21 @@ export function usesOfPointsSystem(snapshot: Snapshot, systemId: string): string
   return uses;
 }
 
-/** The leaderboards that break their users down by a user attribute. */
+/**
+ * What names an attribute: the achievements, points triggers and boosts that filter by it (user or
+ * event attribute), and the leaderboards that break their users down by it.
+ */
 export function usesOfAttribute(snapshot: Snapshot, attributeId: string): string[] {
   const uses: string[] = [];
+  const names = (filters: AttributeFilter[]) => filters.some((f) => f.attributeId === attributeId);
+  const system = (id: string) => `points system "${snapshot.pointsSystems.get(id)?.key ?? id}"`;
+  for (const a of snapshot.achievements.values()) {
+    if (names(a.userAttributes) || names(a.eventAttributes)) uses.push(`achievement "${a.key}"`);
+  }
+  for (const t of snapshot.pointsTriggers.values()) {
+    if (names(t.userAttributes) || names(t.eventAttributes)) uses.push(`a trigger of ${system(t.systemId)}`);
+  }
+  for (const b of snapshot.pointsBoosts.values()) if (names(b.userAttributes)) uses.push(`boost "${b.name}" of ${system(b.systemId)}`);
   for (const lb of snapshot.leaderboards.values()) if (lb.breakdownAttributes.includes(attributeId)) uses.push(`leaderboard "${lb.key}"`);
   return uses;
 }
