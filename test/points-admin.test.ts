@@ -367,6 +367,37 @@ describe('points sub-resources', () => {
       expect((await s.request('GET', `/admin/v1/points/${coinsId}/triggers`)).body.map((t: any) => t.id)).toEqual([metric.id]);
     });
 
+    it('keeps a time interval short enough to count in exact milliseconds, and awards by the longest one', async () => {
+      // 10^14 days is past 10^21 ms, which JavaScript writes as 8.64e+21: the accrual script could
+      // not read it, and every event of a user who existed before the trigger answered 500.
+      const r = await s.request('POST', `/admin/v1/points/${coinsId}/triggers`, {
+        body: [
+          { type: 'time', points: 1, timeUnit: 'days', timeInterval: 1e14, status: 'active' },
+          { type: 'time', points: 1, timeUnit: 'hours', timeInterval: 100_000_001, status: 'active' },
+        ],
+      });
+      expect(r.body.created).toEqual([]);
+      expect(r.body.issues).toEqual([
+        { index: 0, severity: 'error', message: 'timeInterval must be <= 100000000' },
+        { index: 1, severity: 'error', message: 'timeInterval must be <= 100000000' },
+      ]);
+      const ev = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'patient' }, value: 1 } });
+      expect(ev.status, ev.text).toBe(201);
+      const longest = await s.request('POST', `/admin/v1/points/${coinsId}/triggers`, {
+        body: [{ type: 'time', points: 1, timeUnit: 'days', timeInterval: 100_000_000, status: 'active' }],
+      });
+      expect(longest.status, longest.text).toBe(201);
+      const id = longest.body.created[0].id;
+      try {
+        const read = await s.request('GET', '/api/users/patient/points/coins');
+        expect(read.status, read.text).toBe(200);
+        const again = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'patient' }, value: 1 } });
+        expect(again.status, again.text).toBe(201);
+      } finally {
+        await s.request('DELETE', `/admin/v1/points/${coinsId}/triggers?ids=${id}`);
+      }
+    });
+
     it('does not reach a trigger through another system', async () => {
       const xpTrigger = (await s.request('GET', `/admin/v1/points/${xpId}/triggers`)).body[0];
       const get = await s.request('GET', `/admin/v1/points/${coinsId}/triggers/${xpTrigger.id}`);

@@ -57,7 +57,10 @@ const triggerFields = {
   achievementId: { type: 'string' },
   streakLength: int(1),
   timeUnit: { enum: ['hours', 'days'] },
-  timeInterval: int(1),
+  // At most 10^8 (274,000 years in days): the span in ms, added to a time, stays an exact integer
+  // that JavaScript writes in digits (10^21 ms and more come out as 1e+21, which the accrual script
+  // cannot read).
+  timeInterval: { type: 'integer', minimum: 1, maximum: 100_000_000 },
   blockIfOutOfPoints: { type: 'boolean' },
 };
 
