@@ -635,6 +635,27 @@ describe.each(targets())('points on %s', (target) => {
       await s.setClock('2026-03-11T00:00:00Z');
       expect(await dates('pb')).toEqual(['00:00', '23:00']);
     });
+
+    it('accrues what is due before an API completion, which may spend it and change the attributes the filters read', async () => {
+      const a = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Unlock', key: 'unlock', trigger: 'api', status: 'active' }] });
+      expect(a.status, a.text).toBe(201);
+      const t = await s.request('POST', `/admin/v1/points/${systemId}/triggers`, {
+        body: [{ type: 'achievement', achievementId: a.body.created[0].id, points: -2, status: 'active' }],
+      });
+      expect(t.status, t.text).toBe(201);
+      await s.setClock('2026-03-12T10:00:00Z');
+      expect((await s.request('PUT', '/api/users/cu', { body: { attributes: { plan: 'pro' } } })).status).toBe(201);
+      // Pro for three hours: three gems due, then the completion spends two and leaves the plan.
+      await s.setClock('2026-03-12T13:00:00Z');
+      const r = await s.request('POST', '/api/achievements/unlock/complete', { body: { user: { id: 'cu', attributes: { plan: 'free' } } } });
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.points.gems).toMatchObject({ total: 1, added: -2, awards: [{ awarded: -2, total: 1 }] });
+      const after = await gems('cu');
+      expect(after.total).toBe(1);
+      expect(after.awards.map((x) => [x.awarded, x.date])).toEqual([
+        [-2, '2026-03-12T13:00:00.000Z'], [1, '2026-03-12T13:00:00.000Z'], [1, '2026-03-12T12:00:00.000Z'], [1, '2026-03-12T11:00:00.000Z'],
+      ]);
+    });
   });
 
   describe('boosts', () => {

@@ -86,6 +86,10 @@ export function achievementRoutes(deps: Deps): Route[] {
     const plan = singlePlan(achievement, snapshot);
     if (plan === null) throw fail('unprocessable', `Achievement "${key}" filters on an attribute that no longer exists`);
     const u = keys.forUser(tenant, user.id);
+    // Time awards already due come first, as before an event: the completion's awards may spend
+    // them (or meet the cap after them), and they were earned under the attributes and zone the
+    // user has before this identification.
+    await accrueTime(deps, tenant, user.id);
     const now = clock.now();
     const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
     const entry = userEntry(tenant, user.id, now, { ...fields, achievement: achievement.id });
