@@ -793,5 +793,14 @@ describe.each(targets())('points on %s', (target) => {
       expect(r.status, r.text).toBe(200);
       expect(r.body.map((x: any) => [x.level.key, x.users])).toEqual([['bronze', 3], ['silver', 1], ['gold', 1]]);
     });
+
+    it('answers 422 for the level summary of a system without levels, as the spec says', async () => {
+      const created = await s.request('POST', '/admin/v1/points', { body: [{ name: 'Plain', key: 'plain' }] });
+      expect(created.status, created.text).toBe(201);
+      const r = await s.request('GET', '/api/points/plain/level-summary');
+      expect(r.status, r.text).toBe(422);
+      expect(r.body).toEqual({ error: 'Points system "plain" has no levels', code: 'unprocessable' });
+      expect((await s.request('GET', '/api/points/plain/levels')).body).toEqual([]);
+    });
   });
 });

@@ -191,6 +191,8 @@ export function pointsRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const levels = store.current.levelsBySystem.get(system.id) ?? [];
+        // The spec's 422: "No levels configured on the points system".
+        if (levels.length === 0) throw fail('unprocessable', `Points system "${system.key}" has no levels`);
         const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, null);
         const counts = levels.map(() => 0);
         const levelAt = (total: number) => {
