@@ -67,7 +67,7 @@ describe('admin resources', () => {
     const all = (await s.request('GET', '/admin/v1/attributes?limit=100')).body;
     const tier = all.find((a: any) => a.key === 'tier').id as string;
     const channel = all.find((a: any) => a.key === 'channel').id as string;
-    const { steps } = await s.metrics('steps');
+    const { strides: steps } = await s.metrics('strides');
     const a = await s.request('POST', '/admin/v1/achievements', {
       body: [{ name: 'Walker', key: 'walker', trigger: 'metric', metricId: steps, metricValue: 10, userAttributes: [{ attributeId: tier, attributeValue: 'gold' }] }],
     });
