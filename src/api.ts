@@ -29,6 +29,7 @@ import { leaderboardRoutes } from './routes/leaderboards.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { userRoutes } from './routes/users.js';
+import { wrappedRoutes } from './routes/wrapped.js';
 import type { Settings } from './settings.js';
 import { ConfigStore } from './store/config.js';
 
@@ -84,7 +85,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
     ...pointsRoutes(svc), ...leaderboardRoutes(svc),
     ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc),

@@ -62,7 +62,7 @@ function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, s
   });
 }
 
-function withStats<T extends { id: string }>(view: T, stats: TenantStats) {
+export function withStats<T extends { id: string }>(view: T, stats: TenantStats) {
   return { ...view, completions: stats.completions.get(view.id) ?? 0, rarity: CompletionStats.rarity(stats, view.id) };
 }
 
