@@ -1419,3 +1419,66 @@ describe.each(targets())('SDK 1.0.42 leaderboards on %s', (target) => {
     apiError(await rejectionOf(client.users.leaderboard('lb-nobody', 'all-time', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
   });
 });
+
+describe.each(targets())('SDK 1.0.42 wrapped on %s', (target) => {
+  let s: TestServer;
+  let client: TrophyApiClient;
+
+  const event = async (at: string, user: string, value: number, metric = 'lessons') => {
+    await s.setClock(at);
+    await client.metrics.event(metric, { user: { id: user }, value }, NO_RETRY);
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-01-05T09:00:00Z');
+    const metricIds = await s.metrics('lessons', 'quizzes');
+    await createAchievements(s, [{ name: 'Five lessons', key: 'five', trigger: 'metric', metricId: metricIds.lessons, metricValue: 5, status: 'active' }]);
+    const points = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: metricIds.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(points.status, points.text).toBe(201);
+    const board = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Lessons', key: 'lessons-all', rankBy: 'metric', metricId: metricIds.lessons, status: 'active' }],
+    });
+    expect(board.status, board.text).toBe(201);
+    await putStreakSettings(s, { frequency: 'weekly', metrics: [{ metricId: metricIds.lessons, threshold: 1 }] });
+    client = sdkClient(s);
+    await event('2026-01-05T10:00:00Z', 'wr-ada', 2);
+    await event('2026-01-06T10:00:00Z', 'wr-ada', 1, 'quizzes');
+    await event('2026-01-13T10:00:00Z', 'wr-ada', 4);
+    await event('2026-02-02T10:00:00Z', 'wr-ada', 1);
+    await s.setClock('2026-03-01T10:00:00Z');
+    await client.users.create({ id: 'wr-idle' }, NO_RETRY);
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('users.wrapped parses metrics, points, achievements, a leaderboard and the longest streak', async () => {
+    const r = await client.users.wrapped('wr-ada', {}, NO_RETRY);
+    expect(r.user).toMatchObject({ id: 'wr-ada', subscribeToEmails: true });
+    expect(r.user.created).toBeInstanceOf(Date);
+    expect(r.activity).toMatchObject({ daysActive: 4, weeksActive: 3, monthsActive: 2 });
+    const { mostActiveDay, mostActiveWeek, mostActiveMonth, entireYear } = r.activity;
+    // One metric a day: 01-13 changed most (4).
+    expect(mostActiveDay.date).toBe('2026-01-13');
+    expect(mostActiveWeek).toMatchObject({ start: '2026-01-05', end: '2026-01-11' });
+    expect(mostActiveMonth.month).toBe(0);
+    expect(entireYear.metrics.lessons).toEqual({ name: 'Metric lessons', units: '', currentTotal: 7, changeThisPeriod: 7, percentChange: 0, byAttribute: {} });
+    expect(entireYear.points.xp).toMatchObject({ name: 'XP', currentTotal: 70, changeThisPeriod: 70, percentChange: 0 });
+    expect(entireYear.achievements).toHaveLength(1);
+    expect(entireYear.achievements[0]).toMatchObject({ key: 'five', name: 'Five lessons' });
+    expect(entireYear.achievements[0].achievedAt).toBeInstanceOf(Date);
+    expect(entireYear.leaderboards['lessons-all']).toMatchObject({ key: 'lessons-all', rank: 1, value: 2 });
+    expect(entireYear.longestStreak).toEqual({ length: 2, frequency: 'weekly', periodStart: '2026-01-12', periodEnd: '2026-01-18', started: '2026-01-05' });
+    expect((await client.users.wrapped('wr-ada', { year: 2026 }, NO_RETRY)).activity.daysActive).toBe(4);
+  });
+
+  it('users.wrapped parses a user without activity, and raises NotFoundError for an unknown user', async () => {
+    const r = await client.users.wrapped('wr-idle', { year: 2026 }, NO_RETRY);
+    expect(r.activity).toMatchObject({ daysActive: 0, weeksActive: 0, monthsActive: 0 });
+    expect(r.activity.mostActiveDay).toEqual({ date: '2026-01-01', metrics: {}, points: {}, achievements: [], leaderboards: {} });
+    expect(r.activity.entireYear.longestStreak).toEqual({ length: 0, frequency: 'weekly' });
+    apiError(await rejectionOf(client.users.wrapped('wr-nobody', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
+    apiError(await rejectionOf(client.users.wrapped('wr-ada', { year: 1900 }, NO_RETRY)), TrophyApiError, 400);
+  });
+});
