@@ -136,6 +136,11 @@ describe.each(targets())('leaderboards on %s', (target) => {
     await event({ id: 'utc' }, 1);
     expect((await rankings('lessons-monthly', '?run=2026-07-15')).map((r) => [r.userId, r.value])).toEqual([['kiri', 3], ['utc', 1]]);
     expect((await rankings('lessons-monthly', '?run=2026-08-01')).map((r) => [r.userId, r.value])).toEqual([['kiri', 4]]);
+    // Without a run, a user's own read is of the run of the user's own date, where their events go.
+    const mine = async (user: string) => (await s.request('GET', `/v1/users/${user}/leaderboards/lessons-monthly`)).body;
+    expect(await mine('kiri')).toMatchObject({ run: '2026-08-01', rank: 1, value: 4 });
+    expect(await mine('utc')).toMatchObject({ run: '2026-07-01', rank: 2, value: 1 });
+    expect((await s.request('GET', '/v1/users/kiri/leaderboards/lessons-monthly?run=2026-07-31')).body).toMatchObject({ run: '2026-07-01', rank: 1, value: 3 });
   });
 
   it('counts only the events inside a board\'s daily window, in each user\'s own time of day', async () => {

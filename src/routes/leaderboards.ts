@@ -9,7 +9,7 @@ import { ok, queryOf } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { boardView, lastDayOf, leaderboardStatus, runOf } from '../domain/leaderboards.js';
 import { dateOfDay } from '../domain/periods.js';
-import { parseDate } from '../domain/time.js';
+import { localDay, parseDate } from '../domain/time.js';
 import { checkUserId } from '../domain/users.js';
 import { setPair } from './achievements.js';
 import type { Leaderboard } from '../store/config.js';
@@ -38,7 +38,11 @@ export function leaderboardRoutes(deps: Deps): Route[] {
    * The run a query names (`run=YYYY-MM-DD`, any day of it), or the current one (the last, once
    * finished: by its end, or by an admin, whose day is then its last).
    */
-  function runFor(lb: Leaderboard, raw: string | null) {
+  /**
+   * The run `raw` names, or without one the run of `today` (default: the UTC date; a user's own
+   * read passes the user's local date, the run their events go to).
+   */
+  function runFor(lb: Leaderboard, raw: string | null, today?: string) {
     const last = lastDayOf(lb);
     let date: string;
     if (raw !== null && raw !== '') {
@@ -46,7 +50,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
       date = raw;
     } else {
-      date = dateOfDay(Math.floor(clock.now() / 86_400_000));
+      date = today ?? dateOfDay(Math.floor(clock.now() / 86_400_000));
       if (last !== null && date > last) date = last;
       if (date < lb.start) date = lb.start;
     }
@@ -149,10 +153,14 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const lb = boardOf(req.params[1]);
         const q = queryOf(req.query);
         const numEvents = intOf(q, 'numEvents', 10, 1, 100);
-        const run = runFor(lb, q.get('run'));
+        const rawRun = q.get('run');
+        runFor(lb, rawRun);
         const tenant = principalOf(req).tenant;
         const userKey = keys.forUser(tenant, id).user;
-        if ((await redis.exists(userKey)) === 0) throw fail('user_not_found', id);
+        const [exists, tz] = await redis.hmget(userKey, 'id', 'tz');
+        if (exists === null) throw fail('user_not_found', id);
+        // Without a run, the run of the user's own date: the one their events count in.
+        const run = runFor(lb, rawRun, localDay(tz ?? '', clock.now()));
         const group = await userGroupOf(lb, userKey);
         const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
         if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
