@@ -148,3 +148,37 @@ describe.each(targets())('wrapped on %s', (target) => {
     expect(missing.body.error).toContain('nobody');
   });
 });
+
+describe.each(targets())('wrapped edge cases on %s', (target) => {
+  let s: TestServer;
+
+  const event = async (user: string | Record<string, unknown>, metric: string, value: number, at: string) => {
+    await s.setClock(at);
+    const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: typeof user === 'string' ? { id: user } : user, value } });
+    expect(r.status, r.text).toBe(201);
+  };
+  const wrapped = async (user: string, query = '') => {
+    const r = await s.request('GET', `/api/users/${encodeURIComponent(user)}/wrapped${query}`);
+    expect(r.status, r.text).toBe(200);
+    return r.body;
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2023-01-01T00:00:00Z');
+    const ids = await s.metrics('runs', 'weight');
+    const r = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.runs, threshold: 1 }] } });
+    expect(r.status, r.text).toBe(200);
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('gives the longest streak the day its run started, even more than a year before the year', async () => {
+    // Every day from 2023-12-20 to 2025-01-10: 388 days.
+    const first = Date.parse('2023-12-20T12:00:00Z');
+    for (let d = 0; d < 388; d++) await event('long', 'runs', 1, new Date(first + d * 86_400_000).toISOString());
+    await s.setClock('2025-03-01T12:00:00Z');
+    const streak = { frequency: 'daily', started: '2023-12-20' };
+    expect((await wrapped('long', '?year=2024')).activity.entireYear.longestStreak).toEqual({ ...streak, length: 378, periodStart: '2024-12-31', periodEnd: '2024-12-31' });
+    expect((await wrapped('long', '?year=2025')).activity.entireYear.longestStreak).toEqual({ ...streak, length: 388, periodStart: '2025-01-10', periodEnd: '2025-01-10' });
+  });
+});

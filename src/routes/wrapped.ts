@@ -144,20 +144,28 @@ export function wrappedRoutes(deps: Deps): Route[] {
     const state = stateFromHash(h, rule, day, period);
     const yearFirst = periodOfDay(f, dayIndexOf(`${year}-01-01`));
     const yearLast = Math.min(period, periodOfDay(f, dayIndexOf(`${year}-12-31`)));
-    // From a year before the year's start: a run that began in the year before shows its start.
-    const from = periodOfDay(f, dayIndexOf(`${year - 1}-01-01`));
-    const items = streakHistory(rule, state, history, period, period - from + 1, pausesOf(h));
-    let best = -1;
-    for (let p = yearFirst; p <= yearLast; p++) {
-      const i = p - from;
-      if (items[i].length > 0 && (best === -1 || items[i].length > items[best].length)) best = i;
+    // From a year before the year's start, further back while the best run reaches the window's
+    // first period: a run that began years before shows its start (none began before 1969).
+    const lowest = periodOfDay(f, dayIndexOf(`${FIRST_YEAR - 1}-01-01`));
+    let from = periodOfDay(f, dayIndexOf(`${year - 1}-01-01`));
+    for (;;) {
+      const items = streakHistory(rule, state, history, period, period - from + 1, pausesOf(h));
+      let best = -1;
+      for (let p = yearFirst; p <= yearLast; p++) {
+        const i = p - from;
+        if (items[i].length > 0 && (best === -1 || items[i].length > items[best].length)) best = i;
+      }
+      if (best === -1) return { length: 0, frequency: f };
+      let start = best;
+      while (start > 0 && items[start - 1].length > 0 && items[start - 1].length <= items[start].length) start--;
+      if (start === 0 && from > lowest) {
+        from = Math.max(lowest, from - (period - from + 1));
+        continue;
+      }
+      return {
+        length: items[best].length, frequency: f,
+        periodStart: periodStart(f, from + best), periodEnd: periodEnd(f, from + best), started: periodStart(f, from + start),
+      };
     }
-    if (best === -1) return { length: 0, frequency: f };
-    let start = best;
-    while (start > 0 && items[start - 1].length > 0 && items[start - 1].length <= items[start].length) start--;
-    return {
-      length: items[best].length, frequency: f,
-      periodStart: periodStart(f, from + best), periodEnd: periodEnd(f, from + best), started: periodStart(f, from + start),
-    };
   }
 }
