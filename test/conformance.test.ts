@@ -1481,4 +1481,20 @@ describe.each(targets())('SDK 1.0.42 wrapped on %s', (target) => {
     apiError(await rejectionOf(client.users.wrapped('wr-nobody', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
     apiError(await rejectionOf(client.users.wrapped('wr-ada', { year: 1900 }, NO_RETRY)), TrophyApiError, 400);
   });
+
+  it('users.wrapped parses percent changes and changes beyond a double\'s range, given as its largest value', async () => {
+    // 1e300 against 1e-15 the day before: 1e317 percent; +1.7e308 twice after -1.7e308: a change of 3.4e308.
+    await event('2026-02-10T10:00:00Z', 'wr-huge', 1e-15, 'quizzes');
+    await event('2026-02-11T10:00:00Z', 'wr-huge', 1e300, 'quizzes');
+    await event('2026-02-16T10:00:00Z', 'wr-vast', -1.7e308, 'quizzes');
+    await event('2026-02-23T10:00:00Z', 'wr-vast', 1.7e308, 'quizzes');
+    await event('2026-02-24T10:00:00Z', 'wr-vast', 1.7e308, 'quizzes');
+    await s.setClock('2026-03-01T10:00:00Z');
+    const huge = (await client.users.wrapped('wr-huge', { year: 2026 }, NO_RETRY)).activity;
+    expect(huge.mostActiveDay.date).toBe('2026-02-11');
+    expect(huge.mostActiveDay.metrics.quizzes).toMatchObject({ changeThisPeriod: 1e300, percentChange: Number.MAX_VALUE });
+    const vast = (await client.users.wrapped('wr-vast', { year: 2026 }, NO_RETRY)).activity;
+    expect(vast.mostActiveWeek).toMatchObject({ start: '2026-02-23', end: '2026-03-01' });
+    expect(vast.mostActiveWeek.metrics.quizzes).toMatchObject({ currentTotal: 1.7e308, changeThisPeriod: Number.MAX_VALUE, percentChange: Number.MAX_VALUE });
+  });
 });

@@ -62,14 +62,22 @@ export interface WrappedInput {
   leaderboards: Map<string, RankEntry[]>;
 }
 
-/** Removes binary floating-point noise from sums and differences of decimal values. */
+/**
+ * A number JSON can hold: beyond a double's range, its largest value (Infinity would be written as
+ * null, which the SDK refuses).
+ */
+function finite(n: number): number {
+  return Math.min(Number.MAX_VALUE, Math.max(-Number.MAX_VALUE, n));
+}
+
+/** Removes binary floating-point noise from sums and differences of decimal values; finite. */
 function clean(n: number): number {
-  return Number(n.toPrecision(15));
+  return finite(Number(n.toPrecision(15)));
 }
 
 function percent(change: number, previous: number): number {
   if (previous === 0) return 0;
-  return Math.round(((change - previous) / Math.abs(previous)) * 10_000) / 100;
+  return finite(Math.round(((change - previous) / Math.abs(previous)) * 10_000) / 100);
 }
 
 function shift(date: string, days: number): string {
