@@ -181,4 +181,19 @@ describe.each(targets())('wrapped edge cases on %s', (target) => {
     expect((await wrapped('long', '?year=2024')).activity.entireYear.longestStreak).toEqual({ ...streak, length: 378, periodStart: '2024-12-31', periodEnd: '2024-12-31' });
     expect((await wrapped('long', '?year=2025')).activity.entireYear.longestStreak).toEqual({ ...streak, length: 388, periodStart: '2025-01-10', periodEnd: '2025-01-10' });
   });
+
+  it('keeps integer totals and changes exact, with 16 digits too; fractions lose their binary noise', async () => {
+    await event('digits', 'weight', 9007199254740991, '2025-05-05T12:00:00Z');
+    await event('digits', 'weight', -7777777777777777, '2025-05-06T12:00:00Z');
+    await event('noise', 'weight', 0.1, '2025-05-07T12:00:00Z');
+    await event('noise', 'weight', 0.2, '2025-05-07T13:00:00Z');
+    await s.setClock('2025-06-01T12:00:00Z');
+    const w = (await wrapped('digits', '?year=2025')).activity;
+    expect(w.entireYear.metrics.weight).toMatchObject({ currentTotal: 1229421476963214, changeThisPeriod: 1229421476963214 });
+    expect(w.mostActiveDay.date).toBe('2025-05-05');
+    expect(w.mostActiveDay.metrics.weight).toMatchObject({ currentTotal: 9007199254740991, changeThisPeriod: 9007199254740991 });
+    const current = (await s.request('GET', '/api/users/digits/metrics/weight')).body.current;
+    expect(current).toBe(1229421476963214);
+    expect((await wrapped('noise', '?year=2025')).activity.entireYear.metrics.weight).toMatchObject({ currentTotal: 0.3, changeThisPeriod: 0.3 });
+  });
 });

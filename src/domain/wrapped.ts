@@ -70,8 +70,12 @@ function finite(n: number): number {
   return Math.min(Number.MAX_VALUE, Math.max(-Number.MAX_VALUE, n));
 }
 
-/** Removes binary floating-point noise from sums and differences of decimal values; finite. */
+/**
+ * Removes binary floating-point noise from sums and differences of decimal values; finite. An
+ * integer has none (sums of integers are exact): it stays as it is, 16 or 17 digits too.
+ */
 function clean(n: number): number {
+  if (Number.isInteger(n)) return finite(n);
   return finite(Number(n.toPrecision(15)));
 }
 
