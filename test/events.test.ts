@@ -57,6 +57,11 @@ describe.each(targets())('metric events on %s', (target) => {
     expect(totals).toEqual([1, 3.5, 4.5, 4, 5, 5.1, 5.3, 5, 1e15 + 5, 5]);
     const q = '?aggregation=daily&startDate=2026-03-10&endDate=2026-03-10';
     expect((await s.request('GET', `/v1/users/mix/metrics/lessons/event-summary${q}`)).body).toEqual([{ date: '2026-03-10', total: 5, change: 5 }]);
+    // Integers keep all their digits, as the metric's total does.
+    await event('lessons', { user: { id: 'big' }, value: 9007199254740991 });
+    await event('lessons', { user: { id: 'big' }, value: -7777777777777777 });
+    expect((await s.request('GET', '/v1/users/big/metrics/lessons')).body.current).toBe(1229421476963214);
+    expect((await s.request('GET', `/v1/users/big/metrics/lessons/event-summary${q}`)).body).toEqual([{ date: '2026-03-10', total: 1229421476963214, change: 1229421476963214 }]);
   });
 
   it('answers on /v1 as on /api, and keeps totals per metric', async () => {

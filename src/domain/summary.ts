@@ -53,8 +53,12 @@ export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
   return { aggregation, start, end };
 }
 
-/** Removes binary floating-point noise from sums and differences of decimal values. */
-function clean(n: number): number {
+/**
+ * Removes binary floating-point noise from sums and differences of decimal values. An integer has
+ * none (sums of integers are exact): it stays as it is, 16 or 17 digits too.
+ */
+export function clean(n: number): number {
+  if (Number.isInteger(n)) return n;
   return Number(n.toPrecision(15));
 }
 

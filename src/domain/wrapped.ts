@@ -20,6 +20,7 @@
  *   history reached in the period on each board.
  */
 import { dateOfDay, dayIndexOf, periodOfDay } from './periods.js';
+import { clean as cleanNoise } from './summary.js';
 
 export interface Range {
   first: string;
@@ -70,13 +71,9 @@ function finite(n: number): number {
   return Math.min(Number.MAX_VALUE, Math.max(-Number.MAX_VALUE, n));
 }
 
-/**
- * Removes binary floating-point noise from sums and differences of decimal values; finite. An
- * integer has none (sums of integers are exact): it stays as it is, 16 or 17 digits too.
- */
+/** Sums and differences of decimal values without binary noise (src/domain/summary.ts), finite. */
 function clean(n: number): number {
-  if (Number.isInteger(n)) return finite(n);
-  return finite(Number(n.toPrecision(15)));
+  return finite(cleanNoise(n));
 }
 
 function percent(change: number, previous: number): number {
