@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -205,7 +205,90 @@ async function outage(redis: Outageable): Promise<void> {
   expect(r.lines().some((l) => /laurel stopped/.test(l))).toBe(true);
 }
 
+/**
+ * A TCP proxy in front of a redis-server that can lose one reply: the command goes through and
+ * Redis runs it, then the connection drops before its answer arrives (a Redis killed between
+ * running a script and writing the reply, and back at once). Later connections go through.
+ */
+async function lossyProxy(target: number): Promise<{ port: number; loseReplyTo(...markers: string[]): void; close(): void }> {
+  let armed: string[] | null = null;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    let cut = false;
+    client.on('data', (d) => {
+      if (armed && armed.every((m) => d.includes(m))) { armed = null; cut = true; }
+      upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!cut) client.write(d);
+      else { client.destroy(); upstream.destroy(); }
+    });
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      a.on('error', () => b.destroy());
+      a.on('close', () => { b.destroy(); sockets.delete(a); });
+    }
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const close = () => { server.close(); for (const s of sockets) s.destroy(); };
+  cleanups.push(close);
+  return { port, loseReplyTo: (...markers) => { armed = markers; }, close };
+}
+
+/**
+ * An event whose reply is lost with the connection is answered 503 and counts at most once. Redis
+ * ran it; ioredis used to write the commands in flight again on the new connection when it came
+ * back within its retries (a few hundred ms), so the event counted twice and was answered 201.
+ */
+async function lostReply(): Promise<void> {
+  const redis = await singleRedis();
+  const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
+  const prefix = `o${randomBytes(5).toString('hex')}`;
+  prefixes.push(prefix);
+  const port = await freePort();
+  const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  await eventually('ready', 15_000, async () => {
+    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
+    return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+  });
+  expect((await post(port, '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
+  expect((await event(port, 'warm')).status).toBe(201);
+  const total = async (user: string) => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/users/${user}/metrics/lessons`, { headers: { 'x-api-key': ADMIN_KEY } });
+    return ((await res.json()) as { current: number }).current;
+  };
+
+  // Without a key: Redis counted it, the answer was lost; 503 (it may have been applied), never 201.
+  proxy.loseReplyTo('recordEvent', 'lost-reply');
+  const lost = await event(port, 'lost-reply');
+  expect(lost.status, JSON.stringify(lost.body)).toBe(503);
+  expect(await eventually('Redis reachable', 5000, async () => (await event(port, 'warm')).status === 201 || undefined)).toBe(true);
+  expect(await total('lost-reply')).toBe(1);
+
+  // With a key: 503, then the client's retry with the same key is a replay (202), counted once.
+  const keyed = (user: string) => fetch(`http://127.0.0.1:${port}/api/metrics/lessons/event`, {
+    method: 'POST', body: JSON.stringify({ user: { id: user }, value: 1 }), signal: AbortSignal.timeout(5000),
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': 'lost-reply-key' },
+  });
+  proxy.loseReplyTo('recordEvent', 'lost-keyed');
+  expect((await keyed('lost-keyed')).status).toBe(503);
+  const retried = await eventually('the retry answered', 5000, async () => {
+    const { status } = await keyed('lost-keyed');
+    return status === 503 ? undefined : status;
+  });
+  expect(retried).toBe(202);
+  expect(await total('lost-keyed')).toBe(1);
+  r.child.kill('SIGTERM');
+  expect(await r.exited).toBe(0);
+}
+
 describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down', () => {
+  it('single Redis: an event whose reply is lost with the connection is answered 503 and counted once', async () => {
+    await lostReply();
+  });
+
   it('single Redis: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
     await outage(await singleRedis());
   });

@@ -26,7 +26,9 @@ export interface ClientOptions {
   /**
    * Commands fail at once while the connection is down (no offline queue), so a request answers
    * 503 instead of waiting for Redis to come back (a Cluster's offline queue waits without end).
-   * The client is then created unconnected: `await client.connect()` before using it.
+   * A command in flight when the connection drops fails too, and is never sent again: Redis may
+   * have run it already (its reply was lost), and an event sent again would count twice. The
+   * client is then created unconnected: `await client.connect()` before using it.
    */
   failFast?: boolean;
 }
@@ -51,6 +53,14 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
     enableAutoPipelining: false,
     retryStrategy: retryDelay,
   };
+  if (failFast) {
+    // ioredis keeps the commands in flight when a connection drops and writes them again once it
+    // is back, unless `maxRetriesPerRequest` failed reconnections came first: a Redis back within
+    // a few hundred ms ran them twice (an event answered 201 once and counted twice). Failing them
+    // at the first drop answers 503, which a client retries with its Idempotency-Key.
+    redisOptions.maxRetriesPerRequest = 0;
+    redisOptions.autoResendUnfulfilledCommands = false;
+  }
   if (settings.redisClusterNodes.length > 0) {
     const clusterOptions: ClusterOptions = {
       redisOptions,
