@@ -72,6 +72,11 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
     if (failFast) {
       clusterOptions.enableOfflineQueue = false;
       clusterOptions.lazyConnect = true;
+      // A command whose node connection closed fails (503) rather than going out again after a
+      // failover delay: Redis may have run it (an event would count twice once the node was
+      // back), and while the node stayed down it bounced between the nodes until "Too many
+      // Cluster redirections", a 500.
+      clusterOptions.retryDelayOnFailover = 0;
     }
     return new Cluster(settings.redisClusterNodes, clusterOptions);
   }

@@ -15,8 +15,8 @@ import { Cluster, Redis } from 'ioredis';
 export interface RedisClusterHandle {
   nodes: { host: string; port: number }[];
   stop(): Promise<void>;
-  /** SIGKILLs every node and keeps their directories (an outage; `restart` brings them back). */
-  kill(): Promise<void>;
+  /** SIGKILLs every node (or only node `only`) and keeps their directories (an outage; `restart` brings them back). */
+  kill(only?: number): Promise<void>;
   /** Starts the killed nodes again on the same ports and directories; resolves once the cluster is ok. */
   restart(): Promise<void>;
 }
@@ -93,8 +93,8 @@ function createHandle(ports: number[], nodes: RedisNode[], persistent: boolean):
     nodes: ports.map((port) => ({ host: HOST, port })),
     // Memoised so repeated or concurrent calls share one shutdown.
     stop: () => (stopping ??= Promise.all(nodes.map(stopNode)).then(() => undefined)),
-    async kill() {
-      await Promise.all(nodes.map(async (node) => {
+    async kill(only?: number) {
+      await Promise.all(nodes.filter((_, i) => only === undefined || i === only).map(async (node) => {
         if (isRunning(node.child)) node.child.kill('SIGKILL');
         await node.closed;
       }));
@@ -102,6 +102,7 @@ function createHandle(ports: number[], nodes: RedisNode[], persistent: boolean):
     async restart() {
       const deadline = Date.now() + START_TIMEOUT_MS;
       for (const [i, old] of nodes.entries()) {
+        if (isRunning(old.child)) continue;
         liveNodes.delete(old);
         nodes[i] = await spawnNode(old.port, persistent, old.dir);
       }
