@@ -60,7 +60,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const worker = new Worker(name, process, { connection, prefix, concurrency: 1 });
     q.on('error', onError(`queue ${name}`));
     worker.on('error', onError(`worker ${name}`));
-    worker.on('failed', (job, err) => wlog.error({ err, job: job?.id }, failure));
+    // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
+    // by the outage account, not an error line with its stack per run (one a second for the log
+    // drain while a Cluster node was down).
+    worker.on('failed', (job, err) => {
+      if (isConnectionError(err)) outage.noise(err, failure);
+      else wlog.error({ err, job: job?.id }, failure);
+    });
     if (every) await q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } });
     started.push({ queue: q, worker });
     return q;

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 /** The ioredis and BullMQ errors that say "Redis is not reachable now", not "this command is wrong". */
 export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  return /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|connect ETIMEDOUT|Reached the max retries|ClusterAllFailedError|Failed to refresh slots|enableOfflineQueue options is false|Cluster is disconnect|None of startup nodes|Connection is discarded|Connection is aborted|Command timed out|CLUSTERDOWN|LOADING/i
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|connect ETIMEDOUT|Reached the max retries|ClusterAllFailedError|Failed to refresh slots|enableOfflineQueue options is false|Cluster is disconnect|Too many Cluster redirections|None of startup nodes|Connection is discarded|Connection is aborted|Command timed out|CLUSTERDOWN|LOADING/i
     .test(err.message) || err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError';
 }
 
