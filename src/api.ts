@@ -11,6 +11,7 @@ import { Clock } from './clock.js';
 import type { Deps } from './deps.js';
 import { HttpServer } from './http/server.js';
 import { Metrics } from './metrics.js';
+import { PendingPlacements } from './pending-placements.js';
 import { CompletionStats } from './domain/stats.js';
 import { Jobs } from './jobs.js';
 import { closeClient, createClient, probeRedis, settleWithin } from './redis/client.js';
@@ -61,9 +62,11 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
   const stats = new CompletionStats(redis, keys);
   const jobs = new Jobs(settings, keys, log, outage);
+  const placements = new PendingPlacements({ redis, keys, store, log });
   return {
-    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(),
+    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(), placements,
     async close() {
+      placements.close();
       await jobs.close();
       await store.stop();
       await closeClient(redis);

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { CompletionStats } from './domain/stats.js';
 import type { Jobs } from './jobs.js';
 import type { Metrics } from './metrics.js';
+import type { PendingPlacements } from './pending-placements.js';
 import type { RedisClient } from './redis/client.js';
 import type { Keys } from './redis/keys.js';
 import type { Settings } from './settings.js';
@@ -23,4 +24,6 @@ export interface Deps {
   jobs: Jobs;
   /** This process's id: api processes put it in the event log (src/liveness.ts). */
   processId: string;
+  /** Leaderboard placements lost with Redis's connection, placed again once it answers. */
+  placements: PendingPlacements;
 }

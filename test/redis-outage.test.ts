@@ -208,17 +208,30 @@ async function outage(redis: Outageable): Promise<void> {
 /**
  * A TCP proxy in front of a redis-server that can lose one reply: the command goes through and
  * Redis runs it, then the connection drops before its answer arrives (a Redis killed between
- * running a script and writing the reply, and back at once). Later connections go through.
+ * running a script and writing the reply, and back at once). Or lose the command itself: the
+ * connection drops before it reaches Redis. Later connections go through.
  */
-async function lossyProxy(target: number): Promise<{ port: number; loseReplyTo(...markers: string[]): void; close(): void }> {
-  let armed: string[] | null = null;
+interface LossyProxy {
+  port: number;
+  loseReplyTo(...markers: string[]): void;
+  loseCommand(...markers: string[]): void;
+  close(): void;
+}
+
+async function lossyProxy(target: number): Promise<LossyProxy> {
+  let armed: { markers: string[]; run: boolean } | null = null;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(target, '127.0.0.1');
     sockets.add(client).add(upstream);
     let cut = false;
     client.on('data', (d) => {
-      if (armed && armed.every((m) => d.includes(m))) { armed = null; cut = true; }
+      if (armed && armed.markers.every((m) => d.includes(m))) {
+        const { run } = armed;
+        armed = null;
+        if (!run) { client.destroy(); upstream.destroy(); return; }
+        cut = true;
+      }
       upstream.write(d);
     });
     upstream.on('data', (d) => {
@@ -234,7 +247,11 @@ async function lossyProxy(target: number): Promise<{ port: number; loseReplyTo(.
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const close = () => { server.close(); for (const s of sockets) s.destroy(); };
   cleanups.push(close);
-  return { port, loseReplyTo: (...markers) => { armed = markers; }, close };
+  return {
+    port, close,
+    loseReplyTo: (...markers) => { armed = { markers, run: true }; },
+    loseCommand: (...markers) => { armed = { markers, run: false }; },
+  };
 }
 
 /**
@@ -343,7 +360,52 @@ async function clusterNodeUnderLoad(): Promise<void> {
   expect(await r.exited).toBe(0);
 }
 
+/**
+ * An event whose phase 1 ran and whose phase 2 (its leaderboard placement) was lost with the
+ * connection: 503, and once Redis is back the user stands on the board with the event's total
+ * (the retry with the same key is a replay, which places nothing). Before, the board missed the
+ * event until the user's next one.
+ */
+async function lostPlacement(): Promise<void> {
+  const redis = await singleRedis();
+  const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
+  const prefix = `o${randomBytes(5).toString('hex')}`;
+  prefixes.push(prefix);
+  const port = await freePort();
+  const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  await eventually('ready', 15_000, async () => {
+    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
+    return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
+  });
+  expect((await post(port, '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
+  expect((await post(port, '/admin/v1/leaderboards', [{ name: 'Top', key: 'top', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 10, status: 'active' }])).status).toBe(201);
+  expect((await event(port, 'warm')).status).toBe(201);
+  const keyed = () => fetch(`http://127.0.0.1:${port}/api/metrics/lessons/event`, {
+    method: 'POST', body: JSON.stringify({ user: { id: 'lost-rank' }, value: 1 }), signal: AbortSignal.timeout(5000),
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': 'lost-rank-key' },
+  });
+  proxy.loseCommand('leaderboardRank', 'lost-rank');
+  expect((await keyed()).status).toBe(503);
+  const retried = await eventually('the retry answered', 5000, async () => {
+    const { status } = await keyed();
+    return status === 503 ? undefined : status;
+  });
+  expect(retried).toBe(202);
+  const standing = await eventually('the user on the board', 3000, async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/users/lost-rank/leaderboards/top`, { headers: { 'x-api-key': ADMIN_KEY } });
+    const { value } = (await res.json()) as { value: number | null };
+    return value === null ? undefined : value;
+  }).catch((err: Error) => err.message);
+  expect(standing).toBe(1);
+  r.child.kill('SIGTERM');
+  expect(await r.exited).toBe(0);
+}
+
 describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down', () => {
+  it('single Redis: an event whose leaderboard placement is lost with the connection is placed once Redis is back', async () => {
+    await lostPlacement();
+  });
+
   it('Redis Cluster: one node killed under load, every event answered 201 or 503, totals as acknowledged', async () => {
     await clusterNodeUnderLoad();
   });

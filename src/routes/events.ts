@@ -22,8 +22,9 @@ import { accrueTime } from '../points-time.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import {
   certificateOf, gateable, gateFor, gatePasses, gatePassesNow, groupResolver, place, pointsPlacements, streakPlacements,
-  type Gate, type Placement,
+  type Gate, type LoggedEvent, type Placement,
 } from '../leaderboard-rank.js';
+import { isConnectionError } from '../redis/outage.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
 import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
@@ -90,6 +91,22 @@ function planArgs(
  * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
  * when the identification moved the user's breakdown attributes.
  */
+/**
+ * A processed event as its log entry tells phase 2 of it (the points awarded, the streak as stored
+ * when the event extended it): what src/pending-placements.ts places again.
+ */
+function loggedEvent(
+  tenant: string, userId: string, metricId: string, day: string, now: number, p: Processed, awards: readonly EventAward[],
+): LoggedEvent {
+  const e: LoggedEvent = { t: tenant, u: userId, m: metricId, d: day, ts: now };
+  if (awards.length > 0) e.pa = [...awards];
+  if (p.streak[2] === '1') {
+    e.sx = p.streak[0];
+    if (p.streak[1] !== '') e.sp = p.streak[1];
+  }
+  return e;
+}
+
 function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
   let boardsAt = 8;
@@ -326,9 +343,15 @@ export function eventRoutes(deps: Deps): Route[] {
           || (extended !== null && streakBoards(snapshot).length > 0);
         // The user leaves the groups of the values the event's identification changed (before its
         // placements: the event's own go to the new groups).
-        if (p.moved !== '') await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
-        const leaderboards = !ranks ? '{}'
-          : skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
+        let leaderboards = '{}';
+        try {
+          if (p.moved !== '') await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
+          if (ranks) leaderboards = skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
+        } catch (err) {
+          // Phase 1 ran: the placements are made once Redis answers again (src/pending-placements.ts).
+          if (ranks && isConnectionError(err)) deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
+          throw err;
+        }
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
           completedJson(snapshot, p.completed, nowIso), streak === null ? noStreakJson : streak.json, points, leaderboards);
       }
