@@ -343,14 +343,27 @@ export function eventRoutes(deps: Deps): Route[] {
           || (extended !== null && streakBoards(snapshot).length > 0);
         // The user leaves the groups of the values the event's identification changed (before its
         // placements: the event's own go to the new groups).
+        // Phase 1 ran: placements that fail on Redis's connection are made once it answers again
+        // (src/pending-placements.ts).
+        const pending = () => deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
+        if (p.moved !== '') {
+          try {
+            await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
+          } catch (err) {
+            if (ranks && isConnectionError(err)) pending();
+            throw err;
+          }
+        }
         let leaderboards = '{}';
-        try {
-          if (p.moved !== '') await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
-          if (ranks) leaderboards = skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
-        } catch (err) {
-          // Phase 1 ran: the placements are made once Redis answers again (src/pending-placements.ts).
-          if (ranks && isConnectionError(err)) deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
-          throw err;
+        if (ranks) {
+          try {
+            leaderboards = skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
+          } catch (err) {
+            // The event counts: 201, its placements to follow. A 503 would have a client without
+            // an Idempotency-Key send it again, and count it twice.
+            if (!isConnectionError(err)) throw err;
+            pending();
+          }
         }
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
           completedJson(snapshot, p.completed, nowIso), streak === null ? noStreakJson : streak.json, points, leaderboards);
