@@ -345,12 +345,11 @@ export function eventRoutes(deps: Deps): Route[] {
         // placements: the event's own go to the new groups).
         // Phase 1 ran: placements that fail on Redis's connection are made once it answers again
         // (src/pending-placements.ts).
-        const pending = () => deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
         if (p.moved !== '') {
           try {
             await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
           } catch (err) {
-            if (ranks && isConnectionError(err)) pending();
+            if (ranks && isConnectionError(err)) deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
             throw err;
           }
         }
@@ -362,7 +361,7 @@ export function eventRoutes(deps: Deps): Route[] {
             // The event counts: 201, its placements to follow. A 503 would have a client without
             // an Idempotency-Key send it again, and count it twice.
             if (!isConnectionError(err)) throw err;
-            pending();
+            deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
           }
         }
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,
