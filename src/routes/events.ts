@@ -88,10 +88,6 @@ function planArgs(
 }
 
 /**
- * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
- * when the identification moved the user's breakdown attributes.
- */
-/**
  * A processed event as its log entry tells phase 2 of it (the points awarded, the streak as stored
  * when the event extended it): what src/pending-placements.ts places again.
  */
@@ -107,6 +103,10 @@ function loggedEvent(
   return e;
 }
 
+/**
+ * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
+ * when the identification moved the user's breakdown attributes.
+ */
 function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
   let boardsAt = 8;
