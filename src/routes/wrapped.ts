@@ -24,11 +24,14 @@ import { streakHistory } from './streaks.js';
 /** The first year laurel answers: it counts days from the epoch (src/domain/periods.ts). */
 export const FIRST_YEAR = 1970;
 
-/** `d:<day>` fields of a hash as a map. */
+/**
+ * `d:<day>` fields of a hash as a map, in day order: sums then run as the total did (a hash's
+ * fields come in no set order, and with doubles near their range the order of a sum matters).
+ */
 function daysOf(fields: Record<string, string>): Map<string, number> {
-  const days = new Map<string, number>();
-  for (const f in fields) if (f.startsWith('d:')) days.set(f.slice(2), Number(fields[f]));
-  return days;
+  const days: [string, number][] = [];
+  for (const f in fields) if (f.startsWith('d:')) days.push([f.slice(2), Number(fields[f])]);
+  return new Map(days.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
 
 /** The runs of a board with a day in [first, last]. */
