@@ -254,12 +254,8 @@ async function lossyProxy(target: number): Promise<LossyProxy> {
   };
 }
 
-/**
- * An event whose reply is lost with the connection is answered 503 and counts at most once. Redis
- * ran it; ioredis used to write the commands in flight again on the new connection when it came
- * back within its retries (a few hundred ms), so the event counted twice and was answered 201.
- */
-async function lostReply(): Promise<void> {
+/** `laurel api` on its own Redis, through a lossy proxy, with a metric `lessons`; ready. */
+async function apiBehindProxy(): Promise<{ proxy: LossyProxy; port: number; r: Run }> {
   const redis = await singleRedis();
   const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
   const prefix = `o${randomBytes(5).toString('hex')}`;
@@ -271,6 +267,16 @@ async function lostReply(): Promise<void> {
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
   });
   expect((await post(port, '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
+  return { proxy, port, r };
+}
+
+/**
+ * An event whose reply is lost with the connection is answered 503 and counts at most once. Redis
+ * ran it; ioredis used to write the commands in flight again on the new connection when it came
+ * back within its retries (a few hundred ms), so the event counted twice and was answered 201.
+ */
+async function lostReply(): Promise<void> {
+  const { proxy, port, r } = await apiBehindProxy();
   expect((await event(port, 'warm')).status).toBe(201);
   const total = async (user: string) => {
     const res = await fetch(`http://127.0.0.1:${port}/api/users/${user}/metrics/lessons`, { headers: { 'x-api-key': ADMIN_KEY } });
@@ -368,17 +374,7 @@ async function clusterNodeUnderLoad(): Promise<void> {
  * next one.
  */
 async function lostPlacement(): Promise<void> {
-  const redis = await singleRedis();
-  const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
-  const prefix = `o${randomBytes(5).toString('hex')}`;
-  prefixes.push(prefix);
-  const port = await freePort();
-  const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
-  await eventually('ready', 15_000, async () => {
-    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
-    return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
-  });
-  expect((await post(port, '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
+  const { proxy, port, r } = await apiBehindProxy();
   expect((await post(port, '/admin/v1/leaderboards', [{ name: 'Top', key: 'top', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 10, status: 'active' }])).status).toBe(201);
   expect((await event(port, 'warm')).status).toBe(201);
   const keyed = () => fetch(`http://127.0.0.1:${port}/api/metrics/lessons/event`, {

@@ -8,21 +8,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from './support/server.js';
 
+/** An event at `at` on the manual clock; 201. */
+async function eventAt(s: TestServer, user: string | Record<string, unknown>, metric: string, value: number, at: string): Promise<void> {
+  await s.setClock(at);
+  const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: typeof user === 'string' ? { id: user } : user, value } });
+  expect(r.status, r.text).toBe(201);
+}
+
+/** The user's wrapped; 200. */
+async function wrappedOf(s: TestServer, user: string, query = ''): Promise<any> {
+  const r = await s.request('GET', `/api/users/${encodeURIComponent(user)}/wrapped${query}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body;
+}
+
 describe.each(targets())('wrapped on %s', (target) => {
   let s: TestServer;
   let xpEnd2024 = 0;
   let xpNow = 0;
 
-  const event = async (user: string | Record<string, unknown>, metric: string, value: number, at: string) => {
-    await s.setClock(at);
-    const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: typeof user === 'string' ? { id: user } : user, value } });
-    expect(r.status, r.text).toBe(201);
-  };
-  const wrapped = async (user: string, query = '') => {
-    const r = await s.request('GET', `/api/users/${encodeURIComponent(user)}/wrapped${query}`);
-    expect(r.status, r.text).toBe(200);
-    return r.body;
-  };
+  const event = (user: string | Record<string, unknown>, metric: string, value: number, at: string) => eventAt(s, user, metric, value, at);
+  const wrapped = (user: string, query = '') => wrappedOf(s, user, query);
   const xp = async (user: string) => (await s.request('GET', `/api/users/${user}/points/xp`)).body.total as number;
 
   beforeAll(async () => {
@@ -152,16 +158,8 @@ describe.each(targets())('wrapped on %s', (target) => {
 describe.each(targets())('wrapped edge cases on %s', (target) => {
   let s: TestServer;
 
-  const event = async (user: string | Record<string, unknown>, metric: string, value: number, at: string) => {
-    await s.setClock(at);
-    const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: typeof user === 'string' ? { id: user } : user, value } });
-    expect(r.status, r.text).toBe(201);
-  };
-  const wrapped = async (user: string, query = '') => {
-    const r = await s.request('GET', `/api/users/${encodeURIComponent(user)}/wrapped${query}`);
-    expect(r.status, r.text).toBe(200);
-    return r.body;
-  };
+  const event = (user: string | Record<string, unknown>, metric: string, value: number, at: string) => eventAt(s, user, metric, value, at);
+  const wrapped = (user: string, query = '') => wrappedOf(s, user, query);
 
   beforeAll(async () => {
     s = await startTestServer({ target, clock: 'manual' });
