@@ -47,6 +47,12 @@ function runsIn(lb: Leaderboard, first: string, last: string): { start: string; 
   return runs;
 }
 
+/** Whether `days` holds a day from `first` to `last`. */
+function holdsDay(days: Map<string, number>, first: string, last: string): boolean {
+  for (const day of days.keys()) if (day >= first && day <= last) return true;
+  return false;
+}
+
 export function wrappedRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock, stats } = deps;
 
@@ -92,6 +98,11 @@ export function wrappedRoutes(deps: Deps): Route[] {
         key: p.key, name: p.name, description: p.description, days: daysOf(hashes[2 + metrics.length + i]),
       }));
 
+      const daysById = new Map<string, Map<string, number>>([
+        ...metrics.map((m, i): [string, Map<string, number>] => [m.id, metricDays[i].days]),
+        ...systems.map((p, i): [string, Map<string, number>] => [p.id, pointsDays[i].days]),
+      ]);
+
       const tenantStats = await stats.get(tenant);
       const achievements = [];
       for (const a of snapshot.achievements.values()) {
@@ -112,7 +123,11 @@ export function wrappedRoutes(deps: Deps): Route[] {
           if (values.some((v) => v === undefined)) return;
           group = values.join('\u0000');
         }
-        const runs = runsIn(lb, first, last);
+        // A placement (and so a history entry) comes from an event of the board's metric, or an
+        // award of its points system, on a day of its run: only the runs holding such a day of the
+        // user's are read (a daily board would be 365 reads; streak boards are perpetual).
+        const days = lb.rankBy === 'metric' ? daysById.get(lb.metricId ?? '') : lb.rankBy === 'points' ? daysById.get(lb.pointsSystemId ?? '') : undefined;
+        const runs = runsIn(lb, first, last).filter((run) => days === undefined || holdsDay(days, run.start, run.end ?? last));
         const lists = await Promise.all(runs.map((run) => redis.lrange(keys.leaderboard(tenant, lb.id, run.start, group).history(id), 0, -1)));
         const entries: RankEntry[] = [];
         runs.forEach((run, i) => {
