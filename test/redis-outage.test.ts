@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
+import { loadScripts } from '../src/redis/scripts.js';
 import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from './support/redis-cluster.js';
 import { deletePostgresRows } from './support/server.js';
 import { freePort } from '../bench/processes.js';
@@ -211,22 +212,25 @@ async function outage(redis: Outageable): Promise<void> {
  * running a script and writing the reply, and back at once). Or lose the command itself: the
  * connection drops before it reaches Redis. Later connections go through.
  */
+/** A string the command holds, or (an array) one of several. */
+type Marker = string | string[];
+
 interface LossyProxy {
   port: number;
-  loseReplyTo(...markers: string[]): void;
-  loseCommand(...markers: string[]): void;
+  loseReplyTo(...markers: Marker[]): void;
+  loseCommand(...markers: Marker[]): void;
   close(): void;
 }
 
 async function lossyProxy(target: number): Promise<LossyProxy> {
-  let armed: { markers: string[]; run: boolean } | null = null;
+  let armed: { markers: Marker[]; run: boolean } | null = null;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(target, '127.0.0.1');
     sockets.add(client).add(upstream);
     let cut = false;
     client.on('data', (d) => {
-      if (armed && armed.markers.every((m) => d.includes(m))) {
+      if (armed && armed.markers.every((m) => (typeof m === 'string' ? [m] : m).some((alt) => d.includes(alt)))) {
         const { run } = armed;
         armed = null;
         if (!run) { client.destroy(); upstream.destroy(); return; }
@@ -395,9 +399,55 @@ async function lostPlacement(): Promise<void> {
   expect(await r.exited).toBe(0);
 }
 
+/**
+ * An event that moves its user to another breakdown group, whose departure from the old group is
+ * lost with the connection: 201 (it counts), and once Redis answers the user has left the old
+ * group and stands in the new one. Before, it answered 503 and a retry changed nothing: the user
+ * stayed ranked in both groups. So does a PATCH /users whose departure is lost: 200, then gone.
+ */
+async function lostDeparture(): Promise<void> {
+  const { proxy, port, r } = await apiBehindProxy();
+  const attribute = await post(port, '/admin/v1/attributes', [{ name: 'Team', key: 'team', type: 'user' }]);
+  expect(attribute.status).toBe(201);
+  const team = (attribute.body.created as { id: string }[])[0].id;
+  expect((await post(port, '/admin/v1/leaderboards', [{ name: 'Teams', key: 'teams', rankBy: 'metric', metricKey: 'lessons', breakdownAttributes: [team], status: 'active' }])).status).toBe(201);
+  const move = (user: string, to: string) => post(port, '/api/metrics/lessons/event', { user: { id: user, attributes: { team: to } }, value: 1 });
+  const members = async (group: string) => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/leaderboards/teams?userAttributes=team:${group}`, { headers: { 'x-api-key': ADMIN_KEY } });
+    return ((await res.json()) as { rankings: { userId: string }[] }).rankings.map((x) => x.userId).sort();
+  };
+  expect((await move('mover', 'red')).status).toBe(201);
+  expect((await move('patched', 'red')).status).toBe(201);
+  expect(await members('red')).toEqual(['mover', 'patched']);
+
+  // leaderboardLeave is a script: an EVAL of its text on a connection's first use, then an EVALSHA.
+  const script = loadScripts().find((x) => x.name === 'leaderboardLeave')!;
+  const leave = [script.sha, script.lua.slice(0, 60)];
+  proxy.loseCommand(leave, 'mover');
+  const moved = await move('mover', 'blue');
+  expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+  expect(moved.body).toMatchObject({ total: 2, leaderboards: {} });
+  expect(await eventually('the mover out of red', 5000, async () => ((await members('red')).includes('mover') ? undefined : true))).toBe(true);
+  expect(await eventually('the mover in blue', 5000, async () => ((await members('blue')).includes('mover') ? true : undefined))).toBe(true);
+
+  proxy.loseCommand(leave, 'patched');
+  const patched = await fetch(`http://127.0.0.1:${port}/api/users/patched`, {
+    method: 'PATCH', body: JSON.stringify({ attributes: { team: 'green' } }), signal: AbortSignal.timeout(5000),
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+  });
+  expect(patched.status).toBe(200);
+  expect(await eventually('the patched user out of red', 5000, async () => ((await members('red')).length === 0 ? true : undefined))).toBe(true);
+  r.child.kill('SIGTERM');
+  expect(await r.exited).toBe(0);
+}
+
 describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down', () => {
   it('single Redis: an event whose leaderboard placement is lost with the connection is answered 201 and placed once Redis is back', async () => {
     await lostPlacement();
+  });
+
+  it('single Redis: an event or a PATCH whose departure from the old breakdown group is lost with the connection leaves it once Redis is back', async () => {
+    await lostDeparture();
   });
 
   it('Redis Cluster: one node killed under load, every event answered 201 or 503, totals as acknowledged', async () => {

@@ -20,7 +20,7 @@ import { fail } from '../http/errors.js';
 import { json, ok, queryOf } from '../http/reply.js';
 import type { Request, Route } from '../http/server.js';
 import { compile, parseJson } from '../http/validate.js';
-import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
+import { markBreakdown } from '../leaderboard-moves.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Achievement, Snapshot } from '../store/config.js';
 
@@ -114,7 +114,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     // An attribute a board breaks down by changed: the user leaves the old group (src/leaderboard-moves.ts).
     if (r[5] !== '') {
       const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-      await leaveGroups(deps, tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
+      await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
     }
     // A user created here: time triggers count from now (the workers must find the user).
     if (r[1] === 1) await accrueTime(deps, tenant, user.id);

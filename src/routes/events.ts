@@ -345,23 +345,26 @@ export function eventRoutes(deps: Deps): Route[] {
         // placements: the event's own go to the new groups).
         // Phase 1 ran: placements that fail on Redis's connection are made once it answers again
         // (src/pending-placements.ts).
+        let left = true;
         if (p.moved !== '') {
           try {
             await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
           } catch (err) {
-            if (ranks && isConnectionError(err)) deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
-            throw err;
+            // The event counts: 201, its departure and placements to follow.
+            if (!isConnectionError(err)) throw err;
+            deps.placements.add(ranks ? loggedEvent(tenant, user.id, metric.id, day, now, p, awards) : null, p.seq, tenant, user.id, { moved: p.moved, tz, now });
+            left = false;
           }
         }
         let leaderboards = '{}';
-        if (ranks) {
+        if (ranks && left) {
           try {
             leaderboards = skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
           } catch (err) {
             // The event counts: 201, its placements to follow. A 503 would have a client without
             // an Idempotency-Key send it again, and count it twice.
             if (!isConnectionError(err)) throw err;
-            deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq);
+            deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq, tenant, user.id);
           }
         }
         return respond(201, eventId, metric.id, p.total, idempotencyKey, false,

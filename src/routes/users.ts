@@ -17,7 +17,7 @@ import { userEntry } from '../domain/log.js';
 import { localDay } from '../domain/time.js';
 import { accrueTime } from '../points-time.js';
 import { placedAwards, rankAwards } from '../leaderboard-rank.js';
-import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
+import { markBreakdown } from '../leaderboard-moves.js';
 import { boostsFor } from '../domain/points.js';
 import { eventSummary, parseSummaryQuery } from '../domain/summary.js';
 import { ScriptCode } from '../redis/scripts.js';
@@ -75,7 +75,8 @@ export function userRoutes(deps: Deps): Route[] {
     // An attribute a board breaks down by changed: the user leaves the old group.
     if (r[4] !== '') {
       const attributes = new Map(Object.keys(h).filter((f) => f.startsWith('a:')).map((f) => [f.slice(2), h[f]]));
-      await leaveGroups(deps, tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
+      // The identification was made: a departure that fails on the connection follows it.
+      await deps.placements.leave(tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
     }
     return json(created ? 201 : 200, userView(h));
   }
