@@ -71,5 +71,5 @@ local total, created, moved = eventApply(userKey, userMetricKey, usersKey, store
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 if total == nil then return {-11} end
 local seq = redis.call('XADD', logKey, '*', 'event', logEntry)
-if moved then return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n\n' .. moved end
-return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. '\n'
+-- The empty ninth field (no boards), then what moved when something did.
+return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. (moved and '\n\n' .. moved or '\n')

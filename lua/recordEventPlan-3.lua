@@ -519,11 +519,7 @@ else
 end
 -- One string, not a table: Redis converts a table reply element by element (about 12,000
 -- instructions for this one), a string at once.
-if moved then
-  return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
-    streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
-    '\n' .. seq .. '\n' .. values .. '\n' .. moved
-end
+if moved then values = values .. '\n' .. moved end
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
   '\n' .. seq .. '\n' .. values

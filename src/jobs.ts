@@ -5,7 +5,7 @@
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { closeClient, createClient, type RedisClient } from './redis/client.js';
-import { isConnectionError, type RedisOutage } from './redis/outage.js';
+import type { RedisOutage } from './redis/outage.js';
 import type { Keys } from './redis/keys.js';
 import type { Settings } from './settings.js';
 
@@ -47,7 +47,7 @@ export class Jobs {
       queue = new Queue(name, { connection: this.connection, prefix: this.keys.queuePrefix });
       // Without a listener an error event is printed with its stack to stderr, once per retry.
       queue.on('error', (err) => {
-        if (this.outage && isConnectionError(err)) this.outage.noise(err, `queue ${name}`);
+        if (this.outage) this.outage.warn(this.log, err, `jobs queue ${name} error`);
         else this.log.warn({ err, queue: name }, 'jobs queue error');
       });
       this.queues.set(name, queue);

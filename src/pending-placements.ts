@@ -66,17 +66,19 @@ export class PendingPlacements {
 
   /**
    * The user leaves the groups of the breakdown values an identification changed (leaveGroups);
-   * when that fails on Redis's connection, once it answers again. False when it was put off.
+   * when that fails on Redis's connection, once it answers again, followed by the placements of
+   * `e` (the event that made the change, when it ranks). False when it was put off.
    */
   async leave(
     tenant: string, userId: string, moved: string, current: Map<string, string> | null, tz: string, now: number, seq: string,
+    e: LoggedEvent | null = null,
   ): Promise<boolean> {
     try {
       await leaveGroups(this.deps, tenant, userId, moved, current, tz, now, seq);
       return true;
     } catch (err) {
       if (!isConnectionError(err)) throw err;
-      this.add(null, seq, tenant, userId, { moved, tz, now });
+      this.add(e, seq, tenant, userId, { moved, tz, now });
       return false;
     }
   }

@@ -48,10 +48,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
    * attempts), and the outage reports that once. Without a listener, BullMQ prints each one with
    * its stack to stderr.
    */
-  const onError = (what: string) => (err: Error) => {
-    if (isConnectionError(err)) outage.noise(err, what);
-    else wlog.warn({ err }, `${what} error`);
-  };
+  const onError = (what: string) => (err: Error) => outage.warn(wlog, err, `${what} error`);
 
   /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   const started: { queue: Queue; worker: Worker }[] = [];

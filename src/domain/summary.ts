@@ -62,13 +62,20 @@ export function clean(n: number): number {
   return Number(n.toPrecision(15));
 }
 
+/**
+ * The `d:<day>` fields of a hash, by day, in day order: sums then run as the total did (a hash's
+ * fields come in no set order, and with doubles near their range the order of a sum matters).
+ */
+export function dayValues(fields: Record<string, string>): Map<string, number> {
+  const days: [string, number][] = [];
+  for (const field in fields) if (field.startsWith('d:')) days.push([field.slice(2), Number(fields[field])]);
+  return new Map(days.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+}
+
 /** The `d:<day>` fields of a hash, by day, and the days in order. */
 function daysOf(fields: Record<string, string>): { values: Map<string, number>; days: string[] } {
-  const values = new Map<string, number>();
-  for (const field in fields) {
-    if (field.startsWith('d:')) values.set(field.slice(2), Number(fields[field]));
-  }
-  return { values, days: [...values.keys()].sort() };
+  const values = dayValues(fields);
+  return { values, days: [...values.keys()] };
 }
 
 /**

@@ -77,6 +77,12 @@ export class RedisOutage {
     }
   }
 
+  /** An error: the outage's to count when Redis's connection explains it (noise), else a warning in `log`. */
+  warn(log: Logger, err: unknown, what: string): void {
+    if (isConnectionError(err)) this.noise(err, what);
+    else log.warn({ err }, what);
+  }
+
   private note(now: number): void {
     this.unlogged++;
     if (now - this.lastLine >= this.everyMs) {

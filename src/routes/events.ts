@@ -26,7 +26,7 @@ import {
 } from '../leaderboard-rank.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Leaderboard, Snapshot, StreakSettings } from '../store/config.js';
-import { leaveGroups, markBreakdown } from '../leaderboard-moves.js';
+import { markBreakdown } from '../leaderboard-moves.js';
 import { WriteCoalescer } from '../redis/coalesce.js';
 import { ScriptCode } from '../redis/scripts.js';
 
@@ -341,28 +341,19 @@ export function eventRoutes(deps: Deps): Route[] {
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
-        // The user leaves the groups of the values the event's identification changed (before its
-        // placements: the event's own go to the new groups).
-        // Phase 1 ran: placements that fail on Redis's connection are made once it answers again
-        // (src/pending-placements.ts).
-        let left = true;
-        if (p.moved !== '') {
-          try {
-            await leaveGroups(deps, tenant, user.id, p.moved, null, tz, now, p.seq);
-          } catch (err) {
-            // The event counts: 201, its departure and placements to follow.
-            if (!isConnectionError(err)) throw err;
-            deps.placements.add(ranks ? loggedEvent(tenant, user.id, metric.id, day, now, p, awards) : null, p.seq, tenant, user.id, { moved: p.moved, tz, now });
-            left = false;
-          }
-        }
+        // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
+        // connection are made once it answers again (src/pending-placements.ts). A 503 would have a
+        // client without an Idempotency-Key send it again, and count it twice.
+        // The user first leaves the groups of the values the event's identification changed (its
+        // own placements go to the new groups).
+        const left = p.moved === '' || await deps.placements.leave(
+          tenant, user.id, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, user.id, metric.id, day, now, p, awards) : null,
+        );
         let leaderboards = '{}';
         if (ranks && left) {
           try {
             leaderboards = skippedNow(boards, p, awards.length > 0, extended !== null) ?? await rankEvent(boards, p, awards, tenant, user.id, day, tz, now, extended);
           } catch (err) {
-            // The event counts: 201, its placements to follow. A 503 would have a client without
-            // an Idempotency-Key send it again, and count it twice.
             if (!isConnectionError(err)) throw err;
             deps.placements.add(loggedEvent(tenant, user.id, metric.id, day, now, p, awards), p.seq, tenant, user.id);
           }

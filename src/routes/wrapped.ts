@@ -11,6 +11,7 @@ import { completionField, userAchievementView, visibleTo } from '../domain/achie
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../domain/periods.js';
 import { pausesOf, stateFromHash } from '../domain/streaks.js';
 import { localDay } from '../domain/time.js';
+import { dayValues } from '../domain/summary.js';
 import { checkUserId, userView, type UserHash } from '../domain/users.js';
 import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../domain/wrapped.js';
 import { fail } from '../http/errors.js';
@@ -23,16 +24,6 @@ import { streakHistory } from './streaks.js';
 
 /** The first year laurel answers: it counts days from the epoch (src/domain/periods.ts). */
 export const FIRST_YEAR = 1970;
-
-/**
- * `d:<day>` fields of a hash as a map, in day order: sums then run as the total did (a hash's
- * fields come in no set order, and with doubles near their range the order of a sum matters).
- */
-function daysOf(fields: Record<string, string>): Map<string, number> {
-  const days: [string, number][] = [];
-  for (const f in fields) if (f.startsWith('d:')) days.push([f.slice(2), Number(fields[f])]);
-  return new Map(days.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
-}
 
 /** The runs of a board with a day in [first, last]. */
 function runsIn(lb: Leaderboard, first: string, last: string): { start: string; end: string | null }[] {
@@ -93,9 +84,9 @@ export function wrappedRoutes(deps: Deps): Route[] {
       const first = `${year}-01-01`;
       const last = `${year}-12-31` < today ? `${year}-12-31` : today;
 
-      const metricDays: MetricDays[] = metrics.map((m, i) => ({ key: m.key, name: m.name, units: m.units, days: daysOf(hashes[2 + i]) }));
+      const metricDays: MetricDays[] = metrics.map((m, i) => ({ key: m.key, name: m.name, units: m.units, days: dayValues(hashes[2 + i]) }));
       const pointsDays: PointsDays[] = systems.map((p, i) => ({
-        key: p.key, name: p.name, description: p.description, days: daysOf(hashes[2 + metrics.length + i]),
+        key: p.key, name: p.name, description: p.description, days: dayValues(hashes[2 + metrics.length + i]),
       }));
 
       const daysById = new Map<string, Map<string, number>>([

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { subscribe, type RedisClient, type Subscription } from '../redis/client.js';
-import { isConnectionError, type RedisOutage } from '../redis/outage.js';
+import type { RedisOutage } from '../redis/outage.js';
 import type { ConfigKind, Keys } from '../redis/keys.js';
 import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../clock.js';
@@ -454,7 +454,7 @@ export class ConfigStore {
 
   /** A failure while Redis is unreachable is the outage's to report (once); others are logged. */
   private warn(err: unknown, what: string): void {
-    if (this.outage && isConnectionError(err)) this.outage.noise(err, what);
+    if (this.outage) this.outage.warn(this.log, err, what);
     else this.log.warn({ err }, what);
   }
 
