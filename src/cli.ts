@@ -7,12 +7,13 @@
  *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
  */
 import type { Logger } from 'pino';
-import { connect, startApi } from './api.js';
-import { generateKey } from './auth.js';
-import { createLogger } from './log.js';
+import { startApi } from './app/api.js';
+import { connect } from './engine/services.js';
+import { generateKey } from './http/auth.js';
+import { createLogger } from './lib/log.js';
 import { RedisUnavailableError } from './redis/client.js';
-import { loadSettings, SettingsError, type Settings } from './settings.js';
-import { PostgresUnavailableError } from './store/postgres.js';
+import { loadSettings, SettingsError, type Settings } from './lib/settings.js';
+import { PostgresUnavailableError } from './postgres/pool.js';
 import { startWorkers } from '../workers/index.js';
 
 type Closer = () => Promise<void>;

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../src/http/errors.js';
+import { ERRORS } from '../src/lib/errors.js';
 import { LAUREL_NODE_FLAGS } from '../bench/variants.js';
 import { startTestServer, type TestServer } from './support/server.js';
 

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineScripts, functionLibrary, loadScripts, preloadScripts, ScriptCode } from '../src/redis/scripts.js';
 import { Keys } from '../src/redis/keys.js';
-import { loadSettings } from '../src/settings.js';
+import { loadSettings } from '../src/lib/settings.js';
 import { deletePrefix } from './support/server.js';
 
 function luaDir(files: Record<string, string>): string {

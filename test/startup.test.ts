@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deletePostgresRows, deletePrefix } from './support/server.js';
 import { freePort } from '../bench/processes.js';
-import { loadSettings } from '../src/settings.js';
+import { loadSettings } from '../src/lib/settings.js';
 
 const CLI = 'dist/src/cli.js';
 const children: ChildProcess[] = [];

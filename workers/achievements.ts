@@ -4,10 +4,9 @@
  * Walks each tenant's user set partition by partition and runs one script per user, pipelined per
  * partition (one hash slot, so the pipeline is valid on a Cluster too).
  */
-import type { Deps } from '../src/deps.js';
-import { singlePlan } from '../src/domain/achievements.js';
+import type { Deps } from '../src/engine/deps.js';
 import { liveTenants, userBatches } from '../src/redis/users.js';
-import type { BackfillJob } from '../src/jobs.js';
+import type { BackfillJob } from '../src/engine/jobs.js';
 
 export interface BackfillResult {
   users: number;
@@ -20,7 +19,7 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
   const a = snapshot.achievements.get(job.achievementId);
   const result: BackfillResult = { users: 0, completed: 0 };
   if (!a || a.status !== 'active') return result;
-  const plan = singlePlan(a, snapshot);
+  const plan = snapshot.singlePlan(a);
   if (plan === null) return result;
   const stamp = new Date(clock.now()).toISOString();
   for (const tenant of liveTenants(snapshot)) {

@@ -4,8 +4,8 @@
  * (one job per version, however many processes notice it) and every few minutes as a safety net.
  */
 import type pg from 'pg';
-import type { Deps } from '../src/deps.js';
-import { CONFIG_KINDS as KINDS } from '../src/store/config.js';
+import type { Deps } from '../src/engine/deps.js';
+import { CONFIG_KINDS as KINDS } from '../src/model/entities.js';
 
 export const CONFIG_COPY_QUEUE = 'config-copy';
 

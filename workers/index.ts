@@ -5,15 +5,15 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import { connect, type Services } from '../src/api.js';
+import { connect, type Services } from '../src/engine/services.js';
 import { closeClient, createClient, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
-import type { Settings } from '../src/settings.js';
-import { connectPostgres } from '../src/store/postgres.js';
+import type { Settings } from '../src/lib/settings.js';
+import { connectPostgres } from '../src/postgres/pool.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
-import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/jobs.js';
+import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
 import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
 

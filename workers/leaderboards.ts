@@ -7,7 +7,7 @@
  * date, so nothing reaches a finalised run. A board an admin finished is final at once, up to the
  * run of the day it was finished (UTC): no event ranks on it any more.
  */
-import type { Deps } from '../src/deps.js';
+import type { Deps } from '../src/engine/deps.js';
 import { finishedOn, runOf, runStart } from '../src/domain/leaderboards.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';

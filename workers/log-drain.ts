@@ -14,13 +14,13 @@
  * trimmed before Postgres has it.
  */
 import type pg from 'pg';
-import type { Deps } from '../src/deps.js';
-import { replayEvent, type LoggedEvent } from '../src/leaderboard-rank.js';
-import { deadProcesses } from '../src/liveness.js';
+import type { Deps } from '../src/engine/deps.js';
+import { replayEvent, type LoggedEvent } from '../src/engine/placements.js';
+import { deadProcesses } from '../src/engine/liveness.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
 import { dayIndexOf } from '../src/domain/periods.js';
-import type { StreakSettings } from '../src/store/config.js';
-import { isText, NOT_TEXT } from '../src/http/validate.js';
+import type { StreakSettings } from '../src/model/entities.js';
+import { isText, NOT_TEXT } from '../src/lib/text.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 

@@ -7,8 +7,8 @@
  *             the due sets, due now, so the next passes count their time (from their creation
  *             or the trigger's, whichever is later)
  */
-import type { Deps } from '../src/deps.js';
-import { accrueTime, dueUsers } from '../src/points-time.js';
+import type { Deps } from '../src/engine/deps.js';
+import { accrueTime, dueUsers } from '../src/engine/time-awards.js';
 import { liveTenants, userBatches } from '../src/redis/users.js';
 
 export interface AccrueResult {

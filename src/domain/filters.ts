@@ -1,9 +1,10 @@
+import type { AttributeFilter } from '../model/entities.js';
+import type { Snapshot } from '../model/snapshot.js';
 /**
  * Attribute filters as the scripts and the api read them: user filters as flat [field, value, ...]
  * of the user hash, event filters as [key, value] pairs of the event's attributes. Null when a
  * filter names an attribute that no longer exists (the achievement or trigger then never fires).
  */
-import type { AttributeFilter, Snapshot } from '../store/config.js';
 
 /** The user-hash form of a user-attribute filter; null when an attribute no longer exists. */
 export function userFilterOf(filters: AttributeFilter[], snapshot: Snapshot): string[] | null {

@@ -11,8 +11,9 @@
  * each run is keyed by its first day (YYYY-MM-DD) and kept after it ends. A user's activity counts
  * in the run of the user's local date, so each run ends at local midnight for every user.
  */
-import type { Leaderboard, LeaderboardStatus, Snapshot } from '../store/config.js';
 import { dateOfDay, dayIndexOf } from './periods.js';
+import type { Leaderboard, LeaderboardStatus } from '../model/entities.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */

@@ -1,8 +1,9 @@
+import type { AttributeFilter } from '../model/entities.js';
+import type { Snapshot } from '../model/snapshot.js';
 /**
  * What refers to a metric, an achievement, a points system or an attribute: deleting one that something still
  * uses is refused with the list, so that nothing is left pointing at nothing.
  */
-import type { AttributeFilter, Snapshot } from '../store/config.js';
 
 /** Descriptions of what uses a metric ('achievement "x"', ...); empty when nothing does. */
 export function usesOfMetric(snapshot: Snapshot, metricId: string): string[] {

@@ -9,7 +9,7 @@
  * who moves time zone may put a later event on an earlier local day; totals stay consistent.
  */
 import type { DateTime } from 'luxon';
-import { fail } from '../http/errors.js';
+import { fail } from '../lib/errors.js';
 import { parseDate } from './time.js';
 
 export type Aggregation = 'daily' | 'weekly' | 'monthly';

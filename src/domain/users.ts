@@ -6,9 +6,9 @@
  * tz, sub ('0' unsubscribed; '1' or absent subscribed), dt (JSON device tokens), a:<attribute key>,
  * n:<notification type> (JSON channels), m:<metric id> (metric total).
  */
-import { fail } from '../http/errors.js';
-import type { Snapshot } from '../store/config.js';
+import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 export interface Identification {
   email?: string | null;
@@ -127,11 +127,6 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
 
 export type UserHash = Record<string, string>;
 
-/** The user hash field of a metric total. */
-export function totalField(metricId: string): string {
-  return 'm:' + metricId;
-}
-
 /** HGETALL replies of scripts come flat: [field, value, field, value, ...] from `offset`. */
 export function hashFromFlat(flat: (string | number)[], offset: number): UserHash {
   const h: UserHash = {};
@@ -182,4 +177,30 @@ export function preferencesView(h: UserHash): { notifications: Partial<Record<No
     if (raw !== undefined) notifications[type] = JSON.parse(raw) as string[];
   }
   return { notifications };
+}
+
+/**
+ * Adds a userAttributes pair: every pair must match, so one key with two values could match nobody
+ * and is refused (a repeat of the same pair is no change).
+ */
+export function setPair(pairs: Map<string, string>, key: string, value: string): void {
+  const before = pairs.get(key);
+  if (before !== undefined && before !== value) {
+    throw fail('invalid_query', `userAttributes gives ${key} twice, as "${before}" and "${value}": every pair must match, so no user could`);
+  }
+  pairs.set(key, value);
+}
+
+/** `userAttributes=key:value,key:value`: known user attribute keys, all required. */
+export function parseUserAttributes(raw: string | null, snapshot: Snapshot): Map<string, string> | null {
+  if (raw === null || raw === '') return null;
+  const pairs = new Map<string, string>();
+  for (const part of raw.split(',')) {
+    const i = part.indexOf(':');
+    if (i <= 0) throw fail('invalid_query', `userAttributes must be key:value pairs separated by commas, got "${part}"`);
+    setPair(pairs, part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
+  const unknown = [...pairs.keys()].filter((k) => !snapshot.userAttributes.has(k));
+  if (unknown.length > 0) throw fail('invalid_attributes', unknown.join(', '));
+  return pairs;
 }

@@ -12,8 +12,8 @@ import {
   type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket,
 } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { Metrics } from '../metrics.js';
-import { HttpError, errorBody, fail } from './errors.js';
+import type { Metrics } from '../lib/metrics.js';
+import { HttpError, errorBody, fail } from '../lib/errors.js';
 import { isConnectionError } from '../redis/outage.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';

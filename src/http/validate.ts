@@ -2,8 +2,9 @@
  * Request validation: JSON Schema compiled once at start-up by Ajv into plain functions (no
  * interpretation per request), and one way to turn the first error into a readable 400.
  */
+import { isText } from '../lib/text.js';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-import { fail } from './errors.js';
+import { fail } from '../lib/errors.js';
 
 const ajv = new Ajv({ allErrors: false, strictNumbers: true, coerceTypes: false, useDefaults: false });
 
@@ -71,15 +72,3 @@ export function parseJson(body: string | null): unknown {
   return value;
 }
 
-/** U+0000, or a surrogate without its pair. */
-export const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Whether every string in a parsed JSON value (keys too) is text: no U+0000, no lone surrogate. */
-export function isText(value: unknown): boolean {
-  if (typeof value === 'string') return !NOT_TEXT.test(value);
-  if (Array.isArray(value)) return value.every(isText);
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) if (!isText(k) || !isText(v)) return false;
-  }
-  return true;
-}

@@ -3,7 +3,7 @@
  * Start-up probes first, without retries, so an unreachable Redis fails fast with a clear message.
  */
 import { Redis, Cluster, type RedisOptions, type ClusterOptions } from 'ioredis';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../lib/settings.js';
 
 export type RedisClient = Redis | Cluster;
 

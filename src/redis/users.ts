@@ -5,7 +5,7 @@
  */
 import type { RedisClient } from './client.js';
 import { DEFAULT_TENANT, type Keys } from './keys.js';
-import type { Snapshot } from '../store/config.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 /** The default tenant and the active ones. */
 export function liveTenants(snapshot: Snapshot): string[] {

@@ -2,14 +2,11 @@
  * Operations: `GET /health` (the process is up), `GET /ready` (Redis reachable, scripts loaded,
  * configuration loaded) and `GET /metrics` (Prometheus). None needs a key.
  */
-import type { Deps } from '../deps.js';
-import { HttpError } from '../http/errors.js';
+import type { Deps } from '../engine/deps.js';
+import type { Readiness } from '../engine/services.js';
+import { HttpError } from '../lib/errors.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
-
-export interface Readiness {
-  scriptsLoaded: boolean;
-}
 
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
   const { redis, store, metrics } = deps;

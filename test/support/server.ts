@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis, Cluster } from 'ioredis';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
-import { startApi, type ApiHandle } from '../../src/api.js';
-import { createLogger } from '../../src/log.js';
-import { loadSettings, type Settings } from '../../src/settings.js';
+import { startApi, type ApiHandle } from '../../src/app/api.js';
+import { createLogger } from '../../src/lib/log.js';
+import { loadSettings, type Settings } from '../../src/lib/settings.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 
 export type Target = 'redis' | 'cluster';

@@ -5,7 +5,7 @@
  * with a message that says what to start.
  */
 import { Socket } from 'node:net';
-import { loadSettings } from '../../src/settings.js';
+import { loadSettings } from '../../src/lib/settings.js';
 
 interface Started {
   stop(): Promise<unknown>;

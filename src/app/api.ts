@@ -1,0 +1,65 @@
+/**
+ * The api process: connects Redis (failing fast), loads scripts and configuration, makes sure an
+ * admin key exists, and serves HTTP until close().
+ */
+
+import type { Logger } from 'pino';
+import { Liveness } from '../engine/liveness.js';
+import { Authenticator } from '../http/auth.js';
+import { ensureAdminKey } from './bootstrap.js';
+
+import { HttpServer } from '../http/server.js';
+
+import { settleWithin } from '../redis/client.js';
+
+import { adminRoutes } from '../routes/admin/config.js';
+import { adminAchievementRoutes } from '../routes/admin/achievements.js';
+import { adminPointsRoutes } from '../routes/admin/points.js';
+import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
+import { achievementRoutes } from '../routes/app/achievements.js';
+import { adminStreakRoutes } from '../routes/admin/streaks.js';
+import { streakRoutes } from '../routes/app/streaks.js';
+import { pointsRoutes } from '../routes/app/points.js';
+import { leaderboardRoutes } from '../routes/app/leaderboards.js';
+import { eventRoutes } from '../routes/app/events.js';
+import { opsRoutes } from '../routes/ops.js';
+import { connect, type Readiness, type Services } from '../engine/services.js';
+import { userRoutes } from '../routes/app/users.js';
+import { wrappedRoutes } from '../routes/app/wrapped.js';
+import type { Settings } from '../lib/settings.js';
+
+export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
+
+export interface ApiHandle {
+  port: number;
+  services: Services;
+  /** Stops listening, waits for requests in flight, then closes Redis. */
+  close(): Promise<void>;
+}
+
+export async function startApi(settings: Settings, log: Logger, services?: Services): Promise<ApiHandle> {
+  const readiness: Readiness = { scriptsLoaded: services !== undefined };
+  const svc = services ?? (await connect(settings, log, readiness));
+  await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
+  const auth = new Authenticator(svc.store);
+  const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
+  server.mount([
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc),
+    ...adminStreakRoutes(svc),
+  ]);
+  const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
+  await liveness.start(settings.heartbeatMs);
+  const port = await server.listen(settings.host, settings.port);
+  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
+  return {
+    port,
+    services: svc,
+    async close() {
+      await server.close();
+      await settleWithin(liveness.stop(), 2000);
+      if (!services) await svc.close();
+    },
+  };
+}

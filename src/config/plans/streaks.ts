@@ -1,0 +1,53 @@
+/**
+ * The streak part of the scripts' plans (lua/includes/streak.lua): the rule as the event script
+ * reads it, and the streak achievements.
+ */
+import { FREQUENCY_LETTER } from '../../domain/streaks.js';
+import type { Achievement, StreakSettings } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { completionField } from '../../model/fields.js';
+import type { LuaAchievement } from './lua.js';
+
+/**
+ * The streak rule as the event script reads it (lua/includes/streak.lua):
+ * '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>', or '' without a rule. A string
+ * whose first five characters the script reads in place; the rest is parsed only when an event
+ * needs it (decoding a msgpack plan on every event cost about 16k instructions).
+ */
+export function streakRule(snapshot: Snapshot, metricId: string, hasAchievements: boolean): string {
+  const rule = snapshot.streak;
+  if (rule === null || rule.metrics.length === 0) return '';
+  const position = rule.metrics.findIndex((m) => m.metricId === metricId) + 1;
+  const fz = rule.freezes
+    ? [rule.freezes.initial, rule.freezes.max, rule.freezes.autoEarnInterval, rule.freezes.autoEarnAmount].join(',')
+    : '';
+  const head = FREQUENCY_LETTER[rule.frequency] + (position > 0 ? '2' : '1') + (rule.evaluation === 'all' ? '1' : '0') +
+    (position > 0 && hasAchievements ? '1' : '0') + (rule.freezes ? '1' : '0');
+  return [head, position, rule.metrics.map((m) => m.threshold).join(';'), fz].join('|');
+}
+
+/**
+ * The value at or above which one event of this metric meets the streak rule by itself (the rule
+ * has this metric and either no other or evaluation `any`), or null. The api tells the script, so
+ * the common extension reads neither the rule nor the period's accumulators.
+ */
+export function aloneThreshold(rule: StreakSettings | null, metricId: string): number | null {
+  if (rule === null) return null;
+  const m = rule.metrics.find((x) => x.metricId === metricId);
+  if (m === undefined || (rule.metrics.length > 1 && rule.evaluation === 'all')) return null;
+  return m.threshold;
+}
+
+/** Active streak achievements, shortest first, with their user filters (`filterOf` null: unusable). */
+export function streakAchievements(snapshot: Snapshot, filterOf: (a: Achievement) => string[] | null): LuaAchievement[] {
+  const out: LuaAchievement[] = [];
+  for (const a of snapshot.achievements.values()) {
+    if (a.trigger !== 'streak' || a.status !== 'active' || a.streakLength === null) continue;
+    const ua = filterOf(a);
+    if (ua === null) continue;
+    const entry: LuaAchievement = { id: a.id, cf: completionField(a.id), l: a.streakLength };
+    if (ua.length > 0) entry.ua = ua;
+    out.push(entry);
+  }
+  return out.sort((x, y) => (x.l ?? 0) - (y.l ?? 0));
+}

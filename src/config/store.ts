@@ -1,0 +1,162 @@
+/**
+ * Configuration: the source of truth lives in Redis under `{cfg}` (one hash per kind, id -> JSON,
+ * with a unique index), a version counter is bumped by every write, and every process keeps an
+ * immutable in-memory snapshot that it swaps when the version moves (pub/sub, with a polling
+ * safety net). A request reads one snapshot from start to end, so it never sees half a change.
+ */
+import type { Logger } from 'pino';
+import { subscribe, type RedisClient, type Subscription } from '../redis/client.js';
+import type { RedisOutage } from '../redis/outage.js';
+import type { Keys } from '../redis/keys.js';
+import { ScriptCode } from '../redis/scripts.js';
+import type { Clock } from '../lib/clock.js';
+import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '../model/entities.js';
+import { emptyRaw } from '../model/snapshot.js';
+import { Configuration } from './configuration.js';
+
+export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
+
+export class ConfigStore {
+  private snapshot = new Configuration(0, emptyRaw());
+  private readonly redis: RedisClient;
+  private readonly keys: Keys;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly outage: RedisOutage | null;
+  private subscriber: Subscription | null = null;
+  private poller: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private reloading: Promise<void> = Promise.resolve();
+  private clockSeq = 0;
+  private readonly listeners: ((s: Configuration) => void)[] = [];
+  loaded = false;
+
+  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null) {
+    this.redis = redis;
+    this.outage = outage;
+    this.keys = keys;
+    this.clock = clock;
+    this.log = log;
+  }
+
+  get current(): Configuration {
+    return this.snapshot;
+  }
+
+  onChange(listener: (s: Configuration) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. */
+  /**
+   * Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. Reloads run one
+   * after another, each reading after the previous one finished, so a caller that just wrote sees
+   * its write; a snapshot never replaces a newer one.
+   */
+  reload(): Promise<void> {
+    const run = async () => {
+      const pipeline = this.redis.pipeline();
+      pipeline.get(this.keys.configVersion);
+      for (const kind of CONFIG_KINDS) pipeline.hgetall(this.keys.config(kind));
+      pipeline.get(this.keys.clock);
+      const results = (await pipeline.exec()) ?? [];
+      for (const [err] of results) if (err) throw err;
+      const version = Number(results[0][1] ?? 0);
+      const raw = {} as Record<ConfigKind, Record<string, string>>;
+      CONFIG_KINDS.forEach((kind, i) => { raw[kind] = results[i + 1][1] as Record<string, string>; });
+      if (!this.loaded || version > this.snapshot.version) {
+        this.snapshot = new Configuration(version, raw);
+        for (const l of this.listeners) l(this.snapshot);
+      }
+      this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null);
+      this.loaded = true;
+    };
+    this.reloading = this.reloading.then(run, run);
+    return this.reloading;
+  }
+
+  /** The manual clock travels as `<sequence>:<ms>`; an older setting never overrides a newer one. */
+  private applyClock(raw: string | null): void {
+    if (this.clock.mode !== 'manual' || raw === null) return;
+    const [seq, ms] = raw.split(':').map(Number);
+    if (seq > this.clockSeq) {
+      this.clockSeq = seq;
+      this.clock.set(ms);
+    }
+  }
+
+  /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
+  async start(pollMs = 2000): Promise<void> {
+    await this.reload();
+    // A reload the store's own stop overtakes (its connections closing) is no failure worth a warning.
+    const reload = (what: string) => {
+      if (this.stopped) return;
+      this.reload().catch((err) => { if (!this.stopped) this.warn(err, what); });
+    };
+    this.subscriber = await subscribe(this.redis, this.keys.channel, {
+      message: () => reload('configuration reload failed'),
+      error: (err) => this.warn(err, 'configuration subscriber error'),
+      // Messages published while the subscriber was away are lost: read the version now.
+      resubscribed: () => reload('configuration reload failed'),
+      connection: (client) => this.outage?.watch(client, 'configuration subscriber'),
+    });
+    this.poller = setInterval(() => {
+      this.redis.get(this.keys.configVersion).then((v) => {
+        if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
+      }).catch((err) => { if (!this.stopped) this.warn(err, 'configuration poll failed'); });
+    }, pollMs);
+    this.poller.unref();
+  }
+
+  /** A failure while Redis is unreachable is the outage's to report (once); others are logged. */
+  private warn(err: unknown, what: string): void {
+    if (this.outage) this.outage.warn(this.log, err, what);
+    else this.log.warn({ err }, what);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    if (this.subscriber) {
+      this.subscriber.close();
+      this.subscriber = null;
+    }
+  }
+
+  private async announce(): Promise<void> {
+    await this.redis.publish(this.keys.channel, 'config');
+    await this.reload();
+  }
+
+  async put<K extends ConfigKind>(kind: K, mode: 'create' | 'update', entity: EntityByKind[K]): Promise<PutResult> {
+    const field = UNIQUE_FIELD[kind];
+    const unique = String((entity as unknown as Record<string, unknown>)[field] ?? '');
+    const r = await this.redis.configPut(
+      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion,
+      mode, entity.id, JSON.stringify(entity), unique, field,
+    );
+    if (r === ScriptCode.EXISTS) return 'exists';
+    if (r === ScriptCode.NOT_FOUND) return 'not_found';
+    if (r === ScriptCode.DUPLICATE) return 'duplicate';
+    await this.announce();
+    return 'ok';
+  }
+
+  async delete(kind: ConfigKind, id: string): Promise<boolean> {
+    const r = await this.redis.configDelete(
+      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion, id, UNIQUE_FIELD[kind],
+    );
+    if (r === ScriptCode.NOT_FOUND) return false;
+    await this.announce();
+    return true;
+  }
+
+  /** Sets the manual clock for every process. */
+  async setClock(ms: number): Promise<void> {
+    const seq = await this.redis.incr(this.keys.clockSeq);
+    await this.redis.set(this.keys.clock, `${seq}:${ms}`);
+    this.applyClock(`${seq}:${ms}`);
+    await this.redis.publish(this.keys.channel, 'clock');
+  }
+}

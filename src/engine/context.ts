@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../lib/metrics.js';
+import type { Settings } from '../lib/settings.js';
+import type { ConfigStore } from '../config/store.js';
+import type { RedisClient } from '../redis/client.js';
+import type { Keys } from '../redis/keys.js';
+import type { Jobs } from './jobs.js';
+import type { CompletionStats } from './stats.js';
+
+/** What the engine's use cases run with; nothing is pulled from globals. */
+export interface Context {
+  settings: Settings;
+  log: Logger;
+  redis: RedisClient;
+  keys: Keys;
+  store: ConfigStore;
+  clock: Clock;
+  metrics: Metrics;
+  /** Achievement completions and user counts per tenant. */
+  stats: CompletionStats;
+  /** Work handed to the workers. */
+  jobs: Jobs;
+  /** This process's id: api processes put it in the event log (src/engine/liveness.ts). */
+  processId: string;
+}

@@ -1,0 +1,61 @@
+/**
+ * What the api and the workers share: the Redis connection with the scripts loaded, the
+ * configuration followed as it changes, and the engine's context around them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Clock } from '../lib/clock.js';
+import { Metrics } from '../lib/metrics.js';
+import type { Settings } from '../lib/settings.js';
+import { ConfigStore } from '../config/store.js';
+import { closeClient, createClient, probeRedis } from '../redis/client.js';
+import { RedisOutage } from '../redis/outage.js';
+import { Keys } from '../redis/keys.js';
+import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
+import type { Deps } from './deps.js';
+import { Jobs } from './jobs.js';
+import { PendingPlacements } from './pending.js';
+import { CompletionStats } from './stats.js';
+
+/** What `GET /ready` reports beside Redis and the configuration. */
+export interface Readiness {
+  scriptsLoaded: boolean;
+}
+
+export interface Services extends Deps {
+  /** This process's account of Redis outages: every connection reports its failures there. */
+  outage: RedisOutage;
+  close(): Promise<void>;
+}
+
+/** Connects Redis and loads scripts and configuration: what the api and the workers share. */
+export async function connect(settings: Settings, log: Logger, readiness?: Readiness): Promise<Services> {
+  await probeRedis(settings);
+  const outage = new RedisOutage(log);
+  // Fails fast while Redis is down (requests answer 503); reconnects by itself with a backoff.
+  const redis = createClient(settings, { connectionName: 'laurel', failFast: true });
+  outage.watch(redis, 'laurel');
+  await redis.connect();
+  const scripts = loadScripts();
+  defineScripts(redis, scripts);
+  await preloadScripts(redis, scripts);
+  if (readiness) readiness.scriptsLoaded = true;
+  const keys = new Keys(settings.prefix, settings.partitions);
+  const clock = new Clock(settings.clock);
+  const store = new ConfigStore(redis, keys, clock, log, outage);
+  await store.start();
+  const metrics = new Metrics();
+  metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
+  const stats = new CompletionStats(redis, keys);
+  const jobs = new Jobs(settings, keys, log, outage);
+  const placements = new PendingPlacements({ redis, keys, store, log });
+  return {
+    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(), placements,
+    async close() {
+      placements.close();
+      await jobs.close();
+      await store.stop();
+      await closeClient(redis);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Time triggers: `points` every `timeInterval` hours or days since the user was created (or since
+ * the trigger was, when it came later), as energy that regenerates. Accrual is lazy and exact:
+ * whenever a user acts (the event script hands back to the api when an award is due), a user's
+ * points are read, or the `points-time` worker finds a user whose next award is due, this works
+ * out every award due since the last one, each dated when it was due and counted on that local
+ * day, and the accruePoints script applies them (caps and the floor as for any award) and records
+ * when the next one is due.
+ *
+ * The user hash keeps `tt:<triggerId>` (the next award's due time, ms); the partition's due set
+ * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker.
+ */
+import { DateTime } from 'luxon';
+import type { Context } from './context.js';
+import { ScriptCode } from '../redis/scripts.js';
+import { isOff } from '../domain/points.js';
+import { placedAwards, rankAwards } from './placements.js';
+import { boostsArg } from '../config/plans/points.js';
+
+/** Awards written per script call; a longer backlog takes several calls. */
+const MAX_DUES_PER_CALL = 500;
+
+/** Local days of ascending instants in one zone, remembering the current day's bounds. */
+function daysOf(tz: string): (ms: number) => string {
+  let start = 0;
+  let end = -1;
+  let date = '';
+  return (ms) => {
+    if (ms < start || ms >= end) {
+      const day = DateTime.fromMillis(ms, { zone: tz || 'UTC' }).startOf('day');
+      start = day.toMillis();
+      end = day.plus({ days: 1 }).toMillis();
+      date = day.toISODate() as string;
+    }
+    return date;
+  };
+}
+
+/**
+ * Accrues the user's due time awards. Returns the awards made ([[system, trigger, awarded, total,
+ * n], ...]), or null when the user does not exist or no time trigger is active.
+ */
+export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>, tenant: string, userId: string): Promise<unknown[][] | null> {
+  const { redis, keys, store, clock } = deps;
+  const triggers = store.current.timeTriggers;
+  if (triggers.length === 0) return null;
+  const u = keys.forUser(tenant, userId);
+  const filterFields = [...new Set(triggers.flatMap((t) => t.ua.filter((_, i) => i % 2 === 0)))];
+  const made: unknown[][] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const now = clock.now();
+    const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => 'tt:' + t.trigger.id), ...filterFields);
+    if (h[0] === null) return null;
+    const createdMs = Date.parse(h[1] ?? '') || now;
+    const dayOf = daysOf(h[2] ?? '');
+    const attributes = new Map(filterFields.map((f, i) => [f, h[3 + triggers.length + i]]));
+    const specs: string[] = [];
+    const dues: [number, string][] = [];
+    let earliest = Infinity;
+    let more = false;
+    triggers.forEach((t, i) => {
+      const stored = h[3 + i];
+      let next = stored !== null ? Number(stored) : Math.max(createdMs, t.createdMs) + t.intervalMs;
+      let matches = true;
+      for (let k = 0; k < t.ua.length; k += 2) if (attributes.get(t.ua[k]) !== t.ua[k + 1]) matches = false;
+      // A user who does not match the trigger's filters lets the time pass without awards; so does a
+      // trigger while it (or its system) was off.
+      for (let n = 0; next <= now && n < MAX_DUES_PER_CALL; n++) {
+        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, `:${specs.length + 1}`]);
+        next += t.intervalMs;
+      }
+      if (next <= now) more = true;
+      earliest = Math.min(earliest, next);
+      if (stored === null || String(next) !== stored) {
+        specs.push(`${t.trigger.id}|${t.trigger.systemId}|${t.trigger.points}|${t.cap ?? ''}|${stored ?? ''}|${next}`);
+      }
+    });
+    if (specs.length === 0) return made;
+    // Oldest first across triggers, so that a cap binds in time order.
+    dues.sort((a, b) => a[0] - b[0]);
+    const due = dues.map(([ms, k]) => `${ms}:d:${dayOf(ms)}${k}`).join(',');
+    const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
+    const entry = JSON.stringify({ t: tenant, u: userId, ts: now }).slice(0, -1);
+    const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
+    if (r[0] === ScriptCode.NOT_FOUND) return null;
+    if (r[0] === 1) {
+      if (Array.isArray(r[1])) {
+        made.push(...(r[1] as unknown[][]));
+        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, String(r[2] ?? ''));
+      }
+      if (!more) return made;
+    }
+    // -1: another process accrued meanwhile; read again.
+  }
+  throw new Error(`time awards of user ${userId} kept moving; try again`);
+}
+
+/** The users whose next time award is due in one partition (at most `limit`), as [tenant, user id]. */
+export async function dueUsers(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, partition: number, limit: number): Promise<[string, string][]> {
+  const members = await deps.redis.zrangebyscore(deps.keys.partitionDue(partition), '-inf', deps.clock.now(), 'LIMIT', 0, limit);
+  return members.map((m) => {
+    const bar = m.indexOf('|');
+    return [m.slice(0, bar), m.slice(bar + 1)];
+  });
+}

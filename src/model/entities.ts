@@ -1,0 +1,253 @@
+/**
+ * The configuration entities the Admin API writes, as stored (JSON, one per id), and what each
+ * kind keeps unique.
+ */
+/** The kinds of configuration entity, each stored as one hash in Redis (src/config/store.ts). */
+export type ConfigKind =
+  | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
+  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards';
+
+export interface Metric {
+  id: string;
+  key: string;
+  name: string;
+  unitType: 'number' | 'currency';
+  units: string;
+  status: 'active' | 'archived';
+  created: string;
+  updated: string;
+}
+
+export interface Attribute {
+  id: string;
+  key: string;
+  name: string;
+  type: 'user' | 'event';
+  created: string;
+  updated: string;
+}
+
+export interface Tenant {
+  id: string;
+  customerId: string;
+  name: string;
+  status: 'active' | 'archived';
+  created: string;
+  updated: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  kind: 'admin' | 'application';
+  tenantId: string | null;
+  /** The public part of the key, shown in listings. */
+  prefix: string;
+  /** sha256 of the whole key, hex. */
+  hash: string;
+  created: string;
+}
+
+export interface AttributeFilter {
+  attributeId: string;
+  attributeValue: string;
+}
+
+export type AchievementTrigger = 'metric' | 'streak' | 'api' | 'achievement';
+export type AchievementStatus = 'active' | 'inactive' | 'locked' | 'archived';
+
+export interface Achievement {
+  id: string;
+  key: string;
+  name: string;
+  trigger: AchievementTrigger;
+  description: string | null;
+  badgeUrl: string | null;
+  metricId: string | null;
+  metricValue: number | null;
+  streakLength: number | null;
+  /** Prerequisites of an `achievement` (composite) trigger. */
+  achievementIds: string[];
+  userAttributes: AttributeFilter[];
+  /** Only for `metric`: only events with all these attribute values count. */
+  eventAttributes: AttributeFilter[];
+  status: AchievementStatus;
+  created: string;
+  updated: string;
+}
+
+export interface StreakSettings {
+  /** Always 'streaks': the one settings entity of this kind. */
+  id: 'streaks';
+  frequency: 'daily' | 'weekly' | 'monthly';
+  evaluation: 'all' | 'any';
+  metrics: { metricId: string; threshold: number }[];
+  freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
+  created: string;
+  updated: string;
+}
+
+/** A points system (trophy-admin 1.21.1 AdminPointsSystem). */
+export interface PointsSystem {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  badgeUrl: string | null;
+  /** No total ever exceeds it; null: no cap. */
+  maxPoints: number | null;
+  status: 'active' | 'archived';
+  /** When it was archived: [from, to] (ISO), to null while it is (its time triggers pay for none of it). */
+  offPeriods?: OffPeriod[];
+  created: string;
+  updated: string;
+}
+
+/** A stretch of time a points system was archived or a trigger inactive: from, and to (null: still). */
+export type OffPeriod = [from: string, to: string | null];
+
+/** The periods with one opened or closed by a status change at `now`: `off` says whether it is off from then on. */
+export function offPeriodsAfter(periods: OffPeriod[] | undefined, wasOff: boolean, off: boolean, now: string): OffPeriod[] | undefined {
+  if (wasOff === off) return periods;
+  if (off) return [...(periods ?? []), [now, null]];
+  return (periods ?? []).map(([from, to]) => [from, to ?? now]);
+}
+
+export type PointsTriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
+
+/** A trigger of a points system (AdminPointsTrigger). */
+export interface PointsTrigger {
+  id: string;
+  systemId: string;
+  type: PointsTriggerType;
+  /** Awarded when it fires; negative consumes. Never 0. */
+  points: number;
+  status: 'active' | 'inactive';
+  userAttributes: AttributeFilter[];
+  /** metric: every `metricThreshold` units the user's total (or the filtered events' sum) passes. */
+  metricId: string | null;
+  metricThreshold: number | null;
+  eventAttributes: AttributeFilter[];
+  /** achievement: when it completes. */
+  achievementId: string | null;
+  /** streak: when the streak reaches this length and each multiple of it. */
+  streakLength: number | null;
+  /** time: every `timeInterval` hours or days since the user was created. */
+  timeUnit: 'hours' | 'days' | null;
+  timeInterval: number | null;
+  /** metric with negative points: refuse an event that would take the total below 0. */
+  blockIfOutOfPoints: boolean;
+  /** When it was inactive (a time trigger pays for none of it); since a type change, only as that type. */
+  offPeriods?: OffPeriod[];
+  created: string;
+  updated: string;
+}
+
+/** A level of a points system (AdminPointsLevel): reached at `points`. */
+export interface PointsLevel {
+  id: string;
+  systemId: string;
+  key: string;
+  /** `<systemId>:<key>`: keys are unique within a system. */
+  scopedKey: string;
+  name: string;
+  description: string | null;
+  badgeUrl: string | null;
+  points: number;
+  created: string;
+  updated: string;
+}
+
+/** A boost of a points system (AdminPointsBoost): a multiplier over the days start..end. */
+export interface PointsBoost {
+  id: string;
+  systemId: string;
+  name: string;
+  /** YYYY-MM-DD, in the user's zone. */
+  start: string;
+  end: string | null;
+  multiplier: number;
+  rounding: 'down' | 'up' | 'nearest';
+  /** A boost for one user, or (null) for everyone matching `userAttributes`. */
+  userId: string | null;
+  userAttributes: AttributeFilter[];
+  created: string;
+  updated: string;
+}
+
+export type LeaderboardStatus = 'inactive' | 'active' | 'scheduled' | 'finished';
+
+/**
+ * A leaderboard (trophy-admin 1.21.1 AdminLeaderboard). `status` is what the admin set; the
+ * status users see follows the clock (src/domain/leaderboards.ts leaderboardStatus).
+ */
+export interface Leaderboard {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  status: LeaderboardStatus;
+  rankBy: 'metric' | 'points' | 'streak';
+  metricId: string | null;
+  pointsSystemId: string | null;
+  /** 1 to 1000. */
+  maxParticipants: number;
+  /** YYYY-MM-DD: the first day (in each user's zone). */
+  start: string;
+  /** YYYY-MM-DD: the last day, or null for none. */
+  end: string | null;
+  /** HH:mm windows of the day (stored and shown). */
+  startTime: string | null;
+  endTime: string | null;
+  /** User attribute ids: users are ranked in separate groups by their values. */
+  breakdownAttributes: string[];
+  /** A repeating board starts a new run every `runInterval` units from its start; null: perpetual. */
+  runUnit: 'day' | 'month' | 'year' | null;
+  runInterval: number | null;
+  /**
+   * When an admin set it `finished` (ISO-8601): its last run is the one of that UTC day, final
+   * from then on. Absent on boards stored before it existed (then `updated` stands in).
+   */
+  finishedAt?: string | null;
+  /**
+   * Users have seen it active or finished: what its rankings are kept by stays fixed, also if it is
+   * made inactive again (src/routes/admin-leaderboards.ts, checkRanked). Absent: not yet.
+   */
+  shown?: true;
+  created: string;
+  updated: string;
+}
+
+export interface EntityByKind {
+  metrics: Metric;
+  attributes: Attribute;
+  tenants: Tenant;
+  apikeys: ApiKeyRecord;
+  achievements: Achievement;
+  settings: StreakSettings;
+  points: PointsSystem;
+  ptriggers: PointsTrigger;
+  plevels: PointsLevel;
+  pboosts: PointsBoost;
+  leaderboards: Leaderboard;
+}
+
+/** The field each kind keeps unique. */
+export const UNIQUE_FIELD: Record<ConfigKind, string> = {
+  metrics: 'key',
+  attributes: 'key',
+  tenants: 'customerId',
+  apikeys: 'hash',
+  achievements: 'key',
+  settings: '',
+  points: 'key',
+  ptriggers: '',
+  plevels: 'scopedKey',
+  pboosts: '',
+  leaderboards: 'key',
+};
+
+export const CONFIG_KINDS: ConfigKind[] = [
+  'metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings', 'points', 'ptriggers', 'plevels', 'pboosts',
+  'leaderboards',
+];

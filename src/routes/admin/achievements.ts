@@ -1,0 +1,181 @@
+/**
+ * Admin API: `/admin/v1/achievements` (API.md), in the batch shapes of the other resources.
+ * Activating or changing a metric, composite or streak achievement queues a backfill: a worker
+ * completes it, silently, for the users who already qualify.
+ */
+import type { Deps } from '../../engine/deps.js';
+import { stillUsed, unknownReference, usesOfAchievement } from '../../domain/references.js';
+import type { Route } from '../../http/server.js';
+import { resourceRoutes } from './resource.js';
+import type { Achievement, AchievementStatus, AchievementTrigger, AttributeFilter } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+
+const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
+const filters = {
+  type: 'array',
+  maxItems: 20,
+  items: {
+    type: 'object',
+    required: ['attributeId', 'attributeValue'],
+    properties: { attributeId: { type: 'string' }, attributeValue: { type: 'string', maxLength: 1024 } },
+  },
+};
+const fields = {
+  name: { type: 'string', minLength: 1, maxLength: 255 },
+  key: KEY,
+  description: { type: ['string', 'null'], maxLength: 2000 },
+  badge: { type: ['object', 'null'], required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
+  metricId: { type: 'string' },
+  metricKey: { type: 'string' },
+  metricValue: { type: 'number', exclusiveMinimum: 0 },
+  streakLength: { type: 'integer', minimum: 1 },
+  achievementIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } },
+  userAttributes: filters,
+  eventAttributes: filters,
+  status: { enum: ['active', 'inactive', 'locked', 'archived'] },
+};
+
+interface AchievementInput {
+  name: string;
+  key: string;
+  trigger: AchievementTrigger;
+  description?: string | null;
+  badge?: { url: string } | null;
+  metricId?: string;
+  /** laurel's convenience: the metric by key instead of id. */
+  metricKey?: string;
+  metricValue?: number;
+  streakLength?: number;
+  achievementIds?: string[];
+  userAttributes?: AttributeFilter[];
+  eventAttributes?: AttributeFilter[];
+  status?: AchievementStatus;
+}
+
+type AchievementChanges = Partial<Omit<AchievementInput, 'trigger'>> & { id: string; trigger?: AchievementTrigger };
+
+/** Whether `from` reaches `target` through composite prerequisites. */
+function reaches(snapshot: Snapshot, from: string, target: string, seen = new Set<string>()): boolean {
+  if (from === target) return true;
+  if (seen.has(from)) return false;
+  seen.add(from);
+  const a = snapshot.achievements.get(from);
+  return a !== undefined && a.achievementIds.some((id) => reaches(snapshot, id, target, seen));
+}
+
+/** Which trigger each trigger-specific field belongs to: sent with another trigger, it would be kept and never used. */
+const FIELD_OWNER: ['metricId' | 'metricValue' | 'streakLength', Achievement['trigger']][] = [
+  ['metricId', 'metric'], ['metricValue', 'metric'], ['streakLength', 'streak'],
+];
+
+/** The semantic checks the schema cannot make; a message, or null when the achievement is sound. */
+function check(a: Achievement, snapshot: Snapshot): string | null {
+  switch (a.trigger) {
+    case 'metric':
+      if (a.metricId === null || !snapshot.metrics.has(a.metricId)) return unknownReference('metricId', 'a metric', a.metricId);
+      if (a.metricValue === null) return 'metricValue is required for a metric achievement';
+      break;
+    case 'streak':
+      if (a.streakLength === null) return 'streakLength is required for a streak achievement';
+      break;
+    case 'achievement': {
+      if (a.achievementIds.length === 0) return 'achievementIds is required for an achievement (composite) achievement';
+      const twice = a.achievementIds.find((id, i) => a.achievementIds.indexOf(id) !== i);
+      if (twice !== undefined) return `achievementIds lists "${twice}" twice`;
+      const missing = a.achievementIds.filter((id) => !snapshot.achievements.has(id));
+      if (missing.length > 0) return `achievementIds refer to unknown achievements: ${missing.join(', ')}`;
+      if (a.achievementIds.some((id) => reaches(snapshot, id, a.id))) return 'achievementIds would make a cycle of composite achievements';
+      break;
+    }
+    case 'api':
+      break;
+  }
+  for (const [field, owner] of FIELD_OWNER) {
+    if (a[field] !== null && a.trigger !== owner) return `${field} applies to ${owner} achievements only`;
+  }
+  if (a.trigger !== 'metric' && a.eventAttributes.length > 0) return 'eventAttributes apply to metric achievements only';
+  if (a.trigger !== 'achievement' && a.achievementIds.length > 0) return 'achievementIds apply to achievement (composite) achievements only';
+  for (const f of a.userAttributes) {
+    if (snapshot.attributes.get(f.attributeId)?.type !== 'user') return `userAttributes: "${f.attributeId}" is not the id of a user attribute`;
+  }
+  for (const f of a.eventAttributes) {
+    if (snapshot.attributes.get(f.attributeId)?.type !== 'event') return `eventAttributes: "${f.attributeId}" is not the id of an event attribute`;
+  }
+  return null;
+}
+
+/** `metricId`, or the id of the metric named by `metricKey` (an unknown key fails the check). */
+function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: Snapshot): string | undefined {
+  if (item.metricId !== undefined || item.metricKey === undefined) return item.metricId;
+  return snapshot.metricsByKey.get(item.metricKey)?.id ?? `key:${item.metricKey}`;
+}
+
+export function achievementAdminView(a: Achievement) {
+  return {
+    id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
+    badge: a.badgeUrl === null ? null : { url: a.badgeUrl },
+    metricId: a.metricId, metricValue: a.metricValue, streakLength: a.streakLength, achievementIds: a.achievementIds,
+    userAttributes: a.userAttributes, eventAttributes: a.eventAttributes, status: a.status,
+    created: a.created, updated: a.updated,
+  };
+}
+
+export function adminAchievementRoutes(deps: Deps): Route[] {
+  const { jobs } = deps;
+  return resourceRoutes<'achievements', AchievementInput, AchievementChanges>(deps, {
+    kind: 'achievements',
+    path: '/achievements',
+    label: 'Achievement',
+    createSchema: {
+      type: 'object',
+      required: ['name', 'key', 'trigger'],
+      properties: { ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
+    },
+    updateSchema: {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string' }, ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
+    },
+    build: (item, { id, now, snapshot }) => {
+      const a: Achievement = {
+        id, key: item.key, name: item.name, trigger: item.trigger,
+        description: item.description ?? null, badgeUrl: item.badge?.url ?? null,
+        metricId: metricIdOf(item, snapshot) ?? null, metricValue: item.metricValue ?? null, streakLength: item.streakLength ?? null,
+        achievementIds: item.achievementIds ?? [], userAttributes: item.userAttributes ?? [], eventAttributes: item.eventAttributes ?? [],
+        status: item.status ?? 'active', created: now, updated: now,
+      };
+      return check(a, snapshot) ?? a;
+    },
+    apply: (a, c, { now, snapshot }) => {
+      if (c.trigger !== undefined && c.trigger !== a.trigger) return 'trigger cannot change; create another achievement';
+      const next: Achievement = {
+        ...a,
+        key: c.key ?? a.key,
+        name: c.name ?? a.name,
+        description: c.description === undefined ? a.description : c.description,
+        badgeUrl: c.badge === undefined ? a.badgeUrl : c.badge?.url ?? null,
+        metricId: metricIdOf(c, snapshot) ?? a.metricId,
+        metricValue: c.metricValue ?? a.metricValue,
+        streakLength: c.streakLength ?? a.streakLength,
+        achievementIds: c.achievementIds ?? a.achievementIds,
+        userAttributes: c.userAttributes ?? a.userAttributes,
+        eventAttributes: c.eventAttributes ?? a.eventAttributes,
+        status: c.status ?? a.status,
+        updated: now,
+      };
+      // Archived, it could never complete: a composite that needs it would be out of reach.
+      if (next.status === 'archived' && a.status !== 'archived') {
+        const needing = [...snapshot.achievements.values()].filter((x) => x.status !== 'archived' && x.achievementIds.includes(a.id));
+        if (needing.length > 0) {
+          return `Achievement "${a.key}" is a prerequisite of ${needing.map((x) => `achievement "${x.key}"`).join(', ')}; archive or change those first`;
+        }
+      }
+      return check(next, snapshot) ?? next;
+    },
+    view: achievementAdminView,
+    afterWrite: async (a, _previous, version) => {
+      if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
+    },
+    refuseDelete: (a, snapshot) => stillUsed(`Achievement "${a.key}"`, usesOfAchievement(snapshot, a.id)),
+  });
+}

@@ -1,0 +1,244 @@
+/**
+ * Admin API: metrics, attributes, tenants (trophy-admin 1.21.1 shapes), API keys (API.md) and the
+ * manual clock.
+ */
+import type { Deps } from '../../engine/deps.js';
+import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
+import { generateKey } from '../../http/auth.js';
+import { fail } from '../../lib/errors.js';
+import { json, ok, queryOf } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
+import { compile, compileCheck, lastError, parseJson } from '../../http/validate.js';
+import { batchOf, idsOf, pageOf, resourceRoutes, type Issue } from './resource.js';
+import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+
+const KEY_PATTERN = '^[a-zA-Z0-9_-]+$';
+const key = { type: 'string', pattern: KEY_PATTERN, minLength: 1, maxLength: 100 };
+const name = { type: 'string', minLength: 1, maxLength: 255 };
+/**
+ * A tenant's customerId: what the Tenant-ID header sends, so printable ASCII without white space
+ * at either end (src/auth.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
+ */
+const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
+
+function metricView(m: Metric) {
+  return { id: m.id, name: m.name, key: m.key, unitType: m.unitType, units: m.units, status: m.status };
+}
+
+function checkUnits(unitType: string, units: string): string | null {
+  if (unitType === 'currency' && !/^[A-Z]{3}$/.test(units)) {
+    return 'units must be an ISO 4217 currency code such as USD when unitType is currency';
+  }
+  return null;
+}
+
+function attributeView(a: Attribute) {
+  return { id: a.id, name: a.name, key: a.key, type: a.type };
+}
+
+function tenantView(t: Tenant) {
+  return { id: t.id, customerId: t.customerId, name: t.name, status: t.status, created: t.created, updated: t.updated };
+}
+
+function apiKeyView(k: ApiKeyRecord) {
+  return { id: k.id, name: k.name, kind: k.kind, tenantId: k.tenantId, prefix: k.prefix, created: k.created };
+}
+
+/** A tenant referenced by its uuid or its customer id. */
+function findTenant(snapshot: Snapshot, ref: string): Tenant | undefined {
+  return snapshot.tenants.get(ref) ?? snapshot.tenantsByCustomerId.get(ref);
+}
+
+interface ApiKeyCreate {
+  kind: 'admin' | 'application';
+  name?: string;
+  tenantId?: string | null;
+}
+
+const checkApiKeyCreate = compileCheck<ApiKeyCreate>({
+  type: 'object',
+  required: ['kind'],
+  properties: {
+    kind: { enum: ['admin', 'application'] },
+    name: { type: 'string', maxLength: 255 },
+    tenantId: { type: ['string', 'null'], maxLength: 255 },
+  },
+});
+
+const validateClock = compile<{ now: string }>({
+  type: 'object', required: ['now'], properties: { now: { type: 'string', minLength: 10, maxLength: 64 } },
+});
+
+export function adminRoutes(deps: Deps): Route[] {
+  const { store, clock, settings } = deps;
+  const nowIso = () => new Date(clock.now()).toISOString();
+
+  const metrics = resourceRoutes<'metrics', { name: string; key: string; unitType?: 'number' | 'currency'; units?: string },
+    { id: string; name?: string; unitType?: 'number' | 'currency'; units?: string; status?: 'active' | 'archived' }>(deps, {
+    kind: 'metrics',
+    path: '/metrics',
+    label: 'Metric',
+    createSchema: {
+      type: 'object', required: ['name', 'key'],
+      properties: { name, key, unitType: { enum: ['number', 'currency'] }, units: { type: 'string', maxLength: 32 } },
+    },
+    updateSchema: {
+      type: 'object', required: ['id'],
+      properties: {
+        id: { type: 'string' }, name, unitType: { enum: ['number', 'currency'] }, units: { type: 'string', maxLength: 32 },
+        status: { enum: ['active', 'archived'] },
+      },
+    },
+    build: (item, { id, now }) => {
+      const unitType = item.unitType ?? 'number';
+      const units = item.units ?? '';
+      return checkUnits(unitType, units) ?? {
+        id, key: item.key, name: item.name, unitType, units, status: 'active', created: now, updated: now,
+      };
+    },
+    apply: (m, c, { now }) => {
+      const next: Metric = {
+        ...m, name: c.name ?? m.name, unitType: c.unitType ?? m.unitType, units: c.units ?? m.units,
+        status: c.status ?? m.status, updated: now,
+      };
+      return checkUnits(next.unitType, next.units) ?? next;
+    },
+    view: metricView,
+    refuseDelete: (m, snapshot) => stillUsed(`Metric "${m.key}"`, usesOfMetric(snapshot, m.id)),
+  });
+
+  const attributes = resourceRoutes<'attributes', { name: string; key: string; type: 'user' | 'event' }, { id: string; name?: string }>(deps, {
+    kind: 'attributes',
+    path: '/attributes',
+    label: 'Attribute',
+    createSchema: {
+      type: 'object', required: ['name', 'key', 'type'], properties: { name, key, type: { enum: ['user', 'event'] } },
+    },
+    updateSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, name } },
+    build: (item, { id, now }) => ({ id, key: item.key, name: item.name, type: item.type, created: now, updated: now }),
+    apply: (a, c, { now }) => ({ ...a, name: c.name ?? a.name, updated: now }),
+    refuseDelete: (a, snapshot) => stillUsed(`Attribute "${a.key}"`, usesOfAttribute(snapshot, a.id)),
+    view: attributeView,
+  });
+
+  const tenants = resourceRoutes<'tenants', { customerId: string; name: string },
+    { id: string; customerId?: string; name?: string; status?: 'active' | 'archived' }>(deps, {
+    kind: 'tenants',
+    path: '/tenants',
+    label: 'Tenant',
+    createSchema: {
+      type: 'object', required: ['customerId', 'name'],
+      properties: { customerId: CUSTOMER_ID, name },
+    },
+    updateSchema: {
+      type: 'object', required: ['id'],
+      properties: {
+        id: { type: 'string' }, customerId: CUSTOMER_ID, name,
+        status: { enum: ['active', 'archived'] },
+      },
+    },
+    build: (item, { id, now }) => ({
+      id, customerId: item.customerId, name: item.name, status: 'active', created: now, updated: now,
+    }),
+    apply: (t, c, { now }) => ({
+      ...t, customerId: c.customerId ?? t.customerId, name: c.name ?? t.name, status: c.status ?? t.status, updated: now,
+    }),
+    view: tenantView,
+  });
+
+  const apiKeys: Route[] = [
+    {
+      method: 'post', path: '/api-keys', family: 'admin',
+      handler: async (req) => {
+        const body = parseJson(req.body);
+        const single = !Array.isArray(body);
+        const items = single ? [body] : batchOf(req);
+        const created: unknown[] = [];
+        const issues: Issue[] = [];
+        for (let index = 0; index < items.length; index++) {
+          const item = items[index];
+          if (!checkApiKeyCreate(item)) {
+            if (single) throw fail('invalid_body', lastError(checkApiKeyCreate));
+            issues.push({ index, severity: 'error', message: lastError(checkApiKeyCreate) });
+            continue;
+          }
+          let tenantId: string | null = null;
+          if (item.tenantId != null) {
+            const tenant = findTenant(store.current, item.tenantId);
+            if (tenant === undefined) {
+              if (single) throw fail('unprocessable', `Tenant "${item.tenantId}" not found`);
+              issues.push({ index, severity: 'error', message: `Tenant "${item.tenantId}" not found` });
+              continue;
+            }
+            tenantId = tenant.id;
+          }
+          const fresh = generateKey(item.kind, item.name ?? `${item.kind} key`, tenantId, nowIso());
+          await store.put('apikeys', 'create', fresh.record);
+          created.push({ ...apiKeyView(fresh.record), key: fresh.key });
+        }
+        if (single) return json(201, created[0]);
+        return json(created.length > 0 ? 201 : 200, { created, issues });
+      },
+    },
+    {
+      method: 'get', path: '/api-keys', family: 'admin',
+      handler: (req) => {
+        const { limit, skip } = pageOf(queryOf(req.query));
+        return ok(store.current.list('apikeys').slice(skip, skip + limit).map(apiKeyView));
+      },
+    },
+    {
+      method: 'get', path: '/api-keys/:id', family: 'admin',
+      handler: (req) => {
+        const k = store.current.apiKeys.get(req.params[0]);
+        if (k === undefined) throw fail('not_found', `API key "${req.params[0]}"`);
+        return ok(apiKeyView(k));
+      },
+    },
+    {
+      method: 'del', path: '/api-keys', family: 'admin',
+      handler: async (req) => {
+        const deleted: { id: string }[] = [];
+        const issues: Issue[] = [];
+        for (const id of idsOf(queryOf(req.query))) {
+          const k = store.current.apiKeys.get(id);
+          const admins = store.current.list('apikeys').filter((x) => x.kind === 'admin' && x.tenantId === null);
+          if (k && k.kind === 'admin' && k.tenantId === null && admins.length <= 1) {
+            issues.push({ id, severity: 'error', message: 'The last admin key cannot be revoked; create another admin key first' });
+          } else if (await store.delete('apikeys', id)) {
+            deleted.push({ id });
+          } else {
+            issues.push({ id, severity: 'error', message: `API key "${id}" not found` });
+          }
+        }
+        return ok({ deleted, issues });
+      },
+    },
+  ];
+
+  const clockRoutes: Route[] = [
+    {
+      method: 'put', path: '/clock', family: 'admin',
+      handler: async (req) => {
+        if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
+        const body = validateClock(parseJson(req.body));
+        const ms = Date.parse(body.now);
+        if (!/^\d{4}-\d{2}-\d{2}T/.test(body.now) || Number.isNaN(ms)) {
+          throw fail('invalid_body', `now must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z, got "${body.now}"`);
+        }
+        await store.setClock(ms);
+        return ok({ now: new Date(ms).toISOString(), mode: 'manual' });
+      },
+    },
+    {
+      method: 'get', path: '/clock', family: 'admin',
+      handler: (req) => {
+        if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
+        return ok({ now: nowIso(), mode: 'manual' });
+      },
+    },
+  ];
+
+  return [...metrics, ...attributes, ...tenants, ...apiKeys, ...clockRoutes];
+}

@@ -1,0 +1,214 @@
+/**
+ * The Admin API's common resource pattern (trophy-admin 1.21.1): create with an array in and
+ * `{ created, issues }` out (201 when at least one was created), list with `limit`/`skip`, get by
+ * id, update with an array of `{ id, ...changes }` into `{ updated, issues }`, delete with
+ * `?ids=` into `{ deleted, issues }`. Per-item problems are issues, not HTTP errors.
+ */
+import type { Deps } from '../../engine/deps.js';
+import { uuidv7 } from '../../domain/ids.js';
+import { fail } from '../../lib/errors.js';
+import { json, ok, queryOf } from '../../http/reply.js';
+import type { Request, Route } from '../../http/server.js';
+import { compileCheck, lastError, parseJson } from '../../http/validate.js';
+import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+
+export interface Issue {
+  id?: string;
+  index?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export const MAX_BATCH = 100;
+
+export interface ResourceSpec<K extends ConfigKind, C, U> {
+  kind: K;
+  /** e.g. '/metrics'; a sub-resource's path starts with its parent's id: '/points/:systemId/levels'. */
+  path: string;
+  /** For a sub-resource: the parent a path names (404 when it does not exist) and an entity's parent. */
+  parent?: { label: string; exists(snapshot: Snapshot, id: string): boolean; of(entity: EntityByKind[K]): string };
+  /** Singular name for messages: "Metric". */
+  label: string;
+  createSchema: Record<string, unknown>;
+  updateSchema: Record<string, unknown>;
+  /** Builds a new entity from a valid create item; returns a message to refuse it. */
+  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot; parentId: string }): EntityByKind[K] | string;
+  /** Applies a valid update item; returns a message to refuse it. */
+  apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
+  view(entity: EntityByKind[K]): unknown;
+  /** Runs after a create (previous null) or an update was stored. */
+  afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
+  /** Runs after an entity was deleted (say, to delete what belongs to it). */
+  afterDelete?(entity: EntityByKind[K]): Promise<void>;
+  /** A message to refuse deleting an entity (something still refers to it). */
+  refuseDelete?(entity: EntityByKind[K], snapshot: Snapshot): string | null;
+}
+
+/** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
+export function pageOf(q: URLSearchParams): { limit: number; skip: number } {
+  const num = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = q.get(name);
+    if (raw === null || raw === '') return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw fail('invalid_query', `${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  return { limit: num('limit', 10, 1, 100), skip: num('skip', 0, 0, Number.MAX_SAFE_INTEGER) };
+}
+
+/** `ids` repeated or comma-separated, 1..100 of them. */
+export function idsOf(q: URLSearchParams): string[] {
+  const ids = q.getAll('ids').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw fail('invalid_query', 'ids is required: one or more ids, repeated or comma-separated');
+  if (ids.length > MAX_BATCH) throw fail('invalid_query', `ids may list at most ${MAX_BATCH} ids`);
+  return [...new Set(ids)];
+}
+
+/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
+export function idOf<T extends { id: string }>(
+  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
+): { id: string | undefined } | string {
+  if (id !== undefined || key === undefined) return { id };
+  const found = byKey.get(key);
+  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
+}
+
+/** The body of a batch call: a JSON array of 1..100 items. */
+export function batchOf(req: Request): unknown[] {
+  const body = parseJson(req.body);
+  if (!Array.isArray(body)) throw fail('invalid_body', 'body must be a JSON array of items');
+  if (body.length === 0 || body.length > MAX_BATCH) throw fail('invalid_body', `body must hold 1 to ${MAX_BATCH} items`);
+  return body;
+}
+
+export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }>(
+  deps: Deps, spec: ResourceSpec<K, C, U>,
+): Route[] {
+  const { store, clock } = deps;
+  const checkCreate = compileCheck<C>(spec.createSchema);
+  const checkUpdate = compileCheck<U>(spec.updateSchema);
+  const uniqueField = UNIQUE_FIELD[spec.kind];
+  const nowIso = () => new Date(clock.now()).toISOString();
+  const label = spec.label.toLowerCase();
+  const duplicate = (entity: EntityByKind[K]) =>
+    `${/^[aeiou]/.test(label) ? 'An' : 'A'} ${label} with ${uniqueField === 'scopedKey' ? 'key' : uniqueField} ` +
+    `"${String((entity as unknown as Record<string, unknown>)[uniqueField === 'scopedKey' ? 'key' : uniqueField])}" already exists`;
+  const parent = spec.parent;
+  /** The parent named by the path ('' for a top-level resource); 404 when it does not exist. */
+  const parentOf = (req: Request): string => {
+    if (parent === undefined) return '';
+    const id = req.params[0];
+    if (!parent.exists(store.current, id)) throw fail('not_found', `${parent.label} "${id}"`);
+    return id;
+  };
+  /** The entity of a kind with this id, when it belongs to the parent. */
+  const find = (id: string, parentId: string): EntityByKind[K] | undefined => {
+    const entity = store.current.get(spec.kind, id);
+    return entity !== undefined && (parent === undefined || parent.of(entity) === parentId) ? entity : undefined;
+  };
+
+  return [
+    {
+      method: 'post', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const parentId = parentOf(req);
+        const items = batchOf(req);
+        const created: unknown[] = [];
+        const issues: Issue[] = [];
+        for (let index = 0; index < items.length; index++) {
+          const item = items[index];
+          if (!checkCreate(item)) {
+            issues.push({ index, severity: 'error', message: lastError(checkCreate) });
+            continue;
+          }
+          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId });
+          if (typeof entity === 'string') {
+            issues.push({ index, severity: 'error', message: entity });
+            continue;
+          }
+          const result = await store.put(spec.kind, 'create', entity);
+          if (result === 'ok') {
+            created.push(spec.view(entity));
+            await spec.afterWrite?.(entity, null, store.current.version);
+          } else {
+            issues.push({ index, severity: 'error', message: duplicate(entity) });
+          }
+        }
+        return json(created.length > 0 ? 201 : 200, { created, issues });
+      },
+    },
+    {
+      method: 'get', path: spec.path, family: 'admin',
+      handler: (req) => {
+        const parentId = parentOf(req);
+        const { limit, skip } = pageOf(queryOf(req.query));
+        const all = store.current.list(spec.kind).filter((e) => parent === undefined || parent.of(e) === parentId);
+        return ok(all.slice(skip, skip + limit).map(spec.view));
+      },
+    },
+    {
+      method: 'get', path: `${spec.path}/:id`, family: 'admin',
+      handler: (req) => {
+        const parentId = parentOf(req);
+        const id = req.params[parent === undefined ? 0 : 1];
+        const entity = find(id, parentId);
+        if (entity === undefined) throw fail('not_found', `${spec.label} "${id}"`);
+        return ok(spec.view(entity));
+      },
+    },
+    {
+      method: 'patch', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const parentId = parentOf(req);
+        const items = batchOf(req);
+        const updated: unknown[] = [];
+        const issues: Issue[] = [];
+        for (let index = 0; index < items.length; index++) {
+          const item = items[index];
+          if (!checkUpdate(item)) {
+            issues.push({ index, severity: 'error', message: lastError(checkUpdate) });
+            continue;
+          }
+          const current = find(item.id, parentId);
+          if (current === undefined) {
+            issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
+            continue;
+          }
+          const entity = spec.apply(current, item, { now: nowIso(), snapshot: store.current });
+          if (typeof entity === 'string') {
+            issues.push({ id: item.id, severity: 'error', message: entity });
+            continue;
+          }
+          const result = await store.put(spec.kind, 'update', entity);
+          if (result === 'ok') {
+            updated.push(spec.view(entity));
+            await spec.afterWrite?.(entity, current, store.current.version);
+          }
+          else if (result === 'not_found') issues.push({ id: item.id, severity: 'error', message: `${spec.label} "${item.id}" not found` });
+          else issues.push({ id: item.id, severity: 'error', message: duplicate(entity) });
+        }
+        return ok({ updated, issues });
+      },
+    },
+    {
+      method: 'del', path: spec.path, family: 'admin',
+      handler: async (req) => {
+        const parentId = parentOf(req);
+        const deleted: { id: string }[] = [];
+        const issues: Issue[] = [];
+        for (const id of idsOf(queryOf(req.query))) {
+          const entity = find(id, parentId);
+          const refusal = entity && spec.refuseDelete?.(entity, store.current);
+          if (refusal) issues.push({ id, severity: 'error', message: refusal });
+          else if (entity !== undefined && await store.delete(spec.kind, id)) {
+            deleted.push({ id });
+            await spec.afterDelete?.(entity);
+          }
+          else issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
+        }
+        return ok({ deleted, issues });
+      },
+    },
+  ];
+}

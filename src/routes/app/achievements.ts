@@ -1,0 +1,164 @@
+/**
+ * Achievements in the Application API: completing an `api` achievement, all achievements with
+ * their statistics, and a user's achievements.
+ */
+import { principalOf } from '../../http/auth.js';
+import type { Deps } from '../../engine/deps.js';
+import { achievementView, completionId, userAchievementView, visibleTo } from '../../domain/achievements.js';
+import { withStats } from '../../domain/achievements.js';
+import { userEntry } from '../../domain/log.js';
+import { pointsChanges } from '../../domain/points.js';
+import { localDay } from '../../domain/time.js';
+import { accrueTime } from '../../engine/time-awards.js';
+import { placedAwards, rankAwards } from '../../engine/placements.js';
+
+import { checkUserId, prepareIdentification, upsertedUserSchema, type UpsertedUser, type UserHash } from '../../domain/users.js';
+import { parseUserAttributes } from '../../domain/users.js';
+import { fail } from '../../lib/errors.js';
+import { json, ok, queryOf } from '../../http/reply.js';
+import type { Request, Route } from '../../http/server.js';
+import { compile, parseJson } from '../../http/validate.js';
+import { markBreakdown } from '../../engine/departures.js';
+import { ScriptCode } from '../../redis/scripts.js';
+import { completionField, progressField, totalField } from '../../model/fields.js';
+import { boostsArg } from '../../config/plans/points.js';
+import type { Achievement } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+
+const validateCompletion = compile<{ user: UpsertedUser }>({
+  type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
+});
+
+/** Whether a user with the given attribute values could earn the achievement. */
+function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, string>): boolean {
+  return a.userAttributes.every((f) => {
+    const key = snapshot.attributes.get(f.attributeId)?.key;
+    return key !== undefined && attributes.get(key) === f.attributeValue;
+  });
+}
+
+export function achievementRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock, stats } = deps;
+
+  async function completeApi(req: Request) {
+    const { tenant } = principalOf(req);
+    const snapshot = store.current;
+    const key = req.params[0];
+    const achievement = snapshot.achievementsByKey.get(key);
+    if (!achievement || achievement.status === 'inactive' || achievement.status === 'archived') {
+      throw fail('not_found', `Achievement "${key}"`);
+    }
+    if (achievement.trigger !== 'api') {
+      throw fail('unprocessable', `Achievement "${key}" completes on its ${achievement.trigger} trigger, not through the API`);
+    }
+    const body = validateCompletion(parseJson(req.body));
+    const user = body.user;
+    const ident = prepareIdentification(user, snapshot);
+    const plan = snapshot.singlePlan(achievement);
+    if (plan === null) throw fail('unprocessable', `Achievement "${key}" filters on an attribute that no longer exists`);
+    const u = keys.forUser(tenant, user.id);
+    // Time awards already due come first, as before an event: the completion's awards may spend
+    // them (or meet the cap after them), and they were earned under the attributes and zone the
+    // user has before this identification.
+    await accrueTime(deps, tenant, user.id);
+    const now = clock.now();
+    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+    const entry = userEntry(tenant, user.id, now, { ...fields, achievement: achievement.id });
+    // Locked: no new completions, but a user who has it gets the original completion back.
+    if (achievement.status === 'locked') {
+      const achievedAt = await redis.hget(u.user, completionField(achievement.id));
+      if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
+      return json(201, completionReply(achievement, snapshot, tenant, user.id, achievedAt));
+    }
+    // Points are counted on the user's local day: the zone this request sets, else the stored one.
+    const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
+    const r = await redis.completeAchievement(
+      u.user, u.users, u.log, u.completions, u.points,
+      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`,
+      boostsArg(snapshot, user.id, localDay(tz, now)), ...markBreakdown(ident.pairs, snapshot),
+    );
+    if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+    if (r[0] === ScriptCode.FILTERED_OUT) {
+      throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
+    }
+    if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
+    // An attribute a board breaks down by changed: the user leaves the old group (src/leaderboard-moves.ts).
+    if (r[5] !== '') {
+      const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
+      await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
+    }
+    // A user created here: time triggers count from now (the workers must find the user).
+    if (r[1] === 1) await accrueTime(deps, tenant, user.id);
+    await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
+    const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
+    return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
+  }
+
+  function completionReply(
+    a: Achievement, snapshot: Snapshot, tenant: string, userId: string, achievedAt: string, points: Record<string, unknown> = {},
+  ) {
+    return { completionId: completionId(tenant, userId, a.id), achievement: userAchievementView(a, snapshot, achievedAt), points };
+  }
+
+  async function userAchievements(req: Request) {
+    const { tenant } = principalOf(req);
+    const id = req.params[0];
+    checkUserId(id);
+    const snapshot = store.current;
+    const u = keys.forUser(tenant, id);
+    const h: UserHash = await redis.hgetall(u.user);
+    if (h.id === undefined) throw fail('user_not_found', id);
+    const includeIncomplete = queryOf(req.query).get('includeIncomplete') === 'true';
+    const tenantStats = await stats.get(tenant);
+    const done: { view: ReturnType<typeof userAchievementView>; at: string }[] = [];
+    const open: Achievement[] = [];
+    for (const a of snapshot.achievements.values()) {
+      const achievedAt = h[completionField(a.id)];
+      if (!visibleTo(a, achievedAt !== undefined)) continue;
+      if (achievedAt !== undefined) done.push({ view: userAchievementView(a, snapshot, achievedAt), at: achievedAt });
+      else if (includeIncomplete) open.push(a);
+    }
+    done.sort((x, y) => x.at.localeCompare(y.at));
+    const list: unknown[] = done.map((d) => withStats(d.view, tenantStats));
+    if (open.length > 0) {
+      const progress = await progressOf(u, h, open);
+      for (const a of open) {
+        list.push({ ...withStats(userAchievementView(a, snapshot, null), tenantStats), ...progress.get(a.id) });
+      }
+    }
+    return ok(list);
+  }
+
+  /** Progress of incomplete metric achievements: the total, or the filtered events' sum. */
+  async function progressOf(u: ReturnType<typeof keys.forUser>, h: UserHash, open: Achievement[]) {
+    const out = new Map<string, { progress: { current: number; target: number } }>();
+    for (const a of open) {
+      if (a.trigger !== 'metric' || a.metricId === null) continue;
+      const current = a.eventAttributes.length > 0
+        ? Number((await redis.hget(keys.userMetric(u, a.metricId), progressField(a.id))) ?? 0)
+        : Number(h[totalField(a.metricId)] ?? 0);
+      out.set(a.id, { progress: { current, target: a.metricValue ?? 0 } });
+    }
+    return out;
+  }
+
+  async function all(req: Request) {
+    const { tenant } = principalOf(req);
+    const snapshot = store.current;
+    const filter = parseUserAttributes(queryOf(req.query).get('userAttributes'), snapshot);
+    const tenantStats = await stats.get(tenant);
+    const list = [];
+    for (const a of snapshot.achievements.values()) {
+      if (a.status !== 'active') continue;
+      if (filter !== null && !couldEarn(a, snapshot, filter)) continue;
+      list.push(withStats(achievementView(a, snapshot), tenantStats));
+    }
+    return ok(list);
+  }
+
+  return [
+    { method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi },
+    { method: 'get', path: '/achievements', family: 'app', handler: all },
+    { method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements },
+  ];
+}

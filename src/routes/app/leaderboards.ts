@@ -1,0 +1,187 @@
+/**
+ * Leaderboard reads of the Application API: the boards users see, a board's rankings (a page, a
+ * past run, around a user), and a user's rank with the history of its changes.
+ */
+import { principalOf } from '../../http/auth.js';
+import type { Deps } from '../../engine/deps.js';
+import { fail } from '../../lib/errors.js';
+import { ok, queryOf } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
+import { boardView, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards.js';
+import { dateOfDay } from '../../domain/periods.js';
+import { localDay, parseDate } from '../../domain/time.js';
+import { checkUserId, setPair } from '../../domain/users.js';
+import type { Leaderboard } from '../../model/entities.js';
+
+/** An integer query parameter within bounds, or its default. */
+function intOf(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = q.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw fail('invalid_query', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function leaderboardRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock } = deps;
+
+  /** A board users may see (not inactive); 404 otherwise. */
+  function boardOf(key: string): Leaderboard {
+    const lb = store.current.leaderboardsByKey.get(key);
+    if (lb === undefined || lb.status === 'inactive') throw fail('not_found', `Leaderboard "${key}"`);
+    return lb;
+  }
+
+  /**
+   * The run a query names (`run=YYYY-MM-DD`, any day of it), or the current one (the last, once
+   * finished: by its end, or by an admin, whose day is then its last).
+   */
+  /**
+   * The run `raw` names, or without one the run of `today` (default: the UTC date; a user's own
+   * read passes the user's local date, the run their events go to).
+   */
+  function runFor(lb: Leaderboard, raw: string | null, today?: string) {
+    const last = lastDayOf(lb);
+    let date: string;
+    if (raw !== null && raw !== '') {
+      if (parseDate(raw) === null) throw fail('invalid_query', `run must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
+      if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
+      date = raw;
+    } else {
+      date = today ?? dateOfDay(Math.floor(clock.now() / 86_400_000));
+      if (last !== null && date > last) date = last;
+      if (date < lb.start) date = lb.start;
+    }
+    const run = runOf(lb, date);
+    if (run === null) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}"`);
+    return run;
+  }
+
+  /**
+   * The breakdown group a query names: `userAttributes=key:value[,key:value]` with a value for each
+   * of the board's breakdown attributes ('' for a board without). Keys are attribute keys.
+   */
+  function groupOf(lb: Leaderboard, raw: string | null): string {
+    if (lb.breakdownAttributes.length === 0) return '';
+    const given = new Map<string, string>();
+    for (const part of (raw ?? '').split(',')) {
+      const i = part.indexOf(':');
+      if (i > 0) setPair(given, part.slice(0, i).trim(), part.slice(i + 1).trim());
+    }
+    const snapshot = store.current;
+    const values = lb.breakdownAttributes.map((id) => {
+      const key = snapshot.attributes.get(id)?.key ?? id;
+      const v = given.get(key);
+      if (v === undefined) throw fail('invalid_query', `userAttributes must give ${key}:<value>: leaderboard "${lb.key}" ranks its users by ${key}`);
+      return v;
+    });
+    return values.join('\u0000');
+  }
+
+  /** The user's breakdown group of a board, from their attributes ('' without; null: in none). */
+  async function userGroupOf(lb: Leaderboard, userKey: string): Promise<string | null> {
+    if (lb.breakdownAttributes.length === 0) return '';
+    const snapshot = store.current;
+    const fields = lb.breakdownAttributes.map((id) => 'a:' + (snapshot.attributes.get(id)?.key ?? id));
+    const values = await redis.hmget(userKey, ...fields);
+    return values.some((v) => v === null) ? null : values.join('\u0000');
+  }
+
+  return [
+    {
+      method: 'get', path: '/leaderboards', family: 'app',
+      handler: (req) => {
+        const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
+        const snapshot = store.current;
+        const now = clock.now();
+        const list = [];
+        for (const lb of snapshot.leaderboards.values()) {
+          const status = leaderboardStatus(lb, now);
+          if (status === 'inactive' || (status === 'finished' && !includeFinished)) continue;
+          list.push({ ...boardView(lb, snapshot), status });
+        }
+        return ok(list);
+      },
+    },
+    {
+      method: 'get', path: '/leaderboards/:key', family: 'app',
+      handler: async (req) => {
+        const lb = boardOf(req.params[0]);
+        const q = queryOf(req.query);
+        const offset = intOf(q, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+        // At most the board's size: a larger limit reads the whole board.
+        const limit = Math.min(intOf(q, 'limit', 10, 0, 1000), lb.maxParticipants);
+        const run = runFor(lb, q.get('run'));
+        const tenant = principalOf(req).tenant;
+        const k = keys.leaderboard(tenant, lb.id, run.start, groupOf(lb, q.get('userAttributes')));
+        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
+        let start = offset;
+        const around = q.get('userId');
+        let rankings: { userId: string; userName: string | null; rank: number; value: number }[] = [];
+        let ready = true;
+        if (around !== null && around !== '') {
+          const member = await redis.hget(k.members, around);
+          const rank = member === null ? null : await redis.zrevrank(k.ranking, member);
+          if (rank === null) ready = false;
+          else start = rank + offset;
+        }
+        if (ready && limit > 0) {
+          const flat = await redis.zrevrange(k.ranking, start, start + limit - 1, 'WITHSCORES');
+          for (let i = 0; i < flat.length; i += 2) {
+            rankings.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), userName: null, rank: start + i / 2 + 1, value: Number(flat[i + 1]) });
+          }
+          const names = await Promise.all(rankings.map((r) => redis.hget(keys.forUser(tenant, r.userId).user, 'name')));
+          rankings = rankings.map((r, i) => ({ ...r, userName: names[i] }));
+        }
+        const snapshot = store.current;
+        // Once the workers finalised the run: when, and its winners (laurel's addition).
+        const group = groupOf(lb, q.get('userAttributes'));
+        const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
+        return ok({
+          ...boardView(lb, snapshot), status: leaderboardStatus(lb, clock.now()), rankings,
+          run: run.start, runEnd: run.end, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
+        });
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/leaderboards/:key', family: 'app',
+      handler: async (req) => {
+        const id = req.params[0];
+        checkUserId(id);
+        const lb = boardOf(req.params[1]);
+        const q = queryOf(req.query);
+        const numEvents = intOf(q, 'numEvents', 10, 1, 100);
+        const rawRun = q.get('run');
+        runFor(lb, rawRun);
+        const tenant = principalOf(req).tenant;
+        const userKey = keys.forUser(tenant, id).user;
+        const [exists, tz] = await redis.hmget(userKey, 'id', 'tz');
+        if (exists === null) throw fail('user_not_found', id);
+        // Without a run, the run of the user's own date: the one their events count in.
+        const run = runFor(lb, rawRun, localDay(tz ?? '', clock.now()));
+        const group = await userGroupOf(lb, userKey);
+        const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
+        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
+        const [member, events] = group === null ? [null, []]
+          : await Promise.all([redis.hget(k.members, id), redis.lrange(k.history(id), 0, numEvents - 1)]);
+        let rank: number | null = null;
+        let value: number | null = null;
+        if (member !== null) {
+          const [r, score] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
+          if (r !== null) rank = r + 1;
+          if (score !== null) value = Number(score);
+        }
+        const num = (x: string) => (x === '' || x === '0' ? null : Number(x));
+        const history = events.map((e) => {
+          const [at, previousRank, r, previousValue, v] = e.split('|');
+          return {
+            timestamp: new Date(Number(at)).toISOString(), previousRank: num(previousRank), rank: num(r),
+            previousValue: previousValue === '' ? null : Number(previousValue), value: v === '' ? null : Number(v),
+          };
+        });
+        return ok({ ...boardView(lb, store.current), rank, value, history, run: run.start, runEnd: run.end });
+      },
+    },
+  ];
+}

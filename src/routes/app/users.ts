@@ -1,0 +1,189 @@
+/**
+ * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
+ * event summaries, and notification preferences.
+ */
+import { principalOf } from '../../http/auth.js';
+import type { Deps } from '../../engine/deps.js';
+import { fail } from '../../lib/errors.js';
+import { json, ok, queryOf } from '../../http/reply.js';
+import type { Reply, Request, Route } from '../../http/server.js';
+import { compile, parseJson } from '../../http/validate.js';
+import { checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
+import { userAchievementView, visibleTo } from '../../domain/achievements.js';
+import { userEntry } from '../../domain/log.js';
+import { localDay } from '../../domain/time.js';
+import { accrueTime } from '../../engine/time-awards.js';
+import { placedAwards, rankAwards } from '../../engine/placements.js';
+import { markBreakdown } from '../../engine/departures.js';
+import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
+import { ScriptCode } from '../../redis/scripts.js';
+import { totalField, completionField } from '../../model/fields.js';
+import { boostsFor } from '../../config/plans/points.js';
+import type { Metric } from '../../model/entities.js';
+
+const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
+const validateIdentification = compile<Identification>(identificationSchema);
+
+const channels = { type: ['array', 'null'], items: { enum: ['email', 'push'] }, uniqueItems: true };
+const validatePreferences = compile<{ notifications?: Record<string, string[]> | null }>({
+  type: 'object',
+  properties: {
+    notifications: {
+      type: ['object', 'null'],
+      properties: Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channels])),
+      additionalProperties: false,
+    },
+  },
+});
+
+export function userRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock } = deps;
+
+  async function identify(req: Request, mode: 'create' | 'upsert' | 'update', id: string, user: Identification): Promise<Reply> {
+    const { tenant } = principalOf(req);
+    checkUserId(id);
+    const ident = prepareIdentification(user, store.current);
+    const u = keys.forUser(tenant, id);
+    const now = clock.now();
+    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+    // A user created here gets the user-creation triggers' points, counted on the user's day.
+    const creationTriggers = store.current.points?.c;
+    const day = localDay(ident.tz ?? '', now);
+    const points = creationTriggers === undefined ? ''
+      : `${now}|d:${day}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s, b: boostsFor(store.current, id, day) })}`;
+    // Time awards already due were earned under the attributes and zone the user has now: accrued
+    // before they change (a trigger's filters, and the day an award counts on, read them).
+    if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
+    const r = await redis.upsertUser(
+      u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
+      userEntry(tenant, id, now, fields), points, ...markBreakdown(ident.pairs, store.current),
+    );
+    const code = r[0] as number;
+    if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+    if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
+    if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+    const created = r[1] === 1;
+    if (created) {
+      deps.stats.invalidate(tenant);
+      // Time triggers count from now: the workers must find the new user when an award is due.
+      await accrueTime(deps, tenant, id);
+      await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
+    }
+    const h = hashFromFlat(r, 5);
+    // An attribute a board breaks down by changed: the user leaves the old group.
+    if (r[4] !== '') {
+      const attributes = new Map(Object.keys(h).filter((f) => f.startsWith('a:')).map((f) => [f.slice(2), h[f]]));
+      // The identification was made: a departure that fails on the connection follows it.
+      await deps.placements.leave(tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
+    }
+    return json(created ? 201 : 200, userView(h));
+  }
+
+  /** The user's hash; 404 when the user does not exist. */
+  async function loadUser(req: Request): Promise<UserHash> {
+    const id = req.params[0];
+    checkUserId(id);
+    const h = await redis.hgetall(keys.forUser(principalOf(req).tenant, id).user);
+    if (h.id === undefined) throw fail('user_not_found', id);
+    return h;
+  }
+
+  function activeMetric(key: string): Metric {
+    const metric = store.current.metricsByKey.get(key);
+    if (metric === undefined || metric.status !== 'active') throw fail('metric_not_found', key);
+    return metric;
+  }
+
+  /** A metric with the user's total and the metric's achievements (achievedAt null when open). */
+  function metricView(metric: Metric, h: UserHash) {
+    const snapshot = store.current;
+    const achievements = [];
+    for (const a of snapshot.achievements.values()) {
+      if (a.trigger !== 'metric' || a.metricId !== metric.id) continue;
+      const achievedAt = h[completionField(a.id)] ?? null;
+      if (visibleTo(a, achievedAt !== null)) achievements.push(userAchievementView(a, snapshot, achievedAt));
+    }
+    return {
+      id: metric.id,
+      key: metric.key,
+      name: metric.name,
+      status: metric.status,
+      current: Number(h[totalField(metric.id)] ?? 0),
+      unitType: metric.unitType,
+      units: metric.units,
+      achievements,
+    };
+  }
+
+  const routes: Route[] = [
+    {
+      method: 'post', path: '/users', family: 'app',
+      handler: (req) => {
+        const body = validateUpserted(parseJson(req.body));
+        return identify(req, 'create', body.id, body);
+      },
+    },
+    {
+      method: 'put', path: '/users/:id', family: 'app',
+      handler: (req) => identify(req, 'upsert', req.params[0], validateIdentification(parseJson(req.body))),
+    },
+    {
+      method: 'patch', path: '/users/:id', family: 'app',
+      handler: (req) => identify(req, 'update', req.params[0], validateIdentification(parseJson(req.body))),
+    },
+    {
+      method: 'get', path: '/users/:id', family: 'app',
+      handler: async (req) => ok(userView(await loadUser(req))),
+    },
+    {
+      method: 'get', path: '/users/:id/metrics', family: 'app',
+      handler: async (req) => {
+        const h = await loadUser(req);
+        return ok([...store.current.metrics.values()].filter((m) => m.status === 'active').map((m) => metricView(m, h)));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/metrics/:key', family: 'app',
+      handler: async (req) => {
+        const metric = activeMetric(req.params[1]);
+        return ok(metricView(metric, await loadUser(req)));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
+      handler: async (req) => {
+        const id = req.params[0];
+        checkUserId(id);
+        const metric = activeMetric(req.params[1]);
+        const query = parseSummaryQuery(queryOf(req.query));
+        const u = keys.forUser(principalOf(req).tenant, id);
+        const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userMetric(u, metric.id)).exec()) as [
+          [Error | null, number], [Error | null, Record<string, string>],
+        ];
+        if (e1 || e2) throw e1 ?? e2;
+        if (exists === 0) throw fail('user_not_found', id);
+        return ok(eventSummary(fields, query));
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/preferences', family: 'app',
+      handler: async (req) => ok(preferencesView(await loadUser(req))),
+    },
+    {
+      method: 'patch', path: '/users/:id/preferences', family: 'app',
+      handler: async (req) => {
+        const id = req.params[0];
+        checkUserId(id);
+        const body = validatePreferences(parseJson(req.body));
+        const pairs: string[] = [];
+        for (const [type, list] of Object.entries(body.notifications ?? {})) {
+          if (list != null) pairs.push('n:' + type, JSON.stringify(list));
+        }
+        const r = await redis.updatePreferences(keys.forUser(principalOf(req).tenant, id).user, ...pairs);
+        if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+        return ok(preferencesView(hashFromFlat(r, 1)));
+      },
+    },
+  ];
+  return routes;
+}

@@ -1,0 +1,180 @@
+/**
+ * `GET users/{id}/wrapped`: a user's year in review (src/domain/wrapped.ts says what it counts).
+ * A read only: it reads the user's hashes, the streak history and the rank histories of the
+ * boards' runs in the year, and writes nothing (time-trigger points due are accrued first, as
+ * every points read does).
+ */
+import { principalOf } from '../../http/auth.js';
+import type { Deps } from '../../engine/deps.js';
+import { boardView, runOf, runStart } from '../../domain/leaderboards.js';
+import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
+import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
+import { pausesOf, stateFromHash } from '../../domain/streaks.js';
+import { localDay } from '../../domain/time.js';
+import { dayValues } from '../../domain/summary.js';
+import { checkUserId, userView, type UserHash } from '../../domain/users.js';
+import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
+import { fail } from '../../lib/errors.js';
+import { ok, queryOf } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
+import { accrueTime } from '../../engine/time-awards.js';
+import { completionField } from '../../model/fields.js';
+import type { Leaderboard } from '../../model/entities.js';
+import { streakHistory } from '../../domain/streak-history.js';
+
+/** The first year laurel answers: it counts days from the epoch (src/domain/periods.ts). */
+export const FIRST_YEAR = 1970;
+
+/** The runs of a board with a day in [first, last]. */
+function runsIn(lb: Leaderboard, first: string, last: string): { start: string; end: string | null }[] {
+  if (lb.start > last) return [];
+  const runs: { start: string; end: string | null }[] = [];
+  let run = runOf(lb, lb.start > first ? lb.start : first);
+  while (run !== null && run.start <= last) {
+    runs.push(run);
+    if (lb.runUnit === null || lb.runInterval === null || run.end === null) break;
+    run = runOf(lb, runStart(lb, run.k + 1));
+  }
+  return runs;
+}
+
+/** Whether `days` holds a day from `first` to `last`. */
+function holdsDay(days: Map<string, number>, first: string, last: string): boolean {
+  for (const day of days.keys()) if (day >= first && day <= last) return true;
+  return false;
+}
+
+export function wrappedRoutes(deps: Deps): Route[] {
+  const { redis, keys, store, clock, stats } = deps;
+
+  return [{
+    method: 'get', path: '/users/:id/wrapped', family: 'app',
+    handler: async (req) => {
+      const id = req.params[0];
+      checkUserId(id);
+      const raw = queryOf(req.query).get('year');
+      if (raw !== null && raw !== '' && !/^\d{1,6}$/.test(raw)) {
+        throw fail('invalid_query', `year must be an integer from ${FIRST_YEAR} to the current year, got "${raw}"`);
+      }
+      const tenant = principalOf(req).tenant;
+      await accrueTime(deps, tenant, id);
+      const snapshot = store.current;
+      const u = keys.forUser(tenant, id);
+      const metrics = [...snapshot.metrics.values()].filter((m) => m.status === 'active');
+      const systems = [...snapshot.pointsSystems.values()].filter((p) => p.status === 'active');
+      // The user's keys share a slot: one pipeline, on a Cluster too.
+      const pipeline = redis.pipeline().hgetall(u.user).hgetall(u.history);
+      for (const m of metrics) pipeline.hgetall(keys.userMetric(u, m.id));
+      for (const p of systems) pipeline.hgetall(keys.userPoints(u, p.id).days);
+      const replies = (await pipeline.exec()) ?? [];
+      const hashes = replies.map(([err, value]) => {
+        if (err) throw err;
+        return value as Record<string, string>;
+      });
+      const h: UserHash = hashes[0];
+      if (h.id === undefined) throw fail('user_not_found', id);
+      const tz = h.tz ?? '';
+      const now = clock.now();
+      const today = localDay(tz, now);
+      const current = Number(today.slice(0, 4));
+      const year = raw === null || raw === '' ? current : Number(raw);
+      if (year < FIRST_YEAR || year > current) {
+        throw fail('invalid_query', `year must be an integer from ${FIRST_YEAR} to the current year (${current}), got "${raw}"`);
+      }
+      const first = `${year}-01-01`;
+      const last = `${year}-12-31` < today ? `${year}-12-31` : today;
+
+      const metricDays: MetricDays[] = metrics.map((m, i) => ({ key: m.key, name: m.name, units: m.units, days: dayValues(hashes[2 + i]) }));
+      const pointsDays: PointsDays[] = systems.map((p, i) => ({
+        key: p.key, name: p.name, description: p.description, days: dayValues(hashes[2 + metrics.length + i]),
+      }));
+
+      const daysById = new Map<string, Map<string, number>>([
+        ...metrics.map((m, i): [string, Map<string, number>] => [m.id, metricDays[i].days]),
+        ...systems.map((p, i): [string, Map<string, number>] => [p.id, pointsDays[i].days]),
+      ]);
+
+      const tenantStats = await stats.get(tenant);
+      const achievements = [];
+      for (const a of snapshot.achievements.values()) {
+        const at = h[completionField(a.id)];
+        if (at === undefined || !visibleTo(a, true)) continue;
+        const ms = Date.parse(at);
+        if (Number.isNaN(ms)) continue;
+        achievements.push({ day: localDay(tz, ms), at, view: withStats(userAchievementView(a, snapshot, at), tenantStats) });
+      }
+
+      // Rank histories of every run in the year of each board users see, in the user's current
+      // breakdown group (the history of a group the user left is not read).
+      const leaderboards = new Map<string, RankEntry[]>();
+      await Promise.all([...snapshot.leaderboards.values()].filter((lb) => lb.status !== 'inactive').map(async (lb) => {
+        let group = '';
+        if (lb.breakdownAttributes.length > 0) {
+          const values = lb.breakdownAttributes.map((aid) => h['a:' + (snapshot.attributes.get(aid)?.key ?? aid)]);
+          if (values.some((v) => v === undefined)) return;
+          group = values.join('\u0000');
+        }
+        // A placement (and so a history entry) comes from an event of the board's metric, or an
+        // award of its points system, on a day of its run: only the runs holding such a day of the
+        // user's are read (a daily board would be 365 reads; streak boards are perpetual).
+        const days = lb.rankBy === 'metric' ? daysById.get(lb.metricId ?? '') : lb.rankBy === 'points' ? daysById.get(lb.pointsSystemId ?? '') : undefined;
+        const runs = runsIn(lb, first, last).filter((run) => days === undefined || holdsDay(days, run.start, run.end ?? last));
+        const lists = await Promise.all(runs.map((run) => redis.lrange(keys.leaderboard(tenant, lb.id, run.start, group).history(id), 0, -1)));
+        const entries: RankEntry[] = [];
+        runs.forEach((run, i) => {
+          for (const e of lists[i]) {
+            const [at, , rank, , value] = e.split('|');
+            if (rank === '' || rank === '0') continue;
+            const ms = Number(at);
+            entries.push({
+              day: localDay(tz, ms), ms, rank: Number(rank), value: value === '' ? null : Number(value),
+              view: { ...boardView(lb, snapshot), run: run.start, runEnd: run.end },
+            });
+          }
+        });
+        if (entries.length > 0) leaderboards.set(lb.key, entries);
+      }));
+
+      const activity = wrappedActivity({ year, metrics: metricDays, points: pointsDays, achievements, leaderboards });
+      return ok({ user: userView(h), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, hashes[1], year, now) } } });
+    },
+  }];
+
+  /**
+   * The longest streak reached in the year: the greatest length the streak history shows in one of
+   * the year's periods, with that period and the first period of its run (`started`). Length 0
+   * (and daily, without a streak rule) when there was none.
+   */
+  function longestStreak(h: UserHash, history: Record<string, string>, year: number, now: number) {
+    const rule = store.current.streak;
+    if (rule === null) return { length: 0, frequency: 'daily' as const };
+    const f = rule.frequency;
+    const { day, period } = currentPeriod(f, h.tz ?? '', now);
+    const state = stateFromHash(h, rule, day, period);
+    const yearFirst = periodOfDay(f, dayIndexOf(`${year}-01-01`));
+    const yearLast = Math.min(period, periodOfDay(f, dayIndexOf(`${year}-12-31`)));
+    // From a year before the year's start, further back while the best run reaches the window's
+    // first period: a run that began years before shows its start (none began before 1969).
+    const lowest = periodOfDay(f, dayIndexOf(`${FIRST_YEAR - 1}-01-01`));
+    let from = periodOfDay(f, dayIndexOf(`${year - 1}-01-01`));
+    for (;;) {
+      const items = streakHistory(rule, state, history, period, period - from + 1, pausesOf(h));
+      let best = -1;
+      for (let p = yearFirst; p <= yearLast; p++) {
+        const i = p - from;
+        if (items[i].length > 0 && (best === -1 || items[i].length > items[best].length)) best = i;
+      }
+      if (best === -1) return { length: 0, frequency: f };
+      let start = best;
+      while (start > 0 && items[start - 1].length > 0 && items[start - 1].length <= items[start].length) start--;
+      if (start === 0 && from > lowest) {
+        from = Math.max(lowest, from - (period - from + 1));
+        continue;
+      }
+      return {
+        length: items[best].length, frequency: f,
+        periodStart: periodStart(f, from + best), periodEnd: periodEnd(f, from + best), started: periodStart(f, from + start),
+      };
+    }
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The layout of docs/architecture.md holds: every import of src/ and workers/ points to a lower
+ * layer (or within its own folder), no module imports itself through others (type-only imports
+ * count), and the pure layers use no I/O package.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Layers from the bottom up: a module may import a lower layer, or its own folder. */
+const LAYERS: [folder: string, rank: number][] = [
+  ['src/lib', 0],
+  ['src/model', 1],
+  ['src/domain', 2],
+  ['src/redis', 3],
+  ['src/postgres', 3],
+  ['src/config', 4],
+  ['src/engine', 5],
+  ['src/http', 6],
+  ['src/routes/app', 7],
+  ['src/routes/admin', 7],
+  ['src/routes/ops.ts', 7],
+  ['workers', 7],
+  ['src/app', 8],
+  ['src/cli.ts', 9],
+];
+
+/** Layers that share nothing though one is lower: the workers serve no HTTP. */
+const APART: [from: string, to: string][] = [['workers', 'src/http']];
+
+/** Modules that route modules of their folder may share (the Admin API's batch resources). */
+const SHARED_IN_FOLDER = new Set(['src/routes/admin/resource.ts']);
+
+/** Packages that do I/O or speak a protocol: not in the pure layers. */
+const IO_PACKAGES = ['ioredis', 'pg', 'bullmq', 'uWebSockets.js', 'node:net', 'node:http', 'node:http2', 'node:fs', 'nodemailer'];
+const PURE = new Set(['src/lib', 'src/model', 'src/domain']);
+/** The one place of process I/O in the lower layers: settings read from the environment, the logger. */
+const PURE_EXCEPTIONS = new Set<string>([]);
+
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return files(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+interface Import {
+  spec: string;
+  /** Repository path of a relative import's target; null for a package. */
+  target: string | null;
+}
+
+/** Every import and re-export of a module, `import type` included. */
+function importsOf(file: string): Import[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const found: Import[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/g)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    const target = spec.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), spec.replace(/\.js$/, '.ts'))) : null;
+    found.push({ spec, target });
+  }
+  return found;
+}
+
+function layerOf(file: string): [folder: string, rank: number] {
+  let best: [string, number] | null = null;
+  for (const [folder, rank] of LAYERS) {
+    if ((file === folder || file.startsWith(folder + '/')) && (best === null || folder.length > best[0].length)) best = [folder, rank];
+  }
+  if (best === null) throw new Error(`${file} is in no layer of docs/architecture.md`);
+  return best;
+}
+
+const modules = [...files('src'), ...files('workers')].sort();
+const graph = new Map(modules.map((f) => [f, importsOf(f)]));
+
+/** Strongly connected components of more than one module (or a module importing itself). */
+function cycles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const { target } of graph.get(v) ?? []) {
+      if (target === null || !graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(v, Math.min(low.get(v)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(v, Math.min(low.get(v)!, index.get(target)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      const selfImport = (graph.get(v) ?? []).some((i) => i.target === v);
+      if (component.length > 1 || selfImport) out.push(component.sort());
+    }
+  };
+  for (const m of modules) if (!index.has(m)) visit(m);
+  return out;
+}
+
+describe('architecture', () => {
+  it('finds the modules and their imports', () => {
+    expect(modules).toContain('src/cli.ts');
+    expect(graph.get('src/cli.ts')!.some((i) => i.target === 'src/app/api.ts')).toBe(true);
+  });
+
+  it('places every module in a layer', () => {
+    for (const m of modules) expect(() => layerOf(m), m).not.toThrow();
+  });
+
+  it('has no import cycle, type-only imports included', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  it('imports only lower layers or its own folder', () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      const [folder, rank] = layerOf(file);
+      for (const { spec, target } of imports) {
+        if (target === null) continue;
+        expect(graph.has(target), `${file} imports ${spec}, which is not a module`).toBe(true);
+        const [toFolder, toRank] = layerOf(target);
+        const routes = folder.startsWith('src/routes/');
+        const sameFolder = toFolder === folder && (!routes || SHARED_IN_FOLDER.has(target));
+        const apart = APART.some(([a, b]) => a === folder && b === toFolder);
+        if ((!sameFolder && toRank >= rank) || apart) wrong.push(`${file} -> ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps I/O packages out of lib, model and domain', () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      if (!PURE.has(layerOf(file)[0]) || PURE_EXCEPTIONS.has(file)) continue;
+      for (const { spec } of imports) if (IO_PACKAGES.includes(spec)) wrong.push(`${file} -> ${spec}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('fails on a cycle and on a wrong-way import (the checks can fail)', () => {
+    graph.set('src/lib/clock.ts', [...graph.get('src/lib/clock.ts')!, { spec: '../cli.js', target: 'src/cli.ts' }]);
+    try {
+      expect(cycles().length).toBeGreaterThan(0);
+      const [, rank] = layerOf('src/lib/clock.ts');
+      expect(layerOf('src/cli.ts')[1]).toBeGreaterThan(rank);
+    } finally {
+      graph.set('src/lib/clock.ts', importsOf('src/lib/clock.ts'));
+    }
+  });
+});
