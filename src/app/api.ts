@@ -7,11 +7,8 @@ import type { Logger } from 'pino';
 import { Liveness } from '../engine/liveness.js';
 import { Authenticator } from '../http/auth.js';
 import { ensureAdminKey } from './bootstrap.js';
-
 import { HttpServer } from '../http/server.js';
-
 import { settleWithin } from '../redis/client.js';
-
 import { adminRoutes } from '../routes/admin/config.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
 import { adminPointsRoutes } from '../routes/admin/points.js';

@@ -13,7 +13,6 @@
  * users who have it), archived (gone). User-attribute filters must all match the user.
  */
 import { nameUuid } from './ids.js';
-
 import type { Achievement, AttributeFilter } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 

@@ -14,7 +14,6 @@
  * Only active triggers of active systems count; user-attribute filters must all match.
  */
 import { quickNameUuid } from './ids.js';
-
 import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 

@@ -4,16 +4,15 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { achievementView, completionId, userAchievementView, visibleTo } from '../../domain/achievements.js';
-import { withStats } from '../../domain/achievements.js';
+import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { userEntry } from '../../domain/log.js';
 import { pointsChanges } from '../../domain/points.js';
 import { localDay } from '../../domain/time.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { placedAwards, rankAwards } from '../../engine/placements.js';
-
-import { checkUserId, prepareIdentification, upsertedUserSchema, type UpsertedUser, type UserHash } from '../../domain/users.js';
-import { parseUserAttributes } from '../../domain/users.js';
+import {
+  checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash,
+} from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
