@@ -1,16 +1,26 @@
 /**
- * The README stays true: its curl examples run as printed (against a fresh server, with its URL
- * and admin key substituted) and answer the status they announce, and it lists every error code.
+ * The docs stay true: the curl examples of the README and then of every docs/*.md file (docs/api.md
+ * first, the others alphabetically) run as printed, in that order, against one fresh server (with
+ * its URL and admin key substituted), and answer the status they announce; docs/api.md lists every
+ * error code; docs/operations.md shows the api's node flags; every relative link resolves.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../src/lib/errors.js';
 import { LAUREL_NODE_FLAGS } from '../bench/variants.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-const readme = readFileSync('README.md', 'utf8');
+/** The README, then docs/api.md (its examples carry on from the README's), then the other docs. */
+const DOCS = [
+  'README.md',
+  'docs/api.md',
+  ...readdirSync('docs').filter((f) => f.endsWith('.md') && f !== 'api.md').sort().map((f) => `docs/${f}`),
+];
+const text = new Map(DOCS.map((file) => [file, readFileSync(file, 'utf8')]));
+const doc = (file: string): string => text.get(file) ?? '';
 // Asynchronous: the server answering curl runs in this very process.
 const run = promisify(execFile);
 
@@ -20,9 +30,9 @@ interface Example {
 }
 
 /** ```sh blocks that start with `# expect <status>` and hold one curl command. */
-function examples(): Example[] {
+function examples(markdown: string): Example[] {
   const found: Example[] = [];
-  for (const m of readme.matchAll(/```sh\n# expect (\d{3})\n([\s\S]*?)```/g)) {
+  for (const m of markdown.matchAll(/```sh\n# expect (\d{3})\n([\s\S]*?)```/g)) {
     found.push({ status: Number(m[1]), command: m[2].trim() });
   }
   return found;
@@ -33,39 +43,58 @@ let s: TestServer;
 beforeAll(async () => { s = await startTestServer(); });
 afterAll(async () => { await s?.close(); });
 
-describe('README', () => {
-  const list = examples();
-
-  it('has curl examples', () => {
-    expect(list.length).toBeGreaterThan(8);
-    for (const e of list) expect(e.command.startsWith('curl -s '), e.command).toBe(true);
-  });
-
-  it('runs every curl example as printed, in order', async () => {
-    for (const e of list) {
-      const command = e.command
-        .replaceAll('http://localhost:3000', s.url)
-        .replaceAll('dev-admin-key', s.adminKey)
-        .replace(/^curl -s /, "curl -s -w '\\n%{http_code}' ");
-      const { stdout: out } = await run('bash', ['-c', command], { encoding: 'utf8' });
-      const lines = out.trimEnd().split('\n');
-      const status = Number(lines.pop());
-      const body = lines.join('\n');
-      expect(status, `${e.command}\n→ ${body}`).toBe(e.status);
-      expect(() => JSON.parse(body), body).not.toThrow();
+describe('docs', () => {
+  it('has curl examples in the README and in docs/api.md', () => {
+    expect(examples(doc('README.md')).length).toBeGreaterThanOrEqual(5);
+    expect(examples(doc('docs/api.md')).length).toBeGreaterThan(15);
+    for (const file of DOCS) {
+      for (const e of examples(doc(file))) expect(e.command.startsWith('curl -s '), `${file}: ${e.command}`).toBe(true);
     }
   });
+
+  // One server for all of them, in order: each file's examples may use what earlier ones made.
+  for (const file of DOCS) {
+    it(`runs every curl example of ${file} as printed, in order`, async () => {
+      for (const e of examples(doc(file))) {
+        const command = e.command
+          .replaceAll('http://localhost:3000', s.url)
+          .replaceAll('dev-admin-key', s.adminKey)
+          .replace(/^curl -s /, "curl -s -w '\\n%{http_code}' ");
+        const { stdout: out } = await run('bash', ['-c', command], { encoding: 'utf8' });
+        const lines = out.trimEnd().split('\n');
+        const status = Number(lines.pop());
+        const body = lines.join('\n');
+        expect(status, `${file}: ${e.command}\n→ ${body}`).toBe(e.status);
+        expect(() => JSON.parse(body), body).not.toThrow();
+      }
+    });
+  }
 
   it('starts the api with the node flags it documents, as the bench does', () => {
     const flags = LAUREL_NODE_FLAGS.join(' ');
     expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start).toBe(`node ${flags} dist/src/cli.js start`);
     expect(readFileSync('Dockerfile', 'utf8')).toContain(`ENTRYPOINT ["node", ${LAUREL_NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "dist/src/cli.js"]`);
-    expect(readme).toContain(`| \`node ${flags} dist/src/cli.js api\` |`);
+    expect(doc('docs/operations.md')).toContain(`| \`node ${flags} dist/src/cli.js api\` |`);
   });
 
-  it('lists every error code of the catalogue with its status', () => {
+  it('lists every error code of the catalogue with its status in docs/api.md', () => {
     for (const [code, spec] of Object.entries(ERRORS)) {
-      expect(readme, code).toMatch(new RegExp(`\\| \`${code}\` \\| ${spec.status} \\|`));
+      expect(doc('docs/api.md'), code).toMatch(new RegExp(`\\| \`${code}\` \\| ${spec.status} \\|`));
     }
+  });
+
+  it('links only to files that exist', () => {
+    let links = 0;
+    for (const file of DOCS) {
+      // Inline links `](target)` outside code; a target with a scheme or only an anchor is not a file.
+      const prose = doc(file).replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+      for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+        const target = m[1].split('#')[0];
+        if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        links++;
+        expect(existsSync(join(dirname(file), decodeURIComponent(target))), `${file} → ${m[1]}`).toBe(true);
+      }
+    }
+    expect(links).toBeGreaterThan(5);
   });
 });
