@@ -129,8 +129,8 @@ async function put(url: string, apiKey: string, body: unknown, signal: AbortSign
 }
 
 /**
- * Node's flags for laurel, as `npm start`, the Dockerfile and the README run it: a young
- * generation of 32 MB semi-spaces (README, Running it).
+ * Node's flags for laurel, as `npm start`, the Dockerfile and docs/operations.md run it: a young
+ * generation of 32 MB semi-spaces (docs/operations.md).
  */
 export const LAUREL_NODE_FLAGS = ['--max-semi-space-size=32'];
 

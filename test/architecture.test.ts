@@ -3,7 +3,7 @@
  * layer (or within its own folder), no module imports itself through others (type-only imports
  * count), and the pure layers use no I/O package.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -39,11 +39,11 @@ const PURE = new Set(['src/lib', 'src/model', 'src/domain']);
 /** The one place of process I/O in the lower layers: settings read from the environment, the logger. */
 const PURE_EXCEPTIONS = new Set<string>([]);
 
-function files(dir: string): string[] {
+function files(dir: string, ext = /\.(ts|lua)$/): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return files(path);
-    return path.endsWith('.ts') ? [path] : [];
+    if (statSync(join(ROOT, path)).isDirectory()) return name === 'results' ? [] : files(path, ext);
+    return ext.test(path) ? [path] : [];
   });
 }
 
@@ -74,7 +74,7 @@ function layerOf(file: string): [folder: string, rank: number] {
   return best;
 }
 
-const modules = [...files('src'), ...files('workers')].sort();
+const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
 /** Strongly connected components of more than one module (or a module importing itself). */
@@ -151,6 +151,19 @@ describe('architecture', () => {
       for (const { spec } of imports) if (IO_PACKAGES.includes(spec)) wrong.push(`${file} -> ${spec}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('names only files that exist, in comments and docs', () => {
+    const texts = [...modules, ...files('lua'), ...files('test'), ...files('bench'), 'README.md',
+      ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
+    const missing: string[] = [];
+    for (const file of texts) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/\b(?:src|lua|workers|test|bench|docs)\/[A-Za-z0-9_./-]*\.(?:ts|lua|md)\b/g)) {
+        if (!existsSync(join(ROOT, m[0]))) missing.push(`${file}: ${m[0]}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('fails on a cycle and on a wrong-way import (the checks can fail)', () => {

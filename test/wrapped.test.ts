@@ -1,7 +1,7 @@
 /**
  * `GET users/{id}/wrapped` over HTTP, on single Redis and on the Cluster: events placed on
  * several days, weeks and months of 2025 (and one in 2024) with the manual clock; the counts, the
- * most active day, week and month as the README defines them, changes and percent changes,
+ * most active day, week and month as docs/api.md defines them, changes and percent changes,
  * achievements, points, leaderboards and the longest streak of the year; year validation, an
  * unknown user, a user without activity, the user's time zone.
  */

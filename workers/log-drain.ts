@@ -60,7 +60,7 @@ interface Drained {
  * LoggedEvent's, an identification's `t`, `u`, `ts` and `f`).
  */
 type LoggedBody = Partial<Omit<LoggedEvent, 'sx'>> & {
-  /** The api process that ran the event (src/liveness.ts). */
+  /** The api process that ran the event (src/engine/liveness.ts). */
   p?: string;
   /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
   sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
@@ -229,7 +229,7 @@ async function rankPoints(deps: Deps, batch: Drained[]): Promise<void> {
 
 /**
  * How long a copied entry stays in its partition's log: long enough for the drainer to see its api
- * process die (silent for 15 s, src/liveness.ts) and place that process's events again. The drain
+ * process die (silent for 15 s, src/engine/liveness.ts) and place that process's events again. The drain
  * itself does not wait for it: an entry reaches Postgres on the next pass.
  */
 export const LOG_RETAIN_MS = 30_000;
@@ -243,7 +243,7 @@ export function earlierStreamId(a: string, b: string): string {
 }
 
 /**
- * Phase 2 of the events of a batch whose api process is dead already (src/liveness.ts): a drainer
+ * Phase 2 of the events of a batch whose api process is dead already (src/engine/liveness.ts): a drainer
  * behind by more than 15 s meets them here. A process that stopped cleanly finished its requests
  * first.
  */

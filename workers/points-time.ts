@@ -1,7 +1,7 @@
 /**
  * Queue `points-time`: time triggers' awards reach Redis even for users who do not come back.
  *   accrue    every second: the users whose next award is due (the partitions' due sets), each
- *             accrued by src/points-time.ts (awards dated when due; totals, caps and summaries
+ *             accrued by src/engine/time-awards.ts (awards dated when due; totals, caps and summaries
  *             as for any award)
  *   backfill  when a time trigger appears or comes back: every user of every tenant goes into
  *             the due sets, due now, so the next passes count their time (from their creation

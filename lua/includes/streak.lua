@@ -28,7 +28,7 @@
   had length len - (last - q). They are written out (runHistory) only when the run ends in a way
   that changes that (a restart, periods bridged, a zone move, a restore), so the usual extension
   writes no history at all (a command and, for a new user, a key less: about 5,000 instructions).
-  Readers take an entry of the hash first, then the run (src/routes/streaks.ts streakHistory).
+  Readers take an entry of the hash first, then the run (src/routes/app/streaks.ts streakHistory).
 
   The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
   '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; its first

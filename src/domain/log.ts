@@ -20,7 +20,7 @@ export interface EventEntry {
   idempotencyKey: string;
   /** Event attributes as JSON; '' when none. */
   attributesJson: string;
-  /** The api process (src/liveness.ts). */
+  /** The api process (src/engine/liveness.ts). */
   processId: string;
 }
 

@@ -3,7 +3,7 @@
  * day, without any write: the metrics' `d:<day>` changes, the points systems' `d:<day>` end-of-day
  * totals, the achievements' completion times and the leaderboard rank histories.
  *
- * Definitions (README, "Wrapped"):
+ * Definitions (docs/api.md, "Wrapped"):
  * - A day is active when the user has an event of an active metric on it (a `d:<day>` field in
  *   a metric's hash); a week or month is active when one of its days is. Days are the user's local
  *   days (their `tz`, UTC when none); weeks are ISO weeks (Monday to Sunday) cut at the year's

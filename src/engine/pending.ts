@@ -3,11 +3,11 @@
  * breakdown groups, the leaderboard placements) failed on Redis's connection: the request answers
  * 201 with no leaderboards (a 503 would have a client without an Idempotency-Key send it again,
  * and a retry with its key is a replay, which places nothing). Kept in the process: the departure
- * made again (src/leaderboard-moves.ts, ordered by the same log entry id), then placed again from the user's state
- * (src/leaderboard-rank.ts replayEvent: absolute values, ordered by the event's log entry id, so
+ * made again (src/engine/departures.ts, ordered by the same log entry id), then placed again from the user's state
+ * (src/engine/placements.ts replayEvent: absolute values, ordered by the event's log entry id, so
  * placing an event whose phase 2 did run after all changes nothing) once Redis answers again.
  * Bounded: past MAX_PENDING the oldest are forgotten (the user's next event places them); a
- * process that dies meanwhile leaves them to the log drainer (src/liveness.ts).
+ * process that dies meanwhile leaves them to the log drainer (src/engine/liveness.ts).
  */
 import type { Context } from './context.js';
 import { replayEvent, type LoggedEvent } from './placements.js';

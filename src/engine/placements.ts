@@ -68,7 +68,7 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
  * An event that raised the user's value to at most that threshold then cannot enter (a newcomer
  * must beat the lowest value), and it moves no member: the user's value before it was below the
  * lowest value, so the user was off the ranking. Its placement would answer nothing and write
- * nothing, so the event path skips it (src/routes/events.ts).
+ * nothing, so the event path skips it (src/routes/app/events.ts).
  *
  * The counter is read after the event's phase 1 ran (its value exists then, and a placement
  * would come later still): on one Redis it leaves last in the batch of writes that carried phase
@@ -192,7 +192,7 @@ export async function place(
       k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences,
       // A sum of awards comes out the same in any order: only absolute values carry the event's place
       // (and, in a breakdown group, sums too: the group's ranking refuses an event from before the
-      // user left it, src/leaderboard-moves.ts). A group's ranking has its maximum negated.
+      // user left it, src/engine/departures.ts). A group's ranking has its maximum negated.
       userId, value, order, grouped ? -lb.maxParticipants : lb.maxParticipants, now, expiry ?? '',
       awards === undefined || grouped ? seq : '', ...(awards ?? []),
     );

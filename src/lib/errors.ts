@@ -1,6 +1,6 @@
 /**
  * The one catalogue of errors laurel answers with. Each has a status, a stable code and a message
- * template; every error body is `{ "error": "<message>", "code": "<code>" }`. The README lists
+ * template; every error body is `{ "error": "<message>", "code": "<code>" }`. docs/api.md lists
  * every code (a test keeps the two in step).
  */
 

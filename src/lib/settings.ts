@@ -1,5 +1,5 @@
 /**
- * Process settings, read once from the environment. Every variable is documented in the README
+ * Process settings, read once from the environment. Every variable is documented in docs/operations.md
  * ("Configuration"); the defaults work on a fresh machine with local Redis and Postgres.
  */
 export interface Settings {

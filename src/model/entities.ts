@@ -211,7 +211,7 @@ export interface Leaderboard {
   finishedAt?: string | null;
   /**
    * Users have seen it active or finished: what its rankings are kept by stays fixed, also if it is
-   * made inactive again (src/routes/admin-leaderboards.ts, checkRanked). Absent: not yet.
+   * made inactive again (src/routes/admin/leaderboards.ts, checkRanked). Absent: not yet.
    */
   shown?: true;
   created: string;

@@ -1,6 +1,6 @@
 /**
  * One version of the whole configuration, indexed for lookups: immutable, read by a request from
- * start to end. What the scripts need of it is compiled once per version (src/config/plans.ts).
+ * start to end. What the scripts need of it is compiled once per version (src/config/plans/).
  */
 import {
   CONFIG_KINDS, type Achievement, type ApiKeyRecord, type Attribute, type ConfigKind, type EntityByKind, type Leaderboard, type Metric,

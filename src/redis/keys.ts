@@ -28,7 +28,7 @@
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
  *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
- *                                                        entry gate of src/leaderboard-rank.ts)
+ *                                                        entry gate of src/engine/placements.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
  *                                                        value a member holds (leaderboardRank.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
@@ -247,7 +247,7 @@ export class Keys {
     return `${this.prefix}:{cfg}:clock:seq`;
   }
 
-  /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/liveness.ts). */
+  /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/engine/liveness.ts). */
   get apiProcesses(): string {
     return `${this.prefix}:{cfg}:apis`;
   }

@@ -38,7 +38,7 @@ interface CompiledPoints {
   time: TimeTrigger[];
 }
 
-/** A time trigger as the api accrues it (src/points-time.ts). */
+/** A time trigger as the api accrues it (src/engine/time-awards.ts). */
 export interface TimeTrigger {
   trigger: PointsTrigger;
   intervalMs: number;

@@ -18,7 +18,7 @@ const key = { type: 'string', pattern: KEY_PATTERN, minLength: 1, maxLength: 100
 const name = { type: 'string', minLength: 1, maxLength: 255 };
 /**
  * A tenant's customerId: what the Tenant-ID header sends, so printable ASCII without white space
- * at either end (src/auth.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
+ * at either end (src/http/auth.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
  */
 const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
 

@@ -81,7 +81,7 @@ export function achievementRoutes(deps: Deps): Route[] {
       throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
     }
     if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
-    // An attribute a board breaks down by changed: the user leaves the old group (src/leaderboard-moves.ts).
+    // An attribute a board breaks down by changed: the user leaves the old group (src/engine/departures.ts).
     if (r[5] !== '') {
       const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
       await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));

@@ -88,7 +88,7 @@ function planArgs(
 
 /**
  * A processed event as its log entry tells phase 2 of it (the points awarded, the streak as stored
- * when the event extended it): what src/pending-placements.ts places again.
+ * when the event extended it): what src/engine/pending.ts places again.
  */
 function loggedEvent(
   tenant: string, userId: string, metricId: string, day: string, now: number, p: Processed, awards: readonly EventAward[],
@@ -147,7 +147,7 @@ interface EventBoard {
   /** Position of the run sum in the script's answer; -1: the board ranks the metric's total. */
   sum: number;
   /**
-   * The entry gate (src/leaderboard-rank.ts), for an event that raises the value on a board without
+   * The entry gate (src/engine/placements.ts), for an event that raises the value on a board without
    * breakdown whose ranking this process knows full: the threshold learnt, and the ranking's falls
    * counter as read with phase 1.
    */
@@ -341,7 +341,7 @@ export function eventRoutes(deps: Deps): Route[] {
         const ranks = boards.metric.length > 0 || (awards.length > 0 && pointsBoards(snapshot).length > 0)
           || (extended !== null && streakBoards(snapshot).length > 0);
         // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
-        // connection are made once it answers again (src/pending-placements.ts). A 503 would have a
+        // connection are made once it answers again (src/engine/pending.ts). A 503 would have a
         // client without an Idempotency-Key send it again, and count it twice.
         // The user first leaves the groups of the values the event's identification changed (its
         // own placements go to the new groups).
