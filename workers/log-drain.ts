@@ -13,14 +13,15 @@
  * drainers on one partition (several worker processes) only repeat each other's work. Nothing is
  * trimmed before Postgres has it.
  */
+import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
-import { replayEvent, type LoggedEvent } from '../src/engine/placements.js';
 import { deadProcesses } from '../src/engine/liveness.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import type { StreakSettings } from '../src/model/entities.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
+import { replayEvent } from '../src/engine/replay.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -52,46 +53,18 @@ interface Drained {
   id: string;
   kind: string;
   body: string;
-  e: LoggedBody;
-}
-
-/**
- * The fields of a log body the drainer reads (src/domain/log.ts writes them; an event's are
- * LoggedEvent's, an identification's `t`, `u`, `ts` and `f`).
- */
-type LoggedBody = Partial<Omit<LoggedEvent, 'sx'>> & {
-  /** The api process that ran the event (src/engine/liveness.ts). */
-  p?: string;
-  /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
-  sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
-};
-
-/**
- * An entry's body with its other fields put back in (lua/recordEventPlan-3.lua appends the streak
- * state as 'sx', the awards as 'pa' and the achievements completed as 'ac' in fields of their own,
- * which Lua need not join): the body as one JSON object, as stored.
- */
-export function entryBody(fields: string[]): string {
-  let body = fields[1] ?? '{}';
-  if (fields.length <= 2) return body;
-  body = body.slice(0, body.lastIndexOf('}'));
-  for (let i = 2; i + 1 < fields.length; i += 2) {
-    // 'pa' and 'ac' are JSON already; 'sx' (and anything else) a string.
-    const json = fields[i] === 'pa' || fields[i] === 'ac';
-    body += `,${JSON.stringify(fields[i])}:${json ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
-  }
-  return `${body}}`;
+  e: LogBody;
 }
 
 function parseBatch(entries: StreamEntry[]): Drained[] {
   return entries.map(([id, fields]) => {
     const body = entryBody(fields);
-    const e = JSON.parse(body) as LoggedBody;
+    const e = JSON.parse(body) as LogBody;
     // Postgres takes no U+0000 and no lone surrogate, in jsonb or text: an entry holding one (the
     // api refuses them since stop 15; older entries, or a user id from another path) is stored
     // with U+FFFD in their place, rather than stopping the partition's copy at it for good.
     if (body.includes('\\u') && !isText(e)) {
-      const clean = textOnly(e) as LoggedBody;
+      const clean = textOnly(e) as LogBody;
       return { id, kind: fields[0] ?? 'unknown', body: JSON.stringify(clean), e: clean };
     }
     return { id, kind: fields[0] ?? 'unknown', body, e };
@@ -142,7 +115,7 @@ async function insert(pool: pg.Pool, prefix: string, partition: number, batch: D
 }
 
 /** The extension an entry carries: the state as of its period, and the zone it was judged in. */
-function extensionOf(e: LoggedBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
+function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
   if (typeof e.sx === 'string') {
     // With the user's pauses as the event saw them: the expiry counts upcoming ones.
     const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);

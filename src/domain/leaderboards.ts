@@ -196,3 +196,25 @@ export function streakBoards(snapshot: Snapshot): Leaderboard[] {
 export function breakdownKeys(lb: Leaderboard, snapshot: Snapshot): string[] {
   return lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
 }
+
+/**
+ * A user's breakdown group on a board: their values of the board's attributes, in its order ([]
+ * for a board without breakdown), or null when one is missing. An empty value is no value: a
+ * user without a value for one of a board's attributes ranks in none of its groups.
+ */
+export function breakdownGroup(lb: Leaderboard, snapshot: Snapshot, valueOf: (key: string) => string | null | undefined): string[] | null {
+  const keys = breakdownKeys(lb, snapshot);
+  const group: string[] = [];
+  for (const key of keys) {
+    const value = valueOf(key);
+    if (value === undefined || value === null || value === '') return null;
+    group.push(value);
+  }
+  return group;
+}
+
+/** A group's name in its keys and in a run's groups index: its values joined by U+0000, which no value holds. */
+export function groupName(group: readonly string[]): string {
+  return group.join('\u0000');
+}
+

@@ -121,9 +121,6 @@ export function awardView(a: StoredAward, id: string, snapshot: Snapshot) {
   };
 }
 
-/** An award as the event script answers and logs it: [system id, trigger id, awarded, total after, n, boost ids]. */
-export type EventAward = [string, string, number, number, number, string];
-
 /** JSON of a snapshot's systems, triggers and levels as responses show them, made once per version. */
 const pieces = new WeakMap<Snapshot, { systems: Map<string, string>; triggers: Map<string, string>; levels: Map<string, string> }>();
 

@@ -14,7 +14,7 @@
  * group changes nothing (lua/leaderboardRank-7.lua).
  */
 import type { Context } from './context.js';
-import { breakdownKeys, runOf } from '../domain/leaderboards.js';
+import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards.js';
 import { localDay } from '../domain/time.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -89,10 +89,10 @@ export async function leaveGroups(
   const left = await Promise.all(boards.map(async (lb) => {
     const run = runOf(lb, day);
     if (run === null) return 0;
-    const group = breakdownKeys(lb, snapshot).map((k) => old.get(k) ?? values.get(k) ?? '');
+    const group = breakdownGroup(lb, snapshot, (key) => old.get(key) ?? values.get(key));
     // Without a value for one of the board's attributes, the user was in none of its groups.
-    if (group.some((v) => v === '')) return 0;
-    const k = keys.leaderboard(tenant, lb.id, run.start, group.join('\u0000'));
+    if (group === null) return 0;
+    const k = keys.leaderboard(tenant, lb.id, run.start, groupName(group));
     return redis.leaderboardLeave(k.ranking, k.members, k.history(userId), k.expiry, k.falls, k.sequences, userId, seq, now);
   }));
   return left.filter((rank) => rank > 0).length;

@@ -10,10 +10,11 @@
  * process that dies meanwhile leaves them to the log drainer (src/engine/liveness.ts).
  */
 import type { Context } from './context.js';
-import { replayEvent, type LoggedEvent } from './placements.js';
 import { leaveGroups } from './departures.js';
 import { retryDelay } from '../redis/client.js';
 import { isConnectionError } from '../redis/outage.js';
+import type { LoggedEvent } from '../model/log.js';
+import { replayEvent } from './replay.js';
 
 export const MAX_PENDING = 10_000;
 

@@ -11,6 +11,7 @@
  * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker.
  */
 import { DateTime } from 'luxon';
+import { pointsEntryHead } from '../model/log.js';
 import type { Context } from './context.js';
 import { ScriptCode } from '../redis/scripts.js';
 import { isOff } from '../domain/points.js';
@@ -80,7 +81,7 @@ export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' 
     dues.sort((a, b) => a[0] - b[0]);
     const due = dues.map(([ms, k]) => `${ms}:d:${dayOf(ms)}${k}`).join(',');
     const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
-    const entry = JSON.stringify({ t: tenant, u: userId, ts: now }).slice(0, -1);
+    const entry = pointsEntryHead(tenant, userId, now);
     const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
     if (r[0] === ScriptCode.NOT_FOUND) return null;
     if (r[0] === 1) {

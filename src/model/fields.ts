@@ -19,3 +19,6 @@ export const pointsCountField = (systemId: string): string => 'pn:' + systemId;
 
 /** The n-th award of a user in a system (the user's points hash of the system). */
 export const awardField = (n: number): string => 'a:' + n;
+
+/** A user attribute's value (user hash). */
+export const attributeField = (key: string): string => 'a:' + key;

@@ -3,9 +3,10 @@
  * restoring streaks. Per-user problems of the bulk calls are issues in a 200 answer, readable by
  * SDK 1.0.42 (`userId`, `level`, `reason`) and by the newer admin spec (`severity`, `message`).
  */
+import { attributeField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { breakdownKeys } from '../../domain/leaderboards.js';
+import { breakdownGroup, groupName } from '../../domain/leaderboards.js';
 import { place, streakPlacements } from '../../engine/placements.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../../domain/periods.js';
 import { uuidv7 } from '../../domain/ids.js';
@@ -108,10 +109,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
   const { store, clock, redis, keys } = deps;
 
   /** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
-  const groupIn = (h: Record<string, string>) => (lb: Leaderboard) => {
-    const group = breakdownKeys(lb, store.current).map((key) => h['a:' + key] ?? '');
-    return group.some((v) => v === '') ? null : group;
-  };
+  const groupIn = (h: Record<string, string>) => (lb: Leaderboard) => breakdownGroup(lb, store.current, (key) => h[attributeField(key)]);
 
   /**
    * After a change to when a user's streak is lost (freezes granted, a pause added or removed):
@@ -136,7 +134,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     // Lost: the streak boards drop the user on their next read or placement, as they drop any
     // lost streak (lua/includes/pruneLost.lua).
     for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(h))) {
-      const k = keys.leaderboard(tenant, p.lb.id, p.run.start, p.group.join('\u0000'));
+      const k = keys.leaderboard(tenant, p.lb.id, p.run.start, groupName(p.group));
       await redis.zadd(k.expiry, 'XX', now, userId);
     }
   }

@@ -5,14 +5,11 @@
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
-import { userEntry } from '../../domain/log.js';
 import { pointsChanges } from '../../domain/points.js';
 import { localDay } from '../../domain/time.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { placedAwards, rankAwards } from '../../engine/placements.js';
-import {
-  checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash,
-} from '../../domain/users.js';
+import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
@@ -23,6 +20,7 @@ import { completionField, progressField, totalField } from '../../model/fields.j
 import { boostsArg } from '../../config/plans/points.js';
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { userEntry } from '../../model/log.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },

@@ -9,16 +9,15 @@ import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
-import { eventEntry } from '../../domain/log.js';
 import { localDay, localMinute } from '../../domain/time.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { expiresAt, stateFromHash, streakJson, streakView, type StreakState } from '../../domain/streaks.js';
 import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { userAchievementView } from '../../domain/achievements.js';
-import { pointsJson, type EventAward } from '../../domain/points.js';
+import { pointsJson } from '../../domain/points.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards.js';
-import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, groupResolver, place, pointsPlacements, streakPlacements, type Gate, type LoggedEvent, type Placement } from '../../engine/placements.js';
+import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../../engine/placements.js';
 import { isConnectionError } from '../../redis/outage.js';
 import { markBreakdown } from '../../engine/departures.js';
 import { WriteCoalescer } from '../../redis/coalesce.js';
@@ -28,6 +27,8 @@ import { eventMatches, type MetricPlan } from '../../config/plans/achievements.j
 import { boostsArg } from '../../config/plans/points.js';
 import type { Leaderboard, StreakSettings } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { eventEntry, type EventAward, type LoggedEvent } from '../../model/log.js';
+import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, type Gate } from '../../engine/entry-gate.js';
 
 interface EventBody {
   user: UpsertedUser;

@@ -7,7 +7,8 @@ import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
-import { boardView, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards.js';
+import { boardView, breakdownGroup, breakdownKeys, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards.js';
+import { attributeField } from '../../model/fields.js';
 import { dateOfDay } from '../../domain/periods.js';
 import { localDay, parseDate } from '../../domain/time.js';
 import { checkUserId, setPair } from '../../domain/users.js';
@@ -76,16 +77,17 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       if (v === undefined) throw fail('invalid_query', `userAttributes must give ${key}:<value>: leaderboard "${lb.key}" ranks its users by ${key}`);
       return v;
     });
-    return values.join('\u0000');
+    return groupName(values);
   }
 
   /** The user's breakdown group of a board, from their attributes ('' without; null: in none). */
   async function userGroupOf(lb: Leaderboard, userKey: string): Promise<string | null> {
     if (lb.breakdownAttributes.length === 0) return '';
     const snapshot = store.current;
-    const fields = lb.breakdownAttributes.map((id) => 'a:' + (snapshot.attributes.get(id)?.key ?? id));
-    const values = await redis.hmget(userKey, ...fields);
-    return values.some((v) => v === null) ? null : values.join('\u0000');
+    const keys = breakdownKeys(lb, snapshot);
+    const values = await redis.hmget(userKey, ...keys.map(attributeField));
+    const group = breakdownGroup(lb, snapshot, (key) => values[keys.indexOf(key)]);
+    return group === null ? null : groupName(group);
   }
 
   return [

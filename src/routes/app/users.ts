@@ -10,7 +10,6 @@ import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import { checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
-import { userEntry } from '../../domain/log.js';
 import { localDay } from '../../domain/time.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { placedAwards, rankAwards } from '../../engine/placements.js';
@@ -20,6 +19,7 @@ import { ScriptCode } from '../../redis/scripts.js';
 import { totalField, completionField } from '../../model/fields.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { Metric } from '../../model/entities.js';
+import { userEntry } from '../../model/log.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);

@@ -6,7 +6,8 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { boardView, runOf, runStart } from '../../domain/leaderboards.js';
+import { boardView, breakdownGroup, groupName, runOf, runStart } from '../../domain/leaderboards.js';
+import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
 import { pausesOf, stateFromHash } from '../../domain/streaks.js';
@@ -18,7 +19,6 @@ import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { accrueTime } from '../../engine/time-awards.js';
-import { completionField } from '../../model/fields.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { streakHistory } from '../../domain/streak-history.js';
 
@@ -108,12 +108,9 @@ export function wrappedRoutes(deps: Deps): Route[] {
       // breakdown group (the history of a group the user left is not read).
       const leaderboards = new Map<string, RankEntry[]>();
       await Promise.all([...snapshot.leaderboards.values()].filter((lb) => lb.status !== 'inactive').map(async (lb) => {
-        let group = '';
-        if (lb.breakdownAttributes.length > 0) {
-          const values = lb.breakdownAttributes.map((aid) => h['a:' + (snapshot.attributes.get(aid)?.key ?? aid)]);
-          if (values.some((v) => v === undefined)) return;
-          group = values.join('\u0000');
-        }
+        const values = breakdownGroup(lb, snapshot, (key) => h[attributeField(key)]);
+        if (values === null) return;
+        const group = groupName(values);
         // A placement (and so a history entry) comes from an event of the board's metric, or an
         // award of its points system, on a day of its run: only the runs holding such a day of the
         // user's are read (a daily board would be 365 reads; streak boards are perpetual).

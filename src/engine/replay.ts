@@ -1,0 +1,52 @@
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { dayIndexOf } from '../domain/periods.js';
+import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
+import { localMinute } from '../domain/time.js';
+import type { LoggedEvent } from '../model/log.js';
+import type { Context } from './context.js';
+import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from './placements.js';
+
+/**
+ * Phase 2 again, for an event whose api process died before it could run it: the user's current
+ * standing on the boards the event concerns, from the user's state now (absolute values, so
+ * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
+ * orders the placement among the user's others (lua/leaderboardRank-7.lua): the state now is at
+ * least as new as the event, and a placement of an earlier event that arrives later changes
+ * nothing.
+ */
+export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'>, e: LoggedEvent, seq = ''): Promise<void> {
+  const { redis, keys, store } = deps;
+  const snapshot = store.current;
+  const metricBoardsOfEvent = metricBoards(snapshot, e.m);
+  const points = e.pa !== undefined ? pointsBoards(snapshot) : [];
+  const streaks = typeof e.sx === 'string' ? streakBoards(snapshot) : [];
+  if (metricBoardsOfEvent.length === 0 && points.length === 0 && streaks.length === 0) return;
+  const u = keys.forUser(e.t, e.u);
+  const attributeKeys = [...new Set([...metricBoardsOfEvent, ...points, ...streaks].flatMap((lb) => breakdownKeys(lb, snapshot)))];
+  const h = await redis.hmget(u.user, 'm:' + e.m, 'tz', ...attributeKeys.map((k) => 'a:' + k));
+  const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[2 + i] ?? ''])));
+  const placements: Placement[] = [];
+  for (const lb of metricBoardsOfEvent) {
+    const run = runOf(lb, e.d);
+    const group = groupOf(lb);
+    if (run === null || group === null) continue;
+    // A daily window is judged in the user's zone as stored now (the event's, unless it moved).
+    const windowed = hasWindow(lb);
+    if (windowed && !inWindow(lb, localMinute(h[1] ?? '', e.ts))) continue;
+    const value = lb.runUnit === null && !windowed ? h[0] : await redis.hget(keys.userMetric(u, e.m), `r:${lb.id}:${run.start}`);
+    if (value !== null) placements.push({ lb, run, group, value });
+  }
+  if (e.pa !== undefined) {
+    const awards = e.pa.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: e.d, ms: e.ts }));
+    placements.push(...pointsPlacements(deps, awards, groupOf, h[1] ?? ''));
+  }
+  const rule = snapshot.streak;
+  if (typeof e.sx === 'string' && rule !== null) {
+    const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d), 0);
+    if (state.last !== null) {
+      const expiry = expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts;
+      placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));
+    }
+  }
+  if (placements.length > 0) await place(deps, e.t, e.u, placements, e.ts, undefined, seq);
+}

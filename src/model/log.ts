@@ -1,0 +1,95 @@
+/**
+ * The event log: one Redis stream per partition, appended to by the phase-1 scripts and copied into
+ * Postgres by the log drainer. An entry's first field names its kind, the second holds its body as
+ * JSON, prepared here so a script appends one string (XADD stays cheap on the hot path); the event
+ * script may add fields of its own after it (`sx`, `sp`, `pa`, `ac`), which entryBody puts back
+ * into the body.
+ *
+ *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
+ *                 "d": local day, "p": the api process, "k"?: idempotency key, "a"?: attributes}
+ *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
+ *                 it, "pa"?: points awards, "ac"?: the achievements completed
+ *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
+ *   achievement  {"t", "u", "ts", "f": the fields, with "achievement"} + "pa"?   (API completion)
+ *   points       {"t", "u", "ts", "pa"}                               (time awards)
+ */
+
+/** The kinds of log entry (an entry's first field). */
+export type EntryKind = 'event' | 'user' | 'achievement' | 'points';
+
+/** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
+export type EventAward = [string, string, number, number, number, string];
+
+/** What the event path writes of an event (eventEntry). */
+export interface EventEntry {
+  eventId: string;
+  tenant: string;
+  userId: string;
+  metricId: string;
+  /** A JSON number, as sent to Redis. */
+  value: string;
+  ts: number;
+  day: string;
+  idempotencyKey: string;
+  /** Event attributes as JSON; '' when none. */
+  attributesJson: string;
+  /** The api process (src/engine/liveness.ts). */
+  processId: string;
+}
+
+export function eventEntry(e: EventEntry): string {
+  let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
+    `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
+  if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
+  if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
+  return s + '}';
+}
+
+/** A `user` or `achievement` entry. */
+export function userEntry(tenant: string, userId: string, ts: number, fields: Record<string, unknown>): string {
+  return JSON.stringify({ t: tenant, u: userId, ts, f: fields });
+}
+
+/** A `points` entry without its closing brace: the script adds the awards (`"pa"`). */
+export function pointsEntryHead(tenant: string, userId: string, ts: number): string {
+  return JSON.stringify({ t: tenant, u: userId, ts }).slice(0, -1);
+}
+
+/** An event as phase 2 needs it again (src/engine/replay.ts): what the event's log entry holds. */
+export interface LoggedEvent {
+  t: string;
+  u: string;
+  m: string;
+  d: string;
+  ts: number;
+  /** Points awards. */
+  pa?: EventAward[];
+  /** The streak as stored after an extension. */
+  sx?: string;
+  /** The user's pauses (`s:pz`) with an extension, when there are any. */
+  sp?: string;
+}
+
+/** Any entry's body, as the drainer reads it. */
+export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
+  /** The api process that ran the event (src/engine/liveness.ts). */
+  p?: string;
+  /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
+  sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
+};
+
+/**
+ * An entry's body with the fields the script added after it put back in: the body as one JSON
+ * object, as stored.
+ */
+export function entryBody(fields: string[]): string {
+  let body = fields[1] ?? '{}';
+  if (fields.length <= 2) return body;
+  body = body.slice(0, body.lastIndexOf('}'));
+  for (let i = 2; i + 1 < fields.length; i += 2) {
+    // 'pa' and 'ac' are JSON already; 'sx' (and anything else) a string.
+    const json = fields[i] === 'pa' || fields[i] === 'ac';
+    body += `,${JSON.stringify(fields[i])}:${json ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
+  }
+  return `${body}}`;
+}
