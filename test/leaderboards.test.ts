@@ -108,6 +108,13 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('runs-region', '?userAttributes=region:eu,region:eu')).map((r) => r.userId)).toEqual(['r1', 'r4']);
     const mine = await s.request('GET', '/api/users/r4/leaderboards/runs-region');
     expect(mine.body).toMatchObject({ rank: 2, value: 4 });
+    // An empty value is no value, for the event's placement and for the reads alike: in no group.
+    expect((await event({ id: 'r6', attributes: { region: '' } }, 8, 'runs')).leaderboards).toEqual({});
+    for (const user of ['r5', 'r6']) {
+      const r = await s.request('GET', `/api/users/${user}/leaderboards/runs-region`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body, user).toMatchObject({ rank: null });
+    }
   });
 
   it('starts a new run every day of a daily board, keeps old runs queryable, and ranks each run by its own sum', async () => {
