@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, functionLibrary, loadScripts, preloadScripts, ScriptCode } from '../src/redis/scripts.js';
+import { defineScripts, functionLibrary, loadScripts, preloadScripts } from '../src/redis/scripts.js';
 import { Keys } from '../src/redis/keys.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { deletePrefix } from './support/server.js';
+import { ScriptCode } from '../src/redis/codes.js';
 
 function luaDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'laurel-lua-'));

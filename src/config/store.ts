@@ -8,11 +8,11 @@ import type { Logger } from 'pino';
 import { subscribe, type RedisClient, type Subscription } from '../redis/client.js';
 import type { RedisOutage } from '../redis/outage.js';
 import type { Keys } from '../redis/keys.js';
-import { ScriptCode } from '../redis/scripts.js';
 import type { Clock } from '../lib/clock.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '../model/entities.js';
 import { emptyRaw } from '../model/snapshot.js';
 import { Configuration } from './configuration.js';
+import { ScriptCode } from '../redis/codes.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 

@@ -11,6 +11,7 @@
  * each run is keyed by its first day (YYYY-MM-DD) and kept after it ends. A user's activity counts
  * in the run of the user's local date, so each run ends at local midnight for every user.
  */
+import { perObject } from '../lib/memo.js';
 import { dateOfDay, dayIndexOf } from './periods.js';
 import type { Leaderboard, LeaderboardStatus } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -154,28 +155,22 @@ interface LiveBoards {
   streak: Leaderboard[];
 }
 
-const live = new WeakMap<Snapshot, LiveBoards>();
-
-function liveBoards(snapshot: Snapshot): LiveBoards {
-  let boards = live.get(snapshot);
-  if (boards === undefined) {
-    boards = { byMetric: new Map(), points: [], streak: [] };
-    for (const lb of snapshot.leaderboards.values()) {
-      if (lb.status === 'inactive' || lb.status === 'finished') continue;
-      if (lb.rankBy === 'metric' && lb.metricId !== null) {
-        const list = boards.byMetric.get(lb.metricId) ?? [];
-        list.push(lb);
-        boards.byMetric.set(lb.metricId, list);
-      } else if (lb.rankBy === 'points' && lb.pointsSystemId !== null) {
-        boards.points.push(lb);
-      } else if (lb.rankBy === 'streak') {
-        boards.streak.push(lb);
-      }
+const liveBoards = perObject((snapshot: Snapshot): LiveBoards => {
+  const boards: LiveBoards = { byMetric: new Map(), points: [], streak: [] };
+  for (const lb of snapshot.leaderboards.values()) {
+    if (lb.status === 'inactive' || lb.status === 'finished') continue;
+    if (lb.rankBy === 'metric' && lb.metricId !== null) {
+      const list = boards.byMetric.get(lb.metricId) ?? [];
+      list.push(lb);
+      boards.byMetric.set(lb.metricId, list);
+    } else if (lb.rankBy === 'points' && lb.pointsSystemId !== null) {
+      boards.points.push(lb);
+    } else if (lb.rankBy === 'streak') {
+      boards.streak.push(lb);
     }
-    live.set(snapshot, boards);
   }
   return boards;
-}
+});
 
 /** The live boards that rank a metric's totals. */
 export function metricBoards(snapshot: Snapshot, metricId: string): Leaderboard[] {

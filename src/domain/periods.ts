@@ -9,6 +9,7 @@
  *                Monday 1969-12-29
  *   month index  (year - 1970) * 12 + month - 1
  */
+import { memoize } from '../lib/memo.js';
 import { DateTime } from 'luxon';
 import { localDay } from './time.js';
 
@@ -42,21 +43,7 @@ export function firstDayOf(frequency: Frequency, period: number): number {
   return Math.floor(Date.UTC(year, month, 1) / DAY_MS);
 }
 
-/** Memoises per key, forgetting everything past `size` entries (keys are few: periods around now). */
-function memo<T>(size: number, compute: (key: string) => T): (key: string) => T {
-  let cache = new Map<string, T>();
-  return (key) => {
-    let value = cache.get(key);
-    if (value === undefined) {
-      if (cache.size >= size) cache = new Map();
-      value = compute(key);
-      cache.set(key, value);
-    }
-    return value;
-  };
-}
-
-const startDates = memo(4096, (key) => {
+const startDates = memoize(4096, (key: string) => {
   const [frequency, period] = key.split(':');
   return dateOfDay(firstDayOf(frequency as Frequency, Number(period)));
 });
@@ -69,7 +56,7 @@ export function periodEnd(frequency: Frequency, period: number): string {
   return endDates(`${frequency}:${period}`);
 }
 
-const endDates = memo(4096, (key) => {
+const endDates = memoize(4096, (key: string) => {
   const [frequency, period] = key.split(':');
   return dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1) - 1);
 });
@@ -89,7 +76,7 @@ export function periodEndsAt(frequency: Frequency, period: number, tz: string): 
 }
 
 // luxon costs ~25 µs a call: one per zone and period is plenty.
-const endInstants = memo(16384, (key) => {
+const endInstants = memoize(16384, (key: string) => {
   const [frequency, period, tz] = key.split(':');
   return DateTime.fromISO(dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1)), { zone: tz || 'UTC' }).toMillis();
 });

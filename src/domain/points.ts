@@ -13,6 +13,7 @@
  *   time           every `timeInterval` hours or days since the user was created (accrued lazily).
  * Only active triggers of active systems count; user-attribute filters must all match.
  */
+import { perObject } from '../lib/memo.js';
 import { quickNameUuid } from './ids.js';
 import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -122,16 +123,7 @@ export function awardView(a: StoredAward, id: string, snapshot: Snapshot) {
 }
 
 /** JSON of a snapshot's systems, triggers and levels as responses show them, made once per version. */
-const pieces = new WeakMap<Snapshot, { systems: Map<string, string>; triggers: Map<string, string>; levels: Map<string, string> }>();
-
-function piecesOf(snapshot: Snapshot) {
-  let p = pieces.get(snapshot);
-  if (p === undefined) {
-    p = { systems: new Map(), triggers: new Map(), levels: new Map() };
-    pieces.set(snapshot, p);
-  }
-  return p;
-}
+const piecesOf = perObject((_: Snapshot) => ({ systems: new Map<string, string>(), triggers: new Map<string, string>(), levels: new Map<string, string>() }));
 
 function cached<T>(map: Map<string, string>, id: string, entity: T | undefined, json: (e: T) => string): string {
   let s = map.get(id);

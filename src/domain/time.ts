@@ -4,10 +4,11 @@
  * luxon costs about 25 µs per zone conversion, half a request's budget, so the current local day
  * of each zone is cached with its bounds and recomputed only when an instant falls outside them.
  */
+import { BoundedMap } from '../lib/memo.js';
 import { DateTime, IANAZone } from 'luxon';
 
 const UTC = 'UTC';
-const zoneNames = new Map<string, string | null>();
+const zoneNames = new BoundedMap<string, string | null>(10_000);
 
 /**
  * `tz` as stored: its IANA spelling when it differs only in case (ICU matches names
@@ -24,7 +25,6 @@ export function zoneName(tz: string): string | null {
       const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
       name = resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
     }
-    if (zoneNames.size > 10_000) zoneNames.clear();
     zoneNames.set(tz, name);
   }
   return name;
@@ -66,7 +66,7 @@ export function parseDate(s: string): DateTime | null {
 }
 
 const QUARTER_MS = 900_000;
-const minuteCache = new Map<string, { quarter: number; minute: number }>();
+const minuteCache = new BoundedMap<string, { quarter: number; minute: number }>(10_000);
 
 /**
  * The local wall-clock minute of the day (0 to 1439) of instant `ms` in zone `tz` ('' is UTC).
@@ -80,7 +80,6 @@ export function localMinute(tz: string, ms: number): number {
   if (cached === undefined || cached.quarter !== quarter) {
     const at = DateTime.fromMillis(quarter * QUARTER_MS, { zone: tz || UTC });
     cached = { quarter, minute: at.hour * 60 + at.minute };
-    if (minuteCache.size > 10_000) minuteCache.clear();
     minuteCache.set(tz, cached);
   }
   return cached.minute + Math.floor((ms - quarter * QUARTER_MS) / 60_000);

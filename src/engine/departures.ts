@@ -13,6 +13,7 @@
  * the old group, events after it the new one, so a late placement of an earlier event in the old
  * group changes nothing (lua/leaderboardRank-7.lua).
  */
+import { perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
 import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards.js';
 import { localDay } from '../domain/time.js';
@@ -25,22 +26,16 @@ interface BreakdownBoards {
   keys: Set<string>;
 }
 
-const byConfig = new WeakMap<Snapshot, BreakdownBoards>();
-
-function breakdownBoards(snapshot: Snapshot): BreakdownBoards {
-  let found = byConfig.get(snapshot);
-  if (found === undefined) {
-    found = { boards: [], keys: new Set() };
-    for (const lb of snapshot.leaderboards.values()) {
-      // As placements: a board that is inactive or that an admin finished ranks nothing more.
-      if (lb.status === 'inactive' || lb.status === 'finished' || lb.breakdownAttributes.length === 0) continue;
-      found.boards.push(lb);
-      for (const key of breakdownKeys(lb, snapshot)) found.keys.add(key);
-    }
-    byConfig.set(snapshot, found);
+const breakdownBoards = perObject((snapshot: Snapshot): BreakdownBoards => {
+  const found: BreakdownBoards = { boards: [], keys: new Set() };
+  for (const lb of snapshot.leaderboards.values()) {
+    // As placements: a board that is inactive or that an admin finished ranks nothing more.
+    if (lb.status === 'inactive' || lb.status === 'finished' || lb.breakdownAttributes.length === 0) continue;
+    found.boards.push(lb);
+    for (const key of breakdownKeys(lb, snapshot)) found.keys.add(key);
   }
   return found;
-}
+});
 
 /**
  * An identification's user hash pairs as the scripts take them (lua/includes/writeUser.lua): when it

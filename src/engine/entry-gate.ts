@@ -17,6 +17,7 @@
  * Only for boards without breakdown, whose ranking the event path knows before phase 1 (see
  * gateable). Per configuration version: a new maximum is a new ranking.
  */
+import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { hasWindow } from '../domain/leaderboards.js';
@@ -29,11 +30,11 @@ export interface EntryCertificate {
   falls: string;
 }
 
-const certificates = new WeakMap<Snapshot, Map<string, EntryCertificate>>();
+const certificates = perObject((_: Snapshot) => new BoundedMap<string, EntryCertificate>(10_000));
 
 /** What this process last learnt of a ranking's threshold, if it was full then. */
 export function certificateOf(snapshot: Snapshot, ranking: string): EntryCertificate | undefined {
-  return certificates.get(snapshot)?.get(ranking);
+  return certificates(snapshot).get(ranking);
 }
 
 /**
@@ -87,15 +88,7 @@ export async function gatePasses(gate: Gate, value: number, read: (gate: Gate) =
 }
 
 export function learn(snapshot: Snapshot, ranking: string, threshold: string, falls: string): void {
-  let map = certificates.get(snapshot);
-  if (map === undefined) {
-    map = new Map();
-    certificates.set(snapshot, map);
-  }
   // '' when the ranking is not full: anyone enters.
-  if (falls === '') map.delete(ranking);
-  else {
-    if (map.size >= 10_000) map.clear();
-    map.set(ranking, { threshold: Number(threshold), falls });
-  }
+  if (falls === '') certificates(snapshot).delete(ranking);
+  else certificates(snapshot).set(ranking, { threshold: Number(threshold), falls });
 }

@@ -9,6 +9,7 @@
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
  */
+import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { localMinute } from '../domain/time.js';
@@ -31,13 +32,9 @@ export interface Placement {
 }
 
 /** `"<key>":{<the board's fields>` of a response entry, made once per configuration version and run end. */
-const heads = new WeakMap<Snapshot, Map<string, string>>();
+const heads = perObject((_: Snapshot) => new Map<string, string>());
 function boardHead(snapshot: Snapshot, lb: Leaderboard, runEnd: string | null): string {
-  let map = heads.get(snapshot);
-  if (map === undefined) {
-    map = new Map();
-    heads.set(snapshot, map);
-  }
+  const map = heads(snapshot);
   const id = `${lb.id}|${runEnd}`;
   let head = map.get(id);
   if (head === undefined) {
@@ -57,7 +54,7 @@ export function groupResolver(snapshot: Snapshot, attributes: Map<string, string
 }
 
 /** Group index entries this process has written (`<index key>|<group>`): each run's group is written once. */
-const indexed = new Set<string>();
+const indexed = new BoundedMap<string, true>(100_000);
 
 /** An award as phase 2 needs it: its system, amount, total after, number and local day. */
 interface PlacedAward {
@@ -104,8 +101,7 @@ export async function place(
     if (groupsKey !== '' && !indexed.has(index)) {
       hold?.();
       await Promise.all([placed, redis.sadd(groupsKey, name)]);
-      if (indexed.size >= 100_000) indexed.clear();
-      indexed.add(index);
+      indexed.set(index, true);
     }
     const [rank, previousRank, threshold, falls] = await placed;
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);

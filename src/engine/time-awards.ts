@@ -13,10 +13,10 @@
 import { DateTime } from 'luxon';
 import { pointsEntryHead } from '../model/log.js';
 import type { Context } from './context.js';
-import { ScriptCode } from '../redis/scripts.js';
 import { isOff } from '../domain/points.js';
 import { placedAwards, rankAwards } from './placements.js';
 import { boostsArg } from '../config/plans/points.js';
+import { ScriptCode } from '../redis/codes.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 const MAX_DUES_PER_CALL = 500;
@@ -84,14 +84,14 @@ export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' 
     const entry = pointsEntryHead(tenant, userId, now);
     const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
     if (r[0] === ScriptCode.NOT_FOUND) return null;
-    if (r[0] === 1) {
+    if (r[0] === ScriptCode.DONE) {
       if (Array.isArray(r[1])) {
         made.push(...(r[1] as unknown[][]));
         await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, String(r[2] ?? ''));
       }
       if (!more) return made;
     }
-    // -1: another process accrued meanwhile; read again.
+    // ScriptCode.MOVED: another process accrued meanwhile; read again.
   }
   throw new Error(`time awards of user ${userId} kept moving; try again`);
 }

@@ -48,6 +48,9 @@
  * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
  */
 
+import { BoundedMap } from '../lib/memo.js';
+import type { ConfigKind } from '../model/entities.js';
+
 export const DEFAULT_TENANT = '_';
 
 /** 32-bit FNV-1a over the UTF-16 code units of a string, continued from `h`. */
@@ -63,10 +66,6 @@ function escapeId(id: string): string {
   if (id.indexOf(':') < 0 && id.indexOf('%') < 0) return id;
   return id.replace(/%/g, '%25').replace(/:/g, '%3A');
 }
-
-export type ConfigKind =
-  | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
-  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards';
 
 /** The keys of one user: what a phase-1 script receives. */
 export interface UserKeys {
@@ -123,7 +122,7 @@ export class Keys {
   readonly partitions: number;
   private readonly slots: string[];
   /** Leaderboard keys made so far, by tenant, board, run and group. */
-  private readonly boards = new Map<string, Map<string, Map<string, Map<string, LeaderboardKeys>>>>();
+  private readonly boards = new Map<string, Map<string, BoundedMap<string, BoundedMap<string, LeaderboardKeys>>>>();
 
   constructor(prefix: string, partitions: number) {
     this.prefix = prefix;
@@ -191,16 +190,12 @@ export class Keys {
     let byBoard = this.boards.get(tenant);
     if (byBoard === undefined) this.boards.set(tenant, (byBoard = new Map()));
     let byRun = byBoard.get(boardId);
-    if (byRun === undefined) byBoard.set(boardId, (byRun = new Map()));
+    if (byRun === undefined) byBoard.set(boardId, (byRun = new BoundedMap(8)));
     let byGroup = byRun.get(run);
-    if (byGroup === undefined) {
-      // Runs come and go (a daily board has one a day): a board keeps its latest few.
-      if (byRun.size >= 8) byRun.clear();
-      byRun.set(run, (byGroup = new Map()));
-    }
+    // Runs come and go (a daily board has one a day): a board keeps its latest few.
+    if (byGroup === undefined) byRun.set(run, (byGroup = new BoundedMap(1000)));
     let made = byGroup.get(group);
     if (made === undefined) {
-      if (byGroup.size >= 1000) byGroup.clear();
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
       const base = `${this.prefix}:{lb:${tag}}:`;
       made = {

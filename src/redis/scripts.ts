@@ -283,22 +283,3 @@ export async function preloadScripts(client: Redis | Cluster, scripts: Script[])
   return nodes.length;
 }
 
-/** Domain outcomes that scripts return as small negative codes. */
-export const ScriptCode = {
-  TZ_MISMATCH: -1,
-  SUBSCRIBE_WITHOUT_EMAIL: -2,
-  EXISTS: -3,
-  NOT_FOUND: -4,
-  DUPLICATE: -5,
-  FILTERED_OUT: -6,
-  /** The streak's last period was judged in another zone: the api sends that zone's period too. */
-  STREAK_ZONE: -7,
-  /** A points trigger refuses to take a total below 0 (blockIfOutOfPoints): nothing changed. */
-  OUT_OF_POINTS: -8,
-  /** A time trigger's award is due: the api accrues it, then sends the event again. */
-  TIME_DUE: -9,
-  /** The event script does not hold the plan it was sent the id of: send it in full. */
-  PLAN_UNKNOWN: -10,
-  /** The metric's total would leave a double's range (about ±1.8e308): nothing changed. */
-  TOTAL_OUT_OF_RANGE: -11,
-} as const;

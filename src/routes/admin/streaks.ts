@@ -4,6 +4,7 @@
  * SDK 1.0.42 (`userId`, `level`, `reason`) and by the newer admin spec (`severity`, `message`).
  */
 import { attributeField } from '../../model/fields.js';
+import { ScriptCode } from '../../redis/codes.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { breakdownGroup, groupName } from '../../domain/leaderboards.js';
@@ -156,7 +157,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const tz = (await redis.hget(u.user, 'tz')) ?? '';
       const { day } = currentPeriod(rule.frequency, tz, clock.now());
       const [granted] = await redis.grantFreezes(u.user, n, rule.freezes.max, rule.freezes.initial, day);
-      if (granted === -4) issues.push(bulkIssue(userId, 'error', 'User does not exist'));
+      if (granted === ScriptCode.NOT_FOUND) issues.push(bulkIssue(userId, 'error', 'User does not exist'));
       else if (granted < n) issues.push(bulkIssue(userId, 'warning', 'Would exceed maximum freeze limit'));
       if (granted > 0) await refreshExpiry(tenant, userId, rule);
     }
@@ -183,7 +184,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
       const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
       const [restored] = await redis.restoreStreak(u.user, u.history, FREQUENCY_LETTER[rule.frequency], period, from, current);
-      if (restored === -4) issues.push(bulkIssue(id, 'error', 'User does not exist'));
+      if (restored === ScriptCode.NOT_FOUND) issues.push(bulkIssue(id, 'error', 'User does not exist'));
       else if (restored === 0) issues.push(bulkIssue(id, 'warning', 'No streak to restore'));
       else if (restored === -1) issues.push(bulkIssue(id, 'warning', 'Streak is already at maximum length'));
       else {
@@ -224,7 +225,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       const letter = FREQUENCY_LETTER[rule.frequency];
       const entry = [letter, periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
       const [done] = await redis.pauseStreak(u.user, 'add', JSON.stringify(entry));
-      if (done === -4) { refuse('User does not exist'); continue; }
+      if (done === ScriptCode.NOT_FOUND) { refuse('User does not exist'); continue; }
       await redis.hset(registry, id, JSON.stringify({ userId, start, end }));
       await refreshExpiry(tenant, userId, rule);
       created.push({ id, userId, start, end, status: 'active' });

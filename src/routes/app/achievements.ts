@@ -15,12 +15,12 @@ import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import { markBreakdown } from '../../engine/departures.js';
-import { ScriptCode } from '../../redis/scripts.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import { boostsArg } from '../../config/plans/points.js';
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },

@@ -15,11 +15,11 @@ import { accrueTime } from '../../engine/time-awards.js';
 import { placedAwards, rankAwards } from '../../engine/placements.js';
 import { markBreakdown } from '../../engine/departures.js';
 import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
-import { ScriptCode } from '../../redis/scripts.js';
 import { totalField, completionField } from '../../model/fields.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { Metric } from '../../model/entities.js';
 import { userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);

@@ -1,0 +1,29 @@
+/**
+ * What the scripts answer besides their results: domain outcomes as small negative codes, and the
+ * few positive ones. Each script's header says which of them it answers.
+ */
+export const ScriptCode = {
+  /** accruePoints: the awards due were made. */
+  DONE: 1,
+  /** recordEvent, recordEventPlan: an idempotency key already used; the event's first answer follows. */
+  REPLAYED: 2,
+  /** recordEvent, recordEventPlan: the user's stored zone is another (it follows). */
+  TZ_MISMATCH: -1,
+  /** accruePoints: another process accrued meanwhile; read again. */
+  MOVED: -1,
+  SUBSCRIBE_WITHOUT_EMAIL: -2,
+  EXISTS: -3,
+  NOT_FOUND: -4,
+  DUPLICATE: -5,
+  FILTERED_OUT: -6,
+  /** The streak's last period was judged in another zone: the api sends that zone's period too. */
+  STREAK_ZONE: -7,
+  /** A points trigger refuses to take a total below 0 (blockIfOutOfPoints): nothing changed. */
+  OUT_OF_POINTS: -8,
+  /** A time trigger's award is due: the api accrues it, then sends the event again. */
+  TIME_DUE: -9,
+  /** The event script does not hold the plan it was sent the id of: send it in full. */
+  PLAN_UNKNOWN: -10,
+  /** The metric's total would leave a double's range (about ±1.8e308): nothing changed. */
+  TOTAL_OUT_OF_RANGE: -11,
+} as const;
