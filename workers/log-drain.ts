@@ -14,6 +14,7 @@
  * trimmed before Postgres has it.
  */
 import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../src/model/fields.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
@@ -118,7 +119,7 @@ async function insert(pool: pg.Pool, prefix: string, partition: number, batch: D
 function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
   if (typeof e.sx === 'string') {
     // With the user's pauses as the event saw them: the expiry counts upcoming ones.
-    const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
+    const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
     if (state.last === null) return null;
     state.extended = true;
     return { state, tz: streakZone(e.sx) };

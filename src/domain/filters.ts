@@ -1,3 +1,4 @@
+import { attributeField } from '../model/fields.js';
 import type { AttributeFilter } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 /**
@@ -12,7 +13,7 @@ export function userFilterOf(filters: AttributeFilter[], snapshot: Snapshot): st
   for (const f of filters) {
     const attribute = snapshot.attributes.get(f.attributeId);
     if (!attribute) return null;
-    flat.push('a:' + attribute.key, f.attributeValue);
+    flat.push(attributeField(attribute.key), f.attributeValue);
   }
   return flat;
 }

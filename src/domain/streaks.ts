@@ -6,6 +6,7 @@
  * is still stored with its length until the user's next extension, and every read works out
  * whether freezes bridge the missed periods or the streak is lost.
  */
+import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
 import { firstDayOf, periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
 import type { StreakSettings } from '../model/entities.js';
 
@@ -41,7 +42,7 @@ export interface StreakState {
 export type StoredPause = [string, number, number, string];
 
 export function pausesOf(h: Record<string, string>): StoredPause[] {
-  return h['s:pz'] ? (JSON.parse(h['s:pz']) as StoredPause[]) : [];
+  return h[PAUSES_FIELD] ? (JSON.parse(h[PAUSES_FIELD]) as StoredPause[]) : [];
 }
 
 /** How many periods from..to the pauses of this frequency cover (lua/includes/streak.lua pausedBetween). */
@@ -135,7 +136,7 @@ export function streakZone(packed: string): string {
 
 /** The state from the user hash as of period `now`, as the script reads it (lua/includes/streak.lua streakState). */
 export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number, now: number): StreakState {
-  const st = parseStreak(h.s);
+  const st = parseStreak(h[STREAK_FIELD]);
   const letter = FREQUENCY_LETTER[rule.frequency];
   const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: st.long, paused: 0, run: null };
   if (st.f === letter) {
@@ -143,7 +144,7 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
     state.start = st.start;
     state.last = st.last;
     state.run = st.run;
-    if (state.last !== null && h['s:pz']) {
+    if (state.last !== null && h[PAUSES_FIELD]) {
       const pauses = pausesOf(h);
       state.paused = pausedBetween(pauses, letter, state.last + 1, now - 1);
       state.pauses = pauses.filter(([f]) => f === letter).map(([, first, last]): [number, number] => [first, last]);

@@ -8,6 +8,7 @@
  * A period's change is the sum of its days; its total, the sum of every day up to its end. A user
  * who moves time zone may put a later event on an earlier local day; totals stay consistent.
  */
+import { DAY_PREFIX } from '../model/fields.js';
 import type { DateTime } from 'luxon';
 import { fail } from '../lib/errors.js';
 import { parseDate } from './time.js';
@@ -68,7 +69,7 @@ export function clean(n: number): number {
  */
 export function dayValues(fields: Record<string, string>): Map<string, number> {
   const days: [string, number][] = [];
-  for (const field in fields) if (field.startsWith('d:')) days.push([field.slice(2), Number(fields[field])]);
+  for (const field in fields) if (field.startsWith(DAY_PREFIX)) days.push([field.slice(DAY_PREFIX.length), Number(fields[field])]);
   return new Map(days.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
 

@@ -6,6 +6,7 @@
  * tz, sub ('0' unsubscribed; '1' or absent subscribed), dt (JSON device tokens), a:<attribute key>,
  * n:<notification type> (JSON channels), m:<metric id> (metric total).
  */
+import { attributeField, attributeOfField } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -116,7 +117,7 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
   if (deviceTokens != null) pairs.push('dt', JSON.stringify(deviceTokens));
   if (attributes != null) {
     checkAttributeKeys(attributes, snapshot.userAttributes);
-    for (const key in attributes) pairs.push('a:' + key, attributes[key]);
+    for (const key in attributes) pairs.push(attributeField(key), attributes[key]);
   }
   return {
     pairs,
@@ -151,7 +152,8 @@ export function userView(h: UserHash): UserView {
   // Without a prototype: an attribute key may be `__proto__`, which `{}` would take for its own.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const field in h) {
-    if (field.startsWith('a:')) attributes[field.slice(2)] = h[field];
+    const key = attributeOfField(field);
+    if (key !== null) attributes[key] = h[field];
   }
   return {
     id: h.id,

@@ -13,6 +13,7 @@
  * the old group, events after it the new one, so a late placement of an earlier event in the old
  * group changes nothing (lua/leaderboardRank-7.lua).
  */
+import { attributeField, attributeOfField } from '../model/fields.js';
 import { perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
 import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards.js';
@@ -50,7 +51,8 @@ export function markBreakdown(pairs: string[], snapshot: Snapshot): string[] {
   const marked: string[] = [];
   for (let i = 0; i < pairs.length; i += 2) {
     const field = pairs[i];
-    (field.startsWith('a:') && keys.has(field.slice(2)) ? marked : rest).push(field, pairs[i + 1]);
+    const key = attributeOfField(field);
+    (key !== null && keys.has(key) ? marked : rest).push(field, pairs[i + 1]);
   }
   if (marked.length === 0) return pairs;
   return [...rest, ...marked, '', String(marked.length / 2)];
@@ -77,7 +79,7 @@ export async function leaveGroups(
   let values = current;
   if (values === null) {
     const others = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))].filter((k) => !old.has(k));
-    const read = others.length === 0 ? [] : await redis.hmget(keys.forUser(tenant, userId).user, ...others.map((k) => 'a:' + k));
+    const read = others.length === 0 ? [] : await redis.hmget(keys.forUser(tenant, userId).user, ...others.map(attributeField));
     values = new Map(others.map((k, i) => [k, read[i] ?? '']));
   }
   const day = localDay(tz, now);

@@ -9,11 +9,11 @@
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
  */
+import { attributeField } from '../model/fields.js';
 import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { localMinute } from '../domain/time.js';
-
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { gateable, learn } from './entry-gate.js';
@@ -176,7 +176,7 @@ export async function rankAwards(
   // The zone, for boards with a daily window; then the breakdown attributes.
   const windowed = boards.some(hasWindow);
   const values = keys.length === 0 && !windowed ? []
-    : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'tz', ...keys.map((k) => 'a:' + k));
+    : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'tz', ...keys.map(attributeField));
   const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[1 + i] ?? ''])));
   await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf, values[0] ?? ''), now, undefined, seq);
 }

@@ -1,3 +1,4 @@
+import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../model/fields.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { dayIndexOf } from '../domain/periods.js';
 import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
@@ -23,7 +24,7 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
   if (metricBoardsOfEvent.length === 0 && points.length === 0 && streaks.length === 0) return;
   const u = keys.forUser(e.t, e.u);
   const attributeKeys = [...new Set([...metricBoardsOfEvent, ...points, ...streaks].flatMap((lb) => breakdownKeys(lb, snapshot)))];
-  const h = await redis.hmget(u.user, 'm:' + e.m, 'tz', ...attributeKeys.map((k) => 'a:' + k));
+  const h = await redis.hmget(u.user, totalField(e.m), 'tz', ...attributeKeys.map(attributeField));
   const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[2 + i] ?? ''])));
   const placements: Placement[] = [];
   for (const lb of metricBoardsOfEvent) {
@@ -33,7 +34,7 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
     // A daily window is judged in the user's zone as stored now (the event's, unless it moved).
     const windowed = hasWindow(lb);
     if (windowed && !inWindow(lb, localMinute(h[1] ?? '', e.ts))) continue;
-    const value = lb.runUnit === null && !windowed ? h[0] : await redis.hget(keys.userMetric(u, e.m), `r:${lb.id}:${run.start}`);
+    const value = lb.runUnit === null && !windowed ? h[0] : await redis.hget(keys.userMetric(u, e.m), runSumField(lb.id, run.start));
     if (value !== null) placements.push({ lb, run, group, value });
   }
   if (e.pa !== undefined) {
@@ -42,7 +43,7 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
   }
   const rule = snapshot.streak;
   if (typeof e.sx === 'string' && rule !== null) {
-    const state = stateFromHash(e.sp ? { s: e.sx, 's:pz': e.sp } : { s: e.sx }, rule, dayIndexOf(e.d), 0);
+    const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d), 0);
     if (state.last !== null) {
       const expiry = expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts;
       placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));

@@ -10,6 +10,7 @@
  * The user hash keeps `tt:<triggerId>` (the next award's due time, ms); the partition's due set
  * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker.
  */
+import { timeDueField } from '../model/fields.js';
 import { DateTime } from 'luxon';
 import { pointsEntryHead } from '../model/log.js';
 import type { Context } from './context.js';
@@ -50,7 +51,7 @@ export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' 
   const made: unknown[][] = [];
   for (let attempt = 0; attempt < 20; attempt++) {
     const now = clock.now();
-    const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => 'tt:' + t.trigger.id), ...filterFields);
+    const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => timeDueField(t.trigger.id)), ...filterFields);
     if (h[0] === null) return null;
     const createdMs = Date.parse(h[1] ?? '') || now;
     const dayOf = daysOf(h[2] ?? '');

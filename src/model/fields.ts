@@ -1,4 +1,7 @@
-/** Field names in a user's hashes that more than one module writes or reads. */
+/**
+ * The field names of the stored hashes that more than one module writes or reads (the scripts
+ * write the same names: lua/ names them in each script's header).
+ */
 
 /** When the user completed an achievement (user hash). */
 export const completionField = (achievementId: string): string => 'c:' + achievementId;
@@ -22,3 +25,30 @@ export const awardField = (n: number): string => 'a:' + n;
 
 /** A user attribute's value (user hash). */
 export const attributeField = (key: string): string => 'a:' + key;
+
+/** Where a user attribute's field name starts. */
+export const ATTRIBUTE_PREFIX = 'a:';
+
+/** The attribute key of a user hash field, or null when the field holds no attribute. */
+export function attributeOfField(field: string): string | null {
+  return field.startsWith(ATTRIBUTE_PREFIX) ? field.slice(ATTRIBUTE_PREFIX.length) : null;
+}
+
+/** A local day's bucket (user-metric hash: the day's change; points hash: the day's closing total). */
+export const dayField = (date: string): string => 'd:' + date;
+
+/** Where a day bucket's field name starts. */
+export const DAY_PREFIX = 'd:';
+
+/** A leaderboard run's sum of a metric (user-metric hash). */
+export const runSumField = (boardId: string, run: string): string => `r:${boardId}:${run}`;
+
+/** When a time trigger's next award is due, ms (user hash). */
+export const timeDueField = (triggerId: string): string => 'tt:' + triggerId;
+
+/** The streak's packed state (user hash; lua/includes/streak.lua has the format). */
+export const STREAK_FIELD = 's';
+
+/** The user's streak pauses, JSON (user hash). */
+export const PAUSES_FIELD = 's:pz';
+

@@ -3,6 +3,7 @@
  * version: the triggers of each metric, the triggers that do not depend on a metric, the time
  * triggers the api accrues, and the boosts an award may take.
  */
+import { dayField } from '../../model/fields.js';
 import { MAX_POINTS } from '../../domain/points.js';
 import { eventFilterOf, userFilterOf } from '../../domain/filters.js';
 import type { PointsTrigger } from '../../model/entities.js';
@@ -130,8 +131,8 @@ export function boostsFor(snapshot: Snapshot, userId: string, fromDate: string):
     if (snapshot.pointsSystems.get(b.systemId)?.status !== 'active') continue;
     const ua = b.userId === null ? userFilterOf(b.userAttributes, snapshot) : [];
     if (ua === null) continue;
-    const entry: LuaBoost = { i: b.id, s: b.systemId, m: b.multiplier, r: b.rounding[0], a: 'd:' + b.start };
-    if (b.end !== null) entry.b = 'd:' + b.end;
+    const entry: LuaBoost = { i: b.id, s: b.systemId, m: b.multiplier, r: b.rounding[0], a: dayField(b.start) };
+    if (b.end !== null) entry.b = dayField(b.end);
     if (ua.length > 0) entry.ua = ua;
     out.push(entry);
   }

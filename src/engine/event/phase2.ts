@@ -3,6 +3,7 @@
  * must do for the leaderboards, the entry gates read with phase 1, and the user's standing on
  * every board the event concerns, placed after phase 1 answered.
  */
+import { attributeField, runSumField } from '../../model/fields.js';
 import type { MetricPlan } from '../../config/plans/achievements.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards.js';
 import { localMinute } from '../../domain/time.js';
@@ -115,7 +116,7 @@ export class EventPhase2 {
       const board: EventBoard = { lb, run, sum: -1, gate: null };
       if (lb.runUnit !== null || windowed) {
         board.sum = runFields.length;
-        runFields.push(`r:${lb.id}:${run.start}`);
+        runFields.push(runSumField(lb.id, run.start));
       }
       const breakdown = breakdownKeys(lb, snapshot);
       for (const key of breakdown) attributeKeys.add(key);
@@ -135,7 +136,7 @@ export class EventPhase2 {
       for (const key of breakdownKeys(lb, snapshot)) attributeKeys.add(key);
     }
     const keysList = [...attributeKeys];
-    const arg = runFields.length === 0 && keysList.length === 0 ? '' : `${runFields.join(',')}#${keysList.map((k) => 'a:' + k).join(',')}`;
+    const arg = runFields.length === 0 && keysList.length === 0 ? '' : `${runFields.join(',')}#${keysList.map(attributeField).join(',')}`;
     return { metric, arg, runCount: runFields.length, attributeKeys: keysList, pointsGates };
   }
 

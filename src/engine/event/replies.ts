@@ -4,6 +4,7 @@
  * streak state; a trigger's award and the first totals repeat across users), so each is worked
  * out once and found again; what is shared is frozen or read only.
  */
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 import { BoundedMap, perObject } from '../../lib/memo.js';
 import type { EventAward } from '../../model/log.js';
 import type { StreakSettings } from '../../model/entities.js';
@@ -48,7 +49,7 @@ export class EventReplies {
     const known = this.streaks(rule);
     let streak = known.get(key);
     if (streak === undefined) {
-      const state = stateFromHash({ s: String(packed), 's:pz': String(pauses) }, rule, day, period);
+      const state = stateFromHash({ [STREAK_FIELD]: String(packed), [PAUSES_FIELD]: String(pauses) }, rule, day, period);
       state.extended = String(extended) === '1';
       streak = { state: Object.freeze(state), json: streakJson(streakView(rule, state, period), state.extended) };
       known.set(key, streak);

@@ -4,6 +4,7 @@
  * its active triggers; its levels; its global boosts; how the tenant's users spread over totals
  * and over levels.
  */
+import { attributeField, awardField, pointsCountField, pointsTotalField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
@@ -15,7 +16,6 @@ import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAwar
 import { accrueTime } from '../../engine/time-awards.js';
 import { userBatches } from '../../redis/users.js';
 import { localDay } from '../../domain/time.js';
-import { awardField, pointsCountField, pointsTotalField } from '../../model/fields.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
 
@@ -74,7 +74,7 @@ export function pointsRoutes(deps: Deps): Route[] {
   const filtered = new Map<string, { at: number; totals: Promise<{ positive: number[]; zero: number }> }>();
 
   async function scanTotals(tenant: string, systemId: string, filter: Map<string, string>) {
-    const fields = [pointsTotalField(systemId), ...[...filter.keys()].map((k) => 'a:' + k)];
+    const fields = [pointsTotalField(systemId), ...[...filter.keys()].map(attributeField)];
     const wanted = [...filter.values()];
     const positive: number[] = [];
     let zero = 0;

@@ -2,6 +2,7 @@
  * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
  * event summaries, and notification preferences.
  */
+import { attributeOfField, totalField, completionField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
@@ -15,7 +16,6 @@ import { accrueTime } from '../../engine/time-awards.js';
 import { placedAwards, rankAwards } from '../../engine/placements.js';
 import { markBreakdown } from '../../engine/departures.js';
 import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
-import { totalField, completionField } from '../../model/fields.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { Metric } from '../../model/entities.js';
 import { userEntry } from '../../model/log.js';
@@ -72,7 +72,7 @@ export function userRoutes(deps: Deps): Route[] {
     const h = hashFromFlat(r, 5);
     // An attribute a board breaks down by changed: the user leaves the old group.
     if (r[4] !== '') {
-      const attributes = new Map(Object.keys(h).filter((f) => f.startsWith('a:')).map((f) => [f.slice(2), h[f]]));
+      const attributes = new Map(Object.keys(h).flatMap((f) => { const key = attributeOfField(f); return key === null ? [] : [[key, h[f]] as const]; }));
       // The identification was made: a departure that fails on the connection follows it.
       await deps.placements.leave(tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
     }
