@@ -4,23 +4,20 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
+import { completeAchievement } from '../../engine/achievements.js';
 import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { pointsChanges } from '../../domain/points.js';
-import { localDay } from '../../domain/time.js';
-import { accrueTime } from '../../engine/time-awards.js';
-import { placedAwards, rankAwards } from '../../engine/placements.js';
+
 import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
-import { markBreakdown } from '../../engine/departures.js';
+
 import { completionField, progressField, totalField } from '../../model/fields.js';
-import { boostsArg } from '../../config/plans/points.js';
+
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { userEntry } from '../../model/log.js';
-import { ScriptCode } from '../../redis/codes.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
@@ -35,7 +32,7 @@ function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, s
 }
 
 export function achievementRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock, stats } = deps;
+  const { redis, keys, store, stats } = deps;
 
   async function completeApi(req: Request) {
     const { tenant } = principalOf(req);
@@ -53,42 +50,9 @@ export function achievementRoutes(deps: Deps): Route[] {
     const ident = prepareIdentification(user, snapshot);
     const plan = snapshot.singlePlan(achievement);
     if (plan === null) throw fail('unprocessable', `Achievement "${key}" filters on an attribute that no longer exists`);
-    const u = keys.forUser(tenant, user.id);
-    // Time awards already due come first, as before an event: the completion's awards may spend
-    // them (or meet the cap after them), and they were earned under the attributes and zone the
-    // user has before this identification.
-    await accrueTime(deps, tenant, user.id);
-    const now = clock.now();
-    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
-    const entry = userEntry(tenant, user.id, now, { ...fields, achievement: achievement.id });
-    // Locked: no new completions, but a user who has it gets the original completion back.
-    if (achievement.status === 'locked') {
-      const achievedAt = await redis.hget(u.user, completionField(achievement.id));
-      if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
-      return json(201, completionReply(achievement, snapshot, tenant, user.id, achievedAt));
-    }
-    // Points are counted on the user's local day: the zone this request sets, else the stored one.
-    const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-    const r = await redis.completeAchievement(
-      u.user, u.users, u.log, u.completions, u.points,
-      new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|d:${localDay(tz, now)}`,
-      boostsArg(snapshot, user.id, localDay(tz, now)), ...markBreakdown(ident.pairs, snapshot),
-    );
-    if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-    if (r[0] === ScriptCode.FILTERED_OUT) {
-      throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
-    }
-    if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
-    // An attribute a board breaks down by changed: the user leaves the old group (src/engine/departures.ts).
-    if (r[5] !== '') {
-      const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-      await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
-    }
-    // A user created here: time triggers count from now (the workers must find the user).
-    if (r[1] === 1) await accrueTime(deps, tenant, user.id);
-    await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
-    const points = pointsChanges(snapshot, r[3], tenant, user.id, now);
-    return json(201, completionReply(achievement, snapshot, tenant, user.id, String(r[2]), points));
+    const done = await completeAchievement(deps, tenant, achievement, plan, user, ident);
+    const points = pointsChanges(snapshot, done.awards, tenant, user.id, done.now);
+    return json(201, completionReply(achievement, snapshot, tenant, user.id, done.achievedAt, points));
   }
 
   function completionReply(

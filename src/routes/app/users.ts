@@ -2,24 +2,20 @@
  * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
  * event summaries, and notification preferences.
  */
-import { attributeOfField, totalField, completionField } from '../../model/fields.js';
+import { totalField, completionField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
+import { identifyUser, updatePreferences, type IdentifyMode } from '../../engine/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
-import { checkUserId, hashFromFlat, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
+import { checkUserId, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
-import { localDay } from '../../domain/time.js';
-import { accrueTime } from '../../engine/time-awards.js';
-import { placedAwards, rankAwards } from '../../engine/placements.js';
-import { markBreakdown } from '../../engine/departures.js';
+
 import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
-import { boostsFor } from '../../config/plans/points.js';
+
 import type { Metric } from '../../model/entities.js';
-import { userEntry } from '../../model/log.js';
-import { ScriptCode } from '../../redis/codes.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);
@@ -37,46 +33,14 @@ const validatePreferences = compile<{ notifications?: Record<string, string[]> |
 });
 
 export function userRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock } = deps;
+  const { redis, keys, store } = deps;
 
-  async function identify(req: Request, mode: 'create' | 'upsert' | 'update', id: string, user: Identification): Promise<Reply> {
+  async function identify(req: Request, mode: IdentifyMode, id: string, user: Identification): Promise<Reply> {
     const { tenant } = principalOf(req);
     checkUserId(id);
     const ident = prepareIdentification(user, store.current);
-    const u = keys.forUser(tenant, id);
-    const now = clock.now();
-    const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
-    // A user created here gets the user-creation triggers' points, counted on the user's day.
-    const creationTriggers = store.current.points?.c;
-    const day = localDay(ident.tz ?? '', now);
-    const points = creationTriggers === undefined ? ''
-      : `${now}|d:${day}|${JSON.stringify({ c: creationTriggers, s: store.current.points!.s, b: boostsFor(store.current, id, day) })}`;
-    // Time awards already due were earned under the attributes and zone the user has now: accrued
-    // before they change (a trigger's filters, and the day an award counts on, read them).
-    if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
-    const r = await redis.upsertUser(
-      u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
-      userEntry(tenant, id, now, fields), points, ...markBreakdown(ident.pairs, store.current),
-    );
-    const code = r[0] as number;
-    if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-    if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
-    if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
-    const created = r[1] === 1;
-    if (created) {
-      deps.stats.invalidate(tenant);
-      // Time triggers count from now: the workers must find the new user when an award is due.
-      await accrueTime(deps, tenant, id);
-      await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
-    }
-    const h = hashFromFlat(r, 5);
-    // An attribute a board breaks down by changed: the user leaves the old group.
-    if (r[4] !== '') {
-      const attributes = new Map(Object.keys(h).flatMap((f) => { const key = attributeOfField(f); return key === null ? [] : [[key, h[f]] as const]; }));
-      // The identification was made: a departure that fails on the connection follows it.
-      await deps.placements.leave(tenant, id, String(r[4]), attributes, h.tz ?? '', now, String(r[3]));
-    }
-    return json(created ? 201 : 200, userView(h));
+    const { created, hash } = await identifyUser(deps, tenant, mode, id, user, ident);
+    return json(created ? 201 : 200, userView(hash));
   }
 
   /** The user's hash; 404 when the user does not exist. */
@@ -175,13 +139,7 @@ export function userRoutes(deps: Deps): Route[] {
         const id = req.params[0];
         checkUserId(id);
         const body = validatePreferences(parseJson(req.body));
-        const pairs: string[] = [];
-        for (const [type, list] of Object.entries(body.notifications ?? {})) {
-          if (list != null) pairs.push('n:' + type, JSON.stringify(list));
-        }
-        const r = await redis.updatePreferences(keys.forUser(principalOf(req).tenant, id).user, ...pairs);
-        if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
-        return ok(preferencesView(hashFromFlat(r, 1)));
+        return ok(preferencesView(await updatePreferences(deps, principalOf(req).tenant, id, body.notifications ?? {})));
       },
     },
   ];

@@ -1,0 +1,70 @@
+/**
+ * An `api` achievement completed through POST achievements/{key}/complete: the completeAchievement
+ * script (the completion, its composites and points, the identification it carries), then what
+ * follows it: the tenant's statistics, the departure from breakdown groups the identification
+ * moved, time triggers for a new user, and the awards' placements.
+ */
+import { boostsArg } from '../config/plans/points.js';
+import { localDay } from '../domain/time.js';
+import type { PreparedIdentification, UpsertedUser } from '../domain/users.js';
+import { fail } from '../lib/errors.js';
+import type { Achievement } from '../model/entities.js';
+import { completionField, dayField } from '../model/fields.js';
+import { userEntry } from '../model/log.js';
+import { ScriptCode } from '../redis/codes.js';
+import { markBreakdown } from './departures.js';
+import type { Deps } from './deps.js';
+import { placedAwards, rankAwards } from './placements.js';
+import { accrueTime } from './time-awards.js';
+
+/** When the user completed it (the first completion, when they had it already), the awards made ([] without) and when. */
+export interface Completion {
+  achievedAt: string;
+  awards: unknown;
+  now: number;
+}
+
+/** Completes `achievement` (of trigger `api`, whose single plan is `plan`) for the user. */
+export async function completeAchievement(
+  deps: Deps, tenant: string, achievement: Achievement, plan: Buffer, user: UpsertedUser, ident: PreparedIdentification,
+): Promise<Completion> {
+  const { redis, keys, store, clock, stats } = deps;
+  const snapshot = store.current;
+  const key = achievement.key;
+  const u = keys.forUser(tenant, user.id);
+  // Time awards already due come first, as before an event: the completion's awards may spend
+  // them (or meet the cap after them), and they were earned under the attributes and zone the
+  // user has before this identification.
+  await accrueTime(deps, tenant, user.id);
+  const now = clock.now();
+  const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+  const entry = userEntry(tenant, user.id, now, { ...fields, achievement: achievement.id });
+  // Locked: no new completions, but a user who has it gets the original completion back.
+  if (achievement.status === 'locked') {
+    const achievedAt = await redis.hget(u.user, completionField(achievement.id));
+    if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
+    return { achievedAt, awards: [], now };
+  }
+  // Points are counted on the user's local day: the zone this request sets, else the stored one.
+  const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
+  const day = localDay(tz, now);
+  const r = await redis.completeAchievement(
+    u.user, u.users, u.log, u.completions, u.points,
+    new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|${dayField(day)}`,
+    boostsArg(snapshot, user.id, day), ...markBreakdown(ident.pairs, snapshot),
+  );
+  if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+  if (r[0] === ScriptCode.FILTERED_OUT) {
+    throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
+  }
+  if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
+  // An attribute a board breaks down by changed: the user leaves the old group (src/engine/departures.ts).
+  if (r[5] !== '') {
+    const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
+    await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
+  }
+  // A user created here: time triggers count from now (the workers must find the user).
+  if (r[1] === 1) await accrueTime(deps, tenant, user.id);
+  await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
+  return { achievedAt: String(r[2]), awards: r[3], now };
+}

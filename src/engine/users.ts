@@ -1,0 +1,76 @@
+/**
+ * A user identified explicitly (POST, PUT, PATCH /users): the upsertUser script, the
+ * user-creation triggers' points and their placements, and the departure from the breakdown groups
+ * an identification moves the user out of.
+ */
+import { boostsFor } from '../config/plans/points.js';
+import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../domain/users.js';
+import { localDay } from '../domain/time.js';
+import { fail } from '../lib/errors.js';
+import { attributeOfField, dayField } from '../model/fields.js';
+import { userEntry } from '../model/log.js';
+import { ScriptCode } from '../redis/codes.js';
+import { markBreakdown } from './departures.js';
+import type { Deps } from './deps.js';
+import { placedAwards, rankAwards } from './placements.js';
+import { accrueTime } from './time-awards.js';
+
+/** create: only a new user; upsert: either; update: only an existing one. */
+export type IdentifyMode = 'create' | 'upsert' | 'update';
+
+/** Identifies a user; answers whether it was created and the user hash after. */
+export async function identifyUser(
+  deps: Deps, tenant: string, mode: IdentifyMode, id: string, user: Identification, ident: PreparedIdentification,
+): Promise<{ created: boolean; hash: UserHash }> {
+  const { redis, keys, store, clock } = deps;
+  const snapshot = store.current;
+  const u = keys.forUser(tenant, id);
+  const now = clock.now();
+  const fields = Object.fromEntries(Object.entries(user).filter(([k, v]) => v != null && k !== 'id'));
+  // A user created here gets the user-creation triggers' points, counted on the user's day.
+  const creationTriggers = snapshot.points?.c;
+  const day = localDay(ident.tz ?? '', now);
+  const points = creationTriggers === undefined ? ''
+    : `${now}|${dayField(day)}|${JSON.stringify({ c: creationTriggers, s: snapshot.points!.s, b: boostsFor(snapshot, id, day) })}`;
+  // Time awards already due were earned under the attributes and zone the user has now: accrued
+  // before they change (a trigger's filters, and the day an award counts on, read them).
+  if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
+  const r = await redis.upsertUser(
+    u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
+    userEntry(tenant, id, now, fields), points, ...markBreakdown(ident.pairs, snapshot),
+  );
+  const code = r[0] as number;
+  if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
+  if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
+  if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+  const created = r[1] === 1;
+  if (created) {
+    deps.stats.invalidate(tenant);
+    // Time triggers count from now: the workers must find the new user when an award is due.
+    await accrueTime(deps, tenant, id);
+    await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
+  }
+  const hash = hashFromFlat(r, 5);
+  // An attribute a board breaks down by changed: the user leaves the old group.
+  if (r[4] !== '') {
+    const attributes = new Map<string, string>();
+    for (const field in hash) {
+      const key = attributeOfField(field);
+      if (key !== null) attributes.set(key, hash[field]);
+    }
+    // The identification was made: a departure that fails on the connection follows it.
+    await deps.placements.leave(tenant, id, String(r[4]), attributes, hash.tz ?? '', now, String(r[3]));
+  }
+  return { created, hash };
+}
+
+/** Sets a user's notification preferences (type -> channels); answers the user hash after. */
+export async function updatePreferences(deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>): Promise<UserHash> {
+  const pairs: string[] = [];
+  for (const [type, list] of Object.entries(notifications)) {
+    if (list != null) pairs.push('n:' + type, JSON.stringify(list));
+  }
+  const r = await deps.redis.updatePreferences(deps.keys.forUser(tenant, id).user, ...pairs);
+  if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+  return hashFromFlat(r, 1);
+}
