@@ -4,6 +4,7 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
+import { pruneStreakBoard } from '../../engine/prune.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
@@ -117,7 +118,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const run = runFor(lb, q.get('run'));
         const tenant = principalOf(req).tenant;
         const k = keys.leaderboard(tenant, lb.id, run.start, groupOf(lb, q.get('userAttributes')));
-        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
+        if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
         let start = offset;
         const around = q.get('userId');
         let rankings: { userId: string; userName: string | null; rank: number; value: number }[] = [];
@@ -164,7 +165,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const run = runFor(lb, rawRun, localDay(tz ?? '', clock.now()));
         const group = await userGroupOf(lb, userKey);
         const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
-        if (lb.rankBy === 'streak') await redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, clock.now());
+        if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
         const [member, events] = group === null ? [null, []]
           : await Promise.all([redis.hget(k.members, id), redis.lrange(k.history(id), 0, numEvents - 1)]);
         let rank: number | null = null;

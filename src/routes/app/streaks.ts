@@ -5,6 +5,7 @@
 import { streakHistory } from '../../domain/streak-history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
+import { pruneStreakRanking } from '../../engine/prune.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
 import { checkUserId, isUserId, USER_ID_MAX, type UserHash } from '../../domain/users.js';
@@ -19,10 +20,7 @@ export function streakRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock } = deps;
 
   /** Drops lost streaks from the tenant's active ranking before it is read. */
-  async function prune(tenant: string): Promise<void> {
-    const k = keys.streakRankings(tenant);
-    await redis.streakPrune(k.active, k.expiry, clock.now(), 1000);
-  }
+  const prune = (tenant: string) => pruneStreakRanking(deps, tenant);
 
   async function userStreak(req: Request) {
     const { tenant } = principalOf(req);
