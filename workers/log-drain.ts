@@ -62,7 +62,7 @@ function parseBatch(entries: StreamEntry[]): Drained[] {
     const body = entryBody(fields);
     const e = JSON.parse(body) as LogBody;
     // Postgres takes no U+0000 and no lone surrogate, in jsonb or text: an entry holding one (the
-    // api refuses them since stop 15; older entries, or a user id from another path) is stored
+    // api refuses them; older entries, or a user id from another path, may hold one) is stored
     // with U+FFFD in their place, rather than stopping the partition's copy at it for good.
     if (body.includes('\\u') && !isText(e)) {
       const clean = textOnly(e) as LogBody;

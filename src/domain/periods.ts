@@ -75,7 +75,7 @@ export function periodEndsAt(frequency: Frequency, period: number, tz: string): 
   return endInstants(`${frequency}:${period}:${tz}`);
 }
 
-// luxon costs ~25 µs a call: one per zone and period is plenty.
+// luxon is dear: one call per zone and period is plenty.
 const endInstants = memoize(16384, (key: string) => {
   const [frequency, period, tz] = key.split(':');
   return DateTime.fromISO(dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1)), { zone: tz || 'UTC' }).toMillis();

@@ -1,8 +1,8 @@
 /**
  * Calendar arithmetic for a user's time zone, in TypeScript (never in Lua).
  *
- * luxon costs about 25 µs per zone conversion, half a request's budget, so the current local day
- * of each zone is cached with its bounds and recomputed only when an instant falls outside them.
+ * A luxon zone conversion costs about half a request's budget, so the current local day of each
+ * zone is cached with its bounds and recomputed only when an instant falls outside them.
  */
 import { BoundedMap } from '../lib/memo.js';
 import { DateTime, IANAZone } from 'luxon';

@@ -5,11 +5,9 @@
  * writev calls instead of one write syscall each, and Redis starts on the first batch while the
  * api still parses the rest.
  *
- * Unlike ioredis auto-pipelining (ARCHITECTURE.md §3 measured it 20-33% slower here: it keeps one
- * batch in flight at a time and waits for its replies), this only merges writes: every command is
- * still sent at once and answered on its own. Measured with wrk on this 2-core machine (A/B,
- * alternating runs): node CPU per event down from ~45 to ~30 µs, Redis's from ~28 to ~20 µs;
- * flushing every 8 commands beat flushing once per turn by 4-20% in throughput.
+ * Unlike ioredis auto-pipelining (slower here: it keeps one batch in flight at a time and waits
+ * for its replies), this only merges writes: every command is still sent at once and answered on
+ * its own. What it saves, and why batches of 8: docs/performance.md.
  */
 import type { Writable } from 'node:stream';
 import type { Cluster, Redis } from 'ioredis';

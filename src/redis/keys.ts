@@ -185,8 +185,7 @@ export class Keys {
   leaderboard(tenant: string, boardId: string, run: string, group: string): LeaderboardKeys {
     // Made once per run and group, and found again through the parts themselves (strings the
     // configuration and the caches hold, hashed once): the event path looks rankings up by name on
-    // every event, and a name made anew is a string to flatten and hash each time (about 2 µs an
-    // event measured with a full board).
+    // every event, and a name made anew is a string to flatten and hash each time.
     let byBoard = this.boards.get(tenant);
     if (byBoard === undefined) this.boards.set(tenant, (byBoard = new Map()));
     let byRun = byBoard.get(boardId);

@@ -101,8 +101,8 @@ export function loadScripts(dir = LUA_DIR): Script[] {
 
 /**
  * The scripts of the event path run as Redis functions (FCALL): a script's `local function`s are
- * created anew on every EVALSHA (700 instructions each, about 17,000 for the event script), a
- * library's helpers once, when it loads. The rest stay scripts.
+ * created anew on every EVALSHA, a library's helpers once, when it loads (docs/performance.md).
+ * The rest stay scripts.
  */
 const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank']);
 
@@ -130,9 +130,8 @@ export function functionLibrary(scripts: Script[], dir = LUA_DIR): { code: strin
 
 /**
  * The standard functions the library calls, kept in library-level locals. In a Redis 7 function
- * every global is read through an empty table whose metatable points at the real globals: about
- * 200 instructions for `redis.call` or `string.sub`, against one upvalue read for a local (2,600
- * instructions an event, 1.8%, on laurel-points). The globals are not readable while the library
+ * every global is read through an empty table whose metatable points at the real globals, much
+ * dearer than the upvalue read of a local (docs/performance.md). The globals are not readable while the library
  * loads (only `redis.register_function` is), so the first call of any of its functions sets them.
  */
 const LIBRARY_LOCALS: [string, string][] = [
@@ -210,13 +209,10 @@ const FCALL_OPTIONS = { replyEncoding: 'utf8' } as const;
 
 /**
  * FCALL with `args` as given: the function's name, the number of keys, then the keys and
- * arguments. ioredis's own commands copy their arguments with Array.prototype.flat, which Node 20
- * runs at 100 to 200 ns an element (one to two microseconds for the event script's dozen, on every
- * event); these are a flat list already, and the command keeps that very array. Nothing is made
- * here per command, not even an empty array or the options object: with `this.args = [fn,
- * numberOfKeys, ...args]` and a fresh `[]` and options, about 0.7 MB of every young-generation
- * collection survived it and was promoted under the bench's load (`--trace-gc-nvp`), against
- * under 0.3 MB and nothing promoted now. Everything else is ioredis's: the RESP it writes, the key
+ * arguments. ioredis's own commands copy their arguments with Array.prototype.flat, slow in Node
+ * 20 for every event's dozen; these are a flat list already, and the command keeps that very
+ * array. Nothing is made here per command, not even an empty array or the options object, so
+ * that nothing of it survives a young-generation collection (docs/performance.md). Everything else is ioredis's: the RESP it writes, the key
  * slot a Cluster routes by, the reply.
  */
 class FcallCommand extends Command {

@@ -12,7 +12,7 @@ import type { LuaAchievement } from './lua.js';
  * The streak rule as the event script reads it (lua/includes/streak.lua):
  * '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>', or '' without a rule. A string
  * whose first five characters the script reads in place; the rest is parsed only when an event
- * needs it (decoding a msgpack plan on every event cost about 16k instructions).
+ * needs it (decoding a msgpack plan on every event is dear in Redis's Lua).
  */
 export function streakRule(snapshot: Snapshot, metricId: string, hasAchievements: boolean): string {
   const rule = snapshot.streak;

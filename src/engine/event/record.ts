@@ -48,7 +48,7 @@ export type EventOutcome =
   }
   | { status: 202; eventId: string; total: string; streak: string };
 
-/** `new Date(ms).toISOString()` costs ~0.6 µs; many events share a millisecond under load. */
+/** An instant's ISO string, made once per millisecond: many events share one under load. */
 function isoCache(): (ms: number) => string {
   let lastMs = -1;
   let lastIso = '';
@@ -141,7 +141,7 @@ export class EventRecorder {
       coalescer.hold();
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
-      // one string (ioredis spends about 120 ns an argument).
+      // one string (ioredis and Redis pay for every argument).
       const boards = phase2.plan(tenant, metric.id, day, plan, tz, now, numeric > 0);
       const phase1 = hot === ''
         ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...pairs)
