@@ -11,7 +11,7 @@ import { isConnectionError } from '../src/redis/outage.js';
 import type { Settings } from '../src/lib/settings.js';
 import { connectPostgres } from '../src/postgres/pool.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
-import { drainLogs, LOG_DRAIN_QUEUE, type DrainResult } from './log-drain.js';
+import { LOG_DRAIN_QUEUE, LogDrainer, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
 import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
@@ -96,8 +96,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await enqueueCopy(svc.store.current.version);
   await configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions });
 
+  const drainer = new LogDrainer(svc, pool);
   await queue(LOG_DRAIN_QUEUE, async () => {
-    const r = await drainLogs(svc, pool);
+    const r = await drainer.drain();
     if (r.drained > 0) wlog.debug(r, 'event logs drained');
     return r;
   }, 'event log drain failed; the entries stay in Redis', { ms: 1000, job: 'drain' });
@@ -136,7 +137,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         await new Promise((r) => setTimeout(r, 25));
       }
     },
-    drainNow: () => drainLogs(svc, pool),
+    drainNow: () => drainer.drain(),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),

@@ -1,17 +1,18 @@
 /**
- * Queue `log-drain`: moves the partitions' event logs (Redis streams, one entry per processed
- * event or identification) into Postgres (`laurel_events`), and trims from Redis only what
- * Postgres has committed. On the way it keeps the tenants' streak rankings: an event that
- * extended a streak carries `sx` (the state as stored), and the rankings take
- * the absolute values (applying an entry twice changes nothing), off the request path. Likewise
- * an entry with points awards (`pa`) sets the user's totals in the tenant's totals sets (for the
- * points summaries).
+ * Queue `log-drain`: one pass over the partitions' event logs (Redis streams) feeds every consumer
+ * of the log, then archives it and trims it.
  *
- * Per partition: XRANGE a batch, INSERT it in one statement keyed by (prefix, partition, stream
- * id) with ON CONFLICT DO NOTHING, then XTRIM MINID past the last id inserted. A crash between
- * the insert and the trim inserts the same rows again next time, which changes nothing; two
- * drainers on one partition (several worker processes) only repeat each other's work. Nothing is
- * trimmed before Postgres has it.
+ * A pass reads every partition after its cursor (one XRANGE each, sent together), then:
+ * - the consumers take the entries that concern them, parsed only then: the tenants' streak
+ *   rankings from the extensions (`sx`), the points totals sets from the awards (`pa`), phase 2
+ *   again for the events of an api process that died (src/engine/liveness.ts); absolute values,
+ *   so an entry consumed twice changes nothing;
+ * - the archive takes every entry, unparsed: one row per partition batch and the partitions'
+ *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
+ * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
+ *   place again (LOG_RETAIN_MS).
+ * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
+ * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../src/model/fields.js';
@@ -22,17 +23,16 @@ import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } fro
 import { dayIndexOf } from '../src/domain/periods.js';
 import type { StreakSettings } from '../src/model/entities.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
+import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { replayEvent } from '../src/engine/replay.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
-/** Partitions drained side by side. */
-const PARALLEL = 8;
 
 export interface DrainResult {
-  /** Rows inserted (or already there) in Postgres. */
+  /** Entries archived by this pass. */
   drained: number;
   /** Partitions whose log had entries. */
   partitions: number;
@@ -46,32 +46,23 @@ export function nextStreamId(id: string): string {
   return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
 }
 
-/**
- * A log entry as a batch carries it: the stream id, the kind ('event', 'user'), the body as
- * stored, and the body parsed once for everything the drainer does with it.
- */
+/** An entry a consumer takes: its stream id and kind, and its body parsed. */
 interface Drained {
   id: string;
   kind: string;
-  body: string;
   e: LogBody;
 }
 
-function parseBatch(entries: StreamEntry[]): Drained[] {
-  return entries.map(([id, fields]) => {
-    const body = entryBody(fields);
-    const e = JSON.parse(body) as LogBody;
-    // Postgres takes no U+0000 and no lone surrogate, in jsonb or text: an entry holding one (the
-    // api refuses them; older entries, or a user id from another path, may hold one) is stored
-    // with U+FFFD in their place, rather than stopping the partition's copy at it for good.
-    if (body.includes('\\u') && !isText(e)) {
-      const clean = textOnly(e) as LogBody;
-      return { id, kind: fields[0] ?? 'unknown', body: JSON.stringify(clean), e: clean };
-    }
-    return { id, kind: fields[0] ?? 'unknown', body, e };
-  });
+/**
+ * An entry's body as one JSON object, as archived: the fields the script added put back in, and
+ * U+0000 or a lone surrogate (which Postgres takes in no jsonb) replaced by U+FFFD.
+ */
+function archivedBody(fields: string[]): string {
+  const body = entryBody(fields);
+  if (!body.includes('\\u')) return body;
+  const e = JSON.parse(body) as unknown;
+  return isText(e) ? body : JSON.stringify(textOnly(e));
 }
-
 /** A parsed JSON value with U+0000 and lone surrogates replaced by U+FFFD. */
 function textOnly(value: unknown): unknown {
   if (typeof value === 'string') return value.replace(NOT_TEXT_ALL, '\uFFFD');
@@ -83,37 +74,6 @@ function textOnly(value: unknown): unknown {
 }
 
 const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
-
-/**
- * One INSERT per batch. The bodies travel as one JSON array, paired with the other columns by
- * position (WITH ORDINALITY): as a jsonb[] each body was escaped element by element on the way
- * (pg's array literal), the most expensive part of a drain in node.
- */
-async function insert(pool: pg.Pool, prefix: string, partition: number, batch: Drained[]): Promise<void> {
-  const ids: string[] = [];
-  const kinds: string[] = [];
-  const tenants: string[] = [];
-  const users: string[] = [];
-  const at: number[] = [];
-  const bodies: string[] = [];
-  for (const { id, kind, body, e } of batch) {
-    ids.push(id);
-    kinds.push(kind);
-    tenants.push(e.t ?? '');
-    users.push(e.u ?? '');
-    at.push(e.ts ?? Number(id.slice(0, id.indexOf('-'))));
-    bodies.push(body);
-  }
-  await pool.query(
-    `INSERT INTO laurel_events (prefix, partition, stream_id, kind, tenant, user_id, occurred_at, body)
-     SELECT $1, $2, a.stream_id, a.kind, a.tenant, a.user_id, to_timestamp(a.ms / 1000.0), b.body
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[]) WITH ORDINALITY
-            AS a(stream_id, kind, tenant, user_id, ms, n)
-     JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS b(body, n) ON a.n = b.n
-     ON CONFLICT (prefix, partition, stream_id) DO NOTHING`,
-    [prefix, partition, ids, kinds, tenants, users, at, `[${bodies.join(',')}]`],
-  );
-}
 
 /** The extension an entry carries: the state as of its period, and the zone it was judged in. */
 function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
@@ -216,10 +176,31 @@ export function earlierStreamId(a: string, b: string): string {
   return BigInt(as) < BigInt(bs) ? a : b;
 }
 
+/** `"p":"<id>"` of each process, as an event's body names it. */
+function processMarks(processes: Set<string>): string[] {
+  return [...processes].map((p) => `"p":"${p}"`);
+}
+
 /**
- * Phase 2 of the events of a batch whose api process is dead already (src/engine/liveness.ts): a drainer
- * behind by more than 15 s meets them here. A process that stopped cleanly finished its requests
- * first.
+ * The entries the consumers take, parsed: those with fields beyond the body (an extension, awards,
+ * completions), and events of the processes `marks` names. The rest are not parsed at all.
+ */
+function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
+  const out: Drained[] = [];
+  for (const [id, fields] of entries) {
+    const kind = fields[0] ?? 'unknown';
+    const body = fields[1] ?? '{}';
+    if (fields.length > 2 || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
+      out.push({ id, kind, e: JSON.parse(entryBody(fields)) as LogBody });
+    }
+  }
+  return out;
+}
+
+/**
+ * Phase 2 of the events of a batch whose api process is dead already (src/engine/liveness.ts): a
+ * drainer behind by more than 15 s meets them here. A process that stopped cleanly finished its
+ * requests first.
  */
 async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Promise<void> {
   if (dead.size === 0 || deps.store.current.leaderboards.size === 0) return;
@@ -230,11 +211,11 @@ async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Pr
 
 /**
  * Phase 2 of the events of api processes that died since the last pass: every entry of theirs
- * still in the logs (copied or not: the logs keep copied entries for LOG_RETAIN_MS), placed again
- * from the user's current state, which changes nothing where their phase 2 did run. Usually the
- * drainer has copied those entries long before their process counts as dead (15 s of silence),
- * so the batches alone would never meet them. A process is placed again once per heartbeat it
- * fell silent at (it may come back and die again). Forgets processes silent for a day.
+ * still in the logs (archived or not: the logs keep archived entries for LOG_RETAIN_MS), placed
+ * again from the user's current state, which changes nothing where their phase 2 did run. Usually
+ * the drainer has archived those entries long before their process counts as dead (15 s of
+ * silence), so the passes alone would never meet them. A process is placed again once per
+ * heartbeat it fell silent at (it may come back and die again). Forgets processes silent for a day.
  */
 async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowMs: number): Promise<void> {
   const { redis, keys } = deps;
@@ -248,13 +229,14 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
   const due = new Set([...dead].filter((p) => replayed[p] !== raw[p]));
   if (due.size === 0) return;
   if (deps.store.current.leaderboards.size > 0) {
+    const marks = processMarks(due);
     for (let partition = 0; partition < keys.partitions; partition++) {
       const log = keys.partitionLog(partition);
       let from = '-';
       for (;;) {
         const entries = (await redis.xrange(log, from, '+', 'COUNT', BATCH)) as StreamEntry[];
         if (entries.length === 0) break;
-        await replayPhase2(deps, parseBatch(entries), due);
+        await replayPhase2(deps, consumed(entries, marks), due);
         if (entries.length < BATCH) break;
         from = '(' + entries[entries.length - 1][0];
       }
@@ -264,52 +246,125 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
 }
 
 /**
- * Drains one partition from its cursor until its log is copied (or `maxBatches` were moved), then
- * trims what is copied and older than LOG_RETAIN_MS.
+ * The drainer of one worker process: the partitions' cursors as archived, kept between passes
+ * (read from Postgres at the first pass and whenever another drainer moved one).
  */
-async function drainPartition(deps: Deps, pool: pg.Pool, partition: number, maxBatches: number, dead: Set<string>, nowMs: number): Promise<number> {
-  const { redis, keys, settings } = deps;
-  const log = keys.partitionLog(partition);
-  const cursorKey = keys.partitionLogCursor(partition);
-  let cursor = await redis.get(cursorKey);
-  let moved = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const entries = (await redis.xrange(log, cursor === null ? '-' : '(' + cursor, '+', 'COUNT', BATCH)) as StreamEntry[];
-    if (entries.length === 0) break;
-    const batch = parseBatch(entries);
-    await rankStreaks(deps, batch);
-    await rankPoints(deps, batch);
-    await replayPhase2(deps, batch, dead);
-    await insert(pool, settings.prefix, partition, batch);
-    cursor = entries[entries.length - 1][0];
-    await redis.set(cursorKey, cursor);
-    moved += entries.length;
-    if (entries.length < BATCH) break;
+export class LogDrainer {
+  private readonly deps: Deps;
+  private readonly archive: LogArchive;
+  private cursors: Map<number, string> | null = null;
+  /** Partitions whose log may hold archived entries still: their cursor when last drained. */
+  private readonly untrimmed = new Map<number, string>();
+
+  constructor(deps: Deps, pool: pg.Pool) {
+    this.deps = deps;
+    this.archive = new LogArchive(pool, deps.settings.prefix);
   }
-  // Nothing Postgres does not hold, nor anything the drainer may still need to place again.
-  if (cursor !== null) await redis.xtrim(log, 'MINID', earlierStreamId(nextStreamId(cursor), `${Math.max(0, nowMs - LOG_RETAIN_MS)}-0`));
-  return moved;
+
+  /**
+   * Where each partition's archive ends. A partition without a cursor in Postgres starts at the
+   * one an earlier version kept in Redis (it archived the entries up to it one row each).
+   */
+  private async loadCursors(): Promise<Map<number, string>> {
+    const { redis, keys } = this.deps;
+    const archived = await this.archive.cursors();
+    const missing = Array.from({ length: keys.partitions }, (_, p) => p).filter((p) => !archived.has(p));
+    const earlier = await Promise.all(missing.map((p) => redis.get(keys.partitionLogCursor(p))));
+    const cursors = new Map(archived);
+    missing.forEach((p, i) => { cursors.set(p, earlier[i] ?? ''); });
+    for (const [p, cursor] of cursors) if (cursor !== '') this.untrimmed.set(p, cursor);
+    return cursors;
+  }
+
+  /**
+   * Passes until every partition's log is archived (at most `maxBatches` batches of a partition),
+   * then phase 2 for the api processes that died since the last one. `nowMs`: the wall time
+   * (tests pass a later one to see entries leave).
+   */
+  async drain(maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
+    const { deps } = this;
+    const result: DrainResult = { drained: 0, partitions: 0 };
+    const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
+    const { dead } = deadProcesses(processes, nowMs);
+    const drainedFrom = new Set<number>();
+    let todo = Array.from({ length: deps.keys.partitions }, (_, p) => p);
+    for (let i = 0; i < maxBatches && todo.length > 0; i++) {
+      const full = await this.pass(todo, dead, result, drainedFrom);
+      if (full === null) continue;
+      todo = full;
+    }
+    result.partitions = drainedFrom.size;
+    await this.trim(drainedFrom, nowMs);
+    await replayDeadProcesses(deps, processes, nowMs);
+    return result;
+  }
+
+  /**
+   * One batch of each partition of `partitions`: consumed, then archived. Answers the partitions
+   * whose batch was full (more to read), or null when another drainer moved a cursor meanwhile.
+   */
+  private async pass(partitions: number[], dead: Set<string>, result: DrainResult, drainedFrom: Set<number>): Promise<number[] | null> {
+    const { deps } = this;
+    const { redis, keys } = deps;
+    const cursors = this.cursors ??= await this.loadCursors();
+    const read = await Promise.all(partitions.map((p) => {
+      const cursor = cursors.get(p) ?? '';
+      return redis.xrange(keys.partitionLog(p), cursor === '' ? '-' : '(' + cursor, '+', 'COUNT', BATCH) as Promise<StreamEntry[]>;
+    }));
+    const batches: ArchiveBatch[] = [];
+    const consumers: Drained[] = [];
+    const marks = processMarks(dead);
+    const full: number[] = [];
+    partitions.forEach((partition, i) => {
+      const entries = read[i];
+      if (entries.length === 0) return;
+      if (entries.length === BATCH) full.push(partition);
+      const lines: string[] = [];
+      for (const [id, fields] of entries) lines.push(archiveLine(id, fields[0] ?? 'unknown', archivedBody(fields)));
+      for (const d of consumed(entries, marks)) consumers.push(d);
+      batches.push({
+        partition, previous: cursors.get(partition) ?? '', firstId: entries[0][0], lastId: entries[entries.length - 1][0],
+        count: entries.length, lines: lines.join('\n'),
+      });
+    });
+    if (batches.length === 0) return [];
+    await rankStreaks(deps, consumers);
+    await rankPoints(deps, consumers);
+    await replayPhase2(deps, consumers, dead);
+    if (!(await this.archive.commit(batches))) {
+      // Another drainer archived some of them: start again from where the archive ends.
+      this.cursors = null;
+      return null;
+    }
+    for (const b of batches) {
+      cursors.set(b.partition, b.lastId);
+      drainedFrom.add(b.partition);
+      result.drained += b.count;
+    }
+    return full;
+  }
+
+  /**
+   * Trims what the archive holds and is older than LOG_RETAIN_MS, and says in Redis where the
+   * archive of the partitions drained ends (for operators, and an earlier version's drainer).
+   */
+  private async trim(drained: Set<number>, nowMs: number): Promise<void> {
+    const { redis, keys } = this.deps;
+    const cursors = this.cursors;
+    if (cursors === null) return;
+    for (const p of drained) this.untrimmed.set(p, cursors.get(p) ?? '');
+    const oldest = Math.max(0, nowMs - LOG_RETAIN_MS);
+    const retained = `${oldest}-0`;
+    await Promise.all([...this.untrimmed].map(async ([p, cursor]) => {
+      if (drained.has(p)) await redis.set(keys.partitionLogCursor(p), cursor);
+      await redis.xtrim(keys.partitionLog(p), 'MINID', earlierStreamId(nextStreamId(cursor), retained));
+      // Everything archived is gone from Redis now: nothing to trim until the next batch.
+      if (Number(cursor.slice(0, cursor.indexOf('-'))) < oldest) this.untrimmed.delete(p);
+    }));
+  }
 }
 
-/**
- * One pass over every partition, then phase 2 for the api processes that died since the last
- * one. `nowMs`: the wall time (tests pass a later one to see entries leave).
- */
+/** One drain with a drainer of its own (tests and tools; the workers keep theirs). */
 export async function drainLogs(deps: Deps, pool: pg.Pool, maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
-  const result: DrainResult = { drained: 0, partitions: 0 };
-  const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
-  const { dead } = deadProcesses(processes, nowMs);
-  let next = 0;
-  const lane = async () => {
-    while (next < deps.keys.partitions) {
-      const moved = await drainPartition(deps, pool, next++, maxBatches, dead, nowMs);
-      if (moved > 0) {
-        result.drained += moved;
-        result.partitions++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL }, lane));
-  await replayDeadProcesses(deps, processes, nowMs);
-  return result;
+  return new LogDrainer(deps, pool).drain(maxBatches, nowMs);
 }

@@ -17,7 +17,34 @@ const MIGRATIONS = [
      copied_at  timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (prefix, kind, id)
    )`,
-  `CREATE TABLE IF NOT EXISTS laurel_events (
+  // The event log's archive: one row per drained batch of a partition (src/postgres/log-archive.ts).
+  `CREATE TABLE IF NOT EXISTS laurel_log (
+     prefix      text        NOT NULL,
+     partition   integer     NOT NULL,
+     first_id    text        NOT NULL,
+     last_id     text        NOT NULL,
+     entries     integer     NOT NULL,
+     first_at    timestamptz NOT NULL,
+     last_at     timestamptz NOT NULL,
+     lines       text        NOT NULL,
+     drained_at  timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (prefix, partition, first_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_log_cursor (
+     prefix     text    NOT NULL,
+     partition  integer NOT NULL,
+     last_id    text    NOT NULL,
+     PRIMARY KEY (prefix, partition)
+   )`,
+  // Earlier versions archived one row per entry in the table laurel_events: it keeps those rows
+  // under another name, and laurel_events is the view of every entry, from both.
+  `DO $$ BEGIN
+     IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.relname = 'laurel_events' AND c.relkind = 'r' AND n.nspname = current_schema()) THEN
+       ALTER TABLE laurel_events RENAME TO laurel_events_rows;
+     END IF;
+   END $$`,
+  `CREATE TABLE IF NOT EXISTS laurel_events_rows (
      prefix      text        NOT NULL,
      partition   integer     NOT NULL,
      stream_id   text        NOT NULL,
@@ -29,7 +56,16 @@ const MIGRATIONS = [
      drained_at  timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (prefix, partition, stream_id)
    )`,
-  'CREATE INDEX IF NOT EXISTS laurel_events_user ON laurel_events (prefix, tenant, user_id, occurred_at)',
+  'CREATE INDEX IF NOT EXISTS laurel_events_user ON laurel_events_rows (prefix, tenant, user_id, occurred_at)',
+  `CREATE OR REPLACE VIEW laurel_events AS
+     SELECT prefix, partition, stream_id, kind, tenant, user_id, occurred_at, body, drained_at FROM laurel_events_rows
+     UNION ALL
+     SELECT l.prefix, l.partition, split_part(e.line, E'\t', 1), split_part(e.line, E'\t', 2),
+            coalesce(b.body->>'t', ''), coalesce(b.body->>'u', ''),
+            to_timestamp(coalesce((b.body->>'ts')::float8, split_part(e.line, '-', 1)::float8) / 1000.0), b.body, l.drained_at
+     FROM laurel_log l
+     CROSS JOIN LATERAL string_to_table(l.lines, E'\n') AS e(line)
+     CROSS JOIN LATERAL (SELECT split_part(e.line, E'\t', 3)::jsonb AS body) AS b`,
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

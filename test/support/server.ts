@@ -166,7 +166,9 @@ export async function deletePostgresRows(settings: Settings, prefixes: string[])
   await db.connect();
   try {
     await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-    await db.query('DELETE FROM laurel_events WHERE prefix = ANY($1)', [prefixes]);
+    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows']) {
+      await db.query(`DELETE FROM ${table} WHERE prefix = ANY($1)`, [prefixes]);
+    }
   } finally {
     await db.end();
   }

@@ -1,0 +1,92 @@
+/**
+ * The event log's archive in Postgres: each drained batch of a partition's log is one row of
+ * `laurel_log` (its entries as lines), and each partition's cursor (the last entry archived) a row
+ * of `laurel_log_cursor`, moved in the same transaction. A batch is archived exactly once: a
+ * drainer whose cursors another drainer moved meanwhile writes nothing (the transaction rolls
+ * back) and reads the cursors again. The view `laurel_events` shows one row per entry.
+ */
+import type pg from 'pg';
+
+/** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
+export interface ArchiveBatch {
+  partition: number;
+  /** The cursor the batch was read after ('' for none: the partition's first batch). */
+  previous: string;
+  firstId: string;
+  lastId: string;
+  count: number;
+  lines: string;
+}
+
+/** One entry as its line: `<stream id>\t<kind>\t<body as JSON>`; JSON holds no raw tab or newline. */
+export function archiveLine(id: string, kind: string, body: string): string {
+  return `${id}\t${kind}\t${body}`;
+}
+
+/** The ms part of a stream id (`<ms>-<seq>`). */
+function msOf(id: string): number {
+  return Number(id.slice(0, id.indexOf('-')));
+}
+
+export class LogArchive {
+  private readonly pool: pg.Pool;
+  private readonly prefix: string;
+
+  constructor(pool: pg.Pool, prefix: string) {
+    this.pool = pool;
+    this.prefix = prefix;
+  }
+
+  /** The partitions' cursors as archived (partitions without a row are absent). */
+  async cursors(): Promise<Map<number, string>> {
+    const { rows } = await this.pool.query<{ partition: number; last_id: string }>(
+      'SELECT partition, last_id FROM laurel_log_cursor WHERE prefix = $1', [this.prefix],
+    );
+    return new Map(rows.map((r) => [r.partition, r.last_id]));
+  }
+
+  /**
+   * Archives the batches and moves their partitions' cursors, in one transaction. False when a
+   * cursor was not where the batch was read from (another drainer moved it): nothing is written.
+   */
+  async commit(batches: ArchiveBatch[]): Promise<boolean> {
+    if (batches.length === 0) return true;
+    const partitions = batches.map((b) => b.partition);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const moved = await client.query(
+        `WITH input AS (SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) AS i(partition, previous, last_id)),
+         moved AS (
+           INSERT INTO laurel_log_cursor (prefix, partition, last_id)
+           SELECT $1, partition, last_id FROM input
+           ON CONFLICT (prefix, partition) DO UPDATE SET last_id = EXCLUDED.last_id
+           WHERE laurel_log_cursor.last_id = (SELECT previous FROM input WHERE input.partition = laurel_log_cursor.partition)
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM moved`,
+        [this.prefix, partitions, batches.map((b) => b.previous), batches.map((b) => b.lastId)],
+      );
+      if ((moved.rows[0] as { n: number }).n !== batches.length) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      await client.query(
+        `INSERT INTO laurel_log (prefix, partition, first_id, last_id, entries, first_at, last_at, lines)
+         SELECT $1, b.partition, b.first_id, b.last_id, b.entries, to_timestamp(b.first_ms / 1000.0), to_timestamp(b.last_ms / 1000.0), b.lines
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::float8[], $7::float8[], $8::text[])
+           AS b(partition, first_id, last_id, entries, first_ms, last_ms, lines)`,
+        [
+          this.prefix, partitions, batches.map((b) => b.firstId), batches.map((b) => b.lastId), batches.map((b) => b.count),
+          batches.map((b) => msOf(b.firstId)), batches.map((b) => msOf(b.lastId)), batches.map((b) => b.lines),
+        ],
+      );
+      await client.query('COMMIT');
+      return true;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
