@@ -4,8 +4,8 @@
  * with completions and rarity, and the backfill worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScripts, preloadScripts } from '../src/redis/scripts.js';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { loadScripts, preloadScripts } from '../../src/redis/scripts.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('achievements on %s', (target) => {
   let s: TestServer;

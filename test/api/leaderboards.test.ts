@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
-import { orderOf } from '../src/domain/leaderboards.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { orderOf } from '../../src/domain/leaderboards.js';
 
 describe.each(targets())('leaderboards on %s', (target) => {
   let s: TestServer;

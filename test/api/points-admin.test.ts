@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MISSING, startTestServer, UUID, type TestServer } from './support/server.js';
+import { MISSING, startTestServer, UUID, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let metricIds: Record<string, string>;

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('points on %s', (target) => {
   describe('an XP system', () => {

@@ -4,7 +4,7 @@
  * and streak achievements.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 /** A date's day number (days since 1970-01-01): a daily streak's period. */
 const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;

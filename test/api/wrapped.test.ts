@@ -6,7 +6,7 @@
  * unknown user, a user without activity, the user's time zone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 /** An event at `at` on the manual clock; 201. */
 async function eventAt(s: TestServer, user: string | Record<string, unknown>, metric: string, value: number, at: string): Promise<void> {

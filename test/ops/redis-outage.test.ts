@@ -16,11 +16,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../src/lib/settings.js';
-import { loadScripts } from '../src/redis/scripts.js';
-import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from './support/redis-cluster.js';
-import { deletePostgresRows } from './support/server.js';
-import { freePort } from '../bench/processes.js';
+import { loadSettings } from '../../src/lib/settings.js';
+import { loadScripts } from '../../src/redis/scripts.js';
+import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
+import { deletePostgresRows } from '../support/server.js';
+import { freePort } from '../../bench/processes.js';
 
 const CLI = 'dist/src/cli.js';
 const ADMIN_KEY = 'outage-test-key';

@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deletePostgresRows, deletePrefix } from './support/server.js';
-import { freePort } from '../bench/processes.js';
-import { loadSettings } from '../src/lib/settings.js';
+import { deletePostgresRows, deletePrefix } from '../support/server.js';
+import { freePort } from '../../bench/processes.js';
+import { loadSettings } from '../../src/lib/settings.js';
 
 const CLI = 'dist/src/cli.js';
 const children: ChildProcess[] = [];

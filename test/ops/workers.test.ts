@@ -3,8 +3,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server.js';
-import { drainLogs, earlierStreamId, entryBody, LOG_RETAIN_MS, nextStreamId } from '../workers/log-drain.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { drainLogs, earlierStreamId, entryBody, LOG_RETAIN_MS, nextStreamId } from '../../workers/log-drain.js';
 
 let s: TestServer;
 let db: pg.Client;

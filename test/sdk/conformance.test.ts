@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminUpdate, byKey, createAchievements, createAttributes, putStreakSettings, rejectionOf, sdkClient, WireRecorder,
   type WireCall,
-} from './support/sdk.js';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+} from '../support/sdk.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 const NO_RETRY = { maxRetries: 0 };
 
