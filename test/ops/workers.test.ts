@@ -3,6 +3,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putStreakSettings } from '../support/admin.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { drainLogs, earlierStreamId, entryBody, LOG_RETAIN_MS, nextStreamId } from '../../workers/log-drain.js';
 
@@ -38,7 +39,7 @@ async function withStreakServer(run: (other: TestServer, pool: pg.Pool) => Promi
   const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
   try {
     const { lessons } = await other.metrics('lessons');
-    await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+    await putStreakSettings(other, { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] });
     await run(other, pool);
   } finally {
     await pool.query('DELETE FROM laurel_events WHERE prefix = $1', [other.prefix]);
@@ -208,11 +209,7 @@ describe('log-drain worker', () => {
         body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 5, status: 'active' }] }],
       });
       expect(points.status, points.text).toBe(201);
-      const send = async (value: number) => {
-        const r = await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'achiever' }, value } });
-        expect(r.status, r.text).toBe(201);
-        return r.body.eventId as string;
-      };
+      const send = async (value: number) => (await other.event('lessons', 'achiever', value)).eventId as string;
       const first = await send(1);
       const second = await send(3);
       const third = await send(1);
