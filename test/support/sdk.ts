@@ -1,7 +1,8 @@
 /**
  * Helpers for driving laurel through the official SDK (`@trophyso/node@1.0.42`) exactly as a user
  * would, plus a recorder of what actually went over the wire (the SDK hides statuses, headers and
- * retries from its callers).
+ * retries from its callers). What the SDK has no call for is set up through the Admin API
+ * (test/support/admin.ts).
  */
 import { TrophyApiClient } from '@trophyso/node';
 import type { TestServer } from './server.js';
@@ -99,52 +100,6 @@ export class WireRecorder {
   }
 }
 
-/** An item of `POST /admin/v1/achievements`. */
-export interface AchievementInput {
-  name: string;
-  key: string;
-  trigger: 'metric' | 'streak' | 'api' | 'achievement';
-  description?: string | null;
-  badge?: { url: string } | null;
-  metricId?: string;
-  metricValue?: number;
-  streakLength?: number;
-  achievementIds?: string[];
-  userAttributes?: { attributeId: string; attributeValue: string }[];
-  eventAttributes?: { attributeId: string; attributeValue: string }[];
-  status?: 'active' | 'inactive' | 'locked' | 'archived';
-}
-
-/**
- * Creates a batch through an Admin API create endpoint (`{ created, issues }`); fails unless every
- * item was created. Returns the created entities' ids by key.
- */
-export async function adminCreate(s: TestServer, path: string, items: { key: string }[]): Promise<Record<string, string>> {
-  const r = await s.request('POST', path, { body: items });
-  if (r.status !== 201 || r.body.issues?.length !== 0 || r.body.created?.length !== items.length) {
-    throw new Error(`POST ${path}: ${r.status} ${r.text}`);
-  }
-  return Object.fromEntries((r.body.created as { key: string; id: string }[]).map((e) => [e.key, e.id]));
-}
-
-/** Creates achievements through the Admin API; returns their ids by key. */
-export function createAchievements(s: TestServer, items: AchievementInput[]): Promise<Record<string, string>> {
-  return adminCreate(s, '/admin/v1/achievements', items);
-}
-
-/** Creates attributes (named after their keys) through the Admin API; returns their ids by key. */
-export function createAttributes(s: TestServer, type: 'user' | 'event', ...keys: string[]): Promise<Record<string, string>> {
-  return adminCreate(s, '/admin/v1/attributes', keys.map((key) => ({ name: key, key, type })));
-}
-
-/** Changes entities through an Admin API update endpoint (`{ updated, issues }`); fails on any issue. */
-export async function adminUpdate(s: TestServer, path: string, changes: ({ id: string } & Record<string, unknown>)[]): Promise<void> {
-  const r = await s.request('PATCH', path, { body: changes });
-  if (r.status !== 200 || r.body.issues?.length !== 0 || r.body.updated?.length !== changes.length) {
-    throw new Error(`PATCH ${path}: ${r.status} ${r.text}`);
-  }
-}
-
 /** A list of SDK achievement objects by key (every laurel achievement has one). */
 export function byKey<T extends { key?: string }>(list: T[]): Record<string, T> {
   const out: Record<string, T> = {};
@@ -154,18 +109,4 @@ export function byKey<T extends { key?: string }>(list: T[]): Record<string, T> 
     out[a.key] = a;
   }
   return out;
-}
-
-/** The streak rule of `PUT /admin/v1/streaks/settings` (laurel's own Admin resource). */
-export interface StreakSettingsInput {
-  frequency: 'daily' | 'weekly' | 'monthly';
-  evaluation?: 'all' | 'any';
-  metrics: { metricId: string; threshold: number }[];
-  freezes?: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
-}
-
-/** Sets the streak rule through the Admin API (the SDK has no call for it); fails unless 200. */
-export async function putStreakSettings(s: TestServer, settings: StreakSettingsInput): Promise<void> {
-  const r = await s.request('PUT', '/admin/v1/streaks/settings', { body: settings });
-  if (r.status !== 200) throw new Error(`PUT /admin/v1/streaks/settings: ${r.status} ${r.text}`);
 }

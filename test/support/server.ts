@@ -40,8 +40,13 @@ export interface TestServer {
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Response<T>>;
   /** Creates metrics by key through the Admin API; returns their ids by key. */
   metrics(...keys: string[]): Promise<Record<string, string>>;
-  /** Creates attributes through the Admin API. */
-  attributes(type: 'user' | 'event', ...keys: string[]): Promise<void>;
+  /** Creates attributes (named after their keys) through the Admin API; returns their ids by key. */
+  attributes(type: 'user' | 'event', ...keys: string[]): Promise<Record<string, string>>;
+  /**
+   * Posts a metric event (`user` an id or a user object, `attributes` the event's) and expects 201;
+   * returns the response body.
+   */
+  event(metric: string, user: string | Record<string, unknown>, value: number, attributes?: Record<string, string>): Promise<any>;
   /** Sets the manual clock. */
   setClock(iso: string): Promise<void>;
   close(): Promise<void>;
@@ -119,7 +124,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async attributes(type, ...keys) {
       const r = await request('POST', '/admin/v1/attributes', { body: keys.map((k) => ({ name: k, key: k, type })) });
-      if (r.status !== 201) throw new Error(`attributes: ${r.text}`);
+      if (r.status !== 201 || r.body.issues?.length !== 0 || r.body.created?.length !== keys.length) {
+        throw new Error(`attributes: ${r.status} ${r.text}`);
+      }
+      return Object.fromEntries((r.body.created as { key: string; id: string }[]).map((a) => [a.key, a.id]));
+    },
+    async event(metric, user, value, attributes) {
+      const r = await request('POST', `/api/metrics/${metric}/event`, {
+        body: { user: typeof user === 'string' ? { id: user } : user, value, attributes },
+      });
+      expect(r.status, r.text).toBe(201);
+      return r.body;
     },
     async setClock(iso) {
       const r = await request('PUT', '/admin/v1/clock', { body: { now: iso } });

@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 

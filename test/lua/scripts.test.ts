@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, functionLibrary, loadScripts, preloadScripts } from '../src/redis/scripts.js';
-import { Keys } from '../src/redis/keys.js';
-import { loadSettings } from '../src/lib/settings.js';
-import { deletePrefix } from './support/server.js';
-import { ScriptCode } from '../src/redis/codes.js';
+import { defineScripts, functionLibrary, loadScripts, preloadScripts } from '../../src/redis/scripts.js';
+import { Keys } from '../../src/redis/keys.js';
+import { loadSettings } from '../../src/lib/settings.js';
+import { deletePrefix } from '../support/server.js';
+import { ScriptCode } from '../../src/redis/codes.js';
 
 function luaDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'laurel-lua-'));
@@ -185,7 +185,7 @@ describe('recordEventPlan, called directly: the plan by id', () => {
 
 describe('uuidv7', () => {
   it('makes valid version-7 UUIDs that sort in creation order, also within a millisecond', async () => {
-    const { uuidv7 } = await import('../src/domain/ids.js');
+    const { uuidv7 } = await import('../../src/domain/ids.js');
     const ids = Array.from({ length: 5000 }, (_, i) => uuidv7(1_700_000_000_000 + Math.floor(i / 1000)));
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect([...ids].sort()).toEqual(ids);

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 

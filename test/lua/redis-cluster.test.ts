@@ -5,7 +5,7 @@
  */
 import { Cluster, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { redisServerAvailable } from './support/redis-cluster.js';
+import { redisServerAvailable } from '../support/redis-cluster.js';
 
 // `?? ''` covers a config that does not register the globalSetup at all.
 const nodes = parseNodes(inject('redisClusterNodes') ?? '');

@@ -10,11 +10,9 @@
  */
 import { TrophyApi, TrophyApiClient, TrophyApiError } from '@trophyso/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminUpdate, byKey, createAchievements, createAttributes, putStreakSettings, rejectionOf, sdkClient, WireRecorder,
-  type WireCall,
-} from './support/sdk.js';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { adminUpdate, createAchievements, putStreakSettings } from '../support/admin.js';
+import { byKey, rejectionOf, sdkClient, WireRecorder, type WireCall } from '../support/sdk.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 const NO_RETRY = { maxRetries: 0 };
 
@@ -583,7 +581,7 @@ describe.each(targets())('SDK 1.0.42 achievements on %s', (target) => {
   beforeAll(async () => {
     s = await startTestServer({ target, clock: 'manual', workers: true });
     metricIds = await s.metrics('lessons', 'quizzes');
-    attrIds = await createAttributes(s, 'user', 'plan');
+    attrIds = await s.attributes('user', 'plan');
     const plan = (value: string) => [{ attributeId: attrIds.plan, attributeValue: value }];
     ach = await createAchievements(s, [
       { name: 'Three lessons', key: 'lessons-3', trigger: 'metric', description: 'Finish three lessons',

@@ -3,7 +3,7 @@
  * time zones), preferences, metrics and event summaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 

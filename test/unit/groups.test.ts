@@ -1,8 +1,8 @@
 /** A user's breakdown group on a board, as every reader and writer works it out. */
 import { describe, expect, it } from 'vitest';
-import { breakdownGroup, groupName } from '../src/domain/leaderboards.js';
-import type { Leaderboard } from '../src/model/entities.js';
-import { emptyRaw, Snapshot } from '../src/model/snapshot.js';
+import { breakdownGroup, groupName } from '../../src/domain/leaderboards.js';
+import type { Leaderboard } from '../../src/model/entities.js';
+import { emptyRaw, Snapshot } from '../../src/model/snapshot.js';
 
 const attribute = (id: string, key: string) => JSON.stringify({ id, key, name: key, type: 'user', created: '', updated: '' });
 const raw = emptyRaw();

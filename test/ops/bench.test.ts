@@ -4,9 +4,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { baselineName, prepareBaseline } from '../bench/baseline.js';
-import { mergeSlices, RATIO_PAIRS, ratioPairs, variantResult } from '../bench/report.js';
-import type { WrkResult } from '../bench/wrk.js';
+import { baselineName, prepareBaseline } from '../../bench/baseline.js';
+import { mergeSlices, RATIO_PAIRS, ratioPairs, variantResult } from '../../bench/report.js';
+import type { WrkResult } from '../../bench/wrk.js';
 
 function slice(requests: number, seconds: number, p50: number, p99: number, statuses: Record<string, number>): WrkResult {
   return {
@@ -54,7 +54,7 @@ describe('bench: a baseline (BENCH_BASELINE)', () => {
   });
 
   it('refuses what is not a commit of the repository, with the reason', () => {
-    const root = fileURLToPath(new URL('../', import.meta.url));
+    const root = fileURLToPath(new URL('../../', import.meta.url));
     expect(() => prepareBaseline(root, 'no-such-branch-x')).toThrow(/no commit "no-such-branch-x"/);
     expect(() => prepareBaseline(root, 'HEAD; rm -rf /')).toThrow(/is not a git revision/);
   });

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { putStreakSettings } from '../support/admin.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('points on %s', (target) => {
   describe('an XP system', () => {
@@ -14,11 +15,8 @@ describe.each(targets())('points on %s', (target) => {
     const triggers: Record<string, string> = {};
     let firstAwardId = ''; // ana's first award, as the event answered it
 
-    const event = async (user: string, metric: string, value: number, attributes?: Record<string, string>) => {
-      const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: { id: user }, value, attributes } });
-      expect(r.status, r.text).toBe(201);
-      return r.body;
-    };
+    const event = (user: string, metric: string, value: number, attributes?: Record<string, string>) =>
+      s.event(metric, user, value, attributes);
     const xpOf = async (user: string, query = '') => {
       const r = await s.request('GET', `/api/users/${user}/points/xp${query}`);
       expect(r.status, r.text).toBe(200);
@@ -29,10 +27,7 @@ describe.each(targets())('points on %s', (target) => {
       s = await startTestServer({ target, clock: 'manual' });
       await s.setClock('2026-03-02T10:00:00Z');
       ids = await s.metrics('lessons', 'quizzes');
-      await s.attributes('user', 'plan');
-      await s.attributes('event', 'source');
-      const attrs = (await s.request('GET', '/admin/v1/attributes?limit=100')).body as { id: string; key: string }[];
-      const attr = (key: string) => attrs.find((a) => a.key === key)!.id;
+      const attrs = { ...await s.attributes('user', 'plan'), ...await s.attributes('event', 'source') };
       const ach = await s.request('POST', '/admin/v1/achievements', {
         body: [{ name: 'Onboarded', key: 'onboarded', trigger: 'api' }],
       });
@@ -46,9 +41,9 @@ describe.each(targets())('points on %s', (target) => {
             { type: 'metric', metricId: ids.quizzes, metricThreshold: 5, points: 3, status: 'active' },
             { type: 'achievement', achievementId: onboarded, points: 25, status: 'active' },
             { type: 'metric', metricId: ids.lessons, metricThreshold: 2, points: 5, status: 'active',
-              eventAttributes: [{ attributeId: attr('source'), attributeValue: 'app' }] },
+              eventAttributes: [{ attributeId: attrs.source, attributeValue: 'app' }] },
             { type: 'metric', metricId: ids.quizzes, metricThreshold: 1, points: 100, status: 'active',
-              userAttributes: [{ attributeId: attr('plan'), attributeValue: 'pro' }] },
+              userAttributes: [{ attributeId: attrs.plan, attributeValue: 'pro' }] },
             { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 1000 },
           ],
         }],
@@ -430,9 +425,7 @@ describe.each(targets())('points on %s', (target) => {
     beforeAll(async () => {
       s = await startTestServer({ target, clock: 'manual' });
       const ids = await s.metrics('lessons');
-      expect((await s.request('PUT', '/admin/v1/streaks/settings', {
-        body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] },
-      })).status).toBe(200);
+      await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
       const r = await s.request('POST', '/admin/v1/points', {
         body: [{ name: 'Bonus', key: 'bonus', triggers: [{ type: 'streak', streakLength: 2, points: 7, status: 'active' }] }],
       });
@@ -571,8 +564,7 @@ describe.each(targets())('points on %s', (target) => {
       // No workers: awards are accrued by reads, events and identifications alone.
       s = await startTestServer({ target, clock: 'manual' });
       await s.setClock('2026-03-10T05:30:00Z');
-      await s.attributes('user', 'plan');
-      const plan = ((await s.request('GET', '/admin/v1/attributes')).body as { id: string }[])[0].id;
+      const { plan } = await s.attributes('user', 'plan');
       const r = await s.request('POST', '/admin/v1/points', {
         body: [{
           name: 'Gems', key: 'gems',
@@ -671,8 +663,7 @@ describe.each(targets())('points on %s', (target) => {
     beforeAll(async () => {
       s = await startTestServer({ target, clock: 'manual' });
       const ids = await s.metrics('plays');
-      await s.attributes('user', 'plan');
-      const attrs = (await s.request('GET', '/admin/v1/attributes')).body as { id: string }[];
+      const { plan } = await s.attributes('user', 'plan');
       const r = await s.request('POST', '/admin/v1/points', {
         body: [{
           name: 'Coins', key: 'coins',
@@ -680,7 +671,7 @@ describe.each(targets())('points on %s', (target) => {
           boosts: [
             { name: 'Double days', start: '2026-06-01', end: '2026-06-02', multiplier: 2 },
             { name: 'VIP', userId: 'vip', start: '2026-06-03', multiplier: 1.5, rounding: 'up' },
-            { name: 'Pro', userAttributes: [{ attributeId: attrs[0].id, attributeValue: 'pro' }], start: '2026-06-03', multiplier: 1.15, rounding: 'nearest' },
+            { name: 'Pro', userAttributes: [{ attributeId: plan, attributeValue: 'pro' }], start: '2026-06-03', multiplier: 1.15, rounding: 'nearest' },
             { name: 'Half more', start: '2026-06-04', end: '2026-06-04', multiplier: 1.5 },
           ],
         }],

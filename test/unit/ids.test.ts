@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quickNameUuid } from '../src/domain/ids.js';
+import { quickNameUuid } from '../../src/domain/ids.js';
 
 // The first implementation, kept as the reference: hex of each hash, then the UUID cut from them.
 function reference(name: string): string {

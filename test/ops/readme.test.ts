@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../src/lib/errors.js';
-import { LAUREL_NODE_FLAGS } from '../bench/variants.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { ERRORS } from '../../src/lib/errors.js';
+import { LAUREL_NODE_FLAGS } from '../../bench/variants.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 /** The README, then docs/api.md (its examples carry on from the README's), then the other docs. */
 const DOCS = [

@@ -6,13 +6,13 @@
  * unknown user, a user without activity, the user's time zone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { putStreakSettings } from '../support/admin.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 /** An event at `at` on the manual clock; 201. */
 async function eventAt(s: TestServer, user: string | Record<string, unknown>, metric: string, value: number, at: string): Promise<void> {
   await s.setClock(at);
-  const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user: typeof user === 'string' ? { id: user } : user, value } });
-  expect(r.status, r.text).toBe(201);
+  await s.event(metric, user, value);
 }
 
 /** The user's wrapped; 200. */
@@ -165,8 +165,7 @@ describe.each(targets())('wrapped edge cases on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2023-01-01T00:00:00Z');
     const ids = await s.metrics('runs', 'weight');
-    const r = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.runs, threshold: 1 }] } });
-    expect(r.status, r.text).toBe(200);
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.runs, threshold: 1 }] });
   });
   afterAll(async () => { await s?.close(); });
 

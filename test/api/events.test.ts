@@ -3,7 +3,7 @@
  * Cluster.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('metric events on %s', (target) => {
   let s: TestServer;

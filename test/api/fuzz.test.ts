@@ -8,7 +8,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { putStreakSettings } from '../support/admin.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 const ZONES = ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Europe/Berlin', 'America/New_York'];
 
@@ -21,18 +22,15 @@ describe.each(targets())('random events on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-03-28T20:00:00Z');
     const ids = await s.metrics('lessons', 'quizzes');
-    await s.attributes('user', 'plan');
-    await s.attributes('event', 'source');
-    const attrs = (await s.request('GET', '/admin/v1/attributes?limit=100')).body as { id: string; key: string }[];
-    const attr = (key: string) => attrs.find((a) => a.key === key)!.id;
+    const attrs = { ...await s.attributes('user', 'plan'), ...await s.attributes('event', 'source') };
     const ach = await s.request('POST', '/admin/v1/achievements', {
       body: [
         { name: 'Five', key: 'five', trigger: 'metric', metricId: ids.lessons, metricValue: 5 },
         { name: 'Twenty', key: 'twenty', trigger: 'metric', metricId: ids.lessons, metricValue: 20 },
         { name: 'App five', key: 'app-five', trigger: 'metric', metricId: ids.lessons, metricValue: 5,
-          eventAttributes: [{ attributeId: attr('source'), attributeValue: 'app' }] },
+          eventAttributes: [{ attributeId: attrs.source, attributeValue: 'app' }] },
         { name: 'Pro two', key: 'pro-two', trigger: 'metric', metricId: ids.lessons, metricValue: 2,
-          userAttributes: [{ attributeId: attr('plan'), attributeValue: 'pro' }] },
+          userAttributes: [{ attributeId: attrs.plan, attributeValue: 'pro' }] },
         { name: 'Three days', key: 'three-days', trigger: 'streak', streakLength: 3 },
       ],
     });
@@ -42,11 +40,10 @@ describe.each(targets())('random events on %s', (target) => {
       body: [{ name: 'Both', key: 'both', trigger: 'achievement', achievementIds: [five.id, twenty.id] }],
     });
     expect(composite.status, composite.text).toBe(201);
-    const streak = await s.request('PUT', '/admin/v1/streaks/settings', {
-      body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 2 }, { metricId: ids.quizzes, threshold: 1 }],
-        evaluation: 'any', freezes: { initial: 1, max: 2, autoEarnInterval: 3, autoEarnAmount: 1 } },
+    await putStreakSettings(s, {
+      frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 2 }, { metricId: ids.quizzes, threshold: 1 }],
+      evaluation: 'any', freezes: { initial: 1, max: 2, autoEarnInterval: 3, autoEarnAmount: 1 },
     });
-    expect(streak.status, streak.text).toBe(200);
     const points = await s.request('POST', '/admin/v1/points', {
       body: [
         {
@@ -55,9 +52,9 @@ describe.each(targets())('random events on %s', (target) => {
           triggers: [
             { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' },
             { type: 'metric', metricId: ids.lessons, metricThreshold: 2, points: 5, status: 'active',
-              eventAttributes: [{ attributeId: attr('source'), attributeValue: 'app' }] },
+              eventAttributes: [{ attributeId: attrs.source, attributeValue: 'app' }] },
             { type: 'metric', metricId: ids.quizzes, metricThreshold: 1, points: 3, status: 'active',
-              userAttributes: [{ attributeId: attr('plan'), attributeValue: 'pro' }] },
+              userAttributes: [{ attributeId: attrs.plan, attributeValue: 'pro' }] },
             { type: 'achievement', achievementId: five.id, points: 50, status: 'active' },
             { type: 'streak', streakLength: 2, points: 20, status: 'active' },
             { type: 'user_creation', points: 1, status: 'active' },

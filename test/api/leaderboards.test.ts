@@ -5,26 +5,18 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
-import { orderOf } from '../src/domain/leaderboards.js';
+import { adminCreateOne, putStreakSettings } from '../support/admin.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { orderOf } from '../../src/domain/leaderboards.js';
 
 describe.each(targets())('leaderboards on %s', (target) => {
   let s: TestServer;
   let ids: Record<string, string>;
   let regionId: string;
 
-  const event = async (user: string | Record<string, unknown>, value: number, metric = 'lessons') => {
-    const r = await s.request('POST', `/api/metrics/${metric}/event`, {
-      body: { user: typeof user === 'string' ? { id: user } : user, value },
-    });
-    expect(r.status, r.text).toBe(201);
-    return r.body;
-  };
-  const board = async (body: Record<string, unknown>) => {
-    const r = await s.request('POST', '/admin/v1/leaderboards', { body: [{ status: 'active', ...body }] });
-    expect(r.status, r.text).toBe(201);
-    return r.body.created[0] as { id: string; key: string; start: string };
-  };
+  const event = (user: string | Record<string, unknown>, value: number, metric = 'lessons') => s.event(metric, user, value);
+  const board = async (body: Record<string, unknown>): Promise<{ id: string; key: string; start: string }> =>
+    adminCreateOne(s, '/admin/v1/leaderboards', { status: 'active', ...body });
   const rankings = async (key: string, query = '') => {
     const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
     expect(r.status, r.text).toBe(200);
@@ -35,8 +27,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-07-01T10:00:00Z');
     ids = await s.metrics('lessons', 'quizzes', 'runs', 'sales');
-    await s.attributes('user', 'region');
-    regionId = ((await s.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((a) => a.key === 'region')!.id;
+    ({ region: regionId } = await s.attributes('user', 'region'));
   });
   afterAll(async () => { await s?.close(); });
 
@@ -309,10 +300,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
 
     type Answer = Awaited<ReturnType<typeof send>>;
     /** Creates a user attribute; its id. */
-    const attributeId = async (key: string) => {
-      await a.attributes('user', key);
-      return ((await a.request('GET', '/admin/v1/attributes')).body as { id: string; key: string }[]).find((x) => x.key === key)!.id;
-    };
+    const attributeId = async (key: string) => (await a.attributes('user', key))[key];
     /**
      * The gate on a full board of 3 (`key`): 10, 20 and 30 through `a`; 5 cannot enter and `a` does
      * not ask Redis; the other process brings the lowest down by 8, to 2, while `a` still holds 10
@@ -545,11 +533,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
 
   describe('points and streak boards', () => {
     let p: TestServer;
-    const play = async (user: string, value = 1) => {
-      const r = await p.request('POST', '/api/metrics/plays/event', { body: { user: { id: user }, value } });
-      expect(r.status, r.text).toBe(201);
-      return r.body.leaderboards;
-    };
+    const play = async (user: string, value = 1) => (await p.event('plays', user, value)).leaderboards;
     const ranked = async (key: string, query = '') => {
       const r = await p.request('GET', `/api/leaderboards/${key}${query}`);
       expect(r.status, r.text).toBe(200);
@@ -572,9 +556,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       });
       expect(system.status, system.text).toBe(201);
       const xp = system.body.created[0].id;
-      expect((await p.request('PUT', '/admin/v1/streaks/settings', {
-        body: { frequency: 'daily', metrics: [{ metricId: ids.plays, threshold: 1 }] },
-      })).status).toBe(200);
+      await putStreakSettings(p, { frequency: 'daily', metrics: [{ metricId: ids.plays, threshold: 1 }] });
       const boards = await p.request('POST', '/admin/v1/leaderboards', {
         body: [
           { name: 'XP all time', key: 'xp-all', rankBy: 'points', pointsSystemId: xp, status: 'active' },

@@ -2,20 +2,17 @@
  * The command line as an operator runs it (the built `dist/src/cli.js`, as `npm start` does):
  * failing fast without Redis, the first admin key, `laurel keys create`, graceful shutdown.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deletePostgresRows, deletePrefix } from './support/server.js';
-import { freePort } from '../bench/processes.js';
-import { loadSettings } from '../src/lib/settings.js';
+import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
+import { deletePostgresRows, deletePrefix } from '../support/server.js';
+import { freePort } from '../../bench/processes.js';
+import { loadSettings } from '../../src/lib/settings.js';
 
-const CLI = 'dist/src/cli.js';
-const children: ChildProcess[] = [];
 const prefixes: string[] = [];
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  killCliProcesses();
   const settings = loadSettings();
   for (const p of prefixes) await deletePrefix(settings, p);
   // `laurel start` runs the workers, which copy the configuration into Postgres.
@@ -23,26 +20,10 @@ afterAll(async () => {
 });
 
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+/** `laurel <args>`, logging warnings and worse unless `env` says otherwise. */
+const run = (args: string[], env: Record<string, string>): CliRun => runCli(args, { LOG_LEVEL: 'warn', ...env });
 
-function run(args: string[], env: Record<string, string>): Run {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-async function waitReady(port: number, run: Run): Promise<void> {
+async function waitReady(port: number, run: CliRun): Promise<void> {
   const until = Date.now() + 15_000;
   while (Date.now() < until) {
     if (run.child.exitCode !== null) throw new Error(`exited early: ${run.output()}`);

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
@@ -16,21 +16,20 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../src/lib/settings.js';
-import { loadScripts } from '../src/redis/scripts.js';
-import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from './support/redis-cluster.js';
-import { deletePostgresRows } from './support/server.js';
-import { freePort } from '../bench/processes.js';
+import { loadSettings } from '../../src/lib/settings.js';
+import { loadScripts } from '../../src/redis/scripts.js';
+import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
+import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
+import { deletePostgresRows } from '../support/server.js';
+import { freePort } from '../../bench/processes.js';
 
-const CLI = 'dist/src/cli.js';
 const ADMIN_KEY = 'outage-test-key';
-const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
 const prefixes: string[] = [];
 const noRedisServer = redisServerAvailable();
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killCliProcesses();
   for (const clean of cleanups) await clean();
   await deletePostgresRows(loadSettings(), prefixes);
 });
@@ -93,25 +92,9 @@ async function clusterRedis(): Promise<Outageable> {
   };
 }
 
-interface Run {
-  child: ChildProcess;
-  lines: () => string[];
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string>): Run {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', REDIS_CLUSTER_NODES: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, lines: () => out.split('\n').filter(Boolean), exited };
-}
+/** `laurel <args>`, logging at info, on single Redis unless `env` says otherwise. */
+const run = (args: string[], env: Record<string, string>): CliRun =>
+  runCli(args, { LOG_LEVEL: 'info', REDIS_CLUSTER_NODES: '', ...env });
 
 /** CPU seconds (user + system) the process has used, from /proc/<pid>/stat (in clock ticks of 1/100 s). */
 function cpuSeconds(pid: number): number {
@@ -259,7 +242,7 @@ async function lossyProxy(target: number): Promise<LossyProxy> {
 }
 
 /** `laurel api` on its own Redis, through a lossy proxy, with a metric `lessons`; ready. */
-async function apiBehindProxy(): Promise<{ proxy: LossyProxy; port: number; r: Run }> {
+async function apiBehindProxy(): Promise<{ proxy: LossyProxy; port: number; r: CliRun }> {
   const redis = await singleRedis();
   const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
   const prefix = `o${randomBytes(5).toString('hex')}`;

@@ -3,10 +3,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deletePostgresRows, startTestServer, type TestServer } from './support/server.js';
-import { drainLogs, earlierStreamId, LOG_RETAIN_MS, LogDrainer, nextStreamId } from '../workers/log-drain.js';
-import { entryBody } from '../src/model/log.js';
-import { connectPostgres } from '../src/postgres/pool.js';
+import { putStreakSettings } from '../support/admin.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { drainLogs, earlierStreamId, LOG_RETAIN_MS, LogDrainer, nextStreamId } from '../../workers/log-drain.js';
+import { entryBody } from '../../src/model/log.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
 
 let s: TestServer;
 let db: pg.Client;
@@ -40,7 +41,7 @@ async function withStreakServer(run: (other: TestServer, pool: pg.Pool) => Promi
   const pool = new pg.Pool({ connectionString: other.settings.databaseUrl });
   try {
     const { lessons } = await other.metrics('lessons');
-    await other.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] } });
+    await putStreakSettings(other, { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }] });
     await run(other, pool);
   } finally {
     await pool.end();
@@ -228,11 +229,7 @@ describe('log-drain worker', () => {
         body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 5, status: 'active' }] }],
       });
       expect(points.status, points.text).toBe(201);
-      const send = async (value: number) => {
-        const r = await other.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'achiever' }, value } });
-        expect(r.status, r.text).toBe(201);
-        return r.body.eventId as string;
-      };
+      const send = async (value: number) => (await other.event('lessons', 'achiever', value)).eventId as string;
       const first = await send(1);
       const second = await send(3);
       const third = await send(1);

@@ -4,7 +4,7 @@
  * and streak achievements.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 /** A date's day number (days since 1970-01-01): a daily streak's period. */
 const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
@@ -22,13 +22,8 @@ describe.each(targets())('streaks on %s', (target) => {
   /** The workers keep the rankings from the event log: let them catch up before a rank is read. */
   const drain = () => s.workers!.drainNow();
   const at = (iso: string) => s.setClock(iso);
-  const event = async (user: string | Record<string, unknown>, value = 1, metric = 'lessons') => {
-    const r = await s.request('POST', `/api/metrics/${metric}/event`, {
-      body: { user: typeof user === 'string' ? { id: user } : user, value },
-    });
-    expect(r.status, r.text).toBe(201);
-    return r.body.currentStreak;
-  };
+  const event = async (user: string | Record<string, unknown>, value = 1, metric = 'lessons') =>
+    (await s.event(metric, user, value)).currentStreak;
 
   beforeAll(async () => {
     s = await startTestServer({ target, clock: 'manual', workers: true });

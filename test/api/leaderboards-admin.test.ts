@@ -3,9 +3,9 @@
  * system by key, the checks as per-item issues, the state table row by row with the manual
  * clock, what can change once a board left `inactive`, the weekly default start, list/get/delete.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MISSING, startTestServer, UUID, type TestServer } from './support/server.js';
+import { adminCreateOne, storedConfig } from '../support/admin.js';
+import { MISSING, startTestServer, UUID, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let metricIds: Record<string, string>;
@@ -19,12 +19,7 @@ let seq = 0;
 const key = (base: string) => `${base}-${++seq}`;
 
 /** Creates one board and returns its view. */
-async function create(item: Record<string, unknown>): Promise<any> {
-  const r = await s.request('POST', '/admin/v1/leaderboards', { body: [item] });
-  expect(r.status, r.text).toBe(201);
-  expect(r.body.issues).toEqual([]);
-  return r.body.created[0];
-}
+const create = (item: Record<string, unknown>) => adminCreateOne(s, '/admin/v1/leaderboards', item);
 
 /** The message of the one issue a creation of one item raises (nothing is created). */
 async function createIssue(item: Record<string, unknown>): Promise<string> {
@@ -55,23 +50,13 @@ async function get(id: string): Promise<any> {
 }
 
 /** Stored boards, parsed, straight from Redis. */
-async function stored(): Promise<any[]> {
-  const redis = new Redis(s.settings.redisUrl);
-  try {
-    return Object.values(await redis.hgetall(`${s.prefix}:{cfg}:leaderboards`)).map((v) => JSON.parse(v));
-  } finally {
-    redis.disconnect();
-  }
-}
+const stored = () => storedConfig(s, 'leaderboards');
 
 beforeAll(async () => {
   s = await startTestServer({ clock: 'manual' });
   await s.setClock(NOW);
   metricIds = await s.metrics('lessons', 'minutes');
-  await s.attributes('user', 'plan', 'country');
-  await s.attributes('event', 'source');
-  const attributes = await s.request('GET', '/admin/v1/attributes?limit=100');
-  attr = Object.fromEntries(attributes.body.map((a: any) => [a.key, a.id]));
+  attr = { ...await s.attributes('user', 'plan', 'country'), ...await s.attributes('event', 'source') };
   const p = await s.request('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp' }] });
   expect(p.status, p.text).toBe(201);
   xpId = p.body.created[0].id;
@@ -479,8 +464,7 @@ describe('what boards use', () => {
 
   it('refuses to delete a user attribute a board breaks down by, naming the board', async () => {
     await s.setClock(NOW);
-    await s.attributes('user', 'team');
-    const team = (await s.request('GET', '/admin/v1/attributes?limit=100')).body.find((a: any) => a.key === 'team').id as string;
+    const { team } = await s.attributes('user', 'team');
     const lb = await create({ name: 'Teams', key: key('teams'), rankBy: 'streak', status: 'active', breakdownAttributes: [team] });
     const d = await s.request('DELETE', `/admin/v1/attributes?ids=${team}`);
     expect(d.status, d.text).toBe(200);

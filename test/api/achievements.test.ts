@@ -4,8 +4,9 @@
  * with completions and rarity, and the backfill worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScripts, preloadScripts } from '../src/redis/scripts.js';
-import { startTestServer, targets, type TestServer } from './support/server.js';
+import { loadScripts, preloadScripts } from '../../src/redis/scripts.js';
+import { putStreakSettings } from '../support/admin.js';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('achievements on %s', (target) => {
   let s: TestServer;
@@ -274,7 +275,7 @@ describe.each(targets())('achievements on %s', (target) => {
     });
 
     it('completes a new streak achievement for users whose longest streak reached it', async () => {
-      await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId, threshold: 1 }] } });
+      await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId, threshold: 1 }] });
       for (const day of ['10', '11', '12']) {
         await s.setClock(`2026-06-${day}T10:00:00Z`);
         await event({ id: 'streaker' }, 1);

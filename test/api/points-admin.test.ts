@@ -3,9 +3,9 @@
  * and triggers, the sub-resources below a system, their checks, boost status from the clock, and
  * the cascade when a system is deleted.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MISSING, startTestServer, UUID, type TestServer } from './support/server.js';
+import { adminCreateOne, storedConfig } from '../support/admin.js';
+import { MISSING, startTestServer, UUID, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let metricIds: Record<string, string>;
@@ -14,31 +14,16 @@ let achievementId: string;
 
 
 /** Creates one system (with optional children) and returns its created view. */
-async function createSystem(item: Record<string, unknown>): Promise<any> {
-  const r = await s.request('POST', '/admin/v1/points', { body: [item] });
-  expect(r.status, r.text).toBe(201);
-  expect(r.body.issues).toEqual([]);
-  return r.body.created[0];
-}
+const createSystem = (item: Record<string, unknown>) => adminCreateOne(s, '/admin/v1/points', item);
 
 /** Stored entities of a kind, parsed, straight from Redis. */
-async function stored(kind: 'points' | 'ptriggers' | 'plevels' | 'pboosts'): Promise<any[]> {
-  const redis = new Redis(s.settings.redisUrl);
-  try {
-    return Object.values(await redis.hgetall(`${s.prefix}:{cfg}:${kind}`)).map((v) => JSON.parse(v));
-  } finally {
-    redis.disconnect();
-  }
-}
+const stored = (kind: 'points' | 'ptriggers' | 'plevels' | 'pboosts') => storedConfig(s, kind);
 
 beforeAll(async () => {
   s = await startTestServer({ clock: 'manual' });
   await s.setClock('2024-06-15T12:00:00.000Z');
   metricIds = await s.metrics('lessons', 'minutes');
-  await s.attributes('user', 'plan');
-  await s.attributes('event', 'source');
-  const attributes = await s.request('GET', '/admin/v1/attributes?limit=100');
-  attr = Object.fromEntries(attributes.body.map((a: any) => [a.key, a.id]));
+  attr = { ...await s.attributes('user', 'plan'), ...await s.attributes('event', 'source') };
   const a = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Finisher', key: 'finisher', trigger: 'api' }] });
   expect(a.status).toBe(201);
   achievementId = a.body.created[0].id;
