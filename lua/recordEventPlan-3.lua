@@ -127,6 +127,7 @@ local logEntry = ARGV[3]
 local idempotency = ARGV[4] or ''
 local boosts = ARGV[6] or ''
 
+--- @include "bytes"
 --- @include "addNumber"
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -318,7 +319,7 @@ if pc then
     return not ua or attributesMatch(userKey, ua, pending)
   end
   -- A new user's creation awards first: what they grant, this event may spend.
-  if stored[2] == false and string.byte(pointsFlags, 1) == 49 then
+  if stored[2] == false and string.byte(pointsFlags, 1) == BYTE_ONE then
     local d = planDetails(planned).p
     for _, t in ipairs(d.c) do
       if userMatches(t.ua) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -332,7 +333,7 @@ if pc then
       if t[2] == '' then
         from, to = old, new
         if high and high > from then from = high end
-      elseif string.byte(matches, t[2] + 0) == 49 then
+      elseif string.byte(matches, t[2] + 0) == BYTE_ONE then
         -- Only the events matching its filters count: the trigger's own running sum.
         local sumField = 'q:' .. t[7]
         local sums = redis.call('HMGET', userMetricKey, sumField, 'h' .. sumField)
@@ -422,7 +423,7 @@ if achHot ~= '' then
     local now = newTotal
     if filter then
       now = nil
-      if string.byte(matches, filter) == 49 then
+      if string.byte(matches, filter) == BYTE_ONE then
         now = tonumber(addNumber(userMetricKey, planDetails(planned).m[k].pf, value, isInteger))
       end
     end
@@ -455,7 +456,7 @@ if letter then
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
     logStreak = true
-    if pc and string.byte(pointsFlags, 2) == 49 then
+    if pc and string.byte(pointsFlags, 2) == BYTE_ONE then
       local d = planDetails(planned).p
       for _, t in ipairs(d.k) do
         if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -465,7 +466,7 @@ if letter then
 end
 if #completed > 0 then
   cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, nowIso, completed)
-  if pc and string.byte(pointsFlags, 3) == 49 then
+  if pc and string.byte(pointsFlags, 3) == BYTE_ONE then
     local d = planDetails(planned).p
     for i = 1, #completed do
       for _, t in ipairs(d.a[completed[i]] or {}) do

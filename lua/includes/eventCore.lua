@@ -24,6 +24,7 @@
                       returns whether the user was created, and the breakdown attributes moved
                       (writeUser)
 ]]
+--- @include "bytes"
 local function eventWindow(flags)
   -- Three flag characters (four in recordEventPlan), then the window when there is one.
   if #flags > 4 then return string.match(flags, ':(%d+):(%d+)$') end
@@ -36,7 +37,7 @@ local function eventFlags(flags)
   local f = flagTables[flags]
   if f then return f end
   local a, b, c, d = string.byte(flags, 1, 4)
-  f = {a == 49, b == 49, c == 49, d == 49}
+  f = {a == BYTE_ONE, b == BYTE_ONE, c == BYTE_ONE, d == BYTE_ONE}
   -- Without a window there are at most 16 of them; with one, each event's is its own.
   if #flags <= 4 then flagTables[flags] = f end
   return f

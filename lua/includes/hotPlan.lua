@@ -40,6 +40,7 @@
   not once per event, and without a closure made per event to remember them (about 1,000
   instructions an event).
 ]]
+--- @include "bytes"
 local hotPlans, hotPlanCount = {}, 0
 
 local function hotPlan(id, full)
@@ -56,7 +57,8 @@ local function hotPlan(id, full)
     letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false}
   if rule ~= '' then
     local m, a, sa, fz = string.byte(rule, 2, 5)
-    plan.letter, plan.mode, plan.all, plan.sa, plan.fz = string.sub(rule, 1, 1), m - 48, a == 49, sa == 49, fz == 49
+    plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
+    plan.all, plan.sa, plan.fz = a == BYTE_ONE, sa == BYTE_ONE, fz == BYTE_ONE
   end
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
   if T then
