@@ -416,8 +416,8 @@ if achHot ~= '' then
   -- A numeric loop: ipairs costs a C call to start and one per step (about 500 instructions each).
   local thresholds = planned.thresholds
   for k = 1, #thresholds do
-    local t = thresholds[k]
-    local goal, filter = t[1], t[2]
+    local threshold = thresholds[k]
+    local goal, filter = threshold.goal, threshold.filter
     -- The unfiltered thresholds come last, in ascending order: none after this one is reached.
     if not filter and goal > newTotal then break end
     local now = newTotal

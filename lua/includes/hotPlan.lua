@@ -21,8 +21,8 @@
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
     ach, rule, points  the three parts of <hot> ('' when absent)
-    thresholds         the metric achievements' ({goal, position in <matches> or nil}), in the
-                       order of <ach>
+    thresholds         the metric achievements', in the order of <ach>: {goal, filter (its
+                       position in <matches>, or nil)}
     all, sa, fz        the rule's flags (lua/includes/streak.lua): evaluation `all`, streak
                        achievements exist, freezes are configured (read once here, not by a
                        string.byte call per event)
@@ -51,7 +51,7 @@ local function hotPlan(id, full)
   local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
   local thresholds = {}
   for goal, filter in string.gmatch(ach, '([^,:]+):?(%d*)') do
-    thresholds[#thresholds + 1] = {tonumber(goal), tonumber(filter)}
+    thresholds[#thresholds + 1] = {goal = tonumber(goal), filter = tonumber(filter)}
   end
   plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
     letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false}
