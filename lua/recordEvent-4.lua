@@ -54,7 +54,7 @@ local logEntry = ARGV[4]
 -- A call of a Lua function costs about 300 instructions: the helpers are called only when they
 -- have something to do (flags not in the memo, a window, a key, a zone to compare or an email).
 local flag = flagTables[flags] or eventFlags(flags)
-local isInteger = flag[3]
+local isInteger = flag.integer
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 
@@ -62,7 +62,7 @@ local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalFi
 if replay then return replay end
 
 local stored = redis.call('HMGET', userKey, 'tz', 'id')
-if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end

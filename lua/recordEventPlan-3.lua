@@ -145,7 +145,7 @@ if not planned then return {-10} end
 local totalField = planned.total
 
 local flag = flagTables[flags] or eventFlags(flags)
-local isInteger = flag[3]
+local isInteger = flag.integer
 local pc -- the points context, when the plan has points
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
@@ -201,7 +201,7 @@ elseif letter then
 else
   stored = redis.call('HMGET', userKey, 'tz', 'id')
 end
-if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end
@@ -445,7 +445,7 @@ if letter then
     local before
     nowIso = nowIso or string.sub(creation, 1, 24)
     extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
-      flag[4], stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
+      flag.metAlone, stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do
         if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, nowIso, completed) end
