@@ -14,9 +14,10 @@
   1,024 plans.
 
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
-  gives it when the library does not hold it; nil when neither does. The plan is
-  {total, high, details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded},
-  shared: callers must not change it.
+  gives it when the library does not hold it; nil when neither does. The plan is {total, high,
+  details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded, ruleDetails},
+  shared: callers must not change it, but for the parts worked out once on first use (decoded,
+  uf, ruleDetails).
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
@@ -35,6 +36,8 @@
                        false
     uf                 per metric achievement, whether it has a user filter (userFiltered(plan)),
                        once an event found a total past a goal
+    ruleDetails        the rule's details, once an event needed them (lua/includes/streak.lua
+                       ruleDetails), else false
 
   planDetails(plan) -> the plan's details decoded (cjson), kept in the plan: decoded once per plan,
   not once per event, and without a closure made per event to remember them (about 1,000
@@ -54,7 +57,8 @@ local function hotPlan(id, full)
     thresholds[#thresholds + 1] = {goal = tonumber(goal), filter = tonumber(filter)}
   end
   plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
-    letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false}
+    letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false,
+    ruleDetails = false}
   if rule ~= '' then
     local m, a, sa, fz = string.byte(rule, 2, 5)
     plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
