@@ -160,42 +160,22 @@ if replay then
   return replay
 end
 
--- Points: which kinds of triggers exist, and the metric's own triggers with their systems.
-local pointsFlags, metricTriggers
+-- Points off the usual plan: which kinds of triggers exist, the metric's own triggers with their
+-- systems, and the time triggers (lua/includes/hotPlan.lua pointsTriggers).
+local triggers, metricTriggers, timeTriggers
 local stored
-local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
 if fast then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn)
 elseif pointsHot ~= '' then
-  local list, times
-  pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
-  local fields = {'tz', 'id', 's', 's:pz', totalField, planned.high}
-  local systems = {}
-  if times ~= '' then
-    timeTriggers = {}
-    for interval, id in string.gmatch(times, '(%d+),([^;]+)') do
-      timeTriggers[#timeTriggers + 1] = {interval + 0, id, #fields + 1}
-      fields[#fields + 1] = 'tt:' .. id
-    end
-  end
-  if list ~= '' then
-    metricTriggers = {}
-    for T, f, P, b, u, cap, id, sys in string.gmatch(list, '(%d+),(%d*),(%-?%d+),(%d?),(%d?),(%d*),([^,]+),([^;]+)') do
-      metricTriggers[#metricTriggers + 1] = {T + 0, f, P + 0, b == '1', u == '1', tonumber(cap), id, sys}
-      if not systems[sys] then
-        systems[sys] = #fields + 1
-        fields[#fields + 1] = 'pt:' .. sys
-        fields[#fields + 1] = 'pn:' .. sys
-      end
-    end
-  end
-  stored = redis.call('HMGET', userKey, unpack(fields))
+  triggers = planned.triggers or pointsTriggers(planned)
+  metricTriggers, timeTriggers = triggers.metric, triggers.time
+  stored = redis.call('HMGET', userKey, unpack(triggers.fields))
   scope = string.sub(userKey, #slot + 6)
   pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
-  for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
+  for sys, i in pairs(triggers.systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
 else
@@ -210,7 +190,7 @@ end
 if timeTriggers and stored[2] then
   local now = nowStamp + 0
   for _, t in ipairs(timeTriggers) do
-    local next = stored[t[3]]
+    local next = stored[t.position]
     if not next or next + 0 <= now then return {-9} end
   end
 end
@@ -319,7 +299,7 @@ if pc then
     return not ua or attributesMatch(userKey, ua, pending)
   end
   -- A new user's creation awards first: what they grant, this event may spend.
-  if stored[2] == false and string.byte(pointsFlags, 1) == BYTE_ONE then
+  if stored[2] == false and triggers.creation then
     local d = planDetails(planned).p
     for _, t in ipairs(d.c) do
       if userMatches(t.ua) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -330,33 +310,33 @@ if pc then
     local undo = {}
     for k, t in ipairs(metricTriggers) do
       local from, to
-      if t[2] == '' then
+      if not t.filter then
         from, to = old, new
         if high and high > from then from = high end
-      elseif string.byte(matches, t[2] + 0) == BYTE_ONE then
+      elseif string.byte(matches, t.filter) == BYTE_ONE then
         -- Only the events matching its filters count: the trigger's own running sum.
-        local sumField = 'q:' .. t[7]
-        local sums = redis.call('HMGET', userMetricKey, sumField, 'h' .. sumField)
+        local sumField, highField = t.sumField, t.highField
+        local sums = redis.call('HMGET', userMetricKey, sumField, highField)
         undo[#undo + 1] = {sumField, sums[1]}
         from, to = tonumber(sums[1] or '0'), tonumber(addNumber(userMetricKey, sumField, value, isInteger))
         if to < from and (sums[2] == false or from > sums[2] + 0) then
-          redis.call('HSET', userMetricKey, 'h' .. sumField, sums[1] or '0')
-          undo[#undo + 1] = {'h' .. sumField, sums[2]}
+          redis.call('HSET', userMetricKey, highField, sums[1] or '0')
+          undo[#undo + 1] = {highField, sums[2]}
         elseif sums[2] and sums[2] + 0 > from then
           from = sums[2] + 0
         end
       end
       if from and to > from then
-        local T = t[1]
+        local T = t.every
         local times = (to - to % T) / T - (from - from % T) / T
-        if times > 0 and (not t[5] or userMatches(planDetails(planned).p.m[k].ua))
-            and not pointsAward(pc, t[8], t[6], t[7], t[3] * times, t[4]) then
+        if times > 0 and (not t.userFiltered or userMatches(planDetails(planned).p.m[k].ua))
+            and not pointsAward(pc, t.system, t.cap, t.trigger, t.points * times, t.block) then
           -- Refused: put back what this script wrote, and say which system.
           if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
           for _, u in ipairs(undo) do
             if u[2] then redis.call('HSET', userMetricKey, u[1], u[2]) else redis.call('HDEL', userMetricKey, u[1]) end
           end
-          return {-8, t[8]}
+          return {-8, t.system}
         end
       end
     end
@@ -385,8 +365,8 @@ if timeTriggers and created == 1 then
   local now = nowStamp + 0
   local due, earliest = {}, nil
   for _, t in ipairs(timeTriggers) do
-    local next = now + t[1]
-    due[#due + 1] = 'tt:' .. t[2]
+    local next = now + t.interval
+    due[#due + 1] = t.field
     due[#due + 1] = string.format('%d', next)
     if not earliest or next < earliest then earliest = next end
   end
@@ -456,7 +436,7 @@ if letter then
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
     logStreak = true
-    if pc and string.byte(pointsFlags, 2) == BYTE_ONE then
+    if pc and triggers.streak then
       local d = planDetails(planned).p
       for _, t in ipairs(d.k) do
         if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -466,7 +446,7 @@ if letter then
 end
 if #completed > 0 then
   cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, nowIso, completed)
-  if pc and string.byte(pointsFlags, 3) == BYTE_ONE then
+  if pc and triggers.achievement then
     local d = planDetails(planned).p
     for i = 1, #completed do
       for _, t in ipairs(d.a[completed[i]] or {}) do
