@@ -15,18 +15,19 @@
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
   KEYS[3] the partition's slot   <slot> = <prefix>:{p<N>}:    the base of the keys this script
-          builds, each only when the event writes it (a key in KEYS costs about 2,000 instructions
-          sent or not, a join about 1,200), as src/redis/keys.ts names them (forUser):
+          builds, each only when the event writes it (a key in KEYS costs the event whether it is
+          written or not, and more than a join), as src/redis/keys.ts names them (forUser):
             partition user set     <slot>users:<tenant>            a new user
             partition event log    <slot>log                       every event
             completion counters    <slot>achc:<tenant>             an achievement completes
-            streak history         <slot>sh:<tenant>:<uid>         the streak extends
+            streak history         <slot>sh:<tenant>:<uid>         the streak's run ends
+                                                                   (lua/includes/streak.lua)
             points key base        <slot>up:<tenant>:<uid>:        an award (lua/includes/points.lua)
             the partition's due set <slot>ptdue                    time triggers start counting
           where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
 
-  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
-          instructions, a capture about 500):
+  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
+          a capture):
           '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
@@ -82,8 +83,7 @@
   ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
           marker (lua/includes/writeUser.lua)
   Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds
-  ARGV element by element into a table that grows by doubling (leaving out three saved about 2,700
-  instructions an event).
+  ARGV element by element into a table that grows by doubling.
 
   Returns
     processed: one string of nine fields separated by '\n' (none holds a newline but the last,
@@ -137,9 +137,9 @@ local boosts = ARGV[6] or ''
 --- @include "points"
 --- @include "hotPlan"
 
--- A call of a Lua function costs about 300 instructions: the usual event's cases are tested here,
--- and the helpers called only when they have something to do (a plan or flags not in the memo, a
--- window, a key, a zone to compare or an email to check).
+-- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
+-- tested here, and the helpers called only when they have something to do (a plan or flags not in
+-- the memo, a window, a key, a zone to compare or an email to check).
 local planned = hotPlans[planId] or hotPlan(planId, ARGV[5] or '')
 if not planned then return {-10} end
 local totalField = planned.total
@@ -246,7 +246,7 @@ if fast then
     if times > 0 then
       local points = (fast.P + 0) * times
       local before = (stored[7] or 0) + 0
-      -- pointsAfter's usual case in place (above 0, below any cap): a call costs about 300.
+      -- pointsAfter's usual case in place (above 0, below any cap), sparing the call.
       local after = before + points
       if after < 0 or (fast.cap and points > 0 and after > fast.cap) then after = pointsAfter(before, points, fast.cap, fast.block) end
       if after == nil then
@@ -258,11 +258,10 @@ if fast then
       end
       if after ~= before then
         local n = (stored[8] or 0) + 1
-        -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
-        -- instructions a call. The award is usually the trigger's points as sent.
-        -- Numbers all three: their digits from the memo directly (numberText would first ask type(),
-        -- a C call of about 550 instructions; a call of digits() costs about 300 more than the
-        -- lookup).
+        -- Strings joined, not formatted: string.format goes through vfprintf. The award is usually
+        -- the trigger's points as sent. Numbers all three: their digits from the memo directly
+        -- (numberText would first ask type(), a C call; digits() is called only when the memo
+        -- misses).
         local afterText, nText = digitsOf[after] or digits(after), digitsOf[n] or digits(n)
         local awardedText = after - before == points and times == 1 and fast.P or digits(after - before)
         scope = string.sub(userKey, #slot + 6)
@@ -345,7 +344,7 @@ if pc then
   end
 end
 
--- eventRest in place (a call with a dozen arguments costs about 800 instructions): the user, the
+-- eventRest in place (a call with a dozen arguments costs more than the lines): the user, the
 -- day, the key.
 local created, moved = 0, nil
 if stored[2] == false or #ARGV >= 7 then
@@ -393,7 +392,7 @@ end
 if achHot ~= '' then
   local v = valueNumber or value + 0
   local newTotal = total + 0
-  -- A numeric loop: ipairs costs a C call to start and one per step (about 500 instructions each).
+  -- A numeric loop: ipairs costs a C call to start and one per step.
   local thresholds = planned.thresholds
   for k = 1, #thresholds do
     local threshold = thresholds[k]
@@ -466,7 +465,7 @@ end
 -- makes a new string, and Lua hashes every byte of it (the drainer puts them back in the body).
 -- The log key is joined anew: a memo of one string per partition costs Lua's collector more than
 -- the joins it saves (Redis runs a step of it every 50 calls, and each cycle walks every live
--- object: 500 instructions an event more).
+-- object).
 local logKey = slot .. 'log'
 local seq
 if #completed > 0 then
@@ -498,8 +497,7 @@ elseif logStreak then
 else
   seq = redis.call('XADD', logKey, '*', 'event', logEntry)
 end
--- One string, not a table: Redis converts a table reply element by element (about 12,000
--- instructions for this one), a string at once.
+-- One string, not a table: Redis converts a table reply element by element, a string at once.
 if moved then values = values .. '\n' .. moved end
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..

@@ -1,10 +1,9 @@
 --[[
   The metric's plan, by id. Every event of a metric runs on the same plan until its
   configuration changes, and a plan runs to hundreds of bytes (its hot part, which patterns parse
-  into tables for about 12,000 instructions, and its details as JSON), while Redis's Lua hashes
-  every byte of every string it makes (about 7 instructions a byte). So events send only the
-  plan's id (<plan> in ARGV[1]: 16 hex digits of a digest of the plan, one id for one content),
-  and the library keeps each plan it was sent in full, parsed.
+  into tables, and its details as JSON), while Redis's Lua hashes every byte of every string it
+  makes. So events send only the plan's id (<plan> in ARGV[1]: 16 hex digits of a digest of the
+  plan, one id for one content), and the library keeps each plan it was sent in full, parsed.
 
   A library that does not hold the plan (its first event, a reload by FUNCTION LOAD, a restart,
   a failover, another node of a Cluster) answers so before writing anything, and the api sends
@@ -42,8 +41,7 @@
                        general points path, else false
 
   planDetails(plan) -> the plan's details decoded (cjson), kept in the plan: decoded once per plan,
-  not once per event, and without a closure made per event to remember them (about 1,000
-  instructions an event).
+  not once per event, and without a closure made per event to remember them.
 ]]
 --- @include "bytes"
 local hotPlans, hotPlanCount = {}, 0

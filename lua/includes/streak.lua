@@ -1,7 +1,8 @@
 --[[
   The streak of one user. Periods are integers (days, Monday weeks or months since the epoch, in
   the user's zone), so the next period is `last + 1`. The state is one field of the user hash,
-  's' (one field to read and one to write: a dozen separate fields cost the event twice as much):
+  's' (one field to read and one to write, where separate fields would each cost a lookup and a
+  write):
 
     <f>|<len>|<last>|<start>|<frz>|<earn>|<long>|<p>|<tz>|<acc>;<acc>;...|<run>
 
@@ -17,8 +18,7 @@
     acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
            the period is covered)
     run    the first period of the run that ends at `last`: periods extended one after the other,
-           the length growing by one each (absent or '': no run; a state written before runs
-           existed has none)
+           the length growing by one each (absent or '': no run)
 
   Beside it: 's:at' (when it was last extended, ISO-8601; absent while the only extension is the
   one of the event that created the user, whose 'created' says when) and 's:pz' (pauses, a JSON
@@ -27,7 +27,7 @@
   'p<length>' when a pause covered it). The periods of the run are not in it: period q of the run
   had length len - (last - q). They are written out (runHistory) only when the run ends in a way
   that changes that (a restart, periods bridged, a zone move, a restore), so the usual extension
-  writes no history at all (a command and, for a new user, a key less: about 5,000 instructions).
+  writes no history at all (a command and, for a new user, a key less).
   Readers take an entry of the hash first, then the run (src/routes/app/streaks.ts streakHistory).
 
   The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
@@ -38,10 +38,10 @@
   the plan: not for an event that meets the rule on its own and extends the streak by one period
   (the common extension).
 
-  Costs that shaped this file (Redis 7.0, callgrind): any call of a C function from Lua costs
-  about 1,000 instructions, tonumber 1,600, a capture 500, a table field added after the
-  constructor 900, string.format 1,000 per number and more per string (joining strings with ..
-  is cheaper); tostring of a number goes through glibc's float formatting (1,700).
+  What shaped this file: each call of a C function costs the event, tonumber's most of all, and
+  so do a capture and a table field added after the constructor; strings are joined with ..
+  rather than formatted (string.format goes through vfprintf), and numbers become text through the
+  digits memo rather than tostring (glibc's float formatting).
 
   ruleDetails(plan)            the rule's details, parsed once per plan
   parseStreak(packed)          the stored fields, or an empty state
@@ -93,9 +93,9 @@ local function num(x)
   return tostring(x)
 end
 
--- Joined, not formatted: every '%s' of string.format is a vfprintf conversion. int() inlined: a
--- call of a Lua function costs about 300 instructions, int(x) about 870 in all, the expression
--- below about 210 (digitsOf: lua/includes/digits.lua). Every extension packs the state.
+-- Joined, not formatted: every '%s' of string.format is a vfprintf conversion. int() is inlined
+-- as its memo lookup (digitsOf: lua/includes/digits.lua): every extension packs the state, and a
+-- call of a Lua function costs more than the lookup.
 local function packStreak(st)
   local len, last, start, frz, earn, long, p, run = st.len, st.last, st.start, st.frz, st.earn, st.long, st.p, st.run
   return st.f .. '|' .. (len and (digitsOf[len] or digits(len)) or '') .. '|' ..
@@ -224,7 +224,7 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
     -- The run goes on: nothing to write.
     st.len = st.len + 1
   elseif now == st.last + 1 then
-    -- No run yet (a state from before runs, a restore), or a zone move skipped a period number.
+    -- No run yet (a state stored without one, a restore), or a zone move skipped a period number.
     if st.run then history = runHistory(st) end
     st.len = st.len + 1
   else
