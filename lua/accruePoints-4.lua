@@ -17,9 +17,10 @@
   ARGV[5...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
           read, or ''>|<next due after this>'
 
-  Returns {1, awards, seq} (awards as in recordEventPlan, '' without; seq the log entry's id, which
-  phase 2 orders the user's placements by, or nothing when no award fell due), {-1} when a due time moved
-  meanwhile, {-4} for an unknown user.
+  Returns {1, awards, seq}: awards a list of [system id, trigger id, awarded, total, n, ms, day
+  field, boost ids] (lua/includes/points.lua pointsCommit; n numbers the user's awards in the
+  system), '' without; seq the log entry's id, which phase 2 orders the user's placements by, or
+  nothing when no award fell due. {-1} when a due time moved meanwhile, {-4} for an unknown user.
 ]]
 local userKey = KEYS[1]
 local pointsBase = KEYS[2]

@@ -23,7 +23,7 @@
   Returns
     {1, created, achievedAt, awards, seq, moved, id...}  the user was identified; achievedAt is
                                      when the achievement was completed (now, or earlier); awards
-                                     as in recordEventPlan ('' without); seq the log entry's id
+                                     as accruePoints answers them ('' without); seq the log entry's id
                                      (phase 2 orders the user's placements by it); moved the
                                      breakdown attributes the identification changed, with their
                                      old values (lua/includes/writeUser.lua), or ''; the ids

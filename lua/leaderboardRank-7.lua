@@ -44,7 +44,7 @@
   ARGV[3] order: when the value was reached, as a 15-digit complement of the ms time
   ARGV[4] maximum participants; negated for a breakdown group's ranking, whose placements check
           for a user who left (a sign costs nothing to read, a marker in a string a C call; the
-          rankings without breakdown do the work they did)
+          rankings without breakdown skip the check)
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement

@@ -9,8 +9,8 @@
   KEYS[3] partition user set     <slot>users:<tenant>
   KEYS[4] partition event log    <slot>log
 
-  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
-          instructions, a capture about 500): '<flags>|<total field>|<value>|<day field>|<zone>'
+  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than a
+          capture): '<flags>|<total field>|<value>|<day field>|<zone>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; a fourth one the script ignores. Then, when
@@ -51,10 +51,11 @@ local logEntry = ARGV[4]
 --- @include "writeUser"
 --- @include "eventCore"
 
--- A call of a Lua function costs about 300 instructions: the helpers are called only when they
--- have something to do (flags not in the memo, a window, a key, a zone to compare or an email).
+-- A call of a Lua function costs more than the test that avoids it: the helpers are called only
+-- when they have something to do (flags not in the memo, a window, a key, a zone to compare or an
+-- email).
 local flag = flagTables[flags] or eventFlags(flags)
-local isInteger = flag[3]
+local isInteger = flag.integer
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 
@@ -62,7 +63,7 @@ local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalFi
 if replay then return replay end
 
 local stored = redis.call('HMGET', userKey, 'tz', 'id')
-if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end

@@ -15,18 +15,19 @@
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
   KEYS[3] the partition's slot   <slot> = <prefix>:{p<N>}:    the base of the keys this script
-          builds, each only when the event writes it (a key in KEYS costs about 2,000 instructions
-          sent or not, a join about 1,200), as src/redis/keys.ts names them (forUser):
+          builds, each only when the event writes it (a key in KEYS costs the event whether it is
+          written or not, and more than a join), as src/redis/keys.ts names them (forUser):
             partition user set     <slot>users:<tenant>            a new user
             partition event log    <slot>log                       every event
             completion counters    <slot>achc:<tenant>             an achievement completes
-            streak history         <slot>sh:<tenant>:<uid>         the streak extends
+            streak history         <slot>sh:<tenant>:<uid>         the streak's run ends
+                                                                   (lua/includes/streak.lua)
             points key base        <slot>up:<tenant>:<uid>:        an award (lua/includes/points.lua)
             the partition's due set <slot>ptdue                    time triggers start counting
           where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
 
-  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs about 1,700
-          instructions, a capture about 500):
+  ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
+          a capture):
           '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
@@ -82,8 +83,7 @@
   ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
           marker (lua/includes/writeUser.lua)
   Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds
-  ARGV element by element into a table that grows by doubling (leaving out three saved about 2,700
-  instructions an event).
+  ARGV element by element into a table that grows by doubling.
 
   Returns
     processed: one string of nine fields separated by '\n' (none holds a newline but the last,
@@ -127,6 +127,7 @@ local logEntry = ARGV[3]
 local idempotency = ARGV[4] or ''
 local boosts = ARGV[6] or ''
 
+--- @include "bytes"
 --- @include "addNumber"
 --- @include "canSubscribe"
 --- @include "writeUser"
@@ -136,15 +137,15 @@ local boosts = ARGV[6] or ''
 --- @include "points"
 --- @include "hotPlan"
 
--- A call of a Lua function costs about 300 instructions: the usual event's cases are tested here,
--- and the helpers called only when they have something to do (a plan or flags not in the memo, a
--- window, a key, a zone to compare or an email to check).
+-- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
+-- tested here, and the helpers called only when they have something to do (a plan or flags not in
+-- the memo, a window, a key, a zone to compare or an email to check).
 local planned = hotPlans[planId] or hotPlan(planId, ARGV[5] or '')
 if not planned then return {-10} end
 local totalField = planned.total
 
 local flag = flagTables[flags] or eventFlags(flags)
-local isInteger = flag[3]
+local isInteger = flag.integer
 local pc -- the points context, when the plan has points
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
@@ -159,48 +160,28 @@ if replay then
   return replay
 end
 
--- Points: which kinds of triggers exist, and the metric's own triggers with their systems.
-local pointsFlags, metricTriggers
+-- Points off the usual plan: which kinds of triggers exist, the metric's own triggers with their
+-- systems, and the time triggers (lua/includes/hotPlan.lua pointsTriggers).
+local triggers, metricTriggers, timeTriggers
 local stored
-local timeTriggers -- {interval ms, trigger id, position in stored}, when time triggers exist
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
 if fast then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn)
 elseif pointsHot ~= '' then
-  local list, times
-  pointsFlags, list, times = string.match(pointsHot, '^(....)|([^|]*)|(.*)$')
-  local fields = {'tz', 'id', 's', 's:pz', totalField, planned.high}
-  local systems = {}
-  if times ~= '' then
-    timeTriggers = {}
-    for interval, id in string.gmatch(times, '(%d+),([^;]+)') do
-      timeTriggers[#timeTriggers + 1] = {interval + 0, id, #fields + 1}
-      fields[#fields + 1] = 'tt:' .. id
-    end
-  end
-  if list ~= '' then
-    metricTriggers = {}
-    for T, f, P, b, u, cap, id, sys in string.gmatch(list, '(%d+),(%d*),(%-?%d+),(%d?),(%d?),(%d*),([^,]+),([^;]+)') do
-      metricTriggers[#metricTriggers + 1] = {T + 0, f, P + 0, b == '1', u == '1', tonumber(cap), id, sys}
-      if not systems[sys] then
-        systems[sys] = #fields + 1
-        fields[#fields + 1] = 'pt:' .. sys
-        fields[#fields + 1] = 'pn:' .. sys
-      end
-    end
-  end
-  stored = redis.call('HMGET', userKey, unpack(fields))
+  triggers = planned.triggers or pointsTriggers(planned)
+  metricTriggers, timeTriggers = triggers.metric, triggers.time
+  stored = redis.call('HMGET', userKey, unpack(triggers.fields))
   scope = string.sub(userKey, #slot + 6)
   pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
-  for sys, i in pairs(systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
+  for sys, i in pairs(triggers.systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
   stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
 else
   stored = redis.call('HMGET', userKey, 'tz', 'id')
 end
-if flag[2] or (not flag[1] and (stored[1] or '') ~= assumedTz) then
+if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end
@@ -209,7 +190,7 @@ end
 if timeTriggers and stored[2] then
   local now = nowStamp + 0
   for _, t in ipairs(timeTriggers) do
-    local next = stored[t[3]]
+    local next = stored[t.position]
     if not next or next + 0 <= now then return {-9} end
   end
 end
@@ -265,7 +246,7 @@ if fast then
     if times > 0 then
       local points = (fast.P + 0) * times
       local before = (stored[7] or 0) + 0
-      -- pointsAfter's usual case in place (above 0, below any cap): a call costs about 300.
+      -- pointsAfter's usual case in place (above 0, below any cap), sparing the call.
       local after = before + points
       if after < 0 or (fast.cap and points > 0 and after > fast.cap) then after = pointsAfter(before, points, fast.cap, fast.block) end
       if after == nil then
@@ -277,11 +258,10 @@ if fast then
       end
       if after ~= before then
         local n = (stored[8] or 0) + 1
-        -- Strings joined, not formatted: string.format goes through vfprintf, several thousand
-        -- instructions a call. The award is usually the trigger's points as sent.
-        -- Numbers all three: their digits from the memo directly (numberText would first ask type(),
-        -- a C call of about 550 instructions; a call of digits() costs about 300 more than the
-        -- lookup).
+        -- Strings joined, not formatted: string.format goes through vfprintf. The award is usually
+        -- the trigger's points as sent. Numbers all three: their digits from the memo directly
+        -- (numberText would first ask type(), a C call; digits() is called only when the memo
+        -- misses).
         local afterText, nText = digitsOf[after] or digits(after), digitsOf[n] or digits(n)
         local awardedText = after - before == points and times == 1 and fast.P or digits(after - before)
         scope = string.sub(userKey, #slot + 6)
@@ -318,7 +298,7 @@ if pc then
     return not ua or attributesMatch(userKey, ua, pending)
   end
   -- A new user's creation awards first: what they grant, this event may spend.
-  if stored[2] == false and string.byte(pointsFlags, 1) == 49 then
+  if stored[2] == false and triggers.creation then
     local d = planDetails(planned).p
     for _, t in ipairs(d.c) do
       if userMatches(t.ua) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -329,33 +309,33 @@ if pc then
     local undo = {}
     for k, t in ipairs(metricTriggers) do
       local from, to
-      if t[2] == '' then
+      if not t.filter then
         from, to = old, new
         if high and high > from then from = high end
-      elseif string.byte(matches, t[2] + 0) == 49 then
+      elseif string.byte(matches, t.filter) == BYTE_ONE then
         -- Only the events matching its filters count: the trigger's own running sum.
-        local sumField = 'q:' .. t[7]
-        local sums = redis.call('HMGET', userMetricKey, sumField, 'h' .. sumField)
+        local sumField, highField = t.sumField, t.highField
+        local sums = redis.call('HMGET', userMetricKey, sumField, highField)
         undo[#undo + 1] = {sumField, sums[1]}
         from, to = tonumber(sums[1] or '0'), tonumber(addNumber(userMetricKey, sumField, value, isInteger))
         if to < from and (sums[2] == false or from > sums[2] + 0) then
-          redis.call('HSET', userMetricKey, 'h' .. sumField, sums[1] or '0')
-          undo[#undo + 1] = {'h' .. sumField, sums[2]}
+          redis.call('HSET', userMetricKey, highField, sums[1] or '0')
+          undo[#undo + 1] = {highField, sums[2]}
         elseif sums[2] and sums[2] + 0 > from then
           from = sums[2] + 0
         end
       end
       if from and to > from then
-        local T = t[1]
+        local T = t.every
         local times = (to - to % T) / T - (from - from % T) / T
-        if times > 0 and (not t[5] or userMatches(planDetails(planned).p.m[k].ua))
-            and not pointsAward(pc, t[8], t[6], t[7], t[3] * times, t[4]) then
+        if times > 0 and (not t.userFiltered or userMatches(planDetails(planned).p.m[k].ua))
+            and not pointsAward(pc, t.system, t.cap, t.trigger, t.points * times, t.block) then
           -- Refused: put back what this script wrote, and say which system.
           if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
           for _, u in ipairs(undo) do
             if u[2] then redis.call('HSET', userMetricKey, u[1], u[2]) else redis.call('HDEL', userMetricKey, u[1]) end
           end
-          return {-8, t[8]}
+          return {-8, t.system}
         end
       end
     end
@@ -364,7 +344,7 @@ if pc then
   end
 end
 
--- eventRest in place (a call with a dozen arguments costs about 800 instructions): the user, the
+-- eventRest in place (a call with a dozen arguments costs more than the lines): the user, the
 -- day, the key.
 local created, moved = 0, nil
 if stored[2] == false or #ARGV >= 7 then
@@ -384,8 +364,8 @@ if timeTriggers and created == 1 then
   local now = nowStamp + 0
   local due, earliest = {}, nil
   for _, t in ipairs(timeTriggers) do
-    local next = now + t[1]
-    due[#due + 1] = 'tt:' .. t[2]
+    local next = now + t.interval
+    due[#due + 1] = t.field
     due[#due + 1] = string.format('%d', next)
     if not earliest or next < earliest then earliest = next end
   end
@@ -412,17 +392,17 @@ end
 if achHot ~= '' then
   local v = valueNumber or value + 0
   local newTotal = total + 0
-  -- A numeric loop: ipairs costs a C call to start and one per step (about 500 instructions each).
+  -- A numeric loop: ipairs costs a C call to start and one per step.
   local thresholds = planned.thresholds
   for k = 1, #thresholds do
-    local t = thresholds[k]
-    local goal, filter = t[1], t[2]
+    local threshold = thresholds[k]
+    local goal, filter = threshold.goal, threshold.filter
     -- The unfiltered thresholds come last, in ascending order: none after this one is reached.
     if not filter and goal > newTotal then break end
     local now = newTotal
     if filter then
       now = nil
-      if string.byte(matches, filter) == 49 then
+      if string.byte(matches, filter) == BYTE_ONE then
         now = tonumber(addNumber(userMetricKey, planDetails(planned).m[k].pf, value, isInteger))
       end
     end
@@ -444,7 +424,7 @@ if letter then
     local before
     nowIso = nowIso or string.sub(creation, 1, 24)
     extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
-      flag[4], stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
+      flag.metAlone, stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do
         if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, nowIso, completed) end
@@ -455,7 +435,7 @@ if letter then
   -- The log carries an extension to the workers, which keep the tenant's streak rankings.
   if extended then
     logStreak = true
-    if pc and string.byte(pointsFlags, 2) == 49 then
+    if pc and triggers.streak then
       local d = planDetails(planned).p
       for _, t in ipairs(d.k) do
         if st.len % t.l == 0 and attributesMatch(userKey, t.ua, nil) then pointsAward(pc, t.s, d.s[t.s], t.i, t.p, false) end
@@ -465,7 +445,7 @@ if letter then
 end
 if #completed > 0 then
   cascade(userKey, slot .. 'achc:' .. tenant, planDetails(planned).c, nowIso, completed)
-  if pc and string.byte(pointsFlags, 3) == 49 then
+  if pc and triggers.achievement then
     local d = planDetails(planned).p
     for i = 1, #completed do
       for _, t in ipairs(d.a[completed[i]] or {}) do
@@ -485,7 +465,7 @@ end
 -- makes a new string, and Lua hashes every byte of it (the drainer puts them back in the body).
 -- The log key is joined anew: a memo of one string per partition costs Lua's collector more than
 -- the joins it saves (Redis runs a step of it every 50 calls, and each cycle walks every live
--- object: 500 instructions an event more).
+-- object).
 local logKey = slot .. 'log'
 local seq
 if #completed > 0 then
@@ -517,8 +497,7 @@ elseif logStreak then
 else
   seq = redis.call('XADD', logKey, '*', 'event', logEntry)
 end
--- One string, not a table: Redis converts a table reply element by element (about 12,000
--- instructions for this one), a string at once.
+-- One string, not a table: Redis converts a table reply element by element, a string at once.
 if moved then values = values .. '\n' .. moved end
 return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..

@@ -1,6 +1,6 @@
 --[[
-  Adds a value to a numeric hash field. Integers go through HINCRBY (about a third of the cost
-  of HINCRBYFLOAT); a field that holds a fraction, or an overflow, falls back to HINCRBYFLOAT,
+  Adds a value to a numeric hash field. Integers go through HINCRBY (cheaper than HINCRBYFLOAT);
+  a field that holds a fraction, or an overflow, falls back to HINCRBYFLOAT,
   whose long-double arithmetic keeps decimal sums clean (0.1 + 0.2 is stored as 0.3).
 
   key, field  the hash and its field

@@ -1,12 +1,12 @@
 --[[
   digits(x) -> an integer's decimal digits, as string.format('%d', x) writes them, remembered:
-  string.format goes through vfprintf (about 1,300 instructions), a table lookup costs about 100.
-  The numbers events write repeat across users and events (totals, points, award counts, a
-  streak's periods and lengths), so most are found. A pure function of its argument, like
-  hotPlan's memo (a reload merely starts it empty); bounded: it starts over at 1,024 numbers (the
-  Lua collector walks the table on every cycle, about 20 instructions an entry). The hot paths
-  look the memo up themselves, `digitsOf[x] or digits(x)`, and call digits() only when it misses:
-  a call of a Lua function costs about 300 instructions.
+  string.format goes through vfprintf, a table lookup costs a fraction of that. The numbers events
+  write repeat across users and events (totals, points, award counts, a streak's periods and
+  lengths), so most are found. A pure function of its argument, like hotPlan's memo (a reload
+  merely starts it empty); bounded: it starts over at 1,024 numbers (the Lua collector walks the
+  table, entry by entry, on every cycle). The hot paths look the memo up themselves,
+  `digitsOf[x] or digits(x)`, and call digits() only when it misses: a call of a Lua function
+  costs more than the lookup.
 ]]
 local digitsOf, digitsCount = {}, 0
 

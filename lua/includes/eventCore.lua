@@ -4,9 +4,10 @@
 
   eventWindow(flags)  the idempotency window in the flags: now and the expiry of a key used now
                       (both nil when keys are kept forever)
-  eventFlags(flags)   the flags' first four characters as booleans {sets the zone, needs an email,
-                      integer value, meets the streak rule alone}, one table per flags string
-                      (read once: a string.byte call costs about 550 instructions)
+  eventFlags(flags)   the flags' first four characters as booleans {setsZone, needsEmail,
+                      integer (the value is an integer), metAlone (the event meets the streak rule
+                      alone)}: one table per four characters, whatever window follows them, read
+                      once rather than by a string.byte call per event; shared: read only
   eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
                       {2, firstEventId, total, ''} when the idempotency key was used before
                       (within the window), else nil
@@ -24,6 +25,7 @@
                       returns whether the user was created, and the breakdown attributes moved
                       (writeUser)
 ]]
+--- @include "bytes"
 local function eventWindow(flags)
   -- Three flag characters (four in recordEventPlan), then the window when there is one.
   if #flags > 4 then return string.match(flags, ':(%d+):(%d+)$') end
@@ -35,10 +37,14 @@ local flagTables = {}
 local function eventFlags(flags)
   local f = flagTables[flags]
   if f then return f end
-  local a, b, c, d = string.byte(flags, 1, 4)
-  f = {a == 49, b == 49, c == 49, d == 49}
-  -- Without a window there are at most 16 of them; with one, each event's is its own.
-  if #flags <= 4 then flagTables[flags] = f end
+  -- The four characters alone are the key, so that the memo holds at most 16 tables: with a
+  -- window, each event's flags are its own.
+  local head = #flags > 4 and string.sub(flags, 1, 4) or flags
+  f = flagTables[head]
+  if f then return f end
+  local a, b, c, d = string.byte(head, 1, 4)
+  f = {setsZone = a == BYTE_ONE, needsEmail = b == BYTE_ONE, integer = c == BYTE_ONE, metAlone = d == BYTE_ONE}
+  flagTables[head] = f
   return f
 end
 
@@ -52,11 +58,11 @@ local function eventReplay(userKey, userMetricKey, totalField, idempotency, nowM
 end
 
 local function eventRefusal(userKey, stored, f, assumedTz)
-  if not f[1] then -- the request does not set the zone: the stored one rules
+  if not f.setsZone then -- the stored zone rules
     local storedTz = stored[1] or ''
     if storedTz ~= assumedTz then return {-1, storedTz} end
   end
-  if f[2] and not canSubscribe(userKey, '1') then return {-2} end
+  if f.needsEmail and not canSubscribe(userKey, '1') then return {-2} end
   return nil
 end
 

@@ -1,10 +1,9 @@
 --[[
   The metric's plan, by id. Every event of a metric runs on the same plan until its
   configuration changes, and a plan runs to hundreds of bytes (its hot part, which patterns parse
-  into tables for about 12,000 instructions, and its details as JSON), while Redis's Lua hashes
-  every byte of every string it makes (about 7 instructions a byte). So events send only the
-  plan's id (<plan> in ARGV[1]: 16 hex digits of a digest of the plan, one id for one content),
-  and the library keeps each plan it was sent in full, parsed.
+  into tables, and its details as JSON), while Redis's Lua hashes every byte of every string it
+  makes. So events send only the plan's id (<plan> in ARGV[1]: 16 hex digits of a digest of the
+  plan, one id for one content), and the library keeps each plan it was sent in full, parsed.
 
   A library that does not hold the plan (its first event, a reload by FUNCTION LOAD, a restart,
   a failover, another node of a Cluster) answers so before writing anything, and the api sends
@@ -14,15 +13,16 @@
   1,024 plans.
 
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
-  gives it when the library does not hold it; nil when neither does. The plan is
-  {total, high, details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded},
-  shared: callers must not change it.
+  gives it when the library does not hold it; nil when neither does. The plan is {total, high,
+  details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded, ruleDetails,
+  triggers}, shared: callers must not change it, but for the parts worked out once on first use
+  (decoded, uf, ruleDetails, triggers).
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
     ach, rule, points  the three parts of <hot> ('' when absent)
-    thresholds         the metric achievements' ({goal, position in <matches> or nil}), in the
-                       order of <ach>
+    thresholds         the metric achievements', in the order of <ach>: {goal, filter (its
+                       position in <matches>, or nil)}
     all, sa, fz        the rule's flags (lua/includes/streak.lua): evaluation `all`, streak
                        achievements exist, freezes are configured (read once here, not by a
                        string.byte call per event)
@@ -35,11 +35,15 @@
                        false
     uf                 per metric achievement, whether it has a user filter (userFiltered(plan)),
                        once an event found a total past a goal
+    ruleDetails        the rule's details, once an event needed them (lua/includes/streak.lua
+                       ruleDetails), else false
+    triggers           the points part parsed (pointsTriggers(plan)), once an event took the
+                       general points path, else false
 
   planDetails(plan) -> the plan's details decoded (cjson), kept in the plan: decoded once per plan,
-  not once per event, and without a closure made per event to remember them (about 1,000
-  instructions an event).
+  not once per event, and without a closure made per event to remember them.
 ]]
+--- @include "bytes"
 local hotPlans, hotPlanCount = {}, 0
 
 local function hotPlan(id, full)
@@ -50,13 +54,15 @@ local function hotPlan(id, full)
   local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
   local thresholds = {}
   for goal, filter in string.gmatch(ach, '([^,:]+):?(%d*)') do
-    thresholds[#thresholds + 1] = {tonumber(goal), tonumber(filter)}
+    thresholds[#thresholds + 1] = {goal = tonumber(goal), filter = tonumber(filter)}
   end
   plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
-    letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false}
+    letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false,
+    ruleDetails = false, triggers = false}
   if rule ~= '' then
     local m, a, sa, fz = string.byte(rule, 2, 5)
-    plan.letter, plan.mode, plan.all, plan.sa, plan.fz = string.sub(rule, 1, 1), m - 48, a == 49, sa == 49, fz == 49
+    plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
+    plan.all, plan.sa, plan.fz = a == BYTE_ONE, sa == BYTE_ONE, fz == BYTE_ONE
   end
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
   if T then
@@ -86,4 +92,50 @@ local function userFiltered(plan)
   for k, m in ipairs(planDetails(plan).m or {}) do uf[k] = type(m.ua) == 'table' end
   plan.uf = uf
   return uf
+end
+
+--[[
+  pointsTriggers(plan) -> the plan's points part (<points>, recordEventPlan's header), parsed once
+  per plan, when an event first takes the general points path, and kept as plan.triggers:
+    creation, streak, achievement   whether triggers of that kind exist
+    fields          the user hash fields such an event reads: 'tz', 'id', 's', 's:pz', the total,
+                    its highest point, then 'tt:<trigger id>' per time trigger and 'pt:<system
+                    id>', 'pn:<system id>' per system of the metric's triggers
+    systems         system id -> the position of its 'pt:' field in `fields`
+    time            per time trigger {interval (ms), field ('tt:<trigger id>'), position (in
+                    `fields`)}; nil without
+    metric          per points trigger of the metric, in the order of <points> (and of the
+                    details' p.m) {every (T), filter (its position in <matches>, or nil), points
+                    (P), block, userFiltered, cap (or nil), trigger, system, sumField and
+                    highField (its running sum and that sum's highest point, for a filtered
+                    trigger, in the user-metric hash)}; nil without
+]]
+local function pointsTriggers(plan)
+  local kinds, list, times = string.match(plan.points, '^(....)|([^|]*)|(.*)$')
+  local creation, streak, achievement = string.byte(kinds, 1, 3)
+  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high}
+  local systems, time, metric = {}, nil, nil
+  if times ~= '' then
+    time = {}
+    for interval, id in string.gmatch(times, '(%d+),([^;]+)') do
+      time[#time + 1] = {interval = interval + 0, field = 'tt:' .. id, position = #fields + 1}
+      fields[#fields + 1] = 'tt:' .. id
+    end
+  end
+  if list ~= '' then
+    metric = {}
+    for T, f, P, b, u, cap, id, sys in string.gmatch(list, '(%d+),(%d*),(%-?%d+),(%d?),(%d?),(%d*),([^,]+),([^;]+)') do
+      metric[#metric + 1] = {every = T + 0, filter = tonumber(f), points = P + 0, block = b == '1', userFiltered = u == '1',
+        cap = tonumber(cap), trigger = id, system = sys, sumField = 'q:' .. id, highField = 'hq:' .. id}
+      if not systems[sys] then
+        systems[sys] = #fields + 1
+        fields[#fields + 1] = 'pt:' .. sys
+        fields[#fields + 1] = 'pn:' .. sys
+      end
+    end
+  end
+  local triggers = {creation = creation == BYTE_ONE, streak = streak == BYTE_ONE, achievement = achievement == BYTE_ONE,
+    fields = fields, systems = systems, time = time, metric = metric}
+  plan.triggers = triggers
+  return triggers
 end

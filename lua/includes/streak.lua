@@ -1,7 +1,8 @@
 --[[
   The streak of one user. Periods are integers (days, Monday weeks or months since the epoch, in
   the user's zone), so the next period is `last + 1`. The state is one field of the user hash,
-  's' (one field to read and one to write: a dozen separate fields cost the event twice as much):
+  's' (one field to read and one to write, where separate fields would each cost a lookup and a
+  write):
 
     <f>|<len>|<last>|<start>|<frz>|<earn>|<long>|<p>|<tz>|<acc>;<acc>;...|<run>
 
@@ -17,8 +18,7 @@
     acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
            the period is covered)
     run    the first period of the run that ends at `last`: periods extended one after the other,
-           the length growing by one each (absent or '': no run; a state written before runs
-           existed has none)
+           the length growing by one each (absent or '': no run)
 
   Beside it: 's:at' (when it was last extended, ISO-8601; absent while the only extension is the
   one of the event that created the user, whose 'created' says when) and 's:pz' (pauses, a JSON
@@ -27,42 +27,46 @@
   'p<length>' when a pause covered it). The periods of the run are not in it: period q of the run
   had length len - (last - q). They are written out (runHistory) only when the run ends in a way
   that changes that (a restart, periods bridged, a zone move, a restore), so the usual extension
-  writes no history at all (a command and, for a new user, a key less: about 5,000 instructions).
+  writes no history at all (a command and, for a new user, a key less).
   Readers take an entry of the hash first, then the run (src/routes/app/streaks.ts streakHistory).
 
   The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
-  '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; its first
-  five characters are read in place, and parseRule turns the rest into {i (this metric's position
-  in the rule), t (the rule's thresholds, in order), fz ({initial, max, interval, amount}, or
-  false)} only when an event needs it: not for an event that meets the rule on its own and
-  extends the streak by one period (the common extension).
+  '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; the plan
+  reads its first five characters (lua/includes/hotPlan.lua), and ruleDetails turns the rest into
+  {position (this metric's position in the rule), thresholds (the rule's, in order), freezes
+  ({initial, max, interval, amount}, or false)} when an event first needs it, and keeps it with
+  the plan: not for an event that meets the rule on its own and extends the streak by one period
+  (the common extension).
 
-  Costs that shaped this file (Redis 7.0, callgrind): any call of a C function from Lua costs
-  about 1,000 instructions, tonumber 1,600, a capture 500, a table field added after the
-  constructor 900, string.format 1,000 per number and more per string (joining strings with ..
-  is cheaper); tostring of a number goes through glibc's float formatting (1,700).
+  What shaped this file: each call of a C function costs the event, tonumber's most of all, and
+  so do a capture and a table field added after the constructor; strings are joined with ..
+  rather than formatted (string.format goes through vfprintf), and numbers become text through the
+  digits memo rather than tostring (glibc's float formatting).
 
-  parseRule(hot)               the rule's details
+  ruleDetails(plan)            the rule's details, parsed once per plan
   parseStreak(packed)          the stored fields, or an empty state
   packStreak(st)               the field's value
   runHistory(st)               the run's periods as history entries (the last 365), a list of
                                field/value pairs
   int(x), num(x)               an integer (nil: '') or any number as a string, cheaply
-  earnFreezes(fz, st, day)     the freezes held on `day`, written into st
+  earnFreezes(freezes, st, day)   the freezes held on `day` (freezes: the rule's), written into st
   pausedBetween(f, st, from, to)   how many periods from..to a pause of frequency f covers
   streakUpdate(...)            adds an event; see below
 ]]
 --- @include "digits"
-local function parseRule(hot)
-  local position, ts, fz = string.match(hot, '^.....|(%d+)|([^|]*)|([^|]*)$')
+-- Kept with the plan (shared: read only, like the plan): the rule is a pure function of the plan.
+local function ruleDetails(plan)
+  local position, ts, fz = string.match(plan.rule, '^.....|(%d+)|([^|]*)|([^|]*)$')
   local thresholds = {}
   for t in string.gmatch(ts, '[^;]+') do thresholds[#thresholds + 1] = tonumber(t) end
   local freezes = false
   if fz ~= '' then
-    local i, x, n, a = string.match(fz, '^(%d+),(%d+),(%d+),(%d+)$')
-    freezes = {i + 0, x + 0, n + 0, a + 0}
+    local initial, max, interval, amount = string.match(fz, '^(%d+),(%d+),(%d+),(%d+)$')
+    freezes = {initial = initial + 0, max = max + 0, interval = interval + 0, amount = amount + 0}
   end
-  return {i = position + 0, t = thresholds, fz = freezes}
+  local details = {position = position + 0, thresholds = thresholds, freezes = freezes}
+  plan.ruleDetails = details
+  return details
 end
 
 local function parseStreak(packed)
@@ -89,9 +93,9 @@ local function num(x)
   return tostring(x)
 end
 
--- Joined, not formatted: every '%s' of string.format is a vfprintf conversion. int() inlined: a
--- call of a Lua function costs about 300 instructions, int(x) about 870 in all, the expression
--- below about 210 (digitsOf: lua/includes/digits.lua). Every extension packs the state.
+-- Joined, not formatted: every '%s' of string.format is a vfprintf conversion. int() is inlined
+-- as its memo lookup (digitsOf: lua/includes/digits.lua): every extension packs the state, and a
+-- call of a Lua function costs more than the lookup.
 local function packStreak(st)
   local len, last, start, frz, earn, long, p, run = st.len, st.last, st.start, st.frz, st.earn, st.long, st.p, st.run
   return st.f .. '|' .. (len and (digitsOf[len] or digits(len)) or '') .. '|' ..
@@ -115,20 +119,21 @@ local function runHistory(st)
   return out
 end
 
-local function earnFreezes(fz, st, day)
-  if not fz then
+local function earnFreezes(freezes, st, day)
+  if not freezes then
     st.frz = st.frz or 0
     return
   end
   if st.frz == nil then
-    st.frz = fz[1]
+    st.frz = freezes.initial
     st.earn = st.earn or day
   end
-  if fz[3] > 0 and fz[4] > 0 and st.earn then
-    local k = math.floor((day - st.earn) / fz[3])
+  local interval, amount = freezes.interval, freezes.amount
+  if interval > 0 and amount > 0 and st.earn then
+    local k = math.floor((day - st.earn) / interval)
     if k > 0 then
-      st.frz = math.min(fz[2], st.frz + k * fz[4])
-      st.earn = st.earn + k * fz[3]
+      st.frz = math.min(freezes.max, st.frz + k * amount)
+      st.earn = st.earn + k * interval
     end
   end
 end
@@ -153,22 +158,22 @@ end
   meets the rule by itself (the api knows: one metric, or `any`, and a value at the threshold),
   so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
   user changed zone (a move must neither lose nor repeat a period). `plan` is the metric's plan
-  (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags. Writes the state in
-  one HSET (with 's:at' = `stamp`, unless `stamp` is nil), and the history in another only when
-  the run ends (see the top of this file), in the
+  (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags, and its details
+  once parsed (`ruleDetails`). Writes the state in one HSET (with 's:at' = `stamp`, unless `stamp`
+  is nil), and the history in another only when the run ends (see the top of this file), in the
   history hash beside the user hash (<slot>sh:<tenant>:<uid>, its name joined only then).
 
   Returns whether the streak was extended, the length before, and the state as stored.
 ]]
 local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, value, metAlone, stamp, tz)
-  local hot, f = plan.rule, plan.letter
-  local s -- the rule's details, parsed when needed
+  local f = plan.letter
+  local s -- the rule's details (ruleDetails), when needed
   local met = metAlone
   if met then
     st.accs = ''
   else
-    s = parseRule(hot)
-    local thresholds = s.t
+    s = plan.ruleDetails or ruleDetails(plan)
+    local thresholds = s.thresholds
     if #thresholds == 1 then
       -- One metric in the rule: one accumulator, no list to split or join.
       local acc = tonumber(value)
@@ -181,7 +186,7 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
         for a in string.gmatch(st.accs, '[^;]+') do accs[#accs + 1] = tonumber(a) end
       end
       for k = #accs + 1, #thresholds do accs[k] = 0 end
-      local i = s.i
+      local i = s.position
       accs[i] = accs[i] + tonumber(value)
       met = accs[i] >= thresholds[i]
       if plan.all then
@@ -219,12 +224,12 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
     -- The run goes on: nothing to write.
     st.len = st.len + 1
   elseif now == st.last + 1 then
-    -- No run yet (a state from before runs, a restore), or a zone move skipped a period number.
+    -- No run yet (a state stored without one, a restore), or a zone move skipped a period number.
     if st.run then history = runHistory(st) end
     st.len = st.len + 1
   else
-    s = s or parseRule(hot)
-    earnFreezes(s.fz, st, day)
+    s = s or plan.ruleDetails or ruleDetails(plan)
+    earnFreezes(s.freezes, st, day)
     history = runHistory(st)
     local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1)
     if gap <= st.frz then
