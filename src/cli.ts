@@ -5,15 +5,20 @@
  *   laurel api                 the api only (run one per core)
  *   laurel workers             the workers only (run as many as needed)
  *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
+ *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
+ *   laurel restore [--force]   rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
  */
 import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { connect } from './engine/services.js';
+import { guardInstallation, InstallationError, restoreWith } from './engine/installation.js';
+import { RestoreError } from './engine/restore.js';
+import { takeSnapshot } from './engine/snapshot.js';
 import { generateKey } from './http/auth.js';
 import { createLogger } from './lib/log.js';
 import { RedisUnavailableError } from './redis/client.js';
 import { loadSettings, SettingsError, type Settings } from './lib/settings.js';
-import { PostgresUnavailableError } from './postgres/pool.js';
+import { connectPostgres, PostgresUnavailableError } from './postgres/pool.js';
 import { startWorkers } from '../workers/index.js';
 
 type Closer = () => Promise<void>;
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
   switch (command) {
     case 'start': {
       const services = await connect(settings, log);
+      await guardInstallation(services, log);
       const workers = await startWorkers(settings, log, services);
       const api = await startApi(settings, log, services);
       onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
@@ -98,13 +104,39 @@ async function main(): Promise<void> {
       if (args[0] !== 'create') throw new SettingsError('usage: laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]');
       await keysCreate(settings, log, args.slice(1));
       break;
+    case 'snapshot': {
+      const svc = await connect(settings, log);
+      const pool = await connectPostgres(settings);
+      try {
+        const r = await takeSnapshot(svc, pool, args.includes('--full'));
+        process.stdout.write(`snapshot ${r.id} taken (${r.full ? 'full' : 'what changed since the last one'}): ` +
+          `${r.users} users, ${r.keys} other keys (${r.written} written) in ${r.ms} ms\n`);
+      } finally {
+        await pool.end();
+        await svc.close();
+      }
+      break;
+    }
+    case 'restore': {
+      const pool = await connectPostgres(settings);
+      try {
+        const r = await restoreWith(settings, log, pool, args.includes('--force'));
+        process.stdout.write(`restored installation "${settings.prefix}" ` +
+          `${r.snapshot === null ? 'from the event log alone (no snapshot)' : `from snapshot ${r.snapshot}`}: ${r.config} configuration entities, ` +
+          `${r.users} users, ${r.keys} other keys; ${r.replayed} log entries replayed (${r.skipped} already in the snapshot, ${r.failed} refused) in ${r.ms} ms\n`);
+      } finally {
+        await pool.end();
+      }
+      break;
+    }
     default:
-      throw new SettingsError(`unknown command "${command}"; use start, api, workers or keys create`);
+      throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot or restore`);
   }
 }
 
 main().catch((err: unknown) => {
-  const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError;
+  const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError ||
+    err instanceof InstallationError || err instanceof RestoreError;
   process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -6,6 +6,9 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { connect, type Services } from '../src/engine/services.js';
+import { guardInstallation } from '../src/engine/installation.js';
+import { takeSnapshot, type SnapshotResult } from '../src/engine/snapshot.js';
+import { SNAPSHOT_QUEUE } from './snapshot.js';
 import { closeClient, createClient, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import type { Settings } from '../src/lib/settings.js';
@@ -28,6 +31,8 @@ export interface WorkersHandle {
   accrueNow(): Promise<AccrueResult>;
   /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
   finaliseNow(): Promise<FinaliseResult>;
+  /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
+  snapshotNow(full?: boolean): Promise<SnapshotResult>;
   /** Resolves once no points-time job is waiting or running (for tests). */
   timeIdle(timeoutMs?: number): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
@@ -37,6 +42,7 @@ export interface WorkersHandle {
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   const svc = services ?? (await connect(settings, log));
+  if (!services) await guardInstallation(svc, log);
   const pool = await connectPostgres(settings);
   const connection = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-workers' });
   const prefix = svc.keys.queuePrefix;
@@ -120,6 +126,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'points-time job failed', { ms: 1000, job: 'accrue' });
 
+  await queue(SNAPSHOT_QUEUE, async () => {
+    const r = await takeSnapshot(svc, pool);
+    wlog.info(r, 'snapshot taken');
+    return r;
+  }, 'snapshot failed', { ms: settings.snapshotIntervalMs, job: 'snapshot' });
+
   await queue(LEADERBOARDS_QUEUE, async () => {
     const r = await finaliseRuns(svc);
     if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
@@ -140,6 +152,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     drainNow: () => drainer.drain(),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc),
+    snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     /**

@@ -15,16 +15,15 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../src/model/fields.js';
+
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
-import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../src/domain/streaks.js';
-import { dayIndexOf } from '../src/domain/periods.js';
-import type { StreakSettings } from '../src/model/entities.js';
+
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { replayEvent } from '../src/engine/replay.js';
+import { rankPoints, rankStreaks, type Drained } from '../src/engine/log-consumers.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -44,13 +43,6 @@ type StreamEntry = [id: string, fields: string[]];
 export function nextStreamId(id: string): string {
   const dash = id.indexOf('-');
   return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
-}
-
-/** An entry a consumer takes: its stream id and kind, and its body parsed. */
-interface Drained {
-  id: string;
-  kind: string;
-  e: LogBody;
 }
 
 /**
@@ -75,92 +67,6 @@ function textOnly(value: unknown): unknown {
 
 const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
 
-/** The extension an entry carries: the state as of its period, and the zone it was judged in. */
-function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
-  if (typeof e.sx === 'string') {
-    // With the user's pauses as the event saw them: the expiry counts upcoming ones.
-    const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
-    if (state.last === null) return null;
-    state.extended = true;
-    return { state, tz: streakZone(e.sx) };
-  }
-  const [length, longest, period, freezes, tz] = e.sx!;
-  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
-}
-
-/**
- * Records the streak extensions of a batch in the tenants' rankings: per tenant, one ZADD per
- * ranking with every extension in log order (the last one of a user counts; the longest only
- * grows, GT), as lua/streakRank-3.lua does for one user. Absolute values: draining an entry twice
- * changes nothing.
- */
-async function rankStreaks(deps: Deps, batch: Drained[]): Promise<void> {
-  const rule = deps.store.current.streak;
-  if (rule === null) return;
-  const byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
-  for (const { kind, e } of batch) {
-    if (kind !== 'event' || !e.sx || e.t === undefined || e.u === undefined) continue;
-    const x = extensionOf(e, rule);
-    if (x === null) continue;
-    const { state, tz } = x;
-    const at = e.ts ?? 0;
-    let lists = byTenant.get(e.t);
-    if (lists === undefined) {
-      lists = { active: [], longest: [], expiry: [] };
-      byTenant.set(e.t, lists);
-    }
-    lists.active.push(rankScore(state.length, at), e.u);
-    lists.longest.push(rankScore(state.longest, at), e.u);
-    lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
-  }
-  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
-  // Cluster pipeline stays on one slot).
-  for (const [tenant, lists] of byTenant) {
-    const k = deps.keys.streakRankings(tenant);
-    const pipeline = deps.redis.pipeline();
-    pipeline.zadd(k.active, ...lists.active);
-    pipeline.zadd(k.longest, 'GT', ...lists.longest);
-    pipeline.zadd(k.expiry, ...lists.expiry);
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
-  }
-}
-
-/**
- * Records the points totals a batch's awards left (entries with "pa": [[system, trigger, awarded,
- * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system: one ZADD
- * per set.
- */
-async function rankPoints(deps: Deps, batch: Drained[]): Promise<void> {
-  // tenant -> system -> user -> total
-  const byTenant = new Map<string, Map<string, Map<string, number>>>();
-  for (const { e } of batch) {
-    if (!e.pa || e.t === undefined || e.u === undefined) continue;
-    let systems = byTenant.get(e.t);
-    if (systems === undefined) {
-      systems = new Map();
-      byTenant.set(e.t, systems);
-    }
-    for (const [system, , , total] of e.pa) {
-      let users = systems.get(system);
-      if (users === undefined) {
-        users = new Map();
-        systems.set(system, users);
-      }
-      users.set(e.u, total);
-    }
-  }
-  // One pipeline per tenant, on the tenant's slot (as the streak rankings).
-  for (const [tenant, systems] of byTenant) {
-    const pipeline = deps.redis.pipeline();
-    for (const [system, users] of systems) {
-      const pairs: (string | number)[] = [];
-      for (const [user, total] of users) pairs.push(total, user);
-      pipeline.zadd(deps.keys.pointsTotals(tenant, system), ...pairs);
-    }
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
-  }
-}
-
 /**
  * How long a copied entry stays in its partition's log: long enough for the drainer to see its api
  * process die (silent for 15 s, src/engine/liveness.ts) and place that process's events again. The drain
@@ -182,15 +88,18 @@ function processMarks(processes: Set<string>): string[] {
 }
 
 /**
- * The entries the consumers take, parsed: those with fields beyond the body (an extension, awards,
- * completions), and events of the processes `marks` names. The rest are not parsed at all.
+ * The entries the consumers take, parsed: those with awards or an extension, and events of the
+ * processes `marks` names. The rest are not parsed at all.
  */
 function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
   const out: Drained[] = [];
   for (const [id, fields] of entries) {
     const kind = fields[0] ?? 'unknown';
     const body = fields[1] ?? '{}';
-    if (fields.length > 2 || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
+    // An event's extension and awards travel in fields of their own; a completion's or time
+    // award's awards in the body.
+    const awards = kind !== 'event' && body.includes('"pa":');
+    if (fields.length > 2 || awards || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
       out.push({ id, kind, e: JSON.parse(entryBody(fields)) as LogBody });
     }
   }

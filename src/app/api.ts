@@ -21,6 +21,7 @@ import { leaderboardRoutes } from '../routes/app/leaderboards.js';
 import { eventRoutes } from '../routes/app/events.js';
 import { opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
+import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
 import type { Settings } from '../lib/settings.js';
@@ -37,6 +38,7 @@ export interface ApiHandle {
 export async function startApi(settings: Settings, log: Logger, services?: Services): Promise<ApiHandle> {
   const readiness: Readiness = { scriptsLoaded: services !== undefined };
   const svc = services ?? (await connect(settings, log, readiness));
+  if (!services) await guardInstallation(svc, log);
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });

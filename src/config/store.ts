@@ -30,6 +30,8 @@ export class ConfigStore {
   private clockSeq = 0;
   private readonly listeners: ((s: Configuration) => void)[] = [];
   loaded = false;
+  /** Whether a restore is rebuilding Redis (src/engine/restore.ts): nothing is served meanwhile. */
+  restoring = false;
 
   constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null) {
     this.redis = redis;
@@ -59,6 +61,7 @@ export class ConfigStore {
       pipeline.get(this.keys.configVersion);
       for (const kind of CONFIG_KINDS) pipeline.hgetall(this.keys.config(kind));
       pipeline.get(this.keys.clock);
+      pipeline.exists(this.keys.restoring);
       const results = (await pipeline.exec()) ?? [];
       for (const [err] of results) if (err) throw err;
       const version = Number(results[0][1] ?? 0);
@@ -69,6 +72,7 @@ export class ConfigStore {
         for (const l of this.listeners) l(this.snapshot);
       }
       this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null);
+      this.restoring = results[CONFIG_KINDS.length + 2][1] === 1;
       this.loaded = true;
     };
     this.reloading = this.reloading.then(run, run);

@@ -26,7 +26,7 @@ export interface Completion {
 
 /** Completes `achievement` (of trigger `api`, whose single plan is `plan`) for the user. */
 export async function completeAchievement(
-  deps: Deps, tenant: string, achievement: Achievement, plan: Buffer, user: UpsertedUser, ident: PreparedIdentification,
+  deps: Deps, tenant: string, achievement: Achievement, plan: Buffer, user: UpsertedUser, ident: PreparedIdentification, seq?: string,
 ): Promise<Completion> {
   const { redis, keys, store, clock, stats } = deps;
   const snapshot = store.current;
@@ -58,13 +58,15 @@ export async function completeAchievement(
     throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
   }
   if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
+  // The log entry id the placements are ordered by (a restore gives the original one).
+  const order = seq ?? String(r[4]);
   // An attribute a board breaks down by changed: the user leaves the old group (src/engine/departures.ts).
   if (r[5] !== '') {
     const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-    await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, String(r[4]));
+    await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, order);
   }
   // A user created here: time triggers count from now (the workers must find the user).
   if (r[1] === 1) await accrueTime(deps, tenant, user.id);
-  await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, String(r[4]));
+  await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, order);
   return { achievedAt: String(r[2]), awards: r[3], now };
 }

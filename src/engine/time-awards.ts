@@ -42,7 +42,9 @@ function daysOf(tz: string): (ms: number) => string {
  * Accrues the user's due time awards. Returns the awards made ([[system, trigger, awarded, total,
  * n], ...]), or null when the user does not exist or no time trigger is active.
  */
-export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>, tenant: string, userId: string): Promise<unknown[][] | null> {
+export async function accrueTime(
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>, tenant: string, userId: string, seq?: string,
+): Promise<unknown[][] | null> {
   const { redis, keys, store, clock } = deps;
   const triggers = store.current.timeTriggers;
   if (triggers.length === 0) return null;
@@ -88,7 +90,7 @@ export async function accrueTime(deps: Pick<Context, 'redis' | 'keys' | 'store' 
     if (r[0] === ScriptCode.DONE) {
       if (Array.isArray(r[1])) {
         made.push(...(r[1] as unknown[][]));
-        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, String(r[2] ?? ''));
+        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, seq ?? String(r[2] ?? ''));
       }
       if (!more) return made;
     }

@@ -20,7 +20,7 @@ export type IdentifyMode = 'create' | 'upsert' | 'update';
 
 /** Identifies a user; answers whether it was created and the user hash after. */
 export async function identifyUser(
-  deps: Deps, tenant: string, mode: IdentifyMode, id: string, user: Identification, ident: PreparedIdentification,
+  deps: Deps, tenant: string, mode: IdentifyMode, id: string, user: Identification, ident: PreparedIdentification, seq?: string,
 ): Promise<{ created: boolean; hash: UserHash }> {
   const { redis, keys, store, clock } = deps;
   const snapshot = store.current;
@@ -44,11 +44,13 @@ export async function identifyUser(
   if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
   if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
   const created = r[1] === 1;
+  // The log entry id the placements are ordered by (a restore gives the original one).
+  const order = seq ?? String(r[3]);
   if (created) {
     deps.stats.invalidate(tenant);
     // Time triggers count from now: the workers must find the new user when an award is due.
     await accrueTime(deps, tenant, id);
-    await rankAwards(deps, tenant, id, placedAwards(r[2]), now, String(r[3]));
+    await rankAwards(deps, tenant, id, placedAwards(r[2]), now, order);
   }
   const hash = hashFromFlat(r, 5);
   // An attribute a board breaks down by changed: the user leaves the old group.
@@ -59,7 +61,7 @@ export async function identifyUser(
       if (key !== null) attributes.set(key, hash[field]);
     }
     // The identification was made: a departure that fails on the connection follows it.
-    await deps.placements.leave(tenant, id, String(r[4]), attributes, hash.tz ?? '', now, String(r[3]));
+    await deps.placements.leave(tenant, id, String(r[4]), attributes, hash.tz ?? '', now, order);
   }
   return { created, hash };
 }

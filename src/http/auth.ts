@@ -67,6 +67,7 @@ export class Authenticator {
   /** The guard of the HTTP layer: authenticates, checks the key's kind and resolves the tenant. */
   readonly guard = (req: Request, family: Family): void => {
     if (family === 'ops') return;
+    if (this.store.restoring) throw fail('unavailable', 'laurel restore is rebuilding Redis from Postgres; retry shortly');
     const snapshot = this.store.current;
     if (req.apiKey === '') throw fail('unauthorized');
     const key = this.lookup(snapshot, req.apiKey);

@@ -23,6 +23,10 @@ export interface Settings {
   idempotencyWindowMs: number;
   /** How often an api process says it is alive (the log drainer replays phase 2 of dead ones). */
   heartbeatMs: number;
+  /** How often the workers take a snapshot of Redis into Postgres (ms). */
+  snapshotIntervalMs: number;
+  /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
+  autoRestore: boolean;
 }
 
 export class SettingsError extends Error {}
@@ -46,6 +50,16 @@ export function parseSize(name: string, raw: string | undefined, fallback: numbe
   const n = Number(m[1]) * factor;
   if (n < 1024 || n > 64 * 1024 * 1024) throw new SettingsError(`${name} must be between 1kb and 64mb`);
   return n;
+}
+
+/** Parses durations such as `300` (seconds), `90s`, `5m`, `1h`, in ms. */
+export function parseDuration(name: string, raw: string | undefined, fallbackMs: number, minMs: number): number {
+  if (raw === undefined || raw === '') return fallbackMs;
+  const m = /^(\d+)\s*(s|m|h)?$/i.exec(raw.trim());
+  if (!m) throw new SettingsError(`${name} must be a duration such as 300, 90s, 5m or 1h, got "${raw}"`);
+  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h'];
+  if (ms < minMs || ms > 7 * 86_400_000) throw new SettingsError(`${name} must be from ${minMs / 1000} s to 7 days, got "${raw}"`);
+  return ms;
 }
 
 function clusterNodes(raw: string | undefined): { host: string; port: number }[] {
@@ -83,5 +97,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
+    snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
+    autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
   };
 }

@@ -3,8 +3,11 @@
  * write the same names: lua/ names them in each script's header).
  */
 
+/** Where an achievement completion's field name starts. */
+export const COMPLETION_PREFIX = 'c:';
+
 /** When the user completed an achievement (user hash). */
-export const completionField = (achievementId: string): string => 'c:' + achievementId;
+export const completionField = (achievementId: string): string => COMPLETION_PREFIX + achievementId;
 
 /** Running sum of an event-filtered achievement (user-metric hash). */
 export const progressField = (achievementId: string): string => 'p:' + achievementId;
@@ -43,8 +46,11 @@ export const DAY_PREFIX = 'd:';
 /** A leaderboard run's sum of a metric (user-metric hash). */
 export const runSumField = (boardId: string, run: string): string => `r:${boardId}:${run}`;
 
+/** Where a time trigger's due field name starts. */
+export const TIME_DUE_PREFIX = 'tt:';
+
 /** When a time trigger's next award is due, ms (user hash). */
-export const timeDueField = (triggerId: string): string => 'tt:' + triggerId;
+export const timeDueField = (triggerId: string): string => TIME_DUE_PREFIX + triggerId;
 
 /** The streak's packed state (user hash; lua/includes/streak.lua has the format). */
 export const STREAK_FIELD = 's';

@@ -6,7 +6,8 @@
  * into the body.
  *
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
- *                 "d": local day, "p": the api process, "k"?: idempotency key, "a"?: attributes}
+ *                 "d": local day, "p": the api process, "k"?: idempotency key, "a"?: attributes,
+ *                 "f"?: the user's fields the event carries (its identification, but the id)}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed
  *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
@@ -35,6 +36,8 @@ export interface EventEntry {
   attributesJson: string;
   /** The api process (src/engine/liveness.ts). */
   processId: string;
+  /** The identification the event carries (its user's fields but the id) as JSON; '' when none. */
+  identificationJson: string;
 }
 
 export function eventEntry(e: EventEntry): string {
@@ -42,6 +45,7 @@ export function eventEntry(e: EventEntry): string {
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
+  if (e.identificationJson !== '') s += `,"f":${e.identificationJson}`;
   return s + '}';
 }
 
@@ -70,8 +74,18 @@ export interface LoggedEvent {
   sp?: string;
 }
 
-/** Any entry's body, as the drainer reads it. */
+/** Any entry's body, as the drainer and a restore read it. */
 export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
+  /** The event's id. */
+  e?: string;
+  /** The event's value. */
+  v?: number;
+  /** The event's idempotency key. */
+  k?: string;
+  /** The event's attributes. */
+  a?: Record<string, string>;
+  /** The identification's fields (user, achievement entries; an event's inline identification). */
+  f?: Record<string, unknown>;
   /** The api process that ran the event (src/engine/liveness.ts). */
   p?: string;
   /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */

@@ -66,6 +66,36 @@ const MIGRATIONS = [
      FROM laurel_log l
      CROSS JOIN LATERAL string_to_table(l.lines, E'\n') AS e(line)
      CROSS JOIN LATERAL (SELECT split_part(e.line, E'\t', 3)::jsonb AS body) AS b`,
+  // Snapshots of Redis (src/postgres/snapshots.ts).
+  `CREATE TABLE IF NOT EXISTS laurel_snapshots (
+     prefix      text        NOT NULL,
+     id          bigserial   NOT NULL,
+     is_full     boolean     NOT NULL,
+     started_at  timestamptz NOT NULL DEFAULT now(),
+     finished_at timestamptz,
+     since       timestamptz NOT NULL,
+     users       integer     NOT NULL DEFAULT 0,
+     keys        integer     NOT NULL DEFAULT 0,
+     PRIMARY KEY (prefix, id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_snapshot_users (
+     prefix     text    NOT NULL,
+     tenant     text    NOT NULL,
+     user_id    text    NOT NULL,
+     partition  integer NOT NULL,
+     position   text    NOT NULL,
+     snapshot   bigint  NOT NULL,
+     keys       bytea   NOT NULL,
+     PRIMARY KEY (prefix, tenant, user_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_snapshot_keys (
+     prefix    text   NOT NULL,
+     key       text   NOT NULL,
+     snapshot  bigint NOT NULL,
+     digest    text   NOT NULL,
+     dump      bytea  NOT NULL,
+     PRIMARY KEY (prefix, key)
+   )`,
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -38,6 +38,7 @@
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
+ *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
@@ -253,6 +254,11 @@ export class Keys {
 
   get bootstrap(): string {
     return `${this.prefix}:{cfg}:bootstrap`;
+  }
+
+  /** Set while `laurel restore` rebuilds Redis: the api answers 503 meanwhile. */
+  get restoring(): string {
+    return `${this.prefix}:{cfg}:restoring`;
   }
 
   /** Pub/sub channel announcing configuration and clock changes. */

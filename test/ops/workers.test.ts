@@ -263,6 +263,29 @@ describe('log-drain worker', () => {
     });
   });
 
+  it('keeps the points totals from the awards of events, API completions and time awards alike', async () => {
+    const { 'totals-lessons': lessons } = await s.metrics('totals-lessons');
+    const done = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Totals hello', key: 'totals-hello', trigger: 'api' }] });
+    expect(done.status, done.text).toBe(201);
+    const system = await s.request('POST', '/admin/v1/points', {
+      body: [{
+        name: 'Totals', key: 'totals',
+        triggers: [
+          { type: 'metric', metricId: lessons, metricThreshold: 1, points: 10, status: 'active' },
+          { type: 'achievement', achievementId: done.body.created[0].id, points: 25, status: 'active' },
+        ],
+      }],
+    });
+    expect(system.status, system.text).toBe(201);
+    await s.event('totals-lessons', 'tot-a', 2);
+    const completed = await s.request('POST', '/api/achievements/totals-hello/complete', { body: { user: { id: 'tot-b' } } });
+    expect(completed.status, completed.text).toBe(201);
+    await s.workers!.drainNow();
+    const { redis, keys } = s.api.services;
+    const totals = await redis.zrange(keys.pointsTotals('_', system.body.created[0].id), 0, -1, 'WITHSCORES');
+    expect(totals).toEqual(['tot-a', '20', 'tot-b', '25']);
+  });
+
   it('computes the id after a stream id', () => {
     expect(nextStreamId('1700000000000-0')).toBe('1700000000000-1');
     expect(nextStreamId('1700000000000-18446744073709551614')).toBe('1700000000000-18446744073709551615');

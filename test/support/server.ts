@@ -75,8 +75,8 @@ export interface StartOptions {
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const prefix = `t${randomBytes(5).toString('hex')}`;
-  const adminKey = `test-admin-${randomBytes(12).toString('hex')}`;
+  const prefix = opts.env?.LAUREL_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
+  const adminKey = opts.env?.LAUREL_ADMIN_KEY ?? `test-admin-${randomBytes(12).toString('hex')}`;
   const settings = loadSettings({
     ...process.env,
     LAUREL_PREFIX: prefix,
@@ -181,7 +181,7 @@ export async function deletePostgresRows(settings: Settings, prefixes: string[])
   await db.connect();
   try {
     await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows']) {
+    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows', 'laurel_snapshots', 'laurel_snapshot_users', 'laurel_snapshot_keys']) {
       await db.query(`DELETE FROM ${table} WHERE prefix = ANY($1)`, [prefixes]);
     }
   } finally {

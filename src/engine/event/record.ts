@@ -37,7 +37,16 @@ export interface EventInput {
   /** Event attributes ('' or null: none), and as JSON ('' when none). */
   attributes: Record<string, string> | null | undefined;
   attributesJson: string;
+  /** The user's fields the event carries (but the id), as JSON for the log; '' when none. */
+  identificationJson: string;
   idempotencyKey: string;
+  /** The event's id when it is given (a restore replays the log); else a new one. */
+  eventId?: string;
+  /**
+   * The log entry id its placements are ordered by, when it is given (a restore replays the log:
+   * the entry's original id, so a placement the restored leaderboards hold already changes nothing).
+   */
+  seq?: string;
 }
 
 /** What the event did: 201 processed, or 202 replayed (an idempotency key used before). */
@@ -99,7 +108,7 @@ export class EventRecorder {
     const u = keys.forUser(tenant, userId);
     const userMetricKey = keys.userMetric(u, metric.id);
     const now = clock.now();
-    const eventId = randomUUID();
+    const eventId = input.eventId ?? randomUUID();
     const value = String(numeric);
     const setsTz = ident.tz !== null;
     // Every metric has a plan (compilePlans); `hot` is '' for one without features.
@@ -136,7 +145,7 @@ export class EventRecorder {
       }
       const entry = eventEntry({
         eventId, tenant, userId, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson: input.attributesJson,
-        processId: deps.processId,
+        processId: deps.processId, identificationJson: input.identificationJson,
       });
       coalescer.hold();
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
@@ -158,6 +167,7 @@ export class EventRecorder {
       const answer = await phase1;
       if (typeof answer === 'string') {
         const p = processedOf(answer);
+        if (input.seq !== undefined) p.seq = input.seq;
         metrics.events.processed++;
         // A new user or a completion changes the tenant's statistics.
         if (p.created || p.completed !== '') stats.invalidate(tenant);

@@ -31,6 +31,17 @@ const validateEvent = compile<EventBody>({
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
+/** The fields an event's user carries but the id, as JSON ('' for the usual `{ id }` alone). */
+function identificationJson(user: UpsertedUser): string {
+  let fields: Record<string, unknown> | null = null;
+  for (const key in user) {
+    const value = (user as unknown as Record<string, unknown>)[key];
+    if (key === 'id' || value == null) continue;
+    (fields ??= {})[key] = value;
+  }
+  return fields === null ? '' : JSON.stringify(fields);
+}
+
 /** The achievements an event completed, as a JSON array. */
 function completedJson(snapshot: Snapshot, completed: string, achievedAt: string): string {
   if (completed === '') return '[]';
@@ -82,6 +93,7 @@ export function eventRoutes(deps: Deps): Route[] {
     const userId = body.user.id;
     const done = await recorder.record({
       tenant, metric, userId, ident, value: body.value, attributes: body.attributes, attributesJson, idempotencyKey,
+      identificationJson: identificationJson(body.user),
     });
     if (done.status === 202) return respond(202, done.eventId, metric.id, done.total, idempotencyKey, true, '[]', done.streak, '{}', '{}');
     return respond(201, done.eventId, metric.id, done.total, idempotencyKey, false, completedJson(snapshot, done.completed, done.nowIso),

@@ -1,0 +1,105 @@
+/**
+ * What the event log feeds besides the archive: the tenants' streak rankings from the extensions
+ * (`sx`), the points totals sets from the awards (`pa`). Absolute values, in log order: an entry
+ * consumed twice changes nothing. The log drainer runs them on every pass, a restore on the entries
+ * after the snapshot.
+ */
+import { dayIndexOf } from '../domain/periods.js';
+import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
+import type { StreakSettings } from '../model/entities.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
+import type { LogBody } from '../model/log.js';
+import type { Context } from './context.js';
+
+/** An entry a consumer takes: its stream id and kind, and its body parsed. */
+export interface Drained {
+  id: string;
+  kind: string;
+  e: LogBody;
+}
+
+/** The extension an entry carries: the state as of its period, and the zone it was judged in. */
+function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
+  if (typeof e.sx === 'string') {
+    // With the user's pauses as the event saw them: the expiry counts upcoming ones.
+    const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
+    if (state.last === null) return null;
+    state.extended = true;
+    return { state, tz: streakZone(e.sx) };
+  }
+  const [length, longest, period, freezes, tz] = e.sx!;
+  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
+}
+
+/**
+ * Records the streak extensions of a batch in the tenants' rankings: per tenant, one ZADD per
+ * ranking with every extension in log order (the last one of a user counts; the longest only
+ * grows, GT), as lua/streakRank-3.lua does for one user. Absolute values: draining an entry twice
+ * changes nothing.
+ */
+export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'>, batch: Drained[]): Promise<void> {
+  const rule = deps.store.current.streak;
+  if (rule === null) return;
+  const byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
+  for (const { kind, e } of batch) {
+    if (kind !== 'event' || !e.sx || e.t === undefined || e.u === undefined) continue;
+    const x = extensionOf(e, rule);
+    if (x === null) continue;
+    const { state, tz } = x;
+    const at = e.ts ?? 0;
+    let lists = byTenant.get(e.t);
+    if (lists === undefined) {
+      lists = { active: [], longest: [], expiry: [] };
+      byTenant.set(e.t, lists);
+    }
+    lists.active.push(rankScore(state.length, at), e.u);
+    lists.longest.push(rankScore(state.longest, at), e.u);
+    lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
+  }
+  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
+  // Cluster pipeline stays on one slot).
+  for (const [tenant, lists] of byTenant) {
+    const k = deps.keys.streakRankings(tenant);
+    const pipeline = deps.redis.pipeline();
+    pipeline.zadd(k.active, ...lists.active);
+    pipeline.zadd(k.longest, 'GT', ...lists.longest);
+    pipeline.zadd(k.expiry, ...lists.expiry);
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  }
+}
+
+/**
+ * Records the points totals a batch's awards left (entries with "pa": [[system, trigger, awarded,
+ * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system: one ZADD
+ * per set.
+ */
+export async function rankPoints(deps: Pick<Context, 'redis' | 'keys'>, batch: Drained[]): Promise<void> {
+  // tenant -> system -> user -> total
+  const byTenant = new Map<string, Map<string, Map<string, number>>>();
+  for (const { e } of batch) {
+    if (!e.pa || e.t === undefined || e.u === undefined) continue;
+    let systems = byTenant.get(e.t);
+    if (systems === undefined) {
+      systems = new Map();
+      byTenant.set(e.t, systems);
+    }
+    for (const [system, , , total] of e.pa) {
+      let users = systems.get(system);
+      if (users === undefined) {
+        users = new Map();
+        systems.set(system, users);
+      }
+      users.set(e.u, total);
+    }
+  }
+  // One pipeline per tenant, on the tenant's slot (as the streak rankings).
+  for (const [tenant, systems] of byTenant) {
+    const pipeline = deps.redis.pipeline();
+    for (const [system, users] of systems) {
+      const pairs: (string | number)[] = [];
+      for (const [user, total] of users) pairs.push(total, user);
+      pipeline.zadd(deps.keys.pointsTotals(tenant, system), ...pairs);
+    }
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * `laurel restore`: rebuilds an empty Redis from Postgres. The configuration from its copy; every
+ * user's keys and the other keys (leaderboards, streak rankings, points totals) from the latest
+ * snapshot (src/engine/snapshot.ts); the keys that sum over users worked out from the users; then
+ * the event log archived after the snapshot replayed through the engine, in log order, each
+ * entry at the time it was made: an entry a user's state already includes (up to the position
+ * read with it) is not replayed. A replayed entry's placements keep its original log entry id, so
+ * one the restored leaderboards hold already (they were read after the users) changes nothing.
+ * Last, the streak rankings and points totals take again every entry from the snapshot on, in log
+ * order (absolute values: the latest is what stays).
+ *
+ * What the archive does not hold is not restored: the entries that had not reached Postgres when
+ * Redis lost them (the drain's lag, about a second), and the admin operations that write no log
+ * entry (freezes granted, streak restores and pauses, notification preferences, backfills) after
+ * the snapshot. Restoring uses the configuration as copied last, also for the replayed entries.
+ */
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
+import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
+import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
+import type { LogBody } from '../model/log.js';
+import { SnapshotStore } from '../postgres/snapshots.js';
+import type { RedisClient } from '../redis/client.js';
+import { completeAchievement } from './achievements.js';
+import { EventRecorder } from './event/record.js';
+import { rankPoints, rankStreaks, type Drained } from './log-consumers.js';
+
+import type { Services } from './services.js';
+import { primaries, scanKeys } from './snapshot.js';
+import { accrueTime } from './time-awards.js';
+import { identifyUser } from './users.js';
+
+export class RestoreError extends Error {}
+
+export interface RestoreResult {
+  /** The snapshot restored (null: none; everything came from the log). */
+  snapshot: number | null;
+  config: number;
+  users: number;
+  keys: number;
+  /** Log entries replayed, and those a user's state already held. */
+  replayed: number;
+  skipped: number;
+  /** Replayed entries the engine refused (their reason is logged). */
+  failed: number;
+  ms: number;
+}
+
+/** How far before a snapshot's `since` the log is read again: node's and Redis's clocks may differ a little. */
+const CLOCK_MARGIN_MS = 5000;
+
+/** Whether Redis holds any key of the installation. */
+export async function redisHoldsData(redis: RedisClient, prefix: string): Promise<boolean> {
+  for (const node of primaries(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) return true;
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return false;
+}
+
+/** Whether Postgres holds data of the installation (its configuration copy, its log or a snapshot). */
+export async function postgresHoldsData(pool: pg.Pool, prefix: string): Promise<boolean> {
+  const { rows } = await pool.query(
+    `SELECT EXISTS (SELECT 1 FROM laurel_config WHERE prefix = $1)
+         OR EXISTS (SELECT 1 FROM laurel_log WHERE prefix = $1)
+         OR EXISTS (SELECT 1 FROM laurel_events_rows WHERE prefix = $1)
+         OR EXISTS (SELECT 1 FROM laurel_snapshots WHERE prefix = $1) AS held`, [prefix],
+  );
+  return rows[0].held === true;
+}
+
+/** Deletes every key of the installation. */
+async function deleteInstallation(redis: RedisClient, prefix: string): Promise<void> {
+  for await (const batch of scanKeys(redis, `${prefix}:*`, 1000)) await Promise.all(batch.map((k) => redis.unlink(k)));
+}
+
+/** Compares two stream ids (`<ms>-<seq>`). */
+function compareIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
+
+interface Entry {
+  id: string;
+  partition: number;
+  kind: string;
+  body: string;
+}
+
+/** The archived entries of the log from `fromMs` on, in log order (by id, then partition). */
+async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): Promise<Entry[]> {
+  const { rows } = await pool.query(
+    'SELECT partition, lines FROM laurel_log WHERE prefix = $1 AND last_at >= to_timestamp($2 / 1000.0)', [prefix, fromMs],
+  );
+  const entries: Entry[] = [];
+  for (const row of rows) {
+    for (const line of (row.lines as string).split('\n')) {
+      const tab = line.indexOf('\t');
+      const tab2 = line.indexOf('\t', tab + 1);
+      const id = line.slice(0, tab);
+      if (Number(id.slice(0, id.indexOf('-'))) < fromMs) continue;
+      entries.push({ id, partition: Number(row.partition), kind: line.slice(tab + 1, tab2), body: line.slice(tab2 + 1) });
+    }
+  }
+  return entries.sort((a, b) => compareIds(a.id, b.id) || a.partition - b.partition);
+}
+
+export class Restore {
+  private readonly svc: Services;
+  private readonly pool: pg.Pool;
+  private readonly log: Logger;
+  private readonly recorder: EventRecorder;
+
+  /** `svc` runs on a manual clock: each entry is replayed at the time it was made. */
+  constructor(svc: Services, pool: pg.Pool, log: Logger) {
+    if (svc.clock.mode !== 'manual') throw new Error('a restore replays the log on a manual clock');
+    this.svc = svc;
+    this.pool = pool;
+    this.log = log;
+    this.recorder = new EventRecorder(svc);
+  }
+
+  async run(force: boolean): Promise<RestoreResult> {
+    const started = Date.now();
+    const { redis, keys, settings, store } = this.svc;
+    const prefix = settings.prefix;
+    if (await redisHoldsData(redis, prefix)) {
+      if (!force) throw new RestoreError(`Redis holds data of installation "${prefix}" already; restore refuses to overwrite it (--force deletes it first)`);
+      await deleteInstallation(redis, prefix);
+    }
+    await redis.set(keys.restoring, String(Date.now()));
+    await redis.publish(keys.channel, 'restore');
+    const snapshots = new SnapshotStore(this.pool, prefix);
+    const snapshot = await snapshots.latest();
+    const result: RestoreResult = {
+      snapshot: snapshot?.id ?? null, config: await this.restoreConfig(), users: 0, keys: 0, replayed: 0, skipped: 0, failed: 0, ms: 0,
+    };
+    await store.reload();
+    const positions = new Map<string, string>();
+    if (snapshot !== null) {
+      result.users = await this.restoreUsers(snapshots, positions);
+      for await (const batch of snapshots.keys()) {
+        await Promise.all(batch.map((k) => redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE')));
+        result.keys += batch.length;
+      }
+    }
+    // Without a snapshot, the whole log.
+    const fromMs = snapshot === null ? 0 : snapshot.since - CLOCK_MARGIN_MS;
+    const entries = await archivedEntries(this.pool, prefix, fromMs);
+    for (const entry of entries) {
+      const e = JSON.parse(entry.body) as LogBody;
+      const position = positions.get(`${e.t}\u0000${e.u}`);
+      if (position !== undefined && compareIds(entry.id, position) <= 0) {
+        result.skipped++;
+        continue;
+      }
+      if (await this.replay(entry, e)) result.replayed++;
+      else result.failed++;
+    }
+    await this.rankAgain(entries);
+    // The replay's own log entries: the archive holds the entries they repeat.
+    for (let p = 0; p < keys.partitions; p++) await redis.del(keys.partitionLog(p), keys.partitionLogCursor(p));
+    await redis.del(keys.restoring);
+    await redis.publish(keys.channel, 'restored');
+    await store.reload();
+    result.ms = Date.now() - started;
+    return result;
+  }
+
+  /** The configuration as copied last (workers/config-copy.ts), at its version. Answers how many entities. */
+  private async restoreConfig(): Promise<number> {
+    const { redis, keys, settings } = this.svc;
+    const { rows } = await this.pool.query(
+      'SELECT kind, id, body::text AS body, version FROM laurel_config WHERE prefix = $1', [settings.prefix],
+    );
+    let version = 0;
+    for (const kind of CONFIG_KINDS) {
+      const mine = rows.filter((r) => r.kind === kind);
+      if (mine.length === 0) continue;
+      const unique = UNIQUE_FIELD[kind as ConfigKind];
+      const pipeline = redis.pipeline();
+      for (const r of mine) {
+        pipeline.hset(keys.config(kind), r.id as string, r.body as string);
+        if (unique !== '') pipeline.hset(keys.configUnique(kind), String((JSON.parse(r.body as string) as Record<string, unknown>)[unique]), r.id as string);
+        version = Math.max(version, Number(r.version));
+      }
+      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+    }
+    if (version > 0) await redis.set(keys.configVersion, String(version));
+    return rows.length;
+  }
+
+  /**
+   * Every user's keys, and what sums over them: the partitions' user sets and completion counters,
+   * the due sets of time triggers. Notes each user's position in `positions`.
+   */
+  private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>): Promise<number> {
+    const { redis, keys } = this.svc;
+    let users = 0;
+    const completions = new Map<string, Map<string, number>>();
+    for await (const batch of snapshots.users()) {
+      await Promise.all(batch.flatMap((u) => [...u.keys].map(([name, dump]) => redis.call('RESTORE', name, '0', dump, 'REPLACE'))));
+      const hashes = await Promise.all(batch.map((u) => redis.hgetall(keys.forUser(u.tenant, u.userId).user)));
+      await Promise.all(batch.map(async (u, i) => {
+        positions.set(`${u.tenant}\u0000${u.userId}`, u.position);
+        await redis.sadd(keys.partitionUsers(u.partition, u.tenant), u.userId);
+        let due = Infinity;
+        for (const [field, value] of Object.entries(hashes[i])) {
+          if (field.startsWith(COMPLETION_PREFIX)) {
+            const counters = keys.partitionCompletions(u.partition, u.tenant);
+            let counts = completions.get(counters);
+            if (counts === undefined) completions.set(counters, (counts = new Map()));
+            const id = field.slice(COMPLETION_PREFIX.length);
+            counts.set(id, (counts.get(id) ?? 0) + 1);
+          } else if (field.startsWith(TIME_DUE_PREFIX)) due = Math.min(due, Number(value));
+        }
+        if (due !== Infinity) await redis.zadd(keys.partitionDue(u.partition), due, `${u.tenant}|${u.userId}`);
+      }));
+      users += batch.length;
+    }
+    for (const [counters, counts] of completions) {
+      await redis.hset(counters, ...[...counts].flatMap(([id, n]) => [id, String(n)]));
+    }
+    return users;
+  }
+
+  /** Replays one entry at the time it was made; false when the engine refused it (logged). */
+  private async replay(entry: Entry, e: LogBody): Promise<boolean> {
+    const svc = this.svc;
+    const tenant = e.t ?? '';
+    const userId = e.u ?? '';
+    svc.clock.set(e.ts ?? Number(entry.id.slice(0, entry.id.indexOf('-'))));
+    try {
+      const snapshot = svc.store.current;
+      const fields = { ...(e.f ?? {}) } as Record<string, unknown>;
+      if (entry.kind === 'event') {
+        const metric = snapshot.metrics.get(e.m ?? '');
+        if (metric === undefined) throw new Error(`metric ${e.m} is not configured`);
+        const user = { id: userId, ...fields } as UpsertedUser;
+        await this.recorder.record({
+          tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.v), attributes: e.a,
+          attributesJson: e.a === undefined ? '' : JSON.stringify(e.a), identificationJson: e.f === undefined ? '' : JSON.stringify(e.f),
+          idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id,
+        });
+      } else if (entry.kind === 'user') {
+        const user = { id: userId, ...fields } as UpsertedUser;
+        await identifyUser(svc, tenant, 'upsert', userId, user, prepareIdentification(user, snapshot), entry.id);
+      } else if (entry.kind === 'achievement') {
+        const achievementId = String(fields.achievement);
+        delete fields.achievement;
+        const achievement = snapshot.achievements.get(achievementId);
+        const plan = achievement === undefined ? null : snapshot.singlePlan(achievement);
+        if (achievement === undefined || plan === null) throw new Error(`achievement ${achievementId} cannot be completed`);
+        const user = { id: userId, ...fields } as UpsertedUser;
+        await completeAchievement(svc, tenant, achievement, plan, user, prepareIdentification(user, snapshot), entry.id);
+      } else if (entry.kind === 'points') {
+        await accrueTime(svc, tenant, userId, entry.id);
+      } else {
+        throw new Error(`unknown entry kind ${entry.kind}`);
+      }
+      return true;
+    } catch (err) {
+      this.log.warn({ err, entry: entry.id, kind: entry.kind, user: userId }, 'restore: an entry of the log could not be replayed');
+      return false;
+    }
+  }
+
+  /**
+   * The streak rankings and points totals take again the entries from the snapshot on, in log
+   * order: the drainer may not have taken them yet when the snapshot read the rankings.
+   */
+  private async rankAgain(entries: Entry[]): Promise<void> {
+    const consumed: Drained[] = [];
+    for (const entry of entries) {
+      const e = JSON.parse(entry.body) as LogBody;
+      if (e.sx !== undefined || e.pa !== undefined) consumed.push({ id: entry.id, kind: entry.kind, e });
+    }
+    await rankStreaks(this.svc, consumed);
+    await rankPoints(this.svc, consumed);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Snapshots of Redis into Postgres (src/postgres/snapshots.ts), taken without stopping the api:
+ * - the users: every user the first time (a full snapshot), afterwards only those the event log
+ *   archived since the snapshot before began (incremental). A user's keys and the position of the
+ *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
+ *   which entries of the log a user's state includes;
+ * - then the keys that are not a user's (leaderboards, streak rankings, points totals), each
+ *   DUMPed and written again only when its digest changed.
+ * The keys that sum over users (a partition's users and completion counters, the due set of time
+ * triggers) are not taken: a restore works them out from the users.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { RedisClient } from '../redis/client.js';
+import { userBatches } from '../redis/users.js';
+import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
+import type { Context } from './context.js';
+
+export interface SnapshotResult {
+  id: number;
+  full: boolean;
+  /** Users written (all of them, or those that changed). */
+  users: number;
+  /** Other keys read, and how many of them changed (were written). */
+  keys: number;
+  written: number;
+  ms: number;
+}
+
+/** The primaries of a Cluster, or the one Redis. */
+export function primaries(redis: RedisClient): RedisClient[] {
+  return 'nodes' in redis && redis.isCluster ? redis.nodes('master') : [redis];
+}
+
+/** Every key matching `pattern`, a batch at a time (on every primary of a Cluster). */
+export async function* scanKeys(redis: RedisClient, pattern: string, count = 500): AsyncGenerator<string[]> {
+  for (const node of primaries(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      cursor = next;
+      if (keys.length > 0) yield keys;
+    } while (cursor !== '0');
+  }
+}
+
+/** The patterns of the keys that are not a user's (src/redis/keys.ts). */
+export function sharedKeyPatterns(prefix: string): string[] {
+  return [`${prefix}:{st:*`, `${prefix}:{pts:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`];
+}
+
+/** The last id a partition's log ever had ('' for none): XINFO's last-generated-id. */
+function lastGeneratedId(info: unknown): string {
+  if (!Array.isArray(info)) return '';
+  const i = info.indexOf('last-generated-id');
+  return i >= 0 ? String(info[i + 1]) : '';
+}
+
+/**
+ * The user's keys and the partition log's last id, read in one transaction. The user's keys are
+ * the user hash, the streak history, and one hash per metric and per points system (those that
+ * exist).
+ */
+async function readUser(deps: Pick<Context, 'redis' | 'keys' | 'store'>, tenant: string, userId: string): Promise<UserState | null> {
+  const { redis, keys, store } = deps;
+  const snapshot = store.current;
+  const u = keys.forUser(tenant, userId);
+  const names = [u.user, u.history, ...[...snapshot.metrics.keys()].map((m) => keys.userMetric(u, m)),
+    ...[...snapshot.pointsSystems.keys()].map((s) => u.points + s)];
+  const multi = redis.multi();
+  for (const name of names) multi.dumpBuffer(name);
+  multi.call('XINFO', 'STREAM', u.log);
+  const results = (await multi.exec()) ?? [];
+  const dumps = new Map<string, Buffer>();
+  names.forEach((name, i) => {
+    const [err, dump] = results[i];
+    if (err) throw err;
+    if (dump !== null) dumps.set(name, dump as Buffer);
+  });
+  if (!dumps.has(u.user)) return null;
+  const [, info] = results[names.length];
+  return { tenant, userId, partition: u.partition, position: lastGeneratedId(info), keys: dumps };
+}
+
+/** The users named by the log entries archived since `since` (ms), by tenant. */
+async function changedUsers(pool: pg.Pool, prefix: string, since: number): Promise<Map<string, Set<string>>> {
+  const byTenant = new Map<string, Set<string>>();
+  const { rows } = await pool.query(
+    `SELECT DISTINCT body->>'t' AS tenant, body->>'u' AS user_id FROM laurel_events
+     WHERE prefix = $1 AND drained_at >= to_timestamp($2 / 1000.0)`, [prefix, since],
+  );
+  for (const r of rows) {
+    if (typeof r.tenant !== 'string' || typeof r.user_id !== 'string') continue;
+    let users = byTenant.get(r.tenant);
+    if (users === undefined) byTenant.set(r.tenant, (users = new Set()));
+    users.add(r.user_id);
+  }
+  return byTenant;
+}
+
+/** The tenants users may belong to: the default one and every tenant configured (archived too). */
+function allTenants(deps: Pick<Context, 'store'>): string[] {
+  return ['_', ...deps.store.current.tenants.keys()];
+}
+
+/** Takes a snapshot: full when `full` or when none was taken yet, else what changed since the last one. */
+export async function takeSnapshot(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, full = false): Promise<SnapshotResult> {
+  const started = Date.now();
+  const { redis, keys, settings } = deps;
+  const store = new SnapshotStore(pool, settings.prefix);
+  const last = await store.latest();
+  const isFull = full || last === null;
+  const since = Date.now();
+  const id = await store.begin(isFull, since);
+
+  let users = 0;
+  const save = async (tenant: string, ids: Iterable<string>) => {
+    const states = (await Promise.all([...ids].map((u) => readUser(deps, tenant, u)))).filter((x): x is UserState => x !== null);
+    await store.saveUsers(id, states);
+    users += states.length;
+  };
+  if (isFull) {
+    for (const tenant of allTenants(deps)) {
+      for await (const { userIds } of userBatches(redis, keys, tenant)) await save(tenant, userIds);
+    }
+  } else {
+    for (const [tenant, ids] of await changedUsers(pool, settings.prefix, last!.startedAt)) {
+      const list = [...ids];
+      for (let i = 0; i < list.length; i += 200) await save(tenant, list.slice(i, i + 200));
+    }
+  }
+  // The other keys after the users: they hold at least the placements of what the users' state includes,
+  // and a restore's replay of the later entries keeps their original order (an older one changes nothing).
+  const digests = await store.keyDigests();
+  const seen = new Set<string>();
+  let read = 0;
+  let written = 0;
+  for (const pattern of sharedKeyPatterns(settings.prefix)) {
+    for await (const batch of scanKeys(redis, pattern)) {
+      const dumps = await Promise.all(batch.map((k) => redis.dumpBuffer(k)));
+      const changed: KeyState[] = [];
+      batch.forEach((key, i) => {
+        const dump = dumps[i];
+        if (dump === null) return;
+        seen.add(key);
+        read++;
+        const digest = createHash('sha1').update(dump).digest('base64');
+        if (digests.get(key) !== digest) changed.push({ key, digest, dump });
+      });
+      await store.saveKeys(id, changed);
+      written += changed.length;
+    }
+  }
+  await store.dropKeys([...digests.keys()].filter((k) => !seen.has(k)));
+
+  await store.finish(id, users, read);
+  return { id, full: isFull, users, keys: read, written, ms: Date.now() - started };
+}

@@ -1,0 +1,241 @@
+/**
+ * Snapshots and restore, proved: a random workload over every feature (events with and without
+ * idempotency keys, identifications and zone moves, API completions, time awards, boards rolling
+ * over to new runs), snapshots part-way (a full one, then one of what changed), then a Redis that
+ * keeps nothing on disk killed, an empty one started, `laurel restore`, and every read of every user
+ * and board compared with what it answered before. Replays of old idempotency keys still answer 202.
+ * On single Redis and on a Cluster of its own.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { InstallationError, restoreWith } from '../../src/engine/installation.js';
+import { createLogger } from '../../src/lib/log.js';
+import { loadSettings } from '../../src/lib/settings.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { startWorkers } from '../../workers/index.js';
+
+const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
+const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati'];
+const log = createLogger('silent');
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Redis {
+  env: Record<string, string>;
+  /** Loses everything and comes back empty (a new Cluster for a Cluster). */
+  wipe(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function singleRedis(): Promise<Redis> {
+  const server: RedisServer = await startRedisServer();
+  return {
+    env: { REDIS_URL: server.url, REDIS_CLUSTER_NODES: '' },
+    async wipe() {
+      await server.kill();
+      await server.start();
+    },
+    stop: () => server.stop(),
+  };
+}
+
+async function ownCluster(): Promise<Redis> {
+  let cluster: RedisClusterHandle = await startRedisCluster();
+  const nodes = () => cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+  const redis: Redis = {
+    env: { REDIS_CLUSTER_NODES: nodes() },
+    async wipe() {
+      await cluster.stop();
+      cluster = await startRedisCluster();
+      redis.env = { REDIS_CLUSTER_NODES: nodes() };
+    },
+    stop: () => cluster.stop(),
+  };
+  return redis;
+}
+
+/** Everything the API answers about the users and boards, as JSON values to compare. */
+async function readAll(s: TestServer, runs: string[]): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const get = async (path: string) => {
+    const r = await s.request('GET', path);
+    out[path] = { status: r.status, body: r.body };
+  };
+  for (const id of USERS) {
+    await get(`/api/users/${id}`);
+    await get(`/api/users/${id}/metrics`);
+    await get(`/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
+    await get(`/api/users/${id}/achievements?includeIncomplete=true`);
+    await get(`/api/users/${id}/streak?historyPeriods=14`);
+    await get(`/api/users/${id}/points/xp`);
+    await get(`/api/users/${id}/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
+    for (const board of ['lessons-all', 'lessons-daily', 'xp-board', 'by-plan']) await get(`/api/users/${id}/leaderboards/${board}`);
+  }
+  await get('/api/achievements');
+  await get('/api/points/xp/summary');
+  await get(`/api/streaks?userIds=${USERS.join(',')}`);
+  await get('/api/streaks/rankings');
+  for (const board of ['lessons-all', 'xp-board']) await get(`/api/leaderboards/${board}?limit=100`);
+  for (const plan of ['free', 'pro']) await get(`/api/leaderboards/by-plan?limit=100&userAttributes=plan:${plan}`);
+  for (const run of runs) await get(`/api/leaderboards/lessons-daily?limit=100&run=${run}`);
+  return out;
+}
+
+describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snapshots and restore on %s', (target) => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  it('gives back every read and every idempotency key after Redis lost everything', { timeout: 240_000 }, async () => {
+    const redis = target === 'redis' ? await singleRedis() : await ownCluster();
+    cleanups.push(() => redis.stop());
+    let s = await startTestServer({ clock: 'manual', workers: true, env: { ...redis.env } });
+    const { prefix, adminKey } = s;
+    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
+    cleanups.push(() => s.close());
+
+    // Every feature on the metric `lessons`.
+    await s.setClock('2026-03-01T08:00:00Z');
+    const ids = await s.metrics('lessons');
+    const attrs = await s.attributes('user', 'plan');
+    const ach = await s.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'Three', key: 'three', trigger: 'metric', metricId: ids.lessons, metricValue: 3 },
+        { name: 'Onboarded', key: 'onboarded', trigger: 'api' },
+        { name: 'Streak 3', key: 'streak-3', trigger: 'streak', streakLength: 3 },
+      ],
+    });
+    expect(ach.status, ach.text).toBe(201);
+    const streak = await s.request('PUT', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 } },
+    });
+    expect(streak.status, streak.text).toBe(200);
+    const xp = await s.request('POST', '/admin/v1/points', {
+      body: [{
+        name: 'XP', key: 'xp', levels: [{ name: 'Rookie', key: 'rookie', points: 20 }],
+        triggers: [
+          { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' },
+          { type: 'achievement', achievementId: ach.body.created[1].id, points: 25, status: 'active' },
+          { type: 'time', timeUnit: 'hours', timeInterval: 12, points: 1, status: 'active' },
+        ],
+      }],
+    });
+    expect(xp.status, xp.text).toBe(201);
+    const boards = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'All', key: 'lessons-all', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10 },
+        { name: 'Daily', key: 'lessons-daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
+        { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10 },
+        { name: 'By plan', key: 'by-plan', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 5, breakdownAttributes: [attrs.plan] },
+      ],
+    });
+    expect(boards.status, boards.text).toBe(201);
+    await s.workers!.timeIdle();
+
+    const rand = random(Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11)));
+    const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
+    const keyed: { key: string; user: string; eventId: string }[] = [];
+    let minute = 0;
+    const runs: string[] = [];
+    /** A day of the workload: events, identifications, completions, then time passing. */
+    const day = async (n: number) => {
+      const date = `2026-03-${String(n).padStart(2, '0')}`;
+      runs.push(date);
+      for (let i = 0; i < 24; i++) {
+        minute += 1 + Math.floor(rand() * 20);
+        await s.setClock(new Date(Date.parse(`${date}T09:00:00Z`) + minute * 60_000).toISOString());
+        const user = pick(USERS);
+        const roll = rand();
+        if (roll < 0.6) {
+          const body: Record<string, unknown> = { user: { id: user }, value: 1 + Math.floor(rand() * 3) };
+          if (rand() < 0.2) (body.user as Record<string, unknown>).tz = pick(ZONES);
+          if (rand() < 0.2) (body.user as Record<string, unknown>).attributes = { plan: pick(['free', 'pro']) };
+          const key = rand() < 0.3 ? `k-${n}-${i}` : undefined;
+          const r = await s.request('POST', '/api/metrics/lessons/event', { body, headers: key ? { 'Idempotency-Key': key } : {} });
+          expect(r.status, r.text).toBe(201);
+          if (key) keyed.push({ key, user, eventId: r.body.eventId });
+        } else if (roll < 0.8) {
+          const r = await s.request('PATCH', `/api/users/${user}`, { body: { name: `User ${user} ${n}`, tz: pick(ZONES), attributes: { plan: pick(['free', 'pro']) } } });
+          expect([200, 404]).toContain(r.status);
+        } else if (roll < 0.9) {
+          const r = await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id: user } } });
+          expect(r.status, r.text).toBe(201);
+        } else {
+          await s.workers!.accrueNow();
+        }
+      }
+      await s.workers!.accrueNow();
+      await s.workers!.drainNow();
+    };
+
+    for (let n = 1; n <= 3; n++) await day(n);
+    const full = await s.workers!.snapshotNow(true);
+    expect(full).toMatchObject({ full: true });
+    expect(full.users).toBeGreaterThan(10);
+    for (let n = 4; n <= 5; n++) await day(n);
+    const incremental = await s.workers!.snapshotNow();
+    expect(incremental.full).toBe(false);
+    expect(incremental.users).toBeGreaterThan(0);
+    expect(incremental.users).toBeLessThanOrEqual(USERS.length);
+    for (let n = 6; n <= 7; n++) await day(n);
+    await s.workers!.drainNow();
+    const at = new Date(s.api.services.clock.now()).toISOString();
+
+    // Reads accrue time awards due (their log entries): read once, let the drainer take them (the
+    // points totals it keeps), then read what is compared.
+    await readAll(s, runs);
+    await s.workers!.drainNow();
+    await s.workers!.finaliseNow();
+    const before = await readAll(s, runs);
+
+    await s.workers!.close();
+    await s.api.close();
+    await redis.wipe();
+    const env = { ...redis.env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
+
+    // An empty Redis while Postgres holds the installation: the api refuses to serve it.
+    await expect(startTestServer({ clock: 'manual', env })).rejects.toThrow(InstallationError);
+
+    const pool = await connectPostgres(s.settings);
+    try {
+      const restoredSettings = loadSettings({ ...process.env, ...env });
+      const result = await restoreWith(restoredSettings, log, pool, false);
+      expect(result).toMatchObject({ failed: 0 });
+      expect(result.users).toBeGreaterThan(10);
+      expect(result.replayed).toBeGreaterThan(0);
+      expect(result.skipped).toBeGreaterThan(0);
+      // A Redis that holds data: refused without --force.
+      await expect(restoreWith(restoredSettings, log, pool, false)).rejects.toThrow(/holds data/);
+    } finally {
+      await pool.end();
+    }
+
+    // The workers once the manual clock is set (they would accrue time awards on the wall clock),
+    // finalising again the runs that ended after the snapshot.
+    s = await startTestServer({ clock: 'manual', env });
+    await s.setClock(at);
+    const workers = await startWorkers(s.settings, log, s.api.services);
+    cleanups.push(() => workers.close());
+    await workers.finaliseNow();
+    const after = await readAll(s, runs);
+    for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
+    for (const { key, user, eventId } of keyed) {
+      const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 1 }, headers: { 'Idempotency-Key': key } });
+      expect(r.status, key).toBe(202);
+      expect(r.body.eventId, key).toBe(eventId);
+    }
+  });
+});
+
