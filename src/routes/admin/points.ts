@@ -7,12 +7,13 @@
 import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { boostStatus } from '../../domain/points.js';
-import { stillUsed, unknownReference, usesOfPointsSystem } from '../../domain/references.js';
-import { parseDate } from '../../domain/time.js';
+import { checkFilters } from '../../domain/filters.js';
+import { idOf, stillUsed, unknownReference, usesOfPointsSystem } from '../../domain/references.js';
+import { checkDateSpan } from '../../domain/time.js';
 import { json } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compileCheck, lastError } from '../../http/validate.js';
-import { batchOf, idOf, MAX_BATCH, resourceRoutes, type Issue } from './resource.js';
+import { batchOf, MAX_BATCH, resourceRoutes, type Issue } from './resource.js';
 import { offPeriodsAfter, type AttributeFilter, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
@@ -228,13 +229,6 @@ function pointsBoostAdminView(b: PointsBoost, nowMs: number) {
 // ---------------------------------------------------------------------------------------------
 // Checks the schemas cannot make
 
-function checkFilters(filters: AttributeFilter[], type: 'user' | 'event', field: string, snapshot: Snapshot): string | null {
-  for (const f of filters) {
-    if (snapshot.attributes.get(f.attributeId)?.type !== type) return `${field}: "${f.attributeId}" is not the id of ${type === 'user' ? 'a user' : 'an event'} attribute`;
-  }
-  return null;
-}
-
 /** Which trigger type each type-specific field belongs to. */
 const FIELD_OWNER: [keyof PointsTrigger, PointsTriggerType][] = [
   ['metricId', 'metric'], ['metricThreshold', 'metric'], ['achievementId', 'achievement'],
@@ -272,9 +266,8 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
 }
 
 function checkBoost(b: PointsBoost, snapshot: Snapshot): string | null {
-  if (parseDate(b.start) === null) return `start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${b.start}")`;
-  if (b.end !== null && parseDate(b.end) === null) return `end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${b.end}")`;
-  if (b.end !== null && b.end < b.start) return `end (${b.end}) must not be before start (${b.start})`;
+  const span = checkDateSpan(b.start, b.end);
+  if (span !== null) return span;
   if (b.multiplier === 1) return 'multiplier must not be 1';
   if (b.userId !== null && b.userAttributes.length > 0) return 'userAttributes cannot be set on a boost for one user (userId)';
   return checkFilters(b.userAttributes, 'user', 'userAttributes', snapshot);

@@ -65,15 +65,6 @@ export function idsOf(q: URLSearchParams): string[] {
   return [...new Set(ids)];
 }
 
-/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
-export function idOf<T extends { id: string }>(
-  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
-): { id: string | undefined } | string {
-  if (id !== undefined || key === undefined) return { id };
-  const found = byKey.get(key);
-  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
-}
-
 /** The body of a batch call: a JSON array of 1..100 items. */
 export function batchOf(req: Request): unknown[] {
   const body = parseJson(req.body);
