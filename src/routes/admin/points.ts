@@ -451,24 +451,17 @@ export function adminPointsRoutes(deps: Deps): Route[] {
           refuse(`levels[${duplicate}]: A level with key "${levelList[duplicate].key}" already exists`);
           continue;
         }
-        if (await store.put('points', 'create', system) !== 'ok') {
-          refuse(`A points system with key "${system.key}" already exists`);
-          continue;
-        }
-        // Nothing should refuse these (new ids, level keys checked above); if something does, undo.
-        const stored: { kind: 'plevels' | 'pboosts' | 'ptriggers'; id: string }[] = [];
-        let failed = false;
-        for (const [kind, list] of [['plevels', levels], ['pboosts', boosts], ['ptriggers', triggers]] as const) {
-          for (const entity of list as (PointsLevel | PointsBoost | PointsTrigger)[]) {
-            if (failed) break;
-            if (await store.put(kind, 'create', entity as never) === 'ok') stored.push({ kind, id: entity.id });
-            else failed = true;
-          }
-        }
-        if (failed) {
-          for (const s of stored) await store.delete(s.kind, s.id);
-          await store.delete('points', system.id);
-          refuse('The points system could not be stored with its children; nothing was created');
+        // Nothing should refuse the children (new ids, level keys checked above); if something does, undo.
+        const refused = await store.createAll([
+          { kind: 'points', entity: system },
+          ...levelList.map((entity) => ({ kind: 'plevels' as const, entity })),
+          ...(boosts as PointsBoost[]).map((entity) => ({ kind: 'pboosts' as const, entity })),
+          ...(triggers as PointsTrigger[]).map((entity) => ({ kind: 'ptriggers' as const, entity })),
+        ]);
+        if (refused !== null) {
+          refuse(refused.index === 0
+            ? `A points system with key "${system.key}" already exists`
+            : 'The points system could not be stored with its children; nothing was created');
           continue;
         }
         if (hasTimeTriggers(system.id)) await deps.jobs.timeBackfill(store.current.version);
