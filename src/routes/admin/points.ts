@@ -10,10 +10,9 @@ import { boostStatus } from '../../domain/points.js';
 import { checkFilters } from '../../domain/filters.js';
 import { idOf, stillUsed, unknownReference, usesOfPointsSystem } from '../../domain/references.js';
 import { checkDateSpan } from '../../domain/time.js';
-import { json } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
-import { compileCheck, lastError } from '../../http/validate.js';
-import { batchOf, MAX_BATCH, resourceRoutes, type Issue } from './resource.js';
+import { compileCheck } from '../../http/validate.js';
+import { buildEach, createEach, MAX_BATCH, resourceRoutes } from './resource.js';
 import { offPeriodsAfter, type AttributeFilter, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
@@ -388,22 +387,6 @@ const checks = {
   boostCreate: compileCheck<BoostInput>(SCHEMAS.boostCreate),
 };
 
-/** Checks and builds the nested children of one field; the entities, or the first problem. */
-function buildChildren<C, E>(
-  field: string, list: unknown[] | undefined, check: (data: unknown) => data is C,
-  build: (item: C, ctx: BuildContext) => E | string, ctx: Omit<BuildContext, 'id'>,
-): E[] | string {
-  const built: E[] = [];
-  for (let j = 0; j < (list?.length ?? 0); j++) {
-    const child = list![j];
-    if (!check(child)) return `${field}[${j}]: ${lastError(check)}`;
-    const entity = build(child, { ...ctx, id: uuidv7() });
-    if (typeof entity === 'string') return `${field}[${j}]: ${entity}`;
-    built.push(entity);
-  }
-  return built;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Routes
 
@@ -423,58 +406,41 @@ export function adminPointsRoutes(deps: Deps): Route[] {
   /** POST /points: systems, each with its optional levels, boosts and triggers. */
   const createSystems: Route = {
     method: 'post', path: '/points', family: 'admin',
-    handler: async (req) => {
-      const items = batchOf(req);
-      const created: unknown[] = [];
-      const issues: Issue[] = [];
-      for (let index = 0; index < items.length; index++) {
-        const item = items[index];
-        const refuse = (message: string) => issues.push({ index, severity: 'error', message });
-        if (!checks.systemCreate(item)) {
-          refuse(lastError(checks.systemCreate));
-          continue;
-        }
-        const now = nowIso();
-        const system = buildSystem(item, { id: uuidv7(), now });
-        const ctx = { now, snapshot: store.current, parentId: system.id };
-        const levels = buildChildren('levels', item.levels, checks.levelCreate, buildLevel, ctx);
-        const boosts = buildChildren('boosts', item.boosts, checks.boostCreate, buildBoost, ctx);
-        const triggers = buildChildren('triggers', item.triggers, checks.triggerCreate, buildTrigger, ctx);
-        const problem = [levels, boosts, triggers].find((x): x is string => typeof x === 'string');
-        if (problem !== undefined) {
-          refuse(problem);
-          continue;
-        }
-        const levelList = levels as PointsLevel[];
-        const duplicate = levelList.findIndex((l, j) => levelList.findIndex((o) => o.key === l.key) !== j);
-        if (duplicate >= 0) {
-          refuse(`levels[${duplicate}]: A level with key "${levelList[duplicate].key}" already exists`);
-          continue;
-        }
-        // Nothing should refuse the children (new ids, level keys checked above); if something does, undo.
-        const refused = await store.createAll([
-          { kind: 'points', entity: system },
-          ...levelList.map((entity) => ({ kind: 'plevels' as const, entity })),
-          ...(boosts as PointsBoost[]).map((entity) => ({ kind: 'pboosts' as const, entity })),
-          ...(triggers as PointsTrigger[]).map((entity) => ({ kind: 'ptriggers' as const, entity })),
-        ]);
-        if (refused !== null) {
-          refuse(refused.index === 0
-            ? `A points system with key "${system.key}" already exists`
-            : 'The points system could not be stored with its children; nothing was created');
-          continue;
-        }
-        if (hasTimeTriggers(system.id)) await deps.jobs.timeBackfill(store.current.version);
-        const nowMs = clock.now();
-        created.push({
-          ...pointsSystemAdminView(system),
-          ...(item.levels !== undefined && { levels: (levels as PointsLevel[]).map(pointsLevelAdminView) }),
-          ...(item.boosts !== undefined && { boosts: (boosts as PointsBoost[]).map((b) => pointsBoostAdminView(b, nowMs)) }),
-          ...(item.triggers !== undefined && { triggers: (triggers as PointsTrigger[]).map(pointsTriggerAdminView) }),
-        });
+    handler: (req) => createEach(req, checks.systemCreate, async (item) => {
+      const now = nowIso();
+      const system = buildSystem(item, { id: uuidv7(), now });
+      const ctx = { now, snapshot: store.current, parentId: system.id };
+      const levels = buildEach('levels', item.levels, checks.levelCreate, buildLevel, ctx);
+      const boosts = buildEach('boosts', item.boosts, checks.boostCreate, buildBoost, ctx);
+      const triggers = buildEach('triggers', item.triggers, checks.triggerCreate, buildTrigger, ctx);
+      if (typeof levels === 'string') return levels;
+      if (typeof boosts === 'string') return boosts;
+      if (typeof triggers === 'string') return triggers;
+      const duplicate = levels.findIndex((l, j) => levels.findIndex((o) => o.key === l.key) !== j);
+      if (duplicate >= 0) return `levels[${duplicate}]: A level with key "${levels[duplicate].key}" already exists`;
+      // Nothing should refuse the children (new ids, level keys checked above); if something does, undo.
+      const refused = await store.createAll([
+        { kind: 'points', entity: system },
+        ...levels.map((entity) => ({ kind: 'plevels' as const, entity })),
+        ...boosts.map((entity) => ({ kind: 'pboosts' as const, entity })),
+        ...triggers.map((entity) => ({ kind: 'ptriggers' as const, entity })),
+      ]);
+      if (refused !== null) {
+        return refused.index === 0
+          ? `A points system with key "${system.key}" already exists`
+          : 'The points system could not be stored with its children; nothing was created';
       }
-      return json(created.length > 0 ? 201 : 200, { created, issues });
-    },
+      if (hasTimeTriggers(system.id)) await deps.jobs.timeBackfill(store.current.version);
+      const nowMs = clock.now();
+      return {
+        view: {
+          ...pointsSystemAdminView(system),
+          ...(item.levels !== undefined && { levels: levels.map(pointsLevelAdminView) }),
+          ...(item.boosts !== undefined && { boosts: boosts.map((b) => pointsBoostAdminView(b, nowMs)) }),
+          ...(item.triggers !== undefined && { triggers: triggers.map(pointsTriggerAdminView) }),
+        },
+      };
+    }),
   };
 
   const systems = resourceRoutes<'points', SystemInput, SystemChanges>(deps, {
