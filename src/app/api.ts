@@ -18,6 +18,7 @@ import { adminPointsBoostRoutes } from '../routes/admin/points-boosts.js';
 import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
+import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
@@ -49,7 +50,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     ...adminRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
-    ...adminStreakRoutes(svc),
+    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
   ]);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
