@@ -11,10 +11,14 @@ import { HttpServer } from '../http/server.js';
 import { settleWithin } from '../redis/client.js';
 import { adminRoutes } from '../routes/admin/config.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
-import { adminPointsRoutes } from '../routes/admin/points.js';
+import { adminPointsSystemRoutes } from '../routes/admin/points-systems.js';
+import { adminPointsTriggerRoutes } from '../routes/admin/points-triggers.js';
+import { adminPointsLevelRoutes } from '../routes/admin/points-levels.js';
+import { adminPointsBoostRoutes } from '../routes/admin/points-boosts.js';
 import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
+import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
@@ -45,8 +49,10 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   server.mount([
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
     ...pointsRoutes(svc), ...leaderboardRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc), ...adminPointsRoutes(svc), ...adminLeaderboardRoutes(svc),
-    ...adminStreakRoutes(svc),
+    ...adminRoutes(svc), ...adminAchievementRoutes(svc),
+    ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
+    ...adminLeaderboardRoutes(svc),
+    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
   ]);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);

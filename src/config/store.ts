@@ -16,6 +16,9 @@ import { ScriptCode } from '../redis/codes.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
+/** An entity to store with its kind. */
+export type KindAndEntity = { [K in ConfigKind]: { kind: K; entity: EntityByKind[K] } }[ConfigKind];
+
 export class ConfigStore {
   private snapshot = new Configuration(0, emptyRaw());
   private readonly redis: RedisClient;
@@ -145,6 +148,21 @@ export class ConfigStore {
     if (r === ScriptCode.DUPLICATE) return 'duplicate';
     await this.announce();
     return 'ok';
+  }
+
+  /**
+   * Creates the entities one after another, all or none: when one is refused, those this call
+   * stored are deleted again, the last first, and the answer says which one was refused and why
+   * (null when all were stored). Not atomic: until the undo, readers may see the first ones.
+   */
+  async createAll(entries: KindAndEntity[]): Promise<{ index: number; result: PutResult } | null> {
+    for (let index = 0; index < entries.length; index++) {
+      const result = await this.put(entries[index].kind, 'create', entries[index].entity as never);
+      if (result === 'ok') continue;
+      for (let j = index - 1; j >= 0; j--) await this.delete(entries[j].kind, entries[j].entity.id);
+      return { index, result };
+    }
+    return null;
   }
 
   async delete(kind: ConfigKind, id: string): Promise<boolean> {

@@ -60,3 +60,12 @@ export function unknownReference(field: string, what: string, id: string | null)
 export function stillUsed(what: string, uses: string[]): string | null {
   return uses.length === 0 ? null : `${what} is used by ${uses.join(', ')}; change those first`;
 }
+
+/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
+export function idOf<T extends { id: string }>(
+  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
+): { id: string | undefined } | string {
+  if (id !== undefined || key === undefined) return { id };
+  const found = byKey.get(key);
+  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
+}

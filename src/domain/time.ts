@@ -65,6 +65,17 @@ export function parseDate(s: string): DateTime | null {
   return d.isValid ? d : null;
 }
 
+/**
+ * The refusal of a span of days `start`..`end` (end null: open) as the Admin API takes it (a
+ * boost's, a leaderboard's): both calendar dates, end not before start. Null when it is sound.
+ */
+export function checkDateSpan(start: string, end: string | null): string | null {
+  if (parseDate(start) === null) return `start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${start}")`;
+  if (end !== null && parseDate(end) === null) return `end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${end}")`;
+  if (end !== null && end < start) return `end (${end}) must not be before start (${start})`;
+  return null;
+}
+
 const QUARTER_MS = 900_000;
 const minuteCache = new BoundedMap<string, { quarter: number; minute: number }>(10_000);
 

@@ -4,6 +4,7 @@
  * completes it, silently, for the users who already qualify.
  */
 import type { Deps } from '../../engine/deps.js';
+import { checkFilters } from '../../domain/filters.js';
 import { stillUsed, unknownReference, usesOfAchievement } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
@@ -95,13 +96,8 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
   }
   if (a.trigger !== 'metric' && a.eventAttributes.length > 0) return 'eventAttributes apply to metric achievements only';
   if (a.trigger !== 'achievement' && a.achievementIds.length > 0) return 'achievementIds apply to achievement (composite) achievements only';
-  for (const f of a.userAttributes) {
-    if (snapshot.attributes.get(f.attributeId)?.type !== 'user') return `userAttributes: "${f.attributeId}" is not the id of a user attribute`;
-  }
-  for (const f of a.eventAttributes) {
-    if (snapshot.attributes.get(f.attributeId)?.type !== 'event') return `eventAttributes: "${f.attributeId}" is not the id of an event attribute`;
-  }
-  return null;
+  return checkFilters(a.userAttributes, 'user', 'userAttributes', snapshot)
+    ?? checkFilters(a.eventAttributes, 'event', 'eventAttributes', snapshot);
 }
 
 /** `metricId`, or the id of the metric named by `metricKey` (an unknown key fails the check). */

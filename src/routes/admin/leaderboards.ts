@@ -16,10 +16,10 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards.js';
-import { parseDate } from '../../domain/time.js';
-import { unknownReference } from '../../domain/references.js';
+import { checkDateSpan } from '../../domain/time.js';
+import { idOf, unknownReference } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';
-import { idOf, resourceRoutes } from './resource.js';
+import { resourceRoutes } from './resource.js';
 import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
@@ -123,9 +123,8 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
   if (lb.rankBy === 'streak' && lb.runUnit !== null) return 'streak leaderboards can only be perpetual: runUnit must be null';
   if (lb.runUnit !== null && lb.runInterval === null) return 'runInterval is required with runUnit';
   if (lb.runUnit === null && lb.runInterval !== null) return 'runInterval needs a runUnit';
-  if (parseDate(lb.start) === null) return `start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${lb.start}")`;
-  if (lb.end !== null && parseDate(lb.end) === null) return `end must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "${lb.end}")`;
-  if (lb.end !== null && lb.end < lb.start) return `end (${lb.end}) must not be before start (${lb.start})`;
+  const span = checkDateSpan(lb.start, lb.end);
+  if (span !== null) return span;
   const seen = new Set<string>();
   for (const id of lb.breakdownAttributes) {
     if (snapshot.attributes.get(id)?.type !== 'user') return `breakdownAttributes: "${id}" is not the id of a user attribute`;

@@ -8,7 +8,7 @@ import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
-import type { Request, Route } from '../../http/server.js';
+import type { Reply, Request, Route } from '../../http/server.js';
 import { compileCheck, lastError, parseJson } from '../../http/validate.js';
 import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -65,21 +65,54 @@ export function idsOf(q: URLSearchParams): string[] {
   return [...new Set(ids)];
 }
 
-/** An id named by `<x>Id` or `<x>Key`: `{ id }` (undefined when neither is given), or a message. */
-export function idOf<T extends { id: string }>(
-  id: string | undefined, key: string | undefined, byKey: Map<string, T>, field: string, what: string,
-): { id: string | undefined } | string {
-  if (id !== undefined || key === undefined) return { id };
-  const found = byKey.get(key);
-  return found === undefined ? `${field} "${key}" is not the key of ${what}` : { id: found.id };
-}
-
 /** The body of a batch call: a JSON array of 1..100 items. */
 export function batchOf(req: Request): unknown[] {
   const body = parseJson(req.body);
   if (!Array.isArray(body)) throw fail('invalid_body', 'body must be a JSON array of items');
   if (body.length === 0 || body.length > MAX_BATCH) throw fail('invalid_body', `body must hold 1 to ${MAX_BATCH} items`);
   return body;
+}
+
+/** What a batch create made of one valid item: the view of what it created, or a message that refuses it. */
+export type Created = { view: unknown } | string;
+
+/**
+ * A batch create (POST): each item of the body checked with `check`, then made by `create`;
+ * `{ created, issues }`, 201 when at least one was created. A refused item is an issue at its index.
+ */
+export async function createEach<C>(
+  req: Request, check: (data: unknown) => data is C, create: (item: C) => Promise<Created>,
+): Promise<Reply> {
+  const items = batchOf(req);
+  const created: unknown[] = [];
+  const issues: Issue[] = [];
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    const made = check(item) ? await create(item) : lastError(check);
+    if (typeof made === 'string') issues.push({ index, severity: 'error', message: made });
+    else created.push(made.view);
+  }
+  return json(created.length > 0 ? 201 : 200, { created, issues });
+}
+
+/**
+ * The items of an array field of a batch item (the children a parent is created with), each
+ * checked with `check` and built with a new id: the entities, or the first problem as
+ * `<field>[<j>]: <message>`.
+ */
+export function buildEach<C, E, X extends object>(
+  field: string, list: unknown[] | undefined, check: (data: unknown) => data is C,
+  build: (item: C, ctx: X & { id: string }) => E | string, ctx: X,
+): E[] | string {
+  const built: E[] = [];
+  for (let j = 0; j < (list?.length ?? 0); j++) {
+    const child = list![j];
+    if (!check(child)) return `${field}[${j}]: ${lastError(check)}`;
+    const entity = build(child, { ...ctx, id: uuidv7() });
+    if (typeof entity === 'string') return `${field}[${j}]: ${entity}`;
+    built.push(entity);
+  }
+  return built;
 }
 
 export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }>(
@@ -113,29 +146,14 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       method: 'post', path: spec.path, family: 'admin',
       handler: async (req) => {
         const parentId = parentOf(req);
-        const items = batchOf(req);
-        const created: unknown[] = [];
-        const issues: Issue[] = [];
-        for (let index = 0; index < items.length; index++) {
-          const item = items[index];
-          if (!checkCreate(item)) {
-            issues.push({ index, severity: 'error', message: lastError(checkCreate) });
-            continue;
-          }
+        return createEach(req, checkCreate, async (item) => {
           const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId });
-          if (typeof entity === 'string') {
-            issues.push({ index, severity: 'error', message: entity });
-            continue;
-          }
-          const result = await store.put(spec.kind, 'create', entity);
-          if (result === 'ok') {
-            created.push(spec.view(entity));
-            await spec.afterWrite?.(entity, null, store.current.version);
-          } else {
-            issues.push({ index, severity: 'error', message: duplicate(entity) });
-          }
-        }
-        return json(created.length > 0 ? 201 : 200, { created, issues });
+          if (typeof entity === 'string') return entity;
+          if (await store.put(spec.kind, 'create', entity) !== 'ok') return duplicate(entity);
+          const view = spec.view(entity);
+          await spec.afterWrite?.(entity, null, store.current.version);
+          return { view };
+        });
       },
     },
     {
