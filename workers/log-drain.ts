@@ -15,11 +15,9 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
-
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
-
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { replayEvent } from '../src/engine/replay.js';

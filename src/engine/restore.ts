@@ -25,7 +25,6 @@ import type { RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankPoints, rankStreaks, type Drained } from './log-consumers.js';
-
 import type { Services } from './services.js';
 import { primaries, scanKeys } from './snapshot.js';
 import { accrueTime } from './time-awards.js';

@@ -7,15 +7,12 @@ import type { Deps } from '../../engine/deps.js';
 import { completeAchievement } from '../../engine/achievements.js';
 import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { pointsChanges } from '../../domain/points.js';
-
 import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
-
 import { completionField, progressField, totalField } from '../../model/fields.js';
-
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 

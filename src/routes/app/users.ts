@@ -12,9 +12,7 @@ import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import { checkUserId, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
-
 import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
-
 import type { Metric } from '../../model/entities.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
