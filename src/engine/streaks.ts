@@ -1,0 +1,121 @@
+/**
+ * What an admin does to users' streaks (POST /admin/v1/streaks/freezes, /restore, /pauses): the
+ * scripts, then the rankings and streak boards brought in line with when the streak is lost now.
+ */
+import { breakdownGroup, groupName } from '../domain/leaderboards.js';
+import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
+import { uuidv7 } from '../domain/ids.js';
+import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } from '../domain/streaks.js';
+import type { Leaderboard, StreakSettings } from '../model/entities.js';
+import { attributeField } from '../model/fields.js';
+import { ScriptCode } from '../redis/codes.js';
+import type { Deps } from './deps.js';
+import { place, streakPlacements } from './placements.js';
+
+/** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
+function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Leaderboard) => string[] | null {
+  return (lb) => breakdownGroup(lb, deps.store.current, (key) => h[attributeField(key)]);
+}
+
+/**
+ * After a change to when a user's streak is lost (freezes granted, a pause added or removed): the
+ * expiry the active ranking and the streak boards prune by, worked out again from the user's state
+ * now. The rank stays as it was; a streak the change leaves lost expires now.
+ */
+async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
+  const { redis, keys, clock } = deps;
+  const u = keys.forUser(tenant, userId);
+  const h = await redis.hgetall(u.user);
+  if (h.id === undefined) return;
+  const tz = h.tz ?? '';
+  const now = clock.now();
+  const { day, period } = currentPeriod(rule.frequency, tz, now);
+  const state = stateFromHash(h, rule, day, period);
+  const expiry = expiresAt(rule, state, period, tz);
+  await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now, userId);
+  const length = streakView(rule, state, period).length;
+  if (expiry !== null && length > 0) {
+    await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(deps, h)), now);
+    return;
+  }
+  // Lost: the streak boards drop the user on their next read or placement, as they drop any lost
+  // streak (lua/includes/pruneLost.lua).
+  for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(deps, h))) {
+    const k = keys.leaderboard(tenant, p.lb.id, p.run.start, groupName(p.group));
+    await redis.zadd(k.expiry, 'XX', now, userId);
+  }
+}
+
+/** Grants `n` freezes (up to the rule's maximum); answers how many were granted, or null for an unknown user. */
+export async function grantFreezes(deps: Deps, tenant: string, userId: string, n: number, rule: StreakSettings): Promise<number | null> {
+  const { redis, keys, clock } = deps;
+  const u = keys.forUser(tenant, userId);
+  const tz = (await redis.hget(u.user, 'tz')) ?? '';
+  const { day } = currentPeriod(rule.frequency, tz, clock.now());
+  const [granted] = await redis.grantFreezes(u.user, n, rule.freezes?.max ?? 0, rule.freezes?.initial ?? 0, day);
+  if (granted === ScriptCode.NOT_FOUND) return null;
+  if (granted > 0) await refreshExpiry(deps, tenant, userId, rule);
+  return granted;
+}
+
+export type RestoreOutcome = 'restored' | 'not_found' | 'nothing_lost' | 'at_maximum';
+
+/** Gives a user back the streak they lost within the restore window. */
+export async function restoreStreak(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<RestoreOutcome> {
+  const { redis, keys, clock } = deps;
+  const now = clock.now();
+  const u = keys.forUser(tenant, userId);
+  const h = await redis.hgetall(u.user);
+  if (h.id === undefined) return 'not_found';
+  const tz = h.tz ?? '';
+  const { day, period } = currentPeriod(rule.frequency, tz, now);
+  const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
+  const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
+  const [restored] = await redis.restoreStreak(u.user, u.history, FREQUENCY_LETTER[rule.frequency], period, from, current);
+  if (restored === ScriptCode.NOT_FOUND) return 'not_found';
+  if (restored === 0) return 'nothing_lost';
+  if (restored === -1) return 'at_maximum';
+  const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
+  const k = keys.streakRankings(tenant);
+  const expiry = expiresAt(rule, state, period, tz) ?? 0;
+  await redis.streakRank(k.active, k.longest, k.expiry, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry);
+  // The streak boards show the restored length too.
+  await place(deps, tenant, userId, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(deps, h)), now);
+  return 'restored';
+}
+
+/**
+ * A pause from `start` to `end` (dates in the user's zone): the periods it touches are neither
+ * missed nor counted. Answers its id, 'past' when it would start before the user's today, or
+ * 'not_found'.
+ */
+export async function addPause(
+  deps: Deps, tenant: string, userId: string, start: string, end: string, rule: StreakSettings,
+): Promise<{ id: string } | 'past' | 'not_found'> {
+  const { redis, keys, clock } = deps;
+  const u = keys.forUser(tenant, userId);
+  const tz = await redis.hget(u.user, 'tz');
+  const { day } = currentPeriod(rule.frequency, tz ?? '', clock.now());
+  if (dayIndexOf(start) < day) return 'past';
+  const id = uuidv7();
+  const entry = [FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
+  const [done] = await redis.pauseStreak(u.user, 'add', JSON.stringify(entry));
+  if (done === ScriptCode.NOT_FOUND) return 'not_found';
+  await redis.hset(keys.streakRankings(tenant).pauses, id, JSON.stringify({ userId, start, end }));
+  await refreshExpiry(deps, tenant, userId, rule);
+  return { id };
+}
+
+/** Removes a pause; false when there is none with that id. */
+export async function removePause(deps: Deps, tenant: string, id: string): Promise<boolean> {
+  const { redis, keys, store } = deps;
+  const registry = keys.streakRankings(tenant).pauses;
+  const raw = await redis.hget(registry, id);
+  if (raw === null) return false;
+  const { userId } = JSON.parse(raw) as { userId: string };
+  await redis.pauseStreak(keys.forUser(tenant, userId).user, 'remove', id);
+  await redis.hdel(registry, id);
+  const rule = store.current.streak;
+  if (rule !== null) await refreshExpiry(deps, tenant, userId, rule);
+  return true;
+}
