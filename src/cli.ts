@@ -13,7 +13,7 @@ import { startApi } from './app/api.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, InstallationError, restoreWith } from './engine/installation.js';
 import { RestoreError } from './engine/restore.js';
-import { takeSnapshot } from './engine/snapshot.js';
+import { SnapshotError, takeSnapshot } from './engine/snapshot.js';
 import { generateKey } from './http/auth.js';
 import { createLogger } from './lib/log.js';
 import { RedisUnavailableError } from './redis/client.js';
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       break;
     case 'snapshot': {
       const svc = await connect(settings, log);
+      await guardInstallation(svc, log);
       const pool = await connectPostgres(settings);
       try {
         const r = await takeSnapshot(svc, pool, args.includes('--full'));
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError ||
-    err instanceof InstallationError || err instanceof RestoreError;
+    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError;
   process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -14,7 +14,7 @@
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
-import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
+import { earlierStreamId, entryBody, nextStreamId, type LogBody, type LoggedEvent } from '../src/model/log.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
@@ -36,12 +36,6 @@ export interface DrainResult {
 }
 
 type StreamEntry = [id: string, fields: string[]];
-
-/** The id right after `id` (`<ms>-<seq>`): XTRIM MINID keeps ids from there on. */
-export function nextStreamId(id: string): string {
-  const dash = id.indexOf('-');
-  return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
-}
 
 /**
  * An entry's body as one JSON object, as archived: the fields the script added put back in, and
@@ -71,14 +65,6 @@ const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
  * itself does not wait for it: an entry reaches Postgres on the next pass.
  */
 export const LOG_RETAIN_MS = 30_000;
-
-/** `a` if it comes before `b` in a stream (`<ms>-<seq>` ids), else `b`. */
-export function earlierStreamId(a: string, b: string): string {
-  const [am, as] = a.split('-');
-  const [bm, bs] = b.split('-');
-  if (am !== bm) return BigInt(am) < BigInt(bm) ? a : b;
-  return BigInt(as) < BigInt(bs) ? a : b;
-}
 
 /** `"p":"<id>"` of each process, as an event's body names it. */
 function processMarks(processes: Set<string>): string[] {

@@ -19,7 +19,8 @@ import type { Logger } from 'pino';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
 import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
-import type { LogBody } from '../model/log.js';
+import { compareStreamIds, nextStreamId, type LogBody } from '../model/log.js';
+import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
 import type { RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
@@ -78,13 +79,6 @@ async function deleteInstallation(redis: RedisClient, prefix: string): Promise<v
   for await (const batch of scanKeys(redis, `${prefix}:*`, 1000)) await Promise.all(batch.map((k) => redis.unlink(k)));
 }
 
-/** Compares two stream ids (`<ms>-<seq>`). */
-function compareIds(a: string, b: string): number {
-  const [am, as] = a.split('-').map(Number);
-  const [bm, bs] = b.split('-').map(Number);
-  return am - bm || as - bs;
-}
-
 interface Entry {
   id: string;
   partition: number;
@@ -107,7 +101,7 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
       entries.push({ id, partition: Number(row.partition), kind: line.slice(tab + 1, tab2), body: line.slice(tab2 + 1) });
     }
   }
-  return entries.sort((a, b) => compareIds(a.id, b.id) || a.partition - b.partition);
+  return entries.sort((a, b) => compareStreamIds(a.id, b.id) || a.partition - b.partition);
 }
 
 export class Restore {
@@ -155,7 +149,7 @@ export class Restore {
     for (const entry of entries) {
       const e = JSON.parse(entry.body) as LogBody;
       const position = positions.get(`${e.t}\u0000${e.u}`);
-      if (position !== undefined && compareIds(entry.id, position) <= 0) {
+      if (position !== undefined && compareStreamIds(entry.id, position) <= 0) {
         result.skipped++;
         continue;
       }
@@ -163,8 +157,18 @@ export class Restore {
       else result.failed++;
     }
     await this.rankAgain(entries);
-    // The replay's own log entries: the archive holds the entries they repeat.
-    for (let p = 0; p < keys.partitions; p++) await redis.del(keys.partitionLog(p), keys.partitionLogCursor(p));
+    // The replay's own log entries go (the archive holds the entries they repeat), but every log
+    // keeps its last id, past every archived one: the position a later snapshot reads with a user.
+    const archived = await new LogArchive(this.pool, prefix).cursors();
+    for (let p = 0; p < keys.partitions; p++) {
+      const log = keys.partitionLog(p);
+      const last = archived.get(p);
+      // Past the archive's last entry even if this Redis's clock is behind the one that wrote it.
+      const id = last !== undefined && Number(last.slice(0, last.indexOf('-'))) >= Date.now() ? nextStreamId(last) : '*';
+      await redis.xadd(log, id, 'restored', String(Date.now()));
+      await redis.xtrim(log, 'MAXLEN', 0);
+      await redis.del(keys.partitionLogCursor(p));
+    }
     await redis.del(keys.restoring);
     await redis.publish(keys.channel, 'restored');
     await store.reload();

@@ -16,6 +16,9 @@ import { userBatches } from '../redis/users.js';
 import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
 import type { Context } from './context.js';
 
+/** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
+export class SnapshotError extends Error {}
+
 export interface SnapshotResult {
   id: number;
   full: boolean;
@@ -107,6 +110,9 @@ function allTenants(deps: Pick<Context, 'store'>): string[] {
 export async function takeSnapshot(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, full = false): Promise<SnapshotResult> {
   const started = Date.now();
   const { redis, keys, settings } = deps;
+  if ((await redis.exists(keys.configVersion)) === 0) {
+    throw new SnapshotError(`Redis holds no data of installation "${settings.prefix}": no snapshot is taken (it would replace what Postgres keeps)`);
+  }
   const store = new SnapshotStore(pool, settings.prefix);
   const last = await store.latest();
   const isFull = full || last === null;

@@ -107,3 +107,23 @@ export function entryBody(fields: string[]): string {
   }
   return `${body}}`;
 }
+
+/** The id right after `id` (`<ms>-<seq>`): XTRIM MINID keeps ids from there on. */
+export function nextStreamId(id: string): string {
+  const dash = id.indexOf('-');
+  return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
+}
+
+/** Compares two stream ids (`<ms>-<seq>`) by time, then sequence; '' comes before any. */
+export function compareStreamIds(a: string, b: string): number {
+  if (a === '' || b === '') return a === b ? 0 : a === '' ? -1 : 1;
+  const [am, as] = a.split('-');
+  const [bm, bs] = b.split('-');
+  if (am !== bm) return BigInt(am) < BigInt(bm) ? -1 : 1;
+  return as === bs ? 0 : BigInt(as) < BigInt(bs) ? -1 : 1;
+}
+
+/** `a` if it comes before `b` in a stream (`<ms>-<seq>` ids), else `b`. */
+export function earlierStreamId(a: string, b: string): string {
+  return compareStreamIds(a, b) < 0 ? a : b;
+}

@@ -15,6 +15,7 @@ import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 import { startWorkers } from '../../workers/index.js';
+import { killCliProcesses, runCli } from '../support/cli.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati'];
@@ -95,6 +96,7 @@ async function readAll(s: TestServer, runs: string[]): Promise<Record<string, un
 describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snapshots and restore on %s', (target) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
+    killCliProcesses();
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   });
 
@@ -235,6 +237,55 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 1 }, headers: { 'Idempotency-Key': key } });
       expect(r.status, key).toBe(202);
       expect(r.body.eventId, key).toBe(eventId);
+    }
+
+    if (target !== 'redis') return;
+    // Once more, as an operator: the command line, then a start that restores by itself.
+    await workers.close();
+    await s.api.close();
+    await redis.wipe();
+    const cliEnv = { ...env, DATABASE_URL: s.settings.databaseUrl, LOG_LEVEL: 'warn' };
+    const snapshot = runCli(['snapshot'], cliEnv);
+    expect(await snapshot.exited, snapshot.output()).toBe(1);
+    expect(snapshot.output()).toMatch(/Redis holds no data of installation ".*", but Postgres does: .*laurel restore/);
+    const restored = runCli(['restore'], cliEnv);
+    expect(await restored.exited, restored.output()).toBe(0);
+    expect(restored.output()).toMatch(new RegExp(`restored installation "${prefix}" from snapshot \\d+: \\d+ configuration entities, \\d+ users`));
+    const again = runCli(['restore'], cliEnv);
+    expect(await again.exited).toBe(1);
+    expect(again.output()).toMatch(/holds data of installation .*--force/);
+    const forced = runCli(['restore', '--force'], cliEnv);
+    expect(await forced.exited, forced.output()).toBe(0);
+    await redis.wipe();
+    s = await startTestServer({ clock: 'manual', env: { ...env, LAUREL_AUTO_RESTORE: '1' } });
+    await s.setClock(at);
+    const autoWorkers = await startWorkers(s.settings, log, s.api.services);
+    cleanups.push(() => autoWorkers.close());
+    await autoWorkers.finaliseNow();
+    const auto = await readAll(s, runs);
+    for (const path of Object.keys(before)) expect(auto[path], path).toEqual(before[path]);
+  });
+});
+
+describe('while a restore runs', () => {
+  it('answers 503 to the Application and Admin APIs, and /ready says so', async () => {
+    const s = await startTestServer();
+    try {
+      const { redis, keys, store } = s.api.services;
+      await redis.set(keys.restoring, '1');
+      await store.reload();
+      const event = await s.request('POST', '/api/metrics/any/event', { body: { user: { id: 'x' }, value: 1 } });
+      expect(event.status).toBe(503);
+      expect(event.body.error).toMatch(/laurel restore is rebuilding Redis/);
+      expect((await s.request('GET', '/admin/v1/metrics')).status).toBe(503);
+      const ready = await s.request('GET', '/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks).toMatchObject({ restored: false });
+      await redis.del(keys.restoring);
+      await store.reload();
+      expect((await s.request('GET', '/admin/v1/metrics')).status).toBe(200);
+    } finally {
+      await s.close();
     }
   });
 });

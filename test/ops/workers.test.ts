@@ -5,8 +5,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
-import { drainLogs, earlierStreamId, LOG_RETAIN_MS, LogDrainer, nextStreamId } from '../../workers/log-drain.js';
-import { entryBody } from '../../src/model/log.js';
+import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../workers/log-drain.js';
+import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 
 let s: TestServer;
