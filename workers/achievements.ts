@@ -7,6 +7,7 @@
 import type { Deps } from '../src/engine/deps.js';
 import { liveTenants, userBatches } from '../src/redis/users.js';
 import type { BackfillJob } from '../src/engine/jobs.js';
+import { operationEntry } from '../src/model/log.js';
 
 export interface BackfillResult {
   users: number;
@@ -21,14 +22,16 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
   if (!a || a.status !== 'active') return result;
   const plan = snapshot.singlePlan(a);
   if (plan === null) return result;
-  const stamp = new Date(clock.now()).toISOString();
+  const now = clock.now();
+  const stamp = new Date(now).toISOString();
   for (const tenant of liveTenants(snapshot)) {
     for await (const { userIds } of userBatches(redis, keys, tenant)) {
       const pipeline = redis.pipeline();
       for (const userId of userIds) {
         const u = keys.forUser(tenant, userId);
         const metricKey = a.metricId === null ? u.user : keys.userMetric(u, a.metricId);
-        pipeline.backfillAchievement(u.user, metricKey, u.completions, stamp, plan);
+        const entry = operationEntry(tenant, userId, now, { f: { achievement: a.id } });
+        pipeline.backfillAchievement(u.user, metricKey, u.completions, u.log, stamp, plan, entry);
       }
       for (const [err, n] of (await pipeline.exec()) ?? []) {
         if (err) throw err;

@@ -21,7 +21,7 @@ import { deadProcesses } from '../src/engine/liveness.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { replayEvent } from '../src/engine/replay.js';
-import { rankPoints, rankStreaks, type Drained } from '../src/engine/log-consumers.js';
+import { rankPoints, rankStreaks, STREAK_OPERATIONS, type Drained } from '../src/engine/log-consumers.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -72,8 +72,8 @@ function processMarks(processes: Set<string>): string[] {
 }
 
 /**
- * The entries the consumers take, parsed: those with awards or an extension, and events of the
- * processes `marks` names. The rest are not parsed at all.
+ * The entries the consumers take, parsed: those with awards or an extension, an admin's operation
+ * on a streak, and events of the processes `marks` names. The rest are not parsed at all.
  */
 function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
   const out: Drained[] = [];
@@ -83,7 +83,8 @@ function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
     // An event's extension and awards travel in fields of their own; a completion's or time
     // award's awards in the body.
     const awards = kind !== 'event' && body.includes('"pa":');
-    if (fields.length > 2 || awards || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
+    const streakOperation = STREAK_OPERATIONS.has(kind);
+    if (fields.length > 2 || awards || streakOperation || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
       out.push({ id, kind, e: JSON.parse(entryBody(fields)) as LogBody });
     }
   }

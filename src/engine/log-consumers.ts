@@ -4,7 +4,7 @@
  * consumed twice changes nothing. The log drainer runs them on every pass, a restore on the entries
  * after the snapshot.
  */
-import { dayIndexOf } from '../domain/periods.js';
+import { currentPeriod, dayIndexOf } from '../domain/periods.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
 import type { StreakSettings } from '../model/entities.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
@@ -37,12 +37,35 @@ function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz
  * grows, GT), as lua/streakRank-3.lua does for one user. Absolute values: draining an entry twice
  * changes nothing.
  */
+/** The entries of an admin's operation on a streak: the rankings take them again too. */
+export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause']);
+
 export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'>, batch: Drained[]): Promise<void> {
   const rule = deps.store.current.streak;
   if (rule === null) return;
-  const byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
+  let byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
+  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
+  // Cluster pipeline stays on one slot).
+  const flush = async () => {
+    for (const [tenant, lists] of byTenant) {
+      const k = deps.keys.streakRankings(tenant);
+      const pipeline = deps.redis.pipeline();
+      pipeline.zadd(k.active, ...lists.active);
+      pipeline.zadd(k.longest, 'GT', ...lists.longest);
+      pipeline.zadd(k.expiry, ...lists.expiry);
+      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+    }
+    byTenant = new Map();
+  };
   for (const { kind, e } of batch) {
-    if (kind !== 'event' || !e.sx || e.t === undefined || e.u === undefined) continue;
+    if (e.t === undefined || e.u === undefined) continue;
+    if (STREAK_OPERATIONS.has(kind)) {
+      // In log order: what came before first.
+      await flush();
+      await rankOperation(deps, rule, kind, e.t, e.u, e.ts ?? 0);
+      continue;
+    }
+    if (kind !== 'event' || !e.sx) continue;
     const x = extensionOf(e, rule);
     if (x === null) continue;
     const { state, tz } = x;
@@ -56,15 +79,28 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
     lists.longest.push(rankScore(state.longest, at), e.u);
     lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
   }
-  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
-  // Cluster pipeline stays on one slot).
-  for (const [tenant, lists] of byTenant) {
-    const k = deps.keys.streakRankings(tenant);
-    const pipeline = deps.redis.pipeline();
-    pipeline.zadd(k.active, ...lists.active);
-    pipeline.zadd(k.longest, 'GT', ...lists.longest);
-    pipeline.zadd(k.expiry, ...lists.expiry);
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  await flush();
+}
+
+/**
+ * An admin's operation on a user's streak (src/engine/streaks.ts), as the rankings take it: from
+ * the user's state now, at the operation's time. The operation wrote the same when it was made;
+ * taken again in log order, a later extension of the log cannot leave an older value behind it.
+ */
+async function rankOperation(
+  deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number,
+): Promise<void> {
+  const h = await deps.redis.hgetall(deps.keys.forUser(tenant, userId).user);
+  if (h.id === undefined) return;
+  const tz = h.tz ?? '';
+  const { day, period } = currentPeriod(rule.frequency, tz, at);
+  const state = stateFromHash(h, rule, day, period);
+  const expiry = expiresAt(rule, state, period, tz);
+  const k = deps.keys.streakRankings(tenant);
+  if (kind === 'restore') {
+    await deps.redis.streakRank(k.active, k.longest, k.expiry, userId, rankScore(state.length, at), rankScore(state.longest, at), expiry ?? 0);
+  } else {
+    await deps.redis.zadd(k.expiry, 'XX', expiry ?? at, userId);
   }
 }
 

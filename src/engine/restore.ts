@@ -10,26 +10,26 @@
  * order (absolute values: the latest is what stays).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
- * Redis lost them (the drain's lag, about a second), and the admin operations that write no log
- * entry (freezes granted, streak restores and pauses, notification preferences, backfills) after
- * the snapshot. Restoring uses the configuration as copied last, also for the replayed entries.
+ * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
+ * last, also for the replayed entries.
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
 import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
-import { compareStreamIds, nextStreamId, type LogBody } from '../model/log.js';
+import { compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
 import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
 import type { RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
-import { rankPoints, rankStreaks, type Drained } from './log-consumers.js';
+import { rankPoints, rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
 import type { Services } from './services.js';
 import { primaries, scanKeys } from './snapshot.js';
 import { accrueTime } from './time-awards.js';
-import { identifyUser } from './users.js';
+import { identifyUser, updatePreferences } from './users.js';
+import { addPause, grantFreezes, removePause, restoreStreak } from './streaks.js';
 
 export class RestoreError extends Error {}
 
@@ -130,7 +130,7 @@ export class Restore {
     await redis.set(keys.restoring, String(Date.now()));
     await redis.publish(keys.channel, 'restore');
     const snapshots = new SnapshotStore(this.pool, prefix);
-    const snapshot = await snapshots.latest();
+    const [snapshot = null, before = null] = await snapshots.latestTwo();
     const result: RestoreResult = {
       snapshot: snapshot?.id ?? null, config: await this.restoreConfig(), users: 0, keys: 0, replayed: 0, skipped: 0, failed: 0, ms: 0,
     };
@@ -143,8 +143,10 @@ export class Restore {
         result.keys += batch.length;
       }
     }
-    // Without a snapshot, the whole log.
-    const fromMs = snapshot === null ? 0 : snapshot.since - CLOCK_MARGIN_MS;
+    // Without a snapshot, the whole log. A user the latest one did not read again kept the row of
+    // the one before; what the log archived of such a user after that one began, late (the drain
+    // behind), is replayed too: the log is read from the snapshot before the latest.
+    const fromMs = snapshot === null ? 0 : (before ?? snapshot).since - CLOCK_MARGIN_MS;
     const entries = await archivedEntries(this.pool, prefix, fromMs);
     for (const entry of entries) {
       const e = JSON.parse(entry.body) as LogBody;
@@ -264,6 +266,12 @@ export class Restore {
         await completeAchievement(svc, tenant, achievement, plan, user, prepareIdentification(user, snapshot), entry.id);
       } else if (entry.kind === 'points') {
         await accrueTime(svc, tenant, userId, entry.id);
+      } else if (entry.kind === 'preferences') {
+        await updatePreferences(svc, tenant, userId, (fields.notifications ?? {}) as Record<string, string[]>);
+      } else if (entry.kind === 'freezes' || entry.kind === 'restore' || entry.kind === 'pause') {
+        await this.replayStreakOperation(entry.kind, tenant, userId, e);
+      } else if (entry.kind === 'backfill') {
+        await this.replayBackfill(tenant, userId, String(fields.achievement));
       } else {
         throw new Error(`unknown entry kind ${entry.kind}`);
       }
@@ -274,6 +282,30 @@ export class Restore {
     }
   }
 
+  /** A streak operation an admin made: freezes granted, a streak restored, a pause added or removed. */
+  private async replayStreakOperation(kind: string, tenant: string, userId: string, e: LogBody): Promise<void> {
+    const rule = this.svc.store.current.streak;
+    if (rule === null) throw new Error('no streak is configured');
+    if (kind === 'freezes') await grantFreezes(this.svc, tenant, userId, Number(e.n), rule);
+    else if (kind === 'restore') await restoreStreak(this.svc, tenant, userId, rule);
+    else if (e.op === 'add') await addPause(this.svc, tenant, userId, String(e.start), String(e.end), rule, e.id);
+    else await removePause(this.svc, tenant, String(e.id));
+  }
+
+  /** A silent completion of the achievements backfill (workers/achievements.ts). */
+  private async replayBackfill(tenant: string, userId: string, achievementId: string): Promise<void> {
+    const { redis, keys, store, clock } = this.svc;
+    const a = store.current.achievements.get(achievementId);
+    const plan = a === undefined ? null : store.current.singlePlan(a);
+    if (a === undefined || plan === null) throw new Error(`achievement ${achievementId} cannot be completed`);
+    const u = keys.forUser(tenant, userId);
+    const now = clock.now();
+    await redis.backfillAchievement(
+      u.user, a.metricId === null ? u.user : keys.userMetric(u, a.metricId), u.completions, u.log, new Date(now).toISOString(), plan,
+      operationEntry(tenant, userId, now, { f: { achievement: a.id } }),
+    );
+  }
+
   /**
    * The streak rankings and points totals take again the entries from the snapshot on, in log
    * order: the drainer may not have taken them yet when the snapshot read the rankings.
@@ -282,7 +314,8 @@ export class Restore {
     const consumed: Drained[] = [];
     for (const entry of entries) {
       const e = JSON.parse(entry.body) as LogBody;
-      if (e.sx !== undefined || e.pa !== undefined) consumed.push({ id: entry.id, kind: entry.kind, e });
+      const operation = STREAK_OPERATIONS.has(entry.kind);
+      if (e.sx !== undefined || e.pa !== undefined || operation) consumed.push({ id: entry.id, kind: entry.kind, e });
     }
     await rankStreaks(this.svc, consumed);
     await rankPoints(this.svc, consumed);

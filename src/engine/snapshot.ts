@@ -114,6 +114,18 @@ export async function takeSnapshot(deps: Pick<Context, 'redis' | 'keys' | 'store
     throw new SnapshotError(`Redis holds no data of installation "${settings.prefix}": no snapshot is taken (it would replace what Postgres keeps)`);
   }
   const store = new SnapshotStore(pool, settings.prefix);
+  const release = await store.lock();
+  try {
+    return await snapshotLocked(deps, pool, store, full, started);
+  } finally {
+    await release();
+  }
+}
+
+async function snapshotLocked(
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, store: SnapshotStore, full: boolean, started: number,
+): Promise<SnapshotResult> {
+  const { redis, keys, settings } = deps;
   const last = await store.latest();
   const isFull = full || last === null;
   const since = Date.now();

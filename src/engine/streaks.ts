@@ -9,6 +9,7 @@ import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } fro
 import type { Leaderboard, StreakSettings } from '../model/entities.js';
 import { attributeField } from '../model/fields.js';
 import { ScriptCode } from '../redis/codes.js';
+import { operationEntry } from '../model/log.js';
 import type { Deps } from './deps.js';
 import { place, streakPlacements } from './placements.js';
 
@@ -51,8 +52,10 @@ export async function grantFreezes(deps: Deps, tenant: string, userId: string, n
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
   const tz = (await redis.hget(u.user, 'tz')) ?? '';
-  const { day } = currentPeriod(rule.frequency, tz, clock.now());
-  const [granted] = await redis.grantFreezes(u.user, n, rule.freezes?.max ?? 0, rule.freezes?.initial ?? 0, day);
+  const now = clock.now();
+  const { day } = currentPeriod(rule.frequency, tz, now);
+  const entry = operationEntry(tenant, userId, now, { n });
+  const [granted] = await redis.grantFreezes(u.user, u.log, n, rule.freezes?.max ?? 0, rule.freezes?.initial ?? 0, day, entry);
   if (granted === ScriptCode.NOT_FOUND) return null;
   if (granted > 0) await refreshExpiry(deps, tenant, userId, rule);
   return granted;
@@ -71,7 +74,9 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
   const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
-  const [restored] = await redis.restoreStreak(u.user, u.history, FREQUENCY_LETTER[rule.frequency], period, from, current);
+  const [restored] = await redis.restoreStreak(
+    u.user, u.history, u.log, FREQUENCY_LETTER[rule.frequency], period, from, current, operationEntry(tenant, userId, now, {}),
+  );
   if (restored === ScriptCode.NOT_FOUND) return 'not_found';
   if (restored === 0) return 'nothing_lost';
   if (restored === -1) return 'at_maximum';
@@ -90,16 +95,19 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
  * 'not_found'.
  */
 export async function addPause(
-  deps: Deps, tenant: string, userId: string, start: string, end: string, rule: StreakSettings,
+  deps: Deps, tenant: string, userId: string, start: string, end: string, rule: StreakSettings, givenId?: string,
 ): Promise<{ id: string } | 'past' | 'not_found'> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
   const tz = await redis.hget(u.user, 'tz');
-  const { day } = currentPeriod(rule.frequency, tz ?? '', clock.now());
+  const now = clock.now();
+  const { day } = currentPeriod(rule.frequency, tz ?? '', now);
   if (dayIndexOf(start) < day) return 'past';
-  const id = uuidv7();
-  const entry = [FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
-  const [done] = await redis.pauseStreak(u.user, 'add', JSON.stringify(entry));
+  // A restore replays a pause with the id it was given.
+  const id = givenId ?? uuidv7();
+  const pause = [FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
+  const entry = operationEntry(tenant, userId, now, { op: 'add', id, start, end });
+  const [done] = await redis.pauseStreak(u.user, u.log, 'add', JSON.stringify(pause), entry);
   if (done === ScriptCode.NOT_FOUND) return 'not_found';
   await redis.hset(keys.streakRankings(tenant).pauses, id, JSON.stringify({ userId, start, end }));
   await refreshExpiry(deps, tenant, userId, rule);
@@ -113,7 +121,8 @@ export async function removePause(deps: Deps, tenant: string, id: string): Promi
   const raw = await redis.hget(registry, id);
   if (raw === null) return false;
   const { userId } = JSON.parse(raw) as { userId: string };
-  await redis.pauseStreak(keys.forUser(tenant, userId).user, 'remove', id);
+  const u = keys.forUser(tenant, userId);
+  await redis.pauseStreak(u.user, u.log, 'remove', id, operationEntry(tenant, userId, deps.clock.now(), { op: 'remove', id }));
   await redis.hdel(registry, id);
   const rule = store.current.streak;
   if (rule !== null) await refreshExpiry(deps, tenant, userId, rule);

@@ -8,7 +8,7 @@ import { hashFromFlat, type Identification, type PreparedIdentification, type Us
 import { localDay } from '../domain/time.js';
 import { fail } from '../lib/errors.js';
 import { attributeOfField, dayField } from '../model/fields.js';
-import { userEntry } from '../model/log.js';
+import { operationEntry, userEntry } from '../model/log.js';
 import { ScriptCode } from '../redis/codes.js';
 import { markBreakdown } from './departures.js';
 import type { Deps } from './deps.js';
@@ -69,10 +69,15 @@ export async function identifyUser(
 /** Sets a user's notification preferences (type -> channels); answers the user hash after. */
 export async function updatePreferences(deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>): Promise<UserHash> {
   const pairs: string[] = [];
+  const set: Record<string, string[]> = {};
   for (const [type, list] of Object.entries(notifications)) {
-    if (list != null) pairs.push('n:' + type, JSON.stringify(list));
+    if (list == null) continue;
+    pairs.push('n:' + type, JSON.stringify(list));
+    set[type] = list;
   }
-  const r = await deps.redis.updatePreferences(deps.keys.forUser(tenant, id).user, ...pairs);
+  const u = deps.keys.forUser(tenant, id);
+  const entry = operationEntry(tenant, id, deps.clock.now(), { f: { notifications: set } });
+  const r = await deps.redis.updatePreferences(u.user, u.log, entry, ...pairs);
   if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
   return hashFromFlat(r, 1);
 }

@@ -13,10 +13,16 @@
  *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
  *   achievement  {"t", "u", "ts", "f": the fields, with "achievement"} + "pa"?   (API completion)
  *   points       {"t", "u", "ts", "pa"}                               (time awards)
+ * and the operations on a user that a restore replays as well:
+ *   preferences  {"t", "u", "ts", "f": {"notifications": {type: channels}}}
+ *   freezes      {"t", "u", "ts", "n": freezes granted}
+ *   restore      {"t", "u", "ts"}                                     (a streak restored)
+ *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}
+ *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
  */
 
 /** The kinds of log entry (an entry's first field). */
-export type EntryKind = 'event' | 'user' | 'achievement' | 'points';
+export type EntryKind = 'event' | 'user' | 'achievement' | 'points' | 'preferences' | 'freezes' | 'restore' | 'pause' | 'backfill';
 
 /** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
 export type EventAward = [string, string, number, number, number, string];
@@ -54,6 +60,11 @@ export function userEntry(tenant: string, userId: string, ts: number, fields: Re
   return JSON.stringify({ t: tenant, u: userId, ts, f: fields });
 }
 
+/** An entry of an operation on a user (preferences, freezes, restore, pause, backfill): its own fields beside t, u, ts. */
+export function operationEntry(tenant: string, userId: string, ts: number, fields: Record<string, unknown>): string {
+  return JSON.stringify({ t: tenant, u: userId, ts, ...fields });
+}
+
 /** A `points` entry without its closing brace: the script adds the awards (`"pa"`). */
 export function pointsEntryHead(tenant: string, userId: string, ts: number): string {
   return JSON.stringify({ t: tenant, u: userId, ts }).slice(0, -1);
@@ -86,6 +97,14 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   a?: Record<string, string>;
   /** The identification's fields (user, achievement entries; an event's inline identification). */
   f?: Record<string, unknown>;
+  /** freezes: how many were granted. */
+  n?: number;
+  /** pause: what was done, the pause's id and dates. */
+  op?: 'add' | 'remove';
+  id?: string;
+  start?: string;
+  end?: string;
+
   /** The api process that ran the event (src/engine/liveness.ts). */
   p?: string;
   /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */

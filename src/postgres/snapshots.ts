@@ -81,6 +81,27 @@ export class SnapshotStore {
     this.prefix = prefix;
   }
 
+  /**
+   * Waits until no other snapshot of the installation runs, and holds that until `release`: two at
+   * once would each keep users read at other times.
+   */
+  async lock(): Promise<() => Promise<void>> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`laurel-snapshot:${this.prefix}`]);
+    } catch (err) {
+      client.release();
+      throw err;
+    }
+    return async () => {
+      try {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`laurel-snapshot:${this.prefix}`]);
+      } finally {
+        client.release();
+      }
+    };
+  }
+
   /** The snapshots taken, newest first. */
   async list(): Promise<SnapshotRecord[]> {
     const { rows } = await this.pool.query(
@@ -91,10 +112,15 @@ export class SnapshotStore {
 
   /** The latest snapshot that finished, or null. */
   async latest(): Promise<SnapshotRecord | null> {
+    return (await this.latestTwo())[0] ?? null;
+  }
+
+  /** The two latest snapshots that finished, newest first. */
+  async latestTwo(): Promise<SnapshotRecord[]> {
     const { rows } = await this.pool.query(
-      'SELECT * FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 1', [this.prefix],
+      'SELECT * FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 2', [this.prefix],
     );
-    return rows.length === 0 ? null : record(rows[0]);
+    return rows.map(record);
   }
 
   async begin(full: boolean, since: number): Promise<number> {
@@ -118,7 +144,8 @@ export class SnapshotStore {
        SELECT $1, u.tenant, u.user_id, u.partition, u.position, $2, u.keys
        FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::bytea[]) AS u(tenant, user_id, partition, position, keys)
        ON CONFLICT (prefix, tenant, user_id) DO UPDATE
-         SET partition = EXCLUDED.partition, position = EXCLUDED.position, snapshot = EXCLUDED.snapshot, keys = EXCLUDED.keys`,
+         SET partition = EXCLUDED.partition, position = EXCLUDED.position, snapshot = EXCLUDED.snapshot, keys = EXCLUDED.keys
+         WHERE laurel_snapshot_users.snapshot <= EXCLUDED.snapshot`,
       [
         this.prefix, snapshot, users.map((u) => u.tenant), users.map((u) => u.userId), users.map((u) => u.partition),
         users.map((u) => u.position), users.map((u) => packKeys(u.keys)),

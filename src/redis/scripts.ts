@@ -184,14 +184,14 @@ declare module 'ioredis' {
     completeAchievement(
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
-    backfillAchievement(user: string, userMetric: string, completions: string, ...args: Args): Result<number, Context>;
+    backfillAchievement(user: string, userMetric: string, completions: string, log: string, ...args: Args): Result<number, Context>;
     streakRank(active: string, longest: string, expiry: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, ...args: Args): Result<number, Context>;
-    grantFreezes(user: string, ...args: Args): Result<number[], Context>;
-    restoreStreak(user: string, history: string, ...args: Args): Result<number[], Context>;
-    pauseStreak(user: string, ...args: Args): Result<number[], Context>;
+    grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
+    restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
+    pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;
-    updatePreferences(user: string, ...args: Args): Result<(string | number)[], Context>;
+    updatePreferences(user: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
   }

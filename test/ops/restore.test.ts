@@ -79,6 +79,7 @@ async function readAll(s: TestServer, runs: string[]): Promise<Record<string, un
     await get(`/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
     await get(`/api/users/${id}/achievements?includeIncomplete=true`);
     await get(`/api/users/${id}/streak?historyPeriods=14`);
+    await get(`/api/users/${id}/preferences`);
     await get(`/api/users/${id}/points/xp`);
     await get(`/api/users/${id}/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
     for (const board of ['lessons-all', 'lessons-daily', 'xp-board', 'by-plan']) await get(`/api/users/${id}/leaderboards/${board}`);
@@ -149,6 +150,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const rand = random(Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11)));
     const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
     const keyed: { key: string; user: string; eventId: string }[] = [];
+    const pauses: string[] = [];
     let minute = 0;
     const runs: string[] = [];
     /** A day of the workload: events, identifications, completions, then time passing. */
@@ -171,11 +173,25 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
         } else if (roll < 0.8) {
           const r = await s.request('PATCH', `/api/users/${user}`, { body: { name: `User ${user} ${n}`, tz: pick(ZONES), attributes: { plan: pick(['free', 'pro']) } } });
           expect([200, 404]).toContain(r.status);
-        } else if (roll < 0.9) {
+        } else if (roll < 0.85) {
           const r = await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id: user } } });
           expect(r.status, r.text).toBe(201);
-        } else {
+        } else if (roll < 0.9) {
           await s.workers!.accrueNow();
+        } else {
+          // What an admin does to users: preferences, freezes, streak restores, pauses.
+          const op = Math.floor(rand() * 5);
+          const r = op === 0
+            ? await s.request('PATCH', `/api/users/${user}/preferences`, { body: { notifications: { recap: pick([['email'], [], ['email', 'push']]) } } })
+            : op === 1
+              ? await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: user }] } })
+              : op === 2
+                ? await s.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: user }] } })
+                : op === 3
+                  ? await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: user, start: `2026-03-${String(n + 2).padStart(2, '0')}`, end: `2026-03-${String(n + 3).padStart(2, '0')}` }] } })
+                  : await s.request('DELETE', `/admin/v1/streaks/pauses?ids=${pauses.shift() ?? 'none'}`);
+          expect(r.status < 300 || r.status === 404, r.text).toBe(true);
+          if (op === 3 && r.body.created?.[0]) pauses.push(r.body.created[0].id as string);
         }
       }
       await s.workers!.accrueNow();
@@ -186,6 +202,12 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const full = await s.workers!.snapshotNow(true);
     expect(full).toMatchObject({ full: true });
     expect(full.users).toBeGreaterThan(10);
+    // An achievement made after the snapshot: the workers complete it for those who qualify.
+    const later = await s.request('POST', '/admin/v1/achievements', {
+      body: [{ name: 'Five', key: 'five', trigger: 'metric', metricId: ids.lessons, metricValue: 5 }],
+    });
+    expect(later.status, later.text).toBe(201);
+    await s.workers!.achievementsIdle();
     for (let n = 4; n <= 5; n++) await day(n);
     const incremental = await s.workers!.snapshotNow();
     expect(incremental.full).toBe(false);

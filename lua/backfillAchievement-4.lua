@@ -6,20 +6,24 @@
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid> (the user hash again when the
                                  achievement has no metric)
   KEYS[3] completion counters    <slot>achc:<tenant>
+  KEYS[4] partition event log    <slot>log                    a 'backfill' entry when it completed any
 
   ARGV[1] now, ISO-8601
   ARGV[2] plan (msgpack): a = the achievement's entry (metric: tf = total field or pf = progress
           field, and v = threshold; composite: r; streak: l = length, met by the longest streak
           the user ever had), c = the composites
+  ARGV[3] the log entry (JSON, built by the worker)
 
   Returns the number of achievements completed.
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
 local countsKey = KEYS[3]
+local logKey = KEYS[4]
 
 local stamp = ARGV[1]
 local plan = cmsgpack.unpack(ARGV[2])
+local entry = ARGV[3]
 
 --- @include "completeAchievements"
 --- @include "streak"
@@ -45,4 +49,5 @@ local completed = {}
 if qualifies and complete(userKey, countsKey, a, stamp, completed) then
   cascade(userKey, countsKey, plan.c, stamp, completed)
 end
+if #completed > 0 then redis.call('XADD', logKey, '*', 'backfill', entry) end
 return #completed

@@ -2,17 +2,21 @@
   Adds or removes a streak pause of one user. Paused periods are neither missed nor counted.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
+  KEYS[2] partition event log    <slot>log                    a 'pause' entry when done
 
   ARGV[1] 'add' or 'remove'
   ARGV[2] add: the pause as JSON [frequency letter, first period, last period, id];
           remove: the pause id
+  ARGV[3] the log entry (JSON, built by the api)
 
   Returns {1} (done), {0} (remove: no such pause), or {-4} for an unknown user.
 ]]
 local userKey = KEYS[1]
+local logKey = KEYS[2]
 
 local op = ARGV[1]
 local arg = ARGV[2]
+local entry = ARGV[3]
 
 local stored = redis.call('HMGET', userKey, 'id', 's:pz')
 if not stored[1] then return {-4} end
@@ -32,4 +36,5 @@ if #pauses == 0 then
 else
   redis.call('HSET', userKey, 's:pz', cjson.encode(pauses))
 end
+redis.call('XADD', logKey, '*', 'pause', entry)
 return {1}

@@ -7,22 +7,26 @@
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] streak history         <slot>sh:<tenant>:<uid>
+  KEYS[3] partition event log    <slot>log                    a 'restore' entry when restored
 
   ARGV[1] frequency letter ('d', 'w', 'm')
   ARGV[2] the current period
   ARGV[3] the first period of the window
   ARGV[4] the current length (as the api computed it, lost streaks being 0)
+  ARGV[5] the log entry (JSON, built by the api)
 
   Returns {restoredLength} (0: nothing to restore; -1: already at that length), or {-4} for an
   unknown user.
 ]]
 local userKey = KEYS[1]
 local historyKey = KEYS[2]
+local logKey = KEYS[3]
 
 local frequency = ARGV[1]
 local period = tonumber(ARGV[2])
 local from = tonumber(ARGV[3])
 local current = tonumber(ARGV[4])
+local logEntry = ARGV[5]
 
 --- @include "streak"
 
@@ -55,4 +59,5 @@ if #run > 0 then redis.call('HSET', historyKey, unpack(run)) end
 st.f, st.len, st.last, st.start, st.run = frequency, best, period - 1, period - best, nil
 if best > st.long then st.long = best end
 redis.call('HSET', userKey, 's', packStreak(st))
+redis.call('XADD', logKey, '*', 'restore', logEntry)
 return {best}
