@@ -20,12 +20,13 @@
  *
  * Each count is remembered as a mark of its own, so an unchanged cursor costs nothing the next
  * time. How far behind: now − the time (`<ms>` of the id `<ms>-<seq>`) of the oldest entry after
- * the cursor, XRANGE (cursor + COUNT 1, the most of all partitions.
+ * a cursor, over all partitions (XRANGE (cursor + COUNT 1).
  *
- * One sample is a pipeline of script calls that read 16 partitions each (GET, XINFO STREAM, and
- * XRANGE ... COUNT 1 where something waits) and answer with ids and numbers only, and one more call
- * that counts the entries the marks leave open. With 256 partitions that is about 4 to 6 ms of Redis
- * and 2 ms of the runner per sample (1 to 2% of a core at four samples a second). Single Redis only (the script reads every partition's keys). It
+ * One sample is a pipeline of script calls that read 16 partitions each (GET and XINFO STREAM, and
+ * XRANGE ... COUNT 1 for the oldest entry waiting) and answer with ids and numbers only, and one
+ * more call that counts the entries the marks leave open. With 256 partitions that is about 3 ms of
+ * Redis and 1 ms of the runner per sample, measured on the development machine (at four samples
+ * a second about 1.3% of a core of Redis; the report gives each run's own figure). Single Redis only (the script reads every partition's keys). It
  * reads laurel's keys and never writes them. The arithmetic is in pure functions, tested in
  * test/bench.test.ts.
  */
@@ -217,15 +218,29 @@ export function mergeDrainTurns(turns: DrainTurn[]): DrainTurn | null {
  * One reading of some partitions in one script call (single Redis: the keys of several partitions,
  * each passed in KEYS), so that a sample costs the runner a few replies of numbers and ids rather
  * than hundreds of commands and their entries (XINFO STREAM answers with the first and the last
- * entry whole: 14 ms of the runner's CPU per sample when each went to it, 2 ms like this). Per partition: the cursor, last-generated-id, entries-added, the first entry's id and
- * the oldest entry's id after the cursor ('' for none). KEYS: log, cursor, log, cursor, ...
+ * entry whole: 14 ms of the runner's CPU per sample when each went to it, 2 ms like this).
+ * Per partition: the cursor, last-generated-id, entries-added and the first entry's id; then the
+ * oldest entry waiting in any of them ('' for none), read in cursor order only until a cursor is
+ * past the oldest found (one or two XRANGE ... COUNT 1 a call, not one a partition). KEYS: log,
+ * cursor, log, cursor, ...
  */
 const READ_SCRIPT = `
+local function id(s)
+  local ms, seq = string.match(s, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = id(a)
+  local bm, bs = id(b)
+  return am < bm or (am == bm and as < bs)
+end
 local out = {}
+local behind = {}
+local oldest = nil
 for i = 1, #KEYS, 2 do
   local log = KEYS[i]
   local cursor = redis.call('GET', KEYS[i + 1]) or ''
-  local last, added, first, oldest = '', 0, '', ''
+  local last, added, first = '', 0, ''
   local info = redis.pcall('XINFO', 'STREAM', log)
   if not info.err then
     for j = 1, #info, 2 do
@@ -236,18 +251,25 @@ for i = 1, #KEYS, 2 do
       end
     end
     if cursor == '' then
-      oldest = first
+      if first ~= '' and (oldest == nil or before(first, oldest)) then oldest = first end
     elseif cursor ~= last then
-      local e = redis.call('XRANGE', log, '(' .. cursor, '+', 'COUNT', 1)
-      if e[1] then oldest = e[1][1] end
+      behind[#behind + 1] = { log, cursor }
     end
   end
   out[#out + 1] = cursor
   out[#out + 1] = last
   out[#out + 1] = added
   out[#out + 1] = first
-  out[#out + 1] = oldest
 end
+-- The oldest entry waiting in these partitions: the entry after a cursor comes after the cursor,
+-- so partitions are read in cursor order until a cursor is past the oldest found.
+table.sort(behind, function(x, y) return before(x[2], y[2]) end)
+for _, b in ipairs(behind) do
+  if oldest ~= nil and not before(b[2], oldest) then break end
+  local e = redis.call('XRANGE', b[1], '(' .. b[2], '+', 'COUNT', 1)
+  if e[1] and (oldest == nil or before(e[1][1], oldest)) then oldest = e[1][1] end
+end
+out[#out + 1] = oldest or ''
 return out
 `;
 
@@ -306,19 +328,22 @@ export class DrainMonitor {
       pipeline.eval(READ_SCRIPT, keys.length, ...keys);
     }
     const flat: (string | number)[] = [];
+    /** The oldest entry waiting, per chunk. */
+    const oldest: (string | null)[] = [];
     for (const [err, part] of (await pipeline.exec()) ?? []) {
       if (err) throw err;
-      flat.push(...(part as (string | number)[]));
+      const values = part as (string | number)[];
+      flat.push(...values.slice(0, -1));
+      const o = values[values.length - 1];
+      oldest.push(o === '' ? null : String(o));
     }
     const reads: PartitionRead[] = [];
-    const oldest: (string | null)[] = [];
     for (let p = 0; p < n; p++) {
-      const [cursor, lastId, added, firstId, old] = flat.slice(p * 5, p * 5 + 5);
+      const [cursor, lastId, added, firstId] = flat.slice(p * 4, p * 4 + 4);
       reads.push({
         cursor: cursor === '' ? null : String(cursor), lastId: lastId === '' ? null : String(lastId),
         added: Number(added), firstId: firstId === '' ? null : String(firstId),
       });
-      oldest.push(old === '' ? null : String(old));
     }
     const plans = reads.map((r, p) => planCopied(this.marks[p], r));
     const open = plans.flatMap((plan, p) => {
@@ -336,13 +361,12 @@ export class DrainMonitor {
       });
     }
     let backlog = 0;
-    let lagS = 0;
     reads.forEach((r, p) => {
       const copied = copiedOf(plans[p], r, counted[p]);
       this.marks[p] = marksAfter(this.marks[p], r, plans[p], copied);
       backlog += Math.max(0, r.added - copied);
-      lagS = Math.max(lagS, lagSeconds(atMs, oldest[p]));
     });
+    const lagS = Math.max(0, ...oldest.map((o) => lagSeconds(atMs, o)));
     this.samplesTaken++;
     return { atMs, backlog, lagS };
   }
