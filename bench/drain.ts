@@ -179,12 +179,11 @@ export interface DrainTurn {
 export const TAIL_LIMIT_S = 5;
 
 /**
- * Summarises one load's samples (in time order). Samples at or before `loadEndMs` are during the
- * load; after it, the tail.
+ * Summarises one load's samples (each list in time order): those taken during the load, and those
+ * taken after it stopped at `loadEndMs` (the tail). Taken by when each was started, not by its
+ * time stamp: a sample of the tail may carry the load's last millisecond.
  */
-export function summarizeDrain(samples: DrainSample[], loadEndMs: number): DrainTurn {
-  const during = samples.filter((s) => s.atMs <= loadEndMs);
-  const after = samples.filter((s) => s.atMs > loadEndMs);
+export function summarizeDrain(during: DrainSample[], after: DrainSample[], loadEndMs: number): DrainTurn {
   const firstAfter = after[0];
   const zero = after.find((s) => s.backlog === 0);
   const at5 = after.find((s) => s.atMs >= loadEndMs + TAIL_LIMIT_S * 1000);
@@ -195,7 +194,7 @@ export function summarizeDrain(samples: DrainSample[], loadEndMs: number): Drain
     lagAtLoadEndS: firstAfter?.lagS ?? 0,
     drainedAfterS: zero === undefined ? null : (zero.atMs - loadEndMs) / 1000,
     leftAfter5s: zero !== undefined && (at5 === undefined || zero.atMs <= at5.atMs) ? 0 : (at5 ?? after[after.length - 1])?.backlog ?? 0,
-    samples: samples.length,
+    samples: during.length + after.length,
   };
 }
 
@@ -377,7 +376,8 @@ export class DrainMonitor {
    * the drain's summary, and the time the load ended.
    */
   async watch<T>(load: Promise<T>, capS: number, signal: AbortSignal): Promise<{ result: T; drain: DrainTurn; loadEndMs: number }> {
-    const samples: DrainSample[] = [];
+    const during: DrainSample[] = [];
+    const after: DrainSample[] = [];
     let done = false;
     let loadEndMs = 0;
     const settled = load.then(
@@ -385,15 +385,15 @@ export class DrainMonitor {
       (err: unknown) => { done = true; loadEndMs = Date.now(); throw err; },
     );
     // Keep sampling during the load; a failed sample does not stop the load.
-    const during = (async () => {
+    const sampling = (async () => {
       while (!done) {
         const started = Date.now();
-        samples.push(await this.sample());
+        during.push(await this.sample());
         const rest = SAMPLE_MS - (Date.now() - started);
         if (rest > 0 && !done) await Promise.race([sleep(rest), settled.catch(() => undefined)]);
       }
     })();
-    const [loaded, sampled] = await Promise.allSettled([settled, during]);
+    const [loaded, sampled] = await Promise.allSettled([settled, sampling]);
     if (loaded.status === 'rejected') throw loaded.reason;
     if (sampled.status === 'rejected') throw sampled.reason;
     const result = loaded.value;
@@ -401,11 +401,11 @@ export class DrainMonitor {
     for (;;) {
       signal.throwIfAborted();
       const s = await this.sample();
-      samples.push(s);
+      after.push(s);
       if (s.backlog === 0 || s.atMs >= deadline) break;
       await sleep(TAIL_SAMPLE_MS, undefined, { signal });
     }
-    return { result, drain: summarizeDrain(samples, loadEndMs), loadEndMs };
+    return { result, drain: summarizeDrain(during, after, loadEndMs), loadEndMs };
   }
 
   /** Waits until nothing waits (or `capS` passed); true when drained. */

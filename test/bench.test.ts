@@ -138,16 +138,15 @@ describe('bench: the event log drain\'s backlog (bench/drain.ts)', () => {
 
   it('summarises a load: the worst during it, what was left, and when nothing was', () => {
     const s = (atMs: number, backlog: number, lagS: number): DrainSample => ({ atMs, backlog, lagS });
-    const samples = [s(0, 0, 0), s(250, 900, 0.8), s(500, 2500, 1.9), s(750, 1200, 0.6), s(1000, 3000, 1.2),
-      s(1100, 3100, 1.3), s(1350, 3100, 1.5), s(1600, 0, 0)];
-    const d = summarizeDrain(samples, 1000);
+    const during = [s(0, 0, 0), s(250, 900, 0.8), s(500, 2500, 1.9), s(750, 1200, 0.6), s(1000, 3000, 1.2)];
+    const d = summarizeDrain(during, [s(1000, 3100, 1.3), s(1350, 3100, 1.5), s(1600, 0, 0)], 1000);
     expect(d.maxBacklog).toBe(3000);
     expect(d.maxLagS).toBe(1.9);
     expect(d.backlogAtLoadEnd).toBe(3100);
     expect(d.drainedAfterS).toBeCloseTo(0.6);
     expect(d.leftAfter5s).toBe(0);
     // Never drained within the wait: no tail, and what was left 5 s after the load.
-    const stuck = summarizeDrain([s(0, 10, 0.1), s(1000, 500, 1), s(3000, 400, 3), s(6000, 300, 6), s(9000, 200, 9)], 1000);
+    const stuck = summarizeDrain([s(0, 10, 0.1), s(1000, 500, 1)], [s(3000, 400, 3), s(6000, 300, 6), s(9000, 200, 9)], 1000);
     expect(stuck.drainedAfterS).toBeNull();
     expect(stuck.leftAfter5s).toBe(300);
     // Turns of one pass: the worst of each; one turn never drained makes the pass never drained.
@@ -156,6 +155,8 @@ describe('bench: the event log drain\'s backlog (bench/drain.ts)', () => {
     expect(merged.drainedAfterS).toBeNull();
     expect(mergeDrainTurns([d, d])!.drainedAfterS).toBeCloseTo(0.6);
     expect(mergeDrainTurns([])).toBeNull();
+    // Drained at the first sample after the load, taken in the load's last millisecond.
+    expect(summarizeDrain(during, [s(1000, 0, 0)], 1000)).toMatchObject({ backlogAtLoadEnd: 0, drainedAfterS: 0, leftAfter5s: 0 });
   });
 });
 
