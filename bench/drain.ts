@@ -24,9 +24,9 @@
  *
  * One sample is a pipeline of script calls that read 16 partitions each (GET and XINFO STREAM, and
  * XRANGE ... COUNT 1 for the oldest entry waiting) and answer with ids and numbers only, and one
- * more call that counts the entries the marks leave open. With 256 partitions that is about 3 ms of
- * Redis and 1 ms of the runner per sample, measured on the development machine (at four samples
- * a second about 1.3% of a core of Redis; the report gives each run's own figure). Single Redis only (the script reads every partition's keys). It
+ * more call that counts the entries the marks leave open. With 256 partitions that is 4 to 7 ms of
+ * Redis (XINFO STREAM 4.5 ms of it) and 1 ms of the runner per sample on the development machine,
+ * after a load (2 to 3% of a core at four samples a second; the report gives each run's own figure). Single Redis only (the script reads every partition's keys). It
  * reads laurel's keys and never writes them. The arithmetic is in pure functions, tested in
  * test/bench.test.ts.
  */
@@ -294,9 +294,8 @@ export async function evalMicros(redis: Redis): Promise<number> {
   return m === null ? 0 : Number(m[1]);
 }
 
-/** How often the backlog is read during a load, and after it. */
+/** How often the backlog is read during a load and after it, by default (BENCH_DRAIN_SAMPLE_MS). */
 export const SAMPLE_MS = 250;
-export const TAIL_SAMPLE_MS = 250;
 
 /**
  * Reads one laurel installation's backlog (its key prefix and partition count), keeping the marks
@@ -309,7 +308,7 @@ export class DrainMonitor {
   entriesRead = 0;
   samplesTaken = 0;
 
-  constructor(private readonly redis: Redis, prefix: string, partitions: number) {
+  constructor(private readonly redis: Redis, prefix: string, partitions: number, private readonly everyMs = SAMPLE_MS) {
     this.keys = new Keys(prefix, partitions);
     this.marks = Array.from({ length: partitions }, () => []);
   }
@@ -371,7 +370,7 @@ export class DrainMonitor {
   }
 
   /**
-   * Samples every SAMPLE_MS until `load` settles, then every TAIL_SAMPLE_MS until nothing waits
+   * Samples every `everyMs` until `load` settles, then on until nothing waits
    * (or `capS` seconds after the load): one load's drain. Resolves with the load's result and
    * the drain's summary, and the time the load ended.
    */
@@ -389,7 +388,7 @@ export class DrainMonitor {
       while (!done) {
         const started = Date.now();
         during.push(await this.sample());
-        const rest = SAMPLE_MS - (Date.now() - started);
+        const rest = this.everyMs - (Date.now() - started);
         if (rest > 0 && !done) await Promise.race([sleep(rest), settled.catch(() => undefined)]);
       }
     })();
@@ -403,7 +402,7 @@ export class DrainMonitor {
       const s = await this.sample();
       after.push(s);
       if (s.backlog === 0 || s.atMs >= deadline) break;
-      await sleep(TAIL_SAMPLE_MS, undefined, { signal });
+      await sleep(this.everyMs, undefined, { signal });
     }
     return { result, drain: summarizeDrain(during, after, loadEndMs), loadEndMs };
   }
@@ -416,7 +415,7 @@ export class DrainMonitor {
       const s = await this.sample();
       if (s.backlog === 0) return true;
       if (Date.now() >= deadline) return false;
-      await sleep(TAIL_SAMPLE_MS, undefined, { signal });
+      await sleep(this.everyMs, undefined, { signal });
     }
   }
 }

@@ -100,7 +100,7 @@ export interface Settings {
   openLoopVariants: string[];
   /** The longest wait for a drain to finish after a load, seconds. */
   drainCapS: number;
-  /** How often the drain is read during a load, ms. */
+  /** How often the drain is read during a load and after it, ms (BENCH_DRAIN_SAMPLE_MS). */
   drainSampleMs: number;
   /** Postgres of the variants whose workers run (DATABASE_URL). */
   databaseUrl: string;
@@ -692,7 +692,7 @@ export function renderSystem(report: Report): string[] {
     '### The whole system',
     '',
     'The event log drain (workers/log-drain.ts) of the variants whose workers run, read from Redis during each measured pass and' +
-      ` after it (bench/drain.ts, every ${s.drainSampleMs} ms during the load): the most seconds behind (now − the time of the oldest entry` +
+      ` after it (bench/drain.ts, every ${s.drainSampleMs} ms): the most seconds behind (now − the time of the oldest entry` +
       ' not yet in Postgres) and the most entries waiting during the load, what waited when it stopped, and the seconds until nothing' +
       ` waited (the wait stops at ${s.drainCapS} s). CPU µs per event of each process over the measured pass, and for those with workers` +
       ' until their drain had copied its events: api (the server) / workers (their own process) / Redis / Postgres (every local Postgres' +

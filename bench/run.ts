@@ -25,6 +25,7 @@
  *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
  *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-split;
  *                      `all`, or `none`)
+ *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
@@ -83,8 +84,8 @@ function count(name: string, fallback: number, min: number): number {
 /**
  * The published setup: only a run with these (and every variant) replaces results/latest.* and
  * the README's table. Short passes, repeated over rounds: three rounds of 8 s per variant, in
- * turns of 2 s, say more on a noisy machine than one 30 s pass, and a full run of the seven
- * variants stays under ten minutes.
+ * turns of 2 s, say more on a noisy machine than one 30 s pass; a full run of the ten variants,
+ * with the drain's tails and the open-loop passes, takes about a quarter of an hour.
  */
 const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2, openLoopS: 8 };
 
@@ -133,7 +134,7 @@ function loadSettings(): Settings {
     openLoopS: seconds('BENCH_OPEN_DURATION', DEFAULTS.openLoopS, 0),
     openLoopVariants: openLoopVariants(),
     drainCapS: DRAIN_CAP_S,
-    drainSampleMs: SAMPLE_MS,
+    drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
     databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
   };
 }
@@ -156,6 +157,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   for (const [env, key] of differs) {
     if (settings[key] !== DEFAULTS[key]) reasons.push(`${env}=${settings[key]} (default ${DEFAULTS[key]})`);
   }
+  if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
   if (settings.systemSliceS !== settings.durationS) reasons.push(`BENCH_SYSTEM_SLICE=${settings.systemSliceS} (default BENCH_DURATION)`);
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
@@ -338,7 +340,7 @@ async function measureRound(
       const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url });
       const r: Running = {
         variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
-        monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions),
+        monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
         drainTurns: [], database,
       };
       running.push(r);
