@@ -615,7 +615,7 @@ export function renderMarkdown(report: Report): string {
     ? `| ${v.name} | ${int(v.requestsPerSecond)} | ${v.perRound.map(int).join(' / ')} | ${pct(v.spread)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`
     : `| ${v.name} | ${int(v.requestsPerSecond)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`;
   const lines = [
-    `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}, ${m.wrk}` +
+    `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}${m.postgres ? `, Postgres ${m.postgres}` : ''}, ${m.wrk}` +
       ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
     `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant, in turns of ${s.sliceS} s;` +
       ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.` +
