@@ -32,7 +32,7 @@ export async function connectPostgres(url: string): Promise<pg.Client> {
 
 /** `server_version` (e.g. "15.14 (Debian 15.14-0+deb12u1)"). */
 export async function postgresVersion(client: pg.Client): Promise<string> {
-  const r = await client.query<{ v: string }>('SHOW server_version');
+  const r = await client.query<{ v: string }>("SELECT current_setting('server_version') AS v");
   return r.rows[0]?.v ?? 'unknown';
 }
 

@@ -672,7 +672,9 @@ function systemTargetLine(t: SystemTargetResult): string {
   const head = `- Target ${t.description}: `;
   if (t.met === null) return `${head}not measured`;
   const unit = t.figure === 'open-loop-p99' ? ' ms' : ' s';
-  const f = (x: number | null) => (x === null ? (t.figure === 'open-loop-p99' ? 'unanswered' : `not drained within the wait`) : `${x.toFixed(2)}${unit}`);
+  // Seconds to the millisecond (stream ids and clocks have it): 1.997 s is within 2 s, 2.004 s is not.
+  const digits = t.figure === 'open-loop-p99' ? 2 : 3;
+  const f = (x: number | null) => (x === null ? (t.figure === 'open-loop-p99' ? 'unanswered' : `not drained within the wait`) : `${x.toFixed(digits)}${unit}`);
   const verdict = t.met ? '**met**' : '**NOT met**';
   if (t.roundsMeasured === 1) return `${head}${verdict} (${f(t.value)})`;
   return `${head}${verdict}: median ${f(t.value)} (per round ${t.perRound.map(f).join(' / ')}), met in ${t.roundsMet} of ${t.roundsMeasured} rounds`;
