@@ -208,6 +208,8 @@ async function main(): Promise<void> {
   const variants = names.map((n) => {
     const v = VARIANTS.find((x) => x.name === n);
     if (!v) throw new Error(`BENCH_VARIANTS: unknown ${n}; known: ${VARIANTS.map((x) => x.name).join(', ')}`);
+    // The count is of one api's Redis work on a fixed sequence; the workers' drain runs on a timer.
+    if (v.postgres) throw new Error(`BENCH_VARIANTS: ${n} runs laurel's workers; bench:instructions counts the api alone (laurel-api has its scenario)`);
     return v;
   });
   const version = execFileSync(redisServer, ['--version'], { encoding: 'utf8' }).trim();

@@ -1,13 +1,18 @@
 /**
  * The written report: one markdown table of the variants side by side (median over rounds and
- * every round's req/s), the ratios and the targets, printed and saved with the machine facts and
- * every round's full results (bench/results/latest.{json,md}), and copied into bench/README.md
- * between its results markers so the docs show the last measured run.
+ * every round's req/s), the ratios and the targets, then the whole system (the event log drain's
+ * backlog, each process's CPU per event, the open-loop latencies) with its targets, printed and
+ * saved with the machine facts and every round's full results (bench/results/latest.{json,md}),
+ * and copied into bench/README.md between its results markers so the docs show the last measured
+ * run.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { baselineName } from './baseline.js';
 import type { CpuPerRequest } from './cpu.js';
+import { TAIL_LIMIT_S, type DrainTurn } from './drain.js';
+import type { OpenLoopResult } from './open-loop.js';
+import type { Processes } from './variants.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
 export interface VariantResult {
@@ -23,9 +28,34 @@ export interface VariantResult {
   keysDeleted: number;
   /** The warm-up's own figures, kept to show how stable the server was; not compared. */
   warmup: { requestsPerSecond: number; non2xx: number; socketErrors: number } | null;
-  /** CPU µs per request of the server, Redis and wrk during the measured pass (bench/cpu.ts). */
+  /**
+   * CPU µs per request of the server, the workers' own process, Redis, Postgres and wrk during the
+   * measured pass (bench/cpu.ts); for a variant whose workers run, until its drain had copied the
+   * pass's events (the drain's tail is work the events cost).
+   */
   cpu: CpuPerRequest;
   wrk: WrkResult;
+  /** How laurel ran (null: a bench server). */
+  processes: Processes | null;
+  /** The event log drain during and after the measured pass (its turns merged: the worst of each); null without workers. */
+  drain: DrainTurn | null;
+  /** The open-loop pass at half this round's req/s; null when not run. */
+  openLoop: OpenLoopPass | null;
+  /** CPU µs per request of the runner itself (sampling the drain, reading /proc) over the measured pass. */
+  runnerCpuUs: number | null;
+  /** Redis µs per request of the drain's sampling (bench/drain.ts), included in `cpu.redis`; null without workers. */
+  samplerRedisUs: number | null;
+  /** Rows in the variant's Postgres database when it stopped (every log entry drained, and the configuration); null without one. */
+  postgresRows: number | null;
+}
+
+/** An open-loop pass (bench/open-loop.ts) with what the runner measured around it. */
+export interface OpenLoopPass extends OpenLoopResult {
+  /** The round's closed-loop req/s the rate is half of. */
+  peak: number;
+  /** CPU µs per request over the pass (and the drain's tail); `wrk` is the open-loop client. */
+  cpu: CpuPerRequest;
+  drain: DrainTurn | null;
 }
 
 export interface Machine {
@@ -37,6 +67,8 @@ export interface Machine {
   loadAverageAtStart: number[];
   memoryGb: number;
   redis: string;
+  /** Postgres's server_version when a variant whose workers run was selected, else null. */
+  postgres: string | null;
   wrk: string;
   commit: string;
 }
@@ -57,6 +89,21 @@ export interface Settings {
   redisUrl: string;
   /** BENCH_BASELINE: the commit each laurel variant is also run as of (`<name>@base`), or null. */
   baseline: { revision: string; commit: string } | null;
+  /**
+   * Seconds of one turn of a variant whose workers run (BENCH_SYSTEM_SLICE; by default the whole
+   * `durationS`, one continuous load: a drain that falls behind shows only over a long enough load).
+   */
+  systemSliceS: number;
+  /** Seconds of each open-loop pass (BENCH_OPEN_DURATION; 0: none). */
+  openLoopS: number;
+  /** The variants that get an open-loop pass (BENCH_OPEN_LOOP). */
+  openLoopVariants: string[];
+  /** The longest wait for a drain to finish after a load, seconds. */
+  drainCapS: number;
+  /** How often the drain is read during a load and after it, ms (BENCH_DRAIN_SAMPLE_MS). */
+  drainSampleMs: number;
+  /** Postgres of the variants whose workers run (DATABASE_URL). */
+  databaseUrl: string;
 }
 
 /** One measured pass of every selected variant, in the order they ran. */
@@ -100,6 +147,49 @@ export interface VariantSummary {
   statuses: Record<string, number>;
   /** Medians over rounds of each process's CPU µs per request (null where a round lacks it). */
   cpu: CpuPerRequest;
+  processes: Processes | null;
+  /** The drain over the rounds; null without workers. */
+  drain: DrainSummary | null;
+  /** The open-loop passes over the rounds; null when none ran. */
+  openLoop: OpenLoopSummary | null;
+  runnerCpuUs: number | null;
+  samplerRedisUs: number | null;
+}
+
+/**
+ * A figure over rounds: each round's, in round order, and their median. null stands for "beyond
+ * measure" (a drain not done within the wait, a percentile that fell on an unanswered request)
+ * and ranks above every number.
+ */
+export interface OverRounds {
+  perRound: (number | null)[];
+  median: number | null;
+}
+
+export interface DrainSummary {
+  maxLagS: OverRounds;
+  maxBacklog: OverRounds;
+  backlogAtLoadEnd: OverRounds;
+  drainedAfterS: OverRounds;
+  leftAfter5s: OverRounds;
+}
+
+export interface OpenLoopSummary {
+  rate: OverRounds;
+  achievedRate: OverRounds;
+  p50Ms: OverRounds;
+  p90Ms: OverRounds;
+  p99Ms: OverRounds;
+  p999Ms: OverRounds;
+  sendDelayP99Ms: OverRounds;
+  /** Sums over rounds. */
+  unanswered: number;
+  waitedForConnection: number;
+  scheduled: number;
+  statuses: Record<string, number>;
+  errors: { connect: number; closed: number; parse: number };
+  cpu: CpuPerRequest;
+  drainMaxLagS: OverRounds | null;
 }
 
 export interface Ratio {
@@ -128,6 +218,8 @@ export interface Report {
   ratios: RatioSummary[];
   /** One per entry of TARGETS, in that order. */
   targets: TargetResult[];
+  /** One per entry of SYSTEM_TARGETS, in that order: the drain and the open loop. */
+  systemTargets: SystemTargetResult[];
   /** The first of `targets` (laurel-event), kept for readers of earlier reports. */
   target: TargetResult;
 }
@@ -154,13 +246,46 @@ export interface Target {
   threshold: number;
 }
 
-/** Every laurel variant against the design's floor (the foundation's target, kept by each issue). */
+/**
+ * Every laurel variant against the design's floor (the foundation's target, kept by each issue),
+ * and the system as it runs, workers and all ("Durability that costs little").
+ */
 export const TARGETS: Target[] = [
   { of: 'laurel-event', over: 'trivial-script', threshold: 0.6 },
   { of: 'laurel-streaks', over: 'trivial-script', threshold: 0.6 },
   { of: 'laurel-points', over: 'trivial-script', threshold: 0.6 },
   { of: 'laurel-features', over: 'trivial-script', threshold: 0.6 },
+  { of: 'laurel-system', over: 'trivial-script', threshold: 0.6 },
+  { of: 'laurel-split', over: 'trivial-script', threshold: 0.6 },
 ];
+
+/** What a system target judges, each round's figure against an upper bound. */
+export type SystemFigure = 'drain-lag' | 'drain-tail' | 'open-loop-p99';
+
+export interface SystemTarget {
+  variant: string;
+  figure: SystemFigure;
+  /** The most the figure may be (seconds, or ms for the open loop's p99). */
+  threshold: number;
+}
+
+export interface SystemTargetResult extends SystemTarget {
+  description: string;
+  /** Each measured round's figure, in round order; null: beyond measure (ranks above any bound). */
+  perRound: (number | null)[];
+  /** The median of `perRound` (null: beyond measure, or not measured when `roundsMeasured` is 0). */
+  value: number | null;
+  roundsMet: number;
+  roundsMeasured: number;
+  met: boolean | null;
+}
+
+/** The drain keeps up (never more than 2 s behind, nothing left 5 s after the load), and p99 at half the peak. */
+export const SYSTEM_TARGETS: SystemTarget[] = ['laurel-system', 'laurel-split'].flatMap((variant): SystemTarget[] => [
+  { variant, figure: 'drain-lag', threshold: 2 },
+  { variant, figure: 'drain-tail', threshold: TAIL_LIMIT_S },
+  { variant, figure: 'open-loop-p99', threshold: 10 },
+]);
 
 export const RATIO_PAIRS: [string, string][] = [
   ['laurel-event', 'trivial-script'],
@@ -173,6 +298,12 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-features', 'ten-command-script'],
   ['laurel-event', 'uws-hello'],
   ['trivial-script', 'uws-hello'],
+  ['laurel-api', 'trivial-script'],
+  ['laurel-system', 'trivial-script'],
+  ['laurel-split', 'trivial-script'],
+  ['laurel-system', 'laurel-api'],
+  ['laurel-split', 'laurel-api'],
+  ['laurel-api', 'laurel-features'],
 ];
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;
@@ -186,7 +317,7 @@ export function ratioPairs(names: string[]): [string, string][] {
 /** Builds a variant's result from wrk's figures. */
 export function variantResult(
   name: string, description: string, measured: WrkResult, warm: WrkResult | null, keysDeleted: number,
-  cpu: CpuPerRequest = { server: null, redis: null, wrk: null },
+  cpu: CpuPerRequest = { server: null, workers: null, redis: null, postgres: null, wrk: null },
 ): VariantResult {
   const rps = (r: WrkResult) => r.requests / (r.durationUs / 1e6);
   return {
@@ -202,6 +333,12 @@ export function variantResult(
     warmup: warm && { requestsPerSecond: rps(warm), non2xx: non2xx(warm), socketErrors: socketErrors(warm) },
     cpu,
     wrk: measured,
+    processes: null,
+    drain: null,
+    openLoop: null,
+    runnerCpuUs: null,
+    samplerRedisUs: null,
+    postgresRows: null,
   };
 }
 
@@ -232,6 +369,15 @@ export function mergeSlices(slices: WrkResult[]): WrkResult {
     },
     statuses,
   };
+}
+
+/**
+ * The turns (0-based, of `all`) in which a variant with `own` turns takes its own, spread over
+ * the round: 4 of 4 take every turn; 1 of 4 the third (the middle, whatever the direction); 2 of 4
+ * the second and the fourth.
+ */
+export function turnIndexes(own: number, all: number): number[] {
+  return Array.from({ length: own }, (_, j) => Math.floor((j * all) / own) + Math.floor(all / (2 * own)));
 }
 
 /** The median; the mean of the two middle values for an even count. */
@@ -277,11 +423,105 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     socketErrors: results.reduce((n, v) => n + v.socketErrors, 0),
     errors,
     statuses,
-    cpu: {
-      server: medianOrNull(results.map((v) => v.cpu?.server ?? null)),
-      redis: medianOrNull(results.map((v) => v.cpu?.redis ?? null)),
-      wrk: medianOrNull(results.map((v) => v.cpu?.wrk ?? null)),
-    },
+    cpu: medianCpu(results.map((v) => v.cpu)),
+    processes: results[0].processes ?? null,
+    drain: summarizeDrainRounds(results.map((v) => v.drain ?? null)),
+    openLoop: summarizeOpenLoops(results.map((v) => v.openLoop ?? null)),
+    runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
+    samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
+  };
+}
+
+/** Each process's median over rounds. */
+function medianCpu(cpus: (CpuPerRequest | undefined)[]): CpuPerRequest {
+  const of = (k: keyof CpuPerRequest) => medianOrNull(cpus.map((c) => c?.[k] ?? null));
+  return { server: of('server'), workers: of('workers'), redis: of('redis'), postgres: of('postgres'), wrk: of('wrk') };
+}
+
+/**
+ * The median of figures where null means "beyond measure" and ranks above every number; null
+ * when the median falls there (or there is nothing).
+ */
+export function medianBeyond(values: (number | null)[]): number | null {
+  if (values.length === 0) return null;
+  const m = median(values.map((v) => (v === null ? Infinity : v)));
+  return Number.isFinite(m) ? m : null;
+}
+
+const overRounds = (perRound: (number | null)[]): OverRounds => ({ perRound, median: medianBeyond(perRound) });
+
+/** The drain over the rounds that measured it; null when none did. */
+export function summarizeDrainRounds(turns: (DrainTurn | null)[]): DrainSummary | null {
+  const d = turns.filter((t): t is DrainTurn => t !== null);
+  if (d.length === 0) return null;
+  return {
+    maxLagS: overRounds(d.map((t) => t.maxLagS)),
+    maxBacklog: overRounds(d.map((t) => t.maxBacklog)),
+    backlogAtLoadEnd: overRounds(d.map((t) => t.backlogAtLoadEnd)),
+    drainedAfterS: overRounds(d.map((t) => t.drainedAfterS)),
+    leftAfter5s: overRounds(d.map((t) => t.leftAfter5s)),
+  };
+}
+
+function summarizeOpenLoops(passes: (OpenLoopPass | null)[]): OpenLoopSummary | null {
+  const o = passes.filter((p): p is OpenLoopPass => p !== null);
+  if (o.length === 0) return null;
+  const statuses: Record<string, number> = {};
+  const errors = { connect: 0, closed: 0, parse: 0 };
+  for (const p of o) {
+    for (const [k, n] of Object.entries(p.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+    errors.connect += p.errors.connect;
+    errors.closed += p.errors.closed;
+    errors.parse += p.errors.parse;
+  }
+  const drains = o.map((p) => p.drain);
+  return {
+    rate: overRounds(o.map((p) => p.rate)),
+    achievedRate: overRounds(o.map((p) => p.achievedRate)),
+    p50Ms: overRounds(o.map((p) => p.latencyMs.p50)),
+    p90Ms: overRounds(o.map((p) => p.latencyMs.p90)),
+    p99Ms: overRounds(o.map((p) => p.latencyMs.p99)),
+    p999Ms: overRounds(o.map((p) => p.latencyMs.p999)),
+    sendDelayP99Ms: overRounds(o.map((p) => p.sendDelayMs.p99)),
+    unanswered: o.reduce((n, p) => n + p.unanswered, 0),
+    waitedForConnection: o.reduce((n, p) => n + p.waitedForConnection, 0),
+    scheduled: o.reduce((n, p) => n + p.scheduled, 0),
+    statuses,
+    errors,
+    cpu: medianCpu(o.map((p) => p.cpu)),
+    drainMaxLagS: drains.every((d) => d !== null) ? overRounds(drains.map((d) => d!.maxLagS)) : null,
+  };
+}
+
+/** A variant's figure for a system target in one round: undefined when the round did not measure it. */
+function systemFigure(v: VariantResult, figure: SystemFigure): number | null | undefined {
+  if (figure === 'open-loop-p99') return v.openLoop === null || v.openLoop === undefined ? undefined : v.openLoop.latencyMs.p99;
+  if (v.drain === null || v.drain === undefined) return undefined;
+  return figure === 'drain-lag' ? v.drain.maxLagS : v.drain.drainedAfterS;
+}
+
+const SYSTEM_WORDS: Record<SystemFigure, (t: SystemTarget) => string> = {
+  'drain-lag': (t) => `${t.variant}: the drain never more than ${t.threshold} s behind during the load (the most seconds behind)`,
+  'drain-tail': (t) => `${t.variant}: nothing left to copy ${t.threshold} s after the load stopped (seconds until drained)`,
+  'open-loop-p99': (t) => `${t.variant}: p99 ≤ ${t.threshold} ms at half the peak, open loop (latency from the scheduled send)`,
+};
+
+/** Judges one system target on the rounds that measured it: the median of each round's figure. */
+export function judgeSystemTarget(target: SystemTarget, rounds: RoundResult[]): SystemTargetResult {
+  const perRound = rounds
+    .map((r) => r.variants.find((v) => v.name === target.variant))
+    .map((v) => (v === undefined ? undefined : systemFigure(v, target.figure)))
+    .filter((x): x is number | null => x !== undefined);
+  const value = medianBeyond(perRound);
+  const within = (x: number | null) => x !== null && x <= target.threshold;
+  return {
+    ...target,
+    description: SYSTEM_WORDS[target.figure](target),
+    perRound,
+    value,
+    roundsMet: perRound.filter(within).length,
+    roundsMeasured: perRound.length,
+    met: perRound.length === 0 ? null : within(value),
   };
 }
 
@@ -316,7 +556,8 @@ export function buildReport(machine: Machine, settings: Settings, names: string[
       met: r === null ? null : r >= target.threshold,
     };
   });
-  return { machine, settings, rounds, variants, ratios, targets, target: targets[0] };
+  const systemTargets = SYSTEM_TARGETS.map((t) => judgeSystemTarget(t, rounds));
+  return { machine, settings, rounds, variants, ratios, targets, systemTargets, target: targets[0] };
 }
 
 function errorsCell(v: VariantSummary): string {
@@ -339,7 +580,9 @@ function statusesCell(v: VariantSummary): string {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const us = (n: number | null) => (n === null ? 'n/a' : n.toFixed(1));
-const cpuCell = (v: VariantSummary) => `${us(v.cpu.server)} / ${us(v.cpu.redis)} / ${us(v.cpu.wrk)}`;
+/** The variant's own processes: the server, and the workers when they run in a process of their own. */
+const ownCpu = (c: CpuPerRequest) => (c.server === null || c.workers === null ? c.server : c.server + c.workers);
+const cpuCell = (v: VariantSummary) => `${us(ownCpu(v.cpu))} / ${us(v.cpu.redis)} / ${us(v.cpu.wrk)}`;
 const ms = (n: number) => n.toFixed(2);
 const pct = (n: number | null) => (n === null ? 'n/a' : `${(n * 100).toFixed(1)}%`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -372,10 +615,14 @@ export function renderMarkdown(report: Report): string {
     ? `| ${v.name} | ${int(v.requestsPerSecond)} | ${v.perRound.map(int).join(' / ')} | ${pct(v.spread)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`
     : `| ${v.name} | ${int(v.requestsPerSecond)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`;
   const lines = [
-    `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}, ${m.wrk}` +
+    `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}${m.postgres ? `, Postgres ${m.postgres}` : ''}, ${m.wrk}` +
       ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
     `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant, in turns of ${s.sliceS} s;` +
-      ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.`,
+      ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.` +
+      (report.variants.some((v) => v.drain !== null)
+        ? ` Variants whose workers run: ${s.systemSliceS === s.durationS ? `one load of ${s.durationS} s` : `turns of ${s.systemSliceS} s`}, each followed by the wait for` +
+          ` their drain (at most ${s.drainCapS} s); CPU per request includes that tail.`
+        : ''),
     many
       ? `${plural(n, 'round')}, each with a fresh server per variant, all started first, then measured in turns (forwards, then backwards),` +
         ` in rotated order (${orders}). req/s: each round's requests over its measured seconds, the median over rounds, then each round's` +
@@ -395,7 +642,102 @@ export function renderMarkdown(report: Report): string {
     ...report.ratios.map((r) => ratioLine(r, n)),
     ...report.targets.map(targetLine),
   ];
+  const system = renderSystem(report);
+  if (system.length > 0) lines.push('', ...system);
   return lines.join('\n') + '\n';
+}
+
+const secs = (n: number | null) => (n === null ? '—' : n.toFixed(2));
+
+/** A figure over rounds: the median, then each round's when there are several. */
+function overCell(o: OverRounds, fmt: (n: number | null) => string, beyond: string, many: boolean): string {
+  const f = (x: number | null) => (x === null ? beyond : fmt(x));
+  return many ? `${f(o.median)} (${o.perRound.map(f).join(' / ')})` : f(o.median);
+}
+
+const workersCell = (v: VariantSummary, c: CpuPerRequest) =>
+  v.processes === 'start' ? 'in api' : v.processes === 'split' ? us(c.workers) : '—';
+
+function systemCpuCell(v: VariantSummary, c: CpuPerRequest): string {
+  return `${us(c.server)} / ${workersCell(v, c)} / ${us(c.redis)} / ${us(c.postgres)} / ${us(c.wrk)}`;
+}
+
+const RUNS_AS: Record<Processes, string> = {
+  api: '`laurel api`, no workers',
+  start: '`laurel start`: api + workers, one process',
+  split: '`laurel api` + `laurel workers`',
+};
+
+function systemTargetLine(t: SystemTargetResult): string {
+  const head = `- Target ${t.description}: `;
+  if (t.met === null) return `${head}not measured`;
+  const unit = t.figure === 'open-loop-p99' ? ' ms' : ' s';
+  // Seconds to the millisecond (stream ids and clocks have it): 1.997 s is within 2 s, 2.004 s is not.
+  const digits = t.figure === 'open-loop-p99' ? 2 : 3;
+  const f = (x: number | null) => (x === null ? (t.figure === 'open-loop-p99' ? 'unanswered' : `not drained within the wait`) : `${x.toFixed(digits)}${unit}`);
+  const verdict = t.met ? '**met**' : '**NOT met**';
+  if (t.roundsMeasured === 1) return `${head}${verdict} (${f(t.value)})`;
+  return `${head}${verdict}: median ${f(t.value)} (per round ${t.perRound.map(f).join(' / ')}), met in ${t.roundsMet} of ${t.roundsMeasured} rounds`;
+}
+
+/**
+ * The whole system: per variant the drain's backlog and every process's CPU per event, then the
+ * open-loop passes, then the system's targets. Empty when the run measured none of it.
+ */
+export function renderSystem(report: Report): string[] {
+  const many = report.rounds.length > 1;
+  const drained = report.variants.some((v) => v.drain !== null);
+  const open = report.variants.filter((v) => v.openLoop !== null);
+  if (!drained && open.length === 0) return [];
+  const s = report.settings;
+  const lines = [
+    '### The whole system',
+    '',
+    'The event log drain (workers/log-drain.ts) of the variants whose workers run, read from Redis during each measured pass and' +
+      ` after it (bench/drain.ts, every ${s.drainSampleMs} ms): the most seconds behind (now − the time of the oldest entry` +
+      ' not yet in Postgres) and the most entries waiting during the load, what waited when it stopped, and the seconds until nothing' +
+      ` waited (the wait stops at ${s.drainCapS} s). CPU µs per event of each process over the measured pass, and for those with workers` +
+      ' until their drain had copied its events: api (the server) / workers (their own process) / Redis / Postgres (every local Postgres' +
+      " process: shared, so the variants without workers show the background) / load generator; the runner's own (sampling) apart." +
+      (many ? " Each cell: the median over rounds, then each round's." : ''),
+    '',
+    '| variant | runs as | req/s | drain: most behind, s | most waiting | waiting at load end | drained after, s | CPU µs/event: api / workers / Redis / Postgres / wrk | sampling µs/event: runner / Redis |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.variants.map((v) => {
+      const d = v.drain;
+      const dc = d === null
+        ? ['—', '—', '—', '—']
+        : [overCell(d.maxLagS, secs, '—', many), overCell(d.maxBacklog, (x) => int(x ?? 0), '—', many),
+          overCell(d.backlogAtLoadEnd, (x) => int(x ?? 0), '—', many), overCell(d.drainedAfterS, secs, `> ${s.drainCapS}`, many)];
+      return `| ${v.name} | ${v.processes === null ? 'bench server' : RUNS_AS[v.processes]} | ${int(v.requestsPerSecond)} | ${dc.join(' | ')} | ${systemCpuCell(v, v.cpu)} | ${us(v.runnerCpuUs)} / ${v.samplerRedisUs === null ? '—' : us(v.samplerRedisUs)} |`;
+    }),
+  ];
+  if (open.length > 0) {
+    lines.push(
+      '',
+      `Open loop: after the round's closed-loop passes, ${s.openLoopS} s at a fixed rate of half the variant's req/s in that round,` +
+        ` evenly spaced, over ${s.connections} keep-alive connections (bench/open-loop-client.ts, the same requests as wrk's), every latency` +
+        " measured from the request's scheduled send time (queueing shows; no coordinated omission); a request not answered within" +
+        ` ${s.timeoutS} s after the last was scheduled ranks above every answer. Client delay: from the scheduled time to the client's write` +
+        ' (its own share of the latency). CPU as above, the open-loop client in place of wrk.',
+      '',
+      '| variant | rate, req/s | answered/s | p50 ms | p90 ms | p99 ms | p99.9 ms | unanswered | client delay p99 ms | waited for a connection | drain: most behind, s | CPU µs/request: api / workers / Redis / Postgres / client | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...open.map((v) => {
+        const o = v.openLoop!;
+        const e = o.errors;
+        const errs = e.connect + e.closed + e.parse === 0 ? '0' : `**connect ${e.connect}, closed ${e.closed}, parse ${e.parse}**`;
+        const non2xx = Object.entries(o.statuses).filter(([k]) => !k.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+        return `| ${v.name} | ${overCell(o.rate, (x) => int(x ?? 0), '—', many)} | ${overCell(o.achievedRate, (x) => int(x ?? 0), '—', many)}` +
+          ` | ${overCell(o.p50Ms, secs, 'unanswered', many)} | ${overCell(o.p90Ms, secs, 'unanswered', false)} | ${overCell(o.p99Ms, secs, 'unanswered', many)}` +
+          ` | ${overCell(o.p999Ms, secs, 'unanswered', false)} | ${int(o.unanswered)} of ${int(o.scheduled)} | ${overCell(o.sendDelayP99Ms, secs, '—', false)}` +
+          ` | ${int(o.waitedForConnection)} | ${o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} | ${systemCpuCell(v, o.cpu)}` +
+          ` | ${non2xx > 0 ? `**${non2xx} non-2xx**${errs === '0' ? '' : `, ${errs}`}` : errs} |`;
+      }),
+    );
+  }
+  lines.push('', ...report.systemTargets.map(systemTargetLine));
+  return lines;
 }
 
 const START = '<!-- bench:results:start -->';

@@ -21,7 +21,20 @@
  *   BENCH_VARIANTS     comma-separated subset of variant names (all)
  *   BENCH_BASELINE     a git revision: each selected laurel variant also runs as of it (<name>@base),
  *                      in the same turns, with the ratio of the two per round (bench/baseline.ts)
+ *   BENCH_SYSTEM_SLICE seconds of one turn of a variant whose workers run (BENCH_DURATION: one load)
+ *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
+ *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-split;
+ *                      `all`, or `none`)
+ *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
+ *   DATABASE_URL       Postgres of laurel-system and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
+ *
+ * A variant whose workers run (laurel-system, laurel-split) is measured with its workers running:
+ * during each of its loads and after it the runner reads the event log drain's backlog
+ * (bench/drain.ts), waits until the drain has copied the load's events (so its drain never runs in
+ * another variant's turn, and its CPU per event includes the drain's tail), and reads the CPU of
+ * each process, Postgres's too (bench/cpu.ts). After the round's closed-loop turns, the variants
+ * of BENCH_OPEN_LOOP get an open-loop pass at half their req/s in the round (bench/open-loop.ts).
  *
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
@@ -30,14 +43,18 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
 import { BaselineError, baselineName, prepareBaseline, type Baseline } from './baseline.js';
-import { isLocalRedis, perRequest, sample, type CpuSample } from './cpu.js';
+import type pg from 'pg';
+import { addTicks, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
+import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
+import { runOpenLoop } from './open-loop.js';
+import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
-  buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
-  type Machine, type RoundResult, type Settings, type VariantResult,
+  buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, turnIndexes, variantResult, writeReport,
+  type Machine, type OpenLoopPass, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
-import { baselineTwin, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
+import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 
 const HOST = '127.0.0.1';
@@ -67,10 +84,30 @@ function count(name: string, fallback: number, min: number): number {
 /**
  * The published setup: only a run with these (and every variant) replaces results/latest.* and
  * the README's table. Short passes, repeated over rounds: three rounds of 8 s per variant, in
- * turns of 2 s, say more on a noisy machine than one 30 s pass, and a full run of the seven
- * variants stays under ten minutes.
+ * turns of 2 s, say more on a noisy machine than one 30 s pass; a full run of the ten variants,
+ * with the drain's tails and the open-loop passes, takes about a quarter of an hour.
  */
-const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2 };
+const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2, openLoopS: 8 };
+
+/**
+ * The open loop's variants by default: the floor, and the full scenario with and without the
+ * workers (each pass adds BENCH_OPEN_DURATION seconds to a round).
+ */
+const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-split'];
+
+/** The longest wait for a drain to finish after a load (then the run goes on, and says so). */
+const DRAIN_CAP_S = 30;
+
+function openLoopVariants(): string[] {
+  const raw = (process.env.BENCH_OPEN_LOOP ?? '').trim();
+  if (raw === '') return DEFAULT_OPEN_LOOP;
+  if (raw === 'none') return [];
+  if (raw === 'all') return VARIANTS.map((v) => v.name);
+  const names = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !VARIANTS.some((v) => v.name === n));
+  if (unknown.length > 0) throw new UsageError(`BENCH_OPEN_LOOP: unknown ${unknown.join(', ')}; known: all, none, ${VARIANTS.map((v) => v.name).join(', ')}`);
+  return names;
+}
 
 function loadSettings(): Settings {
   const threads = count('BENCH_THREADS', DEFAULTS.threads, 1);
@@ -93,7 +130,19 @@ function loadSettings(): Settings {
     idempotencyPool: 20_000,
     redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
     baseline: null,
+    systemSliceS: systemSlice(durationS),
+    openLoopS: seconds('BENCH_OPEN_DURATION', DEFAULTS.openLoopS, 0),
+    openLoopVariants: openLoopVariants(),
+    drainCapS: DRAIN_CAP_S,
+    drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
+    databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
   };
+}
+
+function systemSlice(durationS: number): number {
+  const s = seconds('BENCH_SYSTEM_SLICE', durationS, 1);
+  if (durationS % s !== 0) throw new UsageError(`BENCH_DURATION (${durationS} s) must be a multiple of BENCH_SYSTEM_SLICE (${s} s)`);
+  return s;
 }
 
 /** Why a run is not the published setup (so it writes `partial`); empty when it is. */
@@ -108,6 +157,10 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   for (const [env, key] of differs) {
     if (settings[key] !== DEFAULTS[key]) reasons.push(`${env}=${settings[key]} (default ${DEFAULTS[key]})`);
   }
+  if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
+  if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
+  if (settings.systemSliceS !== settings.durationS) reasons.push(`BENCH_SYSTEM_SLICE=${settings.systemSliceS} (default BENCH_DURATION)`);
+  if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
   return reasons;
 }
 
@@ -140,7 +193,7 @@ function rotated<T>(list: T[], index: number): T[] {
   return [...list.slice(k), ...list.slice(0, k)];
 }
 
-async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
+async function machineFacts(redis: Redis, wrk: string, postgres: pg.Client | null): Promise<Machine> {
   const cpuList = cpus();
   return {
     date: new Date().toISOString(),
@@ -151,6 +204,7 @@ async function machineFacts(redis: Redis, wrk: string): Promise<Machine> {
     loadAverageAtStart: loadavg(),
     memoryGb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     redis: await redisVersion(redis),
+    postgres: postgres === null ? null : await postgresVersion(postgres),
     wrk,
     commit: gitCommit(),
   };
@@ -212,75 +266,212 @@ interface Running {
   port: number;
   warm: WrkResult | null;
   slices: WrkResult[];
-  /** CPU ticks of the measured slices, summed (null: not readable). */
+  /** CPU ticks of the measured slices (and their drains' tails), summed (null: not readable). */
   ticks: CpuSample;
+  /** The runner's own CPU µs over the measured slices (sampling the drain, reading /proc). */
+  runnerUs: number;
+  /** Redis µs of the drain's sampling (its script calls) over the measured slices. */
+  samplerRedisUs: number;
+  /** Reads the drain of a variant whose workers run; null otherwise. */
+  monitor: DrainMonitor | null;
+  drainTurns: DrainTurn[];
+  /** The variant's own database (bench/postgres.ts), when its workers run. */
+  database: { name: string; url: string } | null;
 }
 
-const addTicks = (a: number | null, before: number | null, after: number | null) =>
-  a === null || before === null || after === null ? null : a + after - before;
+const pidsOf = (session: Session, redisPid: number | null): Pids => ({
+  server: session.child.proc.pid, workers: session.workers?.proc.pid ?? null, redis: redisPid,
+});
+
+/** The runner's user + system CPU µs so far. */
+function runnerUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+function drainLine(d: DrainTurn, capS: number): string {
+  const tail = d.drainedAfterS === null ? `NOT drained ${capS} s after the load` : `drained ${d.drainedAfterS.toFixed(2)} s after the load`;
+  return `drain: at most ${d.maxLagS.toFixed(2)} s behind, ${d.maxBacklog} entries waiting; ${d.backlogAtLoadEnd} at the load's end; ${tail}`;
+}
+
+/**
+ * Waits until a variant whose workers run has copied its log (after its probe event: the workers
+ * are up and the drain works end to end; after a warm-up: a load starts with nothing waiting).
+ * Fails when the workers exit.
+ */
+async function settleDrain(r: Running, capS: number, what: string, signal: AbortSignal): Promise<void> {
+  if (r.monitor === null) return;
+  const procs = [r.session.child, ...(r.session.workers === null ? [] : [r.session.workers])];
+  const exited = procs.find((c) => c.proc.exitCode !== null || c.proc.signalCode !== null);
+  if (exited) throw new Error(`${exited.name} exited:\n${exited.output.join('\n')}`);
+  if (!(await r.monitor.waitDrained(capS, signal))) {
+    const dead = procs.find((c) => c.proc.exitCode !== null || c.proc.signalCode !== null);
+    if (dead) throw new Error(`${dead.name} exited:\n${dead.output.join('\n')}`);
+    if (what === 'probe') throw new Error(`${r.variant.name}: the drain did not copy the probe event within ${capS} s:\n${procs.flatMap((c) => c.output).join('\n')}`);
+    log(`  ${r.variant.name}: the drain had not caught up ${capS} s after the ${what}`);
+  }
+}
+
+/** Stops a session's processes (the workers' own too), the way an operator would. */
+async function stopSession(session: Session): Promise<void> {
+  await Promise.all([stop(session.child), ...(session.workers === null ? [] : [stop(session.workers)])]);
+}
 
 /**
  * One round: every variant's server started and prepared, each warmed up, then measured in turns
- * of BENCH_SLICE seconds (forwards, then backwards) until each has had BENCH_DURATION seconds.
- * The servers are always stopped and their keys deleted.
+ * of BENCH_SLICE seconds (forwards, then backwards) until each has had BENCH_DURATION seconds; a
+ * variant whose workers run takes turns of BENCH_SYSTEM_SLICE seconds (one load of BENCH_DURATION
+ * by default), each followed by the wait for its drain. Then the open-loop passes. The servers are
+ * always stopped and their keys (and rows) deleted.
  */
 async function measureRound(
-  order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, signal: AbortSignal,
+  order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal,
 ): Promise<VariantResult[]> {
   const running: Running[] = [];
   const results: VariantResult[] = [];
+  const withPostgres = postgresTicks() !== null;
+  /** Databases created this round, dropped at its end whatever happens. */
+  const databases: string[] = [];
   try {
     for (const variant of order) {
       const port = await freePort(HOST);
-      const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl });
-      running.push({ variant, session, port, warm: null, slices: [], ticks: { server: 0, redis: 0, children: 0 } });
+      const database = variant.postgres && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
+      if (database !== null) databases.push(database.name);
+      const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url });
+      const r: Running = {
+        variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
+        monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
+        drainTurns: [], database,
+      };
+      running.push(r);
       log(`${variant.name}: ${variant.description}`);
-      log(`  server pid ${session.child.proc.pid ?? '?'} on ${HOST}:${port}`);
+      log(`  server pid ${session.child.proc.pid ?? '?'}${session.workers ? `, workers pid ${session.workers.proc.pid ?? '?'}` : ''} on ${HOST}:${port}`);
       await waitReady(session.child, session.readyUrl, signal);
       await variant.prepare?.(session, signal);
+      await settleDrain(r, 20, 'probe', signal);
     }
     if (settings.warmupS > 0) {
       log(`  warm-up ${settings.warmupS} s each`);
-      for (const r of running) r.warm = await load(settings, r.session, settings.warmupS, tagOf('warm'), signal);
+      for (const r of running) {
+        r.warm = await load(settings, r.session, settings.warmupS, tagOf('warm'), signal);
+        await settleDrain(r, settings.drainCapS, 'warm-up', signal);
+      }
     }
-    const slices = settings.durationS / settings.sliceS;
-    log(`  measuring ${settings.durationS} s each, in ${slices} turns of ${settings.sliceS} s`);
+    const normal = settings.durationS / settings.sliceS;
+    const system = settings.durationS / settings.systemSliceS;
+    const turns = Math.max(normal, system);
+    const plan = (r: Running) => turnIndexes(r.monitor === null ? normal : system, turns);
+    log(`  measuring ${settings.durationS} s each, in ${normal} turns of ${settings.sliceS} s` +
+      (running.some((r) => r.monitor !== null) ? ` (with workers: ${system} of ${settings.systemSliceS} s, each followed by the wait for the drain)` : ''));
     const tags = running.map((r) => tagOf(`idem-${r.variant.name}`));
-    for (let k = 0; k < slices; k++) {
+    for (let k = 0; k < turns; k++) {
       const turn = k % 2 === 0 ? running : [...running].reverse();
       for (const r of turn) {
-        const pid = r.session.child.proc.pid;
-        const before = sample(pid, redisPid);
-        const slice = await load(settings, r.session, settings.sliceS, tags[running.indexOf(r)], signal);
-        const after = sample(pid, redisPid);
+        if (!plan(r).includes(k)) continue;
+        const sliceS = r.monitor === null ? settings.sliceS : settings.systemSliceS;
+        const pids = pidsOf(r.session, redisPid);
+        const before = sample(pids, withPostgres);
+        const ownBefore = runnerUs();
+        const pass = load(settings, r.session, sliceS, tags[running.indexOf(r)], signal);
+        let slice: WrkResult;
+        if (r.monitor === null) {
+          slice = await pass;
+        } else {
+          const evalBefore = await evalMicros(redis);
+          const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
+          r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
+          slice = watched.result;
+          r.drainTurns.push(watched.drain);
+          log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}`);
+        }
+        const after = sample(pids, withPostgres);
+        r.runnerUs += runnerUs() - ownBefore;
         r.slices.push(slice);
-        r.ticks = {
-          server: addTicks(r.ticks.server, before.server, after.server),
-          redis: addTicks(r.ticks.redis, before.redis, after.redis),
-          children: addTicks(r.ticks.children, before.children, after.children),
-        };
+        r.ticks = addTicks(r.ticks, before, after);
       }
     }
     for (const r of running) {
       const measured = mergeSlices(r.slices);
-      const cpu = perRequest({ server: 0, redis: 0, children: 0 }, r.ticks, measured.requests);
-      results.push(variantResult(r.variant.name, r.variant.description, measured, r.warm, 0, cpu));
-      log(`${r.variant.name}:${summary(results[results.length - 1])}`);
+      const cpu = perRequest(ZERO_SAMPLE, r.ticks, measured.requests);
+      const result = variantResult(r.variant.name, r.variant.description, measured, r.warm, 0, cpu);
+      result.processes = r.variant.processes ?? null;
+      result.drain = mergeDrainTurns(r.drainTurns);
+      result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
+      result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
+      results.push(result);
+      log(`${r.variant.name}:${summary(result)}`);
     }
-  } finally {
-    for (const r of running) {
-      await stop(r.session.child);
-      // The port must be free again: a server still on it would take connections of the next run.
-      if (await portAnswers(r.port, HOST)) log(`  WARNING: something still answers on ${HOST}:${r.port} after ${r.variant.name} stopped`);
-      if (r.session.prefix !== null) {
-        const deleted = await deleteByPrefix(redis, r.session.prefix);
-        const result = results.find((x) => x.name === r.variant.name);
-        if (result) result.keysDeleted = deleted;
-        log(`  deleted ${deleted} keys under ${r.session.prefix}:`);
+    if (settings.openLoopS > 0) {
+      for (const r of running) {
+        if (!settings.openLoopVariants.includes(r.variant.name)) continue;
+        const result = results.find((x) => x.name === r.variant.name)!;
+        result.openLoop = await openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal);
+        const o = result.openLoop;
+        const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
+        log(`  ${r.variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
+          `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
       }
     }
+  } finally {
+    // Every step on its own: a failed clean-up neither hides the error that ended the round nor
+    // skips the next variant's.
+    const step = async (what: string, f: () => Promise<void>) => {
+      try {
+        await f();
+      } catch (err) {
+        log(`  WARNING: ${what} failed: ${(err as Error).message}`);
+      }
+    };
+    for (const r of running) {
+      await step(`stopping ${r.variant.name}`, () => stopSession(r.session));
+      // The port must be free again: a server still on it would take connections of the next run.
+      if (await portAnswers(r.port, HOST)) log(`  WARNING: something still answers on ${HOST}:${r.port} after ${r.variant.name} stopped`);
+      const result = results.find((x) => x.name === r.variant.name);
+      if (r.session.prefix !== null) {
+        await step(`deleting the keys of ${r.variant.name}`, async () => {
+          const deleted = await deleteByPrefix(redis, r.session.prefix!);
+          if (result) result.keysDeleted = deleted;
+          log(`  deleted ${deleted} keys under ${r.session.prefix}:`);
+        });
+      }
+      if (r.database !== null) {
+        const rows = await countRows(r.database.url);
+        if (result) result.postgresRows = rows;
+        log(`  ${rows ?? '?'} rows in Postgres (laurel_events, laurel_config); dropping the database ${r.database.name}`);
+      }
+    }
+    for (const name of databases) await step(`dropping the database ${name}`, () => dropDatabase(postgres!, name));
   }
   return results;
+}
+
+/**
+ * The open-loop pass of one variant: half its req/s of the round, for BENCH_OPEN_DURATION seconds,
+ * with the drain watched (and waited for) as in a closed-loop turn.
+ */
+async function openLoop(
+  r: Running, peak: number, settings: Settings, redisPid: number | null, withPostgres: boolean, signal: AbortSignal,
+): Promise<OpenLoopPass> {
+  const url = new URL(r.session.eventUrl);
+  const pids = pidsOf(r.session, redisPid);
+  const before = sample(pids, withPostgres);
+  const pass = runOpenLoop({
+    host: url.hostname, port: Number(url.port), path: EVENT_PATH, apiKey: r.session.apiKey,
+    rate: peak / 2, durationS: settings.openLoopS, connections: settings.connections,
+    users: settings.users, idempotencyShare: settings.idempotencyShare, idempotencyPool: settings.idempotencyPool,
+    tag: tagOf(`open-${r.variant.name}`), timeoutS: settings.timeoutS,
+  }, signal);
+  let drain: DrainTurn | null = null;
+  let result;
+  if (r.monitor === null) {
+    result = await pass;
+  } else {
+    const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
+    result = watched.result;
+    drain = watched.drain;
+  }
+  const after = sample(pids, withPostgres);
+  return { ...result, peak, drain, cpu: perRequest(before, after, result.completed) };
 }
 
 function summary(r: VariantResult): string {
@@ -323,10 +514,19 @@ async function main(): Promise<number> {
     throw new UsageError('dist/ is missing: run `npm run bench` (it builds first), not dist/bench/run.js alone');
   }
   const redis = await connectRedis(settings.redisUrl);
+  let postgres: pg.Client | null = null;
+  if (variants.some((v) => v.postgres)) {
+    try {
+      postgres = await connectPostgres(settings.databaseUrl);
+    } catch (err) {
+      redis.disconnect();
+      throw err;
+    }
+  }
   onSignals();
   const rounds: RoundResult[] = [];
   try {
-    const machine = await machineFacts(redis, wrk);
+    const machine = await machineFacts(redis, wrk, postgres);
     const redisPid = await localRedisPid(redis);
     const passes = settings.rounds * variants.length;
     log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
@@ -347,7 +547,7 @@ async function main(): Promise<number> {
       };
       log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)}, ` +
         `speed probe ${Math.round(round.speedProbeMs)} ms)`);
-      round.variants = await measureRound(order, settings, redis, redisPid, controller.signal);
+      round.variants = await measureRound(order, settings, redis, redisPid, postgres, controller.signal);
       round.ratios = roundRatios(round.variants);
       // The targets' ratios and how the two laurel variants compare, as far as measured.
       const twins = order.filter((v) => v.name.endsWith(baselineName(''))).map((v) => ratioName(v.name.slice(0, -baselineName('').length), v.name));
@@ -377,6 +577,7 @@ async function main(): Promise<number> {
   } finally {
     await stopAll();
     redis.disconnect();
+    await postgres?.end().catch(() => {});
   }
 }
 
@@ -387,7 +588,8 @@ main().then(
       process.stderr.write(`bench: ${(controller.signal.reason as Error).message}; servers stopped, keys deleted\n`);
       process.exit(130);
     }
-    const setup = err instanceof UsageError || err instanceof RedisUnavailableError || err instanceof BaselineError;
+    const setup = err instanceof UsageError || err instanceof RedisUnavailableError || err instanceof BaselineError ||
+      err instanceof PostgresUnavailableError;
     process.stderr.write(`bench: ${setup ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
     process.exit(setup ? 2 : 1);
   },

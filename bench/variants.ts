@@ -9,11 +9,18 @@
  *   laurel-streaks  the same server and load, the metric with three achievements and a daily streak
  *   laurel-points   and an XP points system (10 points a lesson, two levels)
  *   laurel-features and a leaderboard of the top 100: what issues 3, 4 and 5 put on a metric
+ *
+ * The system as it runs (the full scenario: three achievements, a daily streak, a points trigger
+ * and a capped leaderboard of 1,000 on the metric), each with Postgres (DATABASE_URL):
+ *   laurel-api      `laurel api` alone: no workers, so nothing drains the event log
+ *   laurel-system   `laurel start` (as `npm start`): the api and the workers in one process
+ *   laurel-split    `laurel api` and `laurel workers`, two processes
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { baselineName } from './baseline.js';
+import { loadSettings } from '../src/lib/settings.js';
 import { startNode, type Child } from './processes.js';
 
 /** The repository root, from dist/bench/variants.js. */
@@ -35,10 +42,27 @@ export interface Launch {
   host: string;
   port: number;
   redisUrl: string;
+  /** Postgres of the variants whose workers run (default postgres://postgres@127.0.0.1:5432/postgres). */
+  databaseUrl?: string;
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A laurel installation whose workers drain its event log: what bench/drain.ts reads. */
+export interface DrainSetup {
+  /** LAUREL_PREFIX: its Redis keys and its rows in Postgres. */
+  prefix: string;
+  partitions: number;
+  databaseUrl: string;
 }
 
 export interface Session {
+  /** The server under load: a bench server, or laurel's api (with the workers under `laurel start`). */
   child: Child;
+  /** laurel's workers in a process of their own (`laurel workers`); null otherwise. */
+  workers: Child | null;
+  /** Set when the variant's workers run (in `child` or in `workers`): the drain to watch. */
+  drain: DrainSetup | null;
   /** Redis key prefix to delete afterwards; null when the variant writes nothing. */
   prefix: string | null;
   /** The X-API-KEY sent with every request ('' when the server ignores it). */
@@ -53,6 +77,10 @@ export interface Variant {
   launch(at: Launch): Session;
   /** Runs once the server is ready, before the warm-up: configuration the load needs. */
   prepare?(session: Session, signal: AbortSignal): Promise<void>;
+  /** True when it needs Postgres (its workers run). */
+  postgres?: boolean;
+  /** How laurel runs (laurel's variants only). */
+  processes?: Processes;
 }
 
 function hex(bytes: number): string {
@@ -84,7 +112,7 @@ export const uwsHello: Variant = {
   description: 'uWebSockets.js reads the POST body and answers {"ok":true}',
   launch(at) {
     const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host };
-    return { child: startNode('uws-hello', server('hello.js'), [], env), prefix: null, apiKey: '', ...urls(at) };
+    return { child: startNode('uws-hello', server('hello.js'), [], env), workers: null, drain: null, prefix: null, apiKey: '', ...urls(at) };
   },
 };
 
@@ -94,7 +122,7 @@ export const trivialScript: Variant = {
   launch(at) {
     const prefix = `bench-trivial-${hex(6)}`;
     const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, REDIS_URL: at.redisUrl };
-    return { child: startNode('trivial-script', server('trivial-script.js'), [], env), prefix, apiKey: '', ...urls(at) };
+    return { child: startNode('trivial-script', server('trivial-script.js'), [], env), workers: null, drain: null, prefix, apiKey: '', ...urls(at) };
   },
 };
 
@@ -104,7 +132,7 @@ export const tenCommandScript: Variant = {
   launch(at) {
     const prefix = `bench-ten-${hex(6)}`;
     const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, BENCH_SCRIPT: 'ten', REDIS_URL: at.redisUrl };
-    return { child: startNode('ten-command-script', server('trivial-script.js'), [], env), prefix, apiKey: '', ...urls(at) };
+    return { child: startNode('ten-command-script', server('trivial-script.js'), [], env), workers: null, drain: null, prefix, apiKey: '', ...urls(at) };
   },
 };
 
@@ -134,33 +162,59 @@ async function put(url: string, apiKey: string, body: unknown, signal: AbortSign
  */
 export const LAUREL_NODE_FLAGS = ['--max-semi-space-size=32'];
 
-/**
- * A variant of the real laurel api (`node --max-semi-space-size=32 dist/src/cli.js api`), the same
- * server and load for both: `features` false prepares the bare metric, true adds the product's
- * scenario on it.
- */
 /** What the metric carries, issue by issue: nothing, achievements and a streak, + points, + a leaderboard. */
 type Features = 'none' | 'streaks' | 'points' | 'all';
 
-/** A laurel variant, run from the tree at `root` (this checkout's, or a baseline's: bench/baseline.ts). */
-function laurel(name: string, description: string, features: Features, root = ROOT): Variant {
+/**
+ * How laurel runs: `api` alone (`laurel api`: nothing drains the event log), `start` (as `npm
+ * start`: the api and the workers in one process), `split` (`laurel api` and `laurel workers`).
+ */
+export type Processes = 'api' | 'start' | 'split';
+
+/** A laurel variant's recipe: name, description, what the metric carries, how laurel runs, the board's size. */
+interface LaurelSpec {
+  name: string;
+  description: string;
+  features: Features;
+  processes: Processes;
+  /** maxParticipants of the leaderboard (features 'all'). */
+  board: number;
+}
+
+/**
+ * A laurel variant, run from the tree at `root` (this checkout's, or a baseline's:
+ * bench/baseline.ts): `node --max-semi-space-size=32 dist/src/cli.js api` (or `start`, or `api`
+ * and `workers`), the same load for all.
+ */
+function laurel(spec: LaurelSpec, root = ROOT): Variant {
+  const { name, description, features, processes, board } = spec;
   return {
     name,
     description,
+    postgres: processes !== 'api',
+    processes,
     launch(at) {
       const prefix = `bench${hex(6)}`;
       const apiKey = `bench-admin-${hex(16)}`;
+      const databaseUrl = at.databaseUrl ?? DEFAULT_DATABASE_URL;
       const env = {
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
+        ...(processes === 'api' ? {} : { DATABASE_URL: databaseUrl }),
       };
-      return { child: startNode(name, `${root}dist/src/cli.js`, ['api'], env, LAUREL_NODE_FLAGS), prefix, apiKey, ...urls(at) };
+      const cli = `${root}dist/src/cli.js`;
+      const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, LAUREL_NODE_FLAGS);
+      // The workers as docs/operations.md and the Docker image run them (the image's flags too).
+      const workers = processes === 'split' ? startNode(`${name} workers`, cli, ['workers'], env, LAUREL_NODE_FLAGS) : null;
+      // The partitions as laurel reads them (LAUREL_PARTITIONS is not set: its default).
+      const drain = processes === 'api' ? null : { prefix, partitions: loadSettings(env).partitions, databaseUrl };
+      return { child, workers, drain, prefix, apiKey, ...urls(at) };
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
      * a daily streak with freezes, an XP system (10 points a lesson, two levels) and a leaderboard of
-     * the top 100 learners, so every event also evaluates achievements, extends or reads the streak,
-     * awards points and ranks the user (phase 2). Then one probe event.
+     * the top `board` learners, so every event also evaluates achievements, extends or reads the
+     * streak, awards points and ranks the user (phase 2). Then one probe event.
      */
     async prepare(session, signal) {
       const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
@@ -187,10 +241,10 @@ function laurel(name: string, description: string, features: Features, root = RO
         if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
       }
       if (features === 'all') {
-        const board = await post(admin('/leaderboards'), session.apiKey, [{
-          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: 100, status: 'active',
+        const created = await post(admin('/leaderboards'), session.apiKey, [{
+          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: board, status: 'active',
         }], signal);
-        if (board.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${board.status} ${board.text}`);
+        if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
       }
       // One event before the load, so a wrong route or key fails here with the reason, not as
       // thousands of non-2xx lines in the table.
@@ -200,25 +254,29 @@ function laurel(name: string, description: string, features: Features, root = RO
   };
 }
 
-/** The laurel variants: name, description, what the metric carries. */
-const LAUREL: [string, string, Features][] = [
-  ['laurel-event', 'laurel api (node --max-semi-space-size=32 dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', 'none'],
-  ['laurel-streaks', 'the event path with three achievements and a daily streak on the metric (issue 3)', 'streaks'],
-  ['laurel-points', 'the same and an XP points system (issue 4)', 'points'],
-  ['laurel-features', 'the same and a leaderboard of the top 100: everything (issue 5)', 'all'],
+/** The laurel variants. */
+const LAUREL: LaurelSpec[] = [
+  { name: 'laurel-event', description: 'laurel api (node --max-semi-space-size=32 dist/src/cli.js api): POST /api/metrics/lessons/event, the bare metric', features: 'none', processes: 'api', board: 100 },
+  { name: 'laurel-streaks', description: 'the event path with three achievements and a daily streak on the metric (issue 3)', features: 'streaks', processes: 'api', board: 100 },
+  { name: 'laurel-points', description: 'the same and an XP points system (issue 4)', features: 'points', processes: 'api', board: 100 },
+  { name: 'laurel-features', description: 'the same and a leaderboard of the top 100: everything (issue 5)', features: 'all', processes: 'api', board: 100 },
+  { name: 'laurel-api', description: 'the full scenario (a leaderboard of the top 1,000) on `laurel api` alone: no workers, nothing drains the event log', features: 'all', processes: 'api', board: 1000 },
+  { name: 'laurel-system', description: 'the full scenario on `laurel start` (as `npm start`): the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
+  { name: 'laurel-split', description: 'the full scenario on `laurel api` and `laurel workers`, two processes', features: 'all', processes: 'split', board: 1000 },
 ];
 
-export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures] = LAUREL.map(([n, d, f]) => laurel(n, d, f));
+export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSplit] = LAUREL.map((spec) => laurel(spec));
 
 /**
  * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
  * `<name>@base`; null for a variant that is not laurel's.
  */
 export function baselineTwin(name: string, root: string, commit: string): Variant | null {
-  const spec = LAUREL.find(([n]) => n === name);
+  const spec = LAUREL.find((s) => s.name === name);
   if (spec === undefined) return null;
-  const [n, d, f] = spec;
-  return laurel(baselineName(n), `${d}, as of ${commit.slice(0, 12)}`, f, root);
+  return laurel({ ...spec, name: baselineName(spec.name), description: `${spec.description}, as of ${commit.slice(0, 12)}` }, root);
 }
 
-export const VARIANTS: Variant[] = [uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures];
+export const VARIANTS: Variant[] = [
+  uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSplit,
+];

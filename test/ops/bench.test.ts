@@ -1,11 +1,22 @@
 /**
  * The bench's own arithmetic (bench/report.ts): a variant measured in turns is reported as one
- * pass of all its turns; a baseline's variants are compared with this checkout's.
+ * pass of all its turns; a baseline's variants are compared with this checkout's; the drain's
+ * backlog (bench/drain.ts), the open loop's latencies (bench/open-loop.ts), the system's targets
+ * over rounds and the CPU per request (bench/cpu.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { baselineName, prepareBaseline } from '../../bench/baseline.js';
-import { mergeSlices, RATIO_PAIRS, ratioPairs, variantResult } from '../../bench/report.js';
+import { addTicks, perRequest, statTimes, type CpuSample } from '../../bench/cpu.js';
+import {
+  addMark, compareStreamIds, copiedOf, lagSeconds, marksAfter, mergeDrainTurns, openRange, parseStreamId, planCopied, summarizeDrain,
+  type DrainSample, type DrainTurn, type Mark, type PartitionRead,
+} from '../../bench/drain.js';
+import { drawRequest, latenciesFromSchedule, percentiles, percentilesOf, scheduledAt, scheduledCount } from '../../bench/open-loop.js';
+import { databaseUrlFor } from '../../bench/postgres.js';
+import {
+  judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, summarizeDrainRounds, turnIndexes, variantResult, type RoundResult,
+} from '../../bench/report.js';
 import type { WrkResult } from '../../bench/wrk.js';
 
 function slice(requests: number, seconds: number, p50: number, p99: number, statuses: Record<string, number>): WrkResult {
@@ -57,5 +68,203 @@ describe('bench: a baseline (BENCH_BASELINE)', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     expect(() => prepareBaseline(root, 'no-such-branch-x')).toThrow(/no commit "no-such-branch-x"/);
     expect(() => prepareBaseline(root, 'HEAD; rm -rf /')).toThrow(/is not a git revision/);
+  });
+});
+
+describe('bench: the event log drain\'s backlog (bench/drain.ts)', () => {
+  const read = (cursor: string | null, lastId: string | null, added: number, firstId: string | null = null): PartitionRead => ({ cursor, lastId, added, firstId });
+
+  it('orders stream ids by time, then sequence (not as text)', () => {
+    expect(compareStreamIds('1000-9', '1000-10')).toBeLessThan(0);
+    expect(compareStreamIds('999-5', '1000-0')).toBeLessThan(0);
+    expect(compareStreamIds('1000-3', '1000-3')).toBe(0);
+    expect(parseStreamId('1795465779772-12')).toEqual([1795465779772, 12]);
+  });
+
+  it('knows the entries up to the cursor without a read when a mark or the stream\'s end is there', () => {
+    expect(planCopied([], read(null, '5-0', 7))).toEqual({ kind: 'known', copied: 0 });
+    expect(planCopied([], read('5-0', '5-0', 7))).toEqual({ kind: 'known', copied: 7 });
+    expect(planCopied([{ id: '3-0', count: 4 }, { id: '5-0', count: 7 }], read('3-0', '6-0', 9))).toEqual({ kind: 'known', copied: 4 });
+  });
+
+  it('counts from the last mark before the cursor, or back from the end when there is none', () => {
+    const marks = [{ id: '2-0', count: 3 }, { id: '4-0', count: 6 }, { id: '6-0', count: 9 }];
+    expect(planCopied(marks, read('5-1', '8-0', 12, '1-0'))).toEqual({ kind: 'after-mark', mark: { id: '4-0', count: 6 } });
+    expect(planCopied(marks, read('1-5', '8-0', 12, '1-0'))).toEqual({ kind: 'to-end' });
+    // The entries after the mark were trimmed (the first entry is past it): from the end.
+    expect(planCopied(marks, read('5-1', '8-0', 12, '4-2'))).toEqual({ kind: 'to-end' });
+    expect(copiedOf({ kind: 'after-mark', mark: { id: '4-0', count: 6 } }, read('5-1', '8-0', 12), 2)).toBe(8);
+    expect(copiedOf({ kind: 'to-end' }, read('5-1', '8-0', 12), 4)).toBe(8);
+    expect(openRange({ kind: 'to-end' }, read('5-1', '8-0', 12))).toEqual({ from: '5-1', to: '8-0' });
+    expect(openRange({ kind: 'after-mark', mark: { id: '4-0', count: 6 } }, read('5-1', '8-0', 12))).toEqual({ from: '4-0', to: '5-1' });
+  });
+
+  it('keeps marks in id order and drops those the cursor has passed', () => {
+    const marks = [{ id: '2-0', count: 3 }, { id: '4-0', count: 6 }];
+    expect(addMark(marks, { id: '3-0', count: 5 }, null).map((m) => m.id)).toEqual(['2-0', '3-0', '4-0']);
+    // The last mark at or before the cursor stays (the next count starts there).
+    expect(addMark(marks, { id: '9-0', count: 20 }, '4-5').map((m) => m.id)).toEqual(['4-0', '9-0']);
+  });
+
+  it('follows a simulated stream exactly: appends, a cursor that moves, trims up to it', () => {
+    // The stream as the drain leaves it: ids 1-0, 2-0, ...; the cursor moves forward by random
+    // steps; entries up to the cursor may be trimmed. Each sample: plan, count, marks.
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    let added = 0;
+    let first = 1;
+    let cursor = 0;
+    let marks: Mark[] = [];
+    const idOf = (n: number) => `${n}-0`;
+    for (let step = 0; step < 500; step++) {
+      added += Math.floor(random() * 5);
+      if (random() < 0.4) cursor = Math.min(added, cursor + Math.floor(random() * 12));
+      if (random() < 0.3) first = Math.max(first, Math.min(cursor + 1, added));
+      const r = read(cursor === 0 ? null : idOf(cursor), added === 0 ? null : idOf(added), added, added === 0 ? null : idOf(first));
+      const plan = planCopied(marks, r);
+      const range = openRange(plan, r);
+      // The entries a read of the range would find: ids from..to that are still in the stream.
+      const counted = range === null ? 0 : Math.max(0, Number(range.to.split('-')[0]) - Math.max(Number(range.from.split('-')[0]), first - 1));
+      const copied = copiedOf(plan, r, counted);
+      marks = marksAfter(marks, r, plan, copied);
+      expect(added - copied).toBe(added - cursor);
+    }
+  });
+
+  it('is as far behind as the oldest entry waiting', () => {
+    expect(lagSeconds(10_500, '9000-3')).toBe(1.5);
+    expect(lagSeconds(10_500, null)).toBe(0);
+  });
+
+  it('summarises a load: the worst during it, what was left, and when nothing was', () => {
+    const s = (atMs: number, backlog: number, lagS: number): DrainSample => ({ atMs, backlog, lagS });
+    const during = [s(0, 0, 0), s(250, 900, 0.8), s(500, 2500, 1.9), s(750, 1200, 0.6), s(1000, 3000, 1.2)];
+    const d = summarizeDrain(during, [s(1000, 3100, 1.3), s(1350, 3100, 1.5), s(1600, 0, 0)], 1000);
+    expect(d.maxBacklog).toBe(3000);
+    expect(d.maxLagS).toBe(1.9);
+    expect(d.backlogAtLoadEnd).toBe(3100);
+    expect(d.drainedAfterS).toBeCloseTo(0.6);
+    expect(d.leftAfter5s).toBe(0);
+    // Never drained within the wait: no tail, and what was left 5 s after the load.
+    const stuck = summarizeDrain([s(0, 10, 0.1), s(1000, 500, 1)], [s(3000, 400, 3), s(6000, 300, 6), s(9000, 200, 9)], 1000);
+    expect(stuck.drainedAfterS).toBeNull();
+    expect(stuck.leftAfter5s).toBe(300);
+    // Turns of one pass: the worst of each; one turn never drained makes the pass never drained.
+    const merged = mergeDrainTurns([d, stuck])!;
+    expect(merged.maxLagS).toBe(1.9);
+    expect(merged.drainedAfterS).toBeNull();
+    expect(mergeDrainTurns([d, d])!.drainedAfterS).toBeCloseTo(0.6);
+    expect(mergeDrainTurns([])).toBeNull();
+    // Drained at the first sample after the load, taken in the load's last millisecond.
+    expect(summarizeDrain(during, [s(1000, 0, 0)], 1000)).toMatchObject({ backlogAtLoadEnd: 0, drainedAfterS: 0, leftAfter5s: 0 });
+  });
+});
+
+describe('bench: the open loop (bench/open-loop.ts)', () => {
+  it('spaces requests evenly at the rate', () => {
+    expect(scheduledCount(5000, 8)).toBe(40_000);
+    expect(scheduledAt(0, 4000)).toBe(0);
+    expect(scheduledAt(4000, 4000)).toBe(1000);
+    expect(scheduledAt(3, 2000)).toBe(1.5);
+  });
+
+  it('measures from the scheduled time, so a request sent late waited from then (no coordinated omission)', () => {
+    // Three requests due at 0, 1 and 2 ms; the server stalls until 10 ms and answers all at once.
+    const { latencies, unanswered } = latenciesFromSchedule([0, 1, 2], [10, 10.5, 11]);
+    expect([...latencies]).toEqual([10, 9.5, 9]);
+    expect(unanswered).toBe(0);
+    const lost = latenciesFromSchedule([0, 1, 2], [3, NaN, 4]);
+    expect([...lost.latencies]).toEqual([3, 2]);
+    expect(lost.unanswered).toBe(1);
+  });
+
+  it('takes nearest-rank percentiles, with requests never answered ranked above every answer', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentilesOf(values, 0, [50, 99, 100])).toEqual([50, 99, 100]);
+    // Two of 100 never answered: p99 falls on one of them.
+    expect(percentilesOf(values.slice(0, 98), 2, [50, 98, 99])).toEqual([50, 98, null]);
+    expect(percentilesOf([], 0, [50])).toEqual([null]);
+    expect(percentiles([5, 1, 3], 0)).toEqual({ p50: 3, p90: 5, p99: 5, p999: 5, max: 5 });
+  });
+
+  it('draws the requests as bench/wrk/event.lua does: keys bound to users, the share keyed', () => {
+    const draws = [0.05, 0.5, 0.5, 0.25];
+    let k = 0;
+    const random = () => draws[k++];
+    expect(drawRequest(100_000, 0.1, 20_000, random)).toEqual({ user: (10_000 * 7919) % 100_000, key: 10_000 });
+    expect(drawRequest(100_000, 0.1, 20_000, random)).toEqual({ user: 25_000, key: null });
+  });
+});
+
+describe('bench: the whole system over rounds (bench/report.ts)', () => {
+  it('takes the median with "beyond measure" (null) above every number', () => {
+    expect(medianBeyond([1, null, 3])).toBe(3);
+    expect(medianBeyond([null, null, 3])).toBeNull();
+    expect(medianBeyond([2, 4])).toBe(3);
+    expect(medianBeyond([])).toBeNull();
+  });
+
+  it('summarises the drain over the rounds that ran it', () => {
+    const turn = (maxLagS: number, drainedAfterS: number | null): DrainTurn => ({
+      maxBacklog: 100, maxLagS, backlogAtLoadEnd: 50, lagAtLoadEndS: 1, drainedAfterS, leftAfter5s: drainedAfterS === null ? 9 : 0, samples: 10,
+    });
+    const d = summarizeDrainRounds([turn(1.5, 0.5), null, turn(2.5, null), turn(1.8, 1.1)])!;
+    expect(d.maxLagS).toEqual({ perRound: [1.5, 2.5, 1.8], median: 1.8 });
+    expect(d.drainedAfterS).toEqual({ perRound: [0.5, null, 1.1], median: 1.1 });
+    expect(summarizeDrainRounds([null, null])).toBeNull();
+  });
+
+  it('judges a system target on the median of the rounds that measured it', () => {
+    const round = (n: number, lag: number | null, tail: number | null, p99: number | null): RoundResult => ({
+      round: n, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: ['laurel-system'], ratios: [],
+      variants: [{
+        ...variantResult('laurel-system', 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0),
+        drain: lag === null ? null : { maxBacklog: 1, maxLagS: lag, backlogAtLoadEnd: 1, lagAtLoadEndS: 1, drainedAfterS: tail, leftAfter5s: 0, samples: 1 },
+        openLoop: p99 === null ? null : {
+          rate: 1, achievedRate: 1, durationS: 1, scheduled: 1, sent: 1, completed: 1, unanswered: 0, statuses: {}, waitedForConnection: 0,
+          errors: { connect: 0, closed: 0, parse: 0 }, peak: 2, drain: null,
+          latencyMs: { p50: 1, p90: 1, p99, p999: 1, max: 1 }, sendDelayMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
+          cpu: { server: null, workers: null, redis: null, postgres: null, wrk: null },
+        },
+      }],
+    });
+    const rounds = [round(1, 1.5, 0.5, 12), round(2, 2.5, null, 8), round(3, 1.9, 6, 9)];
+    const lag = judgeSystemTarget({ variant: 'laurel-system', figure: 'drain-lag', threshold: 2 }, rounds);
+    expect(lag).toMatchObject({ value: 1.9, roundsMet: 2, roundsMeasured: 3, met: true });
+    const tail = judgeSystemTarget({ variant: 'laurel-system', figure: 'drain-tail', threshold: 5 }, rounds);
+    expect(tail).toMatchObject({ perRound: [0.5, null, 6], value: 6, roundsMet: 1, met: false });
+    const p99 = judgeSystemTarget({ variant: 'laurel-system', figure: 'open-loop-p99', threshold: 10 }, rounds);
+    expect(p99).toMatchObject({ value: 9, roundsMet: 2, met: true });
+    expect(judgeSystemTarget({ variant: 'laurel-split', figure: 'drain-lag', threshold: 2 }, rounds)).toMatchObject({ met: null, roundsMeasured: 0 });
+  });
+
+  it('spreads a variant\'s fewer, longer turns over the round', () => {
+    expect(turnIndexes(4, 4)).toEqual([0, 1, 2, 3]);
+    expect(turnIndexes(1, 4)).toEqual([2]);
+    expect(turnIndexes(2, 4)).toEqual([1, 3]);
+    expect(turnIndexes(4, 8)).toEqual([1, 3, 5, 7]);
+  });
+});
+
+describe('bench: CPU per request of each process (bench/cpu.ts)', () => {
+  it('reads the times after the command name, which may hold spaces and parentheses', () => {
+    expect(statTimes('123 (postgres: 15/main: walwriter (x)) S 1 2 3 4 5 6 7 8 9 10 140 60 7 3 20 0')).toEqual([140, 60, 7, 3]);
+  });
+
+  it('sums the ticks of a pass\'s turns and divides by its requests; a process not there stays null', () => {
+    const at = (server: number, postgres: number | null): CpuSample => ({ server, workers: null, redis: 10, postgres, children: 5 });
+    let sum: CpuSample = { server: 0, workers: 0, redis: 0, postgres: 0, children: 0 };
+    sum = addTicks(sum, at(100, 1000), at(150, 1040));
+    sum = addTicks(sum, at(200, 1100), at(230, 1120));
+    expect(sum).toEqual({ server: 80, workers: null, redis: 0, postgres: 60, children: 0 });
+    // 10,000 µs a tick (100 Hz), 1,000 requests: 80 ticks = 800 µs a request.
+    expect(perRequest({ server: 0, workers: 0, redis: 0, postgres: 0, children: 0 }, sum, 1000, 10_000)).toEqual({
+      server: 800, workers: null, redis: 0, postgres: 600, wrk: 0,
+    });
+  });
+
+  it('names each variant\'s own database on the server of DATABASE_URL', () => {
+    expect(databaseUrlFor('postgres://postgres@127.0.0.1:5432/postgres', 'laurel_bench_0123456789ab'))
+      .toBe('postgres://postgres@127.0.0.1:5432/laurel_bench_0123456789ab');
   });
 });

@@ -1,0 +1,147 @@
+/**
+ * The open-loop pass: a fixed rate of requests (half the variant's peak measured in the same
+ * round), each sent at its scheduled time whether or not earlier ones were answered, with every
+ * latency measured from the request's scheduled send time. wrk is a closed loop: each connection
+ * waits for its answer before it sends again, so a server that stalls also stalls the load, and the
+ * requests that would have queued behind the stall are never sent (coordinated omission). Here they
+ * are sent on schedule, and a stall shows in the latency of every request scheduled during it.
+ *
+ * The load generator is bench/open-loop-client.ts, run in a child process of its own (as wrk is):
+ * keep-alive TCP connections (node:net) carrying raw HTTP/1.1 requests, the same requests as
+ * bench/wrk/event.lua. This module holds what the runner and the client share: the schedule, the
+ * request mix, the percentiles, and the runner's side (start the client, read its one JSON line).
+ * The arithmetic is pure and tested in test/bench.test.ts.
+ */
+import { fileURLToPath } from 'node:url';
+import { start, stop } from './processes.js';
+
+/** What the runner hands the client (one JSON argument). */
+export interface OpenLoopOptions {
+  host: string;
+  port: number;
+  path: string;
+  apiKey: string;
+  /** Requests per second, spaced evenly. */
+  rate: number;
+  durationS: number;
+  connections: number;
+  users: number;
+  idempotencyShare: number;
+  idempotencyPool: number;
+  /** Names this pass's idempotency keys (as wrk's run tag). */
+  tag: string;
+  /** Seconds a request may take after the last one was scheduled; later ones count as not answered. */
+  timeoutS: number;
+}
+
+/** Latency percentiles in ms; null where the percentile falls on a request never answered. */
+export interface Percentiles {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
+}
+
+export interface OpenLoopResult {
+  /** The rate asked for, and the rate of the answers over the scheduled seconds. */
+  rate: number;
+  achievedRate: number;
+  durationS: number;
+  scheduled: number;
+  sent: number;
+  completed: number;
+  /** Scheduled but not answered by the end of the wait (counted as slower than any answer). */
+  unanswered: number;
+  statuses: Record<string, number>;
+  errors: { connect: number; closed: number; parse: number };
+  /** From each request's scheduled send time to its whole answer read. */
+  latencyMs: Percentiles;
+  /**
+   * From the scheduled time to the moment the client wrote the request, for the requests that
+   * found a free connection: the client's own delay (its timer, its event loop).
+   */
+  sendDelayMs: Percentiles;
+  /** Requests that found every connection busy and waited in the client for one to be answered. */
+  waitedForConnection: number;
+}
+
+/** Request `i`'s scheduled send time, ms after the start: evenly spaced at `rate` per second. */
+export function scheduledAt(i: number, rate: number): number {
+  return (i * 1000) / rate;
+}
+
+/** How many requests a pass of `durationS` at `rate` schedules. */
+export function scheduledCount(rate: number, durationS: number): number {
+  return Math.max(0, Math.floor(rate * durationS));
+}
+
+/**
+ * Nearest-rank percentiles of `values` (ms, any order) together with `unanswered` requests that
+ * rank above every value: a percentile that falls on one of them is null (not answered, later
+ * than the wait). `ps` in percent.
+ */
+export function percentilesOf(values: ArrayLike<number>, unanswered: number, ps: number[]): (number | null)[] {
+  const sorted = Float64Array.from(values).sort();
+  const n = sorted.length + unanswered;
+  return ps.map((p) => {
+    if (n === 0) return null;
+    const rank = Math.min(n, Math.max(1, Math.ceil((p / 100) * n)));
+    return rank <= sorted.length ? sorted[rank - 1] : null;
+  });
+}
+
+/**
+ * The latencies of an open-loop pass: for each request answered, its answer's time minus its
+ * scheduled time (not its send time: a request the client could only send late, because the
+ * server or the client fell behind, waited from its scheduled time). `answeredAt[i]` is NaN for a
+ * request never answered. Times in ms from the same origin.
+ */
+export function latenciesFromSchedule(scheduled: ArrayLike<number>, answeredAt: ArrayLike<number>): { latencies: Float64Array; unanswered: number } {
+  const out = new Float64Array(scheduled.length);
+  let k = 0;
+  for (let i = 0; i < scheduled.length; i++) {
+    const a = answeredAt[i];
+    if (Number.isNaN(a)) continue;
+    out[k++] = a - scheduled[i];
+  }
+  return { latencies: out.subarray(0, k), unanswered: scheduled.length - k };
+}
+
+/** The five reported percentiles. */
+export function percentiles(values: ArrayLike<number>, unanswered: number): Percentiles {
+  const [p50, p90, p99, p999, max] = percentilesOf(values, unanswered, [50, 90, 99, 99.9, 100]);
+  return { p50, p90, p99, p999, max };
+}
+
+/** User and idempotency key of request draw `r` (as bench/wrk/event.lua draws them). */
+export function drawRequest(users: number, share: number, pool: number, random: () => number): { user: number; key: number | null } {
+  if (random() < share) {
+    const j = Math.floor(random() * pool);
+    // 7919 is prime and coprime with 100,000: pool entries land on distinct, spread-out users.
+    return { user: (j * 7919) % users, key: j };
+  }
+  return { user: Math.floor(random() * users), key: null };
+}
+
+const MARKER = 'BENCH_RESULT ';
+const CLIENT = fileURLToPath(new URL('./open-loop-client.js', import.meta.url));
+
+/** Runs the client once (node, in its own process) and returns what it reported. */
+export async function runOpenLoop(o: OpenLoopOptions, signal: AbortSignal): Promise<OpenLoopResult> {
+  signal.throwIfAborted();
+  const child = start('open-loop', process.execPath, [CLIENT, JSON.stringify(o)], { keepLines: 200 });
+  const onAbort = () => void stop(child, 1000);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const code = await child.exited;
+    signal.throwIfAborted();
+    const line = child.output.find((l) => l.startsWith(MARKER));
+    if (code !== 0 || line === undefined) throw new Error(`the open-loop client failed (exit ${code}):\n${child.output.join('\n')}`);
+    return JSON.parse(line.slice(MARKER.length)) as OpenLoopResult;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+export { MARKER as OPEN_LOOP_MARKER };
