@@ -28,7 +28,7 @@
  * Redis (XINFO STREAM 4.5 ms of it) and 1 ms of the runner per sample on the development machine,
  * after a load (2 to 3% of a core at four samples a second; the report gives each run's own figure). Single Redis only (the script reads every partition's keys). It
  * reads laurel's keys and never writes them. The arithmetic is in pure functions, tested in
- * test/bench.test.ts.
+ * test/ops/bench.test.ts.
  */
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -10,7 +10,7 @@
  * keep-alive TCP connections (node:net) carrying raw HTTP/1.1 requests, the same requests as
  * bench/wrk/event.lua. This module holds what the runner and the client share: the schedule, the
  * request mix, the percentiles, and the runner's side (start the client, read its one JSON line).
- * The arithmetic is pure and tested in test/bench.test.ts.
+ * The arithmetic is pure and tested in test/ops/bench.test.ts.
  */
 import { fileURLToPath } from 'node:url';
 import { start, stop } from './processes.js';
