@@ -27,6 +27,8 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
+/** Partitions a pass reads, consumes and archives together (one transaction). */
+const PASS_GROUP = 32;
 
 export interface DrainResult {
   /** Entries archived by this pass. */
@@ -146,7 +148,8 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
 export class LogDrainer {
   private readonly deps: Deps;
   private readonly archive: LogArchive;
-  private cursors: Map<number, string> | null = null;
+  /** Loaded once for every pass that needs them (passes may run side by side). */
+  private cursors: Promise<Map<number, string>> | null = null;
   /** Partitions whose log may hold archived entries still: their cursor when last drained. */
   private readonly untrimmed = new Map<number, string>();
 
@@ -180,11 +183,18 @@ export class LogDrainer {
     const result: DrainResult = { drained: 0, partitions: 0 };
     const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
     const { dead } = deadProcesses(processes, nowMs);
-    const drainedFrom = new Set<number>();
+    const drainedFrom = new Map<number, string>();
     let todo = Array.from({ length: deps.keys.partitions }, (_, p) => p);
     for (let i = 0; i < maxBatches && todo.length > 0; i++) {
-      const full = await this.pass(todo, dead, result, drainedFrom);
-      if (full === null) continue;
+      // A group of partitions at a time, the event loop free between two: the api may share the
+      // process (laurel start), and a whole pass at once held its requests for tens of ms.
+      const full: number[] = [];
+      for (let g = 0; g < todo.length; g += PASS_GROUP) {
+        const group = todo.slice(g, g + PASS_GROUP);
+        const more = await this.pass(group, dead, result, drainedFrom);
+        full.push(...(more ?? group));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       todo = full;
     }
     result.partitions = drainedFrom.size;
@@ -197,10 +207,10 @@ export class LogDrainer {
    * One batch of each partition of `partitions`: consumed, then archived. Answers the partitions
    * whose batch was full (more to read), or null when another drainer moved a cursor meanwhile.
    */
-  private async pass(partitions: number[], dead: Set<string>, result: DrainResult, drainedFrom: Set<number>): Promise<number[] | null> {
+  private async pass(partitions: number[], dead: Set<string>, result: DrainResult, drainedFrom: Map<number, string>): Promise<number[] | null> {
     const { deps } = this;
     const { redis, keys } = deps;
-    const cursors = this.cursors ??= await this.loadCursors();
+    const cursors = await (this.cursors ??= this.loadCursors());
     const read = await Promise.all(partitions.map((p) => {
       const cursor = cursors.get(p) ?? '';
       return redis.xrange(keys.partitionLog(p), cursor === '' ? '-' : '(' + cursor, '+', 'COUNT', BATCH) as Promise<StreamEntry[]>;
@@ -232,7 +242,7 @@ export class LogDrainer {
     }
     for (const b of batches) {
       cursors.set(b.partition, b.lastId);
-      drainedFrom.add(b.partition);
+      drainedFrom.set(b.partition, b.lastId);
       result.drained += b.count;
     }
     return full;
@@ -242,11 +252,9 @@ export class LogDrainer {
    * Trims what the archive holds and is older than LOG_RETAIN_MS, and says in Redis where the
    * archive of the partitions drained ends (for operators, and an earlier version's drainer).
    */
-  private async trim(drained: Set<number>, nowMs: number): Promise<void> {
+  private async trim(drained: Map<number, string>, nowMs: number): Promise<void> {
     const { redis, keys } = this.deps;
-    const cursors = this.cursors;
-    if (cursors === null) return;
-    for (const p of drained) this.untrimmed.set(p, cursors.get(p) ?? '');
+    for (const [p, cursor] of drained) this.untrimmed.set(p, cursor);
     const oldest = Math.max(0, nowMs - LOG_RETAIN_MS);
     const retained = `${oldest}-0`;
     await Promise.all([...this.untrimmed].map(async ([p, cursor]) => {
