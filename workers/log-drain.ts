@@ -77,18 +77,20 @@ function processMarks(processes: Set<string>): string[] {
  * The entries the consumers take, parsed: those with awards or an extension, an admin's operation
  * on a streak, and events of the processes `marks` names. The rest are not parsed at all.
  */
+/** Whether a consumer takes the entry: awards or an extension, an admin's operation on a streak, an event of the processes `marks` names. */
+function isConsumed(kind: string, fields: string[], marks: string[]): boolean {
+  const body = fields[1] ?? '{}';
+  // An event's extension and awards travel in fields of their own; a completion's or time
+  // award's awards in the body.
+  return fields.length > 2 || (kind !== 'event' && body.includes('"pa":')) || STREAK_OPERATIONS.has(kind) ||
+    (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)));
+}
+
 function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
   const out: Drained[] = [];
   for (const [id, fields] of entries) {
     const kind = fields[0] ?? 'unknown';
-    const body = fields[1] ?? '{}';
-    // An event's extension and awards travel in fields of their own; a completion's or time
-    // award's awards in the body.
-    const awards = kind !== 'event' && body.includes('"pa":');
-    const streakOperation = STREAK_OPERATIONS.has(kind);
-    if (fields.length > 2 || awards || streakOperation || (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)))) {
-      out.push({ id, kind, e: JSON.parse(entryBody(fields)) as LogBody });
-    }
+    if (isConsumed(kind, fields, marks)) out.push({ id, kind, e: JSON.parse(entryBody(fields)) as LogBody });
   }
   return out;
 }
@@ -224,8 +226,13 @@ export class LogDrainer {
       if (entries.length === 0) return;
       if (entries.length === BATCH) full.push(partition);
       const lines: string[] = [];
-      for (const [id, fields] of entries) lines.push(archiveLine(id, fields[0] ?? 'unknown', archivedBody(fields)));
-      for (const d of consumed(entries, marks)) consumers.push(d);
+      for (const [id, fields] of entries) {
+        const kind = fields[0] ?? 'unknown';
+        // The body put together once, for the archive and, when one takes it, a consumer.
+        const body = archivedBody(fields);
+        lines.push(archiveLine(id, kind, body));
+        if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
+      }
       batches.push({
         partition, previous: cursors.get(partition) ?? '', firstId: entries[0][0], lastId: entries[entries.length - 1][0],
         count: entries.length, lines: lines.join('\n'),
