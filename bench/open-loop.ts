@@ -13,7 +13,7 @@
  * The arithmetic is pure and tested in test/ops/bench.test.ts.
  */
 import { fileURLToPath } from 'node:url';
-import { start, stop } from './processes.js';
+import { RESULT_MARKER, runReporting } from './processes.js';
 
 /** What the runner hands the client (one JSON argument). */
 export interface OpenLoopOptions {
@@ -124,24 +124,12 @@ export function drawRequest(users: number, share: number, pool: number, random: 
   return { user: Math.floor(random() * users), key: null };
 }
 
-const MARKER = 'BENCH_RESULT ';
+const MARKER = RESULT_MARKER;
 const CLIENT = fileURLToPath(new URL('./open-loop-client.js', import.meta.url));
 
 /** Runs the client once (node, in its own process) and returns what it reported. */
-export async function runOpenLoop(o: OpenLoopOptions, signal: AbortSignal): Promise<OpenLoopResult> {
-  signal.throwIfAborted();
-  const child = start('open-loop', process.execPath, [CLIENT, JSON.stringify(o)], { keepLines: 200 });
-  const onAbort = () => void stop(child, 1000);
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const code = await child.exited;
-    signal.throwIfAborted();
-    const line = child.output.find((l) => l.startsWith(MARKER));
-    if (code !== 0 || line === undefined) throw new Error(`the open-loop client failed (exit ${code}):\n${child.output.join('\n')}`);
-    return JSON.parse(line.slice(MARKER.length)) as OpenLoopResult;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+export function runOpenLoop(o: OpenLoopOptions, signal: AbortSignal): Promise<OpenLoopResult> {
+  return runReporting<OpenLoopResult>('open-loop', process.execPath, [CLIENT, JSON.stringify(o)], signal);
 }
 
 export { MARKER as OPEN_LOOP_MARKER };

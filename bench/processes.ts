@@ -142,3 +142,27 @@ export async function stopAll(): Promise<void> {
 process.once('exit', () => {
   for (const c of live) if (alive(c)) c.proc.kill('SIGKILL');
 });
+
+/** The line a bench child reports its result on, as JSON after it. */
+export const RESULT_MARKER = 'BENCH_RESULT ';
+
+/**
+ * Runs a bench child (wrk, the open-loop client) to its end and answers the JSON it reported after
+ * RESULT_MARKER; an abort stops it.
+ */
+export async function runReporting<T>(label: string, command: string, args: string[], signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  const child = start(label, command, args, { keepLines: 200 });
+  const onAbort = () => void stop(child, 1000);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const code = await child.exited;
+    signal.throwIfAborted();
+    const line = child.output.find((l) => l.startsWith(RESULT_MARKER));
+    if (code !== 0 || line === undefined) throw new Error(`${label} failed (exit ${code}):\n${child.output.join('\n')}`);
+    return JSON.parse(line.slice(RESULT_MARKER.length)) as T;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+

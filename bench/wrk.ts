@@ -4,7 +4,7 @@
  * parsing wrk's text summary, whose units change with magnitude (us, ms, s; k, M).
  */
 import { spawnSync } from 'node:child_process';
-import { start, stop } from './processes.js';
+import { runReporting } from './processes.js';
 
 export interface WrkOptions {
   url: string;
@@ -27,8 +27,6 @@ export interface WrkResult {
   /** Responses per HTTP status, e.g. { "201": 9000, "202": 120 }. */
   statuses: Record<string, number>;
 }
-
-const MARKER = 'BENCH_RESULT ';
 
 /** wrk's version line, or null when wrk is not on PATH. */
 export function wrkVersion(): string | null {
@@ -53,22 +51,8 @@ function args(o: WrkOptions): string[] {
 }
 
 /** Runs wrk once and returns what its done() callback reported. */
-export async function runWrk(o: WrkOptions, signal: AbortSignal): Promise<WrkResult> {
-  signal.throwIfAborted();
-  const child = start('wrk', 'wrk', args(o), { keepLines: 200 });
-  const onAbort = () => void stop(child, 1000);
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const code = await child.exited;
-    signal.throwIfAborted();
-    const line = child.output.find((l) => l.startsWith(MARKER));
-    if (code !== 0 || line === undefined) {
-      throw new Error(`wrk failed (exit ${code}):\n${child.output.join('\n')}`);
-    }
-    return JSON.parse(line.slice(MARKER.length)) as WrkResult;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+export function runWrk(o: WrkOptions, signal: AbortSignal): Promise<WrkResult> {
+  return runReporting<WrkResult>('wrk', 'wrk', args(o), signal);
 }
 
 /** Responses outside 2xx: failures for every variant (201 and 202 both count as success). */

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Settings } from '../lib/settings.js';
 import { connectPostgres } from '../postgres/pool.js';
-import { scanKeys } from './snapshot.js';
+import { scanKeys } from '../redis/client.js';
 import { postgresHoldsData, Restore, type RestoreResult } from './restore.js';
 import { connect, type Services } from './services.js';
 

@@ -21,12 +21,11 @@ import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
 import { compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
 import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
-import type { RedisClient } from '../redis/client.js';
+import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankPoints, rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
 import type { Services } from './services.js';
-import { primaries, scanKeys } from './snapshot.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
 import { addPause, grantFreezes, removePause, restoreStreak } from './streaks.js';
@@ -52,14 +51,7 @@ const CLOCK_MARGIN_MS = 5000;
 
 /** Whether Redis holds any key of the installation. */
 export async function redisHoldsData(redis: RedisClient, prefix: string): Promise<boolean> {
-  for (const node of primaries(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) return true;
-      cursor = next;
-    } while (cursor !== '0');
-  }
+  for await (const _ of scanKeys(redis, `${prefix}:*`, 1000)) return true;
   return false;
 }
 

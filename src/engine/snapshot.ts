@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { RedisClient } from '../redis/client.js';
+import { scanKeys } from '../redis/client.js';
 import { userBatches } from '../redis/users.js';
 import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
 import type { Context } from './context.js';
@@ -28,23 +28,6 @@ export interface SnapshotResult {
   keys: number;
   written: number;
   ms: number;
-}
-
-/** The primaries of a Cluster, or the one Redis. */
-export function primaries(redis: RedisClient): RedisClient[] {
-  return 'nodes' in redis && redis.isCluster ? redis.nodes('master') : [redis];
-}
-
-/** Every key matching `pattern`, a batch at a time (on every primary of a Cluster). */
-export async function* scanKeys(redis: RedisClient, pattern: string, count = 500): AsyncGenerator<string[]> {
-  for (const node of primaries(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
-      cursor = next;
-      if (keys.length > 0) yield keys;
-    } while (cursor !== '0');
-  }
 }
 
 /** The patterns of the keys that are not a user's (src/redis/keys.ts). */

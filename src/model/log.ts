@@ -21,9 +21,6 @@
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
  */
 
-/** The kinds of log entry (an entry's first field). */
-export type EntryKind = 'event' | 'user' | 'achievement' | 'points' | 'preferences' | 'freezes' | 'restore' | 'pause' | 'backfill';
-
 /** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
 export type EventAward = [string, string, number, number, number, string];
 

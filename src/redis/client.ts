@@ -257,3 +257,21 @@ export async function probeRedis(settings: Settings, timeoutMs = 3000): Promise<
     probe.disconnect();
   }
 }
+
+/** The primaries of a Cluster, or the one Redis. */
+export function primaries(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Every key matching `pattern`, a batch at a time (on every primary of a Cluster). */
+export async function* scanKeys(client: RedisClient, pattern: string, count = 500): AsyncGenerator<string[]> {
+  for (const node of primaries(client)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      cursor = next;
+      if (keys.length > 0) yield keys;
+    } while (cursor !== '0');
+  }
+}
+

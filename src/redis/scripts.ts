@@ -4,6 +4,7 @@
  * method of the client: the event path's as Redis functions (FCALL), the others as custom ioredis
  * commands (EVALSHA, with EVAL on NOSCRIPT), on a single Redis or a Cluster alike.
  */
+import { primaries } from './client.js';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,11 +198,6 @@ declare module 'ioredis' {
   }
 }
 
-function primaries(client: Redis | Cluster): Redis[] {
-  return 'nodes' in client && typeof client.nodes === 'function' && client.isCluster
-    ? (client as Cluster).nodes('master')
-    : [client as Redis];
-}
 
 /** What every FcallCommand hands ioredis's constructor: nothing made per command. */
 const NO_ARGS: Args = [];
