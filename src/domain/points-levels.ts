@@ -22,8 +22,9 @@ export interface LevelInput {
 
 export type LevelChanges = Partial<LevelInput> & { id: string };
 
+/** `description` is '' when none was given: AdminPointsLevel requires a string. */
 export function pointsLevelAdminView(l: PointsLevel) {
-  return { id: l.id, name: l.name, key: l.key, points: l.points, description: l.description, badge: badgeOf(l.badgeUrl) };
+  return { id: l.id, name: l.name, key: l.key, points: l.points, description: l.description ?? '', badge: badgeOf(l.badgeUrl) };
 }
 
 export function buildLevel(item: LevelInput, { id, now, parentId }: BuildContext): PointsLevel {

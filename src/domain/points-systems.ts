@@ -63,9 +63,10 @@ export interface SystemChanges {
   status?: 'active' | 'archived';
 }
 
+/** `description` is '' when none was given: AdminPointsSystem requires a string. */
 export function pointsSystemAdminView(p: PointsSystem) {
   return {
-    id: p.id, name: p.name, key: p.key, description: p.description, status: p.status,
+    id: p.id, name: p.name, key: p.key, description: p.description ?? '', status: p.status,
     badge: badgeOf(p.badgeUrl), maxPoints: p.maxPoints,
   };
 }

@@ -41,9 +41,10 @@ export function levelOf(snapshot: Snapshot, systemId: string, total: number): Po
   return reached;
 }
 
+/** The application API's level (PointsLevel: `description` a string, '' when none was given). */
 export function levelView(level: PointsLevel) {
   return {
-    id: level.id, key: level.key, name: level.name, description: level.description, badgeUrl: level.badgeUrl,
+    id: level.id, key: level.key, name: level.name, description: level.description ?? '', badgeUrl: level.badgeUrl,
     points: level.points,
   };
 }

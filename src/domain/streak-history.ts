@@ -10,7 +10,8 @@ interface HistoryItem {
   periodEnd: string;
   length: number;
   usedFreeze?: boolean;
-  usedPause?: boolean;
+  /** Always present (StreakResponse 1.21.1 requires it); `usedFreeze` only when freezes are on. */
+  usedPause: boolean;
 }
 
 /** Period p's length as the run says it (undefined: p is not in the run). */
@@ -34,7 +35,7 @@ export function streakHistory(
   const letter = FREQUENCY_LETTER[rule.frequency];
   const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1 - state.paused) <= state.freezes;
   for (let p = now - count + 1; p <= now; p++) {
-    const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0 };
+    const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0, usedPause: false };
     const entry = history[String(p)] ?? runEntry(state, p);
     if (entry !== undefined) {
       const mark = entry[0];

@@ -72,6 +72,15 @@ export interface StreakView {
 }
 
 /**
+ * When the streak of `length` (as streakView shows it now) was last extended, from the user's hash;
+ * null while it is not active. 's:at' is absent while the only extension is the one of the event
+ * that created the user.
+ */
+export function lastExtended(h: Record<string, string>, length: number): string | null {
+  return length > 0 ? h['s:at'] ?? h.created ?? null : null;
+}
+
+/**
  * The streak as it stands in period `now`: alive while the periods missed since the last covered
  * one can be bridged by freezes (which it then shows as spent), lost (length 0) otherwise.
  */

@@ -68,7 +68,7 @@ describe('points systems', () => {
       id: UUID, name: 'XP', key: 'xp', description: 'Experience points', status: 'active',
       badge: { url: 'https://img.example/xp.png' }, maxPoints: 1000,
       levels: [
-        { id: UUID, name: 'Bronze', key: 'bronze', points: 0, description: null, badge: null },
+        { id: UUID, name: 'Bronze', key: 'bronze', points: 0, description: '', badge: null },
         { id: UUID, name: 'Silver', key: 'silver', points: 100, description: 'Second', badge: { url: 'https://img.example/s.png' } },
       ],
       boosts: [
@@ -94,7 +94,7 @@ describe('points systems', () => {
     });
     // Without children in the request, no child arrays in the answer.
     expect(r.body.created[1]).toStrictEqual({
-      id: UUID, name: 'Coins', key: 'coins', description: null, status: 'active', badge: null, maxPoints: null,
+      id: UUID, name: 'Coins', key: 'coins', description: '', status: 'active', badge: null, maxPoints: null,
     });
     // The children are stored below the system, levels with their scoped key (never shown).
     const levels = await s.request('GET', `/admin/v1/points/${xp.id}/levels`);
@@ -171,14 +171,14 @@ describe('points systems', () => {
 
     const upd = await s.request('PATCH', '/admin/v1/points', {
       body: [
-        { id: xp.id, name: 'Experience', description: null, badge: null, maxPoints: null },
+        { id: xp.id, name: 'Experience', description: '', badge: null, maxPoints: null },
         { id: MISSING, name: 'x' },
         { id: xp.id, maxPoints: 0 },
       ],
     });
     expect(upd.status).toBe(200);
     expect(upd.body.updated).toStrictEqual([
-      { id: xp.id, name: 'Experience', key: 'xp', description: null, status: 'active', badge: null, maxPoints: null },
+      { id: xp.id, name: 'Experience', key: 'xp', description: '', status: 'active', badge: null, maxPoints: null },
     ]);
     expect(upd.body.issues).toEqual([
       { id: MISSING, severity: 'error', message: `Points system "${MISSING}" not found` },
@@ -403,7 +403,7 @@ describe('points sub-resources', () => {
       });
       expect(dup.status).toBe(201);
       expect(dup.body.issues).toEqual([{ index: 0, severity: 'error', message: 'A level with key "bronze" already exists' }]);
-      expect(dup.body.created).toStrictEqual([{ id: UUID, name: 'Gold', key: 'gold', points: 500, description: null, badge: null }]);
+      expect(dup.body.created).toStrictEqual([{ id: UUID, name: 'Gold', key: 'gold', points: 500, description: '', badge: null }]);
 
       const other = await s.request('POST', `/admin/v1/points/${coinsId}/levels`, { body: [{ name: 'Bronze', key: 'bronze', points: 0 }] });
       expect(other.status).toBe(201);
@@ -442,8 +442,8 @@ describe('points sub-resources', () => {
         { id: gold.id, severity: 'error', message: 'A level with key "silver" already exists' },
         { index: 2, severity: 'error', message: expect.stringContaining('points') },
       ]);
-      const cleared = await s.request('PATCH', `/admin/v1/points/${xpId}/levels`, { body: [{ id: gold.id, badge: null, description: null }] });
-      expect(cleared.body.updated[0]).toMatchObject({ badge: null, description: null, name: 'Golden' });
+      const cleared = await s.request('PATCH', `/admin/v1/points/${xpId}/levels`, { body: [{ id: gold.id, badge: null, description: '' }] });
+      expect(cleared.body.updated[0]).toMatchObject({ badge: null, description: '', name: 'Golden' });
 
       const del = await s.request('DELETE', `/admin/v1/points/${xpId}/levels?ids=${gold.id}`);
       expect(del.body).toEqual({ deleted: [{ id: gold.id }], issues: [] });

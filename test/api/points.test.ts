@@ -61,7 +61,7 @@ describe.each(targets())('points on %s', (target) => {
         xp: {
           id: expect.any(String), key: 'xp', name: 'XP', description: null, badgeUrl: null, maxPoints: null,
           total: 10, added: 10,
-          level: { id: expect.any(String), key: 'rookie', name: 'Rookie', description: null, badgeUrl: null, points: 10 },
+          level: { id: expect.any(String), key: 'rookie', name: 'Rookie', description: '', badgeUrl: null, points: 10 },
           awards: [{
             id: expect.stringMatching(/^[0-9a-f-]{36}$/), awarded: 10, date: '2026-03-02T10:00:00.000Z', total: 10,
             trigger: expect.objectContaining({ id: triggers.lessons, type: 'metric', points: 10, metricId: ids.lessons,

@@ -238,17 +238,17 @@ describe.each(targets())('streaks on %s', (target) => {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({
         length: 5, frequency: 'daily', started: '2026-10-01', periodStart: '2026-10-07', periodEnd: '2026-10-07',
-        expires: '2026-10-07', freezes: 0, maxFreezes: 3, rank: 1,
+        expires: '2026-10-07', freezes: 0, maxFreezes: 3, rank: 1, extended: '2026-10-06T12:00:00.000Z', pauses: [],
       });
       expect(r.body.streakHistory).toEqual([
-        { periodStart: '2026-09-30', periodEnd: '2026-09-30', length: 0, usedFreeze: false },
-        { periodStart: '2026-10-01', periodEnd: '2026-10-01', length: 1, usedFreeze: false },
-        { periodStart: '2026-10-02', periodEnd: '2026-10-02', length: 2, usedFreeze: false },
-        { periodStart: '2026-10-03', periodEnd: '2026-10-03', length: 3, usedFreeze: false },
-        { periodStart: '2026-10-04', periodEnd: '2026-10-04', length: 4, usedFreeze: false },
-        { periodStart: '2026-10-05', periodEnd: '2026-10-05', length: 4, usedFreeze: true },
-        { periodStart: '2026-10-06', periodEnd: '2026-10-06', length: 5, usedFreeze: false },
-        { periodStart: '2026-10-07', periodEnd: '2026-10-07', length: 5, usedFreeze: false },
+        { periodStart: '2026-09-30', periodEnd: '2026-09-30', length: 0, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-01', periodEnd: '2026-10-01', length: 1, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-02', periodEnd: '2026-10-02', length: 2, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-03', periodEnd: '2026-10-03', length: 3, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-04', periodEnd: '2026-10-04', length: 4, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-05', periodEnd: '2026-10-05', length: 4, usedFreeze: true, usedPause: false },
+        { periodStart: '2026-10-06', periodEnd: '2026-10-06', length: 5, usedFreeze: false, usedPause: false },
+        { periodStart: '2026-10-07', periodEnd: '2026-10-07', length: 5, usedFreeze: false, usedPause: false },
       ]);
       expect((await s.request('GET', '/v1/users/max/streak')).body).toMatchObject({ length: 4, rank: 2 });
       expect((await s.request('GET', '/v1/users/max/streak')).body.streakHistory).toHaveLength(7);

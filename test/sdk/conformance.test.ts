@@ -924,7 +924,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
   });
   /** A daily history item. */
   const hday = (date: string, length: number, usedFreeze?: boolean) => ({
-    periodStart: `2026-${date}`, periodEnd: `2026-${date}`, length, ...(usedFreeze === undefined ? {} : { usedFreeze }),
+    periodStart: `2026-${date}`, periodEnd: `2026-${date}`, length, ...(usedFreeze === undefined ? {} : { usedFreeze }), usedPause: false,
   });
   const FREEZE_KEYS = ['freezes', 'maxFreezes', 'freezeAutoEarnInterval', 'freezeAutoEarnAmount'];
 
@@ -983,7 +983,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     const { result: read, calls: c3 } = await wire.capture(() => streak('nf-una', 5));
     expect(c3.map((c) => [c.method, c.path, c.status])).toEqual([['GET', '/v1/users/nf-una/streak?historyPeriods=5', 200]]);
     expect(read).toEqual({
-      length: 0, frequency: 'daily', pauses: [],
+      length: 0, frequency: 'daily', pauses: [], extended: null,
       streakHistory: [hday('03-31', 0), hday('04-01', 1), hday('04-02', 2), hday('04-03', 0), hday('04-04', 0)],
     });
     expect(read.rank).toBeUndefined();
@@ -1037,7 +1037,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     expect(calls.map((c) => [c.method, c.path, c.status])).toEqual([['GET', '/v1/users/sk-ada/streak?historyPeriods=7', 200]]);
     expect(ada).toEqual({
       length: 5, frequency: 'daily', started: '2026-05-04', periodStart: '2026-05-09', periodEnd: '2026-05-09',
-      expires: '2026-05-10', ...fz(0), rank: 1, pauses: [],
+      expires: '2026-05-10', ...fz(0), rank: 1, pauses: [], extended: '2026-05-09T09:00:00.000Z',
       streakHistory: [
         hday('05-03', 0, false), hday('05-04', 1, false), hday('05-05', 2, false), hday('05-06', 3, false),
         hday('05-07', 3, true), hday('05-08', 4, false), hday('05-09', 5, false),
@@ -1054,20 +1054,20 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     // kai is on the 10th already: the current period is that day, not yet extended, and the 8th was bridged.
     expect(await streak('sk-kai', 4)).toEqual({
       length: 4, frequency: 'daily', started: '2026-05-05', periodStart: '2026-05-10', periodEnd: '2026-05-10',
-      expires: '2026-05-10', ...fz(0), rank: 2, pauses: [],
+      expires: '2026-05-10', ...fz(0), rank: 2, pauses: [], extended: '2026-05-08T10:30:00.000Z',
       streakHistory: [hday('05-07', 3, false), hday('05-08', 3, true), hday('05-09', 4, false), hday('05-10', 4, false)],
     });
 
     expect(await streak('sk-bea', 2)).toEqual({
       length: 3, frequency: 'daily', started: '2026-05-07', periodStart: '2026-05-09', periodEnd: '2026-05-09',
-      expires: '2026-05-11', ...fz(1), rank: 3, pauses: [],
+      expires: '2026-05-11', ...fz(1), rank: 3, pauses: [], extended: '2026-05-09T09:00:00.000Z',
       streakHistory: [hday('05-08', 2, false), hday('05-09', 3, false)],
     });
 
     // A lost streak: length 0, no dates, no rank.
     const { result: cy, calls: c3 } = await wire.capture(() => streak('sk-cy', 3));
     expect(cy).toEqual({
-      length: 0, frequency: 'daily', ...fz(0), pauses: [],
+      length: 0, frequency: 'daily', ...fz(0), pauses: [], extended: null,
       streakHistory: [hday('05-07', 0, false), hday('05-08', 0, false), hday('05-09', 0, false)],
     });
     expect(cy.rank).toBeUndefined();
@@ -1244,15 +1244,15 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     }
 
     await s.setClock('2026-06-10T12:00:00Z');
-    const week = (start: string, end: string, length: number) => ({ periodStart: `2026-${start}`, periodEnd: `2026-${end}`, length });
+    const week = (start: string, end: string, length: number) => ({ periodStart: `2026-${start}`, periodEnd: `2026-${end}`, length, usedPause: false });
     expect(await streak('wk-wes', 4)).toEqual({
       length: 3, frequency: 'weekly', started: '2026-05-25', periodStart: '2026-06-08', periodEnd: '2026-06-14',
-      expires: '2026-06-21', rank: 1, pauses: [],
+      expires: '2026-06-21', rank: 1, pauses: [], extended: '2026-06-08T09:00:00.000Z',
       streakHistory: [week('05-18', '05-24', 0), week('05-25', '05-31', 1), week('06-01', '06-07', 2), week('06-08', '06-14', 3)],
     });
     expect(await streak('wk-kir', 2)).toEqual({
       length: 2, frequency: 'weekly', started: '2026-06-01', periodStart: '2026-06-08', periodEnd: '2026-06-14',
-      expires: '2026-06-21', rank: 2, pauses: [],
+      expires: '2026-06-21', rank: 2, pauses: [], extended: '2026-06-07T10:30:00.000Z',
       streakHistory: [week('06-01', '06-07', 1), week('06-08', '06-14', 2)],
     });
     // sk-ada's daily streak does not carry over into weekly periods.

@@ -7,7 +7,7 @@ import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { pruneStreakRanking } from '../../engine/prune.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
-import { FREQUENCY_LETTER, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
+import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
 import { checkUserId, isUserId, USER_ID_MAX, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
@@ -39,7 +39,7 @@ export function streakRoutes(deps: Deps): Route[] {
     ];
     if (e1 || e2) throw e1 ?? e2;
     if (h.id === undefined) throw fail('user_not_found', id);
-    if (rule === null) return ok({ ...streakView(null, null, 0), streakHistory: [], rank: null });
+    if (rule === null) return ok({ ...streakView(null, null, 0), extended: null, streakHistory: [], rank: null, pauses: [] });
     const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
     const state = stateFromHash(h, rule, day, period);
     const view = streakView(rule, state, period);
@@ -52,7 +52,10 @@ export function streakRoutes(deps: Deps): Route[] {
     const pauses = pausesOf(h);
     const upcoming = pauses.filter(([f, , last]) => f === FREQUENCY_LETTER[rule.frequency] && last >= period)
       .map(([, first, last, pauseId]) => ({ id: pauseId, start: periodStart(rule.frequency, first), end: periodEnd(rule.frequency, last) }));
-    return ok({ ...view, streakHistory: streakHistory(rule, state, history, period, count, pauses), rank, pauses: upcoming });
+    return ok({
+      ...view, extended: lastExtended(h, view.length), streakHistory: streakHistory(rule, state, history, period, count, pauses),
+      rank, pauses: upcoming,
+    });
   }
 
   async function several(req: Request) {
@@ -73,8 +76,7 @@ export function streakRoutes(deps: Deps): Route[] {
       if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
       const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
       const length = streakView(rule, stateFromHash(h, rule, day, period), period).length;
-      // 's:at' is absent while the only extension is the one of the event that created the user.
-      return { userId, streakLength: length, extended: length > 0 ? h['s:at'] ?? h.created ?? null : null };
+      return { userId, streakLength: length, extended: lastExtended(h, length) };
     });
     items.sort((a, b) => b.streakLength - a.streakLength);
     return ok(items);
