@@ -127,13 +127,16 @@ export function orderOf(ms: number): string {
   return String(1e15 - ms).padStart(15, '0');
 }
 
-/** The application API's leaderboard (LeaderboardResponse), with the run's end as `end` when given. */
-export function boardView(lb: Leaderboard, snapshot: Snapshot, runEnd?: string | null) {
+/**
+ * The application API's leaderboard (LeaderboardResponse); given a run (the event response's board),
+ * `start` and `end` are that run's, as the spec has them for a repeating board.
+ */
+export function boardView(lb: Leaderboard, snapshot: Snapshot, run?: { start: string; end: string | null }) {
   const breakdown = lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
   const view: Record<string, unknown> = {
     id: lb.id, name: lb.name, key: lb.key, rankBy: lb.rankBy, description: lb.description,
     breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
-    start: lb.start, end: runEnd === undefined ? lb.end : runEnd, maxParticipants: lb.maxParticipants,
+    start: run === undefined ? lb.start : run.start, end: run === undefined ? lb.end : run.end, maxParticipants: lb.maxParticipants,
     runUnit: lb.runUnit, runInterval: lb.runInterval,
   };
   if (lb.rankBy === 'metric') {

@@ -31,14 +31,14 @@ export interface Placement {
   expiry?: number;
 }
 
-/** `"<key>":{<the board's fields>` of a response entry, made once per configuration version and run end. */
+/** `"<key>":{<the board's fields>` of a response entry, made once per configuration version and run. */
 const heads = perObject((_: Snapshot) => new Map<string, string>());
-function boardHead(snapshot: Snapshot, lb: Leaderboard, runEnd: string | null): string {
+function boardHead(snapshot: Snapshot, lb: Leaderboard, run: { start: string; end: string | null }): string {
   const map = heads(snapshot);
-  const id = `${lb.id}|${runEnd}`;
+  const id = `${lb.id}|${run.start}`;
   let head = map.get(id);
   if (head === undefined) {
-    head = `${JSON.stringify(lb.key)}:${JSON.stringify(boardView(lb, snapshot, runEnd)).slice(0, -1)}`;
+    head = `${JSON.stringify(lb.key)}:${JSON.stringify(boardView(lb, snapshot, run)).slice(0, -1)}`;
     map.set(id, head);
   }
   return head;
@@ -106,7 +106,7 @@ export async function place(
     const [rank, previousRank, threshold, falls] = await placed;
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
-    return `${boardHead(snapshot, lb, run.end)},"rank":${rank || null},"previousRank":${previousRank || null},` +
+    return `${boardHead(snapshot, lb, run)},"rank":${rank || null},"previousRank":${previousRank || null},` +
       `"threshold":${Number(threshold)},"breakdownAttributeValue":${group.length === 0 ? 'null' : JSON.stringify(group.join(','))}}`;
   }));
   return done.filter((x): x is string => x !== null);

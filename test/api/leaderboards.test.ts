@@ -115,7 +115,8 @@ describe.each(targets())('leaderboards on %s', (target) => {
     await event('d2', 5);
     await s.setClock('2026-07-03T08:00:00Z');
     const next = await event('d1', 1);
-    expect(next.leaderboards['lessons-daily']).toMatchObject({ rank: 1, end: '2026-07-03' });
+    // The event's board is the current run: its start and end, not the board's first start.
+    expect(next.leaderboards['lessons-daily']).toMatchObject({ rank: 1, start: '2026-07-03', end: '2026-07-03' });
     // Read, `end` is the board's (null: it runs forever); the run's bounds are `run` and `runEnd`.
     expect((await s.request('GET', '/api/leaderboards/lessons-daily')).body).toMatchObject({ end: null, run: '2026-07-03', runEnd: '2026-07-03' });
     expect((await s.request('GET', '/api/users/d1/leaderboards/lessons-daily?run=2026-07-02')).body)
@@ -130,8 +131,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
     // 09:00 UTC on July 31st is 23:00 that day in Kiritimati (UTC+14): still July.
     await event({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 3);
     await s.setClock('2026-07-31T11:00:00Z'); // 01:00 on August 1st in Kiritimati, still July 31st in UTC
-    await event({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 4);
-    await event({ id: 'utc' }, 1);
+    expect((await event({ id: 'kiri', tz: 'Pacific/Kiritimati' }, 4)).leaderboards['lessons-monthly'])
+      .toMatchObject({ start: '2026-08-01', end: '2026-08-31' });
+    expect((await event({ id: 'utc' }, 1)).leaderboards['lessons-monthly']).toMatchObject({ start: '2026-07-01', end: '2026-07-31' });
     expect((await rankings('lessons-monthly', '?run=2026-07-15')).map((r) => [r.userId, r.value])).toEqual([['kiri', 3], ['utc', 1]]);
     expect((await rankings('lessons-monthly', '?run=2026-08-01')).map((r) => [r.userId, r.value])).toEqual([['kiri', 4]]);
     // Without a run, a user's own read is of the run of the user's own date, where their events go.
