@@ -1,12 +1,12 @@
 /**
- * Queue `log-drain`: one pass over the partitions' event logs (Redis streams) feeds every consumer
- * of the log, then archives it and trims it.
+ * Queue `log-drain`: one pass over the partitions' event logs (Redis streams) archives them and
+ * trims them, and makes phase 2 of events whose api process died.
  *
  * A pass reads every partition after its cursor (one XRANGE each, sent together), then:
- * - the consumers take the entries that concern them, parsed only then: the tenants' streak
- *   rankings from the extensions (`sx`), the points totals sets from the awards (`pa`), phase 2
- *   again for the events of an api process that died (src/engine/liveness.ts); absolute values,
- *   so an entry consumed twice changes nothing;
+ * - the events of an api process that died (src/engine/liveness.ts) are parsed, and their phase 2
+ *   made again (src/engine/replay.ts: the streak rankings, points totals and placements); absolute
+ *   values, so an entry taken twice changes nothing. The rest is not parsed: phase 2 of each event
+ *   keeps the rankings and totals (src/engine/standing.ts);
  * - the archive takes every entry, unparsed: one row per partition batch and the partitions'
  *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
  * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
@@ -21,7 +21,7 @@ import { deadProcesses } from '../src/engine/liveness.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { replayEvent } from '../src/engine/replay.js';
-import { rankPoints, rankStreaks, STREAK_OPERATIONS, type Drained } from '../src/engine/log-consumers.js';
+import type { Drained } from '../src/engine/log-consumers.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -73,17 +73,9 @@ function processMarks(processes: Set<string>): string[] {
   return [...processes].map((p) => `"p":"${p}"`);
 }
 
-/**
- * The entries the consumers take, parsed: those with awards or an extension, an admin's operation
- * on a streak, and events of the processes `marks` names. The rest are not parsed at all.
- */
-/** Whether a consumer takes the entry: awards or an extension, an admin's operation on a streak, an event of the processes `marks` names. */
+/** Whether the replay takes the entry: an event of one of the dead processes `marks` names. The rest are not parsed at all. */
 function isConsumed(kind: string, fields: string[], marks: string[]): boolean {
-  const body = fields[1] ?? '{}';
-  // An event's extension and awards travel in fields of their own; a completion's or time
-  // award's awards in the body.
-  return fields.length > 2 || (kind !== 'event' && body.includes('"pa":')) || STREAK_OPERATIONS.has(kind) ||
-    (marks.length > 0 && kind === 'event' && marks.some((m) => body.includes(m)));
+  return marks.length > 0 && kind === 'event' && marks.some((m) => (fields[1] ?? '').includes(m));
 }
 
 function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
@@ -101,7 +93,7 @@ function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
  * requests first.
  */
 async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Promise<void> {
-  if (dead.size === 0 || deps.store.current.leaderboards.size === 0) return;
+  if (dead.size === 0) return;
   for (const { id, kind, e } of batch) {
     if (kind === 'event' && e.p !== undefined && dead.has(e.p)) await replayEvent(deps, e as LoggedEvent, id);
   }
@@ -239,8 +231,6 @@ export class LogDrainer {
       });
     });
     if (batches.length === 0) return [];
-    await rankStreaks(deps, consumers);
-    await rankPoints(deps, consumers);
     await replayPhase2(deps, consumers, dead);
     if (!(await this.archive.commit(batches))) {
       // Another drainer archived some of them: start again from where the archive ends.

@@ -1,8 +1,9 @@
 /**
- * What the event log feeds besides the archive: the tenants' streak rankings from the extensions
- * (`sx`), the points totals sets from the awards (`pa`). Absolute values, in log order: an entry
- * consumed twice changes nothing. The log drainer runs them on every pass, a restore on the entries
- * after the snapshot.
+ * The tenants' streak rankings from the extensions (`sx`) and the points totals sets from the awards
+ * (`pa`) of a stretch of the archived log, for a restore (the entries after the snapshot, in log
+ * order: the snapshot may have read the rankings before some of those entries' phase 2 wrote them).
+ * Absolute values: an entry taken twice changes nothing. Requests write the same as they go
+ * (src/engine/standing.ts).
  */
 import { currentPeriod, dayIndexOf } from '../domain/periods.js';
 import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
@@ -34,7 +35,7 @@ function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz
 /**
  * Records the streak extensions of a batch in the tenants' rankings: per tenant, one ZADD per
  * ranking with every extension in log order (the last one of a user counts; the longest only
- * grows, GT), as lua/streakRank-3.lua does for one user. Absolute values: draining an entry twice
+ * grows, GT), as lua/streakRank-4.lua does for one user. Absolute values: draining an entry twice
  * changes nothing.
  */
 /** The entries of an admin's operation on a streak: the rankings take them again too. */
@@ -98,7 +99,7 @@ async function rankOperation(
   const expiry = expiresAt(rule, state, period, tz);
   const k = deps.keys.streakRankings(tenant);
   if (kind === 'restore') {
-    await deps.redis.streakRank(k.active, k.longest, k.expiry, userId, rankScore(state.length, at), rankScore(state.longest, at), expiry ?? 0);
+    await deps.redis.streakRank(k.active, k.longest, k.expiry, k.sequences, userId, rankScore(state.length, at), rankScore(state.longest, at), expiry ?? 0, '');
   } else {
     await deps.redis.zadd(k.expiry, 'XX', expiry ?? at, userId);
   }

@@ -83,7 +83,7 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
   const k = keys.streakRankings(tenant);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
-  await redis.streakRank(k.active, k.longest, k.expiry, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry);
+  await redis.streakRank(k.active, k.longest, k.expiry, k.sequences, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry, '');
   // The streak boards show the restored length too.
   await place(deps, tenant, userId, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(deps, h)), now);
   return 'restored';

@@ -174,9 +174,9 @@ export class Keys {
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
-  streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string } {
+  streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string; sequences: string } {
     const base = `${this.prefix}:{st:${tenant}}:`;
-    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses' };
+    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses', sequences: base + 'seq' };
   }
 
   /**
@@ -220,6 +220,11 @@ export class Keys {
   /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */
   pointsTotals(tenant: string, systemId: string): string {
     return `${this.prefix}:{pts:${tenant}}:${systemId}`;
+  }
+
+  /** The log entry id each user's total in pointsTotals was last recorded from (lua/pointsStanding-2.lua). */
+  pointsTotalsSequences(tenant: string, systemId: string): string {
+    return `${this.prefix}:{pts:${tenant}}:${systemId}:seq`;
   }
 
   config(kind: ConfigKind): string {

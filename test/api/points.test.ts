@@ -750,10 +750,10 @@ describe.each(targets())('points on %s', (target) => {
       while (keys.partitionOf(acme, `acme-${other}`) !== keys.partitionOf('_', 'a')) other++;
       const r2 = await s.request('POST', '/api/metrics/stars/event', { body: { user: { id: `acme-${other}` }, value: 250 }, tenant: 'acme' });
       expect(r2.status, r2.text).toBe(201);
-      await s.workers!.drainNow();
+      // No drain: the totals sets take each award before its event is answered.
     });
 
-    it('keeps each tenant\'s totals apart, also when one batch of the log holds both', async () => {
+    it('keeps each tenant\'s totals apart', async () => {
       const r = await s.request('GET', '/api/points/stars/summary', { tenant: 'acme' });
       expect(r.status, r.text).toBe(200);
       expect(r.body.filter((x: any) => x.users > 0)).toEqual([{ from: 201, to: 300, users: 1 }]);

@@ -23,6 +23,7 @@ import { markBreakdown } from '../departures.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../time-awards.js';
 import { EventPhase2, type Extension } from './phase2.js';
+import { recordStanding } from '../standing.js';
 import { EventReplies, noStreak } from './replies.js';
 import { TzCache } from './tz-cache.js';
 
@@ -179,6 +180,12 @@ export class EventRecorder {
         const extended: Extension | null = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = phase2.ranks(boards, awards.length > 0, extended !== null);
+        // The streak rankings and points totals take the event before it is answered (a read that
+        // follows sees it), alongside its placements.
+        const standing = extended === null && awards.length === 0 ? null : recordStanding(
+          deps, tenant, userId, now, p.seq, extended === null ? null : { ...extended, longest: state!.longest },
+          awards.map((a) => [a[0], a[3]] as const), () => coalescer.hold(),
+        ).then(() => null, (err: unknown) => err); // settled here: awaited after the placements
         // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
         // connection are made once it answers again (src/engine/pending.ts). A 503 would have a
         // client without an Idempotency-Key send it again, and count it twice.
@@ -188,15 +195,22 @@ export class EventRecorder {
           tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
         );
         let leaderboards = '{}';
+        let pending = false;
         if (ranks && left) {
           try {
             leaderboards = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
               ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
           } catch (err) {
             if (!isConnectionError(err)) throw err;
-            deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
+            pending = true;
           }
         }
+        const failed = standing === null ? null : await standing;
+        if (failed !== null) {
+          if (!isConnectionError(failed)) throw failed;
+          pending = true;
+        }
+        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
         return {
           status: 201, eventId, total: p.total, nowIso, completed: p.completed, streak: streak === null ? this.noStreakJson : streak.json,
           awards, leaderboards,

@@ -49,8 +49,8 @@ export function pointsRoutes(deps: Deps): Route[] {
 
   /**
    * The tenant's users' totals of a system: those above 0, and how many have none. Unfiltered, from
-   * the tenant's totals set (kept by the log-drain worker, about a second behind) and the user
-   * count; with a user-attribute filter, by reading every user of the tenant (cached 5 s).
+   * the tenant's totals set (written by phase 2 of each award's event, before its answer:
+   * src/engine/standing.ts) and the user count; with a user-attribute filter, by reading every user of the tenant (cached 5 s).
    */
   async function totalsOf(tenant: string, systemId: string, filter: Map<string, string> | null) {
     if (filter === null) {

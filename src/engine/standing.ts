@@ -1,0 +1,61 @@
+/**
+ * A user's standing in the tenant-wide sets that reads of many users take: the streak rankings
+ * (GET /streaks/rankings, the rank of GET /users/{id}/streak) and the points totals (GET
+ * /points/{key}/summary). Written by phase 2 of the event that changed them, before its answer, so
+ * a read that follows the 201 sees the event; by the other writers of awards and streaks; and again
+ * by the replay of an event whose api process died before its phase 2 (src/engine/replay.ts).
+ * Absolute values, ordered by the log entry id of the event or awards (lua/streakRank-4.lua,
+ * lua/pointsStanding-2.lua): a later write of an earlier state changes nothing.
+ */
+import { expiresAt, rankScore, stateFromHash, streakZone } from '../domain/streaks.js';
+import { dayIndexOf } from '../domain/periods.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
+import type { LoggedEvent } from '../model/log.js';
+import type { StreakSettings } from '../model/entities.js';
+import type { Context } from './context.js';
+
+/** A streak as its rankings take it. */
+export interface StreakStanding {
+  length: number;
+  longest: number;
+  /** When it is lost if nothing happens (ms). */
+  expiry: number;
+}
+
+/** A points system's total after a user's awards: [system id, total]. */
+export type SystemTotal = readonly [system: string, total: number];
+
+/**
+ * Records the streak (null: unchanged) and each system's total (the last one given per system
+ * counts) of one user, reached at `at` (service time, for the rankings' tie-break) by the log
+ * entry `seq` ('' when it has none). `hold` joins the event path's coalesced writes.
+ */
+export async function recordStanding(
+  deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, at: number, seq: string,
+  streak: StreakStanding | null, totals: readonly SystemTotal[], hold?: () => void,
+): Promise<void> {
+  const { redis, keys } = deps;
+  const writes: Promise<number>[] = [];
+  if (streak !== null) {
+    const k = keys.streakRankings(tenant);
+    hold?.();
+    writes.push(redis.streakRank(
+      k.active, k.longest, k.expiry, k.sequences, userId, rankScore(streak.length, at), rankScore(streak.longest, at), streak.expiry, seq,
+    ));
+  }
+  const last = new Map<string, number>();
+  for (const [system, total] of totals) last.set(system, total);
+  for (const [system, total] of last) {
+    hold?.();
+    writes.push(redis.pointsStanding(keys.pointsTotals(tenant, system), keys.pointsTotalsSequences(tenant, system), userId, total, seq));
+  }
+  await Promise.all(writes);
+}
+
+/** The streak an event's log entry carries (its `sx` when it extended the streak), as the rankings take it. */
+export function loggedStreak(e: LoggedEvent, rule: StreakSettings | null): StreakStanding | null {
+  if (rule === null || typeof e.sx !== 'string') return null;
+  const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d), 0);
+  if (state.last === null) return null;
+  return { length: state.length, longest: state.longest, expiry: expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts };
+}
