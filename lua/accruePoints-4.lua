@@ -31,6 +31,7 @@ local member, earliest = string.match(ARGV[1], '^(.*)|(%d+)$')
 
 --- @include "completeAchievements"
 --- @include "points"
+--- @include "logAdd"
 
 if redis.call('HEXISTS', userKey, 'id') == 0 then return {-4} end
 local specs = {}
@@ -54,5 +55,5 @@ pointsCommit(pc)
 redis.call('HSET', userKey, unpack(due))
 redis.call('ZADD', dueKey, earliest, member)
 if #pc.awards == 0 then return {1, ''} end
-local seq = redis.call('XADD', logKey, '*', 'points', ARGV[4] .. ',"pa":' .. pointsLog(pc) .. '}')
+local seq = logAdd(logKey, 'points', ARGV[4] .. ',"pa":' .. pointsLog(pc) .. '}')
 return {1, pc.awards, seq}

@@ -48,6 +48,7 @@ local nowStamp, dayField = string.match(ARGV[5], '^([^|]*)|(.*)$')
 --- @include "writeUser"
 --- @include "completeAchievements"
 --- @include "points"
+--- @include "logAdd"
 
 if not canSubscribe(userKey, needsEmail) then return {-2} end
 
@@ -88,6 +89,6 @@ if points then
     logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
   end
 end
-table.insert(reply, 5, redis.call('XADD', logKey, '*', 'achievement', logEntry))
+table.insert(reply, 5, logAdd(logKey, 'achievement', logEntry))
 table.insert(reply, 6, moved or '')
 return reply

@@ -50,6 +50,7 @@ local logEntry = ARGV[4]
 --- @include "canSubscribe"
 --- @include "writeUser"
 --- @include "eventCore"
+--- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the helpers are called only
 -- when they have something to do (flags not in the memo, a window, a key, a zone to compare or an
@@ -71,6 +72,6 @@ end
 local total, created, moved = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 if total == nil then return {-11} end
-local seq = redis.call('XADD', logKey, '*', 'event', logEntry)
+local seq = logAdd(logKey, 'event', logEntry)
 -- The empty ninth field (no boards), then what moved when something did.
 return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. (moved and '\n\n' .. moved or '\n')

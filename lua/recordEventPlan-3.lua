@@ -136,6 +136,7 @@ local boosts = ARGV[6] or ''
 --- @include "streak"
 --- @include "points"
 --- @include "hotPlan"
+--- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
 -- tested here, and the helpers called only when they have something to do (a plan or flags not in
@@ -478,24 +479,24 @@ if #completed > 0 then
   if awards ~= '' then fields[#fields + 1] = 'pa'; fields[#fields + 1] = awards end
   fields[#fields + 1] = 'ac'
   fields[#fields + 1] = '["' .. table.concat(completed, '","') .. '"]'
-  seq = redis.call('XADD', logKey, '*', unpack(fields))
+  seq = logAdd(logKey, unpack(fields))
 elseif awards ~= '' then
   if logStreak and streakPauses ~= '' then
-    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses, 'pa', awards)
+    seq = logAdd(logKey, 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses, 'pa', awards)
   elseif logStreak then
-    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'pa', awards)
+    seq = logAdd(logKey, 'event', logEntry, 'sx', streakPacked, 'pa', awards)
   else
-    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'pa', awards)
+    seq = logAdd(logKey, 'event', logEntry, 'pa', awards)
   end
 elseif logStreak then
   -- The user's pauses too, when there are any (rare): the rankings' expiry counts them.
   if streakPauses == '' then
-    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked)
+    seq = logAdd(logKey, 'event', logEntry, 'sx', streakPacked)
   else
-    seq = redis.call('XADD', logKey, '*', 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses)
+    seq = logAdd(logKey, 'event', logEntry, 'sx', streakPacked, 'sp', streakPauses)
   end
 else
-  seq = redis.call('XADD', logKey, '*', 'event', logEntry)
+  seq = logAdd(logKey, 'event', logEntry)
 end
 -- One string, not a table: Redis converts a table reply element by element, a string at once.
 if moved then values = values .. '\n' .. moved end

@@ -39,6 +39,7 @@ local logEntry = ARGV[4]
 --- @include "writeUser"
 --- @include "completeAchievements"
 --- @include "points"
+--- @include "logAdd"
 
 local exists = redis.call('EXISTS', userKey) == 1
 if mode == 'create' and exists then return {-3} end
@@ -61,7 +62,7 @@ if created == 1 and ARGV[5] ~= '' then
     awards = pc.awards
   end
 end
-local seq = redis.call('XADD', logKey, '*', 'user', logEntry)
+local seq = logAdd(logKey, 'user', logEntry)
 
 local reply = redis.call('HGETALL', userKey)
 table.insert(reply, 1, moved or '')

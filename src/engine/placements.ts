@@ -79,7 +79,7 @@ export async function place(
 ): Promise<string[]> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
-  const order = orderOf(now);
+  const order = orderOf(now, seq);
   const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry }) => {
     const name = groupName(group);
     const k = keys.leaderboard(tenant, lb.id, run.start, name);

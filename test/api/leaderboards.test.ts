@@ -65,6 +65,22 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await rankings('quizzes-all')).map((r) => [r.userId, r.rank, r.value])).toEqual([['q1', 1, 2], ['q2', 2, 2], ['q3', 3, 2]]);
   });
 
+  it('breaks ties by arrival when the clock stands still (users in any order of their ids, on any partitions)', async () => {
+    const { arrivals } = await s.metrics('arrivals');
+    await board({ name: 'Arrivals', key: 'arrivals-all', rankBy: 'metric', metricId: arrivals });
+    await s.setClock('2026-07-01T12:00:00Z');
+    // Ids that sort against arrival, then with it, and users of several partitions.
+    const order = ['zed', 'mia', 'amy', 'bo', 'cal', 'xia', 'dan', 'eli'];
+    for (const user of order) await event(user, 3, 'arrivals');
+    expect((await rankings('arrivals-all')).map((r) => r.userId)).toEqual(order);
+    // A later arrival at the same value still ranks after them; a higher value before all.
+    await event('aaa', 3, 'arrivals');
+    await event('yves', 4, 'arrivals');
+    expect((await rankings('arrivals-all', '?limit=10')).map((r) => r.userId)).toEqual(['yves', ...order, 'aaa']);
+    const { keys } = s.api.services;
+    expect(new Set(order.map((u) => keys.partitionOf('_', u))).size).toBeGreaterThan(1);
+  });
+
   it('never lets a capped board exceed its maximum, with 200 users racing into a board of 10', async () => {
     await board({ name: 'Sales', key: 'sales-top', rankBy: 'metric', metricId: ids.sales, maxParticipants: 10 });
     const values = Array.from({ length: 200 }, (_, i) => ((i * 37) % 200) + 1);
