@@ -3,7 +3,7 @@
   GET /points/{key}/summary), by phase 2 of the event that awarded the points and by the other
   writers of awards (src/engine/standing.ts). An absolute value: running it twice changes nothing.
 
-  Order: as lua/streakRank-4.lua, a call that carries its log entry id (ARGV[3]) changes nothing
+  Order: as lua/streakRank-6.lua, a call that carries its log entry id (ARGV[3]) changes nothing
   when the user's recorded id is the same or later.
 
   KEYS[1] totals              <prefix>:{pts:<tenant>}:<system id>        zset user -> total

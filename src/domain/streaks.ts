@@ -221,17 +221,3 @@ export function expiresAt(rule: StreakSettings, state: StreakState, now: number,
   const end = lastAlivePeriod(rule, state, now);
   return end === null ? null : periodEndsAt(rule.frequency, end, tz);
 }
-
-/** Milliseconds from 2020-01-01: the time part of ranking scores. */
-const SCORE_EPOCH = Date.UTC(2020, 0, 1);
-const SCORE_SPAN = 2 ** 43; // about 278 years
-
-/**
- * A ranking score: the length, and a fraction that is larger the earlier the length was reached,
- * so equal lengths rank by who reached them first (API.md). Streak lengths keep 38 bits for the
- * fraction: ties are told apart to about 32 ms. The length is `Math.floor(score)`.
- */
-export function rankScore(length: number, reachedAt: number): number {
-  const t = Math.min(SCORE_SPAN - 1, Math.max(0, reachedAt - SCORE_EPOCH));
-  return length + (SCORE_SPAN - 1 - t) / SCORE_SPAN;
-}

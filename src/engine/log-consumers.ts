@@ -6,11 +6,12 @@
  * (src/engine/standing.ts).
  */
 import { currentPeriod, dayIndexOf } from '../domain/periods.js';
-import { expiresAt, rankScore, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
+import { expiresAt, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
 import type { StreakSettings } from '../model/entities.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
-import type { LogBody } from '../model/log.js';
+import { compareStreamIds, type LogBody } from '../model/log.js';
 import type { Context } from './context.js';
+import { rankStreak } from './standing.js';
 
 /** An entry a consumer takes: its stream id and kind, and its body parsed. */
 export interface Drained {
@@ -32,76 +33,60 @@ function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz
   return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
 }
 
-/**
- * Records the streak extensions of a batch in the tenants' rankings: per tenant, one ZADD per
- * ranking with every extension in log order (the last one of a user counts; the longest only
- * grows, GT), as lua/streakRank-4.lua does for one user. Absolute values: draining an entry twice
- * changes nothing.
- */
 /** The entries of an admin's operation on a streak: the rankings take them again too. */
 export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause']);
 
+/**
+ * Records the streak extensions of a batch in the tenants' rankings, in log order, each ranked by
+ * its entry's id (src/engine/standing.ts rankStreak). Absolute values: an entry taken twice
+ * changes nothing.
+ */
 export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'>, batch: Drained[]): Promise<void> {
   const rule = deps.store.current.streak;
   if (rule === null) return;
-  let byTenant = new Map<string, { active: (string | number)[]; longest: (string | number)[]; expiry: (string | number)[] }>();
-  // One pipeline per tenant: a tenant's rankings share a hash slot, two tenants' need not (a
-  // Cluster pipeline stays on one slot).
-  const flush = async () => {
-    for (const [tenant, lists] of byTenant) {
-      const k = deps.keys.streakRankings(tenant);
-      const pipeline = deps.redis.pipeline();
-      pipeline.zadd(k.active, ...lists.active);
-      pipeline.zadd(k.longest, 'GT', ...lists.longest);
-      pipeline.zadd(k.expiry, ...lists.expiry);
-      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
-    }
-    byTenant = new Map();
-  };
-  for (const { kind, e } of batch) {
+  // Sent one after the other without waiting: a tenant's rankings share a hash slot, so one
+  // connection carries them in log order.
+  let sent: Promise<number>[] = [];
+  for (const { id, kind, e } of batch) {
     if (e.t === undefined || e.u === undefined) continue;
     if (STREAK_OPERATIONS.has(kind)) {
       // In log order: what came before first.
-      await flush();
-      await rankOperation(deps, rule, kind, e.t, e.u, e.ts ?? 0);
+      await Promise.all(sent);
+      sent = [];
+      await rankOperation(deps, rule, kind, e.t, e.u, e.ts ?? 0, id);
       continue;
     }
     if (kind !== 'event' || !e.sx) continue;
     const x = extensionOf(e, rule);
     if (x === null) continue;
     const { state, tz } = x;
-    const at = e.ts ?? 0;
-    let lists = byTenant.get(e.t);
-    if (lists === undefined) {
-      lists = { active: [], longest: [], expiry: [] };
-      byTenant.set(e.t, lists);
-    }
-    lists.active.push(rankScore(state.length, at), e.u);
-    lists.longest.push(rankScore(state.longest, at), e.u);
-    lists.expiry.push(expiresAt(rule, state, state.last!, tz) ?? 0, e.u);
+    const expiry = expiresAt(rule, state, state.last!, tz) ?? 0;
+    sent.push(rankStreak(deps, e.t, e.u, { length: state.length, longest: state.longest, expiry }, e.ts ?? 0, id));
   }
-  await flush();
+  await Promise.all(sent);
 }
 
 /**
  * An admin's operation on a user's streak (src/engine/streaks.ts), as the rankings take it: from
- * the user's state now, at the operation's time. The operation wrote the same when it was made;
- * taken again in log order, a later extension of the log cannot leave an older value behind it.
+ * the user's state now, at the operation's time. The operation wrote the same when it was made,
+ * and a later extension wrote over it: an operation older than the extension the rankings hold
+ * (their sequences, lua/streakRank-6.lua) changes nothing.
  */
 async function rankOperation(
-  deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number,
+  deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number, id: string,
 ): Promise<void> {
+  const held = await deps.redis.hget(deps.keys.streakRankings(tenant).sequences, userId);
+  if (held !== null && compareStreamIds(held, id) > 0) return;
   const h = await deps.redis.hgetall(deps.keys.forUser(tenant, userId).user);
   if (h.id === undefined) return;
   const tz = h.tz ?? '';
   const { day, period } = currentPeriod(rule.frequency, tz, at);
   const state = stateFromHash(h, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz);
-  const k = deps.keys.streakRankings(tenant);
   if (kind === 'restore') {
-    await deps.redis.streakRank(k.active, k.longest, k.expiry, k.sequences, userId, rankScore(state.length, at), rankScore(state.longest, at), expiry ?? 0, '');
+    await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry: expiry ?? 0 }, at, '');
   } else {
-    await deps.redis.zadd(k.expiry, 'XX', expiry ?? at, userId);
+    await deps.redis.zadd(deps.keys.streakRankings(tenant).expiry, 'XX', expiry ?? at, userId);
   }
 }
 

@@ -4,10 +4,11 @@
  * /points/{key}/summary). Written by phase 2 of the event that changed them, before its answer, so
  * a read that follows the 201 sees the event; by the other writers of awards and streaks; and again
  * by the replay of an event whose api process died before its phase 2 (src/engine/replay.ts).
- * Absolute values, ordered by the log entry id of the event or awards (lua/streakRank-4.lua,
+ * Absolute values, ordered by the log entry id of the event or awards (lua/streakRank-6.lua,
  * lua/pointsStanding-2.lua): a later write of an earlier state changes nothing.
  */
-import { expiresAt, rankScore, stateFromHash, streakZone } from '../domain/streaks.js';
+import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
+import { orderOf } from '../domain/leaderboards.js';
 import { dayIndexOf } from '../domain/periods.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
 import type { LoggedEvent } from '../model/log.js';
@@ -37,11 +38,8 @@ export async function recordStanding(
   const { redis, keys } = deps;
   const writes: Promise<number>[] = [];
   if (streak !== null) {
-    const k = keys.streakRankings(tenant);
     hold?.();
-    writes.push(redis.streakRank(
-      k.active, k.longest, k.expiry, k.sequences, userId, rankScore(streak.length, at), rankScore(streak.longest, at), streak.expiry, seq,
-    ));
+    writes.push(rankStreak(deps, tenant, userId, streak, at, seq));
   }
   const last = new Map<string, number>();
   for (const [system, total] of totals) last.set(system, total);
@@ -50,6 +48,21 @@ export async function recordStanding(
     writes.push(redis.pointsStanding(keys.pointsTotals(tenant, system), keys.pointsTotalsSequences(tenant, system), userId, total, seq));
   }
   await Promise.all(writes);
+}
+
+/**
+ * Records one user's streak in the tenant's rankings (lua/streakRank-6.lua): equal lengths rank by
+ * arrival, the log entry id `seq` of the event or operation (src/domain/leaderboards.ts orderOf;
+ * the service time `at` without one).
+ */
+export function rankStreak(
+  deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, streak: StreakStanding, at: number, seq: string,
+): Promise<number> {
+  const k = deps.keys.streakRankings(tenant);
+  return deps.redis.streakRank(
+    k.active, k.longest, k.expiry, k.sequences, k.activeMembers, k.longestMembers, userId, streak.length, streak.longest, streak.expiry, seq,
+    orderOf(at, seq),
+  );
 }
 
 /** The streak an event's log entry carries (its `sx` when it extended the streak), as the rankings take it. */

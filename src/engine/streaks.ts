@@ -5,13 +5,14 @@
 import { breakdownGroup, groupName } from '../domain/leaderboards.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
-import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } from '../domain/streaks.js';
+import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
 import type { Leaderboard, StreakSettings } from '../model/entities.js';
 import { attributeField } from '../model/fields.js';
 import { ScriptCode } from '../redis/codes.js';
 import { operationEntry } from '../model/log.js';
 import type { Deps } from './deps.js';
 import { place, streakPlacements } from './placements.js';
+import { rankStreak } from './standing.js';
 
 /** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
 function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Leaderboard) => string[] | null {
@@ -81,9 +82,8 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   if (restored === 0) return 'nothing_lost';
   if (restored === -1) return 'at_maximum';
   const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
-  const k = keys.streakRankings(tenant);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
-  await redis.streakRank(k.active, k.longest, k.expiry, k.sequences, userId, rankScore(state.length, now), rankScore(state.longest, now), expiry, '');
+  await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry }, now, '');
   // The streak boards show the restored length too.
   await place(deps, tenant, userId, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(deps, h)), now);
   return 'restored';

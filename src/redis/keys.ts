@@ -118,6 +118,17 @@ export interface LeaderboardKeys {
   awards(userId: string): string;
 }
 
+/** A tenant's streak rankings (lua/streakRank-6.lua): members '<order>|<user id>', mapped from users by the members hashes. */
+export interface StreakRankingKeys {
+  active: string;
+  longest: string;
+  expiry: string;
+  pauses: string;
+  sequences: string;
+  activeMembers: string;
+  longestMembers: string;
+}
+
 export class Keys {
   readonly prefix: string;
   readonly partitions: number;
@@ -174,9 +185,12 @@ export class Keys {
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
-  streakRankings(tenant: string): { active: string; longest: string; expiry: string; pauses: string; sequences: string } {
+  streakRankings(tenant: string): StreakRankingKeys {
     const base = `${this.prefix}:{st:${tenant}}:`;
-    return { active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses', sequences: base + 'seq' };
+    return {
+      active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses', sequences: base + 'seq',
+      activeMembers: base + 'am', longestMembers: base + 'lm',
+    };
   }
 
   /**

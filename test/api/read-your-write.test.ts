@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { rankStreak } from '../../src/engine/standing.js';
 
 describe.each(targets())('reads after a write on %s', (target) => {
   let s: TestServer;
@@ -48,19 +49,39 @@ describe.each(targets())('reads after a write on %s', (target) => {
     expect(await summary()).toEqual([[1, 10, 1], [31, 40, 1]]);
   });
 
+  it('ranks equal streaks by arrival while the clock stands still, whatever the user ids', async () => {
+    await s.setClock('2026-05-06T10:00:00Z');
+    // ann (2 days) and bob (1) extend again: 3 and 2. Then newcomers, in an order against their ids.
+    await s.event('lessons', 'bob', 1);
+    for (const id of ['zoe', 'max', 'abe']) await s.event('lessons', { id, name: id.toUpperCase() }, 1);
+    await s.event('lessons', 'ann', 1);
+    const ranking = (await s.request('GET', '/v1/streaks/rankings?limit=10')).body as { userId: string; streakLength: number }[];
+    expect(ranking.map((r) => [r.userId, r.streakLength])).toEqual([['ann', 3], ['bob', 2], ['zoe', 1], ['max', 1], ['abe', 1]]);
+    const ranks = await Promise.all(['zoe', 'max', 'abe'].map(async (id) => (await s.request('GET', `/v1/users/${id}/streak`)).body.rank));
+    expect(ranks).toEqual([3, 4, 5]);
+    // The longest: ann 3, bob 2, then the newcomers' 1 in the order they reached it.
+    const longest = (await s.request('GET', '/v1/streaks/rankings?type=longest&limit=10')).body as { userId: string }[];
+    expect(longest.map((r) => r.userId)).toEqual(['ann', 'bob', 'zoe', 'max', 'abe']);
+  });
+
   it('keeps the later of two writes of one user\'s standing, whatever order they arrive in', async () => {
     const { redis, keys } = s.api.services;
     const k = keys.streakRankings('_');
     const standing = (seq: string, length: number) =>
-      redis.streakRank(k.active, k.longest, k.expiry, k.sequences, 'cat', length, length, 9e12, seq);
+      rankStreak(s.api.services, '_', 'cat', { length, longest: length, expiry: 9e12 }, 0, seq);
+    const active = async () => Number(await redis.zscore(k.active, (await redis.hget(k.activeMembers, 'cat'))!));
     expect(await standing('1700000000000-5', 4)).toBe(1);
     // Earlier (by the id's time, then its sequence) or the same: nothing changes.
     expect(await standing('1700000000000-4', 3)).toBe(0);
     expect(await standing('999999999999-9', 3)).toBe(0);
     expect(await standing('1700000000000-5', 3)).toBe(0);
-    expect(Number(await redis.zscore(k.active, 'cat'))).toBe(4);
+    expect(await active()).toBe(4);
     expect(await standing('1700000000001-0', 2)).toBe(1);
-    expect(Number(await redis.zscore(k.active, 'cat'))).toBe(2);
+    expect(await active()).toBe(2);
+    // One member per user in each ranking; the longest kept at 4.
+    expect((await redis.zrange(k.active, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
+    expect((await redis.zrange(k.longest, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
+    expect(await redis.zscore(k.longest, (await redis.hget(k.longestMembers, 'cat'))!)).toBe('4');
 
     const totals = keys.pointsTotals('_', 'sys');
     const total = (seq: string, value: number) => redis.pointsStanding(totals, keys.pointsTotalsSequences('_', 'sys'), 'cat', value, seq);

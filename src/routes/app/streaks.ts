@@ -46,7 +46,9 @@ export function streakRoutes(deps: Deps): Route[] {
     let rank: number | null = null;
     if (view.length > 0) {
       await prune(tenant);
-      const r = await redis.zrevrank(keys.streakRankings(tenant).active, id);
+      const k = keys.streakRankings(tenant);
+      // The ranking's member: '<order>|<user id>' (lua/streakRank-6.lua), or the id itself from before.
+      const r = await redis.zrevrank(k.active, (await redis.hget(k.activeMembers, id)) ?? id);
       rank = r === null ? null : r + 1;
     }
     const pauses = pausesOf(h);
@@ -93,8 +95,11 @@ export function streakRoutes(deps: Deps): Route[] {
     if (type === 'active') await prune(tenant);
     const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');
     const entries: { userId: string; streakLength: number }[] = [];
-    // Scores carry a tie-breaking fraction (rankScore): the length is the whole part.
-    for (let i = 0; i < flat.length; i += 2) entries.push({ userId: flat[i], streakLength: Math.floor(Number(flat[i + 1])) });
+    // Members are '<order>|<user id>' (lua/streakRank-6.lua); scores written before carry a
+    // tie-breaking fraction, and the length is their whole part.
+    for (let i = 0; i < flat.length; i += 2) {
+      entries.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), streakLength: Math.floor(Number(flat[i + 1])) });
+    }
     const names = await Promise.all(entries.map((e) => redis.hget(keys.forUser(tenant, e.userId).user, 'name')));
     return ok(entries.map((e, i) => ({ userId: e.userId, name: names[i], streakLength: e.streakLength })));
   }
