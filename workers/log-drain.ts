@@ -205,10 +205,11 @@ export class LogDrainer {
     const { deps } = this;
     const { redis, keys } = deps;
     const cursors = await (this.cursors ??= this.loadCursors());
-    const read = await Promise.all(partitions.map((p) => {
-      const cursor = cursors.get(p) ?? '';
-      return redis.xrange(keys.partitionLog(p), cursor === '' ? '-' : '(' + cursor, '+', 'COUNT', BATCH) as Promise<StreamEntry[]>;
-    }));
+    // Where each partition is read from, taken now: a pass side by side may move the shared cursors
+    // while these reads are out, and the commit must check the cursor this batch was read after.
+    const from = partitions.map((p) => cursors.get(p) ?? '');
+    const read = await Promise.all(partitions.map((p, i) =>
+      redis.xrange(keys.partitionLog(p), from[i] === '' ? '-' : '(' + from[i], '+', 'COUNT', BATCH) as Promise<StreamEntry[]>));
     const batches: ArchiveBatch[] = [];
     const consumers: Drained[] = [];
     const marks = processMarks(dead);
@@ -226,7 +227,7 @@ export class LogDrainer {
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
       }
       batches.push({
-        partition, previous: cursors.get(partition) ?? '', firstId: entries[0][0], lastId: entries[entries.length - 1][0],
+        partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],
         count: entries.length, lines: lines.join('\n'),
       });
     });
