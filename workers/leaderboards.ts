@@ -38,9 +38,16 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
       for (let n = 0; n < MAX_RUNS && k >= 0; n++, k++) {
         const run = runOf(lb, runStart(lb, k));
         if (run === null) break;
+        // When the run became final: every zone had finished its last day (whenever a pass gets
+        // there, so a restore's pass records the same), or now for a board an admin finished.
+        let final = now;
         if (finished !== null) {
           if (run.start > finished) break;
-        } else if (run.end === null || now < dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS) break;
+        } else {
+          if (run.end === null) break;
+          final = dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS;
+          if (now < final) break;
+        }
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
         const fields: string[] = [];
         for (const group of groups) {
@@ -51,7 +58,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
           }
           fields.push(`w:${run.start}:${group}`, JSON.stringify(winners));
         }
-        await redis.hset(index.state, ...fields, `f:${run.start}`, new Date(now).toISOString(), 'last', run.start);
+        await redis.hset(index.state, ...fields, `f:${run.start}`, new Date(final).toISOString(), 'last', run.start);
         result.runs++;
       }
     }

@@ -736,6 +736,11 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(done.finalised).toBe('2026-10-02T12:00:00.000Z');
       expect(done.winners).toEqual([{ userId: 'west', rank: 1, value: 1 }, { userId: 'west2', rank: 2, value: 1 }]);
       expect((await runOfDay('2026-10-02')).body.finalised).toBeNull();
+      // A pass that gets there late records when the run became final, not when it ran (a
+      // restore's pass records the same as the original's).
+      await f.setClock('2026-10-03T15:30:00Z');
+      await f.workers!.finaliseNow();
+      expect((await runOfDay('2026-10-02')).body.finalised).toBe('2026-10-03T12:00:00.000Z');
     });
 
     it('finishes the board after its last run: gone from the list, its runs still readable', async () => {
