@@ -11,13 +11,18 @@ import type { Route } from '../http/server.js';
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
   const { redis, store, metrics } = deps;
   return [
-    { method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }) },
+    {
+      method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }),
+      doc: { summary: 'The process is up', success: [200] },
+    },
     {
       method: 'get', path: '/metrics', family: 'ops',
+      doc: { summary: 'Prometheus metrics', success: [200], contentType: 'text/plain; version=0.0.4' },
       handler: () => ({ status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }),
     },
     {
       method: 'get', path: '/ready', family: 'ops',
+      doc: { summary: 'Redis reachable, scripts and configuration loaded, no restore running', success: [200], refusals: [503] },
       handler: async () => {
         let redisOk = false;
         try {
