@@ -1,12 +1,14 @@
 /**
  * Operations: `GET /health` (the process is up), `GET /ready` (Redis reachable, scripts loaded,
- * configuration loaded) and `GET /metrics` (Prometheus). None needs a key.
+ * configuration loaded), `GET /metrics` (Prometheus) and `GET /openapi.json` (the OpenAPI document
+ * of every route, src/http/openapi.ts). None needs a key.
  */
 import type { Deps } from '../engine/deps.js';
 import type { Readiness } from '../engine/services.js';
 import { HttpError } from '../lib/errors.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
+import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
 
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
   const { redis, store, metrics } = deps;
@@ -43,4 +45,19 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
       },
     },
   ];
+}
+
+/**
+ * `GET /openapi.json`: the document of `routes` and of itself, built once, here. A public
+ * description, as /health is: no key.
+ */
+export function openApiRoute(routes: readonly Route[], info: DocumentInfo): Route {
+  let body = '';
+  const route: Route = {
+    method: 'get', path: '/openapi.json', family: 'ops',
+    doc: { summary: 'This document: the OpenAPI 3.1 description of the Application API, the Admin API and the operations', success: [200] },
+    handler: () => ({ status: 200, body }),
+  };
+  body = JSON.stringify(openApiDocument([...routes, route], info));
+  return route;
 }
