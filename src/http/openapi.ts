@@ -98,10 +98,13 @@ function operation(route: Route, path: string): Json {
   for (const status of doc.success) {
     responses[status] = { description: SUCCESS[status] ?? 'Success', content: { [content]: doc.response ? { schema: doc.response } : {} } };
   }
+  const malformed = doc.malformed ?? 400;
   const refusals = new Set<number>(doc.refusals);
-  if (guarded) for (const status of [400, 401, 403, 404]) refusals.add(status);
-  else if (parameters.length > 0 || doc.body) refusals.add(400);
-  for (const status of [...refusals].sort((a, b) => a - b)) responses[status] = errorResponse(REFUSAL[status] ?? 'Refused');
+  if (guarded) for (const status of [malformed, 401, 403, 404]) refusals.add(status);
+  else if (parameters.length > 0 || doc.body) refusals.add(malformed);
+  for (const status of [...refusals].sort((a, b) => a - b)) {
+    responses[status] = errorResponse(status === 422 && malformed === 422 ? `${REFUSAL[400]}; or ${REFUSAL[422].toLowerCase()}` : REFUSAL[status] ?? 'Refused');
+  }
   responses.default = errorResponse('Any other error (405, 413, 415, 5xx), with the same body');
 
   return {

@@ -56,6 +56,14 @@ export interface RouteDoc {
   response?: Schema;
   /** The success's content type, when it is not JSON. */
   contentType?: string;
+  /**
+   * The status of malformed input (the body, a query parameter, the path, a header): 400 (the
+   * default), or 422 on the Application API calls whose typed errors in SDK 1.0.42 (for the calls
+   * it lacks, Trophy's specification) name 422 and not 400: the SDK throws its typed
+   * UnprocessableEntityError where a 400 would be a bare TrophyApiError. The server answers every
+   * 400 of such a call with 422, code and message unchanged.
+   */
+  malformed?: 400 | 422;
   /** Other refusals of the call: 422 for a semantic error, 503 where it has its own. */
   refusals?: readonly number[];
   /** The call's data belongs to the tenant `Tenant-ID` names (every Application API call). */

@@ -264,6 +264,10 @@ export class HttpServer {
     }
   }
 
+  /**
+   * Answers an error; a 400 on a route whose description answers malformed input with 422 is
+   * answered 422 (src/http/route-doc.ts `malformed`), code and message unchanged.
+   */
   private sendError(
     res: HttpResponse, state: State, err: unknown, method: string, url: string, started: number, close = false, route?: Route,
   ): void {
@@ -279,7 +283,8 @@ export class HttpServer {
         httpError = fail('internal');
       }
     }
-    this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close);
+    const status = httpError.status === 400 && route?.doc.malformed === 422 ? 422 : httpError.status;
+    this.send(res, state, status, errorBody(httpError), method, url, started, close);
   }
 
   /** Starts listening; resolves with the bound port. */

@@ -226,6 +226,23 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('answers a malformed path with the status each operation documents for malformed input (422 where the SDK types it)', async () => {
+    let probed = 0;
+    for (const r of s.api.routes.filter((x) => x.path.includes('/:'))) {
+      const path = `${PREFIXES[r.family][0]}${r.path.replace(/:[A-Za-z0-9_]+/, '%ZZ').replace(/:[A-Za-z0-9_]+/g, 'x')}`;
+      const res = await s.request(HTTP_METHOD[r.method].toUpperCase(), path);
+      const expected = r.doc.malformed ?? 400;
+      expect([res.status, res.body.code], `${r.method} ${path}`).toEqual([expected, 'invalid_path']);
+      expect(Object.keys(doc.paths[documentPath(r, PREFIXES)][HTTP_METHOD[r.method]].responses), `${r.method} ${path}`).toContain(String(expected));
+      probed++;
+    }
+    expect(probed).toBeGreaterThan(40);
+    const summary = doc.paths['/users/{id}/metrics/{key}/event-summary'].get.responses;
+    expect(Object.keys(summary)).not.toContain('400');
+    expect(summary['422'].description).toMatch(/^Malformed input/);
+    expect(Object.keys(doc.paths['/users/{id}'].get.responses)).toContain('400');
+  });
+
   it('misses no path the server answers: every method on the SDK\'s, the docs\' and the document\'s paths', async () => {
     const candidates = candidatePaths(doc);
     expect(candidates.length).toBeGreaterThan(100);

@@ -120,19 +120,22 @@ export function achievementRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'Complete an achievement with the api trigger for a user (again: the first completion)',
         params: { key: { schema: { type: 'string' }, description: 'The achievement\'s key' } },
-        body: { check: validateCompletion }, success: [201], refusals: [422],
+        body: { check: validateCompletion }, success: [201], malformed: 422, refusals: [422],
       },
     },
     {
       method: 'get', path: '/achievements', family: 'app', handler: all,
-      doc: { summary: 'The active achievements with their completions and rarity', query: [USER_ATTRIBUTES_QUERY], success: [200], refusals: [422] },
+      doc: {
+        summary: 'The active achievements with their completions and rarity', query: [USER_ATTRIBUTES_QUERY],
+        success: [200], malformed: 422, refusals: [422],
+      },
     },
     {
       method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements,
       doc: {
         summary: 'The user\'s achievements', params: { id: USER_ID_PARAM },
         query: [{ name: 'includeIncomplete', schema: { type: 'boolean', default: false }, description: 'true adds the others, with their progress' }],
-        success: [200],
+        success: [200], malformed: 422,
       },
     },
   ];

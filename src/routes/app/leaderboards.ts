@@ -100,7 +100,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'The leaderboards users see, with their status',
         query: [{ name: 'includeFinished', schema: { type: 'boolean', default: false }, description: 'true adds finished boards' }],
-        success: [200],
+        success: [200], malformed: 422,
       },
       handler: (req) => {
         const includeFinished = queryOf(req).get('includeFinished') === 'true';
@@ -126,7 +126,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
           { name: 'userId', schema: { type: 'string' }, description: 'The offset counts from this user' },
           { name: 'userAttributes', schema: { type: 'string' }, description: 'The breakdown group, key:value pairs separated by commas' },
         ],
-        success: [200],
+        success: [200], malformed: 422,
       },
       handler: async (req) => {
         const lb = boardOf(req.params[0]);
@@ -171,7 +171,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'The user\'s rank and value on a leaderboard, with the history of their changes', params: { id: USER_ID_PARAM, ...BOARD },
         query: [RUN, { name: 'numEvents', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'History entries' }],
-        success: [200],
+        success: [200], malformed: 422,
       },
       handler: async (req) => {
         const id = req.params[0];

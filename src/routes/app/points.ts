@@ -103,7 +103,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'The user\'s points in a system: total, level and the newest awards', params: USER_SYSTEM,
         query: [{ name: 'awards', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'Awards to list' }],
-        success: [200],
+        success: [200], malformed: 422,
       },
       handler: async (req) => {
         const count = awardsOf(queryOf(req));
@@ -132,7 +132,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app',
       doc: {
         summary: 'The user\'s points total and change per day, week or month', params: USER_SYSTEM, query: SUMMARY_QUERY,
-        success: [200], refusals: [422],
+        success: [200], malformed: 422, refusals: [422],
       },
       handler: async (req) => {
         const query = parseSummaryQuery(queryOf(req));
@@ -174,7 +174,7 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/points/:key/boosts', family: 'app',
-      doc: { summary: 'The boosts active for the user today', params: USER_SYSTEM, success: [200] },
+      doc: { summary: 'The boosts active for the user today', params: USER_SYSTEM, success: [200], malformed: 422 },
       handler: async (req) => {
         const { id, system, u } = target(req);
         const snapshot = store.current;
@@ -195,7 +195,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       method: 'get', path: '/points/:key/summary', family: 'app',
       doc: {
         summary: 'How the tenant\'s users spread over points totals', params: SYSTEM, query: [USER_ATTRIBUTES_QUERY],
-        success: [200], refusals: [422],
+        success: [200], malformed: 422, refusals: [422],
       },
       handler: async (req) => {
         const system = systemOf(req.params[0]);
@@ -207,7 +207,9 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/points/:key/level-summary', family: 'app',
-      doc: { summary: 'How the tenant\'s users spread over the system\'s levels', params: SYSTEM, success: [200], refusals: [422] },
+      doc: {
+        summary: 'How the tenant\'s users spread over the system\'s levels', params: SYSTEM, success: [200], malformed: 422, refusals: [422],
+      },
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const levels = store.current.levelsBySystem.get(system.id) ?? [];

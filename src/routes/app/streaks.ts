@@ -103,7 +103,7 @@ export function streakRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'The user\'s streak with its history and rank', params: { id: USER_ID_PARAM },
         query: [{ name: 'historyPeriods', schema: { type: 'integer', minimum: 0, maximum: MAX_HISTORY, default: 7 }, description: 'Periods of history' }],
-        success: [200],
+        success: [200], malformed: 422,
       },
     },
     {
@@ -114,7 +114,7 @@ export function streakRoutes(deps: Deps): Route[] {
           name: 'userIds', required: true, schema: { type: 'array', minItems: 1, maxItems: MAX_USER_IDS, items: userIdSchema },
           description: 'Repeated, one id each; or once, the ids separated by commas',
         }],
-        success: [200],
+        success: [200], malformed: 422,
       },
     },
     {
@@ -125,7 +125,7 @@ export function streakRoutes(deps: Deps): Route[] {
           { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
           { name: 'type', schema: { enum: ['active', 'longest'], default: 'active' } },
         ],
-        success: [200],
+        success: [200], malformed: 422,
       },
     },
   ];

@@ -111,7 +111,7 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/metrics', family: 'app',
-      doc: { summary: 'The active metrics with the user\'s totals and their achievements', params: user, success: [200] },
+      doc: { summary: 'The active metrics with the user\'s totals and their achievements', params: user, success: [200], malformed: 422 },
       handler: async (req) => {
         const h = await loadUser(req);
         return ok([...store.current.metrics.values()].filter((m) => m.status === 'active').map((m) => metricView(m, h)));
@@ -119,7 +119,7 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/metrics/:key', family: 'app',
-      doc: { summary: 'One metric with the user\'s total and its achievements', params: userAndMetric, success: [200] },
+      doc: { summary: 'One metric with the user\'s total and its achievements', params: userAndMetric, success: [200], malformed: 422 },
       handler: async (req) => {
         const metric = activeMetric(req.params[1]);
         return ok(metricView(metric, await loadUser(req)));
@@ -129,7 +129,7 @@ export function userRoutes(deps: Deps): Route[] {
       method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
       doc: {
         summary: 'The user\'s total and change of a metric per day, week or month', params: userAndMetric, query: SUMMARY_QUERY,
-        success: [200], refusals: [422],
+        success: [200], malformed: 422, refusals: [422],
       },
       handler: async (req) => {
         const id = req.params[0];
@@ -147,12 +147,14 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/preferences', family: 'app',
-      doc: { summary: 'The user\'s notification preferences', params: user, success: [200] },
+      doc: { summary: 'The user\'s notification preferences', params: user, success: [200], malformed: 422 },
       handler: async (req) => ok(preferencesView(await loadUser(req))),
     },
     {
       method: 'patch', path: '/users/:id/preferences', family: 'app',
-      doc: { summary: 'Change the user\'s notification preferences', params: user, body: { check: validatePreferences }, success: [200] },
+      doc: {
+        summary: 'Change the user\'s notification preferences', params: user, body: { check: validatePreferences }, success: [200], malformed: 422,
+      },
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);

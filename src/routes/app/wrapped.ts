@@ -52,7 +52,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
     doc: {
       summary: 'The user\'s year in review', params: { id: USER_ID_PARAM },
       query: [{ name: 'year', schema: { type: 'integer', minimum: FIRST_YEAR }, description: 'Up to the current year in the user\'s zone (the default)' }],
-      success: [200],
+      success: [200], malformed: 422,
     },
     handler: async (req) => {
       const id = req.params[0];
