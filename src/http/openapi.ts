@@ -41,7 +41,7 @@ const REFUSAL: Record<number, string> = {
 };
 
 /** `/users/:id` as OpenAPI writes it: `/users/{id}`. */
-export function templateOf(path: string): string {
+function templateOf(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 

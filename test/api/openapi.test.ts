@@ -147,6 +147,8 @@ describe('GET /openapi.json', () => {
     expect(validator.version).toBe('3.1');
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' });
+    const ids = Object.values<Json>(doc.paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m].operationId));
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('holds schemas that compile as JSON Schema 2020-12', () => {
