@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { Liveness } from '../engine/liveness.js';
 import { Authenticator } from '../http/auth.js';
 import { ensureAdminKey } from './bootstrap.js';
-import { HttpServer } from '../http/server.js';
+import { HttpServer, type Route } from '../http/server.js';
+import { documentInfo } from './document-info.js';
 import { settleWithin } from '../redis/client.js';
 import { adminRoutes } from '../routes/admin/config.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
@@ -23,7 +24,7 @@ import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
 import { eventRoutes } from '../routes/app/events.js';
-import { opsRoutes } from '../routes/ops.js';
+import { openApiRoute, opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
@@ -35,6 +36,8 @@ export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] 
 export interface ApiHandle {
   port: number;
   services: Services;
+  /** Every route the server mounts, /openapi.json included: what the document describes. */
+  routes: readonly Route[];
   /** Stops listening, waits for requests in flight, then closes Redis. */
   close(): Promise<void>;
 }
@@ -46,14 +49,16 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
-  server.mount([
+  const described: Route[] = [
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
     ...pointsRoutes(svc), ...leaderboardRoutes(svc),
     ...adminRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
-  ]);
+  ];
+  const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
+  server.mount(routes);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);
@@ -61,6 +66,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   return {
     port,
     services: svc,
+    routes,
     async close() {
       await server.close();
       await settleWithin(liveness.stop(), 2000);

@@ -31,11 +31,23 @@ export const MAX_SUMMARY_DAYS = 400;
 
 const UNIT = { daily: 'day', weekly: 'week', monthly: 'month' } as const;
 
+const AGGREGATIONS: readonly Aggregation[] = ['daily', 'weekly', 'monthly'];
+const DATE_TEXT = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+
+/** The query parameters parseSummaryQuery reads, as a route's description lists them. */
+export const SUMMARY_QUERY = [
+  { name: 'aggregation', required: true, schema: { enum: AGGREGATIONS }, description: 'Rows per day, week (Monday first) or month' },
+  { name: 'startDate', schema: DATE_TEXT, description: 'First day, YYYY-MM-DD (required, or start_date)' },
+  { name: 'endDate', schema: DATE_TEXT, description: `Last day, YYYY-MM-DD, at most ${MAX_SUMMARY_DAYS} days after startDate (required, or end_date)` },
+  { name: 'start_date', schema: DATE_TEXT, deprecated: true, description: 'startDate, as the spec spells it' },
+  { name: 'end_date', schema: DATE_TEXT, deprecated: true, description: 'endDate, as the spec spells it' },
+];
+
 /** Reads `aggregation`, `startDate`/`endDate` (or the spec's `start_date`/`end_date`). */
-export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
+export function parseSummaryQuery(q: { get(name: string): string | null }): SummaryQuery {
   const aggregation = q.get('aggregation');
   if (aggregation === null) throw fail('invalid_query', 'aggregation is required (daily, weekly or monthly)');
-  if (aggregation !== 'daily' && aggregation !== 'weekly' && aggregation !== 'monthly') {
+  if (!(AGGREGATIONS as readonly string[]).includes(aggregation)) {
     throw fail('invalid_query', `aggregation must be daily, weekly or monthly, got "${aggregation}"`);
   }
   const date = (camel: string, snake: string): DateTime => {
@@ -51,7 +63,7 @@ export function parseSummaryQuery(q: URLSearchParams): SummaryQuery {
   if (end.diff(start, 'days').days + 1 > MAX_SUMMARY_DAYS) {
     throw fail('unprocessable', `The date range may span at most ${MAX_SUMMARY_DAYS} days`);
   }
-  return { aggregation, start, end };
+  return { aggregation: aggregation as Aggregation, start, end };
 }
 
 /**

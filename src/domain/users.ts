@@ -44,6 +44,15 @@ export const identificationProperties = {
 
 export const userIdSchema = { type: 'string', minLength: 1, maxLength: USER_ID_MAX };
 
+/** A user id in a path, as a route's description names it (checkUserId checks it). */
+export const USER_ID_PARAM = { schema: userIdSchema, description: `The user's id (1 to ${USER_ID_MAX} characters)` };
+
+/** The `userAttributes` query parameter parseUserAttributes reads, as a route's description lists it. */
+export const USER_ATTRIBUTES_QUERY = {
+  name: 'userAttributes', schema: { type: 'string' },
+  description: 'key:value pairs of user attributes, separated by commas; every pair must match',
+};
+
 export const upsertedUserSchema = {
   type: 'object',
   required: ['id'],

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
 import { HttpError, errorBody, fail } from '../lib/errors.js';
 import { isConnectionError } from '../redis/outage.js';
+import type { RouteDoc } from './route-doc.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 export type Family = 'app' | 'admin' | 'ops';
@@ -27,6 +28,8 @@ export interface Request {
   params: string[];
   /** Raw query string, without `?`. */
   query: string;
+  /** The query parameters the route's description lists: the only ones queryOf reads. */
+  queryNames: ReadonlySet<string>;
   apiKey: string;
   tenantHeader: string;
   idempotencyKey: string;
@@ -51,6 +54,8 @@ export interface Route {
   path: string;
   family: Family;
   handler: Handler;
+  /** What the route takes and answers: the OpenAPI document's source (src/http/route-doc.ts). */
+  doc: RouteDoc;
 }
 
 /** Runs before every handler of a family (authentication); throws HttpError to refuse. */
@@ -125,7 +130,8 @@ export class HttpServer {
   private register(route: Route, pattern: string): void {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const withBody = HAS_BODY[route.method];
-    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, paramCount, withBody));
+    const queryNames = new Set((route.doc.query ?? []).map((p) => p.name));
+    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, paramCount, withBody, queryNames));
     if (!this.routed.has(pattern)) {
       this.routed.add(pattern);
       // Lower priority than method routes in uWS: any other method on a known path.
@@ -137,7 +143,9 @@ export class HttpServer {
     }
   }
 
-  private serve(res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean): void {
+  private serve(
+    res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean, queryNames: ReadonlySet<string>,
+  ): void {
     const started = performance.now();
     const state: State = { aborted: false, done: false };
     res.onAborted(() => { state.aborted = true; });
@@ -152,6 +160,7 @@ export class HttpServer {
         url,
         params,
         query: uReq.getQuery() ?? '',
+        queryNames,
         apiKey: uReq.getHeader('x-api-key'),
         tenantHeader: uReq.getHeader('tenant-id'),
         idempotencyKey: uReq.getHeader('idempotency-key'),
@@ -171,7 +180,7 @@ export class HttpServer {
         throw fail('payload_too_large', String(this.opts.bodyLimit));
       }
     } catch (err) {
-      this.sendError(res, state, err, method, url, started, true);
+      this.sendError(res, state, err, method, url, started, true, route);
       return;
     }
     this.readBody(res, state, route, req, started);
@@ -213,13 +222,13 @@ export class HttpServer {
       result = route.handler(req);
     } catch (err) {
       this.finish();
-      this.sendError(res, state, err, req.method, req.url, started);
+      this.sendError(res, state, err, req.method, req.url, started, false, route);
       return;
     }
     if (result instanceof Promise) {
       result.then(
         (reply) => { this.finish(); this.send(res, state, reply.status, reply.body, req.method, req.url, started, false, reply.contentType); },
-        (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started); },
+        (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started, false, route); },
       );
     } else {
       this.finish();
@@ -255,8 +264,12 @@ export class HttpServer {
     }
   }
 
+  /**
+   * Answers an error; a 400 on a route whose description answers malformed input with 422 is
+   * answered 422 (src/http/route-doc.ts `malformed`), code and message unchanged.
+   */
   private sendError(
-    res: HttpResponse, state: State, err: unknown, method: string, url: string, started: number, close = false,
+    res: HttpResponse, state: State, err: unknown, method: string, url: string, started: number, close = false, route?: Route,
   ): void {
     let httpError: HttpError;
     if (err instanceof HttpError) {
@@ -270,7 +283,8 @@ export class HttpServer {
         httpError = fail('internal');
       }
     }
-    this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close);
+    const status = httpError.status === 400 && route?.doc.malformed === 422 ? 422 : httpError.status;
+    this.send(res, state, status, errorBody(httpError), method, url, started, close);
   }
 
   /** Starts listening; resolves with the bound port. */

@@ -1,14 +1,21 @@
 /**
  * Request validation: JSON Schema compiled once at start-up by Ajv into plain functions (no
- * interpretation per request), and one way to turn the first error into a readable 400.
+ * interpretation per request), and one way to turn the first error into a readable 400. A compiled
+ * check keeps the schema it was compiled from (`schema`, the very object): a route's description
+ * names the check, and the OpenAPI document shows its schema (src/http/route-doc.ts).
  */
 import { isText } from '../lib/text.js';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { fail } from '../lib/errors.js';
+import type { Compiled, Schema } from './route-doc.js';
 
 const ajv = new Ajv({ allErrors: false, strictNumbers: true, coerceTypes: false, useDefaults: false });
 
-export type Validator<T> = (data: unknown) => T;
+/** Returns typed data or throws a 400 `invalid_body`. */
+export type Validator<T> = ((data: unknown) => T) & Compiled;
+
+/** Tells whether data is valid (lastError says why not). */
+export type Check<T> = ((data: unknown) => data is T) & Compiled;
 
 function describe(e: ErrorObject): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -29,9 +36,9 @@ function describe(e: ErrorObject): string {
   }
 }
 
-/** Compiles a schema into a check that returns null when valid, else a readable message. */
-export function compileCheck<T>(schema: JSONSchemaType<T> | Record<string, unknown>): (data: unknown) => data is T {
-  return ajv.compile(schema) as ValidateFunction<T>;
+/** Compiles a schema into a check (Ajv keeps the schema object as the function's `schema`). */
+export function compileCheck<T>(schema: JSONSchemaType<T> | Schema): Check<T> {
+  return ajv.compile(schema) as ValidateFunction<T> & Compiled;
 }
 
 /** The readable message of the last failed check. */
@@ -41,12 +48,13 @@ export function lastError(check: (data: unknown) => boolean): string {
 }
 
 /** Compiles a schema; the returned function returns typed data or throws a 400 `invalid_body`. */
-export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
+export function compile<T>(schema: JSONSchemaType<T> | Schema): Validator<T> {
   const check = compileCheck<T>(schema);
-  return (data: unknown): T => {
+  const validate = (data: unknown): T => {
     if (!check(data)) throw fail('invalid_body', lastError(check));
     return data;
   };
+  return Object.assign(validate, { schema: check.schema });
 }
 
 /**

@@ -1,23 +1,30 @@
 /**
  * Operations: `GET /health` (the process is up), `GET /ready` (Redis reachable, scripts loaded,
- * configuration loaded) and `GET /metrics` (Prometheus). None needs a key.
+ * configuration loaded), `GET /metrics` (Prometheus) and `GET /openapi.json` (the OpenAPI document
+ * of every route, src/http/openapi.ts). None needs a key.
  */
 import type { Deps } from '../engine/deps.js';
 import type { Readiness } from '../engine/services.js';
 import { HttpError } from '../lib/errors.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
+import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
 
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
   const { redis, store, metrics } = deps;
   return [
-    { method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }) },
+    {
+      method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }),
+      doc: { summary: 'The process is up', success: [200] },
+    },
     {
       method: 'get', path: '/metrics', family: 'ops',
+      doc: { summary: 'Prometheus metrics', success: [200], contentType: 'text/plain; version=0.0.4' },
       handler: () => ({ status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }),
     },
     {
       method: 'get', path: '/ready', family: 'ops',
+      doc: { summary: 'Redis reachable, scripts and configuration loaded, no restore running', success: [200], refusals: [503] },
       handler: async () => {
         let redisOk = false;
         try {
@@ -38,4 +45,19 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
       },
     },
   ];
+}
+
+/**
+ * `GET /openapi.json`: the document of `routes` and of itself, built once, here. A public
+ * description, as /health is: no key.
+ */
+export function openApiRoute(routes: readonly Route[], info: DocumentInfo): Route {
+  let body = '';
+  const route: Route = {
+    method: 'get', path: '/openapi.json', family: 'ops',
+    doc: { summary: 'This document: the OpenAPI 3.1 description of the Application API, the Admin API and the operations', success: [200] },
+    handler: () => ({ status: 200, body }),
+  };
+  body = JSON.stringify(openApiDocument([...routes, route], info));
+  return route;
 }

@@ -118,7 +118,7 @@ describe.each(targets())('points on %s', (target) => {
       });
       expect((await xpOf('ana', '?awards=2')).awards).toHaveLength(2);
       for (const bad of ['0', '101', 'x', '1.5']) {
-        expect((await s.request('GET', `/api/users/ana/points/xp?awards=${bad}`)).status).toBe(400);
+        expect((await s.request('GET', `/api/users/ana/points/xp?awards=${bad}`)).status).toBe(422);
       }
       expect((await s.request('GET', '/api/users/ana/points/nope')).status).toBe(404);
       expect((await s.request('GET', '/api/users/nobody/points/xp')).status).toBe(404);
@@ -775,7 +775,7 @@ describe.each(targets())('points on %s', (target) => {
       expect(pro.body.reduce((n: number, x: any) => n + x.users, 0)).toBe(1);
       expect((await s.request('GET', '/api/points/stars/summary?userAttributes=shoe:42')).status).toBe(422);
       const both = await s.request('GET', '/api/points/stars/summary?userAttributes=plan:pro,plan:free');
-      expect(both.status, both.text).toBe(400);
+      expect(both.status, both.text).toBe(422);
       expect(both.body.error).toMatch(/userAttributes gives plan twice/);
     });
 

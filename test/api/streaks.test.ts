@@ -253,7 +253,7 @@ describe.each(targets())('streaks on %s', (target) => {
       expect((await s.request('GET', '/v1/users/max/streak')).body.streakHistory).toHaveLength(7);
       expect((await s.request('GET', '/v1/users/nobody/streak')).status).toBe(404);
       for (const q of ['-1', '366', '1e2', '0x10', '1.5', ' 7']) {
-        expect((await s.request('GET', `/v1/users/liz/streak?historyPeriods=${encodeURIComponent(q)}`)).status, q).toBe(400);
+        expect((await s.request('GET', `/v1/users/liz/streak?historyPeriods=${encodeURIComponent(q)}`)).status, q).toBe(422);
       }
       expect((await s.request('GET', '/v1/users/liz/streak?historyPeriods=0010')).body.streakHistory).toHaveLength(10);
     });
@@ -266,7 +266,7 @@ describe.each(targets())('streaks on %s', (target) => {
         { userId: 'ned', streakLength: 1, extended: '2026-10-06T12:00:00.000Z' },
         { userId: 'ghost', streakLength: 0, extended: null },
       ]);
-      expect((await s.request('GET', '/v1/streaks')).status).toBe(400);
+      expect((await s.request('GET', '/v1/streaks')).status).toBe(422);
       // Once, comma-separated; repeated, each one id (the SDK's form: an id may hold a comma).
       expect((await s.request('GET', '/v1/streaks?userIds=ned,liz')).body.map((x: any) => x.userId)).toEqual(['liz', 'ned']);
       expect((await s.request('GET', `/v1/streaks?userIds=ned&userIds=${encodeURIComponent('liz,max')}`)).body).toEqual([
@@ -274,7 +274,7 @@ describe.each(targets())('streaks on %s', (target) => {
         { userId: 'liz,max', streakLength: 0, extended: null },
       ]);
       const long = await s.request('GET', `/v1/streaks?userIds=liz&userIds=${'x'.repeat(256)}`);
-      expect(long.status).toBe(400);
+      expect(long.status).toBe(422);
       expect(long.body.error).toMatch(/userIds: a user id must have 1 to 255 characters/);
     });
 
@@ -297,8 +297,8 @@ describe.each(targets())('streaks on %s', (target) => {
       // before max, so kit ranks first of the two.
       const longest = await s.request('GET', '/v1/streaks/rankings?type=longest&limit=4');
       expect(longest.body.map((e: any) => [e.userId, e.streakLength])).toEqual([['hal', 16], ['liz', 5], ['kit', 4], ['max', 4]]);
-      expect((await s.request('GET', '/v1/streaks/rankings?type=best')).status).toBe(400);
-      expect((await s.request('GET', '/v1/streaks/rankings?limit=0')).status).toBe(400);
+      expect((await s.request('GET', '/v1/streaks/rankings?type=best')).status).toBe(422);
+      expect((await s.request('GET', '/v1/streaks/rankings?limit=0')).status).toBe(422);
     });
   });
 

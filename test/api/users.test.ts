@@ -178,8 +178,8 @@ describe('preferences', () => {
   });
 
   it('refuses unknown types and channels, and unknown users', async () => {
-    expect((await s.request('PATCH', '/v1/users/p1/preferences', { body: { notifications: { weekly: ['email'] } } })).status).toBe(400);
-    expect((await s.request('PATCH', '/v1/users/p1/preferences', { body: { notifications: { recap: ['sms'] } } })).status).toBe(400);
+    expect((await s.request('PATCH', '/v1/users/p1/preferences', { body: { notifications: { weekly: ['email'] } } })).status).toBe(422);
+    expect((await s.request('PATCH', '/v1/users/p1/preferences', { body: { notifications: { recap: ['sms'] } } })).status).toBe(422);
     expect((await s.request('PATCH', '/v1/users/nope/preferences', { body: { notifications: {} } })).status).toBe(404);
     expect((await s.request('GET', '/v1/users/nope/preferences')).status).toBe(404);
   });
@@ -236,19 +236,20 @@ describe('event summaries', () => {
     ]);
   });
 
-  it('refuses bad queries with 4xx and a message', async () => {
-    const cases: [string, number][] = [
-      ['startDate=2026-03-01&endDate=2026-03-02', 400],
-      ['aggregation=hourly&startDate=2026-03-01&endDate=2026-03-02', 400],
-      ['aggregation=daily&startDate=2026-3-1&endDate=2026-03-02', 400],
-      ['aggregation=daily&startDate=2026-02-30&endDate=2026-03-02', 400],
-      ['aggregation=daily&endDate=2026-03-02', 400],
-      ['aggregation=daily&startDate=2026-03-05&endDate=2026-03-02', 422],
-      ['aggregation=daily&startDate=2025-01-01&endDate=2026-03-02', 422],
+  it('refuses bad queries with 422 (what SDK 1.0.42 types for this call) and a message', async () => {
+    const cases: [string, string][] = [
+      ['startDate=2026-03-01&endDate=2026-03-02', 'invalid_query'],
+      ['aggregation=hourly&startDate=2026-03-01&endDate=2026-03-02', 'invalid_query'],
+      ['aggregation=daily&startDate=2026-3-1&endDate=2026-03-02', 'invalid_query'],
+      ['aggregation=daily&startDate=2026-02-30&endDate=2026-03-02', 'invalid_query'],
+      ['aggregation=daily&endDate=2026-03-02', 'invalid_query'],
+      ['aggregation=daily&startDate=2026-03-05&endDate=2026-03-02', 'unprocessable'],
+      ['aggregation=daily&startDate=2025-01-01&endDate=2026-03-02', 'unprocessable'],
     ];
-    for (const [q, status] of cases) {
+    for (const [q, code] of cases) {
       const r = await summary('sum', q);
-      expect(r.status, q).toBe(status);
+      expect(r.status, q).toBe(422);
+      expect(r.body.code, q).toBe(code);
       expect(typeof r.body.error, q).toBe('string');
     }
     expect((await summary('sum', 'aggregation=daily&startDate=2025-02-01&endDate=2026-03-07')).status).toBe(200);

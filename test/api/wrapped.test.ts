@@ -143,10 +143,10 @@ describe.each(targets())('wrapped on %s', (target) => {
     expect((await wrapped('kei')).activity.mostActiveDay.date).toBe('2025-03-11');
   });
 
-  it('refuses a year that is not an integer from 1970 to the current year (400), and an unknown user (404)', async () => {
+  it('refuses a year that is not an integer from 1970 to the current year (422), and an unknown user (404)', async () => {
     for (const year of ['abc', '2025.5', '-1', '1969', '2026', '0']) {
       const r = await s.request('GET', `/api/users/ana/wrapped?year=${year}`);
-      expect(r.status, year).toBe(400);
+      expect(r.status, year).toBe(422);
       expect(r.body.error).toContain('year');
     }
     const missing = await s.request('GET', '/v1/users/nobody/wrapped');

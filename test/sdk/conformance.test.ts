@@ -1074,8 +1074,8 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     expect(JSON.parse(c3[0].response)).toMatchObject({ started: null, periodStart: null, periodEnd: null, expires: null, rank: null });
 
     apiError(await rejectionOf(streak('sk-nobody', 3)), TrophyApi.NotFoundError, 404);
-    // Out of range: a 400, which the SDK maps to no typed error for this call.
-    apiError(await rejectionOf(streak('sk-ada', -1)), TrophyApiError, 400);
+    // Out of range: a 422, the SDK's typed error for this call (test/sdk/malformed.test.ts has every call's).
+    apiError(await rejectionOf(streak('sk-ada', -1)), TrophyApi.UnprocessableEntityError, 422);
   });
 
   it('streaks.list: several users, longest first, with the time of the last extension', async () => {
@@ -1100,8 +1100,8 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     expect(c2.map((c) => c.path)).toEqual(['/v1/streaks?userIds=sk-kai']);
     expect(one).toEqual([{ userId: 'sk-kai', streakLength: 4, extended: '2026-05-08T10:30:00.000Z' }]);
 
-    // No ids: a 400, which the SDK maps to no typed error for this call.
-    apiError(await rejectionOf(client.streaks.list({}, NO_RETRY)), TrophyApiError, 400);
+    // No ids: a 422, the SDK's typed error for this call.
+    apiError(await rejectionOf(client.streaks.list({}, NO_RETRY)), TrophyApi.UnprocessableEntityError, 422);
   });
 
   it('streaks.rankings: active (lost streaks dropped) and longest', async () => {
@@ -1477,7 +1477,7 @@ describe.each(targets())('SDK 1.0.42 wrapped on %s', (target) => {
     expect(r.activity.mostActiveDay).toEqual({ date: '2026-01-01', metrics: {}, points: {}, achievements: [], leaderboards: {} });
     expect(r.activity.entireYear.longestStreak).toEqual({ length: 0, frequency: 'weekly' });
     apiError(await rejectionOf(client.users.wrapped('wr-nobody', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
-    apiError(await rejectionOf(client.users.wrapped('wr-ada', { year: 1900 }, NO_RETRY)), TrophyApiError, 400);
+    apiError(await rejectionOf(client.users.wrapped('wr-ada', { year: 1900 }, NO_RETRY)), TrophyApi.UnprocessableEntityError, 422);
   });
 
   it('users.wrapped parses percent changes and changes beyond a double\'s range, given as its largest value', async () => {

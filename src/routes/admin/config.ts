@@ -9,7 +9,7 @@ import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compile, compileCheck, lastError, parseJson } from '../../http/validate.js';
-import { batchOf, idsOf, pageOf, resourceRoutes, type Issue } from './resource.js';
+import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
 import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
@@ -150,6 +150,11 @@ export function adminRoutes(deps: Deps): Route[] {
   const apiKeys: Route[] = [
     {
       method: 'post', path: '/api-keys', family: 'admin',
+      doc: {
+        summary: 'Create API keys, each answered once with its secret',
+        description: 'One key alone is answered as the key (201); an array as { created, issues }.',
+        body: { check: checkApiKeyCreate, batch: MAX_BATCH, orOne: true }, success: [201, 200], refusals: [422],
+      },
       handler: async (req) => {
         const body = parseJson(req.body);
         const single = !Array.isArray(body);
@@ -183,13 +188,15 @@ export function adminRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/api-keys', family: 'admin',
+      doc: { summary: 'List API keys (without their secrets)', query: PAGE_QUERY, success: [200], response: { type: 'array' } },
       handler: (req) => {
-        const { limit, skip } = pageOf(queryOf(req.query));
+        const { limit, skip } = pageOf(queryOf(req));
         return ok(store.current.list('apikeys').slice(skip, skip + limit).map(apiKeyView));
       },
     },
     {
       method: 'get', path: '/api-keys/:id', family: 'admin',
+      doc: { summary: 'Get an API key (without its secret)', params: { id: ID_PARAM }, success: [200] },
       handler: (req) => {
         const k = store.current.apiKeys.get(req.params[0]);
         if (k === undefined) throw fail('not_found', `API key "${req.params[0]}"`);
@@ -198,10 +205,11 @@ export function adminRoutes(deps: Deps): Route[] {
     },
     {
       method: 'del', path: '/api-keys', family: 'admin',
+      doc: { summary: 'Revoke API keys (never the last admin key)', query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
-        for (const id of idsOf(queryOf(req.query))) {
+        for (const id of idsOf(queryOf(req))) {
           const k = store.current.apiKeys.get(id);
           const admins = store.current.list('apikeys').filter((x) => x.kind === 'admin' && x.tenantId === null);
           if (k && k.kind === 'admin' && k.tenantId === null && admins.length <= 1) {
@@ -220,6 +228,7 @@ export function adminRoutes(deps: Deps): Route[] {
   const clockRoutes: Route[] = [
     {
       method: 'put', path: '/clock', family: 'admin',
+      doc: { summary: 'Set the manual clock (LAUREL_CLOCK=manual only; a 404 otherwise)', body: { check: validateClock }, success: [200] },
       handler: async (req) => {
         if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
         const body = validateClock(parseJson(req.body));
@@ -233,6 +242,7 @@ export function adminRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/clock', family: 'admin',
+      doc: { summary: 'Read the manual clock (LAUREL_CLOCK=manual only; a 404 otherwise)', success: [200] },
       handler: (req) => {
         if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
         return ok({ now: nowIso(), mode: 'manual' });

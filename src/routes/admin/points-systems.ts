@@ -14,7 +14,7 @@ import { buildTrigger, hasTimeTriggers, pointsTriggerAdminView, triggerSchemas, 
 import { stillUsed, usesOfPointsSystem } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';
 import { compileCheck } from '../../http/validate.js';
-import { buildEach, createEach, MAX_BATCH, resourceRoutes } from './resource.js';
+import { batchAnswer, buildEach, createEach, MAX_BATCH, resourceRoutes } from './resource.js';
 
 const systemFields = {
   name: NAME,
@@ -55,6 +55,11 @@ export function adminPointsSystemRoutes(deps: Deps): Route[] {
   /** POST /points: systems, each with its optional levels, boosts and triggers. */
   const createSystems: Route = {
     method: 'post', path: '/points', family: 'admin',
+    doc: {
+      summary: 'Create points systems, each with its levels, boosts and triggers',
+      description: 'A child is checked as POST /admin/v1/points/{systemId}/levels (boosts, triggers) checks it; one bad child refuses its system.',
+      body: { check: checks.systemCreate, batch: MAX_BATCH }, success: [201, 200], response: batchAnswer('created'),
+    },
     handler: (req) => createEach(req, checks.systemCreate, async (item) => {
       const now = nowIso();
       const system = buildSystem(item, { id: uuidv7(), now });

@@ -7,8 +7,9 @@
 import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { fail } from '../../lib/errors.js';
-import { json, ok, queryOf } from '../../http/reply.js';
+import { json, ok, queryOf, type Query } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
+import type { Param, PathParam, Schema } from '../../http/route-doc.js';
 import { compileCheck, lastError, parseJson } from '../../http/validate.js';
 import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -21,6 +22,37 @@ export interface Issue {
 }
 
 export const MAX_BATCH = 100;
+
+/** An Issue, for the routes' descriptions. */
+export const ISSUE_SCHEMA = {
+  type: 'object', required: ['severity', 'message'],
+  properties: {
+    id: { type: 'string' }, index: { type: 'integer', minimum: 0 }, severity: { enum: ['error', 'warning'] }, message: { type: 'string' },
+  },
+};
+
+/** The answer of a batch call: `{ created | updated | deleted, issues }`. */
+export function batchAnswer(field: 'created' | 'updated' | 'deleted'): Schema {
+  return {
+    type: 'object', required: [field, 'issues'],
+    properties: { [field]: { type: 'array' }, issues: { type: 'array', items: ISSUE_SCHEMA } },
+  };
+}
+
+/** The query parameters pageOf reads. */
+export const PAGE_QUERY: Param[] = [
+  { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+  { name: 'skip', schema: { type: 'integer', minimum: 0, default: 0 } },
+];
+
+/** The query parameter idsOf reads. */
+export const IDS_QUERY: Param = {
+  name: 'ids', required: true, schema: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'string' } },
+  description: 'Repeated, or once with the ids separated by commas',
+};
+
+/** A path's `:id`. */
+export const ID_PARAM: PathParam = { schema: { type: 'string' } };
 
 export interface ResourceSpec<K extends ConfigKind, C, U> {
   kind: K;
@@ -46,7 +78,7 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
 }
 
 /** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
-export function pageOf(q: URLSearchParams): { limit: number; skip: number } {
+export function pageOf(q: Query): { limit: number; skip: number } {
   const num = (name: string, fallback: number, min: number, max: number): number => {
     const raw = q.get(name);
     if (raw === null || raw === '') return fallback;
@@ -58,7 +90,7 @@ export function pageOf(q: URLSearchParams): { limit: number; skip: number } {
 }
 
 /** `ids` repeated or comma-separated, 1..100 of them. */
-export function idsOf(q: URLSearchParams): string[] {
+export function idsOf(q: Query): string[] {
   const ids = q.getAll('ids').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
   if (ids.length === 0) throw fail('invalid_query', 'ids is required: one or more ids, repeated or comma-separated');
   if (ids.length > MAX_BATCH) throw fail('invalid_query', `ids may list at most ${MAX_BATCH} ids`);
@@ -140,10 +172,20 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     const entity = store.current.get(spec.kind, id);
     return entity !== undefined && (parent === undefined || parent.of(entity) === parentId) ? entity : undefined;
   };
+  const plural = `${label}s`;
+  const one = `${/^[aeiou]/.test(label) ? 'an' : 'a'} ${label}`;
+  const below = parent === undefined ? '' : ` of a ${parent.label.toLowerCase()}`;
+  const params: Record<string, PathParam> = parent === undefined ? {} : {
+    [spec.path.split('/').find((part) => part.startsWith(':'))!.slice(1)]: { schema: { type: 'string' }, description: `The ${parent.label.toLowerCase()}'s id` },
+  };
 
   return [
     {
       method: 'post', path: spec.path, family: 'admin',
+      doc: {
+        summary: `Create ${plural}${below}`, params, body: { check: checkCreate, batch: MAX_BATCH },
+        success: [201, 200], response: batchAnswer('created'),
+      },
       handler: async (req) => {
         const parentId = parentOf(req);
         return createEach(req, checkCreate, async (item) => {
@@ -158,15 +200,17 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     },
     {
       method: 'get', path: spec.path, family: 'admin',
+      doc: { summary: `List ${plural}${below}`, params, query: PAGE_QUERY, success: [200], response: { type: 'array' } },
       handler: (req) => {
         const parentId = parentOf(req);
-        const { limit, skip } = pageOf(queryOf(req.query));
+        const { limit, skip } = pageOf(queryOf(req));
         const all = store.current.list(spec.kind).filter((e) => parent === undefined || parent.of(e) === parentId);
         return ok(all.slice(skip, skip + limit).map(spec.view));
       },
     },
     {
       method: 'get', path: `${spec.path}/:id`, family: 'admin',
+      doc: { summary: `Get ${one}${below}`, params: { ...params, id: ID_PARAM }, success: [200] },
       handler: (req) => {
         const parentId = parentOf(req);
         const id = req.params[parent === undefined ? 0 : 1];
@@ -177,6 +221,9 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     },
     {
       method: 'patch', path: spec.path, family: 'admin',
+      doc: {
+        summary: `Update ${plural}${below}`, params, body: { check: checkUpdate, batch: MAX_BATCH }, success: [200], response: batchAnswer('updated'),
+      },
       handler: async (req) => {
         const parentId = parentOf(req);
         const items = batchOf(req);
@@ -211,11 +258,12 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
     },
     {
       method: 'del', path: spec.path, family: 'admin',
+      doc: { summary: `Delete ${plural}${below}`, params, query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
         const parentId = parentOf(req);
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
-        for (const id of idsOf(queryOf(req.query))) {
+        for (const id of idsOf(queryOf(req))) {
           const entity = find(id, parentId);
           const refusal = entity && spec.refuseDelete?.(entity, store.current);
           if (refusal) issues.push({ id, severity: 'error', message: refusal });

@@ -13,7 +13,7 @@ import { parseDate } from '../../domain/time.js';
 
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
-import { idsOf } from './resource.js';
+import { batchAnswer, IDS_QUERY, idsOf } from './resource.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 
@@ -24,6 +24,16 @@ export interface BulkIssue {
   severity: 'error' | 'warning';
   message: string;
 }
+
+/** A BulkIssue, for the routes' descriptions. */
+const BULK_ISSUE_SCHEMA = {
+  type: 'object', required: ['userId', 'level', 'reason', 'severity', 'message'],
+  properties: {
+    userId: { type: 'string' }, level: { enum: ['error', 'warning'] }, reason: { type: 'string' },
+    severity: { enum: ['error', 'warning'] }, message: { type: 'string' }, index: { type: 'integer', minimum: 0 },
+  },
+};
+const BULK_ISSUES = { type: 'array', items: BULK_ISSUE_SCHEMA };
 
 export function bulkIssue(userId: string, level: 'error' | 'warning', reason: string): BulkIssue {
   return { userId, level, reason, severity: level, message: reason };
@@ -137,7 +147,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     const { tenant } = principalOf(req);
     const deleted: { id: string }[] = [];
     const issues: { id: string; severity: 'error'; message: string }[] = [];
-    for (const id of idsOf(queryOf(req.query))) {
+    for (const id of idsOf(queryOf(req))) {
       if (await removePause(deps, tenant, id)) deleted.push({ id });
       else issues.push({ id, severity: 'error', message: `Pause "${id}" not found` });
     }
@@ -145,9 +155,34 @@ export function adminStreakRoutes(deps: Deps): Route[] {
   }
 
   return [
-    { method: 'post', path: '/streaks/pauses', family: 'admin', handler: addPauses },
-    { method: 'del', path: '/streaks/pauses', family: 'admin', handler: deletePauses },
-    { method: 'post', path: '/streaks/freezes', family: 'admin', handler: freezes },
-    { method: 'post', path: '/streaks/restore', family: 'admin', handler: restore },
+    {
+      method: 'post', path: '/streaks/pauses', family: 'admin', handler: addPauses,
+      doc: {
+        summary: 'Pause users\' streaks from a start to an end date, in each user\'s zone', body: { check: validatePauses },
+        success: [201, 200], refusals: [422], tenant: true,
+        response: { type: 'object', required: ['created', 'issues'], properties: { created: { type: 'array' }, issues: BULK_ISSUES } },
+      },
+    },
+    {
+      method: 'del', path: '/streaks/pauses', family: 'admin', handler: deletePauses,
+      doc: { summary: 'Remove pauses', query: [IDS_QUERY], success: [200], response: batchAnswer('deleted'), tenant: true },
+    },
+    {
+      method: 'post', path: '/streaks/freezes', family: 'admin', handler: freezes,
+      doc: {
+        summary: 'Grant streak freezes, one per entry', body: { check: validateFreezes }, success: [200], refusals: [422], tenant: true,
+        response: { type: 'object', required: ['issues'], properties: { issues: BULK_ISSUES } },
+      },
+    },
+    {
+      method: 'post', path: '/streaks/restore', family: 'admin', handler: restore,
+      doc: {
+        summary: 'Restore users\' lost streaks', body: { check: validateRestore }, success: [200], refusals: [422], tenant: true,
+        response: {
+          type: 'object', required: ['restoredUsers', 'issues'],
+          properties: { restoredUsers: { type: 'array', items: { type: 'string' } }, issues: BULK_ISSUES },
+        },
+      },
+    },
   ];
 }

@@ -7,7 +7,7 @@ import type { Deps } from '../../engine/deps.js';
 import { completeAchievement } from '../../engine/achievements.js';
 import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { pointsChanges } from '../../domain/points.js';
-import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, type UpsertedUser, type UserHash } from '../../domain/users.js';
+import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
@@ -66,7 +66,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     const u = keys.forUser(tenant, id);
     const h: UserHash = await redis.hgetall(u.user);
     if (h.id === undefined) throw fail('user_not_found', id);
-    const includeIncomplete = queryOf(req.query).get('includeIncomplete') === 'true';
+    const includeIncomplete = queryOf(req).get('includeIncomplete') === 'true';
     const tenantStats = await stats.get(tenant);
     const done: { view: ReturnType<typeof userAchievementView>; at: string }[] = [];
     const open: Achievement[] = [];
@@ -103,7 +103,7 @@ export function achievementRoutes(deps: Deps): Route[] {
   async function all(req: Request) {
     const { tenant } = principalOf(req);
     const snapshot = store.current;
-    const filter = parseUserAttributes(queryOf(req.query).get('userAttributes'), snapshot);
+    const filter = parseUserAttributes(queryOf(req).get('userAttributes'), snapshot);
     const tenantStats = await stats.get(tenant);
     const list = [];
     for (const a of snapshot.achievements.values()) {
@@ -115,8 +115,28 @@ export function achievementRoutes(deps: Deps): Route[] {
   }
 
   return [
-    { method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi },
-    { method: 'get', path: '/achievements', family: 'app', handler: all },
-    { method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements },
+    {
+      method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi,
+      doc: {
+        summary: 'Complete an achievement with the api trigger for a user (again: the first completion)',
+        params: { key: { schema: { type: 'string' }, description: 'The achievement\'s key' } },
+        body: { check: validateCompletion }, success: [201], malformed: 422, refusals: [422],
+      },
+    },
+    {
+      method: 'get', path: '/achievements', family: 'app', handler: all,
+      doc: {
+        summary: 'The active achievements with their completions and rarity', query: [USER_ATTRIBUTES_QUERY],
+        success: [200], malformed: 422, refusals: [422],
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements,
+      doc: {
+        summary: 'The user\'s achievements', params: { id: USER_ID_PARAM },
+        query: [{ name: 'includeIncomplete', schema: { type: 'boolean', default: false }, description: 'true adds the others, with their progress' }],
+        success: [200], malformed: 422,
+      },
+    },
   ];
 }

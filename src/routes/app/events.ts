@@ -100,5 +100,20 @@ export function eventRoutes(deps: Deps): Route[] {
       done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards);
   }
 
-  return [{ method: 'post', path: '/metrics/:key/event', family: 'app', handler: record }];
+  return [{
+    method: 'post', path: '/metrics/:key/event', family: 'app', handler: record,
+    doc: {
+      summary: 'Record a metric event for a user, creating or updating the user on the way',
+      description: 'Answers every change the event caused: the total, achievements completed, the streak, points and leaderboards. ' +
+        'With an Idempotency-Key, a retry is answered 202 with the current state and changes nothing.',
+      params: { key: { schema: { type: 'string' }, description: 'The metric\'s key' } },
+      headers: [{
+        name: 'Idempotency-Key', schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x20-\\x7e]*$' },
+        description: 'Printable ASCII; an event sent again with the same key is processed once',
+      }],
+      body: { check: validateEvent },
+      success: [201, 202],
+      refusals: [422],
+    },
+  }];
 }

@@ -6,17 +6,17 @@ import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { pruneStreakBoard } from '../../engine/prune.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards.js';
 import { attributeField } from '../../model/fields.js';
 import { dateOfDay } from '../../domain/periods.js';
 import { localDay, parseDate } from '../../domain/time.js';
-import { checkUserId, setPair } from '../../domain/users.js';
+import { checkUserId, setPair, USER_ID_PARAM } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 
 /** An integer query parameter within bounds, or its default. */
-function intOf(q: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+function intOf(q: Query, name: string, fallback: number, min: number, max: number): number {
   const raw = q.get(name);
   if (raw === null || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -24,6 +24,9 @@ function intOf(q: URLSearchParams, name: string, fallback: number, min: number, 
   }
   return Number(raw);
 }
+
+const BOARD = { key: { schema: { type: 'string' }, description: 'The leaderboard\'s key' } };
+const RUN = { name: 'run', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Any day of the run, YYYY-MM-DD' };
 
 export function leaderboardRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock } = deps;
@@ -94,8 +97,13 @@ export function leaderboardRoutes(deps: Deps): Route[] {
   return [
     {
       method: 'get', path: '/leaderboards', family: 'app',
+      doc: {
+        summary: 'The leaderboards users see, with their status',
+        query: [{ name: 'includeFinished', schema: { type: 'boolean', default: false }, description: 'true adds finished boards' }],
+        success: [200], malformed: 422,
+      },
       handler: (req) => {
-        const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
+        const includeFinished = queryOf(req).get('includeFinished') === 'true';
         const snapshot = store.current;
         const now = clock.now();
         const list = [];
@@ -109,9 +117,20 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/leaderboards/:key', family: 'app',
+      doc: {
+        summary: 'A leaderboard with a page of its rankings', params: BOARD,
+        query: [
+          { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 } },
+          { name: 'limit', schema: { type: 'integer', minimum: 0, maximum: 1000, default: 10 }, description: 'At most the board\'s size' },
+          RUN,
+          { name: 'userId', schema: { type: 'string' }, description: 'The offset counts from this user' },
+          { name: 'userAttributes', schema: { type: 'string' }, description: 'The breakdown group, key:value pairs separated by commas' },
+        ],
+        success: [200], malformed: 422,
+      },
       handler: async (req) => {
         const lb = boardOf(req.params[0]);
-        const q = queryOf(req.query);
+        const q = queryOf(req);
         const offset = intOf(q, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
         // At most the board's size: a larger limit reads the whole board.
         const limit = Math.min(intOf(q, 'limit', 10, 0, 1000), lb.maxParticipants);
@@ -149,11 +168,16 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/leaderboards/:key', family: 'app',
+      doc: {
+        summary: 'The user\'s rank and value on a leaderboard, with the history of their changes', params: { id: USER_ID_PARAM, ...BOARD },
+        query: [RUN, { name: 'numEvents', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'History entries' }],
+        success: [200], malformed: 422,
+      },
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);
         const lb = boardOf(req.params[1]);
-        const q = queryOf(req.query);
+        const q = queryOf(req);
         const numEvents = intOf(q, 'numEvents', 10, 1, 100);
         const rawRun = q.get('run');
         runFor(lb, rawRun);

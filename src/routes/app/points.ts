@@ -8,10 +8,10 @@ import { attributeField, awardField, pointsCountField, pointsTotalField } from '
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
-import { checkUserId, parseUserAttributes } from '../../domain/users.js';
-import { parseSummaryQuery, totalsSummary } from '../../domain/summary.js';
+import { checkUserId, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM } from '../../domain/users.js';
+import { parseSummaryQuery, SUMMARY_QUERY, totalsSummary } from '../../domain/summary.js';
 import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAward, systemView, triggerView } from '../../domain/points.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { userBatches } from '../../redis/users.js';
@@ -20,7 +20,7 @@ import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
 
 /** `awards`: an integer from 1 to 100, 10 when absent. */
-function awardsOf(q: URLSearchParams): number {
+function awardsOf(q: Query): number {
   const raw = q.get('awards');
   if (raw === null || raw === '') return 10;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
@@ -28,6 +28,10 @@ function awardsOf(q: URLSearchParams): number {
   }
   return Number(raw);
 }
+
+const SYSTEM = { key: { schema: { type: 'string' }, description: 'The points system\'s key' } };
+const USER_SYSTEM = { id: USER_ID_PARAM, ...SYSTEM };
+const INCLUDE_FINISHED = { name: 'includeFinished', schema: { type: 'boolean', default: false }, description: 'true adds finished boosts' };
 
 export function pointsRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock } = deps;
@@ -96,8 +100,13 @@ export function pointsRoutes(deps: Deps): Route[] {
   return [
     {
       method: 'get', path: '/users/:id/points/:key', family: 'app',
+      doc: {
+        summary: 'The user\'s points in a system: total, level and the newest awards', params: USER_SYSTEM,
+        query: [{ name: 'awards', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'Awards to list' }],
+        success: [200], malformed: 422,
+      },
       handler: async (req) => {
-        const count = awardsOf(queryOf(req.query));
+        const count = awardsOf(queryOf(req));
         const { id, system, u, points } = target(req);
         await accrueTime(deps, principalOf(req).tenant, id);
         const stored = await redis.hmget(u.user, 'id', pointsTotalField(system.id), pointsCountField(system.id));
@@ -121,8 +130,12 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app',
+      doc: {
+        summary: 'The user\'s points total and change per day, week or month', params: USER_SYSTEM, query: SUMMARY_QUERY,
+        success: [200], malformed: 422, refusals: [422],
+      },
       handler: async (req) => {
-        const query = parseSummaryQuery(queryOf(req.query));
+        const query = parseSummaryQuery(queryOf(req));
         const { id, u, points } = target(req);
         await accrueTime(deps, principalOf(req).tenant, id);
         const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(points.days).exec()) as [
@@ -135,6 +148,7 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/points/:key', family: 'app',
+      doc: { summary: 'A points system with its active triggers', params: SYSTEM, success: [200] },
       handler: (req) => {
         const snapshot = store.current;
         const system = systemOf(req.params[0]);
@@ -146,9 +160,10 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/points/:key/boosts', family: 'app',
+      doc: { summary: 'The system\'s boosts for everyone', params: SYSTEM, query: [INCLUDE_FINISHED], success: [200] },
       handler: (req) => {
         const system = systemOf(req.params[0]);
-        const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
+        const includeFinished = queryOf(req).get('includeFinished') === 'true';
         const today = new Date(clock.now()).toISOString().slice(0, 10);
         const boosts = [...store.current.pointsBoosts.values()]
           .filter((b) => b.systemId === system.id && b.userId === null)
@@ -159,6 +174,7 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/points/:key/boosts', family: 'app',
+      doc: { summary: 'The boosts active for the user today', params: USER_SYSTEM, success: [200], malformed: 422 },
       handler: async (req) => {
         const { id, system, u } = target(req);
         const snapshot = store.current;
@@ -177,16 +193,23 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/points/:key/summary', family: 'app',
+      doc: {
+        summary: 'How the tenant\'s users spread over points totals', params: SYSTEM, query: [USER_ATTRIBUTES_QUERY],
+        success: [200], malformed: 422, refusals: [422],
+      },
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const snapshot = store.current;
-        const filter = parseUserAttributes(queryOf(req.query).get('userAttributes'), snapshot);
+        const filter = parseUserAttributes(queryOf(req).get('userAttributes'), snapshot);
         const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, filter);
         return ok(summarise(positive, zero));
       },
     },
     {
       method: 'get', path: '/points/:key/level-summary', family: 'app',
+      doc: {
+        summary: 'How the tenant\'s users spread over the system\'s levels', params: SYSTEM, success: [200], malformed: 422, refusals: [422],
+      },
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const levels = store.current.levelsBySystem.get(system.id) ?? [];
@@ -210,6 +233,7 @@ export function pointsRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/points/:key/levels', family: 'app',
+      doc: { summary: 'The system\'s levels, lowest first', params: SYSTEM, success: [200] },
       handler: (req) => {
         const system = systemOf(req.params[0]);
         return ok((store.current.levelsBySystem.get(system.id) ?? []).map(levelView));

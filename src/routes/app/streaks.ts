@@ -8,7 +8,7 @@ import type { Deps } from '../../engine/deps.js';
 import { pruneStreakRanking } from '../../engine/prune.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
-import { checkUserId, isUserId, USER_ID_MAX, type UserHash } from '../../domain/users.js';
+import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
@@ -26,7 +26,7 @@ export function streakRoutes(deps: Deps): Route[] {
     const { tenant } = principalOf(req);
     const id = req.params[0];
     checkUserId(id);
-    const raw = queryOf(req.query).get('historyPeriods');
+    const raw = queryOf(req).get('historyPeriods');
     // Digits only, as `awards` takes them: Number() would read '1e2' and '0x10' too.
     const count = raw === null || raw === '' ? 7 : /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(count) || count < 0 || count > MAX_HISTORY) {
@@ -63,7 +63,7 @@ export function streakRoutes(deps: Deps): Route[] {
   async function several(req: Request) {
     const { tenant } = principalOf(req);
     // Repeated (the SDK's form, one id each: an id may hold a comma), or once, comma-separated.
-    const sent = queryOf(req.query).getAll('userIds');
+    const sent = queryOf(req).getAll('userIds');
     const userIds = [...new Set((sent.length === 1 ? sent[0].split(',') : sent).filter(Boolean))];
     if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
     if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
@@ -86,7 +86,7 @@ export function streakRoutes(deps: Deps): Route[] {
 
   async function rankings(req: Request) {
     const { tenant } = principalOf(req);
-    const q = queryOf(req.query);
+    const q = queryOf(req);
     const limit = q.get('limit') === null || q.get('limit') === '' ? 10 : Number(q.get('limit'));
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw fail('invalid_query', 'limit must be an integer from 1 to 100');
     const type = q.get('type') ?? 'active';
@@ -105,8 +105,35 @@ export function streakRoutes(deps: Deps): Route[] {
   }
 
   return [
-    { method: 'get', path: '/users/:id/streak', family: 'app', handler: userStreak },
-    { method: 'get', path: '/streaks', family: 'app', handler: several },
-    { method: 'get', path: '/streaks/rankings', family: 'app', handler: rankings },
+    {
+      method: 'get', path: '/users/:id/streak', family: 'app', handler: userStreak,
+      doc: {
+        summary: 'The user\'s streak with its history and rank', params: { id: USER_ID_PARAM },
+        query: [{ name: 'historyPeriods', schema: { type: 'integer', minimum: 0, maximum: MAX_HISTORY, default: 7 }, description: 'Periods of history' }],
+        success: [200], malformed: 422,
+      },
+    },
+    {
+      method: 'get', path: '/streaks', family: 'app', handler: several,
+      doc: {
+        summary: 'Several users\' streak lengths, longest first',
+        query: [{
+          name: 'userIds', required: true, schema: { type: 'array', minItems: 1, maxItems: MAX_USER_IDS, items: userIdSchema },
+          description: 'Repeated, one id each; or once, the ids separated by commas',
+        }],
+        success: [200], malformed: 422,
+      },
+    },
+    {
+      method: 'get', path: '/streaks/rankings', family: 'app', handler: rankings,
+      doc: {
+        summary: 'The longest streaks: active ones, or the longest ever',
+        query: [
+          { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+          { name: 'type', schema: { enum: ['active', 'longest'], default: 'active' } },
+        ],
+        success: [200], malformed: 422,
+      },
+    },
   ];
 }

@@ -10,9 +10,9 @@ import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
-import { checkUserId, identificationSchema, NOTIFICATION_TYPES, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
+import { checkUserId, identificationSchema, NOTIFICATION_TYPES, USER_ID_PARAM, preferencesView, prepareIdentification, upsertedUserSchema, userView, type Identification, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
-import { eventSummary, parseSummaryQuery } from '../../domain/summary.js';
+import { eventSummary, parseSummaryQuery, SUMMARY_QUERY } from '../../domain/summary.js';
 import type { Metric } from '../../model/entities.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
@@ -77,9 +77,12 @@ export function userRoutes(deps: Deps): Route[] {
     };
   }
 
+  const user = { id: USER_ID_PARAM };
+  const userAndMetric = { ...user, key: { schema: { type: 'string' }, description: 'The metric\'s key' } };
   const routes: Route[] = [
     {
       method: 'post', path: '/users', family: 'app',
+      doc: { summary: 'Create a user (an existing id is a 422)', body: { check: validateUpserted }, success: [201], refusals: [422] },
       handler: (req) => {
         const body = validateUpserted(parseJson(req.body));
         return identify(req, 'create', body.id, body);
@@ -87,18 +90,28 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'put', path: '/users/:id', family: 'app',
+      doc: {
+        summary: 'Create or update a user (201 when created)', params: user, body: { check: validateIdentification },
+        success: [200, 201], refusals: [422],
+      },
       handler: (req) => identify(req, 'upsert', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
       method: 'patch', path: '/users/:id', family: 'app',
+      doc: {
+        summary: 'Update the fields given of an existing user', params: user, body: { check: validateIdentification },
+        success: [200], refusals: [422],
+      },
       handler: (req) => identify(req, 'update', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
       method: 'get', path: '/users/:id', family: 'app',
+      doc: { summary: 'Get a user', params: user, success: [200] },
       handler: async (req) => ok(userView(await loadUser(req))),
     },
     {
       method: 'get', path: '/users/:id/metrics', family: 'app',
+      doc: { summary: 'The active metrics with the user\'s totals and their achievements', params: user, success: [200], malformed: 422 },
       handler: async (req) => {
         const h = await loadUser(req);
         return ok([...store.current.metrics.values()].filter((m) => m.status === 'active').map((m) => metricView(m, h)));
@@ -106,6 +119,7 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/metrics/:key', family: 'app',
+      doc: { summary: 'One metric with the user\'s total and its achievements', params: userAndMetric, success: [200], malformed: 422 },
       handler: async (req) => {
         const metric = activeMetric(req.params[1]);
         return ok(metricView(metric, await loadUser(req)));
@@ -113,11 +127,15 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
+      doc: {
+        summary: 'The user\'s total and change of a metric per day, week or month', params: userAndMetric, query: SUMMARY_QUERY,
+        success: [200], malformed: 422, refusals: [422],
+      },
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);
         const metric = activeMetric(req.params[1]);
-        const query = parseSummaryQuery(queryOf(req.query));
+        const query = parseSummaryQuery(queryOf(req));
         const u = keys.forUser(principalOf(req).tenant, id);
         const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userMetric(u, metric.id)).exec()) as [
           [Error | null, number], [Error | null, Record<string, string>],
@@ -129,10 +147,14 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/preferences', family: 'app',
+      doc: { summary: 'The user\'s notification preferences', params: user, success: [200], malformed: 422 },
       handler: async (req) => ok(preferencesView(await loadUser(req))),
     },
     {
       method: 'patch', path: '/users/:id/preferences', family: 'app',
+      doc: {
+        summary: 'Change the user\'s notification preferences', params: user, body: { check: validatePreferences }, success: [200], malformed: 422,
+      },
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);

@@ -13,7 +13,7 @@ import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '
 import { pausesOf, stateFromHash } from '../../domain/streaks.js';
 import { localDay } from '../../domain/time.js';
 import { dayValues } from '../../domain/summary.js';
-import { checkUserId, userView, type UserHash } from '../../domain/users.js';
+import { checkUserId, USER_ID_PARAM, userView, type UserHash } from '../../domain/users.js';
 import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
@@ -49,10 +49,15 @@ export function wrappedRoutes(deps: Deps): Route[] {
 
   return [{
     method: 'get', path: '/users/:id/wrapped', family: 'app',
+    doc: {
+      summary: 'The user\'s year in review', params: { id: USER_ID_PARAM },
+      query: [{ name: 'year', schema: { type: 'integer', minimum: FIRST_YEAR }, description: 'Up to the current year in the user\'s zone (the default)' }],
+      success: [200], malformed: 422,
+    },
     handler: async (req) => {
       const id = req.params[0];
       checkUserId(id);
-      const raw = queryOf(req.query).get('year');
+      const raw = queryOf(req).get('year');
       if (raw !== null && raw !== '' && !/^\d{1,6}$/.test(raw)) {
         throw fail('invalid_query', `year must be an integer from ${FIRST_YEAR} to the current year, got "${raw}"`);
       }
