@@ -56,16 +56,22 @@ end
 -- now, also when a new streak reaches the length a lost one still shows), else unless the length
 -- is the one it holds (an operation writing the state again).
 local old = redis.call('HGET', activeMembersKey, userId) or userId
-local score = redis.call('ZSCORE', activeKey, old)
-if seq ~= '' or not score or tonumber(score) ~= length then
-  if score then redis.call('ZREM', activeKey, old) end
+if seq ~= '' then
+  redis.call('ZREM', activeKey, old)
   redis.call('ZADD', activeKey, length, member)
   redis.call('HSET', activeMembersKey, userId, member)
+else
+  local score = redis.call('ZSCORE', activeKey, old)
+  if not score or tonumber(score) ~= length then
+    if score then redis.call('ZREM', activeKey, old) end
+    redis.call('ZADD', activeKey, length, member)
+    redis.call('HSET', activeMembersKey, userId, member)
+  end
 end
 
 -- The longest: only a greater length moves it.
 old = redis.call('HGET', longestMembersKey, userId) or userId
-score = redis.call('ZSCORE', longestKey, old)
+local score = redis.call('ZSCORE', longestKey, old)
 if not score or tonumber(score) < longest then
   if score then redis.call('ZREM', longestKey, old) end
   redis.call('ZADD', longestKey, longest, member)

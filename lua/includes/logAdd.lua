@@ -4,14 +4,14 @@
   of entries in different partitions' logs compare in the order the entries were made: leaderboard
   ties go to who reached the value first by them (src/domain/leaderboards.ts orderOf), whatever
   the service's clock says. When the log holds that id or a later one already (two entries in one
-  microsecond, a clock set back), the next id Redis gives ('*').
+  microsecond, a clock set back), the next id Redis gives ('*'). Built from TIME's strings alone:
+  a number turned into a string is a dear sprintf in Lua ('045' is read as 45).
 ]]
 local function logAdd(key, ...)
   local t = redis.call('TIME')
-  local us = tonumber(t[2])
-  local ms = math.floor(us / 1000)
-  local id = t[1] .. (ms < 10 and '00' or ms < 100 and '0' or '') .. ms .. '-' .. (us - ms * 1000)
-  local added = redis.pcall('XADD', key, id, ...)
+  local us = t[2]
+  if #us < 6 then us = string.rep('0', 6 - #us) .. us end
+  local added = redis.pcall('XADD', key, t[1] .. string.sub(us, 1, 3) .. '-' .. string.sub(us, 4), ...)
   if type(added) == 'table' then added = redis.call('XADD', key, '*', ...) end
   return added
 end

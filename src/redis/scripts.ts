@@ -105,7 +105,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
  * created anew on every EVALSHA, a library's helpers once, when it loads (docs/performance.md).
  * The rest stay scripts.
  */
-const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank']);
+const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank', 'streakRank', 'pointsStanding']);
 
 /**
  * One library holding those scripts: every helper they include, once, at the library's level, and
@@ -136,7 +136,7 @@ export function functionLibrary(scripts: Script[], dir = LUA_DIR): { code: strin
  * loads (only `redis.register_function` is), so the first call of any of its functions sets them.
  */
 const LIBRARY_LOCALS: [string, string][] = [
-  ['redis.call', 'rcall'], ['redis.pcall', 'rpcall'], ['string.match', 'smatch'], ['string.sub', 'ssub'], ['string.byte', 'sbyte'],
+  ['redis.call', 'rcall'], ['redis.pcall', 'rpcall'], ['string.match', 'smatch'], ['string.sub', 'ssub'], ['string.find', 'sfind'], ['string.byte', 'sbyte'],
   ['string.format', 'sformat'], ['string.gmatch', 'sgmatch'], ['table.concat', 'tconcat'], ['table.insert', 'tinsert'],
   ['cjson.decode', 'jdecode'], ['cjson.encode', 'jencode'], ['math.floor', 'mfloor'], ['math.min', 'mmin'],
   ['math.max', 'mmax'], ['tonumber', 'tonum'], ['tostring', 'tostr'], ['ipairs', 'lipairs'], ['pairs', 'lpairs'],
