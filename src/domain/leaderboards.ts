@@ -20,10 +20,15 @@ const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */
 const LAST_ZONE_MS = 36 * 3_600_000;
 
+/** The UTC date of the last day asked for (every event's response asks, for its boards' status). */
+let lastDay = { index: -1, date: '' };
+
 /** The status users see at `nowMs`. */
 export function leaderboardStatus(lb: Leaderboard, nowMs: number): LeaderboardStatus {
   if (lb.status === 'inactive' || lb.status === 'finished') return lb.status;
-  const today = dateOfDay(Math.floor(nowMs / DAY_MS));
+  const index = Math.floor(nowMs / DAY_MS);
+  if (lastDay.index !== index) lastDay = { index, date: dateOfDay(index) };
+  const today = lastDay.date;
   if (today < lb.start) return 'scheduled';
   if (lb.end !== null && nowMs >= dayIndexOf(lb.end) * DAY_MS + LAST_ZONE_MS) return 'finished';
   return 'active';
@@ -127,14 +132,17 @@ export function orderOf(ms: number): string {
   return String(1e15 - ms).padStart(15, '0');
 }
 
-/** The application API's leaderboard (LeaderboardResponse), with the run's end as `end` when given. */
-export function boardView(lb: Leaderboard, snapshot: Snapshot, runEnd?: string | null) {
+/**
+ * The application API's leaderboard (LeaderboardResponse) with its status as users see it
+ * (leaderboardStatus), with the run's end as `end` when given.
+ */
+export function boardView(lb: Leaderboard, snapshot: Snapshot, status: LeaderboardStatus, runEnd?: string | null) {
   const breakdown = lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
   const view: Record<string, unknown> = {
-    id: lb.id, name: lb.name, key: lb.key, rankBy: lb.rankBy, description: lb.description,
+    id: lb.id, name: lb.name, key: lb.key, status, rankBy: lb.rankBy, description: lb.description,
     breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
-    start: lb.start, end: runEnd === undefined ? lb.end : runEnd, maxParticipants: lb.maxParticipants,
-    runUnit: lb.runUnit, runInterval: lb.runInterval,
+    start: lb.start, end: runEnd === undefined ? lb.end : runEnd, startTime: lb.startTime, endTime: lb.endTime,
+    maxParticipants: lb.maxParticipants, runUnit: lb.runUnit, runInterval: lb.runInterval,
   };
   if (lb.rankBy === 'metric') {
     const m = lb.metricId === null ? undefined : snapshot.metrics.get(lb.metricId);

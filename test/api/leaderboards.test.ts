@@ -35,9 +35,11 @@ describe.each(targets())('leaderboards on %s', (target) => {
     await board({ name: 'Lessons', key: 'lessons-all', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 3 });
     const first = await event({ id: 'ann', name: 'Ann' }, 5);
     expect(first.leaderboards['lessons-all']).toMatchObject({
-      key: 'lessons-all', name: 'Lessons', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 3,
-      start: '2026-07-01', end: null, runUnit: null, rank: 1, previousRank: null, threshold: 0, breakdownAttributeValue: null,
+      key: 'lessons-all', name: 'Lessons', status: 'active', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 3,
+      start: '2026-07-01', end: null, startTime: null, endTime: null, runUnit: null, rank: 1, previousRank: null, threshold: 0,
     });
+    // A board without breakdown has no group to name (the spec's breakdownAttributeValue is a string, never null).
+    expect(Object.keys(first.leaderboards['lessons-all']).filter((k) => k.startsWith('breakdownAttributeValue'))).toEqual([]);
     await event({ id: 'bob', name: 'Bob' }, 7);
     const cy = await event('cy', 3);
     expect(cy.leaderboards['lessons-all']).toMatchObject({ rank: 3, threshold: 3 });
@@ -175,7 +177,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await s.request('GET', '/api/leaderboards/hidden')).status).toBe(404);
     const ann = await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=5');
     expect(ann.status, ann.text).toBe(200);
-    expect(ann.body).toMatchObject({ key: 'lessons-all', rank: 1, value: 8 });
+    expect(ann.body).toMatchObject({ key: 'lessons-all', status: 'active', rank: 1, value: 8 });
     expect(ann.body.history.map((h: any) => [h.previousRank, h.rank, h.previousValue, h.value])).toEqual([[2, 1, 5, 8], [null, 1, null, 5]]);
     expect((await s.request('GET', '/api/users/nobody/leaderboards/lessons-all')).status).toBe(404);
     expect((await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=0')).status).toBe(400);
@@ -462,7 +464,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const eu = keys.leaderboard('_', created.id, created.start, 'eu');
       expect((await redis.lindex(eu.history('mp1'), 0))!.split('|').slice(1)).toEqual(['1', '0', '5', '']);
       // A place is free: mp3 enters, with less than mp1 had.
-      expect((await event('mp3', 1.5, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({ rank: 1, breakdownAttributeValue: 'eu' });
+      expect((await event('mp3', 1.5, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({
+        rank: 1, breakdownAttributeValue: 'eu', breakdownAttributeValues: [{ key: 'region', value: 'eu' }],
+      });
       expect(await rows('moves-patch', 'eu')).toEqual([['mp3', 4.5], ['mp2', 4]]);
       // The same value again changes nothing; PUT moves too, and moving back works.
       expect((await s.request('PUT', '/api/users/mp1', { body: { attributes: { region: 'us' } } })).status).toBe(200);

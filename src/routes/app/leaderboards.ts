@@ -102,7 +102,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         for (const lb of snapshot.leaderboards.values()) {
           const status = leaderboardStatus(lb, now);
           if (status === 'inactive' || (status === 'finished' && !includeFinished)) continue;
-          list.push({ ...boardView(lb, snapshot), status });
+          list.push(boardView(lb, snapshot, status));
         }
         return ok(list);
       },
@@ -142,7 +142,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const group = groupOf(lb, q.get('userAttributes'));
         const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
         return ok({
-          ...boardView(lb, snapshot), status: leaderboardStatus(lb, clock.now()), rankings,
+          ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), rankings,
           run: run.start, runEnd: run.end, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
         });
       },
@@ -183,7 +183,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
             previousValue: previousValue === '' ? null : Number(previousValue), value: v === '' ? null : Number(v),
           };
         });
-        return ok({ ...boardView(lb, store.current), rank, value, history, run: run.start, runEnd: run.end });
+        return ok({ ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end });
       },
     },
   ];
