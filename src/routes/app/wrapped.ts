@@ -7,6 +7,7 @@
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { boardView, breakdownGroup, groupName, leaderboardStatus, runOf, runStart } from '../../domain/leaderboards.js';
+import { parseRankChange } from '../../domain/leaderboard-history.js';
 import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
@@ -120,11 +121,10 @@ export function wrappedRoutes(deps: Deps): Route[] {
         const entries: RankEntry[] = [];
         runs.forEach((run, i) => {
           for (const e of lists[i]) {
-            const [at, , rank, , value] = e.split('|');
-            if (rank === '' || rank === '0') continue;
-            const ms = Number(at);
+            const { at, rank, value } = parseRankChange(e);
+            if (rank === null) continue;
             entries.push({
-              day: localDay(tz, ms), ms, rank: Number(rank), value: value === '' ? null : Number(value),
+              day: localDay(tz, at), ms: at, rank, value,
               view: { ...boardView(lb, snapshot, leaderboardStatus(lb, now)), run: run.start, runEnd: run.end },
             });
           }
