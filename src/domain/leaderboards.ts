@@ -20,10 +20,15 @@ const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */
 const LAST_ZONE_MS = 36 * 3_600_000;
 
+/** The UTC date of the last day asked for (every event's response asks, for its boards' status). */
+let lastDay = { index: -1, date: '' };
+
 /** The status users see at `nowMs`. */
 export function leaderboardStatus(lb: Leaderboard, nowMs: number): LeaderboardStatus {
   if (lb.status === 'inactive' || lb.status === 'finished') return lb.status;
-  const today = dateOfDay(Math.floor(nowMs / DAY_MS));
+  const index = Math.floor(nowMs / DAY_MS);
+  if (lastDay.index !== index) lastDay = { index, date: dateOfDay(index) };
+  const today = lastDay.date;
   if (today < lb.start) return 'scheduled';
   if (lb.end !== null && nowMs >= dayIndexOf(lb.end) * DAY_MS + LAST_ZONE_MS) return 'finished';
   return 'active';
@@ -138,16 +143,17 @@ export function orderOf(ms: number, seq = ''): string {
 }
 
 /**
- * The application API's leaderboard (LeaderboardResponse); given a run (the event response's board),
- * `start` and `end` are that run's, as the spec has them for a repeating board.
+ * The application API's leaderboard (LeaderboardResponse) with its status as users see it
+ * (leaderboardStatus); given a run (the event response's board), `start` and `end` are that run's,
+ * as the spec has them for a repeating board.
  */
-export function boardView(lb: Leaderboard, snapshot: Snapshot, run?: { start: string; end: string | null }) {
+export function boardView(lb: Leaderboard, snapshot: Snapshot, status: LeaderboardStatus, run?: { start: string; end: string | null }) {
   const breakdown = lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
   const view: Record<string, unknown> = {
-    id: lb.id, name: lb.name, key: lb.key, rankBy: lb.rankBy, description: lb.description,
+    id: lb.id, name: lb.name, key: lb.key, status, rankBy: lb.rankBy, description: lb.description,
     breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
-    start: run === undefined ? lb.start : run.start, end: run === undefined ? lb.end : run.end, maxParticipants: lb.maxParticipants,
-    runUnit: lb.runUnit, runInterval: lb.runInterval,
+    start: run === undefined ? lb.start : run.start, end: run === undefined ? lb.end : run.end, startTime: lb.startTime, endTime: lb.endTime,
+    maxParticipants: lb.maxParticipants, runUnit: lb.runUnit, runInterval: lb.runInterval,
   };
   if (lb.rankBy === 'metric') {
     const m = lb.metricId === null ? undefined : snapshot.metrics.get(lb.metricId);

@@ -30,10 +30,17 @@ export function zoneName(tz: string): string | null {
   return name;
 }
 
-interface DayBounds {
+/** A local calendar day: its date and the instants it starts and ends at (a DST day has 23 or 25 hours). */
+export interface DayBounds {
   start: number;
   end: number;
   date: string;
+}
+
+/** The local day of instant `ms` in zone `tz` ('' is UTC), with its bounds; not cached. */
+export function dayBounds(tz: string, ms: number): DayBounds {
+  const start = DateTime.fromMillis(ms, { zone: tz || UTC }).startOf('day');
+  return { start: start.toMillis(), end: start.plus({ days: 1 }).toMillis(), date: start.toISODate() as string };
 }
 
 const dayCache = new Map<string, DayBounds>();
@@ -42,12 +49,7 @@ const dayCache = new Map<string, DayBounds>();
 export function localDay(tz: string, ms: number): string {
   const cached = dayCache.get(tz);
   if (cached !== undefined && ms >= cached.start && ms < cached.end) return cached.date;
-  const start = DateTime.fromMillis(ms, { zone: tz || UTC }).startOf('day');
-  const bounds: DayBounds = {
-    start: start.toMillis(),
-    end: start.plus({ days: 1 }).toMillis(),
-    date: start.toISODate() as string,
-  };
+  const bounds = dayBounds(tz, ms);
   dayCache.set(tz, bounds);
   return bounds.date;
 }

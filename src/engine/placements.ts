@@ -12,7 +12,7 @@
 import { attributeField } from '../model/fields.js';
 import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
-import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
 import { localMinute } from '../domain/time.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -32,17 +32,32 @@ export interface Placement {
   expiry?: number;
 }
 
-/** `"<key>":{<the board's fields>` of a response entry, made once per configuration version and run. */
+/**
+ * `"<key>":{<the board's fields>` of a response entry, made once per configuration version, run
+ * and status (a board turns from scheduled to active, and to finished, as the clock moves).
+ */
 const heads = perObject((_: Snapshot) => new Map<string, string>());
-function boardHead(snapshot: Snapshot, lb: Leaderboard, run: { start: string; end: string | null }): string {
+function boardHead(snapshot: Snapshot, lb: Leaderboard, run: { start: string; end: string | null }, now: number): string {
   const map = heads(snapshot);
-  const id = `${lb.id}|${run.start}`;
+  const status = leaderboardStatus(lb, now);
+  const id = `${lb.id}|${run.start}|${status}`;
   let head = map.get(id);
   if (head === undefined) {
-    head = `${JSON.stringify(lb.key)}:${JSON.stringify(boardView(lb, snapshot, run)).slice(0, -1)}`;
+    head = `${JSON.stringify(lb.key)}:${JSON.stringify(boardView(lb, snapshot, status, run)).slice(0, -1)}`;
     map.set(id, head);
   }
   return head;
+}
+
+/**
+ * A breakdown group's values as the response gives them: `breakdownAttributeValue` (deprecated,
+ * comma-joined) and `breakdownAttributeValues` (`[{ key, value }]`); nothing for a board without.
+ */
+function groupFields(snapshot: Snapshot, lb: Leaderboard, group: string[]): string {
+  if (group.length === 0) return '';
+  const keys = breakdownKeys(lb, snapshot);
+  return `,"breakdownAttributeValue":${JSON.stringify(group.join(','))},` +
+    `"breakdownAttributeValues":${JSON.stringify(group.map((value, i) => ({ key: keys[i], value })))}`;
 }
 
 /**
@@ -107,8 +122,8 @@ export async function place(
     const [rank, previousRank, threshold, falls] = await placed;
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
-    return `${boardHead(snapshot, lb, run)},"rank":${rank || null},"previousRank":${previousRank || null},` +
-      `"threshold":${Number(threshold)},"breakdownAttributeValue":${group.length === 0 ? 'null' : JSON.stringify(group.join(','))}}`;
+    return `${boardHead(snapshot, lb, run, now)},"rank":${rank || null},"previousRank":${previousRank || null},` +
+      `"threshold":${Number(threshold)}${groupFields(snapshot, lb, group)}}`;
   }));
   return done.filter((x): x is string => x !== null);
 }

@@ -9,6 +9,53 @@ import { adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
 import { orderOf } from '../../src/domain/leaderboards.js';
 
+describe.each(targets())('a user\'s leaderboard history on %s', (target) => {
+  let s: TestServer;
+  const KIRITIMATI = 'Pacific/Kiritimati'; // UTC+14: its July 2nd starts at 10:00 UTC on July 1st
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-07-01T08:00:00Z');
+    await s.metrics('pages');
+    await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Pages', key: 'pages-all', rankBy: 'metric', metricKey: 'pages', status: 'active' });
+  });
+  afterAll(async () => { await s?.close(); });
+
+  const at = async (iso: string, user: string | Record<string, unknown>, value: number) => {
+    await s.setClock(iso);
+    return s.event('pages', user, value);
+  };
+  const history = async (query = '') => {
+    const r = await s.request('GET', `/v1/users/kai/leaderboards/pages-all${query}`);
+    expect(r.status, r.text).toBe(200);
+    return r.body.history;
+  };
+
+  it('gives one entry a day of the user\'s own zone, oldest first: the day\'s last rank and value, and those before its first change', async () => {
+    await at('2026-07-01T09:00:00Z', { id: 'kai', tz: KIRITIMATI }, 5); // July 1st, 23:00 in Kiritimati: rank 1
+    await at('2026-07-01T11:00:00Z', 'lou', 10); // lou passes kai, which kai's history does not record
+    await at('2026-07-01T11:30:00Z', 'kai', 2); // July 2nd there: rank 2 with 7
+    await at('2026-07-01T12:00:00Z', 'kai', 5); // rank 1 with 12
+    await at('2026-07-03T12:00:00Z', 'kai', 1); // July 4th there: 13
+    const days = [
+      { date: '2026-07-01', timestamp: '2026-06-30T10:00:00.000Z', previousRank: null, rank: 1, previousValue: null, value: 5 },
+      { date: '2026-07-02', timestamp: '2026-07-01T10:00:00.000Z', previousRank: 2, rank: 1, previousValue: 5, value: 12 },
+      { date: '2026-07-04', timestamp: '2026-07-03T10:00:00.000Z', previousRank: 1, rank: 1, previousValue: 12, value: 13 },
+    ];
+    expect(await history()).toEqual(days);
+    // numEvents counts days: the latest ones.
+    expect(await history('?numEvents=2')).toEqual(days.slice(1));
+    expect(await history('?numEvents=0')).toEqual([]);
+    // In UTC, the first four changes were all on July 1st.
+    const moved = await s.request('PATCH', '/v1/users/kai', { body: { tz: 'UTC' } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(await history()).toEqual([
+      { date: '2026-07-01', timestamp: '2026-07-01T00:00:00.000Z', previousRank: null, rank: 1, previousValue: null, value: 12 },
+      { date: '2026-07-03', timestamp: '2026-07-03T00:00:00.000Z', previousRank: 1, rank: 1, previousValue: 12, value: 13 },
+    ]);
+  });
+});
+
 describe.each(targets())('leaderboards on %s', (target) => {
   let s: TestServer;
   let ids: Record<string, string>;
@@ -35,9 +82,11 @@ describe.each(targets())('leaderboards on %s', (target) => {
     await board({ name: 'Lessons', key: 'lessons-all', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 3 });
     const first = await event({ id: 'ann', name: 'Ann' }, 5);
     expect(first.leaderboards['lessons-all']).toMatchObject({
-      key: 'lessons-all', name: 'Lessons', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 3,
-      start: '2026-07-01', end: null, runUnit: null, rank: 1, previousRank: null, threshold: 0, breakdownAttributeValue: null,
+      key: 'lessons-all', name: 'Lessons', status: 'active', rankBy: 'metric', metricKey: 'lessons', maxParticipants: 3,
+      start: '2026-07-01', end: null, startTime: null, endTime: null, runUnit: null, rank: 1, previousRank: null, threshold: 0,
     });
+    // A board without breakdown has no group to name (the spec's breakdownAttributeValue is a string, never null).
+    expect(Object.keys(first.leaderboards['lessons-all']).filter((k) => k.startsWith('breakdownAttributeValue'))).toEqual([]);
     await event({ id: 'bob', name: 'Bob' }, 7);
     const cy = await event('cy', 3);
     expect(cy.leaderboards['lessons-all']).toMatchObject({ rank: 3, threshold: 3 });
@@ -182,7 +231,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(15);
   });
 
-  it('lists the boards users see and a user\'s rank with the history of its changes', async () => {
+  it('lists the boards users see and a user\'s rank with its history', async () => {
     const hidden = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricId: ids.lessons }] });
     expect(hidden.status, hidden.text).toBe(201);
     expect(hidden.body.created[0].status).toBe('inactive');
@@ -193,10 +242,16 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await s.request('GET', '/api/leaderboards/hidden')).status).toBe(404);
     const ann = await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=5');
     expect(ann.status, ann.text).toBe(200);
-    expect(ann.body).toMatchObject({ key: 'lessons-all', rank: 1, value: 8 });
-    expect(ann.body.history.map((h: any) => [h.previousRank, h.rank, h.previousValue, h.value])).toEqual([[2, 1, 5, 8], [null, 1, null, 5]]);
+    expect(ann.body).toMatchObject({ key: 'lessons-all', status: 'active', rank: 1, value: 8 });
+    // Both of Ann's changes were on July 1st (UTC, her zone): one day, from off the board to rank 1.
+    expect(ann.body.history).toEqual([
+      { date: '2026-07-01', timestamp: '2026-07-01T00:00:00.000Z', previousRank: null, rank: 1, previousValue: null, value: 8 },
+    ]);
     expect((await s.request('GET', '/api/users/nobody/leaderboards/lessons-all')).status).toBe(404);
-    expect((await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=0')).status).toBe(422);
+    const none = await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=0');
+    expect(none.status, none.text).toBe(200);
+    expect(none.body).toMatchObject({ rank: 1, value: 8, history: [] });
+    expect((await s.request('GET', '/api/users/ann/leaderboards/lessons-all?numEvents=101')).status).toBe(422);
     // Offsets from a user: bob is second (kiri's 7 came after his), so one from him is kiri.
     expect((await rankings('lessons-all', '?userId=bob&limit=1')).map((r) => [r.userId, r.rank])).toEqual([['bob', 2]]);
     expect((await rankings('lessons-all', '?userId=bob&offset=1&limit=5')).map((r) => [r.userId, r.rank])).toEqual([['kiri', 3]]);
@@ -480,7 +535,9 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const eu = keys.leaderboard('_', created.id, created.start, 'eu');
       expect((await redis.lindex(eu.history('mp1'), 0))!.split('|').slice(1)).toEqual(['1', '0', '5', '']);
       // A place is free: mp3 enters, with less than mp1 had.
-      expect((await event('mp3', 1.5, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({ rank: 1, breakdownAttributeValue: 'eu' });
+      expect((await event('mp3', 1.5, 'mv-patch')).leaderboards['moves-patch']).toMatchObject({
+        rank: 1, breakdownAttributeValue: 'eu', breakdownAttributeValues: [{ key: 'region', value: 'eu' }],
+      });
       expect(await rows('moves-patch', 'eu')).toEqual([['mp3', 4.5], ['mp2', 4]]);
       // The same value again changes nothing; PUT moves too, and moving back works.
       expect((await s.request('PUT', '/api/users/mp1', { body: { attributes: { region: 'us' } } })).status).toBe(200);

@@ -133,7 +133,7 @@ describe.each(targets())('wrapped on %s', (target) => {
       mostActiveDay: { date: '2025-01-01', ...empty },
       mostActiveWeek: { start: '2025-01-01', end: '2025-01-05', ...empty },
       mostActiveMonth: { month: 0, ...empty },
-      entireYear: { ...empty, longestStreak: { length: 0, frequency: 'daily' } },
+      entireYear: { ...empty, longestStreak: { length: 0, frequency: 'daily', periodStart: null, periodEnd: null, started: null } },
     });
   });
 

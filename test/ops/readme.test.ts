@@ -1,8 +1,9 @@
 /**
  * The docs stay true: the curl examples of the README and then of every docs/*.md file (docs/api.md
  * first, the others alphabetically) run as printed, in that order, against one fresh server (with
- * its URL and admin key substituted), and answer the status they announce; docs/api.md lists every
- * error code; docs/operations.md shows the api's node flags; every relative link resolves.
+ * its URL and admin key substituted), and answer the status they announce, in the shapes of the
+ * 1.21.1 specs (test/support/openapi.ts); docs/api.md lists every error code; docs/operations.md
+ * shows the api's node flags; every relative link resolves.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/lib/errors.js';
 import { LAUREL_NODE_FLAGS } from '../../bench/variants.js';
+import { assertConforms } from '../support/openapi.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** The README, then docs/api.md (its examples carry on from the README's), then the other docs. */
@@ -66,6 +68,10 @@ describe('docs', () => {
         const body = lines.join('\n');
         expect(status, `${file}: ${e.command}\n→ ${body}`).toBe(e.status);
         expect(() => JSON.parse(body), body).not.toThrow();
+        // Curl's answers, like every other the tests get, keep to the 1.21.1 response schemas.
+        const method = /(?:^| )-X (\w+)/.exec(e.command)?.[1] ?? 'GET';
+        const url = new URL(/http:\/\/localhost:3000[^\s'"]*/.exec(e.command)![0]);
+        assertConforms({ method, path: url.pathname + url.search, status, body: JSON.parse(body) });
       }
     });
   }

@@ -1408,12 +1408,13 @@ describe.each(targets())('SDK 1.0.42 leaderboards on %s', (target) => {
     apiError(await rejectionOf(client.leaderboards.get('nope', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
   });
 
-  it('users.leaderboard returns the rank, the value and the history with Date timestamps', async () => {
+  it('users.leaderboard returns the rank, the value and the daily history with Date timestamps', async () => {
     const r = await client.users.leaderboard('lb-ada', 'all-time', { numEvents: 5 }, NO_RETRY);
     expect(r).toMatchObject({ key: 'all-time', rank: 2, value: 3 });
     expect(r.history).toHaveLength(1);
-    expect(r.history[0].timestamp).toBeInstanceOf(Date);
-    expect(r.history[0]).toMatchObject({ rank: 1, value: 3 });
+    // The day's start in Ada's zone (UTC) as a Date; 1.21.1's `date` passes through the SDK untouched.
+    expect(r.history[0].timestamp).toEqual(new Date('2026-08-03T00:00:00.000Z'));
+    expect(r.history[0]).toMatchObject({ date: '2026-08-03', rank: 1, value: 3 });
     apiError(await rejectionOf(client.users.leaderboard('lb-nobody', 'all-time', {}, NO_RETRY)), TrophyApi.NotFoundError, 404);
   });
 });

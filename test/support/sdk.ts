@@ -3,6 +3,9 @@
  * would, plus a recorder of what actually went over the wire (the SDK hides statuses, headers and
  * retries from its callers). What the SDK has no call for is set up through the Admin API
  * (test/support/admin.ts).
+ *
+ * Every answer the SDK gets is checked against the 1.21.1 response schemas on the wire
+ * (test/support/wire-check.ts, a setup file of every test file).
  */
 import { TrophyApiClient } from '@trophyso/node';
 import type { TestServer } from './server.js';

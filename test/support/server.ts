@@ -11,6 +11,7 @@ import { startApi, type ApiHandle } from '../../src/app/api.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings, type Settings } from '../../src/lib/settings.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
+import { assertConforms } from './openapi.js';
 
 export type Target = 'redis' | 'cluster';
 
@@ -37,6 +38,10 @@ export interface TestServer {
   settings: Settings;
   api: ApiHandle;
   workers: WorkersHandle | null;
+  /**
+   * Sends a request; every answer is checked against the 1.21.1 response schemas first
+   * (test/support/openapi.ts), and one that does not conform throws a SpecViolation.
+   */
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Response<T>>;
   /** Creates metrics by key through the Admin API; returns their ids by key. */
   metrics(...keys: string[]): Promise<Record<string, string>>;
@@ -112,6 +117,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     } catch {
       // keep the text
     }
+    // Every answer a test provokes is checked against the 1.21.1 response schemas.
+    assertConforms({ method, path, status: res.status, body: parsed });
     return { status: res.status, body: parsed as T, text };
   };
 

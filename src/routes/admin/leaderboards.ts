@@ -87,15 +87,23 @@ type LeaderboardChanges = Partial<LeaderboardInput> & { id: string };
 // ---------------------------------------------------------------------------------------------
 // View
 
+/**
+ * AdminLeaderboard: the fields a board does not have (a description, an end, a daily window, runs)
+ * are left out, as the admin spec has them optional and never null.
+ */
 function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
-  return {
-    id: lb.id, name: lb.name, key: lb.key, description: lb.description,
+  const view: Record<string, unknown> = {
+    id: lb.id, name: lb.name, key: lb.key,
+    ...(lb.description !== null && { description: lb.description }),
     status: leaderboardStatus(lb, nowMs), rankBy: lb.rankBy,
     ...(lb.rankBy === 'metric' && { metricId: lb.metricId }),
     ...(lb.rankBy === 'points' && { pointsSystemId: lb.pointsSystemId }),
     maxParticipants: lb.maxParticipants, start: lb.start, breakdownAttributes: lb.breakdownAttributes,
-    end: lb.end, startTime: lb.startTime, endTime: lb.endTime, runUnit: lb.runUnit, runInterval: lb.runInterval,
   };
+  for (const field of ['end', 'startTime', 'endTime', 'runUnit', 'runInterval'] as const) {
+    if (lb[field] !== null) view[field] = lb[field];
+  }
+  return view;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /**
  * Leaderboard reads of the Application API: the boards users see, a board's rankings (a page, a
- * past run, around a user), and a user's rank with the history of its changes.
+ * past run, around a user), and a user's rank with its daily history.
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
@@ -9,6 +9,7 @@ import { fail } from '../../lib/errors.js';
 import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards.js';
+import { dailyHistory } from '../../domain/leaderboard-history.js';
 import { attributeField } from '../../model/fields.js';
 import { dateOfDay } from '../../domain/periods.js';
 import { localDay, parseDate } from '../../domain/time.js';
@@ -110,7 +111,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         for (const lb of snapshot.leaderboards.values()) {
           const status = leaderboardStatus(lb, now);
           if (status === 'inactive' || (status === 'finished' && !includeFinished)) continue;
-          list.push({ ...boardView(lb, snapshot), status });
+          list.push(boardView(lb, snapshot, status));
         }
         return ok(list);
       },
@@ -161,7 +162,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const group = groupOf(lb, q.get('userAttributes'));
         const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
         return ok({
-          ...boardView(lb, snapshot), status: leaderboardStatus(lb, clock.now()), rankings,
+          ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), rankings,
           run: run.start, runEnd: run.end, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
         });
       },
@@ -178,7 +179,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         checkUserId(id);
         const lb = boardOf(req.params[1]);
         const q = queryOf(req);
-        const numEvents = intOf(q, 'numEvents', 10, 1, 100);
+        const days = intOf(q, 'numEvents', 10, 0, 100);
         const rawRun = q.get('run');
         runFor(lb, rawRun);
         const tenant = principalOf(req).tenant;
@@ -190,8 +191,9 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const group = await userGroupOf(lb, userKey);
         const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
         if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
-        const [member, events] = group === null ? [null, []]
-          : await Promise.all([redis.hget(k.members, id), redis.lrange(k.history(id), 0, numEvents - 1)]);
+        // The whole stored history (at most 100 changes): days are made of it.
+        const [member, changes] = group === null ? [null, []]
+          : await Promise.all([redis.hget(k.members, id), days === 0 ? [] : redis.lrange(k.history(id), 0, -1)]);
         let rank: number | null = null;
         let value: number | null = null;
         if (member !== null) {
@@ -199,15 +201,9 @@ export function leaderboardRoutes(deps: Deps): Route[] {
           if (r !== null) rank = r + 1;
           if (score !== null) value = Number(score);
         }
-        const num = (x: string) => (x === '' || x === '0' ? null : Number(x));
-        const history = events.map((e) => {
-          const [at, previousRank, r, previousValue, v] = e.split('|');
-          return {
-            timestamp: new Date(Number(at)).toISOString(), previousRank: num(previousRank), rank: num(r),
-            previousValue: previousValue === '' ? null : Number(previousValue), value: v === '' ? null : Number(v),
-          };
-        });
-        return ok({ ...boardView(lb, store.current), rank, value, history, run: run.start, runEnd: run.end });
+        // Days in the user's zone now, as their run is chosen.
+        const history = dailyHistory(changes, tz ?? '', days);
+        return ok({ ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end });
       },
     },
   ];

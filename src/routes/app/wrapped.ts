@@ -6,7 +6,8 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { boardView, breakdownGroup, groupName, runOf, runStart } from '../../domain/leaderboards.js';
+import { boardView, breakdownGroup, groupName, leaderboardStatus, runOf, runStart } from '../../domain/leaderboards.js';
+import { parseRankChange } from '../../domain/leaderboard-history.js';
 import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
@@ -125,12 +126,11 @@ export function wrappedRoutes(deps: Deps): Route[] {
         const entries: RankEntry[] = [];
         runs.forEach((run, i) => {
           for (const e of lists[i]) {
-            const [at, , rank, , value] = e.split('|');
-            if (rank === '' || rank === '0') continue;
-            const ms = Number(at);
+            const { at, rank, value } = parseRankChange(e);
+            if (rank === null) continue;
             entries.push({
-              day: localDay(tz, ms), ms, rank: Number(rank), value: value === '' ? null : Number(value),
-              view: { ...boardView(lb, snapshot), run: run.start, runEnd: run.end },
+              day: localDay(tz, at), ms: at, rank, value,
+              view: { ...boardView(lb, snapshot, leaderboardStatus(lb, now)), run: run.start, runEnd: run.end },
             });
           }
         });
@@ -145,11 +145,13 @@ export function wrappedRoutes(deps: Deps): Route[] {
   /**
    * The longest streak reached in the year: the greatest length the streak history shows in one of
    * the year's periods, with that period and the first period of its run (`started`). Length 0
-   * (and daily, without a streak rule) when there was none.
+   * (and daily, without a streak rule) when there was none, its dates null (WrappedStreak requires
+   * them).
    */
   function longestStreak(h: UserHash, history: Record<string, string>, year: number, now: number) {
     const rule = store.current.streak;
-    if (rule === null) return { length: 0, frequency: 'daily' as const };
+    const none = { periodStart: null, periodEnd: null, started: null };
+    if (rule === null) return { length: 0, frequency: 'daily' as const, ...none };
     const f = rule.frequency;
     const { day, period } = currentPeriod(f, h.tz ?? '', now);
     const state = stateFromHash(h, rule, day, period);
@@ -166,7 +168,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
         const i = p - from;
         if (items[i].length > 0 && (best === -1 || items[i].length > items[best].length)) best = i;
       }
-      if (best === -1) return { length: 0, frequency: f };
+      if (best === -1) return { length: 0, frequency: f, ...none };
       let start = best;
       while (start > 0 && items[start - 1].length > 0 && items[start - 1].length <= items[start].length) start--;
       if (start === 0 && from > lowest) {

@@ -1,0 +1,73 @@
+/**
+ * Where laurel's answers and the 1.21.1 specs part, in one place, each with its reason (the same
+ * list is in docs/api.md, "Differences from the 1.21.1 specs"): the paths the specs do not describe,
+ * whose answers test/support/openapi.ts skips, and the deliberate differences it allows.
+ */
+
+export type Family = 'app' | 'admin';
+
+/** Answers not checked: laurel's own paths, which no operation of the specs describes. */
+export interface Skipped {
+  /** `ops`: the paths outside both APIs (`/health`, `/ready`, `/metrics`). */
+  family: Family | 'ops';
+  /** Upper case, or '*' for any. */
+  method: string;
+  /** The path below the family's prefix (`/v1`, `/api`, `/admin/v1`), without the query. */
+  path: RegExp;
+  reason: string;
+}
+
+/** A deliberate difference: Ajv errors it excuses, or a status answered in place of another. */
+export interface Difference {
+  /** Operations as `<family> <METHOD> <spec path>`: `app GET /users/{id}/streak`. */
+  operations: string[];
+  /** The statuses it applies to (default: all). */
+  statuses?: number[];
+  /** The instance paths of the errors it excuses (none without). */
+  at?: RegExp;
+  /** The Ajv keywords of those errors (default: any). */
+  keywords?: string[];
+  /** Excuses an error only when the value it is about passes (default: any value). */
+  value?: (value: unknown) => boolean;
+  /** A status the spec does not list, checked against the schema of the one it stands for. */
+  answersAs?: Record<number, number>;
+  reason: string;
+}
+
+export const SKIPPED: Skipped[] = [
+  { family: 'ops', method: '*', path: /^\/(health|ready|metrics)$/, reason: 'operations endpoints: health, readiness, Prometheus' },
+  {
+    family: 'app', method: 'GET', path: /^\/streaks\/rankings$/,
+    reason: 'in @trophyso/node 1.0.42 (streaks.rankings), gone from the 1.21.1 spec; laurel keeps it for that SDK',
+  },
+  { family: 'admin', method: '*', path: /^\/achievements(\/[^/]+)?$/, reason: 'laurel\'s own Admin resource: Trophy publishes no Admin API for achievements' },
+  { family: 'admin', method: '*', path: /^\/streaks\/settings$/, reason: 'laurel\'s own: Trophy publishes no Admin API for the streak rule' },
+  {
+    family: 'admin', method: '*', path: /^\/api-keys(\/[^/]+)?$/,
+    reason: 'laurel\'s own admin and application keys (Trophy\'s /application-api-keys are per-user client keys, not implemented)',
+  },
+  { family: 'admin', method: '*', path: /^\/clock$/, reason: 'the manual clock of tests and demos (LAUREL_CLOCK=manual)' },
+];
+
+/** A number a metric's values can make: laurel takes fractional values (and the spec's `integer` does not). */
+const finiteNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+
+export const DIFFERENCES: Difference[] = [
+  {
+    operations: ['app POST /metrics/{key}/event'], answersAs: { 202: 201 },
+    reason: 'an idempotent replay answers 202 (Trophy\'s documented behaviour; the spec lists only 201), with the same body',
+  },
+  {
+    operations: ['app PUT /users/{id}'], answersAs: { 201: 200 },
+    reason: 'the upsert answers 201 when it created the user, 200 when it updated one (the spec lists only 200); every client takes any 2xx',
+  },
+  {
+    operations: [
+      'app POST /metrics/{key}/event', 'app GET /leaderboards/{key}',
+      'app GET /users/{id}/leaderboards/{key}', 'app GET /users/{id}/wrapped',
+    ],
+    at: /^(\/leaderboards\/[^/]+\/threshold|\/rankings\/\d+\/value|\/value|\/history\/\d+\/(previousValue|value)|\/activity\/\w+\/leaderboards\/[^/]+\/value)$/,
+    keywords: ['type'], value: finiteNumber,
+    reason: 'a metric\'s events may be fractional (the interface), so a board ranking it holds fractional values and thresholds where the spec says integer',
+  },
+];
