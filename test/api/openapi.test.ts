@@ -251,7 +251,11 @@ describe('GET /openapi.json', () => {
     const probes = candidates.flatMap((path) => METHODS.map((method) => ({ path, method })));
     for (let i = 0; i < probes.length; i += 25) {
       await Promise.all(probes.slice(i, i + 25).map(async ({ path, method }) => {
-        const r = await s.request(method.toUpperCase(), path);
+        // Plain fetch: most probes go where no operation of the 1.21.1 specs is, which the schema
+        // check of s.request() refuses (it is the probe's point to find what answers).
+        const res = await fetch(s.url + path, { method: method.toUpperCase(), headers: { 'x-api-key': s.adminKey } });
+        const text = await res.text();
+        const r = { status: res.status, body: (() => { try { return JSON.parse(text) as unknown; } catch { return text; } })() };
         const code = typeof r.body === 'object' && r.body !== null ? (r.body as { code?: string }).code : undefined;
         if (code !== 'route_not_found' && code !== 'method_not_allowed') answered.push({ method, path, status: r.status });
       }));

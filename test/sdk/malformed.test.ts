@@ -134,7 +134,7 @@ describe('malformed input through SDK 1.0.42', () => {
     expect(unprocessable(await failing(client.users.leaderboard('ada', 'top', { run: '2026-13-01' }, NO_RETRY))))
       .toBe('Invalid query parameter: run must be a date as YYYY-MM-DD from 1970-01-01 on, got "2026-13-01"');
     expect(unprocessable(await failing(client.users.leaderboard('ada', 'top', { numEvents: 101 }, NO_RETRY))))
-      .toBe('Invalid query parameter: numEvents must be an integer from 1 to 100, got "101"');
+      .toBe('Invalid query parameter: numEvents must be an integer from 0 to 100, got "101"');
     expect(unprocessable(await failing(client.users.wrapped('ada', { year: 1969 }, NO_RETRY))))
       .toBe('Invalid query parameter: year must be an integer from 1970 to the current year (2026), got "1969"');
     expect(unprocessable(await failing(client.users.wrapped('ada', { year: 2.5 }, NO_RETRY))))

@@ -171,7 +171,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       method: 'get', path: '/users/:id/leaderboards/:key', family: 'app',
       doc: {
         summary: 'The user\'s rank and value on a leaderboard, with the history of their changes', params: { id: USER_ID_PARAM, ...BOARD },
-        query: [RUN, { name: 'numEvents', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'History entries' }],
+        query: [RUN, { name: 'numEvents', schema: { type: 'integer', minimum: 0, maximum: 100, default: 10 }, description: 'History days, the latest' }],
         success: [200], malformed: 422,
       },
       handler: async (req) => {
