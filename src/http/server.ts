@@ -100,6 +100,9 @@ function decodeParam(raw: string): string {
   return decoded;
 }
 
+/** The port cannot be listened on (taken by a server without SO_REUSEPORT, or not permitted). */
+export class ListenError extends Error {}
+
 export class HttpServer {
   private readonly app: TemplatedApp;
   private readonly opts: ServerOptions;
@@ -283,7 +286,7 @@ export class HttpServer {
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {
         if (!socket) {
-          reject(new Error(`laurel cannot listen on ${host}:${port} (address in use or not permitted)`));
+          reject(new ListenError(`laurel cannot listen on ${host}:${port} (address in use or not permitted): set PORT (or HOST)`));
           return;
         }
         this.listenSocket = socket;
