@@ -85,6 +85,8 @@ const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PU
 interface State {
   aborted: boolean;
   done: boolean;
+  /** Its body is still arriving: in flight already, so a stop waits for it (close()). */
+  reading?: boolean;
 }
 
 function decodeParam(raw: string): string {
@@ -108,6 +110,8 @@ export class HttpServer {
   private readonly opts: ServerOptions;
   private readonly log: Logger;
   private listenSocket: us_listen_socket | null = null;
+  /** close() has begun: every response closes its connection once written. */
+  private closing = false;
   private inflight = 0;
   private drained: (() => void) | null = null;
   private readonly routed = new Set<string>();
@@ -143,7 +147,7 @@ export class HttpServer {
   private serve(res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean): void {
     const started = performance.now();
     const state: State = { aborted: false, done: false };
-    res.onAborted(() => { state.aborted = true; });
+    res.onAborted(() => { state.aborted = true; this.doneReading(state); });
     const method = METHOD_NAME[route.method];
     const url = uReq.getUrl();
     let req: Request;
@@ -184,11 +188,14 @@ export class HttpServer {
     const limit = this.opts.bodyLimit;
     let chunks: Buffer[] | null = null;
     let size = 0;
+    this.inflight++;
+    state.reading = true;
     res.onData((chunk, isLast) => {
       if (state.done) return;
       size += chunk.byteLength;
       if (size > limit) {
         this.sendError(res, state, fail('payload_too_large', String(limit)), req.method, req.url, started, true);
+        this.doneReading(state);
         return;
       }
       if (isLast) {
@@ -201,6 +208,7 @@ export class HttpServer {
         }
         chunks = null;
         this.run(res, state, route, req, started);
+        this.doneReading(state);
       } else {
         // uWS reuses the buffer once onData returns: keep a copy.
         (chunks ??= []).push(Buffer.concat([Buffer.from(chunk)]));
@@ -230,6 +238,13 @@ export class HttpServer {
     }
   }
 
+  /** The body has arrived (run() counts the request from then on), or never will. */
+  private doneReading(state: State): void {
+    if (state.reading !== true) return;
+    state.reading = false;
+    this.finish();
+  }
+
   private finish(): void {
     this.inflight--;
     if (this.inflight === 0 && this.drained) this.drained();
@@ -248,7 +263,7 @@ export class HttpServer {
       return;
     }
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close || this.closing);
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
@@ -295,8 +310,9 @@ export class HttpServer {
     });
   }
 
-  /** Stops accepting connections, then waits (up to `graceMs`) for requests in flight. */
+  /** Stops accepting connections, then waits (up to `graceMs`) for requests in flight, those whose body is still arriving too. */
   async close(graceMs = 10_000): Promise<void> {
+    this.closing = true;
     if (this.listenSocket) {
       us_listen_socket_close(this.listenSocket);
       this.listenSocket = null;
@@ -307,6 +323,9 @@ export class HttpServer {
         this.drained = () => { clearTimeout(timer); resolve(); };
       });
     }
+    // The last answers may still sit in the cork buffer of the uWS callback whose microtasks got
+    // here: closing the sockets before it returns would drop them.
+    await new Promise((resolve) => setImmediate(resolve));
     this.app.close();
   }
 }
