@@ -67,6 +67,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
   ]);
+  // Configuration writes made through the other api processes wait until this one has them.
+  await svc.store.follow(svc.processId);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);

@@ -50,7 +50,7 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   if (readiness) readiness.scriptsLoaded = true;
   const keys = new Keys(settings.prefix, settings.partitions);
   const clock = new Clock(settings.clock);
-  const store = new ConfigStore(redis, keys, clock, log, outage);
+  const store = new ConfigStore(redis, keys, clock, log, outage, settings.heartbeatMs);
   await store.start();
   const metrics = new Metrics();
   metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
