@@ -9,8 +9,8 @@
  * each exit in a row up to 30 s (a process that lived a minute starts the count over), so the
  * others go on serving meanwhile; one that exits before the first start-up is complete stops them
  * all (a setting or the port is wrong: starting again would fail again). close() sends SIGTERM to
- * each and waits for it to finish its requests; the primary's exit, whatever its cause, SIGKILLs
- * any left, and an api process whose primary is gone stops by itself (src/app/shutdown.ts).
+ * each and waits for it to finish its requests; the primary's exit, whatever its cause, sends
+ * SIGTERM to any left, and an api process whose primary is gone stops by itself (src/app/shutdown.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -97,9 +97,12 @@ export async function startApiProcesses(settings: Settings, log: Logger, count: 
   failed.catch(() => undefined);
 
   const live = () => slots.flatMap((s) => (s.child !== null && s.child.exitCode === null && s.child.signalCode === null ? [s.child] : []));
-  // Whatever ends the primary, no api process outlives it.
-  const killAll = () => { for (const c of live()) c.kill('SIGKILL'); };
-  process.once('exit', killAll);
+  const signalAll = (signal: NodeJS.Signals) => () => { for (const c of live()) c.kill(signal); };
+  const killAll = signalAll('SIGKILL');
+  // Whatever ends the primary (an uncaught error, its own time limit), its api processes stop too,
+  // answering their requests in flight (they stop as well when the IPC channel closes).
+  const stopAll = signalAll('SIGTERM');
+  process.once('exit', stopAll);
 
   /** Starts the slot's process; resolves once it listens. */
   function spawnInto(slot: Slot): Promise<void> {
@@ -142,7 +145,7 @@ export async function startApiProcesses(settings: Settings, log: Logger, count: 
     const killer = setTimeout(killAll, KILL_AFTER_MS);
     const problems = (await Promise.all(exits)).filter((p): p is string => p !== null);
     clearTimeout(killer);
-    process.removeListener('exit', killAll);
+    process.removeListener('exit', stopAll);
     if (problems.length > 0) throw new Error(problems.join('; '));
   }
 
