@@ -67,7 +67,7 @@ async function main(): Promise<void> {
         break;
       }
       // The workers run in the primary, beside nothing but the api processes' supervision
-      // (docs/operations.md, "Processes").
+      // (docs/operations.md, "Several api processes").
       const services = await prepareInstallation(settings, log);
       const workers = await startWorkers(settings, log, services);
       const api = await startApiProcesses(settings, log, settings.apiProcesses).catch(async (err: unknown) => {
