@@ -6,7 +6,8 @@
  * requests/s alone: a variant that is slower because Redis works more looks different from one
  * whose api does, and the event log drain's share (workers and Postgres) shows apart.
  *
- * The server, the workers and Redis are read from /proc/<pid>/stat before and after the pass; the
+ * The server (laurel's api processes, when it runs several: the primary's children), the workers and
+ * Redis are read from /proc/<pid>/stat before and after the pass; the
  * load generator (wrk, or bench/open-loop-client.ts), a child of this runner that has exited and
  * been waited for by the end of the pass, from this process's cutime + cstime (the children's
  * time). Redis is read only when it runs on this machine (its INFO process_id names a local
@@ -62,6 +63,15 @@ export function statTimes(stat: string): [number, number, number, number] {
   return [Number(f[11]), Number(f[12]), Number(f[13]), Number(f[14])];
 }
 
+/** The processes `pid` started and that still run (Linux's /proc/<pid>/task/<pid>/children); [] elsewhere. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** Whether `pid` is a redis-server on this machine. */
 export function isLocalRedis(pid: number): boolean {
   try {
@@ -110,19 +120,32 @@ export interface CpuSample {
 
 export const ZERO_SAMPLE: CpuSample = { server: 0, workers: 0, redis: 0, postgres: 0, children: 0 };
 
-/** The processes a pass reads: the server, the workers' own process (if any) and Redis (null: not local). */
+/**
+ * The processes a pass reads: the server (several: laurel's api processes, summed), the workers' own
+ * process (if any) and Redis (null: not local).
+ */
 export interface Pids {
-  server: number | undefined;
+  server: number | number[] | undefined;
   workers?: number | undefined | null;
   redis: number | null;
 }
 
 /** Ticks used so far by each process, Postgres and this process's reaped children. */
 export function sample(pids: Pids, withPostgres = true): CpuSample {
-  const own = (pid: number | undefined | null) => {
-    if (pid == null) return null;
+  const one = (pid: number) => {
     const t = times(pid);
     return t === null ? null : t[0] + t[1];
+  };
+  const own = (pid: number | number[] | undefined | null) => {
+    if (pid == null) return null;
+    if (!Array.isArray(pid)) return one(pid);
+    let sum = 0;
+    for (const p of pid) {
+      const t = one(p);
+      if (t === null) return null;
+      sum += t;
+    }
+    return pid.length === 0 ? null : sum;
   };
   const self = times('self');
   return {

@@ -37,6 +37,8 @@ export interface VariantResult {
   wrk: WrkResult;
   /** How laurel ran (null: a bench server). */
   processes: Processes | null;
+  /** LAUREL_API_PROCESSES of a laurel variant (null: a bench server; absent in reports before it). */
+  apiProcesses?: number | null;
   /** The event log drain during and after the measured pass (its turns merged: the worst of each); null without workers. */
   drain: DrainTurn | null;
   /** The open-loop pass at half this round's req/s; null when not run. */
@@ -148,6 +150,7 @@ export interface VariantSummary {
   /** Medians over rounds of each process's CPU µs per request (null where a round lacks it). */
   cpu: CpuPerRequest;
   processes: Processes | null;
+  apiProcesses: number | null;
   /** The drain over the rounds; null without workers. */
   drain: DrainSummary | null;
   /** The open-loop passes over the rounds; null when none ran. */
@@ -304,6 +307,8 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-system', 'laurel-api'],
   ['laurel-split', 'laurel-api'],
   ['laurel-api', 'laurel-features'],
+  ['laurel-system-2', 'trivial-script'],
+  ['laurel-system-2', 'laurel-system'],
 ];
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;
@@ -334,6 +339,7 @@ export function variantResult(
     cpu,
     wrk: measured,
     processes: null,
+    apiProcesses: null,
     drain: null,
     openLoop: null,
     runnerCpuUs: null,
@@ -425,6 +431,7 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     statuses,
     cpu: medianCpu(results.map((v) => v.cpu)),
     processes: results[0].processes ?? null,
+    apiProcesses: results[0].apiProcesses ?? null,
     drain: summarizeDrainRounds(results.map((v) => v.drain ?? null)),
     openLoop: summarizeOpenLoops(results.map((v) => v.openLoop ?? null)),
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
@@ -655,8 +662,11 @@ function overCell(o: OverRounds, fmt: (n: number | null) => string, beyond: stri
   return many ? `${f(o.median)} (${o.perRound.map(f).join(' / ')})` : f(o.median);
 }
 
+/** Several api processes under `laurel start`: the workers run in the primary, a process of their own. */
+const primaryWorkers = (v: VariantSummary) => v.processes === 'start' && (v.apiProcesses ?? 1) > 1;
+
 const workersCell = (v: VariantSummary, c: CpuPerRequest) =>
-  v.processes === 'start' ? 'in api' : v.processes === 'split' ? us(c.workers) : '—';
+  v.processes === 'start' && !primaryWorkers(v) ? 'in api' : v.processes === 'split' || primaryWorkers(v) ? us(c.workers) : '—';
 
 function systemCpuCell(v: VariantSummary, c: CpuPerRequest): string {
   return `${us(c.server)} / ${workersCell(v, c)} / ${us(c.redis)} / ${us(c.postgres)} / ${us(c.wrk)}`;
@@ -667,6 +677,13 @@ const RUNS_AS: Record<Processes, string> = {
   start: '`laurel start`: api + workers, one process',
   split: '`laurel api` + `laurel workers`',
 };
+
+function runsAs(v: VariantSummary): string {
+  if (v.processes === null) return 'bench server';
+  const n = v.apiProcesses ?? 1;
+  if (n === 1) return RUNS_AS[v.processes];
+  return v.processes === 'start' ? `\`laurel start\`: ${n} api processes + workers in the primary` : `${RUNS_AS[v.processes]}, ${n} api processes`;
+}
 
 function systemTargetLine(t: SystemTargetResult): string {
   const head = `- Target ${t.description}: `;
@@ -709,7 +726,7 @@ export function renderSystem(report: Report): string[] {
         ? ['—', '—', '—', '—']
         : [overCell(d.maxLagS, secs, '—', many), overCell(d.maxBacklog, (x) => int(x ?? 0), '—', many),
           overCell(d.backlogAtLoadEnd, (x) => int(x ?? 0), '—', many), overCell(d.drainedAfterS, secs, `> ${s.drainCapS}`, many)];
-      return `| ${v.name} | ${v.processes === null ? 'bench server' : RUNS_AS[v.processes]} | ${int(v.requestsPerSecond)} | ${dc.join(' | ')} | ${systemCpuCell(v, v.cpu)} | ${us(v.runnerCpuUs)} / ${v.samplerRedisUs === null ? '—' : us(v.samplerRedisUs)} |`;
+      return `| ${v.name} | ${runsAs(v)} | ${int(v.requestsPerSecond)} | ${dc.join(' | ')} | ${systemCpuCell(v, v.cpu)} | ${us(v.runnerCpuUs)} / ${v.samplerRedisUs === null ? '—' : us(v.samplerRedisUs)} |`;
     }),
   ];
   if (open.length > 0) {

@@ -23,13 +23,13 @@
  *                      in the same turns, with the ratio of the two per round (bench/baseline.ts)
  *   BENCH_SYSTEM_SLICE seconds of one turn of a variant whose workers run (BENCH_DURATION: one load)
  *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
- *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-split;
+ *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split;
  *                      `all`, or `none`)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
- *   DATABASE_URL       Postgres of laurel-system and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
+ *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
- * A variant whose workers run (laurel-system, laurel-split) is measured with its workers running:
+ * A variant whose workers run (laurel-system, laurel-system-2, laurel-split) is measured with its workers running:
  * during each of its loads and after it the runner reads the event log drain's backlog
  * (bench/drain.ts), waits until the drain has copied the load's events (so its drain never runs in
  * another variant's turn, and its CPU per event includes the drain's tail), and reads the CPU of
@@ -44,7 +44,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
 import { BaselineError, baselineName, prepareBaseline, type Baseline } from './baseline.js';
 import type pg from 'pg';
-import { addTicks, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
+import { addTicks, childPids, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
 import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
@@ -93,7 +93,7 @@ const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 
  * The open loop's variants by default: the floor, and the full scenario with and without the
  * workers (each pass adds BENCH_OPEN_DURATION seconds to a round).
  */
-const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-split'];
+const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-system-2', 'laurel-split'];
 
 /** The longest wait for a drain to finish after a load (then the run goes on, and says so). */
 const DRAIN_CAP_S = 30;
@@ -279,9 +279,22 @@ interface Running {
   database: { name: string; url: string } | null;
 }
 
-const pidsOf = (session: Session, redisPid: number | null): Pids => ({
-  server: session.child.proc.pid, workers: session.workers?.proc.pid ?? null, redis: redisPid,
-});
+/**
+ * The processes whose CPU a pass reads. With several api processes they are the server's children
+ * (read at each sample: one started again in between leaves the figure wrong, not missing), and
+ * under `laurel start` the primary itself runs the workers.
+ */
+function pidsOf(session: Session, redisPid: number | null): Pids {
+  const primary = session.child.proc.pid;
+  if ((session.apiProcesses ?? 1) > 1 && primary !== undefined) {
+    const apis = childPids(primary);
+    // `laurel start`: its workers run (a drain to watch) in no process of their own, so in the primary.
+    return session.drain !== null && session.workers === null
+      ? { server: apis, workers: primary, redis: redisPid }
+      : { server: [primary, ...apis], workers: session.workers?.proc.pid ?? null, redis: redisPid };
+  }
+  return { server: primary, workers: session.workers?.proc.pid ?? null, redis: redisPid };
+}
 
 /** The runner's user + system CPU µs so far. */
 function runnerUs(): number {
@@ -395,6 +408,7 @@ async function measureRound(
       const cpu = perRequest(ZERO_SAMPLE, r.ticks, measured.requests);
       const result = variantResult(r.variant.name, r.variant.description, measured, r.warm, 0, cpu);
       result.processes = r.variant.processes ?? null;
+      result.apiProcesses = r.variant.apiProcesses ?? null;
       result.drain = mergeDrainTurns(r.drainTurns);
       result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
       result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;

@@ -13,8 +13,12 @@
  * The system as it runs (the full scenario: three achievements, a daily streak, a points trigger
  * and a capped leaderboard of 1,000 on the metric), each with Postgres (DATABASE_URL):
  *   laurel-api      `laurel api` alone: no workers, so nothing drains the event log
- *   laurel-system   `laurel start` (as `npm start`): the api and the workers in one process
+ *   laurel-system   `laurel start` with one api process: the api and the workers in one process
+ *   laurel-system-2 `laurel start` with two api processes (LAUREL_API_PROCESSES=2), the workers in the
+ *                   primary: what a second api process gives
  *   laurel-split    `laurel api` and `laurel workers`, two processes
+ * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
+ * cores, so its figures keep their meaning from run to run and machine to machine.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +69,8 @@ export interface Session {
   drain: DrainSetup | null;
   /** Redis key prefix to delete afterwards; null when the variant writes nothing. */
   prefix: string | null;
+  /** LAUREL_API_PROCESSES of a laurel variant: more than 1, the server's children are the api processes. */
+  apiProcesses?: number;
   /** The X-API-KEY sent with every request ('' when the server ignores it). */
   apiKey: string;
   readyUrl: string;
@@ -81,6 +87,8 @@ export interface Variant {
   postgres?: boolean;
   /** How laurel runs (laurel's variants only). */
   processes?: Processes;
+  /** LAUREL_API_PROCESSES (laurel's variants only). */
+  apiProcesses?: number;
 }
 
 function hex(bytes: number): string {
@@ -179,6 +187,8 @@ interface LaurelSpec {
   processes: Processes;
   /** maxParticipants of the leaderboard (features 'all'). */
   board: number;
+  /** LAUREL_API_PROCESSES (1 unless said). */
+  apiProcesses?: number;
 }
 
 /**
@@ -188,18 +198,20 @@ interface LaurelSpec {
  */
 function laurel(spec: LaurelSpec, root = ROOT): Variant {
   const { name, description, features, processes, board } = spec;
+  const apiProcesses = spec.apiProcesses ?? 1;
   return {
     name,
     description,
     postgres: processes !== 'api',
     processes,
+    apiProcesses,
     launch(at) {
       const prefix = `bench${hex(6)}`;
       const apiKey = `bench-admin-${hex(16)}`;
       const databaseUrl = at.databaseUrl ?? DEFAULT_DATABASE_URL;
       const env = {
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
-        LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn',
+        LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn', LAUREL_API_PROCESSES: String(apiProcesses),
         ...(processes === 'api' ? {} : { DATABASE_URL: databaseUrl }),
       };
       const cli = `${root}dist/src/cli.js`;
@@ -208,7 +220,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
       const workers = processes === 'split' ? startNode(`${name} workers`, cli, ['workers'], env, LAUREL_NODE_FLAGS) : null;
       // The partitions as laurel reads them (LAUREL_PARTITIONS is not set: its default).
       const drain = processes === 'api' ? null : { prefix, partitions: loadSettings(env).partitions, databaseUrl };
-      return { child, workers, drain, prefix, apiKey, ...urls(at) };
+      return { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
@@ -261,11 +273,12 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-points', description: 'the same and an XP points system (issue 4)', features: 'points', processes: 'api', board: 100 },
   { name: 'laurel-features', description: 'the same and a leaderboard of the top 100: everything (issue 5)', features: 'all', processes: 'api', board: 100 },
   { name: 'laurel-api', description: 'the full scenario (a leaderboard of the top 1,000) on `laurel api` alone: no workers, nothing drains the event log', features: 'all', processes: 'api', board: 1000 },
-  { name: 'laurel-system', description: 'the full scenario on `laurel start` (as `npm start`): the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
+  { name: 'laurel-system', description: 'the full scenario on `laurel start` with one api process: the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
+  { name: 'laurel-system-2', description: 'the full scenario on `laurel start` with two api processes on the port (LAUREL_API_PROCESSES=2), the workers in the primary', features: 'all', processes: 'start', board: 1000, apiProcesses: 2 },
   { name: 'laurel-split', description: 'the full scenario on `laurel api` and `laurel workers`, two processes', features: 'all', processes: 'split', board: 1000 },
 ];
 
-export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSplit] = LAUREL.map((spec) => laurel(spec));
+export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit] = LAUREL.map((spec) => laurel(spec));
 
 /**
  * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
@@ -278,5 +291,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 }
 
 export const VARIANTS: Variant[] = [
-  uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSplit,
+  uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
 ];

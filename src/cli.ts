@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * laurel's command line:
- *   laurel start               the api and the workers in one process (npm start)
- *   laurel api                 the api only (run one per core)
+ *   laurel start               the api and the workers (npm start): LAUREL_API_PROCESSES api
+ *                              processes (one per core by default), the workers in the primary;
+ *                              with 1, the api and the workers in one process
+ *   laurel api                 the api only, LAUREL_API_PROCESSES processes on one port
  *   laurel workers             the workers only (run as many as needed)
  *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
  *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
@@ -10,47 +12,20 @@
  */
 import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
+import { prepareInstallation } from './app/prepare.js';
+import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
+import { onSignals } from './app/shutdown.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, InstallationError, restoreWith } from './engine/installation.js';
 import { RestoreError } from './engine/restore.js';
 import { SnapshotError, takeSnapshot } from './engine/snapshot.js';
 import { generateKey } from './http/auth.js';
+import { ListenError } from './http/server.js';
 import { createLogger } from './lib/log.js';
 import { RedisUnavailableError } from './redis/client.js';
 import { loadSettings, SettingsError, type Settings } from './lib/settings.js';
 import { connectPostgres, PostgresUnavailableError } from './postgres/pool.js';
 import { startWorkers } from '../workers/index.js';
-
-type Closer = () => Promise<void>;
-
-/**
- * Longest a shutdown may take: the requests in flight get up to 10 s (src/http/server.ts), the
- * rest is bounded on its own (closing a connection to a Redis that is down does not wait for it).
- * Past this the process exits anyway: what it acknowledged is in Redis already.
- */
-const SHUTDOWN_LIMIT_MS = 15_000;
-
-function onSignals(log: Logger, closers: Closer[]): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const started = Date.now();
-    log.info({ signal }, 'laurel shutting down');
-    setTimeout(() => {
-      log.warn({ ms: Date.now() - started }, 'laurel stopped before its connections were closed (shutdown took too long)');
-      process.exit(0);
-    }, SHUTDOWN_LIMIT_MS).unref();
-    (async () => {
-      for (const close of closers) await close();
-    })().then(
-      () => { log.info({ ms: Date.now() - started }, 'laurel stopped'); process.exit(0); },
-      (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1); },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -83,16 +58,49 @@ async function main(): Promise<void> {
   const log = createLogger(settings.logLevel);
   switch (command) {
     case 'start': {
-      const services = await connect(settings, log);
-      await guardInstallation(services, log);
+      if (settings.apiProcesses === 1) {
+        const services = await connect(settings, log);
+        await guardInstallation(services, log);
+        const workers = await startWorkers(settings, log, services);
+        const api = await startApi(settings, log, services);
+        onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
+        break;
+      }
+      // The workers run in the primary, beside nothing but the api processes' supervision
+      // (docs/operations.md, "Several api processes").
+      const services = await prepareInstallation(settings, log);
       const workers = await startWorkers(settings, log, services);
-      const api = await startApi(settings, log, services);
-      onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
+      const api = await startApiProcesses(settings, log, settings.apiProcesses).catch(async (err: unknown) => {
+        await workers.close();
+        await services.close();
+        throw err;
+      });
+      onSignals(log, [() => api.close(), () => workers.close(), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
       break;
     }
     case 'api': {
-      const api = await startApi(settings, log);
-      onSignals(log, [() => api.close()]);
+      if (settings.apiProcesses === 1) {
+        const api = await startApi(settings, log);
+        onSignals(log, [() => api.close()]);
+        break;
+      }
+      // The primary's Redis connection is needed only for the start-up's work.
+      const services = await prepareInstallation(settings, log);
+      await services.close();
+      const api = await startApiProcesses(settings, log, settings.apiProcesses);
+      onSignals(log, [() => api.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      break;
+    }
+    case API_PROCESS_COMMAND: {
+      // One api process of several, forked by the primary of `laurel start` or `laurel api`.
+      const send = process.send?.bind(process);
+      if (send === undefined) {
+        throw new SettingsError(`"${API_PROCESS_COMMAND}" is started by laurel start or laurel api (LAUREL_API_PROCESSES); run laurel api`);
+      }
+      const api = await startApi(settings, log, undefined, { prepared: true });
+      onSignals(log, [() => api.close()], { withParent: true });
+      const listening: ReadyMessage = { type: 'laurel:listening', port: api.port };
+      if (process.connected) send(listening);
       break;
     }
     case 'workers': {
@@ -137,7 +145,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError ||
-    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError;
+    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError || err instanceof ApiProcessError || err instanceof ListenError;
   process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

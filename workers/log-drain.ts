@@ -113,6 +113,7 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
   if (stale.length > 0) {
     await redis.hdel(keys.apiProcesses, ...stale);
     await redis.hdel(keys.apiReplayed, ...stale);
+    await redis.hdel(keys.apiConfigVersions, ...stale);
   }
   if (dead.size === 0) return;
   const replayed = await redis.hgetall(keys.apiReplayed);

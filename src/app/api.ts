@@ -1,6 +1,7 @@
 /**
  * The api process: connects Redis (failing fast), loads scripts and configuration, makes sure an
- * admin key exists, and serves HTTP until close().
+ * admin key exists, and serves HTTP until close(). One of several api processes
+ * (src/app/processes.ts) leaves what is done once per start-up to its primary.
  */
 
 import type { Logger } from 'pino';
@@ -42,11 +43,23 @@ export interface ApiHandle {
   close(): Promise<void>;
 }
 
-export async function startApi(settings: Settings, log: Logger, services?: Services): Promise<ApiHandle> {
+export interface ApiOptions {
+  /**
+   * The primary of several api processes did the start-up's work once before starting this one:
+   * the scripts are loaded into Redis, the installation checked (restored, with
+   * LAUREL_AUTO_RESTORE), the first admin key made.
+   */
+  prepared?: boolean;
+}
+
+export async function startApi(settings: Settings, log: Logger, services?: Services, opts: ApiOptions = {}): Promise<ApiHandle> {
+  const prepared = opts.prepared === true;
   const readiness: Readiness = { scriptsLoaded: services !== undefined };
-  const svc = services ?? (await connect(settings, log, readiness));
-  if (!services) await guardInstallation(svc, log);
-  await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
+  const svc = services ?? (await connect(settings, log, readiness, { preload: !prepared }));
+  if (!prepared) {
+    if (!services) await guardInstallation(svc, log);
+    await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
+  }
   const auth = new Authenticator(svc.store);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   const described: Route[] = [
@@ -59,6 +72,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   ];
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   server.mount(routes);
+  // Configuration writes made through the other api processes wait until this one has them.
+  await svc.store.follow(svc.processId);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);

@@ -13,6 +13,7 @@ import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '
 import { emptyRaw } from '../model/snapshot.js';
 import { Configuration } from './configuration.js';
 import { ScriptCode } from '../redis/codes.js';
+import { awaitFollowers, recordLoaded } from './followers.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
@@ -26,6 +27,9 @@ export class ConfigStore {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly outage: RedisOutage | null;
+  private readonly heartbeatMs: number;
+  /** This api process's id once it follows (follow()); null in other processes. */
+  private follower: string | null = null;
   private subscriber: Subscription | null = null;
   private poller: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -36,8 +40,10 @@ export class ConfigStore {
   /** Whether a restore is rebuilding Redis (src/engine/restore.ts): nothing is served meanwhile. */
   restoring = false;
 
-  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null) {
+  /** `heartbeatMs`: how often api processes beat (a write waits only for live ones, src/config/followers.ts). */
+  constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null, heartbeatMs = 1000) {
     this.redis = redis;
+    this.heartbeatMs = heartbeatMs;
     this.outage = outage;
     this.keys = keys;
     this.clock = clock;
@@ -73,6 +79,8 @@ export class ConfigStore {
       if (!this.loaded || version > this.snapshot.version) {
         this.snapshot = new Configuration(version, raw);
         for (const l of this.listeners) l(this.snapshot);
+        // A write that waits for this process answers once this is recorded (it may time out instead).
+        if (this.follower !== null) await recordLoaded(this.redis, this.keys, this.follower, version).catch(() => undefined);
       }
       this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null);
       this.restoring = results[CONFIG_KINDS.length + 2][1] === 1;
@@ -90,6 +98,15 @@ export class ConfigStore {
       this.clockSeq = seq;
       this.clock.set(ms);
     }
+  }
+
+  /**
+   * This process serves requests as api process `id`: it records every version it loads, and
+   * writes made elsewhere wait for it (src/config/followers.ts).
+   */
+  async follow(id: string): Promise<void> {
+    this.follower = id;
+    await recordLoaded(this.redis, this.keys, id, this.snapshot.version);
   }
 
   /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
@@ -131,9 +148,12 @@ export class ConfigStore {
     }
   }
 
+  /** Tells every process, and answers once every live api process has the change (src/config/followers.ts). */
   private async announce(): Promise<void> {
     await this.redis.publish(this.keys.channel, 'config');
     await this.reload();
+    await awaitFollowers(this.redis, this.keys, this.log, this.snapshot.version, this.heartbeatMs)
+      .catch((err: unknown) => this.warn(err, 'could not read which api processes have the configuration change'));
   }
 
   async put<K extends ConfigKind>(kind: K, mode: 'create' | 'update', entity: EntityByKind[K]): Promise<PutResult> {

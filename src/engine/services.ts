@@ -28,8 +28,16 @@ export interface Services extends Deps {
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /**
+   * Whether to load the scripts and the function library into Redis (true). An api process of
+   * several (src/app/processes.ts) leaves it to the primary, which loaded them before starting it.
+   */
+  preload?: boolean;
+}
+
 /** Connects Redis and loads scripts and configuration: what the api and the workers share. */
-export async function connect(settings: Settings, log: Logger, readiness?: Readiness): Promise<Services> {
+export async function connect(settings: Settings, log: Logger, readiness?: Readiness, opts: ConnectOptions = {}): Promise<Services> {
   await probeRedis(settings);
   const outage = new RedisOutage(log);
   // Fails fast while Redis is down (requests answer 503); reconnects by itself with a backoff.
@@ -38,11 +46,11 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   await redis.connect();
   const scripts = loadScripts();
   defineScripts(redis, scripts);
-  await preloadScripts(redis, scripts);
+  if (opts.preload !== false) await preloadScripts(redis, scripts);
   if (readiness) readiness.scriptsLoaded = true;
   const keys = new Keys(settings.prefix, settings.partitions);
   const clock = new Clock(settings.clock);
-  const store = new ConfigStore(redis, keys, clock, log, outage);
+  const store = new ConfigStore(redis, keys, clock, log, outage, settings.heartbeatMs);
   await store.start();
   const metrics = new Metrics();
   metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);

@@ -90,6 +90,8 @@ const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PU
 interface State {
   aborted: boolean;
   done: boolean;
+  /** Its body is still arriving: in flight already, so a stop waits for it (close()). */
+  reading?: boolean;
 }
 
 function decodeParam(raw: string): string {
@@ -105,11 +107,16 @@ function decodeParam(raw: string): string {
   return decoded;
 }
 
+/** The port cannot be listened on (taken by a server without SO_REUSEPORT, or not permitted). */
+export class ListenError extends Error {}
+
 export class HttpServer {
   private readonly app: TemplatedApp;
   private readonly opts: ServerOptions;
   private readonly log: Logger;
   private listenSocket: us_listen_socket | null = null;
+  /** close() has begun: every response closes its connection once written. */
+  private closing = false;
   private inflight = 0;
   private drained: (() => void) | null = null;
   private readonly routed = new Set<string>();
@@ -148,7 +155,7 @@ export class HttpServer {
   ): void {
     const started = performance.now();
     const state: State = { aborted: false, done: false };
-    res.onAborted(() => { state.aborted = true; });
+    res.onAborted(() => { state.aborted = true; this.doneReading(state); });
     const method = METHOD_NAME[route.method];
     const url = uReq.getUrl();
     let req: Request;
@@ -190,11 +197,14 @@ export class HttpServer {
     const limit = this.opts.bodyLimit;
     let chunks: Buffer[] | null = null;
     let size = 0;
+    this.inflight++;
+    state.reading = true;
     res.onData((chunk, isLast) => {
       if (state.done) return;
       size += chunk.byteLength;
       if (size > limit) {
         this.sendError(res, state, fail('payload_too_large', String(limit)), req.method, req.url, started, true);
+        this.doneReading(state);
         return;
       }
       if (isLast) {
@@ -207,6 +217,7 @@ export class HttpServer {
         }
         chunks = null;
         this.run(res, state, route, req, started);
+        this.doneReading(state);
       } else {
         // uWS reuses the buffer once onData returns: keep a copy.
         (chunks ??= []).push(Buffer.concat([Buffer.from(chunk)]));
@@ -236,6 +247,13 @@ export class HttpServer {
     }
   }
 
+  /** The body has arrived (run() counts the request from then on), or never will. */
+  private doneReading(state: State): void {
+    if (state.reading !== true) return;
+    state.reading = false;
+    this.finish();
+  }
+
   private finish(): void {
     this.inflight--;
     if (this.inflight === 0 && this.drained) this.drained();
@@ -254,7 +272,7 @@ export class HttpServer {
       return;
     }
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close || this.closing);
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
@@ -297,7 +315,7 @@ export class HttpServer {
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {
         if (!socket) {
-          reject(new Error(`laurel cannot listen on ${host}:${port} (address in use or not permitted)`));
+          reject(new ListenError(`laurel cannot listen on ${host}:${port} (address in use or not permitted): set PORT (or HOST)`));
           return;
         }
         this.listenSocket = socket;
@@ -306,8 +324,9 @@ export class HttpServer {
     });
   }
 
-  /** Stops accepting connections, then waits (up to `graceMs`) for requests in flight. */
+  /** Stops accepting connections, then waits (up to `graceMs`) for requests in flight, those whose body is still arriving too. */
   async close(graceMs = 10_000): Promise<void> {
+    this.closing = true;
     if (this.listenSocket) {
       us_listen_socket_close(this.listenSocket);
       this.listenSocket = null;
@@ -318,6 +337,9 @@ export class HttpServer {
         this.drained = () => { clearTimeout(timer); resolve(); };
       });
     }
+    // The last answers may still sit in the cork buffer of the uWS callback whose microtasks got
+    // here: closing the sockets before it returns would drop them.
+    await new Promise((resolve) => setImmediate(resolve));
     this.app.close();
   }
 }

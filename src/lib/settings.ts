@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Process settings, read once from the environment. Every variable is documented in docs/operations.md
  * ("Configuration"); the defaults work on a fresh machine with local Redis and Postgres.
@@ -27,6 +29,8 @@ export interface Settings {
   snapshotIntervalMs: number;
   /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
   autoRestore: boolean;
+  /** How many api processes `laurel start` and `laurel api` run on the port (src/app/processes.ts). */
+  apiProcesses: number;
 }
 
 export class SettingsError extends Error {}
@@ -99,5 +103,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
+    apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
   };
 }

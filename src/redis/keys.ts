@@ -40,6 +40,8 @@
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
+ *   <prefix>:{cfg}:apis:config                         hash: api process -> configuration version it
+ *                                                        has loaded (src/config/followers.ts)
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
  * builds the other keys of the user's partition from the slot as forUser names them, each only when
@@ -264,6 +266,11 @@ export class Keys {
   /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/engine/liveness.ts). */
   get apiProcesses(): string {
     return `${this.prefix}:{cfg}:apis`;
+  }
+
+  /** api process id -> the configuration version it has loaded (src/config/followers.ts). */
+  get apiConfigVersions(): string {
+    return `${this.prefix}:{cfg}:apis:config`;
   }
 
   /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */

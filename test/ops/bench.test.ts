@@ -4,10 +4,11 @@
  * backlog (bench/drain.ts), the open loop's latencies (bench/open-loop.ts), the system's targets
  * over rounds and the CPU per request (bench/cpu.ts).
  */
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { baselineName, prepareBaseline } from '../../bench/baseline.js';
-import { addTicks, perRequest, statTimes, type CpuSample } from '../../bench/cpu.js';
+import { addTicks, childPids, perRequest, sample, statTimes, type CpuSample } from '../../bench/cpu.js';
 import {
   addMark, compareStreamIds, copiedOf, lagSeconds, marksAfter, mergeDrainTurns, openRange, parseStreamId, planCopied, summarizeDrain,
   type DrainSample, type DrainTurn, type Mark, type PartitionRead,
@@ -15,7 +16,8 @@ import {
 import { drawRequest, latenciesFromSchedule, percentiles, percentilesOf, scheduledAt, scheduledCount } from '../../bench/open-loop.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
-  judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, summarizeDrainRounds, turnIndexes, variantResult, type RoundResult,
+  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, turnIndexes, variantResult,
+  type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import type { WrkResult } from '../../bench/wrk.js';
 
@@ -266,5 +268,47 @@ describe('bench: CPU per request of each process (bench/cpu.ts)', () => {
   it('names each variant\'s own database on the server of DATABASE_URL', () => {
     expect(databaseUrlFor('postgres://postgres@127.0.0.1:5432/postgres', 'laurel_bench_0123456789ab'))
       .toBe('postgres://postgres@127.0.0.1:5432/laurel_bench_0123456789ab');
+  });
+});
+
+describe('bench: several api processes (laurel-system-2)', () => {
+  it('sums the CPU of the api processes, a primary\'s children; one gone leaves the figure unknown', async () => {
+    const busy = 'const until = Date.now() + 300; while (Date.now() < until); setTimeout(() => {}, 60_000)';
+    const kids = [spawn(process.execPath, ['-e', busy]), spawn(process.execPath, ['-e', busy])];
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const pids = kids.map((k) => k.pid!);
+      expect(childPids(process.pid)).toEqual(expect.arrayContaining(pids));
+      const one = (pid: number) => sample({ server: pid, redis: null }, false).server!;
+      const both = sample({ server: pids, redis: null }, false).server!;
+      expect(both).toBe(one(pids[0]) + one(pids[1]));
+      expect(both).toBeGreaterThan(0);
+      expect(sample({ server: [], redis: null }, false).server).toBeNull();
+      kids[1].kill('SIGKILL');
+      await new Promise((r) => kids[1].once('exit', r));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(sample({ server: pids, redis: null }, false).server).toBeNull();
+    } finally {
+      for (const k of kids) k.kill('SIGKILL');
+    }
+  });
+
+  it('shows the api processes\' CPU and the primary\'s (the workers) apart, and how laurel ran', () => {
+    const cpu = { server: 120, workers: 40, redis: 60, postgres: 10, wrk: 20 };
+    const result = (name: string, apiProcesses: number) => ({
+      ...variantResult(name, 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0, cpu),
+      processes: 'start' as const, apiProcesses,
+      drain: { maxBacklog: 1, maxLagS: 1, backlogAtLoadEnd: 1, lagAtLoadEndS: 1, drainedAfterS: 0.5, leftAfter5s: 0, samples: 1 },
+    });
+    const rounds: RoundResult[] = [{
+      round: 1, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: ['laurel-system', 'laurel-system-2'], ratios: [],
+      variants: [result('laurel-system', 1), result('laurel-system-2', 2)],
+    }];
+    const settings = { drainSampleMs: 250, drainCapS: 30, openLoopS: 0, connections: 64, timeoutS: 5 } as Settings;
+    const lines = renderSystem(buildReport({} as Machine, settings, ['laurel-system', 'laurel-system-2'], rounds));
+    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| `laurel start`: api + workers, one process |');
+    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| 120.0 / in api / 60.0 / 10.0 / 20.0 |');
+    expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| `laurel start`: 2 api processes + workers in the primary |');
+    expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| 120.0 / 40.0 / 60.0 / 10.0 / 20.0 |');
   });
 });

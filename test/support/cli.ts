@@ -19,11 +19,14 @@ export interface CliRun {
 
 const children: ChildProcess[] = [];
 
-/** Runs `laurel <args>` with this process's environment, HOST=127.0.0.1 and then `env` over them. */
+/**
+ * Runs `laurel <args>` with this process's environment, HOST=127.0.0.1, LAUREL_API_PROCESSES=1 (one
+ * api process, whatever the machine's cores, unless `env` asks for more) and then `env` over them.
+ */
 export function runCli(args: string[], env: Record<string, string>): CliRun {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOST: '127.0.0.1', LAUREL_API_PROCESSES: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let out = '';
