@@ -19,6 +19,9 @@ import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
 import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
+import { adminNotificationSettingsRoutes } from '../routes/admin/notification-settings.js';
+import { adminNotificationTemplateRoutes } from '../routes/admin/notification-templates.js';
+import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-deliveries.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
@@ -53,6 +56,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
+    ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
   ]);
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
