@@ -17,8 +17,16 @@ export interface Due {
   at: number;
 }
 
-/** When the message of a completion at `ms` is due, for a user in zone `tz`. */
-export function achievementDue(tz: string, ms: number): Due {
+/**
+ * When the message of a completion at `ms` is due, for a user in zone `tz`, seen at `now`: one
+ * seen only after its day's window closed (the drain was held up) goes out the next day at 17:00.
+ */
+export function achievementDue(tz: string, ms: number, now = ms): Due {
+  const due = dueAt(tz, ms);
+  return now > ms && dueAt(tz, now).day !== due.day ? dueAt(tz, now) : due;
+}
+
+function dueAt(tz: string, ms: number): Due {
   const local = DateTime.fromMillis(ms, { zone: tz });
   const from = local.set({ hour: ACHIEVEMENT_FROM_HOUR, minute: 0, second: 0, millisecond: 0 });
   const until = local.set({ hour: ACHIEVEMENT_UNTIL_HOUR, minute: 0, second: 0, millisecond: 0 });

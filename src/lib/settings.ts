@@ -27,6 +27,10 @@ export interface Settings {
   snapshotIntervalMs: number;
   /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
   autoRestore: boolean;
+  /** Where emails go out (`smtp://user:pass@host:port`, `smtps://...`); null: emails off. */
+  smtpUrl: string | null;
+  /** The sender of emails when the notification settings name none. */
+  emailFrom: string | null;
 }
 
 export class SettingsError extends Error {}
@@ -74,6 +78,20 @@ function clusterNodes(raw: string | undefined): { host: string; port: number }[]
   });
 }
 
+function smtpUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError('LAUREL_SMTP_URL must be a URL such as smtp://user:pass@host:587 or smtps://user:pass@host:465');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new SettingsError(`LAUREL_SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//"`);
+  }
+  return raw;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const prefix = env.LAUREL_PREFIX || 'laurel';
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
@@ -99,5 +117,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
+    smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
+    emailFrom: env.LAUREL_EMAIL_FROM || null,
   };
 }

@@ -40,6 +40,8 @@
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
+ *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
+ *                                                        (src/engine/notifications/links.ts)
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
  * builds the other keys of the user's partition from the slot as forUser names them, each only when
@@ -255,6 +257,11 @@ export class Keys {
   /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */
   get apiReplayed(): string {
     return `${this.prefix}:{cfg}:apis:replayed`;
+  }
+
+  /** The secret that signs the links of emails, made once by the first process that needs it. */
+  get signingSecret(): string {
+    return `${this.prefix}:{cfg}:signing`;
   }
 
   get bootstrap(): string {
