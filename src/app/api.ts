@@ -31,6 +31,7 @@ import { connect, type Readiness, type Services } from '../engine/services.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
+import { emailLinkRoutes } from '../routes/app/email-links.js';
 import type { Settings } from '../lib/settings.js';
 
 export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
@@ -51,7 +52,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc),
     ...adminRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),

@@ -77,7 +77,7 @@ function fromRow(r: Row): Delivery {
 /**
  * Schedules the occasion, or adds its items to its delivery while that is still scheduled (due at
  * the earlier time). True when the items are in a delivery now (also one sent already that lists
- * them: a completion seen twice is listed once); false when the occasion's message has gone
+ * them, by key: a completion seen twice, as a restore replays it, is listed once); false when the occasion's message has gone
  * without them (the caller tries a later occasion). `client` may be inside a transaction.
  */
 export async function schedule(client: pg.ClientBase, prefix: string, o: Occasion, now: number): Promise<boolean> {
@@ -88,9 +88,9 @@ export async function schedule(client: pg.ClientBase, prefix: string, o: Occasio
        items = laurel_deliveries.items || EXCLUDED.items,
        scheduled_for = CASE WHEN laurel_deliveries.status = 'scheduled' THEN LEAST(laurel_deliveries.scheduled_for, EXCLUDED.scheduled_for) ELSE laurel_deliveries.scheduled_for END,
        due_at = CASE WHEN laurel_deliveries.status = 'scheduled' THEN LEAST(laurel_deliveries.due_at, EXCLUDED.due_at) ELSE laurel_deliveries.due_at END
-     WHERE laurel_deliveries.status = 'scheduled' OR laurel_deliveries.items @> EXCLUDED.items
+     WHERE laurel_deliveries.status = 'scheduled' OR laurel_deliveries.items ?& $11::text[]
      RETURNING 1`,
-    [prefix, deliveryId(o), o.tenant, o.userId, o.type, o.channel, o.occasion, o.at, JSON.stringify(o.items), now],
+    [prefix, deliveryId(o), o.tenant, o.userId, o.type, o.channel, o.occasion, o.at, JSON.stringify(o.items), now, Object.keys(o.items)],
   );
   return (r.rowCount ?? 0) > 0;
 }

@@ -48,8 +48,10 @@ export function smtpMailer(url: string | null): Mailer | null {
  * temporary (4xx) code. A permanent refusal (5xx) is not.
  */
 export function isTransient(err: unknown): boolean {
-  const code = (err as { responseCode?: number }).responseCode;
-  return code === undefined || code < 500;
+  const { responseCode, code } = err as { responseCode?: number; code?: string };
+  // The message or its addresses are at fault (nodemailer's own checks): no retry helps.
+  if (code === 'EENVELOPE' || code === 'EMESSAGE') return false;
+  return responseCode === undefined || responseCode < 500;
 }
 
 /** The email of a delivery: the template rendered with the scope. */
