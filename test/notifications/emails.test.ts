@@ -211,7 +211,7 @@ describe.each(targets())('achievement emails on %s', (target) => {
     const log = createLogger('silent');
     await s.workers!.close();
     const restarted = await startWorkers(s.settings, log, s.api.services);
-    (s as { workers: WorkersHandle }).workers = restarted;
+    s.workers = restarted;
     // A second worker process of its own (its own Redis connections and Postgres pool).
     const other = await startWorkers(s.settings, log);
     try {

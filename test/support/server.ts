@@ -36,6 +36,7 @@ export interface TestServer {
   prefix: string;
   settings: Settings;
   api: ApiHandle;
+  /** The workers in this process; a test that restarts them puts the new ones here (close() stops them). */
   workers: WorkersHandle | null;
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Response<T>>;
   /** Creates metrics by key through the Admin API; returns their ids by key. */
@@ -141,7 +142,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       if (r.status !== 200) throw new Error(`clock: ${r.text}`);
     },
     async close() {
-      if (workers) await workers.close();
+      // The workers the server has now (a test may have restarted them).
+      if (server.workers) await server.workers.close();
       await api.close();
       await deletePrefix(settings, prefix);
     },
