@@ -254,6 +254,9 @@ describe.each(targets())('achievement emails on %s', (target) => {
     await at(local(tz, '17:10'));
     await work();
     expect(inbox('down')).toHaveLength(1);
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    expect(Number(/laurel_notifications_total\{outcome="retried"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/laurel_notifications_total\{outcome="sent"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('suppresses with no_template when no active template matches, and scopes the list to the tenant', async () => {

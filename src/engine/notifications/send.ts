@@ -31,7 +31,7 @@ export interface SendResult {
   failed: number;
 }
 
-type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log' | 'metrics'>;
 
 /** Sends every delivery due now, a batch at a time. */
 export async function sendDue(deps: Deps, pool: pg.Pool, mailer: Mailer | null): Promise<SendResult> {
@@ -43,8 +43,9 @@ export async function sendDue(deps: Deps, pool: pg.Pool, mailer: Mailer | null):
     for (const d of claimed) {
       const s = await attempt(deps, pool, d, mailer);
       if (s === null || !(await settle(pool, prefix, d, s))) continue;
-      if (s.status === 'scheduled') result.retried++;
-      else result[s.status]++;
+      const outcome = s.status === 'scheduled' ? 'retried' : s.status;
+      result[outcome]++;
+      deps.metrics.notifications[outcome]++;
     }
     if (claimed.length < CLAIM) return result;
   }
