@@ -12,7 +12,8 @@
 
   ARGV[1] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[2] '1' when the request sets subscribeToEmails to true without an email
-  ARGV[3] the event log entry (JSON, built by the api)
+  ARGV[3] the event log entry (JSON, built by the api); when this completes something, the
+          script adds "ac": the ids completed (src/model/log.ts)
   ARGV[4] plan (msgpack): a = the achievement's entry, c = the composites, p = the points
           triggers (src/domain/points.ts PointsDetails, without metric triggers) or absent
   ARGV[5] '<now ms>|<day field>': the awards' date, and the day they count on
@@ -88,6 +89,12 @@ if points then
     reply[4] = pc.awards
     logEntry = string.sub(logEntry, 1, -2) .. ',"pa":' .. pointsLog(pc) .. '}'
   end
+end
+if #reply >= 5 then
+  -- What this completed (the achievement and the composites it completes): the notifications read it.
+  local completed = {}
+  for i = 5, #reply do completed[#completed + 1] = reply[i] end
+  logEntry = string.sub(logEntry, 1, -2) .. ',"ac":' .. cjson.encode(completed) .. '}'
 end
 table.insert(reply, 5, logAdd(logKey, 'achievement', logEntry))
 table.insert(reply, 6, moved or '')

@@ -19,6 +19,8 @@ import { backfill, type BackfillResult } from './achievements.js';
 import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
 import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
+import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
+import type { SendResult } from '../src/engine/notifications/send.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -31,6 +33,8 @@ export interface WorkersHandle {
   accrueNow(): Promise<AccrueResult>;
   /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
   finaliseNow(): Promise<FinaliseResult>;
+  /** Sends the notifications due now, beside the scheduled passes (for tests and tools). */
+  notifyNow(): Promise<SendResult>;
   /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
   snapshotNow(full?: boolean): Promise<SnapshotResult>;
   /** Resolves once no points-time job is waiting or running (for tests). */
@@ -138,6 +142,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'leaderboards job failed', { ms: 5000, job: 'finalise' });
 
+  const notifier = new Notifier(svc, pool);
+  await queue(NOTIFICATIONS_QUEUE, async () => {
+    const r = await notifier.send();
+    if (r.claimed > 0) wlog.info(r, 'notifications sent');
+    return r;
+  }, 'notifications job failed', { ms: 1000, job: 'send' });
+
   wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
   return {
     services: svc,
@@ -152,6 +163,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     drainNow: () => drainer.drain(),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc),
+    notifyNow: () => notifier.send(),
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
@@ -167,6 +179,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         if (down()) void q.disconnect().catch(() => undefined);
         else await settleWithin(q.close(), 1000);
       }
+      notifier.close();
       await closeClient(connection);
       await settleWithin(pool.end(), 2000);
       if (!services) await svc.close();

@@ -11,10 +11,17 @@
  *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
  * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
  *   place again (LOG_RETAIN_MS).
+ * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
+ *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
+ *   written in the archive's transaction: scheduled exactly once. A backfill's are silent.
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
-import { earlierStreamId, entryBody, nextStreamId, type LogBody, type LoggedEvent } from '../src/model/log.js';
+import {
+  completionOf, earlierStreamId, entryBody, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
+} from '../src/model/log.js';
+import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
+import { isConnectionError } from '../src/redis/outage.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
@@ -137,6 +144,21 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
 }
 
 /**
+ * The deliveries the completions call for. Redis's connection failing fails the pass (it is made
+ * again, as the read before it would have failed); any other fault is logged and schedules
+ * nothing, rather than hold up the log's archive.
+ */
+async function plan(deps: Deps, completions: LoggedCompletion[]) {
+  try {
+    return await plannedDeliveries(deps, completions);
+  } catch (err) {
+    if (isConnectionError(err)) throw err;
+    deps.log.error({ err, completions: completions.length }, 'notifications not scheduled for these completions');
+    return [];
+  }
+}
+
+/**
  * The drainer of one worker process: the partitions' cursors as archived, kept between passes
  * (read from Postgres at the first pass and whenever another drainer moved one).
  */
@@ -213,6 +235,7 @@ export class LogDrainer {
       redis.xrange(keys.partitionLog(p), from[i] === '' ? '-' : '(' + from[i], '+', 'COUNT', BATCH) as Promise<StreamEntry[]>));
     const batches: ArchiveBatch[] = [];
     const consumers: Drained[] = [];
+    const completions: LoggedCompletion[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
     partitions.forEach((partition, i) => {
@@ -226,6 +249,10 @@ export class LogDrainer {
         const body = archivedBody(fields);
         lines.push(archiveLine(id, kind, body));
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
+        if (mayComplete(kind, fields)) {
+          const completion = completionOf(JSON.parse(body) as LogBody);
+          if (completion !== null) completions.push(completion);
+        }
       }
       batches.push({
         partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],
@@ -234,7 +261,11 @@ export class LogDrainer {
     });
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
-    if (!(await this.archive.commit(batches))) {
+    const planned = await plan(deps, completions);
+    const schedule = planned.length === 0 ? undefined
+      : (client: pg.ClientBase) => scheduleAll(client, deps.settings.prefix, planned, deps.clock.now());
+    const failed = (err: unknown) => deps.log.error({ err, deliveries: planned.length }, 'notifications not scheduled for these completions');
+    if (!(await this.archive.commit(batches, schedule, failed))) {
       // Another drainer archived some of them: start again from where the archive ends.
       this.cursors = null;
       return null;

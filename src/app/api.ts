@@ -21,6 +21,9 @@ import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
 import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
+import { adminNotificationSettingsRoutes } from '../routes/admin/notification-settings.js';
+import { adminNotificationTemplateRoutes } from '../routes/admin/notification-templates.js';
+import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-deliveries.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
@@ -30,6 +33,7 @@ import { connect, type Readiness, type Services } from '../engine/services.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
+import { emailLinkRoutes } from '../routes/app/email-links.js';
 import type { Settings } from '../lib/settings.js';
 
 export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
@@ -64,11 +68,12 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   const described: Route[] = [
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc),
     ...adminRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
+    ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
   ];
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   server.mount(routes);

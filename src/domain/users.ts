@@ -10,6 +10,7 @@ import { attributeField, attributeOfField } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
 import type { Snapshot } from '../model/snapshot.js';
+import { NOTIFICATION_TYPES, type NotificationType } from '../model/entities.js';
 
 export interface Identification {
   email?: string | null;
@@ -157,7 +158,8 @@ export interface UserView {
   updated: string;
 }
 
-export function userView(h: UserHash): UserView {
+/** A user as the API answers it; `control` is the user's group (src/domain/notifications.ts isControl). */
+export function userView(h: UserHash, control: boolean): UserView {
   // Without a prototype: an attribute key may be `__proto__`, which `{}` would take for its own.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const field in h) {
@@ -172,14 +174,13 @@ export function userView(h: UserHash): UserView {
     deviceTokens: h.dt ? (JSON.parse(h.dt) as string[]) : null,
     subscribeToEmails: h.sub !== '0',
     attributes,
-    control: false,
+    control,
     created: h.created,
     updated: h.updated ?? h.created,
   };
 }
 
-export const NOTIFICATION_TYPES = ['achievement_completed', 'recap', 'reactivation', 'streak_reminder'] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export { NOTIFICATION_TYPES, type NotificationType };
 
 export function preferencesView(h: UserHash): { notifications: Partial<Record<NotificationType, string[]>> } {
   const notifications: Partial<Record<NotificationType, string[]>> = {};

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type pg from 'pg';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
@@ -23,4 +24,9 @@ export interface Context {
   jobs: Jobs;
   /** This process's id: api processes put it in the event log (src/engine/liveness.ts). */
   processId: string;
+  /**
+   * This process's Postgres pool, connected on first use (never on the event path: the Admin API's
+   * deliveries list). Rejects with PostgresUnavailableError when Postgres cannot be reached.
+   */
+  postgres(): Promise<pg.Pool>;
 }

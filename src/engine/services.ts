@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type pg from 'pg';
+import { connectPostgres } from '../postgres/pool.js';
 import { Clock } from '../lib/clock.js';
 import { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
@@ -57,9 +59,15 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const stats = new CompletionStats(redis, keys);
   const jobs = new Jobs(settings, keys, log, outage);
   const placements = new PendingPlacements({ redis, keys, store, log });
+  let pool: Promise<pg.Pool> | null = null;
+  const postgres = (): Promise<pg.Pool> => {
+    pool ??= connectPostgres(settings).catch((err: unknown) => { pool = null; throw err; });
+    return pool;
+  };
   return {
-    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(), placements,
+    settings, log, redis, keys, store, clock, metrics, stats, jobs, outage, processId: randomUUID(), placements, postgres,
     async close() {
+      if (pool) await pool.then((p) => p.end(), () => undefined);
       placements.close();
       await jobs.close();
       await store.stop();

@@ -56,7 +56,15 @@ export interface Route {
   handler: Handler;
   /** What the route takes and answers: the OpenAPI document's source (src/http/route-doc.ts). */
   doc: RouteDoc;
+  /**
+   * Also takes the bodies HTML forms and mail clients send (application/x-www-form-urlencoded,
+   * multipart/form-data), as text: the one-click unsubscribe (RFC 8058) and the preferences page.
+   */
+  forms?: boolean;
 }
+
+const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
+const FORM_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
 /** Runs before every handler of a family (authentication); throws HttpError to refuse. */
 export type Guard = (req: Request, family: Family) => void;
@@ -179,7 +187,7 @@ export class HttpServer {
         return;
       }
       const contentType = uReq.getHeader('content-type');
-      if (contentType !== '' && !/^application\/([a-z.+-]*\+)?json\b/i.test(contentType)) {
+      if (contentType !== '' && !JSON_TYPE.test(contentType) && !(route.forms === true && FORM_TYPE.test(contentType))) {
         throw fail('unsupported_media_type', contentType);
       }
       const declared = uReq.getHeader('content-length');

@@ -12,6 +12,8 @@ export class Metrics {
   readonly events = { processed: 0, replayed: 0 };
   /** Leaderboard placements the event path skipped: the entry gate showed they could change nothing. */
   readonly leaderboards = { skipped: 0 };
+  /** Notification deliveries this process settled (the workers), by outcome. */
+  readonly notifications = { sent: 0, suppressed: 0, retried: 0, failed: 0 };
   /** Gauges read when scraped. */
   private readonly gauges: (() => [name: string, help: string, value: number])[] = [];
 
@@ -36,6 +38,11 @@ export class Metrics {
       '# TYPE laurel_events_total counter',
     );
     for (const [outcome, n] of Object.entries(this.events)) lines.push(`laurel_events_total{outcome="${outcome}"} ${n}`);
+    lines.push(
+      '# HELP laurel_notifications_total Notification deliveries this process settled, by outcome (retried: a transport error, tried again later).',
+      '# TYPE laurel_notifications_total counter',
+    );
+    for (const [outcome, n] of Object.entries(this.notifications)) lines.push(`laurel_notifications_total{outcome="${outcome}"} ${n}`);
     lines.push(
       '# HELP laurel_leaderboard_placements_skipped_total Leaderboard placements the event path skipped (the entry gate).',
       '# TYPE laurel_leaderboard_placements_skipped_total counter',

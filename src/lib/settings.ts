@@ -31,6 +31,10 @@ export interface Settings {
   autoRestore: boolean;
   /** How many api processes `laurel start` and `laurel api` run on the port (src/app/processes.ts). */
   apiProcesses: number;
+  /** Where emails go out (`smtp://user:pass@host:port`, `smtps://...`); null: emails off. */
+  smtpUrl: string | null;
+  /** The sender of emails when the notification settings name none. */
+  emailFrom: string | null;
 }
 
 export class SettingsError extends Error {}
@@ -78,6 +82,20 @@ function clusterNodes(raw: string | undefined): { host: string; port: number }[]
   });
 }
 
+function smtpUrl(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError('LAUREL_SMTP_URL must be a URL such as smtp://user:pass@host:587 or smtps://user:pass@host:465');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new SettingsError(`LAUREL_SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//"`);
+  }
+  return raw;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const prefix = env.LAUREL_PREFIX || 'laurel';
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
@@ -104,5 +122,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
+    smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
+    emailFrom: env.LAUREL_EMAIL_FROM || null,
   };
 }

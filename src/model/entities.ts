@@ -5,7 +5,7 @@
 /** The kinds of configuration entity, each stored as one hash in Redis (src/config/store.ts). */
 export type ConfigKind =
   | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
-  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards';
+  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards' | 'nsettings' | 'ntemplates';
 
 export interface Metric {
   id: string;
@@ -218,6 +218,49 @@ export interface Leaderboard {
   updated: string;
 }
 
+export const NOTIFICATION_TYPES = ['achievement_completed', 'recap', 'reactivation', 'streak_reminder'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export const CHANNELS = ['email', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** The notification settings (API.md, "Notifications"): one entity, id 'notifications'. */
+export interface NotificationSettings {
+  id: 'notifications';
+  /** The share of new users put in the control group, 0..1. */
+  controlRatio: number;
+  /**
+   * Every control ratio set, with when (ISO-8601), oldest first: a user's group is the one the ratio
+   * in force when the user was created gives (src/domain/notifications.ts isControl), so changing
+   * the ratio never moves a user who exists.
+   */
+  controlRatios: [from: string, ratio: number][];
+  defaultTimeZone: string;
+  email: { from: string | null; replyTo: string | null };
+  recap: { aggregation: 'weekly' | 'monthly' };
+  /** The base of the links in emails (unsubscribe, preferences page). */
+  publicUrl: string | null;
+  created: string;
+  updated: string;
+}
+
+/** A notification template (API.md, "Notifications"): Liquid texts, checked when written. */
+export interface NotificationTemplate {
+  id: string;
+  key: string;
+  name: string;
+  type: NotificationType;
+  channel: Channel;
+  status: 'active' | 'inactive';
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  title: string | null;
+  body: string | null;
+  userAttributes: AttributeFilter[];
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
@@ -230,6 +273,8 @@ export interface EntityByKind {
   plevels: PointsLevel;
   pboosts: PointsBoost;
   leaderboards: Leaderboard;
+  nsettings: NotificationSettings;
+  ntemplates: NotificationTemplate;
 }
 
 /** The field each kind keeps unique. */
@@ -245,9 +290,11 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   plevels: 'scopedKey',
   pboosts: '',
   leaderboards: 'key',
+  nsettings: '',
+  ntemplates: 'key',
 };
 
 export const CONFIG_KINDS: ConfigKind[] = [
   'metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings', 'points', 'ptriggers', 'plevels', 'pboosts',
-  'leaderboards',
+  'leaderboards', 'nsettings', 'ntemplates',
 ];

@@ -11,7 +11,8 @@
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed
  *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
- *   achievement  {"t", "u", "ts", "f": the fields, with "achievement"} + "pa"?   (API completion)
+ *   achievement  {"t", "u", "ts", "f": the fields, with "achievement"} + "pa"?, "ac"?: the
+ *                achievements completed (none when the user had it already)   (API completion)
  *   points       {"t", "u", "ts", "pa"}                               (time awards)
  * and the operations on a user that a restore replays as well:
  *   preferences  {"t", "u", "ts", "f": {"notifications": {type: channels}}}
@@ -104,6 +105,8 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
 
   /** The api process that ran the event (src/engine/liveness.ts). */
   p?: string;
+  /** The achievements an event or an API completion completed. */
+  ac?: string[];
   /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
   sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
 };
@@ -122,6 +125,34 @@ export function entryBody(fields: string[]): string {
     body += `,${JSON.stringify(fields[i])}:${json ? fields[i + 1] : JSON.stringify(fields[i + 1])}`;
   }
   return `${body}}`;
+}
+
+/** A completion of achievements the log shows (an event's or an API completion's; a backfill's is silent). */
+export interface LoggedCompletion {
+  tenant: string;
+  userId: string;
+  /** When, ms (the service's clock). */
+  ts: number;
+  achievementIds: string[];
+}
+
+/**
+ * Whether an entry may complete achievements, judged without parsing it: an event that completed
+ * some carries the field 'ac' (the script adds it after the body), an API completion writes it
+ * into its body.
+ */
+export function mayComplete(kind: string, fields: string[]): boolean {
+  if (kind === 'event') {
+    for (let i = 2; i < fields.length; i += 2) if (fields[i] === 'ac') return true;
+    return false;
+  }
+  return kind === 'achievement' && (fields[1] ?? '').includes('"ac":');
+}
+
+/** The completion an entry's body shows, or null (the body of an entry mayComplete took). */
+export function completionOf(body: LogBody): LoggedCompletion | null {
+  if (!Array.isArray(body.ac) || body.ac.length === 0 || body.t === undefined || body.u === undefined || body.ts === undefined) return null;
+  return { tenant: body.t, userId: body.u, ts: body.ts, achievementIds: body.ac };
 }
 
 /** The id right after `id` (`<ms>-<seq>`): XTRIM MINID keeps ids from there on. */

@@ -4,7 +4,7 @@
  */
 import {
   CONFIG_KINDS, type Achievement, type ApiKeyRecord, type Attribute, type ConfigKind, type EntityByKind, type Leaderboard, type Metric,
-  type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type StreakSettings, type Tenant,
+  type NotificationSettings, type NotificationTemplate, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type StreakSettings, type Tenant,
 } from './entities.js';
 
 export class Snapshot {
@@ -32,6 +32,11 @@ export class Snapshot {
   readonly leaderboardsByKey: Map<string, Leaderboard>;
   /** Levels of each system, lowest threshold first. */
   readonly levelsBySystem: Map<string, PointsLevel[]>;
+  /** The notification settings; null until set (the defaults apply: src/domain/notifications.ts). */
+  readonly notifications: NotificationSettings | null;
+  private readonly notificationSettings: Map<string, NotificationSettings>;
+  /** Notification templates, oldest first (the first created wins among those that match). */
+  readonly templates: Map<string, NotificationTemplate>;
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
@@ -67,6 +72,9 @@ export class Snapshot {
     const boards = parse('leaderboards');
     this.leaderboards = new Map(boards.map((x) => [x.id, x]));
     this.leaderboardsByKey = new Map(boards.map((x) => [x.key, x]));
+    this.notificationSettings = new Map(parse('nsettings').map((x) => [x.id, x]));
+    this.notifications = this.notificationSettings.get('notifications') ?? null;
+    this.templates = new Map(parse('ntemplates').map((x) => [x.id, x]));
     this.levelsBySystem = new Map();
     for (const level of [...levels].sort((a, b) => a.points - b.points)) {
       const list = this.levelsBySystem.get(level.systemId) ?? [];
@@ -80,6 +88,7 @@ export class Snapshot {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
       achievements: this.achievements, settings: this.settings, points: this.pointsSystems, ptriggers: this.pointsTriggers,
       plevels: this.pointsLevels, pboosts: this.pointsBoosts, leaderboards: this.leaderboards,
+      nsettings: this.notificationSettings, ntemplates: this.templates,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 

@@ -48,8 +48,12 @@ export class LogArchive {
   /**
    * Archives the batches and moves their partitions' cursors, in one transaction. False when a
    * cursor was not where the batch was read from (another drainer moved it): nothing is written.
+   * `also` writes what the entries call for in the same transaction (the notifications'
+   * deliveries), so it is written exactly when they are archived; when it fails, its writes are
+   * undone (a savepoint), `failed` hears why, and the archive goes on: a fault there must not
+   * hold up the log.
    */
-  async commit(batches: ArchiveBatch[]): Promise<boolean> {
+  async commit(batches: ArchiveBatch[], also?: (client: pg.ClientBase) => Promise<void>, failed?: (err: unknown) => void): Promise<boolean> {
     if (batches.length === 0) return true;
     const partitions = batches.map((b) => b.partition);
     const client = await this.pool.connect();
@@ -80,6 +84,15 @@ export class LogArchive {
           batches.map((b) => msOf(b.firstId)), batches.map((b) => msOf(b.lastId)), batches.map((b) => b.lines),
         ],
       );
+      if (also) {
+        await client.query('SAVEPOINT also');
+        try {
+          await also(client);
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT also');
+          failed?.(err);
+        }
+      }
       await client.query('COMMIT');
       return true;
     } catch (err) {

@@ -96,6 +96,31 @@ const MIGRATIONS = [
      dump      bytea  NOT NULL,
      PRIMARY KEY (prefix, key)
    )`,
+  // Notification deliveries (src/postgres/deliveries.ts): one row per (tenant, user, type,
+  // channel, occasion), the id that says so; the scheduler adds to a row while it is scheduled.
+  `CREATE TABLE IF NOT EXISTS laurel_deliveries (
+     prefix        text        NOT NULL,
+     id            text        NOT NULL,
+     tenant        text        NOT NULL,
+     user_id       text        NOT NULL,
+     type          text        NOT NULL,
+     channel       text        NOT NULL,
+     occasion      text        NOT NULL,
+     status        text        NOT NULL,
+     reason        text,
+     scheduled_for timestamptz NOT NULL,
+     due_at        timestamptz NOT NULL,
+     sent_at       timestamptz,
+     attempts      integer     NOT NULL DEFAULT 0,
+     error         text,
+     items         jsonb       NOT NULL DEFAULT '[]',
+     claimed_until timestamptz,
+     created_at    timestamptz NOT NULL,
+     PRIMARY KEY (prefix, id)
+   )`,
+  `CREATE INDEX IF NOT EXISTS laurel_deliveries_due ON laurel_deliveries (prefix, due_at) WHERE status IN ('scheduled', 'sending')`,
+  'CREATE INDEX IF NOT EXISTS laurel_deliveries_list ON laurel_deliveries (prefix, tenant, created_at DESC, id DESC)',
+  'CREATE INDEX IF NOT EXISTS laurel_deliveries_user ON laurel_deliveries (prefix, tenant, user_id, created_at DESC)',
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -42,6 +42,8 @@
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *   <prefix>:{cfg}:apis:config                         hash: api process -> configuration version it
  *                                                        has loaded (src/config/followers.ts)
+ *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
+ *                                                        (src/engine/notifications/links.ts)
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
  * builds the other keys of the user's partition from the slot as forUser names them, each only when
@@ -276,6 +278,11 @@ export class Keys {
   /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */
   get apiReplayed(): string {
     return `${this.prefix}:{cfg}:apis:replayed`;
+  }
+
+  /** The secret that signs the links of emails, made once by the first process that needs it. */
+  get signingSecret(): string {
+    return `${this.prefix}:{cfg}:signing`;
   }
 
   get bootstrap(): string {

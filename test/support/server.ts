@@ -37,6 +37,7 @@ export interface TestServer {
   prefix: string;
   settings: Settings;
   api: ApiHandle;
+  /** The workers in this process; a test that restarts them puts the new ones here (close() stops them). */
   workers: WorkersHandle | null;
   /**
    * Sends a request; every answer is checked against the 1.21.1 response schemas first
@@ -148,7 +149,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       if (r.status !== 200) throw new Error(`clock: ${r.text}`);
     },
     async close() {
-      if (workers) await workers.close();
+      // The workers the server has now (a test may have restarted them).
+      if (server.workers) await server.workers.close();
       await api.close();
       await deletePrefix(settings, prefix);
     },
@@ -188,7 +190,7 @@ export async function deletePostgresRows(settings: Settings, prefixes: string[])
   await db.connect();
   try {
     await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows', 'laurel_snapshots', 'laurel_snapshot_users', 'laurel_snapshot_keys']) {
+    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows', 'laurel_snapshots', 'laurel_snapshot_users', 'laurel_snapshot_keys', 'laurel_deliveries']) {
       await db.query(`DELETE FROM ${table} WHERE prefix = ANY($1)`, [prefixes]);
     }
   } finally {

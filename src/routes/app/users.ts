@@ -14,6 +14,7 @@ import { checkUserId, identificationSchema, NOTIFICATION_TYPES, USER_ID_PARAM, p
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
 import { eventSummary, parseSummaryQuery, SUMMARY_QUERY } from '../../domain/summary.js';
 import type { Metric } from '../../model/entities.js';
+import { isControl } from '../../domain/notifications.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);
@@ -38,7 +39,7 @@ export function userRoutes(deps: Deps): Route[] {
     checkUserId(id);
     const ident = prepareIdentification(user, store.current);
     const { created, hash } = await identifyUser(deps, tenant, mode, id, user, ident);
-    return json(created ? 201 : 200, userView(hash));
+    return json(created ? 201 : 200, userView(hash, isControl(store.current.notifications, tenant, hash)));
   }
 
   /** The user's hash; 404 when the user does not exist. */
@@ -107,7 +108,10 @@ export function userRoutes(deps: Deps): Route[] {
     {
       method: 'get', path: '/users/:id', family: 'app',
       doc: { summary: 'Get a user', params: user, success: [200] },
-      handler: async (req) => ok(userView(await loadUser(req))),
+      handler: async (req) => {
+        const h = await loadUser(req);
+        return ok(userView(h, isControl(store.current.notifications, principalOf(req).tenant, h)));
+      },
     },
     {
       method: 'get', path: '/users/:id/metrics', family: 'app',

@@ -14,6 +14,7 @@ import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '
 import { pausesOf, stateFromHash } from '../../domain/streaks.js';
 import { localDay } from '../../domain/time.js';
 import { dayValues } from '../../domain/summary.js';
+import { isControl } from '../../domain/notifications.js';
 import { checkUserId, USER_ID_PARAM, userView, type UserHash } from '../../domain/users.js';
 import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
 import { fail } from '../../lib/errors.js';
@@ -138,7 +139,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
       }));
 
       const activity = wrappedActivity({ year, metrics: metricDays, points: pointsDays, achievements, leaderboards });
-      return ok({ user: userView(h), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, hashes[1], year, now) } } });
+      return ok({ user: userView(h, isControl(snapshot.notifications, tenant, h)), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, hashes[1], year, now) } } });
     },
   }];
 

@@ -1,0 +1,126 @@
+/**
+ * The links of emails, followed as a user's mail client would: the one-click unsubscribe (RFC
+ * 8058: a form POST on the List-Unsubscribe URL, no key), the preferences page (plain HTML, a form
+ * that saves what PATCH /users/{id}/preferences saves), and tokens that cannot be forged or turned
+ * into another user's; on Redis and on the Cluster.
+ */
+import { DateTime } from 'luxon';
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signToken } from '../../src/domain/notification-tokens.js';
+import { adminCreate, createAchievements } from '../support/admin.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
+
+describe.each(targets())('email links on %s', (target) => {
+  let s: TestServer;
+  let mail: MailCatcher;
+  let day = DateTime.fromISO('2026-06-01T00:00:00Z');
+
+  /** Completes an achievement for a new user and delivers its email; answers the email. */
+  async function emailFor(id: string): Promise<ParsedMail> {
+    day = day.plus({ days: 2 });
+    await s.setClock(day.set({ hour: 10 }).toISO()!);
+    await s.event('lessons', { id, email: `${id}@example.test`, tz: 'UTC' }, 1);
+    await s.workers!.drainNow();
+    await s.setClock(day.set({ hour: 17 }).toISO()!);
+    await s.workers!.notifyNow();
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const m = mail.to(`${id}@example.test`)[0];
+      if (m) return m;
+      if (Date.now() > until) throw new Error(`no email for ${id}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const unsubscribeUrl = (m: ParsedMail): string => {
+    const line = m.headerLines.find((h) => h.key === 'list-unsubscribe')!.line;
+    return line.slice(line.indexOf('<') + 1, line.lastIndexOf('>'));
+  };
+  const post = (url: string, body: string, type = 'application/x-www-form-urlencoded') =>
+    fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
+
+  beforeAll(async () => {
+    mail = await startMailCatcher();
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    await s.setClock(day.toISO()!);
+    const { lessons } = await s.metrics('lessons');
+    await createAchievements(s, [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }]);
+    await adminCreate(s, '/admin/v1/notifications/templates', [{
+      key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Done', html: '<a href="{{ preferencesUrl }}">preferences</a>',
+    } as never]);
+    // The links point at this very server.
+    expect((await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'hi@acme.test' }, publicUrl: s.url } })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await mail?.stop();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  it('unsubscribes at once on a one-click POST, without a key, as a form or multipart', async () => {
+    const url = unsubscribeUrl(await emailFor('one-click'));
+    expect(url.startsWith(`${s.url}/unsubscribe/`)).toBe(true);
+    const r = await post(url, 'List-Unsubscribe=One-Click');
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ unsubscribed: true });
+    expect((await s.request('GET', '/api/users/one-click')).body).toMatchObject({ subscribeToEmails: false, email: null });
+    const multipart = unsubscribeUrl(await emailFor('multipart'));
+    const boundary = 'x-boundary';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
+    expect((await post(multipart, body, `multipart/form-data; boundary=${boundary}`)).status).toBe(200);
+    expect((await s.request('GET', '/api/users/multipart')).body.subscribeToEmails).toBe(false);
+    // A body of another kind is refused, and changes nothing.
+    const other = unsubscribeUrl(await emailFor('plain'));
+    expect((await post(other, 'unsubscribe', 'text/plain')).status).toBe(415);
+    expect((await s.request('GET', '/api/users/plain')).body.subscribeToEmails).toBe(true);
+  });
+
+  it('shows the preferences page (GET on either link) and saves its form as PATCH preferences does', async () => {
+    const m = await emailFor('prefs');
+    const pageUrl = /href="([^"]+)"/.exec(String(m.html))![1];
+    expect(pageUrl.startsWith(`${s.url}/preferences/`)).toBe(true);
+    const page = await fetch(pageUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    expect(html).toContain(`<form method="post" action="${new URL(pageUrl).pathname}">`);
+    expect(html).toContain('<input type="checkbox" name="achievement_completed" value="email" checked>');
+    expect(html).not.toContain('<script');
+    expect((await fetch(unsubscribeUrl(m))).status).toBe(200);
+    const saved = await post(pageUrl, 'achievement_completed=push&recap=email&recap=push');
+    expect(saved.status).toBe(200);
+    const after = await saved.text();
+    expect(after).toContain('Your preferences are saved.');
+    expect(after).toContain('<input type="checkbox" name="achievement_completed" value="email">');
+    expect((await s.request('GET', '/api/users/prefs/preferences')).body).toEqual({
+      notifications: { achievement_completed: ['push'], recap: ['email', 'push'], reactivation: [], streak_reminder: [] },
+    });
+    const bad = await post(pageUrl, 'birthday=email');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/only notification types/);
+  });
+
+  it('refuses a token that was forged, altered, or names a user who is gone: 404, nothing changed', async () => {
+    const url = unsubscribeUrl(await emailFor('victim'));
+    const token = url.slice(url.lastIndexOf('/') + 1);
+    const [payload, mac] = token.split('.');
+    const otherPayload = Buffer.from(JSON.stringify(['_', 'victim-2'])).toString('base64url');
+    await s.event('lessons', { id: 'victim-2', email: 'victim-2@example.test' }, 1);
+    const forged = [
+      `${otherPayload}.${mac}`,
+      `${payload}.${mac.slice(0, -2)}${mac.endsWith('A') ? 'BB' : 'AA'}`,
+      signToken('not the installation secret', { tenant: '_', userId: 'victim-2' }),
+      payload,
+      'nothing',
+    ];
+    for (const t of forged) {
+      const r = await post(`${s.url}/unsubscribe/${t}`, 'List-Unsubscribe=One-Click');
+      expect(r.status, t).toBe(404);
+      expect(((await r.json()) as { error: string }).error).toBe('This link not found');
+      expect((await fetch(`${s.url}/preferences/${t}`)).status).toBe(404);
+    }
+    expect((await s.request('GET', '/api/users/victim-2')).body.subscribeToEmails).toBe(true);
+    expect((await s.request('GET', '/api/users/victim')).body.subscribeToEmails).toBe(true);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The notifications' pure rules: when an achievement email is due (zones on either side of the
+ * date line, DST days both ways, the 21:00 cut, a completion seen late), the control group's hash
+ * and ratio history, and the Liquid checks of each type's variables.
+ */
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { achievementDue, nextDay } from '../../src/domain/notification-timing.js';
+import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications.js';
+import { checkTemplateText } from '../../src/domain/notification-templates.js';
+import type { NotificationSettings } from '../../src/model/entities.js';
+
+const ms = (iso: string, zone: string) => DateTime.fromISO(iso, { zone }).toMillis();
+const utc = (x: number) => new Date(x).toISOString();
+
+describe('achievementDue', () => {
+  it('is 17:00 local on the day of a completion before it, in zones either side of the date line', () => {
+    expect(achievementDue('Pacific/Kiritimati', ms('2026-06-02T10:00', 'Pacific/Kiritimati'))).toEqual({ day: '2026-06-02', at: Date.parse('2026-06-02T03:00:00Z') });
+    expect(achievementDue('Pacific/Pago_Pago', ms('2026-06-02T10:00', 'Pacific/Pago_Pago'))).toEqual({ day: '2026-06-02', at: Date.parse('2026-06-03T04:00:00Z') });
+  });
+
+  it('keeps the local hour on DST days, both ways', () => {
+    const ny = 'America/New_York';
+    expect(utc(achievementDue(ny, ms('2026-03-08T01:30', ny)).at)).toBe('2026-03-08T21:00:00.000Z');
+    expect(utc(achievementDue(ny, ms('2026-03-07T10:00', ny)).at)).toBe('2026-03-07T22:00:00.000Z');
+    expect(utc(achievementDue(ny, ms('2026-11-01T01:30', ny)).at)).toBe('2026-11-01T22:00:00.000Z');
+    expect(utc(nextDay(ny, '2026-03-07').at)).toBe('2026-03-08T21:00:00.000Z');
+  });
+
+  it('is at once from 17:00 to before 21:00, and 17:00 the next day from 21:00', () => {
+    const z = 'Europe/Paris';
+    const at = (t: string) => achievementDue(z, ms(`2026-06-02T${t}`, z));
+    expect(at('17:00')).toEqual({ day: '2026-06-02', at: ms('2026-06-02T17:00', z) });
+    expect(at('20:59:59.999')).toEqual({ day: '2026-06-02', at: ms('2026-06-02T20:59:59.999', z) });
+    expect(at('21:00')).toEqual({ day: '2026-06-03', at: ms('2026-06-03T17:00', z) });
+    expect(at('23:59')).toEqual({ day: '2026-06-03', at: ms('2026-06-03T17:00', z) });
+  });
+
+  it('moves a completion seen after its day\'s window to the next day, and keeps one seen within it', () => {
+    const z = 'UTC';
+    expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-02T18:00', z))).toEqual({ day: '2026-06-02', at: ms('2026-06-02T17:00', z) });
+    expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-02T22:00', z))).toEqual({ day: '2026-06-03', at: ms('2026-06-03T17:00', z) });
+    expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-05T09:00', z))).toEqual({ day: '2026-06-05', at: ms('2026-06-05T17:00', z) });
+  });
+});
+
+describe('the control group', () => {
+  const settings = (controlRatios: [string, number][]): NotificationSettings => ({
+    id: 'notifications', controlRatio: controlRatios.at(-1)?.[1] ?? 0, controlRatios, defaultTimeZone: 'UTC',
+    email: { from: null, replyTo: null }, recap: { aggregation: 'weekly' }, publicUrl: null, created: '', updated: '',
+  });
+
+  it('hashes a tenant and a user to a stable point of [0, 1), spread evenly', () => {
+    expect(controlPoint('_', 'ada')).toBe(controlPoint('_', 'ada'));
+    expect(controlPoint('_', 'ada')).not.toBe(controlPoint('t1', 'ada'));
+    const points = Array.from({ length: 10_000 }, (_, i) => controlPoint('_', `u${i}`));
+    expect(points.every((p) => p >= 0 && p < 1)).toBe(true);
+    const share = points.filter((p) => p < 0.3).length / points.length;
+    expect(share).toBeGreaterThan(0.28);
+    expect(share).toBeLessThan(0.32);
+  });
+
+  it('takes the ratio in force when the user was created', () => {
+    const s = settings([['2026-01-01T00:00:00.000Z', 1], ['2026-02-01T00:00:00.000Z', 0]]);
+    expect(ratioAt(s, '2025-12-31T23:59:59.999Z')).toBe(0);
+    expect(ratioAt(s, '2026-01-01T00:00:00.000Z')).toBe(1);
+    expect(ratioAt(s, '2026-02-01T00:00:00.000Z')).toBe(0);
+    expect(isControl(s, '_', { id: 'x', created: '2026-01-15T00:00:00.000Z' })).toBe(true);
+    expect(isControl(s, '_', { id: 'x', created: '2026-02-15T00:00:00.000Z' })).toBe(false);
+    expect(isControl(null, '_', { id: 'x', created: '2026-01-15T00:00:00.000Z' })).toBe(false);
+  });
+});
+
+describe('template texts', () => {
+  it('allows each type its variables only, and loop variables of its own', () => {
+    expect(checkTemplateText('achievement_completed', 'text', '{% for a in achievements %}{{ a.name }}{% endfor %} {{ user.attributes.plan }}')).toBeNull();
+    expect(checkTemplateText('streak_reminder', 'text', '{{ streak.length }} {{ metrics.lessons.total }}')).toBeNull();
+    expect(checkTemplateText('streak_reminder', 'text', '{{ achievement.name }}')).toMatch(/^text names "achievement"/);
+    expect(checkTemplateText('recap', 'html', '{% assign x = recap.periodStart %}{{ x }}')).toBeNull();
+    expect(checkTemplateText('recap', 'subject', '{{ x }}')).toMatch(/^subject names "x"/);
+  });
+});
