@@ -118,7 +118,8 @@ async function main(): Promise<void> {
       const pool = await connectPostgres(settings);
       try {
         const r = await takeSnapshot(svc, pool, args.includes('--full'));
-        process.stdout.write(`snapshot ${r.id} taken (${r.full ? 'full' : 'what changed since the last one'}): ` +
+        if (r === null) process.stdout.write('nothing to snapshot: a new installation, nothing configured yet\n');
+        else process.stdout.write(`snapshot ${r.id} taken (${r.full ? 'full' : 'what changed since the last one'}): ` +
           `${r.users} users, ${r.keys} other keys (${r.written} written) in ${r.ms} ms\n`);
       } finally {
         await pool.end();

@@ -36,7 +36,7 @@ export interface WorkersHandle {
   /** Sends the notifications due now, beside the scheduled passes (for tests and tools). */
   notifyNow(): Promise<SendResult>;
   /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
-  snapshotNow(full?: boolean): Promise<SnapshotResult>;
+  snapshotNow(full?: boolean): Promise<SnapshotResult | null>;
   /** Resolves once no points-time job is waiting or running (for tests). */
   timeIdle(timeoutMs?: number): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
@@ -132,7 +132,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   await queue(SNAPSHOT_QUEUE, async () => {
     const r = await takeSnapshot(svc, pool);
-    wlog.info(r, 'snapshot taken');
+    if (r === null) wlog.debug('a new installation: nothing to snapshot yet');
+    else wlog.info(r, 'snapshot taken');
     return r;
   }, 'snapshot failed', { ms: settings.snapshotIntervalMs, job: 'snapshot' });
 

@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import type { Settings } from '../lib/settings.js';
 import { connectPostgres } from '../postgres/pool.js';
 import { scanKeys } from '../redis/client.js';
-import { postgresHoldsData, Restore, type RestoreResult } from './restore.js';
+import { Restore, type RestoreResult } from './restore.js';
+import { postgresHoldsData } from '../postgres/installation-data.js';
 import { connect, type Services } from './services.js';
 
 export class InstallationError extends Error {}

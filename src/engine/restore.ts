@@ -55,17 +55,6 @@ export async function redisHoldsData(redis: RedisClient, prefix: string): Promis
   return false;
 }
 
-/** Whether Postgres holds data of the installation (its configuration copy, its log or a snapshot). */
-export async function postgresHoldsData(pool: pg.Pool, prefix: string): Promise<boolean> {
-  const { rows } = await pool.query(
-    `SELECT EXISTS (SELECT 1 FROM laurel_config WHERE prefix = $1)
-         OR EXISTS (SELECT 1 FROM laurel_log WHERE prefix = $1)
-         OR EXISTS (SELECT 1 FROM laurel_events_rows WHERE prefix = $1)
-         OR EXISTS (SELECT 1 FROM laurel_snapshots WHERE prefix = $1) AS held`, [prefix],
-  );
-  return rows[0].held === true;
-}
-
 /** Deletes every key of the installation. */
 async function deleteInstallation(redis: RedisClient, prefix: string): Promise<void> {
   for await (const batch of scanKeys(redis, `${prefix}:*`, 1000)) await Promise.all(batch.map((k) => redis.unlink(k)));

@@ -14,6 +14,7 @@ import type pg from 'pg';
 import { scanKeys } from '../redis/client.js';
 import { userBatches } from '../redis/users.js';
 import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
+import { postgresHoldsData } from '../postgres/installation-data.js';
 import type { Context } from './context.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
@@ -89,11 +90,17 @@ function allTenants(deps: Pick<Context, 'store'>): string[] {
   return ['_', ...deps.store.current.tenants.keys()];
 }
 
-/** Takes a snapshot: full when `full` or when none was taken yet, else what changed since the last one. */
-export async function takeSnapshot(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, full = false): Promise<SnapshotResult> {
+/**
+ * Takes a snapshot: full when `full` or when none was taken yet, else what changed since the last
+ * one. Null for a new installation (nothing configured yet, nothing in Postgres): nothing to keep.
+ */
+export async function takeSnapshot(
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, full = false,
+): Promise<SnapshotResult | null> {
   const started = Date.now();
   const { redis, keys, settings } = deps;
   if ((await redis.exists(keys.configVersion)) === 0) {
+    if (!(await postgresHoldsData(pool, settings.prefix))) return null;
     throw new SnapshotError(`Redis holds no data of installation "${settings.prefix}": no snapshot is taken (it would replace what Postgres keeps)`);
   }
   const store = new SnapshotStore(pool, settings.prefix);

@@ -15,6 +15,7 @@ import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 import { startWorkers } from '../../workers/index.js';
+import { SnapshotError, takeSnapshot } from '../../src/engine/snapshot.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
@@ -201,7 +202,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     for (let n = 1; n <= 3; n++) await day(n);
     const full = await s.workers!.snapshotNow(true);
     expect(full).toMatchObject({ full: true });
-    expect(full.users).toBeGreaterThan(10);
+    expect(full!.users).toBeGreaterThan(10);
     // An achievement made after the snapshot: the workers complete it for those who qualify.
     const later = await s.request('POST', '/admin/v1/achievements', {
       body: [{ name: 'Five', key: 'five', trigger: 'metric', metricId: ids.lessons, metricValue: 5 }],
@@ -210,9 +211,9 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await s.workers!.achievementsIdle();
     for (let n = 4; n <= 5; n++) await day(n);
     const incremental = await s.workers!.snapshotNow();
-    expect(incremental.full).toBe(false);
-    expect(incremental.users).toBeGreaterThan(0);
-    expect(incremental.users).toBeLessThanOrEqual(USERS.length);
+    expect(incremental!.full).toBe(false);
+    expect(incremental!.users).toBeGreaterThan(0);
+    expect(incremental!.users).toBeLessThanOrEqual(USERS.length);
     for (let n = 6; n <= 7; n++) await day(n);
     await s.workers!.drainNow();
     const at = new Date(s.api.services.clock.now()).toISOString();
@@ -312,3 +313,27 @@ describe('while a restore runs', () => {
   });
 });
 
+
+describe('a snapshot of a new installation', () => {
+  it('takes none while nothing is configured and Postgres holds nothing of it; refuses a Redis that lost what Postgres holds', async () => {
+    const s = await startTestServer();
+    const pool = await connectPostgres(s.settings);
+    try {
+      const { redis, keys } = s.api.services;
+      // Nothing configured yet: no configuration version (a test server may have written one).
+      await redis.del(keys.configVersion);
+      expect(await takeSnapshot(s.api.services, pool)).toBeNull();
+      // Once Postgres holds something of the installation, a Redis without it lost it.
+      await pool.query("INSERT INTO laurel_config (prefix, kind, id, body, version) VALUES ($1, 'metrics', 'x', '{}', 1)", [s.prefix]);
+      await expect(takeSnapshot(s.api.services, pool)).rejects.toThrow(SnapshotError);
+      // Configured: a snapshot is taken.
+      await pool.query('DELETE FROM laurel_config WHERE prefix = $1', [s.prefix]);
+      expect((await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Lessons', key: 'lessons' }] })).status).toBe(201);
+      expect(await takeSnapshot(s.api.services, pool)).toMatchObject({ full: true });
+    } finally {
+      await pool.end();
+      await deletePostgresRows(s.settings, [s.prefix]);
+      await s.close();
+    }
+  });
+});
