@@ -213,7 +213,10 @@ describe('laurel start with two api processes', () => {
     process.kill(other.child.pid!, 'SIGSTOP');
     try {
       await createMetric(port, 'writing');
-      expect(run.lines().some((l) => l.includes('api processes have not loaded the configuration change yet') && l.includes(otherId))).toBe(true);
+      // The line comes through the primary's pipe from the api process that made the change: it
+      // may reach the test after the answer.
+      await until('the lagging process named', () =>
+        run.lines().some((l) => l.includes('api processes have not loaded the configuration change yet') && l.includes(otherId)) ? true : undefined);
     } finally {
       process.kill(other.child.pid!, 'SIGCONT');
     }
