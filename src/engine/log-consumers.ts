@@ -38,8 +38,11 @@ function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz
  * grows, GT), as lua/streakRank-4.lua does for one user. Absolute values: draining an entry twice
  * changes nothing.
  */
-/** The entries of an admin's operation on a streak: the rankings take them again too. */
-export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause']);
+/**
+ * The entries of an admin's operation on a streak, and of preferences (which may disable it): the
+ * rankings take them again too.
+ */
+export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause', 'preferences']);
 
 export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'>, batch: Drained[]): Promise<void> {
   const rule = deps.store.current.streak;

@@ -19,11 +19,12 @@ function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Lea
 }
 
 /**
- * After a change to when a user's streak is lost (freezes granted, a pause added or removed): the
- * expiry the active ranking and the streak boards prune by, worked out again from the user's state
- * now. The rank stays as it was; a streak the change leaves lost expires now.
+ * After a change to when a user's streak is lost (freezes granted, a pause added or removed, the
+ * streak disabled by the user's preferences): the expiry the active ranking and the streak boards
+ * prune by, worked out again from the user's state now. The rank stays as it was; a streak the
+ * change leaves lost has expired.
  */
-async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
+export async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
@@ -33,7 +34,9 @@ async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: S
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const state = stateFromHash(h, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz);
-  await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now, userId);
+  // A lost streak expired before now: the active ranking drops expiries before the time it is read
+  // at (lua/streakPrune-2.lua), so one read in this very millisecond drops it too.
+  await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now - 1, userId);
   const length = streakView(rule, state, period).length;
   if (expiry !== null && length > 0) {
     await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(deps, h)), now);
@@ -43,7 +46,7 @@ async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: S
   // streak (lua/includes/pruneLost.lua).
   for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(deps, h))) {
     const k = keys.leaderboard(tenant, p.lb.id, p.run.start, groupName(p.group));
-    await redis.zadd(k.expiry, 'XX', now, userId);
+    await redis.zadd(k.expiry, 'XX', now - 1, userId);
   }
 }
 
