@@ -5,6 +5,7 @@
 import { breakdownGroup, groupName } from '../domain/leaderboards.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
+import { streakDisabled } from '../domain/streak-preferences.js';
 import { expiresAt, FREQUENCY_LETTER, rankScore, stateFromHash, streakView } from '../domain/streaks.js';
 import type { Leaderboard, StreakSettings } from '../model/entities.js';
 import { attributeField } from '../model/fields.js';
@@ -64,15 +65,16 @@ export async function grantFreezes(deps: Deps, tenant: string, userId: string, n
   return granted;
 }
 
-export type RestoreOutcome = 'restored' | 'not_found' | 'nothing_lost' | 'at_maximum';
+export type RestoreOutcome = 'restored' | 'not_found' | 'nothing_lost' | 'at_maximum' | 'disabled';
 
-/** Gives a user back the streak they lost within the restore window. */
+/** Gives a user back the streak they lost within the restore window (not while their preferences disable it). */
 export async function restoreStreak(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<RestoreOutcome> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return 'not_found';
+  if (streakDisabled(h)) return 'disabled';
   const tz = h.tz ?? '';
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;

@@ -133,6 +133,11 @@ describe.each(targets())('streak preferences on %s', (target) => {
       expect((await board()).map(([u]) => u)).not.toContain('dis');
       expect((await s.request('GET', '/api/users/dis/achievements')).body).toEqual([]);
 
+      // An admin's restore does not give it back.
+      const restore = await s.request('POST', '/admin/v1/streaks/restore', { body: { users: [{ id: 'dis' }] } });
+      expect(restore.body).toMatchObject({ restoredUsers: [], issues: [{ userId: 'dis', severity: 'warning' }] });
+      expect(await lengthOf('dis')).toBe(0);
+
       // Enabled again: the streak starts anew with the next extension.
       await setStreak('dis', { enabled: true });
       expect(await lengthOf('dis')).toBe(0);
@@ -196,6 +201,43 @@ describe.each(targets())('streak preferences on %s', (target) => {
       await setStreak('thr', { metrics: [{ key: 'lessons', threshold: 2 }] });
       expect(await streakOf('thr', 'lessons', 1)).toMatchObject({ length: 1, extended: false });
       expect(await streakOf('thr', 'lessons', 1)).toMatchObject({ length: 2, extended: true });
+    });
+
+    it('follows the user\'s rule on metrics that award points, by the usual points plan or the general one', async () => {
+      await at('2026-08-03T10:00:00Z');
+      // One metric trigger on quizzes: its events take the usual points plan.
+      const xp = await s.request('POST', '/admin/v1/points', {
+        body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.quizzes, metricThreshold: 1, points: 10, status: 'active' }] }],
+      });
+      expect(xp.status, xp.text).toBe(201);
+      await post('fp', 'words');
+      await setStreak('fp', { metrics: [{ key: 'quizzes', threshold: 2 }] });
+      const first = await post('fp', 'quizzes', 1);
+      expect(first.body.currentStreak).toMatchObject({ length: 0, extended: false });
+      expect(first.body.points.xp).toMatchObject({ added: 10, total: 10 });
+      const second = await post('fp', 'quizzes', 1);
+      expect(second.body.currentStreak).toMatchObject({ length: 1, extended: true });
+      expect(second.body.points.xp).toMatchObject({ added: 10, total: 20 });
+      // Without preferences, quizzes award points and extend nothing.
+      const plain = await post('np', 'quizzes', 5);
+      expect(plain.body.currentStreak).toMatchObject({ length: 0, extended: false });
+      expect(plain.body.points.xp).toMatchObject({ added: 50 });
+
+      // A streak trigger: every metric's events take the general points plan.
+      const bonus = await s.request('POST', '/admin/v1/points', {
+        body: [{ name: 'Bonus', key: 'bonus', triggers: [{ type: 'streak', streakLength: 1, points: 3, status: 'active' }] }],
+      });
+      expect(bonus.status, bonus.text).toBe(201);
+      await post('gp', 'lessons', 0);
+      await setStreak('gp', { metrics: [{ key: 'words', threshold: 1 }] });
+      const lessons = await post('gp', 'lessons', 1);
+      expect(lessons.body.currentStreak).toMatchObject({ length: 0, extended: false });
+      expect(lessons.body.points).toEqual({});
+      const words = await post('gp', 'words', 1);
+      expect(words.body.currentStreak).toMatchObject({ length: 1, extended: true });
+      expect(words.body.points.bonus).toMatchObject({ added: 3, total: 3 });
+      await at('2026-08-04T10:00:00Z');
+      expect((await post('fp', 'quizzes', 2)).body).toMatchObject({ currentStreak: { length: 2, extended: true }, points: { xp: { added: 20 }, bonus: { added: 3 } } });
     });
 
     it('is seen by an event of a process that remembered other preferences', async () => {
