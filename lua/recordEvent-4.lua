@@ -1,8 +1,9 @@
 --[[
-  Phase 1 of a metric event for a metric without features (no achievement, no streak), on the
-  user's partition: idempotency check, user upsert, metric total, the day's summary bucket and one
-  entry on the partition's event log. Pure: time and periods come in as arguments. A separate
-  script from recordEventPlan, so events of plain metrics pay nothing for features.
+  Phase 1 of a metric event for a metric without features (no achievement, no streak), of a user
+  without streak preferences, on the user's partition: idempotency check, user upsert, metric
+  total, the day's summary bucket and one entry on the partition's event log. Pure: time and
+  periods come in as arguments. A separate script from recordEventPlan, so events of plain metrics
+  pay nothing for features.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   d:<day> -> change, i:<key> -> event id
@@ -35,6 +36,9 @@
     {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
     {-11}                         the total would leave a double's range: nothing changed
+    {-12, token, prefs}           the user has streak preferences ('s:ov' and 's:o'): nothing
+                                  changed, send the event to recordEventPlan with the plan of
+                                  their rule
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -63,7 +67,9 @@ if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then return replay end
 
-local stored = redis.call('HMGET', userKey, 'tz', 'id')
+local stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov')
+-- A user with streak preferences takes recordEventPlan, with the plan of their rule.
+if stored[3] then return {-12, stored[3], redis.call('HGET', userKey, 's:o') or ''} end
 if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end

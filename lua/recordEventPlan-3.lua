@@ -50,7 +50,9 @@
                         fields>', each list comma-separated: the run sums to add the value to in
                         the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
                         attributes to read ('a:<key>'); '' when none
-            plan        the plan's id (16 hex digits)
+            plan        the plan's id (16 hex digits); for a user with streak preferences, that
+                        id, the preferences' token ('s:ov') and the user's rule for this metric
+                        (lua/includes/hotPlan.lua userPlan), the rule in the form of <rule> below
   The plan, as ARGV[5] sends it in full: '<total field>\n<hot>\n<details>'
             total field the metric's total in the user hash: 'm:<metricId>'
             hot         the plan's hot part: '<thresholds>#<rule>#<points>'. thresholds: the
@@ -113,6 +115,9 @@
     {-10}                 the library does not hold the plan: nothing changed, send it in full
                           (ARGV[5])
     {-11}                 the metric's total would leave a double's range: nothing changed
+    {-12, token, prefs}   the user's streak preferences ('s:ov', '' when none, and 's:o') are not
+                          the ones <plan> was compiled from: nothing changed, send the plan of
+                          these
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -168,20 +173,28 @@ local stored
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
+local ov -- where 's:ov' is in `stored`: the token of the user's streak preferences
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn)
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn, 's:ov')
+  ov = 9
 elseif pointsHot ~= '' then
   triggers = planned.triggers or pointsTriggers(planned)
   metricTriggers, timeTriggers = triggers.metric, triggers.time
   stored = redis.call('HMGET', userKey, unpack(triggers.fields))
+  ov = 7
   scope = string.sub(userKey, #slot + 6)
   pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
   for sys, i in pairs(triggers.systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', 's:ov')
+  ov = 5
 else
-  stored = redis.call('HMGET', userKey, 'tz', 'id')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov')
+  ov = 3
 end
+-- The api sent the plan of the user's streak preferences as it knows them (none: the metric's
+-- own, whose token is false, as HMGET answers an absent field).
+if stored[ov] ~= planned.token then return {-12, stored[ov] or '', redis.call('HGET', userKey, 's:o') or ''} end
 if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end

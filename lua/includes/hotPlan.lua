@@ -15,8 +15,15 @@
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is {total, high,
   details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded, ruleDetails,
-  triggers}, shared: callers must not change it, but for the parts worked out once on first use
-  (decoded, uf, ruleDetails, triggers).
+  triggers, token}, shared: callers must not change it, but for the parts worked out once on first
+  use (decoded, uf, ruleDetails, triggers).
+
+  A user with streak preferences (the user hash's 's:ov') has a rule of their own: the api sends
+  '<plan id><token><rule>' as the id (16 hex digits each, then the user's rule for this metric in
+  the form of <rule>, src/config/plans/streaks.ts userStreakRule). That plan is the metric's with
+  the user's rule in place of the tenant's, and `token` (false in a metric's own plan) the
+  preferences' token it was compiled from; kept in the memo under that id, so users with the same
+  preferences share it.
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
@@ -46,9 +53,37 @@
 --- @include "bytes"
 local hotPlans, hotPlanCount = {}, 0
 
-local function hotPlan(id, full)
+-- The rule's flags read into the plan (its first five characters), once per plan.
+local function ruleFlags(plan, rule)
+  if rule == '' then return end
+  local m, a, sa, fz = string.byte(rule, 2, 5)
+  plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
+  plan.all, plan.sa, plan.fz = a == BYTE_ONE, sa == BYTE_ONE, fz == BYTE_ONE
+end
+
+local hotPlan
+
+-- The plan of a user with streak preferences: the metric's plan with the user's rule in place of
+-- the tenant's, and the token of the preferences the api compiled it from.
+local function userPlan(id, full)
+  local base = hotPlan(string.sub(id, 1, 16), full)
+  if not base then return nil end
+  local plan = {}
+  for k, v in pairs(base) do plan[k] = v end
+  local rule = string.sub(id, 33)
+  plan.token, plan.rule, plan.ruleDetails = string.sub(id, 17, 32), rule, false
+  plan.letter, plan.mode, plan.all, plan.sa, plan.fz = nil, nil, false, false, false
+  ruleFlags(plan, rule)
+  if hotPlanCount >= 1024 then hotPlans, hotPlanCount = {}, 0 end
+  hotPlans[id] = plan
+  hotPlanCount = hotPlanCount + 1
+  return plan
+end
+
+hotPlan = function(id, full)
   local plan = hotPlans[id]
   if plan then return plan end
+  if #id > 16 then return userPlan(id, full) end
   if full == '' then return nil end
   local total, hot, details = string.match(full, '^([^\n]*)\n([^\n]*)\n(.*)$')
   local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
@@ -58,12 +93,8 @@ local function hotPlan(id, full)
   end
   plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
     letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false,
-    ruleDetails = false, triggers = false}
-  if rule ~= '' then
-    local m, a, sa, fz = string.byte(rule, 2, 5)
-    plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
-    plan.all, plan.sa, plan.fz = a == BYTE_ONE, sa == BYTE_ONE, fz == BYTE_ONE
-  end
+    ruleDetails = false, triggers = false, token = false}
+  ruleFlags(plan, rule)
   local T, P, block, cap, trigger, system = string.match(points, '^0000|(%d+),,(%-?%d+),(%d?),,(%d*),([^,;]+),([^;]+)|$')
   if T then
     plan.fast = {T = T + 0, P = P, block = block == '1', cap = cap ~= '' and cap + 0 or nil, trigger = trigger,
@@ -99,7 +130,7 @@ end
   per plan, when an event first takes the general points path, and kept as plan.triggers:
     creation, streak, achievement   whether triggers of that kind exist
     fields          the user hash fields such an event reads: 'tz', 'id', 's', 's:pz', the total,
-                    its highest point, then 'tt:<trigger id>' per time trigger and 'pt:<system
+                    its highest point, 's:ov' (7th), then 'tt:<trigger id>' per time trigger and 'pt:<system
                     id>', 'pn:<system id>' per system of the metric's triggers
     systems         system id -> the position of its 'pt:' field in `fields`
     time            per time trigger {interval (ms), field ('tt:<trigger id>'), position (in
@@ -113,7 +144,7 @@ end
 local function pointsTriggers(plan)
   local kinds, list, times = string.match(plan.points, '^(....)|([^|]*)|(.*)$')
   local creation, streak, achievement = string.byte(kinds, 1, 3)
-  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high}
+  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high, 's:ov'}
   local systems, time, metric = {}, nil, nil
   if times ~= '' then
     time = {}

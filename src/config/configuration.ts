@@ -17,6 +17,8 @@ export class Configuration extends Snapshot {
   readonly points: PointsDetails | null;
   /** The active time triggers (accrued by the api and the workers, src/engine/time-awards.ts). */
   readonly timeTriggers: TimeTrigger[];
+  /** Whether active streak achievements exist (the rules of users with streak preferences say so too). */
+  readonly streakAchievements: boolean;
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     super(version, raw);
@@ -25,6 +27,7 @@ export class Configuration extends Snapshot {
     this.composites = compiled.composites;
     this.points = compiled.points;
     this.timeTriggers = compiled.timeTriggers;
+    this.streakAchievements = compiled.streakAchievements;
   }
 
   /**

@@ -4,11 +4,13 @@
  *
  * User hash fields: id, created, updated (absent until the user is updated: `created`), email, name,
  * tz, sub ('0' unsubscribed; '1' or absent subscribed), dt (JSON device tokens), a:<attribute key>,
- * n:<notification type> (JSON channels), m:<metric id> (metric total).
+ * n:<notification type> (JSON channels), m:<metric id> (metric total), s:o and s:ov (streak
+ * preferences: src/domain/streak-preferences.ts).
  */
 import { attributeField, attributeOfField } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
+import { streakPreferencesOf, streakPreferencesView, type StreakPreferencesView } from './streak-preferences.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../model/entities.js';
 
@@ -182,13 +184,17 @@ export function userView(h: UserHash, control: boolean): UserView {
 
 export { NOTIFICATION_TYPES, type NotificationType };
 
-export function preferencesView(h: UserHash): { notifications: Partial<Record<NotificationType, string[]>> } {
+/** A user's preferences (UserPreferencesResponse): `streak` only when the user set some. */
+export function preferencesView(h: UserHash, snapshot: Snapshot): {
+  notifications: Partial<Record<NotificationType, string[]>>; streak?: StreakPreferencesView;
+} {
   const notifications: Partial<Record<NotificationType, string[]>> = {};
   for (const type of NOTIFICATION_TYPES) {
     const raw = h['n:' + type];
     if (raw !== undefined) notifications[type] = JSON.parse(raw) as string[];
   }
-  return { notifications };
+  const streak = streakPreferencesOf(h);
+  return streak === null ? { notifications } : { notifications, streak: streakPreferencesView(streak, snapshot) };
 }
 
 /**

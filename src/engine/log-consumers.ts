@@ -33,8 +33,11 @@ function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz
   return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
 }
 
-/** The entries of an admin's operation on a streak: the rankings take them again too. */
-export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause']);
+/**
+ * The entries of an admin's operation on a streak, and of preferences (which may disable it): the
+ * rankings take them again too.
+ */
+export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause', 'preferences']);
 
 /**
  * Records the streak extensions of a batch in the tenants' rankings, in log order, each ranked by

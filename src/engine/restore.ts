@@ -15,6 +15,7 @@
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { StreakPreferences } from '../domain/streak-preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
 import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
@@ -248,7 +249,9 @@ export class Restore {
       } else if (entry.kind === 'points') {
         await accrueTime(svc, tenant, userId, entry.id);
       } else if (entry.kind === 'preferences') {
-        await updatePreferences(svc, tenant, userId, (fields.notifications ?? {}) as Record<string, string[]>);
+        await updatePreferences(
+          svc, tenant, userId, (fields.notifications ?? {}) as Record<string, string[]>, (fields.streak ?? null) as StreakPreferences | null,
+        );
       } else if (entry.kind === 'freezes' || entry.kind === 'restore' || entry.kind === 'pause') {
         await this.replayStreakOperation(entry.kind, tenant, userId, e);
       } else if (entry.kind === 'backfill') {

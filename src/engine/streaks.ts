@@ -5,6 +5,7 @@
 import { breakdownGroup, groupName } from '../domain/leaderboards.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
+import { streakDisabled } from '../domain/streak-preferences.js';
 import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
 import type { Leaderboard, StreakSettings } from '../model/entities.js';
 import { attributeField } from '../model/fields.js';
@@ -20,11 +21,12 @@ function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Lea
 }
 
 /**
- * After a change to when a user's streak is lost (freezes granted, a pause added or removed): the
- * expiry the active ranking and the streak boards prune by, worked out again from the user's state
- * now. The rank stays as it was; a streak the change leaves lost expires now.
+ * After a change to when a user's streak is lost (freezes granted, a pause added or removed, the
+ * streak disabled by the user's preferences): the expiry the active ranking and the streak boards
+ * prune by, worked out again from the user's state now. The rank stays as it was; a streak the
+ * change leaves lost has expired.
  */
-async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
+export async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
@@ -34,7 +36,9 @@ async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: S
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const state = stateFromHash(h, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz);
-  await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now, userId);
+  // A lost streak expired before now: the active ranking drops expiries before the time it is read
+  // at (lua/streakPrune-2.lua), so one read in this very millisecond drops it too.
+  await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now - 1, userId);
   const length = streakView(rule, state, period).length;
   if (expiry !== null && length > 0) {
     await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(deps, h)), now);
@@ -44,7 +48,7 @@ async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: S
   // streak (lua/includes/pruneLost.lua).
   for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(deps, h))) {
     const k = keys.leaderboard(tenant, p.lb.id, p.run.start, groupName(p.group));
-    await redis.zadd(k.expiry, 'XX', now, userId);
+    await redis.zadd(k.expiry, 'XX', now - 1, userId);
   }
 }
 
@@ -62,15 +66,16 @@ export async function grantFreezes(deps: Deps, tenant: string, userId: string, n
   return granted;
 }
 
-export type RestoreOutcome = 'restored' | 'not_found' | 'nothing_lost' | 'at_maximum';
+export type RestoreOutcome = 'restored' | 'not_found' | 'nothing_lost' | 'at_maximum' | 'disabled';
 
-/** Gives a user back the streak they lost within the restore window. */
+/** Gives a user back the streak they lost within the restore window (not while their preferences disable it). */
 export async function restoreStreak(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<RestoreOutcome> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return 'not_found';
+  if (streakDisabled(h)) return 'disabled';
   const tz = h.tz ?? '';
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;

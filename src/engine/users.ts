@@ -1,9 +1,10 @@
 /**
  * A user identified explicitly (POST, PUT, PATCH /users): the upsertUser script, the
  * user-creation triggers' points and their placements, and the departure from the breakdown groups
- * an identification moves the user out of.
+ * an identification moves the user out of; a user's preferences.
  */
 import { boostsFor } from '../config/plans/points.js';
+import type { StreakPreferences } from '../domain/streak-preferences.js';
 import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../domain/users.js';
 import { localDay } from '../domain/time.js';
 import { fail } from '../lib/errors.js';
@@ -13,6 +14,7 @@ import { ScriptCode } from '../redis/codes.js';
 import { markBreakdown } from './departures.js';
 import type { Deps } from './deps.js';
 import { placedAwards, rankAwards } from './placements.js';
+import { refreshExpiry } from './streaks.js';
 import { accrueTime } from './time-awards.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
@@ -66,8 +68,14 @@ export async function identifyUser(
   return { created, hash };
 }
 
-/** Sets a user's notification preferences (type -> channels); answers the user hash after. */
-export async function updatePreferences(deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>): Promise<UserHash> {
+/**
+ * Sets a user's notification preferences (type -> channels) and streak preferences (merged into
+ * those stored; null: none passed); answers the user hash after. A streak the preferences disable
+ * ends now, in the rankings and on the streak boards too.
+ */
+export async function updatePreferences(
+  deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>, streak: StreakPreferences | null,
+): Promise<UserHash> {
   const pairs: string[] = [];
   const set: Record<string, string[]> = {};
   for (const [type, list] of Object.entries(notifications)) {
@@ -76,8 +84,12 @@ export async function updatePreferences(deps: Deps, tenant: string, id: string, 
     set[type] = list;
   }
   const u = deps.keys.forUser(tenant, id);
-  const entry = operationEntry(tenant, id, deps.clock.now(), { f: { notifications: set } });
-  const r = await deps.redis.updatePreferences(u.user, u.log, entry, ...pairs);
+  const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences } = { notifications: set };
+  if (streak !== null) fields.streak = streak;
+  const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
+  const r = await deps.redis.updatePreferences(u.user, u.history, u.log, entry, streak === null ? '' : JSON.stringify(streak), ...pairs);
   if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+  const rule = deps.store.current.streak;
+  if (streak?.enabled === false && rule !== null) await refreshExpiry(deps, tenant, id, rule);
   return hashFromFlat(r, 1);
 }

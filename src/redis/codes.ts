@@ -26,4 +26,6 @@ export const ScriptCode = {
   PLAN_UNKNOWN: -10,
   /** The metric's total would leave a double's range (about ±1.8e308): nothing changed. */
   TOTAL_OUT_OF_RANGE: -11,
+  /** recordEvent, recordEventPlan: the user's streak preferences are not the ones the plan was made from (token and them follow). */
+  STREAK_PREFERENCES: -12,
 } as const;

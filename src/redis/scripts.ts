@@ -195,7 +195,7 @@ declare module 'ioredis' {
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
     pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;
-    updatePreferences(user: string, log: string, ...args: Args): Result<(string | number)[], Context>;
+    updatePreferences(user: string, history: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
   }

@@ -281,12 +281,17 @@ describe.each(targets())('achievements on %s', (target) => {
       for (const day of ['10', '11', '12']) {
         await s.setClock(`2026-06-${day}T10:00:00Z`);
         await event({ id: 'streaker' }, 1);
+        await event({ id: 'switched-off' }, 1);
       }
       await event({ id: 'once' }, 1);
+      // A user whose streak preferences disable the streak qualifies no more.
+      const off = await s.request('PATCH', '/v1/users/switched-off/preferences', { body: { streak: { enabled: false } } });
+      expect(off.status, off.text).toBe(200);
       await admin('POST', [{ name: 'Three in a row', key: 'three-row', trigger: 'streak', streakLength: 3 }]);
       await s.workers!.achievementsIdle();
       expect(keysOf((await s.request('GET', '/v1/users/streaker/achievements')).body)).toContain('three-row');
       expect(keysOf((await s.request('GET', '/v1/users/once/achievements')).body)).not.toContain('three-row');
+      expect(keysOf((await s.request('GET', '/v1/users/switched-off/achievements')).body)).not.toContain('three-row');
     });
   });
 

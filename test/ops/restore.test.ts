@@ -180,10 +180,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
         } else if (roll < 0.9) {
           await s.workers!.accrueNow();
         } else {
-          // What an admin does to users: preferences, freezes, streak restores, pauses.
+          // What an admin does to users: preferences (streak ones too), freezes, streak restores, pauses.
           const op = Math.floor(rand() * 5);
+          const streak = pick([null, { enabled: false }, { enabled: true }, { metrics: [{ key: 'lessons', threshold: 2 }] }, { evaluationMode: 'AND' }]);
           const r = op === 0
-            ? await s.request('PATCH', `/api/users/${user}/preferences`, { body: { notifications: { recap: pick([['email'], [], ['email', 'push']]) } } })
+            ? await s.request('PATCH', `/api/users/${user}/preferences`, { body: { notifications: { recap: pick([['email'], [], ['email', 'push']]) }, streak } })
             : op === 1
               ? await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: user }] } })
               : op === 2
@@ -199,7 +200,14 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       await s.workers!.drainNow();
     };
 
-    for (let n = 1; n <= 3; n++) await day(n);
+    /** Streak preferences that the snapshot holds (before it) or the log replays (after it). */
+    const setStreak = async (user: string, streak: unknown) => {
+      const r = await s.request('PATCH', `/api/users/${user}/preferences`, { body: { streak } });
+      expect([200, 404], r.text).toContain(r.status);
+    };
+    await day(1);
+    await setStreak('u3', { enabled: false });
+    for (let n = 2; n <= 3; n++) await day(n);
     const full = await s.workers!.snapshotNow(true);
     expect(full).toMatchObject({ full: true });
     expect(full!.users).toBeGreaterThan(10);
@@ -209,7 +217,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     });
     expect(later.status, later.text).toBe(201);
     await s.workers!.achievementsIdle();
-    for (let n = 4; n <= 5; n++) await day(n);
+    await setStreak('u1', { enabled: false });
+    await setStreak('u2', { evaluationMode: 'AND', metrics: [{ key: 'lessons', threshold: 2 }] });
+    await day(4);
+    await setStreak('u1', { enabled: true });
+    await day(5);
     const incremental = await s.workers!.snapshotNow();
     expect(incremental!.full).toBe(false);
     expect(incremental!.users).toBeGreaterThan(0);

@@ -37,6 +37,12 @@ export interface MetricPlan {
   awardsPoints: boolean;
   /** Whether an event of the metric may extend the streak (the metric is in the rule). */
   extendsStreak: boolean;
+  /**
+   * The plan a user with streak preferences takes, with their rule in its place
+   * (src/engine/event/streak-plans.ts): `arg` itself, or for a metric without features (`hot`
+   * ''), a plan with no feature but the streak achievements, which the user's rule may complete.
+   */
+  userBase: { id: string; full: string };
 }
 
 /** Active composites, prerequisites first, with their Lua form. */
@@ -69,6 +75,7 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
 
 export function compilePlans(snapshot: Snapshot): {
   plans: Map<string, MetricPlan>; composites: LuaAchievement[]; points: PointsDetails | null; timeTriggers: TimeTrigger[];
+  streakAchievements: boolean;
 } {
   const composites = compositeEntries(snapshot);
   const points = compilePoints(snapshot);
@@ -113,13 +120,27 @@ export function compilePlans(snapshot: Snapshot): {
       hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
     }
     const full = hot === '' ? '' : `${totalField(metric.id)}\n${hot}\n${details}`;
+    const arg = { id: full === '' ? '' : planId(full), full };
+    let userBase = arg;
+    if (hot === '') {
+      const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[] } = { m: [] };
+      if (composites.length > 0) parts.c = composites;
+      if (forStreaks.length > 0) parts.sa = forStreaks;
+      const bare = `${totalField(metric.id)}\n##\n${JSON.stringify(parts)}`;
+      userBase = { id: planId(bare), full: bare };
+    }
     plans.set(metric.id, {
-      arg: { id: full === '' ? '' : createHash('sha1').update(full).digest('hex').slice(0, 16), full }, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
+      arg, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
       // The rule's second character is 2 when this metric is in it (streakRule).
-      awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2',
+      awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2', userBase,
     });
   }
-  return { plans, composites, points: points.common, timeTriggers: points.time };
+  return { plans, composites, points: points.common, timeTriggers: points.time, streakAchievements: forStreaks.length > 0 };
+}
+
+/** A plan's id: 16 hex digits of the SHA-1 of the plan in full. */
+function planId(full: string): string {
+  return createHash('sha1').update(full).digest('hex').slice(0, 16);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A metric event (docs/architecture.md, "The event hot path"): phase 1, one script on the user's
  * partition, sent again when it answers that it needs something first (the user's zone, the plan
- * in full, time awards accrued); then phase 2 on the leaderboards. No Postgres, no queue, no
+ * in full or of the user's streak preferences, time awards accrued); then phase 2 on the leaderboards. No Postgres, no queue, no
  * configuration parse on the way.
  */
 import { randomUUID } from 'node:crypto';
@@ -25,6 +25,7 @@ import { accrueTime } from '../time-awards.js';
 import { EventPhase2, type Extension } from './phase2.js';
 import { recordStanding } from '../standing.js';
 import { EventReplies, noStreak } from './replies.js';
+import { StreakPlans } from './streak-plans.js';
 import { TzCache } from './tz-cache.js';
 
 /** An event as the route validated it. */
@@ -87,6 +88,7 @@ function loggedEvent(
 export class EventRecorder {
   private readonly deps: Deps;
   private readonly tzCache = new TzCache();
+  private readonly streakPlans = new StreakPlans();
   private readonly coalescer: WriteCoalescer;
   private readonly phase2: EventPhase2;
   private readonly replies = new EventReplies();
@@ -100,7 +102,7 @@ export class EventRecorder {
   }
 
   async record(input: EventInput): Promise<EventOutcome> {
-    const { deps, tzCache, coalescer, phase2, replies } = this;
+    const { deps, tzCache, streakPlans, coalescer, phase2, replies } = this;
     const { redis, keys, store, clock, settings, metrics, stats } = deps;
     const { tenant, metric, userId, ident, value: numeric, idempotencyKey } = input;
     const snapshot = store.current;
@@ -112,20 +114,21 @@ export class EventRecorder {
     const eventId = input.eventId ?? randomUUID();
     const value = String(numeric);
     const setsTz = ident.tz !== null;
-    // Every metric has a plan (compilePlans); `hot` is '' for one without features.
-    const plan = snapshot.plans.get(metric.id)!;
+    // Every metric has a plan (compilePlans); `hot` is '' for one without features. A user with
+    // streak preferences has one of their own (the script says when they are not the ones assumed).
+    let streakUser = streakPlans.get(tenant, userId);
+    let plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
     const windowMs = settings.idempotencyWindowMs;
     const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
-    const alone = plan.streakAlone;
-    const flags = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(numeric) ? '1' : '0') +
-      (alone !== null && numeric >= alone ? '1' : '0') + window;
+    const head = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(numeric) ? '1' : '0');
+    let alone = plan.streakAlone;
+    let flags = head + (alone !== null && numeric >= alone ? '1' : '0') + window;
     const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
     const nowIso = this.isoOf(now);
     const creation = nowIso + userId;
     // The plan by id; in full once the script says it does not hold it.
     let planFull = '';
     const total = totalField(metric.id);
-    const hot = plan.hot;
     const matches = eventMatches(plan, input.attributes);
     let tz = ident.tz ?? tzCache.get(tenant, userId);
     const rule = snapshot.streak;
@@ -153,7 +156,7 @@ export class EventRecorder {
       // sum or a group) take the script that knows nothing of them. The small arguments travel as
       // one string (ioredis and Redis pay for every argument).
       const boards = phase2.plan(tenant, metric.id, day, plan, tz, now, numeric > 0);
-      const phase1 = hot === ''
+      const phase1 = plan.hot === ''
         ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...pairs)
         : redis.recordEventPlan(u.user, userMetricKey, u.slot, ...eventPlanArgs(
           `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, creation, entry,
@@ -239,6 +242,15 @@ export class EventRecorder {
       if (code === ScriptCode.OUT_OF_POINTS) {
         throw fail('out_of_points', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
       }
+      if (code === ScriptCode.STREAK_PREFERENCES) {
+        // The user's streak preferences are not the ones assumed: the plan of those stored.
+        streakUser = streakPlans.set(tenant, userId, String(r[1]), String(r[2]));
+        plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
+        alone = plan.streakAlone;
+        flags = head + (alone !== null && numeric >= alone ? '1' : '0') + window;
+        planFull = '';
+        continue;
+      }
       if (code === ScriptCode.STREAK_ZONE) {
         // The user moved zone since the streak's last period: judge the period in both zones.
         streakZone = r[1] as string;
@@ -248,6 +260,6 @@ export class EventRecorder {
       tz = r[1] as string;
       tzCache.set(tenant, userId, tz);
     }
-    throw fail('unavailable', 'the user time zone or points kept changing during the request; retry');
+    throw fail('unavailable', 'the user time zone, points or streak preferences kept changing during the request; retry');
   }
 }

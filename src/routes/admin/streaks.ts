@@ -114,6 +114,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       if (outcome === 'not_found') issues.push(bulkIssue(id, 'error', 'User does not exist'));
       else if (outcome === 'nothing_lost') issues.push(bulkIssue(id, 'warning', 'No streak to restore'));
       else if (outcome === 'at_maximum') issues.push(bulkIssue(id, 'warning', 'Streak is already at maximum length'));
+      else if (outcome === 'disabled') issues.push(bulkIssue(id, 'warning', 'The user\'s streak preferences disable the streak'));
       else restoredUsers.push(id);
     }
     return ok({ restoredUsers, issues });

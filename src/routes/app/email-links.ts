@@ -68,7 +68,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
         const { tenant, userId } = await subjectOf(req);
         const notifications = preferencesOfForm(req.body ?? '');
         if (notifications === null) throw fail('invalid_body', 'the form may name only notification types and their channels');
-        const h = await updatePreferences(deps, tenant, userId, notifications);
+        const h = await updatePreferences(deps, tenant, userId, notifications, null);
         return page(req, h, 'Your preferences are saved.');
       },
     },

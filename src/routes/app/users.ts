@@ -1,6 +1,6 @@
 /**
  * Users: explicit identification (POST, PUT, PATCH), reading a user, the user's metrics and their
- * event summaries, and notification preferences.
+ * event summaries, and preferences (notifications and streak).
  */
 import { totalField, completionField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
@@ -15,12 +15,22 @@ import { userAchievementView, visibleTo } from '../../domain/achievements.js';
 import { eventSummary, parseSummaryQuery, SUMMARY_QUERY } from '../../domain/summary.js';
 import type { Metric } from '../../model/entities.js';
 import { isControl } from '../../domain/notifications.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { StreakPreferences } from '../../domain/streak-preferences.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);
 
 const channels = { type: ['array', 'null'], items: { enum: ['email', 'push'] }, uniqueItems: true };
-const validatePreferences = compile<{ notifications?: Record<string, string[]> | null }>({
+
+/** The streak preferences a request sets (1.21.1 StreakPreferences); null: not given. */
+interface StreakInput {
+  enabled?: boolean | null;
+  evaluationMode?: 'OR' | 'AND' | null;
+  metrics?: { key: string; threshold: number }[] | null;
+}
+
+const validatePreferences = compile<{ notifications?: Record<string, string[]> | null; streak?: StreakInput | null }>({
   type: 'object',
   properties: {
     notifications: {
@@ -28,8 +38,50 @@ const validatePreferences = compile<{ notifications?: Record<string, string[]> |
       properties: Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channels])),
       additionalProperties: false,
     },
+    streak: {
+      type: ['object', 'null'],
+      properties: {
+        enabled: { type: ['boolean', 'null'] },
+        evaluationMode: { enum: ['OR', 'AND', null] },
+        metrics: {
+          type: ['array', 'null'],
+          minItems: 1,
+          maxItems: 20,
+          items: {
+            type: 'object',
+            required: ['key', 'threshold'],
+            properties: { key: { type: 'string' }, threshold: { type: 'number', exclusiveMinimum: 0 } },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
   },
 });
+
+/** The streak preferences a request sets, by metric id; null when it sets none. */
+function streakPreferencesFrom(input: StreakInput | null | undefined, snapshot: Snapshot): StreakPreferences | null {
+  if (input == null) return null;
+  const prefs: StreakPreferences = {};
+  if (input.enabled != null) prefs.enabled = input.enabled;
+  if (input.evaluationMode != null) prefs.evaluation = input.evaluationMode === 'AND' ? 'all' : 'any';
+  if (input.metrics != null) {
+    const seen = new Set<string>();
+    prefs.metrics = input.metrics.map(({ key, threshold }): [string, number] => {
+      const metric = snapshot.metricsByKey.get(key);
+      if (metric === undefined) throw fail('unprocessable', `streak.metrics: no metric has the key "${key}"`);
+      if (seen.has(key)) throw fail('unprocessable', `streak.metrics: "${key}" is listed twice`);
+      seen.add(key);
+      return [metric.id, threshold];
+    });
+  }
+  if (prefs.enabled === undefined && prefs.evaluation === undefined && prefs.metrics === undefined) return null;
+  if (snapshot.streak === null) {
+    throw fail('unprocessable', 'streak preferences need a streak rule: none is configured (PUT /admin/v1/streaks/settings)');
+  }
+  return prefs;
+}
 
 export function userRoutes(deps: Deps): Route[] {
   const { redis, keys, store } = deps;
@@ -151,8 +203,8 @@ export function userRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/users/:id/preferences', family: 'app',
-      doc: { summary: 'The user\'s notification preferences', params: user, success: [200], malformed: 422 },
-      handler: async (req) => ok(preferencesView(await loadUser(req))),
+      doc: { summary: 'The user\'s notification and streak preferences', params: user, success: [200], malformed: 422 },
+      handler: async (req) => ok(preferencesView(await loadUser(req), store.current)),
     },
     {
       method: 'patch', path: '/users/:id/preferences', family: 'app',
@@ -163,7 +215,9 @@ export function userRoutes(deps: Deps): Route[] {
         const id = req.params[0];
         checkUserId(id);
         const body = validatePreferences(parseJson(req.body));
-        return ok(preferencesView(await updatePreferences(deps, principalOf(req).tenant, id, body.notifications ?? {})));
+        const snapshot = store.current;
+        const streak = streakPreferencesFrom(body.streak, snapshot);
+        return ok(preferencesView(await updatePreferences(deps, principalOf(req).tenant, id, body.notifications ?? {}, streak), snapshot));
       },
     },
   ];
