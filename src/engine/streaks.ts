@@ -37,7 +37,7 @@ export async function refreshExpiry(deps: Deps, tenant: string, userId: string, 
   const state = stateFromHash(h, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz);
   // A lost streak expired before now: the active ranking drops expiries before the time it is read
-  // at (lua/streakPrune-2.lua), so one read in this very millisecond drops it too.
+  // at (lua/streakPrune-3.lua), so one read in this very millisecond drops it too.
   await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now - 1, userId);
   const length = streakView(rule, state, period).length;
   if (expiry !== null && length > 0) {

@@ -61,7 +61,7 @@ describe.each(targets())('streak preferences on %s', (target) => {
       expect(b.status, b.text).toBe(201);
     });
 
-    it('validates the streak preferences: 400 for a bad shape, 422 for an unknown metric, 404 for an unknown user', async () => {
+    it('validates the streak preferences: 422 for a bad shape (as SDK 1.0.42 types a malformed body here) or an unknown metric, 404 for an unknown user', async () => {
       await at('2026-02-02T10:00:00Z');
       await post('val');
       for (const streak of [
@@ -70,8 +70,8 @@ describe.each(targets())('streak preferences on %s', (target) => {
         { metrics: [{ key: 'lessons', threshold: '1' }] }, { other: true }, 'off',
       ]) {
         const r = await prefs('val', { streak });
-        expect(r.status, JSON.stringify(streak)).toBe(400);
-        expect(r.body.error).toEqual(expect.any(String));
+        expect(r.status, JSON.stringify(streak)).toBe(422);
+        expect(r.body).toMatchObject({ error: expect.any(String), code: 'invalid_body' });
       }
       const unknown = await prefs('val', { streak: { metrics: [{ key: 'lessons', threshold: 1 }, { key: 'nope', threshold: 1 }] } });
       expect(unknown.status).toBe(422);
