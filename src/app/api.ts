@@ -25,6 +25,7 @@ import { leaderboardRoutes } from '../routes/app/leaderboards.js';
 import { eventRoutes } from '../routes/app/events.js';
 import { opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
+import { RateLimiter } from '../engine/rate-limit.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
@@ -44,7 +45,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const svc = services ?? (await connect(settings, log, readiness));
   if (!services) await guardInstallation(svc, log);
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
-  const auth = new Authenticator(svc.store);
+  const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
+  const auth = new Authenticator(svc.store, limiter);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   server.mount([
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
@@ -57,7 +59,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);
-  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
+  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock, rateLimit: settings.rateLimit }, 'laurel api listening');
   return {
     port,
     services: svc,

@@ -2,12 +2,16 @@
  * API keys and tenants. Keys are stored as sha256 hashes and shown once. An `admin` key may call
  * everything; an `application` key the Application API only. A key bound to a tenant acts for
  * that tenant (without a Tenant-ID header too) and is refused for any other.
+ *
+ * With LAUREL_RATE_LIMIT every key has a rate limit (src/engine/rate-limit.ts): one more Redis call
+ * per request. The operations endpoints take no key and have no limit.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids.js';
 import { fail } from '../lib/errors.js';
-import type { Family, Request } from './server.js';
+import type { Request, Route } from './server.js';
 import type { ConfigStore } from '../config/store.js';
+import type { RateLimiter } from '../engine/rate-limit.js';
 import { DEFAULT_TENANT } from '../redis/keys.js';
 import type { ApiKeyRecord, Tenant } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -43,12 +47,14 @@ export function externalKeyRecord(raw: string, name: string, now: string): ApiKe
 
 export class Authenticator {
   private readonly store: ConfigStore;
+  private readonly limiter: RateLimiter | null;
   /** Raw key -> record, so the hash is computed once per key and configuration version. */
   private cache = new Map<string, ApiKeyRecord | null>();
   private cacheVersion = -1;
 
-  constructor(store: ConfigStore) {
+  constructor(store: ConfigStore, limiter: RateLimiter | null) {
     this.store = store;
+    this.limiter = limiter;
   }
 
   private lookup(snapshot: Snapshot, raw: string): ApiKeyRecord | null {
@@ -64,8 +70,12 @@ export class Authenticator {
     return record;
   }
 
-  /** The guard of the HTTP layer: authenticates, checks the key's kind and resolves the tenant. */
-  readonly guard = (req: Request, family: Family): void => {
+  /**
+   * The guard of the HTTP layer: authenticates, checks the key's kind and resolves the tenant;
+   * answers a promise when Redis has a say (a rate limit), else nothing.
+   */
+  readonly guard = (req: Request, route: Route): void | Promise<void> => {
+    const family = route.family;
     if (family === 'ops') return;
     if (this.store.restoring) throw fail('unavailable', 'laurel restore is rebuilding Redis from Postgres; retry shortly');
     const snapshot = this.store.current;
@@ -74,6 +84,7 @@ export class Authenticator {
     if (key === null) throw fail('unauthorized');
     if (family === 'admin' && key.kind !== 'admin') throw fail('wrong_key_kind');
     req.principal = resolveTenant(snapshot, key, req.tenantHeader);
+    if (this.limiter !== null) return this.limiter.take(key.id);
   };
 }
 

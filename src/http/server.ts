@@ -53,8 +53,11 @@ export interface Route {
   handler: Handler;
 }
 
-/** Runs before every handler of a family (authentication); throws HttpError to refuse. */
-export type Guard = (req: Request, family: Family) => void;
+/**
+ * Runs before every handler (authentication); throws HttpError to refuse. It answers a promise
+ * when it needs Redis (a rate limit), which the handler then waits for.
+ */
+export type Guard = (req: Request, route: Route) => void | Promise<void>;
 
 export interface ServerOptions {
   bodyLimit: number;
@@ -209,8 +212,8 @@ export class HttpServer {
     this.inflight++;
     let result: Reply | Promise<Reply>;
     try {
-      this.opts.guard(req, route.family);
-      result = route.handler(req);
+      const guarded = this.opts.guard(req, route);
+      result = guarded === undefined ? route.handler(req) : guarded.then(() => route.handler(req));
     } catch (err) {
       this.finish();
       this.sendError(res, state, err, req.method, req.url, started);
@@ -236,6 +239,7 @@ export class HttpServer {
   private send(
     res: HttpResponse, state: State, status: number, body: string,
     method: string, url: string, started: number, close = false, contentType = 'application/json',
+    headers: Record<string, string> | null = null,
   ): void {
     if (state.done) return;
     state.done = true;
@@ -245,7 +249,9 @@ export class HttpServer {
       return;
     }
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType);
+      if (headers !== null) for (const name in headers) res.writeHeader(name, headers[name]);
+      res.end(body, close);
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
@@ -270,7 +276,7 @@ export class HttpServer {
         httpError = fail('internal');
       }
     }
-    this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close);
+    this.send(res, state, httpError.status, errorBody(httpError), method, url, started, close, undefined, httpError.headers);
   }
 
   /** Starts listening; resolves with the bound port. */

@@ -40,6 +40,8 @@ export const ERRORS = {
   out_of_points: spec(422, (system: string) =>
     `Not enough points in "${system}": this event would take the total below 0, and its trigger refuses that`),
   unprocessable: spec(422, (detail: string) => detail),
+  rate_limited: spec(429, (limit: string, seconds: string) =>
+    `Too many requests with this API key (at most ${limit}); retry in ${seconds} s`),
   internal: spec(500, () => 'Internal error'),
   unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),
   not_ready: spec(503, (failing: string) => `Not ready: ${failing}`),
@@ -50,6 +52,8 @@ export type ErrorCode = keyof typeof ERRORS;
 export class HttpError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
+  /** Headers to answer with beside the body (`Retry-After` of a 429). */
+  headers: Record<string, string> | null = null;
 
   constructor(code: ErrorCode, ...args: string[]) {
     const s = ERRORS[code];

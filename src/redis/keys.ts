@@ -40,6 +40,9 @@
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
+ *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
+ *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
+ *                                                        per API key, named by the key's id, never the key
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
  * builds the other keys of the user's partition from the slot as forUser names them, each only when
@@ -250,6 +253,11 @@ export class Keys {
   /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */
   get apiReplayed(): string {
     return `${this.prefix}:{cfg}:apis:replayed`;
+  }
+
+  /** What one API key has in Redis, in a slot of its own: its rate-limit bucket, named by the key's id (never the key). */
+  apiKey(id: string): { bucket: string } {
+    return { bucket: `${this.prefix}:{k:${id}}:rl` };
   }
 
   get bootstrap(): string {

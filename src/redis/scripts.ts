@@ -195,6 +195,7 @@ declare module 'ioredis' {
     updatePreferences(user: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
+    rateLimit(bucket: string, ...args: Args): Result<number, Context>;
   }
 }
 

@@ -18,6 +18,7 @@ export interface Response<T = any> {
   status: number;
   body: T;
   text: string;
+  headers: Headers;
 }
 
 export interface RequestOptions {
@@ -112,7 +113,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     } catch {
       // keep the text
     }
-    return { status: res.status, body: parsed as T, text };
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
   };
 
   const server: TestServer = {
