@@ -10,6 +10,7 @@ import { ensureAdminKey } from './bootstrap.js';
 import { HttpServer } from '../http/server.js';
 import { settleWithin } from '../redis/client.js';
 import { adminRoutes } from '../routes/admin/config.js';
+import { applicationKeyRoutes } from '../routes/admin/application-keys.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
 import { adminPointsSystemRoutes } from '../routes/admin/points-systems.js';
 import { adminPointsTriggerRoutes } from '../routes/admin/points-triggers.js';
@@ -26,6 +27,7 @@ import { eventRoutes } from '../routes/app/events.js';
 import { opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
 import { RateLimiter } from '../engine/rate-limit.js';
+import type { Route } from '../http/server.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
@@ -40,22 +42,27 @@ export interface ApiHandle {
   close(): Promise<void>;
 }
 
+/** Every route the api serves. */
+export function apiRoutes(svc: Services, readiness: Readiness): Route[] {
+  return [
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
+    ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
+    ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
+    ...adminLeaderboardRoutes(svc),
+    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
+  ];
+}
+
 export async function startApi(settings: Settings, log: Logger, services?: Services): Promise<ApiHandle> {
   const readiness: Readiness = { scriptsLoaded: services !== undefined };
   const svc = services ?? (await connect(settings, log, readiness));
   if (!services) await guardInstallation(svc, log);
   await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
-  const auth = new Authenticator(svc.store, limiter);
+  const auth = new Authenticator(svc, limiter);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
-  server.mount([
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc),
-    ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
-    ...adminLeaderboardRoutes(svc),
-    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
-  ]);
+  server.mount(apiRoutes(svc, readiness));
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);

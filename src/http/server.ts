@@ -45,17 +45,27 @@ export interface Reply {
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
 
+/**
+ * Whose data an Application API route reads or writes, for a key scoped to one user
+ * (src/http/auth.ts): `path` the user of the path (`/users/:id/...`), `user.id` or `id` the user
+ * the body names, `userIds` the users the query lists, `shared` no one user's (configuration,
+ * rankings, counts over users).
+ */
+export type Subject = 'path' | 'user.id' | 'id' | 'userIds' | 'shared';
+
 export interface Route {
   method: Method;
   /** Path below the family's prefixes, with `:name` parameters. */
   path: string;
   family: Family;
   handler: Handler;
+  /** Every Application API route says whose data it touches; a route that does not refuses user-scoped keys. */
+  subject?: Subject;
 }
 
 /**
  * Runs before every handler (authentication); throws HttpError to refuse. It answers a promise
- * when it needs Redis (a rate limit), which the handler then waits for.
+ * when it needs Redis (a rate limit, a user-scoped key), which the handler then waits for.
  */
 export type Guard = (req: Request, route: Route) => void | Promise<void>;
 

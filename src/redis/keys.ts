@@ -40,6 +40,8 @@
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
+ *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/user-keys.ts):
+ *                                                        h sha256 of the key, u user id, t tenant, c created
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
  *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
  *                                                        per API key, named by the key's id, never the key
@@ -255,9 +257,13 @@ export class Keys {
     return `${this.prefix}:{cfg}:apis:replayed`;
   }
 
-  /** What one API key has in Redis, in a slot of its own: its rate-limit bucket, named by the key's id (never the key). */
-  apiKey(id: string): { bucket: string } {
-    return { bucket: `${this.prefix}:{k:${id}}:rl` };
+  /**
+   * What one API key has in Redis, in one slot: the record of a key scoped to a user (the other keys
+   * are configuration) and the key's rate-limit bucket, named by the key's id (never the key).
+   */
+  apiKey(id: string): { record: string; bucket: string } {
+    const base = `${this.prefix}:{k:${id}}`;
+    return { record: base, bucket: `${base}:rl` };
   }
 
   get bootstrap(): string {

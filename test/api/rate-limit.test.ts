@@ -1,7 +1,7 @@
 /**
  * Rate limits per API key (LAUREL_RATE_LIMIT): a key's burst, then 429 with Retry-After and
- * nothing applied; refills with the (manual) clock; keys independent of each other, the
- * operations endpoints not limited at all; one limit across two api processes
+ * nothing applied; refills with the (manual) clock; keys independent of each other, user-scoped
+ * keys limited too, the operations endpoints not at all; one limit across two api processes
  * sharing a Redis; on Redis and on the Cluster.
  */
 import { randomBytes } from 'node:crypto';
@@ -94,6 +94,19 @@ describe.each(targets())('rate limits on %s', (target) => {
     expect((await s.request('GET', '/admin/v1/metrics')).status).toBe(429);
     await advance(60_000);
     expect(await total('cy', a)).toBe(8);
+  });
+
+  it('limits keys scoped to a user as well, each on its own', async () => {
+    await advance(60_000);
+    const r = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'dee' }, { userId: 'dee' }] });
+    expect(r.status, r.text).toBe(201);
+    const [one, two] = r.body.created.map((k: { key: string }) => k.key);
+    for (let i = 0; i < 4; i++) expect((await event(one, 'dee')).status).toBe(201);
+    const over = await event(one, 'dee');
+    expect(over.status, over.text).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('1');
+    expect((await event(two, 'dee')).status).toBe(201);
+    expect(await total('dee', b)).toBe(5);
   });
 
   it('leaves the operations endpoints and unknown keys out of it', async () => {

@@ -115,8 +115,8 @@ export function achievementRoutes(deps: Deps): Route[] {
   }
 
   return [
-    { method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi },
-    { method: 'get', path: '/achievements', family: 'app', handler: all },
-    { method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements },
+    { method: 'post', path: '/achievements/:key/complete', family: 'app', subject: 'user.id', handler: completeApi },
+    { method: 'get', path: '/achievements', family: 'app', subject: 'shared', handler: all },
+    { method: 'get', path: '/users/:id/achievements', family: 'app', subject: 'path', handler: userAchievements },
   ];
 }

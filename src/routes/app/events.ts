@@ -100,5 +100,5 @@ export function eventRoutes(deps: Deps): Route[] {
       done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards);
   }
 
-  return [{ method: 'post', path: '/metrics/:key/event', family: 'app', handler: record }];
+  return [{ method: 'post', path: '/metrics/:key/event', family: 'app', subject: 'user.id', handler: record }];
 }

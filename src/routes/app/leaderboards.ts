@@ -93,7 +93,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'get', path: '/leaderboards', family: 'app',
+      method: 'get', path: '/leaderboards', family: 'app', subject: 'shared',
       handler: (req) => {
         const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
         const snapshot = store.current;
@@ -108,7 +108,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/leaderboards/:key', family: 'app',
+      method: 'get', path: '/leaderboards/:key', family: 'app', subject: 'shared',
       handler: async (req) => {
         const lb = boardOf(req.params[0]);
         const q = queryOf(req.query);
@@ -148,7 +148,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/leaderboards/:key', family: 'app',
+      method: 'get', path: '/users/:id/leaderboards/:key', family: 'app', subject: 'path',
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);

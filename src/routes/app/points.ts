@@ -95,7 +95,7 @@ export function pointsRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'get', path: '/users/:id/points/:key', family: 'app',
+      method: 'get', path: '/users/:id/points/:key', family: 'app', subject: 'path',
       handler: async (req) => {
         const count = awardsOf(queryOf(req.query));
         const { id, system, u, points } = target(req);
@@ -120,7 +120,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app',
+      method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app', subject: 'path',
       handler: async (req) => {
         const query = parseSummaryQuery(queryOf(req.query));
         const { id, u, points } = target(req);
@@ -134,7 +134,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key', family: 'app',
+      method: 'get', path: '/points/:key', family: 'app', subject: 'shared',
       handler: (req) => {
         const snapshot = store.current;
         const system = systemOf(req.params[0]);
@@ -145,7 +145,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/boosts', family: 'app',
+      method: 'get', path: '/points/:key/boosts', family: 'app', subject: 'shared',
       handler: (req) => {
         const system = systemOf(req.params[0]);
         const includeFinished = queryOf(req.query).get('includeFinished') === 'true';
@@ -158,7 +158,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/points/:key/boosts', family: 'app',
+      method: 'get', path: '/users/:id/points/:key/boosts', family: 'app', subject: 'path',
       handler: async (req) => {
         const { id, system, u } = target(req);
         const snapshot = store.current;
@@ -176,7 +176,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/summary', family: 'app',
+      method: 'get', path: '/points/:key/summary', family: 'app', subject: 'shared',
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const snapshot = store.current;
@@ -186,7 +186,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/level-summary', family: 'app',
+      method: 'get', path: '/points/:key/level-summary', family: 'app', subject: 'shared',
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const levels = store.current.levelsBySystem.get(system.id) ?? [];
@@ -209,7 +209,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/levels', family: 'app',
+      method: 'get', path: '/points/:key/levels', family: 'app', subject: 'shared',
       handler: (req) => {
         const system = systemOf(req.params[0]);
         return ok((store.current.levelsBySystem.get(system.id) ?? []).map(levelView));

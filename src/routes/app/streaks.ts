@@ -98,8 +98,8 @@ export function streakRoutes(deps: Deps): Route[] {
   }
 
   return [
-    { method: 'get', path: '/users/:id/streak', family: 'app', handler: userStreak },
-    { method: 'get', path: '/streaks', family: 'app', handler: several },
-    { method: 'get', path: '/streaks/rankings', family: 'app', handler: rankings },
+    { method: 'get', path: '/users/:id/streak', family: 'app', subject: 'path', handler: userStreak },
+    { method: 'get', path: '/streaks', family: 'app', subject: 'userIds', handler: several },
+    { method: 'get', path: '/streaks/rankings', family: 'app', subject: 'shared', handler: rankings },
   ];
 }

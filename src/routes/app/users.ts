@@ -79,40 +79,40 @@ export function userRoutes(deps: Deps): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'post', path: '/users', family: 'app',
+      method: 'post', path: '/users', family: 'app', subject: 'id',
       handler: (req) => {
         const body = validateUpserted(parseJson(req.body));
         return identify(req, 'create', body.id, body);
       },
     },
     {
-      method: 'put', path: '/users/:id', family: 'app',
+      method: 'put', path: '/users/:id', family: 'app', subject: 'path',
       handler: (req) => identify(req, 'upsert', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
-      method: 'patch', path: '/users/:id', family: 'app',
+      method: 'patch', path: '/users/:id', family: 'app', subject: 'path',
       handler: (req) => identify(req, 'update', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
-      method: 'get', path: '/users/:id', family: 'app',
+      method: 'get', path: '/users/:id', family: 'app', subject: 'path',
       handler: async (req) => ok(userView(await loadUser(req))),
     },
     {
-      method: 'get', path: '/users/:id/metrics', family: 'app',
+      method: 'get', path: '/users/:id/metrics', family: 'app', subject: 'path',
       handler: async (req) => {
         const h = await loadUser(req);
         return ok([...store.current.metrics.values()].filter((m) => m.status === 'active').map((m) => metricView(m, h)));
       },
     },
     {
-      method: 'get', path: '/users/:id/metrics/:key', family: 'app',
+      method: 'get', path: '/users/:id/metrics/:key', family: 'app', subject: 'path',
       handler: async (req) => {
         const metric = activeMetric(req.params[1]);
         return ok(metricView(metric, await loadUser(req)));
       },
     },
     {
-      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
+      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app', subject: 'path',
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);
@@ -128,11 +128,11 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/preferences', family: 'app',
+      method: 'get', path: '/users/:id/preferences', family: 'app', subject: 'path',
       handler: async (req) => ok(preferencesView(await loadUser(req))),
     },
     {
-      method: 'patch', path: '/users/:id/preferences', family: 'app',
+      method: 'patch', path: '/users/:id/preferences', family: 'app', subject: 'path',
       handler: async (req) => {
         const id = req.params[0];
         checkUserId(id);

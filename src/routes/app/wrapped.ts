@@ -48,7 +48,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock, stats } = deps;
 
   return [{
-    method: 'get', path: '/users/:id/wrapped', family: 'app',
+    method: 'get', path: '/users/:id/wrapped', family: 'app', subject: 'path',
     handler: async (req) => {
       const id = req.params[0];
       checkUserId(id);
