@@ -5,6 +5,7 @@
  * every api process; on Redis and on the Cluster.
  */
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../src/app/api.js';
 import { MISSING, startTestServer, targets, UUID, type TestServer } from '../support/server.js';
@@ -153,6 +154,16 @@ describe.each(targets())('application API keys on %s', (target) => {
     const admin = await s.request('GET', '/admin/v1/metrics', { key });
     expect(admin.status).toBe(403);
     expect(admin.body.code).toBe('wrong_key_kind');
+  });
+
+  it('answers any body sent with it a 4xx or a success, never a 5xx', async () => {
+    const [{ key }] = await keysFor(['ada']);
+    const body = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ user: fc.jsonValue({ maxDepth: 2 }), id: fc.jsonValue({ maxDepth: 1 }), value: fc.constant(1) }));
+    await fc.assert(fc.asyncProperty(body, fc.constantFrom('/api/metrics/lessons/event', '/api/users', '/api/achievements/none/complete'), async (b, path) => {
+      const r = await s.request('POST', path, { key, raw: JSON.stringify(b) });
+      expect(r.status, r.text).toBeLessThan(500);
+      if (r.status >= 400) expect(typeof r.body.error).toBe('string');
+    }), { numRuns: 60 });
   });
 
   it('is bound to the tenant it was created in', async () => {
