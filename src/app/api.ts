@@ -12,6 +12,7 @@ import { HttpServer, type Route } from '../http/server.js';
 import { documentInfo } from './document-info.js';
 import { settleWithin } from '../redis/client.js';
 import { adminRoutes } from '../routes/admin/config.js';
+import { applicationKeyRoutes } from '../routes/admin/application-keys.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
 import { adminPointsSystemRoutes } from '../routes/admin/points-systems.js';
 import { adminPointsTriggerRoutes } from '../routes/admin/points-triggers.js';
@@ -30,6 +31,7 @@ import { leaderboardRoutes } from '../routes/app/leaderboards.js';
 import { eventRoutes } from '../routes/app/events.js';
 import { openApiRoute, opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
+import { RateLimiter } from '../engine/rate-limit.js';
 import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
@@ -45,6 +47,19 @@ export interface ApiHandle {
   routes: readonly Route[];
   /** Stops listening, waits for requests in flight, then closes Redis. */
   close(): Promise<void>;
+}
+
+/** Every route the api serves but the OpenAPI document's own. */
+export function apiRoutes(svc: Services, readiness: Readiness): Route[] {
+  return [
+    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc),
+    ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
+    ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
+    ...adminLeaderboardRoutes(svc),
+    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
+    ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
+  ];
 }
 
 export interface ApiOptions {
@@ -64,17 +79,10 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     if (!services) await guardInstallation(svc, log);
     await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   }
-  const auth = new Authenticator(svc.store);
+  const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
+  const auth = new Authenticator(svc, limiter);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
-  const described: Route[] = [
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc),
-    ...adminRoutes(svc), ...adminAchievementRoutes(svc),
-    ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
-    ...adminLeaderboardRoutes(svc),
-    ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
-    ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-  ];
+  const described = apiRoutes(svc, readiness);
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   server.mount(routes);
   // Configuration writes made through the other api processes wait until this one has them.
@@ -82,7 +90,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);
-  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock }, 'laurel api listening');
+  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock, rateLimit: settings.rateLimit }, 'laurel api listening');
   return {
     port,
     services: svc,

@@ -4,8 +4,8 @@
  *   archived since the snapshot before began (incremental). A user's keys and the position of the
  *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
  *   which entries of the log a user's state includes;
- * - then the keys that are not a user's (leaderboards, streak rankings, points totals), each
- *   DUMPed and written again only when its digest changed.
+ * - then the keys that are not a user's (leaderboards, streak rankings, points totals, the keys
+ *   scoped to a user), each DUMPed and written again only when its digest changed.
  * The keys that sum over users (a partition's users and completion counters, the due set of time
  * triggers) are not taken: a restore works them out from the users.
  */
@@ -31,9 +31,12 @@ export interface SnapshotResult {
   ms: number;
 }
 
-/** The patterns of the keys that are not a user's (src/redis/keys.ts). */
+/**
+ * The patterns of the keys that are not a user's (src/redis/keys.ts): with the user-scoped API
+ * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets.
+ */
 export function sharedKeyPatterns(prefix: string): string[] {
-  return [`${prefix}:{st:*`, `${prefix}:{pts:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`];
+  return [`${prefix}:{st:*`, `${prefix}:{pts:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`];
 }
 
 /** The last id a partition's log ever had ('' for none): XINFO's last-generated-id. */

@@ -2,22 +2,38 @@
  * API keys and tenants. Keys are stored as sha256 hashes and shown once. An `admin` key may call
  * everything; an `application` key the Application API only. A key bound to a tenant acts for
  * that tenant (without a Tenant-ID header too) and is refused for any other.
+ *
+ * A key scoped to one user (`lrl_usr_<id>.<secret>`, src/engine/user-keys.ts) is bound to the user's
+ * tenant and may call the Application API for its user only: each route says whose data it touches
+ * (its `subject`, src/http/server.ts), and one that touches another user's, or says nothing, is
+ * refused (403).
+ *
+ * With LAUREL_RATE_LIMIT every key has a rate limit (src/engine/rate-limit.ts): one more Redis call
+ * per request, which a user-scoped key's own lookup makes anyway. The operations endpoints take
+ * no key and have no limit.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids.js';
 import { fail } from '../lib/errors.js';
-import type { Family, Request } from './server.js';
+import { checkSubject } from './subject.js';
+import type { Request, Route } from './server.js';
 import type { ConfigStore } from '../config/store.js';
+import type { Context } from '../engine/context.js';
+import type { RateLimiter } from '../engine/rate-limit.js';
+import { userOfKey } from '../engine/user-keys.js';
 import { DEFAULT_TENANT } from '../redis/keys.js';
 import type { ApiKeyRecord, Tenant } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 
 export interface Principal {
-  key: ApiKeyRecord;
+  /** The id of the key the request came with. */
+  keyId: string;
   /** The tenant's storage id: DEFAULT_TENANT or the tenant's uuid. */
   tenant: string;
   /** The tenant record; null for the default tenant. */
   tenantRecord: Tenant | null;
+  /** The user a user-scoped key acts for; null for the account's keys. */
+  user: string | null;
 }
 
 export function hashKey(raw: string): string {
@@ -41,14 +57,45 @@ export function externalKeyRecord(raw: string, name: string, now: string): ApiKe
   return { id: uuidv7(), name, kind: 'admin', tenantId: null, prefix: `${raw.slice(0, 4)}…`, hash: hashKey(raw), created: now };
 }
 
+/** A key scoped to one user: `lrl_usr_` and its id's 32 hex digits, a dot, the secret. */
+const USER_KEY = /^lrl_usr_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})\.[A-Za-z0-9_-]{1,128}$/;
+
+export interface NewUserKey {
+  id: string;
+  /** The public part of the key, before the dot. */
+  prefix: string;
+  /** The whole key: answered once, never stored. */
+  key: string;
+  hash: string;
+}
+
+/** A new key scoped to one user: its id is in its prefix, so a request finds its record at once. */
+export function generateUserKey(): NewUserKey {
+  const id = uuidv7();
+  const prefix = `lrl_usr_${id.replace(/-/g, '')}`;
+  const key = `${prefix}.${randomBytes(24).toString('base64url')}`;
+  return { id, prefix, key, hash: hashKey(key) };
+}
+
+/** The id of a key shaped as a user-scoped key, else null. */
+function userKeyId(raw: string): string | null {
+  if (!raw.startsWith('lrl_usr_')) return null;
+  const m = USER_KEY.exec(raw);
+  return m === null ? null : `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`;
+}
+
 export class Authenticator {
   private readonly store: ConfigStore;
+  private readonly deps: Pick<Context, 'redis' | 'keys' | 'clock'>;
+  private readonly limiter: RateLimiter | null;
   /** Raw key -> record, so the hash is computed once per key and configuration version. */
   private cache = new Map<string, ApiKeyRecord | null>();
   private cacheVersion = -1;
 
-  constructor(store: ConfigStore) {
-    this.store = store;
+  constructor(deps: Pick<Context, 'store' | 'redis' | 'keys' | 'clock'>, limiter: RateLimiter | null) {
+    this.store = deps.store;
+    this.deps = deps;
+    this.limiter = limiter;
   }
 
   private lookup(snapshot: Snapshot, raw: string): ApiKeyRecord | null {
@@ -64,17 +111,33 @@ export class Authenticator {
     return record;
   }
 
-  /** The guard of the HTTP layer: authenticates, checks the key's kind and resolves the tenant. */
-  readonly guard = (req: Request, family: Family): void => {
+  /**
+   * The guard of the HTTP layer: authenticates, checks the key's kind and resolves the tenant;
+   * answers a promise when Redis has a say (a rate limit, a user-scoped key), else nothing.
+   */
+  readonly guard = (req: Request, route: Route): void | Promise<void> => {
+    const family = route.family;
     if (family === 'ops') return;
     if (this.store.restoring) throw fail('unavailable', 'laurel restore is rebuilding Redis from Postgres; retry shortly');
-    const snapshot = this.store.current;
     if (req.apiKey === '') throw fail('unauthorized');
+    const scoped = userKeyId(req.apiKey);
+    if (scoped !== null) return this.asUser(req, route, scoped);
+    const snapshot = this.store.current;
     const key = this.lookup(snapshot, req.apiKey);
     if (key === null) throw fail('unauthorized');
     if (family === 'admin' && key.kind !== 'admin') throw fail('wrong_key_kind');
-    req.principal = resolveTenant(snapshot, key, req.tenantHeader);
+    req.principal = resolveTenant(snapshot, key.id, key.tenantId, req.tenantHeader, null);
+    if (this.limiter !== null) return this.limiter.take(key.id);
   };
+
+  /** A user-scoped key: found (and its rate limit taken) in Redis, then held to its user. */
+  private async asUser(req: Request, route: Route, id: string): Promise<void> {
+    const found = await userOfKey(this.deps, this.limiter, id, hashKey(req.apiKey));
+    if (found === null) throw fail('unauthorized');
+    if (route.family === 'admin') throw fail('wrong_key_kind');
+    req.principal = resolveTenant(this.store.current, id, found.tenant, req.tenantHeader, found.userId);
+    checkSubject(req, route, found.userId);
+  }
 }
 
 /**
@@ -85,18 +148,26 @@ export class Authenticator {
  */
 export const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 
-function resolveTenant(snapshot: Snapshot, key: ApiKeyRecord, header: string): Principal {
+/**
+ * Who a request acts as: the key's tenant when the key is bound to one (a user-scoped key always is,
+ * to the default tenant too), else the Tenant-ID header's, or the default tenant without one.
+ */
+function resolveTenant(snapshot: Snapshot, keyId: string, boundTo: string | null, header: string, user: string | null): Principal {
   if (NOT_PRINTABLE_ASCII.test(header)) throw fail('invalid_header', 'Tenant-ID must be printable ASCII');
-  if (key.tenantId !== null) {
-    const bound = snapshot.tenants.get(key.tenantId);
-    if (!bound || bound.status !== 'active') throw fail('tenant_not_found', header || key.tenantId);
-    if (header !== '' && header !== bound.customerId) throw fail('wrong_tenant', header);
-    return { key, tenant: bound.id, tenantRecord: bound };
+  if (boundTo === DEFAULT_TENANT) {
+    if (header !== '') throw fail('wrong_tenant', header);
+    return { keyId, tenant: DEFAULT_TENANT, tenantRecord: null, user };
   }
-  if (header === '') return { key, tenant: DEFAULT_TENANT, tenantRecord: null };
+  if (boundTo !== null) {
+    const bound = snapshot.tenants.get(boundTo);
+    if (!bound || bound.status !== 'active') throw fail('tenant_not_found', header || boundTo);
+    if (header !== '' && header !== bound.customerId) throw fail('wrong_tenant', header);
+    return { keyId, tenant: bound.id, tenantRecord: bound, user };
+  }
+  if (header === '') return { keyId, tenant: DEFAULT_TENANT, tenantRecord: null, user };
   const tenant = snapshot.tenantsByCustomerId.get(header);
   if (!tenant || tenant.status !== 'active') throw fail('tenant_not_found', header);
-  return { key, tenant: tenant.id, tenantRecord: tenant };
+  return { keyId, tenant: tenant.id, tenantRecord: tenant, user };
 }
 
 export function principalOf(req: Request): Principal {

@@ -48,6 +48,14 @@ export interface Reply {
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
 
+/**
+ * Whose data an Application API route reads or writes, for a key scoped to one user
+ * (src/http/auth.ts): `path` the user of the path (`/users/:id/...`), `user.id` or `id` the user
+ * the body names, `userIds` the users the query lists, `shared` no one user's (configuration,
+ * rankings, counts over users).
+ */
+export type Subject = 'path' | 'user.id' | 'id' | 'userIds' | 'shared';
+
 export interface Route {
   method: Method;
   /** Path below the family's prefixes, with `:name` parameters. */
@@ -61,13 +69,18 @@ export interface Route {
    * multipart/form-data), as text: the one-click unsubscribe (RFC 8058) and the preferences page.
    */
   forms?: boolean;
+  /** Every Application API route says whose data it touches; a route that does not refuses user-scoped keys. */
+  subject?: Subject;
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
 const FORM_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
-/** Runs before every handler of a family (authentication); throws HttpError to refuse. */
-export type Guard = (req: Request, family: Family) => void;
+/**
+ * Runs before every handler (authentication); throws HttpError to refuse. It answers a promise
+ * when it needs Redis (a rate limit, a user-scoped key), which the handler then waits for.
+ */
+export type Guard = (req: Request, route: Route) => void | Promise<void>;
 
 export interface ServerOptions {
   bodyLimit: number;
@@ -237,8 +250,8 @@ export class HttpServer {
     this.inflight++;
     let result: Reply | Promise<Reply>;
     try {
-      this.opts.guard(req, route.family);
-      result = route.handler(req);
+      const guarded = this.opts.guard(req, route);
+      result = guarded === undefined ? route.handler(req) : guarded.then(() => route.handler(req));
     } catch (err) {
       this.finish();
       this.sendError(res, state, err, req.method, req.url, started, false, route);
@@ -271,6 +284,7 @@ export class HttpServer {
   private send(
     res: HttpResponse, state: State, status: number, body: string,
     method: string, url: string, started: number, close = false, contentType = 'application/json',
+    headers: Record<string, string> | null = null,
   ): void {
     if (state.done) return;
     state.done = true;
@@ -280,7 +294,9 @@ export class HttpServer {
       return;
     }
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).end(body, close || this.closing);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType);
+      if (headers !== null) for (const name in headers) res.writeHeader(name, headers[name]);
+      res.end(body, close || this.closing);
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
@@ -310,7 +326,7 @@ export class HttpServer {
       }
     }
     const status = httpError.status === 400 && route?.doc.malformed === 422 ? 422 : httpError.status;
-    this.send(res, state, status, errorBody(httpError), method, url, started, close);
+    this.send(res, state, status, errorBody(httpError), method, url, started, close, undefined, httpError.headers);
   }
 
   /** Starts listening; resolves with the bound port. */

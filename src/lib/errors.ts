@@ -23,6 +23,7 @@ export const ERRORS = {
   unauthorized: spec(401, () => 'Missing or invalid API key: send a valid key in the X-API-KEY header'),
   wrong_key_kind: spec(403, () => 'This API key may not call the Admin API; use an admin key'),
   wrong_tenant: spec(403, (tenant: string) => `This API key is bound to another tenant than "${tenant}"`),
+  wrong_user: spec(403, (detail: string) => `This API key acts for one user only: ${detail}`),
   route_not_found: spec(404, (method: string, path: string) => `No route for ${method} ${path}`),
   tenant_not_found: spec(404, (tenant: string) => `Tenant "${tenant}" not found`),
   user_not_found: spec(404, (id: string) => `User "${id}" not found`),
@@ -40,6 +41,8 @@ export const ERRORS = {
   out_of_points: spec(422, (system: string) =>
     `Not enough points in "${system}": this event would take the total below 0, and its trigger refuses that`),
   unprocessable: spec(422, (detail: string) => detail),
+  rate_limited: spec(429, (limit: string, seconds: string) =>
+    `Too many requests with this API key (at most ${limit}); retry in ${seconds} s`),
   internal: spec(500, () => 'Internal error'),
   unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),
   not_ready: spec(503, (failing: string) => `Not ready: ${failing}`),
@@ -50,6 +53,8 @@ export type ErrorCode = keyof typeof ERRORS;
 export class HttpError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
+  /** Headers to answer with beside the body (`Retry-After` of a 429). */
+  headers: Record<string, string> | null = null;
 
   constructor(code: ErrorCode, ...args: string[]) {
     const s = ERRORS[code];

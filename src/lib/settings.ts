@@ -35,6 +35,14 @@ export interface Settings {
   smtpUrl: string | null;
   /** The sender of emails when the notification settings name none. */
   emailFrom: string | null;
+  /** Requests a second per API key, from LAUREL_RATE_LIMIT; null: no limit. */
+  rateLimit: RateLimit | null;
+}
+
+/** A rate limit per API key: requests a second, and how many may come at once. */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
 }
 
 export class SettingsError extends Error {}
@@ -68,6 +76,27 @@ export function parseDuration(name: string, raw: string | undefined, fallbackMs:
   const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h'];
   if (ms < minMs || ms > 7 * 86_400_000) throw new SettingsError(`${name} must be from ${minMs / 1000} s to 7 days, got "${raw}"`);
   return ms;
+}
+
+const RATE_MAX = 1_000_000;
+
+/**
+ * `<requests per second>[:<burst>]`, such as `100:200` or `0.5`: the rate a positive number (a
+ * fraction allows fewer than one a second), the burst a whole number of requests that may come at
+ * once, by default the rate's (rounded up). Unset or empty: no limit.
+ */
+export function parseRateLimit(name: string, raw: string | undefined): RateLimit | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const m = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(raw.trim());
+  const perSecond = m ? Number(m[1]) : NaN;
+  const burst = m ? (m[2] === undefined ? Math.max(1, Math.ceil(perSecond)) : Number(m[2])) : NaN;
+  if (!(perSecond > 0 && perSecond <= RATE_MAX) || !(burst >= 1 && burst <= RATE_MAX)) {
+    throw new SettingsError(
+      `${name} must be <requests per second>[:<burst>] (for example 100:200 or 0.5), the rate above 0 and the burst ` +
+      `a whole number from 1, each at most ${RATE_MAX}, got "${raw}"`,
+    );
+  }
+  return { perSecond, burst };
 }
 
 function clusterNodes(raw: string | undefined): { host: string; port: number }[] {
@@ -124,5 +153,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,
+    rateLimit: parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT),
   };
 }

@@ -44,6 +44,11 @@
  *                                                        has loaded (src/config/followers.ts)
  *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
  *                                                        (src/engine/notifications/links.ts)
+ *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/user-keys.ts):
+ *                                                        h sha256 of the key, u user id, t tenant, c created
+ *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
+ *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
+ *                                                        per API key, named by the key's id, never the key
  *
  * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
  * builds the other keys of the user's partition from the slot as forUser names them, each only when
@@ -283,6 +288,15 @@ export class Keys {
   /** The secret that signs the links of emails, made once by the first process that needs it. */
   get signingSecret(): string {
     return `${this.prefix}:{cfg}:signing`;
+  }
+
+  /**
+   * What one API key has in Redis, in one slot: the record of a key scoped to a user (the other keys
+   * are configuration) and the key's rate-limit bucket, named by the key's id (never the key).
+   */
+  apiKey(id: string): { record: string; bucket: string } {
+    const base = `${this.prefix}:{k:${id}}`;
+    return { record: base, bucket: `${base}:rl` };
   }
 
   get bootstrap(): string {

@@ -123,6 +123,7 @@ describe('no input makes the server answer 5xx', () => {
     ['POST', '/admin/v1/metrics'],
     ['PATCH', '/admin/v1/tenants'],
     ['POST', '/admin/v1/api-keys'],
+    ['POST', '/admin/v1/application-api-keys'],
   ];
 
   it.each(routes)('%s %s with arbitrary JSON bodies', async (method, path) => {

@@ -3,7 +3,8 @@
  * idempotency keys, identifications and zone moves, API completions, time awards, boards rolling
  * over to new runs), snapshots part-way (a full one, then one of what changed), then a Redis that
  * keeps nothing on disk killed, an empty one started, `laurel restore`, and every read of every user
- * and board compared with what it answered before. Replays of old idempotency keys still answer 202.
+ * and board compared with what it answered before. Replays of old idempotency keys still answer 202;
+ * a key scoped to a user still works, and one revoked before the last snapshot still does not.
  * On single Redis and on a Cluster of its own.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,6 +209,10 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await day(1);
     await setStreak('u3', { enabled: false });
     for (let n = 2; n <= 3; n++) await day(n);
+    // Keys scoped to a user are in the snapshots: one kept, one revoked before the next snapshot.
+    const userKeys = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: USERS[0] }, { userId: USERS[0] }] });
+    expect(userKeys.status, userKeys.text).toBe(201);
+    const [keptKey, revokedKey] = userKeys.body.created as { id: string; key: string }[];
     const full = await s.workers!.snapshotNow(true);
     expect(full).toMatchObject({ full: true });
     expect(full!.users).toBeGreaterThan(10);
@@ -222,6 +227,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await day(4);
     await setStreak('u1', { enabled: true });
     await day(5);
+    expect((await s.request('DELETE', `/admin/v1/application-api-keys?ids=${revokedKey.id}`)).body.deleted).toHaveLength(1);
     const incremental = await s.workers!.snapshotNow();
     expect(incremental!.full).toBe(false);
     expect(incremental!.users).toBeGreaterThan(0);
@@ -268,6 +274,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await workers.finaliseNow();
     const after = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
+    expect((await s.request('GET', '/api/achievements', { key: keptKey.key })).status).toBe(200);
+    expect((await s.request('GET', '/api/achievements', { key: revokedKey.key })).status).toBe(401);
     for (const { key, user, eventId } of keyed) {
       const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 1 }, headers: { 'Idempotency-Key': key } });
       expect(r.status, key).toBe(202);

@@ -58,6 +58,9 @@ describe('laurel start-up', () => {
     const r = run(['api'], { BODY_LIMIT: 'lots', LAUREL_PREFIX: newPrefix() });
     expect(await r.exited).toBe(1);
     expect(r.output()).toMatch(/BODY_LIMIT/);
+    const limit = run(['api'], { LAUREL_RATE_LIMIT: '100:0', LAUREL_PREFIX: newPrefix() });
+    expect(await limit.exited).toBe(1);
+    expect(limit.output()).toMatch(/LAUREL_RATE_LIMIT must be <requests per second>\[:<burst>\].*got "100:0"/);
   });
 
   it('creates and prints the first admin key once, which then works; laurel keys create adds more', async () => {

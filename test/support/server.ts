@@ -19,6 +19,7 @@ export interface Response<T = any> {
   status: number;
   body: T;
   text: string;
+  headers: Headers;
 }
 
 export interface RequestOptions {
@@ -120,7 +121,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     }
     // Every answer a test provokes is checked against the 1.21.1 response schemas.
     assertConforms({ method, path, status: res.status, body: parsed });
-    return { status: res.status, body: parsed as T, text };
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
   };
 
   const server: TestServer = {

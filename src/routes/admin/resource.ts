@@ -16,6 +16,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 
 export interface Issue {
   id?: string;
+  userId?: string;
   index?: number;
   severity: 'error' | 'warning';
   message: string;

@@ -116,7 +116,7 @@ export function achievementRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'post', path: '/achievements/:key/complete', family: 'app', handler: completeApi,
+      method: 'post', path: '/achievements/:key/complete', family: 'app', subject: 'user.id', handler: completeApi,
       doc: {
         summary: 'Complete an achievement with the api trigger for a user (again: the first completion)',
         params: { key: { schema: { type: 'string' }, description: 'The achievement\'s key' } },
@@ -124,14 +124,14 @@ export function achievementRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/achievements', family: 'app', handler: all,
+      method: 'get', path: '/achievements', family: 'app', subject: 'shared', handler: all,
       doc: {
         summary: 'The active achievements with their completions and rarity', query: [USER_ATTRIBUTES_QUERY],
         success: [200], malformed: 422, refusals: [422],
       },
     },
     {
-      method: 'get', path: '/users/:id/achievements', family: 'app', handler: userAchievements,
+      method: 'get', path: '/users/:id/achievements', family: 'app', subject: 'path', handler: userAchievements,
       doc: {
         summary: 'The user\'s achievements', params: { id: USER_ID_PARAM },
         query: [{ name: 'includeIncomplete', schema: { type: 'boolean', default: false }, description: 'true adds the others, with their progress' }],

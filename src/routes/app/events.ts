@@ -101,7 +101,7 @@ export function eventRoutes(deps: Deps): Route[] {
   }
 
   return [{
-    method: 'post', path: '/metrics/:key/event', family: 'app', handler: record,
+    method: 'post', path: '/metrics/:key/event', family: 'app', subject: 'user.id', handler: record,
     doc: {
       summary: 'Record a metric event for a user, creating or updating the user on the way',
       description: 'Answers every change the event caused: the total, achievements completed, the streak, points and leaderboards. ' +

@@ -97,7 +97,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'get', path: '/leaderboards', family: 'app',
+      method: 'get', path: '/leaderboards', family: 'app', subject: 'shared',
       doc: {
         summary: 'The leaderboards users see, with their status',
         query: [{ name: 'includeFinished', schema: { type: 'boolean', default: false }, description: 'true adds finished boards' }],
@@ -117,7 +117,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/leaderboards/:key', family: 'app',
+      method: 'get', path: '/leaderboards/:key', family: 'app', subject: 'shared',
       doc: {
         summary: 'A leaderboard with a page of its rankings', params: BOARD,
         query: [
@@ -168,7 +168,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/leaderboards/:key', family: 'app',
+      method: 'get', path: '/users/:id/leaderboards/:key', family: 'app', subject: 'path',
       doc: {
         summary: 'The user\'s rank and value on a leaderboard, with the history of their changes', params: { id: USER_ID_PARAM, ...BOARD },
         query: [RUN, { name: 'numEvents', schema: { type: 'integer', minimum: 0, maximum: 100, default: 10 }, description: 'History days, the latest' }],

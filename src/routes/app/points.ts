@@ -99,7 +99,7 @@ export function pointsRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'get', path: '/users/:id/points/:key', family: 'app',
+      method: 'get', path: '/users/:id/points/:key', family: 'app', subject: 'path',
       doc: {
         summary: 'The user\'s points in a system: total, level and the newest awards', params: USER_SYSTEM,
         query: [{ name: 'awards', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'Awards to list' }],
@@ -129,7 +129,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app',
+      method: 'get', path: '/users/:id/points/:key/event-summary', family: 'app', subject: 'path',
       doc: {
         summary: 'The user\'s points total and change per day, week or month', params: USER_SYSTEM, query: SUMMARY_QUERY,
         success: [200], malformed: 422, refusals: [422],
@@ -147,7 +147,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key', family: 'app',
+      method: 'get', path: '/points/:key', family: 'app', subject: 'shared',
       doc: { summary: 'A points system with its active triggers', params: SYSTEM, success: [200] },
       handler: (req) => {
         const snapshot = store.current;
@@ -159,7 +159,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/boosts', family: 'app',
+      method: 'get', path: '/points/:key/boosts', family: 'app', subject: 'shared',
       doc: { summary: 'The system\'s boosts for everyone', params: SYSTEM, query: [INCLUDE_FINISHED], success: [200] },
       handler: (req) => {
         const system = systemOf(req.params[0]);
@@ -173,7 +173,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/points/:key/boosts', family: 'app',
+      method: 'get', path: '/users/:id/points/:key/boosts', family: 'app', subject: 'path',
       doc: { summary: 'The boosts active for the user today', params: USER_SYSTEM, success: [200], malformed: 422 },
       handler: async (req) => {
         const { id, system, u } = target(req);
@@ -192,7 +192,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/summary', family: 'app',
+      method: 'get', path: '/points/:key/summary', family: 'app', subject: 'shared',
       doc: {
         summary: 'How the tenant\'s users spread over points totals', params: SYSTEM, query: [USER_ATTRIBUTES_QUERY],
         success: [200], malformed: 422, refusals: [422],
@@ -206,7 +206,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/level-summary', family: 'app',
+      method: 'get', path: '/points/:key/level-summary', family: 'app', subject: 'shared',
       doc: {
         summary: 'How the tenant\'s users spread over the system\'s levels', params: SYSTEM, success: [200], malformed: 422, refusals: [422],
       },
@@ -232,7 +232,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/points/:key/levels', family: 'app',
+      method: 'get', path: '/points/:key/levels', family: 'app', subject: 'shared',
       doc: { summary: 'The system\'s levels, lowest first', params: SYSTEM, success: [200] },
       handler: (req) => {
         const system = systemOf(req.params[0]);

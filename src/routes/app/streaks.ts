@@ -106,7 +106,7 @@ export function streakRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'get', path: '/users/:id/streak', family: 'app', handler: userStreak,
+      method: 'get', path: '/users/:id/streak', family: 'app', subject: 'path', handler: userStreak,
       doc: {
         summary: 'The user\'s streak with its history and rank', params: { id: USER_ID_PARAM },
         query: [{ name: 'historyPeriods', schema: { type: 'integer', minimum: 0, maximum: MAX_HISTORY, default: 7 }, description: 'Periods of history' }],
@@ -114,7 +114,7 @@ export function streakRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/streaks', family: 'app', handler: several,
+      method: 'get', path: '/streaks', family: 'app', subject: 'userIds', handler: several,
       doc: {
         summary: 'Several users\' streak lengths, longest first',
         query: [{
@@ -125,7 +125,7 @@ export function streakRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/streaks/rankings', family: 'app', handler: rankings,
+      method: 'get', path: '/streaks/rankings', family: 'app', subject: 'shared', handler: rankings,
       doc: {
         summary: 'The longest streaks: active ones, or the longest ever',
         query: [

@@ -134,7 +134,7 @@ export function userRoutes(deps: Deps): Route[] {
   const userAndMetric = { ...user, key: { schema: { type: 'string' }, description: 'The metric\'s key' } };
   const routes: Route[] = [
     {
-      method: 'post', path: '/users', family: 'app',
+      method: 'post', path: '/users', family: 'app', subject: 'id',
       doc: { summary: 'Create a user (an existing id is a 422)', body: { check: validateUpserted }, success: [201], refusals: [422] },
       handler: (req) => {
         const body = validateUpserted(parseJson(req.body));
@@ -142,7 +142,7 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'put', path: '/users/:id', family: 'app',
+      method: 'put', path: '/users/:id', family: 'app', subject: 'path',
       doc: {
         summary: 'Create or update a user (201 when created)', params: user, body: { check: validateIdentification },
         success: [200, 201], refusals: [422],
@@ -150,7 +150,7 @@ export function userRoutes(deps: Deps): Route[] {
       handler: (req) => identify(req, 'upsert', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
-      method: 'patch', path: '/users/:id', family: 'app',
+      method: 'patch', path: '/users/:id', family: 'app', subject: 'path',
       doc: {
         summary: 'Update the fields given of an existing user', params: user, body: { check: validateIdentification },
         success: [200], refusals: [422],
@@ -158,7 +158,7 @@ export function userRoutes(deps: Deps): Route[] {
       handler: (req) => identify(req, 'update', req.params[0], validateIdentification(parseJson(req.body))),
     },
     {
-      method: 'get', path: '/users/:id', family: 'app',
+      method: 'get', path: '/users/:id', family: 'app', subject: 'path',
       doc: { summary: 'Get a user', params: user, success: [200] },
       handler: async (req) => {
         const h = await loadUser(req);
@@ -166,7 +166,7 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/metrics', family: 'app',
+      method: 'get', path: '/users/:id/metrics', family: 'app', subject: 'path',
       doc: { summary: 'The active metrics with the user\'s totals and their achievements', params: user, success: [200], malformed: 422 },
       handler: async (req) => {
         const h = await loadUser(req);
@@ -174,7 +174,7 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/metrics/:key', family: 'app',
+      method: 'get', path: '/users/:id/metrics/:key', family: 'app', subject: 'path',
       doc: { summary: 'One metric with the user\'s total and its achievements', params: userAndMetric, success: [200], malformed: 422 },
       handler: async (req) => {
         const metric = activeMetric(req.params[1]);
@@ -182,7 +182,7 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app',
+      method: 'get', path: '/users/:id/metrics/:key/event-summary', family: 'app', subject: 'path',
       doc: {
         summary: 'The user\'s total and change of a metric per day, week or month', params: userAndMetric, query: SUMMARY_QUERY,
         success: [200], malformed: 422, refusals: [422],
@@ -202,12 +202,12 @@ export function userRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/users/:id/preferences', family: 'app',
+      method: 'get', path: '/users/:id/preferences', family: 'app', subject: 'path',
       doc: { summary: 'The user\'s notification and streak preferences', params: user, success: [200], malformed: 422 },
       handler: async (req) => ok(preferencesView(await loadUser(req), store.current)),
     },
     {
-      method: 'patch', path: '/users/:id/preferences', family: 'app',
+      method: 'patch', path: '/users/:id/preferences', family: 'app', subject: 'path',
       doc: {
         summary: 'Change the user\'s notification preferences', params: user, body: { check: validatePreferences }, success: [200], malformed: 422,
       },

@@ -50,7 +50,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock, stats } = deps;
 
   return [{
-    method: 'get', path: '/users/:id/wrapped', family: 'app',
+    method: 'get', path: '/users/:id/wrapped', family: 'app', subject: 'path',
     doc: {
       summary: 'The user\'s year in review', params: { id: USER_ID_PARAM },
       query: [{ name: 'year', schema: { type: 'integer', minimum: FIRST_YEAR }, description: 'Up to the current year in the user\'s zone (the default)' }],

@@ -1,0 +1,53 @@
+/**
+ * Application API keys scoped to one user (`/admin/v1/application-api-keys`, trophy-admin 1.21.1):
+ * each acts for one user of one tenant (src/http/auth.ts says what that allows). The account's keys
+ * are configuration, held in every process's memory; these are as many as the users, so each lives
+ * in Redis on its own (`<prefix>:{k:<id>}`, src/redis/keys.ts), is read on every request made with
+ * it (one script call, which takes its rate limit too), and is refused by every api process from
+ * the moment it is deleted. Only the sha256 of a key is stored; the key is answered once.
+ */
+import type { RateLimiter } from './rate-limit.js';
+import type { Context } from './context.js';
+
+export interface UserKey {
+  id: string;
+  /** The whole key's sha256, hex. */
+  hash: string;
+  userId: string;
+  /** The tenant's storage id (src/redis/keys.ts DEFAULT_TENANT or the tenant's uuid). */
+  tenant: string;
+  created: string;
+}
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
+
+/** Stores the keys, all at once (each on its own slot). */
+export async function storeUserKeys(deps: Deps, records: UserKey[]): Promise<void> {
+  const { redis, keys } = deps;
+  await Promise.all(records.map((k) =>
+    redis.hset(keys.apiKey(k.id).record, 'h', k.hash, 'u', k.userId, 't', k.tenant, 'c', k.created)));
+}
+
+/** Deletes a key of the tenant, and its rate-limit bucket; false when the tenant has no key with this id. */
+export async function deleteUserKey(deps: Deps, tenant: string, id: string): Promise<boolean> {
+  const { redis, keys } = deps;
+  const { record, bucket } = keys.apiKey(id);
+  if ((await redis.hget(record, 't')) !== tenant) return false;
+  const [removed] = await Promise.all([redis.del(record), redis.del(bucket)]);
+  return removed === 1;
+}
+
+/**
+ * The user and tenant of the key with this id and hash, null when there is none (never was, deleted,
+ * or another secret); with a limiter, takes one request of the key's and rejects with a 429 when it
+ * is over its limit.
+ */
+export async function userOfKey(
+  deps: Deps, limiter: RateLimiter | null, id: string, hash: string,
+): Promise<{ userId: string; tenant: string } | null> {
+  const { record, bucket } = deps.keys.apiKey(id);
+  const r = await deps.redis.userKey(record, bucket, hash, deps.clock.now(), limiter?.interval ?? 0, limiter?.tolerance ?? 0);
+  if (r[0] === 0) return null;
+  if (r[0] === 2) throw limiter!.refusal(r[1]);
+  return { userId: r[1], tenant: r[2] };
+}
