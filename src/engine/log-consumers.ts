@@ -5,13 +5,12 @@
  * Absolute values: an entry taken twice changes nothing. Requests write the same as they go
  * (src/engine/standing.ts).
  */
-import { currentPeriod, dayIndexOf } from '../domain/periods.js';
-import { expiresAt, stateFromHash, streakZone, type StreakState } from '../domain/streaks.js';
+import { currentPeriod } from '../domain/periods.js';
+import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks.js';
 import type { StreakSettings } from '../model/entities.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
 import { compareStreamIds, type LogBody } from '../model/log.js';
 import type { Context } from './context.js';
-import { rankStreak } from './standing.js';
+import { loggedStreak, rankStreak, type StreakStanding } from './standing.js';
 
 /** An entry a consumer takes: its stream id and kind, and its body parsed. */
 export interface Drained {
@@ -20,17 +19,15 @@ export interface Drained {
   e: LogBody;
 }
 
-/** The extension an entry carries: the state as of its period, and the zone it was judged in. */
-function extensionOf(e: LogBody, rule: StreakSettings): { state: StreakState; tz: string } | null {
-  if (typeof e.sx === 'string') {
-    // With the user's pauses as the event saw them: the expiry counts upcoming ones.
-    const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d ?? '1970-01-01'), 0);
-    if (state.last === null) return null;
-    state.extended = true;
-    return { state, tz: streakZone(e.sx) };
-  }
+/**
+ * The streak an event's entry carries as the rankings take it: as the replay reads it
+ * (src/engine/standing.ts loggedStreak), or from the array older logs hold.
+ */
+function streakOfEntry(e: LogBody, rule: StreakSettings): StreakStanding | null {
+  if (typeof e.sx === 'string') return loggedStreak({ t: e.t!, u: e.u!, m: e.m ?? '', d: e.d ?? '1970-01-01', ts: e.ts ?? 0, sx: e.sx, sp: e.sp }, rule);
   const [length, longest, period, freezes, tz] = e.sx!;
-  return { state: { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null }, tz };
+  const state: StreakState = { length, start: null, last: period, freezes, extended: true, longest, paused: 0, run: null };
+  return { length, longest, expiry: expiresAt(rule, state, period, tz) ?? e.ts ?? 0 };
 }
 
 /**
@@ -60,11 +57,8 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
       continue;
     }
     if (kind !== 'event' || !e.sx) continue;
-    const x = extensionOf(e, rule);
-    if (x === null) continue;
-    const { state, tz } = x;
-    const expiry = expiresAt(rule, state, state.last!, tz) ?? 0;
-    sent.push(rankStreak(deps, e.t, e.u, { length: state.length, longest: state.longest, expiry }, e.ts ?? 0, id));
+    const streak = streakOfEntry(e, rule);
+    if (streak !== null) sent.push(rankStreak(deps, e.t, e.u, streak, e.ts ?? 0, id));
   }
   await Promise.all(sent);
 }
