@@ -23,6 +23,7 @@
             streak history         <slot>sh:<tenant>:<uid>         the streak's run ends
                                                                    (lua/includes/streak.lua)
             points key base        <slot>up:<tenant>:<uid>:        an award (lua/includes/points.lua)
+            partition points totals <slot>ptt:<tenant>:<systemId>  an award: uid -> total
             the partition's due set <slot>ptdue                    time triggers start counting
           where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
 
@@ -284,6 +285,8 @@ if fast then
         redis.call('HSET', pointsKey, 'a:' .. nText, nowStamp .. '|' .. awardedText .. '|' .. afterText .. '|' .. fast.trigger,
           dayField, afterText)
         if n > 100 then redis.call('HDEL', pointsKey, string.format('a:%d', n - 100)) end
+        -- The tenant's totals in this partition (points.lua), by the uid of the user's keys.
+        redis.call('HSET', slot .. 'ptt:' .. tenant .. ':' .. fast.system, string.sub(scope, #tenant + 2), afterText)
         if pendingTotal then
           redis.call('HSET', userKey, totalField, totalText, fast.pt, afterText, fast.pn, nText)
           pendingTotal = false

@@ -11,6 +11,10 @@
                                and '|<boost id>,...' when boosts applied (the last 100 are kept;
                                short enough for a listpack)
 
+    <slot>ptt:<tenant>:<systemId>   hash: uid -> the user's total, for the summaries of the
+                               tenant's totals (one hash per partition, in the user's slot: written
+                               here with the total, no other round trip)
+
   <base> is the user's points key base, passed in KEYS ('<slot>up:<tenant>:<uid>:'): a script
   cannot know the systems' keys beforehand, and every key built from the base shares its slot.
 
@@ -35,8 +39,10 @@
   pointsLog(pc)                       the awards as JSON, for the event log
 ]]
 local function pointsContext(userKey, base, ms, dayField, boosts)
+  -- '<slot>up:<tenant>:<uid>:': neither the tenant nor the escaped uid holds a ':'.
+  local slot, tenant, uid = string.match(base, '^(.*)up:([^:]*):([^:]*):$')
   return {userKey = userKey, base = base, ms = ms, dayField = dayField, totals = {}, counts = {}, awards = {}, written = 0,
-    boosts = boosts ~= '' and boosts and cjson.decode(boosts) or nil}
+    boosts = boosts ~= '' and boosts and cjson.decode(boosts) or nil, tenantTotals = slot .. 'ptt:' .. tenant .. ':', uid = uid}
 end
 
 local function pointsLoad(pc, sys, total, count)
@@ -118,6 +124,7 @@ local function pointsCommit(pc)
     local award = x[6] .. '|' .. string.format('%d', x[3]) .. '|' .. total .. '|' .. x[2]
     if x[8] ~= '' then award = award .. '|' .. x[8] end
     pointsRecord(pc.base .. sys, n, nText, award, x[7], total)
+    redis.call('HSET', pc.tenantTotals .. sys, pc.uid, total)
     user['pt:' .. sys] = total
     user['pn:' .. sys] = nText
   end

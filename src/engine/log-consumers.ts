@@ -1,9 +1,8 @@
 /**
- * The tenants' streak rankings from the extensions (`sx`) and the points totals sets from the awards
- * (`pa`) of a stretch of the archived log, for a restore (the entries after the snapshot, in log
- * order: the snapshot may have read the rankings before some of those entries' phase 2 wrote them).
- * Absolute values: an entry taken twice changes nothing. Requests write the same as they go
- * (src/engine/standing.ts).
+ * The tenants' streak rankings from the extensions (`sx`) of a stretch of the archived log, for a
+ * restore (the entries after the snapshot, in log order: the snapshot may have read the rankings
+ * before some of those entries' phase 2 wrote them). Absolute values: an entry taken twice changes
+ * nothing. Requests write the same as they go (src/engine/standing.ts).
  */
 import { currentPeriod } from '../domain/periods.js';
 import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks.js';
@@ -84,41 +83,5 @@ async function rankOperation(
     await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry: expiry ?? 0 }, at, '');
   } else {
     await deps.redis.zadd(deps.keys.streakRankings(tenant).expiry, 'XX', expiry ?? at, userId);
-  }
-}
-
-/**
- * Records the points totals a batch's awards left (entries with "pa": [[system, trigger, awarded,
- * total, n, boosts], ...]) in the tenants' totals sets, the latest per user and system: one ZADD
- * per set.
- */
-export async function rankPoints(deps: Pick<Context, 'redis' | 'keys'>, batch: Drained[]): Promise<void> {
-  // tenant -> system -> user -> total
-  const byTenant = new Map<string, Map<string, Map<string, number>>>();
-  for (const { e } of batch) {
-    if (!e.pa || e.t === undefined || e.u === undefined) continue;
-    let systems = byTenant.get(e.t);
-    if (systems === undefined) {
-      systems = new Map();
-      byTenant.set(e.t, systems);
-    }
-    for (const [system, , , total] of e.pa) {
-      let users = systems.get(system);
-      if (users === undefined) {
-        users = new Map();
-        systems.set(system, users);
-      }
-      users.set(e.u, total);
-    }
-  }
-  // One pipeline per tenant, on the tenant's slot (as the streak rankings).
-  for (const [tenant, systems] of byTenant) {
-    const pipeline = deps.redis.pipeline();
-    for (const [system, users] of systems) {
-      const pairs: (string | number)[] = [];
-      for (const [user, total] of users) pairs.push(total, user);
-      pipeline.zadd(deps.keys.pointsTotals(tenant, system), ...pairs);
-    }
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
 }

@@ -17,7 +17,6 @@ import { localMinute } from '../domain/time.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { gateable, learn } from './entry-gate.js';
-import { recordStanding } from './standing.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -178,15 +177,14 @@ export function streakPlacements(
 
 /**
  * Phase 2 for awards made outside an event (an API completion, time awards, a user created with
- * points): the tenant's points totals (src/engine/standing.ts), and the user's standing on the
- * points boards of the awarded systems. Reads the user's
+ * points): the user's standing on the points boards of the awarded systems (the script that
+ * awarded wrote the tenant's points totals). Reads the user's
  * breakdown attributes when a board needs them. `seq`: the log entry id of the script that
  * awarded them (place).
  */
 export async function rankAwards(
   deps: Pick<Context, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, awards: PlacedAward[], now: number, seq = '',
 ): Promise<void> {
-  await recordStanding(deps, tenant, userId, now, seq, null, awards.map((a) => [a.system, a.total] as const));
   const snapshot = deps.store.current;
   const boards = pointsBoards(snapshot).filter((lb) => awards.some((a) => a.system === lb.pointsSystemId));
   if (boards.length === 0) return;

@@ -5,12 +5,12 @@ import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
 import { localMinute } from '../domain/time.js';
 import type { LoggedEvent } from '../model/log.js';
 import type { Context } from './context.js';
-import { loggedStreak, recordStanding } from './standing.js';
+import { loggedStreak, rankStreak } from './standing.js';
 import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from './placements.js';
 
 /**
  * Phase 2 again, for an event whose api process died before it could run it: the streak rankings
- * and points totals it changed (src/engine/standing.ts), and the user's current standing on the
+ * it changed (src/engine/standing.ts), and the user's current standing on the
  * boards the event concerns, from the user's state now (absolute values, so
  * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
  * orders the placement among the user's others (lua/leaderboardRank-7.lua): the state now is at
@@ -20,8 +20,9 @@ import { groupResolver, place, pointsPlacements, streakPlacements, type Placemen
 export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'>, e: LoggedEvent, seq = ''): Promise<void> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
-  // The streak rankings and points totals, from the event's own values.
-  await recordStanding(deps, e.t, e.u, e.ts, seq, loggedStreak(e, snapshot.streak), (e.pa ?? []).map((a) => [a[0], a[3]] as const));
+  // The streak rankings, from the event's own values (phase 1 wrote the points totals).
+  const streak = loggedStreak(e, snapshot.streak);
+  if (streak !== null) await rankStreak(deps, e.t, e.u, streak, e.ts, seq);
   const metricBoardsOfEvent = metricBoards(snapshot, e.m);
   const points = e.pa !== undefined ? pointsBoards(snapshot) : [];
   const streaks = typeof e.sx === 'string' ? streakBoards(snapshot) : [];

@@ -6,8 +6,8 @@
  * entry at the time it was made: an entry a user's state already includes (up to the position
  * read with it) is not replayed. A replayed entry's placements keep its original log entry id, so
  * one the restored leaderboards hold already (they were read after the users) changes nothing.
- * Last, the streak rankings and points totals take again every entry from the snapshot on, in log
- * order (absolute values: the latest is what stays).
+ * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
+ * values: the latest is what stays).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -18,14 +18,14 @@ import type { Logger } from 'pino';
 import type { StreakPreferences } from '../domain/streak-preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
-import { COMPLETION_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
+import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
 import { compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
 import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
 import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
-import { rankPoints, rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
+import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
@@ -184,8 +184,8 @@ export class Restore {
   }
 
   /**
-   * Every user's keys, and what sums over them: the partitions' user sets and completion counters,
-   * the due sets of time triggers. Notes each user's position in `positions`.
+   * Every user's keys, and what sums over them: the partitions' user sets, completion counters and
+   * points totals, the due sets of time triggers. Notes each user's position in `positions`.
    */
   private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>): Promise<number> {
     const { redis, keys } = this.svc;
@@ -206,6 +206,10 @@ export class Restore {
             const id = field.slice(COMPLETION_PREFIX.length);
             counts.set(id, (counts.get(id) ?? 0) + 1);
           } else if (field.startsWith(TIME_DUE_PREFIX)) due = Math.min(due, Number(value));
+          else if (field.startsWith(POINTS_TOTAL_PREFIX)) {
+            const total = keys.partitionPointsTotal(u.tenant, u.userId, field.slice(POINTS_TOTAL_PREFIX.length));
+            await redis.hset(total.key, total.field, value);
+          }
         }
         if (due !== Infinity) await redis.zadd(keys.partitionDue(u.partition), due, `${u.tenant}|${u.userId}`);
       }));
@@ -291,17 +295,16 @@ export class Restore {
   }
 
   /**
-   * The streak rankings and points totals take again the entries from the snapshot on, in log
-   * order: the drainer may not have taken them yet when the snapshot read the rankings.
+   * The streak rankings take again the entries from the snapshot on, in log order: phase 2 may not
+   * have written them yet when the snapshot read the rankings.
    */
   private async rankAgain(entries: Entry[]): Promise<void> {
     const consumed: Drained[] = [];
     for (const entry of entries) {
       const e = JSON.parse(entry.body) as LogBody;
       const operation = STREAK_OPERATIONS.has(entry.kind);
-      if (e.sx !== undefined || e.pa !== undefined || operation) consumed.push({ id: entry.id, kind: entry.kind, e });
+      if (e.sx !== undefined || operation) consumed.push({ id: entry.id, kind: entry.kind, e });
     }
     await rankStreaks(this.svc, consumed);
-    await rankPoints(this.svc, consumed);
   }
 }

@@ -4,10 +4,10 @@
  *   archived since the snapshot before began (incremental). A user's keys and the position of the
  *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
  *   which entries of the log a user's state includes;
- * - then the keys that are not a user's (leaderboards, streak rankings, points totals, the keys
- *   scoped to a user), each DUMPed and written again only when its digest changed.
- * The keys that sum over users (a partition's users and completion counters, the due set of time
- * triggers) are not taken: a restore works them out from the users.
+ * - then the keys that are not a user's (leaderboards, streak rankings, the keys scoped to a
+ *   user), each DUMPed and written again only when its digest changed.
+ * The keys that sum over users (a partition's users, completion counters and points totals, the
+ * due set of time triggers) are not taken: a restore works them out from the users.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -36,7 +36,7 @@ export interface SnapshotResult {
  * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets.
  */
 export function sharedKeyPatterns(prefix: string): string[] {
-  return [`${prefix}:{st:*`, `${prefix}:{pts:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`];
+  return [`${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`];
 }
 
 /** The last id a partition's log ever had ('' for none): XINFO's last-generated-id. */

@@ -1,11 +1,13 @@
 /**
- * A user's standing in the tenant-wide sets that reads of many users take: the streak rankings
- * (GET /streaks/rankings, the rank of GET /users/{id}/streak) and the points totals (GET
- * /points/{key}/summary). Written by phase 2 of the event that changed them, before its answer, so
- * a read that follows the 201 sees the event; by the other writers of awards and streaks; and again
- * by the replay of an event whose api process died before its phase 2 (src/engine/replay.ts).
- * Absolute values, ordered by the log entry id of the event or awards (lua/streakRank-6.lua,
- * lua/pointsStanding-2.lua): a later write of an earlier state changes nothing.
+ * A user's standing in the tenant's streak rankings (GET /streaks/rankings, the rank of GET
+ * /users/{id}/streak): written by phase 2 of the event that extended the streak, before its answer,
+ * so a read that follows the 201 sees the event; by the admin's streak operations; and again by the
+ * replay of an event whose api process died before its phase 2 (src/engine/replay.ts). Absolute
+ * values, ordered by the log entry id of the event (lua/streakRank-6.lua): a later write of an
+ * earlier state changes nothing.
+ *
+ * (The points totals the summaries read are written by the awarding script itself, in the user's
+ * slot: lua/includes/points.lua.)
  */
 import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
 import { orderOf } from '../domain/leaderboards.js';
@@ -21,33 +23,6 @@ export interface StreakStanding {
   longest: number;
   /** When it is lost if nothing happens (ms). */
   expiry: number;
-}
-
-/** A points system's total after a user's awards: [system id, total]. */
-export type SystemTotal = readonly [system: string, total: number];
-
-/**
- * Records the streak (null: unchanged) and each system's total (the last one given per system
- * counts) of one user, reached at `at` (service time, for the rankings' tie-break) by the log
- * entry `seq` ('' when it has none). `hold` joins the event path's coalesced writes.
- */
-export async function recordStanding(
-  deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, at: number, seq: string,
-  streak: StreakStanding | null, totals: readonly SystemTotal[], hold?: () => void,
-): Promise<void> {
-  const { redis, keys } = deps;
-  const writes: Promise<number>[] = [];
-  if (streak !== null) {
-    hold?.();
-    writes.push(rankStreak(deps, tenant, userId, streak, at, seq));
-  }
-  const last = new Map<string, number>();
-  for (const [system, total] of totals) last.set(system, total);
-  for (const [system, total] of last) {
-    hold?.();
-    writes.push(redis.pointsStanding(keys.pointsTotals(tenant, system), keys.pointsTotalsSequences(tenant, system), userId, total, seq));
-  }
-  await Promise.all(writes);
 }
 
 /**

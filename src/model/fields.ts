@@ -18,7 +18,8 @@ export function totalField(metricId: string): string {
 }
 
 /** A user's total of a points system (user hash). */
-export const pointsTotalField = (systemId: string): string => 'pt:' + systemId;
+export const POINTS_TOTAL_PREFIX = 'pt:';
+export const pointsTotalField = (systemId: string): string => POINTS_TOTAL_PREFIX + systemId;
 
 /** How many awards a user ever had in a system (user hash). */
 export const pointsCountField = (systemId: string): string => 'pn:' + systemId;

@@ -16,6 +16,9 @@
  *                                                        and the last 100 awards (a:<n>); the
  *                                                        scripts get the base, up to the last ':',
  *                                                        and add the system (points.lua)
+ *   <prefix>:{p<N>}:ptt:<tenant>:<systemId>            hash: uid -> the user's points total in the system, for
+ *                                                        the summaries; written by the script that awards
+ *                                                        (points.lua pointsCommit, recordEventPlan's fast path)
  *   <prefix>:{p<N>}:ptdue                              zset: '<tenant>|<user id>' -> when the user's
  *                                                        next time-trigger award is due (ms)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
@@ -33,8 +36,6 @@
  *                                                        value a member holds (leaderboardRank.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
  *                                                        a run's breakdown groups (leaderboards worker)
- *   <prefix>:{pts:<tenant>}:<systemId>                 zset: user id -> points total (own slot; kept
- *                                                        by the log-drain worker, for summaries)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -240,14 +241,22 @@ export class Keys {
     return { state: base + 'state', groups: (run) => `${base}groups:${run}` };
   }
 
-  /** A tenant's points totals of one system: one hash slot per tenant, apart from the users'. */
-  pointsTotals(tenant: string, systemId: string): string {
-    return `${this.prefix}:{pts:${tenant}}:${systemId}`;
+  /**
+   * The points totals of one system of a tenant's users in a partition (uid, escaped as in the
+   * user's keys, -> total): the awarding script writes it with the user's total, in the user's slot.
+   */
+  partitionPointsTotals(partition: number, tenant: string, systemId: string): string {
+    return `${this.slots[partition]}ptt:${tenant}:${systemId}`;
   }
 
-  /** The log entry id each user's total in pointsTotals was last recorded from (lua/pointsStanding-2.lua). */
-  pointsTotalsSequences(tenant: string, systemId: string): string {
-    return `${this.prefix}:{pts:${tenant}}:${systemId}:seq`;
+  /** Where a user's total of one system is in the partition's points totals: the hash, and the user's field. */
+  partitionPointsTotal(tenant: string, userId: string, systemId: string): { key: string; field: string } {
+    return { key: this.partitionPointsTotals(this.partitionOf(tenant, userId), tenant, systemId), field: escapeId(userId) };
+  }
+
+  /** The tenant's partition points totals of one system, every partition (a summary reads them all). */
+  pointsTotalsOfTenant(tenant: string, systemId: string): string[] {
+    return this.slots.map((slot) => `${slot}ptt:${tenant}:${systemId}`);
   }
 
   config(kind: ConfigKind): string {

@@ -105,7 +105,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
  * created anew on every EVALSHA, a library's helpers once, when it loads (docs/performance.md).
  * The rest stay scripts.
  */
-const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank', 'streakRank', 'pointsStanding']);
+const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank', 'streakRank']);
 
 /**
  * One library holding those scripts: every helper they include, once, at the library's level, and
@@ -189,7 +189,6 @@ declare module 'ioredis' {
     streakRank(
       active: string, longest: string, expiry: string, sequences: string, activeMembers: string, longestMembers: string, ...args: Args
     ): Result<number, Context>;
-    pointsStanding(totals: string, sequences: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, activeMembers: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;

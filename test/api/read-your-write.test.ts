@@ -1,6 +1,6 @@
 /**
  * Reads that follow a 201 see that event, with no worker running: the streak rankings, a user's
- * streak rank, several users' streaks and the points summary (src/engine/standing.ts), on single
+ * streak rank, several users' streaks (src/engine/standing.ts) and the points summary (lua/includes/points.lua), on single
  * Redis and on the Cluster; and the order of two writes of one user's standing (a later write of an
  * earlier event changes nothing).
  */
@@ -82,14 +82,5 @@ describe.each(targets())('reads after a write on %s', (target) => {
     expect((await redis.zrange(k.active, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
     expect((await redis.zrange(k.longest, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
     expect(await redis.zscore(k.longest, (await redis.hget(k.longestMembers, 'cat'))!)).toBe('4');
-
-    const totals = keys.pointsTotals('_', 'sys');
-    const total = (seq: string, value: number) => redis.pointsStanding(totals, keys.pointsTotalsSequences('_', 'sys'), 'cat', value, seq);
-    expect(await total('1700000000000-2', 50)).toBe(1);
-    expect(await total('1700000000000-1', 40)).toBe(0);
-    expect(Number(await redis.zscore(totals, 'cat'))).toBe(50);
-    // Without an id (not ordered), the value is taken as is.
-    expect(await total('', 45)).toBe(1);
-    expect(Number(await redis.zscore(totals, 'cat'))).toBe(45);
   });
 });

@@ -8,6 +8,8 @@ import { deletePostgresRows, startTestServer, type TestServer } from '../support
 import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../workers/log-drain.js';
 import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
+import { movePointsTotals } from '../../src/engine/points-totals-move.js';
+import type { Logger } from 'pino';
 
 let s: TestServer;
 let db: pg.Client;
@@ -294,8 +296,28 @@ describe('log-drain worker', () => {
     const completed = await s.request('POST', '/api/achievements/totals-hello/complete', { body: { user: { id: 'tot-b' } } });
     expect(completed.status, completed.text).toBe(201);
     const { redis, keys } = s.api.services;
-    const totals = await redis.zrange(keys.pointsTotals('_', system.body.created[0].id), 0, -1, 'WITHSCORES');
-    expect(totals).toEqual(['tot-a', '20', 'tot-b', '25']);
+    // Each in the partition's totals of the system (lua/includes/points.lua), written with the award.
+    const totalOf = (user: string) => {
+      const t = keys.partitionPointsTotal('_', user, system.body.created[0].id);
+      return redis.hget(t.key, t.field);
+    };
+    expect([await totalOf('tot-a'), await totalOf('tot-b')]).toEqual(['20', '25']);
+  });
+
+  it('moves the points totals an older laurel kept in a set per tenant into the partitions\' totals, once', async () => {
+    const { redis, keys } = s.api.services;
+    const old = `${keys.prefix}:{pts:_}:old-system`;
+    await redis.zadd(old, 40, 'mover', 7, 'odd:id');
+    await redis.hset(`${old}:seq`, 'mover', '1700000000000-1');
+    // A total the current scripts wrote already is newer: it stays.
+    const kept = keys.partitionPointsTotal('_', 'mover', 'old-system');
+    await redis.hset(kept.key, kept.field, '50');
+    const log = { info: () => undefined } as unknown as Logger;
+    expect(await movePointsTotals(s.api.services, log)).toBe(2);
+    const odd = keys.partitionPointsTotal('_', 'odd:id', 'old-system');
+    expect([await redis.hget(kept.key, kept.field), await redis.hget(odd.key, odd.field)]).toEqual(['50', '7']);
+    expect(await redis.exists(old, `${old}:seq`)).toBe(0);
+    expect(await movePointsTotals(s.api.services, log)).toBe(0);
   });
 
   it('computes the id after a stream id', () => {

@@ -23,7 +23,7 @@ import { markBreakdown } from '../departures.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../time-awards.js';
 import { EventPhase2, type Extension } from './phase2.js';
-import { recordStanding } from '../standing.js';
+import { rankStreak } from '../standing.js';
 import { EventReplies, noStreak } from './replies.js';
 import { StreakPlans } from './streak-plans.js';
 import { TzCache } from './tz-cache.js';
@@ -183,12 +183,11 @@ export class EventRecorder {
         const extended: Extension | null = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
         const ranks = phase2.ranks(boards, awards.length > 0, extended !== null);
-        // The streak rankings and points totals take the event before it is answered (a read that
-        // follows sees it), alongside its placements.
-        const standing = extended === null && awards.length === 0 ? null : recordStanding(
-          deps, tenant, userId, now, p.seq, extended === null ? null : { ...extended, longest: state!.longest },
-          awards.map((a) => [a[0], a[3]] as const), () => coalescer.hold(),
-        ).then(() => null, (err: unknown) => err); // settled here: awaited after the placements
+        // The streak rankings take an extension before it is answered (a read that follows sees
+        // it), alongside its placements. (Phase 1 wrote the points totals.)
+        if (extended !== null) coalescer.hold();
+        const standing = extended === null ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
+          .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
         // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
         // connection are made once it answers again (src/engine/pending.ts). A 503 would have a
         // client without an Idempotency-Key send it again, and count it twice.

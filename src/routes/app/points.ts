@@ -53,17 +53,23 @@ export function pointsRoutes(deps: Deps): Route[] {
 
   /**
    * The tenant's users' totals of a system: those above 0, and how many have none. Unfiltered, from
-   * the tenant's totals set (written by phase 2 of each award's event, before its answer:
-   * src/engine/standing.ts) and the user count; with a user-attribute filter, by reading every user of the tenant (cached 5 s).
+   * the partitions' totals hashes (written with each award by the script that made it:
+   * lua/includes/points.lua) and the user count; with a user-attribute filter, by reading every
+   * user of the tenant (cached 5 s).
    */
   async function totalsOf(tenant: string, systemId: string, filter: Map<string, string> | null) {
     if (filter === null) {
-      const [scores, stats] = await Promise.all([
-        redis.zrangebyscore(keys.pointsTotals(tenant, systemId), '(0', '+inf', 'WITHSCORES'),
+      const [partitions, stats] = await Promise.all([
+        Promise.all(keys.pointsTotalsOfTenant(tenant, systemId).map((key) => redis.hvals(key))),
         deps.stats.get(tenant),
       ]);
       const positive: number[] = [];
-      for (let i = 1; i < scores.length; i += 2) positive.push(Number(scores[i]));
+      for (const totals of partitions) {
+        for (const text of totals) {
+          const total = Number(text);
+          if (total > 0) positive.push(total);
+        }
+      }
       return { positive, zero: Math.max(0, stats.users - positive.length) };
     }
     const cacheKey = `${tenant}\u0000${systemId}\u0000${[...filter].join('\u0000')}`;
