@@ -9,7 +9,7 @@ import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks.js
 import type { StreakSettings } from '../model/entities.js';
 import { compareStreamIds, type LogBody } from '../model/log.js';
 import type { Context } from './context.js';
-import { loggedStreak, rankStreak, type StreakStanding } from './standing.js';
+import { loggedStreak, rankStreak, streakStanding, type StreakStanding } from './standing.js';
 
 /** An entry a consumer takes: its stream id and kind, and its body parsed. */
 export interface Drained {
@@ -66,13 +66,13 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
  * An admin's operation on a user's streak (src/engine/streaks.ts), as the rankings take it: from
  * the user's state now, at the operation's time. The operation wrote the same when it was made,
  * and a later extension wrote over it: an operation older than the extension the rankings hold
- * (their sequences, lua/streakRank-6.lua) changes nothing.
+ * (their sequences, lua/streakRank-4.lua) changes nothing.
  */
 async function rankOperation(
   deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number, id: string,
 ): Promise<void> {
-  const held = await deps.redis.hget(deps.keys.streakRankings(tenant).sequences, userId);
-  if (held !== null && compareStreamIds(held, id) > 0) return;
+  const held = (await streakStanding(deps, tenant, userId))?.seq ?? '';
+  if (held !== '' && compareStreamIds(held, id) > 0) return;
   const h = await deps.redis.hgetall(deps.keys.forUser(tenant, userId).user);
   if (h.id === undefined) return;
   const tz = h.tz ?? '';

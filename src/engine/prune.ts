@@ -8,7 +8,7 @@ import type { Context } from './context.js';
 /** The tenant's ranking of active streaks, at most `limit` lost ones at a time. */
 export async function pruneStreakRanking(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string, limit = 1000): Promise<void> {
   const k = deps.keys.streakRankings(tenant);
-  await deps.redis.streakPrune(k.active, k.expiry, k.activeMembers, deps.clock.now(), limit);
+  await deps.redis.streakPrune(k.active, k.expiry, k.standing, deps.clock.now(), limit);
 }
 
 /** A streak board's run (and group). */

@@ -3,7 +3,7 @@
  * /users/{id}/streak): written by phase 2 of the event that extended the streak, before its answer,
  * so a read that follows the 201 sees the event; by the admin's streak operations; and again by the
  * replay of an event whose api process died before its phase 2 (src/engine/replay.ts). Absolute
- * values, ordered by the log entry id of the event (lua/streakRank-6.lua): a later write of an
+ * values, ordered by the log entry id of the event (lua/streakRank-4.lua): a later write of an
  * earlier state changes nothing.
  *
  * (The points totals the summaries read are written by the awarding script itself, in the user's
@@ -26,7 +26,7 @@ export interface StreakStanding {
 }
 
 /**
- * Records one user's streak in the tenant's rankings (lua/streakRank-6.lua): equal lengths rank by
+ * Records one user's streak in the tenant's rankings (lua/streakRank-4.lua): equal lengths rank by
  * arrival, the log entry id `seq` of the event or operation (src/domain/leaderboards.ts orderOf;
  * the service time `at` without one).
  */
@@ -34,10 +34,7 @@ export function rankStreak(
   deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, streak: StreakStanding, at: number, seq: string,
 ): Promise<number> {
   const k = deps.keys.streakRankings(tenant);
-  return deps.redis.streakRank(
-    k.active, k.longest, k.expiry, k.sequences, k.activeMembers, k.longestMembers, userId, streak.length, streak.longest, streak.expiry, seq,
-    orderOf(at, seq),
-  );
+  return deps.redis.streakRank(k.active, k.longest, k.expiry, k.standing, userId, streak.length, streak.longest, streak.expiry, seq, orderOf(at, seq));
 }
 
 /** The streak an event's log entry carries (its `sx` when it extended the streak), as the rankings take it. */
@@ -46,4 +43,28 @@ export function loggedStreak(e: LoggedEvent, rule: StreakSettings | null): Strea
   const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d), 0);
   if (state.last === null) return null;
   return { length: state.length, longest: state.longest, expiry: expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts };
+}
+
+/** What the standing hash holds of a user (lua/streakRank-4.lua), as the readers need it. */
+export interface HeldStanding {
+  /** The log entry id last taken ('' for none). */
+  seq: string;
+  /** The user's member in the active ranking, or null when the user has none there. */
+  active: string | null;
+  /** The user's member in the longest ranking, or null. */
+  longest: string | null;
+}
+
+/** A user's field of the standing hash ('<seq>|<active order>|<active length>|<longest order>|<longest length>'); null: none. */
+export function heldStanding(text: string | null, userId: string): HeldStanding | null {
+  if (text === null) return null;
+  const [seq, activeOrder, activeLength, longestOrder, longest] = text.split('|');
+  // An empty order with a length: the member written before members carried one, the user id itself.
+  const member = (order: string, length: string) => (length === '' ? null : order === '' ? userId : `${order}|${userId}`);
+  return { seq, active: member(activeOrder, activeLength), longest: member(longestOrder, longest) };
+}
+
+/** A user's members in the tenant's streak rankings, and the log entry id last taken. */
+export async function streakStanding(deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string): Promise<HeldStanding | null> {
+  return heldStanding(await deps.redis.hget(deps.keys.streakRankings(tenant).standing, userId), userId);
 }

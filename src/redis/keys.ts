@@ -23,6 +23,9 @@
  *                                                        next time-trigger award is due (ms)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
+ *   <prefix>:{st:<tenant>}:u                           hash: user id -> the user's members and lengths
+ *                                                        there, and the log entry id last taken
+ *                                                        (lua/streakRank-4.lua)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
  *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
  *                                                        per breakdown group): value, member
@@ -128,15 +131,16 @@ export interface LeaderboardKeys {
   awards(userId: string): string;
 }
 
-/** A tenant's streak rankings (lua/streakRank-6.lua): members '<order>|<user id>', mapped from users by the members hashes. */
+/**
+ * A tenant's streak rankings (lua/streakRank-4.lua): members '<order>|<user id>'; the standing hash
+ * keeps each user's members and lengths, and the log entry id last taken.
+ */
 export interface StreakRankingKeys {
   active: string;
   longest: string;
   expiry: string;
   pauses: string;
-  sequences: string;
-  activeMembers: string;
-  longestMembers: string;
+  standing: string;
 }
 
 export class Keys {
@@ -198,8 +202,7 @@ export class Keys {
   streakRankings(tenant: string): StreakRankingKeys {
     const base = `${this.prefix}:{st:${tenant}}:`;
     return {
-      active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses', sequences: base + 'seq',
-      activeMembers: base + 'am', longestMembers: base + 'lm',
+      active: base + 'active', longest: base + 'longest', expiry: base + 'expiry', pauses: base + 'pauses', standing: base + 'u',
     };
   }
 

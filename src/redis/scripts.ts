@@ -186,10 +186,8 @@ declare module 'ioredis' {
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
     backfillAchievement(user: string, userMetric: string, completions: string, log: string, ...args: Args): Result<number, Context>;
-    streakRank(
-      active: string, longest: string, expiry: string, sequences: string, activeMembers: string, longestMembers: string, ...args: Args
-    ): Result<number, Context>;
-    streakPrune(active: string, expiry: string, activeMembers: string, ...args: Args): Result<number, Context>;
+    streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
+    streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
     pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;

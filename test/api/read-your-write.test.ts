@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
-import { rankStreak } from '../../src/engine/standing.js';
+import { rankStreak, streakStanding } from '../../src/engine/standing.js';
 
 describe.each(targets())('reads after a write on %s', (target) => {
   let s: TestServer;
@@ -69,7 +69,8 @@ describe.each(targets())('reads after a write on %s', (target) => {
     const k = keys.streakRankings('_');
     const standing = (seq: string, length: number) =>
       rankStreak(s.api.services, '_', 'cat', { length, longest: length, expiry: 9e12 }, 0, seq);
-    const active = async () => Number(await redis.zscore(k.active, (await redis.hget(k.activeMembers, 'cat'))!));
+    const held = async () => (await streakStanding(s.api.services, '_', 'cat'))!;
+    const active = async () => Number(await redis.zscore(k.active, (await held()).active!));
     expect(await standing('1700000000000-5', 4)).toBe(1);
     // Earlier (by the id's time, then its sequence) or the same: nothing changes.
     expect(await standing('1700000000000-4', 3)).toBe(0);
@@ -81,6 +82,6 @@ describe.each(targets())('reads after a write on %s', (target) => {
     // One member per user in each ranking; the longest kept at 4.
     expect((await redis.zrange(k.active, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
     expect((await redis.zrange(k.longest, 0, -1)).filter((m) => m.endsWith('|cat'))).toHaveLength(1);
-    expect(await redis.zscore(k.longest, (await redis.hget(k.longestMembers, 'cat'))!)).toBe('4');
+    expect(await redis.zscore(k.longest, (await held()).longest!)).toBe('4');
   });
 });

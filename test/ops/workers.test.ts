@@ -8,8 +8,9 @@ import { deletePostgresRows, startTestServer, type TestServer } from '../support
 import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../workers/log-drain.js';
 import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { movePointsTotals } from '../../src/engine/points-totals-move.js';
-import type { Logger } from 'pino';
+import { movePointsTotals, moveStreakStanding } from '../../src/engine/upgrade.js';
+import { rankStreak } from '../../src/engine/standing.js';
+import { orderOf } from '../../src/domain/leaderboards.js';
 
 let s: TestServer;
 let db: pg.Client;
@@ -312,12 +313,37 @@ describe('log-drain worker', () => {
     // A total the current scripts wrote already is newer: it stays.
     const kept = keys.partitionPointsTotal('_', 'mover', 'old-system');
     await redis.hset(kept.key, kept.field, '50');
-    const log = { info: () => undefined } as unknown as Logger;
-    expect(await movePointsTotals(s.api.services, log)).toBe(2);
+    expect(await movePointsTotals(s.api.services)).toBe(2);
     const odd = keys.partitionPointsTotal('_', 'odd:id', 'old-system');
     expect([await redis.hget(kept.key, kept.field), await redis.hget(odd.key, odd.field)]).toEqual(['50', '7']);
     expect(await redis.exists(old, `${old}:seq`)).toBe(0);
-    expect(await movePointsTotals(s.api.services, log)).toBe(0);
+    expect(await movePointsTotals(s.api.services)).toBe(0);
+  });
+
+  it('moves the streak rankings\' members and sequences an older laurel kept apart into the standing hash, once', async () => {
+    const { redis, keys } = s.api.services;
+    const tenant = 'upgrade-tenant';
+    const k = keys.streakRankings(tenant);
+    const base = k.standing.slice(0, -1);
+    const order = (n: number) => String(n).padStart(21, '0');
+    // amy: ordered members, her sequence; old: the bare user id of the oldest laurel, no sequence.
+    await redis.zadd(k.active, 3, `${order(5)}|amy`, 2, 'old');
+    await redis.zadd(k.longest, 4, `${order(4)}|amy`, 6, 'old');
+    await redis.hset(`${base}am`, 'amy', `${order(5)}|amy`);
+    await redis.hset(`${base}lm`, 'amy', `${order(4)}|amy`);
+    await redis.hset(`${base}seq`, 'amy', '1700000000000-3');
+    expect(await moveStreakStanding(s.api.services)).toBe(2);
+    expect(await redis.hgetall(k.standing)).toEqual({
+      amy: `1700000000000-3|${order(5)}|3|${order(4)}|4`,
+      old: '||2||6',
+    });
+    expect(await redis.exists(`${base}am`, `${base}lm`, `${base}seq`)).toBe(0);
+    // From there the script finds each member: a later extension replaces both of old's.
+    expect(await rankStreak(s.api.services, tenant, 'old', { length: 7, longest: 7, expiry: 9e12 }, 0, '1700000000001-0')).toBe(1);
+    expect(await redis.zrange(k.active, 0, -1)).toEqual([`${order(5)}|amy`, `${orderOf(0, '1700000000001-0')}|old`]);
+    expect(await redis.zrange(k.longest, 0, -1)).toEqual([`${order(4)}|amy`, `${orderOf(0, '1700000000001-0')}|old`]);
+    expect(await moveStreakStanding(s.api.services)).toBe(0);
+    await redis.del(k.active, k.longest, k.expiry, k.standing);
   });
 
   it('computes the id after a stream id', () => {

@@ -6,6 +6,7 @@ import { streakHistory } from '../../domain/streak-history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { pruneStreakRanking } from '../../engine/prune.js';
+import { streakStanding } from '../../engine/standing.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
 import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';
@@ -46,9 +47,9 @@ export function streakRoutes(deps: Deps): Route[] {
     let rank: number | null = null;
     if (view.length > 0) {
       await prune(tenant);
-      const k = keys.streakRankings(tenant);
-      // The ranking's member: '<order>|<user id>' (lua/streakRank-6.lua), or the id itself from before.
-      const r = await redis.zrevrank(k.active, (await redis.hget(k.activeMembers, id)) ?? id);
+      // The ranking's member: '<order>|<user id>' (lua/streakRank-4.lua), or the id itself from before.
+      const member = (await streakStanding(deps, tenant, id))?.active ?? id;
+      const r = await redis.zrevrank(keys.streakRankings(tenant).active, member);
       rank = r === null ? null : r + 1;
     }
     const pauses = pausesOf(h);
@@ -95,7 +96,7 @@ export function streakRoutes(deps: Deps): Route[] {
     if (type === 'active') await prune(tenant);
     const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');
     const entries: { userId: string; streakLength: number }[] = [];
-    // Members are '<order>|<user id>' (lua/streakRank-6.lua); scores written before carry a
+    // Members are '<order>|<user id>' (lua/streakRank-4.lua); scores written before carry a
     // tie-breaking fraction, and the length is their whole part.
     for (let i = 0; i < flat.length; i += 2) {
       entries.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), streakLength: Math.floor(Number(flat[i + 1])) });
