@@ -52,8 +52,9 @@ for i = 1, #ARGV, 6 do
     -- The current length: a new member for an extension (an entry with an id: its length was
     -- reached now, also when a new streak reaches the length a lost one still shows), else unless
     -- the length is the one it holds (an operation writing the state again).
-    if seq ~= '' or activeOrder == '' or activeLength ~= lengthText then
-      redis.call('ZREM', activeKey, activeOrder == '' and userId or activeOrder .. '|' .. userId)
+    if seq ~= '' or activeLength ~= lengthText then
+      -- No length recorded: no member (src/engine/upgrade.ts recorded every older one).
+      if activeLength ~= '' then redis.call('ZREM', activeKey, activeOrder == '' and userId or activeOrder .. '|' .. userId) end
       redis.call('ZADD', activeKey, lengthText, order .. '|' .. userId)
       activeOrder, activeLength = order, lengthText
     end
