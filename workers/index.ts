@@ -21,6 +21,8 @@ import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
 import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
 import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
+import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
+import { WEBHOOKS_QUEUE } from './webhooks.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -35,6 +37,8 @@ export interface WorkersHandle {
   finaliseNow(): Promise<FinaliseResult>;
   /** Sends the notifications due now, beside the scheduled passes (for tests and tools). */
   notifyNow(): Promise<SendResult>;
+  /** Sends the webhook deliveries due now and waits for every send in flight; answers the totals so far (for tests). */
+  webhooksNow(): Promise<WebhookTotals>;
   /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
   snapshotNow(full?: boolean): Promise<SnapshotResult | null>;
   /** Resolves once no points-time job is waiting or running (for tests). */
@@ -150,6 +154,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'notifications job failed', { ms: 1000, job: 'send' });
 
+  const webhooks = new WebhookSender(svc, pool);
+  await queue(WEBHOOKS_QUEUE, async () => {
+    const claimed = await webhooks.pass();
+    if (claimed > 0) wlog.debug({ claimed }, 'webhook deliveries started');
+    return claimed;
+  }, 'webhooks job failed', { ms: 1000, job: 'send' });
+
   wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
   return {
     services: svc,
@@ -165,6 +176,11 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc),
     notifyNow: () => notifier.send(),
+    async webhooksNow() {
+      await webhooks.pass();
+      await webhooks.idle();
+      return webhooks.totals;
+    },
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
@@ -181,6 +197,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         else await settleWithin(q.close(), 1000);
       }
       notifier.close();
+      await settleWithin(webhooks.idle(), 5000);
       await closeClient(connection);
       await settleWithin(pool.end(), 2000);
       if (!services) await svc.close();

@@ -14,6 +14,9 @@
  * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
  *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
  *   written in the archive's transaction: scheduled exactly once. A backfill's are silent.
+ * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
+ *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
+ *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
@@ -21,6 +24,9 @@ import {
   completionOf, earlierStreamId, entryBody, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
+import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
+import { recordDeliveries, type NewDelivery } from '../src/postgres/webhook-deliveries.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
@@ -158,6 +164,18 @@ async function plan(deps: Deps, completions: LoggedCompletion[]) {
   }
 }
 
+/** The webhook deliveries the entries call for; as plan() for a fault. */
+async function planHooks(deps: Deps, entries: ParsedEntry[]): Promise<NewDelivery[]> {
+  if (entries.length === 0) return [];
+  try {
+    return await plannedWebhooks(deps, entries);
+  } catch (err) {
+    if (isConnectionError(err)) throw err;
+    deps.log.error({ err, entries: entries.length }, 'webhooks not recorded for these entries');
+    return [];
+  }
+}
+
 /**
  * The drainer of one worker process: the partitions' cursors as archived, kept between passes
  * (read from Postgres at the first pass and whenever another drainer moved one).
@@ -236,6 +254,9 @@ export class LogDrainer {
     const batches: ArchiveBatch[] = [];
     const consumers: Drained[] = [];
     const completions: LoggedCompletion[] = [];
+    // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
+    const hooks = logSubscribers(deps.store.current).endpoints.length > 0;
+    const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
     partitions.forEach((partition, i) => {
@@ -249,10 +270,13 @@ export class LogDrainer {
         const body = archivedBody(fields);
         lines.push(archiveLine(id, kind, body));
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
-        if (mayComplete(kind, fields)) {
-          const completion = completionOf(JSON.parse(body) as LogBody);
+        const completes = mayComplete(kind, fields);
+        const parsed = completes || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        if (completes) {
+          const completion = completionOf(parsed!);
           if (completion !== null) completions.push(completion);
         }
+        if (hooks && parsed !== null) notifying.push({ id, kind, e: parsed });
       }
       batches.push({
         partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],
@@ -262,9 +286,14 @@ export class LogDrainer {
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
     const planned = await plan(deps, completions);
-    const schedule = planned.length === 0 ? undefined
-      : (client: pg.ClientBase) => scheduleAll(client, deps.settings.prefix, planned, deps.clock.now());
-    const failed = (err: unknown) => deps.log.error({ err, deliveries: planned.length }, 'notifications not scheduled for these completions');
+    const webhooks = await planHooks(deps, notifying);
+    const schedule = planned.length === 0 && webhooks.length === 0 ? undefined : async (client: pg.ClientBase) => {
+      if (planned.length > 0) await scheduleAll(client, deps.settings.prefix, planned, deps.clock.now());
+      if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());
+    };
+    const failed = (err: unknown) => deps.log.error(
+      { err, deliveries: planned.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',
+    );
     if (!(await this.archive.commit(batches, schedule, failed))) {
       // Another drainer archived some of them: start again from where the archive ends.
       this.cursors = null;

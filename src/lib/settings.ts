@@ -37,6 +37,8 @@ export interface Settings {
   emailFrom: string | null;
   /** Requests a second per API key, from LAUREL_RATE_LIMIT; null: no limit. */
   rateLimit: RateLimit | null;
+  /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
+  webhooksAllowPrivate: boolean;
 }
 
 /** A rate limit per API key: requests a second, and how many may come at once. */
@@ -154,5 +156,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,
     rateLimit: parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT),
+    webhooksAllowPrivate: env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === '1' || env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === 'true',
   };
 }

@@ -5,7 +5,7 @@
 /** The kinds of configuration entity, each stored as one hash in Redis (src/config/store.ts). */
 export type ConfigKind =
   | 'metrics' | 'attributes' | 'tenants' | 'apikeys' | 'achievements' | 'settings'
-  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards' | 'nsettings' | 'ntemplates';
+  | 'points' | 'ptriggers' | 'plevels' | 'pboosts' | 'leaderboards' | 'nsettings' | 'ntemplates' | 'webhooks';
 
 export interface Metric {
   id: string;
@@ -261,6 +261,32 @@ export interface NotificationTemplate {
   updated: string;
 }
 
+/** The webhook event types (API.md, "Webhooks"; Trophy's names). */
+export const WEBHOOK_TYPES = [
+  'achievement.completed', 'streak.started', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
+  'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
+  'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
+  'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
+] as const;
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+/** A webhook endpoint (API.md, "Webhooks"): account-wide configuration; its deliveries name their tenant. */
+export interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  events: WebhookType[];
+  /** `disabled`: the receiver answered 410 (an admin sets it active again). */
+  status: 'active' | 'inactive' | 'disabled';
+  /** The signing secret, `whsec_<base64>`; answered once, when the endpoint is created or rotated. */
+  secret: string;
+  /** The secret before the last rotation, which signs beside the new one until `previousUntil` (ISO-8601). */
+  previousSecret: string | null;
+  previousUntil: string | null;
+  created: string;
+  updated: string;
+}
+
 export interface EntityByKind {
   metrics: Metric;
   attributes: Attribute;
@@ -275,6 +301,7 @@ export interface EntityByKind {
   leaderboards: Leaderboard;
   nsettings: NotificationSettings;
   ntemplates: NotificationTemplate;
+  webhooks: Webhook;
 }
 
 /** The field each kind keeps unique. */
@@ -292,9 +319,10 @@ export const UNIQUE_FIELD: Record<ConfigKind, string> = {
   leaderboards: 'key',
   nsettings: '',
   ntemplates: 'key',
+  webhooks: '',
 };
 
 export const CONFIG_KINDS: ConfigKind[] = [
   'metrics', 'attributes', 'tenants', 'apikeys', 'achievements', 'settings', 'points', 'ptriggers', 'plevels', 'pboosts',
-  'leaderboards', 'nsettings', 'ntemplates',
+  'leaderboards', 'nsettings', 'ntemplates', 'webhooks',
 ];

@@ -4,7 +4,7 @@
  */
 import {
   CONFIG_KINDS, type Achievement, type ApiKeyRecord, type Attribute, type ConfigKind, type EntityByKind, type Leaderboard, type Metric,
-  type NotificationSettings, type NotificationTemplate, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type StreakSettings, type Tenant,
+  type NotificationSettings, type NotificationTemplate, type PointsBoost, type PointsLevel, type PointsSystem, type PointsTrigger, type StreakSettings, type Tenant, type Webhook,
 } from './entities.js';
 
 export class Snapshot {
@@ -37,6 +37,7 @@ export class Snapshot {
   private readonly notificationSettings: Map<string, NotificationSettings>;
   /** Notification templates, oldest first (the first created wins among those that match). */
   readonly templates: Map<string, NotificationTemplate>;
+  readonly webhooks: Map<string, Webhook>;
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     this.version = version;
@@ -75,6 +76,7 @@ export class Snapshot {
     this.notificationSettings = new Map(parse('nsettings').map((x) => [x.id, x]));
     this.notifications = this.notificationSettings.get('notifications') ?? null;
     this.templates = new Map(parse('ntemplates').map((x) => [x.id, x]));
+    this.webhooks = new Map(parse('webhooks').map((x) => [x.id, x]));
     this.levelsBySystem = new Map();
     for (const level of [...levels].sort((a, b) => a.points - b.points)) {
       const list = this.levelsBySystem.get(level.systemId) ?? [];
@@ -88,7 +90,7 @@ export class Snapshot {
       metrics: this.metrics, attributes: this.attributes, tenants: this.tenants, apikeys: this.apiKeys,
       achievements: this.achievements, settings: this.settings, points: this.pointsSystems, ptriggers: this.pointsTriggers,
       plevels: this.pointsLevels, pboosts: this.pointsBoosts, leaderboards: this.leaderboards,
-      nsettings: this.notificationSettings, ntemplates: this.templates,
+      nsettings: this.notificationSettings, ntemplates: this.templates, webhooks: this.webhooks,
     }[kind] as Map<string, EntityByKind[K]>;
   }
 

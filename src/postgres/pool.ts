@@ -121,6 +121,28 @@ const MIGRATIONS = [
   `CREATE INDEX IF NOT EXISTS laurel_deliveries_due ON laurel_deliveries (prefix, due_at) WHERE status IN ('scheduled', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_deliveries_list ON laurel_deliveries (prefix, tenant, created_at DESC, id DESC)',
   'CREATE INDEX IF NOT EXISTS laurel_deliveries_user ON laurel_deliveries (prefix, tenant, user_id, created_at DESC)',
+  // Webhook deliveries (src/postgres/webhook-deliveries.ts): one row per (endpoint, event).
+  `CREATE TABLE IF NOT EXISTS laurel_webhook_deliveries (
+     prefix        text        NOT NULL,
+     id            text        NOT NULL,
+     endpoint_id   text        NOT NULL,
+     event_id      text        NOT NULL,
+     type          text        NOT NULL,
+     tenant        text        NOT NULL,
+     user_id       text        NOT NULL,
+     body          text        NOT NULL,
+     status        text        NOT NULL,
+     due_at        timestamptz NOT NULL,
+     attempts      integer     NOT NULL DEFAULT 0,
+     last_status   integer,
+     error         text,
+     claimed_until timestamptz,
+     created_at    timestamptz NOT NULL,
+     delivered_at  timestamptz,
+     PRIMARY KEY (prefix, id)
+   )`,
+  `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due ON laurel_webhook_deliveries (prefix, due_at) WHERE status IN ('pending', 'sending')`,
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -70,6 +70,8 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   /** Applies a valid update item; returns a message to refuse it. */
   apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
   view(entity: EntityByKind[K]): unknown;
+  /** The view a create answers, when it shows more than the others (a webhook's secret, once). */
+  createdView?(entity: EntityByKind[K]): unknown;
   /** Runs after a create (previous null) or an update was stored. */
   afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
   /** Runs after an entity was deleted (say, to delete what belongs to it). */
@@ -193,7 +195,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
           const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId });
           if (typeof entity === 'string') return entity;
           if (await store.put(spec.kind, 'create', entity) !== 'ok') return duplicate(entity);
-          const view = spec.view(entity);
+          const view = (spec.createdView ?? spec.view)(entity);
           await spec.afterWrite?.(entity, null, store.current.version);
           return { view };
         });

@@ -1,0 +1,113 @@
+/**
+ * The webhook events one entry of the event log calls for (API.md, "Webhooks"; payloads in Trophy's
+ * shapes, reference/notifications.md), each with its `webhook-id`: a hash of what names the event,
+ * so the same entry gives the same id in every worker process and after any restart.
+ *
+ * - `achievement.completed`: an event's or an API completion's achievements (`ac`); a backfill's
+ *   completions are silent (its entry carries none);
+ * - `streak.started` (length 1) or `streak.extended`: an event that extended the streak (`sx`);
+ * - `points.changed`: the awards of a system (`pa`), gathered over fixed 15-minute windows of the
+ *   service's clock into one delivery per user and system, sent when its window ends with the
+ *   latest state (at most one per 15 minutes);
+ * - `points.level_changed`: an award that moved the user's level in its system.
+ * `user` is the user as the worker reads them (its `GET /users/{id}` shape).
+ */
+import { createHash } from 'node:crypto';
+import { userAchievementView } from './achievements.js';
+import { dayIndexOf } from './periods.js';
+import { levelOf, levelView, pointsChanges } from './points.js';
+import { stateFromHash, streakView } from './streaks.js';
+import type { UserView } from './users.js';
+import type { WebhookType } from '../model/entities.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
+import type { LogBody } from '../model/log.js';
+import type { Snapshot } from '../model/snapshot.js';
+
+/** How long `points.changed` gathers a user's awards of one system (ms). */
+export const POINTS_WINDOW_MS = 15 * 60_000;
+
+export interface WebhookEvent {
+  type: WebhookType;
+  /** The `webhook-id`: `msg_` and 32 hex digits. */
+  id: string;
+  tenant: string;
+  userId: string;
+  /** The JSON body: `{ "type": ..., ...payload }`. */
+  body: string;
+  /** When it is due (ms, the service's clock). */
+  at: number;
+  /** A later event with the same id replaces this one's body while it is not sent (points.changed). */
+  coalesce: boolean;
+}
+
+/** An entry as the drainer parsed it. */
+export interface ParsedEntry {
+  id: string;
+  kind: string;
+  e: LogBody;
+}
+
+export function eventId(parts: (string | number)[]): string {
+  return 'msg_' + createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
+}
+
+/** Whether an entry may call for a webhook event, judged without parsing it. */
+export function mayNotify(kind: string, fields: string[]): boolean {
+  // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or completed.
+  if (kind === 'event') return fields.length > 2;
+  return kind === 'achievement' || kind === 'points';
+}
+
+/**
+ * The events of `wanted` types one entry calls for. `user` null: the user is gone (nothing is
+ * sent). `prefix` names the installation (ids differ between installations sharing a receiver).
+ */
+export function eventsOfEntry(
+  prefix: string, entry: ParsedEntry, snapshot: Snapshot, user: UserView | null, wanted: ReadonlySet<WebhookType>,
+): WebhookEvent[] {
+  const { e } = entry;
+  if (user === null || e.t === undefined || e.u === undefined || e.ts === undefined) return [];
+  const tenant = e.t;
+  const userId = e.u;
+  const ts = e.ts;
+  const out: WebhookEvent[] = [];
+  const add = (type: WebhookType, idParts: (string | number)[], payload: Record<string, unknown>, at = ts, coalesce = false) => {
+    if (!wanted.has(type)) return;
+    out.push({ type, id: eventId([prefix, type, ...idParts]), tenant, userId, body: JSON.stringify({ type, ...payload }), at, coalesce });
+  };
+  if (Array.isArray(e.ac)) {
+    const achievedAt = new Date(ts).toISOString();
+    for (const achievementId of e.ac) {
+      const a = snapshot.achievements.get(achievementId);
+      if (a !== undefined) add('achievement.completed', [entry.id, achievementId], { user, achievement: userAchievementView(a, snapshot, achievedAt) });
+    }
+  }
+  const rule = snapshot.streak;
+  if (typeof e.sx === 'string' && rule !== null && e.d !== undefined) {
+    const h: Record<string, string> = e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx };
+    const state = stateFromHash(h, rule, dayIndexOf(e.d), 0);
+    if (state.last !== null && state.length > 0) {
+      const streak = streakView(rule, state, state.last);
+      add(state.length === 1 ? 'streak.started' : 'streak.extended', [entry.id], { user, streak });
+    }
+  }
+  if (Array.isArray(e.pa) && e.pa.length > 0) {
+    const changes = pointsChanges(snapshot, e.pa, tenant, userId, ts);
+    for (const [systemId, , awarded, total] of e.pa) {
+      const system = snapshot.pointsSystems.get(systemId);
+      if (system === undefined) continue;
+      const after = levelOf(snapshot, systemId, total);
+      // The event response's system (total, added, awards), with the user's level whether it moved or not.
+      const points = { ...(changes[system.key] as Record<string, unknown>), level: after === null ? null : levelView(after) };
+      const window = Math.floor(ts / POINTS_WINDOW_MS);
+      add('points.changed', [tenant, userId, systemId, window], { user, points }, (window + 1) * POINTS_WINDOW_MS, true);
+      const before = levelOf(snapshot, systemId, total - awarded);
+      if ((before?.id ?? null) !== (after?.id ?? null)) {
+        add('points.level_changed', [entry.id, systemId], {
+          user, points, previousLevel: before === null ? null : levelView(before), newLevel: after === null ? null : levelView(after),
+        });
+      }
+    }
+  }
+  return out;
+}

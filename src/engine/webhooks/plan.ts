@@ -1,0 +1,60 @@
+/**
+ * The webhook deliveries a stretch of the event log calls for (workers/log-drain.ts): for each
+ * active endpoint, the events of the types it subscribes to (src/domain/webhook-events.ts). Reads
+ * each concerned user once (the `user` of the payloads). Nothing is parsed or read while no active
+ * endpoint subscribes to a type the log gives: an installation without webhooks pays nothing.
+ */
+import { isControl } from '../../domain/notifications.js';
+import { userView, type UserView } from '../../domain/users.js';
+import { eventsOfEntry, type ParsedEntry } from '../../domain/webhook-events.js';
+import type { Webhook, WebhookType } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { NewDelivery } from '../../postgres/webhook-deliveries.js';
+import type { Context } from '../context.js';
+
+/** The types the log gives (the rest come from the clock or the notifications' scheduler). */
+const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
+  'achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed',
+]);
+
+/** The active endpoints that subscribe to a type the log gives, and those types. */
+export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; types: Set<WebhookType> } {
+  const endpoints = [...snapshot.webhooks.values()].filter((w) => w.status === 'active' && w.events.some((t) => LOG_TYPES.has(t)));
+  return { endpoints, types: new Set(endpoints.flatMap((w) => w.events.filter((t) => LOG_TYPES.has(t)))) };
+}
+
+export async function plannedWebhooks(
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, entries: ParsedEntry[],
+): Promise<NewDelivery[]> {
+  const snapshot = deps.store.current;
+  const { endpoints, types } = logSubscribers(snapshot);
+  if (endpoints.length === 0 || entries.length === 0) return [];
+  const users = new Map<string, Promise<UserView | null>>();
+  const userOf = (tenant: string, userId: string) => {
+    const key = `${tenant}\u0000${userId}`;
+    let u = users.get(key);
+    if (u === undefined) {
+      u = deps.redis.hgetall(deps.keys.forUser(tenant, userId).user)
+        .then((h) => (h.id === undefined ? null : userView(h, isControl(snapshot.notifications, tenant, h))));
+      users.set(key, u);
+    }
+    return u;
+  };
+  // Every user's read sent at once (on a Cluster each to its own slot).
+  for (const { e } of entries) if (e.t !== undefined && e.u !== undefined) void userOf(e.t, e.u);
+  const out: NewDelivery[] = [];
+  for (const entry of entries) {
+    const { t, u } = entry.e;
+    if (t === undefined || u === undefined) continue;
+    const events = eventsOfEntry(deps.settings.prefix, entry, snapshot, await userOf(t, u), types);
+    for (const ev of events) {
+      for (const w of endpoints) {
+        if (!w.events.includes(ev.type)) continue;
+        out.push({
+          endpointId: w.id, eventId: ev.id, type: ev.type, tenant: ev.tenant, userId: ev.userId, body: ev.body, dueAt: ev.at, coalesce: ev.coalesce,
+        });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,156 @@
+/**
+ * Webhook deliveries in Postgres (`laurel_webhook_deliveries`): one row per (endpoint, event), its id
+ * a hash of both, written in the log drain's archive transaction (workers/log-drain.ts), so an
+ * event is recorded once however many drainers run. A row is claimed (`pending` -> `sending`, FOR
+ * UPDATE SKIP LOCKED, with a lease) by one worker process before it is sent, and settled by that
+ * claim: `delivered`, `pending` again with its next attempt's time, or `failed`. A claim whose
+ * process died is taken again once its lease ran out: a receiver may see an event twice, always
+ * under the same `webhook-id`.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+export type WebhookDeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  tenant: string;
+  userId: string;
+  body: string;
+  status: WebhookDeliveryStatus;
+  dueAt: number;
+  attempts: number;
+  lastStatus: number | null;
+  error: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+/** A delivery to record: an endpoint's copy of an event. */
+export interface NewDelivery {
+  endpointId: string;
+  eventId: string;
+  type: string;
+  tenant: string;
+  userId: string;
+  body: string;
+  dueAt: number;
+  /** Replaces the body of the same delivery while it is pending (points.changed's window). */
+  coalesce: boolean;
+}
+
+export function webhookDeliveryId(endpointId: string, eventId: string): string {
+  return createHash('sha256').update(`${endpointId}\u0000${eventId}`).digest('hex').slice(0, 32);
+}
+
+interface Row {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: string;
+  tenant: string;
+  user_id: string;
+  body: string;
+  status: WebhookDeliveryStatus;
+  due_at: Date;
+  attempts: number;
+  last_status: number | null;
+  error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+function fromRow(r: Row): WebhookDelivery {
+  return {
+    id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, type: r.type, tenant: r.tenant, userId: r.user_id, body: r.body,
+    status: r.status, dueAt: r.due_at.getTime(), attempts: r.attempts, lastStatus: r.last_status, error: r.error,
+    createdAt: r.created_at.getTime(), deliveredAt: r.delivered_at === null ? null : r.delivered_at.getTime(),
+  };
+}
+
+/** Records deliveries (in the caller's transaction): a new one once; a coalescing one's body replaced while pending. */
+export async function recordDeliveries(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
+  for (const coalesce of [false, true]) {
+    const list = deliveries.filter((d) => d.coalesce === coalesce);
+    if (list.length === 0) continue;
+    await client.query(
+      `INSERT INTO laurel_webhook_deliveries (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, created_at)
+       SELECT $1, d.id, d.endpoint_id, d.event_id, d.type, d.tenant, d.user_id, d.body, 'pending', to_timestamp(d.due_ms / 1000.0), to_timestamp($10 / 1000.0)
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[])
+         AS d(id, endpoint_id, event_id, type, tenant, user_id, body, due_ms)
+       ON CONFLICT (prefix, id) DO ${coalesce
+    ? `UPDATE SET body = EXCLUDED.body WHERE laurel_webhook_deliveries.status = 'pending'`
+    : 'NOTHING'}`,
+      [
+        prefix, list.map((d) => webhookDeliveryId(d.endpointId, d.eventId)), list.map((d) => d.endpointId), list.map((d) => d.eventId),
+        list.map((d) => d.type), list.map((d) => d.tenant), list.map((d) => d.userId), list.map((d) => d.body), list.map((d) => d.dueAt), nowMs,
+      ],
+    );
+  }
+}
+
+/**
+ * Claims the deliveries due at `nowMs` (the service's clock), each for `leaseMs` of wall time: at
+ * most `free[endpoint]` of an endpoint (`perEndpoint` for one not named), the earliest due first,
+ * among the first `limit` due.
+ */
+export async function claimDue(
+  pool: pg.Pool, prefix: string, nowMs: number, limit: number, leaseMs: number, free: Record<string, number>, perEndpoint: number,
+): Promise<WebhookDelivery[]> {
+  const { rows } = await pool.query<Row>(
+    `UPDATE laurel_webhook_deliveries d SET status = 'sending', claimed_until = now() + make_interval(secs => $4 / 1000.0)
+     WHERE (d.prefix, d.id) IN (
+       SELECT prefix, id FROM (
+         SELECT prefix, id, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY due_at) AS n FROM (
+           SELECT prefix, id, endpoint_id, due_at FROM laurel_webhook_deliveries
+           WHERE prefix = $1 AND due_at <= to_timestamp($2 / 1000.0)
+             AND (status = 'pending' OR (status = 'sending' AND claimed_until < now()))
+           ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) candidates) ranked
+       WHERE n <= COALESCE(($5::jsonb ->> endpoint_id)::int, $6))
+     RETURNING d.*`,
+    [prefix, nowMs, limit, leaseMs, JSON.stringify(free), perEndpoint],
+  );
+  return rows.map(fromRow);
+}
+
+/** Settles a claimed delivery after an attempt. */
+export async function settle(
+  pool: pg.Pool, prefix: string, id: string,
+  outcome: { status: WebhookDeliveryStatus; nextAt?: number; lastStatus: number | null; error: string | null; at: number },
+): Promise<void> {
+  await pool.query(
+    `UPDATE laurel_webhook_deliveries SET status = $3, attempts = attempts + 1, last_status = $4, error = $5, claimed_until = NULL,
+       due_at = COALESCE(to_timestamp($6 / 1000.0), due_at), delivered_at = CASE WHEN $3 = 'delivered' THEN to_timestamp($7 / 1000.0) END
+     WHERE prefix = $1 AND id = $2 AND status = 'sending'`,
+    [prefix, id, outcome.status, outcome.lastStatus, outcome.error, outcome.nextAt ?? null, outcome.at],
+  );
+}
+
+/** An endpoint's deliveries, newest first. */
+export async function listDeliveries(
+  pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; limit: number; skip: number },
+): Promise<WebhookDelivery[]> {
+  const { rows } = await pool.query<Row>(
+    `SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
+     ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+    [prefix, endpointId, filter.status ?? null, filter.limit, filter.skip],
+  );
+  return rows.map(fromRow);
+}
+
+/** Sends a delivery again (pending, due at `nowMs`); null when the endpoint has no such delivery. */
+export async function retryDelivery(pool: pg.Pool, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
+  const { rows } = await pool.query<Row>(
+    `UPDATE laurel_webhook_deliveries SET status = 'pending', due_at = to_timestamp($4 / 1000.0), claimed_until = NULL
+     WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND status <> 'sending' RETURNING *`,
+    [prefix, endpointId, id, nowMs],
+  );
+  if (rows.length > 0) return fromRow(rows[0]);
+  const { rows: existing } = await pool.query<Row>(
+    'SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND id = $3', [prefix, endpointId, id],
+  );
+  return existing.length > 0 ? fromRow(existing[0]) : null;
+}

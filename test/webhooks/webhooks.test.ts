@@ -1,0 +1,250 @@
+/**
+ * Webhooks end to end against a real HTTP receiver on loopback: the Admin API (the secret once,
+ * addresses refused, rotation), both signatures verified (Standard Webhooks with the
+ * `standardwebhooks` package, X-Trophy-Signature with node:crypto), payloads of a real scenario
+ * through the API field by field, retries under one webhook-id until a success, a 410 disabling the
+ * endpoint, points.changed gathered per 15 minutes, and two worker processes recording one event once.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/log.js';
+import { startWorkers } from '../../workers/index.js';
+import { adminCreate, putStreakSettings } from '../support/admin.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on loopback: each path answers the statuses queued for it (200 once they run out). */
+async function startReceiver() {
+  const received: Received[] = [];
+  const answers = new Map<string, number[]>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => { body += c; });
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      res.statusCode = answers.get(req.url ?? '')?.shift() ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path: string) => base + path,
+    received,
+    at: (path: string) => received.filter((r) => r.path === path),
+    answer: (path: string, ...statuses: number[]) => answers.set(path, statuses),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const trophySignature = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('base64');
+
+describe('webhooks', () => {
+  let s: TestServer;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  let ids: Record<string, string>;
+
+  const create = async (item: Record<string, unknown>) => {
+    const r = await s.request('POST', '/admin/v1/webhooks', { body: [item] });
+    expect(r.status, r.text).toBe(201);
+    return r.body.created[0] as { id: string; secret: string; status: string };
+  };
+  /** What the workers do each second, now: the drain records, the sender sends. */
+  const work = async () => { await s.workers!.drainNow(); return s.workers!.webhooksNow(); };
+  const deliveries = async (id: string) => (await s.request('GET', `/admin/v1/webhooks/${id}/deliveries?limit=100`)).body as
+    { id: string; webhookId: string; type: string; status: string; attempts: number; lastStatus: number | null; payload: Record<string, unknown> }[];
+
+  beforeAll(async () => {
+    hook = await startReceiver();
+    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } });
+    await s.setClock('2026-06-01T10:00:00Z');
+    ids = await s.metrics('lessons');
+    ids = { ...ids, ...await adminCreate(s, '/admin/v1/achievements', [
+      { name: 'First lesson', key: 'first', trigger: 'metric', metricId: ids.lessons, metricValue: 1 } as never,
+    ]) };
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+    const points = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(points.status, points.text).toBe(201);
+    const level = await s.request('POST', `/admin/v1/points/${points.body.created[0].id}/levels`, { body: [{ name: 'Bronze', key: 'bronze', points: 20 }] });
+    expect(level.status, level.text).toBe(201);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await hook?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  it('answers the secret once, and refuses what cannot take webhooks', async () => {
+    const w = await create({ name: 'Once', url: hook.url('/once'), events: ['achievement.completed'], status: 'inactive' });
+    expect(w.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const listed = (await s.request('GET', '/admin/v1/webhooks?limit=100')).body as Record<string, unknown>[];
+    expect(listed.find((x) => x.id === w.id)).toEqual(expect.not.objectContaining({ secret: expect.anything() }));
+    expect((await s.request('GET', `/admin/v1/webhooks/${w.id}`)).body).toMatchObject({ name: 'Once', status: 'inactive' });
+    expect((await s.request('GET', `/admin/v1/webhooks/${w.id}`)).body.secret).toBeUndefined();
+    const bad = await s.request('POST', '/admin/v1/webhooks', { body: [
+      { name: 'No scheme', url: 'ftp://example.com/x', events: ['streak.lost'] },
+      { name: 'No such type', url: 'https://example.com/x', events: ['streak.exploded'] },
+    ] });
+    // Nothing created: 200 with an issue per item (the Admin API's batch pattern).
+    expect(bad.status).toBe(200);
+    expect(bad.body.created).toEqual([]);
+    expect(bad.body.issues).toEqual([
+      expect.objectContaining({ index: 0, severity: 'error', message: 'url must use http or https' }),
+      expect.objectContaining({ index: 1, severity: 'error', message: expect.stringContaining('events') }),
+    ]);
+    const loopback = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Here', url: 'http://127.0.0.1:9/x', events: ['streak.lost'] }] });
+    expect(loopback.body.created).toHaveLength(1);
+    expect((await s.request('GET', '/admin/v1/webhooks/nope/deliveries')).status).toBe(404);
+  });
+
+  it('signs every delivery both ways and sends the scenario\'s events in Trophy\'s shapes', async () => {
+    const w = await create({
+      name: 'All', url: hook.url('/all'),
+      events: ['achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed'],
+    });
+    await s.event('lessons', { id: 'ann', name: 'Ann', email: 'ann@example.test' }, 1);
+    await work();
+    const first = hook.at('/all');
+    expect(first.map((r) => JSON.parse(r.body).type).sort()).toEqual(['achievement.completed', 'streak.started']);
+    const verifier = new StandardWebhook(w.secret);
+    for (const r of first) {
+      expect(() => verifier.verify(r.body, {
+        'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']),
+        'webhook-signature': String(r.headers['webhook-signature']),
+      })).not.toThrow();
+      expect(r.headers['x-trophy-signature']).toBe(trophySignature(w.secret, r.body));
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(String(r.headers['webhook-id'])).toMatch(/^msg_[0-9a-f]{32}$/);
+    }
+    const body = (type: string) => JSON.parse(first.find((r) => JSON.parse(r.body).type === type)!.body);
+    expect(body('achievement.completed')).toEqual({
+      type: 'achievement.completed',
+      user: expect.objectContaining({ id: 'ann', name: 'Ann', email: 'ann@example.test', control: false }),
+      achievement: expect.objectContaining({ id: ids.first, key: 'first', name: 'First lesson', achievedAt: '2026-06-01T10:00:00.000Z' }),
+    });
+    expect(body('streak.started')).toEqual({
+      type: 'streak.started', user: expect.objectContaining({ id: 'ann' }),
+      streak: expect.objectContaining({ length: 1, frequency: 'daily', started: '2026-06-01', periodStart: '2026-06-01', periodEnd: '2026-06-01' }),
+    });
+    // points.changed: one per user, system and 15 minutes, sent when the window ends with the latest total.
+    expect(hook.at('/all').some((r) => JSON.parse(r.body).type === 'points.changed')).toBe(false);
+    await s.setClock('2026-06-01T10:15:00Z');
+    await work();
+    expect(hook.at('/all').slice(first.length).map((r) => JSON.parse(r.body).type)).toEqual(['points.changed']);
+    // The next day: an extension, and the second award moves ann to Bronze.
+    await s.setClock('2026-06-02T10:00:00Z');
+    await s.event('lessons', 'ann', 1);
+    await work();
+    const second = hook.at('/all').slice(first.length + 1);
+    expect(second.map((r) => JSON.parse(r.body).type).sort()).toEqual(['points.level_changed', 'streak.extended']);
+    const levelChange = JSON.parse(second.find((r) => JSON.parse(r.body).type === 'points.level_changed')!.body);
+    expect(levelChange).toMatchObject({
+      user: { id: 'ann' }, points: { key: 'xp', total: 20, added: 10 }, previousLevel: null, newLevel: { key: 'bronze', name: 'Bronze', points: 20 },
+    });
+    expect(JSON.parse(second.find((r) => JSON.parse(r.body).type === 'streak.extended')!.body).streak).toMatchObject({ length: 2 });
+    // A second award in the same window: still one points.changed, with the latest total.
+    await s.setClock('2026-06-02T10:05:00Z');
+    await s.event('lessons', 'ann', 1);
+    await s.setClock('2026-06-02T10:15:00Z');
+    await work();
+    const changed = hook.at('/all').filter((r) => JSON.parse(r.body).type === 'points.changed');
+    expect(changed.map((r) => JSON.parse(r.body).points.total)).toEqual([10, 30]);
+    expect(JSON.parse(changed[1].body)).toMatchObject({ user: { id: 'ann' }, points: { key: 'xp', name: 'XP', total: 30, level: { key: 'bronze' } } });
+    const listed = await deliveries(w.id);
+    expect(listed.every((d) => d.status === 'delivered' && d.attempts === 1 && d.lastStatus === 200)).toBe(true);
+    expect(listed).toHaveLength(6);
+  });
+
+  it('tries a failing receiver again under the same webhook-id until it succeeds, once', async () => {
+    const w = await create({ name: 'Flaky', url: hook.url('/flaky'), events: ['achievement.completed'] });
+    hook.answer('/flaky', 500, 503);
+    await s.event('lessons', 'bob', 1);
+    await work();
+    expect(hook.at('/flaky')).toHaveLength(1);
+    let [d] = await deliveries(w.id);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500 });
+    // Not before its backoff (5 s on the service's clock), then again.
+    await work();
+    expect(hook.at('/flaky')).toHaveLength(1);
+    await s.setClock('2026-06-02T10:15:06Z');
+    await work();
+    await s.setClock('2026-06-02T10:25:00Z');
+    await work();
+    const got = hook.at('/flaky');
+    expect(got).toHaveLength(3);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    [d] = await deliveries(w.id);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 3, lastStatus: 200 });
+    // A retry asked for sends it again, under the same id.
+    expect((await s.request('POST', `/admin/v1/webhooks/${w.id}/deliveries/${d.id}/retry`)).body).toMatchObject({ status: 'pending' });
+    await work();
+    expect(hook.at('/flaky')).toHaveLength(4);
+    expect(hook.at('/flaky')[3].headers['webhook-id']).toBe(got[0].headers['webhook-id']);
+    expect((await s.request('POST', `/admin/v1/webhooks/${w.id}/deliveries/nope/retry`)).status).toBe(404);
+  });
+
+  it('disables an endpoint that answers 410', async () => {
+    const w = await create({ name: 'Gone', url: hook.url('/gone'), events: ['achievement.completed'] });
+    hook.answer('/gone', 410);
+    await s.event('lessons', 'cat', 1);
+    await work();
+    expect((await s.request('GET', `/admin/v1/webhooks/${w.id}`)).body.status).toBe('disabled');
+    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'failed', lastStatus: 410 });
+    await s.event('lessons', 'dan', 1);
+    await work();
+    expect(hook.at('/gone')).toHaveLength(1);
+    expect(await deliveries(w.id)).toHaveLength(1);
+  });
+
+  it('signs with both secrets for a day after a rotation', async () => {
+    const w = await create({ name: 'Rotated', url: hook.url('/rotated'), events: ['achievement.completed'] });
+    const r = await s.request('POST', `/admin/v1/webhooks/${w.id}/secret`);
+    expect(r.status, r.text).toBe(200);
+    const fresh = r.body.secret as string;
+    expect(fresh).not.toBe(w.secret);
+    await s.event('lessons', 'eve', 1);
+    await work();
+    const [got] = hook.at('/rotated');
+    for (const secret of [fresh, w.secret]) {
+      expect(() => new StandardWebhook(secret).verify(got.body, {
+        'webhook-id': String(got.headers['webhook-id']), 'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        'webhook-signature': String(got.headers['webhook-signature']),
+      })).not.toThrow();
+    }
+    expect(String(got.headers['x-trophy-signature']).split(',')).toEqual([trophySignature(fresh, got.body), trophySignature(w.secret, got.body)]);
+    // A day later, the new secret alone.
+    await s.setClock('2026-06-03T11:00:00Z');
+    await s.event('lessons', 'fay', 1);
+    await work();
+    const later = hook.at('/rotated')[1];
+    expect(later.headers['x-trophy-signature']).toBe(trophySignature(fresh, later.body));
+    expect(String(later.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  });
+
+  it('records an event once with two worker processes draining', async () => {
+    const w = await create({ name: 'Twice', url: hook.url('/twice'), events: ['achievement.completed'] });
+    const other = await startWorkers(s.settings, createLogger('silent'));
+    try {
+      for (const id of ['gus', 'hal', 'ida']) await s.event('lessons', id, 1);
+      await Promise.all([s.workers!.drainNow(), other.drainNow()]);
+      await Promise.all([s.workers!.webhooksNow(), other.webhooksNow()]);
+    } finally {
+      await other.close();
+    }
+    const got = hook.at('/twice');
+    expect(got.map((r) => JSON.parse(r.body).user.id).sort()).toEqual(['gus', 'hal', 'ida']);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(3);
+    expect(await deliveries(w.id)).toHaveLength(3);
+  });
+});
