@@ -5,12 +5,16 @@
  * winners (the top three of each breakdown group), in the board's state hash; the rankings stay
  * as they were, readable with `run=`. A user's later events fall in later runs by their local
  * date, so nothing reaches a finalised run. A board an admin finished is final at once, up to the
- * run of the day it was finished (UTC): no event ranks on it any more.
+ * run of the day it was finished (UTC): no event ranks on it any more. While an endpoint subscribes
+ * to `leaderboard.finished`, each finalised run (and group) records one, with its top 10.
  */
 import type { Deps } from '../src/engine/deps.js';
 import { finishedOn, runOf, runStart } from '../src/domain/leaderboards.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';
+import { finishedEvent, type RankedUser } from '../src/domain/webhook-clock-events.js';
+import type { WebhookEvent } from '../src/domain/webhook-events.js';
+import { recordEvents, subscribedTypes } from '../src/engine/webhooks/record.js';
 
 const DAY_MS = 86_400_000;
 const LAST_ZONE_MS = 36 * 3_600_000;
@@ -27,6 +31,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
   const now = clock.now();
   const tenants = liveTenants(snapshot);
   const result: FinaliseResult = { runs: 0 };
+  const notify = subscribedTypes(snapshot).has('leaderboard.finished');
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;
     // Finished by an admin: monitoring stopped then, so its runs up to that day are final at once.
@@ -50,14 +55,20 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
         }
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
         const fields: string[] = [];
+        const finishedEvents: WebhookEvent[] = [];
         for (const group of groups) {
-          const top = await redis.zrevrange(keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, 2, 'WITHSCORES');
-          const winners = [];
+          // The top 10 for leaderboard.finished; the top three are the winners.
+          const top = await redis.zrevrange(keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, notify ? 9 : 2, 'WITHSCORES');
+          const ranked: RankedUser[] = [];
           for (let i = 0; i < top.length; i += 2) {
-            winners.push({ userId: top[i].slice(top[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(top[i + 1]) });
+            ranked.push({ userId: top[i].slice(top[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(top[i + 1]) });
           }
-          fields.push(`w:${run.start}:${group}`, JSON.stringify(winners));
+          fields.push(`w:${run.start}:${group}`, JSON.stringify(ranked.slice(0, 3)));
+          if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         }
+        // Recorded before the run is marked final: a pass that fails between the two records them
+        // again, which records nothing (their ids name the run).
+        if (finishedEvents.length > 0) await recordEvents(deps, await deps.postgres(), finishedEvents);
         await redis.hset(index.state, ...fields, `f:${run.start}`, new Date(final).toISOString(), 'last', run.start);
         result.runs++;
       }

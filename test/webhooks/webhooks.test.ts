@@ -232,6 +232,59 @@ describe('webhooks', () => {
     expect(String(later.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
 
+  it('sends the clock\'s events: a run about to start, boosts starting and finishing, a run finished with its top 10', async () => {
+    await s.setClock('2026-07-01T09:00:00Z');
+    const w = await create({
+      name: 'Clock', url: hook.url('/clock'), events: ['leaderboard.started', 'leaderboard.finished', 'points.boost_started', 'points.boost_finished'],
+    });
+    const xp = (await s.request('GET', '/admin/v1/points')).body.find((p: { key: string }) => p.key === 'xp').id as string;
+    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
+      name: 'Daily lessons', key: 'daily-lessons', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, start: '2026-07-02',
+      runUnit: 'day', runInterval: 1, status: 'scheduled',
+    }] });
+    expect(board.status, board.text).toBe(201);
+    const boost = await s.request('POST', `/admin/v1/points/${xp}/boosts`, { body: [{ name: 'Double day', start: '2026-07-02', end: '2026-07-02', multiplier: 2 }] });
+    expect(boost.status, boost.text).toBe(201);
+    const types = () => hook.at('/clock').map((r) => JSON.parse(r.body).type as string);
+    await work();
+    expect(types()).toEqual([]);
+    // 10:00 UTC the day before the run starts.
+    await s.setClock('2026-07-01T10:00:00Z');
+    await work();
+    expect(types()).toEqual(['leaderboard.started']);
+    expect(JSON.parse(hook.at('/clock')[0].body).leaderboard).toMatchObject({ key: 'daily-lessons', start: '2026-07-02', end: '2026-07-02', rankings: [] });
+    await s.setClock('2026-07-02T00:00:00Z');
+    await work();
+    await work();
+    expect(types()).toEqual(['leaderboard.started', 'points.boost_started']);
+    expect(JSON.parse(hook.at('/clock')[1].body)).toMatchObject({
+      timestamp: '2026-07-02T00:00:00.000Z',
+      boost: { name: 'Double day', status: 'active', start: '2026-07-02', end: '2026-07-02', multiplier: 2, pointsSystemKey: 'xp', userId: null },
+    });
+    await s.setClock('2026-07-02T12:00:00Z');
+    for (const id of ['kim', 'lee']) await s.event('lessons', { id, tz: 'UTC' }, id === 'kim' ? 3 : 1);
+    await s.setClock('2026-07-03T00:00:00Z');
+    await work();
+    expect(types().slice(2)).toEqual(['points.boost_finished']);
+    // Final once every zone has finished the day (36 hours after it began in UTC).
+    await s.setClock('2026-07-03T12:00:00Z');
+    await s.workers!.finaliseNow();
+    await s.workers!.finaliseNow();
+    await work();
+    // With the next run's announcement: 10:00 UTC has passed on the day before it.
+    expect(types().slice(3).sort()).toEqual(['leaderboard.finished', 'leaderboard.started']);
+    const finished = hook.at('/clock').map((r) => JSON.parse(r.body)).find((b) => b.type === 'leaderboard.finished');
+    expect(finished.leaderboard).toMatchObject({
+      key: 'daily-lessons', status: 'finished', start: '2026-07-02',
+      rankings: [{ userId: 'kim', rank: 1, value: 3 }, { userId: 'lee', rank: 2, value: 1 }],
+    });
+    expect(hook.at('/clock').map((r) => JSON.parse(r.body)).filter((b) => b.type === 'leaderboard.started').map((b) => b.leaderboard.start))
+      .toEqual(['2026-07-02', '2026-07-04']);
+    await s.workers!.finaliseNow();
+    await work();
+    expect(await deliveries(w.id)).toHaveLength(5);
+  });
+
   it('records an event once with two worker processes draining', async () => {
     const w = await create({ name: 'Twice', url: hook.url('/twice'), events: ['achievement.completed'] });
     const other = await startWorkers(s.settings, createLogger('silent'));

@@ -11,6 +11,7 @@ import { isPrivateAddress } from './addresses.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
 import { claimDue, settle, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { recordClockEvents } from './record.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
 
@@ -82,10 +83,14 @@ export class WebhookSender {
     this.pool = pool;
   }
 
-  /** Claims and starts what is due now; answers how many were claimed. */
+  /** The clock's events this process recorded already (src/engine/webhooks/record.ts). */
+  private readonly seen = new Set<string>();
+
+  /** Records the clock's events due now, then claims and starts what is due; answers how many were claimed. */
   async pass(): Promise<number> {
     const { clock, settings, store } = this.deps;
     if (store.current.webhooks.size === 0) return 0;
+    await recordClockEvents(this.deps, this.pool, this.seen);
     const free: Record<string, number> = {};
     for (const [endpoint, n] of this.inFlight) free[endpoint] = Math.max(0, IN_FLIGHT - n);
     const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, TIMEOUT_MS * 4, free, IN_FLIGHT);
