@@ -17,6 +17,7 @@
  *   laurel-system-2 `laurel start` with two api processes (LAUREL_API_PROCESSES=2), the workers in the
  *                   primary: what a second api process gives
  *   laurel-split    `laurel api` and `laurel workers`, two processes
+ *   laurel-system-hooks  laurel-system with one webhook endpoint subscribed to every type: what webhooks cost
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -26,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { baselineName } from './baseline.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { startNode, type Child } from './processes.js';
+import { webhookReceiver } from './webhook-receiver.js';
+import { WEBHOOK_TYPES } from '../src/model/entities.js';
 
 /** The repository root, from dist/bench/variants.js. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -189,6 +192,8 @@ interface LaurelSpec {
   board: number;
   /** LAUREL_API_PROCESSES (1 unless said). */
   apiProcesses?: number;
+  /** One webhook endpoint subscribed to every type, on a receiver in the runner (bench/webhook-receiver.ts). */
+  webhooks?: boolean;
 }
 
 /**
@@ -213,6 +218,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn', LAUREL_API_PROCESSES: String(apiProcesses),
         ...(processes === 'api' ? {} : { DATABASE_URL: databaseUrl }),
+        ...(spec.webhooks ? { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } : {}),
       };
       const cli = `${root}dist/src/cli.js`;
       const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, LAUREL_NODE_FLAGS);
@@ -258,6 +264,10 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
         }], signal);
         if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
       }
+      if (spec.webhooks) {
+        const hook = await post(admin('/webhooks'), session.apiKey, [{ name: 'Bench', url: await webhookReceiver(), events: [...WEBHOOK_TYPES] }], signal);
+        if (hook.status !== 201) throw new Error(`creating the webhook failed: HTTP ${hook.status} ${hook.text}`);
+      }
       // One event before the load, so a wrong route or key fails here with the reason, not as
       // thousands of non-2xx lines in the table.
       const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);
@@ -276,9 +286,10 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system', description: 'the full scenario on `laurel start` with one api process: the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
   { name: 'laurel-system-2', description: 'the full scenario on `laurel start` with two api processes on the port (LAUREL_API_PROCESSES=2), the workers in the primary', features: 'all', processes: 'start', board: 1000, apiProcesses: 2 },
   { name: 'laurel-split', description: 'the full scenario on `laurel api` and `laurel workers`, two processes', features: 'all', processes: 'split', board: 1000 },
+  { name: 'laurel-system-hooks', description: 'laurel-system with one webhook endpoint subscribed to every type (a receiver on loopback answering 204)', features: 'all', processes: 'start', board: 1000, webhooks: true },
 ];
 
-export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit] = LAUREL.map((spec) => laurel(spec));
+export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemHooks] = LAUREL.map((spec) => laurel(spec));
 
 /**
  * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
@@ -292,4 +303,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
+  laurelSystemHooks,
 ];

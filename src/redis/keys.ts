@@ -39,6 +39,8 @@
  *                                                        value a member holds (leaderboardRank.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
  *                                                        a run's breakdown groups (leaderboards worker)
+ *   <prefix>:{wh:<tenant>}:lost                        zset: user id -> when the streak is lost (ms), while a
+ *                                                        webhook subscribes to streak.lost (webhooks/plan.ts)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -196,6 +198,14 @@ export class Keys {
 
   partitionCompletions(partition: number, tenant: string): string {
     return `${this.slots[partition]}achc:${tenant}`;
+  }
+
+  /**
+   * When each user's streak is lost if nothing extends it (user -> ms), kept by the log drain while a
+   * webhook endpoint subscribes to `streak.lost` (src/engine/webhooks/plan.ts): its due index.
+   */
+  streakLosses(tenant: string): string {
+    return `${this.prefix}:{wh:${tenant}}:lost`;
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */

@@ -103,7 +103,7 @@ describe('webhooks', () => {
       expect.objectContaining({ index: 0, severity: 'error', message: 'url must use http or https' }),
       expect.objectContaining({ index: 1, severity: 'error', message: expect.stringContaining('events') }),
     ]);
-    const loopback = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Here', url: 'http://127.0.0.1:9/x', events: ['streak.lost'] }] });
+    const loopback = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Here', url: 'http://127.0.0.1:9/x', events: ['streak.lost'], status: 'inactive' }] });
     expect(loopback.body.created).toHaveLength(1);
     expect((await s.request('GET', '/admin/v1/webhooks/nope/deliveries')).status).toBe(404);
   });
@@ -283,6 +283,30 @@ describe('webhooks', () => {
     await s.workers!.finaliseNow();
     await work();
     expect(await deliveries(w.id)).toHaveLength(5);
+  });
+
+  it('sends streak.lost once a period ends without an extension, and not for a streak kept', async () => {
+    const w = await create({ name: 'Lost', url: hook.url('/lost'), events: ['streak.lost'] });
+    await s.setClock('2026-08-01T12:00:00Z');
+    await s.event('lessons', { id: 'mia', tz: 'UTC' }, 1);
+    await s.event('lessons', { id: 'ned', tz: 'UTC' }, 1);
+    await work();
+    // The next day: ned keeps his streak; mia's is not lost before the day ends.
+    await s.setClock('2026-08-02T12:00:00Z');
+    await s.event('lessons', 'ned', 1);
+    await work();
+    expect(hook.at('/lost').map((r) => r.body)).toEqual([]);
+    await s.setClock('2026-08-03T00:00:01Z');
+    await work();
+    await work();
+    expect(hook.at('/lost').map((r) => JSON.parse(r.body))).toEqual([
+      { type: 'streak.lost', user: expect.objectContaining({ id: 'mia', tz: 'UTC' }), length: 1 },
+    ]);
+    // ned's is lost a day later, with its length.
+    await s.setClock('2026-08-04T00:00:01Z');
+    await work();
+    expect(hook.at('/lost').map((r) => [JSON.parse(r.body).user.id, JSON.parse(r.body).length])).toEqual([['mia', 1], ['ned', 2]]);
+    expect(await deliveries(w.id)).toHaveLength(2);
   });
 
   it('records an event once with two worker processes draining', async () => {

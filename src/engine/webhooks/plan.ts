@@ -11,10 +11,13 @@ import type { Webhook, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { NewDelivery } from '../../postgres/webhook-deliveries.js';
 import type { Context } from '../context.js';
+import { indexLosses } from './losses.js';
 
 /** The types the log gives (the rest come from the clock or the notifications' scheduler). */
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   'achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed',
+  // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts).
+  'streak.lost',
 ]);
 
 /** The active endpoints that subscribe to a type the log gives, and those types. */
@@ -40,6 +43,7 @@ export async function plannedWebhooks(
     }
     return u;
   };
+  if (types.has('streak.lost')) await indexLosses(deps, entries);
   // Every user's read sent at once (on a Cluster each to its own slot).
   for (const { e } of entries) if (e.t !== undefined && e.u !== undefined) void userOf(e.t, e.u);
   const out: NewDelivery[] = [];

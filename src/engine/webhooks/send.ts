@@ -11,7 +11,8 @@ import { isPrivateAddress } from './addresses.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
 import { claimDue, settle, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
-import { recordClockEvents } from './record.js';
+import { recordClockEvents, subscribedTypes } from './record.js';
+import { recordLosses } from './losses.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
 
@@ -29,7 +30,7 @@ export interface SendResult {
   failed: number;
 }
 
-type Deps = Pick<Context, 'store' | 'clock' | 'settings' | 'log'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log'>;
 
 /** The secrets in force for an endpoint at `nowMs`, newest first. */
 function secretsOf(w: Webhook, nowMs: number): string[] {
@@ -91,6 +92,7 @@ export class WebhookSender {
     const { clock, settings, store } = this.deps;
     if (store.current.webhooks.size === 0) return 0;
     await recordClockEvents(this.deps, this.pool, this.seen);
+    if (subscribedTypes(store.current).has('streak.lost')) await recordLosses(this.deps, this.pool);
     const free: Record<string, number> = {};
     for (const [endpoint, n] of this.inFlight) free[endpoint] = Math.max(0, IN_FLIGHT - n);
     const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, TIMEOUT_MS * 4, free, IN_FLIGHT);
