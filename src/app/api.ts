@@ -37,6 +37,7 @@ import { guardInstallation } from '../engine/installation.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
 import { emailLinkRoutes } from '../routes/app/email-links.js';
+import { dashboardRoutes } from '../routes/dashboard.js';
 import type { Settings } from '../lib/settings.js';
 
 export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
@@ -54,7 +55,7 @@ export interface ApiHandle {
 export function apiRoutes(svc: Services, readiness: Readiness): Route[] {
   return [
     ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc), ...dashboardRoutes(),
     ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),

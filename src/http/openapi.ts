@@ -79,7 +79,8 @@ function parameter(p: Param, where: 'query' | 'header'): Json {
 
 function operationId(method: Method, path: string): string {
   const words = `${HTTP_METHOD[method]} ${path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+  // A path with a trailing slash is another operation than the one without.
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('') + (path.length > 1 && path.endsWith('/') ? 'Slash' : '');
 }
 
 function operation(route: Route, path: string): Json {

@@ -44,6 +44,8 @@ export interface Reply {
   /** A JSON document, unless `contentType` says otherwise. */
   body: string;
   contentType?: string;
+  /** More headers (the dashboard's caching). */
+  headers?: Record<string, string>;
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
@@ -259,12 +261,15 @@ export class HttpServer {
     }
     if (result instanceof Promise) {
       result.then(
-        (reply) => { this.finish(); this.send(res, state, reply.status, reply.body, req.method, req.url, started, false, reply.contentType); },
+        (reply) => {
+          this.finish();
+          this.send(res, state, reply.status, reply.body, req.method, req.url, started, false, reply.contentType, reply.headers ?? null);
+        },
         (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started, false, route); },
       );
     } else {
       this.finish();
-      this.send(res, state, result.status, result.body, req.method, req.url, started, false, result.contentType);
+      this.send(res, state, result.status, result.body, req.method, req.url, started, false, result.contentType, result.headers ?? null);
     }
   }
 

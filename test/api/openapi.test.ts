@@ -216,13 +216,14 @@ describe('GET /openapi.json', () => {
     expect(summary).toEqual(expect.objectContaining({ in: 'query', required: true, schema: { enum: ['daily', 'weekly', 'monthly'] } }));
   });
 
-  it('asks for the key on every call but the operations and the links of emails', () => {
+  it('asks for the key on every call but the operations, the links of emails and the dashboard\'s files', () => {
     expect(doc.security).toEqual([{ apiKey: [] }]);
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const method of METHODS) {
         if (item[method] === undefined) continue;
         // The operations, and the links of emails (a signed token in the path stands for the key).
-        const open = ['/health', '/ready', '/metrics', '/openapi.json'].includes(path) || /^\/(preferences|unsubscribe)\/\{token\}$/.test(path);
+        const open = ['/health', '/ready', '/metrics', '/openapi.json'].includes(path) || /^\/(preferences|unsubscribe)\/\{token\}$/.test(path)
+          || /^\/dashboard(\/|$)/.test(path);
         expect(item[method].security, `${method} ${path}`).toEqual(open ? [] : undefined);
         if (!open) expect(Object.keys(item[method].responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403', '404']));
       }

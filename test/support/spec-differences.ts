@@ -36,6 +36,7 @@ export interface Difference {
 
 export const SKIPPED: Skipped[] = [
   { family: 'ops', method: '*', path: /^\/(health|ready|metrics|openapi\.json)$/, reason: 'operations endpoints: health, readiness, Prometheus, the OpenAPI document' },
+  { family: 'ops', method: '*', path: /^\/dashboard(\/.*)?$/, reason: 'laurel\'s own: the dashboard\'s page and files (docs/dashboard.md)' },
   {
     family: 'app', method: 'GET', path: /^\/streaks\/rankings$/,
     reason: 'in @trophyso/node 1.0.42 (streaks.rankings), gone from the 1.21.1 spec; laurel keeps it for that SDK',

@@ -22,6 +22,7 @@ const LAYERS: [folder: string, rank: number][] = [
   ['src/routes/app', 7],
   ['src/routes/admin', 7],
   ['src/routes/ops.ts', 7],
+  ['src/routes/dashboard.ts', 7],
   ['workers', 7],
   ['src/app', 8],
   ['src/cli.ts', 9],

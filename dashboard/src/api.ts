@@ -1,0 +1,61 @@
+/**
+ * The dashboard's calls: the Admin API and the Application API of the laurel serving the page, with
+ * the admin key the user signed in with (kept in sessionStorage only) and the tenant chosen.
+ */
+export interface Session {
+  key: string;
+  /** The Tenant-ID header: a tenant's customerId ('' for the default tenant). */
+  tenant: string;
+}
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+/** An issue of a batch answer (the Admin API's `{ created, issues }`). */
+export interface Issue {
+  index?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+/** A refusal: the status and the server's `error`. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+const SESSION = 'laurel.session';
+
+export function savedSession(): Session | null {
+  const raw = sessionStorage.getItem(SESSION);
+  return raw === null ? null : (JSON.parse(raw) as Session);
+}
+
+export function saveSession(session: Session | null): void {
+  if (session === null) sessionStorage.removeItem(SESSION);
+  else sessionStorage.setItem(SESSION, JSON.stringify(session));
+}
+
+/** One call; a 4xx or 5xx throws an ApiError with the server's message. */
+export async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const headers: Record<string, string> = { 'X-API-KEY': session.key };
+  if (session.tenant !== '') headers['Tenant-ID'] = session.tenant;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const parsed = text === '' ? null : (JSON.parse(text) as unknown);
+  if (res.status >= 400) {
+    const error = (parsed as { error?: string } | null)?.error ?? `HTTP ${res.status}`;
+    throw new ApiError(res.status, error);
+  }
+  return { status: res.status, body: parsed as T };
+}
+
+/** Creates one item of a batch resource: the created entity, or the issues that refused it. */
+export async function createOne<T>(session: Session, path: string, item: unknown): Promise<{ created: T | null; issues: Issue[] }> {
+  const { body } = await call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item]);
+  return { created: body.created[0] ?? null, issues: body.issues };
+}

@@ -1,0 +1,98 @@
+/**
+ * The dashboard's shell: sign in with an admin key (checked against the Admin API, kept in
+ * sessionStorage only), then the pages behind a navigation (hash routes: #/metrics, ...) and the
+ * tenant switcher, whose choice every call sends as Tenant-ID.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, call, saveSession, savedSession, type Session } from './api.js';
+import { Field } from './form.js';
+import { LeaderboardsPage } from './pages/leaderboards.js';
+import { MetricsPage } from './pages/metrics.js';
+import { UsersPage } from './pages/users.js';
+
+const PAGES = { metrics: 'Metrics', leaderboards: 'Leaderboards', users: 'Users' } as const;
+type Page = keyof typeof PAGES;
+
+const pageOf = (hash: string): Page => {
+  const name = hash.replace(/^#\/?/, '');
+  return name in PAGES ? (name as Page) : 'metrics';
+};
+
+function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    const session = { key: key.trim(), tenant: '' };
+    try {
+      await call(session, 'GET', '/admin/v1/metrics?limit=1');
+      onSignedIn(session);
+    } catch (err) {
+      setError(err instanceof ApiError && (err.status === 401 || err.status === 403)
+        ? 'This key is not an admin key of this laurel.' : (err as Error).message);
+    }
+  };
+  return (
+    <main class="signin">
+      <form class="card" onSubmit={submit} aria-label="Sign in">
+        <h1>laurel</h1>
+        <p class="muted">Sign in with an admin API key (the one <code>npm start</code> printed, or one made with the Admin API).</p>
+        <Field id="admin-key" label="Admin API key" error={error}>
+          <input id="admin-key" type="password" autocomplete="off" value={key} required onInput={(e) => setKey(e.currentTarget.value)} />
+        </Field>
+        <button type="submit">Sign in</button>
+      </form>
+    </main>
+  );
+}
+
+interface Tenant {
+  id: string;
+  customerId: string;
+  name: string;
+  status: string;
+}
+
+function TenantSwitcher({ session, onChange }: { session: Session; onChange: (tenant: string) => void }) {
+  const [tenants, setTenants] = useState<Tenant[]>([]);
+  useEffect(() => { void call<Tenant[]>(session, 'GET', '/admin/v1/tenants?limit=100').then((r) => setTenants(r.body), () => setTenants([])); }, [session.key]);
+  return (
+    <label class="tenant">
+      Tenant{' '}
+      <select value={session.tenant} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">Default</option>
+        {tenants.filter((t) => t.status === 'active').map((t) => <option key={t.id} value={t.customerId}>{t.name}</option>)}
+      </select>
+    </label>
+  );
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(savedSession());
+  const [page, setPage] = useState<Page>(pageOf(location.hash));
+  useEffect(() => {
+    const follow = () => setPage(pageOf(location.hash));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  const use = (s: Session | null) => { saveSession(s); setSession(s); };
+  if (session === null) return <SignIn onSignedIn={use} />;
+  return (
+    <div class="shell">
+      <header>
+        <strong>laurel</strong>
+        <nav aria-label="Pages">
+          {(Object.keys(PAGES) as Page[]).map((p) => <a key={p} href={`#/${p}`} aria-current={p === page ? 'page' : undefined}>{PAGES[p]}</a>)}
+        </nav>
+        <TenantSwitcher session={session} onChange={(tenant) => use({ ...session, tenant })} />
+        <button type="button" class="small" onClick={() => use(null)}>Sign out</button>
+      </header>
+      <main>
+        {page === 'metrics' && <MetricsPage session={session} />}
+        {page === 'leaderboards' && <LeaderboardsPage session={session} />}
+        {page === 'users' && <UsersPage session={session} />}
+      </main>
+    </div>
+  );
+}

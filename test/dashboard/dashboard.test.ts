@@ -1,0 +1,124 @@
+/**
+ * The dashboard in a real browser: Debian's chromium driven by playwright-core against the real
+ * server (which serves the built dashboard at /dashboard), the Admin and Application APIs behind
+ * it. A person signs in with the admin key, creates a metric and a leaderboard through the forms,
+ * sees an error next to the field it concerns, watches the rankings and a user's page after events
+ * sent through the API, and switches tenant. Screenshots of each page go to test-output/dashboard/
+ * (not committed).
+ */
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const SHOTS = 'test-output/dashboard';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('the dashboard', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const shot = (name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    s = await startTestServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('serves the page and its files with caching headers, and the page for its own routes', async () => {
+    const index = await fetch(`${s.url}/dashboard/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    const asset = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const js = await fetch(`${s.url}${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await fetch(`${s.url}/dashboard/users`)).headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await fetch(`${s.url}/dashboard`)).headers.get('content-type')).toMatch(/^text\/html/);
+    const missing = await fetch(`${s.url}/dashboard/assets/gone-123.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: expect.stringContaining('gone-123.js') });
+  });
+
+  it('refuses a key that is not an admin key, then signs in with the admin key', async () => {
+    await page.goto(`${s.url}/dashboard/`);
+    await page.getByLabel('Admin API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#admin-key-error').textContent()).toContain('not an admin key');
+    await shot('sign-in');
+    await page.getByLabel('Admin API key').fill(s.settings.adminKey!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Metrics' }).waitFor();
+    await expect.poll(() => page.getByText('No metrics yet.').count()).toBe(1);
+  });
+
+  it('creates a metric through the form, and shows a refusal next to its field', async () => {
+    await page.getByLabel('Name').fill('Lessons');
+    await page.getByLabel('Key').fill('lessons');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await page.getByRole('cell', { name: 'lessons', exact: true }).waitFor();
+    // The same key again: the Admin API's issue, under the key.
+    await page.getByLabel('Name').fill('Lessons again');
+    await page.getByLabel('Key').fill('lessons');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await expect.poll(() => page.locator('#metric-key-error').textContent()).toContain('already exists');
+    expect(await page.locator('#metric-name-error').textContent()).toBe('');
+    await shot('metrics');
+    const listed = (await s.request('GET', '/admin/v1/metrics')).body as { key: string }[];
+    expect(listed.map((m) => m.key)).toEqual(['lessons']);
+  });
+
+  it('creates an active leaderboard, and its rankings and a user\'s page follow the events sent through the API', async () => {
+    await page.getByRole('link', { name: 'Leaderboards' }).click();
+    await page.getByRole('heading', { name: 'Leaderboards' }).waitFor();
+    await page.getByLabel('Name').fill('Top learners');
+    await page.getByLabel('Key').fill('top-learners');
+    await page.getByLabel('Ranks the metric').selectOption({ label: 'Lessons' });
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await expect.poll(() => page.getByText('Nobody ranks yet.').count()).toBe(1);
+    await s.event('lessons', { id: 'ann', name: 'Ann' }, 3);
+    await s.event('lessons', { id: 'bob', name: 'Bob' }, 5);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const rows = page.locator('table.rankings tbody tr');
+    await expect.poll(() => rows.allTextContents()).toEqual(['1Bob5', '2Ann3']);
+    await shot('leaderboards');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('User id').fill('ann');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('heading', { name: 'Ann' }).waitFor();
+    expect(await page.locator('dl').textContent()).toContain('ann');
+    await page.getByLabel('User id').fill('nobody');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await expect.poll(() => page.locator('#user-id-error').textContent()).toContain('No user "nobody"');
+    await shot('users');
+  });
+
+  it('scopes what it shows to the tenant chosen', async () => {
+    const t = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
+    expect(t.status, t.text).toBe(201);
+    await page.reload();
+    await page.getByRole('link', { name: 'Leaderboards' }).click();
+    await page.getByRole('button', { name: 'Rankings' }).click();
+    await expect.poll(() => page.locator('table.rankings tbody tr').count()).toBe(2);
+    await page.getByLabel('Tenant').selectOption({ label: 'Acme' });
+    await page.getByRole('button', { name: 'Rankings' }).click();
+    await shot('tenant');
+    await expect.poll(() => page.getByText('Nobody ranks yet.').count()).toBe(1);
+    // At phone width the page still shows its form and table.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await shot('leaderboards-phone');
+    expect(await page.getByRole('button', { name: 'Create leaderboard' }).isVisible()).toBe(true);
+  });
+});
