@@ -26,7 +26,7 @@ import {
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
-import { recordDeliveries, type NewDelivery } from '../src/postgres/webhook-deliveries.js';
+import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
@@ -150,28 +150,17 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
 }
 
 /**
- * The deliveries the completions call for. Redis's connection failing fails the pass (it is made
- * again, as the read before it would have failed); any other fault is logged and schedules
- * nothing, rather than hold up the log's archive.
+ * What the entries call for (notifications' deliveries, webhooks' deliveries), planned by `make`.
+ * Redis's connection failing fails the pass (it is made again, as the read before it would have
+ * failed); any other fault is logged and plans nothing, rather than hold up the log's archive.
  */
-async function plan(deps: Deps, completions: LoggedCompletion[]) {
+async function planned<T>(deps: Deps, what: string, count: number, make: () => Promise<T[]>): Promise<T[]> {
+  if (count === 0) return [];
   try {
-    return await plannedDeliveries(deps, completions);
+    return await make();
   } catch (err) {
     if (isConnectionError(err)) throw err;
-    deps.log.error({ err, completions: completions.length }, 'notifications not scheduled for these completions');
-    return [];
-  }
-}
-
-/** The webhook deliveries the entries call for; as plan() for a fault. */
-async function planHooks(deps: Deps, entries: ParsedEntry[]): Promise<NewDelivery[]> {
-  if (entries.length === 0) return [];
-  try {
-    return await plannedWebhooks(deps, entries);
-  } catch (err) {
-    if (isConnectionError(err)) throw err;
-    deps.log.error({ err, entries: entries.length }, 'webhooks not recorded for these entries');
+    deps.log.error({ err, entries: count }, `${what} not planned for these entries`);
     return [];
   }
 }
@@ -285,14 +274,14 @@ export class LogDrainer {
     });
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
-    const planned = await plan(deps, completions);
-    const webhooks = await planHooks(deps, notifying);
-    const schedule = planned.length === 0 && webhooks.length === 0 ? undefined : async (client: pg.ClientBase) => {
-      if (planned.length > 0) await scheduleAll(client, deps.settings.prefix, planned, deps.clock.now());
+    const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
+    const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
+    const schedule = deliveries.length === 0 && webhooks.length === 0 ? undefined : async (client: pg.ClientBase) => {
+      if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
       if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
     const failed = (err: unknown) => deps.log.error(
-      { err, deliveries: planned.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',
+      { err, deliveries: deliveries.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',
     );
     if (!(await this.archive.commit(batches, schedule, failed))) {
       // Another drainer archived some of them: start again from where the archive ends.

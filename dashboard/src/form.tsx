@@ -19,3 +19,10 @@ export function fieldOf(message: string, fields: string[]): string | null {
   for (const f of fields) if (new RegExp(`\\b${f}\\b`, 'i').test(message)) return f;
   return null;
 }
+
+/** A batch answer's issues as the form shows them: by field (fieldOf), the rest under `form`. */
+export function errorsOf(issues: { message: string }[], fields: string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = issue.message;
+  return errors;
+}

@@ -12,14 +12,18 @@ import type pg from 'pg';
 
 export type WebhookDeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
-export interface WebhookDelivery {
-  id: string;
+/** An endpoint's copy of an event. */
+interface EndpointEvent {
   endpointId: string;
   eventId: string;
   type: string;
   tenant: string;
   userId: string;
   body: string;
+}
+
+export interface WebhookDelivery extends EndpointEvent {
+  id: string;
   status: WebhookDeliveryStatus;
   dueAt: number;
   attempts: number;
@@ -29,14 +33,8 @@ export interface WebhookDelivery {
   deliveredAt: number | null;
 }
 
-/** A delivery to record: an endpoint's copy of an event. */
-export interface NewDelivery {
-  endpointId: string;
-  eventId: string;
-  type: string;
-  tenant: string;
-  userId: string;
-  body: string;
+/** A delivery to record. */
+export interface NewDelivery extends EndpointEvent {
   dueAt: number;
   /** Replaces the body of the same delivery while it is pending (points.changed's window). */
   coalesce: boolean;

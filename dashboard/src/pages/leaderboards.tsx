@@ -1,7 +1,7 @@
 /** Leaderboards: the list, a form that creates one on a metric, and the rankings of the one chosen. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, createOne, type Session } from '../api.js';
-import { Field, fieldOf } from '../form.js';
+import { errorsOf, Field } from '../form.js';
 import type { Metric } from './metrics.js';
 
 interface Board {
@@ -64,9 +64,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         name: form.name, key: form.key, rankBy: 'metric', metricId: form.metricId, maxParticipants: Number(form.maxParticipants), status: 'active',
       });
       if (created === null) {
-        const next: Record<string, string> = {};
-        for (const issue of issues) next[fieldOf(issue.message, ['key', 'name', 'metricId', 'maxParticipants']) ?? 'form'] = issue.message;
-        setErrors(next);
+        setErrors(errorsOf(issues, ['key', 'name', 'metricId', 'maxParticipants']));
         return;
       }
       setForm({ name: '', key: '', metricId: form.metricId, maxParticipants: '100' });

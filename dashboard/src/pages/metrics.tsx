@@ -1,7 +1,7 @@
 /** Metrics: the list, and a form that creates one through the Admin API. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, createOne, type Session } from '../api.js';
-import { Field, fieldOf } from '../form.js';
+import { errorsOf, Field } from '../form.js';
 
 export interface Metric {
   id: string;
@@ -26,9 +26,7 @@ export function MetricsPage({ session }: { session: Session }) {
     try {
       const { created, issues } = await createOne<Metric>(session, '/admin/v1/metrics', { name, key });
       if (created === null) {
-        const next: Record<string, string> = {};
-        for (const issue of issues) next[fieldOf(issue.message, ['key', 'name']) ?? 'form'] = issue.message;
-        setErrors(next);
+        setErrors(errorsOf(issues, ['key', 'name']));
       } else {
         setName('');
         setKey('');
