@@ -6,11 +6,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, saveSession, savedSession, type Session } from './api.js';
 import { Field } from './form.js';
+import { AnalyticsPage } from './pages/analytics.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
 import { UsersPage } from './pages/users.js';
 
-const PAGES = { metrics: 'Metrics', leaderboards: 'Leaderboards', users: 'Users' } as const;
+const PAGES = { metrics: 'Metrics', leaderboards: 'Leaderboards', users: 'Users', analytics: 'Analytics' } as const;
 type Page = keyof typeof PAGES;
 
 const pageOf = (hash: string): Page => {
@@ -92,6 +93,7 @@ export function App() {
         {page === 'metrics' && <MetricsPage session={session} />}
         {page === 'leaderboards' && <LeaderboardsPage session={session} />}
         {page === 'users' && <UsersPage session={session} />}
+        {page === 'analytics' && <AnalyticsPage session={session} />}
       </main>
     </div>
   );

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 
 const SHOTS = 'test-output/dashboard';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -22,7 +22,7 @@ describe('the dashboard', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    s = await startTestServer();
+    s = await startTestServer({ workers: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
@@ -32,6 +32,7 @@ describe('the dashboard', () => {
   afterAll(async () => {
     await browser?.close();
     await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
   });
 
   it('serves the page and its files with caching headers, and the page for its own routes', async () => {
@@ -103,6 +104,21 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Find' }).click();
     await expect.poll(() => page.locator('#user-id-error').textContent()).toContain('No user "nobody"');
     await shot('users');
+  });
+
+  it('draws the analytics from the archived event log', async () => {
+    await s.workers!.drainNow();
+    const today = new Date().toISOString().slice(0, 10);
+    const api = await s.request('GET', `/admin/v1/analytics?from=${today}&to=${today}`);
+    expect(api.body).toEqual({ from: today, to: today, days: [{ date: today, events: 2, activeUsers: 2, completions: 0, byMetric: { lessons: 2 } }] });
+    expect((await s.request('GET', '/admin/v1/analytics?from=2026-02-30')).body).toMatchObject({ error: expect.stringContaining('from must be a date') });
+    expect((await s.request('GET', '/admin/v1/analytics?from=2026-05-02&to=2026-05-01')).status).toBe(400);
+    expect((await s.request('GET', '/admin/v1/analytics?from=2024-01-01&to=2026-01-01')).status).toBe(400);
+    await page.getByRole('link', { name: 'Analytics' }).click();
+    await page.getByRole('heading', { name: 'Analytics' }).waitFor();
+    await page.locator('.uplot canvas').waitFor();
+    await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([`${today}220lessons: 2`]);
+    await shot('analytics');
   });
 
   it('scopes what it shows to the tenant chosen', async () => {

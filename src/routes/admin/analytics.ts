@@ -1,0 +1,57 @@
+/**
+ * Admin API: `GET /admin/v1/analytics?from=&to=` (laurel's own, for the dashboard: docs/dashboard.md):
+ * the tenant's events, active users and achievement completions per day, and events per metric,
+ * from the archived event log in Postgres (src/postgres/analytics.ts). The range defaults to the 14
+ * days up to today (the service's clock); at most 366 days.
+ */
+import type { Deps } from '../../engine/deps.js';
+import { principalOf } from '../../http/auth.js';
+import { ok, queryOf } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
+import { fail } from '../../lib/errors.js';
+import { analyticsDays } from '../../postgres/analytics.js';
+
+const DAY_MS = 86_400_000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function dateOf(raw: string | null, name: string, fallback: string): string {
+  if (raw === null || raw === '') return fallback;
+  if (!DATE.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`)) || new Date(`${raw}T00:00:00Z`).toISOString().slice(0, 10) !== raw) {
+    throw fail('invalid_query', `${name} must be a date, YYYY-MM-DD`);
+  }
+  return raw;
+}
+
+export function adminAnalyticsRoutes(deps: Deps): Route[] {
+  return [{
+    method: 'get', path: '/analytics', family: 'admin',
+    doc: {
+      summary: 'The tenant\'s events, active users and achievement completions per day, from the archived event log',
+      query: [
+        { name: 'from', schema: { type: 'string', format: 'date' }, description: 'First day (UTC); default 13 days before to' },
+        { name: 'to', schema: { type: 'string', format: 'date' }, description: 'Last day (UTC); default today' },
+      ],
+      success: [200], response: { type: 'object' }, refusals: [503], tenant: true,
+    },
+    handler: async (req) => {
+      const q = queryOf(req);
+      const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
+      const to = dateOf(q.get('to'), 'to', today);
+      const from = dateOf(q.get('from'), 'from', new Date(Date.parse(`${to}T00:00:00Z`) - 13 * DAY_MS).toISOString().slice(0, 10));
+      const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS;
+      if (span < 0) throw fail('invalid_query', 'from must not be after to');
+      if (span > 365) throw fail('invalid_query', 'the range may span at most 366 days');
+      let pool;
+      try {
+        pool = await deps.postgres();
+      } catch (err) {
+        throw fail('unavailable', `analytics come from Postgres, which cannot be reached (${(err as Error).message.split('(')[0].trim()})`);
+      }
+      const metrics = deps.store.current.metrics;
+      const days = (await analyticsDays(pool, deps.settings.prefix, principalOf(req).tenant, from, to)).map((d) => ({
+        ...d, byMetric: Object.fromEntries(Object.entries(d.byMetric).map(([id, n]) => [metrics.get(id)?.key ?? id, n])),
+      }));
+      return ok({ from, to, days });
+    },
+  }];
+}
