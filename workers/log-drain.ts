@@ -13,7 +13,9 @@
  *   place again (LOG_RETAIN_MS).
  * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
  *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
- *   written in the archive's transaction: scheduled exactly once. A backfill's are silent.
+ *   written in the archive's transaction: scheduled exactly once. A backfill's are silent. So are
+ *   the streak reminders of the extensions (entries that carry `sx`), while a template of the type
+ *   exists (src/engine/notifications/reminders.ts).
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
  *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
  *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
@@ -21,9 +23,10 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import {
-  completionOf, earlierStreamId, entryBody, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
+  completionOf, earlierStreamId, entryBody, extendsStreak, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
+import { plannedReminders, remindersWanted } from '../src/engine/notifications/reminders.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
@@ -245,6 +248,9 @@ export class LogDrainer {
     const completions: LoggedCompletion[] = [];
     // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
     const hooks = logSubscribers(deps.store.current).endpoints.length > 0;
+    // Extensions are parsed for streak reminders only while a template of the type exists.
+    const remind = remindersWanted(deps.store.current);
+    const extensions: LogBody[] = [];
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
@@ -260,7 +266,9 @@ export class LogDrainer {
         lines.push(archiveLine(id, kind, body));
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
         const completes = mayComplete(kind, fields);
-        const parsed = completes || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        const extension = remind && extendsStreak(kind, fields);
+        const parsed = completes || extension || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        if (extension) extensions.push(parsed!);
         if (completes) {
           const completion = completionOf(parsed!);
           if (completion !== null) completions.push(completion);
@@ -274,7 +282,9 @@ export class LogDrainer {
     });
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
-    const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
+    const deliveries = await planned(deps, 'notifications', completions.length + extensions.length, async () => [
+      ...await plannedDeliveries(deps, completions), ...plannedReminders(deps.store.current, extensions, deps.clock.now()),
+    ]);
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     const schedule = deliveries.length === 0 && webhooks.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());

@@ -3,9 +3,12 @@
  * `achievement_completed` message goes out between 17:00 and 21:00 local on the day of the
  * completion (at 17:00 for one before it, at once for one within), or at 17:00 the next day for
  * one after 21:00; its occasion is the local day it goes out on, so a day's completions make one
- * message.
+ * message. A `streak_reminder` goes out in the period after the one a streak was extended in, at
+ * the hour of its frequency (reminderDue).
  */
 import { DateTime } from 'luxon';
+import { periodStart } from './periods.js';
+import type { Frequency } from './periods.js';
 
 export const ACHIEVEMENT_FROM_HOUR = 17;
 export const ACHIEVEMENT_UNTIL_HOUR = 21;
@@ -39,4 +42,23 @@ function dueAt(tz: string, ms: number): Due {
 export function nextDay(tz: string, day: string): Due {
   const next = DateTime.fromISO(day, { zone: tz }).plus({ days: 1 }).set({ hour: ACHIEVEMENT_FROM_HOUR });
   return { day: next.toISODate() as string, at: next.toMillis() };
+}
+
+/** The local hour of a streak reminder by the streak's frequency, and the day of its period (0: the first). */
+const REMINDER: Record<Frequency, { hour: number; dayOfPeriod: number }> = {
+  daily: { hour: 20, dayOfPeriod: 0 },
+  // Friday of a week starting on Monday; the 25th of a month.
+  weekly: { hour: 9, dayOfPeriod: 4 },
+  monthly: { hour: 9, dayOfPeriod: 24 },
+};
+
+/**
+ * When the `streak_reminder` of period `period` is due, for a user in `tz`: daily at 20:00, weekly
+ * on Friday at 09:00, monthly on the 25th at 09:00, local time (a DST day keeps the local hour: it
+ * is neither skipped nor repeated). Its occasion names the period.
+ */
+export function reminderDue(frequency: Frequency, tz: string, period: number): Due {
+  const { hour, dayOfPeriod } = REMINDER[frequency];
+  const local = DateTime.fromISO(periodStart(frequency, period), { zone: tz }).plus({ days: dayOfPeriod }).set({ hour });
+  return { day: `streak:${periodStart(frequency, period)}`, at: local.toMillis() };
 }

@@ -122,6 +122,7 @@ export async function claimDue(pool: pg.Pool, prefix: string, now: number, limit
 export type Settlement =
   | { status: 'sent'; at: number }
   | { status: 'suppressed'; reason: string }
+  | { status: 'cancelled'; reason: string }
   | { status: 'failed'; reason: string; error: string }
   | { status: 'scheduled'; retryAt: number; error: string };
 
@@ -135,7 +136,7 @@ export async function settle(pool: pg.Pool, prefix: string, d: Delivery, s: Sett
      WHERE prefix = $1 AND id = $2 AND status = 'sending' AND attempts = $3`,
     [
       prefix, d.id, d.attempts, s.status, s.status === 'sent' ? s.at : s.status === 'scheduled' ? s.retryAt : 0,
-      s.status === 'suppressed' || s.status === 'failed' ? s.reason : null, s.status === 'failed' || s.status === 'scheduled' ? s.error : null,
+      s.status === 'suppressed' || s.status === 'failed' || s.status === 'cancelled' ? s.reason : null, s.status === 'failed' || s.status === 'scheduled' ? s.error : null,
     ],
   );
   return (r.rowCount ?? 0) > 0;

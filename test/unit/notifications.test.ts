@@ -5,7 +5,8 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { achievementDue, nextDay } from '../../src/domain/notification-timing.js';
+import { achievementDue, nextDay, reminderDue } from '../../src/domain/notification-timing.js';
+import { currentPeriod } from '../../src/domain/periods.js';
 import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications.js';
 import { checkTemplateText } from '../../src/domain/notification-templates.js';
 import type { NotificationSettings } from '../../src/model/entities.js';
@@ -41,6 +42,36 @@ describe('achievementDue', () => {
     expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-02T18:00', z))).toEqual({ day: '2026-06-02', at: ms('2026-06-02T17:00', z) });
     expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-02T22:00', z))).toEqual({ day: '2026-06-03', at: ms('2026-06-03T17:00', z) });
     expect(achievementDue(z, ms('2026-06-02T10:00', z), ms('2026-06-05T09:00', z))).toEqual({ day: '2026-06-05', at: ms('2026-06-05T17:00', z) });
+  });
+});
+
+describe('reminderDue', () => {
+  const utc = (iso: string) => DateTime.fromISO(iso, { zone: 'utc' }).toMillis();
+  const local = (iso: string, tz: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
+  /** The reminder of the period after the one `day` is in, in `tz`. */
+  const after = (frequency: 'daily' | 'weekly' | 'monthly', tz: string, day: string) =>
+    reminderDue(frequency, tz, currentPeriod(frequency, tz, local(`${day}T12:00`, tz)).period + 1);
+
+  it('is 20:00 local the next day for a daily streak, in zones either side of the date line', () => {
+    for (const tz of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York']) {
+      expect(after('daily', tz, '2026-06-10')).toEqual({ day: 'streak:2026-06-11', at: local('2026-06-11T20:00', tz) });
+    }
+    expect(after('daily', 'Pacific/Kiritimati', '2026-06-10').at).toBe(utc('2026-06-11T06:00'));
+    expect(after('daily', 'Pacific/Pago_Pago', '2026-06-10').at).toBe(utc('2026-06-12T07:00'));
+  });
+
+  it('is Friday 09:00 of the next week for a weekly streak, the 25th 09:00 of the next month for a monthly one', () => {
+    // 2026-06-10 is a Wednesday; the next week starts Monday 2026-06-15.
+    expect(after('weekly', 'America/New_York', '2026-06-10')).toEqual({ day: 'streak:2026-06-15', at: local('2026-06-19T09:00', 'America/New_York') });
+    expect(after('monthly', 'America/New_York', '2026-06-10')).toEqual({ day: 'streak:2026-07-01', at: local('2026-07-25T09:00', 'America/New_York') });
+  });
+
+  it('keeps the local hour on DST days, both ways', () => {
+    // New York springs forward on 2026-03-08 and falls back on 2026-11-01.
+    expect(after('daily', 'America/New_York', '2026-03-07').at).toBe(utc('2026-03-09T00:00'));
+    expect(after('daily', 'America/New_York', '2026-03-08').at).toBe(utc('2026-03-10T00:00'));
+    expect(after('daily', 'America/New_York', '2026-10-31').at).toBe(utc('2026-11-02T01:00'));
+    expect(after('daily', 'America/New_York', '2026-11-01').at).toBe(utc('2026-11-03T01:00'));
   });
 });
 

@@ -13,6 +13,7 @@ import { claimDue, settle, type Delivery, type Settlement } from '../../postgres
 import type { Context } from '../context.js';
 import { composeEmail, isTransient, type Mailer } from './email.js';
 import { emailLinks, signingSecret } from './links.js';
+import { reminderStreak } from './reminders.js';
 
 /** Deliveries a pass claims at a time. */
 const CLAIM = 20;
@@ -43,7 +44,7 @@ export async function sendDue(deps: Deps, pool: pg.Pool, mailer: Mailer | null):
     for (const d of claimed) {
       const s = await attempt(deps, pool, d, mailer);
       if (s === null || !(await settle(pool, prefix, d, s))) continue;
-      const outcome = s.status === 'scheduled' ? 'retried' : s.status;
+      const outcome = s.status === 'scheduled' ? 'retried' : s.status === 'cancelled' ? 'suppressed' : s.status;
       result[outcome]++;
       deps.metrics.notifications[outcome]++;
     }
@@ -68,10 +69,18 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, mailer: Mailer | 
     if (!from) return { status: 'suppressed', reason: 'no_sender' };
     const publicUrl = settings?.publicUrl;
     if (!publicUrl) return { status: 'suppressed', reason: 'no_public_url' };
-    const achievements = achievementsOf(snapshot, d);
-    if (achievements.length === 0) return { status: 'suppressed', reason: 'nothing_to_send' };
+    let content: Record<string, unknown>;
+    if (d.type === 'streak_reminder') {
+      const streak = reminderStreak(snapshot, h, d.occasion, deps.clock.now());
+      if (typeof streak === 'string') return { status: 'cancelled', reason: streak };
+      content = { streak };
+    } else {
+      const achievements = achievementsOf(snapshot, d);
+      if (achievements.length === 0) return { status: 'suppressed', reason: 'nothing_to_send' };
+      content = { achievement: achievements[0], achievements };
+    }
     const links = emailLinks(publicUrl, await signingSecret(deps), d.tenant, d.userId);
-    const scope = { ...baseScope(snapshot, h), ...links, achievement: achievements[0], achievements };
+    const scope = { ...baseScope(snapshot, h), ...links, ...content };
     try {
       email = composeEmail(template, scope, h.email, from, settings?.email.replyTo ?? null, links, d.id);
     } catch (err) {
