@@ -309,6 +309,38 @@ describe('webhooks', () => {
     expect(await deliveries(w.id)).toHaveLength(2);
   });
 
+  it('tells of an email due (emails.achievement_due) with no active template and no transport, but not for a control user', async () => {
+    await s.setClock('2026-08-10T10:00:00Z');
+    const w = await create({ name: 'Emails', url: hook.url('/emails'), events: ['emails.achievement_due'] });
+    // A template of the type (inactive): the deliveries are scheduled; none would be sent.
+    const t = await s.request('POST', '/admin/v1/notifications/templates', { body: [{
+      key: 'done', type: 'achievement_completed', channel: 'email', status: 'inactive', subject: 'Well done', text: 'Well done.',
+    }] });
+    expect(t.status, t.text).toBe(201);
+    await s.event('lessons', { id: 'ora', tz: 'UTC', email: 'ora@example.test' }, 1);
+    // Users created from now on are in the control group.
+    await s.setClock('2026-08-10T10:01:00Z');
+    await s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio: 1 } });
+    await s.event('lessons', { id: 'pat', tz: 'UTC', email: 'pat@example.test' }, 1);
+    await work();
+    await s.workers!.notifyNow();
+    await work();
+    expect(hook.at('/emails')).toEqual([]);
+    // 17:00 local: the email is due.
+    await s.setClock('2026-08-10T17:00:00Z');
+    await s.workers!.notifyNow();
+    await work();
+    expect(hook.at('/emails').map((r) => JSON.parse(r.body))).toEqual([{
+      type: 'emails.achievement_due', timestamp: '2026-08-10T17:00:00.000Z',
+      user: expect.objectContaining({ id: 'ora', email: 'ora@example.test' }),
+      achievement: expect.objectContaining({ key: 'first', achievedAt: '2026-08-10T10:00:00.000Z' }),
+    }]);
+    const suppressed = (await s.request('GET', '/admin/v1/notifications/deliveries?userId=ora')).body;
+    expect(suppressed[0]).toMatchObject({ status: 'suppressed', reason: 'no_template' });
+    expect(await deliveries(w.id)).toHaveLength(1);
+    await s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio: 0 } });
+  });
+
   it('records an event once with two worker processes draining', async () => {
     const w = await create({ name: 'Twice', url: hook.url('/twice'), events: ['achievement.completed'] });
     const other = await startWorkers(s.settings, createLogger('silent'));

@@ -14,6 +14,7 @@ import type { Context } from '../context.js';
 import { composeEmail, isTransient, type Mailer } from './email.js';
 import { emailLinks, signingSecret } from './links.js';
 import { reminderStreak } from './reminders.js';
+import { recordEmailDue } from './email-due.js';
 
 /** Deliveries a pass claims at a time. */
 const CLAIM = 20;
@@ -61,14 +62,8 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, mailer: Mailer | 
   try {
     const snapshot = deps.store.current;
     const h = await deps.redis.hgetall(deps.keys.forUser(d.tenant, d.userId).user);
-    const template = eligibility(snapshot, d.tenant, h.id === undefined ? null : h, d.type, d.channel);
-    if (typeof template === 'string') return { status: 'suppressed', reason: template };
-    if (mailer === null) return { status: 'suppressed', reason: 'no_transport' };
-    const settings = snapshot.notifications;
-    const from = settings?.email.from ?? deps.settings.emailFrom;
-    if (!from) return { status: 'suppressed', reason: 'no_sender' };
-    const publicUrl = settings?.publicUrl;
-    if (!publicUrl) return { status: 'suppressed', reason: 'no_public_url' };
+    if (h.id === undefined) return { status: 'suppressed', reason: 'user_not_found' };
+    // What the message says: a reminder whose streak was extended (or lost) since is cancelled.
     let content: Record<string, unknown>;
     if (d.type === 'streak_reminder') {
       const streak = reminderStreak(snapshot, h, d.occasion, deps.clock.now());
@@ -79,6 +74,16 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, mailer: Mailer | 
       if (achievements.length === 0) return { status: 'suppressed', reason: 'nothing_to_send' };
       content = { achievement: achievements[0], achievements };
     }
+    // The email is due: `emails.*_due` webhooks, whatever the template and the transport.
+    await recordEmailDue(deps, pool, d, h, content);
+    const template = eligibility(snapshot, d.tenant, h, d.type, d.channel);
+    if (typeof template === 'string') return { status: 'suppressed', reason: template };
+    if (mailer === null) return { status: 'suppressed', reason: 'no_transport' };
+    const settings = snapshot.notifications;
+    const from = settings?.email.from ?? deps.settings.emailFrom;
+    if (!from) return { status: 'suppressed', reason: 'no_sender' };
+    const publicUrl = settings?.publicUrl;
+    if (!publicUrl) return { status: 'suppressed', reason: 'no_public_url' };
     const links = emailLinks(publicUrl, await signingSecret(deps), d.tenant, d.userId);
     const scope = { ...baseScope(snapshot, h), ...links, ...content };
     try {

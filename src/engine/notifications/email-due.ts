@@ -1,0 +1,36 @@
+/**
+ * The `emails.*_due` webhooks (API.md, "Webhooks"): when an email of the notifications is due, an
+ * endpoint subscribed to its type hears of it, whether or not a template would send it and laurel
+ * has a transport, so a customer may send its own; the control group and the user's preferences
+ * (a type whose channels the user switched off) are respected. Recorded at send time by the
+ * notifications worker (src/engine/notifications/send.ts), its id named after the delivery: a
+ * retried attempt records nothing more.
+ */
+import type pg from 'pg';
+import { channelsFor, isControl } from '../../domain/notifications.js';
+import { userView } from '../../domain/users.js';
+import { eventId } from '../../domain/webhook-events.js';
+import type { WebhookType } from '../../model/entities.js';
+import type { Delivery } from '../../postgres/deliveries.js';
+import type { Context } from '../context.js';
+import { recordEvents, subscribedTypes } from '../webhooks/record.js';
+
+const TYPES: Record<string, WebhookType> = {
+  achievement_completed: 'emails.achievement_due', streak_reminder: 'emails.streak_reminder_due',
+  reactivation: 'emails.reactivation_due', recap: 'emails.recap_due',
+};
+
+export async function recordEmailDue(
+  deps: Pick<Context, 'store' | 'settings' | 'clock'>, pool: pg.Pool, d: Delivery, h: Record<string, string>, content: Record<string, unknown>,
+): Promise<void> {
+  const type = TYPES[d.type];
+  const snapshot = deps.store.current;
+  if (type === undefined || !subscribedTypes(snapshot).has(type)) return;
+  if (isControl(snapshot.notifications, d.tenant, h) || channelsFor(h, d.type).length === 0) return;
+  const now = deps.clock.now();
+  const payload = d.type === 'achievement_completed' ? { achievement: content.achievement } : content;
+  await recordEvents(deps, pool, [{
+    type, id: eventId([deps.settings.prefix, type, d.id]), tenant: d.tenant, userId: d.userId, at: now, coalesce: false,
+    body: JSON.stringify({ type, timestamp: new Date(now).toISOString(), user: userView(h, false), ...payload }),
+  }]);
+}
