@@ -6,12 +6,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, saveSession, savedSession, type Session } from './api.js';
 import { Field } from './form.js';
+import { AchievementsPage } from './pages/achievements.js';
 import { AnalyticsPage } from './pages/analytics.js';
+import { StreakPage } from './pages/streak.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
 import { UsersPage } from './pages/users.js';
 
-const PAGES = { metrics: 'Metrics', leaderboards: 'Leaderboards', users: 'Users', analytics: 'Analytics' } as const;
+const PAGES = {
+  metrics: 'Metrics', achievements: 'Achievements', streak: 'Streak', leaderboards: 'Leaderboards', users: 'Users', analytics: 'Analytics',
+} as const;
 type Page = keyof typeof PAGES;
 
 const pageOf = (hash: string): Page => {
@@ -91,6 +95,8 @@ export function App() {
       </header>
       <main>
         {page === 'metrics' && <MetricsPage session={session} />}
+        {page === 'achievements' && <AchievementsPage session={session} />}
+        {page === 'streak' && <StreakPage session={session} />}
         {page === 'leaderboards' && <LeaderboardsPage session={session} />}
         {page === 'users' && <UsersPage session={session} />}
         {page === 'analytics' && <AnalyticsPage session={session} />}

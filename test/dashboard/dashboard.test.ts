@@ -121,13 +121,45 @@ describe('the dashboard', () => {
     await shot('analytics');
   });
 
+  it('creates an achievement whose completions follow the events, and sets the streak rule', async () => {
+    await page.getByRole('link', { name: 'Achievements' }).click();
+    await page.getByRole('heading', { name: 'Achievements' }).waitFor();
+    await expect.poll(() => page.getByText('No achievements yet.').count()).toBe(1);
+    await page.getByLabel('Name').fill('Five lessons');
+    await page.getByLabel('Key').fill('five');
+    await page.getByLabel('When the metric').selectOption({ label: 'Lessons' });
+    await page.getByLabel('Reaches the total').fill('5');
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    await page.getByRole('cell', { name: 'five', exact: true }).waitFor();
+    // The same key again: refused by the Admin API, the message under the key.
+    await page.getByLabel('Name').fill('Five again');
+    await page.getByLabel('Key').fill('five');
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    await expect.poll(() => page.locator('#achievement-key-error').textContent()).toContain('already exists');
+    // bob has 5 lessons already: the backfill completes it for him; then cid reaches 5.
+    await s.workers!.achievementsIdle();
+    await s.event('lessons', { id: 'cid', name: 'Cid' }, 5);
+    await page.reload();
+    await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents())[0]).toMatch(/^fiveFive lessonsmetric ≥ 52/);
+    await shot('achievements');
+    await page.getByRole('link', { name: 'Streak' }).click();
+    await page.getByLabel('Frequency').selectOption('weekly');
+    await page.getByLabel('Extended by the metric').selectOption({ label: 'Lessons' });
+    await page.getByLabel('At least, per period').fill('2');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', '/admin/v1/streaks/settings')).body).toMatchObject({ frequency: 'weekly', metrics: [{ threshold: 2 }] });
+    await shot('streak');
+  });
+
   it('scopes what it shows to the tenant chosen', async () => {
     const t = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
     expect(t.status, t.text).toBe(201);
     await page.reload();
     await page.getByRole('link', { name: 'Leaderboards' }).click();
     await page.getByRole('button', { name: 'Rankings' }).click();
-    await expect.poll(() => page.locator('table.rankings tbody tr').count()).toBe(2);
+    // ann, bob and cid in the default tenant.
+    await expect.poll(() => page.locator('table.rankings tbody tr').count()).toBe(3);
     await page.getByLabel('Tenant').selectOption({ label: 'Acme' });
     await page.getByRole('button', { name: 'Rankings' }).click();
     await shot('tenant');
