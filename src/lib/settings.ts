@@ -39,6 +39,10 @@ export interface Settings {
   rateLimit: RateLimit | null;
   /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
   webhooksAllowPrivate: boolean;
+  /** Push providers (docs/notifications.md, "Setting up push"); null: that provider is off. */
+  apns: { keyFile: string; keyId: string; teamId: string; topic: string; url: string } | null;
+  fcm: { serviceAccountFile: string; url: string; tokenUrl: string | null } | null;
+  expo: { url: string; accessToken: string | null } | null;
 }
 
 /** A rate limit per API key: requests a second, and how many may come at once. */
@@ -113,6 +117,20 @@ function clusterNodes(raw: string | undefined): { host: string; port: number }[]
   });
 }
 
+/** APNs with token auth: all four of the key file, key id, team id and topic, or none. */
+function apnsSettings(env: NodeJS.ProcessEnv): Settings['apns'] {
+  const names = ['LAUREL_APNS_KEY_FILE', 'LAUREL_APNS_KEY_ID', 'LAUREL_APNS_TEAM_ID', 'LAUREL_APNS_TOPIC'] as const;
+  const set = names.filter((n) => env[n]);
+  if (set.length === 0) return null;
+  if (set.length < names.length) {
+    throw new SettingsError(`APNs needs ${names.join(', ')}; missing ${names.filter((n) => !env[n]).join(', ')}`);
+  }
+  return {
+    keyFile: env.LAUREL_APNS_KEY_FILE!, keyId: env.LAUREL_APNS_KEY_ID!, teamId: env.LAUREL_APNS_TEAM_ID!, topic: env.LAUREL_APNS_TOPIC!,
+    url: env.LAUREL_APNS_URL || 'https://api.push.apple.com',
+  };
+}
+
 function smtpUrl(raw: string | undefined): string | null {
   if (!raw) return null;
   let url: URL;
@@ -157,5 +175,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     emailFrom: env.LAUREL_EMAIL_FROM || null,
     rateLimit: parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT),
     webhooksAllowPrivate: env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === '1' || env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    apns: apnsSettings(env),
+    fcm: env.LAUREL_FCM_SERVICE_ACCOUNT_FILE
+      ? { serviceAccountFile: env.LAUREL_FCM_SERVICE_ACCOUNT_FILE, url: env.LAUREL_FCM_URL || 'https://fcm.googleapis.com', tokenUrl: env.LAUREL_FCM_TOKEN_URL || null }
+      : null,
+    expo: env.LAUREL_EXPO_URL || env.LAUREL_EXPO_ACCESS_TOKEN
+      ? { url: env.LAUREL_EXPO_URL || 'https://exp.host/--/api/v2/push/send', accessToken: env.LAUREL_EXPO_ACCESS_TOKEN || null }
+      : null,
   };
 }

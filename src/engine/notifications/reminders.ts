@@ -12,11 +12,11 @@ import { stateFromHash, streakView, streakZone, type StreakView } from '../../do
 import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 import type { LogBody } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { Planned } from './schedule.js';
+import { channelsOf, type Planned } from './schedule.js';
 
-/** Whether reminders are scheduled: a streak rule, and a streak_reminder email template (active or not). */
+/** Whether reminders are scheduled: a streak rule, and a streak_reminder template (active or not). */
 export function remindersWanted(snapshot: Snapshot): boolean {
-  return snapshot.streak !== null && [...snapshot.templates.values()].some((t) => t.type === 'streak_reminder' && t.channel === 'email');
+  return snapshot.streak !== null && channelsOf(snapshot, 'streak_reminder').length > 0;
 }
 
 /** The reminders of the extensions among parsed event entries: each for the period after the one it extended. */
@@ -34,9 +34,11 @@ export function plannedReminders(snapshot: Snapshot, extensions: LogBody[], now:
     const due = reminderDue(rule.frequency, tz, state.last + 1);
     // A reminder already past when the drain meets its extension (held up for a day) is not sent late.
     if (due.at <= now) continue;
-    out.push({
-      tz, occasion: { tenant: e.t, userId: e.u, type: 'streak_reminder', channel: 'email', occasion: due.day, at: due.at, items: { length: state.length } },
-    });
+    for (const channel of channelsOf(snapshot, 'streak_reminder')) {
+      out.push({
+        tz, occasion: { tenant: e.t, userId: e.u, type: 'streak_reminder', channel, occasion: due.day, at: due.at, items: { length: state.length } },
+      });
+    }
   }
   return out;
 }

@@ -6,6 +6,8 @@
  * event's request path.
  */
 import type pg from 'pg';
+import type { Channel, NotificationType } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { achievementDue, nextDay } from '../../domain/notification-timing.js';
 import type { LoggedCompletion } from '../../model/log.js';
@@ -27,22 +29,25 @@ export interface Planned {
 export async function plannedDeliveries(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>, completions: LoggedCompletion[]): Promise<Planned[]> {
   if (completions.length === 0) return [];
   const snapshot = deps.store.current;
-  const channels = new Set([...snapshot.templates.values()].filter((t) => t.type === 'achievement_completed').map((t) => t.channel));
-  // Push is not built yet: only emails are scheduled.
-  if (!channels.has('email')) return [];
+  const channels = channelsOf(snapshot, 'achievement_completed');
+  if (channels.length === 0) return [];
   // One read per user, sent together (on a Cluster each to its own slot).
   const zones = await Promise.all(completions.map((c) => deps.redis.hget(deps.keys.forUser(c.tenant, c.userId).user, 'tz')));
   const fallback = snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE;
   const now = deps.clock.now();
-  return completions.map((c, i) => {
+  return completions.flatMap((c, i) => {
     const tz = zones[i] || fallback;
     const due = achievementDue(tz, c.ts, now);
     const items = Object.fromEntries(c.achievementIds.map((id) => [id, c.ts]));
-    return {
-      tz,
-      occasion: { tenant: c.tenant, userId: c.userId, type: 'achievement_completed', channel: 'email', occasion: due.day, at: due.at, items },
-    };
+    return channels.map((channel) => ({
+      tz, occasion: { tenant: c.tenant, userId: c.userId, type: 'achievement_completed' as const, channel, occasion: due.day, at: due.at, items },
+    }));
   });
+}
+
+/** The channels with a template of the type (active or not): a delivery is scheduled on each. */
+export function channelsOf(snapshot: Snapshot, type: NotificationType): Channel[] {
+  return [...new Set([...snapshot.templates.values()].filter((t) => t.type === type).map((t) => t.channel))];
 }
 
 /**

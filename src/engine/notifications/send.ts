@@ -11,7 +11,9 @@ import type { Snapshot } from '../../model/snapshot.js';
 import { pointsTotalField, totalField } from '../../model/fields.js';
 import { claimDue, settle, type Delivery, type Settlement } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';
-import { composeEmail, isTransient, type Mailer } from './email.js';
+import { composeEmail, isTransient, type Email, type Mailer } from './email.js';
+import type { Pusher } from './push/index.js';
+import { pushMessage, sendPush } from './push-send.js';
 import { emailLinks, signingSecret } from './links.js';
 import { reminderStreak } from './reminders.js';
 import { recordEmailDue } from './email-due.js';
@@ -36,14 +38,14 @@ export interface SendResult {
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log' | 'metrics'>;
 
 /** Sends every delivery due now, a batch at a time. */
-export async function sendDue(deps: Deps, pool: pg.Pool, mailer: Mailer | null): Promise<SendResult> {
+export async function sendDue(deps: Deps, pool: pg.Pool, transports: Transports): Promise<SendResult> {
   const result: SendResult = { claimed: 0, sent: 0, suppressed: 0, retried: 0, failed: 0 };
   const prefix = deps.settings.prefix;
   for (;;) {
     const claimed = await claimDue(pool, prefix, deps.clock.now(), CLAIM, LEASE_MS);
     result.claimed += claimed.length;
     for (const d of claimed) {
-      const s = await attempt(deps, pool, d, mailer);
+      const s = await attempt(deps, pool, d, transports);
       if (s === null || !(await settle(pool, prefix, d, s))) continue;
       const outcome = s.status === 'scheduled' ? 'retried' : s.status === 'cancelled' ? 'suppressed' : s.status;
       result[outcome]++;
@@ -53,12 +55,18 @@ export async function sendDue(deps: Deps, pool: pg.Pool, mailer: Mailer | null):
   }
 }
 
+/** The transports of one worker process: SMTP and the push providers (null: off). */
+export interface Transports {
+  mailer: Mailer | null;
+  pusher: Pusher | null;
+}
+
 /** What became of one claimed delivery; null when its claim was lost before the send (nothing sent). */
-async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, mailer: Mailer | null): Promise<Settlement | null> {
+async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, transports: Transports): Promise<Settlement | null> {
   const retry = (error: string): Settlement => (d.attempts < MAX_ATTEMPTS
     ? { status: 'scheduled', retryAt: deps.clock.now() + backoffMs(d.attempts), error }
     : { status: 'failed', reason: 'transport', error });
-  let email;
+  let send: () => Promise<Settlement>;
   try {
     const snapshot = deps.store.current;
     const h = await deps.redis.hgetall(deps.keys.forUser(d.tenant, d.userId).user);
@@ -75,34 +83,51 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, mailer: Mailer | 
       content = { achievement: achievements[0], achievements };
     }
     // The email is due: `emails.*_due` webhooks, whatever the template and the transport.
-    await recordEmailDue(deps, pool, d, h, content);
+    if (d.channel === 'email') await recordEmailDue(deps, pool, d, h, content);
     const template = eligibility(snapshot, d.tenant, h, d.type, d.channel);
     if (typeof template === 'string') return { status: 'suppressed', reason: template };
-    if (mailer === null) return { status: 'suppressed', reason: 'no_transport' };
-    const settings = snapshot.notifications;
-    const from = settings?.email.from ?? deps.settings.emailFrom;
-    if (!from) return { status: 'suppressed', reason: 'no_sender' };
-    const publicUrl = settings?.publicUrl;
-    if (!publicUrl) return { status: 'suppressed', reason: 'no_public_url' };
-    const links = emailLinks(publicUrl, await signingSecret(deps), d.tenant, d.userId);
-    const scope = { ...baseScope(snapshot, h), ...links, ...content };
-    try {
-      email = composeEmail(template, scope, h.email, from, settings?.email.replyTo ?? null, links, d.id);
-    } catch (err) {
-      return { status: 'failed', reason: 'template', error: (err as Error).message };
+    if (d.channel === 'push') {
+      const { pusher } = transports;
+      if (pusher === null || !pusher.enabled) return { status: 'suppressed', reason: 'no_transport' };
+      let message;
+      try {
+        message = pushMessage(template, { ...baseScope(snapshot, h), ...content }, d);
+      } catch (err) {
+        return { status: 'failed', reason: 'template', error: (err as Error).message };
+      }
+      send = () => sendPush(deps, pusher, d, h, message, retry);
+    } else {
+      const { mailer } = transports;
+      if (mailer === null) return { status: 'suppressed', reason: 'no_transport' };
+      const settings = snapshot.notifications;
+      const from = settings?.email.from ?? deps.settings.emailFrom;
+      if (!from) return { status: 'suppressed', reason: 'no_sender' };
+      const publicUrl = settings?.publicUrl;
+      if (!publicUrl) return { status: 'suppressed', reason: 'no_public_url' };
+      const links = emailLinks(publicUrl, await signingSecret(deps), d.tenant, d.userId);
+      const scope = { ...baseScope(snapshot, h), ...links, ...content };
+      let email: Email;
+      try {
+        email = composeEmail(template, scope, h.email, from, settings?.email.replyTo ?? null, links, d.id);
+      } catch (err) {
+        return { status: 'failed', reason: 'template', error: (err as Error).message };
+      }
+      send = async () => {
+        try {
+          await mailer.send(email);
+        } catch (err) {
+          deps.log.warn({ err, delivery: d.id }, 'email not sent');
+          return isTransient(err) ? retry((err as Error).message) : { status: 'failed', reason: 'refused', error: (err as Error).message };
+        }
+        return { status: 'sent', at: deps.clock.now() };
+      };
     }
   } catch (err) {
     // Redis or Postgres away before anything was sent: tried again.
     return retry((err as Error).message);
   }
   if (!(await renew(pool, deps.settings.prefix, d))) return null;
-  try {
-    await mailer.send(email);
-  } catch (err) {
-    deps.log.warn({ err, delivery: d.id }, 'email not sent');
-    return isTransient(err) ? retry((err as Error).message) : { status: 'failed', reason: 'refused', error: (err as Error).message };
-  }
-  return { status: 'sent', at: deps.clock.now() };
+  return send();
 }
 
 /** Holds the claim for a whole lease from now; false when it is no longer this one's. */
