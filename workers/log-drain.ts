@@ -15,7 +15,8 @@
  *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
  *   written in the archive's transaction: scheduled exactly once. A backfill's are silent. So are
  *   the streak reminders of the extensions (entries that carry `sx`), while a template of the type
- *   exists (src/engine/notifications/reminders.ts).
+ *   exists (src/engine/notifications/reminders.ts), and the reactivations of the users active in
+ *   the pass (every event parsed then: src/engine/notifications/reactivation.ts).
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
  *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
  *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
@@ -27,6 +28,7 @@ import {
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import { plannedReminders, remindersWanted } from '../src/engine/notifications/reminders.js';
+import { plannedReactivations, reactivationWanted, scheduleReactivations } from '../src/engine/notifications/reactivation.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
@@ -248,9 +250,11 @@ export class LogDrainer {
     const completions: LoggedCompletion[] = [];
     // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
     const hooks = logSubscribers(deps.store.current).endpoints.length > 0;
-    // Extensions are parsed for streak reminders only while a template of the type exists.
+    // Extensions are parsed for streak reminders, events for reactivations, only while a template of the type exists.
     const remind = remindersWanted(deps.store.current);
     const extensions: LogBody[] = [];
+    const reactivate = reactivationWanted(deps.store.current);
+    const events: LogBody[] = [];
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
@@ -267,8 +271,10 @@ export class LogDrainer {
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
         const completes = mayComplete(kind, fields);
         const extension = remind && extendsStreak(kind, fields);
-        const parsed = completes || extension || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        const activity = reactivate && kind === 'event';
+        const parsed = completes || extension || activity || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
         if (extension) extensions.push(parsed!);
+        if (activity) events.push(parsed!);
         if (completes) {
           const completion = completionOf(parsed!);
           if (completion !== null) completions.push(completion);
@@ -286,8 +292,12 @@ export class LogDrainer {
       ...await plannedDeliveries(deps, completions), ...plannedReminders(deps.store.current, extensions, deps.clock.now()),
     ]);
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
-    const schedule = deliveries.length === 0 && webhooks.length === 0 ? undefined : async (client: pg.ClientBase) => {
+    const absences = await planned(deps, 'reactivations', events.length, async () => plannedReactivations(
+      deps.store.current, events, await Promise.all(events.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz'))), deps.clock.now(),
+    ));
+    const schedule = deliveries.length === 0 && webhooks.length === 0 && absences.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
+      if (absences.length > 0) await scheduleReactivations(client, deps.settings.prefix, absences, deps.clock.now());
       if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
     const failed = (err: unknown) => deps.log.error(

@@ -62,3 +62,17 @@ export function reminderDue(frequency: Frequency, tz: string, period: number): D
   const local = DateTime.fromISO(periodStart(frequency, period), { zone: tz }).plus({ days: dayOfPeriod }).set({ hour });
   return { day: `streak:${periodStart(frequency, period)}`, at: local.toMillis() };
 }
+
+/** Days without an event after which each reactivation message goes out (the first to the fifth). */
+export const REACTIVATION_DAYS = [3, 5, 7, 14, 30];
+export const REACTIVATION_HOUR = 17;
+
+/**
+ * When reactivation message `n` (1 to 5) is due for a user last active on local day `lastDay` in
+ * `tz`: 17:00 local, REACTIVATION_DAYS[n - 1] days later. Its occasion names the last active day
+ * and the message, so a user's messages of one absence are one each.
+ */
+export function reactivationDue(tz: string, lastDay: string, n: number): Due {
+  const local = DateTime.fromISO(lastDay, { zone: tz }).plus({ days: REACTIVATION_DAYS[n - 1] }).set({ hour: REACTIVATION_HOUR });
+  return { day: `reactivation:${lastDay}:${n}`, at: local.toMillis() };
+}

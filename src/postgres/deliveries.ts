@@ -163,3 +163,25 @@ export async function listDeliveries(pool: pg.Pool, prefix: string, f: DeliveryF
   );
   return rows.map(fromRow);
 }
+
+/**
+ * Drops a user's scheduled deliveries of a type whose occasion comes before `occasion` (text
+ * order): a reactivation of an absence the user has ended (src/engine/notifications/reactivation.ts).
+ */
+export async function dropEarlier(
+  client: pg.ClientBase, prefix: string, o: Pick<Occasion, 'tenant' | 'userId' | 'type' | 'occasion'>,
+): Promise<void> {
+  await client.query(
+    `DELETE FROM laurel_deliveries WHERE prefix = $1 AND tenant = $2 AND user_id = $3 AND type = $4 AND status = 'scheduled' AND occasion < $5`,
+    [prefix, o.tenant, o.userId, o.type, o.occasion],
+  );
+}
+
+/** Whether the user has a delivery of a type with an occasion after `occasion` (an absence ended since). */
+export async function hasLater(pool: pg.Pool, prefix: string, d: Pick<Delivery, 'tenant' | 'userId' | 'type' | 'occasion'>): Promise<boolean> {
+  const { rows } = await pool.query(
+    'SELECT 1 FROM laurel_deliveries WHERE prefix = $1 AND tenant = $2 AND user_id = $3 AND type = $4 AND occasion > $5 LIMIT 1',
+    [prefix, d.tenant, d.userId, d.type, d.occasion],
+  );
+  return rows.length > 0;
+}

@@ -5,7 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { achievementDue, nextDay, reminderDue } from '../../src/domain/notification-timing.js';
+import { achievementDue, nextDay, reactivationDue, reminderDue } from '../../src/domain/notification-timing.js';
 import { currentPeriod } from '../../src/domain/periods.js';
 import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications.js';
 import { checkTemplateText } from '../../src/domain/notification-templates.js';
@@ -72,6 +72,22 @@ describe('reminderDue', () => {
     expect(after('daily', 'America/New_York', '2026-03-08').at).toBe(utc('2026-03-10T00:00'));
     expect(after('daily', 'America/New_York', '2026-10-31').at).toBe(utc('2026-11-02T01:00'));
     expect(after('daily', 'America/New_York', '2026-11-01').at).toBe(utc('2026-11-03T01:00'));
+  });
+});
+
+describe('reactivationDue', () => {
+  it('is 17:00 local 3, 5, 7, 14 and 30 days after the last active day, across a DST change', () => {
+    const local = (iso: string, tz: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
+    expect([1, 2, 3, 4, 5].map((n) => reactivationDue('Pacific/Kiritimati', '2026-06-10', n))).toEqual([
+      { day: 'reactivation:2026-06-10:1', at: local('2026-06-13T17:00', 'Pacific/Kiritimati') },
+      { day: 'reactivation:2026-06-10:2', at: local('2026-06-15T17:00', 'Pacific/Kiritimati') },
+      { day: 'reactivation:2026-06-10:3', at: local('2026-06-17T17:00', 'Pacific/Kiritimati') },
+      { day: 'reactivation:2026-06-10:4', at: local('2026-06-24T17:00', 'Pacific/Kiritimati') },
+      { day: 'reactivation:2026-06-10:5', at: local('2026-07-10T17:00', 'Pacific/Kiritimati') },
+    ]);
+    // New York falls back on 2026-11-01: 17:00 EST on the 2nd is 22:00 UTC.
+    expect(reactivationDue('America/New_York', '2026-10-30', 1).at).toBe(Date.parse('2026-11-02T22:00:00Z'));
+    expect(reactivationDue('Pacific/Pago_Pago', '2026-10-30', 1).at).toBe(Date.parse('2026-11-03T04:00:00Z'));
   });
 });
 

@@ -9,7 +9,10 @@ import { eligibility } from '../../domain/notifications.js';
 import { userView } from '../../domain/users.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { pointsTotalField, totalField } from '../../model/fields.js';
-import { claimDue, settle, type Delivery, type Settlement } from '../../postgres/deliveries.js';
+import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } from '../../postgres/deliveries.js';
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
+import { REACTIVATION_DAYS } from '../../domain/notification-timing.js';
+import { absenceOf, nextReactivation } from './reactivation.js';
 import type { Context } from '../context.js';
 import { composeEmail, isTransient, type Email, type Mailer } from './email.js';
 import type { Pusher } from './push/index.js';
@@ -77,6 +80,14 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, transports: Trans
       const streak = reminderStreak(snapshot, h, d.occasion, deps.clock.now());
       if (typeof streak === 'string') return { status: 'cancelled', reason: streak };
       content = { streak };
+    } else if (d.type === 'reactivation') {
+      // The user came back since (a later absence is on record): nothing to say.
+      if (await hasLater(pool, deps.settings.prefix, d)) return { status: 'cancelled', reason: 'active' };
+      const { n } = absenceOf(d);
+      // The absence's next message, whatever becomes of this one (an occasion is scheduled once).
+      const next = nextReactivation(d, h.tz || (snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE));
+      if (next !== null) await withClient(pool, (client) => schedule(client, deps.settings.prefix, next, deps.clock.now()));
+      content = { reactivation: { messageNumber: n, daysSinceLastActive: REACTIVATION_DAYS[n - 1] }, streak: null };
     } else {
       const achievements = achievementsOf(snapshot, d);
       if (achievements.length === 0) return { status: 'suppressed', reason: 'nothing_to_send' };
@@ -158,4 +169,14 @@ function baseScope(snapshot: Snapshot, h: Record<string, string>) {
   const points: Record<string, { name: string; total: number }> = {};
   for (const p of snapshot.pointsSystems.values()) points[p.key] = { name: p.name, total: Number(h[pointsTotalField(p.id)] ?? 0) };
   return { user: { id: u.id, name: u.name, email: u.email, tz: u.tz, attributes: { ...u.attributes } }, metrics, points };
+}
+
+/** Runs `fn` with a client of the pool. */
+async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await fn(client);
+  } finally {
+    client.release();
+  }
 }

@@ -1,0 +1,73 @@
+/**
+ * `reactivation` emails end to end, with the manual clock, against a real SMTP server on loopback:
+ * 3, 5 (and so on) days after a user's last event, at 17:00 local; a user who comes back ends the
+ * absence, and its pending message is not sent.
+ */
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCreate } from '../support/admin.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
+
+describe('reactivation emails', () => {
+  let s: TestServer;
+  let mail: MailCatcher;
+  const tz = 'America/New_York';
+  const local = (day: number, hhmm: string) => DateTime.fromISO(`2026-09-${String(day).padStart(2, '0')}T${hhmm}`, { zone: tz });
+  const at = (t: DateTime) => s.setClock(t.toUTC().toISO()!);
+  const user = (id: string) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz });
+  const work = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); };
+  const inbox = (id: string) => mail.to(`${id}@example.test`);
+  const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${userId}&type=reactivation`)).body as
+    { status: string; reason?: string; scheduledFor: string }[];
+
+  beforeAll(async () => {
+    mail = await startMailCatcher();
+    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    await at(local(1, '08:00'));
+    await s.metrics('lessons');
+    const r = await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test' } });
+    expect(r.status).toBe(200);
+    await adminCreate(s, '/admin/v1/notifications/templates', [{
+      key: 'miss-you', type: 'reactivation', channel: 'email', status: 'active',
+      subject: 'We miss you ({{ reactivation.messageNumber }})', text: 'It has been {{ reactivation.daysSinceLastActive }} days.',
+    } as never]);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await mail?.stop();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  it('writes 3 and then 5 days after the last event, at 17:00 local, and not to a user who came back', async () => {
+    await at(local(1, '10:00'));
+    await s.event('lessons', user('gone'), 1);
+    await s.event('lessons', user('back'), 1);
+    await work();
+    expect((await deliveries('gone')).map((d) => d.scheduledFor)).toEqual([local(4, '17:00').toUTC().toISO()]);
+    // back returns on the 3rd: the absence of the 1st is dropped, one from the 3rd scheduled.
+    await at(local(3, '09:00'));
+    await s.event('lessons', 'back', 1);
+    await work();
+    expect((await deliveries('back')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(6, '17:00').toUTC().toISO(), 'scheduled']]);
+    await at(local(4, '16:59:59'));
+    await work();
+    expect(inbox('gone')).toHaveLength(0);
+    await at(local(4, '17:00'));
+    await work();
+    expect(inbox('gone').map((m) => [m.subject, m.text?.trim()])).toEqual([['We miss you (1)', 'It has been 3 days.']]);
+    expect(inbox('back')).toHaveLength(0);
+    // The second message of gone's absence: 5 days after the 1st.
+    expect((await deliveries('gone'))[0]).toMatchObject({ status: 'scheduled', scheduledFor: local(6, '17:00').toUTC().toISO() });
+    // back comes back again on the 5th, after nothing was sent: that absence ends too.
+    await at(local(5, '12:00'));
+    await s.event('lessons', 'back', 1);
+    await work();
+    await at(local(6, '17:00'));
+    await work();
+    expect(inbox('gone').map((m) => m.subject)).toEqual(['We miss you (1)', 'We miss you (2)']);
+    expect(inbox('gone')[1].text?.trim()).toBe('It has been 5 days.');
+    expect(inbox('back')).toHaveLength(0);
+    expect((await deliveries('back')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(8, '17:00').toUTC().toISO(), 'scheduled']]);
+  });
+});
