@@ -29,6 +29,7 @@ import {
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import { plannedReminders, remindersWanted } from '../src/engine/notifications/reminders.js';
 import { plannedReactivations, reactivationWanted, scheduleReactivations } from '../src/engine/notifications/reactivation.js';
+import { plannedRecaps, recapWanted } from '../src/engine/notifications/recap.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
@@ -253,7 +254,7 @@ export class LogDrainer {
     // Extensions are parsed for streak reminders, events for reactivations, only while a template of the type exists.
     const remind = remindersWanted(deps.store.current);
     const extensions: LogBody[] = [];
-    const reactivate = reactivationWanted(deps.store.current);
+    const reactivate = reactivationWanted(deps.store.current) || recapWanted(deps.store.current);
     const events: LogBody[] = [];
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
@@ -292,9 +293,16 @@ export class LogDrainer {
       ...await plannedDeliveries(deps, completions), ...plannedReminders(deps.store.current, extensions, deps.clock.now()),
     ]);
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
-    const absences = await planned(deps, 'reactivations', events.length, async () => plannedReactivations(
-      deps.store.current, events, await Promise.all(events.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz'))), deps.clock.now(),
-    ));
+    // The users active in the pass: their reactivations and recaps (by the zone each user has now).
+    const absences = await planned(deps, 'reactivations and recaps', events.length, async () => {
+      const snapshot = deps.store.current;
+      const zones = await Promise.all(events.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz')));
+      const now = deps.clock.now();
+      return [
+        ...(reactivationWanted(snapshot) ? plannedReactivations(snapshot, events, zones, now) : []),
+        ...(recapWanted(snapshot) ? plannedRecaps(snapshot, events, zones, now) : []),
+      ];
+    });
     const schedule = deliveries.length === 0 && webhooks.length === 0 && absences.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
       if (absences.length > 0) await scheduleReactivations(client, deps.settings.prefix, absences, deps.clock.now());

@@ -7,7 +7,7 @@
  * the hour of its frequency (reminderDue).
  */
 import { DateTime } from 'luxon';
-import { periodStart } from './periods.js';
+import { dayIndexOf, periodEnd, periodOfDay, periodStart } from './periods.js';
 import type { Frequency } from './periods.js';
 
 export const ACHIEVEMENT_FROM_HOUR = 17;
@@ -75,4 +75,19 @@ export const REACTIVATION_HOUR = 17;
 export function reactivationDue(tz: string, lastDay: string, n: number): Due {
   const local = DateTime.fromISO(lastDay, { zone: tz }).plus({ days: REACTIVATION_DAYS[n - 1] }).set({ hour: REACTIVATION_HOUR });
   return { day: `reactivation:${lastDay}:${n}`, at: local.toMillis() };
+}
+
+export const RECAP_HOUR = 9;
+
+/**
+ * The recap of the period (a week from Monday, or a month) that local day `day` is in, for a user
+ * in `tz`: due at 09:00 local the day after the period ends (Monday, or the 1st); its occasion
+ * names the period.
+ */
+export function recapDue(aggregation: 'weekly' | 'monthly', tz: string, day: string): Due & { start: string; end: string } {
+  const period = periodOfDay(aggregation, dayIndexOf(day));
+  const start = periodStart(aggregation, period);
+  const end = periodEnd(aggregation, period);
+  const local = DateTime.fromISO(end, { zone: tz }).plus({ days: 1 }).set({ hour: RECAP_HOUR });
+  return { day: `recap:${start}`, at: local.toMillis(), start, end };
 }

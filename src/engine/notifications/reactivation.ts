@@ -42,7 +42,8 @@ export function plannedReactivations(snapshot: Snapshot, events: LogBody[], zone
 /** Schedules them (in the archive's transaction), each dropping its user's earlier absence still scheduled. */
 export async function scheduleReactivations(client: pg.ClientBase, prefix: string, occasions: Occasion[], now: number): Promise<void> {
   for (const o of occasions) {
-    await dropEarlier(client, prefix, o);
+    // (A recap's occasion is one per period: nothing earlier to drop.)
+    if (o.type === 'reactivation') await dropEarlier(client, prefix, o);
     await schedule(client, prefix, o, now);
   }
 }

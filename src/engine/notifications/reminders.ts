@@ -59,3 +59,11 @@ export function reminderStreak(snapshot: Snapshot, h: Record<string, string>, oc
   const view = streakView(rule, state, period);
   return view.length === 0 ? 'lost' : view;
 }
+
+/** The user's streak now (its head, as GET /users/{id}/streak answers it), or null without a streak rule. */
+export function currentStreak(snapshot: Snapshot, h: Record<string, string>, now: number): StreakView | null {
+  const rule = snapshot.streak;
+  if (rule === null) return null;
+  const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
+  return streakView(rule, stateFromHash(h, rule, day, period), period);
+}

@@ -13,6 +13,8 @@ import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } 
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { REACTIVATION_DAYS } from '../../domain/notification-timing.js';
 import { absenceOf, nextReactivation } from './reactivation.js';
+import { recapOf } from './recap.js';
+import { currentStreak } from './reminders.js';
 import type { Context } from '../context.js';
 import { composeEmail, isTransient, type Email, type Mailer } from './email.js';
 import type { Pusher } from './push/index.js';
@@ -88,6 +90,8 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, transports: Trans
       const next = nextReactivation(d, h.tz || (snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE));
       if (next !== null) await withClient(pool, (client) => schedule(client, deps.settings.prefix, next, deps.clock.now()));
       content = { reactivation: { messageNumber: n, daysSinceLastActive: REACTIVATION_DAYS[n - 1] }, streak: null };
+    } else if (d.type === 'recap') {
+      content = { ...await recapOf(deps, d, h), streak: currentStreak(snapshot, h, deps.clock.now()) };
     } else {
       const achievements = achievementsOf(snapshot, d);
       if (achievements.length === 0) return { status: 'suppressed', reason: 'nothing_to_send' };

@@ -1,0 +1,85 @@
+/**
+ * `recap` (API.md, "Notifications"): weekly (Monday 09:00 local) or monthly (the 1st, 09:00 local),
+ * as the settings say, for the period just ended, to the users active in it. While a template of
+ * the type exists, the log drainer schedules each active user's recap of the period of their
+ * events (one per user and period: src/postgres/deliveries.ts schedule); when it is due, the
+ * period's figures are read from the user's keys (src/engine/notifications/send.ts).
+ */
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
+import { recapDue } from '../../domain/notification-timing.js';
+import { localDay } from '../../domain/time.js';
+import { COMPLETION_PREFIX, DAY_PREFIX, pointsTotalField, totalField } from '../../model/fields.js';
+import type { LogBody } from '../../model/log.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { Delivery, Occasion } from '../../postgres/deliveries.js';
+import type { Context } from '../context.js';
+import { channelsOf } from './schedule.js';
+
+export function recapWanted(snapshot: Snapshot): boolean {
+  return channelsOf(snapshot, 'recap').length > 0;
+}
+
+/** The recap of each user's period among the events of a pass. */
+export function plannedRecaps(snapshot: Snapshot, events: LogBody[], zones: (string | null)[], now: number): Occasion[] {
+  const aggregation = snapshot.notifications?.recap.aggregation ?? 'weekly';
+  const fallback = snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE;
+  const channels = channelsOf(snapshot, 'recap');
+  const seen = new Set<string>();
+  const out: Occasion[] = [];
+  events.forEach((e, i) => {
+    if (e.t === undefined || e.u === undefined || e.d === undefined) return;
+    const due = recapDue(aggregation, zones[i] || fallback, e.d);
+    const key = `${e.t}\u0000${e.u}\u0000${due.day}`;
+    if (seen.has(key) || due.at <= now) return;
+    seen.add(key);
+    for (const channel of channels) out.push({ tenant: e.t, userId: e.u, type: 'recap', channel, occasion: due.day, at: due.at, items: {} });
+  });
+  return out;
+}
+
+/** A day field's date, or null ('d:YYYY-MM-DD'). */
+const dateOfField = (field: string) => (field.startsWith(DAY_PREFIX) ? field.slice(DAY_PREFIX.length) : null);
+
+/**
+ * The period's figures: each metric's total and its change in the period, each points system's
+ * total and change, and the achievements completed in it (local days).
+ */
+export async function recapOf(deps: Pick<Context, 'redis' | 'keys' | 'store'>, d: Delivery, h: Record<string, string>) {
+  const snapshot = deps.store.current;
+  const aggregation = snapshot.notifications?.recap.aggregation ?? 'weekly';
+  const tz = h.tz || (snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE);
+  const { start, end } = recapDue(aggregation, tz, d.occasion.slice('recap:'.length));
+  const u = deps.keys.forUser(d.tenant, d.userId);
+  const inPeriod = (date: string | null) => date !== null && date >= start && date <= end;
+  const metrics: Record<string, { name: string; total: number; change: number }> = {};
+  for (const m of snapshot.metrics.values()) {
+    const days = await deps.redis.hgetall(deps.keys.userMetric(u, m.id));
+    let change = 0;
+    for (const [field, value] of Object.entries(days)) if (inPeriod(dateOfField(field))) change += Number(value);
+    metrics[m.key] = { name: m.name, total: Number(h[totalField(m.id)] ?? 0), change };
+  }
+  const points: Record<string, { name: string; total: number; change: number }> = {};
+  for (const p of snapshot.pointsSystems.values()) {
+    const days = await deps.redis.hgetall(deps.keys.userPoints(u, p.id).days);
+    // Each day's closing total: the period's change is its last one less the last before it.
+    let before = 0;
+    let last: number | null = null;
+    for (const [field, value] of Object.entries(days).sort()) {
+      const date = dateOfField(field);
+      if (date === null || date > end) continue;
+      if (date < start) before = Number(value);
+      else last = Number(value);
+    }
+    points[p.key] = { name: p.name, total: Number(h[pointsTotalField(p.id)] ?? 0), change: last === null ? 0 : last - before };
+  }
+  const achievements = [];
+  for (const [field, value] of Object.entries(h)) {
+    if (!field.startsWith(COMPLETION_PREFIX)) continue;
+    const a = snapshot.achievements.get(field.slice(COMPLETION_PREFIX.length));
+    if (a !== undefined && inPeriod(localDay(tz, Date.parse(value)))) {
+      achievements.push({ id: a.id, key: a.key, name: a.name, description: a.description, badgeUrl: a.badgeUrl, achievedAt: value });
+    }
+  }
+  achievements.sort((x, y) => x.achievedAt.localeCompare(y.achievedAt));
+  return { recap: { periodStart: start, periodEnd: end, aggregation, metrics, points }, achievements };
+}
