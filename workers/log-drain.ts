@@ -30,6 +30,7 @@ import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/sche
 import { plannedReminders, remindersWanted } from '../src/engine/notifications/reminders.js';
 import { plannedReactivations, reactivationWanted, scheduleReactivations } from '../src/engine/notifications/reactivation.js';
 import { plannedRecaps, recapWanted } from '../src/engine/notifications/recap.js';
+import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
@@ -256,6 +257,9 @@ export class LogDrainer {
     const extensions: LogBody[] = [];
     const reactivate = reactivationWanted(deps.store.current) || recapWanted(deps.store.current);
     const events: LogBody[] = [];
+    // Identifications that set a zone move the pending deliveries, while any template exists.
+    const zones = deps.store.current.templates.size > 0;
+    const moves: ZoneMove[] = [];
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
@@ -273,9 +277,12 @@ export class LogDrainer {
         const completes = mayComplete(kind, fields);
         const extension = remind && extendsStreak(kind, fields);
         const activity = reactivate && kind === 'event';
-        const parsed = completes || extension || activity || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        const zone = zones && maySetZone(kind, fields);
+        const parsed = completes || extension || activity || zone || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
         if (extension) extensions.push(parsed!);
         if (activity) events.push(parsed!);
+        const move = zone ? zoneMoveOf(parsed!) : null;
+        if (move !== null) moves.push(move);
         if (completes) {
           const completion = completionOf(parsed!);
           if (completion !== null) completions.push(completion);
@@ -303,7 +310,8 @@ export class LogDrainer {
         ...(recapWanted(snapshot) ? plannedRecaps(snapshot, events, zones, now) : []),
       ];
     });
-    const schedule = deliveries.length === 0 && webhooks.length === 0 && absences.length === 0 ? undefined : async (client: pg.ClientBase) => {
+    const schedule = deliveries.length === 0 && webhooks.length === 0 && absences.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
+      if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
       if (absences.length > 0) await scheduleReactivations(client, deps.settings.prefix, absences, deps.clock.now());
       if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());

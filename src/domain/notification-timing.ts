@@ -91,3 +91,23 @@ export function recapDue(aggregation: 'weekly' | 'monthly', tz: string, day: str
   const local = DateTime.fromISO(end, { zone: tz }).plus({ days: 1 }).set({ hour: RECAP_HOUR });
   return { day: `recap:${start}`, at: local.toMillis(), start, end };
 }
+
+/**
+ * When a scheduled delivery of `type` and `occasion` is due for a user in zone `tz` (a zone change
+ * moves what is still pending): the same occasion, timed in the new zone. Null for an occasion
+ * whose form is unknown.
+ */
+export function dueIn(
+  type: string, occasion: string, tz: string, frequency: Frequency | null, aggregation: 'weekly' | 'monthly',
+): number | null {
+  if (type === 'achievement_completed' && /^\d{4}-\d{2}-\d{2}$/.test(occasion)) {
+    return DateTime.fromISO(occasion, { zone: tz }).set({ hour: ACHIEVEMENT_FROM_HOUR }).toMillis();
+  }
+  const [kind, date, n] = occasion.split(':');
+  if (type === 'streak_reminder' && kind === 'streak' && frequency !== null) {
+    return reminderDue(frequency, tz, periodOfDay(frequency, dayIndexOf(date))).at;
+  }
+  if (type === 'reactivation' && kind === 'reactivation') return reactivationDue(tz, date, Number(n)).at;
+  if (type === 'recap' && kind === 'recap') return recapDue(aggregation, tz, date).at;
+  return null;
+}
