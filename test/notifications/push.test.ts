@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
-import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const APNS_OK = 'a'.repeat(64);
 const APNS_GONE = 'b'.repeat(64);
@@ -32,7 +32,7 @@ const listen = (server: http.Server | http2.Http2Server) => new Promise<string>(
   server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
 });
 
-describe('push notifications', () => {
+describe.each(targets())('push notifications on %s', (target) => {
   let s: TestServer;
   const dir = mkdtempSync(join(tmpdir(), 'laurel-push-'));
   const apnsKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -118,7 +118,7 @@ describe('push notifications', () => {
       private_key: fcmKey.privateKey.export({ type: 'pkcs8', format: 'pem' }), token_uri: `${fcmUrl}/token`,
     }));
     s = await startTestServer({
-      clock: 'manual', workers: true, env: {
+      target, clock: 'manual', workers: true, env: {
         LAUREL_APNS_KEY_FILE: join(dir, 'AuthKey.p8'), LAUREL_APNS_KEY_ID: 'KEY123', LAUREL_APNS_TEAM_ID: 'TEAM456',
         LAUREL_APNS_TOPIC: 'com.acme.app', LAUREL_APNS_URL: apnsUrl,
         LAUREL_FCM_SERVICE_ACCOUNT_FILE: join(dir, 'service-account.json'), LAUREL_FCM_URL: fcmUrl,

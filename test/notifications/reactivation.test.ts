@@ -6,10 +6,10 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
-import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 
-describe('reactivation emails', () => {
+describe.each(targets())('reactivation emails on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   const tz = 'America/New_York';
@@ -23,7 +23,7 @@ describe('reactivation emails', () => {
 
   beforeAll(async () => {
     mail = await startMailCatcher();
-    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await at(local(1, '08:00'));
     await s.metrics('lessons');
     const r = await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test' } });

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
-import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 
-describe('recap emails', () => {
+describe.each(targets())('recap emails on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   const user = (id: string) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz: 'UTC' });
@@ -17,7 +17,7 @@ describe('recap emails', () => {
 
   beforeAll(async () => {
     mail = await startMailCatcher();
-    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await s.setClock('2026-08-31T08:00:00Z');
     const ids = await s.metrics('lessons');
     await adminCreate(s, '/admin/v1/achievements', [{ name: 'Three lessons', key: 'three', trigger: 'metric', metricId: ids.lessons, metricValue: 3 } as never]);

@@ -2,17 +2,17 @@
  * `streak_reminder` emails end to end, with the manual clock, against a real SMTP server on loopback:
  * a daily streak extended at 10:00 local is reminded at 20:00 local the next day, not a second
  * before, in Pacific/Kiritimati, Pacific/Pago_Pago and America/New_York; across a DST change; an
- * extension in the reminder's period cancels it; a reminder is sent once with two worker processes.
+ * extension in the reminder's period cancels it; a reminder is sent once with two worker processes; on Redis and on the Cluster.
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 import { adminCreate, putStreakSettings } from '../support/admin.js';
-import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 
-describe('streak reminders', () => {
+describe.each(targets())('streak reminders on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   /** Where the clock is: every case starts a few days later. */
@@ -39,7 +39,7 @@ describe('streak reminders', () => {
 
   beforeAll(async () => {
     mail = await startMailCatcher();
-    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await at(day);
     const ids = await s.metrics('lessons');
     await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });

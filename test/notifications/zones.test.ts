@@ -5,17 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
-import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 
-describe('a zone change', () => {
+describe.each(targets())('a zone change on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   const work = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); };
 
   beforeAll(async () => {
     mail = await startMailCatcher();
-    s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await s.setClock('2026-06-01T12:00:00Z');
     const ids = await s.metrics('lessons');
     await adminCreate(s, '/admin/v1/achievements', [{ name: 'First lesson', key: 'first', trigger: 'metric', metricId: ids.lessons, metricValue: 1 } as never]);

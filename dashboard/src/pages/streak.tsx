@@ -41,7 +41,8 @@ export function StreakPage({ session }: { session: Session }) {
       <h1>Streak</h1>
       <form class="card" onSubmit={save} aria-label="Streak rule">
         <h2>The streak rule</h2>
-        {!state.loaded ? <p class="muted">Loading…</p> : null}
+        {/* The fields appear once the rule is read: nothing typed before is overwritten by it. */}
+        <fieldset disabled={!state.loaded} class="plain">
         <Field id="streak-frequency" label="Frequency">
           <select id="streak-frequency" value={frequency} onChange={(e) => setFrequency(e.currentTarget.value as Settings['frequency'])}>
             <option value="daily">Daily</option><option value="weekly">Weekly</option><option value="monthly">Monthly</option>
@@ -56,8 +57,9 @@ export function StreakPage({ session }: { session: Session }) {
         <Field id="streak-threshold" label="At least, per period" error={state.error}>
           <input id="streak-threshold" type="number" min="1" value={threshold} required onInput={(e) => setThreshold(e.currentTarget.value)} />
         </Field>
-        <p class="muted" role="status">{state.saved ? 'Saved.' : ''}</p>
+        <p class="muted" role="status">{state.saved ? 'Saved.' : state.loaded ? '' : 'Loading…'}</p>
         <button type="submit">Save the rule</button>
+        </fieldset>
       </form>
     </section>
   );
