@@ -309,6 +309,7 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-api', 'laurel-features'],
   ['laurel-system-2', 'trivial-script'],
   ['laurel-system-2', 'laurel-system'],
+  ['laurel-system-notify', 'laurel-system'],
   ['laurel-system-hooks', 'laurel-system'],
 ];
 

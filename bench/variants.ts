@@ -17,6 +17,7 @@
  *   laurel-system-2 `laurel start` with two api processes (LAUREL_API_PROCESSES=2), the workers in the
  *                   primary: what a second api process gives
  *   laurel-split    `laurel api` and `laurel workers`, two processes
+ *   laurel-system-notify laurel-system with notifications configured for every type: what they cost
  *   laurel-system-hooks  laurel-system with one webhook endpoint subscribed to every type: what webhooks cost
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
@@ -28,7 +29,7 @@ import { baselineName } from './baseline.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { startNode, type Child } from './processes.js';
 import { webhookReceiver } from './webhook-receiver.js';
-import { WEBHOOK_TYPES } from '../src/model/entities.js';
+import { NOTIFICATION_TYPES, WEBHOOK_TYPES } from '../src/model/entities.js';
 
 /** The repository root, from dist/bench/variants.js. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -194,6 +195,8 @@ interface LaurelSpec {
   apiProcesses?: number;
   /** One webhook endpoint subscribed to every type, on a receiver in the runner (bench/webhook-receiver.ts). */
   webhooks?: boolean;
+  /** Notifications configured for every type (an email template of each, the settings). */
+  notifications?: boolean;
 }
 
 /**
@@ -264,6 +267,14 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
         }], signal);
         if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
       }
+      if (spec.notifications) {
+        const settings = await put(admin('/notifications/settings'), session.apiKey, { email: { from: 'bench@example.test' }, publicUrl: 'https://bench.example.test' }, signal);
+        if (settings.status !== 200) throw new Error(`the notification settings failed: HTTP ${settings.status} ${settings.text}`);
+        const templates = await post(admin('/notifications/templates'), session.apiKey, NOTIFICATION_TYPES.map((type) => ({
+          key: `bench-${type}`, type, channel: 'email', status: 'active', subject: 'Hello {{ user.name }}', text: 'Hello.',
+        })), signal);
+        if (templates.status !== 201) throw new Error(`creating the templates failed: HTTP ${templates.status} ${templates.text}`);
+      }
       if (spec.webhooks) {
         const hook = await post(admin('/webhooks'), session.apiKey, [{ name: 'Bench', url: await webhookReceiver(), events: [...WEBHOOK_TYPES] }], signal);
         if (hook.status !== 201) throw new Error(`creating the webhook failed: HTTP ${hook.status} ${hook.text}`);
@@ -286,10 +297,13 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system', description: 'the full scenario on `laurel start` with one api process: the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
   { name: 'laurel-system-2', description: 'the full scenario on `laurel start` with two api processes on the port (LAUREL_API_PROCESSES=2), the workers in the primary', features: 'all', processes: 'start', board: 1000, apiProcesses: 2 },
   { name: 'laurel-split', description: 'the full scenario on `laurel api` and `laurel workers`, two processes', features: 'all', processes: 'split', board: 1000 },
+  { name: 'laurel-system-notify', description: 'laurel-system with notifications configured for every type (an email template each; the bench users have no email, so each is suppressed when due)', features: 'all', processes: 'start', board: 1000, notifications: true },
   { name: 'laurel-system-hooks', description: 'laurel-system with one webhook endpoint subscribed to every type (a receiver on loopback answering 204)', features: 'all', processes: 'start', board: 1000, webhooks: true },
 ];
 
-export const [laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemHooks] = LAUREL.map((spec) => laurel(spec));
+export const [
+  laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
+] = LAUREL.map((spec) => laurel(spec));
 
 /**
  * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
@@ -303,5 +317,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
-  laurelSystemHooks,
+  laurelSystemNotify, laurelSystemHooks,
 ];

@@ -296,24 +296,27 @@ export class LogDrainer {
     });
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
-    const deliveries = await planned(deps, 'notifications', completions.length + extensions.length, async () => [
-      ...await plannedDeliveries(deps, completions), ...plannedReminders(deps.store.current, extensions, deps.clock.now()),
-    ]);
+    const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
+    const reminders = plannedReminders(deps.store.current, extensions, deps.clock.now());
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     // The users active in the pass: their reactivations and recaps (by the zone each user has now).
     const absences = await planned(deps, 'reactivations and recaps', events.length, async () => {
       const snapshot = deps.store.current;
-      const zones = await Promise.all(events.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz')));
+      // One per user and day: the zone read once.
+      const seen = new Set<string>();
+      const active = events.filter((e) => !seen.has(`${e.t}\u0000${e.u}\u0000${e.d}`) && seen.add(`${e.t}\u0000${e.u}\u0000${e.d}`));
+      const zones = await Promise.all(active.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz')));
       const now = deps.clock.now();
       return [
-        ...(reactivationWanted(snapshot) ? plannedReactivations(snapshot, events, zones, now) : []),
-        ...(recapWanted(snapshot) ? plannedRecaps(snapshot, events, zones, now) : []),
+        ...(reactivationWanted(snapshot) ? plannedReactivations(snapshot, active, zones, now) : []),
+        ...(recapWanted(snapshot) ? plannedRecaps(snapshot, active, zones, now) : []),
       ];
     });
-    const schedule = deliveries.length === 0 && webhooks.length === 0 && absences.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
+    const occasions = [...reminders.map((r) => r.occasion), ...absences];
+    const schedule = deliveries.length === 0 && webhooks.length === 0 && occasions.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
-      if (absences.length > 0) await scheduleReactivations(client, deps.settings.prefix, absences, deps.clock.now());
+      if (occasions.length > 0) await scheduleReactivations(client, deps.settings.prefix, occasions, deps.clock.now());
       if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
     const failed = (err: unknown) => deps.log.error(

@@ -164,19 +164,6 @@ export async function listDeliveries(pool: pg.Pool, prefix: string, f: DeliveryF
   return rows.map(fromRow);
 }
 
-/**
- * Drops a user's scheduled deliveries of a type whose occasion comes before `occasion` (text
- * order): a reactivation of an absence the user has ended (src/engine/notifications/reactivation.ts).
- */
-export async function dropEarlier(
-  client: pg.ClientBase, prefix: string, o: Pick<Occasion, 'tenant' | 'userId' | 'type' | 'occasion'>,
-): Promise<void> {
-  await client.query(
-    `DELETE FROM laurel_deliveries WHERE prefix = $1 AND tenant = $2 AND user_id = $3 AND type = $4 AND status = 'scheduled' AND occasion < $5`,
-    [prefix, o.tenant, o.userId, o.type, o.occasion],
-  );
-}
-
 /** Whether the user has a delivery of a type with an occasion after `occasion` (an absence ended since). */
 export async function hasLater(pool: pg.Pool, prefix: string, d: Pick<Delivery, 'tenant' | 'userId' | 'type' | 'occasion'>): Promise<boolean> {
   const { rows } = await pool.query(
@@ -184,4 +171,42 @@ export async function hasLater(pool: pg.Pool, prefix: string, d: Pick<Delivery, 
     [prefix, d.tenant, d.userId, d.type, d.occasion],
   );
   return rows.length > 0;
+}
+
+/**
+ * Schedules many occasions in one statement (reminders, reactivations, recaps: each one occasion,
+ * no later one to try), merging items into a delivery still scheduled as schedule() does; the
+ * same occasion twice in the list is scheduled once.
+ */
+export async function scheduleMany(client: pg.ClientBase, prefix: string, occasions: Occasion[], now: number): Promise<void> {
+  const byId = new Map(occasions.map((o) => [deliveryId(o), o]));
+  if (byId.size === 0) return;
+  const list = [...byId];
+  await client.query(
+    `INSERT INTO laurel_deliveries (prefix, id, tenant, user_id, type, channel, occasion, status, scheduled_for, due_at, items, created_at)
+     SELECT $1, o.id, o.tenant, o.user_id, o.type, o.channel, o.occasion, 'scheduled', to_timestamp(o.at / 1000.0), to_timestamp(o.at / 1000.0),
+            o.items::jsonb, to_timestamp($10 / 1000.0)
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::text[])
+       AS o(id, tenant, user_id, type, channel, occasion, at, items)
+     ON CONFLICT (prefix, id) DO UPDATE SET items = laurel_deliveries.items || EXCLUDED.items
+     WHERE laurel_deliveries.status = 'scheduled'`,
+    [
+      prefix, list.map(([id]) => id), list.map(([, o]) => o.tenant), list.map(([, o]) => o.userId), list.map(([, o]) => o.type),
+      list.map(([, o]) => o.channel), list.map(([, o]) => o.occasion), list.map(([, o]) => o.at), list.map(([, o]) => JSON.stringify(o.items)), now,
+    ],
+  );
+}
+
+/**
+ * Drops each user's scheduled deliveries of the type whose occasion comes before the one given
+ * (text order), in one statement: a reactivation of an absence the user has ended
+ * (src/engine/notifications/reactivation.ts).
+ */
+export async function dropEarlierMany(client: pg.ClientBase, prefix: string, occasions: Pick<Occasion, 'tenant' | 'userId' | 'type' | 'occasion'>[]): Promise<void> {
+  if (occasions.length === 0) return;
+  await client.query(
+    `DELETE FROM laurel_deliveries d USING unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS o(tenant, user_id, type, occasion)
+     WHERE d.prefix = $1 AND d.tenant = o.tenant AND d.user_id = o.user_id AND d.type = o.type AND d.status = 'scheduled' AND d.occasion < o.occasion`,
+    [prefix, occasions.map((o) => o.tenant), occasions.map((o) => o.userId), occasions.map((o) => o.type), occasions.map((o) => o.occasion)],
+  );
 }

@@ -10,7 +10,7 @@ import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { REACTIVATION_DAYS, reactivationDue } from '../../domain/notification-timing.js';
 import type { LogBody } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { dropEarlier, schedule, type Delivery, type Occasion } from '../../postgres/deliveries.js';
+import { dropEarlierMany, scheduleMany, type Delivery, type Occasion } from '../../postgres/deliveries.js';
 import { channelsOf } from './schedule.js';
 
 export function reactivationWanted(snapshot: Snapshot): boolean {
@@ -41,11 +41,9 @@ export function plannedReactivations(snapshot: Snapshot, events: LogBody[], zone
 
 /** Schedules them (in the archive's transaction), each dropping its user's earlier absence still scheduled. */
 export async function scheduleReactivations(client: pg.ClientBase, prefix: string, occasions: Occasion[], now: number): Promise<void> {
-  for (const o of occasions) {
-    // (A recap's occasion is one per period: nothing earlier to drop.)
-    if (o.type === 'reactivation') await dropEarlier(client, prefix, o);
-    await schedule(client, prefix, o, now);
-  }
+  // (A recap's occasion is one per period: nothing earlier to drop.)
+  await dropEarlierMany(client, prefix, occasions.filter((o) => o.type === 'reactivation'));
+  await scheduleMany(client, prefix, occasions, now);
 }
 
 /** The absence a reactivation delivery speaks of: its last active day and message number. */
