@@ -1,5 +1,6 @@
 /** A labelled form field with its error under it (announced to screen readers). */
 import type { ComponentChildren } from 'preact';
+import { createOne, type Session } from './api.js';
 
 export function Field(props: { id: string; label: string; error?: string | null; children: ComponentChildren }) {
   return (
@@ -25,4 +26,51 @@ export function errorsOf(issues: { message: string }[], fields: string[]): Recor
   const errors: Record<string, string> = {};
   for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = issue.message;
   return errors;
+}
+
+/**
+ * Creates one item through a batch resource of the Admin API for a form: the created entity, or
+ * null with the refusals handed to `setErrors` (by field; the rest, and a failed call, under `form`).
+ */
+export async function createFromForm<T>(
+  session: Session, path: string, item: unknown, fields: string[], setErrors: (errors: Record<string, string>) => void,
+): Promise<T | null> {
+  setErrors({});
+  try {
+    const { created, issues } = await createOne<T>(session, path, item);
+    if (created === null) setErrors(errorsOf(issues, fields));
+    return created;
+  } catch (err) {
+    setErrors({ form: (err as Error).message });
+    return null;
+  }
+}
+
+/** A form's text fields kept in one object: `set(field)` is an input's onInput. */
+export function fieldSetter<F extends Record<string, string>>(form: F, setForm: (f: F) => void) {
+  return (field: keyof F) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
+}
+
+/** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
+export function NameKeyMetric(props: {
+  prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
+  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: { id: string; name: string }[]; metricLabel: string;
+}) {
+  const { prefix, form, errors, set, metrics } = props;
+  return (
+    <>
+      <Field id={`${prefix}-name`} label="Name" error={errors.name}>
+        <input id={`${prefix}-name`} value={form.name} required onInput={set('name')} />
+      </Field>
+      <Field id={`${prefix}-key`} label="Key" error={errors.key}>
+        <input id={`${prefix}-key`} value={form.key} required onInput={set('key')} />
+      </Field>
+      <Field id={`${prefix}-metric`} label={props.metricLabel} error={errors.metricId}>
+        <select id={`${prefix}-metric`} value={form.metricId} required onChange={set('metricId')}>
+          <option value="">Choose a metric</option>
+          {metrics.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
+        </select>
+      </Field>
+    </>
+  );
 }

@@ -11,6 +11,7 @@ import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 import { adminCreate, putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
+import { eventually } from '../support/eventually.js';
 
 describe.each(targets())('streak reminders on %s', (target) => {
   let s: TestServer;
@@ -25,17 +26,6 @@ describe.each(targets())('streak reminders on %s', (target) => {
   const work = async (w: WorkersHandle = s.workers!) => { await w.drainNow(); return w.notifyNow(); };
   const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${encodeURIComponent(userId)}&type=streak_reminder`)).body;
   const inbox = (id: string) => mail.to(`${id}@example.test`);
-  const eventually = async (check: () => Promise<void> | void, timeoutMs = 10_000) => {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (err) {
-        if (Date.now() > until) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  };
 
   beforeAll(async () => {
     mail = await startMailCatcher();

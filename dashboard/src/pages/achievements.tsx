@@ -3,8 +3,8 @@
  * list, with the admin key), and a form that creates a metric achievement through the Admin API.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, createOne, type Session } from '../api.js';
-import { errorsOf, Field } from '../form.js';
+import { call, type Session } from '../api.js';
+import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
 import type { Metric } from './metrics.js';
 
 interface Achievement {
@@ -27,24 +27,16 @@ export function AchievementsPage({ session }: { session: Session }) {
     void load();
     void call<Metric[]>(session, 'GET', '/admin/v1/metrics?limit=100').then((r) => setMetrics(r.body.filter((m) => m.status === 'active')));
   }, [session.key, session.tenant]);
-  const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
+  const set = fieldSetter(form, setForm);
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setErrors({});
-    try {
-      const { created, issues } = await createOne(session, '/admin/v1/achievements', {
-        name: form.name, key: form.key, trigger: 'metric', metricId: form.metricId, metricValue: Number(form.metricValue),
-      });
-      if (created === null) {
-        setErrors(errorsOf(issues, ['key', 'name', 'metricId', 'metricValue']));
-        return;
-      }
-      setForm({ name: '', key: '', metricId: form.metricId, metricValue: '1' });
-      await load();
-    } catch (err) {
-      setErrors({ form: (err as Error).message });
-    }
+    const created = await createFromForm<Achievement>(session, '/admin/v1/achievements', {
+      name: form.name, key: form.key, trigger: 'metric', metricId: form.metricId, metricValue: Number(form.metricValue),
+    }, ['key', 'name', 'metricId', 'metricValue'], setErrors);
+    if (created === null) return;
+    setForm({ name: '', key: '', metricId: form.metricId, metricValue: '1' });
+    await load();
   };
 
   return (
@@ -52,18 +44,7 @@ export function AchievementsPage({ session }: { session: Session }) {
       <h1>Achievements</h1>
       <form class="card" onSubmit={submit} aria-label="New achievement">
         <h2>New achievement</h2>
-        <Field id="achievement-name" label="Name" error={errors.name}>
-          <input id="achievement-name" value={form.name} required onInput={set('name')} />
-        </Field>
-        <Field id="achievement-key" label="Key" error={errors.key}>
-          <input id="achievement-key" value={form.key} required onInput={set('key')} />
-        </Field>
-        <Field id="achievement-metric" label="When the metric" error={errors.metricId}>
-          <select id="achievement-metric" value={form.metricId} required onChange={set('metricId')}>
-            <option value="">Choose a metric</option>
-            {metrics.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
-          </select>
-        </Field>
+        <NameKeyMetric prefix="achievement" form={form} errors={errors} set={set} metrics={metrics} metricLabel="When the metric" />
         <Field id="achievement-value" label="Reaches the total" error={errors.metricValue}>
           <input id="achievement-value" type="number" min="1" value={form.metricValue} required onInput={set('metricValue')} />
         </Field>

@@ -1,7 +1,7 @@
 /** Leaderboards: the list, a form that creates one on a metric, and the rankings of the one chosen. */
 import { useEffect, useState } from 'preact/hooks';
-import { call, createOne, type Session } from '../api.js';
-import { errorsOf, Field } from '../form.js';
+import { call, type Session } from '../api.js';
+import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
 import type { Metric } from './metrics.js';
 
 interface Board {
@@ -54,25 +54,17 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     void load();
     void call<Metric[]>(session, 'GET', '/admin/v1/metrics?limit=100').then((r) => setMetrics(r.body.filter((m) => m.status === 'active')));
   }, [session.key, session.tenant]);
-  const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
+  const set = fieldSetter(form, setForm);
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setErrors({});
-    try {
-      const { created, issues } = await createOne<Board>(session, '/admin/v1/leaderboards', {
-        name: form.name, key: form.key, rankBy: 'metric', metricId: form.metricId, maxParticipants: Number(form.maxParticipants), status: 'active',
-      });
-      if (created === null) {
-        setErrors(errorsOf(issues, ['key', 'name', 'metricId', 'maxParticipants']));
-        return;
-      }
-      setForm({ name: '', key: '', metricId: form.metricId, maxParticipants: '100' });
-      await load();
-      setChosen(created);
-    } catch (err) {
-      setErrors({ form: (err as Error).message });
-    }
+    const created = await createFromForm<Board>(session, '/admin/v1/leaderboards', {
+      name: form.name, key: form.key, rankBy: 'metric', metricId: form.metricId, maxParticipants: Number(form.maxParticipants), status: 'active',
+    }, ['key', 'name', 'metricId', 'maxParticipants'], setErrors);
+    if (created === null) return;
+    setForm({ name: '', key: '', metricId: form.metricId, maxParticipants: '100' });
+    await load();
+    setChosen(created);
   };
 
   return (
@@ -80,18 +72,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
       <h1>Leaderboards</h1>
       <form class="card" onSubmit={submit} aria-label="New leaderboard">
         <h2>New leaderboard</h2>
-        <Field id="board-name" label="Name" error={errors.name}>
-          <input id="board-name" value={form.name} required onInput={set('name')} />
-        </Field>
-        <Field id="board-key" label="Key" error={errors.key}>
-          <input id="board-key" value={form.key} required onInput={set('key')} />
-        </Field>
-        <Field id="board-metric" label="Ranks the metric" error={errors.metricId}>
-          <select id="board-metric" value={form.metricId} required onChange={set('metricId')}>
-            <option value="">Choose a metric</option>
-            {metrics.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
-          </select>
-        </Field>
+        <NameKeyMetric prefix="board" form={form} errors={errors} set={set} metrics={metrics} metricLabel="Ranks the metric" />
         <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
           <input id="board-size" type="number" min="1" value={form.maxParticipants} required onInput={set('maxParticipants')} />
         </Field>

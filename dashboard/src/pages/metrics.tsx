@@ -1,7 +1,7 @@
 /** Metrics: the list, and a form that creates one through the Admin API. */
 import { useEffect, useState } from 'preact/hooks';
-import { call, createOne, type Session } from '../api.js';
-import { errorsOf, Field } from '../form.js';
+import { call, type Session } from '../api.js';
+import { createFromForm, Field } from '../form.js';
 
 export interface Metric {
   id: string;
@@ -22,21 +22,13 @@ export function MetricsPage({ session }: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
-    setErrors({});
-    try {
-      const { created, issues } = await createOne<Metric>(session, '/admin/v1/metrics', { name, key });
-      if (created === null) {
-        setErrors(errorsOf(issues, ['key', 'name']));
-      } else {
-        setName('');
-        setKey('');
-        await load();
-      }
-    } catch (err) {
-      setErrors({ form: (err as Error).message });
-    } finally {
-      setBusy(false);
+    const created = await createFromForm<Metric>(session, '/admin/v1/metrics', { name, key }, ['key', 'name'], setErrors);
+    if (created !== null) {
+      setName('');
+      setKey('');
+      await load();
     }
+    setBusy(false);
   };
 
   return (
