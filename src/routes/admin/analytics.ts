@@ -28,8 +28,8 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
     doc: {
       summary: 'The tenant\'s events, active users and achievement completions per day, from the archived event log',
       query: [
-        { name: 'from', schema: { type: 'string', format: 'date' }, description: 'First day (UTC); default 13 days before to' },
-        { name: 'to', schema: { type: 'string', format: 'date' }, description: 'Last day (UTC); default today' },
+        { name: 'from', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'First day (UTC, YYYY-MM-DD); default 13 days before to' },
+        { name: 'to', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Last day (UTC, YYYY-MM-DD); default today' },
       ],
       success: [200], response: { type: 'object' }, refusals: [503], tenant: true,
     },
