@@ -8,13 +8,15 @@ import { ApiError, call, saveSession, savedSession, type Session } from './api.j
 import { Field } from './form.js';
 import { AchievementsPage } from './pages/achievements.js';
 import { AnalyticsPage } from './pages/analytics.js';
+import { PointsPage } from './pages/points.js';
 import { StreakPage } from './pages/streak.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
-  metrics: 'Metrics', achievements: 'Achievements', streak: 'Streak', leaderboards: 'Leaderboards', users: 'Users', analytics: 'Analytics',
+  metrics: 'Metrics', achievements: 'Achievements', streak: 'Streak', points: 'Points', leaderboards: 'Leaderboards', users: 'Users',
+  analytics: 'Analytics',
 } as const;
 type Page = keyof typeof PAGES;
 
@@ -97,6 +99,7 @@ export function App() {
         {page === 'metrics' && <MetricsPage session={session} />}
         {page === 'achievements' && <AchievementsPage session={session} />}
         {page === 'streak' && <StreakPage session={session} />}
+        {page === 'points' && <PointsPage session={session} />}
         {page === 'leaderboards' && <LeaderboardsPage session={session} />}
         {page === 'users' && <UsersPage session={session} />}
         {page === 'analytics' && <AnalyticsPage session={session} />}

@@ -169,4 +169,21 @@ describe('the dashboard', () => {
     await shot('leaderboards-phone');
     expect(await page.getByRole('button', { name: 'Create leaderboard' }).isVisible()).toBe(true);
   });
+
+  it('creates a points system, and shows how the users spread over its totals', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByLabel('Tenant').selectOption({ label: 'Default' });
+    await page.getByRole('link', { name: 'Points' }).click();
+    await page.getByRole('heading', { name: 'Points', exact: true }).waitFor();
+    await page.getByLabel('Name').fill('XP');
+    await page.getByLabel('Key').fill('xp');
+    await page.getByLabel('Awards points for the metric').selectOption({ label: 'Lessons' });
+    await page.getByLabel('Points per unit').fill('10');
+    await page.getByRole('button', { name: 'Create points system' }).click();
+    await page.getByRole('cell', { name: 'xp', exact: true }).waitFor();
+    await s.event('lessons', { id: 'dee', name: 'Dee' }, 2);
+    await page.reload();
+    await expect.poll(() => page.locator('table.points tbody tr').first().textContent()).toContain('11–20: 1');
+    await shot('points');
+  });
 });
