@@ -14,9 +14,10 @@
  * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
  *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
  *   written in the archive's transaction: scheduled exactly once. A backfill's are silent. So are
- *   the streak reminders of the extensions (entries that carry `sx`), while a template of the type
- *   exists (src/engine/notifications/reminders.ts), and the reactivations of the users active in
- *   the pass (every event parsed then: src/engine/notifications/reactivation.ts).
+ *   the streak reminders of the extensions (entries that carry `sx`), the reactivations and recaps
+ *   of the users active in the pass (every event parsed then), while a template of the type
+ *   exists: noted in each partition's due index in Redis, nothing read
+ *   (src/engine/notifications/due-index.ts), and made deliveries by the notifier when due.
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
  *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
  *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
@@ -24,12 +25,10 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import {
-  completionOf, earlierStreamId, entryBody, extendsStreak, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
+  completionOf, earlierStreamId, entryBody, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
-import { plannedReminders, remindersWanted } from '../src/engine/notifications/reminders.js';
-import { plannedReactivations, reactivationWanted, scheduleReactivations } from '../src/engine/notifications/reactivation.js';
-import { plannedRecaps, recapWanted } from '../src/engine/notifications/recap.js';
+import { anyDue, dueWanted, noteDue, noteEntry } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
@@ -252,11 +251,10 @@ export class LogDrainer {
     const completions: LoggedCompletion[] = [];
     // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
     const hooks = logSubscribers(deps.store.current).endpoints.length > 0;
-    // Extensions are parsed for streak reminders, events for reactivations, only while a template of the type exists.
-    const remind = remindersWanted(deps.store.current);
-    const extensions: LogBody[] = [];
-    const reactivate = reactivationWanted(deps.store.current) || recapWanted(deps.store.current);
-    const events: LogBody[] = [];
+    // Events are parsed for the due index (reminders, reactivations, recaps) only while a template of those types exists.
+    const wanted = dueWanted(deps.store.current);
+    const indexing = anyDue(wanted);
+    const due = new Map<number, Map<string, number>>();
     // Identifications that set a zone move the pending deliveries, while any template exists.
     const zones = deps.store.current.templates.size > 0;
     const moves: ZoneMove[] = [];
@@ -268,6 +266,8 @@ export class LogDrainer {
       if (entries.length === 0) return;
       if (entries.length === BATCH) full.push(partition);
       const lines: string[] = [];
+      const members = new Map<string, number>();
+      if (indexing) due.set(partition, members);
       for (const [id, fields] of entries) {
         const kind = fields[0] ?? 'unknown';
         // The body put together once, for the archive and, when one takes it, a consumer.
@@ -275,12 +275,10 @@ export class LogDrainer {
         lines.push(archiveLine(id, kind, body));
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
         const completes = mayComplete(kind, fields);
-        const extension = remind && extendsStreak(kind, fields);
-        const activity = reactivate && kind === 'event';
+        const activity = indexing && kind === 'event';
         const zone = zones && maySetZone(kind, fields);
-        const parsed = completes || extension || activity || zone || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
-        if (extension) extensions.push(parsed!);
-        if (activity) events.push(parsed!);
+        const parsed = completes || activity || zone || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
+        if (activity) noteEntry(deps.store.current, wanted, parsed!, members);
         const move = zone ? zoneMoveOf(parsed!) : null;
         if (move !== null) moves.push(move);
         if (completes) {
@@ -297,26 +295,12 @@ export class LogDrainer {
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
-    const reminders = plannedReminders(deps.store.current, extensions, deps.clock.now());
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
-    // The users active in the pass: their reactivations and recaps (by the zone each user has now).
-    const absences = await planned(deps, 'reactivations and recaps', events.length, async () => {
-      const snapshot = deps.store.current;
-      // One per user and day: the zone read once.
-      const seen = new Set<string>();
-      const active = events.filter((e) => !seen.has(`${e.t}\u0000${e.u}\u0000${e.d}`) && seen.add(`${e.t}\u0000${e.u}\u0000${e.d}`));
-      const zones = await Promise.all(active.map((e) => deps.redis.hget(deps.keys.forUser(e.t!, e.u!).user, 'tz')));
-      const now = deps.clock.now();
-      return [
-        ...(reactivationWanted(snapshot) ? plannedReactivations(snapshot, active, zones, now) : []),
-        ...(recapWanted(snapshot) ? plannedRecaps(snapshot, active, zones, now) : []),
-      ];
-    });
-    const occasions = [...reminders.map((r) => r.occasion), ...absences];
-    const schedule = deliveries.length === 0 && webhooks.length === 0 && occasions.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
+    // Before the archive: an index written twice (a pass made again) changes nothing.
+    await Promise.all([...due].map(([partition, members]) => noteDue(deps, partition, members)));
+    const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
-      if (occasions.length > 0) await scheduleReactivations(client, deps.settings.prefix, occasions, deps.clock.now());
       if (webhooks.length > 0) await recordDeliveries(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
     const failed = (err: unknown) => deps.log.error(

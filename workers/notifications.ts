@@ -1,12 +1,14 @@
 /**
- * Queue `notifications`: every second, the deliveries due on the service's clock are claimed and
- * sent (src/engine/notifications/send.ts), over this process's SMTP transport and push providers. Scheduling is the
- * log drainer's (workers/log-drain.ts).
+ * Queue `notifications`: every second, what the due index holds that may be due by now becomes
+ * deliveries (src/engine/notifications/due-index.ts), then the deliveries due on the service's clock
+ * are claimed and sent (src/engine/notifications/send.ts), over this process's SMTP transport and
+ * push providers. Scheduling is the log drainer's (workers/log-drain.ts).
  */
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { smtpMailer, type Mailer } from '../src/engine/notifications/email.js';
 import { sendDue, type SendResult } from '../src/engine/notifications/send.js';
+import { anyDue, dueWanted, promoteDue } from '../src/engine/notifications/due-index.js';
 import { Pusher } from '../src/engine/notifications/push/index.js';
 
 export const NOTIFICATIONS_QUEUE = 'notifications';
@@ -24,7 +26,9 @@ export class Notifier {
     this.pusher = new Pusher(deps.settings);
   }
 
-  send(): Promise<SendResult> {
+  async send(): Promise<SendResult> {
+    // Nothing is indexed while no template of those types exists (what was stays for when one does).
+    if (anyDue(dueWanted(this.deps.store.current))) await promoteDue(this.deps, this.pool, this.deps.settings.prefix);
     return sendDue(this.deps, this.pool, { mailer: this.mailer, pusher: this.pusher });
   }
 

@@ -7,7 +7,7 @@
  * read with it) is not replayed. A replayed entry's placements keep its original log entry id, so
  * one the restored leaderboards hold already (they were read after the users) changes nothing.
  * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
- * values: the latest is what stays).
+ * values: the latest is what stays), and so do the notifications due indexes (ZADD GT).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -26,6 +26,7 @@ import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
+import { anyDue, dueWanted, noteDue, noteEntry } from './notifications/due-index.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
@@ -141,6 +142,7 @@ export class Restore {
       else result.failed++;
     }
     await this.rankAgain(entries);
+    await this.indexAgain(entries);
     // The replay's own log entries go (the archive holds the entries they repeat), but every log
     // keeps its last id, past every archived one: the position a later snapshot reads with a user.
     const archived = await new LogArchive(this.pool, prefix).cursors();
@@ -292,6 +294,27 @@ export class Restore {
       u.user, a.metricId === null ? u.user : keys.userMetric(u, a.metricId), u.completions, u.log, new Date(now).toISOString(), plan,
       operationEntry(tenant, userId, now, { f: { achievement: a.id } }),
     );
+  }
+
+  /**
+   * The notifications due indexes note again the events from the snapshot on (ZADD GT: what the
+   * snapshot held already changes nothing).
+   */
+  private async indexAgain(entries: Entry[]): Promise<void> {
+    const snapshot = this.svc.store.current;
+    const wanted = dueWanted(snapshot);
+    if (!anyDue(wanted)) return;
+    const due = new Map<number, Map<string, number>>();
+    for (const entry of entries) {
+      if (entry.kind !== 'event') continue;
+      const e = JSON.parse(entry.body) as LogBody;
+      if (e.t === undefined || e.u === undefined) continue;
+      const partition = this.svc.keys.partitionOf(e.t, e.u);
+      const members = due.get(partition) ?? new Map<string, number>();
+      due.set(partition, members);
+      noteEntry(snapshot, wanted, e, members);
+    }
+    for (const [partition, members] of due) await noteDue(this.svc, partition, members);
   }
 
   /**

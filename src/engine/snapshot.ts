@@ -5,7 +5,7 @@
  *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
  *   which entries of the log a user's state includes;
  * - then the keys that are not a user's (leaderboards, streak rankings, the keys scoped to a
- *   user), each DUMPed and written again only when its digest changed.
+ *   user, the notifications due indexes), each DUMPed and written again only when its digest changed.
  * The keys that sum over users (a partition's users, completion counters and points totals, the
  * due set of time triggers) are not taken: a restore works them out from the users.
  */
@@ -33,10 +33,11 @@ export interface SnapshotResult {
 
 /**
  * The patterns of the keys that are not a user's (src/redis/keys.ts): with the user-scoped API
- * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets.
+ * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; and the
+ * partitions' notifications due indexes.
  */
 export function sharedKeyPatterns(prefix: string): string[] {
-  return [`${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`];
+  return [`${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`];
 }
 
 /** The last id a partition's log ever had ('' for none): XINFO's last-generated-id. */

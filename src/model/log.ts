@@ -150,12 +150,6 @@ export function mayComplete(kind: string, fields: string[]): boolean {
   return kind === 'achievement' && (fields[1] ?? '').includes('"ac":');
 }
 
-/** Whether an entry is an event that extended the streak, judged without parsing it (the script adds 'sx' after the body). */
-export function extendsStreak(kind: string, fields: string[]): boolean {
-  if (kind !== 'event') return false;
-  for (let i = 2; i < fields.length; i += 2) if (fields[i] === 'sx') return true;
-  return false;
-}
 
 /** The completion an entry's body shows, or null (the body of an entry mayComplete took). */
 export function completionOf(body: LogBody): LoggedCompletion | null {

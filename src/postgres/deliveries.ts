@@ -178,7 +178,7 @@ export async function hasLater(pool: pg.Pool, prefix: string, d: Pick<Delivery, 
  * no later one to try), merging items into a delivery still scheduled as schedule() does; the
  * same occasion twice in the list is scheduled once.
  */
-export async function scheduleMany(client: pg.ClientBase, prefix: string, occasions: Occasion[], now: number): Promise<void> {
+export async function scheduleMany(client: pg.ClientBase | pg.Pool, prefix: string, occasions: Occasion[], now: number): Promise<void> {
   const byId = new Map(occasions.map((o) => [deliveryId(o), o]));
   if (byId.size === 0) return;
   const list = [...byId];
@@ -197,16 +197,3 @@ export async function scheduleMany(client: pg.ClientBase, prefix: string, occasi
   );
 }
 
-/**
- * Drops each user's scheduled deliveries of the type whose occasion comes before the one given
- * (text order), in one statement: a reactivation of an absence the user has ended
- * (src/engine/notifications/reactivation.ts).
- */
-export async function dropEarlierMany(client: pg.ClientBase, prefix: string, occasions: Pick<Occasion, 'tenant' | 'userId' | 'type' | 'occasion'>[]): Promise<void> {
-  if (occasions.length === 0) return;
-  await client.query(
-    `DELETE FROM laurel_deliveries d USING unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS o(tenant, user_id, type, occasion)
-     WHERE d.prefix = $1 AND d.tenant = o.tenant AND d.user_id = o.user_id AND d.type = o.type AND d.status = 'scheduled' AND d.occasion < o.occasion`,
-    [prefix, occasions.map((o) => o.tenant), occasions.map((o) => o.userId), occasions.map((o) => o.type), occasions.map((o) => o.occasion)],
-  );
-}

@@ -22,6 +22,9 @@
  *   <prefix>:{p<N>}:ptdue                              zset: '<tenant>|<user id>' -> when the user's
  *                                                        next time-trigger award is due (ms)
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
+ *   <prefix>:{p<N>}:ndue                               zset: the notifications activity calls for, not
+ *                                                        yet made deliveries -> the earliest they can be
+ *                                                        due (src/domain/notification-due.ts)
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:u                           hash: user id -> the user's members and lengths
  *                                                        there, and the log entry id last taken
@@ -181,6 +184,11 @@ export class Keys {
 
   partitionDue(partition: number): string {
     return `${this.slots[partition]}ptdue`;
+  }
+
+  /** The partition's due index of reminders, reactivations and recaps (src/domain/notification-due.ts). */
+  partitionNotificationsDue(partition: number): string {
+    return `${this.slots[partition]}ndue`;
   }
 
   partitionLog(partition: number): string {

@@ -195,6 +195,7 @@ declare module 'ioredis' {
     updatePreferences(user: string, history: string, log: string, ...args: Args): Result<(string | number)[], Context>;
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
+    dueTake(due: string, ...args: Args): Result<number, Context>;
     rateLimit(bucket: string, ...args: Args): Result<number, Context>;
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
   }

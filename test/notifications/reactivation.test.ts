@@ -43,31 +43,42 @@ describe.each(targets())('reactivation emails on %s', (target) => {
     await at(local(1, '10:00'));
     await s.event('lessons', user('gone'), 1);
     await s.event('lessons', user('back'), 1);
+    await s.event('lessons', user('returner'), 1);
     await work();
-    expect((await deliveries('gone')).map((d) => d.scheduledFor)).toEqual([local(4, '17:00').toUTC().toISO()]);
-    // back returns on the 3rd: the absence of the 1st is dropped, one from the 3rd scheduled.
+    // Noted in the due index: a delivery only from when it may be due (17:00 in UTC+14).
+    expect(await deliveries('gone')).toEqual([]);
+    // back returns on the 3rd: the absence of the 1st ends, one from the 3rd begins.
     await at(local(3, '09:00'));
     await s.event('lessons', 'back', 1);
     await work();
-    expect((await deliveries('back')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(6, '17:00').toUTC().toISO(), 'scheduled']]);
     await at(local(4, '16:59:59'));
     await work();
+    expect((await deliveries('gone')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(4, '17:00').toUTC().toISO(), 'scheduled']]);
+    expect(await deliveries('back')).toEqual([]);
     expect(inbox('gone')).toHaveLength(0);
     await at(local(4, '17:00'));
     await work();
     expect(inbox('gone').map((m) => [m.subject, m.text?.trim()])).toEqual([['We miss you (1)', 'It has been 3 days.']]);
+    expect(inbox('returner').map((m) => m.subject)).toEqual(['We miss you (1)']);
     expect(inbox('back')).toHaveLength(0);
     // The second message of gone's absence: 5 days after the 1st.
     expect((await deliveries('gone'))[0]).toMatchObject({ status: 'scheduled', scheduledFor: local(6, '17:00').toUTC().toISO() });
-    // back comes back again on the 5th, after nothing was sent: that absence ends too.
+    // back comes back again on the 5th, after nothing was sent: that absence ends too; returner
+    // comes back after its first message: its second is not sent.
     await at(local(5, '12:00'));
     await s.event('lessons', 'back', 1);
+    await s.event('lessons', 'returner', 1);
     await work();
     await at(local(6, '17:00'));
     await work();
     expect(inbox('gone').map((m) => m.subject)).toEqual(['We miss you (1)', 'We miss you (2)']);
     expect(inbox('gone')[1].text?.trim()).toBe('It has been 5 days.');
     expect(inbox('back')).toHaveLength(0);
+    expect(inbox('returner')).toHaveLength(1);
+    expect((await deliveries('returner')).map((d) => [d.status, d.reason ?? null])).toEqual([['cancelled', 'active'], ['sent', null]]);
+    // back's absence from the 5th: its first message on the 8th.
+    await at(local(8, '16:00'));
+    await work();
     expect((await deliveries('back')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(8, '17:00').toUTC().toISO(), 'scheduled']]);
   });
 });

@@ -68,6 +68,16 @@ async function ownCluster(): Promise<Redis> {
   return redis;
 }
 
+/**
+ * The notifications due index of every partition, once what is due by now has been made
+ * deliveries: what is left is what activity still calls for.
+ */
+async function dueIndex(s: TestServer, notifyNow: () => Promise<unknown>): Promise<string[][]> {
+  await notifyNow();
+  const { redis, keys } = s.api.services;
+  return Promise.all(Array.from({ length: keys.partitions }, (_, p) => redis.zrange(keys.partitionNotificationsDue(p), 0, -1, 'WITHSCORES')));
+}
+
 /** Everything the API answers about the users and boards, as JSON values to compare. */
 async function readAll(s: TestServer, runs: string[]): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -147,6 +157,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       ],
     });
     expect(boards.status, boards.text).toBe(201);
+    // Notifications that activity calls for: their due index is restored too.
+    const templates = await s.request('POST', '/admin/v1/notifications/templates', {
+      body: (['streak_reminder', 'reactivation', 'recap'] as const).map((type) => ({ key: type, type, channel: 'email', subject: 'Hi', text: 'Hi' })),
+    });
+    expect(templates.status, templates.text).toBe(201);
     await s.workers!.timeIdle();
 
     const rand = random(Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11)));
@@ -242,6 +257,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await s.workers!.drainNow();
     await s.workers!.finaliseNow();
     const before = await readAll(s, runs);
+    const dueBefore = await dueIndex(s, () => s.workers!.notifyNow());
+    expect(dueBefore.flat().length).toBeGreaterThan(0);
 
     await s.workers!.close();
     await s.api.close();
@@ -274,6 +291,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await workers.finaliseNow();
     const after = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
+    expect(await dueIndex(s, () => workers.notifyNow())).toEqual(dueBefore);
     expect((await s.request('GET', '/api/achievements', { key: keptKey.key })).status).toBe(200);
     expect((await s.request('GET', '/api/achievements', { key: revokedKey.key })).status).toBe(401);
     for (const { key, user, eventId } of keyed) {

@@ -1,41 +1,17 @@
 /**
  * `recap` (API.md, "Notifications"): weekly (Monday 09:00 local) or monthly (the 1st, 09:00 local),
  * as the settings say, for the period just ended, to the users active in it. While a template of
- * the type exists, the log drainer schedules each active user's recap of the period of their
- * events (one per user and period: src/postgres/deliveries.ts schedule); when it is due, the
- * period's figures are read from the user's keys (src/engine/notifications/send.ts).
+ * the type exists, the log drainer notes each active user's recap of the period of their events in
+ * the due index (one per user and period: src/engine/notifications/due-index.ts), a delivery once
+ * it may be due; when it is due, the period's figures are read from the user's keys
+ * (src/engine/notifications/send.ts).
  */
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { recapDue } from '../../domain/notification-timing.js';
 import { localDay } from '../../domain/time.js';
 import { COMPLETION_PREFIX, DAY_PREFIX, pointsTotalField, totalField } from '../../model/fields.js';
-import type { LogBody } from '../../model/log.js';
-import type { Snapshot } from '../../model/snapshot.js';
-import type { Delivery, Occasion } from '../../postgres/deliveries.js';
+import type { Delivery } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';
-import { channelsOf } from './schedule.js';
-
-export function recapWanted(snapshot: Snapshot): boolean {
-  return channelsOf(snapshot, 'recap').length > 0;
-}
-
-/** The recap of each user's period among the events of a pass. */
-export function plannedRecaps(snapshot: Snapshot, events: LogBody[], zones: (string | null)[], now: number): Occasion[] {
-  const aggregation = snapshot.notifications?.recap.aggregation ?? 'weekly';
-  const fallback = snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE;
-  const channels = channelsOf(snapshot, 'recap');
-  const seen = new Set<string>();
-  const out: Occasion[] = [];
-  events.forEach((e, i) => {
-    if (e.t === undefined || e.u === undefined || e.d === undefined) return;
-    const due = recapDue(aggregation, zones[i] || fallback, e.d);
-    const key = `${e.t}\u0000${e.u}\u0000${due.day}`;
-    if (seen.has(key) || due.at <= now) return;
-    seen.add(key);
-    for (const channel of channels) out.push({ tenant: e.t, userId: e.u, type: 'recap', channel, occasion: due.day, at: due.at, items: {} });
-  });
-  return out;
-}
 
 /** A day field's date, or null ('d:YYYY-MM-DD'). */
 const dateOfField = (field: string) => (field.startsWith(DAY_PREFIX) ? field.slice(DAY_PREFIX.length) : null);

@@ -13,6 +13,7 @@ import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } 
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { REACTIVATION_DAYS } from '../../domain/notification-timing.js';
 import { absenceOf, nextReactivation } from './reactivation.js';
+import { activeSince } from './due-index.js';
 import { recapOf } from './recap.js';
 import { currentStreak } from './reminders.js';
 import type { Context } from '../context.js';
@@ -83,9 +84,11 @@ async function attempt(deps: Deps, pool: pg.Pool, d: Delivery, transports: Trans
       if (typeof streak === 'string') return { status: 'cancelled', reason: streak };
       content = { streak };
     } else if (d.type === 'reactivation') {
-      // The user came back since (a later absence is on record): nothing to say.
-      if (await hasLater(pool, deps.settings.prefix, d)) return { status: 'cancelled', reason: 'active' };
-      const { n } = absenceOf(d);
+      // The user came back since (a later active day noted, or a later absence on record): nothing to say.
+      const { n, lastDay } = absenceOf(d);
+      if (await activeSince(deps, d.tenant, d.userId, lastDay) || await hasLater(pool, deps.settings.prefix, d)) {
+        return { status: 'cancelled', reason: 'active' };
+      }
       // The absence's next message, whatever becomes of this one (an occasion is scheduled once).
       const next = nextReactivation(d, h.tz || (snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE));
       if (next !== null) await withClient(pool, (client) => schedule(client, deps.settings.prefix, next, deps.clock.now()));

@@ -1,0 +1,156 @@
+/**
+ * The notifications activity calls for (streak reminders, reactivations, recaps) are kept in each
+ * partition's due index in Redis (src/domain/notification-due.ts) until they may be due, and made
+ * deliveries (rows of `laurel_deliveries`) only then:
+ * - the log drainer notes a pass's extensions and active users with one ZADD GT per partition,
+ *   reading nothing (noteDue);
+ * - the notifier, every second, takes what may be due by now, reads those users' zones and
+ *   streaks, schedules their deliveries at the exact local time in one statement, and only then
+ *   takes the members out (promoteDue). A member the drainer raised meanwhile stays.
+ * A user active every day thus costs one index member, never a row; a delivery exists from the
+ * earliest instant it can be due (its local time in UTC+14) on, so the deliveries list shows each
+ * from then, and a zone change moves it as any other.
+ */
+import type pg from 'pg';
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
+import {
+  dueMember, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore, type DueMember,
+} from '../../domain/notification-due.js';
+import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
+import { dayIndexOf } from '../../domain/periods.js';
+import { stateFromHash, streakZone } from '../../domain/streaks.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
+import type { LogBody } from '../../model/log.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { scheduleMany, type Occasion } from '../../postgres/deliveries.js';
+import type { Context } from '../context.js';
+import { channelsOf } from './schedule.js';
+
+/** What a drain pass looks for: which kinds are indexed while templates of their type exist. */
+export interface DueWanted {
+  reminders: boolean;
+  reactivations: boolean;
+  recaps: boolean;
+}
+
+export function dueWanted(snapshot: Snapshot): DueWanted {
+  return {
+    reminders: snapshot.streak !== null && channelsOf(snapshot, 'streak_reminder').length > 0,
+    reactivations: channelsOf(snapshot, 'reactivation').length > 0,
+    recaps: channelsOf(snapshot, 'recap').length > 0,
+  };
+}
+
+/** Whether a pass parses events for the index at all. */
+export const anyDue = (w: DueWanted): boolean => w.reminders || w.reactivations || w.recaps;
+
+/**
+ * The members an event entry calls for, with their scores, added to `out` (the highest score of a
+ * member kept): its user's reminder after an extension (`sx`), the absence after its day, the
+ * recap of its day's period.
+ */
+export function noteEntry(snapshot: Snapshot, wanted: DueWanted, e: LogBody, out: Map<string, number>): void {
+  if (e.t === undefined || e.u === undefined || e.d === undefined) return;
+  const add = (m: DueMember, score: number) => {
+    const member = dueMember(m);
+    if (!((out.get(member) ?? -Infinity) >= score)) out.set(member, score);
+  };
+  const rule = snapshot.streak;
+  if (wanted.reminders && rule !== null && typeof e.sx === 'string') {
+    const h: Record<string, string> = e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx };
+    const state = stateFromHash(h, rule, dayIndexOf(e.d), 0);
+    if (state.last !== null && state.length > 0) add({ kind: 's', tenant: e.t, userId: e.u, occasion: '' }, reminderScore(rule.frequency, state.last + 1));
+  }
+  if (wanted.reactivations) add({ kind: 'r', tenant: e.t, userId: e.u, occasion: '' }, reactivationScore(e.d));
+  if (wanted.recaps) {
+    const { occasion, score } = recapIndexed(snapshot.notifications?.recap.aggregation ?? 'weekly', e.d);
+    add({ kind: 'c', tenant: e.t, userId: e.u, occasion }, score);
+  }
+}
+
+/** Writes a partition's members (one ZADD GT: a member only ever moves later). */
+export async function noteDue(deps: Pick<Context, 'redis' | 'keys'>, partition: number, members: Map<string, number>): Promise<void> {
+  if (members.size === 0) return;
+  const args: (string | number)[] = [];
+  for (const [member, score] of members) args.push(score, member);
+  await deps.redis.zadd(deps.keys.partitionNotificationsDue(partition), 'GT', ...args);
+}
+
+/** Members a promotion takes from one partition at a time. */
+const TAKE = 500;
+/** Partitions read together. */
+const GROUP = 32;
+
+/**
+ * Makes deliveries of every member that may be due by now, partition by partition; answers how
+ * many members were taken.
+ */
+export async function promoteDue(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>, pool: pg.Pool, prefix: string): Promise<number> {
+  const { redis, keys } = deps;
+  let taken = 0;
+  for (let g = 0; g < keys.partitions; g += GROUP) {
+    const partitions = Array.from({ length: Math.min(GROUP, keys.partitions - g) }, (_, i) => g + i);
+    const now = deps.clock.now();
+    const read = await Promise.all(partitions.map((p) =>
+      redis.zrangebyscore(keys.partitionNotificationsDue(p), '-inf', now, 'WITHSCORES', 'LIMIT', 0, TAKE)));
+    for (const [i, flat] of read.entries()) {
+      if (flat.length === 0) continue;
+      const members: [string, string][] = [];
+      for (let j = 0; j < flat.length; j += 2) members.push([flat[j], flat[j + 1]]);
+      const occasions = await occasionsOf(deps, members);
+      if (occasions.length > 0) await scheduleMany(pool, prefix, occasions, now);
+      taken += await redis.dueTake(keys.partitionNotificationsDue(partitions[i]), ...members.flat());
+    }
+  }
+  return taken;
+}
+
+/** The deliveries of the members read (none for a member whose type has no template any more, or whose user is gone). */
+async function occasionsOf(deps: Pick<Context, 'redis' | 'keys' | 'store'>, members: [string, string][]): Promise<Occasion[]> {
+  const snapshot = deps.store.current;
+  const parsed = members.map(([m, score]) => ({ m: parseDueMember(m), score: Number(score) }));
+  const users = await Promise.all(parsed.map(({ m }) => (m === null ? null : deps.redis.hgetall(deps.keys.forUser(m.tenant, m.userId).user))));
+  const fallback = snapshot.notifications?.defaultTimeZone ?? DEFAULT_TIME_ZONE;
+  const aggregation = snapshot.notifications?.recap.aggregation ?? 'weekly';
+  const out: Occasion[] = [];
+  parsed.forEach(({ m, score }, i) => {
+    const h = users[i];
+    if (m === null || h === null || h.id === undefined) return;
+    const tz = h.tz || fallback;
+    const made = occasionOf(snapshot, m, score, h, tz, aggregation);
+    if (made === null) return;
+    for (const channel of channelsOf(snapshot, made.type)) {
+      out.push({ tenant: m.tenant, userId: m.userId, channel, ...made });
+    }
+  });
+  return out;
+}
+
+function occasionOf(
+  snapshot: Snapshot, m: DueMember, score: number, h: Record<string, string>, tz: string, aggregation: 'weekly' | 'monthly',
+): Pick<Occasion, 'type' | 'occasion' | 'at' | 'items'> | null {
+  if (m.kind === 'r') {
+    const due = reactivationDue(tz, reactivationLastDay(score), 1);
+    return { type: 'reactivation', occasion: due.day, at: due.at, items: { n: 1 } };
+  }
+  if (m.kind === 'c') {
+    const at = dueIn('recap', m.occasion, tz, null, aggregation);
+    return at === null ? null : { type: 'recap', occasion: m.occasion, at, items: {} };
+  }
+  const rule = snapshot.streak;
+  if (rule === null) return null;
+  const period = reminderPeriod(rule.frequency, score);
+  // The streak is judged in its own zone (as the extension that called for the reminder was).
+  const due = reminderDue(rule.frequency, streakZone(h[STREAK_FIELD] ?? '') || tz, period);
+  return { type: 'streak_reminder', occasion: due.day, at: due.at, items: { length: stateFromHash(h, rule, 0, 0).length } };
+}
+
+/**
+ * Whether the user was active after the absence a reactivation delivery speaks of: the index holds
+ * a later absence (its first message not made yet).
+ */
+export async function activeSince(deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, lastDay: string): Promise<boolean> {
+  const partition = deps.keys.partitionOf(tenant, userId);
+  const score = await deps.redis.zscore(deps.keys.partitionNotificationsDue(partition), dueMember({ kind: 'r', tenant, userId, occasion: '' }));
+  return score !== null && Number(score) > reactivationScore(lastDay);
+}
