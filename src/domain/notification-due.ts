@@ -14,12 +14,21 @@
  * - `c`: the recap of a period the user was active in (one per user and period, its day named).
  */
 import type { Frequency } from './periods.js';
-import { dateOfDay, dayIndexOf, periodOfDay } from './periods.js';
-import { reactivationDue, recapDue, reminderDue, REACTIVATION_DAYS } from './notification-timing.js';
-import { localDay } from './time.js';
+import { dateOfDay, dayIndexOf, firstDayOf, periodOfDay, periodStart } from './periods.js';
+import { REACTIVATION_DAYS, REACTIVATION_HOUR, RECAP_HOUR, REMINDER } from './notification-timing.js';
 
-/** UTC+14 (Etc/GMT-14 in the IANA database, whose signs are inverted): no local time comes earlier. */
+/**
+ * UTC+14 (Etc/GMT-14 in the IANA database, whose signs are inverted): no local time comes earlier.
+ * A fixed offset, so its times are worked out by arithmetic: the drainer computes one for every
+ * event, and a zone's offset through Intl (luxon) cost more than the rest of the pass.
+ */
 export const EARLIEST_ZONE = 'Etc/GMT-14';
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const EARLIEST_OFFSET_MS = 14 * HOUR_MS;
+
+/** The instant of `hour`:00 on day index `day` in EARLIEST_ZONE. */
+const earliestAt = (day: number, hour: number): number => day * DAY_MS + hour * HOUR_MS - EARLIEST_OFFSET_MS;
 
 export type DueKind = 's' | 'r' | 'c';
 
@@ -49,19 +58,22 @@ export function parseDueMember(member: string): DueMember | null {
 
 /** The day an earliest score falls on in EARLIEST_ZONE: the due day of the occasion it stands for. */
 function earliestDay(score: number): number {
-  return dayIndexOf(localDay(EARLIEST_ZONE, score));
+  return Math.floor((score + EARLIEST_OFFSET_MS) / DAY_MS);
 }
 
 /** Reminder: the score of the reminder of period `period`, and the period of a score. */
-export const reminderScore = (frequency: Frequency, period: number): number => reminderDue(frequency, EARLIEST_ZONE, period).at;
+export function reminderScore(frequency: Frequency, period: number): number {
+  const { hour, dayOfPeriod } = REMINDER[frequency];
+  return earliestAt(firstDayOf(frequency, period) + dayOfPeriod, hour);
+}
 export const reminderPeriod = (frequency: Frequency, score: number): number => periodOfDay(frequency, earliestDay(score));
 
 /** Reactivation: the score of the first message after last active day `lastDay`, and the day of a score. */
-export const reactivationScore = (lastDay: string): number => reactivationDue(EARLIEST_ZONE, lastDay, 1).at;
+export const reactivationScore = (lastDay: string): number => earliestAt(dayIndexOf(lastDay) + REACTIVATION_DAYS[0], REACTIVATION_HOUR);
 export const reactivationLastDay = (score: number): string => dateOfDay(earliestDay(score) - REACTIVATION_DAYS[0]);
 
-/** Recap: the occasion and score of the recap of the period local day `day` is in. */
+/** Recap: the occasion and score of the recap of the period local day `day` is in (src/domain/notification-timing.ts recapDue). */
 export function recapIndexed(aggregation: 'weekly' | 'monthly', day: string): { occasion: string; score: number } {
-  const due = recapDue(aggregation, EARLIEST_ZONE, day);
-  return { occasion: due.day, score: due.at };
+  const period = periodOfDay(aggregation, dayIndexOf(day));
+  return { occasion: `recap:${periodStart(aggregation, period)}`, score: earliestAt(firstDayOf(aggregation, period + 1), RECAP_HOUR) };
 }

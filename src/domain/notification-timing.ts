@@ -45,7 +45,7 @@ export function nextDay(tz: string, day: string): Due {
 }
 
 /** The local hour of a streak reminder by the streak's frequency, and the day of its period (0: the first). */
-const REMINDER: Record<Frequency, { hour: number; dayOfPeriod: number }> = {
+export const REMINDER: Record<Frequency, { hour: number; dayOfPeriod: number }> = {
   daily: { hour: 20, dayOfPeriod: 0 },
   // Friday of a week starting on Monday; the 25th of a month.
   weekly: { hour: 9, dayOfPeriod: 4 },

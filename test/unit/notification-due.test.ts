@@ -1,11 +1,12 @@
 /**
  * The notifications due index's scores (src/domain/notification-due.ts): the earliest instant each
  * occasion can be due in any zone, no later than its time in the zones furthest ahead and behind,
- * and the occasion found again from the score alone, across months, years and DST changes.
+ * and the occasion found again from the score alone, across months, years and DST changes; the
+ * arithmetic the same as luxon's times in UTC+14.
  */
 import { describe, expect, it } from 'vitest';
 import {
-  dueMember, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore,
+  EARLIEST_ZONE, dueMember, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore,
 } from '../../src/domain/notification-due.js';
 import { reactivationDue, recapDue, reminderDue } from '../../src/domain/notification-timing.js';
 import { dayIndexOf, periodOfDay, type Frequency } from '../../src/domain/periods.js';
@@ -22,6 +23,7 @@ describe('the due index scores', () => {
         expect(reminderPeriod(frequency, score), `${frequency} ${day}`).toBe(period);
         for (const tz of ZONES) expect(reminderDue(frequency, tz, period).at, tz).toBeGreaterThanOrEqual(score);
         expect(reminderDue(frequency, 'Pacific/Kiritimati', period).at).toBe(score);
+        expect(reminderDue(frequency, EARLIEST_ZONE, period).at).toBe(score);
       }
     }
   });
@@ -30,6 +32,7 @@ describe('the due index scores', () => {
     for (const day of DAYS) {
       const score = reactivationScore(day);
       expect(reactivationLastDay(score)).toBe(day);
+      expect(reactivationDue(EARLIEST_ZONE, day, 1).at).toBe(score);
       for (const tz of ZONES) expect(reactivationDue(tz, day, 1).at, tz).toBeGreaterThanOrEqual(score);
     }
     expect(reactivationScore('2026-03-02')).toBeGreaterThan(reactivationScore('2026-03-01'));
@@ -39,6 +42,7 @@ describe('the due index scores', () => {
     for (const aggregation of ['weekly', 'monthly'] as const) {
       for (const day of DAYS) {
         const { occasion, score } = recapIndexed(aggregation, day);
+        expect(recapDue(aggregation, EARLIEST_ZONE, day).at).toBe(score);
         for (const tz of ZONES) {
           const due = recapDue(aggregation, tz, day);
           expect(due.day).toBe(occasion);
