@@ -29,6 +29,8 @@ export async function openDashboard(opts: StartOptions = { workers: true }): Pro
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // A step that waits in vain fails with its locator, well before the test's own timeout.
+  page.setDefaultTimeout(8000);
   await page.goto(`${s.url}/dashboard/`);
   await page.getByLabel('Admin API key').fill(s.settings.adminKey!);
   await page.getByRole('button', { name: 'Sign in' }).click();
