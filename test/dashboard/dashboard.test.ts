@@ -147,7 +147,7 @@ describe('the dashboard', () => {
     await page.getByLabel('Extended by the metric').selectOption({ label: 'Lessons' });
     await page.getByLabel('At least, per period').fill('2');
     await page.getByRole('button', { name: 'Save the rule' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    await expect.poll(() => page.getByRole('form', { name: 'Streak rule' }).getByRole('status').textContent()).toBe('Saved.');
     expect((await s.request('GET', '/admin/v1/streaks/settings')).body).toMatchObject({ frequency: 'weekly', metrics: [{ threshold: 2 }] });
     await shot('streak');
   });
