@@ -9,9 +9,11 @@ import { ApiError, call, saveSession, savedSession, type Session } from './api.j
 import { Field } from './form.js';
 import { AchievementsPage } from './pages/achievements.js';
 import { AnalyticsPage } from './pages/analytics.js';
+import { ApiKeysPage } from './pages/api-keys.js';
 import { AttributesPage } from './pages/attributes.js';
 import { PointsPage } from './pages/points.js';
 import { StreakPage } from './pages/streak.js';
+import { TENANTS_CHANGED, TenantsPage, type Tenant } from './pages/tenants.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
 import { UsersPage } from './pages/users.js';
@@ -20,7 +22,7 @@ import { UsersPage } from './pages/users.js';
 const PAGES = {
   metrics: ['Metrics', MetricsPage], attributes: ['Attributes', AttributesPage], achievements: ['Achievements', AchievementsPage],
   streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage],
-  users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage],
+  users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage], tenants: ['Tenants', TenantsPage], 'api-keys': ['API keys', ApiKeysPage],
 } satisfies Record<string, [string, FunctionComponent<{ session: Session }>]>;
 type Page = keyof typeof PAGES;
 
@@ -58,16 +60,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   );
 }
 
-interface Tenant {
-  id: string;
-  customerId: string;
-  name: string;
-  status: string;
-}
-
 function TenantSwitcher({ session, onChange }: { session: Session; onChange: (tenant: string) => void }) {
   const [tenants, setTenants] = useState<Tenant[]>([]);
-  useEffect(() => { void call<Tenant[]>(session, 'GET', '/admin/v1/tenants?limit=100').then((r) => setTenants(r.body), () => setTenants([])); }, [session.key]);
+  useEffect(() => {
+    const load = () => { void call<Tenant[]>(session, 'GET', '/admin/v1/tenants?limit=100').then((r) => setTenants(r.body), () => setTenants([])); };
+    load();
+    addEventListener(TENANTS_CHANGED, load);
+    return () => removeEventListener(TENANTS_CHANGED, load);
+  }, [session.key]);
   return (
     <label class="tenant">
       Tenant{' '}

@@ -82,4 +82,55 @@ describe('the dashboard\'s configuration pages', () => {
     expect(triggers).toMatchObject([{ type: 'user_creation', points: 5, status: 'active' }, { type: 'metric', metricThreshold: 2, points: 5 }]);
     expect((await s.request('GET', `/admin/v1/points/${systemId}/boosts`)).body).toMatchObject([{ name: 'Double weekend', multiplier: 2, status: 'active' }]);
   });
+
+  it('creates and archives a tenant, which the switcher then offers and drops', async () => {
+    const { page, s } = d;
+    await d.open('Tenants');
+    await expect.poll(() => page.getByText('No tenants yet: everything is in the default tenant.').count()).toBe(1);
+    await page.getByLabel('Customer id').fill('acme');
+    await page.getByLabel('Name').fill('Acme');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByRole('cell', { name: 'acme', exact: true }).waitFor();
+    await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default', 'Acme']);
+    await page.getByLabel('Customer id').fill('acme');
+    await page.getByLabel('Name').fill('Acme again');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('already exists');
+    await page.getByLabel('Customer id').fill('café');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('customerId');
+    await d.shot('tenants');
+    await page.getByRole('button', { name: 'Archive Acme' }).click();
+    await expect.poll(() => page.locator('table.tenants tbody tr').first().textContent()).toContain('archived');
+    await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default']);
+    await page.getByRole('button', { name: 'Restore Acme' }).click();
+    await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default', 'Acme']);
+    expect((await s.request('GET', '/admin/v1/tenants')).body).toMatchObject([{ customerId: 'acme', name: 'Acme', status: 'active' }]);
+  });
+
+  it('creates an API key shown once, which then works, and revokes it', async () => {
+    const { page, s } = d;
+    await d.open('API keys');
+    await page.getByLabel('Name').fill('acme backend');
+    await page.getByLabel('Kind').selectOption('application');
+    await page.getByLabel('Bound to the tenant').selectOption({ label: 'Acme' });
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByRole('region', { name: 'The new key' });
+    await secret.waitFor();
+    expect(await secret.textContent()).toContain('will not show it again');
+    const key = (await page.locator('#new-key').textContent())!;
+    await d.shot('api-keys');
+    // The key acts for Acme on the Application API, and is refused on the Admin API.
+    const event = await s.request('POST', '/api/metrics/lessons/event', { key, body: { user: { id: 'kim' }, value: 1 } });
+    expect(event.status, event.text).toBe(201);
+    expect((await s.request('GET', '/api/users/kim', { tenant: 'acme' })).status).toBe(200);
+    expect((await s.request('GET', '/admin/v1/metrics', { key })).status).toBe(403);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.locator('#new-key').count()).toBe(0);
+    const row = page.locator('table.keys tbody tr', { hasText: 'acme backend' });
+    expect(await row.textContent()).toContain('Acme');
+    await page.getByRole('button', { name: 'Revoke acme backend' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await s.request('GET', '/api/users/kim', { key })).status).toBe(401);
+  });
 });
