@@ -16,13 +16,16 @@ import { StreakPage } from './pages/streak.js';
 import { TENANTS_CHANGED, TenantsPage, type Tenant } from './pages/tenants.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
+import { NotificationsPage } from './pages/notifications.js';
 import { UsersPage } from './pages/users.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
 /** The pages, in the navigation's order: each its title and its component. */
 const PAGES = {
   metrics: ['Metrics', MetricsPage], attributes: ['Attributes', AttributesPage], achievements: ['Achievements', AchievementsPage],
   streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage],
   users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage], tenants: ['Tenants', TenantsPage], 'api-keys': ['API keys', ApiKeysPage],
+  webhooks: ['Webhooks', WebhooksPage], notifications: ['Notifications', NotificationsPage],
 } satisfies Record<string, [string, FunctionComponent<{ session: Session }>]>;
 type Page = keyof typeof PAGES;
 
