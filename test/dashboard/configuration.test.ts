@@ -128,7 +128,7 @@ describe('the dashboard\'s configuration pages', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.locator('#new-key').count()).toBe(0);
     const row = page.locator('table.keys tbody tr', { hasText: 'acme backend' });
-    expect(await row.textContent()).toContain('Acme');
+    await expect.poll(() => row.textContent()).toContain('Acme');
     await page.getByRole('button', { name: 'Revoke acme backend' }).click();
     await expect.poll(() => row.count()).toBe(0);
     expect((await s.request('GET', '/api/users/kim', { key })).status).toBe(401);

@@ -99,7 +99,7 @@ describe('the dashboard', () => {
     await page.getByLabel('User id').fill('ann');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByRole('heading', { name: 'Ann' }).waitFor();
-    expect(await page.locator('dl').textContent()).toContain('ann');
+    expect(await page.locator('dl').first().textContent()).toContain('ann');
     await page.getByLabel('User id').fill('nobody');
     await page.getByRole('button', { name: 'Find' }).click();
     await expect.poll(() => page.locator('#user-id-error').textContent()).toContain('No user "nobody"');

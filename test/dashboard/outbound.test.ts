@@ -82,7 +82,7 @@ describe('the dashboard\'s webhooks and notifications', () => {
     await editor.getByLabel('HTML part').fill('<p>{{ achievement.name | upcase }}</p>');
     await expect.poll(() => preview.locator('.preview-subject').textContent()).toBe('subject: Well done, Ada');
     await expect.poll(() => preview.locator('.preview-text').textContent()).toBe('text: You completed First lesson. ');
-    expect(await preview.locator('iframe').getAttribute('srcdoc')).toBe('<p>FIRST LESSON</p>');
+    await expect.poll(() => preview.locator('iframe').getAttribute('srcdoc')).toBe('<p>FIRST LESSON</p>');
     // A filter that does not exist: the preview says so at once.
     await editor.getByLabel('Subject').fill('Hi {{ user.name | shout }}');
     await expect.poll(() => preview.getByRole('alert').textContent()).toContain('subject: undefined filter: shout');
