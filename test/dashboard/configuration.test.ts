@@ -127,6 +127,8 @@ describe('the dashboard\'s configuration pages', () => {
     expect((await s.request('GET', '/admin/v1/metrics', { key })).status).toBe(403);
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.locator('#new-key').count()).toBe(0);
+    // The key this session signed in with says so.
+    expect(await page.locator('table.keys tbody tr', { hasText: 'this session\'s' }).count()).toBe(1);
     const row = page.locator('table.keys tbody tr', { hasText: 'acme backend' });
     await expect.poll(() => row.textContent()).toContain('Acme');
     await page.getByRole('button', { name: 'Revoke acme backend' }).click();

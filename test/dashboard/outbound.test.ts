@@ -38,7 +38,8 @@ describe('the dashboard\'s webhooks and notifications', () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     const secret = page.getByRole('region', { name: 'The signing secret' });
     await secret.waitFor();
-    expect(await page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
+    const first = await page.locator('#webhook-secret').textContent();
+    expect(first).toMatch(/^whsec_/);
     await page.getByRole('cell', { name: 'Receiver', exact: true }).waitFor();
 
     hook.answer('/hook', 500);
@@ -56,6 +57,10 @@ describe('the dashboard\'s webhooks and notifications', () => {
     await d.shot('webhooks');
     await page.getByRole('button', { name: 'Turn off Receiver' }).click();
     await expect.poll(() => page.locator('table.webhooks tbody tr').first().textContent()).toContain('inactive');
+    // A new secret, shown once.
+    await page.getByRole('button', { name: 'Rotate the secret of Receiver' }).click();
+    await expect.poll(() => page.locator('#webhook-secret').textContent()).toMatch(/^whsec_/);
+    expect(await page.locator('#webhook-secret').textContent()).not.toBe(first);
   });
 
   it('saves the notification settings, writes a template with its live preview, edits it, and lists the deliveries', async () => {

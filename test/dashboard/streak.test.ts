@@ -63,4 +63,22 @@ describe('the dashboard\'s streak page', () => {
     await expect.poll(() => page.getByText('No pauses ahead for ann.').count()).toBe(1);
     expect((await s.request('GET', '/api/users/ann/streak')).body).toMatchObject({ pauses: [] });
   });
+
+  it('keeps the rule\'s other metrics when it saves the first one\'s threshold', async () => {
+    const { page, s } = d;
+    const { pages } = await s.metrics('pages');
+    const lessons = ((await s.request('GET', '/admin/v1/streaks/settings')).body as { metrics: { metricId: string }[] }).metrics[0].metricId;
+    expect((await s.request('PUT', '/admin/v1/streaks/settings', { body: {
+      frequency: 'daily', evaluation: 'any', metrics: [{ metricId: lessons, threshold: 1 }, { metricId: pages, threshold: 5 }], freezes: null,
+    } })).status).toBe(200);
+    await page.reload();
+    const rule = page.getByRole('form', { name: 'Streak rule' });
+    await expect.poll(() => rule.getByText('The rule names 1 other metric too (any must be met): kept as they are.').count()).toBe(1);
+    await rule.getByLabel('At least, per period').fill('2');
+    await rule.getByRole('button', { name: 'Save the rule' }).click();
+    await expect.poll(() => rule.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', '/admin/v1/streaks/settings')).body).toMatchObject({
+      evaluation: 'any', metrics: [{ metricId: lessons, threshold: 2 }, { metricId: pages, threshold: 5 }], freezes: null,
+    });
+  });
 });

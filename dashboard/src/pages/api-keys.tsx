@@ -79,7 +79,7 @@ export function ApiKeysPage({ session }: { session: Session }) {
             <thead><tr><th>Name</th><th>Kind</th><th>Tenant</th><th>Starts with</th><th>Created</th><th></th></tr></thead>
             <tbody>{items.map((k) => (
               <tr key={k.id}>
-                <td>{k.name}</td><td>{k.kind}</td><td>{tenantName(k.tenantId)}</td><td><code>{k.prefix.replace(/…$/, "")}…</code></td><td>{k.created.slice(0, 10)}</td>
+                <td>{k.name}{session.key.startsWith(k.prefix.replace(/…$/, '')) && <strong> (this session's)</strong>}</td><td>{k.kind}</td><td>{tenantName(k.tenantId)}</td><td><code>{k.prefix.replace(/…$/, "")}…</code></td><td>{k.created.slice(0, 10)}</td>
                 <td><button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => revoke(k)}>Revoke</button></td>
               </tr>
             ))}</tbody>

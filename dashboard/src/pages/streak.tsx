@@ -22,12 +22,15 @@ const EMPTY = { frequency: 'daily', evaluation: 'all', metricId: '', threshold: 
 function RuleForm({ session }: { session: Session }) {
   const metrics = useActiveMetrics(session);
   const [form, setForm] = useState(EMPTY);
+  // The rule's other metrics (the form edits the first): kept as they are when it is saved.
+  const [others, setOthers] = useState<Settings['metrics']>([]);
   const [state, setState] = useState<{ saved: boolean; error: string; loaded: boolean }>({ saved: false, error: '', loaded: false });
   const set = fieldSetter(form, setForm);
   useEffect(() => {
     void call<Settings>(session, 'GET', '/admin/v1/streaks/settings').then((r) => {
       const s = r.body;
       const f = s.freezes;
+      setOthers(s.metrics.slice(1));
       setForm({
         frequency: s.frequency, evaluation: s.evaluation ?? 'all', metricId: s.metrics[0]?.metricId ?? '', threshold: String(s.metrics[0]?.threshold ?? 1),
         initial: String(f?.initial ?? 0), max: String(f?.max ?? 0), autoEarnInterval: String(f?.autoEarnInterval ?? 0), autoEarnAmount: String(f?.autoEarnAmount ?? 0),
@@ -41,7 +44,7 @@ function RuleForm({ session }: { session: Session }) {
     const max = Number(form.max);
     try {
       await call(session, 'PUT', '/admin/v1/streaks/settings', {
-        frequency: form.frequency, evaluation: form.evaluation, metrics: [{ metricId: form.metricId, threshold: Number(form.threshold) }],
+        frequency: form.frequency, evaluation: form.evaluation, metrics: [{ metricId: form.metricId, threshold: Number(form.threshold) }, ...others.filter((m) => m.metricId !== form.metricId)],
         freezes: max === 0 ? null : { initial: Number(form.initial), max, autoEarnInterval: Number(form.autoEarnInterval), autoEarnAmount: Number(form.autoEarnAmount) },
       });
       setState({ saved: true, error: '', loaded: true });
@@ -69,6 +72,7 @@ function RuleForm({ session }: { session: Session }) {
         <Field id="streak-threshold" label="At least, per period" error={freezeError === '' ? state.error : ''}>
           <input id="streak-threshold" type="number" min="1" value={form.threshold} required onInput={set('threshold')} />
         </Field>
+        {others.length > 0 && <p class="muted">The rule names {others.length} other metric{others.length === 1 ? '' : 's'} too ({form.evaluation === 'all' ? 'all' : 'any'} must be met): kept as they are.</p>}
         <h3>Freezes</h3>
         <p class="muted">A freeze bridges a missed period. With at most 0, users hold none.</p>
         <div class="row">

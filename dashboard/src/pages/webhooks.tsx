@@ -1,9 +1,9 @@
 /**
  * Webhooks: the endpoints, a form that creates one (its signing secret shown once), turning one
- * on and off, and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
+ * on and off, rotating its secret (the new one shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
  */
 import { useState } from 'preact/hooks';
-import { updateOne, type Session } from '../api.js';
+import { call, updateOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
 import { ListBox, useList } from '../list.js';
 import { Deliveries } from './webhooks/deliveries.js';
@@ -45,6 +45,15 @@ export function WebhooksPage({ session }: { session: Session }) {
     setEvents([]);
     await list.reload();
   };
+  /** A new signing secret, shown once; the old one signs beside it for 24 hours. */
+  const rotate = async (w: Webhook) => {
+    try {
+      setFresh((await call<Webhook>(session, 'POST', `/admin/v1/webhooks/${encodeURIComponent(w.id)}/secret`)).body);
+      setErrors({});
+    } catch (err) {
+      setErrors({ list: (err as Error).message });
+    }
+  };
   const toggle = async (w: Webhook) => {
     try {
       setErrors({ list: (await updateOne(session, '/admin/v1/webhooks', { id: w.id, status: w.status === 'active' ? 'inactive' : 'active' })).error });
@@ -78,7 +87,8 @@ export function WebhooksPage({ session }: { session: Session }) {
         <div class="card secret" role="region" aria-label="The signing secret">
           <h2>The signing secret of {fresh.name}</h2>
           <p><code id="webhook-secret">{fresh.secret}</code></p>
-          <p><strong>Copy it now:</strong> your receiver checks each delivery's signature with it, and it will not be shown again.</p>
+          <p><strong>Copy it now:</strong> your receiver checks each delivery's signature with it, and it will not be shown again.
+            After a rotation the old secret still signs beside it for 24 hours.</p>
           <button type="button" class="small" onClick={() => setFresh(null)}>I have copied it</button>
         </div>
       )}
@@ -94,6 +104,7 @@ export function WebhooksPage({ session }: { session: Session }) {
                   <button type="button" class="small" aria-label={`${w.status === 'active' ? 'Turn off' : 'Turn on'} ${w.name}`} onClick={() => toggle(w)}>
                     {w.status === 'active' ? 'Turn off' : 'Turn on'}
                   </button>
+                  <button type="button" class="small" aria-label={`Rotate the secret of ${w.name}`} onClick={() => rotate(w)}>Rotate secret</button>
                   <button type="button" class="small" aria-label={`Deliveries to ${w.name}`} onClick={() => setChosen(w)}>Deliveries</button>
                 </td>
               </tr>
