@@ -59,3 +59,15 @@ export async function createOne<T>(session: Session, path: string, item: unknown
   const { body } = await call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item]);
   return { created: body.created[0] ?? null, issues: body.issues };
 }
+
+/** Updates one item of a batch resource (PATCH `[{ id, ...changes }]`): the updated entity, or the refusal's message. */
+export async function updateOne<T>(session: Session, path: string, changes: { id: string } & Record<string, unknown>): Promise<{ updated: T | null; error: string }> {
+  const { body } = await call<{ updated: T[]; issues: Issue[] }>(session, 'PATCH', path, [changes]);
+  return { updated: body.updated[0] ?? null, error: body.issues[0]?.message ?? '' };
+}
+
+/** Deletes one item of a batch resource (DELETE `?ids=`): '' when it went, else the refusal's message. */
+export async function deleteOne(session: Session, path: string, id: string): Promise<string> {
+  const { body } = await call<{ deleted: unknown[]; issues: Issue[] }>(session, 'DELETE', `${path}?ids=${encodeURIComponent(id)}`);
+  return body.deleted.length > 0 ? '' : body.issues[0]?.message ?? 'Not deleted';
+}

@@ -3,21 +3,30 @@
  * sessionStorage only), then the pages behind a navigation (hash routes: #/metrics, ...) and the
  * tenant switcher, whose choice every call sends as Tenant-ID.
  */
+import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, saveSession, savedSession, type Session } from './api.js';
 import { Field } from './form.js';
 import { AchievementsPage } from './pages/achievements.js';
 import { AnalyticsPage } from './pages/analytics.js';
+import { ApiKeysPage } from './pages/api-keys.js';
+import { AttributesPage } from './pages/attributes.js';
 import { PointsPage } from './pages/points.js';
 import { StreakPage } from './pages/streak.js';
+import { TENANTS_CHANGED, TenantsPage, type Tenant } from './pages/tenants.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MetricsPage } from './pages/metrics.js';
+import { NotificationsPage } from './pages/notifications.js';
 import { UsersPage } from './pages/users.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
+/** The pages, in the navigation's order: each its title and its component. */
 const PAGES = {
-  metrics: 'Metrics', achievements: 'Achievements', streak: 'Streak', points: 'Points', leaderboards: 'Leaderboards', users: 'Users',
-  analytics: 'Analytics',
-} as const;
+  metrics: ['Metrics', MetricsPage], attributes: ['Attributes', AttributesPage], achievements: ['Achievements', AchievementsPage],
+  streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage],
+  users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage], tenants: ['Tenants', TenantsPage], 'api-keys': ['API keys', ApiKeysPage],
+  webhooks: ['Webhooks', WebhooksPage], notifications: ['Notifications', NotificationsPage],
+} satisfies Record<string, [string, FunctionComponent<{ session: Session }>]>;
 type Page = keyof typeof PAGES;
 
 const pageOf = (hash: string): Page => {
@@ -54,16 +63,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   );
 }
 
-interface Tenant {
-  id: string;
-  customerId: string;
-  name: string;
-  status: string;
-}
-
 function TenantSwitcher({ session, onChange }: { session: Session; onChange: (tenant: string) => void }) {
   const [tenants, setTenants] = useState<Tenant[]>([]);
-  useEffect(() => { void call<Tenant[]>(session, 'GET', '/admin/v1/tenants?limit=100').then((r) => setTenants(r.body), () => setTenants([])); }, [session.key]);
+  useEffect(() => {
+    const load = () => { void call<Tenant[]>(session, 'GET', '/admin/v1/tenants?limit=100').then((r) => setTenants(r.body), () => setTenants([])); };
+    load();
+    addEventListener(TENANTS_CHANGED, load);
+    return () => removeEventListener(TENANTS_CHANGED, load);
+  }, [session.key]);
   return (
     <label class="tenant">
       Tenant{' '}
@@ -85,24 +92,19 @@ export function App() {
   }, []);
   const use = (s: Session | null) => { saveSession(s); setSession(s); };
   if (session === null) return <SignIn onSignedIn={use} />;
+  const Current = PAGES[page][1];
   return (
     <div class="shell">
       <header>
         <strong>laurel</strong>
         <nav aria-label="Pages">
-          {(Object.keys(PAGES) as Page[]).map((p) => <a key={p} href={`#/${p}`} aria-current={p === page ? 'page' : undefined}>{PAGES[p]}</a>)}
+          {(Object.keys(PAGES) as Page[]).map((p) => <a key={p} href={`#/${p}`} aria-current={p === page ? 'page' : undefined}>{PAGES[p][0]}</a>)}
         </nav>
         <TenantSwitcher session={session} onChange={(tenant) => use({ ...session, tenant })} />
         <button type="button" class="small" onClick={() => use(null)}>Sign out</button>
       </header>
       <main>
-        {page === 'metrics' && <MetricsPage session={session} />}
-        {page === 'achievements' && <AchievementsPage session={session} />}
-        {page === 'streak' && <StreakPage session={session} />}
-        {page === 'points' && <PointsPage session={session} />}
-        {page === 'leaderboards' && <LeaderboardsPage session={session} />}
-        {page === 'users' && <UsersPage session={session} />}
-        {page === 'analytics' && <AnalyticsPage session={session} />}
+        <Current session={session} />
       </main>
     </div>
   );

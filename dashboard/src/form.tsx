@@ -13,12 +13,17 @@ export function Field(props: { id: string; label: string; error?: string | null;
 }
 
 /**
- * Which field an Admin API message concerns, by the field names it mentions (`key`, `name`, ...);
- * null: the form as a whole.
+ * Which field an Admin API message concerns: of the field names it mentions (`key`, `name`, ...),
+ * the one it mentions first ("html names \"x\", not a variable of ... (user, ...)": html); null: the
+ * form as a whole.
  */
 export function fieldOf(message: string, fields: string[]): string | null {
-  for (const f of fields) if (new RegExp(`\\b${f}\\b`, 'i').test(message)) return f;
-  return null;
+  let best: { field: string; at: number } | null = null;
+  for (const f of fields) {
+    const at = message.search(new RegExp(`\\b${f}\\b`, 'i'));
+    if (at >= 0 && (best === null || at < best.at)) best = { field: f, at };
+  }
+  return best?.field ?? null;
 }
 
 /** A batch answer's issues as the form shows them: by field (fieldOf), the rest under `form`. */

@@ -6,45 +6,13 @@
  * endpoint, points.changed gathered per 15 minutes, and two worker processes recording one event once.
  */
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers } from '../../workers/index.js';
 import { adminCreate, putStreakSettings } from '../support/admin.js';
+import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
-
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on loopback: each path answers the statuses queued for it (200 once they run out). */
-async function startReceiver() {
-  const received: Received[] = [];
-  const answers = new Map<string, number[]>();
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => { body += c; });
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.statusCode = answers.get(req.url ?? '')?.shift() ?? 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: (path: string) => base + path,
-    received,
-    at: (path: string) => received.filter((r) => r.path === path),
-    answer: (path: string, ...statuses: number[]) => answers.set(path, statuses),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 const trophySignature = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('base64');
 

@@ -1,52 +1,66 @@
 /**
- * Analytics: the tenant's events, active users and achievement completions per day over a range,
- * from the archived event log (GET /admin/v1/analytics), drawn with uPlot, and the same as a table.
+ * Analytics over a range of days (GET /admin/v1/analytics, from the archived event log): events,
+ * completions, and users (active, weekly active, new) per day, drawn with uPlot (analytics/chart.tsx)
+ * and as a table; the 14-day retention of the control group against the rest; and how the active
+ * streaks and each points system's totals spread now (analytics/distributions.tsx).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
 import { Field } from '../form.js';
+import { Chart } from './analytics/chart.js';
+import { PointsTotals, StreakLengths } from './analytics/distributions.js';
+import { RetentionTable, type Retention } from './analytics/retention.js';
 
 interface Day {
   date: string;
   events: number;
   activeUsers: number;
+  weeklyActiveUsers: number;
+  newUsers: number;
   completions: number;
   byMetric: Record<string, number>;
 }
 
+interface Analytics {
+  days: Day[];
+  retention: Retention;
+  streaks: { from: number; to: number | null; users: number }[];
+}
+
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-function Chart({ days }: { days: Day[] }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (box.current === null) return;
-    const x = days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
-    const plot = new uPlot({
-      width: Math.min(1000, box.current.clientWidth || 600), height: 260,
-      series: [{}, { label: 'Events', stroke: '#3f6fd8', width: 2 }, { label: 'Active users', stroke: '#2e9d62', width: 2 },
-        { label: 'Completions', stroke: '#c4631d', width: 2 }],
-      axes: [{}, {}],
-    }, [x, days.map((d) => d.events), days.map((d) => d.activeUsers), days.map((d) => d.completions)], box.current);
-    return () => plot.destroy();
-  }, [days]);
-  // The chart's height is held before it is drawn: nothing below moves when it appears.
-  return <div class="chart" ref={box} role="img" aria-label="Events, active users and completions per day" />;
+function Charts({ days }: { days: Day[] }) {
+  const dates = useMemo(() => days.map((d) => d.date), [days]);
+  const activity = useMemo(() => [
+    { label: 'Events', stroke: '#3f6fd8', values: days.map((d) => d.events) },
+    { label: 'Completions', stroke: '#c4631d', values: days.map((d) => d.completions) },
+  ], [days]);
+  const users = useMemo(() => [
+    { label: 'Active users', stroke: '#2e9d62', values: days.map((d) => d.activeUsers) },
+    { label: 'Weekly active users', stroke: '#7b4fc4', values: days.map((d) => d.weeklyActiveUsers) },
+    { label: 'New users', stroke: '#c23a6b', values: days.map((d) => d.newUsers) },
+  ], [days]);
+  return (
+    <>
+      <Chart dates={dates} lines={activity} label="Events and completions per day" />
+      <Chart dates={dates} lines={users} label="Active, weekly active and new users per day" />
+    </>
+  );
 }
 
 export function AnalyticsPage({ session }: { session: Session }) {
   const today = iso(Date.now());
   const [range, setRange] = useState({ from: iso(Date.now() - 13 * 86_400_000), to: today });
-  const [days, setDays] = useState<Day[] | null>(null);
+  const [data, setData] = useState<Analytics | null>(null);
   const [error, setError] = useState('');
   const load = (r = range) => {
     setError('');
-    call<{ from: string; to: string; days: Day[] }>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
-      .then((a) => setDays(a.body.days), (err: Error) => { setDays([]); setError(err.message); });
+    call<Analytics>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
+      .then((a) => setData(a.body), (err: Error) => { setData({ days: [], retention: { days: 14, cohortFrom: null, cohortTo: null, control: { users: 0, retained: 0 }, rest: { users: 0, retained: 0 } }, streaks: [] }); setError(err.message); });
   };
   useEffect(() => load(), [session.key, session.tenant]);
-  const total = (days ?? []).reduce((n, d) => n + d.events, 0);
+  const days = data?.days ?? null;
+  const total = (days ?? []).reduce((n, d) => n + d.events + d.newUsers, 0);
   return (
     <section>
       <h1>Analytics</h1>
@@ -57,21 +71,33 @@ export function AnalyticsPage({ session }: { session: Session }) {
       </form>
       <p class="error" role="alert">{error}</p>
       <div class="card chart-box">
-        {days === null ? <p class="muted">Loading…</p> : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Chart days={days} />}
+        {days === null ? <p class="muted">Loading…</p> : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Charts days={days} />}
       </div>
       {days !== null && total > 0 && (
         <div class="table-box">
           <table class="analytics">
-            <thead><tr><th>Day</th><th>Events</th><th>Active users</th><th>Completions</th><th>By metric</th></tr></thead>
-            <tbody>{days.filter((d) => d.events > 0 || d.completions > 0).map((d) => (
+            <thead><tr><th>Day</th><th>Events</th><th>Active users</th><th>Weekly active</th><th>New users</th><th>Completions</th><th>By metric</th></tr></thead>
+            <tbody>{days.filter((d) => d.events > 0 || d.completions > 0 || d.newUsers > 0).map((d) => (
               <tr key={d.date}>
-                <td>{d.date}</td><td>{d.events}</td><td>{d.activeUsers}</td><td>{d.completions}</td>
+                <td>{d.date}</td><td>{d.events}</td><td>{d.activeUsers}</td><td>{d.weeklyActiveUsers}</td><td>{d.newUsers}</td><td>{d.completions}</td>
                 <td>{Object.entries(d.byMetric).map(([k, n]) => `${k}: ${n}`).join(', ')}</td>
               </tr>
             ))}</tbody>
           </table>
         </div>
       )}
+      <section class="card" aria-label="Retention">
+        <h2>14-day retention</h2>
+        {data === null ? <p class="muted">Loading…</p> : <RetentionTable retention={data.retention} />}
+      </section>
+      <section class="card" aria-label="Streak lengths">
+        <h2>Active streaks by length (now)</h2>
+        {data === null ? <p class="muted">Loading…</p> : <StreakLengths buckets={data.streaks} />}
+      </section>
+      <section class="card" aria-label="Points totals">
+        <h2>Users by points total (now)</h2>
+        <PointsTotals session={session} />
+      </section>
     </section>
   );
 }

@@ -1,70 +1,44 @@
-/** Leaderboards: the list, a form that creates one on a metric, and the rankings of the one chosen. */
-import { useEffect, useState } from 'preact/hooks';
-import { call, type Session } from '../api.js';
+/**
+ * Leaderboards: the list with each one's lifecycle actions (leaderboards/lifecycle.tsx), a form that
+ * creates one on a metric (perpetual or repeating, optionally grouped by a user attribute), and the
+ * rankings of the one chosen, of any run (leaderboards/rankings.tsx).
+ */
+import { useState } from 'preact/hooks';
+import type { Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
-import type { Metric } from './metrics.js';
+import { ListBox, useActiveMetrics, useList } from '../list.js';
+import type { Attribute } from './attributes.js';
+import { Lifecycle } from './leaderboards/lifecycle.js';
+import { Rankings, type Board } from './leaderboards/rankings.js';
 
-interface Board {
-  id: string;
-  key: string;
-  name: string;
-  status: string;
-  rankBy: string;
-  maxParticipants: number;
-}
-
-interface Ranking {
-  userId: string;
-  userName: string | null;
-  rank: number;
-  value: number;
-}
-
-function Rankings({ session, board }: { session: Session; board: Board }) {
-  const [rows, setRows] = useState<Ranking[] | null>(null);
-  const [error, setError] = useState('');
-  const load = () => {
-    setError('');
-    call<{ rankings: Ranking[] }>(session, 'GET', `/api/leaderboards/${encodeURIComponent(board.key)}?limit=100`)
-      .then((r) => setRows(r.body.rankings), (err: Error) => { setRows([]); setError(err.message); });
-  };
-  useEffect(load, [board.key, session.tenant]);
-  return (
-    <div class="card" aria-label={`Rankings of ${board.name}`}>
-      <h2>Rankings: {board.name} <button type="button" class="small" onClick={load}>Refresh</button></h2>
-      <p class="error" role="alert">{error}</p>
-      {rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">Nobody ranks yet.</p> : (
-        <table class="rankings">
-          <thead><tr><th>Rank</th><th>User</th><th>Value</th></tr></thead>
-          <tbody>{rows.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userName ?? r.userId}</td><td>{r.value}</td></tr>)}</tbody>
-        </table>
-      )}
-    </div>
-  );
-}
+const EMPTY = { name: '', key: '', metricId: '', maxParticipants: '100', runUnit: '', runInterval: '1', start: '', breakdown: '' };
 
 export function LeaderboardsPage({ session }: { session: Session }) {
-  const [boards, setBoards] = useState<Board[] | null>(null);
-  const [metrics, setMetrics] = useState<Metric[]>([]);
+  const list = useList<Board>(session, '/admin/v1/leaderboards?limit=100');
+  const metrics = useActiveMetrics(session);
+  const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
-  const [form, setForm] = useState({ name: '', key: '', metricId: '', maxParticipants: '100' });
+  const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const load = () => call<Board[]>(session, 'GET', '/admin/v1/leaderboards?limit=100').then((r) => setBoards(r.body), () => setBoards([]));
-  useEffect(() => {
-    void load();
-    void call<Metric[]>(session, 'GET', '/admin/v1/metrics?limit=100').then((r) => setMetrics(r.body.filter((m) => m.status === 'active')));
-  }, [session.key, session.tenant]);
+  const [moveError, setMoveError] = useState('');
   const set = fieldSetter(form, setForm);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     const created = await createFromForm<Board>(session, '/admin/v1/leaderboards', {
       name: form.name, key: form.key, rankBy: 'metric', metricId: form.metricId, maxParticipants: Number(form.maxParticipants), status: 'active',
-    }, ['key', 'name', 'metricId', 'maxParticipants'], setErrors);
+      ...(form.runUnit !== '' && { runUnit: form.runUnit, runInterval: Number(form.runInterval) }),
+      ...(form.start !== '' && { start: form.start }),
+      ...(form.breakdown !== '' && { breakdownAttributes: [form.breakdown] }),
+    }, ['key', 'name', 'metricId', 'maxParticipants', 'runUnit', 'runInterval', 'start', 'breakdownAttributes'], setErrors);
     if (created === null) return;
-    setForm({ name: '', key: '', metricId: form.metricId, maxParticipants: '100' });
-    await load();
+    setForm({ ...EMPTY, metricId: form.metricId });
+    await list.reload();
     setChosen(created);
+  };
+  const moved = async (error: string) => {
+    setMoveError(error);
+    await list.reload();
   };
 
   return (
@@ -76,23 +50,48 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
           <input id="board-size" type="number" min="1" value={form.maxParticipants} required onInput={set('maxParticipants')} />
         </Field>
+        <div class="row">
+          <Field id="board-repeat" label="Starts a new run" error={errors.runUnit}>
+            <select id="board-repeat" value={form.runUnit} onChange={set('runUnit')}>
+              <option value="">Never (one run)</option><option value="day">Every N days</option>
+              <option value="month">Every N months</option><option value="year">Every N years</option>
+            </select>
+          </Field>
+          <Field id="board-interval" label="N" error={errors.runInterval}>
+            <input id="board-interval" type="number" min="1" value={form.runInterval} disabled={form.runUnit === ''} onInput={set('runInterval')} />
+          </Field>
+          <Field id="board-start" label="Starts on (optional)" error={errors.start}>
+            <input id="board-start" type="date" value={form.start} onInput={set('start')} />
+          </Field>
+          <Field id="board-breakdown" label="Groups users by" error={errors.breakdownAttributes}>
+            <select id="board-breakdown" value={form.breakdown} onChange={set('breakdown')}>
+              <option value="">No groups</option>
+              {attributes.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+            </select>
+          </Field>
+        </div>
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create leaderboard</button>
       </form>
-      <div class="table-box">
-        {boards === null ? <p class="muted">Loading…</p> : boards.length === 0 ? <p class="muted">No leaderboards yet.</p> : (
-          <table>
-            <thead><tr><th>Key</th><th>Name</th><th>Ranks by</th><th>Status</th><th></th></tr></thead>
+      <p class="error" role="alert" id="board-move-error">{moveError}</p>
+      <ListBox list={list} empty="No leaderboards yet.">
+        {(boards) => (
+          <table class="boards">
+            <thead><tr><th>Key</th><th>Name</th><th>Ranks by</th><th>Runs</th><th>Status</th><th></th></tr></thead>
             <tbody>{boards.map((b) => (
               <tr key={b.id}>
-                <td><code>{b.key}</code></td><td>{b.name}</td><td>{b.rankBy}</td><td>{b.status}</td>
-                <td><button type="button" class="small" onClick={() => setChosen(b)}>Rankings</button></td>
+                <td><code>{b.key}</code></td><td>{b.name}</td><td>{b.rankBy}</td>
+                <td>{b.runUnit === undefined ? 'one' : `every ${b.runInterval} ${b.runUnit}(s) from ${b.start}`}</td><td>{b.status}</td>
+                <td class="actions">
+                  <Lifecycle session={session} board={b} onDone={moved} />
+                  <button type="button" class="small" onClick={() => setChosen(b)}>Rankings</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
-      </div>
-      {chosen !== null && <Rankings session={session} board={chosen} />}
+      </ListBox>
+      {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}`} session={session} board={chosen} />}
     </section>
   );
 }

@@ -1,11 +1,15 @@
 /**
  * Points systems: each with how the tenant's users spread over its totals (the Application API's
- * summary, with the admin key), and a form that creates one awarding points for a metric.
+ * summary, with the admin key), a form that creates one awarding points for a metric, and the
+ * triggers, levels and boosts of the one chosen (points/).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
 import type { Metric } from './metrics.js';
+import { Boosts } from './points/boosts.js';
+import { Levels } from './points/levels.js';
+import { Triggers } from './points/triggers.js';
 
 interface System {
   id: string;
@@ -35,6 +39,7 @@ export function PointsPage({ session }: { session: Session }) {
   const [metrics, setMetrics] = useState<Metric[]>([]);
   const [form, setForm] = useState({ name: '', key: '', metricId: '', points: '10' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [chosen, setChosen] = useState<System | null>(null);
   const load = () => call<System[]>(session, 'GET', '/admin/v1/points?limit=100').then((r) => setSystems(r.body), () => setSystems([]));
   useEffect(() => {
     void load();
@@ -68,13 +73,22 @@ export function PointsPage({ session }: { session: Session }) {
       <div class="table-box">
         {systems === null ? <p class="muted">Loading…</p> : systems.length === 0 ? <p class="muted">No points systems yet.</p> : (
           <table class="points">
-            <thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Users by total</th></tr></thead>
+            <thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Users by total</th><th></th></tr></thead>
             <tbody>{systems.map((p) => (
-              <tr key={p.id}><td><code>{p.key}</code></td><td>{p.name}</td><td>{p.status}</td><td><Summary session={session} system={p} /></td></tr>
+              <tr key={p.id}><td><code>{p.key}</code></td><td>{p.name}</td><td>{p.status}</td><td><Summary session={session} system={p} /></td>
+                <td><button type="button" class="small" aria-label={`Configure ${p.name}`} onClick={() => setChosen(p)}>Configure</button></td></tr>
             ))}</tbody>
           </table>
         )}
       </div>
+      {chosen !== null && (
+        <section key={chosen.id} aria-label={`Configuration of ${chosen.name}`}>
+          <h2 class="section">{chosen.name}: triggers, levels and boosts</h2>
+          <Triggers session={session} systemId={chosen.id} />
+          <Levels session={session} systemId={chosen.id} />
+          <Boosts session={session} systemId={chosen.id} />
+        </section>
+      )}
     </section>
   );
 }

@@ -1,34 +1,49 @@
-/** A user: found by id; the profile, the streak, and the achievements (the Application API, with the admin key). */
-import { useState } from 'preact/hooks';
+/**
+ * A user: found by id (the Application API, with the admin key); the profile and achievements,
+ * then a section each (users/): the streak calendar, points with awards and level, leaderboard
+ * positions, preferences, and the notifications sent.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, type Session } from '../api.js';
 import { Field } from '../form.js';
+import { NotificationsOfUser } from './users/notifications.js';
+import { PointsOfUser } from './users/points.js';
+import { PositionsOfUser } from './users/positions.js';
+import { PreferencesOfUser } from './users/preferences.js';
+import { StreakCalendar } from './users/streak.js';
 
 interface UserView {
   user: { id: string; name: string | null; email: string | null; tz: string | null; created: string; control: boolean };
-  streak: { length: number; frequency: string; expires: string | null } | null;
   achievements: { id: string; name: string; achievedAt: string | null }[];
+}
+
+function Part({ title, children }: { title: string; children: ComponentChildren }) {
+  return <section class="card" aria-label={title}><h3>{title}</h3>{children}</section>;
 }
 
 export function UsersPage({ session }: { session: Session }) {
   const [id, setId] = useState('');
   const [view, setView] = useState<UserView | null>(null);
   const [error, setError] = useState('');
+  // Another tenant: another user (or none) by that id.
+  useEffect(() => { setView(null); }, [session.tenant]);
   const find = async (e: Event) => {
     e.preventDefault();
     setError('');
     setView(null);
-    const path = `/api/users/${encodeURIComponent(id)}`;
+    const path = `/api/users/${encodeURIComponent(id.trim())}`;
     try {
-      const [user, achievements, streak] = await Promise.all([
+      const [user, achievements] = await Promise.all([
         call<UserView['user']>(session, 'GET', path),
         call<UserView['achievements']>(session, 'GET', `${path}/achievements`),
-        call<UserView['streak']>(session, 'GET', `${path}/streak`).catch(() => ({ body: null })),
       ]);
-      setView({ user: user.body, achievements: achievements.body, streak: streak.body });
+      setView({ user: user.body, achievements: achievements.body });
     } catch (err) {
       setError(err instanceof ApiError && err.status === 404 ? `No user "${id}" in this tenant.` : (err as Error).message);
     }
   };
+  const u = view?.user;
   return (
     <section>
       <h1>Users</h1>
@@ -38,21 +53,27 @@ export function UsersPage({ session }: { session: Session }) {
         </Field>
         <button type="submit">Find</button>
       </form>
-      {view !== null && (
-        <div class="card" aria-label={`User ${view.user.id}`}>
-          <h2>{view.user.name ?? view.user.id}</h2>
-          <dl>
-            <dt>Id</dt><dd><code>{view.user.id}</code></dd>
-            <dt>Email</dt><dd>{view.user.email ?? '—'}</dd>
-            <dt>Time zone</dt><dd>{view.user.tz ?? '—'}</dd>
-            <dt>Created</dt><dd>{view.user.created}</dd>
-            <dt>Control group</dt><dd>{view.user.control ? 'yes' : 'no'}</dd>
-            <dt>Streak</dt><dd>{view.streak === null ? '—' : `${view.streak.length} (${view.streak.frequency})`}</dd>
-          </dl>
-          <h3>Achievements</h3>
-          {view.achievements.length === 0 ? <p class="muted">None yet.</p> : (
-            <ul>{view.achievements.map((a) => <li key={a.id}>{a.name}{a.achievedAt ? ` — ${a.achievedAt}` : ''}</li>)}</ul>
-          )}
+      {view !== null && u !== undefined && (
+        <div key={u.id} aria-label={`User ${u.id}`}>
+          <div class="card">
+            <h2>{u.name ?? u.id}</h2>
+            <dl>
+              <dt>Id</dt><dd><code>{u.id}</code></dd>
+              <dt>Email</dt><dd>{u.email ?? '—'}</dd>
+              <dt>Time zone</dt><dd>{u.tz ?? '—'}</dd>
+              <dt>Created</dt><dd>{u.created}</dd>
+              <dt>Control group</dt><dd>{u.control ? 'yes' : 'no'}</dd>
+            </dl>
+            <h3>Achievements</h3>
+            {view.achievements.length === 0 ? <p class="muted">None yet.</p> : (
+              <ul>{view.achievements.map((a) => <li key={a.id}>{a.name}{a.achievedAt ? ` — ${a.achievedAt}` : ''}</li>)}</ul>
+            )}
+          </div>
+          <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
+          <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
+          <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
+          <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
+          <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
         </div>
       )}
     </section>

@@ -1,15 +1,20 @@
 /**
  * Admin API: `GET /admin/v1/analytics?from=&to=` (laurel's own, for the dashboard: docs/dashboard.md):
- * the tenant's events, active users and achievement completions per day, and events per metric,
- * from the archived event log in Postgres (src/postgres/analytics.ts). The range defaults to the 14
- * days up to today (the service's clock); at most 366 days.
+ * the tenant's events, active, weekly active and new users and achievement completions per day,
+ * events per metric, and the 14-day retention of the control group against the rest, from the
+ * archived event log in Postgres (src/postgres/analytics.ts, src/postgres/analytics-users.ts); and
+ * how the active streaks spread over lengths now (src/engine/streak-lengths.ts). The range defaults
+ * to the 14 days up to today (the service's clock); at most 366 days.
  */
 import type { Deps } from '../../engine/deps.js';
 import { principalOf } from '../../http/auth.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
+import { retentionOf } from '../../domain/analytics.js';
+import { streakLengths } from '../../engine/streak-lengths.js';
 import { analyticsDays } from '../../postgres/analytics.js';
+import { analyticsUsers } from '../../postgres/analytics-users.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -26,7 +31,7 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
   return [{
     method: 'get', path: '/analytics', family: 'admin',
     doc: {
-      summary: 'The tenant\'s events, active users and achievement completions per day, from the archived event log',
+      summary: 'The tenant\'s events, users and achievement completions per day, 14-day retention and streak lengths',
       query: [
         { name: 'from', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'First day (UTC, YYYY-MM-DD); default 13 days before to' },
         { name: 'to', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Last day (UTC, YYYY-MM-DD); default today' },
@@ -47,11 +52,27 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       } catch (err) {
         throw fail('unavailable', `analytics come from Postgres, which cannot be reached (${(err as Error).message.split('(')[0].trim()})`);
       }
-      const metrics = deps.store.current.metrics;
-      const days = (await analyticsDays(pool, deps.settings.prefix, principalOf(req).tenant, from, to)).map((d) => ({
-        ...d, byMetric: Object.fromEntries(Object.entries(d.byMetric).map(([id, n]) => [metrics.get(id)?.key ?? id, n])),
+      const tenant = principalOf(req).tenant;
+      const snapshot = deps.store.current;
+      // Under the manual clock, the batches' times (Redis's) say nothing of the entries' (src/postgres/analytics.ts).
+      const everyBatch = deps.settings.clock === 'manual';
+      const [daily, users, streaks] = await Promise.all([
+        analyticsDays(pool, deps.settings.prefix, tenant, from, to, everyBatch),
+        analyticsUsers(pool, deps.settings.prefix, tenant, from, to, everyBatch),
+        streakLengths(deps, tenant),
+      ]);
+      const newByDay = new Map<string, number>();
+      for (const u of users.newUsers) {
+        const day = new Date(u.first).toISOString().slice(0, 10);
+        newByDay.set(day, (newByDay.get(day) ?? 0) + 1);
+      }
+      const days = daily.map((d) => ({
+        date: d.date, events: d.events, activeUsers: d.activeUsers, weeklyActiveUsers: users.weeklyActive.get(d.date) ?? 0,
+        newUsers: newByDay.get(d.date) ?? 0, completions: d.completions,
+        byMetric: Object.fromEntries(Object.entries(d.byMetric).map(([id, n]) => [snapshot.metrics.get(id)?.key ?? id, n])),
       }));
-      return ok({ from, to, days });
+      const retention = retentionOf(users.newUsers, snapshot.notifications, tenant, from, to);
+      return ok({ from, to, days, retention, streaks });
     },
   }];
 }

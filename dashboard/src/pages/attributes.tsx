@@ -1,0 +1,62 @@
+/** Attributes (user or event): the list, and a form that creates one through the Admin API. */
+import { useState } from 'preact/hooks';
+import type { Session } from '../api.js';
+import { createFromForm, Field, fieldSetter } from '../form.js';
+import { ListBox, useList } from '../list.js';
+
+export interface Attribute {
+  id: string;
+  key: string;
+  name: string;
+  type: 'user' | 'event';
+}
+
+export function AttributesPage({ session }: { session: Session }) {
+  const list = useList<Attribute>(session, '/admin/v1/attributes?limit=100');
+  const [form, setForm] = useState({ name: '', key: '', type: 'user' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const set = fieldSetter(form, setForm);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    const created = await createFromForm<Attribute>(session, '/admin/v1/attributes', form, ['key', 'name', 'type'], setErrors);
+    if (created !== null) {
+      setForm({ name: '', key: '', type: form.type });
+      await list.reload();
+    }
+    setBusy(false);
+  };
+
+  return (
+    <section>
+      <h1>Attributes</h1>
+      <p class="muted">User attributes (a plan, a country) filter achievements, triggers and boosts and group leaderboards; event attributes filter what an event counts toward.</p>
+      <form class="card" onSubmit={submit} aria-label="New attribute">
+        <h2>New attribute</h2>
+        <Field id="attribute-name" label="Name" error={errors.name}>
+          <input id="attribute-name" value={form.name} required onInput={set('name')} />
+        </Field>
+        <Field id="attribute-key" label="Key" error={errors.key}>
+          <input id="attribute-key" value={form.key} required onInput={set('key')} />
+        </Field>
+        <Field id="attribute-type" label="Kind" error={errors.type}>
+          <select id="attribute-type" value={form.type} onChange={set('type')}>
+            <option value="user">User attribute</option><option value="event">Event attribute</option>
+          </select>
+        </Field>
+        <p class="error" role="alert">{errors.form ?? ''}</p>
+        <button type="submit" disabled={busy}>Create attribute</button>
+      </form>
+      <ListBox list={list} empty="No attributes yet.">
+        {(items) => (
+          <table class="attributes">
+            <thead><tr><th>Key</th><th>Name</th><th>Kind</th></tr></thead>
+            <tbody>{items.map((a) => <tr key={a.id}><td><code>{a.key}</code></td><td>{a.name}</td><td>{a.type}</td></tr>)}</tbody>
+          </table>
+        )}
+      </ListBox>
+    </section>
+  );
+}

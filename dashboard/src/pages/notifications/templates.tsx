@@ -1,0 +1,126 @@
+/**
+ * Notification templates (/admin/v1/notifications/templates): the list, and one form that creates a
+ * template or edits the one chosen, with its live preview (preview.tsx). The Admin API checks the
+ * Liquid texts; a refusal shows under the field it names.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { updateOne, type Session } from '../../api.js';
+import { createFromForm, errorsOf, Field, fieldSetter } from '../../form.js';
+import { ListBox, useActiveMetrics, useList } from '../../list.js';
+import { Preview, sampleScope, type Texts } from './preview.js';
+
+interface Template {
+  id: string;
+  key: string;
+  name: string;
+  type: string;
+  channel: 'email' | 'push';
+  status: string;
+  subject?: string | null;
+  html?: string | null;
+  text?: string | null;
+  title?: string | null;
+  body?: string | null;
+}
+
+const TYPES = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
+const FIELDS = ['subject', 'html', 'text', 'title', 'body', 'key', 'name', 'type', 'channel', 'status'];
+const EMPTY = { key: '', name: '', type: 'achievement_completed', channel: 'email', status: 'active', subject: '', html: '', text: '', title: '', body: '' };
+
+export function Templates({ session }: { session: Session }) {
+  const list = useList<Template>(session, '/admin/v1/notifications/templates?limit=100');
+  const metrics = useActiveMetrics(session);
+  const systems = useList<{ key: string; name: string }>(session, '/admin/v1/points?limit=100').items;
+  const scope = useMemo(() => sampleScope(metrics, systems ?? []), [metrics.length, systems]);
+  const [editing, setEditing] = useState<Template | null>(null);
+  const [form, setForm] = useState(EMPTY);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [done, setDone] = useState('');
+  const set = fieldSetter(form, setForm);
+  const texts: Texts = useMemo(() => ({ ...form, channel: form.channel as Texts['channel'] }), [form]);
+  const edit = (t: Template | null) => {
+    setEditing(t);
+    setErrors({});
+    setDone('');
+    setForm(t === null ? EMPTY : {
+      key: t.key, name: t.name, type: t.type, channel: t.channel, status: t.status,
+      subject: t.subject ?? '', html: t.html ?? '', text: t.text ?? '', title: t.title ?? '', body: t.body ?? '',
+    });
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setDone('');
+    const orNull = (v: string) => (v === '' ? null : v);
+    const channelFields = form.channel === 'email'
+      ? { subject: orNull(form.subject), html: orNull(form.html), text: orNull(form.text), title: null, body: null }
+      : { title: orNull(form.title), body: orNull(form.body), subject: null, html: null, text: null };
+    const item = { key: form.key, name: form.name || form.key, type: form.type, channel: form.channel, status: form.status, ...channelFields };
+    if (editing === null) {
+      if (await createFromForm<Template>(session, '/admin/v1/notifications/templates', item, FIELDS, setErrors) === null) return;
+      setForm(EMPTY);
+      setDone('Created.');
+    } else {
+      setErrors({});
+      try {
+        const { updated, error } = await updateOne<Template>(session, '/admin/v1/notifications/templates', { id: editing.id, ...item });
+        if (updated === null) return setErrors(errorsOf([{ message: error }], FIELDS));
+        setEditing(updated);
+        setDone('Saved.');
+      } catch (err) {
+        return setErrors({ form: (err as Error).message });
+      }
+    }
+    await list.reload();
+  };
+  const email = form.channel === 'email';
+  const area = (field: 'subject' | 'html' | 'text' | 'title' | 'body', label: string, rows: number) => (
+    <Field id={`tpl-${field}`} label={label} error={errors[field]}>
+      {rows === 1
+        ? <input id={`tpl-${field}`} value={form[field]} onInput={set(field)} />
+        : <textarea id={`tpl-${field}`} rows={rows} value={form[field]} onInput={set(field)} />}
+    </Field>
+  );
+  return (
+    <>
+      <ListBox list={list} empty="No templates yet." label="Templates">
+        {(items) => (
+          <table class="templates">
+            <thead><tr><th>Key</th><th>Type</th><th>Channel</th><th>Status</th><th></th></tr></thead>
+            <tbody>{items.map((t) => (
+              <tr key={t.id}>
+                <td><code>{t.key}</code></td><td>{t.type}</td><td>{t.channel}</td><td>{t.status}</td>
+                <td><button type="button" class="small" aria-label={`Edit ${t.key}`} onClick={() => edit(t)}>Edit</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+      <div class="card template-editor">
+        <form onSubmit={submit} aria-label={editing === null ? 'New template' : `Template ${editing.key}`}>
+          <h2>{editing === null ? 'New template' : `Edit ${editing.key}`}
+            {editing !== null && <button type="button" class="small" onClick={() => edit(null)}>New template instead</button>}</h2>
+          <div class="row">
+            <Field id="tpl-key" label="Key" error={errors.key}>
+              <input id="tpl-key" value={form.key} required onInput={set('key')} />
+            </Field>
+            <Field id="tpl-type" label="Sent on" error={errors.type}>
+              <select id="tpl-type" value={form.type} onChange={set('type')}>{TYPES.map((t) => <option key={t} value={t}>{t}</option>)}</select>
+            </Field>
+            <Field id="tpl-channel" label="Channel" error={errors.channel}>
+              <select id="tpl-channel" value={form.channel} onChange={set('channel')}><option value="email">Email</option><option value="push">Push</option></select>
+            </Field>
+            <Field id="tpl-status" label="Status" error={errors.status}>
+              <select id="tpl-status" value={form.status} onChange={set('status')}><option value="active">Active</option><option value="inactive">Inactive</option></select>
+            </Field>
+          </div>
+          {email ? <>{area('subject', 'Subject', 1)}{area('text', 'Text part', 4)}{area('html', 'HTML part', 6)}</>
+            : <>{area('title', 'Title', 1)}{area('body', 'Body', 3)}</>}
+          <p class="error" role="alert">{errors.form ?? ''}</p>
+          <p class="muted" role="status">{done}</p>
+          <button type="submit">{editing === null ? 'Create template' : 'Save template'}</button>
+        </form>
+        <Preview texts={texts} scope={scope} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * A points system's boosts (`/admin/v1/points/:id/boosts`): a multiplier over a window of days,
+ * for everyone or one user; the list with each one's status, a form that adds one, delete.
+ */
+import { useState } from 'preact/hooks';
+import { deleteOne, type Session } from '../../api.js';
+import { createFromForm, Field, fieldSetter } from '../../form.js';
+import { ListBox, useList } from '../../list.js';
+
+interface Boost {
+  id: string;
+  name: string;
+  status: string;
+  start: string;
+  end: string | null;
+  multiplier: number;
+  rounding: string;
+  userId: string | null;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+export function Boosts({ session, systemId }: { session: Session; systemId: string }) {
+  const path = `/admin/v1/points/${encodeURIComponent(systemId)}/boosts`;
+  const list = useList<Boost>(session, `${path}?limit=100`);
+  const empty = { name: '', start: today(), end: '', multiplier: '2', rounding: 'down', userId: '' };
+  const [form, setForm] = useState(empty);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const set = fieldSetter(form, setForm);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const item = {
+      name: form.name, start: form.start, end: form.end === '' ? null : form.end, multiplier: Number(form.multiplier),
+      rounding: form.rounding, userId: form.userId === '' ? null : form.userId,
+    };
+    const created = await createFromForm<Boost>(session, path, item, ['name', 'start', 'end', 'multiplier', 'rounding', 'userId'], setErrors);
+    if (created === null) return;
+    setForm(empty);
+    await list.reload();
+  };
+  const remove = async (id: string) => {
+    setErrors({ list: await deleteOne(session, path, id) });
+    await list.reload();
+  };
+  return (
+    <div class="card">
+      <h2>Boosts</h2>
+      <form class="row" onSubmit={submit} aria-label="New boost">
+        <Field id="boost-name" label="Boost name" error={errors.name}>
+          <input id="boost-name" value={form.name} required onInput={set('name')} />
+        </Field>
+        <Field id="boost-multiplier" label="Multiplier" error={errors.multiplier}>
+          <input id="boost-multiplier" type="number" step="any" min="0" value={form.multiplier} required onInput={set('multiplier')} />
+        </Field>
+        <Field id="boost-start" label="From (day)" error={errors.start}>
+          <input id="boost-start" type="date" value={form.start} required onInput={set('start')} />
+        </Field>
+        <Field id="boost-end" label="To (day, optional)" error={errors.end}>
+          <input id="boost-end" type="date" value={form.end} onInput={set('end')} />
+        </Field>
+        <Field id="boost-rounding" label="Rounding" error={errors.rounding}>
+          <select id="boost-rounding" value={form.rounding} onChange={set('rounding')}>
+            <option value="down">Down</option><option value="up">Up</option><option value="nearest">Nearest</option>
+          </select>
+        </Field>
+        <Field id="boost-user" label="For one user (id, optional)" error={errors.userId}>
+          <input id="boost-user" value={form.userId} onInput={set('userId')} />
+        </Field>
+        <button type="submit">Add boost</button>
+      </form>
+      <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
+      <ListBox list={list} empty="No boosts yet." label="Boosts">
+        {(items) => (
+          <table class="boosts">
+            <thead><tr><th>Name</th><th>×</th><th>Days</th><th>For</th><th>Status</th><th></th></tr></thead>
+            <tbody>{items.map((b) => (
+              <tr key={b.id}>
+                <td>{b.name}</td><td>{b.multiplier}</td><td>{b.start} → {b.end ?? '…'}</td><td>{b.userId ?? 'everyone'}</td><td>{b.status}</td>
+                <td><button type="button" class="small danger" aria-label={`Delete boost ${b.name}`} onClick={() => remove(b.id)}>Delete</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+    </div>
+  );
+}

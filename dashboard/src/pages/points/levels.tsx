@@ -1,0 +1,62 @@
+/** A points system's levels (`/admin/v1/points/:id/levels`): the list by points, a form that adds one, delete. */
+import { useState } from 'preact/hooks';
+import { deleteOne, type Session } from '../../api.js';
+import { createFromForm, Field, fieldSetter } from '../../form.js';
+import { ListBox, useList } from '../../list.js';
+
+interface Level {
+  id: string;
+  key: string;
+  name: string;
+  points: number;
+}
+
+export function Levels({ session, systemId }: { session: Session; systemId: string }) {
+  const path = `/admin/v1/points/${encodeURIComponent(systemId)}/levels`;
+  const list = useList<Level>(session, `${path}?limit=100`);
+  const [form, setForm] = useState({ name: '', key: '', points: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const set = fieldSetter(form, setForm);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const created = await createFromForm<Level>(session, path, { ...form, points: Number(form.points) }, ['key', 'name', 'points'], setErrors);
+    if (created === null) return;
+    setForm({ name: '', key: '', points: '' });
+    await list.reload();
+  };
+  const remove = async (id: string) => {
+    setErrors({ list: await deleteOne(session, path, id) });
+    await list.reload();
+  };
+  return (
+    <div class="card">
+      <h2>Levels</h2>
+      <form class="row" onSubmit={submit} aria-label="New level">
+        <Field id="level-name" label="Level name" error={errors.name}>
+          <input id="level-name" value={form.name} required onInput={set('name')} />
+        </Field>
+        <Field id="level-key" label="Level key" error={errors.key}>
+          <input id="level-key" value={form.key} required onInput={set('key')} />
+        </Field>
+        <Field id="level-points" label="Reached at (points)" error={errors.points}>
+          <input id="level-points" type="number" min="0" value={form.points} required onInput={set('points')} />
+        </Field>
+        <button type="submit">Add level</button>
+      </form>
+      <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
+      <ListBox list={list} empty="No levels yet." label="Levels">
+        {(items) => (
+          <table class="levels">
+            <thead><tr><th>Points</th><th>Key</th><th>Name</th><th></th></tr></thead>
+            <tbody>{[...items].sort((a, b) => a.points - b.points).map((l) => (
+              <tr key={l.id}>
+                <td>{l.points}</td><td><code>{l.key}</code></td><td>{l.name}</td>
+                <td><button type="button" class="small danger" aria-label={`Delete level ${l.name}`} onClick={() => remove(l.id)}>Delete</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * Tenants: the list, a form that creates one (its customerId is what the Tenant-ID header sends),
+ * and archive / restore. The tenant switcher hears of a change (TENANTS_CHANGED).
+ */
+import { useState } from 'preact/hooks';
+import { updateOne, type Session } from '../api.js';
+import { createFromForm, Field, fieldSetter } from '../form.js';
+import { ListBox, useList } from '../list.js';
+
+export interface Tenant {
+  id: string;
+  customerId: string;
+  name: string;
+  status: 'active' | 'archived';
+}
+
+/** Dispatched on window when the tenants changed (the switcher reloads them). */
+export const TENANTS_CHANGED = 'laurel:tenants';
+
+export function TenantsPage({ session }: { session: Session }) {
+  const list = useList<Tenant>(session, '/admin/v1/tenants?limit=100');
+  const [form, setForm] = useState({ customerId: '', name: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const set = fieldSetter(form, setForm);
+  const changed = async () => {
+    await list.reload();
+    dispatchEvent(new Event(TENANTS_CHANGED));
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (await createFromForm<Tenant>(session, '/admin/v1/tenants', form, ['customerId', 'name'], setErrors) === null) return;
+    setForm({ customerId: '', name: '' });
+    await changed();
+  };
+  const toggle = async (t: Tenant) => {
+    try {
+      const { error } = await updateOne(session, '/admin/v1/tenants', { id: t.id, status: t.status === 'active' ? 'archived' : 'active' });
+      setErrors({ list: error });
+    } catch (err) {
+      setErrors({ list: (err as Error).message });
+    }
+    await changed();
+  };
+  return (
+    <section>
+      <h1>Tenants</h1>
+      <p class="muted">Each tenant has its own users, events and rankings; configuration is shared. Calls name a tenant with the <code>Tenant-ID</code> header: its customer id.</p>
+      <form class="card" onSubmit={submit} aria-label="New tenant">
+        <h2>New tenant</h2>
+        <Field id="tenant-customer" label="Customer id" error={errors.customerId}>
+          <input id="tenant-customer" value={form.customerId} required onInput={set('customerId')} />
+        </Field>
+        <Field id="tenant-name" label="Name" error={errors.name}>
+          <input id="tenant-name" value={form.name} required onInput={set('name')} />
+        </Field>
+        <p class="error" role="alert">{errors.form ?? ''}</p>
+        <button type="submit">Create tenant</button>
+      </form>
+      <p class="error" role="alert">{errors.list ?? ''}</p>
+      <ListBox list={list} empty="No tenants yet: everything is in the default tenant.">
+        {(items) => (
+          <table class="tenants">
+            <thead><tr><th>Customer id</th><th>Name</th><th>Status</th><th></th></tr></thead>
+            <tbody>{items.map((t) => (
+              <tr key={t.id}>
+                <td><code>{t.customerId}</code></td><td>{t.name}</td><td>{t.status}</td>
+                <td><button type="button" class="small" aria-label={`${t.status === 'active' ? 'Archive' : 'Restore'} ${t.name}`} onClick={() => toggle(t)}>
+                  {t.status === 'active' ? 'Archive' : 'Restore'}
+                </button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+    </section>
+  );
+}

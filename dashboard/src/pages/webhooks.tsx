@@ -1,0 +1,118 @@
+/**
+ * Webhooks: the endpoints, a form that creates one (its signing secret shown once), turning one
+ * on and off, rotating its secret (the new one shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
+ */
+import { useState } from 'preact/hooks';
+import { call, updateOne, type Session } from '../api.js';
+import { createFromForm, Field, fieldSetter } from '../form.js';
+import { ListBox, useList } from '../list.js';
+import { Deliveries } from './webhooks/deliveries.js';
+
+interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  status: string;
+  /** Only in the create's answer. */
+  secret?: string;
+}
+
+const TYPES = [
+  'achievement.completed', 'streak.started', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
+  'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
+  'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
+  'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
+];
+
+export function WebhooksPage({ session }: { session: Session }) {
+  const list = useList<Webhook>(session, '/admin/v1/webhooks?limit=100');
+  const [form, setForm] = useState({ name: '', url: '' });
+  const [events, setEvents] = useState<string[]>([]);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [fresh, setFresh] = useState<Webhook | null>(null);
+  const [chosen, setChosen] = useState<Webhook | null>(null);
+  const set = fieldSetter(form, setForm);
+  const toggleEvent = (type: string) => setEvents(events.includes(type) ? events.filter((t) => t !== type) : [...events, type]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setFresh(null);
+    if (events.length === 0) return setErrors({ events: 'Choose one event or more.' });
+    const created = await createFromForm<Webhook>(session, '/admin/v1/webhooks', { ...form, events }, ['url', 'name', 'events'], setErrors);
+    if (created === null) return;
+    setFresh(created);
+    setForm({ name: '', url: '' });
+    setEvents([]);
+    await list.reload();
+  };
+  /** A new signing secret, shown once; the old one signs beside it for 24 hours. */
+  const rotate = async (w: Webhook) => {
+    try {
+      setFresh((await call<Webhook>(session, 'POST', `/admin/v1/webhooks/${encodeURIComponent(w.id)}/secret`)).body);
+      setErrors({});
+    } catch (err) {
+      setErrors({ list: (err as Error).message });
+    }
+  };
+  const toggle = async (w: Webhook) => {
+    try {
+      setErrors({ list: (await updateOne(session, '/admin/v1/webhooks', { id: w.id, status: w.status === 'active' ? 'inactive' : 'active' })).error });
+    } catch (err) {
+      setErrors({ list: (err as Error).message });
+    }
+    await list.reload();
+  };
+  return (
+    <section>
+      <h1>Webhooks</h1>
+      <form class="card" onSubmit={submit} aria-label="New webhook">
+        <h2>New webhook endpoint</h2>
+        <Field id="webhook-name" label="Name" error={errors.name}>
+          <input id="webhook-name" value={form.name} required onInput={set('name')} />
+        </Field>
+        <Field id="webhook-url" label="URL" error={errors.url}>
+          <input id="webhook-url" type="url" value={form.url} required placeholder="https://example.com/laurel" onInput={set('url')} />
+        </Field>
+        <fieldset class="checks" aria-describedby="webhook-events-error">
+          <legend>Events</legend>
+          {TYPES.map((t) => (
+            <label key={t}><input type="checkbox" checked={events.includes(t)} onChange={() => toggleEvent(t)} /> {t}</label>
+          ))}
+        </fieldset>
+        <p class="error" id="webhook-events-error" role="alert">{errors.events ?? ''}</p>
+        <p class="error" role="alert">{errors.form ?? ''}</p>
+        <button type="submit">Create webhook</button>
+      </form>
+      {fresh?.secret !== undefined && (
+        <div class="card secret" role="region" aria-label="The signing secret">
+          <h2>The signing secret of {fresh.name}</h2>
+          <p><code id="webhook-secret">{fresh.secret}</code></p>
+          <p><strong>Copy it now:</strong> your receiver checks each delivery's signature with it, and it will not be shown again.
+            After a rotation the old secret still signs beside it for 24 hours.</p>
+          <button type="button" class="small" onClick={() => setFresh(null)}>I have copied it</button>
+        </div>
+      )}
+      <p class="error" role="alert">{errors.list ?? ''}</p>
+      <ListBox list={list} empty="No webhook endpoints yet.">
+        {(items) => (
+          <table class="webhooks">
+            <thead><tr><th>Name</th><th>URL</th><th>Events</th><th>Status</th><th></th></tr></thead>
+            <tbody>{items.map((w) => (
+              <tr key={w.id}>
+                <td>{w.name}</td><td class="wrap">{w.url}</td><td class="wrap">{w.events.join(', ')}</td><td>{w.status}</td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`${w.status === 'active' ? 'Turn off' : 'Turn on'} ${w.name}`} onClick={() => toggle(w)}>
+                    {w.status === 'active' ? 'Turn off' : 'Turn on'}
+                  </button>
+                  <button type="button" class="small" aria-label={`Rotate the secret of ${w.name}`} onClick={() => rotate(w)}>Rotate secret</button>
+                  <button type="button" class="small" aria-label={`Deliveries to ${w.name}`} onClick={() => setChosen(w)}>Deliveries</button>
+                </td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+      {chosen !== null && <Deliveries key={chosen.id} session={session} webhook={chosen} />}
+    </section>
+  );
+}

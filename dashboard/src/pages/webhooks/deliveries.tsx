@@ -1,0 +1,63 @@
+/**
+ * An endpoint's deliveries, newest first (GET /admin/v1/webhooks/:id/deliveries, from Postgres),
+ * filtered by status, each with Retry (POST .../deliveries/:deliveryId/retry: sent again now, its
+ * webhook-id unchanged).
+ */
+import { useState } from 'preact/hooks';
+import { call, type Session } from '../../api.js';
+import { Field } from '../../form.js';
+import { ListBox, useList } from '../../list.js';
+
+interface Delivery {
+  id: string;
+  type: string;
+  userId: string | null;
+  status: string;
+  attempts: number;
+  lastStatus: number | null;
+  error: string | null;
+  created: string;
+}
+
+export function Deliveries({ session, webhook }: { session: Session; webhook: { id: string; name: string } }) {
+  const [status, setStatus] = useState('');
+  const path = `/admin/v1/webhooks/${encodeURIComponent(webhook.id)}/deliveries`;
+  const list = useList<Delivery>(session, `${path}?limit=50${status === '' ? '' : `&status=${status}`}`);
+  const [message, setMessage] = useState({ done: '', error: '' });
+  const retry = async (d: Delivery) => {
+    try {
+      await call(session, 'POST', `${path}/${encodeURIComponent(d.id)}/retry`);
+      setMessage({ done: `${d.type} to be sent again.`, error: '' });
+    } catch (err) {
+      setMessage({ done: '', error: (err as Error).message });
+    }
+    await list.reload();
+  };
+  return (
+    <div class="card" aria-label={`Deliveries to ${webhook.name}`} role="region">
+      <h2>Deliveries: {webhook.name} <button type="button" class="small" onClick={() => list.reload()}>Refresh</button></h2>
+      <Field id="delivery-status" label="Status">
+        <select id="delivery-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          <option value="">Any</option>
+          {['pending', 'sending', 'delivered', 'failed'].map((s) => <option key={s} value={s}>{s}</option>)}
+        </select>
+      </Field>
+      <p class="muted" role="status">{message.done}</p>
+      <p class="error" role="alert">{message.error}</p>
+      <ListBox list={list} empty="No deliveries yet.">
+        {(items) => (
+          <table class="deliveries">
+            <thead><tr><th>Created</th><th>Type</th><th>User</th><th>Status</th><th>Attempts</th><th>Last answer</th><th></th></tr></thead>
+            <tbody>{items.map((d) => (
+              <tr key={d.id}>
+                <td>{d.created.replace('T', ' ').slice(0, 19)}</td><td>{d.type}</td><td>{d.userId ?? '—'}</td><td>{d.status}</td><td>{d.attempts}</td>
+                <td>{d.lastStatus ?? d.error ?? '—'}</td>
+                <td><button type="button" class="small" aria-label={`Retry ${d.type} ${d.id}`} onClick={() => retry(d)}>Retry</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </ListBox>
+    </div>
+  );
+}

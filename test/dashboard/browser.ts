@@ -1,0 +1,51 @@
+/**
+ * The dashboard's browser tests' setup: the real server (with its workers), Debian's chromium
+ * driven by playwright-core, a page signed in with the admin key, and screenshots kept in
+ * test-output/dashboard/ (not committed).
+ */
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { deletePostgresRows, startTestServer, type StartOptions, type TestServer } from '../support/server.js';
+
+const SHOTS = 'test-output/dashboard';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface Dashboard {
+  s: TestServer;
+  browser: Browser;
+  page: Page;
+  /** A full-page screenshot, test-output/dashboard/<name>.png. */
+  shot(name: string): Promise<unknown>;
+  /** Follows the navigation's link to a page and waits for its heading. */
+  open(title: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDashboard(opts: StartOptions = { workers: true }): Promise<Dashboard> {
+  mkdirSync(SHOTS, { recursive: true });
+  const s = await startTestServer(opts);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // A step that waits in vain fails with its locator, well before the test's own timeout.
+  page.setDefaultTimeout(8000);
+  await page.goto(`${s.url}/dashboard/`);
+  await page.getByLabel('Admin API key').fill(s.settings.adminKey!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Metrics' }).waitFor();
+  return {
+    s, browser, page,
+    shot: (name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }),
+    open: async (title) => {
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
+      await page.getByRole('heading', { name: title, exact: true, level: 1 }).waitFor();
+    },
+    close: async () => {
+      await browser.close();
+      await s.close();
+      await deletePostgresRows(s.settings, [s.prefix]);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The leaderboards page in a real browser, under the manual clock: a daily board grouped by a user
+ * attribute, its rankings in a group, the previous run's (kept after the day changed), and the
+ * lifecycle actions of the spec's state table (pause, activate, a refused move, finish).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDashboard, type Dashboard } from './browser.js';
+
+describe('the dashboard\'s leaderboards', () => {
+  let d: Dashboard;
+  beforeAll(async () => { d = await openDashboard({ workers: true, clock: 'manual' }); });
+  afterAll(async () => { await d?.close(); });
+
+  it('shows a group\'s rankings of the current and the previous run of a daily board', async () => {
+    const { page, s } = d;
+    await s.setClock('2026-03-02T12:00:00Z');
+    await s.metrics('lessons');
+    await s.attributes('user', 'plan');
+    await d.open('Leaderboards');
+    await page.getByLabel('Name').fill('Daily');
+    await page.getByLabel('Key').fill('daily');
+    await page.getByLabel('Ranks the metric').selectOption({ label: 'Metric lessons' });
+    await page.getByLabel('Starts a new run').selectOption('day');
+    await page.getByLabel('N', { exact: true }).fill('1');
+    await page.getByLabel('Groups users by').selectOption({ label: 'plan' });
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByRole('cell', { name: 'every 1 day(s) from 2026-03-02' }).waitFor();
+    await s.event('lessons', { id: 'ann', name: 'Ann', attributes: { plan: 'pro' } }, 3);
+    await s.event('lessons', { id: 'bob', name: 'Bob', attributes: { plan: 'pro' } }, 5);
+    await s.event('lessons', { id: 'cid', name: 'Cid', attributes: { plan: 'free' } }, 9);
+    await s.setClock('2026-03-03T12:00:00Z');
+    await s.event('lessons', { id: 'ann', name: 'Ann', attributes: { plan: 'pro' } }, 1);
+
+    const rows = page.locator('table.rankings tbody tr');
+    await page.getByLabel('Group (attribute:value)').fill('plan:pro');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => rows.allTextContents()).toEqual(['1Ann1']);
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Run from 2026-03-03 to 2026-03-03');
+    await page.getByRole('button', { name: 'Previous run' }).click();
+    await expect.poll(() => rows.allTextContents()).toEqual(['1Bob5', '2Ann3']);
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Run from 2026-03-02 to 2026-03-02/);
+    await page.getByLabel('Group (attribute:value)').fill('plan:free');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => rows.allTextContents()).toEqual(['1Cid9']);
+    await d.shot('leaderboards-runs');
+  });
+
+  it('pauses, activates and finishes a board as the state table allows, and shows a refused move', async () => {
+    const { page, s } = d;
+    const status = () => page.locator('table.boards tbody tr').first().locator('td').nth(4).textContent();
+    await page.getByRole('button', { name: 'Pause Daily' }).click();
+    await expect.poll(status).toBe('inactive');
+    // Scheduling needs a start ahead: this one started on 2026-03-02.
+    await page.getByRole('button', { name: 'Schedule Daily' }).click();
+    await expect.poll(() => page.locator('#board-move-error').textContent()).toMatch(/^Daily: .*start/);
+    await page.getByRole('button', { name: 'Activate Daily' }).click();
+    await expect.poll(status).toBe('active');
+    expect(await page.locator('#board-move-error').textContent()).toBe('');
+    await page.getByRole('button', { name: 'Finish Daily' }).click();
+    await expect.poll(status).toBe('finished');
+    expect(await page.getByRole('button', { name: /Daily$/ }).count()).toBe(0);
+    await d.shot('leaderboards-lifecycle');
+    expect((await s.request('GET', '/admin/v1/leaderboards')).body).toMatchObject([{ key: 'daily', status: 'finished' }]);
+  });
+});

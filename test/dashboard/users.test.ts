@@ -1,0 +1,85 @@
+/**
+ * A user's page in a real browser, under the manual clock: the streak calendar with a freeze that
+ * bridged a missed day, points with the newest awards and the level, the user's leaderboard
+ * positions, preferences, and the notifications due (suppressed here: no SMTP).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCreate, createAchievements, putStreakSettings } from '../support/admin.js';
+import { openDashboard, type Dashboard } from './browser.js';
+
+describe('the dashboard\'s user page', () => {
+  let d: Dashboard;
+  beforeAll(async () => { d = await openDashboard({ workers: true, clock: 'manual', env: { LAUREL_SMTP_URL: '' } }); });
+  afterAll(async () => { await d?.close(); });
+
+  it('shows a user\'s streak calendar, points, positions, preferences and notifications', async () => {
+    const { page, s } = d;
+    await s.setClock('2026-06-01T10:00:00Z');
+    const { lessons } = await s.metrics('lessons');
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: lessons, threshold: 1 }], freezes: { initial: 1, max: 2, autoEarnInterval: 0, autoEarnAmount: 0 } });
+    const points = await s.request('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp',
+      levels: [{ name: 'Beginner', key: 'beginner', points: 10 }, { name: 'Scholar', key: 'scholar', points: 100 }],
+      triggers: [{ type: 'metric', metricKey: 'lessons', metricThreshold: 1, points: 10, status: 'active' }] }] });
+    expect(points.status, points.text).toBe(201);
+    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Top learners', key: 'top', rankBy: 'metric', metricKey: 'lessons', status: 'active' }] });
+    expect(board.status, board.text).toBe(201);
+    await createAchievements(s, [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }]);
+    await adminCreate(s, '/admin/v1/notifications/templates', [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Hi', text: 'x' } as never]);
+    await s.request('PUT', '/admin/v1/notifications/settings', { body: { defaultTimeZone: 'UTC', publicUrl: 'https://acme.test' } });
+
+    // ann: June 1st and 2nd, misses the 3rd (a freeze bridges it), the 4th; bob: more lessons on the 1st.
+    await s.event('lessons', { id: 'ann', name: 'Ann', email: 'ann@example.test', tz: 'UTC' }, 1);
+    await s.event('lessons', { id: 'bob', name: 'Bob', tz: 'UTC' }, 5);
+    await s.workers!.drainNow();
+    await s.setClock('2026-06-01T17:00:00Z');
+    await s.workers!.notifyNow();
+    await s.setClock('2026-06-02T10:00:00Z');
+    await s.event('lessons', 'ann', 1);
+    await s.setClock('2026-06-04T10:00:00Z');
+    await s.event('lessons', 'ann', 1);
+    expect((await s.request('PATCH', '/api/users/ann/preferences', { body: { notifications: { recap: [] } } })).status).toBe(200);
+
+    await d.open('Users');
+    await page.getByLabel('User id').fill('ann');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('heading', { name: 'Ann' }).waitFor();
+    const part = (name: string) => page.getByRole('region', { name });
+    await expect.poll(() => part('Streak').locator('p').first().textContent()).toBe('3 (daily), lost after 2026-06-05; freezes held: 0 of 2');
+    const cells = part('Streak').locator('ol.calendar li');
+    await expect.poll(() => cells.count()).toBe(28);
+    expect(await cells.evaluateAll((li) => li.slice(-4).map((x) => `${x.className}:${x.textContent}`)))
+      .toEqual(['on:06-011', 'on:06-022', 'frozen:06-03❄', 'on:06-043']);
+    await expect.poll(() => part('Points').locator('tbody tr').allTextContents())
+      .toEqual(['XP30Beginner+10 (metric, 2026-06-04), +10 (metric, 2026-06-02), +10 (metric, 2026-06-01)']);
+    await expect.poll(() => part('Leaderboards').locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(/^Top learners23/)]);
+    await expect.poll(() => part('Preferences').locator('dl').textContent()).toBe('recapnoneOwn streak rulenone (the tenant\'s)');
+    await expect.poll(() => part('Notifications').locator('tbody tr').allTextContents())
+      .toEqual(['2026-06-01 17:00achievement_completedemailannsuppressed (no_transport)—']);
+    await d.shot('user');
+  });
+
+  it('fits a phone\'s width: no page scrolls sideways at 375 pixels', async () => {
+    const { page } = d;
+    await page.setViewportSize({ width: 375, height: 800 });
+    const overflow = () => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
+    // The user's page as it is (every section filled), then the others.
+    await page.getByRole('region', { name: 'Notifications' }).locator('tbody tr').waitFor();
+    expect(await overflow(), 'Users').toBe(0);
+    await d.shot('phone-user');
+    for (const title of ['Metrics', 'Attributes', 'Achievements', 'Streak', 'Points', 'Leaderboards', 'Analytics', 'Tenants', 'API keys', 'Webhooks', 'Notifications']) {
+      await d.open(title);
+      await page.waitForLoadState('networkidle');
+      expect(await overflow(), title).toBe(0);
+    }
+    await d.shot('phone-notifications');
+    await d.open('Points');
+    await page.getByRole('button', { name: 'Configure XP' }).click();
+    await page.getByRole('region', { name: 'Configuration of XP' }).locator('table.levels').waitFor();
+    expect(await overflow(), 'Points, a system configured').toBe(0);
+    await d.open('Leaderboards');
+    await page.getByRole('button', { name: 'Rankings' }).click();
+    await page.locator('table.rankings').waitFor();
+    expect(await overflow(), 'Leaderboards, rankings').toBe(0);
+    await d.shot('phone-leaderboards');
+  });
+});
