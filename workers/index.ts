@@ -197,7 +197,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         else await settleWithin(q.close(), 1000);
       }
       notifier.close();
-      await settleWithin(webhooks.idle(), 5000);
+      await settleWithin(webhooks.close(), 5000);
       await closeClient(connection);
       await settleWithin(pool.end(), 2000);
       if (!services) await svc.close();

@@ -6,11 +6,10 @@
  * below, then `failed`; a `410 Gone` fails it and disables the endpoint. Due times follow the
  * service's clock (the manual clock moves retries too).
  */
-import { lookup } from 'node:dns/promises';
-import { isPrivateAddress } from './addresses.js';
+import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, settle, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { claimDue, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import type { Context } from '../context.js';
@@ -21,7 +20,14 @@ export const BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_
 export const TIMEOUT_MS = 15_000;
 /** Deliveries in flight at once per endpoint. */
 export const IN_FLIGHT = 4;
-const CLAIM = 200;
+/** Deliveries claimed ahead per endpoint, sent IN_FLIGHT at a time. */
+const AHEAD = 64;
+/** How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time, each taking its whole timeout. */
+const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
+const CLAIM = 500;
+/** Outcomes settled in one statement: this many, or those of this many ms. */
+const SETTLE_BATCH = 200;
+const SETTLE_MS = 50;
 
 export interface SendResult {
   claimed: number;
@@ -38,45 +44,43 @@ function secretsOf(w: Webhook, nowMs: number): string[] {
   return previous ? [w.secret, w.previousSecret!] : [w.secret];
 }
 
-/** Why the URL's host may not be sent to (it resolves to a private address), or null. */
-async function addressProblem(url: string, allowPrivate: boolean): Promise<string | null> {
-  if (allowPrivate) return null;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const addresses = await lookup(host, { all: true });
-  const inside = addresses.find((a) => isPrivateAddress(a.address));
-  return inside === undefined ? null : `${host} resolves to ${inside.address}, a private address (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`;
-}
-
 /** One attempt: the receiver's status, or an error (network, timeout, refused address). */
 async function attempt(deps: Deps, w: Webhook, d: WebhookDelivery): Promise<{ status: number | null; error: string | null }> {
   try {
-    const refused = await addressProblem(w.url, deps.settings.webhooksAllowPrivate);
-    if (refused !== null) return { status: null, error: refused };
     // The secrets in force on the service's clock; the timestamp a receiver checks against its own
     // clock (Standard Webhooks allows minutes of skew) is the wall time, whatever the service's clock says.
     const headers = signedHeaders(secretsOf(w, deps.clock.now()), d.eventId, Math.floor(Date.now() / 1000), d.body);
-    const res = await fetch(w.url, {
-      method: 'POST', body: d.body, headers,
-      signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'manual',
-    });
-    await res.body?.cancel().catch(() => undefined);
-    return { status: res.status, error: res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}` };
+    const { status } = await postWebhook(w.url, d.body, headers, TIMEOUT_MS, deps.settings.webhooksAllowPrivate);
+    return { status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    return { status: null, error: e.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : e.cause?.code ?? e.message };
+    const e = err as Error & { code?: string };
+    return { status: null, error: e instanceof AddressRefused ? e.message : e.code ?? e.message };
   }
 }
 
 /**
- * The sender of one worker process: each pass claims what is due for the endpoints with a free slot
- * and sends it without waiting for it, so a receiver that takes its 15 s holds up only its own
- * deliveries; `idle()` waits for every send in flight.
+ * The sender of one worker process. A pass (every second, and again as soon as an endpoint's
+ * deliveries claimed are sent while more are due) claims up to AHEAD deliveries per endpoint,
+ * which are sent IN_FLIGHT at a time per endpoint without the pass waiting for them: a receiver
+ * that takes its 15 s holds up only its own deliveries. Outcomes are settled together, one
+ * statement per SETTLE_BATCH or SETTLE_MS; a process that dies before it settles leaves them
+ * `sending` until their lease ends, and they are sent again under the same `webhook-id`.
+ * `idle()` waits for every send in flight and settles them.
  */
 export class WebhookSender {
   private readonly deps: Deps;
   private readonly pool: pg.Pool;
+  /** Per endpoint: claimed deliveries not started yet, and how many are in flight. */
+  private readonly queued = new Map<string, WebhookDelivery[]>();
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
+  private settled: Settlement[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | null = null;
+  /** A pass running, and whether another was asked for meanwhile. */
+  private running: Promise<number> | null = null;
+  private again = false;
+  private closed = false;
   readonly totals: SendResult = { claimed: 0, delivered: 0, retried: 0, failed: 0 };
 
   constructor(deps: Deps, pool: pg.Pool) {
@@ -89,50 +93,121 @@ export class WebhookSender {
 
   /** Records the clock's events due now, then claims and starts what is due; answers how many were claimed. */
   async pass(): Promise<number> {
+    if (this.running !== null) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.claim();
+    try {
+      return await this.running;
+    } finally {
+      this.running = null;
+      if (this.again && !this.closed) {
+        this.again = false;
+        void this.pass().catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
+      }
+    }
+  }
+
+  private async claim(): Promise<number> {
     const { clock, settings, store } = this.deps;
     if (store.current.webhooks.size === 0) return 0;
     await recordClockEvents(this.deps, this.pool, this.seen);
     if (subscribedTypes(store.current).has('streak.lost')) await recordLosses(this.deps, this.pool);
     const free: Record<string, number> = {};
-    for (const [endpoint, n] of this.inFlight) free[endpoint] = Math.max(0, IN_FLIGHT - n);
-    const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, TIMEOUT_MS * 4, free, IN_FLIGHT);
+    for (const endpoint of new Set([...this.inFlight.keys(), ...this.queued.keys()])) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
+    const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD);
     this.totals.claimed += due.length;
     for (const d of due) {
-      this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
-      const p = this.send(d).catch((err: unknown) => this.deps.log.error({ err, delivery: d.id }, 'webhook delivery not settled'))
-        .finally(() => {
-          this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 1) - 1);
-          this.sending.delete(p);
-        });
-      this.sending.add(p);
+      const list = this.queued.get(d.endpointId) ?? [];
+      list.push(d);
+      this.queued.set(d.endpointId, list);
     }
+    for (const endpoint of new Set(due.map((d) => d.endpointId))) this.pump(endpoint);
     return due.length;
   }
 
-  /** Waits until nothing is in flight. */
+  /** The deliveries of an endpoint claimed and not settled yet. */
+  private held(endpoint: string): number {
+    return (this.queued.get(endpoint)?.length ?? 0) + (this.inFlight.get(endpoint) ?? 0);
+  }
+
+  /** Starts an endpoint's queued deliveries up to IN_FLIGHT; once its queue runs dry, claims again. */
+  private pump(endpoint: string): void {
+    const list = this.queued.get(endpoint) ?? [];
+    while (list.length > 0 && (this.inFlight.get(endpoint) ?? 0) < IN_FLIGHT) {
+      const d = list.shift()!;
+      this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
+      const p = this.send(d).catch((err: unknown) => this.deps.log.error({ err, delivery: d.id }, 'webhook delivery not sent'))
+        .finally(() => {
+          this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 1) - 1);
+          this.sending.delete(p);
+          this.pump(endpoint);
+        });
+      this.sending.add(p);
+    }
+    if (list.length === 0) {
+      this.queued.delete(endpoint);
+      // More may be due: claim again without waiting for the next second.
+      if ((this.inFlight.get(endpoint) ?? 0) === 0 && !this.closed) {
+        void this.pass().catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
+      }
+    }
+  }
+
+  /** Waits until nothing is in flight, and settles what was sent. */
   async idle(): Promise<void> {
-    while (this.sending.size > 0) await Promise.all([...this.sending]);
+    while (this.sending.size > 0 || this.running !== null) {
+      await Promise.all([...this.sending]);
+      await this.running;
+    }
+    await this.flush();
+  }
+
+  /** Stops claiming; settles what was sent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+  }
+
+  private settle(s: Settlement): void {
+    this.settled.push(s);
+    if (this.settled.length >= SETTLE_BATCH) void this.flush();
+    else this.flushTimer ??= setTimeout(() => { void this.flush(); }, SETTLE_MS);
+  }
+
+  /** Writes the outcomes gathered (one statement), after any write still under way. */
+  private flush(): Promise<void> {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.settled;
+    this.settled = [];
+    this.flushing = this.flushing.then(() => settleMany(this.pool, this.deps.settings.prefix, batch)).catch((err: unknown) => {
+      // Left `sending`: sent again under the same id once their lease ends.
+      this.deps.log.error({ err, deliveries: batch.length }, 'webhook deliveries not settled');
+    });
+    return this.flushing;
   }
 
   private async send(d: WebhookDelivery): Promise<void> {
-    const { deps, pool } = this;
-    const { store, clock, settings } = deps;
+    const { deps } = this;
+    const { store, clock } = deps;
     const result = this.totals;
     const w = store.current.webhooks.get(d.endpointId);
     if (w === undefined || w.status !== 'active') {
       // Deleted or switched off since it was recorded: not sent (a retry sends it once it is active).
       const error = w === undefined ? 'endpoint deleted' : `endpoint ${w.status}`;
-      await settle(pool, settings.prefix, d.id, { status: 'failed', lastStatus: null, error, at: clock.now() });
+      this.settle({ id: d.id, status: 'failed', lastStatus: null, error, at: clock.now() });
       result.failed++;
       return;
     }
     const { status, error } = await attempt(deps, w, d);
     const at = clock.now();
     if (error === null) {
-      await settle(pool, settings.prefix, d.id, { status: 'delivered', lastStatus: status, error: null, at });
+      this.settle({ id: d.id, status: 'delivered', lastStatus: status, error: null, at });
       result.delivered++;
     } else if (status === 410) {
-      await settle(pool, settings.prefix, d.id, { status: 'failed', lastStatus: status, error: '410 Gone: the endpoint is disabled', at });
+      this.settle({ id: d.id, status: 'failed', lastStatus: status, error: '410 Gone: the endpoint is disabled', at });
       const now = store.current.webhooks.get(w.id);
       if (now !== undefined && now.status === 'active') {
         await store.put('webhooks', 'update', { ...now, status: 'disabled', updated: new Date(at).toISOString() });
@@ -140,10 +215,10 @@ export class WebhookSender {
       }
       result.failed++;
     } else if (d.attempts < BACKOFF_MS.length) {
-      await settle(pool, settings.prefix, d.id, { status: 'pending', nextAt: at + BACKOFF_MS[d.attempts], lastStatus: status, error, at });
+      this.settle({ id: d.id, status: 'pending', nextAt: at + BACKOFF_MS[d.attempts], lastStatus: status, error, at });
       result.retried++;
     } else {
-      await settle(pool, settings.prefix, d.id, { status: 'failed', lastStatus: status, error, at });
+      this.settle({ id: d.id, status: 'failed', lastStatus: status, error, at });
       result.failed++;
     }
   }
