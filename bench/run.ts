@@ -39,6 +39,7 @@
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
  */
+import { webhooksReceived } from './webhook-receiver.js';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -391,11 +392,14 @@ async function measureRound(
           slice = await pass;
         } else {
           const evalBefore = await evalMicros(redis);
+          const hooksBefore = webhooksReceived();
           const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
           r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
           slice = watched.result;
           r.drainTurns.push(watched.drain);
-          log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}`);
+          // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran and the drain caught up.
+          const hooks = r.variant.name.includes('hooks') ? `; ${webhooksReceived() - hooksBefore} webhooks received` : '';
+          log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
         }
         const after = sample(pids, withPostgres);
         r.runnerUs += runnerUs() - ownBefore;

@@ -76,7 +76,14 @@ function fromRow(r: Row): WebhookDelivery {
  */
 export async function recordDeliveries(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
   for (const coalesce of [false, true]) {
-    const list = deliveries.filter((d) => d.coalesce === coalesce);
+    // One row per id in a statement (Postgres refuses to update a row twice in one): of a
+    // coalescing delivery the latest body, of another the first (the rest conflict and are skipped anyway).
+    const byId = new Map<string, NewDelivery>();
+    for (const d of deliveries) {
+      const id = webhookDeliveryId(d.endpointId, d.eventId);
+      if (d.coalesce === coalesce && (coalesce || !byId.has(id))) byId.set(id, d);
+    }
+    const list = [...byId.values()];
     if (list.length === 0) continue;
     await client.query(
       `INSERT INTO laurel_webhook_deliveries (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, created_at)

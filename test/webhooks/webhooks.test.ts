@@ -121,14 +121,15 @@ describe('webhooks', () => {
       user: { id: 'ann' }, points: { key: 'xp', total: 20, added: 10 }, previousLevel: null, newLevel: { key: 'bronze', name: 'Bronze', points: 20 },
     });
     expect(JSON.parse(second.find((r) => JSON.parse(r.body).type === 'streak.extended')!.body).streak).toMatchObject({ length: 2 });
-    // A second award in the same window: still one points.changed, with the latest total.
+    // Two more awards in the same window, drained in one pass: still one points.changed, with the latest total.
     await s.setClock('2026-06-02T10:05:00Z');
+    await s.event('lessons', 'ann', 1);
     await s.event('lessons', 'ann', 1);
     await s.setClock('2026-06-02T10:15:00Z');
     await work();
     const changed = hook.at('/all').filter((r) => JSON.parse(r.body).type === 'points.changed');
-    expect(changed.map((r) => JSON.parse(r.body).points.total)).toEqual([10, 30]);
-    expect(JSON.parse(changed[1].body)).toMatchObject({ user: { id: 'ann' }, points: { key: 'xp', name: 'XP', total: 30, level: { key: 'bronze' } } });
+    expect(changed.map((r) => JSON.parse(r.body).points.total)).toEqual([10, 40]);
+    expect(JSON.parse(changed[1].body)).toMatchObject({ user: { id: 'ann' }, points: { key: 'xp', name: 'XP', total: 40, level: { key: 'bronze' } } });
     const listed = await deliveries(w.id);
     expect(listed.every((d) => d.status === 'delivered' && d.attempts === 1 && d.lastStatus === 200)).toBe(true);
     expect(listed).toHaveLength(6);
