@@ -80,11 +80,11 @@ export async function recordDeliveries(client: pg.ClientBase, prefix: string, de
     // coalescing delivery the latest body, of another the first (the rest conflict and are skipped anyway).
     const byId = new Map<string, NewDelivery>();
     for (const d of deliveries) {
+      if (d.coalesce !== coalesce) continue;
       const id = webhookDeliveryId(d.endpointId, d.eventId);
-      if (d.coalesce === coalesce && (coalesce || !byId.has(id))) byId.set(id, d);
+      if (coalesce || !byId.has(id)) byId.set(id, d);
     }
-    const list = [...byId.values()];
-    if (list.length === 0) continue;
+    if (byId.size === 0) continue;
     await client.query(
       `INSERT INTO laurel_webhook_deliveries (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, created_at)
        SELECT $1, d.id, d.endpoint_id, d.event_id, d.type, d.tenant, d.user_id, d.body, 'pending', to_timestamp(d.due_ms / 1000.0), to_timestamp($3 / 1000.0)
@@ -93,8 +93,8 @@ export async function recordDeliveries(client: pg.ClientBase, prefix: string, de
        ON CONFLICT (prefix, id) DO ${coalesce
     ? `UPDATE SET body = EXCLUDED.body WHERE laurel_webhook_deliveries.status = 'pending'`
     : 'NOTHING'}`,
-      [prefix, JSON.stringify(list.map((d) => ({
-        id: webhookDeliveryId(d.endpointId, d.eventId), endpoint_id: d.endpointId, event_id: d.eventId, type: d.type,
+      [prefix, JSON.stringify([...byId].map(([id, d]) => ({
+        id, endpoint_id: d.endpointId, event_id: d.eventId, type: d.type,
         tenant: d.tenant, user_id: d.userId, body: d.body, due_ms: d.dueAt,
       }))), nowMs],
     );
