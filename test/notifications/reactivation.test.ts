@@ -1,7 +1,8 @@
 /**
  * `reactivation` emails end to end, with the manual clock, against a real SMTP server on loopback:
  * 3, 5 (and so on) days after a user's last event, at 17:00 local; a user who comes back ends the
- * absence, and its pending message is not sent.
+ * absence, and its pending message is not sent; at 17:00 in Pacific/Kiritimati, Pacific/Pago_Pago
+ * and America/New_York alike, not a second before.
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,4 +82,22 @@ describe.each(targets())('reactivation emails on %s', (target) => {
     await work();
     expect((await deliveries('back')).map((d) => [d.scheduledFor, d.status])).toEqual([[local(8, '17:00').toUTC().toISO(), 'scheduled']]);
   });
+
+  for (const [n, zone] of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York'].entries()) {
+    it(`writes 3 days after the last event at 17:00 local, not before (${zone})`, async () => {
+      // Later days than the case above (the clock only moves forward), a week per zone.
+      const day1 = DateTime.fromISO('2026-10-01T10:00', { zone }).plus({ weeks: n });
+      const id = `away-${zone.replace('/', '-')}`;
+      await at(day1);
+      await s.event('lessons', { ...user(id), tz: zone }, 1);
+      await work();
+      await at(day1.plus({ days: 3 }).set({ hour: 16, minute: 59, second: 59 }));
+      await work();
+      expect(inbox(id)).toHaveLength(0);
+      await at(day1.plus({ days: 3 }).set({ hour: 17, minute: 0, second: 0 }));
+      await work();
+      expect(inbox(id).map((m) => m.subject)).toEqual(['We miss you (1)']);
+      expect((await deliveries(id)).at(-1)).toMatchObject({ status: 'sent', scheduledFor: day1.plus({ days: 3 }).set({ hour: 17, minute: 0 }).toUTC().toISO() });
+    });
+  }
 });

@@ -1,8 +1,10 @@
 /**
  * `recap` emails end to end, with the manual clock, against a real SMTP server on loopback: weekly,
  * at 09:00 local on the Monday after the week, to the users active in it, with the week's figures
- * (metric totals and changes, points, the achievements completed in it, the streak).
+ * (metric totals and changes, points, the achievements completed in it, the streak); at 09:00 in
+ * Pacific/Kiritimati, Pacific/Pago_Pago and America/New_York alike, not a second before.
  */
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
@@ -67,4 +69,21 @@ describe.each(targets())('recap emails on %s', (target) => {
     // idle did nothing that week: no recap of it.
     expect(inbox('idle')).toHaveLength(1);
   });
+
+  for (const [n, tz] of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York'].entries()) {
+    it(`sends the recap at 09:00 on the Monday after, local time, not before (${tz})`, async () => {
+      // Later weeks than the case above (the clock only moves forward), one per zone.
+      const monday = DateTime.fromISO('2026-10-05', { zone: tz }).plus({ weeks: 2 * n });
+      const id = `recap-${tz.replace('/', '-')}`;
+      await s.setClock(monday.plus({ days: 2, hours: 10 }).toUTC().toISO()!);
+      await s.event('lessons', { ...user(id), tz }, 1);
+      await work();
+      await s.setClock(monday.plus({ weeks: 1, hours: 8, minutes: 59, seconds: 59 }).toUTC().toISO()!);
+      await work();
+      expect(inbox(id)).toHaveLength(0);
+      await s.setClock(monday.plus({ weeks: 1, hours: 9 }).toUTC().toISO()!);
+      await work();
+      expect(inbox(id).map((m) => m.subject)).toEqual([`Your week from ${monday.toISODate()} to ${monday.plus({ days: 6 }).toISODate()}`]);
+    });
+  }
 });
