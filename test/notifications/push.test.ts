@@ -190,4 +190,21 @@ describe.each(targets())('push notifications on %s', (target) => {
     await work();
     expect((await deliveries('bare'))[0]).toMatchObject({ status: 'suppressed', reason: 'no_device_token' });
   });
+
+  it('sends no push to a user of the control group, whose device tokens stay', async () => {
+    const settings = (controlRatio: number) => s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio } });
+    expect((await settings(1)).status).toBe(200);
+    await s.setClock('2026-06-04T10:00:00Z');
+    await s.event('lessons', { id: 'held-out', tz: 'UTC', deviceTokens: [APNS_OK, 'fcm:ok'] }, 1);
+    // The ratio in force when the user was created decides, whatever it is later.
+    await s.setClock('2026-06-04T10:00:01Z');
+    expect((await settings(0)).status).toBe(200);
+    const before = apns.length + fcm.length + expo.length;
+    await work();
+    await s.setClock('2026-06-04T17:00:00Z');
+    await work();
+    expect((await deliveries('held-out'))[0]).toMatchObject({ status: 'suppressed', reason: 'control' });
+    expect(apns.length + fcm.length + expo.length).toBe(before);
+    expect((await s.request('GET', '/api/users/held-out')).body).toMatchObject({ control: true, deviceTokens: [APNS_OK, 'fcm:ok'] });
+  });
 });
