@@ -36,6 +36,8 @@
  *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
+ *   <prefix>:{lb:…}:w                                  hash user -> '<rank>|<value>' as the webhooks last saw
+ *                                                        them (src/engine/webhooks/rankings.ts)
  *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
  *                                                        entry gate of src/engine/placements.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
@@ -132,6 +134,8 @@ export interface LeaderboardKeys {
   falls: string;
   /** hash user -> the log entry id of the event whose value the member holds (lua/leaderboardRank-7.lua) */
   sequences: string;
+  /** hash user -> '<rank>|<value>' as `leaderboard.rank_changed` last saw it (src/engine/webhooks/rankings.ts) */
+  reported: string;
   history(userId: string): string;
   awards(userId: string): string;
 }
@@ -244,7 +248,7 @@ export class Keys {
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
       const base = `${this.prefix}:{lb:${tag}}:`;
       made = {
-        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q',
+        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w',
         history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
       };
       byGroup.set(group, made);

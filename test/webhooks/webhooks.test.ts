@@ -3,7 +3,8 @@
  * addresses refused, rotation), both signatures verified (Standard Webhooks with the
  * `standardwebhooks` package, X-Trophy-Signature with node:crypto), payloads of a real scenario
  * through the API field by field, retries under one webhook-id until a success, a 410 disabling the
- * endpoint, points.changed gathered per 15 minutes, and two worker processes recording one event once.
+ * endpoint, points.changed gathered per 15 minutes, leaderboard.changed and rank_changed once per
+ * 15 minutes, and two worker processes recording one event once.
  */
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -324,5 +325,52 @@ describe('webhooks', () => {
     expect(got.map((r) => JSON.parse(r.body).user.id).sort()).toEqual(['gus', 'hal', 'ida']);
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(3);
     expect(await deliveries(w.id)).toHaveLength(3);
+  });
+
+  it('sends leaderboard.changed and leaderboard.rank_changed at most once per 15 minutes, overtaken users too', async () => {
+    await s.setClock('2026-10-01T10:00:00Z');
+    const w = await create({ name: 'Ranks', url: hook.url('/ranks'), events: ['leaderboard.changed', 'leaderboard.rank_changed'] });
+    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
+      name: 'Ranked', key: 'ranked', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, status: 'active',
+    }] });
+    expect(board.status, board.text).toBe(201);
+    await s.event('lessons', { id: 'rae', name: 'Rae', tz: 'UTC' }, 2);
+    await s.event('lessons', { id: 'sol', name: 'Sol', tz: 'UTC' }, 1);
+    const ranked = () => hook.at('/ranks').map((r) => JSON.parse(r.body)).filter((b) => b.leaderboard.key === 'ranked');
+    await work();
+    const first = ranked();
+    expect(first.map((b) => [b.type, b.user?.id ?? null]).sort()).toEqual([
+      ['leaderboard.changed', null], ['leaderboard.rank_changed', 'rae'], ['leaderboard.rank_changed', 'sol'],
+    ]);
+    expect(first.find((b) => b.type === 'leaderboard.changed').leaderboard).toMatchObject({
+      key: 'ranked', name: 'Ranked', status: 'active', rankBy: 'metric', metricKey: 'lessons',
+      rankings: [{ userId: 'rae', rank: 1, value: 2 }, { userId: 'sol', rank: 2, value: 1 }],
+    });
+    expect(first.find((b) => b.user?.id === 'sol')).toEqual({
+      type: 'leaderboard.rank_changed', user: expect.objectContaining({ id: 'sol', name: 'Sol', control: false }),
+      leaderboard: expect.objectContaining({ key: 'ranked', rank: 2, value: 1, previousRank: null, previousValue: null }),
+    });
+    // Sol overtakes Rae within the window: nothing until it ends.
+    await s.setClock('2026-10-01T10:05:00Z');
+    await s.event('lessons', 'sol', 3);
+    await work();
+    expect(ranked()).toHaveLength(3);
+    await s.setClock('2026-10-01T10:15:00Z');
+    await work();
+    const second = ranked().slice(3);
+    expect(second.map((b) => [b.type, b.user?.id ?? null]).sort()).toEqual([
+      ['leaderboard.changed', null], ['leaderboard.rank_changed', 'rae'], ['leaderboard.rank_changed', 'sol'],
+    ]);
+    expect(second.find((b) => b.type === 'leaderboard.changed').leaderboard.rankings).toEqual([
+      { userId: 'sol', rank: 1, value: 4 }, { userId: 'rae', rank: 2, value: 2 },
+    ]);
+    // Rae did nothing: overtaken, her rank changed.
+    expect(second.find((b) => b.user?.id === 'rae').leaderboard).toMatchObject({ rank: 2, value: 2, previousRank: 1, previousValue: 2 });
+    expect(second.find((b) => b.user?.id === 'sol').leaderboard).toMatchObject({ rank: 1, value: 4, previousRank: 2, previousValue: 1 });
+    // Nothing changed in the next window: nothing sent.
+    await s.setClock('2026-10-01T10:30:00Z');
+    await work();
+    expect(ranked()).toHaveLength(6);
+    expect((await deliveries(w.id)).filter((d) => (d.payload.leaderboard as { key: string }).key === 'ranked')).toHaveLength(6);
   });
 });

@@ -12,6 +12,7 @@ import type { Webhook } from '../../model/entities.js';
 import { claimDue, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
+import { rankingsWanted, recordRankingChanges, windowOf } from './rankings.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
 
@@ -90,6 +91,8 @@ export class WebhookSender {
 
   /** The clock's events this process recorded already (src/engine/webhooks/record.ts). */
   private readonly seen = new Set<string>();
+  /** The window whose ranking changes this process recorded (src/engine/webhooks/rankings.ts). */
+  private rankingsWindow = -1;
 
   /** Records the clock's events due now, then claims and starts what is due; answers how many were claimed. */
   async pass(): Promise<number> {
@@ -113,7 +116,14 @@ export class WebhookSender {
     const { clock, settings, store } = this.deps;
     if (store.current.webhooks.size === 0) return 0;
     await recordClockEvents(this.deps, this.pool, this.seen);
-    if (subscribedTypes(store.current).has('streak.lost')) await recordLosses(this.deps, this.pool);
+    const types = subscribedTypes(store.current);
+    if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
+    // The rankings once per window (the first pass of each).
+    const window = windowOf(clock.now());
+    if (rankingsWanted(types) && window !== this.rankingsWindow) {
+      await recordRankingChanges(this.deps, this.pool, types);
+      this.rankingsWindow = window;
+    }
     const free: Record<string, number> = {};
     for (const endpoint of new Set([...this.inFlight.keys(), ...this.queued.keys()])) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
     const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD);
