@@ -31,6 +31,7 @@ import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/sche
 import { anyDue, dueWanted, noteDue, noteEntry } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
 import { isConnectionError } from '../src/redis/outage.js';
@@ -256,7 +257,7 @@ export class LogDrainer {
     const indexing = anyDue(wanted);
     const due = new Map<number, Map<string, number>>();
     // Identifications that set a zone move the pending deliveries, while any template exists.
-    const zones = deps.store.current.templates.size > 0;
+    const zones = deps.store.current.templates.size > 0 || [...subscribedTypes(deps.store.current)].some((t) => t.startsWith('emails.'));
     const moves: ZoneMove[] = [];
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);

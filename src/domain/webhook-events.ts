@@ -55,7 +55,7 @@ export function eventId(parts: (string | number)[]): string {
 export function mayNotify(kind: string, fields: string[]): boolean {
   // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or completed.
   if (kind === 'event') return fields.length > 2;
-  return kind === 'achievement' || kind === 'points';
+  return kind === 'achievement' || kind === 'points' || kind === 'freezes';
 }
 
 /**

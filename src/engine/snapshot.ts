@@ -33,11 +33,11 @@ export interface SnapshotResult {
 
 /**
  * The patterns of the keys that are not a user's (src/redis/keys.ts): with the user-scoped API
- * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; and the
- * partitions' notifications due indexes.
+ * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; the
+ * partitions' notifications due indexes; the webhooks' indexes of losses and freeze checks.
  */
 export function sharedKeyPatterns(prefix: string): string[] {
-  return [`${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`];
+  return [`${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`, `${prefix}:{wh:*`];
 }
 
 /** The last id a partition's log ever had ('' for none): XINFO's last-generated-id. */

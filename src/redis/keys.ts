@@ -46,6 +46,8 @@
  *                                                        a run's breakdown groups (leaderboards worker)
  *   <prefix>:{wh:<tenant>}:lost                        zset: user id -> when the streak is lost (ms), while a
  *                                                        webhook subscribes to streak.lost (webhooks/plan.ts)
+ *   <prefix>:{wh:<tenant>}:fzdue, :fz                  zset: user id -> when to check the user's freezes next (ms);
+ *                                                        hash: what the last check saw (src/engine/webhooks/freezes.ts)
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -218,6 +220,15 @@ export class Keys {
    */
   streakLosses(tenant: string): string {
     return `${this.prefix}:{wh:${tenant}}:lost`;
+  }
+
+  /**
+   * The freeze checks of a tenant's users, while an endpoint subscribes to the freeze events
+   * (src/engine/webhooks/freezes.ts): when each user is checked next (user -> ms), and what the last
+   * check saw (user -> '<last period>|<freezes left>|<periods bridged>').
+   */
+  streakFreezes(tenant: string): { due: string; seen: string } {
+    return { due: `${this.prefix}:{wh:${tenant}}:fzdue`, seen: `${this.prefix}:{wh:${tenant}}:fz` };
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */

@@ -4,7 +4,7 @@
  * `standardwebhooks` package, X-Trophy-Signature with node:crypto), payloads of a real scenario
  * through the API field by field, retries under one webhook-id until a success, a 410 disabling the
  * endpoint, points.changed gathered per 15 minutes, leaderboard.changed and rank_changed once per
- * 15 minutes, and two worker processes recording one event once.
+ * 15 minutes, freezes earned and consumed, and two worker processes recording one event once.
  */
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -372,5 +372,63 @@ describe('webhooks', () => {
     await work();
     expect(ranked()).toHaveLength(6);
     expect((await deliveries(w.id)).filter((d) => (d.payload.leaderboard as { key: string }).key === 'ranked')).toHaveLength(6);
+  });
+
+  it('sends streak.freeze_earned for a grant and auto-earning, streak.freeze_consumed for a period a freeze bridged', async () => {
+    await putStreakSettings(s, {
+      frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: { initial: 1, max: 3, autoEarnInterval: 3, autoEarnAmount: 1 },
+    });
+    await s.setClock('2026-11-01T12:00:00Z');
+    const w = await create({ name: 'Freezes', url: hook.url('/freezes'), events: ['streak.freeze_consumed', 'streak.freeze_earned'] });
+    await s.event('lessons', { id: 'fern', name: 'Fern', tz: 'UTC' }, 1);
+    const got = () => hook.at('/freezes').map((r) => JSON.parse(r.body)).map((b) => [b.type, b.consumed ?? b.earned, b.freezes]);
+    await work();
+    // The first check sees the initial freeze: nothing to report.
+    expect(got()).toEqual([]);
+    const grant = await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: 'fern' }] } });
+    expect(grant.status, grant.text).toBeLessThan(300);
+    await work();
+    expect(got()).toEqual([['streak.freeze_earned', 1, 2]]);
+    expect(hook.at('/freezes').map((r) => JSON.parse(r.body))[0]).toEqual({
+      type: 'streak.freeze_earned', user: expect.objectContaining({ id: 'fern', name: 'Fern' }), earned: 1, freezes: 2,
+    });
+    // Fern misses the 2nd: when it ends, a freeze bridges it.
+    await s.setClock('2026-11-02T00:00:00Z');
+    await work();
+    await s.setClock('2026-11-03T00:00:00Z');
+    await work();
+    expect(got().slice(1)).toEqual([['streak.freeze_consumed', 1, 1]]);
+    // And the 3rd: a second freeze spent, the day a freeze is auto-earned (every 3 days from the 1st).
+    await s.setClock('2026-11-04T00:00:00Z');
+    await work();
+    expect(got().slice(2).sort()).toEqual([['streak.freeze_consumed', 1, 1], ['streak.freeze_earned', 1, 1]]);
+    // Fern comes back: the streak goes on, nothing more consumed or earned.
+    await s.setClock('2026-11-04T12:00:00Z');
+    await s.event('lessons', 'fern', 1);
+    await work();
+    expect((await s.request('GET', '/api/users/fern/streak')).body).toMatchObject({ length: 2, freezes: 1 });
+    expect(got()).toHaveLength(4);
+    expect(await deliveries(w.id)).toHaveLength(4);
+  });
+
+  it('sends emails.reactivation_due when the email is due, though no template of the type exists', async () => {
+    await s.setClock('2026-12-01T10:00:00Z');
+    const w = await create({ name: 'Own emails', url: hook.url('/own'), events: ['emails.reactivation_due'] });
+    await s.event('lessons', { id: 'gil', name: 'Gil', email: 'gil@example.test', tz: 'UTC' }, 1);
+    const all = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); return s.workers!.webhooksNow(); };
+    await all();
+    await s.setClock('2026-12-04T16:59:59Z');
+    await all();
+    expect(hook.at('/own')).toHaveLength(0);
+    await s.setClock('2026-12-04T17:00:00Z');
+    await all();
+    expect(hook.at('/own').map((r) => JSON.parse(r.body))).toEqual([{
+      type: 'emails.reactivation_due', timestamp: '2026-12-04T17:00:00.000Z', user: expect.objectContaining({ id: 'gil', email: 'gil@example.test' }),
+      reactivation: { messageNumber: 1, daysSinceLastActive: 3 }, streak: null,
+    }]);
+    // Laurel itself sends nothing: no template.
+    const sent = await s.request('GET', '/admin/v1/notifications/deliveries?userId=gil&type=reactivation');
+    expect(sent.body.map((d: { status: string; reason: string }) => [d.status, d.reason ?? null])).toContainEqual(['suppressed', 'no_template']);
+    expect(await deliveries(w.id)).toHaveLength(1);
   });
 });

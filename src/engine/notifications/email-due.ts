@@ -10,12 +10,13 @@ import type pg from 'pg';
 import { channelsFor, isControl } from '../../domain/notifications.js';
 import { userView } from '../../domain/users.js';
 import { eventId } from '../../domain/webhook-events.js';
-import type { WebhookType } from '../../model/entities.js';
+import type { NotificationType, WebhookType } from '../../model/entities.js';
 import type { Delivery } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';
 import { recordEvents, subscribedTypes } from '../webhooks/record.js';
 
-const TYPES: Record<string, WebhookType> = {
+/** The `emails.*_due` webhook of each notification type. */
+export const EMAIL_DUE: Record<NotificationType, WebhookType> = {
   achievement_completed: 'emails.achievement_due', streak_reminder: 'emails.streak_reminder_due',
   reactivation: 'emails.reactivation_due', recap: 'emails.recap_due',
 };
@@ -23,7 +24,7 @@ const TYPES: Record<string, WebhookType> = {
 export async function recordEmailDue(
   deps: Pick<Context, 'store' | 'settings' | 'clock'>, pool: pg.Pool, d: Delivery, h: Record<string, string>, content: Record<string, unknown>,
 ): Promise<void> {
-  const type = TYPES[d.type];
+  const type = EMAIL_DUE[d.type];
   const snapshot = deps.store.current;
   if (type === undefined || !subscribedTypes(snapshot).has(type)) return;
   if (isControl(snapshot.notifications, d.tenant, h) || channelsFor(h, d.type).length === 0) return;

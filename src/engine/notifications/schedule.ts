@@ -12,6 +12,8 @@ import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import { achievementDue, nextDay } from '../../domain/notification-timing.js';
 import type { LoggedCompletion } from '../../model/log.js';
 import { schedule, type Occasion } from '../../postgres/deliveries.js';
+import { subscribedTypes } from '../webhooks/record.js';
+import { EMAIL_DUE } from './email-due.js';
 import type { Context } from '../context.js';
 
 /** A delivery to schedule with the zone it is timed in (a later occasion is the next local day). */
@@ -45,9 +47,15 @@ export async function plannedDeliveries(deps: Pick<Context, 'redis' | 'keys' | '
   });
 }
 
-/** The channels with a template of the type (active or not): a delivery is scheduled on each. */
+/**
+ * The channels a delivery of the type is scheduled on: those with a template of the type (active or
+ * not), and email while an active webhook endpoint subscribes to the type's `emails.*_due` (which
+ * fires when the email is due, template or not: src/engine/notifications/email-due.ts).
+ */
 export function channelsOf(snapshot: Snapshot, type: NotificationType): Channel[] {
-  return [...new Set([...snapshot.templates.values()].filter((t) => t.type === type).map((t) => t.channel))];
+  const channels = new Set([...snapshot.templates.values()].filter((t) => t.type === type).map((t) => t.channel));
+  if (subscribedTypes(snapshot).has(EMAIL_DUE[type])) channels.add('email');
+  return [...channels];
 }
 
 /**

@@ -12,13 +12,18 @@ import type { Snapshot } from '../../model/snapshot.js';
 import type { NewDelivery } from '../../postgres/webhook-deliveries.js';
 import type { Context } from '../context.js';
 import { indexLosses } from './losses.js';
+import { freezesWanted, indexFreezes } from './freezes.js';
 
 /** The types the log gives (the rest come from the clock or the notifications' scheduler). */
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   'achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed',
-  // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts).
-  'streak.lost',
+  // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts),
+  // and which users' freezes to check (src/engine/webhooks/freezes.ts).
+  'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
 ]);
+
+/** The log types whose events come from a worker's clock, the drain only noting the users (no read). */
+const INDEXED: ReadonlySet<WebhookType> = new Set(['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned']);
 
 /** The active endpoints that subscribe to a type the log gives, and those types. */
 export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; types: Set<WebhookType> } {
@@ -44,6 +49,8 @@ export async function plannedWebhooks(
     return u;
   };
   if (types.has('streak.lost')) await indexLosses(deps, entries);
+  if (freezesWanted(types)) await indexFreezes(deps, entries);
+  if ([...types].every((t) => INDEXED.has(t))) return [];
   // Every user's read sent at once (on a Cluster each to its own slot).
   for (const { e } of entries) if (e.t !== undefined && e.u !== undefined) void userOf(e.t, e.u);
   const out: NewDelivery[] = [];

@@ -12,6 +12,7 @@ import type { Webhook } from '../../model/entities.js';
 import { claimDue, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
+import { freezesWanted, recordFreezes } from './freezes.js';
 import { rankingsWanted, recordRankingChanges, windowOf } from './rankings.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
@@ -118,6 +119,7 @@ export class WebhookSender {
     await recordClockEvents(this.deps, this.pool, this.seen);
     const types = subscribedTypes(store.current);
     if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
+    if (freezesWanted(types)) await recordFreezes(this.deps, this.pool, types);
     // The rankings once per window (the first pass of each).
     const window = windowOf(clock.now());
     if (rankingsWanted(types) && window !== this.rankingsWindow) {

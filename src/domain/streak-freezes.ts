@@ -1,0 +1,52 @@
+/**
+ * What a user's streak freezes did between two checks (src/engine/webhooks/freezes.ts): a check
+ * sees the streak's last extended period, the freezes left and the periods they bridged since; the
+ * next one, compared with it, says how many were consumed (periods bridged since) and earned
+ * (automatically, or granted by an admin: the freezes left grew by more than were consumed).
+ */
+import { currentPeriod, periodEndsAt } from './periods.js';
+import { stateFromHash, streakZone } from './streaks.js';
+import type { StreakSettings } from '../model/entities.js';
+import { STREAK_FIELD } from '../model/fields.js';
+
+export interface FreezeSeen {
+  /** The streak's last extended period. */
+  last: number;
+  /** Freezes left. */
+  left: number;
+  /** Periods missed since `last` that freezes bridged. */
+  bridged: number;
+}
+
+export const formatSeen = (s: FreezeSeen): string => `${s.last}|${s.left}|${s.bridged}`;
+
+export function parseSeen(raw: string | null): FreezeSeen | null {
+  if (raw === null) return null;
+  const [last, left, bridged] = raw.split('|').map(Number);
+  return [last, left, bridged].every(Number.isFinite) ? { last, left, bridged } : null;
+}
+
+/**
+ * The user's freezes at `now`, and when to look again (the end of the user's local day); null while
+ * the rule has no freezes or the user has no streak alive (a lost one is `streak.lost`'s).
+ */
+export function freezeStanding(rule: StreakSettings | null, h: Record<string, string>, now: number): { seen: FreezeSeen; next: number } | null {
+  if (rule === null || !rule.freezes) return null;
+  const tz = streakZone(h[STREAK_FIELD] ?? '') || h.tz || '';
+  const { day, period } = currentPeriod(rule.frequency, tz, now);
+  const state = stateFromHash(h, rule, day, period);
+  if (state.length === 0 || state.last === null) return null;
+  const missed = Math.max(0, period - state.last - 1 - state.paused);
+  if (missed > state.freezes) return null;
+  return { seen: { last: state.last, left: state.freezes - missed, bridged: missed }, next: periodEndsAt('daily', day, tz) };
+}
+
+/**
+ * Freezes consumed and earned between two checks. After an extension (another `last`), what the
+ * extension bridged was consumed by then: only the periods bridged since count.
+ */
+export function freezeChanges(before: FreezeSeen | null, now: FreezeSeen): { consumed: number; earned: number } {
+  if (before === null) return { consumed: 0, earned: 0 };
+  const consumed = before.last === now.last ? Math.max(0, now.bridged - before.bridged) : now.bridged;
+  return { consumed, earned: Math.max(0, now.left - before.left + consumed) };
+}
