@@ -4,10 +4,10 @@
  * next one, compared with it, says how many were consumed (periods bridged since) and earned
  * (automatically, or granted by an admin: the freezes left grew by more than were consumed).
  */
-import { currentPeriod, periodEndsAt } from './periods.js';
+import { currentPeriod, dayIndexOf, periodEndsAt, periodOfDay } from './periods.js';
 import { stateFromHash, streakZone } from './streaks.js';
 import type { StreakSettings } from '../model/entities.js';
-import { STREAK_FIELD } from '../model/fields.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
 
 export interface FreezeSeen {
   /** The streak's last extended period. */
@@ -39,6 +39,19 @@ export function freezeStanding(rule: StreakSettings | null, h: Record<string, st
   const missed = Math.max(0, period - state.last - 1 - state.paused);
   if (missed > state.freezes) return null;
   return { seen: { last: state.last, left: state.freezes - missed, bridged: missed }, next: periodEndsAt('daily', day, tz) };
+}
+
+/**
+ * The freezes an extension leaves, from its log entry's streak (`sx`, with the pauses `sp`) on its
+ * local day `day`, and the end of that day in the streak's zone (when to look next); null for a
+ * streak without freezes.
+ */
+export function extensionSeen(rule: StreakSettings, sx: string, sp: string | undefined, day: string): { seen: FreezeSeen; next: number } | null {
+  const h: Record<string, string> = sp ? { [STREAK_FIELD]: sx, [PAUSES_FIELD]: sp } : { [STREAK_FIELD]: sx };
+  const d = dayIndexOf(day);
+  const state = stateFromHash(h, rule, d, periodOfDay(rule.frequency, d));
+  if (state.last === null || state.length === 0) return null;
+  return { seen: { last: state.last, left: state.freezes, bridged: 0 }, next: periodEndsAt('daily', d, streakZone(sx)) };
 }
 
 /**

@@ -1,17 +1,18 @@
 /**
  * `streak.freeze_consumed` and `streak.freeze_earned` (API.md, "Webhooks"), while an endpoint
  * subscribes to either. Freezes are spent and earned by the clock (a period missed, a day of
- * auto-earning passing) as much as by events, so they are checked on each user's clock: the log
- * drain notes every user an extension or an admin's grant concerns in the tenant's check index
- * (checked at once), and a pass of the webhooks worker takes the users due, compares their freezes
- * with what the last check saw (src/domain/streak-freezes.ts), records what changed, and checks
- * again at the end of the user's local day, as long as the streak is alive. One check per user
- * with a streak a day, never a scan of every user. Event ids name the state they report, so a
- * check made again records nothing new.
+ * auto-earning passing) as much as by events, so they are checked on each user's clock. The log
+ * drain notes, per tenant and pass in one HSET and one ZADD, each extension's freezes (what the
+ * entry's streak says: nothing read) with a check at the end of the user's local day, and each
+ * admin's grant with a check at once. A pass of the webhooks worker takes the users due, compares
+ * their freezes with what was seen last (src/domain/streak-freezes.ts), records what changed, and
+ * checks again at the end of the user's next day, as long as the streak is alive: one check per
+ * user with a streak a day, never a scan of every user. Event ids name the state they report, so
+ * a check made again records nothing new.
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications.js';
-import { formatSeen, freezeChanges, freezeStanding, parseSeen } from '../../domain/streak-freezes.js';
+import { extensionSeen, formatSeen, freezeChanges, freezeStanding, parseSeen } from '../../domain/streak-freezes.js';
 import { userView } from '../../domain/users.js';
 import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhook-events.js';
 import type { WebhookType } from '../../model/entities.js';
@@ -26,16 +27,32 @@ export function freezesWanted(types: ReadonlySet<WebhookType>): boolean {
   return types.has('streak.freeze_consumed') || types.has('streak.freeze_earned');
 }
 
-/** Notes the users of the extensions and grants among the entries, to be checked at once (ZADD LT: an earlier check stays). */
+/**
+ * Notes the extensions' freezes and the grants among the entries: an extension's as seen, checked
+ * at the end of its local day; a grant's user checked at once (ZADD LT: an earlier check stays).
+ */
 export async function indexFreezes(deps: Pick<Context, 'redis' | 'keys' | 'store'>, entries: ParsedEntry[]): Promise<void> {
-  if (!deps.store.current.streak?.freezes) return;
-  const byTenant = new Map<string, (string | number)[]>();
+  const rule = deps.store.current.streak;
+  if (!rule?.freezes) return;
+  const due = new Map<string, (string | number)[]>();
+  const seen = new Map<string, Map<string, string>>();
   for (const { kind, e } of entries) {
     if (e.t === undefined || e.u === undefined || e.ts === undefined) continue;
-    if (!(kind === 'freezes' || (kind === 'event' && typeof e.sx === 'string'))) continue;
-    byTenant.set(e.t, [...(byTenant.get(e.t) ?? []), e.ts, e.u]);
+    let at = e.ts;
+    if (kind === 'event' && typeof e.sx === 'string' && e.d !== undefined) {
+      const extended = extensionSeen(rule, e.sx, e.sp, e.d);
+      if (extended === null) continue;
+      at = extended.next;
+      seen.set(e.t, (seen.get(e.t) ?? new Map()).set(e.u, formatSeen(extended.seen)));
+    } else if (kind !== 'freezes') {
+      continue;
+    }
+    due.set(e.t, [...(due.get(e.t) ?? []), at, e.u]);
   }
-  await Promise.all([...byTenant].map(([tenant, pairs]) => deps.redis.zadd(deps.keys.streakFreezes(tenant).due, 'LT', ...pairs)));
+  await Promise.all([
+    ...[...seen].map(([tenant, users]) => deps.redis.hset(deps.keys.streakFreezes(tenant).seen, ...[...users].flat())),
+    ...[...due].map(([tenant, pairs]) => deps.redis.zadd(deps.keys.streakFreezes(tenant).due, 'LT', ...pairs)),
+  ]);
 }
 
 /** Checks the users due now; answers how many deliveries were recorded. */

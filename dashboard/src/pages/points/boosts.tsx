@@ -2,9 +2,9 @@
  * A points system's boosts (`/admin/v1/points/:id/boosts`): a multiplier over a window of days,
  * for everyone or one user; the list with each one's status, a form that adds one, delete.
  */
-import { useState } from 'preact/hooks';
-import { deleteOne, type Session } from '../../api.js';
-import { createFromForm, Field, fieldSetter } from '../../form.js';
+import type { Session } from '../../api.js';
+import { useCreateForm } from '../../create-form.js';
+import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
 
 interface Boost {
@@ -24,24 +24,10 @@ export function Boosts({ session, systemId }: { session: Session; systemId: stri
   const path = `/admin/v1/points/${encodeURIComponent(systemId)}/boosts`;
   const list = useList<Boost>(session, `${path}?limit=100`);
   const empty = { name: '', start: today(), end: '', multiplier: '2', rounding: 'down', userId: '' };
-  const [form, setForm] = useState(empty);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const set = fieldSetter(form, setForm);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const item = {
-      name: form.name, start: form.start, end: form.end === '' ? null : form.end, multiplier: Number(form.multiplier),
-      rounding: form.rounding, userId: form.userId === '' ? null : form.userId,
-    };
-    const created = await createFromForm<Boost>(session, path, item, ['name', 'start', 'end', 'multiplier', 'rounding', 'userId'], setErrors);
-    if (created === null) return;
-    setForm(empty);
-    await list.reload();
-  };
-  const remove = async (id: string) => {
-    setErrors({ list: await deleteOne(session, path, id) });
-    await list.reload();
-  };
+  const { form, set, errors, submit, remove } = useCreateForm(session, path, list, empty, (f) => ({
+    name: f.name, start: f.start, end: f.end === '' ? null : f.end, multiplier: Number(f.multiplier),
+    rounding: f.rounding, userId: f.userId === '' ? null : f.userId,
+  }), ['name', 'start', 'end', 'multiplier', 'rounding', 'userId']);
   return (
     <div class="card">
       <h2>Boosts</h2>

@@ -1,7 +1,7 @@
 /** A points system's levels (`/admin/v1/points/:id/levels`): the list by points, a form that adds one, delete. */
-import { useState } from 'preact/hooks';
-import { deleteOne, type Session } from '../../api.js';
-import { createFromForm, Field, fieldSetter } from '../../form.js';
+import type { Session } from '../../api.js';
+import { useCreateForm } from '../../create-form.js';
+import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
 
 interface Level {
@@ -14,20 +14,9 @@ interface Level {
 export function Levels({ session, systemId }: { session: Session; systemId: string }) {
   const path = `/admin/v1/points/${encodeURIComponent(systemId)}/levels`;
   const list = useList<Level>(session, `${path}?limit=100`);
-  const [form, setForm] = useState({ name: '', key: '', points: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const set = fieldSetter(form, setForm);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const created = await createFromForm<Level>(session, path, { ...form, points: Number(form.points) }, ['key', 'name', 'points'], setErrors);
-    if (created === null) return;
-    setForm({ name: '', key: '', points: '' });
-    await list.reload();
-  };
-  const remove = async (id: string) => {
-    setErrors({ list: await deleteOne(session, path, id) });
-    await list.reload();
-  };
+  const { form, set, errors, submit, remove } = useCreateForm(
+    session, path, list, { name: '', key: '', points: '' }, (f) => ({ ...f, points: Number(f.points) }), ['key', 'name', 'points'],
+  );
   return (
     <div class="card">
       <h2>Levels</h2>
