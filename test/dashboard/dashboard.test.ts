@@ -146,6 +146,25 @@ describe('the dashboard', () => {
     await page.reload();
     await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents())[0]).toMatch(/^fiveFive lessonsmetric ≥ 52/);
     await shot('achievements');
+    // The other triggers: one completed through the API, and a composite of both.
+    await page.getByLabel('Completed when').selectOption('api');
+    await page.getByLabel('Name').fill('Onboarded');
+    await page.getByLabel('Key').fill('onboarded');
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    await page.getByRole('cell', { name: 'onboarded', exact: true }).waitFor();
+    await page.getByLabel('Completed when').selectOption('achievement');
+    await page.getByLabel('Name').fill('All of it');
+    await page.getByLabel('Key').fill('all-of-it');
+    await page.getByLabel('Achievements to complete').selectOption([{ label: 'Five lessons' }, { label: 'Onboarded' }]);
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    await page.getByRole('cell', { name: 'all-of-it', exact: true }).waitFor();
+    const stored = (await s.request('GET', '/admin/v1/achievements?limit=100')).body as { key: string; trigger: string; achievementIds?: string[] }[];
+    expect(stored.find((a) => a.key === 'onboarded')).toMatchObject({ trigger: 'api' });
+    expect(stored.find((a) => a.key === 'all-of-it')?.achievementIds).toHaveLength(2);
+    await shot('achievements-kinds');
+    // Deleted from its row (the composite first: the others are its parts).
+    await page.getByRole('button', { name: 'Delete achievement all-of-it' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'all-of-it', exact: true }).count()).toBe(0);
     await page.getByRole('link', { name: 'Streak' }).click();
     await page.getByLabel('Frequency').selectOption('weekly');
     await page.getByLabel('Extended by the metric').selectOption({ label: 'Lessons' });

@@ -1,9 +1,11 @@
 /**
  * Achievements: each with its completions and rarity in the tenant chosen (the Application API's
- * list, with the admin key), and a form that creates a metric achievement through the Admin API.
+ * list, with the admin key), a form that creates one of any trigger through the Admin API (a metric
+ * reaching a total, a streak reaching a length, completed through the API, or a composite of
+ * others), and delete.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Session } from '../api.js';
+import { call, deleteOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
 import type { Metric } from './metrics.js';
 
@@ -13,6 +15,7 @@ interface Achievement {
   name: string;
   trigger: string;
   metricValue?: number | null;
+  streakLength?: number | null;
   completions: number;
   rarity: number;
 }
@@ -20,7 +23,9 @@ interface Achievement {
 export function AchievementsPage({ session }: { session: Session }) {
   const [list, setList] = useState<Achievement[] | null>(null);
   const [metrics, setMetrics] = useState<Metric[]>([]);
-  const [form, setForm] = useState({ name: '', key: '', metricId: '', metricValue: '1' });
+  const empty = { trigger: 'metric', name: '', key: '', metricId: '', metricValue: '1', streakLength: '7' };
+  const [form, setForm] = useState(empty);
+  const [parts, setParts] = useState<string[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const load = () => call<Achievement[]>(session, 'GET', '/api/achievements').then((r) => setList(r.body), () => setList([]));
   useEffect(() => {
@@ -31,11 +36,20 @@ export function AchievementsPage({ session }: { session: Session }) {
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const created = await createFromForm<Achievement>(session, '/admin/v1/achievements', {
-      name: form.name, key: form.key, trigger: 'metric', metricId: form.metricId, metricValue: Number(form.metricValue),
-    }, ['key', 'name', 'metricId', 'metricValue'], setErrors);
+    const { trigger, name, key } = form;
+    const item = trigger === 'metric' ? { name, key, trigger, metricId: form.metricId, metricValue: Number(form.metricValue) }
+      : trigger === 'streak' ? { name, key, trigger, streakLength: Number(form.streakLength) }
+        : trigger === 'achievement' ? { name, key, trigger, achievementIds: parts } : { name, key, trigger };
+    const created = await createFromForm<Achievement>(
+      session, '/admin/v1/achievements', item, ['key', 'name', 'metricId', 'metricValue', 'streakLength', 'achievementIds', 'trigger'], setErrors,
+    );
     if (created === null) return;
-    setForm({ name: '', key: '', metricId: form.metricId, metricValue: '1' });
+    setForm({ ...empty, trigger, metricId: form.metricId });
+    setParts([]);
+    await load();
+  };
+  const remove = async (id: string) => {
+    setErrors({ list: await deleteOne(session, '/admin/v1/achievements', id) });
     await load();
   };
 
@@ -44,21 +58,58 @@ export function AchievementsPage({ session }: { session: Session }) {
       <h1>Achievements</h1>
       <form class="card" onSubmit={submit} aria-label="New achievement">
         <h2>New achievement</h2>
-        <NameKeyMetric prefix="achievement" form={form} errors={errors} set={set} metrics={metrics} metricLabel="When the metric" />
-        <Field id="achievement-value" label="Reaches the total" error={errors.metricValue}>
-          <input id="achievement-value" type="number" min="1" value={form.metricValue} required onInput={set('metricValue')} />
+        <Field id="achievement-trigger" label="Completed when" error={errors.trigger}>
+          <select id="achievement-trigger" value={form.trigger} onChange={set('trigger')}>
+            <option value="metric">a metric reaches a total</option>
+            <option value="streak">the streak reaches a length</option>
+            <option value="api">your backend completes it (API)</option>
+            <option value="achievement">others are all completed (composite)</option>
+          </select>
         </Field>
+        {form.trigger === 'metric' ? (
+          <>
+            <NameKeyMetric prefix="achievement" form={form} errors={errors} set={set} metrics={metrics} metricLabel="When the metric" />
+            <Field id="achievement-value" label="Reaches the total" error={errors.metricValue}>
+              <input id="achievement-value" type="number" min="1" value={form.metricValue} required onInput={set('metricValue')} />
+            </Field>
+          </>
+        ) : (
+          <>
+            <Field id="achievement-name" label="Name" error={errors.name}>
+              <input id="achievement-name" value={form.name} required onInput={set('name')} />
+            </Field>
+            <Field id="achievement-key" label="Key" error={errors.key}>
+              <input id="achievement-key" value={form.key} required onInput={set('key')} />
+            </Field>
+          </>
+        )}
+        {form.trigger === 'streak' && (
+          <Field id="achievement-streak" label="Streak length" error={errors.streakLength}>
+            <input id="achievement-streak" type="number" min="1" value={form.streakLength} required onInput={set('streakLength')} />
+          </Field>
+        )}
+        {form.trigger === 'achievement' && (
+          <Field id="achievement-parts" label="Achievements to complete" error={errors.achievementIds}>
+            <select id="achievement-parts" multiple size={Math.min(6, Math.max(2, list?.length ?? 2))}
+              onChange={(e) => setParts([...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value))}>
+              {(list ?? []).map((a) => <option key={a.id} value={a.id} selected={parts.includes(a.id)}>{a.name}</option>)}
+            </select>
+          </Field>
+        )}
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create achievement</button>
       </form>
+      <p class="error" role="alert">{errors.list ?? ''}</p>
       <div class="table-box">
         {list === null ? <p class="muted">Loading…</p> : list.length === 0 ? <p class="muted">No achievements yet.</p> : (
           <table class="achievements">
-            <thead><tr><th>Key</th><th>Name</th><th>Trigger</th><th>Completions</th><th>Rarity</th></tr></thead>
+            <thead><tr><th>Key</th><th>Name</th><th>Trigger</th><th>Completions</th><th>Rarity</th><th></th></tr></thead>
             <tbody>{list.map((a) => (
               <tr key={a.id}>
-                <td><code>{a.key}</code></td><td>{a.name}</td><td>{a.trigger}{a.metricValue ? ` ≥ ${a.metricValue}` : ''}</td>
+                <td><code>{a.key}</code></td><td>{a.name}</td>
+                <td>{a.trigger === 'achievement' ? 'composite' : a.trigger}{a.metricValue ? ` ≥ ${a.metricValue}` : ''}{a.streakLength ? ` ${a.streakLength}` : ''}</td>
                 <td>{a.completions}</td><td>{a.rarity}%</td>
+                <td><button type="button" class="small danger" aria-label={`Delete achievement ${a.key}`} onClick={() => remove(a.id)}>Delete</button></td>
               </tr>
             ))}</tbody>
           </table>
