@@ -2,7 +2,7 @@
  * `reactivation` emails end to end, with the manual clock, against a real SMTP server on loopback:
  * 3, 5 (and so on) days after a user's last event, at 17:00 local; a user who comes back ends the
  * absence, and its pending message is not sent; at 17:00 in Pacific/Kiritimati, Pacific/Pago_Pago
- * and America/New_York alike, not a second before.
+ * and America/New_York alike, not a second before, and across a DST change.
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,4 +100,17 @@ describe.each(targets())('reactivation emails on %s', (target) => {
       expect((await deliveries(id)).at(-1)).toMatchObject({ status: 'sent', scheduledFor: day1.plus({ days: 3 }).set({ hour: 17, minute: 0 }).toUTC().toISO() });
     });
   }
+
+  it('keeps 17:00 local across the autumn DST change (New York, 2026-11-01)', async () => {
+    // Last active on Friday 2026-10-30 (EDT, UTC-4); three days later is Monday 2026-11-02 (EST, UTC-5).
+    await s.setClock('2026-10-30T14:00:00Z');
+    await s.event('lessons', { ...user('autumn'), tz: 'America/New_York' }, 1);
+    await work();
+    await s.setClock('2026-11-02T21:59:59Z');
+    await work();
+    expect(inbox('autumn')).toHaveLength(0);
+    await s.setClock('2026-11-02T22:00:00Z');
+    await work();
+    expect(inbox('autumn').map((m) => m.subject)).toEqual(['We miss you (1)']);
+  });
 });

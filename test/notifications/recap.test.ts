@@ -2,7 +2,8 @@
  * `recap` emails end to end, with the manual clock, against a real SMTP server on loopback: weekly,
  * at 09:00 local on the Monday after the week, to the users active in it, with the week's figures
  * (metric totals and changes, points, the achievements completed in it, the streak); at 09:00 in
- * Pacific/Kiritimati, Pacific/Pago_Pago and America/New_York alike, not a second before.
+ * Pacific/Kiritimati, Pacific/Pago_Pago and America/New_York alike, not a second before, and across a
+ * DST change.
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,4 +87,17 @@ describe.each(targets())('recap emails on %s', (target) => {
       expect(inbox(id).map((m) => m.subject)).toEqual([`Your week from ${monday.toISODate()} to ${monday.plus({ days: 6 }).toISODate()}`]);
     });
   }
+
+  it('keeps 09:00 local across the autumn DST change (New York: the week to Sunday 2026-11-01)', async () => {
+    await s.setClock('2026-10-28T15:00:00Z');
+    await s.event('lessons', { ...user('autumn'), tz: 'America/New_York' }, 1);
+    await work();
+    // Monday 2026-11-02 09:00 EST is 14:00 UTC (13:00 UTC the week before, under EDT).
+    await s.setClock('2026-11-02T13:59:59Z');
+    await work();
+    expect(inbox('autumn')).toHaveLength(0);
+    await s.setClock('2026-11-02T14:00:00Z');
+    await work();
+    expect(inbox('autumn').map((m) => m.subject)).toEqual(['Your week from 2026-10-26 to 2026-11-01']);
+  });
 });
