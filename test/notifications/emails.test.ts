@@ -2,7 +2,8 @@
  * `achievement_completed` emails end to end, with the manual clock, against a real SMTP server on
  * loopback (test/support/smtp.ts) and mailparser: the local hour in three zones, after 21:00, one
  * message a day, every "Who" rule suppressing with its reason, worker restarts and two worker
- * processes sending once, SMTP down then up; on Redis and on the Cluster.
+ * processes sending once, a worker dead mid-send never sending again, SMTP down then up; on Redis and
+ * on the Cluster.
  */
 import { DateTime } from 'luxon';
 import type { ParsedMail } from 'mailparser';
@@ -14,6 +15,8 @@ import { adminCreate, createAchievements } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 import { eventually } from '../support/eventually.js';
+import { claimDue } from '../../src/postgres/deliveries.js';
+import { LEASE_MS } from '../../src/engine/notifications/send.js';
 
 describe.each(targets())('achievement emails on %s', (target) => {
   let s: TestServer;
@@ -213,6 +216,27 @@ describe.each(targets())('achievement emails on %s', (target) => {
     } finally {
       await other.close();
     }
+  });
+
+  it('never sends again what a worker claimed and died with: its lease runs out, it is failed, reason interrupted', async () => {
+    nextCase();
+    const tz = 'Asia/Tokyo';
+    await at(local(tz, '10:00'));
+    await s.event('lessons', user('killed', tz), 1);
+    await work();
+    await at(local(tz, '17:00'));
+    // What a worker process killed mid-send leaves: the delivery claimed (`sending`), never settled.
+    const pool = await s.api.services.postgres();
+    const claimed = await claimDue(pool, s.prefix, s.api.services.clock.now(), 10, LEASE_MS);
+    expect(claimed.map((d) => d.userId)).toEqual(['killed']);
+    await work();
+    expect((await deliveries('killed'))[0]).toMatchObject({ status: 'sending' });
+    // Its lease (wall time) runs out: the next pass settles it, and sends nothing.
+    await pool.query(`UPDATE laurel_deliveries SET claimed_until = now() - interval '1 second' WHERE prefix = $1 AND id = $2`, [s.prefix, claimed[0].id]);
+    await work();
+    expect((await deliveries('killed'))[0]).toMatchObject({ status: 'failed', reason: 'interrupted', attempts: 1 });
+    await work();
+    expect(inbox('killed')).toHaveLength(0);
   });
 
   it('tries again with a backoff while SMTP is down, then sends once', async () => {
