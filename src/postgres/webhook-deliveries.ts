@@ -177,3 +177,15 @@ export async function retryDelivery(pool: pg.Pool, prefix: string, endpointId: s
   );
   return existing.length > 0 ? fromRow(existing[0]) : null;
 }
+
+/**
+ * Deletes the deliveries settled (delivered or failed) before `beforeMs` (the service's clock);
+ * answers how many. Pending and sending ones stay, however old.
+ */
+export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: number): Promise<number> {
+  const r = await pool.query(
+    `DELETE FROM laurel_webhook_deliveries WHERE prefix = $1 AND status IN ('delivered', 'failed') AND created_at < to_timestamp($2 / 1000.0)`,
+    [prefix, beforeMs],
+  );
+  return r.rowCount ?? 0;
+}

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers } from '../../workers/index.js';
 import { adminCreate, putStreakSettings } from '../support/admin.js';
+import { eventually } from '../support/eventually.js';
 import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 
@@ -422,13 +423,32 @@ describe('webhooks', () => {
     expect(hook.at('/own')).toHaveLength(0);
     await s.setClock('2026-12-04T17:00:00Z');
     await all();
+    // The workers' own passes run beside these calls: one of them may be sending it right now.
+    await eventually(async () => { await s.workers!.webhooksNow(); expect(hook.at('/own')).toHaveLength(1); });
     expect(hook.at('/own').map((r) => JSON.parse(r.body))).toEqual([{
       type: 'emails.reactivation_due', timestamp: '2026-12-04T17:00:00.000Z', user: expect.objectContaining({ id: 'gil', email: 'gil@example.test' }),
       reactivation: { messageNumber: 1, daysSinceLastActive: 3 }, streak: null,
     }]);
     // Laurel itself sends nothing: no template.
-    const sent = await s.request('GET', '/admin/v1/notifications/deliveries?userId=gil&type=reactivation');
-    expect(sent.body.map((d: { status: string; reason: string }) => [d.status, d.reason ?? null])).toContainEqual(['suppressed', 'no_template']);
+    await eventually(async () => {
+      const sent = await s.request('GET', '/admin/v1/notifications/deliveries?userId=gil&type=reactivation');
+      expect(sent.body.map((d: { status: string; reason: string }) => [d.status, d.reason ?? null])).toContainEqual(['suppressed', 'no_template']);
+    });
     expect(await deliveries(w.id)).toHaveLength(1);
+  });
+
+  it('keeps settled deliveries for 7 days of the service clock, then prunes them', async () => {
+    await s.setClock('2026-12-20T10:00:00Z');
+    const w = await create({ name: 'Kept', url: hook.url('/kept'), events: ['achievement.completed'] });
+    await adminCreate(s, '/admin/v1/achievements', [{ name: 'Late', key: 'late', trigger: 'api' } as never]);
+    expect((await s.request('POST', '/api/achievements/late/complete', { body: { user: { id: 'kit' } } })).status).toBe(201);
+    await work();
+    expect((await deliveries(w.id)).map((d) => d.status)).toEqual(['delivered']);
+    await s.setClock('2026-12-27T09:00:00Z');
+    await work();
+    expect(await deliveries(w.id)).toHaveLength(1);
+    await s.setClock('2026-12-27T11:00:00Z');
+    await work();
+    expect(await deliveries(w.id)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@
 import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { claimDue, pruneSettled, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
@@ -27,6 +27,9 @@ const AHEAD = 64;
 /** How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time, each taking its whole timeout. */
 const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
 const CLAIM = 500;
+/** How long settled deliveries are kept (as Trophy keeps its delivery logs), and how often they are pruned. */
+export const RETENTION_MS = 7 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 /** Outcomes settled in one statement: this many, or those of this many ms. */
 const SETTLE_BATCH = 200;
 const SETTLE_MS = 50;
@@ -94,6 +97,8 @@ export class WebhookSender {
   private readonly seen = new Set<string>();
   /** The window whose ranking changes this process recorded (src/engine/webhooks/rankings.ts). */
   private rankingsWindow = -1;
+  /** When this process last pruned the deliveries settled long ago (service clock). */
+  private prunedAt = -Infinity;
 
   /** Records the clock's events due now, then claims and starts what is due; answers how many were claimed. */
   async pass(): Promise<number> {
@@ -125,6 +130,10 @@ export class WebhookSender {
     if (rankingsWanted(types) && window !== this.rankingsWindow) {
       await recordRankingChanges(this.deps, this.pool, types);
       this.rankingsWindow = window;
+    }
+    if (clock.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = clock.now();
+      await pruneSettled(this.pool, settings.prefix, clock.now() - RETENTION_MS);
     }
     const free: Record<string, number> = {};
     for (const endpoint of new Set([...this.inFlight.keys(), ...this.queued.keys()])) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
