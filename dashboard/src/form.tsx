@@ -57,11 +57,11 @@ export function fieldSetter<F extends Record<string, string>>(form: F, setForm: 
 }
 
 /** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
-export function NameKeyMetric(props: {
-  prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
-  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: { id: string; name: string }[]; metricLabel: string;
+/** The name and key fields every configured resource has. */
+export function NameKey(props: {
+  prefix: string; form: { name: string; key: string }; errors: Record<string, string>; set: (field: 'name' | 'key') => (e: Event) => void;
 }) {
-  const { prefix, form, errors, set, metrics } = props;
+  const { prefix, form, errors, set } = props;
   return (
     <>
       <Field id={`${prefix}-name`} label="Name" error={errors.name}>
@@ -70,6 +70,18 @@ export function NameKeyMetric(props: {
       <Field id={`${prefix}-key`} label="Key" error={errors.key}>
         <input id={`${prefix}-key`} value={form.key} required onInput={set('key')} />
       </Field>
+    </>
+  );
+}
+
+export function NameKeyMetric(props: {
+  prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
+  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: { id: string; name: string }[]; metricLabel: string;
+}) {
+  const { prefix, form, errors, set, metrics } = props;
+  return (
+    <>
+      <NameKey prefix={prefix} form={form} errors={errors} set={set} />
       <Field id={`${prefix}-metric`} label={props.metricLabel} error={errors.metricId}>
         <select id={`${prefix}-metric`} value={form.metricId} required onChange={set('metricId')}>
           <option value="">Choose a metric</option>

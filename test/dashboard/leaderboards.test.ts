@@ -62,4 +62,33 @@ describe('the dashboard\'s leaderboards', () => {
     await d.shot('leaderboards-lifecycle');
     expect((await s.request('GET', '/admin/v1/leaderboards')).body).toMatchObject([{ key: 'daily', status: 'finished' }]);
   });
+
+  it('creates boards ranking a points system and the streak, and refuses a repeating streak board', async () => {
+    const { page, s } = d;
+    const ids = await s.metrics('drills');
+    const xp = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.drills, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(xp.status, xp.text).toBe(201);
+    await page.reload();
+    await page.getByLabel('Ranks users by').selectOption('points');
+    await page.getByLabel('Name').fill('XP board');
+    await page.getByLabel('Key').fill('xp-board');
+    await page.getByLabel('Points system').selectOption({ label: 'XP' });
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByRole('cell', { name: 'xp-board', exact: true }).waitFor();
+    await page.getByLabel('Ranks users by').selectOption('streak');
+    await page.getByLabel('Name').fill('Streaks');
+    await page.getByLabel('Key').fill('streaks');
+    await page.getByLabel('Starts a new run').selectOption('day');
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await expect.poll(() => page.locator('#board-repeat-error').textContent()).toMatch(/perpetual/);
+    await page.getByLabel('Starts a new run').selectOption('');
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByRole('cell', { name: 'streaks', exact: true }).waitFor();
+    const boards = (await s.request('GET', '/admin/v1/leaderboards?limit=100')).body as { key: string; rankBy: string; pointsSystemId?: string }[];
+    expect(boards.find((b) => b.key === 'xp-board')).toMatchObject({ rankBy: 'points', pointsSystemId: xp.body.created[0].id });
+    expect(boards.find((b) => b.key === 'streaks')).toMatchObject({ rankBy: 'streak' });
+    await d.shot('leaderboards-kinds');
+  });
 });

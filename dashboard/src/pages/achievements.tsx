@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../api.js';
-import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
+import { createFromForm, Field, fieldSetter, NameKey, NameKeyMetric } from '../form.js';
 import type { Metric } from './metrics.js';
 
 interface Achievement {
@@ -73,16 +73,7 @@ export function AchievementsPage({ session }: { session: Session }) {
               <input id="achievement-value" type="number" min="1" value={form.metricValue} required onInput={set('metricValue')} />
             </Field>
           </>
-        ) : (
-          <>
-            <Field id="achievement-name" label="Name" error={errors.name}>
-              <input id="achievement-name" value={form.name} required onInput={set('name')} />
-            </Field>
-            <Field id="achievement-key" label="Key" error={errors.key}>
-              <input id="achievement-key" value={form.key} required onInput={set('key')} />
-            </Field>
-          </>
-        )}
+        ) : <NameKey prefix="achievement" form={form} errors={errors} set={set} />}
         {form.trigger === 'streak' && (
           <Field id="achievement-streak" label="Streak length" error={errors.streakLength}>
             <input id="achievement-streak" type="number" min="1" value={form.streakLength} required onInput={set('streakLength')} />

@@ -5,17 +5,18 @@
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
-import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
+import { createFromForm, Field, fieldSetter, NameKey, NameKeyMetric } from '../form.js';
 import { ListBox, useActiveMetrics, useList } from '../list.js';
 import type { Attribute } from './attributes.js';
 import { Lifecycle } from './leaderboards/lifecycle.js';
 import { Rankings, type Board } from './leaderboards/rankings.js';
 
-const EMPTY = { name: '', key: '', metricId: '', maxParticipants: '100', runUnit: '', runInterval: '1', start: '', breakdown: '' };
+const EMPTY = { rankBy: 'metric', name: '', key: '', metricId: '', pointsSystemId: '', maxParticipants: '100', runUnit: '', runInterval: '1', start: '', breakdown: '' };
 
 export function LeaderboardsPage({ session }: { session: Session }) {
   const list = useList<Board>(session, '/admin/v1/leaderboards?limit=100');
   const metrics = useActiveMetrics(session);
+  const systems = useList<{ id: string; name: string }>(session, '/admin/v1/points?limit=100').items ?? [];
   const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
   const [form, setForm] = useState(EMPTY);
@@ -26,13 +27,15 @@ export function LeaderboardsPage({ session }: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     const created = await createFromForm<Board>(session, '/admin/v1/leaderboards', {
-      name: form.name, key: form.key, rankBy: 'metric', metricId: form.metricId, maxParticipants: Number(form.maxParticipants), status: 'active',
+      name: form.name, key: form.key, rankBy: form.rankBy, maxParticipants: Number(form.maxParticipants), status: 'active',
+      ...(form.rankBy === 'metric' && { metricId: form.metricId }),
+      ...(form.rankBy === 'points' && { pointsSystemId: form.pointsSystemId }),
       ...(form.runUnit !== '' && { runUnit: form.runUnit, runInterval: Number(form.runInterval) }),
       ...(form.start !== '' && { start: form.start }),
       ...(form.breakdown !== '' && { breakdownAttributes: [form.breakdown] }),
-    }, ['key', 'name', 'metricId', 'maxParticipants', 'runUnit', 'runInterval', 'start', 'breakdownAttributes'], setErrors);
+    }, ['key', 'name', 'metricId', 'pointsSystemId', 'maxParticipants', 'runUnit', 'runInterval', 'start', 'breakdownAttributes', 'rankBy'], setErrors);
     if (created === null) return;
-    setForm({ ...EMPTY, metricId: form.metricId });
+    setForm({ ...EMPTY, rankBy: form.rankBy, metricId: form.metricId, pointsSystemId: form.pointsSystemId });
     await list.reload();
     setChosen(created);
   };
@@ -46,7 +49,24 @@ export function LeaderboardsPage({ session }: { session: Session }) {
       <h1>Leaderboards</h1>
       <form class="card" onSubmit={submit} aria-label="New leaderboard">
         <h2>New leaderboard</h2>
-        <NameKeyMetric prefix="board" form={form} errors={errors} set={set} metrics={metrics} metricLabel="Ranks the metric" />
+        <Field id="board-rank-by" label="Ranks users by" error={errors.rankBy}>
+          <select id="board-rank-by" value={form.rankBy} onChange={set('rankBy')}>
+            <option value="metric">a metric's total</option>
+            <option value="points">a points system's total</option>
+            <option value="streak">their streak's length</option>
+          </select>
+        </Field>
+        {form.rankBy === 'metric'
+          ? <NameKeyMetric prefix="board" form={form} errors={errors} set={set} metrics={metrics} metricLabel="Ranks the metric" />
+          : <NameKey prefix="board" form={form} errors={errors} set={set} />}
+        {form.rankBy === 'points' && (
+          <Field id="board-points" label="Points system" error={errors.pointsSystemId}>
+            <select id="board-points" value={form.pointsSystemId} required onChange={set('pointsSystemId')}>
+              <option value="">Choose a points system</option>
+              {systems.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+            </select>
+          </Field>
+        )}
         <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
           <input id="board-size" type="number" min="1" value={form.maxParticipants} required onInput={set('maxParticipants')} />
         </Field>
