@@ -53,6 +53,16 @@ describe('the dashboard\'s user page', () => {
       .toEqual(['XP30Beginner+10 (metric, 2026-06-04), +10 (metric, 2026-06-02), +10 (metric, 2026-06-01)']);
     await expect.poll(() => part('Leaderboards').locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(/^Top learners23/)]);
     await expect.poll(() => part('Preferences').locator('dl').textContent()).toBe('recapnoneOwn streak rulenone (the tenant\'s)');
+    // Changed from the page: recap by email on again, push off for streak reminders.
+    expect(await part('Preferences').getByLabel('recap by email').isChecked()).toBe(false);
+    expect(await part('Preferences').getByLabel('streak_reminder by push').isChecked()).toBe(true);
+    await part('Preferences').getByLabel('recap by email').check();
+    await part('Preferences').getByLabel('streak_reminder by push').uncheck();
+    await part('Preferences').getByRole('button', { name: 'Save preferences' }).click();
+    await expect.poll(() => part('Preferences').getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', '/api/users/ann/preferences')).body.notifications).toEqual({
+      achievement_completed: ['email', 'push'], streak_reminder: ['email'], reactivation: ['email', 'push'], recap: ['email'],
+    });
     await expect.poll(() => part('Notifications').locator('tbody tr').allTextContents())
       .toEqual(['2026-06-01 17:00achievement_completedemailannsuppressed (no_transport)—']);
     await d.shot('user');
