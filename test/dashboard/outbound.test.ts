@@ -123,5 +123,9 @@ describe('the dashboard\'s webhooks and notifications', () => {
       await page.getByRole('button', { name: 'Show' }).click();
       return rows.allTextContents();
     }).toEqual(['2026-06-01 17:00achievement_completedemailbeasuppressed (no_transport)—']);
+    // Deleted from its row: the editor goes back to a new template.
+    await page.getByRole('button', { name: 'Delete done' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'done', exact: true }).count()).toBe(0);
+    expect((await s.request('GET', '/admin/v1/notifications/templates')).body).toEqual([]);
   });
 });

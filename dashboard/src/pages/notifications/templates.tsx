@@ -4,7 +4,7 @@
  * Liquid texts; a refusal shows under the field it names.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { updateOne, type Session } from '../../api.js';
+import { deleteOne, updateOne, type Session } from '../../api.js';
 import { createFromForm, errorsOf, Field, fieldSetter } from '../../form.js';
 import { ListBox, useActiveMetrics, useList } from '../../list.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
@@ -72,6 +72,12 @@ export function Templates({ session }: { session: Session }) {
     }
     await list.reload();
   };
+  const remove = async (t: Template) => {
+    const error = await deleteOne(session, '/admin/v1/notifications/templates', t.id);
+    setErrors(error === '' ? {} : { list: error });
+    if (error === '' && editing?.id === t.id) edit(null);
+    await list.reload();
+  };
   const email = form.channel === 'email';
   const area = (field: 'subject' | 'html' | 'text' | 'title' | 'body', label: string, rows: number) => (
     <Field id={`tpl-${field}`} label={label} error={errors[field]}>
@@ -89,12 +95,16 @@ export function Templates({ session }: { session: Session }) {
             <tbody>{items.map((t) => (
               <tr key={t.id}>
                 <td><code>{t.key}</code></td><td>{t.type}</td><td>{t.channel}</td><td>{t.status}</td>
-                <td><button type="button" class="small" aria-label={`Edit ${t.key}`} onClick={() => edit(t)}>Edit</button></td>
+                <td>
+                  <button type="button" class="small" aria-label={`Edit ${t.key}`} onClick={() => edit(t)}>Edit</button>{' '}
+                  <button type="button" class="small danger" aria-label={`Delete ${t.key}`} onClick={() => remove(t)}>Delete</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </ListBox>
+      <p class="error" role="alert">{errors.list ?? ''}</p>
       <div class="card template-editor">
         <form onSubmit={submit} aria-label={editing === null ? 'New template' : `Template ${editing.key}`}>
           <h2>{editing === null ? 'New template' : `Edit ${editing.key}`}
