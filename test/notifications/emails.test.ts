@@ -224,17 +224,19 @@ describe.each(targets())('achievement emails on %s', (target) => {
     await at(local(tz, '10:00'));
     await s.event('lessons', user('killed', tz), 1);
     await work();
-    await at(local(tz, '17:00'));
     // What a worker process killed mid-send leaves: the delivery claimed (`sending`), never settled.
+    // Claimed as of 17:00 while the service's clock stays before it, so the workers' own passes
+    // (running beside the test) cannot take it first.
     const pool = await s.api.services.postgres();
-    const claimed = await claimDue(pool, s.prefix, s.api.services.clock.now(), 10, LEASE_MS);
+    const claimed = await claimDue(pool, s.prefix, local(tz, '17:00').toMillis(), 10, LEASE_MS);
     expect(claimed.map((d) => d.userId)).toEqual(['killed']);
+    await at(local(tz, '17:00'));
     await work();
     expect((await deliveries('killed'))[0]).toMatchObject({ status: 'sending' });
     // Its lease (wall time) runs out: the next pass settles it, and sends nothing.
     await pool.query(`UPDATE laurel_deliveries SET claimed_until = now() - interval '1 second' WHERE prefix = $1 AND id = $2`, [s.prefix, claimed[0].id]);
     await work();
-    expect((await deliveries('killed'))[0]).toMatchObject({ status: 'failed', reason: 'interrupted', attempts: 1 });
+    await eventually(async () => expect((await deliveries('killed'))[0]).toMatchObject({ status: 'failed', reason: 'interrupted', attempts: 1 }));
     await work();
     expect(inbox('killed')).toHaveLength(0);
   });
