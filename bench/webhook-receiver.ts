@@ -1,28 +1,29 @@
 /**
- * The webhook receiver of `laurel-system-hooks` (bench/variants.ts): an HTTP server on loopback in
- * the runner's process that answers every POST 204 and counts them. Started once, on first use;
- * unref'd, so it never keeps the runner alive.
+ * The webhook receiver of `laurel-system-hooks` (bench/variants.ts): a uWebSockets.js server on
+ * loopback in the runner's process that reads every POST's body, answers 204 and counts them.
+ * The customer's receiver does not run on laurel's machine: on this one it should take as little
+ * of the cores the system is measured on as it can (a `node:http` receiver took several times the
+ * CPU per delivery, and most of a core under the bench's load). Started once, on first use.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { App, us_socket_local_port } from 'uWebSockets.js';
 
 let started: Promise<string> | null = null;
 let received = 0;
 
 /** The receiver's URL (started on first call). */
 export function webhookReceiver(): Promise<string> {
-  started ??= new Promise((resolve) => {
-    const server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
+  started ??= new Promise((resolve, reject) => {
+    App().post('/*', (res) => {
+      let done = false;
+      res.onAborted(() => { done = true; });
+      res.onData((_chunk, isLast) => {
+        if (!isLast || done) return;
         received++;
-        res.statusCode = 204;
-        res.end();
+        res.cork(() => { res.writeStatus('204 No Content').end(); });
       });
-    });
-    server.listen(0, '127.0.0.1', () => {
-      server.unref();
-      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+    }).listen('127.0.0.1', 0, (socket) => {
+      if (socket === false) reject(new Error('the webhook receiver could not listen'));
+      else resolve(`http://127.0.0.1:${us_socket_local_port(socket)}/hooks`);
     });
   });
   return started;

@@ -1,15 +1,14 @@
 /**
- * One webhook POST over `node:http` or `node:https`, on keep-alive agents (a busy endpoint gets its
- * deliveries over a few connections kept open, not a connection and a DNS lookup each; `fetch`
- * cost several times the CPU per delivery). Private and loopback addresses are refused unless
- * allowed, checked on the address each connection is made to (the agents' lookup), so a name that
- * resolves elsewhere later (DNS rebinding) is caught; an address written in the URL is checked
- * before the request.
+ * One webhook POST, on undici's keep-alive connection pools (a busy endpoint gets its deliveries
+ * over a few connections kept open, not a connection and a DNS lookup each; `fetch` cost several
+ * times the CPU per delivery, `node:http`'s agents twice undici's: docs/performance.md). Private
+ * and loopback addresses are refused unless allowed, checked on the address each connection is
+ * made to (the connector's lookup), so a name that resolves elsewhere later (DNS rebinding) is
+ * caught; an address written in the URL is checked before the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { Agent } from 'undici';
 import { isPrivateAddress } from './addresses.js';
 
 export interface PostResult {
@@ -33,40 +32,36 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-const AGENT = { keepAlive: true, maxSockets: 16, scheduling: 'fifo' } as const;
+/** Connections kept open per origin. */
+const CONNECTIONS = 16;
 
-/** Keep-alive agents per scheme, one pair refusing private addresses and one allowing them. */
+/** Keep-alive pools, one refusing private addresses and one allowing them. */
 const agents = {
-  public: { http: new http.Agent({ ...AGENT, lookup: publicLookup }), https: new https.Agent({ ...AGENT, lookup: publicLookup }) },
-  any: { http: new http.Agent(AGENT), https: new https.Agent(AGENT) },
+  public: new Agent({ connections: CONNECTIONS, connect: { lookup: publicLookup } }),
+  any: new Agent({ connections: CONNECTIONS }),
 };
 
 /** POSTs `body`; answers the status, or throws (network error, timeout, refused address). */
-export function postWebhook(
+export async function postWebhook(
   url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean,
 ): Promise<PostResult> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) return Promise.reject(refusal(host, host));
-  const secure = target.protocol === 'https:';
-  const pair = allowPrivate ? agents.any : agents.public;
-  return new Promise((resolve, reject) => {
-    const req = (secure ? https : http).request(target, {
-      method: 'POST', agent: secure ? pair.https : pair.http,
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) throw refusal(host, host);
+  const abort = new AbortController();
+  // The whole exchange within timeoutMs (a receiver trickling its answer included).
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const res = await (allowPrivate ? agents.any : agents.public).request({
+      origin: target.origin, path: target.pathname + target.search, method: 'POST', body, signal: abort.signal,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      // The answer's body is not read: drop it, keep the connection.
-      res.resume();
-      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0 }); });
-      res.on('error', fail);
     });
-    // The whole exchange within timeoutMs (a receiver trickling its answer included).
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
-    function fail(err: Error) {
-      clearTimeout(timer);
-      reject(err);
-    }
-    req.on('error', fail);
-    req.end(body);
-  });
+    // The answer's body is not kept: drained, so the connection serves the next delivery.
+    await res.body.dump();
+    return { status: res.statusCode };
+  } catch (err) {
+    throw abort.signal.aborted ? new Error(`no answer within ${timeoutMs / 1000} s`) : err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
