@@ -39,7 +39,7 @@
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
  */
-import { webhooksReceived } from './webhook-receiver.js';
+import { waitForWebhooks, webhooksReceived } from './webhook-receiver.js';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -397,8 +397,14 @@ async function measureRound(
           r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
           slice = watched.result;
           r.drainTurns.push(watched.drain);
-          // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran and the drain caught up.
-          const hooks = r.variant.name.includes('hooks') ? `; ${webhooksReceived() - hooksBefore} webhooks received` : '';
+          // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran, the
+          // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
+          let hooks = '';
+          if (r.variant.name.includes('hooks') && r.session.drain !== null) {
+            const tail = await waitForWebhooks(r.session.drain.databaseUrl, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
+            const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
+            hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} outbox rows waiting once drained, ${sent}`;
+          }
           log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
         }
         const after = sample(pids, withPostgres);

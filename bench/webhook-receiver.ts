@@ -5,6 +5,7 @@
  * of the cores the system is measured on as it can (a `node:http` receiver took several times the
  * CPU per delivery, and most of a core under the bench's load). Started once, on first use.
  */
+import pg from 'pg';
 import { App, us_socket_local_port } from 'uWebSockets.js';
 
 let started: Promise<string> | null = null;
@@ -31,3 +32,32 @@ export function webhookReceiver(): Promise<string> {
 
 /** Deliveries received so far. */
 export const webhooksReceived = (): number => received;
+
+/** How the sender kept up with one load: the outbox's rows waiting once the drain caught up, and the seconds until none did. */
+export interface WebhookTail {
+  waiting: number;
+  sentAfterS: number | null;
+}
+
+/**
+ * Waits (reading every 250 ms, at most `capS` seconds after the load ended) until the webhook
+ * outbox of the installation is empty: the deliveries the load's events called for, due at once,
+ * all attempted (src/postgres/webhook-outbox.ts). `sentAfterS` null: not within the cap.
+ */
+export async function waitForWebhooks(databaseUrl: string, prefix: string, loadEndMs: number, capS: number): Promise<WebhookTail> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const waitingNow = async () => Number((await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM laurel_webhook_outbox WHERE prefix = $1', [prefix],
+    )).rows[0].n);
+    const waiting = await waitingNow();
+    for (let left = waiting; left > 0; left = await waitingNow()) {
+      if (Date.now() - loadEndMs > capS * 1000) return { waiting, sentAfterS: null };
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return { waiting, sentAfterS: Math.max(0, (Date.now() - loadEndMs) / 1000) };
+  } finally {
+    await db.end();
+  }
+}

@@ -143,6 +143,16 @@ const MIGRATIONS = [
    )`,
   `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due ON laurel_webhook_deliveries (prefix, due_at) WHERE status IN ('pending', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
+  // The webhook outbox (src/postgres/webhook-outbox.ts): the log's deliveries, a row per endpoint and up to 32 of them.
+  `CREATE TABLE IF NOT EXISTS laurel_webhook_outbox (
+     prefix        text        NOT NULL,
+     id            bigint      GENERATED ALWAYS AS IDENTITY,
+     endpoint_id   text        NOT NULL,
+     items         text        NOT NULL,
+     claimed_until timestamptz,
+     created_at    timestamptz NOT NULL,
+     PRIMARY KEY (prefix, id)
+   )`,
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -10,6 +10,7 @@ import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
 import { claimDue, pruneSettled, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { claimOutbox, completeOutbox, OUTBOX_ROW, type FirstAttempt } from '../../postgres/webhook-outbox.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
@@ -21,12 +22,14 @@ import type pg from 'pg';
 export const BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 export const TIMEOUT_MS = 15_000;
 /** Deliveries in flight at once per endpoint. */
-export const IN_FLIGHT = 4;
+export const IN_FLIGHT = 16;
 /** Deliveries claimed ahead per endpoint, sent IN_FLIGHT at a time. */
-const AHEAD = 64;
+const AHEAD = 128;
 /** How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time, each taking its whole timeout. */
 const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
 const CLAIM = 500;
+/** Outbox rows claimed at most in one pass. */
+const CLAIM_ROWS = 64;
 /** How long settled deliveries are kept (as Trophy keeps its delivery logs), and how often they are pruned. */
 export const RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -42,6 +45,16 @@ export interface SendResult {
 }
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log'>;
+
+/** A claimed outbox row: its deliveries not attempted yet, and the first attempts of the others. */
+interface OutboxClaim {
+  id: string;
+  remaining: number;
+  attempts: FirstAttempt[];
+}
+
+/** How an attempt ended, for the delivery's row or its outbox row. */
+type Outcome = Omit<Settlement, 'id'>;
 
 /** The secrets in force for an endpoint at `nowMs`, newest first. */
 function secretsOf(w: Webhook, nowMs: number): string[] {
@@ -80,6 +93,9 @@ export class WebhookSender {
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
   private settled: Settlement[] = [];
+  /** The outbox row each delivery claimed from the outbox came in, and the rows all attempted. */
+  private readonly outboxOf = new WeakMap<WebhookDelivery, OutboxClaim>();
+  private finished: OutboxClaim[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | null = null;
   /** A pass running, and whether another was asked for meanwhile. */
@@ -137,7 +153,17 @@ export class WebhookSender {
     }
     const free: Record<string, number> = {};
     for (const endpoint of new Set([...this.inFlight.keys(), ...this.queued.keys()])) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
-    const due = await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD);
+    // The log's deliveries first (the outbox, whole rows), then those due by time with what is left.
+    const rowsFree = Object.fromEntries(Object.entries(free).map(([e, n]) => [e, Math.floor(n / OUTBOX_ROW)]));
+    const rows = await claimOutbox(this.pool, settings.prefix, CLAIM_ROWS, LEASE_MS, rowsFree, AHEAD / OUTBOX_ROW);
+    const fromOutbox: WebhookDelivery[] = [];
+    for (const row of rows) {
+      const claim: OutboxClaim = { id: row.id, remaining: row.deliveries.length, attempts: [] };
+      for (const d of row.deliveries) this.outboxOf.set(d, claim);
+      fromOutbox.push(...row.deliveries);
+      free[row.endpointId] = (free[row.endpointId] ?? AHEAD) - row.deliveries.length;
+    }
+    const due = [...fromOutbox, ...await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD)];
     this.totals.claimed += due.length;
     for (const d of due) {
       const list = this.queued.get(d.endpointId) ?? [];
@@ -191,9 +217,16 @@ export class WebhookSender {
     await this.idle();
   }
 
-  private settle(s: Settlement): void {
-    this.settled.push(s);
-    if (this.settled.length >= SETTLE_BATCH) void this.flush();
+  /** Keeps how an attempt ended, for its row or, once all of its outbox row's are, for that row. */
+  private settle(d: WebhookDelivery, o: Outcome): void {
+    const claim = this.outboxOf.get(d);
+    if (claim === undefined) {
+      this.settled.push({ id: d.id, ...o });
+    } else {
+      claim.attempts.push({ delivery: d, ...o });
+      if (--claim.remaining === 0) this.finished.push(claim);
+    }
+    if (this.settled.length + this.finished.length * OUTBOX_ROW >= SETTLE_BATCH) void this.flush();
     else this.flushTimer ??= setTimeout(() => { void this.flush(); }, SETTLE_MS);
   }
 
@@ -202,10 +235,16 @@ export class WebhookSender {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     const batch = this.settled;
+    const finished = this.finished;
     this.settled = [];
-    this.flushing = this.flushing.then(() => settleMany(this.pool, this.deps.settings.prefix, batch)).catch((err: unknown) => {
-      // Left `sending`: sent again under the same id once their lease ends.
-      this.deps.log.error({ err, deliveries: batch.length }, 'webhook deliveries not settled');
+    this.finished = [];
+    const { prefix } = this.deps.settings;
+    this.flushing = this.flushing.then(async () => {
+      await settleMany(this.pool, prefix, batch);
+      await completeOutbox(this.pool, prefix, finished.map((c) => c.id), finished.flatMap((c) => c.attempts));
+    }).catch((err: unknown) => {
+      // Left `sending`, or in the outbox: sent again under the same ids once their lease ends.
+      this.deps.log.error({ err, deliveries: batch.length, outboxRows: finished.length }, 'webhook deliveries not settled');
     });
     return this.flushing;
   }
@@ -218,17 +257,17 @@ export class WebhookSender {
     if (w === undefined || w.status !== 'active') {
       // Deleted or switched off since it was recorded: not sent (a retry sends it once it is active).
       const error = w === undefined ? 'endpoint deleted' : `endpoint ${w.status}`;
-      this.settle({ id: d.id, status: 'failed', lastStatus: null, error, at: clock.now() });
+      this.settle(d, { status: 'failed', lastStatus: null, error, at: clock.now() });
       result.failed++;
       return;
     }
     const { status, error } = await attempt(deps, w, d);
     const at = clock.now();
     if (error === null) {
-      this.settle({ id: d.id, status: 'delivered', lastStatus: status, error: null, at });
+      this.settle(d, { status: 'delivered', lastStatus: status, error: null, at });
       result.delivered++;
     } else if (status === 410) {
-      this.settle({ id: d.id, status: 'failed', lastStatus: status, error: '410 Gone: the endpoint is disabled', at });
+      this.settle(d, { status: 'failed', lastStatus: status, error: '410 Gone: the endpoint is disabled', at });
       const now = store.current.webhooks.get(w.id);
       if (now !== undefined && now.status === 'active') {
         await store.put('webhooks', 'update', { ...now, status: 'disabled', updated: new Date(at).toISOString() });
@@ -236,10 +275,10 @@ export class WebhookSender {
       }
       result.failed++;
     } else if (d.attempts < BACKOFF_MS.length) {
-      this.settle({ id: d.id, status: 'pending', nextAt: at + BACKOFF_MS[d.attempts], lastStatus: status, error, at });
+      this.settle(d, { status: 'pending', nextAt: at + BACKOFF_MS[d.attempts], lastStatus: status, error, at });
       result.retried++;
     } else {
-      this.settle({ id: d.id, status: 'failed', lastStatus: status, error, at });
+      this.settle(d, { status: 'failed', lastStatus: status, error, at });
       result.failed++;
     }
   }

@@ -1,0 +1,130 @@
+/**
+ * The webhook outbox (`laurel_webhook_outbox`): the deliveries the log drain calls for, due as soon
+ * as they are recorded, written in the drain's archive transaction (workers/log-drain.ts) as a row
+ * of up to OUTBOX_ROW deliveries of one endpoint rather than a row each. A sender claims a row
+ * (with a lease, FOR UPDATE SKIP LOCKED), attempts its deliveries, then in one transaction writes
+ * each one's row in `laurel_webhook_deliveries` with how its first attempt ended (delivered,
+ * pending its retry, failed) and deletes the outbox row: a delivery costs Postgres one row written
+ * once, not a row inserted, claimed and settled. A process that dies holding a row leaves it to
+ * another once its lease runs out; its deliveries are sent again under the same `webhook-id`.
+ */
+import type pg from 'pg';
+import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type WebhookDeliveryStatus } from './webhook-deliveries.js';
+
+/** Deliveries in one outbox row. */
+export const OUTBOX_ROW = 32;
+
+/** A delivery as the outbox holds it. */
+interface Item {
+  id: string;
+  eventId: string;
+  type: string;
+  tenant: string;
+  userId: string;
+  body: string;
+}
+
+/** Writes `deliveries` (due now, each recorded once: the drain's transaction) in the caller's transaction. */
+export async function addToOutbox(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
+  const byEndpoint = new Map<string, Item[]>();
+  for (const d of deliveries) {
+    const items = byEndpoint.get(d.endpointId) ?? [];
+    items.push({ id: webhookDeliveryId(d.endpointId, d.eventId), eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
+    byEndpoint.set(d.endpointId, items);
+  }
+  const rows: { endpoint_id: string; items: string }[] = [];
+  for (const [endpointId, items] of byEndpoint) {
+    for (let i = 0; i < items.length; i += OUTBOX_ROW) rows.push({ endpoint_id: endpointId, items: JSON.stringify(items.slice(i, i + OUTBOX_ROW)) });
+  }
+  if (rows.length === 0) return;
+  await client.query(
+    `INSERT INTO laurel_webhook_outbox (prefix, endpoint_id, items, created_at)
+     SELECT $1, r.endpoint_id, r.items, to_timestamp($3 / 1000.0) FROM jsonb_to_recordset($2::jsonb) AS r(endpoint_id text, items text)`,
+    [prefix, JSON.stringify(rows), nowMs],
+  );
+}
+
+/** A claimed outbox row: its id and its deliveries, none attempted yet. */
+export interface OutboxRow {
+  id: string;
+  endpointId: string;
+  deliveries: WebhookDelivery[];
+}
+
+/**
+ * Claims outbox rows for `leaseMs` of wall time, oldest first: at most `rows[endpoint]` of an
+ * endpoint (`perEndpoint` for one not named), among the first `limit` free.
+ */
+export async function claimOutbox(
+  pool: pg.Pool, prefix: string, limit: number, leaseMs: number, rows: Record<string, number>, perEndpoint: number,
+): Promise<OutboxRow[]> {
+  const { rows: claimed } = await pool.query<{ id: string; endpoint_id: string; items: string; created_at: Date }>(
+    `UPDATE laurel_webhook_outbox o SET claimed_until = now() + make_interval(secs => $3 / 1000.0)
+     WHERE (o.prefix, o.id) IN (
+       SELECT prefix, id FROM (
+         SELECT prefix, id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS n, endpoint_id FROM (
+           SELECT prefix, id, endpoint_id FROM laurel_webhook_outbox
+           WHERE prefix = $1 AND (claimed_until IS NULL OR claimed_until < now())
+           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) candidates) ranked
+       WHERE n <= COALESCE(($4::jsonb ->> endpoint_id)::int, $5))
+     RETURNING o.id, o.endpoint_id, o.items, o.created_at`,
+    [prefix, limit, leaseMs, JSON.stringify(rows), perEndpoint],
+  );
+  return claimed.map((r) => ({
+    id: r.id,
+    endpointId: r.endpoint_id,
+    deliveries: (JSON.parse(r.items) as Item[]).map((i) => ({
+      ...i, endpointId: r.endpoint_id, status: 'sending', dueAt: r.created_at.getTime(), attempts: 0,
+      lastStatus: null, error: null, createdAt: r.created_at.getTime(), deliveredAt: null,
+    })),
+  }));
+}
+
+/** How a delivery of the outbox ended its first attempt. */
+export interface FirstAttempt {
+  delivery: WebhookDelivery;
+  status: WebhookDeliveryStatus;
+  /** The next attempt's time (ms, service clock), for one `pending`. */
+  nextAt?: number;
+  lastStatus: number | null;
+  error: string | null;
+  /** When (ms, service clock). */
+  at: number;
+}
+
+/**
+ * Writes the deliveries of finished outbox rows with their first attempts, and deletes those rows,
+ * in one transaction. A delivery that has its row already (a lease that ran out, its row sent
+ * again by another process) keeps it.
+ */
+export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: string[], attempts: FirstAttempt[]): Promise<void> {
+  if (rowIds.length === 0) return;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    if (attempts.length > 0) {
+      await client.query(
+        `INSERT INTO laurel_webhook_deliveries
+           (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, attempts, last_status, error, created_at, delivered_at)
+         SELECT $1, a.id, a.endpoint_id, a.event_id, a.type, a.tenant, a.user_id, a.body, a.status,
+           to_timestamp(COALESCE(a.next_at, a.at) / 1000.0), 1, a.last_status, a.error, to_timestamp(a.created_ms / 1000.0),
+           CASE WHEN a.status = 'delivered' THEN to_timestamp(a.at / 1000.0) END
+         FROM jsonb_to_recordset($2::jsonb) AS a(id text, endpoint_id text, event_id text, type text, tenant text, user_id text, body text,
+           status text, next_at float8, at float8, last_status int, error text, created_ms float8)
+         ON CONFLICT (prefix, id) DO NOTHING`,
+        [prefix, JSON.stringify(attempts.map(({ delivery: d, ...o }) => ({
+          id: d.id, endpoint_id: d.endpointId, event_id: d.eventId, type: d.type, tenant: d.tenant, user_id: d.userId, body: d.body,
+          status: o.status, next_at: o.nextAt ?? null, at: o.at, last_status: o.lastStatus, error: o.error, created_ms: d.createdAt,
+        })))],
+      );
+    }
+    await client.query('DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND id = ANY($2::bigint[])', [prefix, rowIds]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
