@@ -67,4 +67,53 @@ describe('the dashboard\'s edit forms', () => {
     await form.getByRole('button', { name: 'Close' }).click();
     expect(await form.count()).toBe(0);
   });
+
+  it('edits a leaderboard: everything while inactive; while active, what its state lets change; a size lowered is refused under the size', async () => {
+    const { page, s } = d;
+    const draft = await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Draft', key: 'draft', rankBy: 'metric', metricId: ids.lessons, status: 'inactive' });
+    const live = await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Live', key: 'live', rankBy: 'metric', metricId: ids.lessons, status: 'active', maxParticipants: 100 });
+    await d.open('Leaderboards');
+
+    await page.getByRole('button', { name: 'Edit leaderboard Draft' }).click();
+    // The form's name follows the board's (renamed when saved).
+    const form = page.getByRole('form', { name: /^Edit leaderboard / });
+    await form.getByLabel('Name', { exact: true }).fill('Weekly quizzes');
+    await form.getByLabel('Key', { exact: true }).fill('weekly-quizzes');
+    await form.getByLabel('Description').fill('Who does the most quizzes');
+    await form.getByLabel('Ranks the metric').selectOption({ label: 'Metric quizzes' });
+    await form.getByLabel('Starts a new run').selectOption('day');
+    await form.getByLabel('N', { exact: true }).fill('7');
+    await form.getByLabel('Groups users by').selectOption({ label: 'plan' });
+    await form.getByLabel('Ends on (optional)').fill('2099-12-31');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', `/admin/v1/leaderboards/${draft.id}`)).body).toMatchObject({
+      name: 'Weekly quizzes', key: 'weekly-quizzes', description: 'Who does the most quizzes', status: 'inactive', metricId: ids.quizzes,
+      runUnit: 'day', runInterval: 7, breakdownAttributes: [ids.plan], end: '2099-12-31',
+    });
+    await page.getByRole('cell', { name: 'weekly-quizzes', exact: true }).waitFor();
+    await form.getByRole('button', { name: 'Close' }).click();
+
+    // Active: what it ranks, its key and its runs are fixed; its size may rise, not fall.
+    await page.getByRole('button', { name: 'Edit leaderboard Live' }).click();
+    await expect.poll(() => form.getAttribute('aria-label')).toBe('Edit leaderboard Live');
+    expect(await form.getByLabel('Key', { exact: true }).isDisabled()).toBe(true);
+    expect(await form.getByLabel('Ranks the metric').isDisabled()).toBe(true);
+    expect(await form.getByLabel('Starts on (optional)').isDisabled()).toBe(true);
+    await form.getByLabel('Name', { exact: true }).fill('Live ranking');
+    await form.getByLabel('Participants (at most)').fill('200');
+    await form.getByLabel('Each day from (optional)').fill('08:00');
+    await form.getByLabel('Each day until (optional)').fill('20:00');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({
+      name: 'Live ranking', key: 'live', status: 'active', maxParticipants: 200, startTime: '08:00', endTime: '20:00',
+    });
+    await form.getByLabel('Participants (at most)').fill('50');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('#board-edit-size-error').textContent()).toContain('maxParticipants can only rise');
+    expect(await form.getByRole('status').textContent()).toBe('');
+    await d.shot('leaderboard-edit');
+    expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({ maxParticipants: 200 });
+  });
 });
