@@ -62,7 +62,7 @@ describe('the dashboard\'s configuration pages', () => {
     await expect.poll(() => page.locator('#level-key-error').textContent()).toContain('already exists');
     await box.getByLabel('Level key').fill('scholar');
     await box.getByRole('button', { name: 'Add level' }).click();
-    await expect.poll(() => box.locator('table.levels tbody tr').allTextContents()).toEqual(['10beginnerBeginnerDelete', '100scholarScholarDelete']);
+    await expect.poll(() => box.locator('table.levels tbody tr').allTextContents()).toEqual(['10beginnerBeginnerEditDelete', '100scholarScholarEditDelete']);
 
     await box.getByLabel('Boost name').fill('Double weekend');
     await box.getByLabel('Multiplier').fill('2');

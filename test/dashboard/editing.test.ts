@@ -116,4 +116,75 @@ describe('the dashboard\'s edit forms', () => {
     await d.shot('leaderboard-edit');
     expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({ maxParticipants: 200 });
   });
+
+  it('edits a points system\'s trigger (with its filters), level and boost; each refusal under its field', async () => {
+    const { page, s } = d;
+    const system = await adminCreateOne(s, '/admin/v1/points', {
+      name: 'Stars', key: 'stars',
+      triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }],
+      levels: [{ name: 'Beginner', key: 'beginner', points: 10 }, { name: 'Expert', key: 'expert', points: 100 }],
+      boosts: [{ name: 'Double', start: '2026-01-01', multiplier: 2 }],
+    });
+    const path = (child: string) => `/admin/v1/points/${system.id}/${child}`;
+    await d.open('Points');
+    await page.getByRole('button', { name: 'Configure Stars' }).click();
+    const box = page.getByRole('region', { name: 'Configuration of Stars' });
+
+    await box.getByRole('button', { name: 'Edit trigger every 1 of Metric lessons' }).click();
+    const trigger = box.getByRole('form', { name: /^Edit trigger / });
+    await trigger.getByLabel('Points', { exact: true }).fill('0');
+    await trigger.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('#trigger-edit-points-error').textContent()).toBe('points must not be 0');
+    await trigger.getByLabel('Points', { exact: true }).fill('5');
+    await trigger.getByLabel('Status').selectOption('inactive');
+    await trigger.getByLabel('Metric', { exact: true }).selectOption({ label: 'Metric quizzes' });
+    await trigger.getByLabel('For every (units)').fill('2');
+    await trigger.getByRole('button', { name: 'Add a filter: Counts only events with' }).click();
+    await trigger.getByLabel('Counts only events with 1: value').fill('app');
+    await trigger.getByRole('button', { name: 'Add a filter: Only users with' }).click();
+    await trigger.getByLabel('Only users with 1: value').fill('pro');
+    await trigger.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => trigger.getByRole('status').textContent()).toBe('Saved.');
+    expect(await page.locator('#trigger-edit-points-error').textContent()).toBe('');
+    expect((await s.request('GET', path('triggers'))).body).toMatchObject([{
+      type: 'metric', points: 5, status: 'inactive', metricId: ids.quizzes, metricThreshold: 2,
+      eventAttributes: [{ attributeId: ids.source, attributeValue: 'app' }], userAttributes: [{ attributeId: ids.plan, attributeValue: 'pro' }],
+    }]);
+    await box.getByRole('cell', { name: 'every 2 of Metric quizzes', exact: true }).waitFor();
+    await trigger.getByRole('button', { name: 'Close' }).click();
+
+    await box.getByRole('button', { name: 'Edit level Beginner' }).click();
+    const level = box.getByRole('form', { name: /^Edit level / });
+    await level.getByLabel('Level key').fill('expert');
+    await level.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('#level-edit-key-error').textContent()).toContain('already exists');
+    await level.getByLabel('Level name').fill('Novice');
+    await level.getByLabel('Level key').fill('novice');
+    await level.getByLabel('Reached at (points)').fill('20');
+    await level.getByLabel('Description').fill('The first steps');
+    await level.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => level.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', path('levels'))).body).toEqual(expect.arrayContaining([
+      expect.objectContaining({ key: 'novice', name: 'Novice', points: 20, description: 'The first steps' }),
+    ]));
+    await level.getByRole('button', { name: 'Close' }).click();
+
+    await box.getByRole('button', { name: 'Edit boost Double' }).click();
+    const boost = box.getByRole('form', { name: /^Edit boost / });
+    await boost.getByLabel('Multiplier').fill('1');
+    await boost.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('#boost-edit-multiplier-error').textContent()).toBe('multiplier must not be 1');
+    await boost.getByLabel('Boost name').fill('Triple');
+    await boost.getByLabel('Multiplier').fill('3');
+    await boost.getByLabel('To (day, optional)').fill('2099-01-31');
+    await boost.getByLabel('Rounding').selectOption('up');
+    await boost.getByRole('button', { name: 'Add a filter: Only users with' }).click();
+    await boost.getByLabel('Only users with 1: value').fill('pro');
+    await boost.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => boost.getByRole('status').textContent()).toBe('Saved.');
+    await d.shot('points-edit');
+    expect((await s.request('GET', path('boosts'))).body).toMatchObject([{
+      name: 'Triple', multiplier: 3, start: '2026-01-01', end: '2099-01-31', rounding: 'up', userAttributes: [{ attributeId: ids.plan, attributeValue: 'pro' }],
+    }]);
+  });
 });
