@@ -93,7 +93,7 @@ describe('the dashboard\'s configuration pages', () => {
     await page.getByRole('cell', { name: 'acme', exact: true }).waitFor();
     await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default', 'Acme']);
     await page.getByLabel('Customer id').fill('acme');
-    await page.getByLabel('Name').fill('Acme again');
+    await page.getByLabel('Name', { exact: true }).fill('Acme again');
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('already exists');
     await page.getByLabel('Customer id').fill('café');
