@@ -1,6 +1,7 @@
 /**
  * The card of an edit form (useEditForm): its title, the fields, the form's error and status
- * lines, Save and Close. It takes the focus when it opens (its first field), and Escape closes it.
+ * lines, Save and Close. It takes the focus when it opens (its first field), Escape closes it, and
+ * the focus goes back to what opened it.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -9,7 +10,12 @@ import type { EditState } from './edit-form.js';
 export function EditCard(props: { label: string; title: string; state: EditState; onClose: () => void; children: ComponentChildren }) {
   const { errors, done, submit } = props.state;
   const ref = useRef<HTMLFormElement>(null);
-  useEffect(() => { ref.current?.querySelector<HTMLElement>('input, select, textarea')?.focus(); }, []);
+  useEffect(() => {
+    // The button that opened it gets the focus back when it closes (if it is still there).
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    ref.current?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), textarea')?.focus();
+    return () => { if (opener?.isConnected) opener.focus(); };
+  }, []);
   const escape = (e: KeyboardEvent) => { if (e.key === 'Escape') props.onClose(); };
   return (
     <form ref={ref} class="card edit" aria-label={props.label} onSubmit={submit} onKeyDown={escape}>

@@ -66,6 +66,8 @@ describe('the dashboard\'s edit forms', () => {
     expect((await s.request('GET', `/admin/v1/achievements/${made.five}`)).body).toMatchObject({ key: 'three', userAttributes: [] });
     await form.getByRole('button', { name: 'Close' }).click();
     expect(await form.count()).toBe(0);
+    // The focus is back on the button that opened the form.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Edit achievement three');
   });
 
   it('edits a leaderboard: everything while inactive; while active, what its state lets change; a size lowered is refused under the size', async () => {
@@ -115,6 +117,14 @@ describe('the dashboard\'s edit forms', () => {
     expect(await form.getByRole('status').textContent()).toBe('');
     await d.shot('leaderboard-edit');
     expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({ maxParticipants: 200 });
+    // Paused while the form is open: what may change follows (a board that has been active keeps what it ranks, not its key).
+    await page.getByRole('button', { name: 'Pause Live ranking' }).click();
+    await expect.poll(() => form.getByLabel('Key', { exact: true }).isDisabled()).toBe(false);
+    await form.getByLabel('Participants (at most)').fill('200');
+    await form.getByLabel('Key', { exact: true }).fill('live-ranking');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({ key: 'live-ranking', status: 'inactive' });
   });
 
   it('edits a points system\'s trigger (with its filters), level and boost; each refusal under its field', async () => {

@@ -83,8 +83,8 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         )}
       </ListBox>
       {edited !== undefined && (
-        // Opened anew when a lifecycle action moves the board: what may change follows its status.
-        <EditBoard key={`${edited.id}-${edited.status}`} session={session} board={edited} metrics={metrics} systems={systems}
+        // A lifecycle action may move the board while it is open: what may change follows its status.
+        <EditBoard key={edited.id} session={session} board={edited} metrics={metrics} systems={systems}
           attributes={attributes} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
       {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}`} session={session} board={chosen} />}
