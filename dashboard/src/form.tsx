@@ -1,6 +1,6 @@
 /** A labelled form field with its error under it (announced to screen readers). */
 import type { ComponentChildren } from 'preact';
-import { createOne, type Session } from './api.js';
+import { createOne, updateOne, type Session } from './api.js';
 
 export function Field(props: { id: string; label: string; error?: string | null; children: ComponentChildren }) {
   return (
@@ -51,12 +51,33 @@ export async function createFromForm<T>(
   }
 }
 
-/** A form's text fields kept in one object: `set(field)` is an input's onInput. */
-export function fieldSetter<F extends Record<string, string>>(form: F, setForm: (f: F) => void) {
-  return (field: keyof F) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
+/**
+ * Updates one item through a batch resource of the Admin API for a form (PATCH `[{ id, ...changes }]`):
+ * the updated entity, or null with the refusal handed to `setErrors` as createFromForm does.
+ */
+export async function updateFromForm<T>(
+  session: Session, path: string, changes: { id: string } & Record<string, unknown>, fields: string[],
+  setErrors: (errors: Record<string, string>) => void,
+): Promise<T | null> {
+  setErrors({});
+  try {
+    const { updated, error } = await updateOne<T>(session, path, changes);
+    if (updated === null) setErrors(errorsOf([{ message: error }], fields));
+    return updated;
+  } catch (err) {
+    setErrors({ form: (err as Error).message });
+    return null;
+  }
 }
 
-/** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
+/** The fields of a form that hold text (what an input edits). */
+export type TextKeys<F> = { [K in keyof F]: F[K] extends string ? K : never }[keyof F];
+
+/** A form's fields kept in one object: `set(field)` is a text input's onInput. */
+export function fieldSetter<F extends object>(form: F, setForm: (f: F) => void) {
+  return (field: TextKeys<F>) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
+}
+
 /** The name and key fields every configured resource has. */
 export function NameKey(props: {
   prefix: string; form: { name: string; key: string }; errors: Record<string, string>; set: (field: 'name' | 'key') => (e: Event) => void;
@@ -74,6 +95,7 @@ export function NameKey(props: {
   );
 }
 
+/** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
 export function NameKeyMetric(props: {
   prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
   set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: { id: string; name: string }[]; metricLabel: string;

@@ -49,3 +49,11 @@ export function useActiveMetrics(session: Session): { id: string; key: string; n
   const list = useList<{ id: string; key: string; name: string; status: string }>(session, '/admin/v1/metrics?limit=100');
   return (list.items ?? []).filter((m) => m.status === 'active');
 }
+
+type Named = { id: string; key: string; name: string };
+
+/** The Admin API's attributes by kind (user, event), for the filters' choices. */
+export function useAttributes(session: Session): { user: Named[]; event: Named[] } {
+  const items = useList<Named & { type: string }>(session, '/admin/v1/attributes?limit=100').items ?? [];
+  return { user: items.filter((a) => a.type === 'user'), event: items.filter((a) => a.type === 'event') };
+}

@@ -62,7 +62,7 @@ describe('the dashboard\'s configuration pages', () => {
     await expect.poll(() => page.locator('#level-key-error').textContent()).toContain('already exists');
     await box.getByLabel('Level key').fill('scholar');
     await box.getByRole('button', { name: 'Add level' }).click();
-    await expect.poll(() => box.locator('table.levels tbody tr').allTextContents()).toEqual(['10beginnerBeginnerDelete', '100scholarScholarDelete']);
+    await expect.poll(() => box.locator('table.levels tbody tr').allTextContents()).toEqual(['10beginnerBeginnerEditDelete', '100scholarScholarEditDelete']);
 
     await box.getByLabel('Boost name').fill('Double weekend');
     await box.getByLabel('Multiplier').fill('2');
@@ -93,7 +93,7 @@ describe('the dashboard\'s configuration pages', () => {
     await page.getByRole('cell', { name: 'acme', exact: true }).waitFor();
     await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default', 'Acme']);
     await page.getByLabel('Customer id').fill('acme');
-    await page.getByLabel('Name').fill('Acme again');
+    await page.getByLabel('Name', { exact: true }).fill('Acme again');
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('already exists');
     await page.getByLabel('Customer id').fill('café');

@@ -1,7 +1,7 @@
 /**
  * The streak page in a real browser, under the manual clock: the rule with its freezes, a freeze
  * granted and a lost streak restored for users named, a pause added (a refused one's message under
- * its field) and removed.
+ * its field) and removed; a second metric added to the rule, and its evaluation chosen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from './browser.js';
@@ -64,21 +64,37 @@ describe('the dashboard\'s streak page', () => {
     expect((await s.request('GET', '/api/users/ann/streak')).body).toMatchObject({ pauses: [] });
   });
 
-  it('keeps the rule\'s other metrics when it saves the first one\'s threshold', async () => {
+  it('adds a second metric to the rule and chooses the evaluation; a metric named twice is refused under its field', async () => {
     const { page, s } = d;
     const { pages } = await s.metrics('pages');
     const lessons = ((await s.request('GET', '/admin/v1/streaks/settings')).body as { metrics: { metricId: string }[] }).metrics[0].metricId;
-    expect((await s.request('PUT', '/admin/v1/streaks/settings', { body: {
-      frequency: 'daily', evaluation: 'any', metrics: [{ metricId: lessons, threshold: 1 }, { metricId: pages, threshold: 5 }], freezes: null,
-    } })).status).toBe(200);
     await page.reload();
     const rule = page.getByRole('form', { name: 'Streak rule' });
-    await expect.poll(() => rule.getByText('The rule names 1 other metric too (any must be met): kept as they are.').count()).toBe(1);
-    await rule.getByLabel('At least, per period').fill('2');
+    await expect.poll(() => rule.getByLabel('Extended by the metric').inputValue()).toBe(lessons);
+    await rule.getByRole('button', { name: 'Add a metric' }).click();
+    // The same metric twice: refused, the message under the second.
+    await rule.getByLabel('Metric 2', { exact: true }).selectOption({ label: 'Metric lessons' });
+    await rule.getByRole('button', { name: 'Save the rule' }).click();
+    await expect.poll(() => page.locator('#streak-metric-2-error').textContent()).toContain('is listed twice');
+    expect(await page.locator('#streak-metric-error').textContent()).toBe('');
+    await rule.getByLabel('Metric 2', { exact: true }).selectOption({ label: 'Metric pages' });
+    await rule.getByLabel('Metric 2: at least, per period').fill('5');
+    await rule.getByLabel('With several metrics, a period counts when').selectOption('any');
     await rule.getByRole('button', { name: 'Save the rule' }).click();
     await expect.poll(() => rule.getByRole('status').textContent()).toBe('Saved.');
+    expect(await page.locator('#streak-metric-2-error').textContent()).toBe('');
+    await d.shot('streak-rule-metrics');
     expect((await s.request('GET', '/admin/v1/streaks/settings')).body).toMatchObject({
-      evaluation: 'any', metrics: [{ metricId: lessons, threshold: 2 }, { metricId: pages, threshold: 5 }], freezes: null,
+      evaluation: 'any', metrics: [{ metricId: lessons, threshold: 1 }, { metricId: pages, threshold: 5 }], freezes: { max: 3 },
     });
+    // Read back when the page opens again; the second metric removed.
+    await page.reload();
+    await expect.poll(() => rule.getByLabel('Metric 2', { exact: true }).inputValue()).toBe(pages);
+    expect(await rule.getByLabel('With several metrics, a period counts when').inputValue()).toBe('any');
+    await rule.getByRole('button', { name: 'Remove metric 2' }).click();
+    await rule.getByLabel('With several metrics, a period counts when').selectOption('all');
+    await rule.getByRole('button', { name: 'Save the rule' }).click();
+    await expect.poll(() => rule.getByRole('status').textContent()).toBe('Saved.');
+    expect((await s.request('GET', '/admin/v1/streaks/settings')).body).toMatchObject({ evaluation: 'all', metrics: [{ metricId: lessons, threshold: 1 }] });
   });
 });

@@ -2,11 +2,13 @@
  * Achievements: each with its completions and rarity in the tenant chosen (the Application API's
  * list, with the admin key), a form that creates one of any trigger through the Admin API (a metric
  * reaching a total, a streak reaching a length, completed through the API, or a composite of
- * others), and delete.
+ * others), edit (achievements/edit.tsx), and delete.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, NameKey, NameKeyMetric } from '../form.js';
+import { EditAchievement } from './achievements/edit.js';
+import { PartsField } from './achievements/parts.js';
 import type { Metric } from './metrics.js';
 
 interface Achievement {
@@ -27,6 +29,7 @@ export function AchievementsPage({ session }: { session: Session }) {
   const [form, setForm] = useState(empty);
   const [parts, setParts] = useState<string[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [editing, setEditing] = useState<string | null>(null);
   const load = () => call<Achievement[]>(session, 'GET', '/api/achievements').then((r) => setList(r.body), () => setList([]));
   useEffect(() => {
     void load();
@@ -49,7 +52,9 @@ export function AchievementsPage({ session }: { session: Session }) {
     await load();
   };
   const remove = async (id: string) => {
-    setErrors({ list: await deleteOne(session, '/admin/v1/achievements', id) });
+    const error = await deleteOne(session, '/admin/v1/achievements', id);
+    setErrors({ list: error });
+    if (error === '' && id === editing) setEditing(null);
     await load();
   };
 
@@ -80,12 +85,7 @@ export function AchievementsPage({ session }: { session: Session }) {
           </Field>
         )}
         {form.trigger === 'achievement' && (
-          <Field id="achievement-parts" label="Achievements to complete" error={errors.achievementIds}>
-            <select id="achievement-parts" multiple size={Math.min(6, Math.max(2, list?.length ?? 2))}
-              onChange={(e) => setParts([...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value))}>
-              {(list ?? []).map((a) => <option key={a.id} value={a.id} selected={parts.includes(a.id)}>{a.name}</option>)}
-            </select>
-          </Field>
+          <PartsField id="achievement-parts" achievements={list ?? []} value={parts} onChange={setParts} error={errors.achievementIds} />
         )}
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create achievement</button>
@@ -100,12 +100,19 @@ export function AchievementsPage({ session }: { session: Session }) {
                 <td><code>{a.key}</code></td><td>{a.name}</td>
                 <td>{a.trigger === 'achievement' ? 'composite' : a.trigger}{a.metricValue ? ` ≥ ${a.metricValue}` : ''}{a.streakLength ? ` ${a.streakLength}` : ''}</td>
                 <td>{a.completions}</td><td>{a.rarity}%</td>
-                <td><button type="button" class="small danger" aria-label={`Delete achievement ${a.key}`} onClick={() => remove(a.id)}>Delete</button></td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`Edit achievement ${a.key}`} onClick={() => setEditing(a.id)}>Edit</button>
+                  <button type="button" class="small danger" aria-label={`Delete achievement ${a.key}`} onClick={() => remove(a.id)}>Delete</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </div>
+      {editing !== null && (
+        <EditAchievement key={editing} session={session} id={editing} metrics={metrics} achievements={list ?? []}
+          onSaved={load} onClose={() => setEditing(null)} />
+      )}
     </section>
   );
 }

@@ -1,11 +1,13 @@
 /**
  * API keys: the list (never their secrets), a form that creates one (admin, or application: the
- * Application API only; optionally bound to a tenant), the new key shown once, and revoke.
+ * Application API only; optionally bound to a tenant), the new key shown once, and revoke; then
+ * keys scoped to one user (api-keys/user-keys.tsx).
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
 import { ListBox, useList } from '../list.js';
+import { UserKeys } from './api-keys/user-keys.js';
 import type { Tenant } from './tenants.js';
 
 interface ApiKey {
@@ -86,6 +88,7 @@ export function ApiKeysPage({ session }: { session: Session }) {
           </table>
         )}
       </ListBox>
+      <UserKeys key={session.tenant} session={session} />
     </section>
   );
 }

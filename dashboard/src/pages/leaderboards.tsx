@@ -1,13 +1,16 @@
 /**
  * Leaderboards: the list with each one's lifecycle actions (leaderboards/lifecycle.tsx), a form that
- * creates one on a metric (perpetual or repeating, optionally grouped by a user attribute), and the
- * rankings of the one chosen, of any run (leaderboards/rankings.tsx).
+ * creates one (perpetual or repeating, optionally grouped by a user attribute; its fields in
+ * leaderboards/fields.tsx), editing one (leaderboards/edit.tsx), and the rankings of the one chosen,
+ * of any run (leaderboards/rankings.tsx).
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
-import { createFromForm, Field, fieldSetter, NameKey, NameKeyMetric } from '../form.js';
+import { createFromForm, Field, fieldSetter, NameKey } from '../form.js';
 import { ListBox, useActiveMetrics, useList } from '../list.js';
 import type { Attribute } from './attributes.js';
+import { EditBoard } from './leaderboards/edit.js';
+import { RankFields, RunFields } from './leaderboards/fields.js';
 import { Lifecycle } from './leaderboards/lifecycle.js';
 import { Rankings, type Board } from './leaderboards/rankings.js';
 
@@ -19,6 +22,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
   const systems = useList<{ id: string; name: string }>(session, '/admin/v1/points?limit=100').items ?? [];
   const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [moveError, setMoveError] = useState('');
@@ -39,6 +43,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     await list.reload();
     setChosen(created);
   };
+  const edited = list.items?.find((b) => b.id === editing);
   const moved = async (error: string) => {
     setMoveError(error);
     await list.reload();
@@ -49,47 +54,12 @@ export function LeaderboardsPage({ session }: { session: Session }) {
       <h1>Leaderboards</h1>
       <form class="card" onSubmit={submit} aria-label="New leaderboard">
         <h2>New leaderboard</h2>
-        <Field id="board-rank-by" label="Ranks users by" error={errors.rankBy}>
-          <select id="board-rank-by" value={form.rankBy} onChange={set('rankBy')}>
-            <option value="metric">a metric's total</option>
-            <option value="points">a points system's total</option>
-            <option value="streak">their streak's length</option>
-          </select>
-        </Field>
-        {form.rankBy === 'metric'
-          ? <NameKeyMetric prefix="board" form={form} errors={errors} set={set} metrics={metrics} metricLabel="Ranks the metric" />
-          : <NameKey prefix="board" form={form} errors={errors} set={set} />}
-        {form.rankBy === 'points' && (
-          <Field id="board-points" label="Points system" error={errors.pointsSystemId}>
-            <select id="board-points" value={form.pointsSystemId} required onChange={set('pointsSystemId')}>
-              <option value="">Choose a points system</option>
-              {systems.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-            </select>
-          </Field>
-        )}
+        <RankFields prefix="board" form={form} errors={errors} set={set} metrics={metrics} systems={systems} />
+        <NameKey prefix="board" form={form} errors={errors} set={set} />
         <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
           <input id="board-size" type="number" min="1" value={form.maxParticipants} required onInput={set('maxParticipants')} />
         </Field>
-        <div class="row">
-          <Field id="board-repeat" label="Starts a new run" error={errors.runUnit}>
-            <select id="board-repeat" value={form.runUnit} onChange={set('runUnit')}>
-              <option value="">Never (one run)</option><option value="day">Every N days</option>
-              <option value="month">Every N months</option><option value="year">Every N years</option>
-            </select>
-          </Field>
-          <Field id="board-interval" label="N" error={errors.runInterval}>
-            <input id="board-interval" type="number" min="1" value={form.runInterval} disabled={form.runUnit === ''} onInput={set('runInterval')} />
-          </Field>
-          <Field id="board-start" label="Starts on (optional)" error={errors.start}>
-            <input id="board-start" type="date" value={form.start} onInput={set('start')} />
-          </Field>
-          <Field id="board-breakdown" label="Groups users by" error={errors.breakdownAttributes}>
-            <select id="board-breakdown" value={form.breakdown} onChange={set('breakdown')}>
-              <option value="">No groups</option>
-              {attributes.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-            </select>
-          </Field>
-        </div>
+        <RunFields prefix="board" form={form} errors={errors} set={set} attributes={attributes} />
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create leaderboard</button>
       </form>
@@ -104,6 +74,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
                 <td>{b.runUnit === undefined ? 'one' : `every ${b.runInterval} ${b.runUnit}(s) from ${b.start}`}</td><td>{b.status}</td>
                 <td class="actions">
                   <Lifecycle session={session} board={b} onDone={moved} />
+                  <button type="button" class="small" aria-label={`Edit leaderboard ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
                   <button type="button" class="small" onClick={() => setChosen(b)}>Rankings</button>
                 </td>
               </tr>
@@ -111,6 +82,11 @@ export function LeaderboardsPage({ session }: { session: Session }) {
           </table>
         )}
       </ListBox>
+      {edited !== undefined && (
+        // A lifecycle action may move the board while it is open: what may change follows its status.
+        <EditBoard key={edited.id} session={session} board={edited} metrics={metrics} systems={systems}
+          attributes={attributes} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
+      )}
       {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}`} session={session} board={chosen} />}
     </section>
   );

@@ -1,11 +1,13 @@
 /**
  * Tenants: the list, a form that creates one (its customerId is what the Tenant-ID header sends),
- * and archive / restore. The tenant switcher hears of a change (TENANTS_CHANGED).
+ * rename (tenants/rename.tsx), and archive / restore. The tenant switcher hears of a change
+ * (TENANTS_CHANGED).
  */
 import { useState } from 'preact/hooks';
 import { updateOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
 import { ListBox, useList } from '../list.js';
+import { RenameTenant } from './tenants/rename.js';
 
 export interface Tenant {
   id: string;
@@ -21,6 +23,7 @@ export function TenantsPage({ session }: { session: Session }) {
   const list = useList<Tenant>(session, '/admin/v1/tenants?limit=100');
   const [form, setForm] = useState({ customerId: '', name: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [renaming, setRenaming] = useState<string | null>(null);
   const set = fieldSetter(form, setForm);
   const changed = async () => {
     await list.reload();
@@ -41,6 +44,7 @@ export function TenantsPage({ session }: { session: Session }) {
     }
     await changed();
   };
+  const renamed = list.items?.find((t) => t.id === renaming);
   return (
     <section>
       <h1>Tenants</h1>
@@ -64,14 +68,20 @@ export function TenantsPage({ session }: { session: Session }) {
             <tbody>{items.map((t) => (
               <tr key={t.id}>
                 <td><code>{t.customerId}</code></td><td>{t.name}</td><td>{t.status}</td>
-                <td><button type="button" class="small" aria-label={`${t.status === 'active' ? 'Archive' : 'Restore'} ${t.name}`} onClick={() => toggle(t)}>
-                  {t.status === 'active' ? 'Archive' : 'Restore'}
-                </button></td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`Rename ${t.name}`} onClick={() => setRenaming(t.id)}>Rename</button>
+                  <button type="button" class="small" aria-label={`${t.status === 'active' ? 'Archive' : 'Restore'} ${t.name}`} onClick={() => toggle(t)}>
+                    {t.status === 'active' ? 'Archive' : 'Restore'}
+                  </button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </ListBox>
+      {renamed !== undefined && (
+        <RenameTenant key={renamed.id} session={session} tenant={renamed} onSaved={changed} onClose={() => setRenaming(null)} />
+      )}
     </section>
   );
 }

@@ -1,29 +1,15 @@
 /**
  * Webhooks: the endpoints, a form that creates one (its signing secret shown once), turning one
- * on and off, rotating its secret (the new one shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
+ * on and off, editing its name, URL and events (webhooks/edit.tsx), rotating its secret (the new one
+ * shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
  */
 import { useState } from 'preact/hooks';
 import { call, updateOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
 import { ListBox, useList } from '../list.js';
 import { Deliveries } from './webhooks/deliveries.js';
-
-interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  status: string;
-  /** Only in the create's answer. */
-  secret?: string;
-}
-
-const TYPES = [
-  'achievement.completed', 'streak.started', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
-  'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
-  'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
-  'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
-];
+import { EditWebhook, type Webhook } from './webhooks/edit.js';
+import { EventChecks } from './webhooks/events.js';
 
 export function WebhooksPage({ session }: { session: Session }) {
   const list = useList<Webhook>(session, '/admin/v1/webhooks?limit=100');
@@ -32,8 +18,8 @@ export function WebhooksPage({ session }: { session: Session }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [fresh, setFresh] = useState<Webhook | null>(null);
   const [chosen, setChosen] = useState<Webhook | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const set = fieldSetter(form, setForm);
-  const toggleEvent = (type: string) => setEvents(events.includes(type) ? events.filter((t) => t !== type) : [...events, type]);
   const submit = async (e: Event) => {
     e.preventDefault();
     setFresh(null);
@@ -62,6 +48,7 @@ export function WebhooksPage({ session }: { session: Session }) {
     }
     await list.reload();
   };
+  const edited = list.items?.find((w) => w.id === editing);
   return (
     <section>
       <h1>Webhooks</h1>
@@ -73,13 +60,7 @@ export function WebhooksPage({ session }: { session: Session }) {
         <Field id="webhook-url" label="URL" error={errors.url}>
           <input id="webhook-url" type="url" value={form.url} required placeholder="https://example.com/laurel" onInput={set('url')} />
         </Field>
-        <fieldset class="checks" aria-describedby="webhook-events-error">
-          <legend>Events</legend>
-          {TYPES.map((t) => (
-            <label key={t}><input type="checkbox" checked={events.includes(t)} onChange={() => toggleEvent(t)} /> {t}</label>
-          ))}
-        </fieldset>
-        <p class="error" id="webhook-events-error" role="alert">{errors.events ?? ''}</p>
+        <EventChecks id="webhook-events" value={events} onChange={setEvents} error={errors.events} />
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create webhook</button>
       </form>
@@ -104,6 +85,7 @@ export function WebhooksPage({ session }: { session: Session }) {
                   <button type="button" class="small" aria-label={`${w.status === 'active' ? 'Turn off' : 'Turn on'} ${w.name}`} onClick={() => toggle(w)}>
                     {w.status === 'active' ? 'Turn off' : 'Turn on'}
                   </button>
+                  <button type="button" class="small" aria-label={`Edit webhook ${w.name}`} onClick={() => setEditing(w.id)}>Edit</button>
                   <button type="button" class="small" aria-label={`Rotate the secret of ${w.name}`} onClick={() => rotate(w)}>Rotate secret</button>
                   <button type="button" class="small" aria-label={`Deliveries to ${w.name}`} onClick={() => setChosen(w)}>Deliveries</button>
                 </td>
@@ -112,6 +94,9 @@ export function WebhooksPage({ session }: { session: Session }) {
           </table>
         )}
       </ListBox>
+      {edited !== undefined && (
+        <EditWebhook key={edited.id} session={session} webhook={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
+      )}
       {chosen !== null && <Deliveries key={chosen.id} session={session} webhook={chosen} />}
     </section>
   );

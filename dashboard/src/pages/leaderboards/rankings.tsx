@@ -18,6 +18,12 @@ export interface Board {
   runUnit?: string;
   runInterval?: number;
   breakdownAttributes: string[];
+  description?: string;
+  metricId?: string;
+  pointsSystemId?: string;
+  end?: string;
+  startTime?: string;
+  endTime?: string;
 }
 
 interface Ranking {

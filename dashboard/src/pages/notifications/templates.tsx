@@ -1,12 +1,14 @@
 /**
  * Notification templates (/admin/v1/notifications/templates): the list, and one form that creates a
- * template or edits the one chosen, with its live preview (preview.tsx). The Admin API checks the
- * Liquid texts; a refusal shows under the field it names.
+ * template or edits the one chosen, with its live preview (preview.tsx), and the user attribute
+ * filters of the users it is sent to. The Admin API checks the Liquid texts; a refusal shows under
+ * the field it names.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { deleteOne, updateOne, type Session } from '../../api.js';
-import { createFromForm, errorsOf, Field, fieldSetter } from '../../form.js';
-import { ListBox, useActiveMetrics, useList } from '../../list.js';
+import { deleteOne, type Session } from '../../api.js';
+import { FiltersField, type AttributeFilter } from '../../filters.js';
+import { createFromForm, Field, fieldSetter, updateFromForm } from '../../form.js';
+import { ListBox, useActiveMetrics, useAttributes, useList } from '../../list.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
 
 interface Template {
@@ -21,10 +23,11 @@ interface Template {
   text?: string | null;
   title?: string | null;
   body?: string | null;
+  userAttributes: AttributeFilter[];
 }
 
 const TYPES = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
-const FIELDS = ['subject', 'html', 'text', 'title', 'body', 'key', 'name', 'type', 'channel', 'status'];
+const FIELDS = ['subject', 'html', 'text', 'title', 'body', 'key', 'name', 'type', 'channel', 'status', 'userAttributes'];
 const EMPTY = { key: '', name: '', type: 'achievement_completed', channel: 'email', status: 'active', subject: '', html: '', text: '', title: '', body: '' };
 
 export function Templates({ session }: { session: Session }) {
@@ -34,6 +37,8 @@ export function Templates({ session }: { session: Session }) {
   const scope = useMemo(() => sampleScope(metrics, systems ?? []), [metrics.length, systems]);
   const [editing, setEditing] = useState<Template | null>(null);
   const [form, setForm] = useState(EMPTY);
+  const [filters, setFilters] = useState<AttributeFilter[]>([]);
+  const users = useAttributes(session).user;
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState('');
   const set = fieldSetter(form, setForm);
@@ -42,6 +47,7 @@ export function Templates({ session }: { session: Session }) {
     setEditing(t);
     setErrors({});
     setDone('');
+    setFilters(t?.userAttributes ?? []);
     setForm(t === null ? EMPTY : {
       key: t.key, name: t.name, type: t.type, channel: t.channel, status: t.status,
       subject: t.subject ?? '', html: t.html ?? '', text: t.text ?? '', title: t.title ?? '', body: t.body ?? '',
@@ -54,21 +60,19 @@ export function Templates({ session }: { session: Session }) {
     const channelFields = form.channel === 'email'
       ? { subject: orNull(form.subject), html: orNull(form.html), text: orNull(form.text), title: null, body: null }
       : { title: orNull(form.title), body: orNull(form.body), subject: null, html: null, text: null };
-    const item = { key: form.key, name: form.name || form.key, type: form.type, channel: form.channel, status: form.status, ...channelFields };
+    const item = {
+      key: form.key, name: form.name || form.key, type: form.type, channel: form.channel, status: form.status, ...channelFields, userAttributes: filters,
+    };
     if (editing === null) {
       if (await createFromForm<Template>(session, '/admin/v1/notifications/templates', item, FIELDS, setErrors) === null) return;
       setForm(EMPTY);
+      setFilters([]);
       setDone('Created.');
     } else {
-      setErrors({});
-      try {
-        const { updated, error } = await updateOne<Template>(session, '/admin/v1/notifications/templates', { id: editing.id, ...item });
-        if (updated === null) return setErrors(errorsOf([{ message: error }], FIELDS));
-        setEditing(updated);
-        setDone('Saved.');
-      } catch (err) {
-        return setErrors({ form: (err as Error).message });
-      }
+      const updated = await updateFromForm<Template>(session, '/admin/v1/notifications/templates', { id: editing.id, ...item }, FIELDS, setErrors);
+      if (updated === null) return;
+      setEditing(updated);
+      setDone('Saved.');
     }
     await list.reload();
   };
@@ -125,6 +129,8 @@ export function Templates({ session }: { session: Session }) {
           </div>
           {email ? <>{area('subject', 'Subject', 1)}{area('text', 'Text part', 4)}{area('html', 'HTML part', 6)}</>
             : <>{area('title', 'Title', 1)}{area('body', 'Body', 3)}</>}
+          <FiltersField id="tpl-userAttributes" label="Only to users with" attributes={users} value={filters} onChange={setFilters}
+            error={errors.userAttributes} none="For every user. Of the active templates of a type and channel that match a user, the first made is sent." />
           <p class="error" role="alert">{errors.form ?? ''}</p>
           <p class="muted" role="status">{done}</p>
           <button type="submit">{editing === null ? 'Create template' : 'Save template'}</button>

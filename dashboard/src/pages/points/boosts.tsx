@@ -1,22 +1,14 @@
 /**
  * A points system's boosts (`/admin/v1/points/:id/boosts`): a multiplier over a window of days,
- * for everyone or one user; the list with each one's status, a form that adds one, delete.
+ * for everyone or one user; the list with each one's status, a form that adds one, edit
+ * (boost-edit.tsx), delete.
  */
+import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { useCreateForm } from '../../create-form.js';
 import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
-
-interface Boost {
-  id: string;
-  name: string;
-  status: string;
-  start: string;
-  end: string | null;
-  multiplier: number;
-  rounding: string;
-  userId: string | null;
-}
+import { EditBoost, type Boost } from './boost-edit.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -28,6 +20,8 @@ export function Boosts({ session, systemId }: { session: Session; systemId: stri
     name: f.name, start: f.start, end: f.end === '' ? null : f.end, multiplier: Number(f.multiplier),
     rounding: f.rounding, userId: f.userId === '' ? null : f.userId,
   }), ['name', 'start', 'end', 'multiplier', 'rounding', 'userId']);
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = list.items?.find((b) => b.id === editing);
   return (
     <div class="card">
       <h2>Boosts</h2>
@@ -62,12 +56,18 @@ export function Boosts({ session, systemId }: { session: Session; systemId: stri
             <tbody>{items.map((b) => (
               <tr key={b.id}>
                 <td>{b.name}</td><td>{b.multiplier}</td><td>{b.start} → {b.end ?? '…'}</td><td>{b.userId ?? 'everyone'}</td><td>{b.status}</td>
-                <td><button type="button" class="small danger" aria-label={`Delete boost ${b.name}`} onClick={() => remove(b.id)}>Delete</button></td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`Edit boost ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
+                  <button type="button" class="small danger" aria-label={`Delete boost ${b.name}`} onClick={() => remove(b.id)}>Delete</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </ListBox>
+      {edited !== undefined && (
+        <EditBoost key={edited.id} session={session} path={path} boost={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
+      )}
     </div>
   );
 }

@@ -1,15 +1,10 @@
-/** A points system's levels (`/admin/v1/points/:id/levels`): the list by points, a form that adds one, delete. */
+/** A points system's levels (`/admin/v1/points/:id/levels`): the list by points, a form that adds one, edit (level-edit.tsx), delete. */
+import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { useCreateForm } from '../../create-form.js';
 import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
-
-interface Level {
-  id: string;
-  key: string;
-  name: string;
-  points: number;
-}
+import { EditLevel, type Level } from './level-edit.js';
 
 export function Levels({ session, systemId }: { session: Session; systemId: string }) {
   const path = `/admin/v1/points/${encodeURIComponent(systemId)}/levels`;
@@ -17,6 +12,8 @@ export function Levels({ session, systemId }: { session: Session; systemId: stri
   const { form, set, errors, submit, remove } = useCreateForm(
     session, path, list, { name: '', key: '', points: '' }, (f) => ({ ...f, points: Number(f.points) }), ['key', 'name', 'points'],
   );
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = list.items?.find((l) => l.id === editing);
   return (
     <div class="card">
       <h2>Levels</h2>
@@ -40,12 +37,18 @@ export function Levels({ session, systemId }: { session: Session; systemId: stri
             <tbody>{[...items].sort((a, b) => a.points - b.points).map((l) => (
               <tr key={l.id}>
                 <td>{l.points}</td><td><code>{l.key}</code></td><td>{l.name}</td>
-                <td><button type="button" class="small danger" aria-label={`Delete level ${l.name}`} onClick={() => remove(l.id)}>Delete</button></td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`Edit level ${l.name}`} onClick={() => setEditing(l.id)}>Edit</button>
+                  <button type="button" class="small danger" aria-label={`Delete level ${l.name}`} onClick={() => remove(l.id)}>Delete</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </ListBox>
+      {edited !== undefined && (
+        <EditLevel key={edited.id} session={session} path={path} level={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
+      )}
     </div>
   );
 }

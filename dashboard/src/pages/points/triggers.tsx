@@ -1,24 +1,14 @@
 /**
  * A points system's triggers (`/admin/v1/points/:id/triggers`): the list, a form that adds one of
- * any kind (a metric, an achievement, a streak length, a new user, time), delete.
+ * any kind (a metric, an achievement, a streak length, a new user, time; its fields in
+ * trigger-fields.tsx), editing one (trigger-edit.tsx), delete.
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
 import { createFromForm, Field, fieldSetter } from '../../form.js';
 import { ListBox, useActiveMetrics, useList } from '../../list.js';
-
-interface Trigger {
-  id: string;
-  type: 'metric' | 'achievement' | 'streak' | 'user_creation' | 'time';
-  points: number;
-  status: string;
-  metricId?: string;
-  metricThreshold?: number;
-  achievementId?: string;
-  streakLength?: number;
-  timeUnit?: string;
-  timeInterval?: number;
-}
+import { EditTrigger } from './trigger-edit.js';
+import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
 
 const KINDS = { metric: 'A metric', achievement: 'An achievement', streak: 'A streak length', user_creation: 'A new user', time: 'Time' };
 
@@ -29,6 +19,7 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
   const achievements = useList<{ id: string; name: string }>(session, '/admin/v1/achievements?limit=100').items ?? [];
   const [form, setForm] = useState({ type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [editing, setEditing] = useState<string | null>(null);
   const set = fieldSetter(form, setForm);
   const name = (t: Trigger): string => {
     switch (t.type) {
@@ -41,18 +32,17 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
   };
   const submit = async (e: Event) => {
     e.preventDefault();
-    const item: Record<string, unknown> = { type: form.type, points: Number(form.points), status: 'active' };
-    if (form.type === 'metric') Object.assign(item, { metricId: form.metricId, metricThreshold: Number(form.metricThreshold) });
-    if (form.type === 'achievement') item.achievementId = form.achievementId;
-    if (form.type === 'streak') item.streakLength = Number(form.streakLength);
-    if (form.type === 'time') Object.assign(item, { timeUnit: form.timeUnit, timeInterval: Number(form.timeInterval) });
+    const item = { type: form.type, points: Number(form.points), status: 'active', ...typeFieldsOf(form) };
     const fields = ['points', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit'];
     if (await createFromForm<Trigger>(session, path, item, fields, setErrors) !== null) await list.reload();
   };
   const remove = async (id: string) => {
-    setErrors({ list: await deleteOne(session, path, id) });
+    const error = await deleteOne(session, path, id);
+    setErrors({ list: error });
+    if (error === '' && id === editing) setEditing(null);
     await list.reload();
   };
+  const edited = list.items?.find((t) => t.id === editing);
   return (
     <div class="card">
       <h2>Triggers</h2>
@@ -65,54 +55,30 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
         <Field id="trigger-points" label="Points" error={errors.points}>
           <input id="trigger-points" type="number" value={form.points} required onInput={set('points')} />
         </Field>
-        {form.type === 'metric' && <>
-          <Field id="trigger-metric" label="Metric" error={errors.metricId}>
-            <select id="trigger-metric" value={form.metricId} required onChange={set('metricId')}>
-              <option value="">Choose a metric</option>
-              {metrics.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
-            </select>
-          </Field>
-          <Field id="trigger-threshold" label="For every (units)" error={errors.metricThreshold}>
-            <input id="trigger-threshold" type="number" min="1" value={form.metricThreshold} required onInput={set('metricThreshold')} />
-          </Field>
-        </>}
-        {form.type === 'achievement' && (
-          <Field id="trigger-achievement" label="Achievement" error={errors.achievementId}>
-            <select id="trigger-achievement" value={form.achievementId} required onChange={set('achievementId')}>
-              <option value="">Choose an achievement</option>
-              {achievements.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-            </select>
-          </Field>
-        )}
-        {form.type === 'streak' && (
-          <Field id="trigger-streak" label="Every streak length of" error={errors.streakLength}>
-            <input id="trigger-streak" type="number" min="1" value={form.streakLength} required onInput={set('streakLength')} />
-          </Field>
-        )}
-        {form.type === 'time' && <>
-          <Field id="trigger-interval" label="Every" error={errors.timeInterval}>
-            <input id="trigger-interval" type="number" min="1" value={form.timeInterval} required onInput={set('timeInterval')} />
-          </Field>
-          <Field id="trigger-unit" label="Unit" error={errors.timeUnit}>
-            <select id="trigger-unit" value={form.timeUnit} onChange={set('timeUnit')}><option value="hours">Hours</option><option value="days">Days</option></select>
-          </Field>
-        </>}
+        <TriggerFields prefix="trigger" form={form} errors={errors} set={set} metrics={metrics} achievements={achievements} />
         <button type="submit">Add trigger</button>
       </form>
       <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
       <ListBox list={list} empty="No triggers yet." label="Triggers">
         {(items) => (
           <table class="triggers">
-            <thead><tr><th>Points</th><th>For</th><th>Status</th><th></th></tr></thead>
+            <thead><tr><th>Points</th><th>For</th><th>Filters</th><th>Status</th><th></th></tr></thead>
             <tbody>{items.map((t) => (
               <tr key={t.id}>
-                <td>{t.points}</td><td>{name(t)}</td><td>{t.status}</td>
-                <td><button type="button" class="small danger" aria-label={`Delete trigger ${name(t)}`} onClick={() => remove(t.id)}>Delete</button></td>
+                <td>{t.points}</td><td>{name(t)}</td><td>{t.userAttributes.length + (t.eventAttributes?.length ?? 0) || 'none'}</td><td>{t.status}</td>
+                <td class="actions">
+                  <button type="button" class="small" aria-label={`Edit trigger ${name(t)}`} onClick={() => setEditing(t.id)}>Edit</button>
+                  <button type="button" class="small danger" aria-label={`Delete trigger ${name(t)}`} onClick={() => remove(t.id)}>Delete</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </ListBox>
+      {edited !== undefined && (
+        <EditTrigger key={edited.id} session={session} path={path} trigger={edited} title={name(edited)} metrics={metrics}
+          achievements={achievements} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
+      )}
     </div>
   );
 }
