@@ -1,0 +1,81 @@
+/**
+ * The webhook outbox (src/postgres/webhook-outbox.ts) on the real Postgres: rows of up to 32
+ * deliveries per endpoint; a claim takes at most the rows allowed per endpoint and holds them for
+ * its lease (another claim skips them, and takes them once the lease has run out); completing rows
+ * writes each delivery's row with its first attempt and deletes the outbox rows, keeping a
+ * delivery's row already written.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/lib/settings.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { listDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
+import { addToOutbox, claimOutbox, completeOutbox, OUTBOX_ROW } from '../../src/postgres/webhook-outbox.js';
+
+describe('the webhook outbox', () => {
+  let pool: pg.Pool;
+  const prefix = `outbox-${randomUUID().slice(0, 8)}`;
+  const now = Date.parse('2026-03-01T12:00:00Z');
+
+  const delivery = (endpointId: string, n: number): NewDelivery => ({
+    endpointId, eventId: `ev-${endpointId}-${n}`, type: 'streak.started', tenant: '', userId: `u${n}`,
+    body: JSON.stringify({ type: 'streak.started', n }), dueAt: now, coalesce: false,
+  });
+
+  const record = async (deliveries: NewDelivery[]) => {
+    const client = await pool.connect();
+    try {
+      await addToOutbox(client, prefix, deliveries, now);
+    } finally {
+      client.release();
+    }
+  };
+
+  beforeAll(async () => {
+    pool = await connectPostgres(loadSettings({ ...process.env, LAUREL_PREFIX: prefix }));
+  });
+  afterAll(async () => {
+    await pool.query('DELETE FROM laurel_webhook_outbox WHERE prefix = $1', [prefix]);
+    await pool.query('DELETE FROM laurel_webhook_deliveries WHERE prefix = $1', [prefix]);
+    await pool.end();
+  });
+
+  it('holds an endpoint\'s deliveries in rows of 32, claimed once each until the lease runs out', async () => {
+    await record([...Array.from({ length: 70 }, (_, n) => delivery('a', n)), delivery('b', 0)]);
+    // At most 2 rows of `a` (its rows allowed), one of `b` (the default).
+    const first = await claimOutbox(pool, prefix, 64, 60_000, { a: 2 }, 1);
+    expect(first.map((r) => [r.endpointId, r.deliveries.length]).sort()).toEqual([['a', OUTBOX_ROW], ['a', OUTBOX_ROW], ['b', 1]]);
+    expect(first[0].deliveries[0]).toMatchObject({ status: 'sending', attempts: 0, createdAt: now });
+    // Claimed: another process gets the third row of `a` only.
+    const second = await claimOutbox(pool, prefix, 64, 1, {}, 5);
+    expect(second.map((r) => [r.endpointId, r.deliveries.length])).toEqual([['a', 70 - 2 * OUTBOX_ROW]]);
+    expect(second[0].deliveries.map((d) => d.eventId)).toEqual(['ev-a-64', 'ev-a-65', 'ev-a-66', 'ev-a-67', 'ev-a-68', 'ev-a-69']);
+    // Its lease (1 ms) runs out: claimed again, the same deliveries under the same ids.
+    await new Promise((r) => setTimeout(r, 20));
+    const again = await claimOutbox(pool, prefix, 64, 60_000, {}, 5);
+    expect(again.map((r) => r.id)).toEqual([second[0].id]);
+    expect(again[0].deliveries.map((d) => d.id)).toEqual(second[0].deliveries.map((d) => d.id));
+    // Nothing else is free.
+    expect(await claimOutbox(pool, prefix, 64, 60_000, {}, 5)).toEqual([]);
+
+    // Completed: each delivery's row with its first attempt, the outbox rows gone.
+    const [b] = first.filter((r) => r.endpointId === 'b');
+    await completeOutbox(pool, prefix, [b.id], [{ delivery: b.deliveries[0], status: 'pending', nextAt: now + 5_000, lastStatus: 500, error: 'HTTP 500', at: now + 10 }]);
+    const rows = again[0];
+    await completeOutbox(pool, prefix, [rows.id], rows.deliveries.map((d) => ({ delivery: d, status: 'delivered' as const, lastStatus: 204, error: null, at: now + 20 })));
+    expect(await listDeliveries(pool, prefix, 'b', { limit: 10, skip: 0 })).toEqual([expect.objectContaining({
+      id: b.deliveries[0].id, eventId: 'ev-b-0', status: 'pending', attempts: 1, lastStatus: 500, error: 'HTTP 500', dueAt: now + 5_000, createdAt: now,
+    })]);
+    const a = await listDeliveries(pool, prefix, 'a', { limit: 100, skip: 0 });
+    expect(a.map((d) => [d.status, d.attempts, d.deliveredAt])).toEqual(Array(6).fill(['delivered', 1, now + 20]));
+    const left = await pool.query('SELECT id FROM laurel_webhook_outbox WHERE prefix = $1 ORDER BY id', [prefix]);
+    expect(left.rows.map((r: { id: string }) => r.id).sort()).toEqual(first.filter((r) => r.endpointId === 'a').map((r) => r.id).sort());
+
+    // A row sent again by a process whose lease ran out keeps the outcome written first.
+    await completeOutbox(pool, prefix, [], []);
+    const stale = rows.deliveries.slice(0, 1).map((d) => ({ delivery: d, status: 'failed' as const, lastStatus: null, error: 'ECONNRESET', at: now + 30 }));
+    await completeOutbox(pool, prefix, [rows.id], stale);
+    expect((await listDeliveries(pool, prefix, 'a', { limit: 100, skip: 0 })).filter((d) => d.status !== 'delivered')).toEqual([]);
+  });
+});
