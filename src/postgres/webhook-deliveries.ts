@@ -152,6 +152,15 @@ export async function settleMany(pool: pg.Pool, prefix: string, settled: Settlem
   );
 }
 
+/** Gives back claimed deliveries not attempted (a worker process stopping): pending again, free to claim at once. */
+export async function releaseClaims(pool: pg.Pool, prefix: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await pool.query(
+    `UPDATE laurel_webhook_deliveries SET status = 'pending', claimed_until = NULL WHERE prefix = $1 AND id = ANY($2) AND status = 'sending'`,
+    [prefix, ids],
+  );
+}
+
 /** An endpoint's deliveries, newest first. */
 export async function listDeliveries(
   pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; limit: number; skip: number },

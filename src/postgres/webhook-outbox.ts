@@ -92,33 +92,12 @@ export interface FirstAttempt {
   at: number;
 }
 
-/**
- * Writes the deliveries of finished outbox rows with their first attempts, and deletes those rows,
- * in one transaction. A delivery that has its row already (a lease that ran out, its row sent
- * again by another process) keeps it.
- */
-export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: string[], attempts: FirstAttempt[]): Promise<void> {
-  if (rowIds.length === 0) return;
+/** Runs `work` in a transaction of its own. */
+async function inTransaction(pool: pg.Pool, work: (client: pg.ClientBase) => Promise<void>): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    if (attempts.length > 0) {
-      await client.query(
-        `INSERT INTO laurel_webhook_deliveries
-           (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, attempts, last_status, error, created_at, delivered_at)
-         SELECT $1, a.id, a.endpoint_id, a.event_id, a.type, a.tenant, a.user_id, a.body, a.status,
-           to_timestamp(COALESCE(a.next_at, a.at) / 1000.0), 1, a.last_status, a.error, to_timestamp(a.created_ms / 1000.0),
-           CASE WHEN a.status = 'delivered' THEN to_timestamp(a.at / 1000.0) END
-         FROM jsonb_to_recordset($2::jsonb) AS a(id text, endpoint_id text, event_id text, type text, tenant text, user_id text, body text,
-           status text, next_at float8, at float8, last_status int, error text, created_ms float8)
-         ON CONFLICT (prefix, id) DO NOTHING`,
-        [prefix, JSON.stringify(attempts.map(({ delivery: d, ...o }) => ({
-          id: d.id, endpoint_id: d.endpointId, event_id: d.eventId, type: d.type, tenant: d.tenant, user_id: d.userId, body: d.body,
-          status: o.status, next_at: o.nextAt ?? null, at: o.at, last_status: o.lastStatus, error: o.error, created_ms: d.createdAt,
-        })))],
-      );
-    }
-    await client.query('DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND id = ANY($2::bigint[])', [prefix, rowIds]);
+    await work(client);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -128,3 +107,47 @@ export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: stri
   }
 }
 
+/** Writes the rows of deliveries after their first attempts; a delivery that has its row keeps it. */
+async function writeFirstAttempts(client: pg.ClientBase, prefix: string, attempts: FirstAttempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  await client.query(
+    `INSERT INTO laurel_webhook_deliveries
+       (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, attempts, last_status, error, created_at, delivered_at)
+     SELECT $1, a.id, a.endpoint_id, a.event_id, a.type, a.tenant, a.user_id, a.body, a.status,
+       to_timestamp(COALESCE(a.next_at, a.at) / 1000.0), 1, a.last_status, a.error, to_timestamp(a.created_ms / 1000.0),
+       CASE WHEN a.status = 'delivered' THEN to_timestamp(a.at / 1000.0) END
+     FROM jsonb_to_recordset($2::jsonb) AS a(id text, endpoint_id text, event_id text, type text, tenant text, user_id text, body text,
+       status text, next_at float8, at float8, last_status int, error text, created_ms float8)
+     ON CONFLICT (prefix, id) DO NOTHING`,
+    [prefix, JSON.stringify(attempts.map(({ delivery: d, ...o }) => ({
+      id: d.id, endpoint_id: d.endpointId, event_id: d.eventId, type: d.type, tenant: d.tenant, user_id: d.userId, body: d.body,
+      status: o.status, next_at: o.nextAt ?? null, at: o.at, last_status: o.lastStatus, error: o.error, created_ms: d.createdAt,
+    })))],
+  );
+}
+
+/**
+ * Writes the deliveries of finished outbox rows with their first attempts, and deletes those rows,
+ * in one transaction. A delivery that has its row already (a lease that ran out, its row sent
+ * again by another process) keeps it.
+ */
+export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: string[], attempts: FirstAttempt[]): Promise<void> {
+  if (rowIds.length === 0) return;
+  await inTransaction(pool, async (client) => {
+    await writeFirstAttempts(client, prefix, attempts);
+    await client.query('DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND id = ANY($2::bigint[])', [prefix, rowIds]);
+  });
+}
+
+
+/**
+ * Gives back a claimed row whose deliveries were not all attempted (a worker process stopping):
+ * the attempted ones get their rows, the rest stay in the outbox row, free to claim at once.
+ */
+export async function releaseOutbox(pool: pg.Pool, prefix: string, rowId: string, attempts: FirstAttempt[], left: WebhookDelivery[]): Promise<void> {
+  const items: Item[] = left.map((d) => ({ id: d.id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body }));
+  await inTransaction(pool, async (client) => {
+    await writeFirstAttempts(client, prefix, attempts);
+    await client.query('UPDATE laurel_webhook_outbox SET items = $3, claimed_until = NULL WHERE prefix = $1 AND id = $2', [prefix, rowId, JSON.stringify(items)]);
+  });
+}

@@ -9,8 +9,8 @@
 import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, pruneSettled, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
-import { claimOutbox, completeOutbox, OUTBOX_ROW, type FirstAttempt } from '../../postgres/webhook-outbox.js';
+import { claimDue, pruneSettled, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhook-outbox.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
@@ -136,7 +136,7 @@ export class WebhookSender {
 
   private async claim(): Promise<number> {
     const { clock, settings, store } = this.deps;
-    if (store.current.webhooks.size === 0) return 0;
+    if (this.closed || store.current.webhooks.size === 0) return 0;
     await recordClockEvents(this.deps, this.pool, this.seen);
     const types = subscribedTypes(store.current);
     if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
@@ -182,7 +182,7 @@ export class WebhookSender {
   /** Starts an endpoint's queued deliveries up to IN_FLIGHT; once its queue runs dry, claims again. */
   private pump(endpoint: string): void {
     const list = this.queued.get(endpoint) ?? [];
-    while (list.length > 0 && (this.inFlight.get(endpoint) ?? 0) < IN_FLIGHT) {
+    while (!this.closed && list.length > 0 && (this.inFlight.get(endpoint) ?? 0) < IN_FLIGHT) {
       const d = list.shift()!;
       this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
       const p = this.send(d).catch((err: unknown) => this.deps.log.error({ err, delivery: d.id }, 'webhook delivery not sent'))
@@ -215,6 +215,20 @@ export class WebhookSender {
   async close(): Promise<void> {
     this.closed = true;
     await this.idle();
+    // Claimed and not started (nothing starts once closed): given back now rather than left to their
+    // lease, an outbox row with the first attempts of those that were made (so none is sent twice).
+    const unstarted = [...this.queued.values()].flat();
+    this.queued.clear();
+    const claims = new Map<OutboxClaim, WebhookDelivery[]>();
+    const rows: string[] = [];
+    for (const d of unstarted) {
+      const claim = this.outboxOf.get(d);
+      if (claim === undefined) rows.push(d.id);
+      else claims.set(claim, [...(claims.get(claim) ?? []), d]);
+    }
+    const { prefix } = this.deps.settings;
+    await releaseClaims(this.pool, prefix, rows);
+    for (const [claim, left] of claims) await releaseOutbox(this.pool, prefix, claim.id, claim.attempts, left);
   }
 
   /** Keeps how an attempt ended, for its row or, once all of its outbox row's are, for that row. */
