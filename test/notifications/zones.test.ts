@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
+import { eventually } from '../support/eventually.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 
@@ -46,6 +47,7 @@ describe.each(targets())('a zone change on %s', (target) => {
     expect(mail.to('mover@example.test')).toHaveLength(0);
     await s.setClock('2026-06-02T04:00:00Z');
     await work();
-    expect(mail.to('mover@example.test')).toHaveLength(1);
+    // The workers' own pass (each second) may be sending it beside the test's.
+    await eventually(() => expect(mail.to('mover@example.test')).toHaveLength(1));
   });
 });
