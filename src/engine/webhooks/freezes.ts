@@ -19,6 +19,7 @@ import type { WebhookType } from '../../model/entities.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { recordEvents } from './record.js';
+import { listIn } from '../../lib/lists.js';
 
 /** Users taken from a tenant's index per pass. */
 const BATCH = 500;
@@ -47,7 +48,7 @@ export async function indexFreezes(deps: Pick<Context, 'redis' | 'keys' | 'store
     } else if (kind !== 'freezes') {
       continue;
     }
-    due.set(e.t, [...(due.get(e.t) ?? []), at, e.u]);
+    listIn(due, e.t).push(at, e.u);
   }
   await Promise.all([
     ...[...seen].map(([tenant, users]) => deps.redis.hset(deps.keys.streakFreezes(tenant).seen, ...[...users].flat())),

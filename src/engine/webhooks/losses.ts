@@ -17,6 +17,7 @@ import type { Context } from '../context.js';
 import { loggedStreak } from '../standing.js';
 import type { LoggedEvent } from '../../model/log.js';
 import { recordEvents } from './record.js';
+import { listIn } from '../../lib/lists.js';
 
 /** Users taken from a tenant's index per pass. */
 const BATCH = 500;
@@ -30,7 +31,7 @@ export async function indexLosses(deps: Pick<Context, 'redis' | 'keys' | 'store'
     if (kind !== 'event' || typeof e.sx !== 'string' || e.t === undefined || e.u === undefined) continue;
     const streak = loggedStreak(e as LoggedEvent, rule);
     if (streak === null) continue;
-    byTenant.set(e.t, [...(byTenant.get(e.t) ?? []), streak.expiry, e.u]);
+    listIn(byTenant, e.t).push(streak.expiry, e.u);
   }
   await Promise.all([...byTenant].map(([tenant, pairs]) => deps.redis.zadd(deps.keys.streakLosses(tenant), ...pairs)));
 }

@@ -17,6 +17,7 @@ import { freezesWanted, recordFreezes } from './freezes.js';
 import { rankingsWanted, recordRankingChanges, windowOf } from './rankings.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
+import { listIn } from '../../lib/lists.js';
 
 /** The wait before each retry (ms): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h; then failed. */
 export const BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
@@ -165,11 +166,7 @@ export class WebhookSender {
     }
     const due = [...fromOutbox, ...await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD)];
     this.totals.claimed += due.length;
-    for (const d of due) {
-      const list = this.queued.get(d.endpointId) ?? [];
-      list.push(d);
-      this.queued.set(d.endpointId, list);
-    }
+    for (const d of due) listIn(this.queued, d.endpointId).push(d);
     for (const endpoint of new Set(due.map((d) => d.endpointId))) this.pump(endpoint);
     return due.length;
   }
@@ -224,7 +221,7 @@ export class WebhookSender {
     for (const d of unstarted) {
       const claim = this.outboxOf.get(d);
       if (claim === undefined) rows.push(d.id);
-      else claims.set(claim, [...(claims.get(claim) ?? []), d]);
+      else listIn(claims, claim).push(d);
     }
     const { prefix } = this.deps.settings;
     await releaseClaims(this.pool, prefix, rows);
