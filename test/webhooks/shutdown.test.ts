@@ -1,5 +1,6 @@
 /**
- * A worker process stopped while it sends a webhook outbox row: the deliveries in flight finish
+ * A worker process stopped while it sends a webhook outbox row (16 in flight, held by the receiver
+ * until the stop is asked for): the deliveries in flight finish
  * and are written down, those it had claimed and not started are given back at once, and another
  * process sends only those. Each event reaches the receiver once, under one webhook-id.
  */
@@ -17,14 +18,18 @@ describe('a worker process stopped while it sends webhooks', () => {
   let receiver: Server;
   let url: string;
   const received: string[] = [];
+  const held: (() => void)[] = [];
+  let answering: NodeJS.Timeout | undefined;
+  const answerHeld = () => { for (const answer of held.splice(0)) answer(); };
 
   beforeAll(async () => {
-    // Every answer takes 300 ms: the process is stopped with deliveries in flight and more waiting.
+    // Answers are held until `answering` starts; then what is held is answered every 300 ms: the
+    // process is stopped with the first deliveries in flight and the rest waiting.
     receiver = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         received.push(String(req.headers['webhook-id']));
-        setTimeout(() => res.writeHead(204).end(), 300);
+        held.push(() => res.writeHead(204).end());
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -32,6 +37,7 @@ describe('a worker process stopped while it sends webhooks', () => {
     s = await startTestServer({ env: { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } });
   });
   afterAll(async () => {
+    clearInterval(answering);
     await s?.close();
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
@@ -49,9 +55,11 @@ describe('a worker process stopped while it sends webhooks', () => {
 
     const first = await startWorkers(s.settings, createLogger('silent'));
     await first.drainNow();
-    // Its own pass (each second) starts sending; stopped once the first answers are awaited.
-    await eventually(() => expect(received.length).toBeGreaterThan(0));
-    await first.close();
+    // Its own pass (each second) starts sending: 16 in flight, none answered. Stopped, then answered.
+    await eventually(() => expect(received).toHaveLength(16));
+    const closing = first.close();
+    answering = setInterval(answerHeld, 300);
+    await closing;
     const sentByFirst = received.length;
     expect(sentByFirst).toBeLessThan(users.length);
     const written = (await s.request('GET', `/admin/v1/webhooks/${endpoint}/deliveries?limit=100`)).body as { status: string }[];
