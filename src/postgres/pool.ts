@@ -141,7 +141,9 @@ const MIGRATIONS = [
      delivered_at  timestamptz,
      PRIMARY KEY (prefix, id)
    )`,
-  `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due ON laurel_webhook_deliveries (prefix, due_at) WHERE status IN ('pending', 'sending')`,
+  // Claimed per endpoint (src/postgres/webhook-deliveries.ts claimDue): its own earliest due.
+  'DROP INDEX IF EXISTS laurel_webhook_deliveries_due',
+  `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due_by_endpoint ON laurel_webhook_deliveries (prefix, endpoint_id, due_at) WHERE status IN ('pending', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
   // The webhook outbox (src/postgres/webhook-outbox.ts): the log's deliveries, a row per endpoint and up to 32 of them.
   `CREATE TABLE IF NOT EXISTS laurel_webhook_outbox (
@@ -153,6 +155,7 @@ const MIGRATIONS = [
      created_at    timestamptz NOT NULL,
      PRIMARY KEY (prefix, id)
    )`,
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_by_endpoint ON laurel_webhook_outbox (prefix, endpoint_id, id)',
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -102,27 +102,30 @@ export async function recordDeliveries(client: pg.ClientBase, prefix: string, de
 }
 
 /**
- * Claims the deliveries due at `nowMs` (the service's clock), each for `leaseMs` of wall time: at
- * most `free[endpoint]` of an endpoint (`perEndpoint` for one not named), the earliest due first,
- * among the first `limit` due.
+ * Claims the deliveries due at `nowMs` (the service's clock), each for `leaseMs` of wall time, the
+ * earliest due first: of each endpoint named in `allowed`, up to that many of its own (so an
+ * endpoint with a backlog of retries never fills the claim of the others), and up to `others` of
+ * endpoints not named (deleted since: they fail).
  */
 export async function claimDue(
-  pool: pg.Pool, prefix: string, nowMs: number, limit: number, leaseMs: number, free: Record<string, number>, perEndpoint: number,
+  pool: pg.Pool, prefix: string, nowMs: number, leaseMs: number, allowed: Record<string, number>, others: number,
 ): Promise<WebhookDelivery[]> {
+  const due = `d.prefix = $1 AND d.due_at <= to_timestamp($2 / 1000.0) AND (d.status = 'pending' OR (d.status = 'sending' AND d.claimed_until < now()))`;
   const { rows } = await pool.query<Row>(
-    `UPDATE laurel_webhook_deliveries d SET status = 'sending', claimed_until = now() + make_interval(secs => $4 / 1000.0)
-     WHERE (d.prefix, d.id) IN (
-       SELECT prefix, id FROM (
-         SELECT prefix, id, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY due_at) AS n FROM (
-           SELECT prefix, id, endpoint_id, due_at FROM laurel_webhook_deliveries
-           WHERE prefix = $1 AND due_at <= to_timestamp($2 / 1000.0)
-             AND (status = 'pending' OR (status = 'sending' AND claimed_until < now()))
-           ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) candidates) ranked
-       WHERE n <= COALESCE(($5::jsonb ->> endpoint_id)::int, $6))
+    `WITH wanted AS (SELECT key AS endpoint_id, value::int AS n FROM jsonb_each_text($4::jsonb)),
+     known AS (
+       SELECT c.id FROM wanted CROSS JOIN LATERAL (
+         SELECT d.id FROM laurel_webhook_deliveries d WHERE ${due} AND d.endpoint_id = wanted.endpoint_id
+         ORDER BY d.due_at LIMIT wanted.n FOR UPDATE SKIP LOCKED) c),
+     unknown AS (
+       SELECT d.id FROM laurel_webhook_deliveries d WHERE ${due} AND d.endpoint_id NOT IN (SELECT endpoint_id FROM wanted)
+       ORDER BY d.due_at LIMIT $5 FOR UPDATE SKIP LOCKED)
+     UPDATE laurel_webhook_deliveries d SET status = 'sending', claimed_until = now() + make_interval(secs => $3 / 1000.0)
+     WHERE d.prefix = $1 AND d.id IN (SELECT id FROM known UNION ALL SELECT id FROM unknown)
      RETURNING d.*`,
-    [prefix, nowMs, limit, leaseMs, JSON.stringify(free), perEndpoint],
+    [prefix, nowMs, leaseMs, JSON.stringify(allowed), others],
   );
-  return rows.map(fromRow);
+  return rows.map(fromRow).sort((x, y) => x.dueAt - y.dueAt);
 }
 
 /** How an attempt of a claimed delivery ended. */

@@ -52,25 +52,30 @@ export interface OutboxRow {
 }
 
 /**
- * Claims outbox rows for `leaseMs` of wall time, oldest first: at most `rows[endpoint]` of an
- * endpoint (`perEndpoint` for one not named), among the first `limit` free.
+ * Claims outbox rows for `leaseMs` of wall time: of each endpoint named in `allowed`, up to that
+ * many of its own oldest (so an endpoint with a backlog never fills the claim of the others), and
+ * up to `others` rows of endpoints not named (deleted since: their deliveries fail).
  */
 export async function claimOutbox(
-  pool: pg.Pool, prefix: string, limit: number, leaseMs: number, rows: Record<string, number>, perEndpoint: number,
+  pool: pg.Pool, prefix: string, leaseMs: number, allowed: Record<string, number>, others: number,
 ): Promise<OutboxRow[]> {
   const { rows: claimed } = await pool.query<{ id: string; endpoint_id: string; items: string; created_at: Date }>(
-    `UPDATE laurel_webhook_outbox o SET claimed_until = now() + make_interval(secs => $3 / 1000.0)
-     WHERE (o.prefix, o.id) IN (
-       SELECT prefix, id FROM (
-         SELECT prefix, id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS n, endpoint_id FROM (
-           SELECT prefix, id, endpoint_id FROM laurel_webhook_outbox
-           WHERE prefix = $1 AND (claimed_until IS NULL OR claimed_until < now())
-           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) candidates) ranked
-       WHERE n <= COALESCE(($4::jsonb ->> endpoint_id)::int, $5))
+    `WITH wanted AS (SELECT key AS endpoint_id, value::int AS n FROM jsonb_each_text($3::jsonb)),
+     known AS (
+       SELECT c.id FROM wanted CROSS JOIN LATERAL (
+         SELECT o.id FROM laurel_webhook_outbox o
+         WHERE o.prefix = $1 AND o.endpoint_id = wanted.endpoint_id AND (o.claimed_until IS NULL OR o.claimed_until < now())
+         ORDER BY o.id LIMIT wanted.n FOR UPDATE SKIP LOCKED) c),
+     unknown AS (
+       SELECT o.id FROM laurel_webhook_outbox o
+       WHERE o.prefix = $1 AND o.endpoint_id NOT IN (SELECT endpoint_id FROM wanted) AND (o.claimed_until IS NULL OR o.claimed_until < now())
+       ORDER BY o.id LIMIT $4 FOR UPDATE SKIP LOCKED)
+     UPDATE laurel_webhook_outbox o SET claimed_until = now() + make_interval(secs => $2 / 1000.0)
+     WHERE o.prefix = $1 AND o.id IN (SELECT id FROM known UNION ALL SELECT id FROM unknown)
      RETURNING o.id, o.endpoint_id, o.items, o.created_at`,
-    [prefix, limit, leaseMs, JSON.stringify(rows), perEndpoint],
+    [prefix, leaseMs, JSON.stringify(allowed), others],
   );
-  return claimed.map((r) => ({
+  return claimed.sort((x, y) => Number(x.id) - Number(y.id)).map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
     deliveries: (JSON.parse(r.items) as Item[]).map((i) => ({

@@ -1,6 +1,7 @@
 /**
  * The webhook outbox (src/postgres/webhook-outbox.ts) on the real Postgres: rows of up to 32
- * deliveries per endpoint; a claim takes at most the rows allowed per endpoint and holds them for
+ * deliveries per endpoint; a claim takes at most the rows allowed per endpoint, each endpoint's own
+ * (another's backlog never fills it), and holds them for
  * its lease (another claim skips them, and takes them once the lease has run out); completing rows
  * writes each delivery's row with its first attempt and deletes the outbox rows, keeping a
  * delivery's row already written.
@@ -10,7 +11,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { listDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
+import { claimDue, listDeliveries, recordDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
 import { addToOutbox, claimOutbox, completeOutbox, OUTBOX_ROW } from '../../src/postgres/webhook-outbox.js';
 
 describe('the webhook outbox', () => {
@@ -43,21 +44,21 @@ describe('the webhook outbox', () => {
 
   it('holds an endpoint\'s deliveries in rows of 32, claimed once each until the lease runs out', async () => {
     await record([...Array.from({ length: 70 }, (_, n) => delivery('a', n)), delivery('b', 0)]);
-    // At most 2 rows of `a` (its rows allowed), one of `b` (the default).
-    const first = await claimOutbox(pool, prefix, 64, 60_000, { a: 2 }, 1);
+    // At most 2 rows of `a`, one of `b` (the rows allowed each).
+    const first = await claimOutbox(pool, prefix, 60_000, { a: 2, b: 1 }, 0);
     expect(first.map((r) => [r.endpointId, r.deliveries.length]).sort()).toEqual([['a', OUTBOX_ROW], ['a', OUTBOX_ROW], ['b', 1]]);
     expect(first[0].deliveries[0]).toMatchObject({ status: 'sending', attempts: 0, createdAt: now });
     // Claimed: another process gets the third row of `a` only.
-    const second = await claimOutbox(pool, prefix, 64, 1, {}, 5);
+    const second = await claimOutbox(pool, prefix, 1, { a: 5, b: 5 }, 0);
     expect(second.map((r) => [r.endpointId, r.deliveries.length])).toEqual([['a', 70 - 2 * OUTBOX_ROW]]);
     expect(second[0].deliveries.map((d) => d.eventId)).toEqual(['ev-a-64', 'ev-a-65', 'ev-a-66', 'ev-a-67', 'ev-a-68', 'ev-a-69']);
     // Its lease (1 ms) runs out: claimed again, the same deliveries under the same ids.
     await new Promise((r) => setTimeout(r, 20));
-    const again = await claimOutbox(pool, prefix, 64, 60_000, {}, 5);
+    const again = await claimOutbox(pool, prefix, 60_000, { a: 5, b: 5 }, 0);
     expect(again.map((r) => r.id)).toEqual([second[0].id]);
     expect(again[0].deliveries.map((d) => d.id)).toEqual(second[0].deliveries.map((d) => d.id));
     // Nothing else is free.
-    expect(await claimOutbox(pool, prefix, 64, 60_000, {}, 5)).toEqual([]);
+    expect(await claimOutbox(pool, prefix, 60_000, { a: 5, b: 5 }, 5)).toEqual([]);
 
     // Completed: each delivery's row with its first attempt, the outbox rows gone.
     const [b] = first.filter((r) => r.endpointId === 'b');
@@ -77,5 +78,35 @@ describe('the webhook outbox', () => {
     const stale = rows.deliveries.slice(0, 1).map((d) => ({ delivery: d, status: 'failed' as const, lastStatus: null, error: 'ECONNRESET', at: now + 30 }));
     await completeOutbox(pool, prefix, [rows.id], stale);
     expect((await listDeliveries(pool, prefix, 'a', { limit: 100, skip: 0 })).filter((d) => d.status !== 'delivered')).toEqual([]);
+  });
+
+  it('claims each endpoint\'s own rows, however many older rows another has waiting', async () => {
+    // A receiver that fell behind: 70 rows waiting, older than the one of a receiver that keeps up.
+    await record(Array.from({ length: 70 * OUTBOX_ROW }, (_, n) => delivery('slow', n)));
+    await record([delivery('fast', 0)]);
+    await record([delivery('gone', 0)]);
+    // `slow` has all it may have claimed: `fast` gets its row all the same.
+    const claimed = await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 0);
+    expect(claimed.map((r) => r.endpointId)).toEqual(['fast']);
+    // An endpoint not named (deleted since) is claimed apart, up to `others` rows.
+    const orphans = await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 1);
+    expect(orphans.map((r) => [r.endpointId, r.deliveries.map((d) => d.eventId)])).toEqual([['gone', ['ev-gone-0']]]);
+    const slow = await claimOutbox(pool, prefix, 60_000, { slow: 2 }, 0);
+    expect(slow.map((r) => r.deliveries[0].eventId)).toEqual(['ev-slow-0', `ev-slow-${OUTBOX_ROW}`]);
+  });
+
+  it('claims each endpoint\'s own due deliveries (retries, the clock\'s events), however many another has due before', async () => {
+    const client = await pool.connect();
+    try {
+      // A receiver down for hours: 600 retries due, all before the one of a receiver that answers.
+      await recordDeliveries(client, prefix, Array.from({ length: 600 }, (_, n) => ({ ...delivery('dead', n), dueAt: now - 600_000 + n })), now);
+      await recordDeliveries(client, prefix, [delivery('alive', 0)], now);
+    } finally {
+      client.release();
+    }
+    const claimed = await claimDue(pool, prefix, now + 1_000, 60_000, { dead: 0, alive: 128 }, 0);
+    expect(claimed.map((d) => d.eventId)).toEqual(['ev-alive-0']);
+    const dead = await claimDue(pool, prefix, now + 1_000, 60_000, { dead: 3 }, 0);
+    expect(dead.map((d) => d.eventId)).toEqual(['ev-dead-0', 'ev-dead-1', 'ev-dead-2']);
   });
 });

@@ -28,9 +28,6 @@ export const IN_FLIGHT = 16;
 const AHEAD = 128;
 /** How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time, each taking its whole timeout. */
 const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
-const CLAIM = 500;
-/** Outbox rows claimed at most in one pass. */
-const CLAIM_ROWS = 64;
 /** How long settled deliveries are kept (as Trophy keeps its delivery logs), and how often they are pruned. */
 export const RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -152,19 +149,21 @@ export class WebhookSender {
       this.prunedAt = clock.now();
       await pruneSettled(this.pool, settings.prefix, clock.now() - RETENTION_MS);
     }
+    // Per endpoint (every one configured, whatever its status: a deliveries' endpoint not named was
+    // deleted): how many more it may have claimed here. The log's deliveries first (the outbox,
+    // whole rows), then those due again or by time with what is left.
     const free: Record<string, number> = {};
-    for (const endpoint of new Set([...this.inFlight.keys(), ...this.queued.keys()])) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
-    // The log's deliveries first (the outbox, whole rows), then those due by time with what is left.
+    for (const endpoint of store.current.webhooks.keys()) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
     const rowsFree = Object.fromEntries(Object.entries(free).map(([e, n]) => [e, Math.floor(n / OUTBOX_ROW)]));
-    const rows = await claimOutbox(this.pool, settings.prefix, CLAIM_ROWS, LEASE_MS, rowsFree, AHEAD / OUTBOX_ROW);
+    const rows = await claimOutbox(this.pool, settings.prefix, LEASE_MS, rowsFree, AHEAD / OUTBOX_ROW);
     const fromOutbox: WebhookDelivery[] = [];
     for (const row of rows) {
       const claim: OutboxClaim = { id: row.id, remaining: row.deliveries.length, attempts: [] };
       for (const d of row.deliveries) this.outboxOf.set(d, claim);
       fromOutbox.push(...row.deliveries);
-      free[row.endpointId] = (free[row.endpointId] ?? AHEAD) - row.deliveries.length;
+      if (row.endpointId in free) free[row.endpointId] -= row.deliveries.length;
     }
-    const due = [...fromOutbox, ...await claimDue(this.pool, settings.prefix, clock.now(), CLAIM, LEASE_MS, free, AHEAD)];
+    const due = [...fromOutbox, ...await claimDue(this.pool, settings.prefix, clock.now(), LEASE_MS, free, AHEAD)];
     this.totals.claimed += due.length;
     for (const d of due) listIn(this.queued, d.endpointId).push(d);
     for (const endpoint of new Set(due.map((d) => d.endpointId))) this.pump(endpoint);
