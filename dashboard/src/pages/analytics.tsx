@@ -1,13 +1,15 @@
 /**
  * Analytics over a range of days (GET /admin/v1/analytics, from the archived event log): events,
- * completions, and users (active, weekly active, new) per day, drawn with uPlot (analytics/chart.tsx)
- * and as a table; the 14-day retention of the control group against the rest; and how the active
- * streaks and each points system's totals spread now (analytics/distributions.tsx).
+ * completions, users (active, weekly active, new) and each metric's events per day, drawn with uPlot
+ * (analytics/chart.tsx) and as a table; each achievement's completion in the range
+ * (analytics/completion.tsx); the 14-day retention of the control group against the rest; and how
+ * the active streaks and each points system's totals spread now (analytics/distributions.tsx).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
 import { Field } from '../form.js';
 import { Chart } from './analytics/chart.js';
+import { AchievementCompletion, type AchievementShare } from './analytics/completion.js';
 import { PointsTotals, StreakLengths } from './analytics/distributions.js';
 import { RetentionTable, type Retention } from './analytics/retention.js';
 
@@ -23,9 +25,20 @@ interface Day {
 
 interface Analytics {
   days: Day[];
+  activeUsers: number;
+  achievements: AchievementShare[];
   retention: Retention;
   streaks: { from: number; to: number | null; users: number }[];
 }
+
+/** What the page shows when the Admin API refuses (its message above). */
+const NONE: Analytics = {
+  days: [], activeUsers: 0, achievements: [], streaks: [],
+  retention: { days: 14, cohortFrom: null, cohortTo: null, control: { users: 0, retained: 0 }, rest: { users: 0, retained: 0 } },
+};
+
+/** The metrics' lines' colours, in turn. */
+const PALETTE = ['#3f6fd8', '#c4631d', '#2e9d62', '#7b4fc4', '#c23a6b', '#1d8f9c', '#8a7a12', '#5d6675'];
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -40,10 +53,15 @@ function Charts({ days }: { days: Day[] }) {
     { label: 'Weekly active users', stroke: '#7b4fc4', values: days.map((d) => d.weeklyActiveUsers) },
     { label: 'New users', stroke: '#c23a6b', values: days.map((d) => d.newUsers) },
   ], [days]);
+  const metrics = useMemo(() => {
+    const keys = [...new Set(days.flatMap((d) => Object.keys(d.byMetric)))].sort();
+    return keys.map((k, i) => ({ label: k, stroke: PALETTE[i % PALETTE.length], values: days.map((d) => d.byMetric[k] ?? 0) }));
+  }, [days]);
   return (
     <>
       <Chart dates={dates} lines={activity} label="Events and completions per day" />
       <Chart dates={dates} lines={users} label="Active, weekly active and new users per day" />
+      <Chart dates={dates} lines={metrics} label="Events per day by metric" />
     </>
   );
 }
@@ -56,7 +74,7 @@ export function AnalyticsPage({ session }: { session: Session }) {
   const load = (r = range) => {
     setError('');
     call<Analytics>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
-      .then((a) => setData(a.body), (err: Error) => { setData({ days: [], retention: { days: 14, cohortFrom: null, cohortTo: null, control: { users: 0, retained: 0 }, rest: { users: 0, retained: 0 } }, streaks: [] }); setError(err.message); });
+      .then((a) => setData(a.body), (err: Error) => { setData(NONE); setError(err.message); });
   };
   useEffect(() => load(), [session.key, session.tenant]);
   const days = data?.days ?? null;
@@ -86,6 +104,10 @@ export function AnalyticsPage({ session }: { session: Session }) {
           </table>
         </div>
       )}
+      <section class="card" aria-label="Achievement completion">
+        <h2>Achievement completion</h2>
+        {data === null ? <p class="muted">Loading…</p> : <AchievementCompletion achievements={data.achievements} activeUsers={data.activeUsers} />}
+      </section>
       <section class="card" aria-label="Retention">
         <h2>14-day retention</h2>
         {data === null ? <p class="muted">Loading…</p> : <RetentionTable retention={data.retention} />}
