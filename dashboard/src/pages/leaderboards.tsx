@@ -2,7 +2,7 @@
  * Leaderboards: the list with each one's lifecycle actions (leaderboards/lifecycle.tsx), a form that
  * creates one (perpetual or repeating, optionally grouped by a user attribute; its fields in
  * leaderboards/fields.tsx), editing one (leaderboards/edit.tsx), and the rankings of the one chosen,
- * of any run (leaderboards/rankings.tsx).
+ * of any run, with the past runs' winners (leaderboards/rankings.tsx).
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
@@ -75,7 +75,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
                 <td class="actions">
                   <Lifecycle session={session} board={b} onDone={moved} />
                   <button type="button" class="small" aria-label={`Edit leaderboard ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
-                  <button type="button" class="small" onClick={() => setChosen(b)}>Rankings</button>
+                  <button type="button" class="small" aria-label={`Rankings of ${b.name}`} onClick={() => setChosen(b)}>Rankings</button>
                 </td>
               </tr>
             ))}</tbody>
