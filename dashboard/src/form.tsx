@@ -13,6 +13,31 @@ export function Field(props: { id: string; label: string; error?: string | null;
 }
 
 /**
+ * What the Admin API takes as a key (`^[a-zA-Z0-9_-]+$`): the HTML pattern, which browsers compile
+ * with the `v` flag, where a bare hyphen in a class is a syntax error (the browser then ignores the
+ * pattern and says so on the console only).
+ */
+export const KEY_PATTERN = '[A-Za-z0-9_\\-]+';
+export const KEY_RULE = 'letters, digits, _ and - only (no spaces)';
+
+/** A key's field: the browser checks it as the Admin API will, and says the rule under it. */
+export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void }) {
+  const { id } = props;
+  return (
+    <Field id={id} label={props.label ?? 'Key'} error={props.error}>
+      <input id={id} value={props.value} required maxLength={100} pattern={KEY_PATTERN} title={`A key: ${KEY_RULE}`}
+        aria-describedby={`${id}-hint ${id}-error`} onInput={props.onInput} />
+      <p class="hint" id={`${id}-hint`}>How the API names it: {KEY_RULE}, e.g. <code>lessons</code>.</p>
+    </Field>
+  );
+}
+
+/** An Admin API message as a person reads it: a key's JSON Schema pattern said in words. */
+export function readable(message: string): string {
+  return message.replace(/must match pattern "\^\[a-zA-Z0-9_-\]\+\$"/g, `may hold ${KEY_RULE}`);
+}
+
+/**
  * Which field an Admin API message concerns: of the field names it mentions (`key`, `name`, ...),
  * the one it mentions first ("html names \"x\", not a variable of ... (user, ...)": html); null: the
  * form as a whole.
@@ -29,7 +54,7 @@ export function fieldOf(message: string, fields: string[]): string | null {
 /** A batch answer's issues as the form shows them: by field (fieldOf), the rest under `form`. */
 export function errorsOf(issues: { message: string }[], fields: string[]): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = issue.message;
+  for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = readable(issue.message);
   return errors;
 }
 
@@ -88,9 +113,7 @@ export function NameKey(props: {
       <Field id={`${prefix}-name`} label="Name" error={errors.name}>
         <input id={`${prefix}-name`} value={form.name} required onInput={set('name')} />
       </Field>
-      <Field id={`${prefix}-key`} label="Key" error={errors.key}>
-        <input id={`${prefix}-key`} value={form.key} required onInput={set('key')} />
-      </Field>
+      <KeyField id={`${prefix}-key`} value={form.key} error={errors.key} onInput={set('key')} />
     </>
   );
 }
