@@ -7,10 +7,11 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
-import { Field } from '../form.js';
+import { fieldOf } from '../form.js';
 import { Chart } from './analytics/chart.js';
 import { AchievementCompletion, type AchievementShare } from './analytics/completion.js';
 import { PointsTotals, StreakLengths } from './analytics/distributions.js';
+import { RangeForm } from './analytics/range.js';
 import { RetentionTable, type Retention } from './analytics/retention.js';
 
 interface Day {
@@ -30,12 +31,6 @@ interface Analytics {
   retention: Retention;
   streaks: { from: number; to: number | null; users: number }[];
 }
-
-/** What the page shows when the Admin API refuses (its message above). */
-const NONE: Analytics = {
-  days: [], activeUsers: 0, achievements: [], streaks: [],
-  retention: { days: 14, cohortFrom: null, cohortTo: null, control: { users: 0, retained: 0 }, rest: { users: 0, retained: 0 } },
-};
 
 /** The metrics' lines' colours, in turn. */
 const PALETTE = ['#3f6fd8', '#c4631d', '#2e9d62', '#7b4fc4', '#c23a6b', '#1d8f9c', '#8a7a12', '#5d6675'];
@@ -70,26 +65,25 @@ export function AnalyticsPage({ session }: { session: Session }) {
   const today = iso(Date.now());
   const [range, setRange] = useState({ from: iso(Date.now() - 13 * 86_400_000), to: today });
   const [data, setData] = useState<Analytics | null>(null);
-  const [error, setError] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  // A refused range keeps the figures shown (of the range before), its message under its field.
   const load = (r = range) => {
-    setError('');
+    setErrors({});
     call<Analytics>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
-      .then((a) => setData(a.body), (err: Error) => { setData(NONE); setError(err.message); });
+      .then((a) => setData(a.body), (err: Error) => setErrors({ [fieldOf(err.message, ['from', 'to']) ?? 'form']: err.message }));
   };
   useEffect(() => load(), [session.key, session.tenant]);
   const days = data?.days ?? null;
+  // Nothing shown yet, and the Admin API refused: say so where the figures would be.
+  const pending = <p class="muted">{Object.keys(errors).length > 0 ? 'Not available: see the message above.' : 'Loading…'}</p>;
   const total = (days ?? []).reduce((n, d) => n + d.events + d.newUsers, 0);
   return (
     <section>
       <h1>Analytics</h1>
-      <form class="card inline" aria-label="Range" onSubmit={(e) => { e.preventDefault(); load(); }}>
-        <Field id="from" label="From"><input id="from" type="date" value={range.from} onInput={(e) => setRange({ ...range, from: e.currentTarget.value })} /></Field>
-        <Field id="to" label="To"><input id="to" type="date" value={range.to} onInput={(e) => setRange({ ...range, to: e.currentTarget.value })} /></Field>
-        <button type="submit">Show</button>
-      </form>
-      <p class="error" role="alert">{error}</p>
+      <RangeForm range={range} errors={errors} onChange={setRange} onSubmit={() => load()} />
+      <p class="error" role="alert">{errors.form ?? ''}</p>
       <div class="card chart-box">
-        {days === null ? <p class="muted">Loading…</p> : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Charts days={days} />}
+        {days === null ? pending : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Charts days={days} />}
       </div>
       {days !== null && total > 0 && (
         <div class="table-box">
@@ -106,15 +100,15 @@ export function AnalyticsPage({ session }: { session: Session }) {
       )}
       <section class="card" aria-label="Achievement completion">
         <h2>Achievement completion</h2>
-        {data === null ? <p class="muted">Loading…</p> : <AchievementCompletion achievements={data.achievements} activeUsers={data.activeUsers} />}
+        {data === null ? pending : <AchievementCompletion achievements={data.achievements} activeUsers={data.activeUsers} />}
       </section>
       <section class="card" aria-label="Retention">
         <h2>14-day retention</h2>
-        {data === null ? <p class="muted">Loading…</p> : <RetentionTable retention={data.retention} />}
+        {data === null ? pending : <RetentionTable retention={data.retention} />}
       </section>
       <section class="card" aria-label="Streak lengths">
         <h2>Active streaks by length (now)</h2>
-        {data === null ? <p class="muted">Loading…</p> : <StreakLengths buckets={data.streaks} />}
+        {data === null ? pending : <StreakLengths buckets={data.streaks} />}
       </section>
       <section class="card" aria-label="Points totals">
         <h2>Users by points total (now)</h2>
