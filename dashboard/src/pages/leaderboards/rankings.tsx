@@ -42,7 +42,8 @@ export function Rankings({ session, board }: { session: Session; board: Board })
       setAnswer(a);
       if (day === '') setCurrent({ answer: a, group: applied });
       else if (current?.group !== applied) fetchRun(session, board.key, '', applied, 3).then((c) => setCurrent({ answer: c, group: applied }), () => setCurrent(null));
-    }, (err: Error) => { setAnswer({ rankings: [], run: day, runEnd: null, finalised: null, winners: null }); setCurrent(null); setError(err.message); });
+    // A refused run (none on that day) keeps the run shown, the message under the day.
+    }, (err: Error) => { setAnswer((a) => a ?? { rankings: [], run: '', runEnd: null, finalised: null, winners: null }); setError(err.message); });
   };
   useEffect(() => load(), [board.key, session.tenant]);
   const show = (day: string) => {
@@ -50,14 +51,16 @@ export function Rankings({ session, board }: { session: Session; board: Board })
     load(day);
   };
   const choose = (e: Event) => { e.preventDefault(); load(); };
-  const previous = () => { if (answer !== null && answer.run !== '') show(dayBefore(answer.run)); };
+  // The board's first run has none before it.
+  const first = answer === null || answer.run === '' || answer.run <= board.start.slice(0, 10);
+  const previous = () => { if (answer !== null && !first) show(dayBefore(answer.run)); };
   const rows = answer?.rankings ?? null;
   return (
     <div class="card" aria-label={`Rankings of ${board.name}`}>
       <h2>Rankings: {board.name}</h2>
       <form class="row" onSubmit={choose} aria-label="Choose the run">
         <Field id="run-day" label="Run of the day (empty: the current one)" error={error}>
-          <input id="run-day" type="date" value={run} onInput={(e) => setRun(e.currentTarget.value)} />
+          <input id="run-day" type="date" value={run} min={board.start.slice(0, 10)} aria-describedby="run-day-error" onInput={(e) => setRun(e.currentTarget.value)} />
         </Field>
         {board.breakdownAttributes.length > 0 && (
           <Field id="run-group" label="Group (attribute:value)">
@@ -65,7 +68,7 @@ export function Rankings({ session, board }: { session: Session; board: Board })
           </Field>
         )}
         <button type="submit">Refresh</button>
-        {board.runUnit !== undefined && <button type="button" onClick={previous}>Previous run</button>}
+        {board.runUnit !== undefined && <button type="button" disabled={first} title={first ? 'This is the board\'s first run' : undefined} onClick={previous}>Previous run</button>}
       </form>
       <p class="muted" role="status">
         {answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${answer.finalised}`}`}
