@@ -1,0 +1,116 @@
+/**
+ * A first session in a real browser, as someone who has never seen laurel meets it: what the
+ * console says (nothing: no 404, no invalid pattern), a key the browser checks as the Admin API
+ * will and whose refusal reads as words, a leaderboard's size bound in the form, the analytics'
+ * refused range under its field with the figures kept, and a board's first run without a run
+ * before it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDashboard, type Dashboard } from './browser.js';
+
+describe('a first session in the dashboard', () => {
+  let d: Dashboard;
+  const problems: string[] = [];
+  beforeAll(async () => {
+    d = await openDashboard({ workers: true });
+    // The refusals the tests provoke log their calls' status; anything else is a problem (a 404 for
+    // a file, an invalid pattern, an exception).
+    d.page.on('console', (m) => {
+      const call = /\/(api|admin)\//.test(m.location().url);
+      if ((m.type() === 'error' || m.type() === 'warning') && !call) problems.push(`${m.text()} (${m.location().url})`);
+    });
+    d.page.on('pageerror', (e) => problems.push(e.message));
+    // Signed in already: load the page again, listening from its first request.
+    await d.page.reload();
+    await d.page.getByRole('heading', { name: 'Metrics' }).waitFor();
+  });
+  afterAll(async () => { await d?.close(); });
+
+  /** The constraint the browser reports for a field (the HTML validity state's flags set). */
+  const validity = (id: string) => d.page.evaluate(`(() => { const v = document.getElementById(${JSON.stringify(id)}).validity;
+    return Object.keys(Object.getPrototypeOf(v)).filter((k) => k !== 'valid' && v[k]); })()`) as Promise<string[]>;
+
+  it('checks a key as the Admin API does, says the rule under it, and words the API\'s refusal', async () => {
+    const { page, s } = d;
+    await page.getByLabel('Name').fill('Lessons completed');
+    await page.getByLabel('Key').fill('Lessons completed');
+    expect(await page.locator('#metric-key-hint').textContent()).toContain('letters, digits, _ and - only (no spaces)');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    expect(await validity('metric-key')).toEqual(['patternMismatch']);
+    expect((await s.request('GET', '/admin/v1/metrics')).body).toEqual([]);
+    // Past the browser's check (a browser without it), the Admin API's refusal in words, under the key.
+    await page.evaluate("document.getElementById('metric-key').removeAttribute('pattern')");
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await expect.poll(() => page.locator('#metric-key-error').textContent()).toBe('key may hold letters, digits, _ and - only (no spaces)');
+    await page.getByLabel('Key').fill('lessons');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await page.getByRole('cell', { name: 'lessons', exact: true }).waitFor();
+    // The form emptied for the next one, its error gone.
+    expect(await page.getByLabel('Key').inputValue()).toBe('');
+    expect(await page.locator('#metric-key-error').textContent()).toBe('');
+    // Every key field has the rule: an achievement's too.
+    await d.open('Achievements');
+    await page.getByLabel('Key').fill('five lessons');
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    expect(await validity('achievement-key')).toContain('patternMismatch');
+  });
+
+  it('bounds a leaderboard\'s size in the form as the Admin API does', async () => {
+    const { page } = d;
+    await d.open('Leaderboards');
+    await page.getByLabel('Ranks the metric').selectOption({ label: 'Lessons completed' });
+    await page.getByLabel('Name').fill('Top learners');
+    await page.getByLabel('Key').fill('top-learners');
+    await page.getByLabel('Participants (at most)').fill('5000');
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    expect(await validity('board-size')).toEqual(['rangeOverflow']);
+    await page.getByLabel('Participants (at most)').fill('10');
+    await page.getByLabel('Starts a new run').selectOption('day');
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await page.getByRole('cell', { name: 'top-learners', exact: true }).waitFor();
+  });
+
+  it('offers no run before a board\'s first, and keeps the run shown when a day has none', async () => {
+    const { page, s } = d;
+    // Created, the board's rankings opened, empty; an event, then Rankings again shows it.
+    await expect.poll(() => page.getByText('Nobody ranks yet.').count()).toBe(1);
+    await s.event('lessons', { id: 'ada', name: 'Ada' }, 3);
+    await page.getByRole('button', { name: 'Rankings of Top learners' }).click();
+    await expect.poll(() => page.locator('table.rankings tbody tr').allTextContents()).toEqual(['1Ada3']);
+    expect(await page.getByRole('button', { name: 'Previous run' }).isDisabled()).toBe(true);
+    // A day before the board's start: the browser says so; past it, the Admin API's refusal under the day.
+    await page.getByLabel('Run of the day (empty: the current one)').fill('2020-01-01');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    expect(await validity('run-day')).toEqual(['rangeUnderflow']);
+    await page.evaluate("document.getElementById('run-day').removeAttribute('min')");
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => page.locator('#run-day-error').textContent()).toContain('not found');
+    expect(await page.locator('table.rankings tbody tr').allTextContents()).toEqual(['1Ada3']);
+    expect(await page.getByRole('region', { name: 'Past runs' }).getByText('No past runs yet.').count()).toBe(1);
+  });
+
+  it('shows a refused range under its field, and keeps the figures of the range before', async () => {
+    const { page, s } = d;
+    await s.workers!.drainNow();
+    await d.open('Analytics');
+    await expect.poll(() => page.locator('table.analytics tbody tr').count()).toBe(1);
+    const to = await page.getByLabel('To', { exact: true }).inputValue();
+    expect(await page.getByLabel('From', { exact: true }).getAttribute('max')).toBe(to);
+    // A From after To: the browser refuses; past its check, the Admin API's refusal under From.
+    await page.getByLabel('From', { exact: true }).fill('2099-01-01');
+    await page.getByRole('button', { name: 'Show' }).click();
+    expect(await validity('from')).toEqual(['rangeOverflow']);
+    expect(await validity('to')).toEqual(['rangeUnderflow']);
+    await page.evaluate("document.getElementById('from').removeAttribute('max'); document.getElementById('to').removeAttribute('min')");
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.locator('#from-error').textContent()).toContain('from must not be after to');
+    expect(await page.locator('#to-error').textContent()).toBe('');
+    expect(await page.locator('table.analytics tbody tr').count()).toBe(1);
+    expect(await page.getByText('No events archived in this range yet.').count()).toBe(0);
+    await d.shot('first-session-analytics-refused');
+  });
+
+  it('said nothing on the console all along', () => {
+    expect(problems).toEqual([]);
+  });
+});
