@@ -2,8 +2,9 @@
  * A first session in a real browser, as someone who has never seen laurel meets it: what the
  * console says (nothing: no 404, no invalid pattern), a key the browser checks as the Admin API
  * will and whose refusal reads as words, a leaderboard's size bound in the form, the analytics'
- * refused range under its field with the figures kept, and a board's first run without a run
- * before it.
+ * refused range under its field with the figures kept, a board's first run without a run
+ * before it, a button level with its fields whatever their errors, and the freezes to start with
+ * bound by the most held.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from './browser.js';
@@ -108,6 +109,34 @@ describe('a first session in the dashboard', () => {
     expect(await page.locator('table.analytics tbody tr').count()).toBe(1);
     expect(await page.getByText('No events archived in this range yet.').count()).toBe(0);
     await d.shot('first-session-analytics-refused');
+  });
+
+  it('puts a form\'s button level with its input, and keeps it there when an error shows under the field', async () => {
+    const { page } = d;
+    await d.open('Users');
+    const find = page.getByRole('button', { name: 'Find' });
+    const input = page.getByLabel('User id');
+    const middle = (b: { y: number; height: number } | null) => b!.y + b!.height / 2;
+    const before = await find.boundingBox();
+    expect(Math.abs(middle(before) - middle(await input.boundingBox()))).toBeLessThan(3);
+    await input.fill('nobody');
+    await find.click();
+    await expect.poll(() => page.locator('#user-id-error').textContent()).toContain('No user "nobody"');
+    expect(await find.boundingBox()).toEqual(before);
+  });
+
+  it('bounds the freezes to start with by the most a user holds', async () => {
+    const { page } = d;
+    await d.open('Streak');
+    await page.getByLabel('Extended by the metric').selectOption({ label: 'Lessons completed' });
+    await page.getByLabel('At most').fill('2');
+    await page.getByLabel('To start with').fill('5');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    expect(await validity('freeze-initial')).toEqual(['rangeOverflow']);
+    await page.getByLabel('To start with').fill('2');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await expect.poll(() => page.getByRole('form', { name: 'Streak rule' }).getByRole('status').textContent()).toBe('Saved.');
+    expect((await d.s.request('GET', '/admin/v1/streaks/settings')).body.freezes).toMatchObject({ max: 2, initial: 2 });
   });
 
   it('said nothing on the console all along', () => {
