@@ -1,6 +1,7 @@
 /** A labelled form field with its error under it (announced to screen readers). */
 import type { ComponentChildren } from 'preact';
 import { createOne, updateOne, type Session } from './api.js';
+import { KEY_RULE, readable, type Rule } from './rules.js';
 
 export function Field(props: { id: string; label: string; error?: string | null; children: ComponentChildren }) {
   return (
@@ -12,29 +13,26 @@ export function Field(props: { id: string; label: string; error?: string | null;
   );
 }
 
-/**
- * What the Admin API takes as a key (`^[a-zA-Z0-9_-]+$`): the HTML pattern, which browsers compile
- * with the `v` flag, where a bare hyphen in a class is a syntax error (the browser then ignores the
- * pattern and says so on the console only).
- */
-export const KEY_PATTERN = '[A-Za-z0-9_\\-]+';
-export const KEY_RULE = 'letters, digits, _ and - only (no spaces)';
-
-/** A key's field: the browser checks it as the Admin API will, and says the rule under it. */
-export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void }) {
-  const { id } = props;
+/** A field whose text the Admin API checks by a pattern: the browser checks it too, and the rule is said under it. */
+export function RuledField(props: {
+  id: string; label: string; rule: Rule; hint: ComponentChildren; value: string; error?: string | null; onInput: (e: Event) => void;
+}) {
+  const { id, rule } = props;
   return (
-    <Field id={id} label={props.label ?? 'Key'} error={props.error}>
-      <input id={id} value={props.value} required maxLength={100} pattern={KEY_PATTERN} title={`A key: ${KEY_RULE}`}
+    <Field id={id} label={props.label} error={props.error}>
+      <input id={id} value={props.value} required pattern={rule.html} title={`${props.label}: ${rule.words}`}
         aria-describedby={`${id}-hint ${id}-error`} onInput={props.onInput} />
-      <p class="hint" id={`${id}-hint`}>How the API names it: {KEY_RULE}, e.g. <code>lessons</code>.</p>
+      <p class="hint" id={`${id}-hint`}>{props.hint}</p>
     </Field>
   );
 }
 
-/** An Admin API message as a person reads it: a key's JSON Schema pattern said in words. */
-export function readable(message: string): string {
-  return message.replace(/must match pattern "\^\[a-zA-Z0-9_-\]\+\$"/g, `may hold ${KEY_RULE}`);
+/** A key's field. */
+export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void }) {
+  return (
+    <RuledField {...props} label={props.label ?? 'Key'} rule={KEY_RULE}
+      hint={<>How the API names it: {KEY_RULE.words}, e.g. <code>lessons</code>.</>} />
+  );
 }
 
 /**

@@ -139,6 +139,27 @@ describe('a first session in the dashboard', () => {
     expect((await d.s.request('GET', '/admin/v1/streaks/settings')).body.freezes).toMatchObject({ max: 2, initial: 2 });
   });
 
+  it('checks a tenant\'s customer id as the Admin API does, and draws an empty tenant\'s days at 0', async () => {
+    const { page } = d;
+    await d.open('Tenants');
+    await page.getByLabel('Customer id').fill('acme corp ');
+    await page.getByLabel('Name', { exact: true }).fill('Acme');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    expect(await validity('tenant-customer')).toEqual(['patternMismatch']);
+    await page.evaluate("document.getElementById('tenant-customer').removeAttribute('pattern')");
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await expect.poll(() => page.locator('#tenant-customer-error').textContent())
+      .toBe('customerId may hold plain ASCII characters only (no accents), no space at either end');
+    await page.getByLabel('Customer id').fill('acme');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByRole('cell', { name: 'acme', exact: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Tenant' }).selectOption({ label: 'Acme' });
+    await d.open('Analytics');
+    await expect.poll(() => page.getByText('No events archived in this range yet.').count()).toBe(1);
+    await expect.poll(() => page.locator('.uplot canvas').count()).toBe(3);
+    await d.shot('first-session-analytics-empty');
+  });
+
   it('said nothing on the console all along', () => {
     expect(problems).toEqual([]);
   });

@@ -83,7 +83,8 @@ export function AnalyticsPage({ session }: { session: Session }) {
       <RangeForm range={range} errors={errors} onChange={setRange} onSubmit={() => load()} />
       <p class="error" role="alert">{errors.form ?? ''}</p>
       <div class="card chart-box">
-        {days === null ? pending : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Charts days={days} />}
+        {/* An empty range draws its days at 0 too: the box is filled as with figures, and the days are there. */}
+        {days === null ? pending : <>{total === 0 && <p class="muted">No events archived in this range yet.</p>}<Charts days={days} /></>}
       </div>
       {days !== null && total > 0 && (
         <div class="table-box">
