@@ -4,7 +4,8 @@
  * will and whose refusal reads as words, a leaderboard's size bound in the form, the analytics'
  * refused range under its field with the figures kept, a board's first run without a run
  * before it, a button level with its fields whatever their errors, and the freezes to start with
- * bound by the most held.
+ * bound by the most held, a tenant's customer id, an empty range drawn, and a way past the
+ * navigation for the keyboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from './browser.js';
@@ -158,6 +159,20 @@ describe('a first session in the dashboard', () => {
     await expect.poll(() => page.getByText('No events archived in this range yet.').count()).toBe(1);
     await expect.poll(() => page.locator('.uplot canvas').count()).toBe(3);
     await d.shot('first-session-analytics-empty');
+  });
+
+  it('lets the keyboard skip the navigation to the page', async () => {
+    const { page } = d;
+    await d.open('Metrics');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Metrics' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to the page');
+    expect(await page.getByRole('link', { name: 'Skip to the page' }).isVisible()).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('metric-name');
+    expect(page.url()).toMatch(/#\/metrics$/);
   });
 
   it('said nothing on the console all along', () => {
