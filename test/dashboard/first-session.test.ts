@@ -5,7 +5,7 @@
  * refused range under its field with the figures kept, a board's first run without a run
  * before it, a button level with its fields whatever their errors, and the freezes to start with
  * bound by the most held, a tenant's customer id, an empty range drawn, and a way past the
- * navigation for the keyboard.
+ * navigation for the keyboard, and the webhook events' checkboxes beside their names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from './browser.js';
@@ -173,6 +173,20 @@ describe('a first session in the dashboard', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.id')).toBe('metric-name');
     expect(page.url()).toMatch(/#\/metrics$/);
+  });
+
+  it('keeps each webhook event\'s checkbox beside its name, a long one too', async () => {
+    const { page } = d;
+    await d.open('Webhooks');
+    const labels = page.getByRole('group', { name: 'Events' }).first().locator('label');
+    expect(await labels.count()).toBeGreaterThan(10);
+    for (const label of await labels.all()) {
+      const box = (await label.locator('input').boundingBox())!;
+      const text = (await label.boundingBox())!;
+      // The box on the label's first line, not alone above its name.
+      expect(box.y - text.y, await label.textContent() ?? '').toBeLessThan(8);
+      expect(text.height, await label.textContent() ?? '').toBeLessThan(30);
+    }
   });
 
   it('said nothing on the console all along', () => {
