@@ -5,7 +5,7 @@
  * refused range under its field with the figures kept, a board's first run without a run
  * before it, a button level with its fields whatever their errors, and the freezes to start with
  * bound by the most held, a tenant's customer id, an empty range drawn, and a way past the
- * navigation for the keyboard, and the webhook events' checkboxes beside their names.
+ * navigation for the keyboard, the webhook events' checkboxes beside their names, and a double click that creates once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from './browser.js';
@@ -187,6 +187,22 @@ describe('a first session in the dashboard', () => {
       expect(box.y - text.y, await label.textContent() ?? '').toBeLessThan(8);
       expect(text.height, await label.textContent() ?? '').toBeLessThan(30);
     }
+  });
+
+  it('creates once on a double click, without a refusal of the copy', async () => {
+    const { page, s } = d;
+    await d.open('Metrics');
+    let posts = 0;
+    const count = (r: { method(): string; url(): string }) => { if (r.method() === 'POST' && r.url().endsWith('/admin/v1/metrics')) posts++; };
+    page.on('request', count);
+    await page.getByLabel('Name').fill('Quizzes');
+    await page.getByLabel('Key').fill('quizzes');
+    await page.getByRole('button', { name: 'Create metric' }).dblclick();
+    await page.getByRole('cell', { name: 'quizzes', exact: true }).waitFor();
+    page.off('request', count);
+    expect(posts).toBe(1);
+    expect(await page.locator('#metric-key-error').textContent()).toBe('');
+    expect(((await s.request('GET', '/admin/v1/metrics')).body as { key: string }[]).filter((m) => m.key === 'quizzes')).toHaveLength(1);
   });
 
   it('said nothing on the console all along', () => {
