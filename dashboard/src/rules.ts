@@ -20,9 +20,14 @@ export const CUSTOMER_ID_RULE: Rule = {
   words: 'plain ASCII characters only (no accents), no space at either end',
 };
 
-/** An Admin API message as a person reads it: a pattern it quotes said in words. */
+/** An Admin API message as a person reads it: a pattern it quotes said in words, and a bound or a count too. */
 export function readable(message: string): string {
   let out = message;
   for (const rule of [KEY_RULE, CUSTOMER_ID_RULE]) out = out.split(`must match pattern "${rule.api}"`).join(`may hold ${rule.words}`);
-  return out;
+  return out
+    .replace(/must NOT have fewer than 1 items/g, 'needs one at least')
+    .replace(/must NOT have fewer than (\d+) items/g, 'needs $1 at least')
+    .replace(/must NOT have more than (\d+) items/g, 'takes $1 at most')
+    .replace(/must be <= (-?[\d.]+)/g, 'must be $1 at most')
+    .replace(/must be >= (-?[\d.]+)/g, 'must be $1 at least');
 }

@@ -55,6 +55,16 @@ describe('a first session in the dashboard', () => {
     await page.getByLabel('Key').fill('five lessons');
     await page.getByRole('button', { name: 'Create achievement' }).click();
     expect(await validity('achievement-key')).toContain('patternMismatch');
+    // A composite: one part at least, said by the browser, and how to choose several said under the list.
+    await page.getByLabel('Completed when').selectOption('achievement');
+    await page.getByLabel('Name').fill('All of it');
+    await page.getByLabel('Key').fill('all');
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    expect(await validity('achievement-parts')).toEqual(['valueMissing']);
+    expect(await page.locator('#achievement-parts-hint').textContent()).toContain('Ctrl-click');
+    await page.evaluate("document.getElementById('achievement-parts').removeAttribute('required')");
+    await page.getByRole('button', { name: 'Create achievement' }).click();
+    await expect.poll(() => page.locator('#achievement-parts-error').textContent()).toBe('achievementIds needs one at least');
   });
 
   it('bounds a leaderboard\'s size in the form as the Admin API does', async () => {
@@ -66,6 +76,10 @@ describe('a first session in the dashboard', () => {
     await page.getByLabel('Participants (at most)').fill('5000');
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
     expect(await validity('board-size')).toEqual(['rangeOverflow']);
+    // Past the browser's check, the Admin API's bound in words, under the size.
+    await page.evaluate("document.getElementById('board-size').removeAttribute('max')");
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    await expect.poll(() => page.locator('#board-size-error').textContent()).toBe('maxParticipants must be 1000 at most');
     await page.getByLabel('Participants (at most)').fill('10');
     await page.getByLabel('Starts a new run').selectOption('day');
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
