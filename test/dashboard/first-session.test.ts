@@ -219,6 +219,17 @@ describe('a first session in the dashboard', () => {
     expect(((await s.request('GET', '/admin/v1/metrics')).body as { key: string }[]).filter((m) => m.key === 'quizzes')).toHaveLength(1);
   });
 
+  it('stacks a form\'s fields and button closely at a phone\'s width', async () => {
+    const { page } = d;
+    await page.setViewportSize({ width: 375, height: 800 });
+    await d.open('Analytics');
+    const to = (await page.getByLabel('To', { exact: true }).boundingBox())!;
+    const show = (await page.getByRole('button', { name: 'Show' }).boundingBox())!;
+    // The button under To's error line, not a field's flex basis further down.
+    expect(show.y - (to.y + to.height)).toBeLessThan(50);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('said nothing on the console all along', () => {
     expect(problems).toEqual([]);
   });
