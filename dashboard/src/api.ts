@@ -54,10 +54,24 @@ export async function call<T>(session: Session, method: string, path: string, bo
   return { status: res.status, body: parsed as T };
 }
 
-/** Creates one item of a batch resource: the created entity, or the issues that refused it. */
-export async function createOne<T>(session: Session, path: string, item: unknown): Promise<{ created: T | null; issues: Issue[] }> {
-  const { body } = await call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item]);
-  return { created: body.created[0] ?? null, issues: body.issues };
+/** The creates in flight, by session, path and item. */
+const creating = new Map<string, Promise<{ created: unknown; issues: Issue[] }>>();
+
+/**
+ * Creates one item of a batch resource: the created entity, or the issues that refused it. The same
+ * item sent again while the first is in flight (a double click on a form's button) shares the
+ * first's answer, instead of being sent again and refused as a duplicate of the one it created.
+ */
+export function createOne<T>(session: Session, path: string, item: unknown): Promise<{ created: T | null; issues: Issue[] }> {
+  const id = JSON.stringify([session.key, session.tenant, path, item]);
+  let pending = creating.get(id);
+  if (pending === undefined) {
+    pending = call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item])
+      .then(({ body }) => ({ created: body.created[0] ?? null, issues: body.issues }))
+      .finally(() => creating.delete(id));
+    creating.set(id, pending);
+  }
+  return pending as Promise<{ created: T | null; issues: Issue[] }>;
 }
 
 /** Updates one item of a batch resource (PATCH `[{ id, ...changes }]`): the updated entity, or the refusal's message. */

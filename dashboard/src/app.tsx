@@ -95,6 +95,8 @@ export function App() {
   const Current = PAGES[page][1];
   return (
     <div class="shell">
+      {/* The keyboard's way past the navigation; not an anchor link, which the hash routes would take for a page. */}
+      <a class="skip" href="#" onClick={(e) => { e.preventDefault(); document.querySelector<HTMLElement>('main')?.focus(); }}>Skip to the page</a>
       <header>
         <strong>laurel</strong>
         <nav aria-label="Pages">
@@ -103,7 +105,7 @@ export function App() {
         <TenantSwitcher session={session} onChange={(tenant) => use({ ...session, tenant })} />
         <button type="button" class="small" onClick={() => use(null)}>Sign out</button>
       </header>
-      <main>
+      <main tabIndex={-1}>
         <Current session={session} />
       </main>
     </div>

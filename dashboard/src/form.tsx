@@ -1,6 +1,7 @@
 /** A labelled form field with its error under it (announced to screen readers). */
 import type { ComponentChildren } from 'preact';
 import { createOne, updateOne, type Session } from './api.js';
+import { KEY_RULE, readable, type Rule } from './rules.js';
 
 export function Field(props: { id: string; label: string; error?: string | null; children: ComponentChildren }) {
   return (
@@ -9,6 +10,28 @@ export function Field(props: { id: string; label: string; error?: string | null;
       {props.children}
       <p class="error" id={`${props.id}-error`} role="alert">{props.error ?? ''}</p>
     </div>
+  );
+}
+
+/** A field whose text the Admin API checks by a pattern: the browser checks it too, and the rule is said under it. */
+export function RuledField(props: {
+  id: string; label: string; rule: Rule; hint: ComponentChildren; value: string; error?: string | null; onInput: (e: Event) => void;
+}) {
+  const { id, rule } = props;
+  return (
+    <Field id={id} label={props.label} error={props.error}>
+      <input id={id} value={props.value} required pattern={rule.html} title={`${props.label}: ${rule.words}`}
+        aria-describedby={`${id}-hint ${id}-error`} onInput={props.onInput} />
+      <p class="hint" id={`${id}-hint`}>{props.hint}</p>
+    </Field>
+  );
+}
+
+/** A key's field. */
+export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void }) {
+  return (
+    <RuledField {...props} label={props.label ?? 'Key'} rule={KEY_RULE}
+      hint={<>How the API names it: {KEY_RULE.words}, e.g. <code>lessons</code>.</>} />
   );
 }
 
@@ -29,7 +52,7 @@ export function fieldOf(message: string, fields: string[]): string | null {
 /** A batch answer's issues as the form shows them: by field (fieldOf), the rest under `form`. */
 export function errorsOf(issues: { message: string }[], fields: string[]): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = issue.message;
+  for (const issue of issues) errors[fieldOf(issue.message, fields) ?? 'form'] = readable(issue.message);
   return errors;
 }
 
@@ -88,9 +111,7 @@ export function NameKey(props: {
       <Field id={`${prefix}-name`} label="Name" error={errors.name}>
         <input id={`${prefix}-name`} value={form.name} required onInput={set('name')} />
       </Field>
-      <Field id={`${prefix}-key`} label="Key" error={errors.key}>
-        <input id={`${prefix}-key`} value={form.key} required onInput={set('key')} />
-      </Field>
+      <KeyField id={`${prefix}-key`} value={form.key} error={errors.key} onInput={set('key')} />
     </>
   );
 }

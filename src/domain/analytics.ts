@@ -50,3 +50,26 @@ export function retentionOf(
 
 /** The streak lengths' buckets, [from, to] (to null: and longer). */
 export const STREAK_BUCKETS: [number, number | null][] = [[1, 1], [2, 3], [4, 7], [8, 14], [15, 30], [31, 90], [91, 365], [366, null]];
+
+export interface AchievementShare {
+  id: string;
+  key: string;
+  name: string;
+  /** Users who completed it in the range. */
+  users: number;
+  /** users / the range's active users, 0 to 1 to 4 places (0 when none was active). */
+  share: number;
+}
+
+/**
+ * Each achievement of the account (in the order given) with the users who completed it in the range
+ * and their share of the range's active users; an achievement deleted since is left out.
+ */
+export function achievementShares(
+  achievements: Iterable<{ id: string; key: string; name: string }>, completed: Map<string, number>, activeUsers: number,
+): AchievementShare[] {
+  return [...achievements].map((a) => {
+    const users = completed.get(a.id) ?? 0;
+    return { id: a.id, key: a.key, name: a.name, users, share: activeUsers === 0 ? 0 : Math.round((10_000 * users) / activeUsers) / 10_000 };
+  });
+}

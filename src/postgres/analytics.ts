@@ -27,7 +27,7 @@ export async function analyticsDays(
 ): Promise<AnalyticsDay[]> {
   const start = Date.parse(`${from}T00:00:00Z`);
   const end = Date.parse(`${to}T00:00:00Z`) + 86_400_000;
-  const { rows } = await pool.query<{ date: string; kind: string; metric: string | null; events: string; users: string; completions: string }>(
+  const { rows } = await pool.query<{ date: string; kind: string; metric: string | null; total: number; events: string; users: string; completions: string }>(
     `WITH lines AS (
        SELECT split_part(x.line, E'\\t', 2) AS kind, split_part(x.line, E'\\t', 3)::jsonb AS body
        FROM laurel_log l CROSS JOIN LATERAL string_to_table(l.lines, E'\\n') AS x(line)
@@ -37,6 +37,7 @@ export async function analyticsDays(
        WHERE coalesce(body->>'t', '') = $2 AND kind IN ('event', 'achievement')
      )
      SELECT to_char(to_timestamp(ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, kind, body->>'m' AS metric,
+            GROUPING(body->>'m') AS total,
             count(*) AS events, count(DISTINCT body->>'u') AS users,
             coalesce(sum(CASE WHEN jsonb_typeof(body->'ac') = 'array' THEN jsonb_array_length(body->'ac') ELSE 0 END), 0) AS completions
      FROM mine WHERE ms >= $3 AND ms < $4
@@ -52,8 +53,9 @@ export async function analyticsDays(
   for (const r of rows) {
     const day = days.get(r.date);
     if (day === undefined) continue;
-    if (r.metric !== null) {
-      if (r.kind === 'event') day.byMetric[r.metric] = Number(r.events);
+    // A row by metric (an API completion's has none: its metric is null there too, not a total).
+    if (r.total === 0) {
+      if (r.kind === 'event' && r.metric !== null) day.byMetric[r.metric] = Number(r.events);
       continue;
     }
     // The day's totals of a kind (the grouping set without the metric).

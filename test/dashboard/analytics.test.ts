@@ -66,7 +66,7 @@ describe('the dashboard\'s analytics', () => {
     await page.getByLabel('From', { exact: true }).fill('2026-03-01');
     await page.getByLabel('To', { exact: true }).fill('2026-03-16');
     await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(() => page.locator('.uplot canvas').count()).toBe(2);
+    await expect.poll(() => page.locator('.uplot canvas').count()).toBe(3);
     await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([
       '2026-03-01101010100lessons: 10', '2026-03-02331000lessons: 3', '2026-03-1555500lessons: 5', '2026-03-1633720lessons: 3',
     ]);

@@ -1,9 +1,11 @@
 /**
  * The leaderboards page in a real browser, under the manual clock: a daily board grouped by a user
  * attribute, its rankings in a group, the previous run's (kept after the day changed), and the
- * lifecycle actions of the spec's state table (pause, activate, a refused move, finish).
+ * lifecycle actions of the spec's state table (pause, activate, a refused move, finish); the
+ * past runs of a board with their winners once the workers finalised them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCreateOne } from '../support/admin.js';
 import { openDashboard, type Dashboard } from './browser.js';
 
 describe('the dashboard\'s leaderboards', () => {
@@ -90,5 +92,38 @@ describe('the dashboard\'s leaderboards', () => {
     expect(boards.find((b) => b.key === 'xp-board')).toMatchObject({ rankBy: 'points', pointsSystemId: xp.body.created[0].id });
     expect(boards.find((b) => b.key === 'streaks')).toMatchObject({ rankBy: 'streak' });
     await d.shot('leaderboards-kinds');
+  });
+
+  it('lists a daily board\'s past runs with their winners once final, and shows a past run\'s rankings', async () => {
+    const { page, s } = d;
+    await s.setClock('2026-05-01T12:00:00Z');
+    const { id: lessons } = (await s.request('GET', '/admin/v1/metrics?limit=100')).body.find((m: { key: string }) => m.key === 'lessons');
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'Sprint', key: 'sprint', rankBy: 'metric', metricId: lessons, runUnit: 'day', runInterval: 1, start: '2026-05-01', status: 'active',
+    });
+    await s.event('lessons', 'bob', 5);
+    await s.event('lessons', 'ann', 3);
+    await s.event('lessons', 'dan', 2);
+    await s.event('lessons', 'cid', 1);
+    await s.setClock('2026-05-02T12:00:00Z');
+    await s.event('lessons', 'eve', 4);
+    // May 1st is final once every zone has finished it (36 hours after it began in UTC); May 2nd 24 hours later.
+    await s.setClock('2026-05-03T13:00:00Z');
+    await s.workers!.finaliseNow();
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Rankings of Sprint' }).click();
+    const past = page.getByRole('region', { name: 'Past runs' }).locator('tbody tr');
+    await expect.poll(() => past.allTextContents()).toEqual([
+      '2026-05-022026-05-03T12:00:00.000Z1. eve (4)Show',
+      '2026-05-012026-05-02T12:00:00.000Z1. Bob (5), 2. Ann (3), 3. dan (2)Show',
+    ]);
+    // The current run has no winners yet.
+    expect(await page.getByLabel('Winners', { exact: true }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Show the run from 2026-05-01' }).click();
+    await expect.poll(() => page.locator('table.rankings tbody tr').allTextContents()).toEqual(['1Bob5', '2Ann3', '3dan2', '4Cid1']);
+    await expect.poll(() => page.getByLabel('Winners', { exact: true }).textContent()).toBe('Winners (final top three): 1. Bob (5), 2. Ann (3), 3. dan (2)');
+    expect(await page.getByLabel('Run of the day (empty: the current one)').inputValue()).toBe('2026-05-01');
+    await d.shot('leaderboards-winners');
   });
 });

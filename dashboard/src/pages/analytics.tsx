@@ -1,14 +1,17 @@
 /**
  * Analytics over a range of days (GET /admin/v1/analytics, from the archived event log): events,
- * completions, and users (active, weekly active, new) per day, drawn with uPlot (analytics/chart.tsx)
- * and as a table; the 14-day retention of the control group against the rest; and how the active
- * streaks and each points system's totals spread now (analytics/distributions.tsx).
+ * completions, users (active, weekly active, new) and each metric's events per day, drawn with uPlot
+ * (analytics/chart.tsx) and as a table; each achievement's completion in the range
+ * (analytics/completion.tsx); the 14-day retention of the control group against the rest; and how
+ * the active streaks and each points system's totals spread now (analytics/distributions.tsx).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
-import { Field } from '../form.js';
+import { fieldOf } from '../form.js';
 import { Chart } from './analytics/chart.js';
+import { AchievementCompletion, type AchievementShare } from './analytics/completion.js';
 import { PointsTotals, StreakLengths } from './analytics/distributions.js';
+import { RangeForm } from './analytics/range.js';
 import { RetentionTable, type Retention } from './analytics/retention.js';
 
 interface Day {
@@ -23,9 +26,14 @@ interface Day {
 
 interface Analytics {
   days: Day[];
+  activeUsers: number;
+  achievements: AchievementShare[];
   retention: Retention;
   streaks: { from: number; to: number | null; users: number }[];
 }
+
+/** The metrics' lines' colours, in turn. */
+const PALETTE = ['#3f6fd8', '#c4631d', '#2e9d62', '#7b4fc4', '#c23a6b', '#1d8f9c', '#8a7a12', '#5d6675'];
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -40,10 +48,15 @@ function Charts({ days }: { days: Day[] }) {
     { label: 'Weekly active users', stroke: '#7b4fc4', values: days.map((d) => d.weeklyActiveUsers) },
     { label: 'New users', stroke: '#c23a6b', values: days.map((d) => d.newUsers) },
   ], [days]);
+  const metrics = useMemo(() => {
+    const keys = [...new Set(days.flatMap((d) => Object.keys(d.byMetric)))].sort();
+    return keys.map((k, i) => ({ label: k, stroke: PALETTE[i % PALETTE.length], values: days.map((d) => d.byMetric[k] ?? 0) }));
+  }, [days]);
   return (
     <>
       <Chart dates={dates} lines={activity} label="Events and completions per day" />
       <Chart dates={dates} lines={users} label="Active, weekly active and new users per day" />
+      <Chart dates={dates} lines={metrics} label="Events per day by metric" />
     </>
   );
 }
@@ -52,26 +65,26 @@ export function AnalyticsPage({ session }: { session: Session }) {
   const today = iso(Date.now());
   const [range, setRange] = useState({ from: iso(Date.now() - 13 * 86_400_000), to: today });
   const [data, setData] = useState<Analytics | null>(null);
-  const [error, setError] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  // A refused range keeps the figures shown (of the range before), its message under its field.
   const load = (r = range) => {
-    setError('');
+    setErrors({});
     call<Analytics>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
-      .then((a) => setData(a.body), (err: Error) => { setData({ days: [], retention: { days: 14, cohortFrom: null, cohortTo: null, control: { users: 0, retained: 0 }, rest: { users: 0, retained: 0 } }, streaks: [] }); setError(err.message); });
+      .then((a) => setData(a.body), (err: Error) => setErrors({ [fieldOf(err.message, ['from', 'to']) ?? 'form']: err.message }));
   };
   useEffect(() => load(), [session.key, session.tenant]);
   const days = data?.days ?? null;
+  // Nothing shown yet, and the Admin API refused: say so where the figures would be.
+  const pending = <p class="muted">{Object.keys(errors).length > 0 ? 'Not available: see the message above.' : 'Loading…'}</p>;
   const total = (days ?? []).reduce((n, d) => n + d.events + d.newUsers, 0);
   return (
     <section>
       <h1>Analytics</h1>
-      <form class="card inline" aria-label="Range" onSubmit={(e) => { e.preventDefault(); load(); }}>
-        <Field id="from" label="From"><input id="from" type="date" value={range.from} onInput={(e) => setRange({ ...range, from: e.currentTarget.value })} /></Field>
-        <Field id="to" label="To"><input id="to" type="date" value={range.to} onInput={(e) => setRange({ ...range, to: e.currentTarget.value })} /></Field>
-        <button type="submit">Show</button>
-      </form>
-      <p class="error" role="alert">{error}</p>
+      <RangeForm range={range} errors={errors} onChange={setRange} onSubmit={() => load()} />
+      <p class="error" role="alert">{errors.form ?? ''}</p>
       <div class="card chart-box">
-        {days === null ? <p class="muted">Loading…</p> : total === 0 ? <p class="muted">No events archived in this range yet.</p> : <Charts days={days} />}
+        {/* An empty range draws its days at 0 too: the box is filled as with figures, and the days are there. */}
+        {days === null ? pending : <>{total === 0 && <p class="muted">No events archived in this range yet.</p>}<Charts days={days} /></>}
       </div>
       {days !== null && total > 0 && (
         <div class="table-box">
@@ -86,13 +99,17 @@ export function AnalyticsPage({ session }: { session: Session }) {
           </table>
         </div>
       )}
+      <section class="card" aria-label="Achievement completion">
+        <h2>Achievement completion</h2>
+        {data === null ? pending : <AchievementCompletion achievements={data.achievements} activeUsers={data.activeUsers} />}
+      </section>
       <section class="card" aria-label="Retention">
         <h2>14-day retention</h2>
-        {data === null ? <p class="muted">Loading…</p> : <RetentionTable retention={data.retention} />}
+        {data === null ? pending : <RetentionTable retention={data.retention} />}
       </section>
       <section class="card" aria-label="Streak lengths">
         <h2>Active streaks by length (now)</h2>
-        {data === null ? <p class="muted">Loading…</p> : <StreakLengths buckets={data.streaks} />}
+        {data === null ? pending : <StreakLengths buckets={data.streaks} />}
       </section>
       <section class="card" aria-label="Points totals">
         <h2>Users by points total (now)</h2>

@@ -1,7 +1,7 @@
 /** Attributes (user or event): the list, and a form that creates one through the Admin API. */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
-import { createFromForm, Field, fieldSetter } from '../form.js';
+import { createFromForm, Field, fieldSetter, KeyField } from '../form.js';
 import { ListBox, useList } from '../list.js';
 
 export interface Attribute {
@@ -38,9 +38,7 @@ export function AttributesPage({ session }: { session: Session }) {
         <Field id="attribute-name" label="Name" error={errors.name}>
           <input id="attribute-name" value={form.name} required onInput={set('name')} />
         </Field>
-        <Field id="attribute-key" label="Key" error={errors.key}>
-          <input id="attribute-key" value={form.key} required onInput={set('key')} />
-        </Field>
+        <KeyField id="attribute-key" value={form.key} error={errors.key} onInput={set('key')} />
         <Field id="attribute-type" label="Kind" error={errors.type}>
           <select id="attribute-type" value={form.type} onChange={set('type')}>
             <option value="user">User attribute</option><option value="event">Event attribute</option>

@@ -2,7 +2,7 @@
  * Leaderboards: the list with each one's lifecycle actions (leaderboards/lifecycle.tsx), a form that
  * creates one (perpetual or repeating, optionally grouped by a user attribute; its fields in
  * leaderboards/fields.tsx), editing one (leaderboards/edit.tsx), and the rankings of the one chosen,
- * of any run (leaderboards/rankings.tsx).
+ * of any run, with the past runs' winners (leaderboards/rankings.tsx).
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
@@ -22,6 +22,9 @@ export function LeaderboardsPage({ session }: { session: Session }) {
   const systems = useList<{ id: string; name: string }>(session, '/admin/v1/points?limit=100').items ?? [];
   const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
+  // Each Rankings click opens the board's rankings afresh (read again), the same board's too.
+  const [opened, setOpened] = useState(0);
+  const open = (b: Board) => { setChosen(b); setOpened((n) => n + 1); };
   const [editing, setEditing] = useState<string | null>(null);
   const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -41,7 +44,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     if (created === null) return;
     setForm({ ...EMPTY, rankBy: form.rankBy, metricId: form.metricId, pointsSystemId: form.pointsSystemId });
     await list.reload();
-    setChosen(created);
+    open(created);
   };
   const edited = list.items?.find((b) => b.id === editing);
   const moved = async (error: string) => {
@@ -57,7 +60,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <RankFields prefix="board" form={form} errors={errors} set={set} metrics={metrics} systems={systems} />
         <NameKey prefix="board" form={form} errors={errors} set={set} />
         <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
-          <input id="board-size" type="number" min="1" value={form.maxParticipants} required onInput={set('maxParticipants')} />
+          <input id="board-size" type="number" min="1" max="1000" value={form.maxParticipants} required onInput={set('maxParticipants')} />
         </Field>
         <RunFields prefix="board" form={form} errors={errors} set={set} attributes={attributes} />
         <p class="error" role="alert">{errors.form ?? ''}</p>
@@ -75,7 +78,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
                 <td class="actions">
                   <Lifecycle session={session} board={b} onDone={moved} />
                   <button type="button" class="small" aria-label={`Edit leaderboard ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
-                  <button type="button" class="small" onClick={() => setChosen(b)}>Rankings</button>
+                  <button type="button" class="small" aria-label={`Rankings of ${b.name}`} onClick={() => open(b)}>Rankings</button>
                 </td>
               </tr>
             ))}</tbody>
@@ -87,7 +90,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <EditBoard key={edited.id} session={session} board={edited} metrics={metrics} systems={systems}
           attributes={attributes} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
-      {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}`} session={session} board={chosen} />}
+      {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}-${opened}`} session={session} board={chosen} />}
     </section>
   );
 }

@@ -5,7 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { updateOne, type Session } from '../api.js';
-import { createFromForm, Field, fieldSetter } from '../form.js';
+import { createFromForm, Field, fieldSetter, RuledField } from '../form.js';
+import { CUSTOMER_ID_RULE } from '../rules.js';
 import { ListBox, useList } from '../list.js';
 import { RenameTenant } from './tenants/rename.js';
 
@@ -51,9 +52,8 @@ export function TenantsPage({ session }: { session: Session }) {
       <p class="muted">Each tenant has its own users, events and rankings; configuration is shared. Calls name a tenant with the <code>Tenant-ID</code> header: its customer id.</p>
       <form class="card" onSubmit={submit} aria-label="New tenant">
         <h2>New tenant</h2>
-        <Field id="tenant-customer" label="Customer id" error={errors.customerId}>
-          <input id="tenant-customer" value={form.customerId} required onInput={set('customerId')} />
-        </Field>
+        <RuledField id="tenant-customer" label="Customer id" rule={CUSTOMER_ID_RULE} value={form.customerId} error={errors.customerId} onInput={set('customerId')}
+          hint={<>What calls send as <code>Tenant-ID</code>: {CUSTOMER_ID_RULE.words}, e.g. <code>acme</code>.</>} />
         <Field id="tenant-name" label="Name" error={errors.name}>
           <input id="tenant-name" value={form.name} required onInput={set('name')} />
         </Field>

@@ -1,8 +1,10 @@
 /**
  * Admin API: `GET /admin/v1/analytics?from=&to=` (laurel's own, for the dashboard: docs/dashboard.md):
  * the tenant's events, active, weekly active and new users and achievement completions per day,
- * events per metric, and the 14-day retention of the control group against the rest, from the
- * archived event log in Postgres (src/postgres/analytics.ts, src/postgres/analytics-users.ts); and
+ * events per metric, each achievement's completion in the range (the users who completed it and
+ * their share of the range's active users), and the 14-day retention of the control group against the rest, from the
+ * archived event log in Postgres (src/postgres/analytics.ts, src/postgres/analytics-users.ts,
+ * src/postgres/analytics-achievements.ts); and
  * how the active streaks spread over lengths now (src/engine/streak-lengths.ts). The range defaults
  * to the 14 days up to today (the service's clock); at most 366 days.
  */
@@ -11,9 +13,10 @@ import { principalOf } from '../../http/auth.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
-import { retentionOf } from '../../domain/analytics.js';
+import { achievementShares, retentionOf } from '../../domain/analytics.js';
 import { streakLengths } from '../../engine/streak-lengths.js';
 import { analyticsDays } from '../../postgres/analytics.js';
+import { analyticsAchievements } from '../../postgres/analytics-achievements.js';
 import { analyticsUsers } from '../../postgres/analytics-users.js';
 
 const DAY_MS = 86_400_000;
@@ -31,7 +34,7 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
   return [{
     method: 'get', path: '/analytics', family: 'admin',
     doc: {
-      summary: 'The tenant\'s events, users and achievement completions per day, 14-day retention and streak lengths',
+      summary: 'The tenant\'s events, users and achievement completions per day, each achievement\'s completion, 14-day retention and streak lengths',
       query: [
         { name: 'from', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'First day (UTC, YYYY-MM-DD); default 13 days before to' },
         { name: 'to', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Last day (UTC, YYYY-MM-DD); default today' },
@@ -56,9 +59,10 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       const snapshot = deps.store.current;
       // Under the manual clock, the batches' times (Redis's) say nothing of the entries' (src/postgres/analytics.ts).
       const everyBatch = deps.settings.clock === 'manual';
-      const [daily, users, streaks] = await Promise.all([
+      const [daily, users, completion, streaks] = await Promise.all([
         analyticsDays(pool, deps.settings.prefix, tenant, from, to, everyBatch),
         analyticsUsers(pool, deps.settings.prefix, tenant, from, to, everyBatch),
+        analyticsAchievements(pool, deps.settings.prefix, tenant, from, to, everyBatch),
         streakLengths(deps, tenant),
       ]);
       const newByDay = new Map<string, number>();
@@ -72,7 +76,8 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
         byMetric: Object.fromEntries(Object.entries(d.byMetric).map(([id, n]) => [snapshot.metrics.get(id)?.key ?? id, n])),
       }));
       const retention = retentionOf(users.newUsers, snapshot.notifications, tenant, from, to);
-      return ok({ from, to, days, retention, streaks });
+      const achievements = achievementShares(snapshot.achievements.values(), completion.users, completion.activeUsers);
+      return ok({ from, to, days, activeUsers: completion.activeUsers, achievements, retention, streaks });
     },
   }];
 }

@@ -1,4 +1,8 @@
-/** A line chart of figures per day, drawn with uPlot once its box is laid out; the box holds its height before. */
+/**
+ * A line chart of figures per day, drawn with uPlot once its box is laid out; the box holds its
+ * height before. The days are UTC days, so the x axis is in UTC whatever the browser's zone, with a
+ * tick a day at most and dates as labels; the y axis counts, so it starts at 0, whole numbers only.
+ */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -9,6 +13,9 @@ export interface Line {
   values: number[];
 }
 
+const DAY_S = 86_400;
+const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+
 export function Chart({ dates, lines, label }: { dates: string[]; lines: Line[]; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -16,8 +23,14 @@ export function Chart({ dates, lines, label }: { dates: string[]; lines: Line[];
     const x = dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     const plot = new uPlot({
       width: Math.min(1000, box.current.clientWidth || 600), height: 260,
-      series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2 }))],
-      axes: [{}, {}],
+      tzDate: (s) => uPlot.tzDate(new Date(s * 1000), 'Etc/UTC'),
+      // Counts: from 0, a little room above the highest.
+      scales: { y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
+      series: [{ label: 'Day', value: (_u, s) => (s === null ? '--' : day(s)) }, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2 }))],
+      axes: [
+        { space: 70, incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 28 * DAY_S, 91 * DAY_S], values: (_u, splits) => splits.map((s) => day(s).slice(5)) },
+        { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7, 1e8] },
+      ],
     }, [x, ...lines.map((l) => l.values)], box.current);
     return () => plot.destroy();
   }, [dates, lines]);

@@ -6,15 +6,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 
-export function Bars({ rows, label }: { rows: { label: string; users: number }[]; label: string }) {
+/** A bar per row, as long as its users against the most; `note` adds a column after the number (a share). */
+export function Bars({ rows, label, wide = false }: { rows: { label: string; users: number; note?: string }[]; label: string; wide?: boolean }) {
   const most = Math.max(1, ...rows.map((r) => r.users));
   return (
-    <table class="bars" aria-label={label}>
-      <tbody>{rows.map((r) => (
-        <tr key={r.label}>
+    <table class={wide ? 'bars wide' : 'bars'} aria-label={label}>
+      <tbody>{rows.map((r, i) => (
+        <tr key={`${i}:${r.label}`}>
           <th scope="row">{r.label}</th>
           <td><span class="bar" style={{ width: `${(100 * r.users) / most}%` }} /></td>
           <td class="n">{r.users}</td>
+          {r.note !== undefined && <td class="n">{r.note}</td>}
         </tr>
       ))}</tbody>
     </table>

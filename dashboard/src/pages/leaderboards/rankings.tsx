@@ -1,11 +1,13 @@
 /**
  * A leaderboard's rankings (the Application API, with the admin key): the current run, or the run
  * of any day (a past run's rankings are kept, finalised with their winners), in one breakdown group
- * when the board has them.
+ * when the board has them; the run's winners once final, and the past runs with theirs
+ * (leaderboards/runs.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Session } from '../../api.js';
+import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
+import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
 
 export interface Board {
   id: string;
@@ -26,51 +28,39 @@ export interface Board {
   endTime?: string;
 }
 
-interface Ranking {
-  userId: string;
-  userName: string | null;
-  rank: number;
-  value: number;
-}
-
-interface Answer {
-  rankings: Ranking[];
-  run: string;
-  runEnd: string | null;
-  finalised: string | null;
-}
-
-/** The day before a YYYY-MM-DD date. */
-const dayBefore = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-
 export function Rankings({ session, board }: { session: Session; board: Board }) {
-  const [answer, setAnswer] = useState<Answer | null>(null);
+  const [answer, setAnswer] = useState<RunAnswer | null>(null);
+  // The current run's answer (the past runs walk back from it), in the group it was read in.
+  const [current, setCurrent] = useState<{ answer: RunAnswer; group: string } | null>(null);
   const [run, setRun] = useState('');
   const [group, setGroup] = useState('');
   const [error, setError] = useState('');
   const load = (day = run) => {
     setError('');
-    const query = new URLSearchParams({ limit: '100' });
-    if (day !== '') query.set('run', day);
-    if (group.trim() !== '') query.set('userAttributes', group.trim());
-    call<Answer>(session, 'GET', `/api/leaderboards/${encodeURIComponent(board.key)}?${query}`)
-      .then((r) => setAnswer(r.body), (err: Error) => { setAnswer({ rankings: [], run: day, runEnd: null, finalised: null }); setError(err.message); });
+    const applied = group.trim();
+    fetchRun(session, board.key, day, applied, 100).then((a) => {
+      setAnswer(a);
+      if (day === '') setCurrent({ answer: a, group: applied });
+      else if (current?.group !== applied) fetchRun(session, board.key, '', applied, 3).then((c) => setCurrent({ answer: c, group: applied }), () => setCurrent(null));
+    // A refused run (none on that day) keeps the run shown, the message under the day.
+    }, (err: Error) => { setAnswer((a) => a ?? { rankings: [], run: '', runEnd: null, finalised: null, winners: null }); setError(err.message); });
   };
   useEffect(() => load(), [board.key, session.tenant]);
-  const choose = (e: Event) => { e.preventDefault(); load(); };
-  const previous = () => {
-    if (answer === null || answer.run === '') return;
-    const day = dayBefore(answer.run);
+  const show = (day: string) => {
     setRun(day);
     load(day);
   };
+  const choose = (e: Event) => { e.preventDefault(); load(); };
+  // The board's first run has none before it.
+  const first = answer === null || answer.run === '' || answer.run <= board.start.slice(0, 10);
+  const previous = () => { if (answer !== null && !first) show(dayBefore(answer.run)); };
   const rows = answer?.rankings ?? null;
   return (
     <div class="card" aria-label={`Rankings of ${board.name}`}>
       <h2>Rankings: {board.name}</h2>
       <form class="row" onSubmit={choose} aria-label="Choose the run">
         <Field id="run-day" label="Run of the day (empty: the current one)" error={error}>
-          <input id="run-day" type="date" value={run} onInput={(e) => setRun(e.currentTarget.value)} />
+          <input id="run-day" type="date" value={run} min={board.start.slice(0, 10)} aria-describedby="run-day-error" onInput={(e) => setRun(e.currentTarget.value)} />
         </Field>
         {board.breakdownAttributes.length > 0 && (
           <Field id="run-group" label="Group (attribute:value)">
@@ -78,16 +68,20 @@ export function Rankings({ session, board }: { session: Session; board: Board })
           </Field>
         )}
         <button type="submit">Refresh</button>
-        {board.runUnit !== undefined && <button type="button" onClick={previous}>Previous run</button>}
+        {board.runUnit !== undefined && <button type="button" disabled={first} title={first ? 'This is the board\'s first run' : undefined} onClick={previous}>Previous run</button>}
       </form>
       <p class="muted" role="status">
         {answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${answer.finalised}`}`}
       </p>
+      {answer !== null && <Winners answer={answer} />}
       {rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">Nobody ranks yet.</p> : (
         <table class="rankings">
           <thead><tr><th>Rank</th><th>User</th><th>Value</th></tr></thead>
           <tbody>{rows.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userName ?? r.userId}</td><td>{r.value}</td></tr>)}</tbody>
         </table>
+      )}
+      {current !== null && (
+        <PastRuns session={session} boardKey={board.key} start={board.start} group={current.group} current={current.answer} onShow={show} />
       )}
     </div>
   );

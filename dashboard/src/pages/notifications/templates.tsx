@@ -7,7 +7,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
 import { FiltersField, type AttributeFilter } from '../../filters.js';
-import { createFromForm, Field, fieldSetter, updateFromForm } from '../../form.js';
+import { createFromForm, Field, fieldSetter, KeyField, updateFromForm } from '../../form.js';
 import { ListBox, useActiveMetrics, useAttributes, useList } from '../../list.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
 
@@ -114,9 +114,7 @@ export function Templates({ session }: { session: Session }) {
           <h2>{editing === null ? 'New template' : `Edit ${editing.key}`}
             {editing !== null && <button type="button" class="small" onClick={() => edit(null)}>New template instead</button>}</h2>
           <div class="row">
-            <Field id="tpl-key" label="Key" error={errors.key}>
-              <input id="tpl-key" value={form.key} required onInput={set('key')} />
-            </Field>
+            <KeyField id="tpl-key" value={form.key} error={errors.key} onInput={set('key')} />
             <Field id="tpl-type" label="Sent on" error={errors.type}>
               <select id="tpl-type" value={form.type} onChange={set('type')}>{TYPES.map((t) => <option key={t} value={t}>{t}</option>)}</select>
             </Field>

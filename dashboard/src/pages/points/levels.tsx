@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { useCreateForm } from '../../create-form.js';
-import { Field } from '../../form.js';
+import { Field, KeyField } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
 import { EditLevel, type Level } from './level-edit.js';
 
@@ -21,9 +21,7 @@ export function Levels({ session, systemId }: { session: Session; systemId: stri
         <Field id="level-name" label="Level name" error={errors.name}>
           <input id="level-name" value={form.name} required onInput={set('name')} />
         </Field>
-        <Field id="level-key" label="Level key" error={errors.key}>
-          <input id="level-key" value={form.key} required onInput={set('key')} />
-        </Field>
+        <KeyField id="level-key" label="Level key" value={form.key} error={errors.key} onInput={set('key')} />
         <Field id="level-points" label="Reached at (points)" error={errors.points}>
           <input id="level-points" type="number" min="0" value={form.points} required onInput={set('points')} />
         </Field>

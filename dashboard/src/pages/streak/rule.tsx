@@ -69,8 +69,9 @@ export function RuleForm({ session }: { session: Session }) {
           <Field id="freeze-max" label="At most" error={errors.freezes}>
             <input id="freeze-max" type="number" min="0" max="100" value={form.max} required onInput={set('max')} />
           </Field>
+          {/* At most the most held: the Admin API would cut it down silently. */}
           <Field id="freeze-initial" label="To start with">
-            <input id="freeze-initial" type="number" min="0" max="100" value={form.initial} required onInput={set('initial')} />
+            <input id="freeze-initial" type="number" min="0" max={Math.min(100, Number(form.max) || 0)} value={form.initial} required onInput={set('initial')} />
           </Field>
           <Field id="freeze-amount" label="Earned">
             <input id="freeze-amount" type="number" min="0" max="100" value={form.autoEarnAmount} required onInput={set('autoEarnAmount')} />
