@@ -39,8 +39,26 @@ export function saveSession(session: Session | null): void {
   else sessionStorage.setItem(SESSION, JSON.stringify(session));
 }
 
-/** One call; a 4xx or 5xx throws an ApiError with the server's message. */
-export async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+/** The writes in flight, by session, method, path and body. */
+const writing = new Map<string, Promise<Answer<unknown>>>();
+
+/**
+ * One call; a 4xx or 5xx throws an ApiError with the server's message. A write asked again while
+ * the same one is in flight (a double click on a form's or a row's button) shares the first's
+ * answer instead of being sent twice (a copy refused as a duplicate, a move refused as made).
+ */
+export function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  if (method === 'GET') return send<T>(session, method, path, body);
+  const id = JSON.stringify([session.key, session.tenant, method, path, body ?? null]);
+  let pending = writing.get(id);
+  if (pending === undefined) {
+    pending = send<unknown>(session, method, path, body).finally(() => writing.delete(id));
+    writing.set(id, pending);
+  }
+  return pending as Promise<Answer<T>>;
+}
+
+async function send<T>(session: Session, method: string, path: string, body?: unknown): Promise<Answer<T>> {
   const headers: Record<string, string> = { 'X-API-KEY': session.key };
   if (session.tenant !== '') headers['Tenant-ID'] = session.tenant;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -54,24 +72,10 @@ export async function call<T>(session: Session, method: string, path: string, bo
   return { status: res.status, body: parsed as T };
 }
 
-/** The creates in flight, by session, path and item. */
-const creating = new Map<string, Promise<{ created: unknown; issues: Issue[] }>>();
-
-/**
- * Creates one item of a batch resource: the created entity, or the issues that refused it. The same
- * item sent again while the first is in flight (a double click on a form's button) shares the
- * first's answer, instead of being sent again and refused as a duplicate of the one it created.
- */
-export function createOne<T>(session: Session, path: string, item: unknown): Promise<{ created: T | null; issues: Issue[] }> {
-  const id = JSON.stringify([session.key, session.tenant, path, item]);
-  let pending = creating.get(id);
-  if (pending === undefined) {
-    pending = call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item])
-      .then(({ body }) => ({ created: body.created[0] ?? null, issues: body.issues }))
-      .finally(() => creating.delete(id));
-    creating.set(id, pending);
-  }
-  return pending as Promise<{ created: T | null; issues: Issue[] }>;
+/** Creates one item of a batch resource: the created entity, or the issues that refused it. */
+export async function createOne<T>(session: Session, path: string, item: unknown): Promise<{ created: T | null; issues: Issue[] }> {
+  const { body } = await call<{ created: T[]; issues: Issue[] }>(session, 'POST', path, [item]);
+  return { created: body.created[0] ?? null, issues: body.issues };
 }
 
 /** Updates one item of a batch resource (PATCH `[{ id, ...changes }]`): the updated entity, or the refusal's message. */

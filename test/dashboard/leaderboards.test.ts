@@ -47,11 +47,18 @@ describe('the dashboard\'s leaderboards', () => {
     await d.shot('leaderboards-runs');
   });
 
-  it('pauses, activates and finishes a board as the state table allows, and shows a refused move', async () => {
+  it('pauses (once on a double click), activates and finishes a board as the state table allows, and shows a refused move', async () => {
     const { page, s } = d;
     const status = () => page.locator('table.boards tbody tr').first().locator('td').nth(4).textContent();
-    await page.getByRole('button', { name: 'Pause Daily' }).click();
+    // A double click moves it once, and says nothing of a second move.
+    let patches = 0;
+    const count = (r: { method(): string; url(): string }) => { if (r.method() === 'PATCH' && r.url().endsWith('/admin/v1/leaderboards')) patches++; };
+    page.on('request', count);
+    await page.getByRole('button', { name: 'Pause Daily' }).dblclick();
     await expect.poll(status).toBe('inactive');
+    page.off('request', count);
+    expect(patches).toBe(1);
+    expect(await page.locator('#board-move-error').textContent()).toBe('');
     // Scheduling needs a start ahead: this one started on 2026-03-02.
     await page.getByRole('button', { name: 'Schedule Daily' }).click();
     await expect.poll(() => page.locator('#board-move-error').textContent()).toMatch(/^Daily: .*start/);
