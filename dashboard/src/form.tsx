@@ -35,6 +35,18 @@ export function KeyField(props: { id: string; label?: string; value: string; err
   );
 }
 
+/** The end of a form that saves one settings object: its refusal, whether it loaded or saved, and its button. */
+export function SaveFooter(props: { state: { loaded: boolean; saved: boolean; errors: Record<string, string> }; label: string }) {
+  const { state } = props;
+  return (
+    <>
+      <p class="error" role="alert">{state.errors.form ?? ''}</p>
+      <p class="muted" role="status">{state.saved ? 'Saved.' : state.loaded ? '' : 'Loading…'}</p>
+      <button type="submit">{props.label}</button>
+    </>
+  );
+}
+
 /**
  * Which field an Admin API message concerns: of the field names it mentions (`key`, `name`, ...),
  * the one it mentions first ("html names \"x\", not a variable of ... (user, ...)": html); null: the

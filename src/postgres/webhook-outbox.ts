@@ -9,6 +9,7 @@
  * another once its lease runs out; its deliveries are sent again under the same `webhook-id`.
  */
 import type pg from 'pg';
+import { listIn } from '../lib/lists.js';
 import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type WebhookDeliveryStatus } from './webhook-deliveries.js';
 
 /** Deliveries in one outbox row. */
@@ -24,14 +25,12 @@ interface Item {
   body: string;
 }
 
+const itemOf = (id: string, d: Omit<Item, 'id'>): Item => ({ id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
+
 /** Writes `deliveries` (due now, each recorded once: the drain's transaction) in the caller's transaction. */
 export async function addToOutbox(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
   const byEndpoint = new Map<string, Item[]>();
-  for (const d of deliveries) {
-    const items = byEndpoint.get(d.endpointId) ?? [];
-    items.push({ id: webhookDeliveryId(d.endpointId, d.eventId), eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
-    byEndpoint.set(d.endpointId, items);
-  }
+  for (const d of deliveries) listIn(byEndpoint, d.endpointId).push(itemOf(webhookDeliveryId(d.endpointId, d.eventId), d));
   const rows: { endpoint_id: string; items: string }[] = [];
   for (const [endpointId, items] of byEndpoint) {
     for (let i = 0; i < items.length; i += OUTBOX_ROW) rows.push({ endpoint_id: endpointId, items: JSON.stringify(items.slice(i, i + OUTBOX_ROW)) });
@@ -150,7 +149,7 @@ export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: stri
  * the attempted ones get their rows, the rest stay in the outbox row, free to claim at once.
  */
 export async function releaseOutbox(pool: pg.Pool, prefix: string, rowId: string, attempts: FirstAttempt[], left: WebhookDelivery[]): Promise<void> {
-  const items: Item[] = left.map((d) => ({ id: d.id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body }));
+  const items = left.map((d) => itemOf(d.id, d));
   await inTransaction(pool, async (client) => {
     await writeFirstAttempts(client, prefix, attempts);
     await client.query('UPDATE laurel_webhook_outbox SET items = $3, claimed_until = NULL WHERE prefix = $1 AND id = $2', [prefix, rowId, JSON.stringify(items)]);

@@ -1,7 +1,7 @@
 /** The notification settings (GET/PUT /admin/v1/notifications/settings), read and saved whole; a refusal under its field. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
-import { Field, fieldOf, fieldSetter } from '../../form.js';
+import { Field, fieldOf, fieldSetter, SaveFooter } from '../../form.js';
 
 interface Settings {
   controlRatio: number;
@@ -68,9 +68,7 @@ export function NotificationSettings({ session }: { session: Session }) {
             <input id="ns-control" type="number" min="0" max="1" step="any" value={form.controlRatio} required onInput={set('controlRatio')} />
           </Field>
         </div>
-        <p class="error" role="alert">{errors.form ?? ''}</p>
-        <p class="muted" role="status">{state.saved ? 'Saved.' : state.loaded ? '' : 'Loading…'}</p>
-        <button type="submit">Save the settings</button>
+        <SaveFooter state={state} label="Save the settings" />
       </fieldset>
     </form>
   );

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
-import { Field, fieldSetter } from '../../form.js';
+import { Field, fieldSetter, SaveFooter } from '../../form.js';
 import { useActiveMetrics } from '../../list.js';
 import { RuleMetrics, ruleErrorsOf, type RuleMetric } from './rule-metrics.js';
 
@@ -80,9 +80,7 @@ export function RuleForm({ session }: { session: Session }) {
             <input id="freeze-interval" type="number" min="0" max="3660" value={form.autoEarnInterval} required onInput={set('autoEarnInterval')} />
           </Field>
         </div>
-        <p class="error" role="alert">{errors.form ?? ''}</p>
-        <p class="muted" role="status">{state.saved ? 'Saved.' : state.loaded ? '' : 'Loading…'}</p>
-        <button type="submit">Save the rule</button>
+        <SaveFooter state={state} label="Save the rule" />
       </fieldset>
     </form>
   );
