@@ -15,9 +15,10 @@
  *   to the notifications' scheduler (src/engine/notifications/schedule.ts), whose deliveries are
  *   written in the archive's transaction: scheduled exactly once. A backfill's are silent. So are
  *   the streak reminders of the extensions (entries that carry `sx`), the reactivations and recaps
- *   of the users active in the pass (every event parsed then), while a template of the type
- *   exists: noted in each partition's due index in Redis, nothing read
- *   (src/engine/notifications/due-index.ts), and made deliveries by the notifier when due.
+ *   of the users active in the pass (each event's user, day and streak read without parsing it),
+ *   while a template of the type exists: noted in each partition's due index in Redis, nothing
+ *   read, and only what this drainer has not written already (src/engine/notifications/due-index.ts),
+ *   and made deliveries by the notifier when due.
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
  *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
  *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
@@ -25,8 +26,10 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import {
-  completionOf, earlierStreamId, entryBody, mayComplete, nextStreamId, type LogBody, type LoggedCompletion, type LoggedEvent,
+  activityOf, completionOf, earlierStreamId, entryBody, eventActivity, mayComplete, nextStreamId, type LogBody, type LoggedCompletion,
+  type LoggedEvent,
 } from '../src/model/log.js';
+import { BoundedMap } from '../src/lib/memo.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import { anyDue, dueWanted, noteDue, noteEntry } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
@@ -50,6 +53,8 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 const BATCH = 1000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
+/** Due index members a drainer remembers having written (about 100 bytes each). */
+const NOTED_MEMBERS = 300_000;
 
 export interface DrainResult {
   /** Entries archived by this pass. */
@@ -184,6 +189,11 @@ export class LogDrainer {
   private cursors: Promise<Map<number, string>> | null = null;
   /** Partitions whose log may hold archived entries still: their cursor when last drained. */
   private readonly untrimmed = new Map<number, string>();
+  /**
+   * The due index members this drainer wrote, with their scores: a user's later events of the same
+   * day call for the same members, which are not written again (src/engine/notifications/due-index.ts).
+   */
+  private readonly noted = new BoundedMap<string, number>(NOTED_MEMBERS);
 
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
@@ -277,10 +287,14 @@ export class LogDrainer {
         lines.push(archiveLine(id, kind, body));
         if (isConsumed(kind, fields, marks)) consumers.push({ id, kind, e: JSON.parse(body) as LogBody });
         const completes = mayComplete(kind, fields);
-        const activity = indexing && kind === 'event';
+        // The due index reads an event's user, day and streak without parsing it (an older entry's form is parsed).
+        const active = indexing && kind === 'event';
+        const activity = active ? eventActivity(fields) : null;
         const zone = zones && maySetZone(kind, fields);
-        const parsed = completes || activity || zone || (hooks && mayNotify(kind, fields)) ? JSON.parse(body) as LogBody : null;
-        if (activity) noteEntry(deps.store.current, wanted, parsed!, members);
+        const needed = completes || (active && activity === null) || zone || (hooks && mayNotify(kind, fields));
+        const parsed = needed ? JSON.parse(body) as LogBody : null;
+        const noted = activity ?? (active ? activityOf(parsed!) : null);
+        if (noted !== null) noteEntry(deps.store.current, wanted, noted, members, this.noted);
         const move = zone ? zoneMoveOf(parsed!) : null;
         if (move !== null) moves.push(move);
         if (completes) {
@@ -299,7 +313,7 @@ export class LogDrainer {
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     // Before the archive: an index written twice (a pass made again) changes nothing.
-    await Promise.all([...due].map(([partition, members]) => noteDue(deps, partition, members)));
+    await Promise.all([...due].map(([partition, members]) => noteDue(deps, partition, members, this.noted)));
     const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());

@@ -44,6 +44,14 @@ export function dueMember(m: DueMember): string {
   return JSON.stringify(m.kind === 'c' ? [m.kind, m.tenant, m.userId, m.occasion] : [m.kind, m.tenant, m.userId]);
 }
 
+/**
+ * dueMember's text from the JSON of the tenant and the user id (JSON.stringify's text of each),
+ * joined without building an array: the log drainer writes one for each active user of a pass.
+ */
+export function dueMemberText(kind: DueKind, tenantJson: string, userJson: string, occasion = ''): string {
+  return kind === 'c' ? `["c",${tenantJson},${userJson},"${occasion}"]` : `["${kind}",${tenantJson},${userJson}]`;
+}
+
 /** A member as written by dueMember, or null for one of another form. */
 export function parseDueMember(member: string): DueMember | null {
   try {

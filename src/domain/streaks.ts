@@ -138,6 +138,15 @@ function parseStreak(packed: string | undefined) {
   };
 }
 
+/**
+ * The last period the stored streak was extended in, when it runs at `frequency` and is under way
+ * (length above 0); else null. As stateFromHash's `last` where its `length` is above 0.
+ */
+export function streakLast(packed: string, frequency: Frequency): number | null {
+  const st = parseStreak(packed);
+  return st.f === FREQUENCY_LETTER[frequency] && st.len > 0 ? st.last : null;
+}
+
 /** The zone the stored state's last period was judged in ('' is UTC). */
 export function streakZone(packed: string): string {
   return parseStreak(packed).tz;

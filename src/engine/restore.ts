@@ -19,7 +19,7 @@ import type { StreakPreferences } from '../domain/streak-preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
 import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
-import { compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
+import { activityOf, compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
 import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
 import { scanKeys, type RedisClient } from '../redis/client.js';
@@ -308,11 +308,12 @@ export class Restore {
     for (const entry of entries) {
       if (entry.kind !== 'event') continue;
       const e = JSON.parse(entry.body) as LogBody;
-      if (e.t === undefined || e.u === undefined) continue;
+      const activity = activityOf(e);
+      if (activity === null || e.t === undefined || e.u === undefined) continue;
       const partition = this.svc.keys.partitionOf(e.t, e.u);
       const members = due.get(partition) ?? new Map<string, number>();
       due.set(partition, members);
-      noteEntry(snapshot, wanted, e, members);
+      noteEntry(snapshot, wanted, activity, members);
     }
     for (const [partition, members] of due) await noteDue(this.svc, partition, members);
   }

@@ -14,13 +14,14 @@
 import type pg from 'pg';
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
 import {
-  dueMember, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore, type DueMember,
+  dueMember, dueMemberText, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore,
+  type DueMember,
 } from '../../domain/notification-due.js';
 import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
-import { dayIndexOf } from '../../domain/periods.js';
-import { stateFromHash, streakZone } from '../../domain/streaks.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
-import type { LogBody } from '../../model/log.js';
+import { stateFromHash, streakLast, streakZone } from '../../domain/streaks.js';
+import { BoundedMap, memoize } from '../../lib/memo.js';
+import { STREAK_FIELD } from '../../model/fields.js';
+import type { EventActivity } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { scheduleMany, type Occasion } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';
@@ -44,36 +45,48 @@ export function dueWanted(snapshot: Snapshot): DueWanted {
 /** Whether a pass parses events for the index at all. */
 export const anyDue = (w: DueWanted): boolean => w.reminders || w.reactivations || w.recaps;
 
+/** The scores of a local day's absence and recap, worked out once per day (a pass's events share a few days). */
+const reactivationOf = memoize(64, reactivationScore);
+const recapOf = memoize(128, (key: string) => recapIndexed(key.startsWith('m') ? 'monthly' : 'weekly', key.slice(1)));
+
 /**
- * The members an event entry calls for, with their scores, added to `out` (the highest score of a
- * member kept): its user's reminder after an extension (`sx`), the absence after its day, the
- * recap of its day's period.
+ * The members an event calls for, with their scores, added to `out` (the highest score of a member
+ * kept): its user's reminder after an extension (`sx`), the absence after its day, the recap of its
+ * day's period. A member `written` holds at that score or a later one is left out: the index has it
+ * (ZADD GT would change nothing), or the notifier took it once due, which made its delivery.
  */
-export function noteEntry(snapshot: Snapshot, wanted: DueWanted, e: LogBody, out: Map<string, number>): void {
-  if (e.t === undefined || e.u === undefined || e.d === undefined) return;
-  const add = (m: DueMember, score: number) => {
-    const member = dueMember(m);
+export function noteEntry(
+  snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: Map<string, number>, written?: BoundedMap<string, number>,
+): void {
+  const tenantJson = JSON.stringify(a.tenant);
+  const add = (member: string, score: number) => {
+    if ((written?.get(member) ?? -Infinity) >= score) return;
     if (!((out.get(member) ?? -Infinity) >= score)) out.set(member, score);
   };
   const rule = snapshot.streak;
-  if (wanted.reminders && rule !== null && typeof e.sx === 'string') {
-    const h: Record<string, string> = e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx };
-    const state = stateFromHash(h, rule, dayIndexOf(e.d), 0);
-    if (state.last !== null && state.length > 0) add({ kind: 's', tenant: e.t, userId: e.u, occasion: '' }, reminderScore(rule.frequency, state.last + 1));
+  if (wanted.reminders && rule !== null && a.sx !== undefined) {
+    const last = streakLast(a.sx, rule.frequency);
+    if (last !== null) add(dueMemberText('s', tenantJson, a.userJson), reminderScore(rule.frequency, last + 1));
   }
-  if (wanted.reactivations) add({ kind: 'r', tenant: e.t, userId: e.u, occasion: '' }, reactivationScore(e.d));
+  if (wanted.reactivations) add(dueMemberText('r', tenantJson, a.userJson), reactivationOf(a.day));
   if (wanted.recaps) {
-    const { occasion, score } = recapIndexed(snapshot.notifications?.recap.aggregation ?? 'weekly', e.d);
-    add({ kind: 'c', tenant: e.t, userId: e.u, occasion }, score);
+    const { occasion, score } = recapOf(`${snapshot.notifications?.recap.aggregation === 'monthly' ? 'm' : 'w'}${a.day}`);
+    add(dueMemberText('c', tenantJson, a.userJson, occasion), score);
   }
 }
 
-/** Writes a partition's members (one ZADD GT: a member only ever moves later). */
-export async function noteDue(deps: Pick<Context, 'redis' | 'keys'>, partition: number, members: Map<string, number>): Promise<void> {
+/**
+ * Writes a partition's members (one ZADD GT: a member only ever moves later), then remembers them
+ * in `written` (the drainer's, which keeps a pass from writing them again).
+ */
+export async function noteDue(
+  deps: Pick<Context, 'redis' | 'keys'>, partition: number, members: Map<string, number>, written?: BoundedMap<string, number>,
+): Promise<void> {
   if (members.size === 0) return;
   const args: (string | number)[] = [];
   for (const [member, score] of members) args.push(score, member);
   await deps.redis.zadd(deps.keys.partitionNotificationsDue(partition), 'GT', ...args);
+  if (written !== undefined) for (const [member, score] of members) written.set(member, score);
 }
 
 /** Members a promotion takes from one partition at a time. */

@@ -1,0 +1,117 @@
+/**
+ * What the log drainer reads of an event entry for the notifications' due index without parsing
+ * it (src/model/log.ts eventActivity) must be what parsing it gives (activityOf), for any user id,
+ * attributes, idempotency key and identification; and the due members it makes of it must be the
+ * ones dueMember writes, which the notifier parses back.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { activityOf, entryBody, eventActivity, eventEntry, type EventActivity, type LogBody } from '../../src/model/log.js';
+import {
+  dueMember, dueMemberText, parseDueMember, reactivationScore, reminderScore,
+} from '../../src/domain/notification-due.js';
+import { noteEntry } from '../../src/engine/notifications/due-index.js';
+import { BoundedMap } from '../../src/lib/memo.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
+import { streakLast } from '../../src/domain/streaks.js';
+
+/** Any text, and often the characters JSON escapes. */
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 24 }),
+  fc.string({ unit: fc.constantFrom('"', '\\', 'a', ',', ':', '\u0000', '\n', 'é', '\ud800'), maxLength: 12 }),
+);
+
+/** An event entry as XRANGE answers it: kind, body, then the fields the script adds. */
+const entries = fc.record({
+  userId: text,
+  tenant: fc.constantFrom('', 'acme', 't-1'),
+  idempotencyKey: fc.oneof(fc.constant(''), text),
+  attributes: fc.option(fc.dictionary(text, text, { maxKeys: 3 }), { nil: undefined }),
+  identification: fc.option(fc.record({ name: text, tz: fc.constantFrom('UTC', 'Pacific/Kiritimati') }), { nil: undefined }),
+  day: fc.constantFrom('2026-01-01', '2026-11-25', '2028-02-29'),
+  sx: fc.option(fc.constantFrom('d|3|20000|19998|1|20000|3||Europe/London||19998', 'w|1|2900|2900||||||', 'd|0||||||||'), { nil: undefined }),
+  ac: fc.boolean(),
+}).map((r) => {
+  const body = eventEntry({
+    eventId: '01a2047c-d24e-700e-b515-63c06d722d8e', tenant: r.tenant, userId: r.userId, metricId: '5f1e0000-0000-4000-8000-000000000000',
+    value: '1', ts: 1_790_000_000_000, day: r.day, idempotencyKey: r.idempotencyKey,
+    attributesJson: r.attributes === undefined ? '' : JSON.stringify(r.attributes), processId: 'p1',
+    identificationJson: r.identification === undefined ? '' : JSON.stringify(r.identification),
+  });
+  const fields = ['event', body];
+  if (r.sx !== undefined) fields.push('sx', r.sx, 'sp', '[]');
+  fields.push('pa', '[["s","t",10,10,1,""]]');
+  if (r.ac) fields.push('ac', '["a1"]');
+  return { fields, userId: r.userId, tenant: r.tenant };
+});
+
+describe('an event entry read without parsing it', () => {
+  it('says what parsing it says', () => {
+    fc.assert(fc.property(entries, ({ fields, userId, tenant }) => {
+      const parsed = JSON.parse(entryBody(fields)) as LogBody;
+      const read = eventActivity(fields);
+      expect(read).not.toBeNull();
+      expect(read).toEqual(activityOf(parsed));
+      expect(read!.userJson).toBe(JSON.stringify(userId));
+      expect(read!.tenant).toBe(tenant);
+    }), { numRuns: 3000 });
+  });
+
+  it('makes the members dueMember makes, which parse back', () => {
+    fc.assert(fc.property(entries, ({ fields, userId, tenant }) => {
+      const a = eventActivity(fields)!;
+      const tenantJson = JSON.stringify(a.tenant);
+      for (const kind of ['s', 'r'] as const) {
+        const member = dueMemberText(kind, tenantJson, a.userJson);
+        expect(member).toBe(dueMember({ kind, tenant, userId, occasion: '' }));
+        expect(parseDueMember(member)).toEqual({ kind, tenant, userId, occasion: '' });
+      }
+      const recap = dueMemberText('c', tenantJson, a.userJson, 'recap:2026-11-23');
+      expect(recap).toBe(dueMember({ kind: 'c', tenant, userId, occasion: 'recap:2026-11-23' }));
+    }), { numRuns: 2000 });
+  });
+
+  it('leaves a body of another form to be parsed', () => {
+    // An older entry with its streak inside the body, and bodies not written by eventEntry.
+    expect(eventActivity(['event', '{"e":"x","t":"a","u":"u1","m":"m","v":1,"ts":1,"d":"2026-01-01","sx":[1,1,20000,0,""]}'])).toBeNull();
+    expect(eventActivity(['event', '{"t":"a","u":"u1","ts":1}'])).toBeNull();
+    expect(eventActivity(['event', '{"e":"x","t":"a","u":"u1"'])).toBeNull();
+    expect(eventActivity(['event'])).toBeNull();
+  });
+
+  it('finds the last period of a streak under way, in its frequency only', () => {
+    expect(streakLast('d|3|20000|19998|1|20000|3||Europe/London||19998', 'daily')).toBe(20000);
+    expect(streakLast('d|3|20000|19998|1|20000|3||Europe/London||19998', 'weekly')).toBeNull();
+    expect(streakLast('d|0||||||||', 'daily')).toBeNull();
+    expect(streakLast('', 'daily')).toBeNull();
+  });
+});
+
+describe('the due members of an activity', () => {
+  const snapshot = { streak: { frequency: 'daily' }, notifications: { recap: { aggregation: 'weekly' } } } as unknown as Snapshot;
+  const wanted = { reminders: true, reactivations: true, recaps: true };
+  const activity = (day: string, sx?: string): EventActivity => ({ tenant: 'acme', userJson: '"u1"', day, sx });
+
+  it('names each kind once, the latest score kept', () => {
+    const out = new Map<string, number>();
+    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), out);
+    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), out);
+    expect([...out.keys()].sort()).toEqual(['["c","acme","u1","recap:2026-11-23"]', '["r","acme","u1"]', '["s","acme","u1"]']);
+    expect(out.get('["r","acme","u1"]')).toBe(reactivationScore('2026-11-25'));
+    expect(out.get('["s","acme","u1"]')).toBe(reminderScore('daily', 20418));
+  });
+
+  it('leaves out what the drainer wrote at that score or a later one', () => {
+    const written = new BoundedMap<string, number>(10);
+    const first = new Map<string, number>();
+    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, written);
+    expect(first.size).toBe(3);
+    for (const [m, s] of first) written.set(m, s);
+    // The same day again: nothing to write. The next day: the reminder and the absence move, the week's recap does not.
+    const again = new Map<string, number>();
+    noteEntry(snapshot, wanted, activity('2026-11-24'), again, written);
+    expect(again.size).toBe(0);
+    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), again, written);
+    expect([...again.keys()].sort()).toEqual(['["r","acme","u1"]', '["s","acme","u1"]']);
+  });
+});
