@@ -311,6 +311,7 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-system-2', 'laurel-system'],
   ['laurel-system-notify', 'laurel-system'],
   ['laurel-system-hooks', 'laurel-system'],
+  ['laurel-split-notify', 'laurel-split'],
 ];
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;

@@ -6,6 +6,7 @@
  * back) and reads the cursors again. The view `laurel_events` shows one row per entry.
  */
 import type pg from 'pg';
+import { memoize } from '../lib/memo.js';
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {
@@ -26,6 +27,27 @@ export function archiveLine(id: string, kind: string, body: string): string {
 /** The ms part of a stream id (`<ms>-<seq>`). */
 function msOf(id: string): number {
   return Number(id.slice(0, id.indexOf('-')));
+}
+
+/**
+ * The INSERT of `n` batches, a row of parameters each. Each batch's lines travel as a parameter of
+ * their own: as elements of a text[] parameter, node-postgres escaped every quote of their JSON and
+ * Postgres parsed the array back (about 3 µs of node per event: a third of the drainer's own work).
+ */
+const insertBatches = memoize(64, (n: number): string => {
+  const rows: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = 2 + i * 7;
+    rows.push(`($1, $${p}::int, $${p + 1}, $${p + 2}, $${p + 3}::int, to_timestamp($${p + 4}::float8 / 1000.0), ` +
+      `to_timestamp($${p + 5}::float8 / 1000.0), $${p + 6})`);
+  }
+  return `INSERT INTO laurel_log (prefix, partition, first_id, last_id, entries, first_at, last_at, lines) VALUES ${rows.join(', ')}`;
+});
+
+function batchParams(prefix: string, batches: ArchiveBatch[]): (string | number)[] {
+  const params: (string | number)[] = [prefix];
+  for (const b of batches) params.push(b.partition, b.firstId, b.lastId, b.count, msOf(b.firstId), msOf(b.lastId), b.lines);
+  return params;
 }
 
 export class LogArchive {
@@ -74,16 +96,7 @@ export class LogArchive {
         await client.query('ROLLBACK');
         return false;
       }
-      await client.query(
-        `INSERT INTO laurel_log (prefix, partition, first_id, last_id, entries, first_at, last_at, lines)
-         SELECT $1, b.partition, b.first_id, b.last_id, b.entries, to_timestamp(b.first_ms / 1000.0), to_timestamp(b.last_ms / 1000.0), b.lines
-         FROM unnest($2::int[], $3::text[], $4::text[], $5::int[], $6::float8[], $7::float8[], $8::text[])
-           AS b(partition, first_id, last_id, entries, first_ms, last_ms, lines)`,
-        [
-          this.prefix, partitions, batches.map((b) => b.firstId), batches.map((b) => b.lastId), batches.map((b) => b.count),
-          batches.map((b) => msOf(b.firstId)), batches.map((b) => msOf(b.lastId)), batches.map((b) => b.lines),
-        ],
-      );
+      await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
       if (also) {
         await client.query('SAVEPOINT also');
         try {
