@@ -31,7 +31,9 @@ import {
 } from '../src/model/log.js';
 import { BoundedMap } from '../src/lib/memo.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
-import { anyDue, dueWanted, noteDue, noteEntry } from '../src/engine/notifications/due-index.js';
+import {
+  anyDue, dueWanted, noteDue, noteEntry, type PartitionDue, type WrittenDue,
+} from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
@@ -53,8 +55,8 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 const BATCH = 1000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
-/** Due index members a drainer remembers having written (about 100 bytes each). */
-const NOTED_MEMBERS = 300_000;
+/** Users whose due index members a drainer remembers having written (about 150 bytes each). */
+const NOTED_USERS = 200_000;
 
 export interface DrainResult {
   /** Entries archived by this pass. */
@@ -190,10 +192,10 @@ export class LogDrainer {
   /** Partitions whose log may hold archived entries still: their cursor when last drained. */
   private readonly untrimmed = new Map<number, string>();
   /**
-   * The due index members this drainer wrote, with their scores: a user's later events of the same
-   * day call for the same members, which are not written again (src/engine/notifications/due-index.ts).
+   * The due index members this drainer wrote, by user: a user's later events of the same day call
+   * for the same members, which are not written again (src/engine/notifications/due-index.ts).
    */
-  private readonly noted = new BoundedMap<string, number>(NOTED_MEMBERS);
+  private readonly noted = new BoundedMap<string, WrittenDue>(NOTED_USERS);
 
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
@@ -266,7 +268,7 @@ export class LogDrainer {
     // Events are parsed for the due index (reminders, reactivations, recaps) only while a template of those types exists.
     const wanted = dueWanted(deps.store.current);
     const indexing = anyDue(wanted);
-    const due = new Map<number, Map<string, number>>();
+    const due = new Map<number, PartitionDue>();
     // Identifications that set a zone move the pending deliveries, while any template exists.
     const zones = deps.store.current.templates.size > 0 || [...subscribedTypes(deps.store.current)].some((t) => t.startsWith('emails.'));
     const moves: ZoneMove[] = [];
@@ -278,7 +280,7 @@ export class LogDrainer {
       if (entries.length === 0) return;
       if (entries.length === BATCH) full.push(partition);
       const lines: string[] = [];
-      const members = new Map<string, number>();
+      const members: PartitionDue = new Map();
       if (indexing) due.set(partition, members);
       for (const [id, fields] of entries) {
         const kind = fields[0] ?? 'unknown';

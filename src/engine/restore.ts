@@ -26,7 +26,7 @@ import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
-import { anyDue, dueWanted, noteDue, noteEntry } from './notifications/due-index.js';
+import { anyDue, dueWanted, noteDue, noteEntry, type PartitionDue } from './notifications/due-index.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
@@ -304,14 +304,14 @@ export class Restore {
     const snapshot = this.svc.store.current;
     const wanted = dueWanted(snapshot);
     if (!anyDue(wanted)) return;
-    const due = new Map<number, Map<string, number>>();
+    const due = new Map<number, PartitionDue>();
     for (const entry of entries) {
       if (entry.kind !== 'event') continue;
       const e = JSON.parse(entry.body) as LogBody;
       const activity = activityOf(e);
       if (activity === null || e.t === undefined || e.u === undefined) continue;
       const partition = this.svc.keys.partitionOf(e.t, e.u);
-      const members = due.get(partition) ?? new Map<string, number>();
+      const members: PartitionDue = due.get(partition) ?? new Map();
       due.set(partition, members);
       noteEntry(snapshot, wanted, activity, members);
     }

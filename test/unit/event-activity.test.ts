@@ -1,16 +1,19 @@
 /**
  * What the log drainer reads of an event entry for the notifications' due index without parsing
  * it (src/model/log.ts eventActivity) must be what parsing it gives (activityOf), for any user id,
- * attributes, idempotency key and identification; and the due members it makes of it must be the
- * ones dueMember writes, which the notifier parses back.
+ * attributes, idempotency key and identification; the due members it makes of it must be the
+ * ones dueMember writes, which the notifier parses back; and what a drainer has written (in the
+ * real Redis) is not written again.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { activityOf, entryBody, eventActivity, eventEntry, type EventActivity, type LogBody } from '../../src/model/log.js';
+import { Redis } from 'ioredis';
 import {
-  dueMember, dueMemberText, parseDueMember, reactivationScore, reminderScore,
+  dueMember, dueMemberText, parseDueMember, reactivationScore, recapIndexed, reminderScore,
 } from '../../src/domain/notification-due.js';
-import { noteEntry } from '../../src/engine/notifications/due-index.js';
+import { noteDue, noteEntry, type PartitionDue, type WrittenDue } from '../../src/engine/notifications/due-index.js';
+import type { Context } from '../../src/engine/context.js';
 import { BoundedMap } from '../../src/lib/memo.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { streakLast } from '../../src/domain/streaks.js';
@@ -91,27 +94,58 @@ describe('the due members of an activity', () => {
   const snapshot = { streak: { frequency: 'daily' }, notifications: { recap: { aggregation: 'weekly' } } } as unknown as Snapshot;
   const wanted = { reminders: true, reactivations: true, recaps: true };
   const activity = (day: string, sx?: string): EventActivity => ({ tenant: 'acme', userJson: '"u1"', day, sx });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
+  const key = `test-due-${process.pid}-${Date.now()}:{p1}:ndue`;
+  const deps = { redis, keys: { partitionNotificationsDue: () => key } } as unknown as Pick<Context, 'redis' | 'keys'>;
+  const index = async () => Object.fromEntries(chunks(await redis.zrange(key, 0, -1, 'WITHSCORES')));
+  afterAll(async () => { await redis.del(key); redis.disconnect(); });
 
-  it('names each kind once, the latest score kept', () => {
-    const out = new Map<string, number>();
-    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), out);
-    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), out);
-    expect([...out.keys()].sort()).toEqual(['["c","acme","u1","recap:2026-11-23"]', '["r","acme","u1"]', '["s","acme","u1"]']);
-    expect(out.get('["r","acme","u1"]')).toBe(reactivationScore('2026-11-25'));
-    expect(out.get('["s","acme","u1"]')).toBe(reminderScore('daily', 20418));
+  it('notes each kind once per user, the latest score kept, and an earlier period\'s recap beside the later one', async () => {
+    const out: PartitionDue = new Map();
+    noteEntry(snapshot, wanted, activity('2026-11-22', 'd|1|20414|20414|||1||||20414'), out);
+    noteEntry(snapshot, wanted, activity('2026-11-23', 'd|2|20415|20414|||2||||20414'), out);
+    await noteDue(deps, 1, out);
+    expect(await index()).toEqual({
+      '["s","acme","u1"]': String(reminderScore('daily', 20416)),
+      '["r","acme","u1"]': String(reactivationScore('2026-11-23')),
+      '["c","acme","u1","recap:2026-11-16"]': String(recapIndexed('weekly', '2026-11-22').score),
+      '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-23').score),
+    });
   });
 
-  it('leaves out what the drainer wrote at that score or a later one', () => {
-    const written = new BoundedMap<string, number>(10);
-    const first = new Map<string, number>();
+  it('leaves out what the drainer wrote: a user\'s later events of a day note nothing', async () => {
+    await redis.del(key);
+    const written = new BoundedMap<string, WrittenDue>(10);
+    const first: PartitionDue = new Map();
     noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, written);
-    expect(first.size).toBe(3);
-    for (const [m, s] of first) written.set(m, s);
+    await noteDue(deps, 1, first, written);
+    expect(Object.keys(await index())).toHaveLength(3);
     // The same day again: nothing to write. The next day: the reminder and the absence move, the week's recap does not.
-    const again = new Map<string, number>();
+    const again: PartitionDue = new Map();
     noteEntry(snapshot, wanted, activity('2026-11-24'), again, written);
     expect(again.size).toBe(0);
     noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), again, written);
-    expect([...again.keys()].sort()).toEqual(['["r","acme","u1"]', '["s","acme","u1"]']);
+    expect(again.get('"acme""u1"')).toMatchObject({ s: reminderScore('daily', 20418), r: reactivationScore('2026-11-25'), c: -Infinity });
+    await noteDue(deps, 1, again, written);
+    expect(await index()).toEqual({
+      '["s","acme","u1"]': String(reminderScore('daily', 20418)),
+      '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
+      '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
+    });
+    // Without the drainer's memory the same events write the same members: ZADD GT changes nothing.
+    const plain: PartitionDue = new Map();
+    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), plain);
+    await noteDue(deps, 1, plain);
+    expect(await index()).toEqual({
+      '["s","acme","u1"]': String(reminderScore('daily', 20418)),
+      '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
+      '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
+    });
   });
 });
+
+function chunks(flat: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}

@@ -49,44 +49,106 @@ export const anyDue = (w: DueWanted): boolean => w.reminders || w.reactivations 
 const reactivationOf = memoize(64, reactivationScore);
 const recapOf = memoize(128, (key: string) => recapIndexed(key.startsWith('m') ? 'monthly' : 'weekly', key.slice(1)));
 
+const NONE = -Infinity;
+
 /**
- * The members an event calls for, with their scores, added to `out` (the highest score of a member
- * kept): its user's reminder after an extension (`sx`), the absence after its day, the recap of its
- * day's period. A member `written` holds at that score or a later one is left out: the index has it
- * (ZADD GT would change nothing), or the notifier took it once due, which made its delivery.
+ * What a pass notes of one user in a partition: the latest score of each kind of member its
+ * events call for (NONE: no member of the kind), the recap's occasion with it, and any earlier
+ * period's recap the same pass met (a drainer catching up spans periods).
  */
-export function noteEntry(
-  snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: Map<string, number>, written?: BoundedMap<string, number>,
-): void {
-  const tenantJson = JSON.stringify(a.tenant);
-  const add = (member: string, score: number) => {
-    if ((written?.get(member) ?? -Infinity) >= score) return;
-    if (!((out.get(member) ?? -Infinity) >= score)) out.set(member, score);
-  };
-  const rule = snapshot.streak;
-  if (wanted.reminders && rule !== null && a.sx !== undefined) {
-    const last = streakLast(a.sx, rule.frequency);
-    if (last !== null) add(dueMemberText('s', tenantJson, a.userJson), reminderScore(rule.frequency, last + 1));
-  }
-  if (wanted.reactivations) add(dueMemberText('r', tenantJson, a.userJson), reactivationOf(a.day));
-  if (wanted.recaps) {
-    const { occasion, score } = recapOf(`${snapshot.notifications?.recap.aggregation === 'monthly' ? 'm' : 'w'}${a.day}`);
-    add(dueMemberText('c', tenantJson, a.userJson, occasion), score);
-  }
+export interface UserDue {
+  tenantJson: string;
+  userJson: string;
+  s: number;
+  r: number;
+  c: number;
+  occasion: string;
+  earlier?: [occasion: string, score: number][];
+}
+
+/** A partition's notes of a pass, by user (the JSON of the tenant, then of the user id). */
+export type PartitionDue = Map<string, UserDue>;
+
+/** The scores of the members a drainer wrote for a user: the latest of each kind. */
+export interface WrittenDue {
+  s: number;
+  r: number;
+  c: number;
 }
 
 /**
+ * The members an event calls for, noted in `out` under its user: its user's reminder after an
+ * extension (`sx`), the absence after its day, the recap of its day's period. A member `written`
+ * holds already is left out (a reminder or an absence at that score or a later one, the recap of
+ * that period): the index has it (ZADD GT would change nothing), or the notifier took it once due,
+ * which made its delivery. A user's events after the first of a day thus note nothing.
+ */
+export function noteEntry(
+  snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: PartitionDue, written?: BoundedMap<string, WrittenDue>,
+): void {
+  let s = NONE;
+  let r = NONE;
+  let c = NONE;
+  let occasion = '';
+  const rule = snapshot.streak;
+  if (wanted.reminders && rule !== null && a.sx !== undefined) {
+    const last = streakLast(a.sx, rule.frequency);
+    if (last !== null) s = reminderScore(rule.frequency, last + 1);
+  }
+  if (wanted.reactivations) r = reactivationOf(a.day);
+  if (wanted.recaps) ({ occasion, score: c } = recapOf(`${snapshot.notifications?.recap.aggregation === 'monthly' ? 'm' : 'w'}${a.day}`));
+  const tenantJson = tenantJsonOf(a.tenant);
+  const key = tenantJson + a.userJson;
+  const w = written?.get(key);
+  if (w !== undefined) {
+    if (w.s >= s) s = NONE;
+    if (w.r >= r) r = NONE;
+    if (w.c === c) c = NONE;
+  }
+  if (s === NONE && r === NONE && c === NONE) return;
+  const u = out.get(key);
+  if (u === undefined) {
+    out.set(key, { tenantJson, userJson: a.userJson, s, r, c, occasion });
+    return;
+  }
+  if (s > u.s) u.s = s;
+  if (r > u.r) u.r = r;
+  if (c !== NONE && c !== u.c) {
+    if (u.c !== NONE) (u.earlier ??= []).push([u.occasion, u.c]);
+    u.c = c;
+    u.occasion = occasion;
+  }
+}
+
+const tenantJsonOf = memoize(1024, (tenant: string) => JSON.stringify(tenant));
+
+/**
  * Writes a partition's members (one ZADD GT: a member only ever moves later), then remembers them
- * in `written` (the drainer's, which keeps a pass from writing them again).
+ * in `written` (the drainer's, which keeps later passes from writing them again).
  */
 export async function noteDue(
-  deps: Pick<Context, 'redis' | 'keys'>, partition: number, members: Map<string, number>, written?: BoundedMap<string, number>,
+  deps: Pick<Context, 'redis' | 'keys'>, partition: number, out: PartitionDue, written?: BoundedMap<string, WrittenDue>,
 ): Promise<void> {
-  if (members.size === 0) return;
+  if (out.size === 0) return;
   const args: (string | number)[] = [];
-  for (const [member, score] of members) args.push(score, member);
+  for (const u of out.values()) {
+    if (u.s !== NONE) args.push(u.s, dueMemberText('s', u.tenantJson, u.userJson));
+    if (u.r !== NONE) args.push(u.r, dueMemberText('r', u.tenantJson, u.userJson));
+    if (u.c !== NONE) args.push(u.c, dueMemberText('c', u.tenantJson, u.userJson, u.occasion));
+    for (const [occasion, score] of u.earlier ?? []) args.push(score, dueMemberText('c', u.tenantJson, u.userJson, occasion));
+  }
   await deps.redis.zadd(deps.keys.partitionNotificationsDue(partition), 'GT', ...args);
-  if (written !== undefined) for (const [member, score] of members) written.set(member, score);
+  if (written === undefined) return;
+  for (const [key, u] of out) {
+    const w = written.get(key);
+    if (w === undefined) {
+      written.set(key, { s: u.s, r: u.r, c: u.c });
+    } else {
+      if (u.s > w.s) w.s = u.s;
+      if (u.r > w.r) w.r = u.r;
+      if (u.c !== NONE) w.c = u.c;
+    }
+  }
 }
 
 /** Members a promotion takes from one partition at a time. */
