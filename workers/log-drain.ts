@@ -41,6 +41,7 @@ import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
 import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
 import { addToOutbox } from '../src/postgres/webhook-outbox.js';
 import { isConnectionError } from '../src/redis/outage.js';
+import { sentTogether } from '../src/redis/coalesce.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/liveness.js';
@@ -258,8 +259,8 @@ export class LogDrainer {
     // Where each partition is read from, taken now: a pass side by side may move the shared cursors
     // while these reads are out, and the commit must check the cursor this batch was read after.
     const from = partitions.map((p) => cursors.get(p) ?? '');
-    const read = await Promise.all(partitions.map((p, i) =>
-      redis.xrange(keys.partitionLog(p), from[i] === '' ? '-' : '(' + from[i], '+', 'COUNT', BATCH) as Promise<StreamEntry[]>));
+    const read = await Promise.all(sentTogether(redis, () => partitions.map((p, i) =>
+      redis.xrange(keys.partitionLog(p), from[i] === '' ? '-' : '(' + from[i], '+', 'COUNT', BATCH) as Promise<StreamEntry[]>)));
     const batches: ArchiveBatch[] = [];
     const consumers: Drained[] = [];
     const completions: LoggedCompletion[] = [];
@@ -315,7 +316,7 @@ export class LogDrainer {
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     // Before the archive: an index written twice (a pass made again) changes nothing.
-    await Promise.all([...due].map(([partition, members]) => noteDue(deps, partition, members, this.noted)));
+    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members, this.noted))));
     const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
@@ -350,12 +351,14 @@ export class LogDrainer {
     for (const [p, cursor] of drained) this.untrimmed.set(p, cursor);
     const oldest = Math.max(0, nowMs - LOG_RETAIN_MS);
     const retained = `${oldest}-0`;
-    await Promise.all([...this.untrimmed].map(async ([p, cursor]) => {
-      if (drained.has(p)) await redis.set(keys.partitionLogCursor(p), cursor);
-      await redis.xtrim(keys.partitionLog(p), 'MINID', earlierStreamId(nextStreamId(cursor), retained));
+    await Promise.all(sentTogether(redis, () => [...this.untrimmed].map(async ([p, cursor]) => {
+      await Promise.all([
+        drained.has(p) ? redis.set(keys.partitionLogCursor(p), cursor) : null,
+        redis.xtrim(keys.partitionLog(p), 'MINID', earlierStreamId(nextStreamId(cursor), retained)),
+      ]);
       // Everything archived is gone from Redis now: nothing to trim until the next batch.
       if (Number(cursor.slice(0, cursor.indexOf('-'))) < oldest) this.untrimmed.delete(p);
-    }));
+    })));
   }
 }
 

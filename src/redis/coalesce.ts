@@ -7,7 +7,8 @@
  *
  * Unlike ioredis auto-pipelining (slower here: it keeps one batch in flight at a time and waits
  * for its replies), this only merges writes: every command is still sent at once and answered on
- * its own. What it saves, and why batches of 8: docs/performance.md.
+ * its own. What it saves, and why batches of 8: docs/performance.md. sentTogether does the same
+ * for the commands the workers send together.
  */
 import type { Writable } from 'node:stream';
 import type { Cluster, Redis } from 'ioredis';
@@ -63,14 +64,7 @@ export class WriteCoalescer {
 
   private cork(): void {
     this.held = 0;
-    const nodes: Redis[] = this.client.isCluster ? (this.client as Cluster).nodes('master') : [this.client as Redis];
-    for (const node of nodes) {
-      const stream = (node as unknown as { stream?: Writable }).stream;
-      if (stream && stream.writable) {
-        stream.cork();
-        this.corked.push(stream);
-      }
-    }
+    this.corked.push(...corkAll(this.client));
   }
 
   private uncork(): void {
@@ -83,4 +77,32 @@ export class WriteCoalescer {
     this.scheduled = false;
     this.leave();
   };
+}
+
+/** Corks the socket of every connection of `client` (each master of a Cluster); answers those corked. */
+function corkAll(client: RedisClient): Writable[] {
+  const corked: Writable[] = [];
+  const nodes: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  for (const node of nodes) {
+    const stream = (node as unknown as { stream?: Writable }).stream;
+    if (stream && stream.writable) {
+      stream.cork();
+      corked.push(stream);
+    }
+  }
+  return corked;
+}
+
+/**
+ * What `issue` sends (synchronously: the commands it starts) leaves in one write per connection:
+ * the workers' passes send a command per partition (256 reads, trims, index reads), and under load
+ * each write on its own cost a system call of tens of microseconds (docs/performance.md).
+ */
+export function sentTogether<T>(client: RedisClient, issue: () => T): T {
+  const corked = corkAll(client);
+  try {
+    return issue();
+  } finally {
+    for (const s of corked) s.uncork();
+  }
 }

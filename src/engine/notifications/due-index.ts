@@ -20,6 +20,7 @@ import {
 import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
 import { stateFromHash, streakLast, streakZone } from '../../domain/streaks.js';
 import { BoundedMap, memoize } from '../../lib/memo.js';
+import { sentTogether } from '../../redis/coalesce.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import type { EventActivity } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -166,8 +167,8 @@ export async function promoteDue(deps: Pick<Context, 'redis' | 'keys' | 'store' 
   for (let g = 0; g < keys.partitions; g += GROUP) {
     const partitions = Array.from({ length: Math.min(GROUP, keys.partitions - g) }, (_, i) => g + i);
     const now = deps.clock.now();
-    const read = await Promise.all(partitions.map((p) =>
-      redis.zrangebyscore(keys.partitionNotificationsDue(p), '-inf', now, 'WITHSCORES', 'LIMIT', 0, TAKE)));
+    const read = await Promise.all(sentTogether(redis, () => partitions.map((p) =>
+      redis.zrangebyscore(keys.partitionNotificationsDue(p), '-inf', now, 'WITHSCORES', 'LIMIT', 0, TAKE))));
     for (const [i, flat] of read.entries()) {
       if (flat.length === 0) continue;
       const members: [string, string][] = [];
