@@ -63,3 +63,21 @@ export function perObject<O extends object, V>(make: (o: O) => V): (o: O) => V {
     return value;
   };
 }
+
+/**
+ * `compute` remembered for the last key only: for a run of calls that mostly repeat the key before
+ * it (the days of a drain pass's events), where a map's look-up would cost more than the answer.
+ */
+export function lastOf<K, V>(compute: (key: K) => V): (key: K) => V {
+  let known = false;
+  let lastKey: K;
+  let lastValue: V;
+  return (key) => {
+    if (!known || key !== lastKey) {
+      lastValue = compute(key);
+      lastKey = key;
+      known = true;
+    }
+    return lastValue;
+  };
+}

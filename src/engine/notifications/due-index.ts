@@ -19,8 +19,9 @@ import {
 } from '../../domain/notification-due.js';
 import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
 import { stateFromHash, streakLast, streakZone } from '../../domain/streaks.js';
-import { BoundedMap, memoize } from '../../lib/memo.js';
+import { BoundedMap, lastOf } from '../../lib/memo.js';
 import { sentTogether } from '../../redis/coalesce.js';
+import { zaddGt } from '../../redis/packed.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import type { EventActivity } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -46,9 +47,9 @@ export function dueWanted(snapshot: Snapshot): DueWanted {
 /** Whether a pass parses events for the index at all. */
 export const anyDue = (w: DueWanted): boolean => w.reminders || w.reactivations || w.recaps;
 
-/** The scores of a local day's absence and recap, worked out once per day (a pass's events share a few days). */
-const reactivationOf = memoize(64, reactivationScore);
-const recapOf = memoize(128, (key: string) => recapIndexed(key.startsWith('m') ? 'monthly' : 'weekly', key.slice(1)));
+/** The scores of a local day's absence and recap, worked out again only when the day changes (a pass's events share a few days). */
+const reactivationOf = lastOf(reactivationScore);
+const recapOf = { weekly: lastOf((day: string) => recapIndexed('weekly', day)), monthly: lastOf((day: string) => recapIndexed('monthly', day)) };
 
 const NONE = -Infinity;
 
@@ -97,7 +98,7 @@ export function noteEntry(
     if (last !== null) s = reminderScore(rule.frequency, last + 1);
   }
   if (wanted.reactivations) r = reactivationOf(a.day);
-  if (wanted.recaps) ({ occasion, score: c } = recapOf(`${snapshot.notifications?.recap.aggregation === 'monthly' ? 'm' : 'w'}${a.day}`));
+  if (wanted.recaps) ({ occasion, score: c } = recapOf[snapshot.notifications?.recap.aggregation ?? 'weekly'](a.day));
   const tenantJson = tenantJsonOf(a.tenant);
   const key = tenantJson + a.userJson;
   const w = written?.get(key);
@@ -121,7 +122,7 @@ export function noteEntry(
   }
 }
 
-const tenantJsonOf = memoize(1024, (tenant: string) => JSON.stringify(tenant));
+const tenantJsonOf = lastOf((tenant: string) => JSON.stringify(tenant));
 
 /**
  * Writes a partition's members (one ZADD GT: a member only ever moves later), then remembers them
@@ -138,7 +139,7 @@ export async function noteDue(
     if (u.c !== NONE) args.push(u.c, dueMemberText('c', u.tenantJson, u.userJson, u.occasion));
     for (const [occasion, score] of u.earlier ?? []) args.push(score, dueMemberText('c', u.tenantJson, u.userJson, occasion));
   }
-  await deps.redis.zadd(deps.keys.partitionNotificationsDue(partition), 'GT', ...args);
+  await zaddGt(deps.redis, deps.keys.partitionNotificationsDue(partition), args);
   if (written === undefined) return;
   for (const [key, u] of out) {
     const w = written.get(key);
