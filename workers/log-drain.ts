@@ -32,7 +32,7 @@ import {
 import { BoundedMap } from '../src/lib/memo.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import {
-  anyDue, dueWanted, noteDue, noteEntry, type PartitionDue, type WrittenDue,
+  anyDue, dueWanted, noteDue, noteEntry, type NotedDays, type PartitionDue,
 } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
@@ -56,7 +56,7 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 const BATCH = 1000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
-/** Users whose due index members a drainer remembers having written (about 150 bytes each). */
+/** Users whose last noted day a drainer remembers (about 100 bytes each). */
 const NOTED_USERS = 200_000;
 
 export interface DrainResult {
@@ -193,10 +193,13 @@ export class LogDrainer {
   /** Partitions whose log may hold archived entries still: their cursor when last drained. */
   private readonly untrimmed = new Map<number, string>();
   /**
-   * The due index members this drainer wrote, by user: a user's later events of the same day call
-   * for the same members, which are not written again (src/engine/notifications/due-index.ts).
+   * The day of each user's last event this drainer noted in the due index: a user's later events of
+   * the same day call for the same members, which are not written again
+   * (src/engine/notifications/due-index.ts). Forgotten when a write of the index fails (the pass is
+   * made again) and when the configuration changes (the members called for may change with it).
    */
-  private readonly noted = new BoundedMap<string, WrittenDue>(NOTED_USERS);
+  private readonly noted: NotedDays = new BoundedMap<string, string>(NOTED_USERS);
+  private notedFor: unknown = null;
 
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
@@ -269,6 +272,10 @@ export class LogDrainer {
     // Events are parsed for the due index (reminders, reactivations, recaps) only while a template of those types exists.
     const wanted = dueWanted(deps.store.current);
     const indexing = anyDue(wanted);
+    if (this.notedFor !== deps.store.current) {
+      this.noted.clear();
+      this.notedFor = deps.store.current;
+    }
     const due = new Map<number, PartitionDue>();
     // Identifications that set a zone move the pending deliveries, while any template exists.
     const zones = deps.store.current.templates.size > 0 || [...subscribedTypes(deps.store.current)].some((t) => t.startsWith('emails.'));
@@ -281,7 +288,7 @@ export class LogDrainer {
       if (entries.length === 0) return;
       if (entries.length === BATCH) full.push(partition);
       const lines: string[] = [];
-      const members: PartitionDue = new Map();
+      const members: PartitionDue = [];
       if (indexing) due.set(partition, members);
       for (const [id, fields] of entries) {
         const kind = fields[0] ?? 'unknown';
@@ -316,7 +323,11 @@ export class LogDrainer {
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     // Before the archive: an index written twice (a pass made again) changes nothing.
-    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members, this.noted))));
+    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members)))).catch((err: unknown) => {
+      // Noted but maybe not written: the pass is made again, and must write them.
+      this.noted.clear();
+      throw err;
+    });
     const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());

@@ -26,7 +26,8 @@ import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
-import { anyDue, dueWanted, noteDue, noteEntry, type PartitionDue } from './notifications/due-index.js';
+import { anyDue, dueWanted, noteDue, noteEntry, type NotedDays, type PartitionDue } from './notifications/due-index.js';
+import { BoundedMap } from '../lib/memo.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
@@ -305,15 +306,17 @@ export class Restore {
     const wanted = dueWanted(snapshot);
     if (!anyDue(wanted)) return;
     const due = new Map<number, PartitionDue>();
+    // A user's events of one day call for the same absence and recap: noted once.
+    const noted: NotedDays = new BoundedMap<string, string>(Number.MAX_SAFE_INTEGER);
     for (const entry of entries) {
       if (entry.kind !== 'event') continue;
       const e = JSON.parse(entry.body) as LogBody;
       const activity = activityOf(e);
       if (activity === null || e.t === undefined || e.u === undefined) continue;
       const partition = this.svc.keys.partitionOf(e.t, e.u);
-      const members: PartitionDue = due.get(partition) ?? new Map();
+      const members: PartitionDue = due.get(partition) ?? [];
       due.set(partition, members);
-      noteEntry(snapshot, wanted, activity, members);
+      noteEntry(snapshot, wanted, activity, members, noted);
     }
     for (const [partition, members] of due) await noteDue(this.svc, partition, members);
   }

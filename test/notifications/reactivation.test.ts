@@ -10,6 +10,8 @@ import { adminCreate } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 import { eventually } from '../support/eventually.js';
+import { DEFAULT_TENANT } from '../../src/redis/keys.js';
+import { reactivationScore } from '../../src/domain/notification-due.js';
 
 describe.each(targets())('reactivation emails on %s', (target) => {
   let s: TestServer;
@@ -105,6 +107,26 @@ describe.each(targets())('reactivation emails on %s', (target) => {
       }));
     });
   }
+
+  it('notes an absence again when writing the due index failed (the drainer forgets what it noted)', async () => {
+    await s.setClock('2026-10-20T14:00:00Z');
+    const { redis, keys } = s.api.services;
+    const index = keys.partitionNotificationsDue(keys.partitionOf(DEFAULT_TENANT, 'unlucky'));
+    const member = JSON.stringify(['r', DEFAULT_TENANT, 'unlucky']);
+    // The index's key of another type: the pass's ZADD fails, nothing of it is archived.
+    const kept = await redis.dump(index);
+    await redis.del(index);
+    await redis.set(index, 'not a sorted set');
+    await s.event('lessons', user('unlucky'), 1);
+    await expect(s.workers!.drainNow()).rejects.toThrow(/WRONGTYPE/);
+    await redis.del(index);
+    if (kept !== null) await redis.restore(index, 0, kept);
+    // The pass made again writes the user's absence (its memory of the event dropped with the failure).
+    await eventually(async () => {
+      await s.workers!.drainNow();
+      expect(await redis.zscore(index, member)).toBe(String(reactivationScore('2026-10-20')));
+    });
+  });
 
   it('keeps 17:00 local across the autumn DST change (New York, 2026-11-01)', async () => {
     // Last active on Friday 2026-10-30 (EDT, UTC-4); three days later is Monday 2026-11-02 (EST, UTC-5).

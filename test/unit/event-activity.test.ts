@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import {
   dueMember, dueMemberText, parseDueMember, reactivationScore, recapIndexed, reminderScore,
 } from '../../src/domain/notification-due.js';
-import { noteDue, noteEntry, type PartitionDue, type WrittenDue } from '../../src/engine/notifications/due-index.js';
+import { noteDue, noteEntry, type NotedDays, type PartitionDue } from '../../src/engine/notifications/due-index.js';
 import type { Context } from '../../src/engine/context.js';
 import { BoundedMap } from '../../src/lib/memo.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
@@ -100,10 +100,11 @@ describe('the due members of an activity', () => {
   const index = async () => Object.fromEntries(chunks(await redis.zrange(key, 0, -1, 'WITHSCORES')));
   afterAll(async () => { await redis.del(key); redis.disconnect(); });
 
-  it('notes each kind once per user, the latest score kept, and an earlier period\'s recap beside the later one', async () => {
-    const out: PartitionDue = new Map();
+  it('notes each kind of member an event calls for; of a member named twice the later score stays, an earlier period\'s recap beside the later one', async () => {
+    const out: PartitionDue = [];
     noteEntry(snapshot, wanted, activity('2026-11-22', 'd|1|20414|20414|||1||||20414'), out);
     noteEntry(snapshot, wanted, activity('2026-11-23', 'd|2|20415|20414|||2||||20414'), out);
+    expect(out).toHaveLength(12);
     await noteDue(deps, 1, out);
     expect(await index()).toEqual({
       '["s","acme","u1"]': String(reminderScore('daily', 20416)),
@@ -113,27 +114,27 @@ describe('the due members of an activity', () => {
     });
   });
 
-  it('leaves out what the drainer wrote: a user\'s later events of a day note nothing', async () => {
+  it('leaves out what the drainer noted: a user\'s later events of a day add nothing', async () => {
     await redis.del(key);
-    const written = new BoundedMap<string, WrittenDue>(10);
-    const first: PartitionDue = new Map();
-    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, written);
-    await noteDue(deps, 1, first, written);
-    expect(Object.keys(await index())).toHaveLength(3);
-    // The same day again: nothing to write. The next day: the reminder and the absence move, the week's recap does not.
-    const again: PartitionDue = new Map();
-    noteEntry(snapshot, wanted, activity('2026-11-24'), again, written);
-    expect(again.size).toBe(0);
-    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), again, written);
-    expect(again.get('"acme""u1"')).toMatchObject({ s: reminderScore('daily', 20418), r: reactivationScore('2026-11-25'), c: -Infinity });
-    await noteDue(deps, 1, again, written);
+    const noted: NotedDays = new BoundedMap<string, string>(10);
+    const first: PartitionDue = [];
+    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, noted);
+    expect(first).toHaveLength(6);
+    // The same day again: nothing (no extension: no reminder; the absence and the recap noted). The next day: all three again.
+    noteEntry(snapshot, wanted, activity('2026-11-24'), first, noted);
+    expect(first).toHaveLength(6);
+    await noteDue(deps, 1, first);
+    const next: PartitionDue = [];
+    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), next, noted);
+    expect(next).toHaveLength(6);
+    await noteDue(deps, 1, next);
     expect(await index()).toEqual({
       '["s","acme","u1"]': String(reminderScore('daily', 20418)),
       '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
       '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
     });
-    // Without the drainer's memory the same events write the same members: ZADD GT changes nothing.
-    const plain: PartitionDue = new Map();
+    // Without the drainer's memory the day before writes its members again: ZADD GT changes nothing.
+    const plain: PartitionDue = [];
     noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), plain);
     await noteDue(deps, 1, plain);
     expect(await index()).toEqual({

@@ -51,106 +51,51 @@ export const anyDue = (w: DueWanted): boolean => w.reminders || w.reactivations 
 const reactivationOf = lastOf(reactivationScore);
 const recapOf = { weekly: lastOf((day: string) => recapIndexed('weekly', day)), monthly: lastOf((day: string) => recapIndexed('monthly', day)) };
 
-const NONE = -Infinity;
+/** A partition's members of a pass as ZADD takes them: score, member, score, member, … */
+export type PartitionDue = (number | string)[];
 
 /**
- * What a pass notes of one user in a partition: the latest score of each kind of member its
- * events call for (NONE: no member of the kind), the recap's occasion with it, and any earlier
- * period's recap the same pass met (a drainer catching up spans periods).
+ * The local day of the last event a drainer noted of each user (by the JSON of the tenant, then of
+ * the user id): a later event of the same day calls for the same absence and recap again.
  */
-export interface UserDue {
-  tenantJson: string;
-  userJson: string;
-  s: number;
-  r: number;
-  c: number;
-  occasion: string;
-  earlier?: [occasion: string, score: number][];
-}
-
-/** A partition's notes of a pass, by user (the JSON of the tenant, then of the user id). */
-export type PartitionDue = Map<string, UserDue>;
-
-/** The scores of the members a drainer wrote for a user: the latest of each kind. */
-export interface WrittenDue {
-  s: number;
-  r: number;
-  c: number;
-}
+export type NotedDays = BoundedMap<string, string>;
 
 /**
- * The members an event calls for, noted in `out` under its user: its user's reminder after an
- * extension (`sx`), the absence after its day, the recap of its day's period. A member `written`
- * holds already is left out (a reminder or an absence at that score or a later one, the recap of
- * that period): the index has it (ZADD GT would change nothing), or the notifier took it once due,
- * which made its delivery. A user's events after the first of a day thus note nothing.
+ * The members an event calls for, added to `out`: its user's reminder after an extension (`sx`),
+ * the absence after its day, the recap of its day's period. The absence and the recap are left out
+ * for a user whose event of the same day `noted` holds (the drainer's, noted as it goes): the index
+ * has them, or the notifier took them once due, which made their deliveries. A user's events after
+ * the first of a day thus add nothing (nor a reminder: only an extension carries `sx`). Nothing is
+ * made per event but the members added: their scores are worked out once per day.
  */
-export function noteEntry(
-  snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: PartitionDue, written?: BoundedMap<string, WrittenDue>,
-): void {
-  let s = NONE;
-  let r = NONE;
-  let c = NONE;
-  let occasion = '';
+export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: PartitionDue, noted?: NotedDays): void {
+  const tenantJson = tenantJsonOf(a.tenant);
   const rule = snapshot.streak;
   if (wanted.reminders && rule !== null && a.sx !== undefined) {
     const last = streakLast(a.sx, rule.frequency);
-    if (last !== null) s = reminderScore(rule.frequency, last + 1);
+    if (last !== null) out.push(reminderScore(rule.frequency, last + 1), dueMemberText('s', tenantJson, a.userJson));
   }
-  if (wanted.reactivations) r = reactivationOf(a.day);
-  if (wanted.recaps) ({ occasion, score: c } = recapOf[snapshot.notifications?.recap.aggregation ?? 'weekly'](a.day));
-  const tenantJson = tenantJsonOf(a.tenant);
-  const key = tenantJson + a.userJson;
-  const w = written?.get(key);
-  if (w !== undefined) {
-    if (w.s >= s) s = NONE;
-    if (w.r >= r) r = NONE;
-    if (w.c === c) c = NONE;
+  if (!wanted.reactivations && !wanted.recaps) return;
+  if (noted !== undefined) {
+    const key = tenantJson + a.userJson;
+    if (noted.get(key) === a.day) return;
+    noted.set(key, a.day);
   }
-  if (s === NONE && r === NONE && c === NONE) return;
-  const u = out.get(key);
-  if (u === undefined) {
-    out.set(key, { tenantJson, userJson: a.userJson, s, r, c, occasion });
-    return;
-  }
-  if (s > u.s) u.s = s;
-  if (r > u.r) u.r = r;
-  if (c !== NONE && c !== u.c) {
-    if (u.c !== NONE) (u.earlier ??= []).push([u.occasion, u.c]);
-    u.c = c;
-    u.occasion = occasion;
+  if (wanted.reactivations) out.push(reactivationOf(a.day), dueMemberText('r', tenantJson, a.userJson));
+  if (wanted.recaps) {
+    const { occasion, score } = recapOf[snapshot.notifications?.recap.aggregation ?? 'weekly'](a.day);
+    out.push(score, dueMemberText('c', tenantJson, a.userJson, occasion));
   }
 }
 
 const tenantJsonOf = lastOf((tenant: string) => JSON.stringify(tenant));
 
 /**
- * Writes a partition's members (one ZADD GT: a member only ever moves later), then remembers them
- * in `written` (the drainer's, which keeps later passes from writing them again).
+ * Writes a partition's members: one ZADD GT (a member only ever moves later; of a member named
+ * twice, the later score stays).
  */
-export async function noteDue(
-  deps: Pick<Context, 'redis' | 'keys'>, partition: number, out: PartitionDue, written?: BoundedMap<string, WrittenDue>,
-): Promise<void> {
-  if (out.size === 0) return;
-  const args: (string | number)[] = [];
-  for (const u of out.values()) {
-    if (u.s !== NONE) args.push(u.s, dueMemberText('s', u.tenantJson, u.userJson));
-    if (u.r !== NONE) args.push(u.r, dueMemberText('r', u.tenantJson, u.userJson));
-    if (u.c !== NONE) args.push(u.c, dueMemberText('c', u.tenantJson, u.userJson, u.occasion));
-    for (const [occasion, score] of u.earlier ?? []) args.push(score, dueMemberText('c', u.tenantJson, u.userJson, occasion));
-  }
-  await zaddGt(deps.redis, deps.keys.partitionNotificationsDue(partition), args);
-  if (written === undefined) return;
-  for (const [key, u] of out) {
-    const w = written.get(key);
-    if (w === undefined) {
-      written.set(key, { s: u.s, r: u.r, c: u.c });
-    } else {
-      if (u.s > w.s) w.s = u.s;
-      if (u.r > w.r) w.r = u.r;
-      if (u.c !== NONE) w.c = u.c;
-    }
-  }
+export async function noteDue(deps: Pick<Context, 'redis' | 'keys'>, partition: number, out: PartitionDue): Promise<void> {
+  if (out.length > 0) await zaddGt(deps.redis, deps.keys.partitionNotificationsDue(partition), out);
 }
 
 /** Members a promotion takes from one partition at a time. */
