@@ -29,10 +29,9 @@ import {
   activityOf, completionOf, earlierStreamId, entryBody, eventActivity, mayComplete, nextStreamId, type LogBody, type LoggedCompletion,
   type LoggedEvent,
 } from '../src/model/log.js';
-import { BoundedMap } from '../src/lib/memo.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import {
-  anyDue, dueWanted, noteDue, noteEntry, type NotedDays, type PartitionDue,
+  anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue,
 } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
@@ -198,7 +197,7 @@ export class LogDrainer {
    * (src/engine/notifications/due-index.ts). Forgotten when a write of the index fails (the pass is
    * made again) and when the configuration changes (the members called for may change with it).
    */
-  private readonly noted: NotedDays = new BoundedMap<string, string>(NOTED_USERS);
+  private readonly noted = new NotedDays(NOTED_USERS);
   private notedFor: unknown = null;
 
   constructor(deps: Deps, pool: pg.Pool) {

@@ -26,8 +26,7 @@ import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
-import { anyDue, dueWanted, noteDue, noteEntry, type NotedDays, type PartitionDue } from './notifications/due-index.js';
-import { BoundedMap } from '../lib/memo.js';
+import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from './notifications/due-index.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
 import { identifyUser, updatePreferences } from './users.js';
@@ -307,7 +306,7 @@ export class Restore {
     if (!anyDue(wanted)) return;
     const due = new Map<number, PartitionDue>();
     // A user's events of one day call for the same absence and recap: noted once.
-    const noted: NotedDays = new BoundedMap<string, string>(Number.MAX_SAFE_INTEGER);
+    const noted = new NotedDays(Number.MAX_SAFE_INTEGER);
     for (const entry of entries) {
       if (entry.kind !== 'event') continue;
       const e = JSON.parse(entry.body) as LogBody;

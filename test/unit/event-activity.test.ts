@@ -12,9 +12,8 @@ import { Redis } from 'ioredis';
 import {
   dueMember, dueMemberText, parseDueMember, reactivationScore, recapIndexed, reminderScore,
 } from '../../src/domain/notification-due.js';
-import { noteDue, noteEntry, type NotedDays, type PartitionDue } from '../../src/engine/notifications/due-index.js';
+import { noteDue, noteEntry, NotedDays, type PartitionDue } from '../../src/engine/notifications/due-index.js';
 import type { Context } from '../../src/engine/context.js';
-import { BoundedMap } from '../../src/lib/memo.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { streakLast } from '../../src/domain/streaks.js';
 
@@ -116,7 +115,7 @@ describe('the due members of an activity', () => {
 
   it('leaves out what the drainer noted: a user\'s later events of a day add nothing', async () => {
     await redis.del(key);
-    const noted: NotedDays = new BoundedMap<string, string>(10);
+    const noted = new NotedDays(10);
     const first: PartitionDue = [];
     noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, noted);
     expect(first).toHaveLength(6);
@@ -142,6 +141,21 @@ describe('the due members of an activity', () => {
       '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
       '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
     });
+  });
+});
+
+describe('the days a drainer noted', () => {
+  it('knows a user\'s day per tenant, and starts over past its bound', () => {
+    const noted = new NotedDays(2);
+    expect(noted.seen('a', '"u1"', '2026-11-24')).toBe(false);
+    expect(noted.seen('a', '"u1"', '2026-11-24')).toBe(true);
+    expect(noted.seen('b', '"u1"', '2026-11-24')).toBe(false);
+    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(false);
+    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(true);
+    // A third user: over the bound, all forgotten but the one just noted.
+    expect(noted.seen('a', '"u2"', '2026-11-25')).toBe(false);
+    expect(noted.seen('a', '"u2"', '2026-11-25')).toBe(true);
+    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(false);
   });
 });
 

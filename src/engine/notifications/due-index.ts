@@ -19,7 +19,7 @@ import {
 } from '../../domain/notification-due.js';
 import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
 import { stateFromHash, streakLast, streakZone } from '../../domain/streaks.js';
-import { BoundedMap, lastOf } from '../../lib/memo.js';
+import { lastOf } from '../../lib/memo.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import { zaddGt } from '../../redis/packed.js';
 import { STREAK_FIELD } from '../../model/fields.js';
@@ -55,10 +55,46 @@ const recapOf = { weekly: lastOf((day: string) => recapIndexed('weekly', day)), 
 export type PartitionDue = (number | string)[];
 
 /**
- * The local day of the last event a drainer noted of each user (by the JSON of the tenant, then of
- * the user id): a later event of the same day calls for the same absence and recap again.
+ * The local day of the last event a drainer noted of each user: a later event of the same day
+ * calls for the same absence and recap again. Up to `max` users, then it starts over (forgetting
+ * costs only a write that changes nothing). Looked up by the user id's JSON as read from the entry,
+ * per tenant: a key joined from the two cost a copy and its hash per event, twice what the rest of
+ * the note costs (docs/performance.md).
  */
-export type NotedDays = BoundedMap<string, string>;
+export class NotedDays {
+  private readonly byTenant = new Map<string, Map<string, string>>();
+  private readonly max: number;
+  private size = 0;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** Whether `day` is the day noted of the user; notes it when not. */
+  seen(tenant: string, userJson: string, day: string): boolean {
+    let users = this.byTenant.get(tenant);
+    if (users === undefined) this.byTenant.set(tenant, (users = new Map()));
+    const noted = users.get(userJson);
+    if (noted === day) return true;
+    if (noted === undefined && ++this.size > this.max) {
+      this.clear();
+      return this.seen(tenant, userJson, day);
+    }
+    users.set(copied(userJson), day);
+    return false;
+  }
+
+  clear(): void {
+    this.byTenant.clear();
+    this.size = 0;
+  }
+}
+
+/**
+ * A copy of `s` of its own: the id read from an entry is a slice of the entry's body, which a key
+ * kept for hours would keep alive (a joined string is made flat by the slice).
+ */
+const copied = (s: string): string => (' ' + s).slice(1);
 
 /**
  * The members an event calls for, added to `out`: its user's reminder after an extension (`sx`),
@@ -76,11 +112,7 @@ export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivit
     if (last !== null) out.push(reminderScore(rule.frequency, last + 1), dueMemberText('s', tenantJson, a.userJson));
   }
   if (!wanted.reactivations && !wanted.recaps) return;
-  if (noted !== undefined) {
-    const key = tenantJson + a.userJson;
-    if (noted.get(key) === a.day) return;
-    noted.set(key, a.day);
-  }
+  if (noted !== undefined && noted.seen(a.tenant, a.userJson, a.day)) return;
   if (wanted.reactivations) out.push(reactivationOf(a.day), dueMemberText('r', tenantJson, a.userJson));
   if (wanted.recaps) {
     const { occasion, score } = recapOf[snapshot.notifications?.recap.aggregation ?? 'weekly'](a.day);
