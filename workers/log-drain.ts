@@ -31,7 +31,7 @@ import {
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import {
-  anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue,
+  anyDue, dueWanted, noteDue, noteEntry, NotedDays, type DueNotes, type PartitionDue,
 } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
@@ -192,10 +192,10 @@ export class LogDrainer {
   /** Partitions whose log may hold archived entries still: their cursor when last drained. */
   private readonly untrimmed = new Map<number, string>();
   /**
-   * The day of each user's last event this drainer noted in the due index: a user's later events of
+   * The day of each user's last event this drainer wrote in the due index: a user's later events of
    * the same day call for the same members, which are not written again
-   * (src/engine/notifications/due-index.ts). Forgotten when a write of the index fails (the pass is
-   * made again) and when the configuration changes (the members called for may change with it).
+   * (src/engine/notifications/due-index.ts). A pass adds its own once its writes are done. Forgotten
+   * when the configuration changes (the members called for may change with it).
    */
   private readonly noted = new NotedDays(NOTED_USERS);
   private notedFor: unknown = null;
@@ -275,6 +275,7 @@ export class LogDrainer {
       this.noted.clear();
       this.notedFor = deps.store.current;
     }
+    const notes: DueNotes = { written: this.noted, pass: new NotedDays() };
     const due = new Map<number, PartitionDue>();
     // Identifications that set a zone move the pending deliveries, while any template exists.
     const zones = deps.store.current.templates.size > 0 || [...subscribedTypes(deps.store.current)].some((t) => t.startsWith('emails.'));
@@ -303,7 +304,7 @@ export class LogDrainer {
         const needed = completes || (active && activity === null) || zone || (hooks && mayNotify(kind, fields));
         const parsed = needed ? JSON.parse(body) as LogBody : null;
         const noted = activity ?? (active ? activityOf(parsed!) : null);
-        if (noted !== null) noteEntry(deps.store.current, wanted, noted, members, this.noted);
+        if (noted !== null) noteEntry(deps.store.current, wanted, noted, members, notes);
         const move = zone ? zoneMoveOf(parsed!) : null;
         if (move !== null) moves.push(move);
         if (completes) {
@@ -322,11 +323,9 @@ export class LogDrainer {
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
     // Before the archive: an index written twice (a pass made again) changes nothing.
-    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members)))).catch((err: unknown) => {
-      // Noted but maybe not written: the pass is made again, and must write them.
-      this.noted.clear();
-      throw err;
-    });
+    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members))));
+    // Written: later passes need not write them again.
+    notes.pass.addTo(this.noted);
     const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());

@@ -306,7 +306,7 @@ export class Restore {
     if (!anyDue(wanted)) return;
     const due = new Map<number, PartitionDue>();
     // A user's events of one day call for the same absence and recap: noted once.
-    const noted = new NotedDays(Number.MAX_SAFE_INTEGER);
+    const noted = { written: new NotedDays(), pass: new NotedDays() };
     for (const entry of entries) {
       if (entry.kind !== 'event') continue;
       const e = JSON.parse(entry.body) as LogBody;

@@ -32,11 +32,17 @@ const MIGRATIONS = [
    )`,
   // Its lines compressed with lz4 where the server has it: pglz, the default, cost the drain about
   // a sixth of Postgres's CPU per event (docs/performance.md); rows written before stay as they are.
+  // Once: the ALTER locks the table, so it waits 2 s at most for readers of the archive to finish,
+  // and a later start-up tries again.
   `DO $$ BEGIN
-     IF (SELECT attcompression FROM pg_attribute WHERE attrelid = 'laurel_log'::regclass AND attname = 'lines') <> 'l' THEN
-       ALTER TABLE laurel_log ALTER COLUMN lines SET COMPRESSION lz4;
+     IF current_setting('server_version_num')::int >= 140000
+        AND EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+       IF (SELECT attcompression FROM pg_attribute WHERE attrelid = 'laurel_log'::regclass AND attname = 'lines') <> 'l' THEN
+         PERFORM set_config('lock_timeout', '2s', true);
+         ALTER TABLE laurel_log ALTER COLUMN lines SET COMPRESSION lz4;
+       END IF;
      END IF;
-   EXCEPTION WHEN feature_not_supported THEN NULL;
+   EXCEPTION WHEN lock_not_available OR feature_not_supported THEN NULL;
    END $$`,
   `CREATE TABLE IF NOT EXISTS laurel_log_cursor (
      prefix     text    NOT NULL,

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import {
   dueMember, dueMemberText, parseDueMember, reactivationScore, recapIndexed, reminderScore,
 } from '../../src/domain/notification-due.js';
-import { noteDue, noteEntry, NotedDays, type PartitionDue } from '../../src/engine/notifications/due-index.js';
+import { noteDue, noteEntry, NotedDays, type DueNotes, type PartitionDue } from '../../src/engine/notifications/due-index.js';
 import type { Context } from '../../src/engine/context.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { streakLast } from '../../src/domain/streaks.js';
@@ -113,49 +113,70 @@ describe('the due members of an activity', () => {
     });
   });
 
-  it('leaves out what the drainer noted: a user\'s later events of a day add nothing', async () => {
+  it('leaves out what the drainer wrote and what the pass noted: a user\'s later events of a day add nothing', async () => {
     await redis.del(key);
-    const noted = new NotedDays(10);
+    const written = new NotedDays(10);
+    const pass1: DueNotes = { written, pass: new NotedDays() };
     const first: PartitionDue = [];
-    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, noted);
+    noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), first, pass1);
     expect(first).toHaveLength(6);
-    // The same day again: nothing (no extension: no reminder; the absence and the recap noted). The next day: all three again.
-    noteEntry(snapshot, wanted, activity('2026-11-24'), first, noted);
+    // The same day again in the same pass: nothing (no extension: no reminder; the absence and the recap noted).
+    noteEntry(snapshot, wanted, activity('2026-11-24'), first, pass1);
     expect(first).toHaveLength(6);
+    // Until the pass's writes are done, another pass writes them too (the first may fail yet).
+    const beside: PartitionDue = [];
+    noteEntry(snapshot, wanted, activity('2026-11-24'), beside, { written, pass: new NotedDays() });
+    expect(beside).toHaveLength(4);
     await noteDue(deps, 1, first);
+    pass1.pass.addTo(written);
+    // Written: a later pass's event of that day adds nothing; of the next day all three again.
+    const pass2: DueNotes = { written, pass: new NotedDays() };
     const next: PartitionDue = [];
-    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), next, noted);
+    noteEntry(snapshot, wanted, activity('2026-11-24'), next, pass2);
+    expect(next).toHaveLength(0);
+    noteEntry(snapshot, wanted, activity('2026-11-25', 'd|2|20417|20416|||2||||20416'), next, pass2);
     expect(next).toHaveLength(6);
     await noteDue(deps, 1, next);
-    expect(await index()).toEqual({
+    const latest = {
       '["s","acme","u1"]': String(reminderScore('daily', 20418)),
       '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
       '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
-    });
+    };
+    expect(await index()).toEqual(latest);
     // Without the drainer's memory the day before writes its members again: ZADD GT changes nothing.
     const plain: PartitionDue = [];
     noteEntry(snapshot, wanted, activity('2026-11-24', 'd|1|20416|20416|||1||||20416'), plain);
     await noteDue(deps, 1, plain);
-    expect(await index()).toEqual({
-      '["s","acme","u1"]': String(reminderScore('daily', 20418)),
-      '["r","acme","u1"]': String(reactivationScore('2026-11-25')),
-      '["c","acme","u1","recap:2026-11-23"]': String(recapIndexed('weekly', '2026-11-24').score),
-    });
+    expect(await index()).toEqual(latest);
+  });
+
+  it('writes a partition\'s members in commands of at most 8,192 pairs', async () => {
+    await redis.del(key);
+    const out: PartitionDue = [];
+    for (let i = 0; i < 20_000; i++) noteEntry(snapshot, { reminders: false, reactivations: true, recaps: false }, { ...activity('2026-11-24'), userJson: `"u${i}"` }, out);
+    await noteDue(deps, 1, out);
+    expect(await redis.zcard(key)).toBe(20_000);
   });
 });
 
 describe('the days a drainer noted', () => {
   it('knows a user\'s day per tenant, and starts over past its bound', () => {
     const noted = new NotedDays(2);
-    expect(noted.seen('a', '"u1"', '2026-11-24')).toBe(false);
-    expect(noted.seen('a', '"u1"', '2026-11-24')).toBe(true);
-    expect(noted.seen('b', '"u1"', '2026-11-24')).toBe(false);
-    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(false);
-    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(true);
+    noted.note('a', '"u1"', '2026-11-24');
+    expect(noted.has('a', '"u1"', '2026-11-24')).toBe(true);
+    expect(noted.has('b', '"u1"', '2026-11-24')).toBe(false);
+    expect(noted.has('a', '"u1"', '2026-11-25')).toBe(false);
+    noted.note('b', '"u1"', '2026-11-24');
+    noted.note('a', '"u1"', '2026-11-25');
+    expect(noted.has('a', '"u1"', '2026-11-25')).toBe(true);
+    expect(noted.has('b', '"u1"', '2026-11-24')).toBe(true);
     // A third user: over the bound, all forgotten but the one just noted.
-    expect(noted.seen('a', '"u2"', '2026-11-25')).toBe(false);
-    expect(noted.seen('a', '"u2"', '2026-11-25')).toBe(true);
-    expect(noted.seen('a', '"u1"', '2026-11-25')).toBe(false);
+    noted.note('a', '"u2"', '2026-11-25');
+    expect(noted.has('a', '"u2"', '2026-11-25')).toBe(true);
+    expect(noted.has('a', '"u1"', '2026-11-25')).toBe(false);
+    const into = new NotedDays();
+    noted.addTo(into);
+    expect(into.has('a', '"u2"', '2026-11-25')).toBe(true);
   });
 });
 

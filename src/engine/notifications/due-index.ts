@@ -55,39 +55,58 @@ const recapOf = { weekly: lastOf((day: string) => recapIndexed('weekly', day)), 
 export type PartitionDue = (number | string)[];
 
 /**
- * The local day of the last event a drainer noted of each user: a later event of the same day
- * calls for the same absence and recap again. Up to `max` users, then it starts over (forgetting
- * costs only a write that changes nothing). Looked up by the user id's JSON as read from the entry,
- * per tenant: a key joined from the two cost a copy and its hash per event, twice what the rest of
- * the note costs (docs/performance.md).
+ * The local day of the last event noted of each user: a later event of the same day calls for the
+ * same absence and recap again. Up to `max` users, then it starts over (forgetting costs only a
+ * write that changes nothing). Looked up by the user id's JSON as read from the entry, per tenant:
+ * a key joined from the two cost a copy and its hash per event, twice what the rest of the note
+ * costs (docs/performance.md).
  */
 export class NotedDays {
   private readonly byTenant = new Map<string, Map<string, string>>();
   private readonly max: number;
   private size = 0;
 
-  constructor(max: number) {
+  constructor(max = Number.MAX_SAFE_INTEGER) {
     this.max = max;
   }
 
-  /** Whether `day` is the day noted of the user; notes it when not. */
-  seen(tenant: string, userJson: string, day: string): boolean {
+  /** Whether `day` is the day noted of the user. */
+  has(tenant: string, userJson: string, day: string): boolean {
+    return this.byTenant.get(tenant)?.get(userJson) === day;
+  }
+
+  /** Notes `day` as the user's (a copy of the id when `keep`: see `copied`). */
+  note(tenant: string, userJson: string, day: string, keep = false): void {
     let users = this.byTenant.get(tenant);
     if (users === undefined) this.byTenant.set(tenant, (users = new Map()));
-    const noted = users.get(userJson);
-    if (noted === day) return true;
-    if (noted === undefined && ++this.size > this.max) {
+    if (!users.has(userJson) && ++this.size > this.max) {
       this.clear();
-      return this.seen(tenant, userJson, day);
+      this.note(tenant, userJson, day, keep);
+      return;
     }
-    users.set(copied(userJson), day);
-    return false;
+    users.set(keep ? copied(userJson) : userJson, day);
+  }
+
+  /** Notes into `into` every day noted here, as copies of their own. */
+  addTo(into: NotedDays): void {
+    for (const [tenant, users] of this.byTenant) for (const [userJson, day] of users) into.note(tenant, userJson, day, true);
   }
 
   clear(): void {
     this.byTenant.clear();
     this.size = 0;
   }
+}
+
+/**
+ * What a drainer knows it noted: `written`, the days its earlier passes wrote (the index has their
+ * members), and `pass`, the days the pass under way noted (its members are in its writes still). A
+ * pass joins `pass` to `written` only once its writes are done: a pass that fails before, or
+ * beside another, leaves nothing unwritten for the next to skip.
+ */
+export interface DueNotes {
+  written: NotedDays;
+  pass: NotedDays;
 }
 
 /**
@@ -99,12 +118,13 @@ const copied = (s: string): string => (' ' + s).slice(1);
 /**
  * The members an event calls for, added to `out`: its user's reminder after an extension (`sx`),
  * the absence after its day, the recap of its day's period. The absence and the recap are left out
- * for a user whose event of the same day `noted` holds (the drainer's, noted as it goes): the index
- * has them, or the notifier took them once due, which made their deliveries. A user's events after
- * the first of a day thus add nothing (nor a reminder: only an extension carries `sx`). Nothing is
- * made per event but the members added: their scores are worked out once per day.
+ * for a user whose event of the same day `noted` holds (written by an earlier pass: the index has
+ * them, or the notifier took them once due, which made their deliveries; or noted by this pass: in
+ * `out` already). A user's events after the first of a day thus add nothing (nor a reminder: only an
+ * extension carries `sx`). Nothing is made per event but the members added: their scores are
+ * worked out once per day.
  */
-export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: PartitionDue, noted?: NotedDays): void {
+export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivity, out: PartitionDue, noted?: DueNotes): void {
   const tenantJson = tenantJsonOf(a.tenant);
   const rule = snapshot.streak;
   if (wanted.reminders && rule !== null && a.sx !== undefined) {
@@ -112,7 +132,10 @@ export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivit
     if (last !== null) out.push(reminderScore(rule.frequency, last + 1), dueMemberText('s', tenantJson, a.userJson));
   }
   if (!wanted.reactivations && !wanted.recaps) return;
-  if (noted !== undefined && noted.seen(a.tenant, a.userJson, a.day)) return;
+  if (noted !== undefined) {
+    if (noted.written.has(a.tenant, a.userJson, a.day) || noted.pass.has(a.tenant, a.userJson, a.day)) return;
+    noted.pass.note(a.tenant, a.userJson, a.day);
+  }
   if (wanted.reactivations) out.push(reactivationOf(a.day), dueMemberText('r', tenantJson, a.userJson));
   if (wanted.recaps) {
     const { occasion, score } = recapOf[snapshot.notifications?.recap.aggregation ?? 'weekly'](a.day);
@@ -122,12 +145,20 @@ export function noteEntry(snapshot: Snapshot, wanted: DueWanted, a: EventActivit
 
 const tenantJsonOf = lastOf((tenant: string) => JSON.stringify(tenant));
 
+/** Pairs of one ZADD (a restore notes a partition's whole log since a snapshot). */
+const ZADD_PAIRS = 8192;
+
 /**
- * Writes a partition's members: one ZADD GT (a member only ever moves later; of a member named
- * twice, the later score stays).
+ * Writes a partition's members: ZADD GT (a member only ever moves later; of a member named twice,
+ * the later score stays), a command per ZADD_PAIRS pairs, sent together.
  */
 export async function noteDue(deps: Pick<Context, 'redis' | 'keys'>, partition: number, out: PartitionDue): Promise<void> {
-  if (out.length > 0) await zaddGt(deps.redis, deps.keys.partitionNotificationsDue(partition), out);
+  const key = deps.keys.partitionNotificationsDue(partition);
+  const writes: Promise<number>[] = [];
+  for (let i = 0; i < out.length; i += 2 * ZADD_PAIRS) {
+    writes.push(zaddGt(deps.redis, key, out.length <= 2 * ZADD_PAIRS ? out : out.slice(i, i + 2 * ZADD_PAIRS)));
+  }
+  await Promise.all(writes);
 }
 
 /** Members a promotion takes from one partition at a time. */
