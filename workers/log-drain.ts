@@ -303,8 +303,8 @@ export class LogDrainer {
         const zone = zones && maySetZone(kind, fields);
         const needed = completes || (active && activity === null) || zone || (hooks && mayNotify(kind, fields));
         const parsed = needed ? JSON.parse(body) as LogBody : null;
-        const noted = activity ?? (active ? activityOf(parsed!) : null);
-        if (noted !== null) noteEntry(deps.store.current, wanted, noted, members, notes);
+        const seen = activity ?? (active ? activityOf(parsed!) : null);
+        if (seen !== null) noteEntry(deps.store.current, wanted, seen, members, notes);
         const move = zone ? zoneMoveOf(parsed!) : null;
         if (move !== null) moves.push(move);
         if (completes) {

@@ -64,7 +64,7 @@ export class WriteCoalescer {
 
   private cork(): void {
     this.held = 0;
-    this.corked.push(...corkAll(this.client));
+    corkAll(this.client, this.corked);
   }
 
   private uncork(): void {
@@ -79,9 +79,8 @@ export class WriteCoalescer {
   };
 }
 
-/** Corks the socket of every connection of `client` (each master of a Cluster); answers those corked. */
-function corkAll(client: RedisClient): Writable[] {
-  const corked: Writable[] = [];
+/** Corks the socket of every connection of `client` (each master of a Cluster), adding each to `corked`. */
+function corkAll(client: RedisClient, corked: Writable[]): Writable[] {
   const nodes: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
   for (const node of nodes) {
     const stream = (node as unknown as { stream?: Writable }).stream;
@@ -99,7 +98,7 @@ function corkAll(client: RedisClient): Writable[] {
  * each write on its own cost a system call of tens of microseconds (docs/performance.md).
  */
 export function sentTogether<T>(client: RedisClient, issue: () => T): T {
-  const corked = corkAll(client);
+  const corked = corkAll(client, []);
   try {
     return issue();
   } finally {

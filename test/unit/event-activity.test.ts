@@ -150,7 +150,7 @@ describe('the due members of an activity', () => {
     expect(await index()).toEqual(latest);
   });
 
-  it('writes a partition\'s members in commands of at most 8,192 pairs', async () => {
+  it('writes every member of a partition noted at a restore\'s size (20,000, in several commands)', async () => {
     await redis.del(key);
     const out: PartitionDue = [];
     for (let i = 0; i < 20_000; i++) noteEntry(snapshot, { reminders: false, reactivations: true, recaps: false }, { ...activity('2026-11-24'), userJson: `"u${i}"` }, out);

@@ -75,21 +75,21 @@ export class NotedDays {
     return this.byTenant.get(tenant)?.get(userJson) === day;
   }
 
-  /** Notes `day` as the user's (a copy of the id when `keep`: see `copied`). */
-  note(tenant: string, userJson: string, day: string, keep = false): void {
+  /** Notes `day` as the user's. */
+  note(tenant: string, userJson: string, day: string): void {
     let users = this.byTenant.get(tenant);
     if (users === undefined) this.byTenant.set(tenant, (users = new Map()));
     if (!users.has(userJson) && ++this.size > this.max) {
       this.clear();
-      this.note(tenant, userJson, day, keep);
+      this.note(tenant, userJson, day);
       return;
     }
-    users.set(keep ? copied(userJson) : userJson, day);
+    users.set(userJson, day);
   }
 
   /** Notes into `into` every day noted here, as copies of their own. */
   addTo(into: NotedDays): void {
-    for (const [tenant, users] of this.byTenant) for (const [userJson, day] of users) into.note(tenant, userJson, day, true);
+    for (const [tenant, users] of this.byTenant) for (const [userJson, day] of users) into.note(tenant, copied(userJson), day);
   }
 
   clear(): void {
