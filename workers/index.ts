@@ -185,17 +185,22 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     /**
-     * Lets the jobs running finish (up to 5 s each) while Redis answers. While it does not, a job
-     * cannot be acknowledged anyway: the workers stop at once, and BullMQ gives an unfinished job
-     * to another worker once its lock has expired (at least once, as after a crash).
+     * Lets the jobs running finish while Redis answers: all the workers at once, 5 s at most in
+     * all (a worker still closing then is left to the process's exit; BullMQ's `close(true)` does
+     * not cut short a close already under way). While Redis does not answer, a job cannot be
+     * acknowledged anyway: the workers stop at once. BullMQ gives an unfinished job to another
+     * worker once its lock has expired (at least once, as after a crash). One after another, a
+     * Cluster node just back held several workers' closes 5 s each (their blocking connections
+     * reconnecting), past the process's own shutdown limit (test/ops/redis-outage.test.ts).
      */
     async close() {
       const down = () => outage.down || connection.status !== 'ready';
-      for (const { queue: q, worker } of started.reverse()) {
-        await (down() ? settleWithin(worker.close(true), 1000) : settleWithin(worker.close(), 5000));
+      const force = down();
+      await Promise.all(started.map(({ worker }) => settleWithin(worker.close(force), force ? 1000 : 5000)));
+      await Promise.all(started.map(async ({ queue: q }) => {
         if (down()) void q.disconnect().catch(() => undefined);
         else await settleWithin(q.close(), 1000);
-      }
+      }));
       notifier.close();
       await settleWithin(webhooks.close(), 5000);
       await closeClient(connection);
