@@ -1,8 +1,9 @@
 /**
  * The webhook POST (src/engine/webhooks/post.ts) against real HTTP servers on loopback: private
  * and loopback addresses refused unless allowed, whether written in the URL or resolved from a
- * name; the answer's status; connections kept open for deliveries one after another; a
- * receiver that does not answer in time.
+ * name; the answer's status (after a 1xx, of a chunked body read through); connections kept open
+ * for deliveries one after another; a receiver that does not answer in time, or trickles its
+ * answer past the deadline (the whole exchange is bounded), and the pool serving on after it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,20 @@ describe('a webhook POST', () => {
       req.on('end', () => {
         bodies.push(body);
         if (req.url === '/slow') return; // never answers
+        if (req.url === '/trickle') {
+          // The status at once, then a chunk of body every 50 ms, never ending.
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const t = setInterval(() => res.write('.'), 50);
+          res.on('close', () => clearInterval(t));
+          return;
+        }
+        if (req.url === '/chunked') {
+          res.writeProcessing();
+          res.writeHead(202, { 'content-type': 'text/plain' });
+          res.write('accepted, ');
+          setTimeout(() => res.end('thanks'), 20);
+          return;
+        }
         res.statusCode = req.url === '/gone' ? 410 : 204;
         res.end();
       });
@@ -53,7 +68,20 @@ describe('a webhook POST', () => {
     expect(connections.size - before).toBeLessThanOrEqual(4);
   });
 
+  it('answers the final status after a 1xx, the chunked body read through and the connection kept', async () => {
+    const before = connections.size;
+    for (let n = 0; n < 6; n++) expect(await postWebhook(`http://127.0.0.1:${port}/chunked`, '{}', {}, 1000, true)).toEqual({ status: 202 });
+    expect(connections.size - before).toBeLessThanOrEqual(2);
+  });
+
   it('gives up on a receiver that does not answer in time', async () => {
     await expect(postWebhook(`http://127.0.0.1:${port}/slow`, '{}', {}, 200, true)).rejects.toThrow('no answer within 0.2 s');
+  });
+
+  it('bounds the whole exchange: a receiver trickling its answer is given up on, and the pool serves on', async () => {
+    const started = Date.now();
+    await expect(postWebhook(`http://127.0.0.1:${port}/trickle`, '{}', {}, 400, true)).rejects.toThrow('no answer within 0.4 s');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await postWebhook(`http://127.0.0.1:${port}/a`, '{"after":1}', {}, 1000, true)).toEqual({ status: 204 });
   });
 });
