@@ -1,0 +1,61 @@
+/**
+ * What a webhook POST costs this machine at the least (`npm run bench:post-floor`): the bench's own
+ * receiver (bench/webhook-receiver.ts, uWebSockets.js on loopback, in this process) loaded by wrk,
+ * the leanest HTTP/1.1 client there is, with a delivery's bytes (a `streak.started` payload signed
+ * both ways, bench/wrk/webhook.lua). Reported per POST: the receiver's CPU (this process's, which
+ * does nothing else meanwhile) and wrk's (this process's children's), with 1 connection (one POST
+ * at a time) and with as many as laurel's sender keeps in flight per endpoint. No sender can cost
+ * less than the client's share, nor the machine less than the two together: it is the floor under
+ * `laurel-system-hooks` (docs/performance.md). BENCH_DURATION seconds a pass (8).
+ */
+import { readFileSync } from 'node:fs';
+import { microsPerTick, statTimes } from './cpu.js';
+import { runWrk, WRK_MISSING, wrkVersion } from './wrk.js';
+import { ROOT } from './variants.js';
+import { webhookReceiver, webhooksReceived } from './webhook-receiver.js';
+import { signedHeaders, newSecret } from '../src/domain/webhook-signing.js';
+import { IN_FLIGHT } from '../src/engine/webhooks/send.js';
+
+const now = new Date().toISOString();
+const body = JSON.stringify({
+  type: 'streak.started',
+  user: { id: 'user-48213', email: null, name: null, tz: null, deviceTokens: null, subscribeToEmails: true, attributes: {}, control: false, created: now, updated: now },
+  streak: { length: 1, frequency: 'daily', started: now.slice(0, 10), periodStart: now.slice(0, 10), periodEnd: now.slice(0, 10), expires: now.slice(0, 10), freezes: 0, maxFreezes: 2, freezeAutoEarnInterval: 7, freezeAutoEarnAmount: 1 },
+});
+const headers = signedHeaders([newSecret()], `msg_${'7'.repeat(32)}`, Math.floor(Date.now() / 1000), body);
+
+/** This process's ticks and its waited children's (wrk's, once it exited). */
+function ticks(): { own: number; children: number } {
+  const [u, s, cu, cs] = statTimes(readFileSync('/proc/self/stat', 'utf8'));
+  return { own: u + s, children: cu + cs };
+}
+
+async function main(): Promise<void> {
+  if (wrkVersion() === null) throw new Error(WRK_MISSING);
+  const us = microsPerTick();
+  if (us === null) throw new Error('bench:post-floor reads /proc and getconf CLK_TCK (Linux)');
+  const durationS = Number(process.env.BENCH_DURATION ?? 8);
+  const url = await webhookReceiver();
+  console.log(`webhook POST floor: ${Buffer.byteLength(body)} bytes of body, ${Object.keys(headers).length} headers, ${durationS} s a pass`);
+  console.log('| connections | POSTs/s | receiver µs/POST | wrk µs/POST | both |');
+  console.log('|---:|---:|---:|---:|---:|');
+  for (const connections of [1, IN_FLIGHT]) {
+    const before = ticks();
+    const received = webhooksReceived();
+    const r = await runWrk({
+      url, script: `${ROOT}bench/wrk/webhook.lua`, scriptArgs: [body, ...Object.entries(headers).flat()],
+      threads: 1, connections, durationS, timeoutS: 5,
+    }, AbortSignal.timeout((durationS + 30) * 1000));
+    const after = ticks();
+    const n = webhooksReceived() - received;
+    if (n === 0 || r.statuses['204'] !== r.requests) throw new Error(`the receiver answered ${JSON.stringify(r.statuses)} to ${r.requests} requests`);
+    const receiver = ((after.own - before.own) * us) / n;
+    const client = ((after.children - before.children) * us) / n;
+    console.log(`| ${connections} | ${Math.round(n / durationS).toLocaleString('en-US')} | ${receiver.toFixed(1)} | ${client.toFixed(1)} | ${(receiver + client).toFixed(1)} |`);
+  }
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
