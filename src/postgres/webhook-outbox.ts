@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { listIn } from '../lib/lists.js';
+import { memoize } from '../lib/memo.js';
 import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type WebhookDeliveryStatus } from './webhook-deliveries.js';
 
 /** Deliveries in one outbox row. */
@@ -27,20 +28,30 @@ interface Item {
 
 const itemOf = (id: string, d: Omit<Item, 'id'>): Item => ({ id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
 
+/**
+ * The INSERT of `n` outbox rows, each row's items a parameter of its own: inside one JSON document
+ * of rows, every item's body was escaped a second time, and Postgres parsed it all back.
+ */
+const ROWS_A_STATEMENT = 1000;
+const insertRows = memoize(64, (n: number): string => {
+  const rows: string[] = [];
+  for (let i = 0; i < n; i++) rows.push(`($1, $${3 + 2 * i}, $${4 + 2 * i}, to_timestamp($2::float8 / 1000.0))`);
+  return `INSERT INTO laurel_webhook_outbox (prefix, endpoint_id, items, created_at) VALUES ${rows.join(', ')}`;
+});
+
 /** Writes `deliveries` (due now, each recorded once: the drain's transaction) in the caller's transaction. */
 export async function addToOutbox(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
   const byEndpoint = new Map<string, Item[]>();
   for (const d of deliveries) listIn(byEndpoint, d.endpointId).push(itemOf(webhookDeliveryId(d.endpointId, d.eventId), d));
-  const rows: { endpoint_id: string; items: string }[] = [];
+  const rows: string[] = [];
   for (const [endpointId, items] of byEndpoint) {
-    for (let i = 0; i < items.length; i += OUTBOX_ROW) rows.push({ endpoint_id: endpointId, items: JSON.stringify(items.slice(i, i + OUTBOX_ROW)) });
+    for (let i = 0; i < items.length; i += OUTBOX_ROW) rows.push(endpointId, JSON.stringify(items.slice(i, i + OUTBOX_ROW)));
   }
-  if (rows.length === 0) return;
-  await client.query(
-    `INSERT INTO laurel_webhook_outbox (prefix, endpoint_id, items, created_at)
-     SELECT $1, r.endpoint_id, r.items, to_timestamp($3 / 1000.0) FROM jsonb_to_recordset($2::jsonb) AS r(endpoint_id text, items text)`,
-    [prefix, JSON.stringify(rows), nowMs],
-  );
+  // At most ROWS_A_STATEMENT rows a statement (Postgres takes 65,535 parameters at most).
+  for (let i = 0; i < rows.length; i += 2 * ROWS_A_STATEMENT) {
+    const some = rows.slice(i, i + 2 * ROWS_A_STATEMENT);
+    await client.query(insertRows(some.length / 2), [prefix, nowMs, ...some]);
+  }
 }
 
 /** A claimed outbox row: its id and its deliveries, none attempted yet. */
@@ -120,7 +131,7 @@ async function writeFirstAttempts(client: pg.ClientBase, prefix: string, attempt
      SELECT $1, a.id, a.endpoint_id, a.event_id, a.type, a.tenant, a.user_id, a.body, a.status,
        to_timestamp(COALESCE(a.next_at, a.at) / 1000.0), 1, a.last_status, a.error, to_timestamp(a.created_ms / 1000.0),
        CASE WHEN a.status = 'delivered' THEN to_timestamp(a.at / 1000.0) END
-     FROM jsonb_to_recordset($2::jsonb) AS a(id text, endpoint_id text, event_id text, type text, tenant text, user_id text, body text,
+     FROM json_to_recordset($2::json) AS a(id text, endpoint_id text, event_id text, type text, tenant text, user_id text, body text,
        status text, next_at float8, at float8, last_status int, error text, created_ms float8)
      ON CONFLICT (prefix, id) DO NOTHING`,
     [prefix, JSON.stringify(attempts.map(({ delivery: d, ...o }) => ({

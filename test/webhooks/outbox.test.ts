@@ -4,7 +4,7 @@
  * (another's backlog never fills it), and holds them for
  * its lease (another claim skips them, and takes them once the lease has run out); completing rows
  * writes each delivery's row with its first attempt and deletes the outbox rows, keeping a
- * delivery's row already written.
+ * delivery's row already written; a pass of more rows than one statement takes written whole.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -107,5 +107,17 @@ describe('the webhook outbox', () => {
     expect(claimed.map((d) => d.eventId)).toEqual(['ev-alive-0']);
     const dead = await claimDue(pool, prefix, now + 1_000, 60_000, { dead: 3 }, 0);
     expect(dead.map((d) => d.eventId)).toEqual(['ev-dead-0', 'ev-dead-1', 'ev-dead-2']);
+  });
+  it('writes a pass of more rows than one statement takes (1,000 a statement), every delivery once, bodies as given', async () => {
+    const many = Array.from({ length: 1001 * OUTBOX_ROW + 5 }, (_, n) => ({ ...delivery('big', n), body: JSON.stringify({ type: 'streak.started', n, quote: 'a "b" \\ c' }) }));
+    await record(many);
+    const { rows } = await pool.query<{ n: string; items: string }>(
+      `SELECT count(*) OVER () AS n, items FROM laurel_webhook_outbox WHERE prefix = $1 AND endpoint_id = 'big' ORDER BY id`, [prefix],
+    );
+    expect(Number(rows[0].n)).toBe(1002);
+    const items = rows.flatMap((r) => JSON.parse(r.items) as { eventId: string; body: string }[]);
+    expect(items.map((i) => i.eventId)).toEqual(many.map((d) => d.eventId));
+    expect(items[1001 * OUTBOX_ROW + 4].body).toBe(many[1001 * OUTBOX_ROW + 4].body);
+    await pool.query(`DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND endpoint_id = 'big'`, [prefix]);
   });
 });
