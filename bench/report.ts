@@ -312,6 +312,7 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-system-notify', 'laurel-system'],
   ['laurel-system-hooks', 'laurel-system'],
   ['laurel-split-notify', 'laurel-split'],
+  ['laurel-split-hooks', 'laurel-split'],
 ];
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;

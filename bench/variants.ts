@@ -21,6 +21,8 @@
  *   laurel-system-hooks  laurel-system with one webhook endpoint subscribed to every type: what webhooks cost
  *   laurel-split-notify  laurel-split with notifications configured for every type: their cost in the
  *                   workers' own process, apart from the api's
+ *   laurel-split-hooks   laurel-split with one webhook endpoint subscribed to every type: their cost in
+ *                   the workers' own process, apart from the api's
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -302,11 +304,12 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system-notify', description: 'laurel-system with notifications configured for every type (an email template each; the bench users have no email, so each is suppressed when due)', features: 'all', processes: 'start', board: 1000, notifications: true },
   { name: 'laurel-system-hooks', description: 'laurel-system with one webhook endpoint subscribed to every type (a receiver on loopback answering 204)', features: 'all', processes: 'start', board: 1000, webhooks: true },
   { name: 'laurel-split-notify', description: 'laurel-split with notifications configured for every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, notifications: true },
+  { name: 'laurel-split-hooks', description: 'laurel-split with one webhook endpoint subscribed to every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, webhooks: true },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
-  laurelSplitNotify,
+  laurelSplitNotify, laurelSplitHooks,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -321,5 +324,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
-  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify,
+  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks,
 ];

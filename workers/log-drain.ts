@@ -37,7 +37,6 @@ import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engin
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
-import { recordDeliveries } from '../src/postgres/webhook-deliveries.js';
 import { addToOutbox } from '../src/postgres/webhook-outbox.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import { sentTogether } from '../src/redis/coalesce.js';
@@ -329,11 +328,8 @@ export class LogDrainer {
     const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
-      if (webhooks.length > 0) {
-        // Due now, each once: the outbox. A window's points.changed is due at its end, its body replaced until then: a row.
-        await recordDeliveries(client, deps.settings.prefix, webhooks.filter((d) => d.coalesce), deps.clock.now());
-        await addToOutbox(client, deps.settings.prefix, webhooks.filter((d) => !d.coalesce), deps.clock.now());
-      }
+      // Due now, each once: the outbox (a window's points.changed is noted in Redis, src/engine/webhooks/points-changed.ts).
+      if (webhooks.length > 0) await addToOutbox(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
     const failed = (err: unknown) => deps.log.error(
       { err, deliveries: deliveries.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',

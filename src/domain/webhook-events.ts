@@ -8,7 +8,9 @@
  * - `streak.started` (length 1) or `streak.extended`: an event that extended the streak (`sx`);
  * - `points.changed`: the awards of a system (`pa`), gathered over fixed 15-minute windows of the
  *   service's clock into one delivery per user and system, sent when its window ends with the
- *   latest state (at most one per 15 minutes);
+ *   latest state (at most one per 15 minutes): each entry only notes its awards
+ *   (`pointsChangedNotes`), the event is made when the window ends (`pointsChangedEvent`,
+ *   src/engine/webhooks/points-changed.ts);
  * - `points.level_changed`: an award that moved the user's level in its system.
  * `user` is the user as the worker reads them (its `GET /users/{id}` shape).
  */
@@ -20,7 +22,7 @@ import { stateFromHash, streakView } from './streaks.js';
 import type { UserView } from './users.js';
 import type { WebhookType } from '../model/entities.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
-import type { LogBody } from '../model/log.js';
+import type { EventAward, LogBody } from '../model/log.js';
 import type { Snapshot } from '../model/snapshot.js';
 
 /** How long `points.changed` gathers a user's awards of one system (ms). */
@@ -91,23 +93,72 @@ export function eventsOfEntry(
       add(state.length === 1 ? 'streak.started' : 'streak.extended', [entry.id], { user, streak });
     }
   }
-  if (Array.isArray(e.pa) && e.pa.length > 0) {
-    const changes = pointsChanges(snapshot, e.pa, tenant, userId, ts);
+  if (Array.isArray(e.pa) && e.pa.length > 0 && wanted.has('points.level_changed')) {
+    let changes: Record<string, unknown> | null = null;
     for (const [systemId, , awarded, total] of e.pa) {
       const system = snapshot.pointsSystems.get(systemId);
       if (system === undefined) continue;
       const after = levelOf(snapshot, systemId, total);
-      // The event response's system (total, added, awards), with the user's level whether it moved or not.
-      const points = { ...(changes[system.key] as Record<string, unknown>), level: after === null ? null : levelView(after) };
-      const window = Math.floor(ts / POINTS_WINDOW_MS);
-      add('points.changed', [tenant, userId, systemId, window], { user, points }, (window + 1) * POINTS_WINDOW_MS, true);
       const before = levelOf(snapshot, systemId, total - awarded);
-      if ((before?.id ?? null) !== (after?.id ?? null)) {
-        add('points.level_changed', [entry.id, systemId], {
-          user, points, previousLevel: before === null ? null : levelView(before), newLevel: after === null ? null : levelView(after),
-        });
-      }
+      if ((before?.id ?? null) === (after?.id ?? null)) continue;
+      changes ??= pointsChanges(snapshot, e.pa, tenant, userId, ts);
+      add('points.level_changed', [entry.id, systemId], {
+        user, points: pointsOf(changes, system.key, after), previousLevel: before === null ? null : levelView(before), newLevel: after === null ? null : levelView(after),
+      });
     }
   }
   return out;
+}
+
+/** The event response's system (total, added, awards), with the user's level whether it moved or not. */
+function pointsOf(changes: Record<string, unknown>, key: string, level: ReturnType<typeof levelOf>): Record<string, unknown> {
+  return { ...(changes[key] as Record<string, unknown>), level: level === null ? null : levelView(level) };
+}
+
+/** The 15-minute window of the service's clock an instant falls in, and when it ends (ms). */
+export function pointsWindow(ms: number): { window: number; end: number } {
+  const window = Math.floor(ms / POINTS_WINDOW_MS);
+  return { window, end: (window + 1) * POINTS_WINDOW_MS };
+}
+
+/** An entry's awards of one system, noted for the `points.changed` of its window. */
+export interface PointsChangedNote {
+  tenant: string;
+  userId: string;
+  systemId: string;
+  /** The entry's stream id: a later entry's note replaces an earlier one's, never the other way. */
+  entryId: string;
+  /** The entry's time (ms, the service's clock). */
+  ts: number;
+  /** The entry's awards (all its systems': the event response's points are built from them). */
+  awards: EventAward[];
+}
+
+/** The notes of one entry's awards, a system each (none for an entry without awards). */
+export function pointsChangedNotes(entry: ParsedEntry): PointsChangedNote[] {
+  const { e } = entry;
+  if (!Array.isArray(e.pa) || e.pa.length === 0 || e.t === undefined || e.u === undefined || e.ts === undefined) return [];
+  const systems = new Set(e.pa.map(([systemId]) => systemId));
+  return [...systems].map((systemId) => ({ tenant: e.t!, userId: e.u!, systemId, entryId: entry.id, ts: e.ts!, awards: e.pa! }));
+}
+
+/**
+ * The `points.changed` of a user's system for the window ending at `windowEnd`, from the latest
+ * note of that window: its id names the user, the system and the window (one delivery, whatever
+ * the retries or worker processes); null for a system since deleted.
+ */
+export function pointsChangedEvent(
+  prefix: string, snapshot: Snapshot, user: UserView, note: Pick<PointsChangedNote, 'tenant' | 'userId' | 'systemId' | 'ts' | 'awards'>, windowEnd: number,
+): WebhookEvent | null {
+  const { tenant, userId, systemId, ts, awards } = note;
+  const system = snapshot.pointsSystems.get(systemId);
+  const award = awards.find(([id]) => id === systemId);
+  if (system === undefined || award === undefined) return null;
+  const points = pointsOf(pointsChanges(snapshot, awards, tenant, userId, ts), system.key, levelOf(snapshot, systemId, award[3]));
+  const type = 'points.changed';
+  const window = windowEnd / POINTS_WINDOW_MS - 1;
+  return {
+    type, id: eventId([prefix, type, tenant, userId, systemId, window]), tenant, userId, at: windowEnd, coalesce: true,
+    body: JSON.stringify({ type, user, points }),
+  };
 }

@@ -26,6 +26,8 @@ import { scanKeys, type RedisClient } from '../redis/client.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
+import { logSubscribers, noteLater } from './webhooks/plan.js';
+import type { ParsedEntry } from '../domain/webhook-events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from './notifications/due-index.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';
@@ -143,6 +145,7 @@ export class Restore {
     }
     await this.rankAgain(entries);
     await this.indexAgain(entries);
+    await this.webhooksAgain(entries);
     // The replay's own log entries go (the archive holds the entries they repeat), but every log
     // keeps its last id, past every archived one: the position a later snapshot reads with a user.
     const archived = await new LogArchive(this.pool, prefix).cursors();
@@ -318,6 +321,21 @@ export class Restore {
       noteEntry(snapshot, wanted, activity, members, noted);
     }
     for (const [partition, members] of due) await noteDue(this.svc, partition, members);
+  }
+
+  /**
+   * The webhooks' notes (losses, freeze checks, points.changed windows) taken again from the
+   * entries from the snapshot on, while an endpoint subscribes: written again, a note changes
+   * nothing, and a delivery recorded already is not recorded twice (its id names its occasion).
+   */
+  private async webhooksAgain(entries: Entry[]): Promise<void> {
+    const { types } = logSubscribers(this.svc.store.current);
+    if (types.size === 0) return;
+    const parsed: ParsedEntry[] = [];
+    for (const entry of entries) {
+      if (entry.kind === 'event' || entry.kind === 'freezes') parsed.push({ id: entry.id, kind: entry.kind, e: JSON.parse(entry.body) as LogBody });
+    }
+    await noteLater(this.svc, parsed, types);
   }
 
   /**

@@ -25,6 +25,10 @@
  *   <prefix>:{p<N>}:ndue                               zset: the notifications activity calls for, not
  *                                                        yet made deliveries -> the earliest they can be
  *                                                        due (src/domain/notification-due.ts)
+ *   <prefix>:{p<N>}:pcdue, :pcw                        zset: '[tenant, user id, system id]' -> the end
+ *                                                        of the window whose points.changed it waits for
+ *                                                        (ms); hash: the same -> its latest entry's awards
+ *                                                        (src/engine/webhooks/points-changed.ts)
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:u                           hash: user id -> the user's members and lengths
  *                                                        there, and the log entry id last taken
@@ -195,6 +199,15 @@ export class Keys {
   /** The partition's due index of reminders, reactivations and recaps (src/domain/notification-due.ts). */
   partitionNotificationsDue(partition: number): string {
     return `${this.slots[partition]}ndue`;
+  }
+
+  /**
+   * The partition's `points.changed` windows, kept while an endpoint subscribes
+   * (src/engine/webhooks/points-changed.ts): when each (tenant, user, system) is due (the end of its
+   * window), and the latest entry noted for it.
+   */
+  partitionPointsChanged(partition: number): { latest: string; due: string } {
+    return { latest: `${this.slots[partition]}pcw`, due: `${this.slots[partition]}pcdue` };
   }
 
   partitionLog(partition: number): string {

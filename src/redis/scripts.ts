@@ -196,6 +196,8 @@ declare module 'ioredis' {
     configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
     dueTake(due: string, ...args: Args): Result<number, Context>;
+    pointsNote(latest: string, due: string, ...args: Args): Result<number, Context>;
+    pointsTake(latest: string, due: string, ...args: Args): Result<number, Context>;
     rateLimit(bucket: string, ...args: Args): Result<number, Context>;
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
   }

@@ -1,19 +1,21 @@
 /**
  * The webhook deliveries a stretch of the event log calls for (workers/log-drain.ts): for each
- * active endpoint, the events of the types it subscribes to (src/domain/webhook-events.ts). Reads
- * each concerned user once (the `user` of the payloads). Nothing is parsed or read while no active
- * endpoint subscribes to a type the log gives: an installation without webhooks pays nothing.
+ * active endpoint, the events of the types it subscribes to (src/domain/webhook-events.ts), and the
+ * notes of the events made later (losses, freezes, points.changed). Reads each concerned user once
+ * (the `user` of the payloads), only for the events made now. Nothing is parsed or read while no
+ * active endpoint subscribes to a type the log gives: an installation without webhooks pays nothing.
  */
 import { isControl } from '../../domain/notifications.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import { userView, type UserView } from '../../domain/users.js';
-import { eventsOfEntry, type ParsedEntry } from '../../domain/webhook-events.js';
+import { eventsOfEntry, pointsChangedNotes, type ParsedEntry } from '../../domain/webhook-events.js';
 import type { Webhook, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { NewDelivery } from '../../postgres/webhook-deliveries.js';
 import type { Context } from '../context.js';
 import { indexLosses } from './losses.js';
 import { freezesWanted, indexFreezes } from './freezes.js';
+import { notePointsChanged } from './points-changed.js';
 
 /** The types the log gives (the rest come from the clock or the notifications' scheduler). */
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
@@ -23,8 +25,11 @@ const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
 ]);
 
-/** The log types whose events come from a worker's clock, the drain only noting the users (no read). */
-const INDEXED: ReadonlySet<WebhookType> = new Set(['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned']);
+/**
+ * The log types whose events a worker's pass makes later, the drain only noting the users or their
+ * awards (no read): losses and freezes from the clock, points.changed when its window ends.
+ */
+const NOTED: ReadonlySet<WebhookType> = new Set(['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed']);
 
 /** The active endpoints that subscribe to a type the log gives, and those types. */
 export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; types: Set<WebhookType> } {
@@ -32,12 +37,25 @@ export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; type
   return { endpoints, types: new Set(endpoints.flatMap((w) => w.events.filter((t) => LOG_TYPES.has(t)))) };
 }
 
+/**
+ * Notes what the entries call for later, in Redis (losses, freeze checks, points.changed windows):
+ * written again, a note changes nothing (a restore notes again the entries after its snapshot).
+ */
+export async function noteLater(
+  deps: Pick<Context, 'redis' | 'keys' | 'store'>, entries: ParsedEntry[], types = logSubscribers(deps.store.current).types,
+): Promise<void> {
+  if (types.has('streak.lost')) await indexLosses(deps, entries);
+  if (freezesWanted(types)) await indexFreezes(deps, entries);
+  if (types.has('points.changed')) await notePointsChanged(deps, entries.flatMap(pointsChangedNotes));
+}
+
 export async function plannedWebhooks(
   deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, entries: ParsedEntry[],
 ): Promise<NewDelivery[]> {
   const snapshot = deps.store.current;
   const { endpoints, types } = logSubscribers(snapshot);
-  if (endpoints.length === 0 || entries.length === 0) return [];
+  const out: NewDelivery[] = [];
+  if (endpoints.length === 0 || entries.length === 0) return out;
   const users = new Map<string, Promise<UserView | null>>();
   const userOf = (tenant: string, userId: string) => {
     const key = `${tenant}\u0000${userId}`;
@@ -49,19 +67,19 @@ export async function plannedWebhooks(
     }
     return u;
   };
-  if (types.has('streak.lost')) await indexLosses(deps, entries);
-  if (freezesWanted(types)) await indexFreezes(deps, entries);
-  if ([...types].every((t) => INDEXED.has(t))) return [];
+  await noteLater(deps, entries, types);
+  // The types whose events an entry makes now, with its user (the rest are noted, or come from the clock).
+  const now = new Set([...types].filter((t) => !NOTED.has(t)));
+  if (now.size === 0) return out;
   // Every user's read sent at once, in one write per connection (on a Cluster each to its own
   // slot's): a write each cost a system call apiece, 3% of the workers' process under the bench's load.
   sentTogether(deps.redis, () => {
     for (const { e } of entries) if (e.t !== undefined && e.u !== undefined) void userOf(e.t, e.u);
   });
-  const out: NewDelivery[] = [];
   for (const entry of entries) {
     const { t, u } = entry.e;
     if (t === undefined || u === undefined) continue;
-    const events = eventsOfEntry(deps.settings.prefix, entry, snapshot, await userOf(t, u), types);
+    const events = eventsOfEntry(deps.settings.prefix, entry, snapshot, await userOf(t, u), now);
     for (const ev of events) {
       for (const w of endpoints) {
         if (!w.events.includes(ev.type)) continue;

@@ -1,7 +1,8 @@
 /**
- * Recording webhook events that do not come from the log (src/domain/webhook-clock-events.ts)
- * for the active endpoints that subscribe to them: outside the drain's transaction, each event's id
- * names its occasion, so recording it again records nothing.
+ * Recording webhook events that do not come from the log (src/domain/webhook-clock-events.ts, the
+ * windows of points.changed) for the active endpoints that subscribe to them: outside the drain's
+ * transaction, each event's id names its occasion, so recording it again records nothing (or, for
+ * one that coalesces, replaces its body while it waits).
  */
 import type pg from 'pg';
 import { clockEvents } from '../../domain/webhook-clock-events.js';
@@ -23,7 +24,7 @@ export async function recordEvents(deps: Pick<Context, 'store' | 'settings' | 'c
   for (const ev of events) {
     for (const w of endpoints) {
       if (w.events.includes(ev.type)) {
-        deliveries.push({ endpointId: w.id, eventId: ev.id, type: ev.type, tenant: ev.tenant, userId: ev.userId, body: ev.body, dueAt: ev.at, coalesce: false });
+        deliveries.push({ endpointId: w.id, eventId: ev.id, type: ev.type, tenant: ev.tenant, userId: ev.userId, body: ev.body, dueAt: ev.at, coalesce: ev.coalesce });
       }
     }
   }

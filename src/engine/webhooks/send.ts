@@ -13,6 +13,7 @@ import { claimDue, pruneSettled, releaseClaims, settleMany, type Settlement, typ
 import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhook-outbox.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
+import { recordPointsChanged } from './points-changed.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
 import { rankingsWanted, recordRankingChanges, windowOf } from './rankings.js';
 import type { Context } from '../context.js';
@@ -138,6 +139,7 @@ export class WebhookSender {
     await recordClockEvents(this.deps, this.pool, this.seen);
     const types = subscribedTypes(store.current);
     if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
+    if (types.has('points.changed')) await recordPointsChanged(this.deps, this.pool);
     if (freezesWanted(types)) await recordFreezes(this.deps, this.pool, types);
     // The rankings once per window (the first pass of each).
     const window = windowOf(clock.now());
