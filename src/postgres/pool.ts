@@ -169,7 +169,16 @@ const MIGRATIONS = [
      created_at    timestamptz NOT NULL,
      PRIMARY KEY (prefix, id)
    )`,
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_by_endpoint ON laurel_webhook_outbox (prefix, endpoint_id, id)',
+  // A row is kept once its deliveries were attempted, as the record of those delivered at the first
+  // attempt (src/postgres/webhook-outbox.ts): their ids (found by a retry), how each ended.
+  "ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS ids text[] NOT NULL DEFAULT '{}'",
+  'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS outcomes text',
+  'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS settled_at timestamptz',
+  // Claimed per endpoint, its own oldest waiting (claimOutbox); listed per endpoint, newest first.
+  'DROP INDEX IF EXISTS laurel_webhook_outbox_by_endpoint',
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_waiting ON laurel_webhook_outbox (prefix, endpoint_id, id) WHERE settled_at IS NULL',
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_settled ON laurel_webhook_outbox (prefix, endpoint_id, created_at DESC, id DESC) WHERE settled_at IS NOT NULL',
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_ids ON laurel_webhook_outbox USING gin (ids)',
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {

@@ -1,11 +1,12 @@
 /**
- * Webhook deliveries in Postgres (`laurel_webhook_deliveries`): one row per (endpoint, event), its id
- * a hash of both, written in the log drain's archive transaction (workers/log-drain.ts), so an
- * event is recorded once however many drainers run. A row is claimed (`pending` -> `sending`, FOR
- * UPDATE SKIP LOCKED, with a lease) by one worker process before it is sent, and settled by that
- * claim: `delivered`, `pending` again with its next attempt's time, or `failed`. A claim whose
- * process died is taken again once its lease ran out: a receiver may see an event twice, always
- * under the same `webhook-id`.
+ * Webhook deliveries in Postgres (`laurel_webhook_deliveries`): a row per (endpoint, event), its id
+ * a hash of both, for the deliveries due later (the clock's events, points.changed windows: each
+ * recorded once, its id naming its occasion) and for those of the outbox not delivered at their
+ * first attempt (src/postgres/webhook-outbox.ts: a retry due, or failed). A row is claimed
+ * (`pending` -> `sending`, FOR UPDATE SKIP LOCKED, with a lease) by one worker process before it
+ * is sent, and settled by that claim: `delivered`, `pending` again with its next attempt's time,
+ * or `failed`. A claim whose process died is taken again once its lease ran out: a receiver may see
+ * an event twice, always under the same `webhook-id`.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -44,7 +45,8 @@ export function webhookDeliveryId(endpointId: string, eventId: string): string {
   return createHash('sha256').update(`${endpointId}\u0000${eventId}`).digest('hex').slice(0, 32);
 }
 
-interface Row {
+/** A row of `laurel_webhook_deliveries` as read. */
+export interface Row {
   id: string;
   endpoint_id: string;
   event_id: string;
@@ -61,7 +63,7 @@ interface Row {
   delivered_at: Date | null;
 }
 
-function fromRow(r: Row): WebhookDelivery {
+export function fromRow(r: Row): WebhookDelivery {
   return {
     id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, type: r.type, tenant: r.tenant, userId: r.user_id, body: r.body,
     status: r.status, dueAt: r.due_at.getTime(), attempts: r.attempts, lastStatus: r.last_status, error: r.error,
@@ -163,42 +165,4 @@ export async function releaseClaims(pool: pg.Pool, prefix: string, ids: string[]
     `UPDATE laurel_webhook_deliveries SET status = 'pending', claimed_until = NULL WHERE prefix = $1 AND id = ANY($2) AND status = 'sending'`,
     [prefix, ids],
   );
-}
-
-/** An endpoint's deliveries, newest first. */
-export async function listDeliveries(
-  pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; limit: number; skip: number },
-): Promise<WebhookDelivery[]> {
-  const { rows } = await pool.query<Row>(
-    `SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
-     ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
-    [prefix, endpointId, filter.status ?? null, filter.limit, filter.skip],
-  );
-  return rows.map(fromRow);
-}
-
-/** Sends a delivery again (pending, due at `nowMs`); null when the endpoint has no such delivery. */
-export async function retryDelivery(pool: pg.Pool, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
-  const { rows } = await pool.query<Row>(
-    `UPDATE laurel_webhook_deliveries SET status = 'pending', due_at = to_timestamp($4 / 1000.0), claimed_until = NULL
-     WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND status <> 'sending' RETURNING *`,
-    [prefix, endpointId, id, nowMs],
-  );
-  if (rows.length > 0) return fromRow(rows[0]);
-  const { rows: existing } = await pool.query<Row>(
-    'SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND id = $3', [prefix, endpointId, id],
-  );
-  return existing.length > 0 ? fromRow(existing[0]) : null;
-}
-
-/**
- * Deletes the deliveries settled (delivered or failed) before `beforeMs` (the service's clock);
- * answers how many. Pending and sending ones stay, however old.
- */
-export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: number): Promise<number> {
-  const r = await pool.query(
-    `DELETE FROM laurel_webhook_deliveries WHERE prefix = $1 AND status IN ('delivered', 'failed') AND created_at < to_timestamp($2 / 1000.0)`,
-    [prefix, beforeMs],
-  );
-  return r.rowCount ?? 0;
 }

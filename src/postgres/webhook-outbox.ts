@@ -2,11 +2,14 @@
  * The webhook outbox (`laurel_webhook_outbox`): the deliveries the log drain calls for, due as soon
  * as they are recorded, written in the drain's archive transaction (workers/log-drain.ts) as a row
  * of up to OUTBOX_ROW deliveries of one endpoint rather than a row each. A sender claims a row
- * (with a lease, FOR UPDATE SKIP LOCKED), attempts its deliveries, then in one transaction writes
- * each one's row in `laurel_webhook_deliveries` with how its first attempt ended (delivered,
- * pending its retry, failed) and deletes the outbox row: a delivery costs Postgres one row written
- * once, not a row inserted, claimed and settled. A process that dies holding a row leaves it to
- * another once its lease runs out; its deliveries are sent again under the same `webhook-id`.
+ * (with a lease, FOR UPDATE SKIP LOCKED), attempts its deliveries, then settles it in one
+ * transaction: the row is kept, with how each delivery's first attempt ended, as the record of
+ * those delivered (listed and retried from there: src/postgres/webhook-history.ts), and only the
+ * others (pending their retry, failed) get a row of their own in `laurel_webhook_deliveries`. A
+ * delivery delivered at once thus costs Postgres its share of one row, written once and updated
+ * once (a row of its own each, written after the attempt, was half of Postgres's work under the
+ * bench's load). A process that dies holding a row leaves it to another once its lease runs out;
+ * its deliveries are sent again under the same `webhook-id`, and the first settlement stands.
  */
 import type pg from 'pg';
 import { listIn } from '../lib/lists.js';
@@ -35,22 +38,25 @@ const itemOf = (id: string, d: Omit<Item, 'id'>): Item => ({ id, eventId: d.even
 const ROWS_A_STATEMENT = 1000;
 const insertRows = memoize(64, (n: number): string => {
   const rows: string[] = [];
-  for (let i = 0; i < n; i++) rows.push(`($1, $${3 + 2 * i}, $${4 + 2 * i}, to_timestamp($2::float8 / 1000.0))`);
-  return `INSERT INTO laurel_webhook_outbox (prefix, endpoint_id, items, created_at) VALUES ${rows.join(', ')}`;
+  for (let i = 0; i < n; i++) rows.push(`($1, $${3 + 3 * i}, $${4 + 3 * i}, $${5 + 3 * i}::text[], to_timestamp($2::float8 / 1000.0))`);
+  return `INSERT INTO laurel_webhook_outbox (prefix, endpoint_id, items, ids, created_at) VALUES ${rows.join(', ')}`;
 });
 
 /** Writes `deliveries` (due now, each recorded once: the drain's transaction) in the caller's transaction. */
 export async function addToOutbox(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
   const byEndpoint = new Map<string, Item[]>();
   for (const d of deliveries) listIn(byEndpoint, d.endpointId).push(itemOf(webhookDeliveryId(d.endpointId, d.eventId), d));
-  const rows: string[] = [];
+  const rows: (string | string[])[] = [];
   for (const [endpointId, items] of byEndpoint) {
-    for (let i = 0; i < items.length; i += OUTBOX_ROW) rows.push(endpointId, JSON.stringify(items.slice(i, i + OUTBOX_ROW)));
+    for (let i = 0; i < items.length; i += OUTBOX_ROW) {
+      const row = items.slice(i, i + OUTBOX_ROW);
+      rows.push(endpointId, JSON.stringify(row), row.map((x) => x.id));
+    }
   }
   // At most ROWS_A_STATEMENT rows a statement (Postgres takes 65,535 parameters at most).
-  for (let i = 0; i < rows.length; i += 2 * ROWS_A_STATEMENT) {
-    const some = rows.slice(i, i + 2 * ROWS_A_STATEMENT);
-    await client.query(insertRows(some.length / 2), [prefix, nowMs, ...some]);
+  for (let i = 0; i < rows.length; i += 3 * ROWS_A_STATEMENT) {
+    const some = rows.slice(i, i + 3 * ROWS_A_STATEMENT);
+    await client.query(insertRows(some.length / 3), [prefix, nowMs, ...some]);
   }
 }
 
@@ -62,9 +68,9 @@ export interface OutboxRow {
 }
 
 /**
- * Claims outbox rows for `leaseMs` of wall time: of each endpoint named in `allowed`, up to that
- * many of its own oldest (so an endpoint with a backlog never fills the claim of the others), and
- * up to `others` rows of endpoints not named (deleted since: their deliveries fail).
+ * Claims outbox rows waiting to be sent for `leaseMs` of wall time: of each endpoint named in
+ * `allowed`, up to that many of its own oldest (so an endpoint with a backlog never fills the claim
+ * of the others), and up to `others` rows of endpoints not named (deleted since: their deliveries fail).
  */
 export async function claimOutbox(
   pool: pg.Pool, prefix: string, leaseMs: number, allowed: Record<string, number>, others: number,
@@ -74,11 +80,13 @@ export async function claimOutbox(
      known AS (
        SELECT c.id FROM wanted CROSS JOIN LATERAL (
          SELECT o.id FROM laurel_webhook_outbox o
-         WHERE o.prefix = $1 AND o.endpoint_id = wanted.endpoint_id AND (o.claimed_until IS NULL OR o.claimed_until < now())
+         WHERE o.prefix = $1 AND o.endpoint_id = wanted.endpoint_id AND o.settled_at IS NULL
+           AND (o.claimed_until IS NULL OR o.claimed_until < now())
          ORDER BY o.id LIMIT wanted.n FOR UPDATE SKIP LOCKED) c),
      unknown AS (
        SELECT o.id FROM laurel_webhook_outbox o
-       WHERE o.prefix = $1 AND o.endpoint_id NOT IN (SELECT endpoint_id FROM wanted) AND (o.claimed_until IS NULL OR o.claimed_until < now())
+       WHERE o.prefix = $1 AND o.endpoint_id NOT IN (SELECT endpoint_id FROM wanted) AND o.settled_at IS NULL
+         AND (o.claimed_until IS NULL OR o.claimed_until < now())
        ORDER BY o.id LIMIT $4 FOR UPDATE SKIP LOCKED)
      UPDATE laurel_webhook_outbox o SET claimed_until = now() + make_interval(secs => $2 / 1000.0)
      WHERE o.prefix = $1 AND o.id IN (SELECT id FROM known UNION ALL SELECT id FROM unknown)
@@ -107,13 +115,14 @@ export interface FirstAttempt {
   at: number;
 }
 
-/** Runs `work` in a transaction of its own. */
-async function inTransaction(pool: pg.Pool, work: (client: pg.ClientBase) => Promise<void>): Promise<void> {
+/** Runs `work` in a transaction of its own; answers what it answers. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await work(client);
+    const result = await work(client);
     await client.query('COMMIT');
+    return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -123,7 +132,7 @@ async function inTransaction(pool: pg.Pool, work: (client: pg.ClientBase) => Pro
 }
 
 /** Writes the rows of deliveries after their first attempts; a delivery that has its row keeps it. */
-async function writeFirstAttempts(client: pg.ClientBase, prefix: string, attempts: FirstAttempt[]): Promise<void> {
+export async function writeFirstAttempts(client: pg.ClientBase, prefix: string, attempts: FirstAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
   await client.query(
     `INSERT INTO laurel_webhook_deliveries
@@ -141,19 +150,45 @@ async function writeFirstAttempts(client: pg.ClientBase, prefix: string, attempt
   );
 }
 
-/**
- * Writes the deliveries of finished outbox rows with their first attempts, and deletes those rows,
- * in one transaction. A delivery that has its row already (a lease that ran out, its row sent
- * again by another process) keeps it.
- */
-export async function completeOutbox(pool: pg.Pool, prefix: string, rowIds: string[], attempts: FirstAttempt[]): Promise<void> {
-  if (rowIds.length === 0) return;
-  await inTransaction(pool, async (client) => {
-    await writeFirstAttempts(client, prefix, attempts);
-    await client.query('DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND id = ANY($2::bigint[])', [prefix, rowIds]);
-  });
+/** An outbox row whose deliveries were all attempted: its deliveries in order, and how each first attempt ended. */
+export interface AttemptedRow {
+  id: string;
+  deliveries: WebhookDelivery[];
+  attempts: FirstAttempt[];
 }
 
+/** How a delivery of a settled row ended its first attempt: `[at, status]`, or null for one with a row of its own. */
+export type Outcome = [at: number, lastStatus: number | null] | null;
+
+/**
+ * Settles outbox rows whose deliveries were all attempted, in one transaction: each row kept with
+ * its outcomes, and the deliveries not delivered written as rows of their own (to be tried again,
+ * or listed as failed). A row settled already (its lease ran out, and another process sent it
+ * again and settled it first) is left as that settlement wrote it.
+ */
+export async function completeOutbox(pool: pg.Pool, prefix: string, rows: AttemptedRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const own = new Map<string, FirstAttempt[]>();
+  const settled = rows.map((r) => {
+    const byId = new Map(r.attempts.map((a) => [a.delivery.id, a]));
+    const outcomes: Outcome[] = r.deliveries.map((d) => {
+      const a = byId.get(d.id);
+      if (a !== undefined && a.status === 'delivered') return [a.at, a.lastStatus];
+      if (a !== undefined) listIn(own, r.id).push(a);
+      return null;
+    });
+    return { id: r.id, outcomes: JSON.stringify(outcomes) };
+  });
+  await inTransaction(pool, async (client) => {
+    const { rows: mine } = await client.query<{ id: string }>(
+      `UPDATE laurel_webhook_outbox o SET outcomes = s.outcomes, settled_at = now(), claimed_until = NULL
+       FROM json_to_recordset($2::json) AS s(id bigint, outcomes text)
+       WHERE o.prefix = $1 AND o.id = s.id AND o.settled_at IS NULL RETURNING o.id`,
+      [prefix, JSON.stringify(settled)],
+    );
+    await writeFirstAttempts(client, prefix, mine.flatMap((r) => own.get(String(r.id)) ?? []));
+  });
+}
 
 /**
  * Gives back a claimed row whose deliveries were not all attempted (a worker process stopping):
@@ -163,6 +198,9 @@ export async function releaseOutbox(pool: pg.Pool, prefix: string, rowId: string
   const items = left.map((d) => itemOf(d.id, d));
   await inTransaction(pool, async (client) => {
     await writeFirstAttempts(client, prefix, attempts);
-    await client.query('UPDATE laurel_webhook_outbox SET items = $3, claimed_until = NULL WHERE prefix = $1 AND id = $2', [prefix, rowId, JSON.stringify(items)]);
+    await client.query(
+      'UPDATE laurel_webhook_outbox SET items = $3, ids = $4::text[], claimed_until = NULL WHERE prefix = $1 AND id = $2',
+      [prefix, rowId, JSON.stringify(items), items.map((x) => x.id)],
+    );
   });
 }

@@ -2,16 +2,19 @@
  * The webhook outbox (src/postgres/webhook-outbox.ts) on the real Postgres: rows of up to 32
  * deliveries per endpoint; a claim takes at most the rows allowed per endpoint, each endpoint's own
  * (another's backlog never fills it), and holds them for
- * its lease (another claim skips them, and takes them once the lease has run out); completing rows
- * writes each delivery's row with its first attempt and deletes the outbox rows, keeping a
- * delivery's row already written; a pass of more rows than one statement takes written whole.
+ * its lease (another claim skips them, and takes them once the lease has run out); settling rows
+ * keeps them with how each first attempt ended, gives the deliveries not delivered rows of their
+ * own, and leaves a row settled first as it was; the deliveries listed from both as one, newest
+ * first, by pages and status; a delivered one retried from a row of its own; both pruned; a pass of
+ * more rows than one statement takes written whole.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { claimDue, listDeliveries, recordDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
+import { claimDue, recordDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
+import { listDeliveries, pruneSettled, retryDelivery } from '../../src/postgres/webhook-history.js';
 import { addToOutbox, claimOutbox, completeOutbox, OUTBOX_ROW } from '../../src/postgres/webhook-outbox.js';
 
 describe('the webhook outbox', () => {
@@ -60,23 +63,78 @@ describe('the webhook outbox', () => {
     // Nothing else is free.
     expect(await claimOutbox(pool, prefix, 60_000, { a: 5, b: 5 }, 5)).toEqual([]);
 
-    // Completed: each delivery's row with its first attempt, the outbox rows gone.
+    // Settled: each outbox row kept with how its deliveries' first attempts ended; a delivery not
+    // delivered gets a row of its own (to be tried again).
     const [b] = first.filter((r) => r.endpointId === 'b');
-    await completeOutbox(pool, prefix, [b.id], [{ delivery: b.deliveries[0], status: 'pending', nextAt: now + 5_000, lastStatus: 500, error: 'HTTP 500', at: now + 10 }]);
+    await completeOutbox(pool, prefix, [{ id: b.id, deliveries: b.deliveries, attempts: [
+      { delivery: b.deliveries[0], status: 'pending', nextAt: now + 5_000, lastStatus: 500, error: 'HTTP 500', at: now + 10 },
+    ] }]);
     const rows = again[0];
-    await completeOutbox(pool, prefix, [rows.id], rows.deliveries.map((d) => ({ delivery: d, status: 'delivered' as const, lastStatus: 204, error: null, at: now + 20 })));
+    await completeOutbox(pool, prefix, [{ id: rows.id, deliveries: rows.deliveries, attempts: rows.deliveries.map((d) => ({ delivery: d, status: 'delivered' as const, lastStatus: 204, error: null, at: now + 20 })) }]);
     expect(await listDeliveries(pool, prefix, 'b', { limit: 10, skip: 0 })).toEqual([expect.objectContaining({
       id: b.deliveries[0].id, eventId: 'ev-b-0', status: 'pending', attempts: 1, lastStatus: 500, error: 'HTTP 500', dueAt: now + 5_000, createdAt: now,
     })]);
+    const ownRows = await pool.query('SELECT endpoint_id FROM laurel_webhook_deliveries WHERE prefix = $1', [prefix]);
+    expect(ownRows.rows).toEqual([{ endpoint_id: 'b' }]);
     const a = await listDeliveries(pool, prefix, 'a', { limit: 100, skip: 0 });
-    expect(a.map((d) => [d.status, d.attempts, d.deliveredAt])).toEqual(Array(6).fill(['delivered', 1, now + 20]));
-    const left = await pool.query('SELECT id FROM laurel_webhook_outbox WHERE prefix = $1 ORDER BY id', [prefix]);
+    expect(a.map((d) => [d.status, d.attempts, d.lastStatus, d.deliveredAt, d.createdAt])).toEqual(Array(6).fill(['delivered', 1, 204, now + 20, now]));
+    expect(a.map((d) => d.id)).toEqual(rows.deliveries.map((d) => d.id).sort().reverse());
+    expect(a[0]).toEqual(expect.objectContaining({ endpointId: 'a', type: 'streak.started', body: rows.deliveries.find((d) => d.id === a[0].id)!.body }));
+    const left = await pool.query('SELECT id FROM laurel_webhook_outbox WHERE prefix = $1 AND settled_at IS NULL ORDER BY id', [prefix]);
     expect(left.rows.map((r: { id: string }) => r.id).sort()).toEqual(first.filter((r) => r.endpointId === 'a').map((r) => r.id).sort());
 
-    // A row sent again by a process whose lease ran out keeps the outcome written first.
+    // A row sent again by a process whose lease ran out keeps the settlement written first.
     const stale = rows.deliveries.slice(0, 1).map((d) => ({ delivery: d, status: 'failed' as const, lastStatus: null, error: 'ECONNRESET', at: now + 30 }));
-    await completeOutbox(pool, prefix, [rows.id], stale);
+    await completeOutbox(pool, prefix, [{ id: rows.id, deliveries: rows.deliveries, attempts: stale }]);
     expect((await listDeliveries(pool, prefix, 'a', { limit: 100, skip: 0 })).filter((d) => d.status !== 'delivered')).toEqual([]);
+    expect((await pool.query('SELECT 1 FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2', [prefix, 'a'])).rows).toEqual([]);
+  });
+
+  it('lists settled deliveries and rows of their own as one, newest first; retries a delivered one from its own row; prunes both', async () => {
+    const t0 = now + 3_600_000;
+    const settle = async (endpoint: string, from: number, n: number, at: number, failing = -1) => {
+      const client = await pool.connect();
+      try {
+        await addToOutbox(client, prefix, Array.from({ length: n }, (_, i) => delivery(endpoint, from + i)), at);
+      } finally {
+        client.release();
+      }
+      const [row] = await claimOutbox(pool, prefix, 60_000, { [endpoint]: 1 }, 0);
+      await completeOutbox(pool, prefix, [{ id: row.id, deliveries: row.deliveries, attempts: row.deliveries.map((d, i) => (i === failing
+        ? { delivery: d, status: 'failed' as const, lastStatus: 500, error: 'HTTP 500', at: at + 1 }
+        : { delivery: d, status: 'delivered' as const, lastStatus: 200, error: null, at: at + 1 })) }]);
+      return row;
+    };
+    const older = await settle('l', 0, 3, t0, 1);
+    const newer = await settle('l', 3, 2, t0 + 1000);
+    const all = await listDeliveries(pool, prefix, 'l', { limit: 10, skip: 0 });
+    expect(all.map((d) => d.eventId)).toEqual([
+      ...newer.deliveries.map((d) => d).sort((x, y) => (x.id < y.id ? 1 : -1)).map((d) => d.eventId),
+      ...older.deliveries.map((d) => d).sort((x, y) => (x.id < y.id ? 1 : -1)).map((d) => d.eventId),
+    ]);
+    expect(all.find((d) => d.eventId === 'ev-l-1')).toMatchObject({ status: 'failed', lastStatus: 500 });
+    // Pages, and one status.
+    const paged = [...await listDeliveries(pool, prefix, 'l', { limit: 2, skip: 0 }), ...await listDeliveries(pool, prefix, 'l', { limit: 2, skip: 2 }),
+      ...await listDeliveries(pool, prefix, 'l', { limit: 2, skip: 4 })];
+    expect(paged.map((d) => d.id)).toEqual(all.map((d) => d.id));
+    expect((await listDeliveries(pool, prefix, 'l', { status: 'failed', limit: 10, skip: 0 })).map((d) => d.eventId)).toEqual(['ev-l-1']);
+    expect((await listDeliveries(pool, prefix, 'l', { status: 'delivered', limit: 10, skip: 0 }))).toHaveLength(4);
+
+    // A retry of a delivered one: its own row, pending and due now, listed once.
+    const target = newer.deliveries[0];
+    expect(await retryDelivery(pool, prefix, 'l', target.id, t0 + 5000)).toMatchObject({
+      id: target.id, eventId: target.eventId, status: 'pending', attempts: 1, lastStatus: 200, dueAt: t0 + 5000, createdAt: t0 + 1000, body: target.body,
+    });
+    const after = await listDeliveries(pool, prefix, 'l', { limit: 10, skip: 0 });
+    expect(after.filter((d) => d.id === target.id).map((d) => d.status)).toEqual(['pending']);
+    expect(after).toHaveLength(5);
+    expect((await claimDue(pool, prefix, t0 + 5000, 60_000, { l: 10 }, 0)).map((d) => d.id)).toEqual([target.id]);
+    expect(await retryDelivery(pool, prefix, 'l', 'no-such-delivery', t0)).toBeNull();
+    expect(await retryDelivery(pool, prefix, 'other', older.deliveries[0].id, t0)).toBeNull();
+
+    // Pruned: settled rows and settled deliveries made before the time given; the pending one stays.
+    expect(await pruneSettled(pool, prefix, t0 + 2000)).toBeGreaterThanOrEqual(3);
+    expect((await listDeliveries(pool, prefix, 'l', { limit: 10, skip: 0 })).map((d) => d.id)).toEqual([target.id]);
   });
 
   it('claims each endpoint\'s own rows, however many older rows another has waiting', async () => {

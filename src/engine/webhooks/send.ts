@@ -9,7 +9,8 @@
 import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhook-signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, pruneSettled, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { pruneSettled } from '../../postgres/webhook-history.js';
 import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhook-outbox.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
@@ -45,9 +46,10 @@ export interface SendResult {
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log'>;
 
-/** A claimed outbox row: its deliveries not attempted yet, and the first attempts of the others. */
+/** A claimed outbox row: its deliveries in order, how many are not attempted yet, and the first attempts of the others. */
 interface OutboxClaim {
   id: string;
+  deliveries: WebhookDelivery[];
   remaining: number;
   attempts: FirstAttempt[];
 }
@@ -160,7 +162,7 @@ export class WebhookSender {
     const rows = await claimOutbox(this.pool, settings.prefix, LEASE_MS, rowsFree, AHEAD / OUTBOX_ROW);
     const fromOutbox: WebhookDelivery[] = [];
     for (const row of rows) {
-      const claim: OutboxClaim = { id: row.id, remaining: row.deliveries.length, attempts: [] };
+      const claim: OutboxClaim = { id: row.id, deliveries: row.deliveries, remaining: row.deliveries.length, attempts: [] };
       for (const d of row.deliveries) this.outboxOf.set(d, claim);
       fromOutbox.push(...row.deliveries);
       if (row.endpointId in free) free[row.endpointId] -= row.deliveries.length;
@@ -253,7 +255,7 @@ export class WebhookSender {
     const { prefix } = this.deps.settings;
     this.flushing = this.flushing.then(async () => {
       await settleMany(this.pool, prefix, batch);
-      await completeOutbox(this.pool, prefix, finished.map((c) => c.id), finished.flatMap((c) => c.attempts));
+      await completeOutbox(this.pool, prefix, finished);
     }).catch((err: unknown) => {
       // Left `sending`, or in the outbox: sent again under the same ids once their lease ends.
       this.deps.log.error({ err, deliveries: batch.length, outboxRows: finished.length }, 'webhook deliveries not settled');

@@ -12,7 +12,8 @@ import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
-import { listDeliveries, retryDelivery, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import type { WebhookDelivery } from '../../postgres/webhook-deliveries.js';
+import { listDeliveries, retryDelivery } from '../../postgres/webhook-history.js';
 import { ID_PARAM, PAGE_QUERY, pageOf, resourceRoutes } from './resource.js';
 
 /** How long a rotated secret keeps signing beside the new one. */

@@ -1,0 +1,146 @@
+/**
+ * An endpoint's deliveries as the Admin API lists and retries them: the rows of
+ * `laurel_webhook_deliveries` (due later, tried again, failed: src/postgres/webhook-deliveries.ts)
+ * and the deliveries of settled outbox rows that their first attempt delivered
+ * (src/postgres/webhook-outbox.ts), one list newest first. Each delivery is in one place: a
+ * settled row's delivery that gets a row of its own (a retry asked for) is marked there as moved.
+ * Both are kept 7 days (src/engine/webhooks/send.ts RETENTION_MS), then pruned.
+ */
+import type pg from 'pg';
+import { fromRow, type Row, type WebhookDelivery } from './webhook-deliveries.js';
+import { inTransaction, OUTBOX_ROW, type Outcome } from './webhook-outbox.js';
+
+/** A delivery of the outbox as its row holds it. */
+interface Item {
+  id: string;
+  eventId: string;
+  type: string;
+  tenant: string;
+  userId: string;
+  body: string;
+}
+
+interface SettledRow {
+  id: string;
+  items: string;
+  outcomes: string;
+  created_at: Date;
+}
+
+const newestFirst = (a: WebhookDelivery, b: WebhookDelivery): number =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** A delivery its first attempt delivered, as listed. */
+function delivered(endpointId: string, item: Item, [at, lastStatus]: [number, number | null], createdAt: number): WebhookDelivery {
+  return {
+    ...item, endpointId, status: 'delivered', dueAt: createdAt, attempts: 1, lastStatus, error: null, createdAt, deliveredAt: at,
+  };
+}
+
+/** The deliveries of an endpoint's settled outbox rows that their first attempt delivered, newest first: at least `want` of them, if there are. */
+async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: string, want: number): Promise<WebhookDelivery[]> {
+  const out: WebhookDelivery[] = [];
+  const chunk = Math.min(500, Math.ceil(want / OUTBOX_ROW) + 1);
+  // The last row read: the next chunk starts after it.
+  let after: [Date | null, string] = [null, '0'];
+  while (out.length < want) {
+    const { rows } = await pool.query<SettledRow>(
+      `SELECT id, items, outcomes, created_at FROM laurel_webhook_outbox
+       WHERE prefix = $1 AND endpoint_id = $2 AND settled_at IS NOT NULL AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::bigint))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [prefix, endpointId, ...after, chunk],
+    );
+    for (const r of rows) {
+      const items = JSON.parse(r.items) as Item[];
+      const outcomes = JSON.parse(r.outcomes) as Outcome[];
+      items.forEach((item, i) => {
+        const o = outcomes[i];
+        if (o !== null && o !== undefined) out.push(delivered(endpointId, item, o, r.created_at.getTime()));
+      });
+    }
+    if (rows.length < chunk) break;
+    after = [rows[rows.length - 1].created_at, rows[rows.length - 1].id];
+  }
+  return out;
+}
+
+/** An endpoint's deliveries, newest first (`status` one of them only). */
+export async function listDeliveries(
+  pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; limit: number; skip: number },
+): Promise<WebhookDelivery[]> {
+  const want = filter.skip + filter.limit;
+  const { rows } = await pool.query<Row>(
+    `SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
+     ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [prefix, endpointId, filter.status ?? null, want],
+  );
+  const settled = filter.status === undefined || filter.status === 'delivered' ? await settledDeliveries(pool, prefix, endpointId, want) : [];
+  return [...rows.map(fromRow), ...settled].sort(newestFirst).slice(filter.skip, want);
+}
+
+/**
+ * A delivery of a settled outbox row, given a row of its own, pending and due at `nowMs`, in the
+ * caller's transaction: marked moved in the outbox row (listed from its own row now). Null when no
+ * settled row of the endpoint holds it delivered.
+ */
+async function moveToOwnRow(client: pg.ClientBase, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
+  const { rows } = await client.query<SettledRow>(
+    `SELECT id, items, outcomes, created_at FROM laurel_webhook_outbox
+     WHERE prefix = $1 AND endpoint_id = $2 AND ids @> ARRAY[$3]::text[] AND settled_at IS NOT NULL FOR UPDATE`,
+    [prefix, endpointId, id],
+  );
+  for (const r of rows) {
+    const items = JSON.parse(r.items) as Item[];
+    const outcomes = JSON.parse(r.outcomes) as Outcome[];
+    const i = items.findIndex((x) => x.id === id);
+    const o = outcomes[i];
+    if (i < 0 || o === null || o === undefined) continue;
+    const was = delivered(endpointId, items[i], o, r.created_at.getTime());
+    outcomes[i] = null;
+    await client.query('UPDATE laurel_webhook_outbox SET outcomes = $3 WHERE prefix = $1 AND id = $2', [prefix, r.id, JSON.stringify(outcomes)]);
+    const { rows: [own] } = await client.query<Row>(
+      `INSERT INTO laurel_webhook_deliveries
+         (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, attempts, last_status, created_at, delivered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', to_timestamp($9 / 1000.0), 1, $10, to_timestamp($11 / 1000.0), to_timestamp($12 / 1000.0))
+       ON CONFLICT (prefix, id) DO UPDATE SET status = 'pending', due_at = EXCLUDED.due_at, claimed_until = NULL
+       RETURNING *`,
+      [prefix, id, endpointId, was.eventId, was.type, was.tenant, was.userId, was.body, nowMs, was.lastStatus, was.createdAt, was.deliveredAt],
+    );
+    return fromRow(own);
+  }
+  return null;
+}
+
+/** Sends a delivery again (pending, due at `nowMs`); null when the endpoint has no such delivery. */
+export async function retryDelivery(pool: pg.Pool, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
+  const { rows } = await pool.query<Row>(
+    `UPDATE laurel_webhook_deliveries SET status = 'pending', due_at = to_timestamp($4 / 1000.0), claimed_until = NULL
+     WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND status <> 'sending' RETURNING *`,
+    [prefix, endpointId, id, nowMs],
+  );
+  if (rows.length > 0) return fromRow(rows[0]);
+  const moved = await inTransaction(pool, (client) => moveToOwnRow(client, prefix, endpointId, id, nowMs));
+  if (moved !== null) return moved;
+  // Being sent now: answered as it is.
+  const { rows: existing } = await pool.query<Row>(
+    'SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND id = $3', [prefix, endpointId, id],
+  );
+  return existing.length > 0 ? fromRow(existing[0]) : null;
+}
+
+/**
+ * Deletes the deliveries settled (delivered or failed) before `beforeMs` (the service's clock),
+ * and the settled outbox rows made before then; answers how many rows went. Pending and sending
+ * deliveries stay, however old.
+ */
+export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: number): Promise<number> {
+  const own = await pool.query(
+    `DELETE FROM laurel_webhook_deliveries WHERE prefix = $1 AND status IN ('delivered', 'failed') AND created_at < to_timestamp($2 / 1000.0)`,
+    [prefix, beforeMs],
+  );
+  const settled = await pool.query(
+    'DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND settled_at IS NOT NULL AND created_at < to_timestamp($2 / 1000.0)',
+    [prefix, beforeMs],
+  );
+  return (own.rowCount ?? 0) + (settled.rowCount ?? 0);
+}
