@@ -166,7 +166,7 @@ describe('the webhook outbox', () => {
     const dead = await claimDue(pool, prefix, now + 1_000, 60_000, { dead: 3 }, 0);
     expect(dead.map((d) => d.eventId)).toEqual(['ev-dead-0', 'ev-dead-1', 'ev-dead-2']);
   });
-  it('writes a pass of more rows than one statement takes (1,000 a statement), every delivery once, bodies as given', async () => {
+  it('writes a pass of more rows than one statement takes (1,000 a statement), every delivery once, bodies as given, compressed with lz4', async () => {
     const many = Array.from({ length: 1001 * OUTBOX_ROW + 5 }, (_, n) => ({ ...delivery('big', n), body: JSON.stringify({ type: 'streak.started', n, quote: 'a "b" \\ c' }) }));
     await record(many);
     const { rows } = await pool.query<{ n: string; items: string }>(
@@ -176,6 +176,11 @@ describe('the webhook outbox', () => {
     const items = rows.flatMap((r) => JSON.parse(r.items) as { eventId: string; body: string }[]);
     expect(items.map((i) => i.eventId)).toEqual(many.map((d) => d.eventId));
     expect(items[1001 * OUTBOX_ROW + 4].body).toBe(many[1001 * OUTBOX_ROW + 4].body);
+    // Compressed with lz4 (the server has it; a row too small to compress stays as it is), read back as written.
+    const { rows: [column] } = await pool.query(`SELECT attcompression FROM pg_attribute WHERE attrelid = 'laurel_webhook_outbox'::regclass AND attname = 'items'`);
+    expect(column.attcompression).toBe('l');
+    const methods = await pool.query(`SELECT DISTINCT pg_column_compression(items) AS m FROM laurel_webhook_outbox WHERE prefix = $1 AND endpoint_id = 'big' AND pg_column_compression(items) IS NOT NULL`, [prefix]);
+    expect(methods.rows).toEqual([{ m: 'lz4' }]);
     await pool.query(`DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND endpoint_id = 'big'`, [prefix]);
   });
 });
