@@ -8,17 +8,7 @@
  */
 import type pg from 'pg';
 import { fromRow, type Row, type WebhookDelivery } from './webhook-deliveries.js';
-import { inTransaction, OUTBOX_ROW, type Outcome } from './webhook-outbox.js';
-
-/** A delivery of the outbox as its row holds it. */
-interface Item {
-  id: string;
-  eventId: string;
-  type: string;
-  tenant: string;
-  userId: string;
-  body: string;
-}
+import { inTransaction, OUTBOX_ROW, type OutboxItem as Item, type Outcome } from './webhook-outbox.js';
 
 interface SettledRow {
   id: string;

@@ -20,7 +20,7 @@ import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type Webhook
 export const OUTBOX_ROW = 32;
 
 /** A delivery as the outbox holds it. */
-interface Item {
+export interface OutboxItem {
   id: string;
   eventId: string;
   type: string;
@@ -29,7 +29,7 @@ interface Item {
   body: string;
 }
 
-const itemOf = (id: string, d: Omit<Item, 'id'>): Item => ({ id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
+const itemOf = (id: string, d: Omit<OutboxItem, 'id'>): OutboxItem => ({ id, eventId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, body: d.body });
 
 /**
  * The INSERT of `n` outbox rows, each row's items a parameter of its own: inside one JSON document
@@ -44,7 +44,7 @@ const insertRows = memoize(64, (n: number): string => {
 
 /** Writes `deliveries` (due now, each recorded once: the drain's transaction) in the caller's transaction. */
 export async function addToOutbox(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
-  const byEndpoint = new Map<string, Item[]>();
+  const byEndpoint = new Map<string, OutboxItem[]>();
   for (const d of deliveries) listIn(byEndpoint, d.endpointId).push(itemOf(webhookDeliveryId(d.endpointId, d.eventId), d));
   const rows: (string | string[])[] = [];
   for (const [endpointId, items] of byEndpoint) {
@@ -96,7 +96,7 @@ export async function claimOutbox(
   return claimed.sort((x, y) => Number(x.id) - Number(y.id)).map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
-    deliveries: (JSON.parse(r.items) as Item[]).map((i) => ({
+    deliveries: (JSON.parse(r.items) as OutboxItem[]).map((i) => ({
       ...i, endpointId: r.endpoint_id, status: 'sending', dueAt: r.created_at.getTime(), attempts: 0,
       lastStatus: null, error: null, createdAt: r.created_at.getTime(), deliveredAt: null,
     })),

@@ -3,30 +3,13 @@
  * Redis, with the time as an argument: a burst, then one request per interval; a refused request
  * writes nothing; a clock that went back costs one interval, not the jump; the bucket expires.
  */
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, loadScripts } from '../../src/redis/scripts.js';
-import { Keys } from '../../src/redis/keys.js';
-import { loadSettings } from '../../src/lib/settings.js';
-import { deletePrefix } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { scriptedRedis } from '../support/scripted-redis.js';
 
-const settings = loadSettings();
-const prefix = `t${randomBytes(5).toString('hex')}`;
-const keys = new Keys(prefix, 16);
-let redis: Redis;
-
-beforeAll(() => {
-  redis = new Redis(settings.redisUrl);
-  defineScripts(redis, loadScripts());
-});
-afterAll(async () => {
-  redis.disconnect();
-  await deletePrefix(settings, prefix);
-});
+const { keys, redis } = scriptedRedis();
 
 /** 4 a second (250 ms apart), 3 at once (500 ms ahead at most). */
-const take = (bucket: string, now: number) => redis.rateLimit(bucket, now, 250, 500);
+const take = (bucket: string, now: number) => redis().rateLimit(bucket, now, 250, 500);
 
 describe('rateLimit', () => {
   const T = 1_900_000_000_000;
@@ -46,9 +29,9 @@ describe('rateLimit', () => {
   it('writes nothing for a refused request (within a clock that did not go back)', async () => {
     const bucket = keys.apiKey('refused').bucket;
     for (let i = 0; i < 3; i++) await take(bucket, T);
-    const before = await redis.get(bucket);
+    const before = await redis().get(bucket);
     expect(await take(bucket, T + 1)).toBeGreaterThan(0);
-    expect(await redis.get(bucket)).toBe(before);
+    expect(await redis().get(bucket)).toBe(before);
   });
 
   it('takes a clock that went back for a spent burst: one interval to wait, not the jump', async () => {
@@ -63,7 +46,7 @@ describe('rateLimit', () => {
   it('keeps a bucket a minute past its refill, on Redis\'s clock', async () => {
     const bucket = keys.apiKey('ttl').bucket;
     await take(bucket, T);
-    const ttl = await redis.pttl(bucket);
+    const ttl = await redis().pttl(bucket);
     expect(ttl).toBeGreaterThan(60_000);
     expect(ttl).toBeLessThanOrEqual(60_250);
   });
