@@ -102,6 +102,7 @@ export class WebhookSender {
   /** A pass running, and whether another was asked for meanwhile. */
   private running: Promise<number> | null = null;
   private again = false;
+  private againRecords = false;
   private closed = false;
   readonly totals: SendResult = { claimed: 0, delivered: 0, retried: 0, failed: 0 };
 
@@ -117,27 +118,42 @@ export class WebhookSender {
   /** When this process last pruned the deliveries settled long ago (service clock). */
   private prunedAt = -Infinity;
 
-  /** Records the clock's events due now, then claims and starts what is due; answers how many were claimed. */
-  async pass(): Promise<number> {
+  /**
+   * Records the clock's events due now (unless `record` is false), then claims and starts what is
+   * due; answers how many were claimed. The workers' pass each second records; an endpoint whose
+   * queue ran dry claims again at once without recording (under load that is many times a second,
+   * and the records' reads, 256 partitions' windows among them, are a second's work).
+   */
+  async pass(record = true): Promise<number> {
     if (this.running !== null) {
       this.again = true;
+      this.againRecords ||= record;
       return this.running;
     }
-    this.running = this.claim();
+    this.running = this.claim(record);
     try {
       return await this.running;
     } finally {
       this.running = null;
       if (this.again && !this.closed) {
+        const records = this.againRecords;
         this.again = false;
-        void this.pass().catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
+        this.againRecords = false;
+        void this.pass(records).catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
       }
     }
   }
 
-  private async claim(): Promise<number> {
-    const { clock, settings, store } = this.deps;
+  private async claim(record: boolean): Promise<number> {
+    const { store } = this.deps;
     if (this.closed || store.current.webhooks.size === 0) return 0;
+    if (record) await this.record();
+    return this.claimAndStart();
+  }
+
+  /** The events of the clock due now (boosts, runs, losses, freezes, points.changed windows, rankings), recorded; old deliveries pruned. */
+  private async record(): Promise<void> {
+    const { clock, settings, store } = this.deps;
     await recordClockEvents(this.deps, this.pool, this.seen);
     const types = subscribedTypes(store.current);
     if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
@@ -153,6 +169,11 @@ export class WebhookSender {
       this.prunedAt = clock.now();
       await pruneSettled(this.pool, settings.prefix, clock.now() - RETENTION_MS);
     }
+  }
+
+  /** Claims what is due, up to what each endpoint may hold here, and starts sending it; answers how many were claimed. */
+  private async claimAndStart(): Promise<number> {
+    const { clock, settings, store } = this.deps;
     // Per endpoint (every one configured, whatever its status: a deliveries' endpoint not named was
     // deleted): how many more it may have claimed here. The log's deliveries first (the outbox,
     // whole rows), then those due again or by time with what is left.
@@ -197,7 +218,7 @@ export class WebhookSender {
       this.queued.delete(endpoint);
       // More may be due: claim again without waiting for the next second.
       if ((this.inFlight.get(endpoint) ?? 0) === 0 && !this.closed) {
-        void this.pass().catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
+        void this.pass(false).catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
       }
     }
   }
