@@ -328,6 +328,51 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
   });
 });
 
+describe('a streak lost by an operation', () => {
+  it('is out of the rankings after a restore read in the operation\'s millisecond, as before', { timeout: 60_000 }, async () => {
+    let s = await startTestServer({ clock: 'manual', workers: true });
+    const { prefix, adminKey } = s;
+    try {
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('lessons');
+      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+      expect(rule.status, rule.text).toBe(200);
+      await s.event('lessons', 'a', 1);
+      await s.event('lessons', 'b', 1);
+      await s.workers!.drainNow();
+      expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+      // After the snapshot (the restore replays it), the streak lost by the user's preferences,
+      // read in the same millisecond.
+      await s.setClock('2026-03-02T12:00:00Z');
+      const off = await s.request('PATCH', '/api/users/a/preferences', { body: { streak: { enabled: false } } });
+      expect(off.status, off.text).toBe(200);
+      const read = async () => ({
+        rankings: (await s.request('GET', '/api/streaks/rankings')).body,
+        b: (await s.request('GET', '/api/users/b/streak')).body.rank,
+      });
+      const before = await read();
+      expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 1 }], b: 1 });
+      await s.workers!.drainNow();
+      await s.workers!.configCopied(s.api.services.store.current.version);
+      await s.close();
+
+      const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
+      const pool = await connectPostgres(s.settings);
+      try {
+        expect(await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false)).toMatchObject({ failed: 0, replayed: 1 });
+      } finally {
+        await pool.end();
+      }
+      s = await startTestServer({ clock: 'manual', env });
+      await s.setClock('2026-03-02T12:00:00Z');
+      expect(await read()).toEqual(before);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
+  });
+});
+
 describe('while a restore runs', () => {
   it('answers 503 to the Application and Admin APIs, and /ready says so', async () => {
     const s = await startTestServer();
