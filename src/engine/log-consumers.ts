@@ -82,6 +82,9 @@ async function rankOperation(
   if (kind === 'restore') {
     await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry: expiry ?? 0 }, at, '');
   } else {
-    await deps.redis.zadd(deps.keys.streakRankings(tenant).expiry, 'XX', expiry ?? at, userId);
+    // A lost streak expired before the operation, as the operation wrote it (src/engine/streaks.ts
+    // refreshExpiry): the active ranking drops expiries before the time it is read at, so a read
+    // in the operation's own millisecond drops it too.
+    await deps.redis.zadd(deps.keys.streakRankings(tenant).expiry, 'XX', expiry ?? at - 1, userId);
   }
 }

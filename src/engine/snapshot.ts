@@ -5,13 +5,15 @@
  *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
  *   which entries of the log a user's state includes;
  * - then the keys that are not a user's (leaderboards, streak rankings, the keys scoped to a
- *   user, the notifications due indexes), each DUMPed and written again only when its digest changed.
+ *   user, the notifications due indexes), the keys of each hash slot DUMPed in one transaction
+ *   (readSlot), each written again only when its digest changed.
  * The keys that sum over users (a partition's users, completion counters and points totals, the
  * due set of time triggers) are not taken: a restore works them out from the users.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { scanKeys } from '../redis/client.js';
+import { scanKeys, type RedisClient } from '../redis/client.js';
+import type { LeaderboardKeys } from '../redis/keys.js';
 import { userBatches } from '../redis/users.js';
 import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
 import { postgresHoldsData } from '../postgres/installation-data.js';
@@ -75,6 +77,84 @@ async function readUser(deps: Pick<Context, 'redis' | 'keys' | 'store'>, tenant:
   if (!dumps.has(u.user)) return null;
   const [, info] = results[names.length];
   return { tenant, userId, partition: u.partition, position: lastGeneratedId(info), keys: dumps };
+}
+
+/** The hash tag of a key, which names its slot: the text between its first '{' and the '}' after it. */
+function tagOf(key: string): string {
+  const open = key.indexOf('{');
+  return key.slice(open + 1, key.indexOf('}', open + 1));
+}
+
+/** The keys that are not a user's, as SCAN finds them, by hash tag (one slot each). */
+async function sharedKeysBySlot(redis: RedisClient, prefix: string): Promise<Map<string, Set<string>>> {
+  const slots = new Map<string, Set<string>>();
+  for (const pattern of sharedKeyPatterns(prefix)) {
+    for await (const batch of scanKeys(redis, pattern)) {
+      for (const key of batch) {
+        const tag = tagOf(key);
+        let names = slots.get(tag);
+        if (names === undefined) slots.set(tag, (names = new Set()));
+        names.add(key);
+      }
+    }
+  }
+  return slots;
+}
+
+/** The slots' keys, a few slots at a time: about `size` keys a batch (a slot whole, however many it has). */
+function* slotBatches(slots: Map<string, Set<string>>, size = 500): Generator<Set<string>[]> {
+  let batch: Set<string>[] = [];
+  let keys = 0;
+  for (const names of slots.values()) {
+    batch.push(names);
+    keys += names.size;
+    if (keys >= size) {
+      yield batch;
+      batch = [];
+      keys = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * The keys of one hash slot, read in one transaction (DUMP payloads; a key gone meanwhile is left
+ * out). A script writes several keys of a slot at once: a placement a run's ranking, members,
+ * sequences and the user's history; a prune or an extension the streak rankings' lengths,
+ * expiries and standing. Read apart, a write landing between two reads left a snapshot holding half
+ * of it: a ranking and sequences with a placement whose history entry is missing (the restore's
+ * replay of that entry then changes nothing, and the entry is lost), an active streak its expiries
+ * no longer name (never pruned again). A run's members are read in the same transaction: the keys of
+ * one who entered since SCAN listed them (a history, perhaps awards) are read again with the rest.
+ */
+async function readSlot(deps: Pick<Context, 'redis' | 'keys'>, names: Set<string>): Promise<Map<string, Buffer>> {
+  const { redis, keys } = deps;
+  for (;;) {
+    const list = [...names];
+    const runs = list.map((k) => keys.runOfMembers(k)).filter((r): r is LeaderboardKeys => r !== null);
+    const multi = redis.multi();
+    for (const name of list) multi.dumpBuffer(name);
+    for (const run of runs) multi.hkeys(run.members);
+    const results = (await multi.exec()) ?? [];
+    for (const [err] of results) if (err) throw err;
+    // A member has a history (entering writes it): one missing from the list entered since.
+    let entered = false;
+    runs.forEach((run, i) => {
+      for (const userId of results[list.length + i][1] as string[]) {
+        if (names.has(run.history(userId))) continue;
+        names.add(run.history(userId));
+        names.add(run.awards(userId));
+        entered = true;
+      }
+    });
+    if (entered) continue;
+    const dumps = new Map<string, Buffer>();
+    list.forEach((name, i) => {
+      const dump = results[i][1];
+      if (dump !== null) dumps.set(name, dump as Buffer);
+    });
+    return dumps;
+  }
 }
 
 /** The users named by the log entries archived since `since` (ms), by tenant. */
@@ -151,21 +231,18 @@ async function snapshotLocked(
   const seen = new Set<string>();
   let read = 0;
   let written = 0;
-  for (const pattern of sharedKeyPatterns(settings.prefix)) {
-    for await (const batch of scanKeys(redis, pattern)) {
-      const dumps = await Promise.all(batch.map((k) => redis.dumpBuffer(k)));
-      const changed: KeyState[] = [];
-      batch.forEach((key, i) => {
-        const dump = dumps[i];
-        if (dump === null) return;
+  for (const slots of slotBatches(await sharedKeysBySlot(redis, settings.prefix))) {
+    const changed: KeyState[] = [];
+    for (const dumps of await Promise.all(slots.map((names) => readSlot(deps, names)))) {
+      for (const [key, dump] of dumps) {
         seen.add(key);
         read++;
         const digest = createHash('sha1').update(dump).digest('base64');
         if (digests.get(key) !== digest) changed.push({ key, digest, dump });
-      });
-      await store.saveKeys(id, changed);
-      written += changed.length;
+      }
     }
+    await store.saveKeys(id, changed);
+    written += changed.length;
   }
   await store.dropKeys([...digests.keys()].filter((k) => !seen.has(k)));
 

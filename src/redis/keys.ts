@@ -158,6 +158,14 @@ export interface StreakRankingKeys {
   standing: string;
 }
 
+/** A leaderboard run's keys from their common part, `<prefix>:{lb:<tag>}:`. */
+function runKeys(base: string): LeaderboardKeys {
+  return {
+    ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w',
+    history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
+  };
+}
+
 export class Keys {
   readonly prefix: string;
   readonly partitions: number;
@@ -270,14 +278,16 @@ export class Keys {
     let made = byGroup.get(group);
     if (made === undefined) {
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
-      const base = `${this.prefix}:{lb:${tag}}:`;
-      made = {
-        ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w',
-        history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
-      };
+      made = runKeys(`${this.prefix}:{lb:${tag}}:`);
       byGroup.set(group, made);
     }
     return made;
+  }
+
+  /** A run's (and group's) keys from the name of its members hash, or null when `key` is not one. */
+  runOfMembers(key: string): LeaderboardKeys | null {
+    if (!key.startsWith(`${this.prefix}:{lb:`) || !key.endsWith('}:m')) return null;
+    return runKeys(key.slice(0, -1));
   }
 
   /**

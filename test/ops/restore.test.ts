@@ -328,6 +328,117 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
   });
 });
 
+describe('a streak lost by an operation', () => {
+  it('is out of the rankings after a restore read in the operation\'s millisecond, as before', { timeout: 60_000 }, async () => {
+    let s = await startTestServer({ clock: 'manual', workers: true });
+    const { prefix, adminKey } = s;
+    try {
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('lessons');
+      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+      expect(rule.status, rule.text).toBe(200);
+      await s.event('lessons', 'a', 1);
+      await s.event('lessons', 'b', 1);
+      await s.workers!.drainNow();
+      expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+      // After the snapshot (the restore replays it), the streak lost by the user's preferences,
+      // read in the same millisecond.
+      await s.setClock('2026-03-02T12:00:00Z');
+      const off = await s.request('PATCH', '/api/users/a/preferences', { body: { streak: { enabled: false } } });
+      expect(off.status, off.text).toBe(200);
+      const read = async () => ({
+        rankings: (await s.request('GET', '/api/streaks/rankings')).body,
+        b: (await s.request('GET', '/api/users/b/streak')).body.rank,
+      });
+      const before = await read();
+      expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 1 }], b: 1 });
+      await s.workers!.drainNow();
+      await s.workers!.configCopied(s.api.services.store.current.version);
+      await s.close();
+
+      const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
+      const pool = await connectPostgres(s.settings);
+      try {
+        expect(await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false)).toMatchObject({ failed: 0, replayed: 1 });
+      } finally {
+        await pool.end();
+      }
+      s = await startTestServer({ clock: 'manual', env });
+      await s.setClock('2026-03-02T12:00:00Z');
+      expect(await read()).toEqual(before);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
+  });
+});
+
+describe('a snapshot while a placement lands', () => {
+  it('holds the keys of each slot as they were at one moment', { timeout: 60_000 }, async () => {
+    const server = await startRedisServer();
+    const s = await startTestServer({ clock: 'manual', env: { REDIS_URL: server.url, REDIS_CLUSTER_NODES: '' } });
+    const pool = await connectPostgres(s.settings);
+    const locker = await pool.connect();
+    try {
+      const { redis, keys } = s.api.services;
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('lessons');
+      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+      expect(rule.status, rule.text).toBe(200);
+      const board = await s.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'All', key: 'all', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10 }],
+      });
+      expect(board.status, board.text).toBe(201);
+      await s.event('lessons', 'a', 1);
+      await s.event('lessons', 'b', 2);
+      // Keys enough that SCAN lists a slot's keys over several calls.
+      for (let i = 0; i < 20_000; i += 1000) {
+        await redis.mset(...Array.from({ length: 1000 }, (_, j) => [`filler:${i + j}`, '1']).flat());
+      }
+      const [ranking] = await redis.keys(`${s.prefix}:{lb:*}:r`);
+      const run = keys.runOfMembers(ranking.slice(0, -1) + 'm')!;
+      const st = keys.streakRankings('_');
+      const slots = [[st.active, st.longest, st.expiry, st.standing], [run.ranking, run.members, run.sequences, run.history('a')]];
+      const locking = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      let day = 2;
+      for (const names of slots) {
+        // The snapshot stops where it writes the slot's keys (their rows changed, held locked here)...
+        await pool.query(
+          `INSERT INTO laurel_snapshot_keys (prefix, key, snapshot, digest, dump) SELECT $1, k, 0, '', '' FROM unnest($2::text[]) AS k
+           ON CONFLICT (prefix, key) DO UPDATE SET digest = ''`, [s.prefix, names],
+        );
+        await locker.query('BEGIN');
+        await locker.query('SELECT 1 FROM laurel_snapshot_keys WHERE prefix = $1 AND key = ANY($2) FOR UPDATE', [s.prefix, names]);
+        const snapshot = takeSnapshot(s.api.services, pool, true);
+        for (const until = Date.now() + 10_000; ;) {
+          const { rows } = await pool.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [locking]);
+          if (rows[0].n > 0) break;
+          if (Date.now() > until) throw new Error('the snapshot did not reach the locked rows');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // ...while an event of `a` extends the streak and raises the total: every key of the slot changes.
+        const before = await Promise.all(names.map((k) => redis.dumpBuffer(k)));
+        await s.setClock(`2026-03-0${++day}T10:00:00Z`);
+        await s.event('lessons', 'a', 2);
+        const after = await Promise.all(names.map((k) => redis.dumpBuffer(k)));
+        names.forEach((k, i) => expect(after[i], k).not.toEqual(before[i]));
+        await locker.query('COMMIT');
+        await snapshot;
+        const { rows } = await pool.query('SELECT key, dump FROM laurel_snapshot_keys WHERE prefix = $1 AND key = ANY($2)', [s.prefix, names]);
+        const held = new Map(rows.map((r) => [r.key as string, r.dump as Buffer]));
+        names.forEach((k, i) => expect(held.get(k), k).toEqual(before[i]));
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+      await pool.end();
+      await deletePostgresRows(s.settings, [s.prefix]);
+      await s.close();
+      await server.stop();
+    }
+  });
+});
+
 describe('while a restore runs', () => {
   it('answers 503 to the Application and Admin APIs, and /ready says so', async () => {
     const s = await startTestServer();
