@@ -49,7 +49,9 @@ export async function waitForWebhooks(databaseUrl: string, prefix: string, loadE
   await db.connect();
   try {
     const waitingNow = async () => Number((await db.query<{ n: string }>(
-      'SELECT count(*) AS n FROM laurel_webhook_outbox WHERE prefix = $1 AND settled_at IS NULL', [prefix],
+      // Rows not settled yet; read through to_jsonb so a baseline whose outbox has no settled_at (it
+      // deleted rows once sent) is read by the same query.
+      `SELECT count(*) AS n FROM laurel_webhook_outbox o WHERE prefix = $1 AND to_jsonb(o)->>'settled_at' IS NULL`, [prefix],
     )).rows[0].n);
     const waiting = await waitingNow();
     for (let left = waiting; left > 0; left = await waitingNow()) {

@@ -43,6 +43,11 @@ export interface WorkersHandle {
   snapshotNow(full?: boolean): Promise<SnapshotResult | null>;
   /** Resolves once no points-time job is waiting or running (for tests). */
   timeIdle(timeoutMs?: number): Promise<void>;
+  /**
+   * Stops this process's points-time pass each second, letting the one running finish (for tests
+   * that accrue time awards with accrueNow alone, in their own order).
+   */
+  pauseTimePass(): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -183,6 +188,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     },
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
+    async pauseTimePass() {
+      await started.find((x) => x.queue === timeQueue)!.worker.pause();
+    },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     /**
      * Lets the jobs running finish while Redis answers: all the workers at once, 5 s at most in

@@ -157,6 +157,18 @@ async function readSlot(deps: Pick<Context, 'redis' | 'keys'>, names: Set<string
   }
 }
 
+/**
+ * How far before the last snapshot began an incremental one looks for users the log changed. An
+ * entry's `drained_at` is when its drain transaction began, not when it committed: a transaction
+ * open while the last snapshot began (the drain commits several a second, each open for
+ * milliseconds) was not seen by it, and its rows are dated before it, so without the overlap
+ * neither snapshot took their users, and a restore from a later one, which replays the log from the
+ * snapshot before it on, lost their entries. A minute covers such a transaction, and node's and
+ * Postgres's clocks differing a little; it takes again the users of that minute (at the default
+ * interval of 5 minutes, about a fifth more).
+ */
+const OVERLAP_MS = 60_000;
+
 /** The users named by the log entries archived since `since` (ms), by tenant. */
 async function changedUsers(pool: pg.Pool, prefix: string, since: number): Promise<Map<string, Set<string>>> {
   const byTenant = new Map<string, Set<string>>();
@@ -220,7 +232,7 @@ async function snapshotLocked(
       for await (const { userIds } of userBatches(redis, keys, tenant)) await save(tenant, userIds);
     }
   } else {
-    for (const [tenant, ids] of await changedUsers(pool, settings.prefix, last!.startedAt)) {
+    for (const [tenant, ids] of await changedUsers(pool, settings.prefix, last!.startedAt - OVERLAP_MS)) {
       const list = [...ids];
       for (let i = 0; i < list.length; i += 200) await save(tenant, list.slice(i, i + 200));
     }
