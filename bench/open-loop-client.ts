@@ -217,11 +217,10 @@ async function main(): Promise<void> {
     socket.on('data', (chunk: Buffer) => {
       const t = now();
       if (c.read(chunk, t) > 0 && c.inFlight === 0) idle.push(c);
-      if (finishing) {
-        if (completed === total) finish();
-        return;
-      }
+      // Also once the schedule has run out: requests that fell due while every connection was busy
+      // still wait for this one (returning early here left them unsent, counted as unanswered).
       pump();
+      if (finishing && completed === total) finish();
     });
   })));
   t0 = performance.now() + 5;

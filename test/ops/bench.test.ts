@@ -5,6 +5,8 @@
  * over rounds and the CPU per request (bench/cpu.ts).
  */
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { baselineName, prepareBaseline } from '../../bench/baseline.js';
@@ -13,13 +15,19 @@ import {
   addMark, compareStreamIds, copiedOf, lagSeconds, marksAfter, mergeDrainTurns, openRange, parseStreamId, planCopied, summarizeDrain,
   type DrainSample, type DrainTurn, type Mark, type PartitionRead,
 } from '../../bench/drain.js';
-import { drawRequest, latenciesFromSchedule, percentiles, percentilesOf, scheduledAt, scheduledCount } from '../../bench/open-loop.js';
+import {
+  drawRequest, latenciesFromSchedule, percentiles, percentilesOf, scheduledAt, scheduledCount, type OpenLoopOptions, type OpenLoopResult,
+} from '../../bench/open-loop.js';
+import { runReporting } from '../../bench/processes.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
   buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, turnIndexes, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import type { WrkResult } from '../../bench/wrk.js';
+
+/** The open loop's client as the bench runs it: built (`npm test` builds first), in a process of its own. */
+const OPEN_LOOP_CLIENT = fileURLToPath(new URL('../../dist/bench/open-loop-client.js', import.meta.url));
 
 function slice(requests: number, seconds: number, p50: number, p99: number, statuses: Record<string, number>): WrkResult {
   return {
@@ -187,6 +195,29 @@ describe('bench: the open loop (bench/open-loop.ts)', () => {
     expect(percentilesOf(values.slice(0, 98), 2, [50, 98, 99])).toEqual([50, 98, null]);
     expect(percentilesOf([], 0, [50])).toEqual([null]);
     expect(percentiles([5, 1, 3], 0)).toEqual({ p50: 3, p90: 5, p99: 5, p999: 5, max: 5 });
+  });
+
+  it('sends the requests still waiting for a connection when the schedule has run out (the built client, a real server)', async () => {
+    // Two connections to a server that answers after 5 ms carry 400 requests a second; 200 due in
+    // 0.2 s leave about 120 waiting when the last falls due, each sent as an answer frees a connection.
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.writeHead(201, { 'content-type': 'application/json', 'content-length': 2 }).end('{}'), 5));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const o: OpenLoopOptions = {
+        host: '127.0.0.1', port, path: '/events', apiKey: 'k', rate: 1000, durationS: 0.2, connections: 2,
+        users: 100, idempotencyShare: 0.1, idempotencyPool: 10, tag: 't', timeoutS: 3,
+      };
+      const r = await runReporting<OpenLoopResult>('open-loop', process.execPath, [OPEN_LOOP_CLIENT, JSON.stringify(o)], AbortSignal.timeout(20_000));
+      expect(r.waitedForConnection).toBeGreaterThan(50);
+      expect(r).toMatchObject({ scheduled: 200, sent: 200, completed: 200, unanswered: 0, statuses: { 201: 200 } });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('draws the requests as bench/wrk/event.lua does: keys bound to users, the share keyed', () => {
