@@ -148,6 +148,15 @@ describe('the webhook outbox', () => {
     // An endpoint not named (deleted since) is claimed apart, up to `others` rows.
     const orphans = await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 1);
     expect(orphans.map((r) => [r.endpointId, r.deliveries.map((d) => d.eventId)])).toEqual([['gone', ['ev-gone-0']]]);
+    // Several such endpoints, named after and before those configured: up to `others` rows in all.
+    await record([delivery('zgone', 0), delivery('zgone', 1), delivery('agone', 0)]);
+    await record([delivery('zgone', 2)]);
+    const more = await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 2);
+    expect(more).toHaveLength(2);
+    const last = await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 5);
+    expect(last).toHaveLength(1);
+    expect([...more, ...last].flatMap((r) => r.deliveries.map((d) => d.eventId)).sort()).toEqual(['ev-agone-0', 'ev-zgone-0', 'ev-zgone-1', 'ev-zgone-2']);
+    expect(await claimOutbox(pool, prefix, 60_000, { slow: 0, fast: 4 }, 5)).toEqual([]);
     const slow = await claimOutbox(pool, prefix, 60_000, { slow: 2 }, 0);
     expect(slow.map((r) => r.deliveries[0].eventId)).toEqual(['ev-slow-0', `ev-slow-${OUTBOX_ROW}`]);
   });
