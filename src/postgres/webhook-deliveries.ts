@@ -124,16 +124,28 @@ export async function claimDue(
     // Prepared once a connection (named): it is run at every claim, and planning it cost Postgres
     // ten times what running it did while nothing was due again.
     name: 'laurel-deliveries-claim',
-    text: `WITH wanted AS (SELECT key AS endpoint_id, value::int AS n FROM jsonb_each_text($4::jsonb)),
+    text: `WITH RECURSIVE wanted AS (SELECT key AS endpoint_id, value::int AS n FROM jsonb_each_text($4::jsonb)),
      known AS (
        SELECT c.id FROM wanted CROSS JOIN LATERAL (
          SELECT d.id FROM laurel_webhook_deliveries d WHERE ${due} AND d.endpoint_id = wanted.endpoint_id
          ORDER BY d.due_at LIMIT wanted.n FOR UPDATE SKIP LOCKED) c),
+     -- The endpoints with deliveries pending or sending, one probe of the index each (not a read of
+     -- every delivery due: thousands at once when the points.changed windows end).
+     present AS (
+       SELECT min(endpoint_id) AS endpoint_id FROM laurel_webhook_deliveries WHERE prefix = $1 AND status IN ('pending', 'sending')
+       UNION ALL
+       SELECT (SELECT min(d.endpoint_id) FROM laurel_webhook_deliveries d
+               WHERE d.prefix = $1 AND d.status IN ('pending', 'sending') AND d.endpoint_id > present.endpoint_id)
+       FROM present WHERE present.endpoint_id IS NOT NULL),
      unknown AS (
-       SELECT d.id FROM laurel_webhook_deliveries d WHERE ${due} AND d.endpoint_id NOT IN (SELECT endpoint_id FROM wanted)
-       ORDER BY d.due_at LIMIT $5 FOR UPDATE SKIP LOCKED)
+       SELECT c.id FROM present CROSS JOIN LATERAL (
+         SELECT d.id FROM laurel_webhook_deliveries d WHERE ${due} AND d.endpoint_id = present.endpoint_id
+         ORDER BY d.due_at LIMIT $5 FOR UPDATE SKIP LOCKED) c
+       WHERE present.endpoint_id IS NOT NULL AND present.endpoint_id NOT IN (SELECT endpoint_id FROM wanted)
+       LIMIT $5)
      UPDATE laurel_webhook_deliveries d SET status = 'sending', claimed_until = now() + make_interval(secs => $3 / 1000.0)
-     WHERE d.prefix = $1 AND d.id IN (SELECT id FROM known UNION ALL SELECT id FROM unknown)
+     -- By the primary key, each claimed one (as a list of ids, not a join the planner read the table for).
+     WHERE d.prefix = $1 AND d.id = ANY (ARRAY(SELECT id FROM known UNION ALL SELECT id FROM unknown))
      RETURNING ${ROW_COLUMNS}`,
     values: [prefix, nowMs, leaseMs, JSON.stringify(allowed), others],
   });

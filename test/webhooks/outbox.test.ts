@@ -174,6 +174,19 @@ describe('the webhook outbox', () => {
     expect(claimed.map((d) => d.eventId)).toEqual(['ev-alive-0']);
     const dead = await claimDue(pool, prefix, now + 1_000, 60_000, { dead: 3 }, 0);
     expect(dead.map((d) => d.eventId)).toEqual(['ev-dead-0', 'ev-dead-1', 'ev-dead-2']);
+    // Endpoints not named (deleted since), before and after those named: up to `others` in all, the earliest due of each.
+    const again = await pool.connect();
+    try {
+      await recordDeliveries(again, prefix, [{ ...delivery('agone', 0), dueAt: now - 5 }, { ...delivery('zgone', 0), dueAt: now - 7 }, { ...delivery('zgone', 1), dueAt: now - 6 }], now);
+    } finally {
+      again.release();
+    }
+    const named = { dead: 0, alive: 0 };
+    const orphans = await claimDue(pool, prefix, now + 1_000, 60_000, named, 2);
+    expect(orphans).toHaveLength(2);
+    const rest = await claimDue(pool, prefix, now + 1_000, 60_000, named, 5);
+    expect([...orphans, ...rest].map((d) => d.eventId).sort()).toEqual(['ev-agone-0', 'ev-zgone-0', 'ev-zgone-1']);
+    expect(await claimDue(pool, prefix, now + 1_000, 60_000, named, 5)).toEqual([]);
   });
   it('writes a pass of more rows than one statement takes (1,000 a statement), every delivery once, bodies as given, compressed with lz4', async () => {
     const many = Array.from({ length: 1001 * OUTBOX_ROW + 5 }, (_, n) => ({ ...delivery('big', n), body: JSON.stringify({ type: 'streak.started', n, quote: 'a "b" \\ c' }) }));
