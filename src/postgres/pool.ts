@@ -25,21 +25,6 @@ function lz4(table: string, column: string): string {
    END $$`;
 }
 
-/**
- * Leaves room in each page of `table` for updated row versions: an update that changes no indexed
- * column then stays on its page and writes no index entry (a HOT update). Applies to pages written
- * from then on. Once, as `lz4` above.
- */
-function fillfactor(table: string, percent: number): string {
-  return `DO $$ BEGIN
-     IF NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = '${table}'::regclass AND 'fillfactor=${percent}' = ANY (coalesce(reloptions, '{}'))) THEN
-       PERFORM set_config('lock_timeout', '2s', true);
-       ALTER TABLE ${table} SET (fillfactor = ${percent});
-     END IF;
-   EXCEPTION WHEN lock_not_available THEN NULL;
-   END $$`;
-}
-
 const MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_config (
      prefix     text        NOT NULL,
@@ -203,10 +188,6 @@ const MIGRATIONS = [
   'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_ids ON laurel_webhook_outbox USING gin (ids)',
   // A row's 32 deliveries (about 20 kB of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
   lz4('laurel_webhook_outbox', 'items'),
-  // A claim sets only `claimed_until` (indexed nowhere): with room on the page it is a HOT update,
-  // not a new entry in every index (the ids' GIN index takes 32 a row). Measured apart, 3,000 rows
-  // claimed: 208 ms on full pages, 11 ms with half of each page free.
-  fillfactor('laurel_webhook_outbox', 50),
 ];
 
 export async function connectPostgres(settings: Settings): Promise<pg.Pool> {
