@@ -186,6 +186,10 @@ const MIGRATIONS = [
   'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_waiting ON laurel_webhook_outbox (prefix, endpoint_id, id) WHERE settled_at IS NULL',
   'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_settled ON laurel_webhook_outbox (prefix, endpoint_id, created_at DESC, id DESC) WHERE settled_at IS NOT NULL',
   'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_ids ON laurel_webhook_outbox USING gin (ids)',
+  // Rows written before `ids` (waiting at the upgrade) name their deliveries, so that a retry of
+  // one finds it once they are settled; found through the index above, none after the first start.
+  `UPDATE laurel_webhook_outbox SET ids = ARRAY(SELECT e->>'id' FROM json_array_elements(items::json) e)
+   WHERE ids = '{}'`,
   // A row's 32 deliveries (about 20 kB of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
   lz4('laurel_webhook_outbox', 'items'),
 ];

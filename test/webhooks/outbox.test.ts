@@ -137,6 +137,27 @@ describe('the webhook outbox', () => {
     expect((await listDeliveries(pool, prefix, 'l', { limit: 10, skip: 0 })).map((d) => d.id)).toEqual([target.id]);
   });
 
+  it('names the deliveries of a row written before rows named them (waiting at the upgrade), so a retry finds one once it is settled', async () => {
+    const at = now + 7_200_000;
+    const client = await pool.connect();
+    try {
+      await addToOutbox(client, prefix, [delivery('up', 0), delivery('up', 1)], at);
+    } finally {
+      client.release();
+    }
+    // As the version before wrote it: no ids.
+    await pool.query(`UPDATE laurel_webhook_outbox SET ids = '{}' WHERE prefix = $1 AND endpoint_id = 'up'`, [prefix]);
+    // A start (the migrations run again) names them.
+    const restarted = await connectPostgres(loadSettings({ ...process.env, LAUREL_PREFIX: prefix }));
+    await restarted.end();
+    const [row] = await claimOutbox(pool, prefix, 60_000, { up: 1 }, 0);
+    const { rows: [named] } = await pool.query(`SELECT ids FROM laurel_webhook_outbox WHERE prefix = $1 AND id = $2`, [prefix, row.id]);
+    expect(named.ids).toEqual(row.deliveries.map((d) => d.id));
+    await completeOutbox(pool, prefix, [{ id: row.id, deliveries: row.deliveries,
+      attempts: row.deliveries.map((d) => ({ delivery: d, status: 'delivered' as const, lastStatus: 204, error: null, at: at + 1 })) }]);
+    expect(await retryDelivery(pool, prefix, 'up', row.deliveries[1].id, at + 5000)).toMatchObject({ eventId: 'ev-up-1', status: 'pending', attempts: 1 });
+  });
+
   it('claims each endpoint\'s own rows, however many older rows another has waiting', async () => {
     // A receiver that fell behind: 70 rows waiting, older than the one of a receiver that keeps up.
     await record(Array.from({ length: 70 * OUTBOX_ROW }, (_, n) => delivery('slow', n)));
