@@ -71,6 +71,20 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   const started: { queue: Queue; worker: Worker }[] = [];
+  /**
+   * The queues' schedules, made again once a restore has rebuilt Redis: a Redis that lost its data
+   * lost them too (and `laurel restore --force` deletes them), and without them nothing drains,
+   * snapshots or sends while the api serves again.
+   */
+  const schedules: (() => Promise<unknown>)[] = [];
+  const schedule = async (make: () => Promise<unknown>) => {
+    schedules.push(make);
+    await make();
+  };
+  svc.store.onRestored(() => {
+    wlog.warn('Redis rebuilt by a restore: the workers\' schedules made again');
+    for (const make of schedules) make().catch((err: unknown) => wlog.error({ err }, 'could not make a worker schedule again after a restore'));
+  });
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
     const worker = new Worker(name, process, { connection, prefix, concurrency: 1 });
@@ -83,7 +97,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       if (isConnectionError(err)) outage.noise(err, failure);
       else wlog.error({ err, job: job?.id }, failure);
     });
-    if (every) await q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } });
+    if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));
     started.push({ queue: q, worker });
     return q;
   }
@@ -113,7 +127,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       .catch((err: unknown) => wlog.warn({ err }, 'could not enqueue config copy'));
   svc.store.onChange((s) => { void enqueueCopy(s.version); });
   await enqueueCopy(svc.store.current.version);
-  await configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions });
+  await schedule(() => configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions }));
 
   const drainer = new LogDrainer(svc, pool);
   await queue(LOG_DRAIN_QUEUE, async () => {

@@ -36,9 +36,15 @@ export class ConfigStore {
   private reloading: Promise<void> = Promise.resolve();
   private clockSeq = 0;
   private readonly listeners: ((s: Configuration) => void)[] = [];
+  private readonly restoredListeners: (() => void)[] = [];
   loaded = false;
   /** Whether a restore is rebuilding Redis (src/engine/restore.ts): nothing is served meanwhile. */
   restoring = false;
+  /**
+   * Whether Redis came back without the installation this process served (a restart that kept
+   * nothing): nothing is served, and no snapshot taken, until `laurel restore` rebuilds it.
+   */
+  lostData = false;
 
   /** `heartbeatMs`: how often api processes beat (a write waits only for live ones, src/config/followers.ts). */
   constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null, heartbeatMs = 1000) {
@@ -58,6 +64,11 @@ export class ConfigStore {
     this.listeners.push(listener);
   }
 
+  /** Called when a restore has rebuilt Redis (a restore's mark, or the mark of data lost, gone). */
+  onRestored(listener: () => void): void {
+    this.restoredListeners.push(listener);
+  }
+
   /** Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. */
   /**
    * Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. Reloads run one
@@ -71,6 +82,7 @@ export class ConfigStore {
       for (const kind of CONFIG_KINDS) pipeline.hgetall(this.keys.config(kind));
       pipeline.get(this.keys.clock);
       pipeline.exists(this.keys.restoring);
+      pipeline.exists(this.keys.lostData);
       const results = (await pipeline.exec()) ?? [];
       for (const [err] of results) if (err) throw err;
       const version = Number(results[0][1] ?? 0);
@@ -83,7 +95,10 @@ export class ConfigStore {
         if (this.follower !== null) await recordLoaded(this.redis, this.keys, this.follower, version).catch(() => undefined);
       }
       this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null);
+      const wasDown = this.restoring || this.lostData;
       this.restoring = results[CONFIG_KINDS.length + 2][1] === 1;
+      this.lostData = results[CONFIG_KINDS.length + 3][1] === 1;
+      if (wasDown && !this.restoring && !this.lostData) for (const l of this.restoredListeners) l();
       this.loaded = true;
     };
     this.reloading = this.reloading.then(run, run);
@@ -125,11 +140,33 @@ export class ConfigStore {
       connection: (client) => this.outage?.watch(client, 'configuration subscriber'),
     });
     this.poller = setInterval(() => {
-      this.redis.get(this.keys.configVersion).then((v) => {
+      this.redis.get(this.keys.configVersion).then(async (v) => {
+        if (v === null && this.snapshot.version > 0 && !this.lostData) await this.markLost();
         if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
       }).catch((err) => { if (!this.stopped) this.warn(err, 'configuration poll failed'); });
     }, pollMs);
     this.poller.unref();
+  }
+
+  /**
+   * Redis has no configuration version while this process served one: it came back without the
+   * installation (a restart that kept nothing). Marked for every process at once, unless a restore
+   * is under way (it deletes the installation first, then rebuilds it): serving on would answer as if
+   * every user were new, replays of idempotency keys as new events, and the workers' next snapshot
+   * would replace what Postgres keeps.
+   */
+  private async markLost(): Promise<void> {
+    const marked = await this.redis.eval(
+      `if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then
+         return redis.call('SET', KEYS[3], ARGV[1], 'NX') and 1 or 0
+       end
+       return 0`,
+      3, this.keys.configVersion, this.keys.restoring, this.keys.lostData, String(Date.now()),
+    );
+    if (marked !== 1) return;
+    this.log.error({ prefix: this.keys.prefix },
+      'Redis came back without the installation (it kept nothing): nothing is served until `laurel restore --force` rebuilds it from Postgres');
+    await this.redis.publish(this.keys.channel, 'lost');
   }
 
   /** A failure while Redis is unreachable is the outage's to report (once); others are logged. */

@@ -19,6 +19,8 @@ export class InstallationError extends Error {}
 
 /** Whether Redis holds the installation: its configuration version, or any user's data. */
 async function redisHasInstallation(svc: Services): Promise<boolean> {
+  // Marked by a process that found Redis back without it: what Redis holds since is not it.
+  if ((await svc.redis.exists(svc.keys.lostData)) === 1) return false;
   if ((await svc.redis.exists(svc.keys.configVersion)) === 1) return true;
   for await (const _ of scanKeys(svc.redis, `${svc.settings.prefix}:{p*`, 1000)) return true;
   return false;

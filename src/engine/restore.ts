@@ -55,9 +55,18 @@ const CLOCK_MARGIN_MS = 5000;
 
 /** Whether Redis holds any key of the installation. */
 export async function redisHoldsData(redis: RedisClient, prefix: string): Promise<boolean> {
-  for await (const _ of scanKeys(redis, `${prefix}:*`, 1000)) return true;
+  for await (const batch of scanKeys(redis, `${prefix}:*`, 1000)) if (batch.some((k) => isData(k.slice(prefix.length + 1)))) return true;
   return false;
 }
+
+/**
+ * Whether a key (without the prefix) holds the installation's data: not what running processes
+ * write whatever Redis holds (their heartbeats, the marks, the workers' queues).
+ */
+function isData(key: string): boolean {
+  return !MARKS.has(key) && !key.startsWith('{q}');
+}
+const MARKS = new Set(['{cfg}:apis', '{cfg}:apis:config', '{cfg}:lost-data', '{cfg}:restoring']);
 
 /** Deletes every key of the installation. */
 async function deleteInstallation(redis: RedisClient, prefix: string): Promise<void> {
@@ -158,7 +167,7 @@ export class Restore {
       await redis.xtrim(log, 'MAXLEN', 0);
       await redis.del(keys.partitionLogCursor(p));
     }
-    await redis.del(keys.restoring);
+    await redis.del(keys.restoring, keys.lostData);
     await redis.publish(keys.channel, 'restored');
     await store.reload();
     result.ms = Date.now() - started;

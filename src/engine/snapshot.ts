@@ -199,6 +199,9 @@ export async function takeSnapshot(
 ): Promise<SnapshotResult | null> {
   const started = Date.now();
   const { redis, keys, settings } = deps;
+  if ((await redis.exists(keys.lostData, keys.restoring)) > 0) {
+    throw new SnapshotError(`Redis lost the data of installation "${settings.prefix}", or a restore is rebuilding it: no snapshot is taken (it would replace what Postgres keeps)`);
+  }
   if ((await redis.exists(keys.configVersion)) === 0) {
     if (!(await postgresHoldsData(pool, settings.prefix))) return null;
     throw new SnapshotError(`Redis holds no data of installation "${settings.prefix}": no snapshot is taken (it would replace what Postgres keeps)`);

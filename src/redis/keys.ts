@@ -56,6 +56,9 @@
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
  *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
+ *   <prefix>:{cfg}:lost-data                           set by a process that found Redis back without the
+ *                                                        installation it served (src/config/store.ts);
+ *                                                        nothing is served until a restore deletes it
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *   <prefix>:{cfg}:apis:config                         hash: api process -> configuration version it
  *                                                        has loaded (src/config/followers.ts)
@@ -374,6 +377,10 @@ export class Keys {
   /** Set while `laurel restore` rebuilds Redis: the api answers 503 meanwhile. */
   get restoring(): string {
     return `${this.prefix}:{cfg}:restoring`;
+  }
+
+  get lostData(): string {
+    return `${this.prefix}:{cfg}:lost-data`;
   }
 
   /** Pub/sub channel announcing configuration and clock changes. */

@@ -35,8 +35,9 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
         } catch {
           redisOk = false;
         }
-        const checks = { redis: redisOk, scripts: readiness.scriptsLoaded, config: store.loaded, restored: !store.restoring };
-        if (redisOk && readiness.scriptsLoaded && store.loaded && !store.restoring) {
+        const restored = !store.restoring && !store.lostData;
+        const checks = { redis: redisOk, scripts: readiness.scriptsLoaded, config: store.loaded, restored };
+        if (redisOk && readiness.scriptsLoaded && store.loaded && restored) {
           return ok({ status: 'ready', checks, configVersion: store.current.version });
         }
         const failing = Object.entries(checks).filter(([, v]) => !v).map(([k]) => k).join(', ');
