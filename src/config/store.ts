@@ -165,7 +165,7 @@ export class ConfigStore {
     );
     if (marked !== 1) return;
     this.log.error({ prefix: this.keys.prefix },
-      'Redis came back without the installation (it kept nothing): nothing is served until `laurel restore --force` rebuilds it from Postgres');
+      'Redis came back without the installation (it kept nothing): nothing is served until `laurel restore` rebuilds it from Postgres');
     await this.redis.publish(this.keys.channel, 'lost');
   }
 

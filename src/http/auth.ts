@@ -119,7 +119,7 @@ export class Authenticator {
     const family = route.family;
     if (family === 'ops') return;
     if (this.store.restoring) throw fail('unavailable', 'laurel restore is rebuilding Redis from Postgres; retry shortly');
-    if (this.store.lostData) throw fail('unavailable', 'Redis came back without laurel\'s data; `laurel restore --force` rebuilds it from Postgres');
+    if (this.store.lostData) throw fail('unavailable', 'Redis came back without laurel\'s data; `laurel restore` rebuilds it from Postgres');
     if (req.apiKey === '') throw fail('unauthorized');
     const scoped = userKeyId(req.apiKey);
     if (scoped !== null) return this.asUser(req, route, scoped);
