@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressRefused, postWebhook } from '../../src/engine/webhooks/post.js';
+import { isPrivateAddress, urlProblem } from '../../src/engine/webhooks/addresses.js';
 
 describe('a webhook POST', () => {
   let server: Server;
@@ -54,7 +55,25 @@ describe('a webhook POST', () => {
     await expect(postWebhook(`http://127.0.0.1:${port}/`, '{}', {}, 1000, false)).rejects.toThrow(AddressRefused);
     await expect(postWebhook(`http://localhost:${port}/`, '{}', {}, 1000, false)).rejects.toThrow(/private address/);
     await expect(postWebhook(`http://[::1]:${port}/`, '{}', {}, 1000, false)).rejects.toThrow(AddressRefused);
+    // IPv4 inside IPv6 reaches the IPv4 address: mapped (the URL parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1), in full.
+    for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:127.0.0.1]']) {
+      await expect(postWebhook(`http://${host}:${port}/`, '{}', {}, 1000, false), host).rejects.toThrow(AddressRefused);
+    }
     expect(bodies).toEqual([]);
+  });
+
+  it('judges every form of an address: IPv4 inside IPv6, unique local, link-local; public ones pass', () => {
+    for (const a of ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a00:1', '::ffff:169.254.169.254', '::7f00:1', '64:ff9b::a9fe:a9fe',
+      '2002:7f00:1::', 'fd00::1', 'fe80::1%eth0', 'ff02::1', '::', '::1', '0:0:0:0:0:0:0:1', '127.0.0.1', '10.1.2.3', '100.64.0.1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ['2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::', '8.8.8.8', '2001:db8::1']) {
+      expect(isPrivateAddress(a), a).toBe(false);
+    }
+    expect(urlProblem('http://[::ffff:127.0.0.1]:4091/', false)).toMatch(/private/);
+    expect(urlProblem('http://[::ffff:169.254.169.254]/', false)).toMatch(/private/);
+    expect(urlProblem('http://[::ffff:127.0.0.1]:4091/', true)).toBeNull();
+    expect(urlProblem('http://[2606:4700:4700::1111]/', false)).toBeNull();
   });
 
   it('answers the status, and sends one after another over connections kept open', async () => {
