@@ -4,9 +4,21 @@
  * a person would, the change checked through the Admin API, and a refused edit's message found
  * under the field it concerns.
  */
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, createAchievements } from '../support/admin.js';
 import { openDashboard, type Dashboard } from './browser.js';
+
+/**
+ * A field's error with the card's own lines beside it (its form error and status), so that a
+ * failing wait says what the card showed instead (a save taken, nothing changed, another error).
+ */
+async function cardText(card: Locator, fieldError: string): Promise<string> {
+  const [field, form, status] = await Promise.all([
+    card.page().locator(fieldError).textContent(), card.getByRole('alert').last().textContent(), card.getByRole('status').textContent(),
+  ]);
+  return `field: ${field ?? ''} | form: ${form ?? ''} | status: ${status ?? ''}`;
+}
 
 describe('the dashboard\'s edit forms', () => {
   let d: Dashboard;
@@ -167,7 +179,7 @@ describe('the dashboard\'s edit forms', () => {
     const level = box.getByRole('form', { name: /^Edit level / });
     await level.getByLabel('Level key').fill('expert');
     await level.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => page.locator('#level-edit-key-error').textContent()).toContain('already exists');
+    await expect.poll(() => cardText(level, '#level-edit-key-error')).toMatch(/^field: .*already exists/);
     await level.getByLabel('Level name').fill('Novice');
     await level.getByLabel('Level key').fill('novice');
     await level.getByLabel('Reached at (points)').fill('20');
@@ -183,7 +195,7 @@ describe('the dashboard\'s edit forms', () => {
     const boost = box.getByRole('form', { name: /^Edit boost / });
     await boost.getByLabel('Multiplier').fill('1');
     await boost.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => page.locator('#boost-edit-multiplier-error').textContent()).toBe('multiplier must not be 1');
+    await expect.poll(() => cardText(boost, '#boost-edit-multiplier-error')).toMatch(/^field: multiplier must not be 1 \|/);
     await boost.getByLabel('Boost name').fill('Triple');
     await boost.getByLabel('Multiplier').fill('3');
     await boost.getByLabel('To (day, optional)').fill('2099-01-31');
