@@ -6,11 +6,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
+import { canBind, ephemeralRange, outsideEphemeral } from './ports.js';
 
 export interface RedisClusterHandle {
   nodes: { host: string; port: number }[];
@@ -137,9 +137,14 @@ async function fixedPorts(basePort: number): Promise<number[]> {
 }
 
 function randomDistinctPorts(): number[] {
+  const range = ephemeralRange();
+  const outside = (port: number) => outsideEphemeral(port, range);
   const ports = new Set<number>();
-  while (ports.size < NODE_COUNT) {
-    ports.add(RANDOM_PORT_MIN + Math.floor(Math.random() * (RANDOM_PORT_MAX - RANDOM_PORT_MIN + 1)));
+  // Outside the ephemeral range (support/ports.ts), bus ports included: a node's port is taken
+  // again after a kill. A range that covers them all leaves no choice: any port, after enough draws.
+  for (let draw = 0; ports.size < NODE_COUNT; draw++) {
+    const port = RANDOM_PORT_MIN + Math.floor(Math.random() * (RANDOM_PORT_MAX - RANDOM_PORT_MIN + 1));
+    if ((outside(port) && outside(port + BUS_PORT_OFFSET)) || draw > 10_000) ports.add(port);
   }
   return [...ports];
 }
@@ -149,14 +154,6 @@ async function allPortsFree(ports: number[]): Promise<boolean> {
     if (!(await canBind(port)) || !(await canBind(port + BUS_PORT_OFFSET))) return false;
   }
   return true;
-}
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: HOST, exclusive: true }, () => server.close(() => resolve(true)));
-  });
 }
 
 // ---------------------------------------------------------------------------

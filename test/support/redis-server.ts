@@ -1,5 +1,5 @@
 /**
- * A redis-server of a test's own, on a free port, that keeps nothing on disk unless asked: it can
+ * A redis-server of a test's own, on a free port (outside the ephemeral range: support/ports.ts), that keeps nothing on disk unless asked: it can
  * be killed (its data gone with it) and started again, empty, on the same port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../bench/processes.js';
+import { stablePort } from './ports.js';
 
 export interface RedisServer {
   port: number;
@@ -33,7 +33,7 @@ export function answers(port: number): Promise<boolean> {
 }
 
 export async function startRedisServer(opts: { persistent?: boolean } = {}): Promise<RedisServer> {
-  const port = await freePort();
+  const port = await stablePort();
   const dir = await mkdtemp(path.join(os.tmpdir(), `laurel-redis-${port}-`));
   let child: ChildProcess | null = null;
   const persistence = opts.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
