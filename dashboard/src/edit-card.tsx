@@ -4,13 +4,15 @@
  * the focus goes back to what opened it.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { EditState } from './edit-form.js';
 
 export function EditCard(props: { label: string; title: string; state: EditState; onClose: () => void; children: ComponentChildren }) {
   const { errors, done, submit } = props.state;
   const ref = useRef<HTMLFormElement>(null);
-  useEffect(() => {
+  // A layout effect: the focus moves as the form is drawn. An effect would move it after the next
+  // frame, from whatever field a person (or a test) had already chosen and begun to type in.
+  useLayoutEffect(() => {
     // The button that opened it gets the focus back when it closes (if it is still there).
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), textarea')?.focus();

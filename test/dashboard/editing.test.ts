@@ -209,4 +209,29 @@ describe('the dashboard\'s edit forms', () => {
       name: 'Triple', multiplier: 3, start: '2026-01-01', end: '2099-01-31', rounding: 'up', userAttributes: [{ attributeId: ids.plan, attributeValue: 'pro' }],
     }]);
   });
+
+  it('takes the focus as it opens, before anything else can: a field chosen at once keeps it', async () => {
+    const { page, s } = d;
+    await createAchievements(s, [{ name: 'Quick', key: 'quick', trigger: 'metric', metricId: ids.lessons, metricValue: 1 }]);
+    await d.open('Achievements');
+    await page.getByRole('button', { name: 'Edit achievement quick' }).waitFor();
+    // The form opened and its Key chosen as soon as it is there, as fast hands (or a test) may: the
+    // form's own focus on its first field must not come after, moving the typing elsewhere.
+    // (A string: the tests are typed without the DOM's names.)
+    const focused = await page.evaluate(`(async () => {
+      const key = new Promise((resolve) => {
+        const seen = new MutationObserver(() => {
+          const el = document.getElementById('achievement-edit-key');
+          if (el !== null) { seen.disconnect(); resolve(el); }
+        });
+        seen.observe(document.body, { childList: true, subtree: true });
+      });
+      document.querySelector('[aria-label="Edit achievement quick"]').click();
+      (await key).focus();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return document.activeElement?.id;
+    })()`);
+    expect(focused).toBe('achievement-edit-key');
+    await page.getByRole('form', { name: 'Edit achievement quick' }).getByRole('button', { name: 'Close' }).click();
+  });
 });
