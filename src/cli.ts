@@ -133,7 +133,8 @@ async function main(): Promise<void> {
         const r = await restoreWith(settings, log, pool, args.includes('--force'));
         process.stdout.write(`restored installation "${settings.prefix}" ` +
           `${r.snapshot === null ? 'from the event log alone (no snapshot)' : `from snapshot ${r.snapshot}`}: ${r.config} configuration entities, ` +
-          `${r.users} users, ${r.keys} other keys; ${r.replayed} log entries replayed (${r.skipped} already in the snapshot, ${r.failed} refused) in ${r.ms} ms\n`);
+          `${r.users} users and ${r.keys} other keys from the snapshot; ${r.replayed} log entries replayed after it (${r.skipped} already in the snapshot, ` +
+          `${r.failed} refused) in ${r.ms} ms\n`);
       } finally {
         await pool.end();
       }

@@ -316,7 +316,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     expect(snapshot.output()).toMatch(/Redis holds no data of installation ".*", but Postgres does: .*laurel restore/);
     const restored = runCli(['restore'], cliEnv);
     expect(await restored.exited, restored.output()).toBe(0);
-    expect(restored.output()).toMatch(new RegExp(`restored installation "${prefix}" from snapshot \\d+: \\d+ configuration entities, \\d+ users`));
+    expect(restored.output()).toMatch(new RegExp(`restored installation "${prefix}" from snapshot \\d+: \\d+ configuration entities, \\d+ users and \\d+ other keys from the snapshot; \\d+ log entries replayed after it`));
     const again = runCli(['restore'], cliEnv);
     expect(await again.exited).toBe(1);
     expect(again.output()).toMatch(/holds data of installation .*--force/);
