@@ -45,6 +45,23 @@ export class ConfigStore {
    * nothing): nothing is served, and no snapshot taken, until `laurel restore` rebuilds it.
    */
   lostData = false;
+  /** Checks under way of a request connection just back (its 'ready' after a drop): see verifying. */
+  private checks = 0;
+
+  /**
+   * Whether the request connection has just come back and this process has not yet checked that
+   * Redis still holds the installation: nothing is served meanwhile, so that no request runs on a
+   * Redis that came back empty before the check marks it (lostData). Its 'ready' is heard before any
+   * request can use it.
+   */
+  get verifying(): boolean {
+    return this.checks > 0;
+  }
+
+  /** Whether the request connection takes commands now (a command issued otherwise waits or fails). */
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
 
   /** `heartbeatMs`: how often api processes beat (a write waits only for live ones, src/config/followers.ts). */
   constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null, heartbeatMs = 1000) {
@@ -140,12 +157,24 @@ export class ConfigStore {
       connection: (client) => this.outage?.watch(client, 'configuration subscriber'),
     });
     this.poller = setInterval(() => {
-      this.redis.get(this.keys.configVersion).then(async (v) => {
-        if (v === null && this.snapshot.version > 0 && !this.lostData) await this.markLost();
-        if (Number(v ?? 0) !== this.snapshot.version) return this.reload();
-      }).catch((err) => { if (!this.stopped) this.warn(err, 'configuration poll failed'); });
+      this.check().catch((err) => { if (!this.stopped) this.warn(err, 'configuration poll failed'); });
     }, pollMs);
     this.poller.unref();
+    // Every 'ready' from now on is a reconnection: checked at once, and nothing served until then.
+    this.redis.on('ready', () => {
+      if (this.stopped) return;
+      this.checks++;
+      this.check()
+        .catch((err) => { if (!this.stopped) this.warn(err, 'configuration check after a reconnection failed'); })
+        .finally(() => { this.checks--; });
+    });
+  }
+
+  /** The configuration version in Redis: gone while this process served one (marked lost), or moved (reloaded). */
+  private async check(): Promise<void> {
+    const v = await this.redis.get(this.keys.configVersion);
+    if (v === null && this.snapshot.version > 0 && !this.lostData) await this.markLost();
+    if (Number(v ?? 0) !== this.snapshot.version) await this.reload();
   }
 
   /**

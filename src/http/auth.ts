@@ -120,6 +120,8 @@ export class Authenticator {
     if (family === 'ops') return;
     if (this.store.restoring) throw fail('unavailable', 'laurel restore is rebuilding Redis from Postgres; retry shortly');
     if (this.store.lostData) throw fail('unavailable', 'Redis came back without laurel\'s data; `laurel restore` rebuilds it from Postgres');
+    if (this.store.verifying) throw fail('unavailable', 'Redis is back; laurel is checking that it kept its data; retry shortly');
+    if (!this.store.connected) throw fail('unavailable', 'Redis is not reachable');
     if (req.apiKey === '') throw fail('unauthorized');
     const scoped = userKeyId(req.apiKey);
     if (scoped !== null) return this.asUser(req, route, scoped);

@@ -7,6 +7,7 @@
  * heartbeats written since are not data) rebuilds it; the api answers as before the loss, the
  * replay a 202, and the workers' schedules are made again (the log drains an event taken after).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { restoreWith } from '../../src/engine/installation.js';
 import { SnapshotError } from '../../src/engine/snapshot.js';
@@ -45,16 +46,33 @@ describe.skipIf(redisServerAvailable() !== null)('a Redis that comes back empty 
     const before = (await server.request('GET', '/api/users/ada/metrics/lessons')).body;
     expect(before).toMatchObject({ id: ids.lessons, current: 2 });
 
-    // Redis restarts and keeps nothing.
+    // Redis restarts and keeps nothing, while a client sends events one after another: none is
+    // taken, neither while Redis is down nor once it is back (the connection's return is checked
+    // before anything is served on it; the poll every 2 s would leave events taken on the empty Redis).
     await redis.kill();
+    const answers: { status: number; error: string; back: boolean }[] = [];
+    let back = false;
+    let stop = false;
+    const probing = (async () => {
+      for (let i = 0; !stop; i++) {
+        const r = await event(`probe${i}`, `p${i}`);
+        answers.push({ status: r.status, error: String(r.body.error ?? ''), back });
+        await sleep(5);
+      }
+    })();
     await redis.start();
+    back = true;
 
-    // Within the configuration poll: marked, and nothing served.
+    // Marked, and nothing served.
     await eventually(async () => {
       const ready = await server.request('GET', '/ready', { key: null });
       expect(ready.status).toBe(503);
       expect(ready.body.checks).toMatchObject({ redis: true, restored: false });
     }, 15_000);
+    await eventually(() => expect(answers.filter((a) => a.back && /laurel restore/.test(a.error)).length).toBeGreaterThan(2), 15_000);
+    stop = true;
+    await probing;
+    expect(answers.filter((a) => a.status !== 503)).toEqual([]);
     const replay = await event('ada', 'k1');
     expect(replay.status).toBe(503);
     expect(replay.body.error).toMatch(/laurel restore/);
