@@ -106,6 +106,8 @@ export interface Settings {
   drainSampleMs: number;
   /** Postgres of the variants whose workers run (DATABASE_URL). */
   databaseUrl: string;
+  /** Whether the variants not being measured were paused for each turn (BENCH_PAUSE_IDLE, bench/pause.ts). */
+  pauseIdle: boolean;
 }
 
 /** One measured pass of every selected variant, in the order they ran. */
@@ -633,7 +635,10 @@ export function renderMarkdown(report: Report): string {
       (report.variants.some((v) => v.drain !== null)
         ? ` Variants whose workers run: ${s.systemSliceS === s.durationS ? `one load of ${s.durationS} s` : `turns of ${s.systemSliceS} s`}, each followed by the wait for` +
           ` their drain (at most ${s.drainCapS} s); CPU per request includes that tail.`
-        : ''),
+        : '') +
+      (s.pauseIdle === true
+        ? ' The variants not being measured are paused (SIGSTOP) for each turn and open-loop pass.'
+        : ' Every variant runs for the whole round, those not being measured too (their workers\' background included).'),
     many
       ? `${plural(n, 'round')}, each with a fresh server per variant, all started first, then measured in turns (forwards, then backwards),` +
         ` in rotated order (${orders}). req/s: each round's requests over its measured seconds, the median over rounds, then each round's` +

@@ -26,6 +26,8 @@
  *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split;
  *                      `all`, or `none`)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
+ *   BENCH_PAUSE_IDLE   1: the variants not being measured are paused for each turn and open-loop pass
+ *                      (bench/pause.ts); 0: they run throughout, as up to stop 31 (1)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
@@ -49,6 +51,7 @@ import { addTicks, childPids, isLocalRedis, perRequest, postgresTicks, sample, Z
 import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
+import { pause, resumeAll } from './pause.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
@@ -137,7 +140,14 @@ function loadSettings(): Settings {
     drainCapS: DRAIN_CAP_S,
     drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
     databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    pauseIdle: pauseIdle(),
   };
+}
+
+function pauseIdle(): boolean {
+  const raw = process.env.BENCH_PAUSE_IDLE ?? '1';
+  if (raw !== '0' && raw !== '1') throw new UsageError(`BENCH_PAUSE_IDLE must be 0 or 1, got "${raw}"`);
+  return raw === '1';
 }
 
 function systemSlice(durationS: number): number {
@@ -161,6 +171,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
   if (settings.systemSliceS !== settings.durationS) reasons.push(`BENCH_SYSTEM_SLICE=${settings.systemSliceS} (default BENCH_DURATION)`);
+  if (!settings.pauseIdle) reasons.push('BENCH_PAUSE_IDLE=0 (default 1)');
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
   return reasons;
 }
@@ -297,6 +308,23 @@ function pidsOf(session: Session, redisPid: number | null): Pids {
   return { server: primary, workers: session.workers?.proc.pid ?? null, redis: redisPid };
 }
 
+/** The processes of every variant but `r` (their servers and workers; pause() takes their children too). */
+function othersOf(r: Running, running: Running[]): number[] {
+  return running.filter((o) => o !== r)
+    .flatMap((o) => [o.session.child.proc.pid, o.session.workers?.proc.pid])
+    .filter((pid): pid is number => pid !== undefined);
+}
+
+/** Runs `f` with every other variant paused (BENCH_PAUSE_IDLE), and lets them go on whatever happens. */
+async function alone<T>(settings: Settings, r: Running, running: Running[], f: () => Promise<T>): Promise<T> {
+  if (settings.pauseIdle) pause(othersOf(r, running));
+  try {
+    return await f();
+  } finally {
+    resumeAll();
+  }
+}
+
 /** The runner's user + system CPU µs so far. */
 function runnerUs(): number {
   const u = process.cpuUsage();
@@ -382,35 +410,37 @@ async function measureRound(
       const turn = k % 2 === 0 ? running : [...running].reverse();
       for (const r of turn) {
         if (!plan(r).includes(k)) continue;
-        const sliceS = r.monitor === null ? settings.sliceS : settings.systemSliceS;
-        const pids = pidsOf(r.session, redisPid);
-        const before = sample(pids, withPostgres);
-        const ownBefore = runnerUs();
-        const pass = load(settings, r.session, sliceS, tags[running.indexOf(r)], signal);
-        let slice: WrkResult;
-        if (r.monitor === null) {
-          slice = await pass;
-        } else {
-          const evalBefore = await evalMicros(redis);
-          const hooksBefore = webhooksReceived();
-          const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
-          r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
-          slice = watched.result;
-          r.drainTurns.push(watched.drain);
-          // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran, the
-          // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
-          let hooks = '';
-          if (r.variant.name.includes('hooks') && r.session.drain !== null) {
-            const tail = await waitForWebhooks(r.session.drain.databaseUrl, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
-            const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
-            hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} outbox rows waiting once drained, ${sent}`;
+        await alone(settings, r, running, async () => {
+          const sliceS = r.monitor === null ? settings.sliceS : settings.systemSliceS;
+          const pids = pidsOf(r.session, redisPid);
+          const before = sample(pids, withPostgres);
+          const ownBefore = runnerUs();
+          const pass = load(settings, r.session, sliceS, tags[running.indexOf(r)], signal);
+          let slice: WrkResult;
+          if (r.monitor === null) {
+            slice = await pass;
+          } else {
+            const evalBefore = await evalMicros(redis);
+            const hooksBefore = webhooksReceived();
+            const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
+            r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
+            slice = watched.result;
+            r.drainTurns.push(watched.drain);
+            // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran, the
+            // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
+            let hooks = '';
+            if (r.variant.name.includes('hooks') && r.session.drain !== null) {
+              const tail = await waitForWebhooks(r.session.drain.databaseUrl, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
+              const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
+              hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} outbox rows waiting once drained, ${sent}`;
+            }
+            log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
           }
-          log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
-        }
-        const after = sample(pids, withPostgres);
-        r.runnerUs += runnerUs() - ownBefore;
-        r.slices.push(slice);
-        r.ticks = addTicks(r.ticks, before, after);
+          const after = sample(pids, withPostgres);
+          r.runnerUs += runnerUs() - ownBefore;
+          r.slices.push(slice);
+          r.ticks = addTicks(r.ticks, before, after);
+        });
       }
     }
     for (const r of running) {
@@ -429,7 +459,7 @@ async function measureRound(
       for (const r of running) {
         if (!settings.openLoopVariants.includes(r.variant.name)) continue;
         const result = results.find((x) => x.name === r.variant.name)!;
-        result.openLoop = await openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal);
+        result.openLoop = await alone(settings, r, running, () => openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal));
         const o = result.openLoop;
         const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
         log(`  ${r.variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
@@ -599,6 +629,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
+    resumeAll();
     await stopAll();
     redis.disconnect();
     await postgres?.end().catch(() => {});

@@ -1,0 +1,45 @@
+/**
+ * The variants not being measured, paused (SIGSTOP) for another's turn and let go on (SIGCONT)
+ * after it. Every variant of a round runs from the round's start to its end, and an idle one is not
+ * idle: its workers pass over the log's partitions every second, its webhooks' and notifications'
+ * passes run, it snapshots. In stop 31's run of fifteen variants that background took a quarter and
+ * more of every variant's requests a second (docs/performance.md). A turn lasts seconds, well
+ * inside the locks and timeouts of what is paused (BullMQ's 30 s lock, renewed as soon as it goes on).
+ */
+import { childPids } from './cpu.js';
+
+/** `pid` and every process under it that runs now (the api processes of `laurel start`). */
+export function processTree(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...childPids(all[i]!));
+  return all;
+}
+
+const paused = new Set<number>();
+
+/** Stops the process trees of `roots`; one gone meanwhile is skipped. */
+export function pause(roots: number[]): void {
+  for (const root of roots) {
+    for (const pid of processTree(root)) {
+      try {
+        process.kill(pid, 'SIGSTOP');
+        paused.add(pid);
+      } catch { /* exited meanwhile */ }
+    }
+  }
+}
+
+/** Lets every process `pause` stopped go on. */
+export function resumeAll(): void {
+  for (const pid of paused) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch { /* exited meanwhile */ }
+  }
+  paused.clear();
+}
+
+/** How many processes are paused now. */
+export function pausedCount(): number {
+  return paused.size;
+}
