@@ -23,28 +23,38 @@ import { generateKey } from './http/auth.js';
 import { ListenError } from './http/server.js';
 import { createLogger } from './lib/log.js';
 import { RedisUnavailableError } from './redis/client.js';
+import { parseOptions, type OptionSpec, type Options } from './lib/cli-options.js';
 import { loadSettings, SettingsError, type Settings } from './lib/settings.js';
+import { postgresHoldsData } from './postgres/installation-data.js';
 import { connectPostgres, PostgresUnavailableError } from './postgres/pool.js';
 import { startWorkers } from '../workers/index.js';
 
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
+/** Each command's options (src/lib/cli-options.ts). */
+const COMMANDS: Record<string, OptionSpec> = {
+  start: { usage: 'laurel start' },
+  api: { usage: 'laurel api' },
+  workers: { usage: 'laurel workers' },
+  keys: { usage: 'laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]', values: ['--kind', '--tenant', '--name'] },
+  snapshot: { usage: 'laurel snapshot [--full]', switches: ['--full'] },
+  restore: { usage: 'laurel restore [--force]', switches: ['--force'] },
+};
 
-async function keysCreate(settings: Settings, log: Logger, args: string[]): Promise<void> {
-  const kind = flag(args, '--kind') ?? 'admin';
-  if (kind !== 'admin' && kind !== 'application') throw new SettingsError('--kind must be admin or application');
+async function keysCreate(settings: Settings, log: Logger, options: Options): Promise<void> {
+  const kind = options.values.get('--kind') ?? 'admin';
+  if (kind !== 'admin' && kind !== 'application') throw new SettingsError(`--kind must be admin or application\nusage: ${COMMANDS.keys!.usage}`);
   const svc = await connect(settings, log);
+  // A key written into a Redis that lost the installation would make it look like one (a version,
+  // a key), and the workers' next snapshot would replace what Postgres keeps for a restore.
+  await guardInstallation(svc, log);
   try {
-    const tenantRef = flag(args, '--tenant');
+    const tenantRef = options.values.get('--tenant');
     let tenantId: string | null = null;
     if (tenantRef !== undefined) {
       const t = svc.store.current.tenants.get(tenantRef) ?? svc.store.current.tenantsByCustomerId.get(tenantRef);
       if (!t) throw new SettingsError(`tenant "${tenantRef}" not found`);
       tenantId = t.id;
     }
-    const fresh = generateKey(kind, flag(args, '--name') ?? `${kind} key`, tenantId, new Date(svc.clock.now()).toISOString());
+    const fresh = generateKey(kind, options.values.get('--name') ?? `${kind} key`, tenantId, new Date(svc.clock.now()).toISOString());
     await svc.store.put('apikeys', 'create', fresh.record);
     process.stdout.write(`${fresh.key}\n`);
   } finally {
@@ -54,6 +64,16 @@ async function keysCreate(settings: Settings, log: Logger, args: string[]): Prom
 
 async function main(): Promise<void> {
   const [command = 'start', ...args] = process.argv.slice(2);
+  const spec = COMMANDS[command];
+  // `keys` has a subcommand, `create`, its only one.
+  if (command === 'keys' && args[0] !== 'create' && args[0] !== '--help' && args[0] !== '-h') {
+    throw new SettingsError(`usage: ${COMMANDS.keys!.usage}`);
+  }
+  const options = spec === undefined ? null : parseOptions(command === 'keys' && args[0] === 'create' ? args.slice(1) : args, spec);
+  if (options?.help) {
+    process.stdout.write(`usage: ${spec!.usage}\n`);
+    return;
+  }
   const settings = loadSettings();
   const log = createLogger(settings.logLevel);
   switch (command) {
@@ -109,15 +129,14 @@ async function main(): Promise<void> {
       break;
     }
     case 'keys':
-      if (args[0] !== 'create') throw new SettingsError('usage: laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]');
-      await keysCreate(settings, log, args.slice(1));
+      await keysCreate(settings, log, options!);
       break;
     case 'snapshot': {
       const svc = await connect(settings, log);
       await guardInstallation(svc, log);
       const pool = await connectPostgres(settings);
       try {
-        const r = await takeSnapshot(svc, pool, args.includes('--full'));
+        const r = await takeSnapshot(svc, pool, options!.switches.has('--full'));
         if (r === null) process.stdout.write('nothing to snapshot: a new installation, nothing configured yet\n');
         else process.stdout.write(`snapshot ${r.id} taken (${r.full ? 'full' : 'what changed since the last one'}): ` +
           `${r.users} users, ${r.keys} other keys (${r.written} written) in ${r.ms} ms\n`);
@@ -130,7 +149,11 @@ async function main(): Promise<void> {
     case 'restore': {
       const pool = await connectPostgres(settings);
       try {
-        const r = await restoreWith(settings, log, pool, args.includes('--force'));
+        // A prefix Postgres has never seen (a typo) would "restore" an empty installation, and say so as a success.
+        if (!(await postgresHoldsData(pool, settings.prefix))) {
+          throw new SettingsError(`Postgres holds nothing of installation "${settings.prefix}": nothing to restore (is LAUREL_PREFIX right?)`);
+        }
+        const r = await restoreWith(settings, log, pool, options!.switches.has('--force'));
         process.stdout.write(`restored installation "${settings.prefix}" ` +
           `${r.snapshot === null ? 'from the event log alone (no snapshot)' : `from snapshot ${r.snapshot}`}: ${r.config} configuration entities, ` +
           `${r.users} users and ${r.keys} other keys from the snapshot; ${r.replayed} log entries replayed after it (${r.skipped} already in the snapshot, ` +

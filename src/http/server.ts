@@ -305,7 +305,9 @@ export class HttpServer {
     });
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
-      if (status >= 500) this.log.error({ method, url, status, ms }, 'request failed');
+      // A 503 is Redis away, a restore, or data lost: each logged once where it is found (src/redis/outage.ts,
+      // src/config/store.ts), so its requests are refusals (an outage under load answers thousands a second).
+      if (status >= 500 && status !== 503) this.log.error({ method, url, status, ms }, 'request failed');
       else if (status >= 400) this.log.info({ method, url, status, ms }, 'request refused');
       else this.log.debug({ method, url, status, ms }, 'request');
     }

@@ -314,6 +314,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const snapshot = runCli(['snapshot'], cliEnv);
     expect(await snapshot.exited, snapshot.output()).toBe(1);
     expect(snapshot.output()).toMatch(/Redis holds no data of installation ".*", but Postgres does: .*laurel restore/);
+    // A key made now would make Redis look like the installation, and a snapshot after it would
+    // replace the configuration Postgres keeps: refused as well, nothing written.
+    const key = runCli(['keys', 'create', '--name', 'too early'], cliEnv);
+    expect(await key.exited, key.output()).toBe(1);
+    expect(key.output()).toMatch(/Redis holds no data of installation ".*", but Postgres does: .*laurel restore/);
     const restored = runCli(['restore'], cliEnv);
     expect(await restored.exited, restored.output()).toBe(0);
     expect(restored.output()).toMatch(new RegExp(`restored installation "${prefix}" from snapshot \\d+: \\d+ configuration entities, \\d+ users and \\d+ other keys from the snapshot; \\d+ log entries replayed after it`));

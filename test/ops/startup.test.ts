@@ -54,6 +54,37 @@ describe('laurel start-up', () => {
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   });
 
+  it('refuses an option it does not know, a value missing or an argument left over, with the usage; --help shows it and does nothing', async () => {
+    const env = { LAUREL_PREFIX: newPrefix() };
+    const cases: [string[], RegExp, RegExp][] = [
+      [['keys', 'create', '--knd', 'application'], /unknown option "--knd"/, /usage: laurel keys create \[--kind/],
+      [['keys', 'create', '--kind'], /--kind needs a value/, /usage: laurel keys create/],
+      [['keys', 'create', '--kind', 'application', '--tenant'], /--tenant needs a value/, /usage: laurel keys create/],
+      [['keys', 'make'], /usage: laurel keys create/, /usage/],
+      [['snapshot', '--ful'], /unknown option "--ful"/, /usage: laurel snapshot \[--full\]/],
+      [['restore', '--forc'], /unknown option "--forc"/, /usage: laurel restore \[--force\]/],
+      [['start', 'now'], /unexpected argument "now"/, /usage: laurel start/],
+    ];
+    for (const [args, why, usage] of cases) {
+      const r = run(args, env);
+      expect(await r.exited, args.join(' ')).toBe(1);
+      expect(r.output(), args.join(' ')).toMatch(why);
+      expect(r.output(), args.join(' ')).toMatch(usage);
+      // Nothing made: no key printed.
+      expect(r.output(), args.join(' ')).not.toMatch(/lrl_/);
+    }
+    // A prefix Postgres has never seen: nothing to restore, said as such (not a restore of nothing).
+    const typo = run(['restore'], env);
+    expect(await typo.exited).toBe(1);
+    expect(typo.output()).toMatch(new RegExp(`Postgres holds nothing of installation "${env.LAUREL_PREFIX}": nothing to restore \\(is LAUREL_PREFIX right\\?\\)`));
+    for (const args of [['keys', 'create', '--help'], ['snapshot', '--help'], ['restore', '-h']]) {
+      const r = run(args, env);
+      expect(await r.exited, args.join(' ')).toBe(0);
+      expect(r.output(), args.join(' ')).toMatch(new RegExp(`^usage: laurel ${args[0]}`));
+      expect(r.output(), args.join(' ')).not.toMatch(/lrl_|snapshot \d+ taken|restored/);
+    }
+  });
+
   it('refuses bad settings with a message naming the variable', async () => {
     const r = run(['api'], { BODY_LIMIT: 'lots', LAUREL_PREFIX: newPrefix() });
     expect(await r.exited).toBe(1);
