@@ -27,7 +27,7 @@
  *                      `all`, or `none`)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   BENCH_PAUSE_IDLE   1: the variants not being measured are paused for each turn and open-loop pass
- *                      (bench/pause.ts); 0: they run throughout, as up to stop 31 (1)
+ *                      (bench/pause.ts: what that moves into each variant's own turns); 0: they run throughout (0)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
@@ -145,7 +145,7 @@ function loadSettings(): Settings {
 }
 
 function pauseIdle(): boolean {
-  const raw = process.env.BENCH_PAUSE_IDLE ?? '1';
+  const raw = process.env.BENCH_PAUSE_IDLE ?? '0';
   if (raw !== '0' && raw !== '1') throw new UsageError(`BENCH_PAUSE_IDLE must be 0 or 1, got "${raw}"`);
   return raw === '1';
 }
@@ -171,7 +171,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
   if (settings.systemSliceS !== settings.durationS) reasons.push(`BENCH_SYSTEM_SLICE=${settings.systemSliceS} (default BENCH_DURATION)`);
-  if (!settings.pauseIdle) reasons.push('BENCH_PAUSE_IDLE=0 (default 1)');
+  if (settings.pauseIdle) reasons.push('BENCH_PAUSE_IDLE=1 (default 0)');
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
   return reasons;
 }
