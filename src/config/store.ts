@@ -86,7 +86,6 @@ export class ConfigStore {
     this.restoredListeners.push(listener);
   }
 
-  /** Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. */
   /**
    * Reads the whole configuration (one slot, one pipeline) and swaps the snapshot. Reloads run one
    * after another, each reading after the previous one finished, so a caller that just wrote sees

@@ -23,6 +23,7 @@ import { activityOf, compareStreamIds, nextStreamId, operationEntry, type LogBod
 import { LogArchive } from '../postgres/log-archive.js';
 import { SnapshotStore } from '../postgres/snapshots.js';
 import { scanKeys, type RedisClient } from '../redis/client.js';
+import type { Keys } from '../redis/keys.js';
 import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
@@ -53,20 +54,16 @@ export interface RestoreResult {
 /** How far before a snapshot's `since` the log is read again: node's and Redis's clocks may differ a little. */
 const CLOCK_MARGIN_MS = 5000;
 
-/** Whether Redis holds any key of the installation. */
-export async function redisHoldsData(redis: RedisClient, prefix: string): Promise<boolean> {
-  for await (const batch of scanKeys(redis, `${prefix}:*`, 1000)) if (batch.some((k) => isData(k.slice(prefix.length + 1)))) return true;
+/**
+ * Whether Redis holds any key of the installation's data: not what running processes write whatever
+ * Redis holds (their heartbeats, the marks, the workers' queues).
+ */
+async function redisHoldsData(redis: RedisClient, keys: Keys): Promise<boolean> {
+  const marks = new Set([keys.apiProcesses, keys.apiConfigVersions, keys.lostData, keys.restoring]);
+  const isData = (key: string) => !marks.has(key) && !key.startsWith(`${keys.queuePrefix}:`);
+  for await (const batch of scanKeys(redis, `${keys.prefix}:*`, 1000)) if (batch.some(isData)) return true;
   return false;
 }
-
-/**
- * Whether a key (without the prefix) holds the installation's data: not what running processes
- * write whatever Redis holds (their heartbeats, the marks, the workers' queues).
- */
-function isData(key: string): boolean {
-  return !MARKS.has(key) && !key.startsWith('{q}');
-}
-const MARKS = new Set(['{cfg}:apis', '{cfg}:apis:config', '{cfg}:lost-data', '{cfg}:restoring']);
 
 /** Deletes every key of the installation. */
 async function deleteInstallation(redis: RedisClient, prefix: string): Promise<void> {
@@ -117,7 +114,7 @@ export class Restore {
     const started = Date.now();
     const { redis, keys, settings, store } = this.svc;
     const prefix = settings.prefix;
-    if (await redisHoldsData(redis, prefix)) {
+    if (await redisHoldsData(redis, keys)) {
       if (!force) throw new RestoreError(`Redis holds data of installation "${prefix}" already; restore refuses to overwrite it (--force deletes it first)`);
       await deleteInstallation(redis, prefix);
     }
