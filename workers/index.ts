@@ -9,7 +9,7 @@ import { connect, type Services } from '../src/engine/services.js';
 import { guardInstallation } from '../src/engine/installation.js';
 import { takeSnapshot, type SnapshotResult } from '../src/engine/snapshot.js';
 import { SNAPSHOT_QUEUE } from './snapshot.js';
-import { closeClient, createClient, settleWithin } from '../src/redis/client.js';
+import { closeClient, createClient, MAX_RETRY_DELAY_MS, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import type { Settings } from '../src/lib/settings.js';
 import { connectPostgres } from '../src/postgres/pool.js';
@@ -87,7 +87,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   });
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
-    const worker = new Worker(name, process, { connection, prefix, concurrency: 1 });
+    // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
+    // worker (the log drain's among them) idle that long after Redis was back; now as often as the
+    // connections try to reconnect.
+    const worker = new Worker(name, process, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
     q.on('error', onError(`queue ${name}`));
     worker.on('error', onError(`worker ${name}`));
     // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
