@@ -13,7 +13,7 @@ import { microsPerTick, statTimes } from './cpu.js';
 import { runWrk, WRK_MISSING, wrkVersion } from './wrk.js';
 import { ROOT } from './variants.js';
 import { webhookReceiver, webhooksReceived } from './webhook-receiver.js';
-import { signedHeaders, newSecret } from '../src/domain/webhook-signing.js';
+import { signedHeaders, newSecret } from '../src/domain/webhooks/signing.js';
 import { IN_FLIGHT } from '../src/engine/webhooks/send.js';
 
 const now = new Date().toISOString();

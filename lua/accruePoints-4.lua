@@ -12,7 +12,7 @@
   ARGV[1] '<member>|<earliest next due ms>': the user in the due set, and its new score
   ARGV[2] the awards due, oldest first (several triggers interleaved, so caps bind in time
           order): '<due ms>:<day field>:<k>,...' where k is the trigger's position below
-  ARGV[3] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+  ARGV[3] the boosts that may apply (JSON, src/domain/points/rules.ts boostsFor) or ''
   ARGV[4] the log entry without its closing brace (JSON, built by the api); "pa" is added
   ARGV[5...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
           read, or ''>|<next due after this>'

@@ -15,9 +15,9 @@
   ARGV[3] the event log entry (JSON, built by the api); when this completes something, the
           script adds "ac": the ids completed (src/model/log.ts)
   ARGV[4] plan (msgpack): a = the achievement's entry, c = the composites, p = the points
-          triggers (src/domain/points.ts PointsDetails, without metric triggers) or absent
+          triggers (src/domain/points/rules.ts PointsDetails, without metric triggers) or absent
   ARGV[5] '<now ms>|<day field>': the awards' date, and the day they count on
-  ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+  ARGV[6] the boosts that may apply (JSON, src/domain/points/rules.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
           marker (lua/includes/writeUser.lua)
 

@@ -42,7 +42,7 @@
   ARGV[1] user id
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 21-digit complement of its log entry id
-          (src/domain/leaderboards.ts orderOf)
+          (src/domain/leaderboards/runs.ts orderOf)
   ARGV[4] maximum participants; negated for a breakdown group's ranking, whose placements check
           for a user who left (a sign costs nothing to read, a marker in a string a C call; the
           rankings without breakdown skip the check)

@@ -81,8 +81,8 @@
           that it does not hold it
             details     JSON, decoded only when something completes or awards: m = the metric
                         achievements (in the order of <hot>), c = composites, sa = streak
-                        achievements, p = points (src/domain/points.ts PointsDetails)
-  ARGV[6] the boosts that may apply (JSON, src/domain/points.ts boostsFor) or ''
+                        achievements, p = points (src/domain/points/rules.ts PointsDetails)
+  ARGV[6] the boosts that may apply (JSON, src/domain/points/rules.ts boostsFor) or ''
   ARGV[7...] user hash field/value pairs of the identification, maybe ending with the breakdown
           marker (lua/includes/writeUser.lua)
   Without pairs, the api leaves out the trailing empty arguments (absent reads as ''): Redis builds

@@ -7,7 +7,7 @@
 
   Ties: each ranking is a sorted set whose score is the length and whose member is
   '<order>|<user id>', order a 21-digit complement of the log entry id of the event that reached
-  the length (src/domain/leaderboards.ts orderOf): equal lengths list by descending member, the
+  the length (src/domain/leaderboards/runs.ts orderOf): equal lengths list by descending member, the
   earliest arrival first. The current length's member changes with every extension; the longest's
   only when it grows, so reaching an equal longest later keeps the earlier arrival. A member without
   '|' (written before members carried an order) is the user id itself.

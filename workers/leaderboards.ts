@@ -9,11 +9,11 @@
  * to `leaderboard.finished`, each finalised run (and group) records one, with its top 10.
  */
 import type { Deps } from '../src/engine/deps.js';
-import { finishedOn, runOf, runStart } from '../src/domain/leaderboards.js';
+import { finishedOn, runOf, runStart } from '../src/domain/leaderboards/runs.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';
-import { finishedEvent, type RankedUser } from '../src/domain/webhook-clock-events.js';
-import type { WebhookEvent } from '../src/domain/webhook-events.js';
+import { finishedEvent, type RankedUser } from '../src/domain/webhooks/clock-events.js';
+import type { WebhookEvent } from '../src/domain/webhooks/events.js';
 import { recordEvents, subscribedTypes } from '../src/engine/webhooks/record.js';
 
 const DAY_MS = 86_400_000;

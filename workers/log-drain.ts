@@ -20,7 +20,7 @@
  *   read, and only what this drainer has not written already (src/engine/notifications/due-index.ts),
  *   and made deliveries by the notifier when due.
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
- *   for one (src/domain/webhook-events.ts mayNotify) are parsed, and their webhook deliveries
+ *   for one (src/domain/webhooks/events.ts mayNotify) are parsed, and their webhook deliveries
  *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
@@ -36,7 +36,7 @@ import {
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
-import { mayNotify, type ParsedEntry } from '../src/domain/webhook-events.js';
+import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
 import { addToOutbox } from '../src/postgres/webhook-outbox.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import { sentTogether } from '../src/redis/coalesce.js';

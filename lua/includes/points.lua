@@ -27,7 +27,7 @@
 
   pointsContext(userKey, base, ms, dayField, boosts)   a context: awards dated `ms`, counted on
                                       `dayField`; `boosts` the JSON of the boosts that may apply
-                                      (src/domain/points.ts boostsFor) or ''
+                                      (src/domain/points/rules.ts boostsFor) or ''
   pointsLoad(pc, sys, total, count)   caches a system's stored total and award count (read now
                                       when not given)
   pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)   adds `points` to the system in

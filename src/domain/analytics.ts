@@ -3,7 +3,7 @@
  * against the rest, and the buckets of the distributions.
  */
 import type { NotificationSettings } from '../model/entities.js';
-import { controlPoint, ratioAt } from './notifications.js';
+import { controlPoint, ratioAt } from './notifications/rules.js';
 
 const DAY_MS = 86_400_000;
 

@@ -5,12 +5,12 @@
  * User hash fields: id, created, updated (absent until the user is updated: `created`), email, name,
  * tz, sub ('0' unsubscribed; '1' or absent subscribed), dt (JSON device tokens), a:<attribute key>,
  * n:<notification type> (JSON channels), m:<metric id> (metric total), s:o and s:ov (streak
- * preferences: src/domain/streak-preferences.ts).
+ * preferences: src/domain/streaks/preferences.ts).
  */
 import { attributeField, attributeOfField } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
-import { streakPreferencesOf, streakPreferencesView, type StreakPreferencesView } from './streak-preferences.js';
+import { streakPreferencesOf, streakPreferencesView, type StreakPreferencesView } from './streaks/preferences.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../model/entities.js';
 
@@ -160,7 +160,7 @@ export interface UserView {
   updated: string;
 }
 
-/** A user as the API answers it; `control` is the user's group (src/domain/notifications.ts isControl). */
+/** A user as the API answers it; `control` is the user's group (src/domain/notifications/rules.ts isControl). */
 export function userView(h: UserHash, control: boolean): UserView {
   // Without a prototype: an attribute key may be `__proto__`, which `{}` would take for its own.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;

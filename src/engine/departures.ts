@@ -16,7 +16,7 @@
 import { attributeField, attributeOfField } from '../model/fields.js';
 import { perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
-import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards.js';
+import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards/runs.js';
 import { localDay } from '../domain/time.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';

@@ -20,7 +20,7 @@
 import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
-import { hasWindow } from '../domain/leaderboards.js';
+import { hasWindow } from '../domain/leaderboards/runs.js';
 
 /** What a placement learnt of a full ranking. */
 export interface EntryCertificate {

@@ -5,7 +5,7 @@
  * nothing. Requests write the same as they go (src/engine/standing.ts).
  */
 import { currentPeriod } from '../domain/periods.js';
-import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks.js';
+import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks/state.js';
 import type { StreakSettings } from '../model/entities.js';
 import { compareStreamIds, type LogBody } from '../model/log.js';
 import type { Context } from './context.js';

@@ -12,7 +12,7 @@
 import { attributeField } from '../model/fields.js';
 import { BoundedMap, perObject } from '../lib/memo.js';
 import type { Context } from './context.js';
-import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards/runs.js';
 import { localMinute } from '../domain/time.js';
 import type { Leaderboard } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';

@@ -1,7 +1,7 @@
 import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../model/fields.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../domain/periods.js';
-import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
+import { expiresAt, stateFromHash, streakZone } from '../domain/streaks/state.js';
 import { localMinute } from '../domain/time.js';
 import type { LoggedEvent } from '../model/log.js';
 import type { Context } from './context.js';

@@ -15,7 +15,7 @@
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { StreakPreferences } from '../domain/streak-preferences.js';
+import type { StreakPreferences } from '../domain/streaks/preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
 import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
@@ -28,7 +28,7 @@ import { completeAchievement } from './achievements.js';
 import { EventRecorder } from './event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
 import { logSubscribers, noteLater } from './webhooks/plan.js';
-import type { ParsedEntry } from '../domain/webhook-events.js';
+import type { ParsedEntry } from '../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from './notifications/due-index.js';
 import type { Services } from './services.js';
 import { accrueTime } from './time-awards.js';

@@ -9,8 +9,8 @@
  * (The points totals the summaries read are written by the awarding script itself, in the user's
  * slot: lua/includes/points.lua.)
  */
-import { expiresAt, stateFromHash, streakZone } from '../domain/streaks.js';
-import { orderOf } from '../domain/leaderboards.js';
+import { expiresAt, stateFromHash, streakZone } from '../domain/streaks/state.js';
+import { orderOf } from '../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../domain/periods.js';
 import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
 import type { LoggedEvent } from '../model/log.js';
@@ -27,7 +27,7 @@ export interface StreakStanding {
 
 /**
  * Records one user's streak in the tenant's rankings (lua/streakRank-4.lua): equal lengths rank by
- * arrival, the log entry id `seq` of the event or operation (src/domain/leaderboards.ts orderOf;
+ * arrival, the log entry id `seq` of the event or operation (src/domain/leaderboards/runs.ts orderOf;
  * the service time `at` without one).
  */
 export function rankStreak(

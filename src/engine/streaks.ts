@@ -2,11 +2,11 @@
  * What an admin does to users' streaks (POST /admin/v1/streaks/freezes, /restore, /pauses): the
  * scripts, then the rankings and streak boards brought in line with when the streak is lost now.
  */
-import { breakdownGroup, groupName } from '../domain/leaderboards.js';
+import { breakdownGroup, groupName } from '../domain/leaderboards/runs.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
 import { uuidv7 } from '../domain/ids.js';
-import { streakDisabled } from '../domain/streak-preferences.js';
-import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks.js';
+import { streakDisabled } from '../domain/streaks/preferences.js';
+import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks/state.js';
 import type { Leaderboard, StreakSettings } from '../model/entities.js';
 import { attributeField } from '../model/fields.js';
 import { ScriptCode } from '../redis/codes.js';

@@ -14,7 +14,7 @@ import { timeDueField } from '../model/fields.js';
 import { DateTime } from 'luxon';
 import { pointsEntryHead } from '../model/log.js';
 import type { Context } from './context.js';
-import { isOff } from '../domain/points.js';
+import { isOff } from '../domain/points/rules.js';
 import { placedAwards, rankAwards } from './placements.js';
 import { boostsArg } from '../config/plans/points.js';
 import { ScriptCode } from '../redis/codes.js';

@@ -4,7 +4,7 @@
  * an identification moves the user out of; a user's preferences.
  */
 import { boostsFor } from '../config/plans/points.js';
-import type { StreakPreferences } from '../domain/streak-preferences.js';
+import type { StreakPreferences } from '../domain/streaks/preferences.js';
 import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../domain/users.js';
 import { localDay } from '../domain/time.js';
 import { fail } from '../lib/errors.js';

@@ -179,7 +179,7 @@ export type LeaderboardStatus = 'inactive' | 'active' | 'scheduled' | 'finished'
 
 /**
  * A leaderboard (trophy-admin 1.21.1 AdminLeaderboard). `status` is what the admin set; the
- * status users see follows the clock (src/domain/leaderboards.ts leaderboardStatus).
+ * status users see follows the clock (src/domain/leaderboards/runs.ts leaderboardStatus).
  */
 export interface Leaderboard {
   id: string;
@@ -230,7 +230,7 @@ export interface NotificationSettings {
   controlRatio: number;
   /**
    * Every control ratio set, with when (ISO-8601), oldest first: a user's group is the one the ratio
-   * in force when the user was created gives (src/domain/notifications.ts isControl), so changing
+   * in force when the user was created gives (src/domain/notifications/rules.ts isControl), so changing
    * the ratio never moves a user who exists.
    */
   controlRatios: [from: string, ratio: number][];

@@ -60,7 +60,7 @@ export const STREAK_FIELD = 's';
 export const PAUSES_FIELD = 's:pz';
 
 
-/** The user's streak preferences, JSON (user hash; src/domain/streak-preferences.ts has the form). */
+/** The user's streak preferences, JSON (user hash; src/domain/streaks/preferences.ts has the form). */
 export const STREAK_PREFERENCES_FIELD = 's:o';
 
 /** A token of the user's streak preferences (16 hex digits), which every event script reads (user hash). */

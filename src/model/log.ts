@@ -16,7 +16,7 @@
  *   points       {"t", "u", "ts", "pa"}                               (time awards)
  * and the operations on a user that a restore replays as well:
  *   preferences  {"t", "u", "ts", "f": {"notifications": {type: channels}, "streak"?: the streak
- *                 preferences passed (src/domain/streak-preferences.ts, metrics by id)}}
+ *                 preferences passed (src/domain/streaks/preferences.ts, metrics by id)}}
  *   freezes      {"t", "u", "ts", "n": freezes granted}
  *   restore      {"t", "u", "ts"}                                     (a streak restored)
  *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}

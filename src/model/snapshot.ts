@@ -32,7 +32,7 @@ export class Snapshot {
   readonly leaderboardsByKey: Map<string, Leaderboard>;
   /** Levels of each system, lowest threshold first. */
   readonly levelsBySystem: Map<string, PointsLevel[]>;
-  /** The notification settings; null until set (the defaults apply: src/domain/notifications.ts). */
+  /** The notification settings; null until set (the defaults apply: src/domain/notifications/rules.ts). */
   readonly notifications: NotificationSettings | null;
   private readonly notificationSettings: Map<string, NotificationSettings>;
   /** Notification templates, oldest first (the first created wins among those that match). */

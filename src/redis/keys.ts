@@ -24,7 +24,7 @@
  *   <prefix>:{p<N>}:log                                stream: the partition's event log
  *   <prefix>:{p<N>}:ndue                               zset: the notifications activity calls for, not
  *                                                        yet made deliveries -> the earliest they can be
- *                                                        due (src/domain/notification-due.ts)
+ *                                                        due (src/domain/notifications/due-members.ts)
  *   <prefix>:{p<N>}:pcdue, :pcw                        zset: '[tenant, user id, system id]' -> the end
  *                                                        of the window whose points.changed it waits for
  *                                                        (ms); hash: the same -> its latest entry's awards
@@ -207,7 +207,7 @@ export class Keys {
     return `${this.slots[partition]}ptdue`;
   }
 
-  /** The partition's due index of reminders, reactivations and recaps (src/domain/notification-due.ts). */
+  /** The partition's due index of reminders, reactivations and recaps (src/domain/notifications/due-members.ts). */
   partitionNotificationsDue(partition: number): string {
     return `${this.slots[partition]}ndue`;
   }

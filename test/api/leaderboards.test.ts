@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
-import { orderOf } from '../../src/domain/leaderboards.js';
+import { orderOf } from '../../src/domain/leaderboards/runs.js';
 
 describe.each(targets())('a user\'s leaderboard history on %s', (target) => {
   let s: TestServer;

@@ -5,7 +5,7 @@
  * deliveries list's query checks and tenant scope; on Redis and on the Cluster.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlPoint } from '../../src/domain/notifications.js';
+import { controlPoint } from '../../src/domain/notifications/rules.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
 
 describe.each(targets())('notifications admin on %s', (target) => {

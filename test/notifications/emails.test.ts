@@ -9,7 +9,7 @@ import { DateTime } from 'luxon';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
-import { verifyToken } from '../../src/domain/notification-tokens.js';
+import { verifyToken } from '../../src/domain/notifications/link-tokens.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 import { adminCreate, createAchievements } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

@@ -7,7 +7,7 @@
 import { DateTime } from 'luxon';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signToken } from '../../src/domain/notification-tokens.js';
+import { signToken } from '../../src/domain/notifications/link-tokens.js';
 import { adminCreate, createAchievements } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';

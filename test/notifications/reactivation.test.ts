@@ -11,7 +11,7 @@ import { deletePostgresRows, startTestServer, targets, type TestServer } from '.
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 import { eventually } from '../support/eventually.js';
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
-import { reactivationScore } from '../../src/domain/notification-due.js';
+import { reactivationScore } from '../../src/domain/notifications/due-members.js';
 
 describe.each(targets())('reactivation emails on %s', (target) => {
   let s: TestServer;

@@ -10,7 +10,7 @@ import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { movePointsTotals, moveStreakStanding } from '../../src/engine/upgrade.js';
 import { rankStreak } from '../../src/engine/standing.js';
-import { orderOf } from '../../src/domain/leaderboards.js';
+import { orderOf } from '../../src/domain/leaderboards/runs.js';
 
 let s: TestServer;
 let db: pg.Client;

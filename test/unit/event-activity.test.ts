@@ -11,11 +11,11 @@ import { activityOf, entryBody, eventActivity, eventEntry, type EventActivity, t
 import { Redis } from 'ioredis';
 import {
   dueMember, dueMemberText, parseDueMember, reactivationScore, recapIndexed, reminderScore,
-} from '../../src/domain/notification-due.js';
+} from '../../src/domain/notifications/due-members.js';
 import { noteDue, noteEntry, NotedDays, type DueNotes, type PartitionDue } from '../../src/engine/notifications/due-index.js';
 import type { Context } from '../../src/engine/context.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
-import { streakLast } from '../../src/domain/streaks.js';
+import { streakLast } from '../../src/domain/streaks/state.js';
 
 /** Any text, and often the characters JSON escapes. */
 const text = fc.oneof(

@@ -1,6 +1,6 @@
 /** A user's breakdown group on a board, as every reader and writer works it out. */
 import { describe, expect, it } from 'vitest';
-import { breakdownGroup, groupName } from '../../src/domain/leaderboards.js';
+import { breakdownGroup, groupName } from '../../src/domain/leaderboards/runs.js';
 import type { Leaderboard } from '../../src/model/entities.js';
 import { emptyRaw, Snapshot } from '../../src/model/snapshot.js';
 

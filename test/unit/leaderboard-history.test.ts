@@ -1,9 +1,9 @@
 /**
- * A user's rank history as days (src/domain/leaderboard-history.ts): the stored changes, newest
+ * A user's rank history as days (src/domain/leaderboards/rank-history.ts): the stored changes, newest
  * first, grouped by the local date of each change in the user's zone.
  */
 import { describe, expect, it } from 'vitest';
-import { dailyHistory, parseRankChange } from '../../src/domain/leaderboard-history.js';
+import { dailyHistory, parseRankChange } from '../../src/domain/leaderboards/rank-history.js';
 
 /** A stored entry: `<ms>|<previous rank>|<rank>|<previous value>|<value>`. */
 const entry = (iso: string, previousRank: number, rank: number, previousValue: number | '', value: number | '') =>

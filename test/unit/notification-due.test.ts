@@ -1,14 +1,14 @@
 /**
- * The notifications due index's scores (src/domain/notification-due.ts): the earliest instant each
- * occasion can be due in any zone, no later than its time in the zones furthest ahead and behind,
- * and the occasion found again from the score alone, across months, years and DST changes; the
- * arithmetic the same as luxon's times in UTC+14.
+ * The notifications due index's scores (src/domain/notifications/due-members.ts): the earliest
+ * instant each occasion can be due in any zone, no later than its time in the zones furthest ahead
+ * and behind, and the occasion found again from the score alone, across months, years and DST
+ * changes; the arithmetic the same as luxon's times in UTC+14.
  */
 import { describe, expect, it } from 'vitest';
 import {
   EARLIEST_ZONE, dueMember, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore,
-} from '../../src/domain/notification-due.js';
-import { reactivationDue, recapDue, reminderDue } from '../../src/domain/notification-timing.js';
+} from '../../src/domain/notifications/due-members.js';
+import { reactivationDue, recapDue, reminderDue } from '../../src/domain/notifications/timing.js';
 import { dayIndexOf, periodOfDay, type Frequency } from '../../src/domain/periods.js';
 
 const ZONES = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York', 'Europe/London', 'Asia/Kolkata', 'Etc/GMT+12'];

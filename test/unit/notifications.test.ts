@@ -5,10 +5,10 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { achievementDue, nextDay, reactivationDue, reminderDue } from '../../src/domain/notification-timing.js';
+import { achievementDue, nextDay, reactivationDue, reminderDue } from '../../src/domain/notifications/timing.js';
 import { currentPeriod } from '../../src/domain/periods.js';
-import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications.js';
-import { checkTemplateText } from '../../src/domain/notification-templates.js';
+import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications/rules.js';
+import { checkTemplateText } from '../../src/domain/notifications/templates.js';
 import type { NotificationSettings } from '../../src/model/entities.js';
 
 const ms = (iso: string, zone: string) => DateTime.fromISO(iso, { zone }).toMillis();

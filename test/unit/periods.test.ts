@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { currentPeriod, dateOfDay, dayIndexOf, firstDayOf, periodEnd, periodOfDay, periodStart, type Frequency } from '../../src/domain/periods.js';
-import { streakJson, streakView, type StreakState } from '../../src/domain/streaks.js';
+import { streakJson, streakView, type StreakState } from '../../src/domain/streaks/state.js';
 import { localMinute } from '../../src/domain/time.js';
 import type { StreakSettings } from '../../src/model/entities.js';
 

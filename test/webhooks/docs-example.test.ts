@@ -1,13 +1,13 @@
 /**
  * The receiver's example in docs/webhooks.md ("Verifying a delivery"), run as written: its
  * `verifyTrophySignature` (node:crypto only) takes the headers laurel signs
- * (src/domain/webhook-signing.ts), with one secret and during a rotation, and refuses another
+ * (src/domain/webhooks/signing.ts), with one secret and during a rotation, and refuses another
  * secret or a changed body.
  */
 import * as crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { newSecret, signedHeaders } from '../../src/domain/webhook-signing.js';
+import { newSecret, signedHeaders } from '../../src/domain/webhooks/signing.js';
 
 type Verify = (secret: string, rawBody: string, header: string) => boolean;
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import { eventFilterOf, userFilterOf } from '../../domain/filters.js';
-import { hasWindow, metricBoards } from '../../domain/leaderboards.js';
+import { hasWindow, metricBoards } from '../../domain/leaderboards/runs.js';
 import type { Achievement } from '../../model/entities.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import type { Snapshot } from '../../model/snapshot.js';

@@ -4,7 +4,7 @@
  * triggers the api accrues, and the boosts an award may take.
  */
 import { dayField } from '../../model/fields.js';
-import { MAX_POINTS } from '../../domain/points.js';
+import { MAX_POINTS } from '../../domain/points/rules.js';
 import { eventFilterOf, userFilterOf } from '../../domain/filters.js';
 import type { PointsTrigger } from '../../model/entities.js';
 import type { LuaBoost, LuaTrigger, PointsDetails } from './lua.js';

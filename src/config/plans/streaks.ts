@@ -2,12 +2,12 @@
  * The streak part of the scripts' plans (lua/includes/streak.lua): the rule as the event script
  * reads it (the tenant's, and a user's with streak preferences), and the streak achievements.
  */
-import { FREQUENCY_LETTER } from '../../domain/streaks.js';
+import { FREQUENCY_LETTER } from '../../domain/streaks/state.js';
 import type { Achievement, StreakSettings } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { completionField } from '../../model/fields.js';
 import type { LuaAchievement } from './lua.js';
-import { userRuleOf, type StreakPreferences } from '../../domain/streak-preferences.js';
+import { userRuleOf, type StreakPreferences } from '../../domain/streaks/preferences.js';
 
 /**
  * The streak rule as the event script reads it (lua/includes/streak.lua):

@@ -5,7 +5,7 @@
  */
 import { attributeField, runSumField } from '../../model/fields.js';
 import type { MetricPlan } from '../../config/plans/achievements.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { localMinute } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { EventAward } from '../../model/log.js';

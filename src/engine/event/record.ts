@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { boostsArg } from '../../config/plans/points.js';
 import { eventMatches } from '../../config/plans/achievements.js';
 import { currentPeriod } from '../../domain/periods.js';
-import { expiresAt } from '../../domain/streaks.js';
+import { expiresAt } from '../../domain/streaks/state.js';
 import { localDay } from '../../domain/time.js';
 import type { PreparedIdentification } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';

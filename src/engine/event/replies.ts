@@ -8,7 +8,7 @@ import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 import { BoundedMap, perObject } from '../../lib/memo.js';
 import type { EventAward } from '../../model/log.js';
 import type { StreakSettings } from '../../model/entities.js';
-import { stateFromHash, streakJson, streakView, type StreakState } from '../../domain/streaks.js';
+import { stateFromHash, streakJson, streakView, type StreakState } from '../../domain/streaks/state.js';
 
 /** An event that awards nothing. */
 export const NO_AWARDS: readonly EventAward[] = [];

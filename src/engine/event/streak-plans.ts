@@ -1,5 +1,5 @@
 /**
- * The plans of users with streak preferences (src/domain/streak-preferences.ts): the metric's plan
+ * The plans of users with streak preferences (src/domain/streaks/preferences.ts): the metric's plan
  * with the user's rule in place of the tenant's. The api remembers the preferences of users seen
  * lately, as it does their zones; the event script checks them against the token the user hash
  * holds ('s:ov') and answers the stored ones when they differ (lua/recordEventPlan-3.lua, -12), so
@@ -9,7 +9,7 @@
 import type { Configuration } from '../../config/configuration.js';
 import type { MetricPlan } from '../../config/plans/achievements.js';
 import { userAloneThreshold, userStreakRule } from '../../config/plans/streaks.js';
-import { parseStreakPreferences, type StreakPreferences } from '../../domain/streak-preferences.js';
+import { parseStreakPreferences, type StreakPreferences } from '../../domain/streaks/preferences.js';
 import { BoundedMap } from '../../lib/memo.js';
 
 /** A user's preferences as the api last saw them, with the plans made from them. */

@@ -1,7 +1,7 @@
 /**
  * The notifications activity calls for (streak reminders, reactivations, recaps) are kept in each
- * partition's due index in Redis (src/domain/notification-due.ts) until they may be due, and made
- * deliveries (rows of `laurel_deliveries`) only then:
+ * partition's due index in Redis (src/domain/notifications/due-members.ts) until they may be due,
+ * and made deliveries (rows of `laurel_deliveries`) only then:
  * - the log drainer notes a pass's extensions and active users with one ZADD GT per partition,
  *   reading nothing (noteDue);
  * - the notifier, every second, takes what may be due by now, reads those users' zones and
@@ -12,13 +12,13 @@
  * from then, and a zone change moves it as any other.
  */
 import type pg from 'pg';
-import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
 import {
   dueMember, dueMemberText, parseDueMember, reactivationLastDay, reactivationScore, recapIndexed, reminderPeriod, reminderScore,
   type DueMember,
-} from '../../domain/notification-due.js';
-import { dueIn, reactivationDue, reminderDue } from '../../domain/notification-timing.js';
-import { stateFromHash, streakLast, streakZone } from '../../domain/streaks.js';
+} from '../../domain/notifications/due-members.js';
+import { dueIn, reactivationDue, reminderDue } from '../../domain/notifications/timing.js';
+import { stateFromHash, streakLast, streakZone } from '../../domain/streaks/state.js';
 import { lastOf } from '../../lib/memo.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import { zaddGt } from '../../redis/packed.js';

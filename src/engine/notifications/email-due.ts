@@ -7,9 +7,9 @@
  * retried attempt records nothing more.
  */
 import type pg from 'pg';
-import { channelsFor, isControl } from '../../domain/notifications.js';
+import { channelsFor, isControl } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
-import { eventId } from '../../domain/webhook-events.js';
+import { eventId } from '../../domain/webhooks/events.js';
 import type { NotificationType, WebhookType } from '../../model/entities.js';
 import type { Delivery } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';

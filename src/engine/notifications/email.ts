@@ -6,7 +6,7 @@
  */
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import { renderText } from '../../domain/notification-templates.js';
+import { renderText } from '../../domain/notifications/templates.js';
 import type { NotificationTemplate } from '../../model/entities.js';
 import type { EmailLinks } from './links.js';
 

@@ -1,10 +1,11 @@
 /**
  * The links of an email: `List-Unsubscribe` (one-click, RFC 8058) and the preferences page, under
- * the settings' `publicUrl`, each with a token that names the user (src/domain/notification-tokens.ts),
- * signed with the installation's secret (made once, kept in Redis: src/redis/keys.ts signingSecret).
+ * the settings' `publicUrl`, each with a token that names the user
+ * (src/domain/notifications/link-tokens.ts), signed with the installation's secret (made once, kept
+ * in Redis: src/redis/keys.ts signingSecret).
  */
 import { randomBytes } from 'node:crypto';
-import { signToken } from '../../domain/notification-tokens.js';
+import { signToken } from '../../domain/notifications/link-tokens.js';
 import type { Context } from '../context.js';
 
 const secrets = new WeakMap<Context['redis'], Promise<string>>();

@@ -4,7 +4,7 @@
  * provider reports gone removed from the user. Sent once it reached one device; tried again when
  * none took it for a reason worth trying again.
  */
-import { renderText } from '../../domain/notification-templates.js';
+import { renderText } from '../../domain/notifications/templates.js';
 import type { NotificationTemplate } from '../../model/entities.js';
 import type { Delivery, Settlement } from '../../postgres/deliveries.js';
 import type { Context } from '../context.js';

@@ -6,7 +6,7 @@
  * absence has ended (a later active day noted, or a later absence on record) is cancelled when
  * due, reason `active`.
  */
-import { REACTIVATION_DAYS, reactivationDue } from '../../domain/notification-timing.js';
+import { REACTIVATION_DAYS, reactivationDue } from '../../domain/notifications/timing.js';
 import type { Delivery, Occasion } from '../../postgres/deliveries.js';
 
 /** The absence a reactivation delivery speaks of: its last active day and message number. */

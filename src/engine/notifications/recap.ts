@@ -6,8 +6,8 @@
  * it may be due; when it is due, the period's figures are read from the user's keys
  * (src/engine/notifications/send.ts).
  */
-import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
-import { recapDue } from '../../domain/notification-timing.js';
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
+import { recapDue } from '../../domain/notifications/timing.js';
 import { localDay } from '../../domain/time.js';
 import { COMPLETION_PREFIX, DAY_PREFIX, pointsTotalField, totalField } from '../../model/fields.js';
 import type { Delivery } from '../../postgres/deliveries.js';

@@ -1,12 +1,12 @@
 /**
  * `streak_reminder` (API.md, "Notifications"): an extension the log drainer meets (workers/log-drain.ts)
  * calls for the reminder of the period after it, at the hour of the streak's frequency in the zone
- * the streak is judged in (src/domain/notification-timing.ts reminderDue), through the due index
+ * the streak is judged in (src/domain/notifications/timing.ts reminderDue), through the due index
  * (src/engine/notifications/due-index.ts). At send time the user's streak is read again: one extended
  * in the reminder's period, or lost, cancels it (src/engine/notifications/send.ts).
  */
 import { currentPeriod, dayIndexOf, periodOfDay } from '../../domain/periods.js';
-import { stateFromHash, streakView, type StreakView } from '../../domain/streaks.js';
+import { stateFromHash, streakView, type StreakView } from '../../domain/streaks/state.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
 /**

@@ -1,15 +1,15 @@
 /**
  * Scheduling `achievement_completed` emails from the completions the log drainer meets
  * (workers/log-drain.ts): each completion joins the delivery of its user's local day
- * (src/domain/notification-timing.ts), written in the same transaction that archives the entry,
+ * (src/domain/notifications/timing.ts), written in the same transaction that archives the entry,
  * so a completion is scheduled exactly once however many drainers run. Nothing here runs on the
  * event's request path.
  */
 import type pg from 'pg';
 import type { Channel, NotificationType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { DEFAULT_TIME_ZONE } from '../../domain/notifications.js';
-import { achievementDue, nextDay } from '../../domain/notification-timing.js';
+import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
+import { achievementDue, nextDay } from '../../domain/notifications/timing.js';
 import type { LoggedCompletion } from '../../model/log.js';
 import { schedule, type Occasion } from '../../postgres/deliveries.js';
 import { subscribedTypes } from '../webhooks/record.js';

@@ -2,10 +2,10 @@
  * A change of a user's zone moves what is still pending (API.md, "Notifications"): the log drainer
  * (workers/log-drain.ts) meets the identification that set `tz`, and in the archive's transaction
  * every scheduled delivery of the user is timed again in the new zone, for its same occasion
- * (src/domain/notification-timing.ts dueIn). One that the new zone puts in the past goes out at once.
+ * (src/domain/notifications/timing.ts dueIn). One that the new zone puts in the past goes out at once.
  */
 import type pg from 'pg';
-import { dueIn } from '../../domain/notification-timing.js';
+import { dueIn } from '../../domain/notifications/timing.js';
 import type { LogBody } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
 

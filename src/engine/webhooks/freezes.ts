@@ -5,16 +5,16 @@
  * drain notes, per tenant and pass in one HSET and one ZADD, each extension's freezes (what the
  * entry's streak says: nothing read) with a check at the end of the user's local day, and each
  * admin's grant with a check at once. A pass of the webhooks worker takes the users due, compares
- * their freezes with what was seen last (src/domain/streak-freezes.ts), records what changed, and
- * checks again at the end of the user's next day, as long as the streak is alive: one check per
- * user with a streak a day, never a scan of every user. Event ids name the state they report, so
- * a check made again records nothing new.
+ * their freezes with what was seen last (src/domain/webhooks/freeze-changes.ts), records what
+ * changed, and checks again at the end of the user's next day, as long as the streak is alive: one
+ * check per user with a streak a day, never a scan of every user. Event ids name the state they
+ * report, so a check made again records nothing new.
  */
 import type pg from 'pg';
-import { isControl } from '../../domain/notifications.js';
-import { extensionSeen, formatSeen, freezeChanges, freezeStanding, parseSeen } from '../../domain/streak-freezes.js';
+import { isControl } from '../../domain/notifications/rules.js';
+import { extensionSeen, formatSeen, freezeChanges, freezeStanding, parseSeen } from '../../domain/webhooks/freeze-changes.js';
 import { userView } from '../../domain/users.js';
-import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhook-events.js';
+import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhooks/events.js';
 import type { WebhookType } from '../../model/entities.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';

@@ -7,11 +7,11 @@
  * naming the user and the expiry, so it is recorded once.
  */
 import type pg from 'pg';
-import { isControl } from '../../domain/notifications.js';
+import { isControl } from '../../domain/notifications/rules.js';
 import { currentPeriod } from '../../domain/periods.js';
-import { stateFromHash, streakView } from '../../domain/streaks.js';
+import { stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { userView } from '../../domain/users.js';
-import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhook-events.js';
+import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhooks/events.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { loggedStreak } from '../standing.js';

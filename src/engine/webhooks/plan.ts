@@ -1,14 +1,14 @@
 /**
  * The webhook deliveries a stretch of the event log calls for (workers/log-drain.ts): for each
- * active endpoint, the events of the types it subscribes to (src/domain/webhook-events.ts), and the
+ * active endpoint, the events of the types it subscribes to (src/domain/webhooks/events.ts), and the
  * notes of the events made later (losses, freezes, points.changed). Reads each concerned user once
  * (the `user` of the payloads), only for the events made now. Nothing is parsed or read while no
  * active endpoint subscribes to a type the log gives: an installation without webhooks pays nothing.
  */
-import { isControl } from '../../domain/notifications.js';
+import { isControl } from '../../domain/notifications/rules.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import { userView, type UserView } from '../../domain/users.js';
-import { eventsOfEntry, pointsChangedNotes, type ParsedEntry } from '../../domain/webhook-events.js';
+import { eventsOfEntry, pointsChangedNotes, type ParsedEntry } from '../../domain/webhooks/events.js';
 import type { Webhook, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { NewDelivery } from '../../postgres/webhook-deliveries.js';

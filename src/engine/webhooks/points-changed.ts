@@ -14,9 +14,9 @@
  * snapshot (src/engine/restore.ts).
  */
 import type pg from 'pg';
-import { isControl } from '../../domain/notifications.js';
+import { isControl } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
-import { pointsChangedEvent, pointsWindow, type PointsChangedNote, type WebhookEvent } from '../../domain/webhook-events.js';
+import { pointsChangedEvent, pointsWindow, type PointsChangedNote, type WebhookEvent } from '../../domain/webhooks/events.js';
 import { listIn } from '../../lib/lists.js';
 import type { EventAward } from '../../model/log.js';
 import { sentTogether } from '../../redis/coalesce.js';

@@ -12,12 +12,12 @@
  * name the window: a pass made again, or by several worker processes, records each once.
  */
 import type pg from 'pg';
-import { isControl } from '../../domain/notifications.js';
-import { boardView, runOf } from '../../domain/leaderboards.js';
+import { isControl } from '../../domain/notifications/rules.js';
+import { boardView, runOf } from '../../domain/leaderboards/runs.js';
 import { localDay } from '../../domain/time.js';
 import { userView } from '../../domain/users.js';
-import type { RankedUser } from '../../domain/webhook-clock-events.js';
-import { eventId, type WebhookEvent } from '../../domain/webhook-events.js';
+import type { RankedUser } from '../../domain/webhooks/clock-events.js';
+import { eventId, type WebhookEvent } from '../../domain/webhooks/events.js';
 import type { Leaderboard, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { liveTenants } from '../../redis/users.js';

@@ -1,12 +1,12 @@
 /**
- * Recording webhook events that do not come from the log (src/domain/webhook-clock-events.ts, the
+ * Recording webhook events that do not come from the log (src/domain/webhooks/clock-events.ts, the
  * windows of points.changed) for the active endpoints that subscribe to them: outside the drain's
  * transaction, each event's id names its occasion, so recording it again records nothing (or, for
  * one that coalesces, replaces its body while it waits).
  */
 import type pg from 'pg';
-import { clockEvents } from '../../domain/webhook-clock-events.js';
-import type { WebhookEvent } from '../../domain/webhook-events.js';
+import { clockEvents } from '../../domain/webhooks/clock-events.js';
+import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import type { WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { recordDeliveries, type NewDelivery } from '../../postgres/webhook-deliveries.js';

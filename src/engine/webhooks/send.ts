@@ -1,13 +1,13 @@
 /**
  * Sending the webhook deliveries that are due (workers/webhooks.ts): claimed in Postgres
- * (src/postgres/webhook-deliveries.ts), POSTed signed both ways (src/domain/webhook-signing.ts) with
+ * (src/postgres/webhook-deliveries.ts), POSTed signed both ways (src/domain/webhooks/signing.ts) with
  * a 15 s timeout, at most IN_FLIGHT at a time per endpoint (a slow receiver holds up only its own
  * deliveries), and settled: a 2xx is `delivered`; anything else is tried again after the backoff
  * below, then `failed`; a `410 Gone` fails it and disables the endpoint. Due times follow the
  * service's clock (the manual clock moves retries too).
  */
 import { AddressRefused, postWebhook } from './post.js';
-import { signedHeaders } from '../../domain/webhook-signing.js';
+import { signedHeaders } from '../../domain/webhooks/signing.js';
 import type { Webhook } from '../../model/entities.js';
 import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
 import { pruneSettled } from '../../postgres/webhook-history.js';

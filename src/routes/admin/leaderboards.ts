@@ -3,7 +3,7 @@
  * of the other resources.
  *
  * The stored `status` is what the admin set; the view shows the status users see, which the clock
- * moves (src/domain/leaderboards.ts leaderboardStatus). The state table (interface.md):
+ * moves (src/domain/leaderboards/runs.ts leaderboardStatus). The state table (interface.md):
  * - a board may always be created or set `inactive`, except once finished;
  * - `active` is refused while the start date is in the future (set `scheduled` instead);
  * - `scheduled` is refused unless the start date is in the future;
@@ -15,7 +15,7 @@
  * fixed, and maxParticipants may only rise.
  */
 import type { Deps } from '../../engine/deps.js';
-import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards.js';
+import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards/runs.js';
 import { checkDateSpan } from '../../domain/time.js';
 import { idOf, unknownReference } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';

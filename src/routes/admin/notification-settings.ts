@@ -3,7 +3,7 @@
  * whole (a field left out takes its default). Account-wide configuration, as metrics are.
  */
 import type { Deps } from '../../engine/deps.js';
-import { notificationSettingsView } from '../../domain/notifications.js';
+import { notificationSettingsView } from '../../domain/notifications/rules.js';
 import { zoneName } from '../../domain/time.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';

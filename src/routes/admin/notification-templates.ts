@@ -1,12 +1,12 @@
 /**
  * Admin API: `/admin/v1/notifications/templates` (API.md, "Notifications"), the batch pattern of
  * src/routes/admin/resource.ts. Texts are Liquid, checked when written
- * (src/domain/notification-templates.ts): one that does not parse or names an unknown variable is
+ * (src/domain/notifications/templates.ts): one that does not parse or names an unknown variable is
  * an issue naming its field. Account-wide configuration, as metrics are.
  */
 import type { Deps } from '../../engine/deps.js';
 import { checkFilters } from '../../domain/filters.js';
-import { checkTemplate, TEXT_FIELDS } from '../../domain/notification-templates.js';
+import { checkTemplate, TEXT_FIELDS } from '../../domain/notifications/templates.js';
 import type { Route } from '../../http/server.js';
 import {
   CHANNELS, NOTIFICATION_TYPES, type AttributeFilter, type Channel, type NotificationTemplate, type NotificationType,

@@ -1,10 +1,10 @@
 /**
  * Admin API for the boosts of a points system: `/admin/v1/points/:systemId/boosts`, in the batch
- * shapes of the other resources (src/domain/points-boosts.ts). A boost's status follows the clock.
+ * shapes of the other resources (src/domain/points/boosts.ts). A boost's status follows the clock.
  */
 import type { Deps } from '../../engine/deps.js';
-import { applyBoost, boostSchemas, buildBoost, pointsBoostAdminView, type BoostChanges, type BoostInput } from '../../domain/points-boosts.js';
-import { pointsSystemParent } from '../../domain/points-systems.js';
+import { applyBoost, boostSchemas, buildBoost, pointsBoostAdminView, type BoostChanges, type BoostInput } from '../../domain/points/boosts.js';
+import { pointsSystemParent } from '../../domain/points/systems.js';
 import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
 

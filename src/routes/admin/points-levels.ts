@@ -1,10 +1,10 @@
 /**
  * Admin API for the levels of a points system: `/admin/v1/points/:systemId/levels`, in the batch
- * shapes of the other resources (src/domain/points-levels.ts).
+ * shapes of the other resources (src/domain/points/levels.ts).
  */
 import type { Deps } from '../../engine/deps.js';
-import { applyLevel, buildLevel, levelSchemas, pointsLevelAdminView, type LevelChanges, type LevelInput } from '../../domain/points-levels.js';
-import { pointsSystemParent } from '../../domain/points-systems.js';
+import { applyLevel, buildLevel, levelSchemas, pointsLevelAdminView, type LevelChanges, type LevelInput } from '../../domain/points/levels.js';
+import { pointsSystemParent } from '../../domain/points/systems.js';
 import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
 

@@ -7,10 +7,10 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
-import { boostSchemas, buildBoost, pointsBoostAdminView, type BoostInput } from '../../domain/points-boosts.js';
-import { buildLevel, checkLevelKeys, levelSchemas, pointsLevelAdminView, type LevelInput } from '../../domain/points-levels.js';
-import { applySystem, BADGE, buildSystem, DESCRIPTION, int, KEY, NAME, pointsSystemAdminView, type SystemChanges, type SystemInput } from '../../domain/points-systems.js';
-import { buildTrigger, hasTimeTriggers, pointsTriggerAdminView, triggerSchemas, type TriggerInput } from '../../domain/points-triggers.js';
+import { boostSchemas, buildBoost, pointsBoostAdminView, type BoostInput } from '../../domain/points/boosts.js';
+import { buildLevel, checkLevelKeys, levelSchemas, pointsLevelAdminView, type LevelInput } from '../../domain/points/levels.js';
+import { applySystem, BADGE, buildSystem, DESCRIPTION, int, KEY, NAME, pointsSystemAdminView, type SystemChanges, type SystemInput } from '../../domain/points/systems.js';
+import { buildTrigger, hasTimeTriggers, pointsTriggerAdminView, triggerSchemas, type TriggerInput } from '../../domain/points/triggers.js';
 import { stillUsed, usesOfPointsSystem } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';
 import { compileCheck } from '../../http/validate.js';

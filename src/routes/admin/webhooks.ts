@@ -7,7 +7,7 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { urlProblem } from '../../engine/webhooks/addresses.js';
-import { newSecret } from '../../domain/webhook-signing.js';
+import { newSecret } from '../../domain/webhooks/signing.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';

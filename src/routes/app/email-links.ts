@@ -1,6 +1,6 @@
 /**
  * The links of emails, without a key: the token in the path names the user and the tenant, signed
- * (src/domain/notification-tokens.ts). `POST /unsubscribe/{token}` unsubscribes at once
+ * (src/domain/notifications/link-tokens.ts). `POST /unsubscribe/{token}` unsubscribes at once
  * (RFC 8058 one-click: mail clients post `List-Unsubscribe=One-Click`, as a form); `GET` on it and
  * `GET /preferences/{token}` answer the preferences page, whose form posts to
  * `/preferences/{token}` and saves what `PATCH /users/{id}/preferences` saves.
@@ -8,9 +8,9 @@
 import type { Deps } from '../../engine/deps.js';
 import { signingSecret } from '../../engine/notifications/links.js';
 import { identifyUser, updatePreferences } from '../../engine/users.js';
-import { channelsFor } from '../../domain/notifications.js';
-import { verifyToken, type TokenSubject } from '../../domain/notification-tokens.js';
-import { preferencesOfForm, preferencesPage } from '../../domain/preferences-page.js';
+import { channelsFor } from '../../domain/notifications/rules.js';
+import { verifyToken, type TokenSubject } from '../../domain/notifications/link-tokens.js';
+import { preferencesOfForm, preferencesPage } from '../../domain/notifications/preferences-page.js';
 import { prepareIdentification, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';

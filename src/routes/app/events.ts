@@ -5,7 +5,7 @@
 import type { Deps } from '../../engine/deps.js';
 import { EventRecorder } from '../../engine/event/record.js';
 import { userAchievementView } from '../../domain/achievements.js';
-import { pointsJson } from '../../domain/points.js';
+import { pointsJson } from '../../domain/points/rules.js';
 import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { NOT_PRINTABLE_ASCII, principalOf } from '../../http/auth.js';
 import type { Reply, Request, Route } from '../../http/server.js';

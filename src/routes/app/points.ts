@@ -12,7 +12,7 @@ import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { checkUserId, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM } from '../../domain/users.js';
 import { parseSummaryQuery, SUMMARY_QUERY, totalsSummary } from '../../domain/summary.js';
-import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAward, systemView, triggerView } from '../../domain/points.js';
+import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAward, systemView, triggerView } from '../../domain/points/rules.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import { userBatches } from '../../redis/users.js';
 import { localDay } from '../../domain/time.js';

@@ -2,13 +2,13 @@
  * Streaks in the Application API: a user's streak with history and rank, several users' streaks,
  * and the rankings.
  */
-import { streakHistory } from '../../domain/streak-history.js';
+import { streakHistory } from '../../domain/streaks/history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { pruneStreakRanking } from '../../engine/prune.js';
 import { streakStanding } from '../../engine/standing.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
-import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks.js';
+import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';

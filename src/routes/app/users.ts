@@ -14,9 +14,9 @@ import { checkUserId, identificationSchema, NOTIFICATION_TYPES, USER_ID_PARAM, p
 import { userAchievementView, visibleTo } from '../../domain/achievements.js';
 import { eventSummary, parseSummaryQuery, SUMMARY_QUERY } from '../../domain/summary.js';
 import type { Metric } from '../../model/entities.js';
-import { isControl } from '../../domain/notifications.js';
+import { isControl } from '../../domain/notifications/rules.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { StreakPreferences } from '../../domain/streak-preferences.js';
+import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
 const validateIdentification = compile<Identification>(identificationSchema);

@@ -6,15 +6,15 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { boardView, breakdownGroup, groupName, leaderboardStatus, runOf, runStart } from '../../domain/leaderboards.js';
-import { parseRankChange } from '../../domain/leaderboard-history.js';
+import { boardView, breakdownGroup, groupName, leaderboardStatus, runOf, runStart } from '../../domain/leaderboards/runs.js';
+import { parseRankChange } from '../../domain/leaderboards/rank-history.js';
 import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
-import { pausesOf, stateFromHash } from '../../domain/streaks.js';
+import { pausesOf, stateFromHash } from '../../domain/streaks/state.js';
 import { localDay } from '../../domain/time.js';
 import { dayValues } from '../../domain/summary.js';
-import { isControl } from '../../domain/notifications.js';
+import { isControl } from '../../domain/notifications/rules.js';
 import { checkUserId, USER_ID_PARAM, userView, type UserHash } from '../../domain/users.js';
 import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
 import { fail } from '../../lib/errors.js';
@@ -22,7 +22,7 @@ import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { accrueTime } from '../../engine/time-awards.js';
 import type { Leaderboard } from '../../model/entities.js';
-import { streakHistory } from '../../domain/streak-history.js';
+import { streakHistory } from '../../domain/streaks/history.js';
 
 /** The first year laurel answers: it counts days from the epoch (src/domain/periods.ts). */
 export const FIRST_YEAR = 1970;

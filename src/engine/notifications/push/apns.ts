@@ -7,7 +7,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import { signJwt } from '../../../domain/jwt.js';
+import { signJwt } from '../../../domain/notifications/push-jwt.js';
 import type { Settings } from '../../../lib/settings.js';
 import { TransientPushError, type PushMessage, type PushOutcome, type PushTransport } from './message.js';
 

@@ -5,7 +5,7 @@
  * INVALID_ARGUMENT naming the token) means the token is gone.
  */
 import { readFileSync } from 'node:fs';
-import { signJwt } from '../../../domain/jwt.js';
+import { signJwt } from '../../../domain/notifications/push-jwt.js';
 import type { Settings } from '../../../lib/settings.js';
 import { TransientPushError, type PushMessage, type PushOutcome, type PushTransport } from './message.js';
 

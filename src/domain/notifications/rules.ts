@@ -1,13 +1,13 @@
 /**
  * Notifications, the rules that need no I/O: the settings' defaults and view, the control group,
- * and who gets a notification (API.md, "Notifications": "Who"). When: notification-timing.ts; the
- * texts: notification-templates.ts.
+ * and who gets a notification (API.md, "Notifications": "Who"). When: timing.ts; the
+ * texts: templates.ts.
  */
 import { createHash } from 'node:crypto';
-import type { Channel, NotificationSettings, NotificationTemplate, NotificationType } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
-import { userFilterOf } from './filters.js';
-import type { UserHash } from './users.js';
+import type { Channel, NotificationSettings, NotificationTemplate, NotificationType } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { userFilterOf } from '../filters.js';
+import type { UserHash } from '../users.js';
 
 export const DEFAULT_TIME_ZONE = 'America/New_York';
 

@@ -5,7 +5,7 @@
  * (an in-memory map with no entries), and rendering is bounded in time and memory.
  */
 import { Liquid, type Template } from 'liquidjs';
-import type { NotificationTemplate, NotificationType } from '../model/entities.js';
+import type { NotificationTemplate, NotificationType } from '../../model/entities.js';
 
 const limits = { parseLimit: 100_000, renderLimit: 1000, memoryLimit: 10_000_000 };
 /** Texts (subject, text part, push title and body) as written. */

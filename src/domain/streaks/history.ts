@@ -1,9 +1,9 @@
 /**
  * A streak's history as the API shows it: the last periods, oldest first, ending with the current one.
  */
-import { periodEnd, periodStart } from './periods.js';
-import { FREQUENCY_LETTER, pausedBetween, type StoredPause, type StreakState } from './streaks.js';
-import type { StreakSettings } from '../model/entities.js';
+import { periodEnd, periodStart } from '../periods.js';
+import { FREQUENCY_LETTER, pausedBetween, type StoredPause, type StreakState } from './state.js';
+import type { StreakSettings } from '../../model/entities.js';
 
 interface HistoryItem {
   periodStart: string;

@@ -13,9 +13,9 @@
  *   user: a later active day raises the score);
  * - `c`: the recap of a period the user was active in (one per user and period, its day named).
  */
-import type { Frequency } from './periods.js';
-import { dateOfDay, dayIndexOf, firstDayOf, periodOfDay, periodStart } from './periods.js';
-import { REACTIVATION_DAYS, REACTIVATION_HOUR, RECAP_HOUR, REMINDER } from './notification-timing.js';
+import type { Frequency } from '../periods.js';
+import { dateOfDay, dayIndexOf, firstDayOf, periodOfDay, periodStart } from '../periods.js';
+import { REACTIVATION_DAYS, REACTIVATION_HOUR, RECAP_HOUR, REMINDER } from './timing.js';
 
 /**
  * UTC+14 (Etc/GMT-14 in the IANA database, whose signs are inverted): no local time comes earlier.
@@ -80,7 +80,7 @@ export const reminderPeriod = (frequency: Frequency, score: number): number => p
 export const reactivationScore = (lastDay: string): number => earliestAt(dayIndexOf(lastDay) + REACTIVATION_DAYS[0], REACTIVATION_HOUR);
 export const reactivationLastDay = (score: number): string => dateOfDay(earliestDay(score) - REACTIVATION_DAYS[0]);
 
-/** Recap: the occasion and score of the recap of the period local day `day` is in (src/domain/notification-timing.ts recapDue). */
+/** Recap: the occasion and score of the recap of the period local day `day` is in (src/domain/notifications/timing.ts recapDue). */
 export function recapIndexed(aggregation: 'weekly' | 'monthly', day: string): { occasion: string; score: number } {
   const period = periodOfDay(aggregation, dayIndexOf(day));
   return { occasion: `recap:${periodStart(aggregation, period)}`, score: earliestAt(firstDayOf(aggregation, period + 1), RECAP_HOUR) };

@@ -11,10 +11,10 @@
  * each run is keyed by its first day (YYYY-MM-DD) and kept after it ends. A user's activity counts
  * in the run of the user's local date, so each run ends at local midnight for every user.
  */
-import { perObject } from '../lib/memo.js';
-import { dateOfDay, dayIndexOf } from './periods.js';
-import type { Leaderboard, LeaderboardStatus } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { perObject } from '../../lib/memo.js';
+import { dateOfDay, dayIndexOf } from '../periods.js';
+import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */

@@ -7,9 +7,9 @@
  * user never set absent) and a token of them in 's:ov', which every event script reads
  * (lua/updatePreferences-3.lua writes both).
  */
-import { STREAK_PREFERENCES_FIELD } from '../model/fields.js';
-import type { StreakSettings } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { STREAK_PREFERENCES_FIELD } from '../../model/fields.js';
+import type { StreakSettings } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 /** The preferences as stored: each field only once the user set it. */
 export interface StreakPreferences {

@@ -6,7 +6,7 @@
  * answers one entry per local day with a change (trophy-application 1.21.1's daily snapshots),
  * worked out here at read time, so the event path writes nothing more.
  */
-import { dayBounds, type DayBounds } from './time.js';
+import { dayBounds, type DayBounds } from '../time.js';
 
 /** One stored change. */
 export interface RankChange {

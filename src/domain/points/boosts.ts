@@ -3,12 +3,12 @@
  * 1.21.1 AdminPointsBoost): a multiplier of the awards over the days start..end, for one user or
  * for everyone matching its user-attribute filters.
  */
-import { checkFilters } from './filters.js';
-import { boostStatus } from './points.js';
-import { DATE, FILTERS, NAME, type BuildContext } from './points-systems.js';
-import { checkDateSpan } from './time.js';
-import type { AttributeFilter, PointsBoost } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { checkFilters } from '../filters.js';
+import { boostStatus } from './rules.js';
+import { DATE, FILTERS, NAME, type BuildContext } from './systems.js';
+import { checkDateSpan } from '../time.js';
+import type { AttributeFilter, PointsBoost } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 const boostFields = {
   name: NAME,

@@ -2,10 +2,10 @@
  * Points systems as the Admin API takes, stores and shows them (trophy-admin 1.21.1
  * AdminPointsSystem), and what their triggers, levels and boosts share there: the field schemas,
  * the badge, the context a child is built in, the parent a child's path names. How points are
- * awarded and shown to applications: src/domain/points.ts.
+ * awarded and shown to applications: src/domain/points/rules.ts.
  */
-import { offPeriodsAfter, type PointsSystem } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { offPeriodsAfter, type PointsSystem } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 export const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
 export const NAME = { type: 'string', minLength: 1, maxLength: 255 };

@@ -2,8 +2,8 @@
  * The levels of a points system as the Admin API takes, stores and shows them (trophy-admin 1.21.1
  * AdminPointsLevel): a level is reached at `points`; its key is unique within its system.
  */
-import { BADGE, badgeOf, DESCRIPTION, int, KEY, NAME, type Badge, type BuildContext } from './points-systems.js';
-import type { PointsLevel } from '../model/entities.js';
+import { BADGE, badgeOf, DESCRIPTION, int, KEY, NAME, type Badge, type BuildContext } from './systems.js';
+import type { PointsLevel } from '../../model/entities.js';
 
 const levelFields = { name: NAME, key: KEY, points: int(0), description: DESCRIPTION, badge: BADGE };
 

@@ -1,13 +1,13 @@
 /**
  * The triggers of a points system as the Admin API takes, stores and shows them (trophy-admin
  * 1.21.1 AdminPointsTrigger): each type has its own fields, which the other types refuse. What
- * each type awards: src/domain/points.ts.
+ * each type awards: src/domain/points/rules.ts.
  */
-import { checkFilters } from './filters.js';
-import { FILTERS, int, type BuildContext } from './points-systems.js';
-import { idOf, unknownReference } from './references.js';
-import { offPeriodsAfter, type AttributeFilter, type PointsTrigger, type PointsTriggerType } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { checkFilters } from '../filters.js';
+import { FILTERS, int, type BuildContext } from './systems.js';
+import { idOf, unknownReference } from '../references.js';
+import { offPeriodsAfter, type AttributeFilter, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 const TRIGGER_TYPES: PointsTriggerType[] = ['metric', 'achievement', 'streak', 'time', 'user_creation'];
 

@@ -8,12 +8,12 @@
  *   (workers/leaderboards.ts).
  * An occasion more than a day past is not sent (an endpoint added today hears nothing of last year).
  */
-import { eventId, type WebhookEvent } from './webhook-events.js';
-import { boardView, runOf } from './leaderboards.js';
-import { boostView } from './points.js';
-import { localDay } from './time.js';
-import type { Leaderboard, WebhookType } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { eventId, type WebhookEvent } from './events.js';
+import { boardView, runOf } from '../leaderboards/runs.js';
+import { boostView } from '../points/rules.js';
+import { localDay } from '../time.js';
+import type { Leaderboard, WebhookType } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 const DAY_MS = 86_400_000;
 

@@ -7,8 +7,8 @@
  * the hour of its frequency (reminderDue).
  */
 import { DateTime } from 'luxon';
-import { dayIndexOf, periodEnd, periodOfDay, periodStart } from './periods.js';
-import type { Frequency } from './periods.js';
+import { dayIndexOf, periodEnd, periodOfDay, periodStart } from '../periods.js';
+import type { Frequency } from '../periods.js';
 
 export const ACHIEVEMENT_FROM_HOUR = 17;
 export const ACHIEVEMENT_UNTIL_HOUR = 21;

@@ -15,15 +15,15 @@
  * `user` is the user as the worker reads them (its `GET /users/{id}` shape).
  */
 import { createHash } from 'node:crypto';
-import { userAchievementView } from './achievements.js';
-import { dayIndexOf } from './periods.js';
-import { levelOf, levelView, pointsChanges } from './points.js';
-import { stateFromHash, streakView } from './streaks.js';
-import type { UserView } from './users.js';
-import type { WebhookType } from '../model/entities.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
-import type { EventAward, LogBody } from '../model/log.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { userAchievementView } from '../achievements.js';
+import { dayIndexOf } from '../periods.js';
+import { levelOf, levelView, pointsChanges } from '../points/rules.js';
+import { stateFromHash, streakView } from '../streaks/state.js';
+import type { UserView } from '../users.js';
+import type { WebhookType } from '../../model/entities.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
+import type { EventAward, LogBody } from '../../model/log.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 /** How long `points.changed` gathers a user's awards of one system (ms). */
 export const POINTS_WINDOW_MS = 15 * 60_000;
@@ -55,7 +55,8 @@ export function eventId(parts: (string | number)[]): string {
 
 /** Whether an entry may call for a webhook event, judged without parsing it. */
 export function mayNotify(kind: string, fields: string[]): boolean {
-  // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or completed.
+  // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or
+  // completed.
   if (kind === 'event') return fields.length > 2;
   return kind === 'achievement' || kind === 'points' || kind === 'freezes';
 }

@@ -4,10 +4,10 @@
  * next one, compared with it, says how many were consumed (periods bridged since) and earned
  * (automatically, or granted by an admin: the freezes left grew by more than were consumed).
  */
-import { currentPeriod, dayIndexOf, periodEndsAt, periodOfDay } from './periods.js';
-import { stateFromHash, streakZone } from './streaks.js';
-import type { StreakSettings } from '../model/entities.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
+import { currentPeriod, dayIndexOf, periodEndsAt, periodOfDay } from '../periods.js';
+import { stateFromHash, streakZone } from '../streaks/state.js';
+import type { StreakSettings } from '../../model/entities.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 
 export interface FreezeSeen {
   /** The streak's last extended period. */

@@ -4,7 +4,7 @@
  * address as application/x-www-form-urlencoded (`<type>=<channel>` pairs); and the reading of
  * that form into the preferences `PATCH /users/{id}/preferences` takes.
  */
-import { CHANNELS, NOTIFICATION_TYPES, type Channel, type NotificationType } from '../model/entities.js';
+import { CHANNELS, NOTIFICATION_TYPES, type Channel, type NotificationType } from '../../model/entities.js';
 
 const LABELS: Record<NotificationType, string> = {
   achievement_completed: 'Achievements you unlock',

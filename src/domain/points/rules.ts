@@ -13,10 +13,10 @@
  *   time           every `timeInterval` hours or days since the user was created (accrued lazily).
  * Only active triggers of active systems count; user-attribute filters must all match.
  */
-import { perObject } from '../lib/memo.js';
-import { quickNameUuid } from './ids.js';
-import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { perObject } from '../../lib/memo.js';
+import { quickNameUuid } from '../ids.js';
+import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 /**
  * The highest total of any points system: 2^53 - 1, the largest integer a JSON number (and the

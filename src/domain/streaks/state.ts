@@ -6,9 +6,9 @@
  * is still stored with its length until the user's next extension, and every read works out
  * whether freezes bridge the missed periods or the streak is lost.
  */
-import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
-import { firstDayOf, periodEnd, periodEndsAt, periodStart, type Frequency } from './periods.js';
-import type { StreakSettings } from '../model/entities.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
+import { firstDayOf, periodEnd, periodEndsAt, periodStart, type Frequency } from '../periods.js';
+import type { StreakSettings } from '../../model/entities.js';
 
 export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
