@@ -42,7 +42,7 @@ export interface WebhookTail {
 /**
  * Waits (reading every 250 ms, at most `capS` seconds after the load ended) until the webhook
  * outbox of the installation is empty: the deliveries the load's events called for, due at once,
- * all attempted (src/postgres/webhook-outbox.ts). `sentAfterS` null: not within the cap.
+ * all attempted (src/postgres/webhooks/outbox.ts). `sentAfterS` null: not within the cap.
  */
 export async function waitForWebhooks(databaseUrl: string, prefix: string, loadEndMs: number, capS: number): Promise<WebhookTail> {
   const db = new pg.Client({ connectionString: databaseUrl });

@@ -37,7 +37,7 @@ import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engin
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
-import { addToOutbox } from '../src/postgres/webhook-outbox.js';
+import { addToOutbox } from '../src/postgres/webhooks/outbox.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import { sentTogether } from '../src/redis/coalesce.js';
 import type pg from 'pg';

@@ -117,8 +117,9 @@ const MIGRATIONS = [
      dump      bytea  NOT NULL,
      PRIMARY KEY (prefix, key)
    )`,
-  // Notification deliveries (src/postgres/deliveries.ts): one row per (tenant, user, type,
-  // channel, occasion), the id that says so; the scheduler adds to a row while it is scheduled.
+  // Notification deliveries (src/postgres/notifications/deliveries.ts): one row per (tenant, user,
+  // type, channel, occasion), the id that says so; the scheduler adds to a row while it is
+  // scheduled.
   `CREATE TABLE IF NOT EXISTS laurel_deliveries (
      prefix        text        NOT NULL,
      id            text        NOT NULL,
@@ -142,7 +143,7 @@ const MIGRATIONS = [
   `CREATE INDEX IF NOT EXISTS laurel_deliveries_due ON laurel_deliveries (prefix, due_at) WHERE status IN ('scheduled', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_deliveries_list ON laurel_deliveries (prefix, tenant, created_at DESC, id DESC)',
   'CREATE INDEX IF NOT EXISTS laurel_deliveries_user ON laurel_deliveries (prefix, tenant, user_id, created_at DESC)',
-  // Webhook deliveries (src/postgres/webhook-deliveries.ts): one row per (endpoint, event).
+  // Webhook deliveries (src/postgres/webhooks/deliveries.ts): one row per (endpoint, event).
   `CREATE TABLE IF NOT EXISTS laurel_webhook_deliveries (
      prefix        text        NOT NULL,
      id            text        NOT NULL,
@@ -162,11 +163,12 @@ const MIGRATIONS = [
      delivered_at  timestamptz,
      PRIMARY KEY (prefix, id)
    )`,
-  // Claimed per endpoint (src/postgres/webhook-deliveries.ts claimDue): its own earliest due.
+  // Claimed per endpoint (src/postgres/webhooks/deliveries.ts claimDue): its own earliest due.
   'DROP INDEX IF EXISTS laurel_webhook_deliveries_due',
   `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due_by_endpoint ON laurel_webhook_deliveries (prefix, endpoint_id, due_at) WHERE status IN ('pending', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
-  // The webhook outbox (src/postgres/webhook-outbox.ts): the log's deliveries, a row per endpoint and up to 32 of them.
+  // The webhook outbox (src/postgres/webhooks/outbox.ts): the log's deliveries, a row per endpoint
+  // and up to 32 of them.
   `CREATE TABLE IF NOT EXISTS laurel_webhook_outbox (
      prefix        text        NOT NULL,
      id            bigint      GENERATED ALWAYS AS IDENTITY,
@@ -177,7 +179,7 @@ const MIGRATIONS = [
      PRIMARY KEY (prefix, id)
    )`,
   // A row is kept once its deliveries were attempted, as the record of those delivered at the first
-  // attempt (src/postgres/webhook-outbox.ts): their ids (found by a retry), how each ended.
+  // attempt (src/postgres/webhooks/outbox.ts): their ids (found by a retry), how each ended.
   "ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS ids text[] NOT NULL DEFAULT '{}'",
   'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS outcomes text',
   'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS settled_at timestamptz',

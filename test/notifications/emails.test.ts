@@ -15,7 +15,7 @@ import { adminCreate, createAchievements } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 import { eventually } from '../support/eventually.js';
-import { claimDue } from '../../src/postgres/deliveries.js';
+import { claimDue } from '../../src/postgres/notifications/deliveries.js';
 import { LEASE_MS } from '../../src/engine/notifications/send.js';
 
 describe.each(targets())('achievement emails on %s', (target) => {

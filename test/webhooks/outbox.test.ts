@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (src/postgres/webhook-outbox.ts) on the real Postgres: rows of up to 32
+ * The webhook outbox (src/postgres/webhooks/outbox.ts) on the real Postgres: rows of up to 32
  * deliveries per endpoint; a claim takes at most the rows allowed per endpoint, each endpoint's own
  * (another's backlog never fills it), and holds them for
  * its lease (another claim skips them, and takes them once the lease has run out); settling rows
@@ -13,9 +13,9 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { claimDue, recordDeliveries, type NewDelivery } from '../../src/postgres/webhook-deliveries.js';
-import { listDeliveries, pruneSettled, retryDelivery } from '../../src/postgres/webhook-history.js';
-import { addToOutbox, claimOutbox, completeOutbox, OUTBOX_ROW } from '../../src/postgres/webhook-outbox.js';
+import { claimDue, recordDeliveries, type NewDelivery } from '../../src/postgres/webhooks/deliveries.js';
+import { listDeliveries, pruneSettled, retryDelivery } from '../../src/postgres/webhooks/history.js';
+import { addToOutbox, claimOutbox, completeOutbox, OUTBOX_ROW } from '../../src/postgres/webhooks/outbox.js';
 
 describe('the webhook outbox', () => {
   let pool: pg.Pool;

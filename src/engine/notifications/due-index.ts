@@ -25,7 +25,7 @@ import { zaddGt } from '../../redis/packed.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import type { EventActivity } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { scheduleMany, type Occasion } from '../../postgres/deliveries.js';
+import { scheduleMany, type Occasion } from '../../postgres/notifications/deliveries.js';
 import type { Context } from '../context.js';
 import { channelsOf } from './schedule.js';
 

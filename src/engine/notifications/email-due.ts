@@ -11,7 +11,7 @@ import { channelsFor, isControl } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
 import { eventId } from '../../domain/webhooks/events.js';
 import type { NotificationType, WebhookType } from '../../model/entities.js';
-import type { Delivery } from '../../postgres/deliveries.js';
+import type { Delivery } from '../../postgres/notifications/deliveries.js';
 import type { Context } from '../context.js';
 import { recordEvents, subscribedTypes } from '../webhooks/record.js';
 

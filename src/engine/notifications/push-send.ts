@@ -6,7 +6,7 @@
  */
 import { renderText } from '../../domain/notifications/templates.js';
 import type { NotificationTemplate } from '../../model/entities.js';
-import type { Delivery, Settlement } from '../../postgres/deliveries.js';
+import type { Delivery, Settlement } from '../../postgres/notifications/deliveries.js';
 import type { Context } from '../context.js';
 import type { Pusher } from './push/index.js';
 import { TransientPushError, type PushMessage } from './push/message.js';

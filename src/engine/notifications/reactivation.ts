@@ -7,7 +7,7 @@
  * due, reason `active`.
  */
 import { REACTIVATION_DAYS, reactivationDue } from '../../domain/notifications/timing.js';
-import type { Delivery, Occasion } from '../../postgres/deliveries.js';
+import type { Delivery, Occasion } from '../../postgres/notifications/deliveries.js';
 
 /** The absence a reactivation delivery speaks of: its last active day and message number. */
 export function absenceOf(d: Pick<Delivery, 'occasion'>): { lastDay: string; n: number } {

@@ -10,7 +10,7 @@ import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
 import { recapDue } from '../../domain/notifications/timing.js';
 import { localDay } from '../../domain/time.js';
 import { COMPLETION_PREFIX, DAY_PREFIX, pointsTotalField, totalField } from '../../model/fields.js';
-import type { Delivery } from '../../postgres/deliveries.js';
+import type { Delivery } from '../../postgres/notifications/deliveries.js';
 import type { Context } from '../context.js';
 
 /** A day field's date, or null ('d:YYYY-MM-DD'). */

@@ -11,7 +11,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
 import { achievementDue, nextDay } from '../../domain/notifications/timing.js';
 import type { LoggedCompletion } from '../../model/log.js';
-import { schedule, type Occasion } from '../../postgres/deliveries.js';
+import { schedule, type Occasion } from '../../postgres/notifications/deliveries.js';
 import { subscribedTypes } from '../webhooks/record.js';
 import { EMAIL_DUE } from './email-due.js';
 import type { Context } from '../context.js';

@@ -1,15 +1,16 @@
 /**
  * Sending what is due: claims the deliveries due on the service's clock
- * (src/postgres/deliveries.ts), checks each user again ("Who", src/domain/notifications/rules.ts
- * eligibility), renders the template and sends it, then settles the delivery: `sent`, `suppressed`
- * with the reason, tried again with a backoff after a transport error, or `failed`.
+ * (src/postgres/notifications/deliveries.ts), checks each user again ("Who",
+ * src/domain/notifications/rules.ts eligibility), renders the template and sends it, then settles
+ * the delivery: `sent`, `suppressed` with the reason, tried again with a backoff after a transport
+ * error, or `failed`.
  */
 import type pg from 'pg';
 import { eligibility } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { pointsTotalField, totalField } from '../../model/fields.js';
-import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } from '../../postgres/deliveries.js';
+import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } from '../../postgres/notifications/deliveries.js';
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
 import { REACTIVATION_DAYS } from '../../domain/notifications/timing.js';
 import { absenceOf, nextReactivation } from './reactivation.js';

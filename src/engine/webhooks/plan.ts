@@ -11,7 +11,7 @@ import { userView, type UserView } from '../../domain/users.js';
 import { eventsOfEntry, pointsChangedNotes, type ParsedEntry } from '../../domain/webhooks/events.js';
 import type { Webhook, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { NewDelivery } from '../../postgres/webhook-deliveries.js';
+import type { NewDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';
 import { indexLosses } from './losses.js';
 import { freezesWanted, indexFreezes } from './freezes.js';

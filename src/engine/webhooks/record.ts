@@ -9,7 +9,7 @@ import { clockEvents } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import type { WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { recordDeliveries, type NewDelivery } from '../../postgres/webhook-deliveries.js';
+import { recordDeliveries, type NewDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';
 
 /** The types subscribed to by an active endpoint. */

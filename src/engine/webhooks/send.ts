@@ -1,6 +1,6 @@
 /**
  * Sending the webhook deliveries that are due (workers/webhooks.ts): claimed in Postgres
- * (src/postgres/webhook-deliveries.ts), POSTed signed both ways (src/domain/webhooks/signing.ts) with
+ * (src/postgres/webhooks/deliveries.ts), POSTed signed both ways (src/domain/webhooks/signing.ts) with
  * a 15 s timeout, at most IN_FLIGHT at a time per endpoint (a slow receiver holds up only its own
  * deliveries), and settled: a 2xx is `delivered`; anything else is tried again after the backoff
  * below, then `failed`; a `410 Gone` fails it and disables the endpoint. Due times follow the
@@ -9,9 +9,9 @@
 import { AddressRefused, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhooks/signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhook-deliveries.js';
-import { pruneSettled } from '../../postgres/webhook-history.js';
-import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhook-outbox.js';
+import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
+import { pruneSettled } from '../../postgres/webhooks/history.js';
+import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhooks/outbox.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import { recordPointsChanged } from './points-changed.js';

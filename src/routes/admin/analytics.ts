@@ -3,8 +3,8 @@
  * the tenant's events, active, weekly active and new users and achievement completions per day,
  * events per metric, each achievement's completion in the range (the users who completed it and
  * their share of the range's active users), and the 14-day retention of the control group against the rest, from the
- * archived event log in Postgres (src/postgres/analytics.ts, src/postgres/analytics-users.ts,
- * src/postgres/analytics-achievements.ts); and
+ * archived event log in Postgres (src/postgres/analytics/days.ts, src/postgres/analytics/users.ts,
+ * src/postgres/analytics/achievements.ts); and
  * how the active streaks spread over lengths now (src/engine/streak-lengths.ts). The range defaults
  * to the 14 days up to today (the service's clock); at most 366 days.
  */
@@ -15,9 +15,9 @@ import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
 import { achievementShares, retentionOf } from '../../domain/analytics.js';
 import { streakLengths } from '../../engine/streak-lengths.js';
-import { analyticsDays } from '../../postgres/analytics.js';
-import { analyticsAchievements } from '../../postgres/analytics-achievements.js';
-import { analyticsUsers } from '../../postgres/analytics-users.js';
+import { analyticsDays } from '../../postgres/analytics/days.js';
+import { analyticsAchievements } from '../../postgres/analytics/achievements.js';
+import { analyticsUsers } from '../../postgres/analytics/users.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -57,7 +57,8 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       }
       const tenant = principalOf(req).tenant;
       const snapshot = deps.store.current;
-      // Under the manual clock, the batches' times (Redis's) say nothing of the entries' (src/postgres/analytics.ts).
+      // Under the manual clock, the batches' times (Redis's) say nothing of the entries'
+      // (src/postgres/analytics/days.ts).
       const everyBatch = deps.settings.clock === 'manual';
       const [daily, users, completion, streaks] = await Promise.all([
         analyticsDays(pool, deps.settings.prefix, tenant, from, to, everyBatch),

@@ -1,7 +1,7 @@
 /**
  * Admin API: `GET /admin/v1/notifications/deliveries` (API.md, "Notifications"): the tenant's
- * deliveries, newest first, from Postgres (src/postgres/deliveries.ts), filtered by user, type,
- * channel and status.
+ * deliveries, newest first, from Postgres (src/postgres/notifications/deliveries.ts), filtered by
+ * user, type, channel and status.
  */
 import type { Deps } from '../../engine/deps.js';
 import { isUserId } from '../../domain/users.js';
@@ -10,7 +10,7 @@ import { principalOf } from '../../http/auth.js';
 import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { CHANNELS, NOTIFICATION_TYPES } from '../../model/entities.js';
-import { listDeliveries, type Delivery } from '../../postgres/deliveries.js';
+import { listDeliveries, type Delivery } from '../../postgres/notifications/deliveries.js';
 import { PAGE_QUERY, pageOf } from './resource.js';
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];

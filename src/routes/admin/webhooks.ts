@@ -2,7 +2,7 @@
  * Admin API: `/admin/v1/webhooks` (API.md, "Webhooks"): endpoints in the batch pattern of
  * src/routes/admin/resource.ts (the signing secret answered once, by the create), the secret's
  * rotation (the old one signs beside the new for 24 hours), an endpoint's deliveries from Postgres
- * (src/postgres/webhook-deliveries.ts) and the retry of one. Account-wide configuration, as
+ * (src/postgres/webhooks/deliveries.ts) and the retry of one. Account-wide configuration, as
  * metrics are; a delivery names the tenant of its event.
  */
 import type { Deps } from '../../engine/deps.js';
@@ -12,8 +12,8 @@ import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
-import type { WebhookDelivery } from '../../postgres/webhook-deliveries.js';
-import { listDeliveries, retryDelivery } from '../../postgres/webhook-history.js';
+import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
+import { listDeliveries, retryDelivery } from '../../postgres/webhooks/history.js';
 import { ID_PARAM, PAGE_QUERY, pageOf, resourceRoutes } from './resource.js';
 
 /** How long a rotated secret keeps signing beside the new one. */

@@ -2,7 +2,7 @@
  * Webhook deliveries in Postgres (`laurel_webhook_deliveries`): a row per (endpoint, event), its id
  * a hash of both, for the deliveries due later (the clock's events, points.changed windows: each
  * recorded once, its id naming its occasion) and for those of the outbox not delivered at their
- * first attempt (src/postgres/webhook-outbox.ts: a retry due, or failed). A row is claimed
+ * first attempt (src/postgres/webhooks/outbox.ts: a retry due, or failed). A row is claimed
  * (`pending` -> `sending`, FOR UPDATE SKIP LOCKED, with a lease) by one worker process before it
  * is sent, and settled by that claim: `delivered`, `pending` again with its next attempt's time,
  * or `failed`. A claim whose process died is taken again once its lease ran out: a receiver may see
@@ -86,7 +86,8 @@ export function fromRow(r: Row): WebhookDelivery {
 export async function recordDeliveries(client: pg.ClientBase, prefix: string, deliveries: NewDelivery[], nowMs: number): Promise<void> {
   for (const coalesce of [false, true]) {
     // One row per id in a statement (Postgres refuses to update a row twice in one): of a
-    // coalescing delivery the latest body, of another the first (the rest conflict and are skipped anyway).
+    // coalescing delivery the latest body, of another the first (the rest conflict and are skipped
+    // anyway).
     const byId = new Map<string, NewDelivery>();
     for (const d of deliveries) {
       if (d.coalesce !== coalesce) continue;

@@ -1,14 +1,14 @@
 /**
  * An endpoint's deliveries as the Admin API lists and retries them: the rows of
- * `laurel_webhook_deliveries` (due later, tried again, failed: src/postgres/webhook-deliveries.ts)
+ * `laurel_webhook_deliveries` (due later, tried again, failed: src/postgres/webhooks/deliveries.ts)
  * and the deliveries of settled outbox rows that their first attempt delivered
- * (src/postgres/webhook-outbox.ts), one list newest first. Each delivery is in one place: a
+ * (src/postgres/webhooks/outbox.ts), one list newest first. Each delivery is in one place: a
  * settled row's delivery that gets a row of its own (a retry asked for) is marked there as moved.
  * Both are kept 7 days (src/engine/webhooks/send.ts RETENTION_MS), then pruned.
  */
 import type pg from 'pg';
-import { fromRow, type Row, type WebhookDelivery } from './webhook-deliveries.js';
-import { inTransaction, OUTBOX_ROW, type OutboxItem as Item, type Outcome } from './webhook-outbox.js';
+import { fromRow, type Row, type WebhookDelivery } from './deliveries.js';
+import { inTransaction, OUTBOX_ROW, type OutboxItem as Item, type Outcome } from './outbox.js';
 
 interface SettledRow {
   id: string;

@@ -2,9 +2,9 @@
  * The dashboard's achievement completion (docs/dashboard.md), from the archived event log
  * (`laurel_log`, src/postgres/log-archive.ts): how many users completed each achievement in a range
  * (an event's or an API completion's `ac`; a backfill's completion is silent, as in the daily
- * completions of src/postgres/analytics.ts), and the users active in it (an event or an API
+ * completions of src/postgres/analytics/days.ts), and the users active in it (an event or an API
  * completion). Only the batches whose span meets the range are read, or every batch under the
- * manual clock (`everyBatch`, as src/postgres/analytics.ts says why). Days are UTC days.
+ * manual clock (`everyBatch`, as src/postgres/analytics/days.ts says why). Days are UTC days.
  */
 import type pg from 'pg';
 

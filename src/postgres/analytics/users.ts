@@ -3,9 +3,9 @@
  * (`laurel_log`): when each user was first seen (their first entry of any kind: the one their
  * creation logged), the users new in a range with whether they were active again 14 days or more
  * after their first day, and the weekly active users of each day (users with an event in the 7 days
- * ending that day). Unlike the daily figures (src/postgres/analytics.ts), this reads every batch up to
- * the range's end: a user's first entry may be older than the range (`everyBatch`: every batch,
- * as src/postgres/analytics.ts says why). Days are UTC days.
+ * ending that day). Unlike the daily figures (src/postgres/analytics/days.ts), this reads every
+ * batch up to the range's end: a user's first entry may be older than the range (`everyBatch`:
+ * every batch, as src/postgres/analytics/days.ts says why). Days are UTC days.
  */
 import type pg from 'pg';
 
@@ -59,7 +59,8 @@ export async function analyticsUsers(
   const newUsers: NewUser[] = [];
   const weeklyActive = new Map<string, number>();
   for (const r of rows) {
-    // 'new': a user (u) and their first entry's time (n); 'wau': a day (u) and its weekly active users (n).
+    // 'new': a user (u) and their first entry's time (n); 'wau': a day (u) and its weekly active
+    // users (n).
     if (r.what === 'new') newUsers.push({ userId: r.u!, first: Number(r.n), retained: r.flag === true });
     else weeklyActive.set(r.u!, Number(r.n));
   }

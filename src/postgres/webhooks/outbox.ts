@@ -4,7 +4,7 @@
  * of up to OUTBOX_ROW deliveries of one endpoint rather than a row each. A sender claims a row
  * (with a lease, FOR UPDATE SKIP LOCKED), attempts its deliveries, then settles it in one
  * transaction: the row is kept, with how each delivery's first attempt ended, as the record of
- * those delivered (listed and retried from there: src/postgres/webhook-history.ts), and only the
+ * those delivered (listed and retried from there: src/postgres/webhooks/history.ts), and only the
  * others (pending their retry, failed) get a row of their own in `laurel_webhook_deliveries`. A
  * delivery delivered at once thus costs Postgres its share of one row, written once and updated
  * once (a row of its own each, written after the attempt, was half of Postgres's work under the
@@ -12,9 +12,9 @@
  * its deliveries are sent again under the same `webhook-id`, and the first settlement stands.
  */
 import type pg from 'pg';
-import { listIn } from '../lib/lists.js';
-import { memoize } from '../lib/memo.js';
-import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type WebhookDeliveryStatus } from './webhook-deliveries.js';
+import { listIn } from '../../lib/lists.js';
+import { memoize } from '../../lib/memo.js';
+import { webhookDeliveryId, type NewDelivery, type WebhookDelivery, type WebhookDeliveryStatus } from './deliveries.js';
 
 /** Deliveries in one outbox row. */
 export const OUTBOX_ROW = 32;
@@ -70,7 +70,8 @@ export interface OutboxRow {
 /**
  * Claims outbox rows waiting to be sent for `leaseMs` of wall time: of each endpoint named in
  * `allowed`, up to that many of its own oldest (so an endpoint with a backlog never fills the claim
- * of the others), and up to `others` rows of endpoints not named (deleted since: their deliveries fail).
+ * of the others), and up to `others` rows of endpoints not named (deleted since: their deliveries
+ * fail).
  */
 export async function claimOutbox(
   pool: pg.Pool, prefix: string, leaseMs: number, allowed: Record<string, number>, others: number,

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Channel, NotificationType } from '../model/entities.js';
+import type { Channel, NotificationType } from '../../model/entities.js';
 
 export type DeliveryStatus = 'scheduled' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'cancelled';
 
@@ -77,8 +77,9 @@ function fromRow(r: Row): Delivery {
 /**
  * Schedules the occasion, or adds its items to its delivery while that is still scheduled (due at
  * the earlier time). True when the items are in a delivery now (also one sent already that lists
- * them, by key: a completion seen twice, as a restore replays it, is listed once); false when the occasion's message has gone
- * without them (the caller tries a later occasion). `client` may be inside a transaction.
+ * them, by key: a completion seen twice, as a restore replays it, is listed once); false when the
+ * occasion's message has gone without them (the caller tries a later occasion). `client` may be
+ * inside a transaction.
  */
 export async function schedule(client: pg.ClientBase, prefix: string, o: Occasion, now: number): Promise<boolean> {
   const r = await client.query(
