@@ -2,7 +2,7 @@
   A user leaves a breakdown group's ranking (one board run and group, on its own hash slot) because
   an attribute the board breaks down by changed (PUT/PATCH/POST /users, or an event's
   user.attributes): a user is ranked in the group of their current values only
-  (src/engine/departures.ts).
+  (src/engine/leaderboards/leave-groups.ts).
 
   The change is ordered among the user's events by its log entry id (the identification's or the
   event's): every event before it read the old value, every event after it reads the new one. The

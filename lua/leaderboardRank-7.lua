@@ -23,7 +23,7 @@
           awards in the run, each recorded once by its number, so a repeated call adds nothing)
   KEYS[5] expiries               <prefix>:{...}:x                                   zset user -> ms (streak boards)
   KEYS[6] falls                  <prefix>:{...}:f                                   counter (above) of the
-          api's entry gate (src/engine/placements.ts)
+          api's entry gate (src/engine/leaderboards/rank-user.ts)
   KEYS[7] sequences              <prefix>:{...}:q                                   hash user -> the log
           entry id of the event whose value the member holds; in a breakdown group's ranking, also
           of the identification or event that moved a user out of the group (leaderboardLeave)

@@ -1,5 +1,5 @@
 --[[
-  Takes one request from an API key's rate-limit bucket (src/engine/rate-limit.ts).
+  Takes one request from an API key's rate-limit bucket (src/engine/keys/rate-limit.ts).
 
   KEYS[1] the key's bucket   <prefix>:{k:<key id>}:rl
 

@@ -1,6 +1,6 @@
 --[[
   Records users' streaks in the tenant's streak rankings (their own hash slot): by phase 2 of the
-  event that extended it (src/engine/standing.ts), by an admin's operation on the streak, and by a
+  event that extended it (src/engine/streaks/rankings.ts), by an admin's operation on the streak, and by a
   restore: each user's current and longest length and when the current one expires. Values are
   absolute, so running it twice changes nothing. Several users of one tenant in one call (ARGV in
   groups of six).
@@ -53,7 +53,7 @@ for i = 1, #ARGV, 6 do
     -- reached now, also when a new streak reaches the length a lost one still shows), else unless
     -- the length is the one it holds (an operation writing the state again).
     if seq ~= '' or activeLength ~= lengthText then
-      -- No length recorded: no member (src/engine/upgrade.ts recorded every older one).
+      -- No length recorded: no member (src/engine/durability/upgrade.ts recorded every older one).
       if activeLength ~= '' then redis.call('ZREM', activeKey, activeOrder == '' and userId or activeOrder .. '|' .. userId) end
       redis.call('ZADD', activeKey, lengthText, order .. '|' .. userId)
       activeOrder, activeLength = order, lengthText

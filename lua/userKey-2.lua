@@ -1,6 +1,6 @@
 --[[
   Authenticates a key scoped to one user and, with a rate limit, takes one request from its bucket
-  (src/engine/user-keys.ts). The api caches none of it: a key deleted here is refused by every api
+  (src/engine/keys/user-keys.ts). The api caches none of it: a key deleted here is refused by every api
   process from its next request on.
 
   KEYS[1] the key's record   <prefix>:{k:<key id>}      hash: h sha256 of the key, u user id, t tenant

@@ -3,10 +3,11 @@
  * trims them, and makes phase 2 of events whose api process died.
  *
  * A pass reads every partition after its cursor (one XRANGE each, sent together), then:
- * - the events of an api process that died (src/engine/liveness.ts) are parsed, and their phase 2
- *   made again (src/engine/replay.ts: the streak rankings, points totals and placements); absolute
- *   values, so an entry taken twice changes nothing. The rest is not parsed: phase 2 of each event
- *   keeps the rankings and totals (src/engine/standing.ts);
+ * - the events of an api process that died (src/engine/durability/liveness.ts) are parsed, and
+ *   their phase 2 made again (src/engine/durability/replay-phase2.ts: the streak rankings, points
+ *   totals and placements); absolute values, so an entry taken twice changes nothing. The rest is
+ *   not parsed: phase 2 of each event keeps the rankings and totals
+ *   (src/engine/streaks/rankings.ts);
  * - the archive takes every entry, unparsed: one row per partition batch and the partitions'
  *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
  * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
@@ -42,11 +43,11 @@ import { isConnectionError } from '../src/redis/outage.js';
 import { sentTogether } from '../src/redis/coalesce.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
-import { deadProcesses } from '../src/engine/liveness.js';
+import { deadProcesses } from '../src/engine/durability/liveness.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
-import { replayEvent } from '../src/engine/replay.js';
-import type { Drained } from '../src/engine/log-consumers.js';
+import { replayEvent } from '../src/engine/durability/replay-phase2.js';
+import type { Drained } from '../src/engine/durability/streak-rankings-from-log.js';
 
 export const LOG_DRAIN_QUEUE = 'log-drain';
 
@@ -90,8 +91,8 @@ const NOT_TEXT_ALL = new RegExp(NOT_TEXT.source, 'g');
 
 /**
  * How long a copied entry stays in its partition's log: long enough for the drainer to see its api
- * process die (silent for 15 s, src/engine/liveness.ts) and place that process's events again. The drain
- * itself does not wait for it: an entry reaches Postgres on the next pass.
+ * process die (silent for 15 s, src/engine/durability/liveness.ts) and place that process's events
+ * again. The drain itself does not wait for it: an entry reaches Postgres on the next pass.
  */
 export const LOG_RETAIN_MS = 30_000;
 
@@ -115,9 +116,9 @@ function consumed(entries: StreamEntry[], marks: string[]): Drained[] {
 }
 
 /**
- * Phase 2 of the events of a batch whose api process is dead already (src/engine/liveness.ts): a
- * drainer behind by more than 15 s meets them here. A process that stopped cleanly finished its
- * requests first.
+ * Phase 2 of the events of a batch whose api process is dead already
+ * (src/engine/durability/liveness.ts): a drainer behind by more than 15 s meets them here. A
+ * process that stopped cleanly finished its requests first.
  */
 async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Promise<void> {
   if (dead.size === 0) return;

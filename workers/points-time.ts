@@ -1,14 +1,14 @@
 /**
  * Queue `points-time`: time triggers' awards reach Redis even for users who do not come back.
  *   accrue    every second: the users whose next award is due (the partitions' due sets), each
- *             accrued by src/engine/time-awards.ts (awards dated when due; totals, caps and summaries
+ *             accrued by src/engine/points/time-awards.ts (awards dated when due; totals, caps and summaries
  *             as for any award)
  *   backfill  when a time trigger appears or comes back: every user of every tenant goes into
  *             the due sets, due now, so the next passes count their time (from their creation
  *             or the trigger's, whichever is later)
  */
 import type { Deps } from '../src/engine/deps.js';
-import { accrueTime, dueUsers } from '../src/engine/time-awards.js';
+import { accrueTime, dueUsers } from '../src/engine/points/time-awards.js';
 import { liveTenants, userBatches } from '../src/redis/users.js';
 
 export interface AccrueResult {

@@ -12,7 +12,7 @@
   argv, first        field/value pairs to set, in argv from index `first` on; when the last pair
                      is ('', '<n>'), a marker the api adds only when the identification sets an
                      attribute some live board breaks down by, it is not written, and the n pairs
-                     before it are those attributes (src/engine/departures.ts)
+                     before it are those attributes (src/engine/leaderboards/leave-groups.ts)
   iso                creation's ISO-8601 part when the caller has it already, else nil
 
   Returns 1 when the user was created, 0 when it existed; then, after a marker, the breakdown

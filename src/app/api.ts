@@ -5,7 +5,7 @@
  */
 
 import type { Logger } from 'pino';
-import { Liveness } from '../engine/liveness.js';
+import { Liveness } from '../engine/durability/liveness.js';
 import { Authenticator } from '../http/auth.js';
 import { ensureAdminKey } from './bootstrap.js';
 import { HttpServer, type Route } from '../http/server.js';
@@ -33,8 +33,8 @@ import { leaderboardRoutes } from '../routes/app/leaderboards.js';
 import { eventRoutes } from '../routes/app/events.js';
 import { openApiRoute, opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
-import { RateLimiter } from '../engine/rate-limit.js';
-import { guardInstallation } from '../engine/installation.js';
+import { RateLimiter } from '../engine/keys/rate-limit.js';
+import { guardInstallation } from '../engine/durability/installation-check.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
 import { emailLinkRoutes } from '../routes/app/email-links.js';

@@ -2,13 +2,13 @@
  * What a start-up does once for the installation, before any api process serves: connect Redis
  * (failing fast), load the scripts and the function library, refuse a Redis that lost the
  * installation (or restore it, with LAUREL_AUTO_RESTORE), move data an older laurel kept elsewhere
- * (src/engine/upgrade.ts), make the first admin key. The primary of
+ * (src/engine/durability/upgrade.ts), make the first admin key. The primary of
  * several api processes (src/app/processes.ts) does it, so they do not race at it N times.
  */
 import type { Logger } from 'pino';
 import { connect, type Services } from '../engine/services.js';
-import { guardInstallation } from '../engine/installation.js';
-import { upgradeData } from '../engine/upgrade.js';
+import { guardInstallation } from '../engine/durability/installation-check.js';
+import { upgradeData } from '../engine/durability/upgrade.js';
 import type { Settings } from '../lib/settings.js';
 import { ensureAdminKey } from './bootstrap.js';
 

@@ -15,7 +15,7 @@ export class Configuration extends Snapshot {
   readonly composites: LuaAchievement[];
   /** The points triggers that do not depend on a metric (achievement, streak, user creation), with the caps; null: none. */
   readonly points: PointsDetails | null;
-  /** The active time triggers (accrued by the api and the workers, src/engine/time-awards.ts). */
+  /** The active time triggers (accrued by the api and the workers, src/engine/points/time-awards.ts). */
   readonly timeTriggers: TimeTrigger[];
   /** Whether active streak achievements exist (the rules of users with streak preferences say so too). */
   readonly streakAchievements: boolean;

@@ -8,8 +8,8 @@
  * recorded the new version, at most FOLLOW_WAIT_MS (the version poll's period, by which a process
  * that missed the message has caught up anyway; a slower one is logged and not waited for).
  *
- * Live: its heartbeat (src/engine/liveness.ts) is recent. A process that records no version (one
- * of an earlier laurel, during an upgrade) is not waited for.
+ * Live: its heartbeat (src/engine/durability/liveness.ts) is recent. A process that records no
+ * version (one of an earlier laurel, during an upgrade) is not waited for.
  */
 import type { Logger } from 'pino';
 import type { RedisClient } from '../redis/client.js';

@@ -38,7 +38,7 @@ export class ConfigStore {
   private readonly listeners: ((s: Configuration) => void)[] = [];
   private readonly restoredListeners: (() => void)[] = [];
   loaded = false;
-  /** Whether a restore is rebuilding Redis (src/engine/restore.ts): nothing is served meanwhile. */
+  /** Whether a restore is rebuilding Redis (src/engine/durability/restore.ts): nothing is served meanwhile. */
   restoring = false;
   /**
    * Whether Redis came back without the installation this process served (a restart that kept

@@ -7,7 +7,7 @@ import type { ConfigStore } from '../config/store.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Keys } from '../redis/keys.js';
 import type { Jobs } from './jobs.js';
-import type { CompletionStats } from './stats.js';
+import type { CompletionStats } from './achievements/completion-stats.js';
 
 /** What the engine's use cases run with; nothing is pulled from globals. */
 export interface Context {
@@ -22,7 +22,7 @@ export interface Context {
   stats: CompletionStats;
   /** Work handed to the workers. */
   jobs: Jobs;
-  /** This process's id: api processes put it in the event log (src/engine/liveness.ts). */
+  /** This process's id: api processes put it in the event log (src/engine/durability/liveness.ts). */
   processId: string;
   /**
    * This process's Postgres pool, connected on first use (never on the event path: the Admin API's

@@ -16,8 +16,8 @@ import { Keys } from '../redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
 import type { Deps } from './deps.js';
 import { Jobs } from './jobs.js';
-import { PendingPlacements } from './pending.js';
-import { CompletionStats } from './stats.js';
+import { PendingPlacements } from './durability/outage-phase2.js';
+import { CompletionStats } from './achievements/completion-stats.js';
 
 /** What `GET /ready` reports beside Redis and the configuration. */
 export interface Readiness {

@@ -3,14 +3,14 @@
  * everything; an `application` key the Application API only. A key bound to a tenant acts for
  * that tenant (without a Tenant-ID header too) and is refused for any other.
  *
- * A key scoped to one user (`lrl_usr_<id>.<secret>`, src/engine/user-keys.ts) is bound to the user's
- * tenant and may call the Application API for its user only: each route says whose data it touches
- * (its `subject`, src/http/server.ts), and one that touches another user's, or says nothing, is
- * refused (403).
+ * A key scoped to one user (`lrl_usr_<id>.<secret>`, src/engine/keys/user-keys.ts) is bound to the
+ * user's tenant and may call the Application API for its user only: each route says whose data it
+ * touches (its `subject`, src/http/server.ts), and one that touches another user's, or says
+ * nothing, is refused (403).
  *
- * With LAUREL_RATE_LIMIT every key has a rate limit (src/engine/rate-limit.ts): one more Redis call
- * per request, which a user-scoped key's own lookup makes anyway. The operations endpoints take
- * no key and have no limit.
+ * With LAUREL_RATE_LIMIT every key has a rate limit (src/engine/keys/rate-limit.ts): one more Redis
+ * call per request, which a user-scoped key's own lookup makes anyway. The operations endpoints
+ * take no key and have no limit.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids.js';
@@ -19,8 +19,8 @@ import { checkSubject } from './subject.js';
 import type { Request, Route } from './server.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Context } from '../engine/context.js';
-import type { RateLimiter } from '../engine/rate-limit.js';
-import { userOfKey } from '../engine/user-keys.js';
+import type { RateLimiter } from '../engine/keys/rate-limit.js';
+import { userOfKey } from '../engine/keys/user-keys.js';
 import { DEFAULT_TENANT } from '../redis/keys.js';
 import type { ApiKeyRecord, Tenant } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';

@@ -39,7 +39,7 @@ export interface EventEntry {
   idempotencyKey: string;
   /** Event attributes as JSON; '' when none. */
   attributesJson: string;
-  /** The api process (src/engine/liveness.ts). */
+  /** The api process (src/engine/durability/liveness.ts). */
   processId: string;
   /** The identification the event carries (its user's fields but the id) as JSON; '' when none. */
   identificationJson: string;
@@ -69,7 +69,7 @@ export function pointsEntryHead(tenant: string, userId: string, ts: number): str
   return JSON.stringify({ t: tenant, u: userId, ts }).slice(0, -1);
 }
 
-/** An event as phase 2 needs it again (src/engine/replay.ts): what the event's log entry holds. */
+/** An event as phase 2 needs it again (src/engine/durability/replay-phase2.ts): what the event's log entry holds. */
 export interface LoggedEvent {
   t: string;
   u: string;
@@ -104,7 +104,7 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   start?: string;
   end?: string;
 
-  /** The api process that ran the event (src/engine/liveness.ts). */
+  /** The api process that ran the event (src/engine/durability/liveness.ts). */
   p?: string;
   /** The achievements an event or an API completion completed. */
   ac?: string[];

@@ -1,7 +1,7 @@
 /**
- * Snapshots of Redis in Postgres (src/engine/snapshot.ts takes them, src/engine/restore.ts reads
- * them). Each key is kept as Redis DUMPs it, once per installation (the latest copy taken), with
- * the snapshot that took it:
+ * Snapshots of Redis in Postgres (src/engine/durability/snapshot.ts takes them,
+ * src/engine/durability/restore.ts reads them). Each key is kept as Redis DUMPs it, once per
+ * installation (the latest copy taken), with the snapshot that took it:
  * - a user's keys (`laurel_snapshot_users`: one row per user, its keys and `position`, the last
  *   entry of the partition's log its state includes: read together, in one transaction of the
  *   partition's slot);

@@ -43,7 +43,7 @@
  *   <prefix>:{lb:…}:w                                  hash user -> '<rank>|<value>' as the webhooks last saw
  *                                                        them (src/engine/webhooks/rankings.ts)
  *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
- *                                                        entry gate of src/engine/placements.ts)
+ *                                                        gate: src/engine/leaderboards/skip-below-threshold.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
  *                                                        value a member holds (leaderboardRank.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
@@ -55,7 +55,7 @@
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
- *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/restore.ts)
+ *   <prefix>:{cfg}:restoring                           set while a restore runs (src/engine/durability/restore.ts)
  *   <prefix>:{cfg}:lost-data                           set by a process that found Redis back without the
  *                                                        installation it served (src/config/store.ts);
  *                                                        nothing is served until a restore deletes it
@@ -64,7 +64,7 @@
  *                                                        has loaded (src/config/followers.ts)
  *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
  *                                                        (src/engine/notifications/links.ts)
- *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/user-keys.ts):
+ *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
  *                                                        h sha256 of the key, u user id, t tenant, c created
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
  *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
@@ -341,7 +341,7 @@ export class Keys {
     return `${this.prefix}:{cfg}:clock:seq`;
   }
 
-  /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/engine/liveness.ts). */
+  /** api process id -> '<wall ms of its last heartbeat>' or 'stopped:<ms>' (src/engine/durability/liveness.ts). */
   get apiProcesses(): string {
     return `${this.prefix}:{cfg}:apis`;
   }

@@ -1,13 +1,13 @@
 /**
  * Reads that follow a 201 see that event, with no worker running: the streak rankings, a user's
- * streak rank, several users' streaks (src/engine/standing.ts) and the points summary (lua/includes/points.lua), on single
- * Redis and on the Cluster; and the order of two writes of one user's standing (a later write of an
- * earlier event changes nothing).
+ * streak rank, several users' streaks (src/engine/streaks/rankings.ts) and the points summary
+ * (lua/includes/points.lua), on single Redis and on the Cluster; and the order of two writes of one
+ * user's standing (a later write of an earlier event changes nothing).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
-import { rankStreak, streakStanding } from '../../src/engine/standing.js';
+import { rankStreak, streakStanding } from '../../src/engine/streaks/rankings.js';
 
 describe.each(targets())('reads after a write on %s', (target) => {
   let s: TestServer;

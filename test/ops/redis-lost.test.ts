@@ -9,8 +9,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/installation.js';
-import { SnapshotError } from '../../src/engine/snapshot.js';
+import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { SnapshotError } from '../../src/engine/durability/snapshot.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { eventually } from '../support/eventually.js';

@@ -8,7 +8,7 @@
  * On single Redis and on a Cluster of its own.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { InstallationError, restoreWith } from '../../src/engine/installation.js';
+import { InstallationError, restoreWith } from '../../src/engine/durability/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
@@ -16,7 +16,7 @@ import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 import { startWorkers } from '../../workers/index.js';
-import { SnapshotError, takeSnapshot } from '../../src/engine/snapshot.js';
+import { SnapshotError, takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);

@@ -8,8 +8,8 @@ import { deletePostgresRows, startTestServer, type TestServer } from '../support
 import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../workers/log-drain.js';
 import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { movePointsTotals, moveStreakStanding } from '../../src/engine/upgrade.js';
-import { rankStreak } from '../../src/engine/standing.js';
+import { movePointsTotals, moveStreakStanding } from '../../src/engine/durability/upgrade.js';
+import { rankStreak } from '../../src/engine/streaks/rankings.js';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
 
 let s: TestServer;

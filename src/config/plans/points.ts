@@ -39,7 +39,7 @@ interface CompiledPoints {
   time: TimeTrigger[];
 }
 
-/** A time trigger as the api accrues it (src/engine/time-awards.ts). */
+/** A time trigger as the api accrues it (src/engine/points/time-awards.ts). */
 export interface TimeTrigger {
   trigger: PointsTrigger;
   intervalMs: number;

@@ -13,8 +13,8 @@ import type { Snapshot } from '../../model/snapshot.js';
 import type { WriteCoalescer } from '../../redis/coalesce.js';
 import type { Processed } from '../../redis/event-script.js';
 import type { Context } from '../context.js';
-import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, type Gate } from '../entry-gate.js';
-import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../placements.js';
+import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, type Gate } from '../leaderboards/skip-below-threshold.js';
+import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';
 
 interface EventBoard {
   lb: Leaderboard;
@@ -22,9 +22,9 @@ interface EventBoard {
   /** Position of the run sum in the script's answer; -1: the board ranks the metric's total. */
   sum: number;
   /**
-   * The entry gate (src/engine/entry-gate.ts), for an event that raises the value on a board
-   * without breakdown whose ranking this process knows full: the threshold learnt, and the
-   * ranking's falls counter as read with phase 1.
+   * The entry gate (src/engine/leaderboards/skip-below-threshold.ts), for an event that raises the
+   * value on a board without breakdown whose ranking this process knows full: the threshold learnt,
+   * and the ranking's falls counter as read with phase 1.
    */
   gate: Gate | null;
 }

@@ -19,11 +19,11 @@ import { WriteCoalescer } from '../../redis/coalesce.js';
 import { ScriptCode } from '../../redis/codes.js';
 import { eventPlanArgs, processedOf, type Processed } from '../../redis/event-script.js';
 import { isConnectionError } from '../../redis/outage.js';
-import { markBreakdown } from '../departures.js';
+import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
-import { accrueTime } from '../time-awards.js';
+import { accrueTime } from '../points/time-awards.js';
 import { EventPhase2, type Extension } from './phase2.js';
-import { rankStreak } from '../standing.js';
+import { rankStreak } from '../streaks/rankings.js';
 import { EventReplies, noStreak } from './replies.js';
 import { StreakPlans } from './streak-plans.js';
 import { TzCache } from './tz-cache.js';
@@ -72,7 +72,7 @@ function isoCache(): (ms: number) => string {
   };
 }
 
-/** What phase 2 needs of a processed event, as its log entry tells it (src/engine/pending.ts places it again from this). */
+/** What phase 2 needs of a processed event, as its log entry tells it (src/engine/durability/outage-phase2.ts places it again from this). */
 function loggedEvent(
   tenant: string, userId: string, metricId: string, day: string, now: number, p: Processed, awards: readonly EventAward[],
 ): LoggedEvent {
@@ -189,10 +189,10 @@ export class EventRecorder {
         const standing = extended === null ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
           .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
         // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
-        // connection are made once it answers again (src/engine/pending.ts). A 503 would have a
-        // client without an Idempotency-Key send it again, and count it twice.
-        // The user first leaves the groups of the values the event's identification changed (its
-        // own placements go to the new groups).
+        // connection are made once it answers again (src/engine/durability/outage-phase2.ts). A 503
+        // would have a client without an Idempotency-Key send it again, and count it twice. The
+        // user first leaves the groups of the values the event's identification changed (its own
+        // placements go to the new groups).
         const left = p.moved === '' || await deps.placements.leave(
           tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
         );

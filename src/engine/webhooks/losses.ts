@@ -14,7 +14,7 @@ import { userView } from '../../domain/users.js';
 import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhooks/events.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
-import { loggedStreak } from '../standing.js';
+import { loggedStreak } from '../streaks/rankings.js';
 import type { LoggedEvent } from '../../model/log.js';
 import { recordEvents } from './record.js';
 import { listIn } from '../../lib/lists.js';

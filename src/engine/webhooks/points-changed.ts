@@ -11,7 +11,7 @@
  * (lua/pointsTake-2.lua) unless the drain noted a later entry or window since it was read. A window
  * noted after its delivery was sent (the drain far behind) changes nothing: the delivery is not
  * sent twice. The index is in the snapshots, and a restore notes again the entries after the
- * snapshot (src/engine/restore.ts).
+ * snapshot (src/engine/durability/restore.ts).
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';

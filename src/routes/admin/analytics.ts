@@ -1,12 +1,13 @@
 /**
- * Admin API: `GET /admin/v1/analytics?from=&to=` (laurel's own, for the dashboard: docs/dashboard.md):
- * the tenant's events, active, weekly active and new users and achievement completions per day,
- * events per metric, each achievement's completion in the range (the users who completed it and
- * their share of the range's active users), and the 14-day retention of the control group against the rest, from the
- * archived event log in Postgres (src/postgres/analytics/days.ts, src/postgres/analytics/users.ts,
- * src/postgres/analytics/achievements.ts); and
- * how the active streaks spread over lengths now (src/engine/streak-lengths.ts). The range defaults
- * to the 14 days up to today (the service's clock); at most 366 days.
+ * Admin API: `GET /admin/v1/analytics?from=&to=` (laurel's own, for the dashboard:
+ * docs/dashboard.md): the tenant's events, active, weekly active and new users and achievement
+ * completions per day, events per metric, each achievement's completion in the range (the users who
+ * completed it and their share of the range's active users), and the 14-day retention of the
+ * control group against the rest, from the archived event log in Postgres
+ * (src/postgres/analytics/days.ts, src/postgres/analytics/users.ts,
+ * src/postgres/analytics/achievements.ts); and how the active streaks spread over lengths now
+ * (src/engine/streaks/length-buckets.ts). The range defaults to the 14 days up to today (the
+ * service's clock); at most 366 days.
  */
 import type { Deps } from '../../engine/deps.js';
 import { principalOf } from '../../http/auth.js';
@@ -14,7 +15,7 @@ import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
 import { achievementShares, retentionOf } from '../../domain/analytics.js';
-import { streakLengths } from '../../engine/streak-lengths.js';
+import { streakLengths } from '../../engine/streaks/length-buckets.js';
 import { analyticsDays } from '../../postgres/analytics/days.js';
 import { analyticsAchievements } from '../../postgres/analytics/achievements.js';
 import { analyticsUsers } from '../../postgres/analytics/users.js';

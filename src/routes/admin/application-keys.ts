@@ -2,11 +2,11 @@
  * Application API keys scoped to one user (trophy-admin 1.21.1 `/application-api-keys`): `POST` an
  * array of 1 to 100 `{ userId }` answers `{ created: [{ id, userId, key, prefix }], issues }` (201
  * when one was created, 200 when none), each key shown once; `DELETE ?ids=` revokes, at once in
- * every api process (src/engine/user-keys.ts). A key acts for its user in the tenant of the call
+ * every api process (src/engine/keys/user-keys.ts). A key acts for its user in the tenant of the call
  * that created it (Tenant-ID), and a key is revoked through that tenant too.
  */
 import type { Deps } from '../../engine/deps.js';
-import { deleteUserKey, storeUserKeys, type UserKey } from '../../engine/user-keys.js';
+import { deleteUserKey, storeUserKeys, type UserKey } from '../../engine/keys/user-keys.js';
 import { generateUserKey, principalOf } from '../../http/auth.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';

@@ -7,7 +7,7 @@
 
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { addPause, grantFreezes, removePause, restoreStreak } from '../../engine/streaks.js';
+import { addPause, grantFreezes, removePause, restoreStreak } from '../../engine/streaks/operations.js';
 
 import { parseDate } from '../../domain/time.js';
 

@@ -4,7 +4,7 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { completeAchievement } from '../../engine/achievements.js';
+import { completeAchievement } from '../../engine/achievements/complete.js';
 import { achievementView, completionId, userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { pointsChanges } from '../../domain/points/rules.js';
 import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, type UpsertedUser, type UserHash } from '../../domain/users.js';

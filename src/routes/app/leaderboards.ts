@@ -4,7 +4,7 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { pruneStreakBoard } from '../../engine/prune.js';
+import { pruneStreakBoard } from '../../engine/streaks/prune-lost.js';
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf, type Query } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';

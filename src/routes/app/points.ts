@@ -13,7 +13,7 @@ import type { Request, Route } from '../../http/server.js';
 import { checkUserId, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM } from '../../domain/users.js';
 import { parseSummaryQuery, SUMMARY_QUERY, totalsSummary } from '../../domain/summary.js';
 import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAward, systemView, triggerView } from '../../domain/points/rules.js';
-import { accrueTime } from '../../engine/time-awards.js';
+import { accrueTime } from '../../engine/points/time-awards.js';
 import { userBatches } from '../../redis/users.js';
 import { localDay } from '../../domain/time.js';
 import { boostsFor } from '../../config/plans/points.js';

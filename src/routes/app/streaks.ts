@@ -5,8 +5,8 @@
 import { streakHistory } from '../../domain/streaks/history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { pruneStreakRanking } from '../../engine/prune.js';
-import { streakStanding } from '../../engine/standing.js';
+import { pruneStreakRanking } from '../../engine/streaks/prune-lost.js';
+import { streakStanding } from '../../engine/streaks/rankings.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';

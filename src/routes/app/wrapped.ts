@@ -20,7 +20,7 @@ import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } fro
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
-import { accrueTime } from '../../engine/time-awards.js';
+import { accrueTime } from '../../engine/points/time-awards.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { streakHistory } from '../../domain/streaks/history.js';
 

@@ -4,18 +4,18 @@
  * follows it: the tenant's statistics, the departure from breakdown groups the identification
  * moved, time triggers for a new user, and the awards' placements.
  */
-import { boostsArg } from '../config/plans/points.js';
-import { localDay } from '../domain/time.js';
-import type { PreparedIdentification, UpsertedUser } from '../domain/users.js';
-import { fail } from '../lib/errors.js';
-import type { Achievement } from '../model/entities.js';
-import { completionField, dayField } from '../model/fields.js';
-import { userEntry } from '../model/log.js';
-import { ScriptCode } from '../redis/codes.js';
-import { markBreakdown } from './departures.js';
-import type { Deps } from './deps.js';
-import { placedAwards, rankAwards } from './placements.js';
-import { accrueTime } from './time-awards.js';
+import { boostsArg } from '../../config/plans/points.js';
+import { localDay } from '../../domain/time.js';
+import type { PreparedIdentification, UpsertedUser } from '../../domain/users.js';
+import { fail } from '../../lib/errors.js';
+import type { Achievement } from '../../model/entities.js';
+import { completionField, dayField } from '../../model/fields.js';
+import { userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
+import { markBreakdown } from '../leaderboards/leave-groups.js';
+import type { Deps } from '../deps.js';
+import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
+import { accrueTime } from '../points/time-awards.js';
 
 /** When the user completed it (the first completion, when they had it already), the awards made ([] without) and when. */
 export interface Completion {
@@ -60,7 +60,8 @@ export async function completeAchievement(
   if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
   // The log entry id the placements are ordered by (a restore gives the original one).
   const order = seq ?? String(r[4]);
-  // An attribute a board breaks down by changed: the user leaves the old group (src/engine/departures.ts).
+  // An attribute a board breaks down by changed: the user leaves the old group
+  // (src/engine/leaderboards/leave-groups.ts).
   if (r[5] !== '') {
     const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
     await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, order);

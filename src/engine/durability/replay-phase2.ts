@@ -1,16 +1,16 @@
-import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../model/fields.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../domain/leaderboards/runs.js';
-import { dayIndexOf } from '../domain/periods.js';
-import { expiresAt, stateFromHash, streakZone } from '../domain/streaks/state.js';
-import { localMinute } from '../domain/time.js';
-import type { LoggedEvent } from '../model/log.js';
-import type { Context } from './context.js';
-import { loggedStreak, rankStreak } from './standing.js';
-import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from './placements.js';
+import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../../model/fields.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { dayIndexOf } from '../../domain/periods.js';
+import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state.js';
+import { localMinute } from '../../domain/time.js';
+import type { LoggedEvent } from '../../model/log.js';
+import type { Context } from '../context.js';
+import { loggedStreak, rankStreak } from '../streaks/rankings.js';
+import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';
 
 /**
  * Phase 2 again, for an event whose api process died before it could run it: the streak rankings
- * it changed (src/engine/standing.ts), and the user's current standing on the
+ * it changed (src/engine/streaks/rankings.ts), and the user's current standing on the
  * boards the event concerns, from the user's state now (absolute values, so
  * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
  * orders the placement among the user's others (lua/leaderboardRank-7.lua): the state now is at

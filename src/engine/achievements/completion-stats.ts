@@ -4,9 +4,9 @@
  * scripts bump on each completion), so reading them sums over every partition; the sums are cached
  * for a second per tenant, and this process drops its cache whenever it completes an achievement.
  */
-import type { RedisClient } from '../redis/client.js';
-import type { Keys } from '../redis/keys.js';
-import type { TenantStats } from '../domain/achievements.js';
+import type { RedisClient } from '../../redis/client.js';
+import type { Keys } from '../../redis/keys.js';
+import type { TenantStats } from '../../domain/achievements.js';
 
 export class CompletionStats {
   private readonly redis: RedisClient;

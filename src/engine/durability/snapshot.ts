@@ -12,12 +12,12 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { scanKeys, type RedisClient } from '../redis/client.js';
-import type { LeaderboardKeys } from '../redis/keys.js';
-import { userBatches } from '../redis/users.js';
-import { SnapshotStore, type KeyState, type UserState } from '../postgres/snapshots.js';
-import { postgresHoldsData } from '../postgres/installation-data.js';
-import type { Context } from './context.js';
+import { scanKeys, type RedisClient } from '../../redis/client.js';
+import type { LeaderboardKeys } from '../../redis/keys.js';
+import { userBatches } from '../../redis/users.js';
+import { SnapshotStore, type KeyState, type UserState } from '../../postgres/snapshots.js';
+import { postgresHoldsData } from '../../postgres/installation-data.js';
+import type { Context } from '../context.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
 export class SnapshotError extends Error {}
@@ -240,8 +240,9 @@ async function snapshotLocked(
       for (let i = 0; i < list.length; i += 200) await save(tenant, list.slice(i, i + 200));
     }
   }
-  // The other keys after the users: they hold at least the placements of what the users' state includes,
-  // and a restore's replay of the later entries keeps their original order (an older one changes nothing).
+  // The other keys after the users: they hold at least the placements of what the users' state
+  // includes, and a restore's replay of the later entries keeps their original order (an older one
+  // changes nothing).
   const digests = await store.keyDigests();
   const seen = new Set<string>();
   let read = 0;

@@ -8,19 +8,20 @@
  * lowest value, so the user was off the ranking. Its placement would answer nothing and write
  * nothing, so the event path skips it (src/routes/app/events.ts).
  *
- * The counter is read after the event's phase 1 ran (its value exists then, and a placement
- * would come later still): on one Redis it leaves last in the batch of writes that carried phase
- * 1, in the same round trip, one read for every event of the batch; on a Cluster, where the board may live on another node, once phase 1 has
- * answered, and then only where the value is at most the threshold (a second round trip instead
- * of the placement; a third, the placement, only when the counter moved).
+ * The counter is read after the event's phase 1 ran (its value exists then, and a placement would
+ * come later still): on one Redis it leaves last in the batch of writes that carried phase 1, in
+ * the same round trip, one read for every event of the batch; on a Cluster, where the board may
+ * live on another node, once phase 1 has answered, and then only where the value is at most the
+ * threshold (a second round trip instead of the placement; a third, the placement, only when the
+ * counter moved).
  *
  * Only for boards without breakdown, whose ranking the event path knows before phase 1 (see
  * gateable). Per configuration version: a new maximum is a new ranking.
  */
-import { BoundedMap, perObject } from '../lib/memo.js';
-import type { Leaderboard } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
-import { hasWindow } from '../domain/leaderboards/runs.js';
+import { BoundedMap, perObject } from '../../lib/memo.js';
+import type { Leaderboard } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { hasWindow } from '../../domain/leaderboards/runs.js';
 
 /** What a placement learnt of a full ranking. */
 export interface EntryCertificate {

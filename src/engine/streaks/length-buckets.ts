@@ -3,9 +3,9 @@
  * active streaks, pruned of the lost ones first, counted by bucket (domain/analytics.ts). A score's
  * whole part is the length (src/routes/app/streaks.ts reads it so).
  */
-import { STREAK_BUCKETS } from '../domain/analytics.js';
-import type { Context } from './context.js';
-import { pruneStreakRanking } from './prune.js';
+import { STREAK_BUCKETS } from '../../domain/analytics.js';
+import type { Context } from '../context.js';
+import { pruneStreakRanking } from './prune-lost.js';
 
 export async function streakLengths(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string): Promise<{ from: number; to: number | null; users: number }[]> {
   await pruneStreakRanking(deps, tenant);

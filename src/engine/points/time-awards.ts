@@ -10,14 +10,14 @@
  * The user hash keeps `tt:<triggerId>` (the next award's due time, ms); the partition's due set
  * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker.
  */
-import { timeDueField } from '../model/fields.js';
+import { timeDueField } from '../../model/fields.js';
 import { DateTime } from 'luxon';
-import { pointsEntryHead } from '../model/log.js';
-import type { Context } from './context.js';
-import { isOff } from '../domain/points/rules.js';
-import { placedAwards, rankAwards } from './placements.js';
-import { boostsArg } from '../config/plans/points.js';
-import { ScriptCode } from '../redis/codes.js';
+import { pointsEntryHead } from '../../model/log.js';
+import type { Context } from '../context.js';
+import { isOff } from '../../domain/points/rules.js';
+import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
+import { boostsArg } from '../../config/plans/points.js';
+import { ScriptCode } from '../../redis/codes.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 const MAX_DUES_PER_CALL = 500;

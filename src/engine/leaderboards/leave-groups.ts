@@ -13,13 +13,13 @@
  * the old group, events after it the new one, so a late placement of an earlier event in the old
  * group changes nothing (lua/leaderboardRank-7.lua).
  */
-import { attributeField, attributeOfField } from '../model/fields.js';
-import { perObject } from '../lib/memo.js';
-import type { Context } from './context.js';
-import { breakdownGroup, breakdownKeys, groupName, runOf } from '../domain/leaderboards/runs.js';
-import { localDay } from '../domain/time.js';
-import type { Leaderboard } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
+import { attributeField, attributeOfField } from '../../model/fields.js';
+import { perObject } from '../../lib/memo.js';
+import type { Context } from '../context.js';
+import { breakdownGroup, breakdownKeys, groupName, runOf } from '../../domain/leaderboards/runs.js';
+import { localDay } from '../../domain/time.js';
+import type { Leaderboard } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 /** The live boards with breakdown attributes, and the attribute keys they break down by, per configuration. */
 interface BreakdownBoards {

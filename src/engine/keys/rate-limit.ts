@@ -10,10 +10,10 @@
  * (NTP): a TAT set by a host ahead of the others only makes the key wait one interval at most
  * (the script takes a TAT further ahead than a spent burst for a clock that went back).
  */
-import { fail, type HttpError } from '../lib/errors.js';
-import { BoundedMap } from '../lib/memo.js';
-import type { RateLimit } from '../lib/settings.js';
-import type { Context } from './context.js';
+import { fail, type HttpError } from '../../lib/errors.js';
+import { BoundedMap } from '../../lib/memo.js';
+import type { RateLimit } from '../../lib/settings.js';
+import type { Context } from '../context.js';
 
 export class RateLimiter {
   /** ms between two requests at the limit. */

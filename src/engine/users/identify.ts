@@ -3,19 +3,19 @@
  * user-creation triggers' points and their placements, and the departure from the breakdown groups
  * an identification moves the user out of; a user's preferences.
  */
-import { boostsFor } from '../config/plans/points.js';
-import type { StreakPreferences } from '../domain/streaks/preferences.js';
-import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../domain/users.js';
-import { localDay } from '../domain/time.js';
-import { fail } from '../lib/errors.js';
-import { attributeOfField, dayField } from '../model/fields.js';
-import { operationEntry, userEntry } from '../model/log.js';
-import { ScriptCode } from '../redis/codes.js';
-import { markBreakdown } from './departures.js';
-import type { Deps } from './deps.js';
-import { placedAwards, rankAwards } from './placements.js';
-import { refreshExpiry } from './streaks.js';
-import { accrueTime } from './time-awards.js';
+import { boostsFor } from '../../config/plans/points.js';
+import type { StreakPreferences } from '../../domain/streaks/preferences.js';
+import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../../domain/users.js';
+import { localDay } from '../../domain/time.js';
+import { fail } from '../../lib/errors.js';
+import { attributeOfField, dayField } from '../../model/fields.js';
+import { operationEntry, userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
+import { markBreakdown } from '../leaderboards/leave-groups.js';
+import type { Deps } from '../deps.js';
+import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
+import { refreshExpiry } from '../streaks/operations.js';
+import { accrueTime } from '../points/time-awards.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
 export type IdentifyMode = 'create' | 'upsert' | 'update';

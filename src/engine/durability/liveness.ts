@@ -4,8 +4,8 @@
  * their process's id in the event log, so the log drainer can tell which events may have lost
  * their phase 2 (the leaderboards): those of a process that stopped without saying so.
  */
-import type { RedisClient } from '../redis/client.js';
-import type { Keys } from '../redis/keys.js';
+import type { RedisClient } from '../../redis/client.js';
+import type { Keys } from '../../redis/keys.js';
 
 /** A process silent this long (wall time) is taken for dead. */
 const DEAD_AFTER_MS = 15_000;

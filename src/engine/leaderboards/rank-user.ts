@@ -9,14 +9,14 @@
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
  */
-import { attributeField } from '../model/fields.js';
-import { BoundedMap, perObject } from '../lib/memo.js';
-import type { Context } from './context.js';
-import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../domain/leaderboards/runs.js';
-import { localMinute } from '../domain/time.js';
-import type { Leaderboard } from '../model/entities.js';
-import type { Snapshot } from '../model/snapshot.js';
-import { gateable, learn } from './entry-gate.js';
+import { attributeField } from '../../model/fields.js';
+import { BoundedMap, perObject } from '../../lib/memo.js';
+import type { Context } from '../context.js';
+import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { localMinute } from '../../domain/time.js';
+import type { Leaderboard } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { gateable, learn } from './skip-below-threshold.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -102,9 +102,10 @@ export async function place(
     const grouped = group.length > 0;
     const placed = redis.leaderboardRank(
       k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences,
-      // A sum of awards comes out the same in any order: only absolute values carry the event's place
-      // (and, in a breakdown group, sums too: the group's ranking refuses an event from before the
-      // user left it, src/engine/departures.ts). A group's ranking has its maximum negated.
+      // A sum of awards comes out the same in any order: only absolute values carry the event's
+      // place (and, in a breakdown group, sums too: the group's ranking refuses an event from
+      // before the user left it, src/engine/leaderboards/leave-groups.ts). A group's ranking has
+      // its maximum negated.
       userId, value, order, grouped ? -lb.maxParticipants : lb.maxParticipants, now, expiry ?? '',
       awards === undefined || grouped ? seq : '', ...(awards ?? []),
     );

@@ -7,7 +7,7 @@
  * the moment it is deleted. Only the sha256 of a key is stored; the key is answered once.
  */
 import type { RateLimiter } from './rate-limit.js';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 export interface UserKey {
   id: string;

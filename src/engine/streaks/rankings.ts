@@ -2,20 +2,20 @@
  * A user's standing in the tenant's streak rankings (GET /streaks/rankings, the rank of GET
  * /users/{id}/streak): written by phase 2 of the event that extended the streak, before its answer,
  * so a read that follows the 201 sees the event; by the admin's streak operations; and again by the
- * replay of an event whose api process died before its phase 2 (src/engine/replay.ts). Absolute
- * values, ordered by the log entry id of the event (lua/streakRank-4.lua): a later write of an
- * earlier state changes nothing.
+ * replay of an event whose api process died before its phase 2
+ * (src/engine/durability/replay-phase2.ts). Absolute values, ordered by the log entry id of the
+ * event (lua/streakRank-4.lua): a later write of an earlier state changes nothing.
  *
  * (The points totals the summaries read are written by the awarding script itself, in the user's
  * slot: lua/includes/points.lua.)
  */
-import { expiresAt, stateFromHash, streakZone } from '../domain/streaks/state.js';
-import { orderOf } from '../domain/leaderboards/runs.js';
-import { dayIndexOf } from '../domain/periods.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../model/fields.js';
-import type { LoggedEvent } from '../model/log.js';
-import type { StreakSettings } from '../model/entities.js';
-import type { Context } from './context.js';
+import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state.js';
+import { orderOf } from '../../domain/leaderboards/runs.js';
+import { dayIndexOf } from '../../domain/periods.js';
+import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
+import type { LoggedEvent } from '../../model/log.js';
+import type { StreakSettings } from '../../model/entities.js';
+import type { Context } from '../context.js';
 
 /** A streak as its rankings take it. */
 export interface StreakStanding {

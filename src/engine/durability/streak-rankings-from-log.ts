@@ -2,14 +2,14 @@
  * The tenants' streak rankings from the extensions (`sx`) of a stretch of the archived log, for a
  * restore (the entries after the snapshot, in log order: the snapshot may have read the rankings
  * before some of those entries' phase 2 wrote them). Absolute values: an entry taken twice changes
- * nothing. Requests write the same as they go (src/engine/standing.ts).
+ * nothing. Requests write the same as they go (src/engine/streaks/rankings.ts).
  */
-import { currentPeriod } from '../domain/periods.js';
-import { expiresAt, stateFromHash, type StreakState } from '../domain/streaks/state.js';
-import type { StreakSettings } from '../model/entities.js';
-import { compareStreamIds, type LogBody } from '../model/log.js';
-import type { Context } from './context.js';
-import { loggedStreak, rankStreak, streakStanding, type StreakStanding } from './standing.js';
+import { currentPeriod } from '../../domain/periods.js';
+import { expiresAt, stateFromHash, type StreakState } from '../../domain/streaks/state.js';
+import type { StreakSettings } from '../../model/entities.js';
+import { compareStreamIds, type LogBody } from '../../model/log.js';
+import type { Context } from '../context.js';
+import { loggedStreak, rankStreak, streakStanding, type StreakStanding } from '../streaks/rankings.js';
 
 /** An entry a consumer takes: its stream id and kind, and its body parsed. */
 export interface Drained {
@@ -20,7 +20,7 @@ export interface Drained {
 
 /**
  * The streak an event's entry carries as the rankings take it: as the replay reads it
- * (src/engine/standing.ts loggedStreak), or from the array older logs hold.
+ * (src/engine/streaks/rankings.ts loggedStreak), or from the array older logs hold.
  */
 function streakOfEntry(e: LogBody, rule: StreakSettings): StreakStanding | null {
   if (typeof e.sx === 'string') return loggedStreak({ t: e.t!, u: e.u!, m: e.m ?? '', d: e.d ?? '1970-01-01', ts: e.ts ?? 0, sx: e.sx, sp: e.sp }, rule);
@@ -37,7 +37,7 @@ export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freez
 
 /**
  * Records the streak extensions of a batch in the tenants' rankings, in log order, each ranked by
- * its entry's id (src/engine/standing.ts rankStreak). Absolute values: an entry taken twice
+ * its entry's id (src/engine/streaks/rankings.ts rankStreak). Absolute values: an entry taken twice
  * changes nothing.
  */
 export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'>, batch: Drained[]): Promise<void> {
@@ -63,10 +63,10 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
 }
 
 /**
- * An admin's operation on a user's streak (src/engine/streaks.ts), as the rankings take it: from
- * the user's state now, at the operation's time. The operation wrote the same when it was made,
- * and a later extension wrote over it: an operation older than the extension the rankings hold
- * (their sequences, lua/streakRank-4.lua) changes nothing.
+ * An admin's operation on a user's streak (src/engine/streaks/operations.ts), as the rankings take
+ * it: from the user's state now, at the operation's time. The operation wrote the same when it was
+ * made, and a later extension wrote over it: an operation older than the extension the rankings
+ * hold (their sequences, lua/streakRank-4.lua) changes nothing.
  */
 async function rankOperation(
   deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number, id: string,
@@ -82,9 +82,9 @@ async function rankOperation(
   if (kind === 'restore') {
     await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry: expiry ?? 0 }, at, '');
   } else {
-    // A lost streak expired before the operation, as the operation wrote it (src/engine/streaks.ts
-    // refreshExpiry): the active ranking drops expiries before the time it is read at, so a read
-    // in the operation's own millisecond drops it too.
+    // A lost streak expired before the operation, as the operation wrote it
+    // (src/engine/streaks/operations.ts refreshExpiry): the active ranking drops expiries before
+    // the time it is read at, so a read in the operation's own millisecond drops it too.
     await deps.redis.zadd(deps.keys.streakRankings(tenant).expiry, 'XX', expiry ?? at - 1, userId);
   }
 }

@@ -1,9 +1,9 @@
 /**
  * `laurel restore`: rebuilds an empty Redis from Postgres. The configuration from its copy; every
  * user's keys and the other keys (leaderboards, streak rankings, points totals) from the latest
- * snapshot (src/engine/snapshot.ts); the keys that sum over users worked out from the users; then
- * the event log archived after the snapshot replayed through the engine, in log order, each
- * entry at the time it was made: an entry a user's state already includes (up to the position
+ * snapshot (src/engine/durability/snapshot.ts); the keys that sum over users worked out from the
+ * users; then the event log archived after the snapshot replayed through the engine, in log order,
+ * each entry at the time it was made: an entry a user's state already includes (up to the position
  * read with it) is not replayed. A replayed entry's placements keep its original log entry id, so
  * one the restored leaderboards hold already (they were read after the users) changes nothing.
  * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
@@ -15,25 +15,25 @@
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { StreakPreferences } from '../domain/streaks/preferences.js';
-import { prepareIdentification, type UpsertedUser } from '../domain/users.js';
-import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../model/entities.js';
-import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../model/fields.js';
-import { activityOf, compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../model/log.js';
-import { LogArchive } from '../postgres/log-archive.js';
-import { SnapshotStore } from '../postgres/snapshots.js';
-import { scanKeys, type RedisClient } from '../redis/client.js';
-import type { Keys } from '../redis/keys.js';
-import { completeAchievement } from './achievements.js';
-import { EventRecorder } from './event/record.js';
-import { rankStreaks, STREAK_OPERATIONS, type Drained } from './log-consumers.js';
-import { logSubscribers, noteLater } from './webhooks/plan.js';
-import type { ParsedEntry } from '../domain/webhooks/events.js';
-import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from './notifications/due-index.js';
-import type { Services } from './services.js';
-import { accrueTime } from './time-awards.js';
-import { identifyUser, updatePreferences } from './users.js';
-import { addPause, grantFreezes, removePause, restoreStreak } from './streaks.js';
+import type { StreakPreferences } from '../../domain/streaks/preferences.js';
+import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
+import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../../model/entities.js';
+import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
+import { activityOf, compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../../model/log.js';
+import { LogArchive } from '../../postgres/log-archive.js';
+import { SnapshotStore } from '../../postgres/snapshots.js';
+import { scanKeys, type RedisClient } from '../../redis/client.js';
+import type { Keys } from '../../redis/keys.js';
+import { completeAchievement } from '../achievements/complete.js';
+import { EventRecorder } from '../event/record.js';
+import { rankStreaks, STREAK_OPERATIONS, type Drained } from './streak-rankings-from-log.js';
+import { logSubscribers, noteLater } from '../webhooks/plan.js';
+import type { ParsedEntry } from '../../domain/webhooks/events.js';
+import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
+import type { Services } from '../services.js';
+import { accrueTime } from '../points/time-awards.js';
+import { identifyUser, updatePreferences } from '../users/identify.js';
+import { addPause, grantFreezes, removePause, restoreStreak } from '../streaks/operations.js';
 
 export class RestoreError extends Error {}
 

@@ -2,18 +2,18 @@
  * What an admin does to users' streaks (POST /admin/v1/streaks/freezes, /restore, /pauses): the
  * scripts, then the rankings and streak boards brought in line with when the streak is lost now.
  */
-import { breakdownGroup, groupName } from '../domain/leaderboards/runs.js';
-import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../domain/periods.js';
-import { uuidv7 } from '../domain/ids.js';
-import { streakDisabled } from '../domain/streaks/preferences.js';
-import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../domain/streaks/state.js';
-import type { Leaderboard, StreakSettings } from '../model/entities.js';
-import { attributeField } from '../model/fields.js';
-import { ScriptCode } from '../redis/codes.js';
-import { operationEntry } from '../model/log.js';
-import type { Deps } from './deps.js';
-import { place, streakPlacements } from './placements.js';
-import { rankStreak } from './standing.js';
+import { breakdownGroup, groupName } from '../../domain/leaderboards/runs.js';
+import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../../domain/periods.js';
+import { uuidv7 } from '../../domain/ids.js';
+import { streakDisabled } from '../../domain/streaks/preferences.js';
+import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../../domain/streaks/state.js';
+import type { Leaderboard, StreakSettings } from '../../model/entities.js';
+import { attributeField } from '../../model/fields.js';
+import { ScriptCode } from '../../redis/codes.js';
+import { operationEntry } from '../../model/log.js';
+import type { Deps } from '../deps.js';
+import { place, streakPlacements } from '../leaderboards/rank-user.js';
+import { rankStreak } from './rankings.js';
 
 /** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
 function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Leaderboard) => string[] | null {

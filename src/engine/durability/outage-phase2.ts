@@ -1,20 +1,21 @@
 /**
  * Phase 2 of the events whose phase 1 ran but whose phase 2 (the user's departure from old
  * breakdown groups, the leaderboard placements) failed on Redis's connection: the request answers
- * 201 with no leaderboards (a 503 would have a client without an Idempotency-Key send it again,
- * and a retry with its key is a replay, which places nothing). Kept in the process: the departure
- * made again (src/engine/departures.ts, ordered by the same log entry id), then placed again from the user's state
- * (src/engine/placements.ts replayEvent: absolute values, ordered by the event's log entry id, so
- * placing an event whose phase 2 did run after all changes nothing) once Redis answers again.
- * Bounded: past MAX_PENDING the oldest are forgotten (the user's next event places them); a
- * process that dies meanwhile leaves them to the log drainer (src/engine/liveness.ts).
+ * 201 with no leaderboards (a 503 would have a client without an Idempotency-Key send it again, and
+ * a retry with its key is a replay, which places nothing). Kept in the process: the departure made
+ * again (src/engine/leaderboards/leave-groups.ts, ordered by the same log entry id), then placed
+ * again from the user's state (src/engine/durability/replay-phase2.ts replayEvent: absolute values,
+ * ordered by the event's log entry id, so placing an event whose phase 2 did run after all changes
+ * nothing) once Redis answers again. Bounded: past MAX_PENDING the oldest are forgotten (the user's
+ * next event places them); a process that dies meanwhile leaves them to the log drainer
+ * (src/engine/durability/liveness.ts).
  */
-import type { Context } from './context.js';
-import { leaveGroups } from './departures.js';
-import { retryDelay } from '../redis/client.js';
-import { isConnectionError } from '../redis/outage.js';
-import type { LoggedEvent } from '../model/log.js';
-import { replayEvent } from './replay.js';
+import type { Context } from '../context.js';
+import { leaveGroups } from '../leaderboards/leave-groups.js';
+import { retryDelay } from '../../redis/client.js';
+import { isConnectionError } from '../../redis/outage.js';
+import type { LoggedEvent } from '../../model/log.js';
+import { replayEvent } from './replay-phase2.js';
 
 export const MAX_PENDING = 10_000;
 

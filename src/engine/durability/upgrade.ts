@@ -1,17 +1,18 @@
 /**
  * Data an older laurel kept in another shape, moved once at start-up (src/app/prepare.ts), before
  * any process serves:
- * - the tenants' points totals, a sorted set per tenant and system (`<prefix>:{pts:<tenant>}:<systemId>`,
- *   written by phase 2, with a `:seq` hash beside it), into the partitions' totals hashes the
- *   awarding scripts write (src/redis/keys.ts partitionPointsTotals);
+ * - the tenants' points totals, a sorted set per tenant and system
+ *   (`<prefix>:{pts:<tenant>}:<systemId>`, written by phase 2, with a `:seq` hash beside it), into
+ *   the partitions' totals hashes the awarding scripts write (src/redis/keys.ts
+ *   partitionPointsTotals);
  * - the streak rankings' members and sequences hashes (`{st:<tenant>}:am`, `:lm`, `:seq`), and the
  *   members written before members carried an order (the bare user id), into the standing hash
  *   (lua/streakRank-4.lua).
  * What the current scripts wrote already is newer and stays (HSETNX). The old keys are deleted.
  */
 import type { Logger } from 'pino';
-import { scanKeys } from '../redis/client.js';
-import type { Context } from './context.js';
+import { scanKeys } from '../../redis/client.js';
+import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
 
