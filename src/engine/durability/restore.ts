@@ -32,7 +32,8 @@ import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
 import type { Services } from '../services.js';
 import { accrueTime } from '../points/time-awards.js';
-import { identifyUser, updatePreferences } from '../users/identify.js';
+import { identifyUser } from '../users/identify.js';
+import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, restoreStreak } from '../streaks/operations.js';
 
 export class RestoreError extends Error {}

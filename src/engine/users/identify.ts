@@ -1,20 +1,18 @@
 /**
  * A user identified explicitly (POST, PUT, PATCH /users): the upsertUser script, the
  * user-creation triggers' points and their placements, and the departure from the breakdown groups
- * an identification moves the user out of; a user's preferences.
+ * an identification moves the user out of.
  */
 import { boostsFor } from '../../config/plans/points.js';
-import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../../domain/users.js';
 import { localDay } from '../../domain/time.js';
 import { fail } from '../../lib/errors.js';
 import { attributeOfField, dayField } from '../../model/fields.js';
-import { operationEntry, userEntry } from '../../model/log.js';
+import { userEntry } from '../../model/log.js';
 import { ScriptCode } from '../../redis/codes.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
-import { refreshExpiry } from '../streaks/operations.js';
 import { accrueTime } from '../points/time-awards.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
@@ -66,30 +64,4 @@ export async function identifyUser(
     await deps.placements.leave(tenant, id, String(r[4]), attributes, hash.tz ?? '', now, order);
   }
   return { created, hash };
-}
-
-/**
- * Sets a user's notification preferences (type -> channels) and streak preferences (merged into
- * those stored; null: none passed); answers the user hash after. A streak the preferences disable
- * ends now, in the rankings and on the streak boards too.
- */
-export async function updatePreferences(
-  deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>, streak: StreakPreferences | null,
-): Promise<UserHash> {
-  const pairs: string[] = [];
-  const set: Record<string, string[]> = {};
-  for (const [type, list] of Object.entries(notifications)) {
-    if (list == null) continue;
-    pairs.push('n:' + type, JSON.stringify(list));
-    set[type] = list;
-  }
-  const u = deps.keys.forUser(tenant, id);
-  const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences } = { notifications: set };
-  if (streak !== null) fields.streak = streak;
-  const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
-  const r = await deps.redis.updatePreferences(u.user, u.history, u.log, entry, streak === null ? '' : JSON.stringify(streak), ...pairs);
-  if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
-  const rule = deps.store.current.streak;
-  if (streak?.enabled === false && rule !== null) await refreshExpiry(deps, tenant, id, rule);
-  return hashFromFlat(r, 1);
 }

@@ -7,7 +7,8 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { signingSecret } from '../../engine/notifications/links.js';
-import { identifyUser, updatePreferences } from '../../engine/users/identify.js';
+import { identifyUser } from '../../engine/users/identify.js';
+import { updatePreferences } from '../../engine/users/preferences.js';
 import { channelsFor } from '../../domain/notifications/rules.js';
 import { verifyToken, type TokenSubject } from '../../domain/notifications/link-tokens.js';
 import { preferencesOfForm, preferencesPage } from '../../domain/notifications/preferences-page.js';

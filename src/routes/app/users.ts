@@ -5,7 +5,8 @@
 import { totalField, completionField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { identifyUser, updatePreferences, type IdentifyMode } from '../../engine/users/identify.js';
+import { identifyUser, type IdentifyMode } from '../../engine/users/identify.js';
+import { updatePreferences } from '../../engine/users/preferences.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';

@@ -1,0 +1,37 @@
+/**
+ * A user's preferences (PATCH /users/{id}/preferences): the updatePreferences script, then the
+ * streak the preferences disable ended in the rankings and on the streak boards.
+ */
+import type { StreakPreferences } from '../../domain/streaks/preferences.js';
+import { hashFromFlat, type UserHash } from '../../domain/users.js';
+import { fail } from '../../lib/errors.js';
+import { operationEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
+import type { Deps } from '../deps.js';
+import { refreshExpiry } from '../streaks/operations.js';
+
+/**
+ * Sets a user's notification preferences (type -> channels) and streak preferences (merged into
+ * those stored; null: none passed); answers the user hash after. A streak the preferences disable
+ * ends now, in the rankings and on the streak boards too.
+ */
+export async function updatePreferences(
+  deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>, streak: StreakPreferences | null,
+): Promise<UserHash> {
+  const pairs: string[] = [];
+  const set: Record<string, string[]> = {};
+  for (const [type, list] of Object.entries(notifications)) {
+    if (list == null) continue;
+    pairs.push('n:' + type, JSON.stringify(list));
+    set[type] = list;
+  }
+  const u = deps.keys.forUser(tenant, id);
+  const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences } = { notifications: set };
+  if (streak !== null) fields.streak = streak;
+  const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
+  const r = await deps.redis.updatePreferences(u.user, u.history, u.log, entry, streak === null ? '' : JSON.stringify(streak), ...pairs);
+  if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+  const rule = deps.store.current.streak;
+  if (streak?.enabled === false && rule !== null) await refreshExpiry(deps, tenant, id, rule);
+  return hashFromFlat(r, 1);
+}
