@@ -13,7 +13,7 @@ import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '
 import { emptyRaw } from '../model/snapshot.js';
 import { Configuration } from './configuration.js';
 import { ScriptCode } from '../redis/codes.js';
-import { awaitFollowers, recordLoaded } from './followers.js';
+import { awaitFollowers, recordLoaded } from './read-your-writes.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
@@ -63,7 +63,7 @@ export class ConfigStore {
     return this.redis.status === 'ready';
   }
 
-  /** `heartbeatMs`: how often api processes beat (a write waits only for live ones, src/config/followers.ts). */
+  /** `heartbeatMs`: how often api processes beat (a write waits only for live ones, src/config/read-your-writes.ts). */
   constructor(redis: RedisClient, keys: Keys, clock: Clock, log: Logger, outage: RedisOutage | null = null, heartbeatMs = 1000) {
     this.redis = redis;
     this.heartbeatMs = heartbeatMs;
@@ -133,7 +133,7 @@ export class ConfigStore {
 
   /**
    * This process serves requests as api process `id`: it records every version it loads, and
-   * writes made elsewhere wait for it (src/config/followers.ts).
+   * writes made elsewhere wait for it (src/config/read-your-writes.ts).
    */
   async follow(id: string): Promise<void> {
     this.follower = id;
@@ -213,7 +213,7 @@ export class ConfigStore {
     }
   }
 
-  /** Tells every process, and answers once every live api process has the change (src/config/followers.ts). */
+  /** Tells every process, and answers once every live api process has the change (src/config/read-your-writes.ts). */
   private async announce(): Promise<void> {
     await this.redis.publish(this.keys.channel, 'config');
     await this.reload();

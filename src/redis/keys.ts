@@ -61,7 +61,7 @@
  *                                                        nothing is served until a restore deletes it
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *   <prefix>:{cfg}:apis:config                         hash: api process -> configuration version it
- *                                                        has loaded (src/config/followers.ts)
+ *                                                        has loaded (src/config/read-your-writes.ts)
  *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
  *                                                        (src/engine/notifications/links.ts)
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
@@ -346,7 +346,7 @@ export class Keys {
     return `${this.prefix}:{cfg}:apis`;
   }
 
-  /** api process id -> the configuration version it has loaded (src/config/followers.ts). */
+  /** api process id -> the configuration version it has loaded (src/config/read-your-writes.ts). */
   get apiConfigVersions(): string {
     return `${this.prefix}:{cfg}:apis:config`;
   }
