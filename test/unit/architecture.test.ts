@@ -1,7 +1,7 @@
 /**
  * The layout of docs/architecture.md holds: every import of src/ and workers/ points to a lower
- * layer (or within its own folder), no module imports itself through others (type-only imports
- * count), and the pure layers use no I/O package.
+ * layer (or within its own layer, its feature folders included), no module imports itself through
+ * others (type-only imports count), and the pure layers use no I/O package.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** Layers from the bottom up: a module may import a lower layer, or its own folder. */
+/**
+ * Layers from the bottom up: a module may import a lower layer, or its own (a file in a feature
+ * folder such as src/engine/streaks belongs to src/engine).
+ */
 const LAYERS: [folder: string, rank: number][] = [
   ['src/lib', 0],
   ['src/model', 1],
