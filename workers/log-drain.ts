@@ -142,6 +142,7 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
     await redis.hdel(keys.apiProcesses, ...stale);
     await redis.hdel(keys.apiReplayed, ...stale);
     await redis.hdel(keys.apiConfigVersions, ...stale);
+    await redis.hdel(keys.apiClockSettings, ...stale);
   }
   if (dead.size === 0) return;
   const replayed = await redis.hgetall(keys.apiReplayed);

@@ -13,7 +13,7 @@ import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '
 import { emptyRaw } from '../model/snapshot.js';
 import { Configuration } from './configuration.js';
 import { ScriptCode } from '../redis/codes.js';
-import { awaitFollowers, recordLoaded } from './read-your-writes.js';
+import { awaitFollowers, recordApplied, type Applied } from './read-your-writes.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
@@ -108,9 +108,11 @@ export class ConfigStore {
         this.snapshot = new Configuration(version, raw);
         for (const l of this.listeners) l(this.snapshot);
         // A write that waits for this process answers once this is recorded (it may time out instead).
-        if (this.follower !== null) await recordLoaded(this.redis, this.keys, this.follower, version).catch(() => undefined);
+        if (this.follower !== null) await recordApplied(this.redis, this.keys, 'configuration change', this.follower, version).catch(() => undefined);
       }
-      this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null);
+      if (this.applyClock(results[CONFIG_KINDS.length + 1][1] as string | null) && this.follower !== null) {
+        await recordApplied(this.redis, this.keys, 'clock setting', this.follower, this.clockSeq).catch(() => undefined);
+      }
       const wasDown = this.restoring || this.lostData;
       this.restoring = results[CONFIG_KINDS.length + 2][1] === 1;
       this.lostData = results[CONFIG_KINDS.length + 3][1] === 1;
@@ -121,23 +123,27 @@ export class ConfigStore {
     return this.reloading;
   }
 
-  /** The manual clock travels as `<sequence>:<ms>`; an older setting never overrides a newer one. */
-  private applyClock(raw: string | null): void {
-    if (this.clock.mode !== 'manual' || raw === null) return;
+  /**
+   * The manual clock travels as `<sequence>:<ms>`; an older setting never overrides a newer one.
+   * Answers whether the setting was new.
+   */
+  private applyClock(raw: string | null): boolean {
+    if (this.clock.mode !== 'manual' || raw === null) return false;
     const [seq, ms] = raw.split(':').map(Number);
-    if (seq > this.clockSeq) {
-      this.clockSeq = seq;
-      this.clock.set(ms);
-    }
+    if (seq <= this.clockSeq) return false;
+    this.clockSeq = seq;
+    this.clock.set(ms);
+    return true;
   }
 
   /**
-   * This process serves requests as api process `id`: it records every version it loads, and
-   * writes made elsewhere wait for it (src/config/read-your-writes.ts).
+   * This process serves requests as api process `id`: it records every version it loads and every
+   * clock setting it applies, and writes made elsewhere wait for it (src/config/read-your-writes.ts).
    */
   async follow(id: string): Promise<void> {
     this.follower = id;
-    await recordLoaded(this.redis, this.keys, id, this.snapshot.version);
+    await recordApplied(this.redis, this.keys, 'configuration change', id, this.snapshot.version);
+    await recordApplied(this.redis, this.keys, 'clock setting', id, this.clockSeq);
   }
 
   /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
@@ -217,8 +223,13 @@ export class ConfigStore {
   private async announce(): Promise<void> {
     await this.redis.publish(this.keys.channel, 'config');
     await this.reload();
-    await awaitFollowers(this.redis, this.keys, this.log, this.snapshot.version, this.heartbeatMs)
-      .catch((err: unknown) => this.warn(err, 'could not read which api processes have the configuration change'));
+    await this.awaitFollowers('configuration change', this.snapshot.version);
+  }
+
+  /** Waits until every live api process has applied `version` of `what` (src/config/read-your-writes.ts). */
+  private async awaitFollowers(what: Applied, version: number): Promise<void> {
+    await awaitFollowers(this.redis, this.keys, this.log, what, version, this.heartbeatMs)
+      .catch((err: unknown) => this.warn(err, `could not read which api processes have the ${what}`));
   }
 
   async put<K extends ConfigKind>(kind: K, mode: 'create' | 'update', entity: EntityByKind[K]): Promise<PutResult> {
@@ -259,11 +270,20 @@ export class ConfigStore {
     return true;
   }
 
-  /** Sets the manual clock for every process. */
+  /**
+   * Sets the manual clock for every process, and answers once every live api process runs on it.
+   * The sequence and the setting are written at once: two settings made together reach every
+   * process in the order of their sequences.
+   */
   async setClock(ms: number): Promise<void> {
-    const seq = await this.redis.incr(this.keys.clockSeq);
-    await this.redis.set(this.keys.clock, `${seq}:${ms}`);
-    this.applyClock(`${seq}:${ms}`);
+    const seq = Number(await this.redis.eval(
+      "local seq = redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2], seq .. ':' .. ARGV[1]) return seq",
+      2, this.keys.clockSeq, this.keys.clock, String(ms),
+    ));
+    if (this.applyClock(`${seq}:${ms}`) && this.follower !== null) {
+      await recordApplied(this.redis, this.keys, 'clock setting', this.follower, seq);
+    }
     await this.redis.publish(this.keys.channel, 'clock');
+    await this.awaitFollowers('clock setting', seq);
   }
 }

@@ -62,6 +62,8 @@
  *   <prefix>:{cfg}:apis                                hash: api process -> last heartbeat (liveness.ts)
  *   <prefix>:{cfg}:apis:config                         hash: api process -> configuration version it
  *                                                        has loaded (src/config/read-your-writes.ts)
+ *   <prefix>:{cfg}:apis:clock                          hash: api process -> sequence of the manual clock's
+ *                                                        setting it runs on (the same)
  *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
  *                                                        (src/engine/notifications/links.ts)
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
@@ -349,6 +351,11 @@ export class Keys {
   /** api process id -> the configuration version it has loaded (src/config/read-your-writes.ts). */
   get apiConfigVersions(): string {
     return `${this.prefix}:{cfg}:apis:config`;
+  }
+
+  /** api process id -> the sequence of the manual clock's setting it runs on (src/config/read-your-writes.ts). */
+  get apiClockSettings(): string {
+    return `${this.prefix}:{cfg}:apis:clock`;
   }
 
   /** The dead api processes whose events the log drainer placed again: id -> the heartbeat it saw last. */

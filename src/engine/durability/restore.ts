@@ -60,7 +60,7 @@ const CLOCK_MARGIN_MS = 5000;
  * Redis holds (their heartbeats, the marks, the workers' queues).
  */
 async function redisHoldsData(redis: RedisClient, keys: Keys): Promise<boolean> {
-  const marks = new Set([keys.apiProcesses, keys.apiConfigVersions, keys.lostData, keys.restoring]);
+  const marks = new Set([keys.apiProcesses, keys.apiConfigVersions, keys.apiClockSettings, keys.lostData, keys.restoring]);
   const isData = (key: string) => !marks.has(key) && !key.startsWith(`${keys.queuePrefix}:`);
   for await (const batch of scanKeys(redis, `${keys.prefix}:*`, 1000)) if (batch.some(isData)) return true;
   return false;
