@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killCliProcesses } from '../support/cli.js';
 import { startApiProcesses, type Answer, type ApiProcesses } from '../support/api-processes.js';
+import { deletePrefix } from '../support/server.js';
+import { loadSettings } from '../../src/lib/settings.js';
 
 /** Rounds of each scenario, and requests sent at once after each write. */
 const ROUNDS = 30;
@@ -33,6 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await p?.close();
   killCliProcesses();
+  if (p) await deletePrefix(loadSettings(), p.prefix);
 });
 
 /** Each answer's status, with its body where it is not `status`. */

@@ -11,8 +11,6 @@ import { connect, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { freePort } from '../../bench/processes.js';
 import { runCli, type CliRun } from './cli.js';
-import { deletePrefix } from './server.js';
-import { loadSettings } from '../../src/lib/settings.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -44,6 +42,7 @@ export interface ApiProcesses {
    * gives for the connection's index) and answers what each got.
    */
   connections(n: number): Promise<{ send<T = any>(method: string, path: string, sent?: Sent | ((i: number) => Sent)): Promise<Answer<T>[]> }>;
+  /** Stops the processes (the caller deletes the prefix's keys). */
   close(): Promise<void>;
 }
 
@@ -170,7 +169,6 @@ export async function startApiProcesses(env: Record<string, string> = {}): Promi
         run.child.kill('SIGTERM');
         await run.exited;
       }
-      await deletePrefix(loadSettings({ ...process.env, ...env }), prefix);
     },
   };
 }

@@ -1,17 +1,22 @@
 /**
  * Starts the real api (and optionally the workers) in-process on a free port, against the real
  * Redis (REDIS_URL) or the test Redis Cluster, with a unique key prefix; close() stops it and
- * deletes every key of that prefix.
+ * deletes every key of that prefix. With `processes`, the api runs as `npm start` runs it instead:
+ * the built command line with the default number of api processes on one port
+ * (test/support/api-processes.ts), every request on a connection of its own so that each may reach
+ * any of them, and the workers (if asked for) in this process.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, Cluster } from 'ioredis';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { startApi, type ApiHandle } from '../../src/app/api.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings, type Settings } from '../../src/lib/settings.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 import { assertConforms } from './openapi.js';
+import { startApiProcesses } from './api-processes.js';
 
 export type Target = 'redis' | 'cluster';
 
@@ -37,6 +42,7 @@ export interface TestServer {
   adminKey: string;
   prefix: string;
   settings: Settings;
+  /** The api in this process (not with `processes`: reading it throws). */
   api: ApiHandle;
   /** The workers in this process; a test that restarts them puts the new ones here (close() stops them). */
   workers: WorkersHandle | null;
@@ -79,28 +85,44 @@ export interface StartOptions {
   clock?: 'system' | 'manual';
   workers?: boolean;
   env?: Record<string, string>;
+  /** The api as `npm start` runs it: the default number of api processes, out of this process. */
+  processes?: boolean;
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const prefix = opts.env?.LAUREL_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const adminKey = opts.env?.LAUREL_ADMIN_KEY ?? `test-admin-${randomBytes(12).toString('hex')}`;
-  const settings = loadSettings({
-    ...process.env,
+  const env: Record<string, string> = {
     LAUREL_PREFIX: prefix,
     LAUREL_ADMIN_KEY: adminKey,
     LAUREL_CLOCK: opts.clock ?? 'system',
-    HOST: '127.0.0.1',
-    PORT: '0',
     REDIS_CLUSTER_NODES: opts.target === 'cluster' ? clusterNodes() : '',
     ...opts.env,
-  });
+  };
+  const settings = loadSettings({ ...process.env, HOST: '127.0.0.1', PORT: '0', ...env });
   if (opts.target === 'cluster' && settings.redisClusterNodes.length === 0) {
     throw new Error('no Redis Cluster available for this test');
   }
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const api = await startApi(settings, log);
-  const workers = opts.workers ? await startWorkers(settings, log, api.services) : null;
-  const url = `http://127.0.0.1:${api.port}`;
+  let api: ApiHandle | null = null;
+  let stopProcesses = async () => {};
+  let port: number;
+  if (opts.processes) {
+    const processes = await startApiProcesses(env);
+    port = processes.port;
+    // No keep-alive: each request (the SDK's too) on a connection of its own, which the kernel gives any process.
+    const dispatcher = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ pipelining: 0 }));
+    stopProcesses = async () => {
+      setGlobalDispatcher(dispatcher);
+      await processes.close();
+    };
+  } else {
+    api = await startApi(settings, log);
+    port = api.port;
+  }
+  const workers = opts.workers ? await startWorkers(settings, log, api?.services) : null;
+  const url = `http://127.0.0.1:${port}`;
 
   const request = async <T = any>(method: string, path: string, o: RequestOptions = {}): Promise<Response<T>> => {
     const headers: Record<string, string> = { ...o.headers };
@@ -125,7 +147,11 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   };
 
   const server: TestServer = {
-    url, adminKey, prefix, settings, api, workers, request,
+    url, adminKey, prefix, settings, workers, request,
+    get api(): ApiHandle {
+      if (api === null) throw new Error('the api runs in processes of its own (startTestServer with processes)');
+      return api;
+    },
     async metrics(...keys) {
       const r = await request('POST', '/admin/v1/metrics', { body: keys.map((k) => ({ name: `Metric ${k}`, key: k })) });
       if (r.status !== 201 || r.body.created.length !== keys.length) throw new Error(`metrics: ${r.text}`);
@@ -148,11 +174,14 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     async setClock(iso) {
       const r = await request('PUT', '/admin/v1/clock', { body: { now: iso } });
       if (r.status !== 200) throw new Error(`clock: ${r.text}`);
+      // Workers of their own follow the clock as the api processes do, but no write waits for them.
+      if (api === null && server.workers) await server.workers.services.store.reload();
     },
     async close() {
       // The workers the server has now (a test may have restarted them).
       if (server.workers) await server.workers.close();
-      await api.close();
+      await api?.close();
+      await stopProcesses();
       await deletePrefix(settings, prefix);
     },
   };
