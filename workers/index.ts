@@ -11,8 +11,9 @@ import { takeSnapshot, type SnapshotResult } from '../src/engine/durability/snap
 import { SNAPSHOT_QUEUE } from './snapshot.js';
 import { closeClient, createClient, MAX_RETRY_DELAY_MS, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
+import { PostgresOutage } from '../src/postgres/outage.js';
 import type { Settings } from '../src/lib/settings.js';
-import { connectPostgres } from '../src/postgres/pool.js';
+import { connectPostgres, isPostgresUnavailable } from '../src/postgres/pool.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { LOG_DRAIN_QUEUE, LogDrainer, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
@@ -67,6 +68,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
    * attempts), and the outage reports that once. Without a listener, BullMQ prints each one with
    * its stack to stderr.
    */
+  const postgresOutage = new PostgresOutage(wlog);
   const onError = (what: string) => (err: Error) => outage.warn(wlog, err, `${what} error`);
 
   /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
@@ -98,6 +100,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     // drain while a Cluster node was down).
     worker.on('failed', (job, err) => {
       if (isConnectionError(err)) outage.noise(err, failure);
+      else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
       else wlog.error({ err, job: job?.id }, failure);
     });
     if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));

@@ -25,8 +25,10 @@ export interface Context {
   /** This process's id: api processes put it in the event log (src/engine/durability/liveness.ts). */
   processId: string;
   /**
-   * This process's Postgres pool, connected on first use (never on the event path: the Admin API's
-   * deliveries list). Rejects with PostgresUnavailableError when Postgres cannot be reached.
+   * This process's Postgres pool for the api's reads (src/postgres/pool.ts API_POOL: sized for
+   * them, each statement bounded), connected on first use (never on the event path: the Admin
+   * API's analytics and deliveries). Rejects with PostgresUnavailableError when Postgres cannot be
+   * reached; its errors are marked as Postgres's (src/lib/stores.ts).
    */
   postgres(): Promise<pg.Pool>;
 }

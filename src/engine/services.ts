@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import { connectPostgres } from '../postgres/pool.js';
+import { API_POOL, connectPostgres } from '../postgres/pool.js';
 import { Clock } from '../lib/clock.js';
 import { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
@@ -61,7 +61,7 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const placements = new PendingPlacements({ redis, keys, store, log });
   let pool: Promise<pg.Pool> | null = null;
   const postgres = (): Promise<pg.Pool> => {
-    pool ??= connectPostgres(settings).catch((err: unknown) => { pool = null; throw err; });
+    pool ??= connectPostgres(settings, API_POOL).catch((err: unknown) => { pool = null; throw err; });
     return pool;
   };
   return {

@@ -15,7 +15,19 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
 import { HttpError, errorBody, fail } from '../lib/errors.js';
 import { isConnectionError } from '../redis/outage.js';
+import { isPostgresUnavailable, POSTGRES_RETRY_AFTER_S } from '../postgres/pool.js';
 import type { RouteDoc } from './route-doc.js';
+
+/**
+ * The answer when Postgres is away, refusing or busy (API.md, "Postgres busy or away"): 503 with
+ * `Retry-After`, naming Postgres and what it said.
+ */
+function postgresRefusal(err: unknown): HttpError {
+  const said = (err as Error).message.split(' (')[0].replace(/\.$/, '');
+  const refusal = fail('unavailable', `Postgres is busy or cannot be reached (${said}); retry in ${POSTGRES_RETRY_AFTER_S} s`);
+  refusal.headers = { 'retry-after': String(POSTGRES_RETRY_AFTER_S) };
+  return refusal;
+}
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 export type Family = 'app' | 'admin' | 'ops';
@@ -324,7 +336,10 @@ export class HttpServer {
     if (err instanceof HttpError) {
       httpError = err;
     } else {
-      if (isConnectionError(err)) {
+      if (isPostgresUnavailable(err)) {
+        httpError = postgresRefusal(err);
+        this.log.warn({ err: (err as Error).message, method, url }, 'Postgres cannot serve the request');
+      } else if (isConnectionError(err)) {
         // Redis is down: the outage is logged once (src/redis/outage.ts), each request's 503 below.
         httpError = fail('unavailable', 'Redis is not reachable');
       } else {

@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import type { Settings } from '../lib/settings.js';
+import { markStore, storeOf } from '../lib/stores.js';
 
 export class PostgresUnavailableError extends Error {}
 
@@ -196,24 +197,101 @@ const MIGRATIONS = [
   lz4('laurel_webhook_outbox', 'items'),
 ];
 
-export async function connectPostgres(settings: Settings): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 4, connectionTimeoutMillis: 3000 });
-  pool.on('error', () => {});
+/** How a pool is sized and bounded. */
+export interface PoolOptions {
+  /** Connections at most. */
+  max: number;
+  /** How long a query waits for a connection of the pool (connecting included), ms. */
+  waitMs: number;
+  /** How long a statement may run, ms (`statement_timeout`, and as long again on the client's side); 0: unbounded. */
+  statementMs: number;
+}
+
+/** The workers' and the command line's: their work waits its turn, and a snapshot or a restore reads long. */
+export const WORK_POOL: PoolOptions = { max: 4, waitMs: 3000, statementMs: 0 };
+
+/**
+ * The api's (src/engine/services.ts): the Admin API's reads (analytics, deliveries), several at
+ * once each (analytics makes three queries), bounded so that a Postgres saturated or gone answers
+ * 503 within seconds rather than holding requests.
+ */
+export const API_POOL: PoolOptions = { max: 10, waitMs: 5000, statementMs: 15_000 };
+
+/** The seconds a client is told to wait (`Retry-After`) when Postgres is busy or away. */
+export const POSTGRES_RETRY_AFTER_S = 5;
+
+/** SQLSTATE classes that say "Postgres cannot serve this now": connection, resources, operator intervention (a statement timeout too), authentication, no such database. */
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '28', '3D']);
+
+/**
+ * Whether `err` says Postgres is away, refusing or busy (a query waited past the pool's bound, a
+ * statement past its timeout), rather than that a statement is wrong: an error of a laurel pool
+ * (marked, src/lib/stores.ts) that is no SQL error of another class.
+ */
+export function isPostgresUnavailable(err: unknown): boolean {
+  if (err instanceof PostgresUnavailableError) return true;
+  if (storeOf(err) !== 'postgres') return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
+  // A connection refused, reset or ended, the pool's wait or the client's timeout.
+  return true;
+}
+
+type Callback = (err: unknown, ...rest: unknown[]) => void;
+
+/** Runs `call` with `args`, every error it gives (promise or callback) marked as Postgres's. */
+function marked(call: (...args: unknown[]) => unknown, args: unknown[]): unknown {
+  const last = args[args.length - 1];
+  if (typeof last === 'function') {
+    const done = last as Callback;
+    return call(...args.slice(0, -1), (err: unknown, ...rest: unknown[]) => done(err ? markStore(err, 'postgres') : err, ...rest));
+  }
+  const result = call(...args);
+  if (result instanceof Promise) return result.catch((err: unknown) => { throw markStore(err, 'postgres'); });
+  return result;
+}
+
+/** Marks every error of the pool and of its clients as Postgres's (src/lib/stores.ts). */
+function markErrors(pool: pg.Pool): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => marked(query, args)) as typeof pool.query;
+  pool.connect = ((...args: unknown[]) => marked(connect, args)) as typeof pool.connect;
+  pool.on('connect', (client) => {
+    const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => marked(clientQuery, args)) as typeof client.query;
+  });
+}
+
+/** Creates or upgrades the tables, on a connection of its own: they wait for another process's, and may rewrite a table (unbounded). */
+async function migrate(settings: Settings, waitMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: settings.databaseUrl, connectionTimeoutMillis: waitMs });
+  client.on('error', () => {});
   try {
-    const client = await pool.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock(7340211)');
-      for (const sql of MIGRATIONS) await client.query(sql);
-      await client.query('SELECT pg_advisory_unlock(7340211)');
-    } finally {
-      client.release();
-    }
+    await client.connect();
+    await client.query('SELECT pg_advisory_lock(7340211)');
+    for (const sql of MIGRATIONS) await client.query(sql);
+    await client.query('SELECT pg_advisory_unlock(7340211)');
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** A pool of `options`, once the tables are there; rejects with PostgresUnavailableError when Postgres cannot be reached. */
+export async function connectPostgres(settings: Settings, options: PoolOptions = WORK_POOL): Promise<pg.Pool> {
+  try {
+    await migrate(settings, options.waitMs);
   } catch (err) {
-    await pool.end().catch(() => {});
     throw new PostgresUnavailableError(
       `laurel cannot reach Postgres at ${settings.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@')} ` +
         `(${(err as Error).message}). Start PostgreSQL 15+ or point DATABASE_URL at one.`,
     );
   }
+  const pool = new pg.Pool({
+    connectionString: settings.databaseUrl, max: options.max, connectionTimeoutMillis: options.waitMs,
+    ...(options.statementMs > 0 ? { statement_timeout: options.statementMs, query_timeout: 2 * options.statementMs } : {}),
+  });
+  pool.on('error', () => {});
+  markErrors(pool);
   return pool;
 }

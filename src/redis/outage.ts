@@ -8,10 +8,14 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { storeOf } from '../lib/stores.js';
 
-/** The ioredis and BullMQ errors that say "Redis is not reachable now", not "this command is wrong". */
+/**
+ * The ioredis and BullMQ errors that say "Redis is not reachable now", not "this command is wrong".
+ * Never another store's (a refused connection to Postgres reads the same: src/lib/stores.ts).
+ */
 export function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
+  if (!(err instanceof Error) || storeOf(err) !== null) return false;
   return /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|connect ETIMEDOUT|Reached the max retries|ClusterAllFailedError|Failed to refresh slots|enableOfflineQueue options is false|Cluster is disconnect|Too many Cluster redirections|None of startup nodes|Connection is discarded|Connection is aborted|Command timed out|CLUSTERDOWN|LOADING/i
     .test(err.message) || err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError';
 }

@@ -50,12 +50,8 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS;
       if (span < 0) throw fail('invalid_query', 'from must not be after to');
       if (span > 365) throw fail('invalid_query', 'the range may span at most 366 days');
-      let pool;
-      try {
-        pool = await deps.postgres();
-      } catch (err) {
-        throw fail('unavailable', `analytics come from Postgres, which cannot be reached (${(err as Error).message.split('(')[0].trim()})`);
-      }
+      // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
+      const pool = await deps.postgres();
       const tenant = principalOf(req).tenant;
       const snapshot = deps.store.current;
       // Under the manual clock, the batches' times (Redis's) say nothing of the entries'

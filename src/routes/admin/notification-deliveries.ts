@@ -55,13 +55,8 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
         tenant: principalOf(req).tenant, userId, ...pageOf(q),
         type: oneOf(q, 'type', NOTIFICATION_TYPES), channel: oneOf(q, 'channel', CHANNELS), status: oneOf(q, 'status', STATUSES),
       };
-      let pool;
-      try {
-        pool = await deps.postgres();
-      } catch (err) {
-        throw fail('unavailable', `the deliveries are kept in Postgres, which cannot be reached (${(err as Error).message.split('(')[0].trim()})`);
-      }
-      return ok((await listDeliveries(pool, deps.settings.prefix, filter)).map(deliveryView));
+      // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
+      return ok((await listDeliveries(await deps.postgres(), deps.settings.prefix, filter)).map(deliveryView));
     },
   }];
 }

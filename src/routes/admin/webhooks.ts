@@ -57,13 +57,8 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
     if (w === undefined) throw fail('not_found', `Webhook "${req.params[0]}"`);
     return w;
   };
-  const postgres = async () => {
-    try {
-      return await deps.postgres();
-    } catch (err) {
-      throw fail('unavailable', `webhook deliveries are kept in Postgres, which cannot be reached (${(err as Error).message.split('(')[0].trim()})`);
-    }
-  };
+  // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
+  const postgres = () => deps.postgres();
   const idParam = { id: { schema: { type: 'string' }, description: 'The webhook endpoint\'s id' } };
 
   return [
