@@ -2,7 +2,8 @@
  * Queue `leaderboards`: finalises the runs of leaderboards once every time zone has finished them
  * (36 hours after their last day began in UTC: UTC-12 ends it about 12 hours after UTC does), from
  * the service's clock, so the manual clock moves it too. Finalising a run records when, and its
- * winners (the top three of each breakdown group), in the board's state hash; the rankings stay
+ * winners (the top three of each breakdown group), in the board's state hash, after an entry in
+ * the event log that a restore replays (src/engine/leaderboards/finalised.ts); the rankings stay
  * as they were, readable with `run=`. A user's later events fall in later runs by their local
  * date, so nothing reaches a finalised run. A board an admin finished is final at once, up to the
  * run of the day it was finished (UTC): no event ranks on it any more. While an endpoint subscribes
@@ -15,6 +16,8 @@ import { liveTenants } from '../src/redis/users.js';
 import { finishedEvent, type RankedUser } from '../src/domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../src/domain/webhooks/events.js';
 import { recordEvents, subscribedTypes } from '../src/engine/webhooks/record.js';
+import { recordFinalised } from '../src/engine/leaderboards/finalised.js';
+import type { FinalisedRun } from '../src/model/log.js';
 
 const DAY_MS = 86_400_000;
 const LAST_ZONE_MS = 36 * 3_600_000;
@@ -54,7 +57,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
           if (now < final) break;
         }
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
-        const fields: string[] = [];
+        const winners: FinalisedRun['w'] = {};
         const finishedEvents: WebhookEvent[] = [];
         for (const group of groups) {
           // The top 10 for leaderboard.finished; the top three are the winners.
@@ -63,13 +66,13 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
           for (let i = 0; i < top.length; i += 2) {
             ranked.push({ userId: top[i].slice(top[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(top[i + 1]) });
           }
-          fields.push(`w:${run.start}:${group}`, JSON.stringify(ranked.slice(0, 3)));
+          winners[group] = ranked.slice(0, 3);
           if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         }
         // Recorded before the run is marked final: a pass that fails between the two records them
         // again, which records nothing (their ids name the run).
         if (finishedEvents.length > 0) await recordEvents(deps, await deps.postgres(), finishedEvents);
-        await redis.hset(index.state, ...fields, `f:${run.start}`, new Date(final).toISOString(), 'last', run.start);
+        await recordFinalised(deps, { t: tenant, ts: now, b: lb.id, r: run.start, at: new Date(final).toISOString(), w: winners });
         result.runs++;
       }
     }

@@ -21,6 +21,9 @@
  *   restore      {"t", "u", "ts"}                                     (a streak restored)
  *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
+ * and what the workers write that a restore could not work out again:
+ *   finalised    {"t", "ts", "b": board id, "r": run start, "at": when it became final (ISO),
+ *                 "w": {group: winners}}   (a leaderboard run finalised; no user: src/engine/leaderboards/finalised.ts)
  */
 
 /** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
@@ -62,6 +65,27 @@ export function userEntry(tenant: string, userId: string, ts: number, fields: Re
 /** An entry of an operation on a user (preferences, freezes, restore, pause, backfill): its own fields beside t, u, ts. */
 export function operationEntry(tenant: string, userId: string, ts: number, fields: Record<string, unknown>): string {
   return JSON.stringify({ t: tenant, u: userId, ts, ...fields });
+}
+
+/** A leaderboard run as the workers finalised it: the body of its `finalised` entry. */
+export interface FinalisedRun {
+  /** The tenant. */
+  t: string;
+  /** When the pass finalised it (ms, the service's clock). */
+  ts: number;
+  /** The board's id. */
+  b: string;
+  /** The run's first day (YYYY-MM-DD). */
+  r: string;
+  /** When the run became final (ISO-8601). */
+  at: string;
+  /** The winners of each breakdown group ('' without a breakdown): the top three, ranked. */
+  w: Record<string, { userId: string; rank: number; value: number }[]>;
+}
+
+/** A `finalised` entry. */
+export function finalisedEntry(run: FinalisedRun): string {
+  return JSON.stringify(run);
 }
 
 /** A `points` entry without its closing brace: the script adds the awards (`"pa"`). */

@@ -1,9 +1,10 @@
 /**
  * Snapshots and restore, proved: a random workload over every feature (events with and without
- * idempotency keys, identifications and zone moves, API completions, time awards, boards rolling
- * over to new runs), snapshots part-way (a full one, then one of what changed), then a Redis that
- * keeps nothing on disk killed, an empty one started, `laurel restore`, and every read of every user
- * and board compared with what it answered before. Replays of old idempotency keys still answer 202;
+ * idempotency keys, identifications and zone moves, API completions, time awards, repeating boards
+ * rolling over to new runs, the runs finalised by the workers each day), snapshots part-way (a full
+ * one, then one of what changed), then a Redis that keeps nothing on disk killed, an empty one
+ * started, `laurel restore`, and every read of every user and board compared with what it answered
+ * before, before any worker runs again (the runs finalised after the last snapshot too). Replays of old idempotency keys still answer 202;
  * a key scoped to a user still works, and one revoked before the last snapshot still does not.
  * On single Redis and on a Cluster of its own.
  */
@@ -20,6 +21,8 @@ import { SnapshotError, takeSnapshot } from '../../src/engine/durability/snapsho
 import { killCliProcesses, runCli } from '../support/cli.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
+/** The repeating boards: daily on the metric and on the points, every two days on the metric. */
+const REPEATING = ['lessons-daily', 'xp-daily', 'lessons-2d'];
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati'];
 const log = createLogger('silent');
 
@@ -102,7 +105,10 @@ async function readAll(s: TestServer, runs: string[]): Promise<Record<string, un
   await get('/api/streaks/rankings');
   for (const board of ['lessons-all', 'xp-board']) await get(`/api/leaderboards/${board}?limit=100`);
   for (const plan of ['free', 'pro']) await get(`/api/leaderboards/by-plan?limit=100&userAttributes=plan:${plan}`);
-  for (const run of runs) await get(`/api/leaderboards/lessons-daily?limit=100&run=${run}`);
+  // Every run of the repeating boards, with when the workers finalised it and its winners.
+  for (const run of runs) {
+    for (const board of REPEATING) await get(`/api/leaderboards/${board}?limit=100&run=${run}`);
+  }
   return out;
 }
 
@@ -154,6 +160,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
         { name: 'Daily', key: 'lessons-daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
         { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10 },
         { name: 'By plan', key: 'by-plan', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 5, breakdownAttributes: [attrs.plan] },
+        { name: 'XP daily', key: 'xp-daily', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
+        { name: 'Two days', key: 'lessons-2d', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 2 },
       ],
     });
     expect(boards.status, boards.text).toBe(201);
@@ -219,6 +227,10 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       }
       await s.workers!.accrueNow();
       await s.workers!.drainNow();
+      // The runs every zone has finished by now (those of two days before, at the workload's
+      // hours) finalised, as the workers' pass each 5 s does: before a snapshot, between the two,
+      // and after the last one.
+      await s.workers!.finaliseNow();
     };
 
     /** Streak preferences that the snapshot holds (before it) or the log replays (after it). */
@@ -287,13 +299,17 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       await pool.end();
     }
 
-    // The workers once the manual clock is set (they would accrue time awards on the wall clock),
-    // finalising again the runs that ended after the snapshot.
+    // Every read as before, before any worker ran: the runs the workers finalised after the last
+    // snapshot too, with their winners.
     s = await startTestServer({ clock: 'manual', env });
     await s.setClock(at);
+    const rebuilt = await readAll(s, runs);
+    for (const path of Object.keys(before)) expect(rebuilt[path], path).toEqual(before[path]);
+    // The workers once the manual clock is set (they would accrue time awards on the wall clock):
+    // their pass finalises nothing again.
     const workers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => workers.close());
-    await workers.finaliseNow();
+    expect(await workers.finaliseNow()).toEqual({ runs: 0 });
     const after = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
     expect(await dueIndex(s, () => workers.notifyNow())).toEqual(dueBefore);

@@ -7,7 +7,9 @@
  * read with it) is not replayed. A replayed entry's placements keep its original log entry id, so
  * one the restored leaderboards hold already (they were read after the users) changes nothing.
  * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
- * values: the latest is what stays), and so do the notifications due indexes (ZADD GT).
+ * values: the latest is what stays), and so do the notifications due indexes (ZADD GT). The
+ * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
+ * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -19,7 +21,7 @@ import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../../model/entities.js';
 import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
-import { activityOf, compareStreamIds, nextStreamId, operationEntry, type LogBody } from '../../model/log.js';
+import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
 import { scanKeys, type RedisClient } from '../../redis/client.js';
@@ -35,6 +37,7 @@ import { accrueTime } from '../points/time-awards.js';
 import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, restoreStreak } from '../streaks/operations.js';
+import { writeFinalised } from '../leaderboards/finalised.js';
 
 export class RestoreError extends Error {}
 
@@ -272,6 +275,8 @@ export class Restore {
         await this.replayStreakOperation(entry.kind, tenant, userId, e);
       } else if (entry.kind === 'backfill') {
         await this.replayBackfill(tenant, userId, String(fields.achievement));
+      } else if (entry.kind === 'finalised') {
+        await writeFinalised(svc, JSON.parse(entry.body) as FinalisedRun);
       } else {
         throw new Error(`unknown entry kind ${entry.kind}`);
       }
