@@ -143,7 +143,8 @@ export class ConfigStore {
   async follow(id: string): Promise<void> {
     this.follower = id;
     await recordApplied(this.redis, this.keys, 'configuration change', id, this.snapshot.version);
-    await recordApplied(this.redis, this.keys, 'clock setting', id, this.clockSeq);
+    // A process on the system clock applies no setting: nothing waits for it.
+    if (this.clock.mode === 'manual') await recordApplied(this.redis, this.keys, 'clock setting', id, this.clockSeq);
   }
 
   /** Loads, then follows changes: pub/sub for speed, a version poll in case a message is lost. */
