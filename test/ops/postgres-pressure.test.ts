@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/processes.js';
 import { loadSettings } from '../../src/lib/settings.js';
+import { API_POOL } from '../../src/postgres/pool.js';
 import { deletePostgresRows, deletePrefix, startTestServer, type Response, type TestServer } from '../support/server.js';
 import { runCli } from '../support/cli.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -103,7 +104,7 @@ describe('the api with Postgres behind a proxy', () => {
     ]);
     // Past the pool's wait (src/postgres/pool.ts API_POOL) the reads that found no connection are
     // refused; those holding one wait for Postgres.
-    await new Promise((r) => setTimeout(r, 7000));
+    await new Promise((r) => setTimeout(r, API_POOL.waitMs + 2000));
     await redisServes(s, 'during-stall');
     proxy.flow();
     const answers = await reads;
