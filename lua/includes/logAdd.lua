@@ -2,8 +2,8 @@
   logAdd(key, ...) -> the id of the entry it appends, with the fields ..., to the event log stream
   `key` (a partition's log, '<prefix>:{p<N>}:log'). The id is unique across the installation,
   whichever node of a Cluster holds the partition: '<ms>-1<µs within the ms, 3 digits><N, 5
-  digits>' (src/model/log.ts logIdParts). The time comes from Redis's clock to the microsecond, so
-  the ids of entries in different partitions' logs compare in the order the entries were made
+  digits>' (read by src/model/log.ts arrivalInMs, partitionOfLogId). The time comes from Redis's
+  clock to the microsecond, so the ids of entries in different partitions' logs compare in the order the entries were made
   (leaderboard ties go to who reached the value first by them: src/domain/leaderboards/runs.ts
   orderOf, whatever the service's clock says); the partition last, so two partitions that append
   in the same microsecond (two primaries) still differ. The leading 1 tells these ids from those
