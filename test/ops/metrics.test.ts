@@ -7,6 +7,8 @@
  * workers` too; a readiness check registered by another module decides /ready.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, runCli } from '../support/cli.js';
@@ -17,6 +19,7 @@ import { Metrics } from '../../src/lib/metrics.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { WorkersHealth, type ReadinessResult } from '../../workers/health.js';
 
+const ROOT = join(import.meta.dirname, '..', '..');
 const settings = loadSettings();
 const started: ApiProcesses[] = [];
 const prefixes: string[] = [];
@@ -82,6 +85,18 @@ describe('GET /metrics with several api processes', () => {
     expect(sample(text, 'laurel_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(sample(text, 'laurel_batch_items_waiting')).toBe(0);
 
+    // Every series docs/operations.md lists is in the answer, and the Grafana dashboard reads only those.
+    const docs = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const table = docs.slice(docs.indexOf('| series | type | what |'), docs.indexOf('Alerts worth setting'));
+    const documented = [...table.matchAll(/^\| `(laurel_[a-z_]+)/gm)].map((m) => m[1]);
+    expect(documented.length).toBeGreaterThan(15);
+    for (const name of documented) expect(text, name).toContain(`# TYPE ${name} `);
+    const dashboard = readFileSync(join(ROOT, 'grafana-dashboard.json'), 'utf8');
+    const read = new Set([...dashboard.matchAll(/\b((?:laurel|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1].replace(/_(bucket|count|sum)$/, '')));
+    for (const name of read) {
+      expect(text, name).toContain(`# TYPE ${name} `);
+      if (name.startsWith('laurel_')) expect(documented, name).toContain(name);
+    }
     const workers = `http://127.0.0.1:${workersPort}`;
     const ready = await fetch(`${workers}/ready`);
     expect(ready.status).toBe(200);
