@@ -24,10 +24,19 @@ import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
 import { WEBHOOKS_QUEUE } from './webhooks.js';
+import { WorkersHealth } from './health.js';
+import { observeWorkers } from './observe.js';
 
 export interface WorkersHandle {
   services: Services;
   pool: pg.Pool;
+  /**
+   * The health endpoint's checks and metrics (workers/health.ts): register a readiness check with
+   * `health.registerReadiness(name, () => ({ ok, detail }))`, metrics on `health.metrics`.
+   */
+  health: WorkersHealth;
+  /** The port the health endpoint listens on (LAUREL_WORKERS_PORT); null: none. */
+  healthPort: number | null;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
@@ -186,10 +195,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return claimed;
   }, 'webhooks job failed', { ms: 1000, job: 'send' });
 
-  wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
+  const health = new WorkersHealth(svc.metrics, wlog);
+  observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
+  const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
+  wlog.info({ queues: started.map((x) => x.queue.name), healthPort }, 'laurel workers running');
   return {
     services: svc,
     pool,
+    health,
+    healthPort,
     async configCopied(version, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (copiedVersion < version) {
@@ -222,6 +236,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
      * reconnecting), past the process's own shutdown limit (test/ops/redis-outage.test.ts).
      */
     async close() {
+      await health.close();
       const down = () => outage.down || connection.status !== 'ready';
       const force = down();
       await Promise.all(started.map(({ worker }) => settleWithin(worker.close(force), force ? 1000 : 5000)));

@@ -123,7 +123,7 @@ export interface ServerOptions {
   guard: Guard;
   /** Prefixes per family. */
   prefixes: Record<Family, string[]>;
-  /** Counts responses by status. */
+  /** Observes each answer by route and status. */
   metrics: Metrics;
 }
 
@@ -138,6 +138,9 @@ const UWS_METHOD: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del'> = {
   get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'del',
 };
 
+/** The request histogram's route for a request no route takes (404) or takes by another method (405). */
+const UNMATCHED = 'unmatched';
+
 const HAS_BODY: Record<Method, boolean> = { get: false, del: false, post: true, put: true, patch: true };
 
 /** The request line's method of a route's requests (uWS routes them by it: no need to ask). */
@@ -148,6 +151,8 @@ interface State {
   done: boolean;
   /** The path the logs show, when it is not the one sent (a route with a secret path). */
   shown?: string;
+  /** The route's label in the request histogram (src/lib/metrics.ts): method and pattern, or `unmatched`. */
+  route: string;
   /** Its body is still arriving: in flight already, so a stop waits for it (close()). */
   reading?: boolean;
 }
@@ -213,25 +218,27 @@ export class HttpServer {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const withBody = HAS_BODY[route.method];
     const queryNames = new Set((route.doc.query ?? []).map((p) => p.name));
-    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, paramCount, withBody, queryNames, pattern));
+    // One label for the route whichever of its family's prefixes the request came by.
+    const label = `${METHOD_NAME[route.method]} ${this.opts.prefixes[route.family][0] ?? ''}${route.path}`;
+    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, label, paramCount, withBody, queryNames, pattern));
     if (!this.routed.has(pattern)) {
       this.routed.add(pattern);
       // Lower priority than method routes in uWS: any other method on a known path.
       this.app.any(pattern, (res, req) => {
         const method = req.getMethod().toUpperCase();
         const url = req.getUrl();
-        const state: State = { aborted: false, done: false, ...(route.secretPath === true && { shown: pattern }) };
+        const state: State = { aborted: false, done: false, route: UNMATCHED, ...(route.secretPath === true && { shown: pattern }) };
         this.sendError(res, state, fail('method_not_allowed', method, url), method, url, performance.now());
       });
     }
   }
 
   private serve(
-    res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean, queryNames: ReadonlySet<string>,
-    pattern: string,
+    res: HttpResponse, uReq: HttpRequest, route: Route, label: string, paramCount: number, withBody: boolean,
+    queryNames: ReadonlySet<string>, pattern: string,
   ): void {
     const started = performance.now();
-    const state: State = { aborted: false, done: false };
+    const state: State = { aborted: false, done: false, route: label };
     if (route.secretPath === true) state.shown = pattern;
     res.onAborted(() => { state.aborted = true; this.doneReading(state); });
     const method = METHOD_NAME[route.method];
@@ -355,7 +362,7 @@ export class HttpServer {
   ): void {
     if (state.done) return;
     state.done = true;
-    this.opts.metrics.response(status);
+    this.opts.metrics.response(state.route, status, started);
     if (state.shown !== undefined) url = state.shown;
     if (state.aborted) {
       this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
@@ -389,10 +396,12 @@ export class HttpServer {
       httpError = err;
     } else {
       if (isPostgresUnavailable(err)) {
+        this.opts.metrics.storeErrors.postgres++;
         httpError = postgresRefusal(err);
         this.log.warn({ err: (err as Error).message, method, url }, 'Postgres cannot serve the request');
       } else if (isConnectionError(err)) {
         // Redis is down: the outage is logged once (src/redis/outage.ts), each request's 503 below.
+        this.opts.metrics.storeErrors.redis++;
         httpError = fail('unavailable', 'Redis is not reachable');
       } else {
         this.log.error({ err, method, url }, 'unexpected error');
@@ -408,7 +417,7 @@ export class HttpServer {
     this.app.any('/*', (res, req) => {
       const method = req.getMethod().toUpperCase();
       const url = req.getUrl();
-      this.sendError(res, { aborted: false, done: false }, fail('route_not_found', method, url), method, url, performance.now());
+      this.sendError(res, { aborted: false, done: false, route: UNMATCHED }, fail('route_not_found', method, url), method, url, performance.now());
     });
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {
