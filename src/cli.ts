@@ -10,6 +10,8 @@
  *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
  *   laurel restore [--force]   rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
  */
+// First: refuses a Node.js laurel does not run on before uWebSockets.js's binary is loaded.
+import './app/node-check.js';
 import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';

@@ -70,6 +70,17 @@ export type Handler = (req: Request) => Reply | Promise<Reply>;
  */
 export type Subject = 'path' | 'user.id' | 'id' | 'userIds' | 'shared';
 
+/**
+ * What a key bound to a tenant may do with a route (src/http/authorize.ts, API.md "Keys and
+ * tenants"): `tenant` acts on the request's tenant's data only (every Application API route, and
+ * the Admin routes whose description says `tenant`); `rows` reads or writes rows that each belong
+ * to one tenant, and its handler holds a bound key to its own tenant's rows (tenants, keys,
+ * webhook deliveries); `configuration` is account-wide configuration, which a bound key may read
+ * (GET) and not write; `account` is account-wide and refused to a bound key whatever the method.
+ * An Admin route that says nothing is `account`, unless its description says `tenant`.
+ */
+export type Reach = 'tenant' | 'rows' | 'configuration' | 'account';
+
 export interface Route {
   method: Method;
   /** Path below the family's prefixes, with `:name` parameters. */
@@ -85,6 +96,8 @@ export interface Route {
   forms?: boolean;
   /** Every Application API route says whose data it touches; a route that does not refuses user-scoped keys. */
   subject?: Subject;
+  /** What a key bound to a tenant may do with it (see Reach). */
+  reach?: Reach;
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;

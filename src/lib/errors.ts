@@ -23,6 +23,7 @@ export const ERRORS = {
   unauthorized: spec(401, () => 'Missing or invalid API key: send a valid key in the X-API-KEY header'),
   wrong_key_kind: spec(403, () => 'This API key may not call the Admin API; use an admin key'),
   wrong_tenant: spec(403, (tenant: string) => `This API key is bound to another tenant than "${tenant}"`),
+  outside_tenant: spec(403, (detail: string) => `This API key is bound to one tenant: ${detail}`),
   wrong_user: spec(403, (detail: string) => `This API key acts for one user only: ${detail}`),
   route_not_found: spec(404, (method: string, path: string) => `No route for ${method} ${path}`),
   tenant_not_found: spec(404, (tenant: string) => `Tenant "${tenant}" not found`),

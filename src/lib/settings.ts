@@ -12,6 +12,8 @@ export interface Settings {
   /** `host:port` seeds of a Redis Cluster, from REDIS_CLUSTER_NODES (comma-separated). */
   redisClusterNodes: { host: string; port: number }[];
   databaseUrl: string;
+  /** Whether laurel creates the database when it is missing: DATABASE_URL unset (its own database, `laurel`). */
+  databaseCreate: boolean;
   adminKey: string | null;
   /** Prefix of every Redis key and of the Postgres tables' rows scope. */
   prefix: string;
@@ -52,6 +54,9 @@ export interface RateLimit {
 }
 
 export class SettingsError extends Error {}
+
+/** laurel's own database on the machine's Postgres, created when missing (src/postgres/database.ts). */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
 
 function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -159,7 +164,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.HOST || '0.0.0.0',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
-    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseCreate: !env.DATABASE_URL,
     adminKey: env.LAUREL_ADMIN_KEY || null,
     prefix,
     logLevel: env.LOG_LEVEL || 'info',

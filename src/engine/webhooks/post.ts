@@ -4,15 +4,15 @@
  * handler of its own: the answer's status is all a delivery needs, so no response object, body
  * stream or AbortSignal is made per POST (`request()` with them cost about a third more CPU per
  * delivery, `fetch` several times, `node:http`'s agents twice: docs/performance.md). The 15 s of a
- * whole exchange are kept by one sweep for every POST in flight, not a timer each. Private and
- * loopback addresses are refused unless allowed, checked on the address each connection is made
+ * whole exchange are kept by one sweep for every POST in flight, not a timer each. An address that
+ * is not global unicast (src/engine/webhooks/addresses.ts) is refused unless allowed, checked on the address each connection is made
  * to (the connector's lookup), so a name that resolves elsewhere later (DNS rebinding) is caught;
  * an address written in the URL is checked before the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { isPrivateAddress } from './addresses.js';
+import { isGlobalUnicast } from './addresses.js';
 
 export interface PostResult {
   status: number;
@@ -34,13 +34,13 @@ export class PostGroup {
 }
 
 const refusal = (host: string, address: string) =>
-  new AddressRefused(`${host} resolves to ${address}, a private address (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`);
+  new AddressRefused(`${host} resolves to ${address}, a private address or another that is not global unicast (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`);
 
-/** dns.lookup, refusing a private address. */
+/** dns.lookup, refusing an address that is not global unicast. */
 const publicLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
     if (err) return callback(err, '', 0);
-    const inside = addresses.find((a) => isPrivateAddress(a.address));
+    const inside = addresses.find((a) => !isGlobalUnicast(a.address));
     if (inside !== undefined) return callback(refusal(hostname, inside.address), '', 0);
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0].address, addresses[0].family);
@@ -50,7 +50,7 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
 /** Connections kept open per origin. */
 const CONNECTIONS = 16;
 
-/** Keep-alive pools, one refusing private addresses and one allowing them. */
+/** Keep-alive pools, one refusing addresses that are not global unicast and one allowing them. */
 const agents = {
   public: new Agent({ connections: CONNECTIONS, connect: { lookup: publicLookup } }),
   any: new Agent({ connections: CONNECTIONS }),
@@ -174,7 +174,7 @@ export function postWebhook(
   } catch (err) {
     return Promise.reject(err as Error);
   }
-  if (!allowPrivate && target.address !== null && isPrivateAddress(target.address)) return Promise.reject(refusal(target.address, target.address));
+  if (!allowPrivate && target.address !== null && !isGlobalUnicast(target.address)) return Promise.reject(refusal(target.address, target.address));
   return new Promise<PostResult>((resolve, reject) => {
     // The whole exchange within timeoutMs (a receiver trickling its answer included).
     const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject, group);
