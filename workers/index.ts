@@ -60,8 +60,21 @@ export interface WorkersHandle {
   pauseTimePass(): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Stops (workers/index.ts WORKERS_STOP): no job is taken from then on, the jobs running finish
+   * until `deadline` (ms since the epoch; STOP_MS from now by default), what they hold that is not
+   * done is given back, every outcome settled; then the connections close, Postgres's last. A job
+   * still running at the deadline keeps them open (closing them under it would set BullMQ retrying
+   * its acknowledgement in a loop): the process exits with them, and the job goes back to its queue
+   * once its lock expires.
+   */
+  close(deadline?: number): Promise<void>;
 }
+
+/** How long a stop lets the jobs running finish when no deadline is given. */
+export const STOP_MS = 12_000;
+/** What a stop keeps, of the time to its deadline, for giving back, settling and closing. */
+const CLOSE_RESERVE_MS = 2000;
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   const svc = services ?? (await connect(settings, log));
@@ -82,6 +95,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   const started: { queue: Queue; worker: Worker }[] = [];
+  /** The jobs running, by queue. */
+  const running = new Map<string, number>();
+  const runningQueues = () => [...running].filter(([, n]) => n > 0).map(([name]) => name);
   /**
    * The queues' schedules, made again once a restore has rebuilt Redis: a Redis that lost its data
    * lost them too (and `laurel restore --force` deletes them), and without them nothing drains,
@@ -101,7 +117,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
     // worker (the log drain's among them) idle that long after Redis was back; now as often as the
     // connections try to reconnect.
-    const worker = new Worker(name, process, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
+    const tracked = async (job: Job) => {
+      running.set(name, (running.get(name) ?? 0) + 1);
+      try {
+        return await process(job);
+      } finally {
+        running.set(name, running.get(name)! - 1);
+      }
+    };
+    const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
     q.on('error', onError(`queue ${name}`));
     worker.on('error', onError(`worker ${name}`));
     // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
@@ -198,6 +222,47 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const health = new WorkersHealth(svc.metrics, wlog);
   observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
   const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
+
+  /**
+   * The stop (WorkersHandle.close). While Redis answers, every worker stops taking jobs at once and
+   * its running job finishes, until the deadline less CLOSE_RESERVE_MS; the webhooks' sends in
+   * flight likewise (those unanswered then are given up and given back), and the notifications'
+   * pass gives back what it claimed and did not start. While Redis does not answer, a job cannot be
+   * acknowledged anyway: the workers stop without waiting for theirs. The connections close only
+   * once every worker has closed: a worker whose job ends after its connection was quit retries the
+   * job's acknowledgement without a pause, forever (BullMQ's retryIfFailed while closing). Postgres's
+   * pool closes last: the jobs, the settlements and the givings back all need it.
+   */
+  let closing: Promise<void> | null = null;
+  async function stop(deadline: number): Promise<void> {
+    const finishBy = deadline - CLOSE_RESERVE_MS;
+    const left = () => Math.max(0, finishBy - Date.now());
+    const down = () => outage.down || connection.status !== 'ready';
+    const force = down();
+    await health.close();
+    notifier.stop();
+    webhooks.stop();
+    const busy = runningQueues();
+    if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
+    const closes = started.map(({ worker }) => worker.close(force).then(() => true, () => true));
+    const [closed] = await Promise.all([
+      settleWithin(Promise.all(closes), force ? Math.min(1000, left()) : left()),
+      settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
+    ]);
+    if (!closed) {
+      wlog.warn({ running: runningQueues() }, 'workers stopped with jobs still running: each goes back to its queue once its lock expires; the connections are left to the exit');
+      return;
+    }
+    await Promise.all(started.map(async ({ queue: q }) => {
+      if (down()) void q.disconnect().catch(() => undefined);
+      else await settleWithin(q.close(), 1000);
+    }));
+    notifier.close();
+    await closeClient(connection);
+    if (!services) await svc.close();
+    await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
+  }
+
   wlog.info({ queues: started.map((x) => x.queue.name), healthPort }, 'laurel workers running');
   return {
     services: svc,
@@ -226,29 +291,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await started.find((x) => x.queue === timeQueue)!.worker.pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
-    /**
-     * Lets the jobs running finish while Redis answers: all the workers at once, 5 s at most in
-     * all (a worker still closing then is left to the process's exit; BullMQ's `close(true)` does
-     * not cut short a close already under way). While Redis does not answer, a job cannot be
-     * acknowledged anyway: the workers stop at once. BullMQ gives an unfinished job to another
-     * worker once its lock has expired (at least once, as after a crash). One after another, a
-     * Cluster node just back held several workers' closes 5 s each (their blocking connections
-     * reconnecting), past the process's own shutdown limit (test/ops/redis-outage.test.ts).
-     */
-    async close() {
-      await health.close();
-      const down = () => outage.down || connection.status !== 'ready';
-      const force = down();
-      await Promise.all(started.map(({ worker }) => settleWithin(worker.close(force), force ? 1000 : 5000)));
-      await Promise.all(started.map(async ({ queue: q }) => {
-        if (down()) void q.disconnect().catch(() => undefined);
-        else await settleWithin(q.close(), 1000);
-      }));
-      notifier.close();
-      await settleWithin(webhooks.close(), 5000);
-      await closeClient(connection);
-      await settleWithin(pool.end(), 2000);
-      if (!services) await svc.close();
+    close(deadline = Date.now() + STOP_MS) {
+      return (closing ??= stop(deadline));
     },
   };
 }

@@ -21,6 +21,18 @@ export interface PostResult {
 /** A refused address: not sent. */
 export class AddressRefused extends Error {}
 
+/** A POST given up by its sender (a worker process stopping): whether the receiver saw it is unknown. */
+export class PostAbandoned extends Error {}
+
+/** The POSTs in flight of one sender, which it can give up on all at once (PostAbandoned). */
+export class PostGroup {
+  readonly exchanges = new Set<Exchange>();
+
+  abandon(): void {
+    for (const x of this.exchanges) x.abandon();
+  }
+}
+
 const refusal = (host: string, address: string) =>
   new AddressRefused(`${host} resolves to ${address}, a private address or another that is not global unicast (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`);
 
@@ -76,7 +88,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     readonly timeoutMs: number,
     private readonly resolve: (r: PostResult) => void,
     private readonly reject: (err: Error) => void,
-  ) {}
+    private readonly group: PostGroup | undefined,
+  ) {
+    group?.exchanges.add(this);
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -112,10 +127,18 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.controller?.abort(err);
   }
 
+  /** Given up by its sender: the connection closed if the request was sent. */
+  abandon(): void {
+    const err = new PostAbandoned('given up: the worker process is stopping');
+    this.finish(err);
+    this.controller?.abort(err);
+  }
+
   finish(err: Error | null): void {
     if (this.done) return;
     this.done = true;
     inFlight.delete(this);
+    this.group?.exchanges.delete(this);
     if (err === null) this.resolve({ status: this.status });
     else this.reject(err);
   }
@@ -138,9 +161,12 @@ function watch(x: Exchange): void {
   }, SWEEP_MS).unref();
 }
 
-/** POSTs `body`; answers the status, or throws (network error, no answer within `timeoutMs`, refused address). */
+/**
+ * POSTs `body`; answers the status, or throws (network error, no answer within `timeoutMs`, refused
+ * address, given up through `group`).
+ */
 export function postWebhook(
-  url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean,
+  url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean, group?: PostGroup,
 ): Promise<PostResult> {
   let target: Target;
   try {
@@ -151,7 +177,7 @@ export function postWebhook(
   if (!allowPrivate && target.address !== null && !isGlobalUnicast(target.address)) return Promise.reject(refusal(target.address, target.address));
   return new Promise<PostResult>((resolve, reject) => {
     // The whole exchange within timeoutMs (a receiver trickling its answer included).
-    const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject);
+    const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject, group);
     watch(x);
     try {
       (allowPrivate ? agents.any : agents.public).dispatch({
