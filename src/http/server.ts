@@ -174,6 +174,19 @@ function headersTooLarge(uReq: HttpRequest, url: string, query: string): boolean
   return total > HEADERS_LIMIT;
 }
 
+/**
+ * Whether every run of percent-escapes in a query decodes to valid UTF-8 (URLSearchParams would
+ * read an invalid one as U+FFFD: `%FF` and `%FE` would be one value). A `%` not followed by two
+ * hex digits is a literal `%`, as URLSearchParams reads it.
+ */
+function percentEncodedUtf8(query: string): boolean {
+  if (query.indexOf('%') < 0) return true;
+  for (const run of query.matchAll(/(?:%[0-9a-fA-F]{2})+/g)) {
+    if (!isUtf8(Buffer.from(run[0].replace(/%/g, ''), 'hex'))) return false;
+  }
+  return true;
+}
+
 function decodeParam(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
   let decoded: string;
@@ -248,7 +261,7 @@ export class HttpServer {
       // uWS reads the request line as UTF-8, an invalid byte as U+FFFD: two ids would collide.
       if (url.includes('\uFFFD')) throw fail('invalid_path', 'the path is not valid UTF-8 (bytes outside UTF-8 must be percent-encoded as text)');
       const query = uReq.getQuery() ?? '';
-      if (query.includes('\uFFFD')) throw fail('invalid_query', 'the query is not valid UTF-8');
+      if (query.includes('\uFFFD') || !percentEncodedUtf8(query)) throw fail('invalid_query', 'the query is not valid UTF-8');
       if (headersTooLarge(uReq, url, query)) throw fail('headers_too_large', String(HEADERS_LIMIT));
       const params: string[] = new Array(paramCount);
       for (let i = 0; i < paramCount; i++) params[i] = decodeParam(uReq.getParameter(i) ?? '');

@@ -157,6 +157,12 @@ describe('strict input', () => {
       expect(query.status, query.body).toBe(400);
       expect(JSON.parse(query.body).code).toBe('invalid_query');
     }
+    for (const q of ['%FF', '%FE', '%C3', '%ED%A0%80']) {
+      const query = await s.request('GET', `/admin/v1/notifications/deliveries?userId=u${q}`);
+      expect(query.status, q).toBe(400);
+      expect(query.body.code).toBe('invalid_query');
+    }
+    expect((await s.request('GET', '/admin/v1/api-keys?limit=%zz')).body.code).toBe('invalid_query');
     // Valid UTF-8, raw or percent-encoded, is taken.
     expect((await get(bytes('/api/users/', [0xc3, 0xa9]))).status).toBe(404);
     expect((await s.request('GET', '/api/users/%C3%A9')).status).toBe(404);
