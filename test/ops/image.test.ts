@@ -202,7 +202,7 @@ describe('the Docker image, its steps replayed', () => {
     expect(metric.status).toBe(201);
     const event = await fetch(`${base}/api/metrics/lessons/event`, { method: 'POST', headers, body: JSON.stringify({ user: { id: 'ada' }, value: 1 }) });
     expect(event.status).toBe(201);
-    expect((await event.json()).total).toBe(1);
+    expect(((await event.json()) as { total: number }).total).toBe(1);
     const page = await fetch(`${base}/dashboard/`);
     expect(page.status).toBe(200);
     const html = await page.text();
