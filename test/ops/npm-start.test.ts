@@ -1,7 +1,7 @@
 /**
  * `npm start` as the README runs it, on a current build: it compiles nothing (scripts/build.mjs
- * finds every part current, and the build's files are left as they were), and serves `/ready` and
- * the dashboard.
+ * finds every part current, and the build's files are left as they were), serves `/ready` and the
+ * dashboard, and stops on a SIGTERM to npm.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -61,5 +61,13 @@ describe('npm start on a current build', () => {
     const page = await fetch(`http://127.0.0.1:${port}/dashboard/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app"');
+    // SIGTERM to npm reaches laurel (the start script execs node): it stops as it would alone.
+    // (npm itself may exit by the signal or with laurel's 0: what counts is that laurel stops.)
+    child.kill('SIGTERM');
+    await exited;
+    const group = () => { try { process.kill(-child.pid!, 0); return 'running'; } catch { return 'gone'; } };
+    await expect.poll(group, { timeout: 20_000 }).toBe('gone');
+    expect(out).not.toMatch(/laurel: /);
+    await expect.poll(() => fetch(`http://127.0.0.1:${port}/health`).then(() => 'listening', () => 'stopped')).toBe('stopped');
   });
 });
