@@ -24,6 +24,7 @@ import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
 import { WEBHOOKS_QUEUE } from './webhooks.js';
+import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -51,6 +52,10 @@ export interface WorkersHandle {
   pauseTimePass(): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
+  /** Applies every batch item queued now, beside the loop's passes (for tests and tools). */
+  batchesNow(): Promise<BatchPassResult>;
+  /** This process's consumer of the batch queues (its id, for tests). */
+  batches: BatchProcessor;
   close(): Promise<void>;
 }
 
@@ -186,6 +191,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return claimed;
   }, 'webhooks job failed', { ms: 1000, job: 'send' });
 
+  // Batch events: the partitions' batch queues, consumed by a loop of its own (not a BullMQ queue:
+  // a user's items must be applied in order, one partition by one worker at a time, and a pass
+  // starts within POLL_MS of a batch, src/engine/batches/process.ts).
+  const batches = new BatchProcessor(svc);
+  await batches.start();
+
   wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
   return {
     services: svc,
@@ -212,6 +223,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await started.find((x) => x.queue === timeQueue)!.worker.pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
+    batchesNow: () => batches.drain(),
+    batches,
     /**
      * Lets the jobs running finish while Redis answers: all the workers at once, 5 s at most in
      * all (a worker still closing then is left to the process's exit; BullMQ's `close(true)` does
@@ -224,6 +237,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     async close() {
       const down = () => outage.down || connection.status !== 'ready';
       const force = down();
+      await settleWithin(batches.close(), force ? 1000 : 5000);
       await Promise.all(started.map(({ worker }) => settleWithin(worker.close(force), force ? 1000 : 5000)));
       await Promise.all(started.map(async ({ queue: q }) => {
         if (down()) void q.disconnect().catch(() => undefined);

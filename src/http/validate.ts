@@ -17,7 +17,8 @@ export type Validator<T> = ((data: unknown) => T) & Compiled;
 /** Tells whether data is valid (lastError says why not). */
 export type Check<T> = ((data: unknown) => data is T) & Compiled;
 
-function describe(e: ErrorObject): string {
+/** A check's error in words: where (the body's path, dotted) and what. */
+export function describe(e: ErrorObject): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const where = path === '' ? 'body' : path;
   switch (e.keyword) {
@@ -39,6 +40,12 @@ function describe(e: ErrorObject): string {
 /** Compiles a schema into a check (Ajv keeps the schema object as the function's `schema`). */
 export function compileCheck<T>(schema: JSONSchemaType<T> | Schema): Check<T> {
   return ajv.compile(schema) as ValidateFunction<T> & Compiled;
+}
+
+/** The first error of the last failed check, or null. */
+export function firstError(check: (data: unknown) => boolean): ErrorObject | null {
+  const errors = (check as ValidateFunction).errors;
+  return errors && errors.length > 0 ? errors[0] : null;
 }
 
 /** The readable message of the last failed check. */

@@ -20,6 +20,7 @@ export const ERRORS = {
   invalid_query: spec(400, (detail: string) => `Invalid query parameter: ${detail}`),
   invalid_path: spec(400, (detail: string) => `Invalid path: ${detail}`),
   invalid_header: spec(400, (detail: string) => detail),
+  unknown_field: spec(400, (detail: string) => `Unknown field: ${detail}`),
   unauthorized: spec(401, () => 'Missing or invalid API key: send a valid key in the X-API-KEY header'),
   wrong_key_kind: spec(403, () => 'This API key may not call the Admin API; use an admin key'),
   wrong_tenant: spec(403, (tenant: string) => `This API key is bound to another tenant than "${tenant}"`),

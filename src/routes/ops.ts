@@ -9,6 +9,25 @@ import { HttpError } from '../lib/errors.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
+import { batchBacklog } from '../engine/batches/status.js';
+
+/** The batch queues' gauges, the whole installation's (read from Redis when scraped); none when Redis does not answer. */
+async function batchGauges(deps: Deps): Promise<string> {
+  try {
+    const { waiting, lagSeconds } = await batchBacklog(deps);
+    return [
+      '# HELP laurel_batch_items_waiting Batch event items accepted and not yet applied, in every partition\'s queue.',
+      '# TYPE laurel_batch_items_waiting gauge',
+      `laurel_batch_items_waiting ${waiting}`,
+      '# HELP laurel_batch_lag_seconds How long the oldest batch event item waiting has waited (0 when none waits).',
+      '# TYPE laurel_batch_lag_seconds gauge',
+      `laurel_batch_lag_seconds ${lagSeconds.toFixed(3)}`,
+      '',
+    ].join('\n');
+  } catch {
+    return '';
+  }
+}
 
 export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
   const { redis, store, metrics } = deps;
@@ -20,7 +39,7 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
     {
       method: 'get', path: '/metrics', family: 'ops',
       doc: { summary: 'Prometheus metrics', success: [200], contentType: 'text/plain; version=0.0.4' },
-      handler: () => ({ status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }),
+      handler: async () => ({ status: 200, body: metrics.render() + await batchGauges(deps), contentType: 'text/plain; version=0.0.4' }),
     },
     {
       method: 'get', path: '/ready', family: 'ops',
