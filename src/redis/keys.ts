@@ -35,9 +35,10 @@
  *   <prefix>:{p<N>}:bql                                string: the worker that holds the batch queue (its
  *                                                        lease, lua/batchTake-2.lua)
  *   <prefix>:{bw}                                      set: the partitions whose batch queue may hold chunks
- *   <prefix>:{b:<batch id>}                            hash: a batch: n items, t tenant, at accepted (ms)
- *   <prefix>:{b:<batch id>}:d, :f                      bitmap: the items processed; hash: index -> why an
- *                                                        item failed (all three expire with the batch)
+ *   <prefix>:{b:<batch id>}                            hash: a batch: n items, t tenant, at accepted (ms), x
+ *                                                        when it is forgotten (wall ms), f:<index> -> why the
+ *                                                        item failed
+ *   <prefix>:{b:<batch id>}:d                          bitmap: the items processed (both expire at x)
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:u                           hash: user id -> the user's members and lengths
  *                                                        there, and the log entry id last taken
@@ -255,10 +256,10 @@ export class Keys {
     return `${this.prefix}:{bw}`;
   }
 
-  /** A batch's progress, in the batch's own slot: its record, the items processed (bits) and failed (index -> message). */
-  batch(batchId: string): { record: string; done: string; failed: string } {
+  /** A batch's progress, in the batch's own slot: its record (with the items failed) and the items processed (bits). */
+  batch(batchId: string): { record: string; done: string } {
     const base = `${this.prefix}:{b:${batchId}}`;
-    return { record: base, done: `${base}:d`, failed: `${base}:f` };
+    return { record: base, done: `${base}:d` };
   }
 
   partitionUsers(partition: number, tenant: string): string {

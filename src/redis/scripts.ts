@@ -203,7 +203,7 @@ declare module 'ioredis' {
     batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;
     batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
     batchAck(queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
-    batchProgress(record: string, done: string, failed: string, ...args: Args): Result<number, Context>;
+    batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
   }
 }
 

@@ -40,7 +40,7 @@ export async function acceptBatch(
   const partitions = chunks.map((c) => String(c.p));
   if (!redis.isCluster) {
     const multi = redis.multi();
-    multi.hset(record, 'n', String(items.length), 't', tenant, 'at', String(now)).pexpireat(record, expires);
+    multi.hset(record, 'n', String(items.length), 't', tenant, 'at', String(now), 'x', String(expires)).pexpireat(record, expires);
     for (const c of chunks) {
       const q = keys.partitionBatches(c.p);
       multi.batchAdd(q.queue, q.count, keys.partitionLog(c.p), c.json, c.n);
@@ -48,7 +48,7 @@ export async function acceptBatch(
     multi.sadd(keys.batchWork, ...partitions);
     for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
   } else {
-    await redis.multi().hset(record, 'n', String(items.length), 't', tenant, 'at', String(now)).pexpireat(record, expires).exec()
+    await redis.multi().hset(record, 'n', String(items.length), 't', tenant, 'at', String(now), 'x', String(expires)).pexpireat(record, expires).exec()
       .then((r) => { for (const [err] of r ?? []) if (err) throw err; });
     await Promise.all(chunks.map((c) => {
       const q = keys.partitionBatches(c.p);

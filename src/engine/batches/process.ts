@@ -8,7 +8,7 @@
  * A pass: the partitions the work set names, each taken under a lease (lua/batchTake-2.lua, sent
  * together), so one worker at a time applies a partition's chunks, in order; the items of all the
  * chunks taken grouped by user, each user's in order, the users side by side (their scripts leave
- * in the same writes: pipelined); then each batch's progress noted (lua/batchProgress-3.lua) and
+ * in the same writes: pipelined); then each batch's progress noted (lua/batchProgress-2.lua) and
  * each partition's chunks acknowledged (lua/batchAck-3.lua). Each item at most once: an item
  * applies with its idempotency key, or one of its own (itemKey) kept until its chunk is
  * acknowledged, so a chunk taken again after a worker died part-way applies only what it had not.
@@ -259,7 +259,7 @@ export class BatchProcessor {
     }
     await Promise.all(sentTogether(redis, () => [...batches].map(([batchId, { chunk, done, failed }]) => {
       const k = keys.batch(batchId);
-      return redis.batchProgress(k.record, k.done, k.failed, chunk.n, chunk.t, chunk.ts, chunk.x, done.length, ...done, ...failed);
+      return redis.batchProgress(k.record, k.done, chunk.n, chunk.t, chunk.ts, chunk.x, done.length, ...done, ...failed);
     })));
   }
 

@@ -17,12 +17,12 @@ export interface BatchProgress {
 export async function batchProgress(deps: Pick<Context, 'redis' | 'keys'>, tenant: string, batchId: string): Promise<BatchProgress | null> {
   const { redis, keys } = deps;
   const k = keys.batch(batchId);
-  const results = (await redis.multi().hgetall(k.record).bitcount(k.done).hgetall(k.failed).exec()) ?? [];
+  const results = (await redis.multi().hgetall(k.record).bitcount(k.done).exec()) ?? [];
   for (const [err] of results) if (err) throw err;
   const record = results[0][1] as Record<string, string>;
   if (record.t !== tenant) return null;
-  const failed = results[2][1] as Record<string, string>;
-  const issues = Object.entries(failed).map(([index, message]) => ({ index: Number(index), message })).sort((a, b) => a.index - b.index);
+  const issues = Object.entries(record).filter(([field]) => field.startsWith('f:'))
+    .map(([field, message]) => ({ index: Number(field.slice(2)), message })).sort((a, b) => a.index - b.index);
   return { accepted: Number(record.n), processed: results[1][1] as number, failed: issues.length, issues };
 }
 

@@ -12,12 +12,14 @@
  * the items the replay applies again from the log are marked by their keys, and the items applied
  * that the archive never received (Redis lost them with the drain's lag) are applied once more.
  *
- * A batch's progress is not in the snapshot: it comes back as its chunks are applied again, which
- * note it (lua/batchProgress-3.lua); the progress of batches acknowledged before the snapshot is
- * lost with Redis (their items are all applied).
+ * A batch's progress (lua/batchProgress-2.lua) is in the snapshot, read after the queues: a chunk
+ * the restored queue does not hold had its progress noted, and one it holds notes it again when
+ * applied. A chunk queued again here notes its own. The progress keys come back with their expiry,
+ * which their record holds (a key restored from a dump has none).
  */
 import { chunkOf, itemKey, refParts, type BatchChunk } from '../../domain/batches.js';
 import { compareStreamIds } from '../../model/log.js';
+import { scanKeys } from '../../redis/client.js';
 import type { Context } from '../context.js';
 
 /** An archived entry, as the restore reads it. */
@@ -63,6 +65,7 @@ export async function queueBatchesAgain(deps: Pick<Context, 'redis' | 'keys'>, e
     await redis.xadd(queue, q, 'c', JSON.stringify(chunk));
     last.set(entry.partition, q);
   }
+  await expireProgress(deps);
   const queued: QueuedChunks = new Set();
   const busy: string[] = [];
   for (let p = 0; p < keys.partitions; p++) {
@@ -81,6 +84,20 @@ export async function queueBatchesAgain(deps: Pick<Context, 'redis' | 'keys'>, e
   }
   if (busy.length > 0) await redis.sadd(keys.batchWork, ...busy);
   return queued;
+}
+
+/** The batches' progress restored from the snapshot expires as it did: at its record's `x`. */
+async function expireProgress(deps: Pick<Context, 'redis' | 'keys'>): Promise<void> {
+  const { redis, keys } = deps;
+  const now = Date.now();
+  for await (const batch of scanKeys(redis, `${keys.prefix}:{b:*}`)) {
+    await Promise.all(batch.map(async (record) => {
+      const x = Number(await redis.hget(record, 'x'));
+      const done = `${record}:d`;
+      if (!(x > now)) await Promise.all([redis.del(record), redis.del(done)]);
+      else await Promise.all([redis.pexpireat(record, x), redis.pexpireat(done, x)]);
+    }));
+  }
 }
 
 /**
