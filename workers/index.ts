@@ -26,6 +26,7 @@ import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/w
 import { WEBHOOKS_QUEUE } from './webhooks.js';
 import { WorkersHealth } from './health.js';
 import { observeWorkers } from './observe.js';
+import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -60,6 +61,10 @@ export interface WorkersHandle {
   pauseTimePass(): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
+  /** Applies every batch item queued now, beside the loop's passes (for tests and tools). */
+  batchesNow(): Promise<BatchPassResult>;
+  /** This process's consumer of the batch queues (its id, for tests). */
+  batches: BatchProcessor;
   /**
    * Stops (workers/index.ts WORKERS_STOP): no job is taken from then on, the jobs running finish
    * until `deadline` (ms since the epoch; STOP_MS from now by default), what they hold that is not
@@ -219,6 +224,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return claimed;
   }, 'webhooks job failed', { ms: 1000, job: 'send' });
 
+  // Batch events: the partitions' batch queues, consumed by a loop of its own (not a BullMQ queue:
+  // a user's items must be applied in order, one partition by one worker at a time, and a pass
+  // starts within POLL_MS of a batch, src/engine/batches/process.ts).
+  const batches = new BatchProcessor(svc);
+  await batches.start();
+
   const health = new WorkersHealth(svc.metrics, wlog);
   observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
   const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
@@ -246,7 +257,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
     const closes = started.map(({ worker }) => worker.close(force).then(() => true, () => true));
     const [closed] = await Promise.all([
-      settleWithin(Promise.all(closes), force ? Math.min(1000, left()) : left()),
+      settleWithin(Promise.all([...closes, batches.close().then(() => true, () => true)]), force ? Math.min(1000, left()) : left()),
       settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
     ]);
     if (!closed) {
@@ -291,6 +302,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await started.find((x) => x.queue === timeQueue)!.worker.pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
+    batchesNow: () => batches.drain(),
+    batches,
     close(deadline = Date.now() + STOP_MS) {
       return (closing ??= stop(deadline));
     },

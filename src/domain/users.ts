@@ -94,6 +94,17 @@ function codePoints(s: string): number {
   return n;
 }
 
+/** The fields an event's user carries but the id, as JSON for the event's log entry ('' for the usual `{ id }` alone). */
+export function identificationJson(user: UpsertedUser): string {
+  let fields: Record<string, unknown> | null = null;
+  for (const key of IDENTIFICATION_FIELDS) {
+    const value = user[key];
+    if (value == null) continue;
+    (fields ??= {})[key] = value;
+  }
+  return fields === null ? '' : JSON.stringify(fields);
+}
+
 /** Throws the spec's 422 when attribute keys are not set up for the given type. */
 export function checkAttributeKeys(values: Record<string, string>, known: Map<string, unknown>): void {
   let unknown: string[] | null = null;

@@ -29,7 +29,8 @@ export type Validator<T> = ((data: unknown) => T) & Compiled;
 /** Tells whether data is valid (lastError says why not). */
 export type Check<T> = ((data: unknown) => data is T) & Compiled;
 
-function describe(e: ErrorObject): string {
+/** A check's error in words: where (the body's path, dotted) and what. */
+export function describe(e: ErrorObject): string {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const where = path === '' ? 'body' : path;
   switch (e.keyword) {
@@ -136,6 +137,12 @@ export function compileCheck<T>(schema: JSONSchemaType<T> | Schema, opts: CheckO
   };
   lenient.errors = null as ErrorObject[] | null | undefined;
   return Object.assign(lenient, { schema: check.schema as Schema });
+}
+
+/** The first error of the last failed check, or null. */
+export function firstError(check: (data: unknown) => boolean): ErrorObject | null {
+  const errors = (check as ValidateFunction).errors;
+  return errors && errors.length > 0 ? errors[0] : null;
 }
 
 /** The readable message of the last failed check. */

@@ -6,7 +6,8 @@
  * into the body.
  *
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
- *                 "d": local day, "p": the api process, "k"?: idempotency key, "a"?: attributes,
+ *                 "d": local day, "p": the api process, "b"?: the batch item it is ('<batch id>:<index>',
+ *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
  *                 "f"?: the user's fields the event carries (its identification, but the id)}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed
@@ -21,6 +22,8 @@
  *   restore      {"t", "u", "ts"}                                     (a streak restored)
  *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
+ * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
+ *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
  * and what the workers write that a restore could not work out again:
  *   finalised    {"t", "ts", "b": board id, "r": run start, "at": when it became final (ISO),
  *                 "w": {group: winners}}   (a leaderboard run finalised; no user: src/engine/leaderboards/finalised.ts)
@@ -46,11 +49,14 @@ export interface EventEntry {
   processId: string;
   /** The identification the event carries (its user's fields but the id) as JSON; '' when none. */
   identificationJson: string;
+  /** The batch item the event is ('<batch id>:<index>'), when it is one. */
+  batchItem?: string;
 }
 
 export function eventEntry(e: EventEntry): string {
   let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
+  if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
   if (e.identificationJson !== '') s += `,"f":${e.identificationJson}`;
@@ -116,6 +122,10 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   v?: number;
   /** The event's idempotency key. */
   k?: string;
+  /** An event: the batch item it is ('<batch id>:<index>'); a `batch` entry: the batch's id. */
+  b?: string;
+  /** A `batch` entry: its batch queue entry's id. */
+  q?: string;
   /** The event's attributes. */
   a?: Record<string, string>;
   /** The identification's fields (user, achievement entries; an event's inline identification). */
