@@ -24,10 +24,17 @@ import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
 import { WEBHOOKS_QUEUE } from './webhooks.js';
+import { QueueLiveness, type WatchedQueue } from './liveness.js';
+import type { Metrics } from '../src/lib/metrics.js';
 
 export interface WorkersHandle {
   services: Services;
   pool: pg.Pool;
+  /**
+   * Each queue's liveness (workers/liveness.ts): `status()` per queue, `ready()`, and
+   * `metricsText()`, the gauges for a `/metrics` of the workers.
+   */
+  liveness: QueueLiveness;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
@@ -67,6 +74,28 @@ export const STOP_MS = 12_000;
 /** What a stop keeps, of the time to its deadline, for giving back, settling and closing. */
 const CLOSE_RESERVE_MS = 2000;
 
+/**
+ * Two gauges of the workers' liveness in the process's own metrics (served by the api's `/metrics`
+ * when both run in one process), registered once per registry and reading its latest workers.
+ */
+interface Watched { current: QueueLiveness | null; drainer: LogDrainer | null }
+const summaries = new WeakMap<Metrics, Watched>();
+function summaryGauges(metrics: Metrics): Watched {
+  let holder = summaries.get(metrics);
+  if (holder === undefined) {
+    const h: Watched = { current: null, drainer: null };
+    metrics.gauge(() => ['laurel_worker_queues_not_live', 'Queues whose worker in this process does not take its jobs (workers/liveness.ts).',
+      h.current?.status().filter((x) => !x.live).length ?? 0]);
+    metrics.gauge(() => ['laurel_worker_overdue_jobs', 'Jobs of the workers\' queues due more than 5 s ago that no worker took.',
+      h.current?.status().reduce((n, x) => n + x.overdueJobs, 0) ?? 0]);
+    metrics.gauge(() => ['laurel_log_drain_behind_seconds', 'How far behind the event log the drain was at its last pass: the age of the oldest entry it found waiting.',
+      Math.round((h.drainer?.last?.behindMs ?? 0) / 100) / 10]);
+    summaries.set(metrics, h);
+    holder = h;
+  }
+  return holder;
+}
+
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   const svc = services ?? (await connect(settings, log));
   if (!services) await guardInstallation(svc, log);
@@ -84,11 +113,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const postgresOutage = new PostgresOutage(wlog);
   const onError = (what: string) => (err: Error) => outage.warn(wlog, err, `${what} error`);
 
-  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
-  const started: { queue: Queue; worker: Worker }[] = [];
-  /** The jobs running, by queue. */
-  const running = new Map<string, number>();
-  const runningQueues = () => [...running].filter(([, n]) => n > 0).map(([name]) => name);
+  /**
+   * Each queue, its worker (made again when it stands still: workers/liveness.ts), the jobs of it
+   * running here and when one last started or ended.
+   */
+  const started: (WatchedQueue & { entry: { worker: Worker; running: number; lastActivity: number } })[] = [];
+  const runningQueues = () => started.filter((x) => x.entry.running > 0).map((x) => x.name);
+  let liveness: QueueLiveness | null = null;
   /**
    * The queues' schedules, made again once a restore has rebuilt Redis: a Redis that lost its data
    * lost them too (and `laurel restore --force` deletes them), and without them nothing drains,
@@ -103,32 +134,54 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     wlog.warn('Redis rebuilt by a restore: the workers\' schedules made again');
     for (const make of schedules) make().catch((err: unknown) => wlog.error({ err }, 'could not make a worker schedule again after a restore'));
   });
+  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
-    // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
-    // worker (the log drain's among them) idle that long after Redis was back; now as often as the
-    // connections try to reconnect.
+    q.on('error', onError(`queue ${name}`));
+    const entry = { worker: null as unknown as Worker, running: 0, lastActivity: 0 };
     const tracked = async (job: Job) => {
-      running.set(name, (running.get(name) ?? 0) + 1);
+      entry.running++;
+      entry.lastActivity = Date.now();
       try {
-        return await process(job);
+        const result = await process(job);
+        liveness?.completed(name);
+        return result;
       } finally {
-        running.set(name, running.get(name)! - 1);
+        entry.running--;
+        entry.lastActivity = Date.now();
       }
     };
-    const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
-    q.on('error', onError(`queue ${name}`));
-    worker.on('error', onError(`worker ${name}`));
-    // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
-    // by the outage account, not an error line with its stack per run (one a second for the log
-    // drain while a Cluster node was down).
-    worker.on('failed', (job, err) => {
-      if (isConnectionError(err)) outage.noise(err, failure);
-      else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
-      else wlog.error({ err, job: job?.id }, failure);
-    });
+    const makeWorker = () => {
+      // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
+      // worker (the log drain's among them) idle that long after Redis was back; now as often as the
+      // connections try to reconnect.
+      const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
+      worker.on('error', onError(`worker ${name}`));
+      // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
+      // by the outage account, not an error line with its stack per run (one a second for the log
+      // drain while a Cluster node was down).
+      worker.on('failed', (job, err) => {
+        if (isConnectionError(err)) outage.noise(err, failure);
+        else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
+        else wlog.error({ err, job: job?.id }, failure);
+      });
+      return worker;
+    };
+    entry.worker = makeWorker();
     if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));
-    started.push({ queue: q, worker });
+    started.push({
+      name, queue: q, entry,
+      worker: () => entry.worker,
+      running: () => entry.running,
+      lastActivity: () => entry.lastActivity,
+      recreate() {
+        // The one that stood still takes no job from now on (a closing worker fetches none); its
+        // connections are dropped without waiting for them.
+        const stuck = entry.worker;
+        entry.worker = makeWorker();
+        void stuck.close(true).catch(() => undefined);
+      },
+    });
     return q;
   }
   /**
@@ -230,7 +283,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     webhooks.stop();
     const busy = runningQueues();
     if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
-    const closes = started.map(({ worker }) => worker.close(force).then(() => true, () => true));
+    liveness?.stop();
+    const closes = started.map(({ entry }) => entry.worker.close(force).then(() => true, () => true));
     const [closed] = await Promise.all([
       settleWithin(Promise.all(closes), force ? Math.min(1000, left()) : left()),
       settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
@@ -249,10 +303,16 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
   }
 
+  liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', wlog);
+  liveness.start();
+  const watched = liveness;
+  Object.assign(summaryGauges(svc.metrics), { current: watched, drainer });
+
   wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
   return {
     services: svc,
     pool,
+    liveness: watched,
     async configCopied(version, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (copiedVersion < version) {
@@ -272,7 +332,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     async pauseTimePass() {
-      await started.find((x) => x.queue === timeQueue)!.worker.pause();
+      await started.find((x) => x.queue === timeQueue)!.worker().pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     close(deadline = Date.now() + STOP_MS) {

@@ -53,6 +53,11 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
+/** How far behind (ms) the drain may fall before it says so. */
+const BEHIND_MS = 10_000;
+
+/** The ms part of a stream id. */
+const msOfId = (id: string): number => Number(id.slice(0, id.indexOf('-')));
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
 /** Users whose last noted day a drainer remembers (about 100 bytes each). */
@@ -63,6 +68,11 @@ export interface DrainResult {
   drained: number;
   /** Partitions whose log had entries. */
   partitions: number;
+  /**
+   * How far behind the log the drain was when the pass began: the age of the oldest entry it found
+   * waiting (ms; 0 when none waited).
+   */
+  behindMs: number;
 }
 
 type StreamEntry = [id: string, fields: string[]];
@@ -201,9 +211,26 @@ export class LogDrainer {
   private readonly noted = new NotedDays(NOTED_USERS);
   private notedFor: unknown = null;
 
+  /** The last pass's result, and since when the drain has been more than BEHIND_MS behind (null: it is not). */
+  last: DrainResult | null = null;
+  private behindSince: number | null = null;
+
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
     this.archive = new LogArchive(pool, deps.settings.prefix);
+  }
+
+  /** Keeps the pass's result; logs once when the drain falls more than BEHIND_MS behind, and once when it caught up. */
+  private behind(result: DrainResult): void {
+    this.last = result;
+    const now = Date.now();
+    if (result.behindMs > BEHIND_MS && this.behindSince === null) {
+      this.behindSince = now;
+      this.deps.log.warn({ behindMs: result.behindMs, drained: result.drained }, 'event log drain behind: entries wait in Redis longer than 10 s');
+    } else if (result.behindMs <= BEHIND_MS / 5 && this.behindSince !== null) {
+      this.deps.log.info({ behindMs: result.behindMs, forMs: now - this.behindSince }, 'event log drain caught up');
+      this.behindSince = null;
+    }
   }
 
   /**
@@ -228,7 +255,7 @@ export class LogDrainer {
    */
   async drain(maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
     const { deps } = this;
-    const result: DrainResult = { drained: 0, partitions: 0 };
+    const result: DrainResult = { drained: 0, partitions: 0, behindMs: 0 };
     const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
     const { dead } = deadProcesses(processes, nowMs);
     const drainedFrom = new Map<number, string>();
@@ -246,6 +273,7 @@ export class LogDrainer {
       todo = full;
     }
     result.partitions = drainedFrom.size;
+    this.behind(result);
     await this.trim(drainedFrom, nowMs);
     await replayDeadProcesses(deps, processes, nowMs);
     return result;
@@ -342,6 +370,8 @@ export class LogDrainer {
       return null;
     }
     for (const b of batches) {
+      // A partition's first batch of the pass starts with the oldest entry that waited in it.
+      if (!drainedFrom.has(b.partition)) result.behindMs = Math.max(result.behindMs, Date.now() - msOfId(b.firstId));
       cursors.set(b.partition, b.lastId);
       drainedFrom.set(b.partition, b.lastId);
       result.drained += b.count;
