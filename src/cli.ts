@@ -17,6 +17,7 @@ import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
 import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals } from './app/shutdown.js';
+import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, InstallationError, restoreWith } from './engine/durability/installation-check.js';
 import { RestoreError } from './engine/durability/restore.js';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
       // (docs/operations.md, "Several api processes").
       const services = await prepareInstallation(settings, log);
       const workers = await startWorkers(settings, log, services);
-      const api = await startApiProcesses(settings, log, settings.apiProcesses).catch(async (err: unknown) => {
+      const api = await startApiProcesses(settings, log, settings.apiProcesses, services.metrics).catch(async (err: unknown) => {
         await workers.close();
         await services.close();
         throw err;
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
       if (send === undefined) {
         throw new SettingsError(`"${API_PROCESS_COMMAND}" is started by laurel start or laurel api (LAUREL_API_PROCESSES); run laurel api`);
       }
-      const api = await startApi(settings, log, undefined, { prepared: true });
+      const api = await startApi(settings, log, undefined, { prepared: true, scrape: (metrics) => metricsThroughPrimary(metrics, send) });
       onSignals(log, [() => api.close()], { withParent: true });
       const listening: ReadyMessage = { type: 'laurel:listening', port: api.port };
       if (process.connected) send(listening);

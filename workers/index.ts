@@ -24,16 +24,21 @@ import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
 import { WEBHOOKS_QUEUE } from './webhooks.js';
-import { QueueLiveness, type WatchedQueue } from './liveness.js';
-import type { Metrics } from '../src/lib/metrics.js';
+import { WorkersHealth } from './health.js';
+import { observeWorkers } from './observe.js';
+import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 
 export interface WorkersHandle {
   services: Services;
   pool: pg.Pool;
   /**
-   * Each queue's liveness (workers/liveness.ts): `status()` per queue, `ready()`, and
-   * `metricsText()`, the gauges for a `/metrics` of the workers.
+   * The health endpoint's checks and metrics (workers/health.ts): register a readiness check with
+   * `health.registerReadiness(name, () => ({ ok, detail }))`, metrics on `health.metrics`.
    */
+  health: WorkersHealth;
+  /** The port the health endpoint listens on (LAUREL_WORKERS_PORT); null: none. */
+  healthPort: number | null;
+  /** Each queue's liveness (workers/liveness.ts), on the health endpoint as the `queues` check and the `laurel_worker_queue_*` series. */
   liveness: QueueLiveness;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
@@ -73,28 +78,6 @@ export interface WorkersHandle {
 export const STOP_MS = 12_000;
 /** What a stop keeps, of the time to its deadline, for giving back, settling and closing. */
 const CLOSE_RESERVE_MS = 2000;
-
-/**
- * Two gauges of the workers' liveness in the process's own metrics (served by the api's `/metrics`
- * when both run in one process), registered once per registry and reading its latest workers.
- */
-interface Watched { current: QueueLiveness | null; drainer: LogDrainer | null }
-const summaries = new WeakMap<Metrics, Watched>();
-function summaryGauges(metrics: Metrics): Watched {
-  let holder = summaries.get(metrics);
-  if (holder === undefined) {
-    const h: Watched = { current: null, drainer: null };
-    metrics.gauge(() => ['laurel_worker_queues_not_live', 'Queues whose worker in this process does not take its jobs (workers/liveness.ts).',
-      h.current?.status().filter((x) => !x.live).length ?? 0]);
-    metrics.gauge(() => ['laurel_worker_overdue_jobs', 'Jobs of the workers\' queues due more than 5 s ago that no worker took.',
-      h.current?.status().reduce((n, x) => n + x.overdueJobs, 0) ?? 0]);
-    metrics.gauge(() => ['laurel_log_drain_behind_seconds', 'How far behind the event log the drain was at its last pass: the age of the oldest entry it found waiting.',
-      Math.round((h.drainer?.last?.behindMs ?? 0) / 100) / 10]);
-    summaries.set(metrics, h);
-    holder = h;
-  }
-  return holder;
-}
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   const svc = services ?? (await connect(settings, log));
@@ -263,6 +246,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return claimed;
   }, 'webhooks job failed', { ms: 1000, job: 'send' });
 
+  const health = new WorkersHealth(svc.metrics, wlog);
+  observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
+  const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
+
   /**
    * The stop (WorkersHandle.close). While Redis answers, every worker stops taking jobs at once and
    * its running job finishes, until the deadline less CLOSE_RESERVE_MS; the webhooks' sends in
@@ -279,6 +266,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const left = () => Math.max(0, finishBy - Date.now());
     const down = () => outage.down || connection.status !== 'ready';
     const force = down();
+    await health.close();
     notifier.stop();
     webhooks.stop();
     const busy = runningQueues();
@@ -305,14 +293,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', wlog);
   liveness.start();
-  const watched = liveness;
-  Object.assign(summaryGauges(svc.metrics), { current: watched, drainer });
+  exposeLiveness(health, liveness);
 
-  wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
+  wlog.info({ queues: started.map((x) => x.queue.name), healthPort }, 'laurel workers running');
   return {
     services: svc,
     pool,
-    liveness: watched,
+    health,
+    healthPort,
+    liveness,
     async configCopied(version, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (copiedVersion < version) {

@@ -14,10 +14,13 @@
  * Either way the worker is closed without waiting and made again; the outage is logged once
  * (`worker queue stalled`), and the recovery once its queue completes a job again (`worker queue
  * recovered`, with how long it stood still). `status()` says per queue what the last check found,
- * `ready()` whether every queue is live, `metricsText()` the gauges in Prometheus's text format.
+ * `ready()` whether every queue is live; exposeLiveness puts both on the workers' health endpoint.
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
+import type { Metrics } from '../src/lib/metrics.js';
+import type { WorkersHealth } from './health.js';
 
 /** How often each queue is checked (ms). */
 export const CHECK_MS = 2000;
@@ -204,19 +207,43 @@ export class QueueLiveness {
   ready(): boolean {
     return [...this.states.values()].every((s) => s.status.live);
   }
+}
 
-  /** The gauges, in Prometheus's text exposition format (0.0.4). */
-  metricsText(): string {
-    const statuses = this.status();
-    const family = (name: string, type: string, help: string, value: (s: QueueStatus) => number) => [
-      `# HELP ${name} ${help}`, `# TYPE ${name} ${type}`,
-      ...statuses.map((s) => `${name}{queue="${s.queue}"} ${value(s)}`),
-    ];
-    return [
-      ...family('laurel_worker_queue_live', 'gauge', 'Whether the queue\'s worker in this process takes its jobs (0: Redis away, a job overdue, its blocking connection not back).', (s) => (s.live ? 1 : 0)),
-      ...family('laurel_worker_queue_overdue_jobs', 'gauge', `Jobs of the queue due more than ${OVERDUE_MS / 1000} s ago that no worker took.`, (s) => s.overdueJobs),
-      ...family('laurel_worker_queue_overdue_seconds', 'gauge', 'How long ago the queue\'s earliest overdue job was due.', (s) => Math.round(s.overdueMs / 100) / 10),
-      ...family('laurel_worker_queue_restarts_total', 'counter', 'Workers of the queue made again because they stood still.', (s) => s.restarts),
-    ].join('\n') + '\n';
+/** The liveness each registry's series read: the latest workers' of the process (tests start several). */
+const exposed = new WeakMap<Metrics, { current: QueueLiveness }>();
+
+/**
+ * Puts `liveness` on the workers' health endpoint: the readiness check `queues` (every queue live;
+ * its detail the queues that are not) and, per queue, `laurel_worker_queue_live`,
+ * `laurel_worker_queue_overdue_jobs`, `laurel_worker_queue_overdue_seconds` and
+ * `laurel_worker_queue_restarts_total` (docs/operations.md, "Worker queues that stand still").
+ */
+export function exposeLiveness(health: WorkersHealth, liveness: QueueLiveness): void {
+  health.registerReadiness('queues', () => {
+    const stalled = liveness.status().filter((q) => !q.live);
+    return stalled.length === 0 ? { ok: true } : { ok: false, detail: stalled };
+  });
+  const { metrics } = health;
+  const known = exposed.get(metrics);
+  if (known !== undefined) {
+    known.current = liveness;
+    return;
   }
+  const holder = { current: liveness };
+  exposed.set(metrics, holder);
+  const perQueue = (name: string, help: string, aggregator: 'min' | 'max', value: (s: QueueStatus) => number) => new Gauge({
+    name, help, labelNames: ['queue'], aggregator, registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const s of holder.current.status()) this.set({ queue: s.queue }, value(s));
+    },
+  });
+  perQueue('laurel_worker_queue_live', 'Whether the queue\'s worker takes its jobs: 1, or 0 (Redis away, a job overdue, its blocking connection not back); across processes the lowest.',
+    'min', (s) => (s.live ? 1 : 0));
+  perQueue('laurel_worker_queue_overdue_jobs', `Jobs of the queue due more than ${OVERDUE_MS / 1000} s ago that no worker took; across processes the most.`,
+    'max', (s) => s.overdueJobs);
+  perQueue('laurel_worker_queue_overdue_seconds', 'How long ago the queue\'s earliest overdue job was due, s; across processes the most.',
+    'max', (s) => s.overdueMs / 1000);
+  metrics.counter('laurel_worker_queue_restarts_total', 'Workers of the queue made again because they stood still.', 'queue',
+    () => Object.fromEntries(holder.current.status().map((s) => [s.queue, s.restarts])));
 }

@@ -17,6 +17,7 @@ export const ERRORS = {
   malformed_json: spec(400, (detail: string) => `Request body is not valid JSON: ${detail}`),
   empty_body: spec(400, () => 'Request body is empty; a JSON body is required'),
   invalid_body: spec(400, (detail: string) => `Invalid request body: ${detail}`),
+  unknown_field: spec(400, (field: string) => `Invalid request body: unknown field "${field}" (check its spelling; unknown fields are refused)`),
   invalid_query: spec(400, (detail: string) => `Invalid query parameter: ${detail}`),
   invalid_path: spec(400, (detail: string) => `Invalid path: ${detail}`),
   invalid_header: spec(400, (detail: string) => detail),
@@ -32,6 +33,7 @@ export const ERRORS = {
   not_found: spec(404, (what: string) => `${what} not found`),
   method_not_allowed: spec(405, (method: string, path: string) => `Method ${method} is not allowed on ${path}`),
   payload_too_large: spec(413, (limit: string) => `Request body exceeds the limit of ${limit} bytes`),
+  headers_too_large: spec(431, (limit: string) => `Request headers exceed the limit of ${limit} bytes`),
   unsupported_media_type: spec(415, (type: string) => `Content-Type "${type}" is not supported; send application/json`),
   invalid_attributes: spec(422, (keys: string) =>
     `Invalid attribute keys: ${keys}. Please ensure all attribute keys match those set up in laurel's attributes (Admin API /admin/v1/attributes).`),

@@ -41,6 +41,10 @@ export interface Settings {
   rateLimit: RateLimit | null;
   /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
   webhooksAllowPrivate: boolean;
+  /** Whether requests are observed and process metrics collected (LAUREL_METRICS, on unless `0`). */
+  metrics: boolean;
+  /** The workers' health endpoint's port (LAUREL_WORKERS_PORT; `0` picks one); null: none. */
+  workersPort: number | null;
   /** Push providers (docs/notifications.md, "Setting up push"); null: that provider is off. */
   apns: { keyFile: string; keyId: string; teamId: string; topic: string; url: string } | null;
   fcm: { serviceAccountFile: string; url: string; tokenUrl: string | null } | null;
@@ -150,6 +154,13 @@ function smtpUrl(raw: string | undefined): string | null {
   return raw;
 }
 
+/** LAUREL_METRICS: `0` turns the recording of metrics off; `1` or unset leaves it on. */
+function metricsSetting(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === '1') return true;
+  if (raw === '0') return false;
+  throw new SettingsError(`LAUREL_METRICS must be 0 (metrics off) or 1, got "${raw}"`);
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const prefix = env.LAUREL_PREFIX || 'laurel';
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
@@ -176,6 +187,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
+    metrics: metricsSetting(env.LAUREL_METRICS),
+    workersPort: env.LAUREL_WORKERS_PORT === undefined || env.LAUREL_WORKERS_PORT === '' ? null : int('LAUREL_WORKERS_PORT', env.LAUREL_WORKERS_PORT, 0, 0, 65535),
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,

@@ -6,12 +6,17 @@
 import type { Deps } from '../engine/deps.js';
 import type { Readiness } from '../engine/services.js';
 import { HttpError } from '../lib/errors.js';
+import { METRICS_CONTENT_TYPE } from '../lib/metrics.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
 
-export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
-  const { redis, store, metrics } = deps;
+/**
+ * `scrape` answers `GET /metrics`: this process's metrics, or (one api process of several) the
+ * whole installation's, added up by the primary (src/app/metrics-ipc.ts).
+ */
+export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promise<string> = () => deps.metrics.render()): Route[] {
+  const { redis, store } = deps;
   return [
     {
       method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }),
@@ -19,8 +24,8 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
     },
     {
       method: 'get', path: '/metrics', family: 'ops',
-      doc: { summary: 'Prometheus metrics', success: [200], contentType: 'text/plain; version=0.0.4' },
-      handler: () => ({ status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }),
+      doc: { summary: 'Prometheus metrics of the whole installation (every api process, and the workers of laurel start)', success: [200], contentType: METRICS_CONTENT_TYPE },
+      handler: async () => ({ status: 200, body: await scrape(), contentType: METRICS_CONTENT_TYPE }),
     },
     {
       method: 'get', path: '/ready', family: 'ops',

@@ -8,7 +8,7 @@ import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
-import { compile, compileCheck, lastError, parseJson } from '../../http/validate.js';
+import { compile, compileCheck, lastError, parseJson, refusalOf } from '../../http/validate.js';
 import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
 import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -191,7 +191,7 @@ export function adminRoutes(deps: Deps): Route[] {
         for (let index = 0; index < items.length; index++) {
           const item = items[index];
           if (!checkApiKeyCreate(item)) {
-            if (single) throw fail('invalid_body', lastError(checkApiKeyCreate));
+            if (single) throw refusalOf(checkApiKeyCreate);
             issues.push({ index, severity: 'error', message: lastError(checkApiKeyCreate) });
             continue;
           }

@@ -6,7 +6,7 @@ import type { Deps } from '../../engine/deps.js';
 import { EventRecorder } from '../../engine/event/record.js';
 import { userAchievementView } from '../../domain/achievements.js';
 import { pointsJson } from '../../domain/points/rules.js';
-import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
+import { checkAttributeKeys, IDENTIFICATION_FIELDS, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { NOT_PRINTABLE_ASCII, principalOf } from '../../http/auth.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
@@ -27,16 +27,19 @@ const validateEvent = compile<EventBody>({
     value: { type: 'number' },
     attributes: { type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1024 }, maxProperties: 100 },
   },
-});
+}, { lenient: true });
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
-/** The fields an event's user carries but the id, as JSON ('' for the usual `{ id }` alone). */
+/**
+ * The identification fields an event's user carries, as JSON ('' for the usual `{ id }` alone):
+ * the known ones only (the check dropped any other), which the event log keeps.
+ */
 function identificationJson(user: UpsertedUser): string {
   let fields: Record<string, unknown> | null = null;
-  for (const key in user) {
-    const value = (user as unknown as Record<string, unknown>)[key];
-    if (key === 'id' || value == null) continue;
+  for (const key of IDENTIFICATION_FIELDS) {
+    const value = user[key];
+    if (value == null) continue;
     (fields ??= {})[key] = value;
   }
   return fields === null ? '' : JSON.stringify(fields);
