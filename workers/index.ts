@@ -27,6 +27,7 @@ import { WEBHOOKS_QUEUE } from './webhooks.js';
 import { WorkersHealth } from './health.js';
 import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
+import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -38,6 +39,8 @@ export interface WorkersHandle {
   health: WorkersHealth;
   /** The port the health endpoint listens on (LAUREL_WORKERS_PORT); null: none. */
   healthPort: number | null;
+  /** Each queue's liveness (workers/liveness.ts), on the health endpoint as the `queues` check and the `laurel_worker_queue_*` series. */
+  liveness: QueueLiveness;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
@@ -98,11 +101,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const postgresOutage = new PostgresOutage(wlog);
   const onError = (what: string) => (err: Error) => outage.warn(wlog, err, `${what} error`);
 
-  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
-  const started: { queue: Queue; worker: Worker }[] = [];
-  /** The jobs running, by queue. */
-  const running = new Map<string, number>();
-  const runningQueues = () => [...running].filter(([, n]) => n > 0).map(([name]) => name);
+  /**
+   * Each queue, its worker (made again when it stands still: workers/liveness.ts), the jobs of it
+   * running here and when one last started or ended.
+   */
+  const started: (WatchedQueue & { entry: { worker: Worker; running: number; lastActivity: number } })[] = [];
+  const runningQueues = () => started.filter((x) => x.entry.running > 0).map((x) => x.name);
+  let liveness: QueueLiveness | null = null;
   /**
    * The queues' schedules, made again once a restore has rebuilt Redis: a Redis that lost its data
    * lost them too (and `laurel restore --force` deletes them), and without them nothing drains,
@@ -117,32 +122,54 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     wlog.warn('Redis rebuilt by a restore: the workers\' schedules made again');
     for (const make of schedules) make().catch((err: unknown) => wlog.error({ err }, 'could not make a worker schedule again after a restore'));
   });
+  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
-    // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
-    // worker (the log drain's among them) idle that long after Redis was back; now as often as the
-    // connections try to reconnect.
+    q.on('error', onError(`queue ${name}`));
+    const entry = { worker: null as unknown as Worker, running: 0, lastActivity: 0 };
     const tracked = async (job: Job) => {
-      running.set(name, (running.get(name) ?? 0) + 1);
+      entry.running++;
+      entry.lastActivity = Date.now();
       try {
-        return await process(job);
+        const result = await process(job);
+        liveness?.completed(name);
+        return result;
       } finally {
-        running.set(name, running.get(name)! - 1);
+        entry.running--;
+        entry.lastActivity = Date.now();
       }
     };
-    const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
-    q.on('error', onError(`queue ${name}`));
-    worker.on('error', onError(`worker ${name}`));
-    // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
-    // by the outage account, not an error line with its stack per run (one a second for the log
-    // drain while a Cluster node was down).
-    worker.on('failed', (job, err) => {
-      if (isConnectionError(err)) outage.noise(err, failure);
-      else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
-      else wlog.error({ err, job: job?.id }, failure);
-    });
+    const makeWorker = () => {
+      // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
+      // worker (the log drain's among them) idle that long after Redis was back; now as often as the
+      // connections try to reconnect.
+      const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
+      worker.on('error', onError(`worker ${name}`));
+      // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
+      // by the outage account, not an error line with its stack per run (one a second for the log
+      // drain while a Cluster node was down).
+      worker.on('failed', (job, err) => {
+        if (isConnectionError(err)) outage.noise(err, failure);
+        else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
+        else wlog.error({ err, job: job?.id }, failure);
+      });
+      return worker;
+    };
+    entry.worker = makeWorker();
     if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));
-    started.push({ queue: q, worker });
+    started.push({
+      name, queue: q, entry,
+      worker: () => entry.worker,
+      running: () => entry.running,
+      lastActivity: () => entry.lastActivity,
+      recreate() {
+        // The one that stood still takes no job from now on (a closing worker fetches none); its
+        // connections are dropped without waiting for them.
+        const stuck = entry.worker;
+        entry.worker = makeWorker();
+        void stuck.close(true).catch(() => undefined);
+      },
+    });
     return q;
   }
   /**
@@ -255,7 +282,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     webhooks.stop();
     const busy = runningQueues();
     if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
-    const closes = started.map(({ worker }) => worker.close(force).then(() => true, () => true));
+    liveness?.stop();
+    const closes = started.map(({ entry }) => entry.worker.close(force).then(() => true, () => true));
     const [closed] = await Promise.all([
       settleWithin(Promise.all([...closes, batches.close().then(() => true, () => true)]), force ? Math.min(1000, left()) : left()),
       settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
@@ -274,12 +302,17 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
   }
 
+  liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', wlog);
+  liveness.start();
+  exposeLiveness(health, liveness);
+
   wlog.info({ queues: started.map((x) => x.queue.name), healthPort }, 'laurel workers running');
   return {
     services: svc,
     pool,
     health,
     healthPort,
+    liveness,
     async configCopied(version, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (copiedVersion < version) {
@@ -299,7 +332,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     async pauseTimePass() {
-      await started.find((x) => x.queue === timeQueue)!.worker.pause();
+      await started.find((x) => x.queue === timeQueue)!.worker().pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     batchesNow: () => batches.drain(),
