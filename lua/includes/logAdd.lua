@@ -3,10 +3,10 @@
   `key` (a partition's log, '<prefix>:{p<N>}:log'). The id is unique across the installation,
   whichever node of a Cluster holds the partition: '<ms>-1<µs within the ms, 3 digits><N, 5
   digits>' (read by src/model/log.ts arrivalInMs, partitionOfLogId). The time comes from Redis's
-  clock to the microsecond, so the ids of entries in different partitions' logs compare in the order the entries were made
-  (leaderboard ties go to who reached the value first by them: src/domain/leaderboards/runs.ts
-  orderOf, whatever the service's clock says); the partition last, so two partitions that append
-  in the same microsecond (two primaries) still differ. The leading 1 tells these ids from those
+  clock to the microsecond, so the ids of entries in different partitions' logs compare in the
+  order the entries were made (leaderboard ties go to who reached the value first by them:
+  src/domain/leaderboards/runs.ts orderOf, whatever the service's clock says); the partition last,
+  so two partitions that append in the same microsecond (two primaries) still differ. The leading 1 tells these ids from those
   written before they carried the partition ('<ms>-<µs within the ms>': a sequence below 10^8).
   When the log holds that id or a later one already (two entries of the partition in one
   microsecond, a clock set back, a node behind the one it took over from), the next id after the
