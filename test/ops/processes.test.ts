@@ -162,6 +162,14 @@ describe('laurel start with two api processes', () => {
   let lessons: string;
   /** The api processes that took the first events. */
   let first: Set<string>;
+  /**
+   * The api processes' heartbeats: those of the processes that record the configuration they
+   * loaded (the workers' batch applier beats in the same hash, src/engine/batches/process.ts).
+   */
+  const apiBeats = async () => {
+    const [beats, loaded] = await Promise.all([redis.hgetall(keys.apiProcesses), redis.hgetall(keys.apiConfigVersions)]);
+    return Object.entries(beats).filter(([id]) => id in loaded).map(([, beat]) => beat);
+  };
 
   beforeAll(async () => {
     port = await freePort();
@@ -176,8 +184,8 @@ describe('laurel start with two api processes', () => {
     expect(childrenOf(primary)).toHaveLength(2);
     expect(run.lines().filter((l) => l.includes('"msg":"laurel api listening"'))).toHaveLength(2);
     // Each api process says it is alive, under an id of its own.
-    const beats = await redis.hgetall(keys.apiProcesses);
-    expect(Object.values(beats).filter((v) => /^\d+$/.test(v))).toHaveLength(2);
+    const beats = await apiBeats();
+    expect(beats.filter((v) => /^\d+$/.test(v))).toHaveLength(2);
     // The primary is no api process: its workers run there, and it logs no request.
     expect(run.lines().filter((l) => l.includes(`"pid":${primary},`) && l.includes('laurel api listening'))).toHaveLength(0);
   });
@@ -248,7 +256,7 @@ describe('laurel start with two api processes', () => {
     expect(served.size).toBe(2);
     expect([...served].filter((id) => !first.has(id))).toHaveLength(1);
     // The dead one's heartbeat stays behind (the log drainer places its events again).
-    const beats = Object.values(await redis.hgetall(keys.apiProcesses));
+    const beats = await apiBeats();
     expect(beats.filter((v) => /^\d+$/.test(v))).toHaveLength(3);
   });
 
@@ -280,7 +288,7 @@ describe('laurel start with two api processes', () => {
     expect(run.lines().some((l) => l.includes(`"pid":${primary},`) && l.includes('"msg":"laurel stopped"'))).toBe(true);
     // Each api process said it stopped after its last request (the one SIGKILLed could not; the
     // third, stopped earlier, had already).
-    const beats = Object.values(await redis.hgetall(keys.apiProcesses));
+    const beats = await apiBeats();
     expect(beats.filter((v) => v.startsWith('stopped:'))).toHaveLength(3);
     expect(beats.filter((v) => /^\d+$/.test(v))).toHaveLength(1);
   });

@@ -129,7 +129,7 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
 
   return [
     {
-      method: 'post', path: '/metrics/events', family: 'admin', handler: post,
+      method: 'post', path: '/metrics/events', family: 'admin', reach: 'tenant', handler: post,
       doc: {
         summary: 'Submit up to 1,000 metric events, applied by the workers',
         description: 'The whole batch is checked first: an item refused (400 its shape, 404 an unknown metric, 422 an unknown ' +
@@ -150,7 +150,7 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/metrics/events/:batchId', family: 'admin', handler: progress,
+      method: 'get', path: '/metrics/events/:batchId', family: 'admin', reach: 'tenant', handler: progress,
       doc: {
         summary: 'How far the workers are with a batch of metric events',
         description: 'Kept for 24 hours after the batch was accepted. An item that could not be applied (its metric deleted ' +
