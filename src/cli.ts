@@ -86,7 +86,7 @@ async function main(): Promise<void> {
         await guardInstallation(services, log);
         const workers = await startWorkers(settings, log, services);
         const api = await startApi(settings, log, services);
-        onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
+        onSignals(log, [() => api.close(), (deadline) => workers.close(deadline), () => services.close()]);
         break;
       }
       // The workers run in the primary, beside nothing but the api processes' supervision
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
         await services.close();
         throw workers.status === 'rejected' ? workers.reason : (api as PromiseRejectedResult).reason;
       }
-      onSignals(log, [() => api.value.close(), () => workers.value.close(), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      onSignals(log, [() => api.value.close(), (deadline) => workers.value.close(deadline), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
       break;
     }
     case 'api': {
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     }
     case 'workers': {
       const workers = await startWorkers(settings, log);
-      onSignals(log, [() => workers.close()]);
+      onSignals(log, [(deadline) => workers.close(deadline)]);
       break;
     }
     case 'keys':

@@ -53,6 +53,8 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
+/** How far behind (ms) the drain may fall before it says so. */
+const BEHIND_MS = 10_000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
 /** Users whose last noted day a drainer remembers (about 100 bytes each). */
@@ -228,9 +230,24 @@ export class LogDrainer {
   private readonly noted = new NotedDays(NOTED_USERS);
   private notedFor: unknown = null;
 
+  /** Since when the drain has been more than BEHIND_MS behind (null: it is not). */
+  private behindSince: number | null = null;
+
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
     this.archive = new LogArchive(pool, deps.settings.prefix);
+  }
+
+  /** Logs once when the drain falls more than BEHIND_MS behind, and once when it has caught up (under a fifth of it). */
+  private sayBehind(behindMs: number, result: DrainResult): void {
+    const now = Date.now();
+    if (behindMs > BEHIND_MS && this.behindSince === null) {
+      this.behindSince = now;
+      this.deps.log.warn({ behindMs: Math.round(behindMs), drained: result.drained }, 'event log drain behind: entries wait in Redis longer than 10 s');
+    } else if (behindMs <= BEHIND_MS / 5 && this.behindSince !== null) {
+      this.deps.log.info({ behindMs: Math.round(behindMs), forMs: now - this.behindSince }, 'event log drain caught up');
+      this.behindSince = null;
+    }
   }
 
   /**
@@ -265,6 +282,7 @@ export class LogDrainer {
       stats.behindS = stats.oldestWaitingMs === null ? 0 : Math.max(0, (now - stats.oldestWaitingMs) / 1000);
       stats.oldestWaitingMs = null;
       stats.lastDrainMs = now;
+      this.sayBehind(stats.behindS * 1000, result);
       return result;
     } catch (err) {
       this.stats.passes.failed++;

@@ -25,6 +25,7 @@ import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
 import { adminNotificationSettingsRoutes } from '../routes/admin/notification-settings.js';
 import { adminNotificationTemplateRoutes } from '../routes/admin/notification-templates.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
+import { adminBatchEventRoutes } from '../routes/admin/batch-events.js';
 import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-deliveries.js';
 import { streakRoutes } from '../routes/app/streaks.js';
@@ -63,7 +64,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc),
+    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminBatchEventRoutes(svc),
   ];
 }
 

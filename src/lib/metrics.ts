@@ -47,8 +47,6 @@ export class Metrics {
   readonly notifications = { sent: 0, suppressed: 0, retried: 0, failed: 0 };
   /** Requests that failed because Redis or Postgres could not serve them (answered 503). */
   readonly storeErrors = { redis: 0, postgres: 0 };
-  /** Batch items waiting to be processed (none until batch events exist). */
-  readonly batch = { waiting: 0 };
 
   constructor(opts: MetricsOptions = {}) {
     this.recording = opts.record !== false;
@@ -62,7 +60,6 @@ export class Metrics {
       'outcome', () => this.notifications);
     this.counter('laurel_store_errors_total', 'Errors from Redis and Postgres: connection failures, and the jobs and requests they failed.',
       'store', () => this.storeErrors);
-    this.gauge('laurel_batch_items_waiting', 'Batch items waiting to be processed (0: laurel has no batch events yet).', () => this.batch.waiting);
     this.gauge('laurel_uptime_seconds', 'Seconds since the process started; across processes, the youngest\'s.',
       () => Math.round((Date.now() - this.started) / 1000), 'min');
   }

@@ -6,7 +6,8 @@
  * into the body.
  *
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
- *                 "d": local day, "p": the api process, "k"?: idempotency key, "a"?: attributes,
+ *                 "d": local day, "p": the api process, "b"?: the batch item it is ('<batch id>:<index>',
+ *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
  *                 "f"?: the user's fields the event carries (its identification, but the id)}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed
@@ -21,6 +22,8 @@
  *   restore      {"t", "u", "ts"}                                     (a streak restored)
  *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
+ * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
+ *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
  * and what the workers write that a restore could not work out again:
  *   finalised    {"t", "ts", "b": board id, "r": run start, "at": when it became final (ISO),
  *                 "w": {group: winners}}   (a leaderboard run finalised; no user: src/engine/leaderboards/finalised.ts)
@@ -46,11 +49,14 @@ export interface EventEntry {
   processId: string;
   /** The identification the event carries (its user's fields but the id) as JSON; '' when none. */
   identificationJson: string;
+  /** The batch item the event is ('<batch id>:<index>'), when it is one. */
+  batchItem?: string;
 }
 
 export function eventEntry(e: EventEntry): string {
   let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
+  if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
   if (e.identificationJson !== '') s += `,"f":${e.identificationJson}`;
@@ -116,6 +122,10 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   v?: number;
   /** The event's idempotency key. */
   k?: string;
+  /** An event: the batch item it is ('<batch id>:<index>'); a `batch` entry: the batch's id. */
+  b?: string;
+  /** A `batch` entry: its batch queue entry's id. */
+  q?: string;
   /** The event's attributes. */
   a?: Record<string, string>;
   /** The identification's fields (user, achievement entries; an event's inline identification). */
@@ -228,6 +238,29 @@ export function mayComplete(kind: string, fields: string[]): boolean {
 export function completionOf(body: LogBody): LoggedCompletion | null {
   if (!Array.isArray(body.ac) || body.ac.length === 0 || body.t === undefined || body.u === undefined || body.ts === undefined) return null;
   return { tenant: body.t, userId: body.u, ts: body.ts, achievementIds: body.ac };
+}
+
+/**
+ * Log entry ids (lua/includes/logAdd.lua) are unique across the installation: `<ms>-1<µs><p>`, the
+ * microsecond within the ms in 3 digits and the partition in 5, a sequence of 10^8 or more. Ids
+ * written before they carried the partition are `<ms>-<µs>` (a sequence below 10^8, unique within
+ * their partition only), and so are those of a stream's own `*`.
+ */
+const PARTITIONED = 100_000_000;
+
+/**
+ * The arrival within its millisecond a log entry id's sequence (the part after the dash) says: the
+ * microsecond, or past 999 where the log took the next id after one of the same microsecond.
+ */
+export function arrivalInMs(seq: string): number {
+  const n = Number(seq);
+  return n >= PARTITIONED ? Math.floor(n / 100_000) - 1000 : n;
+}
+
+/** The partition a log entry id names, or null for one written before ids carried it. */
+export function partitionOfLogId(id: string): number | null {
+  const n = Number(id.slice(id.indexOf('-') + 1));
+  return n >= PARTITIONED ? n % 100_000 : null;
 }
 
 /** The id right after `id` (`<ms>-<seq>`): XTRIM MINID keeps ids from there on. */

@@ -29,6 +29,16 @@
  *                                                        of the window whose points.changed it waits for
  *                                                        (ms); hash: the same -> its latest entry's awards
  *                                                        (src/engine/webhooks/points-changed.ts)
+ *   <prefix>:{p<N>}:bq                                 stream: the partition's batch queue, one entry per
+ *                                                        batch chunk not yet applied (src/domain/batches.ts)
+ *   <prefix>:{p<N>}:bqn                                counter: the items in the batch queue
+ *   <prefix>:{p<N>}:bql                                string: the worker that holds the batch queue (its
+ *                                                        lease, lua/batchTake-2.lua)
+ *   <prefix>:{bw}                                      set: the partitions whose batch queue may hold chunks
+ *   <prefix>:{b:<batch id>}                            hash: a batch: n items, t tenant, at accepted (ms), x
+ *                                                        when it is forgotten (wall ms), f:<index> -> why the
+ *                                                        item failed
+ *   <prefix>:{b:<batch id>}:d                          bitmap: the items processed (both expire at x)
  *   <prefix>:{st:<tenant>}:active|longest|expiry       zsets: streak rankings of a tenant (own slot)
  *   <prefix>:{st:<tenant>}:u                           hash: user id -> the user's members and lengths
  *                                                        there, and the log entry id last taken
@@ -230,6 +240,26 @@ export class Keys {
   /** The id of the last entry of the partition's log that the log drainer has copied to Postgres. */
   partitionLogCursor(partition: number): string {
     return `${this.slots[partition]}logc`;
+  }
+
+  /**
+   * The partition's batch queue (src/domain/batches.ts): the stream of chunks not yet applied, the
+   * number of items in it, and the lease of the worker taking it.
+   */
+  partitionBatches(partition: number): { queue: string; count: string; lease: string } {
+    const slot = this.slots[partition];
+    return { queue: `${slot}bq`, count: `${slot}bqn`, lease: `${slot}bql` };
+  }
+
+  /** The partitions whose batch queue may hold chunks (a set of partition numbers). */
+  get batchWork(): string {
+    return `${this.prefix}:{bw}`;
+  }
+
+  /** A batch's progress, in the batch's own slot: its record (with the items failed) and the items processed (bits). */
+  batch(batchId: string): { record: string; done: string } {
+    const base = `${this.prefix}:{b:${batchId}}`;
+    return { record: base, done: `${base}:d` };
   }
 
   partitionUsers(partition: number, tenant: string): string {

@@ -189,6 +189,7 @@ declare module 'ioredis' {
     streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
+    logAppend(log: string, kind: string, body: string): Result<string, Context>;
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
     pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;
@@ -200,6 +201,10 @@ declare module 'ioredis' {
     pointsTake(latest: string, due: string, ...args: Args): Result<number, Context>;
     rateLimit(bucket: string, ...args: Args): Result<number, Context>;
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
+    batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;
+    batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
+    batchAck(queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
+    batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
   }
 }
 

@@ -10,6 +10,20 @@ import { METRICS_CONTENT_TYPE } from '../lib/metrics.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
+import { batchBacklog, type BatchBacklog } from '../engine/batches/status.js';
+
+/**
+ * The batch queues' gauges, the whole installation's: read from Redis when scraped (once for both),
+ * so each process answers the same, and several processes' values make one by their maximum.
+ */
+function registerBatchGauges(deps: Deps): void {
+  let reading: Promise<BatchBacklog> | null = null;
+  const read = () => (reading ??= batchBacklog(deps).finally(() => { reading = null; }));
+  deps.metrics.gauge('laurel_batch_items_waiting', 'Batch event items accepted and not yet applied, in every partition\'s queue.',
+    async () => (await read()).waiting, 'max');
+  deps.metrics.gauge('laurel_batch_lag_seconds', 'How long the oldest batch event item waiting has waited (0 when none waits).',
+    async () => (await read()).lagSeconds, 'max');
+}
 
 /**
  * `scrape` answers `GET /metrics`: this process's metrics, or (one api process of several) the
@@ -17,6 +31,7 @@ import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
  */
 export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promise<string> = () => deps.metrics.render()): Route[] {
   const { redis, store } = deps;
+  registerBatchGauges(deps);
   return [
     {
       method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }),

@@ -100,7 +100,7 @@ describe('GET /metrics with several api processes', () => {
     const workers = `http://127.0.0.1:${workersPort}`;
     const ready = await fetch(`${workers}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: { ok: true }, postgres: { ok: true } } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: { ok: true }, postgres: { ok: true }, queues: { ok: true } } });
     const own = await (await fetch(`${workers}/metrics`)).text();
     expect(sample(own, 'laurel_log_drain_entries_total')).toBe(N);
     // The workers' own: no api process's requests.

@@ -49,6 +49,8 @@ export const SKIPPED: Skipped[] = [
   },
   { family: 'admin', method: '*', path: /^\/clock$/, reason: 'the manual clock of tests and demos (LAUREL_CLOCK=manual)' },
   { family: 'admin', method: '*', path: /^\/notifications\/(settings|templates|deliveries)(\/[^/]+)?$/, reason: 'laurel\'s own: Trophy publishes no Admin API for notifications (API.md, "Notifications")' },
+  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: a batch of metric events\' progress (API.md, "Batch events")' },
+  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: the progress of a batch of metric events (API.md, "Batch events")' },
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (API.md, "Webhooks")' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },

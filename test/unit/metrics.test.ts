@@ -56,7 +56,6 @@ describe('metrics', () => {
     expect(sample(text, 'laurel_store_errors_total{store="redis"}')).toBe(8);
     expect(sample(text, 'laurel_store_errors_total{store="postgres"}')).toBe(7);
     expect(text.match(/^laurel_store_errors_total\{store="redis"\}/gm)).toHaveLength(1);
-    expect(sample(text, 'laurel_batch_items_waiting')).toBe(0);
   });
 
   it('leaves a gauge out while it is unknown or its read fails, and a newer read replaces the older', async () => {

@@ -9,7 +9,9 @@
  * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
  * values: the latest is what stays), and so do the notifications due indexes (ZADD GT). The
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
- * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts).
+ * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts). The
+ * batch events accepted and not yet applied are queued again for the workers
+ * (src/engine/durability/batches-from-log.ts).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -38,6 +40,7 @@ import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
+import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
 
 export class RestoreError extends Error {}
 
@@ -104,6 +107,8 @@ export class Restore {
   private readonly pool: pg.Pool;
   private readonly log: Logger;
   private readonly recorder: EventRecorder;
+  /** The batch chunks queued after the restore (queueBatchesAgain), before the replay. */
+  private queued: QueuedChunks = new Set();
 
   /** `svc` runs on a manual clock: each entry is replayed at the time it was made. */
   constructor(svc: Services, pool: pg.Pool, log: Logger) {
@@ -143,7 +148,10 @@ export class Restore {
     // behind), is replayed too: the log is read from the snapshot before the latest.
     const fromMs = snapshot === null ? 0 : (before ?? snapshot).since - CLOCK_MARGIN_MS;
     const entries = await archivedEntries(this.pool, prefix, fromMs);
+    this.queued = await queueBatchesAgain(this.svc, entries);
     for (const entry of entries) {
+      // A batch's items are queued again above; their events are replayed as any.
+      if (entry.kind === 'batch') continue;
       const e = JSON.parse(entry.body) as LogBody;
       const position = positions.get(`${e.t}\u0000${e.u}`);
       if (position !== undefined && compareStreamIds(entry.id, position) <= 0) {
@@ -253,6 +261,7 @@ export class Restore {
           tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.v), attributes: e.a,
           attributesJson: e.a === undefined ? '' : JSON.stringify(e.a), identificationJson: e.f === undefined ? '' : JSON.stringify(e.f),
           idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id,
+          batchItem: e.b, itemKey: restoreItemKey(this.queued, entry.partition, e.b, e.k),
         });
       } else if (entry.kind === 'user') {
         const user = { id: userId, ...fields } as UpsertedUser;

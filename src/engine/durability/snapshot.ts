@@ -5,8 +5,10 @@
  *   partition's log are read in one transaction of the partition's slot, so a restore knows exactly
  *   which entries of the log a user's state includes;
  * - then the keys that are not a user's (leaderboards, streak rankings, the keys scoped to a
- *   user, the notifications due indexes), the keys of each hash slot DUMPed in one transaction
- *   (readSlot), each written again only when its digest changed.
+ *   user, the notifications due indexes, the batch queues), the keys of each hash slot DUMPed in
+ *   one transaction (readSlot), each written again only when its digest changed;
+ * - last the batches' progress (src/engine/durability/batches-from-log.ts), after the queues: a
+ *   chunk the queues no longer held when they were read had its progress noted before.
  * The keys that sum over users (a partition's users, completion counters and points totals, the
  * due set of time triggers) are not taken: a restore works them out from the users.
  */
@@ -36,13 +38,14 @@ export interface SnapshotResult {
 /**
  * The patterns of the keys that are not a user's (src/redis/keys.ts): with the user-scoped API
  * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; the
- * partitions' notifications due indexes; the webhooks' indexes of losses and freeze checks, and the
- * partitions' points.changed windows.
+ * partitions' notifications due indexes; the webhooks' indexes of losses and freeze checks, the
+ * partitions' points.changed windows, and the partitions' batch queues (read after the users:
+ * src/engine/durability/batches-from-log.ts).
  */
 export function sharedKeyPatterns(prefix: string): string[] {
   return [
     `${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`, `${prefix}:{wh:*`,
-    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`,
+    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`, `${prefix}:{p*}:bq`,
   ];
 }
 
@@ -85,10 +88,15 @@ function tagOf(key: string): string {
   return key.slice(open + 1, key.indexOf('}', open + 1));
 }
 
-/** The keys that are not a user's, as SCAN finds them, by hash tag (one slot each). */
-async function sharedKeysBySlot(redis: RedisClient, prefix: string): Promise<Map<string, Set<string>>> {
+/** The batches' progress (lua/batchProgress-2.lua), read after every other key. */
+export function batchKeyPatterns(prefix: string): string[] {
+  return [`${prefix}:{b:*`];
+}
+
+/** The keys of `patterns`, as SCAN finds them, by hash tag (one slot each). */
+async function keysBySlot(redis: RedisClient, patterns: string[]): Promise<Map<string, Set<string>>> {
   const slots = new Map<string, Set<string>>();
-  for (const pattern of sharedKeyPatterns(prefix)) {
+  for (const pattern of patterns) {
     for await (const batch of scanKeys(redis, pattern)) {
       for (const key of batch) {
         const tag = tagOf(key);
@@ -247,18 +255,20 @@ async function snapshotLocked(
   const seen = new Set<string>();
   let read = 0;
   let written = 0;
-  for (const slots of slotBatches(await sharedKeysBySlot(redis, settings.prefix))) {
-    const changed: KeyState[] = [];
-    for (const dumps of await Promise.all(slots.map((names) => readSlot(deps, names)))) {
-      for (const [key, dump] of dumps) {
-        seen.add(key);
-        read++;
-        const digest = createHash('sha1').update(dump).digest('base64');
-        if (digests.get(key) !== digest) changed.push({ key, digest, dump });
+  for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
+    for (const slots of slotBatches(await keysBySlot(redis, patterns))) {
+      const changed: KeyState[] = [];
+      for (const dumps of await Promise.all(slots.map((names) => readSlot(deps, names)))) {
+        for (const [key, dump] of dumps) {
+          seen.add(key);
+          read++;
+          const digest = createHash('sha1').update(dump).digest('base64');
+          if (digests.get(key) !== digest) changed.push({ key, digest, dump });
+        }
       }
+      await store.saveKeys(id, changed);
+      written += changed.length;
     }
-    await store.saveKeys(id, changed);
-    written += changed.length;
   }
   await store.dropKeys([...digests.keys()].filter((k) => !seen.has(k)));
 

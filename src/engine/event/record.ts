@@ -42,6 +42,13 @@ export interface EventInput {
   /** The user's fields the event carries (but the id), as JSON for the log; '' when none. */
   identificationJson: string;
   idempotencyKey: string;
+  /**
+   * A batch item sent without an idempotency key: the key of its own it is applied with
+   * (src/domain/batches.ts itemKey), kept whatever the idempotency window, and not in the log.
+   */
+  itemKey?: string;
+  /** The batch item the event is ('<batch id>:<index>'), named in its log entry. */
+  batchItem?: string;
   /** The event's id when it is given (a restore replays the log); else a new one. */
   eventId?: string;
   /**
@@ -118,12 +125,14 @@ export class EventRecorder {
     // streak preferences has one of their own (the script says when they are not the ones assumed).
     let streakUser = streakPlans.get(tenant, userId);
     let plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
-    const windowMs = settings.idempotencyWindowMs;
+    // A batch item's own key is kept until its chunk is acknowledged (src/engine/batches/process.ts).
+    const scriptKey = idempotencyKey !== '' ? idempotencyKey : input.itemKey ?? '';
+    const windowMs = idempotencyKey === '' && scriptKey !== '' ? 0 : settings.idempotencyWindowMs;
     const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
     const head = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(numeric) ? '1' : '0');
     let alone = plan.streakAlone;
     let flags = head + (alone !== null && numeric >= alone ? '1' : '0') + window;
-    const idempotency = idempotencyKey === '' ? '' : `${eventId}i:${idempotencyKey}`;
+    const idempotency = scriptKey === '' ? '' : `${eventId}i:${scriptKey}`;
     const nowIso = this.isoOf(now);
     const creation = nowIso + userId;
     // The plan by id; in full once the script says it does not hold it.
@@ -149,7 +158,7 @@ export class EventRecorder {
       }
       const entry = eventEntry({
         eventId, tenant, userId, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson: input.attributesJson,
-        processId: deps.processId, identificationJson: input.identificationJson,
+        processId: deps.processId, identificationJson: input.identificationJson, batchItem: input.batchItem,
       });
       coalescer.hold();
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run

@@ -6,7 +6,7 @@ import type { Deps } from '../../engine/deps.js';
 import { EventRecorder } from '../../engine/event/record.js';
 import { userAchievementView } from '../../domain/achievements.js';
 import { pointsJson } from '../../domain/points/rules.js';
-import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
+import { checkAttributeKeys, identificationJson, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { NOT_PRINTABLE_ASCII, principalOf } from '../../http/auth.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
@@ -27,20 +27,9 @@ const validateEvent = compile<EventBody>({
     value: { type: 'number' },
     attributes: { type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1024 }, maxProperties: 100 },
   },
-});
+}, { lenient: true });
 
 export const IDEMPOTENCY_KEY_MAX = 255;
-
-/** The fields an event's user carries but the id, as JSON ('' for the usual `{ id }` alone). */
-function identificationJson(user: UpsertedUser): string {
-  let fields: Record<string, unknown> | null = null;
-  for (const key in user) {
-    const value = (user as unknown as Record<string, unknown>)[key];
-    if (key === 'id' || value == null) continue;
-    (fields ??= {})[key] = value;
-  }
-  return fields === null ? '' : JSON.stringify(fields);
-}
 
 /** The achievements an event completed, as a JSON array. */
 function completedJson(snapshot: Snapshot, completed: string, achievedAt: string): string {
