@@ -92,13 +92,18 @@ async function main(): Promise<void> {
       // The workers run in the primary, beside nothing but the api processes' supervision
       // (docs/operations.md, "Several api processes").
       const services = await prepareInstallation(settings, log);
-      const workers = await startWorkers(settings, log, services);
-      const api = await startApiProcesses(settings, log, settings.apiProcesses, services.metrics).catch(async (err: unknown) => {
-        await workers.close();
+      // The api processes start while the workers do (/ready is theirs alone); either failing
+      // stops the other: never an api without its workers.
+      const [workers, api] = await Promise.allSettled([
+        startWorkers(settings, log, services), startApiProcesses(settings, log, settings.apiProcesses, services.metrics),
+      ]);
+      if (workers.status === 'rejected' || api.status === 'rejected') {
+        if (api.status === 'fulfilled') await api.value.close().catch(() => undefined);
+        if (workers.status === 'fulfilled') await workers.value.close().catch(() => undefined);
         await services.close();
-        throw err;
-      });
-      onSignals(log, [() => api.close(), (deadline) => workers.close(deadline), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+        throw workers.status === 'rejected' ? workers.reason : (api as PromiseRejectedResult).reason;
+      }
+      onSignals(log, [() => api.value.close(), (deadline) => workers.value.close(deadline), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
       break;
     }
     case 'api': {

@@ -73,15 +73,18 @@ export class Metrics {
   private add(name: string, help: string, type: Scraped['type'], aggregator: Aggregator, read: Read, replace: boolean): void {
     const known = this.series.get(name);
     if (known !== undefined) {
-      if (replace) known.reads = [read];
+      if (replace) Object.assign(known, { help, aggregator, reads: [read] });
       else known.reads.push(read);
       return;
     }
     const series: Series = { name, help, type, aggregator, reads: [read] };
     this.series.set(name, series);
     const metric = {
-      name, help, type, aggregator,
-      get: async (): Promise<Scraped> => ({ name, help, type, aggregator, values: (await Promise.all(series.reads.map((r) => r()))).flat() }),
+      name, help, type,
+      get aggregator() { return series.aggregator; },
+      get: async (): Promise<Scraped> => ({
+        name, help: series.help, type, aggregator: series.aggregator, values: (await Promise.all(series.reads.map((r) => r()))).flat(),
+      }),
     };
     this.registry.registerMetric(metric as unknown as Metric);
   }
@@ -107,8 +110,8 @@ export class Metrics {
 
   /**
    * A gauge read when scraped; null (or a read that fails) leaves it out of the scrape. Registered
-   * again under its name, the newer read replaces the older. `aggregator` says how the values of
-   * several processes make one (sum by default).
+   * again under its name, the newer read, help and aggregator replace the older. `aggregator` says
+   * how the values of several processes make one (sum by default).
    */
   gauge(name: string, help: string, read: () => number | null | Promise<number | null>, aggregator: Aggregator = 'sum'): void {
     this.add(name, help, 'gauge', aggregator, async () => {

@@ -43,7 +43,11 @@ describe('npm start on a current build', () => {
     child.stderr!.on('data', (d) => { out += d; });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     stop = async () => {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // The group is gone already.
+      }
       await exited;
     };
 

@@ -71,6 +71,13 @@ describe('metrics', () => {
     m.gauge('laurel_snapshot_age_seconds', 'age', () => 3);
     text = await m.render();
     expect(sample(text, 'laurel_snapshot_age_seconds')).toBe(3);
+    // Its aggregator too: a value each process reads from Redis is the installation's, once.
+    const other = new Metrics();
+    for (const x of [m, other]) x.gauge('laurel_shared', 'once', () => 5);
+    for (const x of [m, other]) x.gauge('laurel_shared', 'the same in every process', () => 5, 'max');
+    const both = await aggregateMetrics([m.json(), other.json()]);
+    expect(sample(both, 'laurel_shared')).toBe(5);
+    expect(both).toContain('# HELP laurel_shared the same in every process');
   });
 
   it('adds several processes up: counters and histograms summed, gauges by their aggregator', async () => {
