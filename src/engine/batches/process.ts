@@ -33,8 +33,9 @@ import type { Services } from '../services.js';
 
 /** How long a worker holds a partition's queue without taking it again. */
 export const BATCH_LEASE_MS = 15_000;
-/** Chunks taken from one partition per pass. */
+/** Chunks taken from one partition per pass, and the items they hold at most (a user's are applied one after another). */
 const CHUNKS_PER_TAKE = 32;
+const ITEMS_PER_TAKE = 2000;
 /**
  * Users whose items are applied at once (each user's in order): enough to keep Redis's connection
  * full, few enough that what the events in flight hold stays young (thousands at once spent a third
@@ -158,7 +159,7 @@ export class BatchProcessor {
     if (partitions.length === 0) return result;
     const answers = await Promise.all(sentTogether(redis, () => partitions.map((p) => {
       const q = keys.partitionBatches(p);
-      return redis.batchTake(q.queue, q.lease, this.id, this.leaseMs, CHUNKS_PER_TAKE);
+      return redis.batchTake(q.queue, q.lease, this.id, this.leaseMs, CHUNKS_PER_TAKE, ITEMS_PER_TAKE);
     })));
     const taken: Taken[] = [];
     const emptied: number[] = [];
