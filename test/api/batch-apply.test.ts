@@ -93,6 +93,8 @@ async function readAll(s: TestServer, tenant: string): Promise<Record<string, un
   }
   await get('/api/achievements');
   await get('/api/points/xp/summary');
+  await get('/api/streaks/rankings?limit=100');
+  await get('/api/streaks/rankings?limit=100&type=longest');
   for (const board of ['all', 'daily', 'xp-board', 'streaks']) await get(`/api/leaderboards/${board}?limit=100`);
   return out;
 }
