@@ -1,16 +1,18 @@
-# laurel: one image for the api and the workers (docker-compose.yml runs both).
+# laurel: one image for the api, the workers and the dashboard (docker-compose.yml runs them).
+# Built and run on Node.js 20, as CI tests it (docs/operations.md, "Node.js").
+# test/ops/image.test.ts replays these steps without a Docker engine: keep to FROM, WORKDIR, COPY,
+# RUN, ENV, USER, EXPOSE, ENTRYPOINT and CMD.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# The packages in a layer of their own, built again only when they change. No install script runs:
+# the binaries laurel needs (uWebSockets.js, esbuild, msgpackr's) come inside their packages, and
+# laurel's own build (its `prepare`) needs the sources, built below.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
-COPY src ./src
-COPY workers ./workers
-COPY lua ./lua
-COPY bench ./bench
-COPY test ./test
-COPY vitest.config.ts ./
-RUN npm run build && npm prune --omit=dev
+RUN npm ci --ignore-scripts --prefer-offline --no-audit --no-fund
+# The whole context (.dockerignore leaves out node_modules, dist and the like): the server, the
+# workers, the dashboard, the Lua scripts, and the tests and bench the TypeScript build compiles.
+COPY . .
+RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -20,6 +22,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/lua ./lua
 USER node
-EXPOSE 3000
+# The api; the workers' health endpoint when LAUREL_WORKERS_PORT=9464 (docker-compose.yml sets it).
+EXPOSE 3000 9464
 ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/src/cli.js"]
 CMD ["start"]

@@ -2,11 +2,11 @@
  * The variants not being measured, paused (SIGSTOP) for another's turn and let go on (SIGCONT)
  * after it (BENCH_PAUSE_IDLE=1; not the default). Every variant of a round runs from the round's
  * start to its end, and an idle one is not idle: its workers pass over the log's partitions every
- * second, its webhooks' and notifications' passes run, it snapshots. In stop 31's run of fifteen
+ * second, its webhooks' and notifications' passes run, it snapshots. In the published run of fifteen
  * variants that background took a quarter and more of every variant's requests a second
  * (docs/performance.md). Paused, a variant runs almost only in its own turns, so the work its
  * timers keep for the wall clock (a snapshot every 5 minutes, a pass each second) all falls due in
- * them: measured in stop 32, the variants without workers gained 3 to 5 points against the trivial
+ * them: measured in a full run, the variants without workers gained 3 to 5 points against the trivial
  * script and those with workers lost 6 (Postgres 13.7 µs an event against 3.6: the snapshots). A
  * turn lasts seconds, inside the locks of what is paused (BullMQ's 30 s, renewed once it goes on).
  */

@@ -323,6 +323,8 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-system-hooks', 'laurel-system'],
   ['laurel-split-notify', 'laurel-split'],
   ['laurel-split-hooks', 'laurel-split'],
+  ['laurel-event', 'laurel-event-nometrics'],
+  ['laurel-features', 'laurel-features-nometrics'],
   ['laurel-batch', 'laurel-system'],
 ];
 

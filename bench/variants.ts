@@ -23,6 +23,8 @@
  *                   workers' own process, apart from the api's
  *   laurel-split-hooks   laurel-split with one webhook endpoint subscribed to every type: their cost in
  *                   the workers' own process, apart from the api's
+ *   laurel-event-nometrics, laurel-features-nometrics  laurel-event and laurel-features with
+ *                   LAUREL_METRICS=0: what the metrics cost the event path
  *   laurel-batch    laurel-system's scenario, the events sent 500 at a time through
  *                   POST /admin/v1/metrics/events (bench/wrk/batch.lua) and applied by the workers
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
@@ -211,6 +213,8 @@ interface LaurelSpec {
   webhooks?: boolean;
   /** Notifications configured for every type (an email template of each, the settings). */
   notifications?: boolean;
+  /** LAUREL_METRICS=0: no request observed, no process metrics (what metrics cost the event path). */
+  metricsOff?: boolean;
   /** Events a request carries, sent through POST /admin/v1/metrics/events (the workers apply them). */
   batch?: number;
 }
@@ -238,6 +242,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn', LAUREL_API_PROCESSES: String(apiProcesses),
         ...(processes === 'api' ? {} : { DATABASE_URL: databaseUrl }),
         ...(spec.webhooks ? { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } : {}),
+        ...(spec.metricsOff ? { LAUREL_METRICS: '0' } : {}),
       };
       const cli = `${root}dist/src/cli.js`;
       const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, LAUREL_NODE_FLAGS);
@@ -324,12 +329,14 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system-hooks', description: 'laurel-system with one webhook endpoint subscribed to every type (a receiver on loopback answering 204)', features: 'all', processes: 'start', board: 1000, webhooks: true },
   { name: 'laurel-split-notify', description: 'laurel-split with notifications configured for every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, notifications: true },
   { name: 'laurel-split-hooks', description: 'laurel-split with one webhook endpoint subscribed to every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, webhooks: true },
+  { name: 'laurel-event-nometrics', description: 'laurel-event with LAUREL_METRICS=0: no request observed in the latency histogram, no process metrics', features: 'none', processes: 'api', board: 100, metricsOff: true },
+  { name: 'laurel-features-nometrics', description: 'laurel-features with LAUREL_METRICS=0', features: 'all', processes: 'api', board: 100, metricsOff: true },
   { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
-  laurelSplitNotify, laurelSplitHooks, laurelBatch,
+  laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -344,5 +351,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
-  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelBatch,
+  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
 ];

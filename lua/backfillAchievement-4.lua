@@ -28,6 +28,7 @@ local entry = ARGV[3]
 
 --- @include "completeAchievements"
 --- @include "streak"
+--- @include "logAdd"
 
 local a = plan.a
 if redis.call('EXISTS', userKey) == 0 or redis.call('HEXISTS', userKey, a.cf) == 1 then return 0 end
@@ -52,5 +53,5 @@ local completed = {}
 if qualifies and complete(userKey, countsKey, a, stamp, completed) then
   cascade(userKey, countsKey, plan.c, stamp, completed)
 end
-if #completed > 0 then redis.call('XADD', logKey, '*', 'backfill', entry) end
+if #completed > 0 then logAdd(logKey, 'backfill', entry) end
 return #completed

@@ -23,6 +23,7 @@ local day = ARGV[4]
 local entry = ARGV[5]
 
 --- @include "streak"
+--- @include "logAdd"
 
 local stored = redis.call('HMGET', userKey, 'id', 's')
 if not stored[1] then return {-4} end
@@ -32,5 +33,5 @@ local granted = math.max(0, math.min(wanted, max - held))
 st.frz = held + granted
 if st.earn == nil then st.earn = day end
 redis.call('HSET', userKey, 's', packStreak(st))
-if granted > 0 then redis.call('XADD', logKey, '*', 'freezes', entry) end
+if granted > 0 then logAdd(logKey, 'freezes', entry) end
 return {granted, st.frz}

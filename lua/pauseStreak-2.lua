@@ -13,6 +13,7 @@
 ]]
 local userKey = KEYS[1]
 local logKey = KEYS[2]
+--- @include "logAdd"
 
 local op = ARGV[1]
 local arg = ARGV[2]
@@ -36,5 +37,5 @@ if #pauses == 0 then
 else
   redis.call('HSET', userKey, 's:pz', cjson.encode(pauses))
 end
-redis.call('XADD', logKey, '*', 'pause', entry)
+logAdd(logKey, 'pause', entry)
 return {1}

@@ -29,6 +29,7 @@ local current = tonumber(ARGV[4])
 local logEntry = ARGV[5]
 
 --- @include "streak"
+--- @include "logAdd"
 
 local stored = redis.call('HMGET', userKey, 'id', 's')
 if not stored[1] then return {-4} end
@@ -59,5 +60,5 @@ if #run > 0 then redis.call('HSET', historyKey, unpack(run)) end
 st.f, st.len, st.last, st.start, st.run = frequency, best, period - 1, period - best, nil
 if best > st.long then st.long = best end
 redis.call('HSET', userKey, 's', packStreak(st))
-redis.call('XADD', logKey, '*', 'restore', logEntry)
+logAdd(logKey, 'restore', logEntry)
 return {best}

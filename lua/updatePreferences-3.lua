@@ -29,6 +29,7 @@ local entry = ARGV[1]
 local streak = ARGV[2]
 
 --- @include "streak"
+--- @include "logAdd"
 
 if redis.call('EXISTS', userKey) == 0 then return {-4} end
 if #ARGV > 2 then redis.call('HSET', userKey, unpack(ARGV, 3)) end
@@ -50,7 +51,7 @@ if streak ~= '' then
     redis.call('HSET', userKey, 's', packStreak(st))
   end
 end
-if #ARGV > 2 or streak ~= '' then redis.call('XADD', logKey, '*', 'preferences', entry) end
+if #ARGV > 2 or streak ~= '' then logAdd(logKey, 'preferences', entry) end
 
 local reply = redis.call('HGETALL', userKey)
 table.insert(reply, 1, 1)

@@ -10,11 +10,14 @@
  *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
  *   laurel restore [--force]   rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
  */
+// First: refuses a Node.js laurel does not run on before uWebSockets.js's binary is loaded.
+import './app/node-check.js';
 import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
 import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals } from './app/shutdown.js';
+import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, InstallationError, restoreWith } from './engine/durability/installation-check.js';
 import { RestoreError } from './engine/durability/restore.js';
@@ -83,19 +86,19 @@ async function main(): Promise<void> {
         await guardInstallation(services, log);
         const workers = await startWorkers(settings, log, services);
         const api = await startApi(settings, log, services);
-        onSignals(log, [() => api.close(), () => workers.close(), () => services.close()]);
+        onSignals(log, [() => api.close(), (deadline) => workers.close(deadline), () => services.close()]);
         break;
       }
       // The workers run in the primary, beside nothing but the api processes' supervision
       // (docs/operations.md, "Several api processes").
       const services = await prepareInstallation(settings, log);
       const workers = await startWorkers(settings, log, services);
-      const api = await startApiProcesses(settings, log, settings.apiProcesses).catch(async (err: unknown) => {
+      const api = await startApiProcesses(settings, log, settings.apiProcesses, services.metrics).catch(async (err: unknown) => {
         await workers.close();
         await services.close();
         throw err;
       });
-      onSignals(log, [() => api.close(), () => workers.close(), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      onSignals(log, [() => api.close(), (deadline) => workers.close(deadline), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
       break;
     }
     case 'api': {
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
       if (send === undefined) {
         throw new SettingsError(`"${API_PROCESS_COMMAND}" is started by laurel start or laurel api (LAUREL_API_PROCESSES); run laurel api`);
       }
-      const api = await startApi(settings, log, undefined, { prepared: true });
+      const api = await startApi(settings, log, undefined, { prepared: true, scrape: (metrics) => metricsThroughPrimary(metrics, send) });
       onSignals(log, [() => api.close()], { withParent: true });
       const listening: ReadyMessage = { type: 'laurel:listening', port: api.port };
       if (process.connected) send(listening);
@@ -125,7 +128,7 @@ async function main(): Promise<void> {
     }
     case 'workers': {
       const workers = await startWorkers(settings, log);
-      onSignals(log, [() => workers.close()]);
+      onSignals(log, [(deadline) => workers.close(deadline)]);
       break;
     }
     case 'keys':

@@ -24,11 +24,23 @@ import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
 import { WEBHOOKS_QUEUE } from './webhooks.js';
+import { WorkersHealth } from './health.js';
+import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
+import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 
 export interface WorkersHandle {
   services: Services;
   pool: pg.Pool;
+  /**
+   * The health endpoint's checks and metrics (workers/health.ts): register a readiness check with
+   * `health.registerReadiness(name, () => ({ ok, detail }))`, metrics on `health.metrics`.
+   */
+  health: WorkersHealth;
+  /** The port the health endpoint listens on (LAUREL_WORKERS_PORT); null: none. */
+  healthPort: number | null;
+  /** Each queue's liveness (workers/liveness.ts), on the health endpoint as the `queues` check and the `laurel_worker_queue_*` series. */
+  liveness: QueueLiveness;
   /** Waits until the configuration copy has caught up with the current version (for tests). */
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
@@ -56,8 +68,21 @@ export interface WorkersHandle {
   batchesNow(): Promise<BatchPassResult>;
   /** This process's consumer of the batch queues (its id, for tests). */
   batches: BatchProcessor;
-  close(): Promise<void>;
+  /**
+   * Stops (workers/index.ts WORKERS_STOP): no job is taken from then on, the jobs running finish
+   * until `deadline` (ms since the epoch; STOP_MS from now by default), what they hold that is not
+   * done is given back, every outcome settled; then the connections close, Postgres's last. A job
+   * still running at the deadline keeps them open (closing them under it would set BullMQ retrying
+   * its acknowledgement in a loop): the process exits with them, and the job goes back to its queue
+   * once its lock expires.
+   */
+  close(deadline?: number): Promise<void>;
 }
+
+/** How long a stop lets the jobs running finish when no deadline is given. */
+export const STOP_MS = 12_000;
+/** What a stop keeps, of the time to its deadline, for giving back, settling and closing. */
+const CLOSE_RESERVE_MS = 2000;
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   const svc = services ?? (await connect(settings, log));
@@ -76,8 +101,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const postgresOutage = new PostgresOutage(wlog);
   const onError = (what: string) => (err: Error) => outage.warn(wlog, err, `${what} error`);
 
-  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
-  const started: { queue: Queue; worker: Worker }[] = [];
+  /**
+   * Each queue, its worker (made again when it stands still: workers/liveness.ts), the jobs of it
+   * running here and when one last started or ended.
+   */
+  const started: (WatchedQueue & { entry: { worker: Worker; running: number; lastActivity: number } })[] = [];
+  const runningQueues = () => started.filter((x) => x.entry.running > 0).map((x) => x.name);
+  let liveness: QueueLiveness | null = null;
   /**
    * The queues' schedules, made again once a restore has rebuilt Redis: a Redis that lost its data
    * lost them too (and `laurel restore --force` deletes them), and without them nothing drains,
@@ -92,24 +122,54 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     wlog.warn('Redis rebuilt by a restore: the workers\' schedules made again');
     for (const make of schedules) make().catch((err: unknown) => wlog.error({ err }, 'could not make a worker schedule again after a restore'));
   });
+  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
   async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
     const q = new Queue(name, { connection, prefix });
-    // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
-    // worker (the log drain's among them) idle that long after Redis was back; now as often as the
-    // connections try to reconnect.
-    const worker = new Worker(name, process, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
     q.on('error', onError(`queue ${name}`));
-    worker.on('error', onError(`worker ${name}`));
-    // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
-    // by the outage account, not an error line with its stack per run (one a second for the log
-    // drain while a Cluster node was down).
-    worker.on('failed', (job, err) => {
-      if (isConnectionError(err)) outage.noise(err, failure);
-      else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
-      else wlog.error({ err, job: job?.id }, failure);
-    });
+    const entry = { worker: null as unknown as Worker, running: 0, lastActivity: 0 };
+    const tracked = async (job: Job) => {
+      entry.running++;
+      entry.lastActivity = Date.now();
+      try {
+        const result = await process(job);
+        liveness?.completed(name);
+        return result;
+      } finally {
+        entry.running--;
+        entry.lastActivity = Date.now();
+      }
+    };
+    const makeWorker = () => {
+      // A fetch that failed on the connection is tried again after runRetryDelay: BullMQ's 15 s kept a
+      // worker (the log drain's among them) idle that long after Redis was back; now as often as the
+      // connections try to reconnect.
+      const worker = new Worker(name, tracked, { connection, prefix, concurrency: 1, runRetryDelay: MAX_RETRY_DELAY_MS });
+      worker.on('error', onError(`worker ${name}`));
+      // A job that failed on Redis's connection runs again (its schedule, or its attempts): counted
+      // by the outage account, not an error line with its stack per run (one a second for the log
+      // drain while a Cluster node was down).
+      worker.on('failed', (job, err) => {
+        if (isConnectionError(err)) outage.noise(err, failure);
+        else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
+        else wlog.error({ err, job: job?.id }, failure);
+      });
+      return worker;
+    };
+    entry.worker = makeWorker();
     if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));
-    started.push({ queue: q, worker });
+    started.push({
+      name, queue: q, entry,
+      worker: () => entry.worker,
+      running: () => entry.running,
+      lastActivity: () => entry.lastActivity,
+      recreate() {
+        // The one that stood still takes no job from now on (a closing worker fetches none); its
+        // connections are dropped without waiting for them.
+        const stuck = entry.worker;
+        entry.worker = makeWorker();
+        void stuck.close(true).catch(() => undefined);
+      },
+    });
     return q;
   }
   /**
@@ -197,10 +257,62 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const batches = new BatchProcessor(svc);
   await batches.start();
 
-  wlog.info({ queues: started.map((x) => x.queue.name) }, 'laurel workers running');
+  const health = new WorkersHealth(svc.metrics, wlog);
+  observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
+  const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
+
+  /**
+   * The stop (WorkersHandle.close). While Redis answers, every worker stops taking jobs at once and
+   * its running job finishes, until the deadline less CLOSE_RESERVE_MS; the webhooks' sends in
+   * flight likewise (those unanswered then are given up and given back), and the notifications'
+   * pass gives back what it claimed and did not start. While Redis does not answer, a job cannot be
+   * acknowledged anyway: the workers stop without waiting for theirs. The connections close only
+   * once every worker has closed: a worker whose job ends after its connection was quit retries the
+   * job's acknowledgement without a pause, forever (BullMQ's retryIfFailed while closing). Postgres's
+   * pool closes last: the jobs, the settlements and the givings back all need it.
+   */
+  let closing: Promise<void> | null = null;
+  async function stop(deadline: number): Promise<void> {
+    const finishBy = deadline - CLOSE_RESERVE_MS;
+    const left = () => Math.max(0, finishBy - Date.now());
+    const down = () => outage.down || connection.status !== 'ready';
+    const force = down();
+    await health.close();
+    notifier.stop();
+    webhooks.stop();
+    const busy = runningQueues();
+    if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
+    liveness?.stop();
+    const closes = started.map(({ entry }) => entry.worker.close(force).then(() => true, () => true));
+    const [closed] = await Promise.all([
+      settleWithin(Promise.all([...closes, batches.close().then(() => true, () => true)]), force ? Math.min(1000, left()) : left()),
+      settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
+    ]);
+    if (!closed) {
+      wlog.warn({ running: runningQueues() }, 'workers stopped with jobs still running: each goes back to its queue once its lock expires; the connections are left to the exit');
+      return;
+    }
+    await Promise.all(started.map(async ({ queue: q }) => {
+      if (down()) void q.disconnect().catch(() => undefined);
+      else await settleWithin(q.close(), 1000);
+    }));
+    notifier.close();
+    await closeClient(connection);
+    if (!services) await svc.close();
+    await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
+  }
+
+  liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', wlog);
+  liveness.start();
+  exposeLiveness(health, liveness);
+
+  wlog.info({ queues: started.map((x) => x.queue.name), healthPort }, 'laurel workers running');
   return {
     services: svc,
     pool,
+    health,
+    healthPort,
+    liveness,
     async configCopied(version, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (copiedVersion < version) {
@@ -220,34 +332,13 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
     timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
     async pauseTimePass() {
-      await started.find((x) => x.queue === timeQueue)!.worker.pause();
+      await started.find((x) => x.queue === timeQueue)!.worker().pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
     batchesNow: () => batches.drain(),
     batches,
-    /**
-     * Lets the jobs running finish while Redis answers: all the workers at once, 5 s at most in
-     * all (a worker still closing then is left to the process's exit; BullMQ's `close(true)` does
-     * not cut short a close already under way). While Redis does not answer, a job cannot be
-     * acknowledged anyway: the workers stop at once. BullMQ gives an unfinished job to another
-     * worker once its lock has expired (at least once, as after a crash). One after another, a
-     * Cluster node just back held several workers' closes 5 s each (their blocking connections
-     * reconnecting), past the process's own shutdown limit (test/ops/redis-outage.test.ts).
-     */
-    async close() {
-      const down = () => outage.down || connection.status !== 'ready';
-      const force = down();
-      await settleWithin(batches.close(), force ? 1000 : 5000);
-      await Promise.all(started.map(({ worker }) => settleWithin(worker.close(force), force ? 1000 : 5000)));
-      await Promise.all(started.map(async ({ queue: q }) => {
-        if (down()) void q.disconnect().catch(() => undefined);
-        else await settleWithin(q.close(), 1000);
-      }));
-      notifier.close();
-      await settleWithin(webhooks.close(), 5000);
-      await closeClient(connection);
-      await settleWithin(pool.end(), 2000);
-      if (!services) await svc.close();
+    close(deadline = Date.now() + STOP_MS) {
+      return (closing ??= stop(deadline));
     },
   };
 }

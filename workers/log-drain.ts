@@ -53,6 +53,8 @@ export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
+/** How far behind (ms) the drain may fall before it says so. */
+const BEHIND_MS = 10_000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
 /** Users whose last noted day a drainer remembers (about 100 bytes each). */
@@ -185,7 +187,34 @@ async function planned<T>(deps: Deps, what: string, count: number, make: () => P
  * The drainer of one worker process: the partitions' cursors as archived, kept between passes
  * (read from Postgres at the first pass and whenever another drainer moved one).
  */
+/** What a drainer tells the metrics (docs/operations.md, "Metrics"): read when scraped. */
+export interface DrainStats {
+  /** Entries archived by this drainer. */
+  archived: number;
+  /** Drains that ended, by outcome. */
+  passes: { ok: number; failed: number };
+  /** Entries the latest drain found waiting to be archived. */
+  waiting: number;
+  /** When (Redis's clock, ms) the oldest entry found and not yet archived was made; null: none. */
+  oldestWaitingMs: number | null;
+  /** How old the oldest entry archived by the latest drain was when it was archived, s. */
+  behindS: number;
+  /** When the latest drain that succeeded ended (ms); 0: none yet. */
+  lastDrainMs: number;
+}
+
+/** The time (ms) of a stream entry's id, `<ms>-<seq>`. */
+const idMs = (id: string) => Number(id.slice(0, id.indexOf('-')));
+
+/** How far behind the archive is, s: the oldest entry found and not archived yet, else the latest drain's. */
+export function secondsBehind(stats: DrainStats, nowMs = Date.now()): number {
+  return stats.oldestWaitingMs === null ? stats.behindS : Math.max(stats.behindS, (nowMs - stats.oldestWaitingMs) / 1000);
+}
+
 export class LogDrainer {
+  readonly stats: DrainStats = { archived: 0, passes: { ok: 0, failed: 0 }, waiting: 0, oldestWaitingMs: null, behindS: 0, lastDrainMs: 0 };
+  /** Entries the drain under way found. */
+  private found = 0;
   private readonly deps: Deps;
   private readonly archive: LogArchive;
   /** Loaded once for every pass that needs them (passes may run side by side). */
@@ -201,9 +230,24 @@ export class LogDrainer {
   private readonly noted = new NotedDays(NOTED_USERS);
   private notedFor: unknown = null;
 
+  /** Since when the drain has been more than BEHIND_MS behind (null: it is not). */
+  private behindSince: number | null = null;
+
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
     this.archive = new LogArchive(pool, deps.settings.prefix);
+  }
+
+  /** Logs once when the drain falls more than BEHIND_MS behind, and once when it has caught up (under a fifth of it). */
+  private sayBehind(behindMs: number, result: DrainResult): void {
+    const now = Date.now();
+    if (behindMs > BEHIND_MS && this.behindSince === null) {
+      this.behindSince = now;
+      this.deps.log.warn({ behindMs: Math.round(behindMs), drained: result.drained }, 'event log drain behind: entries wait in Redis longer than 10 s');
+    } else if (behindMs <= BEHIND_MS / 5 && this.behindSince !== null) {
+      this.deps.log.info({ behindMs: Math.round(behindMs), forMs: now - this.behindSince }, 'event log drain caught up');
+      this.behindSince = null;
+    }
   }
 
   /**
@@ -227,6 +271,27 @@ export class LogDrainer {
    * (tests pass a later one to see entries leave).
    */
   async drain(maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
+    this.found = 0;
+    try {
+      const result = await this.drainAll(maxBatches, nowMs);
+      const now = Date.now();
+      const { stats } = this;
+      stats.passes.ok++;
+      stats.archived += result.drained;
+      stats.waiting = this.found;
+      stats.behindS = stats.oldestWaitingMs === null ? 0 : Math.max(0, (now - stats.oldestWaitingMs) / 1000);
+      stats.oldestWaitingMs = null;
+      stats.lastDrainMs = now;
+      this.sayBehind(stats.behindS * 1000, result);
+      return result;
+    } catch (err) {
+      this.stats.passes.failed++;
+      this.stats.waiting = Math.max(this.stats.waiting, this.found);
+      throw err;
+    }
+  }
+
+  private async drainAll(maxBatches: number, nowMs: number): Promise<DrainResult> {
     const { deps } = this;
     const result: DrainResult = { drained: 0, partitions: 0 };
     const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
@@ -287,6 +352,9 @@ export class LogDrainer {
     partitions.forEach((partition, i) => {
       const entries = read[i];
       if (entries.length === 0) return;
+      this.found += entries.length;
+      const first = idMs(entries[0][0]);
+      if (this.stats.oldestWaitingMs === null || first < this.stats.oldestWaitingMs) this.stats.oldestWaitingMs = first;
       if (entries.length === BATCH) full.push(partition);
       const lines: string[] = [];
       const members: PartitionDue = [];

@@ -26,10 +26,18 @@ export class Notifier {
     this.pusher = new Pusher(deps.settings);
   }
 
+  /** Set when the worker process stops: a pass finishes the delivery it is sending and gives back the rest. */
+  private stopping = false;
+
   async send(): Promise<SendResult> {
     // Nothing is indexed while no template of those types exists (what was stays for when one does).
     if (anyDue(dueWanted(this.deps.store.current))) await promoteDue(this.deps, this.pool, this.deps.settings.prefix);
-    return sendDue(this.deps, this.pool, { mailer: this.mailer, pusher: this.pusher });
+    return sendDue(this.deps, this.pool, { mailer: this.mailer, pusher: this.pusher }, () => this.stopping);
+  }
+
+  /** Stops the pass running after the delivery it is sending (close() once the pass is done). */
+  stop(): void {
+    this.stopping = true;
   }
 
   close(): void {

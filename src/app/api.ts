@@ -40,6 +40,7 @@ import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
 import { emailLinkRoutes } from '../routes/app/email-links.js';
 import { dashboardRoutes } from '../routes/dashboard.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 
 export const PREFIXES = { app: ['/api', '/v1'], admin: ['/admin/v1'], ops: [''] };
@@ -54,9 +55,9 @@ export interface ApiHandle {
 }
 
 /** Every route the api serves but the OpenAPI document's own. */
-export function apiRoutes(svc: Services, readiness: Readiness): Route[] {
+export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Promise<string>): Route[] {
   return [
-    ...opsRoutes(svc, readiness), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
+    ...opsRoutes(svc, readiness, scrape), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
     ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc), ...dashboardRoutes(),
     ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
@@ -74,6 +75,11 @@ export interface ApiOptions {
    * LAUREL_AUTO_RESTORE), the first admin key made.
    */
   prepared?: boolean;
+  /**
+   * What answers `GET /metrics`, made from this process's metrics: one api process of several asks
+   * its primary for the installation's (src/app/metrics-ipc.ts). Unset: this process's own.
+   */
+  scrape?: (metrics: Metrics) => () => Promise<string>;
 }
 
 export async function startApi(settings: Settings, log: Logger, services?: Services, opts: ApiOptions = {}): Promise<ApiHandle> {
@@ -87,7 +93,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
   const auth = new Authenticator(svc, limiter);
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
-  const described = apiRoutes(svc, readiness);
+  const described = apiRoutes(svc, readiness, opts.scrape?.(svc.metrics));
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   server.mount(routes);
   // Configuration writes made through the other api processes wait until this one has them.

@@ -16,7 +16,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
+import { MetricsGatherer } from './metrics-ipc.js';
 import { SHUTDOWN_LIMIT_MS } from './shutdown.js';
 
 /** The command line's entry point, which the api processes run. */
@@ -86,7 +88,11 @@ interface Slot {
 
 const exitText = (code: number | null, signal: NodeJS.Signals | null) => (signal !== null ? `signal ${signal}` : `code ${code}`);
 
-export async function startApiProcesses(settings: Settings, log: Logger, count: number): Promise<ApiProcesses> {
+/**
+ * `own`: the primary's metrics, added to every scrape's answer (under `laurel start`, the
+ * workers'); null under `laurel api` (src/app/metrics-ipc.ts).
+ */
+export async function startApiProcesses(settings: Settings, log: Logger, count: number, own: Metrics | null = null): Promise<ApiProcesses> {
   const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
   const env = { ...process.env, PORT: String(port) };
   const slots: Slot[] = Array.from({ length: count }, () => ({ child: null, listeningAt: null, exitsInARow: 0, restart: null }));
@@ -97,6 +103,7 @@ export async function startApiProcesses(settings: Settings, log: Logger, count: 
   failed.catch(() => undefined);
 
   const live = () => slots.flatMap((s) => (s.child !== null && s.child.exitCode === null && s.child.signalCode === null ? [s.child] : []));
+  const gatherer = new MetricsGatherer(own, live);
   const signalAll = (signal: NodeJS.Signals) => () => { for (const c of live()) c.kill(signal); };
   const killAll = signalAll('SIGKILL');
   // Whatever ends the primary (an uncaught error, its own time limit), its api processes stop too,
@@ -111,6 +118,7 @@ export async function startApiProcesses(settings: Settings, log: Logger, count: 
     slot.listeningAt = null;
     return new Promise<void>((resolve) => {
       child.on('message', (m) => {
+        if (gatherer.onMessage(child, m)) return;
         if (!isReadyMessage(m) || slot.listeningAt !== null) return;
         slot.listeningAt = Date.now();
         resolve();

@@ -37,13 +37,16 @@ const attributeValues = {
 
 /** JSON Schema properties of an identification (null means "not provided", as the SDK sends it). */
 export const identificationProperties = {
-  email: { type: ['string', 'null'], maxLength: 320 },
+  email: { type: ['string', 'null'], maxLength: 320, format: 'email' },
   name: { type: ['string', 'null'], maxLength: 255 },
   tz: { type: ['string', 'null'], maxLength: 64 },
   subscribeToEmails: { type: ['boolean', 'null'] },
   deviceTokens: { type: ['array', 'null'], items: { type: 'string', maxLength: 4096 }, maxItems: 100 },
   attributes: attributeValues,
 };
+
+/** The fields of an identification, in the order the event log writes them. */
+export const IDENTIFICATION_FIELDS = Object.keys(identificationProperties) as (keyof Identification)[];
 
 export const userIdSchema = { type: 'string', minLength: 1, maxLength: USER_ID_MAX };
 
@@ -94,9 +97,9 @@ function codePoints(s: string): number {
 /** The fields an event's user carries but the id, as JSON for the event's log entry ('' for the usual `{ id }` alone). */
 export function identificationJson(user: UpsertedUser): string {
   let fields: Record<string, unknown> | null = null;
-  for (const key in user) {
-    const value = (user as unknown as Record<string, unknown>)[key];
-    if (key === 'id' || value == null) continue;
+  for (const key of IDENTIFICATION_FIELDS) {
+    const value = user[key];
+    if (value == null) continue;
     (fields ??= {})[key] = value;
   }
   return fields === null ? '' : JSON.stringify(fields);

@@ -54,8 +54,9 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const clock = new Clock(settings.clock);
   const store = new ConfigStore(redis, keys, clock, log, outage, settings.heartbeatMs);
   await store.start();
-  const metrics = new Metrics();
-  metrics.gauge(() => ['laurel_config_version', 'The configuration version this process has loaded.', store.current.version]);
+  const metrics = new Metrics({ record: settings.metrics });
+  metrics.gauge('laurel_config_version', 'The configuration version this process has loaded; across processes, the oldest.', () => store.current.version, 'min');
+  metrics.counter('laurel_store_errors_total', '', 'store', () => ({ redis: outage.failures }));
   const stats = new CompletionStats(redis, keys);
   const jobs = new Jobs(settings, keys, log, outage);
   const placements = new PendingPlacements({ redis, keys, store, log });

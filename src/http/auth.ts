@@ -1,7 +1,8 @@
 /**
- * API keys and tenants. Keys are stored as sha256 hashes and shown once. An `admin` key may call
- * everything; an `application` key the Application API only. A key bound to a tenant acts for
- * that tenant (without a Tenant-ID header too) and is refused for any other.
+ * API keys and tenants. Keys are stored as sha256 hashes and shown once. The guard finds the key
+ * and hands it to the one authorization of every route (src/http/authorize.ts): an `admin` key
+ * may call everything; an `application` key the Application API only; a key bound to a tenant
+ * acts for that tenant only (without a Tenant-ID header too), whatever the route.
  *
  * A key scoped to one user (`lrl_usr_<id>.<secret>`, src/engine/keys/user-keys.ts) is bound to the
  * user's tenant and may call the Application API for its user only: each route says whose data it
@@ -15,26 +16,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids.js';
 import { fail } from '../lib/errors.js';
-import { checkSubject } from './subject.js';
+import { authorize, type Principal } from './authorize.js';
 import type { Request, Route } from './server.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Context } from '../engine/context.js';
 import type { RateLimiter } from '../engine/keys/rate-limit.js';
 import { userOfKey } from '../engine/keys/user-keys.js';
-import { DEFAULT_TENANT } from '../redis/keys.js';
-import type { ApiKeyRecord, Tenant } from '../model/entities.js';
+import type { ApiKeyRecord } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
-
-export interface Principal {
-  /** The id of the key the request came with. */
-  keyId: string;
-  /** The tenant's storage id: DEFAULT_TENANT or the tenant's uuid. */
-  tenant: string;
-  /** The tenant record; null for the default tenant. */
-  tenantRecord: Tenant | null;
-  /** The user a user-scoped key acts for; null for the account's keys. */
-  user: string | null;
-}
 
 export function hashKey(raw: string): string {
   return createHash('sha256').update(raw).digest('hex');
@@ -128,8 +117,7 @@ export class Authenticator {
     const snapshot = this.store.current;
     const key = this.lookup(snapshot, req.apiKey);
     if (key === null) throw fail('unauthorized');
-    if (family === 'admin' && key.kind !== 'admin') throw fail('wrong_key_kind');
-    req.principal = resolveTenant(snapshot, key.id, key.tenantId, req.tenantHeader, null);
+    authorize(snapshot, req, route, { id: key.id, kind: key.kind, tenantId: key.tenantId, user: null });
     if (this.limiter !== null) return this.limiter.take(key.id);
   };
 
@@ -137,41 +125,12 @@ export class Authenticator {
   private async asUser(req: Request, route: Route, id: string): Promise<void> {
     const found = await userOfKey(this.deps, this.limiter, id, hashKey(req.apiKey));
     if (found === null) throw fail('unauthorized');
-    if (route.family === 'admin') throw fail('wrong_key_kind');
-    req.principal = resolveTenant(this.store.current, id, found.tenant, req.tenantHeader, found.userId);
-    checkSubject(req, route, found.userId);
+    authorize(this.store.current, req, route, { id, kind: 'application', tenantId: found.tenant, user: found.userId });
   }
 }
 
-/**
- * A header value as uWebSockets.js hands it over: each byte a character, and bytes above 0x7F
- * dropped at either end of the value (its parser trims them with the white space). So a value
- * outside printable ASCII cannot be read as sent; where one shows, it is refused (400) rather than
- * taken for another (`acmé` arrives as `acm`). Idempotency-Key and Tenant-ID are printable ASCII.
- */
-export const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
-
-/**
- * Who a request acts as: the key's tenant when the key is bound to one (a user-scoped key always is,
- * to the default tenant too), else the Tenant-ID header's, or the default tenant without one.
- */
-function resolveTenant(snapshot: Snapshot, keyId: string, boundTo: string | null, header: string, user: string | null): Principal {
-  if (NOT_PRINTABLE_ASCII.test(header)) throw fail('invalid_header', 'Tenant-ID must be printable ASCII');
-  if (boundTo === DEFAULT_TENANT) {
-    if (header !== '') throw fail('wrong_tenant', header);
-    return { keyId, tenant: DEFAULT_TENANT, tenantRecord: null, user };
-  }
-  if (boundTo !== null) {
-    const bound = snapshot.tenants.get(boundTo);
-    if (!bound || bound.status !== 'active') throw fail('tenant_not_found', header || boundTo);
-    if (header !== '' && header !== bound.customerId) throw fail('wrong_tenant', header);
-    return { keyId, tenant: bound.id, tenantRecord: bound, user };
-  }
-  if (header === '') return { keyId, tenant: DEFAULT_TENANT, tenantRecord: null, user };
-  const tenant = snapshot.tenantsByCustomerId.get(header);
-  if (!tenant || tenant.status !== 'active') throw fail('tenant_not_found', header);
-  return { keyId, tenant: tenant.id, tenantRecord: tenant, user };
-}
+export type { Principal };
+export { NOT_PRINTABLE_ASCII } from './authorize.js';
 
 export function principalOf(req: Request): Principal {
   return req.principal as Principal;

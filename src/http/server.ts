@@ -7,6 +7,9 @@
  * map every thrown error to `{ "error": ... }`; a catch-all route answers 404; close() stops
  * listening and waits for requests in flight.
  */
+import { isUtf8 } from 'node:buffer';
+// Before uWebSockets.js loads: its header limit is read from the environment then.
+import './uws-limits.js';
 import {
   App, us_listen_socket_close, us_socket_local_port,
   type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket,
@@ -70,6 +73,17 @@ export type Handler = (req: Request) => Reply | Promise<Reply>;
  */
 export type Subject = 'path' | 'user.id' | 'id' | 'userIds' | 'shared';
 
+/**
+ * What a key bound to a tenant may do with a route (src/http/authorize.ts, API.md "Keys and
+ * tenants"): `tenant` acts on the request's tenant's data only (every Application API route, and
+ * the Admin routes whose description says `tenant`); `rows` reads or writes rows that each belong
+ * to one tenant, and its handler holds a bound key to its own tenant's rows (tenants, keys,
+ * webhook deliveries); `configuration` is account-wide configuration, which a bound key may read
+ * (GET) and not write; `account` is account-wide and refused to a bound key whatever the method.
+ * An Admin route that says nothing is `account`, unless its description says `tenant`.
+ */
+export type Reach = 'tenant' | 'rows' | 'configuration' | 'account';
+
 export interface Route {
   method: Method;
   /** Path below the family's prefixes, with `:name` parameters. */
@@ -85,6 +99,13 @@ export interface Route {
   forms?: boolean;
   /** Every Application API route says whose data it touches; a route that does not refuses user-scoped keys. */
   subject?: Subject;
+  /**
+   * Its path parameters are secrets (an email link's signed token): the logs show the route's
+   * pattern, never the path as sent.
+   */
+  secretPath?: boolean;
+  /** What a key bound to a tenant may do with it (see Reach). */
+  reach?: Reach;
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
@@ -102,7 +123,7 @@ export interface ServerOptions {
   guard: Guard;
   /** Prefixes per family. */
   prefixes: Record<Family, string[]>;
-  /** Counts responses by status. */
+  /** Observes each answer by route and status. */
   metrics: Metrics;
 }
 
@@ -110,12 +131,15 @@ const STATUS_LINE: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 400: '400 Bad Request', 401: '401 Unauthorized',
   403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 413: '413 Payload Too Large',
   415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity', 429: '429 Too Many Requests',
-  500: '500 Internal Server Error', 503: '503 Service Unavailable',
+  431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
 };
 
 const UWS_METHOD: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del'> = {
   get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'del',
 };
+
+/** The request histogram's route for a request no route takes (404) or takes by another method (405). */
+const UNMATCHED = 'unmatched';
 
 const HAS_BODY: Record<Method, boolean> = { get: false, del: false, post: true, put: true, patch: true };
 
@@ -125,8 +149,42 @@ const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PU
 interface State {
   aborted: boolean;
   done: boolean;
+  /** The path the logs show, when it is not the one sent (a route with a secret path). */
+  shown?: string;
+  /** The route's label in the request histogram (src/lib/metrics.ts): method and pattern, or `unmatched`. */
+  route: string;
   /** Its body is still arriving: in flight already, so a stop waits for it (close()). */
   reading?: boolean;
+}
+
+/**
+ * The most bytes of headers (names, values and the request target) laurel takes: more is answered
+ * 431 with the JSON error body. uWS's own limit (src/http/uws-limits.ts) is set higher, so that
+ * laurel answers first; past uWS's, uWS answers 431 itself (an HTML body) and closes.
+ */
+export const HEADERS_LIMIT = 16 * 1024;
+
+/**
+ * Whether the request's headers (and its target) exceed HEADERS_LIMIT, counted as they arrived:
+ * each line's name, value, `: ` and CRLF. About 1.4 µs for the usual eight headers.
+ */
+function headersTooLarge(uReq: HttpRequest, url: string, query: string): boolean {
+  let total = url.length + query.length;
+  uReq.forEach((name, value) => { total += name.length + value.length + 4; });
+  return total > HEADERS_LIMIT;
+}
+
+/**
+ * Whether every run of percent-escapes in a query decodes to valid UTF-8 (URLSearchParams would
+ * read an invalid one as U+FFFD: `%FF` and `%FE` would be one value). A `%` not followed by two
+ * hex digits is a literal `%`, as URLSearchParams reads it.
+ */
+function percentEncodedUtf8(query: string): boolean {
+  if (query.indexOf('%') < 0) return true;
+  for (const run of query.matchAll(/(?:%[0-9a-fA-F]{2})+/g)) {
+    if (!isUtf8(Buffer.from(run[0].replace(/%/g, ''), 'hex'))) return false;
+  }
+  return true;
 }
 
 function decodeParam(raw: string): string {
@@ -173,35 +231,45 @@ export class HttpServer {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const withBody = HAS_BODY[route.method];
     const queryNames = new Set((route.doc.query ?? []).map((p) => p.name));
-    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, paramCount, withBody, queryNames));
+    // One label for the route whichever of its family's prefixes the request came by.
+    const label = `${METHOD_NAME[route.method]} ${this.opts.prefixes[route.family][0] ?? ''}${route.path}`;
+    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, label, paramCount, withBody, queryNames, pattern));
     if (!this.routed.has(pattern)) {
       this.routed.add(pattern);
       // Lower priority than method routes in uWS: any other method on a known path.
       this.app.any(pattern, (res, req) => {
         const method = req.getMethod().toUpperCase();
         const url = req.getUrl();
-        this.sendError(res, { aborted: false, done: false }, fail('method_not_allowed', method, url), method, url, performance.now());
+        const state: State = { aborted: false, done: false, route: UNMATCHED, ...(route.secretPath === true && { shown: pattern }) };
+        this.sendError(res, state, fail('method_not_allowed', method, url), method, url, performance.now());
       });
     }
   }
 
   private serve(
-    res: HttpResponse, uReq: HttpRequest, route: Route, paramCount: number, withBody: boolean, queryNames: ReadonlySet<string>,
+    res: HttpResponse, uReq: HttpRequest, route: Route, label: string, paramCount: number, withBody: boolean,
+    queryNames: ReadonlySet<string>, pattern: string,
   ): void {
     const started = performance.now();
-    const state: State = { aborted: false, done: false };
+    const state: State = { aborted: false, done: false, route: label };
+    if (route.secretPath === true) state.shown = pattern;
     res.onAborted(() => { state.aborted = true; this.doneReading(state); });
     const method = METHOD_NAME[route.method];
     const url = uReq.getUrl();
     let req: Request;
     try {
+      // uWS reads the request line as UTF-8, an invalid byte as U+FFFD: two ids would collide.
+      if (url.includes('\uFFFD')) throw fail('invalid_path', 'the path is not valid UTF-8 (bytes outside UTF-8 must be percent-encoded as text)');
+      const query = uReq.getQuery() ?? '';
+      if (query.includes('\uFFFD') || !percentEncodedUtf8(query)) throw fail('invalid_query', 'the query is not valid UTF-8');
+      if (headersTooLarge(uReq, url, query)) throw fail('headers_too_large', String(HEADERS_LIMIT));
       const params: string[] = new Array(paramCount);
       for (let i = 0; i < paramCount; i++) params[i] = decodeParam(uReq.getParameter(i) ?? '');
       req = {
         method,
         url,
         params,
-        query: uReq.getQuery() ?? '',
+        query,
         queryNames,
         apiKey: uReq.getHeader('x-api-key'),
         tenantHeader: uReq.getHeader('tenant-id'),
@@ -243,14 +311,16 @@ export class HttpServer {
         return;
       }
       if (isLast) {
-        if (chunks === null) {
-          // One chunk: decode now, while uWS still owns the buffer (toString copies).
-          req.body = Buffer.from(chunk).toString('utf8');
-        } else {
-          chunks.push(Buffer.from(chunk));
-          req.body = Buffer.concat(chunks, size).toString('utf8');
-        }
+        // One chunk: decode now, while uWS still owns the buffer (toString copies).
+        const whole = chunks === null ? Buffer.from(chunk) : Buffer.concat([...chunks, Buffer.from(chunk)], size);
         chunks = null;
+        // Invalid UTF-8 would decode to U+FFFD: two different bodies read as one.
+        if (!isUtf8(whole)) {
+          this.sendError(res, state, fail('invalid_body', 'the body is not valid UTF-8'), req.method, req.url, started, false, route);
+          this.doneReading(state);
+          return;
+        }
+        req.body = whole.toString('utf8');
         this.run(res, state, route, req, started);
         this.doneReading(state);
       } else {
@@ -305,7 +375,8 @@ export class HttpServer {
   ): void {
     if (state.done) return;
     state.done = true;
-    this.opts.metrics.response(status);
+    this.opts.metrics.response(state.route, status, started);
+    if (state.shown !== undefined) url = state.shown;
     if (state.aborted) {
       this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
       return;
@@ -332,15 +403,18 @@ export class HttpServer {
   private sendError(
     res: HttpResponse, state: State, err: unknown, method: string, url: string, started: number, close = false, route?: Route,
   ): void {
+    if (state.shown !== undefined) url = state.shown;
     let httpError: HttpError;
     if (err instanceof HttpError) {
       httpError = err;
     } else {
       if (isPostgresUnavailable(err)) {
+        this.opts.metrics.storeErrors.postgres++;
         httpError = postgresRefusal(err);
         this.log.warn({ err: (err as Error).message, method, url }, 'Postgres cannot serve the request');
       } else if (isConnectionError(err)) {
         // Redis is down: the outage is logged once (src/redis/outage.ts), each request's 503 below.
+        this.opts.metrics.storeErrors.redis++;
         httpError = fail('unavailable', 'Redis is not reachable');
       } else {
         this.log.error({ err, method, url }, 'unexpected error');
@@ -356,7 +430,7 @@ export class HttpServer {
     this.app.any('/*', (res, req) => {
       const method = req.getMethod().toUpperCase();
       const url = req.getUrl();
-      this.sendError(res, { aborted: false, done: false }, fail('route_not_found', method, url), method, url, performance.now());
+      this.sendError(res, { aborted: false, done: false, route: UNMATCHED }, fail('route_not_found', method, url), method, url, performance.now());
     });
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {

@@ -12,6 +12,8 @@ export interface Settings {
   /** `host:port` seeds of a Redis Cluster, from REDIS_CLUSTER_NODES (comma-separated). */
   redisClusterNodes: { host: string; port: number }[];
   databaseUrl: string;
+  /** Whether laurel creates the database when it is missing: DATABASE_URL unset (its own database, `laurel`). */
+  databaseCreate: boolean;
   adminKey: string | null;
   /** Prefix of every Redis key and of the Postgres tables' rows scope. */
   prefix: string;
@@ -39,6 +41,10 @@ export interface Settings {
   rateLimit: RateLimit | null;
   /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
   webhooksAllowPrivate: boolean;
+  /** Whether requests are observed and process metrics collected (LAUREL_METRICS, on unless `0`). */
+  metrics: boolean;
+  /** The workers' health endpoint's port (LAUREL_WORKERS_PORT; `0` picks one); null: none. */
+  workersPort: number | null;
   /** Push providers (docs/notifications.md, "Setting up push"); null: that provider is off. */
   apns: { keyFile: string; keyId: string; teamId: string; topic: string; url: string } | null;
   fcm: { serviceAccountFile: string; url: string; tokenUrl: string | null } | null;
@@ -52,6 +58,9 @@ export interface RateLimit {
 }
 
 export class SettingsError extends Error {}
+
+/** laurel's own database on the machine's Postgres, created when missing (src/postgres/database.ts). */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
 
 function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -145,6 +154,13 @@ function smtpUrl(raw: string | undefined): string | null {
   return raw;
 }
 
+/** LAUREL_METRICS: `0` turns the recording of metrics off; `1` or unset leaves it on. */
+function metricsSetting(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === '1') return true;
+  if (raw === '0') return false;
+  throw new SettingsError(`LAUREL_METRICS must be 0 (metrics off) or 1, got "${raw}"`);
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const prefix = env.LAUREL_PREFIX || 'laurel';
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
@@ -159,7 +175,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.HOST || '0.0.0.0',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     redisClusterNodes: clusterNodes(env.REDIS_CLUSTER_NODES),
-    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseCreate: !env.DATABASE_URL,
     adminKey: env.LAUREL_ADMIN_KEY || null,
     prefix,
     logLevel: env.LOG_LEVEL || 'info',
@@ -170,6 +187,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
+    metrics: metricsSetting(env.LAUREL_METRICS),
+    workersPort: env.LAUREL_WORKERS_PORT === undefined || env.LAUREL_WORKERS_PORT === '' ? null : int('LAUREL_WORKERS_PORT', env.LAUREL_WORKERS_PORT, 0, 0, 65535),
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,

@@ -240,6 +240,29 @@ export function completionOf(body: LogBody): LoggedCompletion | null {
   return { tenant: body.t, userId: body.u, ts: body.ts, achievementIds: body.ac };
 }
 
+/**
+ * Log entry ids (lua/includes/logAdd.lua) are unique across the installation: `<ms>-1<µs><p>`, the
+ * microsecond within the ms in 3 digits and the partition in 5, a sequence of 10^8 or more. Ids
+ * written before they carried the partition are `<ms>-<µs>` (a sequence below 10^8, unique within
+ * their partition only), and so are those of a stream's own `*`.
+ */
+const PARTITIONED = 100_000_000;
+
+/**
+ * The arrival within its millisecond a log entry id's sequence (the part after the dash) says: the
+ * microsecond, or past 999 where the log took the next id after one of the same microsecond.
+ */
+export function arrivalInMs(seq: string): number {
+  const n = Number(seq);
+  return n >= PARTITIONED ? Math.floor(n / 100_000) - 1000 : n;
+}
+
+/** The partition a log entry id names, or null for one written before ids carried it. */
+export function partitionOfLogId(id: string): number | null {
+  const n = Number(id.slice(id.indexOf('-') + 1));
+  return n >= PARTITIONED ? n % 100_000 : null;
+}
+
 /** The id right after `id` (`<ms>-<seq>`): XTRIM MINID keeps ids from there on. */
 export function nextStreamId(id: string): string {
   const dash = id.indexOf('-');

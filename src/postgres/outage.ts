@@ -12,6 +12,8 @@ export class PostgresOutage {
   private readonly everyMs: number;
   private lastLine = 0;
   private unlogged = 0;
+  /** Every failure counted here since the process started (`laurel_store_errors_total`). */
+  failures = 0;
 
   constructor(log: Logger, everyMs = 30_000) {
     this.log = log;
@@ -21,6 +23,7 @@ export class PostgresOutage {
   /** A job that failed because Postgres could not serve it. */
   failed(err: unknown, what: string): void {
     const now = Date.now();
+    this.failures++;
     this.unlogged++;
     if (now - this.lastLine < this.everyMs) return;
     this.log.warn({ err: err instanceof Error ? err.message : String(err), what, failures: this.unlogged },

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { Settings } from '../lib/settings.js';
 import { markStore, storeOf } from '../lib/stores.js';
+import { createDatabase, DatabaseError, databaseOf, NO_SUCH_DATABASE } from './database.js';
 
 export class PostgresUnavailableError extends Error {}
 
@@ -263,12 +264,36 @@ function markErrors(pool: pg.Pool): void {
   });
 }
 
+/** Connects `client`; with `databaseCreate`, creates the database first when it is missing (src/postgres/database.ts). */
+async function connectCreating(settings: Settings, waitMs: number): Promise<pg.Client> {
+  const open = async () => {
+    const client = new pg.Client({ connectionString: settings.databaseUrl, connectionTimeoutMillis: waitMs });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
+  };
+  try {
+    return await open();
+  } catch (err) {
+    if ((err as { code?: string }).code !== NO_SUCH_DATABASE) throw err;
+    if (!settings.databaseCreate) {
+      throw new DatabaseError(`database "${databaseOf(settings.databaseUrl)}" does not exist: create it (createdb ${databaseOf(settings.databaseUrl)}) ` +
+        'or point DATABASE_URL at one (unset, laurel uses a database "laurel", created when missing)');
+    }
+    await createDatabase(settings.databaseUrl, waitMs);
+    return open();
+  }
+}
+
 /** Creates or upgrades the tables, on a connection of its own: they wait for another process's, and may rewrite a table (unbounded). */
 async function migrate(settings: Settings, waitMs: number): Promise<void> {
-  const client = new pg.Client({ connectionString: settings.databaseUrl, connectionTimeoutMillis: waitMs });
-  client.on('error', () => {});
+  const client = await connectCreating(settings, waitMs);
   try {
-    await client.connect();
     await client.query('SELECT pg_advisory_lock(7340211)');
     for (const sql of MIGRATIONS) await client.query(sql);
     await client.query('SELECT pg_advisory_unlock(7340211)');
@@ -282,10 +307,9 @@ export async function connectPostgres(settings: Settings, options: PoolOptions =
   try {
     await migrate(settings, options.waitMs);
   } catch (err) {
-    throw new PostgresUnavailableError(
-      `laurel cannot reach Postgres at ${settings.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@')} ` +
-        `(${(err as Error).message}). Start PostgreSQL 15+ or point DATABASE_URL at one.`,
-    );
+    const at = `laurel cannot use Postgres at ${settings.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@')}`;
+    throw new PostgresUnavailableError(err instanceof DatabaseError ? `${at}: ${err.message}.` :
+      `${at} (${(err as Error).message}). Start PostgreSQL 15+ or point DATABASE_URL at one.`);
   }
   const pool = new pg.Pool({
     connectionString: settings.databaseUrl, max: options.max, connectionTimeoutMillis: options.waitMs,

@@ -29,6 +29,8 @@ export class RedisOutage {
   private lastLine = 0;
   private unlogged = 0;
   private lastError = '';
+  /** Every failure counted here since the process started: the connections' and the noise (`laurel_store_errors_total`). */
+  failures = 0;
 
   constructor(log: Logger, everyMs = 30_000) {
     this.log = log;
@@ -51,6 +53,7 @@ export class RedisOutage {
   /** A failure of a watched connection. */
   failed(who: object, name: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
+    this.failures++;
     this.lastError = message;
     const now = Date.now();
     if (this.since === 0) {
@@ -70,6 +73,7 @@ export class RedisOutage {
    * logged, at most once per `everyMs`.
    */
   noise(err: unknown, what: string): void {
+    this.failures++;
     const now = Date.now();
     if (this.since !== 0) {
       this.note(now);

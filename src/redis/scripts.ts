@@ -189,6 +189,7 @@ declare module 'ioredis' {
     streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
+    logAppend(log: string, kind: string, body: string): Result<string, Context>;
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
     pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;

@@ -6,31 +6,32 @@
 import type { Deps } from '../engine/deps.js';
 import type { Readiness } from '../engine/services.js';
 import { HttpError } from '../lib/errors.js';
+import { METRICS_CONTENT_TYPE } from '../lib/metrics.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
-import { batchBacklog } from '../engine/batches/status.js';
+import { batchBacklog, type BatchBacklog } from '../engine/batches/status.js';
 
-/** The batch queues' gauges, the whole installation's (read from Redis when scraped); none when Redis does not answer. */
-async function batchGauges(deps: Deps): Promise<string> {
-  try {
-    const { waiting, lagSeconds } = await batchBacklog(deps);
-    return [
-      '# HELP laurel_batch_items_waiting Batch event items accepted and not yet applied, in every partition\'s queue.',
-      '# TYPE laurel_batch_items_waiting gauge',
-      `laurel_batch_items_waiting ${waiting}`,
-      '# HELP laurel_batch_lag_seconds How long the oldest batch event item waiting has waited (0 when none waits).',
-      '# TYPE laurel_batch_lag_seconds gauge',
-      `laurel_batch_lag_seconds ${lagSeconds.toFixed(3)}`,
-      '',
-    ].join('\n');
-  } catch {
-    return '';
-  }
+/**
+ * The batch queues' gauges, the whole installation's: read from Redis when scraped (once for both),
+ * so each process answers the same, and several processes' values make one by their maximum.
+ */
+function registerBatchGauges(deps: Deps): void {
+  let reading: Promise<BatchBacklog> | null = null;
+  const read = () => (reading ??= batchBacklog(deps).finally(() => { reading = null; }));
+  deps.metrics.gauge('laurel_batch_items_waiting', 'Batch event items accepted and not yet applied, in every partition\'s queue.',
+    async () => (await read()).waiting, 'max');
+  deps.metrics.gauge('laurel_batch_lag_seconds', 'How long the oldest batch event item waiting has waited (0 when none waits).',
+    async () => (await read()).lagSeconds, 'max');
 }
 
-export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
-  const { redis, store, metrics } = deps;
+/**
+ * `scrape` answers `GET /metrics`: this process's metrics, or (one api process of several) the
+ * whole installation's, added up by the primary (src/app/metrics-ipc.ts).
+ */
+export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promise<string> = () => deps.metrics.render()): Route[] {
+  const { redis, store } = deps;
+  registerBatchGauges(deps);
   return [
     {
       method: 'get', path: '/health', family: 'ops', handler: () => ok({ status: 'ok' }),
@@ -38,8 +39,8 @@ export function opsRoutes(deps: Deps, readiness: Readiness): Route[] {
     },
     {
       method: 'get', path: '/metrics', family: 'ops',
-      doc: { summary: 'Prometheus metrics', success: [200], contentType: 'text/plain; version=0.0.4' },
-      handler: async () => ({ status: 200, body: metrics.render() + await batchGauges(deps), contentType: 'text/plain; version=0.0.4' }),
+      doc: { summary: 'Prometheus metrics of the whole installation (every api process, and the workers of laurel start)', success: [200], contentType: METRICS_CONTENT_TYPE },
+      handler: async () => ({ status: 200, body: await scrape(), contentType: METRICS_CONTENT_TYPE }),
     },
     {
       method: 'get', path: '/ready', family: 'ops',

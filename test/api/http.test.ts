@@ -53,7 +53,10 @@ describe('operations', () => {
     const text = await after.text();
     expect(count(text, 'laurel_events_total\\{outcome="processed"\\}') - count(before.text, 'laurel_events_total\\{outcome="processed"\\}')).toBe(1);
     expect(count(text, 'laurel_events_total\\{outcome="replayed"\\}') - count(before.text, 'laurel_events_total\\{outcome="replayed"\\}')).toBe(1);
-    expect(count(text, 'laurel_http_responses_total\\{code="404"\\}')).toBeGreaterThan(count(before.text, 'laurel_http_responses_total\\{code="404"\\}'));
+    // By route (one label for /api and /v1) and status, in the latency histogram.
+    const notFound = 'laurel_http_request_duration_seconds_count\\{route="GET /api/users/:id",status="404"\\}';
+    expect(count(text, notFound) - count(before.text, notFound)).toBe(1);
+    expect(count(text, 'laurel_http_request_duration_seconds_count\\{route="POST /api/metrics/:key/event",status="202"\\}')).toBeGreaterThan(0);
     expect(text).toMatch(/^laurel_config_version \d+$/m);
   });
 

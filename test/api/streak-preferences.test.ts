@@ -67,7 +67,7 @@ describe.each(targets())('streak preferences on %s', (target) => {
       for (const streak of [
         { enabled: 'no' }, { evaluationMode: 'XOR' }, { evaluationMode: 'or' }, { metrics: [] }, { metrics: [{ key: 'lessons' }] },
         { metrics: [{ key: 'lessons', threshold: 0 }] }, { metrics: [{ key: 'lessons', threshold: -1 }] },
-        { metrics: [{ key: 'lessons', threshold: '1' }] }, { other: true }, 'off',
+        { metrics: [{ key: 'lessons', threshold: '1' }] }, 'off',
       ]) {
         const r = await prefs('val', { streak });
         expect(r.status, JSON.stringify(streak)).toBe(422);
@@ -81,6 +81,12 @@ describe.each(targets())('streak preferences on %s', (target) => {
       expect((await prefs('ghost', { streak: { enabled: false } })).status).toBe(404);
       // Nothing of the refused requests was kept.
       expect((await s.request('GET', '/api/users/val/preferences')).body).toEqual({ notifications: {} });
+      // An unknown field of an Application body is ignored, and not stored.
+      await post('val-other');
+      const other = await prefs('val-other', { streak: { other: true, metrics: [{ key: 'lessons', threshold: 1, colour: 'red' }] }, colour: 'red' });
+      expect(other.status, other.text).toBe(200);
+      expect(other.text).not.toContain('colour');
+      expect((await s.request('GET', '/api/users/val-other/preferences')).body).toEqual({ notifications: {}, streak: { metrics: [{ key: 'lessons', threshold: 1 }] } });
     });
 
     it('answers the streak preferences set, merged with those stored, and none for a user without', async () => {

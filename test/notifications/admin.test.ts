@@ -34,7 +34,7 @@ describe.each(targets())('notifications admin on %s', (target) => {
       [{ email: { from: 'not an address' } }, 422, /email.from/],
       [{ recap: { aggregation: 'daily' } }, 400, /recap.aggregation must be one of/],
       [{ publicUrl: 'ftp://x' }, 422, /publicUrl/],
-      [{ colour: 'red' }, 400, /unknown property "colour"/],
+      [{ colour: 'red' }, 400, /unknown field "colour"/],
       [[], 400, /body must be object/],
     ];
     for (const [body, status, message] of bad) {
@@ -108,7 +108,7 @@ describe.each(targets())('notifications admin on %s', (target) => {
       [{ title: 'x' }, /^title applies to push templates only/],
       [{ userAttributes: [{ attributeId: 'nope', attributeValue: 'x' }] }, /^userAttributes: "nope" is not the id of a user attribute/],
       [{ type: 'birthday' }, /type must be one of/],
-      [{ colour: 'red' }, /unknown property "colour"/],
+      [{ colour: 'red' }, /^unknown field "colour"/],
     ];
     for (const [change, message] of cases) {
       const r = await templates([{ key: 'bad', ...email, ...change }]);

@@ -78,7 +78,7 @@ describe('docs', () => {
 
   it('starts the api with the node flags it documents, as the bench does', () => {
     const flags = LAUREL_NODE_FLAGS.join(' ');
-    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start).toBe(`node ${flags} dist/src/cli.js start`);
+    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start).toBe(`exec node ${flags} dist/src/cli.js start`);
     expect(readFileSync('Dockerfile', 'utf8')).toContain(`ENTRYPOINT ["node", ${LAUREL_NODE_FLAGS.map((f) => `"${f}"`).join(', ')}, "dist/src/cli.js"]`);
     expect(doc('docs/operations.md')).toContain(`| \`node ${flags} dist/src/cli.js api\` |`);
   });

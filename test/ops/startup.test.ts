@@ -85,6 +85,17 @@ describe('laurel start-up', () => {
     }
   });
 
+  it('refuses a Node.js it does not run on, saying which it runs on, before it loads anything', async () => {
+    // Node.js 24 as the process sees it (uWebSockets.js has no binary for it).
+    const fake = Buffer.from('Object.defineProperty(process.versions, "node", { value: "24.1.0" })').toString('base64');
+    for (const command of ['start', 'workers']) {
+      const r = run([command], { NODE_OPTIONS: `--import=data:text/javascript;base64,${fake}`, LAUREL_PREFIX: newPrefix() });
+      expect(await r.exited).toBe(1);
+      expect(r.output().trim()).toBe('laurel: Node.js 24.1.0 cannot run laurel: it runs on Node.js 20 (20.11 or later) or 22, the versions its ' +
+        'uWebSockets.js build (uws-pack 20.0.8) has a native binary for. Install Node.js 20 (for example `nvm install 20`) and start it again.');
+    }
+  });
+
   it('refuses bad settings with a message naming the variable', async () => {
     const r = run(['api'], { BODY_LIMIT: 'lots', LAUREL_PREFIX: newPrefix() });
     expect(await r.exited).toBe(1);

@@ -110,13 +110,16 @@ async function openConnection(port: number): Promise<{ socket: Socket; answer: P
   return { socket, answer };
 }
 
-/** Starts `laurel api` on a free port with `env` over a prefix and admin key of its own; resolves once it serves. */
-export async function startApiProcesses(env: Record<string, string> = {}): Promise<ApiProcesses> {
+/**
+ * Starts `laurel api` (or `command`: `laurel start`, the workers in the primary) on a free port
+ * with `env` over a prefix and admin key of its own; resolves once it serves.
+ */
+export async function startApiProcesses(env: Record<string, string> = {}, command: 'api' | 'start' = 'api'): Promise<ApiProcesses> {
   const prefix = env.LAUREL_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const adminKey = env.LAUREL_ADMIN_KEY ?? `procs-${randomBytes(8).toString('hex')}`;
   const port = await freePort();
   const count = defaultProcessCount();
-  const run = runCli(['api'], {
+  const run = runCli([command], {
     LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, PORT: String(port), LAUREL_API_PROCESSES: String(count), LOG_LEVEL: 'info', ...env,
   });
 
@@ -138,12 +141,12 @@ export async function startApiProcesses(env: Record<string, string> = {}): Promi
 
   // Ready once every process listens (the primary says so) and the port answers.
   for (const deadline = Date.now() + 60_000; ;) {
-    if (run.child.exitCode !== null) throw new Error(`laurel api exited early: ${run.output()}`);
+    if (run.child.exitCode !== null) throw new Error(`laurel ${command} exited early: ${run.output()}`);
     if (run.output().includes('laurel api processes listening')) {
       const ready = await request('GET', '/ready').catch(() => null);
       if (ready?.status === 200) break;
     }
-    if (Date.now() > deadline) throw new Error(`laurel api did not get ready: ${run.output()}`);
+    if (Date.now() > deadline) throw new Error(`laurel ${command} did not get ready: ${run.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 

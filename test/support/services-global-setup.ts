@@ -6,6 +6,7 @@
  */
 import { Socket } from 'node:net';
 import { loadSettings } from '../../src/lib/settings.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
 
 interface Started {
   stop(): Promise<unknown>;
@@ -57,6 +58,9 @@ export default async function setup(): Promise<() => Promise<void>> {
       );
     }
   }
+  // laurel's own database (DATABASE_URL unset: `laurel`, created when missing) with its tables, as
+  // a laurel process's start makes them: the tests' own clients connect to it directly.
+  if (missing.length === 0) await (await connectPostgres(settings)).end();
   return async () => {
     await Promise.all(started.map((c) => c.stop()));
   };

@@ -1,7 +1,8 @@
 /**
  * A real SMTP server in-process on loopback (smtp-server) that receives every message, and
  * mailparser reading each one: the mail catcher of the notification tests. It can stop and start
- * again on the same port (SMTP down, then up).
+ * again on the same port (SMTP down, then up), and answer each message `delayMs` after it arrived
+ * (a slow server: the sender waits that long for its acknowledgement).
  */
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -21,7 +22,7 @@ export interface MailCatcher {
   start(): Promise<void>;
 }
 
-export async function startMailCatcher(): Promise<MailCatcher> {
+export async function startMailCatcher(opts: { delayMs?: number } = {}): Promise<MailCatcher> {
   const messages: ParsedMail[] = [];
   const recipients: string[][] = [];
   let port = 0;
@@ -35,7 +36,8 @@ export async function startMailCatcher(): Promise<MailCatcher> {
         simpleParser(stream).then((mail) => {
           messages.push(mail);
           recipients.push(session.envelope.rcptTo.map((r) => r.address));
-          callback();
+          if (opts.delayMs) setTimeout(() => callback(), opts.delayMs);
+          else callback();
         }, callback);
       },
     });

@@ -1,10 +1,12 @@
 /**
  * Ids made on the event path: a points award's id is derived from its name every time it is shown,
- * so quickNameUuid must never change its output.
+ * so quickNameUuid must never change its output. Log entry ids: what their parts say.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quickNameUuid } from '../../src/domain/ids.js';
+import { orderOf } from '../../src/domain/leaderboards/runs.js';
+import { arrivalInMs, partitionOfLogId } from '../../src/model/log.js';
 
 // The first implementation, kept as the reference: hex of each hash, then the UUID cut from them.
 function reference(name: string): string {
@@ -30,5 +32,22 @@ describe('quickNameUuid', () => {
       expect(id).toBe(reference(name));
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }), { numRuns: 2000 });
+  });
+});
+
+describe('log entry ids', () => {
+  it('order arrivals by the microsecond, old ids and ids that name the partition alike', () => {
+    // '<ms>-1<µs><partition>': the microsecond, whatever the partition.
+    expect(arrivalInMs('104500017')).toBe(45);
+    expect(arrivalInMs('100016383')).toBe(0);
+    expect(arrivalInMs('45')).toBe(45);
+    // The next id after one of the same microsecond (lua/includes/logAdd.lua logNextId).
+    expect(arrivalInMs('200000017')).toBe(1000);
+    expect(partitionOfLogId('1700000000000-104500017')).toBe(17);
+    expect(partitionOfLogId('1700000000000-45')).toBeNull();
+    // Two partitions' entries of one microsecond tie; an earlier microsecond orders first (larger).
+    expect(orderOf(0, '1700000000000-104500017')).toBe(orderOf(0, '1700000000000-104500003'));
+    expect(orderOf(0, '1700000000000-104500017')).toBe(orderOf(0, '1700000000000-45'));
+    expect(orderOf(0, '1700000000000-104400017') > orderOf(0, '1700000000000-104500003')).toBe(true);
   });
 });

@@ -14,6 +14,7 @@
 import { perObject } from '../../lib/memo.js';
 import { dateOfDay, dayIndexOf } from '../periods.js';
 import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
+import { arrivalInMs } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
 const DAY_MS = 86_400_000;
@@ -129,16 +130,16 @@ export function mondayFrom(date: string): string {
 
 /**
  * A ranking member's order, compared as text: larger the earlier a value was reached (the ranking
- * lists equal values by descending member). From the log entry id ('<ms>-<n>') of the event or
- * awards that reached it, which Redis's clock gives to the microsecond (lua/includes/logAdd.lua):
- * ties go by arrival, whatever the service's clock says (it stands still under the manual clock).
- * Without one, from the service time `ms`, after every id of that millisecond. 21 digits: the
- * complement of the ms (15), then of n (6).
+ * lists equal values by descending member). From the log entry id of the event or awards that
+ * reached it, which Redis's clock gives to the microsecond (lua/includes/logAdd.lua): ties go by
+ * arrival, whatever the service's clock says (it stands still under the manual clock); two
+ * partitions' entries of one microsecond tie. Without one, from the service time `ms`, after every
+ * id of that millisecond. 21 digits: the complement of the ms (15), then of the microsecond (6).
  */
 export function orderOf(ms: number, seq = ''): string {
   const dash = seq.indexOf('-');
   if (dash < 0) return `${String(1e15 - ms).padStart(15, '0')}000000`;
-  const n = Math.min(Number(seq.slice(dash + 1)), 999_999);
+  const n = Math.min(arrivalInMs(seq.slice(dash + 1)), 999_999);
   return String(1e15 - Number(seq.slice(0, dash))).padStart(15, '0') + String(999_999 - n).padStart(6, '0');
 }
 

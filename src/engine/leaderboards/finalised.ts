@@ -23,6 +23,6 @@ export async function writeFinalised(deps: Deps, run: FinalisedRun): Promise<voi
 /** Logs the run finalised, then writes its state. */
 export async function recordFinalised(deps: Deps, run: FinalisedRun): Promise<void> {
   const { redis, keys } = deps;
-  await redis.xadd(keys.partitionLog(keys.partitionOf(run.t, run.b)), '*', 'finalised', finalisedEntry(run));
+  await redis.logAppend(keys.partitionLog(keys.partitionOf(run.t, run.b)), 'finalised', finalisedEntry(run));
   await writeFinalised(deps, run);
 }

@@ -10,7 +10,7 @@ import { eligibility } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { pointsTotalField, totalField } from '../../model/fields.js';
-import { claimDue, hasLater, schedule, settle, type Delivery, type Settlement } from '../../postgres/notifications/deliveries.js';
+import { claimDue, hasLater, releaseClaimed, schedule, settle, type Delivery, type Settlement } from '../../postgres/notifications/deliveries.js';
 import { DEFAULT_TIME_ZONE } from '../../domain/notifications/rules.js';
 import { REACTIVATION_DAYS } from '../../domain/notifications/timing.js';
 import { absenceOf, nextReactivation } from './reactivation.js';
@@ -44,14 +44,21 @@ export interface SendResult {
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log' | 'metrics'>;
 
-/** Sends every delivery due now, a batch at a time. */
-export async function sendDue(deps: Deps, pool: pg.Pool, transports: Transports): Promise<SendResult> {
+/**
+ * Sends every delivery due now, a batch at a time. Once `stopping` says so (a worker process
+ * stopping), the delivery being sent is finished and settled, the rest of the batch given back.
+ */
+export async function sendDue(deps: Deps, pool: pg.Pool, transports: Transports, stopping: () => boolean = () => false): Promise<SendResult> {
   const result: SendResult = { claimed: 0, sent: 0, suppressed: 0, retried: 0, failed: 0 };
   const prefix = deps.settings.prefix;
-  for (;;) {
+  while (!stopping()) {
     const claimed = await claimDue(pool, prefix, deps.clock.now(), CLAIM, LEASE_MS);
     result.claimed += claimed.length;
-    for (const d of claimed) {
+    for (const [i, d] of claimed.entries()) {
+      if (stopping()) {
+        await releaseClaimed(pool, prefix, claimed.slice(i));
+        return result;
+      }
       const s = await attempt(deps, pool, d, transports);
       if (s === null || !(await settle(pool, prefix, d, s))) continue;
       const outcome = s.status === 'scheduled' ? 'retried' : s.status === 'cancelled' ? 'suppressed' : s.status;
@@ -60,6 +67,7 @@ export async function sendDue(deps: Deps, pool: pg.Pool, transports: Transports)
     }
     if (claimed.length < CLAIM) return result;
   }
+  return result;
 }
 
 /** The transports of one worker process: SMTP and the push providers (null: off). */

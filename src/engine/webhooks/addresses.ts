@@ -1,51 +1,83 @@
 /**
- * Where a webhook may be sent (API.md, "Webhooks"): `http` or `https`, and not to loopback, private,
- * link-local or otherwise internal addresses unless LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 (tests and
- * receivers on the premises). A name is judged by the addresses it resolves to, when sending.
+ * Where a webhook may be sent (API.md, "Webhooks"): `http` or `https`, and only to a globally
+ * routable unicast address unless LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 (tests and receivers on the
+ * premises). A name is judged by the addresses it resolves to, when sending.
+ *
+ * The ranges come from `ipaddr.js` (pinned), whose tables follow the IANA special-purpose address
+ * registries: an IPv4 address passes only outside every one of them (loopback, private, shared,
+ * link-local, documentation, benchmarking, 192.0.0.0/24, AS112, AMT, 6to4 relays, multicast,
+ * reserved, broadcast). An IPv6 address passes only inside global unicast (2000::/3, the IANA IPv6
+ * address space) and outside every special range (documentation, benchmarking, ORCHID, the IETF
+ * protocol assignments, AS112, ...). An IPv6 address that carries an IPv4 one is judged by it:
+ * IPv4-mapped (`::ffff:a.b.c.d`, whichever way it is written), NAT64 (`64:ff9b::/96`), 6to4
+ * (`2002::/16`), and Teredo (`2001::/32`: its server and its client, both). The other forms under
+ * `::/8` (IPv4-compatible, IPv4-translated) are not global unicast and are refused whatever they
+ * carry, as is the NAT64 local-use prefix `64:ff9b:1::/48`.
  */
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** Whether an IP address (v4 or v6, as text) is loopback, private, link-local, unspecified or otherwise not public. */
-export function isPrivateAddress(address: string): boolean {
-  const v = isIP(address);
-  if (v === 4) {
-    const [a, b] = address.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254)
-      || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
-  }
-  if (v === 6) {
-    const g = ipv6Groups(address);
-    if (g === null) return true;
-    const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-    const zeros = (from: number, to: number) => g.slice(from, to).every((n) => n === 0);
-    // Unspecified, loopback, and IPv4 inside IPv6 (written in either form: the URL parser turns
-    // ::ffff:127.0.0.1 into ::ffff:7f00:1): mapped, compatible, NAT64 and 6to4 reach the IPv4 address.
-    if (zeros(0, 7) && g[7] <= 1) return true;
-    if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return isPrivateAddress(v4(g[6], g[7]));
-    if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return isPrivateAddress(v4(g[6], g[7]));
-    if (g[0] === 0x2002) return isPrivateAddress(v4(g[1], g[2]));
-    // Unique local fc00::/7, link-local fe80::/10, multicast ff00::/8.
-    return (g[0] & 0xfe00) === 0xfc00 || (g[0] & 0xffc0) === 0xfe80 || (g[0] & 0xff00) === 0xff00;
-  }
-  return false;
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parse('2000::');
+const NAT64 = ipaddr.IPv6.parse('64:ff9b::');
+
+/** The IPv4 address in 32 bits of an IPv6 address's parts, from part `at`, optionally inverted (Teredo). */
+function v4At(parts: number[], at: number, invert = false): IPv4 {
+  const x = invert ? 0xffff : 0;
+  const hi = parts[at] ^ x;
+  const lo = parts[at + 1] ^ x;
+  return new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
 }
 
-/** An IPv6 address's eight 16-bit groups (`::` expanded, a trailing dotted IPv4 as two), or null. */
-function ipv6Groups(address: string): number[] | null {
-  let x = address.toLowerCase().replace(/%.*$/, '');
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(x);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number);
-    x = `${x.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function globalV4(a: IPv4): boolean {
+  return a.range() === 'unicast';
+}
+
+function globalV6(a: IPv6): boolean {
+  const p = a.parts;
+  switch (a.range()) {
+    case 'ipv4Mapped':
+      return globalV4(a.toIPv4Address());
+    case 'rfc6052':
+      // 64:ff9b::/96 reaches the IPv4 address in its last 32 bits; 64:ff9b:1::/48 is for local use.
+      return a.match(NAT64, 96) && globalV4(v4At(p, 6));
+    case '6to4':
+      return globalV4(v4At(p, 1));
+    case 'teredo':
+      return globalV4(v4At(p, 2)) && globalV4(v4At(p, 6, true));
+    case 'unicast':
+      return a.match(GLOBAL_UNICAST_V6, 3);
+    default:
+      return false;
   }
-  const [head, tail, extra] = x.split('::');
-  if (extra !== undefined) return null;
-  const part = (p: string | undefined) => (p === undefined || p === '' ? [] : p.split(':').map((h) => parseInt(h, 16)));
-  const hi = part(head);
-  const lo = part(tail);
-  if (tail !== undefined && hi.length + lo.length > 7) return null;
-  const groups = tail === undefined ? hi : [...hi, ...new Array<number>(8 - hi.length - lo.length).fill(0), ...lo];
-  return groups.length === 8 && groups.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? groups : null;
+}
+
+/**
+ * An IPv6 address with a dotted IPv4 tail written as two hex groups: ipaddr.js reads any dotted
+ * tail as IPv4-mapped (`::8.8.8.8` as `::ffff:8.8.8.8`), where it is the address's last 32 bits.
+ */
+function hexTail(address: string): string {
+  return address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)(%.*)?$/, (_all, a: string, b: string, c: string, d: string, zone?: string) =>
+    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}${zone ?? ''}`);
+}
+
+/**
+ * Whether an IP address (v4 or v6, as text, an IPv6 zone allowed) is globally routable unicast: the
+ * only addresses a webhook goes to unless private ones are allowed. Anything that is not an
+ * address (nor an IPv4 address in any form but four decimal parts) is not.
+ */
+export function isGlobalUnicast(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  let a: IPv4 | IPv6;
+  try {
+    a = family === 4 ? ipaddr.IPv4.parse(address) : ipaddr.IPv6.parse(hexTail(address));
+  } catch {
+    return false;
+  }
+  return a.kind() === 'ipv4' ? globalV4(a as IPv4) : globalV6(a as IPv6);
 }
 
 /** Why a URL cannot take webhooks, or null: its form, or an address it names literally. */
@@ -59,8 +91,9 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
   if (url.username !== '' || url.password !== '') return 'url must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host))) {
-    return 'url points at a loopback or private address (allowed with LAUREL_WEBHOOKS_ALLOW_PRIVATE=1)';
+  if (allowPrivate) return null;
+  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isGlobalUnicast(host))) {
+    return 'url points at a loopback or private address, or another that is not global unicast (allowed with LAUREL_WEBHOOKS_ALLOW_PRIVATE=1)';
   }
   return null;
 }

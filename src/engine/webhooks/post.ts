@@ -4,15 +4,15 @@
  * handler of its own: the answer's status is all a delivery needs, so no response object, body
  * stream or AbortSignal is made per POST (`request()` with them cost about a third more CPU per
  * delivery, `fetch` several times, `node:http`'s agents twice: docs/performance.md). The 15 s of a
- * whole exchange are kept by one sweep for every POST in flight, not a timer each. Private and
- * loopback addresses are refused unless allowed, checked on the address each connection is made
+ * whole exchange are kept by one sweep for every POST in flight, not a timer each. An address that
+ * is not global unicast (src/engine/webhooks/addresses.ts) is refused unless allowed, checked on the address each connection is made
  * to (the connector's lookup), so a name that resolves elsewhere later (DNS rebinding) is caught;
  * an address written in the URL is checked before the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { isPrivateAddress } from './addresses.js';
+import { isGlobalUnicast } from './addresses.js';
 
 export interface PostResult {
   status: number;
@@ -21,14 +21,26 @@ export interface PostResult {
 /** A refused address: not sent. */
 export class AddressRefused extends Error {}
 
-const refusal = (host: string, address: string) =>
-  new AddressRefused(`${host} resolves to ${address}, a private address (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`);
+/** A POST given up by its sender (a worker process stopping): whether the receiver saw it is unknown. */
+export class PostAbandoned extends Error {}
 
-/** dns.lookup, refusing a private address. */
+/** The POSTs in flight of one sender, which it can give up on all at once (PostAbandoned). */
+export class PostGroup {
+  readonly exchanges = new Set<Exchange>();
+
+  abandon(): void {
+    for (const x of this.exchanges) x.abandon();
+  }
+}
+
+const refusal = (host: string, address: string) =>
+  new AddressRefused(`${host} resolves to ${address}, a private address or another that is not global unicast (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 allows it)`);
+
+/** dns.lookup, refusing an address that is not global unicast. */
 const publicLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
     if (err) return callback(err, '', 0);
-    const inside = addresses.find((a) => isPrivateAddress(a.address));
+    const inside = addresses.find((a) => !isGlobalUnicast(a.address));
     if (inside !== undefined) return callback(refusal(hostname, inside.address), '', 0);
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0].address, addresses[0].family);
@@ -38,7 +50,7 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
 /** Connections kept open per origin. */
 const CONNECTIONS = 16;
 
-/** Keep-alive pools, one refusing private addresses and one allowing them. */
+/** Keep-alive pools, one refusing addresses that are not global unicast and one allowing them. */
 const agents = {
   public: new Agent({ connections: CONNECTIONS, connect: { lookup: publicLookup } }),
   any: new Agent({ connections: CONNECTIONS }),
@@ -76,7 +88,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     readonly timeoutMs: number,
     private readonly resolve: (r: PostResult) => void,
     private readonly reject: (err: Error) => void,
-  ) {}
+    private readonly group: PostGroup | undefined,
+  ) {
+    group?.exchanges.add(this);
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -112,10 +127,18 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.controller?.abort(err);
   }
 
+  /** Given up by its sender: the connection closed if the request was sent. */
+  abandon(): void {
+    const err = new PostAbandoned('given up: the worker process is stopping');
+    this.finish(err);
+    this.controller?.abort(err);
+  }
+
   finish(err: Error | null): void {
     if (this.done) return;
     this.done = true;
     inFlight.delete(this);
+    this.group?.exchanges.delete(this);
     if (err === null) this.resolve({ status: this.status });
     else this.reject(err);
   }
@@ -138,9 +161,12 @@ function watch(x: Exchange): void {
   }, SWEEP_MS).unref();
 }
 
-/** POSTs `body`; answers the status, or throws (network error, no answer within `timeoutMs`, refused address). */
+/**
+ * POSTs `body`; answers the status, or throws (network error, no answer within `timeoutMs`, refused
+ * address, given up through `group`).
+ */
 export function postWebhook(
-  url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean,
+  url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean, group?: PostGroup,
 ): Promise<PostResult> {
   let target: Target;
   try {
@@ -148,10 +174,10 @@ export function postWebhook(
   } catch (err) {
     return Promise.reject(err as Error);
   }
-  if (!allowPrivate && target.address !== null && isPrivateAddress(target.address)) return Promise.reject(refusal(target.address, target.address));
+  if (!allowPrivate && target.address !== null && !isGlobalUnicast(target.address)) return Promise.reject(refusal(target.address, target.address));
   return new Promise<PostResult>((resolve, reject) => {
     // The whole exchange within timeoutMs (a receiver trickling its answer included).
-    const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject);
+    const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject, group);
     watch(x);
     try {
       (allowPrivate ? agents.any : agents.public).dispatch({

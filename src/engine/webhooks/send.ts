@@ -6,7 +6,7 @@
  * below, then `failed`; a `410 Gone` fails it and disables the endpoint. Due times follow the
  * service's clock (the manual clock moves retries too).
  */
-import { AddressRefused, postWebhook } from './post.js';
+import { AddressRefused, PostAbandoned, PostGroup, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhooks/signing.js';
 import type { Webhook } from '../../model/entities.js';
 import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
@@ -20,6 +20,7 @@ import { rankingsWanted, recordRankingChanges, windowOf } from './rankings.js';
 import type { Context } from '../context.js';
 import type pg from 'pg';
 import { listIn } from '../../lib/lists.js';
+import { settleWithin } from '../../redis/client.js';
 
 /** The wait before each retry (ms): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h; then failed. */
 export const BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
@@ -63,15 +64,16 @@ function secretsOf(w: Webhook, nowMs: number): string[] {
   return previous ? [w.secret, w.previousSecret!] : [w.secret];
 }
 
-/** One attempt: the receiver's status, or an error (network, timeout, refused address). */
-async function attempt(deps: Deps, w: Webhook, d: WebhookDelivery): Promise<{ status: number | null; error: string | null }> {
+/** One attempt: the receiver's status, or an error (network, timeout, refused address); throws PostAbandoned when given up. */
+async function attempt(deps: Deps, w: Webhook, d: WebhookDelivery, group: PostGroup): Promise<{ status: number | null; error: string | null }> {
   try {
     // The secrets in force on the service's clock; the timestamp a receiver checks against its own
     // clock (Standard Webhooks allows minutes of skew) is the wall time, whatever the service's clock says.
     const headers = signedHeaders(secretsOf(w, deps.clock.now()), d.eventId, Math.floor(Date.now() / 1000), d.body);
-    const { status } = await postWebhook(w.url, d.body, headers, TIMEOUT_MS, deps.settings.webhooksAllowPrivate);
+    const { status } = await postWebhook(w.url, d.body, headers, TIMEOUT_MS, deps.settings.webhooksAllowPrivate, group);
     return { status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` };
   } catch (err) {
+    if (err instanceof PostAbandoned) throw err;
     const e = err as Error & { code?: string };
     return { status: null, error: e instanceof AddressRefused ? e.message : e.code ?? e.message };
   }
@@ -84,7 +86,11 @@ async function attempt(deps: Deps, w: Webhook, d: WebhookDelivery): Promise<{ st
  * that takes its 15 s holds up only its own deliveries. Outcomes are settled together, one
  * statement per SETTLE_BATCH or SETTLE_MS; a process that dies before it settles leaves them
  * `sending` until their lease ends, and they are sent again under the same `webhook-id`.
- * `idle()` waits for every send in flight and settles them.
+ * `idle()` waits for every send in flight and settles them. `close()` stops: nothing more is
+ * claimed or started, the sends in flight get until the stop's deadline to be answered, those
+ * still unanswered then are given up, and they and the claimed ones not started are given back
+ * (free to claim at once, by this process's successor or another: one given up may reach its
+ * receiver twice, under one `webhook-id`); every outcome is settled.
  */
 export class WebhookSender {
   private readonly deps: Deps;
@@ -93,6 +99,10 @@ export class WebhookSender {
   private readonly queued = new Map<string, WebhookDelivery[]>();
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
+  /** The POSTs in flight, given up together when a stop's deadline comes. */
+  private readonly posts = new PostGroup();
+  /** Sends given up at a stop: given back with the claimed ones not started. */
+  private abandoned: WebhookDelivery[] = [];
   private settled: Settlement[] = [];
   /** The outbox row each delivery claimed from the outbox came in, and the rows all attempted. */
   private readonly outboxOf = new WeakMap<WebhookDelivery, OutboxClaim>();
@@ -232,14 +242,29 @@ export class WebhookSender {
     await this.flush();
   }
 
-  /** Stops claiming; settles what was sent. */
-  async close(): Promise<void> {
+  /** Stops claiming and starting sends (close() finishes the stop). */
+  stop(): void {
     this.closed = true;
-    await this.idle();
-    // Claimed and not started (nothing starts once closed): given back now rather than left to their
-    // lease, an outbox row with the first attempts of those that were made (so none is sent twice).
-    const unstarted = [...this.queued.values()].flat();
+  }
+
+  /**
+   * Stops; lets the sends in flight be answered until `finishBy` (ms since the epoch), gives up on
+   * the rest, settles every outcome and gives back what was not attempted.
+   */
+  async close(finishBy = Infinity): Promise<void> {
+    this.closed = true;
+    const inTime = finishBy === Infinity ? await this.idle().then(() => true) : await settleWithin(this.idle(), finishBy - Date.now());
+    if (!inTime) {
+      this.deps.log.warn({ abandoned: this.posts.exchanges.size }, 'webhook deliveries unanswered at the stop: given back, to be sent again under the same webhook-id');
+      this.posts.abandon();
+      await this.idle();
+    }
+    // Claimed and not started (nothing starts once closed), or given up: given back now rather than
+    // left to their lease, an outbox row with the first attempts of those that were made (so none
+    // is sent twice).
+    const unstarted = [...this.queued.values()].flat().concat(this.abandoned);
     this.queued.clear();
+    this.abandoned = [];
     const claims = new Map<OutboxClaim, WebhookDelivery[]>();
     const rows: string[] = [];
     for (const d of unstarted) {
@@ -296,7 +321,15 @@ export class WebhookSender {
       result.failed++;
       return;
     }
-    const { status, error } = await attempt(deps, w, d);
+    let answer: Awaited<ReturnType<typeof attempt>>;
+    try {
+      answer = await attempt(deps, w, d, this.posts);
+    } catch (err) {
+      if (!(err instanceof PostAbandoned)) throw err;
+      this.abandoned.push(d);
+      return;
+    }
+    const { status, error } = answer;
     const at = clock.now();
     if (error === null) {
       this.settle(d, { status: 'delivered', lastStatus: status, error: null, at });

@@ -143,6 +143,21 @@ export async function settle(pool: pg.Pool, prefix: string, d: Delivery, s: Sett
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Gives back claimed deliveries that were not attempted (a worker process stopping): `scheduled`
+ * again, due as they were, the claim's attempt not counted; free to claim at once. A claim that is
+ * no longer this one's is left alone.
+ */
+export async function releaseClaimed(pool: pg.Pool, prefix: string, deliveries: Delivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await pool.query(
+    `UPDATE laurel_deliveries d SET status = 'scheduled', attempts = d.attempts - 1, claimed_until = NULL
+     FROM unnest($2::text[], $3::int[]) AS c(id, attempts)
+     WHERE d.prefix = $1 AND d.id = c.id AND d.status = 'sending' AND d.attempts = c.attempts`,
+    [prefix, deliveries.map((d) => d.id), deliveries.map((d) => d.attempts)],
+  );
+}
+
 export interface DeliveryFilter {
   tenant: string;
   userId?: string;

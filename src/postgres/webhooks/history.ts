@@ -27,8 +27,11 @@ function delivered(endpointId: string, item: Item, [at, lastStatus]: [number, nu
   };
 }
 
-/** The deliveries of an endpoint's settled outbox rows that their first attempt delivered, newest first: at least `want` of them, if there are. */
-async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: string, want: number): Promise<WebhookDelivery[]> {
+/**
+ * The deliveries of an endpoint's settled outbox rows that their first attempt delivered (of one
+ * tenant's events only, with `tenant`), newest first: at least `want` of them, if there are.
+ */
+async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: string, want: number, tenant: string | null): Promise<WebhookDelivery[]> {
   const out: WebhookDelivery[] = [];
   const chunk = Math.min(500, Math.ceil(want / OUTBOX_ROW) + 1);
   // The last row read: the next chunk starts after it.
@@ -45,7 +48,7 @@ async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: stri
       const outcomes = JSON.parse(r.outcomes) as Outcome[];
       items.forEach((item, i) => {
         const o = outcomes[i];
-        if (o !== null && o !== undefined) out.push(delivered(endpointId, item, o, r.created_at.getTime()));
+        if (o !== null && o !== undefined && (tenant === null || item.tenant === tenant)) out.push(delivered(endpointId, item, o, r.created_at.getTime()));
       });
     }
     if (rows.length < chunk) break;
@@ -54,17 +57,19 @@ async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: stri
   return out;
 }
 
-/** An endpoint's deliveries, newest first (`status` one of them only). */
+/** An endpoint's deliveries, newest first (`status` one of them only; `tenant` the events of that tenant only). */
 export async function listDeliveries(
-  pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; limit: number; skip: number },
+  pool: pg.Pool, prefix: string, endpointId: string, filter: { status?: string; tenant?: string | null; limit: number; skip: number },
 ): Promise<WebhookDelivery[]> {
   const want = filter.skip + filter.limit;
+  const tenant = filter.tenant ?? null;
   const { rows } = await pool.query<Row>(
     `SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
+       AND ($5::text IS NULL OR tenant = $5)
      ORDER BY created_at DESC, id DESC LIMIT $4`,
-    [prefix, endpointId, filter.status ?? null, want],
+    [prefix, endpointId, filter.status ?? null, want, tenant],
   );
-  const settled = filter.status === undefined || filter.status === 'delivered' ? await settledDeliveries(pool, prefix, endpointId, want) : [];
+  const settled = filter.status === undefined || filter.status === 'delivered' ? await settledDeliveries(pool, prefix, endpointId, want, tenant) : [];
   return [...rows.map(fromRow), ...settled].sort(newestFirst).slice(filter.skip, want);
 }
 
@@ -73,7 +78,9 @@ export async function listDeliveries(
  * caller's transaction: marked moved in the outbox row (listed from its own row now). Null when no
  * settled row of the endpoint holds it delivered.
  */
-async function moveToOwnRow(client: pg.ClientBase, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
+async function moveToOwnRow(
+  client: pg.ClientBase, prefix: string, endpointId: string, id: string, nowMs: number, tenant: string | null,
+): Promise<WebhookDelivery | null> {
   const { rows } = await client.query<SettledRow>(
     `SELECT id, items, outcomes, created_at FROM laurel_webhook_outbox
      WHERE prefix = $1 AND endpoint_id = $2 AND ids @> ARRAY[$3]::text[] AND settled_at IS NOT NULL FOR UPDATE`,
@@ -84,7 +91,7 @@ async function moveToOwnRow(client: pg.ClientBase, prefix: string, endpointId: s
     const outcomes = JSON.parse(r.outcomes) as Outcome[];
     const i = items.findIndex((x) => x.id === id);
     const o = outcomes[i];
-    if (i < 0 || o === null || o === undefined) continue;
+    if (i < 0 || o === null || o === undefined || (tenant !== null && items[i].tenant !== tenant)) continue;
     const was = delivered(endpointId, items[i], o, r.created_at.getTime());
     outcomes[i] = null;
     await client.query('UPDATE laurel_webhook_outbox SET outcomes = $3 WHERE prefix = $1 AND id = $2', [prefix, r.id, JSON.stringify(outcomes)]);
@@ -101,19 +108,25 @@ async function moveToOwnRow(client: pg.ClientBase, prefix: string, endpointId: s
   return null;
 }
 
-/** Sends a delivery again (pending, due at `nowMs`); null when the endpoint has no such delivery. */
-export async function retryDelivery(pool: pg.Pool, prefix: string, endpointId: string, id: string, nowMs: number): Promise<WebhookDelivery | null> {
+/**
+ * Sends a delivery again (pending, due at `nowMs`); null when the endpoint has no such delivery
+ * (of `tenant`'s events, when one is given).
+ */
+export async function retryDelivery(
+  pool: pg.Pool, prefix: string, endpointId: string, id: string, nowMs: number, tenant: string | null = null,
+): Promise<WebhookDelivery | null> {
   const { rows } = await pool.query<Row>(
     `UPDATE laurel_webhook_deliveries SET status = 'pending', due_at = to_timestamp($4 / 1000.0), claimed_until = NULL
-     WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND status <> 'sending' RETURNING *`,
-    [prefix, endpointId, id, nowMs],
+     WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND status <> 'sending' AND ($5::text IS NULL OR tenant = $5) RETURNING *`,
+    [prefix, endpointId, id, nowMs, tenant],
   );
   if (rows.length > 0) return fromRow(rows[0]);
-  const moved = await inTransaction(pool, (client) => moveToOwnRow(client, prefix, endpointId, id, nowMs));
+  const moved = await inTransaction(pool, (client) => moveToOwnRow(client, prefix, endpointId, id, nowMs, tenant));
   if (moved !== null) return moved;
   // Being sent now: answered as it is.
   const { rows: existing } = await pool.query<Row>(
-    'SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND id = $3', [prefix, endpointId, id],
+    'SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND endpoint_id = $2 AND id = $3 AND ($4::text IS NULL OR tenant = $4)',
+    [prefix, endpointId, id, tenant],
   );
   return existing.length > 0 ? fromRow(existing[0]) : null;
 }

@@ -83,7 +83,7 @@ function shapeOf(body: unknown): BatchItem[] {
   if (e.keyword === 'additionalProperties') {
     const field = (e.params as { additionalProperty: string }).additionalProperty;
     const where = path.length > 1 ? `${path.slice(1).join('.')}.${field}` : field;
-    throw ofItem(index, fail('unknown_field', `"${where}" is not a field of a batch event`));
+    throw ofItem(index, fail('unknown_field', where));
   }
   // describe() names the body's path; within an item, the item itself is "the event".
   throw ofItem(index, fail('invalid_body', describe(inner).replace(/^body\b/, 'the event')));

@@ -4,11 +4,11 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
-import { generateKey } from '../../http/auth.js';
+import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf } from '../../http/reply.js';
-import type { Route } from '../../http/server.js';
-import { compile, compileCheck, lastError, parseJson } from '../../http/validate.js';
+import type { Request, Route } from '../../http/server.js';
+import { compile, compileCheck, lastError, parseJson, refusalOf } from '../../http/validate.js';
 import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
 import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -18,7 +18,7 @@ const key = { type: 'string', pattern: KEY_PATTERN, minLength: 1, maxLength: 100
 const name = { type: 'string', minLength: 1, maxLength: 255 };
 /**
  * A tenant's customerId: what the Tenant-ID header sends, so printable ASCII without white space
- * at either end (src/http/auth.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
+ * at either end (src/http/authorize.ts NOT_PRINTABLE_ASCII: the HTTP layer cannot read anything else as sent).
  */
 const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
 
@@ -145,11 +145,38 @@ export function adminRoutes(deps: Deps): Route[] {
       ...t, customerId: c.customerId ?? t.customerId, name: c.name ?? t.name, status: c.status ?? t.status, updated: now,
     }),
     view: tenantView,
+    tenantOf: (t) => t.id,
   });
+
+  /** Whether the request may see or revoke a key: a key bound to a tenant, only keys bound to it. */
+  const keyVisible = (req: Request, k: ApiKeyRecord): boolean => {
+    const { bound } = principalOf(req);
+    return bound === null || k.tenantId === bound;
+  };
+  /**
+   * The tenant a new key is bound to: the one the item names (by id or customer id), else none; a
+   * key bound to a tenant creates keys bound to its own tenant only (naming none binds to it).
+   * A string refuses the item: its message, and whether it is a 403 rather than a 422.
+   */
+  const bindingOf = (req: Request, item: ApiKeyCreate): { tenantId: string | null } | { refused: string; forbidden: boolean } => {
+    const { bound } = principalOf(req);
+    if (item.tenantId == null) {
+      if (bound !== null && item.tenantId === null) {
+        return { refused: 'it creates keys bound to its own tenant only, not tenantId null', forbidden: true };
+      }
+      return { tenantId: bound };
+    }
+    const tenant = findTenant(store.current, item.tenantId);
+    if (bound !== null && tenant?.id !== bound) {
+      return { refused: `it creates keys bound to its own tenant only, not to "${item.tenantId}"`, forbidden: true };
+    }
+    if (tenant === undefined) return { refused: `Tenant "${item.tenantId}" not found`, forbidden: false };
+    return { tenantId: tenant.id };
+  };
 
   const apiKeys: Route[] = [
     {
-      method: 'post', path: '/api-keys', family: 'admin',
+      method: 'post', path: '/api-keys', family: 'admin', reach: 'rows',
       doc: {
         summary: 'Create API keys, each answered once with its secret',
         description: 'One key alone is answered as the key (201); an array as { created, issues }.',
@@ -164,21 +191,18 @@ export function adminRoutes(deps: Deps): Route[] {
         for (let index = 0; index < items.length; index++) {
           const item = items[index];
           if (!checkApiKeyCreate(item)) {
-            if (single) throw fail('invalid_body', lastError(checkApiKeyCreate));
+            if (single) throw refusalOf(checkApiKeyCreate);
             issues.push({ index, severity: 'error', message: lastError(checkApiKeyCreate) });
             continue;
           }
-          let tenantId: string | null = null;
-          if (item.tenantId != null) {
-            const tenant = findTenant(store.current, item.tenantId);
-            if (tenant === undefined) {
-              if (single) throw fail('unprocessable', `Tenant "${item.tenantId}" not found`);
-              issues.push({ index, severity: 'error', message: `Tenant "${item.tenantId}" not found` });
-              continue;
-            }
-            tenantId = tenant.id;
+          const binding = bindingOf(req, item);
+          if ('refused' in binding) {
+            const refusal = binding.forbidden ? fail('outside_tenant', binding.refused) : fail('unprocessable', binding.refused);
+            if (single) throw refusal;
+            issues.push({ index, severity: 'error', message: refusal.message });
+            continue;
           }
-          const fresh = generateKey(item.kind, item.name ?? `${item.kind} key`, tenantId, nowIso());
+          const fresh = generateKey(item.kind, item.name ?? `${item.kind} key`, binding.tenantId, nowIso());
           await store.put('apikeys', 'create', fresh.record);
           created.push({ ...apiKeyView(fresh.record), key: fresh.key });
         }
@@ -187,34 +211,35 @@ export function adminRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/api-keys', family: 'admin',
+      method: 'get', path: '/api-keys', family: 'admin', reach: 'rows',
       doc: { summary: 'List API keys (without their secrets)', query: PAGE_QUERY, success: [200], response: { type: 'array' } },
       handler: (req) => {
         const { limit, skip } = pageOf(queryOf(req));
-        return ok(store.current.list('apikeys').slice(skip, skip + limit).map(apiKeyView));
+        return ok(store.current.list('apikeys').filter((k) => keyVisible(req, k)).slice(skip, skip + limit).map(apiKeyView));
       },
     },
     {
-      method: 'get', path: '/api-keys/:id', family: 'admin',
+      method: 'get', path: '/api-keys/:id', family: 'admin', reach: 'rows',
       doc: { summary: 'Get an API key (without its secret)', params: { id: ID_PARAM }, success: [200] },
       handler: (req) => {
         const k = store.current.apiKeys.get(req.params[0]);
-        if (k === undefined) throw fail('not_found', `API key "${req.params[0]}"`);
+        if (k === undefined || !keyVisible(req, k)) throw fail('not_found', `API key "${req.params[0]}"`);
         return ok(apiKeyView(k));
       },
     },
     {
-      method: 'del', path: '/api-keys', family: 'admin',
+      method: 'del', path: '/api-keys', family: 'admin', reach: 'rows',
       doc: { summary: 'Revoke API keys (never the last admin key)', query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
         for (const id of idsOf(queryOf(req))) {
-          const k = store.current.apiKeys.get(id);
+          const found = store.current.apiKeys.get(id);
+          const k = found !== undefined && keyVisible(req, found) ? found : undefined;
           const admins = store.current.list('apikeys').filter((x) => x.kind === 'admin' && x.tenantId === null);
           if (k && k.kind === 'admin' && k.tenantId === null && admins.length <= 1) {
             issues.push({ id, severity: 'error', message: 'The last admin key cannot be revoked; create another admin key first' });
-          } else if (await store.delete('apikeys', id)) {
+          } else if (k !== undefined && await store.delete('apikeys', id)) {
             deleted.push({ id });
           } else {
             issues.push({ id, severity: 'error', message: `API key "${id}" not found` });
@@ -227,7 +252,7 @@ export function adminRoutes(deps: Deps): Route[] {
 
   const clockRoutes: Route[] = [
     {
-      method: 'put', path: '/clock', family: 'admin',
+      method: 'put', path: '/clock', family: 'admin', reach: 'account',
       doc: { summary: 'Set the manual clock (LAUREL_CLOCK=manual only; a 404 otherwise)', body: { check: validateClock }, success: [200] },
       handler: async (req) => {
         if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
@@ -241,7 +266,7 @@ export function adminRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/clock', family: 'admin',
+      method: 'get', path: '/clock', family: 'admin', reach: 'configuration',
       doc: { summary: 'Read the manual clock (LAUREL_CLOCK=manual only; a 404 otherwise)', success: [200] },
       handler: (req) => {
         if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);

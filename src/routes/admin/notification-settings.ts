@@ -66,12 +66,12 @@ export function adminNotificationSettingsRoutes(deps: Deps): Route[] {
   const { store, clock } = deps;
   return [
     {
-      method: 'get', path: '/notifications/settings', family: 'admin',
+      method: 'get', path: '/notifications/settings', family: 'admin', reach: 'configuration',
       doc: { summary: 'The notification settings', success: [200] },
       handler: () => ok(notificationSettingsView(store.current.notifications)),
     },
     {
-      method: 'put', path: '/notifications/settings', family: 'admin',
+      method: 'put', path: '/notifications/settings', family: 'admin', reach: 'configuration',
       doc: { summary: 'Replace the notification settings', body: { check: validateSettings }, success: [200], refusals: [422] },
       handler: async (req) => {
         const input = validateSettings(parseJson(req.body));

@@ -54,7 +54,7 @@ export function adminPointsSystemRoutes(deps: Deps): Route[] {
 
   /** POST /points: systems, each with its optional levels, boosts and triggers. */
   const createSystems: Route = {
-    method: 'post', path: '/points', family: 'admin',
+    method: 'post', path: '/points', family: 'admin', reach: 'configuration',
     doc: {
       summary: 'Create points systems, each with its levels, boosts and triggers',
       description: 'A child is checked as POST /admin/v1/points/{systemId}/levels (boosts, triggers) checks it; one bad child refuses its system.',

@@ -8,7 +8,8 @@ import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { fail } from '../../lib/errors.js';
 import { json, ok, queryOf, type Query } from '../../http/reply.js';
-import type { Reply, Request, Route } from '../../http/server.js';
+import type { Reach, Reply, Request, Route } from '../../http/server.js';
+import { principalOf } from '../../http/auth.js';
 import type { Param, PathParam, Schema } from '../../http/route-doc.js';
 import { compileCheck, lastError, parseJson } from '../../http/validate.js';
 import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
@@ -78,6 +79,13 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   afterDelete?(entity: EntityByKind[K]): Promise<void>;
   /** A message to refuse deleting an entity (something still refers to it). */
   refuseDelete?(entity: EntityByKind[K], snapshot: Snapshot): string | null;
+  /**
+   * The tenant (storage id) an entity belongs to, for a resource whose rows each belong to one
+   * (tenants): a key bound to a tenant reads its own tenant's rows only and writes none
+   * (src/http/authorize.ts). Without it the resource is account-wide configuration, which a bound
+   * key reads and does not write.
+   */
+  tenantOf?(entity: EntityByKind[K]): string;
 }
 
 /** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
@@ -178,13 +186,22 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
   const plural = `${label}s`;
   const one = `${/^[aeiou]/.test(label) ? 'an' : 'a'} ${label}`;
   const below = parent === undefined ? '' : ` of a ${parent.label.toLowerCase()}`;
+  const tenantOf = spec.tenantOf;
+  /** Whether the request may see an entity: a bound key sees its own tenant's rows only. */
+  const visible = (req: Request, entity: EntityByKind[K]): boolean => {
+    if (tenantOf === undefined) return true;
+    const { bound } = principalOf(req);
+    return bound === null || tenantOf(entity) === bound;
+  };
+  const readReach: Reach = tenantOf === undefined ? 'configuration' : 'rows';
+  const writeReach: Reach = tenantOf === undefined ? 'configuration' : 'account';
   const params: Record<string, PathParam> = parent === undefined ? {} : {
     [spec.path.split('/').find((part) => part.startsWith(':'))!.slice(1)]: { schema: { type: 'string' }, description: `The ${parent.label.toLowerCase()}'s id` },
   };
 
   return [
     {
-      method: 'post', path: spec.path, family: 'admin',
+      method: 'post', path: spec.path, family: 'admin', reach: writeReach,
       doc: {
         summary: `Create ${plural}${below}`, params, body: { check: checkCreate, batch: MAX_BATCH },
         success: [201, 200], response: batchAnswer('created'),
@@ -202,28 +219,28 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       },
     },
     {
-      method: 'get', path: spec.path, family: 'admin',
+      method: 'get', path: spec.path, family: 'admin', reach: readReach,
       doc: { summary: `List ${plural}${below}`, params, query: PAGE_QUERY, success: [200], response: { type: 'array' } },
       handler: (req) => {
         const parentId = parentOf(req);
         const { limit, skip } = pageOf(queryOf(req));
-        const all = store.current.list(spec.kind).filter((e) => parent === undefined || parent.of(e) === parentId);
+        const all = store.current.list(spec.kind).filter((e) => (parent === undefined || parent.of(e) === parentId) && visible(req, e));
         return ok(all.slice(skip, skip + limit).map(spec.view));
       },
     },
     {
-      method: 'get', path: `${spec.path}/:id`, family: 'admin',
+      method: 'get', path: `${spec.path}/:id`, family: 'admin', reach: readReach,
       doc: { summary: `Get ${one}${below}`, params: { ...params, id: ID_PARAM }, success: [200] },
       handler: (req) => {
         const parentId = parentOf(req);
         const id = req.params[parent === undefined ? 0 : 1];
         const entity = find(id, parentId);
-        if (entity === undefined) throw fail('not_found', `${spec.label} "${id}"`);
+        if (entity === undefined || !visible(req, entity)) throw fail('not_found', `${spec.label} "${id}"`);
         return ok(spec.view(entity));
       },
     },
     {
-      method: 'patch', path: spec.path, family: 'admin',
+      method: 'patch', path: spec.path, family: 'admin', reach: writeReach,
       doc: {
         summary: `Update ${plural}${below}`, params, body: { check: checkUpdate, batch: MAX_BATCH }, success: [200], response: batchAnswer('updated'),
       },
@@ -260,7 +277,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       },
     },
     {
-      method: 'del', path: spec.path, family: 'admin',
+      method: 'del', path: spec.path, family: 'admin', reach: writeReach,
       doc: { summary: `Delete ${plural}${below}`, params, query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
         const parentId = parentOf(req);

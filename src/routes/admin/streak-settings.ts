@@ -48,11 +48,11 @@ export function adminStreakSettingsRoutes(deps: Deps): Route[] {
   const { store, clock } = deps;
   return [
     {
-      method: 'get', path: '/streaks/settings', family: 'admin', handler: () => ok(settingsView(store.current.streak)),
+      method: 'get', path: '/streaks/settings', family: 'admin', reach: 'configuration', handler: () => ok(settingsView(store.current.streak)),
       doc: { summary: 'The streak rule', success: [200] },
     },
     {
-      method: 'put', path: '/streaks/settings', family: 'admin',
+      method: 'put', path: '/streaks/settings', family: 'admin', reach: 'configuration',
       doc: { summary: 'Replace the streak rule', body: { check: validateSettings }, success: [200], refusals: [422] },
       handler: async (req) => {
         const input = validateSettings(parseJson(req.body));

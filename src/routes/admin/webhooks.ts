@@ -3,12 +3,14 @@
  * src/routes/admin/resource.ts (the signing secret answered once, by the create), the secret's
  * rotation (the old one signs beside the new for 24 hours), an endpoint's deliveries from Postgres
  * (src/postgres/webhooks/deliveries.ts) and the retry of one. Account-wide configuration, as
- * metrics are; a delivery names the tenant of its event.
+ * metrics are; a delivery names the tenant of its event, and a key bound to a tenant lists and
+ * retries its own tenant's deliveries only.
  */
 import type { Deps } from '../../engine/deps.js';
 import { urlProblem } from '../../engine/webhooks/addresses.js';
 import { newSecret } from '../../domain/webhooks/signing.js';
 import { fail } from '../../lib/errors.js';
+import { principalOf } from '../../http/auth.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
@@ -79,7 +81,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
       createdView: (w) => ({ ...webhookView(w), secret: w.secret }),
     }),
     {
-      method: 'post', path: '/webhooks/:id/secret', family: 'admin',
+      method: 'post', path: '/webhooks/:id/secret', family: 'admin', reach: 'account',
       doc: {
         summary: 'Rotate an endpoint\'s signing secret: answers the new one, once; the old one signs beside it for 24 hours',
         params: idParam, success: [200], refusals: [404],
@@ -96,7 +98,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'get', path: '/webhooks/:id/deliveries', family: 'admin',
+      method: 'get', path: '/webhooks/:id/deliveries', family: 'admin', reach: 'rows',
       doc: {
         summary: 'An endpoint\'s deliveries, newest first', params: idParam,
         query: [{ name: 'status', schema: { type: 'string', enum: STATUSES } }, ...PAGE_QUERY],
@@ -107,18 +109,21 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const status = q.get('status') || undefined;
         if (status !== undefined && !STATUSES.includes(status)) throw fail('invalid_query', `status must be one of ${STATUSES.join(', ')}`);
-        return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, ...pageOf(q) })).map(deliveryView));
+        // A key bound to a tenant sees its own tenant's deliveries only.
+        const tenant = principalOf(req).bound;
+        return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, tenant, ...pageOf(q) })).map(deliveryView));
       },
     },
     {
-      method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', family: 'admin',
+      method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', family: 'admin', reach: 'rows',
       doc: {
         summary: 'Send one delivery again, now (its webhook-id unchanged)',
         params: { ...idParam, deliveryId: ID_PARAM }, success: [200], refusals: [404, 503],
       },
       handler: async (req) => {
         const w = endpointOf(req);
-        const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now());
+        // A key bound to a tenant sends its own tenant's deliveries again only.
+        const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now(), principalOf(req).bound);
         if (d === null) throw fail('not_found', `Delivery "${req.params[1]}" of webhook "${w.id}"`);
         return ok(deliveryView(d));
       },

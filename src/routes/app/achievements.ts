@@ -18,7 +18,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
-});
+}, { lenient: true });
 
 /** Whether a user with the given attribute values could earn the achievement. */
 function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, string>): boolean {

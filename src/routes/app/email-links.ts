@@ -50,10 +50,10 @@ export function emailLinkRoutes(deps: Deps): Route[] {
   const show = async (req: Request) => page(req, (await subjectOf(req)).hash, '');
 
   return [
-    { method: 'get', path: '/preferences/:token', family: 'ops', doc: { ...LINK, summary: 'The preferences page of an email\'s link' }, handler: show },
-    { method: 'get', path: '/unsubscribe/:token', family: 'ops', doc: { ...LINK, summary: 'The preferences page, from an email\'s unsubscribe link' }, handler: show },
+    { method: 'get', path: '/preferences/:token', family: 'ops', secretPath: true, doc: { ...LINK, summary: 'The preferences page of an email\'s link' }, handler: show },
+    { method: 'get', path: '/unsubscribe/:token', family: 'ops', secretPath: true, doc: { ...LINK, summary: 'The preferences page, from an email\'s unsubscribe link' }, handler: show },
     {
-      method: 'post', path: '/unsubscribe/:token', family: 'ops', forms: true,
+      method: 'post', path: '/unsubscribe/:token', family: 'ops', forms: true, secretPath: true,
       doc: { summary: 'One-click unsubscribe (RFC 8058), from an email\'s link', params: LINK.params, success: [200], refusals: [404] },
       handler: async (req) => {
         const { tenant, userId } = await subjectOf(req);
@@ -63,7 +63,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
       },
     },
     {
-      method: 'post', path: '/preferences/:token', family: 'ops', forms: true,
+      method: 'post', path: '/preferences/:token', family: 'ops', forms: true, secretPath: true,
       doc: { ...LINK, summary: 'Save the preferences page\'s form' },
       handler: async (req) => {
         const { tenant, userId } = await subjectOf(req);

@@ -27,7 +27,7 @@ const validateEvent = compile<EventBody>({
     value: { type: 'number' },
     attributes: { type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1024 }, maxProperties: 100 },
   },
-});
+}, { lenient: true });
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 

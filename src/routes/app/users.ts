@@ -19,8 +19,8 @@ import { isControl } from '../../domain/notifications/rules.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 
-const validateUpserted = compile<UpsertedUser>(upsertedUserSchema);
-const validateIdentification = compile<Identification>(identificationSchema);
+const validateUpserted = compile<UpsertedUser>(upsertedUserSchema, { lenient: true });
+const validateIdentification = compile<Identification>(identificationSchema, { lenient: true });
 
 const channels = { type: ['array', 'null'], items: { enum: ['email', 'push'] }, uniqueItems: true };
 
@@ -37,6 +37,7 @@ const validatePreferences = compile<{ notifications?: Record<string, string[]> |
     notifications: {
       type: ['object', 'null'],
       properties: Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channels])),
+      // Keyed by notification type: another key is a value refused, not a field ignored.
       additionalProperties: false,
     },
     streak: {
@@ -52,14 +53,12 @@ const validatePreferences = compile<{ notifications?: Record<string, string[]> |
             type: 'object',
             required: ['key', 'threshold'],
             properties: { key: { type: 'string' }, threshold: { type: 'number', exclusiveMinimum: 0 } },
-            additionalProperties: false,
           },
         },
       },
-      additionalProperties: false,
     },
   },
-});
+}, { lenient: true });
 
 /** The streak preferences a request sets, by metric id; null when it sets none. */
 function streakPreferencesFrom(input: StreakInput | null | undefined, snapshot: Snapshot): StreakPreferences | null {

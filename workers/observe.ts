@@ -1,0 +1,58 @@
+/**
+ * What the workers show on the health endpoint (workers/health.ts) and, under `laurel start`, in
+ * the api's `GET /metrics`: readiness of Redis and Postgres, the log drain's backlog and lag, the
+ * age of the last snapshot, webhook deliveries by outcome, Postgres's errors (docs/operations.md,
+ * "Metrics").
+ */
+import type pg from 'pg';
+import type { Services } from '../src/engine/services.js';
+import type { WebhookSender } from '../src/engine/webhooks/send.js';
+import type { PostgresOutage } from '../src/postgres/outage.js';
+import type { WorkersHealth } from './health.js';
+import { secondsBehind, type LogDrainer } from './log-drain.js';
+
+/** How long a scrape waits for Redis or Postgres to answer a check or a query. */
+const ASK_MS = 1000;
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms); }),
+  ]);
+}
+
+export interface Observed {
+  drainer: LogDrainer;
+  webhooks: WebhookSender;
+  postgresOutage: PostgresOutage;
+}
+
+export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Pool, { drainer, webhooks, postgresOutage }: Observed): void {
+  const { metrics } = health;
+  const prefix = svc.settings.prefix;
+  health.registerReadiness('redis', async () => ({ ok: (await within(svc.redis.ping(), ASK_MS, 'Redis')) === 'PONG' }));
+  health.registerReadiness('postgres', async () => {
+    await within(pool.query('SELECT 1'), ASK_MS, 'Postgres');
+    return { ok: true };
+  });
+
+  const stats = drainer.stats;
+  metrics.counter('laurel_log_drain_entries_total', 'Event log entries the log drain archived in Postgres.', null, () => ({ '': stats.archived }));
+  metrics.counter('laurel_log_drain_passes_total', 'Log drain passes, by outcome (failed: Redis or Postgres failed it; the entries wait in Redis).',
+    'outcome', () => stats.passes);
+  metrics.gauge('laurel_log_drain_backlog_entries', 'Event log entries the latest drain pass found waiting to be archived.', () => stats.waiting, 'max');
+  metrics.gauge('laurel_log_drain_seconds_behind', 'How far the archive is behind the event log, s: the age of the oldest entry found and not archived yet, else of the oldest the latest pass archived.',
+    () => secondsBehind(stats), 'max');
+  metrics.gauge('laurel_log_drain_last_success_timestamp_seconds', 'When the latest log drain pass that succeeded ended (Unix time, s).',
+    () => (stats.lastDrainMs === 0 ? null : stats.lastDrainMs / 1000), 'max');
+  metrics.gauge('laurel_snapshot_age_seconds', 'Seconds since the latest snapshot of Redis into Postgres ended (absent before the first).', async () => {
+    const r = await within(pool.query<{ age: number | null }>(
+      'SELECT extract(epoch FROM now() - max(finished_at))::float8 AS age FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL', [prefix],
+    ), ASK_MS, 'Postgres');
+    return r.rows[0]?.age ?? null;
+  }, 'min');
+  metrics.counter('laurel_webhook_deliveries_total', 'Webhook delivery attempts settled, by outcome (retried: tried again after the backoff; failed: given up or the endpoint gone).',
+    'outcome', () => ({ delivered: webhooks.totals.delivered, retried: webhooks.totals.retried, failed: webhooks.totals.failed }));
+  metrics.counter('laurel_store_errors_total', '', 'store', () => ({ postgres: postgresOutage.failures }));
+}
