@@ -49,6 +49,7 @@ import { BaselineError, baselineName, prepareBaseline, type Baseline } from './b
 import type pg from 'pg';
 import { addTicks, childPids, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
 import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
+import { BatchMonitor, batchLine, mergeBatchTurns, type BatchTurn } from './batches.js';
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
 import { pause, resumeAll } from './pause.js';
@@ -63,6 +64,8 @@ import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 
 const HOST = '127.0.0.1';
 const WRK_SCRIPT = `${ROOT}bench/wrk/event.lua`;
+/** The batch variants' (Session.batch): `batch` events a request. */
+const WRK_BATCH_SCRIPT = `${ROOT}bench/wrk/batch.lua`;
 
 class UsageError extends Error {}
 
@@ -258,16 +261,22 @@ function log(line: string): void {
  * share one, so its share of replays is that of one pass of BENCH_DURATION seconds, whatever the
  * warm-up or the slicing.
  */
-function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal): Promise<WrkResult> {
-  return runWrk({
+async function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal): Promise<WrkResult> {
+  const batch = session.batch;
+  const args = [session.apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), tag];
+  const r = await runWrk({
     url: session.eventUrl,
-    script: WRK_SCRIPT,
-    scriptArgs: [session.apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), tag],
+    script: batch === undefined ? WRK_SCRIPT : WRK_BATCH_SCRIPT,
+    scriptArgs: batch === undefined ? args : [...args, String(batch)],
     threads: settings.threads,
     connections: settings.connections,
     durationS,
     timeoutS: settings.timeoutS,
   }, signal);
+  if (batch === undefined) return r;
+  // A batch variant counts events: each request carried `batch` (its latency stays a request's).
+  const statuses = Object.fromEntries(Object.entries(r.statuses).map(([status, n]) => [status, n * batch]));
+  return { ...r, requests: r.requests * batch, statuses };
 }
 
 const tagOf = (what: string) => `${what}-${Date.now().toString(36)}`;
@@ -287,6 +296,9 @@ interface Running {
   /** Reads the drain of a variant whose workers run; null otherwise. */
   monitor: DrainMonitor | null;
   drainTurns: DrainTurn[];
+  /** Reads the batch queues of a batch variant (bench/batches.ts); null otherwise. */
+  batches: BatchMonitor | null;
+  batchTurns: BatchTurn[];
   /** The variant's own database (bench/postgres.ts), when its workers run. */
   database: { name: string; url: string } | null;
 }
@@ -343,6 +355,11 @@ function drainLine(d: DrainTurn, capS: number): string {
  */
 async function settleDrain(r: Running, capS: number, what: string, signal: AbortSignal): Promise<void> {
   if (r.monitor === null) return;
+  // A batch variant's items are applied first: their events are what the drain then copies.
+  if (r.batches !== null) {
+    const { batch } = await r.batches.watch(Promise.resolve(), capS, signal);
+    if (batch.emptiedAfterS === null) log(`  ${r.variant.name}: the batches were not applied ${capS} s after the ${what}`);
+  }
   const procs = [r.session.child, ...(r.session.workers === null ? [] : [r.session.workers])];
   const exited = procs.find((c) => c.proc.exitCode !== null || c.proc.signalCode !== null);
   if (exited) throw new Error(`${exited.name} exited:\n${exited.output.join('\n')}`);
@@ -384,6 +401,9 @@ async function measureRound(
         variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
         monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
         drainTurns: [], database,
+        batches: session.batch === undefined || session.drain === null
+          ? null : new BatchMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
+        batchTurns: [],
       };
       running.push(r);
       log(`${variant.name}: ${variant.description}`);
@@ -422,7 +442,14 @@ async function measureRound(
           } else {
             const evalBefore = await evalMicros(redis);
             const hooksBefore = webhooksReceived();
-            const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
+            // A batch variant's load ends, for the drain, once the workers have applied its items.
+            let batched = '';
+            const applied = r.batches === null ? pass : r.batches.watch(pass, settings.drainCapS, signal).then(({ result, batch }) => {
+              r.batchTurns.push(batch);
+              batched = `; ${batchLine(batch, settings.drainCapS)}`;
+              return result;
+            });
+            const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
             r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
             slice = watched.result;
             r.drainTurns.push(watched.drain);
@@ -434,7 +461,8 @@ async function measureRound(
               const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
               hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} outbox rows waiting once drained, ${sent}`;
             }
-            log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} req/s; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
+            const unit = r.session.batch === undefined ? 'req/s' : `events/s (${r.session.batch} a request)`;
+            log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} ${unit}${batched}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
           }
           const after = sample(pids, withPostgres);
           r.runnerUs += runnerUs() - ownBefore;
@@ -450,6 +478,7 @@ async function measureRound(
       result.processes = r.variant.processes ?? null;
       result.apiProcesses = r.variant.apiProcesses ?? null;
       result.drain = mergeDrainTurns(r.drainTurns);
+      if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
       result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
       result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
       results.push(result);

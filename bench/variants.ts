@@ -25,6 +25,8 @@
  *                   the workers' own process, apart from the api's
  *   laurel-event-nometrics, laurel-features-nometrics  laurel-event and laurel-features with
  *                   LAUREL_METRICS=0: what the metrics cost the event path
+ *   laurel-batch    laurel-system's scenario, the events sent 500 at a time through
+ *                   POST /admin/v1/metrics/events (bench/wrk/batch.lua) and applied by the workers
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -51,6 +53,9 @@ export function gitCommit(): string {
 
 /** The path every variant is loaded on; the bench servers answer any POST path. */
 export const EVENT_PATH = '/api/metrics/lessons/event';
+
+/** The path of the batch variants (`Session.batch`). */
+export const BATCH_PATH = '/admin/v1/metrics/events';
 
 export interface Launch {
   host: string;
@@ -85,6 +90,11 @@ export interface Session {
   apiKey: string;
   readyUrl: string;
   eventUrl: string;
+  /**
+   * Events a request carries, for a variant that sends batches (bench/wrk/batch.lua to
+   * BATCH_PATH); absent: one (bench/wrk/event.lua).
+   */
+  batch?: number;
 }
 
 export interface Variant {
@@ -205,6 +215,8 @@ interface LaurelSpec {
   notifications?: boolean;
   /** LAUREL_METRICS=0: no request observed, no process metrics (what metrics cost the event path). */
   metricsOff?: boolean;
+  /** Events a request carries, sent through POST /admin/v1/metrics/events (the workers apply them). */
+  batch?: number;
 }
 
 /**
@@ -238,7 +250,12 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
       const workers = processes === 'split' ? startNode(`${name} workers`, cli, ['workers'], env, LAUREL_NODE_FLAGS) : null;
       // The partitions as laurel reads them (LAUREL_PARTITIONS is not set: its default).
       const drain = processes === 'api' ? null : { prefix, partitions: loadSettings(env).partitions, databaseUrl };
-      return { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };
+      const session: Session = { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };
+      if (spec.batch !== undefined) {
+        session.batch = spec.batch;
+        session.eventUrl = session.eventUrl.replace(EVENT_PATH, BATCH_PATH);
+      }
+      return session;
     },
     /**
      * Creates the metric `lessons`; with `features` also three achievements at rising thresholds,
@@ -247,7 +264,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
      * streak, awards points and ranks the user (phase 2). Then one probe event.
      */
     async prepare(session, signal) {
-      const admin = (path: string) => session.eventUrl.replace(EVENT_PATH, `/admin/v1${path}`);
+      const admin = (path: string) => session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
       const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
       if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
       const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
@@ -290,8 +307,10 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
       }
       // One event before the load, so a wrong route or key fails here with the reason, not as
       // thousands of non-2xx lines in the table.
-      const probe = await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal);
-      if (probe.status !== 201) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
+      const probe = session.batch === undefined
+        ? await post(session.eventUrl, session.apiKey, { user: { id: 'bench-probe' }, value: 1 }, signal)
+        : await post(session.eventUrl, session.apiKey, [{ key: 'lessons', user: { id: 'bench-probe' }, value: 1 }], signal);
+      if (probe.status !== (session.batch === undefined ? 201 : 202)) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
     },
   };
 }
@@ -312,11 +331,12 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-split-hooks', description: 'laurel-split with one webhook endpoint subscribed to every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, webhooks: true },
   { name: 'laurel-event-nometrics', description: 'laurel-event with LAUREL_METRICS=0: no request observed in the latency histogram, no process metrics', features: 'none', processes: 'api', board: 100, metricsOff: true },
   { name: 'laurel-features-nometrics', description: 'laurel-features with LAUREL_METRICS=0', features: 'all', processes: 'api', board: 100, metricsOff: true },
+  { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
-  laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
+  laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -331,5 +351,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
-  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
+  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
 ];

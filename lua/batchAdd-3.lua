@@ -5,7 +5,7 @@
   grows by the chunk's. All three in the partition's slot, in one step: a chunk is in both or in
   neither.
 
-  KEYS[1] batch queue     <prefix>:{p<N>}:bq    stream: 'c' -> the chunk (JSON)
+  KEYS[1] batch queue     <prefix>:{p<N>}:bq    stream: 'c' -> the chunk (JSON), 'n' -> its items
   KEYS[2] queue count     <prefix>:{p<N>}:bqn   the items in the queue
   KEYS[3] event log       <prefix>:{p<N>}:log
 
@@ -18,7 +18,7 @@ local queue, count, log = KEYS[1], KEYS[2], KEYS[3]
 
 --- @include "logAdd"
 
-local id = redis.call('XADD', queue, '*', 'c', ARGV[1])
+local id = redis.call('XADD', queue, '*', 'c', ARGV[1], 'n', ARGV[2])
 redis.call('INCRBY', count, ARGV[2])
 logAdd(log, 'batch', ARGV[1], 'q', id)
 return id

@@ -93,6 +93,8 @@ async function readAll(s: TestServer, tenant: string): Promise<Record<string, un
   }
   await get('/api/achievements');
   await get('/api/points/xp/summary');
+  await get('/api/streaks/rankings?limit=100');
+  await get('/api/streaks/rankings?limit=100&type=longest');
   for (const board of ['all', 'daily', 'xp-board', 'streaks']) await get(`/api/leaderboards/${board}?limit=100`);
   return out;
 }
@@ -265,5 +267,23 @@ describe('batch items that fail when applied', () => {
     expect((await s.request('GET', '/api/users/a/metrics/lessons')).body.current).toBe(1);
     expect((await s.request('GET', '/api/users/b')).status).toBe(404);
     await worker.close();
+  });
+
+  it('takes a partition\'s chunks a few thousand items at a time, in order', async () => {
+    for (let b = 0; b < 3; b++) {
+      const items = Array.from({ length: 1000 }, (_, i) => ({ key: 'lessons', user: { id: 'many' }, value: b * 1000 + i }));
+      expect((await s.request('POST', '/admin/v1/metrics/events', { body: items })).status).toBe(202);
+    }
+    const worker = new BatchProcessor(s.api.services);
+    expect(await worker.pass()).toMatchObject({ chunks: 2, items: 2000, processed: 2000 });
+    expect(await worker.pass()).toMatchObject({ chunks: 1, items: 1000, processed: 1000 });
+    expect(await worker.pass()).toMatchObject({ chunks: 0 });
+    await worker.close();
+    expect((await s.request('GET', '/api/users/many/metrics/lessons')).body.current).toBe((2999 * 3000) / 2);
+    // The events in the order sent, in the user's partition's log.
+    const { redis, keys } = s.api.services;
+    const values = (await redis.xrange(keys.partitionLog(keys.partitionOf('_', 'many')), '-', '+'))
+      .filter(([, f]) => f[0] === 'event').map(([, f]) => JSON.parse(f[1]).v as number);
+    expect(values).toEqual(Array.from({ length: 3000 }, (_, i) => i));
   });
 });

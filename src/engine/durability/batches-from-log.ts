@@ -62,7 +62,7 @@ export async function queueBatchesAgain(deps: Pick<Context, 'redis' | 'keys'>, e
     let seen = last.get(entry.partition);
     if (seen === undefined) last.set(entry.partition, (seen = await lastQueueId(redis, queue)));
     if (compareStreamIds(q, seen) <= 0) continue;
-    await redis.xadd(queue, q, 'c', JSON.stringify(chunk));
+    await redis.xadd(queue, q, 'c', JSON.stringify(chunk), 'n', String(chunk.i.length));
     last.set(entry.partition, q);
   }
   await expireProgress(deps);

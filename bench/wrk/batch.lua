@@ -1,0 +1,91 @@
+--[[
+  The batch workload (bench/README.md, `laurel-batch`): the metric-event workload of event.lua,
+  `size` events a request, through the Admin API's batch:
+
+    POST /admin/v1/metrics/events
+    X-API-KEY: <key>   Content-Type: application/json
+    [{"key":"lessons","user":{"id":"user-<n>"},"value":1}, ...]      n uniform over `users`
+
+  A share of the events (`idemShare`) carries an idempotencyKey drawn from a pool of `idemPool`
+  keys, each bound to one user, as event.lua's Idempotency-Key: the same mix of first uses and
+  replays, item by item.
+
+  Arguments (after `--`): apiKey users idemShare idemPool runTag size
+  Output: done() prints `BENCH_RESULT {json}` as event.lua's, counting requests (batches); the
+  runner counts each as `size` events.
+]]
+
+local threads = {}
+local threadCount = 0
+
+function setup(thread)
+  threadCount = threadCount + 1
+  thread:set("threadId", threadCount)
+  table.insert(threads, thread)
+end
+
+local apiKey, users, idemShare, idemPool, runTag, size
+local path, headers
+statuses = {}
+
+function init(args)
+  apiKey = args[1] or ""
+  users = tonumber(args[2] or "100000")
+  idemShare = tonumber(args[3] or "0.1")
+  idemPool = tonumber(args[4] or "20000")
+  runTag = args[5] or "bench"
+  size = tonumber(args[6] or "500")
+  path = wrk.path
+  headers = { ["Content-Type"] = "application/json", ["X-API-KEY"] = apiKey }
+  math.randomseed(os.time() * 1000 + (threadId or 0) * 7919)
+end
+
+function request()
+  local items = {}
+  for i = 1, size do
+    local n
+    local key = ''
+    if math.random() < idemShare then
+      local j = math.random(0, idemPool - 1)
+      n = (j * 7919) % users
+      key = ',"idempotencyKey":"' .. runTag .. '-' .. j .. '"'
+    else
+      n = math.random(0, users - 1)
+    end
+    items[i] = '{"key":"lessons","user":{"id":"user-' .. n .. '"},"value":1' .. key .. '}'
+  end
+  return wrk.format("POST", path, headers, "[" .. table.concat(items, ",") .. "]")
+end
+
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+
+local function jsonObject(t)
+  local parts = {}
+  for k, v in pairs(t) do
+    parts[#parts + 1] = string.format('"%s":%d', tostring(k), v)
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+function done(summary, latency, requests)
+  local merged = {}
+  for _, thread in ipairs(threads) do
+    local counts = thread:get("statuses") or {}
+    for status, n in pairs(counts) do
+      merged[status] = (merged[status] or 0) + n
+    end
+  end
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"mean":%.1f,"stdev":%.1f,"max":%d},' ..
+    '"statuses":%s}\n',
+    summary.duration, summary.requests, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
+    latency.mean, latency.stdev, latency.max,
+    jsonObject(merged)))
+end
