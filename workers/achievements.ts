@@ -33,10 +33,13 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
         const entry = operationEntry(tenant, userId, now, { f: { achievement: a.id } });
         pipeline.backfillAchievement(u.user, metricKey, u.completions, u.log, stamp, plan, entry);
       }
+      let completed = 0;
       for (const [err, n] of (await pipeline.exec()) ?? []) {
         if (err) throw err;
-        result.completed += Number(n);
+        completed += Number(n);
       }
+      if (completed > 0) await deps.stats.changed(tenant);
+      result.completed += completed;
       result.users += userIds.length;
     }
   }

@@ -44,6 +44,8 @@
  *                                                        there, and the log entry id last taken
  *                                                        (lua/streakRank-4.lua)
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
+ *   <prefix>:{as:<tenant>}:v                           counter: moved after every new user and completion
+ *                                                        of the tenant (src/engine/achievements/completion-stats.ts)
  *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
  *                                                        per breakdown group): value, member
  *                                                        '<order>|<user id>' (leaderboardRank.lua)
@@ -268,6 +270,14 @@ export class Keys {
 
   partitionCompletions(partition: number, tenant: string): string {
     return `${this.slots[partition]}achc:${tenant}`;
+  }
+
+  /**
+   * The version of a tenant's achievement statistics (the partitions' user sets and completion
+   * counters): a counter moved after every change to them, on a slot of its own.
+   */
+  achievementStatsVersion(tenant: string): string {
+    return `${this.prefix}:{as:${tenant}}:v`;
   }
 
   /**

@@ -5,7 +5,9 @@
  * before it (each accepted by whichever process the kernel chose) must all see the change. The
  * manual clock moved, then the day read and events recorded on it (a streak each day); a control
  * ratio set, then the clock moved back before it and users created; a key created then revoked, each used at once; a tenant
- * created and archived, each used at once; the streak rule changed, then events sent.
+ * created and archived, each used at once; the streak rule changed, then events sent. Application
+ * writes too: a tenant's achievement statistics (cached per process) after each new user and
+ * completion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killCliProcesses } from '../support/cli.js';
@@ -128,6 +130,45 @@ describe('with the default number of api processes', () => {
       const answers = await connections.send('POST', '/api/metrics/lessons/event', (i) => ({ body: { user: { id: `rule-${round}-${i}` }, value: 2 } }));
       expect(statuses(answers, 201)).toEqual([]);
       expect(answers.map((a) => a.body.currentStreak.length), `round ${round}`).toEqual(answers.map(() => (threshold === 1 ? 1 : 0)));
+    }
+  });
+
+  it('counts each new user and completion in the achievement statistics every process reads next', { timeout: 120_000 }, async () => {
+    const tenant = 'stats';
+    const made = await p.request('POST', '/admin/v1/tenants', { body: [{ customerId: tenant, name: 'Stats' }] });
+    expect(made.status, made.text).toBe(201);
+    const metric = await p.request('POST', '/admin/v1/metrics', { body: [{ name: 'Quizzes', key: 'quizzes' }] });
+    expect(metric.status, metric.text).toBe(201);
+    const achievements = await p.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'One quiz', key: 'quiz-1', trigger: 'metric', metricId: metric.body.created[0].id, metricValue: 1 },
+        { name: 'Signed up', key: 'signed-up', trigger: 'api' },
+      ],
+    });
+    expect(achievements.status, achievements.text).toBe(201);
+    const expected = { users: 0, 'quiz-1': 0, 'signed-up': 0 };
+    const rarity = (n: number) => Math.round((n / expected.users) * 10000) / 100;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Every process reads (and caches) the statistics, then one of them takes a new user: by an
+      // event that completes quiz-1, a completion of signed-up, or an identification alone.
+      const warm = await p.connections(AT_ONCE);
+      const reads = await p.connections(AT_ONCE);
+      expect(statuses(await warm.send('GET', '/api/achievements', { tenant }), 200)).toEqual([]);
+      const user = { id: `stats-${round}` };
+      const kind = round % 3;
+      const write = kind === 0 ? await p.request('POST', '/api/metrics/quizzes/event', { body: { user, value: 1 }, tenant })
+        : kind === 1 ? await p.request('POST', '/api/achievements/signed-up/complete', { body: { user }, tenant })
+        : await p.request('POST', '/api/users', { body: user, tenant });
+      expect(write.status, write.text).toBe(201);
+      expected.users++;
+      if (kind === 0) expected['quiz-1']++;
+      if (kind === 1) expected['signed-up']++;
+      const answers = await reads.send('GET', '/api/achievements', { tenant });
+      expect(statuses(answers, 200)).toEqual([]);
+      const seen = answers.map((a) => Object.fromEntries((a.body as { key: string; completions: number; rarity: number }[])
+        .map((x) => [x.key, [x.completions, x.rarity]])));
+      const want = { 'quiz-1': [expected['quiz-1'], rarity(expected['quiz-1'])], 'signed-up': [expected['signed-up'], rarity(expected['signed-up'])] };
+      expect(seen, `round ${round}`).toEqual(answers.map(() => want));
     }
   });
 });

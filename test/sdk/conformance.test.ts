@@ -8,12 +8,10 @@
  * (test/support/sdk.ts) lets the tests check those where they matter (201 vs 202, no retried POST,
  * no Tenant-ID header, the snake_case preference keys on the wire).
  *
- * The operations' suite (on both targets) and the streaks' (on single Redis) run against the api as
- * `npm start` runs it: the default number of api processes on one port, every call on a connection
- * of its own (startTestServer `processes`), so a call may reach another process than the write
- * before it. The others run in-process: each start of the processes costs seconds, and a tenant's
- * achievement statistics are cached per process for a second (docs/operations.md, "Several api
- * processes"), which their counts right after a completion would meet.
+ * Every suite runs against the api as `npm start` runs it: the default number of api processes on
+ * one port, every call on a connection of its own (startTestServer `processes`), so a call may reach
+ * another process than the write before it; the workers, where a suite needs them, run in the
+ * test's process.
  */
 import { TrophyApi, TrophyApiClient, TrophyApiError } from '@trophyso/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -586,7 +584,7 @@ describe.each(targets())('SDK 1.0.42 achievements on %s', (target) => {
   const iso = (d: Date | undefined) => d?.toISOString();
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
+    s = await startTestServer({ target, clock: 'manual', workers: true, processes: true });
     metricIds = await s.metrics('lessons', 'quizzes');
     attrIds = await s.attributes('user', 'plan');
     const plan = (value: string) => [{ attributeId: attrIds.plan, attributeValue: value }];
@@ -951,7 +949,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     ({ userId, level, reason, severity: level, message: reason });
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true, processes: target === 'redis' });
+    s = await startTestServer({ target, clock: 'manual', workers: true, processes: true });
     metricIds = await s.metrics('lessons', 'quizzes');
     client = sdkClient(s);
     wire.install();
@@ -1283,7 +1281,7 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
   let triggerIds: string[];
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
+    s = await startTestServer({ target, clock: 'manual', workers: true, processes: true });
     await s.setClock('2026-04-01T08:00:00Z');
     metricIds = await s.metrics('lessons');
     const ach = await createAchievements(s, [{ name: 'Onboarded', key: 'onboarded', trigger: 'api' }]);
@@ -1370,7 +1368,7 @@ describe.each(targets())('SDK 1.0.42 leaderboards on %s', (target) => {
   let client: TrophyApiClient;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
+    s = await startTestServer({ target, clock: 'manual', processes: true });
     await s.setClock('2026-08-03T09:00:00Z');
     const ids = await s.metrics('lessons');
     const r = await s.request('POST', '/admin/v1/leaderboards', {
@@ -1436,7 +1434,7 @@ describe.each(targets())('SDK 1.0.42 wrapped on %s', (target) => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
+    s = await startTestServer({ target, clock: 'manual', processes: true });
     await s.setClock('2026-01-05T09:00:00Z');
     const metricIds = await s.metrics('lessons', 'quizzes');
     await createAchievements(s, [{ name: 'Five lessons', key: 'five', trigger: 'metric', metricId: metricIds.lessons, metricValue: 5, status: 'active' }]);

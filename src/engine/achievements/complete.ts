@@ -57,7 +57,7 @@ export async function completeAchievement(
   if (r[0] === ScriptCode.FILTERED_OUT) {
     throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
   }
-  if (r[1] === 1 || r.length > 6) stats.invalidate(tenant);
+  if (r[1] === 1 || r.length > 6) await stats.changed(tenant);
   // The log entry id the placements are ordered by (a restore gives the original one).
   const order = seq ?? String(r[4]);
   // An attribute a board breaks down by changed: the user leaves the old group

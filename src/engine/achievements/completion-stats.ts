@@ -1,8 +1,13 @@
 /**
  * Achievement statistics of a tenant: how many users it has and how many completed each
  * achievement. Both are kept per partition (the partition's user set, and a counter hash the
- * scripts bump on each completion), so reading them sums over every partition; the sums are cached
- * for a second per tenant, and this process drops its cache whenever it completes an achievement.
+ * scripts bump on each completion), so reading them sums over every partition.
+ *
+ * The sums are cached per process, under the tenant's version: a counter (one key, on a slot of
+ * its own) that whatever adds a user or a completion moves once its script ran and before it
+ * answers. A read makes one GET of the version and sums again only when it moved, or when the sums
+ * are a second old (a change whose writer died before it moved the version). So a read that follows
+ * an answered change, in any api process, sees it.
  */
 import type { RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
@@ -12,7 +17,7 @@ export class CompletionStats {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly ttlMs: number;
-  private readonly cache = new Map<string, { at: number; stats: Promise<TenantStats> }>();
+  private readonly cache = new Map<string, { at: number; version: string; stats: Promise<TenantStats> }>();
 
   constructor(redis: RedisClient, keys: Keys, ttlMs = 1000) {
     this.redis = redis;
@@ -20,16 +25,25 @@ export class CompletionStats {
     this.ttlMs = ttlMs;
   }
 
-  invalidate(tenant: string): void {
+  /**
+   * Notes that the tenant's statistics changed: resolves once the version moved (a failure to move
+   * it is not the change's: the cache's second bounds what it leaves stale).
+   */
+  changed(tenant: string): Promise<void> {
     this.cache.delete(tenant);
+    return this.redis.incr(this.keys.achievementStatsVersion(tenant)).then(() => undefined, () => undefined);
   }
 
-  get(tenant: string): Promise<TenantStats> {
+  async get(tenant: string): Promise<TenantStats> {
+    const version = (await this.redis.get(this.keys.achievementStatsVersion(tenant))) ?? '';
     const hit = this.cache.get(tenant);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.stats;
+    if (hit !== undefined && hit.version === version && Date.now() - hit.at < this.ttlMs) return hit.stats;
     const stats = this.read(tenant);
-    this.cache.set(tenant, { at: Date.now(), stats });
-    stats.catch(() => this.cache.delete(tenant));
+    const entry = { at: Date.now(), version, stats };
+    this.cache.set(tenant, entry);
+    stats.catch(() => {
+      if (this.cache.get(tenant) === entry) this.cache.delete(tenant);
+    });
     return stats;
   }
 
@@ -50,5 +64,4 @@ export class CompletionStats {
     }
     return { users, completions };
   }
-
 }

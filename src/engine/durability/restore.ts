@@ -214,11 +214,13 @@ export class Restore {
     const { redis, keys } = this.svc;
     let users = 0;
     const completions = new Map<string, Map<string, number>>();
+    const tenants = new Set<string>();
     for await (const batch of snapshots.users()) {
       await Promise.all(batch.flatMap((u) => [...u.keys].map(([name, dump]) => redis.call('RESTORE', name, '0', dump, 'REPLACE'))));
       const hashes = await Promise.all(batch.map((u) => redis.hgetall(keys.forUser(u.tenant, u.userId).user)));
       await Promise.all(batch.map(async (u, i) => {
         positions.set(`${u.tenant}\u0000${u.userId}`, u.position);
+        tenants.add(u.tenant);
         await redis.sadd(keys.partitionUsers(u.partition, u.tenant), u.userId);
         let due = Infinity;
         for (const [field, value] of Object.entries(hashes[i])) {
@@ -241,6 +243,8 @@ export class Restore {
     for (const [counters, counts] of completions) {
       await redis.hset(counters, ...[...counts].flatMap(([id, n]) => [id, String(n)]));
     }
+    // The tenants' statistics changed under every api process's cache (src/engine/achievements/completion-stats.ts).
+    for (const tenant of tenants) await this.svc.stats.changed(tenant);
     return users;
   }
 

@@ -182,8 +182,13 @@ export class EventRecorder {
         const p = processedOf(answer);
         if (input.seq !== undefined) p.seq = input.seq;
         metrics.events.processed++;
-        // A new user or a completion changes the tenant's statistics.
-        if (p.created || p.completed !== '') stats.invalidate(tenant);
+        // A new user or a completion changes the tenant's statistics: their version moves before
+        // the answer, sent alongside phase 2.
+        let statsMoved: Promise<void> | null = null;
+        if (p.created || p.completed !== '') {
+          coalescer.hold();
+          statsMoved = stats.changed(tenant);
+        }
         if (setsTz) tzCache.set(tenant, userId, tz);
         const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period);
         const state = streak === null ? null : streak.state;
@@ -222,6 +227,7 @@ export class EventRecorder {
           pending = true;
         }
         if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
+        if (statsMoved !== null) await statsMoved;
         return {
           status: 201, eventId, total: p.total, nowIso, completed: p.completed, streak: streak === null ? this.noStreakJson : streak.json,
           awards, leaderboards,

@@ -47,7 +47,7 @@ export async function identifyUser(
   // The log entry id the placements are ordered by (a restore gives the original one).
   const order = seq ?? String(r[3]);
   if (created) {
-    deps.stats.invalidate(tenant);
+    await deps.stats.changed(tenant);
     // Time triggers count from now: the workers must find the new user when an award is due.
     await accrueTime(deps, tenant, id);
     await rankAwards(deps, tenant, id, placedAwards(r[2]), now, order);
