@@ -49,6 +49,8 @@ export const ERRORS = {
   internal: spec(500, () => 'Internal error'),
   unavailable: spec(503, (detail: string) => `Service unavailable: ${detail}`),
   not_ready: spec(503, (failing: string) => `Not ready: ${failing}`),
+  batch_backlog_full: spec(503, (waiting: string, max: string, seconds: string) =>
+    `Too many batch event items waiting for the workers (${waiting}, at most ${max}: LAUREL_BATCH_MAX_WAITING); nothing was accepted, retry in ${seconds} s`),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -25,6 +25,8 @@ export interface Settings {
   partitions: number;
   /** Idempotency window in milliseconds; 0 keeps keys forever (the spec's default). */
   idempotencyWindowMs: number;
+  /** The most batch event items waiting for the workers; a batch past it is refused (503). */
+  batchMaxWaiting: number;
   /** How often an api process says it is alive (the log drainer replays phase 2 of dead ones). */
   heartbeatMs: number;
   /** How often the workers take a snapshot of Redis into Postgres (ms). */
@@ -184,6 +186,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     clock,
     partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
+    batchMaxWaiting: int('LAUREL_BATCH_MAX_WAITING', env.LAUREL_BATCH_MAX_WAITING, 1_000_000, 1, 2 ** 31),
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',

@@ -130,3 +130,31 @@ describe.each(targets())('batch events accepted on %s', (target) => {
     expect((await s.request('GET', '/admin/v1/metrics/events/not-a-batch')).status).toBe(404);
   });
 });
+
+describe('batch events past the bound on what waits', () => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startTestServer({ clock: 'manual', env: { LAUREL_BATCH_MAX_WAITING: '5' } });
+    await s.metrics('lessons');
+    await s.setClock('2026-03-10T12:00:00Z');
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('refuses a batch that would take the items waiting past LAUREL_BATCH_MAX_WAITING: 503, Retry-After, nothing accepted', async () => {
+    const items = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ key: 'lessons', user: { id: `u${from + i}` }, value: 1 }));
+    const first = await s.request('POST', '/admin/v1/metrics/events', { body: items(4, 0) });
+    expect(first.status, first.text).toBe(202);
+    // No workers run here: the 4 items wait, and 2 more would make 6.
+    const refused = await s.request('POST', '/admin/v1/metrics/events', { body: items(2, 4) });
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.body.code).toBe('batch_backlog_full');
+    expect(refused.body.error).toMatch(/LAUREL_BATCH_MAX_WAITING/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const metrics = await s.request('GET', '/metrics', { key: null });
+    expect(metrics.text).toMatch(/^laurel_batch_items_waiting 4$/m);
+    // One more fits.
+    const fits = await s.request('POST', '/admin/v1/metrics/events', { body: items(1, 10) });
+    expect(fits.status, fits.text).toBe(202);
+  });
+});

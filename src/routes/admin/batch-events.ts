@@ -9,6 +9,7 @@ import { MAX_BATCH_ITEMS, type QueuedItem } from '../../domain/batches.js';
 import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import type { Deps } from '../../engine/deps.js';
 import { acceptBatch } from '../../engine/batches/accept.js';
+import { BacklogGate } from '../../engine/batches/backlog-gate.js';
 import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';
@@ -112,9 +113,12 @@ function queuedItems(items: BatchItem[], snapshot: Snapshot): QueuedItem[] {
 }
 
 export function adminBatchEventRoutes(deps: Deps): Route[] {
+  const gate = new BacklogGate(deps, deps.settings.batchMaxWaiting);
+
   async function post(req: Request) {
     const { tenant } = principalOf(req);
     const items = queuedItems(shapeOf(parseJson(req.body)), deps.store.current);
+    await gate.admit(items.length);
     const { batchId, accepted } = await acceptBatch(deps, tenant, items);
     return json(202, { accepted, batchId });
   }
@@ -135,10 +139,11 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
         description: 'The whole batch is checked first: an item refused (400 its shape, 404 an unknown metric, 422 an unknown ' +
           'attribute; the message names its index) refuses the batch. Answered 202 once every item is stored as durably as an ' +
           'event\'s log entry; the workers then apply each item as POST /metrics/{key}/event would, in order for each user, ' +
-          'each at most once. GET /metrics/events/{batchId} tells how far they are.',
+          'each at most once. GET /metrics/events/{batchId} tells how far they are. 503 with Retry-After, nothing accepted, ' +
+          'while more items than LAUREL_BATCH_MAX_WAITING would wait for the workers.',
         body: { check: checkBatch },
         success: [202],
-        refusals: [422],
+        refusals: [422, 503],
         tenant: true,
         response: {
           type: 'object', required: ['accepted', 'batchId'],
