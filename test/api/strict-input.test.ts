@@ -205,6 +205,23 @@ describe('strict input', () => {
     const fine = await raw(port, bytes(`GET /health HTTP/1.1\r\nHost: x\r\nX-Junk: ${'j'.repeat(10_000)}\r\nConnection: close\r\n\r\n`));
     expect(fine.status).toBe(200);
   });
+
+  it('reads the first of a repeated header, as every header, in the visit that sums their size', async () => {
+    const users = (...lines: string[]) => raw(port, bytes(`GET /api/users/nobody HTTP/1.1\r\nHost: x\r\n${lines.map((l) => `${l}\r\n`).join('')}Connection: close\r\n\r\n`));
+    expect((await users(`X-API-KEY: ${s.adminKey}`, 'X-API-KEY: wrong')).status).toBe(404);
+    expect((await users('X-API-KEY: wrong', `X-API-KEY: ${s.adminKey}`)).status).toBe(401);
+    const body = '{"user":{"id":"twice"},"value":1}';
+    const event = (...lines: string[]) => raw(port, bytes(
+      'POST /api/metrics/lessons/event HTTP/1.1\r\nHost: x\r\n', `X-API-KEY: ${s.adminKey}\r\n`, lines.map((l) => `${l}\r\n`).join(''),
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ));
+    expect((await event('Content-Type: application/json', 'Content-Type: text/plain')).status).toBe(201);
+    expect((await event('Content-Type: text/plain', 'Content-Type: application/json')).status).toBe(415);
+    const replayed = await event('Idempotency-Key: first', 'Idempotency-Key: second');
+    expect(replayed.status, replayed.body).toBe(201);
+    expect(JSON.parse(replayed.body).idempotencyKey).toBe('first');
+    expect((await event('Idempotency-Key: first')).status).toBe(202);
+  });
 });
 
 describe('the logs', () => {
