@@ -9,6 +9,9 @@
  *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
  *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
  *   laurel restore [--force]   rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
+ *   laurel loadtest --url <base> --key <admin key> [...]
+ *                              drives an installation (any, not one it starts) at a fixed or
+ *                              ramped rate and reports what it sustained (docs/load-testing.md)
  */
 // First: refuses a Node.js laurel does not run on before uWebSockets.js's binary is loaded.
 import './app/node-check.js';
@@ -67,6 +70,13 @@ async function keysCreate(settings: Settings, log: Logger, options: Options): Pr
 
 async function main(): Promise<void> {
   const [command = 'start', ...args] = process.argv.slice(2);
+  // The load generator needs none of the installation's settings (it drives one over HTTP), and
+  // its code loads only for it.
+  if (command === 'loadtest') {
+    const { loadtestCommand } = await import('../bench/loadtest/command.js');
+    process.exitCode = await loadtestCommand(args);
+    return;
+  }
   const spec = COMMANDS[command];
   // `keys` has a subcommand, `create`, its only one.
   if (command === 'keys' && args[0] !== 'create' && args[0] !== '--help' && args[0] !== '-h') {
@@ -172,13 +182,14 @@ async function main(): Promise<void> {
       break;
     }
     default:
-      throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot or restore`);
+      throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot, restore or loadtest`);
   }
 }
 
 main().catch((err: unknown) => {
   const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError ||
-    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError || err instanceof ApiProcessError || err instanceof ListenError;
+    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError || err instanceof ApiProcessError || err instanceof ListenError ||
+    (err as Error)?.name === 'LoadtestError';
   process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

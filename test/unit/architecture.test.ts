@@ -1,5 +1,6 @@
 /**
- * The layout of docs/architecture.md holds: every import of src/ and workers/ points to a lower
+ * The layout of docs/architecture.md holds: every import of src/, workers/ and the load test
+ * (bench/loadtest, which `laurel loadtest` loads) points to a lower
  * layer (or within its own layer, its feature folders included), no module imports itself through
  * others (type-only imports count), and the pure layers use no I/O package.
  */
@@ -28,6 +29,7 @@ const LAYERS: [folder: string, rank: number][] = [
   ['src/routes/dashboard.ts', 7],
   ['workers', 7],
   ['src/app', 8],
+  ['bench/loadtest', 8],
   ['src/cli.ts', 9],
 ];
 
@@ -78,7 +80,7 @@ function layerOf(file: string): [folder: string, rank: number] {
   return best;
 }
 
-const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/)].sort();
+const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/), ...files('bench/loadtest', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
 /** Strongly connected components of more than one module (or a module importing itself). */

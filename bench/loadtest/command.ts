@@ -1,0 +1,30 @@
+/**
+ * `laurel loadtest` as src/cli.ts runs it: the options, the run, the exit code (0 when the verdict
+ * passes, 1 otherwise: over 1% failed, or under 95% of the rate sent; 1 too when the run could
+ * not start). The first Ctrl-C ends the load early and still reports and cleans up.
+ */
+import { parseLoadtestOptions, LOADTEST_USAGE } from './options.js';
+import { LoadtestError, runLoadtest } from './run.js';
+
+export { LoadtestError };
+
+export async function loadtestCommand(args: string[]): Promise<number> {
+  const options = parseLoadtestOptions(args);
+  if (options === null) {
+    process.stdout.write(`usage: ${LOADTEST_USAGE}\n`);
+    return 0;
+  }
+  const abort = new AbortController();
+  const onInt = () => {
+    process.stdout.write('stopping: the report covers what was sent (Ctrl-C again to quit at once)\n');
+    process.off('SIGINT', onInt);
+    abort.abort();
+  };
+  process.on('SIGINT', onInt);
+  try {
+    const report = await runLoadtest(options, { signal: abort.signal });
+    return report.verdict.pass ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onInt);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * `laurel loadtest` (bench/loadtest/), run as built (`dist/src/cli.js loadtest`), against a server
+ * with a known latency (test/support/delay-server.ts) and against a real laurel this test starts:
+ * the percentiles and the rate it reports, a stall's queueing in the percentiles (latency counted
+ * from each request's due time, not its send), the exit code a CI gates on, the JSON and HTML
+ * reports, and a run that sets up its own tenant and configuration and removes them after.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Report } from '../../bench/loadtest/report.js';
+import { percentiles } from '../../bench/open-loop.js';
+import { freePort } from '../../bench/processes.js';
+import { killCliProcesses, runCli } from '../support/cli.js';
+import { startDelayServer, type DelayServer } from '../support/delay-server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'laurel-loadtest-'));
+let server: DelayServer | null = null;
+
+afterEach(async () => {
+  killCliProcesses();
+  await server?.close();
+  server = null;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function loadtest(args: string[]): Promise<{ code: number | null; output: string; report: Report | null }> {
+  const out = join(dir, `report-${Math.random().toString(16).slice(2)}.json`);
+  const run = runCli(['loadtest', '--out', out, ...args], {});
+  const code = await run.exited;
+  return { code, output: run.output(), report: existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) as Report : null };
+}
+
+describe('laurel loadtest against a server with a known latency', () => {
+  it('reports percentiles within a millisecond of the delay, the rate within 2%, and writes the reports', { timeout: 30_000 }, async () => {
+    server = await startDelayServer(20);
+    const html = join(dir, 'report.html');
+    const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
+      '--rate', '200', '--duration', '5', '--connections', '16', '--html', html]);
+    expect(code, output).toBe(0);
+    const r = report!;
+    // Never below the delay: latency counts from the due time and includes the answer.
+    for (const p of ['p50', 'p90', 'p99'] as const) expect(r.latencyMs[p], `${p}\n${output}`).toBeGreaterThanOrEqual(20);
+    if (r.generator.limited) {
+      // A busy machine (other work on its cores) made the generator late: it must say so, since
+      // its percentiles then hold its own delay.
+      expect(r.generator.notes.join('\n'), output).toMatch(/the generator ran late/);
+    } else {
+      // It kept its schedule: within a millisecond of the delay the server held each request (the
+      // delay, and the server's own lateness on a busy machine, next to nothing on a quiet one).
+      const held = percentiles(server.held().slice(1), 0);
+      for (const p of ['p50', 'p90', 'p99'] as const) {
+        expect(Math.abs(r.latencyMs[p]! - held[p]!), `${p}: the server held ${held[p]} ms\n${output}`).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(Math.abs(r.achieved - 200) / 200, output).toBeLessThanOrEqual(0.02);
+    expect(server.events()).toBe(1000 + 1);
+    // The contract's fields.
+    expect(r).toMatchObject({ target: 200, durationS: 5, requests: 1000, errors: {}, verdict: { pass: true, reasons: [] } });
+    expect(Object.keys(r.latencyMs).sort()).toEqual(['max', 'p50', 'p90', 'p99', 'p999']);
+    expect(Object.keys(r.operations)).toEqual(['event']);
+    expect(r.operations.event).toMatchObject({ count: 1000, sent: 1000, answered: 1000, errors: {} });
+    expect(r.series.filter((p) => p.second < 5).map((p) => p.sent)).toEqual([200, 200, 200, 200, 200]);
+    // The progress lines and the table.
+    expect(output).toMatch(/^ +1s {2}asked 200\/s {2}sent 200 /m);
+    expect(output).toMatch(/^event +1000 +200\.0 /m);
+    // The HTML report: one file, uPlot inlined, the report's data embedded.
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('<script id="report-data" type="application/json">');
+    expect(page).toContain(`"runId":"${r.runId}"`);
+    expect(page).toContain('uPlot');
+    expect(page).not.toMatch(/<script[^>]+src=/);
+  });
+
+  it('shows a stalled second in the percentiles: every request due during the stall waited', { timeout: 30_000 }, async () => {
+    server = await startDelayServer(5);
+    server.stall(2000, 1000);
+    const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
+      '--rate', '200', '--duration', '5', '--connections', '16']);
+    expect(code, output).toBe(0);
+    const r = report!;
+    // A fifth of the requests fell due in the stall: they waited from 1 s down to nothing. Counted
+    // from their sends, the 16 connections' worth sent before the stall would be all that shows.
+    expect(r.latencyMs.p90!, output).toBeGreaterThan(300);
+    expect(r.latencyMs.p99!, output).toBeGreaterThan(900);
+    expect(r.latencyMs.max!, output).toBeGreaterThan(990);
+    expect(r.latencyMs.max!, output).toBeLessThan(1100);
+    expect(r.latencyMs.p50!, output).toBeLessThan(10);
+    // The wait was for connections (all 16 held by the stall), not the generator's.
+    expect(r.generator.waitedForConnection, output).toBeGreaterThan(100);
+  });
+
+  it('exits 1 when more than 1% failed, and says so', { timeout: 30_000 }, async () => {
+    server = await startDelayServer(2, { failShare: 0.05 });
+    const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
+      '--rate', '200', '--duration', '2']);
+    expect(code, output).toBe(1);
+    expect(report!.errors['500']).toBeGreaterThan(4);
+    expect(report!.verdict.pass).toBe(false);
+    expect(report!.verdict.reasons[0]).toMatch(/requests failed .*over 1%/);
+    expect(output).toMatch(/^FAIL: /m);
+  });
+
+  it('refuses wrong options with the usage, before any request', async () => {
+    server = await startDelayServer(1);
+    for (const args of [['--rate', 'lots'], ['--rate', '10', '--ramp', '1:2'], ['--batch', '10', '--scenario', 'mixed'], ['--metric', 'x'], ['--speed', '3']]) {
+      const { code, output } = await loadtest(['--url', server.url, '--key', 'k', ...args]);
+      expect(code, output).toBe(1);
+      expect(output).toMatch(/^laurel: .*\nusage: laurel loadtest /m);
+    }
+    const unreachable = await loadtest(['--url', 'http://127.0.0.1:' + String(await freePort()), '--key', 'k', '--no-setup', '--metric', 'm']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.output).toMatch(/laurel: .*ECONNREFUSED/);
+    expect(server.events()).toBe(0);
+  });
+});
