@@ -183,9 +183,11 @@ export class EventRecorder {
         if (input.seq !== undefined) p.seq = input.seq;
         metrics.events.processed++;
         // A new user or a completion changes the tenant's statistics: their version moves before
-        // the answer, sent alongside phase 2.
+        // the answer, sent alongside phase 2. Only achievements (their rarity) and points systems
+        // (their summaries' user counts) show them: with neither configured nothing moves it, and a
+        // plain metric's event makes no second round trip.
         let statsMoved: Promise<void> | null = null;
-        if (p.created || p.completed !== '') {
+        if ((p.created || p.completed !== '') && (snapshot.achievements.size > 0 || snapshot.pointsSystems.size > 0)) {
           coalescer.hold();
           statsMoved = stats.changed(tenant);
         }
