@@ -8,8 +8,11 @@
  *   totals and placements); absolute values, so an entry taken twice changes nothing. The rest is
  *   not parsed: phase 2 of each event keeps the rankings and totals
  *   (src/engine/streaks/rankings.ts);
- * - the archive takes every entry, unparsed: one row per partition batch and the partitions'
- *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
+ * - the archive takes every entry: one row per partition batch and the partitions' cursors, in one
+ *   transaction (src/postgres/log-archive.ts), so each entry is archived once; every entry is
+ *   parsed for the analytics rollups, written in the same transaction
+ *   (src/postgres/analytics/rollups.ts; the active users' sketches in Redis before it), after the
+ *   backfill of an earlier archive (src/postgres/analytics/backfill.ts), which the drain waits for;
  * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
  *   place again (LOG_RETAIN_MS).
  * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
