@@ -8,8 +8,11 @@
  *   totals and placements); absolute values, so an entry taken twice changes nothing. The rest is
  *   not parsed: phase 2 of each event keeps the rankings and totals
  *   (src/engine/streaks/rankings.ts);
- * - the archive takes every entry, unparsed: one row per partition batch and the partitions'
- *   cursors, in one transaction (src/postgres/log-archive.ts), so each entry is archived once;
+ * - the archive takes every entry: one row per partition batch and the partitions' cursors, in one
+ *   transaction (src/postgres/log-archive.ts), so each entry is archived once; every entry is
+ *   parsed for the analytics rollups, written in the same transaction
+ *   (src/postgres/analytics/rollups.ts; the active users' sketches in Redis before it), after the
+ *   backfill of an earlier archive (src/postgres/analytics/backfill.ts), which the drain waits for;
  * - Redis keeps only what the archive does not hold yet, and what the drainer may still need to
  *   place again (LOG_RETAIN_MS).
  * - the achievement completions (entries that carry `ac`: the only ones parsed for it) are handed
@@ -46,6 +49,9 @@ import type { Deps } from '../src/engine/deps.js';
 import { deadProcesses } from '../src/engine/durability/liveness.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
+import { emptyRollup, rollEntry } from '../src/domain/analytics-rollup.js';
+import { noteActiveUsers } from '../src/engine/analytics/active-users.js';
+import { backfillChunk } from '../src/postgres/analytics/backfill.js';
 import { replayEvent } from '../src/engine/durability/replay-phase2.js';
 import type { Drained } from '../src/engine/durability/streak-rankings-from-log.js';
 
@@ -57,6 +63,8 @@ const BATCH = 1000;
 const BEHIND_MS = 10_000;
 /** Partitions a pass reads, consumes and archives together (one transaction). */
 const PASS_GROUP = 32;
+/** Archived batches the backfill of the rollups reads at a time. */
+const BACKFILL_CHUNK = 100;
 /** Users whose last noted day a drainer remembers (about 100 bytes each). */
 const NOTED_USERS = 200_000;
 
@@ -191,6 +199,8 @@ async function planned<T>(deps: Deps, what: string, count: number, make: () => P
 export interface DrainStats {
   /** Entries archived by this drainer. */
   archived: number;
+  /** Archived batches this drainer rolled up for the analytics (src/postgres/analytics/backfill.ts). */
+  backfilled: number;
   /** Drains that ended, by outcome. */
   passes: { ok: number; failed: number };
   /** Entries the latest drain found waiting to be archived. */
@@ -212,7 +222,7 @@ export function secondsBehind(stats: DrainStats, nowMs = Date.now()): number {
 }
 
 export class LogDrainer {
-  readonly stats: DrainStats = { archived: 0, passes: { ok: 0, failed: 0 }, waiting: 0, oldestWaitingMs: null, behindS: 0, lastDrainMs: 0 };
+  readonly stats: DrainStats = { archived: 0, backfilled: 0, passes: { ok: 0, failed: 0 }, waiting: 0, oldestWaitingMs: null, behindS: 0, lastDrainMs: 0 };
   /** Entries the drain under way found. */
   private found = 0;
   private readonly deps: Deps;
@@ -233,8 +243,13 @@ export class LogDrainer {
   /** Since when the drain has been more than BEHIND_MS behind (null: it is not). */
   private behindSince: number | null = null;
 
+  private readonly pool: pg.Pool;
+  /** Whether the backfill of the rollups is done (src/postgres/analytics/backfill.ts). */
+  private backfilled = false;
+
   constructor(deps: Deps, pool: pg.Pool) {
     this.deps = deps;
+    this.pool = pool;
     this.archive = new LogArchive(pool, deps.settings.prefix);
   }
 
@@ -291,9 +306,30 @@ export class LogDrainer {
     }
   }
 
+  /**
+   * Rolls up what the archive held before the rollups, for up to a second (src/postgres/analytics/backfill.ts).
+   * True once none is left; until then the drain waits (its entries wait in Redis).
+   */
+  private async backfill(): Promise<boolean> {
+    if (this.backfilled) return true;
+    const { deps } = this;
+    const until = Date.now() + 1000;
+    for (;;) {
+      const n = await backfillChunk(this.pool, deps.settings.prefix, deps.store.current.notifications, BACKFILL_CHUNK, (r) => noteActiveUsers(deps, r));
+      if (n === null) return false;
+      if (n === 0) {
+        this.backfilled = true;
+        return true;
+      }
+      this.stats.backfilled += n;
+      if (Date.now() >= until) return false;
+    }
+  }
+
   private async drainAll(maxBatches: number, nowMs: number): Promise<DrainResult> {
     const { deps } = this;
     const result: DrainResult = { drained: 0, partitions: 0 };
+    if (!(await this.backfill())) return result;
     const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
     const { dead } = deadProcesses(processes, nowMs);
     const drainedFrom = new Map<number, string>();
@@ -349,6 +385,8 @@ export class LogDrainer {
     const notifying: ParsedEntry[] = [];
     const marks = processMarks(dead);
     const full: number[] = [];
+    const rollup = emptyRollup();
+    const settings = deps.store.current.notifications;
     partitions.forEach((partition, i) => {
       const entries = read[i];
       if (entries.length === 0) return;
@@ -370,17 +408,18 @@ export class LogDrainer {
         const active = indexing && kind === 'event';
         const activity = active ? eventActivity(fields) : null;
         const zone = zones && maySetZone(kind, fields);
-        const needed = completes || (active && activity === null) || zone || (hooks && mayNotify(kind, fields));
-        const parsed = needed ? JSON.parse(body) as LogBody : null;
-        const seen = activity ?? (active ? activityOf(parsed!) : null);
+        // Every entry is parsed for the analytics rollups (about 1 µs for an event's body).
+        const parsed = JSON.parse(body) as LogBody;
+        rollEntry(rollup, kind, parsed, settings);
+        const seen = activity ?? (active ? activityOf(parsed) : null);
         if (seen !== null) noteEntry(deps.store.current, wanted, seen, members, notes);
-        const move = zone ? zoneMoveOf(parsed!) : null;
+        const move = zone ? zoneMoveOf(parsed) : null;
         if (move !== null) moves.push(move);
         if (completes) {
-          const completion = completionOf(parsed!);
+          const completion = completionOf(parsed);
           if (completion !== null) completions.push(completion);
         }
-        if (hooks && parsed !== null) notifying.push({ id, kind, e: parsed });
+        if (hooks && (completes || (active && activity === null) || zone || mayNotify(kind, fields))) notifying.push({ id, kind, e: parsed });
       }
       batches.push({
         partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],
@@ -391,7 +430,9 @@ export class LogDrainer {
     await replayPhase2(deps, consumers, dead);
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
     const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
-    // Before the archive: an index written twice (a pass made again) changes nothing.
+    // Before the archive: an index written twice (a pass made again) changes nothing; so do the
+    // active users' sketches.
+    await noteActiveUsers(deps, rollup);
     await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members))));
     // Written: later passes need not write them again.
     notes.pass.addTo(this.noted);
@@ -404,7 +445,7 @@ export class LogDrainer {
     const failed = (err: unknown) => deps.log.error(
       { err, deliveries: deliveries.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',
     );
-    if (!(await this.archive.commit(batches, schedule, failed))) {
+    if (!(await this.archive.commit(batches, rollup, schedule, failed))) {
       // Another drainer archived some of them: start again from where the archive ends.
       this.cursors = null;
       return null;

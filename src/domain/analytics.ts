@@ -2,9 +2,6 @@
  * The dashboard's analytics as rules (docs/dashboard.md): the 14-day retention of the control group
  * against the rest, and the buckets of the distributions.
  */
-import type { NotificationSettings } from '../model/entities.js';
-import { controlPoint, ratioAt } from './notifications/rules.js';
-
 const DAY_MS = 86_400_000;
 
 /** How many days after their first day a user must act again to count as retained. */
@@ -25,27 +22,13 @@ export interface Retention {
 }
 
 /**
- * Of the users first seen in [from, to] whose 14th day is within it (the cohort), how many were
- * active again on their 14th day or later, in the control group (by the ratio in force when each
- * was created, as notifications judge it) and among the rest.
+ * The cohort of the retention over [from, to]: the users first seen from `from` up to the day whose
+ * 14th day after is `to`; null when no first day of the range can be judged yet.
  */
-export function retentionOf(
-  users: { userId: string; first: number; retained: boolean }[], settings: NotificationSettings | null, tenant: string, from: string, to: string,
-): Retention {
+export function retentionCohort(from: string, to: string): { from: string; to: string } | null {
   const lastFirstDay = Date.parse(`${to}T00:00:00Z`) - RETENTION_DAYS * DAY_MS;
-  const start = Date.parse(`${from}T00:00:00Z`);
-  const control = { users: 0, retained: 0 };
-  const rest = { users: 0, retained: 0 };
-  for (const u of users) {
-    if (Math.floor(u.first / DAY_MS) * DAY_MS > lastFirstDay) continue;
-    const ratio = ratioAt(settings, new Date(u.first).toISOString());
-    const group = ratio > 0 && controlPoint(tenant, u.userId) < ratio ? control : rest;
-    group.users++;
-    if (u.retained) group.retained++;
-  }
-  const judged = lastFirstDay >= start;
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { days: RETENTION_DAYS, cohortFrom: judged ? from : null, cohortTo: judged ? day(lastFirstDay) : null, control, rest };
+  if (lastFirstDay < Date.parse(`${from}T00:00:00Z`)) return null;
+  return { from, to: new Date(lastFirstDay).toISOString().slice(0, 10) };
 }
 
 /** The streak lengths' buckets, [from, to] (to null: and longer). */

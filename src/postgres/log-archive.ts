@@ -3,10 +3,13 @@
  * `laurel_log` (its entries as lines), and each partition's cursor (the last entry archived) a row
  * of `laurel_log_cursor`, moved in the same transaction. A batch is archived exactly once: a
  * drainer whose cursors another drainer moved meanwhile writes nothing (the transaction rolls
- * back) and reads the cursors again. The view `laurel_events` shows one row per entry.
+ * back) and reads the cursors again. The view `laurel_events` shows one row per entry. The
+ * batches' analytics rollups are written in the same transaction (a row marked `rolled`).
  */
 import type pg from 'pg';
+import type { BatchRollup } from '../domain/analytics-rollup.js';
 import { memoize } from '../lib/memo.js';
+import { writeRollup } from './analytics/rollups.js';
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {
@@ -39,9 +42,9 @@ const insertBatches = memoize(64, (n: number): string => {
   for (let i = 0; i < n; i++) {
     const p = 2 + i * 7;
     rows.push(`($1, $${p}::int, $${p + 1}, $${p + 2}, $${p + 3}::int, to_timestamp($${p + 4}::float8 / 1000.0), ` +
-      `to_timestamp($${p + 5}::float8 / 1000.0), $${p + 6})`);
+      `to_timestamp($${p + 5}::float8 / 1000.0), $${p + 6}, true)`);
   }
-  return `INSERT INTO laurel_log (prefix, partition, first_id, last_id, entries, first_at, last_at, lines) VALUES ${rows.join(', ')}`;
+  return `INSERT INTO laurel_log (prefix, partition, first_id, last_id, entries, first_at, last_at, lines, rolled) VALUES ${rows.join(', ')}`;
 });
 
 function batchParams(prefix: string, batches: ArchiveBatch[]): (string | number)[] {
@@ -68,14 +71,17 @@ export class LogArchive {
   }
 
   /**
-   * Archives the batches and moves their partitions' cursors, in one transaction. False when a
+   * Archives the batches, adds their `rollup` (src/postgres/analytics/rollups.ts) and moves their
+   * partitions' cursors, in one transaction. False when a
    * cursor was not where the batch was read from (another drainer moved it): nothing is written.
    * `also` writes what the entries call for in the same transaction (the notifications'
    * deliveries), so it is written exactly when they are archived; when it fails, its writes are
    * undone (a savepoint), `failed` hears why, and the archive goes on: a fault there must not
    * hold up the log.
    */
-  async commit(batches: ArchiveBatch[], also?: (client: pg.ClientBase) => Promise<void>, failed?: (err: unknown) => void): Promise<boolean> {
+  async commit(
+    batches: ArchiveBatch[], rollup: BatchRollup, also?: (client: pg.ClientBase) => Promise<void>, failed?: (err: unknown) => void,
+  ): Promise<boolean> {
     if (batches.length === 0) return true;
     const partitions = batches.map((b) => b.partition);
     const client = await this.pool.connect();
@@ -97,6 +103,7 @@ export class LogArchive {
         return false;
       }
       await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
+      await writeRollup(client, this.prefix, rollup);
       if (also) {
         await client.query('SAVEPOINT also');
         try {

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { Settings } from '../lib/settings.js';
 import { markStore, storeOf } from '../lib/stores.js';
+import { ROLLUP_MIGRATIONS } from './analytics/rollups.js';
 import { createDatabase, DatabaseError, databaseOf, NO_SUCH_DATABASE } from './database.js';
 
 export class PostgresUnavailableError extends Error {}
@@ -196,6 +197,8 @@ const MIGRATIONS = [
    WHERE ids = '{}'`,
   // A row's 32 deliveries (about 20 kB of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
   lz4('laurel_webhook_outbox', 'items'),
+  // The analytics rollups (src/postgres/analytics/rollups.ts).
+  ...ROLLUP_MIGRATIONS,
 ];
 
 /** How a pool is sized and bounded. */

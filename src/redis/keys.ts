@@ -297,6 +297,14 @@ export class Keys {
     return { due: `${this.prefix}:{wh:${tenant}}:fzdue`, seen: `${this.prefix}:{wh:${tenant}}:fz` };
   }
 
+  /**
+   * The users active on a UTC day (YYYY-MM-DD) of a tenant, a HyperLogLog (src/engine/analytics/active-users.ts):
+   * one hash slot per tenant, so that a range's days are counted together.
+   */
+  activeUsers(tenant: string, day: string): string {
+    return `${this.prefix}:{an:${tenant}}:active:${day}`;
+  }
+
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
   streakRankings(tenant: string): StreakRankingKeys {
     const base = `${this.prefix}:{st:${tenant}}:`;

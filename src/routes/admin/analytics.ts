@@ -3,9 +3,9 @@
  * docs/dashboard.md): the tenant's events, active, weekly active and new users and achievement
  * completions per day, events per metric, each achievement's completion in the range (the users who
  * completed it and their share of the range's active users), and the 14-day retention of the
- * control group against the rest, from the archived event log in Postgres
- * (src/postgres/analytics/days.ts, src/postgres/analytics/users.ts,
- * src/postgres/analytics/achievements.ts); and how the active streaks spread over lengths now
+ * control group against the rest, from the rollups the log drain keeps (Postgres:
+ * src/postgres/analytics/rollups.ts; the distinct users over several days in Redis:
+ * src/engine/analytics/active-users.ts), a few rows per day whatever the archive's size; and how the active streaks spread over lengths now
  * (src/engine/streaks/length-buckets.ts). The range defaults to the 14 days up to today (the
  * service's clock); at most 366 days.
  */
@@ -14,14 +14,27 @@ import { principalOf } from '../../http/auth.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
-import { achievementShares, retentionOf } from '../../domain/analytics.js';
+import { achievementShares, RETENTION_DAYS, retentionCohort } from '../../domain/analytics.js';
+import { countActiveUsers } from '../../engine/analytics/active-users.js';
 import { streakLengths } from '../../engine/streaks/length-buckets.js';
 import { analyticsDays } from '../../postgres/analytics/days.js';
 import { analyticsAchievements } from '../../postgres/analytics/achievements.js';
-import { analyticsUsers } from '../../postgres/analytics/users.js';
+import { analyticsRetention } from '../../postgres/analytics/users.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `date` moved by `n` days. */
+function shift(date: string, n: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Each day of [from, to]. */
+function daysOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = shift(d, 1)) out.push(d);
+  return out;
+}
 
 function dateOf(raw: string | null, name: string, fallback: string): string {
   if (raw === null || raw === '') return fallback;
@@ -54,28 +67,33 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       const pool = await deps.postgres();
       const tenant = principalOf(req).tenant;
       const snapshot = deps.store.current;
-      // Under the manual clock, the batches' times (Redis's) say nothing of the entries'
-      // (src/postgres/analytics/days.ts).
-      const everyBatch = deps.settings.clock === 'manual';
-      const [daily, users, completion, streaks] = await Promise.all([
-        analyticsDays(pool, deps.settings.prefix, tenant, from, to, everyBatch),
-        analyticsUsers(pool, deps.settings.prefix, tenant, from, to, everyBatch),
-        analyticsAchievements(pool, deps.settings.prefix, tenant, from, to, everyBatch),
+      const { prefix } = deps.settings;
+      const cohort = retentionCohort(from, to);
+      const dates = daysOf(from, to);
+      // The range's active users, then each day's weekly active users (that day and the 6 before).
+      const daySets = [dates, ...dates.map((d) => daysOf(shift(d, -6), d))];
+      const [daily, completion, retention, active, streaks] = await Promise.all([
+        analyticsDays(pool, prefix, tenant, from, to),
+        analyticsAchievements(pool, prefix, tenant, from, to),
+        cohort === null ? null : analyticsRetention(pool, prefix, tenant, cohort.from, cohort.to, to),
+        countActiveUsers(deps, tenant, daySets),
         streakLengths(deps, tenant),
       ]);
-      const newByDay = new Map<string, number>();
-      for (const u of users.newUsers) {
-        const day = new Date(u.first).toISOString().slice(0, 10);
-        newByDay.set(day, (newByDay.get(day) ?? 0) + 1);
-      }
-      const days = daily.map((d) => ({
-        date: d.date, events: d.events, activeUsers: d.activeUsers, weeklyActiveUsers: users.weeklyActive.get(d.date) ?? 0,
-        newUsers: newByDay.get(d.date) ?? 0, completions: d.completions,
+      const days = daily.map((d, i) => ({
+        date: d.date, events: d.events, activeUsers: d.activeUsers, weeklyActiveUsers: active[i + 1],
+        newUsers: d.newUsers, completions: d.completions,
         byMetric: Object.fromEntries(Object.entries(d.byMetric).map(([id, n]) => [snapshot.metrics.get(id)?.key ?? id, n])),
       }));
-      const retention = retentionOf(users.newUsers, snapshot.notifications, tenant, from, to);
-      const achievements = achievementShares(snapshot.achievements.values(), completion.users, completion.activeUsers);
-      return ok({ from, to, days, activeUsers: completion.activeUsers, achievements, retention, streaks });
+      const none = { users: 0, retained: 0 };
+      const achievements = achievementShares(snapshot.achievements.values(), completion, active[0]);
+      return ok({
+        from, to, days, activeUsers: active[0], achievements,
+        retention: {
+          days: RETENTION_DAYS, cohortFrom: cohort?.from ?? null, cohortTo: cohort?.to ?? null,
+          control: retention?.control ?? none, rest: retention?.rest ?? none,
+        },
+        streaks,
+      });
     },
   }];
 }

@@ -1,0 +1,182 @@
+/**
+ * The analytics rollups in Postgres (docs/dashboard.md, "Analytics"), written in the archive's
+ * transaction (src/postgres/log-archive.ts), so each entry is counted exactly once:
+ * - `laurel_rollup_days`: per tenant and UTC day, the events, the achievements completed, the users
+ *   active (an event or an API completion), the users first seen and those of them in the control
+ *   group;
+ * - `laurel_rollup_metrics`, `laurel_rollup_achievements`: events per metric, completions per
+ *   achievement, per tenant and day;
+ * - `laurel_rollup_users`: one row per user (first seen, last active day, the first day they were
+ *   active 14 days or more after their first, the control group), from which the daily counts
+ *   above are exact;
+ * - `laurel_rollup_retention`: the users first seen on a day who were first active again on a day
+ *   14 days or more later, per group.
+ * A user's entries come in the log's order (one partition holds them); a day earlier than the
+ * user's last active day (the manual clock moved back) is not counted active again.
+ */
+import type pg from 'pg';
+import { dayText, DAY_MS, type BatchRollup } from '../../domain/analytics-rollup.js';
+import { RETENTION_DAYS } from '../../domain/analytics.js';
+
+export const ROLLUP_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_rollup_days (
+     prefix       text    NOT NULL,
+     tenant       text    NOT NULL,
+     day          date    NOT NULL,
+     events       bigint  NOT NULL DEFAULT 0,
+     completions  bigint  NOT NULL DEFAULT 0,
+     active_users bigint  NOT NULL DEFAULT 0,
+     new_users    bigint  NOT NULL DEFAULT 0,
+     new_control  bigint  NOT NULL DEFAULT 0,
+     PRIMARY KEY (prefix, tenant, day)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_rollup_metrics (
+     prefix  text   NOT NULL,
+     tenant  text   NOT NULL,
+     day     date   NOT NULL,
+     metric  text   NOT NULL,
+     events  bigint NOT NULL,
+     PRIMARY KEY (prefix, tenant, day, metric)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_rollup_achievements (
+     prefix       text   NOT NULL,
+     tenant       text   NOT NULL,
+     day          date   NOT NULL,
+     achievement  text   NOT NULL,
+     completions  bigint NOT NULL,
+     PRIMARY KEY (prefix, tenant, day, achievement)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_rollup_users (
+     prefix       text    NOT NULL,
+     tenant       text    NOT NULL,
+     user_id      text    NOT NULL,
+     first_ms     bigint  NOT NULL,
+     control      boolean NOT NULL,
+     last_active  integer,
+     retained     integer,
+     PRIMARY KEY (prefix, tenant, user_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_rollup_retention (
+     prefix        text    NOT NULL,
+     tenant        text    NOT NULL,
+     first_day     date    NOT NULL,
+     control       boolean NOT NULL,
+     retained_day  date    NOT NULL,
+     users         bigint  NOT NULL,
+     PRIMARY KEY (prefix, tenant, first_day, control, retained_day)
+   )`,
+  // The archive's batches rolled up: the drain rolls up what it archives; what an earlier version
+  // archived is rolled up by the backfill (src/postgres/analytics/backfill.ts).
+  'ALTER TABLE laurel_log ADD COLUMN IF NOT EXISTS rolled boolean NOT NULL DEFAULT false',
+  'CREATE INDEX IF NOT EXISTS laurel_log_unrolled ON laurel_log (prefix, partition, first_id) WHERE NOT rolled',
+];
+
+interface StoredUser {
+  tenant: string;
+  user_id: string;
+  first_ms: string;
+  control: boolean;
+  last_active: number | null;
+  retained: number | null;
+}
+
+function add(map: Map<string, number>, key: string, n: number): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+const sorted = <T>(m: Map<string, T>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Adds `r` to the rollups, in `client`'s transaction. */
+export async function writeRollup(client: pg.ClientBase, prefix: string, r: BatchRollup): Promise<void> {
+  if (r.users.size === 0) return;
+  const seen = sorted(r.users).map(([, u]) => u);
+  const { rows } = await client.query<StoredUser>(
+    `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained FROM laurel_rollup_users u
+     JOIN unnest($2::text[], $3::text[]) AS i(tenant, user_id) ON u.tenant = i.tenant AND u.user_id = i.user_id
+     WHERE u.prefix = $1 ORDER BY u.tenant, u.user_id FOR UPDATE OF u`,
+    [prefix, seen.map((u) => u.tenant), seen.map((u) => u.userId)],
+  );
+  const stored = new Map(rows.map((s) => [`${s.tenant}\0${s.user_id}`, s]));
+  const active = new Map<string, number>();
+  const fresh = new Map<string, number>();
+  const freshControl = new Map<string, number>();
+  const retention = new Map<string, number>();
+  const changed: [tenant: string, user: string, firstMs: number, control: boolean, last: number | null, retained: number | null][] = [];
+  for (const u of seen) {
+    const s = stored.get(`${u.tenant}\0${u.userId}`);
+    const firstMs = s === undefined ? u.firstMs : Number(s.first_ms);
+    const control = s === undefined ? u.control : s.control;
+    const firstDay = Math.floor(firstMs / DAY_MS);
+    let last = s?.last_active ?? null;
+    let retained = s?.retained ?? null;
+    if (s === undefined) {
+      add(fresh, `${u.tenant}\0${firstDay}`, 1);
+      if (control) add(freshControl, `${u.tenant}\0${firstDay}`, 1);
+    }
+    for (const day of u.activeDays) {
+      if (last !== null && day <= last) continue;
+      last = day;
+      add(active, `${u.tenant}\0${day}`, 1);
+      if (retained === null && day >= firstDay + RETENTION_DAYS) {
+        retained = day;
+        add(retention, `${u.tenant}\0${firstDay}\0${control}\0${day}`, 1);
+      }
+    }
+    if (s === undefined || last !== s.last_active || retained !== s.retained) changed.push([u.tenant, u.userId, firstMs, control, last, retained]);
+  }
+  if (changed.length > 0) {
+    await client.query(
+      `INSERT INTO laurel_rollup_users (prefix, tenant, user_id, first_ms, control, last_active, retained)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::int[], $7::int[])
+       ON CONFLICT (prefix, tenant, user_id) DO UPDATE SET last_active = EXCLUDED.last_active, retained = EXCLUDED.retained`,
+      [prefix, ...[0, 1, 2, 3, 4, 5].map((i) => changed.map((c) => c[i]))],
+    );
+  }
+  // The days' counts: one row per tenant and day touched.
+  const days = new Map<string, [tenant: string, day: number, events: number, completions: number, active: number, fresh: number, control: number]>();
+  const dayRow = (key: string) => {
+    let row = days.get(key);
+    if (row === undefined) {
+      const [tenant, day] = key.split('\0');
+      days.set(key, (row = [tenant, Number(day), 0, 0, 0, 0, 0]));
+    }
+    return row;
+  };
+  for (const [key, c] of r.days) { const row = dayRow(key); row[2] += c.events; row[3] += c.completions; }
+  for (const [key, n] of active) dayRow(key)[4] += n;
+  for (const [key, n] of fresh) dayRow(key)[5] += n;
+  for (const [key, n] of freshControl) dayRow(key)[6] += n;
+  const dayRows = sorted(days).map(([, row]) => row);
+  if (dayRows.length > 0) {
+    await client.query(
+      `INSERT INTO laurel_rollup_days AS d (prefix, tenant, day, events, completions, active_users, new_users, new_control)
+       SELECT $1, * FROM unnest($2::text[], $3::date[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
+       ON CONFLICT (prefix, tenant, day) DO UPDATE SET events = d.events + EXCLUDED.events, completions = d.completions + EXCLUDED.completions,
+         active_users = d.active_users + EXCLUDED.active_users, new_users = d.new_users + EXCLUDED.new_users, new_control = d.new_control + EXCLUDED.new_control`,
+      [prefix, dayRows.map((d) => d[0]), dayRows.map((d) => dayText(d[1])), ...[2, 3, 4, 5, 6].map((i) => dayRows.map((d) => d[i]))],
+    );
+  }
+  await addCounts(client, prefix, 'laurel_rollup_metrics', 'metric', 'events', r.metrics);
+  await addCounts(client, prefix, 'laurel_rollup_achievements', 'achievement', 'completions', r.achievements);
+  if (retention.size > 0) {
+    const rows4 = sorted(retention).map(([key, n]) => { const [t, f, c, d] = key.split('\0'); return [t, dayText(Number(f)), c === 'true', dayText(Number(d)), n] as const; });
+    await client.query(
+      `INSERT INTO laurel_rollup_retention AS r (prefix, tenant, first_day, control, retained_day, users)
+       SELECT $1, * FROM unnest($2::text[], $3::date[], $4::boolean[], $5::date[], $6::bigint[])
+       ON CONFLICT (prefix, tenant, first_day, control, retained_day) DO UPDATE SET users = r.users + EXCLUDED.users`,
+      [prefix, ...[0, 1, 2, 3, 4].map((i) => rows4.map((row) => row[i]))],
+    );
+  }
+}
+
+/** Adds counts keyed `tenant \0 day \0 id` to `table`. */
+async function addCounts(client: pg.ClientBase, prefix: string, table: string, idColumn: string, countColumn: string, counts: Map<string, number>): Promise<void> {
+  if (counts.size === 0) return;
+  const rows = sorted(counts).map(([key, n]) => { const [t, d, id] = key.split('\0'); return [t, dayText(Number(d)), id, n] as const; });
+  await client.query(
+    `INSERT INTO ${table} AS x (prefix, tenant, day, ${idColumn}, ${countColumn})
+     SELECT $1, * FROM unnest($2::text[], $3::date[], $4::text[], $5::bigint[])
+     ON CONFLICT (prefix, tenant, day, ${idColumn}) DO UPDATE SET ${countColumn} = x.${countColumn} + EXCLUDED.${countColumn}`,
+    [prefix, ...[0, 1, 2, 3].map((i) => rows.map((row) => row[i]))],
+  );
+}
