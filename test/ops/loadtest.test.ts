@@ -14,6 +14,7 @@ import { percentiles } from '../../bench/open-loop.js';
 import { freePort } from '../../bench/processes.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { startDelayServer, type DelayServer } from '../support/delay-server.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'laurel-loadtest-'));
 let server: DelayServer | null = null;
@@ -113,5 +114,65 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.output).toMatch(/laurel: .*ECONNREFUSED/);
     expect(server.events()).toBe(0);
+  });
+});
+
+describe('laurel loadtest against laurel', () => {
+  let s: TestServer | null = null;
+  afterAll(async () => {
+    killCliProcesses();
+    await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  /** The installation's tenants and configuration, by key (the streak rule without its time). */
+  async function configuration(t: TestServer): Promise<Record<string, unknown>> {
+    const keys = async (path: string, field = 'key') => {
+      const r = await t.request('GET', `/admin/v1/${path}?limit=100`);
+      expect(r.status, r.text).toBe(200);
+      return (r.body as Record<string, string>[]).map((x) => x[field]).sort();
+    };
+    const streak = await t.request('GET', '/admin/v1/streaks/settings');
+    const { updated: _, ...rule } = streak.body as Record<string, unknown>;
+    return {
+      tenants: await keys('tenants', 'customerId'), metrics: await keys('metrics'), achievements: await keys('achievements'),
+      points: await keys('points'), leaderboards: await keys('leaderboards'), streak: rule,
+    };
+  }
+
+  it('sets up a tenant and configuration of its own, drives the mixed scenario, and removes them after', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ workers: true });
+    await s.metrics('theirs');
+    const before = await configuration(s);
+    const { code, output, report } = await loadtest(['--url', s.url, '--key', s.adminKey, '--scenario', 'mixed', '--rate', '100', '--duration', '3']);
+    expect(code, output).toBe(0);
+    const r = report!;
+    const name = `loadtest-${r.runId}`;
+    expect(output).toContain(`set up: tenant ${name}, metric ${name}, 3 achievements, a daily streak, points ${name}, leaderboard ${name} (removed after the run)`);
+    expect(Object.keys(r.operations).sort()).toEqual(['event', 'leaderboard', 'points', 'streak', 'user']);
+    for (const [op, o] of Object.entries(r.operations)) {
+      expect(o.errors, op).toEqual({});
+      expect(o.answered, op).toBeGreaterThan(0);
+    }
+    expect(r.requests).toBe(300);
+    expect(output).toContain(`removed the run's tenant and configuration (${name})`);
+    // Its users were in its tenant: the default one has none of them.
+    expect((await s.request('GET', `/api/users/lt-${r.runId}-probe`)).status).toBe(404);
+    expect(await configuration(s)).toEqual(before);
+  });
+
+  it('sends batches: an item counts at the 202, and the batch\'s processing is followed to the end', { timeout: 60_000 }, async () => {
+    s ??= await startTestServer({ workers: true });
+    const before = await configuration(s);
+    const { code, output, report } = await loadtest(['--url', s.url, '--key', s.adminKey, '--batch', '10', '--rate', '100', '--duration', '2']);
+    expect(code, output).toBe(0);
+    const r = report!;
+    expect(r.target).toBe(100);
+    expect(Math.abs(r.achieved - 100) / 100, output).toBeLessThanOrEqual(0.02);
+    expect(r.operations.batch).toMatchObject({ count: 20, answered: 20, items: 10, errors: {} });
+    expect(r.operations['batch-processed']).toMatchObject({ count: 20, answered: 20, errors: {} });
+    // From the 202 to every item processed: a positive time, at least the 202's own.
+    expect(r.operations['batch-processed']!.latencyMs.p50!).toBeGreaterThan(0);
+    expect(await configuration(s)).toEqual(before);
   });
 });
