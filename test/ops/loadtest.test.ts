@@ -74,13 +74,16 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(page).not.toMatch(/<script[^>]+src=/);
   });
 
-  it('shows a stalled second in the percentiles: every request due during the stall waited', { timeout: 30_000 }, async () => {
+  it('shows a stalled second in the percentiles: every request due during the stall waited (two generator processes, merged)', { timeout: 30_000 }, async () => {
     server = await startDelayServer(5);
     server.stall(2000, 1000);
     const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
-      '--rate', '200', '--duration', '5', '--connections', '16']);
+      '--rate', '200', '--duration', '5', '--connections', '16', '--workers', '2']);
     expect(code, output).toBe(0);
     const r = report!;
+    // Two processes, each half the schedule, one report.
+    expect(r.generator.cpuPercent).toHaveLength(2);
+    expect(r).toMatchObject({ scheduled: 1000, sent: 1000, requests: 1000 });
     // A fifth of the requests fell due in the stall: they waited from 1 s down to nothing. Counted
     // from their sends, the 16 connections' worth sent before the stall would be all that shows.
     expect(r.latencyMs.p90!, output).toBeGreaterThan(300);
@@ -92,11 +95,15 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(r.generator.waitedForConnection, output).toBeGreaterThan(100);
   });
 
-  it('exits 1 when more than 1% failed, and says so', { timeout: 30_000 }, async () => {
+  it('exits 1 when more than 1% failed, and says so (on a ramp)', { timeout: 30_000 }, async () => {
     server = await startDelayServer(2, { failShare: 0.05 });
     const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
-      '--rate', '200', '--duration', '2']);
+      '--ramp', '100:300', '--duration', '2']);
     expect(code, output).toBe(1);
+    // The ramp: 150 due in the first second, 250 in the second.
+    expect(report!.scheduled).toBe(400);
+    expect(report!.series.slice(0, 2).map((p) => p.asked)).toEqual([150, 250]);
+    expect(report!.series.slice(0, 2).map((p) => p.sent)).toEqual([150, 250]);
     expect(report!.errors['500']).toBeGreaterThan(4);
     expect(report!.verdict.pass).toBe(false);
     expect(report!.verdict.reasons[0]).toMatch(/requests failed .*over 1%/);
