@@ -9,11 +9,14 @@
  * The load generator is bench/open-loop-client.ts, run in a child process of its own (as wrk is):
  * keep-alive TCP connections (node:net) carrying raw HTTP/1.1 requests, the same requests as
  * bench/wrk/event.lua. This module holds what the runner and the client share: the schedule, the
- * request mix, the percentiles, and the runner's side (start the client, read its one JSON line).
+ * request mix, the percentiles (those of `laurel loadtest`), and the runner's side (start the client, read its one JSON line).
  * The arithmetic is pure and tested in test/ops/bench.test.ts.
  */
 import { fileURLToPath } from 'node:url';
+import { newHistogram, percentileMs, percentiles as percentilesOfHistogram, recordMs, type Percentiles } from './loadtest/histogram.js';
 import { RESULT_MARKER, runReporting } from './processes.js';
+
+export type { Percentiles };
 
 /** What the runner hands the client (one JSON argument). */
 export interface OpenLoopOptions {
@@ -32,15 +35,6 @@ export interface OpenLoopOptions {
   tag: string;
   /** Seconds a request may take after the last one was scheduled; later ones count as not answered. */
   timeoutS: number;
-}
-
-/** Latency percentiles in ms; null where the percentile falls on a request never answered. */
-export interface Percentiles {
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  p999: number | null;
-  max: number | null;
 }
 
 export interface OpenLoopResult {
@@ -79,16 +73,18 @@ export function scheduledCount(rate: number, durationS: number): number {
 /**
  * Nearest-rank percentiles of `values` (ms, any order) together with `unanswered` requests that
  * rank above every value: a percentile that falls on one of them is null (not answered, later
- * than the wait). `ps` in percent.
+ * than the wait). `ps` in percent. Taken as `laurel loadtest` takes them (HdrHistogram,
+ * bench/loadtest/histogram.ts: within 0.1% of the value).
  */
 export function percentilesOf(values: ArrayLike<number>, unanswered: number, ps: number[]): (number | null)[] {
-  const sorted = Float64Array.from(values).sort();
-  const n = sorted.length + unanswered;
-  return ps.map((p) => {
-    if (n === 0) return null;
-    const rank = Math.min(n, Math.max(1, Math.ceil((p / 100) * n)));
-    return rank <= sorted.length ? sorted[rank - 1] : null;
-  });
+  const h = histogramOf(values);
+  return ps.map((p) => percentileMs(h, p, unanswered));
+}
+
+function histogramOf(values: ArrayLike<number>) {
+  const h = newHistogram();
+  for (let i = 0; i < values.length; i++) recordMs(h, values[i]);
+  return h;
 }
 
 /**
@@ -110,8 +106,7 @@ export function latenciesFromSchedule(scheduled: ArrayLike<number>, answeredAt: 
 
 /** The five reported percentiles. */
 export function percentiles(values: ArrayLike<number>, unanswered: number): Percentiles {
-  const [p50, p90, p99, p999, max] = percentilesOf(values, unanswered, [50, 90, 99, 99.9, 100]);
-  return { p50, p90, p99, p999, max };
+  return percentilesOfHistogram(histogramOf(values), unanswered);
 }
 
 /** User and idempotency key of request draw `r` (as bench/wrk/event.lua draws them). */

@@ -53,11 +53,13 @@ export function percentileMs(h: Histogram, p: number, unanswered = 0): number | 
   const answered = h.totalCount;
   const n = answered + unanswered;
   if (n === 0) return null;
-  const rank = Math.min(n, Math.max(1, Math.ceil((p / 100) * n)));
+  // (Less a hair: 99.9 / 100 * 1000 is 999.0000000000001 in floating point.)
+  const rank = Math.min(n, Math.max(1, Math.ceil((p / 100) * n - 1e-9)));
   if (rank > answered) return null;
   if (rank === answered) return h.maxValue / 1000;
-  // The percentile among the answered values that has the same rank.
-  return h.getValueAtPercentile((rank / answered) * 100) / 1000;
+  // The percentile among the answered values that has the same rank (half a rank below it, so
+  // that neither rounding nor HdrHistogram's own ceiling moves it to the next one).
+  return h.getValueAtPercentile(((rank - 0.5) / answered) * 100) / 1000;
 }
 
 export function percentiles(h: Histogram, unanswered = 0): Percentiles {

@@ -42,7 +42,8 @@ const nines = d.map((p) => -Math.log10(1 - p.percentile / 100));
 new uPlot({
   title: 'Latency distribution (ms at each percentile)', width, height: 300,
   scales: { x: { time: false } },
-  axes: [{ label: 'percentile', values: (u, ticks) => ticks.map((t) => (100 * (1 - Math.pow(10, -t))).toPrecision(Math.max(2, Math.ceil(t) + 1)) + '%') },
+  axes: [{ label: 'percentile', splits: (u, i, min, max) => [0, 1, 2, 3, 4, 5].filter((t) => t <= max),
+    values: (u, ticks) => ticks.map((t) => ['0%', '90%', '99%', '99.9%', '99.99%', '99.999%'][t]) },
     { label: 'ms' }],
   series: [{ label: 'percentile', value: (u, v) => v == null ? '' : (100 * (1 - Math.pow(10, -v))).toFixed(3) + '%' }, { label: 'latency', stroke: '#36c' }],
 }, [nines, d.map((p) => p.ms)], document.getElementById('distribution'));
@@ -52,7 +53,7 @@ export function reportHtml(r: Report, unit: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>laurel loadtest ${escapeHtml(r.runId)}</title>
 <style>${asset('uPlot.min.css')}
-body { font-family: system-ui, sans-serif; margin: 10px; } pre { background: #f5f5f5; padding: 8px; overflow-x: auto; }
+body { font-family: system-ui, sans-serif; margin: 10px; } pre { background: #f5f5f5; padding: 8px; white-space: pre-wrap; }
 .fail { color: #c33; } .pass { color: #2a7; }</style></head>
 <body>
 <h1>laurel loadtest <span class="${r.verdict.pass ? 'pass' : 'fail'}">${r.verdict.pass ? 'PASS' : 'FAIL'}</span></h1>

@@ -161,6 +161,7 @@ async function generate(o: LoadtestOptions, t: Target, print: (line: string) => 
     const startAtEpochMs = performance.timeOrigin + performance.now() + 100;
     for (const c of children) c.send({ type: 'go', startAtEpochMs });
     const stop = () => { for (const c of children) if (c.connected) c.send({ type: 'stop' }); };
+    if (signal?.aborted) stop();
     signal?.addEventListener('abort', stop, { once: true });
     try {
       await finished;

@@ -174,7 +174,7 @@ async function readyAt(url: string, what: { output: () => string; child: ReturnT
 }
 
 describe('the Docker image, its steps replayed', () => {
-  it('builds from a clean context and serves the api, the dashboard and the workers', { timeout: 15 * 60_000 }, async () => {
+  it('builds from a clean context and serves the api, the dashboard and the workers, and runs loadtest', { timeout: 15 * 60_000 }, async () => {
     work = mkdtempSync(join(tmpdir(), 'laurel-image-'));
     const context = cleanContext(work);
     expect(existsSync(join(context, 'dashboard', 'tsconfig.json'))).toBe(true);
@@ -215,6 +215,14 @@ describe('the Docker image, its steps replayed', () => {
     const workers = run(image, ['workers'], { LAUREL_PREFIX: prefix, LAUREL_WORKERS_PORT: String(healthPort) });
     await readyAt(`http://127.0.0.1:${healthPort}/ready`, workers);
     expect(await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text()).toMatch(/^laurel_log_drain_passes_total\{outcome="ok"\} \d+$/m);
+
+    // `loadtest`, from the image, against the image's own api (docs/load-testing.md): a tenant and
+    // configuration of its own, removed after; exit 0 on its verdict.
+    const load = run(image, ['loadtest', '--url', base, '--key', adminKey, '--rate', '20', '--duration', '1'], {});
+    const loadExit = await new Promise((resolve) => load.child.once('exit', resolve));
+    expect(loadExit, load.output()).toBe(0);
+    expect(load.output()).toMatch(/^PASS$/m);
+    expect(load.output()).toMatch(/^removed the run's tenant and configuration/m);
 
     for (const c of [workers.child, api.child]) {
       const exited = new Promise((resolve) => c.once('exit', resolve));

@@ -14,6 +14,7 @@ import { percentiles } from '../../bench/open-loop.js';
 import { freePort } from '../../bench/processes.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { startDelayServer, type DelayServer } from '../support/delay-server.js';
+import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'laurel-loadtest-'));
 let server: DelayServer | null = null;
@@ -73,13 +74,16 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(page).not.toMatch(/<script[^>]+src=/);
   });
 
-  it('shows a stalled second in the percentiles: every request due during the stall waited', { timeout: 30_000 }, async () => {
+  it('shows a stalled second in the percentiles: every request due during the stall waited (two generator processes, merged)', { timeout: 30_000 }, async () => {
     server = await startDelayServer(5);
     server.stall(2000, 1000);
     const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
-      '--rate', '200', '--duration', '5', '--connections', '16']);
+      '--rate', '200', '--duration', '5', '--connections', '16', '--workers', '2']);
     expect(code, output).toBe(0);
     const r = report!;
+    // Two processes, each half the schedule, one report.
+    expect(r.generator.cpuPercent).toHaveLength(2);
+    expect(r).toMatchObject({ scheduled: 1000, sent: 1000, requests: 1000 });
     // A fifth of the requests fell due in the stall: they waited from 1 s down to nothing. Counted
     // from their sends, the 16 connections' worth sent before the stall would be all that shows.
     expect(r.latencyMs.p90!, output).toBeGreaterThan(300);
@@ -91,11 +95,15 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(r.generator.waitedForConnection, output).toBeGreaterThan(100);
   });
 
-  it('exits 1 when more than 1% failed, and says so', { timeout: 30_000 }, async () => {
+  it('exits 1 when more than 1% failed, and says so (on a ramp)', { timeout: 30_000 }, async () => {
     server = await startDelayServer(2, { failShare: 0.05 });
     const { code, output, report } = await loadtest(['--url', server.url, '--key', 'k', '--no-setup', '--metric', 'lessons',
-      '--rate', '200', '--duration', '2']);
+      '--ramp', '100:300', '--duration', '2']);
     expect(code, output).toBe(1);
+    // The ramp: 150 due in the first second, 250 in the second.
+    expect(report!.scheduled).toBe(400);
+    expect(report!.series.slice(0, 2).map((p) => p.asked)).toEqual([150, 250]);
+    expect(report!.series.slice(0, 2).map((p) => p.sent)).toEqual([150, 250]);
     expect(report!.errors['500']).toBeGreaterThan(4);
     expect(report!.verdict.pass).toBe(false);
     expect(report!.verdict.reasons[0]).toMatch(/requests failed .*over 1%/);
@@ -113,5 +121,65 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.output).toMatch(/laurel: .*ECONNREFUSED/);
     expect(server.events()).toBe(0);
+  });
+});
+
+describe('laurel loadtest against laurel', () => {
+  let s: TestServer | null = null;
+  afterAll(async () => {
+    killCliProcesses();
+    await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  /** The installation's tenants and configuration, by key (the streak rule without its time). */
+  async function configuration(t: TestServer): Promise<Record<string, unknown>> {
+    const keys = async (path: string, field = 'key') => {
+      const r = await t.request('GET', `/admin/v1/${path}?limit=100`);
+      expect(r.status, r.text).toBe(200);
+      return (r.body as Record<string, string>[]).map((x) => x[field]).sort();
+    };
+    const streak = await t.request('GET', '/admin/v1/streaks/settings');
+    const { updated: _, ...rule } = streak.body as Record<string, unknown>;
+    return {
+      tenants: await keys('tenants', 'customerId'), metrics: await keys('metrics'), achievements: await keys('achievements'),
+      points: await keys('points'), leaderboards: await keys('leaderboards'), streak: rule,
+    };
+  }
+
+  it('sets up a tenant and configuration of its own, drives the mixed scenario, and removes them after', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ workers: true });
+    await s.metrics('theirs');
+    const before = await configuration(s);
+    const { code, output, report } = await loadtest(['--url', s.url, '--key', s.adminKey, '--scenario', 'mixed', '--rate', '100', '--duration', '3']);
+    expect(code, output).toBe(0);
+    const r = report!;
+    const name = `loadtest-${r.runId}`;
+    expect(output).toContain(`set up: tenant ${name}, metric ${name}, 3 achievements, a daily streak, points ${name}, leaderboard ${name} (removed after the run)`);
+    expect(Object.keys(r.operations).sort()).toEqual(['event', 'leaderboard', 'points', 'streak', 'user']);
+    for (const [op, o] of Object.entries(r.operations)) {
+      expect(o.errors, op).toEqual({});
+      expect(o.answered, op).toBeGreaterThan(0);
+    }
+    expect(r.requests).toBe(300);
+    expect(output).toContain(`removed the run's tenant and configuration (${name})`);
+    // Its users were in its tenant: the default one has none of them.
+    expect((await s.request('GET', `/api/users/lt-${r.runId}-probe`)).status).toBe(404);
+    expect(await configuration(s)).toEqual(before);
+  });
+
+  it('sends batches: an item counts at the 202, and the batch\'s processing is followed to the end', { timeout: 60_000 }, async () => {
+    s ??= await startTestServer({ workers: true });
+    const before = await configuration(s);
+    const { code, output, report } = await loadtest(['--url', s.url, '--key', s.adminKey, '--batch', '10', '--rate', '100', '--duration', '2']);
+    expect(code, output).toBe(0);
+    const r = report!;
+    expect(r.target).toBe(100);
+    expect(Math.abs(r.achieved - 100) / 100, output).toBeLessThanOrEqual(0.02);
+    expect(r.operations.batch).toMatchObject({ count: 20, answered: 20, items: 10, errors: {} });
+    expect(r.operations['batch-processed']).toMatchObject({ count: 20, answered: 20, errors: {} });
+    // From the 202 to every item processed: a positive time, at least the 202's own.
+    expect(r.operations['batch-processed']!.latencyMs.p50!).toBeGreaterThan(0);
+    expect(await configuration(s)).toEqual(before);
   });
 });
