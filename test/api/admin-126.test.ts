@@ -1,0 +1,163 @@
+/**
+ * Trophy's Admin API 1.26.0 operations laurel had no form of (API.md, "Compatibility target"):
+ * environments, organization settings (one setting with the notification settings' control ratio
+ * and recap aggregation) and the streak reset. Every answer s.request gets is checked against the
+ * 1.26.0 spec's response schemas (test/support/openapi.ts); the first test shows that check bites.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAnswer } from '../support/openapi.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let s: TestServer;
+let ids: Record<string, string>;
+
+beforeAll(async () => {
+  s = await startTestServer({ clock: 'manual', workers: true });
+  ids = await s.metrics('lessons');
+});
+afterAll(async () => { await s?.close(); });
+
+describe('conformance to the 1.26.0 spec', () => {
+  it('checks the new operations\' answers against their 1.26.0 schemas', () => {
+    const env = checkAnswer({ method: 'GET', path: '/admin/v1/environments', status: 200, body: [{ name: 'Production', key: 'production', priority: 1 }] });
+    expect(env).toMatchObject({ kind: 'valid', operation: 'admin GET /environments' });
+    const bad = checkAnswer({ method: 'GET', path: '/admin/v1/environments', status: 200, body: [{ name: 'Production', priority: 0 }] });
+    expect(bad.kind).toBe('invalid');
+    const settings = checkAnswer({ method: 'PATCH', path: '/admin/v1/settings', status: 200, body: { branding: {}, aggregationPeriod: 'daily' } });
+    expect(settings.kind).toBe('invalid');
+    const reset = checkAnswer({ method: 'POST', path: '/admin/v1/streaks/reset', status: 200, body: { issues: [] } });
+    expect(reset.kind).toBe('invalid');
+  });
+});
+
+describe('GET /environments', () => {
+  it('lists production', async () => {
+    const r = await s.request('GET', '/admin/v1/environments');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([{ name: 'Production', key: 'production', priority: 1 }]);
+  });
+});
+
+describe('GET/PATCH /settings', () => {
+  it('answers the defaults before anything is set', async () => {
+    const r = await s.request('GET', '/admin/v1/settings');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      branding: { appName: '', appUrl: '', brandColor: '#000000', font: 'MODERN_SANS', logo: null, appIcon: null },
+      experimentation: { controlRatio: 0, userActivationWindow: 14 },
+      aggregationPeriod: 'weekly',
+    });
+  });
+
+  it('merges a patch field by field, the control ratio a percentage of the notification settings\' ratio', async () => {
+    await s.setClock('2026-03-02T10:00:00Z');
+    let r = await s.request('PATCH', '/admin/v1/settings', {
+      body: {
+        branding: { appName: 'Acme', appUrl: 'https://app.acme.test', brandColor: '#1a2b3c', logo: { url: 'https://cdn.acme.test/l.png' } },
+        experimentation: { controlRatio: 10 },
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      branding: {
+        appName: 'Acme', appUrl: 'https://app.acme.test', brandColor: '#1a2b3c', font: 'MODERN_SANS',
+        logo: { url: 'https://cdn.acme.test/l.png' }, appIcon: null,
+      },
+      experimentation: { controlRatio: 10, userActivationWindow: 14 },
+      aggregationPeriod: 'weekly',
+    });
+    let n = await s.request('GET', '/admin/v1/notifications/settings');
+    expect(n.body).toMatchObject({ controlRatio: 0.1, recap: { aggregation: 'weekly' } });
+
+    r = await s.request('PATCH', '/admin/v1/settings', {
+      body: { branding: { font: 'MONOSPACE', logo: null, brandColor: 'rgba(1, 2, 3, 0.5)' }, experimentation: { userActivationWindow: 30 }, aggregationPeriod: 'monthly' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.branding).toMatchObject({ appName: 'Acme', font: 'MONOSPACE', logo: null, brandColor: 'rgba(1, 2, 3, 0.5)' });
+    expect(r.body.experimentation).toEqual({ controlRatio: 10, userActivationWindow: 30 });
+    expect(r.body.aggregationPeriod).toBe('monthly');
+    n = await s.request('GET', '/admin/v1/notifications/settings');
+    expect(n.body).toMatchObject({ controlRatio: 0.1, recap: { aggregation: 'monthly' } });
+
+    // The notification settings' form changes the same setting, and keeps the branding.
+    const put = await s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio: 0.25, recap: { aggregation: 'weekly' } } });
+    expect(put.status).toBe(200);
+    r = await s.request('GET', '/admin/v1/settings');
+    expect(r.body).toMatchObject({
+      branding: { appName: 'Acme', font: 'MONOSPACE' }, experimentation: { controlRatio: 25, userActivationWindow: 30 }, aggregationPeriod: 'weekly',
+    });
+  });
+
+  it('refuses what the spec does not take', async () => {
+    const refused = async (body: unknown, status: number, code?: string) => {
+      const r = await s.request('PATCH', '/admin/v1/settings', { body });
+      expect(r.status, JSON.stringify(body)).toBe(status);
+      if (code !== undefined) expect(r.body.code).toBe(code);
+    };
+    await refused({ experimentation: { controlRatio: 101 } }, 400);
+    await refused({ experimentation: { controlRatio: 0.5 } }, 400);
+    await refused({ experimentation: { userActivationWindow: 2 } }, 400);
+    await refused({ branding: null }, 400);
+    await refused({ branding: { font: 'COMIC_SANS' } }, 400);
+    await refused({ branding: { brandColor: 'blue' } }, 422);
+    await refused({ branding: { brandColor: 'rgb(300,0,0)' } }, 422);
+    await refused({ branding: { appUrl: 'javascript:alert(1)' } }, 422);
+    await refused({ branding: { appIcon: { url: 'not a url' } } }, 422);
+    await refused({ aggregationPeriod: 'daily' }, 400);
+    await refused({ experimentation: { controlRatio: 5, ratio: 5 } }, 400, 'unknown_field');
+    await refused({ colour: 'red' }, 400, 'unknown_field');
+    const r = await s.request('GET', '/admin/v1/settings');
+    expect(r.body.experimentation.controlRatio).toBe(25);
+  });
+});
+
+describe('POST /streaks/reset', () => {
+  it('refuses while no streak is configured', async () => {
+    const r = await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: 'a' }] } });
+    expect(r.status).toBe(422);
+  });
+
+  it('resets current streaks to zero; the next extension starts again, the same day too', async () => {
+    expect((await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } })).status).toBe(200);
+    await s.setClock('2026-03-02T10:00:00Z');
+    await s.event('lessons', 'r1', 1);
+    await s.event('lessons', 'r2', 1);
+    await s.setClock('2026-03-03T10:00:00Z');
+    expect((await s.event('lessons', 'r1', 1)).currentStreak).toMatchObject({ length: 2 });
+    await s.event('lessons', 'quiet', 1);
+    await s.setClock('2026-03-06T10:00:00Z');
+    // r2's and quiet's streaks are lost by now; ghost does not exist.
+    const r = await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: 'r1' }, { id: 'r2' }, { id: 'ghost' }] } });
+    expect(r.status).toBe(200);
+    expect(r.body.resetUsers).toEqual([]);
+    expect(r.body.issues).toEqual([
+      expect.objectContaining({ userId: 'r1', severity: 'warning', message: 'No streak to reset' }),
+      expect.objectContaining({ userId: 'r2', severity: 'warning', message: 'No streak to reset' }),
+      expect.objectContaining({ userId: 'ghost', severity: 'error', message: 'User does not exist' }),
+    ]);
+
+    await s.event('lessons', 'r1', 1);
+    await s.setClock('2026-03-07T10:00:00Z');
+    expect((await s.event('lessons', 'r1', 1)).currentStreak).toMatchObject({ length: 2, started: '2026-03-06' });
+    const done = await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: 'r1' }, { id: 'r1' }] } });
+    expect(done.body).toEqual({ resetUsers: ['r1'], issues: [] });
+    const streak = await s.request('GET', '/api/users/r1/streak');
+    expect(streak.body).toMatchObject({ length: 0 });
+    // The history keeps the run that was reset.
+    expect(streak.body.streakHistory.slice(-2)).toEqual([
+      expect.objectContaining({ periodStart: '2026-03-06', length: 1 }), expect.objectContaining({ periodStart: '2026-03-07', length: 2 }),
+    ]);
+    // Acting again the same day starts the streak again.
+    expect((await s.event('lessons', 'r1', 1)).currentStreak).toMatchObject({ length: 1, started: '2026-03-07', extended: true });
+    const again = await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: 'r1' }] } });
+    expect(again.body.resetUsers).toEqual(['r1']);
+    expect((await s.request('GET', '/api/users/r1/streak')).body).toMatchObject({ length: 0 });
+  });
+
+  it('refuses an empty, oversized or open body', async () => {
+    for (const body of [{ users: [] }, { users: Array.from({ length: 101 }, (_, i) => ({ id: `u${i}` })) }, { users: [{ id: 'a', x: 1 }] }, {}]) {
+      const r = await s.request('POST', '/admin/v1/streaks/reset', { body });
+      expect(r.status).toBe(400);
+    }
+  });
+});
