@@ -83,6 +83,11 @@ export interface StreakSettings {
   evaluation: 'all' | 'any';
   metrics: { metricId: string; threshold: number }[];
   freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
+  /**
+   * Whether users may set streak preferences of their own (Admin API 1.26.0's
+   * `customizationEnabled`); absent: they may.
+   */
+  customizationEnabled?: boolean;
   created: string;
   updated: string;
 }

@@ -161,3 +161,79 @@ describe('POST /streaks/reset', () => {
     }
   });
 });
+
+describe('GET/PATCH /streaks/settings in 1.26.0\'s shape', () => {
+  let more: Record<string, string>;
+  beforeAll(async () => { more = await s.metrics('quizzes'); });
+
+  it('patches the rule by metric key, the earlier form\'s fields answered beside', async () => {
+    const r = await s.request('PATCH', '/admin/v1/streaks/settings', {
+      body: {
+        evaluationMode: 'OR', metrics: [{ key: 'lessons', threshold: 2 }, { key: 'quizzes', threshold: 1 }],
+        freezes: { startCount: 1, maxCount: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      frequency: 'daily', evaluationMode: 'OR', customizationEnabled: true, daysOff: [], evaluation: 'any',
+      metrics: [{ key: 'lessons', threshold: 2, metricId: ids.lessons }, { key: 'quizzes', threshold: 1, metricId: more.quizzes }],
+      freezes: { startCount: 1, maxCount: 3, autoEarnInterval: 7, autoEarnAmount: 1, initial: 1, max: 3 },
+    });
+    const got = await s.request('GET', '/admin/v1/streaks/settings');
+    expect(got.body).toEqual(r.body);
+    // A field left out stays; auto-earning off answers null.
+    const off = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { evaluationMode: 'AND', freezes: { startCount: 0, maxCount: 1 } } });
+    expect(off.body).toMatchObject({
+      evaluationMode: 'AND', evaluation: 'all', metrics: [{ key: 'lessons' }, { key: 'quizzes' }],
+      freezes: { startCount: 0, maxCount: 1, autoEarnInterval: null, autoEarnAmount: null },
+    });
+    expect((await s.request('PATCH', '/admin/v1/streaks/settings', { body: { freezes: null } })).body.freezes).toBeNull();
+  });
+
+  it('keeps the earlier PUT form, and the GET answers both', async () => {
+    const put = await s.request('PUT', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', evaluation: 'any', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: { initial: 1, max: 2, autoEarnInterval: 0, autoEarnAmount: 0 } },
+    });
+    expect(put.status).toBe(200);
+    const got = await s.request('GET', '/admin/v1/streaks/settings');
+    expect(got.body).toMatchObject({
+      evaluationMode: 'OR', evaluation: 'any', metrics: [{ key: 'lessons', metricId: ids.lessons, threshold: 1 }],
+      freezes: { startCount: 1, maxCount: 2, initial: 1, max: 2, autoEarnInterval: null },
+    });
+  });
+
+  it('turns users\' own streak rules off with customizationEnabled: false', async () => {
+    await s.event('lessons', 'custom', 1);
+    let r = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { customizationEnabled: false } });
+    expect(r.body.customizationEnabled).toBe(false);
+    const prefs = await s.request('PATCH', '/api/users/custom/preferences', { body: { streak: { evaluationMode: 'OR' } } });
+    expect(prefs.status).toBe(422);
+    // The earlier form keeps it.
+    await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+    expect((await s.request('GET', '/admin/v1/streaks/settings')).body.customizationEnabled).toBe(false);
+    r = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { customizationEnabled: true } });
+    expect((await s.request('PATCH', '/api/users/custom/preferences', { body: { streak: { evaluationMode: 'OR' } } })).status).toBe(200);
+  });
+
+  it('refuses what the spec does not take', async () => {
+    const refused = async (body: unknown, status: number, code?: string) => {
+      const r = await s.request('PATCH', '/admin/v1/streaks/settings', { body });
+      expect(r.status, JSON.stringify(body)).toBe(status);
+      if (code !== undefined) expect(r.body.code).toBe(code);
+    };
+    await refused({ evaluationMode: 'XOR' }, 400);
+    await refused({ metrics: [] }, 400);
+    await refused({ metrics: [{ key: 'lessons', threshold: 0 }] }, 400);
+    await refused({ metrics: [{ key: 'pages', threshold: 1 }] }, 422);
+    await refused({ metrics: [{ key: 'lessons', threshold: 1 }, { key: 'lessons', threshold: 2 }] }, 422);
+    await refused({ freezes: { startCount: 3, maxCount: 2 } }, 422);
+    await refused({ freezes: { startCount: 1, maxCount: 2, autoEarnInterval: 7 } }, 422);
+    await refused({ freezes: { maxCount: 2 } }, 400);
+    await refused({ daysOff: [7] }, 400);
+    await refused({ daysOff: [0, 0] }, 400);
+    await refused({ frequency: 'weekly', daysOff: [0] }, 422);
+    await refused({ evaluation: 'any' }, 400, 'unknown_field');
+    const r = await s.request('GET', '/admin/v1/streaks/settings');
+    expect(r.body).toMatchObject({ frequency: 'daily', metrics: [{ key: 'lessons' }] });
+  });
+});
