@@ -237,3 +237,41 @@ describe('GET/PATCH /streaks/settings in 1.26.0\'s shape', () => {
     expect(r.body).toMatchObject({ frequency: 'daily', metrics: [{ key: 'lessons' }] });
   });
 });
+
+describe('/achievements in 1.26.0\'s shapes', () => {
+  it('answers every operation in AdminAchievement\'s shape, a trigger\'s own fields only where it has them', async () => {
+    const created = await s.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'Ten lessons', key: 'ten-lessons', trigger: 'metric', metricId: ids.lessons, metricValue: 10 },
+        { name: 'Week streak', key: 'week', trigger: 'streak', streakLength: 7, description: 'Seven days' },
+        { name: 'Finisher', key: 'finisher', trigger: 'api' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const v = checkAnswer({ method: 'POST', path: '/admin/v1/achievements', status: 201, body: created.body });
+    expect(v).toMatchObject({ kind: 'valid', operation: 'admin POST /achievements' });
+    const [metric, streak, api] = created.body.created;
+    expect(metric).toMatchObject({ trigger: 'metric', metricId: ids.lessons, metricValue: 10, badge: null, description: null, userAttributes: [] });
+    expect(metric).not.toHaveProperty('streakLength');
+    expect(streak).toMatchObject({ trigger: 'streak', streakLength: 7 });
+    expect(streak).not.toHaveProperty('metricId');
+    expect(streak).not.toHaveProperty('metricValue');
+    expect(api).toMatchObject({ trigger: 'api', key: 'finisher' });
+
+    const list = await s.request('GET', '/admin/v1/achievements?limit=10');
+    expect(list.status).toBe(200);
+    expect(checkAnswer({ method: 'GET', path: '/admin/v1/achievements?limit=10', status: 200, body: list.body }).kind).toBe('valid');
+    const one = await s.request('GET', `/admin/v1/achievements/${streak.id}`);
+    expect(one.body).toMatchObject({ id: streak.id, streakLength: 7 });
+    const patched = await s.request('PATCH', '/admin/v1/achievements', { body: [{ id: streak.id, streakLength: 14, status: 'inactive' }] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.updated[0]).toMatchObject({ streakLength: 14, status: 'inactive' });
+    // laurel's earlier `archived` status is answered as it is (a listed difference).
+    const archived = await s.request('PATCH', '/admin/v1/achievements', { body: [{ id: api.id, status: 'archived' }] });
+    expect(archived.body.updated[0].status).toBe('archived');
+    const deleted = await s.request('DELETE', `/admin/v1/achievements?ids=${api.id}`);
+    expect(deleted.body).toMatchObject({ deleted: [{ id: api.id }], issues: [] });
+    // A body outside the schema is caught.
+    expect(checkAnswer({ method: 'GET', path: `/admin/v1/achievements/${streak.id}`, status: 200, body: { ...one.body, metricId: null } }).kind).toBe('invalid');
+  });
+});

@@ -106,11 +106,20 @@ function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: S
   return snapshot.metricsByKey.get(item.metricKey)?.id ?? `key:${item.metricKey}`;
 }
 
+/**
+ * An achievement as the Admin API answers it: Admin API 1.26.0's AdminAchievement (a trigger's own
+ * fields only where the trigger has them: `metricId`, `metricValue` for `metric`, `streakLength`
+ * for `streak`), with laurel's `key` (every trigger has one), `achievementIds` and
+ * `eventAttributes` (empty where the trigger takes none), `created` and `updated` beside them.
+ */
 export function achievementAdminView(a: Achievement) {
   return {
     id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
     badge: a.badgeUrl === null ? null : { url: a.badgeUrl },
-    metricId: a.metricId, metricValue: a.metricValue, streakLength: a.streakLength, achievementIds: a.achievementIds,
+    ...(a.metricId === null ? {} : { metricId: a.metricId }),
+    ...(a.metricValue === null ? {} : { metricValue: a.metricValue }),
+    ...(a.streakLength === null ? {} : { streakLength: a.streakLength }),
+    achievementIds: a.achievementIds,
     userAttributes: a.userAttributes, eventAttributes: a.eventAttributes, status: a.status,
     created: a.created, updated: a.updated,
   };
