@@ -271,6 +271,17 @@ describe('/achievements in 1.26.0\'s shapes', () => {
     expect(archived.body.updated[0].status).toBe('archived');
     const deleted = await s.request('DELETE', `/admin/v1/achievements?ids=${api.id}`);
     expect(deleted.body).toMatchObject({ deleted: [{ id: api.id }], issues: [] });
+    // A key is needed for api achievements only; the others get one made from the name.
+    const keyless = await s.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'Ten Lessons!', trigger: 'metric', metricId: ids.lessons, metricValue: 20 },
+        { name: 'Ten lessons', trigger: 'streak', streakLength: 3 },
+        { name: 'No key', trigger: 'api' },
+      ],
+    });
+    expect(keyless.status).toBe(201);
+    expect(keyless.body.created.map((a: { key: string }) => a.key)).toEqual(['ten-lessons-2', 'ten-lessons-3']);
+    expect(keyless.body.issues).toEqual([expect.objectContaining({ index: 2, severity: 'error', message: expect.stringContaining('key is required') })]);
     // A body outside the schema is caught.
     expect(checkAnswer({ method: 'GET', path: `/admin/v1/achievements/${streak.id}`, status: 200, body: { ...one.body, metricId: null } }).kind).toBe('invalid');
   });
