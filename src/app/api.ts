@@ -23,6 +23,7 @@ import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
 import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
 import { adminNotificationSettingsRoutes } from '../routes/admin/notification-settings.js';
+import { adminSettingsRoutes } from '../routes/admin/settings.js';
 import { adminNotificationTemplateRoutes } from '../routes/admin/notification-templates.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { adminBatchEventRoutes } from '../routes/admin/batch-events.js';
@@ -63,7 +64,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
-    ...adminNotificationSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
+    ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
     ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminBatchEventRoutes(svc),
   ];
 }

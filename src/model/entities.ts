@@ -83,6 +83,11 @@ export interface StreakSettings {
   evaluation: 'all' | 'any';
   metrics: { metricId: string; threshold: number }[];
   freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
+  /**
+   * Whether users may set streak preferences of their own (Admin API 1.26.0's
+   * `customizationEnabled`); absent: they may.
+   */
+  customizationEnabled?: boolean;
   created: string;
   updated: string;
 }
@@ -239,8 +244,22 @@ export interface NotificationSettings {
   recap: { aggregation: 'weekly' | 'monthly' };
   /** The base of the links in emails (unsubscribe, preferences page). */
   publicUrl: string | null;
+  /** The organization's branding (Trophy's `/settings`); absent: the defaults (src/domain/settings.ts). */
+  branding?: Branding;
+  /** Days after a user's first event that measure retention (Trophy's `/settings`, 3..30); absent: 14. */
+  userActivationWindow?: number;
   created: string;
   updated: string;
+}
+
+/** The organization's branding, as Trophy's Admin API 1.26.0 `/settings` shows it. */
+export interface Branding {
+  appName: string;
+  appUrl: string;
+  brandColor: string;
+  font: string;
+  logo: { url: string } | null;
+  appIcon: { url: string } | null;
 }
 
 /** A notification template (API.md, "Notifications"): Liquid texts, checked when written. */

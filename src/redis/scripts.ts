@@ -191,6 +191,7 @@ declare module 'ioredis' {
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
     logAppend(log: string, kind: string, body: string): Result<string, Context>;
     restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
+    resetStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
     pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
     upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;
     updatePreferences(user: string, history: string, log: string, ...args: Args): Result<(string | number)[], Context>;

@@ -81,7 +81,11 @@ describe('the 1.21.1 response check', () => {
   });
 
   it('skips a path the specs do not describe only when it is listed; laurel\'s "no such route" is checked', () => {
-    expect(checkAnswer(get('/admin/v1/streaks/settings', 200, { frequency: 'daily' })).kind).toBe('skipped');
+    expect(checkAnswer(get('/admin/v1/clock', 200, { now: 0 })).kind).toBe('skipped');
+    // An Admin operation 1.21.1 lacks is checked against Admin 1.26.0's schema.
+    const newer = checkAnswer(get('/admin/v1/streaks/settings', 200, { frequency: 'daily' }));
+    expect(newer).toMatchObject({ kind: 'invalid', operation: 'admin GET /streaks/settings' });
+    expect(newer.kind === 'invalid' && newer.message).toContain('outside its 1.26.0 response schema');
     expect(checkAnswer(get('/health', 200, 'ok')).kind).toBe('skipped');
     expect(checkAnswer(get('/v1/streaks/rankings?type=active', 200, [])).kind).toBe('skipped');
     const unlisted = checkAnswer(get('/v1/streaks/longest', 200, []));

@@ -1,6 +1,6 @@
 /**
- * The 1.21.1 response schemas as a check on every answer the tests provoke: loads the Trophy
- * specs (copies in test/support/openapi/), finds the operation a request went to (the Application
+ * The response schemas as a check on every answer the tests provoke: loads the Trophy specs (1.21.1,
+ * and the Admin API's 1.26.0 for the operations added since; copies in test/support/openapi/), finds the operation a request went to (the Application
  * API under `/v1` or `/api`, the Admin API under `/admin/v1`), and validates the answer's status and
  * body with Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1: `type: ['string', 'null']`,
  * `allOf`, `oneOf`, formats). Extra fields are allowed wherever the spec does not forbid them.
@@ -59,7 +59,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 // `example`, `x-fern-*` and the like are OpenAPI's, not JSON Schema's: not strict about unknown keywords.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-(formats as unknown as typeof formats.default)(ajv, ['date', 'date-time', 'uuid']);
+(formats as unknown as typeof formats.default)(ajv, ['date', 'date-time', 'uuid', 'uri']);
 // OpenAPI's number format: any JSON number is a double.
 ajv.addFormat('double', { type: 'number', validate: () => true });
 
@@ -74,8 +74,7 @@ function absoluteRefs(node: unknown, file: string): unknown {
   return out;
 }
 
-function load(family: Family): Spec {
-  const file = FILES[family];
+function load(family: Family, file = FILES[family]): Spec {
   const raw = JSON.parse(readFileSync(new URL(`./openapi/${file}`, import.meta.url), 'utf8')) as {
     paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
     components: { schemas: Record<string, unknown> };
@@ -111,6 +110,25 @@ let loaded: Record<Family, Spec> | null = null;
 function specs(): Record<Family, Spec> {
   loaded ??= { app: load('app'), admin: load('admin') };
   return loaded;
+}
+
+/**
+ * The Admin API 1.26.0 spec (API.md, "Compatibility target"): the operations Trophy added since
+ * 1.21.1 are checked against it, as the others are against 1.21.1.
+ */
+export const ADMIN_126 = 'trophy-admin-1.26.0.json';
+let loaded126: Spec | null = null;
+function spec126(): Spec {
+  loaded126 ??= load('admin', ADMIN_126);
+  return loaded126;
+}
+
+/** The operation of the 1.26.0 Admin spec a request went to, or null. */
+export function operation126Of(method: string, path: string): Operation | null {
+  const where = familyOf(path);
+  if (where === null || where.family !== 'admin') return null;
+  const m = method.toUpperCase();
+  return spec126().operations.find((op) => op.method === m && op.pattern.test(where.rest)) ?? null;
 }
 
 const compiled = new Map<unknown, ValidateFunction>();
@@ -171,11 +189,16 @@ function describe(e: ErrorObject, body: unknown): string {
 /** Whether an answer conforms to the 1.21.1 specs, allowing for laurel's listed differences. */
 export function checkAnswer(a: Answer): Verdict {
   const where = familyOf(a.path);
-  const op = operationOf(a.method, a.path);
+  let op = operationOf(a.method, a.path);
+  let spec = op === null ? null : specs()[op.family];
   if (op === null) {
     const skip = SKIPPED.find((s) => s.family === (where?.family ?? 'ops')
       && (s.method === '*' || s.method === a.method.toUpperCase()) && s.path.test(where?.rest ?? a.path.split('?')[0]));
     if (skip !== undefined) return { kind: 'skipped', reason: skip.reason };
+    op = operation126Of(a.method, a.path);
+    if (op !== null) spec = spec126();
+  }
+  if (op === null || spec === null) {
     // laurel saying it has no such route is a fine answer to a path the specs do not describe.
     const code = (a.body as { code?: unknown } | null)?.code;
     if (where !== null && ((a.status === 404 && code === 'route_not_found') || (a.status === 405 && code === 'method_not_allowed'))) {
@@ -187,7 +210,6 @@ export function checkAnswer(a: Answer): Verdict {
         + 'method, and test/support/spec-differences.ts does not list it in SKIPPED',
     };
   }
-  const spec = specs()[op.family];
   const status = String(a.status);
   const differences = DIFFERENCES.filter((d) => d.operations.includes(op.name));
   let schema: unknown;
@@ -204,16 +226,16 @@ export function checkAnswer(a: Answer): Verdict {
     schema = op.responses[String(alias)];
   }
   if (schema === null) return { kind: 'valid', operation: op.name };
-  return conforms(op.name, validatorOf(schema), a, differences);
+  return conforms(op.name, validatorOf(schema), a, differences, spec.file === ADMIN_126 ? '1.26.0' : '1.21.1');
 }
 
-function conforms(operation: string, validate: ValidateFunction, a: Answer, differences: Difference[]): Verdict {
+function conforms(operation: string, validate: ValidateFunction, a: Answer, differences: Difference[], version = '1.21.1'): Verdict {
   if (validate(a.body)) return { kind: 'valid', operation };
   const left = (validate.errors ?? []).filter((e) => !differences.some((d) => excused(d, operation, a, e)));
   if (left.length === 0) return { kind: 'valid', operation };
   return {
     kind: 'invalid', operation,
-    message: `${operation} answered ${a.status} outside its 1.21.1 response schema (${a.method.toUpperCase()} ${a.path}):\n`
+    message: `${operation} answered ${a.status} outside its ${version} response schema (${a.method.toUpperCase()} ${a.path}):\n`
       + left.slice(0, 8).map((e) => `  ${describe(e, a.body)}`).join('\n')
       + (left.length > 8 ? `\n  … and ${left.length - 8} more` : '')
       + `\n  body: ${excerpt(a.body)}`,

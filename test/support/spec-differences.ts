@@ -41,8 +41,7 @@ export const SKIPPED: Skipped[] = [
     family: 'app', method: 'GET', path: /^\/streaks\/rankings$/,
     reason: 'in @trophyso/node 1.0.42 (streaks.rankings), gone from the 1.21.1 spec; laurel keeps it for that SDK',
   },
-  { family: 'admin', method: '*', path: /^\/achievements(\/[^/]+)?$/, reason: 'laurel\'s own Admin resource: Trophy publishes no Admin API for achievements' },
-  { family: 'admin', method: '*', path: /^\/streaks\/settings$/, reason: 'laurel\'s own: Trophy publishes no Admin API for the streak rule' },
+  { family: 'admin', method: 'PUT', path: /^\/streaks\/settings$/, reason: 'laurel\'s earlier form of the streak rule (Admin API 1.26.0 has GET and PATCH)' },
   {
     family: 'admin', method: '*', path: /^\/api-keys(\/[^/]+)?$/,
     reason: 'laurel\'s own admin and application keys (Trophy\'s /application-api-keys are per-user client keys, not implemented)',
@@ -60,6 +59,11 @@ export const SKIPPED: Skipped[] = [
 const finiteNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
 export const DIFFERENCES: Difference[] = [
+  {
+    operations: ['admin GET /achievements', 'admin GET /achievements/{id}', 'admin POST /achievements', 'admin PATCH /achievements'],
+    at: /^(\/(created|updated))?(\/\d+)?\/status$/, keywords: ['enum'], value: (v) => v === 'archived',
+    reason: 'laurel\'s earlier form of achievements has an `archived` status, which Admin API 1.26.0 does not list',
+  },
   {
     operations: ['app POST /metrics/{key}/event'], answersAs: { 202: 201 },
     reason: 'an idempotent replay answers 202 (Trophy\'s documented behaviour; the spec lists only 201), with the same body',

@@ -38,7 +38,7 @@ import type { Services } from '../services.js';
 import { accrueTime } from '../points/time-awards.js';
 import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
-import { addPause, grantFreezes, removePause, restoreStreak } from '../streaks/operations.js';
+import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
 
@@ -284,7 +284,7 @@ export class Restore {
         await updatePreferences(
           svc, tenant, userId, (fields.notifications ?? {}) as Record<string, string[]>, (fields.streak ?? null) as StreakPreferences | null,
         );
-      } else if (entry.kind === 'freezes' || entry.kind === 'restore' || entry.kind === 'pause') {
+      } else if (entry.kind === 'freezes' || entry.kind === 'restore' || entry.kind === 'reset' || entry.kind === 'pause') {
         await this.replayStreakOperation(entry.kind, tenant, userId, e);
       } else if (entry.kind === 'backfill') {
         await this.replayBackfill(tenant, userId, String(fields.achievement));
@@ -300,12 +300,13 @@ export class Restore {
     }
   }
 
-  /** A streak operation an admin made: freezes granted, a streak restored, a pause added or removed. */
+  /** A streak operation an admin made: freezes granted, a streak restored or reset, a pause added or removed. */
   private async replayStreakOperation(kind: string, tenant: string, userId: string, e: LogBody): Promise<void> {
     const rule = this.svc.store.current.streak;
     if (rule === null) throw new Error('no streak is configured');
     if (kind === 'freezes') await grantFreezes(this.svc, tenant, userId, Number(e.n), rule);
     else if (kind === 'restore') await restoreStreak(this.svc, tenant, userId, rule);
+    else if (kind === 'reset') await resetStreak(this.svc, tenant, userId, rule);
     else if (e.op === 'add') await addPause(this.svc, tenant, userId, String(e.start), String(e.end), rule, e.id);
     else await removePause(this.svc, tenant, String(e.id));
   }

@@ -33,7 +33,7 @@ function streakOfEntry(e: LogBody, rule: StreakSettings): StreakStanding | null 
  * The entries of an admin's operation on a streak, and of preferences (which may disable it): the
  * rankings take them again too.
  */
-export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'freezes', 'pause', 'preferences']);
+export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'reset', 'freezes', 'pause', 'preferences']);
 
 /**
  * Records the streak extensions of a batch in the tenants' rankings, in log order, each ranked by

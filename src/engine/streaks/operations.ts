@@ -1,5 +1,5 @@
 /**
- * What an admin does to users' streaks (POST /admin/v1/streaks/freezes, /restore, /pauses): the
+ * What an admin does to users' streaks (POST /admin/v1/streaks/freezes, /restore, /reset, /pauses): the
  * scripts, then the rankings and streak boards brought in line with when the streak is lost now.
  */
 import { breakdownGroup, groupName } from '../../domain/leaderboards/runs.js';
@@ -92,6 +92,28 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   // The streak boards show the restored length too.
   await place(deps, tenant, userId, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(deps, h)), now);
   return 'restored';
+}
+
+export type ResetOutcome = 'reset' | 'not_found' | 'no_streak';
+
+/**
+ * Resets a user's current streak to zero (the run written to the history, freezes and longest
+ * kept); the next extension starts it again. The rankings and streak boards drop the user as they
+ * drop a lost streak.
+ */
+export async function resetStreak(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<ResetOutcome> {
+  const { redis, keys, clock } = deps;
+  const now = clock.now();
+  const u = keys.forUser(tenant, userId);
+  const h = await redis.hgetall(u.user);
+  if (h.id === undefined) return 'not_found';
+  const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
+  const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
+  const [done] = await redis.resetStreak(u.user, u.history, u.log, current, operationEntry(tenant, userId, now, {}));
+  if (done === ScriptCode.NOT_FOUND) return 'not_found';
+  if (done === 0) return 'no_streak';
+  await refreshExpiry(deps, tenant, userId, rule);
+  return 'reset';
 }
 
 /**

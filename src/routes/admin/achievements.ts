@@ -38,7 +38,8 @@ const fields = {
 
 interface AchievementInput {
   name: string;
-  key: string;
+  /** Required for `api` achievements (Admin API 1.26.0); the others get one made from the name. */
+  key?: string;
   trigger: AchievementTrigger;
   description?: string | null;
   badge?: { url: string } | null;
@@ -54,6 +55,19 @@ interface AchievementInput {
 }
 
 type AchievementChanges = Partial<Omit<AchievementInput, 'trigger'>> & { id: string; trigger?: AchievementTrigger };
+
+/**
+ * A key for an achievement created without one (Admin API 1.26.0 asks for it only with `api`):
+ * the name in lower case, each run of other characters than letters, digits, `_` and `-` a `-`,
+ * with `-2`, `-3`, … while the key is taken.
+ */
+function keyFromName(name: string, snapshot: Snapshot): string {
+  const base = name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 90) || 'achievement';
+  const taken = new Set([...snapshot.achievements.values()].map((a) => a.key));
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
+  return key;
+}
 
 /** Whether `from` reaches `target` through composite prerequisites. */
 function reaches(snapshot: Snapshot, from: string, target: string, seen = new Set<string>()): boolean {
@@ -106,11 +120,20 @@ function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: S
   return snapshot.metricsByKey.get(item.metricKey)?.id ?? `key:${item.metricKey}`;
 }
 
+/**
+ * An achievement as the Admin API answers it: Admin API 1.26.0's AdminAchievement (a trigger's own
+ * fields only where the trigger has them: `metricId`, `metricValue` for `metric`, `streakLength`
+ * for `streak`), with laurel's `key` (every trigger has one), `achievementIds` and
+ * `eventAttributes` (empty where the trigger takes none), `created` and `updated` beside them.
+ */
 export function achievementAdminView(a: Achievement) {
   return {
     id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
     badge: a.badgeUrl === null ? null : { url: a.badgeUrl },
-    metricId: a.metricId, metricValue: a.metricValue, streakLength: a.streakLength, achievementIds: a.achievementIds,
+    ...(a.metricId === null ? {} : { metricId: a.metricId }),
+    ...(a.metricValue === null ? {} : { metricValue: a.metricValue }),
+    ...(a.streakLength === null ? {} : { streakLength: a.streakLength }),
+    achievementIds: a.achievementIds,
     userAttributes: a.userAttributes, eventAttributes: a.eventAttributes, status: a.status,
     created: a.created, updated: a.updated,
   };
@@ -124,7 +147,7 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
     label: 'Achievement',
     createSchema: {
       type: 'object',
-      required: ['name', 'key', 'trigger'],
+      required: ['name', 'trigger'],
       properties: { ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
     },
     updateSchema: {
@@ -133,8 +156,9 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
       properties: { id: { type: 'string' }, ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
     },
     build: (item, { id, now, snapshot }) => {
+      if (item.key === undefined && item.trigger === 'api') return 'key is required for an api achievement';
       const a: Achievement = {
-        id, key: item.key, name: item.name, trigger: item.trigger,
+        id, key: item.key ?? keyFromName(item.name, snapshot), name: item.name, trigger: item.trigger,
         description: item.description ?? null, badgeUrl: item.badge?.url ?? null,
         metricId: metricIdOf(item, snapshot) ?? null, metricValue: item.metricValue ?? null, streakLength: item.streakLength ?? null,
         achievementIds: item.achievementIds ?? [], userAttributes: item.userAttributes ?? [], eventAttributes: item.eventAttributes ?? [],

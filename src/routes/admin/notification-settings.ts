@@ -89,6 +89,9 @@ export function adminNotificationSettingsRoutes(deps: Deps): Route[] {
           email: { from: checkAddress('email.from', input.email?.from), replyTo: checkAddress('email.replyTo', input.email?.replyTo) },
           recap: { aggregation: input.recap?.aggregation ?? 'weekly' },
           publicUrl: checkPublicUrl(input.publicUrl),
+          // Set through /admin/v1/settings (src/routes/admin/settings.ts), not this form: kept.
+          ...(previous?.branding === undefined ? {} : { branding: previous.branding }),
+          ...(previous?.userActivationWindow === undefined ? {} : { userActivationWindow: previous.userActivationWindow }),
           created: previous?.created ?? now,
           updated: now,
         };

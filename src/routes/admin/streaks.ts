@@ -1,5 +1,5 @@
 /**
- * Admin API for users' streaks: granting freezes, restoring streaks, adding and removing pauses
+ * Admin API for users' streaks: granting freezes, restoring and resetting streaks, adding and removing pauses
  * (the rule they follow: src/routes/admin/streak-settings.ts). Per-user problems of the bulk calls
  * are issues in a 200 answer, readable by SDK 1.0.42 (`userId`, `level`, `reason`) and by the newer
  * admin spec (`severity`, `message`).
@@ -7,7 +7,7 @@
 
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { addPause, grantFreezes, removePause, restoreStreak } from '../../engine/streaks/operations.js';
+import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../../engine/streaks/operations.js';
 
 import { parseDate } from '../../domain/time.js';
 
@@ -50,6 +50,16 @@ const validateFreezes = compile<{ freezes: { userId: string }[] }>({
 });
 
 const validateRestore = compile<{ users: { id: string }[] }>({
+  type: 'object', required: ['users'],
+  properties: {
+    users: {
+      type: 'array', minItems: 1, maxItems: 100,
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 255 } } },
+    },
+  },
+});
+
+const validateReset = compile<{ users: { id: string }[] }>({
   type: 'object', required: ['users'],
   properties: {
     users: {
@@ -120,6 +130,23 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     return ok({ restoredUsers, issues });
   }
 
+  /** Admin API 1.26.0's reset: each user's current streak to zero, started again by their next extension. */
+  async function reset(req: Request) {
+    const { tenant } = principalOf(req);
+    const body = validateReset(parseJson(req.body));
+    const rule = store.current.streak;
+    if (rule === null) throw fail('unprocessable', 'No streak is configured (PATCH /admin/v1/streaks/settings)');
+    const resetUsers: string[] = [];
+    const issues: BulkIssue[] = [];
+    for (const id of [...new Set(body.users.map((x) => x.id))]) {
+      const outcome = await resetStreak(deps, tenant, id, rule);
+      if (outcome === 'not_found') issues.push(bulkIssue(id, 'error', 'User does not exist'));
+      else if (outcome === 'no_streak') issues.push(bulkIssue(id, 'warning', 'No streak to reset'));
+      else resetUsers.push(id);
+    }
+    return ok({ resetUsers, issues });
+  }
+
   /** Pauses: dates in the user's zone; the periods they touch are neither missed nor counted. */
   async function addPauses(req: Request) {
     const { tenant } = principalOf(req);
@@ -182,6 +209,16 @@ export function adminStreakRoutes(deps: Deps): Route[] {
         response: {
           type: 'object', required: ['restoredUsers', 'issues'],
           properties: { restoredUsers: { type: 'array', items: { type: 'string' } }, issues: BULK_ISSUES },
+        },
+      },
+    },
+    {
+      method: 'post', path: '/streaks/reset', family: 'admin', handler: reset, reach: 'tenant',
+      doc: {
+        summary: 'Reset users\' current streaks to zero', body: { check: validateReset }, success: [200], refusals: [422], tenant: true,
+        response: {
+          type: 'object', required: ['resetUsers', 'issues'],
+          properties: { resetUsers: { type: 'array', items: { type: 'string' } }, issues: BULK_ISSUES },
         },
       },
     },

@@ -80,6 +80,9 @@ function streakPreferencesFrom(input: StreakInput | null | undefined, snapshot: 
   if (snapshot.streak === null) {
     throw fail('unprocessable', 'streak preferences need a streak rule: none is configured (PUT /admin/v1/streaks/settings)');
   }
+  if (snapshot.streak.customizationEnabled === false) {
+    throw fail('unprocessable', 'streak preferences are turned off: the streak settings\' customizationEnabled is false');
+  }
   return prefs;
 }
 

@@ -20,9 +20,9 @@ interface AdminAchievement {
   trigger: 'metric' | 'streak' | 'api' | 'achievement';
   description: string | null;
   badge: { url: string } | null;
-  metricId: string | null;
-  metricValue: number | null;
-  streakLength: number | null;
+  metricId?: string | null;
+  metricValue?: number | null;
+  streakLength?: number | null;
   achievementIds: string[];
   userAttributes: AttributeFilter[];
   eventAttributes: AttributeFilter[];
