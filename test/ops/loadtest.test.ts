@@ -62,9 +62,12 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(Object.keys(r.latencyMs).sort()).toEqual(['max', 'p50', 'p90', 'p99', 'p999']);
     expect(Object.keys(r.operations)).toEqual(['event']);
     expect(r.operations.event).toMatchObject({ count: 1000, sent: 1000, answered: 1000, errors: {} });
-    expect(r.series.filter((p) => p.second < 5).map((p) => p.sent)).toEqual([200, 200, 200, 200, 200]);
+    // Each second sent its 200, but for a request due at a second's end and sent just after it.
+    const perSecond = r.series.filter((p) => p.second < 5).map((p) => p.sent);
+    expect(perSecond).toHaveLength(5);
+    for (const sent of perSecond) expect(Math.abs(sent - 200), perSecond.join(', ')).toBeLessThanOrEqual(2);
     // The progress lines and the table.
-    expect(output).toMatch(/^ +1s {2}asked 200\/s {2}sent 200 /m);
+    expect(output).toMatch(/^ +1s {2}asked 200\/s {2}sent (19[89]|20[0-2]) /m);
     expect(output).toMatch(/^event +1000 +200\.0 /m);
     // The HTML report: one file, uPlot inlined, the report's data embedded.
     const page = readFileSync(html, 'utf8');
