@@ -217,3 +217,15 @@ function nestedPast(text: string, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * The body of an Admin write that takes none (strict input, API.md): empty, or `{}`; a field in
+ * it is refused (400 `unknown_field` naming it), as any other body would be.
+ */
+export function refuseBody(body: string | null): void {
+  if (body === null || body.trim() === '') return;
+  const value = parseJson(body);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('invalid_body', 'this operation takes no body (or {})');
+  const first = Object.keys(value)[0];
+  if (first !== undefined) throw fail('unknown_field', first);
+}

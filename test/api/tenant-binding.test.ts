@@ -311,6 +311,22 @@ describe('a key bound to a tenant', () => {
     expect((await asB('GET', '/admin/v1/webhooks?limit=100')).body).toHaveLength(1);
   });
 
+  it('scopes the account key\'s webhook deliveries to the tenant its Tenant-ID names, and refuses a retry\'s body', async () => {
+    const every = await allDeliveries();
+    expect(new Set(every.map((d) => d.tenant))).toEqual(new Set([tenantA, tenantB]));
+    const ofA = (await s.request('GET', `/admin/v1/webhooks/${webhookId}/deliveries?limit=100`, { tenant: A_CUSTOMER })).body as { tenant: string }[];
+    expect(ofA.length).toBeGreaterThan(0);
+    expect(ofA.every((d) => d.tenant === tenantA)).toBe(true);
+    const ofB = every.find((d) => d.tenant === tenantB)!;
+    expect((await s.request('POST', `/admin/v1/webhooks/${webhookId}/deliveries/${ofB.id}/retry`, { tenant: A_CUSTOMER })).status).toBe(404);
+    const withField = await s.request('POST', `/admin/v1/webhooks/${webhookId}/deliveries/${deliveryA}/retry`, { body: { x: 1 } });
+    expect(withField.status, withField.text).toBe(400);
+    expect(withField.body.code).toBe('unknown_field');
+    const rotate = await s.request('POST', `/admin/v1/webhooks/${webhookId}/secret`, { body: { keepOld: true } });
+    expect(rotate.status, rotate.text).toBe(400);
+    expect(rotate.body.code).toBe('unknown_field');
+  });
+
   it('manages its own tenant\'s users, and never another tenant\'s', async () => {
     const freeze = await asB('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: 'bob' }] } });
     expect(freeze.status, freeze.text).toBe(200);

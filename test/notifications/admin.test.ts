@@ -31,7 +31,7 @@ describe.each(targets())('notifications admin on %s', (target) => {
       [{ controlRatio: 1.5 }, 400, /controlRatio must be <= 1/],
       [{ controlRatio: -0.1 }, 400, /controlRatio must be >= 0/],
       [{ defaultTimeZone: 'Mars/Olympus' }, 422, /Mars\/Olympus/],
-      [{ email: { from: 'not an address' } }, 422, /email.from/],
+      [{ email: { from: 'not an address' } }, 400, /email.from/],
       [{ recap: { aggregation: 'daily' } }, 400, /recap.aggregation must be one of/],
       [{ publicUrl: 'ftp://x' }, 422, /publicUrl/],
       [{ colour: 'red' }, 400, /unknown field "colour"/],

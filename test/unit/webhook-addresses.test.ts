@@ -78,11 +78,12 @@ describe('a webhook address', () => {
     for (const url of ['http://192.0.2.2/', 'http://198.18.0.1:8080/x', 'http://192.0.0.8/', 'https://[::ffff:127.0.0.1]:4091/',
       'http://[::ffff:192.0.2.2]/', 'http://[64:ff9b::c000:202]/', 'http://[2002:c000:202::1]/', 'http://[2001:db8::1]/',
       'http://0x7f000001/', 'http://127.1/', 'http://3221225986/', 'http://localhost/', 'http://a.localhost/',
+      'http://LOCALHOST./', 'http://localhost.localdomain/', 'http://printer.local/', 'http://nas.home.arpa/', 'http://db.internal/',
       `http://[${teredo('8.8.4.4', '192.0.2.45')}]/`]) {
       expect(urlProblem(url, false), url).toMatch(refused);
       expect(urlProblem(url, true), url).toBeNull();
     }
-    for (const url of ['https://example.com/hook', 'http://8.8.8.8/', 'http://[2606:4700:4700::1111]/', 'http://[::ffff:8.8.8.8]/']) {
+    for (const url of ['https://example.com/hook', 'https://localhost-hooks.example.com/', 'https://local.example.com/', 'http://8.8.8.8/', 'http://[2606:4700:4700::1111]/', 'http://[::ffff:8.8.8.8]/']) {
       expect(urlProblem(url, false), url).toBeNull();
     }
     expect(urlProblem('ftp://example.com/', false)).toMatch(/http or https/);

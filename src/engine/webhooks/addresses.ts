@@ -80,6 +80,13 @@ export function isGlobalUnicast(address: string): boolean {
   return a.kind() === 'ipv4' ? globalV4(a as IPv4) : globalV6(a as IPv6);
 }
 
+/**
+ * Names that reach this machine or its network by definition, whatever DNS says (RFC 6761's
+ * `localhost`, RFC 6762's `local`, the `localdomain` of /etc/hosts; a trailing dot too): refused
+ * when written. Any other name is judged by the address it resolves to when a delivery is sent.
+ */
+const LOCAL_NAME = /(?:^|\.)(?:localhost|local|localdomain|home\.arpa|internal)\.?$/i;
+
 /** Why a URL cannot take webhooks, or null: its form, or an address it names literally. */
 export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   let url: URL;
@@ -92,7 +99,7 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   if (url.username !== '' || url.password !== '') return 'url must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (allowPrivate) return null;
-  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && !isGlobalUnicast(host))) {
+  if (LOCAL_NAME.test(host) || (isIP(host) !== 0 && !isGlobalUnicast(host))) {
     return 'url points at a loopback or private address, or another that is not global unicast (allowed with LAUREL_WEBHOOKS_ALLOW_PRIVATE=1)';
   }
   return null;

@@ -44,7 +44,7 @@ const ADDRESS = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
 
 function checkAddress(field: string, value: string | null | undefined): string | null {
   if (value == null) return null;
-  if (!ADDRESS.test(value)) throw fail('unprocessable', `${field} must be an email address such as "Acme <hello@acme.test>"`);
+  if (!ADDRESS.test(value)) throw fail('invalid_body', `${field} must be an email address such as "Acme <hello@acme.test>"`);
   return value;
 }
 

@@ -12,6 +12,7 @@ import { newSecret } from '../../domain/webhooks/signing.js';
 import { fail } from '../../lib/errors.js';
 import { principalOf } from '../../http/auth.js';
 import { ok, queryOf } from '../../http/reply.js';
+import { refuseBody } from '../../http/validate.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
 import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
@@ -37,6 +38,16 @@ interface WebhookInput {
 }
 
 type WebhookChanges = Partial<WebhookInput> & { id: string };
+
+/**
+ * The tenant whose deliveries a request may see and send again: a bound key's own, else the one its
+ * `Tenant-ID` names; null (every tenant's: the endpoint receives them all) for a key of the whole
+ * account without the header.
+ */
+function deliveriesTenant(req: Request): string | null {
+  const p = principalOf(req);
+  return p.bound ?? (p.tenantRecord !== null ? p.tenant : null);
+}
 
 export function webhookView(w: Webhook) {
   return { id: w.id, name: w.name, url: w.url, events: w.events, status: w.status, created: w.created, updated: w.updated };
@@ -87,6 +98,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         params: idParam, success: [200], refusals: [404],
       },
       handler: async (req) => {
+        refuseBody(req.body);
         const w = endpointOf(req);
         const now = clock.now();
         const next: Webhook = {
@@ -109,8 +121,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const status = q.get('status') || undefined;
         if (status !== undefined && !STATUSES.includes(status)) throw fail('invalid_query', `status must be one of ${STATUSES.join(', ')}`);
-        // A key bound to a tenant sees its own tenant's deliveries only.
-        const tenant = principalOf(req).bound;
+        const tenant = deliveriesTenant(req);
         return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, tenant, ...pageOf(q) })).map(deliveryView));
       },
     },
@@ -121,9 +132,9 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         params: { ...idParam, deliveryId: ID_PARAM }, success: [200], refusals: [404, 503],
       },
       handler: async (req) => {
+        refuseBody(req.body);
         const w = endpointOf(req);
-        // A key bound to a tenant sends its own tenant's deliveries again only.
-        const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now(), principalOf(req).bound);
+        const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now(), deliveriesTenant(req));
         if (d === null) throw fail('not_found', `Delivery "${req.params[1]}" of webhook "${w.id}"`);
         return ok(deliveryView(d));
       },
