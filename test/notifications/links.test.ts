@@ -16,6 +16,7 @@ describe.each(targets())('email links on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   let day = DateTime.fromISO('2026-06-01T00:00:00Z');
+  let lessonsId = '';
 
   /** Completes an achievement for a new user and delivers its email; answers the email. */
   async function emailFor(id: string): Promise<ParsedMail> {
@@ -45,6 +46,7 @@ describe.each(targets())('email links on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await s.setClock(day.toISO()!);
     const { lessons } = await s.metrics('lessons');
+    lessonsId = lessons;
     await createAchievements(s, [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }]);
     await adminCreate(s, '/admin/v1/notifications/templates', [{
       key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Done', html: '<a href="{{ preferencesUrl }}">preferences</a>',
@@ -64,7 +66,8 @@ describe.each(targets())('email links on %s', (target) => {
     const r = await post(url, 'List-Unsubscribe=One-Click');
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ unsubscribed: true });
-    expect((await s.request('GET', '/api/users/one-click')).body).toMatchObject({ subscribeToEmails: false, email: null });
+    // Unsubscribed from all emails, the address kept.
+    expect((await s.request('GET', '/api/users/one-click')).body).toMatchObject({ subscribeToEmails: false, email: 'one-click@example.test' });
     const multipart = unsubscribeUrl(await emailFor('multipart'));
     const boundary = 'x-boundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
@@ -74,6 +77,33 @@ describe.each(targets())('email links on %s', (target) => {
     const other = unsubscribeUrl(await emailFor('plain'));
     expect((await post(other, 'unsubscribe', 'text/plain')).status).toBe(415);
     expect((await s.request('GET', '/api/users/plain')).body.subscribeToEmails).toBe(true);
+  });
+
+  it('keeps the address after a one-click: no email while unsubscribed, a resubscribe without an email works', async () => {
+    const url = unsubscribeUrl(await emailFor('comeback'));
+    expect((await post(url, 'List-Unsubscribe=One-Click')).status).toBe(200);
+    // An identification of another field keeps the address and the choice.
+    expect((await s.request('PATCH', '/api/users/comeback', { body: { name: 'Cam' } })).status).toBe(200);
+    expect((await s.request('GET', '/api/users/comeback')).body).toMatchObject({ subscribeToEmails: false, email: 'comeback@example.test' });
+    // Nothing is sent while unsubscribed.
+    const before = mail.to('comeback@example.test').length;
+    day = day.plus({ days: 2 });
+    await s.setClock(day.set({ hour: 10 }).toISO()!);
+    await createAchievements(s, [{ name: 'Second', key: 'second', trigger: 'metric', metricId: lessonsId, metricValue: 2 }]);
+    await s.event('lessons', { id: 'comeback' }, 1);
+    await s.workers!.drainNow();
+    await s.setClock(day.set({ hour: 17 }).toISO()!);
+    await s.workers!.notifyNow();
+    const list = (await s.request('GET', '/admin/v1/notifications/deliveries?userId=comeback')).body as { status: string; reason?: string }[];
+    expect(list[0]).toMatchObject({ status: 'suppressed', reason: 'unsubscribed' });
+    expect(mail.to('comeback@example.test')).toHaveLength(before);
+    // The user's app subscribes the user again without sending the address: the kept one is used.
+    const again = await s.request('PATCH', '/api/users/comeback', { body: { subscribeToEmails: true } });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ subscribeToEmails: true, email: 'comeback@example.test' });
+    // Through the API, false still drops the address, as Trophy's.
+    const off = await s.request('PATCH', '/api/users/comeback', { body: { subscribeToEmails: false } });
+    expect(off.body).toMatchObject({ subscribeToEmails: false, email: null });
   });
 
   it('shows the preferences page (GET on either link) and saves its form as PATCH preferences does', async () => {

@@ -1,18 +1,18 @@
 /**
  * The links of emails, without a key: the token in the path names the user and the tenant, signed
- * (src/domain/notifications/link-tokens.ts). `POST /unsubscribe/{token}` unsubscribes at once
- * (RFC 8058 one-click: mail clients post `List-Unsubscribe=One-Click`, as a form); `GET` on it and
+ * (src/domain/notifications/link-tokens.ts). `POST /unsubscribe/{token}` unsubscribes from all
+ * emails at once and keeps the address (RFC 8058 one-click: mail clients post
+ * `List-Unsubscribe=One-Click`, as a form); `GET` on it and
  * `GET /preferences/{token}` answer the preferences page, whose form posts to
  * `/preferences/{token}` and saves what `PATCH /users/{id}/preferences` saves.
  */
 import type { Deps } from '../../engine/deps.js';
 import { signingSecret } from '../../engine/notifications/links.js';
-import { identifyUser } from '../../engine/users/identify.js';
 import { updatePreferences } from '../../engine/users/preferences.js';
 import { channelsFor } from '../../domain/notifications/rules.js';
 import { verifyToken, type TokenSubject } from '../../domain/notifications/link-tokens.js';
 import { preferencesOfForm, preferencesPage } from '../../domain/notifications/preferences-page.js';
-import { prepareIdentification, type UserHash } from '../../domain/users.js';
+import { isSubscribed, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
@@ -43,7 +43,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
 
   function page(req: Request, h: UserHash, notice: string): Reply {
     const channels = Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channelsFor(h, t)])) as Record<NotificationType, Channel[]>;
-    const body = preferencesPage(`/preferences/${req.params[0]}`, { channels, subscribed: h.sub !== '0', notice });
+    const body = preferencesPage(`/preferences/${req.params[0]}`, { channels, subscribed: isSubscribed(h), notice });
     return { status: 200, body, contentType: HTML };
   }
 
@@ -57,8 +57,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
       doc: { summary: 'One-click unsubscribe (RFC 8058), from an email\'s link', params: LINK.params, success: [200], refusals: [404] },
       handler: async (req) => {
         const { tenant, userId } = await subjectOf(req);
-        const user = { subscribeToEmails: false };
-        await identifyUser(deps, tenant, 'update', userId, user, prepareIdentification(user, store.current));
+        await updatePreferences(deps, tenant, userId, {}, null, true);
         return ok({ unsubscribed: true });
       },
     },
