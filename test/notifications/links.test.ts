@@ -131,6 +131,46 @@ describe.each(targets())('email links on %s', (target) => {
     expect(((await bad.json()) as { error: string }).error).toMatch(/only notification types/);
   });
 
+  it('offers "Unsubscribe from all emails" first on the link\'s page, then the types as the user gets them', async () => {
+    const url = unsubscribeUrl(await emailFor('reader'));
+    const prefs = await s.request('PATCH', '/api/users/reader/preferences', { body: { notifications: { recap: ['push'] } } });
+    expect(prefs.status, prefs.text).toBe(200);
+    const html = await (await fetch(url)).text();
+    const all = html.indexOf('>Unsubscribe from all emails</button>');
+    expect(all).toBeGreaterThan(0);
+    expect(all).toBeLessThan(html.indexOf('type="checkbox"'));
+    // In words: the types' and channels' names, not laurel's; no push boxes for a user without a device.
+    expect(html).toContain('Achievements you unlock');
+    expect(html).toContain('> By email</label>');
+    expect(html).not.toMatch(/> (email|push)<\/label>|On your phone/);
+    // Ticked as the user gets them today: the recap's email is off.
+    expect(html).toContain('<input type="checkbox" name="recap" value="email">');
+    expect(html).toContain('<input type="checkbox" name="achievement_completed" value="email" checked>');
+    // Saving the email boxes keeps the push channel the form did not show.
+    const pageUrl = url.replace('/unsubscribe/', '/preferences/');
+    expect((await post(pageUrl, 'shown=email&achievement_completed=email')).status).toBe(200);
+    expect((await s.request('GET', '/api/users/reader/preferences')).body.notifications).toMatchObject({
+      achievement_completed: ['email', 'push'], recap: ['push'], streak_reminder: ['push'],
+    });
+    // The button: unsubscribed from all, the address kept, and a way back.
+    const off = await post(pageUrl, 'choice=unsubscribe');
+    expect(off.status).toBe(200);
+    const offHtml = await off.text();
+    expect(offHtml).toContain('You are unsubscribed from all emails.');
+    expect(offHtml).toContain('>Subscribe again</button>');
+    expect(offHtml).not.toContain('type="checkbox"');
+    expect((await s.request('GET', '/api/users/reader')).body).toMatchObject({ subscribeToEmails: false, email: 'reader@example.test' });
+    expect(await (await fetch(url)).text()).toContain('>Subscribe again</button>');
+    const on = await post(pageUrl, 'choice=subscribe');
+    expect(await on.text()).toContain('>Unsubscribe from all emails</button>');
+    expect((await s.request('GET', '/api/users/reader')).body).toMatchObject({ subscribeToEmails: true, email: 'reader@example.test' });
+    // A user with a device sees the phone's boxes too.
+    await s.request('PATCH', '/api/users/reader', { body: { deviceTokens: ['tok-1'] } });
+    const withDevice = await (await fetch(url)).text();
+    expect(withDevice).toContain('<input type="checkbox" name="recap" value="push" checked> On your phone</label>');
+    expect((await post(pageUrl, 'choice=everything')).status).toBe(400);
+  });
+
   it('refuses a token that was forged, altered, or names a user who is gone: 404, nothing changed', async () => {
     const url = unsubscribeUrl(await emailFor('victim'));
     const token = url.slice(url.lastIndexOf('/') + 1);
