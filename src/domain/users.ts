@@ -154,6 +154,15 @@ export function prepareIdentification(user: Identification, snapshot: Snapshot):
 
 export type UserHash = Record<string, string>;
 
+/**
+ * Whether the user takes emails: 'sub' absent or '1'. '0' unsubscribed through the API (the email
+ * dropped, as Trophy), 'u' unsubscribed by the recipient from an email's link (the email kept, so a
+ * later `subscribeToEmails: true` needs none sent).
+ */
+export function isSubscribed(h: UserHash): boolean {
+  return h.sub !== '0' && h.sub !== 'u';
+}
+
 /** HGETALL replies of scripts come flat: [field, value, field, value, ...] from `offset`. */
 export function hashFromFlat(flat: (string | number)[], offset: number): UserHash {
   const h: UserHash = {};
@@ -188,7 +197,7 @@ export function userView(h: UserHash, control: boolean): UserView {
     name: h.name ?? null,
     tz: h.tz ?? null,
     deviceTokens: h.dt ? (JSON.parse(h.dt) as string[]) : null,
-    subscribeToEmails: h.sub !== '0',
+    subscribeToEmails: isSubscribed(h),
     attributes,
     control,
     created: h.created,

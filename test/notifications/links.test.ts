@@ -16,6 +16,7 @@ describe.each(targets())('email links on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   let day = DateTime.fromISO('2026-06-01T00:00:00Z');
+  let lessonsId = '';
 
   /** Completes an achievement for a new user and delivers its email; answers the email. */
   async function emailFor(id: string): Promise<ParsedMail> {
@@ -45,6 +46,7 @@ describe.each(targets())('email links on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SMTP_URL: mail.url } });
     await s.setClock(day.toISO()!);
     const { lessons } = await s.metrics('lessons');
+    lessonsId = lessons;
     await createAchievements(s, [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }]);
     await adminCreate(s, '/admin/v1/notifications/templates', [{
       key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Done', html: '<a href="{{ preferencesUrl }}">preferences</a>',
@@ -64,7 +66,8 @@ describe.each(targets())('email links on %s', (target) => {
     const r = await post(url, 'List-Unsubscribe=One-Click');
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ unsubscribed: true });
-    expect((await s.request('GET', '/api/users/one-click')).body).toMatchObject({ subscribeToEmails: false, email: null });
+    // Unsubscribed from all emails, the address kept.
+    expect((await s.request('GET', '/api/users/one-click')).body).toMatchObject({ subscribeToEmails: false, email: 'one-click@example.test' });
     const multipart = unsubscribeUrl(await emailFor('multipart'));
     const boundary = 'x-boundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
@@ -74,6 +77,33 @@ describe.each(targets())('email links on %s', (target) => {
     const other = unsubscribeUrl(await emailFor('plain'));
     expect((await post(other, 'unsubscribe', 'text/plain')).status).toBe(415);
     expect((await s.request('GET', '/api/users/plain')).body.subscribeToEmails).toBe(true);
+  });
+
+  it('keeps the address after a one-click: no email while unsubscribed, a resubscribe without an email works', async () => {
+    const url = unsubscribeUrl(await emailFor('comeback'));
+    expect((await post(url, 'List-Unsubscribe=One-Click')).status).toBe(200);
+    // An identification of another field keeps the address and the choice.
+    expect((await s.request('PATCH', '/api/users/comeback', { body: { name: 'Cam' } })).status).toBe(200);
+    expect((await s.request('GET', '/api/users/comeback')).body).toMatchObject({ subscribeToEmails: false, email: 'comeback@example.test' });
+    // Nothing is sent while unsubscribed.
+    const before = mail.to('comeback@example.test').length;
+    day = day.plus({ days: 2 });
+    await s.setClock(day.set({ hour: 10 }).toISO()!);
+    await createAchievements(s, [{ name: 'Second', key: 'second', trigger: 'metric', metricId: lessonsId, metricValue: 2 }]);
+    await s.event('lessons', { id: 'comeback' }, 1);
+    await s.workers!.drainNow();
+    await s.setClock(day.set({ hour: 17 }).toISO()!);
+    await s.workers!.notifyNow();
+    const list = (await s.request('GET', '/admin/v1/notifications/deliveries?userId=comeback')).body as { status: string; reason?: string }[];
+    expect(list[0]).toMatchObject({ status: 'suppressed', reason: 'unsubscribed' });
+    expect(mail.to('comeback@example.test')).toHaveLength(before);
+    // The user's app subscribes the user again without sending the address: the kept one is used.
+    const again = await s.request('PATCH', '/api/users/comeback', { body: { subscribeToEmails: true } });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ subscribeToEmails: true, email: 'comeback@example.test' });
+    // Through the API, false still drops the address, as Trophy's.
+    const off = await s.request('PATCH', '/api/users/comeback', { body: { subscribeToEmails: false } });
+    expect(off.body).toMatchObject({ subscribeToEmails: false, email: null });
   });
 
   it('shows the preferences page (GET on either link) and saves its form as PATCH preferences does', async () => {
@@ -99,6 +129,46 @@ describe.each(targets())('email links on %s', (target) => {
     const bad = await post(pageUrl, 'birthday=email');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/only notification types/);
+  });
+
+  it('offers "Unsubscribe from all emails" first on the link\'s page, then the types as the user gets them', async () => {
+    const url = unsubscribeUrl(await emailFor('reader'));
+    const prefs = await s.request('PATCH', '/api/users/reader/preferences', { body: { notifications: { recap: ['push'] } } });
+    expect(prefs.status, prefs.text).toBe(200);
+    const html = await (await fetch(url)).text();
+    const all = html.indexOf('>Unsubscribe from all emails</button>');
+    expect(all).toBeGreaterThan(0);
+    expect(all).toBeLessThan(html.indexOf('type="checkbox"'));
+    // In words: the types' and channels' names, not laurel's; no push boxes for a user without a device.
+    expect(html).toContain('Achievements you unlock');
+    expect(html).toContain('> By email</label>');
+    expect(html).not.toMatch(/> (email|push)<\/label>|On your phone/);
+    // Ticked as the user gets them today: the recap's email is off.
+    expect(html).toContain('<input type="checkbox" name="recap" value="email">');
+    expect(html).toContain('<input type="checkbox" name="achievement_completed" value="email" checked>');
+    // Saving the email boxes keeps the push channel the form did not show.
+    const pageUrl = url.replace('/unsubscribe/', '/preferences/');
+    expect((await post(pageUrl, 'shown=email&achievement_completed=email')).status).toBe(200);
+    expect((await s.request('GET', '/api/users/reader/preferences')).body.notifications).toMatchObject({
+      achievement_completed: ['email', 'push'], recap: ['push'], streak_reminder: ['push'],
+    });
+    // The button: unsubscribed from all, the address kept, and a way back.
+    const off = await post(pageUrl, 'choice=unsubscribe');
+    expect(off.status).toBe(200);
+    const offHtml = await off.text();
+    expect(offHtml).toContain('You are unsubscribed from all emails.');
+    expect(offHtml).toContain('>Subscribe again</button>');
+    expect(offHtml).not.toContain('type="checkbox"');
+    expect((await s.request('GET', '/api/users/reader')).body).toMatchObject({ subscribeToEmails: false, email: 'reader@example.test' });
+    expect(await (await fetch(url)).text()).toContain('>Subscribe again</button>');
+    const on = await post(pageUrl, 'choice=subscribe');
+    expect(await on.text()).toContain('>Unsubscribe from all emails</button>');
+    expect((await s.request('GET', '/api/users/reader')).body).toMatchObject({ subscribeToEmails: true, email: 'reader@example.test' });
+    // A user with a device sees the phone's boxes too.
+    await s.request('PATCH', '/api/users/reader', { body: { deviceTokens: ['tok-1'] } });
+    const withDevice = await (await fetch(url)).text();
+    expect(withDevice).toContain('<input type="checkbox" name="recap" value="push" checked> On your phone</label>');
+    expect((await post(pageUrl, 'choice=everything')).status).toBe(400);
   });
 
   it('refuses a token that was forged, altered, or names a user who is gone: 404, nothing changed', async () => {

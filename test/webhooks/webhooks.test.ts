@@ -280,7 +280,7 @@ describe('webhooks', () => {
     expect(await deliveries(w.id)).toHaveLength(2);
   });
 
-  it('tells of an email due (emails.achievement_due) with no active template and no transport, but not for a control user', async () => {
+  it('tells of an email due (emails.achievement_due) with no active template and no transport, not for a user the email skips', async () => {
     await s.setClock('2026-08-10T10:00:00Z');
     const w = await create({ name: 'Emails', url: hook.url('/emails'), events: ['emails.achievement_due'] });
     // A template of the type (inactive): the deliveries are scheduled; none would be sent.
@@ -289,6 +289,13 @@ describe('webhooks', () => {
     }] });
     expect(t.status, t.text).toBe(201);
     await s.event('lessons', { id: 'ora', tz: 'UTC', email: 'ora@example.test' }, 1);
+    // Preferences that leave email out of the type (push kept), and a user unsubscribed from all emails.
+    await s.event('lessons', { id: 'quin', tz: 'UTC', email: 'quin@example.test' }, 1);
+    const prefs = await s.request('PATCH', '/api/users/quin/preferences', { body: { notifications: { achievement_completed: ['push'] } } });
+    expect(prefs.status, prefs.text).toBe(200);
+    await s.event('lessons', { id: 'rae', tz: 'UTC', email: 'rae@example.test' }, 1);
+    const off = await s.request('PATCH', '/api/users/rae', { body: { subscribeToEmails: false } });
+    expect(off.status, off.text).toBe(200);
     // Users created from now on are in the control group.
     await s.setClock('2026-08-10T10:01:00Z');
     await s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio: 1 } });

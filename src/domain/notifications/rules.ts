@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Channel, NotificationSettings, NotificationTemplate, NotificationType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { userFilterOf } from '../filters.js';
-import type { UserHash } from '../users.js';
+import { isSubscribed, type UserHash } from '../users.js';
 
 export const DEFAULT_TIME_ZONE = 'America/New_York';
 
@@ -72,6 +72,18 @@ export function templateFor(snapshot: Snapshot, type: NotificationType, channel:
   return null;
 }
 
+/**
+ * Why the user's own choices or group keep an email of the type from them: the control group,
+ * unsubscribed from all emails, or preferences without the email channel; null when none does.
+ * What the `emails.*_due` webhooks respect too (src/engine/notifications/email-due.ts).
+ */
+export function emailRefusal(snapshot: Snapshot, tenant: string, h: UserHash, type: NotificationType): 'control' | 'unsubscribed' | 'preferences' | null {
+  if (isControl(snapshot.notifications, tenant, h)) return 'control';
+  if (!isSubscribed(h)) return 'unsubscribed';
+  if (!channelsFor(h, type).includes('email')) return 'preferences';
+  return null;
+}
+
 /** The template to send a user, or why none is sent ("Who", checked at send time). */
 export function eligibility(
   snapshot: Snapshot, tenant: string, h: UserHash | null, type: NotificationType, channel: Channel,
@@ -79,7 +91,7 @@ export function eligibility(
   if (h === null || h.id === undefined) return 'user_not_found';
   if (isControl(snapshot.notifications, tenant, h)) return 'control';
   if (channel === 'email') {
-    if (h.sub === '0') return 'unsubscribed';
+    if (!isSubscribed(h)) return 'unsubscribed';
     if (!h.email) return 'no_email';
   } else if (!h.dt || (JSON.parse(h.dt) as string[]).length === 0) return 'no_device_token';
   if (!channelsFor(h, type).includes(channel)) return 'preferences';

@@ -283,6 +283,7 @@ export class Restore {
       } else if (entry.kind === 'preferences') {
         await updatePreferences(
           svc, tenant, userId, (fields.notifications ?? {}) as Record<string, string[]>, (fields.streak ?? null) as StreakPreferences | null,
+          fields.unsubscribed === true,
         );
       } else if (entry.kind === 'freezes' || entry.kind === 'restore' || entry.kind === 'reset' || entry.kind === 'pause') {
         await this.replayStreakOperation(entry.kind, tenant, userId, e);

@@ -1,13 +1,13 @@
 /**
  * The `emails.*_due` webhooks (API.md, "Webhooks"): when an email of the notifications is due, an
  * endpoint subscribed to its type hears of it, whether or not a template would send it and laurel
- * has a transport, so a customer may send its own; the control group and the user's preferences
- * (a type whose channels the user switched off) are respected. Recorded at send time by the
- * notifications worker (src/engine/notifications/send.ts), its id named after the delivery: a
+ * has a transport, so a customer may send its own; not for the control group, a user unsubscribed
+ * from all emails, nor one whose preferences for the type leave email out, as none of them gets the
+ * email (src/domain/notifications/rules.ts emailRefusal). Recorded at send time by the notifications worker (src/engine/notifications/send.ts), its id named after the delivery: a
  * retried attempt records nothing more.
  */
 import type pg from 'pg';
-import { channelsFor, isControl } from '../../domain/notifications/rules.js';
+import { emailRefusal } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
 import { eventId } from '../../domain/webhooks/events.js';
 import type { NotificationType, WebhookType } from '../../model/entities.js';
@@ -27,7 +27,7 @@ export async function recordEmailDue(
   const type = EMAIL_DUE[d.type];
   const snapshot = deps.store.current;
   if (type === undefined || !subscribedTypes(snapshot).has(type)) return;
-  if (isControl(snapshot.notifications, d.tenant, h) || channelsFor(h, d.type).length === 0) return;
+  if (emailRefusal(snapshot, d.tenant, h, d.type) !== null) return;
   const now = deps.clock.now();
   const payload = d.type === 'achievement_completed' ? { achievement: content.achievement } : content;
   await recordEvents(deps, pool, [{

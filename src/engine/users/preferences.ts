@@ -13,12 +13,15 @@ import { refreshExpiry } from '../streaks/operations.js';
 /**
  * Sets a user's notification preferences (type -> channels) and streak preferences (merged into
  * those stored; null: none passed); answers the user hash after. A streak the preferences disable
- * ends now, in the rankings and on the streak boards too.
+ * ends now, in the rankings and on the streak boards too. `unsubscribe` (the recipient's one-click
+ * from an email's link) unsubscribes from all emails and keeps the email (src/domain/users.ts
+ * isSubscribed).
  */
 export async function updatePreferences(
   deps: Deps, tenant: string, id: string, notifications: Record<string, string[] | null>, streak: StreakPreferences | null,
+  unsubscribe = false,
 ): Promise<UserHash> {
-  const pairs: string[] = [];
+  const pairs: string[] = unsubscribe ? ['sub', 'u'] : [];
   const set: Record<string, string[]> = {};
   for (const [type, list] of Object.entries(notifications)) {
     if (list == null) continue;
@@ -26,8 +29,9 @@ export async function updatePreferences(
     set[type] = list;
   }
   const u = deps.keys.forUser(tenant, id);
-  const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences } = { notifications: set };
+  const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences; unsubscribed?: true } = { notifications: set };
   if (streak !== null) fields.streak = streak;
+  if (unsubscribe) fields.unsubscribed = true;
   const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
   const r = await deps.redis.updatePreferences(u.user, u.history, u.log, entry, streak === null ? '' : JSON.stringify(streak), ...pairs);
   if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);

@@ -1,7 +1,8 @@
 /**
  * The links of emails, without a key: the token in the path names the user and the tenant, signed
- * (src/domain/notifications/link-tokens.ts). `POST /unsubscribe/{token}` unsubscribes at once
- * (RFC 8058 one-click: mail clients post `List-Unsubscribe=One-Click`, as a form); `GET` on it and
+ * (src/domain/notifications/link-tokens.ts). `POST /unsubscribe/{token}` unsubscribes from all
+ * emails at once and keeps the address (RFC 8058 one-click: mail clients post
+ * `List-Unsubscribe=One-Click`, as a form); `GET` on it and
  * `GET /preferences/{token}` answer the preferences page, whose form posts to
  * `/preferences/{token}` and saves what `PATCH /users/{id}/preferences` saves.
  */
@@ -12,7 +13,7 @@ import { updatePreferences } from '../../engine/users/preferences.js';
 import { channelsFor } from '../../domain/notifications/rules.js';
 import { verifyToken, type TokenSubject } from '../../domain/notifications/link-tokens.js';
 import { preferencesOfForm, preferencesPage } from '../../domain/notifications/preferences-page.js';
-import { prepareIdentification, type UserHash } from '../../domain/users.js';
+import { isSubscribed, prepareIdentification, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
@@ -41,9 +42,14 @@ export function emailLinkRoutes(deps: Deps): Route[] {
     return { ...subject, hash };
   }
 
+  const channelsOf = (h: UserHash) =>
+    Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channelsFor(h, t)])) as Record<NotificationType, Channel[]>;
+
   function page(req: Request, h: UserHash, notice: string): Reply {
-    const channels = Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, channelsFor(h, t)])) as Record<NotificationType, Channel[]>;
-    const body = preferencesPage(`/preferences/${req.params[0]}`, { channels, subscribed: h.sub !== '0', notice });
+    const hasDevice = h.dt !== undefined && (JSON.parse(h.dt) as string[]).length > 0;
+    const body = preferencesPage(`/preferences/${req.params[0]}`, {
+      channels: channelsOf(h), subscribed: isSubscribed(h), hasEmail: Boolean(h.email), hasDevice, notice,
+    });
     return { status: 200, body, contentType: HTML };
   }
 
@@ -57,8 +63,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
       doc: { summary: 'One-click unsubscribe (RFC 8058), from an email\'s link', params: LINK.params, success: [200], refusals: [404] },
       handler: async (req) => {
         const { tenant, userId } = await subjectOf(req);
-        const user = { subscribeToEmails: false };
-        await identifyUser(deps, tenant, 'update', userId, user, prepareIdentification(user, store.current));
+        await updatePreferences(deps, tenant, userId, {}, null, true);
         return ok({ unsubscribed: true });
       },
     },
@@ -66,10 +71,18 @@ export function emailLinkRoutes(deps: Deps): Route[] {
       method: 'post', path: '/preferences/:token', family: 'ops', forms: true, secretPath: true,
       doc: { ...LINK, summary: 'Save the preferences page\'s form' },
       handler: async (req) => {
-        const { tenant, userId } = await subjectOf(req);
-        const notifications = preferencesOfForm(req.body ?? '');
-        if (notifications === null) throw fail('invalid_body', 'the form may name only notification types and their channels');
-        const h = await updatePreferences(deps, tenant, userId, notifications, null);
+        const { tenant, userId, hash } = await subjectOf(req);
+        const form = preferencesOfForm(req.body ?? '', channelsOf(hash));
+        if (form === null) throw fail('invalid_body', 'the form may name only notification types and their channels, or a choice');
+        if (form.choice === 'unsubscribe') {
+          return page(req, await updatePreferences(deps, tenant, userId, {}, null, true), 'You will get no more emails.');
+        }
+        if (form.choice !== 'types') {
+          const user = { subscribeToEmails: true };
+          const { hash: h } = await identifyUser(deps, tenant, 'update', userId, user, prepareIdentification(user, store.current));
+          return page(req, h, 'You are subscribed again.');
+        }
+        const h = await updatePreferences(deps, tenant, userId, form.notifications, null);
         return page(req, h, 'Your preferences are saved.');
       },
     },
