@@ -4,9 +4,10 @@
  * and recap aggregation) and the streak reset. Every answer s.request gets is checked against the
  * 1.26.0 spec's response schemas (test/support/openapi.ts); the first test shows that check bites.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../support/openapi.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { MISSING, startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let ids: Record<string, string>;
@@ -284,5 +285,54 @@ describe('/achievements in 1.26.0\'s shapes', () => {
     expect(keyless.body.issues).toEqual([expect.objectContaining({ index: 2, severity: 'error', message: expect.stringContaining('key is required') })]);
     // A body outside the schema is caught.
     expect(checkAnswer({ method: 'GET', path: `/admin/v1/achievements/${streak.id}`, status: 200, body: { ...one.body, metricId: null } }).kind).toBe('invalid');
+  });
+});
+
+describe('SDK-style calls of every operation Admin 1.26.0 added since 1.21.1', () => {
+  /** The spec, as the tests hold it. */
+  const spec = JSON.parse(readFileSync(new URL('../support/openapi/trophy-admin-1.26.0.json', import.meta.url), 'utf8'));
+  const older = JSON.parse(readFileSync(new URL('../support/openapi/trophy-admin-1.21.1.json', import.meta.url), 'utf8'));
+  const opsOf = (doc: any): string[] => Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([p, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete', 'put'].includes(m)).map((m) => `${m.toUpperCase()} ${p}`));
+  const added = opsOf(spec).filter((op) => !opsOf(older).includes(op));
+
+  /** Calls as Trophy's generated clients do (the wire check, test/support/wire-check.ts, validates their answers). */
+  const sdkCall = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${s.url}/admin/v1${path}`, {
+      method,
+      headers: { 'X-API-KEY': s.adminKey, 'X-Fern-Language': 'JavaScript', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('lists the operations this file covers', () => {
+    expect(added.sort()).toEqual([
+      'DELETE /achievements', 'GET /achievements', 'GET /achievements/{id}', 'GET /environments', 'GET /settings', 'GET /streaks/settings',
+      'PATCH /achievements', 'PATCH /settings', 'PATCH /streaks/settings', 'POST /achievements', 'POST /streaks/reset',
+    ]);
+  });
+
+  it('answers the spec\'s own request examples within the 1.26.0 schemas', async () => {
+    await s.metrics('words-written');
+    const answered: string[] = [];
+    for (const op of added) {
+      const [method, template] = op.split(' ');
+      const path = template.replace('{id}', MISSING);
+      const operation = spec.paths[template][method.toLowerCase()];
+      const examples = Object.values(operation.requestBody?.content?.['application/json']?.examples ?? {}) as { value: unknown }[];
+      const query = method === 'DELETE' ? `?ids=${MISSING}` : '';
+      for (const body of examples.length === 0 ? [undefined] : examples.map((e) => e.value)) {
+        const r = await sdkCall(method, path + query, body);
+        const what = `${op} ${JSON.stringify(body)}: ${r.status} ${JSON.stringify(r.body)}`;
+        const daysOff = (body as { daysOff?: number[] } | undefined)?.daysOff;
+        // Days off are refused until laurel applies them (docs/api.md).
+        if (daysOff !== undefined && daysOff.length > 0) expect(r.status, what).toBe(422);
+        else if (template === '/achievements/{id}') expect(r.status, what).toBe(404);
+        else expect(r.status, what).toBeLessThan(300);
+        answered.push(op);
+      }
+    }
+    expect(new Set(answered).size).toBe(added.length);
   });
 });
