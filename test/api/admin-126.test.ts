@@ -233,6 +233,7 @@ describe('GET/PATCH /streaks/settings in 1.26.0\'s shape', () => {
     await refused({ daysOff: [7] }, 400);
     await refused({ daysOff: [0, 0] }, 400);
     await refused({ frequency: 'weekly', daysOff: [0] }, 422);
+    await refused({ daysOff: [0, 1, 2, 3, 4, 5, 6] }, 400);
     await refused({ evaluation: 'any' }, 400, 'unknown_field');
     const r = await s.request('GET', '/admin/v1/streaks/settings');
     expect(r.body).toMatchObject({ frequency: 'daily', metrics: [{ key: 'lessons' }] });
@@ -325,14 +326,52 @@ describe('SDK-style calls of every operation Admin 1.26.0 added since 1.21.1', (
       for (const body of examples.length === 0 ? [undefined] : examples.map((e) => e.value)) {
         const r = await sdkCall(method, path + query, body);
         const what = `${op} ${JSON.stringify(body)}: ${r.status} ${JSON.stringify(r.body)}`;
-        const daysOff = (body as { daysOff?: number[] } | undefined)?.daysOff;
-        // Days off are refused until laurel applies them (docs/api.md).
-        if (daysOff !== undefined && daysOff.length > 0) expect(r.status, what).toBe(422);
-        else if (template === '/achievements/{id}') expect(r.status, what).toBe(404);
+        if (template === '/achievements/{id}') expect(r.status, what).toBe(404);
         else expect(r.status, what).toBeLessThan(300);
         answered.push(op);
       }
     }
     expect(new Set(answered).size).toBe(added.length);
+  });
+});
+
+describe('days off', () => {
+  const streakOf = async (user: string) => (await s.request('GET', `/api/users/${user}/streak?historyPeriods=5`)).body;
+
+  it('neither extends nor breaks a daily streak, through events, reads and the history', async () => {
+    const r = await s.request('PATCH', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', evaluationMode: 'AND', metrics: [{ key: 'lessons', threshold: 1 }], daysOff: [6, 0], freezes: null },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.daysOff).toEqual([0, 6]);
+    // Friday 2026-04-03.
+    await s.setClock('2026-04-03T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 1, extended: true });
+    await s.event('lessons', 'off2', 1);
+    // Saturday: an event does not extend the streak.
+    await s.setClock('2026-04-04T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 1, extended: false });
+    // Sunday, no event: still alive, and it lasts through Monday.
+    await s.setClock('2026-04-05T10:00:00Z');
+    expect(await streakOf('off1')).toMatchObject({ length: 1, expires: '2026-04-06' });
+    // Monday: extended to 2, the weekend bridged.
+    await s.setClock('2026-04-06T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 2, extended: true, started: '2026-04-03' });
+    const streak = await streakOf('off1');
+    expect(streak.streakHistory.map((h: { length: number; usedPause: boolean }) => [h.length, h.usedPause])).toEqual([
+      [0, false], [1, false], [1, true], [1, true], [2, false],
+    ]);
+    // off2 acted on Friday only; Tuesday without Monday loses the streak (the weekend is no excuse).
+    await s.setClock('2026-04-07T10:00:00Z');
+    expect((await streakOf('off2')).length).toBe(0);
+    expect((await s.event('lessons', 'off2', 1)).currentStreak).toMatchObject({ length: 1, started: '2026-04-07' });
+  });
+
+  it('are refused for other frequencies, and dropped when the rule stops being daily', async () => {
+    const weekly = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { frequency: 'weekly' } });
+    expect(weekly.status).toBe(200);
+    expect(weekly.body.daysOff).toEqual([]);
+    const daily = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { frequency: 'daily' } });
+    expect(daily.body.daysOff).toEqual([]);
   });
 });
