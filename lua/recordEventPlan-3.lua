@@ -228,6 +228,8 @@ if mode == 2 then
       if periodOld == nil and st.tz ~= assumedTz then return {-7, st.tz} end
       if periodOld ~= nil and periodOld <= st.last then st = nil end
     end
+    -- A day off neither extends nor breaks the streak (daily rules: plan.off).
+    if st and planned.off and planned.off[(day + 4) % 7] then st = nil end
   end
 end
 

@@ -33,6 +33,8 @@
     all, sa, fz        the rule's flags (lua/includes/streak.lua): evaluation `all`, streak
                        achievements exist, freezes are configured (read once here, not by a
                        string.byte call per event)
+    off                a daily rule's weekdays off, {[weekday] = true, n = how many} (0 Sunday ..
+                       6 Saturday), read once here; nil without days off
     letter, mode       the rule's frequency letter and mode (1: the metric is not in the rule,
                        2: it is); nil without a rule
     fast               the usual points plan (one points trigger, on this metric, with no filter,
@@ -59,6 +61,13 @@ local function ruleFlags(plan, rule)
   local m, a, sa, fz = string.byte(rule, 2, 5)
   plan.letter, plan.mode = string.sub(rule, 1, 1), m - BYTE_ZERO
   plan.all, plan.sa, plan.fz = a == BYTE_ONE, sa == BYTE_ONE, fz == BYTE_ONE
+  -- A daily rule's days off: the last field, digits only (the freezes' field, before it, has commas).
+  local days = string.match(rule, '|([0-6]+)$')
+  if days and plan.letter == 'd' then
+    local off = {n = #days}
+    for i = 1, #days do off[string.byte(days, i) - BYTE_ZERO] = true end
+    plan.off = off
+  end
 end
 
 local hotPlan
@@ -72,7 +81,7 @@ local function userPlan(id, full)
   for k, v in pairs(base) do plan[k] = v end
   local rule = string.sub(id, 33)
   plan.token, plan.rule, plan.ruleDetails = string.sub(id, 17, 32), rule, false
-  plan.letter, plan.mode, plan.all, plan.sa, plan.fz = nil, nil, false, false, false
+  plan.letter, plan.mode, plan.all, plan.sa, plan.fz, plan.off = nil, nil, false, false, false, nil
   ruleFlags(plan, rule)
   if hotPlanCount >= 1024 then hotPlans, hotPlanCount = {}, 0 end
   hotPlans[id] = plan

@@ -31,8 +31,9 @@
   Readers take an entry of the hash first, then the run (src/routes/app/streaks.ts streakHistory).
 
   The rule arrives as a compact string (the plan's hot part, recordEventPlan's <hot>):
-  '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>'; the plan
-  reads its first five characters (lua/includes/hotPlan.lua), and ruleDetails turns the rest into
+  '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<initial>,<max>,<interval>,<amount>', then
+  '|<weekdays off>' (digits 0-6) for a daily rule with days off; the plan reads its first five
+  characters, and the days off once per plan (lua/includes/hotPlan.lua: plan.off), and ruleDetails turns the rest into
   {position (this metric's position in the rule), thresholds (the rule's, in order), freezes
   ({initial, max, interval, amount}, or false)} when an event first needs it, and keeps it with
   the plan: not for an event that meets the rule on its own and extends the streak by one period
@@ -50,13 +51,14 @@
                                field/value pairs
   int(x), num(x)               an integer (nil: '') or any number as a string, cheaply
   earnFreezes(freezes, st, day)   the freezes held on `day` (freezes: the rule's), written into st
-  pausedBetween(f, st, from, to)   how many periods from..to a pause of frequency f covers
+  pausedBetween(f, st, from, to, off)   how many periods from..to a pause of frequency f or a day
+                               off (off: the plan's, or nil) covers, each once
   streakUpdate(...)            adds an event; see below
 ]]
 --- @include "digits"
 -- Kept with the plan (shared: read only, like the plan): the rule is a pure function of the plan.
 local function ruleDetails(plan)
-  local position, ts, fz = string.match(plan.rule, '^.....|(%d+)|([^|]*)|([^|]*)$')
+  local position, ts, fz = string.match(plan.rule, '^.....|(%d+)|([^|]*)|([^|]*)|?[0-6]*$')
   local thresholds = {}
   for t in string.gmatch(ts, '[^;]+') do thresholds[#thresholds + 1] = tonumber(t) end
   local freezes = false
@@ -138,13 +140,30 @@ local function earnFreezes(freezes, st, day)
   end
 end
 
-local function pausedBetween(f, st, from, to)
-  if not st.pz or to < from then return 0 end
+-- Days d in from..to whose weekday ((d + 4) % 7: day 0, 1970-01-01, was a Thursday) is off.
+local function daysOffBetween(off, from, to)
+  if to < from then return 0 end
+  local weeks = math.floor((to - from + 1) / 7)
+  local count = weeks * off.n
+  for d = from + weeks * 7, to do
+    if off[(d + 4) % 7] then count = count + 1 end
+  end
+  return count
+end
+
+local function pausedBetween(f, st, from, to, off)
+  if to < from or (not st.pz and not off) then return 0 end
   local count = 0
-  for _, p in ipairs(cjson.decode(st.pz)) do
-    if p[1] == f then
-      local a, b = math.max(from, p[2]), math.min(to, p[3])
-      if b >= a then count = count + b - a + 1 end
+  if off then count = daysOffBetween(off, from, to) end
+  if st.pz then
+    for _, p in ipairs(cjson.decode(st.pz)) do
+      if p[1] == f then
+        local a, b = math.max(from, p[2]), math.min(to, p[3])
+        if b >= a then
+          count = count + b - a + 1
+          if off then count = count - daysOffBetween(off, a, b) end
+        end
+      end
     end
   end
   return math.min(count, to - from + 1)
@@ -231,12 +250,12 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
     s = s or plan.ruleDetails or ruleDetails(plan)
     earnFreezes(s.freezes, st, day)
     history = runHistory(st)
-    local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1)
+    local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1, plan.off)
     if gap <= st.frz then
       -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
       for q = st.last + 1, now - 1 do
         history[#history + 1] = int(q)
-        history[#history + 1] = (pausedBetween(f, st, q, q) > 0 and 'p' or 'f') .. int(st.len)
+        history[#history + 1] = (pausedBetween(f, st, q, q, plan.off) > 0 and 'p' or 'f') .. int(st.len)
       end
       if gap > 0 then st.frz = st.frz - gap end
       st.len = st.len + 1

@@ -88,6 +88,11 @@ export interface StreakSettings {
    * `customizationEnabled`); absent: they may.
    */
   customizationEnabled?: boolean;
+  /**
+   * Weekdays (0 Sunday .. 6 Saturday, as Date.getDay) on which a daily streak neither extends nor
+   * breaks (Admin API 1.26.0's `daysOff`); absent or empty: none. Daily rules only.
+   */
+  daysOff?: number[];
   created: string;
   updated: string;
 }

@@ -4,9 +4,10 @@
  * and recap aggregation) and the streak reset. Every answer s.request gets is checked against the
  * 1.26.0 spec's response schemas (test/support/openapi.ts); the first test shows that check bites.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../support/openapi.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { MISSING, startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let ids: Record<string, string>;
@@ -232,6 +233,7 @@ describe('GET/PATCH /streaks/settings in 1.26.0\'s shape', () => {
     await refused({ daysOff: [7] }, 400);
     await refused({ daysOff: [0, 0] }, 400);
     await refused({ frequency: 'weekly', daysOff: [0] }, 422);
+    await refused({ daysOff: [0, 1, 2, 3, 4, 5, 6] }, 400);
     await refused({ evaluation: 'any' }, 400, 'unknown_field');
     const r = await s.request('GET', '/admin/v1/streaks/settings');
     expect(r.body).toMatchObject({ frequency: 'daily', metrics: [{ key: 'lessons' }] });
@@ -284,5 +286,92 @@ describe('/achievements in 1.26.0\'s shapes', () => {
     expect(keyless.body.issues).toEqual([expect.objectContaining({ index: 2, severity: 'error', message: expect.stringContaining('key is required') })]);
     // A body outside the schema is caught.
     expect(checkAnswer({ method: 'GET', path: `/admin/v1/achievements/${streak.id}`, status: 200, body: { ...one.body, metricId: null } }).kind).toBe('invalid');
+  });
+});
+
+describe('SDK-style calls of every operation Admin 1.26.0 added since 1.21.1', () => {
+  /** The spec, as the tests hold it. */
+  const spec = JSON.parse(readFileSync(new URL('../support/openapi/trophy-admin-1.26.0.json', import.meta.url), 'utf8'));
+  const older = JSON.parse(readFileSync(new URL('../support/openapi/trophy-admin-1.21.1.json', import.meta.url), 'utf8'));
+  const opsOf = (doc: any): string[] => Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([p, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete', 'put'].includes(m)).map((m) => `${m.toUpperCase()} ${p}`));
+  const added = opsOf(spec).filter((op) => !opsOf(older).includes(op));
+
+  /** Calls as Trophy's generated clients do (the wire check, test/support/wire-check.ts, validates their answers). */
+  const sdkCall = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${s.url}/admin/v1${path}`, {
+      method,
+      headers: { 'X-API-KEY': s.adminKey, 'X-Fern-Language': 'JavaScript', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('lists the operations this file covers', () => {
+    expect(added.sort()).toEqual([
+      'DELETE /achievements', 'GET /achievements', 'GET /achievements/{id}', 'GET /environments', 'GET /settings', 'GET /streaks/settings',
+      'PATCH /achievements', 'PATCH /settings', 'PATCH /streaks/settings', 'POST /achievements', 'POST /streaks/reset',
+    ]);
+  });
+
+  it('answers the spec\'s own request examples within the 1.26.0 schemas', async () => {
+    await s.metrics('words-written');
+    const answered: string[] = [];
+    for (const op of added) {
+      const [method, template] = op.split(' ');
+      const path = template.replace('{id}', MISSING);
+      const operation = spec.paths[template][method.toLowerCase()];
+      const examples = Object.values(operation.requestBody?.content?.['application/json']?.examples ?? {}) as { value: unknown }[];
+      const query = method === 'DELETE' ? `?ids=${MISSING}` : '';
+      for (const body of examples.length === 0 ? [undefined] : examples.map((e) => e.value)) {
+        const r = await sdkCall(method, path + query, body);
+        const what = `${op} ${JSON.stringify(body)}: ${r.status} ${JSON.stringify(r.body)}`;
+        if (template === '/achievements/{id}') expect(r.status, what).toBe(404);
+        else expect(r.status, what).toBeLessThan(300);
+        answered.push(op);
+      }
+    }
+    expect(new Set(answered).size).toBe(added.length);
+  });
+});
+
+describe('days off', () => {
+  const streakOf = async (user: string) => (await s.request('GET', `/api/users/${user}/streak?historyPeriods=5`)).body;
+
+  it('neither extends nor breaks a daily streak, through events, reads and the history', async () => {
+    const r = await s.request('PATCH', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', evaluationMode: 'AND', metrics: [{ key: 'lessons', threshold: 1 }], daysOff: [6, 0], freezes: null },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.daysOff).toEqual([0, 6]);
+    // Friday 2026-04-03.
+    await s.setClock('2026-04-03T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 1, extended: true });
+    await s.event('lessons', 'off2', 1);
+    // Saturday: an event does not extend the streak.
+    await s.setClock('2026-04-04T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 1, extended: false });
+    // Sunday, no event: still alive, and it lasts through Monday.
+    await s.setClock('2026-04-05T10:00:00Z');
+    expect(await streakOf('off1')).toMatchObject({ length: 1, expires: '2026-04-06' });
+    // Monday: extended to 2, the weekend bridged.
+    await s.setClock('2026-04-06T10:00:00Z');
+    expect((await s.event('lessons', 'off1', 1)).currentStreak).toMatchObject({ length: 2, extended: true, started: '2026-04-03' });
+    const streak = await streakOf('off1');
+    expect(streak.streakHistory.map((h: { length: number; usedPause: boolean }) => [h.length, h.usedPause])).toEqual([
+      [0, false], [1, false], [1, true], [1, true], [2, false],
+    ]);
+    // off2 acted on Friday only; Tuesday without Monday loses the streak (the weekend is no excuse).
+    await s.setClock('2026-04-07T10:00:00Z');
+    expect((await streakOf('off2')).length).toBe(0);
+    expect((await s.event('lessons', 'off2', 1)).currentStreak).toMatchObject({ length: 1, started: '2026-04-07' });
+  });
+
+  it('are refused for other frequencies, and dropped when the rule stops being daily', async () => {
+    const weekly = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { frequency: 'weekly' } });
+    expect(weekly.status).toBe(200);
+    expect(weekly.body.daysOff).toEqual([]);
+    const daily = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { frequency: 'daily' } });
+    expect(daily.body.daysOff).toEqual([]);
   });
 });

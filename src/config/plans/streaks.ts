@@ -2,7 +2,7 @@
  * The streak part of the scripts' plans (lua/includes/streak.lua): the rule as the event script
  * reads it (the tenant's, and a user's with streak preferences), and the streak achievements.
  */
-import { FREQUENCY_LETTER } from '../../domain/streaks/state.js';
+import { daysOffOf, FREQUENCY_LETTER } from '../../domain/streaks/state.js';
 import type { Achievement, StreakSettings } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { completionField } from '../../model/fields.js';
@@ -11,7 +11,8 @@ import { userRuleOf, type StreakPreferences } from '../../domain/streaks/prefere
 
 /**
  * The streak rule as the event script reads it (lua/includes/streak.lua):
- * '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>', or '' without a rule. A string
+ * '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>', then '|<weekdays off>' (digits
+ * 0-6) for a daily rule with days off, or '' without a rule. A string
  * whose first five characters the script reads in place; the rest is parsed only when an event
  * needs it (decoding a msgpack plan on every event is dear in Redis's Lua).
  */
@@ -42,7 +43,11 @@ function ruleText(
     : '';
   const head = FREQUENCY_LETTER[rule.frequency] + (position > 0 ? '2' : '1') + (evaluation === 'all' ? '1' : '0') +
     (position > 0 && hasAchievements ? '1' : '0') + (rule.freezes ? '1' : '0');
-  return [head, position, metrics.map((m) => m.threshold).join(';'), fz].join('|');
+  const parts = [head, position, metrics.map((m) => m.threshold).join(';'), fz];
+  // Only with days off: a rule without keeps the text (and the plan ids) it had.
+  const off = daysOffOf(rule);
+  if (off.length > 0) parts.push(off.join(''));
+  return parts.join('|');
 }
 
 /**

@@ -2,7 +2,7 @@
  * A streak's history as the API shows it: the last periods, oldest first, ending with the current one.
  */
 import { periodEnd, periodStart } from '../periods.js';
-import { FREQUENCY_LETTER, pausedBetween, type StoredPause, type StreakState } from './state.js';
+import { daysOffOf, FREQUENCY_LETTER, isDayOff, pausedBetween, type StoredPause, type StreakState } from './state.js';
 import type { StreakSettings } from '../../model/entities.js';
 
 interface HistoryItem {
@@ -33,6 +33,8 @@ export function streakHistory(
 ): HistoryItem[] {
   const items: HistoryItem[] = [];
   const letter = FREQUENCY_LETTER[rule.frequency];
+  // Days off show as paused days: neither missed nor counted.
+  const off = daysOffOf(rule);
   const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1 - state.paused) <= state.freezes;
   for (let p = now - count + 1; p <= now; p++) {
     const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0, usedPause: false };
@@ -44,7 +46,7 @@ export function streakHistory(
       if (mark === 'p') item.usedPause = true;
     } else if (alive && state.last !== null && p > state.last) {
       item.length = state.length;
-      if (p < now && pausedBetween(pauses, letter, p, p) > 0) item.usedPause = true;
+      if (p < now && (pausedBetween(pauses, letter, p, p) > 0 || isDayOff(off, p))) item.usedPause = true;
       else if (p < now) item.usedFreeze = true;
     }
     if (rule.freezes && item.usedFreeze === undefined) item.usedFreeze = false;

@@ -45,6 +45,41 @@ export function pausesOf(h: Record<string, string>): StoredPause[] {
   return h[PAUSES_FIELD] ? (JSON.parse(h[PAUSES_FIELD]) as StoredPause[]) : [];
 }
 
+/** The weekdays off of a rule (0 Sunday .. 6 Saturday), sorted: daily rules only. */
+export function daysOffOf(rule: Pick<StreakSettings, 'frequency' | 'daysOff'> | null): number[] {
+  if (rule === null || rule.frequency !== 'daily' || rule.daysOff === undefined) return [];
+  return [...rule.daysOff].sort((a, b) => a - b);
+}
+
+/** Whether day index `day` (days since 1970-01-01, a Thursday) is a weekday off. */
+export function isDayOff(off: readonly number[], day: number): boolean {
+  return off.length > 0 && off.includes((((day + 4) % 7) + 7) % 7);
+}
+
+/** How many days from..to are days off (lua/includes/streak.lua daysOffBetween). */
+export function daysOffBetween(off: readonly number[], from: number, to: number): number {
+  if (to < from || off.length === 0) return 0;
+  const weeks = Math.floor((to - from + 1) / 7);
+  let count = weeks * off.length;
+  for (let d = from + weeks * 7; d <= to; d++) if (isDayOff(off, d)) count++;
+  return count;
+}
+
+/**
+ * How many periods from..to rest, neither missed nor counted: covered by a pause (`pauses`: first
+ * and last period, of the rule's frequency) or a day off, each period once.
+ */
+export function restingBetween(pauses: readonly [number, number][], off: readonly number[], from: number, to: number): number {
+  if (to < from) return 0;
+  let count = daysOffBetween(off, from, to);
+  for (const [first, last] of pauses) {
+    const a = Math.max(from, first);
+    const b = Math.min(to, last);
+    if (b >= a) count += b - a + 1 - daysOffBetween(off, a, b);
+  }
+  return Math.min(count, to - from + 1);
+}
+
 /** How many periods from..to the pauses of this frequency cover (lua/includes/streak.lua pausedBetween). */
 export function pausedBetween(pauses: StoredPause[], letter: string, from: number, to: number): number {
   if (to < from) return 0;
@@ -162,10 +197,11 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
     state.start = st.start;
     state.last = st.last;
     state.run = st.run;
-    if (state.last !== null && h[PAUSES_FIELD]) {
+    const off = daysOffOf(rule);
+    if (state.last !== null && (h[PAUSES_FIELD] || off.length > 0)) {
       const pauses = pausesOf(h);
-      state.paused = pausedBetween(pauses, letter, state.last + 1, now - 1);
       state.pauses = pauses.filter(([f]) => f === letter).map(([, first, last]): [number, number] => [first, last]);
+      state.paused = off.length === 0 ? pausedBetween(pauses, letter, state.last + 1, now - 1) : restingBetween(state.pauses, off, state.last + 1, now - 1);
     }
   }
   if (rule.freezes) {
@@ -206,8 +242,10 @@ export function lastAlivePeriod(rule: StreakSettings, state: StreakState, now: n
     const k = Math.floor((firstDayOf(rule.frequency, period) - base!.earn!) / fz!.autoEarnInterval);
     return k > 0 ? Math.min(fz!.max, base!.frz + k * fz!.autoEarnAmount) : base!.frz;
   };
-  // Periods last + 1 .. p - 1 that a pause covers.
+  const off = daysOffOf(rule);
+  // Periods last + 1 .. p - 1 that a pause covers (or a day off).
   const paused = (p: number): number => {
+    if (off.length > 0) return restingBetween(pauses, off, last + 1, p - 1);
     let count = 0;
     for (const [first, end] of pauses) {
       const a = Math.max(last + 1, first);

@@ -11,6 +11,7 @@ import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import type { StreakSettings } from '../../model/entities.js';
+import { daysOffOf } from '../../domain/streaks/state.js';
 
 type SettingsInput = Omit<StreakSettings, 'id' | 'created' | 'updated'>;
 
@@ -93,7 +94,7 @@ export function settingsView(s: StreakSettings | null, keyOf: (metricId: string)
     frequency: s.frequency,
     evaluationMode: s.evaluation === 'any' ? 'OR' : 'AND',
     customizationEnabled: s.customizationEnabled ?? true,
-    daysOff: [],
+    daysOff: daysOffOf(s),
     evaluation: s.evaluation,
     metrics: s.metrics.map((m) => ({ key: keyOf(m.metricId) ?? '', threshold: m.threshold, metricId: m.metricId })),
     freezes: f === null || f.max === 0 ? null : {
@@ -108,10 +109,11 @@ export function settingsView(s: StreakSettings | null, keyOf: (metricId: string)
 /** The rule with a 1.26.0 patch applied (refusals: 422). */
 function patched(previous: StreakSettings | null, input: PatchInput, metricIdOf: (key: string) => string | undefined, now: string): StreakSettings {
   const frequency = input.frequency ?? previous?.frequency ?? 'daily';
-  if (input.daysOff !== undefined && input.daysOff.length > 0) {
-    if (frequency !== 'daily') throw fail('unprocessable', 'daysOff: days off apply to daily streaks only');
-    throw fail('unprocessable', 'daysOff: days off are not supported by this laurel yet; send [] or leave it out');
+  if (input.daysOff !== undefined && input.daysOff.length > 0 && frequency !== 'daily') {
+    throw fail('unprocessable', 'daysOff: days off apply to daily streaks only');
   }
+  // A rule that stops being daily loses its days off.
+  const daysOff = frequency === 'daily' ? [...(input.daysOff ?? previous?.daysOff ?? [])].sort((a, b) => a - b) : [];
   let metrics = previous?.metrics ?? [];
   if (input.metrics !== undefined) {
     const seen = new Set<string>();
@@ -142,6 +144,7 @@ function patched(previous: StreakSettings | null, input: PatchInput, metricIdOf:
   return {
     id: 'streaks', frequency, evaluation, metrics, freezes,
     ...(customizationEnabled === undefined ? {} : { customizationEnabled }),
+    ...(daysOff.length === 0 ? {} : { daysOff }),
     created: previous?.created ?? now, updated: now,
   };
 }
@@ -220,8 +223,9 @@ export function adminStreakSettingsRoutes(deps: Deps): Route[] {
         const previous = snapshot.streak;
         const settings: StreakSettings = {
           id: 'streaks', frequency: input.frequency, evaluation: input.evaluation ?? 'all', metrics: input.metrics, freezes,
-          // Not a field of this form: kept.
+          // Not fields of this form: kept (days off while the rule stays daily).
           ...(previous?.customizationEnabled === undefined ? {} : { customizationEnabled: previous.customizationEnabled }),
+          ...(input.frequency === 'daily' && previous?.daysOff?.length ? { daysOff: previous.daysOff } : {}),
           created: previous?.created ?? now, updated: now,
         };
         await store.put('settings', previous ? 'update' : 'create', settings);
