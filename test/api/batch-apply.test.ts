@@ -10,17 +10,7 @@ import type { Cluster } from 'ioredis';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
 import { eventually } from '../support/eventually.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../support/random.js';
 
 const USERS = Array.from({ length: 8 }, (_, i) => `u${i}`);
 

@@ -19,23 +19,13 @@ import { deletePostgresRows, startTestServer, type TestServer } from '../support
 import { startWorkers } from '../../workers/index.js';
 import { SnapshotError, takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
+import { random } from '../support/random.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
 /** The repeating boards: daily on the metric and on the points, every two days on the metric. */
 const REPEATING = ['lessons-daily', 'xp-daily', 'lessons-2d'];
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati'];
 const log = createLogger('silent');
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Redis {
   env: Record<string, string>;
