@@ -49,10 +49,13 @@ describe('laurel loadtest against a server with a known latency', () => {
       expect(r.generator.notes.join('\n'), output).toMatch(/the generator ran late/);
     } else {
       // It kept its schedule: within a millisecond of the delay the server held each request (the
-      // delay, and the server's own lateness on a busy machine, next to nothing on a quiet one).
+      // delay, and the server's own lateness on a busy machine, next to nothing on a quiet one), and
+      // of what the generator's event loop says it ran late (an answer is read that much later;
+      // under its 2 ms bound for "kept up", and next to nothing on a quiet machine).
       const held = percentiles(server.held().slice(1), 0);
+      const late = r.generator.loopDelayMs.p99;
       for (const p of ['p50', 'p90', 'p99'] as const) {
-        expect(Math.abs(r.latencyMs[p]! - held[p]!), `${p}: the server held ${held[p]} ms\n${output}`).toBeLessThanOrEqual(1);
+        expect(Math.abs(r.latencyMs[p]! - held[p]!), `${p}: the server held ${held[p]} ms\n${output}`).toBeLessThanOrEqual(1 + late);
       }
     }
     expect(Math.abs(r.achieved - 200) / 200, output).toBeLessThanOrEqual(0.02);

@@ -290,11 +290,12 @@ describe('webhooks', () => {
     expect(t.status, t.text).toBe(201);
     await s.event('lessons', { id: 'ora', tz: 'UTC', email: 'ora@example.test' }, 1);
     // Preferences that leave email out of the type (push kept), and a user unsubscribed from all emails.
-    await s.event('lessons', { id: 'quin', tz: 'UTC', email: 'quin@example.test' }, 1);
-    const prefs = await s.request('PATCH', '/api/users/quin/preferences', { body: { notifications: { achievement_completed: ['push'] } } });
+    // (Ids of their own: later cases rank other users by lessons.)
+    await s.event('lessons', { id: 'push-only', tz: 'UTC', email: 'push-only@example.test' }, 1);
+    const prefs = await s.request('PATCH', '/api/users/push-only/preferences', { body: { notifications: { achievement_completed: ['push'] } } });
     expect(prefs.status, prefs.text).toBe(200);
-    await s.event('lessons', { id: 'rae', tz: 'UTC', email: 'rae@example.test' }, 1);
-    const off = await s.request('PATCH', '/api/users/rae', { body: { subscribeToEmails: false } });
+    await s.event('lessons', { id: 'unsubscribed', tz: 'UTC', email: 'unsubscribed@example.test' }, 1);
+    const off = await s.request('PATCH', '/api/users/unsubscribed', { body: { subscribeToEmails: false } });
     expect(off.status, off.text).toBe(200);
     // Users created from now on are in the control group.
     await s.setClock('2026-08-10T10:01:00Z');
