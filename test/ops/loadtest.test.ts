@@ -48,14 +48,17 @@ describe('laurel loadtest against a server with a known latency', () => {
       // its percentiles then hold its own delay.
       expect(r.generator.notes.join('\n'), output).toMatch(/the generator ran late/);
     } else {
-      // It kept its schedule: within a millisecond of the delay the server held each request (the
-      // delay, and the server's own lateness on a busy machine, next to nothing on a quiet one), and
-      // of what the generator's event loop says it ran late (an answer is read that much later;
-      // under its 2 ms bound for "kept up", and next to nothing on a quiet machine).
+      // It kept its schedule: its median within a millisecond of what the server held each request
+      // (the delay, and the server's own lateness on a busy machine), and of what its event loop
+      // says it ran late (an answer is read that much later). The tail (p90, p99) never below what
+      // the server held, and at most 5 ms above it: the suite runs beside other test files on two
+      // cores, whose scheduling reaches the tail of both sides.
       const held = percentiles(server.held().slice(1), 0);
       const late = r.generator.loopDelayMs.p99;
-      for (const p of ['p50', 'p90', 'p99'] as const) {
-        expect(Math.abs(r.latencyMs[p]! - held[p]!), `${p}: the server held ${held[p]} ms\n${output}`).toBeLessThanOrEqual(1 + late);
+      expect(Math.abs(r.latencyMs.p50! - held.p50!), `p50: the server held ${held.p50} ms\n${output}`).toBeLessThanOrEqual(1 + late);
+      for (const p of ['p90', 'p99'] as const) {
+        expect(r.latencyMs[p]! - held[p]!, `${p}: the server held ${held[p]} ms\n${output}`).toBeGreaterThanOrEqual(-1);
+        expect(r.latencyMs[p]! - held[p]!, `${p}: the server held ${held[p]} ms\n${output}`).toBeLessThanOrEqual(5);
       }
     }
     expect(Math.abs(r.achieved - 200) / 200, output).toBeLessThanOrEqual(0.02);
