@@ -1,5 +1,5 @@
 /**
- * Loads `lua/<name>-<numKeys>.lua`, flattens `--- @include "<helper>"` lines from `lua/includes/`
+ * Loads `lua/<name>-<numKeys>.lua` (`<name>-n.lua`: the callers give the number of keys first), flattens `--- @include "<helper>"` lines from `lua/includes/`
  * (each helper once; a missing or circular include fails loudly) and defines every script as a
  * method of the client: the event path's as Redis functions (FCALL), the others as custom ioredis
  * commands (EVALSHA, with EVAL on NOSCRIPT), on a single Redis or a Cluster alike.
@@ -13,7 +13,8 @@ import { Command, type Redis, type Cluster, type Result } from 'ioredis';
 
 export interface Script {
   name: string;
-  numberOfKeys: number;
+  /** From the file's name; null for `<name>-n.lua`, whose callers give the number of keys first. */
+  numberOfKeys: number | null;
   lua: string;
   sha: string;
   /** The source before its includes were flattened, and the includes in order (for functions). */
@@ -87,14 +88,14 @@ export function loadScripts(dir = LUA_DIR): Script[] {
     .filter((f) => f.endsWith('.lua'))
     .sort()
     .map((file) => {
-      const m = /^([A-Za-z][A-Za-z0-9]*)-(\d+)\.lua$/.exec(file);
-      if (!m) throw new Error(`lua: ${file} must be named <name>-<numberOfKeys>.lua`);
+      const m = /^([A-Za-z][A-Za-z0-9]*)-(\d+|n)\.lua$/.exec(file);
+      if (!m) throw new Error(`lua: ${file} must be named <name>-<numberOfKeys>.lua (or <name>-n.lua)`);
       const source = readFileSync(join(dir, file), 'utf8');
       const includes: string[] = [];
       const lua = flatten(source, file, dir, [], new Set(), includes);
       checkLongBrackets(lua, file);
       return {
-        name: m[1], numberOfKeys: Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex'),
+        name: m[1], numberOfKeys: m[2] === 'n' ? null : Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex'),
         body: source.replace(INCLUDE, ''), includes,
       };
     });
@@ -204,7 +205,7 @@ declare module 'ioredis' {
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
     batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;
     batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
-    batchAck(queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
+    batchAck(numberOfKeys: number, queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
     batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
   }
 }
@@ -246,9 +247,11 @@ export function defineScripts(client: Redis | Cluster, scripts: Script[]): void 
   for (const s of scripts) {
     const fn = library.names.get(s.name);
     if (fn === undefined) {
-      client.defineCommand(s.name, { lua: s.lua, numberOfKeys: s.numberOfKeys });
+      // Without numberOfKeys, ioredis takes the call's first argument for it.
+      client.defineCommand(s.name, s.numberOfKeys === null ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
       continue;
     }
+    if (s.numberOfKeys === null) throw new Error(`lua: ${s.name} is a function of the library and must name its number of keys`);
     const numberOfKeys = String(s.numberOfKeys);
     const call = (args: Args): Promise<unknown> => {
       const command = new FcallCommand(args);

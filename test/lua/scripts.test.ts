@@ -72,7 +72,7 @@ describe('script loader', () => {
     expect(scripts.map((s) => s.name)).toEqual(expect.arrayContaining(['recordEvent', 'upsertUser', 'configPut']));
     for (const s of scripts) {
       expect(s.lua.startsWith('--[['), s.name).toBe(true);
-      for (let i = 1; i <= s.numberOfKeys; i++) expect(s.lua, `${s.name} KEYS[${i}]`).toContain(`KEYS[${i}]`);
+      for (let i = 1; i <= (s.numberOfKeys ?? 0); i++) expect(s.lua, `${s.name} KEYS[${i}]`).toContain(`KEYS[${i}]`);
     }
   });
 });

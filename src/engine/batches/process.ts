@@ -9,7 +9,7 @@
  * together), so one worker at a time applies a partition's chunks, in order; the items of all the
  * chunks taken grouped by user, each user's in order, the users side by side (their scripts leave
  * in the same writes: pipelined); then each batch's progress noted (lua/batchProgress-2.lua) and
- * each partition's chunks acknowledged (lua/batchAck-3.lua). Each item at most once: an item
+ * each partition's chunks acknowledged (lua/batchAck-n.lua). Each item at most once: an item
  * applies with its idempotency key, or one of its own (itemKey) kept until its chunk is
  * acknowledged, so a chunk taken again after a worker died part-way applies only what it had not.
  *
@@ -285,16 +285,18 @@ export class BatchProcessor {
   private acknowledge(t: Taken): Promise<number> {
     const { redis, keys } = this.svc;
     const q = keys.partitionBatches(t.partition);
-    const own: string[] = [];
+    const hashes: string[] = [];
+    const fields: string[] = [];
     let items = 0;
     for (const chunk of t.chunks) {
       items += chunk.i.length;
       for (const item of chunk.i) {
         if (item.k !== undefined) continue;
-        own.push(keys.userMetric(keys.forUser(chunk.t, item.u.id), item.m), `i:${itemKey(chunk.b, item.i)}`);
+        hashes.push(keys.userMetric(keys.forUser(chunk.t, item.u.id), item.m));
+        fields.push(`i:${itemKey(chunk.b, item.i)}`);
       }
     }
-    return redis.batchAck(q.queue, q.count, q.lease, this.id, items, t.ids.length, ...t.ids, ...own);
+    return redis.batchAck(3 + hashes.length, q.queue, q.count, q.lease, ...hashes, this.id, items, t.ids.length, ...t.ids, ...fields);
   }
 
   /**

@@ -7,15 +7,18 @@
   worker whose lease ran out (another took the queue) changes nothing, and the other acknowledges
   the chunks once it has taken them again.
 
+  Called with its number of keys first (3 and one per item key below).
   KEYS[1] batch queue     <prefix>:{p<N>}:bq
   KEYS[2] queue count     <prefix>:{p<N>}:bqn
   KEYS[3] lease           <prefix>:{p<N>}:bql
+  KEYS[4...] the user-metric hashes of the partition (<prefix>:{p<N>}:um:...) holding the items' own
+          keys, one per key deleted
 
   ARGV[1] the worker's id
   ARGV[2] the number of items the chunks hold
   ARGV[3] the number of queue entry ids that follow
-  ARGV[4...] the chunks' queue entry ids, then pairs: a user-metric hash of the partition
-          (<prefix>:{p<N>}:um:...), the field of an item's own key ('i:' .. itemKey)
+  ARGV[4...] the chunks' queue entry ids, then for each of KEYS[4...] in order the field of the
+          item's own key ('i:' .. itemKey)
 
   Returns 1 when done, 0 when the worker no longer holds the lease (nothing changed).
 ]]
@@ -25,5 +28,5 @@ if redis.call('GET', lease) ~= ARGV[1] then return 0 end
 local ids = tonumber(ARGV[3])
 for i = 4, 3 + ids do redis.call('XDEL', queue, ARGV[i]) end
 redis.call('DECRBY', count, ARGV[2])
-for i = 4 + ids, #ARGV, 2 do redis.call('HDEL', ARGV[i], ARGV[i + 1]) end
+for k = 4, #KEYS do redis.call('HDEL', KEYS[k], ARGV[ids + k]) end
 return 1
