@@ -10,7 +10,7 @@ import { Clock } from '../lib/clock.js';
 import { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { ConfigStore } from '../config/store.js';
-import { closeClient, createClient, probeRedis } from '../redis/client.js';
+import { closeClient, connectNodes, createClient, probeRedis } from '../redis/client.js';
 import { RedisOutage } from '../redis/outage.js';
 import { Keys } from '../redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
@@ -46,6 +46,7 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   const redis = createClient(settings, { connectionName: 'laurel', failFast: true });
   outage.watch(redis, 'laurel');
   await redis.connect();
+  await connectNodes(redis);
   const scripts = loadScripts();
   defineScripts(redis, scripts);
   if (opts.preload !== false) await preloadScripts(redis, scripts);

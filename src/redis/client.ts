@@ -78,13 +78,40 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
       // Cluster redirections", a 500.
       clusterOptions.retryDelayOnFailover = 0;
     }
-    return new Cluster(settings.redisClusterNodes, clusterOptions);
+    const cluster = new Cluster(settings.redisClusterNodes, clusterOptions);
+    // Without an offline queue a Cluster refuses ("Connection is closed.") a command for a node whose
+    // connection is still being made, and it makes each one lazily, at its first command: two
+    // commands for a node this process had not used yet, sent together, saw the second refused.
+    // So once the Cluster is ready (connectNodes), each node's connection is made as soon as the
+    // Cluster learns of the node. Not before: the Cluster's own ready check would find the node
+    // connecting, be refused the same way, and start over.
+    if (failFast) {
+      cluster.on('+node', (node: Redis) => {
+        if (cluster.status === 'ready' && node.status === 'wait') node.connect().catch(() => undefined);
+      });
+    }
+    return cluster;
   }
   if (failFast) {
     redisOptions.enableOfflineQueue = false;
     redisOptions.lazyConnect = true;
   }
   return new Redis(settings.redisUrl, redisOptions);
+}
+
+/**
+ * Connects every primary of a Cluster that is ready, and waits at most `timeoutMs` until each
+ * connection is (a client made with `failFast` then connects the nodes it learns of later at once;
+ * see createClient). A single Redis has one connection, ready once `connect()` resolved.
+ */
+export async function connectNodes(client: RedisClient, timeoutMs = 10_000): Promise<void> {
+  if (!(client instanceof Cluster)) return;
+  await Promise.all(client.nodes('master').map((node) => {
+    if (node.status === 'ready') return undefined;
+    const ready = new Promise<void>((resolve) => { node.once('ready', () => resolve()); });
+    if (node.status === 'wait') node.connect().catch(() => undefined);
+    return settleWithin(ready, timeoutMs);
+  }));
 }
 
 /**
