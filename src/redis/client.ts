@@ -31,6 +31,8 @@ export interface ClientOptions {
    * client is then created unconnected: `await client.connect()` before using it.
    */
   failFast?: boolean;
+  /** A Cluster client that takes SSUBSCRIBE: one subscriber connection per primary (ioredis `shardedSubscribers`). */
+  shardedSubscribers?: boolean;
 }
 
 /** Longest wait between two reconnection attempts. */
@@ -68,6 +70,7 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
       enableAutoPipelining: false,
       maxRedirections: 16,
       clusterRetryStrategy: retryDelay,
+      shardedSubscribers: opts.shardedSubscribers === true,
     };
     if (failFast) {
       clusterOptions.enableOfflineQueue = false;

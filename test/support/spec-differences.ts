@@ -52,6 +52,7 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: the progress of a batch of metric events (API.md, "Batch events")' },
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (API.md, "Webhooks")' },
+  { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (API.md, "Live updates"; docs/live.md)' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];
 
