@@ -32,7 +32,8 @@ export const PARTS = [
   },
   {
     name: 'dashboard',
-    inputs: ['package-lock.json', 'dashboard'],
+    // The live page bundles laurel's live updates client (src/client/).
+    inputs: ['package-lock.json', 'dashboard', 'src/client'],
     output: 'dist/dashboard/index.html',
     commands: [[NPX, 'tsc', '-p', 'dashboard/tsconfig.json'], [NPX, 'vite', 'build', '--config', 'dashboard/vite.config.ts']],
   },

@@ -54,6 +54,8 @@ export interface LiveOptions {
   maxDelayMs?: number;
   /** Refused messages (a topic the key may not follow, an unknown board). */
   onError?: (error: LiveError) => void;
+  /** A topic subscribed (again, after each reconnection): its last sequence number then. */
+  onSubscribed?: (topic: string, seq: number) => void;
   /** The connection's state as it changes. */
   onState?: (state: LiveState) => void;
 }
@@ -181,6 +183,7 @@ export class LiveClient {
       // Connected: the next wait starts short again.
       this.attempt = 0;
       if (last === undefined || m.seq > last) this.last.set(topic, m.seq);
+      this.opts.onSubscribed?.(topic, m.seq);
       return;
     }
     if (last !== undefined && m.seq <= last) return;
