@@ -1,0 +1,158 @@
+/**
+ * `npm run bench:live` (bench/README.md, "laurel-live"): live updates under the full scenario's
+ * load. laurel runs as `npm start` runs it on this machine (`laurel start`, an api process per core:
+ * the `laurel-system-2` variant's launch and preparation, bench/variants.ts), wrk loads the event
+ * path with the bench's workload (bench/wrk/event.lua), and each round measures two phases in turn,
+ * their order alternating from round to round:
+ *   without  no socket open;
+ *   with     10,000 sockets (bench/live-sockets.ts, a process of its own): 1,000 on the board
+ *            `leaderboard:top-learners`, the rest on users of the load (`user:user-<n>`) and on 10
+ *            probe users, whose events (20 a second, beside wrk's) time each message from the
+ *            event's answer to every socket that gets it.
+ * It reports the event path's requests a second with sockets against without (each round's ratio
+ * and their median; target: at least 90%), the latency from the answer to each socket's message
+ * (p50, p90, p99 over every delivery of every round; target: p99 at most 250 ms), and the api
+ * processes' memory per idle socket (their resident memory with the sockets open and subscribed,
+ * before the load, less without). Writes bench/results/live.{json,md}.
+ */
+import { fork } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { childPids } from './cpu.js';
+import { freePort, stop, stopAll, waitReady } from './processes.js';
+import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
+import { connectRedis, deleteByPrefix } from './redis.js';
+import { DEFAULT_DATABASE_URL, laurelSystem2, ROOT } from './variants.js';
+import { runWrk, type WrkResult } from './wrk.js';
+
+const HOST = '127.0.0.1';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const SOCKETS = Number(process.env.BENCH_LIVE_SOCKETS ?? 10_000);
+const BOARD_SOCKETS = Number(process.env.BENCH_LIVE_BOARD_SOCKETS ?? 1000);
+const PROBES = 10;
+const CONNECTIONS = 64;
+const THREADS = 2;
+const USERS = 100_000;
+
+interface Phase {
+  round: number;
+  phase: 'without' | 'with';
+  loadAverage: number[];
+  reqPerS: number;
+  p99Ms: number;
+  non2xx: number;
+  live?: any;
+  memory?: { beforeKb: number; afterKb: number; perSocketBytes: number };
+  connectMs?: number;
+}
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** The resident memory of the api processes (the primary's children), in kB. */
+function apiRssKb(primary: number): number {
+  let kb = 0;
+  for (const pid of childPids(primary)) {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    kb += Number(m?.[1] ?? 0);
+  }
+  return kb;
+}
+
+async function main(): Promise<void> {
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const databaseServer = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const redis = await connectRedis(redisUrl);
+  const postgres = await connectPostgres(databaseServer);
+  const database = await createDatabase(postgres, databaseServer);
+  const port = await freePort();
+  const session = laurelSystem2.launch({ host: HOST, port, redisUrl, databaseUrl: database.url });
+  const signal = new AbortController().signal;
+  const sockets = fork(fileURLToPath(new URL('./live-sockets.js', import.meta.url)), [], {
+    env: { ...process.env, BENCH_LIVE_BOARD_SOCKETS: String(BOARD_SOCKETS) }, execArgv: ['--max-old-space-size=4096'],
+  });
+  const ask = <T>(cmd: unknown): Promise<T> => new Promise((resolve, reject) => {
+    sockets.once('message', (m: any) => (m?.error ? reject(new Error(m.error)) : resolve(m as T)));
+    sockets.send(cmd as never);
+  });
+  const phases: Phase[] = [];
+  try {
+    await waitReady(session.child, session.readyUrl, signal, 60_000);
+    await laurelSystem2.prepare!(session, signal);
+    log(`laurel start on :${port}, ${childPids(session.child.proc.pid!).length} api processes; ${ROUNDS} rounds of ${DURATION_S} s per phase`);
+    const wrk = (tag: string): Promise<WrkResult> => runWrk({
+      url: session.eventUrl, script: `${ROOT}bench/wrk/event.lua`, scriptArgs: [session.apiKey, String(USERS), '0.1', '20000', tag],
+      threads: THREADS, connections: CONNECTIONS, durationS: DURATION_S, timeoutS: 5,
+    }, signal);
+    // Warm-up: the users and the board fill a little, the processes' code warms.
+    await wrk('live-warmup');
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order: Phase['phase'][] = round % 2 === 1 ? ['without', 'with'] : ['with', 'without'];
+      for (const phase of order) {
+        const p: Partial<Phase> = { round, phase };
+        if (phase === 'with') {
+          const before = apiRssKb(session.child.proc.pid!);
+          const c = await ask<{ sockets: number; ms: number }>({
+            cmd: 'connect', url: `ws://${HOST}:${port}/v1/live`, key: session.apiKey, board: 'top-learners',
+            boardSockets: BOARD_SOCKETS, userSockets: SOCKETS - BOARD_SOCKETS, probes: PROBES,
+          });
+          await new Promise((r) => setTimeout(r, 3000));
+          const after = apiRssKb(session.child.proc.pid!);
+          p.memory = { beforeKb: before, afterKb: after, perSocketBytes: Math.round(((after - before) * 1024) / c.sockets) };
+          p.connectMs = c.ms;
+          await ask({ cmd: 'probe', eventUrl: session.eventUrl, key: session.apiKey });
+        }
+        p.loadAverage = loadavg();
+        const r = await wrk(`live-${round}-${phase}`);
+        p.reqPerS = Math.round(r.requests / (r.durationUs / 1e6));
+        p.p99Ms = Math.round(r.latencyUs.p99 / 100) / 10;
+        p.non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+        if (phase === 'with') {
+          p.live = await ask({ cmd: 'stop' });
+          await ask({ cmd: 'close' });
+          // The api processes let the sockets go.
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+        phases.push(p as Phase);
+        log(`round ${round} ${phase.padEnd(7)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  load ${p.loadAverage!.map((x) => x.toFixed(2)).join(' ')}`
+          + (p.live ? `  user p99 ${p.live.user.p99} ms (${p.live.user.deliveries}/${p.live.user.events}, ${p.live.user.missing} missing)  board p99 ${p.live.board.p99} ms (${p.live.board.deliveries} deliveries, ${p.live.board.missing} missing)  ${p.memory!.perSocketBytes} B/socket, ${p.live.received} messages` : ''));
+      }
+    }
+  } finally {
+    sockets.kill();
+    await stop(session.child);
+    await stopAll();
+    await deleteByPrefix(redis, session.prefix!);
+    await dropDatabase(postgres, database.name);
+    redis.disconnect();
+    await postgres.end();
+  }
+  const ratios = Array.from({ length: ROUNDS }, (_, i) => {
+    const w = phases.find((p) => p.round === i + 1 && p.phase === 'with')!;
+    const wo = phases.find((p) => p.round === i + 1 && p.phase === 'without')!;
+    return w.reqPerS / wo.reqPerS;
+  }).sort((a, b) => a - b);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const withs = phases.filter((p) => p.phase === 'with');
+  const summary = {
+    ratioMedian: Math.round(median(ratios) * 1000) / 1000,
+    ratios: ratios.map((r) => Math.round(r * 1000) / 1000),
+    userP99Ms: median(withs.map((p) => p.live.user.p99)),
+    boardP99Ms: median(withs.map((p) => p.live.board.p99)),
+    missing: withs.reduce((n, p) => n + p.live.user.missing + p.live.board.missing, 0),
+    perSocketBytes: median(withs.map((p) => p.memory!.perSocketBytes)),
+  };
+  const out = { when: new Date().toISOString(), sockets: SOCKETS, boardSockets: BOARD_SOCKETS, probes: PROBES, durationS: DURATION_S, rounds: ROUNDS, phases, summary };
+  mkdirSync(`${ROOT}bench/results`, { recursive: true });
+  writeFileSync(`${ROOT}bench/results/live.json`, `${JSON.stringify(out, null, 2)}\n`);
+  log(`\nwith sockets / without: median ${summary.ratioMedian} (rounds ${summary.ratios.join(', ')}; target >= 0.9)`);
+  log(`answer -> socket p99: user topics ${summary.userP99Ms} ms, the board's 1,000 sockets ${summary.boardP99Ms} ms (median of rounds; target <= 250 ms); ${summary.missing} deliveries missing`);
+  log(`memory per idle socket (api processes' RSS): ${summary.perSocketBytes} bytes`);
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  await stopAll();
+  process.exit(1);
+});
