@@ -19,7 +19,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { childPids } from './cpu.js';
+import { childPids, microsPerTick, statTimes } from './cpu.js';
 import { freePort, stop, stopAll, waitReady } from './processes.js';
 import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
@@ -32,7 +32,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const SOCKETS = Number(process.env.BENCH_LIVE_SOCKETS ?? 10_000);
 const BOARD_SOCKETS = Number(process.env.BENCH_LIVE_BOARD_SOCKETS ?? 1000);
 const PROBES = 10;
-const CONNECTIONS = 64;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = 2;
 const USERS = 100_000;
 
@@ -45,10 +45,23 @@ interface Phase {
   non2xx: number;
   live?: any;
   memory?: { beforeKb: number; afterKb: number; perSocketBytes: number };
+  /** CPU seconds over the load, by process: the api processes, the primary (the workers), Redis, the sockets' process. */
+  cpuS?: Record<string, number>;
   connectMs?: number;
 }
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** CPU ticks (user and system) of a process so far; 0 when it is gone. */
+function ticks(pid: number | null | undefined): number {
+  if (pid == null) return 0;
+  try {
+    const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return t[0] + t[1];
+  } catch {
+    return 0;
+  }
+}
 
 /** The resident memory of the api processes (the primary's children), in kB. */
 function apiRssKb(primary: number): number {
@@ -64,6 +77,7 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const databaseServer = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const redis = await connectRedis(redisUrl);
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? NaN) || null;
   const postgres = await connectPostgres(databaseServer);
   const database = await createDatabase(postgres, databaseServer);
   const port = await freePort();
@@ -104,7 +118,12 @@ async function main(): Promise<void> {
           await ask({ cmd: 'probe', eventUrl: session.eventUrl, key: session.apiKey });
         }
         p.loadAverage = loadavg();
+        const primary = session.child.proc.pid!;
+        const pids: Record<string, number[]> = { api: childPids(primary), workers: [primary], redis: redisPid === null ? [] : [redisPid], sockets: [sockets.pid!] };
+        const before = Object.fromEntries(Object.entries(pids).map(([k, ps]) => [k, ps.reduce((n, x) => n + ticks(x), 0)]));
         const r = await wrk(`live-${round}-${phase}`);
+        const tick = (microsPerTick() ?? 10_000) / 1e6;
+        p.cpuS = Object.fromEntries(Object.entries(pids).map(([k, ps]) => [k, Math.round((ps.reduce((n, x) => n + ticks(x), 0) - before[k]) * tick * 100) / 100]));
         p.reqPerS = Math.round(r.requests / (r.durationUs / 1e6));
         p.p99Ms = Math.round(r.latencyUs.p99 / 100) / 10;
         p.non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
@@ -115,7 +134,7 @@ async function main(): Promise<void> {
           await new Promise((r) => setTimeout(r, 2000));
         }
         phases.push(p as Phase);
-        log(`round ${round} ${phase.padEnd(7)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  load ${p.loadAverage!.map((x) => x.toFixed(2)).join(' ')}`
+        log(`round ${round} ${phase.padEnd(7)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  load ${p.loadAverage!.map((x) => x.toFixed(2)).join(' ')}  cpu s ${JSON.stringify(p.cpuS)}`
           + (p.live ? `  user p99 ${p.live.user.p99} ms (${p.live.user.deliveries}/${p.live.user.events}, ${p.live.user.missing} missing)  board p99 ${p.live.board.p99} ms (${p.live.board.deliveries} deliveries, ${p.live.board.missing} missing)  ${p.memory!.perSocketBytes} B/socket, ${p.live.received} messages` : ''));
       }
     }

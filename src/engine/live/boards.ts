@@ -2,11 +2,13 @@
  * Live updates of the leaderboards (API.md, "Live updates"): the boards an entry of the log may
  * move are marked, and a pass every PASS_MS reads each marked board's ranking (its first
  * MAX_READ members) and compares it with what the publisher last published of it, kept in Redis
- * (the run's `:lv` hash), so that a publisher that takes over compares with the same:
+ * (the run's `:lv` hash, written at most every SAVE_MS: a publisher that takes over compares with
+ * what was published up to a second before it, and may send a move again):
  * - on `leaderboard:<key>`: a `leaderboard.rank_changed` for each user whose value changed (a
- *   newcomer too), and a `leaderboard.changed` when the top 10 changed;
- * - on `user:<id>`: a `leaderboard.rank_changed` whenever the user's rank or value changed (also
- *   when others overtook them).
+ *   newcomer too), at most MOVES_PER_PASS a pass, the best ranked first, and a
+ *   `leaderboard.changed` when the top 10 changed;
+ * - on `user:<id>`: a `leaderboard.rank_changed` whenever the user's value changed (not when
+ *   others overtake them: a move of one user shifts every user below, and would cost a message each).
  * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
  * board stays marked for PASSES passes: a placement that lands after the first pass is seen by
  * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts). Boards are followed
@@ -27,6 +29,14 @@ import type { WantedTopics } from './wanted.js';
 export const PASS_MS = 50;
 /** Passes a mark lasts. */
 const PASSES = 3;
+/**
+ * Moves a pass sends on a board's topic at most (the best ranked first): a board that thousands of
+ * events move a second would otherwise send each of its subscribers thousands of messages a
+ * second. The top 10 always goes (`leaderboard.changed`); a user's own topic gets every move of theirs.
+ */
+export const MOVES_PER_PASS = 5;
+/** How often a run's `:lv` hash is written, at most (ms): a publisher that takes over reads it. */
+const SAVE_MS = 1000;
 /** Members of a ranking followed. */
 const MAX_READ = 1000;
 const TOP = 10;
@@ -58,6 +68,8 @@ export class LiveBoards {
   private readonly marked = new Map<string, Marked>();
   /** What was last published of each run and group: its `:lv` hash, read once. */
   private readonly seen = new Map<string, Map<string, string>>();
+  /** The users of each run whose entry in its `:lv` hash is not written yet, and when it was last written. */
+  private readonly unsaved = new Map<string, { users: Set<string>; savedAt: number }>();
   /** Messages published (for the metrics and tests). */
   published = 0;
 
@@ -126,8 +138,10 @@ export class LiveBoards {
     const topChanged = JSON.stringify(previousTop) !== JSON.stringify(top);
 
     const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
-    const movers = boardWanted ? changes.filter((c) => c.value !== c.previousValue) : [];
-    const toUsers = changes.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId))));
+    // Those whose value changed (newcomers too); those they overtook only moved down a rank.
+    const moved = changes.filter((c) => c.value !== c.previousValue);
+    const movers = boardWanted ? moved.slice(0, MOVES_PER_PASS) : [];
+    const toUsers = moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId))));
     const readers = [...new Set([...movers, ...toUsers].map((c) => c.userId))];
     const snapshot = this.deps.store.current;
     const hashes = readers.length === 0 ? [] : await Promise.all(sentTogether(redis, () => readers.map((u) => redis.hgetall(keys.forUser(tenant, u).user))));
@@ -160,9 +174,23 @@ export class LiveBoards {
     this.published += sends.length;
     for (const c of changes) seen.set(c.userId, `${c.rank}|${c.value}`);
     for (const u of gone) seen.delete(u);
+    let unsaved = this.unsaved.get(k.live);
+    if (unsaved === undefined) this.unsaved.set(k.live, (unsaved = { users: new Set(), savedAt: 0 }));
+    for (const c of changes) unsaved.users.add(c.userId);
+    for (const u of gone) unsaved.users.add(u);
+    if (Date.now() - unsaved.savedAt >= SAVE_MS) await this.save(k.live, seen, unsaved);
+  }
+
+  /** Writes what changed of a run's `:lv` hash since it was last written. */
+  private async save(key: string, seen: Map<string, string>, unsaved: { users: Set<string>; savedAt: number }): Promise<void> {
+    const users = [...unsaved.users];
+    unsaved.users.clear();
+    unsaved.savedAt = Date.now();
+    const set = users.filter((u) => seen.has(u));
+    const gone = users.filter((u) => !seen.has(u));
     const writes: Promise<unknown>[] = [];
-    if (changes.length > 0) writes.push(redis.hset(k.live, ...changes.flatMap((c) => [c.userId, `${c.rank}|${c.value}`])));
-    if (gone.length > 0) writes.push(redis.hdel(k.live, ...gone));
+    if (set.length > 0) writes.push(this.deps.redis.hset(key, ...set.flatMap((u) => [u, seen.get(u)!])));
+    if (gone.length > 0) writes.push(this.deps.redis.hdel(key, ...gone));
     await Promise.all(writes);
   }
 }

@@ -17,6 +17,12 @@ const COUNT = 500;
 const BLOCK_MS = 500;
 /** How long an idle Cluster's loop waits between two reads (ms). */
 export const POLL_MS = 10;
+/**
+ * The least time between two reads (ms): under load each read would find a few entries and go
+ * again at once, every read naming all 256 streams (Redis looks each up); waiting this long lets a
+ * read take what a few ms brought, for a few ms of latency.
+ */
+export const GATHER_MS = 5;
 
 export interface TailEntry {
   partition: number;
@@ -49,8 +55,13 @@ export class LogTail {
     return (await Promise.all(reads)).map((r) => (r.length > 0 ? r[0][0] : null));
   }
 
+  private lastRead = 0;
+
   /** The entries after `positions` (one id per partition), partitions in order; waits a little for some. */
   async read(positions: string[]): Promise<TailEntry[]> {
+    const since = Date.now() - this.lastRead;
+    if (since < GATHER_MS) await new Promise((r) => setTimeout(r, GATHER_MS - since));
+    this.lastRead = Date.now();
     if (this.reader instanceof Cluster) {
       const reader = this.reader;
       const reads = sentTogether(reader, () => this.logs.map((k, p) => reader.xread('COUNT', COUNT, 'STREAMS', k, positions[p]) as Promise<Streams>));
