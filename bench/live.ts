@@ -82,7 +82,10 @@ async function main(): Promise<void> {
   const database = await createDatabase(postgres, databaseServer);
   const port = await freePort();
   const session = laurelSystem2.launch({ host: HOST, port, redisUrl, databaseUrl: database.url });
-  const signal = new AbortController().signal;
+  const aborted = new AbortController();
+  const signal = aborted.signal;
+  // A signal stops the run; the finally below stops laurel and the sockets and cleans up.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => aborted.abort());
   const sockets = fork(fileURLToPath(new URL('./live-sockets.js', import.meta.url)), [], {
     env: { ...process.env, BENCH_LIVE_BOARD_SOCKETS: String(BOARD_SOCKETS) }, execArgv: ['--max-old-space-size=4096'],
   });

@@ -26,15 +26,17 @@ import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
 /** How often marked boards are read (ms). */
-export const PASS_MS = 50;
+export const PASS_MS = 100;
 /** Passes a mark lasts. */
 const PASSES = 3;
 /**
  * Moves a pass sends on a board's topic at most (the best ranked first): a board that thousands of
  * events move a second would otherwise send each of its subscribers thousands of messages a
- * second. The top 10 always goes (`leaderboard.changed`); a user's own topic gets every move of theirs.
+ * second (with 1,000 subscribers, the bench's machine spent more on those than on the events).
+ * With the top 10 (`leaderboard.changed`, once a pass at most), a board's topic carries at most 40
+ * messages a second; a user's own topic gets every move of theirs.
  */
-export const MOVES_PER_PASS = 5;
+export const MOVES_PER_PASS = 3;
 /** How often a run's `:lv` hash is written, at most (ms): a publisher that takes over reads it. */
 const SAVE_MS = 1000;
 /** Members of a ranking followed. */
