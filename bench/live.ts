@@ -25,6 +25,7 @@ import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
 import { DEFAULT_DATABASE_URL, laurelSystem2, ROOT } from './variants.js';
 import { runWrk, type WrkResult } from './wrk.js';
+import { Agent, fetch } from 'undici';
 
 const HOST = '127.0.0.1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -73,6 +74,62 @@ function apiRssKb(primary: number): number {
   return kb;
 }
 
+const now = () => performance.timeOrigin + performance.now();
+const PROBE_MS = 50;
+
+/**
+ * Posts an event every PROBE_MS for the probe users in turn (from this process: the sockets'
+ * process is busy with its sockets) and notes when each was answered, keyed by the totals the
+ * messages it causes carry. Answers a function that stops it and answers what it noted.
+ */
+function startProber(eventUrl: string, key: string, users: string[]): () => Promise<{ sent: number; errors: number; answered: Map<string, number> }> {
+  const agent = new Agent({ connections: 8 });
+  const answered = new Map<string, number>();
+  let sent = 0;
+  let errors = 0;
+  let k = 0;
+  const inflight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const user = users[k++ % users.length];
+    sent++;
+    const p = fetch(eventUrl, {
+      method: 'POST', dispatcher: agent, headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ user: { id: user }, value: 1000 }),
+    }).then(async (res) => {
+      const at = now();
+      const body = await res.text();
+      if (res.status !== 201) { errors++; return; }
+      const answer = JSON.parse(body) as { total: number; points: Record<string, { total: number }> };
+      answered.set(`user|${user}|${answer.points.xp.total}`, at);
+      answered.set(`board|${user}|${answer.total}`, at);
+    }, () => { errors++; }).finally(() => inflight.delete(p));
+    inflight.add(p);
+  }, PROBE_MS);
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(inflight);
+    await agent.close();
+    return { sent, errors, answered };
+  };
+}
+
+/** Latencies (ms), answer to each socket's arrival, of one kind of message; `perEvent` sockets get each. */
+function latencies(kind: 'user' | 'board', perEvent: number, answered: Map<string, number>, arrivals: Record<string, number[]>) {
+  const samples: number[] = [];
+  let missing = 0;
+  let events = 0;
+  for (const [key, at] of answered) {
+    if (!key.startsWith(`${kind}|`)) continue;
+    events++;
+    const got = arrivals[key] ?? [];
+    for (const t of got) samples.push(t - at);
+    missing += Math.max(0, perEvent - got.length);
+  }
+  samples.sort((a, b) => a - b);
+  const q = (x: number) => (samples.length === 0 ? null : Math.round(samples[Math.min(samples.length - 1, Math.ceil(x * samples.length) - 1)] * 10) / 10);
+  return { events, deliveries: samples.length, missing, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1) };
+}
+
 async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const databaseServer = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -118,8 +175,9 @@ async function main(): Promise<void> {
           const after = apiRssKb(session.child.proc.pid!);
           p.memory = { beforeKb: before, afterKb: after, perSocketBytes: Math.round(((after - before) * 1024) / c.sockets) };
           p.connectMs = c.ms;
-          await ask({ cmd: 'probe', eventUrl: session.eventUrl, key: session.apiKey });
+          await ask({ cmd: 'probe' });
         }
+        const stopProber = phase === 'with' ? startProber(session.eventUrl, session.apiKey, Array.from({ length: PROBES }, (_, i) => `live-probe-${i}`)) : null;
         p.loadAverage = loadavg();
         const primary = session.child.proc.pid!;
         const pids: Record<string, number[]> = { api: childPids(primary), workers: [primary], redis: redisPid === null ? [] : [redisPid], sockets: [sockets.pid!] };
@@ -130,15 +188,22 @@ async function main(): Promise<void> {
         p.reqPerS = Math.round(r.requests / (r.durationUs / 1e6));
         p.p99Ms = Math.round(r.latencyUs.p99 / 100) / 10;
         p.non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
-        if (phase === 'with') {
-          p.live = await ask({ cmd: 'stop' });
+        if (stopProber !== null) {
+          const probes = await stopProber();
+          // The last events' messages: a second to arrive.
+          await new Promise((r) => setTimeout(r, 1000));
+          const got = await ask<{ received: number; arrivals: Record<string, number[]> }>({ cmd: 'stop' });
+          p.live = {
+            probesSent: probes.sent, probeErrors: probes.errors, received: got.received,
+            user: latencies('user', 1, probes.answered, got.arrivals), board: latencies('board', BOARD_SOCKETS, probes.answered, got.arrivals),
+          };
           await ask({ cmd: 'close' });
           // The api processes let the sockets go.
           await new Promise((r) => setTimeout(r, 2000));
         }
         phases.push(p as Phase);
         log(`round ${round} ${phase.padEnd(7)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  load ${p.loadAverage!.map((x) => x.toFixed(2)).join(' ')}  cpu s ${JSON.stringify(p.cpuS)}`
-          + (p.live ? `  user p99 ${p.live.user.p99} ms (${p.live.user.deliveries}/${p.live.user.events}, ${p.live.user.missing} missing)  board p99 ${p.live.board.p99} ms (${p.live.board.deliveries} deliveries, ${p.live.board.missing} missing)  ${p.memory!.perSocketBytes} B/socket, ${p.live.received} messages` : ''));
+          + (p.live ? `  user p99 ${p.live.user.p99} ms (${p.live.user.deliveries}/${p.live.user.events} of ${p.live.probesSent} probes, ${p.live.user.missing} missing)  board p99 ${p.live.board.p99} ms (${p.live.board.deliveries} deliveries, ${p.live.board.missing} missing)  ${p.memory!.perSocketBytes} B/socket, ${p.live.received} messages` : ''));
       }
     }
   } finally {
