@@ -24,11 +24,13 @@ const arrivals = new Map<string, number[]>();
 const now = () => performance.timeOrigin + performance.now();
 
 const PROBE = Buffer.from('live-probe-');
+/** This process holds the probe users' sockets: it times their messages. */
+let timing = false;
 
 function onMessage(data: WebSocket.RawData): void {
   received++;
-  // Only the probes' messages are read; the rest are counted (a look at the bytes, no string made).
-  if (!(data as Buffer).includes(PROBE)) return;
+  // Only the probes' messages are read, in the probe process; the rest are counted (a look at the bytes, no string made).
+  if (!timing || !(data as Buffer).includes(PROBE)) return;
   const at = now();
   const text = data.toString();
   const m = JSON.parse(text) as { topic: string; type: string; data: any };
@@ -44,6 +46,7 @@ function onMessage(data: WebSocket.RawData): void {
 async function connect(c: Connect): Promise<{ sockets: number; ms: number }> {
   const started = now();
   probeUsers = Array.from({ length: c.probes }, (_, i) => `live-probe-${i}`);
+  timing = c.probes > 0;
   const topics: string[] = [];
   for (let i = 0; i < c.boardSockets; i++) topics.push(`leaderboard:${c.board}`);
   for (const p of probeUsers) topics.push(`user:${p}`);

@@ -33,6 +33,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const SOCKETS = Number(process.env.BENCH_LIVE_SOCKETS ?? 10_000);
 const BOARD_SOCKETS = Number(process.env.BENCH_LIVE_BOARD_SOCKETS ?? 1000);
 const PROBES = 10;
+/** Of the board's sockets, those in the probe process (the rest are the crowd's). */
+const PROBE_BOARD_SOCKETS = 10;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = 2;
 const USERS = 100_000;
@@ -143,13 +145,20 @@ async function main(): Promise<void> {
   const signal = aborted.signal;
   // A signal stops the run; the finally below stops laurel and the sockets and cleans up.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => aborted.abort());
-  const sockets = fork(fileURLToPath(new URL('./live-sockets.js', import.meta.url)), [], {
-    env: { ...process.env, BENCH_LIVE_BOARD_SOCKETS: String(BOARD_SOCKETS) }, execArgv: ['--max-old-space-size=4096'],
+  // The crowd: most of the sockets, their messages counted and dropped. The probe process: the probe
+  // users' sockets and a few of the board's, which time the probes' messages. Apart, so that the
+  // crowd's backlog on this shared machine does not delay the probe's reads (a subscriber's device
+  // holds its one socket, not thousands).
+  const script = fileURLToPath(new URL('./live-sockets.js', import.meta.url));
+  const crowd = fork(script, [], { execArgv: ['--max-old-space-size=4096'] });
+  const prober = fork(script, []);
+  const askOf = (child: ReturnType<typeof fork>) => <T>(cmd: unknown): Promise<T> => new Promise((resolve, reject) => {
+    child.once('message', (m: any) => (m?.error ? reject(new Error(m.error)) : resolve(m as T)));
+    child.send(cmd as never);
   });
-  const ask = <T>(cmd: unknown): Promise<T> => new Promise((resolve, reject) => {
-    sockets.once('message', (m: any) => (m?.error ? reject(new Error(m.error)) : resolve(m as T)));
-    sockets.send(cmd as never);
-  });
+  const askCrowd = askOf(crowd);
+  const askProbe = askOf(prober);
+  const both = <T>(cmd: unknown): Promise<[T, T]> => Promise.all([askCrowd<T>(cmd), askProbe<T>(cmd)]);
   const phases: Phase[] = [];
   try {
     await waitReady(session.child, session.readyUrl, signal, 60_000);
@@ -167,20 +176,28 @@ async function main(): Promise<void> {
         const p: Partial<Phase> = { round, phase };
         if (phase === 'with') {
           const before = apiRssKb(session.child.proc.pid!);
-          const c = await ask<{ sockets: number; ms: number }>({
-            cmd: 'connect', url: `ws://${HOST}:${port}/v1/live`, key: session.apiKey, board: 'top-learners',
-            boardSockets: BOARD_SOCKETS, userSockets: SOCKETS - BOARD_SOCKETS, probes: PROBES,
-          });
+          const url = `ws://${HOST}:${port}/v1/live`;
+          const [c, q] = await Promise.all([
+            askCrowd<{ sockets: number; ms: number }>({
+              cmd: 'connect', url, key: session.apiKey, board: 'top-learners', boardSockets: BOARD_SOCKETS - PROBE_BOARD_SOCKETS,
+              userSockets: SOCKETS - BOARD_SOCKETS - PROBES, probes: 0,
+            }),
+            askProbe<{ sockets: number; ms: number }>({
+              cmd: 'connect', url, key: session.apiKey, board: 'top-learners', boardSockets: PROBE_BOARD_SOCKETS, userSockets: PROBES, probes: PROBES,
+            }),
+          ]);
+          c.sockets += q.sockets;
+          c.ms = Math.max(c.ms, q.ms);
           await new Promise((r) => setTimeout(r, 3000));
           const after = apiRssKb(session.child.proc.pid!);
           p.memory = { beforeKb: before, afterKb: after, perSocketBytes: Math.round(((after - before) * 1024) / c.sockets) };
           p.connectMs = c.ms;
-          await ask({ cmd: 'probe' });
+          await both({ cmd: 'probe' });
         }
         const stopProber = phase === 'with' ? startProber(session.eventUrl, session.apiKey, Array.from({ length: PROBES }, (_, i) => `live-probe-${i}`)) : null;
         p.loadAverage = loadavg();
         const primary = session.child.proc.pid!;
-        const pids: Record<string, number[]> = { api: childPids(primary), workers: [primary], redis: redisPid === null ? [] : [redisPid], sockets: [sockets.pid!] };
+        const pids: Record<string, number[]> = { api: childPids(primary), workers: [primary], redis: redisPid === null ? [] : [redisPid], sockets: [crowd.pid!, prober.pid!] };
         const before = Object.fromEntries(Object.entries(pids).map(([k, ps]) => [k, ps.reduce((n, x) => n + ticks(x), 0)]));
         const r = await wrk(`live-${round}-${phase}`);
         const tick = (microsPerTick() ?? 10_000) / 1e6;
@@ -192,12 +209,12 @@ async function main(): Promise<void> {
           const probes = await stopProber();
           // The last events' messages: a second to arrive.
           await new Promise((r) => setTimeout(r, 1000));
-          const got = await ask<{ received: number; arrivals: Record<string, number[]> }>({ cmd: 'stop' });
+          const [crowdGot, got] = await both<{ received: number; arrivals: Record<string, number[]> }>({ cmd: 'stop' });
           p.live = {
-            probesSent: probes.sent, probeErrors: probes.errors, received: got.received,
-            user: latencies('user', 1, probes.answered, got.arrivals), board: latencies('board', BOARD_SOCKETS, probes.answered, got.arrivals),
+            probesSent: probes.sent, probeErrors: probes.errors, received: crowdGot.received + got.received,
+            user: latencies('user', 1, probes.answered, got.arrivals), board: latencies('board', PROBE_BOARD_SOCKETS, probes.answered, got.arrivals),
           };
-          await ask({ cmd: 'close' });
+          await both({ cmd: 'close' });
           // The api processes let the sockets go.
           await new Promise((r) => setTimeout(r, 2000));
         }
@@ -207,7 +224,8 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    sockets.kill();
+    crowd.kill();
+    prober.kill();
     await stop(session.child);
     await stopAll();
     await deleteByPrefix(redis, session.prefix!);
