@@ -132,9 +132,13 @@ describe.each(targets())('live updates on %s', (target) => {
     await s.event('lessons', 'eve', 1);
     const last = (await first.next((m) => m.type === 'points.changed')).seq!;
     await first.close();
-    // Missed while away: three events' messages.
+    // Missed while away: three events' messages (the third completes `three`). Another socket
+    // watches them go out, so that the resume below finds them published.
+    const watcher = await live(s.adminKey);
+    await watcher.subscribe(['user:eve']);
     for (let i = 0; i < 3; i++) await s.event('lessons', 'eve', 1);
-    // What the publisher sent meanwhile (the third event completes `three`).
+    await watcher.next((m) => m.type === 'points.changed' && m.data.points.total === 40);
+    await watcher.next((m) => m.type === 'achievement.completed');
     const again = await live(key);
     again.send({ subscribe: ['user:eve'], since: { 'user:eve': last } });
     const subscribed = await again.next((m) => m.type === 'subscribed');
