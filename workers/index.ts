@@ -2,6 +2,7 @@
  * The workers process: BullMQ queues for everything off the request path. Each queue processor
  * lives in its own file; this entry point wires them and shuts them down in order.
  */
+import type { EventEmitter } from 'node:events';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
@@ -261,11 +262,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await batches.start();
 
   // Live updates: the logs read as they are appended, each change published once (one worker at a
-  // time holds the lease), on connections of their own (a blocking read; a pub/sub channel).
+  // time holds the lease), the logs read on a connection of their own (a blocking read).
   const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
-  const liveSubscriber = createClient(settings, { connectionName: 'laurel-live-wanted' });
   outage.watch(liveReader, 'laurel-live-tail');
-  const live = new LivePublisher(svc, { reader: liveReader, subscriber: liveSubscriber });
+  const live = new LivePublisher(svc, {
+    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
+  });
   await live.start();
 
   const health = new WorkersHealth(svc.metrics, wlog);
@@ -312,7 +314,6 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     notifier.close();
     await settleWithin(liveClosed, 2000);
     liveReader.disconnect();
-    liveSubscriber.disconnect();
     await closeClient(connection);
     if (!services) await svc.close();
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));

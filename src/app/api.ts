@@ -101,9 +101,12 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   // Live updates: the WebSocket route before the HTTP routes (GET /live answers what is no upgrade).
   const subscriber = createClient(settings, { connectionName: 'laurel-live', shardedSubscribers: true });
+  svc.outage.watch(subscriber, 'laurel-live');
   let sockets: LiveSockets | null = null;
-  const fanout = new LiveFanout(svc, subscriber, (channel, message) => { server.uws.publish(channel, message); }, () => {
-    log.warn('live: the subscriber connection to Redis dropped; the sockets are closed and their clients resume');
+  const warn = (err: unknown, what: string) => svc.outage.warn(log, err, what);
+  const fanout = new LiveFanout({ ...svc, warn }, subscriber, (channel, message) => { server.uws.publish(channel, message); }, () => {
+    // Said once by the outage account when Redis is away; this only when sockets were open.
+    log.info({ sockets: sockets?.count ?? 0 }, 'live: the subscriber connection to Redis dropped; the sockets are closed and their clients resume');
     sockets?.closeAll(1012, 'live updates restarting: reconnect and resume with since');
   });
   sockets = new LiveSockets({

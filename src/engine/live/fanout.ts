@@ -43,6 +43,8 @@ export interface FanoutDeps {
   redis: RedisClient;
   keys: Keys;
   log: Logger;
+  /** Where a failure goes (the process's Redis outage account, src/redis/outage.ts). */
+  warn(err: unknown, what: string): void;
 }
 
 export class LiveFanout {
@@ -74,7 +76,7 @@ export class LiveFanout {
         ready = false;
       });
     }
-    this.timer = setInterval(() => { this.refresh().catch((err: unknown) => deps.log.warn({ err }, 'live: could not say which topics this process wants')); }, WANT_REFRESH_MS);
+    this.timer = setInterval(() => { this.refresh().catch((err: unknown) => deps.warn(err, 'live: could not say which topics this process wants')); }, WANT_REFRESH_MS);
     this.timer.unref();
   }
 

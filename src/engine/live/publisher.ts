@@ -41,8 +41,13 @@ type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'log'>;
 export interface LiveConnections {
   /** A connection for the blocking reads of the logs. */
   reader: RedisClient;
-  /** A connection for the pub/sub channel of the topics wanted. */
-  subscriber: RedisClient;
+  /** Watches a connection the publisher makes (the outage account's `watch`). */
+  watch(client: object): void;
+  /**
+   * Where a failure goes (the process's Redis outage account: one that Redis's connection explains
+   * is counted, not logged each time, src/redis/outage.ts).
+   */
+  warn(err: unknown, what: string): void;
 }
 
 export interface PublisherStats {
@@ -57,6 +62,7 @@ export interface PublisherStats {
 export class LivePublisher {
   readonly id = randomUUID();
   private readonly deps: Deps;
+  private readonly warn: LiveConnections['warn'];
   private readonly tail: LogTail;
   private readonly wanted: WantedTopics;
   private readonly boards: LiveBoards;
@@ -72,8 +78,9 @@ export class LivePublisher {
 
   constructor(deps: Deps, conns: LiveConnections) {
     this.deps = deps;
+    this.warn = conns.warn;
     this.tail = new LogTail(conns.reader, deps.keys);
-    this.wanted = new WantedTopics(deps.redis, conns.subscriber, deps.keys, deps.log);
+    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch);
     this.boards = new LiveBoards(deps, this.wanted);
   }
 
@@ -87,7 +94,7 @@ export class LivePublisher {
     this.boardTimer = setInterval(() => {
       if (!this.holding || this.boardPass !== null || this.boards.pending === 0) return;
       this.boardPass = this.boards.pass()
-        .catch((err: unknown) => this.deps.log.warn({ err }, 'live: a leaderboard pass failed; the next one reads the boards again'))
+        .catch((err: unknown) => this.warn(err, 'live: a leaderboard pass failed; the next one reads the boards again'))
         .finally(() => { this.boardPass = null; });
     }, PASS_MS);
   }
@@ -107,7 +114,7 @@ export class LivePublisher {
         if (Date.now() - this.renewedAt >= RENEW_MS) await this.renew();
       } catch (err) {
         if (this.stopped) break;
-        this.deps.log.warn({ err }, 'live: the publisher failed; it reads the logs again from its positions');
+        this.warn(err, 'live: the publisher failed; it reads the logs again from its positions');
         this.holding = false;
         await sleep(RETRY_MS);
       }
