@@ -2,9 +2,10 @@
  * The topics some socket wants, as the live publisher knows them (src/engine/live/publisher.ts): it
  * publishes only those. The api processes add each topic they take up to a sorted set scored by
  * the time until which it is wanted, say it again every WANT_REFRESH_MS, and ring a pub/sub
- * channel when a topic is new to them (src/engine/live/fanout.ts). The publisher reads, on each
- * ring (gathered over GATHER_MS), the members scored above the highest it has read less a margin
- * (newer ones score higher: the ring costs what it brings), and the whole set every RELOAD_MS. It
+ * channel with a topic new to them (src/engine/live/fanout.ts). The publisher takes the topic the
+ * ring names at once, then reads (rings gathered over GATHER_MS) the members scored above the
+ * highest it has read less a margin (newer ones score higher: a ring costs what it brings, and
+ * one missed is made up), and the whole set every RELOAD_MS. It
  * keeps a topic GRACE_MS past its time, so that a clock a little ahead of the api's never drops a
  * topic before its want marker in Redis expires (a topic taken up again after that starts with a
  * `resync`: lua/liveJoin-3.lua). The channel is heard through src/redis/client.ts `subscribe`
@@ -40,7 +41,7 @@ export class WantedTopics {
 
   async start(): Promise<void> {
     this.subscription = await subscribe(this.redis, this.keys.live.interest, {
-      message: () => this.rung(),
+      message: (text) => this.rung(text),
       error: (err) => this.warn(err, 'live: the subscriber of the topics wanted failed'),
       // Rings missed while it was away: read the whole set.
       resubscribed: () => { this.reload().catch((err: unknown) => this.warn(err, 'live: could not read the topics wanted')); },
@@ -51,7 +52,13 @@ export class WantedTopics {
     this.timer.unref();
   }
 
-  private rung(): void {
+  /**
+   * A ring names the topics new to an api process: wanted from now (until the set is read), so that
+   * what follows the api's `subscribed` finds them known.
+   */
+  private rung(text: string): void {
+    const until = Date.now() + GRACE_MS;
+    for (const topic of text.split('\n')) if (topic !== '' && (this.until.get(topic) ?? 0) < until) this.until.set(topic, until);
     if (this.ring !== null) return;
     this.ring = setTimeout(() => {
       this.ring = null;
