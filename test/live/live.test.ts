@@ -177,7 +177,6 @@ describe.each(targets())('live updates on %s', (target) => {
       c.sendRaw(b);
       expect(await c.next((m) => m.error !== undefined)).toEqual({ error: expect.any(String), code: 'invalid_body', status: 400 });
     }
-    // Invalid UTF-8 in a text frame: the socket is closed (RFC 6455 requires it), the server carries on.
     // Still subscribed and answered.
     expect(await c.subscribe(['user:gus'])).toEqual({ 'user:gus': expect.any(Number) });
     c.send({ unsubscribe: ['user:gus', 'user:never'] });
