@@ -65,6 +65,19 @@ export const DIFFERENCES: Difference[] = [
     reason: 'laurel\'s earlier form of achievements has an `archived` status, which Admin API 1.26.0 does not list',
   },
   {
+    operations: ['admin POST /achievements'],
+    reason: 'an achievement created without `status` is `active` (laurel\'s earlier form\'s default, which clients written against it rely on); '
+      + 'Admin API 1.26.0 says `inactive`. A valid answer either way: nothing to excuse',
+  },
+  {
+    operations: [
+      'app GET /achievements', 'app GET /users/{id}/achievements', 'app POST /metrics/{key}/event', 'app GET /users/{id}/metrics',
+      'app GET /users/{id}/metrics/{key}', 'app GET /users/{id}/wrapped',
+    ],
+    at: /\/trigger$/, keywords: ['enum'], value: (v) => v === 'anniversary',
+    reason: 'an anniversary achievement (Admin API 1.26.0\'s trigger) shows its trigger, which the 1.21.1 Application spec does not list; SDK 1.0.42 takes any string',
+  },
+  {
     operations: ['app POST /metrics/{key}/event'], answersAs: { 202: 201 },
     reason: 'an idempotent replay answers 202 (Trophy\'s documented behaviour; the spec lists only 201), with the same body',
   },
