@@ -1,6 +1,6 @@
 /**
  * Where laurel's answers and the 1.21.1 specs part, in one place, each with its reason (the same
- * list is in docs/api.md, "Differences from the 1.21.1 specs"): the paths the specs do not describe,
+ * list is in docs/api.md, "Differences from the specs"): the paths the specs do not describe,
  * whose answers test/support/openapi.ts skips, and the deliberate differences it allows.
  */
 
