@@ -148,7 +148,9 @@ export class EventRecorder {
     // the composites they completed): the event's answer lists them with its own.
     let anniversaries = '';
 
-    for (let attempt = 0; attempt < 6; attempt++) {
+    // Each hand-back at most once or twice: the plan (again after the preferences), the preferences, the
+    // zone, time awards, anniversaries, the streak's zone; then the event.
+    for (let attempt = 0; attempt < 8; attempt++) {
       const day = localDay(tz, now);
       // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
       let periods = '|';
