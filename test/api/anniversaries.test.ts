@@ -148,10 +148,11 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
     });
 
     it('completes each anniversary at the start of the day on the user\'s calendar, by the workers\' pass', async () => {
-      // old's second: loud, after its activation.
+      // old's second: loud, after its activation. (The workers' own pass each second may come
+      // first: what a pass completed is read back, not counted.)
       await passAt('2025-01-14T23:59:59.999Z');
       expect(await completed('old')).toEqual(['one-year']);
-      expect(await passAt('2025-01-15T00:00:00Z')).toMatchObject({ completed: 1 });
+      await passAt('2025-01-15T00:00:00Z');
       expect(await completed('old')).toEqual(['one-year', 'two-years']);
       await passAt('2025-02-28T00:00:00Z');
       expect(await completed('leap')).toEqual(['one-year']);

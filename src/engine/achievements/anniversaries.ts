@@ -24,7 +24,7 @@ import { anniversaryDate, dayStart } from '../../domain/anniversaries.js';
 import { dayBounds, localDay } from '../../domain/time.js';
 import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
 import { HttpError } from '../../lib/errors.js';
-import { ANNIVERSARY_ANCHOR_FIELD } from '../../model/fields.js';
+import { ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD } from '../../model/fields.js';
 import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { noteNextAnniversary } from './anniversary-next.js';
@@ -42,14 +42,14 @@ export async function settleAnniversaries(deps: Deps, tenant: string, userId: st
   if (plans.length === 0) return [];
   const u = keys.forUser(tenant, userId);
   const filterFields = [...new Set(plans.flatMap((p) => p.ua.filter((_, i) => i % 2 === 0)))];
-  const h = await redis.hmget(u.user, 'id', 'created', 'tz', ANNIVERSARY_ANCHOR_FIELD, ...plans.map((p) => p.cf), ...filterFields);
+  const h = await redis.hmget(u.user, 'id', 'created', 'tz', ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD, ...plans.map((p) => p.cf), ...filterFields);
   if (h[0] === null) return null;
   const now = clock.now();
   const tz = zone ?? h[2] ?? '';
   // Not the cached localDay: the creation's day is not the current one.
   const anchor = h[3] ?? dayBounds(tz, Date.parse(h[1] ?? '') || now).date;
   const today = localDay(tz, now);
-  const attributes = new Map(filterFields.map((f, i) => [f, h[4 + plans.length + i]]));
+  const attributes = new Map(filterFields.map((f, i) => [f, h[5 + plans.length + i]]));
   const matches = (ua: string[]) => {
     for (let k = 0; k < ua.length; k += 2) if (attributes.get(ua[k]) !== ua[k + 1]) return false;
     return true;
@@ -58,7 +58,7 @@ export async function settleAnniversaries(deps: Deps, tenant: string, userId: st
   let coming: string | null = null;
   for (let i = 0; i < plans.length; i++) {
     const p = plans[i];
-    if (h[4 + i] !== null) continue;
+    if (h[5 + i] !== null) continue;
     const date = anniversaryDate(anchor, p.years);
     if (date > today) {
       if (coming === null || date < coming) coming = date;
@@ -81,6 +81,7 @@ export async function settleAnniversaries(deps: Deps, tenant: string, userId: st
       if (n > 0) await deps.stats.changed(tenant);
     }
   }
-  await noteNextAnniversary(deps, tenant, userId, coming, anchor, tz, now);
+  // Unless another look noted one since this one read it: that look came later.
+  await noteNextAnniversary(deps, tenant, userId, coming, anchor, tz, now, h[4]);
   return completed;
 }
