@@ -9,6 +9,9 @@
  *   api          completed only through POST achievements/{key}/complete.
  *   achievement  completes when all `achievementIds` are completed (cascades in the same script).
  *   streak       completes when the streak reaches `streakLength` (with streaks).
+ *   anniversary  completes when the user's `anniversaryYears`-th anniversary comes on their
+ *                calendar, at their next event or by the workers' pass
+ *                (src/engine/achievements/anniversaries.ts).
  * Statuses: active (completable, shown), inactive (neither), locked (not completable, shown to
  * users who have it), archived (gone). User-attribute filters must all match the user.
  */
@@ -35,6 +38,7 @@ export interface AchievementView {
   eventAttributes?: { key: string; value: string }[];
   eventAttribute?: { key: string; value: string };
   streakLength?: number;
+  anniversaryYears?: number;
   achievementIds?: string[];
 }
 
@@ -42,7 +46,10 @@ function filterView(filters: AttributeFilter[], snapshot: Snapshot): { key: stri
   return filters.map((f) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue }));
 }
 
-/** The Application API shape of an achievement (trophy AchievementResponse, 1.21.1). */
+/**
+ * The Application API shape of an achievement (trophy AchievementResponse, 1.21.1), with
+ * `anniversaryYears` on an anniversary achievement (Admin API 1.26.0's name for it).
+ */
 export function achievementView(a: Achievement, snapshot: Snapshot): AchievementView {
   const view: AchievementView = {
     id: a.id,
@@ -64,6 +71,8 @@ export function achievementView(a: Achievement, snapshot: Snapshot): Achievement
     view.streakLength = a.streakLength ?? undefined;
   } else if (a.trigger === 'achievement') {
     view.achievementIds = a.achievementIds;
+  } else if (a.trigger === 'anniversary') {
+    view.anniversaryYears = a.anniversaryYears ?? undefined;
   }
   return view;
 }

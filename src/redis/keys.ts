@@ -129,6 +129,8 @@ export interface UserKeys {
   points: string;
   /** The partition's due set of time triggers. */
   due: string;
+  /** The partition's due set of anniversaries. */
+  anniversaries: string;
 }
 
 /**
@@ -147,6 +149,7 @@ class LazyUserKeys implements UserKeys {
   get history(): string { return `${this.slot}sh:${this.scope}`; }
   get points(): string { return `${this.slot}up:${this.scope}:`; }
   get due(): string { return `${this.slot}ptdue`; }
+  get anniversaries(): string { return `${this.slot}anndue`; }
 }
 
 /** A leaderboard run's keys (Keys.leaderboard). */
@@ -219,6 +222,14 @@ export class Keys {
 
   partitionDue(partition: number): string {
     return `${this.slots[partition]}ptdue`;
+  }
+
+  /**
+   * The partition's due set of anniversaries: `<tenant>|<user id>` → when the workers look at the
+   * user's next anniversary (ms; src/engine/achievements/anniversaries.ts).
+   */
+  partitionAnniversaries(partition: number): string {
+    return `${this.slots[partition]}anndue`;
   }
 
   /** The partition's due index of reminders, reactivations and recaps (src/domain/notifications/due-members.ts). */

@@ -187,6 +187,7 @@ declare module 'ioredis' {
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
     backfillAchievement(user: string, userMetric: string, completions: string, log: string, ...args: Args): Result<number, Context>;
+    anniversaryNext(user: string, due: string, ...args: Args): Result<number, Context>;
     streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;

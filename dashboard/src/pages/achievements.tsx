@@ -1,8 +1,8 @@
 /**
  * Achievements: each with its completions and rarity in the tenant chosen (the Application API's
  * list, with the admin key), a form that creates one of any trigger through the Admin API (a metric
- * reaching a total, a streak reaching a length, completed through the API, or a composite of
- * others), edit (achievements/edit.tsx), and delete.
+ * reaching a total, a streak reaching a length, completed through the API, a composite of others,
+ * or the user's anniversary), edit (achievements/edit.tsx), and delete.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../api.js';
@@ -25,7 +25,7 @@ interface Achievement {
 export function AchievementsPage({ session }: { session: Session }) {
   const [list, setList] = useState<Achievement[] | null>(null);
   const [metrics, setMetrics] = useState<Metric[]>([]);
-  const empty = { trigger: 'metric', name: '', key: '', metricId: '', metricValue: '1', streakLength: '7' };
+  const empty = { trigger: 'metric', name: '', key: '', metricId: '', metricValue: '1', streakLength: '7', anniversaryYears: '1' };
   const [form, setForm] = useState(empty);
   const [parts, setParts] = useState<string[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -42,9 +42,11 @@ export function AchievementsPage({ session }: { session: Session }) {
     const { trigger, name, key } = form;
     const item = trigger === 'metric' ? { name, key, trigger, metricId: form.metricId, metricValue: Number(form.metricValue) }
       : trigger === 'streak' ? { name, key, trigger, streakLength: Number(form.streakLength) }
-        : trigger === 'achievement' ? { name, key, trigger, achievementIds: parts } : { name, key, trigger };
+        : trigger === 'achievement' ? { name, key, trigger, achievementIds: parts }
+          : trigger === 'anniversary' ? { name, key, trigger, anniversaryYears: Number(form.anniversaryYears) } : { name, key, trigger };
     const created = await createFromForm<Achievement>(
-      session, '/admin/v1/achievements', item, ['key', 'name', 'metricId', 'metricValue', 'streakLength', 'achievementIds', 'trigger'], setErrors,
+      session, '/admin/v1/achievements', item,
+      ['key', 'name', 'metricId', 'metricValue', 'streakLength', 'anniversaryYears', 'achievementIds', 'trigger'], setErrors,
     );
     if (created === null) return;
     setForm({ ...empty, trigger, metricId: form.metricId });
@@ -69,6 +71,7 @@ export function AchievementsPage({ session }: { session: Session }) {
             <option value="streak">the streak reaches a length</option>
             <option value="api">your backend completes it (API)</option>
             <option value="achievement">others are all completed (composite)</option>
+            <option value="anniversary">the user's anniversary comes (on their calendar)</option>
           </select>
         </Field>
         {form.trigger === 'metric' ? (
@@ -86,6 +89,11 @@ export function AchievementsPage({ session }: { session: Session }) {
         )}
         {form.trigger === 'achievement' && (
           <PartsField id="achievement-parts" achievements={list ?? []} value={parts} onChange={setParts} error={errors.achievementIds} />
+        )}
+        {form.trigger === 'anniversary' && (
+          <Field id="achievement-years" label="Years since the user was created" error={errors.anniversaryYears}>
+            <input id="achievement-years" type="number" min="1" value={form.anniversaryYears} required onInput={set('anniversaryYears')} />
+          </Field>
         )}
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create achievement</button>

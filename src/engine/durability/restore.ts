@@ -22,7 +22,8 @@ import type { Logger } from 'pino';
 import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../../model/entities.js';
-import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
+import { ANNIVERSARY_FIELD, COMPLETION_PREFIX, NO_ANNIVERSARY, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
+import { earliestStart } from '../../domain/anniversaries.js';
 import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
@@ -208,7 +209,8 @@ export class Restore {
 
   /**
    * Every user's keys, and what sums over them: the partitions' user sets, completion counters and
-   * points totals, the due sets of time triggers. Notes each user's position in `positions`.
+   * points totals, the due sets of time triggers and of anniversaries. Notes each user's position
+   * in `positions`.
    */
   private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>): Promise<number> {
     const { redis, keys } = this.svc;
@@ -231,6 +233,10 @@ export class Restore {
             const id = field.slice(COMPLETION_PREFIX.length);
             counts.set(id, (counts.get(id) ?? 0) + 1);
           } else if (field.startsWith(TIME_DUE_PREFIX)) due = Math.min(due, Number(value));
+          else if (field === ANNIVERSARY_FIELD) {
+            // Looked at when the day can have begun somewhere (the workers then read the user's zone).
+            if (value !== NO_ANNIVERSARY) await redis.zadd(keys.partitionAnniversaries(u.partition), earliestStart(value), `${u.tenant}|${u.userId}`);
+          }
           else if (field.startsWith(POINTS_TOTAL_PREFIX)) {
             const total = keys.partitionPointsTotal(u.tenant, u.userId, field.slice(POINTS_TOTAL_PREFIX.length));
             await redis.hset(total.key, total.field, value);
