@@ -1,7 +1,7 @@
 /**
  * What the Admin API and the Application API answer, declared once: the routes' view functions
  * are typed with these shapes (so the compiler holds them to it), and the dashboard imports the
- * same declarations (dashboard/src/types.ts). Types only, and nothing of Node's: the dashboard's
+ * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
 import type { AttributeFilter, LeaderboardStatus, WebhookType } from './entities.js';
