@@ -75,6 +75,7 @@ describe('the dashboard\'s configuration pages', () => {
     await d.shot('points-configuration');
 
     await box.getByRole('button', { name: 'Delete level Scholar' }).click();
+    expect(await d.confirm('Delete')).toContain('Delete the level Scholar?');
     await expect.poll(() => box.locator('table.levels tbody tr').count()).toBe(1);
     const levels = (await s.request('GET', `/admin/v1/points/${systemId}/levels`)).body as { key: string }[];
     expect(levels.map((l) => l.key)).toEqual(['beginner']);
@@ -101,6 +102,7 @@ describe('the dashboard\'s configuration pages', () => {
     await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('customerId');
     await d.shot('tenants');
     await page.getByRole('button', { name: 'Archive Acme' }).click();
+    expect(await d.confirm('Archive')).toContain('Tenant-ID: acme');
     await expect.poll(() => page.locator('table.tenants tbody tr').first().textContent()).toContain('archived');
     await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default']);
     await page.getByRole('button', { name: 'Restore Acme' }).click();
@@ -132,6 +134,7 @@ describe('the dashboard\'s configuration pages', () => {
     const row = page.locator('table.keys tbody tr', { hasText: 'acme backend' });
     await expect.poll(() => row.textContent()).toContain('Acme');
     await page.getByRole('button', { name: 'Revoke acme backend' }).click();
+    expect(await d.confirm('Revoke')).toContain('refused (401) at once');
     await expect.poll(() => row.count()).toBe(0);
     expect((await s.request('GET', '/api/users/kim', { key })).status).toBe(401);
   });
