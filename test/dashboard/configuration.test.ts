@@ -44,6 +44,9 @@ describe('the dashboard\'s configuration pages', () => {
     await box.getByLabel('Points', { exact: true }).fill('5');
     await box.getByRole('button', { name: 'Add trigger' }).click();
     await box.getByRole('cell', { name: 'a new user', exact: true }).waitFor();
+    // The form is ready for the next one: its points back to 10.
+    expect(await box.getByLabel('Points', { exact: true }).inputValue()).toBe('10');
+    await box.getByLabel('Points', { exact: true }).fill('5');
     await box.getByLabel('Awards points for').selectOption({ label: 'A metric' });
     await box.getByLabel('Metric', { exact: true }).selectOption({ label: 'Metric lessons' });
     await box.getByLabel('For every (units)').fill('2');
