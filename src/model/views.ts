@@ -196,6 +196,26 @@ export interface LeaderboardAdminView {
   runInterval?: number;
 }
 
+/** A ranking's row (`GET /api/leaderboards/:key`). */
+export interface RankingView {
+  userId: string;
+  userName: string | null;
+  rank: number;
+  value: number;
+}
+
+/**
+ * What `GET /api/leaderboards/:key` answers of a run, beside the board's fields: its rankings, its
+ * days, and once the workers finalised it, when and its winners (the top three; laurel's addition).
+ */
+export interface LeaderboardRunView {
+  rankings: RankingView[];
+  run: string;
+  runEnd: string | null;
+  finalised: string | null;
+  winners: { userId: string; rank: number; value: number }[] | null;
+}
+
 /** A webhook endpoint (`/admin/v1/webhooks`); `secret` only when it was made or rotated. */
 export interface WebhookView {
   id: string;
