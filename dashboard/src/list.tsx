@@ -4,7 +4,7 @@
  * and `ItemTable` shows one as a table: a column each, and a cell of actions on each row.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Session } from './api.js';
 
 export interface Loaded<T> {
@@ -19,13 +19,18 @@ export interface Loaded<T> {
 export function useList<T>(session: Session, path: string | null): Loaded<T> {
   const [items, setItems] = useState<T[] | null>(null);
   const [error, setError] = useState('');
+  // The answer of the last load asked only: one for a path or tenant left meanwhile is dropped.
+  const asked = useRef(0);
   const reload = async () => {
+    const n = ++asked.current;
     if (path === null) return setItems([]);
     try {
       const r = await call<T[]>(session, 'GET', path);
+      if (n !== asked.current) return;
       setItems(r.body);
       setError('');
     } catch (err) {
+      if (n !== asked.current) return;
       setItems([]);
       setError((err as Error).message);
     }

@@ -3,7 +3,7 @@
  * prefix, email prefix and a user attribute's value, a page of 25 at a time in id order, Next page
  * and Previous page; each row opens the user's profile.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ItemTable, type Loaded } from '../../list.js';
@@ -39,12 +39,18 @@ export function UserSearch(props: { session: Session; attributes: Pick<Attribute
   const [page, setPage] = useState<UserListView | null>(null);
   const [error, setError] = useState('');
   const after = cursors[cursors.length - 1];
+  // The answer of the last search asked only: an earlier one answering after it is dropped.
+  const asked = useRef(0);
   const load = async () => {
+    const n = ++asked.current;
     setPage(null);
     try {
-      setPage((await call<UserListView>(session, 'GET', `/admin/v1/users?${queryOf(search, after)}`)).body);
+      const answer = (await call<UserListView>(session, 'GET', `/admin/v1/users?${queryOf(search, after)}`)).body;
+      if (n !== asked.current) return;
+      setPage(answer);
       setError('');
     } catch (err) {
+      if (n !== asked.current) return;
       setPage({ users: [], next: null });
       setError((err as Error).message);
     }
