@@ -32,7 +32,8 @@ export const PARTS = [
   },
   {
     name: 'dashboard',
-    inputs: ['package-lock.json', 'dashboard'],
+    // The server's answers' shapes, which the dashboard imports (dashboard/src/types.ts).
+    inputs: ['package-lock.json', 'dashboard', 'src/model/views.ts', 'src/model/entities.ts'],
     output: 'dist/dashboard/index.html',
     commands: [[NPX, 'tsc', '-p', 'dashboard/tsconfig.json'], [NPX, 'vite', 'build', '--config', 'dashboard/vite.config.ts']],
   },

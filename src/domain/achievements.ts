@@ -18,29 +18,15 @@
 import { nameUuid } from './ids.js';
 import type { Achievement, AttributeFilter } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
+import type { AchievementView } from '../model/views.js';
+
+export type { AchievementView };
 
 /** A stable completion id per tenant, user and achievement (the same on every answer). */
 export function completionId(tenant: string, userId: string, achievementId: string): string {
   return nameUuid(`${tenant}\u0000${userId}\u0000${achievementId}`);
 }
 
-export interface AchievementView {
-  id: string;
-  key: string;
-  name: string;
-  trigger: string;
-  description: string | null;
-  badgeUrl: string | null;
-  userAttributes: { key: string; value: string }[];
-  metricId?: string;
-  metricValue?: number;
-  metricName?: string;
-  eventAttributes?: { key: string; value: string }[];
-  eventAttribute?: { key: string; value: string };
-  streakLength?: number;
-  anniversaryYears?: number;
-  achievementIds?: string[];
-}
 
 function filterView(filters: AttributeFilter[], snapshot: Snapshot): { key: string; value: string }[] {
   return filters.map((f) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue }));

@@ -316,6 +316,19 @@ export class Keys {
     return `${this.prefix}:{an:${tenant}}:active:${day}`;
   }
 
+  /**
+   * The days of a tenant whose active users' sketch changed since the last snapshot copied them
+   * (src/engine/analytics/sketches.ts): a set of YYYY-MM-DD, in the sketches' slot.
+   */
+  activeUsersChanged(tenant: string): string {
+    return `${this.prefix}:{an:${tenant}}:changed`;
+  }
+
+  /** The pattern of every tenant's active users' sketches (SCAN). */
+  get activeUsersPattern(): string {
+    return `${this.prefix}:{an:*}:active:*`;
+  }
+
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */
   streakRankings(tenant: string): StreakRankingKeys {
     const base = `${this.prefix}:{st:${tenant}}:`;

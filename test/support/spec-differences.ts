@@ -51,6 +51,7 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: a batch of metric events\' progress (API.md, "Batch events")' },
   { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: the progress of a batch of metric events (API.md, "Batch events")' },
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
+  { family: 'admin', method: 'GET', path: /^\/users$/, reason: 'laurel\'s own: the dashboard\'s user list and search (docs/dashboard.md, "Users")' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (API.md, "Webhooks")' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];

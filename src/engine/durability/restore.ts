@@ -11,7 +11,9 @@
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
  * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts). The
  * batch events accepted and not yet applied are queued again for the workers
- * (src/engine/durability/batches-from-log.ts).
+ * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
+ * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
+ * already changes nothing; src/engine/analytics/sketches.ts).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -42,6 +44,9 @@ import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
+import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
+import { noteActiveUsers } from '../analytics/active-users.js';
+import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
 
 export class RestoreError extends Error {}
 
@@ -140,7 +145,10 @@ export class Restore {
     if (snapshot !== null) {
       result.users = await this.restoreUsers(snapshots, positions);
       for await (const batch of snapshots.keys()) {
-        await Promise.all(batch.map((k) => redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE')));
+        await Promise.all(batch.map(async (k) => {
+          await redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE');
+          if (isSketch(k.key)) await keepRestoredSketch(redis, k.key);
+        }));
         result.keys += batch.length;
       }
     }
@@ -164,6 +172,7 @@ export class Restore {
     }
     await this.rankAgain(entries);
     await this.indexAgain(entries);
+    await this.activeAgain(entries);
     await this.webhooksAgain(entries);
     // The replay's own log entries go (the archive holds the entries they repeat), but every log
     // keeps its last id, past every archived one: the position a later snapshot reads with a user.
@@ -354,6 +363,21 @@ export class Restore {
       noteEntry(snapshot, wanted, activity, members, noted);
     }
     for (const [partition, members] of due) await noteDue(this.svc, partition, members);
+  }
+
+  /** The analytics' active users of the entries from the snapshot on, added to their days' sketches. */
+  private async activeAgain(entries: Entry[]): Promise<void> {
+    let r = emptyRollup();
+    let n = 0;
+    for (const entry of entries) {
+      if (entry.kind !== 'event' && entry.kind !== 'achievement') continue;
+      rollEntry(r, entry.kind, JSON.parse(entry.body) as LogBody, null);
+      if (++n % 10_000 === 0) {
+        await noteActiveUsers(this.svc, r);
+        r = emptyRollup();
+      }
+    }
+    await noteActiveUsers(this.svc, r);
   }
 
   /**

@@ -16,6 +16,7 @@ import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
 import type { Achievement, AchievementStatus, AchievementTrigger, AttributeFilter } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { AdminAchievementView } from '../../model/views.js';
 
 const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
 const filters = {
@@ -147,7 +148,7 @@ function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: S
  * `achievementIds` and `eventAttributes` (empty where the trigger takes none), `created` and
  * `updated` beside them.
  */
-export function achievementAdminView(a: Achievement) {
+export function achievementAdminView(a: Achievement): AdminAchievementView {
   return {
     id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
     badge: a.badgeUrl === null ? null : { url: a.badgeUrl },
