@@ -77,6 +77,6 @@ describe('the dashboard\'s Admin API 1.26.0 forms', () => {
     await s.workers!.anniversariesNow();
     await page.reload();
     await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents()).find((t) => t.startsWith('one-year')))
-      .toMatch(/^one-yearOne yearanniversary1/);
+      .toMatch(/^one-yearOne year1 year since the user joined1/);
   });
 });

@@ -21,6 +21,7 @@ export function triggerWords(a: Achievement): string {
     case 'metric': return `${a.metricName ?? a.metricId ?? 'a metric'} reaches ${a.metricValue ?? '?'}`;
     case 'streak': return `a streak of ${a.streakLength ?? '?'}`;
     case 'achievement': return `all of ${count(a.achievementIds?.length ?? 0, 'other')} (composite)`;
+    case 'anniversary': return `${count(a.anniversaryYears ?? 0, 'year')} since the user joined`;
     default: return 'your backend (API)';
   }
 }
