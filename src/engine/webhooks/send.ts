@@ -51,6 +51,8 @@ export const RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** How often the queues of deleted endpoints are dropped and the earlier outbox's waiting rows moved (wall ms). */
 const TIDY_EVERY_MS = 60_000;
+/** Attempts of an endpoint waiting for their record at most: no more is claimed meanwhile. */
+const UNRECORDED = 4 * AHEAD;
 /** Outcomes recorded in one transaction: this many, or those of this many ms. */
 const SETTLE_BATCH = 500;
 const SETTLE_MS = 50;
@@ -250,7 +252,7 @@ export class WebhookSender {
     // Per endpoint (every one configured, whatever its status: a delivery of one not active fails,
     // a deleted one's queue is dropped): how many more it may have claimed here.
     const free = new Map<string, number>();
-    for (const endpoint of store.current.webhooks.keys()) free.set(endpoint, Math.max(0, AHEAD - this.held(endpoint)));
+    for (const endpoint of store.current.webhooks.keys()) free.set(endpoint, this.free(endpoint));
     const due: Claimed[] = [];
     if (all) {
       for (const [endpoint, n] of free) {
@@ -301,9 +303,16 @@ export class WebhookSender {
     return claimed.filter((d) => !recorded.has(d.id));
   }
 
-  /** The deliveries of an endpoint claimed here and not recorded yet. */
-  private held(endpoint: string): number {
-    return this.open.get(endpoint) ?? 0;
+  /**
+   * How many more deliveries an endpoint may have claimed here: AHEAD not attempted yet (each must
+   * be sent within its lease), and no more while UNRECORDED of its attempts wait for their record
+   * (Postgres away: nothing more is claimed until they are recorded).
+   */
+  private free(endpoint: string): number {
+    const open = this.open.get(endpoint) ?? 0;
+    const started = (this.queued.get(endpoint)?.length ?? 0) + (this.inFlight.get(endpoint) ?? 0);
+    if (open - started >= UNRECORDED) return 0;
+    return Math.max(0, AHEAD - started);
   }
 
   /** `n` deliveries of an endpoint claimed (positive) or done with (negative). */
@@ -422,6 +431,8 @@ export class WebhookSender {
       });
       await takeOut(this.deps, taken);
       for (const { delivery } of batch) this.release(delivery);
+      // An endpoint held back by its attempts waiting for their record may claim again.
+      if (!this.closed && batch.length >= UNRECORDED) this.kick();
     }).catch((err: unknown) => {
       // Kept, to be recorded again (the claims held meanwhile, renewed by the passes); a process
       // that dies first leaves them to run out, and they are sent again under the same ids.
