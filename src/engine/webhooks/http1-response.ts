@@ -154,7 +154,7 @@ export class ResponseParser {
     let length: number | null = null;
     let chunked = false;
     let encoded = false;
-    let close = m[1] === '0';
+    let close = false;
     let keepAlive = false;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i];
