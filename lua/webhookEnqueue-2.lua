@@ -10,9 +10,9 @@
   KEYS[2] <prefix>:{whq:<endpoint>}:hw   hash: partition -> the last entry taken (sortable id)
 
   ARGV[1] the consumer group's name
-  ARGV    then, repeated, 8 for each delivery, the entries of a partition in log order:
-          partition, entry id (sortable: fixed width, so strings compare as entries), webhook-id,
-          type, tenant, user id, when it was made (ms, the service's clock), body
+  ARGV    then, repeated, 3 for each delivery, the entries of a partition in log order:
+          partition, entry id (sortable: fixed width, so strings compare as entries), the delivery
+          (the stream entry's one field, `d`: src/engine/webhooks/queue.ts packs it)
 
   Returns the number of deliveries queued.
 ]]
@@ -23,7 +23,7 @@ if redis.call('EXISTS', queue) == 0 then redis.call('XGROUP', 'CREATE', queue, g
 -- The marks as this call found them, and the last entry it takes of each partition.
 local was, last = {}, {}
 local queued = 0
-for i = 2, #ARGV, 8 do
+for i = 2, #ARGV, 3 do
   local partition, entry = ARGV[i], ARGV[i + 1]
   local mark = was[partition]
   if mark == nil then
@@ -31,7 +31,7 @@ for i = 2, #ARGV, 8 do
     was[partition] = mark
   end
   if entry > mark then
-    redis.call('XADD', queue, '*', 'i', ARGV[i + 2], 'y', ARGV[i + 3], 't', ARGV[i + 4], 'u', ARGV[i + 5], 'c', ARGV[i + 6], 'b', ARGV[i + 7])
+    redis.call('XADD', queue, '*', 'd', ARGV[i + 2])
     queued = queued + 1
     if last[partition] == nil or entry > last[partition] then last[partition] = entry end
   end

@@ -65,8 +65,8 @@
  *   <prefix>:{wh:<tenant>}:fzdue, :fz                  zset: user id -> when to check the user's freezes next (ms);
  *                                                        hash: what the last check saw (src/engine/webhooks/freezes.ts)
  *   <prefix>:{whq:<endpoint id>}:q                     stream: an endpoint's deliveries from the log waiting for
- *                                                        their first attempt, consumer group 's' (the senders'
- *                                                        claims: src/engine/webhooks/queue.ts)
+ *                                                        their first attempt (field d), consumer group 's' (the
+ *                                                        senders' claims: src/engine/webhooks/queue.ts)
  *   <prefix>:{whq:<endpoint id>}:hw                    hash: partition -> the last log entry whose deliveries
  *                                                        the queue took (lua/webhookEnqueue-2.lua)
  *   <prefix>:{whq}                                     set: the endpoints that have a queue

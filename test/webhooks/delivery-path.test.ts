@@ -14,7 +14,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
-import { enqueue, GROUP, type QueuedDelivery } from '../../src/engine/webhooks/queue.js';
+import { enqueue, GROUP, unpackDelivery, type QueuedDelivery } from '../../src/engine/webhooks/queue.js';
 import { IN_FLIGHT, LEASE_MS } from '../../src/engine/webhooks/send.js';
 import { webhookDeliveryId } from '../../src/postgres/webhooks/deliveries.js';
 import { inTransaction, recordFirstAttempts } from '../../src/postgres/webhooks/sent.js';
@@ -56,7 +56,7 @@ describe.each(targets())('webhook deliveries from the log (%s)', (target) => {
       expect(await enqueue(t.api.services, pass)).toBe(0);
       expect(await enqueue(t.api.services, [...pass.slice(2), delivery('ea', 3, 1003, 'streak.started')])).toBe(1);
       const ids = async (endpoint: string) => ((await redis.xrange(keys.webhookQueue(endpoint).queue, '-', '+')) as [string, string[]][])
-        .map(([, f]) => f[f.indexOf('i') + 1]);
+        .map(([id, f]) => unpackDelivery(id, f[1]).eventId);
       expect(await ids('ea')).toEqual([...pass.slice(0, 4), delivery('ea', 3, 1003, 'streak.started')].map((d) => d.eventId));
       expect(await ids('eb')).toEqual(pass.slice(4).map((d) => d.eventId));
       expect((await redis.smembers(keys.webhookQueues)).sort()).toEqual(['ea', 'eb']);
@@ -128,14 +128,15 @@ describe.each(targets())('webhook deliveries from the log (%s)', (target) => {
     const started = new Set(received);
     const entries = await redis.xrange(queue, '-', '+') as [string, string[]][];
     const claimed = new Set(pending.map(([id]) => id));
-    const [recordedId, recordedFields] = entries.find(([id, f]) => claimed.has(id) && !started.has(f[f.indexOf('i') + 1]))!;
-    const recordedEvent = recordedFields[recordedFields.indexOf('i') + 1];
+    const [recordedId, recordedFields] = entries.find(([id, f]) => claimed.has(id) && !started.has(unpackDelivery(id, f[1]).eventId))!;
+    const recorded = unpackDelivery(recordedId, recordedFields[1]);
+    const recordedEvent = recorded.eventId;
     const pool = await connectPostgres(s.settings);
     try {
       await inTransaction(pool, (client) => recordFirstAttempts(client, settings.prefix, [{
         delivery: {
           id: webhookDeliveryId(endpoint, recordedEvent), endpointId: endpoint, eventId: recordedEvent, type: 'achievement.completed', tenant: '',
-          userId: recordedFields[recordedFields.indexOf('u') + 1], body: recordedFields[recordedFields.indexOf('b') + 1], status: 'sending',
+          userId: recorded.userId, body: recorded.body, status: 'sending',
           dueAt: Date.now(), attempts: 0, lastStatus: null, error: null, createdAt: Date.now(), deliveredAt: null,
         },
         status: 'delivered', lastStatus: 204, error: null, at: Date.now(),

@@ -48,6 +48,23 @@ export interface ClaimedDelivery {
   body: string;
 }
 
+/**
+ * A delivery as its queue holds it, one field (`d`): a JSON list of what names it (webhook-id,
+ * type, tenant, user id, when made), a line break, the body. One field, not one each: every field
+ * is a string Redis writes, answers and ioredis reads, for every delivery (JSON has no raw line
+ * break, so the first one ends the list).
+ */
+export function packDelivery(d: Pick<QueuedDelivery, 'eventId' | 'type' | 'tenant' | 'userId' | 'created' | 'body'>): string {
+  return `${JSON.stringify([d.eventId, d.type, d.tenant, d.userId, d.created])}\n${d.body}`;
+}
+
+/** A packed delivery (packDelivery) as claimed. */
+export function unpackDelivery(streamId: string, packed: string): ClaimedDelivery {
+  const nl = packed.indexOf('\n');
+  const [eventId, type, tenant, userId, created] = JSON.parse(packed.slice(0, nl)) as [string, string, string, string, number];
+  return { streamId, eventId, type, tenant, userId, created, body: packed.slice(nl + 1) };
+}
+
 /** An entry's stream id written so that comparing the strings compares the entries (as the marks hold them). */
 export function sortableEntryId(id: string): string {
   const dash = id.indexOf('-');
@@ -72,12 +89,12 @@ export async function enqueue(deps: Deps, deliveries: QueuedDelivery[]): Promise
       const entry = sortableEntryId(d.entryId);
       const at = `${d.partition}\t${entry}`;
       // A new call only between two entries: one entry's deliveries are judged against one mark.
-      if (args.length > 8 * PER_CALL && at !== previous) {
+      if (args.length > 3 * PER_CALL && at !== previous) {
         calls.push([endpointId, args]);
         args = [GROUP];
       }
       previous = at;
-      args.push(d.partition, entry, d.eventId, d.type, d.tenant, d.userId, d.created, d.body);
+      args.push(d.partition, entry, packDelivery(d));
     }
     calls.push([endpointId, args]);
   }
@@ -95,21 +112,8 @@ type StreamEntry = [id: string, fields: string[] | null];
 
 /** A claimed entry's delivery (null: deleted from the stream meanwhile). */
 function claimedOf([streamId, fields]: StreamEntry): ClaimedDelivery | null {
-  if (fields === null) return null;
-  const d: ClaimedDelivery = { streamId, eventId: '', type: '', tenant: '', userId: '', created: 0, body: '' };
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const v = fields[i + 1];
-    switch (fields[i]) {
-      case 'i': d.eventId = v; break;
-      case 'y': d.type = v; break;
-      case 't': d.tenant = v; break;
-      case 'u': d.userId = v; break;
-      case 'c': d.created = Number(v); break;
-      case 'b': d.body = v; break;
-      default: break;
-    }
-  }
-  return d;
+  if (fields === null || fields[0] !== 'd') return null;
+  return unpackDelivery(streamId, fields[1]);
 }
 
 const isNoGroup = (err: unknown) => err instanceof Error && err.message.startsWith('NOGROUP');
