@@ -139,6 +139,8 @@ export class WebhookSender {
   private abandoned: Claimed[] = [];
   /** Per endpoint: the deliveries claimed here and not recorded yet (given back, or their outcome recorded). */
   private readonly open = new Map<string, number>();
+  /** Whether an endpoint got nothing claimed for its attempts waiting for their record (claimed again once they are). */
+  private heldBack = false;
   /** Outcomes not recorded yet. */
   private outcomes: { delivery: Claimed; outcome: Outcome }[] = [];
   private flushing: Promise<void> = Promise.resolve();
@@ -311,7 +313,10 @@ export class WebhookSender {
   private free(endpoint: string): number {
     const open = this.open.get(endpoint) ?? 0;
     const started = (this.queued.get(endpoint)?.length ?? 0) + (this.inFlight.get(endpoint) ?? 0);
-    if (open - started >= UNRECORDED) return 0;
+    if (open - started >= UNRECORDED) {
+      this.heldBack = true;
+      return 0;
+    }
     return Math.max(0, AHEAD - started);
   }
 
@@ -432,7 +437,10 @@ export class WebhookSender {
       await takeOut(this.deps, taken);
       for (const { delivery } of batch) this.release(delivery);
       // An endpoint held back by its attempts waiting for their record may claim again.
-      if (!this.closed && batch.length >= UNRECORDED) this.kick();
+      if (this.heldBack && !this.closed) {
+        this.heldBack = false;
+        this.kick();
+      }
     }).catch((err: unknown) => {
       // Kept, to be recorded again (the claims held meanwhile, renewed by the passes); a process
       // that dies first leaves them to run out, and they are sent again under the same ids.
