@@ -1,19 +1,21 @@
 /**
  * The connections webhook POSTs go over (src/engine/webhooks/post.ts): HTTP/1.1 on keep-alive
- * connections, up to CONNECTIONS per origin, one request at a time on each (no pipelining), the
- * request written in one piece (head and body, one write), the answer read by
- * src/engine/webhooks/http1-response.ts. Measured against undici's `dispatch` with a handler of its own
- * (the sender's client before), it costs the sender about a third of the CPU per POST
- * (docs/performance.md, "The floor under a webhook"): no request object, header list, body stream
- * or parser state made per POST beyond the request's bytes.
+ * connections, up to CONNECTIONS per origin, each request written in one piece (head and body; the
+ * requests of one turn of the event loop on a connection corked into one write), the answers read
+ * in order by src/engine/webhooks/http1-response.ts. Up to PIPELINE requests go on a connection
+ * before their answers come, once the origin has earned it (OriginPool). Against undici's
+ * `dispatch` with a handler of its own (the sender's client before) it costs the sender about a
+ * seventh of the CPU a POST, about what wrk costs (docs/performance.md, "The delivery path"): no
+ * request object, header list, body stream or parser state made per POST beyond the request's
+ * bytes, and a write and a read shared by several requests.
  *
  * A connection is made with the origin's lookup (the caller's: it refuses what is not global
  * unicast), over TLS for https (SNI, the system's trust store, ALPN offering http/1.1 only). It is
  * reused while the receiver keeps it (not HTTP/1.0 without keep-alive, no `Connection: close`, a
  * framed body) and closed after IDLE_MS unused, or a second before the receiver's own
  * `Keep-Alive: timeout` when it says one, so a request is rarely written on a connection the
- * receiver is closing. Any error closes the connection; its request fails (the sender tries it again
- * under the same `webhook-id`).
+ * receiver is closing. Any error closes the connection; the requests on it fail (the sender tries
+ * them again under the same `webhook-id`).
  */
 import { connect as tcpConnect, isIP, type LookupFunction, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
