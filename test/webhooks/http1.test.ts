@@ -5,9 +5,17 @@
  * as receivers may (HTTP/1.0 without a length, Content-Length, chunked with extensions and
  * trailers, interim 1xx, `Connection: close`, every byte in a write of its own), answers that break
  * the protocol (refused, the connection closed), a receiver that cannot take pipelined requests
- * (it closes the connection: those requests fail, and the origin goes one at a time), and uWebSockets.js.
+ * (it closes the connection: those requests fail, and the origin goes one at a time), uWebSockets.js,
+ * and HTTPS (a certificate the system does not trust refused; trusted, the POSTs go over TLS with
+ * the host's name as SNI, pipelined).
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js';
@@ -230,5 +238,39 @@ describe('webhook POSTs over laurel\'s HTTP/1.1 connections', () => {
     const all = await Promise.all(Array.from({ length: 500 }, () => postWebhook(`http://127.0.0.1:${port}/h`, '{"n":2}', {}, 5000, true)));
     expect(all).toEqual(Array(500).fill({ status: 204 }));
     expect(received).toBe(516);
+  });
+
+  it('sends over TLS, checking the certificate, with the host\'s name as SNI', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'laurel-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+    const names: (string | false | null)[] = [];
+    const secure = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
+      names.push((req.socket as TLSSocket).servername);
+      req.resume();
+      req.on('end', () => { res.statusCode = 202; res.end('ok'); });
+    });
+    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+    const port = (secure.address() as AddressInfo).port;
+    try {
+      // Not trusted by the system: refused.
+      await expect(postWebhook(`https://localhost:${port}/tls`, '{}', {}, 5000, true)).rejects.toMatchObject({ code: expect.stringMatching(/CERT|SELF_SIGNED/) });
+      // Trusted (the check off for this test): the exchange over TLS, one at a time, then pipelined.
+      const was = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+      try {
+        for (let n = 0; n < 16; n++) expect(await postWebhook(`https://localhost:${port}/tls`, `{"n":${n}}`, {}, 5000, true)).toEqual({ status: 202 });
+        const all = await Promise.all(Array.from({ length: 64 }, (_, n) => postWebhook(`https://localhost:${port}/tls`, `{"m":${n}}`, {}, 5000, true)));
+        expect(all).toEqual(Array(64).fill({ status: 202 }));
+      } finally {
+        if (was === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+        else process.env.NODE_TLS_REJECT_UNAUTHORIZED = was;
+      }
+      expect(names.length).toBe(80);
+      expect(new Set(names)).toEqual(new Set(['localhost']));
+    } finally {
+      secure.closeAllConnections();
+      await new Promise((resolve) => secure.close(resolve));
+    }
   });
 });
