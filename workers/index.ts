@@ -207,7 +207,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await enqueueCopy(svc.store.current.version);
   await schedule(() => configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions }));
 
-  const drainer = new LogDrainer(svc, pool);
+  // The drain tells this process's webhook sender when it queued deliveries, so they go at once.
+  let webhooksQueued = (): void => undefined;
+  const drainer = new LogDrainer(svc, pool, () => webhooksQueued());
   await queue(LOG_DRAIN_QUEUE, async () => {
     const r = await drainer.drain();
     if (r.drained > 0) wlog.debug(r, 'event logs drained');
@@ -263,6 +265,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   }, 'notifications job failed', { ms: 1000, job: 'send' });
 
   const webhooks = new WebhookSender(svc, pool);
+  webhooksQueued = () => webhooks.kick();
   await queue(WEBHOOKS_QUEUE, async () => {
     const claimed = await webhooks.pass();
     if (claimed > 0) wlog.debug({ claimed }, 'webhook deliveries started');

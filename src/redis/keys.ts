@@ -64,6 +64,12 @@
  *                                                        webhook subscribes to streak.lost (webhooks/plan.ts)
  *   <prefix>:{wh:<tenant>}:fzdue, :fz                  zset: user id -> when to check the user's freezes next (ms);
  *                                                        hash: what the last check saw (src/engine/webhooks/freezes.ts)
+ *   <prefix>:{whq:<endpoint id>}:q                     stream: an endpoint's deliveries from the log waiting for
+ *                                                        their first attempt (field d), consumer group 's' (the
+ *                                                        senders' claims: src/engine/webhooks/queue.ts)
+ *   <prefix>:{whq:<endpoint id>}:hw                    hash: partition -> the last log entry whose deliveries
+ *                                                        the queue took (lua/webhookEnqueue-2.lua)
+ *   <prefix>:{whq}                                     set: the endpoints that have a queue
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -306,6 +312,20 @@ export class Keys {
    */
   streakFreezes(tenant: string): { due: string; seen: string } {
     return { due: `${this.prefix}:{wh:${tenant}}:fzdue`, seen: `${this.prefix}:{wh:${tenant}}:fz` };
+  }
+
+  /**
+   * An endpoint's queue (src/engine/webhooks/queue.ts), on a slot of its own: the deliveries the
+   * log calls for, waiting for their first attempt (a stream, claimed through its consumer group),
+   * and the marks of the log entries it took (partition -> the last entry's sortable id).
+   */
+  webhookQueue(endpointId: string): { queue: string; marks: string } {
+    return { queue: `${this.prefix}:{whq:${endpointId}}:q`, marks: `${this.prefix}:{whq:${endpointId}}:hw` };
+  }
+
+  /** The endpoints that have a queue (deleted endpoints' queues are found and dropped from it). */
+  get webhookQueues(): string {
+    return `${this.prefix}:{whq}`;
   }
 
   /**

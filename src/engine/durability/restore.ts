@@ -34,7 +34,10 @@ import type { Keys } from '../../redis/keys.js';
 import { completeAchievement } from '../achievements/complete.js';
 import { EventRecorder } from '../event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './streak-rankings-from-log.js';
-import { logSubscribers, noteLater } from '../webhooks/plan.js';
+import { logSubscribers, plannedWebhooks } from '../webhooks/plan.js';
+import { queueAfterRestore } from '../webhooks/queue.js';
+import { recordedIds } from '../../postgres/webhooks/sent.js';
+import { webhookDeliveryId } from '../../postgres/webhooks/deliveries.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
 import type { Services } from '../services.js';
@@ -107,6 +110,9 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
   }
   return entries.sort((a, b) => compareStreamIds(a.id, b.id) || a.partition - b.partition);
 }
+
+/** The kinds of entries that call for webhooks (src/domain/webhooks/events.ts mayNotify). */
+const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points']);
 
 export class Restore {
   private readonly svc: Services;
@@ -381,18 +387,22 @@ export class Restore {
   }
 
   /**
-   * The webhooks' notes (losses, freeze checks, points.changed windows) taken again from the
-   * entries from the snapshot on, while an endpoint subscribes: written again, a note changes
-   * nothing, and a delivery recorded already is not recorded twice (its id names its occasion).
+   * The webhooks taken again from the entries from the snapshot on, while an endpoint subscribes:
+   * the notes (losses, freeze checks, points.changed windows; written again, a note changes
+   * nothing, and a delivery recorded already is not recorded twice: its id names its occasion),
+   * and the deliveries due now, queued again past the marks the snapshot's queues hold, none that
+   * Postgres records as attempted (src/engine/webhooks/queue.ts queueAfterRestore).
    */
   private async webhooksAgain(entries: Entry[]): Promise<void> {
     const { types } = logSubscribers(this.svc.store.current);
     if (types.size === 0) return;
     const parsed: ParsedEntry[] = [];
     for (const entry of entries) {
-      if (entry.kind === 'event' || entry.kind === 'freezes') parsed.push({ id: entry.id, kind: entry.kind, e: JSON.parse(entry.body) as LogBody });
+      if (WEBHOOK_KINDS.has(entry.kind)) parsed.push({ id: entry.id, kind: entry.kind, e: JSON.parse(entry.body) as LogBody });
     }
-    await noteLater(this.svc, parsed, types);
+    const deliveries = await plannedWebhooks(this.svc, parsed, this.svc.clock.now());
+    const prefix = this.svc.settings.prefix;
+    await queueAfterRestore(this.svc, (endpointId, ids) => recordedIds(this.pool, prefix, endpointId, ids), deliveries, webhookDeliveryId);
   }
 
   /**
