@@ -6,23 +6,18 @@
  * does nothing else meanwhile) and wrk's (this process's children's), with 1 connection (one POST
  * at a time) and with as many as laurel's sender keeps in flight per endpoint. No sender can cost
  * less than the client's share, nor the machine less than the two together: it is the floor under
- * `laurel-system-hooks` (docs/performance.md). BENCH_DURATION seconds a pass (8).
+ * `laurel-system-hooks` (docs/performance.md). Then laurel's own client (src/engine/webhooks/post.ts)
+ * in wrk's place, in a process of its own (bench/post-client.ts), as many in flight: what laurel's
+ * sender pays for the POST itself against wrk's share. BENCH_DURATION seconds a pass (8).
  */
 import { readFileSync } from 'node:fs';
 import { microsPerTick, statTimes } from './cpu.js';
 import { runWrk, WRK_MISSING, wrkVersion } from './wrk.js';
 import { ROOT } from './variants.js';
 import { webhookReceiver, webhooksReceived } from './webhook-receiver.js';
-import { signedHeaders, newSecret } from '../src/domain/webhooks/signing.js';
+import { execFile } from 'node:child_process';
 import { IN_FLIGHT } from '../src/engine/webhooks/send.js';
-
-const now = new Date().toISOString();
-const body = JSON.stringify({
-  type: 'streak.started',
-  user: { id: 'user-48213', email: null, name: null, tz: null, deviceTokens: null, subscribeToEmails: true, attributes: {}, control: false, created: now, updated: now },
-  streak: { length: 1, frequency: 'daily', started: now.slice(0, 10), periodStart: now.slice(0, 10), periodEnd: now.slice(0, 10), expires: now.slice(0, 10), freezes: 0, maxFreezes: 2, freezeAutoEarnInterval: 7, freezeAutoEarnAmount: 1 },
-});
-const headers = signedHeaders([newSecret()], `msg_${'7'.repeat(32)}`, Math.floor(Date.now() / 1000), body);
+import { deliveryBody as body, deliveryHeaders as headers } from './webhook-delivery.js';
 
 /** This process's ticks and its waited children's (wrk's, once it exited). */
 function ticks(): { own: number; children: number } {
@@ -52,6 +47,25 @@ async function main(): Promise<void> {
     const receiver = ((after.own - before.own) * us) / n;
     const client = ((after.children - before.children) * us) / n;
     console.log(`| ${connections} | ${Math.round(n / durationS).toLocaleString('en-US')} | ${receiver.toFixed(1)} | ${client.toFixed(1)} | ${(receiver + client).toFixed(1)} |`);
+  }
+  // laurel's own client in wrk's place, IN_FLIGHT at a time, in a child process (its CPU read as wrk's is);
+  // and another to compare it with (BENCH_POST_CLIENT: a module exporting postWebhook), when given.
+  const clients: [string, string[]][] = [[`laurel's client (src/engine/webhooks/post.ts), ${IN_FLIGHT} in flight`, []]];
+  if (process.env.BENCH_POST_CLIENT) clients.push([`${process.env.BENCH_POST_CLIENT}, ${IN_FLIGHT} in flight`, [process.env.BENCH_POST_CLIENT]]);
+  for (const [name, extra] of clients) {
+    const before = ticks();
+    const received = webhooksReceived();
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [`${ROOT}dist/bench/post-client.js`, url, String(durationS), String(IN_FLIGHT), ...extra], { timeout: (durationS + 30) * 1000 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    const after = ticks();
+    const n = webhooksReceived() - received;
+    const { statuses, errors } = JSON.parse(out) as { statuses: Record<string, number>; errors: number };
+    if (n === 0 || errors > 0 || statuses['204'] !== n) throw new Error(`${name}: ${out.trim()} for ${n} received`);
+    const receiver = ((after.own - before.own) * us) / n;
+    const client = ((after.children - before.children) * us) / n;
+    console.log(`| ${name} | ${Math.round(n / durationS).toLocaleString('en-US')} | ${receiver.toFixed(1)} | ${client.toFixed(1)} | ${(receiver + client).toFixed(1)} |`);
   }
 }
 

@@ -457,9 +457,9 @@ async function measureRound(
             // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
             let hooks = '';
             if (r.variant.name.includes('hooks') && r.session.drain !== null) {
-              const tail = await waitForWebhooks(r.session.drain.databaseUrl, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
+              const tail = await waitForWebhooks(r.session.drain.databaseUrl, redis, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
               const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
-              hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} outbox rows waiting once drained, ${sent}`;
+              hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} waiting once drained, ${sent}`;
             }
             const unit = r.session.batch === undefined ? 'req/s' : `events/s (${r.session.batch} a request)`;
             log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} ${unit}${batched}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);

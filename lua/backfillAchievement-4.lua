@@ -11,8 +11,8 @@
   ARGV[1] now, ISO-8601
   ARGV[2] plan (msgpack): a = the achievement's entry (metric: tf = total field or pf = progress
           field, and v = threshold; composite: r; streak: l = length, met by the longest streak
-          the user ever had, unless their streak preferences disable the streak), c = the
-          composites
+          the user ever had, unless their streak preferences disable the streak; anniversary:
+          y = 1, the worker found that it came), c = the composites
   ARGV[3] the log entry (JSON, built by the worker)
 
   Returns the number of achievements completed.
@@ -43,6 +43,8 @@ elseif a.l then
   -- Not a user whose streak preferences disable the streak (lua/updatePreferences-3.lua).
   local stored = redis.call('HMGET', userKey, 's', 's:o')
   qualifies = parseStreak(stored[1] or nil).long >= a.l and not (stored[2] and string.find(stored[2], '"enabled":false', 1, true))
+elseif a.y then
+  qualifies = true
 elseif a.v then
   local current
   if a.pf then current = redis.call('HGET', userMetricKey, a.pf) else current = redis.call('HGET', userKey, a.tf) end

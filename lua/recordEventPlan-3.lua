@@ -25,6 +25,8 @@
             points key base        <slot>up:<tenant>:<uid>:        an award (lua/includes/points.lua)
             partition points totals <slot>ptt:<tenant>:<systemId>  an award: uid -> total
             the partition's due set <slot>ptdue                    time triggers start counting
+            the partition's anniversary due set <slot>anndue       a new user, with anniversary
+                                                                   achievements
           where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
@@ -40,7 +42,7 @@
             day field   'd:<local day of the event in <zone>>'
             zone        the time zone assumed for the day and the periods; '' is UTC
             now ms      the event's time, ms since the epoch (the date of its awards)
-            tenant      the user's tenant ('_' or its uuid): the due set's member is
+            tenant      the user's tenant ('_' or its uuid): the due sets' member is
                         '<tenant>|<user id>'
             matches     '1'/'0' per event-filtered achievement or points trigger of the plan:
                         whether this event matches
@@ -56,7 +58,8 @@
                         (lua/includes/hotPlan.lua userPlan), the rule in the form of <rule> below
   The plan, as ARGV[5] sends it in full: '<total field>\n<hot>\n<details>'
             total field the metric's total in the user hash: 'm:<metricId>'
-            hot         the plan's hot part: '<thresholds>#<rule>#<points>'. thresholds: the
+            hot         the plan's hot part: '<thresholds>#<rule>#<points>', then '#<years>'
+                        with anniversary achievements (the fewest years among them). thresholds: the
                         metric achievements' as 'v' or 'v:f' (f: the position in <matches>),
                         comma-separated, the filtered ones first, then the others in ascending
                         order; rule: '' or '<f><mode><all><sa><fz>|<position>|<t>;<t>...|<i>,<x>,<n>,<a>'
@@ -119,6 +122,10 @@
     {-12, token, prefs}   the user's streak preferences ('s:ov', '' when none, and 's:o') are not
                           the ones <plan> was compiled from: nothing changed, send the plan of
                           these
+    {-13}                 with anniversary achievements: the user's next anniversary ('an') is
+                          the event's day or before it, or was never worked out: the api
+                          completes what came (src/engine/achievements/anniversaries.ts), then
+                          sends the event again; nothing changed
 ]]
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
@@ -142,6 +149,7 @@ local boosts = ARGV[6] or ''
 --- @include "streak"
 --- @include "points"
 --- @include "hotPlan"
+--- @include "anniversary"
 --- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
@@ -208,6 +216,13 @@ if timeTriggers and stored[2] then
     local next = stored[t.position]
     if not next or next + 0 <= now then return {-9} end
   end
+end
+-- A returning user whose next anniversary has come on their calendar (the event's day, in the zone
+-- the event sets or the stored one, checked above), or who was never looked at: the api completes
+-- the anniversary achievements first.
+if planned.anniv and stored[2] then
+  local coming = redis.call('HGET', userKey, 'an')
+  if not coming or coming <= string.sub(dayField, 3) then return {-13} end
 end
 
 -- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
@@ -390,6 +405,10 @@ if timeTriggers and created == 1 then
   end
   redis.call('HSET', userKey, unpack(due))
   redis.call('ZADD', slot .. 'ptdue', string.format('%d', earliest), tenant .. '|' .. string.sub(creation, 25))
+end
+-- A new user's anniversaries count from this day.
+if planned.anniv and created == 1 then
+  anniversaryFirst(userKey, slot .. 'anndue', tenant .. '|' .. string.sub(creation, 25), string.sub(dayField, 3), nowStamp + 0, planned.anniv)
 end
 
 local completed = {} -- the ids of the achievements this event completes

@@ -19,7 +19,8 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
   const snapshot = store.current;
   const a = snapshot.achievements.get(job.achievementId);
   const result: BackfillResult = { users: 0, completed: 0 };
-  if (!a || a.status !== 'active') return result;
+  // Anniversaries are backfilled by their own pass, on each user's calendar (workers/anniversaries.ts).
+  if (!a || a.status !== 'active' || a.trigger === 'anniversary') return result;
   const plan = snapshot.singlePlan(a);
   if (plan === null) return result;
   const now = clock.now();

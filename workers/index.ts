@@ -18,7 +18,8 @@ import { connectPostgres, isPostgresUnavailable } from '../src/postgres/pool.js'
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { LOG_DRAIN_QUEUE, LogDrainer, type DrainResult } from './log-drain.js';
 import { backfill, type BackfillResult } from './achievements.js';
-import { ACHIEVEMENTS_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
+import { ACHIEVEMENTS_QUEUE, ANNIVERSARIES_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
+import { anniversariesDue, anniversaryBackfill, type AnniversaryPassResult } from './anniversaries.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
 import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
 import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
@@ -64,6 +65,12 @@ export interface WorkersHandle {
    * that accrue time awards with accrueNow alone, in their own order).
    */
   pauseTimePass(): Promise<void>;
+  /** Looks at every user whose anniversary may have come now, beside the scheduled passes (for tests and tools). */
+  anniversariesNow(): Promise<AnniversaryPassResult>;
+  /** Resolves once no anniversaries job is waiting or running (for tests). */
+  anniversariesIdle(timeoutMs?: number): Promise<void>;
+  /** Stops this process's anniversaries pass each second, letting the one running finish (for tests of the event path). */
+  pauseAnniversaryPass(): Promise<void>;
   /** Resolves once no achievement job is waiting or running (for tests). */
   achievementsIdle(timeoutMs?: number): Promise<void>;
   /** Applies every batch item queued now, beside the loop's passes (for tests and tools). */
@@ -204,7 +211,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await enqueueCopy(svc.store.current.version);
   await schedule(() => configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions }));
 
-  const drainer = new LogDrainer(svc, pool);
+  // The drain tells this process's webhook sender when it queued deliveries, so they go at once.
+  let webhooksQueued = (): void => undefined;
+  const drainer = new LogDrainer(svc, pool, () => webhooksQueued());
   await queue(LOG_DRAIN_QUEUE, async () => {
     const r = await drainer.drain();
     if (r.drained > 0) wlog.debug(r, 'event logs drained');
@@ -228,6 +237,17 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'points-time job failed', { ms: 1000, job: 'accrue' });
 
+  const anniversaryQueue = await queue(ANNIVERSARIES_QUEUE, async (job) => {
+    if (job.name === 'backfill') {
+      const r = await anniversaryBackfill(svc);
+      wlog.info(r, 'users put in the anniversary due sets');
+      return r;
+    }
+    const r = await anniversariesDue(svc);
+    if (r.completed > 0) wlog.debug(r, 'anniversary achievements completed');
+    return r;
+  }, 'anniversaries job failed', { ms: 1000, job: 'pass' });
+
   await queue(SNAPSHOT_QUEUE, async () => {
     const r = await takeSnapshot(svc, pool);
     if (r === null) wlog.debug('a new installation: nothing to snapshot yet');
@@ -249,6 +269,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   }, 'notifications job failed', { ms: 1000, job: 'send' });
 
   const webhooks = new WebhookSender(svc, pool);
+  webhooksQueued = () => webhooks.kick();
   await queue(WEBHOOKS_QUEUE, async () => {
     const claimed = await webhooks.pass();
     if (claimed > 0) wlog.debug({ claimed }, 'webhook deliveries started');
@@ -352,6 +373,11 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await started.find((x) => x.queue === timeQueue)!.worker().pause();
     },
     achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
+    anniversariesNow: () => anniversariesDue(svc),
+    anniversariesIdle: (timeoutMs = 10_000) => idle(anniversaryQueue, 'anniversaries', timeoutMs, true),
+    async pauseAnniversaryPass() {
+      await started.find((x) => x.queue === anniversaryQueue)!.worker().pause();
+    },
     batchesNow: () => batches.drain(),
     batches,
     live,

@@ -25,7 +25,9 @@
  *   and made deliveries by the notifier when due.
  * - while an active webhook endpoint subscribes to a type the log gives, the entries that may call
  *   for one (src/domain/webhooks/events.ts mayNotify) are parsed, and their webhook deliveries
- *   (src/engine/webhooks/plan.ts) written in the archive's transaction too: recorded once.
+ *   (src/engine/webhooks/plan.ts) put in the endpoints' queues in Redis before the archive's
+ *   transaction (src/engine/webhooks/queue.ts): each entry's once, however often a pass is made
+ *   again, since the queues mark the entries they took.
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
@@ -41,7 +43,7 @@ import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engin
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
-import { addToOutbox } from '../src/postgres/webhooks/outbox.js';
+import { enqueue } from '../src/engine/webhooks/queue.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import { sentTogether } from '../src/redis/coalesce.js';
 import type pg from 'pg';
@@ -247,10 +249,14 @@ export class LogDrainer {
   /** Whether the backfill of the rollups is done (src/postgres/analytics/backfill.ts). */
   private backfilled = false;
 
-  constructor(deps: Deps, pool: pg.Pool) {
+  /** Called once a pass has put webhook deliveries in their queues (the workers' sender claims them at once). */
+  private readonly queued: (() => void) | undefined;
+
+  constructor(deps: Deps, pool: pg.Pool, queued?: () => void) {
     this.deps = deps;
     this.pool = pool;
     this.archive = new LogArchive(pool, deps.settings.prefix);
+    this.queued = queued;
   }
 
   /** Logs once when the drain falls more than BEHIND_MS behind, and once when it has caught up (under a fifth of it). */
@@ -429,22 +435,24 @@ export class LogDrainer {
     if (batches.length === 0) return [];
     await replayPhase2(deps, consumers, dead);
     const deliveries = await planned(deps, 'notifications', completions.length, () => plannedDeliveries(deps, completions));
-    const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying));
+    const webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying, deps.clock.now()));
     // Before the archive: an index written twice (a pass made again) changes nothing; so do the
     // active users' sketches.
     await noteActiveUsers(deps, rollup);
     await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members))));
+    // The webhooks' deliveries, due now: in the endpoints' queues before the archive holds their
+    // entries (a queue takes an entry's once: a pass made again adds nothing).
+    if (webhooks.length > 0) {
+      await enqueue(deps, webhooks);
+      this.queued?.();
+    }
     // Written: later passes need not write them again.
     notes.pass.addTo(this.noted);
-    const schedule = deliveries.length === 0 && webhooks.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
+    const schedule = deliveries.length === 0 && moves.length === 0 ? undefined : async (client: pg.ClientBase) => {
       if (moves.length > 0) await movePending(client, deps.settings.prefix, deps.store.current, moves);
       if (deliveries.length > 0) await scheduleAll(client, deps.settings.prefix, deliveries, deps.clock.now());
-      // Due now, each once: the outbox (a window's points.changed is noted in Redis, src/engine/webhooks/points-changed.ts).
-      if (webhooks.length > 0) await addToOutbox(client, deps.settings.prefix, webhooks, deps.clock.now());
     };
-    const failed = (err: unknown) => deps.log.error(
-      { err, deliveries: deliveries.length, webhooks: webhooks.length }, 'notifications and webhooks not scheduled for these entries',
-    );
+    const failed = (err: unknown) => deps.log.error({ err, deliveries: deliveries.length }, 'notifications not scheduled for these entries');
     if (!(await this.archive.commit(batches, rollup, schedule, failed))) {
       // Another drainer archived some of them: start again from where the archive ends.
       this.cursors = null;

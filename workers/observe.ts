@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { Services } from '../src/engine/services.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
+import { queueLengths } from '../src/engine/webhooks/queue.js';
 import type { PostgresOutage } from '../src/postgres/outage.js';
 import type { WorkersHealth } from './health.js';
 import { secondsBehind, type LogDrainer } from './log-drain.js';
@@ -54,5 +55,11 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
   }, 'min');
   metrics.counter('laurel_webhook_deliveries_total', 'Webhook delivery attempts settled, by outcome (retried: tried again after the backoff; failed: given up or the endpoint gone).',
     'outcome', () => ({ delivered: webhooks.totals.delivered, retried: webhooks.totals.retried, failed: webhooks.totals.failed }));
+  metrics.gauge('laurel_webhook_queue_deliveries', 'Webhook deliveries of the event log waiting in the endpoints\' queues in Redis for their first attempt (claimed or not).', async () => {
+    const lengths = await within(queueLengths(svc, [...svc.store.current.webhooks.keys()]), ASK_MS, 'Redis');
+    let n = 0;
+    for (const length of lengths.values()) n += length;
+    return n;
+  }, 'max');
   metrics.counter('laurel_store_errors_total', '', 'store', () => ({ postgres: postgresOutage.failures }));
 }

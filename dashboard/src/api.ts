@@ -2,6 +2,8 @@
  * The dashboard's calls: the Admin API and the Application API of the laurel serving the page, with
  * the admin key the user signed in with (kept in sessionStorage only) and the tenant chosen.
  */
+import type { Issue } from './types.js';
+
 export interface Session {
   key: string;
   /** The Tenant-ID header: a tenant's customerId ('' for the default tenant). */
@@ -14,11 +16,7 @@ export interface Answer<T> {
 }
 
 /** An issue of a batch answer (the Admin API's `{ created, issues }`). */
-export interface Issue {
-  index?: number;
-  severity: 'error' | 'warning';
-  message: string;
-}
+export type { Issue };
 
 /** A refusal: the status and the server's `error`. */
 export class ApiError extends Error {

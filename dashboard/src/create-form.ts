@@ -23,5 +23,5 @@ export function useCreateForm<F extends Record<string, string>, T>(
     setErrors({ list: await deleteOne(session, path, id) });
     await list.reload();
   };
-  return { form, set: fieldSetter(form, setForm), errors, submit, remove };
+  return { form, set: fieldSetter(form, setForm), errors, setErrors, submit, remove };
 }

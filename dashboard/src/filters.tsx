@@ -4,10 +4,9 @@
  * its kind and the value typed, each removable, and a button that adds one. The Admin API's
  * refusal shows under the list (`<id>-error`).
  */
-export interface AttributeFilter {
-  attributeId: string;
-  attributeValue: string;
-}
+import type { AttributeFilter } from './types.js';
+
+export type { AttributeFilter };
 
 export function FiltersField(props: {
   id: string; label: string; attributes: { id: string; name: string }[]; value: AttributeFilter[];

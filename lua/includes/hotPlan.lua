@@ -14,7 +14,7 @@
 
   hotPlan(id, full) -> the plan of that id; `full` ('<total field>\n<hot>\n<details>', or '')
   gives it when the library does not hold it; nil when neither does. The plan is {total, high,
-  details, ach, rule, points, thresholds, letter, mode, all, sa, fz, fast, decoded, ruleDetails,
+  details, ach, rule, points, anniv, thresholds, letter, mode, all, sa, fz, fast, decoded, ruleDetails,
   triggers, token}, shared: callers must not change it, but for the parts worked out once on first
   use (decoded, uf, ruleDetails, triggers).
 
@@ -27,7 +27,9 @@
     total              the metric's total field in the user hash ('m:<metricId>')
     high               the field of the total's highest point ('h' .. total), joined once per plan
     details            the plan's details, JSON (recordEventPlan ARGV[5])
-    ach, rule, points  the three parts of <hot> ('' when absent)
+    ach, rule, points  the first three parts of <hot> ('' when absent)
+    anniv              the fourth, only with anniversary achievements: the fewest years among
+                       them, a number; nil without
     thresholds         the metric achievements', in the order of <ach>: {goal, filter (its
                        position in <matches>, or nil)}
     all, sa, fz        the rule's flags (lua/includes/streak.lua): evaluation `all`, streak
@@ -96,11 +98,14 @@ hotPlan = function(id, full)
   if full == '' then return nil end
   local total, hot, details = string.match(full, '^([^\n]*)\n([^\n]*)\n(.*)$')
   local ach, rule, points = string.match(hot, '^([^#]*)#([^#]*)#(.*)$')
+  local anniv
+  local rest, years = string.match(points, '^([^#]*)#(%d+)$')
+  if rest then points, anniv = rest, years + 0 end
   local thresholds = {}
   for goal, filter in string.gmatch(ach, '([^,:]+):?(%d*)') do
     thresholds[#thresholds + 1] = {goal = tonumber(goal), filter = tonumber(filter)}
   end
-  plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, thresholds = thresholds,
+  plan = {total = total, high = 'h' .. total, details = details, ach = ach, rule = rule, points = points, anniv = anniv, thresholds = thresholds,
     letter = nil, mode = nil, all = false, sa = false, fz = false, fast = nil, decoded = false,
     ruleDetails = false, triggers = false, token = false}
   ruleFlags(plan, rule)

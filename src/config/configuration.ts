@@ -6,6 +6,7 @@ import { Snapshot } from '../model/snapshot.js';
 import type { Achievement, ConfigKind } from '../model/entities.js';
 import { compilePlans, singlePlan, type MetricPlan } from './plans/achievements.js';
 import type { LuaAchievement, PointsDetails } from './plans/lua.js';
+import type { AnniversaryPlan } from './plans/anniversaries.js';
 import type { TimeTrigger } from './plans/points.js';
 
 export class Configuration extends Snapshot {
@@ -19,6 +20,8 @@ export class Configuration extends Snapshot {
   readonly timeTriggers: TimeTrigger[];
   /** Whether active streak achievements exist (the rules of users with streak preferences say so too). */
   readonly streakAchievements: boolean;
+  /** The active anniversary achievements, fewest years first (src/engine/achievements/anniversaries.ts). */
+  readonly anniversaries: AnniversaryPlan[];
 
   constructor(version: number, raw: Record<ConfigKind, Record<string, string>>) {
     super(version, raw);
@@ -28,6 +31,7 @@ export class Configuration extends Snapshot {
     this.points = compiled.points;
     this.timeTriggers = compiled.timeTriggers;
     this.streakAchievements = compiled.streakAchievements;
+    this.anniversaries = compiled.anniversaries;
   }
 
   /**

@@ -9,40 +9,33 @@
  *   api          completed only through POST achievements/{key}/complete.
  *   achievement  completes when all `achievementIds` are completed (cascades in the same script).
  *   streak       completes when the streak reaches `streakLength` (with streaks).
+ *   anniversary  completes when the user's `anniversaryYears`-th anniversary comes on their
+ *                calendar, at their next event or by the workers' pass
+ *                (src/engine/achievements/anniversaries.ts).
  * Statuses: active (completable, shown), inactive (neither), locked (not completable, shown to
  * users who have it), archived (gone). User-attribute filters must all match the user.
  */
 import { nameUuid } from './ids.js';
 import type { Achievement, AttributeFilter } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
+import type { AchievementView } from '../model/views.js';
+
+export type { AchievementView };
 
 /** A stable completion id per tenant, user and achievement (the same on every answer). */
 export function completionId(tenant: string, userId: string, achievementId: string): string {
   return nameUuid(`${tenant}\u0000${userId}\u0000${achievementId}`);
 }
 
-export interface AchievementView {
-  id: string;
-  key: string;
-  name: string;
-  trigger: string;
-  description: string | null;
-  badgeUrl: string | null;
-  userAttributes: { key: string; value: string }[];
-  metricId?: string;
-  metricValue?: number;
-  metricName?: string;
-  eventAttributes?: { key: string; value: string }[];
-  eventAttribute?: { key: string; value: string };
-  streakLength?: number;
-  achievementIds?: string[];
-}
 
 function filterView(filters: AttributeFilter[], snapshot: Snapshot): { key: string; value: string }[] {
   return filters.map((f) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue }));
 }
 
-/** The Application API shape of an achievement (trophy AchievementResponse, 1.21.1). */
+/**
+ * The Application API shape of an achievement (trophy AchievementResponse, 1.21.1), with
+ * `anniversaryYears` on an anniversary achievement (Admin API 1.26.0's name for it).
+ */
 export function achievementView(a: Achievement, snapshot: Snapshot): AchievementView {
   const view: AchievementView = {
     id: a.id,
@@ -64,6 +57,8 @@ export function achievementView(a: Achievement, snapshot: Snapshot): Achievement
     view.streakLength = a.streakLength ?? undefined;
   } else if (a.trigger === 'achievement') {
     view.achievementIds = a.achievementIds;
+  } else if (a.trigger === 'anniversary') {
+    view.anniversaryYears = a.anniversaryYears ?? undefined;
   }
   return view;
 }

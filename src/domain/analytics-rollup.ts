@@ -3,7 +3,9 @@
  * drain (and the backfill of an archive) adds to the counters per tenant and UTC day, and what it
  * saw of each user, summed here without any I/O; src/postgres/analytics/rollups.ts merges it with
  * the users' stored state. A user is active on a day with an event or an API completion of that
- * day; first seen at their first entry of any kind.
+ * day; first seen at their first entry of any kind. What the batch's identifications (an event's
+ * inline one, an explicit one, an API completion's) set of each user's email, name and attributes
+ * is kept too: the user directory the Admin API's user list searches (docs/dashboard.md, "Users").
  */
 import type { NotificationSettings } from '../model/entities.js';
 import type { LogBody } from '../model/log.js';
@@ -31,6 +33,71 @@ export interface UserSeen {
   control: boolean;
   /** The days (UTC day numbers) of their events and API completions in the batch, ascending. */
   activeDays: number[];
+  /** What the batch's identifications set, in the log's order; undefined: none. */
+  ident?: IdentityPatch;
+}
+
+/**
+ * What identifications set of a user, as the user hash takes them (lua/includes/writeUser.lua):
+ * a field given replaces it, attributes are set key by key, and an email is not kept while the
+ * user is unsubscribed through the API (`subscribeToEmails: false`).
+ */
+export interface IdentityPatch {
+  email?: string;
+  name?: string;
+  attributes?: Record<string, string>;
+  /** true: `subscribeToEmails: false` (the email dropped, and any later one); false: `true` again. */
+  emailsOff?: boolean;
+}
+
+/** A user's directory fields. */
+export interface Identity {
+  email: string | null;
+  name: string | null;
+  attributes: Record<string, string>;
+  emailsOff: boolean;
+}
+
+/**
+ * A text as Postgres can keep it in a text or a jsonb value: a NUL, or half of a surrogate pair,
+ * (which an API caller may send, escaped in JSON) becomes U+FFFD.
+ */
+export function storable(text: string): string {
+  return text.replace(UNSTORABLE, '\uFFFD');
+}
+
+/** A NUL, a high surrogate without its low one, a low one without its high one. */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Adds an identification's fields (an entry's `f`) to `patch`. */
+export function patchIdentity(patch: IdentityPatch, f: Record<string, unknown>): IdentityPatch {
+  if (typeof f.email === 'string') patch.email = storable(f.email);
+  if (typeof f.name === 'string') patch.name = storable(f.name);
+  if (typeof f.subscribeToEmails === 'boolean') patch.emailsOff = !f.subscribeToEmails;
+  const attributes = f.attributes;
+  if (attributes !== null && typeof attributes === 'object' && !Array.isArray(attributes)) {
+    for (const [key, value] of Object.entries(attributes as Record<string, unknown>)) {
+      if (typeof value === 'string') (patch.attributes ??= Object.create(null) as Record<string, string>)[storable(key)] = storable(value);
+    }
+  }
+  return patch;
+}
+
+/** `was` with `patch` applied. */
+export function applyIdentity(was: Identity, patch: IdentityPatch): Identity {
+  const emailsOff = patch.emailsOff ?? was.emailsOff;
+  const email = emailsOff ? null : patch.email ?? was.email;
+  return {
+    email, name: patch.name ?? was.name, emailsOff,
+    attributes: patch.attributes === undefined ? was.attributes : { ...was.attributes, ...patch.attributes },
+  };
+}
+
+/** Whether two identities differ. */
+export function identityChanged(a: Identity, b: Identity): boolean {
+  if (a.email !== b.email || a.name !== b.name || a.emailsOff !== b.emailsOff) return true;
+  const ka = Object.keys(a.attributes);
+  return ka.length !== Object.keys(b.attributes).length || ka.some((k) => a.attributes[k] !== b.attributes[k]);
 }
 
 export interface DayCounts {
@@ -71,6 +138,9 @@ export function rollEntry(r: BatchRollup, kind: string, body: LogBody, settings:
     r.users.set(key, user);
   } else if (ts < user.firstMs) {
     user.firstMs = ts;
+  }
+  if ((kind === 'event' || kind === 'user' || kind === 'achievement') && body.f !== undefined && body.f !== null && typeof body.f === 'object') {
+    user.ident = patchIdentity(user.ident ?? {}, body.f);
   }
   if (kind !== 'event' && kind !== 'achievement') return;
   const day = Math.floor(ts / DAY_MS);

@@ -13,6 +13,9 @@ import { zoneName } from './time.js';
 import { streakPreferencesOf, streakPreferencesView, type StreakPreferencesView } from './streaks/preferences.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../model/entities.js';
+import type { UserView } from '../model/views.js';
+
+export type { UserView };
 
 export interface Identification {
   email?: string | null;
@@ -170,18 +173,6 @@ export function hashFromFlat(flat: (string | number)[], offset: number): UserHas
   return h;
 }
 
-export interface UserView {
-  id: string;
-  email: string | null;
-  name: string | null;
-  tz: string | null;
-  deviceTokens: string[] | null;
-  subscribeToEmails: boolean;
-  attributes: Record<string, string>;
-  control: boolean;
-  created: string;
-  updated: string;
-}
 
 /** A user as the API answers it; `control` is the user's group (src/domain/notifications/rules.ts isControl). */
 export function userView(h: UserHash, control: boolean): UserView {

@@ -12,6 +12,8 @@ import type { Settings } from '../lib/settings.js';
 export const ACHIEVEMENTS_QUEUE = 'achievements';
 /** Time triggers: the periodic accrual of due awards, and the backfill when a trigger appears. */
 export const POINTS_TIME_QUEUE = 'points-time';
+/** Anniversary achievements: the pass over the users whose anniversary may have come, and the backfill when they change. */
+export const ANNIVERSARIES_QUEUE = 'anniversaries';
 /** Leaderboards: the finalisation of runs every time zone has finished. */
 export const LEADERBOARDS_QUEUE = 'leaderboards';
 
@@ -64,6 +66,14 @@ export class Jobs {
   /** Puts every user in the due sets, so that a new or re-activated time trigger reaches them all. */
   async timeBackfill(version: number): Promise<void> {
     await this.queue(POINTS_TIME_QUEUE).add('backfill', {}, { ...JOB_OPTIONS, jobId: `time-backfill-${version}` });
+  }
+
+  /**
+   * Puts every user in the anniversary due sets, so that an anniversary achievement activated or
+   * changed reaches them all; one job per configuration version.
+   */
+  async anniversaryBackfill(version: number): Promise<void> {
+    await this.queue(ANNIVERSARIES_QUEUE).add('backfill', {}, { ...JOB_OPTIONS, jobId: `anniversary-backfill-${version}` });
   }
 
   /** Does not wait on a Redis that is down: a queue's close would wait for it to come back. */

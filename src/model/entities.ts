@@ -53,7 +53,7 @@ export interface AttributeFilter {
   attributeValue: string;
 }
 
-export type AchievementTrigger = 'metric' | 'streak' | 'api' | 'achievement';
+export type AchievementTrigger = 'metric' | 'streak' | 'api' | 'achievement' | 'anniversary';
 export type AchievementStatus = 'active' | 'inactive' | 'locked' | 'archived';
 
 export interface Achievement {
@@ -66,6 +66,11 @@ export interface Achievement {
   metricId: string | null;
   metricValue: number | null;
   streakLength: number | null;
+  /**
+   * `anniversary`: the years since the user's creation, counted on the user's calendar
+   * (src/domain/anniversaries.ts). Absent on achievements stored before the trigger existed.
+   */
+  anniversaryYears?: number | null;
   /** Prerequisites of an `achievement` (composite) trigger. */
   achievementIds: string[];
   userAttributes: AttributeFilter[];
@@ -74,6 +79,12 @@ export interface Achievement {
   status: AchievementStatus;
   created: string;
   updated: string;
+  /**
+   * When it last became active, or changed what completes it while active (its `anniversaryYears`,
+   * its user filters): an anniversary that came before is a backfill's, silent
+   * (src/engine/achievements/anniversaries.ts). Absent on achievements stored before it was kept.
+   */
+  activated?: string;
 }
 
 export interface StreakSettings {

@@ -65,3 +65,14 @@ export const STREAK_PREFERENCES_FIELD = 's:o';
 
 /** A token of the user's streak preferences (16 hex digits), which every event script reads (user hash). */
 export const STREAK_TOKEN_FIELD = 's:ov';
+
+/**
+ * The user's next anniversary date on their calendar (YYYY-MM-DD), or `~` when no anniversary
+ * achievement is left to complete (user hash; every event script reads it while anniversary
+ * achievements are active: src/engine/achievements/anniversaries.ts).
+ */
+export const ANNIVERSARY_FIELD = 'an';
+/** The date the user's anniversaries are counted from: the local day of their creation (user hash). */
+export const ANNIVERSARY_ANCHOR_FIELD = 'an:d';
+/** `an` of a user with no anniversary left: after every date in string order. */
+export const NO_ANNIVERSARY = '~';

@@ -170,9 +170,23 @@ const MIGRATIONS = [
   'DROP INDEX IF EXISTS laurel_webhook_deliveries_due',
   `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due_by_endpoint ON laurel_webhook_deliveries (prefix, endpoint_id, due_at) WHERE status IN ('pending', 'sending')`,
   'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
-  // The webhook outbox (src/postgres/webhooks/outbox.ts): the log's deliveries, a row per endpoint
-  // and up to 32 of them.
-  `CREATE TABLE IF NOT EXISTS laurel_webhook_outbox (
+  // The record of the webhook deliveries sent from the log (src/postgres/webhooks/sent.ts): a row per
+  // endpoint and batch of first attempts that delivered. An installation of the version before
+  // kept the log's deliveries waiting in this table (`laurel_webhook_outbox`, a row of up to 32 per
+  // endpoint, settled after their attempts): renamed, its settled rows stay the record they were,
+  // and the rows still waiting are moved to `laurel_webhook_deliveries` by the webhooks worker
+  // (src/postgres/webhooks/upgrade.ts).
+  `DO $$ BEGIN
+     IF to_regclass('laurel_webhook_outbox') IS NOT NULL AND to_regclass('laurel_webhook_sent') IS NULL THEN
+       ALTER TABLE laurel_webhook_outbox RENAME TO laurel_webhook_sent;
+       ALTER INDEX IF EXISTS laurel_webhook_outbox_pkey RENAME TO laurel_webhook_sent_pkey;
+       ALTER INDEX IF EXISTS laurel_webhook_outbox_waiting RENAME TO laurel_webhook_sent_waiting;
+       ALTER INDEX IF EXISTS laurel_webhook_outbox_settled RENAME TO laurel_webhook_sent_settled;
+       ALTER INDEX IF EXISTS laurel_webhook_outbox_ids RENAME TO laurel_webhook_sent_ids;
+       DROP INDEX IF EXISTS laurel_webhook_outbox_by_endpoint;
+     END IF;
+   END $$`,
+  `CREATE TABLE IF NOT EXISTS laurel_webhook_sent (
      prefix        text        NOT NULL,
      id            bigint      GENERATED ALWAYS AS IDENTITY,
      endpoint_id   text        NOT NULL,
@@ -181,22 +195,20 @@ const MIGRATIONS = [
      created_at    timestamptz NOT NULL,
      PRIMARY KEY (prefix, id)
    )`,
-  // A row is kept once its deliveries were attempted, as the record of those delivered at the first
-  // attempt (src/postgres/webhooks/outbox.ts): their ids (found by a retry), how each ended.
-  "ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS ids text[] NOT NULL DEFAULT '{}'",
-  'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS outcomes text',
-  'ALTER TABLE laurel_webhook_outbox ADD COLUMN IF NOT EXISTS settled_at timestamptz',
-  // Claimed per endpoint, its own oldest waiting (claimOutbox); listed per endpoint, newest first.
-  'DROP INDEX IF EXISTS laurel_webhook_outbox_by_endpoint',
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_waiting ON laurel_webhook_outbox (prefix, endpoint_id, id) WHERE settled_at IS NULL',
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_settled ON laurel_webhook_outbox (prefix, endpoint_id, created_at DESC, id DESC) WHERE settled_at IS NOT NULL',
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_outbox_ids ON laurel_webhook_outbox USING gin (ids)',
-  // Rows written before `ids` (waiting at the upgrade) name their deliveries, so that a retry of
-  // one finds it once they are settled; found through the index above, none after the first start.
-  `UPDATE laurel_webhook_outbox SET ids = ARRAY(SELECT e->>'id' FROM json_array_elements(items::json) e)
+  "ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS ids text[] NOT NULL DEFAULT '{}'",
+  'ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS outcomes text',
+  'ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS settled_at timestamptz',
+  // Rows of the earlier outbox still waiting (found and moved by the upgrade); the record listed per
+  // endpoint, newest first; a delivery found by its id (a retry asked for).
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_waiting ON laurel_webhook_sent (prefix, endpoint_id, id) WHERE settled_at IS NULL',
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_settled ON laurel_webhook_sent (prefix, endpoint_id, created_at DESC, id DESC) WHERE settled_at IS NOT NULL',
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_ids ON laurel_webhook_sent USING gin (ids)',
+  // Rows written before `ids` name their deliveries, so that a retry of one finds it; found through
+  // the index above, none after the first start.
+  `UPDATE laurel_webhook_sent SET ids = ARRAY(SELECT e->>'id' FROM json_array_elements(items::json) e)
    WHERE ids = '{}'`,
-  // A row's 32 deliveries (about 20 kB of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
-  lz4('laurel_webhook_outbox', 'items'),
+  // A batch's deliveries (kilobytes of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
+  lz4('laurel_webhook_sent', 'items'),
   // The analytics rollups (src/postgres/analytics/rollups.ts).
   ...ROLLUP_MIGRATIONS,
 ];

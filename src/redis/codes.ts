@@ -28,4 +28,6 @@ export const ScriptCode = {
   TOTAL_OUT_OF_RANGE: -11,
   /** recordEvent, recordEventPlan: the user's streak preferences are not the ones the plan was made from (token and them follow). */
   STREAK_PREFERENCES: -12,
+  /** recordEventPlan: the user's next anniversary has come (or was never worked out): the api completes it, then sends the event again. */
+  ANNIVERSARY_DUE: -13,
 } as const;

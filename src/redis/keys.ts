@@ -66,6 +66,12 @@
  *                                                        webhook subscribes to streak.lost (webhooks/plan.ts)
  *   <prefix>:{wh:<tenant>}:fzdue, :fz                  zset: user id -> when to check the user's freezes next (ms);
  *                                                        hash: what the last check saw (src/engine/webhooks/freezes.ts)
+ *   <prefix>:{whq:<endpoint id>}:q                     stream: an endpoint's deliveries from the log waiting for
+ *                                                        their first attempt (field d), consumer group 's' (the
+ *                                                        senders' claims: src/engine/webhooks/queue.ts)
+ *   <prefix>:{whq:<endpoint id>}:hw                    hash: partition -> the last log entry whose deliveries
+ *                                                        the queue took (lua/webhookEnqueue-2.lua)
+ *   <prefix>:{whq}                                     set: the endpoints that have a queue
  *   <prefix>:{cfg}:<kind>                              hash: id -> JSON of one configuration entity
  *   <prefix>:{cfg}:<kind>:unique                       hash: unique value -> id
  *   <prefix>:{cfg}:version, :clock(:seq), :bootstrap   configuration version, manual clock, first key
@@ -147,6 +153,8 @@ export interface UserKeys {
   points: string;
   /** The partition's due set of time triggers. */
   due: string;
+  /** The partition's due set of anniversaries. */
+  anniversaries: string;
 }
 
 /**
@@ -165,6 +173,7 @@ class LazyUserKeys implements UserKeys {
   get history(): string { return `${this.slot}sh:${this.scope}`; }
   get points(): string { return `${this.slot}up:${this.scope}:`; }
   get due(): string { return `${this.slot}ptdue`; }
+  get anniversaries(): string { return `${this.slot}anndue`; }
 }
 
 /** A leaderboard run's keys (Keys.leaderboard). */
@@ -239,6 +248,14 @@ export class Keys {
 
   partitionDue(partition: number): string {
     return `${this.slots[partition]}ptdue`;
+  }
+
+  /**
+   * The partition's due set of anniversaries: `<tenant>|<user id>` → when the workers look at the
+   * user's next anniversary (ms; src/engine/achievements/anniversaries.ts).
+   */
+  partitionAnniversaries(partition: number): string {
+    return `${this.slots[partition]}anndue`;
   }
 
   /** The partition's due index of reminders, reactivations and recaps (src/domain/notifications/due-members.ts). */
@@ -318,11 +335,38 @@ export class Keys {
   }
 
   /**
+   * An endpoint's queue (src/engine/webhooks/queue.ts), on a slot of its own: the deliveries the
+   * log calls for, waiting for their first attempt (a stream, claimed through its consumer group),
+   * and the marks of the log entries it took (partition -> the last entry's sortable id).
+   */
+  webhookQueue(endpointId: string): { queue: string; marks: string } {
+    return { queue: `${this.prefix}:{whq:${endpointId}}:q`, marks: `${this.prefix}:{whq:${endpointId}}:hw` };
+  }
+
+  /** The endpoints that have a queue (deleted endpoints' queues are found and dropped from it). */
+  get webhookQueues(): string {
+    return `${this.prefix}:{whq}`;
+  }
+
+  /**
    * The users active on a UTC day (YYYY-MM-DD) of a tenant, a HyperLogLog (src/engine/analytics/active-users.ts):
    * one hash slot per tenant, so that a range's days are counted together.
    */
   activeUsers(tenant: string, day: string): string {
     return `${this.prefix}:{an:${tenant}}:active:${day}`;
+  }
+
+  /**
+   * The days of a tenant whose active users' sketch changed since the last snapshot copied them
+   * (src/engine/analytics/sketches.ts): a set of YYYY-MM-DD, in the sketches' slot.
+   */
+  activeUsersChanged(tenant: string): string {
+    return `${this.prefix}:{an:${tenant}}:changed`;
+  }
+
+  /** The pattern of every tenant's active users' sketches (SCAN). */
+  get activeUsersPattern(): string {
+    return `${this.prefix}:{an:*}:active:*`;
   }
 
   /** A tenant's streak rankings: one hash slot per tenant, apart from the users'. */

@@ -187,6 +187,7 @@ declare module 'ioredis' {
       user: string, users: string, log: string, completions: string, points: string, ...args: Args
     ): Result<(string | number | (string | number)[])[], Context>;
     backfillAchievement(user: string, userMetric: string, completions: string, log: string, ...args: Args): Result<number, Context>;
+    anniversaryNext(user: string, due: string, ...args: Args): Result<number, Context>;
     streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
     grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
@@ -201,6 +202,8 @@ declare module 'ioredis' {
     dueTake(due: string, ...args: Args): Result<number, Context>;
     pointsNote(latest: string, due: string, ...args: Args): Result<number, Context>;
     pointsTake(latest: string, due: string, ...args: Args): Result<number, Context>;
+    webhookEnqueue(queue: string, marks: string, ...args: Args): Result<number, Context>;
+    webhookAck(queue: string, ...args: Args): Result<number, Context>;
     rateLimit(bucket: string, ...args: Args): Result<number, Context>;
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
     batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;

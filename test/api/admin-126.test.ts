@@ -287,6 +287,22 @@ describe('/achievements in 1.26.0\'s shapes', () => {
     // A body outside the schema is caught.
     expect(checkAnswer({ method: 'GET', path: `/admin/v1/achievements/${streak.id}`, status: 200, body: { ...one.body, metricId: null } }).kind).toBe('invalid');
   });
+
+  it('creates an achievement sent without a status active, laurel\'s earlier default, where 1.26.0 says inactive', async () => {
+    const spec = JSON.parse(readFileSync(new URL('../support/openapi/trophy-admin-1.26.0.json', import.meta.url), 'utf8'));
+    expect(spec.components.schemas.CreateAchievementRequestItem.properties.status.default).toBe('inactive');
+    const r = await s.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'First lesson', key: 'first-lesson', trigger: 'metric', metricId: ids.lessons, metricValue: 1 },
+        { name: 'Quiet lesson', key: 'quiet-lesson', trigger: 'metric', metricId: ids.lessons, metricValue: 1, status: 'inactive' },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.created.map((a: { status: string }) => a.status)).toEqual(['active', 'inactive']);
+    // As the clients written against laurel expect: it completes at once; the inactive one does not.
+    const done = await s.event('lessons', 'default-status', 1);
+    expect(done.achievements.map((a: { key: string }) => a.key)).toEqual(['first-lesson']);
+  });
 });
 
 describe('SDK-style calls of every operation Admin 1.26.0 added since 1.21.1', () => {
@@ -373,5 +389,19 @@ describe('days off', () => {
     expect(weekly.body.daysOff).toEqual([]);
     const daily = await s.request('PATCH', '/admin/v1/streaks/settings', { body: { frequency: 'daily' } });
     expect(daily.body.daysOff).toEqual([]);
+  });
+
+  it('are set by the earlier PUT form too (the dashboard\'s), and kept when it leaves them out', async () => {
+    const rule = { frequency: 'daily', evaluation: 'all', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: null };
+    let r = await s.request('PUT', '/admin/v1/streaks/settings', { body: { ...rule, daysOff: [5, 1] } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.daysOff).toEqual([1, 5]);
+    r = await s.request('PUT', '/admin/v1/streaks/settings', { body: rule });
+    expect(r.body.daysOff).toEqual([1, 5]);
+    r = await s.request('PUT', '/admin/v1/streaks/settings', { body: { ...rule, frequency: 'weekly', daysOff: [1] } });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'unprocessable', error: expect.stringContaining('daily streaks only') });
+    r = await s.request('PUT', '/admin/v1/streaks/settings', { body: { ...rule, daysOff: [] } });
+    expect(r.body.daysOff).toEqual([]);
   });
 });

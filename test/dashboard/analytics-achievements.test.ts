@@ -66,7 +66,7 @@ describe('the dashboard\'s analytics of achievements and metrics', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     const table = page.getByRole('table', { name: 'Users who completed each achievement' });
     await expect.poll(() => table.locator('tbody tr').allTextContents()).toEqual([
-      'Two lessons250%', 'Onboarded250%', 'Both125%', 'A hundred lessons00%',
+      'Two lessons2 users50%', 'Onboarded2 users50%', 'Both1 user25%', 'A hundred lessons0 users0%',
     ]);
     await expect.poll(() => page.getByText('of the 4 users active in the range').count()).toBe(1);
     await d.shot('analytics-achievements');
@@ -77,7 +77,7 @@ describe('the dashboard\'s analytics of achievements and metrics', () => {
     const chart = page.getByRole('img', { name: 'Events per day by metric' });
     await chart.locator('canvas').waitFor();
     // uPlot's legend names each metric's line.
-    expect(await chart.locator('.u-legend .u-series .u-label').allTextContents()).toEqual(expect.arrayContaining(['lessons', 'quizzes']));
+    expect(await chart.locator('.u-legend .u-series .u-label').allTextContents()).toEqual(expect.arrayContaining(['Metric lessons', 'Metric quizzes']));
     await d.shot('analytics-metrics');
   });
 });

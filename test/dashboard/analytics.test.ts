@@ -68,7 +68,7 @@ describe('the dashboard\'s analytics', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(() => page.locator('.uplot canvas').count()).toBe(3);
     await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([
-      '2026-03-01101010100lessons: 10', '2026-03-02331000lessons: 3', '2026-03-1555500lessons: 5', '2026-03-1633720lessons: 3',
+      '2026-03-01101010100Metric lessons: 10', '2026-03-02331000Metric lessons: 3', '2026-03-1555500Metric lessons: 5', '2026-03-1633720Metric lessons: 3',
     ]);
     const pct = (g: { users: number; retained: number }) => `${Math.round((1000 * g.retained) / g.users) / 10}%`;
     const c = group(true);
@@ -76,7 +76,7 @@ describe('the dashboard\'s analytics', () => {
     expect(await page.locator('table.retention tbody tr').allTextContents()).toEqual([
       `Control group (no notifications)${c.users}${c.retained}${pct(c)}`, `The rest${rest.users}${rest.retained}${pct(rest)}`,
     ]);
-    expect((await page.getByRole('table', { name: 'Active streaks by length' }).locator('tr').allTextContents()).slice(0, 2)).toEqual(['16', '2–31']);
+    expect((await page.getByRole('table', { name: 'Active streaks by length' }).locator('tr').allTextContents()).slice(0, 2)).toEqual(['1 day6 users', '2 to 3 days1 user']);
     await expect.poll(async () => (await page.getByRole('table', { name: 'Users of XP by total' }).locator('tr').allTextContents()).join(' ')).toMatch(/\d/);
     await d.shot('analytics-users');
   });

@@ -18,7 +18,22 @@ export interface Dashboard {
   shot(name: string): Promise<unknown>;
   /** Follows the navigation's link to a page and waits for its heading. */
   open(title: string): Promise<void>;
+  /**
+   * Answers the confirmation a destructive action opened (a modal dialog) with its button `action`
+   * and waits for it to close; returns what it said (its title and what will be lost).
+   */
+  confirm(action: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** Answers the confirmation dialog open on `page` with its button `action`; returns what it said. */
+export async function answerConfirmation(page: Page, action: string): Promise<string> {
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const said = (await dialog.textContent()) ?? '';
+  await dialog.getByRole('button', { name: action, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+  return said;
 }
 
 export async function openDashboard(opts: StartOptions = { workers: true }): Promise<Dashboard> {
@@ -42,6 +57,7 @@ export async function openDashboard(opts: StartOptions = { workers: true }): Pro
       await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
       await page.getByRole('heading', { name: title, exact: true, level: 1 }).waitFor();
     },
+    confirm: (action) => answerConfirmation(page, action),
     close: async () => {
       await browser.close();
       await s.close();

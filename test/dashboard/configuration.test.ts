@@ -44,6 +44,9 @@ describe('the dashboard\'s configuration pages', () => {
     await box.getByLabel('Points', { exact: true }).fill('5');
     await box.getByRole('button', { name: 'Add trigger' }).click();
     await box.getByRole('cell', { name: 'a new user', exact: true }).waitFor();
+    // The form is ready for the next one: its points back to 10.
+    expect(await box.getByLabel('Points', { exact: true }).inputValue()).toBe('10');
+    await box.getByLabel('Points', { exact: true }).fill('5');
     await box.getByLabel('Awards points for').selectOption({ label: 'A metric' });
     await box.getByLabel('Metric', { exact: true }).selectOption({ label: 'Metric lessons' });
     await box.getByLabel('For every (units)').fill('2');
@@ -75,6 +78,7 @@ describe('the dashboard\'s configuration pages', () => {
     await d.shot('points-configuration');
 
     await box.getByRole('button', { name: 'Delete level Scholar' }).click();
+    expect(await d.confirm('Delete')).toContain('Delete the level Scholar?');
     await expect.poll(() => box.locator('table.levels tbody tr').count()).toBe(1);
     const levels = (await s.request('GET', `/admin/v1/points/${systemId}/levels`)).body as { key: string }[];
     expect(levels.map((l) => l.key)).toEqual(['beginner']);
@@ -101,6 +105,7 @@ describe('the dashboard\'s configuration pages', () => {
     await expect.poll(() => page.locator('#tenant-customer-error').textContent()).toContain('customerId');
     await d.shot('tenants');
     await page.getByRole('button', { name: 'Archive Acme' }).click();
+    expect(await d.confirm('Archive')).toContain('Tenant-ID: acme');
     await expect.poll(() => page.locator('table.tenants tbody tr').first().textContent()).toContain('archived');
     await expect.poll(() => page.getByLabel('Tenant').locator('option').allTextContents()).toEqual(['Default']);
     await page.getByRole('button', { name: 'Restore Acme' }).click();
@@ -132,6 +137,7 @@ describe('the dashboard\'s configuration pages', () => {
     const row = page.locator('table.keys tbody tr', { hasText: 'acme backend' });
     await expect.poll(() => row.textContent()).toContain('Acme');
     await page.getByRole('button', { name: 'Revoke acme backend' }).click();
+    expect(await d.confirm('Revoke')).toContain('refused (401) at once');
     await expect.poll(() => row.count()).toBe(0);
     expect((await s.request('GET', '/api/users/kim', { key })).status).toBe(401);
   });

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { answerConfirmation } from './browser.js';
 
 const SHOTS = 'test-output/dashboard';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -121,7 +122,7 @@ describe('the dashboard', () => {
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByRole('heading', { name: 'Analytics' }).waitFor();
     await page.locator('.uplot canvas').first().waitFor();
-    await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([`${today}22220lessons: 2`]);
+    await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([`${today}22220Lessons: 2`]);
     await shot('analytics');
   });
 
@@ -144,7 +145,7 @@ describe('the dashboard', () => {
     await s.workers!.achievementsIdle();
     await s.event('lessons', { id: 'cid', name: 'Cid' }, 5);
     await page.reload();
-    await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents())[0]).toMatch(/^fiveFive lessonsmetric ≥ 52/);
+    await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents())[0]).toMatch(/^fiveFive lessonsLessons reaches 52/);
     await shot('achievements');
     // The other triggers: one completed through the API, and a composite of both.
     await page.getByLabel('Completed when').selectOption('api');
@@ -164,6 +165,7 @@ describe('the dashboard', () => {
     await shot('achievements-kinds');
     // Deleted from its row (the composite first: the others are its parts).
     await page.getByRole('button', { name: 'Delete achievement all-of-it' }).click();
+    expect(await answerConfirmation(page, 'Delete')).toContain('Nobody has completed it yet.');
     await expect.poll(() => page.getByRole('cell', { name: 'all-of-it', exact: true }).count()).toBe(0);
     await page.getByRole('link', { name: 'Streak' }).click();
     await page.getByLabel('Frequency').selectOption('weekly');
@@ -206,7 +208,7 @@ describe('the dashboard', () => {
     await page.getByRole('cell', { name: 'xp', exact: true }).waitFor();
     await s.event('lessons', { id: 'dee', name: 'Dee' }, 2);
     await page.reload();
-    await expect.poll(() => page.locator('table.points tbody tr').first().textContent()).toContain('11–20: 1');
+    await expect.poll(() => page.locator('table.points tbody tr').first().textContent()).toContain('11 to 20 points: 1 user');
     await shot('points');
   });
 });

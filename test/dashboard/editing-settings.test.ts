@@ -117,8 +117,10 @@ describe('the dashboard\'s edit forms of webhooks, templates, tenants and keys',
     // An id with no key: refused under the id. Then kim's key, from its row.
     await box.getByLabel('Key id').fill('00000000-0000-0000-0000-000000000000');
     await box.getByRole('button', { name: 'Revoke user key' }).click();
+    await d.confirm('Revoke');
     await expect.poll(() => page.locator('#user-key-id-error').textContent()).toContain('not found');
     await box.getByRole('button', { name: `Revoke the key of kim ${id}` }).click();
+    expect(await d.confirm('Revoke')).toContain('for kim is refused (401)');
     await expect.poll(() => box.getByRole('status').textContent()).toBe(`Key ${id} revoked.`);
     expect(await page.locator('#user-key-id-error').textContent()).toBe('');
     expect((await s.request('POST', '/api/metrics/lessons/event', { key, body: { user: { id: 'kim' }, value: 1 } })).status).toBe(401);

@@ -131,6 +131,7 @@ describe('the dashboard\'s edit forms', () => {
     expect((await s.request('GET', `/admin/v1/leaderboards/${live.id}`)).body).toMatchObject({ maxParticipants: 200 });
     // Paused while the form is open: what may change follows (a board that has been active keeps what it ranks, not its key).
     await page.getByRole('button', { name: 'Pause Live ranking' }).click();
+    expect(await d.confirm('Pause')).toContain('Pause the leaderboard Live ranking?');
     await expect.poll(() => form.getByLabel('Key', { exact: true }).isDisabled()).toBe(false);
     await form.getByLabel('Participants (at most)').fill('200');
     await form.getByLabel('Key', { exact: true }).fill('live-ranking');

@@ -26,7 +26,7 @@ describe('the dashboard\'s leaderboards', () => {
     await page.getByLabel('N', { exact: true }).fill('1');
     await page.getByLabel('Groups users by').selectOption({ label: 'plan' });
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
-    await page.getByRole('cell', { name: 'every 1 day(s) from 2026-03-02' }).waitFor();
+    await page.getByRole('cell', { name: 'daily from 2026-03-02' }).waitFor();
     await s.event('lessons', { id: 'ann', name: 'Ann', attributes: { plan: 'pro' } }, 3);
     await s.event('lessons', { id: 'bob', name: 'Bob', attributes: { plan: 'pro' } }, 5);
     await s.event('lessons', { id: 'cid', name: 'Cid', attributes: { plan: 'free' } }, 9);
@@ -34,13 +34,14 @@ describe('the dashboard\'s leaderboards', () => {
     await s.event('lessons', { id: 'ann', name: 'Ann', attributes: { plan: 'pro' } }, 1);
 
     const rows = page.locator('table.rankings tbody tr');
+    const runStatus = () => page.locator('[aria-label="Rankings of Daily"]').getByRole('status').textContent();
     await page.getByLabel('Group (attribute:value)').fill('plan:pro');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Ann1']);
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Run from 2026-03-03 to 2026-03-03');
+    await expect.poll(runStatus).toBe('Run from 2026-03-03 to 2026-03-03');
     await page.getByRole('button', { name: 'Previous run' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Bob5', '2Ann3']);
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Run from 2026-03-02 to 2026-03-02/);
+    await expect.poll(runStatus).toMatch(/^Run from 2026-03-02 to 2026-03-02/);
     await page.getByLabel('Group (attribute:value)').fill('plan:free');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Cid9']);
@@ -50,11 +51,13 @@ describe('the dashboard\'s leaderboards', () => {
   it('pauses (once on a double click), activates and finishes a board as the state table allows, and shows a refused move', async () => {
     const { page, s } = d;
     const status = () => page.locator('table.boards tbody tr').first().locator('td').nth(4).textContent();
-    // A double click moves it once, and says nothing of a second move.
+    // A double click asks once and moves it once, and says nothing of a second move.
     let patches = 0;
     const count = (r: { method(): string; url(): string }) => { if (r.method() === 'PATCH' && r.url().endsWith('/admin/v1/leaderboards')) patches++; };
     page.on('request', count);
     await page.getByRole('button', { name: 'Pause Daily' }).dblclick();
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    expect(await d.confirm('Pause')).toContain('events rank no one on it while it is paused');
     await expect.poll(status).toBe('inactive');
     page.off('request', count);
     expect(patches).toBe(1);
@@ -65,7 +68,12 @@ describe('the dashboard\'s leaderboards', () => {
     await page.getByRole('button', { name: 'Activate Daily' }).click();
     await expect.poll(status).toBe('active');
     expect(await page.locator('#board-move-error').textContent()).toBe('');
+    // Finishing asks first, saying what ends; Cancel changes nothing.
     await page.getByRole('button', { name: 'Finish Daily' }).click();
+    expect(await d.confirm('Cancel')).toMatch(/^Finish the leaderboard Daily\?Its current run ends today and becomes final.*cannot be made active again/);
+    expect(await status()).toBe('active');
+    await page.getByRole('button', { name: 'Finish Daily' }).click();
+    await d.confirm('Finish');
     await expect.poll(status).toBe('finished');
     expect(await page.getByRole('button', { name: /^(Activate|Schedule|Pause|Finish) Daily$/ }).count()).toBe(0);
     await d.shot('leaderboards-lifecycle');

@@ -58,9 +58,11 @@ describe('the dashboard\'s webhooks and notifications', () => {
     expect(hook.at('/hook')).toHaveLength(2);
     await d.shot('webhooks');
     await page.getByRole('button', { name: 'Turn off Receiver' }).click();
+    expect(await d.confirm('Turn off')).toContain('not sent to it later');
     await expect.poll(() => page.locator('table.webhooks tbody tr').first().textContent()).toContain('inactive');
     // A new secret, shown once.
     await page.getByRole('button', { name: 'Rotate the secret of Receiver' }).click();
+    expect(await d.confirm('Rotate secret')).toContain('for 24 hours only');
     await page.locator('#webhook-secret').waitFor();
     const second = await page.locator('#webhook-secret').textContent();
     expect(second).toMatch(/^whsec_/);
@@ -125,6 +127,7 @@ describe('the dashboard\'s webhooks and notifications', () => {
     }).toEqual(['2026-06-01 17:00achievement_completedemailbeasuppressed (no_transport)—']);
     // Deleted from its row: the editor goes back to a new template.
     await page.getByRole('button', { name: 'Delete done' }).click();
+    expect(await d.confirm('Delete')).toContain('no_template');
     await expect.poll(() => page.getByRole('cell', { name: 'done', exact: true }).count()).toBe(0);
     expect((await s.request('GET', '/admin/v1/notifications/templates')).body).toEqual([]);
   });

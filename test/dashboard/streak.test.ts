@@ -61,6 +61,7 @@ describe('the dashboard\'s streak page', () => {
     expect(await page.locator('#pause-start-error').textContent()).toBe('');
     await d.shot('streak-admin');
     await page.getByRole('button', { name: 'Remove the pause from 2026-03-08' }).click();
+    expect(await d.confirm('Remove')).toContain('Remove the pause of ann from 2026-03-08 to 2026-03-09?');
     await expect.poll(() => page.getByText('No pauses ahead for ann.').count()).toBe(1);
     expect((await s.request('GET', '/api/users/ann/streak')).body).toMatchObject({ pauses: [] });
   });

@@ -78,7 +78,8 @@ describe('the dashboard\'s user page', () => {
     await d.shot('phone-user');
     for (const title of ['Metrics', 'Attributes', 'Achievements', 'Streak', 'Points', 'Leaderboards', 'Analytics', 'Tenants', 'API keys', 'Webhooks', 'Notifications']) {
       await d.open(title);
-      await page.waitForLoadState('networkidle');
+      // Its lists loaded (no network idleness to wait for: a busy machine kept it from coming in time).
+      await expect.poll(() => page.getByText('Loading…').count(), { message: `${title}: still loading` }).toBe(0);
       expect(await overflow(), title).toBe(0);
     }
     await d.shot('phone-notifications');

@@ -83,6 +83,7 @@ describe('GET /metrics with several api processes', () => {
     expect(sample(text, 'laurel_log_drain_seconds_behind')).toBeLessThan(30);
     expect(sample(text, 'laurel_snapshot_age_seconds')).toBeLessThan(60);
     expect(sample(text, 'laurel_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
+    expect(sample(text, 'laurel_webhook_queue_deliveries')).toBe(0);
     expect(sample(text, 'laurel_batch_items_waiting')).toBe(0);
 
     // Every series docs/operations.md lists is in the answer, and the Grafana dashboard reads only those.

@@ -51,7 +51,7 @@ describe('npm start on a current build', () => {
       await exited;
     };
 
-    for (const until = Date.now() + 30_000; ;) {
+    for (const until = Date.now() + 60_000; ;) {
       expect(child.exitCode, out).toBeNull();
       const ready = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
       if (ready?.status === 200) break;
@@ -73,5 +73,5 @@ describe('npm start on a current build', () => {
     await expect.poll(group, { timeout: 20_000 }).toBe('gone');
     expect(out).not.toMatch(/laurel: /);
     await expect.poll(() => fetch(`http://127.0.0.1:${port}/health`).then(() => 'listening', () => 'stopped')).toBe('stopped');
-  });
+  }, 120_000);
 });

@@ -13,8 +13,9 @@ import { InstallationError, restoreWith } from '../../src/engine/durability/inst
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { redisServerAvailable } from '../support/redis-cluster.js';
+import { ownCluster, singleRedis } from '../support/losable-redis.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 import { startWorkers } from '../../workers/index.js';
 import { SnapshotError, takeSnapshot } from '../../src/engine/durability/snapshot.js';
@@ -26,40 +27,6 @@ const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
 const REPEATING = ['lessons-daily', 'xp-daily', 'lessons-2d'];
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati'];
 const log = createLogger('silent');
-
-interface Redis {
-  env: Record<string, string>;
-  /** Loses everything and comes back empty (a new Cluster for a Cluster). */
-  wipe(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-async function singleRedis(): Promise<Redis> {
-  const server: RedisServer = await startRedisServer();
-  return {
-    env: { REDIS_URL: server.url, REDIS_CLUSTER_NODES: '' },
-    async wipe() {
-      await server.kill();
-      await server.start();
-    },
-    stop: () => server.stop(),
-  };
-}
-
-async function ownCluster(): Promise<Redis> {
-  let cluster: RedisClusterHandle = await startRedisCluster();
-  const nodes = () => cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
-  const redis: Redis = {
-    env: { REDIS_CLUSTER_NODES: nodes() },
-    async wipe() {
-      await cluster.stop();
-      cluster = await startRedisCluster();
-      redis.env = { REDIS_CLUSTER_NODES: nodes() };
-    },
-    stop: () => cluster.stop(),
-  };
-  return redis;
-}
 
 /**
  * The notifications due index of every partition, once what is due by now has been made

@@ -65,8 +65,10 @@ describe('laurel start-up', () => {
       [['restore', '--forc'], /unknown option "--forc"/, /usage: laurel restore \[--force\]/],
       [['start', 'now'], /unexpected argument "now"/, /usage: laurel start/],
     ];
-    for (const [args, why, usage] of cases) {
-      const r = run(args, env);
+    // Each case is a process of its own (a second or more on a busy machine): all at once.
+    const runs = cases.map(([args]) => run(args, env));
+    for (const [i, [args, why, usage]] of cases.entries()) {
+      const r = runs[i];
       expect(await r.exited, args.join(' ')).toBe(1);
       expect(r.output(), args.join(' ')).toMatch(why);
       expect(r.output(), args.join(' ')).toMatch(usage);
@@ -77,13 +79,15 @@ describe('laurel start-up', () => {
     const typo = run(['restore'], env);
     expect(await typo.exited).toBe(1);
     expect(typo.output()).toMatch(new RegExp(`Postgres holds nothing of installation "${env.LAUREL_PREFIX}": nothing to restore \\(is LAUREL_PREFIX right\\?\\)`));
-    for (const args of [['keys', 'create', '--help'], ['snapshot', '--help'], ['restore', '-h']]) {
-      const r = run(args, env);
+    const helps = [['keys', 'create', '--help'], ['snapshot', '--help'], ['restore', '-h']];
+    const helpRuns = helps.map((args) => run(args, env));
+    for (const [i, args] of helps.entries()) {
+      const r = helpRuns[i];
       expect(await r.exited, args.join(' ')).toBe(0);
       expect(r.output(), args.join(' ')).toMatch(new RegExp(`^usage: laurel ${args[0]}`));
       expect(r.output(), args.join(' ')).not.toMatch(/lrl_|snapshot \d+ taken|restored/);
     }
-  });
+  }, 90_000);
 
   it('refuses a Node.js it does not run on, saying which it runs on, before it loads anything', async () => {
     // Node.js 24 as the process sees it (uWebSockets.js has no binary for it).

@@ -1,5 +1,5 @@
 /**
- * Analytics over a range of days (GET /admin/v1/analytics, from the archived event log): events,
+ * Analytics over a range of days (GET /admin/v1/analytics, from the rollups of the event log): events,
  * completions, users (active, weekly active, new) and each metric's events per day, drawn with uPlot
  * (analytics/chart.tsx) and as a table; each achievement's completion in the range
  * (analytics/completion.tsx); the 14-day retention of the control group against the rest; and how
@@ -8,36 +8,20 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
 import { fieldOf } from '../form.js';
+import { useList } from '../list.js';
+import type { AnalyticsDay as Day, AnalyticsView as Analytics, MetricView } from '../types.js';
 import { Chart } from './analytics/chart.js';
-import { AchievementCompletion, type AchievementShare } from './analytics/completion.js';
+import { AchievementCompletion } from './analytics/completion.js';
 import { PointsTotals, StreakLengths } from './analytics/distributions.js';
 import { RangeForm } from './analytics/range.js';
-import { RetentionTable, type Retention } from './analytics/retention.js';
-
-interface Day {
-  date: string;
-  events: number;
-  activeUsers: number;
-  weeklyActiveUsers: number;
-  newUsers: number;
-  completions: number;
-  byMetric: Record<string, number>;
-}
-
-interface Analytics {
-  days: Day[];
-  activeUsers: number;
-  achievements: AchievementShare[];
-  retention: Retention;
-  streaks: { from: number; to: number | null; users: number }[];
-}
+import { RetentionTable } from './analytics/retention.js';
 
 /** The metrics' lines' colours, in turn. */
 const PALETTE = ['#3f6fd8', '#c4631d', '#2e9d62', '#7b4fc4', '#c23a6b', '#1d8f9c', '#8a7a12', '#5d6675'];
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-function Charts({ days }: { days: Day[] }) {
+function Charts({ days, metricName }: { days: Day[]; metricName: (key: string) => string }) {
   const dates = useMemo(() => days.map((d) => d.date), [days]);
   const activity = useMemo(() => [
     { label: 'Events', stroke: '#3f6fd8', values: days.map((d) => d.events) },
@@ -50,13 +34,13 @@ function Charts({ days }: { days: Day[] }) {
   ], [days]);
   const metrics = useMemo(() => {
     const keys = [...new Set(days.flatMap((d) => Object.keys(d.byMetric)))].sort();
-    return keys.map((k, i) => ({ label: k, stroke: PALETTE[i % PALETTE.length], values: days.map((d) => d.byMetric[k] ?? 0) }));
-  }, [days]);
+    return keys.map((k, i) => ({ label: metricName(k), stroke: PALETTE[i % PALETTE.length], values: days.map((d) => d.byMetric[k] ?? 0) }));
+  }, [days, metricName]);
   return (
     <>
-      <Chart dates={dates} lines={activity} label="Events and completions per day" />
-      <Chart dates={dates} lines={users} label="Active, weekly active and new users per day" />
-      <Chart dates={dates} lines={metrics} label="Events per day by metric" />
+      <Chart dates={dates} lines={activity} title="Events and achievement completions per day" yLabel="Events or completions" />
+      <Chart dates={dates} lines={users} title="Active, weekly active and new users per day" yLabel="Users" />
+      <Chart dates={dates} lines={metrics} title="Events per day by metric" yLabel="Events" />
     </>
   );
 }
@@ -66,6 +50,11 @@ export function AnalyticsPage({ session }: { session: Session }) {
   const [range, setRange] = useState({ from: iso(Date.now() - 13 * 86_400_000), to: today });
   const [data, setData] = useState<Analytics | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const metrics = useList<MetricView>(session, '/admin/v1/metrics?limit=100').items;
+  const metricName = useMemo(() => {
+    const names = new Map((metrics ?? []).map((m) => [m.key, m.name]));
+    return (key: string) => names.get(key) ?? key;
+  }, [metrics]);
   // A refused range keeps the figures shown (of the range before), its message under its field.
   const load = (r = range) => {
     setErrors({});
@@ -84,7 +73,7 @@ export function AnalyticsPage({ session }: { session: Session }) {
       <p class="error" role="alert">{errors.form ?? ''}</p>
       <div class="card chart-box">
         {/* An empty range draws its days at 0 too: the box is filled as with figures, and the days are there. */}
-        {days === null ? pending : <>{total === 0 && <p class="muted">No events archived in this range yet.</p>}<Charts days={days} /></>}
+        {days === null ? pending : <>{total === 0 && <p class="muted">No events archived in this range yet.</p>}<Charts days={days} metricName={metricName} /></>}
       </div>
       {days !== null && total > 0 && (
         <div class="table-box">
@@ -93,7 +82,7 @@ export function AnalyticsPage({ session }: { session: Session }) {
             <tbody>{days.filter((d) => d.events > 0 || d.completions > 0 || d.newUsers > 0).map((d) => (
               <tr key={d.date}>
                 <td>{d.date}</td><td>{d.events}</td><td>{d.activeUsers}</td><td>{d.weeklyActiveUsers}</td><td>{d.newUsers}</td><td>{d.completions}</td>
-                <td>{Object.entries(d.byMetric).map(([k, n]) => `${k}: ${n}`).join(', ')}</td>
+                <td>{Object.entries(d.byMetric).map(([k, n]) => `${metricName(k)}: ${n}`).join(', ')}</td>
               </tr>
             ))}</tbody>
           </table>
@@ -109,7 +98,7 @@ export function AnalyticsPage({ session }: { session: Session }) {
       </section>
       <section class="card" aria-label="Streak lengths">
         <h2>Active streaks by length (now)</h2>
-        {data === null ? pending : <StreakLengths buckets={data.streaks} />}
+        {data === null ? pending : <StreakLengths session={session} buckets={data.streaks} />}
       </section>
       <section class="card" aria-label="Points totals">
         <h2>Users by points total (now)</h2>

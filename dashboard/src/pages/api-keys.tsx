@@ -1,25 +1,15 @@
 /**
  * API keys: the list (never their secrets), a form that creates one (admin, or application: the
  * Application API only; optionally bound to a tenant), the new key shown once, and revoke; then
- * keys scoped to one user (api-keys/user-keys.tsx).
+ * keys scoped to one user (api-keys/user-keys.tsx). Revoking is asked first.
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../api.js';
+import { useConfirm } from '../confirm.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
-import { ListBox, useList } from '../list.js';
+import { ItemTable, useList } from '../list.js';
+import type { ApiKeyView as ApiKey, TenantView as Tenant } from '../types.js';
 import { UserKeys } from './api-keys/user-keys.js';
-import type { Tenant } from './tenants.js';
-
-interface ApiKey {
-  id: string;
-  name: string;
-  kind: 'admin' | 'application';
-  tenantId: string | null;
-  prefix: string;
-  created: string;
-  /** Only in the create's answer. */
-  key?: string;
-}
 
 export function ApiKeysPage({ session }: { session: Session }) {
   const list = useList<ApiKey>(session, '/admin/v1/api-keys?limit=100');
@@ -28,6 +18,7 @@ export function ApiKeysPage({ session }: { session: Session }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [fresh, setFresh] = useState<ApiKey | null>(null);
   const set = fieldSetter(form, setForm);
+  const [dialog, confirm] = useConfirm();
   const submit = async (e: Event) => {
     e.preventDefault();
     setFresh(null);
@@ -39,9 +30,15 @@ export function ApiKeysPage({ session }: { session: Session }) {
     await list.reload();
   };
   const revoke = async (k: ApiKey) => {
+    const own = isSessions(k);
+    if (!await confirm({
+      title: `Revoke the key ${k.name}?`, action: 'Revoke',
+      body: <p>Every call made with it is refused (401) at once, in every api process{own ? ', this dashboard\'s too: you will have to sign in with another admin key' : ''}. A revoked key cannot be brought back: the callers need a new one.</p>,
+    })) return;
     setErrors({ list: await deleteOne(session, '/admin/v1/api-keys', k.id) });
     await list.reload();
   };
+  const isSessions = (k: ApiKey) => session.key.startsWith(k.prefix.replace(/…$/, ''));
   const tenantName = (id: string | null) => (id === null ? 'any' : tenants.find((t) => t.id === id)?.name ?? id);
   return (
     <section>
@@ -74,21 +71,15 @@ export function ApiKeysPage({ session }: { session: Session }) {
           <button type="button" class="small" onClick={() => setFresh(null)}>I have copied it</button>
         </div>
       )}
-      <p class="error" role="alert">{errors.list ?? ''}</p>
-      <ListBox list={list} empty="No keys.">
-        {(items) => (
-          <table class="keys">
-            <thead><tr><th>Name</th><th>Kind</th><th>Tenant</th><th>Starts with</th><th>Created</th><th></th></tr></thead>
-            <tbody>{items.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name}{session.key.startsWith(k.prefix.replace(/…$/, '')) && <strong> (this session's)</strong>}</td><td>{k.kind}</td><td>{tenantName(k.tenantId)}</td><td><code>{k.prefix.replace(/…$/, "")}…</code></td><td>{k.created.slice(0, 10)}</td>
-                <td><button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => revoke(k)}>Revoke</button></td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No keys." class="keys" error={errors.list ?? ''}
+        columns={[
+          { head: 'Name', cell: (k) => <>{k.name}{isSessions(k) && <strong> (this session's)</strong>}</> },
+          { head: 'Kind', cell: (k) => k.kind }, { head: 'Tenant', cell: (k) => tenantName(k.tenantId) },
+          { head: 'Starts with', cell: (k) => <code>{k.prefix.replace(/…$/, '')}…</code> }, { head: 'Created', cell: (k) => k.created.slice(0, 10) },
+        ]}
+        actions={(k) => <button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => revoke(k)}>Revoke</button>} />
       <UserKeys key={session.tenant} session={session} />
+      {dialog}
     </section>
   );
 }

@@ -2,17 +2,11 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, KeyField } from '../form.js';
-import { ListBox, useList } from '../list.js';
-
-export interface Attribute {
-  id: string;
-  key: string;
-  name: string;
-  type: 'user' | 'event';
-}
+import { ItemTable, useList } from '../list.js';
+import type { AttributeView } from '../types.js';
 
 export function AttributesPage({ session }: { session: Session }) {
-  const list = useList<Attribute>(session, '/admin/v1/attributes?limit=100');
+  const list = useList<AttributeView>(session, '/admin/v1/attributes?limit=100');
   const [form, setForm] = useState({ name: '', key: '', type: 'user' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -21,7 +15,7 @@ export function AttributesPage({ session }: { session: Session }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
-    const created = await createFromForm<Attribute>(session, '/admin/v1/attributes', form, ['key', 'name', 'type'], setErrors);
+    const created = await createFromForm<AttributeView>(session, '/admin/v1/attributes', form, ['key', 'name', 'type'], setErrors);
     if (created !== null) {
       setForm({ name: '', key: '', type: form.type });
       await list.reload();
@@ -47,14 +41,10 @@ export function AttributesPage({ session }: { session: Session }) {
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit" disabled={busy}>Create attribute</button>
       </form>
-      <ListBox list={list} empty="No attributes yet.">
-        {(items) => (
-          <table class="attributes">
-            <thead><tr><th>Key</th><th>Name</th><th>Kind</th></tr></thead>
-            <tbody>{items.map((a) => <tr key={a.id}><td><code>{a.key}</code></td><td>{a.name}</td><td>{a.type}</td></tr>)}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No attributes yet." class="attributes" columns={[
+        { head: 'Key', cell: (a) => <code>{a.key}</code> }, { head: 'Name', cell: (a) => a.name },
+        { head: 'Kind', cell: (a) => (a.type === 'user' ? 'user attribute' : 'event attribute') },
+      ]} />
     </section>
   );
 }

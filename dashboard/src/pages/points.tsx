@@ -5,59 +5,39 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../api.js';
-import { createFromForm, Field, fieldSetter, NameKeyMetric } from '../form.js';
-import type { Metric } from './metrics.js';
+import { useCreateForm } from '../create-form.js';
+import { Field, NameKeyMetric } from '../form.js';
+import { ItemTable, useActiveMetrics, useList } from '../list.js';
+import type { PointsRange, PointsSystemAdminView as System } from '../types.js';
+import { count, pointsRange } from '../words.js';
 import { Boosts } from './points/boosts.js';
 import { Levels } from './points/levels.js';
 import { Triggers } from './points/triggers.js';
 
-interface System {
-  id: string;
-  key: string;
-  name: string;
-  status: string;
-}
-
-interface Range {
-  from: number;
-  to: number;
-  users: number;
+/** The buckets that hold users, in words: "no points: 1 user; 1 to 100 points: 100 users". */
+export function summaryWords(ranges: PointsRange[]): string {
+  const held = ranges.filter((r) => r.users > 0);
+  return held.length === 0 ? 'nobody yet' : held.map((r) => `${pointsRange(r)}: ${count(r.users, 'user')}`).join('; ');
 }
 
 function Summary({ session, system }: { session: Session; system: System }) {
-  const [ranges, setRanges] = useState<Range[] | null>(null);
+  const [ranges, setRanges] = useState<PointsRange[] | null>(null);
   useEffect(() => {
-    void call<Range[]>(session, 'GET', `/api/points/${encodeURIComponent(system.key)}/summary`).then((r) => setRanges(r.body), () => setRanges([]));
+    void call<PointsRange[]>(session, 'GET', `/api/points/${encodeURIComponent(system.key)}/summary`).then((r) => setRanges(r.body), () => setRanges([]));
   }, [system.key, session.tenant]);
-  if (ranges === null) return <span class="muted">…</span>;
-  const users = ranges.filter((r) => r.users > 0);
-  return <span>{users.length === 0 ? 'nobody yet' : users.map((r) => `${r.from}–${r.to}: ${r.users}`).join(', ')}</span>;
+  return ranges === null ? <span class="muted">…</span> : <span>{summaryWords(ranges)}</span>;
 }
 
+const EMPTY = { name: '', key: '', metricId: '', points: '10' };
+
 export function PointsPage({ session }: { session: Session }) {
-  const [systems, setSystems] = useState<System[] | null>(null);
-  const [metrics, setMetrics] = useState<Metric[]>([]);
-  const [form, setForm] = useState({ name: '', key: '', metricId: '', points: '10' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const list = useList<System>(session, '/admin/v1/points?limit=100');
+  const metrics = useActiveMetrics(session);
+  const { form, set, errors, submit } = useCreateForm(session, '/admin/v1/points', list, EMPTY, (f) => ({
+    name: f.name, key: f.key,
+    triggers: [{ type: 'metric', metricId: f.metricId, metricThreshold: 1, points: Number(f.points), status: 'active' }],
+  }), ['key', 'name', 'metricId', 'points']);
   const [chosen, setChosen] = useState<System | null>(null);
-  const load = () => call<System[]>(session, 'GET', '/admin/v1/points?limit=100').then((r) => setSystems(r.body), () => setSystems([]));
-  useEffect(() => {
-    void load();
-    void call<Metric[]>(session, 'GET', '/admin/v1/metrics?limit=100').then((r) => setMetrics(r.body.filter((m) => m.status === 'active')));
-  }, [session.key, session.tenant]);
-  const set = fieldSetter(form, setForm);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const created = await createFromForm<System>(session, '/admin/v1/points', {
-      name: form.name, key: form.key,
-      triggers: [{ type: 'metric', metricId: form.metricId, metricThreshold: 1, points: Number(form.points), status: 'active' }],
-    }, ['key', 'name', 'metricId', 'points'], setErrors);
-    if (created === null) return;
-    setForm({ name: '', key: '', metricId: form.metricId, points: '10' });
-    await load();
-  };
-
   return (
     <section>
       <h1>Points</h1>
@@ -70,17 +50,12 @@ export function PointsPage({ session }: { session: Session }) {
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create points system</button>
       </form>
-      <div class="table-box">
-        {systems === null ? <p class="muted">Loading…</p> : systems.length === 0 ? <p class="muted">No points systems yet.</p> : (
-          <table class="points">
-            <thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Users by total</th><th></th></tr></thead>
-            <tbody>{systems.map((p) => (
-              <tr key={p.id}><td><code>{p.key}</code></td><td>{p.name}</td><td>{p.status}</td><td><Summary session={session} system={p} /></td>
-                <td><button type="button" class="small" aria-label={`Configure ${p.name}`} onClick={() => setChosen(p)}>Configure</button></td></tr>
-            ))}</tbody>
-          </table>
-        )}
-      </div>
+      <ItemTable list={list} empty="No points systems yet." class="points"
+        columns={[
+          { head: 'Key', cell: (p) => <code>{p.key}</code> }, { head: 'Name', cell: (p) => p.name }, { head: 'Status', cell: (p) => p.status },
+          { head: 'Users by total', cell: (p) => <Summary session={session} system={p} /> },
+        ]}
+        actions={(p) => <button type="button" class="small" aria-label={`Configure ${p.name}`} onClick={() => setChosen(p)}>Configure</button>} />
       {chosen !== null && (
         <section key={chosen.id} aria-label={`Configuration of ${chosen.name}`}>
           <h2 class="section">{chosen.name}: triggers, levels and boosts</h2>

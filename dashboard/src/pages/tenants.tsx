@@ -1,21 +1,18 @@
 /**
  * Tenants: the list, a form that creates one (its customerId is what the Tenant-ID header sends),
- * rename (tenants/rename.tsx), and archive / restore. The tenant switcher hears of a change
- * (TENANTS_CHANGED).
+ * rename (tenants/rename.tsx), and archive (asked first) / restore. The tenant switcher hears of a
+ * change (TENANTS_CHANGED).
  */
 import { useState } from 'preact/hooks';
 import { updateOne, type Session } from '../api.js';
 import { createFromForm, Field, fieldSetter, RuledField } from '../form.js';
 import { CUSTOMER_ID_RULE } from '../rules.js';
-import { ListBox, useList } from '../list.js';
+import { useConfirm } from '../confirm.js';
+import { ItemTable, useList } from '../list.js';
+import type { TenantView } from '../types.js';
 import { RenameTenant } from './tenants/rename.js';
 
-export interface Tenant {
-  id: string;
-  customerId: string;
-  name: string;
-  status: 'active' | 'archived';
-}
+export type Tenant = TenantView;
 
 /** Dispatched on window when the tenants changed (the switcher reloads them). */
 export const TENANTS_CHANGED = 'laurel:tenants';
@@ -25,6 +22,7 @@ export function TenantsPage({ session }: { session: Session }) {
   const [form, setForm] = useState({ customerId: '', name: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [renaming, setRenaming] = useState<string | null>(null);
+  const [dialog, confirm] = useConfirm();
   const set = fieldSetter(form, setForm);
   const changed = async () => {
     await list.reload();
@@ -37,6 +35,10 @@ export function TenantsPage({ session }: { session: Session }) {
     await changed();
   };
   const toggle = async (t: Tenant) => {
+    if (t.status === 'active' && !await confirm({
+      title: `Archive the tenant ${t.name}?`, action: 'Archive',
+      body: <p>Every call that sends <code>Tenant-ID: {t.customerId}</code> is refused (404) while it is archived, and so is every call with a key bound to it. Its users and their data are kept: Restore takes it back.</p>,
+    })) return;
     try {
       const { error } = await updateOne(session, '/admin/v1/tenants', { id: t.id, status: t.status === 'active' ? 'archived' : 'active' });
       setErrors({ list: error });
@@ -60,28 +62,20 @@ export function TenantsPage({ session }: { session: Session }) {
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create tenant</button>
       </form>
-      <p class="error" role="alert">{errors.list ?? ''}</p>
-      <ListBox list={list} empty="No tenants yet: everything is in the default tenant.">
-        {(items) => (
-          <table class="tenants">
-            <thead><tr><th>Customer id</th><th>Name</th><th>Status</th><th></th></tr></thead>
-            <tbody>{items.map((t) => (
-              <tr key={t.id}>
-                <td><code>{t.customerId}</code></td><td>{t.name}</td><td>{t.status}</td>
-                <td class="actions">
-                  <button type="button" class="small" aria-label={`Rename ${t.name}`} onClick={() => setRenaming(t.id)}>Rename</button>
-                  <button type="button" class="small" aria-label={`${t.status === 'active' ? 'Archive' : 'Restore'} ${t.name}`} onClick={() => toggle(t)}>
-                    {t.status === 'active' ? 'Archive' : 'Restore'}
-                  </button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No tenants yet: everything is in the default tenant." class="tenants" error={errors.list ?? ''}
+        columns={[{ head: 'Customer id', cell: (t) => <code>{t.customerId}</code> }, { head: 'Name', cell: (t) => t.name }, { head: 'Status', cell: (t) => t.status }]}
+        actions={(t) => (
+          <>
+            <button type="button" class="small" aria-label={`Rename ${t.name}`} onClick={() => setRenaming(t.id)}>Rename</button>
+            <button type="button" class="small" aria-label={`${t.status === 'active' ? 'Archive' : 'Restore'} ${t.name}`} onClick={() => toggle(t)}>
+              {t.status === 'active' ? 'Archive' : 'Restore'}
+            </button>
+          </>
+        )} />
       {renamed !== undefined && (
         <RenameTenant key={renamed.id} session={session} tenant={renamed} onSaved={changed} onClose={() => setRenaming(null)} />
       )}
+      {dialog}
     </section>
   );
 }

@@ -1,20 +1,24 @@
 /**
- * A user: found by id (the Application API, with the admin key); the profile and achievements,
- * then a section each (users/): the streak calendar, points with awards and level, leaderboard
- * positions, preferences, and the notifications sent.
+ * Users: the tenant's users found by id prefix, email and attribute, a page at a time
+ * (users/search.tsx); a user opened from the list or by id (the Application API, with the admin
+ * key): the profile and achievements, then a section each (users/): the streak calendar, points
+ * with awards and level, leaderboard positions, preferences, and the notifications sent.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, type Session } from '../api.js';
 import { Field } from '../form.js';
+import { useAttributes } from '../list.js';
+import type { UserView as User } from '../types.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
 import { PreferencesOfUser } from './users/preferences.js';
+import { UserSearch } from './users/search.js';
 import { StreakCalendar } from './users/streak.js';
 
 interface UserView {
-  user: { id: string; name: string | null; email: string | null; tz: string | null; created: string; control: boolean };
+  user: User;
   achievements: { id: string; name: string; achievedAt: string | null }[];
 }
 
@@ -28,11 +32,16 @@ export function UsersPage({ session }: { session: Session }) {
   const [error, setError] = useState('');
   // Another tenant: another user (or none) by that id.
   useEffect(() => { setView(null); }, [session.tenant]);
-  const find = async (e: Event) => {
+  const attributes = useAttributes(session).user;
+  const find = (e: Event) => {
     e.preventDefault();
+    void open(id.trim());
+  };
+  const open = async (userId: string) => {
     setError('');
     setView(null);
-    const path = `/api/users/${encodeURIComponent(id.trim())}`;
+    setId(userId);
+    const path = `/api/users/${encodeURIComponent(userId)}`;
     try {
       const [user, achievements] = await Promise.all([
         call<UserView['user']>(session, 'GET', path),
@@ -40,27 +49,29 @@ export function UsersPage({ session }: { session: Session }) {
       ]);
       setView({ user: user.body, achievements: achievements.body });
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 404 ? `No user "${id}" in this tenant.` : (err as Error).message);
+      setError(err instanceof ApiError && err.status === 404 ? `No user "${userId}" in this tenant.` : (err as Error).message);
     }
   };
   const u = view?.user;
   return (
     <section>
       <h1>Users</h1>
-      <form class="card inline" onSubmit={find} aria-label="Find a user">
+      <UserSearch session={session} attributes={attributes} onOpen={(userId) => void open(userId).then(() => document.getElementById('user-profile')?.scrollIntoView())} />
+      <form class="card inline" onSubmit={find} aria-label="Open a user by id">
         <Field id="user-id" label="User id" error={error}>
           <input id="user-id" value={id} required onInput={(e) => setId(e.currentTarget.value)} />
         </Field>
         <button type="submit">Find</button>
       </form>
       {view !== null && u !== undefined && (
-        <div key={u.id} aria-label={`User ${u.id}`}>
+        <div key={u.id} id="user-profile" aria-label={`User ${u.id}`}>
           <div class="card">
             <h2>{u.name ?? u.id}</h2>
             <dl>
               <dt>Id</dt><dd><code>{u.id}</code></dd>
               <dt>Email</dt><dd>{u.email ?? '—'}</dd>
               <dt>Time zone</dt><dd>{u.tz ?? '—'}</dd>
+              <dt>Attributes</dt><dd>{Object.entries(u.attributes).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</dd>
               <dt>Created</dt><dd>{u.created}</dd>
               <dt>Control group</dt><dd>{u.control ? 'yes' : 'no'}</dd>
             </dl>

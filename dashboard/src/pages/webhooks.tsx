@@ -1,14 +1,17 @@
 /**
  * Webhooks: the endpoints, a form that creates one (its signing secret shown once), turning one
  * on and off, editing its name, URL and events (webhooks/edit.tsx), rotating its secret (the new one
- * shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry.
+ * shown once), and the deliveries of the one chosen (webhooks/deliveries.tsx) with retry. Turning
+ * one off and rotating a secret are asked first.
  */
 import { useState } from 'preact/hooks';
 import { call, updateOne, type Session } from '../api.js';
+import { useConfirm } from '../confirm.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
-import { ListBox, useList } from '../list.js';
+import { ItemTable, useList } from '../list.js';
+import type { WebhookView as Webhook } from '../types.js';
 import { Deliveries } from './webhooks/deliveries.js';
-import { EditWebhook, type Webhook } from './webhooks/edit.js';
+import { EditWebhook } from './webhooks/edit.js';
 import { EventChecks } from './webhooks/events.js';
 
 export function WebhooksPage({ session }: { session: Session }) {
@@ -20,6 +23,7 @@ export function WebhooksPage({ session }: { session: Session }) {
   const [chosen, setChosen] = useState<Webhook | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const set = fieldSetter(form, setForm);
+  const [dialog, confirm] = useConfirm();
   const submit = async (e: Event) => {
     e.preventDefault();
     setFresh(null);
@@ -33,6 +37,10 @@ export function WebhooksPage({ session }: { session: Session }) {
   };
   /** A new signing secret, shown once; the old one signs beside it for 24 hours. */
   const rotate = async (w: Webhook) => {
+    if (!await confirm({
+      title: `Rotate the signing secret of ${w.name}?`, action: 'Rotate secret',
+      body: <p>A new secret signs every delivery from now on, shown once. The old one signs beside it for 24 hours only: a receiver that still checks with it after that refuses every delivery.</p>,
+    })) return;
     try {
       setFresh((await call<Webhook>(session, 'POST', `/admin/v1/webhooks/${encodeURIComponent(w.id)}/secret`)).body);
       setErrors({});
@@ -41,6 +49,10 @@ export function WebhooksPage({ session }: { session: Session }) {
     }
   };
   const toggle = async (w: Webhook) => {
+    if (w.status === 'active' && !await confirm({
+      title: `Turn off the webhook ${w.name}?`, action: 'Turn off',
+      body: <p>No delivery is made to {w.url} while it is off, and the events that happen meanwhile are not sent to it later.</p>,
+    })) return;
     try {
       setErrors({ list: (await updateOne(session, '/admin/v1/webhooks', { id: w.id, status: w.status === 'active' ? 'inactive' : 'active' })).error });
     } catch (err) {
@@ -73,31 +85,26 @@ export function WebhooksPage({ session }: { session: Session }) {
           <button type="button" class="small" onClick={() => setFresh(null)}>I have copied it</button>
         </div>
       )}
-      <p class="error" role="alert">{errors.list ?? ''}</p>
-      <ListBox list={list} empty="No webhook endpoints yet.">
-        {(items) => (
-          <table class="webhooks">
-            <thead><tr><th>Name</th><th>URL</th><th>Events</th><th>Status</th><th></th></tr></thead>
-            <tbody>{items.map((w) => (
-              <tr key={w.id}>
-                <td>{w.name}</td><td class="wrap">{w.url}</td><td class="wrap">{w.events.join(', ')}</td><td>{w.status}</td>
-                <td class="actions">
-                  <button type="button" class="small" aria-label={`${w.status === 'active' ? 'Turn off' : 'Turn on'} ${w.name}`} onClick={() => toggle(w)}>
-                    {w.status === 'active' ? 'Turn off' : 'Turn on'}
-                  </button>
-                  <button type="button" class="small" aria-label={`Edit webhook ${w.name}`} onClick={() => setEditing(w.id)}>Edit</button>
-                  <button type="button" class="small" aria-label={`Rotate the secret of ${w.name}`} onClick={() => rotate(w)}>Rotate secret</button>
-                  <button type="button" class="small" aria-label={`Deliveries to ${w.name}`} onClick={() => setChosen(w)}>Deliveries</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No webhook endpoints yet." class="webhooks" error={errors.list ?? ''}
+        columns={[
+          { head: 'Name', cell: (w) => w.name }, { head: 'URL', cell: (w) => w.url, class: 'wrap' },
+          { head: 'Events', cell: (w) => w.events.join(', '), class: 'wrap' }, { head: 'Status', cell: (w) => w.status },
+        ]}
+        actions={(w) => (
+          <>
+            <button type="button" class="small" aria-label={`${w.status === 'active' ? 'Turn off' : 'Turn on'} ${w.name}`} onClick={() => toggle(w)}>
+              {w.status === 'active' ? 'Turn off' : 'Turn on'}
+            </button>
+            <button type="button" class="small" aria-label={`Edit webhook ${w.name}`} onClick={() => setEditing(w.id)}>Edit</button>
+            <button type="button" class="small" aria-label={`Rotate the secret of ${w.name}`} onClick={() => rotate(w)}>Rotate secret</button>
+            <button type="button" class="small" aria-label={`Deliveries to ${w.name}`} onClick={() => setChosen(w)}>Deliveries</button>
+          </>
+        )} />
       {edited !== undefined && (
         <EditWebhook key={edited.id} session={session} webhook={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
       {chosen !== null && <Deliveries key={chosen.id} session={session} webhook={chosen} />}
+      {dialog}
     </section>
   );
 }

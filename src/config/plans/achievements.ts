@@ -10,6 +10,7 @@ import { hasWindow, metricBoards } from '../../domain/leaderboards/runs.js';
 import type { Achievement } from '../../model/entities.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { compileAnniversaries, type AnniversaryPlan } from './anniversaries.js';
 import { compilePoints, type TimeTrigger } from './points.js';
 import { aloneThreshold, streakAchievements, streakRule } from './streaks.js';
 import type { LuaAchievement, PointsDetails } from './lua.js';
@@ -27,7 +28,10 @@ export interface MetricPlan {
    * command, and the script decodes the details only when something completes.
    */
   arg: { id: string; full: string };
-  /** What every event reads: the thresholds, the streak rule and the points triggers (recordEventPlan <hot>); '' when none. */
+  /**
+   * What every event reads: the thresholds, the streak rule, the points triggers and, with anniversary
+   * achievements, the fewest years among them (recordEventPlan <hot>); '' when none.
+   */
   hot: string;
   /** Event filters of the plan's filtered achievements, in plan order, as [key, value] pairs. */
   eventFilters: [string, string][][];
@@ -75,9 +79,14 @@ function compositeEntries(snapshot: Snapshot): LuaAchievement[] {
 
 export function compilePlans(snapshot: Snapshot): {
   plans: Map<string, MetricPlan>; composites: LuaAchievement[]; points: PointsDetails | null; timeTriggers: TimeTrigger[];
-  streakAchievements: boolean;
+  streakAchievements: boolean; anniversaries: AnniversaryPlan[];
 } {
   const composites = compositeEntries(snapshot);
+  const anniversaries = compileAnniversaries(snapshot);
+  // With anniversary achievements, every event looks at the user's next anniversary: the fewest
+  // years among them end every plan's hot part (and a new user's first anniversary is counted
+  // with them).
+  const anniversary = anniversaries.length === 0 ? '' : `#${anniversaries[0].years}`;
   const points = compilePoints(snapshot);
   const forStreaks = streakAchievements(snapshot, (a) => userFilterOf(a.userAttributes, snapshot));
   const plans = new Map<string, MetricPlan>();
@@ -111,13 +120,13 @@ export function compilePlans(snapshot: Snapshot): {
     // Run sums (repeating boards, and boards with a daily window) and breakdown groups of
     // leaderboards are the event script's work too.
     const boards = metricBoards(snapshot, metric.id).some((lb) => lb.runUnit !== null || hasWindow(lb) || lb.breakdownAttributes.length > 0);
-    if (m.length > 0 || rule !== '' || pts.hot !== '' || boards) {
+    if (m.length > 0 || rule !== '' || pts.hot !== '' || boards || anniversary !== '') {
       const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[]; p?: PointsDetails } = { m };
       if (composites.length > 0) parts.c = composites;
       if (forStreaks.length > 0) parts.sa = forStreaks;
       if (pts.details !== null) parts.p = pts.details;
       details = JSON.stringify(parts);
-      hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot;
+      hot = m.map((e) => (e.f === undefined ? `${e.v}` : `${e.v}:${e.f}`)).join(',') + '#' + rule + '#' + pts.hot + anniversary;
     }
     const full = hot === '' ? '' : `${totalField(metric.id)}\n${hot}\n${details}`;
     const arg = { id: full === '' ? '' : planId(full), full };
@@ -135,7 +144,9 @@ export function compilePlans(snapshot: Snapshot): {
       awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2', userBase,
     });
   }
-  return { plans, composites, points: points.common, timeTriggers: points.time, streakAchievements: forStreaks.length > 0 };
+  return {
+    plans, composites, points: points.common, timeTriggers: points.time, streakAchievements: forStreaks.length > 0, anniversaries,
+  };
 }
 
 /** A plan's id: 16 hex digits of the SHA-1 of the plan in full. */
@@ -157,6 +168,8 @@ export function singlePlan(
   if (ua.length > 0) entry.ua = ua;
   if (a.trigger === 'achievement') entry.r = a.achievementIds.map(completionField);
   if (a.trigger === 'streak' && a.streakLength !== null) entry.l = a.streakLength;
+  // The worker that backfills an anniversary decided already that it came (lua/backfillAchievement-4.lua).
+  if (a.trigger === 'anniversary') entry.y = 1;
   if (a.trigger === 'metric' && a.metricId !== null) {
     entry.v = a.metricValue ?? 0;
     if (a.eventAttributes.length > 0) entry.pf = progressField(a.id);

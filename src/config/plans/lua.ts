@@ -21,6 +21,8 @@ export interface LuaAchievement {
   tf?: string;
   /** streak: the length that completes it. */
   l?: number;
+  /** anniversary: it came (the worker worked it out on the user's calendar). */
+  y?: 1;
 }
 
 /** A trigger as the scripts read it (short names: it travels with every event that needs it). */

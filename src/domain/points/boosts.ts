@@ -9,6 +9,7 @@ import { DATE, FILTERS, NAME, type BuildContext } from './systems.js';
 import { checkDateSpan } from '../time.js';
 import type { AttributeFilter, PointsBoost } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { PointsBoostAdminView } from '../../model/views.js';
 
 const boostFields = {
   name: NAME,
@@ -44,8 +45,8 @@ function pointsBoostStatus(b: PointsBoost, nowMs: number): 'active' | 'scheduled
   return boostStatus(b, new Date(nowMs).toISOString().slice(0, 10));
 }
 
-export function pointsBoostAdminView(b: PointsBoost, nowMs: number) {
-  const view: Record<string, unknown> = {
+export function pointsBoostAdminView(b: PointsBoost, nowMs: number): PointsBoostAdminView {
+  const view: PointsBoostAdminView = {
     id: b.id, name: b.name, status: pointsBoostStatus(b, nowMs), start: b.start, end: b.end,
     multiplier: b.multiplier, rounding: b.rounding, userId: b.userId,
   };

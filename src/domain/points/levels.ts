@@ -4,6 +4,7 @@
  */
 import { BADGE, badgeOf, DESCRIPTION, int, KEY, NAME, type Badge, type BuildContext } from './systems.js';
 import type { PointsLevel } from '../../model/entities.js';
+import type { PointsLevelAdminView } from '../../model/views.js';
 
 const levelFields = { name: NAME, key: KEY, points: int(0), description: DESCRIPTION, badge: BADGE };
 
@@ -23,7 +24,7 @@ export interface LevelInput {
 export type LevelChanges = Partial<LevelInput> & { id: string };
 
 /** `description` is '' when none was given: AdminPointsLevel requires a string. */
-export function pointsLevelAdminView(l: PointsLevel) {
+export function pointsLevelAdminView(l: PointsLevel): PointsLevelAdminView {
   return { id: l.id, name: l.name, key: l.key, points: l.points, description: l.description ?? '', badge: badgeOf(l.badgeUrl) };
 }
 

@@ -17,6 +17,7 @@ import { perObject } from '../../lib/memo.js';
 import { quickNameUuid } from '../ids.js';
 import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { PointsRange } from '../../model/views.js';
 
 /**
  * The highest total of any points system: 2^53 - 1, the largest integer a JSON number (and the
@@ -200,11 +201,7 @@ export function boostView(b: PointsBoost, date: string) {
 }
 
 /** A range of the points summary (PointsRange): both ends included. */
-export interface PointsRange {
-  from: number;
-  to: number;
-  users: number;
-}
+export type { PointsRange };
 
 /**
  * The 11 ranges of a points summary (trophy-api.md §6.4): exactly 0, then ten equal ranges from 1

@@ -6,6 +6,7 @@
  */
 import { offPeriodsAfter, type PointsSystem } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { PointsSystemAdminView } from '../../model/views.js';
 
 export const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
 export const NAME = { type: 'string', minLength: 1, maxLength: 255 };
@@ -64,7 +65,7 @@ export interface SystemChanges {
 }
 
 /** `description` is '' when none was given: AdminPointsSystem requires a string. */
-export function pointsSystemAdminView(p: PointsSystem) {
+export function pointsSystemAdminView(p: PointsSystem): PointsSystemAdminView {
   return {
     id: p.id, name: p.name, key: p.key, description: p.description ?? '', status: p.status,
     badge: badgeOf(p.badgeUrl), maxPoints: p.maxPoints,

@@ -8,6 +8,7 @@ import { FILTERS, int, type BuildContext } from './systems.js';
 import { idOf, unknownReference } from '../references.js';
 import { offPeriodsAfter, type AttributeFilter, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { PointsTriggerAdminView } from '../../model/views.js';
 
 const TRIGGER_TYPES: PointsTriggerType[] = ['metric', 'achievement', 'streak', 'time', 'user_creation'];
 
@@ -53,8 +54,10 @@ export interface TriggerInput {
 
 export type TriggerChanges = Partial<TriggerInput> & { id: string };
 
-export function pointsTriggerAdminView(t: PointsTrigger) {
-  const view: Record<string, unknown> = { id: t.id, type: t.type, points: t.points, status: t.status, userAttributes: t.userAttributes };
+export function pointsTriggerAdminView(t: PointsTrigger): PointsTriggerAdminView {
+  const view: PointsTriggerAdminView = {
+    id: t.id, type: t.type, points: t.points, status: t.status, userAttributes: t.userAttributes, blockIfOutOfPoints: t.blockIfOutOfPoints,
+  };
   switch (t.type) {
     case 'metric':
       Object.assign(view, { metricId: t.metricId, metricThreshold: t.metricThreshold, eventAttributes: t.eventAttributes });
@@ -71,8 +74,9 @@ export function pointsTriggerAdminView(t: PointsTrigger) {
     case 'user_creation':
       break;
   }
-  view.blockIfOutOfPoints = t.blockIfOutOfPoints;
-  return view;
+  // blockIfOutOfPoints last, as answered before.
+  const { blockIfOutOfPoints, ...rest } = view;
+  return { ...rest, blockIfOutOfPoints };
 }
 
 /** Which trigger type each type-specific field belongs to. */

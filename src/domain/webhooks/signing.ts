@@ -7,7 +7,7 @@
  * lists them space-separated, as its spec says, and `X-Trophy-Signature` comma-separated (base64
  * holds no comma), the newest first.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
@@ -16,22 +16,49 @@ export function newSecret(): string {
   return PREFIX + randomBytes(24).toString('base64');
 }
 
+/** A secret's two HMAC keys, prepared once (a key made from bytes on every signature cost as much as the signature). */
+interface Keys {
+  trophy: KeyObject;
+  standard: KeyObject;
+}
+
+const prepared = new Map<string, Keys>();
+
+function keysOf(secret: string): Keys {
+  let k = prepared.get(secret);
+  if (k === undefined) {
+    k = {
+      trophy: createSecretKey(Buffer.from(secret, 'utf8')),
+      standard: createSecretKey(Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64')),
+    };
+    // Secrets are few (two per endpoint at most): the map is cleared rather than bounded finely.
+    if (prepared.size >= 1000) prepared.clear();
+    prepared.set(secret, k);
+  }
+  return k;
+}
+
 export function trophySignature(secret: string, body: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('base64');
+  return createHmac('sha256', keysOf(secret).trophy).update(body, 'utf8').digest('base64');
 }
 
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
-  return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
+  return 'v1,' + createHmac('sha256', keysOf(secret).standard).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
 }
 
 /** The headers of one attempt: `secrets` the ones in force, newest first; `timestamp` in Unix seconds. */
 export function signedHeaders(secrets: string[], id: string, timestamp: number, body: string): Record<string, string> {
+  let trophy = trophySignature(secrets[0], body);
+  let standard = standardSignature(secrets[0], id, timestamp, body);
+  for (let i = 1; i < secrets.length; i++) {
+    trophy += ',' + trophySignature(secrets[i], body);
+    standard += ' ' + standardSignature(secrets[i], id, timestamp, body);
+  }
   return {
     'content-type': 'application/json',
-    'x-trophy-signature': secrets.map((s) => trophySignature(s, body)).join(','),
+    'x-trophy-signature': trophy,
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': secrets.map((s) => standardSignature(s, id, timestamp, body)).join(' '),
+    'webhook-signature': standard,
   };
 }

@@ -2,7 +2,8 @@
  * An `api` achievement completed through POST achievements/{key}/complete: the completeAchievement
  * script (the completion, its composites and points, the identification it carries), then what
  * follows it: the tenant's statistics, the departure from breakdown groups the identification
- * moved, time triggers for a new user, and the awards' placements.
+ * moved, time triggers and the first anniversary for a new user, and the awards' placements. The
+ * anniversary achievements complete the same way (src/engine/achievements/anniversaries.ts).
  */
 import { boostsArg } from '../../config/plans/points.js';
 import { localDay } from '../../domain/time.js';
@@ -16,15 +17,21 @@ import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
+import { firstAnniversary } from './anniversary-next.js';
 
-/** When the user completed it (the first completion, when they had it already), the awards made ([] without) and when. */
+/**
+ * When the user completed it (the first completion, when they had it already), the awards made
+ * ([] without) and when, and the ids completed now: it and the composites it completed ([] when
+ * the user had it already).
+ */
 export interface Completion {
   achievedAt: string;
   awards: unknown;
   now: number;
+  completed: string[];
 }
 
-/** Completes `achievement` (of trigger `api`, whose single plan is `plan`) for the user. */
+/** Completes `achievement` (of trigger `api` or `anniversary`, whose single plan is `plan`) for the user. */
 export async function completeAchievement(
   deps: Deps, tenant: string, achievement: Achievement, plan: Buffer, user: UpsertedUser, ident: PreparedIdentification, seq?: string,
 ): Promise<Completion> {
@@ -43,7 +50,7 @@ export async function completeAchievement(
   if (achievement.status === 'locked') {
     const achievedAt = await redis.hget(u.user, completionField(achievement.id));
     if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
-    return { achievedAt, awards: [], now };
+    return { achievedAt, awards: [], now, completed: [] };
   }
   // Points are counted on the user's local day: the zone this request sets, else the stored one.
   const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
@@ -66,8 +73,11 @@ export async function completeAchievement(
     const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
     await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, order);
   }
-  // A user created here: time triggers count from now (the workers must find the user).
-  if (r[1] === 1) await accrueTime(deps, tenant, user.id);
+  // A user created here: time triggers and anniversaries count from now (the workers must find the user).
+  if (r[1] === 1) {
+    await accrueTime(deps, tenant, user.id);
+    await firstAnniversary(deps, tenant, user.id, ident.tz ?? '');
+  }
   await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, order);
-  return { achievedAt: String(r[2]), awards: r[3], now };
+  return { achievedAt: String(r[2]), awards: r[3], now, completed: r.slice(6).map(String) };
 }

@@ -11,7 +11,9 @@
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
  * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts). The
  * batch events accepted and not yet applied are queued again for the workers
- * (src/engine/durability/batches-from-log.ts).
+ * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
+ * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
+ * already changes nothing; src/engine/analytics/sketches.ts).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -22,7 +24,8 @@ import type { Logger } from 'pino';
 import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../../model/entities.js';
-import { COMPLETION_PREFIX, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
+import { ANNIVERSARY_FIELD, COMPLETION_PREFIX, NO_ANNIVERSARY, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
+import { earliestStart } from '../../domain/anniversaries.js';
 import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
@@ -31,7 +34,10 @@ import type { Keys } from '../../redis/keys.js';
 import { completeAchievement } from '../achievements/complete.js';
 import { EventRecorder } from '../event/record.js';
 import { rankStreaks, STREAK_OPERATIONS, type Drained } from './streak-rankings-from-log.js';
-import { logSubscribers, noteLater } from '../webhooks/plan.js';
+import { logSubscribers, plannedWebhooks } from '../webhooks/plan.js';
+import { queueAfterRestore } from '../webhooks/queue.js';
+import { recordedIds } from '../../postgres/webhooks/sent.js';
+import { webhookDeliveryId } from '../../postgres/webhooks/deliveries.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
 import type { Services } from '../services.js';
@@ -41,6 +47,9 @@ import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
+import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
+import { noteActiveUsers } from '../analytics/active-users.js';
+import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
 
 export class RestoreError extends Error {}
 
@@ -102,6 +111,9 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
   return entries.sort((a, b) => compareStreamIds(a.id, b.id) || a.partition - b.partition);
 }
 
+/** The kinds of entries that call for webhooks (src/domain/webhooks/events.ts mayNotify). */
+const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points']);
+
 export class Restore {
   private readonly svc: Services;
   private readonly pool: pg.Pool;
@@ -139,7 +151,10 @@ export class Restore {
     if (snapshot !== null) {
       result.users = await this.restoreUsers(snapshots, positions);
       for await (const batch of snapshots.keys()) {
-        await Promise.all(batch.map((k) => redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE')));
+        await Promise.all(batch.map(async (k) => {
+          await redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE');
+          if (isSketch(k.key)) await keepRestoredSketch(redis, k.key);
+        }));
         result.keys += batch.length;
       }
     }
@@ -163,6 +178,7 @@ export class Restore {
     }
     await this.rankAgain(entries);
     await this.indexAgain(entries);
+    await this.activeAgain(entries);
     await this.webhooksAgain(entries);
     // The replay's own log entries go (the archive holds the entries they repeat), but every log
     // keeps its last id, past every archived one: the position a later snapshot reads with a user.
@@ -208,7 +224,8 @@ export class Restore {
 
   /**
    * Every user's keys, and what sums over them: the partitions' user sets, completion counters and
-   * points totals, the due sets of time triggers. Notes each user's position in `positions`.
+   * points totals, the due sets of time triggers and of anniversaries. Notes each user's position
+   * in `positions`.
    */
   private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>): Promise<number> {
     const { redis, keys } = this.svc;
@@ -231,6 +248,10 @@ export class Restore {
             const id = field.slice(COMPLETION_PREFIX.length);
             counts.set(id, (counts.get(id) ?? 0) + 1);
           } else if (field.startsWith(TIME_DUE_PREFIX)) due = Math.min(due, Number(value));
+          else if (field === ANNIVERSARY_FIELD) {
+            // Looked at when the day can have begun somewhere (the workers then read the user's zone).
+            if (value !== NO_ANNIVERSARY) await redis.zadd(keys.partitionAnniversaries(u.partition), earliestStart(value), `${u.tenant}|${u.userId}`);
+          }
           else if (field.startsWith(POINTS_TOTAL_PREFIX)) {
             const total = keys.partitionPointsTotal(u.tenant, u.userId, field.slice(POINTS_TOTAL_PREFIX.length));
             await redis.hset(total.key, total.field, value);
@@ -350,19 +371,38 @@ export class Restore {
     for (const [partition, members] of due) await noteDue(this.svc, partition, members);
   }
 
+  /** The analytics' active users of the entries from the snapshot on, added to their days' sketches. */
+  private async activeAgain(entries: Entry[]): Promise<void> {
+    let r = emptyRollup();
+    let n = 0;
+    for (const entry of entries) {
+      if (entry.kind !== 'event' && entry.kind !== 'achievement') continue;
+      rollEntry(r, entry.kind, JSON.parse(entry.body) as LogBody, null);
+      if (++n % 10_000 === 0) {
+        await noteActiveUsers(this.svc, r);
+        r = emptyRollup();
+      }
+    }
+    await noteActiveUsers(this.svc, r);
+  }
+
   /**
-   * The webhooks' notes (losses, freeze checks, points.changed windows) taken again from the
-   * entries from the snapshot on, while an endpoint subscribes: written again, a note changes
-   * nothing, and a delivery recorded already is not recorded twice (its id names its occasion).
+   * The webhooks taken again from the entries from the snapshot on, while an endpoint subscribes:
+   * the notes (losses, freeze checks, points.changed windows; written again, a note changes
+   * nothing, and a delivery recorded already is not recorded twice: its id names its occasion),
+   * and the deliveries due now, queued again past the marks the snapshot's queues hold, none that
+   * Postgres records as attempted (src/engine/webhooks/queue.ts queueAfterRestore).
    */
   private async webhooksAgain(entries: Entry[]): Promise<void> {
     const { types } = logSubscribers(this.svc.store.current);
     if (types.size === 0) return;
     const parsed: ParsedEntry[] = [];
     for (const entry of entries) {
-      if (entry.kind === 'event' || entry.kind === 'freezes') parsed.push({ id: entry.id, kind: entry.kind, e: JSON.parse(entry.body) as LogBody });
+      if (WEBHOOK_KINDS.has(entry.kind)) parsed.push({ id: entry.id, kind: entry.kind, e: JSON.parse(entry.body) as LogBody });
     }
-    await noteLater(this.svc, parsed, types);
+    const deliveries = await plannedWebhooks(this.svc, parsed, this.svc.clock.now());
+    const prefix = this.svc.settings.prefix;
+    await queueAfterRestore(this.svc, (endpointId, ids) => recordedIds(this.pool, prefix, endpointId, ids), deliveries, webhookDeliveryId);
   }
 
   /**

@@ -7,6 +7,8 @@
  * - then the keys that are not a user's (leaderboards, streak rankings, the keys scoped to a
  *   user, the notifications due indexes, the batch queues), the keys of each hash slot DUMPed in
  *   one transaction (readSlot), each written again only when its digest changed;
+ * - the active users' sketches of the days the drain changed since the last snapshot (all of them
+ *   on a full one: src/engine/analytics/sketches.ts), each written again only when its digest changed;
  * - last the batches' progress (src/engine/durability/batches-from-log.ts), after the queues: a
  *   chunk the queues no longer held when they were read had its progress noted before.
  * The keys that sum over users (a partition's users, completion counters and points totals, the
@@ -20,6 +22,7 @@ import { userBatches } from '../../redis/users.js';
 import { SnapshotStore, type KeyState, type UserState } from '../../postgres/snapshots.js';
 import { postgresHoldsData } from '../../postgres/installation-data.js';
 import type { Context } from '../context.js';
+import { isSketch, readSketches } from '../analytics/sketches.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
 export class SnapshotError extends Error {}
@@ -39,13 +42,14 @@ export interface SnapshotResult {
  * The patterns of the keys that are not a user's (src/redis/keys.ts): with the user-scoped API
  * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; the
  * partitions' notifications due indexes; the webhooks' indexes of losses and freeze checks, the
- * partitions' points.changed windows, and the partitions' batch queues (read after the users:
+ * partitions' points.changed windows, the webhooks' queues of deliveries waiting for their first
+ * attempt, and the partitions' batch queues (read after the users:
  * src/engine/durability/batches-from-log.ts).
  */
 export function sharedKeyPatterns(prefix: string): string[] {
   return [
     `${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`, `${prefix}:{wh:*`,
-    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`, `${prefix}:{p*}:bq`,
+    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`, `${prefix}:{p*}:bq`, `${prefix}:{whq:*`, `${prefix}:{whq}`,
   ];
 }
 
@@ -270,7 +274,25 @@ async function snapshotLocked(
       written += changed.length;
     }
   }
-  await store.dropKeys([...digests.keys()].filter((k) => !seen.has(k)));
+  // The sketches of the days the drain changed (all of them on a full snapshot); a copy that fails
+  // leaves them noted for the next one.
+  const sketches = await readSketches(deps, allTenants(deps), isFull);
+  try {
+    const changed: KeyState[] = [];
+    for (const [key, dump] of sketches.dumps) {
+      seen.add(key);
+      read++;
+      const digest = createHash('sha1').update(dump).digest('base64');
+      if (digests.get(key) !== digest) changed.push({ key, digest, dump });
+    }
+    for (let i = 0; i < changed.length; i += 500) await store.saveKeys(id, changed.slice(i, i + 500));
+    written += changed.length;
+  } catch (err) {
+    await sketches.putBack();
+    throw err;
+  }
+  // A sketch an incremental snapshot did not read has not changed: its copy stays (a full one reads them all).
+  await store.dropKeys([...digests.keys()].filter((k) => !seen.has(k) && (isFull || !isSketch(k))));
 
   await store.finish(id, users, read);
   return { id, full: isFull, users, keys: read, written, ms: Date.now() - started };

@@ -1,7 +1,8 @@
 /**
  * A metric event (docs/architecture.md, "The event hot path"): phase 1, one script on the user's
  * partition, sent again when it answers that it needs something first (the user's zone, the plan
- * in full or of the user's streak preferences, time awards accrued); then phase 2 on the leaderboards. No Postgres, no queue, no
+ * in full or of the user's streak preferences, time awards accrued, anniversary achievements
+ * completed); then phase 2 on the leaderboards. No Postgres, no queue, no
  * configuration parse on the way.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,7 @@ import { isConnectionError } from '../../redis/outage.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
+import { settleAnniversaries } from '../achievements/anniversaries.js';
 import { EventPhase2, type Extension } from './phase2.js';
 import { rankStreak } from '../streaks/rankings.js';
 import { EventReplies, noStreak } from './replies.js';
@@ -142,8 +144,13 @@ export class EventRecorder {
     let tz = ident.tz ?? tzCache.get(tenant, userId);
     const rule = snapshot.streak;
     let streakZone: string | null = null;
+    // Anniversary achievements the user's event found come, completed before it (their ids, with
+    // the composites they completed): the event's answer lists them with its own.
+    let anniversaries = '';
 
-    for (let attempt = 0; attempt < 6; attempt++) {
+    // Each hand-back at most once or twice: the plan (again after the preferences), the preferences, the
+    // zone, time awards, anniversaries, the streak's zone; then the event.
+    for (let attempt = 0; attempt < 8; attempt++) {
       const day = localDay(tz, now);
       // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
       let periods = '|';
@@ -230,8 +237,9 @@ export class EventRecorder {
         }
         if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
         if (statsMoved !== null) await statsMoved;
+        const completed = anniversaries === '' ? p.completed : p.completed === '' ? anniversaries : `${anniversaries},${p.completed}`;
         return {
-          status: 201, eventId, total: p.total, nowIso, completed: p.completed, streak: streak === null ? this.noStreakJson : streak.json,
+          status: 201, eventId, total: p.total, nowIso, completed, streak: streak === null ? this.noStreakJson : streak.json,
           awards, leaderboards,
         };
       }
@@ -253,6 +261,13 @@ export class EventRecorder {
       if (code === ScriptCode.TIME_DUE) {
         // Time granted points since the user last acted: accrue them, then send the event again.
         await accrueTime(deps, tenant, userId);
+        continue;
+      }
+      if (code === ScriptCode.ANNIVERSARY_DUE) {
+        // The user's next anniversary has come on their calendar (the event's zone): completed
+        // first, then the event sent again.
+        const done = await settleAnniversaries(deps, tenant, userId, tz);
+        if (done !== null && done.length > 0) anniversaries = anniversaries === '' ? done.join(',') : `${anniversaries},${done.join(',')}`;
         continue;
       }
       if (code === ScriptCode.OUT_OF_POINTS) {

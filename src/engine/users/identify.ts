@@ -14,6 +14,7 @@ import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
+import { firstAnniversary } from '../achievements/anniversary-next.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
 export type IdentifyMode = 'create' | 'upsert' | 'update';
@@ -53,6 +54,8 @@ export async function identifyUser(
     await rankAwards(deps, tenant, id, placedAwards(r[2]), now, order);
   }
   const hash = hashFromFlat(r, 5);
+  // Anniversaries count from the new user's day, in their zone.
+  if (created) await firstAnniversary(deps, tenant, id, hash.tz ?? '');
   // An attribute a board breaks down by changed: the user leaves the old group.
   if (r[4] !== '') {
     const attributes = new Map<string, string>();

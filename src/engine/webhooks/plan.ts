@@ -1,9 +1,10 @@
 /**
  * The webhook deliveries a stretch of the event log calls for (workers/log-drain.ts): for each
- * active endpoint, the events of the types it subscribes to (src/domain/webhooks/events.ts), and the
- * notes of the events made later (losses, freezes, points.changed). Reads each concerned user once
- * (the `user` of the payloads), only for the events made now. Nothing is parsed or read while no
- * active endpoint subscribes to a type the log gives: an installation without webhooks pays nothing.
+ * active endpoint, the events of the types it subscribes to (src/domain/webhooks/events.ts), for its
+ * queue (src/engine/webhooks/queue.ts), and the notes of the events made later (losses, freezes,
+ * points.changed). Reads each concerned user once (the `user` of the payloads), only for the
+ * events made now. Nothing is parsed or read while no active endpoint subscribes to a type the log
+ * gives: an installation without webhooks pays nothing.
  */
 import { isControl } from '../../domain/notifications/rules.js';
 import { sentTogether } from '../../redis/coalesce.js';
@@ -11,7 +12,7 @@ import { userView, type UserView } from '../../domain/users.js';
 import { eventsOfEntry, pointsChangedNotes, type ParsedEntry } from '../../domain/webhooks/events.js';
 import type { Webhook, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { NewDelivery } from '../../postgres/webhooks/deliveries.js';
+import type { QueuedDelivery } from './queue.js';
 import type { Context } from '../context.js';
 import { indexLosses } from './losses.js';
 import { freezesWanted, indexFreezes } from './freezes.js';
@@ -49,12 +50,16 @@ export async function noteLater(
   if (types.has('points.changed')) await notePointsChanged(deps, entries.flatMap(pointsChangedNotes));
 }
 
+/**
+ * The deliveries the entries call for now, for the endpoints' queues (each with its entry, in the
+ * entries' order), after the notes for later are written. `nowMs`: when they are made.
+ */
 export async function plannedWebhooks(
-  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, entries: ParsedEntry[],
-): Promise<NewDelivery[]> {
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, entries: ParsedEntry[], nowMs: number,
+): Promise<QueuedDelivery[]> {
   const snapshot = deps.store.current;
   const { endpoints, types } = logSubscribers(snapshot);
-  const out: NewDelivery[] = [];
+  const out: QueuedDelivery[] = [];
   if (endpoints.length === 0 || entries.length === 0) return out;
   const users = new Map<string, Promise<UserView | null>>();
   const userOf = (tenant: string, userId: string) => {
@@ -80,11 +85,14 @@ export async function plannedWebhooks(
     const { t, u } = entry.e;
     if (t === undefined || u === undefined) continue;
     const events = eventsOfEntry(deps.settings.prefix, entry, snapshot, await userOf(t, u), now);
+    if (events.length === 0) continue;
+    const partition = deps.keys.partitionOf(t, u);
     for (const ev of events) {
       for (const w of endpoints) {
         if (!w.events.includes(ev.type)) continue;
         out.push({
-          endpointId: w.id, eventId: ev.id, type: ev.type, tenant: ev.tenant, userId: ev.userId, body: ev.body, dueAt: ev.at, coalesce: ev.coalesce,
+          endpointId: w.id, partition, entryId: entry.id, eventId: ev.id, type: ev.type, tenant: ev.tenant, userId: ev.userId,
+          created: nowMs, body: ev.body,
         });
       }
     }

@@ -1,18 +1,17 @@
 /**
- * One webhook POST, on undici's keep-alive connection pools (a busy endpoint gets its deliveries
- * over a few connections kept open, not a connection and a DNS lookup each), dispatched with a
- * handler of its own: the answer's status is all a delivery needs, so no response object, body
- * stream or AbortSignal is made per POST (`request()` with them cost about a third more CPU per
- * delivery, `fetch` several times, `node:http`'s agents twice: docs/performance.md). The 15 s of a
- * whole exchange are kept by one sweep for every POST in flight, not a timer each. An address that
- * is not global unicast (src/engine/webhooks/addresses.ts) is refused unless allowed, checked on the address each connection is made
- * to (the connector's lookup), so a name that resolves elsewhere later (DNS rebinding) is caught;
- * an address written in the URL is checked before the request.
+ * One webhook POST, over the keep-alive connections of src/engine/webhooks/http1.ts (a busy
+ * endpoint gets its deliveries over a few connections kept open, not a connection and a DNS lookup
+ * each): the request's bytes made once, in one buffer, and the answer's status all that is read of
+ * it. The 15 s of a whole exchange are kept by one sweep for every POST in flight, not a timer
+ * each. An address that is not global unicast (src/engine/webhooks/addresses.ts) is refused unless
+ * allowed, checked on the address each connection is made to (the connection's lookup), so a name
+ * that resolves elsewhere later (DNS rebinding) is caught; an address written in the URL is checked
+ * before the request.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
 import { isGlobalUnicast } from './addresses.js';
+import { OriginPool, type Connection, type Request } from './http1.js';
 
 export interface PostResult {
   status: number;
@@ -47,43 +46,65 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-/** Connections kept open per origin. */
-const CONNECTIONS = 16;
-
-/** Keep-alive pools, one refusing addresses that are not global unicast and one allowing them. */
-const agents = {
-  public: new Agent({ connections: CONNECTIONS, connect: { lookup: publicLookup } }),
-  any: new Agent({ connections: CONNECTIONS }),
-};
-
 /** An endpoint's URL as a request needs it (endpoints are few: each URL is parsed once). */
 interface Target {
-  origin: string;
-  path: string;
+  /** The origin's connections, refusing addresses that are not global unicast, and allowing them. */
+  pools: { public: OriginPool; any: OriginPool };
+  /** The request line and the Host header: `POST <path> HTTP/1.1\r\nhost: <host>\r\n`. */
+  start: string;
   /** The host written as an IP address, or null for a name. */
   address: string | null;
 }
 
 const targets = new Map<string, Target>();
+/** Origins' connections, kept for every URL of the origin (and past a clear of `targets`). */
+const pools = new Map<string, { public: OriginPool; any: OriginPool }>();
 
 function targetOf(url: string): Target {
   let t = targets.get(url);
   if (t === undefined) {
     const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${u.protocol} is not http or https`);
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    t = { origin: u.origin, path: u.pathname + u.search, address: isIP(host) === 0 ? null : host };
+    let p = pools.get(u.origin);
+    if (p === undefined) {
+      const spec = { tls: u.protocol === 'https:', host, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) };
+      p = { public: new OriginPool({ ...spec, lookup: publicLookup }), any: new OriginPool({ ...spec, lookup: null }) };
+      pools.set(u.origin, p);
+    }
+    t = { pools: p, start: `POST ${u.pathname + u.search} HTTP/1.1\r\nhost: ${u.host}\r\n`, address: isIP(host) === 0 ? null : host };
     if (targets.size >= 1000) targets.clear();
     targets.set(url, t);
   }
   return t;
 }
 
-/** One POST in flight: settles once, on the answer's end, an error, or its deadline. */
-class Exchange implements Dispatcher.DispatchHandler {
-  status = 0;
-  controller: Dispatcher.DispatchController | null = null;
-  done = false;
+/** A header's name or value that would break the request's head (none of laurel's do: a guard). */
+const UNSAFE = /[\r\n]/;
+
+/** The request's bytes: its head and the body, in one buffer. */
+function requestBytes(t: Target, body: string, headers: Record<string, string>): Buffer {
+  let head = `${t.start}user-agent: laurel\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
+  for (const name in headers) {
+    const value = headers[name];
+    if (UNSAFE.test(name) || UNSAFE.test(value)) throw new Error(`header ${JSON.stringify(name)} holds a line break`);
+    head += `${name}: ${value}\r\n`;
+  }
+  head += '\r\n';
+  const headLength = Buffer.byteLength(head, 'latin1');
+  const bytes = Buffer.allocUnsafe(headLength + Buffer.byteLength(body));
+  bytes.write(head, 0, 'latin1');
+  bytes.write(body, headLength, 'utf8');
+  return bytes;
+}
+
+/** One POST in flight: settles once, on its answer, an error, or its deadline. */
+class Exchange implements Request {
+  connection: Connection | null = null;
+  settled = false;
   constructor(
+    readonly bytes: Buffer,
+    readonly pool: OriginPool,
     readonly deadline: number,
     readonly timeoutMs: number,
     private readonly resolve: (r: PostResult) => void,
@@ -93,54 +114,31 @@ class Exchange implements Dispatcher.DispatchHandler {
     group?.exchanges.add(this);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // Its deadline passed while it waited for a connection.
-    if (this.done) controller.abort(this.lateError());
-  }
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
-    // A 1xx is followed by the final answer.
-    if (statusCode >= 200) this.status = statusCode;
-  }
-
-  onResponseData(): void {
-    // The answer's body is not kept: read through, so the connection serves the next delivery.
-  }
-
-  onResponseEnd(): void {
-    this.finish(null);
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    this.finish(err);
-  }
-
-  lateError(): Error {
-    return new Error(`no answer within ${this.timeoutMs / 1000} s`);
-  }
-
-  /** Past its deadline: given up, the connection closed if the request was sent. */
-  expire(): void {
-    const err = this.lateError();
-    this.finish(err);
-    this.controller?.abort(err);
-  }
-
-  /** Given up by its sender: the connection closed if the request was sent. */
-  abandon(): void {
-    const err = new PostAbandoned('given up: the worker process is stopping');
-    this.finish(err);
-    this.controller?.abort(err);
-  }
-
-  finish(err: Error | null): void {
-    if (this.done) return;
-    this.done = true;
+  done(err: Error | null, status: number): void {
+    if (this.settled) return;
+    this.settled = true;
     inFlight.delete(this);
     this.group?.exchanges.delete(this);
-    if (err === null) this.resolve({ status: this.status });
+    if (err === null) this.resolve({ status });
     else this.reject(err);
+  }
+
+  /** Given up (`err`): off the waiting line, or its connection closed if the request went. */
+  giveUp(err: Error): void {
+    if (this.settled) return;
+    if (this.connection !== null) this.connection.close(err);
+    else this.pool.withdraw(this);
+    this.done(err, 0);
+  }
+
+  /** Past its deadline. */
+  expire(): void {
+    this.giveUp(new Error(`no answer within ${this.timeoutMs / 1000} s`));
+  }
+
+  /** Given up by its sender: whether the receiver saw it is unknown. */
+  abandon(): void {
+    this.giveUp(new PostAbandoned('given up: the worker process is stopping'));
   }
 }
 
@@ -169,23 +167,23 @@ export function postWebhook(
   url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean, group?: PostGroup,
 ): Promise<PostResult> {
   let target: Target;
+  let bytes: Buffer;
   try {
     target = targetOf(url);
+    bytes = requestBytes(target, body, headers);
   } catch (err) {
     return Promise.reject(err as Error);
   }
   if (!allowPrivate && target.address !== null && !isGlobalUnicast(target.address)) return Promise.reject(refusal(target.address, target.address));
   return new Promise<PostResult>((resolve, reject) => {
     // The whole exchange within timeoutMs (a receiver trickling its answer included).
-    const x = new Exchange(Date.now() + timeoutMs, timeoutMs, resolve, reject, group);
+    const pool = allowPrivate ? target.pools.any : target.pools.public;
+    const x = new Exchange(bytes, pool, Date.now() + timeoutMs, timeoutMs, resolve, reject, group);
     watch(x);
     try {
-      (allowPrivate ? agents.any : agents.public).dispatch({
-        origin: target.origin, path: target.path, method: 'POST', body,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      }, x);
+      pool.send(x);
     } catch (err) {
-      x.finish(err as Error);
+      x.done(err as Error, 0);
     }
   });
 }

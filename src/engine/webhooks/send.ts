@@ -1,17 +1,26 @@
 /**
- * Sending the webhook deliveries that are due (workers/webhooks.ts): claimed in Postgres
- * (src/postgres/webhooks/deliveries.ts), POSTed signed both ways (src/domain/webhooks/signing.ts) with
- * a 15 s timeout, at most IN_FLIGHT at a time per endpoint (a slow receiver holds up only its own
- * deliveries), and settled: a 2xx is `delivered`; anything else is tried again after the backoff
- * below, then `failed`; a `410 Gone` fails it and disables the endpoint. Due times follow the
- * service's clock (the manual clock moves retries too).
+ * Sending the webhook deliveries (workers/webhooks.ts): those of the log claimed from the
+ * endpoints' queues in Redis (src/engine/webhooks/queue.ts), those due again or by time claimed
+ * from Postgres (src/postgres/webhooks/deliveries.ts); POSTed signed both ways
+ * (src/domain/webhooks/signing.ts) with a 15 s timeout, at most IN_FLIGHT at a time per endpoint
+ * (a slow receiver holds up only its own deliveries), and settled: a 2xx is `delivered`; anything
+ * else is tried again after the backoff below, then `failed`; a `410 Gone` fails it and disables
+ * the endpoint. Due times follow the service's clock (the manual clock moves retries too).
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { AddressRefused, PostAbandoned, PostGroup, postWebhook } from './post.js';
 import { signedHeaders } from '../../domain/webhooks/signing.js';
 import type { Webhook } from '../../model/entities.js';
-import { claimDue, releaseClaims, settleMany, type Settlement, type WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
+import {
+  claimDue, releaseClaims, settleMany, webhookDeliveryId, type Settlement, type WebhookDelivery,
+} from '../../postgres/webhooks/deliveries.js';
 import { pruneSettled } from '../../postgres/webhooks/history.js';
-import { claimOutbox, completeOutbox, OUTBOX_ROW, releaseOutbox, type FirstAttempt } from '../../postgres/webhooks/outbox.js';
+import { inTransaction, recordedIds, recordFirstAttempts, type FirstAttempt } from '../../postgres/webhooks/sent.js';
+import { moveWaitingOutbox } from '../../postgres/webhooks/upgrade.js';
+import {
+  claimExpired, claimNew, dropDeletedQueues, giveBack, holdClaims, takeOut, type ClaimedDelivery,
+} from './queue.js';
 import { recordClockEvents, subscribedTypes } from './record.js';
 import { recordLosses } from './losses.js';
 import { recordPointsChanged } from './points-changed.js';
@@ -29,14 +38,26 @@ export const TIMEOUT_MS = 15_000;
 export const IN_FLIGHT = 16;
 /** Deliveries claimed ahead per endpoint, sent IN_FLIGHT at a time. */
 const AHEAD = 128;
-/** How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time, each taking its whole timeout. */
-const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
+/**
+ * How long a claim holds (wall time): the claimed all sent one after another, IN_FLIGHT at a time,
+ * each taking its whole timeout. A process renews its claims from the queues each pass while it
+ * holds them (their record waiting for Postgres), so only a process gone lets them run out.
+ */
+export const LEASE_MS = TIMEOUT_MS * (AHEAD / IN_FLIGHT + 1);
+/** Claims of the queues older than this are renewed by the pass. */
+const RENEW_MS = LEASE_MS / 3;
 /** How long settled deliveries are kept (as Trophy keeps its delivery logs), and how often they are pruned. */
 export const RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
-/** Outcomes settled in one statement: this many, or those of this many ms. */
-const SETTLE_BATCH = 200;
+/** How often the queues of deleted endpoints are dropped and the earlier outbox's waiting rows moved (wall ms). */
+const TIDY_EVERY_MS = 60_000;
+/** Attempts of an endpoint waiting for their record at most: no more is claimed meanwhile. */
+const UNRECORDED = 4 * AHEAD;
+/** Outcomes recorded in one transaction: this many, or those of this many ms. */
+const SETTLE_BATCH = 500;
 const SETTLE_MS = 50;
+/** After a record that failed (Postgres away), the wait before the next try (ms). */
+const RETRY_RECORD_MS = 1000;
 
 export interface SendResult {
   claimed: number;
@@ -47,15 +68,12 @@ export interface SendResult {
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'log'>;
 
-/** A claimed outbox row: its deliveries in order, how many are not attempted yet, and the first attempts of the others. */
-interface OutboxClaim {
-  id: string;
-  deliveries: WebhookDelivery[];
-  remaining: number;
-  attempts: FirstAttempt[];
+/** A delivery claimed: from an endpoint's queue (its stream id), or a row of `laurel_webhook_deliveries` (null). */
+interface Claimed extends WebhookDelivery {
+  streamId: string | null;
 }
 
-/** How an attempt ended, for the delivery's row or its outbox row. */
+/** How an attempt ended. */
 type Outcome = Omit<Settlement, 'id'>;
 
 /** The secrets in force for an endpoint at `nowMs`, newest first. */
@@ -79,34 +97,52 @@ async function attempt(deps: Deps, w: Webhook, d: WebhookDelivery, group: PostGr
   }
 }
 
+/** A delivery claimed from an endpoint's queue, as sent and recorded: no attempt yet, due since it was made. */
+function fromQueue(endpointId: string, q: ClaimedDelivery): Claimed {
+  return {
+    id: webhookDeliveryId(endpointId, q.eventId), endpointId, eventId: q.eventId, type: q.type, tenant: q.tenant, userId: q.userId,
+    body: q.body, status: 'sending', dueAt: q.created, attempts: 0, lastStatus: null, error: null, createdAt: q.created, deliveredAt: null,
+    streamId: q.streamId,
+  };
+}
+
 /**
- * The sender of one worker process. A pass (every second, and again as soon as an endpoint's
- * deliveries claimed are sent while more are due) claims up to AHEAD deliveries per endpoint,
- * which are sent IN_FLIGHT at a time per endpoint without the pass waiting for them: a receiver
- * that takes its 15 s holds up only its own deliveries. Outcomes are settled together, one
- * statement per SETTLE_BATCH or SETTLE_MS; a process that dies before it settles leaves them
- * `sending` until their lease ends, and they are sent again under the same `webhook-id`.
- * `idle()` waits for every send in flight and settles them. `close()` stops: nothing more is
+ * The sender of one worker process. A pass (every second) records the clock's events due and
+ * claims what is due: of each endpoint up to AHEAD deliveries, from its queue (and the claims of
+ * its queue that expired, whose process died) and from the rows due again; they are sent IN_FLIGHT
+ * at a time per endpoint without the pass waiting for them. An endpoint whose claimed deliveries
+ * were all started claims from its queue again at once, and so does every endpoint when the
+ * process's log drain has queued new ones (`kick`), so a busy endpoint is fed as fast as it
+ * answers. Outcomes are recorded together, one transaction per SETTLE_BATCH or SETTLE_MS, and the
+ * queue's deliveries taken out of it after: a process that dies before leaves its claims to run
+ * out (LEASE_MS), and they are sent again under the same `webhook-id` (unless recorded already).
+ * `idle()` waits for every send in flight and records them. `close()` stops: nothing more is
  * claimed or started, the sends in flight get until the stop's deadline to be answered, those
  * still unanswered then are given up, and they and the claimed ones not started are given back
  * (free to claim at once, by this process's successor or another: one given up may reach its
- * receiver twice, under one `webhook-id`); every outcome is settled.
+ * receiver twice, under one `webhook-id`); every outcome is recorded.
  */
 export class WebhookSender {
   private readonly deps: Deps;
   private readonly pool: pg.Pool;
+  /** This process's name in the queues' consumer group. */
+  private readonly consumer = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   /** Per endpoint: claimed deliveries not started yet, and how many are in flight. */
-  private readonly queued = new Map<string, WebhookDelivery[]>();
+  private readonly queued = new Map<string, Claimed[]>();
   private readonly inFlight = new Map<string, number>();
+  /** Per endpoint: the claims of its queue held (stream id -> when claimed or renewed, wall ms), until taken out. */
+  private readonly holding = new Map<string, Map<string, number>>();
   private readonly sending = new Set<Promise<void>>();
   /** The POSTs in flight, given up together when a stop's deadline comes. */
   private readonly posts = new PostGroup();
   /** Sends given up at a stop: given back with the claimed ones not started. */
-  private abandoned: WebhookDelivery[] = [];
-  private settled: Settlement[] = [];
-  /** The outbox row each delivery claimed from the outbox came in, and the rows all attempted. */
-  private readonly outboxOf = new WeakMap<WebhookDelivery, OutboxClaim>();
-  private finished: OutboxClaim[] = [];
+  private abandoned: Claimed[] = [];
+  /** Per endpoint: the deliveries claimed here and not recorded yet (given back, or their outcome recorded). */
+  private readonly open = new Map<string, number>();
+  /** Whether an endpoint got nothing claimed for its attempts waiting for their record (claimed again once they are). */
+  private heldBack = false;
+  /** Outcomes not recorded yet. */
+  private outcomes: { delivery: Claimed; outcome: Outcome }[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | null = null;
   /** A pass running, and whether another was asked for meanwhile. */
@@ -127,12 +163,15 @@ export class WebhookSender {
   private rankingsWindow = -1;
   /** When this process last pruned the deliveries settled long ago (service clock). */
   private prunedAt = -Infinity;
+  /** When this process last tidied (wall ms). */
+  private tidiedAt = -Infinity;
 
   /**
    * Records the clock's events due now (unless `record` is false), then claims and starts what is
    * due; answers how many were claimed. The workers' pass each second records; an endpoint whose
-   * queue ran dry claims again at once without recording (under load that is many times a second,
-   * and the records' reads, 256 partitions' windows among them, are a second's work).
+   * claimed deliveries ran out, or new ones in the queues, claim again at once without recording
+   * (under load that is many times a second, and the records' reads, 256 partitions' windows among
+   * them, are a second's work) and from the queues only.
    */
   async pass(record = true): Promise<number> {
     if (this.running !== null) {
@@ -154,11 +193,17 @@ export class WebhookSender {
     }
   }
 
+  /** New deliveries are in the queues (this process's drain put them there): claims them now. */
+  kick(): void {
+    if (this.closed || this.deps.store.current.webhooks.size === 0) return;
+    void this.pass(false).catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
+  }
+
   private async claim(record: boolean): Promise<number> {
     const { store } = this.deps;
     if (this.closed || store.current.webhooks.size === 0) return 0;
     if (record) await this.record();
-    return this.claimAndStart();
+    return this.claimAndStart(record);
   }
 
   /** The events of the clock due now (boosts, runs, losses, freezes, points.changed windows, rankings), recorded; old deliveries pruned. */
@@ -179,38 +224,119 @@ export class WebhookSender {
       this.prunedAt = clock.now();
       await pruneSettled(this.pool, settings.prefix, clock.now() - RETENTION_MS);
     }
+    if (Date.now() - this.tidiedAt >= TIDY_EVERY_MS) {
+      this.tidiedAt = Date.now();
+      await dropDeletedQueues(this.deps, new Set(store.current.webhooks.keys()));
+      const moved = await moveWaitingOutbox(this.pool, settings.prefix, clock.now());
+      if (moved > 0) this.deps.log.info({ moved }, 'webhook deliveries of the earlier outbox moved to their own rows, to be sent');
+    }
+    await this.renewClaims();
   }
 
-  /** Claims what is due, up to what each endpoint may hold here, and starts sending it; answers how many were claimed. */
-  private async claimAndStart(): Promise<number> {
-    const { clock, settings, store } = this.deps;
-    // Per endpoint (every one configured, whatever its status: a deliveries' endpoint not named was
-    // deleted): how many more it may have claimed here. The log's deliveries first (the outbox,
-    // whole rows), then those due again or by time with what is left.
-    const free: Record<string, number> = {};
-    for (const endpoint of store.current.webhooks.keys()) free[endpoint] = Math.max(0, AHEAD - this.held(endpoint));
-    const rowsFree = Object.fromEntries(Object.entries(free).map(([e, n]) => [e, Math.floor(n / OUTBOX_ROW)]));
-    const rows = await claimOutbox(this.pool, settings.prefix, LEASE_MS, rowsFree, AHEAD / OUTBOX_ROW);
-    const fromOutbox: WebhookDelivery[] = [];
-    for (const row of rows) {
-      const claim: OutboxClaim = { id: row.id, deliveries: row.deliveries, remaining: row.deliveries.length, attempts: [] };
-      for (const d of row.deliveries) this.outboxOf.set(d, claim);
-      fromOutbox.push(...row.deliveries);
-      if (row.endpointId in free) free[row.endpointId] -= row.deliveries.length;
+  /** Renews the claims of the queues this process holds for longer than RENEW_MS (their record waits for Postgres). */
+  private async renewClaims(): Promise<void> {
+    const now = Date.now();
+    for (const [endpoint, held] of this.holding) {
+      const old = [...held].filter(([, at]) => now - at >= RENEW_MS).map(([id]) => id);
+      if (old.length === 0) continue;
+      await holdClaims(this.deps, this.consumer, endpoint, old);
+      for (const id of old) held.set(id, now);
     }
-    const due = [...fromOutbox, ...await claimDue(this.pool, settings.prefix, clock.now(), LEASE_MS, free, AHEAD)];
+  }
+
+  /**
+   * Claims what is due, up to what each endpoint may hold here, and starts sending it; answers how
+   * many were claimed. `all`: the claims that expired and the rows due too, not only the queues'
+   * new deliveries.
+   */
+  private async claimAndStart(all: boolean): Promise<number> {
+    const { clock, settings, store } = this.deps;
+    // Per endpoint (every one configured, whatever its status: a delivery of one not active fails,
+    // a deleted one's queue is dropped): how many more it may have claimed here.
+    const free = new Map<string, number>();
+    for (const endpoint of store.current.webhooks.keys()) free.set(endpoint, this.free(endpoint));
+    const due: Claimed[] = [];
+    if (all) {
+      for (const [endpoint, n] of free) {
+        if (n === 0) continue;
+        const expired = await claimExpired(this.deps, this.consumer, endpoint, LEASE_MS, n);
+        if (expired.length === 0) continue;
+        const claimed = await this.unrecorded(endpoint, expired);
+        due.push(...claimed);
+        free.set(endpoint, n - claimed.length);
+      }
+    }
+    const fresh = await claimNew(this.deps, this.consumer, free);
+    for (const [endpoint, list] of fresh) {
+      for (const q of list) due.push(fromQueue(endpoint, q));
+      free.set(endpoint, (free.get(endpoint) ?? 0) - list.length);
+    }
+    if (all) {
+      // Rows due again or by time (and those of endpoints deleted since, which fail).
+      const rows = await claimDue(this.pool, settings.prefix, clock.now(), LEASE_MS, Object.fromEntries(free), AHEAD);
+      for (const r of rows) due.push({ ...r, streamId: null });
+    }
+    const now = Date.now();
+    for (const d of due) {
+      if (d.streamId !== null) {
+        let held = this.holding.get(d.endpointId);
+        if (held === undefined) this.holding.set(d.endpointId, held = new Map());
+        held.set(d.streamId, now);
+      }
+      listIn(this.queued, d.endpointId).push(d);
+      this.opened(d.endpointId, 1);
+    }
     this.totals.claimed += due.length;
-    for (const d of due) listIn(this.queued, d.endpointId).push(d);
     for (const endpoint of new Set(due.map((d) => d.endpointId))) this.pump(endpoint);
     return due.length;
   }
 
-  /** The deliveries of an endpoint claimed and not settled yet. */
-  private held(endpoint: string): number {
-    return (this.queued.get(endpoint)?.length ?? 0) + (this.inFlight.get(endpoint) ?? 0);
+  /**
+   * Of deliveries claimed again after their claim ran out, those to send: the ones whose first
+   * attempt is recorded already (their process died between its record and taking them out) are
+   * taken out of the queue without a POST.
+   */
+  private async unrecorded(endpoint: string, expired: ClaimedDelivery[]): Promise<Claimed[]> {
+    const claimed = expired.map((q) => fromQueue(endpoint, q));
+    const recorded = await recordedIds(this.pool, this.deps.settings.prefix, endpoint, claimed.map((d) => d.id));
+    if (recorded.size > 0) {
+      await takeOut(this.deps, new Map([[endpoint, claimed.filter((d) => recorded.has(d.id)).map((d) => d.streamId!)]]));
+    }
+    return claimed.filter((d) => !recorded.has(d.id));
   }
 
-  /** Starts an endpoint's queued deliveries up to IN_FLIGHT; once its queue runs dry, claims again. */
+  /**
+   * How many more deliveries an endpoint may have claimed here: AHEAD not attempted yet (each must
+   * be sent within its lease), and no more while UNRECORDED of its attempts wait for their record
+   * (Postgres away: nothing more is claimed until they are recorded).
+   */
+  private free(endpoint: string): number {
+    const open = this.open.get(endpoint) ?? 0;
+    const started = (this.queued.get(endpoint)?.length ?? 0) + (this.inFlight.get(endpoint) ?? 0);
+    if (open - started >= UNRECORDED) {
+      this.heldBack = true;
+      return 0;
+    }
+    return Math.max(0, AHEAD - started);
+  }
+
+  /** `n` deliveries of an endpoint claimed (positive) or done with (negative). */
+  private opened(endpoint: string, n: number): void {
+    const left = (this.open.get(endpoint) ?? 0) + n;
+    if (left > 0) this.open.set(endpoint, left);
+    else this.open.delete(endpoint);
+  }
+
+  /** Forgets a claim of a queue (taken out, or given back). */
+  private release(d: Claimed): void {
+    this.opened(d.endpointId, -1);
+    if (d.streamId === null) return;
+    const held = this.holding.get(d.endpointId);
+    held?.delete(d.streamId);
+    if (held?.size === 0) this.holding.delete(d.endpointId);
+  }
+
+  /** Starts an endpoint's queued deliveries up to IN_FLIGHT; once all are started, claims from its queue again. */
   private pump(endpoint: string): void {
     const list = this.queued.get(endpoint) ?? [];
     while (!this.closed && list.length > 0 && (this.inFlight.get(endpoint) ?? 0) < IN_FLIGHT) {
@@ -226,14 +352,12 @@ export class WebhookSender {
     }
     if (list.length === 0) {
       this.queued.delete(endpoint);
-      // More may be due: claim again without waiting for the next second.
-      if ((this.inFlight.get(endpoint) ?? 0) === 0 && !this.closed) {
-        void this.pass(false).catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
-      }
+      // More may be waiting: claim again without waiting for the next second.
+      if (!this.closed) void this.pass(false).catch((err: unknown) => this.deps.log.error({ err }, 'webhooks pass failed'));
     }
   }
 
-  /** Waits until nothing is in flight, and settles what was sent. */
+  /** Waits until nothing is in flight, and records what was sent. */
   async idle(): Promise<void> {
     while (this.sending.size > 0 || this.running !== null) {
       await Promise.all([...this.sending]);
@@ -249,7 +373,7 @@ export class WebhookSender {
 
   /**
    * Stops; lets the sends in flight be answered until `finishBy` (ms since the epoch), gives up on
-   * the rest, settles every outcome and gives back what was not attempted.
+   * the rest, records every outcome and gives back what was not attempted.
    */
   async close(finishBy = Infinity): Promise<void> {
     this.closed = true;
@@ -260,56 +384,74 @@ export class WebhookSender {
       await this.idle();
     }
     // Claimed and not started (nothing starts once closed), or given up: given back now rather than
-    // left to their lease, an outbox row with the first attempts of those that were made (so none
-    // is sent twice).
+    // left to their lease (a queue's: its claim marked run out; a row: pending again).
     const unstarted = [...this.queued.values()].flat().concat(this.abandoned);
     this.queued.clear();
     this.abandoned = [];
-    const claims = new Map<OutboxClaim, WebhookDelivery[]>();
     const rows: string[] = [];
+    const back = new Map<string, string[]>();
     for (const d of unstarted) {
-      const claim = this.outboxOf.get(d);
-      if (claim === undefined) rows.push(d.id);
-      else listIn(claims, claim).push(d);
+      if (d.streamId === null) rows.push(d.id);
+      else listIn(back, d.endpointId).push(d.streamId);
     }
-    const { prefix } = this.deps.settings;
-    await releaseClaims(this.pool, prefix, rows);
-    for (const [claim, left] of claims) await releaseOutbox(this.pool, prefix, claim.id, claim.attempts, left);
+    await releaseClaims(this.pool, this.deps.settings.prefix, rows);
+    for (const [endpoint, ids] of back) await giveBack(this.deps, this.consumer, endpoint, ids, LEASE_MS);
+    for (const d of unstarted) this.release(d);
   }
 
-  /** Keeps how an attempt ended, for its row or, once all of its outbox row's are, for that row. */
-  private settle(d: WebhookDelivery, o: Outcome): void {
-    const claim = this.outboxOf.get(d);
-    if (claim === undefined) {
-      this.settled.push({ id: d.id, ...o });
-    } else {
-      claim.attempts.push({ delivery: d, ...o });
-      if (--claim.remaining === 0) this.finished.push(claim);
-    }
-    if (this.settled.length + this.finished.length * OUTBOX_ROW >= SETTLE_BATCH) void this.flush();
+  /** Keeps how an attempt ended, to be recorded with others. */
+  private settle(delivery: Claimed, outcome: Outcome): void {
+    this.outcomes.push({ delivery, outcome });
+    if (this.outcomes.length >= SETTLE_BATCH) void this.flush();
     else this.flushTimer ??= setTimeout(() => { void this.flush(); }, SETTLE_MS);
   }
 
-  /** Writes the outcomes gathered (one statement), after any write still under way. */
+  /**
+   * Records the outcomes gathered (one transaction), after any record still under way, then takes
+   * the queues' deliveries recorded out of their queues. A record that fails (Postgres away) is
+   * tried again a second later; the claims are held meanwhile.
+   */
   private flush(): Promise<void> {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    const batch = this.settled;
-    const finished = this.finished;
-    this.settled = [];
-    this.finished = [];
+    const batch = this.outcomes;
+    this.outcomes = [];
+    if (batch.length === 0) return this.flushing;
     const { prefix } = this.deps.settings;
     this.flushing = this.flushing.then(async () => {
-      await settleMany(this.pool, prefix, batch);
-      await completeOutbox(this.pool, prefix, finished);
+      const rows: Settlement[] = [];
+      const attempts: FirstAttempt[] = [];
+      const taken = new Map<string, string[]>();
+      for (const { delivery: d, outcome: o } of batch) {
+        if (d.streamId === null) {
+          rows.push({ id: d.id, ...o });
+        } else {
+          attempts.push({ delivery: d, ...o });
+          listIn(taken, d.endpointId).push(d.streamId);
+        }
+      }
+      await inTransaction(this.pool, async (client) => {
+        await recordFirstAttempts(client, prefix, attempts);
+        await settleMany(client, prefix, rows);
+      });
+      await takeOut(this.deps, taken);
+      for (const { delivery } of batch) this.release(delivery);
+      // An endpoint held back by its attempts waiting for their record may claim again.
+      if (this.heldBack && !this.closed) {
+        this.heldBack = false;
+        this.kick();
+      }
     }).catch((err: unknown) => {
-      // Left `sending`, or in the outbox: sent again under the same ids once their lease ends.
-      this.deps.log.error({ err, deliveries: batch.length, outboxRows: finished.length }, 'webhook deliveries not settled');
+      // Kept, to be recorded again (the claims held meanwhile, renewed by the passes); a process
+      // that dies first leaves them to run out, and they are sent again under the same ids.
+      this.deps.log.error({ err, deliveries: batch.length }, 'webhook deliveries not recorded: tried again in a second');
+      this.outcomes.unshift(...batch);
+      if (!this.closed) this.flushTimer ??= setTimeout(() => { void this.flush(); }, RETRY_RECORD_MS);
     });
     return this.flushing;
   }
 
-  private async send(d: WebhookDelivery): Promise<void> {
+  private async send(d: Claimed): Promise<void> {
     const { deps } = this;
     const { store, clock } = deps;
     const result = this.totals;

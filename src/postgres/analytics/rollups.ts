@@ -8,15 +8,17 @@
  *   achievement, per tenant and day;
  * - `laurel_rollup_users`: one row per user (first seen, last active day, the first day they were
  *   active 14 days or more after their first, the control group), from which the daily counts
- *   above are exact;
+ *   above are exact; and what identifications set of the user (email, name, attributes): the user
+ *   directory that `GET /admin/v1/users` searches (src/postgres/analytics/directory.ts);
  * - `laurel_rollup_retention`: the users first seen on a day who were first active again on a day
  *   14 days or more later, per group.
  * A user's entries come in the log's order (one partition holds them); a day earlier than the
  * user's last active day (the manual clock moved back) is not counted active again.
  */
 import type pg from 'pg';
-import { dayText, DAY_MS, type BatchRollup } from '../../domain/analytics-rollup.js';
+import { applyIdentity, dayText, DAY_MS, identityChanged, type BatchRollup, type Identity } from '../../domain/analytics-rollup.js';
 import { RETENTION_DAYS } from '../../domain/analytics.js';
+import { DIRECTORY_MIGRATIONS } from './directory.js';
 
 export const ROLLUP_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_rollup_days (
@@ -69,6 +71,7 @@ export const ROLLUP_MIGRATIONS = [
   // archived is rolled up by the backfill (src/postgres/analytics/backfill.ts).
   'ALTER TABLE laurel_log ADD COLUMN IF NOT EXISTS rolled boolean NOT NULL DEFAULT false',
   'CREATE INDEX IF NOT EXISTS laurel_log_unrolled ON laurel_log (prefix, partition, first_id) WHERE NOT rolled',
+  ...DIRECTORY_MIGRATIONS,
 ];
 
 interface StoredUser {
@@ -78,7 +81,13 @@ interface StoredUser {
   control: boolean;
   last_active: number | null;
   retained: number | null;
+  email: string | null;
+  name: string | null;
+  attributes: Record<string, string>;
+  emails_off: boolean;
 }
+
+const NO_IDENTITY: Identity = { email: null, name: null, attributes: {}, emailsOff: false };
 
 function add(map: Map<string, number>, key: string, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
@@ -91,7 +100,8 @@ export async function writeRollup(client: pg.ClientBase, prefix: string, r: Batc
   if (r.users.size === 0) return;
   const seen = sorted(r.users).map(([, u]) => u);
   const { rows } = await client.query<StoredUser>(
-    `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained FROM laurel_rollup_users u
+    `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained, u.email, u.name, u.attributes, u.emails_off
+     FROM laurel_rollup_users u
      JOIN unnest($2::text[], $3::text[]) AS i(tenant, user_id) ON u.tenant = i.tenant AND u.user_id = i.user_id
      WHERE u.prefix = $1 ORDER BY u.tenant, u.user_id FOR UPDATE OF u`,
     [prefix, seen.map((u) => u.tenant), seen.map((u) => u.userId)],
@@ -101,7 +111,7 @@ export async function writeRollup(client: pg.ClientBase, prefix: string, r: Batc
   const fresh = new Map<string, number>();
   const freshControl = new Map<string, number>();
   const retention = new Map<string, number>();
-  const changed: [tenant: string, user: string, firstMs: number, control: boolean, last: number | null, retained: number | null][] = [];
+  const changed: [tenant: string, user: string, firstMs: number, control: boolean, last: number | null, retained: number | null, who: Identity][] = [];
   for (const u of seen) {
     const s = stored.get(`${u.tenant}\0${u.userId}`);
     const firstMs = s === undefined ? u.firstMs : Number(s.first_ms);
@@ -122,14 +132,23 @@ export async function writeRollup(client: pg.ClientBase, prefix: string, r: Batc
         add(retention, `${u.tenant}\0${firstDay}\0${control}\0${day}`, 1);
       }
     }
-    if (s === undefined || last !== s.last_active || retained !== s.retained) changed.push([u.tenant, u.userId, firstMs, control, last, retained]);
+    const was: Identity = s === undefined ? NO_IDENTITY : { email: s.email, name: s.name, attributes: s.attributes, emailsOff: s.emails_off };
+    const who = u.ident === undefined ? was : applyIdentity(was, u.ident);
+    if (s === undefined || last !== s.last_active || retained !== s.retained || identityChanged(was, who)) {
+      changed.push([u.tenant, u.userId, firstMs, control, last, retained, who]);
+    }
   }
   if (changed.length > 0) {
     await client.query(
-      `INSERT INTO laurel_rollup_users (prefix, tenant, user_id, first_ms, control, last_active, retained)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::int[], $7::int[])
-       ON CONFLICT (prefix, tenant, user_id) DO UPDATE SET last_active = EXCLUDED.last_active, retained = EXCLUDED.retained`,
-      [prefix, ...[0, 1, 2, 3, 4, 5].map((i) => changed.map((c) => c[i]))],
+      `INSERT INTO laurel_rollup_users (prefix, tenant, user_id, first_ms, control, last_active, retained, email, name, attributes, emails_off)
+       SELECT $1, t, u, f, c, l, r, e, n, a::jsonb, o
+       FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::boolean[])
+         AS i(t, u, f, c, l, r, e, n, a, o)
+       ON CONFLICT (prefix, tenant, user_id) DO UPDATE SET last_active = EXCLUDED.last_active, retained = EXCLUDED.retained,
+         email = EXCLUDED.email, name = EXCLUDED.name, attributes = EXCLUDED.attributes, emails_off = EXCLUDED.emails_off`,
+      [prefix, ...[0, 1, 2, 3, 4, 5].map((i) => changed.map((c) => c[i])),
+        changed.map((c) => c[6].email), changed.map((c) => c[6].name), changed.map((c) => JSON.stringify(c[6].attributes)),
+        changed.map((c) => c[6].emailsOff)],
     );
   }
   // The days' counts: one row per tenant and day touched.

@@ -1,8 +1,8 @@
 /**
  * Webhook deliveries in Postgres (`laurel_webhook_deliveries`): a row per (endpoint, event), its id
  * a hash of both, for the deliveries due later (the clock's events, points.changed windows: each
- * recorded once, its id naming its occasion) and for those of the outbox not delivered at their
- * first attempt (src/postgres/webhooks/outbox.ts: a retry due, or failed). A row is claimed
+ * recorded once, its id naming its occasion) and for those of the log not delivered at their
+ * first attempt (src/postgres/webhooks/sent.ts: a retry due, or failed). A row is claimed
  * (`pending` -> `sending`, FOR UPDATE SKIP LOCKED, with a lease) by one worker process before it
  * is sent, and settled by that claim: `delivered`, `pending` again with its next attempt's time,
  * or `failed`. A claim whose process died is taken again once its lease ran out: a receiver may see
@@ -166,9 +166,9 @@ export interface Settlement {
 }
 
 /** Settles claimed deliveries after their attempts, in one statement. */
-export async function settleMany(pool: pg.Pool, prefix: string, settled: Settlement[]): Promise<void> {
+export async function settleMany(db: pg.ClientBase | pg.Pool, prefix: string, settled: Settlement[]): Promise<void> {
   if (settled.length === 0) return;
-  await pool.query(
+  await db.query(
     `UPDATE laurel_webhook_deliveries d SET status = s.status, attempts = d.attempts + 1, last_status = s.last_status, error = s.error,
        claimed_until = NULL, due_at = COALESCE(to_timestamp(s.next_at / 1000.0), d.due_at),
        delivered_at = CASE WHEN s.status = 'delivered' THEN to_timestamp(s.at / 1000.0) END

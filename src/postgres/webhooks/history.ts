@@ -1,14 +1,17 @@
 /**
  * An endpoint's deliveries as the Admin API lists and retries them: the rows of
  * `laurel_webhook_deliveries` (due later, tried again, failed: src/postgres/webhooks/deliveries.ts)
- * and the deliveries of settled outbox rows that their first attempt delivered
- * (src/postgres/webhooks/outbox.ts), one list newest first. Each delivery is in one place: a
- * settled row's delivery that gets a row of its own (a retry asked for) is marked there as moved.
+ * and the deliveries of the record's rows that their first attempt delivered
+ * (src/postgres/webhooks/sent.ts), one list newest first. Each delivery is in one place: a
+ * record's delivery that gets a row of its own (a retry asked for) is marked there as moved.
  * Both are kept 7 days (src/engine/webhooks/send.ts RETENTION_MS), then pruned.
  */
 import type pg from 'pg';
 import { fromRow, type Row, type WebhookDelivery } from './deliveries.js';
-import { inTransaction, OUTBOX_ROW, type OutboxItem as Item, type Outcome } from './outbox.js';
+import { inTransaction, type SentItem as Item, type Outcome } from './sent.js';
+
+/** Deliveries in a row of the record, as a chunk of rows is sized: the earlier outbox's rows held 32, the record's hold up to 500. */
+const ROW_GUESS = 32;
 
 interface SettledRow {
   id: string;
@@ -20,25 +23,27 @@ interface SettledRow {
 const newestFirst = (a: WebhookDelivery, b: WebhookDelivery): number =>
   b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
-/** A delivery its first attempt delivered, as listed. */
-function delivered(endpointId: string, item: Item, [at, lastStatus]: [number, number | null], createdAt: number): WebhookDelivery {
+/** A delivery its first attempt delivered, as listed (`rowCreated`: the row's, for an item of the earlier outbox, which has none of its own). */
+function delivered(endpointId: string, item: Item, [at, lastStatus]: [number, number | null], rowCreated: number): WebhookDelivery {
+  const createdAt = item.created ?? rowCreated;
   return {
-    ...item, endpointId, status: 'delivered', dueAt: createdAt, attempts: 1, lastStatus, error: null, createdAt, deliveredAt: at,
+    id: item.id, eventId: item.eventId, type: item.type, tenant: item.tenant, userId: item.userId, body: item.body,
+    endpointId, status: 'delivered', dueAt: createdAt, attempts: 1, lastStatus, error: null, createdAt, deliveredAt: at,
   };
 }
 
 /**
- * The deliveries of an endpoint's settled outbox rows that their first attempt delivered (of one
+ * The deliveries of an endpoint's rows of the record that their first attempt delivered (of one
  * tenant's events only, with `tenant`), newest first: at least `want` of them, if there are.
  */
 async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: string, want: number, tenant: string | null): Promise<WebhookDelivery[]> {
   const out: WebhookDelivery[] = [];
-  const chunk = Math.min(500, Math.ceil(want / OUTBOX_ROW) + 1);
+  const chunk = Math.min(500, Math.ceil(want / ROW_GUESS) + 1);
   // The last row read: the next chunk starts after it.
   let after: [Date | null, string] = [null, '0'];
   while (out.length < want) {
     const { rows } = await pool.query<SettledRow>(
-      `SELECT id, items, outcomes, created_at FROM laurel_webhook_outbox
+      `SELECT id, items, outcomes, created_at FROM laurel_webhook_sent
        WHERE prefix = $1 AND endpoint_id = $2 AND settled_at IS NOT NULL AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::bigint))
        ORDER BY created_at DESC, id DESC LIMIT $5`,
       [prefix, endpointId, ...after, chunk],
@@ -74,15 +79,15 @@ export async function listDeliveries(
 }
 
 /**
- * A delivery of a settled outbox row, given a row of its own, pending and due at `nowMs`, in the
- * caller's transaction: marked moved in the outbox row (listed from its own row now). Null when no
+ * A delivery of a row of the record, given a row of its own, pending and due at `nowMs`, in the
+ * caller's transaction: marked moved in the record's row (listed from its own row now). Null when no
  * settled row of the endpoint holds it delivered.
  */
 async function moveToOwnRow(
   client: pg.ClientBase, prefix: string, endpointId: string, id: string, nowMs: number, tenant: string | null,
 ): Promise<WebhookDelivery | null> {
   const { rows } = await client.query<SettledRow>(
-    `SELECT id, items, outcomes, created_at FROM laurel_webhook_outbox
+    `SELECT id, items, outcomes, created_at FROM laurel_webhook_sent
      WHERE prefix = $1 AND endpoint_id = $2 AND ids @> ARRAY[$3]::text[] AND settled_at IS NOT NULL FOR UPDATE`,
     [prefix, endpointId, id],
   );
@@ -94,7 +99,7 @@ async function moveToOwnRow(
     if (i < 0 || o === null || o === undefined || (tenant !== null && items[i].tenant !== tenant)) continue;
     const was = delivered(endpointId, items[i], o, r.created_at.getTime());
     outcomes[i] = null;
-    await client.query('UPDATE laurel_webhook_outbox SET outcomes = $3 WHERE prefix = $1 AND id = $2', [prefix, r.id, JSON.stringify(outcomes)]);
+    await client.query('UPDATE laurel_webhook_sent SET outcomes = $3 WHERE prefix = $1 AND id = $2', [prefix, r.id, JSON.stringify(outcomes)]);
     const { rows: [own] } = await client.query<Row>(
       `INSERT INTO laurel_webhook_deliveries
          (prefix, id, endpoint_id, event_id, type, tenant, user_id, body, status, due_at, attempts, last_status, created_at, delivered_at)
@@ -133,7 +138,7 @@ export async function retryDelivery(
 
 /**
  * Deletes the deliveries settled (delivered or failed) before `beforeMs` (the service's clock),
- * and the settled outbox rows made before then; answers how many rows went. Pending and sending
+ * and the rows of the record made before then; answers how many rows went. Pending and sending
  * deliveries stay, however old.
  */
 export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: number): Promise<number> {
@@ -142,7 +147,7 @@ export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: numb
     [prefix, beforeMs],
   );
   const settled = await pool.query(
-    'DELETE FROM laurel_webhook_outbox WHERE prefix = $1 AND settled_at IS NOT NULL AND created_at < to_timestamp($2 / 1000.0)',
+    'DELETE FROM laurel_webhook_sent WHERE prefix = $1 AND settled_at IS NOT NULL AND created_at < to_timestamp($2 / 1000.0)',
     [prefix, beforeMs],
   );
   return (own.rowCount ?? 0) + (settled.rowCount ?? 0);

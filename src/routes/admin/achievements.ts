@@ -1,7 +1,13 @@
 /**
  * Admin API: `/admin/v1/achievements` (API.md), in the batch shapes of the other resources.
  * Activating or changing a metric, composite or streak achievement queues a backfill: a worker
- * completes it, silently, for the users who already qualify.
+ * completes it, silently, for the users who already qualify. Activating or changing an anniversary
+ * achievement puts every user in the anniversary due sets (workers/anniversaries.ts): the workers
+ * complete it for those whose anniversary came, silently where it came before.
+ *
+ * `status` defaults to `active`, laurel's earlier form's default, where Admin API 1.26.0 says
+ * `inactive` (docs/api.md, "Differences from the specs"): clients written against laurel create
+ * achievements that complete at once.
  */
 import type { Deps } from '../../engine/deps.js';
 import { checkFilters } from '../../domain/filters.js';
@@ -10,6 +16,7 @@ import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
 import type { Achievement, AchievementStatus, AchievementTrigger, AttributeFilter } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { AdminAchievementView } from '../../model/views.js';
 
 const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
 const filters = {
@@ -30,10 +37,20 @@ const fields = {
   metricKey: { type: 'string' },
   metricValue: { type: 'number', exclusiveMinimum: 0 },
   streakLength: { type: 'integer', minimum: 1 },
+  anniversaryYears: { type: 'integer', minimum: 1, maximum: 1000, description: 'anniversary: the years since the user\'s creation, on their calendar' },
   achievementIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } },
   userAttributes: filters,
   eventAttributes: filters,
-  status: { enum: ['active', 'inactive', 'locked', 'archived'] },
+  status: {
+    enum: ['active', 'inactive', 'locked', 'archived'],
+    description: 'active (the default: laurel\'s earlier form; Admin API 1.26.0 says inactive), inactive, locked or archived',
+  },
+};
+const TRIGGER = {
+  enum: ['metric', 'streak', 'api', 'achievement', 'anniversary'],
+  description: 'metric: the metric\'s total reaches metricValue; streak: the streak reaches streakLength; api: POST achievements/{key}/complete; ' +
+    'achievement: every one of achievementIds is completed; anniversary: the user\'s anniversaryYears-th anniversary comes on their calendar ' +
+    '(at their next event or the workers\' pass each second, whichever comes first)',
 };
 
 interface AchievementInput {
@@ -48,6 +65,7 @@ interface AchievementInput {
   metricKey?: string;
   metricValue?: number;
   streakLength?: number;
+  anniversaryYears?: number;
   achievementIds?: string[];
   userAttributes?: AttributeFilter[];
   eventAttributes?: AttributeFilter[];
@@ -79,8 +97,8 @@ function reaches(snapshot: Snapshot, from: string, target: string, seen = new Se
 }
 
 /** Which trigger each trigger-specific field belongs to: sent with another trigger, it would be kept and never used. */
-const FIELD_OWNER: ['metricId' | 'metricValue' | 'streakLength', Achievement['trigger']][] = [
-  ['metricId', 'metric'], ['metricValue', 'metric'], ['streakLength', 'streak'],
+const FIELD_OWNER: ['metricId' | 'metricValue' | 'streakLength' | 'anniversaryYears', Achievement['trigger']][] = [
+  ['metricId', 'metric'], ['metricValue', 'metric'], ['streakLength', 'streak'], ['anniversaryYears', 'anniversary'],
 ];
 
 /** The semantic checks the schema cannot make; a message, or null when the achievement is sound. */
@@ -102,11 +120,14 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
       if (a.achievementIds.some((id) => reaches(snapshot, id, a.id))) return 'achievementIds would make a cycle of composite achievements';
       break;
     }
+    case 'anniversary':
+      if (a.anniversaryYears == null) return 'anniversaryYears is required for an anniversary achievement';
+      break;
     case 'api':
       break;
   }
   for (const [field, owner] of FIELD_OWNER) {
-    if (a[field] !== null && a.trigger !== owner) return `${field} applies to ${owner} achievements only`;
+    if (a[field] != null && a.trigger !== owner) return `${field} applies to ${owner} achievements only`;
   }
   if (a.trigger !== 'metric' && a.eventAttributes.length > 0) return 'eventAttributes apply to metric achievements only';
   if (a.trigger !== 'achievement' && a.achievementIds.length > 0) return 'achievementIds apply to achievement (composite) achievements only';
@@ -123,16 +144,18 @@ function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: S
 /**
  * An achievement as the Admin API answers it: Admin API 1.26.0's AdminAchievement (a trigger's own
  * fields only where the trigger has them: `metricId`, `metricValue` for `metric`, `streakLength`
- * for `streak`), with laurel's `key` (every trigger has one), `achievementIds` and
- * `eventAttributes` (empty where the trigger takes none), `created` and `updated` beside them.
+ * for `streak`, `anniversaryYears` for `anniversary`), with laurel's `key` (every trigger has one),
+ * `achievementIds` and `eventAttributes` (empty where the trigger takes none), `created` and
+ * `updated` beside them.
  */
-export function achievementAdminView(a: Achievement) {
+export function achievementAdminView(a: Achievement): AdminAchievementView {
   return {
     id: a.id, name: a.name, key: a.key, trigger: a.trigger, description: a.description,
     badge: a.badgeUrl === null ? null : { url: a.badgeUrl },
     ...(a.metricId === null ? {} : { metricId: a.metricId }),
     ...(a.metricValue === null ? {} : { metricValue: a.metricValue }),
     ...(a.streakLength === null ? {} : { streakLength: a.streakLength }),
+    ...(a.anniversaryYears == null ? {} : { anniversaryYears: a.anniversaryYears }),
     achievementIds: a.achievementIds,
     userAttributes: a.userAttributes, eventAttributes: a.eventAttributes, status: a.status,
     created: a.created, updated: a.updated,
@@ -148,12 +171,12 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
     createSchema: {
       type: 'object',
       required: ['name', 'trigger'],
-      properties: { ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
+      properties: { ...fields, trigger: TRIGGER },
     },
     updateSchema: {
       type: 'object',
       required: ['id'],
-      properties: { id: { type: 'string' }, ...fields, trigger: { enum: ['metric', 'streak', 'api', 'achievement'] } },
+      properties: { id: { type: 'string' }, ...fields, trigger: TRIGGER },
     },
     build: (item, { id, now, snapshot }) => {
       if (item.key === undefined && item.trigger === 'api') return 'key is required for an api achievement';
@@ -161,9 +184,11 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
         id, key: item.key ?? keyFromName(item.name, snapshot), name: item.name, trigger: item.trigger,
         description: item.description ?? null, badgeUrl: item.badge?.url ?? null,
         metricId: metricIdOf(item, snapshot) ?? null, metricValue: item.metricValue ?? null, streakLength: item.streakLength ?? null,
+        ...(item.anniversaryYears === undefined ? {} : { anniversaryYears: item.anniversaryYears }),
         achievementIds: item.achievementIds ?? [], userAttributes: item.userAttributes ?? [], eventAttributes: item.eventAttributes ?? [],
         status: item.status ?? 'active', created: now, updated: now,
       };
+      if (a.status === 'active') a.activated = now;
       return check(a, snapshot) ?? a;
     },
     apply: (a, c, { now, snapshot }) => {
@@ -177,12 +202,16 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
         metricId: metricIdOf(c, snapshot) ?? a.metricId,
         metricValue: c.metricValue ?? a.metricValue,
         streakLength: c.streakLength ?? a.streakLength,
+        ...(c.anniversaryYears === undefined ? {} : { anniversaryYears: c.anniversaryYears }),
         achievementIds: c.achievementIds ?? a.achievementIds,
         userAttributes: c.userAttributes ?? a.userAttributes,
         eventAttributes: c.eventAttributes ?? a.eventAttributes,
         status: c.status ?? a.status,
         updated: now,
       };
+      // Activated, or changed in what completes it while active: what came before is a backfill's.
+      const changed = next.anniversaryYears !== a.anniversaryYears || JSON.stringify(next.userAttributes) !== JSON.stringify(a.userAttributes);
+      if (next.status === 'active' && (a.status !== 'active' || changed)) next.activated = now;
       // Archived, it could never complete: a composite that needs it would be out of reach.
       if (next.status === 'archived' && a.status !== 'archived') {
         const needing = [...snapshot.achievements.values()].filter((x) => x.status !== 'archived' && x.achievementIds.includes(a.id));
@@ -193,8 +222,10 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
       return check(next, snapshot) ?? next;
     },
     view: achievementAdminView,
-    afterWrite: async (a, _previous, version) => {
-      if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
+    afterWrite: async (a, previous, version) => {
+      if (a.trigger === 'anniversary') {
+        if (a.status === 'active' && a.activated !== previous?.activated) await jobs.anniversaryBackfill(version);
+      } else if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
     },
     refuseDelete: (a, snapshot) => stillUsed(`Achievement "${a.key}"`, usesOfAchievement(snapshot, a.id)),
   });

@@ -20,6 +20,7 @@ import { streakLengths } from '../../engine/streaks/length-buckets.js';
 import { analyticsDays } from '../../postgres/analytics/days.js';
 import { analyticsAchievements } from '../../postgres/analytics/achievements.js';
 import { analyticsRetention } from '../../postgres/analytics/users.js';
+import type { AnalyticsView } from '../../model/views.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -86,14 +87,15 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       }));
       const none = { users: 0, retained: 0 };
       const achievements = achievementShares(snapshot.achievements.values(), completion, active[0]);
-      return ok({
+      const view: AnalyticsView = {
         from, to, days, activeUsers: active[0], achievements,
         retention: {
           days: RETENTION_DAYS, cohortFrom: cohort?.from ?? null, cohortTo: cohort?.to ?? null,
           control: retention?.control ?? none, rest: retention?.rest ?? none,
         },
         streaks,
-      });
+      };
+      return ok(view);
     },
   }];
 }

@@ -13,6 +13,7 @@ import type { Route } from '../../http/server.js';
 import { compileCheck, lastError } from '../../http/validate.js';
 import { isUserId, USER_ID_MAX } from '../../domain/users.js';
 import { batchAnswer, batchOf, IDS_QUERY, idsOf, type Issue } from './resource.js';
+import type { UserKeyView } from '../../model/views.js';
 
 const checkItem = compileCheck<{ userId: string }>({
   type: 'object', required: ['userId'], properties: { userId: { type: 'string' } },
@@ -34,7 +35,7 @@ export function applicationKeyRoutes(deps: Deps): Route[] {
         const { tenant } = principalOf(req);
         const items = batchOf(req);
         const created = new Date(clock.now()).toISOString();
-        const made: { index: number; view: { id: string; userId: string; key: string; prefix: string }; record: UserKey }[] = [];
+        const made: { index: number; view: UserKeyView; record: UserKey }[] = [];
         const issues: Issue[] = [];
         items.forEach((item, index) => {
           if (!checkItem(item)) {

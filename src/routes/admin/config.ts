@@ -12,6 +12,7 @@ import { compile, compileCheck, lastError, parseJson, refusalOf } from '../../ht
 import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
 import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { ApiKeyView, AttributeView, MetricView, TenantView } from '../../model/views.js';
 
 const KEY_PATTERN = '^[a-zA-Z0-9_-]+$';
 const key = { type: 'string', pattern: KEY_PATTERN, minLength: 1, maxLength: 100 };
@@ -22,7 +23,7 @@ const name = { type: 'string', minLength: 1, maxLength: 255 };
  */
 const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
 
-function metricView(m: Metric) {
+function metricView(m: Metric): MetricView {
   return { id: m.id, name: m.name, key: m.key, unitType: m.unitType, units: m.units, status: m.status };
 }
 
@@ -33,15 +34,15 @@ function checkUnits(unitType: string, units: string): string | null {
   return null;
 }
 
-function attributeView(a: Attribute) {
+function attributeView(a: Attribute): AttributeView {
   return { id: a.id, name: a.name, key: a.key, type: a.type };
 }
 
-function tenantView(t: Tenant) {
+function tenantView(t: Tenant): TenantView {
   return { id: t.id, customerId: t.customerId, name: t.name, status: t.status, created: t.created, updated: t.updated };
 }
 
-function apiKeyView(k: ApiKeyRecord) {
+function apiKeyView(k: ApiKeyRecord): ApiKeyView {
   return { id: k.id, name: k.name, kind: k.kind, tenantId: k.tenantId, prefix: k.prefix, created: k.created };
 }
 

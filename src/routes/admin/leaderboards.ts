@@ -22,6 +22,7 @@ import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
 import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { LeaderboardAdminView } from '../../model/views.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -91,8 +92,8 @@ type LeaderboardChanges = Partial<LeaderboardInput> & { id: string };
  * AdminLeaderboard: the fields a board does not have (a description, an end, a daily window, runs)
  * are left out, as the admin spec has them optional and never null.
  */
-function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
-  const view: Record<string, unknown> = {
+function leaderboardAdminView(lb: Leaderboard, nowMs: number): LeaderboardAdminView {
+  const view: LeaderboardAdminView = {
     id: lb.id, name: lb.name, key: lb.key,
     ...(lb.description !== null && { description: lb.description }),
     status: leaderboardStatus(lb, nowMs), rankBy: lb.rankBy,
@@ -100,9 +101,11 @@ function leaderboardAdminView(lb: Leaderboard, nowMs: number) {
     ...(lb.rankBy === 'points' && { pointsSystemId: lb.pointsSystemId }),
     maxParticipants: lb.maxParticipants, start: lb.start, breakdownAttributes: lb.breakdownAttributes,
   };
-  for (const field of ['end', 'startTime', 'endTime', 'runUnit', 'runInterval'] as const) {
-    if (lb[field] !== null) view[field] = lb[field];
-  }
+  if (lb.end !== null) view.end = lb.end;
+  if (lb.startTime !== null) view.startTime = lb.startTime;
+  if (lb.endTime !== null) view.endTime = lb.endTime;
+  if (lb.runUnit !== null) view.runUnit = lb.runUnit;
+  if (lb.runInterval !== null) view.runInterval = lb.runInterval;
   return view;
 }
 

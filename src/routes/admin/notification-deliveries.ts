@@ -12,6 +12,7 @@ import type { Route } from '../../http/server.js';
 import { CHANNELS, NOTIFICATION_TYPES } from '../../model/entities.js';
 import { listDeliveries, type Delivery } from '../../postgres/notifications/deliveries.js';
 import { PAGE_QUERY, pageOf } from './resource.js';
+import type { NotificationDeliveryView } from '../../model/views.js';
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
 
@@ -23,7 +24,7 @@ function oneOf(q: Query, name: string, allowed: readonly string[]): string | und
   return value;
 }
 
-export function deliveryView(d: Delivery) {
+export function deliveryView(d: Delivery): NotificationDeliveryView {
   return {
     id: d.id, type: d.type, channel: d.channel, userId: d.userId, status: d.status,
     ...(d.reason === null ? {} : { reason: d.reason }),

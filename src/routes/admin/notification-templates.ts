@@ -13,6 +13,7 @@ import {
 } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { resourceRoutes } from './resource.js';
+import type { NotificationTemplateView } from '../../model/views.js';
 
 const text = { type: ['string', 'null'], maxLength: 100_000 };
 const fields = {
@@ -62,7 +63,7 @@ function check(t: NotificationTemplate, snapshot: Snapshot): string | null {
   return checkTemplate(t) ?? checkFilters(t.userAttributes, 'user', 'userAttributes', snapshot);
 }
 
-export function templateView(t: NotificationTemplate) {
+export function templateView(t: NotificationTemplate): NotificationTemplateView {
   return {
     id: t.id, key: t.key, name: t.name, type: t.type, channel: t.channel, status: t.status,
     ...(t.channel === 'email' ? { subject: t.subject, html: t.html, text: t.text } : { title: t.title, body: t.body }),

@@ -14,14 +14,9 @@ import type { Param, PathParam, Schema } from '../../http/route-doc.js';
 import { compileCheck, lastError, parseJson } from '../../http/validate.js';
 import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { Issue } from '../../model/views.js';
 
-export interface Issue {
-  id?: string;
-  userId?: string;
-  index?: number;
-  severity: 'error' | 'warning';
-  message: string;
-}
+export type { Issue };
 
 export const MAX_BATCH = 100;
 

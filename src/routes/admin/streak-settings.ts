@@ -1,7 +1,8 @@
 /**
  * Admin API for the streak rule: `/admin/v1/streaks/settings` (API.md). `PATCH` takes Admin API
  * 1.26.0's shape (metrics by key, `evaluationMode`, `customizationEnabled`, `daysOff`, freezes as
- * `startCount`/`maxCount`), a field left out kept; laurel's earlier `PUT` replaces the rule whole;
+ * `startCount`/`maxCount`), a field left out kept; laurel's earlier `PUT` replaces the rule whole
+ * (but the days off, kept when it leaves them out);
  * `GET` answers 1.26.0's fields with the earlier ones beside them. What the rule does to users'
  * streaks, and the calls that change them: src/routes/admin/streaks.ts.
  */
@@ -21,6 +22,10 @@ const validateSettings = compile<SettingsInput>({
   properties: {
     frequency: { enum: ['daily', 'weekly', 'monthly'] },
     evaluation: { enum: ['all', 'any'] },
+    daysOff: {
+      type: 'array', maxItems: 6, uniqueItems: true, items: { type: 'integer', minimum: 0, maximum: 6 },
+      description: 'Weekdays off of a daily rule (0 Sunday to 6 Saturday); left out: the days off kept',
+    },
     metrics: {
       type: 'array',
       maxItems: 20,
@@ -202,6 +207,9 @@ export function adminStreakSettingsRoutes(deps: Deps): Route[] {
       doc: { summary: 'Replace the streak rule (laurel\'s earlier form)', body: { check: validateSettings }, success: [200], refusals: [422], response: SETTINGS_SCHEMA },
       handler: async (req) => {
         const input = validateSettings(parseJson(req.body));
+        if (input.daysOff !== undefined && input.daysOff.length > 0 && input.frequency !== 'daily') {
+          throw fail('unprocessable', 'daysOff: days off apply to daily streaks only');
+        }
         const snapshot = store.current;
         const seen = new Set<string>();
         for (const m of input.metrics) {
@@ -223,9 +231,11 @@ export function adminStreakSettingsRoutes(deps: Deps): Route[] {
         const previous = snapshot.streak;
         const settings: StreakSettings = {
           id: 'streaks', frequency: input.frequency, evaluation: input.evaluation ?? 'all', metrics: input.metrics, freezes,
-          // Not fields of this form: kept (days off while the rule stays daily).
+          // Not a field of this form: kept.
           ...(previous?.customizationEnabled === undefined ? {} : { customizationEnabled: previous.customizationEnabled }),
-          ...(input.frequency === 'daily' && previous?.daysOff?.length ? { daysOff: previous.daysOff } : {}),
+          // Days off as sent, else kept while the rule stays daily.
+          ...(input.frequency === 'daily' && (input.daysOff ?? previous?.daysOff ?? []).length > 0
+            ? { daysOff: [...(input.daysOff ?? previous!.daysOff!)].sort((a, b) => a - b) } : {}),
           created: previous?.created ?? now, updated: now,
         };
         await store.put('settings', previous ? 'update' : 'create', settings);

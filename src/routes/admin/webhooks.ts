@@ -18,6 +18,7 @@ import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entit
 import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
 import { listDeliveries, retryDelivery } from '../../postgres/webhooks/history.js';
 import { ID_PARAM, PAGE_QUERY, pageOf, resourceRoutes } from './resource.js';
+import type { WebhookDeliveryView, WebhookView } from '../../model/views.js';
 
 /** How long a rotated secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -49,11 +50,11 @@ function deliveriesTenant(req: Request): string | null {
   return p.bound ?? (p.tenantRecord !== null ? p.tenant : null);
 }
 
-export function webhookView(w: Webhook) {
+export function webhookView(w: Webhook): WebhookView {
   return { id: w.id, name: w.name, url: w.url, events: w.events, status: w.status, created: w.created, updated: w.updated };
 }
 
-export function deliveryView(d: WebhookDelivery) {
+export function deliveryView(d: WebhookDelivery): WebhookDeliveryView {
   return {
     id: d.id, webhookId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, status: d.status,
     dueAt: new Date(d.dueAt).toISOString(), attempts: d.attempts, lastStatus: d.lastStatus, error: d.error,

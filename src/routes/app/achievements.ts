@@ -15,6 +15,7 @@ import { compile, parseJson } from '../../http/validate.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { AchievementStatsView } from '../../model/views.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
@@ -105,7 +106,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     const snapshot = store.current;
     const filter = parseUserAttributes(queryOf(req).get('userAttributes'), snapshot);
     const tenantStats = await stats.get(tenant);
-    const list = [];
+    const list: AchievementStatsView[] = [];
     for (const a of snapshot.achievements.values()) {
       if (a.status !== 'active') continue;
       if (filter !== null && !couldEarn(a, snapshot, filter)) continue;

@@ -15,6 +15,7 @@ import { dateOfDay } from '../../domain/periods.js';
 import { localDay, parseDate } from '../../domain/time.js';
 import { checkUserId, setPair, USER_ID_PARAM } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
+import type { LeaderboardRunView, RankingView } from '../../model/views.js';
 
 /** An integer query parameter within bounds, or its default. */
 function intOf(q: Query, name: string, fallback: number, min: number, max: number): number {
@@ -141,7 +142,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
         let start = offset;
         const around = q.get('userId');
-        let rankings: { userId: string; userName: string | null; rank: number; value: number }[] = [];
+        let rankings: RankingView[] = [];
         let ready = true;
         if (around !== null && around !== '') {
           const member = await redis.hget(k.members, around);
@@ -161,10 +162,11 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         // Once the workers finalised the run: when, and its winners (laurel's addition).
         const group = groupOf(lb, q.get('userAttributes'));
         const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
-        return ok({
-          ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), rankings,
-          run: run.start, runEnd: run.end, finalised, winners: winners === null ? null : JSON.parse(winners) as unknown,
-        });
+        const answer: LeaderboardRunView = {
+          rankings, run: run.start, runEnd: run.end, finalised,
+          winners: winners === null ? null : JSON.parse(winners) as LeaderboardRunView['winners'],
+        };
+        return ok({ ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), ...answer });
       },
     },
     {

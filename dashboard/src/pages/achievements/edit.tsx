@@ -1,7 +1,8 @@
 /**
  * Editing an achievement (PATCH /admin/v1/achievements): its name, key, description and badge, what
  * its trigger counts (the metric and its total and the events counted, by event attribute; the
- * streak length; a composite's parts) and who can earn it (user attribute filters). The trigger
+ * streak length; a composite's parts; an anniversary's years) and who can earn it (user attribute
+ * filters). The trigger
  * itself cannot change. The achievement is read from the Admin API when the form opens.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -17,12 +18,13 @@ interface AdminAchievement {
   id: string;
   key: string;
   name: string;
-  trigger: 'metric' | 'streak' | 'api' | 'achievement';
+  trigger: 'metric' | 'streak' | 'api' | 'achievement' | 'anniversary';
   description: string | null;
   badge: { url: string } | null;
   metricId?: string | null;
   metricValue?: number | null;
   streakLength?: number | null;
+  anniversaryYears?: number | null;
   achievementIds: string[];
   userAttributes: AttributeFilter[];
   eventAttributes: AttributeFilter[];
@@ -37,7 +39,9 @@ interface Props {
   onClose: () => void;
 }
 
-const FIELDS = ['key', 'name', 'description', 'badge', 'metricId', 'metricValue', 'streakLength', 'achievementIds', 'userAttributes', 'eventAttributes'];
+const FIELDS = [
+  'key', 'name', 'description', 'badge', 'metricId', 'metricValue', 'streakLength', 'anniversaryYears', 'achievementIds', 'userAttributes', 'eventAttributes',
+];
 
 export function EditAchievement(props: Props) {
   const [a, setA] = useState<AdminAchievement | null>(null);
@@ -56,6 +60,7 @@ function AchievementForm(props: Props & { achievement: AdminAchievement }) {
   const initial = {
     name: a.name, key: a.key, description: a.description ?? '', badge: a.badge?.url ?? '',
     metricId: a.metricId ?? '', metricValue: String(a.metricValue ?? ''), streakLength: String(a.streakLength ?? ''),
+    anniversaryYears: String(a.anniversaryYears ?? ''),
     parts: a.achievementIds, userAttributes: a.userAttributes, eventAttributes: a.eventAttributes,
   };
   const { form, set, put, errors, state } = useEditForm(session, '/admin/v1/achievements', a.id, initial, (f) => ({
@@ -64,6 +69,7 @@ function AchievementForm(props: Props & { achievement: AdminAchievement }) {
     ...(a.trigger === 'metric' && { metricId: f.metricId, metricValue: Number(f.metricValue), eventAttributes: f.eventAttributes }),
     ...(a.trigger === 'streak' && { streakLength: Number(f.streakLength) }),
     ...(a.trigger === 'achievement' && { achievementIds: f.parts }),
+    ...(a.trigger === 'anniversary' && { anniversaryYears: Number(f.anniversaryYears) }),
   }), FIELDS, props.onSaved);
   const p = 'achievement-edit';
   return (
@@ -77,6 +83,11 @@ function AchievementForm(props: Props & { achievement: AdminAchievement }) {
       {a.trigger === 'streak' && (
         <Field id={`${p}-streak`} label="Streak length" error={errors.streakLength}>
           <input id={`${p}-streak`} type="number" min="1" value={form.streakLength} required onInput={set('streakLength')} />
+        </Field>
+      )}
+      {a.trigger === 'anniversary' && (
+        <Field id={`${p}-years`} label="Years since the user was created" error={errors.anniversaryYears}>
+          <input id={`${p}-years`} type="number" min="1" value={form.anniversaryYears} required onInput={set('anniversaryYears')} />
         </Field>
       )}
       {a.trigger === 'achievement' && (

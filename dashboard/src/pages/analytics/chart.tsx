@@ -2,6 +2,7 @@
  * A line chart of figures per day, drawn with uPlot once its box is laid out; the box holds its
  * height before. The days are UTC days, so the x axis is in UTC whatever the browser's zone, with a
  * tick a day at most and dates as labels; the y axis counts, so it starts at 0, whole numbers only.
+ * Each chart has its title above it and a label on each axis (what is counted, and the days).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -16,7 +17,7 @@ export interface Line {
 const DAY_S = 86_400;
 const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 
-export function Chart({ dates, lines, label }: { dates: string[]; lines: Line[]; label: string }) {
+export function Chart({ dates, lines, title, yLabel }: { dates: string[]; lines: Line[]; title: string; yLabel: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (box.current === null) return;
@@ -28,11 +29,20 @@ export function Chart({ dates, lines, label }: { dates: string[]; lines: Line[];
       scales: { y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
       series: [{ label: 'Day', value: (_u, s) => (s === null ? '--' : day(s)) }, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2 }))],
       axes: [
-        { space: 70, incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 28 * DAY_S, 91 * DAY_S], values: (_u, splits) => splits.map((s) => day(s).slice(5)) },
-        { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7, 1e8] },
+        {
+          label: 'Day (UTC, month-day)', space: 70, incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 28 * DAY_S, 91 * DAY_S],
+          values: (_u, splits) => splits.map((s) => day(s).slice(5)),
+        },
+        { label: yLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7, 1e8] },
       ],
     }, [x, ...lines.map((l) => l.values)], box.current);
     return () => plot.destroy();
-  }, [dates, lines]);
-  return <div class="chart" ref={box} role="img" aria-label={label} />;
+  }, [dates, lines, yLabel]);
+  return (
+    <figure class="chart-figure">
+      <figcaption><h3>{title}</h3></figcaption>
+      {/* The canvas draws the axes' labels; the same words for a screen reader. */}
+      <div class="chart" ref={box} role="img" aria-label={`${title}. Across: Day (UTC). Up: ${yLabel}. Lines: ${lines.map((l) => l.label).join(', ') || 'none'}.`} />
+    </figure>
+  );
 }

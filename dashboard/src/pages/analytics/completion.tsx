@@ -2,16 +2,9 @@
  * Each achievement's completion in the range, as the analytics answer gives it: the users who
  * completed it, as a bar, and their share of the range's active users.
  */
+import type { AchievementShare } from '../../types.js';
 import { Bars } from './distributions.js';
 
-export interface AchievementShare {
-  id: string;
-  key: string;
-  name: string;
-  users: number;
-  /** 0 to 1. */
-  share: number;
-}
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 

@@ -5,6 +5,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
+import type { PointsRange, StreakBucket } from '../../types.js';
+import { count, periodOf, pointsRange, streakRange } from '../../words.js';
 
 /** A bar per row, as long as its users against the most; `note` adds a column after the number (a share). */
 export function Bars({ rows, label, wide = false }: { rows: { label: string; users: number; note?: string }[]; label: string; wide?: boolean }) {
@@ -15,7 +17,7 @@ export function Bars({ rows, label, wide = false }: { rows: { label: string; use
         <tr key={`${i}:${r.label}`}>
           <th scope="row">{r.label}</th>
           <td><span class="bar" style={{ width: `${(100 * r.users) / most}%` }} /></td>
-          <td class="n">{r.users}</td>
+          <td class="n">{count(r.users, 'user')}</td>
           {r.note !== undefined && <td class="n">{r.note}</td>}
         </tr>
       ))}</tbody>
@@ -23,25 +25,23 @@ export function Bars({ rows, label, wide = false }: { rows: { label: string; use
   );
 }
 
-export function StreakLengths({ buckets }: { buckets: { from: number; to: number | null; users: number }[] }) {
+/** The active streaks by length, in the streak's periods (its frequency read from the streak rule). */
+export function StreakLengths({ session, buckets }: { session: Session; buckets: StreakBucket[] }) {
+  const [period, setPeriod] = useState('day');
+  useEffect(() => {
+    void call<{ frequency: string }>(session, 'GET', '/admin/v1/streaks/settings').then((r) => setPeriod(periodOf(r.body.frequency)), () => undefined);
+  }, [session.key]);
   if (buckets.every((b) => b.users === 0)) return <p class="muted">No active streaks.</p>;
-  const label = (b: { from: number; to: number | null }) => (b.to === null ? `${b.from}+` : b.from === b.to ? `${b.from}` : `${b.from}–${b.to}`);
-  return <Bars label="Active streaks by length" rows={buckets.map((b) => ({ label: label(b), users: b.users }))} />;
-}
-
-interface Range {
-  from: number;
-  to: number;
-  users: number;
+  return <Bars label="Active streaks by length" rows={buckets.map((b) => ({ label: streakRange(b, period), users: b.users }))} />;
 }
 
 export function PointsTotals({ session }: { session: Session }) {
-  const [systems, setSystems] = useState<{ key: string; name: string; ranges: Range[] }[] | null>(null);
+  const [systems, setSystems] = useState<{ key: string; name: string; ranges: PointsRange[] }[] | null>(null);
   useEffect(() => {
     void (async () => {
       const list = (await call<{ key: string; name: string }[]>(session, 'GET', '/admin/v1/points?limit=100')).body;
       setSystems(await Promise.all(list.map(async (p) => ({
-        ...p, ranges: await call<Range[]>(session, 'GET', `/api/points/${encodeURIComponent(p.key)}/summary`).then((r) => r.body, () => []),
+        ...p, ranges: await call<PointsRange[]>(session, 'GET', `/api/points/${encodeURIComponent(p.key)}/summary`).then((r) => r.body, () => []),
       }))));
     })().catch(() => setSystems([]));
   }, [session.key, session.tenant]);
@@ -51,7 +51,7 @@ export function PointsTotals({ session }: { session: Session }) {
     <>{systems.map((p) => (
       <div key={p.key}>
         <h3>{p.name}</h3>
-        <Bars label={`Users of ${p.name} by total`} rows={p.ranges.map((r) => ({ label: `${r.from}–${r.to}`, users: r.users }))} />
+        <Bars label={`Users of ${p.name} by total`} rows={p.ranges.map((r) => ({ label: pointsRange(r), users: r.users }))} />
       </div>
     ))}</>
   );

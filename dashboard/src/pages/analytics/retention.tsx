@@ -1,11 +1,5 @@
 /** The 14-day retention of the control group (no notifications) against the rest, as the analytics answer gives it. */
-export interface Retention {
-  days: number;
-  cohortFrom: string | null;
-  cohortTo: string | null;
-  control: { users: number; retained: number };
-  rest: { users: number; retained: number };
-}
+import type { RetentionView as Retention } from '../../types.js';
 
 const share = (g: { users: number; retained: number }) => (g.users === 0 ? '—' : `${Math.round((1000 * g.retained) / g.users) / 10}%`);
 

@@ -2,18 +2,14 @@
  * Keys scoped to one user (/admin/v1/application-api-keys): a key that acts for one user only, in
  * the tenant chosen in the header, for an app calling laurel from the user's device. Made by user
  * id, shown once with its id; the Admin API lists none, so one is revoked by its id (those made on
- * this page are listed until it closes, each with Revoke). Refusals under their fields.
+ * this page are listed until it closes, each with Revoke, asked first). Refusals under their fields.
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
+import { useConfirm } from '../../confirm.js';
 import { createFromForm, Field } from '../../form.js';
+import type { UserKeyView as UserKey } from '../../types.js';
 
-interface UserKey {
-  id: string;
-  userId: string;
-  key: string;
-  prefix: string;
-}
 
 const PATH = '/admin/v1/application-api-keys';
 
@@ -24,6 +20,7 @@ export function UserKeys({ session }: { session: Session }) {
   const [made, setMade] = useState<UserKey[]>([]);
   const [fresh, setFresh] = useState<UserKey | null>(null);
   const [done, setDone] = useState('');
+  const [dialog, confirm] = useConfirm();
   const create = async (e: Event) => {
     e.preventDefault();
     setFresh(null);
@@ -35,6 +32,11 @@ export function UserKeys({ session }: { session: Session }) {
     setUserId('');
   };
   const revoke = async (id: string) => {
+    const k = made.find((m) => m.id === id);
+    if (!await confirm({
+      title: `Revoke the user key ${id}?`, action: 'Revoke',
+      body: <p>The app that calls laurel with it{k === undefined ? '' : ` for ${k.userId}`} is refused (401) at once; a revoked key cannot be brought back.</p>,
+    })) return;
     setDone('');
     let error: string;
     try {
@@ -88,6 +90,7 @@ export function UserKeys({ session }: { session: Session }) {
           ))}</tbody>
         </table>
       )}
+      {dialog}
     </section>
   );
 }

@@ -47,6 +47,8 @@ export function RunFields(props: {
   set: Set<'runUnit' | 'runInterval' | 'start' | 'breakdown'>; attributes: Choice[];
   /** The repeat unit cannot change (the board is no longer inactive); nor the rest (it has started). */
   fixed?: { unit: boolean; runs: boolean };
+  /** Said under the start (what an empty one means). */
+  startHint?: string;
 }) {
   const { prefix: p, form, errors, set } = props;
   const fixed = props.fixed ?? { unit: false, runs: false };
@@ -62,7 +64,9 @@ export function RunFields(props: {
         <input id={`${p}-interval`} type="number" min="1" value={form.runInterval} disabled={form.runUnit === '' || fixed.runs} onInput={set('runInterval')} />
       </Field>
       <Field id={`${p}-start`} label="Starts on (optional)" error={errors.start}>
-        <input id={`${p}-start`} type="date" value={form.start} disabled={fixed.runs} onInput={set('start')} />
+        <input id={`${p}-start`} type="date" value={form.start} disabled={fixed.runs} onInput={set('start')}
+          aria-describedby={props.startHint === undefined ? undefined : `${p}-start-hint`} />
+        {props.startHint !== undefined && <p class="hint" id={`${p}-start-hint`}>{props.startHint}</p>}
       </Field>
       <Field id={`${p}-breakdown`} label="Groups users by" error={errors.breakdownAttributes}>
         <select id={`${p}-breakdown`} value={form.breakdown} disabled={fixed.runs} onChange={set('breakdown')}>

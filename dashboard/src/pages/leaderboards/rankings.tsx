@@ -7,26 +7,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
+import type { LeaderboardAdminView } from '../../types.js';
 import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
 
-export interface Board {
-  id: string;
-  key: string;
-  name: string;
-  status: string;
-  rankBy: string;
-  start: string;
-  maxParticipants: number;
-  runUnit?: string;
-  runInterval?: number;
-  breakdownAttributes: string[];
-  description?: string;
-  metricId?: string;
-  pointsSystemId?: string;
-  end?: string;
-  startTime?: string;
-  endTime?: string;
-}
+export type Board = LeaderboardAdminView;
 
 export function Rankings({ session, board }: { session: Session; board: Board }) {
   const [answer, setAnswer] = useState<RunAnswer | null>(null);

@@ -5,22 +5,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
+import type { LeaderboardRunView, RankingView } from '../../types.js';
 
-export interface Ranking {
-  userId: string;
-  userName: string | null;
-  rank: number;
-  value: number;
-}
-
-export interface RunAnswer {
-  rankings: Ranking[];
-  run: string;
-  runEnd: string | null;
-  finalised: string | null;
-  /** The top three when the run was finalised (null before). */
-  winners: { userId: string; rank: number; value: number }[] | null;
-}
+export type Ranking = RankingView;
+export type RunAnswer = LeaderboardRunView;
 
 /** How many past runs the list shows. */
 const PAST = 5;

@@ -3,19 +3,10 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
+import type { NotificationDeliveryView as Delivery } from '../../types.js';
 
-export interface Delivery {
-  id: string;
-  type: string;
-  channel: string;
-  userId: string;
-  status: string;
-  reason?: string;
-  scheduledFor: string;
-  sentAt: string | null;
-  attempts: number;
-  error?: string;
-}
+export type { Delivery };
+
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
 

@@ -8,23 +8,11 @@ import { useMemo, useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
 import { FiltersField, type AttributeFilter } from '../../filters.js';
 import { createFromForm, Field, fieldSetter, KeyField, updateFromForm } from '../../form.js';
-import { ListBox, useActiveMetrics, useAttributes, useList } from '../../list.js';
+import { useConfirm } from '../../confirm.js';
+import { ItemTable, useActiveMetrics, useAttributes, useList } from '../../list.js';
+import type { NotificationTemplateView as Template } from '../../types.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
 
-interface Template {
-  id: string;
-  key: string;
-  name: string;
-  type: string;
-  channel: 'email' | 'push';
-  status: string;
-  subject?: string | null;
-  html?: string | null;
-  text?: string | null;
-  title?: string | null;
-  body?: string | null;
-  userAttributes: AttributeFilter[];
-}
 
 const TYPES = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
 const FIELDS = ['subject', 'html', 'text', 'title', 'body', 'key', 'name', 'type', 'channel', 'status', 'userAttributes'];
@@ -40,6 +28,7 @@ export function Templates({ session }: { session: Session }) {
   const [filters, setFilters] = useState<AttributeFilter[]>([]);
   const users = useAttributes(session).user;
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [dialog, confirm] = useConfirm();
   const [done, setDone] = useState('');
   const set = fieldSetter(form, setForm);
   const texts: Texts = useMemo(() => ({ ...form, channel: form.channel as Texts['channel'] }), [form]);
@@ -77,6 +66,11 @@ export function Templates({ session }: { session: Session }) {
     await list.reload();
   };
   const remove = async (t: Template) => {
+    if (!await confirm({
+      title: `Delete the template ${t.name || t.key}?`, action: 'Delete',
+      body: <p>Its texts are gone. The {t.type.replace(/_/g, ' ')} {t.channel === 'email' ? 'emails' : 'push notifications'} due from now on,
+        the ones already scheduled too, go with another active template of that type and channel whose filters fit the user, or are not sent (<code>no_template</code>).</p>,
+    })) return;
     const error = await deleteOne(session, '/admin/v1/notifications/templates', t.id);
     setErrors(error === '' ? {} : { list: error });
     if (error === '' && editing?.id === t.id) edit(null);
@@ -92,22 +86,17 @@ export function Templates({ session }: { session: Session }) {
   );
   return (
     <>
-      <ListBox list={list} empty="No templates yet." label="Templates">
-        {(items) => (
-          <table class="templates">
-            <thead><tr><th>Key</th><th>Type</th><th>Channel</th><th>Status</th><th></th></tr></thead>
-            <tbody>{items.map((t) => (
-              <tr key={t.id}>
-                <td><code>{t.key}</code></td><td>{t.type}</td><td>{t.channel}</td><td>{t.status}</td>
-                <td>
-                  <button type="button" class="small" aria-label={`Edit ${t.key}`} onClick={() => edit(t)}>Edit</button>{' '}
-                  <button type="button" class="small danger" aria-label={`Delete ${t.key}`} onClick={() => remove(t)}>Delete</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No templates yet." label="Templates" class="templates"
+        columns={[
+          { head: 'Key', cell: (t) => <code>{t.key}</code> }, { head: 'Type', cell: (t) => t.type },
+          { head: 'Channel', cell: (t) => t.channel }, { head: 'Status', cell: (t) => t.status },
+        ]}
+        actions={(t) => (
+          <>
+            <button type="button" class="small" aria-label={`Edit ${t.key}`} onClick={() => edit(t)}>Edit</button>
+            <button type="button" class="small danger" aria-label={`Delete ${t.key}`} onClick={() => remove(t)}>Delete</button>
+          </>
+        )} />
       <p class="error" role="alert">{errors.list ?? ''}</p>
       <div class="card template-editor">
         <form onSubmit={submit} aria-label={editing === null ? 'New template' : `Template ${editing.key}`}>
@@ -135,6 +124,7 @@ export function Templates({ session }: { session: Session }) {
         </form>
         <Preview texts={texts} scope={scope} />
       </div>
+      {dialog}
     </>
   );
 }

@@ -6,21 +6,11 @@
 import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
-import { FiltersField, type AttributeFilter } from '../../filters.js';
+import { FiltersField } from '../../filters.js';
 import { Field } from '../../form.js';
 import { useAttributes } from '../../list.js';
+import type { PointsBoostAdminView as Boost } from '../../types.js';
 
-export interface Boost {
-  id: string;
-  name: string;
-  status: string;
-  start: string;
-  end: string | null;
-  multiplier: number;
-  rounding: string;
-  userId: string | null;
-  userAttributes?: AttributeFilter[];
-}
 
 const FIELDS = ['name', 'multiplier', 'start', 'end', 'rounding', 'userAttributes'];
 

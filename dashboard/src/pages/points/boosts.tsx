@@ -6,9 +6,11 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { useCreateForm } from '../../create-form.js';
+import { useConfirm } from '../../confirm.js';
 import { Field } from '../../form.js';
-import { ListBox, useList } from '../../list.js';
-import { EditBoost, type Boost } from './boost-edit.js';
+import { ItemTable, useList } from '../../list.js';
+import type { PointsBoostAdminView as Boost } from '../../types.js';
+import { EditBoost } from './boost-edit.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -21,6 +23,14 @@ export function Boosts({ session, systemId }: { session: Session; systemId: stri
     rounding: f.rounding, userId: f.userId === '' ? null : f.userId,
   }), ['name', 'start', 'end', 'multiplier', 'rounding', 'userId']);
   const [editing, setEditing] = useState<string | null>(null);
+  const [dialog, confirm] = useConfirm();
+  const drop = async (b: Boost) => {
+    if (!await confirm({
+      title: `Delete the boost ${b.name}?`, action: 'Delete',
+      body: <p>Points awarded from then on are no longer multiplied by {b.multiplier} for {b.userId ?? 'everyone'}; what it multiplied already stays awarded.</p>,
+    })) return;
+    await remove(b.id);
+  };
   const edited = list.items?.find((b) => b.id === editing);
   return (
     <div class="card">
@@ -48,26 +58,22 @@ export function Boosts({ session, systemId }: { session: Session; systemId: stri
         </Field>
         <button type="submit">Add boost</button>
       </form>
-      <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
-      <ListBox list={list} empty="No boosts yet." label="Boosts">
-        {(items) => (
-          <table class="boosts">
-            <thead><tr><th>Name</th><th>×</th><th>Days</th><th>For</th><th>Status</th><th></th></tr></thead>
-            <tbody>{items.map((b) => (
-              <tr key={b.id}>
-                <td>{b.name}</td><td>{b.multiplier}</td><td>{b.start} → {b.end ?? '…'}</td><td>{b.userId ?? 'everyone'}</td><td>{b.status}</td>
-                <td class="actions">
-                  <button type="button" class="small" aria-label={`Edit boost ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
-                  <button type="button" class="small danger" aria-label={`Delete boost ${b.name}`} onClick={() => remove(b.id)}>Delete</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No boosts yet." label="Boosts" class="boosts" error={errors.form ?? errors.list ?? ''}
+        columns={[
+          { head: 'Name', cell: (b) => b.name }, { head: '×', cell: (b) => b.multiplier },
+          { head: 'Days', cell: (b) => `${b.start} → ${b.end ?? '…'}` }, { head: 'For', cell: (b) => b.userId ?? 'everyone' },
+          { head: 'Status', cell: (b) => b.status },
+        ]}
+        actions={(b) => (
+          <>
+            <button type="button" class="small" aria-label={`Edit boost ${b.name}`} onClick={() => setEditing(b.id)}>Edit</button>
+            <button type="button" class="small danger" aria-label={`Delete boost ${b.name}`} onClick={() => drop(b)}>Delete</button>
+          </>
+        )} />
       {edited !== undefined && (
         <EditBoost key={edited.id} session={session} path={path} boost={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
+      {dialog}
     </div>
   );
 }

@@ -3,14 +3,8 @@ import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
 import { Field } from '../../form.js';
+import type { PointsLevelAdminView as Level } from '../../types.js';
 
-export interface Level {
-  id: string;
-  key: string;
-  name: string;
-  points: number;
-  description: string;
-}
 
 export function EditLevel(props: { session: Session; path: string; level: Level; onSaved: () => unknown; onClose: () => void }) {
   const { level: l } = props;

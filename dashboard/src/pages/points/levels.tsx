@@ -2,9 +2,11 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { useCreateForm } from '../../create-form.js';
+import { useConfirm } from '../../confirm.js';
 import { Field, KeyField } from '../../form.js';
-import { ListBox, useList } from '../../list.js';
-import { EditLevel, type Level } from './level-edit.js';
+import { ItemTable, useList } from '../../list.js';
+import type { PointsLevelAdminView as Level } from '../../types.js';
+import { EditLevel } from './level-edit.js';
 
 export function Levels({ session, systemId }: { session: Session; systemId: string }) {
   const path = `/admin/v1/points/${encodeURIComponent(systemId)}/levels`;
@@ -13,6 +15,14 @@ export function Levels({ session, systemId }: { session: Session; systemId: stri
     session, path, list, { name: '', key: '', points: '' }, (f) => ({ ...f, points: Number(f.points) }), ['key', 'name', 'points'],
   );
   const [editing, setEditing] = useState<string | null>(null);
+  const [dialog, confirm] = useConfirm();
+  const drop = async (l: Level) => {
+    if (!await confirm({
+      title: `Delete the level ${l.name}?`, action: 'Delete',
+      body: <p>Users at {l.points} points or more are no longer at <strong>{l.name}</strong>: they fall to the level below, and its key <code>{l.key}</code> leaves the answers.</p>,
+    })) return;
+    await remove(l.id);
+  };
   const edited = list.items?.find((l) => l.id === editing);
   return (
     <div class="card">
@@ -27,26 +37,19 @@ export function Levels({ session, systemId }: { session: Session; systemId: stri
         </Field>
         <button type="submit">Add level</button>
       </form>
-      <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
-      <ListBox list={list} empty="No levels yet." label="Levels">
-        {(items) => (
-          <table class="levels">
-            <thead><tr><th>Points</th><th>Key</th><th>Name</th><th></th></tr></thead>
-            <tbody>{[...items].sort((a, b) => a.points - b.points).map((l) => (
-              <tr key={l.id}>
-                <td>{l.points}</td><td><code>{l.key}</code></td><td>{l.name}</td>
-                <td class="actions">
-                  <button type="button" class="small" aria-label={`Edit level ${l.name}`} onClick={() => setEditing(l.id)}>Edit</button>
-                  <button type="button" class="small danger" aria-label={`Delete level ${l.name}`} onClick={() => remove(l.id)}>Delete</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No levels yet." label="Levels" class="levels" error={errors.form ?? errors.list ?? ''}
+        sort={(a, b) => a.points - b.points}
+        columns={[{ head: 'Points', cell: (l) => l.points }, { head: 'Key', cell: (l) => <code>{l.key}</code> }, { head: 'Name', cell: (l) => l.name }]}
+        actions={(l) => (
+          <>
+            <button type="button" class="small" aria-label={`Edit level ${l.name}`} onClick={() => setEditing(l.id)}>Edit</button>
+            <button type="button" class="small danger" aria-label={`Delete level ${l.name}`} onClick={() => drop(l)}>Delete</button>
+          </>
+        )} />
       {edited !== undefined && (
         <EditLevel key={edited.id} session={session} path={path} level={edited} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
+      {dialog}
     </div>
   );
 }

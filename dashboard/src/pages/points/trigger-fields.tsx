@@ -3,23 +3,10 @@
  * that adds one and the one that edits it: a metric and how many units earn the points, an
  * achievement, a streak length, or a time interval (a new user has none).
  */
-import type { AttributeFilter } from '../../filters.js';
 import { Field } from '../../form.js';
+import type { PointsTriggerAdminView } from '../../types.js';
 
-export interface Trigger {
-  id: string;
-  type: 'metric' | 'achievement' | 'streak' | 'user_creation' | 'time';
-  points: number;
-  status: string;
-  userAttributes: AttributeFilter[];
-  metricId?: string;
-  metricThreshold?: number;
-  eventAttributes?: AttributeFilter[];
-  achievementId?: string;
-  streakLength?: number;
-  timeUnit?: string;
-  timeInterval?: number;
-}
+export type Trigger = PointsTriggerAdminView;
 
 type Choice = { id: string; name: string };
 type TypeForm = { type: string; metricId: string; metricThreshold: string; achievementId: string; streakLength: string; timeUnit: string; timeInterval: string };

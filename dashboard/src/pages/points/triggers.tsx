@@ -5,10 +5,13 @@
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
+import { useConfirm } from '../../confirm.js';
 import { createFromForm, Field, fieldSetter } from '../../form.js';
-import { ListBox, useActiveMetrics, useList } from '../../list.js';
+import { ItemTable, useActiveMetrics, useList } from '../../list.js';
 import { EditTrigger } from './trigger-edit.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
+
+const EMPTY = { type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' };
 
 const KINDS = { metric: 'A metric', achievement: 'An achievement', streak: 'A streak length', user_creation: 'A new user', time: 'Time' };
 
@@ -17,7 +20,8 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
   const list = useList<Trigger>(session, `${path}?limit=100`);
   const metrics = useActiveMetrics(session);
   const achievements = useList<{ id: string; name: string }>(session, '/admin/v1/achievements?limit=100').items ?? [];
-  const [form, setForm] = useState({ type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' });
+  const [form, setForm] = useState(EMPTY);
+  const [dialog, confirm] = useConfirm();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [editing, setEditing] = useState<string | null>(null);
   const set = fieldSetter(form, setForm);
@@ -34,12 +38,18 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
     e.preventDefault();
     const item = { type: form.type, points: Number(form.points), status: 'active', ...typeFieldsOf(form) };
     const fields = ['points', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit'];
-    if (await createFromForm<Trigger>(session, path, item, fields, setErrors) !== null) await list.reload();
+    if (await createFromForm<Trigger>(session, path, item, fields, setErrors) === null) return;
+    setForm({ ...EMPTY, type: form.type });
+    await list.reload();
   };
-  const remove = async (id: string) => {
-    const error = await deleteOne(session, path, id);
+  const remove = async (t: Trigger) => {
+    if (!await confirm({
+      title: `Delete the trigger ${name(t)}?`, action: 'Delete',
+      body: <p>It awards no more points ({t.points} each time now); what it awarded stays in users' totals. To stop it for a while, edit its status to inactive instead.</p>,
+    })) return;
+    const error = await deleteOne(session, path, t.id);
     setErrors({ list: error });
-    if (error === '' && id === editing) setEditing(null);
+    if (error === '' && t.id === editing) setEditing(null);
     await list.reload();
   };
   const edited = list.items?.find((t) => t.id === editing);
@@ -58,27 +68,22 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
         <TriggerFields prefix="trigger" form={form} errors={errors} set={set} metrics={metrics} achievements={achievements} />
         <button type="submit">Add trigger</button>
       </form>
-      <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
-      <ListBox list={list} empty="No triggers yet." label="Triggers">
-        {(items) => (
-          <table class="triggers">
-            <thead><tr><th>Points</th><th>For</th><th>Filters</th><th>Status</th><th></th></tr></thead>
-            <tbody>{items.map((t) => (
-              <tr key={t.id}>
-                <td>{t.points}</td><td>{name(t)}</td><td>{t.userAttributes.length + (t.eventAttributes?.length ?? 0) || 'none'}</td><td>{t.status}</td>
-                <td class="actions">
-                  <button type="button" class="small" aria-label={`Edit trigger ${name(t)}`} onClick={() => setEditing(t.id)}>Edit</button>
-                  <button type="button" class="small danger" aria-label={`Delete trigger ${name(t)}`} onClick={() => remove(t.id)}>Delete</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No triggers yet." label="Triggers" class="triggers" error={errors.form ?? errors.list ?? ''}
+        columns={[
+          { head: 'Points', cell: (t) => t.points }, { head: 'For', cell: name },
+          { head: 'Filters', cell: (t) => t.userAttributes.length + (t.eventAttributes?.length ?? 0) || 'none' }, { head: 'Status', cell: (t) => t.status },
+        ]}
+        actions={(t) => (
+          <>
+            <button type="button" class="small" aria-label={`Edit trigger ${name(t)}`} onClick={() => setEditing(t.id)}>Edit</button>
+            <button type="button" class="small danger" aria-label={`Delete trigger ${name(t)}`} onClick={() => remove(t)}>Delete</button>
+          </>
+        )} />
       {edited !== undefined && (
         <EditTrigger key={edited.id} session={session} path={path} trigger={edited} title={name(edited)} metrics={metrics}
           achievements={achievements} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
+      {dialog}
     </div>
   );
 }

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../../api.js';
+import { useConfirm } from '../../confirm.js';
 import { Field, fieldSetter } from '../../form.js';
 
 interface Pause {
@@ -21,6 +22,7 @@ export function StreakPauses({ session }: { session: Session }) {
   const [pauses, setPauses] = useState<Pause[] | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const set = fieldSetter(form, setForm);
+  const [dialog, confirm] = useConfirm();
   const load = async (userId: string) => {
     const r = await call<{ pauses: Pause[] }>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/streak`);
     setPauses(r.body.pauses);
@@ -32,12 +34,19 @@ export function StreakPauses({ session }: { session: Session }) {
       const r = await call<{ created: Pause[]; issues: { message: string }[] }>(session, 'POST', '/admin/v1/streaks/pauses', { pauses: [form] });
       const message = r.body.issues[0]?.message ?? '';
       if (message !== '') setErrors({ [fieldOf(message)]: message });
+      // Made: the dates go (the user stays, their pauses listed below).
+      else setForm({ ...form, start: '', end: '' });
       await load(form.userId);
     } catch (err) {
       setErrors({ form: (err as Error).message });
     }
   };
-  const remove = async (id: string) => {
+  const remove = async (p: Pause) => {
+    if (!await confirm({
+      title: `Remove the pause of ${form.userId} from ${p.start} to ${p.end}?`, action: 'Remove',
+      body: <p>Those days count again: a day of them without an event breaks the streak, a freeze taken if the user has one.</p>,
+    })) return;
+    const id = p.id;
     setErrors({ list: await deleteOne(session, '/admin/v1/streaks/pauses', id) });
     await load(form.userId);
   };
@@ -62,10 +71,11 @@ export function StreakPauses({ session }: { session: Session }) {
           <thead><tr><th>From</th><th>To</th><th></th></tr></thead>
           <tbody>{pauses.map((p) => (
             <tr key={p.id}><td>{p.start}</td><td>{p.end}</td>
-              <td><button type="button" class="small danger" aria-label={`Remove the pause from ${p.start}`} onClick={() => remove(p.id)}>Remove</button></td></tr>
+              <td><button type="button" class="small danger" aria-label={`Remove the pause from ${p.start}`} onClick={() => remove(p)}>Remove</button></td></tr>
           ))}</tbody>
         </table>
       ))}
+      {dialog}
     </div>
   );
 }

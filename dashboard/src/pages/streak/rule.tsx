@@ -1,7 +1,8 @@
 /**
  * The streak rule (GET/PUT /admin/v1/streaks/settings, read and saved whole): the frequency, the
- * metrics that extend it and how a period with several is judged (rule-metrics.tsx), and the
- * freezes users hold and earn. A refusal shows under the field it concerns.
+ * metrics that extend it and how a period with several is judged (rule-metrics.tsx), the weekdays
+ * off of a daily rule, and the freezes users hold and earn. A refusal shows under the field it
+ * concerns.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
@@ -13,8 +14,12 @@ interface Settings {
   frequency: 'daily' | 'weekly' | 'monthly';
   evaluation: 'all' | 'any';
   metrics: { metricId: string; threshold: number }[];
+  daysOff?: number[];
   freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
 }
+
+/** The weekdays as the Admin API numbers them (0 Sunday to 6 Saturday), listed from Monday. */
+const WEEKDAYS: [number, string][] = [[1, 'Monday'], [2, 'Tuesday'], [3, 'Wednesday'], [4, 'Thursday'], [5, 'Friday'], [6, 'Saturday'], [0, 'Sunday']];
 
 const EMPTY = { frequency: 'daily', evaluation: 'all', initial: '0', max: '0', autoEarnInterval: '0', autoEarnAmount: '0' };
 
@@ -22,6 +27,7 @@ export function RuleForm({ session }: { session: Session }) {
   const choices = useActiveMetrics(session);
   const [form, setForm] = useState(EMPTY);
   const [metrics, setMetrics] = useState<RuleMetric[]>([{ metricId: '', threshold: '1' }]);
+  const [daysOff, setDaysOff] = useState<number[]>([]);
   const [state, setState] = useState<{ saved: boolean; errors: Record<string, string>; loaded: boolean }>({ saved: false, errors: {}, loaded: false });
   const set = fieldSetter(form, setForm);
   useEffect(() => {
@@ -29,6 +35,7 @@ export function RuleForm({ session }: { session: Session }) {
       const s = r.body;
       const f = s.freezes;
       setMetrics(s.metrics.length === 0 ? [{ metricId: '', threshold: '1' }] : s.metrics.map((m) => ({ metricId: m.metricId, threshold: String(m.threshold) })));
+      setDaysOff(s.daysOff ?? []);
       setForm({
         frequency: s.frequency, evaluation: s.evaluation ?? 'all',
         initial: String(f?.initial ?? 0), max: String(f?.max ?? 0), autoEarnInterval: String(f?.autoEarnInterval ?? 0), autoEarnAmount: String(f?.autoEarnAmount ?? 0),
@@ -43,11 +50,14 @@ export function RuleForm({ session }: { session: Session }) {
     try {
       await call(session, 'PUT', '/admin/v1/streaks/settings', {
         frequency: form.frequency, evaluation: form.evaluation, metrics: metrics.map((m) => ({ metricId: m.metricId, threshold: Number(m.threshold) })),
+        // Days off are a daily rule's only: another frequency saves none.
+        daysOff: form.frequency === 'daily' ? daysOff : [],
         freezes: max === 0 ? null : { initial: Number(form.initial), max, autoEarnInterval: Number(form.autoEarnInterval), autoEarnAmount: Number(form.autoEarnAmount) },
       });
       setState({ saved: true, errors: {}, loaded: true });
     } catch (err) {
-      setState({ saved: false, errors: ruleErrorsOf((err as Error).message, metrics), loaded: true });
+      const message = (err as Error).message;
+      setState({ saved: false, errors: /\bdaysOff\b/.test(message) ? { daysOff: message } : ruleErrorsOf(message, metrics), loaded: true });
     }
   };
   const { errors } = state;
@@ -63,6 +73,21 @@ export function RuleForm({ session }: { session: Session }) {
         </Field>
         <RuleMetrics metrics={metrics} evaluation={form.evaluation} choices={choices} errors={errors}
           onChange={setMetrics} onEvaluation={(evaluation) => setForm({ ...form, evaluation })} />
+        {form.frequency === 'daily' && (
+          <>
+            <fieldset class="checks" aria-describedby="streak-days-off-hint streak-days-off-error">
+              <legend>Days off</legend>
+              {WEEKDAYS.map(([day, name]) => (
+                <label key={day}>
+                  <input type="checkbox" checked={daysOff.includes(day)}
+                    onChange={() => setDaysOff(daysOff.includes(day) ? daysOff.filter((d) => d !== day) : [...daysOff, day])} /> {name}
+                </label>
+              ))}
+            </fieldset>
+            <p class="hint" id="streak-days-off-hint">On a day off (the user's own day) an event does not extend the streak, and a day without one does not break it.</p>
+            <p class="error" id="streak-days-off-error" role="alert">{errors.daysOff ?? ''}</p>
+          </>
+        )}
         <h3>Freezes</h3>
         <p class="muted">A freeze bridges a missed period. With at most 0, users hold none.</p>
         <div class="row">

@@ -29,6 +29,8 @@ export function StreakUsers({ session }: { session: Session }) {
         done: ok.length === 0 ? '' : `${what === 'freezes' ? 'A freeze granted to' : 'Streak restored for'} ${ok.join(', ')}.`,
         error: r.body.issues.map((i) => `${i.userId}: ${i.message}`).join('; '),
       });
+      // All done: the field empties (the line above names them); a refused user stays to correct.
+      setIds(list.filter((u) => refused.has(u)).join(', '));
     } catch (err) {
       setResult({ done: '', error: (err as Error).message });
     }

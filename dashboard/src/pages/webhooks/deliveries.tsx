@@ -7,17 +7,8 @@ import { useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ListBox, useList } from '../../list.js';
+import type { WebhookDeliveryView as Delivery } from '../../types.js';
 
-interface Delivery {
-  id: string;
-  type: string;
-  userId: string | null;
-  status: string;
-  attempts: number;
-  lastStatus: number | null;
-  error: string | null;
-  created: string;
-}
 
 export function Deliveries({ session, webhook }: { session: Session; webhook: { id: string; name: string } }) {
   const [status, setStatus] = useState('');

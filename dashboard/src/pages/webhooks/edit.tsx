@@ -7,21 +7,13 @@ import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
 import { Field } from '../../form.js';
+import type { WebhookView as Webhook } from '../../types.js';
 import { EventChecks } from './events.js';
 
-export interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  status: string;
-  /** Only in the create's answer. */
-  secret?: string;
-}
 
 export function EditWebhook(props: { session: Session; webhook: Webhook; onSaved: () => unknown; onClose: () => void }) {
   const { webhook: w } = props;
-  const { form, set, put, errors, state } = useEditForm(props.session, '/admin/v1/webhooks', w.id, { name: w.name, url: w.url, events: w.events },
+  const { form, set, put, errors, state } = useEditForm(props.session, '/admin/v1/webhooks', w.id, { name: w.name, url: w.url, events: w.events as string[] },
     (f) => f, ['url', 'name', 'events'], props.onSaved);
   const p = 'webhook-edit';
   return (

@@ -1,0 +1,80 @@
+/**
+ * Admin API: `GET /admin/v1/users` (laurel's own, for the dashboard's user list: docs/dashboard.md,
+ * "Users"): the tenant's users, a page at a time in id order, found by id prefix, email prefix
+ * (letter case aside) and user attribute values, from the user directory the log drain keeps in
+ * Postgres (src/postgres/analytics/directory.ts): a second or so behind the events, and nothing
+ * on their path. A key bound to a tenant lists its own tenant's users only (the route's data is
+ * the tenant's: src/http/authorize.ts).
+ */
+import type { Deps } from '../../engine/deps.js';
+import { principalOf } from '../../http/auth.js';
+import { ok, queryOf } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
+import { fail } from '../../lib/errors.js';
+import { parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_MAX } from '../../domain/users.js';
+import { searchUsers } from '../../postgres/analytics/directory.js';
+import type { UserListView } from '../../model/views.js';
+
+const MAX_LIMIT = 100;
+
+const USER_LIST_SCHEMA = {
+  type: 'object', required: ['users', 'next'],
+  properties: {
+    users: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['id', 'email', 'name', 'attributes', 'firstSeen', 'lastActive'],
+        properties: {
+          id: { type: 'string' }, email: { type: ['string', 'null'] }, name: { type: ['string', 'null'] },
+          attributes: { type: 'object', additionalProperties: { type: 'string' } },
+          firstSeen: { type: 'string', format: 'date-time' }, lastActive: { type: ['string', 'null'], format: 'date' },
+        },
+      },
+    },
+    next: { type: ['string', 'null'], description: 'The `after` of the next page; null on the last page' },
+  },
+};
+
+/** A text parameter: null when absent or empty; refused when longer than `max` or holding a NUL (no stored text has one). */
+function textOf(raw: string | null, name: string, max: number): string | null {
+  if (raw === null || raw === '') return null;
+  if (raw.length > max) throw fail('invalid_query', `${name} may have at most ${max} characters`);
+  if (raw.includes('\0')) throw fail('invalid_query', `${name} must not contain a NUL character`);
+  return raw;
+}
+
+export function adminUserRoutes(deps: Deps): Route[] {
+  return [{
+    method: 'get', path: '/users', family: 'admin',
+    doc: {
+      summary: 'The tenant\'s users, found by id prefix, email prefix and user attributes, a page at a time in id order',
+      description: 'From the user directory the log drain keeps: a user shows a second or so after their first entry (an event, '
+        + 'an identification), with what identifications set of their email, name and attributes.',
+      query: [
+        { name: 'idPrefix', schema: { type: 'string', maxLength: USER_ID_MAX }, description: 'Users whose id starts with it' },
+        { name: 'email', schema: { type: 'string', maxLength: 320 }, description: 'Users whose email starts with it, letter case aside' },
+        USER_ATTRIBUTES_QUERY,
+        { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 50 } },
+        { name: 'after', schema: { type: 'string', maxLength: USER_ID_MAX }, description: 'The `next` of the page before: this page starts after that id' },
+      ],
+      success: [200], response: USER_LIST_SCHEMA, refusals: [422, 503], tenant: true,
+    },
+    handler: async (req) => {
+      const q = queryOf(req);
+      const rawLimit = q.get('limit') || '50';
+      const limit = Number(rawLimit);
+      if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_LIMIT) throw fail('invalid_query', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+      const search = {
+        idPrefix: textOf(q.get('idPrefix'), 'idPrefix', USER_ID_MAX),
+        emailPrefix: textOf(q.get('email'), 'email', 320),
+        attributes: parseUserAttributes(textOf(q.get('userAttributes'), 'userAttributes', 10_000), deps.store.current),
+        limit,
+        after: textOf(q.get('after'), 'after', USER_ID_MAX),
+      };
+      // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
+      const pool = await deps.postgres();
+      const view: UserListView = await searchUsers(pool, deps.settings.prefix, principalOf(req).tenant, search);
+      return ok(view);
+    },
+  }];
+}
