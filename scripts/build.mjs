@@ -32,8 +32,9 @@ export const PARTS = [
   },
   {
     name: 'dashboard',
-    // The server's answers' shapes, which the dashboard imports (dashboard/src/types.ts).
-    inputs: ['package-lock.json', 'dashboard', 'src/model/views.ts', 'src/model/entities.ts'],
+    // The server's answers' shapes, which the dashboard imports (dashboard/src/types.ts), and laurel's
+    // live updates client (src/client/), which its Live page bundles.
+    inputs: ['package-lock.json', 'dashboard', 'src/model/views.ts', 'src/model/entities.ts', 'src/client'],
     output: 'dist/dashboard/index.html',
     commands: [[NPX, 'tsc', '-p', 'dashboard/tsconfig.json'], [NPX, 'vite', 'build', '--config', 'dashboard/vite.config.ts']],
   },

@@ -2,6 +2,7 @@
  * The workers process: BullMQ queues for everything off the request path. Each queue processor
  * lives in its own file; this entry point wires them and shuts them down in order.
  */
+import type { EventEmitter } from 'node:events';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
@@ -29,6 +30,7 @@ import { WorkersHealth } from './health.js';
 import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
+import { LivePublisher } from '../src/engine/live/publisher.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -75,6 +77,8 @@ export interface WorkersHandle {
   batchesNow(): Promise<BatchPassResult>;
   /** This process's consumer of the batch queues (its id, for tests). */
   batches: BatchProcessor;
+  /** This process's live publisher (it publishes while it holds the lease: src/engine/live/publisher.ts). */
+  live: LivePublisher;
   /**
    * Stops (workers/index.ts WORKERS_STOP): no job is taken from then on, the jobs running finish
    * until `deadline` (ms since the epoch; STOP_MS from now by default), what they hold that is not
@@ -278,8 +282,18 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const batches = new BatchProcessor(svc);
   await batches.start();
 
+  // Live updates: the logs read as they are appended, each change published once (one worker at a
+  // time holds the lease), the logs read on a connection of their own (a blocking read).
+  const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
+  outage.watch(liveReader, 'laurel-live-tail');
+  const live = new LivePublisher(svc, {
+    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
+  });
+  await live.start();
+
   const health = new WorkersHealth(svc.metrics, wlog);
   observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
+  health.metrics.counter('laurel_live_published_total', 'Live messages the workers published (src/engine/live/publisher.ts).', null, () => ({ '': live.stats.published }));
   const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
 
   /**
@@ -299,6 +313,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const down = () => outage.down || connection.status !== 'ready';
     const force = down();
     await health.close();
+    const liveClosed = live.close();
     notifier.stop();
     webhooks.stop();
     const busy = runningQueues();
@@ -318,6 +333,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       else await settleWithin(q.close(), 1000);
     }));
     notifier.close();
+    await settleWithin(liveClosed, 2000);
+    liveReader.disconnect();
     await closeClient(connection);
     if (!services) await svc.close();
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
@@ -363,6 +380,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     },
     batchesNow: () => batches.drain(),
     batches,
+    live,
     close(deadline = Date.now() + STOP_MS) {
       return (closing ??= stop(deadline));
     },

@@ -15,6 +15,7 @@ import { PointsPage } from './pages/points.js';
 import { StreakPage } from './pages/streak.js';
 import { TENANTS_CHANGED, TenantsPage, type Tenant } from './pages/tenants.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
+import { LivePage } from './pages/live.js';
 import { MetricsPage } from './pages/metrics.js';
 import { NotificationsPage } from './pages/notifications.js';
 import { UsersPage } from './pages/users.js';
@@ -23,7 +24,7 @@ import { WebhooksPage } from './pages/webhooks.js';
 /** The pages, in the navigation's order: each its title and its component. */
 const PAGES = {
   metrics: ['Metrics', MetricsPage], attributes: ['Attributes', AttributesPage], achievements: ['Achievements', AchievementsPage],
-  streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage],
+  streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage], live: ['Live', LivePage],
   users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage], tenants: ['Tenants', TenantsPage], 'api-keys': ['API keys', ApiKeysPage],
   webhooks: ['Webhooks', WebhooksPage], notifications: ['Notifications', NotificationsPage],
 } satisfies Record<string, [string, FunctionComponent<{ session: Session }>]>;

@@ -10,7 +10,6 @@ import { Authenticator } from '../http/auth.js';
 import { ensureAdminKey } from './bootstrap.js';
 import { HttpServer, type Route } from '../http/server.js';
 import { documentInfo } from './document-info.js';
-import { settleWithin } from '../redis/client.js';
 import { adminRoutes } from '../routes/admin/config.js';
 import { applicationKeyRoutes } from '../routes/admin/application-keys.js';
 import { adminAchievementRoutes } from '../routes/admin/achievements.js';
@@ -42,6 +41,10 @@ import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
 import { emailLinkRoutes } from '../routes/app/email-links.js';
 import { dashboardRoutes } from '../routes/dashboard.js';
+import { liveRoute, LIVE_PATH } from '../routes/app/live.js';
+import { LiveSockets } from '../http/live-socket.js';
+import { LiveFanout } from '../engine/live/fanout.js';
+import { closeClient, createClient, settleWithin } from '../redis/client.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 
@@ -60,7 +63,7 @@ export interface ApiHandle {
 export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Promise<string>): Route[] {
   return [
     ...opsRoutes(svc, readiness, scrape), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc), ...dashboardRoutes(),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc), liveRoute(), ...dashboardRoutes(),
     ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
     ...adminLeaderboardRoutes(svc),
@@ -97,6 +100,25 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
   const described = apiRoutes(svc, readiness, opts.scrape?.(svc.metrics));
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
+  // Live updates: the WebSocket route before the HTTP routes (GET /live answers what is no upgrade).
+  const subscriber = createClient(settings, { connectionName: 'laurel-live', shardedSubscribers: true });
+  svc.outage.watch(subscriber, 'laurel-live');
+  let sockets: LiveSockets | null = null;
+  const warn = (err: unknown, what: string) => svc.outage.warn(log, err, what);
+  const fanout = new LiveFanout({ ...svc, warn }, subscriber, (channel, message) => { server.uws.publish(channel, message); }, () => {
+    // Said once by the outage account when Redis is away; this only when sockets were open.
+    log.info({ sockets: sockets?.count ?? 0 }, 'live: the subscriber connection to Redis dropped; the sockets are closed and their clients resume');
+    sockets?.closeAll(1012, 'live updates restarting: reconnect and resume with since');
+  });
+  sockets = new LiveSockets({
+    guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log,
+    maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS,
+  });
+  sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
+  const liveSockets = sockets;
+  svc.metrics.gauge('laurel_live_sockets', 'Live update sockets open.', () => liveSockets.count);
+  svc.metrics.gauge('laurel_live_topics', 'Live topics the api processes subscribe to (a topic counted once per process).', () => fanout.topics);
+  svc.metrics.counter('laurel_live_messages_total', 'Live messages the api processes received from Redis, each sent to every socket of the topic.', null, () => ({ '': fanout.delivered }));
   server.mount(routes);
   // Configuration writes made through the other api processes wait until this one has them.
   await svc.store.follow(svc.processId);
@@ -109,7 +131,9 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     services: svc,
     routes,
     async close() {
+      fanout.close();
       await server.close();
+      await closeClient(subscriber);
       await settleWithin(liveness.stop(), 2000);
       if (!services) await svc.close();
     },

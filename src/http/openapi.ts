@@ -28,7 +28,7 @@ const HTTP_METHOD: Record<Method, string> = { get: 'get', post: 'post', put: 'pu
 const TAG: Record<Family, string> = { app: 'Application API', admin: 'Admin API', ops: 'Operations' };
 
 const SUCCESS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted: an idempotent replay, answered with the current state; nothing changed',
+  101: 'Switching Protocols: the WebSocket of the live updates', 200: 'OK', 201: 'Created', 202: 'Accepted: an idempotent replay, answered with the current state; nothing changed',
 };
 
 const REFUSAL: Record<number, string> = {
@@ -37,6 +37,7 @@ const REFUSAL: Record<number, string> = {
   403: 'A key of the wrong kind (an application key on the Admin API), or bound to another tenant',
   404: 'An unknown resource, or an unknown Tenant-ID',
   422: 'A semantic error',
+  426: 'Upgrade Required: the path takes WebSocket upgrades only',
   503: 'Not ready, or Redis unreachable',
 };
 
@@ -97,7 +98,10 @@ function operation(route: Route, path: string): Json {
   const responses: Json = {};
   const content = doc.contentType ?? 'application/json';
   for (const status of doc.success) {
-    responses[status] = { description: SUCCESS[status] ?? 'Success', content: { [content]: doc.response ? { schema: doc.response } : {} } };
+    // A 101 switches protocols: no body.
+    responses[status] = status === 101
+      ? { description: SUCCESS[status] }
+      : { description: SUCCESS[status] ?? 'Success', content: { [content]: doc.response ? { schema: doc.response } : {} } };
   }
   const malformed = doc.malformed ?? 400;
   const refusals = new Set<number>(doc.refusals);

@@ -130,7 +130,7 @@ export interface ServerOptions {
 const STATUS_LINE: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 400: '400 Bad Request', 401: '401 Unauthorized',
   403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 413: '413 Payload Too Large',
-  415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity', 429: '429 Too Many Requests',
+  415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity', 426: '426 Upgrade Required', 429: '429 Too Many Requests',
   431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
 };
 
@@ -251,6 +251,14 @@ export class HttpServer {
     this.opts = opts;
     this.log = opts.log;
     this.app = App();
+  }
+
+  /**
+   * The uWS app, for the WebSocket routes (src/http/live-socket.ts, part of this adapter): mount
+   * them before the HTTP routes of the same path, which then take the requests that are no upgrade.
+   */
+  get uws(): TemplatedApp {
+    return this.app;
   }
 
   /** Registers routes; call before listen(). */

@@ -31,6 +31,7 @@ export const ERRORS = {
   user_not_found: spec(404, (id: string) => `User "${id}" not found`),
   metric_not_found: spec(404, (key: string) => `Metric "${key}" not found`),
   not_found: spec(404, (what: string) => `${what} not found`),
+  upgrade_required: spec(426, (path: string) => `${path} is a WebSocket: send a WebSocket upgrade (docs/live.md)`),
   method_not_allowed: spec(405, (method: string, path: string) => `Method ${method} is not allowed on ${path}`),
   payload_too_large: spec(413, (limit: string) => `Request body exceeds the limit of ${limit} bytes`),
   headers_too_large: spec(431, (limit: string) => `Request headers exceed the limit of ${limit} bytes`),

@@ -31,6 +31,10 @@ export interface Settings {
   heartbeatMs: number;
   /** How often the workers take a snapshot of Redis into Postgres (ms). */
   snapshotIntervalMs: number;
+  /** Bytes a live updates socket may let wait before it is closed (LAUREL_LIVE_MAX_BACKPRESSURE). */
+  liveMaxBackpressure: number;
+  /** Seconds a live updates socket may stay silent (it is pinged before) before it is closed (LAUREL_LIVE_IDLE_TIMEOUT). */
+  liveIdleTimeoutS: number;
   /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
   autoRestore: boolean;
   /** How many api processes `laurel start` and `laurel api` run on the port (src/app/processes.ts). */
@@ -188,6 +192,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
     batchMaxWaiting: int('LAUREL_BATCH_MAX_WAITING', env.LAUREL_BATCH_MAX_WAITING, 1_000_000, 1, 2 ** 31),
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
+    liveMaxBackpressure: parseSize('LAUREL_LIVE_MAX_BACKPRESSURE', env.LAUREL_LIVE_MAX_BACKPRESSURE, 256 * 1024),
+    liveIdleTimeoutS: int('LAUREL_LIVE_IDLE_TIMEOUT', env.LAUREL_LIVE_IDLE_TIMEOUT, 120, 8, 960),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     metrics: metricsSetting(env.LAUREL_METRICS),

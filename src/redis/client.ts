@@ -31,6 +31,8 @@ export interface ClientOptions {
    * client is then created unconnected: `await client.connect()` before using it.
    */
   failFast?: boolean;
+  /** A Cluster client that takes SSUBSCRIBE: one subscriber connection per primary (ioredis `shardedSubscribers`). */
+  shardedSubscribers?: boolean;
 }
 
 /** Longest wait between two reconnection attempts. */
@@ -68,6 +70,7 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
       enableAutoPipelining: false,
       maxRedirections: 16,
       clusterRetryStrategy: retryDelay,
+      shardedSubscribers: opts.shardedSubscribers === true,
     };
     if (failFast) {
       clusterOptions.enableOfflineQueue = false;
@@ -142,7 +145,8 @@ export interface Subscription {
 }
 
 export interface SubscriptionHandlers {
-  message(): void;
+  /** A message on the channel, with what it says. */
+  message(text: string): void;
   /** Connection errors of the subscriber (it retries by itself). */
   error(err: Error): void;
   /** Subscribed again after a lost connection: messages may have been missed meanwhile. */
@@ -164,7 +168,7 @@ export async function subscribe(client: RedisClient, channel: string, on: Subscr
     const sub = client.duplicate({ lazyConnect: false, enableOfflineQueue: true });
     on.connection?.(sub);
     sub.on('error', on.error);
-    sub.on('message', () => on.message());
+    sub.on('message', (_channel: string, text: string) => on.message(text));
     let readyOnce = false;
     sub.on('ready', () => { if (readyOnce) on.resubscribed(); readyOnce = true; });
     await sub.subscribe(channel);
@@ -224,7 +228,7 @@ class NodeSubscriber implements Subscription {
     this.current = sub;
     this.on.connection?.(sub);
     sub.on('error', this.on.error);
-    sub.on('message', () => this.on.message());
+    sub.on('message', (_channel: string, text: string) => this.on.message(text));
     sub.once('end', () => {
       if (this.closed || this.current !== sub) return;
       this.current = null;

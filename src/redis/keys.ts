@@ -54,6 +54,8 @@
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
  *   <prefix>:{lb:…}:w                                  hash user -> '<rank>|<value>' as the webhooks last saw
  *                                                        them (src/engine/webhooks/rankings.ts)
+ *   <prefix>:{lb:…}:lv                                 hash user -> '<rank>|<value>' as the live publisher
+ *                                                        last published them (src/engine/live/boards.ts)
  *   <prefix>:{lb:…}:f                                  counter: values gone down and users gone (the
  *                                                        gate: src/engine/leaderboards/skip-below-threshold.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
@@ -84,6 +86,14 @@
  *                                                        setting it runs on (the same)
  *   <prefix>:{cfg}:signing                             the secret that signs the links of emails
  *                                                        (src/engine/notifications/links.ts)
+ *   <prefix>:{lv:<tenant>:<hash>}:<topic>              a live topic's shard channel (src/engine/live/),
+ *                                                        <topic> escaped as a user id, <hash> its FNV-1a
+ *   <prefix>:{lv:…}:<topic>:s, :h, :w                  string: its last sequence number; list: its latest
+ *                                                        messages (lua/livePublish-2.lua); string: wanted
+ *                                                        by an api process's sockets (lua/liveJoin-3.lua)
+ *   <prefix>:{live}:pos, :lease, :want                 hash: partition -> the log entry the live publisher
+ *                                                        read up to; string: the worker that publishes;
+ *                                                        zset: '<tenant>|<topic>' -> until when it is wanted
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
  *                                                        h sha256 of the key, u user id, t tenant, c created
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
@@ -102,6 +112,14 @@ import { BoundedMap } from '../lib/memo.js';
 import type { ConfigKind } from '../model/entities.js';
 
 export const DEFAULT_TENANT = '_';
+
+/** A live topic's keys (Keys.liveTopic). */
+export interface LiveTopicKeys {
+  channel: string;
+  seq: string;
+  history: string;
+  want: string;
+}
 
 /** 32-bit FNV-1a over the UTF-16 code units of a string, continued from `h`. */
 function fnv1a(s: string, h: number): number {
@@ -168,6 +186,8 @@ export interface LeaderboardKeys {
   sequences: string;
   /** hash user -> '<rank>|<value>' as `leaderboard.rank_changed` last saw it (src/engine/webhooks/rankings.ts) */
   reported: string;
+  /** hash user -> '<rank>|<value>' as the live publisher last published them (src/engine/live/boards.ts) */
+  live: string;
   history(userId: string): string;
   awards(userId: string): string;
 }
@@ -187,7 +207,7 @@ export interface StreakRankingKeys {
 /** A leaderboard run's keys from their common part, `<prefix>:{lb:<tag>}:`. */
 function runKeys(base: string): LeaderboardKeys {
   return {
-    ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w',
+    ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w', live: base + 'lv',
     history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
   };
 }
@@ -413,6 +433,22 @@ export class Keys {
   /** The tenant's partition points totals of one system, every partition (a summary reads them all). */
   pointsTotalsOfTenant(tenant: string, systemId: string): string[] {
     return this.slots.map((slot) => `${slot}ptt:${tenant}:${systemId}`);
+  }
+
+  /** A live topic's shard channel (the name its sequence, history and want marker start with). */
+  liveTopic(tenant: string, topic: string): LiveTopicKeys {
+    const channel = `${this.prefix}:{lv:${tenant}:${fnv1a(topic, 0x811c9dc5).toString(16)}}:${escapeId(topic)}`;
+    return { channel, seq: `${channel}:s`, history: `${channel}:h`, want: `${channel}:w` };
+  }
+
+  /**
+   * The live publisher's own keys (one slot): where it read each partition's log up to, the lease
+   * of the worker that publishes, the topics wanted, and the pub/sub channel on which the api
+   * processes name the topics they take up.
+   */
+  get live(): { positions: string; lease: string; wanted: string; interest: string } {
+    const base = `${this.prefix}:{live}:`;
+    return { positions: base + 'pos', lease: base + 'lease', wanted: base + 'want', interest: base + 'interest' };
   }
 
   config(kind: ConfigKind): string {

@@ -210,6 +210,8 @@ declare module 'ioredis' {
     batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
     batchAck(numberOfKeys: number, queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
     batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
+    livePublish(seq: string, history: string, ...args: Args): Result<number, Context>;
+    liveJoin(seq: string, history: string, want: string, ...args: Args): Result<string[], Context>;
   }
 }
 

@@ -95,7 +95,7 @@ function candidatePaths(doc: Json): string[] {
     }
   }
   // Anything in the docs that looks like a path.
-  for (const file of ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)]) {
+  for (const file of ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) {
     for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/`(?:[A-Z]+ )?(\/?[a-z][A-Za-z0-9{}._/-]*\/[A-Za-z0-9{}._/-]*|\/[a-z][a-z0-9._-]*)`/g)) {
       const p = concrete(m[1]).replace(/\/$/, '');
       if (p.startsWith('/admin/') || p.startsWith('/api/') || p.startsWith('/v1/') || !p.includes('/', 1) && p.startsWith('/')) out.add(p);

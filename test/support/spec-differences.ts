@@ -53,6 +53,7 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
   { family: 'admin', method: 'GET', path: /^\/users$/, reason: 'laurel\'s own: the dashboard\'s user list and search (docs/dashboard.md, "Users")' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (API.md, "Webhooks")' },
+  { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (API.md, "Live updates"; docs/live.md)' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];
 

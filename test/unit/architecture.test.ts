@@ -16,6 +16,7 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
  */
 const LAYERS: [folder: string, rank: number][] = [
   ['src/lib', 0],
+  ['src/client', 0],
   ['src/model', 1],
   ['src/domain', 2],
   ['src/redis', 3],

@@ -1,0 +1,102 @@
+/**
+ * Live updates' topics and the messages a client sends (API.md, "Live updates"; docs/live.md):
+ * `user:<id>` (a key scoped to one user: its own user only) and `leaderboard:<key>`, and the
+ * `{ "subscribe": [...], "since": {...} }` and `{ "unsubscribe": [...] }` messages, checked here.
+ */
+
+/** Topics one socket may hold at once. */
+export const MAX_TOPICS = 100;
+/** The longest topic taken (a user id is at most 255 characters, a board's key less). */
+const MAX_TOPIC_LENGTH = 300;
+
+export type Topic = { kind: 'user'; id: string; name: string } | { kind: 'leaderboard'; key: string; name: string };
+
+/** A topic's name as a client writes it. */
+export const userTopic = (userId: string): string => `user:${userId}`;
+export const boardTopic = (key: string): string => `leaderboard:${key}`;
+
+/** The topic a name says, or null for none. */
+export function parseTopic(name: unknown): Topic | null {
+  if (typeof name !== 'string' || name.length > MAX_TOPIC_LENGTH || name.includes('\u0000')) return null;
+  if (name.startsWith('user:') && name.length > 5) return { kind: 'user', id: name.slice(5), name };
+  if (name.startsWith('leaderboard:') && name.length > 12) return { kind: 'leaderboard', key: name.slice(12), name };
+  return null;
+}
+
+/** A client's message, checked. */
+export type ClientMessage =
+  | { op: 'subscribe'; topics: string[]; since: Map<string, number> }
+  | { op: 'unsubscribe'; topics: string[] };
+
+/** Why a client's message is refused: the message of an `invalid_body` error. */
+export class BadMessage extends Error {}
+
+/**
+ * Reads a client's message (the text of a WebSocket message); throws BadMessage. Fields other than
+ * `subscribe`, `unsubscribe` and `since` are ignored, as the Application API drops them.
+ */
+export function parseClientMessage(text: string): ClientMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadMessage('the message is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadMessage('the message must be a JSON object');
+  const m = value as { subscribe?: unknown; unsubscribe?: unknown; since?: unknown };
+  if ((m.subscribe === undefined) === (m.unsubscribe === undefined)) {
+    throw new BadMessage('the message must hold one of "subscribe" and "unsubscribe"');
+  }
+  const list = m.subscribe ?? m.unsubscribe;
+  const field = m.subscribe !== undefined ? 'subscribe' : 'unsubscribe';
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_TOPICS) {
+    throw new BadMessage(`"${field}" must be an array of 1 to ${MAX_TOPICS} topics`);
+  }
+  for (const t of list) {
+    if (parseTopic(t) === null) throw new BadMessage(`${JSON.stringify(t)} is not a topic ("user:<id>" or "leaderboard:<key>")`);
+  }
+  const topics = [...new Set(list as string[])];
+  if (m.subscribe === undefined) {
+    if (m.since !== undefined) throw new BadMessage('"since" goes with "subscribe"');
+    return { op: 'unsubscribe', topics };
+  }
+  const since = new Map<string, number>();
+  if (m.since !== undefined) {
+    if (typeof m.since !== 'object' || m.since === null || Array.isArray(m.since)) throw new BadMessage('"since" must be an object of topic -> sequence number');
+    for (const [topic, seq] of Object.entries(m.since)) {
+      if (!topics.includes(topic)) throw new BadMessage(`"since" names ${JSON.stringify(topic)}, which "subscribe" does not`);
+      if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new BadMessage(`"since" of ${JSON.stringify(topic)} must be a whole number of 0 or more`);
+      since.set(topic, seq);
+    }
+  }
+  return { op: 'subscribe', topics, since };
+}
+
+/** A message of the topic's history or channel, as much of it as the api reads: its sequence number and type. */
+export interface Heard {
+  seq: number;
+  type: string;
+  text: string;
+}
+
+/** Reads the sequence number and type of a message the publisher wrote (lua/includes/liveAdd.lua). */
+export function heard(text: string): Heard {
+  const s = text.indexOf('"seq":');
+  const t = text.indexOf(',"type":"', s);
+  return { seq: Number(text.slice(s + 6, t)), type: text.slice(t + 9, text.indexOf('"', t + 9)), text };
+}
+
+/**
+ * What a client resuming a topic from `since` is sent (API.md: "receives what it missed while the
+ * log still holds it, else a resync"): the messages after it, when the history holds every one of
+ * them up to `current` and none is a `resync`; else null (send a resync).
+ */
+export function resumeFrom(since: number, current: number, after: Heard[]): Heard[] | null {
+  if (since === current) return [];
+  if (since > current) return null;
+  if (after.length !== current - since) return null;
+  for (let i = 0; i < after.length; i++) {
+    if (after[i].seq !== since + 1 + i || after[i].type === 'resync') return null;
+  }
+  return after;
+}

@@ -1,0 +1,198 @@
+/**
+ * Live updates of the leaderboards (API.md, "Live updates"): the boards an entry of the log may
+ * move are marked, and a pass every PASS_MS reads each marked board's ranking (its first
+ * MAX_READ members) and compares it with what the publisher last published of it, kept in Redis
+ * (the run's `:lv` hash, written at most every SAVE_MS: a publisher that takes over compares with
+ * what was published up to a second before it, and may send a move again):
+ * - on `leaderboard:<key>`: a `leaderboard.rank_changed` for each user whose value changed (a
+ *   newcomer too), at most MOVES_PER_PASS a pass, the best ranked first, and a
+ *   `leaderboard.changed` when the top 10 changed;
+ * - on `user:<id>`: a `leaderboard.rank_changed` whenever the user's value changed (not when
+ *   others overtake them: a move of one user shifts every user below, and would cost a message each).
+ * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
+ * board stays marked for PASSES passes: a placement that lands after the first pass is seen by
+ * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts). Boards are followed
+ * whether or not anyone wants them (so the first change after a quiet spell is sent like any
+ * other); only the messages and the users' reads are skipped for topics nobody wants.
+ */
+import { isControl } from '../../domain/notifications/rules.js';
+import { boardTopic, userTopic } from '../../domain/live/topics.js';
+import { boardView } from '../../domain/leaderboards/runs.js';
+import { userView } from '../../domain/users.js';
+import type { Leaderboard } from '../../model/entities.js';
+import { sentTogether } from '../../redis/coalesce.js';
+import type { Context } from '../context.js';
+import { publish, scopedTopic } from './topic-store.js';
+import type { WantedTopics } from './wanted.js';
+
+/** How often marked boards are read (ms). */
+export const PASS_MS = 100;
+/** Passes a mark lasts. */
+const PASSES = 3;
+/**
+ * Moves a pass sends on a board's topic at most (the best ranked first): a board that thousands of
+ * events move a second would otherwise send each of its subscribers thousands of messages a
+ * second (with 1,000 subscribers, the bench's machine spent more on those than on the events).
+ * With the top 10 (`leaderboard.changed`, once a pass at most), a board's topic carries at most 40
+ * messages a second; a user's own topic gets every move of theirs.
+ */
+export const MOVES_PER_PASS = 3;
+/** How often a run's `:lv` hash is written, at most (ms): a publisher that takes over reads it. */
+const SAVE_MS = 1000;
+/** Members of a ranking followed. */
+const MAX_READ = 1000;
+const TOP = 10;
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'log'>;
+
+interface Marked {
+  tenant: string;
+  boardId: string;
+  run: string;
+  runEnd: string | null;
+  passes: number;
+}
+
+interface Ranked {
+  userId: string;
+  rank: number;
+  value: number;
+}
+
+interface Change extends Ranked {
+  previousRank: number | null;
+  previousValue: number | null;
+}
+
+export class LiveBoards {
+  private readonly deps: Deps;
+  private readonly wanted: WantedTopics;
+  private readonly marked = new Map<string, Marked>();
+  /** What was last published of each run and group: its `:lv` hash, read once. */
+  private readonly seen = new Map<string, Map<string, string>>();
+  /** The users of each run whose entry in its `:lv` hash is not written yet, and when it was last written. */
+  private readonly unsaved = new Map<string, { users: Set<string>; savedAt: number }>();
+  /** Messages published (for the metrics and tests). */
+  published = 0;
+
+  constructor(deps: Deps, wanted: WantedTopics) {
+    this.deps = deps;
+    this.wanted = wanted;
+  }
+
+  mark(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }): void {
+    const id = `${tenant}\u0000${lb.id}\u0000${run.start}`;
+    const m = this.marked.get(id);
+    if (m === undefined) this.marked.set(id, { tenant, boardId: lb.id, run: run.start, runEnd: run.end, passes: PASSES });
+    else m.passes = PASSES;
+  }
+
+  get pending(): number {
+    return this.marked.size;
+  }
+
+  /** Reads every marked board once; answers the messages published. */
+  async pass(): Promise<number> {
+    const before = this.published;
+    const work = [...this.marked.entries()];
+    for (const [id, m] of work) {
+      if (--m.passes <= 0) this.marked.delete(id);
+    }
+    for (const [, m] of work) {
+      const lb = this.deps.store.current.leaderboards.get(m.boardId);
+      if (lb === undefined || lb.status !== 'active') continue;
+      const groups = lb.breakdownAttributes.length === 0 ? [''] : await this.deps.redis.smembers(this.deps.keys.leaderboardIndex(m.tenant, lb.id).groups(m.run));
+      for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group);
+    }
+    return this.published - before;
+  }
+
+  private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string): Promise<void> {
+    const { redis, keys } = this.deps;
+    const k = keys.leaderboard(tenant, lb.id, run.start, group);
+    let seen = this.seen.get(k.live);
+    const [flat, stored] = await Promise.all([
+      redis.zrevrange(k.ranking, 0, Math.min(lb.maxParticipants, MAX_READ) - 1, 'WITHSCORES'),
+      seen === undefined ? redis.hgetall(k.live) : Promise.resolve(null),
+    ]);
+    if (seen === undefined) {
+      seen = new Map(Object.entries(stored ?? {}));
+      if (this.seen.size > 10_000) this.seen.clear();
+      this.seen.set(k.live, seen);
+    }
+    const ranked: Ranked[] = [];
+    for (let i = 0; i < flat.length; i += 2) ranked.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(flat[i + 1]) });
+    const changes: Change[] = [];
+    const present = new Set<string>();
+    for (const r of ranked) {
+      present.add(r.userId);
+      const was = seen.get(r.userId);
+      const now = `${r.rank}|${r.value}`;
+      if (was === now) continue;
+      const [previousRank, previousValue] = was === undefined ? [null, null] : was.split('|').map(Number);
+      changes.push({ ...r, previousRank, previousValue });
+    }
+    const gone = [...seen.keys()].filter((u) => !present.has(u));
+    if (changes.length === 0 && gone.length === 0) return;
+    const previousTop = [...seen].map(([userId, v]) => ({ userId, rank: Number(v.split('|')[0]), value: Number(v.split('|')[1]) }))
+      .filter((r) => r.rank <= TOP).sort((a, b) => a.rank - b.rank);
+    const top = ranked.slice(0, TOP);
+    const topChanged = JSON.stringify(previousTop) !== JSON.stringify(top);
+
+    const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
+    // Those whose value changed (newcomers too); those they overtook only moved down a rank.
+    const moved = changes.filter((c) => c.value !== c.previousValue);
+    const movers = boardWanted ? moved.slice(0, MOVES_PER_PASS) : [];
+    const toUsers = moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId))));
+    const readers = [...new Set([...movers, ...toUsers].map((c) => c.userId))];
+    const snapshot = this.deps.store.current;
+    const hashes = readers.length === 0 ? [] : await Promise.all(sentTogether(redis, () => readers.map((u) => redis.hgetall(keys.forUser(tenant, u).user))));
+    const users = new Map(readers.map((u, i) => [u, hashes[i]]));
+    const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
+    const rankChanged = (c: Change): string | null => {
+      const h = users.get(c.userId);
+      if (h === undefined || h.id === undefined) return null;
+      return JSON.stringify({
+        user: userView(h, isControl(snapshot.notifications, tenant, h)),
+        leaderboard: { ...board, rank: c.rank, value: c.value, previousRank: c.previousRank, previousValue: c.previousValue },
+      });
+    };
+    const sends: Promise<number>[] = [];
+    sentTogether(redis, () => {
+      const topic = boardTopic(lb.key);
+      for (const c of movers) {
+        const data = rankChanged(c);
+        if (data !== null) sends.push(publish(this.deps, tenant, topic, 'leaderboard.rank_changed', data));
+      }
+      if (boardWanted && topChanged && top.length > 0) {
+        sends.push(publish(this.deps, tenant, topic, 'leaderboard.changed', JSON.stringify({ leaderboard: { ...board, rankings: top } })));
+      }
+      for (const c of toUsers) {
+        const data = rankChanged(c);
+        if (data !== null) sends.push(publish(this.deps, tenant, userTopic(c.userId), 'leaderboard.rank_changed', data));
+      }
+    });
+    await Promise.all(sends);
+    this.published += sends.length;
+    for (const c of changes) seen.set(c.userId, `${c.rank}|${c.value}`);
+    for (const u of gone) seen.delete(u);
+    let unsaved = this.unsaved.get(k.live);
+    if (unsaved === undefined) this.unsaved.set(k.live, (unsaved = { users: new Set(), savedAt: 0 }));
+    for (const c of changes) unsaved.users.add(c.userId);
+    for (const u of gone) unsaved.users.add(u);
+    if (Date.now() - unsaved.savedAt >= SAVE_MS) await this.save(k.live, seen, unsaved);
+  }
+
+  /** Writes what changed of a run's `:lv` hash since it was last written. */
+  private async save(key: string, seen: Map<string, string>, unsaved: { users: Set<string>; savedAt: number }): Promise<void> {
+    const users = [...unsaved.users];
+    unsaved.users.clear();
+    unsaved.savedAt = Date.now();
+    const set = users.filter((u) => seen.has(u));
+    const gone = users.filter((u) => !seen.has(u));
+    const writes: Promise<unknown>[] = [];
+    if (set.length > 0) writes.push(this.deps.redis.hset(key, ...set.flatMap((u) => [u, seen.get(u)!])));
+    if (gone.length > 0) writes.push(this.deps.redis.hdel(key, ...gone));
+    await Promise.all(writes);
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The live publisher (API.md, "Live updates"; docs/live.md): one worker at a time (a lease in
+ * Redis) reads every partition's event log as it is appended (src/engine/live/tail.ts), from the
+ * positions it keeps in Redis, and publishes each change once on its topic
+ * (src/engine/live/topic-store.ts: numbered, kept for `since`, sent on the topic's shard channel):
+ * the user's own changes (src/domain/live/changes.ts) on `user:<id>` for the topics some socket
+ * wants (src/engine/live/wanted.ts), and the boards an entry may move marked for the board passes
+ * (src/engine/live/boards.ts). Nothing of it is on the event's request path.
+ *
+ * A position moves once the batch it covers is published: a publisher that dies part-way leaves
+ * the batch to the next, which may send some of its messages again (with new numbers; never
+ * fewer). A publisher that takes over where the log no longer holds what follows its position
+ * (trimmed while no publisher ran) sends a `resync` on every topic wanted.
+ */
+import { randomUUID } from 'node:crypto';
+import { isControl } from '../../domain/notifications/rules.js';
+import { metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { changesOfEntry, mayChange } from '../../domain/live/changes.js';
+import { userTopic } from '../../domain/live/topics.js';
+import { localDay } from '../../domain/time.js';
+import { userView, type UserView } from '../../domain/users.js';
+import type { ParsedEntry } from '../../domain/webhooks/events.js';
+import { compareStreamIds, entryBody, eventActivity, nextStreamId, type EventAward, type LogBody } from '../../model/log.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { sentTogether } from '../../redis/coalesce.js';
+import type { RedisClient } from '../../redis/client.js';
+import type { Context } from '../context.js';
+import { LiveBoards, PASS_MS } from './boards.js';
+import { LogTail, type TailEntry } from './tail.js';
+import { publish, scopedTopic, unscope } from './topic-store.js';
+import { WantedTopics } from './wanted.js';
+
+/** How long the lease lasts, and how often its holder renews it (ms). */
+const LEASE_MS = 10_000;
+const RENEW_MS = 2000;
+/** How long a worker without the lease waits before trying again, and a loop after a failure (ms). */
+const RETRY_MS = 1000;
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'log'>;
+
+export interface LiveConnections {
+  /** A connection for the blocking reads of the logs. */
+  reader: RedisClient;
+  /** Watches a connection the publisher makes (the outage account's `watch`). */
+  watch(client: object): void;
+  /**
+   * Where a failure goes (the process's Redis outage account: one that Redis's connection explains
+   * is counted, not logged each time, src/redis/outage.ts).
+   */
+  warn(err: unknown, what: string): void;
+}
+
+export interface PublisherStats {
+  /** Messages published since start. */
+  published: number;
+  /** Log entries read since start. */
+  read: number;
+  /** Whether this worker holds the lease. */
+  holding: boolean;
+}
+
+export class LivePublisher {
+  readonly id = randomUUID();
+  private readonly deps: Deps;
+  private readonly warn: LiveConnections['warn'];
+  private readonly tail: LogTail;
+  private readonly wanted: WantedTopics;
+  private readonly boards: LiveBoards;
+  private positions: string[] = [];
+  private holding = false;
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  private boardTimer: NodeJS.Timeout | null = null;
+  private boardPass: Promise<unknown> | null = null;
+  private renewedAt = 0;
+  private published = 0;
+  private read = 0;
+
+  constructor(deps: Deps, conns: LiveConnections) {
+    this.deps = deps;
+    this.warn = conns.warn;
+    this.tail = new LogTail(conns.reader, deps.keys);
+    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch);
+    this.boards = new LiveBoards(deps, this.wanted);
+  }
+
+  get stats(): PublisherStats {
+    return { published: this.published + this.boards.published, read: this.read, holding: this.holding };
+  }
+
+  async start(): Promise<void> {
+    await this.wanted.start();
+    this.loop = this.run();
+    this.boardTimer = setInterval(() => {
+      if (!this.holding || this.boardPass !== null || this.boards.pending === 0) return;
+      this.boardPass = this.boards.pass()
+        .catch((err: unknown) => this.warn(err, 'live: a leaderboard pass failed; the next one reads the boards again'))
+        .finally(() => { this.boardPass = null; });
+    }, PASS_MS);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (!this.holding) {
+          if (!(await this.acquire())) {
+            await sleep(RETRY_MS);
+            continue;
+          }
+        }
+        const entries = await this.tail.read(this.positions);
+        if (this.stopped) break;
+        if (entries.length > 0) await this.handle(entries);
+        if (Date.now() - this.renewedAt >= RENEW_MS) await this.renew();
+      } catch (err) {
+        if (this.stopped) break;
+        this.warn(err, 'live: the publisher failed; it reads the logs again from its positions');
+        this.holding = false;
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  /** Takes the lease if no one holds it, then the positions (and a resync where the log lost some). */
+  private async acquire(): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    const got = await redis.set(keys.live.lease, this.id, 'PX', LEASE_MS, 'NX');
+    if (got === null) return (await redis.get(keys.live.lease)) === this.id && this.resume();
+    return this.resume();
+  }
+
+  private async resume(): Promise<boolean> {
+    const { redis, keys } = this.deps;
+    this.renewedAt = Date.now();
+    const stored = await redis.hgetall(keys.live.positions);
+    const [ends, starts] = await Promise.all([this.tail.ends(), this.tail.starts()]);
+    let lost = false;
+    this.positions = ends.map((end, p) => {
+      const at = stored[String(p)];
+      if (at === undefined) return end;
+      const first = starts[p];
+      // The log's first entry is after the one following the position: what was between may have been trimmed.
+      if (first !== null && compareStreamIds(first, nextStreamId(at)) > 0 && compareStreamIds(at, '0-0') > 0) lost = true;
+      return at;
+    });
+    if (lost) await this.resyncAll();
+    this.holding = true;
+    this.deps.log.info({ worker: this.id, lost }, 'live: this worker publishes the live updates');
+    return true;
+  }
+
+  private async renew(): Promise<void> {
+    const { redis, keys } = this.deps;
+    const holder = await redis.get(keys.live.lease);
+    if (holder !== this.id) {
+      this.holding = false;
+      this.deps.log.info({ worker: this.id, holder }, 'live: another worker publishes the live updates now');
+      return;
+    }
+    await redis.pexpire(keys.live.lease, LEASE_MS);
+    this.renewedAt = Date.now();
+  }
+
+  /** A `resync` on every topic wanted: what a client resumes from may be gone. */
+  private async resyncAll(): Promise<void> {
+    const topics = this.wanted.all();
+    for (let i = 0; i < topics.length; i += 1000) {
+      const sends = sentTogether(this.deps.redis, () => topics.slice(i, i + 1000).map((scoped) => {
+        const { tenant, topic } = unscope(scoped);
+        return publish(this.deps, tenant, topic, 'resync', 'null');
+      }));
+      await Promise.all(sends);
+      this.published += sends.length;
+    }
+  }
+
+  /** Publishes what a batch of entries calls for, then moves the positions past it. */
+  private async handle(entries: TailEntry[]): Promise<void> {
+    const { redis, keys, settings } = this.deps;
+    const snapshot = this.deps.store.current;
+    this.read += entries.length;
+    const parsed: ParsedEntry[] = [];
+    for (const entry of entries) {
+      const kind = entry.fields[0];
+      const wantedEntry = this.examine(snapshot, kind, entry.fields);
+      if (wantedEntry) parsed.push({ id: entry.id, kind, e: JSON.parse(entryBody(entry.fields)) as LogBody });
+    }
+    if (parsed.length > 0) {
+      const ids = [...new Set(parsed.map(({ e }) => `${e.t}\u0000${e.u}`))];
+      const hashes = await Promise.all(sentTogether(redis, () => ids.map((id) => {
+        const [t, u] = id.split('\u0000');
+        return redis.hgetall(keys.forUser(t, u).user);
+      })));
+      const users = new Map<string, UserView | null>(ids.map((id, i) => {
+        const h = hashes[i];
+        return [id, h.id === undefined ? null : userView(h, isControl(snapshot.notifications, id.split('\u0000')[0], h))];
+      }));
+      const sends: Promise<number>[] = [];
+      sentTogether(redis, () => {
+        for (const entry of parsed) {
+          const { t, u } = entry.e;
+          const changes = changesOfEntry(settings.prefix, entry, snapshot, users.get(`${t}\u0000${u}`) ?? null);
+          for (const c of changes) sends.push(publish(this.deps, t!, userTopic(u!), c.type, c.data));
+        }
+      });
+      await Promise.all(sends);
+      this.published += sends.length;
+    }
+    const moved = new Map<number, string>();
+    for (const e of entries) moved.set(e.partition, e.id);
+    for (const [p, id] of moved) this.positions[p] = id;
+    await redis.hset(keys.live.positions, ...[...moved].flatMap(([p, id]) => [String(p), id]));
+  }
+
+  /**
+   * Marks the boards an entry may move, and answers whether its user's topic wants it (then it is
+   * parsed): an event's tenant, user, day and metric read without parsing its body.
+   */
+  private examine(snapshot: Snapshot, kind: string, fields: string[]): boolean {
+    if (kind === 'event') {
+      const act = eventActivity(fields);
+      if (act === null) return this.examineParsed(snapshot, kind, fields);
+      const body = fields[1];
+      const m = body.indexOf(',"m":"');
+      const metricId = m < 0 ? '' : body.slice(m + 6, body.indexOf('"', m + 6));
+      for (const lb of metricBoards(snapshot, metricId)) this.markBoard(act.tenant, lb, act.day);
+      let pa: string | undefined;
+      for (let i = 2; i + 1 < fields.length; i += 2) if (fields[i] === 'pa') pa = fields[i + 1];
+      if (pa !== undefined) this.markPoints(snapshot, act.tenant, JSON.parse(pa) as EventAward[], act.day);
+      if (act.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(act.tenant, lb, act.day);
+      return mayChange(kind, fields) && this.wanted.has(scopedTopic(act.tenant, userTopic(JSON.parse(act.userJson) as string)));
+    }
+    return this.examineParsed(snapshot, kind, fields);
+  }
+
+  private examineParsed(snapshot: Snapshot, kind: string, fields: string[]): boolean {
+    if (kind !== 'event' && !mayChange(kind, fields)) return false;
+    const e = JSON.parse(entryBody(fields)) as LogBody;
+    if (e.t === undefined || e.u === undefined) return false;
+    const day = e.d ?? (e.ts === undefined ? null : localDay('UTC', e.ts));
+    if (day !== null) {
+      if (e.m !== undefined) for (const lb of metricBoards(snapshot, e.m)) this.markBoard(e.t, lb, day);
+      if (Array.isArray(e.pa)) this.markPoints(snapshot, e.t, e.pa, day);
+      if (e.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(e.t, lb, day);
+    }
+    return mayChange(kind, fields) && this.wanted.has(scopedTopic(e.t, userTopic(e.u)));
+  }
+
+  private markPoints(snapshot: Snapshot, tenant: string, pa: EventAward[], day: string): void {
+    if (pa.length === 0) return;
+    const systems = new Set(pa.map(([systemId]) => systemId));
+    for (const lb of pointsBoards(snapshot)) if (lb.pointsSystemId !== null && systems.has(lb.pointsSystemId)) this.markBoard(tenant, lb, day);
+  }
+
+  private markBoard(tenant: string, lb: Parameters<LiveBoards['mark']>[1], day: string): void {
+    const run = runOf(lb, day);
+    if (run !== null) this.boards.mark(tenant, lb, run);
+  }
+
+  /** Stops reading and publishing, and gives the lease up. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.wanted.stop();
+    if (this.boardTimer !== null) clearInterval(this.boardTimer);
+    // A blocking read ends within its BLOCK_MS.
+    await Promise.race([this.loop, sleep(1500)]);
+    await this.boardPass;
+    if (this.holding) {
+      const { redis, keys } = this.deps;
+      if ((await redis.get(keys.live.lease).catch(() => null)) === this.id) await redis.del(keys.live.lease).catch(() => undefined);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

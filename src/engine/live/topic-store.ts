@@ -1,0 +1,54 @@
+/**
+ * A live topic in Redis (lua/livePublish-2.lua, lua/liveJoin-3.lua): its sequence, its bounded
+ * history and its shard channel, under one hash tag per topic, so a Cluster spreads the topics over
+ * its shards (Keys.liveTopic). How long each part lasts is set here.
+ */
+import type { Context } from '../context.js';
+
+/** Messages a topic's history keeps for a client that resumes with `since`. */
+export const HISTORY_KEEP = 100;
+/** How long a topic's sequence and history outlive its last message (ms). */
+export const HISTORY_TTL_MS = 15 * 60_000;
+/** How long a topic stays wanted after an api process last said its sockets want it (ms). */
+export const WANT_MS = 120_000;
+/** How often an api process says again that its sockets want their topics (ms). */
+export const WANT_REFRESH_MS = 30_000;
+
+type Deps = Pick<Context, 'redis' | 'keys'>;
+
+/** The topic as the shard channel, the api processes and the want set name it: tenant and topic. */
+export const scopedTopic = (tenant: string, topic: string): string => `${tenant}|${topic}`;
+
+/** Splits a scoped topic (scopedTopic) back into tenant and topic. */
+export function unscope(scoped: string): { tenant: string; topic: string } {
+  const bar = scoped.indexOf('|');
+  return { tenant: scoped.slice(0, bar), topic: scoped.slice(bar + 1) };
+}
+
+/**
+ * Publishes one message on a topic: numbered, kept, sent; answers its sequence number. A topic's
+ * first number is the wall clock's ms times 1000 (lua/includes/liveAdd.lua): the wall clock, not
+ * the service's, which a test or a demonstration may set back.
+ */
+export function publish(deps: Deps, tenant: string, topic: string, type: string, data: string): Promise<number> {
+  const k = deps.keys.liveTopic(tenant, topic);
+  return deps.redis.livePublish(k.seq, k.history, k.channel, Date.now(), HISTORY_KEEP, HISTORY_TTL_MS, JSON.stringify(topic), type, data);
+}
+
+/** What joining a topic answers: its last sequence number, and the history after `since` (oldest first). */
+export interface Joined {
+  seq: number;
+  after: string[];
+}
+
+/**
+ * Marks a topic wanted (a `resync` first when nobody wanted it: lua/liveJoin-3.lua) and reads its
+ * sequence, and with `since` the history after it.
+ */
+export async function join(deps: Deps, tenant: string, topic: string, since: number | undefined): Promise<Joined> {
+  const k = deps.keys.liveTopic(tenant, topic);
+  const [seq, ...after] = await deps.redis.liveJoin(
+    k.seq, k.history, k.want, k.channel, Date.now(), HISTORY_KEEP, HISTORY_TTL_MS, WANT_MS, JSON.stringify(topic), since === undefined ? '' : String(since),
+  );
+  return { seq: Number(seq), after };
+}

@@ -1,0 +1,186 @@
+/**
+ * Live updates over WebSocket (API.md, "Live updates"; docs/live.md), with real sockets (undici's
+ * WebSocket) against the real api and workers, on Redis and on the Cluster: the upgrade refused
+ * with the JSON error body; a key scoped to a user receiving its own achievement, streak and
+ * points, and refused another user's topic; a board's subscribers receiving rank changes; a
+ * resume after a disconnect with nothing missed, and a resync when the history cannot tell;
+ * a subscriber on one api process and the event on another; bad messages answered with
+ * `{ error, code }` while the socket and the server carry on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { adminCreate } from '../support/admin.js';
+import { liveUrl, openLive, refusal, type LiveClient } from '../support/live-client.js';
+
+describe.each(targets())('live updates on %s', (target) => {
+  let s: TestServer;
+  /** A second api process (in this process) on the same Redis and prefix, without workers. */
+  let other: TestServer;
+  const open: LiveClient[] = [];
+  let ids: Record<string, string> = {};
+
+  const live = async (key: string, server: TestServer = s, tenant?: string) => {
+    const c = await openLive(liveUrl(server.url, key, tenant));
+    open.push(c);
+    return c;
+  };
+  const userKey = async (userId: string): Promise<string> => {
+    const r = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId }] });
+    expect(r.status, r.text).toBe(201);
+    return r.body.created[0].key as string;
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, workers: true });
+    other = await startTestServer({ target, env: { LAUREL_PREFIX: s.prefix, LAUREL_ADMIN_KEY: s.adminKey } });
+    ids = await s.metrics('lessons');
+    ids = { ...ids, ...await adminCreate(s, '/admin/v1/achievements', [
+      { name: 'First lesson', key: 'first', trigger: 'metric', metricId: ids.lessons, metricValue: 1 } as never,
+      { name: 'Three lessons', key: 'three', trigger: 'metric', metricId: ids.lessons, metricValue: 3 } as never,
+    ]) };
+    const points = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(points.status, points.text).toBe(201);
+    const board = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Top', key: 'top', rankBy: 'metric', metricKey: 'lessons', status: 'active', start: '2020-01-01' }],
+    });
+    expect(board.status, board.text).toBe(201);
+    const t = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
+    expect(t.status, t.text).toBe(201);
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    await other?.close();
+    await s?.close();
+  });
+
+  it('refuses an upgrade without a good key with its status and the JSON error body; takes the key from ?key= or X-API-KEY', async () => {
+    expect(await refusal(s.url, '/v1/live')).toEqual({ status: 401, body: { error: expect.stringContaining('API key'), code: 'unauthorized' } });
+    expect(await refusal(s.url, '/v1/live?key=nope')).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+    expect(await refusal(s.url, `/v1/live?key=${s.adminKey}&tenant=nobody`)).toMatchObject({ status: 404, body: { code: 'tenant_not_found' } });
+    const ada = await userKey('ada');
+    // A key scoped to a user is bound to its user's tenant.
+    expect(await refusal(s.url, `/v1/live?key=${encodeURIComponent(ada)}&tenant=acme`)).toMatchObject({ status: 403, body: { code: 'wrong_tenant' } });
+    expect(await refusal(s.url, `/api/live?key=${encodeURIComponent(ada)}`)).toEqual({ status: 101, body: null });
+    expect(await refusal(s.url, '/v1/live', { 'x-api-key': s.adminKey })).toEqual({ status: 101, body: null });
+    // Not an upgrade: 426 once the key is good.
+    const plain = await s.request('GET', '/v1/live');
+    expect(plain.status).toBe(426);
+    expect(plain.body).toMatchObject({ code: 'upgrade_required' });
+    expect((await s.request('GET', '/v1/live', { key: null })).status).toBe(401);
+  });
+
+  it('sends a key scoped to a user its own achievement, streak and points as they happen, and refuses it another user\'s topic', async () => {
+    const c = await live(await userKey('bea'));
+    c.send({ subscribe: ['user:someone-else'] });
+    expect(await c.next((m) => m.error !== undefined)).toEqual({
+      error: expect.stringContaining('acts for one user only'), code: 'wrong_user', status: 403, topic: 'user:someone-else',
+    });
+    const { 'user:bea': start } = await c.subscribe(['user:bea']);
+    expect(start).toBeGreaterThan(0);
+    const answered = await s.event('lessons', 'bea', 1);
+    expect(answered.achievements.map((a: { key: string }) => a.key)).toEqual(['first']);
+    const done = await c.next((m) => m.type === 'achievement.completed');
+    expect(done).toEqual({
+      topic: 'user:bea', seq: expect.any(Number), type: 'achievement.completed',
+      data: { user: expect.objectContaining({ id: 'bea' }), achievement: expect.objectContaining({ key: 'first', achievedAt: expect.any(String) }) },
+    });
+    const points = await c.next((m) => m.type === 'points.changed');
+    expect(points.data.points).toMatchObject({ key: 'xp', total: 10, added: 10 });
+    const rank = await c.next((m) => m.type === 'leaderboard.rank_changed');
+    expect(rank.data.leaderboard).toMatchObject({ key: 'top', rank: expect.any(Number), value: 1, previousRank: null, previousValue: null });
+    // Numbered one after another from the subscription on.
+    // (A message numbered at or below the subscription's may come again: a client skips it, docs/live.md.)
+    const seqs = c.messages.filter((m) => m.topic === 'user:bea' && m.seq! > start && m.type !== 'subscribed').map((m) => m.seq!);
+    expect(seqs).toEqual(seqs.map((_, i) => start + 1 + i));
+    // Nothing of another user's.
+    await s.event('lessons', 'someone-else', 1);
+    await s.event('lessons', 'bea', 1);
+    await c.next((m) => m.type === 'points.changed' && m.data.points.total === 20);
+    expect(c.messages.some((m) => JSON.stringify(m).includes('someone-else') && m.type !== undefined)).toBe(false);
+  });
+
+  it('sends a board\'s subscribers its rank changes and its new top 10', async () => {
+    const watchers = [await live(s.adminKey), await live(await userKey('watcher'))];
+    for (const w of watchers) await w.subscribe(['leaderboard:top']);
+    await s.event('lessons', 'cy', 5);
+    for (const w of watchers) {
+      const m = await w.next((x) => x.type === 'leaderboard.rank_changed' && x.data.user.id === 'cy');
+      expect(m).toMatchObject({ topic: 'leaderboard:top', data: { leaderboard: { key: 'top', rank: 1, value: 5, previousRank: null, previousValue: null } } });
+      const top = await w.next((x) => x.type === 'leaderboard.changed' && x.data.leaderboard.rankings[0]?.userId === 'cy');
+      expect(top.data.leaderboard.rankings[0]).toEqual({ userId: 'cy', rank: 1, value: 5 });
+    }
+    // Dee overtakes Cy: Dee's move is sent with where Dee came from.
+    await s.event('lessons', 'dee', 4);
+    for (const w of watchers) await w.next((x) => x.type === 'leaderboard.rank_changed' && x.data.user.id === 'dee');
+    await s.event('lessons', 'dee', 3);
+    for (const w of watchers) {
+      const m = await w.next((x) => x.type === 'leaderboard.rank_changed' && x.data.user.id === 'dee' && x.data.leaderboard.value === 7);
+      expect(m.data.leaderboard).toMatchObject({ rank: 1, previousRank: expect.any(Number) });
+      expect(m.data.leaderboard.previousRank).toBeGreaterThan(1);
+    }
+    // Unknown boards are refused.
+    watchers[0].send({ subscribe: ['leaderboard:nope'] });
+    expect(await watchers[0].next((m) => m.error !== undefined)).toMatchObject({ code: 'not_found', status: 404, topic: 'leaderboard:nope' });
+  });
+
+  it('resumes after a disconnect with nothing missed, and says resync when the history cannot tell', async () => {
+    const key = await userKey('eve');
+    const first = await live(key);
+    await first.subscribe(['user:eve']);
+    await s.event('lessons', 'eve', 1);
+    const last = (await first.next((m) => m.type === 'points.changed')).seq!;
+    await first.close();
+    // Missed while away: three events' messages (the third completes `three`). Another socket
+    // watches them go out, so that the resume below finds them published.
+    const watcher = await live(s.adminKey);
+    await watcher.subscribe(['user:eve']);
+    for (let i = 0; i < 3; i++) await s.event('lessons', 'eve', 1);
+    await watcher.next((m) => m.type === 'points.changed' && m.data.points.total === 40);
+    await watcher.next((m) => m.type === 'achievement.completed');
+    const again = await live(key);
+    again.send({ subscribe: ['user:eve'], since: { 'user:eve': last } });
+    const subscribed = await again.next((m) => m.type === 'subscribed');
+    const replayed = again.messages.filter((m) => m.topic === 'user:eve' && m.type !== 'subscribed' && m.seq! <= subscribed.seq!);
+    expect(replayed.map((m) => m.seq)).toEqual(replayed.map((_, i) => last + 1 + i));
+    expect(replayed.at(-1)!.seq).toBe(subscribed.seq);
+    expect(replayed.filter((m) => m.type === 'points.changed').map((m) => m.data.points.total)).toEqual([20, 30, 40]);
+    expect(replayed.some((m) => m.type === 'achievement.completed' && m.data.achievement.key === 'three')).toBe(true);
+    // And live again after it.
+    await s.event('lessons', 'eve', 1);
+    expect((await again.next((m) => m.type === 'points.changed' && m.data.points.total === 50)).seq).toBeGreaterThan(subscribed.seq!);
+    // A sequence number the topic never had, or one before what the history holds: resync.
+    const third = await live(key);
+    third.send({ subscribe: ['user:eve'], since: { 'user:eve': 1 } });
+    expect(await third.next((m) => m.topic === 'user:eve')).toEqual({ topic: 'user:eve', seq: expect.any(Number), type: 'resync', data: null });
+  });
+
+  it('fans out across api processes: a subscriber on one, the event on another', async () => {
+    const c = await live(await userKey('fay'), other);
+    await c.subscribe(['user:fay', 'leaderboard:top']);
+    await s.event('lessons', 'fay', 9);
+    expect(await c.next((m) => m.type === 'achievement.completed' && m.topic === 'user:fay')).toMatchObject({ data: { achievement: { key: 'first' } } });
+    expect(await c.next((m) => m.type === 'leaderboard.rank_changed' && m.topic === 'leaderboard:top' && m.data.user.id === 'fay'))
+      .toMatchObject({ data: { leaderboard: { rank: 1, value: 9 } } });
+  });
+
+  it('answers bad messages with { error, code } and carries on', async () => {
+    const c = await live(s.adminKey);
+    const bad: (string | Uint8Array)[] = [
+      'not json', '[]', '5', 'null', '{}', '{"subscribe":[]}', '{"subscribe":"user:a"}', '{"subscribe":["user:"]}', '{"subscribe":["room:1"]}',
+      '{"subscribe":["user:a"],"unsubscribe":["user:a"]}', '{"subscribe":["user:a"],"since":{"user:b":1}}', '{"subscribe":["user:a"],"since":{"user:a":-1}}',
+      '{"subscribe":["user:a"],"since":{"user:a":"1"}}', '{"unsubscribe":["user:a"],"since":{}}', JSON.stringify({ subscribe: Array.from({ length: 101 }, (_, i) => `user:${i}`) }),
+      new Uint8Array([1, 2, 3]), new Uint8Array([0xff, 0xfe]),
+    ];
+    for (const b of bad) {
+      c.sendRaw(b);
+      expect(await c.next((m) => m.error !== undefined)).toEqual({ error: expect.any(String), code: 'invalid_body', status: 400 });
+    }
+    // Still subscribed and answered.
+    expect(await c.subscribe(['user:gus'])).toEqual({ 'user:gus': expect.any(Number) });
+    c.send({ unsubscribe: ['user:gus', 'user:never'] });
+    expect(await c.next((m) => m.type === 'unsubscribed' && m.topic === 'user:gus')).toEqual({ type: 'unsubscribed', topic: 'user:gus' });
+    expect((await s.request('GET', '/health')).status).toBe(200);
+  });
+});
