@@ -89,6 +89,10 @@ describe('docs', () => {
     }
   });
 
+  it('holds no merge left unfinished', () => {
+    for (const file of DOCS) expect(doc(file), file).not.toMatch(/^(<{7}|={7}|>{7})( |$)/m);
+  });
+
   it('links only to files that exist', () => {
     let links = 0;
     for (const file of DOCS) {
