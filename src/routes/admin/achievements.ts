@@ -136,6 +136,19 @@ function check(a: Achievement, snapshot: Snapshot): string | null {
 }
 
 /** `metricId`, or the id of the metric named by `metricKey` (an unknown key fails the check). */
+/**
+ * Whether a write made `next` active, or changed what completes it while it stays active: from then
+ * on its completions are loud (`activated`), and an anniversary achievement's users are looked at
+ * again. Not by comparing `activated`: a create and an edit in the same millisecond (or under the
+ * manual clock) stamp the same time.
+ */
+function activatedBy(next: Achievement, previous: Achievement | null): boolean {
+  if (next.status !== 'active') return false;
+  if (previous === null || previous.status !== 'active') return true;
+  return next.anniversaryYears !== previous.anniversaryYears
+    || JSON.stringify(next.userAttributes) !== JSON.stringify(previous.userAttributes);
+}
+
 function metricIdOf(item: { metricId?: string; metricKey?: string }, snapshot: Snapshot): string | undefined {
   if (item.metricId !== undefined || item.metricKey === undefined) return item.metricId;
   return snapshot.metricsByKey.get(item.metricKey)?.id ?? `key:${item.metricKey}`;
@@ -209,9 +222,8 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
         status: c.status ?? a.status,
         updated: now,
       };
-      // Activated, or changed in what completes it while active: what came before is a backfill's.
-      const changed = next.anniversaryYears !== a.anniversaryYears || JSON.stringify(next.userAttributes) !== JSON.stringify(a.userAttributes);
-      if (next.status === 'active' && (a.status !== 'active' || changed)) next.activated = now;
+      // What came before is a backfill's.
+      if (activatedBy(next, a)) next.activated = now;
       // Archived, it could never complete: a composite that needs it would be out of reach.
       if (next.status === 'archived' && a.status !== 'archived') {
         const needing = [...snapshot.achievements.values()].filter((x) => x.status !== 'archived' && x.achievementIds.includes(a.id));
@@ -224,7 +236,7 @@ export function adminAchievementRoutes(deps: Deps): Route[] {
     view: achievementAdminView,
     afterWrite: async (a, previous, version) => {
       if (a.trigger === 'anniversary') {
-        if (a.status === 'active' && a.activated !== previous?.activated) await jobs.anniversaryBackfill(version);
+        if (activatedBy(a, previous)) await jobs.anniversaryBackfill(version);
       } else if (a.status === 'active' && a.trigger !== 'api') await jobs.backfill(a.id, version);
     },
     refuseDelete: (a, snapshot) => stillUsed(`Achievement "${a.key}"`, usesOfAchievement(snapshot, a.id)),
