@@ -183,7 +183,8 @@ describe('the dashboard\'s flows', () => {
       'Events per day by metric. Across: Day (UTC). Up: Events. Lines: Metric lessons.',
     ]);
     // The metric chart's legend names the metric, not its key.
-    expect(await page.locator('.uplot').nth(2).locator('.u-legend').textContent()).toContain('Metric lessons');
+    // (uPlot draws the legend's series after the chart's frame.)
+    await expect.poll(() => page.locator('.uplot').nth(2).locator('.u-legend').textContent()).toContain('Metric lessons');
     await expect.poll(() => page.getByRole('table', { name: 'Active streaks by length' }).locator('th').allTextContents()).toContain('1 day');
     await expect.poll(() => page.getByRole('table', { name: 'Users of XP by total' }).locator('tr').allTextContents())
       .toEqual(expect.arrayContaining([expect.stringMatching(/^no points\d+ users?$/), expect.stringMatching(/^\d+ to \d+ points1 user$/)]));
