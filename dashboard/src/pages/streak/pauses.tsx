@@ -7,12 +7,7 @@ import { useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../../api.js';
 import { useConfirm } from '../../confirm.js';
 import { Field, fieldSetter } from '../../form.js';
-
-interface Pause {
-  id: string;
-  start: string;
-  end: string;
-}
+import type { StreakPausesAnswer, StreakPauseView as Pause, UserStreakView } from '../../types.js';
 
 /** The field a refusal of the Admin API concerns. */
 const fieldOf = (message: string) => (/^User does not exist/.test(message) ? 'userId' : /^end|at most/.test(message) ? 'end' : 'start');
@@ -24,14 +19,14 @@ export function StreakPauses({ session }: { session: Session }) {
   const set = fieldSetter(form, setForm);
   const [dialog, confirm] = useConfirm();
   const load = async (userId: string) => {
-    const r = await call<{ pauses: Pause[] }>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/streak`);
+    const r = await call<UserStreakView>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/streak`);
     setPauses(r.body.pauses);
   };
   const submit = async (e: Event) => {
     e.preventDefault();
     setErrors({});
     try {
-      const r = await call<{ created: Pause[]; issues: { message: string }[] }>(session, 'POST', '/admin/v1/streaks/pauses', { pauses: [form] });
+      const r = await call<StreakPausesAnswer>(session, 'POST', '/admin/v1/streaks/pauses', { pauses: [form] });
       const message = r.body.issues[0]?.message ?? '';
       if (message !== '') setErrors({ [fieldOf(message)]: message });
       // Made: the dates go (the user stays, their pauses listed below).

@@ -1,20 +1,13 @@
 /** A user's place on each live leaderboard: rank and value in the current run (GET /api/users/:id/leaderboards/:key). */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
-
-interface Position {
-  key: string;
-  name: string;
-  rank: number | null;
-  value: number | null;
-  run: string | null;
-}
+import type { LeaderboardAdminView, UserLeaderboardView as Position } from '../../types.js';
 
 export function PositionsOfUser({ session, userId }: { session: Session; userId: string }) {
   const [rows, setRows] = useState<Position[] | null>(null);
   useEffect(() => {
     void (async () => {
-      const boards = (await call<{ key: string; status: string }[]>(session, 'GET', '/admin/v1/leaderboards?limit=100')).body
+      const boards = (await call<LeaderboardAdminView[]>(session, 'GET', '/admin/v1/leaderboards?limit=100')).body
         .filter((b) => b.status !== 'inactive');
       const all = await Promise.all(boards.map((b) => call<Position>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/leaderboards/${encodeURIComponent(b.key)}?numEvents=0`)
         .then((r) => r.body, () => null)));
@@ -27,7 +20,7 @@ export function PositionsOfUser({ session, userId }: { session: Session; userId:
     <table class="user-positions">
       <thead><tr><th>Leaderboard</th><th>Rank</th><th>Value</th><th>Run</th></tr></thead>
       <tbody>{rows.map((p) => (
-        <tr key={p.key}><td>{p.name}</td><td>{p.rank ?? 'not ranked'}</td><td>{p.value ?? '—'}</td><td>{p.run ?? '—'}</td></tr>
+        <tr key={p.key}><td>{p.name}</td><td>{p.rank ?? 'not ranked'}</td><td>{p.value ?? '—'}</td><td>{p.run}</td></tr>
       ))}</tbody>
     </table>
   );
