@@ -4,12 +4,13 @@
  * its kind and the value typed, each removable, and a button that adds one. The Admin API's
  * refusal shows under the list (`<id>-error`).
  */
+import type { Choice } from './form.js';
 import type { AttributeFilter } from './types.js';
 
 export type { AttributeFilter };
 
 export function FiltersField(props: {
-  id: string; label: string; attributes: { id: string; name: string }[]; value: AttributeFilter[];
+  id: string; label: string; attributes: Choice[]; value: AttributeFilter[];
   onChange: (value: AttributeFilter[]) => void; error?: string; none: string;
 }) {
   const { id, label, attributes, value, onChange } = props;

@@ -3,6 +3,12 @@ import type { ComponentChildren } from 'preact';
 import { createOne, updateOne, type Session } from './api.js';
 import { KEY_RULE, readable, type Rule } from './rules.js';
 
+/** An item a form offers to choose (a metric, an achievement, an attribute, a points system): its id, shown by name. */
+export interface Choice {
+  id: string;
+  name: string;
+}
+
 export function Field(props: { id: string; label: string; error?: string | null; children: ComponentChildren }) {
   return (
     <div class="field">
@@ -131,7 +137,7 @@ export function NameKey(props: {
 /** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
 export function NameKeyMetric(props: {
   prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
-  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: { id: string; name: string }[]; metricLabel: string;
+  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: Choice[]; metricLabel: string;
 }) {
   const { prefix, form, errors, set, metrics } = props;
   return (

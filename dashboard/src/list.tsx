@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Session } from './api.js';
+import type { AttributeView, MetricView } from './types.js';
 
 export interface Loaded<T> {
   /** null while loading. */
@@ -91,15 +92,13 @@ export function ItemTable<T extends { id: string }>(props: {
 }
 
 /** The Admin API's metrics, active ones only (for the forms' choices). */
-export function useActiveMetrics(session: Session): { id: string; key: string; name: string }[] {
-  const list = useList<{ id: string; key: string; name: string; status: string }>(session, '/admin/v1/metrics?limit=100');
+export function useActiveMetrics(session: Session): MetricView[] {
+  const list = useList<MetricView>(session, '/admin/v1/metrics?limit=100');
   return (list.items ?? []).filter((m) => m.status === 'active');
 }
 
-type Named = { id: string; key: string; name: string };
-
 /** The Admin API's attributes by kind (user, event), for the filters' choices. */
-export function useAttributes(session: Session): { user: Named[]; event: Named[] } {
-  const items = useList<Named & { type: string }>(session, '/admin/v1/attributes?limit=100').items ?? [];
+export function useAttributes(session: Session): { user: AttributeView[]; event: AttributeView[] } {
+  const items = useList<AttributeView>(session, '/admin/v1/attributes?limit=100').items ?? [];
   return { user: items.filter((a) => a.type === 'user'), event: items.filter((a) => a.type === 'event') };
 }

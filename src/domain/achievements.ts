@@ -18,7 +18,7 @@
 import { nameUuid } from './ids.js';
 import type { Achievement, AttributeFilter } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
-import type { AchievementView } from '../model/views.js';
+import type { AchievementView, UserAchievementView } from '../model/views.js';
 
 export type { AchievementView };
 
@@ -64,7 +64,7 @@ export function achievementView(a: Achievement, snapshot: Snapshot): Achievement
 }
 
 /** The stored completion value: the ISO time it was completed. */
-export function userAchievementView(a: Achievement, snapshot: Snapshot, achievedAt: string | null) {
+export function userAchievementView(a: Achievement, snapshot: Snapshot, achievedAt: string | null): UserAchievementView {
   return { ...achievementView(a, snapshot), achievedAt };
 }
 

@@ -10,10 +10,10 @@
 import { attributeField, attributeOfField } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
-import { streakPreferencesOf, streakPreferencesView, type StreakPreferencesView } from './streaks/preferences.js';
+import { streakPreferencesOf, streakPreferencesView } from './streaks/preferences.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../model/entities.js';
-import type { UserView } from '../model/views.js';
+import type { PreferencesView, UserView } from '../model/views.js';
 
 export type { UserView };
 
@@ -199,9 +199,7 @@ export function userView(h: UserHash, control: boolean): UserView {
 export { NOTIFICATION_TYPES, type NotificationType };
 
 /** A user's preferences (UserPreferencesResponse): `streak` only when the user set some. */
-export function preferencesView(h: UserHash, snapshot: Snapshot): {
-  notifications: Partial<Record<NotificationType, string[]>>; streak?: StreakPreferencesView;
-} {
+export function preferencesView(h: UserHash, snapshot: Snapshot): PreferencesView {
   const notifications: Partial<Record<NotificationType, string[]>> = {};
   for (const type of NOTIFICATION_TYPES) {
     const raw = h['n:' + type];

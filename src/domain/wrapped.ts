@@ -21,6 +21,7 @@
  */
 import { dateOfDay, dayIndexOf, periodOfDay } from './periods.js';
 import { clean as cleanNoise } from './summary.js';
+import type { UserAchievementStatsView } from '../model/views.js';
 
 export interface Range {
   first: string;
@@ -58,7 +59,7 @@ export interface WrappedInput {
   metrics: MetricDays[];
   points: PointsDays[];
   /** Completed achievements: the local day of the completion and the view. */
-  achievements: { day: string; at: string; view: Record<string, unknown> }[];
+  achievements: { day: string; at: string; view: UserAchievementStatsView }[];
   /** Per board key, the user's rank changes (any order). */
   leaderboards: Map<string, RankEntry[]>;
 }

@@ -4,9 +4,9 @@
  * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
-import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, WebhookType } from './entities.js';
+import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, NotificationType, WebhookType } from './entities.js';
 
-export type { AttributeFilter, LeaderboardStatus, WebhookType };
+export type { AttributeFilter, LeaderboardStatus, NotificationType, WebhookType };
 
 /** An issue of a batch answer (`{ created | updated | deleted, issues }`). */
 export interface Issue {
@@ -107,6 +107,21 @@ export interface AchievementView {
   streakLength?: number;
   anniversaryYears?: number;
   achievementIds?: string[];
+}
+
+/** An achievement of a user (`GET /api/users/:id/achievements`): when they completed it, null when open. */
+export interface UserAchievementView extends AchievementView {
+  achievedAt: string | null;
+}
+
+/**
+ * An item of `GET /api/users/:id/achievements`: with its completions and rarity in the tenant, and
+ * an open metric achievement's progress (with `includeIncomplete=true`).
+ */
+export interface UserAchievementStatsView extends UserAchievementView {
+  completions: number;
+  rarity: number;
+  progress?: { current: number; target: number };
 }
 
 /** `GET /api/achievements`: each with its completions and rarity in the tenant. */
@@ -360,4 +375,251 @@ export interface AnalyticsView {
   achievements: AchievementShare[];
   retention: RetentionView;
   streaks: StreakBucket[];
+}
+
+/** A user's own streak rule (`GET /api/users/:id/preferences`): the fields they set only. */
+export interface StreakPreferencesView {
+  enabled?: boolean;
+  evaluationMode?: 'OR' | 'AND';
+  metrics?: { key: string; threshold: number }[];
+}
+
+/** `GET /api/users/:id/preferences`: the channels of each notification type set, and the user's streak rule if any. */
+export interface PreferencesView {
+  notifications: Partial<Record<NotificationType, string[]>>;
+  streak?: StreakPreferencesView;
+}
+
+/** A streak as it stands now (the Application API's StreakResponse fields; freezes when the rule has them). */
+export interface StreakView {
+  length: number;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  started: string | null;
+  periodStart: string | null;
+  periodEnd: string | null;
+  expires: string | null;
+  freezes?: number;
+  maxFreezes?: number;
+  freezeAutoEarnInterval?: number;
+  freezeAutoEarnAmount?: number;
+}
+
+/** A period of a streak's history. */
+export interface StreakPeriodView {
+  periodStart: string;
+  periodEnd: string;
+  length: number;
+  usedFreeze?: boolean;
+  /** Always present (StreakResponse 1.21.1 requires it); `usedFreeze` only when freezes are on. */
+  usedPause: boolean;
+}
+
+/** A pause of a user's streak ahead (its dates in the user's zone). */
+export interface StreakPauseView {
+  id: string;
+  start: string;
+  end: string;
+}
+
+/** `GET /api/users/:id/streak`: the streak, when last extended, its history, rank and the pauses ahead. */
+export interface UserStreakView extends StreakView {
+  extended: string | null;
+  streakHistory: StreakPeriodView[];
+  rank: number | null;
+  pauses: StreakPauseView[];
+}
+
+/**
+ * The streak rule (`GET /admin/v1/streaks/settings`): Admin API 1.26.0's StreakSettings with
+ * laurel's earlier fields beside them (`evaluation`, each metric's `metricId`, the freezes'
+ * `initial`/`max`); `updated` once a rule is saved.
+ */
+export interface StreakSettingsView {
+  frequency: 'daily' | 'weekly' | 'monthly';
+  evaluationMode: 'OR' | 'AND';
+  customizationEnabled: boolean;
+  daysOff: number[];
+  evaluation: 'all' | 'any';
+  metrics: { key: string; threshold: number; metricId: string }[];
+  freezes: {
+    startCount: number;
+    maxCount: number;
+    /** null while freezes are not earned. */
+    autoEarnInterval: number | null;
+    autoEarnAmount: number | null;
+    initial: number;
+    max: number;
+  } | null;
+  updated?: string;
+}
+
+/** An issue of the streaks' bulk answers (freezes, restore, reset, pauses): the 1.26.0 names and laurel's. */
+export interface BulkIssue {
+  userId: string;
+  level: 'error' | 'warning';
+  reason: string;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+/** A pause made by `POST /admin/v1/streaks/pauses`. */
+export interface StreakPauseCreated extends StreakPauseView {
+  userId: string;
+  status: 'active';
+}
+
+/** `POST /admin/v1/streaks/pauses`: the pauses made, and an issue for each refused (`index`: its place in the request). */
+export interface StreakPausesAnswer {
+  created: StreakPauseCreated[];
+  issues: (BulkIssue & { index: number })[];
+}
+
+/** The notification settings (`GET /admin/v1/notifications/settings`); `updated` once saved. */
+export interface NotificationSettingsView {
+  controlRatio: number;
+  defaultTimeZone: string;
+  email: { from: string | null; replyTo: string | null };
+  recap: { aggregation: 'weekly' | 'monthly' };
+  publicUrl: string | null;
+  updated?: string;
+}
+
+/** A points system's own fields, as every Application API shape of points starts. */
+export interface PointsSystemView {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  badgeUrl: string | null;
+  maxPoints: number | null;
+}
+
+/** A level as the Application API shows it (PointsLevel: `description` '' when none was given). */
+export interface PointsLevelView {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  badgeUrl: string | null;
+  points: number;
+}
+
+/** A trigger as the Application API shows it (PointsTriggerResponse: `hour|day`, `streakLengthThreshold`): the fields of its type only. */
+export interface PointsTriggerView {
+  id: string;
+  type: 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
+  points: number;
+  status: 'active' | 'inactive';
+  userAttributes: { key: string; value: string }[];
+  created: string;
+  updated: string;
+  metricId?: string | null;
+  metricThreshold?: number | null;
+  metricName?: string | null;
+  eventAttributes?: { key: string; value: string }[];
+  eventAttribute?: { key: string; value: string };
+  achievementId?: string | null;
+  achievementName?: string | null;
+  streakLengthThreshold?: number | null;
+  timeUnit?: 'hour' | 'day';
+  timeInterval?: number | null;
+}
+
+/** A boost as the Application API shows it (PointsBoost, 1.21.1). */
+export interface PointsBoostView {
+  id: string;
+  name: string;
+  status: 'active' | 'scheduled' | 'finished';
+  start: string;
+  end: string | null;
+  multiplier: number;
+  rounding: 'down' | 'up' | 'nearest';
+}
+
+/** An award of points: its trigger (only `{ id }` once the trigger is gone) and the boosts that multiplied it. */
+export interface PointsAwardView {
+  id: string;
+  awarded: number;
+  date: string;
+  total: number;
+  trigger: PointsTriggerView | { id: string };
+  boosts: PointsBoostView[];
+}
+
+/** `GET /api/users/:id/points/:key`: the system, the user's total, level and newest awards. */
+export interface UserPointsView extends PointsSystemView {
+  total: number;
+  level: PointsLevelView | null;
+  awards: PointsAwardView[];
+}
+
+/**
+ * A leaderboard as the Application API shows it (its breakdown by attribute key); what a metric or
+ * points board ranks, by key and name.
+ */
+export interface LeaderboardView {
+  id: string;
+  name: string;
+  key: string;
+  status: LeaderboardStatus;
+  rankBy: 'metric' | 'points' | 'streak';
+  description: string | null;
+  breakdownAttribute: string | null;
+  breakdownAttributes: string[];
+  start: string;
+  end: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  maxParticipants: number;
+  runUnit: 'day' | 'month' | 'year' | null;
+  runInterval: number | null;
+  metricKey?: string | null;
+  metricName?: string | null;
+  pointsSystemKey?: string | null;
+  pointsSystemName?: string | null;
+}
+
+/** A day of a user's ranks on a board (`history` of `GET /api/users/:id/leaderboards/:key`). */
+export interface RankDay {
+  /** The user's local date, YYYY-MM-DD. */
+  date: string;
+  /** When that local day began (ISO, UTC): the spec's deprecated `timestamp`, a Date to SDK 1.0.42. */
+  timestamp: string;
+  /** Ranks and values before the day's first change, and after its last. */
+  previousRank: number | null;
+  rank: number | null;
+  previousValue: number | null;
+  value: number | null;
+}
+
+/** `GET /api/users/:id/leaderboards/:key`: the board, the user's rank and value in the run (null: not ranked), their days. */
+export interface UserLeaderboardView extends LeaderboardView {
+  rank: number | null;
+  value: number | null;
+  history: RankDay[];
+  run: string;
+  runEnd: string | null;
+}
+
+/** A user's place in a ranking as the live updates carry it. */
+export interface RankedView {
+  userId: string;
+  rank: number;
+  value: number;
+}
+
+/** A board of a run as the live updates carry it (with its group's value on a board with groups). */
+export interface LiveBoardView extends LeaderboardView {
+  breakdownAttributeValue?: string;
+}
+
+/** The data of `leaderboard.changed` on a board's live topic: the board and its top 10. */
+export interface LeaderboardChangedData {
+  leaderboard: LiveBoardView & { rankings: RankedView[] };
+}
+
+/** The data of `leaderboard.rank_changed` on a live topic: the user, and their rank and value now and before (null: new). */
+export interface LeaderboardRankChangedData {
+  user: UserView;
+  leaderboard: LiveBoardView & { rank: number; value: number; previousRank: number | null; previousValue: number | null };
 }

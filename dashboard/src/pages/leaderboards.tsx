@@ -15,7 +15,7 @@ import { createOne, type Session } from '../api.js';
 import { useConfirm } from '../confirm.js';
 import { errorsOf, Field, fieldSetter, NameKey } from '../form.js';
 import { ItemTable, useList } from '../list.js';
-import type { AttributeView as Attribute, MetricView } from '../types.js';
+import type { AttributeView as Attribute, MetricView, PointsSystemAdminView } from '../types.js';
 import { runsOf } from '../words.js';
 import { EditBoard } from './leaderboards/edit.js';
 import { RankFields, RunFields } from './leaderboards/fields.js';
@@ -52,7 +52,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
   const list = useList<Board>(session, '/admin/v1/leaderboards?limit=100');
   const metricsAll = useList<MetricView>(session, '/admin/v1/metrics?limit=100').items ?? [];
   const metrics = metricsAll.filter((m) => m.status === 'active');
-  const systems = useList<{ id: string; name: string }>(session, '/admin/v1/points?limit=100').items ?? [];
+  const systems = useList<PointsSystemAdminView>(session, '/admin/v1/points?limit=100').items ?? [];
   const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
   // Each Rankings click opens the board's rankings afresh (read again), the same board's too.

@@ -8,14 +8,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../api.js';
 import { LiveClient, type LiveMessage, type LiveState } from '../../../src/client/live.js';
 import { useList } from '../list.js';
+import type { LeaderboardAdminView as Board, LeaderboardChangedData, LeaderboardRankChangedData, RankedView } from '../types.js';
 
-interface Board {
-  id: string;
-  key: string;
-  name: string;
-  status: string;
-}
-
+/** A move as the page lists it: a `leaderboard.rank_changed`'s user, rank and value, and when it came. */
 interface Move {
   seq: number;
   userId: string;
@@ -24,12 +19,6 @@ interface Move {
   value: number;
   previousValue: number | null;
   at: string;
-}
-
-interface Ranked {
-  userId: string;
-  rank: number;
-  value: number;
 }
 
 /** Moves kept on screen. */
@@ -41,7 +30,7 @@ const liveUrl = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${loca
 function BoardLive({ session, board }: { session: Session; board: Board }) {
   const [state, setState] = useState<LiveState>('connecting');
   const [moves, setMoves] = useState<Move[]>([]);
-  const [top, setTop] = useState<Ranked[] | null>(null);
+  const [top, setTop] = useState<RankedView[] | null>(null);
   const [error, setError] = useState('');
   const [following, setFollowing] = useState(false);
   useEffect(() => {
@@ -59,11 +48,12 @@ function BoardLive({ session, board }: { session: Session; board: Board }) {
         setMoves([]);
         setTop(null);
       } else if (m.type === 'leaderboard.changed') {
-        setTop(m.data.leaderboard.rankings as Ranked[]);
+        setTop((m.data as LeaderboardChangedData).leaderboard.rankings);
       } else if (m.type === 'leaderboard.rank_changed') {
-        const lb = m.data.leaderboard;
+        const data = m.data as LeaderboardRankChangedData;
+        const lb = data.leaderboard;
         const move: Move = {
-          seq: m.seq, userId: m.data.user.id, rank: lb.rank, previousRank: lb.previousRank, value: lb.value, previousValue: lb.previousValue,
+          seq: m.seq, userId: data.user.id, rank: lb.rank, previousRank: lb.previousRank, value: lb.value, previousValue: lb.previousValue,
           at: new Date().toLocaleTimeString(),
         };
         setMoves((before) => [move, ...before].slice(0, KEPT));

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, type Session } from '../api.js';
 import { Field } from '../form.js';
 import { useAttributes } from '../list.js';
-import type { UserView as User } from '../types.js';
+import type { UserAchievementStatsView, UserView } from '../types.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
@@ -17,9 +17,10 @@ import { PreferencesOfUser } from './users/preferences.js';
 import { UserSearch } from './users/search.js';
 import { StreakCalendar } from './users/streak.js';
 
-interface UserView {
-  user: User;
-  achievements: { id: string; name: string; achievedAt: string | null }[];
+/** The user opened, and their achievements. */
+interface Opened {
+  user: UserView;
+  achievements: UserAchievementStatsView[];
 }
 
 function Part({ title, children }: { title: string; children: ComponentChildren }) {
@@ -28,7 +29,7 @@ function Part({ title, children }: { title: string; children: ComponentChildren 
 
 export function UsersPage({ session }: { session: Session }) {
   const [id, setId] = useState('');
-  const [view, setView] = useState<UserView | null>(null);
+  const [view, setView] = useState<Opened | null>(null);
   const [error, setError] = useState('');
   // Another tenant: another user (or none) by that id.
   useEffect(() => { setView(null); }, [session.tenant]);
@@ -44,8 +45,8 @@ export function UsersPage({ session }: { session: Session }) {
     const path = `/api/users/${encodeURIComponent(userId)}`;
     try {
       const [user, achievements] = await Promise.all([
-        call<UserView['user']>(session, 'GET', path),
-        call<UserView['achievements']>(session, 'GET', `${path}/achievements`),
+        call<UserView>(session, 'GET', path),
+        call<UserAchievementStatsView[]>(session, 'GET', `${path}/achievements`),
       ]);
       setView({ user: user.body, achievements: achievements.body });
     } catch (err) {

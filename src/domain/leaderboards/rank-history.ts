@@ -7,6 +7,7 @@
  * worked out here at read time, so the event path writes nothing more.
  */
 import { dayBounds, type DayBounds } from '../time.js';
+import type { RankDay } from '../../model/views.js';
 
 /** One stored change. */
 export interface RankChange {
@@ -19,17 +20,7 @@ export interface RankChange {
 }
 
 /** A day of the history as the API answers it. */
-export interface RankDay {
-  /** The user's local date, YYYY-MM-DD. */
-  date: string;
-  /** When that local day began (ISO, UTC): the spec's deprecated `timestamp`, a Date to SDK 1.0.42. */
-  timestamp: string;
-  /** Ranks and values before the day's first change, and after its last. */
-  previousRank: number | null;
-  rank: number | null;
-  previousValue: number | null;
-  value: number | null;
-}
+export type { RankDay };
 
 const rankOf = (s: string): number | null => (s === '' || s === '0' ? null : Number(s));
 const valueOf = (s: string): number | null => (s === '' ? null : Number(s));

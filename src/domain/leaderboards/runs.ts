@@ -16,6 +16,7 @@ import { dateOfDay, dayIndexOf } from '../periods.js';
 import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
 import { arrivalInMs } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { LeaderboardView } from '../../model/views.js';
 
 const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */
@@ -148,9 +149,9 @@ export function orderOf(ms: number, seq = ''): string {
  * (leaderboardStatus); given a run (the event response's board), `start` and `end` are that run's,
  * as the spec has them for a repeating board.
  */
-export function boardView(lb: Leaderboard, snapshot: Snapshot, status: LeaderboardStatus, run?: { start: string; end: string | null }) {
+export function boardView(lb: Leaderboard, snapshot: Snapshot, status: LeaderboardStatus, run?: { start: string; end: string | null }): LeaderboardView {
   const breakdown = lb.breakdownAttributes.map((id) => snapshot.attributes.get(id)?.key ?? id);
-  const view: Record<string, unknown> = {
+  const view: LeaderboardView = {
     id: lb.id, name: lb.name, key: lb.key, status, rankBy: lb.rankBy, description: lb.description,
     breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
     start: run === undefined ? lb.start : run.start, end: run === undefined ? lb.end : run.end, startTime: lb.startTime, endTime: lb.endTime,

@@ -6,13 +6,14 @@
 import { createHash } from 'node:crypto';
 import type { Channel, NotificationSettings, NotificationTemplate, NotificationType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { NotificationSettingsView } from '../../model/views.js';
 import { userFilterOf } from '../filters.js';
 import { isSubscribed, type UserHash } from '../users.js';
 
 export const DEFAULT_TIME_ZONE = 'America/New_York';
 
 /** The settings as the Admin API answers them (the defaults until set). */
-export function notificationSettingsView(s: NotificationSettings | null) {
+export function notificationSettingsView(s: NotificationSettings | null): NotificationSettingsView {
   return {
     controlRatio: s?.controlRatio ?? 0,
     defaultTimeZone: s?.defaultTimeZone ?? DEFAULT_TIME_ZONE,

@@ -17,7 +17,7 @@ import { perObject } from '../../lib/memo.js';
 import { quickNameUuid } from '../ids.js';
 import type { AttributeFilter, PointsBoost, PointsLevel, PointsSystem, PointsTrigger } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { PointsRange } from '../../model/views.js';
+import type { PointsAwardView, PointsBoostView, PointsLevelView, PointsRange, PointsSystemView, PointsTriggerView } from '../../model/views.js';
 
 /**
  * The highest total of any points system: 2^53 - 1, the largest integer a JSON number (and the
@@ -43,7 +43,7 @@ export function levelOf(snapshot: Snapshot, systemId: string, total: number): Po
 }
 
 /** The application API's level (PointsLevel: `description` a string, '' when none was given). */
-export function levelView(level: PointsLevel) {
+export function levelView(level: PointsLevel): PointsLevelView {
   return {
     id: level.id, key: level.key, name: level.name, description: level.description ?? '', badgeUrl: level.badgeUrl,
     points: level.points,
@@ -51,9 +51,9 @@ export function levelView(level: PointsLevel) {
 }
 
 /** The application API's trigger shape (PointsTriggerResponse; `hour|day`, `streakLengthThreshold`). */
-export function triggerView(t: PointsTrigger, snapshot: Snapshot) {
+export function triggerView(t: PointsTrigger, snapshot: Snapshot): PointsTriggerView {
   const attr = (f: AttributeFilter) => ({ key: snapshot.attributes.get(f.attributeId)?.key ?? f.attributeId, value: f.attributeValue });
-  const view: Record<string, unknown> = {
+  const view: PointsTriggerView = {
     id: t.id, type: t.type, points: t.points, status: t.status, userAttributes: t.userAttributes.map(attr),
     created: t.created, updated: t.updated,
   };
@@ -77,7 +77,7 @@ export function triggerView(t: PointsTrigger, snapshot: Snapshot) {
 }
 
 /** The system's own fields, as every application shape of points starts. */
-export function systemView(s: PointsSystem) {
+export function systemView(s: PointsSystem): PointsSystemView {
   return { id: s.id, key: s.key, name: s.name, description: s.description, badgeUrl: s.badgeUrl, maxPoints: s.maxPoints };
 }
 
@@ -106,7 +106,7 @@ export function awardId(tenant: string, userId: string, systemId: string, n: num
 }
 
 /** The Award shape (PointsAward): the trigger as the application API shows it. */
-export function awardView(a: StoredAward, id: string, snapshot: Snapshot) {
+export function awardView(a: StoredAward, id: string, snapshot: Snapshot): PointsAwardView {
   const trigger = snapshot.pointsTriggers.get(a.triggerId);
   const date = new Date(a.ms).toISOString();
   const boosts = [];
@@ -196,7 +196,7 @@ export function boostStatus(b: PointsBoost, date: string): 'active' | 'scheduled
 }
 
 /** The application API's boost (PointsBoost, 1.21.1). */
-export function boostView(b: PointsBoost, date: string) {
+export function boostView(b: PointsBoost, date: string): PointsBoostView {
   return { id: b.id, name: b.name, status: boostStatus(b, date), start: b.start, end: b.end, multiplier: b.multiplier, rounding: b.rounding };
 }
 

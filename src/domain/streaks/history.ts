@@ -4,15 +4,8 @@
 import { periodEnd, periodStart } from '../periods.js';
 import { daysOffOf, FREQUENCY_LETTER, isDayOff, pausedBetween, type StoredPause, type StreakState } from './state.js';
 import type { StreakSettings } from '../../model/entities.js';
+import type { StreakPeriodView } from '../../model/views.js';
 
-interface HistoryItem {
-  periodStart: string;
-  periodEnd: string;
-  length: number;
-  usedFreeze?: boolean;
-  /** Always present (StreakResponse 1.21.1 requires it); `usedFreeze` only when freezes are on. */
-  usedPause: boolean;
-}
 
 /** Period p's length as the run says it (undefined: p is not in the run). */
 function runEntry(state: StreakState, p: number): string | undefined {
@@ -30,14 +23,14 @@ function runEntry(state: StreakState, p: number): string | undefined {
  */
 export function streakHistory(
   rule: StreakSettings, state: StreakState, history: Record<string, string>, now: number, count: number, pauses: StoredPause[],
-): HistoryItem[] {
-  const items: HistoryItem[] = [];
+): StreakPeriodView[] {
+  const items: StreakPeriodView[] = [];
   const letter = FREQUENCY_LETTER[rule.frequency];
   // Days off show as paused days: neither missed nor counted.
   const off = daysOffOf(rule);
   const alive = state.last !== null && state.length > 0 && Math.max(0, now - state.last - 1 - state.paused) <= state.freezes;
   for (let p = now - count + 1; p <= now; p++) {
-    const item: HistoryItem = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0, usedPause: false };
+    const item: StreakPeriodView = { periodStart: periodStart(rule.frequency, p), periodEnd: periodEnd(rule.frequency, p), length: 0, usedPause: false };
     const entry = history[String(p)] ?? runEntry(state, p);
     if (entry !== undefined) {
       const mark = entry[0];

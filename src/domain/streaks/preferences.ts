@@ -10,6 +10,7 @@
 import { STREAK_PREFERENCES_FIELD } from '../../model/fields.js';
 import type { StreakSettings } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import type { StreakPreferencesView } from '../../model/views.js';
 
 /** The preferences as stored: each field only once the user set it. */
 export interface StreakPreferences {
@@ -20,11 +21,7 @@ export interface StreakPreferences {
 }
 
 /** The wire shape (StreakPreferences of the 1.21.1 spec). */
-export interface StreakPreferencesView {
-  enabled?: boolean;
-  evaluationMode?: 'OR' | 'AND';
-  metrics?: { key: string; threshold: number }[];
-}
+export type { StreakPreferencesView };
 
 /** The preferences a user hash holds, or null when the user never set any. */
 export function streakPreferencesOf(h: Record<string, string>): StreakPreferences | null {

@@ -9,6 +9,7 @@
 import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 import { firstDayOf, periodEnd, periodEndsAt, periodStart, type Frequency } from '../periods.js';
 import type { StreakSettings } from '../../model/entities.js';
+import type { StreakView } from '../../model/views.js';
 
 export const FREQUENCY_LETTER: Record<Frequency, string> = { daily: 'd', weekly: 'w', monthly: 'm' };
 
@@ -93,18 +94,7 @@ export function pausedBetween(pauses: StoredPause[], letter: string, from: numbe
   return Math.min(count, to - from + 1);
 }
 
-export interface StreakView {
-  length: number;
-  frequency: Frequency;
-  started: string | null;
-  periodStart: string | null;
-  periodEnd: string | null;
-  expires: string | null;
-  freezes?: number;
-  maxFreezes?: number;
-  freezeAutoEarnInterval?: number;
-  freezeAutoEarnAmount?: number;
-}
+export type { StreakView };
 
 /**
  * When the streak of `length` (as streakView shows it now) was last extended, from the user's hash;

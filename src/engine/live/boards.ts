@@ -20,6 +20,7 @@ import { boardTopic, userTopic } from '../../domain/live/topics.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
 import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
+import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { Context } from '../context.js';
 import { publish, scopedTopic } from './topic-store.js';
@@ -53,13 +54,7 @@ interface Marked {
   passes: number;
 }
 
-interface Ranked {
-  userId: string;
-  rank: number;
-  value: number;
-}
-
-interface Change extends Ranked {
+interface Change extends RankedView {
   previousRank: number | null;
   previousValue: number | null;
 }
@@ -120,7 +115,7 @@ export class LiveBoards {
       if (this.seen.size > 10_000) this.seen.clear();
       this.seen.set(k.live, seen);
     }
-    const ranked: Ranked[] = [];
+    const ranked: RankedView[] = [];
     for (let i = 0; i < flat.length; i += 2) ranked.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(flat[i + 1]) });
     const changes: Change[] = [];
     const present = new Set<string>();
@@ -148,14 +143,15 @@ export class LiveBoards {
     const snapshot = this.deps.store.current;
     const hashes = readers.length === 0 ? [] : await Promise.all(sentTogether(redis, () => readers.map((u) => redis.hgetall(keys.forUser(tenant, u).user))));
     const users = new Map(readers.map((u, i) => [u, hashes[i]]));
-    const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
+    const board: LiveBoardView = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
     const rankChanged = (c: Change): string | null => {
       const h = users.get(c.userId);
       if (h === undefined || h.id === undefined) return null;
-      return JSON.stringify({
+      const data: LeaderboardRankChangedData = {
         user: userView(h, isControl(snapshot.notifications, tenant, h)),
         leaderboard: { ...board, rank: c.rank, value: c.value, previousRank: c.previousRank, previousValue: c.previousValue },
-      });
+      };
+      return JSON.stringify(data);
     };
     const sends: Promise<number>[] = [];
     sentTogether(redis, () => {
@@ -165,7 +161,8 @@ export class LiveBoards {
         if (data !== null) sends.push(publish(this.deps, tenant, topic, 'leaderboard.rank_changed', data));
       }
       if (boardWanted && topChanged && top.length > 0) {
-        sends.push(publish(this.deps, tenant, topic, 'leaderboard.changed', JSON.stringify({ leaderboard: { ...board, rankings: top } })));
+        const changed: LeaderboardChangedData = { leaderboard: { ...board, rankings: top } };
+        sends.push(publish(this.deps, tenant, topic, 'leaderboard.changed', JSON.stringify(changed)));
       }
       for (const c of toUsers) {
         const data = rankChanged(c);

@@ -12,6 +12,7 @@ import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import type { StreakSettings } from '../../model/entities.js';
+import type { StreakSettingsView } from '../../model/views.js';
 import { daysOffOf } from '../../domain/streaks/state.js';
 
 type SettingsInput = Omit<StreakSettings, 'id' | 'created' | 'updated'>;
@@ -89,7 +90,7 @@ const validatePatch = compile<PatchInput>({
  * none can be held), with laurel's earlier fields beside them (`evaluation`, each metric's
  * `metricId`, the freezes' `initial`/`max`).
  */
-export function settingsView(s: StreakSettings | null, keyOf: (metricId: string) => string | undefined) {
+export function settingsView(s: StreakSettings | null, keyOf: (metricId: string) => string | undefined): StreakSettingsView {
   if (s === null) {
     return { frequency: 'daily', evaluationMode: 'AND', customizationEnabled: true, daysOff: [], evaluation: 'all', metrics: [], freezes: null };
   }

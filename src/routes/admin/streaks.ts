@@ -16,14 +16,9 @@ import { json, ok, queryOf } from '../../http/reply.js';
 import { batchAnswer, IDS_QUERY, idsOf } from './resource.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
+import type { BulkIssue, StreakPauseCreated, StreakPausesAnswer } from '../../model/views.js';
 
-export interface BulkIssue {
-  userId: string;
-  level: 'error' | 'warning';
-  reason: string;
-  severity: 'error' | 'warning';
-  message: string;
-}
+export type { BulkIssue };
 
 /** A BulkIssue, for the routes' descriptions. */
 const BULK_ISSUE_SCHEMA = {
@@ -153,8 +148,8 @@ export function adminStreakRoutes(deps: Deps): Route[] {
     const body = validatePauses(parseJson(req.body));
     const rule = store.current.streak;
     if (rule === null) throw fail('unprocessable', 'No streak is configured (PUT /admin/v1/streaks/settings)');
-    const created: unknown[] = [];
-    const issues: (BulkIssue & { index: number })[] = [];
+    const created: StreakPauseCreated[] = [];
+    const issues: StreakPausesAnswer['issues'] = [];
     for (let index = 0; index < body.pauses.length; index++) {
       const { userId, start, end } = body.pauses[index];
       const refuse = (reason: string) => issues.push({ ...bulkIssue(userId, 'error', reason), index });
@@ -168,7 +163,8 @@ export function adminStreakRoutes(deps: Deps): Route[] {
       if (added === 'not_found') { refuse('User does not exist'); continue; }
       created.push({ id: added.id, userId, start, end, status: 'active' });
     }
-    return json(created.length > 0 ? 201 : 200, { created, issues });
+    const answer: StreakPausesAnswer = { created, issues };
+    return json(created.length > 0 ? 201 : 200, answer);
   }
 
   async function deletePauses(req: Request) {

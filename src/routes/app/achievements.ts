@@ -15,7 +15,7 @@ import { compile, parseJson } from '../../http/validate.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { AchievementStatsView } from '../../model/views.js';
+import type { AchievementStatsView, UserAchievementStatsView, UserAchievementView } from '../../model/views.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
   type: 'object', required: ['user'], properties: { user: upsertedUserSchema },
@@ -69,7 +69,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     if (h.id === undefined) throw fail('user_not_found', id);
     const includeIncomplete = queryOf(req).get('includeIncomplete') === 'true';
     const tenantStats = await stats.get(tenant);
-    const done: { view: ReturnType<typeof userAchievementView>; at: string }[] = [];
+    const done: { view: UserAchievementView; at: string }[] = [];
     const open: Achievement[] = [];
     for (const a of snapshot.achievements.values()) {
       const achievedAt = h[completionField(a.id)];
@@ -78,7 +78,7 @@ export function achievementRoutes(deps: Deps): Route[] {
       else if (includeIncomplete) open.push(a);
     }
     done.sort((x, y) => x.at.localeCompare(y.at));
-    const list: unknown[] = done.map((d) => withStats(d.view, tenantStats));
+    const list: UserAchievementStatsView[] = done.map((d) => withStats(d.view, tenantStats));
     if (open.length > 0) {
       const progress = await progressOf(u, h, open);
       for (const a of open) {

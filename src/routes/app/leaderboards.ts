@@ -15,7 +15,7 @@ import { dateOfDay } from '../../domain/periods.js';
 import { localDay, parseDate } from '../../domain/time.js';
 import { checkUserId, setPair, USER_ID_PARAM } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
-import type { LeaderboardRunView, RankingView } from '../../model/views.js';
+import type { LeaderboardRunView, RankingView, UserLeaderboardView } from '../../model/views.js';
 
 /** An integer query parameter within bounds, or its default. */
 function intOf(q: Query, name: string, fallback: number, min: number, max: number): number {
@@ -205,7 +205,8 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         }
         // Days in the user's zone now, as their run is chosen.
         const history = dailyHistory(changes, tz ?? '', days);
-        return ok({ ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end });
+        const answer: UserLeaderboardView = { ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end };
+        return ok(answer);
       },
     },
   ];

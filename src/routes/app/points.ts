@@ -18,6 +18,7 @@ import { userBatches } from '../../redis/users.js';
 import { localDay } from '../../domain/time.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
+import type { UserPointsView } from '../../model/views.js';
 
 /** `awards`: an integer from 1 to 100, 10 when absent. */
 function awardsOf(q: Query): number {
@@ -123,7 +124,7 @@ export function pointsRoutes(deps: Deps): Route[] {
         const raw = numbers.length === 0 ? [] : await redis.hmget(points.days, ...numbers.map(awardField));
         const snapshot = store.current;
         const tenant = principalOf(req).tenant;
-        const awards = [];
+        const awards: UserPointsView['awards'] = [];
         for (let i = 0; i < numbers.length; i++) {
           const r = raw[i];
           if (r === null) continue;
@@ -131,7 +132,8 @@ export function pointsRoutes(deps: Deps): Route[] {
         }
         const total = Number(stored[1] ?? 0);
         const level = levelOf(snapshot, system.id, total);
-        return ok({ ...systemView(system), total, level: level === null ? null : levelView(level), awards });
+        const answer: UserPointsView = { ...systemView(system), total, level: level === null ? null : levelView(level), awards };
+        return ok(answer);
       },
     },
     {

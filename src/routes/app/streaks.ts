@@ -13,6 +13,7 @@ import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type U
 import { fail } from '../../lib/errors.js';
 import { ok, queryOf } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
+import type { UserStreakView } from '../../model/views.js';
 
 export const MAX_HISTORY = 365;
 export const MAX_USER_IDS = 100;
@@ -24,6 +25,7 @@ export function streakRoutes(deps: Deps): Route[] {
   const prune = (tenant: string) => pruneStreakRanking(deps, tenant);
 
   async function userStreak(req: Request) {
+    const answer = (view: UserStreakView) => ok(view);
     const { tenant } = principalOf(req);
     const id = req.params[0];
     checkUserId(id);
@@ -40,7 +42,7 @@ export function streakRoutes(deps: Deps): Route[] {
     ];
     if (e1 || e2) throw e1 ?? e2;
     if (h.id === undefined) throw fail('user_not_found', id);
-    if (rule === null) return ok({ ...streakView(null, null, 0), extended: null, streakHistory: [], rank: null, pauses: [] });
+    if (rule === null) return answer({ ...streakView(null, null, 0), extended: null, streakHistory: [], rank: null, pauses: [] });
     const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
     const state = stateFromHash(h, rule, day, period);
     const view = streakView(rule, state, period);
@@ -55,7 +57,7 @@ export function streakRoutes(deps: Deps): Route[] {
     const pauses = pausesOf(h);
     const upcoming = pauses.filter(([f, , last]) => f === FREQUENCY_LETTER[rule.frequency] && last >= period)
       .map(([, first, last, pauseId]) => ({ id: pauseId, start: periodStart(rule.frequency, first), end: periodEnd(rule.frequency, last) }));
-    return ok({
+    return answer({
       ...view, extended: lastExtended(h, view.length), streakHistory: streakHistory(rule, state, history, period, count, pauses),
       rank, pauses: upcoming,
     });

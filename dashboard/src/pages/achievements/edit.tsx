@@ -9,32 +9,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
-import { FiltersField, type AttributeFilter } from '../../filters.js';
-import { Field, NameKey, NameKeyMetric } from '../../form.js';
+import { FiltersField } from '../../filters.js';
+import { Field, NameKey, NameKeyMetric, type Choice } from '../../form.js';
 import { useAttributes } from '../../list.js';
+import type { AdminAchievementView } from '../../types.js';
 import { PartsField } from './parts.js';
-
-interface AdminAchievement {
-  id: string;
-  key: string;
-  name: string;
-  trigger: 'metric' | 'streak' | 'api' | 'achievement' | 'anniversary';
-  description: string | null;
-  badge: { url: string } | null;
-  metricId?: string | null;
-  metricValue?: number | null;
-  streakLength?: number | null;
-  anniversaryYears?: number | null;
-  achievementIds: string[];
-  userAttributes: AttributeFilter[];
-  eventAttributes: AttributeFilter[];
-}
 
 interface Props {
   session: Session;
   id: string;
-  metrics: { id: string; name: string }[];
-  achievements: { id: string; name: string }[];
+  metrics: Choice[];
+  achievements: Choice[];
   onSaved: () => unknown;
   onClose: () => void;
 }
@@ -44,17 +29,17 @@ const FIELDS = [
 ];
 
 export function EditAchievement(props: Props) {
-  const [a, setA] = useState<AdminAchievement | null>(null);
+  const [a, setA] = useState<AdminAchievementView | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    void call<AdminAchievement>(props.session, 'GET', `/admin/v1/achievements/${encodeURIComponent(props.id)}`)
+    void call<AdminAchievementView>(props.session, 'GET', `/admin/v1/achievements/${encodeURIComponent(props.id)}`)
       .then((r) => setA(r.body), (err: Error) => setError(err.message));
   }, [props.id]);
   if (a === null) return <div class="card"><p class={error === '' ? 'muted' : 'error'} role="alert">{error === '' ? 'Loading…' : error}</p></div>;
   return <AchievementForm {...props} achievement={a} />;
 }
 
-function AchievementForm(props: Props & { achievement: AdminAchievement }) {
+function AchievementForm(props: Props & { achievement: AdminAchievementView }) {
   const { session, achievement: a } = props;
   const attributes = useAttributes(session);
   const initial = {

@@ -2,10 +2,10 @@
  * The achievements a composite achievement needs (its `achievementIds`), chosen in a multiple select:
  * one at least (the browser says so before the Admin API would), how to choose several said under it.
  */
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 
 export function PartsField(props: {
-  id: string; achievements: { id: string; name: string }[]; value: string[]; onChange: (ids: string[]) => void; error?: string;
+  id: string; achievements: Choice[]; value: string[]; onChange: (ids: string[]) => void; error?: string;
 }) {
   const { id, achievements, value } = props;
   return (

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
-import type { PointsRange, StreakBucket } from '../../types.js';
+import type { PointsRange, PointsSystemAdminView, StreakBucket, StreakSettingsView } from '../../types.js';
 import { count, periodOf, pointsRange, streakRange } from '../../words.js';
 
 /** A bar per row, as long as its users against the most; `note` adds a column after the number (a share). */
@@ -29,7 +29,7 @@ export function Bars({ rows, label, wide = false }: { rows: { label: string; use
 export function StreakLengths({ session, buckets }: { session: Session; buckets: StreakBucket[] }) {
   const [period, setPeriod] = useState('day');
   useEffect(() => {
-    void call<{ frequency: string }>(session, 'GET', '/admin/v1/streaks/settings').then((r) => setPeriod(periodOf(r.body.frequency)), () => undefined);
+    void call<StreakSettingsView>(session, 'GET', '/admin/v1/streaks/settings').then((r) => setPeriod(periodOf(r.body.frequency)), () => undefined);
   }, [session.key]);
   if (buckets.every((b) => b.users === 0)) return <p class="muted">No active streaks.</p>;
   return <Bars label="Active streaks by length" rows={buckets.map((b) => ({ label: streakRange(b, period), users: b.users }))} />;
@@ -39,7 +39,7 @@ export function PointsTotals({ session }: { session: Session }) {
   const [systems, setSystems] = useState<{ key: string; name: string; ranges: PointsRange[] }[] | null>(null);
   useEffect(() => {
     void (async () => {
-      const list = (await call<{ key: string; name: string }[]>(session, 'GET', '/admin/v1/points?limit=100')).body;
+      const list = (await call<PointsSystemAdminView[]>(session, 'GET', '/admin/v1/points?limit=100')).body;
       setSystems(await Promise.all(list.map(async (p) => ({
         ...p, ranges: await call<PointsRange[]>(session, 'GET', `/api/points/${encodeURIComponent(p.key)}/summary`).then((r) => r.body, () => []),
       }))));

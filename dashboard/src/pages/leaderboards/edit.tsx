@@ -8,11 +8,9 @@
 import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 import { RankFields, RunFields } from './fields.js';
 import type { Board } from './rankings.js';
-
-type Choice = { id: string; name: string };
 
 const FIELDS = [
   'key', 'name', 'description', 'rankBy', 'metricId', 'pointsSystemId', 'maxParticipants', 'runUnit', 'runInterval',

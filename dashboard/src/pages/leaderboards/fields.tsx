@@ -3,10 +3,9 @@
  * it: what it ranks (RankFields) and its runs (RunFields). A field its state does not let change
  * is shown disabled.
  */
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 
 type Set<K extends string> = (field: K) => (e: Event) => void;
-type Choice = { id: string; name: string };
 
 export function RankFields(props: {
   prefix: string; form: { rankBy: string; metricId: string; pointsSystemId: string }; errors: Record<string, string>;

@@ -2,28 +2,25 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
-import { ListBox, useList } from '../../list.js';
+import { ItemTable, useList, type Column, type Loaded } from '../../list.js';
 import type { NotificationDeliveryView as Delivery } from '../../types.js';
 
 export type { Delivery };
 
-
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
 
-/** The deliveries' table (also on a user's page). */
-export function DeliveryTable({ items }: { items: Delivery[] }) {
-  return (
-    <table class="notification-deliveries">
-      <thead><tr><th>For</th><th>Type</th><th>Channel</th><th>User</th><th>Status</th><th>Sent</th></tr></thead>
-      <tbody>{items.map((d) => (
-        <tr key={d.id}>
-          <td>{d.scheduledFor.replace('T', ' ').slice(0, 16)}</td><td>{d.type}</td><td>{d.channel}</td><td>{d.userId}</td>
-          <td>{d.status}{d.reason === undefined ? '' : ` (${d.reason})`}{d.error === undefined ? '' : `: ${d.error}`}</td>
-          <td>{d.sentAt === null ? '—' : d.sentAt.replace('T', ' ').slice(0, 16)}</td>
-        </tr>
-      ))}</tbody>
-    </table>
-  );
+const COLUMNS: Column<Delivery>[] = [
+  { head: 'For', cell: (d) => d.scheduledFor.replace('T', ' ').slice(0, 16) },
+  { head: 'Type', cell: (d) => d.type },
+  { head: 'Channel', cell: (d) => d.channel },
+  { head: 'User', cell: (d) => d.userId },
+  { head: 'Status', cell: (d) => `${d.status}${d.reason === undefined ? '' : ` (${d.reason})`}${d.error === undefined ? '' : `: ${d.error}`}` },
+  { head: 'Sent', cell: (d) => (d.sentAt === null ? '—' : d.sentAt.replace('T', ' ').slice(0, 16)) },
+];
+
+/** The deliveries' list (also on a user's page). */
+export function DeliveryTable({ list, empty }: { list: Loaded<Delivery>; empty: string }) {
+  return <ItemTable list={list} empty={empty} class="notification-deliveries" columns={COLUMNS} />;
 }
 
 export function NotificationDeliveries({ session }: { session: Session }) {
@@ -47,7 +44,7 @@ export function NotificationDeliveries({ session }: { session: Session }) {
         </Field>
         <button type="submit">Show</button>
       </form>
-      <ListBox list={list} empty="No deliveries.">{(items) => <DeliveryTable items={items} />}</ListBox>
+      <DeliveryTable list={list} empty="No deliveries." />
     </div>
   );
 }

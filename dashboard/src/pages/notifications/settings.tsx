@@ -2,14 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field, fieldOf, fieldSetter, SaveFooter } from '../../form.js';
-
-interface Settings {
-  controlRatio: number;
-  defaultTimeZone: string;
-  email: { from: string | null; replyTo: string | null };
-  recap: { aggregation: 'weekly' | 'monthly' };
-  publicUrl: string | null;
-}
+import type { NotificationSettingsView } from '../../types.js';
 
 const FIELDS = ['controlRatio', 'defaultTimeZone', 'from', 'replyTo', 'aggregation', 'publicUrl'];
 
@@ -18,7 +11,7 @@ export function NotificationSettings({ session }: { session: Session }) {
   const [state, setState] = useState({ loaded: false, saved: false, errors: {} as Record<string, string> });
   const set = fieldSetter(form, setForm);
   useEffect(() => {
-    void call<Settings>(session, 'GET', '/admin/v1/notifications/settings').then(({ body: s }) => {
+    void call<NotificationSettingsView>(session, 'GET', '/admin/v1/notifications/settings').then(({ body: s }) => {
       setForm({
         controlRatio: String(s.controlRatio), defaultTimeZone: s.defaultTimeZone, from: s.email.from ?? '', replyTo: s.email.replyTo ?? '',
         aggregation: s.recap.aggregation, publicUrl: s.publicUrl ?? '',

@@ -10,7 +10,7 @@ import { FiltersField, type AttributeFilter } from '../../filters.js';
 import { createFromForm, Field, fieldSetter, KeyField, updateFromForm } from '../../form.js';
 import { useConfirm } from '../../confirm.js';
 import { ItemTable, useActiveMetrics, useAttributes, useList } from '../../list.js';
-import type { NotificationTemplateView as Template } from '../../types.js';
+import type { NotificationTemplateView as Template, PointsSystemAdminView } from '../../types.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
 
 
@@ -21,7 +21,7 @@ const EMPTY = { key: '', name: '', type: 'achievement_completed', channel: 'emai
 export function Templates({ session }: { session: Session }) {
   const list = useList<Template>(session, '/admin/v1/notifications/templates?limit=100');
   const metrics = useActiveMetrics(session);
-  const systems = useList<{ key: string; name: string }>(session, '/admin/v1/points?limit=100').items;
+  const systems = useList<PointsSystemAdminView>(session, '/admin/v1/points?limit=100').items;
   const scope = useMemo(() => sampleScope(metrics, systems ?? []), [metrics.length, systems]);
   const [editing, setEditing] = useState<Template | null>(null);
   const [form, setForm] = useState(EMPTY);

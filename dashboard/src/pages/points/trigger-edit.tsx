@@ -7,11 +7,9 @@ import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
 import { FiltersField } from '../../filters.js';
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 import { useAttributes } from '../../list.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
-
-type Choice = { id: string; name: string };
 
 const FIELDS = ['points', 'status', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit', 'userAttributes', 'eventAttributes'];
 

@@ -3,12 +3,11 @@
  * that adds one and the one that edits it: a metric and how many units earn the points, an
  * achievement, a streak length, or a time interval (a new user has none).
  */
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 import type { PointsTriggerAdminView } from '../../types.js';
 
 export type Trigger = PointsTriggerAdminView;
 
-type Choice = { id: string; name: string };
 type TypeForm = { type: string; metricId: string; metricThreshold: string; achievementId: string; streakLength: string; timeUnit: string; timeInterval: string };
 
 /** The API's fields of a trigger of the form's type. */

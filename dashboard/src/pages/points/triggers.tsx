@@ -9,6 +9,7 @@ import { useConfirm } from '../../confirm.js';
 import { createFromForm, Field, fieldSetter } from '../../form.js';
 import { ItemTable, useActiveMetrics, useList } from '../../list.js';
 import { EditTrigger } from './trigger-edit.js';
+import type { AdminAchievementView } from '../../types.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
 
 const EMPTY = { type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' };
@@ -19,7 +20,7 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
   const path = `/admin/v1/points/${encodeURIComponent(systemId)}/triggers`;
   const list = useList<Trigger>(session, `${path}?limit=100`);
   const metrics = useActiveMetrics(session);
-  const achievements = useList<{ id: string; name: string }>(session, '/admin/v1/achievements?limit=100').items ?? [];
+  const achievements = useList<AdminAchievementView>(session, '/admin/v1/achievements?limit=100').items ?? [];
   const [form, setForm] = useState(EMPTY);
   const [dialog, confirm] = useConfirm();
   const [errors, setErrors] = useState<Record<string, string>>({});

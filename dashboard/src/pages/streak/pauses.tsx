@@ -7,12 +7,10 @@ import { useState } from 'preact/hooks';
 import { call, deleteOne, type Session } from '../../api.js';
 import { useConfirm } from '../../confirm.js';
 import { Field, fieldSetter } from '../../form.js';
+import { ItemTable, type Column } from '../../list.js';
+import type { StreakPausesAnswer, StreakPauseView as Pause, UserStreakView } from '../../types.js';
 
-interface Pause {
-  id: string;
-  start: string;
-  end: string;
-}
+const COLUMNS: Column<Pause>[] = [{ head: 'From', cell: (p) => p.start }, { head: 'To', cell: (p) => p.end }];
 
 /** The field a refusal of the Admin API concerns. */
 const fieldOf = (message: string) => (/^User does not exist/.test(message) ? 'userId' : /^end|at most/.test(message) ? 'end' : 'start');
@@ -24,14 +22,14 @@ export function StreakPauses({ session }: { session: Session }) {
   const set = fieldSetter(form, setForm);
   const [dialog, confirm] = useConfirm();
   const load = async (userId: string) => {
-    const r = await call<{ pauses: Pause[] }>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/streak`);
+    const r = await call<UserStreakView>(session, 'GET', `/api/users/${encodeURIComponent(userId)}/streak`);
     setPauses(r.body.pauses);
   };
   const submit = async (e: Event) => {
     e.preventDefault();
     setErrors({});
     try {
-      const r = await call<{ created: Pause[]; issues: { message: string }[] }>(session, 'POST', '/admin/v1/streaks/pauses', { pauses: [form] });
+      const r = await call<StreakPausesAnswer>(session, 'POST', '/admin/v1/streaks/pauses', { pauses: [form] });
       const message = r.body.issues[0]?.message ?? '';
       if (message !== '') setErrors({ [fieldOf(message)]: message });
       // Made: the dates go (the user stays, their pauses listed below).
@@ -66,15 +64,10 @@ export function StreakPauses({ session }: { session: Session }) {
         <button type="submit">Pause the streak</button>
       </form>
       <p class="error" role="alert">{errors.form ?? errors.list ?? ''}</p>
-      {pauses !== null && (pauses.length === 0 ? <p class="muted">No pauses ahead for {form.userId}.</p> : (
-        <table class="pauses">
-          <thead><tr><th>From</th><th>To</th><th></th></tr></thead>
-          <tbody>{pauses.map((p) => (
-            <tr key={p.id}><td>{p.start}</td><td>{p.end}</td>
-              <td><button type="button" class="small danger" aria-label={`Remove the pause from ${p.start}`} onClick={() => remove(p)}>Remove</button></td></tr>
-          ))}</tbody>
-        </table>
-      ))}
+      {pauses !== null && (
+        <ItemTable list={{ items: pauses, error: '', reload: () => load(form.userId) }} empty={`No pauses ahead for ${form.userId}.`} class="pauses" columns={COLUMNS}
+          actions={(p) => <button type="button" class="small danger" aria-label={`Remove the pause from ${p.start}`} onClick={() => remove(p)}>Remove</button>} />
+      )}
       {dialog}
     </div>
   );

@@ -4,7 +4,7 @@
  * a period with several (all of them met, or any). Errors by row: `metrics.<i>.metricId`,
  * `metrics.<i>.threshold` (ruleErrorsOf says which a refusal concerns).
  */
-import { Field } from '../../form.js';
+import { Field, type Choice } from '../../form.js';
 
 export interface RuleMetric {
   metricId: string;
@@ -30,7 +30,7 @@ export function ruleErrorsOf(message: string, metrics: RuleMetric[]): Record<str
 }
 
 export function RuleMetrics(props: {
-  metrics: RuleMetric[]; evaluation: string; choices: { id: string; name: string }[]; errors: Record<string, string>;
+  metrics: RuleMetric[]; evaluation: string; choices: Choice[]; errors: Record<string, string>;
   onChange: (metrics: RuleMetric[]) => void; onEvaluation: (evaluation: string) => void;
 }) {
   const { metrics, errors } = props;

@@ -8,15 +8,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field, fieldSetter, SaveFooter } from '../../form.js';
 import { useActiveMetrics } from '../../list.js';
+import type { StreakSettingsView } from '../../types.js';
 import { RuleMetrics, ruleErrorsOf, type RuleMetric } from './rule-metrics.js';
-
-interface Settings {
-  frequency: 'daily' | 'weekly' | 'monthly';
-  evaluation: 'all' | 'any';
-  metrics: { metricId: string; threshold: number }[];
-  daysOff?: number[];
-  freezes: { initial: number; max: number; autoEarnInterval: number; autoEarnAmount: number } | null;
-}
 
 /** The weekdays as the Admin API numbers them (0 Sunday to 6 Saturday), listed from Monday. */
 const WEEKDAYS: [number, string][] = [[1, 'Monday'], [2, 'Tuesday'], [3, 'Wednesday'], [4, 'Thursday'], [5, 'Friday'], [6, 'Saturday'], [0, 'Sunday']];
@@ -31,7 +24,7 @@ export function RuleForm({ session }: { session: Session }) {
   const [state, setState] = useState<{ saved: boolean; errors: Record<string, string>; loaded: boolean }>({ saved: false, errors: {}, loaded: false });
   const set = fieldSetter(form, setForm);
   useEffect(() => {
-    void call<Settings>(session, 'GET', '/admin/v1/streaks/settings').then((r) => {
+    void call<StreakSettingsView>(session, 'GET', '/admin/v1/streaks/settings').then((r) => {
       const s = r.body;
       const f = s.freezes;
       setMetrics(s.metrics.length === 0 ? [{ metricId: '', threshold: '1' }] : s.metrics.map((m) => ({ metricId: m.metricId, threshold: String(m.threshold) })));

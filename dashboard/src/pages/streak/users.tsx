@@ -6,12 +6,7 @@
 import { useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
-
-interface BulkIssue {
-  userId: string;
-  severity: 'error' | 'warning';
-  message: string;
-}
+import type { BulkIssue } from '../../types.js';
 
 export function StreakUsers({ session }: { session: Session }) {
   const [ids, setIds] = useState('');

@@ -6,13 +6,9 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
+import type { NotificationType, PreferencesView as Preferences } from '../../types.js';
 
-interface Preferences {
-  notifications: Record<string, string[]>;
-  streak?: { enabled?: boolean; evaluationMode?: string; metrics?: { key: string; threshold: number }[] };
-}
-
-const TYPES = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
+const TYPES: NotificationType[] = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
 const CHANNELS = ['email', 'push'];
 
 export function PreferencesOfUser({ session, userId }: { session: Session; userId: string }) {
@@ -31,9 +27,10 @@ export function PreferencesOfUser({ session, userId }: { session: Session; userI
   };
   if (prefs === undefined) return <p class="muted">Loading…</p>;
   if (prefs === null) return <p class="muted">Not readable.</p>;
-  const types = Object.entries(prefs.notifications);
+  // The types set, in the answer's order.
+  const types = Object.entries(prefs.notifications).filter((e): e is [string, string[]] => e[1] !== undefined);
   const streak = prefs.streak;
-  const on = (type: string, channel: string) => prefs.notifications[type] === undefined || prefs.notifications[type].includes(channel);
+  const on = (type: NotificationType, channel: string) => prefs.notifications[type]?.includes(channel) ?? true;
   return (
     <>
     <form key={userId + JSON.stringify(prefs.notifications)} class="user-preferences-form" onSubmit={save} aria-label="Notification preferences">

@@ -4,22 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
-
-interface Period {
-  periodStart: string;
-  length: number;
-  usedFreeze?: boolean;
-  usedPause: boolean;
-}
-
-interface Streak {
-  length: number;
-  frequency: string;
-  expires: string | null;
-  freezes?: number;
-  maxFreezes?: number;
-  streakHistory: Period[];
-}
+import type { StreakPeriodView as Period, UserStreakView as Streak } from '../../types.js';
 
 export function StreakCalendar({ session, userId }: { session: Session; userId: string }) {
   const [streak, setStreak] = useState<Streak | null | undefined>(undefined);

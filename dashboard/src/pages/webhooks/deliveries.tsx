@@ -6,9 +6,17 @@
 import { useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
-import { ListBox, useList } from '../../list.js';
+import { ItemTable, useList, type Column } from '../../list.js';
 import type { WebhookDeliveryView as Delivery } from '../../types.js';
 
+const COLUMNS: Column<Delivery>[] = [
+  { head: 'Created', cell: (d) => d.created.replace('T', ' ').slice(0, 19) },
+  { head: 'Type', cell: (d) => d.type },
+  { head: 'User', cell: (d) => d.userId ?? '—' },
+  { head: 'Status', cell: (d) => d.status },
+  { head: 'Attempts', cell: (d) => d.attempts },
+  { head: 'Last answer', cell: (d) => d.lastStatus ?? d.error ?? '—' },
+];
 
 export function Deliveries({ session, webhook }: { session: Session; webhook: { id: string; name: string } }) {
   const [status, setStatus] = useState('');
@@ -34,21 +42,8 @@ export function Deliveries({ session, webhook }: { session: Session; webhook: { 
         </select>
       </Field>
       <p class="muted" role="status">{message.done}</p>
-      <p class="error" role="alert">{message.error}</p>
-      <ListBox list={list} empty="No deliveries yet.">
-        {(items) => (
-          <table class="deliveries">
-            <thead><tr><th>Created</th><th>Type</th><th>User</th><th>Status</th><th>Attempts</th><th>Last answer</th><th></th></tr></thead>
-            <tbody>{items.map((d) => (
-              <tr key={d.id}>
-                <td>{d.created.replace('T', ' ').slice(0, 19)}</td><td>{d.type}</td><td>{d.userId ?? '—'}</td><td>{d.status}</td><td>{d.attempts}</td>
-                <td>{d.lastStatus ?? d.error ?? '—'}</td>
-                <td><button type="button" class="small" aria-label={`Retry ${d.type} ${d.id}`} onClick={() => retry(d)}>Retry</button></td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
-      </ListBox>
+      <ItemTable list={list} empty="No deliveries yet." class="deliveries" columns={COLUMNS} error={message.error}
+        actions={(d) => <button type="button" class="small" aria-label={`Retry ${d.type} ${d.id}`} onClick={() => retry(d)}>Retry</button>} />
     </div>
   );
 }
