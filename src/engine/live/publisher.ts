@@ -11,6 +11,12 @@
  * the batch to the next, which may send some of its messages again (with new numbers; never
  * fewer). A publisher that takes over where the log no longer holds what follows its position
  * (trimmed while no publisher ran) sends a `resync` on every topic wanted.
+ *
+ * While no socket wants any topic, the publisher reads nothing (an installation without live
+ * sockets pays nothing for them; on a Cluster the tail would poll every partition each 10 ms).
+ * When a topic is wanted again, it follows the logs from WAKE_MARGIN_MS before that moment (the
+ * stream ids are Redis's times): what a new subscriber's events appended since its `subscribed`
+ * are read, whatever the clocks' difference up to that margin.
  */
 import { randomUUID } from 'node:crypto';
 import { isControl } from '../../domain/notifications/rules.js';
@@ -35,6 +41,10 @@ const LEASE_MS = 10_000;
 const RENEW_MS = 2000;
 /** How long a worker without the lease waits before trying again, and a loop after a failure (ms). */
 const RETRY_MS = 1000;
+/** How often a publisher with no topic wanted looks again (ms). */
+const IDLE_MS = 50;
+/** How far before the moment a topic is wanted again the logs are read from (ms). */
+const WAKE_MARGIN_MS = 5000;
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'log'>;
 
@@ -73,6 +83,8 @@ export class LivePublisher {
   private boardTimer: NodeJS.Timeout | null = null;
   private boardPass: Promise<unknown> | null = null;
   private renewedAt = 0;
+  /** No topic was wanted at this publisher's last look: the logs were not followed. */
+  private idle = false;
   private published = 0;
   private read = 0;
 
@@ -108,7 +120,7 @@ export class LivePublisher {
             continue;
           }
         }
-        const entries = await this.tail.read(this.positions);
+        const entries = await this.follow();
         if (this.stopped) break;
         if (entries.length > 0) await this.handle(entries);
         if (Date.now() - this.renewedAt >= RENEW_MS) await this.renew();
@@ -119,6 +131,21 @@ export class LivePublisher {
         await sleep(RETRY_MS);
       }
     }
+  }
+
+  /** The entries after the positions; none, after a pause, while no topic is wanted. */
+  private async follow(): Promise<TailEntry[]> {
+    if (this.wanted.none()) {
+      this.idle = true;
+      await sleep(IDLE_MS);
+      return [];
+    }
+    if (this.idle) {
+      this.idle = false;
+      const from = `${Date.now() - WAKE_MARGIN_MS}-0`;
+      this.positions = this.positions.map((at) => (compareStreamIds(at, from) < 0 ? from : at));
+    }
+    return this.tail.read(this.positions);
   }
 
   /** Takes the lease if no one holds it, then the positions (and a resync where the log lost some). */

@@ -98,6 +98,13 @@ export class WantedTopics {
     return until !== undefined && until > Date.now();
   }
 
+  /** Whether no topic is wanted now (the publisher then follows no log). */
+  none(): boolean {
+    const now = Date.now();
+    for (const until of this.until.values()) if (until > now) return false;
+    return true;
+  }
+
   /** Every topic wanted now. */
   all(): string[] {
     const now = Date.now();
