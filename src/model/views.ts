@@ -4,7 +4,7 @@
  * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
-import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, NotificationType, WebhookType } from './entities.js';
+import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, NotificationType, PointsSystem, WebhookType } from './entities.js';
 
 export type { AttributeFilter, LeaderboardStatus, NotificationType, WebhookType };
 
@@ -170,14 +170,7 @@ export interface PointsLevelAdminView {
 }
 
 /** A boost of a points system (`/admin/v1/points/:id/boosts`); `userAttributes` on a boost for everyone only. */
-export interface PointsBoostAdminView {
-  id: string;
-  name: string;
-  status: 'active' | 'scheduled' | 'finished';
-  start: string;
-  end: string | null;
-  multiplier: number;
-  rounding: 'down' | 'up' | 'nearest';
+export interface PointsBoostAdminView extends PointsBoostView {
   userId: string | null;
   userAttributes?: AttributeFilter[];
 }
@@ -485,14 +478,7 @@ export interface NotificationSettingsView {
 }
 
 /** A points system's own fields, as every Application API shape of points starts. */
-export interface PointsSystemView {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  badgeUrl: string | null;
-  maxPoints: number | null;
-}
+export type PointsSystemView = Pick<PointsSystem, 'id' | 'key' | 'name' | 'description' | 'badgeUrl' | 'maxPoints'>;
 
 /** A level as the Application API shows it (PointsLevel: `description` '' when none was given). */
 export interface PointsLevelView {
