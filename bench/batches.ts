@@ -18,6 +18,8 @@ export interface BatchTurn {
   waitingAtLoadEnd: number;
   /** Seconds after the load's end until nothing waited; null when still waiting `capS` after it. */
   emptiedAfterS: number | null;
+  /** Items waiting at the last read (0 once all were applied). */
+  waitingAtEnd: number;
   samples: number;
 }
 
@@ -30,6 +32,7 @@ export function mergeBatchTurns(turns: BatchTurn[]): BatchTurn | null {
     maxLagS: Math.max(...turns.map((t) => t.maxLagS)),
     waitingAtLoadEnd: Math.max(...turns.map((t) => t.waitingAtLoadEnd)),
     emptiedAfterS: tails.some((t) => t === null) ? null : Math.max(...(tails as number[])),
+    waitingAtEnd: Math.max(...turns.map((t) => t.waitingAtEnd)),
     samples: turns.reduce((n, t) => n + t.samples, 0),
   };
 }
@@ -52,7 +55,7 @@ export class BatchMonitor {
   async watch<T>(load: Promise<T>, capS: number, signal: AbortSignal): Promise<{ result: T; batch: BatchTurn }> {
     let done = false;
     let loadEndMs = 0;
-    const turn: BatchTurn = { maxWaiting: 0, maxLagS: 0, waitingAtLoadEnd: 0, emptiedAfterS: null, samples: 0 };
+    const turn: BatchTurn = { maxWaiting: 0, maxLagS: 0, waitingAtLoadEnd: 0, emptiedAfterS: null, waitingAtEnd: 0, samples: 0 };
     const settled = load.then(
       (v) => { done = true; loadEndMs = Date.now(); return v; },
       (err: unknown) => { done = true; loadEndMs = Date.now(); throw err; },
@@ -74,6 +77,7 @@ export class BatchMonitor {
       const b = await batchBacklog(this.deps);
       turn.samples++;
       if (first) turn.waitingAtLoadEnd = b.waiting;
+      turn.waitingAtEnd = b.waiting;
       turn.maxLagS = Math.max(turn.maxLagS, b.lagSeconds);
       if (b.waiting === 0) {
         turn.emptiedAfterS = (Date.now() - loadEndMs) / 1000;

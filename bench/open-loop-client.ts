@@ -5,7 +5,8 @@
  * keep-alive TCP connections, and reports every latency from the scheduled time.
  *
  * The requests are bench/wrk/event.lua's: POST <path> with X-API-KEY, a user drawn from `users`,
- * a share with an Idempotency-Key from a pool. A request goes on a connection with nothing in
+ * a share with an Idempotency-Key from a pool (with `batch`: bench/wrk/batch.lua's, that many
+ * such events a request). A request goes on a connection with nothing in
  * flight; when every connection has one, it waits in the client for the first to be answered
  * (counted as `waitedForConnection`), its latency still counted from its scheduled time. No HTTP
  * pipelining: uWebSockets.js closes a connection that sends a request while the answer to the
@@ -41,10 +42,22 @@ const BODY_HEAD = '{"user":{"id":"user-';
 const BODY_TAIL = '"},"value":1}';
 
 function request(): string {
+  if (o.batch !== undefined) return batchRequest(o.batch);
   const { user, key } = drawRequest(o.users, o.idempotencyShare, o.idempotencyPool, Math.random);
   const body = `${BODY_HEAD}${user}${BODY_TAIL}`;
   const idem = key === null ? '' : `Idempotency-Key: ${o.tag}-${key}\r\n`;
   return `${head}Content-Length: ${body.length}\r\n${idem}\r\n${body}`;
+}
+
+/** bench/wrk/batch.lua's request: `size` items of the metric `lessons`, their keys item by item. */
+function batchRequest(size: number): string {
+  const items: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const { user, key } = drawRequest(o.users, o.idempotencyShare, o.idempotencyPool, Math.random);
+    items.push(`{"key":"lessons","user":{"id":"user-${user}"},"value":1${key === null ? '' : `,"idempotencyKey":"${o.tag}-${key}"`}}`);
+  }
+  const body = `[${items.join(',')}]`;
+  return `${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;

@@ -35,6 +35,11 @@ export interface OpenLoopOptions {
   tag: string;
   /** Seconds a request may take after the last one was scheduled; later ones count as not answered. */
   timeoutS: number;
+  /**
+   * Events a request carries, for a batch variant: each request is bench/wrk/batch.lua's (a JSON
+   * array of `batch` items to `path`, the idempotency keys item by item) and `rate` counts requests.
+   */
+  batch?: number;
 }
 
 export interface OpenLoopResult {

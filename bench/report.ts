@@ -52,7 +52,9 @@ export interface VariantResult {
   postgresRows: number | null;
   /**
    * A batch variant's queues during and after the measured pass (bench/batches.ts; its turns merged:
-   * the worst of each); absent for the others. Its requests are counted as events (500 a request).
+   * the worst of each); absent for the others. Its requests are counted as events (500 a request),
+   * and its req/s is the events the workers applied a second: the events accepted over the seconds
+   * from the load's start until the workers had applied them all (bench/run.ts appliedSlice).
    */
   batch?: BatchTurn | null;
 }
@@ -64,6 +66,8 @@ export interface OpenLoopPass extends OpenLoopResult {
   /** CPU µs per request over the pass (and the drain's tail); `wrk` is the open-loop client. */
   cpu: CpuPerRequest;
   drain: DrainTurn | null;
+  /** A batch variant's queues during and after the pass (its rate and counts are then in events); absent for the others. */
+  batch?: BatchTurn | null;
 }
 
 export interface Machine {
@@ -163,6 +167,8 @@ export interface VariantSummary {
   drain: DrainSummary | null;
   /** The open-loop passes over the rounds; null when none ran. */
   openLoop: OpenLoopSummary | null;
+  /** A batch variant's queues over the rounds (the closed loop's); null for the others. */
+  batch: BatchSummary | null;
   runnerCpuUs: number | null;
   samplerRedisUs: number | null;
 }
@@ -175,6 +181,12 @@ export interface VariantSummary {
 export interface OverRounds {
   perRound: (number | null)[];
   median: number | null;
+}
+
+/** A batch variant's queues: the most seconds the oldest item waited, and when all were applied after the load. */
+export interface BatchSummary {
+  maxLagS: OverRounds;
+  emptiedAfterS: OverRounds;
 }
 
 export interface DrainSummary {
@@ -201,6 +213,8 @@ export interface OpenLoopSummary {
   errors: { connect: number; closed: number; parse: number };
   cpu: CpuPerRequest;
   drainMaxLagS: OverRounds | null;
+  /** A batch variant's: the most seconds its oldest item waited (acceptance to applied); null for the others. */
+  batchMaxLagS: OverRounds | null;
 }
 
 export interface Ratio {
@@ -451,6 +465,7 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     apiProcesses: results[0].apiProcesses ?? null,
     drain: summarizeDrainRounds(results.map((v) => v.drain ?? null)),
     openLoop: summarizeOpenLoops(results.map((v) => v.openLoop ?? null)),
+    batch: summarizeBatchRounds(results.map((v) => v.batch ?? null)),
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
     samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
   };
@@ -473,6 +488,13 @@ export function medianBeyond(values: (number | null)[]): number | null {
 }
 
 const overRounds = (perRound: (number | null)[]): OverRounds => ({ perRound, median: medianBeyond(perRound) });
+
+/** A batch variant's queues over the rounds that measured them; null when none did. */
+function summarizeBatchRounds(turns: (BatchTurn | null)[]): BatchSummary | null {
+  const b = turns.filter((t): t is BatchTurn => t !== null);
+  if (b.length === 0) return null;
+  return { maxLagS: overRounds(b.map((t) => t.maxLagS)), emptiedAfterS: overRounds(b.map((t) => t.emptiedAfterS)) };
+}
 
 /** The drain over the rounds that measured it; null when none did. */
 export function summarizeDrainRounds(turns: (DrainTurn | null)[]): DrainSummary | null {
@@ -514,6 +536,7 @@ function summarizeOpenLoops(passes: (OpenLoopPass | null)[]): OpenLoopSummary | 
     errors,
     cpu: medianCpu(o.map((p) => p.cpu)),
     drainMaxLagS: drains.every((d) => d !== null) ? overRounds(drains.map((d) => d!.maxLagS)) : null,
+    batchMaxLagS: o.every((p) => p.batch != null) ? overRounds(o.map((p) => p.batch!.maxLagS)) : null,
   };
 }
 
@@ -770,6 +793,27 @@ export function renderSystem(report: Report): string[] {
           ` | ${overCell(o.p999Ms, secs, 'unanswered', false)} | ${int(o.unanswered)} of ${int(o.scheduled)} | ${overCell(o.sendDelayP99Ms, secs, '—', false)}` +
           ` | ${int(o.waitedForConnection)} | ${o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} | ${systemCpuCell(v, o.cpu)}` +
           ` | ${non2xx > 0 ? `**${non2xx} non-2xx**${errs === '0' ? '' : `, ${errs}`}` : errs} |`;
+      }),
+    );
+  }
+  const batched = report.variants.filter((v) => v.batch !== null);
+  if (batched.length > 0) {
+    lines.push(
+      '',
+      'Batches: a batch variant\'s req/s is the events the workers applied a second, the events accepted during the load over the' +
+        ' seconds from its start until the workers had applied them all (not the rate the api accepted them at, which outruns the' +
+        ' workers). Closed loop: the most seconds the oldest item waited (acceptance to applied) and when all were applied after the load;' +
+        ' open loop (half that rate, above): the most seconds the oldest item waited, the batches\' own latency.',
+      '',
+      '| variant | events/s applied | closed loop: most behind, s | applied after the load, s | open loop: events/s | open loop: batches most behind, s | open loop: drain most behind, s |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...batched.map((v) => {
+        const b = v.batch!;
+        const o = v.openLoop;
+        return `| ${v.name} | ${int(v.requestsPerSecond)} | ${overCell(b.maxLagS, secs, '—', many)} | ${overCell(b.emptiedAfterS, secs, `> ${s.drainCapS}`, many)}` +
+          ` | ${o === null ? '—' : overCell(o.rate, (x) => int(x ?? 0), '—', many)}` +
+          ` | ${o === null || o.batchMaxLagS === null ? '—' : overCell(o.batchMaxLagS, secs, '—', many)}` +
+          ` | ${o === null || o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} |`;
       }),
     );
   }

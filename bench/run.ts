@@ -23,7 +23,7 @@
  *                      in the same turns, with the ratio of the two per round (bench/baseline.ts)
  *   BENCH_SYSTEM_SLICE seconds of one turn of a variant whose workers run (BENCH_DURATION: one load)
  *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
- *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split;
+ *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split,laurel-batch;
  *                      `all`, or `none`)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   BENCH_PAUSE_IDLE   1: the variants not being measured are paused for each turn and open-loop pass
@@ -100,7 +100,7 @@ const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 
  * The open loop's variants by default: the floor, and the full scenario with and without the
  * workers (each pass adds BENCH_OPEN_DURATION seconds to a round).
  */
-const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-system-2', 'laurel-split'];
+const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-system-2', 'laurel-split', 'laurel-batch'];
 
 /** The longest wait for a drain to finish after a load (then the run goes on, and says so). */
 const DRAIN_CAP_S = 30;
@@ -371,6 +371,17 @@ async function settleDrain(r: Running, capS: number, what: string, signal: Abort
   }
 }
 
+/**
+ * A batch variant's pass counted as the workers applied it: the events accepted during the load
+ * (those still waiting when the wait for them ended left out) over the seconds from the load's
+ * start until they were all applied (or the wait ended). The api accepts faster than the workers
+ * apply: the rate it accepted at says nothing of what the system does with the events.
+ */
+function appliedSlice(slice: WrkResult, batch: BatchTurn, capS: number): WrkResult {
+  const tailS = batch.emptiedAfterS ?? capS;
+  return { ...slice, requests: Math.max(0, slice.requests - batch.waitingAtEnd), durationUs: slice.durationUs + tailS * 1e6 };
+}
+
 /** Stops a session's processes (the workers' own too), the way an operator would. */
 async function stopSession(session: Session): Promise<void> {
   await Promise.all([stop(session.child), ...(session.workers === null ? [] : [stop(session.workers)])]);
@@ -446,8 +457,8 @@ async function measureRound(
             let batched = '';
             const applied = r.batches === null ? pass : r.batches.watch(pass, settings.drainCapS, signal).then(({ result, batch }) => {
               r.batchTurns.push(batch);
-              batched = `; ${batchLine(batch, settings.drainCapS)}`;
-              return result;
+              batched = ` accepted; ${batchLine(batch, settings.drainCapS)}`;
+              return appliedSlice(result, batch, settings.drainCapS);
             });
             const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
             r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
@@ -461,8 +472,11 @@ async function measureRound(
               const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
               hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} waiting once drained, ${sent}`;
             }
-            const unit = r.session.batch === undefined ? 'req/s' : `events/s (${r.session.batch} a request)`;
-            log(`  ${r.variant.name}: ${Math.round(slice.requests / (slice.durationUs / 1e6))} ${unit}${batched}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
+            const rate = Math.round(slice.requests / (slice.durationUs / 1e6));
+            const figure = r.session.batch === undefined
+              ? `${rate} req/s`
+              : `${rate} events/s applied (${r.session.batch} a request; ${Math.round(slice.requests / (settings.systemSliceS))} events/s${batched})`;
+            log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
           }
           const after = sample(pids, withPostgres);
           r.runnerUs += runnerUs() - ownBefore;
@@ -492,7 +506,8 @@ async function measureRound(
         const o = result.openLoop;
         const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
         log(`  ${r.variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
-          `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
+          `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.batch == null ? '' : `; ${batchLine(o.batch, settings.drainCapS)}`}` +
+          `${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
       }
     }
   } finally {
@@ -538,23 +553,34 @@ async function openLoop(
   const url = new URL(r.session.eventUrl);
   const pids = pidsOf(r.session, redisPid);
   const before = sample(pids, withPostgres);
+  // A batch variant: requests of `size` events, as many a second as make half its events/s.
+  const size = r.session.batch;
   const pass = runOpenLoop({
-    host: url.hostname, port: Number(url.port), path: EVENT_PATH, apiKey: r.session.apiKey,
-    rate: peak / 2, durationS: settings.openLoopS, connections: settings.connections,
+    host: url.hostname, port: Number(url.port), path: size === undefined ? EVENT_PATH : url.pathname, apiKey: r.session.apiKey,
+    rate: size === undefined ? peak / 2 : peak / 2 / size, durationS: settings.openLoopS, connections: settings.connections,
     users: settings.users, idempotencyShare: settings.idempotencyShare, idempotencyPool: settings.idempotencyPool,
-    tag: tagOf(`open-${r.variant.name}`), timeoutS: settings.timeoutS,
+    tag: tagOf(`open-${r.variant.name}`), timeoutS: settings.timeoutS, ...(size === undefined ? {} : { batch: size }),
   }, signal);
   let drain: DrainTurn | null = null;
+  let batch: BatchTurn | null = null;
   let result;
   if (r.monitor === null) {
     result = await pass;
   } else {
-    const watched = await r.monitor.watch(pass, settings.drainCapS, signal);
+    // A batch variant's load ends, for the drain, once the workers have applied its items.
+    const applied = r.batches === null ? pass : r.batches.watch(pass, settings.drainCapS, signal).then((w) => {
+      batch = w.batch;
+      return w.result;
+    });
+    const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
     result = watched.result;
     drain = watched.drain;
   }
   const after = sample(pids, withPostgres);
-  return { ...result, peak, drain, cpu: perRequest(before, after, result.completed) };
+  if (size === undefined) return { ...result, peak, drain, cpu: perRequest(before, after, result.completed) };
+  // Its rates and CPU in events (its latencies stay a request's: a batch's acceptance).
+  const events = { ...result, rate: result.rate * size, achievedRate: result.achievedRate * size };
+  return { ...events, peak, drain, batch, cpu: perRequest(before, after, result.completed * size) };
 }
 
 function summary(r: VariantResult): string {
