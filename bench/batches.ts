@@ -10,6 +10,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { batchBacklog } from '../src/engine/batches/status.js';
 import { Keys } from '../src/redis/keys.js';
 
+/**
+ * How long a batch variant's closed-loop load waits for the workers to apply what it accepted: the
+ * api accepts batches several times faster than the workers apply them, so a load of
+ * BENCH_DURATION leaves a backlog of some tens of seconds, all of which its figure counts.
+ */
+export const BATCH_CAP_S = 120;
+
 export interface BatchTurn {
   /** The most items waiting, and the longest the oldest had waited, at any sample during the load. */
   maxWaiting: number;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { baselineName } from './baseline.js';
 import type { CpuPerRequest } from './cpu.js';
 import { TAIL_LIMIT_S, type DrainTurn } from './drain.js';
-import type { BatchTurn } from './batches.js';
+import { BATCH_CAP_S, type BatchTurn } from './batches.js';
 import type { OpenLoopResult } from './open-loop.js';
 import type { Processes } from './variants.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
@@ -810,7 +810,7 @@ export function renderSystem(report: Report): string[] {
       ...batched.map((v) => {
         const b = v.batch!;
         const o = v.openLoop;
-        return `| ${v.name} | ${int(v.requestsPerSecond)} | ${overCell(b.maxLagS, secs, '—', many)} | ${overCell(b.emptiedAfterS, secs, `> ${s.drainCapS}`, many)}` +
+        return `| ${v.name} | ${int(v.requestsPerSecond)} | ${overCell(b.maxLagS, secs, '—', many)} | ${overCell(b.emptiedAfterS, secs, `> ${BATCH_CAP_S}`, many)}` +
           ` | ${o === null ? '—' : overCell(o.rate, (x) => int(x ?? 0), '—', many)}` +
           ` | ${o === null || o.batchMaxLagS === null ? '—' : overCell(o.batchMaxLagS, secs, '—', many)}` +
           ` | ${o === null || o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} |`;

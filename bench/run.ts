@@ -49,7 +49,7 @@ import { BaselineError, baselineName, prepareBaseline, type Baseline } from './b
 import type pg from 'pg';
 import { addTicks, childPids, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
 import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
-import { BatchMonitor, batchLine, mergeBatchTurns, type BatchTurn } from './batches.js';
+import { BATCH_CAP_S, BatchMonitor, batchLine, mergeBatchTurns, type BatchTurn } from './batches.js';
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
 import { pause, resumeAll } from './pause.js';
@@ -455,10 +455,11 @@ async function measureRound(
             const hooksBefore = webhooksReceived();
             // A batch variant's load ends, for the drain, once the workers have applied its items.
             let batched = '';
-            const applied = r.batches === null ? pass : r.batches.watch(pass, settings.drainCapS, signal).then(({ result, batch }) => {
+            const applied = r.batches === null ? pass : r.batches.watch(pass, BATCH_CAP_S, signal).then(({ result, batch }) => {
               r.batchTurns.push(batch);
-              batched = ` accepted; ${batchLine(batch, settings.drainCapS)}`;
-              return appliedSlice(result, batch, settings.drainCapS);
+              const tail = batch.emptiedAfterS === null || batch.emptiedAfterS === 0 ? '' : `, ${Math.round(batch.waitingAtLoadEnd / batch.emptiedAfterS)} events/s applied after the load`;
+              batched = `; ${Math.round(result.requests / (result.durationUs / 1e6))} events/s accepted${tail}; ${batchLine(batch, BATCH_CAP_S)}`;
+              return appliedSlice(result, batch, BATCH_CAP_S);
             });
             const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
             r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
@@ -475,7 +476,7 @@ async function measureRound(
             const rate = Math.round(slice.requests / (slice.durationUs / 1e6));
             const figure = r.session.batch === undefined
               ? `${rate} req/s`
-              : `${rate} events/s applied (${r.session.batch} a request; ${Math.round(slice.requests / (settings.systemSliceS))} events/s${batched})`;
+              : `${rate} events/s applied (${r.session.batch} a request${batched})`;
             log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
           }
           const after = sample(pids, withPostgres);
