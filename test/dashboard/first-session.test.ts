@@ -132,11 +132,11 @@ describe('a first session in the dashboard', () => {
     const find = page.getByRole('button', { name: 'Find' });
     const input = page.getByLabel('User id');
     // Measured in one frame, against the form's own top: the search above it may still be laying out.
-    const layout = () => page.evaluate(() => {
-      const form = document.querySelector('form[aria-label="Open a user by id"]')!;
-      const middle = (e: Element) => { const r = e.getBoundingClientRect(); return r.y + r.height / 2 - form.getBoundingClientRect().y; };
-      return { button: middle(form.querySelector('button')!), input: middle(document.getElementById('user-id')!) };
-    });
+    const layout = () => page.evaluate<{ button: number; input: number }>(`(() => {
+      const form = document.querySelector('form[aria-label="Open a user by id"]');
+      const middle = (e) => { const r = e.getBoundingClientRect(); return r.y + r.height / 2 - form.getBoundingClientRect().y; };
+      return { button: middle(form.querySelector('button')), input: middle(document.getElementById('user-id')) };
+    })()`);
     const before = await layout();
     expect(Math.abs(before.button - before.input)).toBeLessThan(3);
     await input.fill('nobody');
