@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
 import { freePort, startNode, stop, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
+import type { AnalyticsView } from '../src/model/views.js';
 import { DEFAULT_DATABASE_URL, LAUREL_NODE_FLAGS, ROOT } from './variants.js';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -60,20 +61,7 @@ interface Sent {
   fresh: number;
 }
 
-interface Day {
-  date: string;
-  events: number;
-  activeUsers: number;
-  weeklyActiveUsers: number;
-  newUsers: number;
-  completions: number;
-  byMetric: Record<string, number>;
-}
-
-interface Analytics {
-  days: Day[];
-  activeUsers: number;
-}
+type Analytics = Pick<AnalyticsView, 'days' | 'activeUsers'>;
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];

@@ -38,15 +38,7 @@ export interface QueuedDelivery {
 }
 
 /** A delivery as claimed from a queue: its stream id, and what was queued. */
-export interface ClaimedDelivery {
-  streamId: string;
-  eventId: string;
-  type: string;
-  tenant: string;
-  userId: string;
-  created: number;
-  body: string;
-}
+export type ClaimedDelivery = Omit<QueuedDelivery, 'endpointId' | 'partition' | 'entryId'> & { streamId: string };
 
 /**
  * A delivery as its queue holds it, one field (`d`): a JSON list of what names it (webhook-id,
