@@ -1,10 +1,10 @@
 --[[
   Takes members out of a due index once they are dealt with: each only while its score is still
   the one read, so a member the log drainer moved meanwhile stays for its new time. The
-  notifications due index (src/engine/notifications/due-index.ts: a later extension or active day)
-  and the webhooks' freeze checks (src/engine/webhooks/freezes.ts).
+  notifications due index (src/engine/notifications/due-index.ts: a later extension or active day),
+  the webhooks' freeze checks (src/engine/webhooks/freezes.ts) and losses (losses.ts).
 
-  KEYS[1] the due index   <prefix>:{p<N>}:ndue or <prefix>:{wh:<tenant>}:fzdue   zset member -> ms
+  KEYS[1] the due index   <prefix>:{p<N>}:ndue, <prefix>:{wh:<tenant>}:fzdue or :lost   zset member -> ms
 
   ARGV    member, score as read (ZRANGEBYSCORE ... WITHSCORES), repeated
 

@@ -31,6 +31,7 @@ import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 import { LivePublisher } from '../src/engine/live/publisher.js';
+import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -288,7 +289,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   outage.watch(liveReader, 'laurel-live-tail');
   const live = new LivePublisher(svc, {
     reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
-  });
+  }, { logged: (entries) => noteLogged(svc, entries), followed: (users) => noteFollowed(svc, users) });
   await live.start();
 
   const health = new WorkersHealth(svc.metrics, wlog);

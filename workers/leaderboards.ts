@@ -7,7 +7,8 @@
  * as they were, readable with `run=`. A user's later events fall in later runs by their local
  * date, so nothing reaches a finalised run. A board an admin finished is final at once, up to the
  * run of the day it was finished (UTC): no event ranks on it any more. While an endpoint subscribes
- * to `leaderboard.finished`, each finalised run (and group) records one, with its top 10.
+ * to `leaderboard.finished`, each finalised run (and group) records one, with its top 10, also
+ * published on the board's live topic while a socket wants it (src/engine/live/clock.ts).
  */
 import type { Deps } from '../src/engine/deps.js';
 import { finishedOn, runOf, runStart } from '../src/domain/leaderboards/runs.js';
@@ -15,7 +16,7 @@ import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';
 import { finishedEvent, type RankedUser } from '../src/domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../src/domain/webhooks/events.js';
-import { recordEvents, subscribedTypes } from '../src/engine/webhooks/record.js';
+import { announce, clockWanted } from '../src/engine/webhooks/record.js';
 import { recordFinalised } from '../src/engine/leaderboards/finalised.js';
 import type { FinalisedRun } from '../src/model/log.js';
 
@@ -34,7 +35,8 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
   const now = clock.now();
   const tenants = liveTenants(snapshot);
   const result: FinaliseResult = { runs: 0 };
-  const notify = subscribedTypes(snapshot).has('leaderboard.finished');
+  const wanted = await clockWanted(deps);
+  const notify = wanted.types.has('leaderboard.finished');
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;
     // Finished by an admin: monitoring stopped then, so its runs up to that day are final at once.
@@ -71,7 +73,7 @@ export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
         }
         // Recorded before the run is marked final: a pass that fails between the two records them
         // again, which records nothing (their ids name the run).
-        if (finishedEvents.length > 0) await recordEvents(deps, await deps.postgres(), finishedEvents);
+        if (finishedEvents.length > 0) await announce(deps, await deps.postgres(), finishedEvents, wanted.live);
         await recordFinalised(deps, { t: tenant, ts: now, b: lb.id, r: run.start, at: new Date(final).toISOString(), w: winners });
         result.runs++;
       }

@@ -91,6 +91,8 @@
  *   <prefix>:{lv:…}:<topic>:s, :h, :w                  string: its last sequence number; list: its latest
  *                                                        messages (lua/livePublish-2.lua); string: wanted
  *                                                        by an api process's sockets (lua/liveJoin-3.lua)
+ *   <prefix>:{lv:…}:<topic>:o:<event id>               string: a clock event published on the topic
+ *                                                        (src/engine/live/clock.ts), kept for a day
  *   <prefix>:{live}:pos, :lease, :want                 hash: partition -> the log entry the live publisher
  *                                                        read up to; string: the worker that publishes;
  *                                                        zset: '<tenant>|<topic>' -> until when it is wanted
@@ -439,6 +441,11 @@ export class Keys {
   liveTopic(tenant: string, topic: string): LiveTopicKeys {
     const channel = `${this.prefix}:{lv:${tenant}:${fnv1a(topic, 0x811c9dc5).toString(16)}}:${escapeId(topic)}`;
     return { channel, seq: `${channel}:s`, history: `${channel}:h`, want: `${channel}:w` };
+  }
+
+  /** Marks a clock event (its webhook id) published on a live topic (src/engine/live/clock.ts). */
+  liveOnce(tenant: string, topic: string, eventId: string): string {
+    return `${this.liveTopic(tenant, topic).channel}:o:${eventId}`;
   }
 
   /**

@@ -5,7 +5,10 @@
  * (src/engine/live/topic-store.ts: numbered, kept for `since`, sent on the topic's shard channel):
  * the user's own changes (src/domain/live/changes.ts) on `user:<id>` for the topics some socket
  * wants (src/engine/live/wanted.ts), and the boards an entry may move marked for the board passes
- * (src/engine/live/boards.ts). Nothing of it is on the event's request path.
+ * (src/engine/live/boards.ts). Nothing of it is on the event's request path. The clock's events
+ * (src/engine/live/clock.ts) are made by the webhooks' passes: the publisher hands their notes
+ * (ClockNotes) the entries of the users whose topic is wanted, and each user whose topic becomes
+ * wanted (all of them, when this worker takes the lease).
  *
  * A position moves once the batch it covers is published: a publisher that dies part-way leaves
  * the batch to the next, which may send some of its messages again (with new numbers; never
@@ -60,6 +63,14 @@ export interface LiveConnections {
   warn(err: unknown, what: string): void;
 }
 
+/** What the clock's events need noted (src/engine/webhooks/clock-notes.ts). */
+export interface ClockNotes {
+  /** The parsed entries of the users whose topic is wanted. */
+  logged(entries: ParsedEntry[]): Promise<void>;
+  /** Users whose topic became wanted. */
+  followed(users: { tenant: string; userId: string }[]): Promise<void>;
+}
+
 export interface PublisherStats {
   /** Messages published since start. */
   published: number;
@@ -82,14 +93,19 @@ export class LivePublisher {
   private loop: Promise<void> | null = null;
   private boardTimer: NodeJS.Timeout | null = null;
   private boardPass: Promise<unknown> | null = null;
+  /** The noting of the users whose topic became wanted, under way (each PASS_MS at most). */
+  private noting: Promise<unknown> | null = null;
   private renewedAt = 0;
   /** No topic was wanted at this publisher's last look: the logs were not followed. */
   private idle = false;
   private published = 0;
   private read = 0;
 
-  constructor(deps: Deps, conns: LiveConnections) {
+  private readonly notes: ClockNotes;
+
+  constructor(deps: Deps, conns: LiveConnections, notes: ClockNotes) {
     this.deps = deps;
+    this.notes = notes;
     this.warn = conns.warn;
     this.tail = new LogTail(conns.reader, deps.keys);
     this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch);
@@ -104,6 +120,14 @@ export class LivePublisher {
     await this.wanted.start();
     this.loop = this.run();
     this.boardTimer = setInterval(() => {
+      if (this.holding && this.noting === null) {
+        const fresh = this.wanted.takeFresh();
+        if (fresh.length > 0) {
+          this.noting = this.noteFresh(fresh)
+            .catch((err: unknown) => this.warn(err, 'live: could not note the streaks of the users newly followed'))
+            .finally(() => { this.noting = null; });
+        }
+      }
       if (!this.holding || this.boardPass !== null || this.boards.pending === 0) return;
       this.boardPass = this.boards.pass()
         .catch((err: unknown) => this.warn(err, 'live: a leaderboard pass failed; the next one reads the boards again'))
@@ -116,6 +140,8 @@ export class LivePublisher {
       try {
         if (!this.holding) {
           if (!(await this.acquire())) {
+            // The holder notes the topics new to it; this worker notes all of them if it takes over.
+            this.wanted.takeFresh();
             await sleep(RETRY_MS);
             continue;
           }
@@ -171,6 +197,9 @@ export class LivePublisher {
       return at;
     });
     if (lost) await this.resyncAll();
+    // What a worker that held the lease noted may not cover every topic wanted now.
+    this.wanted.takeFresh();
+    await this.noteFresh(this.wanted.all());
     this.holding = true;
     this.deps.log.info({ worker: this.id, lost }, 'live: this worker publishes the live updates');
     return true;
@@ -199,6 +228,16 @@ export class LivePublisher {
       await Promise.all(sends);
       this.published += sends.length;
     }
+  }
+
+  /** Hands the clock's notes each user whose topic became wanted. */
+  private async noteFresh(scoped: string[]): Promise<void> {
+    const users: { tenant: string; userId: string }[] = [];
+    for (const s of scoped) {
+      const { tenant, topic } = unscope(s);
+      if (topic.startsWith('user:')) users.push({ tenant, userId: topic.slice(5) });
+    }
+    for (let i = 0; i < users.length; i += 1000) await this.notes.followed(users.slice(i, i + 1000));
   }
 
   /** Publishes what a batch of entries calls for, then moves the positions past it. */
@@ -232,6 +271,8 @@ export class LivePublisher {
       });
       await Promise.all(sends);
       this.published += sends.length;
+      // The wanted users' extensions and grants, for the clock's events (an expiry, a freeze check).
+      await this.notes.logged(parsed);
     }
     const moved = new Map<number, string>();
     for (const e of entries) moved.set(e.partition, e.id);
@@ -292,6 +333,7 @@ export class LivePublisher {
     // A blocking read ends within its BLOCK_MS.
     await Promise.race([this.loop, sleep(1500)]);
     await this.boardPass;
+    await this.noting;
     if (this.holding) {
       const { redis, keys } = this.deps;
       if ((await redis.get(keys.live.lease).catch(() => null)) === this.id) await redis.del(keys.live.lease).catch(() => undefined);

@@ -31,6 +31,8 @@ export class WantedTopics {
   private timer: NodeJS.Timeout | null = null;
   private ring: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
+  /** Topics that became wanted since the last takeFresh (they were not wanted before). */
+  private fresh = new Set<string>();
 
   constructor(redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void) {
     this.redis = redis;
@@ -57,8 +59,14 @@ export class WantedTopics {
    * what follows the api's `subscribed` finds them known.
    */
   private rung(text: string): void {
-    const until = Date.now() + GRACE_MS;
-    for (const topic of text.split('\n')) if (topic !== '' && (this.until.get(topic) ?? 0) < until) this.until.set(topic, until);
+    const now = Date.now();
+    const until = now + GRACE_MS;
+    for (const topic of text.split('\n')) {
+      if (topic === '') continue;
+      const before = this.until.get(topic) ?? 0;
+      if (before <= now) this.fresh.add(topic);
+      if (before < until) this.until.set(topic, until);
+    }
     if (this.ring !== null) return;
     this.ring = setTimeout(() => {
       this.ring = null;
@@ -66,9 +74,12 @@ export class WantedTopics {
     }, GATHER_MS);
   }
 
-  private add(flat: string[]): void {
+  /** Adds the members read; `before`: what was wanted until then (a topic not wanted in it is fresh). */
+  private add(flat: string[], before = this.until): void {
+    const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
       const score = Number(flat[i + 1]);
+      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.fresh.add(flat[i]);
       this.until.set(flat[i], Math.max(this.until.get(flat[i]) ?? 0, score + GRACE_MS));
       if (score > this.highest) this.highest = score;
     }
@@ -87,7 +98,7 @@ export class WantedTopics {
     const flat = await this.redis.zrangebyscore(key, now - GRACE_MS, '+inf', 'WITHSCORES');
     const before = this.until;
     this.until = new Map();
-    this.add(flat);
+    this.add(flat, before);
     // What a ring brought since the read began stays.
     for (const [topic, until] of before) if (until > now && !this.until.has(topic)) this.until.set(topic, until);
     await this.redis.zremrangebyscore(key, '-inf', now - 10 * GRACE_MS);
@@ -103,6 +114,13 @@ export class WantedTopics {
     const now = Date.now();
     for (const until of this.until.values()) if (until > now) return false;
     return true;
+  }
+
+  /** The topics that became wanted since the last call (not wanted just before). */
+  takeFresh(): string[] {
+    const out = [...this.fresh];
+    this.fresh.clear();
+    return out;
   }
 
   /** Every topic wanted now. */

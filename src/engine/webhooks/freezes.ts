@@ -8,7 +8,10 @@
  * their freezes with what was seen last (src/domain/webhooks/freeze-changes.ts), records what
  * changed, and checks again at the end of the user's next day, as long as the streak is alive: one
  * check per user with a streak a day, never a scan of every user. Event ids name the state they
- * report, so a check made again records nothing new.
+ * report, so a check made again records nothing new. While a socket wants a live topic, the live
+ * publisher notes the extensions of the users whose topic is wanted, and what each user whose
+ * topic becomes wanted holds (src/engine/live/clock-notes.ts), so the events are made for them too
+ * (src/engine/live/clock.ts).
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
@@ -18,7 +21,7 @@ import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webho
 import type { WebhookType } from '../../model/entities.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
-import { recordEvents } from './record.js';
+import { announce } from './record.js';
 import { listIn } from '../../lib/lists.js';
 
 /** Users taken from a tenant's index per pass. */
@@ -56,9 +59,9 @@ export async function indexFreezes(deps: Pick<Context, 'redis' | 'keys' | 'store
   ]);
 }
 
-/** Checks the users due now; answers how many deliveries were recorded. */
+/** Checks the users due now (and publishes what changed live: `live`); answers how many deliveries were recorded. */
 export async function recordFreezes(
-  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, types: ReadonlySet<WebhookType>,
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, types: ReadonlySet<WebhookType>, live: boolean,
 ): Promise<number> {
   const { redis, keys, store, clock, settings } = deps;
   const snapshot = store.current;
@@ -99,7 +102,7 @@ export async function recordFreezes(
       seenNow.push(userId, state);
       next.push(standing.next, userId);
     });
-    recorded += await recordEvents(deps, pool, events);
+    recorded += await announce(deps, pool, events, live);
     // Seen once recorded; each user due again at the end of the local day (or no more), unless the
     // drain noted an earlier check meanwhile (taken only while its score is the one read).
     if (seenNow.length > 0) await redis.hset(k.seen, ...seenNow);

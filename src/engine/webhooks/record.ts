@@ -2,7 +2,8 @@
  * Recording webhook events that do not come from the log (src/domain/webhooks/clock-events.ts, the
  * windows of points.changed) for the active endpoints that subscribe to them: outside the drain's
  * transaction, each event's id names its occasion, so recording it again records nothing (or, for
- * one that coalesces, replaces its body while it waits).
+ * one that coalesces, replaces its body while it waits). The clock's events a live topic takes are
+ * published there too while some socket wants a topic (src/engine/live/clock.ts).
  */
 import type pg from 'pg';
 import { clockEvents } from '../../domain/webhooks/clock-events.js';
@@ -11,10 +12,33 @@ import type { WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { recordDeliveries, type NewDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';
+import { LIVE_CLOCK_TYPES, liveInUse, publishClockEvents } from '../live/clock.js';
 
 /** The types subscribed to by an active endpoint. */
 export function subscribedTypes(snapshot: Snapshot): Set<WebhookType> {
   return new Set([...snapshot.webhooks.values()].filter((w) => w.status === 'active').flatMap((w) => w.events));
+}
+
+/** The types the clock's passes make: those an active endpoint subscribes to, and the live ones while a socket wants a topic. */
+export interface ClockWanted {
+  types: Set<WebhookType>;
+  live: boolean;
+}
+
+export async function clockWanted(deps: Pick<Context, 'store' | 'redis' | 'keys'>): Promise<ClockWanted> {
+  const types = subscribedTypes(deps.store.current);
+  const live = await liveInUse(deps);
+  if (live) for (const t of LIVE_CLOCK_TYPES) types.add(t);
+  return { types, live };
+}
+
+/** Records the clock's events for the endpoints, and publishes them on the live topics wanted; answers how many deliveries. */
+export async function announce(
+  deps: Pick<Context, 'store' | 'settings' | 'clock' | 'redis' | 'keys'>, pool: pg.Pool, events: WebhookEvent[], live: boolean,
+): Promise<number> {
+  const recorded = await recordEvents(deps, pool, events);
+  if (live) await publishClockEvents(deps, events);
+  return recorded;
 }
 
 /** Records the events for every active endpoint that subscribes to their type; answers how many deliveries. */
@@ -42,12 +66,13 @@ export async function recordEvents(deps: Pick<Context, 'store' | 'settings' | 'c
  * The clock's events due now (boosts, runs about to start), recorded; `seen` holds the ids this
  * process recorded already (each stays due for a day: they are not written again every pass).
  */
-export async function recordClockEvents(deps: Pick<Context, 'store' | 'settings' | 'clock'>, pool: pg.Pool, seen: Set<string>): Promise<number> {
+export async function recordClockEvents(
+  deps: Pick<Context, 'store' | 'settings' | 'clock' | 'redis' | 'keys'>, pool: pg.Pool, seen: Set<string>, wanted: ClockWanted,
+): Promise<number> {
   const snapshot = deps.store.current;
-  const wanted = subscribedTypes(snapshot);
-  if (wanted.size === 0) return 0;
-  const events = clockEvents(deps.settings.prefix, snapshot, deps.clock.now(), wanted).filter((e) => !seen.has(`${snapshot.version}|${e.id}`));
-  const n = await recordEvents(deps, pool, events);
+  if (wanted.types.size === 0) return 0;
+  const events = clockEvents(deps.settings.prefix, snapshot, deps.clock.now(), wanted.types).filter((e) => !seen.has(`${snapshot.version}|${e.id}`));
+  const n = await announce(deps, pool, events, wanted.live);
   if (seen.size > 10_000) seen.clear();
   // By configuration version too: an endpoint added later records the events again (for itself).
   for (const e of events) seen.add(`${snapshot.version}|${e.id}`);

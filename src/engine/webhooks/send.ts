@@ -21,7 +21,7 @@ import { moveWaitingOutbox } from '../../postgres/webhooks/upgrade.js';
 import {
   claimExpired, claimNew, dropDeletedQueues, giveBack, holdClaims, takeOut, type ClaimedDelivery,
 } from './queue.js';
-import { recordClockEvents, subscribedTypes } from './record.js';
+import { clockWanted, recordClockEvents, subscribedTypes, type ClockWanted } from './record.js';
 import { recordLosses } from './losses.js';
 import { recordPointsChanged } from './points-changed.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
@@ -201,19 +201,33 @@ export class WebhookSender {
 
   private async claim(record: boolean): Promise<number> {
     const { store } = this.deps;
-    if (this.closed || store.current.webhooks.size === 0) return 0;
+    if (this.closed) return 0;
+    const hooks = store.current.webhooks.size > 0;
+    if (!hooks) {
+      // No endpoint: the clock's events only for the live topics, while a socket wants one.
+      if (record) await this.recordClock(await clockWanted(this.deps));
+      return 0;
+    }
     if (record) await this.record();
     return this.claimAndStart(record);
+  }
+
+  /** The clock's events due now (boosts, runs, losses, freezes), recorded and published live (src/engine/live/clock.ts). */
+  private async recordClock(wanted: ClockWanted): Promise<void> {
+    const { types, live } = wanted;
+    if (types.size === 0) return;
+    await recordClockEvents(this.deps, this.pool, this.seen, wanted);
+    if (types.has('streak.lost')) await recordLosses(this.deps, this.pool, live);
+    if (freezesWanted(types)) await recordFreezes(this.deps, this.pool, types, live);
   }
 
   /** The events of the clock due now (boosts, runs, losses, freezes, points.changed windows, rankings), recorded; old deliveries pruned. */
   private async record(): Promise<void> {
     const { clock, settings, store } = this.deps;
-    await recordClockEvents(this.deps, this.pool, this.seen);
+    const wanted = await clockWanted(this.deps);
+    await this.recordClock(wanted);
     const types = subscribedTypes(store.current);
-    if (types.has('streak.lost')) await recordLosses(this.deps, this.pool);
     if (types.has('points.changed')) await recordPointsChanged(this.deps, this.pool);
-    if (freezesWanted(types)) await recordFreezes(this.deps, this.pool, types);
     // The rankings once per window (the first pass of each).
     const window = windowOf(clock.now());
     if (rankingsWanted(types) && window !== this.rankingsWindow) {
