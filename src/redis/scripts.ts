@@ -207,7 +207,7 @@ declare module 'ioredis' {
     rateLimit(bucket: string, ...args: Args): Result<number, Context>;
     userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
     batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;
-    batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
+    batchTake(queue: string, lease: string, ...args: Args): Result<-16 | [id: string, fields: string[]][], Context>;
     batchAck(numberOfKeys: number, queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
     batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
     livePublish(seq: string, history: string, ...args: Args): Result<number, Context>;

@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { itemKey, itemRef, chunkOf, type BatchChunk, type QueuedItem } from '../../domain/batches.js';
 import { checkAttributeKeys, identificationJson, prepareIdentification } from '../../domain/users.js';
 import { HttpError } from '../../lib/errors.js';
+import { ScriptCode } from '../../redis/codes.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import { DEFAULT_TENANT } from '../../redis/keys.js';
 import type { Deps } from '../deps.js';
@@ -165,7 +166,7 @@ export class BatchProcessor {
     const emptied: number[] = [];
     const held: number[] = [];
     answers.forEach((answer, i) => {
-      if (answer === -1) {
+      if (answer === ScriptCode.LEASE_HELD) {
         held.push(partitions[i]);
         return;
       }

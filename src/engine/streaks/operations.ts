@@ -85,7 +85,7 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   );
   if (restored === ScriptCode.NOT_FOUND) return 'not_found';
   if (restored === 0) return 'nothing_lost';
-  if (restored === -1) return 'at_maximum';
+  if (restored === ScriptCode.AT_MAXIMUM) return 'at_maximum';
   const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
   await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry }, now, '');
