@@ -3,10 +3,13 @@
  * of the event path's library), and the answer it shares with lua/recordEvent-4.lua.
  *
  * The small arguments travel as one '|'-separated string, the plan by id (its text in full only
- * when the library answers that it does not hold it), the boosts as JSON: the event path's
- * encodings, kept where msgpack would cost more (docs/performance.md: every ARGV element, and every
- * string the script makes, is hashed by Redis's Lua; a string split by string.match costs less
- * than a cmsgpack.unpack and the table it builds).
+ * when the library answers that it does not hold it, then parsed once and kept:
+ * lua/includes/hotPlan.lua), the boosts as JSON (decoded only when an award is made). Not msgpack:
+ * on this path every ARGV element costs Redis more than a capture of string.match, and decoding a
+ * msgpack plan on every event cost about 16,000 Lua instructions (docs/performance.md, the streak
+ * rule read in place). The keys the event writes only sometimes are built in the script from
+ * KEYS[3], the partition's slot (`UserKeys.slot`), as its header says: a key in KEYS costs every
+ * event, written or not.
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
