@@ -20,7 +20,7 @@
   Returns {1, awards, seq}: awards a list of [system id, trigger id, awarded, total, n, ms, day
   field, boost ids] (lua/includes/points.lua pointsCommit; n numbers the user's awards in the
   system), '' without; seq the log entry's id, which phase 2 orders the user's placements by, or
-  nothing when no award fell due. {-1} when a due time moved meanwhile, {-4} for an unknown user.
+  nothing when no award fell due. {-14} when a due time moved meanwhile, {-4} for an unknown user.
 ]]
 local userKey = KEYS[1]
 local pointsBase = KEYS[2]
@@ -37,7 +37,7 @@ if redis.call('HEXISTS', userKey, 'id') == 0 then return {-4} end
 local specs = {}
 for i = 5, #ARGV do
   local trigger, sys, points, cap, expected, next = string.match(ARGV[i], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-  if (redis.call('HGET', userKey, 'tt:' .. trigger) or '') ~= expected then return {-1} end
+  if (redis.call('HGET', userKey, 'tt:' .. trigger) or '') ~= expected then return {-14} end
   specs[#specs + 1] = {trigger, sys, points + 0, tonumber(cap), next}
 end
 

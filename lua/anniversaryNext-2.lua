@@ -14,7 +14,7 @@
   ARGV[4] when the workers look at the user next (ms), or '' for never (none left)
   ARGV[5] the next anniversary as the api read it ('an'; '' when absent)
 
-  Returns 1; 0 for a user who does not exist; -1 when 'an' is no longer what the api read: nothing
+  Returns 1; 0 for a user who does not exist; -14 when 'an' is no longer what the api read: nothing
   written.
 ]]
 local userKey = KEYS[1]
@@ -30,7 +30,7 @@ if redis.call('HEXISTS', userKey, 'id') == 0 then
   redis.call('ZREM', dueKey, member)
   return 0
 end
-if (redis.call('HGET', userKey, 'an') or '') ~= read then return -1 end
+if (redis.call('HGET', userKey, 'an') or '') ~= read then return -14 end
 redis.call('HSET', userKey, 'an', coming, 'an:d', anchor)
 if look == '' then redis.call('ZREM', dueKey, member) else redis.call('ZADD', dueKey, look, member) end
 return 1

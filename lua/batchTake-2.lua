@@ -14,14 +14,14 @@
   ARGV[3] chunks to take, at most
   ARGV[4] items to take, at most (but the first chunk's)
 
-  Returns -1 when another worker holds the lease, else the entries taken (XRANGE's answer; none
+  Returns -16 when another worker holds the lease, else the entries taken (XRANGE's answer; none
   when the queue is empty).
 ]]
 local queue, lease = KEYS[1], KEYS[2]
 local worker, leaseMs, count, most = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4] or '0')
 
 local holder = redis.call('GET', lease)
-if holder and holder ~= worker then return -1 end
+if holder and holder ~= worker then return -16 end
 if count == '0' then
   if holder then redis.call('DEL', lease) end
   return {}

@@ -15,7 +15,7 @@
   ARGV[4] the current length (as the api computed it, lost streaks being 0)
   ARGV[5] the log entry (JSON, built by the api)
 
-  Returns {restoredLength} (0: nothing to restore; -1: already at that length), or {-4} for an
+  Returns {restoredLength} (0: nothing to restore; -15: already at that length), or {-4} for an
   unknown user.
 ]]
 local userKey = KEYS[1]
@@ -53,7 +53,7 @@ for i = 1, #history, 2 do
   end
 end
 if best == 0 then return {0} end
-if current >= best then return {-1} end
+if current >= best then return {-15} end
 -- The run ends here: its periods go into the history hash, and the restored streak has none.
 local run = runHistory(st)
 if #run > 0 then redis.call('HSET', historyKey, unpack(run)) end

@@ -8,6 +8,7 @@ import type { Deps } from '../src/engine/deps.js';
 import { liveTenants, userBatches } from '../src/redis/users.js';
 import type { BackfillJob } from '../src/engine/jobs.js';
 import { operationEntry } from '../src/model/log.js';
+import * as backfillAchievement from '../src/redis/scripts/backfillAchievement.js';
 
 export interface BackfillResult {
   users: number;
@@ -32,7 +33,7 @@ export async function backfill(deps: Deps, job: BackfillJob): Promise<BackfillRe
         const u = keys.forUser(tenant, userId);
         const metricKey = a.metricId === null ? u.user : keys.userMetric(u, a.metricId);
         const entry = operationEntry(tenant, userId, now, { f: { achievement: a.id } });
-        pipeline.backfillAchievement(u.user, metricKey, u.completions, u.log, stamp, plan, entry);
+        backfillAchievement.queue(pipeline, { user: u.user, userMetric: metricKey, completions: u.completions, log: u.log }, { now: stamp, plan, entry });
       }
       let completed = 0;
       for (const [err, n] of (await pipeline.exec()) ?? []) {

@@ -12,8 +12,9 @@ import type { Clock } from '../lib/clock.js';
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind, type EntityByKind } from '../model/entities.js';
 import { emptyRaw } from '../model/snapshot.js';
 import { Configuration } from './configuration.js';
-import { ScriptCode } from '../redis/codes.js';
 import { awaitFollowers, recordApplied, type Applied } from './read-your-writes.js';
+import * as configDelete from '../redis/scripts/configDelete.js';
+import * as configPut from '../redis/scripts/configPut.js';
 
 export type PutResult = 'ok' | 'exists' | 'not_found' | 'duplicate';
 
@@ -233,16 +234,15 @@ export class ConfigStore {
       .catch((err: unknown) => this.warn(err, `could not read which api processes have the ${what}`));
   }
 
+  private configKeys(kind: ConfigKind): configPut.Keys {
+    return { entities: this.keys.config(kind), uniques: this.keys.configUnique(kind), version: this.keys.configVersion };
+  }
+
   async put<K extends ConfigKind>(kind: K, mode: 'create' | 'update', entity: EntityByKind[K]): Promise<PutResult> {
     const field = UNIQUE_FIELD[kind];
     const unique = String((entity as unknown as Record<string, unknown>)[field] ?? '');
-    const r = await this.redis.configPut(
-      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion,
-      mode, entity.id, JSON.stringify(entity), unique, field,
-    );
-    if (r === ScriptCode.EXISTS) return 'exists';
-    if (r === ScriptCode.NOT_FOUND) return 'not_found';
-    if (r === ScriptCode.DUPLICATE) return 'duplicate';
+    const r = await configPut.run(this.redis, this.configKeys(kind), { mode, id: entity.id, json: JSON.stringify(entity), unique, uniqueField: field });
+    if (r !== 'ok') return r;
     await this.announce();
     return 'ok';
   }
@@ -263,10 +263,7 @@ export class ConfigStore {
   }
 
   async delete(kind: ConfigKind, id: string): Promise<boolean> {
-    const r = await this.redis.configDelete(
-      this.keys.config(kind), this.keys.configUnique(kind), this.keys.configVersion, id, UNIQUE_FIELD[kind],
-    );
-    if (r === ScriptCode.NOT_FOUND) return false;
+    if (!await configDelete.run(this.redis, this.configKeys(kind), id, UNIQUE_FIELD[kind])) return false;
     await this.announce();
     return true;
   }

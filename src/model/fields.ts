@@ -60,11 +60,12 @@ export const STREAK_FIELD = 's';
 export const PAUSES_FIELD = 's:pz';
 
 
-/** The user's streak preferences, JSON (user hash; src/domain/streaks/preferences.ts has the form). */
+/**
+ * The user's streak preferences, JSON (user hash; src/domain/streaks/preferences.ts has the form).
+ * Beside it, 's:ov', a token of them (16 hex digits), is the scripts' alone: lua/updatePreferences-3.lua
+ * writes it and every event script reads it, so no TypeScript names it.
+ */
 export const STREAK_PREFERENCES_FIELD = 's:o';
-
-/** A token of the user's streak preferences (16 hex digits), which every event script reads (user hash). */
-export const STREAK_TOKEN_FIELD = 's:ov';
 
 /**
  * The user's next anniversary date on their calendar (YYYY-MM-DD), or `~` when no anniversary

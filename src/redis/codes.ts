@@ -9,12 +9,15 @@ export const ScriptCode = {
   REPLAYED: 2,
   /** recordEvent, recordEventPlan: the user's stored zone is another (it follows). */
   TZ_MISMATCH: -1,
-  /** accruePoints: another process accrued meanwhile; read again. */
-  MOVED: -1,
+  /** upsertUser, completeAchievement, recordEvent, recordEventPlan: a subscription asked for without an email. */
   SUBSCRIBE_WITHOUT_EMAIL: -2,
+  /** upsertUser, configPut: what is to be created exists. */
   EXISTS: -3,
+  /** An unknown user (or configuration entity): nothing changed. */
   NOT_FOUND: -4,
+  /** configPut: another entity holds the unique name. */
   DUPLICATE: -5,
+  /** completeAchievement: the user's attributes do not match the achievement's filter. */
   FILTERED_OUT: -6,
   /** The streak's last period was judged in another zone: the api sends that zone's period too. */
   STREAK_ZONE: -7,
@@ -30,4 +33,10 @@ export const ScriptCode = {
   STREAK_PREFERENCES: -12,
   /** recordEventPlan: the user's next anniversary has come (or was never worked out): the api completes it, then sends the event again. */
   ANNIVERSARY_DUE: -13,
+  /** accruePoints, anniversaryNext: another process wrote what the api read meanwhile; nothing written (read again). */
+  MOVED: -14,
+  /** restoreStreak: the streak is already at the longest length of the window. */
+  AT_MAXIMUM: -15,
+  /** batchTake: another worker holds the partition's lease. */
+  LEASE_HELD: -16,
 } as const;

@@ -9,7 +9,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
-import { Command, type Redis, type Cluster, type Result } from 'ioredis';
+import { Command, type Redis, type Cluster } from 'ioredis';
 
 export interface Script {
   name: string;
@@ -168,53 +168,10 @@ function libraryLocals(code: string, what: string): string {
 
 type Args = (string | number | Buffer)[];
 
-/** The custom commands, typed (see ioredis examples/typescript/scripts.ts). */
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    recordEvent(user: string, userMetric: string, users: string, log: string, ...args: Args): Result<string | (string | number)[], Context>;
-    recordEventPlan(
-      user: string, userMetric: string, slot: string, ...args: Args
-    ): Result<string | (string | number | (string | number)[])[], Context>;
-    accruePoints(user: string, points: string, due: string, log: string, ...args: Args): Result<(number | string | unknown[])[], Context>;
-    leaderboardPrune(ranking: string, members: string, expiry: string, falls: string, sequences: string, ...args: Args): Result<number, Context>;
-    leaderboardRank(
-      ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, sequences: string, ...args: Args
-    ): Result<[number, number, string, string], Context>;
-    leaderboardLeave(
-      ranking: string, members: string, history: string, expiry: string, falls: string, sequences: string, ...args: Args
-    ): Result<number, Context>;
-    completeAchievement(
-      user: string, users: string, log: string, completions: string, points: string, ...args: Args
-    ): Result<(string | number | (string | number)[])[], Context>;
-    backfillAchievement(user: string, userMetric: string, completions: string, log: string, ...args: Args): Result<number, Context>;
-    anniversaryNext(user: string, due: string, ...args: Args): Result<number, Context>;
-    streakRank(active: string, longest: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
-    streakPrune(active: string, expiry: string, standing: string, ...args: Args): Result<number, Context>;
-    grantFreezes(user: string, log: string, ...args: Args): Result<number[], Context>;
-    logAppend(log: string, kind: string, body: string): Result<string, Context>;
-    restoreStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
-    resetStreak(user: string, history: string, log: string, ...args: Args): Result<number[], Context>;
-    pauseStreak(user: string, log: string, ...args: Args): Result<number[], Context>;
-    upsertUser(user: string, users: string, log: string, points: string, ...args: Args): Result<(string | number)[], Context>;
-    updatePreferences(user: string, history: string, log: string, ...args: Args): Result<(string | number)[], Context>;
-    configPut(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
-    configDelete(entities: string, uniques: string, version: string, ...args: Args): Result<number, Context>;
-    dueTake(due: string, ...args: Args): Result<number, Context>;
-    pointsNote(latest: string, due: string, ...args: Args): Result<number, Context>;
-    pointsTake(latest: string, due: string, ...args: Args): Result<number, Context>;
-    webhookEnqueue(queue: string, marks: string, ...args: Args): Result<number, Context>;
-    webhookAck(queue: string, ...args: Args): Result<number, Context>;
-    rateLimit(bucket: string, ...args: Args): Result<number, Context>;
-    userKey(record: string, bucket: string, ...args: Args): Result<[0] | [1, string, string] | [2, number], Context>;
-    batchAdd(queue: string, count: string, log: string, ...args: Args): Result<string, Context>;
-    batchTake(queue: string, lease: string, ...args: Args): Result<-1 | [id: string, fields: string[]][], Context>;
-    batchAck(numberOfKeys: number, queue: string, count: string, lease: string, ...args: Args): Result<number, Context>;
-    batchProgress(record: string, done: string, ...args: Args): Result<number, Context>;
-    livePublish(seq: string, history: string, ...args: Args): Result<number, Context>;
-    liveJoin(seq: string, history: string, want: string, ...args: Args): Result<string[], Context>;
-  }
-}
-
+/**
+ * Each script's command is typed, and called, by its codec (src/redis/scripts/<name>.ts): its
+ * keys, its arguments' encoding, its answer and its codes, in one file.
+ */
 
 /** What every FcallCommand hands ioredis's constructor: nothing made per command. */
 const NO_ARGS: Args = [];

@@ -29,6 +29,7 @@ import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { noteNextAnniversary } from './anniversary-next.js';
 import { completeAchievement } from './complete.js';
+import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js';
 
 /**
  * Completes the user's anniversary achievements that came, on their calendar in zone `zone` (an
@@ -77,7 +78,9 @@ export async function settleAnniversaries(deps: Deps, tenant: string, userId: st
       }
     } else {
       const entry = operationEntry(tenant, userId, now, { f: { achievement: p.achievement.id } });
-      const n = await redis.backfillAchievement(u.user, u.user, u.completions, u.log, new Date(now).toISOString(), plan, entry);
+      const n = await backfillAchievement.run(redis, { user: u.user, userMetric: u.user, completions: u.completions, log: u.log }, {
+        now: new Date(now).toISOString(), plan, entry,
+      });
       if (n > 0) await deps.stats.changed(tenant);
     }
   }

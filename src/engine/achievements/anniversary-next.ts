@@ -8,6 +8,7 @@ import { anniversaryDate, nextLook } from '../../domain/anniversaries.js';
 import { localDay } from '../../domain/time.js';
 import { NO_ANNIVERSARY } from '../../model/fields.js';
 import type { Context } from '../context.js';
+import * as anniversaryNext from '../../redis/scripts/anniversaryNext.js';
 
 /**
  * Notes `coming` (null: no anniversary left) counted from `anchor`, looked at in zone `tz`, unless
@@ -19,8 +20,8 @@ export async function noteNextAnniversary(
   read: string | null,
 ): Promise<void> {
   const u = deps.keys.forUser(tenant, userId);
-  const look = coming === null ? '' : String(nextLook(coming, tz, now));
-  await deps.redis.anniversaryNext(u.user, u.anniversaries, `${tenant}|${userId}`, coming ?? NO_ANNIVERSARY, anchor, look, read ?? '');
+  const look = coming === null ? null : nextLook(coming, tz, now);
+  await anniversaryNext.run(deps.redis, u, { member: `${tenant}|${userId}`, coming: coming ?? NO_ANNIVERSARY, anchor, look, read });
 }
 
 /** A user created now, in zone `tz`: their first anniversary, while anniversary achievements are active. */

@@ -12,12 +12,12 @@ import { fail } from '../../lib/errors.js';
 import type { Achievement } from '../../model/entities.js';
 import { completionField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
-import { ScriptCode } from '../../redis/codes.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
 import { firstAnniversary } from './anniversary-next.js';
+import * as completeAchievementScript from '../../redis/scripts/completeAchievement.js';
 
 /**
  * When the user completed it (the first completion, when they had it already), the awards made
@@ -55,29 +55,28 @@ export async function completeAchievement(
   // Points are counted on the user's local day: the zone this request sets, else the stored one.
   const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
   const day = localDay(tz, now);
-  const r = await redis.completeAchievement(
-    u.user, u.users, u.log, u.completions, u.points,
-    new Date(now).toISOString() + user.id, ident.needsEmail, entry, plan, `${now}|${dayField(day)}`,
-    boostsArg(snapshot, user.id, day), ...markBreakdown(ident.pairs, snapshot),
-  );
-  if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-  if (r[0] === ScriptCode.FILTERED_OUT) {
+  const r = await completeAchievementScript.run(redis, u, {
+    userId: user.id, now, dayField: dayField(day), needsEmail: ident.needsEmail, entry, plan, boosts: boostsArg(snapshot, user.id, day),
+    pairs: markBreakdown(ident.pairs, snapshot),
+  });
+  if (r === 'subscribe_without_email') throw fail('subscribe_without_email');
+  if (r === 'filtered_out') {
     throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
   }
-  if (r[1] === 1 || r.length > 6) await stats.changed(tenant);
+  if (r.created || r.completed.length > 0) await stats.changed(tenant);
   // The log entry id the placements are ordered by (a restore gives the original one).
-  const order = seq ?? String(r[4]);
+  const order = seq ?? r.seq;
   // An attribute a board breaks down by changed: the user leaves the old group
   // (src/engine/leaderboards/leave-groups.ts).
-  if (r[5] !== '') {
+  if (r.moved !== '') {
     const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-    await deps.placements.leave(tenant, user.id, String(r[5]), null, zone, now, order);
+    await deps.placements.leave(tenant, user.id, r.moved, null, zone, now, order);
   }
   // A user created here: time triggers and anniversaries count from now (the workers must find the user).
-  if (r[1] === 1) {
+  if (r.created) {
     await accrueTime(deps, tenant, user.id);
     await firstAnniversary(deps, tenant, user.id, ident.tz ?? '');
   }
-  await rankAwards(deps, tenant, user.id, placedAwards(r[3]), now, order);
-  return { achievedAt: String(r[2]), awards: r[3], now, completed: r.slice(6).map(String) };
+  await rankAwards(deps, tenant, user.id, placedAwards(r.awards), now, order);
+  return { achievedAt: r.achievedAt, awards: r.awards, now, completed: r.completed };
 }

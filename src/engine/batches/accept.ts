@@ -11,6 +11,7 @@
 import { uuidv7 } from '../../domain/ids.js';
 import { BATCH_STATUS_MS, type BatchChunk, type QueuedItem } from '../../domain/batches.js';
 import type { Context } from '../context.js';
+import * as batchAdd from '../../redis/scripts/batchAdd.js';
 
 export interface AcceptedBatch {
   batchId: string;
@@ -43,7 +44,7 @@ export async function acceptBatch(
     multi.hset(record, 'n', String(items.length), 't', tenant, 'at', String(now), 'x', String(expires)).pexpireat(record, expires);
     for (const c of chunks) {
       const q = keys.partitionBatches(c.p);
-      multi.batchAdd(q.queue, q.count, keys.partitionLog(c.p), c.json, c.n);
+      batchAdd.queue(multi, { ...q, log: keys.partitionLog(c.p) }, c.json, c.n);
     }
     multi.sadd(keys.batchWork, ...partitions);
     for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
@@ -52,7 +53,7 @@ export async function acceptBatch(
       .then((r) => { for (const [err] of r ?? []) if (err) throw err; });
     await Promise.all(chunks.map((c) => {
       const q = keys.partitionBatches(c.p);
-      return redis.batchAdd(q.queue, q.count, keys.partitionLog(c.p), c.json, c.n);
+      return batchAdd.run(redis, { ...q, log: keys.partitionLog(c.p) }, c.json, c.n);
     }));
     // After the chunks: a worker that finds a partition in the set finds its chunk.
     await redis.sadd(keys.batchWork, ...partitions);

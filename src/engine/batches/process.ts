@@ -30,6 +30,9 @@ import type { Deps } from '../deps.js';
 import { Liveness } from '../durability/liveness.js';
 import { EventRecorder } from '../event/record.js';
 import type { Services } from '../services.js';
+import * as batchAck from '../../redis/scripts/batchAck.js';
+import * as batchProgress from '../../redis/scripts/batchProgress.js';
+import * as batchTake from '../../redis/scripts/batchTake.js';
 
 /** How long a worker holds a partition's queue without taking it again. */
 export const BATCH_LEASE_MS = 15_000;
@@ -145,7 +148,7 @@ export class BatchProcessor {
     const { redis, keys } = this.svc;
     await Promise.all(Array.from({ length: keys.partitions }, (_, p) => {
       const q = keys.partitionBatches(p);
-      return redis.batchTake(q.queue, q.lease, this.id, this.leaseMs, 0);
+      return batchTake.run(redis, q, this.id, this.leaseMs, 0);
     })).catch(() => undefined);
     await this.liveness.stop();
   }
@@ -159,13 +162,13 @@ export class BatchProcessor {
     if (partitions.length === 0) return result;
     const answers = await Promise.all(sentTogether(redis, () => partitions.map((p) => {
       const q = keys.partitionBatches(p);
-      return redis.batchTake(q.queue, q.lease, this.id, this.leaseMs, CHUNKS_PER_TAKE, ITEMS_PER_TAKE);
+      return batchTake.run(redis, q, this.id, this.leaseMs, CHUNKS_PER_TAKE, ITEMS_PER_TAKE);
     })));
     const taken: Taken[] = [];
     const emptied: number[] = [];
     const held: number[] = [];
     answers.forEach((answer, i) => {
-      if (answer === -1) {
+      if (answer === 'held') {
         held.push(partitions[i]);
         return;
       }
@@ -256,7 +259,7 @@ export class BatchProcessor {
   /** Each batch's items processed and failed, noted in the batch's slot. */
   private async noteProgress(taken: Taken[], outcomes: Map<QueuedItem, Outcome>, result: BatchPassResult): Promise<void> {
     const { redis, keys } = this.svc;
-    const batches = new Map<string, { chunk: BatchChunk; done: number[]; failed: string[] }>();
+    const batches = new Map<string, { chunk: BatchChunk; done: number[]; failed: [number, string][] }>();
     for (const t of taken) {
       result.chunks += t.ids.length;
       for (const chunk of t.chunks) {
@@ -269,7 +272,7 @@ export class BatchProcessor {
             b.done.push(item.i);
             result.processed++;
           } else {
-            b.failed.push(String(item.i), outcome ?? 'not applied');
+            b.failed.push([item.i, outcome ?? 'not applied']);
             result.failed++;
           }
         }
@@ -277,26 +280,23 @@ export class BatchProcessor {
     }
     await Promise.all(sentTogether(redis, () => [...batches].map(([batchId, { chunk, done, failed }]) => {
       const k = keys.batch(batchId);
-      return redis.batchProgress(k.record, k.done, chunk.n, chunk.t, chunk.ts, chunk.x, done.length, ...done, ...failed);
+      return batchProgress.run(redis, k, { items: chunk.n, tenant: chunk.t, accepted: chunk.ts, expires: chunk.x, done, failed });
     })));
   }
 
   /** A partition's chunks out of its queue, with the keys of their own its items were applied with. */
-  private acknowledge(t: Taken): Promise<number> {
+  private acknowledge(t: Taken): Promise<boolean> {
     const { redis, keys } = this.svc;
-    const q = keys.partitionBatches(t.partition);
-    const hashes: string[] = [];
-    const fields: string[] = [];
+    const own: [string, string][] = [];
     let items = 0;
     for (const chunk of t.chunks) {
       items += chunk.i.length;
       for (const item of chunk.i) {
         if (item.k !== undefined) continue;
-        hashes.push(keys.userMetric(keys.forUser(chunk.t, item.u.id), item.m));
-        fields.push(`i:${itemKey(chunk.b, item.i)}`);
+        own.push([keys.userMetric(keys.forUser(chunk.t, item.u.id), item.m), `i:${itemKey(chunk.b, item.i)}`]);
       }
     }
-    return redis.batchAck(3 + hashes.length, q.queue, q.count, q.lease, ...hashes, this.id, items, t.ids.length, ...t.ids, ...fields);
+    return batchAck.run(redis, keys.partitionBatches(t.partition), { worker: this.id, items, ids: t.ids, own });
   }
 
   /**

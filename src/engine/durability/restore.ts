@@ -50,6 +50,7 @@ import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-
 import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
 import { noteActiveUsers } from '../analytics/active-users.js';
 import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
+import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js';
 
 export class RestoreError extends Error {}
 
@@ -341,10 +342,9 @@ export class Restore {
     if (a === undefined || plan === null) throw new Error(`achievement ${achievementId} cannot be completed`);
     const u = keys.forUser(tenant, userId);
     const now = clock.now();
-    await redis.backfillAchievement(
-      u.user, a.metricId === null ? u.user : keys.userMetric(u, a.metricId), u.completions, u.log, new Date(now).toISOString(), plan,
-      operationEntry(tenant, userId, now, { f: { achievement: a.id } }),
-    );
+    await backfillAchievement.run(redis, {
+      user: u.user, userMetric: a.metricId === null ? u.user : keys.userMetric(u, a.metricId), completions: u.completions, log: u.log,
+    }, { now: new Date(now).toISOString(), plan, entry: operationEntry(tenant, userId, now, { f: { achievement: a.id } }) });
   }
 
   /**

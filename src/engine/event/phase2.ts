@@ -11,7 +11,7 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { EventAward } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { WriteCoalescer } from '../../redis/coalesce.js';
-import type { Processed } from '../../redis/event-script.js';
+import type { Processed } from '../../redis/scripts/recordEventPlan.js';
 import type { Context } from '../context.js';
 import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, type Gate } from '../leaderboards/skip-below-threshold.js';
 import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';

@@ -18,7 +18,9 @@ import { totalField } from '../../model/fields.js';
 import { eventEntry, type EventAward, type LoggedEvent } from '../../model/log.js';
 import { WriteCoalescer } from '../../redis/coalesce.js';
 import { ScriptCode } from '../../redis/codes.js';
-import { eventPlanArgs, processedOf, type Processed } from '../../redis/event-script.js';
+import * as recordEventScript from '../../redis/scripts/recordEvent.js';
+import * as recordEventPlanScript from '../../redis/scripts/recordEventPlan.js';
+import { processedOf, type Processed } from '../../redis/scripts/recordEventPlan.js';
 import { isConnectionError } from '../../redis/outage.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
@@ -173,12 +175,13 @@ export class EventRecorder {
       // one string (ioredis and Redis pay for every argument).
       const boards = phase2.plan(tenant, metric.id, day, plan, tz, now, numeric > 0);
       const phase1 = plan.hot === ''
-        ? redis.recordEvent(u.user, userMetricKey, u.users, u.log, `${flags}|${total}|${value}|d:${day}|${tz}`, idempotency, creation, entry, ...pairs)
-        : redis.recordEventPlan(u.user, userMetricKey, u.slot, ...eventPlanArgs(
-          `${flags}|${value}|d:${day}|${tz}|${now}|${tenant}|${matches}|${periods}|${boards.arg}|${plan.arg.id}`, creation, entry,
-          idempotency, planFull, plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '',
-          pairs,
-        ));
+        ? recordEventScript.run(redis, { user: u.user, userMetric: userMetricKey, users: u.users, log: u.log }, {
+          flags, total, value, day, tz, idempotency, creation, entry, pairs,
+        })
+        : recordEventPlanScript.run(redis, { user: u.user, userMetric: userMetricKey, slot: u.slot }, {
+          flags, value, day, tz, now, tenant, matches, periods, boards: boards.arg, plan: plan.arg.id, creation, entry, idempotency, planFull,
+          boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs,
+        });
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
       // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
       // another node, so they are read once phase 1 has answered, and only where the event may be
@@ -243,12 +246,12 @@ export class EventRecorder {
           awards, leaderboards,
         };
       }
-      const r: unknown[] = answer;
-      const code = r[0] as number;
-      if (code === ScriptCode.REPLAYED) {
+      const r = answer;
+      const code = r[0];
+      if (r[0] === ScriptCode.REPLAYED) {
         metrics.events.replayed++;
         const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], dayIndex, period).json;
-        return { status: 202, eventId: r[1] as string, total: r[2] as string, streak };
+        return { status: 202, eventId: r[1], total: r[2], streak };
       }
       if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
       if (code === ScriptCode.TOTAL_OUT_OF_RANGE) {

@@ -14,6 +14,7 @@ import { fail, type HttpError } from '../../lib/errors.js';
 import { BoundedMap } from '../../lib/memo.js';
 import type { RateLimit } from '../../lib/settings.js';
 import type { Context } from '../context.js';
+import * as rateLimit from '../../redis/scripts/rateLimit.js';
 
 export class RateLimiter {
   /** ms between two requests at the limit. */
@@ -35,7 +36,7 @@ export class RateLimiter {
   async take(keyId: string): Promise<void> {
     let bucket = this.buckets.get(keyId);
     if (bucket === undefined) this.buckets.set(keyId, (bucket = this.deps.keys.apiKey(keyId).bucket));
-    const wait = await this.deps.redis.rateLimit(bucket, this.deps.clock.now(), this.interval, this.tolerance);
+    const wait = await rateLimit.run(this.deps.redis, bucket, { now: this.deps.clock.now(), interval: this.interval, tolerance: this.tolerance });
     if (wait > 0) throw this.refusal(wait);
   }
 

@@ -8,6 +8,7 @@
  */
 import type { RateLimiter } from './rate-limit.js';
 import type { Context } from '../context.js';
+import * as userKey from '../../redis/scripts/userKey.js';
 
 export interface UserKey {
   id: string;
@@ -45,9 +46,9 @@ export async function deleteUserKey(deps: Deps, tenant: string, id: string): Pro
 export async function userOfKey(
   deps: Deps, limiter: RateLimiter | null, id: string, hash: string,
 ): Promise<{ userId: string; tenant: string } | null> {
-  const { record, bucket } = deps.keys.apiKey(id);
-  const r = await deps.redis.userKey(record, bucket, hash, deps.clock.now(), limiter?.interval ?? 0, limiter?.tolerance ?? 0);
-  if (r[0] === 0) return null;
-  if (r[0] === 2) throw limiter!.refusal(r[1]);
-  return { userId: r[1], tenant: r[2] };
+  const r = await userKey.run(deps.redis, deps.keys.apiKey(id), {
+    hash, now: deps.clock.now(), interval: limiter?.interval ?? 0, tolerance: limiter?.tolerance ?? 0,
+  });
+  if (r !== null && 'wait' in r) throw limiter!.refusal(r.wait);
+  return r;
 }

@@ -7,6 +7,7 @@
  */
 import { finalisedEntry, type FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
+import * as logAppend from '../../redis/scripts/logAppend.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
 
@@ -23,6 +24,6 @@ export async function writeFinalised(deps: Deps, run: FinalisedRun): Promise<voi
 /** Logs the run finalised, then writes its state. */
 export async function recordFinalised(deps: Deps, run: FinalisedRun): Promise<void> {
   const { redis, keys } = deps;
-  await redis.logAppend(keys.partitionLog(keys.partitionOf(run.t, run.b)), 'finalised', finalisedEntry(run));
+  await logAppend.run(redis, keys.partitionLog(keys.partitionOf(run.t, run.b)), 'finalised', finalisedEntry(run));
   await writeFinalised(deps, run);
 }

@@ -20,6 +20,7 @@ import { breakdownGroup, breakdownKeys, groupName, runOf } from '../../domain/le
 import { localDay } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import * as leaderboardLeave from '../../redis/scripts/leaderboardLeave.js';
 
 /** The live boards with breakdown attributes, and the attribute keys they break down by, per configuration. */
 interface BreakdownBoards {
@@ -90,7 +91,7 @@ export async function leaveGroups(
     // Without a value for one of the board's attributes, the user was in none of its groups.
     if (group === null) return 0;
     const k = keys.leaderboard(tenant, lb.id, run.start, groupName(group));
-    return redis.leaderboardLeave(k.ranking, k.members, k.history(userId), k.expiry, k.falls, k.sequences, userId, seq, now);
+    return leaderboardLeave.run(redis, k, userId, seq, now);
   }));
   return left.filter((rank) => rank > 0).length;
 }

@@ -17,6 +17,7 @@ import { localMinute } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { gateable, learn } from './skip-below-threshold.js';
+import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -100,14 +101,14 @@ export async function place(
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
     const grouped = group.length > 0;
-    const placed = redis.leaderboardRank(
-      k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences,
+    const placed = leaderboardRank.run(
+      redis, k,
       // A sum of awards comes out the same in any order: only absolute values carry the event's
       // place (and, in a breakdown group, sums too: the group's ranking refuses an event from
       // before the user left it, src/engine/leaderboards/leave-groups.ts). A group's ranking has
       // its maximum negated.
       userId, value, order, grouped ? -lb.maxParticipants : lb.maxParticipants, now, expiry ?? '',
-      awards === undefined || grouped ? seq : '', ...(awards ?? []),
+      awards === undefined || grouped ? seq : '', awards,
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),

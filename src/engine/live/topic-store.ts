@@ -4,6 +4,8 @@
  * its shards (Keys.liveTopic). How long each part lasts is set here.
  */
 import type { Context } from '../context.js';
+import * as liveJoin from '../../redis/scripts/liveJoin.js';
+import * as livePublish from '../../redis/scripts/livePublish.js';
 
 /** Messages a topic's history keeps for a client that resumes with `since`. */
 export const HISTORY_KEEP = 100;
@@ -32,7 +34,7 @@ export function unscope(scoped: string): { tenant: string; topic: string } {
  */
 export function publish(deps: Deps, tenant: string, topic: string, type: string, data: string): Promise<number> {
   const k = deps.keys.liveTopic(tenant, topic);
-  return deps.redis.livePublish(k.seq, k.history, k.channel, Date.now(), HISTORY_KEEP, HISTORY_TTL_MS, JSON.stringify(topic), type, data);
+  return livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, type, data });
 }
 
 /** What joining a topic answers: its last sequence number, and the history after `since` (oldest first). */
@@ -47,8 +49,5 @@ export interface Joined {
  */
 export async function join(deps: Deps, tenant: string, topic: string, since: number | undefined): Promise<Joined> {
   const k = deps.keys.liveTopic(tenant, topic);
-  const [seq, ...after] = await deps.redis.liveJoin(
-    k.seq, k.history, k.want, k.channel, Date.now(), HISTORY_KEEP, HISTORY_TTL_MS, WANT_MS, JSON.stringify(topic), since === undefined ? '' : String(since),
-  );
-  return { seq: Number(seq), after };
+  return liveJoin.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, wantMs: WANT_MS, topic, since });
 }

@@ -28,6 +28,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 import { scheduleMany, type Occasion } from '../../postgres/notifications/deliveries.js';
 import type { Context } from '../context.js';
 import { channelsOf } from './schedule.js';
+import * as dueTake from '../../redis/scripts/dueTake.js';
 
 /** What a drain pass looks for: which kinds are indexed while templates of their type exist. */
 export interface DueWanted {
@@ -184,7 +185,7 @@ export async function promoteDue(deps: Pick<Context, 'redis' | 'keys' | 'store' 
       for (let j = 0; j < flat.length; j += 2) members.push([flat[j], flat[j + 1]]);
       const occasions = await occasionsOf(deps, members);
       if (occasions.length > 0) await scheduleMany(pool, prefix, occasions, now);
-      taken += await redis.dueTake(keys.partitionNotificationsDue(partitions[i]), ...members.flat());
+      taken += await dueTake.run(redis, keys.partitionNotificationsDue(partitions[i]), members.flat());
     }
   }
   return taken;

@@ -17,7 +17,7 @@ import type { Context } from '../context.js';
 import { isOff } from '../../domain/points/rules.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { boostsArg } from '../../config/plans/points.js';
-import { ScriptCode } from '../../redis/codes.js';
+import * as accruePoints from '../../redis/scripts/accruePoints.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 const MAX_DUES_PER_CALL = 500;
@@ -58,8 +58,8 @@ export async function accrueTime(
     const createdMs = Date.parse(h[1] ?? '') || now;
     const dayOf = daysOf(h[2] ?? '');
     const attributes = new Map(filterFields.map((f, i) => [f, h[3 + triggers.length + i]]));
-    const specs: string[] = [];
-    const dues: [number, string][] = [];
+    const specs: accruePoints.Trigger[] = [];
+    const dues: [number, number][] = [];
     let earliest = Infinity;
     let more = false;
     triggers.forEach((t, i) => {
@@ -70,31 +70,31 @@ export async function accrueTime(
       // A user who does not match the trigger's filters lets the time pass without awards; so does a
       // trigger while it (or its system) was off.
       for (let n = 0; next <= now && n < MAX_DUES_PER_CALL; n++) {
-        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, `:${specs.length + 1}`]);
+        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, specs.length]);
         next += t.intervalMs;
       }
       if (next <= now) more = true;
       earliest = Math.min(earliest, next);
       if (stored === null || String(next) !== stored) {
-        specs.push(`${t.trigger.id}|${t.trigger.systemId}|${t.trigger.points}|${t.cap ?? ''}|${stored ?? ''}|${next}`);
+        specs.push({ id: t.trigger.id, systemId: t.trigger.systemId, points: t.trigger.points, cap: t.cap ?? null, read: stored, next });
       }
     });
     if (specs.length === 0) return made;
     // Oldest first across triggers, so that a cap binds in time order.
     dues.sort((a, b) => a[0] - b[0]);
-    const due = dues.map(([ms, k]) => `${ms}:d:${dayOf(ms)}${k}`).join(',');
+    const due = dues.map(([ms, k]): [number, string, number] => [ms, `d:${dayOf(ms)}`, k]);
     const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
     const entry = pointsEntryHead(tenant, userId, now);
-    const r = await redis.accruePoints(u.user, u.points, u.due, u.log, `${tenant}|${userId}|${earliest}`, due, boosts, entry, ...specs);
-    if (r[0] === ScriptCode.NOT_FOUND) return null;
-    if (r[0] === ScriptCode.DONE) {
-      if (Array.isArray(r[1])) {
-        made.push(...(r[1] as unknown[][]));
-        await rankAwards(deps, tenant, userId, placedAwards(r[1]), now, seq ?? String(r[2] ?? ''));
+    const r = await accruePoints.run(redis, u, { member: `${tenant}|${userId}`, earliest, dues: due, boosts, entry, triggers: specs });
+    if (r === 'not_found') return null;
+    if (r !== 'moved') {
+      if (r.awards !== '') {
+        made.push(...(r.awards as unknown[][]));
+        await rankAwards(deps, tenant, userId, placedAwards(r.awards), now, seq ?? r.seq);
       }
       if (!more) return made;
     }
-    // ScriptCode.MOVED: another process accrued meanwhile; read again.
+    // 'moved': another process accrued meanwhile; read again.
   }
   throw new Error(`time awards of user ${userId} kept moving; try again`);
 }

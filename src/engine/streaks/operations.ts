@@ -9,11 +9,14 @@ import { streakDisabled } from '../../domain/streaks/preferences.js';
 import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import type { Leaderboard, StreakSettings } from '../../model/entities.js';
 import { attributeField } from '../../model/fields.js';
-import { ScriptCode } from '../../redis/codes.js';
 import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { place, streakPlacements } from '../leaderboards/rank-user.js';
 import { rankStreak } from './rankings.js';
+import * as grantFreezesScript from '../../redis/scripts/grantFreezes.js';
+import * as pauseStreakScript from '../../redis/scripts/pauseStreak.js';
+import * as resetStreakScript from '../../redis/scripts/resetStreak.js';
+import * as restoreStreakScript from '../../redis/scripts/restoreStreak.js';
 
 /** A user's breakdown group on a board, from their attributes in `h` (null: in none). */
 function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Leaderboard) => string[] | null {
@@ -60,8 +63,8 @@ export async function grantFreezes(deps: Deps, tenant: string, userId: string, n
   const now = clock.now();
   const { day } = currentPeriod(rule.frequency, tz, now);
   const entry = operationEntry(tenant, userId, now, { n });
-  const [granted] = await redis.grantFreezes(u.user, u.log, n, rule.freezes?.max ?? 0, rule.freezes?.initial ?? 0, day, entry);
-  if (granted === ScriptCode.NOT_FOUND) return null;
+  const granted = await grantFreezesScript.run(redis, u, { n, max: rule.freezes?.max ?? 0, initial: rule.freezes?.initial ?? 0, day, entry });
+  if (granted === null) return null;
   if (granted > 0) await refreshExpiry(deps, tenant, userId, rule);
   return granted;
 }
@@ -80,12 +83,10 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
   const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
-  const [restored] = await redis.restoreStreak(
-    u.user, u.history, u.log, FREQUENCY_LETTER[rule.frequency], period, from, current, operationEntry(tenant, userId, now, {}),
-  );
-  if (restored === ScriptCode.NOT_FOUND) return 'not_found';
-  if (restored === 0) return 'nothing_lost';
-  if (restored === -1) return 'at_maximum';
+  const restored = await restoreStreakScript.run(redis, u, {
+    frequency: FREQUENCY_LETTER[rule.frequency], period, from, current, entry: operationEntry(tenant, userId, now, {}),
+  });
+  if (typeof restored === 'string') return restored;
   const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
   await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry }, now, '');
@@ -109,9 +110,8 @@ export async function resetStreak(deps: Deps, tenant: string, userId: string, ru
   if (h.id === undefined) return 'not_found';
   const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
-  const [done] = await redis.resetStreak(u.user, u.history, u.log, current, operationEntry(tenant, userId, now, {}));
-  if (done === ScriptCode.NOT_FOUND) return 'not_found';
-  if (done === 0) return 'no_streak';
+  const done = await resetStreakScript.run(redis, u, current, operationEntry(tenant, userId, now, {}));
+  if (done !== 'reset') return done;
   await refreshExpiry(deps, tenant, userId, rule);
   return 'reset';
 }
@@ -132,10 +132,12 @@ export async function addPause(
   if (dayIndexOf(start) < day) return 'past';
   // A restore replays a pause with the id it was given.
   const id = givenId ?? uuidv7();
-  const pause = [FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id];
+  const pause: [string, number, number, string] = [
+    FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id,
+  ];
   const entry = operationEntry(tenant, userId, now, { op: 'add', id, start, end });
-  const [done] = await redis.pauseStreak(u.user, u.log, 'add', JSON.stringify(pause), entry);
-  if (done === ScriptCode.NOT_FOUND) return 'not_found';
+  const done = await pauseStreakScript.run(redis, u, { op: 'add', pause, entry });
+  if (done === 'not_found') return 'not_found';
   await redis.hset(keys.streakRankings(tenant).pauses, id, JSON.stringify({ userId, start, end }));
   await refreshExpiry(deps, tenant, userId, rule);
   return { id };
@@ -149,7 +151,7 @@ export async function removePause(deps: Deps, tenant: string, id: string): Promi
   if (raw === null) return false;
   const { userId } = JSON.parse(raw) as { userId: string };
   const u = keys.forUser(tenant, userId);
-  await redis.pauseStreak(u.user, u.log, 'remove', id, operationEntry(tenant, userId, deps.clock.now(), { op: 'remove', id }));
+  await pauseStreakScript.run(redis, u, { op: 'remove', id, entry: operationEntry(tenant, userId, deps.clock.now(), { op: 'remove', id }) });
   await redis.hdel(registry, id);
   const rule = store.current.streak;
   if (rule !== null) await refreshExpiry(deps, tenant, userId, rule);

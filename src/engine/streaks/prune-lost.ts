@@ -4,14 +4,16 @@
  */
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import type { Context } from '../context.js';
+import * as leaderboardPrune from '../../redis/scripts/leaderboardPrune.js';
+import * as streakPrune from '../../redis/scripts/streakPrune.js';
 
 /** The tenant's ranking of active streaks, at most `limit` lost ones at a time. */
 export async function pruneStreakRanking(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string, limit = 1000): Promise<void> {
   const k = deps.keys.streakRankings(tenant);
-  await deps.redis.streakPrune(k.active, k.expiry, k.standing, deps.clock.now(), limit);
+  await streakPrune.run(deps.redis, k, deps.clock.now(), limit);
 }
 
 /** A streak board's run (and group). */
 export async function pruneStreakBoard(deps: Pick<Context, 'redis' | 'clock'>, k: LeaderboardKeys): Promise<void> {
-  await deps.redis.leaderboardPrune(k.ranking, k.members, k.expiry, k.falls, k.sequences, deps.clock.now());
+  await leaderboardPrune.run(deps.redis, k, deps.clock.now());
 }

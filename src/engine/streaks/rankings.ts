@@ -16,6 +16,7 @@ import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
 import type { LoggedEvent } from '../../model/log.js';
 import type { StreakSettings } from '../../model/entities.js';
 import type { Context } from '../context.js';
+import * as streakRank from '../../redis/scripts/streakRank.js';
 
 /** A streak as its rankings take it. */
 export interface StreakStanding {
@@ -34,7 +35,7 @@ export function rankStreak(
   deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, streak: StreakStanding, at: number, seq: string,
 ): Promise<number> {
   const k = deps.keys.streakRankings(tenant);
-  return deps.redis.streakRank(k.active, k.longest, k.expiry, k.standing, userId, streak.length, streak.longest, streak.expiry, seq, orderOf(at, seq));
+  return streakRank.run(deps.redis, k, { userId, length: streak.length, longest: streak.longest, expiry: streak.expiry, seq, order: orderOf(at, seq) });
 }
 
 /** The streak an event's log entry carries (its `sx` when it extended the streak), as the rankings take it. */

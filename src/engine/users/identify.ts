@@ -9,12 +9,12 @@ import { localDay } from '../../domain/time.js';
 import { fail } from '../../lib/errors.js';
 import { attributeOfField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
-import { ScriptCode } from '../../redis/codes.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
 import { firstAnniversary } from '../achievements/anniversary-next.js';
+import * as upsertUser from '../../redis/scripts/upsertUser.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
 export type IdentifyMode = 'create' | 'upsert' | 'update';
@@ -31,40 +31,39 @@ export async function identifyUser(
   // A user created here gets the user-creation triggers' points, counted on the user's day.
   const creationTriggers = snapshot.points?.c;
   const day = localDay(ident.tz ?? '', now);
-  const points = creationTriggers === undefined ? ''
-    : `${now}|${dayField(day)}|${JSON.stringify({ c: creationTriggers, s: snapshot.points!.s, b: boostsFor(snapshot, id, day) })}`;
+  const creationPoints = creationTriggers === undefined ? null
+    : { dayField: dayField(day), json: JSON.stringify({ c: creationTriggers, s: snapshot.points!.s, b: boostsFor(snapshot, id, day) }) };
   // Time awards already due were earned under the attributes and zone the user has now: accrued
   // before they change (a trigger's filters, and the day an award counts on, read them).
   if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);
-  const r = await redis.upsertUser(
-    u.user, u.users, u.log, u.points, mode, new Date(now).toISOString() + id, ident.needsEmail,
-    userEntry(tenant, id, now, fields), points, ...markBreakdown(ident.pairs, snapshot),
-  );
-  const code = r[0] as number;
-  if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-  if (code === ScriptCode.EXISTS) throw fail('user_exists', id);
-  if (code === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
-  const created = r[1] === 1;
+  const r = await upsertUser.run(redis, u, {
+    mode, userId: id, now, needsEmail: ident.needsEmail, entry: userEntry(tenant, id, now, fields), creationPoints,
+    pairs: markBreakdown(ident.pairs, snapshot),
+  });
+  if (r === 'subscribe_without_email') throw fail('subscribe_without_email');
+  if (r === 'exists') throw fail('user_exists', id);
+  if (r === 'not_found') throw fail('user_not_found', id);
+  const created = r.created;
   // The log entry id the placements are ordered by (a restore gives the original one).
-  const order = seq ?? String(r[3]);
+  const order = seq ?? r.seq;
   if (created) {
     await deps.stats.changed(tenant);
     // Time triggers count from now: the workers must find the new user when an award is due.
     await accrueTime(deps, tenant, id);
-    await rankAwards(deps, tenant, id, placedAwards(r[2]), now, order);
+    await rankAwards(deps, tenant, id, placedAwards(r.awards), now, order);
   }
-  const hash = hashFromFlat(r, 5);
+  const hash = hashFromFlat(r.flat, 0);
   // Anniversaries count from the new user's day, in their zone.
   if (created) await firstAnniversary(deps, tenant, id, hash.tz ?? '');
   // An attribute a board breaks down by changed: the user leaves the old group.
-  if (r[4] !== '') {
+  if (r.moved !== '') {
     const attributes = new Map<string, string>();
     for (const field in hash) {
       const key = attributeOfField(field);
       if (key !== null) attributes.set(key, hash[field]);
     }
     // The identification was made: a departure that fails on the connection follows it.
-    await deps.placements.leave(tenant, id, String(r[4]), attributes, hash.tz ?? '', now, order);
+    await deps.placements.leave(tenant, id, r.moved, attributes, hash.tz ?? '', now, order);
   }
   return { created, hash };
 }

@@ -6,9 +6,9 @@ import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 import { hashFromFlat, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { operationEntry } from '../../model/log.js';
-import { ScriptCode } from '../../redis/codes.js';
 import type { Deps } from '../deps.js';
 import { refreshExpiry } from '../streaks/operations.js';
+import * as updatePreferencesScript from '../../redis/scripts/updatePreferences.js';
 
 /**
  * Sets a user's notification preferences (type -> channels) and streak preferences (merged into
@@ -33,9 +33,9 @@ export async function updatePreferences(
   if (streak !== null) fields.streak = streak;
   if (unsubscribe) fields.unsubscribed = true;
   const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
-  const r = await deps.redis.updatePreferences(u.user, u.history, u.log, entry, streak === null ? '' : JSON.stringify(streak), ...pairs);
-  if (r[0] === ScriptCode.NOT_FOUND) throw fail('user_not_found', id);
+  const r = await updatePreferencesScript.run(deps.redis, u, { entry, streak: streak === null ? null : JSON.stringify(streak), pairs });
+  if (r === null) throw fail('user_not_found', id);
   const rule = deps.store.current.streak;
   if (streak?.enabled === false && rule !== null) await refreshExpiry(deps, tenant, id, rule);
-  return hashFromFlat(r, 1);
+  return hashFromFlat(r, 0);
 }

@@ -23,6 +23,7 @@ import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { announce } from './record.js';
 import { listIn } from '../../lib/lists.js';
+import * as dueTake from '../../redis/scripts/dueTake.js';
 
 /** Users taken from a tenant's index per pass. */
 const BATCH = 500;
@@ -107,7 +108,7 @@ export async function recordFreezes(
     // drain noted an earlier check meanwhile (taken only while its score is the one read).
     if (seenNow.length > 0) await redis.hset(k.seen, ...seenNow);
     if (gone.length > 0) await redis.hdel(k.seen, ...gone);
-    await redis.dueTake(k.due, ...due);
+    await dueTake.run(redis, k.due, due);
     if (next.length > 0) await redis.zadd(k.due, 'LT', ...next);
   }
   return recorded;

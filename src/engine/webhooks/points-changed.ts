@@ -22,6 +22,8 @@ import type { EventAward } from '../../model/log.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { Context } from '../context.js';
 import { recordEvents } from './record.js';
+import * as pointsNote from '../../redis/scripts/pointsNote.js';
+import * as pointsTake from '../../redis/scripts/pointsTake.js';
 
 /** Members taken from a partition per pass. */
 const TAKE = 500;
@@ -52,7 +54,7 @@ export async function notePointsChanged(deps: Pick<Context, 'redis' | 'keys'>, n
   await Promise.all(sentTogether(redis, () => [...byPartition].flatMap(([partition, args]) => {
     const k = keys.partitionPointsChanged(partition);
     const writes: Promise<number>[] = [];
-    for (let i = 0; i < args.length; i += 3 * PER_COMMAND) writes.push(redis.pointsNote(k.latest, k.due, ...args.slice(i, i + 3 * PER_COMMAND)));
+    for (let i = 0; i < args.length; i += 3 * PER_COMMAND) writes.push(pointsNote.run(redis, k, args.slice(i, i + 3 * PER_COMMAND)));
     return writes;
   })));
 }
@@ -93,7 +95,7 @@ export async function recordPointsChanged(deps: Pick<Context, 'redis' | 'keys' |
       // A member without an entry (taken meanwhile by another process) is taken as read: nothing is left of it.
       const args = members.flatMap((m) => [m.member, m.score, m.value ?? '']);
       const takes: Promise<number>[] = [];
-      for (let i = 0; i < args.length; i += 3 * PER_COMMAND) takes.push(redis.pointsTake(k.latest, k.due, ...args.slice(i, i + 3 * PER_COMMAND)));
+      for (let i = 0; i < args.length; i += 3 * PER_COMMAND) takes.push(pointsTake.run(redis, k, args.slice(i, i + 3 * PER_COMMAND)));
       return takes;
     })));
   }

@@ -14,6 +14,8 @@
 import { sentTogether } from '../../redis/coalesce.js';
 import { listIn } from '../../lib/lists.js';
 import type { Context } from '../context.js';
+import * as webhookAck from '../../redis/scripts/webhookAck.js';
+import * as webhookEnqueue from '../../redis/scripts/webhookEnqueue.js';
 
 /** The consumer group of every queue: the senders. */
 export const GROUP = 's';
@@ -94,7 +96,7 @@ export async function enqueue(deps: Deps, deliveries: QueuedDelivery[]): Promise
     redis.sadd(keys.webhookQueues, ...byEndpoint.keys()),
     ...calls.map(([endpointId, args]) => {
       const k = keys.webhookQueue(endpointId);
-      return redis.webhookEnqueue(k.queue, k.marks, ...args);
+      return webhookEnqueue.run(redis, k, args);
     }),
   ]));
   return counts.slice(1).reduce((a, b) => a + b, 0);
@@ -171,7 +173,7 @@ export async function giveBack(deps: Deps, consumer: string, endpointId: string,
 export async function takeOut(deps: Deps, byEndpoint: Map<string, string[]>): Promise<void> {
   const { redis, keys } = deps;
   await Promise.all(sentTogether(redis, () => [...byEndpoint].filter(([, ids]) => ids.length > 0)
-    .map(([endpointId, ids]) => redis.webhookAck(keys.webhookQueue(endpointId).queue, GROUP, ...ids))));
+    .map(([endpointId, ids]) => webhookAck.run(redis, keys.webhookQueue(endpointId).queue, GROUP, ids))));
 }
 
 /** The deliveries waiting in each endpoint's queue, claimed or not (XLEN: taken-out ones are deleted). */
@@ -221,7 +223,7 @@ export async function queueAfterRestore(
       const claimed = entries.map(claimedOf).filter((d): d is ClaimedDelivery => d !== null);
       const done = await recorded(endpointId, claimed.map((d) => deliveryId(endpointId, d.eventId)));
       const gone = claimed.filter((d) => done.has(deliveryId(endpointId, d.eventId))).map((d) => d.streamId);
-      if (gone.length > 0) await redis.webhookAck(queue, GROUP, ...gone);
+      if (gone.length > 0) await webhookAck.run(redis, queue, GROUP, gone);
       if (entries.length < 500) break;
       from = '(' + entries[entries.length - 1][0];
     }
