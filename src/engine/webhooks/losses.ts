@@ -22,6 +22,7 @@ import { loggedStreak } from '../streaks/rankings.js';
 import type { LoggedEvent } from '../../model/log.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import { announce } from './record.js';
+import * as dueTake from '../../redis/scripts/dueTake.js';
 import { listIn } from '../../lib/lists.js';
 import type { StreakSettings } from '../../model/entities.js';
 
@@ -85,7 +86,7 @@ export async function recordLosses(deps: Pick<Context, 'redis' | 'keys' | 'store
     }
     recorded += await announce(deps, pool, events, live);
     // Taken, each only while its expiry is the one read (a later extension noted meanwhile stays).
-    await redis.dueTake(key, ...due);
+    await dueTake.run(redis, key, due);
     if (again.length > 0) await redis.zadd(key, 'GT', ...again);
   }
   return recorded;
