@@ -165,6 +165,18 @@ describe.each(targets())('live updates on %s', (target) => {
       .toMatchObject({ data: { leaderboard: { rank: 1, value: 9 } } });
   });
 
+  it('sends a topic\'s first subscriber a change made just before it subscribed (the workers may read it before they hear of the topic)', async () => {
+    // Another topic held: the publisher follows the logs (it would read them again from before its wake otherwise).
+    await (await live(s.adminKey)).subscribe(['user:someone-awake']);
+    const answered = await s.event('lessons', 'hal', 1);
+    expect(answered.achievements.map((a: { key: string }) => a.key)).toEqual(['first']);
+    // Read by the workers' publisher, for a topic nobody wanted yet.
+    await new Promise((r) => setTimeout(r, 700));
+    const c = await live(await userKey('hal'), other);
+    await c.subscribe(['user:hal']);
+    expect(await c.next((m) => m.type === 'achievement.completed')).toMatchObject({ topic: 'user:hal', data: { achievement: { key: 'first' } } });
+  });
+
   it('answers bad messages with { error, code } and carries on', async () => {
     const c = await live(s.adminKey);
     const bad: (string | Uint8Array)[] = [

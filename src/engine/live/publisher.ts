@@ -15,6 +15,12 @@
  * fewer). A publisher that takes over where the log no longer holds what follows its position
  * (trimmed while no publisher ran) sends a `resync` on every topic wanted.
  *
+ * A user's topic that becomes wanted is caught up: the entries of the user in the CATCH_UP_MS before
+ * the publisher heard of it, up to the last it had read then, are read again from the log and
+ * published (an event that follows the first `subscribed` at once may be read before the word
+ * that its topic is wanted reaches the publisher; a message of one just before subscribing is
+ * harmless: every payload gives the state, not a difference).
+ *
  * While no socket wants any topic, the publisher reads nothing (an installation without live
  * sockets pays nothing for them; on a Cluster the tail would poll every partition each 10 ms).
  * When a topic is wanted again, it follows the logs from WAKE_MARGIN_MS before that moment (the
@@ -48,6 +54,17 @@ const RETRY_MS = 1000;
 const IDLE_MS = 50;
 /** How far before the moment a topic is wanted again the logs are read from (ms). */
 const WAKE_MARGIN_MS = 5000;
+/** How far back a user's topic that becomes wanted is caught up (ms), and how many entries of its partition at most. */
+const CATCH_UP_MS = 2000;
+const CATCH_UP_COUNT = 2000;
+
+/** A user topic to catch up: its partition's entries after `from` (a stream id) up to `upTo`, the last read when it became wanted. */
+interface CatchUp {
+  scoped: string;
+  partition: number;
+  from: string;
+  upTo: string;
+}
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'log'>;
 
@@ -88,6 +105,9 @@ export class LivePublisher {
   private readonly wanted: WantedTopics;
   private readonly boards: LiveBoards;
   private positions: string[] = [];
+  /** The last entry examined of each partition (positions move once a batch is published). */
+  private examined: string[] = [];
+  private catchUps: CatchUp[] = [];
   private holding = false;
   private stopped = false;
   private loop: Promise<void> | null = null;
@@ -108,7 +128,7 @@ export class LivePublisher {
     this.notes = notes;
     this.warn = conns.warn;
     this.tail = new LogTail(conns.reader, deps.keys);
-    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch);
+    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch, (scoped) => this.fresh(scoped));
     this.boards = new LiveBoards(deps, this.wanted);
   }
 
@@ -148,6 +168,8 @@ export class LivePublisher {
         }
         const entries = await this.follow();
         if (this.stopped) break;
+        // Before what follows: a topic's messages go out in the log's order.
+        if (this.catchUps.length > 0) await this.catchUp();
         if (entries.length > 0) await this.handle(entries);
         if (Date.now() - this.renewedAt >= RENEW_MS) await this.renew();
       } catch (err) {
@@ -196,6 +218,8 @@ export class LivePublisher {
       if (first !== null && compareStreamIds(first, nextStreamId(at)) > 0 && compareStreamIds(at, '0-0') > 0) lost = true;
       return at;
     });
+    this.examined = [...this.positions];
+    this.catchUps = [];
     if (lost) await this.resyncAll();
     // What a worker that held the lease noted may not cover every topic wanted now.
     this.wanted.takeFresh();
@@ -230,6 +254,37 @@ export class LivePublisher {
     }
   }
 
+  /** A topic became wanted: a user's is caught up (what was read of its partition until now). */
+  private fresh(scoped: string): void {
+    if (!this.holding) return;
+    const { tenant, topic } = unscope(scoped);
+    if (!topic.startsWith('user:')) return;
+    const partition = this.deps.keys.partitionOf(tenant, topic.slice(5));
+    const upTo = this.examined[partition];
+    if (upTo === undefined) return;
+    this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
+  }
+
+  /** Publishes the entries the topics that became wanted missed (CatchUp), in the log's order. */
+  private async catchUp(): Promise<void> {
+    const { redis, keys } = this.deps;
+    const todo = this.catchUps;
+    this.catchUps = [];
+    const reads = await Promise.all(sentTogether(redis, () => todo.map((c) => (compareStreamIds(c.from, c.upTo) > 0
+      ? Promise.resolve([] as [string, string[]][])
+      : redis.xrange(keys.partitionLog(c.partition), c.from, c.upTo, 'COUNT', CATCH_UP_COUNT) as Promise<[string, string[]][]>))));
+    const parsed: ParsedEntry[] = [];
+    todo.forEach((c, i) => {
+      for (const [id, fields] of reads[i]) {
+        const kind = fields[0];
+        if (!mayChange(kind, fields)) continue;
+        const e = JSON.parse(entryBody(fields)) as LogBody;
+        if (e.t !== undefined && e.u !== undefined && scopedTopic(e.t, userTopic(e.u)) === c.scoped) parsed.push({ id, kind, e });
+      }
+    });
+    if (parsed.length > 0) await this.publishParsed(parsed);
+  }
+
   /** Hands the clock's notes each user whose topic became wanted. */
   private async noteFresh(scoped: string[]): Promise<void> {
     const users: { tenant: string; userId: string }[] = [];
@@ -242,42 +297,48 @@ export class LivePublisher {
 
   /** Publishes what a batch of entries calls for, then moves the positions past it. */
   private async handle(entries: TailEntry[]): Promise<void> {
-    const { redis, keys, settings } = this.deps;
+    const { redis, keys } = this.deps;
     const snapshot = this.deps.store.current;
     this.read += entries.length;
     const parsed: ParsedEntry[] = [];
     for (const entry of entries) {
       const kind = entry.fields[0];
+      this.examined[entry.partition] = entry.id;
       const wantedEntry = this.examine(snapshot, kind, entry.fields);
       if (wantedEntry) parsed.push({ id: entry.id, kind, e: JSON.parse(entryBody(entry.fields)) as LogBody });
     }
-    if (parsed.length > 0) {
-      const ids = [...new Set(parsed.map(({ e }) => `${e.t}\u0000${e.u}`))];
-      const hashes = await Promise.all(sentTogether(redis, () => ids.map((id) => {
-        const [t, u] = id.split('\u0000');
-        return redis.hgetall(keys.forUser(t, u).user);
-      })));
-      const users = new Map<string, UserView | null>(ids.map((id, i) => {
-        const h = hashes[i];
-        return [id, h.id === undefined ? null : userView(h, isControl(snapshot.notifications, id.split('\u0000')[0], h))];
-      }));
-      const sends: Promise<number>[] = [];
-      sentTogether(redis, () => {
-        for (const entry of parsed) {
-          const { t, u } = entry.e;
-          const changes = changesOfEntry(settings.prefix, entry, snapshot, users.get(`${t}\u0000${u}`) ?? null);
-          for (const c of changes) sends.push(publish(this.deps, t!, userTopic(u!), c.type, c.data));
-        }
-      });
-      await Promise.all(sends);
-      this.published += sends.length;
-      // The wanted users' extensions and grants, for the clock's events (an expiry, a freeze check).
-      await this.notes.logged(parsed);
-    }
+    if (parsed.length > 0) await this.publishParsed(parsed);
     const moved = new Map<number, string>();
     for (const e of entries) moved.set(e.partition, e.id);
     for (const [p, id] of moved) this.positions[p] = id;
     await redis.hset(keys.live.positions, ...[...moved].flatMap(([p, id]) => [String(p), id]));
+  }
+
+  /** Publishes the changes of parsed entries on their users' topics, and hands them to the clock's notes. */
+  private async publishParsed(parsed: ParsedEntry[]): Promise<void> {
+    const { redis, keys, settings } = this.deps;
+    const snapshot = this.deps.store.current;
+    const ids = [...new Set(parsed.map(({ e }) => `${e.t}\u0000${e.u}`))];
+    const hashes = await Promise.all(sentTogether(redis, () => ids.map((id) => {
+      const [t, u] = id.split('\u0000');
+      return redis.hgetall(keys.forUser(t, u).user);
+    })));
+    const users = new Map<string, UserView | null>(ids.map((id, i) => {
+      const h = hashes[i];
+      return [id, h.id === undefined ? null : userView(h, isControl(snapshot.notifications, id.split('\u0000')[0], h))];
+    }));
+    const sends: Promise<number>[] = [];
+    sentTogether(redis, () => {
+      for (const entry of parsed) {
+        const { t, u } = entry.e;
+        const changes = changesOfEntry(settings.prefix, entry, snapshot, users.get(`${t}\u0000${u}`) ?? null);
+        for (const c of changes) sends.push(publish(this.deps, t!, userTopic(u!), c.type, c.data));
+      }
+    });
+    await Promise.all(sends);
+    this.published += sends.length;
+    // The wanted users' extensions and grants, for the clock's events (an expiry, a freeze check).
+    await this.notes.logged(parsed);
   }
 
   /**

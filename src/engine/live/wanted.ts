@@ -34,7 +34,14 @@ export class WantedTopics {
   /** Topics that became wanted since the last takeFresh (they were not wanted before). */
   private fresh = new Set<string>();
 
-  constructor(redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void) {
+  /** Told of each topic as it becomes wanted (not wanted just before), at once. */
+  private readonly onFresh: (scoped: string) => void;
+
+  constructor(
+    redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void,
+    onFresh: (scoped: string) => void = () => undefined,
+  ) {
+    this.onFresh = onFresh;
     this.redis = redis;
     this.keys = keys;
     this.warn = warn;
@@ -64,7 +71,7 @@ export class WantedTopics {
     for (const topic of text.split('\n')) {
       if (topic === '') continue;
       const before = this.until.get(topic) ?? 0;
-      if (before <= now) this.fresh.add(topic);
+      if (before <= now) this.markFresh(topic);
       if (before < until) this.until.set(topic, until);
     }
     if (this.ring !== null) return;
@@ -79,7 +86,7 @@ export class WantedTopics {
     const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
       const score = Number(flat[i + 1]);
-      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.fresh.add(flat[i]);
+      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.markFresh(flat[i]);
       this.until.set(flat[i], Math.max(this.until.get(flat[i]) ?? 0, score + GRACE_MS));
       if (score > this.highest) this.highest = score;
     }
@@ -114,6 +121,11 @@ export class WantedTopics {
     const now = Date.now();
     for (const until of this.until.values()) if (until > now) return false;
     return true;
+  }
+
+  private markFresh(scoped: string): void {
+    this.fresh.add(scoped);
+    this.onFresh(scoped);
   }
 
   /** The topics that became wanted since the last call (not wanted just before). */
