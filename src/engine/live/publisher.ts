@@ -265,21 +265,44 @@ export class LivePublisher {
     this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
   }
 
-  /** Publishes the entries the topics that became wanted missed (CatchUp), in the log's order. */
+  /**
+   * Publishes the entries the topics that became wanted missed (CatchUp), in the log's order: one
+   * read per partition (a burst of subscriptions, thousands of users, reads each partition once),
+   * each entry's user read without parsing it, and only a caught-up user's entries parsed.
+   */
   private async catchUp(): Promise<void> {
     const { redis, keys } = this.deps;
-    const todo = this.catchUps;
+    const byPartition = new Map<number, Map<string, CatchUp>>();
+    for (const c of this.catchUps) {
+      let topics = byPartition.get(c.partition);
+      if (topics === undefined) byPartition.set(c.partition, (topics = new Map()));
+      topics.set(c.scoped, c);
+    }
     this.catchUps = [];
-    const reads = await Promise.all(sentTogether(redis, () => todo.map((c) => (compareStreamIds(c.from, c.upTo) > 0
-      ? Promise.resolve([] as [string, string[]][])
-      : redis.xrange(keys.partitionLog(c.partition), c.from, c.upTo, 'COUNT', CATCH_UP_COUNT) as Promise<[string, string[]][]>))));
+    const ranges = [...byPartition].map(([partition, topics]) => {
+      let from = '+';
+      let upTo = '-';
+      for (const c of topics.values()) {
+        if (from === '+' || compareStreamIds(c.from, from) < 0) from = c.from;
+        if (upTo === '-' || compareStreamIds(c.upTo, upTo) > 0) upTo = c.upTo;
+      }
+      return { partition, topics, from, upTo };
+    }).filter((r) => compareStreamIds(r.from, r.upTo) <= 0);
+    const reads = await Promise.all(sentTogether(redis, () => ranges.map((r) =>
+      redis.xrange(keys.partitionLog(r.partition), r.from, r.upTo, 'COUNT', CATCH_UP_COUNT) as Promise<[string, string[]][]>)));
     const parsed: ParsedEntry[] = [];
-    todo.forEach((c, i) => {
+    ranges.forEach((r, i) => {
       for (const [id, fields] of reads[i]) {
         const kind = fields[0];
         if (!mayChange(kind, fields)) continue;
-        const e = JSON.parse(entryBody(fields)) as LogBody;
-        if (e.t !== undefined && e.u !== undefined && scopedTopic(e.t, userTopic(e.u)) === c.scoped) parsed.push({ id, kind, e });
+        const act = kind === 'event' ? eventActivity(fields) : null;
+        const e = act === null ? JSON.parse(entryBody(fields)) as LogBody : null;
+        const tenant = act?.tenant ?? e?.t;
+        const userId = act === null ? e?.u : JSON.parse(act.userJson) as string;
+        if (tenant === undefined || userId === undefined) continue;
+        const c = r.topics.get(scopedTopic(tenant, userTopic(userId)));
+        if (c === undefined || compareStreamIds(id, c.from) < 0 || compareStreamIds(id, c.upTo) > 0) continue;
+        parsed.push({ id, kind, e: e ?? JSON.parse(entryBody(fields)) as LogBody });
       }
     });
     if (parsed.length > 0) await this.publishParsed(parsed);
