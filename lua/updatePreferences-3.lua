@@ -13,7 +13,7 @@
 
   With streak preferences, the user hash's 's:o' holds them merged (JSON, as above) and 's:ov' a
   token of them (16 hex digits of their SHA-1), which every event script reads: an event whose
-  plan was compiled from other preferences goes back to the api (lua/recordEventPlan-3.lua). The
+  plan was compiled from other preferences goes back to the api (lua/recordEventPlan-4.lua). The
   period's sums towards the streak start again (the rule they counted for may have changed), and
   a streak that the preferences disable ends now: length 0, its run's periods written to the
   history (lua/includes/streak.lua), until an extension after they enable it again starts anew.

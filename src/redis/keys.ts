@@ -102,9 +102,10 @@
  *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
  *                                                        per API key, named by the key's id, never the key
  *
- * recordEventPlan gets a user's hash, the user-metric hash and the slot (`<prefix>:{p<N>}:`), and
- * builds the other keys of the user's partition from the slot as forUser names them, each only when
- * the event writes it (lua/recordEventPlan-3.lua); the tests read them back through this module.
+ * recordEventPlan gets a user's hash, the user-metric hash, the slot (`<prefix>:{p<N>}:`) and the
+ * partition's log, and builds the other keys of the user's partition from the slot as forUser names
+ * them, each only when the event writes it (lua/recordEventPlan-4.lua): a key in KEYS costs every
+ * event, written or not; the tests read them back through this module.
  *
  * `<uid>` is the user id with `%` and `:` percent-escaped, so the parts of a key never run together.
  * `<tenant>` is `_` for the default tenant and the tenant's uuid otherwise.
@@ -160,8 +161,8 @@ export interface UserKeys {
 }
 
 /**
- * UserKeys, each key but the user hash made when first read: the event path reads three of them
- * (recordEventPlan builds the others from the slot), so it does not pay for the other six.
+ * UserKeys, each key but the user hash made when first read: the event path reads four of them
+ * (recordEventPlan builds the others from the slot), so it does not pay for the other five.
  */
 class LazyUserKeys implements UserKeys {
   constructor(

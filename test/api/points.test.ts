@@ -255,7 +255,7 @@ describe.each(targets())('points on %s', (target) => {
   });
 
   // The event script takes a shorter path when the metric's only points trigger is unfiltered and
-  // no other kind of trigger or boost exists (lua/recordEventPlan-3.lua, "the usual plan"). The
+  // no other kind of trigger or boost exists (lua/recordEventPlan-4.lua, "the usual plan"). The
   // same events, sent to a server with that plan and to one that also has an achievement trigger
   // (which sends every event down the general path), must come out the same.
   describe('the usual plan\'s short path', () => {
@@ -308,7 +308,7 @@ describe.each(targets())('points on %s', (target) => {
             });
             expect(r.status, r.text).toBe(201);
           }
-          // The plans as the script sees them: the short path's pattern (recordEventPlan-3.lua)
+          // The plans as the script sees them: the short path's pattern (recordEventPlan-4.lua)
           // fits the first server's points part only.
           const pointsPart = (s: TestServer) => {
             const m = s.api.services.store.current.metricsByKey.get(metric)!;

@@ -1,6 +1,6 @@
 /**
  * The plans the scripts evaluate, compiled once per configuration version: for each metric what
- * the event script needs (lua/recordEventPlan-3.lua, lua/includes/hotPlan.lua), the composites,
+ * the event script needs (lua/recordEventPlan-4.lua, lua/includes/hotPlan.lua), the composites,
  * and the plan of completing one achievement outside the event path.
  */
 import { createHash } from 'node:crypto';

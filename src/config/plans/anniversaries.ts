@@ -1,7 +1,7 @@
 /**
  * The active anniversary achievements, compiled once per configuration version for the api and
  * the workers (src/engine/achievements/anniversaries.ts), and the fewest years among them, which the
- * event script's plan carries (lua/recordEventPlan-3.lua).
+ * event script's plan carries (lua/recordEventPlan-4.lua).
  */
 import { userFilterOf } from '../../domain/filters.js';
 import type { Achievement } from '../../model/entities.js';

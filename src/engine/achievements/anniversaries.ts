@@ -5,7 +5,7 @@
  *
  * The user hash keeps the next anniversary's date (`an`, `~` when none is left) and the day it is
  * counted from (`an:d`); the partition's due set (`<slot>anndue`) when the workers look at the user
- * next. Every event compares its local day with `an` (lua/recordEventPlan-3.lua answers -13 when it
+ * next. Every event compares its local day with `an` (lua/recordEventPlan-4.lua answers -13 when it
  * has come, or was never worked out), and the `anniversaries` worker takes the users due each
  * second (workers/anniversaries.ts): either calls settleAnniversaries, which completes what came and
  * notes the next one.

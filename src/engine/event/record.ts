@@ -178,7 +178,7 @@ export class EventRecorder {
         ? recordEventScript.run(redis, { user: u.user, userMetric: userMetricKey, users: u.users, log: u.log }, {
           flags, total, value, day, tz, idempotency, creation, entry, pairs,
         })
-        : recordEventPlanScript.run(redis, { user: u.user, userMetric: userMetricKey, slot: u.slot }, {
+        : recordEventPlanScript.run(redis, { user: u.user, userMetric: userMetricKey, slot: u.slot, log: u.log }, {
           flags, value, day, tz, now, tenant, matches, periods, boards: boards.arg, plan: plan.arg.id, creation, entry, idempotency, planFull,
           boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs,
         });

@@ -2,7 +2,7 @@
  * The plans of users with streak preferences (src/domain/streaks/preferences.ts): the metric's plan
  * with the user's rule in place of the tenant's. The api remembers the preferences of users seen
  * lately, as it does their zones; the event script checks them against the token the user hash
- * holds ('s:ov') and answers the stored ones when they differ (lua/recordEventPlan-3.lua, -12), so
+ * holds ('s:ov') and answers the stored ones when they differ (lua/recordEventPlan-4.lua, -12), so
  * a change made through another process is seen on the user's next event. A user without
  * preferences costs the api one lookup in an empty map, or one in this one once someone has them.
  */

@@ -1,5 +1,5 @@
 /**
- * The codec of lua/recordEventPlan-3.lua: phase 1 of a metric event with features (a Redis function
+ * The codec of lua/recordEventPlan-4.lua: phase 1 of a metric event with features (a Redis function
  * of the event path's library), and the answer it shares with lua/recordEvent-4.lua.
  *
  * The small arguments travel as one '|'-separated string, the plan by id (its text in full only
@@ -9,7 +9,7 @@
  * msgpack plan on every event cost about 16,000 Lua instructions (docs/performance.md, the streak
  * rule read in place). The keys the event writes only sometimes are built in the script from
  * KEYS[3], the partition's slot (`UserKeys.slot`), as its header says: a key in KEYS costs every
- * event, written or not.
+ * event, written or not. The event log, which every processed event writes, is KEYS[4].
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
@@ -17,7 +17,7 @@ import type { ScriptCode } from '../codes.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    recordEventPlan(user: string, userMetric: string, slot: string, ...args: string[]): Result<Reply, Context>;
+    recordEventPlan(user: string, userMetric: string, slot: string, log: string, ...args: string[]): Result<Reply, Context>;
   }
 }
 
@@ -27,6 +27,8 @@ export interface Keys {
   userMetric: string;
   /** `UserKeys.slot`: the base of the partition's keys the script writes only when the event needs them (its header). */
   slot: string;
+  /** `UserKeys.log`: the partition's event log (every processed event writes it). */
+  log: string;
 }
 
 /** The event's arguments (the script's header says each one's form). */
@@ -61,7 +63,7 @@ export interface Args {
   pairs: string[];
 }
 
-/** What the event scripts hand back instead of processing the event (lua/recordEventPlan-3.lua, "Returns"). */
+/** What the event scripts hand back instead of processing the event (lua/recordEventPlan-4.lua, "Returns"). */
 export type Refused =
   | [typeof ScriptCode.REPLAYED, eventId: string, total: string, streak: string]
   | [typeof ScriptCode.TZ_MISMATCH, storedTz: string]
@@ -84,12 +86,12 @@ export type Reply = string | Refused;
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
   const small = `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.plan}`;
   if (a.pairs.length > 0) {
-    return redis.recordEventPlan(k.user, k.userMetric, k.slot, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts, ...a.pairs);
+    return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts, ...a.pairs);
   }
-  if (a.boosts !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts);
-  if (a.planFull !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, small, a.creation, a.entry, a.idempotency, a.planFull);
-  if (a.idempotency !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, small, a.creation, a.entry, a.idempotency);
-  return redis.recordEventPlan(k.user, k.userMetric, k.slot, small, a.creation, a.entry);
+  if (a.boosts !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts);
+  if (a.planFull !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull);
+  if (a.idempotency !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency);
+  return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry);
 }
 
 /** A processed event as the event scripts answer it. */

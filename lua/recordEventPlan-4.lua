@@ -18,7 +18,6 @@
           builds, each only when the event writes it (a key in KEYS costs the event whether it is
           written or not, and more than a join), as src/redis/keys.ts names them (forUser):
             partition user set     <slot>users:<tenant>            a new user
-            partition event log    <slot>log                       every event
             completion counters    <slot>achc:<tenant>             an achievement completes
             streak history         <slot>sh:<tenant>:<uid>         the streak's run ends
                                                                    (lua/includes/streak.lua)
@@ -28,6 +27,7 @@
             the partition's anniversary due set <slot>anndue       a new user, with anniversary
                                                                    achievements
           where '<tenant>:<uid>' is the user hash's name after '<slot>user:'.
+  KEYS[4] partition event log  <slot>log   stream (written by every event processed)
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
           a capture):
@@ -130,6 +130,7 @@
 local userKey = KEYS[1]
 local userMetricKey = KEYS[2]
 local slot = KEYS[3]
+local logKey = KEYS[4]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
 local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, planId =
@@ -504,7 +505,6 @@ end
 -- The log key is joined anew: a memo of one string per partition costs Lua's collector more than
 -- the joins it saves (Redis runs a step of it every 50 calls, and each cycle walks every live
 -- object).
-local logKey = slot .. 'log'
 local seq
 if #completed > 0 then
   -- The achievements it completed (rare: a list of fields, built only here), as a JSON list of ids.
