@@ -112,7 +112,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   });
   sockets = new LiveSockets({
     guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log,
-    maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS,
+    maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
   const liveSockets = sockets;
@@ -132,6 +132,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     routes,
     async close() {
       fanout.close();
+      liveSockets.close();
       await server.close();
       await closeClient(subscriber);
       await settleWithin(liveness.stop(), 2000);

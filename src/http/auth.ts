@@ -22,6 +22,8 @@ import type { ConfigStore } from '../config/store.js';
 import type { Context } from '../engine/context.js';
 import type { RateLimiter } from '../engine/keys/rate-limit.js';
 import { userOfKey } from '../engine/keys/user-keys.js';
+import { sentTogether } from '../redis/coalesce.js';
+import { DEFAULT_TENANT } from '../redis/keys.js';
 import type { ApiKeyRecord } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 
@@ -120,6 +122,23 @@ export class Authenticator {
     authorize(snapshot, req, route, { id: key.id, kind: key.kind, tenantId: key.tenantId, user: null });
     if (this.limiter !== null) return this.limiter.take(key.id);
   };
+
+  /**
+   * Whether each principal an earlier request was authorized as still stands: its key not revoked
+   * (an account key in the configuration, a user-scoped key in Redis), its tenant still active.
+   * For what outlives a request: the live sockets (src/http/live-socket.ts).
+   */
+  async stillValid(principals: Principal[]): Promise<boolean[]> {
+    const snapshot = this.store.current;
+    const { redis, keys } = this.deps;
+    const scoped = [...new Set(principals.filter((p) => p.user !== null).map((p) => p.keyId))];
+    const found = scoped.length === 0 ? [] : await Promise.all(sentTogether(redis, () => scoped.map((id) => redis.exists(keys.apiKey(id).record))));
+    const live = new Set(scoped.filter((_, i) => found[i] === 1));
+    return principals.map((p) => {
+      if (p.tenant !== DEFAULT_TENANT && snapshot.tenants.get(p.tenant)?.status !== 'active') return false;
+      return p.user === null ? snapshot.apiKeys.has(p.keyId) : live.has(p.keyId);
+    });
+  }
 
   /** A user-scoped key: found (and its rate limit taken) in Redis, then held to its user. */
   private async asUser(req: Request, route: Route, id: string): Promise<void> {

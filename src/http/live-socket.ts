@@ -45,7 +45,12 @@ export interface LiveSocketOptions {
   maxBackpressure: number;
   /** Seconds without a message in either direction before a socket is closed (uWS pings it before). */
   idleTimeoutS: number;
+  /** Whether each principal still stands (src/http/auth.ts, Authenticator.stillValid). */
+  stillValid(principals: Principal[]): Promise<boolean[]>;
 }
+
+/** How often the open sockets' keys and tenants are checked again (ms): a revoked key's socket is closed. */
+const RECHECK_MS = 5000;
 
 const STATUS_LINE: Record<number, string> = {
   400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 429: '429 Too Many Requests',
@@ -59,8 +64,41 @@ export class LiveSockets {
   private readonly opts: LiveSocketOptions;
   private readonly sockets = new Set<WebSocket<SocketData>>();
 
+  private readonly recheckTimer: NodeJS.Timeout;
+  private rechecking = false;
+
   constructor(opts: LiveSocketOptions) {
     this.opts = opts;
+    this.recheckTimer = setInterval(() => { void this.recheck(); }, RECHECK_MS);
+    this.recheckTimer.unref();
+  }
+
+  /**
+   * Closes the sockets whose key was revoked or whose tenant is no longer active since their
+   * upgrade (an `unauthorized` error message, then close code 1008).
+   */
+  private async recheck(): Promise<void> {
+    if (this.rechecking || this.sockets.size === 0) return;
+    this.rechecking = true;
+    try {
+      const open = [...this.sockets];
+      const valid = await this.opts.stillValid(open.map((ws) => ws.getUserData().principal));
+      open.forEach((ws, i) => {
+        if (valid[i] || ws.getUserData().closed) return;
+        ws.cork(() => this.sendError(ws, fail('unauthorized', 'the key was revoked, or its tenant deactivated')));
+        ws.end(1008, 'the key was revoked, or its tenant deactivated');
+      });
+    } catch (err) {
+      // Redis away: the outage account says so; the next check tries again.
+      if (!isConnectionError(err)) this.opts.log.warn({ err }, 'live: could not check the open sockets\' keys');
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  /** Stops checking the sockets' keys. */
+  close(): void {
+    clearInterval(this.recheckTimer);
   }
 
   get count(): number {
@@ -190,7 +228,8 @@ export class LiveSockets {
       this.sendError(ws, fail('wrong_user', `it acts for "${principal.user}", not for "${topic.id}"`), name);
       return;
     }
-    if (topic.kind === 'leaderboard' && !this.opts.store.current.leaderboardsByKey.has(topic.key)) {
+    // As the Application API: an inactive board is not found.
+    if (topic.kind === 'leaderboard' && (this.opts.store.current.leaderboardsByKey.get(topic.key)?.status ?? 'inactive') === 'inactive') {
       this.sendError(ws, fail('not_found', `Leaderboard "${topic.key}"`), name);
       return;
     }

@@ -106,6 +106,20 @@ export interface Route {
   secretPath?: boolean;
   /** What a key bound to a tenant may do with it (see Reach). */
   reach?: Reach;
+  /**
+   * Takes the key and the tenant from `?key=` and `?tenant=` too, when their headers are missing
+   * (the live updates' path, whose browser clients cannot set headers: src/routes/app/live.ts).
+   */
+  queryCredentials?: boolean;
+}
+
+/** A query parameter's value ('' when absent or unreadable). */
+function queryParam(query: string, name: string): string {
+  try {
+    return new URLSearchParams(query).get(name) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
@@ -313,8 +327,8 @@ export class HttpServer {
         params,
         query,
         queryNames,
-        apiKey: headers.apiKey,
-        tenantHeader: headers.tenant,
+        apiKey: headers.apiKey !== '' || route.queryCredentials !== true ? headers.apiKey : queryParam(query, 'key'),
+        tenantHeader: headers.tenant !== '' || route.queryCredentials !== true ? headers.tenant : queryParam(query, 'tenant'),
         idempotencyKey: headers.idempotencyKey,
         body: null,
         principal: null,

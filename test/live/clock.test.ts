@@ -3,7 +3,8 @@
  * endpoint configured, on Redis and on the Cluster, real sockets against the real api and workers
  * on the manual clock: `streak.lost` for a user whose topic was wanted at the extension and for one
  * who subscribed after it, the freezes earned and consumed, a run about to start and a run
- * finished on the board's topic, and each clock event published once however often it is made.
+ * finished on the board's topic (a board stored as scheduled sends its moves once it has started),
+ * and each clock event published once however often it is made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
@@ -137,6 +138,10 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
     });
     await s.setClock('2026-10-02T12:00:00Z');
     for (const id of ['kim', 'lee']) await s.event('lessons', { id, tz: 'UTC' }, id === 'kim' ? 3 : 1);
+    // Stored as scheduled, active from its start: its moves are sent.
+    expect(await c.next((m) => m.type === 'leaderboard.rank_changed' && m.data.user.id === 'kim')).toMatchObject({
+      topic: 'leaderboard:daily-lessons', data: { leaderboard: { key: 'daily-lessons', rank: 1, value: 3 } },
+    });
     // Final once every zone has finished the day (36 hours after it began in UTC).
     await s.setClock('2026-10-03T12:00:00Z');
     let finished: LiveMessage | undefined;

@@ -177,6 +177,30 @@ describe.each(targets())('live updates on %s', (target) => {
     expect(await c.next((m) => m.type === 'achievement.completed')).toMatchObject({ topic: 'user:hal', data: { achievement: { key: 'first' } } });
   });
 
+  it('answers not_found for an inactive board, as the Application API does', async () => {
+    const made = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Hidden', key: 'hidden', rankBy: 'metric', metricKey: 'lessons', status: 'inactive', start: '2020-01-02' }],
+    });
+    expect(made.status, made.text).toBe(201);
+    expect((await s.request('GET', '/v1/leaderboards/hidden')).status).toBe(404);
+    const c = await live(s.adminKey);
+    c.send({ subscribe: ['leaderboard:hidden'] });
+    expect(await c.next((x) => x.error !== undefined)).toMatchObject({ code: 'not_found', status: 404, topic: 'leaderboard:hidden' });
+  });
+
+  it('closes a socket whose key is revoked, and answers 426 to a request with ?key= that is no upgrade', async () => {
+    const r = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'jo' }] });
+    expect(r.status, r.text).toBe(201);
+    const { id, key } = r.body.created[0] as { id: string; key: string };
+    const plain = await s.request('GET', `/v1/live?key=${encodeURIComponent(key)}`, { key: null });
+    expect(plain.status, plain.text).toBe(426);
+    const c = await live(key);
+    await c.subscribe(['user:jo']);
+    expect((await s.request('DELETE', `/admin/v1/application-api-keys?ids=${id}`)).status).toBe(200);
+    expect(await c.next((x) => x.error !== undefined, 15_000)).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(await c.closed).toMatchObject({ code: 1008 });
+  });
+
   it('answers bad messages with { error, code } and carries on', async () => {
     const c = await live(s.adminKey);
     const bad: (string | Uint8Array)[] = [

@@ -95,7 +95,8 @@ export class LiveBoards {
     }
     for (const [, m] of work) {
       const lb = this.deps.store.current.leaderboards.get(m.boardId);
-      if (lb === undefined || lb.status !== 'active') continue;
+      // Stored `scheduled` until an admin changes it: active from its start (the mark came from a run).
+      if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') continue;
       const groups = lb.breakdownAttributes.length === 0 ? [''] : await this.deps.redis.smembers(this.deps.keys.leaderboardIndex(m.tenant, lb.id).groups(m.run));
       for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group);
     }

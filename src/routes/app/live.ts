@@ -12,7 +12,7 @@ export const LIVE_PATH = '/live';
 /** The live updates' route: the upgrade is authorized as this route. */
 export function liveRoute(): Route {
   return {
-    method: 'get', path: LIVE_PATH, family: 'app', subject: 'shared',
+    method: 'get', path: LIVE_PATH, family: 'app', subject: 'shared', queryCredentials: true,
     doc: {
       summary: 'Live updates over WebSocket',
       description: 'Upgrades to a WebSocket (RFC 6455) on which a client subscribes to `user:<id>` and `leaderboard:<key>` topics and '
