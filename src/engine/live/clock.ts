@@ -23,7 +23,7 @@ export const LIVE_CLOCK_TYPES: ReadonlySet<WebhookType> = new Set([
 ]);
 
 /** How late a clock event may still be published (ms, the service's clock). */
-export const LATE_MS = 15 * 60_000;
+const LATE_MS = 15 * 60_000;
 /** How long a published event's marker is kept (ms): longer than any event stays due. */
 const ONCE_MS = 2 * 86_400_000;
 /** How long a process trusts what it last read of whether a topic is wanted (ms). */

@@ -31,7 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { isControl } from '../../domain/notifications/rules.js';
 import { metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { changesOfEntry, mayChange } from '../../domain/live/changes.js';
-import { userTopic } from '../../domain/live/topics.js';
+import { parseTopic, userTopic } from '../../domain/live/topics.js';
 import { localDay } from '../../domain/time.js';
 import { userView, type UserView } from '../../domain/users.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
@@ -80,12 +80,25 @@ export interface LiveConnections {
   warn(err: unknown, what: string): void;
 }
 
+/** A user whose topic is wanted. */
+export interface FollowedUser {
+  tenant: string;
+  userId: string;
+}
+
+/** The user a scoped topic follows, or null for a board's. */
+function followedUser(scoped: string): FollowedUser | null {
+  const { tenant, topic } = unscope(scoped);
+  const t = parseTopic(topic);
+  return t?.kind === 'user' ? { tenant, userId: t.id } : null;
+}
+
 /** What the clock's events need noted (src/engine/webhooks/clock-notes.ts). */
 export interface ClockNotes {
   /** The parsed entries of the users whose topic is wanted. */
   logged(entries: ParsedEntry[]): Promise<void>;
   /** Users whose topic became wanted. */
-  followed(users: { tenant: string; userId: string }[]): Promise<void>;
+  followed(users: FollowedUser[]): Promise<void>;
 }
 
 export interface PublisherStats {
@@ -113,7 +126,8 @@ export class LivePublisher {
   private loop: Promise<void> | null = null;
   private boardTimer: NodeJS.Timeout | null = null;
   private boardPass: Promise<unknown> | null = null;
-  /** The noting of the users whose topic became wanted, under way (each PASS_MS at most). */
+  /** The users whose topic became wanted, to hand the clock's notes (each PASS_MS at most), and that noting under way. */
+  private toNote: FollowedUser[] = [];
   private noting: Promise<unknown> | null = null;
   private renewedAt = 0;
   /** No topic was wanted at this publisher's last look: the logs were not followed. */
@@ -140,13 +154,12 @@ export class LivePublisher {
     await this.wanted.start();
     this.loop = this.run();
     this.boardTimer = setInterval(() => {
-      if (this.holding && this.noting === null) {
-        const fresh = this.wanted.takeFresh();
-        if (fresh.length > 0) {
-          this.noting = this.noteFresh(fresh)
-            .catch((err: unknown) => this.warn(err, 'live: could not note the streaks of the users newly followed'))
-            .finally(() => { this.noting = null; });
-        }
+      if (this.holding && this.noting === null && this.toNote.length > 0) {
+        const users = this.toNote;
+        this.toNote = [];
+        this.noting = this.noteFollowed(users)
+          .catch((err: unknown) => this.warn(err, 'live: could not note the streaks of the users newly followed'))
+          .finally(() => { this.noting = null; });
       }
       if (!this.holding || this.boardPass !== null || this.boards.pending === 0) return;
       this.boardPass = this.boards.pass()
@@ -160,8 +173,6 @@ export class LivePublisher {
       try {
         if (!this.holding) {
           if (!(await this.acquire())) {
-            // The holder notes the topics new to it; this worker notes all of them if it takes over.
-            this.wanted.takeFresh();
             await sleep(RETRY_MS);
             continue;
           }
@@ -220,10 +231,10 @@ export class LivePublisher {
     });
     this.examined = [...this.positions];
     this.catchUps = [];
+    this.toNote = [];
     if (lost) await this.resyncAll();
     // What a worker that held the lease noted may not cover every topic wanted now.
-    this.wanted.takeFresh();
-    await this.noteFresh(this.wanted.all());
+    await this.noteFollowed(this.wanted.all().map(followedUser).filter((u) => u !== null));
     this.holding = true;
     this.deps.log.info({ worker: this.id, lost }, 'live: this worker publishes the live updates');
     return true;
@@ -257,12 +268,12 @@ export class LivePublisher {
   /** A topic became wanted: a user's is caught up (what was read of its partition until now). */
   private fresh(scoped: string): void {
     if (!this.holding) return;
-    const { tenant, topic } = unscope(scoped);
-    if (!topic.startsWith('user:')) return;
-    const partition = this.deps.keys.partitionOf(tenant, topic.slice(5));
+    const user = followedUser(scoped);
+    if (user === null) return;
+    this.toNote.push(user);
+    const partition = this.deps.keys.partitionOf(user.tenant, user.userId);
     const upTo = this.examined[partition];
-    if (upTo === undefined) return;
-    this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
+    if (upTo !== undefined) this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
   }
 
   /**
@@ -308,13 +319,8 @@ export class LivePublisher {
     if (parsed.length > 0) await this.publishParsed(parsed);
   }
 
-  /** Hands the clock's notes each user whose topic became wanted. */
-  private async noteFresh(scoped: string[]): Promise<void> {
-    const users: { tenant: string; userId: string }[] = [];
-    for (const s of scoped) {
-      const { tenant, topic } = unscope(s);
-      if (topic.startsWith('user:')) users.push({ tenant, userId: topic.slice(5) });
-    }
+  /** Hands the clock's notes users whose topic became wanted. */
+  private async noteFollowed(users: FollowedUser[]): Promise<void> {
     for (let i = 0; i < users.length; i += 1000) await this.notes.followed(users.slice(i, i + 1000));
   }
 

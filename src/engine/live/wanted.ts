@@ -31,15 +31,13 @@ export class WantedTopics {
   private timer: NodeJS.Timeout | null = null;
   private ring: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
-  /** Topics that became wanted since the last takeFresh (they were not wanted before). */
-  private fresh = new Set<string>();
 
   /** Told of each topic as it becomes wanted (not wanted just before), at once. */
   private readonly onFresh: (scoped: string) => void;
 
   constructor(
     redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void,
-    onFresh: (scoped: string) => void = () => undefined,
+    onFresh: (scoped: string) => void,
   ) {
     this.onFresh = onFresh;
     this.redis = redis;
@@ -71,7 +69,7 @@ export class WantedTopics {
     for (const topic of text.split('\n')) {
       if (topic === '') continue;
       const before = this.until.get(topic) ?? 0;
-      if (before <= now) this.markFresh(topic);
+      if (before <= now) this.onFresh(topic);
       if (before < until) this.until.set(topic, until);
     }
     if (this.ring !== null) return;
@@ -86,7 +84,7 @@ export class WantedTopics {
     const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
       const score = Number(flat[i + 1]);
-      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.markFresh(flat[i]);
+      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.onFresh(flat[i]);
       this.until.set(flat[i], Math.max(this.until.get(flat[i]) ?? 0, score + GRACE_MS));
       if (score > this.highest) this.highest = score;
     }
@@ -121,18 +119,6 @@ export class WantedTopics {
     const now = Date.now();
     for (const until of this.until.values()) if (until > now) return false;
     return true;
-  }
-
-  private markFresh(scoped: string): void {
-    this.fresh.add(scoped);
-    this.onFresh(scoped);
-  }
-
-  /** The topics that became wanted since the last call (not wanted just before). */
-  takeFresh(): string[] {
-    const out = [...this.fresh];
-    this.fresh.clear();
-    return out;
   }
 
   /** Every topic wanted now. */

@@ -2,14 +2,14 @@
  * What the clock's events need for the live topics (src/engine/live/clock.ts), as the live
  * publisher hands it over (src/engine/live/publisher.ts, ClockNotes): the extensions and freeze
  * grants of the users whose topic is wanted, as the drain notes them for the endpoints
- * (noteLogged); and, for a user whose topic becomes wanted (noteFollowed), from the user's hash: when the streak the user holds is lost if nothing happens
- * (the losses' due index, src/engine/webhooks/losses.ts: ZADD GT, an expiry only moves later), and,
- * unless an endpoint subscribes to the freezes' events (the log drain then keeps it current), the
- * user's freezes as seen now and a check at the end of the local day
- * (src/engine/webhooks/freezes.ts). What was seen at the user's last extension is kept: the
- * publisher noted it from the log (a grant since is news); what was seen at an earlier one is old
- * (nobody noted the user since), and replaced. What changes later is noted from the log as it is
- * published.
+ * (noteLogged); and, for a user whose topic becomes wanted (noteFollowed), from the user's hash:
+ * when the streak the user holds is lost if nothing happens (the losses' due index,
+ * src/engine/webhooks/losses.ts: ZADD GT, an expiry only moves later), and, unless an endpoint
+ * subscribes to the freezes' events (the log drain then keeps it current), the user's freezes as
+ * seen now and a check at the end of the local day (src/engine/webhooks/freezes.ts). What was seen
+ * at the user's last extension is kept: the publisher noted it from the log (a grant since is
+ * news); what was seen at an earlier one is old (nobody noted the user since), and replaced. What
+ * changes later is noted from the log as it is published.
  */
 import { formatSeen, freezeStanding, parseSeen } from '../../domain/webhooks/freeze-changes.js';
 import { listIn } from '../../lib/lists.js';

@@ -10,8 +10,8 @@
  * check per user with a streak a day, never a scan of every user. Event ids name the state they
  * report, so a check made again records nothing new. While a socket wants a live topic, the live
  * publisher notes the extensions of the users whose topic is wanted, and what each user whose
- * topic becomes wanted holds (src/engine/webhooks/clock-notes.ts), so the events are made for them too
- * (src/engine/live/clock.ts).
+ * topic becomes wanted holds (src/engine/webhooks/clock-notes.ts), so the events are made for them
+ * too (src/engine/live/clock.ts).
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';

@@ -6,9 +6,10 @@
  * state read again: freezes or an extension not drained yet keep it) records one event, its id
  * naming the user and the expiry, so it is recorded once. While a socket wants a live topic, the
  * live publisher notes the extensions of the users whose topic is wanted, and each user whose
- * topic becomes wanted from their stored streak (src/engine/webhooks/clock-notes.ts), so the event is
- * made for them too (src/engine/live/clock.ts). An expiry only moves later (ZADD GT): two noters, each in the log's
- * order, never take a user back to an earlier expiry than the one noted last.
+ * topic becomes wanted from their stored streak (src/engine/webhooks/clock-notes.ts), so the event
+ * is made for them too (src/engine/live/clock.ts). An expiry only moves later (ZADD GT): two
+ * noters, each in the log's order, never take a user back to an earlier expiry than the one noted
+ * last.
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
