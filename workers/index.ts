@@ -256,8 +256,16 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'snapshot failed', { ms: settings.snapshotIntervalMs, job: 'snapshot' });
 
+  // Live updates: the logs read as they are appended, each change published once (one worker at a
+  // time holds the lease), the logs read on a connection of their own (a blocking read).
+  const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
+  outage.watch(liveReader, 'laurel-live-tail');
+  const live = new LivePublisher(svc, {
+    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
+  }, { logged: (entries) => noteLogged(svc, entries), followed: (users) => noteFollowed(svc, users) });
+
   await queue(LEADERBOARDS_QUEUE, async () => {
-    const r = await finaliseRuns(svc);
+    const r = await finaliseRuns(svc, live.interest);
     if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
     return r;
   }, 'leaderboards job failed', { ms: 5000, job: 'finalise' });
@@ -269,7 +277,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'notifications job failed', { ms: 1000, job: 'send' });
 
-  const webhooks = new WebhookSender(svc, pool);
+  const webhooks = new WebhookSender(svc, pool, live.interest);
   webhooksQueued = () => webhooks.kick();
   await queue(WEBHOOKS_QUEUE, async () => {
     const claimed = await webhooks.pass();
@@ -283,13 +291,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const batches = new BatchProcessor(svc);
   await batches.start();
 
-  // Live updates: the logs read as they are appended, each change published once (one worker at a
-  // time holds the lease), the logs read on a connection of their own (a blocking read).
-  const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
-  outage.watch(liveReader, 'laurel-live-tail');
-  const live = new LivePublisher(svc, {
-    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
-  }, { logged: (entries) => noteLogged(svc, entries), followed: (users) => noteFollowed(svc, users) });
+  // Live updates (started below; the clock's passes above ask it which topics are wanted).
   await live.start();
 
   const health = new WorkersHealth(svc.metrics, wlog);
@@ -361,7 +363,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     },
     drainNow: () => drainer.drain(),
     accrueNow: () => accrueDue(svc),
-    finaliseNow: () => finaliseRuns(svc),
+    finaliseNow: () => finaliseRuns(svc, live.interest),
     notifyNow: () => notifier.send(),
     async webhooksNow() {
       await webhooks.pass();

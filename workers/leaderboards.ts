@@ -17,6 +17,7 @@ import { liveTenants } from '../src/redis/users.js';
 import { finishedEvent, type RankedUser } from '../src/domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../src/domain/webhooks/events.js';
 import { announce, clockWanted } from '../src/engine/webhooks/record.js';
+import type { LiveInterest } from '../src/engine/live/wanted.js';
 import { recordFinalised } from '../src/engine/leaderboards/finalised.js';
 import type { FinalisedRun } from '../src/model/log.js';
 
@@ -29,13 +30,14 @@ export interface FinaliseResult {
   runs: number;
 }
 
-export async function finaliseRuns(deps: Deps): Promise<FinaliseResult> {
+/** `interest`: the live topics wanted (a run's end goes to its board's). */
+export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<FinaliseResult> {
   const { redis, keys, store, clock } = deps;
   const snapshot = store.current;
   const now = clock.now();
   const tenants = liveTenants(snapshot);
   const result: FinaliseResult = { runs: 0 };
-  const wanted = await clockWanted(deps);
+  const wanted = clockWanted(deps, interest);
   const notify = wanted.types.has('leaderboard.finished');
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status === 'inactive') continue;

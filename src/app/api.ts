@@ -105,7 +105,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   svc.outage.watch(subscriber, 'laurel-live');
   let sockets: LiveSockets | null = null;
   const warn = (err: unknown, what: string) => svc.outage.warn(log, err, what);
-  const fanout = new LiveFanout({ ...svc, warn }, subscriber, (channel, message) => { server.uws.publish(channel, message); }, () => {
+  const fanout = new LiveFanout({ ...svc, warn, lingerMs: settings.liveLingerS * 1000 }, subscriber, (channel, message) => { server.uws.publish(channel, message); }, () => {
     // Said once by the outage account when Redis is away; this only when sockets were open.
     log.info({ sockets: sockets?.count ?? 0 }, 'live: the subscriber connection to Redis dropped; the sockets are closed and their clients resume');
     sockets?.closeAll(1012, 'live updates restarting: reconnect and resume with since');

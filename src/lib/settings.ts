@@ -35,6 +35,11 @@ export interface Settings {
   liveMaxBackpressure: number;
   /** Seconds a live updates socket may stay silent (it is pinged before) before it is closed (LAUREL_LIVE_IDLE_TIMEOUT). */
   liveIdleTimeoutS: number;
+  /**
+   * Seconds a live topic is still published after the last socket of an api process let it go: a
+   * client that reconnects within them resumes with `since` without a `resync` (LAUREL_LIVE_LINGER).
+   */
+  liveLingerS: number;
   /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
   autoRestore: boolean;
   /** How many api processes `laurel start` and `laurel api` run on the port (src/app/processes.ts). */
@@ -194,6 +199,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     liveMaxBackpressure: parseSize('LAUREL_LIVE_MAX_BACKPRESSURE', env.LAUREL_LIVE_MAX_BACKPRESSURE, 256 * 1024),
     liveIdleTimeoutS: int('LAUREL_LIVE_IDLE_TIMEOUT', env.LAUREL_LIVE_IDLE_TIMEOUT, 120, 8, 960),
+    liveLingerS: int('LAUREL_LIVE_LINGER', env.LAUREL_LIVE_LINGER, 120, 0, 600),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     metrics: metricsSetting(env.LAUREL_METRICS),

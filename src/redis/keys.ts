@@ -93,9 +93,10 @@
  *                                                        by an api process's sockets (lua/liveJoin-3.lua)
  *   <prefix>:{lv:…}:<topic>:o:<event id>               string: a clock event published on the topic
  *                                                        (src/engine/live/clock.ts), kept for a day
- *   <prefix>:{live}:pos, :lease, :want                 hash: partition -> the log entry the live publisher
+ *   <prefix>:{live}:pos, :lease, :holds                hash: partition -> the log entry the live publisher
  *                                                        read up to; string: the worker that publishes;
- *                                                        zset: '<tenant>|<topic>' -> until when it is wanted
+ *                                                        zset: '<api process>|<tenant>|<topic>' -> until
+ *                                                        when that process holds the topic (src/engine/live/interest.ts)
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
  *                                                        h sha256 of the key, u user id, t tenant, c created
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
@@ -456,7 +457,7 @@ export class Keys {
    */
   get live(): { positions: string; lease: string; wanted: string; interest: string } {
     const base = `${this.prefix}:{live}:`;
-    return { positions: base + 'pos', lease: base + 'lease', wanted: base + 'want', interest: base + 'interest' };
+    return { positions: base + 'pos', lease: base + 'lease', wanted: base + 'holds', interest: base + 'interest' };
   }
 
   config(kind: ConfigKind): string {

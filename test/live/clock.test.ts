@@ -167,10 +167,10 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
       type: 'streak.lost' as const, id: `msg_once_${userId}`, tenant: '_', userId, at: now, coalesce: false,
       body: JSON.stringify({ type: 'streak.lost', user: { id: userId }, length: 4 }),
     });
-    expect(await publishClockEvents(svc, [ev('once'), ev('nobody')])).toBe(1);
-    expect(await publishClockEvents(svc, [ev('once')])).toBe(0);
+    expect(await publishClockEvents(svc, s.workers!.live.interest, [ev('once'), ev('nobody')])).toBe(1);
+    expect(await publishClockEvents(svc, s.workers!.live.interest, [ev('once')])).toBe(0);
     // Too late to be news: left to the REST API.
-    expect(await publishClockEvents(svc, [{ ...ev('once'), id: 'msg_late', at: now - 16 * 60_000 }])).toBe(0);
+    expect(await publishClockEvents(svc, s.workers!.live.interest, [{ ...ev('once'), id: 'msg_late', at: now - 16 * 60_000 }])).toBe(0);
     await c.next((m) => m.type === 'streak.lost' && m.data.length === 4);
     await pass();
     expect(c.messages.filter((m) => m.type === 'streak.lost')).toHaveLength(1);

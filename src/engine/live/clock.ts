@@ -3,8 +3,8 @@
  * freezes' events (src/engine/webhooks/losses.ts, freezes.ts) on the user's topic, and
  * `leaderboard.started` and `leaderboard.finished` (src/domain/webhooks/clock-events.ts,
  * workers/leaderboards.ts) on the board's. The passes that make them for the webhooks make them for
- * the live topics too while some socket wants a topic (liveInUse); each is published on the topics
- * wanted now, once: a marker per topic and event id (the id names the occasion) keeps a pass made
+ * the live topics too while some socket wants a topic (LiveInterest, as the worker process's
+ * publisher knows them: src/engine/live/wanted.ts); each is published on the topics wanted now, once: a marker per topic and event id (the id names the occasion) keeps a pass made
  * again, or by another worker process, from publishing it twice. An event more than LATE_MS old
  * (the workers were down, or no socket wanted anything while it came due) is left to the REST API.
  */
@@ -16,6 +16,7 @@ import { sentTogether } from '../../redis/coalesce.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { publish, scopedTopic, unscope } from './topic-store.js';
+import type { LiveInterest } from './wanted.js';
 
 /** The clock's event types sent live. */
 export const LIVE_CLOCK_TYPES: ReadonlySet<WebhookType> = new Set([
@@ -26,23 +27,8 @@ export const LIVE_CLOCK_TYPES: ReadonlySet<WebhookType> = new Set([
 const LATE_MS = 15 * 60_000;
 /** How long a published event's marker is kept (ms): longer than any event stays due. */
 const ONCE_MS = 2 * 86_400_000;
-/** How long a process trusts what it last read of whether a topic is wanted (ms). */
-const IN_USE_MS = 1000;
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
-
-const inUse = new WeakMap<object, { at: number; value: Promise<boolean> }>();
-
-/** Whether some socket wants a live topic now (read at most once a second per process). */
-export function liveInUse(deps: Pick<Context, 'redis' | 'keys'>): Promise<boolean> {
-  const now = Date.now();
-  const held = inUse.get(deps.redis);
-  if (held !== undefined && now - held.at < IN_USE_MS) return held.value;
-  const value = deps.redis.zcount(deps.keys.live.wanted, now, '+inf').then((n) => n > 0);
-  inUse.set(deps.redis, { at: now, value });
-  value.catch(() => inUse.delete(deps.redis));
-  return value;
-}
 
 /** The scoped topics an event goes to: its user's, or its board's in its tenant (every tenant for a run about to start). */
 function topicsOf(ev: WebhookEvent, tenants: () => string[]): string[] {
@@ -57,7 +43,7 @@ function topicsOf(ev: WebhookEvent, tenants: () => string[]): string[] {
 }
 
 /** Publishes the events on the topics some socket wants, each once; answers how many messages. */
-export async function publishClockEvents(deps: Deps, events: WebhookEvent[]): Promise<number> {
+export async function publishClockEvents(deps: Deps, interest: LiveInterest, events: WebhookEvent[]): Promise<number> {
   const now = deps.clock.now();
   let tenantList: string[] | null = null;
   const tenants = () => (tenantList ??= liveTenants(deps.store.current));
@@ -68,9 +54,7 @@ export async function publishClockEvents(deps: Deps, events: WebhookEvent[]): Pr
   }
   if (sends.length === 0) return 0;
   const { redis, keys } = deps;
-  const scores = await redis.zmscore(keys.live.wanted, ...sends.map((x) => x.scoped));
-  const wall = Date.now();
-  const wanted = sends.filter((_, i) => scores[i] !== null && Number(scores[i]) > wall);
+  const wanted = sends.filter((x) => interest.has(x.scoped));
   const marked = await Promise.all(sentTogether(redis, () => wanted.map(({ ev, scoped }) => {
     const { tenant, topic } = unscope(scoped);
     return redis.set(keys.liveOnce(tenant, topic, ev.id), '1', 'PX', ONCE_MS, 'NX');

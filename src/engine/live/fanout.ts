@@ -6,9 +6,13 @@
  * publish, to every socket of the process that subscribed to it there) and kept a moment
  * (RECENT), for a socket that joins between the history's read and its own subscription.
  *
- * Taking a topic up marks it wanted in Redis (lua/liveJoin-3.lua, the want set) and names it on the
- * interest channel, so that the workers' publisher publishes it (src/engine/live/wanted.ts); every
- * WANT_REFRESH_MS the process says so again for all it holds.
+ * Taking a topic up marks it wanted in Redis (lua/liveJoin-3.lua; the want set, a hold per process:
+ * src/engine/live/interest.ts) and rings the interest channel, so that the workers' publisher
+ * publishes it (src/engine/live/wanted.ts); every WANT_REFRESH_MS the process says so again for all
+ * it holds. When the last socket of the process lets a topic go, the process keeps holding it for
+ * `lingerMs` (LAUREL_LIVE_LINGER: a client that reconnects meanwhile resumes without a `resync`),
+ * then takes its hold out and rings again (those due within GATHER_MS together), so that a topic
+ * nobody holds is not published any more. A process that stops leaves its holds to expire.
  */
 import type { Logger } from 'pino';
 import { heard, type Heard } from '../../domain/live/topics.js';
@@ -16,14 +20,19 @@ import { Cluster } from 'ioredis';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
+import { holdOf, ringOf } from './interest.js';
 import { join, scopedTopic, WANT_MS, WANT_REFRESH_MS } from './topic-store.js';
 
 /** Messages of a topic kept after they arrived. */
 const RECENT = 32;
+/** How long the holds due to be let go are gathered before the workers are told (ms). */
+const GATHER_MS = 20;
 
 interface Held {
   tenant: string;
   topic: string;
+  /** The want set's member (src/engine/live/interest.ts). */
+  hold: string;
   refs: number;
   /** Subscribed on the shard channel, and named as wanted. */
   ready: Promise<void>;
@@ -43,6 +52,10 @@ export interface FanoutDeps {
   redis: RedisClient;
   keys: Keys;
   log: Logger;
+  /** This process's id: its holds in the want set carry it. */
+  processId: string;
+  /** How long the process keeps holding a topic after its last socket let it go (ms). */
+  lingerMs: number;
   /** Where a failure goes (the process's Redis outage account, src/redis/outage.ts). */
   warn(err: unknown, what: string): void;
 }
@@ -52,6 +65,14 @@ export class LiveFanout {
   private readonly subscriber: RedisClient;
   private readonly deliver: (channel: string, message: string) => void;
   private readonly held = new Map<string, Held>();
+  /** Channels being unsubscribed: taken up again only after. */
+  private readonly leaving = new Map<string, Promise<void>>();
+  /** Topics no socket holds, still held until `until` (ms): hold -> topic. */
+  private readonly lingering = new Map<string, { tenant: string; topic: string; until: number }>();
+  private sweep: NodeJS.Timeout | null = null;
+  /** This process's rings so far (each ring numbered: src/engine/live/interest.ts). */
+  private rings = 0;
+  private closed = false;
   private timer: NodeJS.Timeout | null = null;
   /** Messages delivered (for the metrics). */
   delivered = 0;
@@ -108,13 +129,18 @@ export class LiveFanout {
     const channel = keys.liveTopic(tenant, topic).channel;
     let h = this.held.get(channel);
     if (h === undefined) {
-      const scoped = scopedTopic(tenant, topic);
+      const hold = holdOf(this.deps.processId, scopedTopic(tenant, topic));
+      // Still held in the set: no `-` for it (this ring, numbered later, says it is held).
+      this.lingering.delete(hold);
+      const ring = ringOf(true, ++this.rings, hold);
+      const leaving = this.leaving.get(channel);
       const ready = (async () => {
+        await leaving;
         await this.subscriber.ssubscribe(channel);
-        await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, scoped);
-        await redis.publish(keys.live.interest, scoped);
+        await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
+        await redis.publish(keys.live.interest, ring);
       })();
-      h = { tenant, topic, refs: 0, ready, recent: [] };
+      h = { tenant, topic, hold, refs: 0, ready, recent: [] };
       this.held.set(channel, h);
     }
     h.refs++;
@@ -133,30 +159,78 @@ export class LiveFanout {
     return (this.held.get(channel)?.recent ?? []).filter((m) => m.seq > seq);
   }
 
-  /** One socket lets a topic go; the last one unsubscribes it. */
+  /** One socket lets a topic go; the last one unsubscribes it, and takes the process's hold out. */
   release(channel: string): void {
     const h = this.held.get(channel);
     if (h === undefined) return;
     if (--h.refs > 0) return;
     this.held.delete(channel);
-    h.ready.then(() => this.subscriber.sunsubscribe(channel)).catch(() => undefined);
+    const leaving = h.ready.then(() => this.subscriber.sunsubscribe(channel)).then(() => undefined, () => undefined);
+    this.leaving.set(channel, leaving);
+    void leaving.then(() => { if (this.leaving.get(channel) === leaving) this.leaving.delete(channel); });
+    if (this.closed) return;
+    this.lingering.set(h.hold, { tenant: h.tenant, topic: h.topic, until: Date.now() + this.deps.lingerMs });
+    if (this.sweep === null) {
+      this.sweep = setTimeout(this.swept, this.deps.lingerMs + GATHER_MS);
+      this.sweep.unref();
+    }
+  }
+
+  /** Lets go the holds whose time is up, and waits for the next. */
+  private readonly swept = (): void => {
+    this.sweep = null;
+    const now = Date.now();
+    const due: string[] = [];
+    let next = Infinity;
+    for (const [hold, l] of this.lingering) {
+      if (l.until <= now) due.push(hold);
+      else next = Math.min(next, l.until);
+    }
+    for (const hold of due) this.lingering.delete(hold);
+    if (next < Infinity && !this.closed) {
+      this.sweep = setTimeout(this.swept, next - now + GATHER_MS);
+      this.sweep.unref();
+    }
+    this.withdraw(due).catch((err: unknown) => this.deps.warn(err, 'live: could not say which topics this process let go'));
+  };
+
+  /**
+   * Takes holds out of the want set, then rings (numbered now: a topic taken up again after this
+   * rings later, with a larger number).
+   */
+  private async withdraw(holds: string[]): Promise<void> {
+    if (holds.length === 0) return;
+    const { redis, keys } = this.deps;
+    const rings = holds.map((hold) => ringOf(false, ++this.rings, hold));
+    // Sent at once: a topic taken up again meanwhile is added after.
+    const parts: string[][] = [];
+    for (let i = 0; i < holds.length; i += 1000) parts.push(holds.slice(i, i + 1000));
+    await Promise.all(parts.map((part) => redis.zrem(keys.live.wanted, ...part)));
+    await redis.publish(keys.live.interest, rings.join('\n'));
   }
 
   /** Says again that the topics held are wanted (their markers, and the want set). */
   async refresh(): Promise<void> {
     const { redis, keys } = this.deps;
-    const held = [...this.held.values()];
+    const held = [...this.held.values(), ...this.lingering.values()].map((h) => ({ ...h, hold: holdOf(this.deps.processId, scopedTopic(h.tenant, h.topic)) }));
     for (let i = 0; i < held.length; i += 500) {
       const part = held.slice(i, i + 500);
       await Promise.all(sentTogether(redis, () => [
         ...part.map((h) => join(this.deps, h.tenant, h.topic, undefined)),
-        redis.zadd(keys.live.wanted, ...part.flatMap((h) => [Date.now() + WANT_MS, scopedTopic(h.tenant, h.topic)])),
+        redis.zadd(keys.live.wanted, ...part.flatMap((h) => [Date.now() + WANT_MS, h.hold])),
       ]));
     }
   }
 
+  /**
+   * Stops. The holds stay until they expire (WANT_MS): the clients of a process that restarts
+   * reconnect to another and resume without a `resync`.
+   */
   close(): void {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.sweep !== null) clearTimeout(this.sweep);
     this.timer = null;
+    this.sweep = null;
+    this.closed = true;
   }
 }

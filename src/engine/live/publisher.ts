@@ -43,7 +43,7 @@ import type { Context } from '../context.js';
 import { LiveBoards, PASS_MS } from './boards.js';
 import { LogTail, type TailEntry } from './tail.js';
 import { publish, scopedTopic, unscope } from './topic-store.js';
-import { WantedTopics } from './wanted.js';
+import { WantedTopics, type LiveInterest } from './wanted.js';
 
 /** How long the lease lasts, and how often its holder renews it (ms). */
 const LEASE_MS = 10_000;
@@ -142,8 +142,16 @@ export class LivePublisher {
     this.notes = notes;
     this.warn = conns.warn;
     this.tail = new LogTail(conns.reader, deps.keys);
-    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch, (scoped) => this.fresh(scoped));
+    this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch, {
+      fresh: (scoped) => this.fresh(scoped),
+      dropped: (scoped) => this.dropped(scoped),
+    });
     this.boards = new LiveBoards(deps, this.wanted);
+  }
+
+  /** The topics wanted, as this worker process knows them (its clock's events go to them: src/engine/live/clock.ts). */
+  get interest(): LiveInterest {
+    return this.wanted;
   }
 
   get stats(): PublisherStats {
@@ -194,7 +202,7 @@ export class LivePublisher {
 
   /** The entries after the positions; none, after a pause, while no topic is wanted. */
   private async follow(): Promise<TailEntry[]> {
-    if (this.wanted.none()) {
+    if (!this.wanted.any()) {
       this.idle = true;
       await sleep(IDLE_MS);
       return [];
@@ -274,6 +282,17 @@ export class LivePublisher {
     const partition = this.deps.keys.partitionOf(user.tenant, user.userId);
     const upTo = this.examined[partition];
     if (upTo !== undefined) this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
+  }
+
+  /**
+   * A topic's last holder let it go: it is not published any more, so its want marker goes (a
+   * socket that takes it up again gets a `resync` first: what it missed meanwhile was skipped).
+   */
+  private dropped(scoped: string): void {
+    if (!this.holding) return;
+    const { tenant, topic } = unscope(scoped);
+    this.deps.redis.del(this.deps.keys.liveTopic(tenant, topic).want)
+      .catch((err: unknown) => this.warn(err, 'live: could not mark a topic let go'));
   }
 
   /**

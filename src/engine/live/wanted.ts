@@ -1,16 +1,25 @@
 /**
- * The topics some socket wants, as the live publisher knows them (src/engine/live/publisher.ts): it
- * publishes only those. The api processes add each topic they take up to a sorted set scored by
- * the time until which it is wanted, say it again every WANT_REFRESH_MS, and ring a pub/sub
- * channel with a topic new to them (src/engine/live/fanout.ts). The publisher takes the topic the
- * ring names at once, then reads (rings gathered over GATHER_MS) the members scored above the
- * highest it has read less a margin (newer ones score higher: a ring costs what it brings, and
- * one missed is made up), and the whole set every RELOAD_MS. It
- * keeps a topic GRACE_MS past its time, so that a clock a little ahead of the api's never drops a
- * topic before its want marker in Redis expires (a topic taken up again after that starts with a
- * `resync`: lua/liveJoin-3.lua). The channel is heard through src/redis/client.ts `subscribe`
- * (on a Cluster, a plain connection to one node, with the backoff of the others).
+ * The topics some socket wants, as a worker process knows them (the live publisher publishes only
+ * those, src/engine/live/publisher.ts; the clock's events go only to them, src/engine/live/clock.ts).
+ *
+ * Each api process (a holder: its process id) adds `<holder>|<scoped topic>` to a sorted set scored
+ * by the time until which it holds the topic, says so again every WANT_REFRESH_MS, and rings a
+ * pub/sub channel (src/engine/live/fanout.ts, src/engine/live/interest.ts): `+` for a topic it takes
+ * up, `-` for one its last socket let go, after taking it out of the set. A topic is wanted while a
+ * holder holds it: the last holder's `-` drops it at once (onDropped), and a holder that vanished
+ * without one (a process killed) is dropped GRACE_MS past its time, so that a clock a little ahead
+ * of the api's never drops a topic before its want marker in Redis expires (a topic taken up again
+ * after that starts with a `resync`: lua/liveJoin-3.lua).
+ *
+ * A ring is heard at once; the set is read again after rings (gathered over GATHER_MS) from the
+ * highest score read less a margin (newer holds score higher: a ring costs what it brings, and
+ * one missed is made up), and whole every RELOAD_MS. Rings are numbered per holder: on a Cluster
+ * two of one process may arrive out of order, and one older than the last heard of its holder and
+ * topic is ignored; a set read that began before a `-` was heard does not bring its holder back.
+ * The channel is heard through src/redis/client.ts `subscribe` (on a Cluster, a plain connection
+ * to one node, with the backoff of the others).
  */
+import { holderOf, parseRing } from './interest.js';
 import { subscribe, type RedisClient, type Subscription } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 
@@ -19,31 +28,51 @@ const GRACE_MS = 60_000;
 const GATHER_MS = 10;
 /** How far below the highest score read a ring reads again (the api processes' clocks differ a little). */
 const MARGIN_MS = 5000;
+/** How long the last ring of a holder and topic is remembered (ms): far longer than two rings may cross. */
+const RING_MEMORY_MS = 2 * GRACE_MS;
 
-export class WantedTopics {
+/** The last ring heard of a holder and topic. */
+interface LastRing {
+  n: number;
+  at: number;
+  released: boolean;
+}
+
+/** What a worker process knows of the topics wanted. */
+export interface LiveInterest {
+  /** Whether some topic is wanted now. */
+  any(): boolean;
+  has(scoped: string): boolean;
+}
+
+export interface WantedEvents {
+  /** A topic became wanted (not wanted just before), told at once. */
+  fresh(scoped: string): void;
+  /** A topic's last holder let it go. */
+  dropped(scoped: string): void;
+}
+
+export class WantedTopics implements LiveInterest {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly warn: (err: unknown, what: string) => void;
   private readonly watch: (client: object) => void;
-  /** Scoped topic -> until when it is wanted (ms, wall clock). */
-  private until = new Map<string, number>();
+  private readonly events: WantedEvents;
+  /** Scoped topic -> holder -> until when it holds it (ms, wall clock). */
+  private holds = new Map<string, Map<string, number>>();
+  /** `<holder>|<scoped>` -> its last ring. */
+  private readonly rings = new Map<string, LastRing>();
   private highest = 0;
   private timer: NodeJS.Timeout | null = null;
   private ring: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
 
-  /** Told of each topic as it becomes wanted (not wanted just before), at once. */
-  private readonly onFresh: (scoped: string) => void;
-
-  constructor(
-    redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void,
-    onFresh: (scoped: string) => void,
-  ) {
-    this.onFresh = onFresh;
+  constructor(redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void, events: WantedEvents) {
     this.redis = redis;
     this.keys = keys;
     this.warn = warn;
     this.watch = watch;
+    this.events = events;
   }
 
   async start(): Promise<void> {
@@ -60,17 +89,19 @@ export class WantedTopics {
   }
 
   /**
-   * A ring names the topics new to an api process: wanted from now (until the set is read), so that
-   * what follows the api's `subscribed` finds them known.
+   * A ring: a topic taken up is wanted from now (until the set is read), so that what follows the
+   * api's `subscribed` finds it known; one let go loses that holder.
    */
   private rung(text: string): void {
     const now = Date.now();
-    const until = now + GRACE_MS;
-    for (const topic of text.split('\n')) {
-      if (topic === '') continue;
-      const before = this.until.get(topic) ?? 0;
-      if (before <= now) this.onFresh(topic);
-      if (before < until) this.until.set(topic, until);
+    for (const line of text.split('\n')) {
+      const ring = parseRing(line);
+      if (ring === null) continue;
+      const last = this.rings.get(ring.member);
+      if (last !== undefined && ring.n <= last.n) continue;
+      this.rings.set(ring.member, { n: ring.n, at: now, released: !ring.take });
+      if (ring.take) this.hold(ring.scoped, ring.holder, now + GRACE_MS, now);
+      else this.letGo(ring.scoped, ring.holder, now);
     }
     if (this.ring !== null) return;
     this.ring = setTimeout(() => {
@@ -79,52 +110,75 @@ export class WantedTopics {
     }, GATHER_MS);
   }
 
-  /** Adds the members read; `before`: what was wanted until then (a topic not wanted in it is fresh). */
-  private add(flat: string[], before = this.until): void {
+  private hold(scoped: string, holder: string, until: number, now: number): void {
+    let holders = this.holds.get(scoped);
+    if (holders === undefined) this.holds.set(scoped, (holders = new Map()));
+    const wasWanted = alive(holders, now);
+    if ((holders.get(holder) ?? 0) < until) holders.set(holder, until);
+    if (!wasWanted && until > now) this.events.fresh(scoped);
+  }
+
+  private letGo(scoped: string, holder: string, now: number): void {
+    const holders = this.holds.get(scoped);
+    if (holders === undefined || !holders.delete(holder)) return;
+    if (alive(holders, now)) return;
+    this.holds.delete(scoped);
+    this.events.dropped(scoped);
+  }
+
+  /** Adds the holds read (a read begun at `readAt`). */
+  private add(flat: string[], readAt: number): void {
     const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
       const score = Number(flat[i + 1]);
-      if (score > now && (before.get(flat[i]) ?? 0) <= now) this.onFresh(flat[i]);
-      this.until.set(flat[i], Math.max(this.until.get(flat[i]) ?? 0, score + GRACE_MS));
       if (score > this.highest) this.highest = score;
+      const last = this.rings.get(flat[i]);
+      // Let go after the read began: the read may have come before the set lost it.
+      if (last !== undefined && last.released && last.at >= readAt) continue;
+      const holder = holderOf(flat[i]);
+      if (holder === null) continue;
+      this.hold(holder.scoped, holder.holder, score + GRACE_MS, now);
     }
   }
 
-  /** The members scored above the highest read (less the margin): what the api processes added since. */
+  /** The holds scored above the highest read (less the margin): what the api processes added since. */
   private async readNew(): Promise<void> {
-    const from = Math.max(this.highest - MARGIN_MS, Date.now() - GRACE_MS);
-    this.add(await this.redis.zrangebyscore(this.keys.live.wanted, from, '+inf', 'WITHSCORES'));
+    const readAt = Date.now();
+    const from = Math.max(this.highest - MARGIN_MS, readAt - GRACE_MS);
+    this.add(await this.redis.zrangebyscore(this.keys.live.wanted, from, '+inf', 'WITHSCORES'), readAt);
   }
 
-  /** Reads the whole set again (and forgets what expired long ago there). */
+  /** Reads the whole set again; forgets the holds past their time, and what expired long ago in the set. */
   async reload(): Promise<void> {
-    const now = Date.now();
+    const readAt = Date.now();
     const key = this.keys.live.wanted;
-    const flat = await this.redis.zrangebyscore(key, now - GRACE_MS, '+inf', 'WITHSCORES');
-    const before = this.until;
-    this.until = new Map();
-    this.add(flat, before);
-    // What a ring brought since the read began stays.
-    for (const [topic, until] of before) if (until > now && !this.until.has(topic)) this.until.set(topic, until);
-    await this.redis.zremrangebyscore(key, '-inf', now - 10 * GRACE_MS);
+    const flat = await this.redis.zrangebyscore(key, readAt - GRACE_MS, '+inf', 'WITHSCORES');
+    this.add(flat, readAt);
+    const now = Date.now();
+    for (const [scoped, holders] of this.holds) {
+      for (const [holder, until] of holders) if (until <= now) holders.delete(holder);
+      if (holders.size === 0) this.holds.delete(scoped);
+    }
+    for (const [member, last] of this.rings) if (now - last.at > RING_MEMORY_MS) this.rings.delete(member);
+    await this.redis.zremrangebyscore(key, '-inf', readAt - 10 * GRACE_MS);
   }
 
   has(scoped: string): boolean {
-    const until = this.until.get(scoped);
-    return until !== undefined && until > Date.now();
+    const holders = this.holds.get(scoped);
+    return holders !== undefined && alive(holders, Date.now());
   }
 
-  /** Whether no topic is wanted now (the publisher then follows no log). */
-  none(): boolean {
+  /** Whether some topic is wanted now. */
+  any(): boolean {
     const now = Date.now();
-    for (const until of this.until.values()) if (until > now) return false;
-    return true;
+    for (const holders of this.holds.values()) if (alive(holders, now)) return true;
+    return false;
   }
 
   /** Every topic wanted now. */
   all(): string[] {
     const now = Date.now();
-    return [...this.until].filter(([, until]) => until > now).map(([t]) => t);
+    return [...this.holds].filter(([, holders]) => alive(holders, now)).map(([scoped]) => scoped);
   }
 
   stop(): void {
@@ -134,4 +188,10 @@ export class WantedTopics {
     this.subscription?.close();
     this.subscription = null;
   }
+}
+
+/** Whether a holder holds the topic at `now`. */
+function alive(holders: Map<string, number>, now: number): boolean {
+  for (const until of holders.values()) if (until > now) return true;
+  return false;
 }

@@ -22,6 +22,7 @@ import type { WebhookType } from '../../model/entities.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { announce } from './record.js';
+import type { LiveInterest } from '../live/wanted.js';
 import { listIn } from '../../lib/lists.js';
 import * as dueTake from '../../redis/scripts/dueTake.js';
 
@@ -62,7 +63,7 @@ export async function indexFreezes(deps: Pick<Context, 'redis' | 'keys' | 'store
 
 /** Checks the users due now (and publishes what changed live: `live`); answers how many deliveries were recorded. */
 export async function recordFreezes(
-  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, types: ReadonlySet<WebhookType>, live: boolean,
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, types: ReadonlySet<WebhookType>, live: LiveInterest | null,
 ): Promise<number> {
   const { redis, keys, store, clock, settings } = deps;
   const snapshot = store.current;

@@ -23,6 +23,7 @@ import { loggedStreak } from '../streaks/rankings.js';
 import type { LoggedEvent } from '../../model/log.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import { announce } from './record.js';
+import type { LiveInterest } from '../live/wanted.js';
 import * as dueTake from '../../redis/scripts/dueTake.js';
 import { listIn } from '../../lib/lists.js';
 import type { StreakSettings } from '../../model/entities.js';
@@ -52,7 +53,7 @@ export function storedExpiry(h: Record<string, string>, rule: StreakSettings, no
 }
 
 /** Records the losses due now (and publishes them live: `live`); answers how many deliveries. */
-export async function recordLosses(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, live: boolean): Promise<number> {
+export async function recordLosses(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool, live: LiveInterest | null): Promise<number> {
   const { redis, keys, store, clock, settings } = deps;
   const snapshot = store.current;
   const rule = snapshot.streak;

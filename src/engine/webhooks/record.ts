@@ -12,32 +12,36 @@ import type { WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { recordDeliveries, type NewDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';
-import { LIVE_CLOCK_TYPES, liveInUse, publishClockEvents } from '../live/clock.js';
+import { LIVE_CLOCK_TYPES, publishClockEvents } from '../live/clock.js';
+import type { LiveInterest } from '../live/wanted.js';
 
 /** The types subscribed to by an active endpoint. */
 export function subscribedTypes(snapshot: Snapshot): Set<WebhookType> {
   return new Set([...snapshot.webhooks.values()].filter((w) => w.status === 'active').flatMap((w) => w.events));
 }
 
-/** The types the clock's passes make: those an active endpoint subscribes to, and the live ones while a socket wants a topic. */
+/**
+ * The types the clock's passes make: those an active endpoint subscribes to, and the live ones
+ * while a socket wants a topic (`live`: the topics wanted; null while none is).
+ */
 export interface ClockWanted {
   types: Set<WebhookType>;
-  live: boolean;
+  live: LiveInterest | null;
 }
 
-export async function clockWanted(deps: Pick<Context, 'store' | 'redis' | 'keys'>): Promise<ClockWanted> {
+export function clockWanted(deps: Pick<Context, 'store'>, interest: LiveInterest): ClockWanted {
   const types = subscribedTypes(deps.store.current);
-  const live = await liveInUse(deps);
-  if (live) for (const t of LIVE_CLOCK_TYPES) types.add(t);
+  const live = interest.any() ? interest : null;
+  if (live !== null) for (const t of LIVE_CLOCK_TYPES) types.add(t);
   return { types, live };
 }
 
 /** Records the clock's events for the endpoints, and publishes them on the live topics wanted; answers how many deliveries. */
 export async function announce(
-  deps: Pick<Context, 'store' | 'settings' | 'clock' | 'redis' | 'keys'>, pool: pg.Pool, events: WebhookEvent[], live: boolean,
+  deps: Pick<Context, 'store' | 'settings' | 'clock' | 'redis' | 'keys'>, pool: pg.Pool, events: WebhookEvent[], live: LiveInterest | null,
 ): Promise<number> {
   const recorded = await recordEvents(deps, pool, events);
-  if (live) await publishClockEvents(deps, events);
+  if (live !== null) await publishClockEvents(deps, live, events);
   return recorded;
 }
 

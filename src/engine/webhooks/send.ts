@@ -22,6 +22,7 @@ import {
   claimExpired, claimNew, dropDeletedQueues, giveBack, holdClaims, takeOut, type ClaimedDelivery,
 } from './queue.js';
 import { clockWanted, recordClockEvents, subscribedTypes, type ClockWanted } from './record.js';
+import type { LiveInterest } from '../live/wanted.js';
 import { recordLosses } from './losses.js';
 import { recordPointsChanged } from './points-changed.js';
 import { freezesWanted, recordFreezes } from './freezes.js';
@@ -152,9 +153,13 @@ export class WebhookSender {
   private closed = false;
   readonly totals: SendResult = { claimed: 0, delivered: 0, retried: 0, failed: 0 };
 
-  constructor(deps: Deps, pool: pg.Pool) {
+  private readonly interest: LiveInterest;
+
+  /** `interest`: the live topics wanted, as this process's live publisher knows them (the clock's events go to them). */
+  constructor(deps: Deps, pool: pg.Pool, interest: LiveInterest) {
     this.deps = deps;
     this.pool = pool;
+    this.interest = interest;
   }
 
   /** The clock's events this process recorded already (src/engine/webhooks/record.ts). */
@@ -205,7 +210,7 @@ export class WebhookSender {
     const hooks = store.current.webhooks.size > 0;
     if (!hooks) {
       // No endpoint: the clock's events only for the live topics, while a socket wants one.
-      if (record) await this.recordClock(await clockWanted(this.deps));
+      if (record) await this.recordClock(clockWanted(this.deps, this.interest));
       return 0;
     }
     if (record) await this.record();
@@ -224,7 +229,7 @@ export class WebhookSender {
   /** The events of the clock due now (boosts, runs, losses, freezes, points.changed windows, rankings), recorded; old deliveries pruned. */
   private async record(): Promise<void> {
     const { clock, settings, store } = this.deps;
-    const wanted = await clockWanted(this.deps);
+    const wanted = clockWanted(this.deps, this.interest);
     await this.recordClock(wanted);
     const types = subscribedTypes(store.current);
     if (types.has('points.changed')) await recordPointsChanged(this.deps, this.pool);
