@@ -4,7 +4,8 @@
  * the `laurel-system-2` variant's launch and preparation, bench/variants.ts), wrk loads the event
  * path with the bench's workload (bench/wrk/event.lua), and each round measures two phases in turn,
  * their order alternating from round to round:
- *   without  no socket open;
+ *   without  no socket open, and no topic followed (LAUREL_LIVE_LINGER=0: the topics the sockets of
+ *            the phase before held are let go when they close);
  *   with     10,000 sockets (bench/live-sockets.ts, a process of its own): 1,000 on the board
  *            `leaderboard:top-learners`, the rest on users of the load (`user:user-<n>`) and on 10
  *            probe users, whose events (20 a second, beside wrk's) time each message from the
@@ -140,7 +141,9 @@ async function main(): Promise<void> {
   const postgres = await connectPostgres(databaseServer);
   const database = await createDatabase(postgres, databaseServer);
   const port = await freePort();
-  const session = laurelSystem2.launch({ host: HOST, port, redisUrl, databaseUrl: database.url });
+  // The topics let go at once when the sockets close: a phase without sockets follows none the
+  // phase before held (by default they are published 2 minutes more, for clients that reconnect).
+  const session = laurelSystem2.launch({ host: HOST, port, redisUrl, databaseUrl: database.url, env: { LAUREL_LIVE_LINGER: '0' } });
   const aborted = new AbortController();
   const signal = aborted.signal;
   // A signal stops the run; the finally below stops laurel and the sockets and cleans up.

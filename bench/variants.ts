@@ -63,6 +63,8 @@ export interface Launch {
   redisUrl: string;
   /** Postgres of the variants whose workers run (default postgres://postgres@127.0.0.1:5432/postgres). */
   databaseUrl?: string;
+  /** Settings of laurel's own for this run (laurel's variants only). */
+  env?: Record<string, string>;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -243,6 +245,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
         ...(processes === 'api' ? {} : { DATABASE_URL: databaseUrl }),
         ...(spec.webhooks ? { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } : {}),
         ...(spec.metricsOff ? { LAUREL_METRICS: '0' } : {}),
+        ...at.env,
       };
       const cli = `${root}dist/src/cli.js`;
       const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, LAUREL_NODE_FLAGS);

@@ -1,7 +1,9 @@
 /**
  * The live publisher while no socket wants anything: it reads no log entry (an installation
  * without live sockets pays nothing for them), and once a socket subscribes, the changes of the
- * events that follow reach it; what happened while nobody listened is not sent.
+ * events that follow reach it; what happened while nobody listened is not sent. A topic whose last
+ * socket left is let go LAUREL_LIVE_LINGER seconds later (1 here): the publisher stops reading, and
+ * a client that resumes after that gets a `resync` first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate } from '../support/admin.js';
@@ -11,9 +13,10 @@ import { startTestServer, targets, type TestServer } from '../support/server.js'
 describe.each(targets())('the live publisher with no socket on %s', (target) => {
   let s: TestServer;
   let c: LiveClient | null = null;
+  let url = '';
 
   beforeAll(async () => {
-    s = await startTestServer({ target, workers: true });
+    s = await startTestServer({ target, workers: true, env: { LAUREL_LIVE_LINGER: '1' } });
     const ids = await s.metrics('lessons');
     await adminCreate(s, '/admin/v1/achievements', [
       { name: 'Two lessons', key: 'two', trigger: 'metric', metricId: ids.lessons, metricValue: 2 } as never,
@@ -35,11 +38,31 @@ describe.each(targets())('the live publisher with no socket on %s', (target) => 
 
     const key = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'ann' }] });
     expect(key.status, key.text).toBe(201);
-    c = await openLive(liveUrl(s.url, key.body.created[0].key as string));
+    url = liveUrl(s.url, key.body.created[0].key as string);
+    c = await openLive(url);
     await c.subscribe(['user:ann']);
     await s.event('lessons', 'ann', 1);
     const done = await c.next((m) => m.type === 'achievement.completed', 5000);
     expect(done).toMatchObject({ topic: 'user:ann', data: { achievement: { key: 'two' }, user: { id: 'ann' } } });
     expect(s.workers!.live.stats.read).toBeGreaterThan(0);
+  });
+
+  it('lets a topic go once its last socket has been gone LAUREL_LIVE_LINGER, and a resume after that starts with a resync', async () => {
+    const last = Math.max(...c!.messages.filter((m) => m.topic === 'user:ann' && typeof m.seq === 'number').map((m) => m.seq!));
+    await c!.close();
+    c = null;
+    // Still wanted at first (a client reconnecting within the linger resumes without a resync).
+    expect(s.workers!.live.interest.any()).toBe(true);
+    await expect.poll(() => s.workers!.live.interest.any(), { timeout: 10_000 }).toBe(false);
+    // An event nobody holds the topic of: not read (once the blocking read under way, 500 ms at most, has ended).
+    await new Promise((r) => setTimeout(r, 800));
+    const read = s.workers!.live.stats.read;
+    await s.event('lessons', 'ann', 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.workers!.live.stats.read).toBe(read);
+
+    c = await openLive(url);
+    c.send({ subscribe: ['user:ann'], since: { 'user:ann': last } });
+    expect((await c.next((m) => m.topic === 'user:ann', 5000)).type).toBe('resync');
   });
 });

@@ -212,9 +212,11 @@ export class LiveFanout {
   /** Says again that the topics held are wanted (their markers, and the want set). */
   async refresh(): Promise<void> {
     const { redis, keys } = this.deps;
-    const held = [...this.held.values(), ...this.lingering.values()].map((h) => ({ ...h, hold: holdOf(this.deps.processId, scopedTopic(h.tenant, h.topic)) }));
-    for (let i = 0; i < held.length; i += 500) {
-      const part = held.slice(i, i + 500);
+    const topics = [...this.held.values(), ...this.lingering.values()].map((h) => ({ tenant: h.tenant, topic: h.topic, hold: holdOf(this.deps.processId, scopedTopic(h.tenant, h.topic)) }));
+    for (let i = 0; i < topics.length; i += 500) {
+      // Those still held when the part is sent: a hold let go meanwhile is not added back.
+      const part = topics.slice(i, i + 500).filter((h) => this.held.has(this.channelOf(h.tenant, h.topic)) || this.lingering.has(h.hold));
+      if (part.length === 0) continue;
       await Promise.all(sentTogether(redis, () => [
         ...part.map((h) => join(this.deps, h.tenant, h.topic, undefined)),
         redis.zadd(keys.live.wanted, ...part.flatMap((h) => [Date.now() + WANT_MS, h.hold])),
