@@ -11,11 +11,10 @@
  * of the api's never drops a topic before its want marker in Redis expires (a topic taken up again
  * after that starts with a `resync`: lua/liveJoin-3.lua).
  *
- * A ring is heard at once; the set is read again after rings (gathered over GATHER_MS) from the
- * highest score read less a margin (newer holds score higher: a ring costs what it brings, and
- * one missed is made up), and whole every RELOAD_MS. Rings are numbered per holder: on a Cluster
- * two of one process may arrive out of order, and one older than the last heard of its holder and
- * topic is ignored; a set read that began before a `-` was heard does not bring its holder back.
+ * A ring is heard at once; the set is read whole every RELOAD_MS, and when the channel's connection
+ * comes back (the rings missed meanwhile). Rings are numbered per holder: on a Cluster two of one
+ * process may arrive out of order, and one older than the last heard of its holder and topic is
+ * ignored; a set read that began before a `-` was heard does not bring its holder back.
  * The channel is heard through src/redis/client.ts `subscribe` (on a Cluster, a plain connection
  * to one node, with the backoff of the others).
  */
@@ -25,9 +24,6 @@ import type { Keys } from '../../redis/keys.js';
 
 const RELOAD_MS = 5000;
 const GRACE_MS = 60_000;
-const GATHER_MS = 10;
-/** How far below the highest score read a ring reads again (the api processes' clocks differ a little). */
-const MARGIN_MS = 5000;
 /** How long the last ring of a holder and topic is remembered (ms): far longer than two rings may cross. */
 const RING_MEMORY_MS = 2 * GRACE_MS;
 
@@ -62,9 +58,7 @@ export class WantedTopics implements LiveInterest {
   private holds = new Map<string, Map<string, number>>();
   /** `<holder>|<scoped>` -> its last ring. */
   private readonly rings = new Map<string, LastRing>();
-  private highest = 0;
   private timer: NodeJS.Timeout | null = null;
-  private ring: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
 
   constructor(redis: RedisClient, keys: Keys, warn: (err: unknown, what: string) => void, watch: (client: object) => void, events: WantedEvents) {
@@ -103,11 +97,6 @@ export class WantedTopics implements LiveInterest {
       if (ring.take) this.hold(ring.scoped, ring.holder, now + GRACE_MS, now);
       else this.letGo(ring.scoped, ring.holder, now);
     }
-    if (this.ring !== null) return;
-    this.ring = setTimeout(() => {
-      this.ring = null;
-      this.readNew().catch((err: unknown) => this.warn(err, 'live: could not read the topics wanted'));
-    }, GATHER_MS);
   }
 
   private hold(scoped: string, holder: string, until: number, now: number): void {
@@ -131,7 +120,6 @@ export class WantedTopics implements LiveInterest {
     const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
       const score = Number(flat[i + 1]);
-      if (score > this.highest) this.highest = score;
       const last = this.rings.get(flat[i]);
       // Let go after the read began: the read may have come before the set lost it.
       if (last !== undefined && last.released && last.at >= readAt) continue;
@@ -139,13 +127,6 @@ export class WantedTopics implements LiveInterest {
       if (holder === null) continue;
       this.hold(holder.scoped, holder.holder, score + GRACE_MS, now);
     }
-  }
-
-  /** The holds scored above the highest read (less the margin): what the api processes added since. */
-  private async readNew(): Promise<void> {
-    const readAt = Date.now();
-    const from = Math.max(this.highest - MARGIN_MS, readAt - GRACE_MS);
-    this.add(await this.redis.zrangebyscore(this.keys.live.wanted, from, '+inf', 'WITHSCORES'), readAt);
   }
 
   /** Reads the whole set again; forgets the holds past their time, and what expired long ago in the set. */
@@ -183,7 +164,6 @@ export class WantedTopics implements LiveInterest {
 
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
-    if (this.ring !== null) clearTimeout(this.ring);
     this.timer = null;
     this.subscription?.close();
     this.subscription = null;

@@ -68,15 +68,19 @@ export async function recordEvents(deps: Pick<Context, 'store' | 'settings' | 'c
 
 /**
  * The clock's events due now (boosts, runs about to start), recorded; `seen` holds the ids this
- * process recorded already (each stays due for a day: they are not written again every pass).
+ * process recorded already (each stays due for a day: they are not written again every pass). The
+ * live topics are offered every due event each pass (each topic takes it once: src/engine/live/clock.ts),
+ * so a topic wanted just after the event came due still gets it while it is news.
  */
 export async function recordClockEvents(
   deps: Pick<Context, 'store' | 'settings' | 'clock' | 'redis' | 'keys'>, pool: pg.Pool, seen: Set<string>, wanted: ClockWanted,
 ): Promise<number> {
   const snapshot = deps.store.current;
   if (wanted.types.size === 0) return 0;
-  const events = clockEvents(deps.settings.prefix, snapshot, deps.clock.now(), wanted.types).filter((e) => !seen.has(`${snapshot.version}|${e.id}`));
-  const n = await announce(deps, pool, events, wanted.live);
+  const due = clockEvents(deps.settings.prefix, snapshot, deps.clock.now(), wanted.types);
+  const events = due.filter((e) => !seen.has(`${snapshot.version}|${e.id}`));
+  const n = await recordEvents(deps, pool, events);
+  if (wanted.live !== null) await publishClockEvents(deps, wanted.live, due);
   if (seen.size > 10_000) seen.clear();
   // By configuration version too: an endpoint added later records the events again (for itself).
   for (const e of events) seen.add(`${snapshot.version}|${e.id}`);
