@@ -37,7 +37,7 @@ local since = tonumber(ARGV[7])
 --- @include "liveAdd"
 
 if redis.call('SET', wantKey, '1', 'PX', wantMs, 'NX') then
-  liveAdd(seqKey, historyKey, channel, now, keep, ttl, topicJson, 'resync', 'null')
+  liveAdd(seqKey, historyKey, channel, now, keep, ttl, topicJson, { 'resync', 'null' })
 else
   redis.call('PEXPIRE', wantKey, wantMs)
   redis.call('PEXPIRE', seqKey, ttl)

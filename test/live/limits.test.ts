@@ -67,7 +67,7 @@ describe('live updates socket limits', () => {
     // 16 MB on the topic, far more than the kernel's buffers and the limit hold for a reader that stopped.
     const big = JSON.stringify({ filler: 'x'.repeat(64 * 1024) });
     const deps = s.api.services;
-    for (let i = 0; i < 256; i++) await publish(deps, DEFAULT_TENANT, 'user:hog', 'test.filler', big);
+    for (let i = 0; i < 256; i++) await publish(deps, DEFAULT_TENANT, 'user:hog', [{ type: 'test.filler', data: big }]);
     // (A paused socket does not read the close: the server's count says it.)
     await expect.poll(() => gauge(s, 'laurel_live_sockets')).toBe(1);
     slow.socket.destroy();

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
 import { adminCreate } from '../support/admin.js';
 import { liveUrl, openLive, refusal, type LiveClient } from '../support/live-client.js';
+import { publish } from '../../src/engine/live/topic-store.js';
+import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 
 describe.each(targets())('live updates on %s', (target) => {
   let s: TestServer;
@@ -218,5 +220,19 @@ describe.each(targets())('live updates on %s', (target) => {
     c.send({ unsubscribe: ['user:gus', 'user:never'] });
     expect(await c.next((m) => m.type === 'unsubscribed' && m.topic === 'user:gus')).toEqual({ type: 'unsubscribed', topic: 'user:gus' });
     expect((await s.request('GET', '/health')).status).toBe(200);
+  });
+
+  it('sends the messages published on a topic together one by one, numbered in order, and resumes between them', async () => {
+    const c = await live(s.adminKey);
+    const { 'user:kit': at } = await c.subscribe(['user:kit']);
+    const messages = ['first', 'second', 'third'].map((n) => ({ type: 'test.note', data: JSON.stringify({ n, line: 'a\nb' }) }));
+    const last = await publish(s.workers!.services, DEFAULT_TENANT, 'user:kit', messages);
+    const got = [await c.next((m) => m.type === 'test.note'), await c.next((m) => m.type === 'test.note'), await c.next((m) => m.type === 'test.note')];
+    expect(got.map((m) => [m.seq, m.data.n, m.data.line])).toEqual([[at + 1, 'first', 'a\nb'], [at + 2, 'second', 'a\nb'], [at + 3, 'third', 'a\nb']]);
+    expect(last).toBe(at + 3);
+    const again = await live(s.adminKey);
+    again.send({ subscribe: ['user:kit'], since: { 'user:kit': at + 1 } });
+    expect([await again.next((m) => m.topic === 'user:kit'), await again.next((m) => m.topic === 'user:kit'), await again.next((m) => m.topic === 'user:kit')]
+      .map((m) => [m.type, m.seq])).toEqual([['test.note', at + 2], ['test.note', at + 3], ['subscribed', at + 3]]);
   });
 });

@@ -23,6 +23,7 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { Context } from '../context.js';
+import type { Message } from '../../redis/scripts/livePublish.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
@@ -154,24 +155,29 @@ export class LiveBoards {
       };
       return JSON.stringify(data);
     };
+    // The board's messages of the pass in one publish; each user's in its own.
+    const onBoard: Message[] = [];
+    for (const c of movers) {
+      const data = rankChanged(c);
+      if (data !== null) onBoard.push({ type: 'leaderboard.rank_changed', data });
+    }
+    if (boardWanted && topChanged && top.length > 0) {
+      const changed: LeaderboardChangedData = { leaderboard: { ...board, rankings: top } };
+      onBoard.push({ type: 'leaderboard.changed', data: JSON.stringify(changed) });
+    }
     const sends: Promise<number>[] = [];
+    let messages = onBoard.length;
     sentTogether(redis, () => {
-      const topic = boardTopic(lb.key);
-      for (const c of movers) {
-        const data = rankChanged(c);
-        if (data !== null) sends.push(publish(this.deps, tenant, topic, 'leaderboard.rank_changed', data));
-      }
-      if (boardWanted && topChanged && top.length > 0) {
-        const changed: LeaderboardChangedData = { leaderboard: { ...board, rankings: top } };
-        sends.push(publish(this.deps, tenant, topic, 'leaderboard.changed', JSON.stringify(changed)));
-      }
+      if (onBoard.length > 0) sends.push(publish(this.deps, tenant, boardTopic(lb.key), onBoard));
       for (const c of toUsers) {
         const data = rankChanged(c);
-        if (data !== null) sends.push(publish(this.deps, tenant, userTopic(c.userId), 'leaderboard.rank_changed', data));
+        if (data === null) continue;
+        sends.push(publish(this.deps, tenant, userTopic(c.userId), [{ type: 'leaderboard.rank_changed', data }]));
+        messages++;
       }
     });
     await Promise.all(sends);
-    this.published += sends.length;
+    this.published += messages;
     for (const c of changes) seen.set(c.userId, `${c.rank}|${c.value}`);
     for (const u of gone) seen.delete(u);
     let unsaved = this.unsaved.get(k.live);

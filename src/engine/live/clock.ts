@@ -62,7 +62,7 @@ export async function publishClockEvents(deps: Deps, interest: LiveInterest, eve
   const first = wanted.filter((_, i) => marked[i] === 'OK');
   await Promise.all(sentTogether(redis, () => first.map(({ ev, scoped }) => {
     const { tenant, topic } = unscope(scoped);
-    return publish(deps, tenant, topic, ev.type, dataOf(ev.type, ev.body)).catch(async (err: unknown) => {
+    return publish(deps, tenant, topic, [{ type: ev.type, data: dataOf(ev.type, ev.body) }]).catch(async (err: unknown) => {
       // Not published: the next pass may publish it.
       await redis.del(keys.liveOnce(tenant, topic, ev.id)).catch(() => undefined);
       throw err;

@@ -2,9 +2,10 @@
  * An api process's side of live updates (API.md, "Live updates"; docs/live.md): the topics its
  * sockets hold, each subscribed once on its shard channel (SSUBSCRIBE; on a Cluster on the node of
  * the topic's slot: ioredis's sharded subscribers), counted by the sockets that hold it and
- * unsubscribed when the last lets go. What a channel brings is handed to `deliver` (uWS's own
- * publish, to every socket of the process that subscribed to it there) and kept a moment
- * (RECENT), for a socket that joins between the history's read and its own subscription.
+ * unsubscribed when the last lets go. What a channel brings (messages, one per line) is handed to
+ * `deliver` a message at a time (uWS's own publish, to every socket of the process that subscribed
+ * to it there) and kept a moment (RECENT), for a socket that joins between the history's read and
+ * its own subscription.
  *
  * Taking a topic up marks it wanted in Redis (lua/liveJoin-3.lua; the want set, a hold per process:
  * src/engine/live/interest.ts) and rings the interest channel, so that the workers' publisher
@@ -110,14 +111,20 @@ export class LiveFanout {
     return this.deps.keys.liveTopic(tenant, topic).channel;
   }
 
-  private heard(channel: string, message: string): void {
+  /** What a channel brought: messages, one per line (lua/includes/liveAdd.lua), each handed on. */
+  private heard(channel: string, text: string): void {
     const h = this.held.get(channel);
     if (h === undefined) return;
-    const m = heard(message);
-    h.recent.push(m);
-    if (h.recent.length > RECENT) h.recent.shift();
-    this.delivered++;
-    this.deliver(channel, message);
+    for (let at = 0; at < text.length;) {
+      let end = text.indexOf('\n', at);
+      if (end < 0) end = text.length;
+      const message = text.slice(at, end);
+      at = end + 1;
+      h.recent.push(heard(message));
+      if (h.recent.length > RECENT) h.recent.shift();
+      this.delivered++;
+      this.deliver(channel, message);
+    }
   }
 
   /**

@@ -30,7 +30,7 @@
 import { randomUUID } from 'node:crypto';
 import { isControl } from '../../domain/notifications/rules.js';
 import { metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
-import { changesOfEntry, mayChange } from '../../domain/live/changes.js';
+import { changesOfEntry, mayChange, type LiveChange } from '../../domain/live/changes.js';
 import { parseTopic, userTopic } from '../../domain/live/topics.js';
 import { localDay } from '../../domain/time.js';
 import { userView, type UserView } from '../../domain/users.js';
@@ -266,7 +266,7 @@ export class LivePublisher {
     for (let i = 0; i < topics.length; i += 1000) {
       const sends = sentTogether(this.deps.redis, () => topics.slice(i, i + 1000).map((scoped) => {
         const { tenant, topic } = unscope(scoped);
-        return publish(this.deps, tenant, topic, 'resync', 'null');
+        return publish(this.deps, tenant, topic, [{ type: 'resync', data: 'null' }]);
       }));
       await Promise.all(sends);
       this.published += sends.length;
@@ -375,16 +375,22 @@ export class LivePublisher {
       const h = hashes[i];
       return [id, h.id === undefined ? null : userView(h, isControl(snapshot.notifications, id.split('\u0000')[0], h))];
     }));
-    const sends: Promise<number>[] = [];
-    sentTogether(redis, () => {
-      for (const entry of parsed) {
-        const { t, u } = entry.e;
-        const changes = changesOfEntry(settings.prefix, entry, snapshot, users.get(`${t}\u0000${u}`) ?? null);
-        for (const c of changes) sends.push(publish(this.deps, t!, userTopic(u!), c.type, c.data));
-      }
-    });
+    // Each user's messages of the batch in one publish, in the log's order.
+    const byUser = new Map<string, LiveChange[]>();
+    for (const entry of parsed) {
+      const id = `${entry.e.t}\u0000${entry.e.u}`;
+      const changes = changesOfEntry(settings.prefix, entry, snapshot, users.get(id) ?? null);
+      if (changes.length === 0) continue;
+      const list = byUser.get(id);
+      if (list === undefined) byUser.set(id, changes);
+      else list.push(...changes);
+    }
+    const sends = sentTogether(redis, () => [...byUser].map(([id, changes]) => {
+      const [t, u] = id.split('\u0000');
+      return publish(this.deps, t, userTopic(u), changes);
+    }));
     await Promise.all(sends);
-    this.published += sends.length;
+    for (const changes of byUser.values()) this.published += changes.length;
     // The wanted users' extensions and grants, for the clock's events (an expiry, a freeze check).
     await this.notes.logged(parsed);
   }

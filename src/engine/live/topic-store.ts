@@ -28,13 +28,14 @@ export function unscope(scoped: string): { tenant: string; topic: string } {
 }
 
 /**
- * Publishes one message on a topic: numbered, kept, sent; answers its sequence number. A topic's
- * first number is the wall clock's ms times 1000 (lua/includes/liveAdd.lua): the wall clock, not
- * the service's, which a test or a demonstration may set back.
+ * Publishes messages on a topic, in order (one script, one SPUBLISH): numbered, kept, sent; answers
+ * the last one's sequence number. A topic's first number is the wall clock's ms times 1000
+ * (lua/includes/liveAdd.lua): the wall clock, not the service's, which a test or a demonstration
+ * may set back.
  */
-export function publish(deps: Deps, tenant: string, topic: string, type: string, data: string): Promise<number> {
+export function publish(deps: Deps, tenant: string, topic: string, messages: livePublish.Message[]): Promise<number> {
   const k = deps.keys.liveTopic(tenant, topic);
-  return livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, type, data });
+  return livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, messages });
 }
 
 /** What joining a topic answers: its last sequence number, and the history after `since` (oldest first). */

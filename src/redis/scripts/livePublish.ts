@@ -1,5 +1,5 @@
 /**
- * The codec of lua/livePublish-2.lua: publishes one message on a live topic.
+ * The codec of lua/livePublish-2.lua: publishes messages on a live topic, in order.
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
@@ -8,12 +8,18 @@ import type { LiveTopicKeys } from '../keys.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     livePublish(
-      seq: string, history: string, channel: string, now: number, keep: number, ttlMs: number, topic: string, type: string, data: string,
+      seq: string, history: string, channel: string, now: number, keep: number, ttlMs: number, topic: string, ...typesAndData: string[]
     ): Result<number, Context>;
   }
 }
 
 export type Keys = Pick<LiveTopicKeys, 'seq' | 'history' | 'channel'>;
+
+/** One message: its type, and its data as JSON. */
+export interface Message {
+  type: string;
+  data: string;
+}
 
 export interface Args {
   /** Wall-clock ms. */
@@ -23,12 +29,12 @@ export interface Args {
   /** ms the sequence and history are kept after the last message. */
   ttlMs: number;
   topic: string;
-  type: string;
-  /** JSON */
-  data: string;
+  /** One at least, in order. */
+  messages: Message[];
 }
 
-/** The message's sequence number. */
+/** The last message's sequence number. */
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<number> {
-  return redis.livePublish(k.seq, k.history, k.channel, a.now, a.keep, a.ttlMs, JSON.stringify(a.topic), a.type, a.data);
+  if (a.messages.length === 0) throw new Error('livePublish: no message');
+  return redis.livePublish(k.seq, k.history, k.channel, a.now, a.keep, a.ttlMs, JSON.stringify(a.topic), ...a.messages.flatMap((m) => [m.type, m.data]));
 }
