@@ -1,0 +1,31 @@
+/**
+ * The holds and rings the api processes tell the workers the live topics they hold with
+ * (src/engine/live/interest.ts), and how long a topic is held after its last socket left
+ * (LAUREL_LIVE_LINGER).
+ */
+import { describe, expect, it } from 'vitest';
+import { holderOf, holdOf, parseRing, ringOf } from '../../src/engine/live/interest.js';
+import { loadSettings, SettingsError } from '../../src/lib/settings.js';
+
+describe('live interest', () => {
+  it('reads back a hold and a ring, a topic with bars in it too', () => {
+    const hold = holdOf('0b6f-api', 'acme|user:a|b');
+    expect(holderOf(hold)).toEqual({ holder: '0b6f-api', scoped: 'acme|user:a|b' });
+    expect(parseRing(ringOf(true, 12, hold))).toEqual({ take: true, n: 12, member: hold, holder: '0b6f-api', scoped: 'acme|user:a|b' });
+    expect(parseRing(ringOf(false, 13, hold))).toMatchObject({ take: false, n: 13, scoped: 'acme|user:a|b' });
+  });
+
+  it('refuses lines of another form', () => {
+    for (const line of ['', '_|user:a', '+|api|_|user:a', '+x|api|_|user:a', '*1|api|_|user:a', '+1|api', '+1||_|user:a', '+1|api|']) {
+      expect(parseRing(line), line).toBeNull();
+    }
+    expect(holderOf('|_|user:a')).toBeNull();
+  });
+
+  it('holds a topic LAUREL_LIVE_LINGER seconds after its last socket left: 120 by default, 0 to 600', () => {
+    expect(loadSettings({}).liveLingerS).toBe(120);
+    expect(loadSettings({ LAUREL_LIVE_LINGER: '0' }).liveLingerS).toBe(0);
+    expect(loadSettings({ LAUREL_LIVE_LINGER: '600' }).liveLingerS).toBe(600);
+    for (const bad of ['-1', '601', 'abc', '1.5']) expect(() => loadSettings({ LAUREL_LIVE_LINGER: bad }), bad).toThrow(SettingsError);
+  });
+});
