@@ -234,5 +234,11 @@ describe.each(targets())('live updates on %s', (target) => {
     again.send({ subscribe: ['user:kit'], since: { 'user:kit': at + 1 } });
     expect([await again.next((m) => m.topic === 'user:kit'), await again.next((m) => m.topic === 'user:kit'), await again.next((m) => m.topic === 'user:kit')]
       .map((m) => [m.type, m.seq])).toEqual([['test.note', at + 2], ['test.note', at + 3], ['subscribed', at + 3]]);
+    // More than one script takes (a user with a burst of events in one batch of the log): still in order.
+    const burst = Array.from({ length: 250 }, (_, i) => ({ type: 'test.burst', data: JSON.stringify({ i }) }));
+    expect(await publish(s.workers!.services, DEFAULT_TENANT, 'user:kit', burst)).toBe(at + 253);
+    const bursts = [];
+    for (let i = 0; i < 250; i++) bursts.push(await c.next((m) => m.type === 'test.burst'));
+    expect(bursts.map((m) => [m.seq, m.data.i])).toEqual(burst.map((_, i) => [at + 4 + i, i]));
   });
 });

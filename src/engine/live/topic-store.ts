@@ -13,6 +13,8 @@ export const HISTORY_KEEP = 100;
 export const HISTORY_TTL_MS = 15 * 60_000;
 /** How long a topic stays wanted after an api process last said its sockets want it (ms). */
 export const WANT_MS = 120_000;
+/** Messages one publish script takes at most (a user with a burst of events in one batch of the log takes several). */
+const PUBLISH_AT_ONCE = 100;
 /** How often an api process says again that its sockets want their topics (ms). */
 export const WANT_REFRESH_MS = 30_000;
 
@@ -35,7 +37,12 @@ export function unscope(scoped: string): { tenant: string; topic: string } {
  */
 export function publish(deps: Deps, tenant: string, topic: string, messages: livePublish.Message[]): Promise<number> {
   const k = deps.keys.liveTopic(tenant, topic);
-  return livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, messages });
+  // A call at most PUBLISH_AT_ONCE messages, sent one after another (in order: one connection).
+  const calls: Promise<number>[] = [];
+  for (let i = 0; i < messages.length; i += PUBLISH_AT_ONCE) {
+    calls.push(livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, messages: messages.slice(i, i + PUBLISH_AT_ONCE) }));
+  }
+  return Promise.all(calls).then((seqs) => seqs[seqs.length - 1]);
 }
 
 /** What joining a topic answers: its last sequence number, and the history after `since` (oldest first). */
