@@ -75,7 +75,8 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
 
 function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
+  // Digits only: Number() would take ' 5', '0x10' or '1e2' too.
+  const n = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new SettingsError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }

@@ -16,7 +16,7 @@ describe('live interest', () => {
   });
 
   it('refuses lines of another form', () => {
-    for (const line of ['', '_|user:a', '+|api|_|user:a', '+x|api|_|user:a', '*1|api|_|user:a', '+1|api', '+1||_|user:a', '+1|api|']) {
+    for (const line of ['', '_|user:a', '+|api|_|user:a', '+x|api|_|user:a', '*1|api|_|user:a', '+1|api', '+1||_|user:a', '+1|api|', '+0x1|api|_|user:a', '+1e2|api|_|user:a']) {
       expect(parseRing(line), line).toBeNull();
     }
     expect(holderOf('|_|user:a')).toBeNull();
@@ -26,6 +26,6 @@ describe('live interest', () => {
     expect(loadSettings({}).liveLingerS).toBe(120);
     expect(loadSettings({ LAUREL_LIVE_LINGER: '0' }).liveLingerS).toBe(0);
     expect(loadSettings({ LAUREL_LIVE_LINGER: '600' }).liveLingerS).toBe(600);
-    for (const bad of ['-1', '601', 'abc', '1.5']) expect(() => loadSettings({ LAUREL_LIVE_LINGER: bad }), bad).toThrow(SettingsError);
+    for (const bad of ['-1', '601', 'abc', '1.5', ' 5', '0x10', '1e2']) expect(() => loadSettings({ LAUREL_LIVE_LINGER: bad }), bad).toThrow(SettingsError);
   });
 });

@@ -34,7 +34,8 @@ export function parseRing(line: string): Ring | null {
   const sign = line[0];
   const bar = line.indexOf('|');
   if ((sign !== '+' && sign !== '-') || bar < 2) return null;
-  const n = Number(line.slice(1, bar));
+  const digits = line.slice(1, bar);
+  const n = /^\d+$/.test(digits) ? Number(digits) : NaN;
   const member = line.slice(bar + 1);
   const held = holderOf(member);
   if (!Number.isSafeInteger(n) || held === null) return null;
