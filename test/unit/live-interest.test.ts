@@ -11,12 +11,12 @@ describe('live interest', () => {
   it('reads back a hold and a ring, a topic with bars in it too', () => {
     const hold = holdOf('0b6f-api', 'acme|user:a|b');
     expect(holderOf(hold)).toEqual({ holder: '0b6f-api', scoped: 'acme|user:a|b' });
-    expect(parseRing(ringOf(true, 12, hold))).toEqual({ take: true, n: 12, member: hold, holder: '0b6f-api', scoped: 'acme|user:a|b' });
-    expect(parseRing(ringOf(false, 13, hold))).toMatchObject({ take: false, n: 13, scoped: 'acme|user:a|b' });
+    expect(parseRing(ringOf(true, 12, 1795678380885, hold))).toEqual({ take: true, n: 12, at: 1795678380885, member: hold, holder: '0b6f-api', scoped: 'acme|user:a|b' });
+    expect(parseRing(ringOf(false, 13, 1795678380886, hold))).toMatchObject({ take: false, n: 13, at: 1795678380886, scoped: 'acme|user:a|b' });
   });
 
   it('refuses lines of another form', () => {
-    for (const line of ['', '_|user:a', '+|api|_|user:a', '+x|api|_|user:a', '*1|api|_|user:a', '+1|api', '+1||_|user:a', '+1|api|', '+0x1|api|_|user:a', '+1e2|api|_|user:a']) {
+    for (const line of ['', '_|user:a', '+|5|api|_|user:a', '+x|5|api|_|user:a', '*1|5|api|_|user:a', '+1|api|_|user:a', '+1||api|_|user:a', '+1|5|api', '+1|5||_|user:a', '+1|5|api|', '+0x1|5|api|_|user:a', '+1|1e2|api|_|user:a']) {
       expect(parseRing(line), line).toBeNull();
     }
     expect(holderOf('|_|user:a')).toBeNull();

@@ -139,7 +139,7 @@ export class LiveFanout {
       const hold = holdOf(this.deps.processId, scopedTopic(tenant, topic));
       // Still held in the set: no `-` for it (this ring, numbered later, says it is held).
       this.lingering.delete(hold);
-      const ring = ringOf(true, ++this.rings, hold);
+      const ring = ringOf(true, ++this.rings, Date.now(), hold);
       const leaving = this.leaving.get(channel);
       const ready = (async () => {
         await leaving;
@@ -208,7 +208,8 @@ export class LiveFanout {
   private async withdraw(holds: string[]): Promise<void> {
     if (holds.length === 0) return;
     const { redis, keys } = this.deps;
-    const rings = holds.map((hold) => ringOf(false, ++this.rings, hold));
+    const at = Date.now();
+    const rings = holds.map((hold) => ringOf(false, ++this.rings, at, hold));
     // Sent at once: a topic taken up again meanwhile is added after.
     const parts: string[][] = [];
     for (let i = 0; i < holds.length; i += 1000) parts.push(holds.slice(i, i + 1000));

@@ -2,8 +2,9 @@
  * How the api processes tell the workers which live topics their sockets hold
  * (src/engine/live/fanout.ts writes, src/engine/live/wanted.ts reads):
  * - a hold, the want set's member: `<holder>|<scoped topic>`, the holder an api process's id;
- * - a ring, a line on the interest channel: `+<n>|<hold>` for a topic taken up, `-<n>|<hold>`
- *   for one let go, `n` counting the holder's rings (a later ring has a larger one).
+ * - a ring, a line on the interest channel: `+<n>|<at>|<hold>` for a topic taken up,
+ *   `-<n>|<at>|<hold>` for one let go, `n` counting the holder's rings (a later ring has a larger
+ *   one), `at` when the holder took it up or let it go (ms, its clock).
  * A process id holds no `|`; a scoped topic may (src/engine/live/topic-store.ts scopedTopic).
  */
 
@@ -18,11 +19,13 @@ export function holderOf(member: string): { holder: string; scoped: string } | n
 }
 
 /** One ring's line. */
-export const ringOf = (take: boolean, n: number, hold: string): string => `${take ? '+' : '-'}${n}|${hold}`;
+export const ringOf = (take: boolean, n: number, at: number, hold: string): string => `${take ? '+' : '-'}${n}|${at}|${hold}`;
 
 export interface Ring {
   take: boolean;
   n: number;
+  /** When (ms, the holder's clock). */
+  at: number;
   /** The hold: `<holder>|<scoped>`. */
   member: string;
   holder: string;
@@ -33,11 +36,18 @@ export interface Ring {
 export function parseRing(line: string): Ring | null {
   const sign = line[0];
   const bar = line.indexOf('|');
-  if ((sign !== '+' && sign !== '-') || bar < 2) return null;
-  const digits = line.slice(1, bar);
-  const n = /^\d+$/.test(digits) ? Number(digits) : NaN;
-  const member = line.slice(bar + 1);
+  const bar2 = line.indexOf('|', bar + 1);
+  if ((sign !== '+' && sign !== '-') || bar < 0 || bar2 < 0) return null;
+  const n = whole(line.slice(1, bar));
+  const at = whole(line.slice(bar + 1, bar2));
+  const member = line.slice(bar2 + 1);
   const held = holderOf(member);
-  if (!Number.isSafeInteger(n) || held === null) return null;
-  return { take: sign === '+', n, member, ...held };
+  if (n === null || at === null || held === null) return null;
+  return { take: sign === '+', n, at, member, ...held };
+}
+
+/** A whole number written in digits, or null. */
+function whole(digits: string): number | null {
+  const n = /^\d+$/.test(digits) ? Number(digits) : NaN;
+  return Number.isSafeInteger(n) ? n : null;
 }

@@ -54,8 +54,14 @@ const RETRY_MS = 1000;
 const IDLE_MS = 50;
 /** How far before the moment a topic is wanted again the logs are read from (ms). */
 const WAKE_MARGIN_MS = 5000;
-/** How far back a user's topic that becomes wanted is caught up (ms), and how many entries of its partition at most. */
+/**
+ * How far back a user's topic that becomes wanted is caught up (ms), and how many entries of its
+ * partition at most: from when its api process took it up, when its ring says (less
+ * TAKE_MARGIN_MS: the clocks of the api's machine and of Redis, which numbers the log, may differ a
+ * little), and CATCH_UP_MS back at most.
+ */
 const CATCH_UP_MS = 2000;
+const TAKE_MARGIN_MS = 100;
 const CATCH_UP_COUNT = 2000;
 
 /** A user topic to catch up: its partition's entries after `from` (a stream id) up to `upTo`, the last read when it became wanted. */
@@ -143,7 +149,7 @@ export class LivePublisher {
     this.warn = conns.warn;
     this.tail = new LogTail(conns.reader, deps.keys);
     this.wanted = new WantedTopics(deps.redis, deps.keys, conns.warn, conns.watch, {
-      fresh: (scoped) => this.fresh(scoped),
+      fresh: (scoped, takenAt) => this.fresh(scoped, takenAt),
       dropped: (scoped) => this.dropped(scoped),
     });
     this.boards = new LiveBoards(deps, this.wanted);
@@ -273,15 +279,17 @@ export class LivePublisher {
     }
   }
 
-  /** A topic became wanted: a user's is caught up (what was read of its partition until now). */
-  private fresh(scoped: string): void {
+  /** A topic became wanted: a user's is caught up (what was read of its partition until now, since it was taken up). */
+  private fresh(scoped: string, takenAt?: number): void {
     if (!this.holding) return;
     const user = followedUser(scoped);
     if (user === null) return;
     this.toNote.push(user);
     const partition = this.deps.keys.partitionOf(user.tenant, user.userId);
     const upTo = this.examined[partition];
-    if (upTo !== undefined) this.catchUps.push({ scoped, partition, from: `${Date.now() - CATCH_UP_MS}-0`, upTo });
+    const back = Date.now() - CATCH_UP_MS;
+    const from = takenAt === undefined ? back : Math.max(back, takenAt - TAKE_MARGIN_MS);
+    if (upTo !== undefined) this.catchUps.push({ scoped, partition, from: `${from}-0`, upTo });
   }
 
   /**

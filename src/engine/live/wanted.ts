@@ -42,8 +42,11 @@ export interface LiveInterest {
 }
 
 export interface WantedEvents {
-  /** A topic became wanted (not wanted just before), told at once. */
-  fresh(scoped: string): void;
+  /**
+   * A topic became wanted (not wanted just before), told at once; `takenAt`: when the api process
+   * took it up (ms, its clock), when a ring says so (a read of the set does not tell).
+   */
+  fresh(scoped: string, takenAt?: number): void;
   /** A topic's last holder let it go. */
   dropped(scoped: string): void;
 }
@@ -94,17 +97,17 @@ export class WantedTopics implements LiveInterest {
       const last = this.rings.get(ring.member);
       if (last !== undefined && ring.n <= last.n) continue;
       this.rings.set(ring.member, { n: ring.n, at: now, released: !ring.take });
-      if (ring.take) this.hold(ring.scoped, ring.holder, now + GRACE_MS, now);
+      if (ring.take) this.hold(ring.scoped, ring.holder, now + GRACE_MS, now, ring.at);
       else this.letGo(ring.scoped, ring.holder, now);
     }
   }
 
-  private hold(scoped: string, holder: string, until: number, now: number): void {
+  private hold(scoped: string, holder: string, until: number, now: number, takenAt?: number): void {
     let holders = this.holds.get(scoped);
     if (holders === undefined) this.holds.set(scoped, (holders = new Map()));
     const wasWanted = alive(holders, now);
     if ((holders.get(holder) ?? 0) < until) holders.set(holder, until);
-    if (!wasWanted && until > now) this.events.fresh(scoped);
+    if (!wasWanted && until > now) this.events.fresh(scoped, takenAt);
   }
 
   private letGo(scoped: string, holder: string, now: number): void {
