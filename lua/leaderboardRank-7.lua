@@ -4,7 +4,7 @@
   twice changes nothing.
 
   Ranking: a sorted set whose score is the value and whose member is '<order>|<user id>', where
-  order is a zero-padded number that is smaller the earlier the value was reached: equal values
+  order is a zero-padded number that is larger the earlier the value was reached: equal values
   then rank by who reached them first (ZREVRANGE returns equal scores in descending member order,
   so the member holds the complement of the time). The hash maps each user to their member.
 
@@ -37,7 +37,8 @@
   change's log entry id there: a placement of an event before it (which read the old value, and
   may arrive late: phase 2 runs after phase 1, and the log drainer places a dead process's events
   again) changes nothing either, also an award sum's, which carries its event's id in a group for
-  this only.
+  this only. An award sum is reached when its latest award was made, whatever order the awards
+  arrive in: its member keeps the latest order of those placed (the smallest).
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
@@ -167,6 +168,11 @@ local size -- the ranking's size after this call, when known
 local lowest -- the lowest entry, when read
 if old then
   if tonumber(previousValue) ~= tonumber(value) then
+    if sum then
+      -- An award placed late: the sum was reached when the latest of the awards was made.
+      local held = string.match(old, '^([^|]*)|')
+      if held and #held == #order and held < order then member = old end
+    end
     if tonumber(value) < tonumber(previousValue) then redis.call('INCR', fallsKey) end
     redis.call('ZREM', rankingKey, old)
     redis.call('ZADD', rankingKey, value, member)

@@ -305,6 +305,33 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect(await redis.hgetall(k.sequences)).toEqual({ pia: '1782900000002-0', quinn: '1782900000003-0' });
   });
 
+  it('ranks a sum of awards by when its latest award was made, whatever order the awards\' placements arrive in', async () => {
+    const { redis, keys } = s.api.services;
+    const b = await board({ name: 'Award order', key: 'award-order', rankBy: 'metric', metricId: ids.quizzes, maxParticipants: 5 });
+    const t = Date.parse('2026-07-01T10:00:00Z');
+    // An award's placement: its order from its event's log entry id (the event path's), its number and points.
+    const award = (k: ReturnType<typeof keys.leaderboard>, user: string, ms: number, n: number, points: number) => redis.leaderboardRank(
+      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences,
+      user, '0', orderOf(ms, `${ms}-0`), 5, ms, '', '', String(n), String(points),
+    );
+    const ranking = async (k: ReturnType<typeof keys.leaderboard>) => (await redis.zrevrange(k.ranking, 0, -1)).map((m) => m.slice(m.indexOf('|') + 1));
+    // Tia reaches 5 with her second award (t + 3); Uma reaches 5 at t + 2, first.
+    for (const [run, late] of [['2026-07-01', false], ['2026-07-02', true]] as const) {
+      const k = keys.leaderboard('_', b.id, run, '');
+      await award(k, 'uma', t + 2, 1, 5);
+      if (late) {
+        // Tia's second award placed before her first (phase 2 runs after the answer).
+        await award(k, 'tia', t + 3, 2, 3);
+        await award(k, 'tia', t + 1, 1, 2);
+      } else {
+        await award(k, 'tia', t + 1, 1, 2);
+        await award(k, 'tia', t + 3, 2, 3);
+      }
+      expect(await ranking(k), run).toEqual(['uma', 'tia']);
+      expect(await redis.hget(k.members, 'tia'), run).toBe(`${orderOf(t + 3, `${t + 3}-0`)}|tia`);
+    }
+  });
+
   it('holds each member\'s latest event\'s value, whatever order the placements of several users\' events arrive in (fast-check)', async () => {
     const { redis, keys } = s.api.services;
     const now = Date.parse('2026-07-01T10:00:00Z');
