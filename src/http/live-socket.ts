@@ -23,7 +23,7 @@ import type { ConfigStore } from '../config/store.js';
 import type { LiveFanout } from '../engine/live/fanout.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
-import { HEADERS_LIMIT, readHeaders, type Guard, type Request, type Route } from './server.js';
+import { credentialsOf, HEADERS_LIMIT, readHeaders, type Guard, type Request, type Route } from './server.js';
 
 /** What a socket carries. */
 interface SocketData {
@@ -144,16 +144,9 @@ export class LiveSockets {
       if (url.includes('\uFFFD') || query.includes('\uFFFD')) throw fail('invalid_query', 'the query is not valid UTF-8');
       const headers = readHeaders(req, url, query);
       if (headers.size > HEADERS_LIMIT) throw fail('headers_too_large', String(HEADERS_LIMIT));
-      let params: URLSearchParams;
-      try {
-        params = new URLSearchParams(query);
-      } catch {
-        throw fail('invalid_query', 'the query cannot be read');
-      }
       request = {
         method: 'GET', url, params: [], query, queryNames: new Set(['key', 'tenant']),
-        apiKey: headers.apiKey !== '' ? headers.apiKey : (params.get('key') ?? ''),
-        tenantHeader: headers.tenant !== '' ? headers.tenant : (params.get('tenant') ?? ''),
+        ...credentialsOf(this.opts.route, headers, query),
         idempotencyKey: '', body: null, principal: null,
       };
       guarded = this.opts.guard(request, this.opts.route);

@@ -113,13 +113,14 @@ export interface Route {
   queryCredentials?: boolean;
 }
 
-/** A query parameter's value ('' when absent or unreadable). */
-function queryParam(query: string, name: string): string {
-  try {
-    return new URLSearchParams(query).get(name) ?? '';
-  } catch {
-    return '';
-  }
+/**
+ * The key and the tenant a request names: its headers, or, on a route that takes them from the
+ * query too (`queryCredentials`), `?key=` and `?tenant=` where a header is missing.
+ */
+export function credentialsOf(route: Route, headers: { apiKey: string; tenant: string }, query: string): Pick<Request, 'apiKey' | 'tenantHeader'> {
+  if (route.queryCredentials !== true || (headers.apiKey !== '' && headers.tenant !== '')) return { apiKey: headers.apiKey, tenantHeader: headers.tenant };
+  const params = new URLSearchParams(query);
+  return { apiKey: headers.apiKey !== '' ? headers.apiKey : (params.get('key') ?? ''), tenantHeader: headers.tenant !== '' ? headers.tenant : (params.get('tenant') ?? '') };
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
@@ -327,8 +328,7 @@ export class HttpServer {
         params,
         query,
         queryNames,
-        apiKey: headers.apiKey !== '' || route.queryCredentials !== true ? headers.apiKey : queryParam(query, 'key'),
-        tenantHeader: headers.tenant !== '' || route.queryCredentials !== true ? headers.tenant : queryParam(query, 'tenant'),
+        ...credentialsOf(route, headers, query),
         idempotencyKey: headers.idempotencyKey,
         body: null,
         principal: null,

@@ -158,6 +158,24 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
     expect(of(c, 'leaderboard.finished')).toHaveLength(1);
   });
 
+  it('sends a run about to start to a board\'s topic first wanted after the pass that made it', async () => {
+    await s.setClock('2026-11-01T09:00:00Z');
+    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
+      name: 'Late lessons', key: 'late-lessons', rankBy: 'metric', metricId: lessons, maxParticipants: 10, start: '2026-11-02',
+      runUnit: 'day', runInterval: 1, status: 'scheduled',
+    }] });
+    expect(board.status, board.text).toBe(201);
+    // Another topic wanted: the pass makes the clock's live events.
+    await (await live()).subscribe(['user:awake-for-the-clock']);
+    await s.setClock('2026-11-01T10:00:00Z');
+    await pass();
+    const c = await live();
+    await c.subscribe(['leaderboard:late-lessons']);
+    expect(await passUntil(c, (m) => m.type === 'leaderboard.started')).toMatchObject({
+      topic: 'leaderboard:late-lessons', data: { leaderboard: { key: 'late-lessons', start: '2026-11-02' } },
+    });
+  });
+
   it('publishes a clock event once on each topic wanted, however often it is made, and none of a topic nobody wants', async () => {
     const c = await live();
     await c.subscribe(['user:once']);
