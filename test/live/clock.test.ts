@@ -35,6 +35,13 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
     });
     return c.next(match);
   };
+  /** A daily board of the lessons, stored `scheduled`, from `start`. */
+  const dailyBoard = async (name: string, key: string, start: string) => {
+    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
+      name, key, rankBy: 'metric', metricId: lessons, maxParticipants: 10, start, runUnit: 'day', runInterval: 1, status: 'scheduled',
+    }] });
+    expect(board.status, board.text).toBe(201);
+  };
   const of = (c: LiveClient, type: string) => c.messages.filter((m) => m.type === type);
   /**
    * Waits until the workers' publisher has noted when the user's streak is lost: it has heard of
@@ -120,11 +127,7 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
 
   it('sends a run about to start and a run finished, with its top 10, on the board\'s topic', async () => {
     await s.setClock('2026-10-01T09:00:00Z');
-    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
-      name: 'Daily lessons', key: 'daily-lessons', rankBy: 'metric', metricId: lessons, maxParticipants: 10, start: '2026-10-02',
-      runUnit: 'day', runInterval: 1, status: 'scheduled',
-    }] });
-    expect(board.status, board.text).toBe(201);
+    await dailyBoard('Daily lessons', 'daily-lessons', '2026-10-02');
     const c = await live();
     await c.subscribe(['leaderboard:daily-lessons']);
     await pass();
@@ -160,11 +163,7 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
 
   it('sends a run about to start to a board\'s topic first wanted after the pass that made it', async () => {
     await s.setClock('2026-11-01T09:00:00Z');
-    const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{
-      name: 'Late lessons', key: 'late-lessons', rankBy: 'metric', metricId: lessons, maxParticipants: 10, start: '2026-11-02',
-      runUnit: 'day', runInterval: 1, status: 'scheduled',
-    }] });
-    expect(board.status, board.text).toBe(201);
+    await dailyBoard('Late lessons', 'late-lessons', '2026-11-02');
     // Another topic wanted: the pass makes the clock's live events.
     await (await live()).subscribe(['user:awake-for-the-clock']);
     await s.setClock('2026-11-01T10:00:00Z');
