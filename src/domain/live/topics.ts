@@ -14,6 +14,8 @@ export type Topic = { kind: 'user'; id: string; name: string } | { kind: 'leader
 /** A topic's name as a client writes it. */
 export const userTopic = (userId: string): string => `user:${userId}`;
 export const boardTopic = (key: string): string => `leaderboard:${key}`;
+/** Whether a topic is a user's own (every other topic is shared by the tenant's keys). */
+export const isUserTopic = (name: string): boolean => name.startsWith('user:');
 
 /** The topic a name says, or null for none. */
 export function parseTopic(name: unknown): Topic | null {

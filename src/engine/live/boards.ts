@@ -11,19 +11,20 @@
  *   others overtake them: a move of one user shifts every user below, and would cost a message each).
  * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
  * board stays marked for PASSES passes: a placement that lands after the first pass is seen by
- * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts). Boards are followed
+ * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts), but on the board's topic
+ * cut to what any client key may see (src/domain/live/visibility.ts). Boards are followed
  * whether or not anyone wants them (so the first change after a quiet spell is sent like any
  * other); only the messages and the users' reads are skipped for topics nobody wants.
  */
 import { isControl } from '../../domain/notifications/rules.js';
 import { boardTopic, userTopic } from '../../domain/live/topics.js';
+import { sharedMessage, type SharedMessage } from '../../domain/live/visibility.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
 import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { Context } from '../context.js';
-import type { Message } from '../../redis/scripts/livePublish.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
@@ -146,24 +147,23 @@ export class LiveBoards {
     const hashes = readers.length === 0 ? [] : await Promise.all(sentTogether(redis, () => readers.map((u) => redis.hgetall(keys.forUser(tenant, u).user))));
     const users = new Map(readers.map((u, i) => [u, hashes[i]]));
     const board: LiveBoardView = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
-    const rankChanged = (c: Change): string | null => {
+    const rankChanged = (c: Change): LeaderboardRankChangedData | null => {
       const h = users.get(c.userId);
       if (h === undefined || h.id === undefined) return null;
-      const data: LeaderboardRankChangedData = {
+      return {
         user: userView(h, isControl(snapshot.notifications, tenant, h)),
         leaderboard: { ...board, rank: c.rank, value: c.value, previousRank: c.previousRank, previousValue: c.previousValue },
       };
-      return JSON.stringify(data);
     };
-    // The board's messages of the pass in one publish; each user's in its own.
-    const onBoard: Message[] = [];
+    // The board's messages of the pass in one publish, public fields only; each user's in its own, with the user's profile.
+    const onBoard: SharedMessage[] = [];
     for (const c of movers) {
       const data = rankChanged(c);
-      if (data !== null) onBoard.push({ type: 'leaderboard.rank_changed', data });
+      if (data !== null) onBoard.push(sharedMessage('leaderboard.rank_changed', data));
     }
     if (boardWanted && topChanged && top.length > 0) {
       const changed: LeaderboardChangedData = { leaderboard: { ...board, rankings: top } };
-      onBoard.push({ type: 'leaderboard.changed', data: JSON.stringify(changed) });
+      onBoard.push(sharedMessage('leaderboard.changed', changed));
     }
     const sends: Promise<number>[] = [];
     let messages = onBoard.length;
@@ -172,7 +172,7 @@ export class LiveBoards {
       for (const c of toUsers) {
         const data = rankChanged(c);
         if (data === null) continue;
-        sends.push(publish(this.deps, tenant, userTopic(c.userId), [{ type: 'leaderboard.rank_changed', data }]));
+        sends.push(publish(this.deps, tenant, userTopic(c.userId), [{ type: 'leaderboard.rank_changed', data: JSON.stringify(data) }]));
         messages++;
       }
     });

@@ -9,7 +9,8 @@
  * (the workers were down, or no socket wanted anything while it came due) is left to the REST API.
  */
 import { dataOf } from '../../domain/live/changes.js';
-import { boardTopic, userTopic } from '../../domain/live/topics.js';
+import { boardTopic, isUserTopic, userTopic } from '../../domain/live/topics.js';
+import { sharedMessage } from '../../domain/live/visibility.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import type { WebhookType } from '../../model/entities.js';
 import { sentTogether } from '../../redis/coalesce.js';
@@ -62,7 +63,9 @@ export async function publishClockEvents(deps: Deps, interest: LiveInterest, eve
   const first = wanted.filter((_, i) => marked[i] === 'OK');
   await Promise.all(sentTogether(redis, () => first.map(({ ev, scoped }) => {
     const { tenant, topic } = unscope(scoped);
-    return publish(deps, tenant, topic, [{ type: ev.type, data: dataOf(ev.type, ev.body) }]).catch(async (err: unknown) => {
+    const data = dataOf(ev.type, ev.body);
+    const message = isUserTopic(topic) ? { type: ev.type, data } : sharedMessage(ev.type, JSON.parse(data) as object);
+    return publish(deps, tenant, topic, [message]).catch(async (err: unknown) => {
       // Not published: the next pass may publish it.
       await redis.del(keys.liveOnce(tenant, topic, ev.id)).catch(() => undefined);
       throw err;

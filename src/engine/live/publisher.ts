@@ -32,6 +32,7 @@ import { isControl } from '../../domain/notifications/rules.js';
 import { metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { changesOfEntry, mayChange, type LiveChange } from '../../domain/live/changes.js';
 import { parseTopic, userTopic } from '../../domain/live/topics.js';
+import { resyncMessage } from '../../domain/live/visibility.js';
 import { localDay } from '../../domain/time.js';
 import { userView, type UserView } from '../../domain/users.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
@@ -272,7 +273,7 @@ export class LivePublisher {
     for (let i = 0; i < topics.length; i += 1000) {
       const sends = sentTogether(this.deps.redis, () => topics.slice(i, i + 1000).map((scoped) => {
         const { tenant, topic } = unscope(scoped);
-        return publish(this.deps, tenant, topic, [{ type: 'resync', data: 'null' }]);
+        return publish(this.deps, tenant, topic, [resyncMessage()]);
       }));
       await Promise.all(sends);
       this.published += sends.length;

@@ -6,6 +6,8 @@
 import type { Context } from '../context.js';
 import * as liveJoin from '../../redis/scripts/liveJoin.js';
 import * as livePublish from '../../redis/scripts/livePublish.js';
+import { isUserTopic } from '../../domain/live/topics.js';
+import { isShared } from '../../domain/live/visibility.js';
 
 /** Messages a topic's history keeps for a client that resumes with `since`. */
 export const HISTORY_KEEP = 100;
@@ -31,11 +33,17 @@ export function unscope(scoped: string): { tenant: string; topic: string } {
 
 /**
  * Publishes messages on a topic, in order (one script, one SPUBLISH): numbered, kept, sent; answers
- * the last one's sequence number. A topic's first number is the wall clock's ms times 1000
+ * the last one's sequence number. A topic other than a user's own is shared: it takes only messages
+ * cut to what every client key may see (src/domain/live/visibility.ts `sharedMessage`), and throws
+ * on any other. A topic's first number is the wall clock's ms times 1000
  * (lua/includes/liveAdd.lua): the wall clock, not the service's, which a test or a demonstration
  * may set back.
  */
 export function publish(deps: Deps, tenant: string, topic: string, messages: livePublish.Message[]): Promise<number> {
+  if (!isUserTopic(topic)) {
+    const open = messages.find((m) => !isShared(m));
+    if (open !== undefined) throw new Error(`live: a "${open.type}" on the shared topic ${topic} not cut to its public fields`);
+  }
   const k = deps.keys.liveTopic(tenant, topic);
   // A call at most PUBLISH_AT_ONCE messages, sent one after another (in order: one connection).
   const calls: Promise<number>[] = [];
