@@ -10,7 +10,7 @@
  * a default silently taken. The Application API's bodies are checked `lenient`: an unknown field
  * is dropped from the parsed body before the handler sees it, so nothing unknown is ever stored.
  */
-import { isText } from '../lib/text.js';
+import { isText, isWebUrl } from '../lib/text.js';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import { fail, type HttpError } from '../lib/errors.js';
@@ -19,6 +19,8 @@ import type { Compiled, Schema } from './route-doc.js';
 const ajv = new Ajv({ allErrors: false, strictNumbers: true, coerceTypes: false, useDefaults: false });
 // `format: "email"` (a user's email: refused unless an address, before SMTP ever sees it).
 formats.default(ajv, ['email']);
+// `format: "http-url"` (a URL laurel stores: a badge, a logo): an absolute http or https URL.
+ajv.addFormat('http-url', { type: 'string', validate: isWebUrl });
 
 /** How deep a JSON body may nest (API.md, "Strict input"): the top level's object or array is 1. */
 export const MAX_JSON_DEPTH = 32;
@@ -28,6 +30,8 @@ export type Validator<T> = ((data: unknown) => T) & Compiled;
 
 /** Tells whether data is valid (lastError says why not). */
 export type Check<T> = ((data: unknown) => data is T) & Compiled;
+
+const FORMAT_WORDS: Record<string, string> = { email: 'an email address', 'http-url': 'an absolute http or https URL' };
 
 /** A check's error in words: where (the body's path, dotted) and what. */
 export function describe(e: ErrorObject): string {
@@ -41,7 +45,7 @@ export function describe(e: ErrorObject): string {
       return `${where} must be ${type === 'number' ? 'a finite number' : type}`;
     }
     case 'format':
-      return `${where} must be ${(e.params as { format: string }).format === 'email' ? 'an email address' : `a ${(e.params as { format: string }).format}`}`;
+      return `${where} must be ${FORMAT_WORDS[(e.params as { format: string }).format] ?? `a ${(e.params as { format: string }).format}`}`;
     case 'enum':
       return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'additionalProperties':

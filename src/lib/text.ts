@@ -12,3 +12,18 @@ export function isText(value: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * Whether a URL laurel stores (a badge, a logo, the public address) is an absolute `http:` or
+ * `https:` URL: anything else (`javascript:`, `data:`, a relative path) could run or mislead where
+ * a page shows it.
+ */
+export function isWebUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:';
+}

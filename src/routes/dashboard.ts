@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fail } from '../lib/errors.js';
+import { DASHBOARD_FILE, DASHBOARD_PAGE } from '../http/page-headers.js';
 import type { Reply, Route } from '../http/server.js';
 
 const TYPES: Record<string, string> = {
@@ -48,11 +49,12 @@ export function dashboardRoutes(): Route[] {
     if (body === undefined || path === 'index.html') {
       // An asset that is not there is a 404 (a stale page asking for an old bundle); any other path is the page's own route.
       if (path.startsWith('assets/')) throw fail('not_found', `The dashboard's file "${path}"`);
-      return { status: 200, body: index, contentType: TYPES['.html'], headers: { 'cache-control': 'no-cache' } };
+      return { status: 200, body: index, contentType: TYPES['.html'], headers: { ...DASHBOARD_PAGE, 'cache-control': 'no-cache' } };
     }
     const immutable = path.startsWith('assets/');
     return {
-      status: 200, body, contentType: TYPES[extname(path)], headers: { 'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
+      status: 200, body, contentType: TYPES[extname(path)],
+      headers: { ...DASHBOARD_FILE, 'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
     };
   };
   const page = { success: [200], contentType: TYPES['.html'], refusals: [400, 404] };

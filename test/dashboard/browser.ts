@@ -1,7 +1,8 @@
 /**
  * The dashboard's browser tests' setup: the real server (with its workers), Debian's chromium
  * driven by playwright-core, a page signed in with the admin key, and screenshots kept in
- * test-output/dashboard/ (not committed).
+ * test-output/dashboard/ (not committed). Anything the page's Content-Security-Policy blocks fails
+ * the file when it closes.
  */
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -44,6 +45,11 @@ export async function openDashboard(opts: StartOptions = { workers: true }): Pro
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // What the page's Content-Security-Policy blocked (docs/operations.md, "Pages"): close() fails on any.
+  const blocked: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && m.text().includes('Content Security Policy')) blocked.push(m.text());
+  });
   // A step that waits in vain fails with its locator, well before the test's own timeout.
   page.setDefaultTimeout(8000);
   await page.goto(`${s.url}/dashboard/`);
@@ -62,6 +68,7 @@ export async function openDashboard(opts: StartOptions = { workers: true }): Pro
       await browser.close();
       await s.close();
       await deletePostgresRows(s.settings, [s.prefix]);
+      if (blocked.length > 0) throw new Error(`the dashboard's Content-Security-Policy blocked: ${blocked.join('\n')}`);
     },
   };
 }

@@ -11,7 +11,7 @@ import type { PointsSystemAdminView } from '../../model/views.js';
 export const KEY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$', minLength: 1, maxLength: 100 };
 export const NAME = { type: 'string', minLength: 1, maxLength: 255 };
 export const DESCRIPTION = { type: ['string', 'null'], maxLength: 2000 };
-export const BADGE = { type: ['object', 'null'], required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } };
+export const BADGE = { type: ['object', 'null'], required: ['url'], properties: { url: { type: 'string', maxLength: 2048, format: 'http-url' } } };
 export const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 /** Integers stay exact in JSON, Lua and Redis. */
 export const int = (minimum: number) => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });

@@ -14,6 +14,7 @@ import { checkFilters } from '../../domain/filters.js';
 import { stillUsed, unknownReference, usesOfAchievement } from '../../domain/references.js';
 import type { Route } from '../../http/server.js';
 import { resourceRoutes } from './resource.js';
+import { BADGE } from '../../domain/points/systems.js';
 import type { Achievement, AchievementStatus, AchievementTrigger, AttributeFilter } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { AdminAchievementView } from '../../model/views.js';
@@ -32,7 +33,7 @@ const fields = {
   name: { type: 'string', minLength: 1, maxLength: 255 },
   key: KEY,
   description: { type: ['string', 'null'], maxLength: 2000 },
-  badge: { type: ['object', 'null'], required: ['url'], properties: { url: { type: 'string', maxLength: 2048 } } },
+  badge: BADGE,
   metricId: { type: 'string' },
   metricKey: { type: 'string' },
   metricValue: { type: 'number', exclusiveMinimum: 0 },

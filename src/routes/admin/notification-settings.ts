@@ -6,6 +6,7 @@ import type { Deps } from '../../engine/deps.js';
 import { notificationSettingsView } from '../../domain/notifications/rules.js';
 import { zoneName } from '../../domain/time.js';
 import { fail } from '../../lib/errors.js';
+import { isWebUrl } from '../../lib/text.js';
 import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
@@ -50,15 +51,7 @@ function checkAddress(field: string, value: string | null | undefined): string |
 
 function checkPublicUrl(value: string | null | undefined): string | null {
   if (value == null) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw fail('unprocessable', `publicUrl must be an absolute http or https URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw fail('unprocessable', `publicUrl must be an absolute http or https URL, got "${value}"`);
-  }
+  if (!isWebUrl(value)) throw fail('unprocessable', `publicUrl must be an absolute http or https URL, got "${value}"`);
   return value.replace(/\/+$/, '');
 }
 

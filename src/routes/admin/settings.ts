@@ -6,6 +6,7 @@
 import type { Deps } from '../../engine/deps.js';
 import { FONTS, patchSettings, settingsView, type SettingsPatch } from '../../domain/settings.js';
 import { fail } from '../../lib/errors.js';
+import { isWebUrl } from '../../lib/text.js';
 import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
@@ -53,15 +54,7 @@ function checkColor(value: string): void {
 }
 
 function checkUrl(field: string, value: string): void {
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    // refused below
-  }
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw fail('unprocessable', `${field} must be an absolute http or https URL, got "${value}"`);
-  }
+  if (!isWebUrl(value)) throw fail('unprocessable', `${field} must be an absolute http or https URL, got "${value}"`);
 }
 
 const BRANDING_SCHEMA = {

@@ -15,6 +15,7 @@ import { verifyToken, type TokenSubject } from '../../domain/notifications/link-
 import { preferencesOfForm, preferencesPage } from '../../domain/notifications/preferences-page.js';
 import { isSubscribed, prepareIdentification, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
+import { LINK_PAGE } from '../../http/page-headers.js';
 import { ok } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
 import { NOTIFICATION_TYPES, type Channel, type NotificationType } from '../../model/entities.js';
@@ -50,7 +51,7 @@ export function emailLinkRoutes(deps: Deps): Route[] {
     const body = preferencesPage(`/preferences/${req.params[0]}`, {
       channels: channelsOf(h), subscribed: isSubscribed(h), hasEmail: Boolean(h.email), hasDevice, notice,
     });
-    return { status: 200, body, contentType: HTML };
+    return { status: 200, body, contentType: HTML, headers: LINK_PAGE };
   }
 
   const show = async (req: Request) => page(req, (await subjectOf(req)).hash, '');
