@@ -113,6 +113,8 @@
     {-7, streakTz}        the streak's last period was judged in another zone: send the period
                           in that zone too (<periods>); nothing changed
     {-8, systemId}        a trigger that refuses to take the total below 0 would: nothing changed
+    {-17, systemId}       a metric trigger's award would take the total past 2^53 - 1: nothing
+                          changed
     {-9}                  a time trigger's award is due (or never counted for this user): the
                           api accrues it (accruePoints), then sends the event again; nothing
                           changed
@@ -280,13 +282,14 @@ if fast then
       local points = (fast.P + 0) * times
       local before = (stored[7] or 0) + 0
       -- pointsAfter's usual case in place (above 0, below any cap), sparing the call.
-      local after = before + points
-      if after < 0 or (fast.cap and points > 0 and after > fast.cap) then after = pointsAfter(before, points, fast.cap, fast.block) end
+      local after, refused = before + points, nil
+      if after < 0 or (fast.cap and points > 0 and after > fast.cap) then after, refused = pointsAfter(before, points, fast.cap, fast.block) end
       if after == nil then
         -- Refused: nothing written yet, or the total to put back.
         if not pendingTotal then
           if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
         end
+        if refused == 'range' then return {-17, fast.system} end
         return {-8, fast.system}
       end
       if after ~= before then
@@ -363,13 +366,17 @@ if pc then
       if from and to > from then
         local T = t.every
         local times = (to - to % T) / T - (from - from % T) / T
-        if times > 0 and (not t.userFiltered or userMatches(planDetails(planned).p.m[k].ua))
-            and not pointsAward(pc, t.system, t.cap, t.trigger, t.points * times, t.block) then
+        local awarded, refused = true, nil
+        if times > 0 and (not t.userFiltered or userMatches(planDetails(planned).p.m[k].ua)) then
+          awarded, refused = pointsAward(pc, t.system, t.cap, t.trigger, t.points * times, t.block)
+        end
+        if not awarded then
           -- Refused: put back what this script wrote, and say which system.
           if stored[5] then redis.call('HSET', userKey, totalField, stored[5]) else redis.call('HDEL', userKey, totalField) end
           for _, u in ipairs(undo) do
             if u[2] then redis.call('HSET', userMetricKey, u[1], u[2]) else redis.call('HDEL', userMetricKey, u[1]) end
           end
+          if refused == 'range' then return {-17, t.system} end
           return {-8, t.system}
         end
       end

@@ -19,6 +19,8 @@
   cannot know the systems' keys beforehand, and every key built from the base shares its slot.
 
   Totals never go below 0 nor above the system's cap; an award cut to nothing is not recorded.
+  Nor past 2^53 - 1, the largest integer kept exactly: an award that would take a total there is
+  not made (the event's script refuses the event, lua/recordEventPlan-4.lua).
 
   Time triggers: 'tt:<triggerId>' in the user hash holds when the next award is due (ms); the
   partition's due set (a zset, member '<tenant>|<user id>', score the earliest due time) lets the
@@ -32,7 +34,8 @@
                                       when not given)
   pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)   adds `points` to the system in
                                       memory, dated `ms` on `dayField` (default: the context's);
-                                      false when `block` and the total would go below 0
+                                      false, 'block' when `block` and the total would go below 0;
+                                      false, 'range' when it would pass 2^53 - 1 (not made)
   pointsCommit(pc)                    writes the awards made since the last commit; each award in
                                       pc.awards is then {system, trigger, awarded, total, n, ms, day,
                                       boost ids}
@@ -69,12 +72,17 @@ local function pointsBoost(pc, sys, points, day)
   return points, applied
 end
 
--- The total after adding `points` to `before`: never below 0 (nil when `block` refuses that), and
--- never above `cap` through an award (a total already above it stays).
+-- The largest total kept exactly: 2^53 - 1 (src/domain/points/rules.ts MAX_POINTS).
+local POINTS_MAX = 9007199254740991
+
+-- The total after adding `points` to `before`: never below 0 (nil, 'block' when `block` refuses
+-- that), and never above `cap` through an award (a total already above it stays). An award that
+-- would take a total past POINTS_MAX, where no lower cap cuts it first, is refused: nil, 'range'.
 local function pointsAfter(before, points, cap, block)
   local after = before + points
+  if points > 0 and after > POINTS_MAX and (not cap or cap >= POINTS_MAX) then return nil, 'range' end
   if after < 0 then
-    if block then return nil end
+    if block then return nil, 'block' end
     after = 0
   end
   if points > 0 and cap and after > cap then after = math.max(before, cap) end
@@ -99,8 +107,8 @@ local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
   local boosts = ''
   if points > 0 and pc.boosts then points, boosts = pointsBoost(pc, sys, points, dayField or pc.dayField) end
   local total = pc.totals[sys]
-  local new = pointsAfter(total, points, cap, block)
-  if new == nil then return false end
+  local new, refused = pointsAfter(total, points, cap, block)
+  if new == nil then return false, refused end
   if new ~= total then
     pc.totals[sys] = new
     local a = pc.awards

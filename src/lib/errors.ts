@@ -44,6 +44,8 @@ export const ERRORS = {
   user_exists: spec(422, (id: string) => `User "${id}" already exists; use PUT /users/{id} to update it`),
   out_of_points: spec(422, (system: string) =>
     `Not enough points in "${system}": this event would take the total below 0, and its trigger refuses that`),
+  points_out_of_range: spec(422, (system: string) =>
+    `Too many points in "${system}": this event would take the total past 9007199254740991 (2^53 - 1, the largest total kept exactly); nothing was applied`),
   unprocessable: spec(422, (detail: string) => detail),
   rate_limited: spec(429, (limit: string, seconds: string) =>
     `Too many requests with this API key (at most ${limit}); retry in ${seconds} s`),

@@ -39,4 +39,6 @@ export const ScriptCode = {
   AT_MAXIMUM: -15,
   /** batchTake: another worker holds the partition's lease. */
   LEASE_HELD: -16,
+  /** recordEvent, recordEventPlan: a metric trigger's award would take a points total past 2^53 - 1: nothing changed. */
+  POINTS_OUT_OF_RANGE: -17,
 } as const;

@@ -276,6 +276,9 @@ export class EventRecorder {
       if (code === ScriptCode.OUT_OF_POINTS) {
         throw fail('out_of_points', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
       }
+      if (code === ScriptCode.POINTS_OUT_OF_RANGE) {
+        throw fail('points_out_of_range', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
+      }
       if (code === ScriptCode.STREAK_PREFERENCES) {
         // The user's streak preferences are not the ones assumed: the plan of those stored.
         streakUser = streakPlans.set(tenant, userId, String(r[1]), String(r[2]));

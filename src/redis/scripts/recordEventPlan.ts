@@ -70,6 +70,7 @@ export type Refused =
   | [typeof ScriptCode.SUBSCRIBE_WITHOUT_EMAIL]
   | [typeof ScriptCode.STREAK_ZONE, streakTz: string]
   | [typeof ScriptCode.OUT_OF_POINTS, systemId: string]
+  | [typeof ScriptCode.POINTS_OUT_OF_RANGE, systemId: string]
   | [typeof ScriptCode.TIME_DUE]
   | [typeof ScriptCode.PLAN_UNKNOWN]
   | [typeof ScriptCode.TOTAL_OUT_OF_RANGE]
