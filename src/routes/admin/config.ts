@@ -3,6 +3,7 @@
  * manual clock.
  */
 import type { Deps } from '../../engine/deps.js';
+import { eraseTenantData } from '../../engine/users/tenant-erase.js';
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
 import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
@@ -147,6 +148,15 @@ export function adminRoutes(deps: Deps): Route[] {
     }),
     view: tenantView,
     tenantOf: (t) => t.id,
+    // Its users' data goes with it, and the keys bound to it: erased before (a failure keeps the
+    // tenant, so the delete can be sent again) and after (what came in meanwhile).
+    beforeDelete: async (t) => {
+      await eraseTenantData(deps, t.id);
+    },
+    afterDelete: async (t) => {
+      for (const k of store.current.list('apikeys').filter((x) => x.tenantId === t.id)) await store.delete('apikeys', k.id);
+      await eraseTenantData(deps, t.id);
+    },
   });
 
   /** Whether the request may see or revoke a key: a key bound to a tenant, only keys bound to it. */

@@ -70,6 +70,8 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   createdView?(entity: EntityByKind[K]): unknown;
   /** Runs after a create (previous null) or an update was stored. */
   afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
+  /** Runs before an entity is deleted (say, to delete what belongs to it while it can still be asked for again); a throw keeps it. */
+  beforeDelete?(entity: EntityByKind[K]): Promise<void>;
   /** Runs after an entity was deleted (say, to delete what belongs to it). */
   afterDelete?(entity: EntityByKind[K]): Promise<void>;
   /** A message to refuse deleting an entity (something still refers to it). */
@@ -281,12 +283,17 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
         for (const id of idsOf(queryOf(req))) {
           const entity = find(id, parentId);
           const refusal = entity && spec.refuseDelete?.(entity, store.current);
-          if (refusal) issues.push({ id, severity: 'error', message: refusal });
-          else if (entity !== undefined && await store.delete(spec.kind, id)) {
+          if (refusal) {
+            issues.push({ id, severity: 'error', message: refusal });
+            continue;
+          }
+          if (entity !== undefined) await spec.beforeDelete?.(entity);
+          if (entity !== undefined && await store.delete(spec.kind, id)) {
             deleted.push({ id });
             await spec.afterDelete?.(entity);
+          } else {
+            issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
           }
-          else issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
         }
         return ok({ deleted, issues });
       },

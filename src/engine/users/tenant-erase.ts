@@ -1,0 +1,74 @@
+/**
+ * What deleting a tenant removes from Redis (docs/api.md, "Tenants and keys"): every key that
+ * names the tenant (its users' hashes, metrics, streaks, points, history and idempotency keys, its
+ * partitions' user sets and counters, its streak rankings, leaderboard runs and live topics:
+ * src/redis/keys.ts names the tenant's uuid in each), the keys scoped to one of its users, and its
+ * users' members of the partitions' shared due sets. A tenant's uuid is in no other tenant's key
+ * names, so a key whose name holds it is the tenant's.
+ *
+ * The tenant's rows of the Postgres archive and of the snapshots are not touched here.
+ */
+import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { DEFAULT_TENANT, type Keys } from '../../redis/keys.js';
+import type { Context } from '../context.js';
+
+type Deps = Pick<Context, 'redis' | 'keys'>;
+
+/** Keys removed per call. */
+const AT_ONCE = 500;
+
+/** Removes keys one by one (each may live on another node of a Cluster), AT_ONCE at a time. */
+async function unlinkAll(redis: RedisClient, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += AT_ONCE) await Promise.all(keys.slice(i, i + AT_ONCE).map((k) => redis.unlink(k)));
+}
+
+/** Members of a sorted set that belong to the tenant, by their form: `<tenant>|...` or a JSON array naming it. */
+async function removeMembers(redis: RedisClient, key: string, tenant: string, form: 'bar' | 'json'): Promise<number> {
+  const pattern = form === 'bar' ? `${tenant}|*` : `*"${tenant}"*`;
+  const theirs: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.zscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) {
+      const m = flat[i];
+      if (form === 'bar' || (JSON.parse(m) as unknown[]).includes(tenant)) theirs.push(m);
+    }
+  } while (cursor !== '0');
+  for (let i = 0; i < theirs.length; i += AT_ONCE) await redis.zrem(key, ...theirs.slice(i, i + AT_ONCE));
+  return theirs.length;
+}
+
+/** The partitions' due sets, with the form of their members. */
+function dueSets(keys: Keys, partition: number): [string, 'bar' | 'json'][] {
+  return [
+    [keys.partitionDue(partition), 'bar'],
+    [keys.partitionAnniversaries(partition), 'bar'],
+    [keys.partitionNotificationsDue(partition), 'json'],
+    [keys.partitionPointsChanged(partition).due, 'json'],
+  ];
+}
+
+/** Removes the tenant's data from Redis; answers how many keys and members went. */
+export async function eraseTenantData(deps: Deps, tenant: string): Promise<{ keys: number; members: number }> {
+  if (tenant === DEFAULT_TENANT || !/^[0-9a-f-]{36}$/.test(tenant)) throw new Error(`eraseTenantData: "${tenant}" is not a tenant's uuid`);
+  const { redis, keys } = deps;
+  let removed = 0;
+  for await (const batch of scanKeys(redis, `${keys.prefix}:*${tenant}*`, 1000)) {
+    await unlinkAll(redis, batch);
+    removed += batch.length;
+  }
+  // The keys scoped to its users: named by their own id, their tenant inside.
+  for await (const batch of scanKeys(redis, `${keys.prefix}:{k:*}`, 1000)) {
+    const records = batch.filter((k) => k.endsWith('}'));
+    const tenants = await Promise.all(records.map((k) => redis.hget(k, 't')));
+    const theirs = records.filter((_, i) => tenants[i] === tenant).flatMap((k) => [k, `${k}:rl`]);
+    await unlinkAll(redis, theirs);
+    removed += theirs.length / 2;
+  }
+  let members = 0;
+  for (let p = 0; p < keys.partitions; p++) {
+    for (const [key, form] of dueSets(keys, p)) members += await removeMembers(redis, key, tenant, form);
+  }
+  return { keys: removed, members };
+}
