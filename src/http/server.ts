@@ -338,7 +338,7 @@ export class HttpServer {
       };
       if (!withBody) {
         // A read runs at once; a write waits until uWS has parsed what came with it (pipelining.ts).
-        if (route.method === 'get') this.runPaused(res, state, route, req, started);
+        if (route.method === 'get') this.run(res, state, route, req, started);
         else this.runAfterParse(res, state, route, req, started);
         return;
       }
@@ -392,18 +392,10 @@ export class HttpServer {
   }
 
   /**
-   * Runs a read, then pauses its connection while the answer is awaited: a request pipelined
-   * behind it waits in the kernel, instead of uWS closing the connection (pipelining.ts).
-   */
-  private runPaused(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
-    this.run(res, state, route, req, started);
-    if (!state.done && !state.aborted) pauseConnection(res, state);
-  }
-
-  /**
    * Runs a request that may change something once uWS has parsed the rest of the bytes it came
-   * with, its connection paused meanwhile; not at all when uWS closed the connection for a request
-   * pipelined behind it (src/http/pipelining.ts): what is never answered is never applied.
+   * with, not at all when uWS closed the connection for a request pipelined behind it: what is
+   * never answered is never applied. Its connection is paused until it is answered, so that a
+   * request pipelined behind it waits instead (src/http/pipelining.ts).
    */
   private runAfterParse(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
     this.inflight++;

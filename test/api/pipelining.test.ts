@@ -1,10 +1,10 @@
 /**
  * Requests pipelined on one connection (src/http/pipelining.ts), over raw sockets against the real
  * server, its Redis behind a TCP proxy that the test stalls to hold an answer back: a request sent
- * behind one whose answer is awaited is answered after it, in order; requests that uWS parses while
- * an answer is awaited (sent in the same write) close the connection, and none of them is applied,
- * so the client's retry counts each event once. Every answer that arrives is whole, and each event
- * is applied exactly when its 201 arrives.
+ * behind a write whose answer is awaited is answered after it, in order; requests that uWS parses
+ * while an answer is awaited (sent in the same write, queued two deep, or behind a read) close the
+ * connection, and none of them is applied, so the client's retry counts each event once. Every
+ * answer that arrives is whole, and each event is applied exactly when its 201 arrives.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +124,7 @@ describe('pipelined requests', () => {
     expect(proxy.held().includes(user), `no command for ${user} reached the stalled Redis`).toBe(true);
   };
 
-  it('answers a request sent behind one whose answer is awaited, after it, in order', async () => {
+  it('answers a read sent behind a write whose answer is awaited, after it, in order', async () => {
     const c = await Connection.open(port);
     try {
       proxy.stall();
@@ -218,6 +218,26 @@ describe('pipelined requests', () => {
     } finally {
       c.close();
     }
+  });
+
+  it('closes a connection on which a request follows a read whose answer is awaited, applying nothing', async () => {
+    await s.event('lessons', 'after-read', 1);
+    const c = await Connection.open(port);
+    try {
+      proxy.stall();
+      await c.write(total('after-read'));
+      await heldFor('after-read');
+      // A read is not paused (pipelining.ts): uWS reads the event while the read's answer is awaited.
+      await c.write(event('after-read', 10));
+      await c.until(1);
+      expect(c.closed).toBe(true);
+      proxy.flow();
+      expect(c.answers).toEqual([]);
+    } finally {
+      proxy.flow();
+      c.close();
+    }
+    expect(await totalOf('after-read')).toBe(1);
   });
 
   it('answers requests one after another on one connection, its reading resumed after each answer', async () => {
