@@ -20,6 +20,7 @@ import { HttpError, errorBody, fail } from '../lib/errors.js';
 import { isConnectionError } from '../redis/outage.js';
 import { isPostgresUnavailable, POSTGRES_RETRY_AFTER_S } from '../postgres/pool.js';
 import type { RouteDoc } from './route-doc.js';
+import { afterParse, pauseConnection } from './pipelining.js';
 
 /**
  * The answer when Postgres is away, refusing or busy (API.md, "Postgres busy or away"): 503 with
@@ -170,6 +171,8 @@ interface State {
   route: string;
   /** Its body is still arriving: in flight already, so a stop waits for it (close()). */
   reading?: boolean;
+  /** Its connection is paused (src/http/pipelining.ts): resumed as the answer is written. */
+  paused?: boolean;
 }
 
 /**
@@ -334,7 +337,9 @@ export class HttpServer {
         principal: null,
       };
       if (!withBody) {
-        this.run(res, state, route, req, started);
+        // A read runs at once; a write waits until uWS has parsed what came with it (pipelining.ts).
+        if (route.method === 'get') this.run(res, state, route, req, started);
+        else this.runAfterParse(res, state, route, req, started);
         return;
       }
       const contentType = headers.contentType;
@@ -377,12 +382,31 @@ export class HttpServer {
           return;
         }
         req.body = whole.toString('utf8');
-        this.run(res, state, route, req, started);
+        this.runAfterParse(res, state, route, req, started);
         this.doneReading(state);
       } else {
         // uWS reuses the buffer once onData returns: keep a copy.
         (chunks ??= []).push(Buffer.concat([Buffer.from(chunk)]));
       }
+    });
+  }
+
+  /**
+   * Runs a request that may change something once uWS has parsed the rest of the bytes it came
+   * with, not at all when uWS closed the connection for a request pipelined behind it: what is
+   * never answered is never applied. Its connection is paused until it is answered, so that a
+   * request pipelined behind it waits instead (src/http/pipelining.ts).
+   */
+  private runAfterParse(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
+    this.inflight++;
+    pauseConnection(res, state);
+    afterParse(() => {
+      if (state.aborted) {
+        this.log.info({ method: req.method, url: state.shown ?? req.url }, 'request not run: its connection closed before it ran (a request pipelined behind it?)');
+      } else {
+        this.run(res, state, route, req, started);
+      }
+      this.finish();
     });
   }
 
@@ -438,6 +462,8 @@ export class HttpServer {
       return;
     }
     res.cork(() => {
+      // Before end(): the response cannot be touched after it.
+      if (state.paused === true) res.resume();
       res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType);
       if (headers !== null) for (const name in headers) res.writeHeader(name, headers[name]);
       res.end(body, close || this.closing);

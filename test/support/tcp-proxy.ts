@@ -2,7 +2,8 @@
  * A TCP proxy on loopback in front of a real server (the machine's Postgres), for the tests that
  * need it stalled or gone without touching the shared server: `stall()` stops passing bytes either
  * way (queries hang, as on a saturated or stuck server), `flow()` passes them again, `cut()` closes
- * every connection and stops listening (the server went away), `restore()` listens again.
+ * every connection and stops listening (the server went away), `restore()` listens again;
+ * `held()` is what waits while stalled, to see that a query was sent.
  */
 import net from 'node:net';
 
@@ -10,6 +11,8 @@ export interface TcpProxy {
   port: number;
   stall(): void;
   flow(): void;
+  /** The bytes held while stalled, either way, in the order they came. */
+  held(): Buffer;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +64,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       for (const [to, d] of held) if (!to.destroyed) to.write(d);
       held = [];
     },
+    held: () => Buffer.concat(held.map(([, d]) => d)),
     cut,
     restore: () => listen(port),
     close: cut,
