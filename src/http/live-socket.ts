@@ -23,7 +23,7 @@ import type { ConfigStore } from '../config/store.js';
 import type { LiveFanout } from '../engine/live/fanout.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
-import { credentialsOf, HEADERS_LIMIT, readHeaders, type Guard, type Request, type Route } from './server.js';
+import { checkedHeaders, credentialsOf, type Guard, type Request, type Route } from './server.js';
 
 /** What a socket carries. */
 interface SocketData {
@@ -142,8 +142,7 @@ export class LiveSockets {
     let guarded: void | Promise<void>;
     try {
       if (url.includes('\uFFFD') || query.includes('\uFFFD')) throw fail('invalid_query', 'the query is not valid UTF-8');
-      const headers = readHeaders(req, url, query);
-      if (headers.size > HEADERS_LIMIT) throw fail('headers_too_large', String(HEADERS_LIMIT));
+      const headers = checkedHeaders(req, url, query);
       request = {
         method: 'GET', url, params: [], query, queryNames: new Set(['key', 'tenant']),
         ...credentialsOf(this.opts.route, headers, query),

@@ -191,6 +191,8 @@ export interface RequestHeaders {
   idempotencyKey: string;
   contentType: string;
   contentLength: string;
+  /** A Tenant-ID header came with no value (or only bytes uWS trims: one outside ASCII). */
+  emptyTenant: boolean;
 }
 
 /**
@@ -209,11 +211,15 @@ export function readHeaders(uReq: HttpRequest, url: string, query: string): Requ
   let idempotencyKey: string | undefined;
   let contentType: string | undefined;
   let contentLength: string | undefined;
+  let emptyTenant = false;
   uReq.forEach((name, value) => {
     size += name.length + value.length + 4;
     switch (name) {
       case 'x-api-key': apiKey ??= value; break;
-      case 'tenant-id': tenant ??= value; break;
+      case 'tenant-id':
+        tenant ??= value;
+        if (value === '') emptyTenant = true;
+        break;
       case 'idempotency-key': idempotencyKey ??= value; break;
       case 'content-type': contentType ??= value; break;
       case 'content-length': contentLength ??= value; break;
@@ -221,8 +227,23 @@ export function readHeaders(uReq: HttpRequest, url: string, query: string): Requ
   });
   return {
     size, apiKey: apiKey ?? '', tenant: tenant ?? '', idempotencyKey: idempotencyKey ?? '', contentType: contentType ?? '',
-    contentLength: contentLength ?? '',
+    contentLength: contentLength ?? '', emptyTenant,
   };
+}
+
+/**
+ * A request's headers (readHeaders), refused when they cannot be taken as sent: over
+ * HEADERS_LIMIT (431), or a Tenant-ID with nothing in it (400). uWS drops bytes above 0x7F at
+ * either end of a header's value before laurel sees it, so `Tenant-ID: é` arrives empty: taken
+ * for no header, it would act on the default tenant. (`acmé` arrives as `acm`: that cannot be seen.)
+ */
+export function checkedHeaders(uReq: HttpRequest, url: string, query: string): RequestHeaders {
+  const headers = readHeaders(uReq, url, query);
+  if (headers.size > HEADERS_LIMIT) throw fail('headers_too_large', String(HEADERS_LIMIT));
+  if (headers.emptyTenant) {
+    throw fail('invalid_header', 'Tenant-ID is empty (or outside printable ASCII): send a tenant\'s customerId, or no Tenant-ID for the default tenant');
+  }
+  return headers;
 }
 
 /**
@@ -321,8 +342,7 @@ export class HttpServer {
       if (url.includes('\uFFFD')) throw fail('invalid_path', 'the path is not valid UTF-8 (bytes outside UTF-8 must be percent-encoded as text)');
       const query = uReq.getQuery() ?? '';
       if (query.includes('\uFFFD') || !percentEncodedUtf8(query)) throw fail('invalid_query', 'the query is not valid UTF-8');
-      const headers = readHeaders(uReq, url, query);
-      if (headers.size > HEADERS_LIMIT) throw fail('headers_too_large', String(HEADERS_LIMIT));
+      const headers = checkedHeaders(uReq, url, query);
       const params: string[] = new Array(paramCount);
       for (let i = 0; i < paramCount; i++) params[i] = decodeParam(uReq.getParameter(i) ?? '');
       req = {

@@ -179,6 +179,12 @@ describe('strict input', () => {
     }
     const plain = await withTenant(bytes('acme'));
     expect(plain.status).toBe(404);
+    // Bytes outside ASCII alone, which uWS trims to nothing, and an empty value: refused, never the default tenant.
+    for (const t of [bytes([0xc3, 0xa9]), bytes([0xe9]), bytes('')]) {
+      const r = await withTenant(t);
+      expect(r.status, r.body).toBe(400);
+      expect(JSON.parse(r.body)).toEqual({ code: 'invalid_header', error: expect.stringContaining('Tenant-ID is empty') });
+    }
   });
 
   it('refuses an email that is not an address', async () => {
