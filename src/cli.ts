@@ -1,17 +1,7 @@
 #!/usr/bin/env node
 /**
- * laurel's command line:
- *   laurel start               the api and the workers (npm start): LAUREL_API_PROCESSES api
- *                              processes (one per core by default), the workers in the primary;
- *                              with 1, the api and the workers in one process
- *   laurel api                 the api only, LAUREL_API_PROCESSES processes on one port
- *   laurel workers             the workers only (run as many as needed)
- *   laurel keys create [--kind admin|application] [--tenant <id>] [--name <name>]
- *   laurel snapshot [--full]   a snapshot of Redis into Postgres now
- *   laurel restore [--force]   rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
- *   laurel loadtest --url <base> --key <admin key> [...]
- *                              drives an installation (any, not one it starts) at a fixed or
- *                              ramped rate and reports what it sustained (docs/load-testing.md)
+ * laurel's command line (docs/operations.md, "Building and starting"): `laurel <command>`, its
+ * commands listed in USAGE below; `laurel` alone prints them and runs nothing.
  */
 // First: refuses a Node.js laurel does not run on before uWebSockets.js's binary is loaded.
 import './app/node-check.js';
@@ -45,6 +35,27 @@ const COMMANDS: Record<string, OptionSpec> = {
   restore: { usage: 'laurel restore [--force]', switches: ['--force'] },
 };
 
+/** What `laurel`, `laurel --help` and `laurel help` print. */
+const USAGE = `usage: laurel <command> [options]
+
+commands:
+  start       the api and the workers (what npm start runs): LAUREL_API_PROCESSES api processes
+              (one per core by default) on PORT, the workers beside them
+  api         the api only, LAUREL_API_PROCESSES processes on one port
+  workers     the workers only (run as many as needed)
+  keys create [--kind admin|application] [--tenant <id>] [--name <name>]
+              makes an API key and prints it once
+  snapshot [--full]
+              takes a snapshot of Redis into Postgres now
+  restore [--force]
+              rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
+  loadtest --url <base> --key <admin key> [...]
+              drives an installation at a rate and reports what it sustained
+
+\`laurel <command> --help\` prints a command's options. The settings come from the environment
+(REDIS_URL, DATABASE_URL, LAUREL_PREFIX, PORT, HOST, LAUREL_ADMIN_KEY, ...: docs/operations.md).
+`;
+
 async function keysCreate(settings: Settings, log: Logger, options: Options): Promise<void> {
   const kind = options.values.get('--kind') ?? 'admin';
   if (kind !== 'admin' && kind !== 'application') throw new SettingsError(`--kind must be admin or application\nusage: ${COMMANDS.keys!.usage}`);
@@ -69,7 +80,14 @@ async function keysCreate(settings: Settings, log: Logger, options: Options): Pr
 }
 
 async function main(): Promise<void> {
-  const [command = 'start', ...args] = process.argv.slice(2);
+  const [command, ...args] = process.argv.slice(2);
+  // No command runs nothing: a service started by a bare `laurel` could serve (and snapshot) an
+  // installation one did not mean to.
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    (command === undefined ? process.stderr : process.stdout).write(USAGE);
+    if (command === undefined) process.exitCode = 1;
+    return;
+  }
   // The load generator needs none of the installation's settings (it drives one over HTTP), and
   // its code loads only for it.
   if (command === 'loadtest') {
@@ -182,7 +200,7 @@ async function main(): Promise<void> {
       break;
     }
     default:
-      throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot, restore or loadtest`);
+      throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot, restore or loadtest (laurel --help)`);
   }
 }
 

@@ -89,6 +89,21 @@ describe('laurel start-up', () => {
     }
   }, 90_000);
 
+  it('prints its usage for no command, --help, -h and help, and starts nothing', async () => {
+    const env = { LAUREL_PREFIX: newPrefix(), PORT: '1' };
+    const runs = [[], ['--help'], ['-h'], ['help']].map((args) => ({ args, r: run(args, env) }));
+    for (const { args, r } of runs) {
+      // No command: exit 1 (it did nothing); asked for: exit 0.
+      expect(await r.exited, args.join(' ')).toBe(args.length === 0 ? 1 : 0);
+      expect(r.output(), args.join(' ')).toMatch(/^usage: laurel <command> \[options\]/);
+      for (const command of ['start', 'api', 'workers', 'keys create', 'snapshot', 'restore', 'loadtest']) expect(r.output()).toContain(`  ${command}`);
+      expect(r.output(), args.join(' ')).not.toMatch(/listening|snapshot \d+ taken/);
+    }
+    const unknown = run(['strat'], env);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.output()).toMatch(/unknown command "strat".*laurel --help/);
+  });
+
   it('refuses a Node.js it does not run on, saying which it runs on, before it loads anything', async () => {
     // Node.js 24 as the process sees it (uWebSockets.js has no binary for it).
     const fake = Buffer.from('Object.defineProperty(process.versions, "node", { value: "24.1.0" })').toString('base64');
