@@ -102,6 +102,8 @@ const MIGRATIONS = [
      keys        integer     NOT NULL DEFAULT 0,
      PRIMARY KEY (prefix, id)
    )`,
+  // A snapshot that failed, or was interrupted (its process died): finished, with why; never read.
+  'ALTER TABLE laurel_snapshots ADD COLUMN IF NOT EXISTS error text',
   `CREATE TABLE IF NOT EXISTS laurel_snapshot_users (
      prefix     text    NOT NULL,
      tenant     text    NOT NULL,
