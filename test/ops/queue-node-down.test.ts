@@ -31,6 +31,8 @@ let db: pg.Client | undefined;
 afterAll(async () => {
   killCliProcesses();
   await db?.end().catch(() => undefined);
+  // A node a failed test left killed: back first, so the workers stop as usual.
+  await cluster?.restart().catch(() => undefined);
   for (const s of servers) await s.close().catch(() => undefined);
   await cluster?.stop();
   for (const s of servers) {
