@@ -74,16 +74,26 @@ async function database(url: string): Promise<pg.Client> {
  * on a connection of its own that does nothing else): a full snapshot waits on them once it has
  * begun. Resolves with the release.
  */
-async function holdSnapshotRows(url: string, prefix: string): Promise<() => Promise<void>> {
+async function holdSnapshotRows(url: string, prefix: string): Promise<{ pid: number; release: () => Promise<void> }> {
   const holder = new pg.Client({ connectionString: url });
   await holder.connect();
+  const pid = Number((await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
   await holder.query('BEGIN');
   const { rowCount } = await holder.query('SELECT 1 FROM laurel_snapshot_users WHERE prefix = $1 FOR UPDATE', [prefix]);
   expect(rowCount).toBeGreaterThan(0);
-  return async () => {
-    await holder.query('COMMIT');
-    await holder.end();
+  return {
+    pid,
+    async release() {
+      await holder.query('COMMIT');
+      await holder.end();
+    },
   };
+}
+
+/** Whether a Postgres session waits on the rows `holder` (a backend's pid) holds. */
+async function blockedBy(client: pg.Client, holder: number): Promise<boolean> {
+  const { rows } = await client.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [holder]);
+  return rows.length > 0;
 }
 
 /** The installation's snapshot rows after `after`, as stored. */
@@ -131,9 +141,10 @@ describe.skipIf(!available)('the workers\' health when the Redis of their queues
     }, 30_000);
 
     // A full snapshot that has begun, waiting on Postgres when the node goes.
-    const release = await holdSnapshotRows(s.settings.databaseUrl, s.prefix);
+    const hold = await holdSnapshotRows(s.settings.databaseUrl, s.prefix);
     const cut = workers.snapshotNow(true).then(() => null, (err: unknown) => err);
-    await eventually(async () => expect(await rowsAfter(client, s.prefix, first)).toEqual([expect.objectContaining({ finished: false })]), 10_000);
+    await eventually(async () => expect(await blockedBy(client, hold.pid)).toBe(true), 10_000);
+    expect(await rowsAfter(client, s.prefix, first)).toEqual([expect.objectContaining({ finished: false })]);
 
     const node = await queueNode(cluster, s.prefix);
     await cluster.kill(node);
@@ -155,20 +166,24 @@ describe.skipIf(!available)('the workers\' health when the Redis of their queues
     // Nothing drains: the lag grows with the wall clock, never frozen.
     const before = sample(await scrape(), 'laurel_log_drain_seconds_behind')!;
     await sleep(3000);
+    const scraped = Date.now();
     const after = sample(await scrape(), 'laurel_log_drain_seconds_behind')!;
     expect(after - before).toBeGreaterThanOrEqual(2.5);
-    expect(after).toBeGreaterThanOrEqual((Date.now() - killed) / 1000);
+    expect(after).toBeGreaterThanOrEqual((scraped - killed) / 1000);
 
     // The snapshot goes on, meets the Cluster without the node, and is marked failed.
-    await release();
+    await hold.release();
     expect(await cut).toBeInstanceOf(Error);
-    const [failed] = await rowsAfter(client, s.prefix, first);
-    expect(failed.finished).toBe(true);
-    expect(failed.error).toEqual(expect.any(String));
     const store = new SnapshotStore(workers.pool, s.prefix);
+    const [failed] = (await store.list()).filter((r) => r.id > first);
+    expect(failed.finishedAt).not.toBeNull();
+    expect(failed.error).toEqual(expect.any(String));
     expect((await store.latest())!.id).toBe(first);
+    // Counted from the snapshot before it, which ended more than 3 s before it (Postgres's clock and this host's).
     const firstEnded = (await store.list()).find((r) => r.id === first)!.finishedAt!;
-    expect(sample(await scrape(), 'laurel_snapshot_age_seconds')).toBeGreaterThanOrEqual((Date.now() - firstEnded) / 1000 - 1);
+    expect(failed.finishedAt! - firstEnded).toBeGreaterThan(3000);
+    const asked = Date.now();
+    expect(sample(await scrape(), 'laurel_snapshot_age_seconds')).toBeGreaterThanOrEqual((asked - firstEnded) / 1000 - 0.5);
 
     await cluster.restart();
     await eventually(async () => {
@@ -188,15 +203,16 @@ describe.skipIf(!available)('the workers\' health when the Redis of their queues
 
     /** `laurel snapshot --full` killed once its row is written, its session gone: answers the row's id. */
     const killedSnapshot = async (after: number): Promise<number> => {
-      const release = await holdSnapshotRows(s.settings.databaseUrl, s.prefix);
+      const hold = await holdSnapshotRows(s.settings.databaseUrl, s.prefix);
       const cli = runCli(['snapshot', '--full'], { LAUREL_PREFIX: s.prefix, REDIS_URL: s.settings.redisUrl, REDIS_CLUSTER_NODES: '' });
       await eventually(async () => {
         expect(cli.child.exitCode, cli.output()).toBeNull();
         expect(await rowsAfter(client, s.prefix, after)).toEqual([expect.objectContaining({ finished: false })]);
       }, 20_000);
+      await eventually(async () => expect(await blockedBy(client, hold.pid)).toBe(true), 10_000);
       cli.child.kill('SIGKILL');
       await cli.exited;
-      await release();
+      await hold.release();
       // Its session has ended once the snapshot lock is free.
       await eventually(async () => {
         const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [lock]);
