@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type pg from 'pg';
 import { connect, type Services } from '../src/engine/services.js';
 import { guardInstallation } from '../src/engine/durability/installation-check.js';
-import { takeSnapshot, type SnapshotResult } from '../src/engine/durability/snapshot.js';
+import { failInterruptedSnapshots, takeSnapshot, type SnapshotResult } from '../src/engine/durability/snapshot.js';
 import { SNAPSHOT_QUEUE } from './snapshot.js';
 import { closeClient, createClient, MAX_RETRY_DELAY_MS, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
@@ -30,6 +30,7 @@ import { WorkersHealth } from './health.js';
 import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
+import { QueueReach } from './queue-reach.js';
 import { LivePublisher } from '../src/engine/live/publisher.js';
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
 
@@ -100,6 +101,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const svc = services ?? (await connect(settings, log));
   if (!services) await guardInstallation(svc, log);
   const pool = await connectPostgres(settings);
+  // The snapshots a process that died left unfinished: marked failed (src/engine/durability/snapshot.ts).
+  await failInterruptedSnapshots(pool, settings.prefix).then((ids) => {
+    if (ids !== null && ids.length > 0) log.warn({ snapshots: ids }, 'snapshots left unfinished by a process that stopped: marked failed');
+  }, (err: unknown) => log.warn({ err }, 'could not look for snapshots left unfinished; the next snapshot does'));
   const connection = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-workers' });
   const prefix = svc.keys.queuePrefix;
   const wlog = log.child({ component: 'workers' });
@@ -295,7 +300,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await live.start();
 
   const health = new WorkersHealth(svc.metrics, wlog);
-  observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage });
+  // The node of the queues' slot, asked on the queues' own connection (workers/queue-reach.ts).
+  const reach = new QueueReach(connection, `${prefix}:reach`);
+  observeWorkers(health, svc, pool, { drainer, webhooks, postgresOutage, reach });
   health.metrics.counter('laurel_live_published_total', 'Live messages the workers published (src/engine/live/publisher.ts).', null, () => ({ '': live.stats.published }));
   const healthPort = settings.workersPort === null ? null : await health.listen(settings.host, settings.workersPort);
 
@@ -343,7 +350,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
   }
 
-  liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', wlog);
+  liveness = new QueueLiveness(started, () => outage.down || connection.status !== 'ready', () => reach.probe(), wlog);
   liveness.start();
   exposeLiveness(health, liveness);
 

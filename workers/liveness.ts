@@ -15,12 +15,19 @@
  * (`worker queue stalled`), and the recovery once its queue completes a job again (`worker queue
  * recovered`, with how long it stood still). `status()` says per queue what the last check found,
  * `ready()` whether every queue is live; exposeLiveness puts both on the workers' health endpoint.
+ *
+ * Each check first asks whether the node that holds the queues answers (workers/queue-reach.ts:
+ * one command on the queues' slot, bounded): while it does not, or while a queue's own read does
+ * not answer within READ_MS, the queue is not live (`redis`), and nothing else is asked of it. On a
+ * Cluster whose other nodes answer, the process's connection stays `ready` and a read of a queue
+ * waits for its node without end: neither says anything by itself.
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
 import type { Metrics } from '../src/lib/metrics.js';
 import type { WorkersHealth } from './health.js';
+import type { Reach } from './queue-reach.js';
 
 /** How often each queue is checked (ms). */
 export const CHECK_MS = 2000;
@@ -28,6 +35,8 @@ export const CHECK_MS = 2000;
 export const OVERDUE_MS = 5000;
 /** Jobs of each state read per check (the earliest due first). */
 const READ = 50;
+/** How long a queue's read may take before the queue counts as not reaching Redis (ms). */
+export const READ_MS = 1000;
 
 /** One queue as the workers run it. */
 export interface WatchedQueue {
@@ -83,6 +92,15 @@ function blockingStatus(worker: Worker): string {
 /** The instant a job is due: created, plus its delay (a schedule's next run). */
 const dueAt = (job: Job): number => job.timestamp + (job.delay ?? 0);
 
+/** `p`, or a rejection once `ms` have passed (`p` is left to settle by itself). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms); }),
+  ]);
+}
+
 /** An ioredis status that is, or is on its way to, a connection. */
 const CONNECTING = new Set(['ready', 'connect', 'connecting', 'reconnecting']);
 
@@ -95,6 +113,8 @@ export class QueueLiveness {
     private readonly queues: WatchedQueue[],
     /** True while the process's own connection to Redis is not ready: nothing is judged then. */
     private readonly redisDown: () => boolean,
+    /** Whether the node holding the queues answers (workers/queue-reach.ts). */
+    private readonly reach: () => Promise<Reach>,
     private readonly log: Logger,
   ) {
     for (const q of queues) {
@@ -142,11 +162,25 @@ export class QueueLiveness {
   }
 
   private async checkAll(): Promise<void> {
+    const reach = this.redisDown() ? { ok: false } : await this.reach();
+    if (!reach.ok) {
+      for (const q of this.queues) this.away(this.states.get(q.name)!, q);
+      return;
+    }
     await Promise.all(this.queues.map((q) => this.checkOne(q).catch((err: unknown) => {
-      // Its node away (a Cluster's other nodes answer): judged again once it has answered a while.
-      this.states.get(q.name)!.answeringSince = null;
+      // Its node away, or too slow to answer: judged again once it has answered a while.
+      this.away(this.states.get(q.name)!, q);
       this.log.debug({ err, queue: q.name }, 'worker queue check failed');
     })));
+  }
+
+  /** The queue cannot reach Redis: not live, and judged again once Redis has answered for OVERDUE_MS. */
+  private away(state: State, q: WatchedQueue): void {
+    state.status.blocking = blockingStatus(q.worker());
+    state.status.live = false;
+    state.status.reason = 'redis';
+    state.blockingAwaySince = null;
+    state.answeringSince = null;
   }
 
   private async checkOne(q: WatchedQueue): Promise<void> {
@@ -155,14 +189,7 @@ export class QueueLiveness {
     const worker = q.worker();
     const now = Date.now();
     status.blocking = blockingStatus(worker);
-    if (this.redisDown()) {
-      status.live = false;
-      status.reason = 'redis';
-      state.blockingAwaySince = null;
-      state.answeringSince = null;
-      return;
-    }
-    const jobs = await q.queue.getJobs(['wait', 'prioritized', 'delayed'], 0, READ - 1, true);
+    const jobs = await within(q.queue.getJobs(['wait', 'prioritized', 'delayed'], 0, READ - 1, true), READ_MS, `queue ${q.name}'s jobs`);
     state.answeringSince ??= now;
     // Just back: a worker gets OVERDUE_MS to take its jobs again by itself before it is judged.
     if (now - state.answeringSince < OVERDUE_MS) return;

@@ -213,20 +213,35 @@ export interface DrainStats {
   behindS: number;
   /** When the latest drain that succeeded ended (ms); 0: none yet. */
   lastDrainMs: number;
+  /**
+   * Every entry made before this instant (ms) is archived: when the latest drain that read every
+   * partition to its end began (or where the first partition it left unread goes on); the
+   * drainer's creation before its first. It stands still while no drain succeeds.
+   */
+  coveredMs: number;
 }
 
 /** The time (ms) of a stream entry's id, `<ms>-<seq>`. */
 const idMs = (id: string) => Number(id.slice(0, id.indexOf('-')));
 
-/** How far behind the archive is, s: the oldest entry found and not archived yet, else the latest drain's. */
+/**
+ * How far behind the archive is, s: the age of what may not be archived yet, the entries made since
+ * `coveredMs`, or of the oldest entry found and not archived, whichever is older. It grows with the
+ * wall clock while no drain succeeds (Redis or Postgres away, the queue's job not run).
+ */
 export function secondsBehind(stats: DrainStats, nowMs = Date.now()): number {
-  return stats.oldestWaitingMs === null ? stats.behindS : Math.max(stats.behindS, (nowMs - stats.oldestWaitingMs) / 1000);
+  const covered = Math.max(0, (nowMs - stats.coveredMs) / 1000);
+  return stats.oldestWaitingMs === null ? covered : Math.max(covered, (nowMs - stats.oldestWaitingMs) / 1000);
 }
 
 export class LogDrainer {
-  readonly stats: DrainStats = { archived: 0, backfilled: 0, passes: { ok: 0, failed: 0 }, waiting: 0, oldestWaitingMs: null, behindS: 0, lastDrainMs: 0 };
+  readonly stats: DrainStats = {
+    archived: 0, backfilled: 0, passes: { ok: 0, failed: 0 }, waiting: 0, oldestWaitingMs: null, behindS: 0, lastDrainMs: 0, coveredMs: Date.now(),
+  };
   /** Entries the drain under way found. */
   private found = 0;
+  /** What the drain under way covers (DrainStats.coveredMs), once it has read every partition; null: not (yet) known. */
+  private covers: number | null = null;
   private readonly deps: Deps;
   private readonly archive: LogArchive;
   /** Loaded once for every pass that needs them (passes may run side by side). */
@@ -293,10 +308,12 @@ export class LogDrainer {
    */
   async drain(maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
     this.found = 0;
+    this.covers = null;
     try {
       const result = await this.drainAll(maxBatches, nowMs);
       const now = Date.now();
       const { stats } = this;
+      if (this.covers !== null) stats.coveredMs = Math.max(stats.coveredMs, this.covers);
       stats.passes.ok++;
       stats.archived += result.drained;
       stats.waiting = this.found;
@@ -334,6 +351,7 @@ export class LogDrainer {
 
   private async drainAll(maxBatches: number, nowMs: number): Promise<DrainResult> {
     const { deps } = this;
+    const startedMs = Date.now();
     const result: DrainResult = { drained: 0, partitions: 0 };
     if (!(await this.backfill())) return result;
     const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
@@ -352,6 +370,10 @@ export class LogDrainer {
       }
       todo = full;
     }
+    // Covered up to the pass's start, or to the oldest cursor of a partition left with more to read.
+    const cursors = this.cursors === null ? null : await this.cursors;
+    const left = todo.map((p) => cursors?.get(p) ?? '');
+    this.covers = left.includes('') ? null : Math.min(startedMs, ...left.map(idMs));
     result.partitions = drainedFrom.size;
     await this.trim(drainedFrom, nowMs);
     await replayDeadProcesses(deps, processes, nowMs);

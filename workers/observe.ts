@@ -9,7 +9,9 @@ import type { Services } from '../src/engine/services.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
 import { queueLengths } from '../src/engine/webhooks/queue.js';
 import type { PostgresOutage } from '../src/postgres/outage.js';
+import { SnapshotStore } from '../src/postgres/snapshots.js';
 import type { WorkersHealth } from './health.js';
+import type { QueueReach } from './queue-reach.js';
 import { secondsBehind, type LogDrainer } from './log-drain.js';
 
 /** How long a scrape waits for Redis or Postgres to answer a check or a query. */
@@ -27,12 +29,20 @@ export interface Observed {
   drainer: LogDrainer;
   webhooks: WebhookSender;
   postgresOutage: PostgresOutage;
+  /** The node holding the queues (workers/queue-reach.ts). */
+  reach: QueueReach;
 }
 
-export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Pool, { drainer, webhooks, postgresOutage }: Observed): void {
+export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Pool, { drainer, webhooks, postgresOutage, reach }: Observed): void {
   const { metrics } = health;
   const prefix = svc.settings.prefix;
-  health.registerReadiness('redis', async () => ({ ok: (await within(svc.redis.ping(), ASK_MS, 'Redis')) === 'PONG' }));
+  // A PING reaches whichever node the client picks: on a Cluster, not necessarily the one holding
+  // the queues, so that one is asked too.
+  health.registerReadiness('redis', async () => {
+    const [pong, queues] = await Promise.all([within(svc.redis.ping(), ASK_MS, 'Redis'), reach.probe()]);
+    if (!queues.ok) return queues;
+    return { ok: pong === 'PONG' };
+  });
   health.registerReadiness('postgres', async () => {
     await within(pool.query('SELECT 1'), ASK_MS, 'Postgres');
     return { ok: true };
@@ -43,16 +53,13 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
   metrics.counter('laurel_log_drain_passes_total', 'Log drain passes, by outcome (failed: Redis or Postgres failed it; the entries wait in Redis).',
     'outcome', () => stats.passes);
   metrics.gauge('laurel_log_drain_backlog_entries', 'Event log entries the latest drain pass found waiting to be archived.', () => stats.waiting, 'max');
-  metrics.gauge('laurel_log_drain_seconds_behind', 'How far the archive is behind the event log, s: the age of the oldest entry found and not archived yet, else of the oldest the latest pass archived.',
+  metrics.gauge('laurel_log_drain_seconds_behind', 'How far the archive is behind the event log, s: the age of what may not be archived yet (the entries made since the latest drain that read every partition began, or the oldest entry found and not archived); it grows while no drain succeeds.',
     () => secondsBehind(stats), 'max');
   metrics.gauge('laurel_log_drain_last_success_timestamp_seconds', 'When the latest log drain pass that succeeded ended (Unix time, s).',
     () => (stats.lastDrainMs === 0 ? null : stats.lastDrainMs / 1000), 'max');
-  metrics.gauge('laurel_snapshot_age_seconds', 'Seconds since the latest snapshot of Redis into Postgres ended (absent before the first).', async () => {
-    const r = await within(pool.query<{ age: number | null }>(
-      'SELECT extract(epoch FROM now() - max(finished_at))::float8 AS age FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL', [prefix],
-    ), ASK_MS, 'Postgres');
-    return r.rows[0]?.age ?? null;
-  }, 'min');
+  const snapshots = new SnapshotStore(pool, prefix);
+  metrics.gauge('laurel_snapshot_age_seconds', 'Seconds since the latest snapshot of Redis into Postgres that did not fail ended (absent before the first).',
+    () => within(snapshots.age(), ASK_MS, 'Postgres'), 'min');
   metrics.counter('laurel_webhook_deliveries_total', 'Webhook delivery attempts settled, by outcome (retried: tried again after the backoff; failed: given up or the endpoint gone).',
     'outcome', () => ({ delivered: webhooks.totals.delivered, retried: webhooks.totals.retried, failed: webhooks.totals.failed }));
   metrics.gauge('laurel_webhook_queue_deliveries', 'Webhook deliveries of the event log waiting in the endpoints\' queues in Redis for their first attempt (claimed or not).', async () => {

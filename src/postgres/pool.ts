@@ -102,6 +102,13 @@ const MIGRATIONS = [
      keys        integer     NOT NULL DEFAULT 0,
      PRIMARY KEY (prefix, id)
    )`,
+  // A snapshot that failed, or was interrupted (its process died): finished, with why; never read.
+  // Looked up first: the ALTER locks the table, even when the column exists, behind any reader.
+  `DO $$ BEGIN
+     IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'laurel_snapshots'::regclass AND attname = 'error' AND NOT attisdropped) THEN
+       ALTER TABLE laurel_snapshots ADD COLUMN error text;
+     END IF;
+   END $$`,
   `CREATE TABLE IF NOT EXISTS laurel_snapshot_users (
      prefix     text    NOT NULL,
      tenant     text    NOT NULL,

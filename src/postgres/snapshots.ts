@@ -8,6 +8,8 @@
  * - every other key (`laurel_snapshot_keys`: leaderboards, streak rankings, points totals), with a
  *   digest, so a key that did not change is not written again.
  * `laurel_snapshots` lists the snapshots; `since` is when the earliest of its other keys was read.
+ * A snapshot that failed has its `finished_at` and its `error` (why): the reads of the latest
+ * snapshots leave it out. What it wrote of users and keys stays, as any later copy of them does.
  */
 import type pg from 'pg';
 
@@ -15,6 +17,8 @@ export interface SnapshotRecord {
   id: number;
   startedAt: number;
   finishedAt: number | null;
+  /** Why it failed (it has a finishedAt then), or null: running, or finished whole. */
+  error: string | null;
   full: boolean;
   users: number;
   keys: number;
@@ -41,6 +45,7 @@ export interface KeyState {
 function record(row: Record<string, unknown>): SnapshotRecord {
   return {
     id: Number(row.id), startedAt: (row.started_at as Date).getTime(), finishedAt: row.finished_at === null ? null : (row.finished_at as Date).getTime(),
+    error: (row.error as string | null) ?? null,
     full: row.is_full as boolean, users: Number(row.users), keys: Number(row.keys), since: (row.since as Date).getTime(),
   };
 }
@@ -93,6 +98,10 @@ export class SnapshotStore {
       client.release();
       throw err;
     }
+    return this.unlocking(client);
+  }
+
+  private unlocking(client: pg.PoolClient): () => Promise<void> {
     return async () => {
       try {
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`laurel-snapshot:${this.prefix}`]);
@@ -102,7 +111,24 @@ export class SnapshotStore {
     };
   }
 
-  /** The snapshots taken, newest first. */
+  /**
+   * Like lock, without waiting: null when another snapshot of the installation runs (in this
+   * process or another).
+   */
+  async tryLock(): Promise<(() => Promise<void>) | null> {
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [`laurel-snapshot:${this.prefix}`]);
+      if (rows[0].got) return this.unlocking(client);
+    } catch (err) {
+      client.release();
+      throw err;
+    }
+    client.release();
+    return null;
+  }
+
+  /** The snapshots taken, newest first (failed ones too). */
   async list(): Promise<SnapshotRecord[]> {
     const { rows } = await this.pool.query(
       'SELECT * FROM laurel_snapshots WHERE prefix = $1 ORDER BY id DESC', [this.prefix],
@@ -110,17 +136,26 @@ export class SnapshotStore {
     return rows.map(record);
   }
 
-  /** The latest snapshot that finished, or null. */
+  /** The latest snapshot that finished whole, or null. */
   async latest(): Promise<SnapshotRecord | null> {
     return (await this.latestTwo())[0] ?? null;
   }
 
-  /** The two latest snapshots that finished, newest first. */
+  /** The two latest snapshots that finished whole (not failed), newest first. */
   async latestTwo(): Promise<SnapshotRecord[]> {
     const { rows } = await this.pool.query(
-      'SELECT * FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 2', [this.prefix],
+      'SELECT * FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL AND error IS NULL ORDER BY id DESC LIMIT 2', [this.prefix],
     );
     return rows.map(record);
+  }
+
+  /** Seconds since the latest snapshot that finished whole ended, or null before the first. */
+  async age(): Promise<number | null> {
+    const { rows } = await this.pool.query<{ age: number | null }>(
+      'SELECT extract(epoch FROM now() - max(finished_at))::float8 AS age FROM laurel_snapshots WHERE prefix = $1 AND finished_at IS NOT NULL AND error IS NULL',
+      [this.prefix],
+    );
+    return rows[0]?.age ?? null;
   }
 
   async begin(full: boolean, since: number): Promise<number> {
@@ -135,6 +170,26 @@ export class SnapshotStore {
     await this.pool.query(
       'UPDATE laurel_snapshots SET finished_at = now(), users = $3, keys = $4 WHERE prefix = $1 AND id = $2', [this.prefix, id, users, keys],
     );
+  }
+
+  /** Snapshot `id` failed (`error`: why): finished now, as failed (a row already finished is left as it is). */
+  async fail(id: number, error: string): Promise<void> {
+    await this.pool.query(
+      'UPDATE laurel_snapshots SET finished_at = now(), error = $3 WHERE prefix = $1 AND id = $2 AND finished_at IS NULL', [this.prefix, id, error],
+    );
+  }
+
+  /**
+   * Marks failed every snapshot that has not finished: call it holding the lock (lock or tryLock),
+   * when no snapshot of the installation runs, so those are what a process that died left.
+   * Answers their ids.
+   */
+  async failUnfinished(): Promise<number[]> {
+    const { rows } = await this.pool.query(
+      `UPDATE laurel_snapshots SET finished_at = now(), error = 'interrupted: its process stopped before it finished'
+       WHERE prefix = $1 AND finished_at IS NULL RETURNING id`, [this.prefix],
+    );
+    return rows.map((r) => Number(r.id));
   }
 
   async saveUsers(snapshot: number, users: UserState[]): Promise<void> {

@@ -13,13 +13,19 @@
  *   chunk the queues no longer held when they were read had its progress noted before.
  * The keys that sum over users (a partition's users, completion counters and points totals, the
  * due set of time triggers) are not taken: a restore works them out from the users.
+ *
+ * A snapshot that fails (Redis or Postgres failing it part-way) is marked failed in its row; one
+ * whose process died is marked so by the next snapshot, or by a workers process starting, either
+ * once it holds the installation's snapshot lock (no snapshot runs then). The readers of the
+ * latest snapshot (a restore, the next incremental snapshot, `laurel_snapshot_age_seconds`) leave
+ * failed ones out.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { scanKeys, type RedisClient } from '../../redis/client.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import { userBatches } from '../../redis/users.js';
-import { SnapshotStore, type KeyState, type UserState } from '../../postgres/snapshots.js';
+import { SnapshotStore, type KeyState, type SnapshotRecord, type UserState } from '../../postgres/snapshots.js';
 import { postgresHoldsData } from '../../postgres/installation-data.js';
 import type { Context } from '../context.js';
 import { isSketch, readSketches } from '../analytics/sketches.js';
@@ -36,6 +42,8 @@ export interface SnapshotResult {
   keys: number;
   written: number;
   ms: number;
+  /** Snapshots found unfinished and marked failed first (left by a process that died). */
+  interrupted: number[];
 }
 
 /**
@@ -221,20 +229,50 @@ export async function takeSnapshot(
   const store = new SnapshotStore(pool, settings.prefix);
   const release = await store.lock();
   try {
-    return await snapshotLocked(deps, pool, store, full, started);
+    const interrupted = await store.failUnfinished();
+    return { ...(await snapshotLocked(deps, pool, store, full, started)), interrupted };
   } finally {
     await release();
   }
 }
 
+/**
+ * Marks failed the snapshots a process that died left unfinished, unless a snapshot runs now (its
+ * own row is unfinished, and it marks the others when it began). Answers their ids (null: one runs).
+ */
+export async function failInterruptedSnapshots(pool: pg.Pool, prefix: string): Promise<number[] | null> {
+  const store = new SnapshotStore(pool, prefix);
+  const release = await store.tryLock();
+  if (release === null) return null;
+  try {
+    return await store.failUnfinished();
+  } finally {
+    await release();
+  }
+}
+
+type Taken = Omit<SnapshotResult, 'interrupted'>;
+
 async function snapshotLocked(
   deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, store: SnapshotStore, full: boolean, started: number,
-): Promise<SnapshotResult> {
-  const { redis, keys, settings } = deps;
+): Promise<Taken> {
   const last = await store.latest();
   const isFull = full || last === null;
-  const since = Date.now();
-  const id = await store.begin(isFull, since);
+  const id = await store.begin(isFull, Date.now());
+  try {
+    return await snapshotInto(deps, pool, store, id, isFull, last, started);
+  } catch (err) {
+    // Marked failed now; should Postgres refuse that too, the next snapshot marks it.
+    await store.fail(id, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function snapshotInto(
+  deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, pool: pg.Pool, store: SnapshotStore, id: number, isFull: boolean,
+  last: SnapshotRecord | null, started: number,
+): Promise<Taken> {
+  const { redis, keys, settings } = deps;
 
   let users = 0;
   const save = async (tenant: string, ids: Iterable<string>) => {
