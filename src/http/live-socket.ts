@@ -24,6 +24,7 @@ import type { LiveFanout } from '../engine/live/fanout.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
 import { credentialsOf, HEADERS_LIMIT, readHeaders, type Guard, type Request, type Route } from './server.js';
+import { compileQuery } from './query.js';
 
 /** What a socket carries. */
 interface SocketData {
@@ -145,7 +146,7 @@ export class LiveSockets {
       const headers = readHeaders(req, url, query);
       if (headers.size > HEADERS_LIMIT) throw fail('headers_too_large', String(HEADERS_LIMIT));
       request = {
-        method: 'GET', url, params: [], query, queryNames: new Set(['key', 'tenant']),
+        method: 'GET', url, params: [], query, queryParams: compileQuery('GET /live', this.opts.route.doc.query ?? []),
         ...credentialsOf(this.opts.route, headers, query),
         idempotencyKey: '', body: null, principal: null,
       };
