@@ -3,8 +3,9 @@
  * handler reads, each with the schema of its value (src/http/route-doc.ts); compileQuery turns
  * those schemas into checks when the server registers the route (a schema it cannot check
  * throws there, at start-up), and a handler reads its parameters through queryOf, which checks
- * each value as it is read. A value its schema refuses is a 400 `invalid_query` naming the
- * parameter (422 on the calls whose description says so: src/http/server.ts).
+ * every value the query gives before the handler reads any. A value its schema refuses is a 400
+ * `invalid_query` naming the parameter (422 on the calls whose description says so:
+ * src/http/server.ts).
  *
  * What the checks take (docs/api.md, "Query parameters"):
  * - every value: no U+0000 (no stored text holds one, and Postgres refuses it); empty is absent;
@@ -132,32 +133,39 @@ export interface QueryRequest {
 }
 
 /**
- * The request's query, parsed once. A handler reads only the parameters its route's description
- * lists, so the OpenAPI document names every one: reading another is a bug, thrown as one (a 500),
- * which any test of the route meets.
+ * The request's query, parsed and checked once: every parameter the route lists that the query
+ * gives, in the order the route lists them, whether the handler goes on to read it or not (as a
+ * body's fields are). A handler reads only the parameters its route's description lists, so the
+ * OpenAPI document names every one: reading another is a bug, thrown as one (a 500), which any
+ * test of the route meets. Parameters the route does not list are ignored.
  */
 export function queryOf(req: QueryRequest): Query {
   const params = new URLSearchParams(req.query);
-  const listed = (name: string): QueryParam => {
-    const p = req.queryParams.get(name);
-    if (p === undefined) throw new Error(`${req.method} ${req.url} reads query parameter "${name}", which its route's description does not list`);
-    return p;
-  };
-  const valuesOf = (name: string): string[] => {
-    const p = listed(name);
-    const values = params.getAll(name);
-    if (values.length > p.most) {
+  const values = new Map<string, string[]>();
+  for (const [name, p] of req.queryParams) {
+    const all = params.getAll(name);
+    if (all.length === 0) continue;
+    if (all.length > p.most) {
       throw fail('invalid_query', p.array ? `${name} may list at most ${p.most} items` : `${name} may be given once only`);
     }
-    const given = values.filter((v) => v !== '');
+    const given = all.filter((v) => v !== '');
     for (const v of given) {
       if (v.includes('\0')) throw fail('invalid_query', `${name} must not contain a NUL character`);
       const refusal = p.check(v);
       if (refusal !== null) throw fail('invalid_query', refusal);
     }
-    return given;
+    values.set(name, given);
+  }
+  const listed = (name: string): QueryParam => {
+    const p = req.queryParams.get(name);
+    if (p === undefined) throw new Error(`${req.method} ${req.url} reads query parameter "${name}", which its route's description does not list`);
+    return p;
   };
-  const get = (name: string): string | null => valuesOf(name)[0] ?? null;
+  const getAll = (name: string): string[] => {
+    listed(name);
+    return values.get(name) ?? [];
+  };
+  const get = (name: string): string | null => getAll(name)[0] ?? null;
   const fallback = (name: string): unknown => {
     const d = listed(name).param.schema.default;
     if (d === undefined) throw new Error(`${req.method} ${req.url} reads query parameter "${name}" for its default, which its schema lacks`);
@@ -165,7 +173,7 @@ export function queryOf(req: QueryRequest): Query {
   };
   return {
     get,
-    getAll: valuesOf,
+    getAll,
     int(name) {
       const raw = get(name);
       return raw === null ? fallback(name) as number : Number(raw);

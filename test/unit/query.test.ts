@@ -1,5 +1,5 @@
 /**
- * The query parameters' checks (src/http/query.ts): each value read against its schema, the
+ * The query parameters' checks (src/http/query.ts): each value given against its schema, the
  * calendar's dates, integers in their bounds, a parameter given twice, and the schemas the checks
  * cannot read refused when a route is registered.
  */
@@ -40,6 +40,13 @@ describe('query parameters', () => {
     expect(q('a=1&ids=2&ids=3').getAll('ids')).toEqual(['2', '3']);
     expect(() => q('c=1').get('c')).toThrow(/reads query parameter "c", which its route's description does not list/);
     expect(() => q('').getAll('c')).toThrow(/does not list/);
+    // Parameters the route does not list are ignored.
+    expect(q('a=1&other=%00').get('a')).toBe('1');
+  });
+
+  it('checks every parameter the query gives before any is read, in the order the route lists them', () => {
+    expect(refusal(() => q('a=1&limit=x'))).toBe('Invalid query parameter: limit must be an integer from 1 to 100, got "x"');
+    expect(refusal(() => q('day=0000-01-01&limit=0').get('a'))).toMatch(/^Invalid query parameter: limit /);
   });
 
   it('takes an empty value as an absent one, and a default in its place', () => {

@@ -48,7 +48,7 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
     },
     handler: async (req) => {
       const q = queryOf(req);
-      // Dates of laurel's calendar, checked as they are read (src/http/query.ts); then day indices.
+      // Dates of laurel's calendar, checked by queryOf (src/http/query.ts); then day indices.
       const to = q.get('to') ?? dateOfDay(Math.floor(deps.clock.now() / DAY_MS));
       const last = dayIndexOf(to);
       const from = q.get('from') ?? dateOfDay(Math.max(last - 13, dayIndexOf(CALENDAR_FIRST)));

@@ -42,7 +42,7 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
     },
     handler: async (req) => {
       const q = queryOf(req);
-      // Each checked against its schema as it is read (src/http/query.ts): a type, channel or status of the lists.
+      // Each checked against its schema by queryOf (src/http/query.ts): a type, channel or status of the lists.
       const filter = {
         tenant: principalOf(req).tenant, userId: q.get('userId') ?? undefined, ...pageOf(q),
         type: q.get('type') ?? undefined, channel: q.get('channel') ?? undefined, status: q.get('status') ?? undefined,

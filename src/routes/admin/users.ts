@@ -53,7 +53,7 @@ export function adminUserRoutes(deps: Deps): Route[] {
     },
     handler: async (req) => {
       const q = queryOf(req);
-      // Each checked against its schema as it is read (src/http/query.ts): lengths, no NUL (no stored text has one).
+      // Each checked against its schema by queryOf (src/http/query.ts): lengths, no NUL (no stored text has one).
       const search = {
         idPrefix: q.get('idPrefix'),
         emailPrefix: q.get('email'),

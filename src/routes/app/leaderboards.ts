@@ -43,7 +43,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     const last = lastDayOf(lb);
     let date: string;
     if (raw !== null) {
-      // A date of laurel's calendar: checked as it was read (src/http/query.ts).
+      // A date of laurel's calendar: checked by queryOf (src/http/query.ts).
       if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
       date = raw;
     } else {

@@ -87,7 +87,7 @@ export function streakRoutes(deps: Deps): Route[] {
     const { tenant } = principalOf(req);
     const q = queryOf(req);
     const limit = q.int('limit');
-    // One of the schema's values, checked as it is read (src/http/query.ts).
+    // One of the schema's values, checked by queryOf (src/http/query.ts).
     const type = q.get('type') ?? 'active';
     const k = keys.streakRankings(tenant);
     if (type === 'active') await prune(tenant);

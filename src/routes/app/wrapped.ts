@@ -62,7 +62,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
     handler: async (req) => {
       const id = req.params[0];
       checkUserId(id);
-      // An integer of laurel's calendar, checked as it is read (src/http/query.ts); the current year bounds it below.
+      // An integer of laurel's calendar, checked by queryOf (src/http/query.ts); the current year bounds it below.
       const raw = queryOf(req).get('year');
       const tenant = principalOf(req).tenant;
       await accrueTime(deps, tenant, id);
