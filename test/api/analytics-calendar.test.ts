@@ -52,7 +52,7 @@ describe('analytics over the calendar\'s edges', () => {
 
   it('answers a date outside the calendar with a 400 naming its parameter, at once', async () => {
     const cases: [query: string, param: string][] = [
-      ['from=0000-01-01&to=0000-01-01', 'to'],
+      ['from=0000-01-01&to=0000-01-01', 'from'],
       ['to=0000-01-20', 'to'],
       ['from=0000-01-01', 'from'],
       ['from=2026-01-01&to=10000-01-01', 'to'],

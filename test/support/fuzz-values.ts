@@ -48,19 +48,26 @@ export function isDate(schema: Schema): boolean {
   return schema.format === 'date' || (typeof schema.pattern === 'string' && schema.pattern.includes('\\d{4}-'));
 }
 
-/** The hostile values for a parameter of `schema`: its kind's first, then every other kind's. */
+/** A few of every kind, for the parameters of another kind. */
+const ANY_KIND = ['', ' ', '\u0000', '\ud800', 'x'.repeat(3000), 'NaN', '1e309', '-0', '0000-01-01', 'a,b,,c', '{{ user.name }}'];
+
+/** The hostile values for a parameter of `schema`: its edges and its kind's, and a few of every kind. */
 export function hostileFor(schema: Schema): string[] {
   const type = schema.type;
   const edges: string[] = [];
+  let kind: string[] = HOSTILE_TEXT;
   if (type === 'integer' || type === 'number') {
     const { minimum: min, maximum: max } = schema;
     if (typeof min === 'number') edges.push(String(min - 1), String(min));
     if (typeof max === 'number') edges.push(String(max), String(max + 1));
+    kind = HOSTILE_NUMBERS;
+  } else if (isDate(schema)) {
+    kind = HOSTILE_DATES;
   }
   if (typeof schema.maxLength === 'number') edges.push('a'.repeat(schema.maxLength), 'a'.repeat(schema.maxLength + 1));
   if (Array.isArray(schema.enum)) edges.push(...schema.enum.map(String), `${String(schema.enum[0])}x`, String(schema.enum[0]).toUpperCase());
   if (type === 'boolean') edges.push('true', 'false', 'TRUE', '1', 'yes');
-  return [...new Set([...edges, ...HOSTILE_NUMBERS, ...HOSTILE_DATES, ...HOSTILE_TEXT])];
+  return [...new Set([...edges, ...kind, ...ANY_KIND])];
 }
 
 /**
