@@ -7,7 +7,7 @@
  * `invalid_query` naming the parameter (422 on the calls whose description says so:
  * src/http/server.ts).
  *
- * What the checks take (docs/api.md, "Query parameters"):
+ * What the checks take (docs/api.md, "Query parameters and the calendar"):
  * - every value: no U+0000 (no stored text holds one, and Postgres refuses it); empty is absent;
  * - a parameter that is not an array: given once at most; an array: at most `maxItems` times;
  * - `integer`: decimal digits only (no sign, exponent, fraction or spaces), from the schema's
@@ -62,6 +62,7 @@ function checkOf(route: string, p: Param): Check {
       if (typeof min !== 'number' || typeof max !== 'number' || !Number.isSafeInteger(min) || !Number.isSafeInteger(max)) {
         throw bad('is an integer without a safe minimum and maximum');
       }
+      if (min < 0) throw bad('has a negative minimum, which decimal digits cannot give');
       return (raw) => {
         const n = Number(raw);
         return /^\d+$/.test(raw) && n >= min && n <= max ? null : `${name} must be an integer from ${min} to ${max}, got ${quote(raw)}`;

@@ -98,6 +98,7 @@ describe('query parameters', () => {
     const compile = (schema: Record<string, unknown>) => () => compileQuery('GET /y', [{ name: 'p', schema }]);
     expect(compile({ type: 'integer', minimum: 0 })).toThrow('GET /y: query parameter "p" is an integer without a safe minimum and maximum');
     expect(compile({ type: 'integer', minimum: 0, maximum: Infinity })).toThrow(/without a safe minimum and maximum/);
+    expect(compile({ type: 'integer', minimum: -1, maximum: 1 })).toThrow(/has a negative minimum/);
     expect(compile({ type: 'number', minimum: 0, maximum: 1 })).toThrow(/has a type the query checks do not know: number/);
     expect(compile({ type: 'string', format: 'email' })).toThrow(/has a format the query checks do not know: email/);
     expect(compile({ type: 'string', exclusiveMinimum: 1 })).toThrow(/has schema keywords the query checks do not know: exclusiveMinimum/);
