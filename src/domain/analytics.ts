@@ -4,6 +4,13 @@
  */
 const DAY_MS = 86_400_000;
 
+/**
+ * The most days an analytics range spans: a year, leap day included. The dashboard asks for two
+ * weeks by default; the active users' sketches are kept 400 days (src/engine/analytics/active-users.ts),
+ * enough for the range and the week before its first day.
+ */
+export const ANALYTICS_MAX_DAYS = 366;
+
 /** How many days after their first day a user must act again to count as retained. */
 export const RETENTION_DAYS = 14;
 

@@ -11,7 +11,7 @@
 import { DAY_PREFIX } from '../model/fields.js';
 import type { DateTime } from 'luxon';
 import { fail } from '../lib/errors.js';
-import { parseDate } from './time.js';
+import { CALENDAR_FIRST, CALENDAR_LAST, DATE_SCHEMA, parseDate } from './time.js';
 
 export type Aggregation = 'daily' | 'weekly' | 'monthly';
 
@@ -32,15 +32,14 @@ export const MAX_SUMMARY_DAYS = 400;
 const UNIT = { daily: 'day', weekly: 'week', monthly: 'month' } as const;
 
 const AGGREGATIONS: readonly Aggregation[] = ['daily', 'weekly', 'monthly'];
-const DATE_TEXT = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 
 /** The query parameters parseSummaryQuery reads, as a route's description lists them. */
 export const SUMMARY_QUERY = [
   { name: 'aggregation', required: true, schema: { enum: AGGREGATIONS }, description: 'Rows per day, week (Monday first) or month' },
-  { name: 'startDate', schema: DATE_TEXT, description: 'First day, YYYY-MM-DD (required, or start_date)' },
-  { name: 'endDate', schema: DATE_TEXT, description: `Last day, YYYY-MM-DD, at most ${MAX_SUMMARY_DAYS} days after startDate (required, or end_date)` },
-  { name: 'start_date', schema: DATE_TEXT, deprecated: true, description: 'startDate, as the spec spells it' },
-  { name: 'end_date', schema: DATE_TEXT, deprecated: true, description: 'endDate, as the spec spells it' },
+  { name: 'startDate', schema: DATE_SCHEMA, description: 'First day, YYYY-MM-DD (required, or start_date)' },
+  { name: 'endDate', schema: DATE_SCHEMA, description: `Last day, YYYY-MM-DD, at most ${MAX_SUMMARY_DAYS} days after startDate (required, or end_date)` },
+  { name: 'start_date', schema: DATE_SCHEMA, deprecated: true, description: 'startDate, as the spec spells it' },
+  { name: 'end_date', schema: DATE_SCHEMA, deprecated: true, description: 'endDate, as the spec spells it' },
 ];
 
 /** Reads `aggregation`, `startDate`/`endDate` (or the spec's `start_date`/`end_date`). */
@@ -54,7 +53,7 @@ export function parseSummaryQuery(q: { get(name: string): string | null }): Summ
     const raw = q.get(camel) ?? q.get(snake);
     if (raw === null) throw fail('invalid_query', `${camel} is required (YYYY-MM-DD)`);
     const d = parseDate(raw);
-    if (d === null) throw fail('invalid_query', `${camel} must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
+    if (d === null) throw fail('invalid_query', `${camel} must be a date as YYYY-MM-DD from ${CALENDAR_FIRST} to ${CALENDAR_LAST}, got "${raw}"`);
     return d;
   };
   const start = date('startDate', 'start_date');

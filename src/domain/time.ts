@@ -57,12 +57,26 @@ export function localDay(tz: string, ms: number): string {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * Parses a YYYY-MM-DD calendar date (as a UTC date); null when invalid, or before 1970-01-01:
- * laurel counts days from the epoch (src/domain/periods.ts dayIndexOf), and a year before 100
- * would read as 19xx there.
+ * laurel's calendar: the dates it takes. It counts days from the epoch (src/domain/periods.ts
+ * dayIndexOf, where a year before 100 would read as 19xx), and writes a date as YYYY-MM-DD, four
+ * digits of year (JavaScript writes the years past 9999 as +010000 and those before 0 as
+ * -000001, which neither compare nor cut as dates).
+ */
+export const CALENDAR_FIRST = '1970-01-01';
+export const CALENDAR_LAST = '9999-12-31';
+
+/**
+ * The schema of a date query parameter: a date of laurel's calendar (`format: 'date'`, which the
+ * query checks read as parseDate does: src/http/query.ts).
+ */
+export const DATE_SCHEMA = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+
+/**
+ * Parses a YYYY-MM-DD calendar date (as a UTC date); null when invalid, or outside laurel's
+ * calendar (CALENDAR_FIRST to CALENDAR_LAST).
  */
 export function parseDate(s: string): DateTime | null {
-  if (!ISO_DATE.test(s) || s < '1970-01-01') return null;
+  if (!ISO_DATE.test(s) || s < CALENDAR_FIRST || s > CALENDAR_LAST) return null;
   const d = DateTime.fromISO(s, { zone: UTC });
   return d.isValid ? d : null;
 }

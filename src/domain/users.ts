@@ -58,7 +58,7 @@ export const USER_ID_PARAM = { schema: userIdSchema, description: `The user's id
 
 /** The `userAttributes` query parameter parseUserAttributes reads, as a route's description lists it. */
 export const USER_ATTRIBUTES_QUERY = {
-  name: 'userAttributes', schema: { type: 'string' },
+  name: 'userAttributes', schema: { type: 'string', maxLength: 10_000 },
   description: 'key:value pairs of user attributes, separated by commas; every pair must match',
 };
 

@@ -24,6 +24,7 @@ import type { LiveFanout } from '../engine/live/fanout.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
 import { checkedHeaders, credentialsOf, type Guard, type Request, type Route } from './server.js';
+import { compileQuery } from './query.js';
 
 /** What a socket carries. */
 interface SocketData {
@@ -144,7 +145,7 @@ export class LiveSockets {
       if (url.includes('\uFFFD') || query.includes('\uFFFD')) throw fail('invalid_query', 'the query is not valid UTF-8');
       const headers = checkedHeaders(req, url, query);
       request = {
-        method: 'GET', url, params: [], query, queryNames: new Set(['key', 'tenant']),
+        method: 'GET', url, params: [], query, queryParams: compileQuery('GET /live', this.opts.route.doc.query ?? []),
         ...credentialsOf(this.opts.route, headers, query),
         idempotencyKey: '', body: null, principal: null,
       };

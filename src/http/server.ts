@@ -21,6 +21,7 @@ import { isConnectionError } from '../redis/outage.js';
 import { isPostgresUnavailable, POSTGRES_RETRY_AFTER_S } from '../postgres/pool.js';
 import type { RouteDoc } from './route-doc.js';
 import { afterParse, pauseConnection } from './pipelining.js';
+import { compileQuery, type QueryParams } from './query.js';
 
 /**
  * The answer when Postgres is away, refusing or busy (API.md, "Postgres busy or away"): 503 with
@@ -44,8 +45,8 @@ export interface Request {
   params: string[];
   /** Raw query string, without `?`. */
   query: string;
-  /** The query parameters the route's description lists: the only ones queryOf reads. */
-  queryNames: ReadonlySet<string>;
+  /** The query parameters the route's description lists, with their checks: the only ones queryOf reads (src/http/query.ts). */
+  queryParams: QueryParams;
   apiKey: string;
   tenantHeader: string;
   idempotencyKey: string;
@@ -310,10 +311,10 @@ export class HttpServer {
   private register(route: Route, pattern: string): void {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const withBody = HAS_BODY[route.method];
-    const queryNames = new Set((route.doc.query ?? []).map((p) => p.name));
+    const queryParams = compileQuery(`${METHOD_NAME[route.method]} ${pattern}`, route.doc.query ?? []);
     // One label for the route whichever of its family's prefixes the request came by.
     const label = `${METHOD_NAME[route.method]} ${this.opts.prefixes[route.family][0] ?? ''}${route.path}`;
-    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, label, paramCount, withBody, queryNames, pattern));
+    this.app[UWS_METHOD[route.method]](pattern, (res, req) => this.serve(res, req, route, label, paramCount, withBody, queryParams, pattern));
     if (!this.routed.has(pattern)) {
       this.routed.add(pattern);
       // Lower priority than method routes in uWS: any other method on a known path.
@@ -328,7 +329,7 @@ export class HttpServer {
 
   private serve(
     res: HttpResponse, uReq: HttpRequest, route: Route, label: string, paramCount: number, withBody: boolean,
-    queryNames: ReadonlySet<string>, pattern: string,
+    queryParams: QueryParams, pattern: string,
   ): void {
     const started = performance.now();
     const state: State = { aborted: false, done: false, route: label };
@@ -350,7 +351,7 @@ export class HttpServer {
         url,
         params,
         query,
-        queryNames,
+        queryParams,
         ...credentialsOf(route, headers, query),
         idempotencyKey: headers.idempotencyKey,
         body: null,

@@ -12,8 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREFIXES } from '../../src/app/api.js';
 import { bodySchema, documentPath, openApiDocument } from '../../src/http/openapi.js';
-import { queryOf } from '../../src/http/reply.js';
-import type { Request, Route } from '../../src/http/server.js';
+import type { Route } from '../../src/http/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -275,19 +274,5 @@ describe('GET /openapi.json', () => {
     expect(unmatched(lacking, answered).missing).toEqual(expect.arrayContaining(['GET /api/users/x/streak answered 404', 'GET /v1/users/x/streak answered 404']));
     const twice = [...routes, routes.find((r) => r.path === '/users/:id/streak')!];
     expect(() => openApiDocument(twice, { title: 't', version: '0', description: '', prefixes: PREFIXES })).toThrow(/two routes describe GET \/users\/\{id\}\/streak/);
-  });
-});
-
-describe('queryOf', () => {
-  const req = (query: string, names: string[]): Request => ({
-    method: 'GET', url: '/x', params: [], query, queryNames: new Set(names), apiKey: '', tenantHeader: '', idempotencyKey: '', body: null, principal: null,
-  });
-
-  it('reads the parameters a route lists, and refuses to read another', () => {
-    const q = queryOf(req('a=1&b=2&b=3', ['a', 'b']));
-    expect(q.get('a')).toBe('1');
-    expect(q.getAll('b')).toEqual(['2', '3']);
-    expect(() => queryOf(req('c=1', ['a'])).get('c')).toThrow(/reads query parameter "c", which its route's description does not list/);
-    expect(() => queryOf(req('', ['a'])).getAll('c')).toThrow(/does not list/);
   });
 });

@@ -123,9 +123,9 @@ describe('malformed input through SDK 1.0.42', () => {
       (r: object) => client.users.pointsEventSummary('ada', 'xp', r as typeof q, NO_RETRY),
     ]) {
       expect(unprocessable(await failing(summary({ ...q, aggregation: 'hourly' }))))
-        .toBe('Invalid query parameter: aggregation must be daily, weekly or monthly, got "hourly"');
+        .toBe('Invalid query parameter: aggregation must be one of daily, weekly, monthly, got "hourly"');
       expect(unprocessable(await failing(summary({ ...q, startDate: '2026-3-1' }))))
-        .toBe('Invalid query parameter: startDate must be a date as YYYY-MM-DD from 1970-01-01 on, got "2026-3-1"');
+        .toBe('Invalid query parameter: startDate must be a date as YYYY-MM-DD from 1970-01-01 to 9999-12-31, got "2026-3-1"');
       expect(unprocessable(await failing(summary({ aggregation: 'daily', endDate: '2026-03-10' }))))
         .toBe('Invalid query parameter: startDate is required (YYYY-MM-DD)');
       expect(unprocessable(await failing(summary({ ...q, startDate: '2026-03-11' })))).toBe('startDate must not be after endDate');
@@ -135,28 +135,30 @@ describe('malformed input through SDK 1.0.42', () => {
 
   it('users.streak, users.points, users.leaderboard, users.wrapped: out-of-range and malformed parameters', async () => {
     expect(unprocessable(await failing(client.users.streak('ada', { historyPeriods: 366 }, NO_RETRY))))
-      .toBe('Invalid query parameter: historyPeriods must be an integer from 0 to 365');
+      .toBe('Invalid query parameter: historyPeriods must be an integer from 0 to 365, got "366"');
     expect(unprocessable(await failing(client.users.points('ada', 'xp', { awards: 0 }, NO_RETRY))))
       .toBe('Invalid query parameter: awards must be an integer from 1 to 100, got "0"');
     expect(unprocessable(await failing(client.users.leaderboard('ada', 'top', { run: '2026-13-01' }, NO_RETRY))))
-      .toBe('Invalid query parameter: run must be a date as YYYY-MM-DD from 1970-01-01 on, got "2026-13-01"');
+      .toBe('Invalid query parameter: run must be a date as YYYY-MM-DD from 1970-01-01 to 9999-12-31, got "2026-13-01"');
     expect(unprocessable(await failing(client.users.leaderboard('ada', 'top', { numEvents: 101 }, NO_RETRY))))
       .toBe('Invalid query parameter: numEvents must be an integer from 0 to 100, got "101"');
     expect(unprocessable(await failing(client.users.wrapped('ada', { year: 1969 }, NO_RETRY))))
-      .toBe('Invalid query parameter: year must be an integer from 1970 to the current year (2026), got "1969"');
+      .toBe('Invalid query parameter: year must be an integer from 1970 to 9999, got "1969"');
+    expect(unprocessable(await failing(client.users.wrapped('ada', { year: 2999 }, NO_RETRY))))
+      .toBe('Invalid query parameter: year must be an integer from 1970 to the current year (2026), got "2999"');
     expect(unprocessable(await failing(client.users.wrapped('ada', { year: 2.5 }, NO_RETRY))))
-      .toBe('Invalid query parameter: year must be an integer from 1970 to the current year, got "2.5"');
+      .toBe('Invalid query parameter: year must be an integer from 1970 to 9999, got "2.5"');
   });
 
   it('streaks.list and streaks.rankings: missing and too many ids, a bad limit and type', async () => {
     expect(unprocessable(await failing(client.streaks.list({}, NO_RETRY)))).toBe('Invalid query parameter: userIds is required: one or more user ids');
     const many = Array.from({ length: 101 }, (_, i) => `u${i}`);
     expect(unprocessable(await failing(client.streaks.list({ userIds: many }, NO_RETRY))))
-      .toBe('Invalid query parameter: userIds may list at most 100 users');
+      .toBe('Invalid query parameter: userIds may list at most 100 items');
     expect(unprocessable(await failing(client.streaks.rankings({ limit: 0 }, NO_RETRY))))
-      .toBe('Invalid query parameter: limit must be an integer from 1 to 100');
+      .toBe('Invalid query parameter: limit must be an integer from 1 to 100, got "0"');
     expect(unprocessable(await failing(client.streaks.rankings({ type: 'best' as 'active' }, NO_RETRY))))
-      .toBe('Invalid query parameter: type must be active or longest, got "best"');
+      .toBe('Invalid query parameter: type must be one of active, longest, got "best"');
   });
 
   it('leaderboards.get, points.summary, achievements.all: bad offsets, limits, runs and userAttributes', async () => {
@@ -165,7 +167,7 @@ describe('malformed input through SDK 1.0.42', () => {
     expect(unprocessable(await failing(client.leaderboards.get('top', { limit: 1001 }, NO_RETRY))))
       .toBe('Invalid query parameter: limit must be an integer from 0 to 1000, got "1001"');
     expect(unprocessable(await failing(client.leaderboards.get('top', { run: 'soon' }, NO_RETRY))))
-      .toBe('Invalid query parameter: run must be a date as YYYY-MM-DD from 1970-01-01 on, got "soon"');
+      .toBe('Invalid query parameter: run must be a date as YYYY-MM-DD from 1970-01-01 to 9999-12-31, got "soon"');
     expect(unprocessable(await failing(client.leaderboards.get('by-plan', {}, NO_RETRY))))
       .toBe('Invalid query parameter: userAttributes must give plan:<value>: leaderboard "by-plan" ranks its users by plan');
     expect((await client.leaderboards.get('by-plan', { userAttributes: 'plan:pro' }, NO_RETRY)).rankings).toHaveLength(1);

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/lib/log.js';
 import { loadSettings, type Settings } from '../../src/lib/settings.js';
 import { startWorkers, type WorkersHandle } from '../../workers/index.js';
 import { assertConforms } from './openapi.js';
-import { startApiProcesses } from './api-processes.js';
+import { startApiProcesses, type ApiProcesses } from './api-processes.js';
 
 export type Target = 'redis' | 'cluster';
 
@@ -42,6 +42,8 @@ export interface TestServer {
   adminKey: string;
   prefix: string;
   settings: Settings;
+  /** With `processes`, the `laurel api` running them (its primary's pid: `run.child.pid`); null in-process. */
+  processes: ApiProcesses | null;
   /** The api in this process (not with `processes`: reading it throws). */
   api: ApiHandle;
   /** The workers in this process; a test that restarts them puts the new ones here (close() stops them). */
@@ -107,15 +109,16 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   let api: ApiHandle | null = null;
   let stopProcesses = async () => {};
   let port: number;
+  let processes: ApiProcesses | null = null;
   if (opts.processes) {
-    const processes = await startApiProcesses(env);
+    processes = await startApiProcesses(env);
     port = processes.port;
     // No keep-alive: each request (the SDK's too) on a connection of its own, which the kernel gives any process.
     const dispatcher = getGlobalDispatcher();
     setGlobalDispatcher(new Agent({ pipelining: 0 }));
     stopProcesses = async () => {
       setGlobalDispatcher(dispatcher);
-      await processes.close();
+      await processes!.close();
     };
   } else {
     api = await startApi(settings, log);
@@ -147,7 +150,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   };
 
   const server: TestServer = {
-    url, adminKey, prefix, settings, workers, request,
+    url, adminKey, prefix, settings, workers, request, processes,
     get api(): ApiHandle {
       if (api === null) throw new Error('the api runs in processes of its own (startTestServer with processes)');
       return api;

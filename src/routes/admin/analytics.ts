@@ -7,14 +7,18 @@
  * src/postgres/analytics/rollups.ts; the distinct users over several days in Redis:
  * src/engine/analytics/active-users.ts), a few rows per day whatever the archive's size; and how the active streaks spread over lengths now
  * (src/engine/streaks/length-buckets.ts). The range defaults to the 14 days up to today (the
- * service's clock); at most 366 days.
+ * service's clock); at most ANALYTICS_MAX_DAYS (src/domain/analytics.ts), dates of laurel's
+ * calendar (src/domain/time.ts).
  */
 import type { Deps } from '../../engine/deps.js';
 import { principalOf } from '../../http/auth.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
-import { achievementShares, RETENTION_DAYS, retentionCohort } from '../../domain/analytics.js';
+import { ANALYTICS_MAX_DAYS, achievementShares, RETENTION_DAYS, retentionCohort } from '../../domain/analytics.js';
+import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
+import { CALENDAR_FIRST, DATE_SCHEMA } from '../../domain/time.js';
 import { countActiveUsers } from '../../engine/analytics/active-users.js';
 import { streakLengths } from '../../engine/streaks/length-buckets.js';
 import { analyticsDays } from '../../postgres/analytics/days.js';
@@ -23,26 +27,12 @@ import { analyticsRetention } from '../../postgres/analytics/users.js';
 import type { AnalyticsView } from '../../model/views.js';
 
 const DAY_MS = 86_400_000;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** `date` moved by `n` days. */
-function shift(date: string, n: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
-}
-
-/** Each day of [from, to]. */
-function daysOf(from: string, to: string): string[] {
+/** Each day of day indices [first, last], as YYYY-MM-DD (src/domain/periods.ts: no date text arithmetic). */
+function daysOf(first: number, last: number): string[] {
   const out: string[] = [];
-  for (let d = from; d <= to; d = shift(d, 1)) out.push(d);
+  for (let d = first; d <= last; d++) out.push(dateOfDay(d));
   return out;
-}
-
-function dateOf(raw: string | null, name: string, fallback: string): string {
-  if (raw === null || raw === '') return fallback;
-  if (!DATE.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`)) || new Date(`${raw}T00:00:00Z`).toISOString().slice(0, 10) !== raw) {
-    throw fail('invalid_query', `${name} must be a date, YYYY-MM-DD`);
-  }
-  return raw;
 }
 
 export function adminAnalyticsRoutes(deps: Deps): Route[] {
@@ -51,28 +41,29 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
     doc: {
       summary: 'The tenant\'s events, users and achievement completions per day, each achievement\'s completion, 14-day retention and streak lengths',
       query: [
-        { name: 'from', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'First day (UTC, YYYY-MM-DD); default 13 days before to' },
-        { name: 'to', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Last day (UTC, YYYY-MM-DD); default today' },
+        { name: 'from', schema: DATE_SCHEMA, description: `First day (UTC, YYYY-MM-DD); default 13 days before to; at most ${ANALYTICS_MAX_DAYS - 1} days before to` },
+        { name: 'to', schema: DATE_SCHEMA, description: 'Last day (UTC, YYYY-MM-DD); default today' },
       ],
       success: [200], response: { type: 'object' }, refusals: [503], tenant: true,
     },
     handler: async (req) => {
       const q = queryOf(req);
-      const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
-      const to = dateOf(q.get('to'), 'to', today);
-      const from = dateOf(q.get('from'), 'from', new Date(Date.parse(`${to}T00:00:00Z`) - 13 * DAY_MS).toISOString().slice(0, 10));
-      const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS;
-      if (span < 0) throw fail('invalid_query', 'from must not be after to');
-      if (span > 365) throw fail('invalid_query', 'the range may span at most 366 days');
+      // Dates of laurel's calendar, checked by queryOf (src/http/query.ts); then day indices.
+      const to = q.get('to') ?? dateOfDay(Math.floor(deps.clock.now() / DAY_MS));
+      const last = dayIndexOf(to);
+      const from = q.get('from') ?? dateOfDay(Math.max(last - 13, dayIndexOf(CALENDAR_FIRST)));
+      const first = dayIndexOf(from);
+      if (first > last) throw fail('invalid_query', 'from must not be after to');
+      if (last - first + 1 > ANALYTICS_MAX_DAYS) throw fail('invalid_query', `from and to may span at most ${ANALYTICS_MAX_DAYS} days`);
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
       const pool = await deps.postgres();
       const tenant = principalOf(req).tenant;
       const snapshot = deps.store.current;
       const { prefix } = deps.settings;
       const cohort = retentionCohort(from, to);
-      const dates = daysOf(from, to);
+      const dates = daysOf(first, last);
       // The range's active users, then each day's weekly active users (that day and the 6 before).
-      const daySets = [dates, ...dates.map((d) => daysOf(shift(d, -6), d))];
+      const daySets = [dates, ...dates.map((_, i) => daysOf(first + i - 6, first + i))];
       const [daily, completion, retention, active, streaks] = await Promise.all([
         analyticsDays(pool, prefix, tenant, from, to),
         analyticsAchievements(pool, prefix, tenant, from, to),

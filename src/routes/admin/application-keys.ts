@@ -8,7 +8,8 @@
 import type { Deps } from '../../engine/deps.js';
 import { deleteUserKey, storeUserKeys, type UserKey } from '../../engine/keys/user-keys.js';
 import { generateUserKey, principalOf } from '../../http/auth.js';
-import { json, ok, queryOf } from '../../http/reply.js';
+import { json, ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { compileCheck, lastError } from '../../http/validate.js';
 import { isUserId, USER_ID_MAX } from '../../domain/users.js';

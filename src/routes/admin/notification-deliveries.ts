@@ -4,10 +4,10 @@
  * user, type, channel and status.
  */
 import type { Deps } from '../../engine/deps.js';
-import { isUserId } from '../../domain/users.js';
-import { fail } from '../../lib/errors.js';
+import { userIdSchema } from '../../domain/users.js';
 import { principalOf } from '../../http/auth.js';
-import { ok, queryOf, type Query } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { CHANNELS, NOTIFICATION_TYPES } from '../../model/entities.js';
 import { listDeliveries, type Delivery } from '../../postgres/notifications/deliveries.js';
@@ -15,14 +15,6 @@ import { PAGE_QUERY, pageOf } from './resource.js';
 import type { NotificationDeliveryView } from '../../model/views.js';
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
-
-/** A filter of the query: absent, or one of `allowed`. */
-function oneOf(q: Query, name: string, allowed: readonly string[]): string | undefined {
-  const value = q.get(name);
-  if (value === null || value === '') return undefined;
-  if (!allowed.includes(value)) throw fail('invalid_query', `${name} must be one of ${allowed.join(', ')}`);
-  return value;
-}
 
 export function deliveryView(d: Delivery): NotificationDeliveryView {
   return {
@@ -40,7 +32,7 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
     doc: {
       summary: 'The tenant\'s notification deliveries, newest first',
       query: [
-        { name: 'userId', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+        { name: 'userId', schema: userIdSchema },
         { name: 'type', schema: { type: 'string', enum: [...NOTIFICATION_TYPES] } },
         { name: 'channel', schema: { type: 'string', enum: [...CHANNELS] } },
         { name: 'status', schema: { type: 'string', enum: STATUSES } },
@@ -50,11 +42,10 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
     },
     handler: async (req) => {
       const q = queryOf(req);
-      const userId = q.get('userId') || undefined;
-      if (userId !== undefined && !isUserId(userId)) throw fail('invalid_query', 'userId must have 1 to 255 characters');
+      // Each checked against its schema by queryOf (src/http/query.ts): a type, channel or status of the lists.
       const filter = {
-        tenant: principalOf(req).tenant, userId, ...pageOf(q),
-        type: oneOf(q, 'type', NOTIFICATION_TYPES), channel: oneOf(q, 'channel', CHANNELS), status: oneOf(q, 'status', STATUSES),
+        tenant: principalOf(req).tenant, userId: q.get('userId') ?? undefined, ...pageOf(q),
+        type: q.get('type') ?? undefined, channel: q.get('channel') ?? undefined, status: q.get('status') ?? undefined,
       };
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
       return ok((await listDeliveries(await deps.postgres(), deps.settings.prefix, filter)).map(deliveryView));

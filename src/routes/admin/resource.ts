@@ -7,7 +7,8 @@
 import type { Deps } from '../../engine/deps.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { fail } from '../../lib/errors.js';
-import { json, ok, queryOf, type Query } from '../../http/reply.js';
+import { json, ok } from '../../http/reply.js';
+import { queryOf, type Query } from '../../http/query.js';
 import type { Reach, Reply, Request, Route } from '../../http/server.js';
 import { principalOf } from '../../http/auth.js';
 import type { Param, PathParam, Schema } from '../../http/route-doc.js';
@@ -39,7 +40,7 @@ export function batchAnswer(field: 'created' | 'updated' | 'deleted'): Schema {
 /** The query parameters pageOf reads. */
 export const PAGE_QUERY: Param[] = [
   { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
-  { name: 'skip', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'skip', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
 ];
 
 /** The query parameter idsOf reads. */
@@ -85,16 +86,9 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   tenantOf?(entity: EntityByKind[K]): string;
 }
 
-/** `limit` (1..100, default 10) and `skip` (>= 0, default 0). */
+/** `limit` (1..100, default 10) and `skip` (>= 0, default 0), as PAGE_QUERY describes them. */
 export function pageOf(q: Query): { limit: number; skip: number } {
-  const num = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = q.get(name);
-    if (raw === null || raw === '') return fallback;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) throw fail('invalid_query', `${name} must be an integer from ${min} to ${max}`);
-    return n;
-  };
-  return { limit: num('limit', 10, 1, 100), skip: num('skip', 0, 0, Number.MAX_SAFE_INTEGER) };
+  return { limit: q.int('limit'), skip: q.int('skip') };
 }
 
 /** `ids` repeated or comma-separated, 1..100 of them. */

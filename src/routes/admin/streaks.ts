@@ -12,7 +12,8 @@ import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from 
 import { parseDate } from '../../domain/time.js';
 
 import { fail } from '../../lib/errors.js';
-import { json, ok, queryOf } from '../../http/reply.js';
+import { json, ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import { batchAnswer, IDS_QUERY, idsOf } from './resource.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';

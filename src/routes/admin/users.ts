@@ -8,9 +8,9 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { principalOf } from '../../http/auth.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
-import { fail } from '../../lib/errors.js';
 import { parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_MAX } from '../../domain/users.js';
 import { searchUsers } from '../../postgres/analytics/directory.js';
 import type { UserListView } from '../../model/views.js';
@@ -35,14 +35,6 @@ const USER_LIST_SCHEMA = {
   },
 };
 
-/** A text parameter: null when absent or empty; refused when longer than `max` or holding a NUL (no stored text has one). */
-function textOf(raw: string | null, name: string, max: number): string | null {
-  if (raw === null || raw === '') return null;
-  if (raw.length > max) throw fail('invalid_query', `${name} may have at most ${max} characters`);
-  if (raw.includes('\0')) throw fail('invalid_query', `${name} must not contain a NUL character`);
-  return raw;
-}
-
 export function adminUserRoutes(deps: Deps): Route[] {
   return [{
     method: 'get', path: '/users', family: 'admin',
@@ -61,15 +53,13 @@ export function adminUserRoutes(deps: Deps): Route[] {
     },
     handler: async (req) => {
       const q = queryOf(req);
-      const rawLimit = q.get('limit') || '50';
-      const limit = Number(rawLimit);
-      if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_LIMIT) throw fail('invalid_query', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+      // Each checked against its schema by queryOf (src/http/query.ts): lengths, no NUL (no stored text has one).
       const search = {
-        idPrefix: textOf(q.get('idPrefix'), 'idPrefix', USER_ID_MAX),
-        emailPrefix: textOf(q.get('email'), 'email', 320),
-        attributes: parseUserAttributes(textOf(q.get('userAttributes'), 'userAttributes', 10_000), deps.store.current),
-        limit,
-        after: textOf(q.get('after'), 'after', USER_ID_MAX),
+        idPrefix: q.get('idPrefix'),
+        emailPrefix: q.get('email'),
+        attributes: parseUserAttributes(q.get('userAttributes'), deps.store.current),
+        limit: q.int('limit'),
+        after: q.get('after'),
       };
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
       const pool = await deps.postgres();

@@ -9,7 +9,8 @@ import { achievementView, completionId, userAchievementView, visibleTo, withStat
 import { pointsChanges } from '../../domain/points/rules.js';
 import { checkUserId, prepareIdentification, upsertedUserSchema, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, type UpsertedUser, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
-import { json, ok, queryOf } from '../../http/reply.js';
+import { json, ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, parseJson } from '../../http/validate.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
@@ -67,7 +68,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     const u = keys.forUser(tenant, id);
     const h: UserHash = await redis.hgetall(u.user);
     if (h.id === undefined) throw fail('user_not_found', id);
-    const includeIncomplete = queryOf(req).get('includeIncomplete') === 'true';
+    const includeIncomplete = queryOf(req).bool('includeIncomplete');
     const tenantStats = await stats.get(tenant);
     const done: { view: UserAchievementView; at: string }[] = [];
     const open: Achievement[] = [];

@@ -6,29 +6,20 @@ import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { pruneStreakBoard } from '../../engine/streaks/prune-lost.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf, type Query } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards/runs.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
 import { attributeField } from '../../model/fields.js';
 import { dateOfDay } from '../../domain/periods.js';
-import { localDay, parseDate } from '../../domain/time.js';
-import { checkUserId, setPair, USER_ID_PARAM } from '../../domain/users.js';
+import { DATE_SCHEMA, localDay } from '../../domain/time.js';
+import { checkUserId, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardRunView, RankingView, UserLeaderboardView } from '../../model/views.js';
 
-/** An integer query parameter within bounds, or its default. */
-function intOf(q: Query, name: string, fallback: number, min: number, max: number): number {
-  const raw = q.get(name);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw fail('invalid_query', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
 const BOARD = { key: { schema: { type: 'string' }, description: 'The leaderboard\'s key' } };
-const RUN = { name: 'run', schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'Any day of the run, YYYY-MM-DD' };
+const RUN = { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD' };
 
 export function leaderboardRoutes(deps: Deps): Route[] {
   const { redis, keys, store, clock } = deps;
@@ -51,8 +42,8 @@ export function leaderboardRoutes(deps: Deps): Route[] {
   function runFor(lb: Leaderboard, raw: string | null, today?: string) {
     const last = lastDayOf(lb);
     let date: string;
-    if (raw !== null && raw !== '') {
-      if (parseDate(raw) === null) throw fail('invalid_query', `run must be a date as YYYY-MM-DD from 1970-01-01 on, got "${raw}"`);
+    if (raw !== null) {
+      // A date of laurel's calendar: checked by queryOf (src/http/query.ts).
       if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
       date = raw;
     } else {
@@ -105,7 +96,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         success: [200], malformed: 422,
       },
       handler: (req) => {
-        const includeFinished = queryOf(req).get('includeFinished') === 'true';
+        const includeFinished = queryOf(req).bool('includeFinished');
         const snapshot = store.current;
         const now = clock.now();
         const list = [];
@@ -122,20 +113,20 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'A leaderboard with a page of its rankings', params: BOARD,
         query: [
-          { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 } },
+          { name: 'offset', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
           { name: 'limit', schema: { type: 'integer', minimum: 0, maximum: 1000, default: 10 }, description: 'At most the board\'s size' },
           RUN,
-          { name: 'userId', schema: { type: 'string' }, description: 'The offset counts from this user' },
-          { name: 'userAttributes', schema: { type: 'string' }, description: 'The breakdown group, key:value pairs separated by commas' },
+          { name: 'userId', schema: userIdSchema, description: 'The offset counts from this user' },
+          { name: 'userAttributes', schema: USER_ATTRIBUTES_QUERY.schema, description: 'The breakdown group, key:value pairs separated by commas' },
         ],
         success: [200], malformed: 422,
       },
       handler: async (req) => {
         const lb = boardOf(req.params[0]);
         const q = queryOf(req);
-        const offset = intOf(q, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+        const offset = q.int('offset');
         // At most the board's size: a larger limit reads the whole board.
-        const limit = Math.min(intOf(q, 'limit', 10, 0, 1000), lb.maxParticipants);
+        const limit = Math.min(q.int('limit'), lb.maxParticipants);
         const run = runFor(lb, q.get('run'));
         const tenant = principalOf(req).tenant;
         const k = keys.leaderboard(tenant, lb.id, run.start, groupOf(lb, q.get('userAttributes')));
@@ -144,7 +135,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const around = q.get('userId');
         let rankings: RankingView[] = [];
         let ready = true;
-        if (around !== null && around !== '') {
+        if (around !== null) {
           const member = await redis.hget(k.members, around);
           const rank = member === null ? null : await redis.zrevrank(k.ranking, member);
           if (rank === null) ready = false;
@@ -181,7 +172,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         checkUserId(id);
         const lb = boardOf(req.params[1]);
         const q = queryOf(req);
-        const days = intOf(q, 'numEvents', 10, 0, 100);
+        const days = q.int('numEvents');
         const rawRun = q.get('run');
         runFor(lb, rawRun);
         const tenant = principalOf(req).tenant;

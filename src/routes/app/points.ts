@@ -8,7 +8,8 @@ import { attributeField, awardField, pointsCountField, pointsTotalField } from '
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf, type Query } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
 import { checkUserId, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM } from '../../domain/users.js';
 import { parseSummaryQuery, SUMMARY_QUERY, totalsSummary } from '../../domain/summary.js';
@@ -19,16 +20,6 @@ import { localDay } from '../../domain/time.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
 import type { UserPointsView } from '../../model/views.js';
-
-/** `awards`: an integer from 1 to 100, 10 when absent. */
-function awardsOf(q: Query): number {
-  const raw = q.get('awards');
-  if (raw === null || raw === '') return 10;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
-    throw fail('invalid_query', `awards must be an integer from 1 to 100, got "${raw}"`);
-  }
-  return Number(raw);
-}
 
 const SYSTEM = { key: { schema: { type: 'string' }, description: 'The points system\'s key' } };
 const USER_SYSTEM = { id: USER_ID_PARAM, ...SYSTEM };
@@ -113,7 +104,7 @@ export function pointsRoutes(deps: Deps): Route[] {
         success: [200], malformed: 422,
       },
       handler: async (req) => {
-        const count = awardsOf(queryOf(req));
+        const count = queryOf(req).int('awards');
         const { id, system, u, points } = target(req);
         await accrueTime(deps, principalOf(req).tenant, id);
         const stored = await redis.hmget(u.user, 'id', pointsTotalField(system.id), pointsCountField(system.id));
@@ -171,7 +162,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       doc: { summary: 'The system\'s boosts for everyone', params: SYSTEM, query: [INCLUDE_FINISHED], success: [200] },
       handler: (req) => {
         const system = systemOf(req.params[0]);
-        const includeFinished = queryOf(req).get('includeFinished') === 'true';
+        const includeFinished = queryOf(req).bool('includeFinished');
         const today = new Date(clock.now()).toISOString().slice(0, 10);
         const boosts = [...store.current.pointsBoosts.values()]
           .filter((b) => b.systemId === system.id && b.userId === null)

@@ -11,7 +11,8 @@ import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
 import type { UserStreakView } from '../../model/views.js';
 
@@ -29,12 +30,7 @@ export function streakRoutes(deps: Deps): Route[] {
     const { tenant } = principalOf(req);
     const id = req.params[0];
     checkUserId(id);
-    const raw = queryOf(req).get('historyPeriods');
-    // Digits only, as `awards` takes them: Number() would read '1e2' and '0x10' too.
-    const count = raw === null || raw === '' ? 7 : /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isInteger(count) || count < 0 || count > MAX_HISTORY) {
-      throw fail('invalid_query', `historyPeriods must be an integer from 0 to ${MAX_HISTORY}`);
-    }
+    const count = queryOf(req).int('historyPeriods');
     const rule = store.current.streak;
     const u = keys.forUser(tenant, id);
     const [[e1, h], [e2, history]] = (await redis.pipeline().hgetall(u.user).hgetall(u.history).exec()) as [
@@ -90,10 +86,9 @@ export function streakRoutes(deps: Deps): Route[] {
   async function rankings(req: Request) {
     const { tenant } = principalOf(req);
     const q = queryOf(req);
-    const limit = q.get('limit') === null || q.get('limit') === '' ? 10 : Number(q.get('limit'));
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw fail('invalid_query', 'limit must be an integer from 1 to 100');
+    const limit = q.int('limit');
+    // One of the schema's values, checked by queryOf (src/http/query.ts).
     const type = q.get('type') ?? 'active';
-    if (type !== 'active' && type !== 'longest') throw fail('invalid_query', `type must be active or longest, got "${type}"`);
     const k = keys.streakRankings(tenant);
     if (type === 'active') await prune(tenant);
     const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');

@@ -12,13 +12,14 @@ import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
 import { pausesOf, stateFromHash } from '../../domain/streaks/state.js';
-import { localDay } from '../../domain/time.js';
+import { CALENDAR_LAST, localDay } from '../../domain/time.js';
 import { dayValues } from '../../domain/summary.js';
 import { isControl } from '../../domain/notifications/rules.js';
 import { checkUserId, USER_ID_PARAM, userView, type UserHash } from '../../domain/users.js';
 import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
 import { fail } from '../../lib/errors.js';
-import { ok, queryOf } from '../../http/reply.js';
+import { ok } from '../../http/reply.js';
+import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { accrueTime } from '../../engine/points/time-awards.js';
 import type { Leaderboard } from '../../model/entities.js';
@@ -26,6 +27,8 @@ import { streakHistory } from '../../domain/streaks/history.js';
 
 /** The first year laurel answers: it counts days from the epoch (src/domain/periods.ts). */
 export const FIRST_YEAR = 1970;
+/** The last year of laurel's calendar. */
+const LAST_YEAR = Number(CALENDAR_LAST.slice(0, 4));
 
 /** The runs of a board with a day in [first, last]. */
 function runsIn(lb: Leaderboard, first: string, last: string): { start: string; end: string | null }[] {
@@ -53,16 +56,14 @@ export function wrappedRoutes(deps: Deps): Route[] {
     method: 'get', path: '/users/:id/wrapped', family: 'app', subject: 'path',
     doc: {
       summary: 'The user\'s year in review', params: { id: USER_ID_PARAM },
-      query: [{ name: 'year', schema: { type: 'integer', minimum: FIRST_YEAR }, description: 'Up to the current year in the user\'s zone (the default)' }],
+      query: [{ name: 'year', schema: { type: 'integer', minimum: FIRST_YEAR, maximum: LAST_YEAR }, description: 'Up to the current year in the user\'s zone (the default)' }],
       success: [200], malformed: 422,
     },
     handler: async (req) => {
       const id = req.params[0];
       checkUserId(id);
+      // An integer of laurel's calendar, checked by queryOf (src/http/query.ts); the current year bounds it below.
       const raw = queryOf(req).get('year');
-      if (raw !== null && raw !== '' && !/^\d{1,6}$/.test(raw)) {
-        throw fail('invalid_query', `year must be an integer from ${FIRST_YEAR} to the current year, got "${raw}"`);
-      }
       const tenant = principalOf(req).tenant;
       await accrueTime(deps, tenant, id);
       const snapshot = store.current;
@@ -84,7 +85,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
       const now = clock.now();
       const today = localDay(tz, now);
       const current = Number(today.slice(0, 4));
-      const year = raw === null || raw === '' ? current : Number(raw);
+      const year = raw === null ? current : Number(raw);
       if (year < FIRST_YEAR || year > current) {
         throw fail('invalid_query', `year must be an integer from ${FIRST_YEAR} to the current year (${current}), got "${raw}"`);
       }
