@@ -14,6 +14,8 @@ import type { Deps } from '../src/engine/deps.js';
 import { finishedOn, runOf, runStart } from '../src/domain/leaderboards/runs.js';
 import { dayIndexOf } from '../src/domain/periods.js';
 import { liveTenants } from '../src/redis/users.js';
+import { readPlaces } from '../src/redis/rankings.js';
+import { lastFinalised } from '../src/redis/board-state.js';
 import { finishedEvent, type RankedUser } from '../src/domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../src/domain/webhooks/events.js';
 import { announce, clockWanted } from '../src/engine/webhooks/record.js';
@@ -45,7 +47,7 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
     const finished = finishedOn(lb);
     for (const tenant of tenants) {
       const index = keys.leaderboardIndex(tenant, lb.id);
-      const last = await redis.hget(index.state, 'last');
+      const last = await lastFinalised(redis, index.state);
       let k = last === null ? 0 : (runOf(lb, last)?.k ?? -1) + 1;
       for (let n = 0; n < MAX_RUNS && k >= 0; n++, k++) {
         const run = runOf(lb, runStart(lb, k));
@@ -65,11 +67,7 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
         const finishedEvents: WebhookEvent[] = [];
         for (const group of groups) {
           // The top 10 for leaderboard.finished; the top three are the winners.
-          const top = await redis.zrevrange(keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, notify ? 9 : 2, 'WITHSCORES');
-          const ranked: RankedUser[] = [];
-          for (let i = 0; i < top.length; i += 2) {
-            ranked.push({ userId: top[i].slice(top[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(top[i + 1]) });
-          }
+          const ranked: RankedUser[] = await readPlaces(redis, keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, notify ? 10 : 3);
           winners[group] = ranked.slice(0, 3);
           if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         }

@@ -8,17 +8,15 @@
 import { finalisedEntry, type FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
 import * as logAppend from '../../redis/scripts/logAppend.js';
+import { finalisedFields, lastFinalised } from '../../redis/board-state.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
 
 /** The run's state in the board's hash; `last` only moves on (a restore replays entries the snapshot held too). */
 export async function writeFinalised(deps: Deps, run: FinalisedRun): Promise<void> {
   const state = deps.keys.leaderboardIndex(run.t, run.b).state;
-  const fields = [`f:${run.r}`, run.at];
-  for (const [group, winners] of Object.entries(run.w)) fields.push(`w:${run.r}:${group}`, JSON.stringify(winners));
-  const last = await deps.redis.hget(state, 'last');
-  if (last === null || last < run.r) fields.push('last', run.r);
-  await deps.redis.hset(state, ...fields);
+  const last = await lastFinalised(deps.redis, state);
+  await deps.redis.hset(state, ...finalisedFields(run.r, run.at, run.w, last === null || last < run.r));
 }
 
 /** Logs the run finalised, then writes its state. */

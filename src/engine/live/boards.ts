@@ -24,6 +24,7 @@ import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
+import { placesOf, seenPlace, seenText } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
@@ -118,21 +119,19 @@ export class LiveBoards {
       if (this.seen.size > 10_000) this.seen.clear();
       this.seen.set(k.live, seen);
     }
-    const ranked: RankedView[] = [];
-    for (let i = 0; i < flat.length; i += 2) ranked.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(flat[i + 1]) });
+    const ranked: RankedView[] = placesOf(flat);
     const changes: Change[] = [];
     const present = new Set<string>();
     for (const r of ranked) {
       present.add(r.userId);
       const was = seen.get(r.userId);
-      const now = `${r.rank}|${r.value}`;
-      if (was === now) continue;
-      const [previousRank, previousValue] = was === undefined ? [null, null] : was.split('|').map(Number);
-      changes.push({ ...r, previousRank, previousValue });
+      if (was === seenText(r.rank, r.value)) continue;
+      const before = seenPlace(was);
+      changes.push({ ...r, previousRank: before?.rank ?? null, previousValue: before?.value ?? null });
     }
     const gone = [...seen.keys()].filter((u) => !present.has(u));
     if (changes.length === 0 && gone.length === 0) return;
-    const previousTop = [...seen].map(([userId, v]) => ({ userId, rank: Number(v.split('|')[0]), value: Number(v.split('|')[1]) }))
+    const previousTop = [...seen].map(([userId, v]) => ({ userId, ...seenPlace(v)! }))
       .filter((r) => r.rank <= TOP).sort((a, b) => a.rank - b.rank);
     const top = ranked.slice(0, TOP);
     const topChanged = JSON.stringify(previousTop) !== JSON.stringify(top);
@@ -178,7 +177,7 @@ export class LiveBoards {
     });
     await Promise.all(sends);
     this.published += messages;
-    for (const c of changes) seen.set(c.userId, `${c.rank}|${c.value}`);
+    for (const c of changes) seen.set(c.userId, seenText(c.rank, c.value));
     for (const u of gone) seen.delete(u);
     let unsaved = this.unsaved.get(k.live);
     if (unsaved === undefined) this.unsaved.set(k.live, (unsaved = { users: new Set(), savedAt: 0 }));

@@ -22,6 +22,8 @@ import type { Leaderboard, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
+import { readPlaces, seenPlace, seenText } from '../../redis/rankings.js';
+import { reportedTopField } from '../../redis/board-state.js';
 import { recordEvents } from './record.js';
 
 /** The window: `leaderboard.changed` and `leaderboard.rank_changed` at most once in each. */
@@ -72,13 +74,11 @@ async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookTy
   const { redis, keys, settings } = deps;
   const { tenant, lb, run, group } = ref;
   const k = keys.leaderboard(tenant, lb.id, run.start, group);
-  const flat = await redis.zrevrange(k.ranking, 0, Math.min(lb.maxParticipants ?? MAX_READ, MAX_READ) - 1, 'WITHSCORES');
-  const ranked: RankedUser[] = [];
-  for (let i = 0; i < flat.length; i += 2) ranked.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), rank: i / 2 + 1, value: Number(flat[i + 1]) });
+  const ranked: RankedUser[] = await readPlaces(redis, k.ranking, 0, Math.min(lb.maxParticipants ?? MAX_READ, MAX_READ));
   const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
   const idOf = (type: WebhookType, ...more: string[]) => eventId([settings.prefix, type, tenant, lb.id, run.start, group, window, ...more]);
   const events: WebhookEvent[] = [];
-  const topField = `c:${run.start}:${group}`;
+  const topField = reportedTopField(run.start, group);
   const top = JSON.stringify(ranked.slice(0, TOP));
   const index = keys.leaderboardIndex(tenant, lb.id);
   const seenTop = types.has('leaderboard.changed') ? await redis.hget(index.state, topField) : null;
@@ -93,19 +93,19 @@ async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookTy
   if (types.has('leaderboard.rank_changed') && ranked.length > 0) {
     const seen = await redis.hmget(k.reported, ...ranked.map((r) => r.userId));
     ranked.forEach((user, i) => {
-      if (seen[i] !== `${user.rank}|${user.value}`) moved.push({ user, previous: seen[i] });
+      if (seen[i] !== seenText(user.rank, user.value)) moved.push({ user, previous: seen[i] });
     });
     const hashes = await Promise.all(moved.map(({ user }) => redis.hgetall(keys.forUser(tenant, user.userId).user)));
     moved.forEach(({ user, previous }, i) => {
       const h = hashes[i];
       if (h.id === undefined) return;
-      const [previousRank, previousValue] = previous === null ? [null, null] : previous.split('|').map(Number);
+      const was = seenPlace(previous);
       const type = 'leaderboard.rank_changed';
       events.push({
         type, id: idOf(type, user.userId), tenant, userId: user.userId, at: window, coalesce: false,
         body: JSON.stringify({
           type, user: userView(h, isControl(snapshot.notifications, tenant, h)),
-          leaderboard: { ...board, rank: user.rank, value: user.value, previousRank, previousValue },
+          leaderboard: { ...board, rank: user.rank, value: user.value, previousRank: was?.rank ?? null, previousValue: was?.value ?? null },
         }),
       });
     });
@@ -113,6 +113,6 @@ async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookTy
   const recorded = await recordEvents(deps, pool, events);
   // Seen only once recorded: a pass that fails before records them again (under the same ids).
   if (seenTop !== top && types.has('leaderboard.changed')) await redis.hset(index.state, topField, top);
-  if (moved.length > 0) await redis.hset(k.reported, ...moved.flatMap(({ user }) => [user.userId, `${user.rank}|${user.value}`]));
+  if (moved.length > 0) await redis.hset(k.reported, ...moved.flatMap(({ user }) => [user.userId, seenText(user.rank, user.value)]));
   return recorded;
 }

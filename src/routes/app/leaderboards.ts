@@ -4,25 +4,24 @@
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { pruneStreakBoard } from '../../engine/streaks/prune-lost.js';
+import { boardUser, finalisedRun, rankingPage, userPlace } from '../../engine/leaderboards/read.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
-import { boardView, breakdownGroup, breakdownKeys, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards/runs.js';
+import { boardView, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards/runs.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
-import { attributeField } from '../../model/fields.js';
 import { dateOfDay } from '../../domain/periods.js';
 import { DATE_SCHEMA, localDay } from '../../domain/time.js';
 import { checkUserId, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
-import type { LeaderboardRunView, RankingView, UserLeaderboardView } from '../../model/views.js';
+import type { LeaderboardRunView, UserLeaderboardView } from '../../model/views.js';
 
 const BOARD = { key: { schema: { type: 'string' }, description: 'The leaderboard\'s key' } };
 const RUN = { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD' };
 
 export function leaderboardRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock } = deps;
+  const { store, clock } = deps;
 
   /** A board users may see (not inactive); 404 otherwise. */
   function boardOf(key: string): Leaderboard {
@@ -77,16 +76,6 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     return groupName(values);
   }
 
-  /** The user's breakdown group of a board, from their attributes ('' without; null: in none). */
-  async function userGroupOf(lb: Leaderboard, userKey: string): Promise<string | null> {
-    if (lb.breakdownAttributes.length === 0) return '';
-    const snapshot = store.current;
-    const keys = breakdownKeys(lb, snapshot);
-    const values = await redis.hmget(userKey, ...keys.map(attributeField));
-    const group = breakdownGroup(lb, snapshot, (key) => values[keys.indexOf(key)]);
-    return group === null ? null : groupName(group);
-  }
-
   return [
     {
       method: 'get', path: '/leaderboards', family: 'app', subject: 'shared',
@@ -128,35 +117,15 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         // At most the board's size: a larger limit reads the whole board.
         const limit = Math.min(q.int('limit'), lb.maxParticipants);
         const run = runFor(lb, q.get('run'));
-        const tenant = principalOf(req).tenant;
-        const k = keys.leaderboard(tenant, lb.id, run.start, groupOf(lb, q.get('userAttributes')));
-        if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
-        let start = offset;
+        const ref = { tenant: principalOf(req).tenant, lb, run: run.start, group: groupOf(lb, q.get('userAttributes')) };
         const around = q.get('userId');
-        let rankings: RankingView[] = [];
-        let ready = true;
-        if (around !== null) {
-          const member = await redis.hget(k.members, around);
-          const rank = member === null ? null : await redis.zrevrank(k.ranking, member);
-          if (rank === null) ready = false;
-          else start = rank + offset;
-        }
-        if (ready && limit > 0) {
-          const flat = await redis.zrevrange(k.ranking, start, start + limit - 1, 'WITHSCORES');
-          for (let i = 0; i < flat.length; i += 2) {
-            rankings.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), userName: null, rank: start + i / 2 + 1, value: Number(flat[i + 1]) });
-          }
-          const names = await Promise.all(rankings.map((r) => redis.hget(keys.forUser(tenant, r.userId).user, 'name')));
-          rankings = rankings.map((r, i) => ({ ...r, userName: names[i] }));
-        }
+        const [rankings, outcome] = await Promise.all([
+          limit > 0 ? rankingPage(deps, ref, offset, limit, around === '' ? null : around) : Promise.resolve([]),
+          // Once the workers finalised the run: when, and its winners (laurel's addition).
+          finalisedRun(deps, ref),
+        ]);
         const snapshot = store.current;
-        // Once the workers finalised the run: when, and its winners (laurel's addition).
-        const group = groupOf(lb, q.get('userAttributes'));
-        const [finalised, winners] = await redis.hmget(keys.leaderboardIndex(tenant, lb.id).state, `f:${run.start}`, `w:${run.start}:${group}`);
-        const answer: LeaderboardRunView = {
-          rankings, run: run.start, runEnd: run.end, finalised,
-          winners: winners === null ? null : JSON.parse(winners) as LeaderboardRunView['winners'],
-        };
+        const answer: LeaderboardRunView = { rankings, run: run.start, runEnd: run.end, ...outcome };
         return ok({ ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), ...answer });
       },
     },
@@ -176,26 +145,15 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const rawRun = q.get('run');
         runFor(lb, rawRun);
         const tenant = principalOf(req).tenant;
-        const userKey = keys.forUser(tenant, id).user;
-        const [exists, tz] = await redis.hmget(userKey, 'id', 'tz');
-        if (exists === null) throw fail('user_not_found', id);
+        const user = await boardUser(deps, tenant, lb, id);
+        if (user === null) throw fail('user_not_found', id);
         // Without a run, the run of the user's own date: the one their events count in.
-        const run = runFor(lb, rawRun, localDay(tz ?? '', clock.now()));
-        const group = await userGroupOf(lb, userKey);
-        const k = keys.leaderboard(tenant, lb.id, run.start, group ?? '');
-        if (lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
+        const run = runFor(lb, rawRun, localDay(user.tz, clock.now()));
         // The whole stored history (at most 100 changes): days are made of it.
-        const [member, changes] = group === null ? [null, []]
-          : await Promise.all([redis.hget(k.members, id), days === 0 ? [] : redis.lrange(k.history(id), 0, -1)]);
-        let rank: number | null = null;
-        let value: number | null = null;
-        if (member !== null) {
-          const [r, score] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
-          if (r !== null) rank = r + 1;
-          if (score !== null) value = Number(score);
-        }
+        const { rank, value, changes } = user.group === null ? { rank: null, value: null, changes: [] }
+          : await userPlace(deps, { tenant, lb, run: run.start, group: user.group }, id, days > 0);
         // Days in the user's zone now, as their run is chosen.
-        const history = dailyHistory(changes, tz ?? '', days);
+        const history = dailyHistory(changes, user.tz, days);
         const answer: UserLeaderboardView = { ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end };
         return ok(answer);
       },

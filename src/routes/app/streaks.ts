@@ -5,11 +5,10 @@
 import { streakHistory } from '../../domain/streaks/history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { pruneStreakRanking } from '../../engine/streaks/prune-lost.js';
-import { streakStanding } from '../../engine/streaks/rankings.js';
+import { activeRank, streakRankingPage, userHashes, userWithHistory } from '../../engine/streaks/read.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
-import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema, type UserHash } from '../../domain/users.js';
+import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
@@ -20,10 +19,7 @@ export const MAX_HISTORY = 365;
 export const MAX_USER_IDS = 100;
 
 export function streakRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock } = deps;
-
-  /** Drops lost streaks from the tenant's active ranking before it is read. */
-  const prune = (tenant: string) => pruneStreakRanking(deps, tenant);
+  const { store, clock } = deps;
 
   async function userStreak(req: Request) {
     const answer = (view: UserStreakView) => ok(view);
@@ -32,24 +28,14 @@ export function streakRoutes(deps: Deps): Route[] {
     checkUserId(id);
     const count = queryOf(req).int('historyPeriods');
     const rule = store.current.streak;
-    const u = keys.forUser(tenant, id);
-    const [[e1, h], [e2, history]] = (await redis.pipeline().hgetall(u.user).hgetall(u.history).exec()) as [
-      [Error | null, UserHash], [Error | null, Record<string, string>],
-    ];
-    if (e1 || e2) throw e1 ?? e2;
-    if (h.id === undefined) throw fail('user_not_found', id);
+    const read = await userWithHistory(deps, tenant, id);
+    if (read === null) throw fail('user_not_found', id);
+    const { user: h, history } = read;
     if (rule === null) return answer({ ...streakView(null, null, 0), extended: null, streakHistory: [], rank: null, pauses: [] });
     const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
     const state = stateFromHash(h, rule, day, period);
     const view = streakView(rule, state, period);
-    let rank: number | null = null;
-    if (view.length > 0) {
-      await prune(tenant);
-      // The ranking's member: '<order>|<user id>' (lua/streakRank-4.lua), or the id itself from before.
-      const member = (await streakStanding(deps, tenant, id))?.active ?? id;
-      const r = await redis.zrevrank(keys.streakRankings(tenant).active, member);
-      rank = r === null ? null : r + 1;
-    }
+    const rank = view.length > 0 ? await activeRank(deps, tenant, id) : null;
     const pauses = pausesOf(h);
     const upcoming = pauses.filter(([f, , last]) => f === FREQUENCY_LETTER[rule.frequency] && last >= period)
       .map(([, first, last, pauseId]) => ({ id: pauseId, start: periodStart(rule.frequency, first), end: periodEnd(rule.frequency, last) }));
@@ -71,7 +57,7 @@ export function streakRoutes(deps: Deps): Route[] {
     if (long !== undefined) throw fail('invalid_query', `userIds: a user id must have 1 to ${USER_ID_MAX} characters`);
     const rule = store.current.streak;
     const now = clock.now();
-    const hashes = await Promise.all(userIds.map((id) => redis.hgetall(keys.forUser(tenant, id).user)));
+    const hashes = await userHashes(deps, tenant, userIds);
     const items = userIds.map((userId, i) => {
       const h = hashes[i];
       if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
@@ -89,17 +75,7 @@ export function streakRoutes(deps: Deps): Route[] {
     const limit = q.int('limit');
     // One of the schema's values, checked by queryOf (src/http/query.ts).
     const type = q.get('type') ?? 'active';
-    const k = keys.streakRankings(tenant);
-    if (type === 'active') await prune(tenant);
-    const flat = await redis.zrevrange(type === 'active' ? k.active : k.longest, 0, limit - 1, 'WITHSCORES');
-    const entries: { userId: string; streakLength: number }[] = [];
-    // Members are '<order>|<user id>' (lua/streakRank-4.lua); scores written before carry a
-    // tie-breaking fraction, and the length is their whole part.
-    for (let i = 0; i < flat.length; i += 2) {
-      entries.push({ userId: flat[i].slice(flat[i].indexOf('|') + 1), streakLength: Math.floor(Number(flat[i + 1])) });
-    }
-    const names = await Promise.all(entries.map((e) => redis.hget(keys.forUser(tenant, e.userId).user, 'name')));
-    return ok(entries.map((e, i) => ({ userId: e.userId, name: names[i], streakLength: e.streakLength })));
+    return ok(await streakRankingPage(deps, tenant, type === 'longest' ? 'longest' : 'active', limit));
   }
 
   return [
