@@ -2,7 +2,7 @@
  * Child processes of a bench run: free ports, start, readiness, stop. Every child is tracked
  * until it has exited, and is killed when the runner stops for any reason (error, Ctrl-C,
  * SIGTERM), because uWS listens with SO_REUSEPORT: a leftover server on a port silently takes a
- * share of a later run's connections (ARCHITECTURE.md §3).
+ * share of a later run's connections (docs/architecture.md, "The event hot path").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';

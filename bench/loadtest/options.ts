@@ -1,5 +1,5 @@
 /**
- * `laurel loadtest`'s options (API.md, "Load testing a deployment"), read and checked: anything
+ * `laurel loadtest`'s options (docs/load-testing.md), read and checked: anything
  * wrong is refused with the usage before a request is sent.
  */
 import { parseOptions, type OptionSpec } from '../../src/lib/cli-options.js';

@@ -1,7 +1,7 @@
 /**
  * The load test's report: the generator processes' figures merged (their histograms added, so
  * the percentiles are those of every request), the verdict a CI pipeline gates on, the table
- * printed at the end and the JSON of `--out` (API.md, "Load testing a deployment").
+ * printed at the end and the JSON of `--out` (docs/load-testing.md).
  */
 import { distribution, merged, percentiles, type Histogram, type Percentiles } from './histogram.js';
 import type { OperationResult, WorkerMessage } from './protocol.js';

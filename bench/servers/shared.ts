@@ -1,5 +1,5 @@
 /**
- * What the bench's own servers share: reading a POST body by the uWS rules (STYLE.md), listening
+ * What the bench's own servers share: reading a POST body by the uWS rules (src/http/server.ts), listening
  * on the port the runner picked, and stopping on SIGTERM/SIGINT. Not a server itself.
  *
  * The servers are kept as small as laurel's HTTP layer allows, so the variants differ only in
@@ -9,7 +9,7 @@ import {
   App, us_listen_socket_close, us_socket_local_port, type HttpResponse, type TemplatedApp, type us_listen_socket,
 } from 'uWebSockets.js';
 
-/** The port and host the runner hands over; a server never picks its own (ARCHITECTURE.md §3). */
+/** The port and host the runner hands over; a server never picks its own (docs/architecture.md, "The event hot path"). */
 export function listenAddress(): { host: string; port: number } {
   const port = Number(process.env.PORT);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) {

@@ -2,14 +2,14 @@
  * Variant `trivial-script`: the floor of laurel's design. Per request it parses the same JSON
  * body as the event scenario and runs ONE trivial Lua script (INCR of a per-user key) through
  * ioredis `defineCommand`, the way laurel runs its scripts: one client, EVALSHA, no
- * auto-pipelining (ARCHITECTURE.md §3 measured that slower on this machine). laurel's phase 1
+ * auto-pipelining (docs/architecture.md, "The event hot path" measured that slower on this machine). laurel's phase 1
  * does far more inside its script; the gap between the two is what laurel's own work costs.
  *
  * Variant `ten-command-script` (BENCH_SCRIPT=ten): the same server, and a script of the ten
  * commands an XP event's phase 1 runs for a new user (laurel-points): read the user, add to the
  * total and the day, create the user (a hash and the partition's set), write the streak, its
  * history, the award and the points total, append to the log; eight for a returning user. What
- * Redis must do for such an event, without laurel's logic: ARCHITECTURE.md §3 measured a
+ * Redis must do for such an event, without laurel's logic: docs/architecture.md, "The event hot path" measured a
  * ten-command script at about 18,000 requests/s on the 2-core machine.
  *
  *   PORT=<port> BENCH_PREFIX=<unique> [BENCH_SCRIPT=ten] REDIS_URL=redis://127.0.0.1:6379 node dist/bench/servers/trivial-script.js

@@ -1,6 +1,6 @@
 /**
  * The organization's settings as Trophy's Admin API 1.26.0 shows them (`/admin/v1/settings`,
- * API.md "Compatibility target"): branding, experimentation and the aggregation period. They are
+ * docs/api.md "Differences from the specs"): branding, experimentation and the aggregation period. They are
  * views of the notification settings' record, not a record of their own: `controlRatio` is the
  * notification settings' ratio (0..1) as an integer percentage, `aggregationPeriod` is their
  * `recap.aggregation`. No I/O here.

@@ -1,5 +1,5 @@
 /**
- * The one authorization of every route but the operations' (API.md, "Keys and tenants"), once the
+ * The one authorization of every route but the operations' (docs/api.md, "Tenants and keys"), once the
  * key is known (src/http/auth.ts): the key's kind against the route's family, its binding against
  * the tenant the request names, a user-scoped key against the users the request names
  * (src/http/subject.ts), and a bound key against the route's reach (src/http/server.ts `Reach`).

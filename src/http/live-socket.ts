@@ -1,6 +1,6 @@
 /**
- * The WebSocket side of the uWebSockets.js adapter: `GET /v1/live` and `/api/live` (API.md, "Live
- * updates"; docs/live.md). The upgrade is authorized as every Application API route is (the guard
+ * The WebSocket side of the uWebSockets.js adapter: `GET /v1/live` and `/api/live`
+ * (docs/live.md). The upgrade is authorized as every Application API route is (the guard
  * of src/http/auth.ts and src/http/authorize.ts), the key taken from `?key=` when no X-API-KEY
  * came (a browser cannot set headers on a WebSocket) and the tenant from `?tenant=` likewise; a
  * refusal answers its status with the JSON error body, as a route would. What the request holds is

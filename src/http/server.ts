@@ -1,7 +1,7 @@
 /**
  * The uWebSockets.js adapter: the only place that touches uWS request and response objects.
  *
- * Rules (ARCHITECTURE.md §7, STYLE.md): copy what is needed from the request before any await;
+ * Rules: copy what is needed from the request before any await;
  * register onAborted first; copy body chunks and join once; enforce the body limit from
  * Content-Length and while reading; write every response through one guarded, corked sender;
  * map every thrown error to `{ "error": ... }`; a catch-all route answers 404; close() stops
@@ -24,7 +24,7 @@ import { afterParse, pauseConnection } from './pipelining.js';
 import { compileQuery, type QueryParams } from './query.js';
 
 /**
- * The answer when Postgres is away, refusing or busy (API.md, "Postgres busy or away"): 503 with
+ * The answer when Postgres is away, refusing or busy (docs/operations.md, "Postgres busy or away"): 503 with
  * `Retry-After`, naming Postgres and what it said.
  */
 function postgresRefusal(err: unknown): HttpError {
@@ -76,8 +76,8 @@ export type Handler = (req: Request) => Reply | Promise<Reply>;
 export type Subject = 'path' | 'user.id' | 'id' | 'userIds' | 'shared';
 
 /**
- * What a key bound to a tenant may do with a route (src/http/authorize.ts, API.md "Keys and
- * tenants"): `tenant` acts on the request's tenant's data only (every Application API route, and
+ * What a key bound to a tenant may do with a route (src/http/authorize.ts, docs/api.md "Keys
+ * bound to a tenant"): `tenant` acts on the request's tenant's data only (every Application API route, and
  * the Admin routes whose description says `tenant`); `rows` reads or writes rows that each belong
  * to one tenant, and its handler holds a bound key to its own tenant's rows (tenants, keys,
  * webhook deliveries); `configuration` is account-wide configuration, which a bound key may read

@@ -4,7 +4,7 @@
  * check keeps the schema it was compiled from (`schema`, the very object): a route's description
  * names the check, and the OpenAPI document shows its schema (src/http/route-doc.ts).
  *
- * Strict input (API.md, "Statuses and errors"): a check refuses a field its schema does not name,
+ * Strict input (docs/api.md, "Errors"): a check refuses a field its schema does not name,
  * at any depth (every object schema with `properties` is closed unless it says otherwise), with
  * 400 `unknown_field` naming it: the Admin API's bodies, where a misspelt field would otherwise be
  * a default silently taken. The Application API's bodies are checked `lenient`: an unknown field
@@ -22,7 +22,7 @@ formats.default(ajv, ['email']);
 // `format: "http-url"` (a URL laurel stores: a badge, a logo): an absolute http or https URL.
 ajv.addFormat('http-url', { type: 'string', validate: isWebUrl });
 
-/** How deep a JSON body may nest (API.md, "Strict input"): the top level's object or array is 1. */
+/** How deep a JSON body may nest (docs/api.md, "Strict input"): the top level's object or array is 1. */
 export const MAX_JSON_DEPTH = 32;
 
 /** Returns typed data or throws a 400 `invalid_body`. */
@@ -223,7 +223,7 @@ function nestedPast(text: string, limit: number): boolean {
 }
 
 /**
- * The body of an Admin write that takes none (strict input, API.md): empty, or `{}`; a field in
+ * The body of an Admin write that takes none (strict input, docs/api.md): empty, or `{}`; a field in
  * it is refused (400 `unknown_field` naming it), as any other body would be.
  */
 export function refuseBody(body: string | null): void {

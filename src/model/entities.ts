@@ -244,7 +244,7 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const CHANNELS = ['email', 'push'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** The notification settings (API.md, "Notifications"): one entity, id 'notifications'. */
+/** The notification settings (docs/notifications.md): one entity, id 'notifications'. */
 export interface NotificationSettings {
   id: 'notifications';
   /** The share of new users put in the control group, 0..1. */
@@ -278,7 +278,7 @@ export interface Branding {
   appIcon: { url: string } | null;
 }
 
-/** A notification template (API.md, "Notifications"): Liquid texts, checked when written. */
+/** A notification template (docs/notifications.md): Liquid texts, checked when written. */
 export interface NotificationTemplate {
   id: string;
   key: string;
@@ -296,7 +296,7 @@ export interface NotificationTemplate {
   updated: string;
 }
 
-/** The webhook event types (API.md, "Webhooks"; Trophy's names). */
+/** The webhook event types (docs/webhooks.md; Trophy's names). */
 export const WEBHOOK_TYPES = [
   'achievement.completed', 'streak.started', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
   'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
@@ -305,7 +305,7 @@ export const WEBHOOK_TYPES = [
 ] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 
-/** A webhook endpoint (API.md, "Webhooks"): account-wide configuration; its deliveries name their tenant. */
+/** A webhook endpoint (docs/webhooks.md): account-wide configuration; its deliveries name their tenant. */
 export interface Webhook {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
 /**
- * Trophy's Admin API 1.26.0 operations laurel had no form of (API.md, "Compatibility target"):
+ * Trophy's Admin API 1.26.0 operations laurel had no form of (docs/api.md, "Differences from the specs"):
  * environments, organization settings (one setting with the notification settings' control ratio
  * and recap aggregation) and the streak reset. Every answer s.request gets is checked against the
  * 1.26.0 spec's response schemas (test/support/openapi.ts); the first test shows that check bites.

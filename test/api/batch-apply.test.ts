@@ -1,5 +1,5 @@
 /**
- * Batch events applied by the real workers (API.md, "Batch events"): each item with exactly the
+ * Batch events applied by the real workers (docs/api.md, "Batch events"): each item with exactly the
  * effects of the same event sent alone (totals, achievements, streaks, points, leaderboards), in
  * order for each user, at most once (idempotency keys, a batch posted twice); the progress endpoint
  * with the items that failed when they were applied. On single Redis and on the Redis Cluster,

@@ -1,5 +1,5 @@
 /**
- * Batch events over HTTP (API.md, "Batch events"): the whole batch checked before anything is
+ * Batch events over HTTP (docs/api.md, "Batch events"): the whole batch checked before anything is
  * accepted, each refusal naming the item's index; an accepted batch stored in the batch queues and
  * event logs of its users' partitions before the 202. On single Redis and on the Redis Cluster.
  */

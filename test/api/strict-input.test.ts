@@ -1,5 +1,5 @@
 /**
- * Strict input (API.md, "Statuses and errors"), against the real server: unknown fields refused on
+ * Strict input (docs/api.md, "Errors"), against the real server: unknown fields refused on
  * Admin writes (400 `unknown_field` naming them, or an issue for that item, not created), ignored
  * and never stored on the Application API (the event log holds the known fields only); JSON nested
  * past 32 levels, invalid UTF-8 in a body, a path or a query, a Tenant-ID outside printable ASCII,

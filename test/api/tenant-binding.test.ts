@@ -1,5 +1,5 @@
 /**
- * A key bound to a tenant never acts outside it (API.md, "Keys and tenants";
+ * A key bound to a tenant never acts outside it (docs/api.md, "Tenants and keys";
  * src/http/authorize.ts): an admin key bound to tenant B walks every operation of /openapi.json
  * against tenant A's data (A's user, keys, tenant, webhook deliveries named in paths, queries and
  * bodies) and gets 403 for everything account-wide but reading configuration, and only B's rows

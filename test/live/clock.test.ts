@@ -1,5 +1,5 @@
 /**
- * The clock's events over live updates (API.md, "Live updates"; docs/live.md), with no webhook
+ * The clock's events over live updates (docs/live.md; docs/live.md), with no webhook
  * endpoint configured, on Redis and on the Cluster, real sockets against the real api and workers
  * on the manual clock: `streak.lost` for a user whose topic was wanted at the extension and for one
  * who subscribed after it, the freezes earned and consumed, a run about to start and a run

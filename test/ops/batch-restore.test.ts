@@ -1,5 +1,5 @@
 /**
- * Batch events in flight when Redis loses everything (API.md, "Batch events"): after `laurel
+ * Batch events in flight when Redis loses everything (docs/api.md, "Batch events"): after `laurel
  * restore`, the workers apply every accepted item exactly once, whatever each batch's state was:
  * applied before the snapshot; part-applied and still queued at the snapshot; queued at the
  * snapshot and applied after it; accepted after the snapshot and applied, part-applied or not

@@ -1,7 +1,7 @@
 /**
  * A worker process killed while it applies batch events (SIGKILL, `laurel workers` as built):
  * nothing it had taken is lost, and nothing it had applied is applied twice once another worker
- * takes its chunks (API.md, "Batch events").
+ * takes its chunks (docs/api.md, "Batch events").
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BatchProcessor } from '../../src/engine/batches/process.js';

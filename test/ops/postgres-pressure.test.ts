@@ -1,5 +1,5 @@
 /**
- * Postgres busy or away (API.md, "Statuses and errors"): the api's reads that need it (analytics,
+ * Postgres busy or away (docs/api.md, "Errors"): the api's reads that need it (analytics,
  * notification and webhook deliveries, a delivery's retry) answer 503 with `Retry-After` and a
  * message naming Postgres, never a 500 and never "Redis", while the routes Redis serves go on
  * answering. The server reaches the machine's Postgres through a TCP proxy of the test

@@ -1,5 +1,5 @@
 /**
- * One installation, one view (API.md, "Statuses and errors"): an Admin write is answered once every
+ * One installation, one view (docs/api.md, "Errors"): an Admin write is answered once every
  * api process applies it. Against `laurel api` with the default number of api processes on one
  * port (test/support/api-processes.ts): after each write's answer, requests on connections opened
  * before it (each accepted by whichever process the kernel chose) must all see the change. The

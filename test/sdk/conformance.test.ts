@@ -1207,7 +1207,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     });
   });
 
-  it('ranks equal streaks by who reached the length first (API.md: ties in rankings)', async () => {
+  it('ranks equal streaks by who reached the length first (docs/api.md: ties in rankings)', async () => {
     // m reaches 2 first, then z, then a: neither alphabetical nor reverse-alphabetical order.
     for (const day of ['05-26', '05-27']) {
       await event(`2026-${day}T08:00:00Z`, { id: 'tie-m', name: 'M' });

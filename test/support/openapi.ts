@@ -113,7 +113,7 @@ function specs(): Record<Family, Spec> {
 }
 
 /**
- * The Admin API 1.26.0 spec (API.md, "Compatibility target"): the operations Trophy added since
+ * The Admin API 1.26.0 spec (docs/api.md, "Differences from the specs"): the operations Trophy added since
  * 1.21.1 are checked against it, as the others are against 1.21.1.
  */
 export const ADMIN_126 = 'trophy-admin-1.26.0.json';

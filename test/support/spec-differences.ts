@@ -47,13 +47,13 @@ export const SKIPPED: Skipped[] = [
     reason: 'laurel\'s own admin and application keys (Trophy\'s /application-api-keys are per-user client keys, not implemented)',
   },
   { family: 'admin', method: '*', path: /^\/clock$/, reason: 'the manual clock of tests and demos (LAUREL_CLOCK=manual)' },
-  { family: 'admin', method: '*', path: /^\/notifications\/(settings|templates|deliveries)(\/[^/]+)?$/, reason: 'laurel\'s own: Trophy publishes no Admin API for notifications (API.md, "Notifications")' },
-  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: a batch of metric events\' progress (API.md, "Batch events")' },
-  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: the progress of a batch of metric events (API.md, "Batch events")' },
+  { family: 'admin', method: '*', path: /^\/notifications\/(settings|templates|deliveries)(\/[^/]+)?$/, reason: 'laurel\'s own: Trophy publishes no Admin API for notifications (docs/notifications.md)' },
+  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: a batch of metric events\' progress (docs/api.md, "Batch events")' },
+  { family: 'admin', method: 'GET', path: /^\/metrics\/events\/[^/]+$/, reason: 'laurel\'s own: the progress of a batch of metric events (docs/api.md, "Batch events")' },
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
   { family: 'admin', method: 'GET', path: /^\/users$/, reason: 'laurel\'s own: the dashboard\'s user list and search (docs/dashboard.md, "Users")' },
-  { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (API.md, "Webhooks")' },
-  { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (API.md, "Live updates"; docs/live.md)' },
+  { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (docs/webhooks.md)' },
+  { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (docs/live.md; docs/live.md)' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];
 

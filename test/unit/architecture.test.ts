@@ -169,6 +169,11 @@ describe('architecture', () => {
       for (const m of text.matchAll(/\b(?:src|lua|workers|test|bench|docs)\/[A-Za-z0-9_./-]*\.(?:ts|lua|md)\b/g)) {
         if (!existsSync(join(ROOT, m[0]))) missing.push(`${file}: ${m[0]}`);
       }
+      // A document named bare (`operations.md`, `README.md`): beside the file, at the root or in docs/.
+      for (const m of text.matchAll(/(?<![A-Za-z0-9_./-])[A-Za-z0-9_-]+\.md\b/g)) {
+        const beside = join(ROOT, dirname(file), m[0]);
+        if (![beside, join(ROOT, m[0]), join(ROOT, 'docs', m[0])].some((p) => existsSync(p))) missing.push(`${file}: ${m[0]}`);
+      }
     }
     expect(missing).toEqual([]);
   });

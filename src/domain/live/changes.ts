@@ -1,6 +1,6 @@
 /**
- * The live messages one entry of the event log calls for on its user's topic (API.md, "Live
- * updates"): the webhook events the log gives (src/domain/webhooks/events.ts), sent as they happen
+ * The live messages one entry of the event log calls for on its user's topic (docs/live.md):
+ * the webhook events the log gives (src/domain/webhooks/events.ts), sent as they happen
  * rather than gathered (`points.changed` for each entry's awards, not once per 15-minute window).
  * The leaderboards' messages come from their rankings (src/engine/live/boards.ts).
  */

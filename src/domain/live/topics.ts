@@ -1,5 +1,5 @@
 /**
- * Live updates' topics and the messages a client sends (API.md, "Live updates"; docs/live.md):
+ * Live updates' topics and the messages a client sends (docs/live.md; docs/live.md):
  * `user:<id>` (a key scoped to one user: its own user only) and `leaderboard:<key>`, and the
  * `{ "subscribe": [...], "since": {...} }` and `{ "unsubscribe": [...] }` messages, checked here.
  */
@@ -89,7 +89,7 @@ export function heard(text: string): Heard {
 }
 
 /**
- * What a client resuming a topic from `since` is sent (API.md: "receives what it missed while the
+ * What a client resuming a topic from `since` is sent (docs/live.md: "receives what it missed while the
  * log still holds it, else a resync"): the messages after it, when the history holds every one of
  * them up to `current` and none is a `resync`; else null (send a resync).
  */

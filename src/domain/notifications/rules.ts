@@ -1,6 +1,6 @@
 /**
  * Notifications, the rules that need no I/O: the settings' defaults and view, the control group,
- * and who gets a notification (API.md, "Notifications": "Who"). When: timing.ts; the
+ * and who gets a notification (docs/notifications.md: "Who"). When: timing.ts; the
  * texts: templates.ts.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * When a notification is due, in the user's zone (API.md, "Notifications": "When"). An
+ * When a notification is due, in the user's zone (docs/notifications.md: "When"). An
  * `achievement_completed` message goes out between 17:00 and 21:00 local on the day of the
  * completion (at 17:00 for one before it, at once for one within), or at 17:00 the next day for
  * one after 21:00; its occasion is the local day it goes out on, so a day's completions make one

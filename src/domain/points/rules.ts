@@ -204,7 +204,7 @@ export function boostView(b: PointsBoost, date: string): PointsBoostView {
 export type { PointsRange };
 
 /**
- * The 11 ranges of a points summary (trophy-api.md §6.4): exactly 0, then ten equal ranges from 1
+ * The 11 ranges of a points summary (Trophy's points summary; docs/api.md, "Points"): exactly 0, then ten equal ranges from 1
  * up to the highest total rounded up to a power of 10 (at least 10): 600 gives 1-100, ..., 901-1000.
  */
 function summaryRanges(highest: number): { from: number; to: number }[] {

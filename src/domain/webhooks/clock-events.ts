@@ -1,5 +1,5 @@
 /**
- * The webhook events the service's clock gives rather than the log (API.md, "Webhooks"), with ids
+ * The webhook events the service's clock gives rather than the log (docs/webhooks.md), with ids
  * that name the occasion, so a pass that records one again records nothing:
  * - `points.boost_started` / `points.boost_finished`: on the UTC day a boost starts, and the day
  *   after its last (a boost's days are each user's local days; the event marks the UTC one);

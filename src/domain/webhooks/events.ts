@@ -1,5 +1,5 @@
 /**
- * The webhook events one entry of the event log calls for (API.md, "Webhooks"; payloads in Trophy's
+ * The webhook events one entry of the event log calls for (docs/webhooks.md; payloads in Trophy's
  * shapes, reference/notifications.md), each with its `webhook-id`: a hash of what names the event,
  * so the same entry gives the same id in every worker process and after any restart.
  *

@@ -1,5 +1,5 @@
 /**
- * Signing a webhook delivery both ways (API.md, "Webhooks"): `X-Trophy-Signature`, base64 of
+ * Signing a webhook delivery both ways (docs/webhooks.md): `X-Trophy-Signature`, base64 of
  * HMAC-SHA256 keyed with the whole secret string (`whsec_...` included) over the raw body; and the
  * Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,<base64>`
  * of HMAC-SHA256 keyed with the bytes the base64 after `whsec_` stands for, over

@@ -1,5 +1,5 @@
 /**
- * A batch of metric events accepted (API.md, "Batch events"; src/domain/batches.ts): its items cut
+ * A batch of metric events accepted (docs/api.md, "Batch events"; src/domain/batches.ts): its items cut
  * into one chunk per partition of their users, in their order, each chunk written to the
  * partition's batch queue and event log in one script of the partition's slot
  * (lua/batchAdd-3.lua); the batch's record in its own slot, and the partitions in the work set the

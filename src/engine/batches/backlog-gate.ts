@@ -1,5 +1,5 @@
 /**
- * The bound on the batch queues (API.md, "Batch events"): a batch that would take the items
+ * The bound on the batch queues (docs/api.md, "Batch events"): a batch that would take the items
  * waiting past `maxWaiting` is refused with 503 `batch_backlog_full` and `Retry-After`, nothing
  * accepted, so that acceptance cannot outrun the workers until Redis runs out of memory. The
  * backlog is read from Redis (src/engine/batches/status.ts) at most once a second per process, so

@@ -1,5 +1,5 @@
 /**
- * The workers' side of batch events (API.md, "Batch events"; src/domain/batches.ts): the
+ * The workers' side of batch events (docs/api.md, "Batch events"; src/domain/batches.ts): the
  * partitions' batch queues consumed, each item applied as `POST /metrics/{key}/event` applies an
  * event, by the same recorder (src/engine/event/record.ts): its totals, achievements, streak,
  * points and leaderboards, and its log entry, from which the drain derives notifications and

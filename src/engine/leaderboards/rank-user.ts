@@ -1,5 +1,5 @@
 /**
- * Phase 2 of whatever changes a user's standing (ARCHITECTURE.md §3): the user's new value on
+ * Phase 2 of whatever changes a user's standing (docs/architecture.md, "The event hot path"): the user's new value on
  * each leaderboard run it concerns, one `leaderboardRank` script per run (and breakdown group) on
  * the run's own hash slot, all sent together. Values are absolute (a metric total or run sum, a
  * points total, a streak length) or, for repeating points boards, the awards of the run by

@@ -1,5 +1,5 @@
 /**
- * Live updates of the leaderboards (API.md, "Live updates"): the boards an entry of the log may
+ * Live updates of the leaderboards (docs/live.md): the boards an entry of the log may
  * move are marked, and a pass every PASS_MS reads each marked board's ranking (its first
  * MAX_READ members) and compares it with what the publisher last published of it, kept in Redis
  * (the run's `:lv` hash, written at most every SAVE_MS: a publisher that takes over compares with

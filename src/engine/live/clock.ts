@@ -1,5 +1,5 @@
 /**
- * The clock's events on the live topics (API.md, "Live updates"; docs/live.md): `streak.lost`, the
+ * The clock's events on the live topics (docs/live.md; docs/live.md): `streak.lost`, the
  * freezes' events (src/engine/webhooks/losses.ts, freezes.ts) on the user's topic, and
  * `leaderboard.started` and `leaderboard.finished` (src/domain/webhooks/clock-events.ts,
  * workers/leaderboards.ts) on the board's. The passes that make them for the webhooks make them for

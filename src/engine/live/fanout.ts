@@ -1,5 +1,5 @@
 /**
- * An api process's side of live updates (API.md, "Live updates"; docs/live.md): the topics its
+ * An api process's side of live updates (docs/live.md; docs/live.md): the topics its
  * sockets hold, each subscribed once on its shard channel (SSUBSCRIBE; on a Cluster on the node of
  * the topic's slot: ioredis's sharded subscribers), counted by the sockets that hold it and
  * unsubscribed when the last lets go. What a channel brings (messages, one per line) is handed to

@@ -1,5 +1,5 @@
 /**
- * The live publisher (API.md, "Live updates"; docs/live.md): one worker at a time (a lease in
+ * The live publisher (docs/live.md; docs/live.md): one worker at a time (a lease in
  * Redis) reads every partition's event log as it is appended (src/engine/live/tail.ts), from the
  * positions it keeps in Redis, and publishes each change once on its topic
  * (src/engine/live/topic-store.ts: numbered, kept for `since`, sent on the topic's shard channel):

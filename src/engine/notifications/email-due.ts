@@ -1,5 +1,5 @@
 /**
- * The `emails.*_due` webhooks (API.md, "Webhooks"): when an email of the notifications is due, an
+ * The `emails.*_due` webhooks (docs/webhooks.md): when an email of the notifications is due, an
  * endpoint subscribed to its type hears of it, whether or not a template would send it and laurel
  * has a transport, so a customer may send its own; not for the control group, a user unsubscribed
  * from all emails, nor one whose preferences for the type leave email out, as none of them gets the

@@ -1,5 +1,5 @@
 /**
- * `reactivation` (API.md, "Notifications"): after 3, 5, 7, 14 and 30 days without an event, at 17:00
+ * `reactivation` (docs/notifications.md): after 3, 5, 7, 14 and 30 days without an event, at 17:00
  * local. While a template of the type exists, the log drainer notes each user's last active day in
  * the due index (src/engine/notifications/due-index.ts), which makes the first message of the
  * absence a delivery when it may be due; sending one message schedules the next. A message whose

@@ -1,5 +1,5 @@
 /**
- * `recap` (API.md, "Notifications"): weekly (Monday 09:00 local) or monthly (the 1st, 09:00 local),
+ * `recap` (docs/notifications.md): weekly (Monday 09:00 local) or monthly (the 1st, 09:00 local),
  * as the settings say, for the period just ended, to the users active in it. While a template of
  * the type exists, the log drainer notes each active user's recap of the period of their events in
  * the due index (one per user and period: src/engine/notifications/due-index.ts), a delivery once

@@ -1,5 +1,5 @@
 /**
- * Where a webhook may be sent (API.md, "Webhooks"): `http` or `https`, and only to a globally
+ * Where a webhook may be sent (docs/webhooks.md): `http` or `https`, and only to a globally
  * routable unicast address unless LAUREL_WEBHOOKS_ALLOW_PRIVATE=1 (tests and receivers on the
  * premises). A name is judged by the addresses it resolves to, when sending.
  *

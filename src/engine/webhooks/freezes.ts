@@ -1,5 +1,5 @@
 /**
- * `streak.freeze_consumed` and `streak.freeze_earned` (API.md, "Webhooks"), while an endpoint
+ * `streak.freeze_consumed` and `streak.freeze_earned` (docs/webhooks.md), while an endpoint
  * subscribes to either. Freezes are spent and earned by the clock (a period missed, a day of
  * auto-earning passing) as much as by events, so they are checked on each user's clock. The log
  * drain notes, per tenant and pass in one HSET and one ZADD, each extension's freezes (what the

@@ -1,5 +1,5 @@
 /**
- * `streak.lost` (API.md, "Webhooks"): when a user's period ends without an extension. While an
+ * `streak.lost` (docs/webhooks.md): when a user's period ends without an extension. While an
  * endpoint subscribes to it, the log drain notes each extension's expiry in the tenant's due index
  * (src/redis/keys.ts streakLosses; a later extension moves it), and a pass of the webhooks worker
  * takes what is due on the service's clock: a user whose streak is indeed lost then (the user's

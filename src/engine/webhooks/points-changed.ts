@@ -1,5 +1,5 @@
 /**
- * `points.changed` (API.md, "Webhooks"): at most one delivery per user and system every 15 minutes
+ * `points.changed` (docs/webhooks.md): at most one delivery per user and system every 15 minutes
  * of the service's clock, sent when the window ends with the latest state. While an endpoint
  * subscribes, the log drain notes each entry's awards in its partition's index (lua/pointsNote-2.lua:
  * each (tenant, user, system)'s latest entry, and the end of its window), before the entries are

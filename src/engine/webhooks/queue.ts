@@ -1,5 +1,5 @@
 /**
- * The queues of the deliveries the log calls for (ARCHITECTURE.md §6b): one Redis stream per
+ * The queues of the deliveries the log calls for (docs/webhooks.md): one Redis stream per
  * endpoint, on a slot of its own (`<prefix>:{whq:<endpoint>}:q`, src/redis/keys.ts), beside the
  * log and with its persistence. The log drain puts each entry's deliveries in before it archives
  * the entry, once (lua/webhookEnqueue-2.lua: the queue's marks skip what it took already, so a

@@ -1,5 +1,5 @@
 /**
- * `leaderboard.changed` and `leaderboard.rank_changed` (API.md, "Webhooks"): at most once per 15
+ * `leaderboard.changed` and `leaderboard.rank_changed` (docs/webhooks.md): at most once per 15
  * minutes, from the clock rather than the log. At the end of each 15-minute window of the service's
  * clock, a pass of the webhooks worker reads the ranking of every active board's current run (per
  * tenant and breakdown group, up to its participants, at most MAX_READ) and compares it with what

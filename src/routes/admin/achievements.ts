@@ -1,5 +1,5 @@
 /**
- * Admin API: `/admin/v1/achievements` (API.md), in the batch shapes of the other resources.
+ * Admin API: `/admin/v1/achievements` (docs/api.md), in the batch shapes of the other resources.
  * Activating or changing a metric, composite or streak achievement queues a backfill: a worker
  * completes it, silently, for the users who already qualify. Activating or changing an anniversary
  * achievement puts every user in the anniversary due sets (workers/anniversaries.ts): the workers

@@ -1,5 +1,5 @@
 /**
- * Batch events (API.md, "Batch events"): `POST /admin/v1/metrics/events` (Trophy's
+ * Batch events (docs/api.md, "Batch events"): `POST /admin/v1/metrics/events` (Trophy's
  * `admin.metrics.batchEvents`) checks the whole batch, then accepts it durably for the workers
  * (src/engine/batches/accept.ts), answering 202 `{ accepted, batchId }`; nothing is accepted when
  * any item is refused, and the refusal names the item's index. `GET /admin/v1/metrics/events/{batchId}`

@@ -1,5 +1,5 @@
 /**
- * Admin API: metrics, attributes, tenants (trophy-admin 1.21.1 shapes), API keys (API.md) and the
+ * Admin API: metrics, attributes, tenants (trophy-admin 1.21.1 shapes), API keys (docs/api.md) and the
  * manual clock.
  */
 import type { Deps } from '../../engine/deps.js';

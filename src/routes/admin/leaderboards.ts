@@ -3,7 +3,7 @@
  * of the other resources.
  *
  * The stored `status` is what the admin set; the view shows the status users see, which the clock
- * moves (src/domain/leaderboards/runs.ts leaderboardStatus). The state table (interface.md):
+ * moves (src/domain/leaderboards/runs.ts leaderboardStatus). The state table (docs/api.md, "Leaderboards"):
  * - a board may always be created or set `inactive`, except once finished;
  * - `active` is refused while the start date is in the future (set `scheduled` instead);
  * - `scheduled` is refused unless the start date is in the future;
@@ -208,7 +208,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
       const runUnit = item.runUnit ?? null;
       const runInterval = item.runInterval ?? null;
       const today = utcDate(nowMs);
-      // A weekly board starts on the next first day of the week (interface.md, rule 2).
+      // A weekly board starts on the next first day of the week (docs/api.md, "Leaderboards").
       const start = item.start ?? (runUnit === 'day' && runInterval === 7 ? mondayFrom(today) : today);
       const lb: Leaderboard = {
         id, key: item.key, name: item.name, description: item.description ?? null,

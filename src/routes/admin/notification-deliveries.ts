@@ -1,5 +1,5 @@
 /**
- * Admin API: `GET /admin/v1/notifications/deliveries` (API.md, "Notifications"): the tenant's
+ * Admin API: `GET /admin/v1/notifications/deliveries` (docs/notifications.md): the tenant's
  * deliveries, newest first, from Postgres (src/postgres/notifications/deliveries.ts), filtered by
  * user, type, channel and status.
  */

@@ -1,5 +1,5 @@
 /**
- * Admin API: `/admin/v1/notifications/settings` (API.md, "Notifications"), read and replaced
+ * Admin API: `/admin/v1/notifications/settings` (docs/notifications.md), read and replaced
  * whole (a field left out takes its default). Account-wide configuration, as metrics are.
  */
 import type { Deps } from '../../engine/deps.js';

@@ -1,5 +1,5 @@
 /**
- * Admin API: `/admin/v1/notifications/templates` (API.md, "Notifications"), the batch pattern of
+ * Admin API: `/admin/v1/notifications/templates` (docs/notifications.md), the batch pattern of
  * src/routes/admin/resource.ts. Texts are Liquid, checked when written
  * (src/domain/notifications/templates.ts): one that does not parse or names an unknown variable is
  * an issue naming its field. Account-wide configuration, as metrics are.

@@ -1,5 +1,5 @@
 /**
- * Admin API 1.26.0's organization settings and environments (API.md, "Compatibility target"):
+ * Admin API 1.26.0's organization settings and environments (docs/api.md, "Differences from the specs"):
  * `GET`/`PATCH /admin/v1/settings` (views of the notification settings' record:
  * src/domain/settings.ts) and `GET /admin/v1/environments`. Account-wide configuration.
  */

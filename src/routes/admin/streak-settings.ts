@@ -1,5 +1,5 @@
 /**
- * Admin API for the streak rule: `/admin/v1/streaks/settings` (API.md). `PATCH` takes Admin API
+ * Admin API for the streak rule: `/admin/v1/streaks/settings` (docs/api.md). `PATCH` takes Admin API
  * 1.26.0's shape (metrics by key, `evaluationMode`, `customizationEnabled`, `daysOff`, freezes as
  * `startCount`/`maxCount`), a field left out kept; laurel's earlier `PUT` replaces the rule whole
  * (but the days off, kept when it leaves them out);

@@ -1,5 +1,5 @@
 /**
- * Admin API: `/admin/v1/webhooks` (API.md, "Webhooks"): endpoints in the batch pattern of
+ * Admin API: `/admin/v1/webhooks` (docs/webhooks.md): endpoints in the batch pattern of
  * src/routes/admin/resource.ts (the signing secret answered once, by the create), the secret's
  * rotation (the old one signs beside the new for 24 hours), an endpoint's deliveries from Postgres
  * (src/postgres/webhooks/deliveries.ts) and the retry of one. Account-wide configuration, as
