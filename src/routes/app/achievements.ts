@@ -16,6 +16,7 @@ import { compile, parseJson } from '../../http/validate.js';
 import { completionField, progressField, totalField } from '../../model/fields.js';
 import type { Achievement } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { userHash, userMetricField } from '../../engine/users/read.js';
 import type { AchievementStatsView, UserAchievementStatsView, UserAchievementView } from '../../model/views.js';
 
 const validateCompletion = compile<{ user: UpsertedUser }>({
@@ -31,7 +32,7 @@ function couldEarn(a: Achievement, snapshot: Snapshot, attributes: Map<string, s
 }
 
 export function achievementRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, stats } = deps;
+  const { store, stats } = deps;
 
   async function completeApi(req: Request) {
     const { tenant } = principalOf(req);
@@ -65,9 +66,8 @@ export function achievementRoutes(deps: Deps): Route[] {
     const id = req.params[0];
     checkUserId(id);
     const snapshot = store.current;
-    const u = keys.forUser(tenant, id);
-    const h: UserHash = await redis.hgetall(u.user);
-    if (h.id === undefined) throw fail('user_not_found', id);
+    const h = await userHash(deps, tenant, id);
+    if (h === null) throw fail('user_not_found', id);
     const includeIncomplete = queryOf(req).bool('includeIncomplete');
     const tenantStats = await stats.get(tenant);
     const done: { view: UserAchievementView; at: string }[] = [];
@@ -81,7 +81,7 @@ export function achievementRoutes(deps: Deps): Route[] {
     done.sort((x, y) => x.at.localeCompare(y.at));
     const list: UserAchievementStatsView[] = done.map((d) => withStats(d.view, tenantStats));
     if (open.length > 0) {
-      const progress = await progressOf(u, h, open);
+      const progress = await progressOf(tenant, id, h, open);
       for (const a of open) {
         list.push({ ...withStats(userAchievementView(a, snapshot, null), tenantStats), ...progress.get(a.id) });
       }
@@ -90,12 +90,12 @@ export function achievementRoutes(deps: Deps): Route[] {
   }
 
   /** Progress of incomplete metric achievements: the total, or the filtered events' sum. */
-  async function progressOf(u: ReturnType<typeof keys.forUser>, h: UserHash, open: Achievement[]) {
+  async function progressOf(tenant: string, id: string, h: UserHash, open: Achievement[]) {
     const out = new Map<string, { progress: { current: number; target: number } }>();
     for (const a of open) {
       if (a.trigger !== 'metric' || a.metricId === null) continue;
       const current = a.eventAttributes.length > 0
-        ? Number((await redis.hget(keys.userMetric(u, a.metricId), progressField(a.id))) ?? 0)
+        ? Number((await userMetricField(deps, tenant, id, a.metricId, progressField(a.id))) ?? 0)
         : Number(h[totalField(a.metricId)] ?? 0);
       out.set(a.id, { progress: { current, target: a.metricValue ?? 0 } });
     }

@@ -18,6 +18,7 @@ import { fail } from '../../lib/errors.js';
 import { LINK_PAGE } from '../../http/page-headers.js';
 import { ok } from '../../http/reply.js';
 import type { Reply, Request, Route } from '../../http/server.js';
+import { userHash } from '../../engine/users/read.js';
 import { NOTIFICATION_TYPES, type Channel, type NotificationType } from '../../model/entities.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -29,7 +30,7 @@ const LINK = {
 } as const;
 
 export function emailLinkRoutes(deps: Deps): Route[] {
-  const { redis, keys, store } = deps;
+  const { store } = deps;
 
   /** The user a path's token names; 404 when the token is not one laurel signed, or the user is gone. */
   async function subjectOf(req: Request): Promise<TokenSubject & { hash: UserHash }> {
@@ -38,8 +39,8 @@ export function emailLinkRoutes(deps: Deps): Route[] {
     if (subject === null || (subject.tenant !== '_' && !store.current.tenants.has(subject.tenant))) {
       throw fail('not_found', 'This link');
     }
-    const hash = await redis.hgetall(keys.forUser(subject.tenant, subject.userId).user);
-    if (hash.id === undefined) throw fail('not_found', 'This link');
+    const hash = await userHash(deps, subject.tenant, subject.userId);
+    if (hash === null) throw fail('not_found', 'This link');
     return { ...subject, hash };
   }
 

@@ -4,7 +4,6 @@
  * its active triggers; its levels; its global boosts; how the tenant's users spread over totals
  * and over levels.
  */
-import { attributeField, awardField, pointsCountField, pointsTotalField } from '../../model/fields.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { fail } from '../../lib/errors.js';
@@ -15,7 +14,8 @@ import { checkUserId, parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_PARAM 
 import { parseSummaryQuery, SUMMARY_QUERY, totalsSummary } from '../../domain/summary.js';
 import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAward, systemView, triggerView } from '../../domain/points/rules.js';
 import { accrueTime } from '../../engine/points/time-awards.js';
-import { userBatches } from '../../redis/users.js';
+import { PointsTotals, userPoints, userPointsDays } from '../../engine/points/read.js';
+import { userFields } from '../../engine/users/read.js';
 import { localDay } from '../../domain/time.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
@@ -26,7 +26,7 @@ const USER_SYSTEM = { id: USER_ID_PARAM, ...SYSTEM };
 const INCLUDE_FINISHED = { name: 'includeFinished', schema: { type: 'boolean', default: false }, description: 'true adds finished boosts' };
 
 export function pointsRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock } = deps;
+  const { store, clock } = deps;
 
   function systemOf(key: string): PointsSystem {
     const system = store.current.pointsSystemsByKey.get(key);
@@ -34,66 +34,14 @@ export function pointsRoutes(deps: Deps): Route[] {
     return system;
   }
 
-  /** The user's keys, after checking the id; the system named in the path. */
+  /** The user, after checking the id, with the tenant; the system named in the path. */
   function target(req: Request) {
     const id = req.params[0];
     checkUserId(id);
-    const system = systemOf(req.params[1]);
-    const u = keys.forUser(principalOf(req).tenant, id);
-    return { id, system, u, points: keys.userPoints(u, system.id) };
+    return { id, tenant: principalOf(req).tenant, system: systemOf(req.params[1]) };
   }
 
-  /**
-   * The tenant's users' totals of a system: those above 0, and how many have none. Unfiltered, from
-   * the partitions' totals hashes (written with each award by the script that made it:
-   * lua/includes/points.lua) and the user count; with a user-attribute filter, by reading every
-   * user of the tenant (cached 5 s).
-   */
-  async function totalsOf(tenant: string, systemId: string, filter: Map<string, string> | null) {
-    if (filter === null) {
-      const [partitions, stats] = await Promise.all([
-        Promise.all(keys.pointsTotalsOfTenant(tenant, systemId).map((key) => redis.hvals(key))),
-        deps.stats.get(tenant),
-      ]);
-      const positive: number[] = [];
-      for (const totals of partitions) {
-        for (const text of totals) {
-          const total = Number(text);
-          if (total > 0) positive.push(total);
-        }
-      }
-      return { positive, zero: Math.max(0, stats.users - positive.length) };
-    }
-    const cacheKey = `${tenant}\u0000${systemId}\u0000${[...filter].join('\u0000')}`;
-    const hit = filtered.get(cacheKey);
-    if (hit && Date.now() - hit.at < 5000) return hit.totals;
-    const totals = scanTotals(tenant, systemId, filter);
-    filtered.set(cacheKey, { at: Date.now(), totals });
-    if (filtered.size > 1000) filtered.delete(filtered.keys().next().value!);
-    totals.catch(() => filtered.delete(cacheKey));
-    return totals;
-  }
-  const filtered = new Map<string, { at: number; totals: Promise<{ positive: number[]; zero: number }> }>();
-
-  async function scanTotals(tenant: string, systemId: string, filter: Map<string, string>) {
-    const fields = [pointsTotalField(systemId), ...[...filter.keys()].map(attributeField)];
-    const wanted = [...filter.values()];
-    const positive: number[] = [];
-    let zero = 0;
-    for await (const { userIds } of userBatches(redis, keys, tenant)) {
-      const pipeline = redis.pipeline();
-      for (const id of userIds) pipeline.hmget(keys.forUser(tenant, id).user, ...fields);
-      for (const [err, values] of (await pipeline.exec()) ?? []) {
-        if (err) throw err;
-        const v = values as (string | null)[];
-        if (!wanted.every((w, i) => v[i + 1] === w)) continue;
-        const total = Number(v[0] ?? 0);
-        if (total > 0) positive.push(total);
-        else zero++;
-      }
-    }
-    return { positive, zero };
-  }
+  const totals = new PointsTotals(deps);
 
   return [
     {
@@ -105,23 +53,13 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
       handler: async (req) => {
         const count = queryOf(req).int('awards');
-        const { id, system, u, points } = target(req);
-        await accrueTime(deps, principalOf(req).tenant, id);
-        const stored = await redis.hmget(u.user, 'id', pointsTotalField(system.id), pointsCountField(system.id));
-        if (stored[0] === null) throw fail('user_not_found', id);
-        // The newest awards: a:<n> down to a:<n - count + 1> (the hash keeps the last 100).
-        const n = Number(stored[2] ?? 0);
-        const numbers = Array.from({ length: Math.min(count, n) }, (_, i) => n - i);
-        const raw = numbers.length === 0 ? [] : await redis.hmget(points.days, ...numbers.map(awardField));
+        const { id, tenant, system } = target(req);
+        await accrueTime(deps, tenant, id);
+        const stored = await userPoints(deps, tenant, id, system.id, count);
+        if (stored === null) throw fail('user_not_found', id);
         const snapshot = store.current;
-        const tenant = principalOf(req).tenant;
-        const awards: UserPointsView['awards'] = [];
-        for (let i = 0; i < numbers.length; i++) {
-          const r = raw[i];
-          if (r === null) continue;
-          awards.push(awardView(parseAward(r, numbers[i]), awardId(tenant, id, system.id, numbers[i]), snapshot));
-        }
-        const total = Number(stored[1] ?? 0);
+        const awards: UserPointsView['awards'] = stored.awards.map(([n, raw]) => awardView(parseAward(raw, n), awardId(tenant, id, system.id, n), snapshot));
+        const total = stored.total;
         const level = levelOf(snapshot, system.id, total);
         const answer: UserPointsView = { ...systemView(system), total, level: level === null ? null : levelView(level), awards };
         return ok(answer);
@@ -135,13 +73,10 @@ export function pointsRoutes(deps: Deps): Route[] {
       },
       handler: async (req) => {
         const query = parseSummaryQuery(queryOf(req));
-        const { id, u, points } = target(req);
-        await accrueTime(deps, principalOf(req).tenant, id);
-        const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(points.days).exec()) as [
-          [Error | null, number], [Error | null, Record<string, string>],
-        ];
-        if (e1 || e2) throw e1 ?? e2;
-        if (exists === 0) throw fail('user_not_found', id);
+        const { id, tenant, system } = target(req);
+        await accrueTime(deps, tenant, id);
+        const fields = await userPointsDays(deps, tenant, id, system.id);
+        if (fields === null) throw fail('user_not_found', id);
         return ok(totalsSummary(fields, query));
       },
     },
@@ -175,14 +110,14 @@ export function pointsRoutes(deps: Deps): Route[] {
       method: 'get', path: '/users/:id/points/:key/boosts', family: 'app', subject: 'path',
       doc: { summary: 'The boosts active for the user today', params: USER_SYSTEM, success: [200], malformed: 422 },
       handler: async (req) => {
-        const { id, system, u } = target(req);
+        const { id, tenant, system } = target(req);
         const snapshot = store.current;
         const candidates = boostsFor(snapshot, id, '0000-00-00').filter((b) => b.s === system.id);
         const fields = [...new Set(candidates.flatMap((b) => (b.ua ?? []).filter((_, i) => i % 2 === 0)))];
-        const h = await redis.hmget(u.user, 'id', 'tz', ...fields);
-        if (h[0] === null) throw fail('user_not_found', id);
-        const today = localDay(h[1] ?? '', clock.now());
-        const values = new Map(fields.map((f, i) => [f, h[2 + i]]));
+        const h = await userFields(deps, tenant, id, ['tz', ...fields]);
+        if (h === null) throw fail('user_not_found', id);
+        const today = localDay(h[0] ?? '', clock.now());
+        const values = new Map(fields.map((f, i) => [f, h[1 + i]]));
         const boosts = candidates
           .filter((b) => (b.ua ?? []).every((v, i, ua) => i % 2 === 1 || values.get(v) === ua[i + 1]))
           .map((b) => boostView(snapshot.pointsBoosts.get(b.i)!, today))
@@ -200,7 +135,7 @@ export function pointsRoutes(deps: Deps): Route[] {
         const system = systemOf(req.params[0]);
         const snapshot = store.current;
         const filter = parseUserAttributes(queryOf(req).get('userAttributes'), snapshot);
-        const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, filter);
+        const { positive, zero } = await totals.of(principalOf(req).tenant, system.id, filter);
         return ok(summarise(positive, zero));
       },
     },
@@ -214,7 +149,7 @@ export function pointsRoutes(deps: Deps): Route[] {
         const levels = store.current.levelsBySystem.get(system.id) ?? [];
         // The spec's 422: "No levels configured on the points system".
         if (levels.length === 0) throw fail('unprocessable', `Points system "${system.key}" has no levels`);
-        const { positive, zero } = await totalsOf(principalOf(req).tenant, system.id, null);
+        const { positive, zero } = await totals.of(principalOf(req).tenant, system.id, null);
         const counts = levels.map(() => 0);
         const levelAt = (total: number) => {
           let at = -1;

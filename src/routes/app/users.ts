@@ -18,6 +18,7 @@ import { eventSummary, parseSummaryQuery, SUMMARY_QUERY } from '../../domain/sum
 import type { Metric } from '../../model/entities.js';
 import { isControl } from '../../domain/notifications/rules.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { userHash, userMetricHash } from '../../engine/users/read.js';
 import type { StreakPreferences } from '../../domain/streaks/preferences.js';
 
 const validateUpserted = compile<UpsertedUser>(upsertedUserSchema, { lenient: true });
@@ -88,7 +89,7 @@ function streakPreferencesFrom(input: StreakInput | null | undefined, snapshot: 
 }
 
 export function userRoutes(deps: Deps): Route[] {
-  const { redis, keys, store } = deps;
+  const { store } = deps;
 
   async function identify(req: Request, mode: IdentifyMode, id: string, user: Identification): Promise<Reply> {
     const { tenant } = principalOf(req);
@@ -102,8 +103,8 @@ export function userRoutes(deps: Deps): Route[] {
   async function loadUser(req: Request): Promise<UserHash> {
     const id = req.params[0];
     checkUserId(id);
-    const h = await redis.hgetall(keys.forUser(principalOf(req).tenant, id).user);
-    if (h.id === undefined) throw fail('user_not_found', id);
+    const h = await userHash(deps, principalOf(req).tenant, id);
+    if (h === null) throw fail('user_not_found', id);
     return h;
   }
 
@@ -196,12 +197,8 @@ export function userRoutes(deps: Deps): Route[] {
         checkUserId(id);
         const metric = activeMetric(req.params[1]);
         const query = parseSummaryQuery(queryOf(req));
-        const u = keys.forUser(principalOf(req).tenant, id);
-        const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userMetric(u, metric.id)).exec()) as [
-          [Error | null, number], [Error | null, Record<string, string>],
-        ];
-        if (e1 || e2) throw e1 ?? e2;
-        if (exists === 0) throw fail('user_not_found', id);
+        const fields = await userMetricHash(deps, principalOf(req).tenant, id, metric.id);
+        if (fields === null) throw fail('user_not_found', id);
         return ok(eventSummary(fields, query));
       },
     },
