@@ -77,6 +77,17 @@ export const identificationSchema = {
  * A user id in a path: 1 to USER_ID_MAX characters, counted as the bodies' schemas count them (Ajv's
  * maxLength: code points, so an emoji is one character, not two UTF-16 units).
  */
+/**
+ * The users `GET /streaks` names in its `userIds` query parameters: repeated (the SDK's form, one id
+ * each: an id may hold a comma), or once, comma-separated; empty values left out first. The key
+ * check (src/http/subject.ts) and the handler read them with this one function, so the users a key
+ * is checked for are the users read.
+ */
+export function userIdsOf(values: string[]): string[] {
+  const given = values.filter(Boolean);
+  return [...new Set((given.length === 1 ? given[0].split(',') : given).filter(Boolean))];
+}
+
 export function checkUserId(id: string): void {
   if (!isUserId(id)) throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
 }

@@ -6,6 +6,7 @@
 import { fail } from '../lib/errors.js';
 import type { Request, Route } from './server.js';
 import { parseJson } from './validate.js';
+import { userIdsOf } from '../domain/users.js';
 
 /** Refuses (403) a request that names a user other than `user`, or none where its route expects one. */
 export function checkSubject(req: Request, route: Route, user: string): void {
@@ -23,12 +24,10 @@ export function checkSubject(req: Request, route: Route, user: string): void {
       named = [typeof owner === 'object' && owner !== null ? owner.id : undefined];
       break;
     }
-    case 'userIds': {
-      // As GET /streaks reads them: repeated, or once, comma-separated.
-      const sent = new URLSearchParams(req.query).getAll('userIds');
-      named = (sent.length === 1 ? sent[0].split(',') : sent).filter(Boolean);
+    case 'userIds':
+      // As GET /streaks reads them.
+      named = userIdsOf(new URLSearchParams(req.query).getAll('userIds'));
       break;
-    }
     default:
       throw fail('wrong_user', `${req.method} ${req.url} is not open to a key scoped to a user`);
   }

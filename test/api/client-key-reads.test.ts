@@ -4,7 +4,8 @@
  * the server's own `/openapi.json` (every GET, under both prefixes, with every query parameter
  * set) and an event of its own, while other users hold emails, device tokens, attributes and time
  * zones; no answer holds any of their private values, each read of its own user answers 200, and
- * each read of another user's answers 403.
+ * each read of another user's answers 403. Counts of users by their attributes are refused to it,
+ * and `GET /streaks` checks the users it reads, however `userIds` is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -88,7 +89,8 @@ describe('what a key scoped to a user reads of other users', () => {
           const r = await s.request('GET', path('me') + q, { key: meKey });
           reads++;
           if (q === '') expect(r.status, `GET ${path('me')}: ${r.text}`).toBeLessThan(500);
-          else expect(r.status, `GET ${path('me')}${q}: ${r.text}`).toBe(200);
+          // (Counting users by their attributes is refused to such a key: below.)
+          else expect(r.status, `GET ${path('me')}${q}: ${r.text}`).toBe(template.endsWith('/points/{key}/summary') ? 403 : 200);
           for (const secret of secrets) if (r.text.includes(secret)) leaks.push(`GET ${path('me')}${q}: ${secret}`);
         }
         if (template.includes('{id}')) {
@@ -110,5 +112,26 @@ describe('what a key scoped to a user reads of other users', () => {
     const board = await s.request('GET', '/v1/leaderboards/lessons-board?userAttributes=city:paris', { key: meKey });
     expect(board.body.rankings[0]).toEqual({ userId: 'me', userName: 'Player me', rank: 1, value: 6 });
     expect(board.body.rankings[1]).toEqual({ userId: 'ann', userName: 'Player ann', rank: 2, value: 3 });
+  });
+
+  it('refuses a key scoped to a user counts of users by their attributes, which would tell another user\'s', async () => {
+    const guess = `/v1/points/xp/summary?userAttributes=secret:${privateOf('ann').secret}`;
+    const refused = await s.request('GET', guess, { key: meKey });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.code).toBe('wrong_user');
+    // Unfiltered counts name nobody; an account key may filter.
+    expect((await s.request('GET', '/v1/points/xp/summary', { key: meKey })).status).toBe(200);
+    expect((await s.request('GET', guess)).status).toBe(200);
+  });
+
+  it('checks the users of GET /streaks as it reads them, an empty value or a comma in an id whatever', async () => {
+    const k = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'me,ann' }] });
+    expect(k.status, k.text).toBe(201);
+    const key = k.body.created[0].key as string;
+    for (const q of ['userIds=me%2Cann&userIds=', 'userIds=&userIds=me%2Cann', 'userIds=me%2Cann']) {
+      const r = await s.request('GET', `/v1/streaks?${q}`, { key });
+      expect(r.status, `${q}: ${r.text}`).toBe(403);
+      expect(r.text).not.toContain('"userId":"ann"');
+    }
   });
 });

@@ -129,13 +129,18 @@ export function pointsRoutes(deps: Deps): Route[] {
       method: 'get', path: '/points/:key/summary', family: 'app', subject: 'shared',
       doc: {
         summary: 'How the tenant\'s users spread over points totals', params: SYSTEM, query: [USER_ATTRIBUTES_QUERY],
-        success: [200], malformed: 422, refusals: [422],
+        success: [200], malformed: 422, refusals: [403, 422],
       },
       handler: async (req) => {
         const system = systemOf(req.params[0]);
         const snapshot = store.current;
         const filter = parseUserAttributes(queryOf(req).get('userAttributes'), snapshot);
-        const { positive, zero } = await totals.of(principalOf(req).tenant, system.id, filter);
+        const principal = principalOf(req);
+        // Counts of the users who hold an attribute's value would tell a device other users' attributes.
+        if (filter !== null && principal.user !== null) {
+          throw fail('wrong_user', 'a key scoped to a user may not count users by their attributes (userAttributes)');
+        }
+        const { positive, zero } = await totals.of(principal.tenant, system.id, filter);
         return ok(summarise(positive, zero));
       },
     },

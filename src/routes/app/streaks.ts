@@ -8,7 +8,7 @@ import type { Deps } from '../../engine/deps.js';
 import { activeRank, streakRankingPage, userHashes, userWithHistory } from '../../engine/streaks/read.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
-import { checkUserId, isUserId, USER_ID_MAX, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
+import { checkUserId, isUserId, userIdsOf, USER_ID_MAX, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
@@ -47,9 +47,7 @@ export function streakRoutes(deps: Deps): Route[] {
 
   async function several(req: Request) {
     const { tenant } = principalOf(req);
-    // Repeated (the SDK's form, one id each: an id may hold a comma), or once, comma-separated.
-    const sent = queryOf(req).getAll('userIds');
-    const userIds = [...new Set((sent.length === 1 ? sent[0].split(',') : sent).filter(Boolean))];
+    const userIds = userIdsOf(queryOf(req).getAll('userIds'));
     if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
     if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
     // As a path takes a user id (no such user could exist).
