@@ -122,7 +122,10 @@ export interface Route {
 export function credentialsOf(route: Route, headers: { apiKey: string; tenant: string }, query: string): Pick<Request, 'apiKey' | 'tenantHeader'> {
   if (route.queryCredentials !== true || (headers.apiKey !== '' && headers.tenant !== '')) return { apiKey: headers.apiKey, tenantHeader: headers.tenant };
   const params = new URLSearchParams(query);
-  return { apiKey: headers.apiKey !== '' ? headers.apiKey : (params.get('key') ?? ''), tenantHeader: headers.tenant !== '' ? headers.tenant : (params.get('tenant') ?? '') };
+  const tenant = headers.tenant !== '' ? headers.tenant : params.get('tenant');
+  // As an empty Tenant-ID header: never taken for the default tenant.
+  if (tenant === '') throw fail('invalid_query', 'tenant is empty: send a tenant\'s customerId, or no tenant for the default tenant');
+  return { apiKey: headers.apiKey !== '' ? headers.apiKey : (params.get('key') ?? ''), tenantHeader: tenant ?? '' };
 }
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
@@ -194,6 +197,10 @@ export interface RequestHeaders {
   contentLength: string;
   /** A Tenant-ID header came with no value (or only bytes uWS trims: one outside ASCII). */
   emptyTenant: boolean;
+  /** An Idempotency-Key header came with no value (the same). */
+  emptyIdempotencyKey: boolean;
+  /** Content-Length came twice with two values (uWS reads the first; a proxy may read the other). */
+  lengthsDiffer: boolean;
 }
 
 /**
@@ -213,6 +220,8 @@ export function readHeaders(uReq: HttpRequest, url: string, query: string): Requ
   let contentType: string | undefined;
   let contentLength: string | undefined;
   let emptyTenant = false;
+  let emptyIdempotencyKey = false;
+  let lengthsDiffer = false;
   uReq.forEach((name, value) => {
     size += name.length + value.length + 4;
     switch (name) {
@@ -221,20 +230,27 @@ export function readHeaders(uReq: HttpRequest, url: string, query: string): Requ
         tenant ??= value;
         if (value === '') emptyTenant = true;
         break;
-      case 'idempotency-key': idempotencyKey ??= value; break;
+      case 'idempotency-key':
+        idempotencyKey ??= value;
+        if (value === '') emptyIdempotencyKey = true;
+        break;
       case 'content-type': contentType ??= value; break;
-      case 'content-length': contentLength ??= value; break;
+      case 'content-length':
+        if (contentLength !== undefined && contentLength !== value) lengthsDiffer = true;
+        contentLength ??= value;
+        break;
     }
   });
   return {
     size, apiKey: apiKey ?? '', tenant: tenant ?? '', idempotencyKey: idempotencyKey ?? '', contentType: contentType ?? '',
-    contentLength: contentLength ?? '', emptyTenant,
+    contentLength: contentLength ?? '', emptyTenant, emptyIdempotencyKey, lengthsDiffer,
   };
 }
 
 /**
  * A request's headers (readHeaders), refused when they cannot be taken as sent: over
- * HEADERS_LIMIT (431), or a Tenant-ID with nothing in it (400). uWS drops bytes above 0x7F at
+ * HEADERS_LIMIT (431), a Tenant-ID or Idempotency-Key with nothing in it, or two Content-Lengths
+ * that differ (400: a proxy in front that reads the other could take the body for another request). uWS drops bytes above 0x7F at
  * either end of a header's value before laurel sees it, so `Tenant-ID: é` arrives empty: taken
  * for no header, it would act on the default tenant. (`acmé` arrives as `acm`: that cannot be seen.)
  */
@@ -244,6 +260,10 @@ export function checkedHeaders(uReq: HttpRequest, url: string, query: string): R
   if (headers.emptyTenant) {
     throw fail('invalid_header', 'Tenant-ID is empty (or outside printable ASCII): send a tenant\'s customerId, or no Tenant-ID for the default tenant');
   }
+  if (headers.emptyIdempotencyKey) {
+    throw fail('invalid_header', 'Idempotency-Key is empty (or outside printable ASCII): send a key, or no Idempotency-Key');
+  }
+  if (headers.lengthsDiffer) throw fail('invalid_header', 'Content-Length is given twice, with two values');
   return headers;
 }
 

@@ -187,6 +187,25 @@ describe('strict input', () => {
     }
   });
 
+  it('refuses an Idempotency-Key left empty and two Content-Lengths that differ, applying nothing', async () => {
+    const body = '{"user":{"id":"twice"},"value":1}';
+    const post = (headers: (string | number[] | Buffer)[]) => raw(port, bytes(
+      `POST /api/metrics/lessons/event HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${s.adminKey}\r\nContent-Type: application/json\r\n`,
+      ...headers, 'Connection: close\r\n\r\n', body));
+    for (const key of [bytes([0xe9]), bytes('')]) {
+      const r = await post([`Content-Length: ${body.length}\r\nIdempotency-Key: `, key, '\r\n']);
+      expect(r.status, r.body).toBe(400);
+      expect(JSON.parse(r.body)).toEqual({ code: 'invalid_header', error: expect.stringContaining('Idempotency-Key is empty') });
+    }
+    const two = await post([`Content-Length: ${body.length}\r\nContent-Length: 5\r\n`]);
+    expect(two.status, two.body).toBe(400);
+    expect(JSON.parse(two.body)).toEqual({ code: 'invalid_header', error: expect.stringContaining('Content-Length is given twice') });
+    expect((await s.request('GET', '/api/users/twice')).status).toBe(404);
+    // The same length twice is one length.
+    const same = await post([`Content-Length: ${body.length}\r\nContent-Length: ${body.length}\r\n`]);
+    expect(same.status, same.body).toBe(201);
+  });
+
   it('refuses an email that is not an address', async () => {
     const user = await s.request('POST', '/api/users', { body: { id: 'mail', email: 'not-an-email' } });
     expect(user.status).toBeGreaterThanOrEqual(400);

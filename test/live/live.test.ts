@@ -62,6 +62,8 @@ describe.each(targets())('live updates on %s', (target) => {
     expect(await refusal(s.url, '/v1/live')).toEqual({ status: 401, body: { error: expect.stringContaining('API key'), code: 'unauthorized' } });
     expect(await refusal(s.url, '/v1/live?key=nope')).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     expect(await refusal(s.url, `/v1/live?key=${s.adminKey}&tenant=nobody`)).toMatchObject({ status: 404, body: { code: 'tenant_not_found' } });
+    // An empty tenant, as an empty Tenant-ID header: refused, never the default tenant.
+    expect(await refusal(s.url, `/v1/live?key=${s.adminKey}&tenant=`)).toMatchObject({ status: 400, body: { code: 'invalid_query' } });
     const ada = await userKey('ada');
     // A key scoped to a user is bound to its user's tenant.
     expect(await refusal(s.url, `/v1/live?key=${encodeURIComponent(ada)}&tenant=acme`)).toMatchObject({ status: 403, body: { code: 'wrong_tenant' } });
