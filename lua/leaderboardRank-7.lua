@@ -148,9 +148,17 @@ if sum then
   value = string.format('%d', sum)
 end
 
+local heldRank = old and redis.call('ZREVRANK', rankingKey, old)
+-- A member the ranking no longer holds (its keys deleted one by one while a tenant is erased):
+-- the user is placed anew, never an error.
+if old and not heldRank then
+  redis.call('HDEL', membersKey, userId)
+  old = false
+end
+
 local previousRank, previousValue = 0, nil
 if old then
-  previousRank = redis.call('ZREVRANK', rankingKey, old) + 1
+  previousRank = heldRank + 1
   -- A later event of this user placed already: its value stands.
   if seq ~= '' and not sum then
     local held = redis.call('HGET', sequencesKey, userId)

@@ -2,11 +2,13 @@
  * Deleting a tenant (docs/api.md, "Tenants and keys"), on Redis and on the Cluster: its users'
  * data goes from Redis (no key names the tenant after it; its users' members of the partitions'
  * due sets are gone), the keys bound to it and the keys scoped to its users are revoked (401) and
- * no longer listed; the default tenant's user of the same id, and its data, stay.
+ * no longer listed; the default tenant's user of the same id, and its data, stay. A placement that
+ * meets a ranking erased before its members entry places the user anew.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
 import { primaries } from '../../src/redis/client.js';
+import { eventually } from '../support/eventually.js';
 
 describe.each(targets())('deleting a tenant on %s', (target) => {
   let s: TestServer;
@@ -84,5 +86,21 @@ describe.each(targets())('deleting a tenant on %s', (target) => {
     const again = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
     expect(again.status, again.text).toBe(201);
     expect((await s.request('GET', '/v1/users/bob', { tenant: 'acme' })).status).toBe(404);
+  });
+
+  it('places a user anew whose ranking an erasure took away before their members entry, never an error', async () => {
+    const board = (await s.request('GET', '/admin/v1/leaderboards')).body.find((b: { key: string }) => b.key === 'top');
+    expect((await s.request('POST', '/v1/metrics/lessons/event', { body: { user: { id: 'cy' }, value: 2 } })).status).toBe(201);
+    const { redis, keys } = s.api.services;
+    const k = keys.leaderboard('_', board.id, '2020-01-01', '');
+    await eventually(async () => expect(await redis.hget(k.members, 'cy')).not.toBeNull());
+    // The erasure's order: the ranking gone, the members hash not yet.
+    await redis.del(k.ranking);
+    const r = await s.request('POST', '/v1/metrics/lessons/event', { body: { user: { id: 'cy' }, value: 1 } });
+    expect(r.status, r.text).toBe(201);
+    await eventually(async () => {
+      const top = await s.request('GET', '/v1/leaderboards/top');
+      expect(top.body.rankings).toEqual([{ userId: 'cy', userName: null, rank: 1, value: 3 }]);
+    });
   });
 });

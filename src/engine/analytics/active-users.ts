@@ -21,7 +21,9 @@ export async function noteActiveUsers(deps: Pick<Context, 'redis' | 'keys'>, r: 
   await Promise.all(sentTogether(redis, () => [...byDay.values()].flatMap(({ tenant, day, users }) => {
     const date = dayText(day);
     const key = keys.activeUsers(tenant, date);
-    return [redis.pfadd(key, ...users), redis.expire(key, SKETCH_KEEP_S), redis.sadd(keys.activeUsersChanged(tenant), date)];
+    // The notes expire too: a tenant deleted since is never snapshot again, and its notes go with time.
+    const changed = keys.activeUsersChanged(tenant);
+    return [redis.pfadd(key, ...users), redis.expire(key, SKETCH_KEEP_S), redis.sadd(changed, date), redis.expire(changed, SKETCH_KEEP_S)];
   })));
 }
 
