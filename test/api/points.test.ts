@@ -547,6 +547,18 @@ describe.each(targets())('points on %s', (target) => {
         [1, '2026-05-21T09:00:00.000Z', 'hour'],
       ]);
     });
+
+    it('accrues a backlog of any length, in as many calls as it takes, for a user away for years', async () => {
+      await s.setClock('2026-06-01T08:00:00Z');
+      for (let i = 0; i < 5; i++) expect((await play('away')).status).toBe(201);
+      expect(await stored('away')).toBe('0');
+      // Two years of hourly and daily awards: over 17,000, more than thirty calls of the script's 500.
+      await s.setClock('2028-06-01T08:00:00Z');
+      const r = await s.request('GET', '/api/users/away/points/energy');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.total).toBe(5);
+      expect((await play('away')).status).toBe(201);
+    });
   });
 
   describe('time triggers with filters, and paused', () => {

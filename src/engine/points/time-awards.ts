@@ -51,7 +51,10 @@ export async function accrueTime(
   const u = keys.forUser(tenant, userId);
   const filterFields = [...new Set(triggers.flatMap((t) => t.ua.filter((_, i) => i % 2 === 0)))];
   const made: unknown[][] = [];
-  for (let attempt = 0; attempt < 20; attempt++) {
+  // A backlog longer than MAX_DUES_PER_CALL takes several calls, however long; only another
+  // process's accruals meanwhile ('moved') count against the attempts.
+  let moved = 0;
+  while (moved < 20) {
     const now = clock.now();
     const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => timeDueField(t.trigger.id)), ...filterFields);
     if (h[0] === null) return null;
@@ -87,14 +90,16 @@ export async function accrueTime(
     const entry = pointsEntryHead(tenant, userId, now);
     const r = await accruePoints.run(redis, u, { member: `${tenant}|${userId}`, earliest, dues: due, boosts, entry, triggers: specs });
     if (r === 'not_found') return null;
-    if (r !== 'moved') {
-      if (r.awards !== '') {
-        made.push(...(r.awards as unknown[][]));
-        await rankAwards(deps, tenant, userId, placedAwards(r.awards), now, seq ?? r.seq);
-      }
-      if (!more) return made;
+    if (r === 'moved') {
+      // Another process accrued meanwhile: read again.
+      moved++;
+      continue;
     }
-    // 'moved': another process accrued meanwhile; read again.
+    if (r.awards !== '') {
+      made.push(...(r.awards as unknown[][]));
+      await rankAwards(deps, tenant, userId, placedAwards(r.awards), now, seq ?? r.seq);
+    }
+    if (!more) return made;
   }
   throw new Error(`time awards of user ${userId} kept moving; try again`);
 }
