@@ -306,3 +306,15 @@ export async function* scanKeys(client: RedisClient, pattern: string, count = 50
   }
 }
 
+
+/** Whether Redis answers a PING within `ms` (the api's `/ready`). */
+export async function answersPing(client: RedisClient, ms: number): Promise<boolean> {
+  try {
+    return (await Promise.race([
+      client.ping(),
+      new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), ms).unref()),
+    ])) === 'PONG';
+  } catch {
+    return false;
+  }
+}

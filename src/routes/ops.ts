@@ -11,6 +11,7 @@ import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
 import { batchBacklog, type BatchBacklog } from '../engine/batches/status.js';
+import { answersPing } from '../redis/client.js';
 
 /**
  * The batch queues' gauges, the whole installation's: read from Redis when scraped (once for both),
@@ -46,15 +47,7 @@ export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promis
       method: 'get', path: '/ready', family: 'ops',
       doc: { summary: 'Redis reachable, scripts and configuration loaded, no restore running', success: [200], refusals: [503] },
       handler: async () => {
-        let redisOk = false;
-        try {
-          redisOk = (await Promise.race([
-            redis.ping(),
-            new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 1000).unref()),
-          ])) === 'PONG';
-        } catch {
-          redisOk = false;
-        }
+        const redisOk = await answersPing(redis, 1000);
         const restored = !store.restoring && !store.lostData;
         const checks = { redis: redisOk, scripts: readiness.scriptsLoaded, config: store.loaded, restored };
         if (redisOk && readiness.scriptsLoaded && store.loaded && restored) {

@@ -81,6 +81,11 @@ function layerOf(file: string): [folder: string, rank: number] {
   return best;
 }
 
+/** A source without its comments (a comment may name a Redis call). */
+function stripComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
 const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/), ...files('bench/loadtest', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
@@ -158,6 +163,12 @@ describe('architecture', () => {
       for (const { spec } of imports) if (IO_PACKAGES.includes(spec)) wrong.push(`${file} -> ${spec}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('keeps Redis out of the routes: they read through the engine\'s read modules', () => {
+    const calls = modules.filter((f) => f.startsWith('src/routes/'))
+      .flatMap((f) => [...stripComments(readFileSync(join(ROOT, f), 'utf8')).matchAll(/\bredis\s*\.\s*[a-zA-Z]+\s*\(/g)].map((m) => `${f}: ${m[0]}`));
+    expect(calls).toEqual([]);
   });
 
   it('names only files that exist, in comments and docs', () => {

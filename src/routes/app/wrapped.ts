@@ -22,6 +22,7 @@ import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { accrueTime } from '../../engine/points/time-awards.js';
+import { rankChanges, wrappedHashes } from '../../engine/wrapped/read.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { streakHistory } from '../../domain/streaks/history.js';
 
@@ -50,7 +51,7 @@ function holdsDay(days: Map<string, number>, first: string, last: string): boole
 }
 
 export function wrappedRoutes(deps: Deps): Route[] {
-  const { redis, keys, store, clock, stats } = deps;
+  const { store, clock, stats } = deps;
 
   return [{
     method: 'get', path: '/users/:id/wrapped', family: 'app', subject: 'path',
@@ -67,20 +68,11 @@ export function wrappedRoutes(deps: Deps): Route[] {
       const tenant = principalOf(req).tenant;
       await accrueTime(deps, tenant, id);
       const snapshot = store.current;
-      const u = keys.forUser(tenant, id);
       const metrics = [...snapshot.metrics.values()].filter((m) => m.status === 'active');
       const systems = [...snapshot.pointsSystems.values()].filter((p) => p.status === 'active');
-      // The user's keys share a slot: one pipeline, on a Cluster too.
-      const pipeline = redis.pipeline().hgetall(u.user).hgetall(u.history);
-      for (const m of metrics) pipeline.hgetall(keys.userMetric(u, m.id));
-      for (const p of systems) pipeline.hgetall(keys.userPoints(u, p.id).days);
-      const replies = (await pipeline.exec()) ?? [];
-      const hashes = replies.map(([err, value]) => {
-        if (err) throw err;
-        return value as Record<string, string>;
-      });
-      const h: UserHash = hashes[0];
-      if (h.id === undefined) throw fail('user_not_found', id);
+      const read = await wrappedHashes(deps, tenant, id, metrics.map((m) => m.id), systems.map((p) => p.id));
+      if (read === null) throw fail('user_not_found', id);
+      const h = read.user;
       const tz = h.tz ?? '';
       const now = clock.now();
       const today = localDay(tz, now);
@@ -92,9 +84,9 @@ export function wrappedRoutes(deps: Deps): Route[] {
       const first = `${year}-01-01`;
       const last = `${year}-12-31` < today ? `${year}-12-31` : today;
 
-      const metricDays: MetricDays[] = metrics.map((m, i) => ({ key: m.key, name: m.name, units: m.units, days: dayValues(hashes[2 + i]) }));
+      const metricDays: MetricDays[] = metrics.map((m, i) => ({ key: m.key, name: m.name, units: m.units, days: dayValues(read.metrics[i]) }));
       const pointsDays: PointsDays[] = systems.map((p, i) => ({
-        key: p.key, name: p.name, description: p.description, days: dayValues(hashes[2 + metrics.length + i]),
+        key: p.key, name: p.name, description: p.description, days: dayValues(read.points[i]),
       }));
 
       const daysById = new Map<string, Map<string, number>>([
@@ -124,7 +116,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
         // user's are read (a daily board would be 365 reads; streak boards are perpetual).
         const days = lb.rankBy === 'metric' ? daysById.get(lb.metricId ?? '') : lb.rankBy === 'points' ? daysById.get(lb.pointsSystemId ?? '') : undefined;
         const runs = runsIn(lb, first, last).filter((run) => days === undefined || holdsDay(days, run.start, run.end ?? last));
-        const lists = await Promise.all(runs.map((run) => redis.lrange(keys.leaderboard(tenant, lb.id, run.start, group).history(id), 0, -1)));
+        const lists = await rankChanges(deps, tenant, lb.id, runs.map((run) => run.start), group, id);
         const entries: RankEntry[] = [];
         runs.forEach((run, i) => {
           for (const e of lists[i]) {
@@ -140,7 +132,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
       }));
 
       const activity = wrappedActivity({ year, metrics: metricDays, points: pointsDays, achievements, leaderboards });
-      return ok({ user: userView(h, isControl(snapshot.notifications, tenant, h)), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, hashes[1], year, now) } } });
+      return ok({ user: userView(h, isControl(snapshot.notifications, tenant, h)), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, read.history, year, now) } } });
     },
   }];
 
