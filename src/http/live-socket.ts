@@ -86,7 +86,7 @@ export class LiveSockets {
       const valid = await this.opts.stillValid(open.map((ws) => ws.getUserData().principal));
       open.forEach((ws, i) => {
         if (valid[i] || ws.getUserData().closed) return;
-        ws.cork(() => this.sendError(ws, fail('unauthorized', 'the key was revoked, or its tenant deactivated')));
+        ws.cork(() => this.sendError(ws, fail('unauthorized')));
         ws.end(1008, 'the key was revoked, or its tenant deactivated');
       });
     } catch (err) {

@@ -4,13 +4,13 @@
  * every code (a test keeps the two in step).
  */
 
-interface ErrorSpec {
+interface ErrorSpec<A extends string[]> {
   status: number;
-  message: (...args: string[]) => string;
+  message: (...args: A) => string;
 }
 
-function spec<A extends string[]>(status: number, message: (...args: A) => string): ErrorSpec {
-  return { status, message: message as (...args: string[]) => string };
+function spec<A extends string[]>(status: number, message: (...args: A) => string): ErrorSpec<A> {
+  return { status, message };
 }
 
 export const ERRORS = {
@@ -66,14 +66,18 @@ export class HttpError extends Error {
 
   constructor(code: ErrorCode, ...args: string[]) {
     const s = ERRORS[code];
-    super(s.message(...args));
+    // fail() holds the arguments to the message's; here the catalogue is one shape.
+    super((s.message as (...a: string[]) => string)(...args));
     this.status = s.status;
     this.code = code;
   }
 }
 
-/** Builds an HttpError: `throw fail('user_not_found', id)`. */
-export function fail(code: ErrorCode, ...args: string[]): HttpError {
+/** The arguments an error's message takes, from its template. */
+export type ErrorArgs<C extends ErrorCode> = Parameters<(typeof ERRORS)[C]['message']>;
+
+/** Builds an HttpError: `throw fail('user_not_found', id)`; the arguments are the message's. */
+export function fail<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): HttpError {
   return new HttpError(code, ...args);
 }
 
