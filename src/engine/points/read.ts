@@ -6,6 +6,7 @@
 import { attributeField, awardField, pointsCountField, pointsTotalField } from '../../model/fields.js';
 import { userBatches } from '../../redis/users.js';
 import type { Context } from '../context.js';
+import { userAndHash } from '../users/read.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'stats'>;
 
@@ -26,15 +27,9 @@ export async function userPoints(
   return { total: Number(total ?? 0), awards };
 }
 
-/** A user's points hash of a system (`d:<day>` totals, awards), or null when no such user. */
-export async function userPointsDays(deps: Deps, tenant: string, userId: string, systemId: string): Promise<Record<string, string> | null> {
-  const { redis, keys } = deps;
-  const u = keys.forUser(tenant, userId);
-  const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userPoints(u, systemId).days).exec()) as [
-    [Error | null, number], [Error | null, Record<string, string>],
-  ];
-  if (e1 || e2) throw e1 ?? e2;
-  return exists === 0 ? null : fields;
+/** A user's points hash of a system (`d:<day>` totals, awards), or null when there is no such user. */
+export function userPointsDays(deps: Deps, tenant: string, userId: string, systemId: string): Promise<Record<string, string> | null> {
+  return userAndHash(deps, tenant, userId, (u) => deps.keys.userPoints(u, systemId).days);
 }
 
 /** How a tenant's users spread over a system's totals: those above 0, and how many have none. */

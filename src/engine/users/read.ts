@@ -3,6 +3,7 @@
  * does not exist reads as null.
  */
 import type { UserHash } from '../../domain/users.js';
+import type { UserKeys } from '../../redis/keys.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
@@ -19,15 +20,22 @@ export async function userFields(deps: Deps, tenant: string, userId: string, fie
   return id === null ? null : values;
 }
 
-/** The user's hash of one metric (`d:<day>` changes, idempotency keys, filtered sums), or null when there is no such user. */
-export async function userMetricHash(deps: Deps, tenant: string, userId: string, metricId: string): Promise<Record<string, string> | null> {
-  const { redis, keys } = deps;
-  const u = keys.forUser(tenant, userId);
-  const [[e1, exists], [e2, fields]] = (await redis.pipeline().exists(u.user).hgetall(keys.userMetric(u, metricId)).exec()) as [
+/**
+ * One more hash of the user's (`of` names it from the user's keys), read with whether the user
+ * exists (the user's keys share a slot: one pipeline, on a Cluster too); null when there is no such user.
+ */
+export async function userAndHash(deps: Deps, tenant: string, userId: string, of: (u: UserKeys) => string): Promise<Record<string, string> | null> {
+  const u = deps.keys.forUser(tenant, userId);
+  const [[e1, exists], [e2, fields]] = (await deps.redis.pipeline().exists(u.user).hgetall(of(u)).exec()) as [
     [Error | null, number], [Error | null, Record<string, string>],
   ];
   if (e1 || e2) throw e1 ?? e2;
   return exists === 0 ? null : fields;
+}
+
+/** The user's hash of one metric (`d:<day>` changes, idempotency keys, filtered sums), or null when there is no such user. */
+export function userMetricHash(deps: Deps, tenant: string, userId: string, metricId: string): Promise<Record<string, string> | null> {
+  return userAndHash(deps, tenant, userId, (u) => deps.keys.userMetric(u, metricId));
 }
 
 /** One field of the user's hash of one metric (a filtered sum), or null. */
