@@ -1,5 +1,5 @@
 /**
- * The clock's events over live updates (docs/live.md; docs/live.md), with no webhook
+ * The clock's events over live updates (docs/live.md), with no webhook
  * endpoint configured, on Redis and on the Cluster, real sockets against the real api and workers
  * on the manual clock: `streak.lost` for a user whose topic was wanted at the extension and for one
  * who subscribed after it, the freezes earned and consumed, a run about to start and a run
@@ -12,6 +12,7 @@ import { putStreakSettings } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
 import { liveUrl, openLive, type LiveClient, type LiveMessage } from '../support/live-client.js';
 import { publishClockEvents } from '../../src/engine/live/clock.js';
+import { scopedTopic } from '../../src/engine/live/topic-store.js';
 
 describe.each(targets())('the clock\'s events live on %s', (target) => {
   let s: TestServer;
@@ -178,6 +179,8 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
   it('publishes a clock event once on each topic wanted, however often it is made, and none of a topic nobody wants', async () => {
     const c = await live();
     await c.subscribe(['user:once']);
+    // The subscription reaches the workers' interest by a message of its own, after the answer.
+    await expect.poll(() => s.workers!.live.interest.has(scopedTopic('_', 'user:once')), { timeout: 10_000 }).toBe(true);
     const svc = s.workers!.services;
     const now = svc.clock.now();
     const ev = (userId: string) => ({
