@@ -2,7 +2,8 @@
  * docker-compose.yml as written (no Docker engine here: test/ops/image.test.ts builds the image):
  * Redis with AOF, Postgres with laurel's database, api and worker containers that `--scale` can
  * multiply (no host port of their own: one load balancer publishes the port and finds every api
- * container), health checks on their /ready, and the ports the Dockerfile exposes.
+ * container), health checks on their /ready, the ports the Dockerfile exposes, a restart policy on
+ * every container, and passwords taken from the environment, never written in the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ interface Service {
   expose?: string[];
   volumes?: string[];
   healthcheck?: { test: string[] };
+  restart?: string;
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
@@ -40,8 +42,8 @@ describe('docker-compose.yml', () => {
     expect(api.command).toEqual(['api']);
     expect(workers.command).toEqual(['workers']);
     for (const s of [api, workers]) {
-      expect(s.environment?.REDIS_URL).toBe('redis://redis:6379');
-      expect(s.environment?.DATABASE_URL).toMatch(/@postgres:5432\/laurel$/);
+      expect(s.environment?.REDIS_URL).toMatch(/^redis:\/\/:\$\{LAUREL_REDIS_PASSWORD:\?[^}]+\}@redis:6379$/);
+      expect(s.environment?.DATABASE_URL).toMatch(/^postgres:\/\/laurel:\$\{LAUREL_POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/laurel$/);
     }
     for (const [name, s] of Object.entries(services)) if (name !== 'lb') expect(s.ports, name).toBeUndefined();
     expect(lb.ports).toEqual(['${LAUREL_PORT:-3000}:3000']);
@@ -64,5 +66,21 @@ describe('docker-compose.yml', () => {
     expect(cfg).toMatch(/^\s*option httpchk GET \/ready$/m);
     expect(cfg).toMatch(/^\s*nameserver dns 127\.0\.0\.11:53$/m);
     expect(cfg).toMatch(/^\s*bind :3000$/m);
+  });
+
+  it('restarts every container after a crash or a reboot, until it is stopped', () => {
+    for (const [name, s] of Object.entries(services)) expect(s.restart, name).toBe('unless-stopped');
+  });
+
+  it('takes every password from the environment, required, and gives Redis one', () => {
+    const required = (name: string) => new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`);
+    expect(services.postgres.environment?.POSTGRES_PASSWORD).toMatch(required('LAUREL_POSTGRES_PASSWORD'));
+    const auth = services.redis.command ?? [];
+    expect(auth[auth.indexOf('--requirepass') + 1]).toMatch(required('LAUREL_REDIS_PASSWORD'));
+    expect(services.redis.environment?.REDISCLI_AUTH).toMatch(required('LAUREL_REDIS_PASSWORD'));
+    // No password written in the file: every value naming one is a required variable.
+    const text = read('docker-compose.yml');
+    expect(text).not.toMatch(/^\s*[A-Z_]*PASSWORD:\s*[^$\s]/m);
+    expect(text).not.toMatch(/:\/\/[^:$/]*:[^$@/]+@/);
   });
 });
