@@ -1,7 +1,8 @@
 /**
  * The docs stay true: the curl examples of the README and then of every docs/*.md file (docs/api.md
- * first, the others alphabetically) run as printed, in that order, against one fresh server (with
- * its URL and admin key substituted), and answer the status they announce, in the shapes of the
+ * first, the others alphabetically) run as printed, in that order, against one fresh server as
+ * `npm start` runs it (the default api processes, and the workers, which apply a batch while the
+ * examples after it run, as they would for a reader; its URL and admin key substituted), and answer the status they announce, in the shapes of the
  * 1.21.1 specs (test/support/openapi.ts); docs/api.md lists every error code; docs/operations.md
  * shows the api's node flags; every relative link resolves.
  */
@@ -42,7 +43,7 @@ function examples(markdown: string): Example[] {
 
 let s: TestServer;
 
-beforeAll(async () => { s = await startTestServer(); });
+beforeAll(async () => { s = await startTestServer({ processes: true, workers: true }); });
 afterAll(async () => { await s?.close(); });
 
 describe('docs', () => {
