@@ -51,6 +51,8 @@ commands:
               rebuilds an empty Redis from Postgres (--force: deletes what it holds first)
   loadtest --url <base> --key <admin key> [...]
               drives an installation at a rate and reports what it sustained
+  loadtest --cleanup <run id> --url <base> --key <admin key>
+              removes what a killed or --keep run left
 
 \`laurel <command> --help\` prints a command's options. The settings come from the environment
 (REDIS_URL, DATABASE_URL, LAUREL_PREFIX, PORT, HOST, LAUREL_ADMIN_KEY, ...: docs/operations.md).

@@ -24,7 +24,7 @@ export interface Created {
   streakBefore: StreakRule | null;
 }
 
-interface StreakRule {
+export interface StreakRule {
   frequency: string;
   evaluation: string;
   metrics: { metricId: string; threshold: number }[];
@@ -33,7 +33,7 @@ interface StreakRule {
 
 export class AdminError extends Error {}
 
-async function call(a: Admin, method: string, path: string, body?: unknown, tenant?: string): Promise<{ status: number; body: any; text: string }> {
+export async function call(a: Admin, method: string, path: string, body?: unknown, tenant?: string): Promise<{ status: number; body: any; text: string }> {
   const headers: Record<string, string> = { 'X-API-KEY': a.key };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (tenant !== undefined) headers['Tenant-ID'] = tenant;

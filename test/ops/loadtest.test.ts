@@ -3,7 +3,8 @@
  * with a known latency (test/support/delay-server.ts) and against a real laurel this test starts:
  * the percentiles and the rate it reports, a stall's queueing in the percentiles (latency counted
  * from each request's due time, not its send), the exit code a CI gates on, the JSON and HTML
- * reports, and a run that sets up its own tenant and configuration and removes them after.
+ * reports, a run that sets up its own tenant and configuration and removes them after, and
+ * `--cleanup <run id>` removing what a run kept.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { freePort } from '../../bench/processes.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { startDelayServer, type DelayServer } from '../support/delay-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
+import { scanKeys } from '../../src/redis/client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'laurel-loadtest-'));
 let server: DelayServer | null = null;
@@ -179,6 +181,38 @@ describe('laurel loadtest against laurel', () => {
     // Its users were in its tenant: the default one has none of them.
     expect((await s.request('GET', `/api/users/lt-${r.runId}-probe`)).status).toBe(404);
     expect(await configuration(s)).toEqual(before);
+  });
+
+  it('removes what a run kept with --cleanup <run id>, its users\' data in Redis with its tenant', { timeout: 60_000 }, async () => {
+    s ??= await startTestServer({ workers: true });
+    const before = await configuration(s);
+    const { code, output, report } = await loadtest(['--url', s.url, '--key', s.adminKey, '--keep', '--rate', '50', '--duration', '1']);
+    expect(code, output).toBe(0);
+    const name = `loadtest-${report!.runId}`;
+    const tenants = await s.request('GET', '/admin/v1/tenants?limit=100');
+    const tenantId = (tenants.body as { id: string; customerId: string }[]).find((t) => t.customerId === name)!.id;
+    const redis = s.workers!.services.redis;
+    const tenantKeys = async () => {
+      let n = 0;
+      for await (const batch of scanKeys(redis, `${s!.prefix}*`)) n += batch.filter((k) => k.includes(tenantId)).length;
+      return n;
+    };
+    expect(await tenantKeys()).toBeGreaterThan(0);
+    expect((await configuration(s)).metrics).toContain(name);
+
+    const cleanup = runCli(['loadtest', '--cleanup', report!.runId, '--url', s.url, '--key', s.adminKey], {});
+    expect(await cleanup.exited, cleanup.output()).toBe(0);
+    expect(cleanup.output()).toContain(`removed: tenant ${name}, metric ${name}, 3 achievements, the streak rule on its metric, points ${name}, leaderboard ${name}`);
+    expect(await configuration(s)).toEqual(before);
+    expect(await tenantKeys()).toBe(0);
+    // Once more: nothing left to remove.
+    const again = runCli(['loadtest', '--cleanup', report!.runId, '--url', s.url, '--key', s.adminKey], {});
+    expect(await again.exited, again.output()).toBe(0);
+    expect(again.output()).toContain(`nothing of run ${report!.runId} is left`);
+    // Not a run id: refused with the usage.
+    const wrong = runCli(['loadtest', '--cleanup', 'xyz', '--url', s.url, '--key', s.adminKey], {});
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.output()).toMatch(/^laurel: --cleanup takes a run id.*\nusage: laurel loadtest --cleanup /m);
   });
 
   it('sends batches: an item counts at the 202, and the batch\'s processing is followed to the end', { timeout: 60_000 }, async () => {
