@@ -31,7 +31,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
           a capture):
-          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<plan>'
+          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<limits>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -53,6 +53,9 @@
                         fields>', each list comma-separated: the run sums to add the value to in
                         the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
                         attributes to read ('a:<key>'); '' when none
+            limits      '' when neither the metric nor a trigger its events may fire has limits; else
+                        the user's clock, then the metric's limit, then '=' for a replay of what a
+                        logged event counted (lua/includes/limits.lua)
             plan        the plan's id (16 hex digits); for a user with streak preferences, that
                         id, the preferences' token ('s:ov') and the user's rule for this metric
                         (lua/includes/hotPlan.lua userPlan), the rule in the form of <rule> below
@@ -93,7 +96,8 @@
 
   Returns
     processed: one string of nine fields separated by '\n' (none holds a newline but the last,
-    which is JSON):
+    which is JSON; the total is followed by '|<the part of the value counted>' when the
+    metric's limit bit):
       '<total>\n<created>\n<streak>\n<pauses>\n<extended>\n<awards>\n<completed>\n<seq>\n<boards>'
                           total the metric's total as Redis holds it; created '1' for a new user,
                           else '0'; streak, pauses, extended: the stored state, the stored pauses
@@ -135,8 +139,8 @@ local slot = KEYS[3]
 local logKey = KEYS[4]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
-local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, planId =
-  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, limitsArg, planId =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local creation = ARGV[2]
 local nowIso -- creation's ISO-8601 part, once something needs it
 local logEntry = ARGV[3]
@@ -164,6 +168,7 @@ local totalField = planned.total
 
 local flag = flagTables[flags] or eventFlags(flags)
 local isInteger = flag.integer
+local metAlone = flag.metAlone
 local pc -- the points context, when the plan has points
 local nowMs, expiresAt
 if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
@@ -226,6 +231,27 @@ end
 if planned.anniv and stored[2] then
   local coming = redis.call('HGET', userKey, 'an')
   if not coming or coming <= string.sub(dayField, 3) then return {-13} end
+end
+
+-- Limits (lua/includes/limits.lua): the part of the value the metric's limit lets count, written
+-- with the day; the triggers' limits go with the points context.
+local limitTimes, limitField, countedText
+if limitsArg ~= '' then
+  local max, letter, replay
+  limitTimes, max, letter, replay = limitClock(limitsArg)
+  if max then
+    local counted, field, limited = limitTake(userMetricKey, limitTimes, max, letter, replay, value)
+    limitField = field
+    if limited then
+      value, countedText, metAlone = counted, counted, false
+      isInteger = isInteger and (counted + 0) % 1 == 0
+      -- The log entry says what counted (rare: joined only here).
+      logEntry = string.sub(logEntry, 1, -2) .. ',"lc":' .. counted .. '}'
+    end
+  end
+  if pc and planDetails(planned).p and planDetails(planned).p.r then
+    pc.limits, pc.times, pc.limitState = planDetails(planned).p.r, limitTimes, {}
+  end
 end
 
 -- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
@@ -396,6 +422,7 @@ end
 -- addNumber in place.
 local daySum = isInteger and redis.pcall('HINCRBY', userMetricKey, dayField, value)
 if type(daySum) ~= 'number' then redis.call('HINCRBYFLOAT', userMetricKey, dayField, value) end
+if limitField then redis.call('HSET', userMetricKey, 'lim', limitField) end
 if idempotency ~= '' then
   local eventId = string.sub(idempotency, 1, 36)
   redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
@@ -470,7 +497,7 @@ if letter then
     local before
     nowIso = nowIso or string.sub(creation, 1, 24)
     extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
-      flag.metAlone, stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
+      metAlone, stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do
         if before < a.l and st.len >= a.l then complete(userKey, slot .. 'achc:' .. tenant, a, nowIso, completed) end
@@ -544,6 +571,6 @@ else
 end
 -- One string, not a table: Redis converts a table reply element by element, a string at once.
 if moved then values = values .. '\n' .. moved end
-return (totalText or numberText(total)) .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
+return (totalText or numberText(total)) .. (countedText and '|' .. countedText or '') .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
   '\n' .. seq .. '\n' .. values

@@ -40,7 +40,13 @@
                                       pc.awards is then {system, trigger, awarded, total, n, ms, day,
                                       boost ids}
   pointsLog(pc)                       the awards as JSON, for the event log
+
+  Triggers with limits (cooldownSeconds, maxAwards): the event script sets pc.limits (trigger id ->
+  {c, x, p}, src/config/plans/lua.ts LuaTriggerLimits), pc.times (the user's clock) and
+  pc.limitState ({}); an award such a trigger may not make now is not made (and refuses nothing),
+  and pointsCommit writes what the awards made note (lua/includes/limits.lua).
 ]]
+--- @include "limits"
 local function pointsContext(userKey, base, ms, dayField, boosts)
   -- '<slot>up:<tenant>:<uid>:': neither the tenant nor the escaped uid holds a ':'.
   local slot, tenant, uid = string.match(base, '^(.*)up:([^:]*):([^:]*):$')
@@ -103,6 +109,8 @@ local function pointsLogEntry(sys, trigger, numbers, boosts)
 end
 
 local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
+  local limits = pc.limits and pc.limits[trigger]
+  if limits and not limitAllows(pc.userKey, pc.limitState, limits, trigger, ms or pc.ms, pc.times) then return true end
   if pc.totals[sys] == nil then pointsLoad(pc, sys) end
   local boosts = ''
   if points > 0 and pc.boosts then points, boosts = pointsBoost(pc, sys, points, dayField or pc.dayField) end
@@ -113,6 +121,7 @@ local function pointsAward(pc, sys, cap, trigger, points, block, ms, dayField)
     pc.totals[sys] = new
     local a = pc.awards
     a[#a + 1] = {sys, trigger, new - total, new, 0, ms or pc.ms, dayField or pc.dayField, boosts}
+    if limits then limitNote(pc.limitState, trigger, ms or pc.ms) end
   end
   return true
 end
@@ -142,6 +151,7 @@ local function pointsCommit(pc)
     fields[#fields + 1] = f
     fields[#fields + 1] = v
   end
+  if pc.limitState then limitFields(pc.limitState, fields) end
   if #fields > 0 then redis.call('HSET', pc.userKey, unpack(fields)) end
 end
 

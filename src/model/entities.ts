@@ -14,8 +14,25 @@ export interface Metric {
   unitType: 'number' | 'currency';
   units: string;
   status: 'active' | 'archived';
+  /** Per user and period, only the first `max` of the values sent count (src/domain/limits.ts); absent or null: none. */
+  limits?: MetricLimits | null;
   created: string;
   updated: string;
+}
+
+/** A period of the user's clock that limits count in. */
+export type LimitPeriod = 'hour' | 'day' | 'week';
+
+/** A metric's limit: per user and period, only the first `max` of the values sent count. */
+export interface MetricLimits {
+  max: number;
+  period: LimitPeriod;
+}
+
+/** A points trigger's cap: at most `count` awards per user and period. */
+export interface MaxAwards {
+  count: number;
+  period: LimitPeriod;
 }
 
 export interface Attribute {
@@ -158,6 +175,10 @@ export interface PointsTrigger {
   timeInterval: number | null;
   /** metric with negative points: refuse an event that would take the total below 0. */
   blockIfOutOfPoints: boolean;
+  /** metric, streak: no award for a user within this many seconds of their last one from it (absent or null: none). */
+  cooldownSeconds?: number | null;
+  /** metric, streak: at most this many awards per user and period (absent or null: no cap). */
+  maxAwards?: MaxAwards | null;
   /** When it was inactive (a time trigger pays for none of it); since a type change, only as that type. */
   offPeriods?: OffPeriod[];
   created: string;

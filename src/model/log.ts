@@ -8,7 +8,8 @@
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
  *                 "d": local day, "p": the api process, "b"?: the batch item it is ('<batch id>:<index>',
  *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
- *                 "f"?: the user's fields the event carries (its identification, but the id)}
+ *                 "f"?: the user's fields the event carries (its identification, but the id),
+ *                 "lc"?: the part of "v" that counted, when the metric's limit bit}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed
  *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
@@ -120,6 +121,8 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   e?: string;
   /** The event's value. */
   v?: number;
+  /** An event a metric's limit bit: the part of its value that counted (lua/includes/limits.lua). */
+  lc?: number;
   /** The event's idempotency key. */
   k?: string;
   /** An event: the batch item it is ('<batch id>:<index>'); a `batch` entry: the batch's id. */

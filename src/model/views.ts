@@ -4,7 +4,7 @@
  * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
-import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, NotificationType, PointsSystem, WebhookType } from './entities.js';
+import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, MaxAwards, MetricLimits, NotificationType, PointsSystem, WebhookType } from './entities.js';
 
 export type { AttributeFilter, LeaderboardStatus, NotificationType, WebhookType };
 
@@ -30,6 +30,8 @@ export interface MetricView {
   unitType: 'number' | 'currency';
   units: string;
   status: 'active' | 'archived';
+  /** Only when the metric has a limit. */
+  limits?: MetricLimits;
 }
 
 /** An attribute of users or events (`/admin/v1/attributes`). */
@@ -157,6 +159,9 @@ export interface PointsTriggerAdminView {
   timeUnit?: 'hours' | 'days' | null;
   timeInterval?: number | null;
   blockIfOutOfPoints: boolean;
+  /** Only when set. */
+  cooldownSeconds?: number;
+  maxAwards?: MaxAwards;
 }
 
 /** A level of a points system (`/admin/v1/points/:id/levels`). */

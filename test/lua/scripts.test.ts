@@ -159,7 +159,7 @@ describe('recordEventPlan, called directly: the plan by id', () => {
     const u = keys.forUser('_', user);
     const at = Date.UTC(2026, 0, 1, 12);
     return redis.recordEventPlan(
-      u.user, keys.userMetric(u, metric), u.slot, u.log, `0010|5|d:2026-01-01||${at}|_|||||${id}`,
+      u.user, keys.userMetric(u, metric), u.slot, u.log, `0010|5|d:2026-01-01||${at}|_||||||${id}`,
       `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, '', plan,
     );
   };

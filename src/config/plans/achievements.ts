@@ -12,6 +12,7 @@ import { completionField, progressField, totalField } from '../../model/fields.j
 import type { Snapshot } from '../../model/snapshot.js';
 import { compileAnniversaries, type AnniversaryPlan } from './anniversaries.js';
 import { compilePoints, type TimeTrigger } from './points.js';
+import { limitArg } from '../../domain/limits.js';
 import { aloneThreshold, streakAchievements, streakRule } from './streaks.js';
 import type { LuaAchievement, PointsDetails } from './lua.js';
 
@@ -37,6 +38,12 @@ export interface MetricPlan {
   eventFilters: [string, string][][];
   /** An event of at least this value meets the streak rule by itself (aloneThreshold); null: never. */
   streakAlone: number | null;
+  /**
+   * What the event script needs of the metric's limit and its triggers' limits (src/domain/limits.ts):
+   * null when none apply (the event sends nothing for them); else the metric's limit as the script
+   * takes it ('' when only triggers have limits), sent after the user's clock.
+   */
+  limits: string | null;
   /** Whether an event of the metric may award points (then boosts and points boards concern it). */
   awardsPoints: boolean;
   /** Whether an event of the metric may extend the streak (the metric is in the rule). */
@@ -120,7 +127,9 @@ export function compilePlans(snapshot: Snapshot): {
     // Run sums (repeating boards, and boards with a daily window) and breakdown groups of
     // leaderboards are the event script's work too.
     const boards = metricBoards(snapshot, metric.id).some((lb) => lb.runUnit !== null || hasWindow(lb) || lb.breakdownAttributes.length > 0);
-    if (m.length > 0 || rule !== '' || pts.hot !== '' || boards || anniversary !== '') {
+    // A limited metric's events take the script that decides limits (lua/recordEventPlan-4.lua).
+    const limit = limitArg(metric.limits);
+    if (m.length > 0 || rule !== '' || pts.hot !== '' || boards || anniversary !== '' || limit !== '') {
       const parts: { m: LuaAchievement[]; c?: LuaAchievement[]; sa?: LuaAchievement[]; p?: PointsDetails } = { m };
       if (composites.length > 0) parts.c = composites;
       if (forStreaks.length > 0) parts.sa = forStreaks;
@@ -140,6 +149,7 @@ export function compilePlans(snapshot: Snapshot): {
     }
     plans.set(metric.id, {
       arg, hot, eventFilters, streakAlone: aloneThreshold(snapshot.streak, metric.id),
+      limits: limit !== '' || pts.limited ? limit : null,
       // The rule's second character is 2 when this metric is in it (streakRule).
       awardsPoints: pts.hot !== '', extendsStreak: rule.charAt(1) === '2', userBase,
     });

@@ -51,6 +51,17 @@ export interface PointsDetails {
   k?: LuaTrigger[];
   /** User-creation triggers. */
   c?: LuaTrigger[];
+  /** Trigger id -> its limits, for the triggers that have some (lua/includes/points.lua). */
+  r?: Record<string, LuaTriggerLimits>;
+}
+
+/** A trigger's limits as the event script reads them (src/domain/limits.ts). */
+export interface LuaTriggerLimits {
+  /** cooldownSeconds, in ms. */
+  c?: number;
+  /** maxAwards: the count, and its period's letter (h, d, w). */
+  x?: number;
+  p?: string;
 }
 
 /** A boost as the scripts read it (lua/includes/points.lua). */

@@ -7,7 +7,8 @@ import { dayField } from '../../model/fields.js';
 import { MAX_POINTS } from '../../domain/points/rules.js';
 import { eventFilterOf, userFilterOf } from '../../domain/filters.js';
 import type { PointsTrigger } from '../../model/entities.js';
-import type { LuaBoost, LuaTrigger, PointsDetails } from './lua.js';
+import type { LuaBoost, LuaTrigger, LuaTriggerLimits, PointsDetails } from './lua.js';
+import { periodLetter } from '../../domain/limits.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
 /** The triggers that count: active, of an active system, whose filters name existing attributes. */
@@ -23,6 +24,18 @@ function activeTriggers(snapshot: Snapshot): { trigger: PointsTrigger; ua: strin
   return out;
 }
 
+/** A trigger's limits as the event script reads them, or null without. */
+function limitsOf(t: PointsTrigger): LuaTriggerLimits | null {
+  if (t.cooldownSeconds == null && t.maxAwards == null) return null;
+  const r: LuaTriggerLimits = {};
+  if (t.cooldownSeconds != null) r.c = t.cooldownSeconds * 1000;
+  if (t.maxAwards != null) {
+    r.x = t.maxAwards.count;
+    r.p = periodLetter(t.maxAwards.period);
+  }
+  return r;
+}
+
 function lua(t: PointsTrigger, ua: string[]): LuaTrigger {
   const entry: LuaTrigger = { i: t.id, s: t.systemId, p: t.points };
   if (ua.length > 0) entry.ua = ua;
@@ -32,7 +45,11 @@ function lua(t: PointsTrigger, ua: string[]): LuaTrigger {
 /** The points part of every metric's plan, and what does not depend on the metric. */
 interface CompiledPoints {
   /** Metric id -> its triggers' hot part, details and event filters (positions follow `offset`). */
-  forMetric(metricId: string, offset: number): { hot: string; details: PointsDetails | null; eventFilters: [string, string][][] };
+  forMetric(metricId: string, offset: number): {
+    hot: string; details: PointsDetails | null; eventFilters: [string, string][][];
+    /** Whether a trigger the metric's events may fire has limits (the event then sends the user's clock). */
+    limited: boolean;
+  };
   /** The details without metric triggers: for completions outside the event path. */
   common: PointsDetails | null;
   /** The active time triggers. */
@@ -59,11 +76,17 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
   const byAchievement: Record<string, LuaTrigger[]> = {};
   const streak: LuaTrigger[] = [];
   const creation: LuaTrigger[] = [];
+  // The limits of the streak triggers (every metric's events may fire them).
+  const streakLimits: Record<string, LuaTriggerLimits> = {};
   const metric = new Map<string, { trigger: PointsTrigger; ua: string[]; ev: [string, string][] }[]>();
   for (const x of active) {
     const t = x.trigger;
     if (t.type === 'achievement' && t.achievementId !== null) (byAchievement[t.achievementId] ??= []).push(lua(t, x.ua));
-    else if (t.type === 'streak' && t.streakLength !== null) streak.push({ ...lua(t, x.ua), l: t.streakLength });
+    else if (t.type === 'streak' && t.streakLength !== null) {
+      streak.push({ ...lua(t, x.ua), l: t.streakLength });
+      const r = limitsOf(t);
+      if (r !== null) streakLimits[t.id] = r;
+    }
     else if (t.type === 'user_creation') creation.push(lua(t, x.ua));
     else if (t.type === 'metric' && t.metricId !== null && t.metricThreshold !== null) {
       const list = metric.get(t.metricId) ?? [];
@@ -96,11 +119,14 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
     time,
     forMetric(metricId, offset) {
       const mine = metric.get(metricId) ?? [];
-      if (mine.length === 0 && flags === '0000') return { hot: '', details: null, eventFilters: [] };
+      if (mine.length === 0 && flags === '0000') return { hot: '', details: null, eventFilters: [], limited: false };
       const m: LuaTrigger[] = [];
       const eventFilters: [string, string][][] = [];
       const hot: string[] = [];
+      const limits: Record<string, LuaTriggerLimits> = { ...streakLimits };
       for (const { trigger: t, ua, ev } of mine) {
+        const r = limitsOf(t);
+        if (r !== null) limits[t.id] = r;
         m.push(lua(t, ua));
         let f = '';
         if (ev.length > 0) {
@@ -109,11 +135,15 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
         }
         const block = t.points < 0 && t.blockIfOutOfPoints ? '1' : '';
         const cap = caps[t.systemId] ?? '';
-        hot.push(`${t.metricThreshold},${f},${t.points},${block},${ua.length > 0 ? '1' : ''},${cap},${t.id},${t.systemId}`);
+        // u: '1' with a user filter, '2' with limits only (either keeps the trigger off the usual plan's short path).
+        const u = ua.length > 0 ? '1' : r !== null ? '2' : '';
+        hot.push(`${t.metricThreshold},${f},${t.points},${block},${u},${cap},${t.id},${t.systemId}`);
       }
       const details = base();
       if (m.length > 0) details.m = m;
-      return { hot: `${flags}|${hot.join(';')}|${timeHot}`, details, eventFilters };
+      const limited = Object.keys(limits).length > 0;
+      if (limited) details.r = limits;
+      return { hot: `${flags}|${hot.join(';')}|${timeHot}`, details, eventFilters, limited };
     },
   };
 }

@@ -6,7 +6,8 @@
 import { checkFilters } from '../filters.js';
 import { FILTERS, int, type BuildContext } from './systems.js';
 import { idOf, unknownReference } from '../references.js';
-import { offPeriodsAfter, type AttributeFilter, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
+import { offPeriodsAfter, type AttributeFilter, type MaxAwards, type PointsTrigger, type PointsTriggerType } from '../../model/entities.js';
+import { COOLDOWN_SCHEMA, MAX_AWARDS_SCHEMA } from '../limits.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { PointsTriggerAdminView } from '../../model/views.js';
 
@@ -28,6 +29,8 @@ const triggerFields = {
   // cannot read).
   timeInterval: { type: 'integer', minimum: 1, maximum: 100_000_000 },
   blockIfOutOfPoints: { type: 'boolean' },
+  cooldownSeconds: COOLDOWN_SCHEMA,
+  maxAwards: MAX_AWARDS_SCHEMA,
 };
 
 export const triggerSchemas = {
@@ -50,6 +53,8 @@ export interface TriggerInput {
   timeUnit?: 'hours' | 'days';
   timeInterval?: number;
   blockIfOutOfPoints?: boolean;
+  cooldownSeconds?: number | null;
+  maxAwards?: MaxAwards | null;
 }
 
 export type TriggerChanges = Partial<TriggerInput> & { id: string };
@@ -74,9 +79,12 @@ export function pointsTriggerAdminView(t: PointsTrigger): PointsTriggerAdminView
     case 'user_creation':
       break;
   }
-  // blockIfOutOfPoints last, as answered before.
+  // blockIfOutOfPoints last, as answered before; the limits after it, only when set.
   const { blockIfOutOfPoints, ...rest } = view;
-  return { ...rest, blockIfOutOfPoints };
+  const out: PointsTriggerAdminView = { ...rest, blockIfOutOfPoints };
+  if (t.cooldownSeconds != null) out.cooldownSeconds = t.cooldownSeconds;
+  if (t.maxAwards != null) out.maxAwards = { count: t.maxAwards.count, period: t.maxAwards.period };
+  return out;
 }
 
 /** Which trigger type each type-specific field belongs to. */
@@ -112,6 +120,11 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
     if (t[field] !== null && t.type !== owner) return `${field} applies to ${owner} triggers only`;
   }
   if (t.type !== 'metric' && t.eventAttributes.length > 0) return 'eventAttributes apply to metric triggers only';
+  // Decided by the event's script, where these two triggers award (src/domain/limits.ts).
+  if (t.type !== 'metric' && t.type !== 'streak') {
+    if (t.cooldownSeconds != null) return 'cooldownSeconds applies to metric and streak triggers only';
+    if (t.maxAwards != null) return 'maxAwards applies to metric and streak triggers only';
+  }
   return checkFilters(t.userAttributes, 'user', 'userAttributes', snapshot)
     ?? checkFilters(t.eventAttributes, 'event', 'eventAttributes', snapshot);
 }
@@ -128,6 +141,8 @@ export function buildTrigger(item: TriggerInput, { id, now, snapshot, parentId }
     blockIfOutOfPoints: item.blockIfOutOfPoints ?? false,
     created: now, updated: now,
   };
+  if (item.cooldownSeconds != null) t.cooldownSeconds = item.cooldownSeconds;
+  if (item.maxAwards != null) t.maxAwards = { count: item.maxAwards.count, period: item.maxAwards.period };
   if (t.status === 'inactive') t.offPeriods = [[now, null]];
   return checkTrigger(t, snapshot) ?? t;
 }
@@ -167,6 +182,11 @@ export function applyTrigger(
     offPeriods: offPeriodsAfter(t.offPeriods, t.status === 'inactive', (c.status ?? t.status) === 'inactive', now),
     updated: now,
   };
+  // null takes a limit off; absent keeps it.
+  if (c.cooldownSeconds === null) delete next.cooldownSeconds;
+  else if (c.cooldownSeconds !== undefined) next.cooldownSeconds = c.cooldownSeconds;
+  if (c.maxAwards === null) delete next.maxAwards;
+  else if (c.maxAwards !== undefined) next.maxAwards = { count: c.maxAwards.count, period: c.maxAwards.period };
   return checkTrigger(next, snapshot) ?? next;
 }
 

@@ -284,7 +284,7 @@ export class Restore {
         if (metric === undefined) throw new Error(`metric ${e.m} is not configured`);
         const user = { id: userId, ...fields } as UpsertedUser;
         await this.recorder.record({
-          tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.v), attributes: e.a,
+          tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.lc ?? e.v), replay: true, attributes: e.a,
           attributesJson: e.a === undefined ? '' : JSON.stringify(e.a), identificationJson: e.f === undefined ? '' : JSON.stringify(e.f),
           idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id,
           batchItem: e.b, itemKey: restoreItemKey(this.queued, entry.partition, e.b, e.k),

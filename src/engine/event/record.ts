@@ -11,6 +11,7 @@ import { eventMatches } from '../../config/plans/achievements.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { expiresAt } from '../../domain/streaks/state.js';
 import { localDay } from '../../domain/time.js';
+import { limitClock } from '../../domain/limits.js';
 import type { PreparedIdentification } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import type { Metric } from '../../model/entities.js';
@@ -53,6 +54,11 @@ export interface EventInput {
   itemKey?: string;
   /** The batch item the event is ('<batch id>:<index>'), named in its log entry. */
   batchItem?: string;
+  /**
+   * A restore replays a logged event: `value` is what it counted (the log's "lc", else its value),
+   * counted whole, as it was, whatever the metric's limit says now (lua/includes/limits.lua).
+   */
+  replay?: boolean;
   /** The event's id when it is given (a restore replays the log); else a new one. */
   eventId?: string;
   /**
@@ -67,8 +73,22 @@ export type EventOutcome =
   | {
     status: 201; eventId: string; total: string; nowIso: string; completed: string; streak: string;
     awards: readonly EventAward[]; leaderboards: string;
+    /** Only when the metric's limit bit: the part of the value that counted and the part ignored. */
+    limited?: EventLimited;
   }
   | { status: 202; eventId: string; total: string; streak: string };
+
+/** What the metric's limit did to an event's value. */
+export interface EventLimited {
+  counted: number;
+  ignored: number;
+}
+
+/** The answer's `limited`: the part counted (as the script answers it) and the rest of the value. */
+function limitedOf(value: number, counted: string): EventLimited {
+  const c = Number(counted);
+  return { counted: c, ignored: Math.round((value - c) * 1e9) / 1e9 };
+}
 
 /** An instant's ISO string, made once per millisecond: many events share one under load. */
 function isoCache(): (ms: number) => string {
@@ -180,6 +200,7 @@ export class EventRecorder {
         })
         : recordEventPlanScript.run(redis, { user: u.user, userMetric: userMetricKey, slot: u.slot, log: u.log }, {
           flags, value, day, tz, now, tenant, matches, periods, boards: boards.arg, plan: plan.arg.id, creation, entry, idempotency, planFull,
+          limits: plan.limits === null ? '' : limitClock(tz, now) + plan.limits + (input.replay === true ? '=' : ''),
           boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs,
         });
       // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
@@ -241,10 +262,12 @@ export class EventRecorder {
         if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
         if (statsMoved !== null) await statsMoved;
         const completed = anniversaries === '' ? p.completed : p.completed === '' ? anniversaries : `${anniversaries},${p.completed}`;
-        return {
+        const done: EventOutcome = {
           status: 201, eventId, total: p.total, nowIso, completed, streak: streak === null ? this.noStreakJson : streak.json,
           awards, leaderboards,
         };
+        if (p.counted !== undefined) done.limited = limitedOf(numeric, p.counted);
+        return done;
       }
       const r = answer;
       const code = r[0];

@@ -47,6 +47,8 @@ export interface Args {
   periods: string;
   /** The leaderboards' '<run fields>#<attribute fields>', or ''. */
   boards: string;
+  /** '' without limits; else the user's clock, the metric's limit, '=' for a replay (lua/includes/limits.lua). */
+  limits: string;
   /** The plan's id (with a user's own streak rule: src/config/plans/streaks.ts). */
   plan: string;
   /** '<now, ISO-8601, 24 characters><user id>' */
@@ -85,7 +87,7 @@ export type Reply = string | Refused;
  * ARGV element by element into a table that doubles as it grows.
  */
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
-  const small = `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.plan}`;
+  const small = `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.plan}`;
   if (a.pairs.length > 0) {
     return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts, ...a.pairs);
   }
@@ -99,6 +101,8 @@ export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
 export interface Processed {
   /** The metric's total, as Redis holds it. */
   total: string;
+  /** The part of the value that counted when the metric's limit bit (its text), else undefined. */
+  counted?: string;
   created: boolean;
   /** The streak as stored, its pauses, and '1' when this event extended it. */
   streak: [string, string, string];
@@ -116,15 +120,21 @@ export interface Processed {
 
 /**
  * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
- * when the identification moved the user's breakdown attributes.
+ * when the identification moved the user's breakdown attributes; the first ends with the part
+ * counted when a limit bit.
  */
 export function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
   let boardsAt = 8;
   for (const field of f) boardsAt += field.length;
   const movedAt = reply.indexOf('\n', boardsAt);
-  return {
-    total: f[0], created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
+  // '<total>|<counted>' when the metric's limit bit.
+  const bar = f[0].indexOf('|');
+  const total = bar < 0 ? f[0] : f[0].slice(0, bar);
+  const p: Processed = {
+    total, created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
     boards: movedAt < 0 ? reply.slice(boardsAt) : reply.slice(boardsAt, movedAt), moved: movedAt < 0 ? '' : reply.slice(movedAt + 1),
   };
+  if (bar >= 0) p.counted = f[0].slice(bar + 1);
+  return p;
 }

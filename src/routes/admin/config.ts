@@ -12,7 +12,8 @@ import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
 import { compile, compileCheck, lastError, parseJson, refusalOf } from '../../http/validate.js';
 import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
-import type { ApiKeyRecord, Attribute, Metric, Tenant } from '../../model/entities.js';
+import type { ApiKeyRecord, Attribute, Metric, MetricLimits, Tenant } from '../../model/entities.js';
+import { LIMITS_SCHEMA } from '../../domain/limits.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { ApiKeyView, AttributeView, MetricView, TenantView } from '../../model/views.js';
 
@@ -26,7 +27,10 @@ const name = { type: 'string', minLength: 1, maxLength: 255 };
 const CUSTOMER_ID = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' };
 
 function metricView(m: Metric): MetricView {
-  return { id: m.id, name: m.name, key: m.key, unitType: m.unitType, units: m.units, status: m.status };
+  const view: MetricView = { id: m.id, name: m.name, key: m.key, unitType: m.unitType, units: m.units, status: m.status };
+  // Only when set: a metric without one keeps Trophy's shape.
+  if (m.limits != null) view.limits = { max: m.limits.max, period: m.limits.period };
+  return view;
 }
 
 function checkUnits(unitType: string, units: string): string | null {
@@ -77,34 +81,37 @@ export function adminRoutes(deps: Deps): Route[] {
   const { store, clock, settings } = deps;
   const nowIso = () => new Date(clock.now()).toISOString();
 
-  const metrics = resourceRoutes<'metrics', { name: string; key: string; unitType?: 'number' | 'currency'; units?: string },
-    { id: string; name?: string; unitType?: 'number' | 'currency'; units?: string; status?: 'active' | 'archived' }>(deps, {
+  const metrics = resourceRoutes<'metrics', { name: string; key: string; unitType?: 'number' | 'currency'; units?: string; limits?: MetricLimits | null },
+    { id: string; name?: string; unitType?: 'number' | 'currency'; units?: string; status?: 'active' | 'archived'; limits?: MetricLimits | null }>(deps, {
     kind: 'metrics',
     path: '/metrics',
     label: 'Metric',
     createSchema: {
       type: 'object', required: ['name', 'key'],
-      properties: { name, key, unitType: { enum: ['number', 'currency'] }, units: { type: 'string', maxLength: 32 } },
+      properties: { name, key, unitType: { enum: ['number', 'currency'] }, units: { type: 'string', maxLength: 32 }, limits: LIMITS_SCHEMA },
     },
     updateSchema: {
       type: 'object', required: ['id'],
       properties: {
         id: { type: 'string' }, name, unitType: { enum: ['number', 'currency'] }, units: { type: 'string', maxLength: 32 },
-        status: { enum: ['active', 'archived'] },
+        status: { enum: ['active', 'archived'] }, limits: LIMITS_SCHEMA,
       },
     },
     build: (item, { id, now }) => {
       const unitType = item.unitType ?? 'number';
       const units = item.units ?? '';
-      return checkUnits(unitType, units) ?? {
-        id, key: item.key, name: item.name, unitType, units, status: 'active', created: now, updated: now,
-      };
+      const metric: Metric = { id, key: item.key, name: item.name, unitType, units, status: 'active', created: now, updated: now };
+      if (item.limits != null) metric.limits = { max: item.limits.max, period: item.limits.period };
+      return checkUnits(unitType, units) ?? metric;
     },
     apply: (m, c, { now }) => {
       const next: Metric = {
         ...m, name: c.name ?? m.name, unitType: c.unitType ?? m.unitType, units: c.units ?? m.units,
         status: c.status ?? m.status, updated: now,
       };
+      // null takes the limit off; absent keeps it.
+      if (c.limits === null) delete next.limits;
+      else if (c.limits !== undefined) next.limits = { max: c.limits.max, period: c.limits.period };
       return checkUnits(next.unitType, next.units) ?? next;
     },
     view: metricView,

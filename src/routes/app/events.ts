@@ -3,7 +3,7 @@
  * response written out as a string.
  */
 import type { Deps } from '../../engine/deps.js';
-import { EventRecorder } from '../../engine/event/record.js';
+import { EventRecorder, type EventLimited } from '../../engine/event/record.js';
 import { userAchievementView } from '../../domain/achievements.js';
 import { pointsJson } from '../../domain/points/rules.js';
 import { checkAttributeKeys, identificationJson, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
@@ -44,10 +44,12 @@ function completedJson(snapshot: Snapshot, completed: string, achievedAt: string
 
 function respond(
   status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
-  achievements: string, currentStreak: string, points: string, leaderboards: string,
+  achievements: string, currentStreak: string, points: string, leaderboards: string, limited?: EventLimited,
 ): Reply {
   let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
     `"currentStreak":${currentStreak},"points":${points},"leaderboards":${leaderboards}`;
+  // Only when the metric's limit bit: Trophy's shape otherwise.
+  if (limited !== undefined) body += `,"limited":{"counted":${limited.counted},"ignored":${limited.ignored}}`;
   if (idempotencyKey !== '') {
     body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
   }
@@ -86,7 +88,7 @@ export function eventRoutes(deps: Deps): Route[] {
     });
     if (done.status === 202) return respond(202, done.eventId, metric.id, done.total, idempotencyKey, true, '[]', done.streak, '{}', '{}');
     return respond(201, done.eventId, metric.id, done.total, idempotencyKey, false, completedJson(snapshot, done.completed, done.nowIso),
-      done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards);
+      done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards, done.limited);
   }
 
   return [{
