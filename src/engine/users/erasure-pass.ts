@@ -82,10 +82,13 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   rows += await copyAgain(deps, pool, copies);
   let logged = 0;
   for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
-  await redis.hset(record, {
-    s: 'done', done: String(deps.clock.now()), rk: String(Number(h.rk ?? 0) + elsewhere.keys),
-    rm: String(elsewhere.members + logged), pa: String(lines), pr: String(rows),
-  });
+  // Added, not set: two passes (two worker processes) may finish one erasure together, each
+  // counting what it removed.
+  await redis.hincrby(record, 'rk', elsewhere.keys);
+  await redis.hincrby(record, 'rm', elsewhere.members + logged);
+  await redis.hincrby(record, 'pa', lines);
+  await redis.hincrby(record, 'pr', rows);
+  await redis.hset(record, { s: 'done', done: String(deps.clock.now()) });
   await redis.hdel(record, 'u');
   return true;
 }
