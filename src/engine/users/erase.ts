@@ -15,6 +15,7 @@ import { uuidv7 } from '../../domain/ids.js';
 import { scanKeys } from '../../redis/client.js';
 import * as eraseUser from '../../redis/scripts/eraseUser.js';
 import type { Context } from '../context.js';
+import { globEscaped } from './erasure-elsewhere.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats'>;
 
@@ -30,11 +31,6 @@ export interface ErasureView {
   /** Archived log entries redacted, and other Postgres rows deleted or rewritten. */
   archivedEntries: number;
   postgresRows: number;
-}
-
-/** A glob pattern matching `s` literally. */
-function globEscaped(s: string): string {
-  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
 /**
