@@ -32,6 +32,7 @@ import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/proc
 import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 import { QueueReach } from './queue-reach.js';
 import { LivePublisher } from '../src/engine/live/publisher.js';
+import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
 
 export interface WorkersHandle {
@@ -50,6 +51,8 @@ export interface WorkersHandle {
   configCopied(version: number, timeoutMs?: number): Promise<void>;
   /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
   drainNow(): Promise<DrainResult>;
+  /** Finishes the erasures whose entry the archive holds, beside the drain's passes (for tests and tools). */
+  erasuresNow(): Promise<ErasurePassResult>;
   /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
   accrueNow(): Promise<AccrueResult>;
   /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
@@ -223,6 +226,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   await queue(LOG_DRAIN_QUEUE, async () => {
     const r = await drainer.drain();
     if (r.drained > 0) wlog.debug(r, 'event logs drained');
+    // The erasures whose entry the archive now holds (src/engine/users/erasure-pass.ts): apart, so
+    // that one failing leaves the drain's own outcome alone.
+    await runErasures(svc, pool).catch((err: unknown) => wlog.warn({ err }, 'erasure pass failed; the next pass goes on'));
     return r;
   }, 'event log drain failed; the entries stay in Redis', { ms: 1000, job: 'drain' });
 
@@ -369,6 +375,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       }
     },
     drainNow: () => drainer.drain(),
+    erasuresNow: () => runErasures(svc, pool),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc, live.interest),
     notifyNow: () => notifier.send(),

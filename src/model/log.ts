@@ -25,6 +25,9 @@
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
  * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
  *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
+ * and a user's erasure (src/engine/users/erase.ts), naming the erasure and never the user:
+ *   erased       {"t", "ts", "x": the erasure's id}   (in the archive, the user's lines become
+ *                `redacted` ones: src/domain/erasure.ts)
  * and what the workers write that a restore could not work out again:
  *   finalised    {"t", "ts", "b": board id, "r": run start, "at": when it became final (ISO),
  *                 "w": {group: winners}}   (a leaderboard run finalised; no user: src/engine/leaderboards/finalised.ts)

@@ -99,6 +99,10 @@
  *                                                        when that process holds the topic (src/engine/live/interest.ts)
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
  *                                                        h sha256 of the key, u user id, t tenant, c created
+ *   <prefix>:{er:<erasure id>}                         hash: a user's erasure (src/engine/users/erase.ts): t tenant,
+ *                                                        s status, counts; u the user id and e the log entry
+ *                                                        only while it is pending
+ *   <prefix>:{er}                                      set: the erasures pending (the workers' work list)
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
  *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
  *                                                        per API key, named by the key's id, never the key
@@ -512,6 +516,16 @@ export class Keys {
   apiKey(id: string): { record: string; bucket: string } {
     const base = `${this.prefix}:{k:${id}}`;
     return { record: base, bucket: `${base}:rl` };
+  }
+
+  /** A user's erasure (src/engine/users/erase.ts), on a slot of its own. */
+  erasure(id: string): string {
+    return `${this.prefix}:{er:${id}}`;
+  }
+
+  /** The erasures the workers have yet to finish. */
+  get erasuresPending(): string {
+    return `${this.prefix}:{er}`;
   }
 
   get bootstrap(): string {

@@ -13,7 +13,9 @@
  * batch events accepted and not yet applied are queued again for the workers
  * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
- * already changes nothing; src/engine/analytics/sketches.ts).
+ * already changes nothing; src/engine/analytics/sketches.ts). An erased user's lines are redacted
+ * in the archive and their snapshot rows deleted (src/engine/users/erasure-pass.ts): nothing
+ * brings them back.
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -47,6 +49,7 @@ import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
+import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
 import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
 import { noteActiveUsers } from '../analytics/active-users.js';
 import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
@@ -166,8 +169,9 @@ export class Restore {
     const entries = await archivedEntries(this.pool, prefix, fromMs);
     this.queued = await queueBatchesAgain(this.svc, entries);
     for (const entry of entries) {
-      // A batch's items are queued again above; their events are replayed as any.
-      if (entry.kind === 'batch') continue;
+      // A batch's items are queued again above; their events are replayed as any. An erasure's
+      // entry and the erased user's redacted ones bring nobody back (src/domain/erasure.ts).
+      if (entry.kind === 'batch' || entry.kind === ERASED_KIND || entry.kind === REDACTED_KIND) continue;
       const e = JSON.parse(entry.body) as LogBody;
       const position = positions.get(`${e.t}\u0000${e.u}`);
       if (position !== undefined && compareStreamIds(entry.id, position) <= 0) {

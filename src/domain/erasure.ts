@@ -1,0 +1,84 @@
+/**
+ * How an erased user's lines of the archived log are rewritten (src/postgres/erasure.ts): their
+ * own entries become `redacted` entries that keep what holds no personal data (the kind, the time,
+ * the metric, the value, the local day) and name the erasure (`x`) instead of the user; the
+ * entries of others that list the user (a finalised run's winners, a batch's items) lose them.
+ * A restore replays no `redacted` entry (src/engine/durability/restore.ts).
+ */
+
+/** The user an erasure removes, and the erasure that stands in for them. */
+export interface ErasedUser {
+  tenant: string;
+  userId: string;
+  erasureId: string;
+}
+
+/** The kind of an erased user's entries, once rewritten. */
+export const REDACTED_KIND = 'redacted';
+/** The kind of the entry an erasure appends to the user's partition's log. */
+export const ERASED_KIND = 'erased';
+
+type Body = Record<string, unknown>;
+
+/** What a redacted entry keeps of the user's entry. */
+function redacted(kind: string, e: Body, who: ErasedUser): Body {
+  const out: Body = { t: who.tenant, ts: e.ts, x: who.erasureId, k: kind };
+  if (kind === 'event') {
+    out.m = e.m;
+    out.v = e.v;
+    out.d = e.d;
+  }
+  return out;
+}
+
+/** A finalised run's winners without the user, or null when they were none of them. */
+function withoutWinner(e: Body, who: ErasedUser): Body | null {
+  const w = e.w as Record<string, { userId: string }[]> | undefined;
+  if (w === undefined || w === null) return null;
+  let changed = false;
+  const kept: Record<string, { userId: string }[]> = {};
+  for (const [group, winners] of Object.entries(w)) {
+    kept[group] = winners.filter((x) => x.userId !== who.userId);
+    if (kept[group].length !== winners.length) changed = true;
+  }
+  return changed ? { ...e, w: kept } : null;
+}
+
+/** A batch's items without the user's, or null when it had none. */
+function withoutItems(e: Body, who: ErasedUser): Body | null {
+  const items = e.i as { u?: { id?: string } }[] | undefined;
+  if (!Array.isArray(items)) return null;
+  const kept = items.filter((x) => x.u?.id !== who.userId);
+  return kept.length === items.length ? null : { ...e, i: kept };
+}
+
+/** A line of the archive (`<id>\t<kind>\t<body>`) rewritten for the erasure, or null when it stays. */
+export function redactLine(line: string, who: ErasedUser): string | null {
+  const tab = line.indexOf('\t');
+  const tab2 = line.indexOf('\t', tab + 1);
+  if (tab < 0 || tab2 < 0) return null;
+  const id = line.slice(0, tab);
+  const kind = line.slice(tab + 1, tab2);
+  let e: Body;
+  try {
+    e = JSON.parse(line.slice(tab2 + 1)) as Body;
+  } catch {
+    return null;
+  }
+  if (e === null || typeof e !== 'object' || e.t !== who.tenant) return null;
+  if (e.u === who.userId) return `${id}\t${REDACTED_KIND}\t${JSON.stringify(redacted(kind, e, who))}`;
+  const changed = kind === 'finalised' ? withoutWinner(e, who) : kind === 'batch' ? withoutItems(e, who) : null;
+  return changed === null ? null : `${id}\t${kind}\t${JSON.stringify(changed)}`;
+}
+
+/** The archive's lines (joined by '\n') rewritten, with how many changed; null when none did. */
+export function redactLines(lines: string, who: ErasedUser): { lines: string; changed: number } | null {
+  let changed = 0;
+  const out = lines.split('\n').map((line) => {
+    const r = redactLine(line, who);
+    if (r === null) return line;
+    changed++;
+    return r;
+  });
+  return changed === 0 ? null : { lines: out.join('\n'), changed };
+}

@@ -1,0 +1,97 @@
+/**
+ * A user's erasure (docs/api.md, "Erasing a user"; docs/operations.md, "Answering an erasure
+ * request"). Two steps:
+ * - here, on the request: the erasure's record (pending, naming the user until it is done), then
+ *   one script in the user's partition (lua/eraseUser-n.lua) that deletes every key of the user
+ *   there, their members of the partition's sets, and appends an `erased` entry to the log. An
+ *   event of the user runs wholly before that script or wholly after it: after, it makes a new user;
+ * - in the workers (src/engine/users/erasure-pass.ts), once the archive holds the `erased` entry:
+ *   what lives outside the partition (boards, streak rankings, queues, live topics, keys scoped to
+ *   the user) and in Postgres, then the record keeps its counts and forgets the user.
+ * The `erased` entry and the archive's redacted lines name the erasure (`x`), never the user: a
+ * random id, so nothing leads back to them.
+ */
+import { uuidv7 } from '../../domain/ids.js';
+import { scanKeys } from '../../redis/client.js';
+import * as eraseUser from '../../redis/scripts/eraseUser.js';
+import type { Context } from '../context.js';
+import { globEscaped } from './erasure-elsewhere.js';
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats'>;
+
+/** An erasure as `GET /admin/v1/erasures/{erasureId}` shows it. */
+export interface ErasureView {
+  id: string;
+  status: 'pending' | 'done';
+  requestedAt: string;
+  finishedAt: string | null;
+  /** Redis keys deleted, and members or fields taken out of keys shared with others. */
+  redisKeys: number;
+  redisMembers: number;
+  /** Archived log entries redacted, and other Postgres rows deleted or rewritten. */
+  archivedEntries: number;
+  postgresRows: number;
+}
+
+/**
+ * The user's keys in their partition besides the user hash: those the configuration names (any an
+ * event may be writing now) and those found (of metrics or systems deleted since).
+ */
+async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ own: string[]; systems: string[] }> {
+  const { redis, keys, store } = deps;
+  const u = keys.forUser(tenant, userId);
+  const own = new Set<string>([u.history]);
+  const systems = new Set<string>(store.current.pointsSystems.keys());
+  for (const m of store.current.metrics.keys()) own.add(keys.userMetric(u, m));
+  for (const s of systems) own.add(keys.userPoints(u, s).days);
+  const scope = globEscaped(u.scope);
+  for (const pattern of [`${u.slot}*:${scope}`, `${u.slot}up:${scope}:*`]) {
+    for await (const batch of scanKeys(redis, pattern, 1000)) for (const k of batch) if (k !== u.user) own.add(k);
+  }
+  const totals = `${u.slot}ptt:${tenant}:`;
+  for await (const batch of scanKeys(redis, `${globEscaped(totals)}*`, 1000)) for (const k of batch) systems.add(k.slice(totals.length));
+  return { own: [...own], systems: [...systems] };
+}
+
+/**
+ * Starts erasing a user: answers the erasure's id, or null for an unknown user (nothing changed).
+ */
+export async function requestErasure(deps: Deps, tenant: string, userId: string): Promise<string | null> {
+  const { redis, keys, clock } = deps;
+  const now = clock.now();
+  const id = uuidv7(now);
+  const u = keys.forUser(tenant, userId);
+  const record = keys.erasure(id);
+  // The record first: a process that dies after the script leaves the workers what to finish.
+  await redis.hset(record, { t: tenant, u: userId, p: String(u.partition), s: 'pending', at: String(now) });
+  await redis.sadd(keys.erasuresPending, id);
+  const { own, systems } = await ownKeys(deps, tenant, userId);
+  const entry = JSON.stringify({ t: tenant, ts: now, x: id });
+  const erased = await eraseUser.run(redis, keys, u, { tenant, userId, systems, own, entry });
+  if (erased === null) {
+    await redis.srem(keys.erasuresPending, id);
+    await redis.del(record);
+    return null;
+  }
+  await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
+  // The partition's user set and completion counters moved (src/engine/achievements/completion-stats.ts).
+  await deps.stats.changed(tenant);
+  return id;
+}
+
+/** An erasure's progress, or null when there is none of that id in the tenant. */
+export async function readErasure(deps: Pick<Context, 'redis' | 'keys'>, tenant: string, id: string): Promise<ErasureView | null> {
+  const h = await deps.redis.hgetall(deps.keys.erasure(id));
+  if (h.t !== tenant) return null;
+  const n = (f: string) => Number(h[f] ?? 0);
+  return {
+    id,
+    status: h.s === 'done' ? 'done' : 'pending',
+    requestedAt: new Date(n('at')).toISOString(),
+    finishedAt: h.done === undefined ? null : new Date(n('done')).toISOString(),
+    redisKeys: n('rk'),
+    redisMembers: n('rm'),
+    archivedEntries: n('pa'),
+    postgresRows: n('pr'),
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * What an erasure removes of a user outside their partition (src/engine/users/erase.ts): their
+ * places in every run (and breakdown group) of the tenant's boards, among the winners of finished
+ * runs, in the streak rankings, the webhooks' notes and queues, the live topics, and the keys
+ * scoped to them. Answers the keys deleted, the members and fields removed, and every key
+ * changed (the snapshots' copies of those are made again).
+ */
+import { GROUP, unpackDelivery } from '../webhooks/queue.js';
+import { userTopic } from '../../domain/live/topics.js';
+import { scanKeys, type RedisClient } from '../../redis/client.js';
+import type { Context } from '../context.js';
+
+type Deps = Pick<Context, 'redis' | 'keys'>;
+
+export interface ElsewhereResult {
+  keys: number;
+  members: number;
+  /** Every key deleted or changed. */
+  touched: Set<string>;
+}
+
+/** A glob pattern matching `s` literally. */
+export function globEscaped(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+async function* scanned(redis: RedisClient, pattern: string): AsyncGenerator<string> {
+  for await (const batch of scanKeys(redis, pattern, 1000)) yield* batch;
+}
+
+/** Removes the user from the tenant's board runs and the winners of its finished runs. */
+async function fromBoards(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+  const { redis, keys } = deps;
+  for await (const name of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:m`)) {
+    const run = keys.runOfMembers(name);
+    if (run === null) continue;
+    const member = await redis.hget(run.members, userId);
+    if (member !== null && (await redis.zrem(run.ranking, member)) > 0) {
+      await redis.incr(run.falls);
+      r.members++;
+      r.touched.add(run.ranking);
+    }
+    for (const hash of [run.members, run.sequences, run.reported, run.live]) {
+      if ((await redis.hdel(hash, userId)) > 0) { r.members++; r.touched.add(hash); }
+    }
+    if ((await redis.zrem(run.expiry, userId)) > 0) { r.members++; r.touched.add(run.expiry); }
+    for (const own of [run.history(userId), run.awards(userId)]) {
+      if ((await redis.del(own)) > 0) { r.keys++; r.touched.add(own); }
+    }
+  }
+  for await (const state of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`)) {
+    const h = await redis.hgetall(state);
+    for (const [field, value] of Object.entries(h)) {
+      if (!field.startsWith('w:')) continue;
+      const winners = JSON.parse(value) as { userId: string }[];
+      const kept = winners.filter((w) => w.userId !== userId);
+      if (kept.length === winners.length) continue;
+      await redis.hset(state, field, JSON.stringify(kept));
+      r.members++;
+      r.touched.add(state);
+    }
+  }
+}
+
+/** Removes the user from the tenant's streak rankings, pauses and the webhooks' notes. */
+async function fromStreaks(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+  const { redis, keys } = deps;
+  const st = keys.streakRankings(tenant);
+  const standing = await redis.hget(st.standing, userId);
+  if (standing !== null) {
+    const [, activeOrder, , longestOrder] = standing.split('|');
+    for (const [ranking, order] of [[st.active, activeOrder], [st.longest, longestOrder]] as const) {
+      const n = await redis.zrem(ranking, userId, ...(order ? [`${order}|${userId}`] : []));
+      if (n > 0) { r.members += n; r.touched.add(ranking); }
+    }
+    await redis.hdel(st.standing, userId);
+    r.members++;
+    r.touched.add(st.standing);
+  }
+  if ((await redis.zrem(st.expiry, userId)) > 0) { r.members++; r.touched.add(st.expiry); }
+  const pauses = await redis.hgetall(st.pauses);
+  const theirs = Object.entries(pauses).filter(([, v]) => (JSON.parse(v) as { userId?: string }).userId === userId).map(([id]) => id);
+  if (theirs.length > 0) { await redis.hdel(st.pauses, ...theirs); r.members += theirs.length; r.touched.add(st.pauses); }
+  const fz = keys.streakFreezes(tenant);
+  for (const [key, remove] of [[keys.streakLosses(tenant), 'zrem'], [fz.due, 'zrem'], [fz.seen, 'hdel']] as const) {
+    if ((await redis[remove](key, userId)) > 0) { r.members++; r.touched.add(key); }
+  }
+}
+
+/** The deliveries about the user waiting in the endpoints' queues. */
+async function fromWebhookQueues(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+  const { redis, keys } = deps;
+  const marker = JSON.stringify(userId);
+  for (const endpointId of await redis.smembers(keys.webhookQueues)) {
+    const queue = keys.webhookQueue(endpointId).queue;
+    let from = '-';
+    for (;;) {
+      const entries = (await redis.xrange(queue, from, '+', 'COUNT', 500)) as [string, string[]][];
+      const theirs: string[] = [];
+      for (const [id, fields] of entries) {
+        const packed = fields[1] ?? '';
+        if (!packed.includes(marker)) continue;
+        const d = unpackDelivery(id, packed);
+        if (d.tenant === tenant && d.userId === userId) theirs.push(id);
+      }
+      if (theirs.length > 0) {
+        // A claim of a sender drops with the entry: its acknowledgement then finds nothing.
+        await redis.xack(queue, GROUP, ...theirs).catch(() => 0);
+        r.members += await redis.xdel(queue, ...theirs);
+        r.touched.add(queue);
+      }
+      if (entries.length < 500) break;
+      from = `(${entries[entries.length - 1][0]}`;
+    }
+  }
+}
+
+/** The user's live topic, their holds, and the board topics' recent messages naming them. */
+async function fromLive(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+  const { redis, keys } = deps;
+  const topic = keys.liveTopic(tenant, userTopic(userId));
+  for (const key of [topic.seq, topic.history, topic.want]) if ((await redis.del(key)) > 0) { r.keys++; r.touched.add(key); }
+  for await (const key of scanned(redis, `${globEscaped(topic.channel)}:o:*`)) { r.keys += await redis.del(key); r.touched.add(key); }
+  const holds = keys.live.wanted;
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.zscan(holds, cursor, 'MATCH', `*|${globEscaped(tenant)}|${globEscaped(userTopic(userId))}`, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) { r.members += await redis.zrem(holds, flat[i]); r.touched.add(holds); }
+  } while (cursor !== '0');
+  const marker = JSON.stringify(userId);
+  for await (const history of scanned(redis, `${keys.prefix}:{lv:${globEscaped(tenant)}:*}:*:h`)) {
+    for (const message of await redis.lrange(history, 0, -1)) {
+      if (message.includes(marker)) { r.members += await redis.lrem(history, 0, message); r.touched.add(history); }
+    }
+  }
+}
+
+/** The keys scoped to the user (and their rate-limit buckets). */
+async function scopedKeys(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+  const { redis, keys } = deps;
+  for await (const batch of scanKeys(redis, `${keys.prefix}:{k:*}`, 1000)) {
+    for (const record of batch) {
+      if (!record.endsWith('}')) continue;
+      const [t, u] = await redis.hmget(record, 't', 'u');
+      if (t !== tenant || u !== userId) continue;
+      r.keys += await redis.del(record);
+      r.keys += await redis.del(`${record}:rl`);
+      r.touched.add(record);
+    }
+  }
+}
+
+export async function eraseElsewhere(deps: Deps, tenant: string, userId: string): Promise<ElsewhereResult> {
+  const r: ElsewhereResult = { keys: 0, members: 0, touched: new Set() };
+  await fromBoards(deps, tenant, userId, r);
+  await fromStreaks(deps, tenant, userId, r);
+  await fromWebhookQueues(deps, tenant, userId, r);
+  await fromLive(deps, tenant, userId, r);
+  await scopedKeys(deps, tenant, userId, r);
+  return r;
+}

@@ -1,0 +1,110 @@
+/**
+ * The workers' part of the erasures (src/engine/users/erase.ts): each pending one, once the
+ * archive holds its `erased` entry (so the archive, the analytics, the notifications and the
+ * webhooks have taken every entry of the user before it), has the user removed outside their
+ * partition (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
+ * the snapshots' copies of the keys it changed made again, the entries naming the user still in
+ * the logs (kept there a while after the archive took them) deleted; then the record keeps its counts and forgets the user. Every step may
+ * run again: an erasure a process left half done is finished by the next pass.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { ErasedUser } from '../../domain/erasure.js';
+import { compareStreamIds, type LogBody } from '../../model/log.js';
+import { LogArchive } from '../../postgres/log-archive.js';
+import { copyKeyAgain, eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
+import type { Context } from '../context.js';
+import { eraseElsewhere } from './erasure-elsewhere.js';
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings'>;
+
+export interface ErasurePassResult {
+  /** Erasures finished by this pass, and those still waiting for the archive. */
+  done: number;
+  waiting: number;
+}
+
+/**
+ * The entries of every partition's log up to the erasure's (ids compare by time across
+ * partitions) that name the user: their own, and others' that list them (a finalised run's
+ * winners, a batch's items).
+ */
+async function entriesNaming(deps: Deps, upTo: string, who: ErasedUser): Promise<Map<number, string[]>> {
+  const needle = JSON.stringify(who.userId);
+  const out = new Map<number, string[]>();
+  for (let p = 0; p < deps.keys.partitions; p++) {
+    const log = deps.keys.partitionLog(p);
+    let from = '-';
+    for (;;) {
+      const entries = (await deps.redis.xrange(log, from, upTo, 'COUNT', 1000)) as [string, string[]][];
+      const theirs = entries.filter(([, f]) => (f[1] ?? '').includes(needle) && (JSON.parse(f[1]) as LogBody).t === who.tenant).map(([id]) => id);
+      if (theirs.length > 0) out.set(p, [...(out.get(p) ?? []), ...theirs]);
+      if (entries.length < 1000) break;
+      from = `(${entries[entries.length - 1][0]}`;
+    }
+  }
+  return out;
+}
+
+/** The snapshots' copies of `keys` made again from Redis as it is now. */
+async function copyAgain(deps: Deps, pool: pg.Pool, keys: Iterable<string>): Promise<number> {
+  let n = 0;
+  for (const key of keys) {
+    const dump = await deps.redis.dumpBuffer(key);
+    const copy = dump === null ? null : { dump, digest: createHash('sha1').update(dump).digest('base64') };
+    n += await copyKeyAgain(pool, deps.settings.prefix, key, copy);
+  }
+  return n;
+}
+
+/** Finishes one erasure if the archive holds its entry; true when done. */
+async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
+  const { redis, keys, settings } = deps;
+  const record = keys.erasure(id);
+  const h = await redis.hgetall(record);
+  if (h.s === 'done' || h.t === undefined) return true;
+  // Not yet through the script (the request is under way), or not yet archived.
+  if (h.e === undefined || h.u === undefined) return false;
+  const partition = Number(h.p);
+  const archived = (p: number, entryId: string) => {
+    const cursor = cursors.get(p);
+    return cursor !== undefined && compareStreamIds(cursor, entryId) >= 0;
+  };
+  if (!archived(partition, h.e)) return false;
+  const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id };
+  // The archive rewrites what it holds: every entry naming the user must be in it first.
+  const naming = await entriesNaming(deps, h.e, who);
+  for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
+  const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
+  const lines = await redactArchive(pool, settings.prefix, who);
+  let rows = await eraseUserRows(pool, settings.prefix, who);
+  const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
+  rows += await copyAgain(deps, pool, copies);
+  let logged = 0;
+  for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
+  // Added, not set: two passes (two worker processes) may finish one erasure together, each
+  // counting what it removed.
+  await redis.hincrby(record, 'rk', elsewhere.keys);
+  await redis.hincrby(record, 'rm', elsewhere.members + logged);
+  await redis.hincrby(record, 'pa', lines);
+  await redis.hincrby(record, 'pr', rows);
+  await redis.hset(record, { s: 'done', done: String(deps.clock.now()) });
+  await redis.hdel(record, 'u');
+  return true;
+}
+
+/** One pass over the pending erasures. */
+export async function runErasures(deps: Deps, pool: pg.Pool): Promise<ErasurePassResult> {
+  const { redis, keys, settings } = deps;
+  const pending = await redis.smembers(keys.erasuresPending);
+  const result: ErasurePassResult = { done: 0, waiting: 0 };
+  if (pending.length === 0) return result;
+  const cursors = await new LogArchive(pool, settings.prefix).cursors();
+  for (const id of pending) {
+    if (await finish(deps, pool, id, cursors)) {
+      await redis.srem(keys.erasuresPending, id);
+      result.done++;
+    } else result.waiting++;
+  }
+  return result;
+}

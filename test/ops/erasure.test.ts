@@ -1,0 +1,191 @@
+/**
+ * Erasing a user (DELETE /admin/v1/users/{id}), proved on single Redis and on the Cluster with the
+ * workers running: a user who touched many features (events with their profile, a batch item, an
+ * achievement, a streak with a freeze, points, a finished board run they won, a webhook delivery)
+ * is erased; then no Redis key, field, member, list item or stream entry and no Postgres row of the
+ * installation holds their id, name or email; nor after `laurel restore` from the snapshot and the
+ * archive. Another user keeps everything; a later event with the same id makes a new user.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { createLogger } from '../../src/lib/log.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { primaries, type RedisClient } from '../../src/redis/client.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { startReceiver } from '../support/receiver.js';
+
+const log = createLogger('silent');
+
+/** Every place in the installation's Redis keys where one of `needles` shows: key names and contents. */
+async function redisTraces(redis: RedisClient, prefix: string, needles: string[]): Promise<string[]> {
+  const found: string[] = [];
+  const check = (where: string, text: string) => { if (needles.some((n) => text.includes(n))) found.push(`${where}: ${text.slice(0, 200)}`); };
+  for (const node of primaries(redis)) {
+    let cursor = '0';
+    do {
+      const [next, names] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of names) {
+        check('key', key);
+        const type = await node.type(key);
+        const parts: string[] = type === 'string' ? [String(await node.getBuffer(key))]
+          : type === 'hash' ? Object.entries(await node.hgetall(key)).flat()
+            : type === 'set' ? await node.smembers(key)
+              : type === 'zset' ? await node.zrange(key, 0, -1)
+                : type === 'list' ? await node.lrange(key, 0, -1)
+                  : type === 'stream' ? (await node.xrange(key, '-', '+')).flatMap(([id, f]) => [id, ...f])
+                    : [];
+        for (const p of parts) check(key, p);
+      }
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/** Every row of every laurel table and view of the prefix that holds one of `needles`, as text. */
+async function postgresTraces(pool: pg.Pool, prefix: string, needles: string[]): Promise<string[]> {
+  const { rows: tables } = await pool.query<{ table_name: string }>(
+    `SELECT DISTINCT table_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name LIKE 'laurel%' AND column_name = 'prefix'`,
+  );
+  expect(tables.length).toBeGreaterThan(10);
+  const found: string[] = [];
+  for (const { table_name: table } of tables) {
+    for (const needle of needles) {
+      const { rows } = await pool.query(
+        `SELECT t::text AS row FROM ${table} t WHERE t.prefix = $1 AND strpos(t::text, $2) > 0 LIMIT 3`, [prefix, needle],
+      );
+      for (const r of rows) found.push(`${table}: ${String(r.row).slice(0, 300)}`);
+    }
+  }
+  return found;
+}
+
+describe.each(targets())('erasing a user on %s', (target) => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  it('leaves no trace of the user in Redis or Postgres, nor after a restore', { timeout: 120_000 }, async () => {
+    const hook = await startReceiver();
+    cleanups.push(() => hook.close());
+    const env = { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' };
+    let s: TestServer = await startTestServer({ target, clock: 'manual', workers: true, env });
+    const { prefix, adminKey } = s;
+    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
+    cleanups.push(() => s.close());
+    const pool = await connectPostgres(s.settings);
+    cleanups.push(() => pool.end());
+
+    const tag = prefix.slice(1);
+    const victim = `victim-${tag}`;
+    const name = `Vicky ${tag}`;
+    const email = `vicky-${tag}@example.com`;
+    const other = `keeper-${tag}`;
+    const needles = [victim, name, email];
+
+    await s.setClock('2026-03-02T08:00:00Z');
+    const ids = await s.metrics('lessons');
+    const ach = await s.request('POST', '/admin/v1/achievements', {
+      body: [{ name: 'Three', key: 'three', trigger: 'metric', metricId: ids.lessons, metricValue: 3 }],
+    });
+    expect(ach.status, ach.text).toBe(201);
+    const streak = await s.request('PUT', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: { initial: 0, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 } },
+    });
+    expect(streak.status, streak.text).toBe(200);
+    const xp = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(xp.status, xp.text).toBe(201);
+    const boards = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
+        { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10 },
+      ],
+    });
+    expect(boards.status, boards.text).toBe(201);
+    const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
+    expect(webhook.status, webhook.text).toBe(201);
+    await s.workers!.timeIdle();
+
+    // The victim: events with their profile, a batch item, a freeze, the achievement, points, the board.
+    await s.event('lessons', { id: victim, name, email, tz: 'Europe/Paris' }, 1);
+    await s.event('lessons', other, 1);
+    const batch = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: victim }, value: 1 }] });
+    expect(batch.status, batch.text).toBe(202);
+    await s.workers!.batchesNow();
+    const freeze = await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: victim }] } });
+    expect(freeze.status, freeze.text).toBe(200);
+    const third = await s.event('lessons', victim, 1);
+    expect(third.achievements.map((a: { key: string }) => a.key)).toContain('three');
+    await s.setClock('2026-03-03T09:00:00Z');
+    await s.event('lessons', victim, 2);
+    await s.event('lessons', other, 1);
+    // The run of 2026-03-02 finished everywhere, finalised: the victim won it.
+    await s.setClock('2026-03-04T14:00:00Z');
+    await s.workers!.finaliseNow();
+    const run = await s.request('GET', '/api/leaderboards/daily?run=2026-03-02');
+    expect(run.body.rankings[0].userId, run.text).toBe(victim);
+    await s.workers!.drainNow();
+    await s.workers!.webhooksNow();
+    await expect.poll(() => hook.at('/h').length).toBeGreaterThan(0);
+    await s.workers!.snapshotNow(true);
+    expect(await redisTraces(s.api.services.redis, prefix, needles)).not.toEqual([]);
+    expect(await postgresTraces(pool, prefix, needles)).not.toEqual([]);
+
+    // Bad ids, unknown users, erasures of another tenant's.
+    expect((await s.request('DELETE', `/admin/v1/users/${'x'.repeat(300)}`)).status).toBe(400);
+    const unknown = await s.request('DELETE', `/admin/v1/users/nobody-${tag}`);
+    expect(unknown.status, unknown.text).toBe(404);
+    expect(unknown.body.code).toBe('user_not_found');
+    expect((await s.request('GET', '/admin/v1/erasures/not-an-id')).status).toBe(404);
+
+    const erase = await s.request('DELETE', `/admin/v1/users/${victim}`);
+    expect(erase.status, erase.text).toBe(202);
+    const { erasureId } = erase.body as { erasureId: string };
+    expect((await s.request('GET', `/api/users/${victim}`)).status).toBe(404);
+    expect((await s.request('DELETE', `/admin/v1/users/${victim}`)).status).toBe(404);
+    // A drain of the scheduled job may be the one that archives the entry (drainNow then writes
+    // nothing): waited for, not assumed.
+    await expect.poll(async () => {
+      await s.workers!.drainNow();
+      await s.workers!.erasuresNow();
+      return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
+    }, { timeout: 20_000 }).toBe('done');
+    const done = await s.request('GET', `/admin/v1/erasures/${erasureId}`);
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ id: erasureId, status: 'done' });
+    expect(done.body.redisKeys).toBeGreaterThan(0);
+    expect(done.body.archivedEntries).toBeGreaterThan(0);
+    expect(done.text).not.toContain(victim);
+
+    const redisLeft = await redisTraces(s.api.services.redis, prefix, needles);
+    expect(redisLeft).toEqual([]);
+    expect(await postgresTraces(pool, prefix, needles)).toEqual([]);
+    // The other user keeps everything; the finished run keeps its other places.
+    const kept = await s.request('GET', `/api/users/${other}/metrics`);
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body[0].current).toBe(2);
+    const runAfter = await s.request('GET', '/api/leaderboards/daily?run=2026-03-02');
+    expect(runAfter.body.rankings.map((r: { userId: string }) => r.userId)).toEqual([other]);
+
+    // Redis lost: restored from the snapshot and the archive, the user stays gone.
+    await s.close();
+    await restoreWith(s.settings, log, pool, false);
+    expect(await redisTraces((s = await startTestServer({ target, clock: 'manual', env: { ...env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey } })).api.services.redis, prefix, needles)).toEqual([]);
+    await s.setClock('2026-03-04T15:00:00Z');
+    expect((await s.request('GET', `/api/users/${victim}`)).status).toBe(404);
+    const keeper = await s.request('GET', `/api/users/${other}/metrics`);
+    expect(keeper.body[0].current).toBe(2);
+
+    // A later event with the same id makes a new user.
+    const fresh = await s.event('lessons', victim, 1);
+    expect(fresh.total).toBe(1);
+    const user = await s.request('GET', `/api/users/${victim}`);
+    expect(user.status).toBe(200);
+    expect(user.body.name ?? null).toBe(null);
+  });
+});
