@@ -156,6 +156,7 @@ export function adminRoutes(deps: Deps): Route[] {
     }),
     view: tenantView,
     tenantOf: (t) => t.id,
+    alsoNamed: (snapshot, ref) => snapshot.tenantsByCustomerId.get(ref),
     // Its users' data goes with it, and the keys bound to it: erased before (a failure keeps the
     // tenant, so the delete can be sent again) and after (what came in meanwhile).
     beforeDelete: async (t) => {

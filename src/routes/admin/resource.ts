@@ -84,6 +84,11 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
    * key reads and does not write.
    */
   tenantOf?(entity: EntityByKind[K]): string;
+  /**
+   * The entity another name refers to (a tenant's customer id), for a reference that is no id:
+   * reads, updates and deletes take either.
+   */
+  alsoNamed?(snapshot: Snapshot, ref: string): EntityByKind[K] | undefined;
 }
 
 /** `limit` (1..100, default 10) and `skip` (>= 0, default 0), as PAGE_QUERY describes them. */
@@ -171,7 +176,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
   };
   /** The entity of a kind with this id, when it belongs to the parent. */
   const find = (id: string, parentId: string): EntityByKind[K] | undefined => {
-    const entity = store.current.get(spec.kind, id);
+    const entity = store.current.get(spec.kind, id) ?? spec.alsoNamed?.(store.current, id);
     return entity !== undefined && (parent === undefined || parent.of(entity) === parentId) ? entity : undefined;
   };
   const plural = `${label}s`;
@@ -282,8 +287,8 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             continue;
           }
           if (entity !== undefined) await spec.beforeDelete?.(entity);
-          if (entity !== undefined && await store.delete(spec.kind, id)) {
-            deleted.push({ id });
+          if (entity !== undefined && await store.delete(spec.kind, entity.id)) {
+            deleted.push({ id: entity.id });
             await spec.afterDelete?.(entity);
           } else {
             issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });

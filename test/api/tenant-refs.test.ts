@@ -1,0 +1,37 @@
+/**
+ * A tenant named by its customer id wherever its id goes (docs/api.md, "Tenants and keys"): a
+ * read, an update and a delete of `/admin/v1/tenants` take either, and answer the tenant's id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, UUID, type TestServer } from '../support/server.js';
+
+describe('tenants by their customer id', () => {
+  let s: TestServer;
+  beforeAll(async () => { s = await startTestServer(); });
+  afterAll(async () => { await s?.close(); });
+
+  it('reads, updates and deletes a tenant named by its customer id, answering its id', async () => {
+    const created = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.created[0].id as string;
+    expect(id).toEqual(UUID);
+
+    const read = await s.request('GET', '/admin/v1/tenants/acme');
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ id, customerId: 'acme', name: 'Acme' });
+
+    const patched = await s.request('PATCH', '/admin/v1/tenants', { body: [{ id: 'acme', name: 'Acme Inc.' }] });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toEqual({ updated: [expect.objectContaining({ id, customerId: 'acme', name: 'Acme Inc.' })], issues: [] });
+
+    // Neither an id nor a customer id: an issue naming what was sent.
+    const unknown = await s.request('PATCH', '/admin/v1/tenants', { body: [{ id: 'nobody', name: 'x' }] });
+    expect(unknown.body).toEqual({ updated: [], issues: [{ id: 'nobody', severity: 'error', message: 'Tenant "nobody" not found' }] });
+
+    const deleted = await s.request('DELETE', '/admin/v1/tenants?ids=acme');
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ deleted: [{ id }], issues: [] });
+    expect((await s.request('GET', `/admin/v1/tenants/${id}`)).status).toBe(404);
+    expect((await s.request('GET', '/admin/v1/tenants/acme')).status).toBe(404);
+  });
+});
