@@ -141,7 +141,8 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         ]);
         const snapshot = store.current;
         const answer: LeaderboardRunView = { rankings: read.rankings, participants: read.participants, run: run.start, runEnd: run.end, ...outcome };
-        if (friends === null && around !== null) answer.percentile = 'around' in read ? read.around?.percentile ?? null : null;
+        // Around a user: their percentile (null when off the board).
+        if (around !== null && 'around' in read) answer.percentile = read.around?.percentile ?? null;
         return ok({ ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), ...answer });
       },
     },
