@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
+import { sdkClient } from '../support/sdk.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const USERS = 1500;
@@ -162,6 +163,16 @@ describe.each(targets())('boards without a cap on %s', (target) => {
     expect((await read(`/v1/leaderboards/capped?userIds=${id(0)},${id(1499)}`)).rankings).toEqual([
       { userId: id(1499), userName: 'Player 1499', rank: 1, boardRank: 1, value: 1500, percentile: 100 },
     ]);
+  });
+
+  it('reads through SDK 1.0.42, which takes the uncapped board\'s number and passes laurel\'s fields through', async () => {
+    const client = sdkClient(s);
+    const board = await client.leaderboards.get('open', { userId: id(1499), limit: 2 }, { maxRetries: 0 });
+    expect(board.maxParticipants).toBe(Number.MAX_SAFE_INTEGER);
+    expect(board.rankings.map((r) => r.userId)).toEqual([id(1499), id(1498)]);
+    expect(board).toMatchObject({ participants: USERS + 1, percentile: 100 });
+    const mine = await client.users.leaderboard(id(1499), 'open', {}, { maxRetries: 0 });
+    expect(mine).toMatchObject({ rank: 1, participants: USERS + 1, percentile: 100 });
   });
 
   it('refuses a negative offset without a user, and a friends board of no or too many users', async () => {
