@@ -207,4 +207,17 @@ describe.each(targets())('boards without a cap on %s', (target) => {
     expect(back.leaderboards.capped).toMatchObject({ rank: expect.any(Number), threshold: 0 });
     expect((await read('/v1/leaderboards/capped?limit=0')).participants).toBe(1001);
   });
+
+  it('finalises an uncapped run: its winners, and every participant still ranked', async () => {
+    // 36 hours after May 4th began in UTC, the last zone has finished it.
+    await s.setClock('2026-05-05T12:00:00Z');
+    await s.workers!.finaliseNow();
+    const run = await read('/v1/leaderboards/open-daily?run=2026-05-04&offset=1499&limit=10');
+    expect(run.finalised).toBe('2026-05-05T12:00:00.000Z');
+    expect(run.winners).toEqual([
+      { userId: id(1499), rank: 1, value: 1500 }, { userId: id(1498), rank: 2, value: 1499 }, { userId: id(1497), rank: 3, value: 1498 },
+    ]);
+    expect(run.participants).toBe(USERS + 1);
+    expect(run.rankings.map((r: { userId: string; rank: number }) => [r.userId, r.rank])).toEqual([[id(0), 1500], ['late', 1501]]);
+  });
 });
