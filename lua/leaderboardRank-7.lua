@@ -1,7 +1,7 @@
 --[[
   Phase 2 of an event, one call per leaderboard run (and breakdown group) the event changed, on
-  that run's own hash slot: puts the user's absolute value in the capped ranking, so applying it
-  twice changes nothing.
+  that run's own hash slot: puts the user's absolute value in the ranking (capped, or uncapped),
+  so applying it twice changes nothing.
 
   Ranking: a sorted set whose score is the value and whose member is '<order>|<user id>', where
   order is a zero-padded number that is larger the earlier the value was reached: equal values
@@ -46,7 +46,8 @@
           (src/domain/leaderboards/runs.ts orderOf)
   ARGV[4] maximum participants; negated for a breakdown group's ranking, whose placements check
           for a user who left (a sign costs nothing to read, a marker in a string a C call; the
-          rankings without breakdown skip the check)
+          rankings without breakdown skip the check). An uncapped board's is 2^53 - 1, which no
+          ranking reaches: never full, anyone enters, the threshold stays 0
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement

@@ -88,6 +88,16 @@ export function userIdsOf(values: string[]): string[] {
   return [...new Set((given.length === 1 ? given[0].split(',') : given).filter(Boolean))];
 }
 
+/** The users a query's `userIds` lists (userIdsOf), checked: at least one, at most `max`, each a user id; else a 400 invalid_query. */
+export function listedUserIds(values: string[], max: number): string[] {
+  const userIds = userIdsOf(values);
+  if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
+  if (userIds.length > max) throw fail('invalid_query', `userIds may list at most ${max} users`);
+  // As a path takes a user id (no such user could exist).
+  if (userIds.some((id) => !isUserId(id))) throw fail('invalid_query', `userIds: a user id must have 1 to ${USER_ID_MAX} characters`);
+  return userIds;
+}
+
 export function checkUserId(id: string): void {
   if (!isUserId(id)) throw fail('invalid_path', `a user id must have 1 to ${USER_ID_MAX} characters`);
 }

@@ -10,8 +10,9 @@
  * What the checks take (docs/api.md, "Query parameters and the calendar"):
  * - every value: no U+0000 (no stored text holds one, and Postgres refuses it); empty is absent;
  * - a parameter that is not an array: given once at most; an array: at most `maxItems` times;
- * - `integer`: decimal digits only (no sign, exponent, fraction or spaces), from the schema's
- *   `minimum` to its `maximum` (every integer parameter has both: no huge or unbounded number);
+ * - `integer`: decimal digits only (no exponent, fraction or spaces; a sign `-` only where the
+ *   schema's `minimum` is negative, never `+`), from the schema's `minimum` to its `maximum` (every
+ *   integer parameter has both: no huge or unbounded number);
  * - `boolean`: `true` or `false`; `enum`: one of its values;
  * - `string`: `minLength` and `maxLength` (in characters), `pattern`, and with `format: 'date'`
  *   a calendar date of laurel's calendar, YYYY-MM-DD from 1970-01-01 to 9999-12-31.
@@ -62,10 +63,11 @@ function checkOf(route: string, p: Param): Check {
       if (typeof min !== 'number' || typeof max !== 'number' || !Number.isSafeInteger(min) || !Number.isSafeInteger(max)) {
         throw bad('is an integer without a safe minimum and maximum');
       }
-      if (min < 0) throw bad('has a negative minimum, which decimal digits cannot give');
+      const digits = min < 0 ? /^-?\d+$/ : /^\d+$/;
       return (raw) => {
-        const n = Number(raw);
-        return /^\d+$/.test(raw) && n >= min && n <= max ? null : `${name} must be an integer from ${min} to ${max}, got ${quote(raw)}`;
+        // -0 is 0.
+        const n = Number(raw) || 0;
+        return digits.test(raw) && n >= min && n <= max ? null : `${name} must be an integer from ${min} to ${max}, got ${quote(raw)}`;
       };
     }
     case 'boolean':
@@ -177,7 +179,7 @@ export function queryOf(req: QueryRequest): Query {
     getAll,
     int(name) {
       const raw = get(name);
-      return raw === null ? fallback(name) as number : Number(raw);
+      return raw === null ? fallback(name) as number : Number(raw) || 0;
     },
     bool(name) {
       const raw = get(name);

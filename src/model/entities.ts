@@ -232,8 +232,8 @@ export interface Leaderboard {
   rankBy: 'metric' | 'points' | 'streak';
   metricId: string | null;
   pointsSystemId: string | null;
-  /** 1 to 1000. */
-  maxParticipants: number;
+  /** 1 to 1000, or null: uncapped, every participant ranked (src/domain/leaderboards/cap.ts). */
+  maxParticipants: number | null;
   /** YYYY-MM-DD: the first day (in each user's zone). */
   start: string;
   /** YYYY-MM-DD: the last day, or null for none. */

@@ -201,7 +201,8 @@ export interface LeaderboardAdminView {
   rankBy: 'metric' | 'points' | 'streak';
   metricId?: string | null;
   pointsSystemId?: string | null;
-  maxParticipants: number;
+  /** null: uncapped (every participant ranked). */
+  maxParticipants: number | null;
   start: string;
   breakdownAttributes: string[];
   end?: string;
@@ -220,11 +221,29 @@ export interface RankingView {
 }
 
 /**
+ * A row of a friends board (`GET /api/leaderboards/:key?userIds=`): `rank` among the users listed,
+ * `boardRank` and `percentile` on the whole run (or group).
+ */
+export interface FriendRankingView {
+  userId: string;
+  userName: string | null;
+  rank: number;
+  boardRank: number;
+  value: number;
+  percentile: number;
+}
+
+/**
  * What `GET /api/leaderboards/:key` answers of a run, beside the board's fields: its rankings, its
  * days, and once the workers finalised it, when and its winners (the top three; laurel's addition).
  */
 export interface LeaderboardRunView {
-  rankings: RankingView[];
+  /** A friends board's rows (`userIds`), or a page's. */
+  rankings: RankingView[] | FriendRankingView[];
+  /** The run's (or group's) users ranked. */
+  participants: number;
+  /** With `userId` (not `userIds`): that user's percentile (null: not ranked). */
+  percentile?: number | null;
   run: string;
   runEnd: string | null;
   finalised: string | null;
@@ -561,7 +580,10 @@ export interface LeaderboardView {
   end: string | null;
   startTime: string | null;
   endTime: string | null;
+  /** An uncapped board's is NO_CAP (src/domain/leaderboards/cap.ts), with `uncapped: true`. */
   maxParticipants: number;
+  /** laurel's: present (true) on an uncapped board only. */
+  uncapped?: true;
   runUnit: 'day' | 'month' | 'year' | null;
   runInterval: number | null;
   metricKey?: string | null;
@@ -587,6 +609,10 @@ export interface RankDay {
 export interface UserLeaderboardView extends LeaderboardView {
   rank: number | null;
   value: number | null;
+  /** The run's (or the user's group's) users ranked; null for a user in no group of the board. */
+  participants: number | null;
+  /** The share of participants the user ranks at or above (src/domain/leaderboards/cap.ts); null when not ranked. */
+  percentile: number | null;
   history: RankDay[];
   run: string;
   runEnd: string | null;

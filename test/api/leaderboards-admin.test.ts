@@ -64,7 +64,7 @@ beforeAll(async () => {
 afterAll(async () => { await s?.close(); });
 
 describe('creating leaderboards', () => {
-  it('creates with defaults: inactive, 1000 participants, starting today, no end, window or runs', async () => {
+  it('creates with defaults: inactive, 1000 participants (null: uncapped), starting today, no end, window or runs', async () => {
     await s.setClock(NOW);
     const r = await s.request('POST', '/admin/v1/leaderboards', {
       body: [
@@ -82,7 +82,7 @@ describe('creating leaderboards', () => {
       },
       {
         id: UUID, name: 'Streaks', key: 'streak-board', status: 'inactive', rankBy: 'streak',
-        maxParticipants: 1000, start: '2024-06-15', breakdownAttributes: [],
+        maxParticipants: null, start: '2024-06-15', breakdownAttributes: [],
       },
     ]);
     // Stored with the admin status and the timestamps; the view leaves those out.
@@ -374,8 +374,9 @@ describe('updating leaderboards', () => {
     // Finished (by the admin or by its end), its rankings stay as they were.
     expect((await patch({ id: lb.id, status: 'finished' })).view.status).toBe('finished');
     expect((await patch({ id: lb.id, start: '2024-06-01' })).issue).toMatch(/^start can only change before the leaderboard starts \(its status is finished/);
-    // null is the default, 1000: a rise.
-    expect((await patch({ id: lb.id, maxParticipants: null })).view.maxParticipants).toBe(1000);
+    // null is uncapped: a rise, and none back.
+    expect((await patch({ id: lb.id, maxParticipants: null })).view.maxParticipants).toBeNull();
+    expect((await patch({ id: lb.id, maxParticipants: 1000 })).issue).toMatch(/^maxParticipants can only rise .* it ranks every participant, uncapped\)$/);
   });
 
   it('keeps what a board ranks by once it has been active, also when it is made inactive again', async () => {
@@ -406,7 +407,7 @@ describe('updating leaderboards', () => {
       .toMatchObject({ metricId: metricIds.minutes, start: '2024-06-20', maxParticipants: 3 });
   });
 
-  it('clears nullable fields with null and resets maxParticipants to 1000', async () => {
+  it('clears nullable fields with null, maxParticipants to uncapped', async () => {
     await s.setClock(NOW);
     const lb = await create({
       name: 'Clear', key: key('clear'), rankBy: 'streak', description: 'd', maxParticipants: 5, end: '2024-07-01',
@@ -415,7 +416,7 @@ describe('updating leaderboards', () => {
     const { view } = await patch({ id: lb.id, description: null, maxParticipants: null, end: null, startTime: null, endTime: null });
     const cleared = ['description', 'end', 'startTime', 'endTime'];
     for (const v of [view, await get(lb.id)]) {
-      expect(v.maxParticipants).toBe(1000);
+      expect(v.maxParticipants).toBeNull();
       expect(Object.keys(v).filter((k) => cleared.includes(k))).toEqual([]);
     }
     expect((await stored()).find((b) => b.id === lb.id)).toMatchObject({ description: null, end: null, startTime: null, endTime: null });

@@ -54,13 +54,13 @@ async function readAll(s: TestServer, runs: string[]): Promise<Record<string, un
     await get(`/api/users/${id}/preferences`);
     await get(`/api/users/${id}/points/xp`);
     await get(`/api/users/${id}/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
-    for (const board of ['lessons-all', 'lessons-daily', 'xp-board', 'by-plan']) await get(`/api/users/${id}/leaderboards/${board}`);
+    for (const board of ['lessons-all', 'lessons-daily', 'xp-board', 'by-plan', 'lessons-open']) await get(`/api/users/${id}/leaderboards/${board}`);
   }
   await get('/api/achievements');
   await get('/api/points/xp/summary');
   await get(`/api/streaks?userIds=${USERS.join(',')}`);
   await get('/api/streaks/rankings');
-  for (const board of ['lessons-all', 'xp-board']) await get(`/api/leaderboards/${board}?limit=100`);
+  for (const board of ['lessons-all', 'xp-board', 'lessons-open']) await get(`/api/leaderboards/${board}?limit=100`);
   for (const plan of ['free', 'pro']) await get(`/api/leaderboards/by-plan?limit=100&userAttributes=plan:${plan}`);
   // Every run of the repeating boards, with when the workers finalised it and its winners.
   for (const run of runs) {
@@ -122,6 +122,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
         { name: 'By plan', key: 'by-plan', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 5, breakdownAttributes: [attrs.plan] },
         { name: 'XP daily', key: 'xp-daily', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
         { name: 'Two days', key: 'lessons-2d', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 2 },
+        // Uncapped: every one of the 16 users ranked, where the boards above keep 10.
+        { name: 'Everyone', key: 'lessons-open', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: null },
       ],
     });
     expect(boards.status, boards.text).toBe(201);
@@ -240,6 +242,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await s.workers!.drainNow();
     await s.workers!.finaliseNow();
     const before = await readAll(s, runs);
+    // The uncapped board ranks more users than the capped ones hold.
+    expect((before['/api/leaderboards/lessons-open?limit=100'] as { body: { participants: number } }).body.participants).toBeGreaterThan(10);
     const dueBefore = await dueIndex(s, () => s.workers!.notifyNow());
     expect(dueBefore.flat().length).toBeGreaterThan(0);
 

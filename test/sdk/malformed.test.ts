@@ -163,7 +163,9 @@ describe('malformed input through SDK 1.0.42', () => {
 
   it('leaderboards.get, points.summary, achievements.all: bad offsets, limits, runs and userAttributes', async () => {
     expect(unprocessable(await failing(client.leaderboards.get('top', { offset: -1 }, NO_RETRY))))
-      .toBe('Invalid query parameter: offset must be an integer from 0 to 9007199254740991, got "-1"');
+      .toBe('Invalid query parameter: offset may be negative only with userId: it then counts from that user\'s place');
+    expect(unprocessable(await failing(client.leaderboards.get('top', { offset: -9007199254740992, userId: 'u1' }, NO_RETRY))))
+      .toBe('Invalid query parameter: offset must be an integer from -9007199254740991 to 9007199254740991, got "-9007199254740992"');
     expect(unprocessable(await failing(client.leaderboards.get('top', { limit: 1001 }, NO_RETRY))))
       .toBe('Invalid query parameter: limit must be an integer from 0 to 1000, got "1001"');
     expect(unprocessable(await failing(client.leaderboards.get('top', { run: 'soon' }, NO_RETRY))))

@@ -12,6 +12,7 @@
  * in the run of the user's local date, so each run ends at local midnight for every user.
  */
 import { perObject } from '../../lib/memo.js';
+import { capOf } from './cap.js';
 import { dateOfDay, dayIndexOf } from '../periods.js';
 import type { Leaderboard, LeaderboardStatus } from '../../model/entities.js';
 import { arrivalInMs } from '../../model/log.js';
@@ -155,8 +156,9 @@ export function boardView(lb: Leaderboard, snapshot: Snapshot, status: Leaderboa
     id: lb.id, name: lb.name, key: lb.key, status, rankBy: lb.rankBy, description: lb.description,
     breakdownAttribute: breakdown[0] ?? null, breakdownAttributes: breakdown,
     start: run === undefined ? lb.start : run.start, end: run === undefined ? lb.end : run.end, startTime: lb.startTime, endTime: lb.endTime,
-    maxParticipants: lb.maxParticipants, runUnit: lb.runUnit, runInterval: lb.runInterval,
+    maxParticipants: capOf(lb), runUnit: lb.runUnit, runInterval: lb.runInterval,
   };
+  if (lb.maxParticipants === null) view.uncapped = true;
   if (lb.rankBy === 'metric') {
     const m = lb.metricId === null ? undefined : snapshot.metrics.get(lb.metricId);
     view.metricKey = m?.key ?? null;

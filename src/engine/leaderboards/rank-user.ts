@@ -13,6 +13,7 @@ import { attributeField } from '../../model/fields.js';
 import { BoundedMap, perObject } from '../../lib/memo.js';
 import type { Context } from '../context.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { capOf } from '../../domain/leaderboards/cap.js';
 import { localMinute } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -106,8 +107,8 @@ export async function place(
       // A sum of awards comes out the same in any order: only absolute values carry the event's
       // place (and, in a breakdown group, sums too: the group's ranking refuses an event from
       // before the user left it, src/engine/leaderboards/leave-groups.ts). A group's ranking has
-      // its maximum negated.
-      userId, value, order, grouped ? -lb.maxParticipants : lb.maxParticipants, now, expiry ?? '',
+      // its maximum negated; an uncapped board's is NO_CAP (src/domain/leaderboards/cap.ts).
+      userId, value, order, grouped ? -capOf(lb) : capOf(lb), now, expiry ?? '',
       awards === undefined || grouped ? seq : '', awards,
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not

@@ -1,15 +1,17 @@
 /**
  * The leaderboards' reads (`GET /v1/leaderboards/{key}`, `GET /v1/users/{id}/leaderboards/{key}`):
- * a page of a run's ranking with its users' names, what the workers recorded of a finalised run,
- * and a user's place with its stored changes. The routes shape the answers; the stored forms are
+ * a page of a run's ranking with its users' names (from a rank, or around a user), a friends board
+ * (the users a query names, ranked among themselves), what the workers recorded of a finalised
+ * run, and a user's place with its stored changes; each with the run's (or group's) participants. The routes shape the answers; the stored forms are
  * src/redis/rankings.ts's and src/redis/board-state.ts's.
  */
 import { breakdownGroup, breakdownKeys, groupName } from '../../domain/leaderboards/runs.js';
 import { attributeField } from '../../model/fields.js';
 import type { Leaderboard } from '../../model/entities.js';
-import type { RankingView } from '../../model/views.js';
+import type { FriendRankingView, RankingView } from '../../model/views.js';
+import { percentileOf } from '../../domain/leaderboards/cap.js';
 import { runOutcome, type Winner } from '../../redis/board-state.js';
-import { readPlaces } from '../../redis/rankings.js';
+import { participantsOf, placesOfUsers, readPlaces, type Place } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
 import { pruneStreakBoard } from '../streaks/prune-lost.js';
 
@@ -30,23 +32,57 @@ async function rankingOf(deps: Deps, ref: RunRef) {
   return k;
 }
 
+/** Places with their users' names. */
+async function named(deps: Deps, tenant: string, places: Place[]): Promise<(Place & { userName: string | null })[]> {
+  const names = await Promise.all(places.map((p) => deps.redis.hget(deps.keys.forUser(tenant, p.userId).user, 'name')));
+  return places.map((p, i) => ({ ...p, userName: names[i] }));
+}
+
+/** A page of a run's ranking, its participants, and the place of the user it was read around (null: none, or not ranked). */
+export interface RankingPage {
+  rankings: RankingView[];
+  participants: number;
+  around: { rank: number; percentile: number } | null;
+}
+
 /**
  * `limit` places of a run's ranking from `offset`, counted from `around`'s place when given (none
- * when that user is not ranked), each with the user's name.
+ * when that user is not ranked; a negative offset then reaches above it, up to the top), each with
+ * the user's name.
  */
-export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit: number, around: string | null): Promise<RankingView[]> {
-  const { redis, keys } = deps;
+export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit: number, around: string | null): Promise<RankingPage> {
+  const { redis } = deps;
   const k = await rankingOf(deps, ref);
+  const count = participantsOf(redis, k.ranking);
   let start = offset;
+  let place: RankingPage['around'] = null;
   if (around !== null) {
     const member = await redis.hget(k.members, around);
     const rank = member === null ? null : await redis.zrevrank(k.ranking, member);
-    if (rank === null) return [];
-    start = rank + offset;
+    if (rank === null) return { rankings: [], participants: await count, around: null };
+    place = { rank: rank + 1, percentile: 0 };
+    start = Math.max(0, rank + offset);
   }
-  const places = await readPlaces(redis, k.ranking, start, limit);
-  const names = await Promise.all(places.map((p) => redis.hget(keys.forUser(ref.tenant, p.userId).user, 'name')));
-  return places.map((p, i) => ({ userId: p.userId, userName: names[i], rank: p.rank, value: p.value }));
+  const [places, participants] = await Promise.all([readPlaces(redis, k.ranking, start, limit), count]);
+  if (place !== null) place.percentile = percentileOf(place.rank, participants);
+  const rankings = (await named(deps, ref.tenant, places)).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value }));
+  return { rankings, participants, around: place };
+}
+
+/**
+ * A friends board: the users of `userIds` on a run's ranking, ranked among themselves (`rank`, in
+ * the ranking's order, its ties included), each with their place on the whole ranking
+ * (`boardRank`, `percentile`); the users not on it left out.
+ */
+export async function friendsBoard(deps: Deps, ref: RunRef, userIds: string[]): Promise<{ rankings: FriendRankingView[]; participants: number }> {
+  const { redis } = deps;
+  const k = await rankingOf(deps, ref);
+  const [members, participants] = await Promise.all([redis.hmget(k.members, ...userIds), participantsOf(redis, k.ranking)]);
+  const places = await placesOfUsers(redis, k.ranking, new Map(userIds.map((id, i) => [id, members[i]])));
+  const rankings = (await named(deps, ref.tenant, places)).map((p, i) => ({
+    userId: p.userId, userName: p.userName, rank: i + 1, boardRank: p.rank, value: p.value, percentile: percentileOf(p.rank, participants),
+  }));
+  return { rankings, participants };
 }
 
 /** When the workers finalised a run (null: not yet), and its group's winners. */
@@ -65,12 +101,26 @@ export async function boardUser(deps: Deps, tenant: string, lb: Leaderboard, use
   return { tz: tz ?? '', group: group === null ? null : groupName(group) };
 }
 
-/** A user's rank and value in a run's group (null: not ranked), and with `history`, their stored changes (oldest first). */
-export async function userPlace(deps: Deps, ref: RunRef, userId: string, history: boolean): Promise<{ rank: number | null; value: number | null; changes: string[] }> {
+/** A user's place in a run's group: rank and value (null: not ranked), the group's participants, and the stored changes. */
+export interface UserPlace {
+  rank: number | null;
+  value: number | null;
+  participants: number;
+  percentile: number | null;
+  changes: string[];
+}
+
+/** A user's place in a run's group, and with `history`, their stored changes (oldest first). */
+export async function userPlace(deps: Deps, ref: RunRef, userId: string, history: boolean): Promise<UserPlace> {
   const { redis } = deps;
   const k = await rankingOf(deps, ref);
-  const [member, changes] = await Promise.all([redis.hget(k.members, userId), history ? redis.lrange(k.history(userId), 0, -1) : []]);
-  if (member === null) return { rank: null, value: null, changes };
-  const [rank, score] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
-  return { rank: rank === null ? null : rank + 1, value: score === null ? null : Number(score), changes };
+  const [member, changes, participants] = await Promise.all([
+    redis.hget(k.members, userId), history ? redis.lrange(k.history(userId), 0, -1) : [], participantsOf(redis, k.ranking),
+  ]);
+  const [rank, score] = member === null ? [null, null] : await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
+  const place = rank === null ? null : rank + 1;
+  return {
+    rank: place, value: place === null || score === null ? null : Number(score), participants,
+    percentile: place === null ? null : percentileOf(place, participants), changes,
+  };
 }

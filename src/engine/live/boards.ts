@@ -20,6 +20,7 @@ import { isControl } from '../../domain/notifications/rules.js';
 import { boardTopic, userTopic } from '../../domain/live/topics.js';
 import { sharedMessage, type SharedMessage } from '../../domain/live/visibility.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
+import { capOf } from '../../domain/leaderboards/cap.js';
 import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
@@ -43,7 +44,7 @@ const PASSES = 3;
 export const MOVES_PER_PASS = 3;
 /** How often a run's `:lv` hash is written, at most (ms): a publisher that takes over reads it. */
 const SAVE_MS = 1000;
-/** Members of a ranking followed. */
+/** Members of a ranking followed (an uncapped board's first 1,000: its rank changes below them are not published). */
 const MAX_READ = 1000;
 const TOP = 10;
 
@@ -111,7 +112,7 @@ export class LiveBoards {
     const k = keys.leaderboard(tenant, lb.id, run.start, group);
     let seen = this.seen.get(k.live);
     const [flat, stored] = await Promise.all([
-      redis.zrevrange(k.ranking, 0, Math.min(lb.maxParticipants, MAX_READ) - 1, 'WITHSCORES'),
+      redis.zrevrange(k.ranking, 0, Math.min(capOf(lb), MAX_READ) - 1, 'WITHSCORES'),
       seen === undefined ? redis.hgetall(k.live) : Promise.resolve(null),
     ]);
     if (seen === undefined) {

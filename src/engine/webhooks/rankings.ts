@@ -14,6 +14,7 @@
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
 import { boardView, runOf } from '../../domain/leaderboards/runs.js';
+import { capOf } from '../../domain/leaderboards/cap.js';
 import { localDay } from '../../domain/time.js';
 import { userView } from '../../domain/users.js';
 import type { RankedUser } from '../../domain/webhooks/clock-events.js';
@@ -74,7 +75,7 @@ async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookTy
   const { redis, keys, settings } = deps;
   const { tenant, lb, run, group } = ref;
   const k = keys.leaderboard(tenant, lb.id, run.start, group);
-  const ranked: RankedUser[] = await readPlaces(redis, k.ranking, 0, Math.min(lb.maxParticipants ?? MAX_READ, MAX_READ));
+  const ranked: RankedUser[] = await readPlaces(redis, k.ranking, 0, Math.min(capOf(lb), MAX_READ));
   const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
   const idOf = (type: WebhookType, ...more: string[]) => eventId([settings.prefix, type, tenant, lb.id, run.start, group, window, ...more]);
   const events: WebhookEvent[] = [];

@@ -12,9 +12,13 @@
  * "Today" is the service clock's UTC date. The ranking (key, rankBy, metric, points system) and
  * the repeat unit can change only while the stored status is `inactive`. Once users see the board
  * active or finished, what its rankings are kept by (start, runInterval, breakdownAttributes) is
- * fixed, and maxParticipants may only rise.
+ * fixed, and maxParticipants may only rise (to null, uncapped, included).
+ *
+ * `maxParticipants: null`, or `uncapped: true` without it, makes a board rank every participant
+ * (docs/api.md, "Boards without a cap"); omitted, a new board ranks up to 1000.
  */
 import type { Deps } from '../../engine/deps.js';
+import { capFalls } from '../../domain/leaderboards/cap.js';
 import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards/runs.js';
 import { checkDateSpan } from '../../domain/time.js';
 import { idOf, unknownReference } from '../../domain/references.js';
@@ -44,6 +48,7 @@ const fields = {
   pointsSystemId: { type: 'string' },
   pointsSystemKey: { type: 'string' },
   maxParticipants: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
+  uncapped: { type: 'boolean' },
   start: DATE,
   end: { ...DATE, type: ['string', 'null'] },
   startTime: TIME,
@@ -74,6 +79,8 @@ interface LeaderboardInput {
   /** laurel's convenience: the points system by key instead of id. */
   pointsSystemKey?: string;
   maxParticipants?: number | null;
+  /** laurel's: true ranks every participant (maxParticipants null); false, a cap (1000 unless given). */
+  uncapped?: boolean;
   start?: string;
   end?: string | null;
   startTime?: string | null;
@@ -114,6 +121,20 @@ function leaderboardAdminView(lb: Leaderboard, nowMs: number): LeaderboardAdminV
 
 /** The UTC date of an instant, YYYY-MM-DD. */
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The cap an input asks for: `maxParticipants` (null: uncapped), or `uncapped`; `current` when it
+ * names neither (a new board's is 1000). A message when the two disagree.
+ */
+function capAsked(item: Pick<LeaderboardInput, 'maxParticipants' | 'uncapped'>, current: number | null): number | null | string {
+  const { maxParticipants: max, uncapped } = item;
+  if (uncapped === true && typeof max === 'number') return `uncapped: true takes no maxParticipants (got ${max}); leave it out or set it null`;
+  if (uncapped === false && max === null) return 'uncapped: false needs a maxParticipants number (1 to 1000), or none for 1000';
+  if (max !== undefined) return max;
+  if (uncapped === true) return null;
+  if (uncapped === false) return current ?? 1000;
+  return current;
+}
 
 /** What a leaderboard must be whatever its history; a message, or null when it is sound. */
 function check(lb: Leaderboard, snapshot: Snapshot): string | null {
@@ -183,8 +204,9 @@ function checkRanked(previous: Leaderboard, next: Leaderboard, nowMs: number): s
   if (next.breakdownAttributes.join(',') !== previous.breakdownAttributes.join(',')) {
     return `breakdownAttributes can only change before the leaderboard starts (${why} by group)`;
   }
-  if (next.maxParticipants < previous.maxParticipants) {
-    return `maxParticipants can only rise once the leaderboard has started (${shown}; it ranks up to ${previous.maxParticipants})`;
+  if (capFalls(previous.maxParticipants, next.maxParticipants)) {
+    const ranks = previous.maxParticipants === null ? 'every participant, uncapped' : `up to ${previous.maxParticipants}`;
+    return `maxParticipants can only rise once the leaderboard has started (${shown}; it ranks ${ranks})`;
   }
   return null;
 }
@@ -205,6 +227,8 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
       if (typeof metric === 'string') return metric;
       const system = idOf(item.pointsSystemId, item.pointsSystemKey, snapshot.pointsSystemsByKey, 'pointsSystemKey', 'a points system');
       if (typeof system === 'string') return system;
+      const cap = capAsked(item, 1000);
+      if (typeof cap === 'string') return cap;
       const runUnit = item.runUnit ?? null;
       const runInterval = item.runInterval ?? null;
       const today = utcDate(nowMs);
@@ -214,7 +238,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         id, key: item.key, name: item.name, description: item.description ?? null,
         status: item.status ?? 'inactive', rankBy: item.rankBy,
         metricId: metric.id ?? null, pointsSystemId: system.id ?? null,
-        maxParticipants: item.maxParticipants ?? 1000,
+        maxParticipants: cap,
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
         breakdownAttributes: item.breakdownAttributes ?? [], runUnit, runInterval,
         finishedAt: item.status === 'finished' ? now : null,
@@ -233,6 +257,8 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
       if (typeof metric === 'string') return metric;
       const system = idOf(c.pointsSystemId, c.pointsSystemKey, snapshot.pointsSystemsByKey, 'pointsSystemKey', 'a points system');
       if (typeof system === 'string') return system;
+      const cap = capAsked(c, lb.maxParticipants);
+      if (typeof cap === 'string') return cap;
       const rankBy = c.rankBy ?? lb.rankBy;
       const rankByChanged = rankBy !== lb.rankBy;
       // Clearing the repeat unit clears its interval (they go together).
@@ -248,7 +274,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         // A new ranking drops the fields of the old one.
         metricId: metric.id ?? (rankByChanged ? null : lb.metricId),
         pointsSystemId: system.id ?? (rankByChanged ? null : lb.pointsSystemId),
-        maxParticipants: c.maxParticipants === undefined ? lb.maxParticipants : c.maxParticipants ?? 1000,
+        maxParticipants: cap,
         start: c.start ?? lb.start,
         end: c.end === undefined ? lb.end : c.end,
         startTime: c.startTime === undefined ? lb.startTime : c.startTime,

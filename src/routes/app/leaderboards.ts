@@ -1,24 +1,28 @@
 /**
  * Leaderboard reads of the Application API: the boards users see, a board's rankings (a page, a
- * past run, around a user), and a user's rank with its daily history.
+ * past run, the window around a user, a friends board), and a user's rank with its daily history;
+ * each with the run's participants and the user's percentile (docs/api.md, "Boards without a cap").
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
-import { boardUser, finalisedRun, rankingPage, userPlace } from '../../engine/leaderboards/read.js';
+import { boardUser, finalisedRun, friendsBoard, rankingPage, userPlace } from '../../engine/leaderboards/read.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { boardView, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards/runs.js';
+import { capOf } from '../../domain/leaderboards/cap.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
 import { dateOfDay } from '../../domain/periods.js';
 import { DATE_SCHEMA, localDay } from '../../domain/time.js';
-import { checkUserId, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
+import { checkUserId, listedUserIds, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardRunView, UserLeaderboardView } from '../../model/views.js';
 
 const BOARD = { key: { schema: { type: 'string' }, description: 'The leaderboard\'s key' } };
 const RUN = { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD' };
+/** The users a friends board may list. */
+export const MAX_FRIENDS = 1000;
 
 export function leaderboardRoutes(deps: Deps): Route[] {
   const { store, clock } = deps;
@@ -102,10 +106,17 @@ export function leaderboardRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'A leaderboard with a page of its rankings', params: BOARD,
         query: [
-          { name: 'offset', schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
+          {
+            name: 'offset', schema: { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+            description: 'Negative only with userId: places above the user (from the top at most)',
+          },
           { name: 'limit', schema: { type: 'integer', minimum: 0, maximum: 1000, default: 10 }, description: 'At most the board\'s size' },
           RUN,
           { name: 'userId', schema: userIdSchema, description: 'The offset counts from this user' },
+          {
+            name: 'userIds', schema: { type: 'array', maxItems: MAX_FRIENDS, items: userIdSchema },
+            description: `A friends board: these users (at most ${MAX_FRIENDS}; repeated, or once separated by commas) ranked among themselves; offset, limit and userId do not apply`,
+          },
           { name: 'userAttributes', schema: USER_ATTRIBUTES_QUERY.schema, description: 'The breakdown group, key:value pairs separated by commas' },
         ],
         success: [200], malformed: 422,
@@ -115,17 +126,23 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const offset = q.int('offset');
         // At most the board's size: a larger limit reads the whole board.
-        const limit = Math.min(q.int('limit'), lb.maxParticipants);
+        const limit = Math.min(q.int('limit'), capOf(lb));
+        const around = q.get('userId');
+        const friends = q.getAll('userIds').length === 0 ? null : listedUserIds(q.getAll('userIds'), MAX_FRIENDS);
+        if (offset < 0 && around === null && friends === null) {
+          throw fail('invalid_query', 'offset may be negative only with userId: it then counts from that user\'s place');
+        }
         const run = runFor(lb, q.get('run'));
         const ref = { tenant: principalOf(req).tenant, lb, run: run.start, group: groupOf(lb, q.get('userAttributes')) };
-        const around = q.get('userId');
-        const [rankings, outcome] = await Promise.all([
-          limit > 0 ? rankingPage(deps, ref, offset, limit, around === '' ? null : around) : Promise.resolve([]),
+        const [read, outcome] = await Promise.all([
+          friends !== null ? friendsBoard(deps, ref, friends) : rankingPage(deps, ref, offset, limit, around),
           // Once the workers finalised the run: when, and its winners (laurel's addition).
           finalisedRun(deps, ref),
         ]);
         const snapshot = store.current;
-        const answer: LeaderboardRunView = { rankings, run: run.start, runEnd: run.end, ...outcome };
+        const answer: LeaderboardRunView = { rankings: read.rankings, participants: read.participants, run: run.start, runEnd: run.end, ...outcome };
+        // Around a user: their percentile (null when off the board).
+        if (around !== null && 'around' in read) answer.percentile = read.around?.percentile ?? null;
         return ok({ ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), ...answer });
       },
     },
@@ -150,11 +167,14 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         // Without a run, the run of the user's own date: the one their events count in.
         const run = runFor(lb, rawRun, localDay(user.tz, clock.now()));
         // The whole stored history (at most 100 changes): days are made of it.
-        const { rank, value, changes } = user.group === null ? { rank: null, value: null, changes: [] }
+        const { rank, value, participants, percentile, changes } = user.group === null
+          ? { rank: null, value: null, participants: null, percentile: null, changes: [] }
           : await userPlace(deps, { tenant, lb, run: run.start, group: user.group }, id, days > 0);
         // Days in the user's zone now, as their run is chosen.
         const history = dailyHistory(changes, user.tz, days);
-        const answer: UserLeaderboardView = { ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, history, run: run.start, runEnd: run.end };
+        const answer: UserLeaderboardView = {
+          ...boardView(lb, store.current, leaderboardStatus(lb, clock.now())), rank, value, participants, percentile, history, run: run.start, runEnd: run.end,
+        };
         return ok(answer);
       },
     },

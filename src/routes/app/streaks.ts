@@ -8,7 +8,7 @@ import type { Deps } from '../../engine/deps.js';
 import { activeRank, streakRankingPage, userHashes, userWithHistory } from '../../engine/streaks/read.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
-import { checkUserId, isUserId, userIdsOf, USER_ID_MAX, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
+import { checkUserId, listedUserIds, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
@@ -47,12 +47,7 @@ export function streakRoutes(deps: Deps): Route[] {
 
   async function several(req: Request) {
     const { tenant } = principalOf(req);
-    const userIds = userIdsOf(queryOf(req).getAll('userIds'));
-    if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
-    if (userIds.length > MAX_USER_IDS) throw fail('invalid_query', `userIds may list at most ${MAX_USER_IDS} users`);
-    // As a path takes a user id (no such user could exist).
-    const long = userIds.find((id) => !isUserId(id));
-    if (long !== undefined) throw fail('invalid_query', `userIds: a user id must have 1 to ${USER_ID_MAX} characters`);
+    const userIds = listedUserIds(queryOf(req).getAll('userIds'), MAX_USER_IDS);
     const rule = store.current.streak;
     const now = clock.now();
     const hashes = await userHashes(deps, tenant, userIds);

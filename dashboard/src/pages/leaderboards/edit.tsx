@@ -25,14 +25,15 @@ export function EditBoard(props: {
   const { board: b } = props;
   const initial = {
     name: b.name, key: b.key, description: b.description ?? '', rankBy: b.rankBy, metricId: b.metricId ?? '', pointsSystemId: b.pointsSystemId ?? '',
-    maxParticipants: String(b.maxParticipants), runUnit: b.runUnit ?? '', runInterval: String(b.runInterval ?? 1), start: b.start,
+    maxParticipants: b.maxParticipants === null ? '' : String(b.maxParticipants), runUnit: b.runUnit ?? '', runInterval: String(b.runInterval ?? 1), start: b.start,
     breakdown: b.breakdownAttributes[0] ?? '', end: b.end ?? '', startTime: b.startTime ?? '', endTime: b.endTime ?? '',
   };
   const { form, set, errors, state } = useEditForm(props.session, '/admin/v1/leaderboards', b.id, initial, (f) => ({
     name: f.name, key: f.key, description: orNull(f.description), rankBy: f.rankBy,
     ...(f.rankBy === 'metric' && { metricId: f.metricId }),
     ...(f.rankBy === 'points' && { pointsSystemId: f.pointsSystemId }),
-    maxParticipants: Number(f.maxParticipants), runUnit: orNull(f.runUnit), runInterval: f.runUnit === '' ? null : Number(f.runInterval),
+    // Empty: uncapped, every participant ranked.
+    maxParticipants: f.maxParticipants === '' ? null : Number(f.maxParticipants), runUnit: orNull(f.runUnit), runInterval: f.runUnit === '' ? null : Number(f.runInterval),
     start: f.start, breakdownAttributes: f.breakdown === '' ? [] : [f.breakdown],
     end: orNull(f.end), startTime: orNull(f.startTime), endTime: orNull(f.endTime),
   }), FIELDS, props.onSaved);
@@ -62,7 +63,7 @@ export function EditBoard(props: {
       <div class="row">
         <RankFields prefix={p} form={form} errors={errors} set={set} metrics={props.metrics} systems={props.systems} disabled={!inactive} />
         <Field id={`${p}-size`} label="Participants (at most)" error={errors.maxParticipants}>
-          <input id={`${p}-size`} type="number" min="1" max="1000" value={form.maxParticipants} required disabled={finished} onInput={set('maxParticipants')} />
+          <input id={`${p}-size`} type="number" min="1" max="1000" value={form.maxParticipants} placeholder="every one" disabled={finished} onInput={set('maxParticipants')} />
         </Field>
       </div>
       <RunFields prefix={p} form={form} errors={errors} set={set} attributes={props.attributes} fixed={{ unit: !inactive, runs: started }} />

@@ -27,7 +27,7 @@ export function Rankings({ session, board }: { session: Session; board: Board })
       if (day === '') setCurrent({ answer: a, group: applied });
       else if (current?.group !== applied) fetchRun(session, board.key, '', applied, 3).then((c) => setCurrent({ answer: c, group: applied }), () => setCurrent(null));
     // A refused run (none on that day) keeps the run shown, the message under the day.
-    }, (err: Error) => { setAnswer((a) => a ?? { rankings: [], run: '', runEnd: null, finalised: null, winners: null }); setError(err.message); });
+    }, (err: Error) => { setAnswer((a) => a ?? { rankings: [], participants: 0, run: '', runEnd: null, finalised: null, winners: null }); setError(err.message); });
   };
   useEffect(() => load(), [board.key, session.tenant]);
   const show = (day: string) => {
