@@ -133,9 +133,10 @@ async function generate(o: LoadtestOptions, t: Target, print: (line: string) => 
             const h = merged(parts.map((p) => p.histogram));
             cumulative.add(h);
             const p = pointOf(k, parts, schedule, h);
-            const p99 = percentiles(cumulative).p99;
+            const ms = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(2)} ms`);
+            // The second's own p99, as the HTML report plots it, then the run's so far.
             print(`${String(k + 1).padStart(4)}s  asked ${(p.asked * items).toFixed(0)}/s  sent ${p.sent * items}  answered ${p.answered * items}  ` +
-              `errors ${p.failed}  p99 so far ${p99 === null ? 'n/a' : `${p99.toFixed(2)} ms`}`);
+              `errors ${p.failed}  p99 ${ms(p.p99)} (so far ${ms(percentiles(cumulative).p99)})`);
           }
         } else if (m.type === 'done') {
           reported.add(w);

@@ -76,6 +76,8 @@ describe('laurel loadtest against a server with a known latency', () => {
     for (const sent of perSecond) expect(Math.abs(sent - 200), perSecond.join(', ')).toBeLessThanOrEqual(2);
     // The progress lines and the table.
     expect(output).toMatch(/^ +1s {2}asked 200\/s {2}sent (19[89]|20[0-2]) /m);
+    // Each second's own p99 (the HTML's), then the run's so far.
+    expect(output).toMatch(/^ +2s {2}asked .* p99 \d+\.\d\d ms \(so far \d+\.\d\d ms\)$/m);
     expect(output).toMatch(/^event +1000 +200\.0 /m);
     // The HTML report: one file, uPlot inlined, the report's data embedded.
     const page = readFileSync(html, 'utf8');
