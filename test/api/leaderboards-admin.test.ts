@@ -90,7 +90,7 @@ describe('creating leaderboards', () => {
     expect(lessons).toMatchObject({ status: 'inactive', pointsSystemId: null, created: '2024-06-15T12:00:00.000Z' });
   });
 
-  it('takes every field, and the metric or points system by key', async () => {
+  it('takes every field, and the metric, points system and breakdown attributes by key', async () => {
     await s.setClock(NOW);
     const full = await create({
       name: 'Monthly XP', key: key('monthly-xp'), description: 'Top earners', rankBy: 'points', pointsSystemKey: 'xp',
@@ -109,6 +109,14 @@ describe('creating leaderboards', () => {
       .toBe('metricKey "nope" is not the key of a metric');
     expect(await createIssue({ name: 'X', key: key('x'), rankBy: 'points', pointsSystemKey: 'nope' }))
       .toBe('pointsSystemKey "nope" is not the key of a points system');
+    // Breakdown attributes by key as well as by id, stored and answered as ids.
+    const grouped = await create({ name: 'Grouped', key: key('grouped'), rankBy: 'metric', metricKey: 'minutes', breakdownAttributes: ['plan', attr.country] });
+    expect(grouped.breakdownAttributes).toEqual([attr.plan, attr.country]);
+    expect(await createIssue({ name: 'X', key: key('x'), rankBy: 'streak', breakdownAttributes: [attr.plan, 'plan'] }))
+      .toBe(`breakdownAttributes: "${attr.plan}" is listed twice`);
+    // An event attribute's key names no user attribute.
+    expect(await createIssue({ name: 'X', key: key('x'), rankBy: 'streak', breakdownAttributes: ['source'] }))
+      .toBe('breakdownAttributes: "source" is not the id or key of a user attribute');
   });
 
   it('refuses each unsound item as an issue, storing nothing of it', async () => {
@@ -132,8 +140,8 @@ describe('creating leaderboards', () => {
       // Before the epoch laurel counts days from (a year before 100 would read as 19xx).
       [{ ...base, start: '0001-01-01' }, 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "0001-01-01")'],
       [{ ...base, start: '1969-12-31' }, 'start must be a calendar date YYYY-MM-DD from 1970-01-01 on (got "1969-12-31")'],
-      [{ ...base, breakdownAttributes: [attr.source] }, `breakdownAttributes: "${attr.source}" is not the id of a user attribute`],
-      [{ ...base, breakdownAttributes: [MISSING] }, `breakdownAttributes: "${MISSING}" is not the id of a user attribute`],
+      [{ ...base, breakdownAttributes: [attr.source] }, `breakdownAttributes: "${attr.source}" is not the id or key of a user attribute`],
+      [{ ...base, breakdownAttributes: [MISSING] }, `breakdownAttributes: "${MISSING}" is not the id or key of a user attribute`],
       [{ ...base, breakdownAttributes: [attr.plan, attr.plan] }, `breakdownAttributes: "${attr.plan}" is listed twice`],
       [{ ...base, maxParticipants: 1001 }, /maxParticipants/],
       [{ ...base, maxParticipants: 0 }, /maxParticipants/],
@@ -354,7 +362,7 @@ describe('updating leaderboards', () => {
     expect((await patch({ id: lb.id, status: 'inactive', rankBy: 'streak' })).issue).toMatch(/rankBy can only change/);
     await patch({ id: lb.id, status: 'inactive' });
     expect((await patch({ id: lb.id, breakdownAttributes: [attr.source] })).issue)
-      .toBe(`breakdownAttributes: "${attr.source}" is not the id of a user attribute`);
+      .toBe(`breakdownAttributes: "${attr.source}" is not the id or key of a user attribute`);
     expect((await patch({ id: lb.id, rankBy: 'streak', runUnit: null })).issue).toMatch(/^rankBy cannot change: the leaderboard has been active/);
     const renamed = key('renamed-again');
     expect((await patch({ id: lb.id, key: renamed })).view).toMatchObject({ key: renamed, status: 'inactive' });

@@ -159,11 +159,20 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
   if (span !== null) return span;
   const seen = new Set<string>();
   for (const id of lb.breakdownAttributes) {
-    if (snapshot.attributes.get(id)?.type !== 'user') return `breakdownAttributes: "${id}" is not the id of a user attribute`;
+    if (snapshot.attributes.get(id)?.type !== 'user') return `breakdownAttributes: "${id}" is not the id or key of a user attribute`;
     if (seen.has(id)) return `breakdownAttributes: "${id}" is listed twice`;
     seen.add(id);
   }
   return null;
+}
+
+/** Breakdown attributes named by id or by key, as ids (a name that is neither stays, for check() to refuse). */
+function attributeIds(refs: string[], snapshot: Snapshot): string[] {
+  return refs.map((ref) => {
+    if (snapshot.attributes.has(ref)) return ref;
+    for (const a of snapshot.attributes.values()) if (a.type === 'user' && a.key === ref) return a.id;
+    return ref;
+  });
 }
 
 /**
@@ -240,7 +249,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         metricId: metric.id ?? null, pointsSystemId: system.id ?? null,
         maxParticipants: cap,
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
-        breakdownAttributes: item.breakdownAttributes ?? [], runUnit, runInterval,
+        breakdownAttributes: attributeIds(item.breakdownAttributes ?? [], snapshot), runUnit, runInterval,
         finishedAt: item.status === 'finished' ? now : null,
         created: now, updated: now,
       };
@@ -279,7 +288,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         end: c.end === undefined ? lb.end : c.end,
         startTime: c.startTime === undefined ? lb.startTime : c.startTime,
         endTime: c.endTime === undefined ? lb.endTime : c.endTime,
-        breakdownAttributes: c.breakdownAttributes ?? lb.breakdownAttributes,
+        breakdownAttributes: c.breakdownAttributes === undefined ? lb.breakdownAttributes : attributeIds(c.breakdownAttributes, snapshot),
         runUnit, runInterval,
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
