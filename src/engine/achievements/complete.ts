@@ -1,8 +1,7 @@
 /**
  * An `api` achievement completed through POST achievements/{key}/complete: the completeAchievement
  * script (the completion, its composites and points, the identification it carries), then what
- * follows it: the tenant's statistics, the departure from breakdown groups the identification
- * moved, time triggers and the first anniversary for a new user, and the awards' placements. The
+ * follows a user's write (src/engine/users/after-write.ts). The
  * anniversary achievements complete the same way (src/engine/achievements/anniversaries.ts).
  */
 import { boostsArg } from '../../config/plans/points.js';
@@ -14,9 +13,8 @@ import { completionField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
-import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
-import { firstAnniversary } from './anniversary-next.js';
+import { afterUserWrite } from '../users/after-write.js';
 import * as completeAchievementScript from '../../redis/scripts/completeAchievement.js';
 
 /**
@@ -35,7 +33,7 @@ export interface Completion {
 export async function completeAchievement(
   deps: Deps, tenant: string, achievement: Achievement, plan: Buffer, user: UpsertedUser, ident: PreparedIdentification, seq?: string,
 ): Promise<Completion> {
-  const { redis, keys, store, clock, stats } = deps;
+  const { redis, keys, store, clock } = deps;
   const snapshot = store.current;
   const key = achievement.key;
   const u = keys.forUser(tenant, user.id);
@@ -63,20 +61,9 @@ export async function completeAchievement(
   if (r === 'filtered_out') {
     throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
   }
-  if (r.created || r.completed.length > 0) await stats.changed(tenant);
-  // The log entry id the placements are ordered by (a restore gives the original one).
-  const order = seq ?? r.seq;
-  // An attribute a board breaks down by changed: the user leaves the old group
-  // (src/engine/leaderboards/leave-groups.ts).
-  if (r.moved !== '') {
-    const zone = ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-    await deps.placements.leave(tenant, user.id, r.moved, null, zone, now, order);
-  }
-  // A user created here: time triggers and anniversaries count from now (the workers must find the user).
-  if (r.created) {
-    await accrueTime(deps, tenant, user.id);
-    await firstAnniversary(deps, tenant, user.id, ident.tz ?? '');
-  }
-  await rankAwards(deps, tenant, user.id, placedAwards(r.awards), now, order);
+  await afterUserWrite(deps, tenant, user.id, {
+    created: r.created, statsMoved: r.created || r.completed.length > 0, moved: r.moved, attributes: null,
+    zone: async () => ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '', awards: r.awards, now, order: seq ?? r.seq,
+  });
   return { achievedAt: r.achievedAt, awards: r.awards, now, completed: r.completed };
 }

@@ -1,7 +1,6 @@
 /**
- * A user identified explicitly (POST, PUT, PATCH /users): the upsertUser script, the
- * user-creation triggers' points and their placements, and the departure from the breakdown groups
- * an identification moves the user out of.
+ * A user identified explicitly (POST, PUT, PATCH /users): the upsertUser script with the
+ * user-creation triggers' points, then what follows a user's write (src/engine/users/after-write.ts).
  */
 import { boostsFor } from '../../config/plans/points.js';
 import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../../domain/users.js';
@@ -11,9 +10,8 @@ import { attributeOfField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
-import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
-import { firstAnniversary } from '../achievements/anniversary-next.js';
+import { afterUserWrite } from './after-write.js';
 import * as upsertUser from '../../redis/scripts/upsertUser.js';
 
 /** create: only a new user; upsert: either; update: only an existing one. */
@@ -44,26 +42,15 @@ export async function identifyUser(
   if (r === 'exists') throw fail('user_exists', id);
   if (r === 'not_found') throw fail('user_not_found', id);
   const created = r.created;
-  // The log entry id the placements are ordered by (a restore gives the original one).
-  const order = seq ?? r.seq;
-  if (created) {
-    await deps.stats.changed(tenant);
-    // Time triggers count from now: the workers must find the new user when an award is due.
-    await accrueTime(deps, tenant, id);
-    await rankAwards(deps, tenant, id, placedAwards(r.awards), now, order);
-  }
   const hash = hashFromFlat(r.flat, 0);
-  // Anniversaries count from the new user's day, in their zone.
-  if (created) await firstAnniversary(deps, tenant, id, hash.tz ?? '');
-  // An attribute a board breaks down by changed: the user leaves the old group.
-  if (r.moved !== '') {
-    const attributes = new Map<string, string>();
-    for (const field in hash) {
-      const key = attributeOfField(field);
-      if (key !== null) attributes.set(key, hash[field]);
-    }
-    // The identification was made: a departure that fails on the connection follows it.
-    await deps.placements.leave(tenant, id, r.moved, attributes, hash.tz ?? '', now, order);
+  const attributes = new Map<string, string>();
+  for (const field in hash) {
+    const key = attributeOfField(field);
+    if (key !== null) attributes.set(key, hash[field]);
   }
+  await afterUserWrite(deps, tenant, id, {
+    created, statsMoved: created, moved: r.moved, attributes, zone: async () => hash.tz ?? '',
+    awards: created ? r.awards : [], now, order: seq ?? r.seq,
+  });
   return { created, hash };
 }
