@@ -62,7 +62,8 @@ function withoutRanks(value: unknown): unknown {
   }
   if (value === null || typeof value !== 'object') return value;
   const named = (k: string, v: unknown) => k === 'id' && typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-5/.test(v);
-  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !/rank/i.test(k) && !named(k, v)).map(([k, v]) => [k, withoutRanks(v)]));
+  // A percentile is a rank's too: users who tie may be placed in another order.
+  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !/rank|percentile/i.test(k) && !named(k, v)).map(([k, v]) => [k, withoutRanks(v)]));
 }
 
 /** What the API answers about every user and board of a tenant. */
