@@ -371,7 +371,7 @@ describe('the fuzz suite over /openapi.json and /v1/live', () => {
   }, 240_000);
 
   it('answers any message on /v1/live without a 5xx, the socket and the server carrying on', async () => {
-    const topics = ['user:fuzz-user', 'leaderboard:top', 'leaderboard:nope', 'user:other'];
+    const topics = ['user:live-user', 'user:fuzz-user', 'leaderboard:top', 'leaderboard:nope', 'user:other'];
     // Upgrades with odd keys and tenants in the query: refused with their status, never a 5xx.
     for (const query of ['key=', 'key=%00', `key=${'x'.repeat(5000)}`, 'key=a&key=b', `key=${encode(keys.admin!)}&tenant=${'t'.repeat(300)}`, 'tenant=acme', '%zz', `key=${encode(keys.user!)}&tenant=nope`]) {
       const r = await refusal(s.url, `/v1/live?${query}`);
@@ -383,10 +383,20 @@ describe('the fuzz suite over /openapi.json and /v1/live', () => {
       openLive(liveUrl(s.url, key, tenant)),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`live: no socket within ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS)),
     ]);
+    // Keys of this test's own: the fuzz of the operations may have deleted or archived `acme` (it
+    // names it by its customer id) or erased `fuzz-user`, and so revoked their keys.
+    const event = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'live-user' }, value: 1 } });
+    expect(event.status, event.text).toBe(201);
+    const liveUser = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'live-user' }] });
+    expect(liveUser.status, liveUser.text).toBe(201);
+    const liveTenant = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'live-fuzz', name: 'Live fuzz' }] });
+    expect(liveTenant.status, liveTenant.text).toBe(201);
+    const liveBound = await s.request('POST', '/admin/v1/api-keys', { body: { kind: 'admin', tenantId: 'live-fuzz' } });
+    expect(liveBound.status, liveBound.text).toBe(201);
     const sockets: [string, () => Promise<LiveClient>][] = [
-      ['user', () => open(keys.user!)],
+      ['user', () => open(liveUser.body.created[0].key as string)],
       ['admin', () => open(keys.admin!)],
-      ['bound', () => open(keys.bound!, 'acme')],
+      ['bound', () => open(liveBound.body.key as string, 'live-fuzz')],
     ];
     let index = 0;
     for (const [who, opened] of sockets) {
