@@ -246,14 +246,18 @@ export class LiveSockets {
           if (resumed === null) resync = true;
           else messages = resumed;
         }
-        // What the channel brought between the read and now: the socket subscribes below, in the same turn.
+        // What the channel brought between the read and now: the socket subscribes in the same turn,
+        // or, while a message the read found is still on its way to this process, just before the
+        // first one after it (src/engine/live/fanout.ts).
         const recent = this.opts.fanout.recentAfter(taken.channel, taken.seq);
         ws.cork(() => {
           if (resync) this.send(ws, JSON.stringify({ topic: name, seq: taken.seq, type: 'resync', data: null }));
           for (const m of messages) this.send(ws, m.text);
           this.send(ws, JSON.stringify({ type: 'subscribed', topic: name, seq: taken.seq }));
           for (const m of recent) this.send(ws, m.text);
-          if (!data.closed) ws.subscribe(taken.channel);
+        });
+        this.opts.fanout.subscribeAfter(taken.channel, taken.seq, () => {
+          if (!data.closed && data.topics.get(name) === hold) ws.subscribe(taken.channel);
         });
       },
       (err: unknown) => {

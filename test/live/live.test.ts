@@ -256,4 +256,30 @@ describe.each(targets())('live updates on %s', (target) => {
     for (let i = 0; i < 250; i++) bursts.push(await c.next((m) => m.type === 'test.burst'));
     expect(bursts.map((m) => [m.seq, m.data.i])).toEqual(burst.map((_, i) => [at + 4 + i, i]));
   });
+
+  it('sends a socket that resumes while a message is still on its way to its api process that message once', async () => {
+    const { redis, keys } = s.workers!.services;
+    const c = await live(s.adminKey);
+    const { 'user:lou': at } = await c.subscribe(['user:lou']);
+    // A message the history holds and the channel has not yet brought to the api process (a
+    // busy process, a slow network): kept, its delivery held back.
+    const k = keys.liveTopic(DEFAULT_TENANT, 'user:lou');
+    const late = JSON.stringify({ topic: 'user:lou', seq: at + 1, type: 'test.late', data: { n: 1 } });
+    await redis.lpush(k.history, late);
+    await redis.set(k.seq, String(at + 1));
+    const again = await live(s.adminKey);
+    again.send({ subscribe: ['user:lou'], since: { 'user:lou': at } });
+    expect([await again.next((m) => m.topic === 'user:lou'), await again.next((m) => m.topic === 'user:lou')].map((m) => [m.type, m.seq]))
+      .toEqual([['test.late', at + 1], ['subscribed', at + 1]]);
+    // Then it arrives, and the next message after it.
+    await redis.spublish(k.channel, late);
+    await publish(s.workers!.services, DEFAULT_TENANT, 'user:lou', [{ type: 'test.next', data: JSON.stringify({ n: 2 }) }]);
+    expect((await c.next((m) => m.type === 'test.next')).seq).toBe(at + 2);
+    expect((await again.next((m) => m.type === 'test.next')).seq).toBe(at + 2);
+    // The socket that held the topic all along had it from the channel; the one that resumed from
+    // the history, once.
+    expect(c.messages.filter((m) => m.type === 'test.late').map((m) => m.seq)).toEqual([at + 1]);
+    expect(again.messages.filter((m) => m.topic === 'user:lou').map((m) => [m.type, m.seq]))
+      .toEqual([['test.late', at + 1], ['subscribed', at + 1], ['test.next', at + 2]]);
+  });
 });

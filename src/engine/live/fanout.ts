@@ -38,6 +38,14 @@ interface Held {
   /** Subscribed on the shard channel, and named as wanted. */
   ready: Promise<void>;
   recent: Heard[];
+  /** The sequence number of the last message the channel brought (0 before the first). */
+  last: number;
+  /**
+   * Sockets that joined after reading the topic up to `past` while the channel had brought less:
+   * each subscribed just before the first message after `past` is handed on (the ones up to it
+   * are in what it was sent on joining, and would reach it twice).
+   */
+  waiting: { past: number; go: () => void }[];
 }
 
 export interface Taken {
@@ -120,8 +128,17 @@ export class LiveFanout {
       if (end < 0) end = text.length;
       const message = text.slice(at, end);
       at = end + 1;
-      h.recent.push(heard(message));
+      const m = heard(message);
+      h.recent.push(m);
       if (h.recent.length > RECENT) h.recent.shift();
+      h.last = m.seq;
+      if (h.waiting.length > 0) {
+        const due = h.waiting.filter((w) => w.past < m.seq);
+        if (due.length > 0) {
+          h.waiting = h.waiting.filter((w) => w.past >= m.seq);
+          for (const w of due) w.go();
+        }
+      }
       this.delivered++;
       this.deliver(channel, message);
     }
@@ -147,7 +164,7 @@ export class LiveFanout {
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
         await redis.publish(keys.live.interest, ring);
       })();
-      h = { tenant, topic, hold, refs: 0, ready, recent: [] };
+      h = { tenant, topic, hold, refs: 0, ready, recent: [], last: 0, waiting: [] };
       this.held.set(channel, h);
     }
     h.refs++;
@@ -159,6 +176,18 @@ export class LiveFanout {
       this.release(channel);
       throw err;
     }
+  }
+
+  /**
+   * Runs `go` (a socket's subscription to the channel) once the channel's messages after `seq` are
+   * the only ones still to come: at once when it has brought `seq` or later already, else just
+   * before it hands on the first message after `seq` (one up to `seq` still on its way is not
+   * handed to the socket, which has it from the topic's history).
+   */
+  subscribeAfter(channel: string, seq: number, go: () => void): void {
+    const h = this.held.get(channel);
+    if (h === undefined || h.last >= seq) go();
+    else h.waiting.push({ past: seq, go });
   }
 
   /** The messages that arrived on a channel after `seq`, as kept (RECENT). */
