@@ -198,6 +198,19 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     expect(revoke.status).toBe(403);
     expect(await total('eve')).toBe(2);
   });
+
+  it('leaves a finalised run as it was, and moves the boards still running', async () => {
+    await s.setClock('2026-03-03T10:00:00Z');
+    const e = await s.event('runs', 'fin', 7);
+    expect(await rankings('runs-daily', '?run=2026-03-03')).toEqual([['fin', 7]]);
+    await s.setClock('2026-03-05T14:00:00Z');
+    await s.workers!.finaliseNow();
+    const r = await voidEvents([{ eventId: e.eventId, reason: 'late find' }]);
+    expect(r.body.voided).toEqual([expect.objectContaining({ eventId: e.eventId, date: '2026-03-03', value: 7, total: 0, points: { xp: -70 } })]);
+    expect(await rankings('runs-daily', '?run=2026-03-03')).toEqual([['fin', 7]]);
+    expect(await rankings('runs-all')).toContainEqual(['fin', 0]);
+    expect(await rankings('xp-board')).toContainEqual(['fin', 0]);
+  });
 });
 
 describe('a restore', () => {
