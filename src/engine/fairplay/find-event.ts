@@ -6,6 +6,7 @@
  * which holds every entry drained, until `LAUREL_LOG_RETENTION_DAYS` deletes it and for as long as
  * the user is not erased (their lines are redacted). Only entries of the tenant asked are found.
  */
+import { UUID_PATTERN } from '../../domain/ids.js';
 import { entryBody, type LogBody } from '../../model/log.js';
 import { archivedEvent } from '../../postgres/event-lookup.js';
 import type { Context } from '../context.js';
@@ -17,7 +18,7 @@ export interface FoundEvent {
 }
 
 /** The event ids this looks up: UUIDs (the event path makes them with randomUUID). */
-export const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const EVENT_ID = UUID_PATTERN;
 
 /** How many partitions' logs are read at once. */
 const PARALLEL = 32;
