@@ -188,6 +188,18 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     const other = await voidEvents([{ eventId: e.eventId, reason: 'y' }], { tenant: `acme-${target}` });
     expect(other.body.issues).toEqual([expect.objectContaining({ index: 0, severity: 'error' })]);
     expect(await total('eve')).toBe(2);
+    // A key bound to the tenant: its own tenant's events and users only.
+    const b = await s.request('POST', '/admin/v1/api-keys', { body: { kind: 'admin', tenantId: `acme-${target}`, name: 'Acme admin' } });
+    expect(b.status, b.text).toBe(201);
+    const bound = b.body.key as string;
+    const outside = await voidEvents([{ eventId: e.eventId, reason: 'y' }], { key: bound });
+    expect(outside.body).toEqual({ voided: [], issues: [expect.objectContaining({ index: 0, severity: 'error' })] });
+    expect((await s.request('DELETE', '/admin/v1/users/ana/achievements/run-5', { key: bound })).body.code).toBe('user_not_found');
+    const own = await s.request('POST', '/api/metrics/runs/event', { tenant: `acme-${target}`, body: { user: { id: 'eve' }, value: 4 } });
+    expect(own.status, own.text).toBe(201);
+    const inside = await voidEvents([{ eventId: own.body.eventId, reason: 'y' }], { key: bound });
+    expect(inside.body.voided).toEqual([expect.objectContaining({ eventId: own.body.eventId, userId: 'eve', value: 4, total: 0 })]);
+    expect(await total('eve')).toBe(2);
 
     const k = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'eve' }] });
     const client = k.body.created[0].key as string;
