@@ -130,15 +130,21 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
   it('finds an event in the Postgres archive once Redis has trimmed it, and by its user', async () => {
     await s.setClock('2026-03-02T12:00:00Z');
     const e = await s.event('runs', 'cy', 3);
+    const f = await s.event('runs', 'dan', 4);
     await s.workers!.drainNow();
-    // Archived: trimmed from Redis as the drain does 30 s later (XTRIM), so only Postgres holds it.
+    // Archived: trimmed from Redis as the drain does 30 s later (XTRIM), so only Postgres holds them.
     const { redis, keys } = s.api.services;
-    const log = keys.forUser('_', 'cy').log;
-    await redis.xtrim(log, 'MAXLEN', 0);
-    expect(await redis.xlen(log)).toBe(0);
+    for (const user of ['cy', 'dan']) {
+      const log = keys.forUser('_', user).log;
+      await redis.xtrim(log, 'MAXLEN', 0);
+      expect(await redis.xlen(log)).toBe(0);
+    }
     await s.setClock('2026-03-02T12:05:00Z');
-    const r = await voidEvents([{ eventId: e.eventId, reason: 'late', userId: 'cy' }]);
-    expect(r.body.voided).toEqual([expect.objectContaining({ eventId: e.eventId, userId: 'cy', value: 3, total: 0 })]);
+    const r = await voidEvents([{ eventId: e.eventId, reason: 'late', userId: 'cy' }, { eventId: f.eventId, reason: 'late' }]);
+    expect(r.body.voided).toEqual([
+      expect.objectContaining({ eventId: e.eventId, userId: 'cy', value: 3, total: 0 }),
+      expect.objectContaining({ eventId: f.eventId, userId: 'dan', value: 4, total: 0 }),
+    ]);
     // Named with another user, it is not theirs.
     const wrongUser = await voidEvents([{ eventId: (await s.event('runs', 'cy', 1)).eventId, reason: 'x', userId: 'dee' }]);
     expect(wrongUser.body.issues).toEqual([expect.objectContaining({ index: 0, severity: 'error', message: expect.stringContaining('not found') })]);

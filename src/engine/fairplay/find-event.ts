@@ -3,12 +3,13 @@
  * id is random (the event's answer gave it), so it says nothing of where its entry is: first the
  * partitions' logs in Redis (what the archive may not hold yet; every partition's, or the user's
  * one when the caller names the user), then the Postgres archive (src/postgres/event-lookup.ts),
- * which holds every entry drained, until `LAUREL_LOG_RETENTION_DAYS` deletes it and for as long as
- * the user is not erased (their lines are redacted). Only entries of the tenant asked are found.
+ * read once for all the ids Redis did not hold. The archive holds every entry drained, until
+ * `LAUREL_LOG_RETENTION_DAYS` deletes it and for as long as the user is not erased (their lines
+ * are redacted). Only entries of the tenant asked are found.
  */
 import { UUID_PATTERN } from '../../domain/ids.js';
 import { entryBody, type LogBody } from '../../model/log.js';
-import { archivedEvent } from '../../postgres/event-lookup.js';
+import { archivedEvents } from '../../postgres/event-lookup.js';
 import type { Context } from '../context.js';
 
 /** An event entry as found: its log entry id and its body. */
@@ -58,11 +59,10 @@ export async function findEvents(
   }
   const missing = [...wanted.keys()].filter((id) => !found.has(id));
   if (missing.length === 0) return found;
-  const pool = await deps.postgres();
-  for (const eventId of missing) {
-    const user = wanted.get(eventId);
-    const line = await archivedEvent(pool, deps.settings.prefix, eventId, user === undefined ? null : keys.partitionOf(tenant, user));
-    if (line !== null) take(line.id, JSON.parse(line.body) as LogBody, eventId);
-  }
+  // One statement for them all: each reads the archive through (src/postgres/event-lookup.ts).
+  const users = missing.map((id) => wanted.get(id));
+  const only = users.every((u) => u !== undefined) ? [...new Set(users.map((u) => keys.partitionOf(tenant, u!)))] : null;
+  const lines = await archivedEvents(await deps.postgres(), deps.settings.prefix, missing, only);
+  for (const [eventId, line] of lines) take(line.id, JSON.parse(line.body) as LogBody, eventId);
   return found;
 }
