@@ -29,6 +29,7 @@ import { adminBatchEventRoutes } from '../routes/admin/batch-events.js';
 import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminUserRoutes } from '../routes/admin/users.js';
 import { adminErasureRoutes } from '../routes/admin/erasures.js';
+import { adminFairPlayRoutes } from '../routes/admin/fair-play.js';
 import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-deliveries.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
@@ -70,7 +71,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminLeaderboardRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminBatchEventRoutes(svc),
+    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
   ];
 }
 

@@ -5,6 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
+/** A UUID in lower case, as laurel makes them (randomUUID, uuidv7). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 let lastMs = 0;
 let counter = 0;
 

@@ -23,6 +23,11 @@
  *   restore      {"t", "u", "ts"}                                     (a streak restored)
  *   pause        {"t", "u", "ts", "op": "add"|"remove", "id", "start"?, "end"?}
  *   backfill     {"t", "u", "ts", "f": {"achievement": id}}           (a silent completion)
+ * and the corrections an operator makes (src/engine/fairplay/), which a restore replays too:
+ *   voided       {"t", "u", "ts", "e": the event's id, "m", "v": the value taken off (what the
+ *                 event counted), "d": the event's local day, "at": the event's time (ms), "why": the
+ *                 reason} + "pa"?: the awards of the opposite sign (trigger 'void')
+ *   revoked      {"t", "u", "ts", "f": {"achievement": id}}            (a completion revoked)
  * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
  *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
  * and a user's erasure (src/engine/users/erase.ts), naming the erasure and never the user:
@@ -120,8 +125,11 @@ export interface LoggedEvent {
 
 /** Any entry's body, as the drainer and a restore read it. */
 export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
-  /** The event's id. */
+  /** The event's id (an event, a `voided` entry). */
   e?: string;
+  /** voided: the event's time (ms) and the reason given. */
+  at?: number;
+  why?: string;
   /** The event's value. */
   v?: number;
   /** An event a metric's limit bit: the part of its value that counted (lua/includes/limits.lua). */

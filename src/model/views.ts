@@ -546,13 +546,16 @@ export interface PointsBoostView {
   rounding: 'down' | 'up' | 'nearest';
 }
 
-/** An award of points: its trigger (only `{ id }` once the trigger is gone) and the boosts that multiplied it. */
+/**
+ * An award of points: its trigger (only `{ id }` once the trigger is gone; `{ id: 'void', type:
+ * 'void' }` for the points a voided event's award took back) and the boosts that multiplied it.
+ */
 export interface PointsAwardView {
   id: string;
   awarded: number;
   date: string;
   total: number;
-  trigger: PointsTriggerView | { id: string };
+  trigger: PointsTriggerView | { id: string; type?: 'void' };
   boosts: PointsBoostView[];
 }
 

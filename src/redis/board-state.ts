@@ -34,3 +34,8 @@ export async function runOutcome(redis: RedisClient, state: string, run: string,
 
 /** The field of the top 10 the webhooks last reported of a run's group. */
 export const reportedTopField = (run: string, group: string): string => `c:${run}:${group}`;
+
+/** Whether a run was finalised. */
+export async function isFinalised(redis: RedisClient, state: string, run: string): Promise<boolean> {
+  return (await redis.hexists(state, `f:${run}`)) === 1;
+}

@@ -53,6 +53,11 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: 'GET', path: /^\/analytics$/, reason: 'laurel\'s own: the dashboard\'s analytics (docs/dashboard.md)' },
   { family: 'admin', method: 'GET', path: /^\/users$/, reason: 'laurel\'s own: the dashboard\'s user list and search (docs/dashboard.md, "Users")' },
   { family: 'admin', method: 'DELETE', path: /^\/users\/[^/]+$/, reason: 'laurel\'s own: a user\'s erasure (docs/api.md, "Erasing a user")' },
+  { family: 'admin', method: 'POST', path: /^\/events\/void$/, reason: 'laurel\'s own: voiding events (docs/api.md, "Fair play: voiding an event and revoking an achievement")' },
+  {
+    family: 'admin', method: 'DELETE', path: /^\/users\/[^/]+\/achievements\/[^/]+$/,
+    reason: 'laurel\'s own: revoking an achievement (docs/api.md, "Fair play: voiding an event and revoking an achievement")',
+  },
   { family: 'admin', method: 'GET', path: /^\/erasures\/[^/]+$/, reason: 'laurel\'s own: an erasure\'s progress (docs/api.md, "Erasing a user")' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (docs/webhooks.md)' },
   { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (docs/live.md; docs/live.md)' },
@@ -80,6 +85,11 @@ export const DIFFERENCES: Difference[] = [
     ],
     at: /\/trigger$/, keywords: ['enum'], value: (v) => v === 'anniversary',
     reason: 'an anniversary achievement (Admin API 1.26.0\'s trigger) shows its trigger, which the 1.21.1 Application spec does not list; SDK 1.0.42 takes any string',
+  },
+  {
+    operations: ['app GET /users/{id}/points/{key}'], at: /^\/awards\/\d+\/trigger(\/type)?$/, keywords: ['enum', 'required'],
+    value: (v) => v === 'void' || (typeof v === 'object' && v !== null && (v as { id?: unknown }).id === 'void'),
+    reason: 'the award that took back a voided event\'s points shows its trigger as `{ id: "void", type: "void" }`: no configured trigger, a type the spec\'s enum does not list',
   },
   {
     operations: ['app POST /metrics/{key}/event'], answersAs: { 202: 201 },

@@ -100,6 +100,10 @@ export function parseAward(raw: string, n: number): StoredAward {
   return { ms: Number(ms), awarded: Number(awarded), total: Number(total), triggerId, n, boostIds: boosts ? boosts.split(',') : [] };
 }
 
+/** The trigger id and type of the awards that take back a voided event's points (lua/voidEvent-4.lua). */
+export const VOID_TRIGGER = 'void';
+const VOID_TRIGGER_VIEW = { id: VOID_TRIGGER, type: VOID_TRIGGER } as const;
+
 /** A stable award id: the n-th award of a user in a system. */
 export function awardId(tenant: string, userId: string, systemId: string, n: number): string {
   return quickNameUuid(`${tenant}\u0000${userId}\u0000${systemId}\u0000${n}`);
@@ -119,7 +123,7 @@ export function awardView(a: StoredAward, id: string, snapshot: Snapshot): Point
     awarded: a.awarded,
     date,
     total: a.total,
-    trigger: trigger ? triggerView(trigger, snapshot) : { id: a.triggerId },
+    trigger: trigger ? triggerView(trigger, snapshot) : a.triggerId === VOID_TRIGGER ? VOID_TRIGGER_VIEW : { id: a.triggerId },
     boosts,
   };
 }
@@ -166,7 +170,8 @@ export function pointsJson(snapshot: Snapshot, awards: unknown, tenant: string, 
       const b = snapshot.pointsBoosts.get(id);
       return b ? [boostView(b, iso.slice(0, 10))] : [];
     }));
-    const trigger = cached(p.triggers, triggerId, snapshot.pointsTriggers.get(triggerId), (t) => JSON.stringify(triggerView(t, snapshot)));
+    const trigger = triggerId === VOID_TRIGGER ? JSON.stringify(VOID_TRIGGER_VIEW)
+      : cached(p.triggers, triggerId, snapshot.pointsTriggers.get(triggerId), (t) => JSON.stringify(triggerView(t, snapshot)));
     entry.awards.push(`{"id":"${awardId(tenant, userId, systemId, Number(x[4]))}","awarded":${awarded},"date":"${iso}",` +
       `"total":${total},"trigger":${trigger},"boosts":${boosts}}`);
   }

@@ -11,7 +11,10 @@
  *   latest state (at most one per 15 minutes): each entry only notes its awards
  *   (`pointsChangedNotes`), the event is made when the window ends (`pointsChangedEvent`,
  *   src/engine/webhooks/points-changed.ts);
- * - `points.level_changed`: an award that moved the user's level in its system.
+ * - `points.level_changed`: an award that moved the user's level in its system;
+ * - `event.voided`: a `voided` entry (src/engine/fairplay/void.ts): the event, what was taken off,
+ *   the reason (its awards of the opposite sign make `points.changed` as any);
+ * - `achievement.revoked`: a `revoked` entry (src/engine/fairplay/revoke.ts).
  * `user` is the user as the worker reads them (its `GET /users/{id}` shape).
  */
 import { createHash } from 'node:crypto';
@@ -58,7 +61,7 @@ export function mayNotify(kind: string, fields: string[]): boolean {
   // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or
   // completed.
   if (kind === 'event') return fields.length > 2;
-  return kind === 'achievement' || kind === 'points' || kind === 'freezes';
+  return kind === 'achievement' || kind === 'points' || kind === 'freezes' || kind === 'voided' || kind === 'revoked';
 }
 
 /**
@@ -78,6 +81,18 @@ export function eventsOfEntry(
     if (!wanted.has(type)) return;
     out.push({ type, id: eventId([prefix, type, ...idParts]), tenant, userId, body: JSON.stringify({ type, ...payload }), at, coalesce });
   };
+  if (entry.kind === 'voided') {
+    const metric = snapshot.metrics.get(e.m ?? '');
+    add('event.voided', [entry.id], {
+      user, event: { id: e.e, metric: metric?.key ?? e.m, date: e.d, value: e.v, occurredAt: new Date(e.at ?? ts).toISOString() },
+      reason: e.why ?? '', voidedAt: new Date(ts).toISOString(),
+    });
+  } else if (entry.kind === 'revoked') {
+    const a = snapshot.achievements.get(String(e.f?.achievement));
+    if (a !== undefined) {
+      add('achievement.revoked', [entry.id], { user, achievement: userAchievementView(a, snapshot, null), revokedAt: new Date(ts).toISOString() });
+    }
+  }
   if (Array.isArray(e.ac)) {
     const achievedAt = new Date(ts).toISOString();
     for (const achievementId of e.ac) {

@@ -15,7 +15,8 @@
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
  * already changes nothing; src/engine/analytics/sketches.ts). An erased user's lines are redacted
  * in the archive and their snapshot rows deleted (src/engine/users/erasure-pass.ts): nothing
- * brings them back.
+ * brings them back. The corrections an operator made (a `voided` event, a `revoked` completion) are
+ * made again from their entries (src/engine/fairplay/).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -54,6 +55,8 @@ import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
 import { noteActiveUsers } from '../analytics/active-users.js';
 import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
 import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js';
+import { applyVoid, targetOfVoided } from '../fairplay/void.js';
+import { revokeCompletion } from '../fairplay/revoke.js';
 
 export class RestoreError extends Error {}
 
@@ -116,7 +119,7 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
 }
 
 /** The kinds of entries that call for webhooks (src/domain/webhooks/events.ts mayNotify). */
-const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points']);
+const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points', 'voided', 'revoked']);
 
 export class Restore {
   private readonly svc: Services;
@@ -315,6 +318,11 @@ export class Restore {
         await this.replayStreakOperation(entry.kind, tenant, userId, e);
       } else if (entry.kind === 'backfill') {
         await this.replayBackfill(tenant, userId, String(fields.achievement));
+      } else if (entry.kind === 'voided') {
+        const done = await applyVoid(svc, targetOfVoided(e));
+        if (done === 'unknown_user') throw new Error('the user of a voided event does not exist');
+      } else if (entry.kind === 'revoked') {
+        await revokeCompletion(svc, tenant, userId, String(fields.achievement));
       } else if (entry.kind === 'finalised') {
         await writeFinalised(svc, JSON.parse(entry.body) as FinalisedRun);
       } else {

@@ -21,6 +21,8 @@ import { notePointsChanged } from './points-changed.js';
 /** The types the log gives (the rest come from the clock or the notifications' scheduler). */
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   'achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed',
+  // The corrections an operator makes (src/engine/fairplay/).
+  'event.voided', 'achievement.revoked',
   // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts),
   // and which users' freezes to check (src/engine/webhooks/freezes.ts).
   'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',

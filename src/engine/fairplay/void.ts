@@ -1,0 +1,187 @@
+/**
+ * Voiding logged events (docs/api.md, "Fair play: voiding an event and revoking an achievement").
+ * `POST /admin/v1/events/void` finds each event by its id (src/engine/fairplay/find-event.ts), then
+ * one script on the user's partition (lua/voidEvent-4.lua) takes back what it counted and the
+ * points it awarded and appends a `voided` entry to the log, which the webhooks and live updates
+ * read (`event.voided`) and a restore replays (src/engine/durability/restore.ts, with the entry's
+ * own values: no lookup). Then the boards move: the user is placed again on each board run (and
+ * breakdown group, as the user's attributes stand now) the event counted in that is not finalised,
+ * ordered by the `voided` entry's id; a finalised run keeps its ranking and winners.
+ */
+import { attributeField, runSumField, totalField } from '../../model/fields.js';
+import { operationEntry, type EventAward, type LogBody } from '../../model/log.js';
+import type { Issue } from '../../model/views.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf } from '../../domain/leaderboards/runs.js';
+import { localDay, localMinute } from '../../domain/time.js';
+import type { Leaderboard } from '../../model/entities.js';
+import { isFinalised } from '../../redis/board-state.js';
+import * as voidEvent from '../../redis/scripts/voidEvent.js';
+import type { Context } from '../context.js';
+import { groupResolver, place, pointsPlacements, type Placement } from '../leaderboards/rank-user.js';
+import { EVENT_ID, findEvents } from './find-event.js';
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'postgres'>;
+
+/** One item of `POST /admin/v1/events/void`. */
+export interface VoidItem {
+  eventId: string;
+  reason: string;
+  /** The event's user, when the caller knows it: the lookup reads that user's partition only. */
+  userId?: string;
+}
+
+/** A voided event as the answer shows it. */
+export interface VoidedView {
+  eventId: string;
+  userId: string;
+  /** The metric's key. */
+  metric: string;
+  /** The event's local day. */
+  date: string;
+  /** What was taken off the total (the part of the event's value that counted). */
+  value: number;
+  /** The metric's total after. */
+  total: number;
+  /** Points taken back, by system key (negative). */
+  points: Record<string, number>;
+}
+
+/** What a void takes back: the event as its entry (or a `voided` entry) tells it. */
+export interface VoidTarget {
+  tenant: string;
+  userId: string;
+  eventId: string;
+  metricId: string;
+  /** The part of the event's value that counted. */
+  counted: number;
+  /** The event's local day, and its time (ms). */
+  day: string;
+  ts: number;
+  /** Points to take back, by system id. */
+  takeBack: Map<string, number>;
+  reason: string;
+}
+
+/** A void made: its log entry, the metric's total after and the awards of the opposite sign. */
+export interface VoidDone {
+  entryId: string;
+  total: number;
+  awards: EventAward[];
+}
+
+/** The points an event's awards gave, by system (what a void takes back). */
+export function awardedBySystem(awards: readonly EventAward[] | undefined): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const [system, , awarded] of awards ?? []) by.set(system, (by.get(system) ?? 0) + Number(awarded));
+  return by;
+}
+
+/** What an `event` entry says to take back. */
+export function targetOfEvent(body: LogBody, reason: string): VoidTarget {
+  return {
+    tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.lc ?? body.v ?? 0),
+    day: body.d ?? '', ts: body.ts ?? 0, takeBack: awardedBySystem(body.pa), reason,
+  };
+}
+
+/** What a `voided` entry took back (a restore makes it again): its awards were of the opposite sign. */
+export function targetOfVoided(body: LogBody): VoidTarget {
+  const takeBack = new Map([...awardedBySystem(body.pa)].map(([s, n]) => [s, -n]));
+  return {
+    tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.v ?? 0),
+    day: body.d ?? '', ts: body.at ?? 0, takeBack, reason: body.why ?? '',
+  };
+}
+
+/** The metric's boards the event's value counted in: their run (null: none on its day) and whether it is final. */
+async function boardsOf(deps: Deps, t: VoidTarget, tz: string): Promise<{ lb: Leaderboard; run: { start: string; end: string | null } }[]> {
+  const out: { lb: Leaderboard; run: { start: string; end: string | null } }[] = [];
+  for (const lb of metricBoards(deps.store.current, t.metricId)) {
+    const run = runOf(lb, t.day);
+    if (run === null) continue;
+    if (hasWindow(lb) && !inWindow(lb, localMinute(tz, t.ts))) continue;
+    if (await isFinalised(deps.redis, deps.keys.leaderboardIndex(t.tenant, lb.id).state, run.start)) continue;
+    out.push({ lb, run });
+  }
+  return out;
+}
+
+/**
+ * Takes back what one event counted and awarded, and moves the boards. 'voided': it was voided
+ * already; 'unknown_user': the user is gone. Neither changes anything.
+ */
+export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | 'voided' | 'unknown_user'> {
+  const { redis, keys, store, clock } = deps;
+  const snapshot = store.current;
+  const u = keys.forUser(t.tenant, t.userId);
+  const points = pointsBoards(snapshot);
+  const attributeKeys = [...new Set([...metricBoards(snapshot, t.metricId), ...points].flatMap((lb) => breakdownKeys(lb, snapshot)))];
+  const h = await redis.hmget(u.user, 'tz', ...attributeKeys.map(attributeField));
+  const tz = h[0] ?? '';
+  const boards = await boardsOf(deps, t, tz);
+  const runs = boards.filter(({ lb }) => lb.runUnit !== null || hasWindow(lb)).map(({ lb, run }) => runSumField(lb.id, run.start));
+  const now = clock.now();
+  const userMetric = keys.userMetric(u, t.metricId);
+  const done = await voidEvent.run(redis, { user: u.user, userMetric, points: u.points, log: u.log }, {
+    eventId: t.eventId, totalField: totalField(t.metricId), value: -t.counted, dayField: `d:${t.day}`, runs, now,
+    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack,
+    entry: operationEntry(t.tenant, t.userId, now, { e: t.eventId, m: t.metricId, v: t.counted, d: t.day, at: t.ts, why: t.reason }),
+  });
+  if (typeof done === 'string') return done;
+  const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];
+  const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[1 + i] ?? ''])));
+  const sums = runs.length === 0 ? [] : await redis.hmget(userMetric, ...runs);
+  const placements: Placement[] = [];
+  for (const { lb, run } of boards) {
+    const group = groupOf(lb);
+    if (group === null) continue;
+    const summed = lb.runUnit !== null || hasWindow(lb);
+    const value = summed ? sums[runs.indexOf(runSumField(lb.id, run.start))] : done.total;
+    if (value !== null) placements.push({ lb, run, group, value });
+  }
+  // The awards of the opposite sign count in the runs of the event's day, as the event's did.
+  const placed = pointsPlacements(deps, awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: t.day, ms: t.ts })), groupOf, tz);
+  for (const p of placed) {
+    if (!await isFinalised(redis, keys.leaderboardIndex(t.tenant, p.lb.id).state, p.run.start)) placements.push(p);
+  }
+  if (placements.length > 0) await place(deps, t.tenant, t.userId, placements, now, undefined, done.entryId);
+  return { entryId: done.entryId, total: Number(done.total), awards };
+}
+
+/** `POST /admin/v1/events/void`: each item voided, or an issue of its own. */
+export async function voidEvents(deps: Deps, tenant: string, items: VoidItem[]): Promise<{ voided: VoidedView[]; issues: Issue[] }> {
+  const snapshot = deps.store.current;
+  const voided: VoidedView[] = [];
+  const issues: Issue[] = [];
+  const wanted = new Map<string, string | undefined>();
+  for (const item of items) if (EVENT_ID.test(item.eventId)) wanted.set(item.eventId, item.userId);
+  const found = await findEvents(deps, tenant, wanted);
+  const seen = new Set<string>();
+  for (const [index, item] of items.entries()) {
+    const issue = (severity: Issue['severity'], message: string) => issues.push({ index, id: item.eventId, severity, message });
+    const entry = found.get(item.eventId);
+    if (entry === undefined) {
+      issue('error', `Event "${item.eventId}" not found`);
+      continue;
+    }
+    const t = targetOfEvent(entry.body, item.reason);
+    const metric = snapshot.metrics.get(t.metricId);
+    if (metric === undefined) {
+      issue('error', `The metric of event "${item.eventId}" no longer exists`);
+      continue;
+    }
+    const done = seen.has(item.eventId) ? 'voided' : await applyVoid(deps, t);
+    seen.add(item.eventId);
+    if (done === 'voided') issue('warning', `Event "${item.eventId}" was voided already`);
+    else if (done === 'unknown_user') issue('error', `The user of event "${item.eventId}" no longer exists`);
+    else {
+      const points: Record<string, number> = {};
+      for (const [system, , awarded] of done.awards) {
+        const key = snapshot.pointsSystems.get(system)?.key ?? system;
+        points[key] = (points[key] ?? 0) + awarded;
+      }
+      voided.push({ eventId: item.eventId, userId: t.userId, metric: metric.key, date: t.day, value: t.counted, total: done.total, points });
+    }
+  }
+  return { voided, issues };
+}
