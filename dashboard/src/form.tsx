@@ -1,7 +1,7 @@
 /** A labelled form field with its error under it (announced to screen readers). */
 import type { ComponentChildren } from 'preact';
 import { createOne, updateOne, type Session } from './api.js';
-import { KEY_RULE, readable, type Rule } from './rules.js';
+import { KEY_RULE, keyFromName, readable, type Rule } from './rules.js';
 
 /** An item a form offers to choose (a metric, an achievement, an attribute, a points system): its id, shown by name. */
 export interface Choice {
@@ -22,22 +22,30 @@ export function Field(props: { id: string; label: string; error?: string | null;
 /** A field whose text the Admin API checks by a pattern: the browser checks it too, and the rule is said under it. */
 export function RuledField(props: {
   id: string; label: string; rule: Rule; hint: ComponentChildren; value: string; error?: string | null; onInput: (e: Event) => void;
+  /** Not required: what an empty field means is shown in it. */
+  placeholder?: string;
 }) {
   const { id, rule } = props;
   return (
     <Field id={id} label={props.label} error={props.error}>
-      <input id={id} value={props.value} required pattern={rule.html} title={`${props.label}: ${rule.words}`}
+      <input id={id} value={props.value} required={props.placeholder === undefined} placeholder={props.placeholder} pattern={rule.html}
+        title={`${props.label}: ${rule.words}`}
         aria-describedby={`${id}-hint ${id}-error`} onInput={props.onInput} />
       <p class="hint" id={`${id}-hint`}>{props.hint}</p>
     </Field>
   );
 }
 
-/** A key's field. */
-export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void }) {
+/**
+ * A key's field; with `derived` (the key the Admin API makes when none is sent), optional, that key
+ * shown in it while it is empty.
+ */
+export function KeyField(props: { id: string; label?: string; value: string; error?: string | null; onInput: (e: Event) => void; derived?: string }) {
+  const { derived, ...rest } = props;
   return (
-    <RuledField {...props} label={props.label ?? 'Key'} rule={KEY_RULE}
-      hint={<>How the API names it: {KEY_RULE.words}, e.g. <code>lessons</code>.</>} />
+    <RuledField {...rest} label={props.label ?? (derived === undefined ? 'Key' : 'Key (optional)')} rule={KEY_RULE} placeholder={derived}
+      hint={derived === undefined ? <>How the API names it: {KEY_RULE.words}, e.g. <code>lessons</code>.</>
+        : <>How the API names it: {KEY_RULE.words}. Left empty, it is made from the name, as shown (with <code>-2</code> when taken).</>} />
   );
 }
 
@@ -122,6 +130,8 @@ export function fieldSetter<F extends object>(form: F, setForm: (f: F) => void) 
 /** The name and key fields every configured resource has. */
 export function NameKey(props: {
   prefix: string; form: { name: string; key: string }; errors: Record<string, string>; set: (field: 'name' | 'key') => (e: Event) => void;
+  /** The key may be left empty: the Admin API makes it from the name (keyFromName). */
+  keyOptional?: boolean;
 }) {
   const { prefix, form, errors, set } = props;
   return (
@@ -129,7 +139,8 @@ export function NameKey(props: {
       <Field id={`${prefix}-name`} label="Name" error={errors.name}>
         <input id={`${prefix}-name`} value={form.name} required onInput={set('name')} />
       </Field>
-      <KeyField id={`${prefix}-key`} value={form.key} error={errors.key} onInput={set('key')} />
+      <KeyField id={`${prefix}-key`} value={form.key} error={errors.key} onInput={set('key')}
+        derived={props.keyOptional === true ? keyFromName(form.name) : undefined} />
     </>
   );
 }
@@ -137,12 +148,12 @@ export function NameKey(props: {
 /** The fields a new item of most resources starts with: its name, its key, and the metric it is on. */
 export function NameKeyMetric(props: {
   prefix: string; form: { name: string; key: string; metricId: string }; errors: Record<string, string>;
-  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: Choice[]; metricLabel: string;
+  set: (field: 'name' | 'key' | 'metricId') => (e: Event) => void; metrics: Choice[]; metricLabel: string; keyOptional?: boolean;
 }) {
   const { prefix, form, errors, set, metrics } = props;
   return (
     <>
-      <NameKey prefix={prefix} form={form} errors={errors} set={set} />
+      <NameKey prefix={prefix} form={form} errors={errors} set={set} keyOptional={props.keyOptional} />
       <Field id={`${prefix}-metric`} label={props.metricLabel} error={errors.metricId}>
         <select id={`${prefix}-metric`} value={form.metricId} required onChange={set('metricId')}>
           <option value="">Choose a metric</option>

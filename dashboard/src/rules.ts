@@ -14,6 +14,14 @@ export interface Rule {
 
 export const KEY_RULE: Rule = { api: '^[a-zA-Z0-9_-]+$', html: '[A-Za-z0-9_\\-]+', words: 'letters, digits, _ and - only (no spaces)' };
 
+/**
+ * The key the Admin API gives an achievement created without one: the name in lower case, each run
+ * of other characters a `-` (the Admin API adds `-2`, `-3`, … while it is taken).
+ */
+export function keyFromName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 90) || 'achievement';
+}
+
 /** A tenant's customer id: what the Tenant-ID header sends. */
 export const CUSTOMER_ID_RULE: Rule = {
   api: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$', html: '[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?',

@@ -1,4 +1,8 @@
-/** Figures in words, as the pages show them: a count with its noun, a bucket of points or of a streak's length, a board's runs. */
+/**
+ * Figures in words, as the pages show them: a count with its noun, a bucket of points or of a
+ * streak's length, a board's runs and what it ranks, a moment or a day in the browser's locale, a
+ * type's snake_case name.
+ */
 
 /** "1 user", "3 users". */
 export function count(n: number, one: string, many = `${one}s`): string {
@@ -29,4 +33,34 @@ export function runsOf(b: { runUnit?: string; runInterval?: number }): string {
   if (b.runUnit === 'day' && n === 7) return 'weekly';
   if (n === 1) return b.runUnit === 'day' ? 'daily' : b.runUnit === 'month' ? 'monthly' : 'yearly';
   return `every ${count(n, b.runUnit)}`;
+}
+
+/**
+ * What a board ranks, by name: "the total of Lessons" (a perpetual metric board), "the sum of
+ * Lessons in each run" (a repeating one), "points of XP gained in each run", "the sum of Lessons
+ * from 18:00 to 22:00 each day, since its start", "their streak's length"; "in groups by Plan" on a
+ * board with breakdown attributes. `name` names a metric, points system or attribute by its id.
+ */
+export function ranksOf(b: {
+  rankBy: string; metricId?: string | null; pointsSystemId?: string | null; runUnit?: string; startTime?: string; endTime?: string;
+  breakdownAttributes: string[];
+}, name: (id: string) => string): string {
+  const window = b.startTime !== undefined || b.endTime !== undefined ? ` from ${b.startTime ?? '00:00'} to ${b.endTime ?? '24:00'} each day` : '';
+  const span = b.runUnit !== undefined ? ' in each run' : window !== '' ? ', since its start' : '';
+  const what = b.rankBy === 'streak' ? 'their streak\'s length'
+    : b.rankBy === 'points' ? `points of ${name(b.pointsSystemId ?? '')}${span === '' && window === '' ? '' : ` gained${window}${span}`}`
+      : span === '' && window === '' ? `the total of ${name(b.metricId ?? '')}` : `the sum of ${name(b.metricId ?? '')}${window}${span}`;
+  const groups = b.breakdownAttributes.map(name).join(' and ');
+  return groups === '' ? what : `${what}, in groups by ${groups}`;
+}
+
+/** A moment (an ISO-8601 time) for a person, in the browser's locale and zone: "Mar 4, 2026, 1:00 PM". */
+export function moment(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A type's snake_case name in words: "achievement_completed" is "achievement completed". */
+export function typeWords(type: string): string {
+  return type.replace(/_/g, ' ');
 }

@@ -37,6 +37,11 @@ export async function answerConfirmation(page: Page, action: string): Promise<st
   return said;
 }
 
+/** A moment as the page shows it (words.ts `moment`): in the browser's locale and zone. */
+export function shown(page: Page, iso: string): Promise<string> {
+  return page.evaluate((at) => new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }), iso);
+}
+
 export async function openDashboard(opts: StartOptions = { workers: true }): Promise<Dashboard> {
   mkdirSync(SHOTS, { recursive: true });
   const s = await startTestServer(opts);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAchievements } from '../support/admin.js';
 import { startReceiver } from '../support/receiver.js';
-import { openDashboard, type Dashboard } from './browser.js';
+import { openDashboard, shown, type Dashboard } from './browser.js';
 
 describe('the dashboard\'s webhooks and notifications', () => {
   let d: Dashboard;
@@ -124,7 +124,7 @@ describe('the dashboard\'s webhooks and notifications', () => {
     await expect.poll(async () => {
       await page.getByRole('button', { name: 'Show' }).click();
       return rows.allTextContents();
-    }).toEqual(['2026-06-01 17:00achievement_completedemailbeasuppressed (no_transport)—']);
+    }).toEqual([`${await shown(page, '2026-06-01T17:00:00Z')}achievement completedemailbeasuppressed (no transport)—`]);
     // Deleted from its row: the editor goes back to a new template.
     await page.getByRole('button', { name: 'Delete done' }).click();
     expect(await d.confirm('Delete')).toContain('no_template');

@@ -44,7 +44,9 @@ export function AchievementsPage({ session }: { session: Session }) {
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const { trigger, name, key } = form;
+    const { trigger, name } = form;
+    // Left empty, the Admin API makes the key from the name (it asks for one of an achievement completed through the API).
+    const key = form.key === '' ? undefined : form.key;
     const item = trigger === 'metric' ? { name, key, trigger, metricId: form.metricId, metricValue: Number(form.metricValue) }
       : trigger === 'streak' ? { name, key, trigger, streakLength: Number(form.streakLength) }
         : trigger === 'achievement' ? { name, key, trigger, achievementIds: parts }
@@ -88,12 +90,12 @@ export function AchievementsPage({ session }: { session: Session }) {
         </Field>
         {form.trigger === 'metric' ? (
           <>
-            <NameKeyMetric prefix="achievement" form={form} errors={errors} set={set} metrics={metrics} metricLabel="When the metric" />
+            <NameKeyMetric prefix="achievement" form={form} errors={errors} set={set} metrics={metrics} metricLabel="When the metric" keyOptional />
             <Field id="achievement-value" label="Reaches the total" error={errors.metricValue}>
               <input id="achievement-value" type="number" min="1" value={form.metricValue} required onInput={set('metricValue')} />
             </Field>
           </>
-        ) : <NameKey prefix="achievement" form={form} errors={errors} set={set} />}
+        ) : <NameKey prefix="achievement" form={form} errors={errors} set={set} keyOptional={form.trigger !== 'api'} />}
         {form.trigger === 'streak' && (
           <Field id="achievement-streak" label="Streak length" error={errors.streakLength}>
             <input id="achievement-streak" type="number" min="1" value={form.streakLength} required onInput={set('streakLength')} />

@@ -9,6 +9,7 @@ import { useConfirm } from '../confirm.js';
 import { createFromForm, Field, fieldSetter } from '../form.js';
 import { ItemTable, useList } from '../list.js';
 import type { ApiKeyView as ApiKey, TenantView as Tenant } from '../types.js';
+import { moment } from '../words.js';
 import { UserKeys } from './api-keys/user-keys.js';
 
 export function ApiKeysPage({ session }: { session: Session }) {
@@ -75,7 +76,7 @@ export function ApiKeysPage({ session }: { session: Session }) {
         columns={[
           { head: 'Name', cell: (k) => <>{k.name}{isSessions(k) && <strong> (this session's)</strong>}</> },
           { head: 'Kind', cell: (k) => k.kind }, { head: 'Tenant', cell: (k) => tenantName(k.tenantId) },
-          { head: 'Starts with', cell: (k) => <code>{k.prefix.replace(/…$/, '')}…</code> }, { head: 'Created', cell: (k) => k.created.slice(0, 10) },
+          { head: 'Starts with', cell: (k) => <code>{k.prefix.replace(/…$/, '')}…</code> }, { head: 'Created', cell: (k) => moment(k.created) },
         ]}
         actions={(k) => <button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => revoke(k)}>Revoke</button>} />
       <UserKeys key={session.tenant} session={session} />

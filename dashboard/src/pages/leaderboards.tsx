@@ -16,9 +16,9 @@ import { useConfirm } from '../confirm.js';
 import { errorsOf, Field, fieldSetter, NameKey } from '../form.js';
 import { ItemTable, useList } from '../list.js';
 import type { AttributeView as Attribute, MetricView, PointsSystemAdminView } from '../types.js';
-import { runsOf } from '../words.js';
+import { ranksOf, runsOf } from '../words.js';
 import { EditBoard } from './leaderboards/edit.js';
-import { RankFields, RunFields } from './leaderboards/fields.js';
+import { RankFields, RunFields, runOf } from './leaderboards/fields.js';
 import { Lifecycle } from './leaderboards/lifecycle.js';
 import { Rankings, type Board } from './leaderboards/rankings.js';
 
@@ -34,7 +34,8 @@ export function mondayFrom(date: string): string {
 
 /** The status a new board is created with: scheduled when its start is after today. */
 export function statusFor(form: { start: string; runUnit: string; runInterval: string }, today: string): 'active' | 'scheduled' {
-  const weekly = form.runUnit === 'day' && Number(form.runInterval) === 7;
+  const run = runOf(form.runUnit, form.runInterval);
+  const weekly = run.runUnit === 'day' && run.runInterval === 7;
   const start = form.start !== '' ? form.start : weekly ? mondayFrom(today) : today;
   return start > today ? 'scheduled' : 'active';
 }
@@ -53,7 +54,8 @@ export function LeaderboardsPage({ session }: { session: Session }) {
   const metricsAll = useList<MetricView>(session, '/admin/v1/metrics?limit=100').items ?? [];
   const metrics = metricsAll.filter((m) => m.status === 'active');
   const systems = useList<PointsSystemAdminView>(session, '/admin/v1/points?limit=100').items ?? [];
-  const attributes = (useList<Attribute>(session, '/admin/v1/attributes?limit=100').items ?? []).filter((a) => a.type === 'user');
+  const attributesAll = useList<Attribute>(session, '/admin/v1/attributes?limit=100').items;
+  const attributes = (attributesAll ?? []).filter((a) => a.type === 'user');
   const [chosen, setChosen] = useState<Board | null>(null);
   // Each Rankings click opens the board's rankings afresh (read again), the same board's too.
   const [opened, setOpened] = useState(0);
@@ -70,12 +72,13 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     e.preventDefault();
     setErrors({});
     setDone('');
+    const run = runOf(form.runUnit, form.runInterval);
     const item = {
       name: form.name, key: form.key, rankBy: form.rankBy, maxParticipants: Number(form.maxParticipants),
       status: statusFor(form, new Date().toISOString().slice(0, 10)),
       ...(form.rankBy === 'metric' && { metricId: form.metricId }),
       ...(form.rankBy === 'points' && { pointsSystemId: form.pointsSystemId }),
-      ...(form.runUnit !== '' && { runUnit: form.runUnit, runInterval: Number(form.runInterval) }),
+      ...(run.runUnit !== '' && run),
       ...(form.start !== '' && { start: form.start }),
       ...(form.breakdown !== '' && { breakdownAttributes: [form.breakdown] }),
     };
@@ -93,9 +96,8 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     open(created);
   };
   const edited = list.items?.find((b) => b.id === editing);
-  /** What a board ranks, by name: "the total of Lessons", "points of XP", "streak length". */
-  const rankWords = (b: Board) => b.rankBy === 'metric' ? `the total of ${metricsAll.find((m) => m.id === b.metricId)?.name ?? b.metricId}`
-    : b.rankBy === 'points' ? `points of ${systems.find((p) => p.id === b.pointsSystemId)?.name ?? b.pointsSystemId}` : 'streak length';
+  const names = new Map<string, string>([...metricsAll, ...systems, ...attributes].map((x) => [x.id, x.name]));
+  const rankWords = (b: Board) => ranksOf(b, (id) => names.get(id) ?? id);
   const moved = async (error: string) => {
     setMoveError(error);
     await list.reload();
@@ -134,7 +136,10 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <EditBoard key={edited.id} session={session} board={edited} metrics={metrics} systems={systems}
           attributes={attributes} onSaved={() => list.reload()} onClose={() => setEditing(null)} />
       )}
-      {chosen !== null && <Rankings key={`${chosen.id}-${session.tenant}-${opened}`} session={session} board={chosen} />}
+      {chosen !== null && attributesAll !== null && (
+        <Rankings key={`${chosen.id}-${session.tenant}-${opened}`} session={session} board={chosen}
+          groupBy={chosen.breakdownAttributes.map((id) => attributes.find((a) => a.id === id) ?? { id, key: id, name: id })} />
+      )}
       {dialog}
     </section>
   );

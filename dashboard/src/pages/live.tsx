@@ -3,23 +3,18 @@
  * (src/client/live.ts) with the session's key and tenant: the connection's state, the top 10 as
  * `leaderboard.changed` last said it, and the latest moves (`leaderboard.rank_changed`), newest
  * first. A `resync` (a gap the history could not fill) empties what is shown until the next change.
+ *
+ * Users are shown by name, as the rankings show them, and "new" only when they entered: the board's
+ * rankings are read once (the Application API; not on a board with groups) before the topic is
+ * followed, and each move is compared with what the page saw (live/places.ts).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../api.js';
 import { LiveClient, type LiveMessage, type LiveState } from '../../../src/client/live.js';
 import { useList } from '../list.js';
+import { fetchRun } from './leaderboards/runs.js';
 import type { LeaderboardAdminView as Board, LeaderboardChangedData, LeaderboardRankChangedData, RankedView } from '../types.js';
-
-/** A move as the page lists it: a `leaderboard.rank_changed`'s user, rank and value, and when it came. */
-interface Move {
-  seq: number;
-  userId: string;
-  rank: number;
-  previousRank: number | null;
-  value: number;
-  previousValue: number | null;
-  at: string;
-}
+import { Places, type Move } from './live/places.js';
 
 /** Moves kept on screen. */
 const KEPT = 50;
@@ -33,34 +28,48 @@ function BoardLive({ session, board }: { session: Session; board: Board }) {
   const [top, setTop] = useState<RankedView[] | null>(null);
   const [error, setError] = useState('');
   const [following, setFollowing] = useState(false);
+  const [names, setNames] = useState<Map<string, string>>(new Map());
   useEffect(() => {
     setFollowing(false);
     setMoves([]);
     setTop(null);
     setError('');
-    const client = new LiveClient({
-      url: liveUrl(), key: session.key, ...(session.tenant === '' ? {} : { tenant: session.tenant }),
-      onState: (st) => { setState(st); if (st !== 'open') setFollowing(false); }, onError: (e) => setError(e.error),
-      onSubscribed: () => setFollowing(true),
+    let client: LiveClient | null = null;
+    let closed = false;
+    const places = new Places();
+    const follow = () => {
+      if (closed) return;
+      client = new LiveClient({
+        url: liveUrl(), key: session.key, ...(session.tenant === '' ? {} : { tenant: session.tenant }),
+        onState: (st) => { setState(st); if (st !== 'open') setFollowing(false); }, onError: (e) => setError(e.error),
+        onSubscribed: () => setFollowing(true),
+      });
+      client.subscribe(`leaderboard:${board.key}`, (m: LiveMessage) => {
+        if (m.type === 'resync') {
+          setMoves([]);
+          setTop(null);
+        } else if (m.type === 'leaderboard.changed') {
+          const lb = (m.data as LeaderboardChangedData).leaderboard;
+          places.top(lb.breakdownAttributeValue, lb.rankings);
+          setTop(lb.rankings);
+        } else if (m.type === 'leaderboard.rank_changed') {
+          const move = places.move(m.seq, m.data as LeaderboardRankChangedData);
+          setNames(new Map(places.names));
+          if (move !== null) setMoves((before) => [move, ...before].slice(0, KEPT));
+        }
+      });
+    };
+    // The rankings first (names, and the places moves are compared with), then the topic.
+    const read = board.breakdownAttributes.length > 0 ? Promise.resolve(null)
+      : fetchRun(session, board.key, '', '', Math.min(board.maxParticipants ?? 1000, 1000)).catch(() => null);
+    void read.then((a) => {
+      places.read(a?.rankings ?? []);
+      setNames(new Map(places.names));
+      follow();
     });
-    client.subscribe(`leaderboard:${board.key}`, (m: LiveMessage) => {
-      if (m.type === 'resync') {
-        setMoves([]);
-        setTop(null);
-      } else if (m.type === 'leaderboard.changed') {
-        setTop((m.data as LeaderboardChangedData).leaderboard.rankings);
-      } else if (m.type === 'leaderboard.rank_changed') {
-        const data = m.data as LeaderboardRankChangedData;
-        const lb = data.leaderboard;
-        const move: Move = {
-          seq: m.seq, userId: data.user.id, rank: lb.rank, previousRank: lb.previousRank, value: lb.value, previousValue: lb.previousValue,
-          at: new Date().toLocaleTimeString(),
-        };
-        setMoves((before) => [move, ...before].slice(0, KEPT));
-      }
-    });
-    return () => client.close();
+    return () => { closed = true; client?.close(); };
   }, [session.key, session.tenant, board.key]);
+  const who = (userId: string) => names.get(userId) ?? userId;
   return (
     <div>
       <p class="muted" aria-live="polite">
@@ -72,7 +81,7 @@ function BoardLive({ session, board }: { session: Session; board: Board }) {
         {top === null ? <p class="muted">Shown at the board's next change of its top 10.</p> : (
           <table aria-label="Top 10">
             <thead><tr><th>Rank</th><th>User</th><th>Value</th></tr></thead>
-            <tbody>{top.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userId}</td><td>{r.value}</td></tr>)}</tbody>
+            <tbody>{top.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{who(r.userId)}</td><td>{r.value}</td></tr>)}</tbody>
           </table>
         )}
       </div>
@@ -85,7 +94,7 @@ function BoardLive({ session, board }: { session: Session; board: Board }) {
               {moves.map((m) => (
                 <tr key={m.seq}>
                   <td>{m.at}</td>
-                  <td>{m.userId}</td>
+                  <td>{m.name ?? who(m.userId)}</td>
                   <td>{m.previousRank === null ? 'new' : m.previousRank} → {m.rank}</td>
                   <td>{m.previousValue === null ? '–' : m.previousValue} → {m.value}</td>
                 </tr>

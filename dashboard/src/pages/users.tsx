@@ -10,6 +10,7 @@ import { ApiError, call, type Session } from '../api.js';
 import { Field } from '../form.js';
 import { useAttributes } from '../list.js';
 import type { UserAchievementStatsView, UserView } from '../types.js';
+import { moment } from '../words.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
@@ -73,7 +74,7 @@ export function UsersPage({ session }: { session: Session }) {
               <dt>Email</dt><dd>{u.email ?? '—'}</dd>
               <dt>Time zone</dt><dd>{u.tz ?? '—'}</dd>
               <dt>Attributes</dt><dd>{Object.entries(u.attributes).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</dd>
-              <dt>Created</dt><dd>{u.created}</dd>
+              <dt>Created</dt><dd>{moment(u.created)}</dd>
               <dt>Control group</dt><dd>{u.control ? 'yes' : 'no'}</dd>
             </dl>
             <h3>Achievements</h3>

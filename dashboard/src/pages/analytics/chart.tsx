@@ -2,7 +2,8 @@
  * A line chart of figures per day, drawn with uPlot once its box is laid out; the box holds its
  * height before. The days are UTC days, so the x axis is in UTC whatever the browser's zone, with a
  * tick a day at most and dates as labels; the y axis counts, so it starts at 0, whole numbers only.
- * Each chart has its title above it and a label on each axis (what is counted, and the days).
+ * Each chart has its title above it and a label on each axis (what is counted, and the days). The
+ * legend under it gives the figures of the day under the pointer, and the last day's otherwise.
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -17,6 +18,12 @@ export interface Line {
 const DAY_S = 86_400;
 const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 
+/** The legend shows the last day's figures whenever the pointer is not on a day (uPlot's own shows "--"). */
+function latestWhenIdle(u: uPlot) {
+  const days = u.data[0].length;
+  if (days > 0 && u.legend.idx == null) u.setLegend({ idx: days - 1 }, false);
+}
+
 export function Chart({ dates, lines, title, yLabel }: { dates: string[]; lines: Line[]; title: string; yLabel: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -25,6 +32,7 @@ export function Chart({ dates, lines, title, yLabel }: { dates: string[]; lines:
     const plot = new uPlot({
       width: Math.min(1000, box.current.clientWidth || 600), height: 260,
       tzDate: (s) => uPlot.tzDate(new Date(s * 1000), 'Etc/UTC'),
+      hooks: { ready: [latestWhenIdle], setLegend: [latestWhenIdle] },
       // Counts: from 0, a little room above the highest.
       scales: { y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
       series: [{ label: 'Day', value: (_u, s) => (s === null ? '--' : day(s)) }, ...lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2 }))],

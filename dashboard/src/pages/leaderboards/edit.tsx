@@ -9,7 +9,7 @@ import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
 import { Field, type Choice } from '../../form.js';
-import { RankFields, RunFields } from './fields.js';
+import { RankFields, repeatOf, RunFields, runOf } from './fields.js';
 import type { Board } from './rankings.js';
 
 const FIELDS = [
@@ -19,21 +19,28 @@ const FIELDS = [
 
 const orNull = (v: string) => (v === '' ? null : v);
 
+/** The runs a form's fields say, as a PATCH sends them (null: one run). */
+function runFields(f: { runUnit: string; runInterval: string }) {
+  const { runUnit, runInterval } = runOf(f.runUnit, f.runInterval);
+  return runUnit === '' ? { runUnit: null, runInterval: null } : { runUnit, runInterval };
+}
+
 export function EditBoard(props: {
   session: Session; board: Board; metrics: Choice[]; systems: Choice[]; attributes: Choice[]; onSaved: () => unknown; onClose: () => void;
 }) {
   const { board: b } = props;
   const initial = {
     name: b.name, key: b.key, description: b.description ?? '', rankBy: b.rankBy, metricId: b.metricId ?? '', pointsSystemId: b.pointsSystemId ?? '',
-    maxParticipants: b.maxParticipants === null ? '' : String(b.maxParticipants), runUnit: b.runUnit ?? '', runInterval: String(b.runInterval ?? 1), start: b.start,
+    maxParticipants: b.maxParticipants === null ? '' : String(b.maxParticipants), runUnit: repeatOf(b.runUnit, b.runInterval), runInterval: String(b.runInterval ?? 1), start: b.start,
     breakdown: b.breakdownAttributes[0] ?? '', end: b.end ?? '', startTime: b.startTime ?? '', endTime: b.endTime ?? '',
   };
   const { form, set, errors, state } = useEditForm(props.session, '/admin/v1/leaderboards', b.id, initial, (f) => ({
+    ...runFields(f),
     name: f.name, key: f.key, description: orNull(f.description), rankBy: f.rankBy,
     ...(f.rankBy === 'metric' && { metricId: f.metricId }),
     ...(f.rankBy === 'points' && { pointsSystemId: f.pointsSystemId }),
     // Empty: uncapped, every participant ranked.
-    maxParticipants: f.maxParticipants === '' ? null : Number(f.maxParticipants), runUnit: orNull(f.runUnit), runInterval: f.runUnit === '' ? null : Number(f.runInterval),
+    maxParticipants: f.maxParticipants === '' ? null : Number(f.maxParticipants),
     start: f.start, breakdownAttributes: f.breakdown === '' ? [] : [f.breakdown],
     end: orNull(f.end), startTime: orNull(f.startTime), endTime: orNull(f.endTime),
   }), FIELDS, props.onSaved);

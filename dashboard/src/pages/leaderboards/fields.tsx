@@ -5,6 +5,28 @@
  */
 import { Field, type Choice } from '../../form.js';
 
+/**
+ * How often a new run starts, as the form offers it: the field holds one of these values, a unit
+ * with its interval (`day:7`, weekly) or a unit alone, whose interval the N field gives.
+ */
+const REPEATS: [string, string][] = [
+  ['', 'Never (one run)'], ['day:1', 'Daily'], ['day:7', 'Weekly (from a Monday)'], ['month:1', 'Monthly'], ['year:1', 'Yearly'],
+  ['day', 'Every N days'], ['month', 'Every N months'], ['year', 'Every N years'],
+];
+
+/** The field's value for a board's runs: its preset when one says it ("weekly"), else its unit. */
+export function repeatOf(runUnit: string | undefined, runInterval: number | undefined): string {
+  if (runUnit === undefined || runUnit === '') return '';
+  const preset = `${runUnit}:${runInterval ?? 1}`;
+  return REPEATS.some(([v]) => v === preset) ? preset : runUnit;
+}
+
+/** The Admin API's `runUnit` ('' for one run) and `runInterval` of the field's value and the N typed. */
+export function runOf(repeat: string, n: string): { runUnit: string; runInterval: number } {
+  const [unit, preset] = repeat.split(':');
+  return { runUnit: unit, runInterval: Number(preset ?? n) };
+}
+
 type Set<K extends string> = (field: K) => (e: Event) => void;
 
 export function RankFields(props: {
@@ -54,14 +76,18 @@ export function RunFields(props: {
   return (
     <div class="row">
       <Field id={`${p}-repeat`} label="Starts a new run" error={errors.runUnit}>
-        <select id={`${p}-repeat`} value={form.runUnit} disabled={fixed.unit} onChange={set('runUnit')}>
-          <option value="">Never (one run)</option><option value="day">Every N days</option>
-          <option value="month">Every N months</option><option value="year">Every N years</option>
+        {/* Its unit fixed, a board may still change how many of it a run lasts (until it has started). */}
+        <select id={`${p}-repeat`} value={form.runUnit} disabled={fixed.runs || (fixed.unit && form.runUnit === '')} onChange={set('runUnit')}>
+          {REPEATS.map(([value, words]) => (
+            <option key={value} value={value} disabled={fixed.unit && value.split(':')[0] !== form.runUnit.split(':')[0]}>{words}</option>
+          ))}
         </select>
       </Field>
-      <Field id={`${p}-interval`} label="N" error={errors.runInterval}>
-        <input id={`${p}-interval`} type="number" min="1" value={form.runInterval} disabled={form.runUnit === '' || fixed.runs} onInput={set('runInterval')} />
-      </Field>
+      {!form.runUnit.includes(':') && form.runUnit !== '' && (
+        <Field id={`${p}-interval`} label="N" error={errors.runInterval}>
+          <input id={`${p}-interval`} type="number" min="1" value={form.runInterval} required disabled={fixed.runs} onInput={set('runInterval')} />
+        </Field>
+      )}
       <Field id={`${p}-start`} label="Starts on (optional)" error={errors.start}>
         <input id={`${p}-start`} type="date" value={form.start} disabled={fixed.runs} onInput={set('start')}
           aria-describedby={props.startHint === undefined ? undefined : `${p}-start-hint`} />

@@ -8,20 +8,25 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
 import type { LeaderboardAdminView } from '../../types.js';
+import { moment } from '../../words.js';
+import { GroupFields, groupQuery, useSeenValues, type GroupAttribute } from './groups.js';
 import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
 
 export type Board = LeaderboardAdminView;
 
-export function Rankings({ session, board }: { session: Session; board: Board }) {
+export function Rankings({ session, board, groupBy }: { session: Session; board: Board; groupBy: GroupAttribute[] }) {
   const [answer, setAnswer] = useState<RunAnswer | null>(null);
   // The current run's answer (the past runs walk back from it), in the group it was read in.
   const [current, setCurrent] = useState<{ answer: RunAnswer; group: string } | null>(null);
   const [run, setRun] = useState('');
-  const [group, setGroup] = useState('');
+  const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
-  const load = (day = run) => {
+  const seen = useSeenValues(session, groupBy);
+  // The group asked for: '' on a board without groups; null while a grouped board's is not chosen.
+  const group = groupBy.length === 0 ? '' : groupQuery(groupBy, values);
+  const load = (day = run, applied = group) => {
     setError('');
-    const applied = group.trim();
+    if (applied === null) return setAnswer(null);
     fetchRun(session, board.key, day, applied, 100).then((a) => {
       setAnswer(a);
       if (day === '') setCurrent({ answer: a, group: applied });
@@ -29,7 +34,13 @@ export function Rankings({ session, board }: { session: Session; board: Board })
     // A refused run (none on that day) keeps the run shown, the message under the day.
     }, (err: Error) => { setAnswer((a) => a ?? { rankings: [], participants: 0, run: '', runEnd: null, finalised: null, winners: null }); setError(err.message); });
   };
-  useEffect(() => load(), [board.key, session.tenant]);
+  useEffect(() => {
+    if (seen === null) return;
+    // A grouped board opens on the first group seen of each attribute.
+    const first = Object.fromEntries(groupBy.map((a) => [a.key, seen[a.key]?.[0] ?? '']));
+    setValues(first);
+    load(run, groupBy.length === 0 ? '' : groupQuery(groupBy, first));
+  }, [board.key, session.tenant, seen]);
   const show = (day: string) => {
     setRun(day);
     load(day);
@@ -38,7 +49,8 @@ export function Rankings({ session, board }: { session: Session; board: Board })
   // The board's first run has none before it.
   const first = answer === null || answer.run === '' || answer.run <= board.start.slice(0, 10);
   const previous = () => { if (answer !== null && !first) show(dayBefore(answer.run)); };
-  const rows = answer?.rankings ?? null;
+  const rows = group === null ? null : answer?.rankings ?? null;
+  const names = groupBy.map((a) => a.name).join(' and ');
   return (
     <div class="card" aria-label={`Rankings of ${board.name}`}>
       <h2>Rankings: {board.name}</h2>
@@ -46,25 +58,21 @@ export function Rankings({ session, board }: { session: Session; board: Board })
         <Field id="run-day" label="Run of the day (empty: the current one)" error={error}>
           <input id="run-day" type="date" value={run} min={board.start.slice(0, 10)} aria-describedby="run-day-error" onInput={(e) => setRun(e.currentTarget.value)} />
         </Field>
-        {board.breakdownAttributes.length > 0 && (
-          <Field id="run-group" label="Group (attribute:value)">
-            <input id="run-group" value={group} placeholder="plan:pro" onInput={(e) => setGroup(e.currentTarget.value)} />
-          </Field>
-        )}
-        <button type="submit">Refresh</button>
+        {seen !== null && <GroupFields attributes={groupBy} seen={seen} values={values} onChange={setValues} />}
+        <button type="submit" disabled={group === null}>Refresh</button>
         {board.runUnit !== undefined && <button type="button" disabled={first} title={first ? 'This is the board\'s first run' : undefined} onClick={previous}>Previous run</button>}
       </form>
       <p class="muted" role="status">
-        {answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${answer.finalised}`}`}
+        {group === null && seen !== null ? `Choose a group: this board ranks its users apart by ${names}.` : answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${moment(answer.finalised)}`}`}
       </p>
-      {answer !== null && <Winners answer={answer} />}
-      {rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">Nobody ranks yet.</p> : (
+      {answer !== null && group !== null && <Winners answer={answer} />}
+      {group === null && seen !== null ? null : rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">Nobody ranks yet.</p> : (
         <table class="rankings">
           <thead><tr><th>Rank</th><th>User</th><th>Value</th></tr></thead>
           <tbody>{rows.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userName ?? r.userId}</td><td>{r.value}</td></tr>)}</tbody>
         </table>
       )}
-      {current !== null && (
+      {current !== null && group !== null && (
         <PastRuns session={session} boardKey={board.key} start={board.start} group={current.group} current={current.answer} onShow={show} />
       )}
     </div>

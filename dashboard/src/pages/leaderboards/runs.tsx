@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import type { LeaderboardRunView, RankingView } from '../../types.js';
+import { moment } from '../../words.js';
 
 export type Ranking = RankingView;
 export type RunAnswer = LeaderboardRunView;
@@ -74,7 +75,7 @@ export function PastRuns(props: { session: Session; boardKey: string; start: str
             <tbody>{runs.map((r) => (
               <tr key={r.run}>
                 <td>{r.runEnd === null || r.runEnd === r.run ? r.run : `${r.run} to ${r.runEnd}`}</td>
-                <td>{r.finalised ?? '—'}</td>
+                <td>{r.finalised === null ? '—' : moment(r.finalised)}</td>
                 <td>{winnersText(r)}</td>
                 <td><button type="button" class="small" aria-label={`Show the run from ${r.run}`} onClick={() => props.onShow(r.run)}>Show</button></td>
               </tr>

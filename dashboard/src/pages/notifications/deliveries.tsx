@@ -4,18 +4,19 @@ import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ItemTable, useList, type Column, type Loaded } from '../../list.js';
 import type { NotificationDeliveryView as Delivery } from '../../types.js';
+import { moment, typeWords } from '../../words.js';
 
 export type { Delivery };
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
 
 const COLUMNS: Column<Delivery>[] = [
-  { head: 'For', cell: (d) => d.scheduledFor.replace('T', ' ').slice(0, 16) },
-  { head: 'Type', cell: (d) => d.type },
+  { head: 'For', cell: (d) => moment(d.scheduledFor) },
+  { head: 'Type', cell: (d) => typeWords(d.type) },
   { head: 'Channel', cell: (d) => d.channel },
   { head: 'User', cell: (d) => d.userId },
-  { head: 'Status', cell: (d) => `${d.status}${d.reason === undefined ? '' : ` (${d.reason})`}${d.error === undefined ? '' : `: ${d.error}`}` },
-  { head: 'Sent', cell: (d) => (d.sentAt === null ? '—' : d.sentAt.replace('T', ' ').slice(0, 16)) },
+  { head: 'Status', cell: (d) => `${d.status}${d.reason === undefined ? '' : ` (${typeWords(d.reason)})`}${d.error === undefined ? '' : `: ${d.error}`}` },
+  { head: 'Sent', cell: (d) => (d.sentAt === null ? '—' : moment(d.sentAt)) },
 ];
 
 /** The deliveries' list (also on a user's page). */

@@ -10,6 +10,7 @@ import { FiltersField, type AttributeFilter } from '../../filters.js';
 import { createFromForm, Field, fieldSetter, KeyField, updateFromForm } from '../../form.js';
 import { useConfirm } from '../../confirm.js';
 import { ItemTable, useActiveMetrics, useAttributes, useList } from '../../list.js';
+import { typeWords } from '../../words.js';
 import type { NotificationTemplateView as Template, PointsSystemAdminView } from '../../types.js';
 import { Preview, sampleScope, type Texts } from './preview.js';
 
@@ -68,7 +69,7 @@ export function Templates({ session }: { session: Session }) {
   const remove = async (t: Template) => {
     if (!await confirm({
       title: `Delete the template ${t.name || t.key}?`, action: 'Delete',
-      body: <p>Its texts are gone. The {t.type.replace(/_/g, ' ')} {t.channel === 'email' ? 'emails' : 'push notifications'} due from now on,
+      body: <p>Its texts are gone. The {typeWords(t.type)} {t.channel === 'email' ? 'emails' : 'push notifications'} due from now on,
         the ones already scheduled too, go with another active template of that type and channel whose filters fit the user, or are not sent (<code>no_template</code>).</p>,
     })) return;
     const error = await deleteOne(session, '/admin/v1/notifications/templates', t.id);
@@ -88,7 +89,7 @@ export function Templates({ session }: { session: Session }) {
     <>
       <ItemTable list={list} empty="No templates yet." label="Templates" class="templates"
         columns={[
-          { head: 'Key', cell: (t) => <code>{t.key}</code> }, { head: 'Type', cell: (t) => t.type },
+          { head: 'Key', cell: (t) => <code>{t.key}</code> }, { head: 'Type', cell: (t) => typeWords(t.type) },
           { head: 'Channel', cell: (t) => t.channel }, { head: 'Status', cell: (t) => t.status },
         ]}
         actions={(t) => (
@@ -105,7 +106,7 @@ export function Templates({ session }: { session: Session }) {
           <div class="row">
             <KeyField id="tpl-key" value={form.key} error={errors.key} onInput={set('key')} />
             <Field id="tpl-type" label="Sent on" error={errors.type}>
-              <select id="tpl-type" value={form.type} onChange={set('type')}>{TYPES.map((t) => <option key={t} value={t}>{t}</option>)}</select>
+              <select id="tpl-type" value={form.type} onChange={set('type')}>{TYPES.map((t) => <option key={t} value={t}>{typeWords(t)}</option>)}</select>
             </Field>
             <Field id="tpl-channel" label="Channel" error={errors.channel}>
               <select id="tpl-channel" value={form.channel} onChange={set('channel')}><option value="email">Email</option><option value="push">Push</option></select>

@@ -10,6 +10,7 @@ import { createFromForm, Field, fieldSetter } from '../../form.js';
 import { ItemTable, useActiveMetrics, useList } from '../../list.js';
 import { EditTrigger } from './trigger-edit.js';
 import type { AdminAchievementView } from '../../types.js';
+import { count } from '../../words.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
 
 const EMPTY = { type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' };
@@ -30,8 +31,8 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
     switch (t.type) {
       case 'metric': return `every ${t.metricThreshold} of ${metrics.find((m) => m.id === t.metricId)?.name ?? t.metricId}`;
       case 'achievement': return `completing ${achievements.find((a) => a.id === t.achievementId)?.name ?? t.achievementId}`;
-      case 'streak': return `every ${t.streakLength} periods of streak`;
-      case 'time': return `every ${t.timeInterval} ${t.timeUnit}`;
+      case 'streak': return `every ${count(t.streakLength ?? 0, 'period')} of streak`;
+      case 'time': return `every ${count(t.timeInterval ?? 0, (t.timeUnit ?? 'days').replace(/s$/, ''))}`;
       default: return 'a new user';
     }
   };

@@ -7,6 +7,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import type { NotificationType, PreferencesView as Preferences } from '../../types.js';
+import { typeWords } from '../../words.js';
 
 const TYPES: NotificationType[] = ['achievement_completed', 'streak_reminder', 'reactivation', 'recap'];
 const CHANNELS = ['email', 'push'];
@@ -37,8 +38,8 @@ export function PreferencesOfUser({ session, userId }: { session: Session; userI
       <table>
         <thead><tr><th>Type</th>{CHANNELS.map((c) => <th key={c}>{c}</th>)}</tr></thead>
         <tbody>{TYPES.map((t) => (
-          <tr key={t}><td>{t}</td>{CHANNELS.map((c) => (
-            <td key={c}><input type="checkbox" name={`${t}:${c}`} aria-label={`${t} by ${c}`} defaultChecked={on(t, c)} /></td>
+          <tr key={t}><td>{typeWords(t)}</td>{CHANNELS.map((c) => (
+            <td key={c}><input type="checkbox" name={`${t}:${c}`} aria-label={`${typeWords(t)} by ${c}`} defaultChecked={on(t, c)} /></td>
           ))}</tr>
         ))}</tbody>
       </table>
@@ -46,7 +47,7 @@ export function PreferencesOfUser({ session, userId }: { session: Session; userI
     </form>
     <dl class="user-preferences">
       {types.length === 0 ? <><dt>Notifications</dt><dd>the defaults</dd></>
-        : types.map(([type, channels]) => <Fragment key={type}><dt>{type}</dt><dd>{channels.length === 0 ? 'none' : channels.join(', ')}</dd></Fragment>)}
+        : types.map(([type, channels]) => <Fragment key={type}><dt>{typeWords(type)}</dt><dd>{channels.length === 0 ? 'none' : channels.join(', ')}</dd></Fragment>)}
       <dt>Own streak rule</dt>
       <dd>{streak === undefined ? 'none (the tenant\'s)' : streak.enabled === false ? 'streak turned off'
         : `${streak.evaluationMode ?? ''} ${(streak.metrics ?? []).map((m) => `${m.key} ≥ ${m.threshold}`).join(', ')}`.trim()}</dd>

@@ -8,6 +8,7 @@ import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ItemTable, type Loaded } from '../../list.js';
 import type { AttributeView, UserListItem, UserListView } from '../../types.js';
+import { moment } from '../../words.js';
 
 const PAGE = 25;
 
@@ -91,7 +92,7 @@ export function UserSearch(props: { session: Session; attributes: Pick<Attribute
           { head: 'Id', cell: (u) => <code>{u.id}</code>, class: 'wrap' }, { head: 'Name', cell: (u) => u.name ?? '—' },
           { head: 'Email', cell: (u) => u.email ?? '—', class: 'wrap' },
           { head: 'Attributes', cell: (u) => Object.entries(u.attributes).map(([k, v]) => `${k}: ${v}`).join(', ') || '—', class: 'wrap' },
-          { head: 'First seen', cell: (u) => u.firstSeen.slice(0, 10) }, { head: 'Last active', cell: (u) => u.lastActive ?? 'never' },
+          { head: 'First seen', cell: (u) => moment(u.firstSeen) }, { head: 'Last active', cell: (u) => u.lastActive ?? 'never' },
         ]}
         actions={(u) => <button type="button" class="small" aria-label={`Open user ${u.id}`} onClick={() => onOpen(u.id)}>Open</button>} />
       <div class="pager">

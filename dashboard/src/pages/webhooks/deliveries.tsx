@@ -8,9 +8,10 @@ import { call, type Session } from '../../api.js';
 import { Field } from '../../form.js';
 import { ItemTable, useList, type Column } from '../../list.js';
 import type { WebhookDeliveryView as Delivery } from '../../types.js';
+import { moment } from '../../words.js';
 
 const COLUMNS: Column<Delivery>[] = [
-  { head: 'Created', cell: (d) => d.created.replace('T', ' ').slice(0, 19) },
+  { head: 'Created', cell: (d) => moment(d.created) },
   { head: 'Type', cell: (d) => d.type },
   { head: 'User', cell: (d) => d.userId ?? '—' },
   { head: 'Status', cell: (d) => d.status },
