@@ -16,11 +16,10 @@ export function auditAnswers(recorder: AuditRecorder, prefixes: Record<Family, s
     answered(route, req, status, answer) {
       const principal = req.principal as Principal | null;
       if (principal === null) return;
-      const reach = reachOf(route);
       recorder.record({
         keyId: principal.keyId,
-        // A route of one tenant's data: that tenant; rows of several: the key's own binding; else the account's.
-        tenantId: reach === 'tenant' ? principal.tenant : reach === 'rows' ? principal.bound : null,
+        // A bound key's: its tenant; else a route of one tenant's data: that tenant; else the whole account.
+        tenantId: principal.bound ?? (reachOf(route) === 'tenant' ? principal.tenant : null),
         operation: `${req.method} ${documentPath(route, prefixes)}`,
         pathIds: req.params,
         body: req.body,

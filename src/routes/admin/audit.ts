@@ -76,7 +76,7 @@ export function adminAuditRoutes(deps: Deps): Route[] {
       const q = queryOf(req);
       const from = instantOf('from', q.get('from'), false);
       const to = instantOf('to', q.get('to'), true);
-      if (from !== null && to !== null && to < from) throw fail('invalid_query', 'to must not be before from');
+      if (from !== null && to !== null && to <= from) throw fail('invalid_query', 'to must come after from');
       const cursor = q.get('cursor');
       const after = cursor === null ? null : readAuditCursor(cursor);
       if (cursor !== null && after === null) throw fail('invalid_query', 'cursor must be the `next` of a page before');
