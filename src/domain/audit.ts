@@ -8,6 +8,8 @@ import { DateTime } from 'luxon';
 import { parseDate } from './time.js';
 
 const DAY_MS = 86_400_000;
+/** The first instant past laurel's calendar (10000-01-01T00:00Z): `to=9999-12-31` ends there. */
+export const AUDIT_TIME_END = Date.UTC(10000, 0, 1);
 
 /** An Admin API write as the audit log keeps it. */
 export interface AuditEntry {
@@ -127,7 +129,7 @@ export function auditInstant(text: string, end: boolean): number | null {
   const at = DateTime.fromISO(text, { setZone: true });
   if (!at.isValid) return null;
   const ms = at.toMillis();
-  return ms >= 0 && ms < Date.UTC(10000, 0, 1) ? ms : null;
+  return ms >= 0 && ms < AUDIT_TIME_END ? ms : null;
 }
 
 /** The page cursor of `GET /admin/v1/audit`: the last entry's time and id, opaque to clients. */
@@ -139,7 +141,8 @@ export function auditCursor(at: number, id: string): string {
 export function readAuditCursor(text: string): { at: number; id: string } | null {
   try {
     const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(v) || v.length !== 2 || !Number.isSafeInteger(v[0]) || typeof v[1] !== 'string' || v[1].length > 64) return null;
+    if (!Array.isArray(v) || v.length !== 2 || typeof v[1] !== 'string' || v[1].length > 64) return null;
+    if (!Number.isSafeInteger(v[0]) || v[0] < 0 || v[0] >= AUDIT_TIME_END) return null;
     return { at: v[0] as number, id: v[1] };
   } catch {
     return null;

@@ -5,7 +5,7 @@
  * user that is erased (src/engine/users/erasure-pass.ts).
  */
 import type pg from 'pg';
-import { withoutUser, type AuditEntry } from '../domain/audit.js';
+import { AUDIT_TIME_END, withoutUser, type AuditEntry } from '../domain/audit.js';
 import type { ErasedUser } from '../domain/erasure.js';
 
 export const AUDIT_MIGRATIONS = [
@@ -94,7 +94,8 @@ interface Row {
 
 /** A page of entries, newest first, and whether more follow. */
 export async function listAuditEntries(pool: pg.Pool, prefix: string, f: AuditFilter): Promise<{ entries: AuditEntry[]; more: boolean }> {
-  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  // The end of laurel's calendar (to=9999-12-31) is past what an ISO text of four digits says.
+  const iso = (ms: number | null) => (ms === null ? null : ms >= AUDIT_TIME_END ? 'infinity' : new Date(ms).toISOString());
   const { rows } = await pool.query<Row>(
     `SELECT id, at, key_id, key_name, tenant, operation, ids, body, status FROM laurel_audit
      WHERE prefix = $1 AND ($2::text IS NULL OR tenant = $2)

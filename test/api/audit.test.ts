@@ -239,6 +239,10 @@ describe.each(targets())('the audit log on %s', (target) => {
       expect(r.body.code, query).toBe('invalid_query');
     }
     expect((await s.request('GET', '/admin/v1/audit?from=2026-03-02T08:00:00%2B01:00&to=2026-03-02')).status).toBe(200);
+    // The calendar's ends: the whole of it.
+    expect((await s.request('GET', '/admin/v1/audit?from=1970-01-01&to=9999-12-31')).status).toBe(200);
+    const end = Buffer.from(JSON.stringify([Date.UTC(10000, 0, 1), 'x'])).toString('base64url');
+    expect((await s.request('GET', `/admin/v1/audit?cursor=${end}`)).status).toBe(400);
   });
 
   it('deletes the entries past LAUREL_AUDIT_RETENTION_DAYS (365 by default)', async () => {
