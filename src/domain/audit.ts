@@ -6,30 +6,18 @@
  */
 import { DateTime } from 'luxon';
 import { parseDate } from './time.js';
+import type { AuditEntryView } from '../model/views.js';
 
 const DAY_MS = 86_400_000;
 /** The first instant past laurel's calendar (10000-01-01T00:00Z): `to=9999-12-31` ends there. */
 export const AUDIT_TIME_END = Date.UTC(10000, 0, 1);
 
-/** An Admin API write as the audit log keeps it. */
-export interface AuditEntry {
-  /** A UUID (version 7), made as the entry is. */
-  id: string;
-  /** When it was answered, ms since the epoch (laurel's clock). */
-  at: number;
-  keyId: string;
-  /** The key's name as it was then (never the key). */
-  keyName: string;
-  /** The tenant it acted for (storage id: `_` for the default tenant), or null for the whole account. */
-  tenantId: string | null;
-  /** The method and the route's template: `PATCH /admin/v1/metrics`. */
-  operation: string;
-  /** What it touched: the ids its answer names, else its path's. */
-  ids: string[];
-  /** The request body with its secrets replaced, null without one; text past AUDIT_BODY_MAX is not kept. */
-  body: unknown;
-  status: number;
-}
+/**
+ * An Admin API write as the audit log keeps it: as `GET /admin/v1/audit` shows it
+ * (src/model/views.ts), `at` in ms since the epoch (laurel's clock); `id` a UUID v7 made with it,
+ * `body` the request's without secrets (AUDIT_BODY_MAX), `ids` those its answer names, else its path's.
+ */
+export type AuditEntry = Omit<AuditEntryView, 'at'> & { at: number };
 
 /** The most characters of a body an entry keeps; a longer one is kept as a note of its size. */
 export const AUDIT_BODY_MAX = 64 * 1024;

@@ -36,10 +36,12 @@ describe('the dashboard\'s audit page', () => {
     // By key and operation: the script's 27 creations, 25 then 2.
     await page.getByLabel('Key', { exact: true }).selectOption({ label: 'Deploy script' });
     await page.getByLabel('Operation').fill('POST /admin/v1/metrics');
+    const newest = (await s.request('GET', '/admin/v1/metrics?limit=100')).body.find((m: { key: string }) => m.key === 'metric-26').id as string;
     await page.getByRole('button', { name: 'Find' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Writes 1 to 25');
-    expect(await rows.nth(0).locator('td').nth(4).textContent()).toBe((await s.request('GET', '/admin/v1/metrics?limit=100')).body
-      .find((m: { key: string }) => m.key === 'metric-26').id);
+    // The first row the newest creation: the page found, not the one before.
+    await expect.poll(() => rows.nth(0).locator('td').nth(4).textContent()).toBe(newest);
+    expect(await page.getByRole('status').textContent()).toBe('Writes 1 to 25');
+    expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual(Array(25).fill('POST /admin/v1/metrics'));
     await page.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Writes 26 to 27');
     expect(await rows.count()).toBe(2);

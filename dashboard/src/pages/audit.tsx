@@ -2,10 +2,11 @@
  * Audit: the Admin API's writes, newest first (GET /admin/v1/audit), 25 a page, Next page and
  * Previous page; found by key and by operation; each row's body (without secrets) opened on demand.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, type Session } from '../api.js';
+import { useState } from 'preact/hooks';
+import type { Session } from '../api.js';
+import { Pager, useCursorPages } from '../cursor-pages.js';
 import { Field } from '../form.js';
-import { ItemTable, useList, type Loaded } from '../list.js';
+import { ItemTable, useList } from '../list.js';
 import type { ApiKeyView, AuditEntryView, AuditPageView } from '../types.js';
 
 const PAGE = 25;
@@ -39,36 +40,15 @@ function Body({ entry }: { entry: AuditEntryView }) {
 export function AuditPage({ session }: { session: Session }) {
   const keys = useList<ApiKeyView>(session, '/admin/v1/api-keys?limit=100');
   const [form, setForm] = useState(EMPTY);
-  // The search shown (the form's once submitted), and the cursor of each page read so far.
+  // The search shown: the form's once submitted.
   const [search, setSearch] = useState(EMPTY);
-  const [cursors, setCursors] = useState<string[]>(['']);
-  const [page, setPage] = useState<AuditPageView | null>(null);
-  const [error, setError] = useState('');
-  const cursor = cursors[cursors.length - 1];
-  // The answer of the last search asked only: an earlier one answering after it is dropped.
-  const asked = useRef(0);
-  const load = async () => {
-    const n = ++asked.current;
-    setPage(null);
-    try {
-      const answer = (await call<AuditPageView>(session, 'GET', `/admin/v1/audit?${queryOf(search, cursor)}`)).body;
-      if (n !== asked.current) return;
-      setPage(answer);
-      setError('');
-    } catch (err) {
-      if (n !== asked.current) return;
-      setPage({ entries: [], next: null });
-      setError((err as Error).message);
-    }
-  };
-  useEffect(() => { void load(); }, [session.key, search, cursor]);
-  const list: Loaded<AuditEntryView> = { items: page?.entries ?? null, error, reload: load };
+  const pages = useCursorPages<AuditPageView, AuditEntryView>(session, (cursor) => `/admin/v1/audit?${queryOf(search, cursor)}`, (p) => p.entries,
+    [search]);
   const submit = (e: Event) => {
     e.preventDefault();
     setSearch({ ...form });
-    setCursors(['']);
+    pages.restart();
   };
-  const first = (cursors.length - 1) * PAGE + 1;
   return (
     <section>
       <h1>Audit</h1>
@@ -87,7 +67,7 @@ export function AuditPage({ session }: { session: Session }) {
           <button type="submit">Find</button>
         </form>
         <p class="muted">Every write of the Admin API, refused ones too, a second or so after its answer; secrets are not kept. Every tenant's, whichever is chosen above.</p>
-        <ItemTable list={list} empty="No write matches." class="audit" label="Admin writes found"
+        <ItemTable list={pages.list} empty="No write matches." class="audit" label="Admin writes found"
           columns={[
             { head: 'When', cell: (e) => e.at.replace('T', ' ').slice(0, 19) },
             { head: 'Key', cell: (e) => e.keyName || <code>{e.keyId}</code> },
@@ -97,11 +77,7 @@ export function AuditPage({ session }: { session: Session }) {
             { head: 'Tenant', cell: (e) => (e.tenantId === null ? 'account' : e.tenantId === '_' ? 'default' : <code>{e.tenantId}</code>) },
             { head: 'Body', cell: (e) => <Body entry={e} />, class: 'wrap' },
           ]} />
-        <div class="pager">
-          <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-          <span class="muted" role="status">{page === null || page.entries.length === 0 ? '' : `Writes ${first} to ${first + page.entries.length - 1}`}</span>
-          <button type="button" class="secondary" disabled={page?.next == null} onClick={() => page?.next != null && setCursors([...cursors, page.next])}>Next page</button>
-        </div>
+        <Pager pages={pages} size={PAGE} noun="Writes" />
       </section>
     </section>
   );
