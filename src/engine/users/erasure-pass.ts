@@ -78,12 +78,13 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   // The archive rewrites what it holds: every entry naming the user must be in it first.
   const naming = await entriesNaming(deps, h.e, who);
   for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
+  // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
+  // first, so that the counts below follow the archive's redaction closely.
+  await drainAudit(deps, pool);
+  const audited = await eraseFromAudit(pool, settings.prefix, who);
   const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
   const lines = await redactArchive(pool, settings.prefix, who);
-  let rows = await eraseUserRows(pool, settings.prefix, who);
-  // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too.
-  await drainAudit(deps, pool);
-  rows += await eraseFromAudit(pool, settings.prefix, who);
+  let rows = audited + await eraseUserRows(pool, settings.prefix, who);
   const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
   rows += await copyAgain(deps, pool, copies);
   let logged = 0;
