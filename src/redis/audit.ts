@@ -27,3 +27,8 @@ export async function queuedAuditEntries(redis: RedisClient, queue: string, coun
 export async function dropAuditEntries(redis: RedisClient, queue: string, streamIds: string[]): Promise<void> {
   if (streamIds.length > 0) await redis.xdel(queue, ...streamIds);
 }
+
+/** How many entries wait in the queue (the workers' gauge). */
+export function auditQueueLength(redis: RedisClient, queue: string): Promise<number> {
+  return redis.xlen(queue);
+}
