@@ -34,6 +34,8 @@ import { QueueReach } from './queue-reach.js';
 import { LivePublisher } from '../src/engine/live/publisher.js';
 import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
+import { drainAudit, pruneAudit } from '../src/engine/audit/drain.js';
+import { AUDIT_PRUNE_MS, AUDIT_QUEUE } from './audit.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -53,6 +55,10 @@ export interface WorkersHandle {
   drainNow(): Promise<DrainResult>;
   /** Finishes the erasures whose entry the archive holds, beside the drain's passes (for tests and tools). */
   erasuresNow(): Promise<ErasurePassResult>;
+  /** Copies the audit log's queued entries into Postgres now, beside the scheduled passes; answers how many (for tests and tools). */
+  auditNow(): Promise<number>;
+  /** Deletes the audit log's entries past their retention now, beside the hourly passes; answers how many (for tests and tools). */
+  pruneAuditNow(): Promise<number>;
   /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
   accrueNow(): Promise<AccrueResult>;
   /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
@@ -232,6 +238,15 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     return r;
   }, 'event log drain failed; the entries stay in Redis', { ms: 1000, job: 'drain' });
 
+  const auditQueue = await queue(AUDIT_QUEUE, async (job) => {
+    const n = job.name === 'prune' ? await pruneAudit(svc, pool) : await drainAudit(svc, pool);
+    if (n > 0) wlog.debug({ entries: n, job: job.name }, job.name === 'prune' ? 'audit entries past their retention deleted' : 'audit entries copied');
+    return n;
+  }, 'audit job failed; the entries wait in Redis', { ms: 1000, job: 'drain' });
+  await schedule(() => auditQueue.upsertJobScheduler(`${AUDIT_QUEUE}-prune-every-${AUDIT_PRUNE_MS}ms`, { every: AUDIT_PRUNE_MS }, {
+    name: 'prune', opts: { removeOnComplete: 10, removeOnFail: 100 },
+  }));
+
   const achievementsQueue = await queue(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
     const r = await backfill(svc, job.data as BackfillJob);
     wlog.info({ achievement: (job.data as BackfillJob).achievementId, ...r }, 'achievement backfilled');
@@ -376,6 +391,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     },
     drainNow: () => drainer.drain(),
     erasuresNow: () => runErasures(svc, pool),
+    auditNow: () => drainAudit(svc, pool),
+    pruneAuditNow: () => pruneAudit(svc, pool),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc, live.interest),
     notifyNow: () => notifier.send(),

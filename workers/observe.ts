@@ -1,13 +1,14 @@
 /**
  * What the workers show on the health endpoint (workers/health.ts) and, under `laurel start`, in
  * the api's `GET /metrics`: readiness of Redis and Postgres, the log drain's backlog and lag, the
- * age of the last snapshot, webhook deliveries by outcome, Postgres's errors (docs/operations.md,
- * "Metrics").
+ * age of the last snapshot, webhook deliveries by outcome, the audit log's entries waiting in
+ * Redis, Postgres's errors (docs/operations.md, "Metrics").
  */
 import type pg from 'pg';
 import type { Services } from '../src/engine/services.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
 import { queueLengths } from '../src/engine/webhooks/queue.js';
+import { auditQueueLength } from '../src/redis/audit.js';
 import type { PostgresOutage } from '../src/postgres/outage.js';
 import { SnapshotStore } from '../src/postgres/snapshots.js';
 import type { WorkersHealth } from './health.js';
@@ -68,5 +69,7 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
     for (const length of lengths.values()) n += length;
     return n;
   }, 'max');
+  metrics.gauge('laurel_audit_queue_entries', 'Audit log entries waiting in Redis for the workers to copy them into Postgres.',
+    () => within(auditQueueLength(svc.redis, svc.keys.auditQueue), ASK_MS, 'Redis'), 'max');
   metrics.counter('laurel_store_errors_total', '', 'store', () => ({ postgres: postgresOutage.failures }));
 }

@@ -11,6 +11,7 @@ import { AchievementsPage } from './pages/achievements.js';
 import { AnalyticsPage } from './pages/analytics.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AttributesPage } from './pages/attributes.js';
+import { AuditPage } from './pages/audit.js';
 import { PointsPage } from './pages/points.js';
 import { StreakPage } from './pages/streak.js';
 import { TENANTS_CHANGED, TenantsPage, type Tenant } from './pages/tenants.js';
@@ -26,7 +27,7 @@ const PAGES = {
   metrics: ['Metrics', MetricsPage], attributes: ['Attributes', AttributesPage], achievements: ['Achievements', AchievementsPage],
   streak: ['Streak', StreakPage], points: ['Points', PointsPage], leaderboards: ['Leaderboards', LeaderboardsPage], live: ['Live', LivePage],
   users: ['Users', UsersPage], analytics: ['Analytics', AnalyticsPage], tenants: ['Tenants', TenantsPage], 'api-keys': ['API keys', ApiKeysPage],
-  webhooks: ['Webhooks', WebhooksPage], notifications: ['Notifications', NotificationsPage],
+  webhooks: ['Webhooks', WebhooksPage], notifications: ['Notifications', NotificationsPage], audit: ['Audit', AuditPage],
 } satisfies Record<string, [string, FunctionComponent<{ session: Session }>]>;
 type Page = keyof typeof PAGES;
 

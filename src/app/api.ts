@@ -30,6 +30,9 @@ import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminUserRoutes } from '../routes/admin/users.js';
 import { adminErasureRoutes } from '../routes/admin/erasures.js';
 import { adminFairPlayRoutes } from '../routes/admin/fair-play.js';
+import { adminAuditRoutes } from '../routes/admin/audit.js';
+import { AuditRecorder } from '../engine/audit/record.js';
+import { auditAnswers } from '../http/audit.js';
 import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-deliveries.js';
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
@@ -72,6 +75,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
     ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
+    ...adminAuditRoutes(svc),
   ];
 }
 
@@ -99,7 +103,11 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   }
   const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
   const auth = new Authenticator(svc, limiter);
-  const server = new HttpServer({ bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics });
+  // The Admin API's writes, recorded once answered (src/http/audit.ts).
+  const audit = new AuditRecorder(svc);
+  const server = new HttpServer({
+    bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics, answered: auditAnswers(audit, PREFIXES),
+  });
   const described = apiRoutes(svc, readiness, opts.scrape?.(svc.metrics));
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
   // Live updates: the WebSocket route before the HTTP routes (GET /live answers what is no upgrade).
@@ -136,6 +144,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
       fanout.close();
       liveSockets.close();
       await server.close();
+      // The entries of the last answers queued before Redis's connection closes.
+      await settleWithin(audit.settle(), 2000);
       await closeClient(subscriber);
       await settleWithin(liveness.stop(), 2000);
       if (!services) await svc.close();

@@ -137,6 +137,16 @@ const FORM_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/
  */
 export type Guard = (req: Request, route: Route) => void | Promise<void>;
 
+/**
+ * Told of the answers of the routes it wants once each is written (or its client gone before it
+ * could be): the audit log's (src/http/audit.ts). It runs after the answer, never before.
+ */
+export interface Answered {
+  /** Asked once per route as it is mounted. */
+  wants(route: Route): boolean;
+  answered(route: Route, req: Request, status: number, body: string): void;
+}
+
 export interface ServerOptions {
   bodyLimit: number;
   log: Logger;
@@ -145,6 +155,8 @@ export interface ServerOptions {
   prefixes: Record<Family, string[]>;
   /** Observes each answer by route and status. */
   metrics: Metrics;
+  /** Told of the answers of the routes it wants. */
+  answered?: Answered;
 }
 
 const STATUS_LINE: Record<number, string> = {
@@ -177,6 +189,8 @@ interface State {
   reading?: boolean;
   /** Its connection is paused (src/http/pipelining.ts): resumed as the answer is written. */
   paused?: boolean;
+  /** The request the server's `answered` wants to be told of, once answered. */
+  told?: { route: Route; req: Request };
 }
 
 /**
@@ -306,6 +320,8 @@ export class HttpServer {
   private inflight = 0;
   private drained: (() => void) | null = null;
   private readonly routed = new Set<string>();
+  /** The routes whose answers `answered` wants. */
+  private readonly told = new Set<Route>();
 
   constructor(opts: ServerOptions) {
     this.opts = opts;
@@ -329,6 +345,7 @@ export class HttpServer {
   }
 
   private register(route: Route, pattern: string): void {
+    if (this.opts.answered?.wants(route) === true) this.told.add(route);
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const withBody = HAS_BODY[route.method];
     const queryParams = compileQuery(`${METHOD_NAME[route.method]} ${pattern}`, route.doc.query ?? []);
@@ -453,6 +470,7 @@ export class HttpServer {
 
   private run(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
     this.inflight++;
+    if (this.told.has(route)) state.told = { route, req };
     let result: Reply | Promise<Reply>;
     try {
       const guarded = this.opts.guard(req, route);
@@ -500,6 +518,7 @@ export class HttpServer {
     if (state.shown !== undefined) url = state.shown;
     if (state.aborted) {
       this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
+      this.tell(state, status, body);
       return;
     }
     res.cork(() => {
@@ -509,6 +528,7 @@ export class HttpServer {
       if (headers !== null) for (const name in headers) res.writeHeader(name, headers[name]);
       res.end(body, close || this.closing);
     });
+    this.tell(state, status, body);
     if (this.log.isLevelEnabled('debug') || status >= 400) {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       // A 503 is Redis away, a restore, or data lost: each logged once where it is found (src/redis/outage.ts,
@@ -516,6 +536,16 @@ export class HttpServer {
       if (status >= 500 && status !== 503) this.log.error({ method, url, status, ms }, 'request failed');
       else if (status >= 400) this.log.info({ method, url, status, ms }, 'request refused');
       else this.log.debug({ method, url, status, ms }, 'request');
+    }
+  }
+
+  /** Tells `answered` of an answer written, when it wants the route's; its failure is logged, the answer is gone already. */
+  private tell(state: State, status: number, body: string): void {
+    if (state.told === undefined) return;
+    try {
+      this.opts.answered!.answered(state.told.route, state.told.req, status, body);
+    } catch (err) {
+      this.log.error({ err, method: state.told.req.method, url: state.told.req.url }, 'answer not told (the audit log)');
     }
   }
 

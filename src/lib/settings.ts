@@ -52,6 +52,8 @@ export interface Settings {
   rateLimit: RateLimit | null;
   /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
   webhooksAllowPrivate: boolean;
+  /** Days the audit log keeps an Admin API write (LAUREL_AUDIT_RETENTION_DAYS); the workers delete older entries. */
+  auditRetentionDays: number;
   /** Whether requests are observed and process metrics collected (LAUREL_METRICS, on unless `0`). */
   metrics: boolean;
   /** The workers' health endpoint's port (LAUREL_WORKERS_PORT; `0` picks one); null: none. */
@@ -204,6 +206,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     metrics: metricsSetting(env.LAUREL_METRICS),
+    auditRetentionDays: int('LAUREL_AUDIT_RETENTION_DAYS', env.LAUREL_AUDIT_RETENTION_DAYS, 365, 1, 36_500),
     workersPort: env.LAUREL_WORKERS_PORT === undefined || env.LAUREL_WORKERS_PORT === '' ? null : int('LAUREL_WORKERS_PORT', env.LAUREL_WORKERS_PORT, 0, 0, 65535),
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),

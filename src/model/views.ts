@@ -344,6 +344,29 @@ export interface UserListView {
   next: string | null;
 }
 
+/** An entry of `GET /admin/v1/audit`: one Admin API write. */
+export interface AuditEntryView {
+  id: string;
+  /** When it was answered (ISO-8601). */
+  at: string;
+  keyId: string;
+  keyName: string;
+  /** The tenant it acted for (`_` the default tenant, else the tenant's id), or null for the whole account. */
+  tenantId: string | null;
+  /** The method and the route: `PATCH /admin/v1/metrics`. */
+  operation: string;
+  ids: string[];
+  /** The request body without its secrets, or null. */
+  body: unknown;
+  status: number;
+}
+
+/** `GET /admin/v1/audit`: a page of entries, newest first, and the cursor of the next (null: the last page). */
+export interface AuditPageView {
+  entries: AuditEntryView[];
+  next: string | null;
+}
+
 /** One day of `GET /admin/v1/analytics`. */
 export interface AnalyticsDay {
   date: string;

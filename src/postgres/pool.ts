@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Settings } from '../lib/settings.js';
 import { markStore, storeOf } from '../lib/stores.js';
 import { ROLLUP_MIGRATIONS } from './analytics/rollups.js';
+import { AUDIT_MIGRATIONS } from './audit.js';
 import { createDatabase, DatabaseError, databaseOf, NO_SUCH_DATABASE } from './database.js';
 
 export class PostgresUnavailableError extends Error {}
@@ -218,6 +219,8 @@ const MIGRATIONS = [
   lz4('laurel_webhook_sent', 'items'),
   // The analytics rollups (src/postgres/analytics/rollups.ts).
   ...ROLLUP_MIGRATIONS,
+  // The audit log of Admin API writes (src/postgres/audit.ts).
+  ...AUDIT_MIGRATIONS,
 ];
 
 /** How a pool is sized and bounded. */

@@ -103,6 +103,8 @@
  *                                                        s status, counts; u the user id and e the log entry
  *                                                        only while it is pending
  *   <prefix>:{er}                                      set: the erasures pending (the workers' work list)
+ *   <prefix>:{au}:q                                    stream: the audit log's entries not yet in Postgres,
+ *                                                        field e the entry's JSON (src/redis/audit.ts)
  *   <prefix>:{k:<key id>}:rl                           string: when the key's next request is due at its
  *                                                        rate limit, ms (lua/includes/gcra.lua); its own slot
  *                                                        per API key, named by the key's id, never the key
@@ -526,6 +528,11 @@ export class Keys {
   /** The erasures the workers have yet to finish. */
   get erasuresPending(): string {
     return `${this.prefix}:{er}`;
+  }
+
+  /** The audit log's entries on their way to Postgres (src/redis/audit.ts). */
+  get auditQueue(): string {
+    return `${this.prefix}:{au}:q`;
   }
 
   get bootstrap(): string {

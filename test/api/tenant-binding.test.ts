@@ -207,6 +207,8 @@ describe('a key bound to a tenant', () => {
     expect(ops.length).toBeGreaterThan(80);
     const refusedByRule: string[] = [];
     const seen: string[] = [];
+    // Everything B sent so far: the audit log shows B its own writes, as sent.
+    let sentByB = '';
     // Admin operations a bound key may call: every read, and the writes of its tenant's data or rows
     // (a user's erasure among them).
     const boundMay = (op: Operation) => op.method === 'GET' || !op.path.startsWith('/admin/') ||
@@ -216,6 +218,7 @@ describe('a key bound to a tenant', () => {
         : op.query.includes('userId') ? '?userId=alice' : op.query.includes('userIds') ? '?userIds=alice' : '';
       for (const tenant of [undefined, A_CUSTOMER]) {
         const r = await asB(op.method, op.url + query, { body: op.body, tenant });
+        sentByB += op.url + query + JSON.stringify(op.body ?? null);
         const what = `${op.method} ${op.url}${query}${tenant === undefined ? '' : ' (Tenant-ID A)'}: ${r.status} ${r.text.slice(0, 300)}`;
         seen.push(`${op.method} ${op.path} ${r.status}`);
         expect(r.status, what).toBeLessThan(500);
@@ -233,8 +236,9 @@ describe('a key bound to a tenant', () => {
         // Allowed, though a body that names A may still be refused (a key bound to A asked for).
         if (r.status === 403) expect(r.body.code, what).toBe('outside_tenant');
         if (r.status < 300) {
-          // What the request itself named may be echoed (an issue naming an id it did not find).
-          const sent = op.url + query + JSON.stringify(op.body ?? null);
+          // What the request itself named may be echoed (an issue naming an id it did not find), and
+          // the audit log echoes what B's writes named.
+          const sent = op.path === '/admin/v1/audit' ? sentByB : op.url + query + JSON.stringify(op.body ?? null);
           for (const secret of [A_NAME, A_EMAIL, A_CUSTOMER, A_TENANT_NAME, keyA.prefix, tenantA].filter((x) => !sent.includes(x))) {
             expect(r.text, `${what}\nholds tenant A's "${secret}"`).not.toContain(secret);
           }

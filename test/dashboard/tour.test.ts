@@ -16,7 +16,7 @@ import { openDashboard, type Dashboard } from './browser.js';
 const DOCS = 'docs/images/dashboard';
 const OUT = process.env.LAUREL_DOCS_SHOTS === '1' ? DOCS : 'test-output/dashboard/pages';
 const DAY_MS = 86_400_000;
-const PAGES = ['Metrics', 'Attributes', 'Achievements', 'Streak', 'Points', 'Leaderboards', 'Users', 'Analytics', 'Tenants', 'API keys', 'Webhooks', 'Notifications'];
+const PAGES = ['Metrics', 'Attributes', 'Achievements', 'Streak', 'Points', 'Leaderboards', 'Users', 'Analytics', 'Tenants', 'API keys', 'Webhooks', 'Notifications', 'Audit'];
 const slug = (title: string) => title.toLowerCase().replace(/ /g, '-');
 
 const FIRST = ['Ada', 'Ben', 'Chloé', 'Dev', 'Eun', 'Farid', 'Gia', 'Hugo', 'Ines', 'Jon'];
@@ -122,6 +122,11 @@ describe('a tour of the dashboard', () => {
         await expect.poll(() => page.locator('.uplot canvas').count()).toBe(3);
       } else if (title === 'Webhooks') {
         await page.locator('table.webhooks tbody tr').first().waitFor();
+      } else if (title === 'Audit') {
+        await s.workers!.auditNow();
+        await page.getByRole('button', { name: 'Find' }).click();
+        await page.locator('table.audit tbody tr').first().waitFor();
+        await page.locator('table.audit tbody tr').first().getByText('Body').click();
       }
       await shoot(title);
     }

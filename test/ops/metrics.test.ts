@@ -85,6 +85,7 @@ describe('GET /metrics with several api processes', () => {
     expect(sample(text, 'laurel_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(sample(text, 'laurel_webhook_queue_deliveries')).toBe(0);
     expect(sample(text, 'laurel_batch_items_waiting')).toBe(0);
+    expect(sample(text, 'laurel_audit_queue_entries')).not.toBeNull();
 
     // Every series docs/operations.md lists is in the answer, and the Grafana dashboard reads only those.
     const docs = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');

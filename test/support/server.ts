@@ -223,7 +223,7 @@ export async function deletePostgresRows(settings: Settings, prefixes: string[])
   await db.connect();
   try {
     await db.query('DELETE FROM laurel_config WHERE prefix = ANY($1)', [prefixes]);
-    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows', 'laurel_snapshots', 'laurel_snapshot_users', 'laurel_snapshot_keys', 'laurel_deliveries', 'laurel_webhook_deliveries', 'laurel_webhook_sent']) {
+    for (const table of ['laurel_log', 'laurel_log_cursor', 'laurel_events_rows', 'laurel_snapshots', 'laurel_snapshot_users', 'laurel_snapshot_keys', 'laurel_deliveries', 'laurel_webhook_deliveries', 'laurel_webhook_sent', 'laurel_audit']) {
       await db.query(`DELETE FROM ${table} WHERE prefix = ANY($1)`, [prefixes]);
     }
   } finally {

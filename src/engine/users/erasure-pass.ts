@@ -3,6 +3,7 @@
  * archive holds its `erased` entry (so the archive, the analytics, the notifications and the
  * webhooks have taken every entry of the user before it), has the user removed outside their
  * partition (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
+ * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
  * the logs (kept there a while after the archive took them) deleted; then the record keeps its counts and forgets the user. Every step may
  * run again: an erasure a process left half done is finished by the next pass.
@@ -15,6 +16,8 @@ import { LogArchive } from '../../postgres/log-archive.js';
 import { copyKeyAgain, eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere } from './erasure-elsewhere.js';
+import { drainAudit } from '../audit/drain.js';
+import { eraseFromAudit } from '../../postgres/audit.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings'>;
 
@@ -75,9 +78,13 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   // The archive rewrites what it holds: every entry naming the user must be in it first.
   const naming = await entriesNaming(deps, h.e, who);
   for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
+  // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
+  // first, so that the counts below follow the archive's redaction closely.
+  await drainAudit(deps, pool);
+  const audited = await eraseFromAudit(pool, settings.prefix, who);
   const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
   const lines = await redactArchive(pool, settings.prefix, who);
-  let rows = await eraseUserRows(pool, settings.prefix, who);
+  let rows = audited + await eraseUserRows(pool, settings.prefix, who);
   const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
   rows += await copyAgain(deps, pool, copies);
   let logged = 0;

@@ -3,10 +3,11 @@
  * prefix, email prefix and a user attribute's value, a page of 25 at a time in id order, Next page
  * and Previous page; each row opens the user's profile.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, type Session } from '../../api.js';
+import { useState } from 'preact/hooks';
+import type { Session } from '../../api.js';
+import { Pager, useCursorPages } from '../../cursor-pages.js';
 import { Field } from '../../form.js';
-import { ItemTable, type Loaded } from '../../list.js';
+import { ItemTable } from '../../list.js';
 import type { AttributeView, UserListItem, UserListView } from '../../types.js';
 import { moment } from '../../words.js';
 
@@ -34,37 +35,16 @@ export function queryOf(s: Search, after: string): string {
 export function UserSearch(props: { session: Session; attributes: Pick<AttributeView, 'id' | 'key' | 'name'>[]; onOpen: (id: string) => void }) {
   const { session, attributes, onOpen } = props;
   const [form, setForm] = useState(EMPTY);
-  // The search shown (the form's once submitted), and the pages: the cursor of each page read so far.
+  // The search shown: the form's once submitted.
   const [search, setSearch] = useState(EMPTY);
-  const [cursors, setCursors] = useState<string[]>(['']);
-  const [page, setPage] = useState<UserListView | null>(null);
-  const [error, setError] = useState('');
-  const after = cursors[cursors.length - 1];
-  // The answer of the last search asked only: an earlier one answering after it is dropped.
-  const asked = useRef(0);
-  const load = async () => {
-    const n = ++asked.current;
-    setPage(null);
-    try {
-      const answer = (await call<UserListView>(session, 'GET', `/admin/v1/users?${queryOf(search, after)}`)).body;
-      if (n !== asked.current) return;
-      setPage(answer);
-      setError('');
-    } catch (err) {
-      if (n !== asked.current) return;
-      setPage({ users: [], next: null });
-      setError((err as Error).message);
-    }
-  };
-  useEffect(() => { void load(); }, [session.key, session.tenant, search, after]);
-  const list: Loaded<UserListItem> = { items: page?.users ?? null, error, reload: load };
+  const pages = useCursorPages<UserListView, UserListItem>(session, (after) => `/admin/v1/users?${queryOf(search, after)}`, (p) => p.users,
+    [session.tenant, search]);
   const submit = (e: Event) => {
     e.preventDefault();
     setSearch({ ...form });
-    setCursors(['']);
+    pages.restart();
   };
   const set = (field: keyof Search) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
-  const first = (cursors.length - 1) * PAGE + 1;
   return (
     <section class="card" aria-label="Find users">
       <h2>Find users</h2>
@@ -87,7 +67,7 @@ export function UserSearch(props: { session: Session; attributes: Pick<Attribute
         <button type="submit">Search</button>
       </form>
       <p class="muted">Users show here a second or so after their first event or identification, with what it set.</p>
-      <ItemTable list={list} empty="No user matches." class="users" label="Users found"
+      <ItemTable list={pages.list} empty="No user matches." class="users" label="Users found"
         columns={[
           { head: 'Id', cell: (u) => <code>{u.id}</code>, class: 'wrap' }, { head: 'Name', cell: (u) => u.name ?? '—' },
           { head: 'Email', cell: (u) => u.email ?? '—', class: 'wrap' },
@@ -95,11 +75,7 @@ export function UserSearch(props: { session: Session; attributes: Pick<Attribute
           { head: 'First seen', cell: (u) => moment(u.firstSeen) }, { head: 'Last active', cell: (u) => u.lastActive ?? 'never' },
         ]}
         actions={(u) => <button type="button" class="small" aria-label={`Open user ${u.id}`} onClick={() => onOpen(u.id)}>Open</button>} />
-      <div class="pager">
-        <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-        <span class="muted" role="status">{page === null || page.users.length === 0 ? '' : `Users ${first} to ${first + page.users.length - 1}`}</span>
-        <button type="button" class="secondary" disabled={page?.next == null} onClick={() => page?.next != null && setCursors([...cursors, page.next])}>Next page</button>
-      </div>
+      <Pager pages={pages} size={PAGE} noun="Users" />
     </section>
   );
 }

@@ -1,0 +1,64 @@
+/**
+ * The audit log's recorder in an api process (docs/api.md, "Audit log"): an Admin API write,
+ * once answered (src/http/audit.ts), becomes an entry (src/domain/audit.ts) queued in Redis
+ * (src/redis/audit.ts), which the workers copy into Postgres (src/engine/audit/drain.ts). The
+ * answer never waits for it: the entry is made and queued after it is written. An entry Redis
+ * does not take is logged in full, as an error: never lost without a word.
+ */
+import { answerIds, auditBody, type AuditEntry } from '../../domain/audit.js';
+import { uuidv7 } from '../../domain/ids.js';
+import { queueAuditEntry } from '../../redis/audit.js';
+import type { Context } from '../context.js';
+
+/** An Admin API write as answered. */
+export interface AnsweredWrite {
+  keyId: string;
+  /** The tenant it acted for (storage id), or null for the whole account. */
+  tenantId: string | null;
+  /** `PATCH /admin/v1/metrics`: the method and the route's template. */
+  operation: string;
+  /** The path's parameters, decoded. */
+  pathIds: string[];
+  /** The request body as sent, or null. */
+  body: string | null;
+  status: number;
+  /** The answer's body. */
+  answer: string;
+}
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'log'>;
+
+export class AuditRecorder {
+  private readonly deps: Deps;
+  /** Every key's name this process has seen, so that a key deleted by its own request is still named. */
+  private readonly names = new Map<string, string>();
+  private readonly queued = new Set<Promise<void>>();
+
+  constructor(deps: Deps) {
+    this.deps = deps;
+    const learn = (keys: Iterable<{ id: string; name: string }>) => { for (const k of keys) this.names.set(k.id, k.name); };
+    learn(deps.store.current.apiKeys.values());
+    deps.store.onChange((s) => learn(s.apiKeys.values()));
+  }
+
+  /** Makes the write's entry and queues it (without waiting). */
+  record(w: AnsweredWrite): void {
+    const answered = w.status < 300 ? answerIds(w.answer) : [];
+    const entry: AuditEntry = {
+      id: uuidv7(), at: this.deps.clock.now(), keyId: w.keyId,
+      keyName: this.deps.store.current.apiKeys.get(w.keyId)?.name ?? this.names.get(w.keyId) ?? '',
+      tenantId: w.tenantId, operation: w.operation, ids: answered.length > 0 ? answered : w.pathIds,
+      body: auditBody(w.body), status: w.status,
+    };
+    const queued = queueAuditEntry(this.deps.redis, this.deps.keys.auditQueue, entry).catch((err: unknown) => {
+      this.deps.log.error({ err, audit: entry }, 'audit entry not queued (Redis refused it): it is in this line only');
+    });
+    this.queued.add(queued);
+    void queued.finally(() => this.queued.delete(queued));
+  }
+
+  /** Resolves once every entry made so far is queued (or logged): before Redis's connection closes. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.queued]);
+  }
+}

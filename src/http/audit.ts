@@ -1,0 +1,31 @@
+/**
+ * Which answers the audit log records, and what of them (docs/api.md, "Audit log"): every Admin
+ * API write (POST, PUT, PATCH, DELETE) whose key is known, refused or not, handed to the recorder
+ * (src/engine/audit/record.ts) once its answer is written (src/http/server.ts `Answered`). A
+ * request without a valid admin key is not recorded: it names no key (the logs show its refusal).
+ */
+import type { AuditRecorder } from '../engine/audit/record.js';
+import { reachOf, type Principal } from './authorize.js';
+import { documentPath } from './openapi.js';
+import type { Answered, Family, Route } from './server.js';
+
+/** The answers of Admin API writes, for `recorder`. */
+export function auditAnswers(recorder: AuditRecorder, prefixes: Record<Family, string[]>): Answered {
+  return {
+    wants: (route: Route) => route.family === 'admin' && route.method !== 'get',
+    answered(route, req, status, answer) {
+      const principal = req.principal as Principal | null;
+      if (principal === null) return;
+      recorder.record({
+        keyId: principal.keyId,
+        // A bound key's: its tenant; else a route of one tenant's data: that tenant; else the whole account.
+        tenantId: principal.bound ?? (reachOf(route) === 'tenant' ? principal.tenant : null),
+        operation: `${req.method} ${documentPath(route, prefixes)}`,
+        pathIds: req.params,
+        body: req.body,
+        status,
+        answer,
+      });
+    },
+  };
+}

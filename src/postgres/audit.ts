@@ -1,0 +1,153 @@
+/**
+ * The audit log in Postgres (docs/api.md, "Audit log"): `laurel_audit`, one row per Admin API
+ * write, copied from its Redis queue by the workers (src/engine/audit/drain.ts), listed newest
+ * first by `GET /admin/v1/audit`, pruned past LAUREL_AUDIT_RETENTION_DAYS, and rewritten without a
+ * user that is erased (src/engine/users/erasure-pass.ts).
+ */
+import type pg from 'pg';
+import { AUDIT_TIME_END, withoutUser, type AuditEntry } from '../domain/audit.js';
+import type { ErasedUser } from '../domain/erasure.js';
+
+export const AUDIT_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_audit (
+     prefix     text        NOT NULL,
+     id         text        NOT NULL,
+     at         timestamptz NOT NULL,
+     key_id     text        NOT NULL,
+     key_name   text        NOT NULL,
+     tenant     text,
+     operation  text        NOT NULL,
+     ids        text[]      NOT NULL,
+     body       jsonb,
+     status     integer     NOT NULL,
+     PRIMARY KEY (prefix, id)
+   )`,
+  // Listed newest first, of every tenant or of one; pruned by time.
+  'CREATE INDEX IF NOT EXISTS laurel_audit_at ON laurel_audit (prefix, at DESC, id DESC)',
+  'CREATE INDEX IF NOT EXISTS laurel_audit_tenant ON laurel_audit (prefix, tenant, at DESC, id DESC)',
+];
+
+/** SQLSTATE class of data a statement could not take (a text Postgres refuses, say). */
+const DATA_EXCEPTION = '22';
+
+const COLUMNS = 10;
+
+async function insertRows(pool: pg.Pool, prefix: string, entries: AuditEntry[]): Promise<void> {
+  const params: unknown[] = [];
+  const rows = entries.map((e, i) => {
+    params.push(prefix, e.id, new Date(e.at).toISOString(), e.keyId, e.keyName, e.tenantId, e.operation, e.ids,
+      e.body === null ? null : JSON.stringify(e.body), e.status);
+    return `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`;
+  });
+  await pool.query(
+    `INSERT INTO laurel_audit (prefix, id, at, key_id, key_name, tenant, operation, ids, body, status)
+     VALUES ${rows.join(', ')} ON CONFLICT (prefix, id) DO NOTHING`,
+    params,
+  );
+}
+
+/**
+ * Writes entries, each once whoever writes it again (its id). A batch Postgres refuses for its
+ * data is written one entry at a time, and an entry it still refuses without its body, which a
+ * note replaces: an entry is never dropped for what it holds.
+ */
+export async function insertAuditEntries(pool: pg.Pool, prefix: string, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  try {
+    await insertRows(pool, prefix, entries);
+  } catch (err) {
+    if (!String((err as { code?: unknown }).code ?? '').startsWith(DATA_EXCEPTION)) throw err;
+    for (const e of entries) {
+      await insertRows(pool, prefix, [e]).catch(async (one: unknown) => {
+        if (!String((one as { code?: unknown }).code ?? '').startsWith(DATA_EXCEPTION)) throw one;
+        await insertRows(pool, prefix, [{ ...e, body: `[not kept: Postgres refused it (${(one as Error).message})]` }]);
+      });
+    }
+  }
+}
+
+export interface AuditFilter {
+  /** One tenant's entries only (a key bound to it); null: every entry. */
+  tenant: string | null;
+  /** From this instant, included (ms). */
+  from: number | null;
+  /** Up to this instant, excluded (ms). */
+  to: number | null;
+  keyId: string | null;
+  operation: string | null;
+  /** The entry the page before ended with: this page starts after it. */
+  after: { at: number; id: string } | null;
+  limit: number;
+}
+
+interface Row {
+  id: string;
+  at: Date;
+  key_id: string;
+  key_name: string;
+  tenant: string | null;
+  operation: string;
+  ids: string[];
+  body: unknown;
+  status: number;
+}
+
+/** A page of entries, newest first, and whether more follow. */
+export async function listAuditEntries(pool: pg.Pool, prefix: string, f: AuditFilter): Promise<{ entries: AuditEntry[]; more: boolean }> {
+  // The end of laurel's calendar (to=9999-12-31) is past what an ISO text of four digits says.
+  const iso = (ms: number | null) => (ms === null ? null : ms >= AUDIT_TIME_END ? 'infinity' : new Date(ms).toISOString());
+  const { rows } = await pool.query<Row>(
+    `SELECT id, at, key_id, key_name, tenant, operation, ids, body, status FROM laurel_audit
+     WHERE prefix = $1 AND ($2::text IS NULL OR tenant = $2)
+       AND ($3::timestamptz IS NULL OR at >= $3) AND ($4::timestamptz IS NULL OR at < $4)
+       AND ($5::text IS NULL OR key_id = $5) AND ($6::text IS NULL OR operation = $6)
+       AND ($7::timestamptz IS NULL OR (at, id) < ($7, $8::text))
+     ORDER BY at DESC, id DESC LIMIT $9`,
+    [prefix, f.tenant, iso(f.from), iso(f.to), f.keyId, f.operation, iso(f.after?.at ?? null), f.after?.id ?? '', f.limit + 1],
+  );
+  const entries = rows.slice(0, f.limit).map((r): AuditEntry => ({
+    id: r.id, at: r.at.getTime(), keyId: r.key_id, keyName: r.key_name, tenantId: r.tenant, operation: r.operation,
+    ids: r.ids, body: r.body, status: r.status,
+  }));
+  return { entries, more: rows.length > f.limit };
+}
+
+/** Rows deleted per statement: a long retention's first prune holds no lock long. */
+const PRUNE_CHUNK = 5000;
+
+/** Deletes the entries older than `before` (ms); answers how many. */
+export async function pruneAuditEntries(pool: pg.Pool, prefix: string, before: number): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const r = await pool.query(
+      `DELETE FROM laurel_audit WHERE prefix = $1 AND id IN (
+         SELECT id FROM laurel_audit WHERE prefix = $1 AND at < $2 LIMIT ${PRUNE_CHUNK})`,
+      [prefix, new Date(before).toISOString()],
+    );
+    n += r.rowCount ?? 0;
+    if ((r.rowCount ?? 0) < PRUNE_CHUNK) return n;
+  }
+}
+
+/**
+ * The entries of the user's tenant that name an erased user, rewritten without them
+ * (src/domain/audit.ts withoutUser): what they touched and their bodies; answers how many.
+ */
+export async function eraseFromAudit(pool: pg.Pool, prefix: string, who: ErasedUser): Promise<number> {
+  const { rows } = await pool.query<{ id: string; ids: string[]; body: unknown }>(
+    `SELECT id, ids, body FROM laurel_audit
+     WHERE prefix = $1 AND tenant = $2 AND ($3 = ANY (ids) OR strpos(body::text, $4) > 0)`,
+    [prefix, who.tenant, who.userId, JSON.stringify(who.userId)],
+  );
+  let n = 0;
+  for (const row of rows) {
+    const body = withoutUser(row.body, who.userId, who.erasureId);
+    const ids = row.ids.map((id) => (id === who.userId ? who.erasureId : id));
+    if (body === null && ids.every((id, i) => id === row.ids[i])) continue;
+    const next = body === null ? row.body : body.body;
+    await pool.query('UPDATE laurel_audit SET ids = $3, body = $4 WHERE prefix = $1 AND id = $2',
+      [prefix, row.id, ids, next === null ? null : JSON.stringify(next)]);
+    n++;
+  }
+  return n;
+}
