@@ -83,6 +83,19 @@ function run(c: GeneratorConfig, pool: Pool, startAtEpochMs: number): void {
   const sendDelay = newHistogram();
   const second = newHistogram();
   let tick = { sent: 0, answered: 0, failed: 0 };
+  /** The second of the run whose line is being counted (0: the first). */
+  let k = 0;
+  /**
+   * Sends the lines of the seconds that ended by `t` (ms from the start): a send or an answer
+   * counts in the second it happened, however late the timer that sends the lines runs.
+   */
+  const roll = (t: number) => {
+    while (t >= (k + 1) * 1000) {
+      send({ type: 'tick', second: k++, ...tick, histogram: encode(second) });
+      second.reset();
+      tick = { sent: 0, answered: 0, failed: 0 };
+    }
+  };
   let waitedForConnection = 0;
   let inFlight = 0;
   /** Users an event was answered 2xx for: the reads of a user pick among them (404 otherwise). */
@@ -105,6 +118,7 @@ function run(c: GeneratorConfig, pool: Pool, startAtEpochMs: number): void {
       recordMs(s.histogram, latency);
     }
     if (!inTick) return;
+    roll(now());
     if (latency !== null) {
       recordMs(second, latency);
       tick.answered++;
@@ -125,6 +139,7 @@ function run(c: GeneratorConfig, pool: Pool, startAtEpochMs: number): void {
     const s = op(name);
     s.scheduled++;
     s.sent++;
+    roll(t);
     tick.sent++;
     if (inFlight >= c.connections) waitedForConnection++;
     else recordMs(sendDelay, t - due);
@@ -185,13 +200,10 @@ function run(c: GeneratorConfig, pool: Pool, startAtEpochMs: number): void {
   }
 
   // A line each second of the run, at t0 + 1 s, t0 + 2 s, ...: the second's sends and answers.
-  let k = 0;
   let ticker: NodeJS.Timeout;
   const nextTick = () => {
     ticker = setTimeout(() => {
-      send({ type: 'tick', second: k++, ...tick, histogram: encode(second) });
-      second.reset();
-      tick = { sent: 0, answered: 0, failed: 0 };
+      roll(now());
       nextTick();
     }, Math.max(0, (k + 1) * 1000 - now()));
   };
