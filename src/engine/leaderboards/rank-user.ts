@@ -5,6 +5,8 @@
  * points total, a streak length) or, for repeating points boards, the awards of the run by
  * number, so a repeated call changes nothing.
  *
+ * On a league's board the user is placed in their cohort as well (league-place.ts).
+ *
  * Returns the boards whose standing changed, as `"<key>":{...}` JSON members of the response's
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
@@ -19,6 +21,7 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { gateable, learn } from './skip-below-threshold.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
+import { placeInLeague } from './league-place.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -121,6 +124,8 @@ export async function place(
       await Promise.all([placed, redis.sadd(groupsKey, name)]);
       indexed.set(index, true);
     }
+    // A league's board places the user in their cohort too (src/engine/leaderboards/league-place.ts).
+    if (lb.league) await Promise.all([placed, placeInLeague(deps, tenant, userId, lb, run.start, { value, awards, order, seq }, now, hold)]);
     const [rank, previousRank, threshold, falls] = await placed;
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
