@@ -4,11 +4,12 @@
  * as boards rank them; 500 users joining at once through the event path, every cohort within its
  * size and every user in exactly one; a second run starting with empty cohorts, users keeping
  * their tiers; the reads (a user's league with their zone, one cohort's rankings, the admin
- * summary per tier) and their refusals; a key scoped to a user reading public fields only.
+ * summary per tier) and their refusals; a key scoped to a user reading public fields only; an
+ * erased user gone from their cohorts and tiers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { leagueField, leagueText } from '../../src/redis/leagues.js';
 
 const TIERS = [
@@ -26,7 +27,7 @@ describe.each(targets())('leagues on %s', (target) => {
   let crowd: any;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
+    s = await startTestServer({ target, clock: 'manual', workers: true });
     await s.setClock('2026-05-04T10:00:00Z');
     ({ plays, steps } = await s.metrics('plays', 'steps'));
     const daily = { rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1 };
@@ -37,6 +38,7 @@ describe.each(targets())('leagues on %s', (target) => {
   }, 60_000);
   afterAll(async () => {
     await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
   });
 
   const read = async (path: string, key?: string) => {
@@ -212,5 +214,24 @@ describe.each(targets())('leagues on %s', (target) => {
     expect(r.text).not.toContain('@private.test');
     expect(r.text).not.toContain('Europe/Paris');
     expect((await s.request('GET', '/v1/users/private-b/leagues/league', { key })).status).toBe(403);
+  });
+
+  it('takes an erased user out of their cohorts and tiers', async () => {
+    const { redis, keys } = s.api.services;
+    expect(await redis.hget(keys.leagueTier('_', league.id, '2026-05-04', 0), 'u:p2')).toBe('0');
+    const erase = await s.request('DELETE', '/admin/v1/users/p2');
+    expect(erase.status, erase.text).toBe(202);
+    await expect.poll(async () => {
+      await s.workers!.drainNow();
+      await s.workers!.erasuresNow();
+      return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
+    }, { timeout: 20_000 }).toBe('done');
+    for (const run of ['2026-05-04', '2026-05-05']) {
+      const { rankings, participants } = await read(`/v1/leaderboards/league?cohort=bronze-1&run=${run}&limit=10`);
+      expect(rankings.map((r: any) => r.userId)).not.toContain('p2');
+      expect(participants).toBe(rankings.length);
+      expect(await redis.hget(keys.leagueTier('_', league.id, run, 0), 'u:p2')).toBeNull();
+    }
+    expect((await read('/v1/leaderboards/league?cohort=bronze-1&run=2026-05-04')).participants).toBe(4);
   });
 });
