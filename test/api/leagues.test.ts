@@ -234,4 +234,21 @@ describe.each(targets())('leagues on %s', (target) => {
     }
     expect((await read('/v1/leaderboards/league?cohort=bronze-1&run=2026-05-04')).participants).toBe(4);
   });
+
+  it('places a points board\'s users in cohorts by the points of the run', async () => {
+    const { runs } = await s.metrics('runs');
+    const xp = await adminCreateOne(s, '/admin/v1/points', {
+      name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: runs, metricThreshold: 1, points: 10, status: 'active' }],
+    });
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'XP league', key: 'xp-league', rankBy: 'points', pointsSystemId: xp.id, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: 5 },
+    });
+    for (const [id, times] of [['r1', 1], ['r2', 3], ['r3', 2]] as const) {
+      for (let i = 0; i < times; i++) await s.event('runs', id, 1);
+    }
+    const mine = await read('/v1/users/r3/leagues/xp-league');
+    expect(mine).toMatchObject({ cohort: 'bronze-1', rank: 2, value: 20, participants: 3, zone: 'promote' });
+    expect(mine.rankings.map((r: any) => [r.userId, r.value])).toEqual([['r2', 30], ['r3', 20], ['r1', 10]]);
+  });
 });

@@ -299,7 +299,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         endTime: c.endTime === undefined ? lb.endTime : c.endTime,
         breakdownAttributes: c.breakdownAttributes === undefined ? lb.breakdownAttributes : attributeIds(c.breakdownAttributes, snapshot),
         runUnit, runInterval,
-        league: c.league === undefined ? lb.league ?? null : leagueOf(c.league),
+        league: c.league === undefined ? lb.league : leagueOf(c.league),
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };
