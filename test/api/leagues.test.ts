@@ -91,7 +91,10 @@ describe.each(targets())('leagues on %s', (target) => {
 
   it('places users in the open cohort of their tier in arrival order, ranked as a board ranks them', async () => {
     // 12 users, one after the other: cohorts of 5, 5 and 2.
-    for (let i = 1; i <= 12; i++) await s.event('plays', { id: `p${i}`, name: `Player ${i}` }, i % 3);
+    const answers = [];
+    for (let i = 1; i <= 12; i++) answers.push(await s.event('plays', { id: `p${i}`, name: `Player ${i}` }, i % 3));
+    // The event's answer says where in the league its user stands (the board's own entry unchanged).
+    expect(answers[11].leaderboards.league).toMatchObject({ rank: 12, league: { tier: 'bronze', cohort: 'bronze-3', rank: 2, previousRank: null } });
     const mine = await read('/v1/users/p3/leagues/league');
     expect(mine).toMatchObject({
       key: 'league', tier: { key: 'bronze', name: 'Bronze', index: 0 }, run: '2026-05-04', runEnd: '2026-05-04', cohort: 'bronze-1', participants: 5,
@@ -109,7 +112,7 @@ describe.each(targets())('leagues on %s', (target) => {
     expect((await read('/v1/users/p6/leagues/league')).rankings.map((r: any) => r.userId)).toEqual(['p8', 'p7', 'p10', 'p6', 'p9']);
     expect(await read('/v1/users/p12/leagues/league')).toMatchObject({ cohort: 'bronze-3', participants: 2, rank: 2 });
     // Another event moves the user within their cohort only.
-    await s.event('plays', 'p3', 5);
+    expect((await s.event('plays', 'p3', 5)).leaderboards.league.league).toEqual({ tier: 'bronze', cohort: 'bronze-1', rank: 1, previousRank: 5 });
     expect(await read('/v1/users/p3/leagues/league')).toMatchObject({ cohort: 'bronze-1', rank: 1, value: 5, zone: 'promote' });
     expect((await read('/v1/users/p5/leagues/league')).rank).toBe(3);
     // One cohort's rankings, and the run's tiers.

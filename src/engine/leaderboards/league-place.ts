@@ -54,14 +54,23 @@ export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: L
   return (await leagueKeep.run(redis, user, lb.id, place)) === 'gone' ? null : place;
 }
 
-/** Places the user in their cohort of `run` (joined first when new to it); the cohort's place, or null for a user gone. */
+/** A user placed in a cohort: where, and their rank there now and before (0: not ranked before). */
+export interface CohortPlacement {
+  place: LeaguePlace;
+  rank: number;
+  previousRank: number;
+}
+
+/** Places the user in their cohort of `run` (joined first when new to it); null for a user gone. */
 export async function placeInLeague(
   deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void,
-): Promise<LeaguePlace | null> {
+): Promise<CohortPlacement | null> {
   const place = await cohortOf(deps, tenant, userId, lb, run, hold);
   if (place === null) return null;
   const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);
   hold?.();
-  await leaderboardRank.run(deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.awards === undefined ? v.seq : '', v.awards);
-  return place;
+  const [rank, previousRank] = await leaderboardRank.run(
+    deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.awards === undefined ? v.seq : '', v.awards,
+  );
+  return { place, rank, previousRank };
 }
