@@ -18,6 +18,7 @@ import { adminPointsTriggerRoutes } from '../routes/admin/points-triggers.js';
 import { adminPointsLevelRoutes } from '../routes/admin/points-levels.js';
 import { adminPointsBoostRoutes } from '../routes/admin/points-boosts.js';
 import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
+import { adminLeagueRoutes } from '../routes/admin/leagues.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
 import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
@@ -37,6 +38,7 @@ import { adminNotificationDeliveryRoutes } from '../routes/admin/notification-de
 import { streakRoutes } from '../routes/app/streaks.js';
 import { pointsRoutes } from '../routes/app/points.js';
 import { leaderboardRoutes } from '../routes/app/leaderboards.js';
+import { leagueRoutes } from '../routes/app/leagues.js';
 import { eventRoutes } from '../routes/app/events.js';
 import { openApiRoute, opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness, type Services } from '../engine/services.js';
@@ -68,10 +70,10 @@ export interface ApiHandle {
 export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Promise<string>): Route[] {
   return [
     ...opsRoutes(svc, readiness, scrape), ...eventRoutes(svc), ...userRoutes(svc), ...wrappedRoutes(svc), ...achievementRoutes(svc), ...streakRoutes(svc),
-    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...emailLinkRoutes(svc), liveRoute(), ...dashboardRoutes(),
+    ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...leagueRoutes(svc), ...emailLinkRoutes(svc), liveRoute(), ...dashboardRoutes(),
     ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
-    ...adminLeaderboardRoutes(svc),
+    ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
     ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),

@@ -219,6 +219,20 @@ export interface PointsBoost {
 
 export type LeaderboardStatus = 'inactive' | 'active' | 'scheduled' | 'finished';
 
+/** A league's tier: `promote` and `demote` users of each cohort move at the end of a run. */
+export interface LeagueTier {
+  key: string;
+  name: string;
+  promote: number;
+  demote: number;
+}
+
+/** A league (docs/api.md, "Leagues"): tiers lowest first, and the users a cohort holds at most. */
+export interface League {
+  tiers: LeagueTier[];
+  cohortSize: number;
+}
+
 /**
  * A leaderboard (trophy-admin 1.21.1 AdminLeaderboard). `status` is what the admin set; the
  * status users see follows the clock (src/domain/leaderboards/runs.ts leaderboardStatus).
@@ -246,6 +260,8 @@ export interface Leaderboard {
   /** A repeating board starts a new run every `runInterval` units from its start; null: perpetual. */
   runUnit: 'day' | 'month' | 'year' | null;
   runInterval: number | null;
+  /** A league on a repeating board: its users compete in cohorts by tier (src/domain/leaderboards/league.ts). Absent: none. */
+  league?: League | null;
   /**
    * When an admin set it `finished` (ISO-8601): its last run is the one of that UTC day, final
    * from then on. Absent on boards stored before it existed (then `updated` stands in).

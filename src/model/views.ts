@@ -4,7 +4,7 @@
  * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
-import type { AchievementTrigger, AttributeFilter, LeaderboardStatus, MaxAwards, MetricLimits, NotificationType, PointsSystem, WebhookType } from './entities.js';
+import type { AchievementTrigger, AttributeFilter, League, LeaderboardStatus, MaxAwards, MetricLimits, NotificationType, PointsSystem, WebhookType } from './entities.js';
 
 export type { AttributeFilter, LeaderboardStatus, NotificationType, WebhookType };
 
@@ -210,6 +210,8 @@ export interface LeaderboardAdminView {
   endTime?: string;
   runUnit?: 'day' | 'month' | 'year';
   runInterval?: number;
+  /** laurel's: the board's league (docs/api.md, "Leagues"). */
+  league?: League;
 }
 
 /** A ranking's row (`GET /api/leaderboards/:key`). */
@@ -248,6 +250,8 @@ export interface LeaderboardRunView {
   runEnd: string | null;
   finalised: string | null;
   winners: { userId: string; rank: number; value: number }[] | null;
+  /** A league's cohort (`?cohort=`): its id. */
+  cohort?: string;
 }
 
 /** A webhook endpoint (`/admin/v1/webhooks`); `secret` only when it was made or rotated. */
@@ -665,4 +669,40 @@ export interface LeaderboardChangedData {
 export interface LeaderboardRankChangedData {
   user: UserView;
   leaderboard: LiveBoardView & { rank: number; value: number; previousRank: number | null; previousValue: number | null };
+}
+
+/** A league's tier as the reads show it: its key, name and index (0 the lowest). */
+export interface LeagueTierView {
+  key: string;
+  name: string;
+  index: number;
+}
+
+/**
+ * `GET /v1/users/:id/leagues/:key`: the user's tier and, once placed in the run, their cohort (its
+ * id, the user's rank and value, its participants, the user's zone, the whole cohort ranked);
+ * cohort null and no rank before the user's first scoring event of the run.
+ */
+export interface UserLeagueView {
+  key: string;
+  name: string;
+  tier: LeagueTierView;
+  run: string;
+  runEnd: string | null;
+  cohort: string | null;
+  rank: number | null;
+  value: number | null;
+  participants: number;
+  zone: 'promote' | 'stay' | 'demote' | null;
+  rankings: RankingView[];
+}
+
+/** `GET /admin/v1/leaderboards/:id/league`: a run's tiers, each with its cohorts and participants. */
+export interface LeagueSummaryView {
+  leaderboardId: string;
+  key: string;
+  run: string;
+  runEnd: string | null;
+  cohortSize: number;
+  tiers: (LeagueTierView & { participants: number; cohorts: { cohort: string; participants: number }[] })[];
 }

@@ -60,6 +60,12 @@
  *                                                        gate: src/engine/leaderboards/skip-below-threshold.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
  *                                                        value a member holds (leaderboardRank.lua)
+ *   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:r  a league's cohort n of a tier in a run: a ranking
+ *                                                        of its own (its own slot), with the run's keys
+ *                                                        above (:m, :h:<uid>, :a:<uid>, :q ...)
+ *   <prefix>:{lb:<tenant>:<board>:<run>:t<tier>}:c     hash: a league tier's cohorts in a run: o the open
+ *                                                        cohort, n its users, u:<uid> -> the user's cohort
+ *                                                        (lua/leagueJoin-1.lua)
  *   <prefix>:{lbf:<tenant>:<board>}:state, :groups:<run>  hash: runs finalised, their winners; set:
  *                                                        a run's breakdown groups (leaderboards worker)
  *   <prefix>:{wh:<tenant>}:lost                        zset: user id -> when the streak is lost (ms), while a
@@ -409,6 +415,16 @@ export class Keys {
       byGroup.set(group, made);
     }
     return made;
+  }
+
+  /** A league cohort's ranking in a run (lua/leaderboardRank-7.lua), on a slot of its own: `n` from 0. */
+  leagueCohort(tenant: string, boardId: string, run: string, tier: number, n: number): LeaderboardKeys {
+    return runKeys(`${this.prefix}:{lb:${tenant}:${boardId}:${run}:c${tier}.${n}}:`);
+  }
+
+  /** A league tier's cohorts in a run (lua/leagueJoin-1.lua), on a slot of its own. */
+  leagueTier(tenant: string, boardId: string, run: string, tier: number): string {
+    return `${this.prefix}:{lb:${tenant}:${boardId}:${run}:t${tier}}:c`;
   }
 
   /** A run's (and group's) keys from the name of its members hash, or null when `key` is not one. */

@@ -27,7 +27,8 @@ const QUERY: Record<string, string> = {
   limit: '100', type: 'active', awards: '100', includeFinished: 'true', offset: '0', userId: 'ann', numEvents: '10',
 };
 /** A value for `{key}` by the path it stands in. */
-const keyFor = (template: string): string => template.includes('/leaderboards/') ? 'lessons-board' : template.includes('/points/') ? 'xp' : 'lessons';
+const keyFor = (template: string): string =>
+  template.includes('/leaderboards/') ? 'lessons-board' : template.includes('/leagues/') ? 'lessons-league' : template.includes('/points/') ? 'xp' : 'lessons';
 
 describe('what a key scoped to a user reads of other users', () => {
   let s: TestServer;
@@ -46,6 +47,10 @@ describe('what a key scoped to a user reads of other users', () => {
       }),
       s.request('POST', '/admin/v1/leaderboards', { body: [
         { name: 'Lessons', key: 'lessons-board', rankBy: 'metric', metricId: lessons, breakdownAttributes: [attrs.city], status: 'active', start: '2020-01-01' },
+        {
+          name: 'Lessons league', key: 'lessons-league', rankBy: 'metric', metricId: lessons, status: 'active', start: '2020-01-01', runUnit: 'day', runInterval: 1,
+          league: { tiers: [{ key: 'bronze', name: 'Bronze', promote: 1 }, { key: 'silver', name: 'Silver', demote: 1 }], cohortSize: 5 },
+        },
       ] }),
       s.request('POST', '/admin/v1/achievements', { body: [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }] }),
     ];
@@ -112,6 +117,9 @@ describe('what a key scoped to a user reads of other users', () => {
     const board = await s.request('GET', '/v1/leaderboards/lessons-board?userAttributes=city:paris', { key: meKey });
     expect(board.body.rankings[0]).toEqual({ userId: 'me', userName: 'Player me', rank: 1, value: 6 });
     expect(board.body.rankings[1]).toEqual({ userId: 'ann', userName: 'Player ann', rank: 2, value: 3 });
+    // And the others in its league's cohort.
+    const league = await s.request('GET', '/v1/users/me/leagues/lessons-league', { key: meKey });
+    expect(league.body.rankings.map((r: { userId: string }) => r.userId).sort()).toEqual(['ann', 'bob', 'me']);
   });
 
   it('refuses a key scoped to a user counts of users by their attributes, which would tell another user\'s', async () => {

@@ -61,6 +61,8 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: 'GET', path: /^\/erasures\/[^/]+$/, reason: 'laurel\'s own: an erasure\'s progress (docs/api.md, "Erasing a user")' },
   { family: 'admin', method: 'GET', path: /^\/audit$/, reason: 'laurel\'s own: the audit log of the Admin API\'s writes (docs/api.md, "Audit log")' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (docs/webhooks.md)' },
+  { family: 'app', method: 'GET', path: /^\/users\/[^/]+\/leagues\/[^/]+$/, reason: 'laurel\'s own: a user\'s league (docs/api.md, "Leagues")' },
+  { family: 'admin', method: 'GET', path: /^\/leaderboards\/[^/]+\/league$/, reason: 'laurel\'s own: a league\'s run per tier (docs/api.md, "Leagues")' },
   { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (docs/live.md; docs/live.md)' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];

@@ -5,6 +5,9 @@
  * points total, a streak length) or, for repeating points boards, the awards of the run by
  * number, so a repeated call changes nothing.
  *
+ * On a league's board the user is placed in their cohort as well (league-place.ts), and the
+ * board's entry adds `league`: the tier, the cohort and the user's rank there.
+ *
  * Returns the boards whose standing changed, as `"<key>":{...}` JSON members of the response's
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
@@ -19,6 +22,8 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { gateable, learn } from './skip-below-threshold.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
+import { cohortId } from '../../domain/leaderboards/league.js';
+import { placeInLeague, type CohortPlacement } from './league-place.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -59,6 +64,15 @@ function groupFields(snapshot: Snapshot, lb: Leaderboard, group: string[]): stri
   const keys = breakdownKeys(lb, snapshot);
   return `,"breakdownAttributeValue":${JSON.stringify(group.join(','))},` +
     `"breakdownAttributeValues":${JSON.stringify(group.map((value, i) => ({ key: keys[i], value })))}`;
+}
+
+/** A league's board: the user's cohort and rank there (`league`, laurel's); nothing for another board. */
+function leagueFields(lb: Leaderboard, cohort: CohortPlacement | null): string {
+  if (!lb.league || cohort === null) return '';
+  const { place, rank, previousRank } = cohort;
+  return `,"league":${JSON.stringify({
+    tier: lb.league.tiers[place.tier].key, cohort: cohortId(lb.league, place.tier, place.cohort), rank: rank || null, previousRank: previousRank || null,
+  })}`;
 }
 
 /**
@@ -121,11 +135,13 @@ export async function place(
       await Promise.all([placed, redis.sadd(groupsKey, name)]);
       indexed.set(index, true);
     }
+    // A league's board places the user in their cohort too (src/engine/leaderboards/league-place.ts).
+    const cohort = lb.league ? (await Promise.all([placed, placeInLeague(deps, tenant, userId, lb, run.start, { value, awards, order, seq }, now, hold)]))[1] : null;
     const [rank, previousRank, threshold, falls] = await placed;
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
     return `${boardHead(snapshot, lb, run, now)},"rank":${rank || null},"previousRank":${previousRank || null},` +
-      `"threshold":${Number(threshold)}${groupFields(snapshot, lb, group)}}`;
+      `"threshold":${Number(threshold)}${groupFields(snapshot, lb, group)}${leagueFields(lb, cohort)}}`;
   }));
   return done.filter((x): x is string => x !== null);
 }

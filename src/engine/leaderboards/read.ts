@@ -17,23 +17,27 @@ import { pruneStreakBoard } from '../streaks/prune-lost.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
 
-/** A run of a board, and one of its breakdown groups ('' for a board without). */
+/** A run of a board, and one of its breakdown groups ('' for a board without), or one of its league's cohorts. */
 export interface RunRef {
   tenant: string;
   lb: Leaderboard;
   run: string;
   group: string;
+  /** A league's cohort (its tier index and number from 0) instead of the run's ranking. */
+  cohort?: { tier: number; n: number };
 }
 
 /** The ranking's keys of a run's group, a streak board's lost streaks taken out first. */
 async function rankingOf(deps: Deps, ref: RunRef) {
-  const k = deps.keys.leaderboard(ref.tenant, ref.lb.id, ref.run, ref.group);
+  const k = ref.cohort === undefined
+    ? deps.keys.leaderboard(ref.tenant, ref.lb.id, ref.run, ref.group)
+    : deps.keys.leagueCohort(ref.tenant, ref.lb.id, ref.run, ref.cohort.tier, ref.cohort.n);
   if (ref.lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
   return k;
 }
 
 /** Places with their users' names. */
-async function named(deps: Deps, tenant: string, places: Place[]): Promise<(Place & { userName: string | null })[]> {
+export async function named(deps: Deps, tenant: string, places: Place[]): Promise<(Place & { userName: string | null })[]> {
   const names = await Promise.all(places.map((p) => deps.redis.hget(deps.keys.forUser(tenant, p.userId).user, 'name')));
   return places.map((p, i) => ({ ...p, userName: names[i] }));
 }

@@ -42,10 +42,11 @@ export function certificateOf(snapshot: Snapshot, ranking: string): EntryCertifi
  * Whether a placement on `lb` in `group` can be gated ([] without breakdown): metric boards, whose
  * value phase 1 answers (the total or the run's sum), and perpetual points boards, which rank the
  * system's total the awards carry. Not repeating points boards, nor those with a daily window
- * (their sum is worked out in phase 2), nor streak boards (a streak falls to nothing when lost).
+ * (their sum is worked out in phase 2), nor streak boards (a streak falls to nothing when lost),
+ * nor a league's board (every placement places the user in their cohort too).
  */
 export function gateable(lb: Leaderboard, group: string[]): boolean {
-  return group.length === 0 && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null && !hasWindow(lb)));
+  return group.length === 0 && !lb.league && (lb.rankBy === 'metric' || (lb.rankBy === 'points' && lb.runUnit === null && !hasWindow(lb)));
 }
 
 /**

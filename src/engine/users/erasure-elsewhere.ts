@@ -1,6 +1,7 @@
 /**
  * What an erasure removes of a user outside their partition (src/engine/users/erase.ts): their
- * places in every run (and breakdown group) of the tenant's boards, among the winners of finished
+ * places in every run (and breakdown group, and league cohort) of the tenant's boards, the cohort
+ * they joined in each league tier, among the winners of finished
  * runs, in the streak rankings, the webhooks' notes and queues, the live topics, and the keys
  * scoped to them. Answers the keys deleted, the members and fields removed, and every key
  * changed (the snapshots' copies of those are made again).
@@ -8,6 +9,7 @@
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { userTopic } from '../../domain/live/topics.js';
 import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { cohortUserField } from '../../redis/leagues.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
@@ -47,6 +49,10 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
     for (const own of [run.history(userId), run.awards(userId)]) {
       if ((await redis.del(own)) > 0) { r.keys++; r.touched.add(own); }
     }
+  }
+  // A league's tiers name the cohort each user joined (their cohorts' rankings are runs above).
+  for await (const tier of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:c`)) {
+    if ((await redis.hdel(tier, cohortUserField(userId))) > 0) { r.members++; r.touched.add(tier); }
   }
   for await (const state of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`)) {
     const h = await redis.hgetall(state);

@@ -14,11 +14,15 @@
  * active or finished, what its rankings are kept by (start, runInterval, breakdownAttributes) is
  * fixed, and maxParticipants may only rise (to null, uncapped, included).
  *
+ * A repeating board may carry a `league` (src/domain/leaderboards/league.ts): once users see the
+ * board it is neither added nor removed, and its tiers' keys keep their order.
+ *
  * `maxParticipants: null`, or `uncapped: true` without it, makes a board rank every participant
  * (docs/api.md, "Boards without a cap"); omitted, a new board ranks up to 1000.
  */
 import type { Deps } from '../../engine/deps.js';
 import { capFalls } from '../../domain/leaderboards/cap.js';
+import { checkLeague, checkLeagueChange, LEAGUE_SCHEMA, leagueOf, type LeagueInput } from '../../domain/leaderboards/league.js';
 import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards/runs.js';
 import { checkDateSpan } from '../../domain/time.js';
 import { idOf, unknownReference } from '../../domain/references.js';
@@ -56,6 +60,7 @@ const fields = {
   breakdownAttributes: { type: 'array', maxItems: 100, items: { type: 'string' } },
   runUnit: { enum: ['day', 'month', 'year', null] },
   runInterval: { type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  league: LEAGUE_SCHEMA,
 };
 
 const SCHEMAS = {
@@ -88,6 +93,8 @@ interface LeaderboardInput {
   breakdownAttributes?: string[];
   runUnit?: Leaderboard['runUnit'];
   runInterval?: number | null;
+  /** laurel's: tiers and cohorts (docs/api.md, "Leagues"); null removes it. */
+  league?: LeagueInput | null;
 }
 
 type LeaderboardChanges = Partial<LeaderboardInput> & { id: string };
@@ -113,6 +120,7 @@ function leaderboardAdminView(lb: Leaderboard, nowMs: number): LeaderboardAdminV
   if (lb.endTime !== null) view.endTime = lb.endTime;
   if (lb.runUnit !== null) view.runUnit = lb.runUnit;
   if (lb.runInterval !== null) view.runInterval = lb.runInterval;
+  if (lb.league) view.league = lb.league;
   return view;
 }
 
@@ -163,7 +171,7 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
     if (seen.has(id)) return `breakdownAttributes: "${id}" is listed twice`;
     seen.add(id);
   }
-  return null;
+  return checkLeague(lb);
 }
 
 /** Breakdown attributes named by id or by key, as ids (a name that is neither stays, for check() to refuse). */
@@ -217,7 +225,7 @@ function checkRanked(previous: Leaderboard, next: Leaderboard, nowMs: number): s
     const ranks = previous.maxParticipants === null ? 'every participant, uncapped' : `up to ${previous.maxParticipants}`;
     return `maxParticipants can only rise once the leaderboard has started (${shown}; it ranks ${ranks})`;
   }
-  return null;
+  return checkLeagueChange(previous, next, shown);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,6 +258,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         maxParticipants: cap,
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
         breakdownAttributes: attributeIds(item.breakdownAttributes ?? [], snapshot), runUnit, runInterval,
+        ...(item.league && { league: leagueOf(item.league) }),
         finishedAt: item.status === 'finished' ? now : null,
         created: now, updated: now,
       };
@@ -290,6 +299,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         endTime: c.endTime === undefined ? lb.endTime : c.endTime,
         breakdownAttributes: c.breakdownAttributes === undefined ? lb.breakdownAttributes : attributeIds(c.breakdownAttributes, snapshot),
         runUnit, runInterval,
+        league: c.league === undefined ? lb.league : leagueOf(c.league),
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };

@@ -10,10 +10,11 @@ import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
-import { boardView, groupName, lastDayOf, leaderboardStatus, runOf } from '../../domain/leaderboards/runs.js';
+import { cohortOfQuery, runFor as runOfQuery, visibleBoard } from '../../engine/leaderboards/board-of-query.js';
+import { COHORT_QUERY } from '../../domain/leaderboards/league.js';
+import { boardView, groupName, leaderboardStatus } from '../../domain/leaderboards/runs.js';
 import { capOf } from '../../domain/leaderboards/cap.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
-import { dateOfDay } from '../../domain/periods.js';
 import { DATE_SCHEMA, localDay } from '../../domain/time.js';
 import { checkUserId, listedUserIds, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
@@ -27,37 +28,8 @@ export const MAX_FRIENDS = 1000;
 export function leaderboardRoutes(deps: Deps): Route[] {
   const { store, clock } = deps;
 
-  /** A board users may see (not inactive); 404 otherwise. */
-  function boardOf(key: string): Leaderboard {
-    const lb = store.current.leaderboardsByKey.get(key);
-    if (lb === undefined || lb.status === 'inactive') throw fail('not_found', `Leaderboard "${key}"`);
-    return lb;
-  }
-
-  /**
-   * The run a query names (`run=YYYY-MM-DD`, any day of it), or the current one (the last, once
-   * finished: by its end, or by an admin, whose day is then its last).
-   */
-  /**
-   * The run `raw` names, or without one the run of `today` (default: the UTC date; a user's own
-   * read passes the user's local date, the run their events go to).
-   */
-  function runFor(lb: Leaderboard, raw: string | null, today?: string) {
-    const last = lastDayOf(lb);
-    let date: string;
-    if (raw !== null) {
-      // A date of laurel's calendar: checked by queryOf (src/http/query.ts).
-      if (last !== null && raw > last) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}" (it ranked up to ${last})`);
-      date = raw;
-    } else {
-      date = today ?? dateOfDay(Math.floor(clock.now() / 86_400_000));
-      if (last !== null && date > last) date = last;
-      if (date < lb.start) date = lb.start;
-    }
-    const run = runOf(lb, date);
-    if (run === null) throw fail('not_found', `Run "${raw}" of leaderboard "${lb.key}"`);
-    return run;
-  }
+  const boardOf = (key: string) => visibleBoard(deps, key);
+  const runFor = (lb: Leaderboard, raw: string | null, today?: string) => runOfQuery(deps, lb, raw, today);
 
   /**
    * The breakdown group a query names: `userAttributes=key:value[,key:value]` with a value for each
@@ -118,8 +90,9 @@ export function leaderboardRoutes(deps: Deps): Route[] {
             description: `A friends board: these users (at most ${MAX_FRIENDS}; repeated, or once separated by commas) ranked among themselves; offset, limit and userId do not apply`,
           },
           { name: 'userAttributes', schema: USER_ATTRIBUTES_QUERY.schema, description: 'The breakdown group, key:value pairs separated by commas' },
+          COHORT_QUERY,
         ],
-        success: [200], malformed: 422,
+        success: [200], refusals: [404], malformed: 422,
       },
       handler: async (req) => {
         const lb = boardOf(req.params[0]);
@@ -133,7 +106,11 @@ export function leaderboardRoutes(deps: Deps): Route[] {
           throw fail('invalid_query', 'offset may be negative only with userId: it then counts from that user\'s place');
         }
         const run = runFor(lb, q.get('run'));
-        const ref = { tenant: principalOf(req).tenant, lb, run: run.start, group: groupOf(lb, q.get('userAttributes')) };
+        const tenant = principalOf(req).tenant;
+        const rawCohort = q.get('cohort');
+        // One cohort of a league: its own ranking (src/routes/app/leagues.ts).
+        const cohort = rawCohort === null ? undefined : await cohortOfQuery(deps, tenant, lb, run.start, rawCohort);
+        const ref = { tenant, lb, run: run.start, group: groupOf(lb, q.get('userAttributes')), cohort };
         const [read, outcome] = await Promise.all([
           friends !== null ? friendsBoard(deps, ref, friends) : rankingPage(deps, ref, offset, limit, around),
           // Once the workers finalised the run: when, and its winners (laurel's addition).
@@ -141,6 +118,8 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         ]);
         const snapshot = store.current;
         const answer: LeaderboardRunView = { rankings: read.rankings, participants: read.participants, run: run.start, runEnd: run.end, ...outcome };
+        // A cohort's: its id, and no winners (the run's are the whole board's).
+        if (cohort !== undefined && rawCohort !== null) Object.assign(answer, { cohort: rawCohort, winners: null });
         // Around a user: their percentile (null when off the board).
         if (around !== null && 'around' in read) answer.percentile = read.around?.percentile ?? null;
         return ok({ ...boardView(lb, snapshot, leaderboardStatus(lb, clock.now())), ...answer });

@@ -1,0 +1,76 @@
+/**
+ * A user's place in a league's cohort (docs/api.md, "Leagues"), part of phase 2 of whatever ranks
+ * them on a league's board (src/engine/leaderboards/rank-user.ts place): the cohort of the run is
+ * found, or joined, then the user's value is placed in the cohort's own ranking.
+ *
+ * Three slots, one script each, in this order:
+ * 1. the user's hash (their slot): the place kept with them, '<tier>|<run>|<cohort>'. Kept for this
+ *    run: steps 2 and 3 are skipped.
+ * 2. the tier's cohorts in the run (a slot per tier and run, lua/leagueJoin-1.lua): the user joins
+ *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
+ * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is.
+ * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-7.lua): the user's absolute
+ *    value (or the run's awards by number), as on a board.
+ * Each step is idempotent, and a later one is only reached once the earlier ones are done: a
+ * process that dies between two leaves the user joined (2) but not kept (3), or kept but not
+ * ranked (4); the next placement of the user (their next event, or the log drainer placing a dead
+ * process's events again: src/engine/durability/replay-phase2.ts) finds the same cohort and ranks
+ * them. Two events of a new user at once join the same cohort (2 answers it to both), and keep the
+ * same place. A user joins a cohort only by being placed: only users active in a run are in one.
+ */
+import { NO_CAP } from '../../domain/leaderboards/cap.js';
+import { tierIn } from '../../domain/leaderboards/league.js';
+import type { Leaderboard } from '../../model/entities.js';
+import { readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
+import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
+import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
+import * as leagueKeep from '../../redis/scripts/leagueKeep.js';
+import type { Context } from '../context.js';
+
+type Deps = Pick<Context, 'redis' | 'keys'>;
+
+/** What a league placement ranks: the value (or awards) the board's own placement has, in `order`. */
+export interface LeagueValue {
+  value: string;
+  awards?: string[];
+  order: string;
+  /** The event's log entry id, or '' (lua/leaderboardRank-7.lua ARGV[7]). */
+  seq: string;
+}
+
+/** The user's cohort of `run` in the league of `lb`: kept with them, or joined now; null for a user gone. */
+export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, hold?: () => void): Promise<LeaguePlace | null> {
+  const league = lb.league;
+  if (!league) return null;
+  const { redis, keys } = deps;
+  const user = keys.forUser(tenant, userId).user;
+  hold?.();
+  const held = await readLeaguePlace(redis, user, lb.id);
+  if (held !== null && held.run === run) return { ...held, tier: tierIn(league, held.tier) };
+  // A new user starts in the lowest tier; the others in the tier they carry.
+  const tier = tierIn(league, held?.tier ?? null);
+  const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
+  const place = { tier, run, cohort };
+  return (await leagueKeep.run(redis, user, lb.id, place)) === 'gone' ? null : place;
+}
+
+/** A user placed in a cohort: where, and their rank there now and before (0: not ranked before). */
+export interface CohortPlacement {
+  place: LeaguePlace;
+  rank: number;
+  previousRank: number;
+}
+
+/** Places the user in their cohort of `run` (joined first when new to it); null for a user gone. */
+export async function placeInLeague(
+  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void,
+): Promise<CohortPlacement | null> {
+  const place = await cohortOf(deps, tenant, userId, lb, run, hold);
+  if (place === null) return null;
+  const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);
+  hold?.();
+  const [rank, previousRank] = await leaderboardRank.run(
+    deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.awards === undefined ? v.seq : '', v.awards,
+  );
+  return { place, rank, previousRank };
+}
