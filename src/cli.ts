@@ -162,8 +162,11 @@ async function main(): Promise<void> {
       break;
     }
     case 'workers': {
-      const workers = await startWorkers(settings, log);
-      onSignals(log, [(deadline) => workers.close(deadline)]);
+      // Signals are taken from the start: one that comes while the workers start (their queues may
+      // already be sending) stops them in order once they have started.
+      const starting = startWorkers(settings, log);
+      onSignals(log, [async (deadline) => (await starting).close(deadline)]);
+      await starting;
       break;
     }
     case 'keys':
