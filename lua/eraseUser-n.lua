@@ -5,7 +5,7 @@
   entry appended to the log, which names the erasure and not the user. An event of the user runs
   wholly before this script or wholly after it (then it makes a new user).
 
-  Called with its number of keys first (9, one per points totals hash, one per key deleted).
+  Called with its number of keys first: 9, and one more for each points totals hash and each key deleted.
   KEYS[1] user hash               <slot>user:<tenant>:<uid>
   KEYS[2] partition event log     <slot>log
   KEYS[3] partition user set      <slot>users:<tenant>
