@@ -66,6 +66,8 @@ describe.each(targets())('a board\'s statistics on %s', (target) => {
       runs: [{ run: '2026-06-02', participants: 1 }, { run: '2026-06-01', participants: 3 }, { run: '2026-05-31', participants: 0 }, { run: '2026-05-30', participants: 0 }],
     }));
     expect(await stats('daily-three', '?run=2026-06-01')).toEqual(expected);
+    // The board named by its key as well.
+    expect((await s.request('GET', '/admin/v1/leaderboards/daily-three/stats?run=2026-06-01')).body).toEqual(expected);
   });
 
   it('sums a grouped board\'s groups', async () => {

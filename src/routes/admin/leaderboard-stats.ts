@@ -20,13 +20,13 @@ export function adminLeaderboardStatsRoutes(deps: Deps): Route[] {
       method: 'get', path: '/leaderboards/:id/stats', family: 'admin', reach: 'tenant',
       doc: {
         summary: 'A board\'s statistics: a run\'s participants, rank changes and score distribution, and the runs before it',
-        params: { id: { schema: { type: 'string' }, description: 'The leaderboard\'s id' } },
+        params: { id: { schema: { type: 'string' }, description: 'The leaderboard\'s id, or its key' } },
         query: [{ name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD (default: today\'s, UTC)' }],
         success: [200], refusals: [404], malformed: 422, tenant: true,
       },
       handler: async (req) => {
         const id = req.params[0];
-        const lb = deps.store.current.leaderboards.get(id);
+        const lb = deps.store.current.leaderboards.get(id) ?? deps.store.current.leaderboardsByKey.get(id);
         if (lb === undefined) throw fail('not_found', `Leaderboard "${id}"`);
         const run = runFor(deps, lb, queryOf(req).get('run'));
         const stats = await boardStats(deps, principalOf(req).tenant, lb, run);
