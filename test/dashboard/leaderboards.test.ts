@@ -3,7 +3,8 @@
  * attribute, its rankings in a group, the previous run's (kept after the day changed), and the
  * lifecycle actions of the spec's state table (pause, activate, a refused move, finish); the
  * past runs of a board with their winners once the workers finalised them; a board without a cap
- * created by leaving its size empty, and a run's participants counted beyond the page shown.
+ * created by leaving its size empty, a run's participants counted beyond the page shown, and its
+ * statistics (rank changes, the values' distribution).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
@@ -109,6 +110,17 @@ describe('the dashboard\'s leaderboards', () => {
     }).toMatch(/; 105 participants, the first 100 shown$/);
     expect(await page.locator('table.rankings tbody tr').count()).toBe(100);
     await expect.poll(() => page.locator('table.rankings tbody tr').first().textContent()).toBe('1q105105');
+
+    // The run's statistics: its participants and entries, the values 1 to 105 in buckets of 11.
+    const stats = page.getByRole('region', { name: 'Statistics of the run' });
+    await expect.poll(() => stats.locator('p.changes').textContent())
+      .toBe('105 participants; 105 entries, 0 moves by a user\'s own value, 0 users pushed out of the full board');
+    const values = stats.getByRole('table', { name: 'Values' }).locator('tr');
+    expect(await values.locator('th').allTextContents()).toEqual([
+      '1 to 11', '12 to 22', '23 to 33', '34 to 44', '45 to 55', '56 to 66', '67 to 77', '78 to 88', '89 to 99', '100 to 105',
+    ]);
+    expect(await values.locator('td.n').allTextContents()).toEqual([...Array(9).fill('11 users'), '6 users']);
+    await d.shot('leaderboards-stats');
   });
 
   it('creates boards ranking a points system and the streak, and refuses a repeating streak board', async () => {

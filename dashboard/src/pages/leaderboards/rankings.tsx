@@ -11,6 +11,7 @@ import type { LeaderboardAdminView } from '../../types.js';
 import { count, moment } from '../../words.js';
 import { GroupFields, groupQuery, useSeenValues, type GroupAttribute } from './groups.js';
 import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
+import { BoardStats } from './stats.js';
 
 export type Board = LeaderboardAdminView;
 
@@ -72,6 +73,7 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
           <tbody>{rows.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userName ?? r.userId}</td><td>{r.value}</td></tr>)}</tbody>
         </table>
       )}
+      {answer !== null && answer.run !== '' && <BoardStats session={session} boardId={board.id} run={answer.run} />}
       {current !== null && group !== null && (
         <PastRuns session={session} boardKey={board.key} start={board.start} group={current.group} current={current.answer} onShow={show} />
       )}
