@@ -7,6 +7,12 @@
  * - on `leaderboard:<key>`: a `leaderboard.rank_changed` for each user whose value changed (a
  *   newcomer too), at most MOVES_PER_PASS a pass, the best ranked first, and a
  *   `leaderboard.changed` when the top 10 changed;
+ * - a move is sent only for a user named by an entry that marked the board: a value that changed
+ *   with no entry read for it (while the publisher read nothing, no socket wanting any topic, or
+ *   placed after its marks ran out) is taken as it is, silently, so a board followed again after a
+ *   quiet spell sends what moves from then on, not everyone placed meanwhile as a newcomer; a user
+ *   it sends whom it never saw has their place before from their rank history (what their
+ *   placement recorded);
  * - on `user:<id>`: a `leaderboard.rank_changed` whenever the user's value changed (not when
  *   others overtake them: a move of one user shifts every user below, and would cost a message each).
  * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
@@ -21,6 +27,7 @@ import { boardTopic, userTopic } from '../../domain/live/topics.js';
 import { sharedMessage, type SharedMessage } from '../../domain/live/visibility.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
 import { capOf } from '../../domain/leaderboards/cap.js';
+import { parseRankChange } from '../../domain/leaderboards/rank-history.js';
 import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
@@ -56,6 +63,8 @@ interface Marked {
   run: string;
   runEnd: string | null;
   passes: number;
+  /** The users of the entries that marked it while the mark lasts. */
+  users: Set<string>;
 }
 
 interface Change extends RankedView {
@@ -79,11 +88,15 @@ export class LiveBoards {
     this.wanted = wanted;
   }
 
-  mark(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }): void {
+  /** Marks a board run that an entry of `userId` may move. */
+  mark(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, userId: string): void {
     const id = `${tenant}\u0000${lb.id}\u0000${run.start}`;
     const m = this.marked.get(id);
-    if (m === undefined) this.marked.set(id, { tenant, boardId: lb.id, run: run.start, runEnd: run.end, passes: PASSES });
-    else m.passes = PASSES;
+    if (m === undefined) this.marked.set(id, { tenant, boardId: lb.id, run: run.start, runEnd: run.end, passes: PASSES, users: new Set([userId]) });
+    else {
+      m.passes = PASSES;
+      m.users.add(userId);
+    }
   }
 
   get pending(): number {
@@ -102,12 +115,12 @@ export class LiveBoards {
       // Stored `scheduled` until an admin changes it: active from its start (the mark came from a run).
       if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') continue;
       const groups = lb.breakdownAttributes.length === 0 ? [''] : await this.deps.redis.smembers(this.deps.keys.leaderboardIndex(m.tenant, lb.id).groups(m.run));
-      for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group);
+      for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group, m.users);
     }
     return this.published - before;
   }
 
-  private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string): Promise<void> {
+  private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: Set<string>): Promise<void> {
     const { redis, keys } = this.deps;
     const k = keys.leaderboard(tenant, lb.id, run.start, group);
     let seen = this.seen.get(k.live);
@@ -138,8 +151,20 @@ export class LiveBoards {
     const topChanged = JSON.stringify(previousTop) !== JSON.stringify(top);
 
     const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
-    // Those whose value changed (newcomers too); those they overtook only moved down a rank.
-    const moved = changes.filter((c) => c.value !== c.previousValue);
+    // Those whose value changed (newcomers too) by an entry read; those they overtook only moved down a rank.
+    const moved = changes.filter((c) => c.value !== c.previousValue && named.has(c.userId));
+    // One the publisher never saw (placed while it read nothing): its place before, as its placement recorded it.
+    const unseen = moved.filter((c) => !seen.has(c.userId));
+    if (unseen.length > 0) {
+      const latest = await Promise.all(sentTogether(redis, () => unseen.map((c) => redis.lindex(k.history(c.userId), 0))));
+      unseen.forEach((c, i) => {
+        const raw = latest[i];
+        if (raw === null) return;
+        const before = parseRankChange(raw);
+        c.previousRank = before.previousRank;
+        c.previousValue = before.previousValue;
+      });
+    }
     const movers = boardWanted ? moved.slice(0, MOVES_PER_PASS) : [];
     const toUsers = moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId))));
     const readers = [...new Set([...movers, ...toUsers].map((c) => c.userId))];

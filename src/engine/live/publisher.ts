@@ -415,12 +415,13 @@ export class LivePublisher {
       const body = fields[1];
       const m = body.indexOf(',"m":"');
       const metricId = m < 0 ? '' : body.slice(m + 6, body.indexOf('"', m + 6));
-      for (const lb of metricBoards(snapshot, metricId)) this.markBoard(act.tenant, lb, act.day);
+      const userId = JSON.parse(act.userJson) as string;
+      for (const lb of metricBoards(snapshot, metricId)) this.markBoard(act.tenant, userId, lb, act.day);
       let pa: string | undefined;
       for (let i = 2; i + 1 < fields.length; i += 2) if (fields[i] === 'pa') pa = fields[i + 1];
-      if (pa !== undefined) this.markPoints(snapshot, act.tenant, JSON.parse(pa) as EventAward[], act.day);
-      if (act.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(act.tenant, lb, act.day);
-      return mayChange(kind, fields) && this.wanted.has(scopedTopic(act.tenant, userTopic(JSON.parse(act.userJson) as string)));
+      if (pa !== undefined) this.markPoints(snapshot, act.tenant, userId, JSON.parse(pa) as EventAward[], act.day);
+      if (act.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(act.tenant, userId, lb, act.day);
+      return mayChange(kind, fields) && this.wanted.has(scopedTopic(act.tenant, userTopic(userId)));
     }
     return this.examineParsed(snapshot, kind, fields);
   }
@@ -431,22 +432,22 @@ export class LivePublisher {
     if (e.t === undefined || e.u === undefined) return false;
     const day = e.d ?? (e.ts === undefined ? null : localDay('UTC', e.ts));
     if (day !== null) {
-      if (e.m !== undefined) for (const lb of metricBoards(snapshot, e.m)) this.markBoard(e.t, lb, day);
-      if (Array.isArray(e.pa)) this.markPoints(snapshot, e.t, e.pa, day);
-      if (e.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(e.t, lb, day);
+      if (e.m !== undefined) for (const lb of metricBoards(snapshot, e.m)) this.markBoard(e.t, e.u, lb, day);
+      if (Array.isArray(e.pa)) this.markPoints(snapshot, e.t, e.u, e.pa, day);
+      if (e.sx !== undefined) for (const lb of streakBoards(snapshot)) this.markBoard(e.t, e.u, lb, day);
     }
     return mayChange(kind, fields) && this.wanted.has(scopedTopic(e.t, userTopic(e.u)));
   }
 
-  private markPoints(snapshot: Snapshot, tenant: string, pa: EventAward[], day: string): void {
+  private markPoints(snapshot: Snapshot, tenant: string, userId: string, pa: EventAward[], day: string): void {
     if (pa.length === 0) return;
     const systems = new Set(pa.map(([systemId]) => systemId));
-    for (const lb of pointsBoards(snapshot)) if (lb.pointsSystemId !== null && systems.has(lb.pointsSystemId)) this.markBoard(tenant, lb, day);
+    for (const lb of pointsBoards(snapshot)) if (lb.pointsSystemId !== null && systems.has(lb.pointsSystemId)) this.markBoard(tenant, userId, lb, day);
   }
 
-  private markBoard(tenant: string, lb: Parameters<LiveBoards['mark']>[1], day: string): void {
+  private markBoard(tenant: string, userId: string, lb: Parameters<LiveBoards['mark']>[1], day: string): void {
     const run = runOf(lb, day);
-    if (run !== null) this.boards.mark(tenant, lb, run);
+    if (run !== null) this.boards.mark(tenant, lb, run, userId);
   }
 
   /** Stops reading and publishing, and gives the lease up. */
