@@ -36,8 +36,8 @@
   left a breakdown group because their attribute changed (leaderboardLeave-6.lua) holds the
   change's log entry id there: a placement of an event before it (which read the old value, and
   may arrive late: phase 2 runs after phase 1, and the log drainer places a dead process's events
-  again) changes nothing either, also an award sum's, which carries its event's id in a group for
-  this only. A user taken off every ranking by an exclusion (src/engine/fairplay/exclude.ts) holds
+  again) changes nothing either, also an award sum's, which carries its event's id for this
+  only. A user taken off every ranking by an exclusion (src/engine/fairplay/exclude.ts) holds
   the exclusion's log entry id in each ranking's sequences the same way, on every ranking: a
   placement of an event from before the exclusion that arrives after the removal changes nothing
   (checked only for a user who is not a member: one HGET a newcomer pays). An award sum is reached
@@ -48,9 +48,8 @@
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 21-digit complement of its log entry id
           (src/domain/leaderboards/runs.ts orderOf)
-  ARGV[4] maximum participants, as its absolute value (the api sends a breakdown group's
-          negated). An uncapped board's is 2^53 - 1, which no ranking reaches: never full, anyone
-          enters, the threshold stays 0
+  ARGV[4] maximum participants (a negative one read as its absolute value). An uncapped board's is
+          2^53 - 1, which no ranking reaches: never full, anyone enters, the threshold stays 0
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement

@@ -115,15 +115,14 @@ export async function place(
     const k = keys.leaderboard(tenant, lb.id, run.start, name);
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
-    const grouped = group.length > 0;
     const placed = leaderboardRank.run(
       redis, k,
       // A sum of awards comes out the same in any order: only absolute values carry the event's
       // place. Sums carry it too, for one check: a ranking refuses an event from before the user
       // left it (a breakdown group, src/engine/leaderboards/leave-groups.ts; every ranking, on an
-      // exclusion, src/engine/fairplay/exclude.ts). A group's ranking has its maximum negated; an
-      // uncapped board's is NO_CAP (src/domain/leaderboards/cap.ts).
-      userId, value, order, grouped ? -capOf(lb) : capOf(lb), now, expiry ?? '', seq, awards,
+      // exclusion, src/engine/fairplay/exclude.ts). An uncapped board's maximum is NO_CAP
+      // (src/domain/leaderboards/cap.ts).
+      userId, value, order, capOf(lb), now, expiry ?? '', seq, awards,
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),
