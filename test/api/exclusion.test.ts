@@ -4,14 +4,16 @@
  * leaves a metric board, a capped board (whose next user then gets in), a breakdown group, a league
  * cohort, a points board and the streak rankings at once; their reads answer with `excluded: true`
  * and no rank; their events count toward their own totals, points and streak and place them
- * nowhere; a placement of an event from before the exclusion that arrives after it changes
- * nothing; ending the exclusion places them again with their next event; a finalised run keeps
+ * nowhere (their log entries say so, and the log drainer's replay of one places nothing); a
+ * placement of an event from before the exclusion that arrives after it changes nothing; ending the exclusion places them again with their next event; a finalised run keeps
  * its ranking; `user.excluded` and `user.included` reach a receiver; bad input, an unknown user,
  * another tenant and a key scoped to a user are refused. A restore repeats the exclusion (single
  * Redis, as the other restore tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
+import { replayEvent } from '../../src/engine/durability/replay-phase2.js';
+import { entryBody, type LoggedEvent } from '../../src/model/log.js';
 import { startReceiver } from '../support/receiver.js';
 import { restoreServer } from '../support/restore.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
@@ -145,8 +147,17 @@ describe.each(targets())('fair play: excluding a user on %s', (target) => {
     const after = await standings(s);
     expect(JSON.stringify(after)).not.toContain('"ana"');
 
-    // A placement of an event from before the exclusion that arrives now changes nothing.
+    // The log marks the excluded user's events, and the log drainer's replay of one (its api
+    // process died before phase 2) places nothing.
     const { redis, keys } = s.api.services;
+    const logged = (await redis.xrange(keys.forUser('_', 'ana').log, '-', '+')) as [string, string[]][];
+    const [id, fields] = logged.filter(([, f]) => f[0] === 'event').at(-1)!;
+    const body = JSON.parse(entryBody(fields)) as LoggedEvent;
+    expect(body).toMatchObject({ u: 'ana', ex: '1', d: '2026-03-03' });
+    await replayEvent(s.api.services, body, id);
+    expect(JSON.stringify(await standings(s))).not.toContain('"ana"');
+
+    // A placement of an event from before the exclusion that arrives now changes nothing.
     const k = keys.leaderboard('_', boards['runs-all'], '2026-01-01', '');
     const now = Date.parse('2026-03-02T10:00:00Z');
     const late = await redis.leaderboardRank(k.ranking, k.members, k.history('ana'), k.awards('ana'), k.expiry, k.falls, k.sequences,
