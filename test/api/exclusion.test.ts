@@ -163,7 +163,13 @@ describe.each(targets())('fair play: excluding a user on %s', (target) => {
     const late = await redis.leaderboardRank(k.ranking, k.members, k.history('ana'), k.awards('ana'), k.expiry, k.falls, k.sequences,
       'ana', 5, orderOf(now, `${now}-1000000`), 10, now, '', `${now}-1000000`);
     expect(late[0]).toBe(0);
-    expect((await standings(s)).all).toEqual([['bo', 3], ['cy', 2]]);
+    const st = keys.streakRankings('_');
+    const lateStreak = await redis.streakRank(st.active, st.longest, st.expiry, st.standing, 'ana', 1, 1, now + 86_400_000,
+      `${now}-1000000`, orderOf(now, `${now}-1000000`));
+    expect(lateStreak).toBe(0);
+    const settled = await standings(s);
+    expect(settled.all).toEqual([['bo', 3], ['cy', 2]]);
+    expect(settled.streaks).toEqual([['bo', 1], ['cy', 1]]);
 
     // Again: the exclusion stands as it was.
     const again = await exclusion('ana', 'PUT', { reason: 'another reason' });
