@@ -129,6 +129,16 @@ describe.each(targets())('fair play: excluding a user on %s', (target) => {
     expect((await s.request('GET', '/v1/users/ana/leaderboards/runs-all')).body).toMatchObject({ rank: null });
     expect((await s.request('GET', '/v1/users/ana/leagues/runs-league')).body).toMatchObject({ rank: null });
     expect((await s.request('GET', '/v1/users/ana/streak')).body).toMatchObject({ length: 1, rank: null });
+    // Through a key scoped to them too.
+    const scoped = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'ana' }] });
+    expect(scoped.status, scoped.text).toBe(201);
+    const anaKey = scoped.body.created[0].key as string;
+    const mine = await s.request('GET', '/v1/users/ana', { key: anaKey });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body).toMatchObject({ id: 'ana', excluded: true });
+    const myBoard = await s.request('GET', '/v1/users/ana/leaderboards/runs-all', { key: anaKey });
+    expect(myBoard.status, myBoard.text).toBe(200);
+    expect(myBoard.body).toMatchObject({ rank: null });
 
     // The capped board's freed place: the next user placed there gets in.
     await s.event('runs', red('cy'), 1);
