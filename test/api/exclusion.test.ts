@@ -5,10 +5,11 @@
  * cohort, a points board and the streak rankings at once; their reads answer with `excluded: true`
  * and no rank; their events count toward their own totals, points and streak and place them
  * nowhere (their log entries say so, and the log drainer's replay of one places nothing); a
- * placement of an event from before the exclusion that arrives after it changes nothing; ending the exclusion places them again with their next event; a finalised run keeps
- * its ranking; `user.excluded` and `user.included` reach a receiver; bad input, an unknown user,
- * another tenant and a key scoped to a user are refused. A restore repeats the exclusion (single
- * Redis, as the other restore tests).
+ * placement of an event from before the exclusion that arrives after it changes nothing, on a
+ * board and in the streak rankings; ending the exclusion places them again with their next event;
+ * a finalised run keeps its ranking; `user.excluded` and `user.included` reach a receiver; bad
+ * input, an unknown user, another tenant and a key scoped to a user are refused. A restore repeats
+ * the exclusion (single Redis, as the other restore tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
