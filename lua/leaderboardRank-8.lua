@@ -40,25 +40,27 @@
   left a breakdown group because their attribute changed (leaderboardLeave-6.lua) holds the
   change's log entry id there: a placement of an event before it (which read the old value, and
   may arrive late: phase 2 runs after phase 1, and the log drainer places a dead process's events
-  again) changes nothing either, also an award sum's, which carries its event's id in a group for
-  this only. An award sum is reached when its latest award was made, whatever order the awards
-  arrive in: its member keeps the latest order of those placed (the smallest).
+  again) changes nothing either, also an award sum's, which carries its event's id for this
+  only. A user taken off every ranking by an exclusion (src/engine/fairplay/exclude.ts) holds
+  the exclusion's log entry id in each ranking's sequences the same way, on every ranking: a
+  placement of an event from before the exclusion that arrives after the removal changes nothing
+  (checked only for a user who is not a member: one HGET a newcomer pays). An award sum is reached
+  when its latest award was made, whatever order the awards arrive in: its member keeps the latest
+  order of those placed (the smallest).
 
   ARGV[1] user id
   ARGV[2] value (a decimal string)
   ARGV[3] order: when the value was reached, as a 21-digit complement of its log entry id
           (src/domain/leaderboards/runs.ts orderOf)
-  ARGV[4] maximum participants; negated for a breakdown group's ranking, whose placements check
-          for a user who left (a sign costs nothing to read, a marker in a string a C call; the
-          rankings without breakdown skip the check). An uncapped board's is 2^53 - 1, which no
-          ranking reaches: never full, anyone enters, the threshold stays 0
+  ARGV[4] maximum participants (a negative one read as its absolute value). An uncapped board's is
+          2^53 - 1, which no ranking reaches: never full, anyone enters, the threshold stays 0
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement
           first removes the members whose streak is lost by ARGV[5]
-  ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a sum
-          of awards, whose order does not matter, unless in a breakdown group (above), or a value
-          worked out from the state at once)
+  ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a value
+          worked out from the state at once). A sum of awards, whose order does not matter, comes
+          with it only to be checked against a departure (above)
   ARGV[8...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored). The hash keeps the latest awards by number; past 200, all but the latest 100
           fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
@@ -83,8 +85,7 @@ local userId = ARGV[1]
 local value = ARGV[2]
 local order = ARGV[3]
 local max = tonumber(ARGV[4])
-local grouped = max < 0
-if grouped then max = -max end
+if max < 0 then max = -max end
 local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
@@ -106,8 +107,9 @@ end
 
 local old = redis.call('HGET', membersKey, userId)
 local sum = #ARGV > 7
--- Left the group since this event read its value: a placement from before the move changes nothing.
-if grouped and not old and seq ~= '' then
+-- Left the group since this event read its value, or excluded since the event: a placement from
+-- before the departure changes nothing.
+if not old and seq ~= '' then
   local held = redis.call('HGET', sequencesKey, userId)
   if held and before(seq, held) then
     local threshold, falls = entry(nil, nil)

@@ -28,8 +28,9 @@
 
   Returns
     '<total>\n<created>\n\n\n0\n\n\n<seq>\n'  processed, in recordEventPlan's form (created '1' for a
-                                  new user, no streak, awards, completions or boards; seq the
-                                  log entry's id); when the identification moved the user's
+                                  new user, 'x' for a user excluded from the rankings (the log
+                                  entry then carries 'ex': '1'), no streak, awards, completions or
+                                  boards; seq the log entry's id); when the identification moved the user's
                                   breakdown attributes, a tenth field after the empty ninth:
                                   what moved (lua/includes/writeUser.lua)
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
@@ -67,7 +68,7 @@ if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then return replay end
 
-local stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov')
+local stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x')
 -- A user with streak preferences takes recordEventPlan, with the plan of their rule.
 if stored[3] then return {-12, stored[3], redis.call('HGET', userKey, 's:o') or ''} end
 if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
@@ -78,6 +79,10 @@ end
 local total, created, moved = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 if total == nil then return {-11} end
-local seq = logAdd(logKey, 'event', logEntry)
+-- An excluded user's event (src/engine/fairplay/exclude.ts) counts, and says so to phase 2 and the log.
+local excluded = stored[4]
+local seq
+if excluded then seq = logAdd(logKey, 'event', logEntry, 'ex', '1') else seq = logAdd(logKey, 'event', logEntry) end
 -- The empty ninth field (no boards), then what moved when something did.
-return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq .. (moved and '\n\n' .. moved or '\n')
+return numberText(total) .. (created == 1 and '\n1\n\n\n0\n\n\n' or excluded and '\nx\n\n\n0\n\n\n' or '\n0\n\n\n0\n\n\n') .. seq ..
+  (moved and '\n\n' .. moved or '\n')

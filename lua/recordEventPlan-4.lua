@@ -100,6 +100,8 @@
     metric's limit bit):
       '<total>\n<created>\n<streak>\n<pauses>\n<extended>\n<awards>\n<completed>\n<seq>\n<boards>'
                           total the metric's total as Redis holds it; created '1' for a new user,
+                          'x' for a user excluded from the rankings (the user hash's 'x':
+                          src/engine/fairplay/exclude.ts; the log entry then carries 'ex': '1'),
                           else '0'; streak, pauses, extended: the stored state, the stored pauses
                           and '1' when this event extended the streak ('', '', '0' without a
                           rule); awards the points awarded, as the JSON the log carries: a list of [system
@@ -190,9 +192,9 @@ local stored
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
-local ov -- where 's:ov' is in `stored`: the token of the user's streak preferences
+local ov -- where 's:ov' is in `stored`: the token of the user's streak preferences; 'x' follows it
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn, 's:ov')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn, 's:ov', 'x')
   ov = 9
 elseif pointsHot ~= '' then
   triggers = planned.triggers or pointsTriggers(planned)
@@ -203,12 +205,14 @@ elseif pointsHot ~= '' then
   pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
   for sys, i in pairs(triggers.systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', 's:ov')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', 's:ov', 'x')
   ov = 5
 else
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x')
   ov = 3
 end
+-- An excluded user's event counts toward their own state, and is placed on no ranking.
+local excluded = stored[ov + 1]
 -- The api sent the plan of the user's streak preferences as it knows them (none: the metric's
 -- own, whose token is false, as HMGET answers an absent field).
 if stored[ov] ~= planned.token then return {-12, stored[ov] or '', redis.call('HGET', userKey, 's:o') or ''} end
@@ -540,16 +544,20 @@ end
 -- the joins it saves (Redis runs a step of it every 50 calls, and each cycle walks every live
 -- object).
 local seq
-if #completed > 0 then
-  -- The achievements it completed (rare: a list of fields, built only here), as a JSON list of ids.
+if #completed > 0 or excluded then
+  -- The achievements it completed (rare: a list of fields, built only here), as a JSON list of
+  -- ids; the mark of an excluded user's event.
   local fields = {'event', logEntry}
   if logStreak then
     fields[3], fields[4] = 'sx', streakPacked
     if streakPauses ~= '' then fields[5], fields[6] = 'sp', streakPauses end
   end
   if awards ~= '' then fields[#fields + 1] = 'pa'; fields[#fields + 1] = awards end
-  fields[#fields + 1] = 'ac'
-  fields[#fields + 1] = '["' .. table.concat(completed, '","') .. '"]'
+  if #completed > 0 then
+    fields[#fields + 1] = 'ac'
+    fields[#fields + 1] = '["' .. table.concat(completed, '","') .. '"]'
+  end
+  if excluded then fields[#fields + 1] = 'ex'; fields[#fields + 1] = '1' end
   seq = logAdd(logKey, unpack(fields))
 elseif awards ~= '' then
   if logStreak and streakPauses ~= '' then
@@ -571,6 +579,6 @@ else
 end
 -- One string, not a table: Redis converts a table reply element by element, a string at once.
 if moved then values = values .. '\n' .. moved end
-return (totalText or numberText(total)) .. (countedText and '|' .. countedText or '') .. '\n' .. (created == 1 and '1' or '0') .. '\n' .. streakPacked .. '\n' ..
+return (totalText or numberText(total)) .. (countedText and '|' .. countedText or '') .. '\n' .. (created == 1 and '1' or excluded and 'x' or '0') .. '\n' .. streakPacked .. '\n' ..
   streakPauses .. '\n' .. streakExtended .. '\n' .. awards .. '\n' .. (#completed > 0 and table.concat(completed, ',') or '') ..
   '\n' .. seq .. '\n' .. values

@@ -144,7 +144,8 @@ end
   per plan, when an event first takes the general points path, and kept as plan.triggers:
     creation, streak, achievement   whether triggers of that kind exist
     fields          the user hash fields such an event reads: 'tz', 'id', 's', 's:pz', the total,
-                    its highest point, 's:ov' (7th), then 'tt:<trigger id>' per time trigger and 'pt:<system
+                    its highest point, 's:ov' (7th), 'x' (8th: the user's exclusion), then
+                    'tt:<trigger id>' per time trigger and 'pt:<system
                     id>', 'pn:<system id>' per system of the metric's triggers
     systems         system id -> the position of its 'pt:' field in `fields`
     time            per time trigger {interval (ms), field ('tt:<trigger id>'), position (in
@@ -158,7 +159,7 @@ end
 local function pointsTriggers(plan)
   local kinds, list, times = string.match(plan.points, '^(....)|([^|]*)|(.*)$')
   local creation, streak, achievement = string.byte(kinds, 1, 3)
-  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high, 's:ov'}
+  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high, 's:ov', 'x'}
   local systems, time, metric = {}, nil, nil
   if times ~= '' then
     time = {}

@@ -7,7 +7,7 @@
  * n:<notification type> (JSON channels), m:<metric id> (metric total), s:o and s:ov (streak
  * preferences: src/domain/streaks/preferences.ts).
  */
-import { attributeField, attributeOfField } from '../model/fields.js';
+import { attributeField, attributeOfField, EXCLUSION_FIELD } from '../model/fields.js';
 import { fail } from '../lib/errors.js';
 import { zoneName } from './time.js';
 import { streakPreferencesOf, streakPreferencesView } from './streaks/preferences.js';
@@ -195,7 +195,10 @@ export function hashFromFlat(flat: (string | number)[], offset: number): UserHas
 }
 
 
-/** A user as the API answers it; `control` is the user's group (src/domain/notifications/rules.ts isControl). */
+/**
+ * A user as the API answers it; `control` is the user's group (src/domain/notifications/rules.ts
+ * isControl); `excluded: true` only for a user excluded from the rankings (src/engine/fairplay/exclude.ts).
+ */
 export function userView(h: UserHash, control: boolean): UserView {
   // Without a prototype: an attribute key may be `__proto__`, which `{}` would take for its own.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -203,7 +206,7 @@ export function userView(h: UserHash, control: boolean): UserView {
     const key = attributeOfField(field);
     if (key !== null) attributes[key] = h[field];
   }
-  return {
+  const view: UserView = {
     id: h.id,
     email: h.email ?? null,
     name: h.name ?? null,
@@ -215,6 +218,8 @@ export function userView(h: UserHash, control: boolean): UserView {
     created: h.created,
     updated: h.updated ?? h.created,
   };
+  if (h[EXCLUSION_FIELD] !== undefined) view.excluded = true;
+  return view;
 }
 
 export { NOTIFICATION_TYPES, type NotificationType };

@@ -339,7 +339,7 @@ export const WEBHOOK_TYPES = [
   'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
   'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
   'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
-  'event.voided', 'achievement.revoked',
+  'event.voided', 'achievement.revoked', 'user.excluded', 'user.included',
 ] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 

@@ -77,3 +77,9 @@ export const ANNIVERSARY_FIELD = 'an';
 export const ANNIVERSARY_ANCHOR_FIELD = 'an:d';
 /** `an` of a user with no anniversary left: after every date in string order. */
 export const NO_ANNIVERSARY = '~';
+
+/**
+ * The user's exclusion from the rankings, '<the excluded entry's id>|<ms>|<reason>' (user hash;
+ * lua/setExclusion-2.lua writes it, every event script reads it: src/engine/fairplay/exclude.ts).
+ */
+export const EXCLUSION_FIELD = 'x';

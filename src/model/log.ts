@@ -11,7 +11,8 @@
  *                 "f"?: the user's fields the event carries (its identification, but the id),
  *                 "lc"?: the part of "v" that counted, when the metric's limit bit}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
- *                 it, "pa"?: points awards, "ac"?: the achievements completed
+ *                 it, "pa"?: points awards, "ac"?: the achievements completed, "ex"?: "1" when
+ *                 the user was excluded from the rankings (it counted, and was placed nowhere)
  *   user         {"t", "u", "ts", "f": the identification's fields}   (explicit identification)
  *   achievement  {"t", "u", "ts", "f": the fields, with "achievement"} + "pa"?, "ac"?: the
  *                achievements completed (none when the user had it already)   (API completion)
@@ -28,6 +29,8 @@
  *                 event counted), "d": the event's local day, "at": the event's time (ms), "why": the
  *                 reason} + "pa"?: the awards of the opposite sign (trigger 'void')
  *   revoked      {"t", "u", "ts", "f": {"achievement": id}}            (a completion revoked)
+ *   excluded     {"t", "u", "ts", "why": the reason}                   (taken off the rankings)
+ *   included     {"t", "u", "ts"}                                      (the exclusion ended)
  * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
  *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
  * and a user's erasure (src/engine/users/erase.ts), naming the erasure and never the user:
@@ -121,13 +124,15 @@ export interface LoggedEvent {
   sx?: string;
   /** The user's pauses (`s:pz`) with an extension, when there are any. */
   sp?: string;
+  /** '1': the user was excluded from the rankings (src/engine/fairplay/exclude.ts): placed nowhere. */
+  ex?: string;
 }
 
 /** Any entry's body, as the drainer and a restore read it. */
 export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   /** The event's id (an event, a `voided` entry). */
   e?: string;
-  /** voided: the event's time (ms) and the reason given. */
+  /** voided: the event's time (ms); voided, excluded: the reason given. */
   at?: number;
   why?: string;
   /** The event's value. */

@@ -326,6 +326,8 @@ export interface UserView {
   subscribeToEmails: boolean;
   attributes: Record<string, string>;
   control: boolean;
+  /** Only for a user excluded from the rankings (laurel's own: docs/api.md, "Fair play: excluding a user"). */
+  excluded?: true;
   created: string;
   updated: string;
 }

@@ -232,6 +232,11 @@ function runKeys(base: string): LeaderboardKeys {
   };
 }
 
+/** A glob pattern matching `s` literally. */
+export function globEscaped(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
 export class Keys {
   readonly prefix: string;
   readonly partitions: number;
@@ -435,6 +440,21 @@ export class Keys {
   runOfMembers(key: string): LeaderboardKeys | null {
     if (!key.startsWith(`${this.prefix}:{lb:`) || !key.endsWith('}:m')) return null;
     return runKeys(key.slice(0, -1));
+  }
+
+  /** The scan pattern of the members hashes of every ranking of a tenant's boards (runs, groups, cohorts). */
+  rankingsOfTenant(tenant: string): string {
+    return `${this.prefix}:{lb:${globEscaped(tenant)}:*}:m`;
+  }
+
+  /** The board and run of a ranking of `tenant`, from the name of its members hash; null when `key` is not one. */
+  boardRunOfMembers(key: string, tenant: string): { boardId: string; run: string } | null {
+    const head = `${this.prefix}:{lb:${tenant}:`;
+    if (!key.startsWith(head) || !key.endsWith('}:m')) return null;
+    const colon = key.indexOf(':', head.length);
+    if (colon < 0) return null;
+    // A run is named by its first day (YYYY-MM-DD).
+    return { boardId: key.slice(head.length, colon), run: key.slice(colon + 1, colon + 11) };
   }
 
   /**

@@ -12,6 +12,7 @@ import type { Snapshot } from '../../model/snapshot.js';
 /** The types an entry gives at once (eventsOfEntry), beside `points.changed`. */
 const ENTRY_TYPES: ReadonlySet<WebhookType> = new Set([
   'achievement.completed', 'streak.started', 'streak.extended', 'points.level_changed', 'event.voided', 'achievement.revoked',
+  'user.excluded', 'user.included',
 ]);
 
 /** One message before the publisher numbers it: its type, and its data as JSON. */

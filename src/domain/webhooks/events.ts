@@ -14,7 +14,8 @@
  * - `points.level_changed`: an award that moved the user's level in its system;
  * - `event.voided`: a `voided` entry (src/engine/fairplay/void.ts): the event, what was taken off,
  *   the reason (its awards of the opposite sign make `points.changed` as any);
- * - `achievement.revoked`: a `revoked` entry (src/engine/fairplay/revoke.ts).
+ * - `achievement.revoked`: a `revoked` entry (src/engine/fairplay/revoke.ts);
+ * - `user.excluded`, `user.included`: an `excluded` or `included` entry (src/engine/fairplay/exclude.ts).
  * `user` is the user as the worker reads them (its `GET /users/{id}` shape).
  */
 import { createHash } from 'node:crypto';
@@ -61,7 +62,8 @@ export function mayNotify(kind: string, fields: string[]): boolean {
   // An event's script adds fields after the body (sx, sp, pa, ac) only when it extended, awarded or
   // completed.
   if (kind === 'event') return fields.length > 2;
-  return kind === 'achievement' || kind === 'points' || kind === 'freezes' || kind === 'voided' || kind === 'revoked';
+  return kind === 'achievement' || kind === 'points' || kind === 'freezes' || kind === 'voided' || kind === 'revoked'
+    || kind === 'excluded' || kind === 'included';
 }
 
 /**
@@ -92,6 +94,10 @@ export function eventsOfEntry(
     if (a !== undefined) {
       add('achievement.revoked', [entry.id], { user, achievement: userAchievementView(a, snapshot, null), revokedAt: new Date(ts).toISOString() });
     }
+  } else if (entry.kind === 'excluded') {
+    add('user.excluded', [entry.id], { user, reason: e.why ?? '', excludedAt: new Date(ts).toISOString() });
+  } else if (entry.kind === 'included') {
+    add('user.included', [entry.id], { user, includedAt: new Date(ts).toISOString() });
   }
   if (Array.isArray(e.ac)) {
     const achievedAt = new Date(ts).toISOString();

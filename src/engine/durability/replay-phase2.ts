@@ -15,9 +15,12 @@ import { groupResolver, place, pointsPlacements, streakPlacements, type Placemen
  * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
  * orders the placement among the user's others (lua/leaderboardRank-8.lua): the state now is at
  * least as new as the event, and a placement of an earlier event that arrives later changes
- * nothing.
+ * nothing, nor one of an event from before an exclusion of the user that arrives after it. An
+ * event of an excluded user (its entry's `ex`) is placed nowhere.
  */
 export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'>, e: LoggedEvent, seq = ''): Promise<void> {
+  // An excluded user's event was placed nowhere (src/engine/fairplay/exclude.ts).
+  if (e.ex !== undefined) return;
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   // The streak rankings, from the event's own values (phase 1 wrote the points totals).

@@ -15,8 +15,10 @@
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
  * already changes nothing; src/engine/analytics/sketches.ts). An erased user's lines are redacted
  * in the archive and their snapshot rows deleted (src/engine/users/erasure-pass.ts): nothing
- * brings them back. The corrections an operator made (a `voided` event, a `revoked` completion) are
- * made again from their entries (src/engine/fairplay/).
+ * brings them back. The corrections an operator made (a `voided` event, a `revoked` completion, a
+ * user `excluded` from the rankings and `included` again) are made again from their entries
+ * (src/engine/fairplay/); the streak rankings taken again skip an excluded user's events (their
+ * entries' `ex`).
  *
  * What the archive does not hold is not restored: the entries that had not reached Postgres when
  * Redis lost them (the drain's lag, about a second). Restoring uses the configuration as copied
@@ -57,6 +59,7 @@ import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
 import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js';
 import { applyVoid, targetOfVoided } from '../fairplay/void.js';
 import { revokeCompletion } from '../fairplay/revoke.js';
+import { excludeUser, includeUser } from '../fairplay/exclude.js';
 
 export class RestoreError extends Error {}
 
@@ -119,7 +122,7 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
 }
 
 /** The kinds of entries that call for webhooks (src/domain/webhooks/events.ts mayNotify). */
-const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points', 'voided', 'revoked']);
+const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points', 'voided', 'revoked', 'excluded', 'included']);
 
 export class Restore {
   private readonly svc: Services;
@@ -323,6 +326,11 @@ export class Restore {
         if (done === 'unknown_user') throw new Error('the user of a voided event does not exist');
       } else if (entry.kind === 'revoked') {
         await revokeCompletion(svc, tenant, userId, String(fields.achievement));
+      } else if (entry.kind === 'excluded') {
+        // Ordered by the original entry's id, as the user's replayed events are.
+        if (await excludeUser(svc, tenant, userId, e.why ?? '', entry.id) === null) throw new Error('the excluded user does not exist');
+      } else if (entry.kind === 'included') {
+        await includeUser(svc, tenant, userId);
       } else if (entry.kind === 'finalised') {
         await writeFinalised(svc, JSON.parse(entry.body) as FinalisedRun);
       } else {

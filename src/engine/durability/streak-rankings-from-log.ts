@@ -7,6 +7,7 @@
 import { currentPeriod } from '../../domain/periods.js';
 import { expiresAt, stateFromHash, type StreakState } from '../../domain/streaks/state.js';
 import type { StreakSettings } from '../../model/entities.js';
+import { EXCLUSION_FIELD } from '../../model/fields.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { loggedStreak, rankStreak, streakStanding, type StreakStanding } from '../streaks/rankings.js';
@@ -55,7 +56,8 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
       await rankOperation(deps, rule, kind, e.t, e.u, e.ts ?? 0, id);
       continue;
     }
-    if (kind !== 'event' || !e.sx) continue;
+    // An excluded user's event is in no ranking (src/engine/fairplay/exclude.ts).
+    if (kind !== 'event' || !e.sx || e.ex !== undefined) continue;
     const streak = streakOfEntry(e, rule);
     if (streak !== null) sent.push(rankStreak(deps, e.t, e.u, streak, e.ts ?? 0, id));
   }
@@ -74,7 +76,8 @@ async function rankOperation(
   const held = (await streakStanding(deps, tenant, userId))?.seq ?? '';
   if (held !== '' && compareStreamIds(held, id) > 0) return;
   const h = await deps.redis.hgetall(deps.keys.forUser(tenant, userId).user);
-  if (h.id === undefined) return;
+  // An excluded user is in no ranking (src/engine/fairplay/exclude.ts).
+  if (h.id === undefined || h[EXCLUSION_FIELD] !== undefined) return;
   const tz = h.tz ?? '';
   const { day, period } = currentPeriod(rule.frequency, tz, at);
   const state = stateFromHash(h, rule, day, period);

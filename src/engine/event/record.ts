@@ -229,11 +229,12 @@ export class EventRecorder {
         const awards = replies.awardsOf(p.awards);
         const extended: Extension | null = rule !== null && state !== null && state.extended
           ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
-        const ranks = phase2.ranks(boards, awards.length > 0, extended !== null);
+        // An excluded user's event is placed on no ranking (src/engine/fairplay/exclude.ts).
+        const ranks = !p.excluded && phase2.ranks(boards, awards.length > 0, extended !== null);
         // The streak rankings take an extension before it is answered (a read that follows sees
         // it), alongside its placements. (Phase 1 wrote the points totals.)
-        if (extended !== null) coalescer.hold();
-        const standing = extended === null ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
+        if (extended !== null && !p.excluded) coalescer.hold();
+        const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
           .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
         // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
         // connection are made once it answers again (src/engine/durability/outage-phase2.ts). A 503

@@ -6,7 +6,8 @@
  * read (`event.voided`) and a restore replays (src/engine/durability/restore.ts, with the entry's
  * own values: no lookup). Then the boards move: the user is placed again on each board run (and
  * breakdown group, as the user's attributes stand now) the event counted in that is not finalised,
- * ordered by the `voided` entry's id; a finalised run keeps its ranking and winners.
+ * ordered by the `voided` entry's id, unless the user is excluded from the rankings
+ * (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking and winners.
  */
 import { attributeField, runSumField, totalField } from '../../model/fields.js';
 import { operationEntry, type EventAward, type LogBody } from '../../model/log.js';
@@ -19,6 +20,7 @@ import * as voidEvent from '../../redis/scripts/voidEvent.js';
 import type { Context } from '../context.js';
 import { groupResolver, place, pointsPlacements, type Placement } from '../leaderboards/rank-user.js';
 import { EVENT_ID, findEvents } from './find-event.js';
+import { isExcluded } from './exclude.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'postgres'>;
 
@@ -129,6 +131,10 @@ export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | '
   });
   if (typeof done === 'string') return done;
   const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];
+  // An excluded user is on no board (src/engine/fairplay/exclude.ts): read after the script, so an
+  // exclusion made before it is seen, and one made after it orders these placements before its
+  // departure.
+  if (await isExcluded(deps, t.tenant, t.userId)) return { entryId: done.entryId, total: Number(done.total), awards };
   const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[1 + i] ?? ''])));
   const sums = runs.length === 0 ? [] : await redis.hmget(userMetric, ...runs);
   const placements: Placement[] = [];

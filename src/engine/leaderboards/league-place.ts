@@ -70,7 +70,7 @@ export async function placeInLeague(
   const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);
   hold?.();
   const [rank, previousRank] = await leaderboardRank.run(
-    deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.awards === undefined ? v.seq : '', v.awards,
+    deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.seq, v.awards,
   );
   return { place, rank, previousRank };
 }

@@ -12,7 +12,7 @@
  * `leaderboards` (MetricEventLeaderboardResponse). `hold` (the event path's write coalescer) is
  * called before each command.
  */
-import { attributeField } from '../../model/fields.js';
+import { attributeField, EXCLUSION_FIELD } from '../../model/fields.js';
 import { BoundedMap, perObject } from '../../lib/memo.js';
 import type { Context } from '../context.js';
 import { boardView, breakdownGroup, breakdownKeys, groupName, hasWindow, inWindow, leaderboardStatus, orderOf, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
@@ -115,15 +115,14 @@ export async function place(
     const k = keys.leaderboard(tenant, lb.id, run.start, name);
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
-    const grouped = group.length > 0;
     const placed = leaderboardRank.run(
       redis, k,
       // A sum of awards comes out the same in any order: only absolute values carry the event's
-      // place (and, in a breakdown group, sums too: the group's ranking refuses an event from
-      // before the user left it, src/engine/leaderboards/leave-groups.ts). A group's ranking has
-      // its maximum negated; an uncapped board's is NO_CAP (src/domain/leaderboards/cap.ts).
-      userId, value, order, grouped ? -capOf(lb) : capOf(lb), now, expiry ?? '',
-      awards === undefined || grouped ? seq : '', awards,
+      // place. Sums carry it too, for one check: a ranking refuses an event from before the user
+      // left it (a breakdown group, src/engine/leaderboards/leave-groups.ts; every ranking, on an
+      // exclusion, src/engine/fairplay/exclude.ts). An uncapped board's maximum is NO_CAP
+      // (src/domain/leaderboards/cap.ts).
+      userId, value, order, capOf(lb), now, expiry ?? '', seq, awards,
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),
@@ -208,10 +207,12 @@ export async function rankAwards(
   const boards = pointsBoards(snapshot).filter((lb) => awards.some((a) => a.system === lb.pointsSystemId));
   if (boards.length === 0) return;
   const keys = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))];
-  // The zone, for boards with a daily window; then the breakdown attributes.
-  const windowed = boards.some(hasWindow);
-  const values = keys.length === 0 && !windowed ? []
-    : await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'tz', ...keys.map(attributeField));
+  // The zone, for boards with a daily window; then the breakdown attributes; and whether the user
+  // is excluded from the rankings (src/engine/fairplay/exclude.ts): read after the script that
+  // awarded, so an exclusion made before it is seen, and one made after it orders this placement
+  // before its departure by `seq`.
+  const [x, ...values] = await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, EXCLUSION_FIELD, 'tz', ...keys.map(attributeField));
+  if (x !== null) return;
   const groupOf = groupResolver(snapshot, new Map(keys.map((k, i) => [k, values[1 + i] ?? ''])));
   await place(deps, tenant, userId, pointsPlacements(deps, awards, groupOf, values[0] ?? ''), now, undefined, seq);
 }

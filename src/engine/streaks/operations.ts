@@ -8,7 +8,7 @@ import { uuidv7 } from '../../domain/ids.js';
 import { streakDisabled } from '../../domain/streaks/preferences.js';
 import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import type { Leaderboard, StreakSettings } from '../../model/entities.js';
-import { attributeField } from '../../model/fields.js';
+import { attributeField, EXCLUSION_FIELD } from '../../model/fields.js';
 import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { place, streakPlacements } from '../leaderboards/rank-user.js';
@@ -43,6 +43,8 @@ export async function refreshExpiry(deps: Deps, tenant: string, userId: string, 
   // at (lua/streakPrune-3.lua), so one read in this very millisecond drops it too.
   await redis.zadd(keys.streakRankings(tenant).expiry, 'XX', expiry ?? now - 1, userId);
   const length = streakView(rule, state, period).length;
+  // An excluded user is on no streak board (src/engine/fairplay/exclude.ts).
+  if (h[EXCLUSION_FIELD] !== undefined) return;
   if (expiry !== null && length > 0) {
     await place(deps, tenant, userId, streakPlacements(deps, length, expiry, dateOfDay(day), groupIn(deps, h)), now);
     return;
@@ -87,8 +89,12 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
     frequency: FREQUENCY_LETTER[rule.frequency], period, from, current, entry: operationEntry(tenant, userId, now, {}),
   });
   if (typeof restored === 'string') return restored;
-  const state = stateFromHash(await redis.hgetall(u.user), rule, day, period);
+  const after = await redis.hgetall(u.user);
+  const state = stateFromHash(after, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
+  // An excluded user is in no ranking (src/engine/fairplay/exclude.ts): read after the script, so
+  // an exclusion made before it is seen.
+  if (after[EXCLUSION_FIELD] !== undefined) return 'restored';
   await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry }, now, '');
   // The streak boards show the restored length too.
   await place(deps, tenant, userId, streakPlacements(deps, state.length, expiry, dateOfDay(day), groupIn(deps, h)), now);

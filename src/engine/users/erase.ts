@@ -13,9 +13,9 @@
  */
 import { uuidv7 } from '../../domain/ids.js';
 import { scanKeys } from '../../redis/client.js';
+import { globEscaped } from '../../redis/keys.js';
 import * as eraseUser from '../../redis/scripts/eraseUser.js';
 import type { Context } from '../context.js';
-import { globEscaped } from './erasure-elsewhere.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats'>;
 

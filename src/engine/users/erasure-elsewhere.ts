@@ -9,7 +9,10 @@
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { userTopic } from '../../domain/live/topics.js';
 import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { globEscaped } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
+import * as streakLeave from '../../redis/scripts/streakLeave.js';
+import { tenantRankings } from '../leaderboards/tenant-rankings.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
@@ -21,11 +24,6 @@ export interface ElsewhereResult {
   touched: Set<string>;
 }
 
-/** A glob pattern matching `s` literally. */
-export function globEscaped(s: string): string {
-  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
-}
-
 async function* scanned(redis: RedisClient, pattern: string): AsyncGenerator<string> {
   for await (const batch of scanKeys(redis, pattern, 1000)) yield* batch;
 }
@@ -33,9 +31,7 @@ async function* scanned(redis: RedisClient, pattern: string): AsyncGenerator<str
 /** Removes the user from the tenant's board runs and the winners of its finished runs. */
 async function fromBoards(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
-  for await (const name of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:m`)) {
-    const run = keys.runOfMembers(name);
-    if (run === null) continue;
+  for await (const { keys: run } of tenantRankings(deps, tenant)) {
     const member = await redis.hget(run.members, userId);
     if (member !== null && (await redis.zrem(run.ranking, member)) > 0) {
       await redis.incr(run.falls);
@@ -72,18 +68,10 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
 async function fromStreaks(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
   const st = keys.streakRankings(tenant);
-  const standing = await redis.hget(st.standing, userId);
-  if (standing !== null) {
-    const [, activeOrder, , longestOrder] = standing.split('|');
-    for (const [ranking, order] of [[st.active, activeOrder], [st.longest, longestOrder]] as const) {
-      const n = await redis.zrem(ranking, userId, ...(order ? [`${order}|${userId}`] : []));
-      if (n > 0) { r.members += n; r.touched.add(ranking); }
-    }
-    await redis.hdel(st.standing, userId);
-    r.members++;
-    r.touched.add(st.standing);
-  }
-  if ((await redis.zrem(st.expiry, userId)) > 0) { r.members++; r.touched.add(st.expiry); }
+  // Out of the rankings as an exclusion takes them (lua/streakLeave-4.lua), then the standing gone.
+  const removed = await streakLeave.run(redis, st, userId, '');
+  if (removed > 0) { r.members += removed; r.touched.add(st.active).add(st.longest).add(st.expiry); }
+  if ((await redis.hdel(st.standing, userId)) > 0) { r.members++; r.touched.add(st.standing); }
   const pauses = await redis.hgetall(st.pauses);
   const theirs = Object.entries(pauses).filter(([, v]) => (JSON.parse(v) as { userId?: string }).userId === userId).map(([id]) => id);
   if (theirs.length > 0) { await redis.hdel(st.pauses, ...theirs); r.members += theirs.length; r.touched.add(st.pauses); }

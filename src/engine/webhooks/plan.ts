@@ -22,7 +22,7 @@ import { notePointsChanged } from './points-changed.js';
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   'achievement.completed', 'streak.started', 'streak.extended', 'points.changed', 'points.level_changed',
   // The corrections an operator makes (src/engine/fairplay/).
-  'event.voided', 'achievement.revoked',
+  'event.voided', 'achievement.revoked', 'user.excluded', 'user.included',
   // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts),
   // and which users' freezes to check (src/engine/webhooks/freezes.ts).
   'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',

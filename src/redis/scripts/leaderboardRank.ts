@@ -21,7 +21,7 @@ declare module 'ioredis' {
 export type Answer = [rank: number, previousRank: number, threshold: string, falls: string];
 
 /**
- * `max`: the maximum participants, negated for a breakdown group's ranking; `expiry`: a streak
+ * `max`: the maximum participants; `expiry`: a streak
  * board's loss time (ms) or ''; `seq`: the event's log entry id or ''; `awards`: award number /
  * points pairs, whose sum is then the value.
  */

@@ -104,6 +104,8 @@ export interface Processed {
   /** The part of the value that counted when the metric's limit bit (its text), else undefined. */
   counted?: string;
   created: boolean;
+  /** The user is excluded from the rankings (src/engine/fairplay/exclude.ts): the event is placed on none. */
+  excluded: boolean;
   /** The streak as stored, its pauses, and '1' when this event extended it. */
   streak: [string, string, string];
   /** The points awarded (EventAward[] as JSON), or ''. */
@@ -121,7 +123,7 @@ export interface Processed {
 /**
  * Splits the scripts' answer: nine fields, separated by newlines, the last one JSON; a tenth (JSON)
  * when the identification moved the user's breakdown attributes; the first ends with the part
- * counted when a limit bit.
+ * counted when a limit bit; the second is 'x' for an excluded user.
  */
 export function processedOf(reply: string): Processed {
   const f = reply.split('\n', 8);
@@ -132,7 +134,7 @@ export function processedOf(reply: string): Processed {
   const bar = f[0].indexOf('|');
   const total = bar < 0 ? f[0] : f[0].slice(0, bar);
   const p: Processed = {
-    total, created: f[1] === '1', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
+    total, created: f[1] === '1', excluded: f[1] === 'x', streak: [f[2], f[3], f[4]], awards: f[5], completed: f[6], seq: f[7],
     boards: movedAt < 0 ? reply.slice(boardsAt) : reply.slice(boardsAt, movedAt), moved: movedAt < 0 ? '' : reply.slice(movedAt + 1),
   };
   if (bar >= 0) p.counted = f[0].slice(bar + 1);

@@ -4,12 +4,15 @@
  * answers gave (src/engine/fairplay/void.ts), answering `{ voided, issues }` in the style of the
  * Admin API's batch writes: an event not found, voided already or whose metric or user is gone is
  * an issue of its item, not an HTTP error. `DELETE /admin/v1/users/{id}/achievements/{key}` revokes
- * a completion (src/engine/fairplay/revoke.ts). A key bound to a tenant reaches its tenant's
- * events and users only.
+ * a completion (src/engine/fairplay/revoke.ts). `PUT`, `DELETE` and `GET
+ * /admin/v1/users/{id}/exclusion` exclude a user from every ranking, end the exclusion and read it
+ * (src/engine/fairplay/exclude.ts; docs/api.md, "Fair play: excluding a user"). A key bound to a
+ * tenant reaches its tenant's events and users only.
  */
 import type { Deps } from '../../engine/deps.js';
 import { voidEvents, type VoidItem } from '../../engine/fairplay/void.js';
 import { revokeCompletion } from '../../engine/fairplay/revoke.js';
+import { excludeUser, includeUser, readExclusion } from '../../engine/fairplay/exclude.js';
 import { checkUserId, USER_ID_MAX, USER_ID_PARAM } from '../../domain/users.js';
 import { principalOf } from '../../http/auth.js';
 import { ok } from '../../http/reply.js';
@@ -32,6 +35,20 @@ const validateVoid = compile<VoidItem[]>({
     },
   },
 });
+
+const validateExclusion = compile<{ reason: string }>({
+  type: 'object', required: ['reason'],
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 500, description: 'Why, kept in the log and sent with user.excluded' } },
+});
+
+const EXCLUSION_SCHEMA = {
+  type: 'object', required: ['userId', 'excluded', 'reason', 'excludedAt'],
+  properties: {
+    userId: { type: 'string' }, excluded: { type: 'boolean' },
+    reason: { type: ['string', 'null'], description: 'The reason given; null when not excluded' },
+    excludedAt: { type: ['string', 'null'], format: 'date-time', description: 'When the exclusion started; null when not excluded' },
+  },
+};
 
 const VOIDED_SCHEMA = {
   type: 'object', required: ['eventId', 'userId', 'metric', 'date', 'value', 'total', 'points'],
@@ -63,6 +80,37 @@ export function adminFairPlayRoutes(deps: Deps): Route[] {
     return ok({ userId, achievement: key, revokedAt: revoked });
   }
 
+  async function exclude(req: Request) {
+    const { tenant } = principalOf(req);
+    const [userId] = req.params;
+    checkUserId(userId);
+    const { reason } = validateExclusion(parseJson(req.body));
+    const done = await excludeUser(deps, tenant, userId, reason);
+    if (done === null) throw fail('user_not_found', userId);
+    return ok(done.view);
+  }
+
+  async function include(req: Request) {
+    const { tenant } = principalOf(req);
+    const [userId] = req.params;
+    checkUserId(userId);
+    const included = await includeUser(deps, tenant, userId);
+    if (included === 'unknown_user') throw fail('user_not_found', userId);
+    if (included === 'not_excluded') throw fail('not_found', `An exclusion of user "${userId}"`);
+    return ok({ userId, excluded: false, includedAt: included });
+  }
+
+  async function exclusion(req: Request) {
+    const { tenant } = principalOf(req);
+    const [userId] = req.params;
+    checkUserId(userId);
+    const view = await readExclusion(deps, tenant, userId);
+    if (view === null) throw fail('user_not_found', userId);
+    return ok(view);
+  }
+
+  const exclusionParams = { id: USER_ID_PARAM };
+
   return [
     {
       method: 'post', path: '/events/void', family: 'admin', reach: 'tenant', handler: voidHandler,
@@ -90,6 +138,37 @@ export function adminFairPlayRoutes(deps: Deps): Route[] {
           type: 'object', required: ['userId', 'achievement', 'revokedAt'],
           properties: { userId: { type: 'string' }, achievement: { type: 'string' }, revokedAt: { type: 'string', format: 'date-time' } },
         },
+      },
+    },
+    {
+      method: 'put', path: '/users/:id/exclusion', family: 'admin', reach: 'tenant', handler: exclude,
+      doc: {
+        summary: 'Exclude a user from every leaderboard, league and streak ranking',
+        description: 'The user leaves every ranking whose run is not finalised at once, and is placed on none while excluded; '
+          + 'their events still count toward their own totals, streak, achievements and points. Finalised runs keep their '
+          + 'rankings and winners. Excluding an excluded user keeps the exclusion as it was (its reason and time) and takes '
+          + 'the user off the rankings again.',
+        params: exclusionParams, body: { check: validateExclusion }, success: [200], refusals: [404], tenant: true, response: EXCLUSION_SCHEMA,
+      },
+    },
+    {
+      method: 'del', path: '/users/:id/exclusion', family: 'admin', reach: 'tenant', handler: include,
+      doc: {
+        summary: 'End a user\'s exclusion from the rankings',
+        description: 'Nobody is placed at once: the user re-enters each ranking with their next event that ranks there. '
+          + '404 when the user is not excluded.',
+        params: exclusionParams, success: [200], refusals: [404], tenant: true,
+        response: {
+          type: 'object', required: ['userId', 'excluded', 'includedAt'],
+          properties: { userId: { type: 'string' }, excluded: { type: 'boolean', const: false }, includedAt: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+    {
+      method: 'get', path: '/users/:id/exclusion', family: 'admin', reach: 'tenant', handler: exclusion,
+      doc: {
+        summary: 'Whether a user is excluded from the rankings, since when and why',
+        params: exclusionParams, success: [200], refusals: [404], tenant: true, response: EXCLUSION_SCHEMA,
       },
     },
   ];

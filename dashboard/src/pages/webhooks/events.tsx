@@ -5,7 +5,7 @@ export const WEBHOOK_TYPES = [
   'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
   'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
   'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
-  'event.voided', 'achievement.revoked',
+  'event.voided', 'achievement.revoked', 'user.excluded', 'user.included',
 ];
 
 export function EventChecks(props: { id: string; value: string[]; onChange: (events: string[]) => void; error?: string }) {
