@@ -9,7 +9,7 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
-import { streakHistory } from '../../domain/streaks/history.js';
+import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, preferencesView, USER_ID_PARAM, userView } from '../../domain/users.js';
@@ -23,9 +23,7 @@ import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { UserLine } from '../../postgres/user-archive.js';
-import { MAX_HISTORY } from '../app/streaks.js';
-import { deliveryView as notificationView } from './notification-deliveries.js';
-import { deliveryView as webhookView } from './webhooks.js';
+import { notificationDeliveryView, webhookDeliveryView } from './delivery-views.js';
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
 const ISO = { type: 'string', format: 'date-time' };
@@ -201,7 +199,7 @@ export function adminUserExportRoutes(deps: Deps): Route[] {
       const { notifications, webhooks } = await userDeliveries(deps, tenant, userId);
       const head = recordMembers(record, tenant, snapshot, now);
       async function* parts(): AsyncGenerator<string> {
-        yield JSON.stringify({ ...head, notifications: notifications.map(notificationView), webhookDeliveries: webhooks.map(webhookView) }).slice(0, -1);
+        yield JSON.stringify({ ...head, notifications: notifications.map(notificationDeliveryView), webhookDeliveries: webhooks.map(webhookDeliveryView) }).slice(0, -1);
         yield ',"events":[';
         let first = true;
         for await (const lines of userLog(deps, tenant, userId)) {
