@@ -4,9 +4,10 @@
  * in the partition's log), a batch item, an achievement, a streak, points, a board place and a
  * webhook delivery gets one JSON document holding each, every log entry once and in order, and
  * nothing of another user; a user with many archived entries (written into the archive) gets them
- * all, the answer chunked; a key bound to another tenant, an unknown user and an erased user get 404.
+ * all, the answer chunked, and a client that goes away mid-way leaves the server serving; a key bound to another tenant, an unknown user and an erased user get 404.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import type pg from 'pg';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
@@ -216,5 +217,18 @@ describe.each(targets())('exporting a user on %s', (target) => {
       Array.from({ length: BATCHES }, (_, b) => Array.from({ length: PER / 2 }, (_, i) => `e-${b}-${2 * i}`)).flat(),
     );
     expect(ex.text).not.toContain('someone-else');
+
+    // A client that goes away after the first chunk: the server stops writing and serves on.
+    const firstChunk = await new Promise<number>((resolve, reject) => {
+      const req = request(`${s.url}/admin/v1/users/${encodeURIComponent(user)}/export`, { headers: { 'x-api-key': s.adminKey } }, (res) => {
+        res.once('data', (chunk: Buffer) => { resolve(chunk.length); req.destroy(); });
+      });
+      req.on('error', (err) => { if (!req.destroyed) reject(err); });
+      req.end();
+    });
+    expect(firstChunk).toBeGreaterThan(0);
+    const again = await exportOf(s, user);
+    expect(again.status).toBe(200);
+    expect(again.body.events).toHaveLength(BATCHES * PER / 2 + 1);
   });
 });
