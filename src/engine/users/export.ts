@@ -55,9 +55,12 @@ export async function userRecord(deps: Deps, tenant: string, userId: string): Pr
   if (read === null) return null;
   const { user, history } = read;
   const metricDays = new Map<string, Record<string, number>>();
-  const metricIds = new Set([...deps.store.current.metrics.keys()].filter((id) => user[totalField(id)] !== undefined));
-  for (const field of Object.keys(user)) if (field.startsWith('m:')) metricIds.add(field.slice(2));
-  for (const metricId of metricIds) metricDays.set(metricId, daysOf(await userMetricHash(deps, tenant, userId, metricId)));
+  const totalPrefix = totalField('');
+  for (const field of Object.keys(user)) {
+    if (!field.startsWith(totalPrefix)) continue;
+    const metricId = field.slice(totalPrefix.length);
+    metricDays.set(metricId, daysOf(await userMetricHash(deps, tenant, userId, metricId)));
+  }
   const points: UserRecord['points'] = [];
   for (const field of Object.keys(user)) {
     if (!field.startsWith(POINTS_TOTAL_PREFIX)) continue;
