@@ -2,11 +2,11 @@
  * A user's entries in the archived event log, for their export (src/engine/users/export.ts): the
  * archive keeps each partition's entries as lines of text in batches (`laurel_log`,
  * src/postgres/log-archive.ts), not indexed by user, so this walks the user's partition in the
- * batches' order, a chunk of batches per statement (each bounded as the api's statements are:
- * src/postgres/pool.ts), and hands over only the batches whose text names the user; then the rows
- * an earlier version archived one entry each (`laurel_events_rows`, indexed by user). Nothing is
- * held between statements: no transaction, no lock, and a user with a million entries is read a
- * chunk at a time.
+ * batches' order, a window of batches at a time (each statement bounded as the api's statements
+ * are: src/postgres/pool.ts), and reads of a window only the batches whose text names the user, a
+ * few per statement; before them, the rows an earlier version archived one entry each
+ * (`laurel_events_rows`, indexed by user). Nothing is held between statements: no transaction, no
+ * lock, and a user with a million entries is read a chunk at a time.
  */
 import type pg from 'pg';
 import { compareStreamIds } from '../model/log.js';
@@ -20,8 +20,10 @@ export interface UserLine {
   ts: number | null;
 }
 
-/** Batches of the archive looked at per statement (most hold a second's entries of the partition). */
-const BATCHES = 64;
+/** Batches of the archive a window spans (each holds up to 1,000 entries of the partition: workers/log-drain.ts). */
+const WINDOW = 256;
+/** Batches naming the user read per statement: what one statement hands over at most is a few MB. */
+const MATCHED = 16;
 /** Rows of the earlier version's table per statement. */
 const ROWS = 1000;
 
@@ -73,27 +75,37 @@ export async function* archivedLinesOf(
   const needle = userNeedle(userId);
   let from = '';
   for (;;) {
-    // The batches in order, a chunk at a time; only the text of those that name the user comes back.
-    const { rows } = await pool.query<{ first_id: string; lines: string | null }>(
-      `SELECT first_id, CASE WHEN strpos(lines, $4) > 0 THEN lines END AS lines FROM (
-         SELECT first_id, lines FROM laurel_log WHERE prefix = $1 AND partition = $2 AND first_id > $3
-         ORDER BY first_id LIMIT ${BATCHES}) b ORDER BY first_id`,
-      [prefix, partition, from, needle],
+    // A window of the partition's batches, by their ids alone (the index, no text read).
+    const { rows: window } = await pool.query<{ first_id: string }>(
+      `SELECT first_id FROM laurel_log WHERE prefix = $1 AND partition = $2 AND first_id > $3 ORDER BY first_id LIMIT ${WINDOW}`,
+      [prefix, partition, from],
     );
-    const out: UserLine[] = [];
-    for (const row of rows) {
-      if (row.lines === null) continue;
-      for (const line of row.lines.split('\n')) {
-        const tab = line.indexOf('\t');
-        const tab2 = line.indexOf('\t', tab + 1);
-        const id = line.slice(0, tab);
-        if (compareStreamIds(id, upTo) > 0) continue;
-        const mine = usersLine(id, line.slice(tab + 1, tab2), line.slice(tab2 + 1), needle, tenant, userId);
-        if (mine !== null) out.push(mine);
+    if (window.length === 0) return;
+    const end = window[window.length - 1].first_id;
+    // The window's batches whose text names the user, a few at a time.
+    for (;;) {
+      const { rows } = await pool.query<{ first_id: string; lines: string }>(
+        `SELECT first_id, lines FROM laurel_log
+         WHERE prefix = $1 AND partition = $2 AND first_id > $3 AND first_id <= $4 AND strpos(lines, $5) > 0
+         ORDER BY first_id LIMIT ${MATCHED}`,
+        [prefix, partition, from, end, needle],
+      );
+      const out: UserLine[] = [];
+      for (const row of rows) {
+        for (const line of row.lines.split('\n')) {
+          const tab = line.indexOf('\t');
+          const tab2 = line.indexOf('\t', tab + 1);
+          const id = line.slice(0, tab);
+          if (compareStreamIds(id, upTo) > 0) continue;
+          const mine = usersLine(id, line.slice(tab + 1, tab2), line.slice(tab2 + 1), needle, tenant, userId);
+          if (mine !== null) out.push(mine);
+        }
       }
+      if (out.length > 0) yield out;
+      if (rows.length < MATCHED) break;
+      from = rows[rows.length - 1].first_id;
     }
-    if (out.length > 0) yield out;
-    if (rows.length < BATCHES) return;
-    from = rows[rows.length - 1].first_id;
+    if (window.length < WINDOW) return;
+    from = end;
   }
 }

@@ -181,11 +181,11 @@ describe.each(targets())('exporting a user on %s', (target) => {
     await s.metrics('lessons');
     const user = `many-${s.prefix}`;
     await s.event('lessons', user, 1);
-    // 150 batches of 200 entries in the user's partition (every other one another user's), archived
-    // before the cursor, as the drainer writes them.
+    // 300 batches of 100 entries in the user's partition (more than one window of the reads), every
+    // other entry another user's, archived before the cursor as the drainer writes them.
     const partition = s.api.services.keys.partitionOf('_', user);
-    const BATCHES = 150;
-    const PER = 200;
+    const BATCHES = 300;
+    const PER = 100;
     for (let b = 0; b < BATCHES; b++) {
       const lines: string[] = [];
       for (let i = 0; i < PER; i++) {
