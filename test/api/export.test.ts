@@ -1,8 +1,8 @@
 /**
  * Exporting a user (GET /admin/v1/users/{id}/export), on single Redis and on the Cluster with the
  * workers running, then stopped: a user with events (archived by the drainer, and later ones only
- * in the partition's log), a batch item, an achievement, a streak, points, a board place and a
- * webhook delivery gets one JSON document holding each, every log entry once and in order, and
+ * in the partition's log), a batch item, an achievement, a streak, points, board places, a league's
+ * cohorts and tier, a finished run won and a webhook delivery gets one JSON document holding each, every log entry once and in order, and
  * nothing of another user; a user with many archived entries (written into the archive) gets them
  * all, the answer chunked, and a client that goes away mid-way leaves the server serving; a key bound to another tenant, an unknown user and an erased user get 404.
  */
@@ -69,7 +69,13 @@ describe.each(targets())('exporting a user on %s', (target) => {
     });
     expect(xp.status, xp.text).toBe(201);
     const boards = await s.request('POST', '/admin/v1/leaderboards', {
-      body: [{ name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 }],
+      body: [
+        { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
+        {
+          name: 'League', key: 'league', status: 'active', rankBy: 'metric', metricId: ids.lessons, start: '2026-01-01', runUnit: 'day', runInterval: 1,
+          league: { tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }], cohortSize: 5 },
+        },
+      ],
     });
     expect(boards.status, boards.text).toBe(201);
     const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
@@ -127,7 +133,11 @@ describe.each(targets())('exporting a user on %s', (target) => {
     const places = doc.leaderboards.map((p: { key: string; run: string; rank: number; value: number }) => [p.key, p.run, p.rank, p.value]);
     expect(places).toEqual(expect.arrayContaining([['daily', '2026-03-02', 2, 3], ['daily', '2026-03-03', 1, 2], ['daily', '2026-03-04', 1, 6]]));
     expect(doc.leaderboardWins).toEqual(expect.arrayContaining([{ leaderboardId: boards.body.created[0].id, key: 'daily', name: 'Daily', run: '2026-03-02', group: '', rank: 2, value: 3 }]));
-    expect(doc.leagues).toEqual([]);
+    // The league: Ada's cohort of each run she played, and the tier she carries (Bo, first on the 2nd, went up).
+    const cohorts = doc.leaderboards.filter((p: { key: string }) => p.key === 'league')
+      .map((p: { run: string; cohort: unknown; rank: number; value: number }) => [p.run, p.cohort, p.rank, p.value]);
+    expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0 }, 2, 3], ['2026-03-04', { tier: 0, n: 0 }, 1, 6]]));
+    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 0, tierKey: 'bronze', run: '2026-03-04', cohort: 0 }]);
     expect(doc.webhookDeliveries.length).toBeGreaterThan(0);
     for (const d of doc.webhookDeliveries) expect(d).toMatchObject({ userId: ada, type: 'achievement.completed' });
 
