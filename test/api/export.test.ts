@@ -1,10 +1,12 @@
 /**
  * Exporting a user (GET /admin/v1/users/{id}/export), on single Redis and on the Cluster with the
  * workers running, then stopped: a user with events (archived by the drainer, and later ones only
- * in the partition's log), a batch item, an achievement, a streak, points, board places, a league's
- * cohorts and tier, a finished run won and a webhook delivery gets one JSON document holding each, every log entry once and in order, and
- * nothing of another user; a user with many archived entries (written into the archive) gets them
- * all, the answer chunked, and a client that goes away mid-way leaves the server serving; a key bound to another tenant, an unknown user and an erased user get 404.
+ * in the partition's log), a batch item, an achievement, a streak, points, board places, a
+ * league's cohorts and tier, a finished run won and a webhook delivery gets one JSON document
+ * holding each, every log entry once and in order, and nothing of another user; a user with many
+ * archived entries (written into the archive) gets them all, the answer chunked, and a client that
+ * goes away mid-way leaves the server serving; a key bound to another tenant, an unknown user and
+ * an erased user get 404.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
