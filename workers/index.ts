@@ -36,6 +36,8 @@ import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
 import { drainAudit, pruneAudit } from '../src/engine/audit/drain.js';
 import { AUDIT_PRUNE_MS, AUDIT_QUEUE } from './audit.js';
+import { pruneLog } from '../src/engine/durability/log-retention.js';
+import { LOG_RETENTION_MS, LOG_RETENTION_QUEUE } from './log-retention.js';
 
 export interface WorkersHandle {
   services: Services;
@@ -59,6 +61,8 @@ export interface WorkersHandle {
   auditNow(): Promise<number>;
   /** Deletes the audit log's entries past their retention now, beside the hourly passes; answers how many (for tests and tools). */
   pruneAuditNow(): Promise<number>;
+  /** Deletes the archived event log's entries past LAUREL_LOG_RETENTION_DAYS now, beside the hourly passes; answers how many rows (for tests and tools). */
+  pruneLogNow(): Promise<number>;
   /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
   accrueNow(): Promise<AccrueResult>;
   /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
@@ -247,6 +251,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     name: 'prune', opts: { removeOnComplete: 10, removeOnFail: 100 },
   }));
 
+  await queue(LOG_RETENTION_QUEUE, async () => {
+    const n = await pruneLog(svc, pool);
+    if (n > 0) wlog.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
+    return n;
+  }, 'log retention job failed; the next pass deletes what is left', { ms: LOG_RETENTION_MS, job: 'prune' });
+
   const achievementsQueue = await queue(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
     const r = await backfill(svc, job.data as BackfillJob);
     wlog.info({ achievement: (job.data as BackfillJob).achievementId, ...r }, 'achievement backfilled');
@@ -393,6 +403,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     erasuresNow: () => runErasures(svc, pool),
     auditNow: () => drainAudit(svc, pool),
     pruneAuditNow: () => pruneAudit(svc, pool),
+    pruneLogNow: () => pruneLog(svc, pool),
     accrueNow: () => accrueDue(svc),
     finaliseNow: () => finaliseRuns(svc, live.interest),
     notifyNow: () => notifier.send(),

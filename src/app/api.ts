@@ -31,6 +31,7 @@ import { adminBatchEventRoutes } from '../routes/admin/batch-events.js';
 import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminUserRoutes } from '../routes/admin/users.js';
 import { adminErasureRoutes } from '../routes/admin/erasures.js';
+import { adminUserExportRoutes } from '../routes/admin/user-export.js';
 import { adminFairPlayRoutes } from '../routes/admin/fair-play.js';
 import { adminAuditRoutes } from '../routes/admin/audit.js';
 import { AuditRecorder } from '../engine/audit/record.js';
@@ -77,7 +78,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc), ...adminLeaderboardStatsRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
+    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminUserExportRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
     ...adminAuditRoutes(svc),
   ];
 }

@@ -63,6 +63,14 @@ export interface Reply {
   contentType?: string;
   /** More headers (the dashboard's caching). */
   headers?: Record<string, string>;
+  /**
+   * A body written a chunk at a time as it is made (a user's export), instead of `body`: each
+   * chunk once uWS has sent the one before (backpressure), so a large answer never sits in memory.
+   * The status and headers go with the first chunk, so a failure before it is answered as any
+   * other; one after it closes the connection with the body unfinished (the chunked encoding never
+   * ends: no client takes it for whole). A client that goes away stops it (`return()`).
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export type Handler = (req: Request) => Reply | Promise<Reply>;
@@ -191,6 +199,8 @@ interface State {
   paused?: boolean;
   /** The request the server's `answered` wants to be told of, once answered. */
   told?: { route: Route; req: Request };
+  /** A streamed answer waiting for uWS to send what it holds, woken by onWritable or the abort. */
+  wake?: () => void;
 }
 
 /**
@@ -371,7 +381,7 @@ export class HttpServer {
     const started = performance.now();
     const state: State = { aborted: false, done: false, route: label };
     if (route.secretPath === true) state.shown = pattern;
-    res.onAborted(() => { state.aborted = true; this.doneReading(state); });
+    res.onAborted(() => { state.aborted = true; this.doneReading(state); state.wake?.(); });
     const method = METHOD_NAME[route.method];
     const url = uReq.getUrl();
     let req: Request;
@@ -484,12 +494,20 @@ export class HttpServer {
       result.then(
         (reply) => {
           this.finish();
+          if (reply.stream !== undefined) {
+            void this.sendStream(res, state, reply, reply.stream, req.method, req.url, started);
+            return;
+          }
           this.send(res, state, reply.status, reply.body, req.method, req.url, started, false, reply.contentType, reply.headers ?? null);
         },
         (err: unknown) => { this.finish(); this.sendError(res, state, err, req.method, req.url, started, false, route); },
       );
     } else {
       this.finish();
+      if (result.stream !== undefined) {
+        void this.sendStream(res, state, result, result.stream, req.method, req.url, started);
+        return;
+      }
       this.send(res, state, result.status, result.body, req.method, req.url, started, false, result.contentType, result.headers ?? null);
     }
   }
@@ -536,6 +554,79 @@ export class HttpServer {
       if (status >= 500 && status !== 503) this.log.error({ method, url, status, ms }, 'request failed');
       else if (status >= 400) this.log.info({ method, url, status, ms }, 'request refused');
       else this.log.debug({ method, url, status, ms }, 'request');
+    }
+  }
+
+  /**
+   * Writes a streamed answer (Reply.stream): its first chunk made before anything is written (a
+   * failure there is answered as any other), then each chunk once uWS has sent what it held. The
+   * answer counts as in flight until its end, so close() waits for it.
+   */
+  private async sendStream(
+    res: HttpResponse, state: State, reply: Reply, stream: AsyncIterable<string>, method: string, url: string, started: number,
+  ): Promise<void> {
+    if (state.done) return;
+    const chunks = stream[Symbol.asyncIterator]();
+    const stop = () => chunks.return?.().then(() => undefined, () => undefined);
+    let next: IteratorResult<string>;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      await stop();
+      this.sendError(res, state, err, method, url, started);
+      return;
+    }
+    if (state.aborted) {
+      await stop();
+      this.send(res, state, reply.status, '', method, url, started);
+      return;
+    }
+    state.done = true;
+    this.inflight++;
+    const shown = state.shown ?? url;
+    let bytes = 0;
+    try {
+      let writable = true;
+      res.cork(() => {
+        if (state.paused === true) res.resume();
+        res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status)).writeHeader('content-type', reply.contentType ?? 'application/json');
+        if (reply.headers !== undefined) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]);
+        if (next.done !== true) { writable = res.write(next.value); bytes += next.value.length; }
+      });
+      while (next.done !== true) {
+        if (!writable) {
+          // uWS holds the chunk until the socket drains: the next one is made once it has.
+          await new Promise<void>((resolve) => {
+            state.wake = resolve;
+            res.onWritable(() => { resolve(); return true; });
+          });
+          state.wake = undefined;
+        }
+        if (state.aborted) break;
+        try {
+          next = await chunks.next();
+        } catch (err) {
+          this.log.error({ err, method, url: shown, bytes }, 'streamed answer failed: its connection closed with the body unfinished');
+          if (!state.aborted) res.close();
+          return;
+        }
+        if (state.aborted) break;
+        if (next.done === true) break;
+        const chunk = next.value;
+        res.cork(() => { writable = res.write(chunk); });
+        bytes += chunk.length;
+      }
+      if (state.aborted) {
+        await stop();
+        this.log.info({ method, url: shown, status: reply.status, bytes, aborted: true }, 'streamed answer aborted by the client');
+        return;
+      }
+      res.cork(() => res.end(undefined, this.closing));
+      this.log.debug({ method, url: shown, status: reply.status, bytes, ms: Math.round(performance.now() - started) }, 'request (streamed)');
+    } finally {
+      this.opts.metrics.response(state.route, reply.status, started);
+      this.tell(state, reply.status, '');
+      this.finish();
     }
   }
 

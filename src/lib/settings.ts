@@ -54,6 +54,8 @@ export interface Settings {
   webhooksAllowPrivate: boolean;
   /** Days the audit log keeps an Admin API write (LAUREL_AUDIT_RETENTION_DAYS); the workers delete older entries. */
   auditRetentionDays: number;
+  /** Days the archived event log keeps an entry (LAUREL_LOG_RETENTION_DAYS); null: kept for good. */
+  logRetentionDays: number | null;
   /** Whether requests are observed and process metrics collected (LAUREL_METRICS, on unless `0`). */
   metrics: boolean;
   /** The workers' health endpoint's port (LAUREL_WORKERS_PORT; `0` picks one); null: none. */
@@ -207,6 +209,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     metrics: metricsSetting(env.LAUREL_METRICS),
     auditRetentionDays: int('LAUREL_AUDIT_RETENTION_DAYS', env.LAUREL_AUDIT_RETENTION_DAYS, 365, 1, 36_500),
+    logRetentionDays: env.LAUREL_LOG_RETENTION_DAYS === undefined || env.LAUREL_LOG_RETENTION_DAYS === ''
+      ? null : int('LAUREL_LOG_RETENTION_DAYS', env.LAUREL_LOG_RETENTION_DAYS, 0, 1, 36_500),
     workersPort: env.LAUREL_WORKERS_PORT === undefined || env.LAUREL_WORKERS_PORT === '' ? null : int('LAUREL_WORKERS_PORT', env.LAUREL_WORKERS_PORT, 0, 0, 65535),
     apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),

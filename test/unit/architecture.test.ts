@@ -37,8 +37,8 @@ const LAYERS: [folder: string, rank: number][] = [
 /** Layers that share nothing though one is lower: the workers serve no HTTP. */
 const APART: [from: string, to: string][] = [['workers', 'src/http']];
 
-/** Modules that route modules of their folder may share (the Admin API's batch resources). */
-const SHARED_IN_FOLDER = new Set(['src/routes/admin/resource.ts']);
+/** Modules that route modules of their folder may share (the Admin API's batch resources, the deliveries' views). */
+const SHARED_IN_FOLDER = new Set(['src/routes/admin/resource.ts', 'src/routes/admin/delivery-views.ts']);
 
 /** Packages that do I/O or speak a protocol: not in the pure layers. */
 const IO_PACKAGES = ['ioredis', 'pg', 'bullmq', 'uWebSockets.js', 'node:net', 'node:http', 'node:http2', 'node:fs', 'nodemailer'];

@@ -2,7 +2,8 @@
  * Users: the tenant's users found by id prefix, email and attribute, a page at a time
  * (users/search.tsx); a user opened from the list or by id (the Application API, with the admin
  * key): the profile and achievements, then a section each (users/): the streak calendar, points
- * with awards and level, leaderboard positions, preferences, and the notifications sent.
+ * with awards and level, leaderboard positions, preferences, the notifications sent, and the
+ * user's data rights (export, erasure).
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { Field } from '../form.js';
 import { useAttributes } from '../list.js';
 import type { UserAchievementStatsView, UserView } from '../types.js';
 import { moment } from '../words.js';
+import { DataRightsOfUser } from './users/data-rights.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
@@ -87,6 +89,7 @@ export function UsersPage({ session }: { session: Session }) {
           <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
           <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
           <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
+          <Part title="Data rights"><DataRightsOfUser session={session} userId={u.id} /></Part>
         </div>
       )}
     </section>

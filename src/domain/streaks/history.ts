@@ -14,6 +14,9 @@ function runEntry(state: StreakState, p: number): string | undefined {
   return String(length - (last - p));
 }
 
+/** The most periods of history a read shows (`historyPeriods`; a user's export shows this many). */
+export const MAX_HISTORY = 365;
+
 /**
  * The last `count` periods, oldest first, ending with the current one. Stored entries say what
  * happened, then the streak's run (the periods extended one after the other up to `last`, which

@@ -1,6 +1,6 @@
 /**
- * A user's erasure (docs/api.md, "Erasing a user"; docs/operations.md, "Answering an erasure
- * request"). Two steps:
+ * A user's erasure (docs/api.md, "Erasing a user"; docs/operations.md, "Answering an erasure or
+ * access request"). Two steps:
  * - here, on the request: the erasure's record (pending, naming the user until it is done), then
  *   one script in the user's partition (lua/eraseUser-n.lua) that deletes every key of the user
  *   there, their members of the partition's sets, and appends an `erased` entry to the log. An

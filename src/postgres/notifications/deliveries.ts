@@ -213,3 +213,12 @@ export async function scheduleMany(client: pg.ClientBase | pg.Pool, prefix: stri
   );
 }
 
+
+/** Every delivery to one user, newest first (a user's export). */
+export async function userDeliveries(pool: pg.Pool, prefix: string, tenant: string, userId: string): Promise<Delivery[]> {
+  const { rows } = await pool.query<Row>(
+    'SELECT * FROM laurel_deliveries WHERE prefix = $1 AND tenant = $2 AND user_id = $3 ORDER BY created_at DESC, id DESC',
+    [prefix, tenant, userId],
+  );
+  return rows.map(fromRow);
+}

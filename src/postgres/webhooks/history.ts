@@ -152,3 +152,29 @@ export async function pruneSettled(pool: pg.Pool, prefix: string, beforeMs: numb
   );
   return (own.rowCount ?? 0) + (settled.rowCount ?? 0);
 }
+
+/**
+ * Every delivery of one user's events, of every endpoint, newest first (a user's export): their rows
+ * and the record's deliveries their first attempt delivered. The record is not indexed by user:
+ * its rows whose text names the user are read (a week's worth at most, as both are pruned).
+ */
+export async function userDeliveries(pool: pg.Pool, prefix: string, tenant: string, userId: string): Promise<WebhookDelivery[]> {
+  const { rows } = await pool.query<Row>(
+    `SELECT * FROM laurel_webhook_deliveries WHERE prefix = $1 AND tenant = $2 AND user_id = $3`, [prefix, tenant, userId],
+  );
+  const out = rows.map(fromRow);
+  const { rows: sent } = await pool.query<SettledRow & { endpoint_id: string }>(
+    `SELECT id, endpoint_id, items, outcomes, created_at FROM laurel_webhook_sent
+     WHERE prefix = $1 AND settled_at IS NOT NULL AND strpos(items, $2) > 0`,
+    [prefix, JSON.stringify(userId)],
+  );
+  for (const r of sent) {
+    const items = JSON.parse(r.items) as Item[];
+    const outcomes = JSON.parse(r.outcomes) as Outcome[];
+    items.forEach((item, i) => {
+      const o = outcomes[i];
+      if (o !== null && o !== undefined && item.tenant === tenant && item.userId === userId) out.push(delivered(r.endpoint_id, item, o, r.created_at.getTime()));
+    });
+  }
+  return out.sort(newestFirst);
+}

@@ -10,21 +10,11 @@ import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { CHANNELS, NOTIFICATION_TYPES } from '../../model/entities.js';
-import { listDeliveries, type Delivery } from '../../postgres/notifications/deliveries.js';
+import { listDeliveries } from '../../postgres/notifications/deliveries.js';
+import { notificationDeliveryView } from './delivery-views.js';
 import { PAGE_QUERY, pageOf } from './resource.js';
-import type { NotificationDeliveryView } from '../../model/views.js';
 
 const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'];
-
-export function deliveryView(d: Delivery): NotificationDeliveryView {
-  return {
-    id: d.id, type: d.type, channel: d.channel, userId: d.userId, status: d.status,
-    ...(d.reason === null ? {} : { reason: d.reason }),
-    scheduledFor: new Date(d.scheduledFor).toISOString(), sentAt: d.sentAt === null ? null : new Date(d.sentAt).toISOString(),
-    attempts: d.attempts,
-    ...(d.error === null ? {} : { error: d.error }),
-  };
-}
 
 export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
   return [{
@@ -48,7 +38,7 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
         type: q.get('type') ?? undefined, channel: q.get('channel') ?? undefined, status: q.get('status') ?? undefined,
       };
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-      return ok((await listDeliveries(await deps.postgres(), deps.settings.prefix, filter)).map(deliveryView));
+      return ok((await listDeliveries(await deps.postgres(), deps.settings.prefix, filter)).map(notificationDeliveryView));
     },
   }];
 }

@@ -16,10 +16,10 @@ import { queryOf } from '../../http/query.js';
 import { refuseBody } from '../../http/validate.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
-import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
 import { listDeliveries, retryDelivery } from '../../postgres/webhooks/history.js';
+import { webhookDeliveryView } from './delivery-views.js';
 import { ID_PARAM, PAGE_QUERY, pageOf, resourceRoutes } from './resource.js';
-import type { WebhookDeliveryView, WebhookView } from '../../model/views.js';
+import type { WebhookView } from '../../model/views.js';
 
 /** How long a rotated secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -53,15 +53,6 @@ function deliveriesTenant(req: Request): string | null {
 
 export function webhookView(w: Webhook): WebhookView {
   return { id: w.id, name: w.name, url: w.url, events: w.events, status: w.status, created: w.created, updated: w.updated };
-}
-
-export function deliveryView(d: WebhookDelivery): WebhookDeliveryView {
-  return {
-    id: d.id, webhookId: d.eventId, type: d.type, tenant: d.tenant, userId: d.userId, status: d.status,
-    dueAt: new Date(d.dueAt).toISOString(), attempts: d.attempts, lastStatus: d.lastStatus, error: d.error,
-    created: new Date(d.createdAt).toISOString(), deliveredAt: d.deliveredAt === null ? null : new Date(d.deliveredAt).toISOString(),
-    payload: JSON.parse(d.body) as unknown,
-  };
 }
 
 export function adminWebhookRoutes(deps: Deps): Route[] {
@@ -123,7 +114,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const status = q.get('status') ?? undefined;
         const tenant = deliveriesTenant(req);
-        return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, tenant, ...pageOf(q) })).map(deliveryView));
+        return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, tenant, ...pageOf(q) })).map(webhookDeliveryView));
       },
     },
     {
@@ -137,7 +128,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         const w = endpointOf(req);
         const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now(), deliveriesTenant(req));
         if (d === null) throw fail('not_found', `Delivery "${req.params[1]}" of webhook "${w.id}"`);
-        return ok(deliveryView(d));
+        return ok(webhookDeliveryView(d));
       },
     },
   ];

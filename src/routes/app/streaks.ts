@@ -2,7 +2,7 @@
  * Streaks in the Application API: a user's streak with history and rank, several users' streaks,
  * and the rankings.
  */
-import { streakHistory } from '../../domain/streaks/history.js';
+import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { activeRank, streakRankingPage, userHashes, userWithHistory } from '../../engine/streaks/read.js';
@@ -15,7 +15,6 @@ import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
 import type { UserStreakView } from '../../model/views.js';
 
-export const MAX_HISTORY = 365;
 export const MAX_USER_IDS = 100;
 
 export function streakRoutes(deps: Deps): Route[] {

@@ -1,0 +1,216 @@
+/**
+ * Admin API: exporting a user (laurel's own; docs/api.md, "Exporting a user"). `GET
+ * /admin/v1/users/{id}/export` answers one JSON document with everything laurel holds about the
+ * user, for an access or portability request (GDPR articles 15 and 20): what Redis holds
+ * (src/engine/users/export.ts userRecord), the deliveries about them, and every entry of the event
+ * log about them, archived or not, written last and a chunk at a time (Reply.stream): a user with
+ * a million archived events is never held in memory. A key bound to a tenant exports its own
+ * tenant's users only.
+ */
+import type { Deps } from '../../engine/deps.js';
+import { userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
+import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
+import { currentPeriod } from '../../domain/periods.js';
+import { lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
+import { checkUserId, preferencesView, USER_ID_PARAM, userView } from '../../domain/users.js';
+import { isControl } from '../../domain/notifications/rules.js';
+import { awardId, awardView, levelOf, levelView, parseAward } from '../../domain/points/rules.js';
+import { COMPLETION_PREFIX, totalField } from '../../model/fields.js';
+import { leagueField, leaguePlaceOf } from '../../redis/leagues.js';
+import { chunked } from '../../http/chunks.js';
+import { principalOf } from '../../http/auth.js';
+import type { Route } from '../../http/server.js';
+import { fail } from '../../lib/errors.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { UserLine } from '../../postgres/user-archive.js';
+import { notificationDeliveryView, webhookDeliveryView } from './delivery-views.js';
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const ISO = { type: 'string', format: 'date-time' };
+
+/** The document's schema: the OpenAPI document shows it (docs/api.md has an example). */
+const EXPORT_SCHEMA = {
+  type: 'object',
+  required: ['exportedAt', 'user', 'preferences', 'metrics', 'achievements', 'streak', 'points', 'leaderboards', 'leaderboardWins',
+    'leagues', 'notifications', 'webhookDeliveries', 'events'],
+  properties: {
+    exportedAt: { ...ISO, description: 'When the document was begun (laurel\'s clock)' },
+    user: { type: 'object', description: 'The profile and attributes, as GET /v1/users/{id} answers' },
+    preferences: { type: 'object', description: 'As GET /v1/users/{id}/preferences answers' },
+    metrics: {
+      type: 'array', description: 'Every metric the user has a total of (key and name null for one deleted since)',
+      items: {
+        type: 'object', required: ['id', 'key', 'name', 'total', 'days'],
+        properties: {
+          id: { type: 'string' }, key: nullable('string'), name: nullable('string'), total: { type: 'number' },
+          days: { type: 'object', additionalProperties: { type: 'number' }, description: 'Local day (YYYY-MM-DD) -> the change that day' },
+        },
+      },
+    },
+    achievements: {
+      type: 'array', description: 'Every achievement the user completed',
+      items: { type: 'object', required: ['id', 'key', 'name', 'achievedAt'], properties: { id: { type: 'string' }, key: nullable('string'), name: nullable('string'), achievedAt: ISO } },
+    },
+    streak: {
+      type: 'object', description: 'As GET /v1/users/{id}/streak answers (its last 365 periods), with the history as stored (period -> length)',
+      properties: { stored: { type: 'object', additionalProperties: { type: 'string' } } },
+    },
+    points: {
+      type: 'array', description: 'Every points system the user has a total in: the total, the level, the awards kept (the newest 100; '
+        + 'every award is also in its event\'s `pa` in `events`), the total at the end of each day',
+      items: {
+        type: 'object', required: ['id', 'key', 'name', 'total', 'level', 'awards', 'days'],
+        properties: {
+          id: { type: 'string' }, key: nullable('string'), name: nullable('string'), total: { type: 'number' }, level: nullable('object'),
+          awards: { type: 'array', items: { type: 'object' } }, days: { type: 'object', additionalProperties: { type: 'number' } },
+        },
+      },
+    },
+    leaderboards: {
+      type: 'array', description: 'Every run (breakdown group, league cohort) of the tenant\'s boards the user is ranked in, finished ones kept too',
+      items: {
+        type: 'object', required: ['leaderboardId', 'key', 'name', 'run', 'group', 'cohort', 'rank', 'value', 'changes'],
+        properties: {
+          leaderboardId: { type: 'string' }, key: nullable('string'), name: nullable('string'), run: { type: 'string' },
+          group: { type: ['array', 'null'], items: { type: 'string' }, description: 'The breakdown group\'s attribute values; null without' },
+          cohort: { type: ['object', 'null'], properties: { tier: { type: 'integer' }, n: { type: 'integer' } } },
+          rank: nullable('integer'), value: nullable('number'), changes: { type: 'array', items: { type: 'string' }, description: 'The stored rank changes, newest first' },
+        },
+      },
+    },
+    leaderboardWins: {
+      type: 'array', description: 'Every finished run whose winners list the user',
+      items: {
+        type: 'object', required: ['leaderboardId', 'key', 'name', 'run', 'group', 'rank', 'value'],
+        properties: {
+          leaderboardId: { type: 'string' }, key: nullable('string'), name: nullable('string'), run: { type: 'string' }, group: { type: 'string' },
+          rank: { type: 'integer' }, value: { type: 'number' },
+        },
+      },
+    },
+    leagues: {
+      type: 'array', description: 'Every league the user is placed in: the tier they carry, the run they last joined and their cohort there',
+      items: {
+        type: 'object', required: ['leaderboardId', 'key', 'tier', 'tierKey', 'run', 'cohort'],
+        properties: {
+          leaderboardId: { type: 'string' }, key: nullable('string'), tier: { type: 'integer' }, tierKey: nullable('string'),
+          run: { type: 'string' }, cohort: { type: 'integer' },
+        },
+      },
+    },
+    notifications: { type: 'array', items: { type: 'object' }, description: 'The notification deliveries to the user, as GET /admin/v1/notifications/deliveries lists them' },
+    webhookDeliveries: { type: 'array', items: { type: 'object' }, description: 'The webhook deliveries about the user, as GET /admin/v1/webhooks/{id}/deliveries lists them (7 days kept)' },
+    events: {
+      type: 'array', description: 'Every entry of the event log about the user, oldest first: events, identifications, API completions, '
+        + 'time awards, preferences, streak operations, corrections; archived or still in Redis only. `body` is the entry as stored '
+        + '(docs/data-model.md, "The event log").',
+      items: {
+        type: 'object', required: ['id', 'kind', 'at', 'body'],
+        properties: { id: { type: 'string' }, kind: { type: 'string' }, at: { type: ['string', 'null'], format: 'date-time' }, body: { type: 'object' } },
+      },
+    },
+  },
+};
+
+/** The document's parts before `events`, each a `"name":value` member. */
+function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: number): Record<string, unknown> {
+  const h = r.user;
+  const metrics = [...r.metricDays].map(([id, days]) => {
+    const m = snapshot.metrics.get(id);
+    return { id, key: m?.key ?? null, name: m?.name ?? null, total: Number(h[totalField(id)] ?? 0), days };
+  });
+  const achievements = Object.keys(h).filter((f) => f.startsWith(COMPLETION_PREFIX)).map((f) => {
+    const id = f.slice(COMPLETION_PREFIX.length);
+    const a = snapshot.achievements.get(id);
+    return { id, key: a?.key ?? null, name: a?.name ?? null, achievedAt: h[f] };
+  });
+  const rule = snapshot.streak;
+  let streak: Record<string, unknown> = { ...streakView(null, null, 0), extended: null, streakHistory: [] };
+  if (rule !== null) {
+    const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
+    const state = stateFromHash(h, rule, day, period);
+    const view = streakView(rule, state, period);
+    streak = { ...view, extended: lastExtended(h, view.length), streakHistory: streakHistory(rule, state, r.streakHistory, period, MAX_HISTORY, pausesOf(h)) };
+  }
+  const points = r.points.map((p) => {
+    const s = snapshot.pointsSystems.get(p.systemId);
+    const level = levelOf(snapshot, p.systemId, p.total);
+    return {
+      id: p.systemId, key: s?.key ?? null, name: s?.name ?? null, total: p.total, level: level === null ? null : levelView(level),
+      awards: p.awards.map(([n, raw]) => awardView(parseAward(raw, n), awardId(tenant, h.id, p.systemId, n), snapshot)), days: p.days,
+    };
+  });
+  const board = (id: string) => snapshot.leaderboards.get(id);
+  const leaderboards = r.places.map((p) => ({
+    leaderboardId: p.boardId, key: board(p.boardId)?.key ?? null, name: board(p.boardId)?.name ?? null, run: p.run, group: p.group,
+    cohort: p.cohort, rank: p.rank, value: p.value, changes: p.changes,
+  }));
+  const leaderboardWins = r.won.map((w) => ({
+    leaderboardId: w.boardId, key: board(w.boardId)?.key ?? null, name: board(w.boardId)?.name ?? null, run: w.run, group: w.group,
+    rank: w.rank, value: w.value,
+  }));
+  const leagues = [];
+  const leaguePrefix = leagueField('');
+  for (const f of Object.keys(h)) {
+    if (!f.startsWith(leaguePrefix)) continue;
+    const boardId = f.slice(leaguePrefix.length);
+    const place = leaguePlaceOf(h[leagueField(boardId)]);
+    if (place === null) continue;
+    const lb = board(boardId);
+    leagues.push({ leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run, cohort: place.cohort });
+  }
+  return {
+    exportedAt: new Date(now).toISOString(),
+    user: userView(h, isControl(snapshot.notifications, tenant, h)),
+    preferences: preferencesView(h, snapshot),
+    metrics, achievements, streak: { ...streak, stored: r.streakHistory }, points, leaderboards, leaderboardWins, leagues,
+  };
+}
+
+/** An entry of the log as the document lists it; its body is the archived JSON text, written as is. */
+function eventJson(line: UserLine): string {
+  const at = line.ts === null ? 'null' : `"${new Date(line.ts).toISOString()}"`;
+  return `{"id":${JSON.stringify(line.id)},"kind":${JSON.stringify(line.kind)},"at":${at},"body":${line.body}}`;
+}
+
+export function adminUserExportRoutes(deps: Deps): Route[] {
+  return [{
+    method: 'get', path: '/users/:id/export', family: 'admin', reach: 'tenant',
+    doc: {
+      summary: 'Everything laurel holds about a user, as one JSON document (streamed)',
+      description: 'For an access or portability request: the profile, attributes, preferences, totals with their days, achievements, '
+        + 'streak with its history, points with their awards, places on every board run and finished runs won, leagues, '
+        + 'notification and webhook deliveries, and every entry of the event log about the user (archived in Postgres or still '
+        + 'in Redis only), written last, a chunk at a time. A failure once the answer has begun closes the connection with the '
+        + 'document unfinished.',
+      params: { id: USER_ID_PARAM },
+      success: [200], refusals: [404, 503], tenant: true,
+      response: EXPORT_SCHEMA,
+    },
+    handler: async (req) => {
+      const { tenant } = principalOf(req);
+      const userId = req.params[0];
+      checkUserId(userId);
+      const snapshot = deps.store.current;
+      const now = deps.clock.now();
+      const record = await userRecord(deps, tenant, userId);
+      if (record === null) throw fail('user_not_found', userId);
+      // Postgres away or busy: 503 with Retry-After, before anything is written (src/http/server.ts).
+      const { notifications, webhooks } = await userDeliveries(deps, tenant, userId);
+      const head = recordMembers(record, tenant, snapshot, now);
+      async function* parts(): AsyncGenerator<string> {
+        yield JSON.stringify({ ...head, notifications: notifications.map(notificationDeliveryView), webhookDeliveries: webhooks.map(webhookDeliveryView) }).slice(0, -1);
+        yield ',"events":[';
+        let first = true;
+        for await (const lines of userLog(deps, tenant, userId)) {
+          for (const line of lines) {
+            yield first ? eventJson(line) : `,${eventJson(line)}`;
+            first = false;
+          }
+        }
+        yield ']}';
+      }
+      return { status: 200, body: '', stream: chunked(parts()) };
+    },
+  }];
+}
