@@ -5,7 +5,7 @@
  *   after its last (a boost's days are each user's local days; the event marks the UTC one);
  * - `leaderboard.started`: at 10:00 UTC the day before a run starts;
  * - `leaderboard.finished`: when the leaderboards worker finalises a run, with its top 10
- *   (workers/leaderboards.ts).
+ *   (src/engine/leaderboards/finalise.ts).
  * An occasion more than a day past is not sent (an endpoint added today hears nothing of last year).
  */
 import { eventId, type WebhookEvent } from './events.js';
