@@ -9,7 +9,8 @@
  * reaches a finalised run. A board an admin finished is final at once, up to the run of the day it
  * was finished (UTC): no event ranks on it any more. While an endpoint subscribes to
  * `leaderboard.finished`, each finalised run (and group) records one, with its top 10, also
- * published on the board's live topic while a socket wants it (src/engine/live/clock.ts).
+ * published on the board's live topic while a socket wants it (src/engine/live/clock.ts). A
+ * league's users move between tiers first (src/engine/leaderboards/league-final.ts).
  */
 import type { Deps } from '../deps.js';
 import { finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
@@ -23,6 +24,8 @@ import { announce, clockWanted } from '../webhooks/record.js';
 import type { LiveInterest } from '../live/wanted.js';
 import { recordFinalised } from './finalised.js';
 import type { FinalisedRun } from '../../model/log.js';
+import type { League, Leaderboard } from '../../model/entities.js';
+import { finaliseLeague } from './league-final.js';
 
 const DAY_MS = 86_400_000;
 const LAST_ZONE_MS = 36 * 3_600_000;
@@ -31,6 +34,9 @@ const MAX_RUNS = 500;
 
 export interface FinaliseResult {
   runs: number;
+  /** Leagues' cohorts whose outcome this pass decided, and users it moved (src/engine/leaderboards/league-final.ts). */
+  cohorts: number;
+  moved: number;
 }
 
 /** `interest`: the live topics wanted (a run's end goes to its board's). */
@@ -39,7 +45,7 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
   const snapshot = store.current;
   const now = clock.now();
   const tenants = liveTenants(snapshot);
-  const result: FinaliseResult = { runs: 0 };
+  const result: FinaliseResult = { runs: 0, cohorts: 0, moved: 0 };
   const wanted = clockWanted(deps, interest);
   const notify = wanted.types.has('leaderboard.finished');
   for (const lb of snapshot.leaderboards.values()) {
@@ -71,6 +77,13 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
           const ranked: RankedUser[] = await readPlaces(redis, keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, notify ? 10 : 3);
           winners[group] = ranked.slice(0, 3);
           if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
+        }
+        // A league's users moved before the run is marked final: a pass that fails part-way
+        // decides and moves again, which moves nobody twice.
+        if (lb.league) {
+          const moved = await finaliseLeague(deps, wanted, tenant, lb as Leaderboard & { league: League }, run, final);
+          result.cohorts += moved.cohorts;
+          result.moved += moved.moved;
         }
         // Recorded before the run is marked final: a pass that fails between the two records them
         // again, which records nothing (their ids name the run).
