@@ -12,7 +12,9 @@
  *    endpoint subscribes, its id naming the user and the run, so it is recorded once.
  * Every step is idempotent: a pass made again (a second worker process at the same time, one that
  * was killed between two cohorts or two users) finds the outcomes decided and the moves applied,
- * and moves nobody twice; the run is marked final only after every cohort's users are moved.
+ * and moves nobody twice; the run is marked final only after every cohort's users are moved. A
+ * restore replaying the run's `finalised` entry moves again, silently, those the snapshot it
+ * started from had not moved yet (src/engine/durability/restore.ts).
  */
 import { isControl } from '../../domain/notifications/rules.js';
 import { userView } from '../../domain/users.js';
@@ -22,8 +24,12 @@ import type { League, Leaderboard, WebhookType } from '../../model/entities.js';
 import { cohortCount, type Outcome } from '../../redis/leagues.js';
 import * as leagueFinalise from '../../redis/scripts/leagueFinalise.js';
 import * as leagueMove from '../../redis/scripts/leagueMove.js';
-import type { Deps } from '../deps.js';
+import { runOf } from '../../domain/leaderboards/runs.js';
+import type { FinalisedRun } from '../../model/log.js';
+import type { Context } from '../context.js';
 import { announce, type ClockWanted } from '../webhooks/record.js';
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'clock' | 'postgres'>;
 
 /** The league's webhook event types. */
 export const LEAGUE_TYPES: readonly WebhookType[] = ['league.promoted', 'league.demoted', 'league.stayed'];
@@ -73,4 +79,12 @@ export async function finaliseLeague(
     }
   }
   return result;
+}
+
+/** A restore's replay of a league's run made final: the users the restored state had not moved yet moved, no events. */
+export async function replayLeagueFinalised(deps: Deps, entry: FinalisedRun): Promise<void> {
+  const lb = deps.store.current.leaderboards.get(entry.b);
+  const run = lb === undefined ? null : runOf(lb, entry.r);
+  if (!lb?.league || run === null) return;
+  await finaliseLeague(deps, { types: new Set(), live: null }, entry.t, lb as Leaderboard & { league: League }, run, Date.parse(entry.at));
 }
