@@ -5,7 +5,7 @@
  * ranked as boards rank them; the tier of the next run a user joins follows (a user already placed
  * in the next run keeps that place, the move applying from the run after); a past run read with
  * each user's outcome, the admin summary's moves per tier; `league.promoted`, `league.demoted` and
- * `league.stayed` once per user. A pass left half done (cohorts decided, some users moved, as a
+ * `league.stayed` once per user; an erased user's outcome removed. A pass left half done (cohorts decided, some users moved, as a
  * process killed between cohorts leaves it), then two worker processes finalising at once: every
  * user moved exactly once, each event sent once.
  */
@@ -152,6 +152,24 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     await work();
     expect(received('league')).toHaveLength(events.length);
     expect((await read('/v1/users/g3/leagues/league')).tier.key).toBe('silver');
+  });
+
+  it('takes an erased user\'s outcome away, the counts of those who moved staying', async () => {
+    const { redis, keys } = s.api!.services;
+    const outcome = keys.leagueCohort('_', league.id, '2026-05-04', 0, 0).outcome;
+    expect(await redis.hget(outcome, 'u:b5')).toBe('s|5|0');
+    const erase = await s.request('DELETE', '/admin/v1/users/b5');
+    expect(erase.status, erase.text).toBe(202);
+    await expect.poll(async () => {
+      await s.workers!.drainNow();
+      await s.workers!.erasuresNow();
+      return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
+    }, { timeout: 20_000 }).toBe('done');
+    expect(await redis.hget(outcome, 'u:b5')).toBeNull();
+    expect(await redis.hget(outcome, 'u:b4')).toBe('s|4|1');
+    const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);
+    expect(summary.tiers[0].moves).toEqual({ promoted: 4, demoted: 0, stayed: 3 });
+    expect((await s.request('GET', '/v1/users/b5/leagues/league?run=2026-05-04')).status).toBe(404);
   });
 
   it('moves every user exactly once when a pass was left half done and two worker processes finalise at once', async () => {
