@@ -1,9 +1,8 @@
 /**
  * A league's reads (docs/api.md, "Leagues"): a user's tier and cohort in a run with the whole
  * cohort ranked (and their outcome once the run is final), and a run's tiers with their cohorts,
- * participants and moves. The stored forms are
- * src/redis/leagues.ts's and src/redis/rankings.ts's; a cohort's page through the board's reads
- * (read.ts, a RunRef with its cohort).
+ * participants and moves. The stored forms are src/redis/leagues.ts's and src/redis/rankings.ts's;
+ * a cohort's page through the board's reads (read.ts, a RunRef with its cohort).
  */
 import { MAX_COHORT, tierIn } from '../../domain/leaderboards/league.js';
 import type { League, Leaderboard } from '../../model/entities.js';
