@@ -92,8 +92,6 @@ export interface Settings {
   connections: number;
   warmupS: number;
   durationS: number;
-  /** Seconds of one turn: the variants are measured in turns until each has had `durationS`. */
-  sliceS: number;
   timeoutS: number;
   users: number;
   idempotencyShare: number;
@@ -101,11 +99,6 @@ export interface Settings {
   redisUrl: string;
   /** BENCH_BASELINE: the commit each laurel variant is also run as of (`<name>@base`), or null. */
   baseline: { revision: string; commit: string } | null;
-  /**
-   * Seconds of one turn of a variant whose workers run (BENCH_SYSTEM_SLICE; by default the whole
-   * `durationS`, one continuous load: a drain that falls behind shows only over a long enough load).
-   */
-  systemSliceS: number;
   /** Seconds of each open-loop pass (BENCH_OPEN_DURATION; 0: none). */
   openLoopS: number;
   /** The variants that get an open-loop pass (BENCH_OPEN_LOOP). */
@@ -116,8 +109,6 @@ export interface Settings {
   drainSampleMs: number;
   /** Postgres of the variants whose workers run (DATABASE_URL). */
   databaseUrl: string;
-  /** Whether the variants not being measured were paused for each turn (BENCH_PAUSE_IDLE, bench/pause.ts). */
-  pauseIdle: boolean;
 }
 
 /** One measured pass of every selected variant, in the order they ran. */
@@ -408,15 +399,6 @@ export function mergeSlices(slices: WrkResult[]): WrkResult {
   };
 }
 
-/**
- * The turns (0-based, of `all`) in which a variant with `own` turns takes its own, spread over
- * the round: 4 of 4 take every turn; 1 of 4 the third (the middle, whatever the direction); 2 of 4
- * the second and the fourth.
- */
-export function turnIndexes(own: number, all: number): number[] {
-  return Array.from({ length: own }, (_, j) => Math.floor((j * all) / own) + Math.floor(all / (2 * own)));
-}
-
 /** The median; the mean of the two middle values for an even count. */
 export function median(values: number[]): number {
   if (values.length === 0) throw new Error('median of nothing');
@@ -664,26 +646,24 @@ export function renderMarkdown(report: Report): string {
   const lines = [
     `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}${m.postgres ? `, Postgres ${m.postgres}` : ''}, ${m.wrk}` +
       ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
-    `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant, in turns of ${s.sliceS} s;` +
+    `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant;` +
       ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.` +
       (report.variants.some((v) => v.drain !== null)
-        ? ` Variants whose workers run: ${s.systemSliceS === s.durationS ? `one load of ${s.durationS} s` : `turns of ${s.systemSliceS} s`}, each followed by the wait for` +
+        ? ` Variants whose workers run: their load followed by the wait for` +
           ` their drain (at most ${s.drainCapS} s); CPU per request includes that tail.`
         : '') +
-      (s.pauseIdle === true
-        ? ' The variants not being measured are paused (SIGSTOP) for each turn and open-loop pass.'
-        : ' Every variant runs for the whole round, those not being measured too (their workers\' background included).'),
+      ' Each variant runs alone: started, warmed up, measured and stopped before the next starts.',
     many
-      ? `${plural(n, 'round')}, each with a fresh server per variant, all started first, then measured in turns (forwards, then backwards),` +
+      ? `${plural(n, 'round')}, each with a fresh server per variant, one variant at a time,` +
         ` in rotated order (${orders}). req/s: each round's requests over its measured seconds, the median over rounds, then each round's` +
-        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile (in a round, the median' +
-        ' over its turns); CPU: each process\'s user and system time over the measured turns per request, the median over rounds' +
+        ' (round 1 first); spread: (max − min) / median; p50 and p99: the median over rounds of each percentile;' +
+        ' CPU: each process\'s user and system time over the measured load per request, the median over rounds' +
         ' (bench/cpu.ts); errors and responses: summed over rounds.'
       : '1 round: one measurement per variant; set BENCH_ROUNDS ≥ 3 to compare runs on a noisy machine.',
     `Machine speed before each round (a fixed JavaScript loop, ms; lower is faster): ${report.rounds.map((r) => int(r.speedProbeMs)).join(' / ')}.`,
     ...(s.baseline === null ? [] : [
       `Baseline: ${s.baseline.revision} (commit ${s.baseline.commit.slice(0, 12)}): each laurel variant also runs as of that commit,` +
-        ` as \`<variant>${baselineName('')}\`, in the same turns; \`<variant> / <variant>${baselineName('')}\` is this checkout's rate over the baseline's.`,
+        ` as \`<variant>${baselineName('')}\`, in the same rounds; \`<variant> / <variant>${baselineName('')}\` is this checkout's rate over the baseline's.`,
     ]),
     '',
     ...header,

@@ -1,42 +1,37 @@
 /**
- * The bench runner (`npm run bench`): in each of BENCH_ROUNDS rounds, start a fresh server for
- * each named variant of the metric-event workload (a child process each, on a free port), wait
- * until they are ready and prepare them; warm each up (discarded); then measure them in turns,
- * BENCH_SLICE seconds of wrk at a time, until each has had BENCH_DURATION seconds; stop them and
- * delete their Redis keys. Then print and write the report (medians over rounds, every round's
- * figures, per-round ratios).
- * Only one variant is loaded at a time: they share the machine's cores. Taking turns in short
- * slices puts every variant through the same minutes of the shared machine's drift, which moves a
- * one-after-another pass of 8 s by a tenth and more. The order rotates from round to round
- * (A B C, B C A, C A B, ...), and runs backwards every other slice, so no variant is always first
- * or last.
+ * The bench runner (`npm run bench`): in each of BENCH_ROUNDS rounds, each named variant of the
+ * metric-event workload alone, one after another: its server started (a child process, on a free
+ * port, with its workers where it has them), prepared, warmed up (discarded), measured for
+ * BENCH_DURATION seconds of wrk, given its open-loop pass, then stopped and its Redis keys (and its
+ * database) deleted before the next starts. Then print and write the report (medians over rounds,
+ * every round's figures, per-round ratios).
+ * Only one variant runs at a time: they share the machine's cores, and a variant left running
+ * while another is measured is not idle (its workers pass over the log every second, snapshot,
+ * send). The order rotates from round to round (A B C, B C A, C A B, ...), so no variant is
+ * always first or last, and the machine's drift over a run falls on each in turn.
  *
  * Environment (bench/README.md):
  *   BENCH_ROUNDS       rounds, each measuring every selected variant once (3)
  *   BENCH_DURATION     seconds measured per variant and round (8)
- *   BENCH_SLICE        seconds of one turn (2); BENCH_DURATION must be a multiple of it
  *   BENCH_WARMUP       seconds of discarded warm-up per variant and round (2; 0 skips it)
  *   BENCH_CONNECTIONS  open connections (64)
  *   BENCH_THREADS      wrk threads (2)
  *   BENCH_VARIANTS     comma-separated subset of variant names (all)
  *   BENCH_BASELINE     a git revision: each selected laurel variant also runs as of it (<name>@base),
- *                      in the same turns, with the ratio of the two per round (bench/baseline.ts)
- *   BENCH_SYSTEM_SLICE seconds of one turn of a variant whose workers run (BENCH_DURATION: one load)
+ *                      in the same rounds, with the ratio of the two per round (bench/baseline.ts)
  *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
  *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split,laurel-batch;
  *                      `all`, or `none`)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
- *   BENCH_PAUSE_IDLE   1: the variants not being measured are paused for each turn and open-loop pass
- *                      (bench/pause.ts: what that moves into each variant's own turns); 0: they run throughout (0)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
  * A variant whose workers run (laurel-system, laurel-system-2, laurel-split) is measured with its workers running:
- * during each of its loads and after it the runner reads the event log drain's backlog
- * (bench/drain.ts), waits until the drain has copied the load's events (so its drain never runs in
- * another variant's turn, and its CPU per event includes the drain's tail), and reads the CPU of
- * each process, Postgres's too (bench/cpu.ts). After the round's closed-loop turns, the variants
- * of BENCH_OPEN_LOOP get an open-loop pass at half their req/s in the round (bench/open-loop.ts).
+ * during its load and after it the runner reads the event log drain's backlog (bench/drain.ts),
+ * waits until the drain has copied the load's events (so its CPU per event includes the drain's
+ * tail), and reads the CPU of each process, Postgres's too (bench/cpu.ts). After its closed-loop
+ * load, a variant of BENCH_OPEN_LOOP gets an open-loop pass at half its req/s in the round
+ * (bench/open-loop.ts).
  *
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
@@ -52,11 +47,10 @@ import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } 
 import { BATCH_CAP_S, BatchMonitor, batchLine, mergeBatchTurns, type BatchTurn } from './batches.js';
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
-import { pause, resumeAll } from './pause.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
 import {
-  buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, turnIndexes, variantResult, writeReport,
+  buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type OpenLoopPass, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
 import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
@@ -90,11 +84,11 @@ function count(name: string, fallback: number, min: number): number {
 
 /**
  * The published setup: only a run with these (and every variant) replaces results/latest.* and
- * the README's table. Short passes, repeated over rounds: three rounds of 8 s per variant, in
- * turns of 2 s, say more on a noisy machine than one 30 s pass; a full run of the ten variants,
- * with the drain's tails and the open-loop passes, takes about a quarter of an hour.
+ * the README's table. Short passes, repeated over rounds: three rounds of 8 s per variant say more
+ * on a noisy machine than one 30 s pass; a full run of every variant, with the starts, the drain's
+ * tails and the open-loop passes, takes about half an hour.
  */
-const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, sliceS: 2, connections: 64, threads: 2, openLoopS: 8 };
+const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, connections: 64, threads: 2, openLoopS: 8 };
 
 /**
  * The open loop's variants by default: the floor, and the full scenario with and without the
@@ -119,8 +113,6 @@ function openLoopVariants(): string[] {
 function loadSettings(): Settings {
   const threads = count('BENCH_THREADS', DEFAULTS.threads, 1);
   const durationS = seconds('BENCH_DURATION', DEFAULTS.durationS, 1);
-  const sliceS = seconds('BENCH_SLICE', Math.min(DEFAULTS.sliceS, durationS), 1);
-  if (durationS % sliceS !== 0) throw new UsageError(`BENCH_DURATION (${durationS} s) must be a multiple of BENCH_SLICE (${sliceS} s)`);
   return {
     rounds: count('BENCH_ROUNDS', DEFAULTS.rounds, 1),
     threads,
@@ -128,7 +120,6 @@ function loadSettings(): Settings {
     connections: count('BENCH_CONNECTIONS', DEFAULTS.connections, threads),
     warmupS: seconds('BENCH_WARMUP', DEFAULTS.warmupS, 0),
     durationS,
-    sliceS,
     timeoutS: 5,
     users: 100_000,
     idempotencyShare: 0.1,
@@ -137,26 +128,12 @@ function loadSettings(): Settings {
     idempotencyPool: 20_000,
     redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
     baseline: null,
-    systemSliceS: systemSlice(durationS),
     openLoopS: seconds('BENCH_OPEN_DURATION', DEFAULTS.openLoopS, 0),
     openLoopVariants: openLoopVariants(),
     drainCapS: DRAIN_CAP_S,
     drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
     databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
-    pauseIdle: pauseIdle(),
   };
-}
-
-function pauseIdle(): boolean {
-  const raw = process.env.BENCH_PAUSE_IDLE ?? '0';
-  if (raw !== '0' && raw !== '1') throw new UsageError(`BENCH_PAUSE_IDLE must be 0 or 1, got "${raw}"`);
-  return raw === '1';
-}
-
-function systemSlice(durationS: number): number {
-  const s = seconds('BENCH_SYSTEM_SLICE', durationS, 1);
-  if (durationS % s !== 0) throw new UsageError(`BENCH_DURATION (${durationS} s) must be a multiple of BENCH_SYSTEM_SLICE (${s} s)`);
-  return s;
 }
 
 /** Why a run is not the published setup (so it writes `partial`); empty when it is. */
@@ -165,7 +142,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   if (settings.baseline !== null) reasons.push(`BENCH_BASELINE=${settings.baseline.revision} adds the baseline's variants`);
   else if (variants.length !== VARIANTS.length) reasons.push('BENCH_VARIANTS selects a subset');
   const differs: [string, keyof typeof DEFAULTS][] = [
-    ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'], ['BENCH_SLICE', 'sliceS'],
+    ['BENCH_ROUNDS', 'rounds'], ['BENCH_WARMUP', 'warmupS'], ['BENCH_DURATION', 'durationS'],
     ['BENCH_CONNECTIONS', 'connections'], ['BENCH_THREADS', 'threads'],
   ];
   for (const [env, key] of differs) {
@@ -173,8 +150,6 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   }
   if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
-  if (settings.systemSliceS !== settings.durationS) reasons.push(`BENCH_SYSTEM_SLICE=${settings.systemSliceS} (default BENCH_DURATION)`);
-  if (settings.pauseIdle) reasons.push('BENCH_PAUSE_IDLE=1 (default 0)');
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
   return reasons;
 }
@@ -257,9 +232,8 @@ function log(line: string): void {
 
 /**
  * One wrk pass against a session: the same script and arguments for every variant. `tag` names
- * the pass's idempotency keys: the warm-up has its own, and a variant's measured slices of a round
- * share one, so its share of replays is that of one pass of BENCH_DURATION seconds, whatever the
- * warm-up or the slicing.
+ * the pass's idempotency keys: the warm-up has its own, so the measured load's share of replays is
+ * that of one pass of BENCH_DURATION seconds, whatever the warm-up.
  */
 async function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal): Promise<WrkResult> {
   const batch = session.batch;
@@ -320,23 +294,6 @@ function pidsOf(session: Session, redisPid: number | null): Pids {
   return { server: primary, workers: session.workers?.proc.pid ?? null, redis: redisPid };
 }
 
-/** The processes of every variant but `r` (their servers and workers; pause() takes their children too). */
-function othersOf(r: Running, running: Running[]): number[] {
-  return running.filter((o) => o !== r)
-    .flatMap((o) => [o.session.child.proc.pid, o.session.workers?.proc.pid])
-    .filter((pid): pid is number => pid !== undefined);
-}
-
-/** Runs `f` with every other variant paused (BENCH_PAUSE_IDLE), and lets them go on whatever happens. */
-async function alone<T>(settings: Settings, r: Running, running: Running[], f: () => Promise<T>): Promise<T> {
-  if (settings.pauseIdle) pause(othersOf(r, running));
-  try {
-    return await f();
-  } finally {
-    resumeAll();
-  }
-}
-
 /** The runner's user + system CPU µs so far. */
 function runnerUs(): number {
   const u = process.cpuUsage();
@@ -388,132 +345,73 @@ async function stopSession(session: Session): Promise<void> {
 }
 
 /**
- * One round: every variant's server started and prepared, each warmed up, then measured in turns
- * of BENCH_SLICE seconds (forwards, then backwards) until each has had BENCH_DURATION seconds; a
- * variant whose workers run takes turns of BENCH_SYSTEM_SLICE seconds (one load of BENCH_DURATION
- * by default), each followed by the wait for its drain. Then the open-loop passes. The servers are
- * always stopped and their keys (and rows) deleted.
+ * One round: each variant alone, in the round's order. Its server (and workers) started and
+ * prepared, warmed up, measured for BENCH_DURATION seconds (a variant whose workers run: its load
+ * followed by the wait for its drain), given its open-loop pass, then stopped, its keys (and its
+ * database) deleted before the next variant starts: no variant runs during another's measurement,
+ * so none pays for another's background (its workers' passes, snapshots, webhooks' sender).
  */
 async function measureRound(
   order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal,
 ): Promise<VariantResult[]> {
-  const running: Running[] = [];
   const results: VariantResult[] = [];
+  for (const variant of order) results.push(await measureAlone(variant, settings, redis, redisPid, postgres, signal));
+  return results;
+}
+
+/** A variant's turn of a round: started, warmed up, measured, its open-loop pass, stopped and cleaned up. */
+async function measureAlone(
+  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal,
+): Promise<VariantResult> {
   const withPostgres = postgresTicks() !== null;
-  /** Databases created this round, dropped at its end whatever happens. */
-  const databases: string[] = [];
+  const port = await freePort(HOST);
+  const database = variant.postgres && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
+  let result: VariantResult | null = null;
+  let r: Running | null = null;
   try {
-    for (const variant of order) {
-      const port = await freePort(HOST);
-      const database = variant.postgres && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
-      if (database !== null) databases.push(database.name);
-      const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url });
-      const r: Running = {
-        variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
-        monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
-        drainTurns: [], database,
-        batches: session.batch === undefined || session.drain === null
-          ? null : new BatchMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
-        batchTurns: [],
-      };
-      running.push(r);
-      log(`${variant.name}: ${variant.description}`);
-      log(`  server pid ${session.child.proc.pid ?? '?'}${session.workers ? `, workers pid ${session.workers.proc.pid ?? '?'}` : ''} on ${HOST}:${port}`);
-      await waitReady(session.child, session.readyUrl, signal);
-      await variant.prepare?.(session, signal);
-      await settleDrain(r, 20, 'probe', signal);
-    }
+    const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url });
+    r = {
+      variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
+      monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
+      drainTurns: [], database,
+      batches: session.batch === undefined || session.drain === null
+        ? null : new BatchMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
+      batchTurns: [],
+    };
+    log(`${variant.name}: ${variant.description}`);
+    log(`  server pid ${session.child.proc.pid ?? '?'}${session.workers ? `, workers pid ${session.workers.proc.pid ?? '?'}` : ''} on ${HOST}:${port}`);
+    await waitReady(session.child, session.readyUrl, signal);
+    await variant.prepare?.(session, signal);
+    await settleDrain(r, 20, 'probe', signal);
     if (settings.warmupS > 0) {
-      log(`  warm-up ${settings.warmupS} s each`);
-      for (const r of running) {
-        r.warm = await load(settings, r.session, settings.warmupS, tagOf('warm'), signal);
-        await settleDrain(r, settings.drainCapS, 'warm-up', signal);
-      }
+      log(`  warm-up ${settings.warmupS} s`);
+      r.warm = await load(settings, session, settings.warmupS, tagOf('warm'), signal);
+      await settleDrain(r, settings.drainCapS, 'warm-up', signal);
     }
-    const normal = settings.durationS / settings.sliceS;
-    const system = settings.durationS / settings.systemSliceS;
-    const turns = Math.max(normal, system);
-    const plan = (r: Running) => turnIndexes(r.monitor === null ? normal : system, turns);
-    log(`  measuring ${settings.durationS} s each, in ${normal} turns of ${settings.sliceS} s` +
-      (running.some((r) => r.monitor !== null) ? ` (with workers: ${system} of ${settings.systemSliceS} s, each followed by the wait for the drain)` : ''));
-    const tags = running.map((r) => tagOf(`idem-${r.variant.name}`));
-    for (let k = 0; k < turns; k++) {
-      const turn = k % 2 === 0 ? running : [...running].reverse();
-      for (const r of turn) {
-        if (!plan(r).includes(k)) continue;
-        await alone(settings, r, running, async () => {
-          const sliceS = r.monitor === null ? settings.sliceS : settings.systemSliceS;
-          const pids = pidsOf(r.session, redisPid);
-          const before = sample(pids, withPostgres);
-          const ownBefore = runnerUs();
-          const pass = load(settings, r.session, sliceS, tags[running.indexOf(r)], signal);
-          let slice: WrkResult;
-          if (r.monitor === null) {
-            slice = await pass;
-          } else {
-            const evalBefore = await evalMicros(redis);
-            const hooksBefore = webhooksReceived();
-            // A batch variant's load ends, for the drain, once the workers have applied its items.
-            let batched = '';
-            const applied = r.batches === null ? pass : r.batches.watch(pass, BATCH_CAP_S, signal).then(({ result, batch }) => {
-              r.batchTurns.push(batch);
-              const tail = batch.emptiedAfterS === null || batch.emptiedAfterS === 0 ? '' : `, ${Math.round(batch.waitingAtLoadEnd / batch.emptiedAfterS)} events/s applied after the load`;
-              batched = `; ${Math.round(result.requests / (result.durationUs / 1e6))} events/s accepted${tail}; ${batchLine(batch, BATCH_CAP_S)}`;
-              return appliedSlice(result, batch, BATCH_CAP_S);
-            });
-            const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
-            r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
-            slice = watched.result;
-            r.drainTurns.push(watched.drain);
-            // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran, the
-            // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
-            let hooks = '';
-            if (r.variant.name.includes('hooks') && r.session.drain !== null) {
-              const tail = await waitForWebhooks(r.session.drain.databaseUrl, redis, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
-              const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
-              hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} waiting once drained, ${sent}`;
-            }
-            const rate = Math.round(slice.requests / (slice.durationUs / 1e6));
-            const figure = r.session.batch === undefined
-              ? `${rate} req/s`
-              : `${rate} events/s applied (${r.session.batch} a request${batched})`;
-            log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
-          }
-          const after = sample(pids, withPostgres);
-          r.runnerUs += runnerUs() - ownBefore;
-          r.slices.push(slice);
-          r.ticks = addTicks(r.ticks, before, after);
-        });
-      }
+    log(`  measuring ${settings.durationS} s${r.monitor === null ? '' : ', then the wait for the drain'}`);
+    await measureLoad(r, settings, redis, redisPid, withPostgres, signal);
+    const measured = mergeSlices(r.slices);
+    const cpu = perRequest(ZERO_SAMPLE, r.ticks, measured.requests);
+    result = variantResult(variant.name, variant.description, measured, r.warm, 0, cpu);
+    result.processes = variant.processes ?? null;
+    result.apiProcesses = variant.apiProcesses ?? null;
+    result.drain = mergeDrainTurns(r.drainTurns);
+    if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
+    result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
+    result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
+    log(`${variant.name}:${summary(result)}`);
+    if (settings.openLoopS > 0 && settings.openLoopVariants.includes(variant.name)) {
+      result.openLoop = await openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal);
+      const o = result.openLoop;
+      const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
+      log(`  ${variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
+        `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.batch == null ? '' : `; ${batchLine(o.batch, settings.drainCapS)}`}` +
+        `${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
     }
-    for (const r of running) {
-      const measured = mergeSlices(r.slices);
-      const cpu = perRequest(ZERO_SAMPLE, r.ticks, measured.requests);
-      const result = variantResult(r.variant.name, r.variant.description, measured, r.warm, 0, cpu);
-      result.processes = r.variant.processes ?? null;
-      result.apiProcesses = r.variant.apiProcesses ?? null;
-      result.drain = mergeDrainTurns(r.drainTurns);
-      if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
-      result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
-      result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
-      results.push(result);
-      log(`${r.variant.name}:${summary(result)}`);
-    }
-    if (settings.openLoopS > 0) {
-      for (const r of running) {
-        if (!settings.openLoopVariants.includes(r.variant.name)) continue;
-        const result = results.find((x) => x.name === r.variant.name)!;
-        result.openLoop = await alone(settings, r, running, () => openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal));
-        const o = result.openLoop;
-        const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
-        log(`  ${r.variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
-          `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.batch == null ? '' : `; ${batchLine(o.batch, settings.drainCapS)}`}` +
-          `${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
-      }
-    }
+    return result;
   } finally {
-    // Every step on its own: a failed clean-up neither hides the error that ended the round nor
-    // skips the next variant's.
+    // Every step on its own: a failed clean-up neither hides the error that ended the turn nor
+    // skips the next step.
     const step = async (what: string, f: () => Promise<void>) => {
       try {
         await f();
@@ -521,27 +419,74 @@ async function measureRound(
         log(`  WARNING: ${what} failed: ${(err as Error).message}`);
       }
     };
-    for (const r of running) {
-      await step(`stopping ${r.variant.name}`, () => stopSession(r.session));
-      // The port must be free again: a server still on it would take connections of the next run.
-      if (await portAnswers(r.port, HOST)) log(`  WARNING: something still answers on ${HOST}:${r.port} after ${r.variant.name} stopped`);
-      const result = results.find((x) => x.name === r.variant.name);
-      if (r.session.prefix !== null) {
-        await step(`deleting the keys of ${r.variant.name}`, async () => {
-          const deleted = await deleteByPrefix(redis, r.session.prefix!);
+    if (r !== null) {
+      const { session } = r;
+      await step(`stopping ${variant.name}`, () => stopSession(session));
+      // The port must be free again: a server still on it would take connections of the next variant.
+      if (await portAnswers(port, HOST)) log(`  WARNING: something still answers on ${HOST}:${port} after ${variant.name} stopped`);
+      if (session.prefix !== null) {
+        await step(`deleting the keys of ${variant.name}`, async () => {
+          const deleted = await deleteByPrefix(redis, session.prefix!);
           if (result) result.keysDeleted = deleted;
-          log(`  deleted ${deleted} keys under ${r.session.prefix}:`);
+          log(`  deleted ${deleted} keys under ${session.prefix}:`);
         });
       }
-      if (r.database !== null) {
-        const rows = await countRows(r.database.url);
-        if (result) result.postgresRows = rows;
-        log(`  ${rows ?? '?'} rows in Postgres (laurel_events, laurel_config); dropping the database ${r.database.name}`);
-      }
     }
-    for (const name of databases) await step(`dropping the database ${name}`, () => dropDatabase(postgres!, name));
+    if (database !== null) {
+      const rows = await countRows(database.url);
+      if (result) result.postgresRows = rows;
+      log(`  ${rows ?? '?'} rows in Postgres (laurel_events, laurel_config); dropping the database ${database.name}`);
+      await step(`dropping the database ${database.name}`, () => dropDatabase(postgres!, database.name));
+    }
   }
-  return results;
+}
+
+/**
+ * The measured load of a variant: BENCH_DURATION seconds of wrk; with workers, the drain watched
+ * during it and waited for after it (and a batch variant's items applied first), inside the CPU
+ * sampled: work the load called for.
+ */
+async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPid: number | null, withPostgres: boolean, signal: AbortSignal): Promise<void> {
+  const pids = pidsOf(r.session, redisPid);
+  const before = sample(pids, withPostgres);
+  const ownBefore = runnerUs();
+  const pass = load(settings, r.session, settings.durationS, tagOf(`idem-${r.variant.name}`), signal);
+  let slice: WrkResult;
+  if (r.monitor === null) {
+    slice = await pass;
+  } else {
+    const evalBefore = await evalMicros(redis);
+    const hooksBefore = webhooksReceived();
+    // A batch variant's load ends, for the drain, once the workers have applied its items.
+    let batched = '';
+    const applied = r.batches === null ? pass : r.batches.watch(pass, BATCH_CAP_S, signal).then(({ result, batch }) => {
+      r.batchTurns.push(batch);
+      const tail = batch.emptiedAfterS === null || batch.emptiedAfterS === 0 ? '' : `, ${Math.round(batch.waitingAtLoadEnd / batch.emptiedAfterS)} events/s applied after the load`;
+      batched = `; ${Math.round(result.requests / (result.durationUs / 1e6))} events/s accepted${tail}; ${batchLine(batch, BATCH_CAP_S)}`;
+      return appliedSlice(result, batch, BATCH_CAP_S);
+    });
+    const watched = await r.monitor.watch(applied, settings.drainCapS, signal);
+    r.samplerRedisUs += (await evalMicros(redis)) - evalBefore;
+    slice = watched.result;
+    r.drainTurns.push(watched.drain);
+    // The receiver is the runner's (bench/webhook-receiver.ts): what arrived while the load ran, the
+    // drain caught up and the sender sent what the outbox held (inside the CPU sampled: work the load called for).
+    let hooks = '';
+    if (r.variant.name.includes('hooks') && r.session.drain !== null) {
+      const tail = await waitForWebhooks(r.session.drain.databaseUrl, redis, r.session.drain.prefix, watched.loadEndMs, settings.drainCapS);
+      const sent = tail.sentAfterS === null ? `not all sent ${settings.drainCapS} s after the load` : `all sent ${tail.sentAfterS.toFixed(2)} s after the load`;
+      hooks = `; webhooks: ${webhooksReceived() - hooksBefore} received, ${tail.waiting} waiting once drained, ${sent}`;
+    }
+    const rate = Math.round(slice.requests / (slice.durationUs / 1e6));
+    const figure = r.session.batch === undefined
+      ? `${rate} req/s`
+      : `${rate} events/s applied (${r.session.batch} a request${batched})`;
+    log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
+  }
+  const after = sample(pids, withPostgres);
+  r.runnerUs += runnerUs() - ownBefore;
+  r.slices.push(slice);
+  r.ticks = addTicks(r.ticks, before, after);
 }
 
 /**
@@ -640,8 +585,8 @@ async function main(): Promise<number> {
     const redisPid = await localRedisPid(redis);
     const passes = settings.rounds * variants.length;
     log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
-      `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round ` +
-      `in turns of ${settings.sliceS} s ` +
+      `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round, ` +
+      'each variant alone ' +
       `(${passes * (settings.warmupS + settings.durationS)} s of load in all); ` +
       `${machine.cpus} CPUs, load ${machine.loadAverageAtStart[0].toFixed(2)}`);
     for (let i = 0; i < settings.rounds; i++) {
@@ -685,7 +630,6 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    resumeAll();
     await stopAll();
     redis.disconnect();
     await postgres?.end().catch(() => {});

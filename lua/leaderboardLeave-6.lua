@@ -7,7 +7,7 @@
   The change is ordered among the user's events by its log entry id (the identification's or the
   event's): every event before it read the old value, every event after it reads the new one. The
   departure keeps that id in the sequences hash whether or not the user is a member now, so a
-  placement of an earlier event that arrives later (lua/leaderboardRank-7.lua) changes nothing; and
+  placement of an earlier event that arrives later (lua/leaderboardRank-8.lua) changes nothing; and
   it changes nothing itself when the user holds a later event's place here (they came back).
 
   Leaving may lower the entry threshold of a full ranking: the falls counter counts it, and the

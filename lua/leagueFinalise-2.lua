@@ -8,7 +8,7 @@
   second worker or after a kill, moves nobody twice.
 
   KEYS[1] the cohort's ranking   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:r   zset,
-          members '<order>|<user id>' (lua/leaderboardRank-7.lua)
+          members '<order>|<user id>' (lua/leaderboardRank-8.lua)
   KEYS[2] the cohort's outcome   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:o   hash:
           u:<user id> -> '<p|d|s>|<rank>|<value>'; n the participants; p, d, s how many moved so
 

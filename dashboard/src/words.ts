@@ -1,7 +1,7 @@
 /**
  * Figures in words, as the pages show them: a count with its noun, a bucket of points or of a
  * streak's length, a board's runs and what it ranks, a moment or a day in the browser's locale, a
- * type's snake_case name.
+ * type's snake_case name, how many a board ranks.
  */
 
 /** "1 user", "3 users". */
@@ -24,6 +24,11 @@ export function streakRange(b: { from: number; to: number | null }, period: stri
 /** The unit of a streak's period: "day" for a daily streak. */
 export function periodOf(frequency: string): string {
   return frequency === 'weekly' ? 'week' : frequency === 'monthly' ? 'month' : 'day';
+}
+
+/** How many a board ranks: "the top 100", "every participant" (a board without a cap). */
+export function sizeOf(b: { maxParticipants: number | null }): string {
+  return b.maxParticipants === null ? 'every participant' : `the top ${b.maxParticipants.toLocaleString('en')}`;
 }
 
 /** A board's runs: "one run", "weekly", "every 3 days", "monthly", "every 2 years". */

@@ -3,7 +3,7 @@
   A streak board's run loses the users whose streak is lost by `now` (ms): each placement records
   when the user's streak is lost if nothing happens, and their next extension places them again.
   Leaving lowers the ranking's entry threshold, like a value going down: the falls counter counts
-  it (lua/leaderboardRank-7.lua). Run before a board is read and before a streak placement, so
+  it (lua/leaderboardRank-8.lua). Run before a board is read and before a streak placement, so
   neither the ranks nor the cap count streaks that are gone.
 ]]
 local function pruneLost(rankingKey, membersKey, expiryKey, fallsKey, sequencesKey, now)

@@ -1,7 +1,7 @@
 --[[
   before(a, b) -> whether stream entry id a ('<ms>-<n>') comes before b; false when either is not
   one. Leaderboard placements and departures are ordered by the log entry ids of the user's events
-  and identifications (lua/leaderboardRank-7.lua), the streak rankings and points totals too.
+  and identifications (lua/leaderboardRank-8.lua), the streak rankings and points totals too.
   Without patterns or numbers (both dear in Lua): the parts have no leading zeros, so a longer
   part is a larger one, and parts of one length compare as text.
 ]]

@@ -19,6 +19,7 @@ import { adminPointsLevelRoutes } from '../routes/admin/points-levels.js';
 import { adminPointsBoostRoutes } from '../routes/admin/points-boosts.js';
 import { adminLeaderboardRoutes } from '../routes/admin/leaderboards.js';
 import { adminLeagueRoutes } from '../routes/admin/leagues.js';
+import { adminLeaderboardStatsRoutes } from '../routes/admin/leaderboard-stats.js';
 import { achievementRoutes } from '../routes/app/achievements.js';
 import { adminStreakRoutes } from '../routes/admin/streaks.js';
 import { adminStreakSettingsRoutes } from '../routes/admin/streak-settings.js';
@@ -73,7 +74,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...pointsRoutes(svc), ...leaderboardRoutes(svc), ...leagueRoutes(svc), ...emailLinkRoutes(svc), liveRoute(), ...dashboardRoutes(),
     ...adminRoutes(svc), ...applicationKeyRoutes(svc), ...adminAchievementRoutes(svc),
     ...adminPointsSystemRoutes(svc), ...adminPointsTriggerRoutes(svc), ...adminPointsLevelRoutes(svc), ...adminPointsBoostRoutes(svc),
-    ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc),
+    ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc), ...adminLeaderboardStatsRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
     ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),

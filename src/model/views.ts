@@ -721,3 +721,19 @@ export interface LeagueSummaryView {
     cohorts: { cohort: string; participants: number; moves: LeagueMovesView | null }[];
   })[];
 }
+
+/** `GET /admin/v1/leaderboards/:id/stats`: a run's participants, rank changes and score distribution, and the runs before it. */
+export interface LeaderboardStatsView {
+  leaderboardId: string;
+  key: string;
+  run: string;
+  runEnd: string | null;
+  participants: number;
+  /** Breakdown groups of the run (0 on a board without breakdown attributes). */
+  groups: number;
+  rankChanges: { entered: number; moved: number; pushedOut: number };
+  /** `from ≤ value < to`, the last bucket `to` too; empty while nobody ranks. */
+  distribution: { from: number; to: number; participants: number }[];
+  /** The run and up to nine before it, newest first. */
+  runs: { run: string; runEnd: string | null; participants: number }[];
+}

@@ -60,6 +60,8 @@
  *                                                        gate: src/engine/leaderboards/skip-below-threshold.ts)
  *   <prefix>:{lb:…}:q                                  hash user -> log entry id of the event whose
  *                                                        value a member holds (leaderboardRank.lua)
+ *   <prefix>:{lb:…}:s                                  hash: the run's rank changes (entered, moved,
+ *                                                        pushedOut; leaderboardRank.lua)
  *   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:r  a league's cohort n of a tier in a run: a ranking
  *                                                        of its own (its own slot), with the run's keys
  *                                                        above (:m, :h:<uid>, :a:<uid>, :q ...)
@@ -201,12 +203,14 @@ export interface LeaderboardKeys {
   members: string;
   expiry: string;
   falls: string;
-  /** hash user -> the log entry id of the event whose value the member holds (lua/leaderboardRank-7.lua) */
+  /** hash user -> the log entry id of the event whose value the member holds (lua/leaderboardRank-8.lua) */
   sequences: string;
   /** hash user -> '<rank>|<value>' as `leaderboard.rank_changed` last saw it (src/engine/webhooks/rankings.ts) */
   reported: string;
   /** hash user -> '<rank>|<value>' as the live publisher last published them (src/engine/live/boards.ts) */
   live: string;
+  /** hash: the run's rank changes, counted as it moves (lua/leaderboardRank-8.lua) */
+  stats: string;
   history(userId: string): string;
   awards(userId: string): string;
 }
@@ -226,7 +230,7 @@ export interface StreakRankingKeys {
 /** A leaderboard run's keys from their common part, `<prefix>:{lb:<tag>}:`. */
 function runKeys(base: string): LeaderboardKeys {
   return {
-    ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w', live: base + 'lv',
+    ranking: base + 'r', members: base + 'm', expiry: base + 'x', falls: base + 'f', sequences: base + 'q', reported: base + 'w', live: base + 'lv', stats: base + 's',
     history: (userId) => `${base}h:${escapeId(userId)}`, awards: (userId) => `${base}a:${escapeId(userId)}`,
   };
 }
@@ -421,7 +425,7 @@ export class Keys {
   }
 
   /**
-   * A league cohort's ranking in a run (lua/leaderboardRank-7.lua), on a slot of its own: `n` from
+   * A league cohort's ranking in a run (lua/leaderboardRank-8.lua), on a slot of its own: `n` from
    * 0; with its outcome once the run is final (lua/leagueFinalise-2.lua), on the same slot.
    */
   leagueCohort(tenant: string, boardId: string, run: string, tier: number, n: number): LeaderboardKeys & { outcome: string } {

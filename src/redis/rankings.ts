@@ -1,6 +1,6 @@
 /**
  * The rankings' stored forms, read in one place: a ranking's members are `<order>|<user id>`
- * (lua/leaderboardRank-7.lua, lua/streakRank-4.lua: the order breaks ties, the earlier first), its
+ * (lua/leaderboardRank-8.lua, lua/streakRank-4.lua: the order breaks ties, the earlier first), its
  * scores the values; a run's `:lv` hash and the webhooks' `:wr` hash keep a user's last place seen
  * as `<rank>|<value>`.
  */

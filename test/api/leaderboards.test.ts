@@ -277,7 +277,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     const now = Date.parse('2026-07-01T10:00:00Z');
     // Phase 2 of one user's events, as the api sends them: the value, and the event's log entry id.
     const rank = (user: string, value: number, seq: string) => redis.leaderboardRank(
-      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences,
+      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences, k.stats,
       user, String(value), String(999_999_999_999_999 - now), 2, now, '', seq,
     );
     const score = async (user: string) => {
@@ -311,7 +311,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
     const t = Date.parse('2026-07-01T10:00:00Z');
     // An award's placement: its order from its event's log entry id (the event path's), its number and points.
     const award = (k: ReturnType<typeof keys.leaderboard>, user: string, ms: number, n: number, points: number) => redis.leaderboardRank(
-      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences,
+      k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences, k.stats,
       user, '0', orderOf(ms, `${ms}-0`), 5, ms, '', '', String(n), String(points),
     );
     const ranking = async (k: ReturnType<typeof keys.leaderboard>) => (await redis.zrevrange(k.ranking, 0, -1)).map((m) => m.slice(m.indexOf('|') + 1));
@@ -347,7 +347,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
         const pick = picks[Symbol.iterator]();
         while (pending.length > 0) {
           const [p] = pending.splice(pick.next().value % pending.length, 1);
-          await redis.leaderboardRank(k.ranking, k.members, k.history(p.user), k.awards(p.user), k.expiry, k.falls, k.sequences,
+          await redis.leaderboardRank(k.ranking, k.members, k.history(p.user), k.awards(p.user), k.expiry, k.falls, k.sequences, k.stats,
             p.user, String(p.total), String(999_999_999_999_999 - now), 10, now, '', p.seq);
         }
         // A board of 10 holds every user: each with the total of their last event.
@@ -430,7 +430,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const k = keys.leaderboard('_', 'falls-board', '2026-01-01', '');
       const place = async (user: string, value: number, max: number) => {
         const [rank, , threshold, falls] = await redis.leaderboardRank(
-          k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences, user, String(value), '000000000000001', max, 0, '', '');
+          k.ranking, k.members, k.history(user), k.awards(user), k.expiry, k.falls, k.sequences, k.stats, user, String(value), '000000000000001', max, 0, '', '');
         return { rank, threshold, falls };
       };
       await place('f1', 10, 3);
@@ -615,18 +615,18 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect(move).not.toBe(first);
       expect(await rows('moves-race', 'eu')).toEqual([]);
       const now = Date.parse(`${created.start}T10:00:00Z`);
-      const late = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+      const late = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences, eu.stats,
         'mr1', '6', orderOf(now), '-5', String(now), '', pending);
       expect(late[0]).toBe(0);
       // An award sum of such an event too.
-      const sum = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+      const sum = await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences, eu.stats,
         'mr1', '0', orderOf(now), '-5', String(now), '', pending, '1', '10');
       expect(sum[0]).toBe(0);
       expect(await rows('moves-race', 'eu')).toEqual([]);
       expect(await redis.hget(eu.sequences, 'mr1')).toBe(move);
       // A departure older than the place the user holds changes nothing (they came back since).
       const later = `${Number(move.split('-')[0]) + 1}-0`;
-      expect((await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences,
+      expect((await redis.leaderboardRank(eu.ranking, eu.members, eu.history('mr1'), eu.awards('mr1'), eu.expiry, eu.falls, eu.sequences, eu.stats,
         'mr1', '8', orderOf(now), '-5', String(now), '', later))[0]).toBe(1);
       expect(await redis.leaderboardLeave(eu.ranking, eu.members, eu.history('mr1'), eu.expiry, eu.falls, eu.sequences, 'mr1', move, String(now))).toBe(0);
       expect(await rows('moves-race', 'eu')).toEqual([['mr1', 8]]);
@@ -767,7 +767,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const k = keys.leaderboard('_', 'fold-board', '2026-01-01', '');
       const awards = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [String(from + i), String(from + i)]).flat();
       const place = async (pairs: string[]) => (await redis.leaderboardRank(
-        k.ranking, k.members, k.history('fu'), k.awards('fu'), k.expiry, k.falls, k.sequences, 'fu', '0', '000000000000001', 10, 0, '', '', ...pairs))[0];
+        k.ranking, k.members, k.history('fu'), k.awards('fu'), k.expiry, k.falls, k.sequences, k.stats, 'fu', '0', '000000000000001', 10, 0, '', '', ...pairs))[0];
       const sum = (n: number) => (n * (n + 1)) / 2;
       expect(await place(awards(1, 150))).toBe(1);
       expect(await redis.zscore(k.ranking, (await redis.hget(k.members, 'fu'))!)).toBe(String(sum(150)));
@@ -926,7 +926,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const seq = (r as string).split('\n')[7];
       expect(await redis.hget(k.sequences, 'p2')).toBe(seq);
       const earlier = `${Number(seq.split('-')[0]) - 1}-0`;
-      const late = await redis.leaderboardRank(k.ranking, k.members, k.history('p2'), k.awards('p2'), k.expiry, k.falls, k.sequences,
+      const late = await redis.leaderboardRank(k.ranking, k.members, k.history('p2'), k.awards('p2'), k.expiry, k.falls, k.sequences, k.stats,
         'p2', '1', orderOf(now - 1), '1000', String(now), '', earlier);
       expect(late[0]).toBe(1);
       expect((await c.request('GET', '/api/leaderboards/plays')).body.rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);

@@ -2,7 +2,9 @@
  * The leaderboards page in a real browser, under the manual clock: a daily board grouped by a user
  * attribute, its rankings in a group, the previous run's (kept after the day changed), and the
  * lifecycle actions of the spec's state table (pause, activate, a refused move, finish); the
- * past runs of a board with their winners once the workers finalised them.
+ * past runs of a board with their winners once the workers finalised them; a board without a cap
+ * created by leaving its size empty, a run's participants counted beyond the page shown, and its
+ * statistics (rank changes, the values' distribution).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
@@ -38,10 +40,10 @@ describe('the dashboard\'s leaderboards', () => {
     await page.getByLabel('Group: plan').fill('pro');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Ann1']);
-    await expect.poll(runStatus).toBe('Run from 2026-03-03 to 2026-03-03');
+    await expect.poll(runStatus).toBe('Run from 2026-03-03 to 2026-03-03; 1 participant');
     await page.getByRole('button', { name: 'Previous run' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Bob5', '2Ann3']);
-    await expect.poll(runStatus).toMatch(/^Run from 2026-03-02 to 2026-03-02/);
+    await expect.poll(runStatus).toMatch(/^Run from 2026-03-02 to 2026-03-02.*; 2 participants$/);
     await page.getByLabel('Group: plan').fill('free');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => rows.allTextContents()).toEqual(['1Cid9']);
@@ -78,6 +80,47 @@ describe('the dashboard\'s leaderboards', () => {
     expect(await page.getByRole('button', { name: /^(Activate|Schedule|Pause|Finish) Daily$/ }).count()).toBe(0);
     await d.shot('leaderboards-lifecycle');
     expect((await s.request('GET', '/admin/v1/leaderboards')).body).toMatchObject([{ key: 'daily', status: 'finished' }]);
+  });
+
+  it('creates a board without a cap, says what each board ranks, and counts the participants beyond the page', async () => {
+    const { page, s } = d;
+    await s.metrics('quizzes');
+    await page.reload();
+    await page.getByLabel('Name').fill('Everyone');
+    await page.getByLabel('Key').fill('everyone');
+    await page.getByLabel('Ranks the metric').selectOption({ label: 'Metric quizzes' });
+    await page.getByLabel(/^Participants/).fill('');
+    await page.getByRole('button', { name: 'Create leaderboard' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'everyone', exact: true }) });
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toContain('every participant');
+    const boards = (await s.request('GET', '/admin/v1/leaderboards?limit=100')).body as { key: string; maxParticipants: number | null }[];
+    expect(boards.find((b) => b.key === 'everyone')).toMatchObject({ maxParticipants: null });
+    expect(boards.find((b) => b.key === 'daily')).toMatchObject({ maxParticipants: 100 });
+    const daily = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'daily', exact: true }) });
+    expect(await daily.getByRole('cell').allTextContents()).toContain('the top 100');
+
+    // 105 users through one batch (the workers apply it): the rankings show the first 100 and count all of them.
+    const items = Array.from({ length: 105 }, (_, i) => ({ key: 'quizzes', user: { id: `q${i + 1}` }, value: i + 1 }));
+    const batch = await s.request('POST', '/admin/v1/metrics/events', { body: items });
+    expect(batch.status, batch.text).toBe(202);
+    const status = page.locator('[aria-label="Rankings of Everyone"]').getByRole('status');
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Rankings of Everyone' }).click();
+      return status.textContent();
+    }).toMatch(/; 105 participants, the first 100 shown$/);
+    expect(await page.locator('table.rankings tbody tr').count()).toBe(100);
+    await expect.poll(() => page.locator('table.rankings tbody tr').first().textContent()).toBe('1q105105');
+
+    // The run's statistics: its participants and entries, the values 1 to 105 in buckets of 11.
+    const stats = page.getByRole('region', { name: 'Statistics of the run' });
+    await expect.poll(() => stats.locator('p.changes').textContent())
+      .toBe('105 participants; 105 entries, 0 moves by a user\'s own value, 0 users pushed out of the full board');
+    const values = stats.getByRole('table', { name: 'Values' }).locator('tr');
+    expect(await values.locator('th').allTextContents()).toEqual([
+      '1 to 11', '12 to 22', '23 to 33', '34 to 44', '45 to 55', '56 to 66', '67 to 77', '78 to 88', '89 to 99', '100 to 105',
+    ]);
+    expect(await values.locator('td.n').allTextContents()).toEqual([...Array(9).fill('11 users'), '6 users']);
+    await d.shot('leaderboards-stats');
   });
 
   it('creates boards ranking a points system and the streak, and refuses a repeating streak board', async () => {

@@ -21,7 +21,7 @@ import {
 import { runReporting } from '../../bench/processes.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
-  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, turnIndexes, variantResult,
+  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import type { WrkResult } from '../../bench/wrk.js';
@@ -275,13 +275,6 @@ describe('bench: the whole system over rounds (bench/report.ts)', () => {
     const p99 = judgeSystemTarget({ variant: 'laurel-system', figure: 'open-loop-p99', threshold: 10 }, rounds);
     expect(p99).toMatchObject({ value: 9, roundsMet: 2, met: true });
     expect(judgeSystemTarget({ variant: 'laurel-split', figure: 'drain-lag', threshold: 2 }, rounds)).toMatchObject({ met: null, roundsMeasured: 0 });
-  });
-
-  it('spreads a variant\'s fewer, longer turns over the round', () => {
-    expect(turnIndexes(4, 4)).toEqual([0, 1, 2, 3]);
-    expect(turnIndexes(1, 4)).toEqual([2]);
-    expect(turnIndexes(2, 4)).toEqual([1, 3]);
-    expect(turnIndexes(4, 8)).toEqual([1, 3, 5, 7]);
   });
 });
 

@@ -63,6 +63,7 @@ export const SKIPPED: Skipped[] = [
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (docs/webhooks.md)' },
   { family: 'app', method: 'GET', path: /^\/users\/[^/]+\/leagues\/[^/]+$/, reason: 'laurel\'s own: a user\'s league (docs/api.md, "Leagues")' },
   { family: 'admin', method: 'GET', path: /^\/leaderboards\/[^/]+\/league$/, reason: 'laurel\'s own: a league\'s run per tier (docs/api.md, "Leagues")' },
+  { family: 'admin', method: 'GET', path: /^\/leaderboards\/[^/]+\/stats$/, reason: 'laurel\'s own: a board\'s statistics (docs/api.md, "A board\'s statistics")' },
   { family: 'app', method: 'GET', path: /^\/live$/, reason: 'laurel\'s own: live updates over WebSocket (docs/live.md; docs/live.md)' },
   { family: 'ops', method: '*', path: /^\/(unsubscribe|preferences)\/[^/]+$/, reason: 'the links of emails: HTML pages and the one-click unsubscribe, without a key' },
 ];

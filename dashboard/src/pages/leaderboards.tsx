@@ -16,7 +16,7 @@ import { useConfirm } from '../confirm.js';
 import { errorsOf, Field, fieldSetter, NameKey } from '../form.js';
 import { ItemTable, useList } from '../list.js';
 import type { AttributeView as Attribute, MetricView, PointsSystemAdminView } from '../types.js';
-import { ranksOf, runsOf } from '../words.js';
+import { ranksOf, runsOf, sizeOf } from '../words.js';
 import { EditBoard } from './leaderboards/edit.js';
 import { RankFields, RunFields, runOf } from './leaderboards/fields.js';
 import { Lifecycle } from './leaderboards/lifecycle.js';
@@ -74,7 +74,9 @@ export function LeaderboardsPage({ session }: { session: Session }) {
     setDone('');
     const run = runOf(form.runUnit, form.runInterval);
     const item = {
-      name: form.name, key: form.key, rankBy: form.rankBy, maxParticipants: Number(form.maxParticipants),
+      name: form.name, key: form.key, rankBy: form.rankBy,
+      // Empty ranks every participant (a board without a cap).
+      maxParticipants: form.maxParticipants.trim() === '' ? null : Number(form.maxParticipants),
       status: statusFor(form, new Date().toISOString().slice(0, 10)),
       ...(form.rankBy === 'metric' && { metricId: form.metricId }),
       ...(form.rankBy === 'points' && { pointsSystemId: form.pointsSystemId }),
@@ -110,8 +112,8 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <h2>New leaderboard</h2>
         <RankFields prefix="board" form={form} errors={errors} set={set} metrics={metrics} systems={systems} />
         <NameKey prefix="board" form={form} errors={errors} set={set} />
-        <Field id="board-size" label="Participants (at most)" error={errors.maxParticipants}>
-          <input id="board-size" type="number" min="1" max="1000" value={form.maxParticipants} required onInput={set('maxParticipants')} />
+        <Field id="board-size" label="Participants (at most; empty: every one)" error={errors.maxParticipants}>
+          <input id="board-size" type="number" min="1" max="1000" value={form.maxParticipants} placeholder="every one" onInput={set('maxParticipants')} />
         </Field>
         <RunFields prefix="board" form={form} errors={errors} set={set} attributes={attributes}
           startHint="Empty: today, or the next Monday for a board every 7 days. A start after today schedules the board." />
@@ -123,6 +125,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         columns={[
           { head: 'Key', cell: (b) => <code>{b.key}</code> }, { head: 'Name', cell: (b) => b.name },
           { head: 'Ranks by', cell: (b) => rankWords(b) }, { head: 'Runs', cell: (b) => `${runsOf(b)} from ${b.start}` }, { head: 'Status', cell: (b) => b.status },
+          { head: 'Participants', cell: (b) => sizeOf(b) },
         ]}
         actions={(b) => (
           <>

@@ -1,5 +1,5 @@
 /**
- * A user's rank history on a leaderboard run. The placement scripts (lua/leaderboardRank-7.lua,
+ * A user's rank history on a leaderboard run. The placement scripts (lua/leaderboardRank-8.lua,
  * lua/leaderboardLeave-6.lua) keep one entry per change of the user's own rank or value, newest
  * first, the last 100 of each run: `<ms>|<previous rank>|<rank>|<previous value>|<value>`, a rank
  * of 0 and an empty value for off the board. Readers see days: `GET users/{id}/leaderboards/{key}`

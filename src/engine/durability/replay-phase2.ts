@@ -13,7 +13,7 @@ import { groupResolver, place, pointsPlacements, streakPlacements, type Placemen
  * it changed (src/engine/streaks/rankings.ts), and the user's current standing on the
  * boards the event concerns, from the user's state now (absolute values, so
  * placing them again where phase 2 did run changes nothing). `seq`, the event's log entry id,
- * orders the placement among the user's others (lua/leaderboardRank-7.lua): the state now is at
+ * orders the placement among the user's others (lua/leaderboardRank-8.lua): the state now is at
  * least as new as the event, and a placement of an earlier event that arrives later changes
  * nothing.
  */

@@ -10,7 +10,7 @@
  *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
  * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is (or
  *    this run's: the place kept first is the user's).
- * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-7.lua): the user's absolute
+ * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-8.lua): the user's absolute
  *    value (or the run's awards by number), as on a board.
  * Each step is idempotent, and a later one is only reached once the earlier ones are done: a
  * process that dies between two leaves the user joined (2) but not kept (3), or kept but not
@@ -35,7 +35,7 @@ export interface LeagueValue {
   value: string;
   awards?: string[];
   order: string;
-  /** The event's log entry id, or '' (lua/leaderboardRank-7.lua ARGV[7]). */
+  /** The event's log entry id, or '' (lua/leaderboardRank-8.lua ARGV[7]). */
   seq: string;
 }
 

@@ -11,7 +11,7 @@
  *
  * The departure carries the log entry id of the script that made the change: events before it read
  * the old group, events after it the new one, so a late placement of an earlier event in the old
- * group changes nothing (lua/leaderboardRank-7.lua).
+ * group changes nothing (lua/leaderboardRank-8.lua).
  */
 import { attributeField, attributeOfField } from '../../model/fields.js';
 import { perObject } from '../../lib/memo.js';

@@ -1,5 +1,5 @@
 /**
- * The codec of lua/leaderboardRank-7.lua: a user's value in a leaderboard run's capped ranking
+ * The codec of lua/leaderboardRank-8.lua: a user's value in a leaderboard run's capped ranking
  * (phase 2; a Redis function of the event path's library). Its arguments stay positional: a
  * placement is on the event path, and a caller's object would be built per board and event.
  */
@@ -10,7 +10,7 @@ import type { LeaderboardKeys } from '../keys.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     leaderboardRank(
-      ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, sequences: string,
+      ranking: string, members: string, history: string, awards: string, expiry: string, falls: string, sequences: string, stats: string,
       userId: string, value: string | number, order: string, max: number | string, now: number | string, expiryMs: number | string, seq: string,
       ...awardPairs: (string | number)[]
     ): Result<Answer, Context>;
@@ -30,6 +30,6 @@ export function run(
   expiry: number | '', seq: string, awards: (string | number)[] | undefined,
 ): Promise<Answer> {
   return awards === undefined
-    ? redis.leaderboardRank(k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences, userId, value, order, max, now, expiry, seq)
-    : redis.leaderboardRank(k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences, userId, value, order, max, now, expiry, seq, ...awards);
+    ? redis.leaderboardRank(k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences, k.stats, userId, value, order, max, now, expiry, seq)
+    : redis.leaderboardRank(k.ranking, k.members, k.history(userId), k.awards(userId), k.expiry, k.falls, k.sequences, k.stats, userId, value, order, max, now, expiry, seq, ...awards);
 }

@@ -8,9 +8,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
 import type { LeaderboardAdminView } from '../../types.js';
-import { moment } from '../../words.js';
+import { count, moment } from '../../words.js';
 import { GroupFields, groupQuery, useSeenValues, type GroupAttribute } from './groups.js';
 import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
+import { BoardStats } from './stats.js';
 
 export type Board = LeaderboardAdminView;
 
@@ -63,7 +64,7 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
         {board.runUnit !== undefined && <button type="button" disabled={first} title={first ? 'This is the board\'s first run' : undefined} onClick={previous}>Previous run</button>}
       </form>
       <p class="muted" role="status">
-        {group === null && seen !== null ? `Choose a group: this board ranks its users apart by ${names}.` : answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${moment(answer.finalised)}`}`}
+        {group === null && seen !== null ? `Choose a group: this board ranks its users apart by ${names}.` : answer === null ? 'Loading…' : answer.run === '' ? '' : `Run from ${answer.run}${answer.runEnd === null ? '' : ` to ${answer.runEnd}`}${answer.finalised === null ? '' : `, finalised ${moment(answer.finalised)}`}; ${count(answer.participants, 'participant')}${answer.participants > (rows?.length ?? 0) && rows !== null && rows.length > 0 ? `, the first ${rows.length} shown` : ''}`}
       </p>
       {answer !== null && group !== null && <Winners answer={answer} />}
       {group === null && seen !== null ? null : rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">Nobody ranks yet.</p> : (
@@ -72,6 +73,7 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
           <tbody>{rows.map((r) => <tr key={r.userId}><td>{r.rank}</td><td>{r.userName ?? r.userId}</td><td>{r.value}</td></tr>)}</tbody>
         </table>
       )}
+      {answer !== null && answer.run !== '' && <BoardStats session={session} boardId={board.id} run={answer.run} />}
       {current !== null && group !== null && (
         <PastRuns session={session} boardKey={board.key} start={board.start} group={current.group} current={current.answer} onShow={show} />
       )}

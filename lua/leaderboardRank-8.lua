@@ -27,6 +27,10 @@
   KEYS[7] sequences              <prefix>:{...}:q                                   hash user -> the log
           entry id of the event whose value the member holds; in a breakdown group's ranking, also
           of the identification or event that moved a user out of the group (leaderboardLeave)
+  KEYS[8] rank changes           <prefix>:{...}:s                                   hash: the run's counts of
+          users who entered ('entered'), who moved to another rank by their own value ('moved'),
+          and who were pushed out of a full capped ranking ('pushedOut'): the board's statistics
+          (src/engine/leaderboards/stats.ts), counted as it moves
 
   Order: the placements of one user's events may arrive in another order than their phase 1 ran
   (two requests at once: their continuations await different things, or reach the board's node on
@@ -73,6 +77,7 @@ local awardsKey = KEYS[4]
 local expiryKey = KEYS[5]
 local fallsKey = KEYS[6]
 local sequencesKey = KEYS[7]
+local statsKey = KEYS[8]
 
 local userId = ARGV[1]
 local value = ARGV[2]
@@ -201,6 +206,7 @@ else
     if tonumber(value) > tonumber(lowest[2]) then
       local leaving = string.match(lowest[1], '^[^|]*|(.*)$')
       redis.call('ZREM', rankingKey, lowest[1])
+      redis.call('HINCRBY', statsKey, 'pushedOut', 1)
       redis.call('HDEL', membersKey, leaving)
       redis.call('HDEL', sequencesKey, leaving)
       if expiry ~= '' then redis.call('ZREM', expiryKey, leaving) end
@@ -222,6 +228,9 @@ local threshold, falls = entry(size, lowest)
 if rank ~= previousRank or (entered and tonumber(previousValue) ~= tonumber(value)) then
   local length = redis.call('LPUSH', historyKey, string.format('%s|%d|%d|%s|%s', at, previousRank, rank, previousValue or '', entered and value or ''))
   if length > 100 then redis.call('LTRIM', historyKey, '0', '99') end
+end
+if rank ~= previousRank and rank > 0 then
+  redis.call('HINCRBY', statsKey, previousRank == 0 and 'entered' or 'moved', 1)
 end
 if expiry ~= '' and rank > 0 then redis.call('ZADD', expiryKey, expiry, userId) end
 return {rank, previousRank, threshold, falls}
