@@ -7,7 +7,7 @@
  * each user's outcome, the admin summary's moves per tier; `league.promoted`, `league.demoted` and
  * `league.stayed` once per user; an erased user's outcome removed. A pass left half done (cohorts decided, some users moved, as a
  * process killed between cohorts leaves it), then two worker processes finalising at once: every
- * user moved exactly once, each event sent once.
+ * user moved exactly once, each event sent once. The outcome on the user's own live topic, once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
@@ -17,6 +17,8 @@ import * as leagueMove from '../../src/redis/scripts/leagueMove.js';
 import { startWorkers } from '../../workers/index.js';
 import { adminCreateOne } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
+import { liveUrl, openLive } from '../support/live-client.js';
+import { scopedTopic } from '../../src/engine/live/topic-store.js';
 import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
@@ -223,4 +225,44 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       { promoted: 10, demoted: 0, stayed: 13 }, { promoted: 0, demoted: 0, stayed: 0 }, { promoted: 0, demoted: 4, stayed: 3 },
     ]);
   }, 60_000);
+
+  it('sends the user\'s outcome on their own live topic, once', async () => {
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'Live', key: 'live-league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: 5 },
+    });
+    await s.setClock('2026-05-10T09:00:00Z');
+    // lv3 3, lv2 2, lv1 1: lv2 is promoted.
+    await s.event('plays', 'lv1', 1);
+    await s.event('plays', 'lv2', 2);
+    await s.event('plays', 'lv3', 3);
+    const k = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'lv2' }] });
+    expect(k.status, k.text).toBe(201);
+    const c = await openLive(liveUrl(s.url, k.body.created[0].key as string));
+    try {
+      await c.subscribe(['user:lv2']);
+      // The subscription reaches the workers' interest by a message of its own, after the answer.
+      await expect.poll(() => s.workers!.live.interest.has(scopedTopic('_', 'user:lv2')), { timeout: 10_000 }).toBe(true);
+      await s.setClock('2026-05-11T12:00:00Z');
+      const moved = async () => {
+        await s.workers!.finaliseNow();
+        // Every league board here ranks plays: lv2 is in each one's.
+        return c.messages.filter((m) => m.type?.startsWith('league.') && m.data.league.key === 'live-league');
+      };
+      await expect.poll(async () => (await moved()).length, { timeout: 10_000 }).toBe(1);
+      expect((await moved())[0]).toEqual({
+        topic: 'user:lv2', seq: expect.any(Number), type: 'league.promoted',
+        data: {
+          user: expect.objectContaining({ id: 'lv2' }),
+          league: expect.objectContaining({ key: 'live-league', run: '2026-05-10', cohort: 'bronze-1', rank: 2, value: 2, outcome: 'promoted', nextTier: { key: 'silver', name: 'Silver', index: 1 } }),
+        },
+      });
+      // Nothing of another user's on this topic, and nothing more when finalised again.
+      expect(JSON.stringify(c.messages)).not.toContain('"lv1"');
+      await s.workers!.finaliseNow();
+      expect(await moved()).toHaveLength(1);
+    } finally {
+      await c.close();
+    }
+  });
 });
