@@ -1,17 +1,21 @@
 --[[
   Keeps a user's place in a league with the user (src/engine/leaderboards/league-place.ts), in the
   user's slot: their tier, the run they last joined and their cohort there, unless a later run's
-  is kept already (a placement of an earlier run arriving late leaves it). Writing the same place
-  twice changes nothing.
+  is kept already (a placement of an earlier run arriving late leaves it), or this run's (two
+  placements of a new user at once: the first kept is the user's place, answered to the other).
+  The tier carried into the next run and the last run whose outcome moved it
+  (lua/leagueMove-1.lua) stay as they were: an outcome applied while the user was joining is not
+  lost.
 
   KEYS[1] the user's hash        <prefix>:{p<N>}:user:<tenant>:<uid>   field lg:<board id>:
-          '<tier index>|<run>|<cohort number>'
+          '<tier index>|<run>|<cohort number>[|<tier carried>|<run moved by>]'
 
   ARGV[1] the field (lg:<board id>)
   ARGV[2] the place, '<tier index>|<run>|<cohort number>'
   ARGV[3] the run (YYYY-MM-DD, its first day)
 
-  Returns 1 when written, 2 when a later run's place is kept, 0 when the user is gone.
+  Returns 1 when written, 2 when a later run's place is kept, 0 when the user is gone, and the
+  place kept ('<tier index>|<run>|<cohort number>') when this run's was kept already.
 ]]
 local userKey = KEYS[1]
 local field = ARGV[1]
@@ -21,9 +25,14 @@ local run = ARGV[3]
 -- An erased user (their hash gone) is not made again by a late placement.
 if redis.call('EXISTS', userKey) == 0 then return 0 end
 local held = redis.call('HGET', userKey, field)
+local carriedPart = ''
 if held then
-  local heldRun = string.match(held, '^[^|]*|([^|]*)|')
-  if heldRun and heldRun > run then return 2 end
+  local heldTier, heldRun, heldCohort, rest = string.match(held, '^([^|]*)|([^|]*)|([^|]*)(.*)$')
+  if heldRun then
+    if heldRun > run then return 2 end
+    if heldRun == run then return heldTier .. '|' .. heldRun .. '|' .. heldCohort end
+    carriedPart = rest
+  end
 end
-redis.call('HSET', userKey, field, place)
+redis.call('HSET', userKey, field, place .. carriedPart)
 return 1

@@ -21,7 +21,8 @@ import { backfill, type BackfillResult } from './achievements.js';
 import { ACHIEVEMENTS_QUEUE, ANNIVERSARIES_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
 import { anniversariesDue, anniversaryBackfill, type AnniversaryPassResult } from './anniversaries.js';
 import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
-import { finaliseRuns, type FinaliseResult } from './leaderboards.js';
+import { finaliseRuns, type FinaliseResult } from '../src/engine/leaderboards/finalise.js';
+import { FINALISE_MS } from './leaderboards.js';
 import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
 import type { SendResult } from '../src/engine/notifications/send.js';
 import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
@@ -304,7 +305,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const r = await finaliseRuns(svc, live.interest);
     if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
     return r;
-  }, 'leaderboards job failed', { ms: 5000, job: 'finalise' });
+  }, 'leaderboards job failed', { ms: FINALISE_MS, job: 'finalise' });
 
   const notifier = new Notifier(svc, pool);
   await queue(NOTIFICATIONS_QUEUE, async () => {

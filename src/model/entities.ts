@@ -340,6 +340,7 @@ export const WEBHOOK_TYPES = [
   'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
   'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
   'event.voided', 'achievement.revoked', 'user.excluded', 'user.included',
+  'league.promoted', 'league.demoted', 'league.stayed',
 ] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 

@@ -696,8 +696,16 @@ export interface UserLeagueView {
   value: number | null;
   participants: number;
   zone: 'promote' | 'stay' | 'demote' | null;
+  /** Once the run is final: how the user moved for the next run. */
+  outcome: LeagueOutcome | null;
   rankings: RankingView[];
 }
+
+/** What a league's finalisation made of a user in their cohort. */
+export type LeagueOutcome = 'promoted' | 'demoted' | 'stayed';
+
+/** How many users of a cohort, or tier, moved each way when the run was finalised. */
+export type LeagueMovesView = Record<LeagueOutcome, number>;
 
 /** `GET /admin/v1/leaderboards/:id/league`: a run's tiers, each with its cohorts and participants. */
 export interface LeagueSummaryView {
@@ -706,7 +714,14 @@ export interface LeagueSummaryView {
   run: string;
   runEnd: string | null;
   cohortSize: number;
-  tiers: (LeagueTierView & { participants: number; cohorts: { cohort: string; participants: number }[] })[];
+  /** Whether the run is final: its users moved. */
+  finalised: boolean;
+  tiers: (LeagueTierView & {
+    participants: number;
+    /** Once the run is final (else null). */
+    moves: LeagueMovesView | null;
+    cohorts: { cohort: string; participants: number; moves: LeagueMovesView | null }[];
+  })[];
 }
 
 /** `GET /admin/v1/leaderboards/:id/stats`: a run's participants, rank changes and score distribution, and the runs before it. */

@@ -65,6 +65,9 @@
  *   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:r  a league's cohort n of a tier in a run: a ranking
  *                                                        of its own (its own slot), with the run's keys
  *                                                        above (:m, :h:<uid>, :a:<uid>, :q ...)
+ *   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:o  hash: the cohort's outcome once its run is final:
+ *                                                        u:<uid> -> '<p|d|s>|<rank>|<value>', n, p, d, s
+ *                                                        (lua/leagueFinalise-2.lua)
  *   <prefix>:{lb:<tenant>:<board>:<run>:t<tier>}:c     hash: a league tier's cohorts in a run: o the open
  *                                                        cohort, n its users, u:<uid> -> the user's cohort
  *                                                        (lua/leagueJoin-1.lua)
@@ -426,9 +429,13 @@ export class Keys {
     return made;
   }
 
-  /** A league cohort's ranking in a run (lua/leaderboardRank-8.lua), on a slot of its own: `n` from 0. */
-  leagueCohort(tenant: string, boardId: string, run: string, tier: number, n: number): LeaderboardKeys {
-    return runKeys(`${this.prefix}:{lb:${tenant}:${boardId}:${run}:c${tier}.${n}}:`);
+  /**
+   * A league cohort's ranking in a run (lua/leaderboardRank-8.lua), on a slot of its own: `n` from
+   * 0; with its outcome once the run is final (lua/leagueFinalise-2.lua), on the same slot.
+   */
+  leagueCohort(tenant: string, boardId: string, run: string, tier: number, n: number): LeaderboardKeys & { outcome: string } {
+    const base = `${this.prefix}:{lb:${tenant}:${boardId}:${run}:c${tier}.${n}}:`;
+    return { ...runKeys(base), outcome: base + 'o' };
   }
 
   /** A league tier's cohorts in a run (lua/leagueJoin-1.lua), on a slot of its own. */

@@ -1,7 +1,10 @@
 /**
  * A league's stored forms, read in one place: a user's place kept with them (the user hash's
- * `lg:<board id>` field, '<tier index>|<run>|<cohort number>', lua/leagueKeep-1.lua) and a tier's
- * cohorts in a run (lua/leagueJoin-1.lua: `o` the open cohort, `n` its users, `u:<user id>`).
+ * `lg:<board id>` field, '<tier index>|<run>|<cohort number>', lua/leagueKeep-1.lua, followed
+ * once an outcome moved them by '|<tier carried>|<run moved by>', lua/leagueMove-1.lua), a tier's
+ * cohorts in a run (lua/leagueJoin-1.lua: `o` the open cohort, `n` its users, `u:<user id>`), and
+ * a cohort's outcome once its run is final (lua/leagueFinalise-2.lua: `u:<user id>` ->
+ * '<p|d|s>|<rank>|<value>', `n` the participants, `p`, `d`, `s` how many moved so).
  */
 import type { RedisClient } from './client.js';
 
@@ -10,6 +13,14 @@ export interface LeaguePlace {
   tier: number;
   run: string;
   cohort: number;
+}
+
+/** A place as kept, with the tier the user carries into the next run they join and the last run whose outcome moved it. */
+export interface HeldPlace extends LeaguePlace {
+  /** The tier of the next run the user joins (their place's own tier until an outcome moved it). */
+  next: number;
+  /** The last run whose outcome was applied to `next` ('' for none). */
+  movedBy: string;
 }
 
 /** The user hash's field of a league. */
@@ -22,15 +33,15 @@ export function leagueText(place: LeaguePlace): string {
 }
 
 /** A place from its text; null for none (or a text of another form). */
-export function leaguePlaceOf(text: string | null | undefined): LeaguePlace | null {
+export function leaguePlaceOf(text: string | null | undefined): HeldPlace | null {
   if (text === null || text === undefined) return null;
-  const [tier, run, cohort] = text.split('|');
+  const [tier, run, cohort, next, movedBy] = text.split('|');
   if (run === undefined || cohort === undefined) return null;
-  return { tier: Number(tier), run, cohort: Number(cohort) };
+  return { tier: Number(tier), run, cohort: Number(cohort), next: next ? Number(next) : Number(tier), movedBy: movedBy ?? '' };
 }
 
 /** A user's place in a league as kept with them (null: never placed). `user`: the user's hash. */
-export async function readLeaguePlace(redis: RedisClient, user: string, boardId: string): Promise<LeaguePlace | null> {
+export async function readLeaguePlace(redis: RedisClient, user: string, boardId: string): Promise<HeldPlace | null> {
   return leaguePlaceOf(await redis.hget(user, leagueField(boardId)));
 }
 
@@ -43,4 +54,37 @@ export async function cohortCount(redis: RedisClient, cohorts: string): Promise<
 /** The field of a user's cohort in a tier's cohorts (an erasure removes it). */
 export function cohortUserField(userId: string): string {
   return `u:${userId}`;
+}
+
+/** A user's outcome in a cohort of a run made final. */
+export type Outcome = 'promoted' | 'demoted' | 'stayed';
+
+const OUTCOMES: Record<string, Outcome> = { p: 'promoted', d: 'demoted', s: 'stayed' };
+
+/** A user's outcome as a cohort's outcome hash holds it. */
+export interface CohortOutcome {
+  outcome: Outcome;
+  rank: number;
+  value: number;
+}
+
+/** An outcome from its text ('<p|d|s>|<rank>|<value>'); null for none. */
+export function outcomeOf(text: string | null | undefined): CohortOutcome | null {
+  if (text === null || text === undefined) return null;
+  const [move, rank, value] = text.split('|');
+  const outcome = OUTCOMES[move];
+  if (outcome === undefined || value === undefined) return null;
+  return { outcome, rank: Number(rank), value: Number(value) };
+}
+
+/** How a cohort's users moved once its run is final (null: not decided yet). `outcomes`: `Keys.leagueCohort(...).outcome`. */
+export async function cohortMoves(redis: RedisClient, outcomes: string): Promise<Record<Outcome, number> | null> {
+  const [p, d, s] = await redis.hmget(outcomes, 'p', 'd', 's');
+  if (p === null) return null;
+  return { promoted: Number(p), demoted: Number(d ?? 0), stayed: Number(s ?? 0) };
+}
+
+/** A user's outcome in a cohort (null: not decided, or not in it). */
+export async function readOutcome(redis: RedisClient, outcomes: string, userId: string): Promise<CohortOutcome | null> {
+  return outcomeOf(await redis.hget(outcomes, cohortUserField(userId)));
 }

@@ -121,13 +121,14 @@ describe.each(targets())('leagues on %s', (target) => {
     expect(cohort.rankings).toEqual([{ userId: 'p8', userName: 'Player 8', rank: 1, value: 2 }, { userId: 'p7', userName: 'Player 7', rank: 2, value: 1 }]);
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league`);
     expect(summary).toEqual({
-      leaderboardId: league.id, key: 'league', run: '2026-05-04', runEnd: '2026-05-04', cohortSize: 5,
+      leaderboardId: league.id, key: 'league', run: '2026-05-04', runEnd: '2026-05-04', cohortSize: 5, finalised: false,
       tiers: [
-        { key: 'bronze', name: 'Bronze', index: 0, participants: 12, cohorts: [
-          { cohort: 'bronze-1', participants: 5 }, { cohort: 'bronze-2', participants: 5 }, { cohort: 'bronze-3', participants: 2 },
+        { key: 'bronze', name: 'Bronze', index: 0, participants: 12, moves: null, cohorts: [
+          { cohort: 'bronze-1', participants: 5, moves: null }, { cohort: 'bronze-2', participants: 5, moves: null },
+          { cohort: 'bronze-3', participants: 2, moves: null },
         ] },
-        { key: 'silver', name: 'Silver', index: 1, participants: 0, cohorts: [] },
-        { key: 'gold', name: 'Gold', index: 2, participants: 0, cohorts: [] },
+        { key: 'silver', name: 'Silver', index: 1, participants: 0, moves: null, cohorts: [] },
+        { key: 'gold', name: 'Gold', index: 2, participants: 0, moves: null, cohorts: [] },
       ],
     });
     // The whole board still ranks everyone.
@@ -138,7 +139,7 @@ describe.each(targets())('leagues on %s', (target) => {
     await s.request('POST', '/v1/users', { body: { id: 'idle', name: 'Idle' } });
     expect(await read('/v1/users/idle/leagues/league')).toEqual({
       key: 'league', name: 'League', tier: { key: 'bronze', name: 'Bronze', index: 0 }, run: '2026-05-04', runEnd: '2026-05-04',
-      cohort: null, rank: null, value: null, participants: 0, zone: null, rankings: [],
+      cohort: null, rank: null, value: null, participants: 0, zone: null, outcome: null, rankings: [],
     });
     const refused = async (path: string, status: number, code: string) => {
       const r = await s.request('GET', path);

@@ -1,7 +1,8 @@
 /**
  * Snapshots and restore, proved: a random workload over every feature (events with and without
  * idempotency keys, identifications and zone moves, API completions, time awards, repeating boards
- * rolling over to new runs, the runs finalised by the workers each day), snapshots part-way (a full
+ * rolling over to new runs, the runs finalised by the workers each day, a league's users moved
+ * between tiers by them), snapshots part-way (a full
  * one, then one of what changed), then a Redis that keeps nothing on disk killed, an empty one
  * started, `laurel restore`, and every read of every user and board compared with what it answered
  * before, before any worker runs again (the runs finalised after the last snapshot too). Replays of old idempotency keys still answer 202;
@@ -55,6 +56,9 @@ async function readAll(s: TestServer, runs: string[]): Promise<Record<string, un
     await get(`/api/users/${id}/points/xp`);
     await get(`/api/users/${id}/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-12`);
     for (const board of ['lessons-all', 'lessons-daily', 'xp-board', 'by-plan', 'lessons-open']) await get(`/api/users/${id}/leaderboards/${board}`);
+    // The league: the user's tier (as the runs' outcomes moved it), and each run's cohort and outcome.
+    await get(`/api/users/${id}/leagues/lessons-league`);
+    for (const run of runs) await get(`/api/users/${id}/leagues/lessons-league?run=${run}`);
   }
   await get('/api/achievements');
   await get('/api/points/xp/summary');
@@ -122,6 +126,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
         { name: 'By plan', key: 'by-plan', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 5, breakdownAttributes: [attrs.plan] },
         { name: 'XP daily', key: 'xp-daily', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
         { name: 'Two days', key: 'lessons-2d', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 2 },
+        // A daily league: the workers' finalisations move its users between tiers.
+        {
+          name: 'League', key: 'lessons-league', status: 'active', rankBy: 'metric', metricId: ids.lessons, runUnit: 'day', runInterval: 1,
+          league: { cohortSize: 5, tiers: [{ key: 'bronze', name: 'Bronze', promote: 2 }, { key: 'silver', name: 'Silver', promote: 1, demote: 1 }, { key: 'gold', name: 'Gold', demote: 2 }] },
+        },
         // Uncapped: every one of the 16 users ranked, where the boards above keep 10.
         { name: 'Everyone', key: 'lessons-open', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: null },
       ],
@@ -244,6 +253,10 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const before = await readAll(s, runs);
     // The uncapped board ranks more users than the capped ones hold.
     expect((before['/api/leaderboards/lessons-open?limit=100'] as { body: { participants: number } }).body.participants).toBeGreaterThan(10);
+    // The league's finalisations moved users, up and down.
+    const outcomes = Object.entries(before).filter(([path]) => path.includes('/leagues/lessons-league?run=')).map(([, r]) => (r as { body: { outcome: string | null } }).body.outcome);
+    expect(outcomes).toContain('promoted');
+    expect(outcomes).toContain('demoted');
     const dueBefore = await dueIndex(s, () => s.workers!.notifyNow());
     expect(dueBefore.flat().length).toBeGreaterThan(0);
 
@@ -279,7 +292,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     // their pass finalises nothing again.
     const workers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => workers.close());
-    expect(await workers.finaliseNow()).toEqual({ runs: 0 });
+    expect(await workers.finaliseNow()).toEqual({ runs: 0, cohorts: 0, moved: 0 });
     const after = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
     expect(await dueIndex(s, () => workers.notifyNow())).toEqual(dueBefore);

@@ -5,14 +5,18 @@
  *   after its last (a boost's days are each user's local days; the event marks the UTC one);
  * - `leaderboard.started`: at 10:00 UTC the day before a run starts;
  * - `leaderboard.finished`: when the leaderboards worker finalises a run, with its top 10
- *   (workers/leaderboards.ts).
+ *   (src/engine/leaderboards/finalise.ts);
+ * - `league.promoted` / `league.demoted` / `league.stayed`: when it finalises a league's run, one
+ *   per user of each cohort (src/engine/leaderboards/league-final.ts).
  * An occasion more than a day past is not sent (an endpoint added today hears nothing of last year).
  */
 import { eventId, type WebhookEvent } from './events.js';
+import { cohortId, tierView } from '../leaderboards/league.js';
 import { boardView, runOf } from '../leaderboards/runs.js';
 import { boostView } from '../points/rules.js';
 import { localDay } from '../time.js';
-import type { Leaderboard, WebhookType } from '../../model/entities.js';
+import type { League, Leaderboard, WebhookType } from '../../model/entities.js';
+import type { UserView } from '../../model/views.js';
 import type { Snapshot } from '../../model/snapshot.js';
 
 const DAY_MS = 86_400_000;
@@ -69,6 +73,45 @@ export function finishedEvent(
     type, id: eventId([prefix, type, tenant, lb.id, run.start, group]), tenant, userId: '', at, coalesce: false,
     body: JSON.stringify({
       type, leaderboard: { ...boardView(lb, snapshot, 'finished', run), ...(group === '' ? {} : { breakdownAttributeValue: group }), rankings },
+    }),
+  };
+}
+
+/** A user's outcome in a league's cohort when its run is final. */
+export interface LeagueMove {
+  outcome: 'promoted' | 'demoted' | 'stayed';
+  tier: number;
+  cohort: number;
+  rank: number;
+  value: number;
+  participants: number;
+}
+
+/** The `league.<outcome>` event type of an outcome. */
+export function leagueEventType(outcome: LeagueMove['outcome']): WebhookType {
+  return `league.${outcome}`;
+}
+
+/**
+ * `league.promoted`, `league.demoted` or `league.stayed` of a user in a league's run of a tenant:
+ * the run's tier and cohort, the user's rank and value there, and the tier of the next run they join.
+ */
+export function leagueEvent(
+  prefix: string, tenant: string, lb: Leaderboard & { league: League }, run: { start: string; end: string | null }, user: UserView,
+  move: LeagueMove, at: number,
+): WebhookEvent {
+  const type = leagueEventType(move.outcome);
+  const { league } = lb;
+  const next = Math.max(0, Math.min(league.tiers.length - 1, move.tier + (move.outcome === 'promoted' ? 1 : move.outcome === 'demoted' ? -1 : 0)));
+  return {
+    type, id: eventId([prefix, type, tenant, lb.id, run.start, user.id]), tenant, userId: user.id, at, coalesce: false,
+    body: JSON.stringify({
+      type, user,
+      league: {
+        leaderboardId: lb.id, key: lb.key, name: lb.name, run: run.start, runEnd: run.end, tier: tierView(league, move.tier),
+        cohort: cohortId(league, move.tier, move.cohort), rank: move.rank, value: move.value, participants: move.participants,
+        outcome: move.outcome, nextTier: tierView(league, next),
+      },
     }),
   };
 }

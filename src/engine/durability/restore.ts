@@ -9,7 +9,8 @@
  * Last, the streak rankings take again every entry from the snapshot on, in log order (absolute
  * values: the latest is what stays), and so do the notifications due indexes (ZADD GT). The
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
- * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts). The
+ * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts), and a
+ * league's users move as that pass moved them (src/engine/leaderboards/league-final.ts). The
  * batch events accepted and not yet applied are queued again for the workers
  * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
@@ -51,6 +52,7 @@ import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
+import { replayLeagueFinalised } from '../leaderboards/league-final.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
 import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
 import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
@@ -332,7 +334,9 @@ export class Restore {
       } else if (entry.kind === 'included') {
         await includeUser(svc, tenant, userId);
       } else if (entry.kind === 'finalised') {
-        await writeFinalised(svc, JSON.parse(entry.body) as FinalisedRun);
+        const run = JSON.parse(entry.body) as FinalisedRun;
+        await replayLeagueFinalised(svc, run);
+        await writeFinalised(svc, run);
       } else {
         throw new Error(`unknown entry kind ${entry.kind}`);
       }

@@ -9,7 +9,7 @@ import { parseCohortId } from '../../domain/leaderboards/league.js';
 import { lastDayOf, runOf } from '../../domain/leaderboards/runs.js';
 import { dateOfDay } from '../../domain/periods.js';
 import type { League, Leaderboard } from '../../model/entities.js';
-import { leagueSummary } from './league-read.js';
+import { cohortCount } from '../../redis/leagues.js';
 
 /** A board users may see (not inactive); 404 otherwise. */
 export function visibleBoard(deps: Pick<Deps, 'store'>, key: string): Leaderboard {
@@ -55,7 +55,6 @@ export async function cohortOfQuery(deps: Deps, tenant: string, lb: Leaderboard,
   if (!lb.league) throw fail('invalid_query', `cohort applies to a league's board only: leaderboard "${lb.key}" has no league`);
   const cohort = parseCohortId(lb.league, raw);
   if (cohort === null) throw fail('not_found', `Cohort "${raw}" of leaderboard "${lb.key}"`);
-  const tiers = await leagueSummary(deps, tenant, lb as Leaderboard & { league: League }, run);
-  if (cohort.n >= tiers[cohort.tier].cohorts.length) throw fail('not_found', `Cohort "${raw}" of leaderboard "${lb.key}" in run ${run}`);
+  if (cohort.n >= await cohortCount(deps.redis, deps.keys.leagueTier(tenant, lb.id, run, cohort.tier))) throw fail('not_found', `Cohort "${raw}" of leaderboard "${lb.key}" in run ${run}`);
   return cohort;
 }

@@ -1,6 +1,6 @@
 /**
- * A leaderboard run finalised (workers/leaderboards.ts): when, and its winners (the top three of
- * each breakdown group), kept in the board's state hash (src/redis/keys.ts leaderboardIndex) with
+ * A leaderboard run finalised (src/engine/leaderboards/finalise.ts): when, and its winners (the
+ * top three of each breakdown group), kept in the board's state hash (src/redis/keys.ts leaderboardIndex) with
  * `last`, the last run finalised. The pass appends a `finalised` entry to the event log first
  * (src/model/log.ts), so a restore replays what the pass wrote after the snapshot it starts from:
  * the very time and winners, before any worker runs again (src/engine/durability/restore.ts).

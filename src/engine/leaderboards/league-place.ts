@@ -8,7 +8,8 @@
  *    run: steps 2 and 3 are skipped.
  * 2. the tier's cohorts in the run (a slot per tier and run, lua/leagueJoin-1.lua): the user joins
  *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
- * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is.
+ * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is (or
+ *    this run's: the place kept first is the user's).
  * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-8.lua): the user's absolute
  *    value (or the run's awards by number), as on a board.
  * Each step is idempotent, and a later one is only reached once the earlier ones are done: a
@@ -46,12 +47,18 @@ export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: L
   const user = keys.forUser(tenant, userId).user;
   hold?.();
   const held = await readLeaguePlace(redis, user, lb.id);
-  if (held !== null && held.run === run) return { ...held, tier: tierIn(league, held.tier) };
-  // A new user starts in the lowest tier; the others in the tier they carry.
-  const tier = tierIn(league, held?.tier ?? null);
+  if (held !== null && held.run === run) return { tier: tierIn(league, held.tier), run, cohort: held.cohort };
+  // A new user starts in the lowest tier; the others in the tier they carry (moved by the outcome
+  // of the runs finalised since they last joined: lua/leagueMove-1.lua).
+  const tier = tierIn(league, held?.next ?? null);
   const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
   const place = { tier, run, cohort };
-  return (await leagueKeep.run(redis, user, lb.id, place)) === 'gone' ? null : place;
+  const kept = await leagueKeep.run(redis, user, lb.id, place);
+  if (kept.kept === 'gone') return null;
+  // Another placement of the user kept this run's place first (it read the tier before an outcome
+  // moved it, or after): that place is the user's, this join only holds a seat.
+  if (kept.kept === 'held') return { ...kept.place, tier: tierIn(league, kept.place.tier) };
+  return place;
 }
 
 /** A user placed in a cohort: where, and their rank there now and before (0: not ranked before). */

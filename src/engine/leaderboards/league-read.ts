@@ -1,13 +1,16 @@
 /**
  * A league's reads (docs/api.md, "Leagues"): a user's tier and cohort in a run with the whole
- * cohort ranked, and a run's tiers with their cohorts and participants. The stored forms are
- * src/redis/leagues.ts's and src/redis/rankings.ts's; a cohort's page through the board's reads
- * (read.ts, a RunRef with its cohort).
+ * cohort ranked (and their outcome once the run is final), and a run's tiers with their cohorts,
+ * participants and moves. The stored forms are src/redis/leagues.ts's and src/redis/rankings.ts's;
+ * a cohort's page through the board's reads (read.ts, a RunRef with its cohort).
  */
 import { MAX_COHORT, tierIn } from '../../domain/leaderboards/league.js';
 import type { League, Leaderboard } from '../../model/entities.js';
-import { cohortCount, readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
+import {
+  cohortCount, cohortMoves, cohortUserField, readLeaguePlace, readOutcome, type CohortOutcome, type LeaguePlace, type Outcome,
+} from '../../redis/leagues.js';
 import { participantsOf, readPlaces, type Place } from '../../redis/rankings.js';
+import { isFinalised } from '../../redis/board-state.js';
 import type { Context } from '../context.js';
 import { named } from './read.js';
 
@@ -21,6 +24,8 @@ export interface UserLeague {
     rank: number | null;
     value: number | null;
     rankings: (Place & { userName: string | null })[];
+    /** The user's outcome once the run is final (null before). */
+    outcome: CohortOutcome | null;
   } | null;
 }
 
@@ -31,31 +36,64 @@ async function cohortRankings(deps: Deps, tenant: string, lb: Leaderboard, place
 }
 
 /**
- * The league of `lb` for a user in `run`: the tier they carry (the lowest for a user never placed),
- * and, once placed in the run, their cohort ranked.
+ * The user's place in an earlier run than the one kept with them: the tier whose cohorts name the
+ * user and whose cohort ranks them (a seat held by a placement that lost to another is not one);
+ * each tier read on its own slot, together. Null: not in the run.
+ */
+async function pastPlace(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, userId: string, run: string): Promise<LeaguePlace | null> {
+  const { redis, keys } = deps;
+  const joined = await Promise.all(lb.league.tiers.map((_, tier) => redis.hget(keys.leagueTier(tenant, lb.id, run, tier), cohortUserField(userId))));
+  for (const [tier, n] of joined.entries()) {
+    if (n === null) continue;
+    const place = { tier, run, cohort: Number(n) };
+    if ((await redis.hexists(keys.leagueCohort(tenant, lb.id, run, tier, place.cohort).members, userId)) === 1) return place;
+  }
+  return null;
+}
+
+/**
+ * The league of `lb` for a user in `run`: in the run they last joined or an earlier one, the tier
+ * of their cohort there, the cohort ranked and, once the run is final, their outcome; in a run
+ * they are not in, the tier they carry (the lowest for a user never placed) and no cohort.
  */
 export async function userLeague(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, userId: string, run: string): Promise<UserLeague> {
   const held = await readLeaguePlace(deps.redis, deps.keys.forUser(tenant, userId).user, lb.id);
-  const tier = tierIn(lb.league, held?.tier ?? null);
-  if (held === null || held.run !== run) return { tier, cohort: null };
-  const place = { ...held, tier };
-  const rankings = await cohortRankings(deps, tenant, lb, place);
+  const carried = tierIn(lb.league, held?.next ?? null);
+  const found = held === null ? null : held.run === run ? held : held.run > run ? await pastPlace(deps, tenant, lb, userId, run) : null;
+  if (found === null) return { tier: carried, cohort: null };
+  const place = { run, cohort: found.cohort, tier: tierIn(lb.league, found.tier) };
+  const [rankings, outcome] = await Promise.all([
+    cohortRankings(deps, tenant, lb, place),
+    readOutcome(deps.redis, deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort).outcome, userId),
+  ]);
   const mine = rankings.find((p) => p.userId === userId);
-  return { tier, cohort: { place, rank: mine?.rank ?? null, value: mine?.value ?? null, rankings } };
+  return { tier: place.tier, cohort: { place, rank: mine?.rank ?? null, value: mine?.value ?? null, rankings, outcome } };
 }
 
-/** A run's tier: its cohorts (their numbers from 0) and each one's participants. */
+/** A run's tier: its cohorts (their numbers from 0) and each one's participants, and once the run is final how its users moved. */
 export interface TierSummary {
   tier: number;
-  cohorts: { n: number; participants: number }[];
+  cohorts: { n: number; participants: number; moves: Record<Outcome, number> | null }[];
 }
 
-/** Every tier of a league's run, with its cohorts' participants (each counted on its own slot, read together). */
-export async function leagueSummary(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string): Promise<TierSummary[]> {
+/** Whether the run is final (its cohorts' outcomes decided, its users moved), and every tier of it. */
+export interface LeagueSummary {
+  finalised: boolean;
+  tiers: TierSummary[];
+}
+
+/** Every tier of a league's run, with its cohorts' participants and moves (each read on its own slot, together). */
+export async function leagueSummary(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string): Promise<LeagueSummary> {
   const { redis, keys } = deps;
-  return Promise.all(lb.league.tiers.map(async (_, tier) => {
+  const finalised = await isFinalised(redis, keys.leaderboardIndex(tenant, lb.id).state, run);
+  const tiers = await Promise.all(lb.league.tiers.map(async (_, tier) => {
     const count = await cohortCount(redis, keys.leagueTier(tenant, lb.id, run, tier));
-    const participants = await Promise.all(Array.from({ length: count }, (_, n) => participantsOf(redis, keys.leagueCohort(tenant, lb.id, run, tier, n).ranking)));
-    return { tier, cohorts: participants.map((p, n) => ({ n, participants: p })) };
+    const cohorts = await Promise.all(Array.from({ length: count }, async (_, n) => {
+      const k = keys.leagueCohort(tenant, lb.id, run, tier, n);
+      const [participants, moves] = await Promise.all([participantsOf(redis, k.ranking), cohortMoves(redis, k.outcome)]);
+      return { n, participants, moves };
+    }));
+    return { tier, cohorts };
   }));
+  return { finalised, tiers };
 }

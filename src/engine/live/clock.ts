@@ -1,9 +1,9 @@
 /**
  * The clock's events on the live topics (docs/live.md; docs/live.md): `streak.lost`, the
- * freezes' events (src/engine/webhooks/losses.ts, freezes.ts) on the user's topic, and
- * `leaderboard.started` and `leaderboard.finished` (src/domain/webhooks/clock-events.ts,
- * workers/leaderboards.ts) on the board's. The passes that make them for the webhooks make them for
- * the live topics too while some socket wants a topic (LiveInterest, as the worker process's
+ * freezes' events (src/engine/webhooks/losses.ts, freezes.ts) and a league's outcomes
+ * (src/engine/leaderboards/league-final.ts) on the user's topic, and `leaderboard.started` and
+ * `leaderboard.finished` (src/domain/webhooks/clock-events.ts, src/engine/leaderboards/finalise.ts)
+ * on the board's. The passes that make them for the webhooks make them for the live topics too while some socket wants a topic (LiveInterest, as the worker process's
  * publisher knows them: src/engine/live/wanted.ts); each is published on the topics wanted now, once: a marker per topic and event id (the id names the occasion) keeps a pass made
  * again, or by another worker process, from publishing it twice. An event more than LATE_MS old
  * (the workers were down, or no socket wanted anything while it came due) is left to the REST API.
@@ -22,6 +22,7 @@ import type { LiveInterest } from './wanted.js';
 /** The clock's event types sent live. */
 export const LIVE_CLOCK_TYPES: ReadonlySet<WebhookType> = new Set([
   'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'leaderboard.started', 'leaderboard.finished',
+  'league.promoted', 'league.demoted', 'league.stayed',
 ]);
 
 /** How late a clock event may still be published (ms, the service's clock). */

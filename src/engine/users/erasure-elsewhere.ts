@@ -1,7 +1,7 @@
 /**
  * What an erasure removes of a user outside their partition (src/engine/users/erase.ts): their
  * places in every run (and breakdown group, and league cohort) of the tenant's boards, the cohort
- * they joined in each league tier, among the winners of finished
+ * they joined in each league tier and their outcome there, among the winners of finished
  * runs, in the streak rankings, the webhooks' notes and queues, the live topics, and the keys
  * scoped to them. Answers the keys deleted, the members and fields removed, and every key
  * changed (the snapshots' copies of those are made again).
@@ -49,6 +49,10 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
   // A league's tiers name the cohort each user joined (their cohorts' rankings are runs above).
   for await (const tier of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:c`)) {
     if ((await redis.hdel(tier, cohortUserField(userId))) > 0) { r.members++; r.touched.add(tier); }
+  }
+  // A final run's cohorts name each user's outcome (the counts of those who moved stay).
+  for await (const outcome of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:o`)) {
+    if ((await redis.hdel(outcome, cohortUserField(userId))) > 0) { r.members++; r.touched.add(outcome); }
   }
   for await (const state of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`)) {
     const h = await redis.hgetall(state);

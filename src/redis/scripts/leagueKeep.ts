@@ -1,22 +1,26 @@
 /**
  * The codec of lua/leagueKeep-1.lua: a user's place in a league (tier, run, cohort) kept with the
- * user, unless a later run's is kept already.
+ * user, unless a later run's, or this run's, is kept already.
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
-import { leagueField, leagueText, type LeaguePlace } from '../leagues.js';
+import { leagueField, leaguePlaceOf, leagueText, type LeaguePlace } from '../leagues.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    leagueKeep(user: string, field: string, place: string, run: string): Result<number, Context>;
+    leagueKeep(user: string, field: string, place: string, run: string): Result<number | string, Context>;
   }
 }
 
-/** What became of the place: written, a later run's kept instead, or no such user (erased). */
-export type Kept = 'written' | 'later' | 'gone';
+/** What became of the place: written, a later run's kept instead, this run's kept already (`place`), or no such user (erased). */
+export type Kept = { kept: 'written' | 'later' | 'gone' } | { kept: 'held'; place: LeaguePlace };
 
 /** Keeps `place` with the user whose hash is `user`. */
 export async function run(redis: RedisClient, user: string, boardId: string, place: LeaguePlace): Promise<Kept> {
   const answer = await redis.leagueKeep(user, leagueField(boardId), leagueText(place), place.run);
-  return answer === 1 ? 'written' : answer === 2 ? 'later' : 'gone';
+  if (typeof answer === 'string') {
+    const held = leaguePlaceOf(answer);
+    if (held !== null) return { kept: 'held', place: held };
+  }
+  return { kept: answer === 1 ? 'written' : answer === 2 ? 'later' : 'gone' };
 }

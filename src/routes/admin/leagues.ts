@@ -1,6 +1,7 @@
 /**
- * Admin API for leagues (docs/api.md, "Leagues"): a run's tiers, each with its cohorts and their
- * participants (a key bound to a tenant reads its tenant's).
+ * Admin API for leagues (docs/api.md, "Leagues"): a run's tiers, each with its cohorts, their
+ * participants and, once the run is final, how many moved up, down or stayed (a key bound to a
+ * tenant reads its tenant's).
  */
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
@@ -13,14 +14,26 @@ import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import type { League, Leaderboard } from '../../model/entities.js';
-import type { LeagueSummaryView } from '../../model/views.js';
+import type { LeagueMovesView, LeagueSummaryView } from '../../model/views.js';
+
+/** A tier's moves: its cohorts' added up. */
+function sumMoves(cohorts: (LeagueMovesView | null)[]): LeagueMovesView {
+  const sum: LeagueMovesView = { promoted: 0, demoted: 0, stayed: 0 };
+  for (const c of cohorts) {
+    if (c === null) continue;
+    sum.promoted += c.promoted;
+    sum.demoted += c.demoted;
+    sum.stayed += c.stayed;
+  }
+  return sum;
+}
 
 export function adminLeagueRoutes(deps: Deps): Route[] {
   return [
     {
       method: 'get', path: '/leaderboards/:id/league', family: 'admin', reach: 'tenant',
       doc: {
-        summary: 'A league\'s run: its tiers, each with its cohorts and their participants',
+        summary: 'A league\'s run: its tiers, each with its cohorts, their participants and, once the run is final, their moves',
         params: { id: { schema: { type: 'string' }, description: 'The leaderboard\'s id' } },
         query: [{ name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD (default: today\'s, UTC)' }],
         success: [200], refusals: [404], malformed: 422, tenant: true,
@@ -33,13 +46,14 @@ export function adminLeagueRoutes(deps: Deps): Route[] {
         if (!lb.league) throw fail('not_found', `League of leaderboard "${id}" (it has none)`);
         const league = lb.league;
         const run = runFor(deps, lb, raw);
-        const tiers = await leagueSummary(deps, principalOf(req).tenant, lb as Leaderboard & { league: League }, run.start);
+        const { finalised, tiers } = await leagueSummary(deps, principalOf(req).tenant, lb as Leaderboard & { league: League }, run.start);
         const answer: LeagueSummaryView = {
-          leaderboardId: lb.id, key: lb.key, run: run.start, runEnd: run.end, cohortSize: league.cohortSize,
+          leaderboardId: lb.id, key: lb.key, run: run.start, runEnd: run.end, cohortSize: league.cohortSize, finalised,
           tiers: tiers.map(({ tier, cohorts }) => ({
             ...tierView(league, tier),
             participants: cohorts.reduce((sum, c) => sum + c.participants, 0),
-            cohorts: cohorts.map((c) => ({ cohort: cohortId(league, tier, c.n), participants: c.participants })),
+            moves: finalised ? sumMoves(cohorts.map((c) => c.moves)) : null,
+            cohorts: cohorts.map((c) => ({ cohort: cohortId(league, tier, c.n), participants: c.participants, moves: c.moves })),
           })),
         };
         return ok(answer);

@@ -6,6 +6,7 @@ export const WEBHOOK_TYPES = [
   'leaderboard.started', 'leaderboard.changed', 'leaderboard.finished', 'leaderboard.rank_changed',
   'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due', 'emails.achievement_due',
   'event.voided', 'achievement.revoked', 'user.excluded', 'user.included',
+  'league.promoted', 'league.demoted', 'league.stayed',
 ];
 
 export function EventChecks(props: { id: string; value: string[]; onChange: (events: string[]) => void; error?: string }) {
