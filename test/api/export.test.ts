@@ -135,11 +135,12 @@ describe.each(targets())('exporting a user on %s', (target) => {
     const places = doc.leaderboards.map((p: { key: string; run: string; rank: number; value: number }) => [p.key, p.run, p.rank, p.value]);
     expect(places).toEqual(expect.arrayContaining([['daily', '2026-03-02', 2, 3], ['daily', '2026-03-03', 1, 2], ['daily', '2026-03-04', 1, 6]]));
     expect(doc.leaderboardWins).toEqual(expect.arrayContaining([{ leaderboardId: boards.body.created[0].id, key: 'daily', name: 'Daily', run: '2026-03-02', group: '', rank: 2, value: 3 }]));
-    // The league: Ada's cohort of each run she played, and the tier she carries (Bo, first on the 2nd, went up).
+    // The league: Ada's cohort of each run she played, and the tier she carries (first on the 3rd, she
+    // went up: the run of the 3rd was final, every zone done with it, before her events of the 4th).
     const cohorts = doc.leaderboards.filter((p: { key: string }) => p.key === 'league')
       .map((p: { run: string; cohort: unknown; rank: number; value: number }) => [p.run, p.cohort, p.rank, p.value]);
-    expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0 }, 2, 3], ['2026-03-04', { tier: 0, n: 0 }, 1, 6]]));
-    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 0, tierKey: 'bronze', run: '2026-03-04', cohort: 0 }]);
+    expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0 }, 2, 3], ['2026-03-04', { tier: 1, n: 0 }, 1, 6]]));
+    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 1, tierKey: 'silver', run: '2026-03-04', cohort: 0 }]);
     expect(doc.webhookDeliveries.length).toBeGreaterThan(0);
     for (const d of doc.webhookDeliveries) expect(d).toMatchObject({ userId: ada, type: 'achievement.completed' });
 
