@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, AuditPageView } from '../../src/model/views.js';
+import { erasureDone } from '../support/admin.js';
 import { deletePostgresRows, MISSING, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const WRITES = ['post', 'put', 'patch', 'delete'];
@@ -158,11 +159,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     const erased = await send('DELETE', `/admin/v1/users/${user}`, me.key);
     expect(erased.status).toBe(202);
     const { erasureId } = erased.body as { erasureId: string };
-    await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
-      return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
-    }, { timeout: 20_000 }).toBe('done');
+    await erasureDone(s, erasureId);
 
     const found = await copied(`&keyId=${me.id}`);
     expect(found.map((e) => e.operation)).toEqual(['DELETE /admin/v1/users/{id}', 'POST /admin/v1/streaks/freezes', 'POST /admin/v1/metrics/events']);

@@ -15,7 +15,7 @@ import { leagueField, leagueText } from '../../src/redis/leagues.js';
 import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
 import * as leagueMove from '../../src/redis/scripts/leagueMove.js';
 import { startWorkers } from '../../workers/index.js';
-import { adminCreateOne } from '../support/admin.js';
+import { adminCreateOne, erasureDone } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
 import { liveUrl, openLive } from '../support/live-client.js';
 import { scopedTopic } from '../../src/engine/live/topic-store.js';
@@ -162,11 +162,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     expect(await redis.hget(outcome, 'u:b5')).toBe('s|5|0');
     const erase = await s.request('DELETE', '/admin/v1/users/b5');
     expect(erase.status, erase.text).toBe(202);
-    await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
-      return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
-    }, { timeout: 20_000 }).toBe('done');
+    await erasureDone(s, erase.body.erasureId);
     expect(await redis.hget(outcome, 'u:b5')).toBeNull();
     expect(await redis.hget(outcome, 'u:b4')).toBe('s|4|1');
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);

@@ -8,7 +8,7 @@
  * erased user gone from their cohorts and tiers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCreateOne } from '../support/admin.js';
+import { adminCreateOne, erasureDone } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { leagueField, leagueText } from '../../src/redis/leagues.js';
 
@@ -225,11 +225,7 @@ describe.each(targets())('leagues on %s', (target) => {
     expect(await redis.hget(keys.leagueTier('_', league.id, '2026-05-04', 0), 'u:p2')).toBe('0');
     const erase = await s.request('DELETE', '/admin/v1/users/p2');
     expect(erase.status, erase.text).toBe(202);
-    await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
-      return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
-    }, { timeout: 20_000 }).toBe('done');
+    await erasureDone(s, erase.body.erasureId);
     for (const run of ['2026-05-04', '2026-05-05']) {
       const { rankings, participants } = await read(`/v1/leaderboards/league?cohort=bronze-1&run=${run}&limit=10`);
       expect(rankings.map((r: any) => r.userId)).not.toContain('p2');

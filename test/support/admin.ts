@@ -1,7 +1,7 @@
 /**
  * Setting laurel up through its Admin API, for any test that talks to a server: batches created or
- * changed with every item accepted, one item created, the streak rule, and the configuration as
- * Redis stores it.
+ * changed with every item accepted, one item created, the streak rule, the configuration as
+ * Redis stores it, and an erasure waited for until the workers finished it.
  */
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
@@ -81,4 +81,16 @@ export async function storedConfig(s: TestServer, kind: string): Promise<any[]> 
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Waits until the workers have finished an erasure (`DELETE /admin/v1/users/{id}`'s id): a drain
+ * archives its entry (the scheduled job's may be the one that does), then the erasures' pass runs.
+ */
+export async function erasureDone(s: TestServer, erasureId: string): Promise<void> {
+  await expect.poll(async () => {
+    await s.workers!.drainNow();
+    await s.workers!.erasuresNow();
+    return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
+  }, { timeout: 20_000 }).toBe('done');
 }
