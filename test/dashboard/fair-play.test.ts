@@ -2,9 +2,10 @@
  * Fair play on the dashboard in a real browser, against the real server on single Redis and on the
  * Cluster: a metric's limit per user set when it is created and edited (a refusal under its field,
  * taken off again); a points trigger's cooldown and award cap added and edited; on a user's page,
- * the user excluded from the rankings (a reason, asked first) and included again, a completed
- * achievement revoked (asked first), and an event voided by its id (an unknown id, then one voided
- * already, refused under the id). Each change is checked through the APIs.
+ * the user excluded from the rankings (a reason, asked first; the user's positions read again) and
+ * included again, a completed achievement revoked (asked first), and an event voided by its id (an
+ * unknown id, then one voided already, refused under the id). Each change is checked through the
+ * APIs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAchievements } from '../support/admin.js';
@@ -124,6 +125,8 @@ describe.each(targets())('fair play on the dashboard (%s)', (target) => {
     const profile = page.locator('#user-profile dl').first();
     const fair = page.getByRole('region', { name: 'Fair play' });
     await expect.poll(() => profile.textContent()).toContain('Rankingsranked');
+    const position = page.getByRole('region', { name: 'Leaderboards' }).locator('tbody tr td').nth(1);
+    await expect.poll(() => position.textContent()).toBe('1');
 
     // Excluded: a reason, asked first; Cancel changes nothing.
     await fair.getByLabel('Reason for an exclusion').fill('lessons sent by a script');
@@ -137,6 +140,8 @@ describe.each(targets())('fair play on the dashboard (%s)', (target) => {
     expect((await s.request('GET', '/admin/v1/users/bea/exclusion')).body).toMatchObject({ excluded: true, reason: 'lessons sent by a script' });
     expect((await s.request('GET', '/api/users/bea')).body.excluded).toBe(true);
     expect(await ranked()).toEqual(['cal']);
+    // The sections below read the user again.
+    await expect.poll(() => position.textContent()).toBe('not ranked');
     await d.shot('fair-play-excluded');
     await fair.getByRole('button', { name: 'Include again' }).click();
     await expect.poll(() => profile.textContent()).toContain('Rankingsranked');

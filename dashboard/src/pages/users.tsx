@@ -6,7 +6,7 @@
  * calendar, points with awards and level, leaderboard positions, preferences, and the notifications
  * sent.
  */
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, type Session } from '../api.js';
 import { useConfirm } from '../confirm.js';
@@ -38,6 +38,8 @@ export function UsersPage({ session }: { session: Session }) {
   const [view, setView] = useState<Opened | null>(null);
   const [error, setError] = useState('');
   const [revokeError, setRevokeError] = useState('');
+  /** The changes made on the page: the sections below fair play read the user again after each. */
+  const [changes, setChanges] = useState(0);
   const [dialog, confirm] = useConfirm();
   // Another tenant: another user (or none) by that id.
   useEffect(() => { setView(null); }, [session.tenant]);
@@ -49,7 +51,8 @@ export function UsersPage({ session }: { session: Session }) {
   /** Reads the user; `again`: the one shown, read again after a change (what is shown stays meanwhile). */
   const open = async (userId: string, again = false) => {
     setError('');
-    if (!again) {
+    if (again) setChanges((n) => n + 1);
+    else {
       setView(null);
       setRevokeError('');
     }
@@ -118,11 +121,13 @@ export function UsersPage({ session }: { session: Session }) {
             <ExclusionOfUser session={session} userId={u.id} changed={() => open(u.id, true)} />
             <VoidEvent session={session} userId={u.id} changed={() => open(u.id, true)} />
           </Part>
-          <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
-          <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
-          <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
-          <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
-          <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
+          <Fragment key={changes}>
+            <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
+            <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
+            <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
+            <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
+            <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
+          </Fragment>
         </div>
       )}
       {dialog}
