@@ -739,3 +739,28 @@ export interface LeaderboardStatsView {
   /** The run and up to nine before it, newest first. */
   runs: { run: string; runEnd: string | null; participants: number }[];
 }
+
+/** A user's exclusion from the rankings (`/admin/v1/users/:id/exclusion`). */
+export interface ExclusionView {
+  userId: string;
+  excluded: boolean;
+  /** The reason given, and when (ISO-8601); null when not excluded. */
+  reason: string | null;
+  excludedAt: string | null;
+}
+
+/** A voided event as `POST /admin/v1/events/void` answers it. */
+export interface VoidedView {
+  eventId: string;
+  userId: string;
+  /** The metric's key. */
+  metric: string;
+  /** The event's local day. */
+  date: string;
+  /** What was taken off the total (the part of the event's value that counted). */
+  value: number;
+  /** The metric's total after. */
+  total: number;
+  /** Points taken back, by system key (negative). */
+  points: Record<string, number>;
+}

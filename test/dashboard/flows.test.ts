@@ -103,14 +103,14 @@ describe('the dashboard\'s flows', () => {
     await form.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => form.getByRole('status').textContent()).toBe('Saved.');
     const row = page.locator('table.metrics tbody tr', { hasText: 'revenue' });
-    await expect.poll(() => row.locator('td').allTextContents()).toEqual(['revenue', 'Revenue', 'EUR', 'active', 'EditArchiveDelete']);
+    await expect.poll(() => row.locator('td').allTextContents()).toEqual(['revenue', 'Revenue', 'EUR', 'none', 'active', 'EditArchiveDelete']);
     await page.getByRole('button', { name: 'Archive metric revenue' }).click();
     expect(await d.confirm('Archive')).toContain('Events for revenue are refused (422) while it is archived');
-    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('archived');
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('archived');
     expect((await s.request('POST', '/api/metrics/revenue/event', { body: { user: { id: 'ann' }, value: 5 } })).status).toBe(422);
     await d.shot('metrics');
     await page.getByRole('button', { name: 'Restore metric revenue' }).click();
-    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('active');
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('active');
     expect((await s.request('GET', '/admin/v1/metrics?limit=100')).body).toEqual(expect.arrayContaining([
       expect.objectContaining({ key: 'revenue', name: 'Revenue', unitType: 'currency', units: 'EUR', status: 'active' }),
     ]));

@@ -1,5 +1,6 @@
 /**
- * Metrics: the list, a form that creates one, Edit (its name and units: metrics/edit.tsx), Archive
+ * Metrics: the list, a form that creates one (its limit per user: metrics/limits.tsx), Edit (its
+ * name, units and limit: metrics/edit.tsx), Archive
  * and Restore (an archived metric takes no events), and Delete (refused while something counts
  * it), each destructive one asked first.
  */
@@ -11,12 +12,16 @@ import { NameKey } from '../form.js';
 import { ItemTable, useList } from '../list.js';
 import type { MetricView } from '../types.js';
 import { EditMetric, unitsOf } from './metrics/edit.js';
+import { LIMIT_FIELDS, LimitFields, limitsOf, limitWords } from './metrics/limits.js';
 
-const EMPTY = { name: '', key: '' };
+const EMPTY = { name: '', key: '', limitMax: '', limitPeriod: '' };
 
 export function MetricsPage({ session }: { session: Session }) {
   const list = useList<MetricView>(session, '/admin/v1/metrics?limit=100');
-  const { form, set, errors, setErrors, submit, remove } = useCreateForm(session, '/admin/v1/metrics', list, EMPTY, (f) => f, ['key', 'name']);
+  const { form, set, errors, setErrors, submit, remove } = useCreateForm(session, '/admin/v1/metrics', list, EMPTY, (f) => {
+    const limits = limitsOf(f);
+    return { name: f.name, key: f.key, ...(limits !== null && { limits }) };
+  }, ['key', 'name', ...LIMIT_FIELDS]);
   const [editing, setEditing] = useState<string | null>(null);
   const [dialog, confirm] = useConfirm();
   const archive = async (m: MetricView) => {
@@ -47,13 +52,14 @@ export function MetricsPage({ session }: { session: Session }) {
       <form class="card" onSubmit={submit} aria-label="New metric">
         <h2>New metric</h2>
         <NameKey prefix="metric" form={form} errors={errors} set={set} />
+        <LimitFields prefix="metric" form={form} errors={errors} set={set} />
         <p class="error" role="alert">{errors.form ?? ''}</p>
         <button type="submit">Create metric</button>
       </form>
       <ItemTable list={list} empty="No metrics yet." class="metrics" error={errors.list ?? ''} errorId="metric-list-error"
         columns={[
           { head: 'Key', cell: (m) => <code>{m.key}</code> }, { head: 'Name', cell: (m) => m.name },
-          { head: 'Units', cell: unitsOf }, { head: 'Status', cell: (m) => m.status },
+          { head: 'Units', cell: unitsOf }, { head: 'Limit', cell: limitWords }, { head: 'Status', cell: (m) => m.status },
         ]}
         actions={(m) => (
           <>

@@ -1,24 +1,28 @@
 /**
  * Users: the tenant's users found by id prefix, email and attribute, a page at a time
  * (users/search.tsx); a user opened from the list or by id (the Application API, with the admin
- * key): the profile and achievements, then a section each (users/): the streak calendar, points
- * with awards and level, leaderboard positions, preferences, the notifications sent, and the
- * user's data rights (export, erasure).
+ * key): the profile and achievements (a completed one revoked from its row, asked first), then a
+ * section each (users/): fair play (the exclusion from the rankings, voiding an event), the streak
+ * calendar, points with awards and level, leaderboard positions, preferences, the notifications
+ * sent, and the user's data rights (export, erasure).
  */
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, type Session } from '../api.js';
+import { useConfirm } from '../confirm.js';
 import { Field } from '../form.js';
 import { useAttributes } from '../list.js';
 import type { UserAchievementStatsView, UserView } from '../types.js';
 import { moment } from '../words.js';
 import { DataRightsOfUser } from './users/data-rights.js';
+import { ExclusionOfUser } from './users/exclusion.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
 import { PreferencesOfUser } from './users/preferences.js';
 import { UserSearch } from './users/search.js';
 import { StreakCalendar } from './users/streak.js';
+import { VoidEvent } from './users/void-event.js';
 
 /** The user opened, and their achievements. */
 interface Opened {
@@ -34,6 +38,10 @@ export function UsersPage({ session }: { session: Session }) {
   const [id, setId] = useState('');
   const [view, setView] = useState<Opened | null>(null);
   const [error, setError] = useState('');
+  const [revokeError, setRevokeError] = useState('');
+  /** The changes made on the page: the sections below fair play read the user again after each. */
+  const [changes, setChanges] = useState(0);
+  const [dialog, confirm] = useConfirm();
   // Another tenant: another user (or none) by that id.
   useEffect(() => { setView(null); }, [session.tenant]);
   const attributes = useAttributes(session).user;
@@ -41,9 +49,14 @@ export function UsersPage({ session }: { session: Session }) {
     e.preventDefault();
     void open(id.trim());
   };
-  const open = async (userId: string) => {
+  /** Reads the user; `again`: the one shown, read again after a change (what is shown stays meanwhile). */
+  const open = async (userId: string, again = false) => {
     setError('');
-    setView(null);
+    if (again) setChanges((n) => n + 1);
+    else {
+      setView(null);
+      setRevokeError('');
+    }
     setId(userId);
     const path = `/api/users/${encodeURIComponent(userId)}`;
     try {
@@ -55,6 +68,19 @@ export function UsersPage({ session }: { session: Session }) {
     } catch (err) {
       setError(err instanceof ApiError && err.status === 404 ? `No user "${userId}" in this tenant.` : (err as Error).message);
     }
+  };
+  const revoke = async (userId: string, a: UserAchievementStatsView) => {
+    if (!await confirm({
+      title: `Revoke ${a.name} from ${userId}?`, action: 'Revoke',
+      body: <p>The completion leaves the user, and the achievement's completions and rarity drop. Points a trigger awarded for it stay; a metric achievement is completed again by the next event that takes the total across its threshold.</p>,
+    })) return;
+    setRevokeError('');
+    try {
+      await call(session, 'DELETE', `/admin/v1/users/${encodeURIComponent(userId)}/achievements/${encodeURIComponent(a.key)}`);
+    } catch (err) {
+      setRevokeError((err as Error).message);
+    }
+    await open(userId, true);
   };
   const u = view?.user;
   return (
@@ -78,20 +104,35 @@ export function UsersPage({ session }: { session: Session }) {
               <dt>Attributes</dt><dd>{Object.entries(u.attributes).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</dd>
               <dt>Created</dt><dd>{moment(u.created)}</dd>
               <dt>Control group</dt><dd>{u.control ? 'yes' : 'no'}</dd>
+              <dt>Rankings</dt><dd>{u.excluded === true ? 'excluded' : 'ranked'}</dd>
             </dl>
             <h3>Achievements</h3>
             {view.achievements.length === 0 ? <p class="muted">None yet.</p> : (
-              <ul>{view.achievements.map((a) => <li key={a.id}>{a.name}{a.achievedAt ? ` — ${a.achievedAt}` : ''}</li>)}</ul>
+              <ul class="user-achievements">{view.achievements.map((a) => (
+                <li key={a.id}>{a.name}{a.achievedAt ? ` — ${a.achievedAt}` : ''}
+                  {a.achievedAt !== null && (
+                    <> <button type="button" class="small danger" aria-label={`Revoke achievement ${a.key}`} onClick={() => revoke(u.id, a)}>Revoke</button></>
+                  )}
+                </li>
+              ))}</ul>
             )}
+            <p class="error" id="user-achievements-error" role="alert">{revokeError}</p>
           </div>
-          <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
-          <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
-          <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
-          <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
-          <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
+          <Part title="Fair play">
+            <ExclusionOfUser session={session} userId={u.id} changed={() => open(u.id, true)} />
+            <VoidEvent session={session} userId={u.id} changed={() => open(u.id, true)} />
+          </Part>
+          <Fragment key={changes}>
+            <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
+            <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
+            <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
+            <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
+            <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
+          </Fragment>
           <Part title="Data rights"><DataRightsOfUser session={session} userId={u.id} /></Part>
         </div>
       )}
+      {dialog}
     </section>
   );
 }

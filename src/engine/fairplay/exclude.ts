@@ -26,6 +26,7 @@ import { breakdownKeys, groupName, runOf } from '../../domain/leaderboards/runs.
 import { localDay } from '../../domain/time.js';
 import { attributeField, EXCLUSION_FIELD } from '../../model/fields.js';
 import { operationEntry } from '../../model/log.js';
+import type { ExclusionView } from '../../model/views.js';
 import { isFinalised } from '../../redis/board-state.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import { leagueField, leaguePlaceOf } from '../../redis/leagues.js';
@@ -38,15 +39,6 @@ import { groupResolver } from '../leaderboards/rank-user.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
-
-/** A user's exclusion as the Admin API answers it. */
-export interface ExclusionView {
-  userId: string;
-  excluded: boolean;
-  /** The reason given, and when (ISO-8601); null when not excluded. */
-  reason: string | null;
-  excludedAt: string | null;
-}
 
 export function exclusionView(userId: string, held: HeldExclusion | null): ExclusionView {
   return held === null

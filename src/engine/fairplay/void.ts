@@ -10,6 +10,7 @@
  * (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking and winners.
  */
 import { attributeField, runSumField, totalField } from '../../model/fields.js';
+import type { VoidedView } from '../../model/views.js';
 import { operationEntry, type EventAward, type LogBody } from '../../model/log.js';
 import type { Issue } from '../../model/views.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf } from '../../domain/leaderboards/runs.js';
@@ -30,22 +31,6 @@ export interface VoidItem {
   reason: string;
   /** The event's user, when the caller knows it: the lookup reads that user's partition only. */
   userId?: string;
-}
-
-/** A voided event as the answer shows it. */
-export interface VoidedView {
-  eventId: string;
-  userId: string;
-  /** The metric's key. */
-  metric: string;
-  /** The event's local day. */
-  date: string;
-  /** What was taken off the total (the part of the event's value that counted). */
-  value: number;
-  /** The metric's total after. */
-  total: number;
-  /** Points taken back, by system key (negative). */
-  points: Record<string, number>;
 }
 
 /** What a void takes back: the event as its entry (or a `voided` entry) tells it. */

@@ -1,7 +1,8 @@
 /**
  * Editing a points trigger (PATCH `/admin/v1/points/:id/triggers`): its points, status, what its
- * type counts (trigger-fields.tsx; the type itself stays), and its filters: the user attributes of
- * the users it pays, and a metric trigger's event attributes.
+ * type counts (trigger-fields.tsx; the type itself stays), a metric or streak trigger's limits per
+ * user (trigger-limits.tsx), and its filters: the user attributes of the users it pays, and a metric
+ * trigger's event attributes.
  */
 import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
@@ -10,8 +11,9 @@ import { FiltersField } from '../../filters.js';
 import { Field, type Choice } from '../../form.js';
 import { useAttributes } from '../../list.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
+import { AWARD_LIMIT_FIELDS, AwardLimitFields, awardLimitFormOf, awardLimitsOf } from './trigger-limits.js';
 
-const FIELDS = ['points', 'status', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit', 'userAttributes', 'eventAttributes'];
+const FIELDS = ['points', 'status', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit', 'userAttributes', 'eventAttributes', ...AWARD_LIMIT_FIELDS];
 
 export function EditTrigger(props: {
   session: Session; path: string; trigger: Trigger; title: string; metrics: Choice[]; achievements: Choice[];
@@ -23,9 +25,10 @@ export function EditTrigger(props: {
     type: t.type, points: String(t.points), status: t.status, metricId: t.metricId ?? '', metricThreshold: String(t.metricThreshold ?? 1),
     achievementId: t.achievementId ?? '', streakLength: String(t.streakLength ?? 1), timeUnit: t.timeUnit ?? 'days',
     timeInterval: String(t.timeInterval ?? 1), userAttributes: t.userAttributes, eventAttributes: t.eventAttributes ?? [],
+    ...awardLimitFormOf(t),
   };
   const { form, set, put, errors, state } = useEditForm(props.session, props.path, t.id, initial, (f) => ({
-    points: Number(f.points), status: f.status, ...typeFieldsOf(f), userAttributes: f.userAttributes,
+    points: Number(f.points), status: f.status, ...typeFieldsOf(f), ...awardLimitsOf(f.type, f), userAttributes: f.userAttributes,
     ...(f.type === 'metric' && { eventAttributes: f.eventAttributes }),
   }), FIELDS, props.onSaved);
   const p = 'trigger-edit';
@@ -40,6 +43,7 @@ export function EditTrigger(props: {
         </Field>
         <TriggerFields prefix={p} form={form} errors={errors} set={set} metrics={props.metrics} achievements={props.achievements} />
       </div>
+      <div class="row"><AwardLimitFields prefix={p} type={t.type} form={form} errors={errors} set={set} /></div>
       {t.type === 'metric' && (
         <FiltersField id={`${p}-eventAttributes`} label="Counts only events with" attributes={attributes.event} value={form.eventAttributes}
           onChange={(v) => put('eventAttributes', v)} error={errors.eventAttributes} none="Every event of the metric counts." />

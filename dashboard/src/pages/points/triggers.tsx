@@ -1,7 +1,8 @@
 /**
  * A points system's triggers (`/admin/v1/points/:id/triggers`): the list, a form that adds one of
  * any kind (a metric, an achievement, a streak length, a new user, time; its fields in
- * trigger-fields.tsx), editing one (trigger-edit.tsx), delete.
+ * trigger-fields.tsx, a metric or streak trigger's limits per user in trigger-limits.tsx), editing
+ * one (trigger-edit.tsx), delete.
  */
 import { useState } from 'preact/hooks';
 import { deleteOne, type Session } from '../../api.js';
@@ -12,8 +13,10 @@ import { EditTrigger } from './trigger-edit.js';
 import type { AdminAchievementView } from '../../types.js';
 import { count } from '../../words.js';
 import { TriggerFields, typeFieldsOf, type Trigger } from './trigger-fields.js';
+import { AWARD_LIMIT_FIELDS, AwardLimitFields, awardLimitWords, newAwardLimits } from './trigger-limits.js';
 
-const EMPTY = { type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1' };
+const EMPTY = { type: 'metric', points: '10', metricId: '', metricThreshold: '1', achievementId: '', streakLength: '7', timeUnit: 'days', timeInterval: '1',
+  cooldownSeconds: '', maxAwardsCount: '', maxAwardsPeriod: '' };
 
 const KINDS = { metric: 'A metric', achievement: 'An achievement', streak: 'A streak length', user_creation: 'A new user', time: 'Time' };
 
@@ -38,8 +41,8 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
   };
   const submit = async (e: Event) => {
     e.preventDefault();
-    const item = { type: form.type, points: Number(form.points), status: 'active', ...typeFieldsOf(form) };
-    const fields = ['points', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit'];
+    const item = { type: form.type, points: Number(form.points), status: 'active', ...typeFieldsOf(form), ...newAwardLimits(form.type, form) };
+    const fields = ['points', 'metricId', 'metricThreshold', 'achievementId', 'streakLength', 'timeInterval', 'timeUnit', ...AWARD_LIMIT_FIELDS];
     if (await createFromForm<Trigger>(session, path, item, fields, setErrors) === null) return;
     setForm({ ...EMPTY, type: form.type });
     await list.reload();
@@ -68,12 +71,14 @@ export function Triggers({ session, systemId }: { session: Session; systemId: st
           <input id="trigger-points" type="number" value={form.points} required onInput={set('points')} />
         </Field>
         <TriggerFields prefix="trigger" form={form} errors={errors} set={set} metrics={metrics} achievements={achievements} />
+        <AwardLimitFields prefix="trigger" type={form.type} form={form} errors={errors} set={set} />
         <button type="submit">Add trigger</button>
       </form>
       <ItemTable list={list} empty="No triggers yet." label="Triggers" class="triggers" error={errors.form ?? errors.list ?? ''}
         columns={[
           { head: 'Points', cell: (t) => t.points }, { head: 'For', cell: name },
-          { head: 'Filters', cell: (t) => t.userAttributes.length + (t.eventAttributes?.length ?? 0) || 'none' }, { head: 'Status', cell: (t) => t.status },
+          { head: 'Filters', cell: (t) => t.userAttributes.length + (t.eventAttributes?.length ?? 0) || 'none' },
+          { head: 'Limits', cell: (t) => awardLimitWords(t) || 'none' }, { head: 'Status', cell: (t) => t.status },
         ]}
         actions={(t) => (
           <>
