@@ -2,7 +2,7 @@
  * A leaderboard's rankings (the Application API, with the admin key): the current run, or the run
  * of any day (a past run's rankings are kept, finalised with their winners), in one breakdown group
  * when the board has them; the run's winners once final, and the past runs with theirs
- * (leaderboards/runs.tsx).
+ * (leaderboards/runs.tsx); a league board's tiers and cohorts in the run shown (leaderboards/league.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
@@ -11,6 +11,7 @@ import type { LeaderboardAdminView } from '../../types.js';
 import { count, moment } from '../../words.js';
 import { GroupFields, groupQuery, useSeenValues, type GroupAttribute } from './groups.js';
 import { dayBefore, fetchRun, PastRuns, Winners, type RunAnswer } from './runs.js';
+import { BoardLeague } from './league.js';
 import { BoardStats } from './stats.js';
 
 export type Board = LeaderboardAdminView;
@@ -74,6 +75,7 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
         </table>
       )}
       {answer !== null && answer.run !== '' && <BoardStats session={session} boardId={board.id} run={answer.run} />}
+      {board.league !== undefined && answer !== null && answer.run !== '' && <BoardLeague session={session} board={board} run={answer.run} />}
       {current !== null && group !== null && (
         <PastRuns session={session} boardKey={board.key} start={board.start} group={current.group} current={current.answer} onShow={show} />
       )}
