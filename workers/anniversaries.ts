@@ -5,10 +5,11 @@
  *             sets), each looked at on their calendar: what came completed, the next one noted
  *   backfill  when an anniversary achievement is activated or changed: every user of every tenant
  *             goes into the due sets, due now, so the next passes look at them all
+ * The due sets are src/engine/achievements/anniversary-due.ts's.
  */
 import type { Deps } from '../src/engine/deps.js';
 import { settleAnniversaries } from '../src/engine/achievements/anniversaries.js';
-import { liveTenants, userBatches } from '../src/redis/users.js';
+import { anniversaryDueUsers, leaveAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
 
 export interface AnniversaryPassResult {
   users: number;
@@ -26,13 +27,10 @@ export async function anniversariesDue(deps: Deps, perPartition = 200): Promise<
   const lane = async () => {
     while (next < deps.keys.partitions) {
       const partition = next++;
-      const due = deps.keys.partitionAnniversaries(partition);
-      const members = await deps.redis.zrangebyscore(due, '-inf', now, 'LIMIT', 0, perPartition);
-      for (const member of members) {
-        const bar = member.indexOf('|');
-        const done = await settleAnniversaries(deps, member.slice(0, bar), member.slice(bar + 1));
+      for (const [tenant, userId] of await anniversaryDueUsers(deps, partition, now, perPartition)) {
+        const done = await settleAnniversaries(deps, tenant, userId);
         // A user who is gone leaves the due set.
-        if (done === null) await deps.redis.zrem(due, member);
+        if (done === null) await leaveAnniversaryDue(deps, partition, tenant, userId);
         else result.completed += done.length;
         result.users++;
       }
@@ -40,17 +38,4 @@ export async function anniversariesDue(deps: Deps, perPartition = 200): Promise<
   };
   await Promise.all(Array.from({ length: PARALLEL }, lane));
   return result;
-}
-
-/** Puts every user into the due sets, due now (a look settles a user whose anniversaries did not change). */
-export async function anniversaryBackfill(deps: Deps): Promise<{ users: number }> {
-  const { redis, keys, store } = deps;
-  let users = 0;
-  for (const tenant of liveTenants(store.current)) {
-    for await (const { partition, userIds } of userBatches(redis, keys, tenant)) {
-      await redis.zadd(keys.partitionAnniversaries(partition), ...userIds.flatMap((id) => ['0', `${tenant}|${id}`]));
-      users += userIds.length;
-    }
-  }
-  return { users };
 }

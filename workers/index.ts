@@ -17,10 +17,13 @@ import type { Settings } from '../src/lib/settings.js';
 import { connectPostgres, isPostgresUnavailable } from '../src/postgres/pool.js';
 import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
 import { LOG_DRAIN_QUEUE, LogDrainer, type DrainResult } from './log-drain.js';
-import { backfill, type BackfillResult } from './achievements.js';
+import { backfill } from './achievements.js';
+import type { BackfillResult } from '../src/engine/achievements/backfill.js';
 import { ACHIEVEMENTS_QUEUE, ANNIVERSARIES_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
-import { anniversariesDue, anniversaryBackfill, type AnniversaryPassResult } from './anniversaries.js';
-import { accrueDue, timeBackfill, type AccrueResult } from './points-time.js';
+import { anniversariesDue, type AnniversaryPassResult } from './anniversaries.js';
+import { allAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
+import { accrueDue, type AccrueResult } from './points-time.js';
+import { allTimeDue } from '../src/engine/points/time-due.js';
 import { finaliseRuns, type FinaliseResult } from '../src/engine/leaderboards/finalise.js';
 import { FINALISE_MS } from './leaderboards.js';
 import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
@@ -266,7 +269,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   const timeQueue = await queue(POINTS_TIME_QUEUE, async (job) => {
     if (job.name === 'backfill') {
-      const r = await timeBackfill(svc);
+      const r = await allTimeDue(svc);
       wlog.info(r, 'users put in the time-trigger due sets');
       return r;
     }
@@ -277,7 +280,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   const anniversaryQueue = await queue(ANNIVERSARIES_QUEUE, async (job) => {
     if (job.name === 'backfill') {
-      const r = await anniversaryBackfill(svc);
+      const r = await allAnniversaryDue(svc);
       wlog.info(r, 'users put in the anniversary due sets');
       return r;
     }

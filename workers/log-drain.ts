@@ -2,7 +2,8 @@
  * Queue `log-drain`: one pass over the partitions' event logs (Redis streams) archives them and
  * trims them, and makes phase 2 of events whose api process died.
  *
- * A pass reads every partition after its cursor (one XRANGE each, sent together), then:
+ * A pass reads every partition after its cursor (one XRANGE each, sent together:
+ * src/engine/durability/event-logs.ts), then:
  * - the events of an api process that died (src/engine/durability/liveness.ts) are parsed, and
  *   their phase 2 made again (src/engine/durability/replay-phase2.ts: the streak rankings, points
  *   totals and placements); absolute values, so an entry taken twice changes nothing. The rest is
@@ -32,12 +33,11 @@
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
 import {
-  activityOf, completionOf, earlierStreamId, entryBody, eventActivity, mayComplete, nextStreamId, type LogBody, type LoggedCompletion,
-  type LoggedEvent,
+  activityOf, completionOf, entryBody, eventActivity, mayComplete, type LogBody, type LoggedCompletion, type LoggedEvent,
 } from '../src/model/log.js';
 import { plannedDeliveries, scheduleAll } from '../src/engine/notifications/schedule.js';
 import {
-  anyDue, dueWanted, noteDue, noteEntry, NotedDays, type DueNotes, type PartitionDue,
+  anyDue, dueWanted, noteDueTogether, noteEntry, NotedDays, type DueNotes, type PartitionDue,
 } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
@@ -45,10 +45,10 @@ import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
 import { enqueue } from '../src/engine/webhooks/queue.js';
 import { isConnectionError } from '../src/redis/outage.js';
-import { sentTogether } from '../src/redis/coalesce.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
-import { deadProcesses } from '../src/engine/durability/liveness.js';
+import { deadProcesses, forgetProcesses, noteReplayed, processBeats, replayedBeats } from '../src/engine/durability/liveness.js';
+import { earlierCursors, readLog, readLogs, trimLogs, type StreamEntry } from '../src/engine/durability/event-logs.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
 import { emptyRollup, rollEntry } from '../src/domain/analytics-rollup.js';
@@ -76,8 +76,6 @@ export interface DrainResult {
   /** Partitions whose log had entries. */
   partitions: number;
 }
-
-type StreamEntry = [id: string, fields: string[]];
 
 /**
  * An entry's body as one JSON object, as archived: the fields the script added put back in, and
@@ -148,25 +146,18 @@ async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Pr
  * heartbeat it fell silent at (it may come back and die again). Forgets processes silent for a day.
  */
 async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowMs: number): Promise<void> {
-  const { redis, keys } = deps;
   const { dead, stale } = deadProcesses(raw, nowMs);
-  if (stale.length > 0) {
-    await redis.hdel(keys.apiProcesses, ...stale);
-    await redis.hdel(keys.apiReplayed, ...stale);
-    await redis.hdel(keys.apiConfigVersions, ...stale);
-    await redis.hdel(keys.apiClockSettings, ...stale);
-  }
+  if (stale.length > 0) await forgetProcesses(deps, stale);
   if (dead.size === 0) return;
-  const replayed = await redis.hgetall(keys.apiReplayed);
+  const replayed = await replayedBeats(deps);
   const due = new Set([...dead].filter((p) => replayed[p] !== raw[p]));
   if (due.size === 0) return;
   if (deps.store.current.leaderboards.size > 0) {
     const marks = processMarks(due);
-    for (let partition = 0; partition < keys.partitions; partition++) {
-      const log = keys.partitionLog(partition);
+    for (let partition = 0; partition < deps.keys.partitions; partition++) {
       let from = '-';
       for (;;) {
-        const entries = (await redis.xrange(log, from, '+', 'COUNT', BATCH)) as StreamEntry[];
+        const entries = await readLog(deps, partition, from, BATCH);
         if (entries.length === 0) break;
         await replayPhase2(deps, consumed(entries, marks), due);
         if (entries.length < BATCH) break;
@@ -174,7 +165,7 @@ async function replayDeadProcesses(deps: Deps, raw: Record<string, string>, nowM
       }
     }
   }
-  for (const p of due) await redis.hset(keys.apiReplayed, p, raw[p]);
+  for (const p of due) await noteReplayed(deps, p, raw[p]);
 }
 
 /**
@@ -291,10 +282,9 @@ export class LogDrainer {
    * one an earlier version kept in Redis (it archived the entries up to it one row each).
    */
   private async loadCursors(): Promise<Map<number, string>> {
-    const { redis, keys } = this.deps;
     const archived = await this.archive.cursors();
-    const missing = Array.from({ length: keys.partitions }, (_, p) => p).filter((p) => !archived.has(p));
-    const earlier = await Promise.all(missing.map((p) => redis.get(keys.partitionLogCursor(p))));
+    const missing = Array.from({ length: this.deps.keys.partitions }, (_, p) => p).filter((p) => !archived.has(p));
+    const earlier = await earlierCursors(this.deps, missing);
     const cursors = new Map(archived);
     missing.forEach((p, i) => { cursors.set(p, earlier[i] ?? ''); });
     for (const [p, cursor] of cursors) if (cursor !== '') this.untrimmed.set(p, cursor);
@@ -354,7 +344,7 @@ export class LogDrainer {
     const startedMs = Date.now();
     const result: DrainResult = { drained: 0, partitions: 0 };
     if (!(await this.backfill())) return result;
-    const processes = await deps.redis.hgetall(deps.keys.apiProcesses);
+    const processes = await processBeats(deps);
     const { dead } = deadProcesses(processes, nowMs);
     const drainedFrom = new Map<number, string>();
     let todo = Array.from({ length: deps.keys.partitions }, (_, p) => p);
@@ -386,13 +376,11 @@ export class LogDrainer {
    */
   private async pass(partitions: number[], dead: Set<string>, result: DrainResult, drainedFrom: Map<number, string>): Promise<number[] | null> {
     const { deps } = this;
-    const { redis, keys } = deps;
     const cursors = await (this.cursors ??= this.loadCursors());
     // Where each partition is read from, taken now: a pass side by side may move the shared cursors
     // while these reads are out, and the commit must check the cursor this batch was read after.
     const from = partitions.map((p) => cursors.get(p) ?? '');
-    const read = await Promise.all(sentTogether(redis, () => partitions.map((p, i) =>
-      redis.xrange(keys.partitionLog(p), from[i] === '' ? '-' : '(' + from[i], '+', 'COUNT', BATCH) as Promise<StreamEntry[]>)));
+    const read = await readLogs(deps, partitions, from, BATCH);
     const batches: ArchiveBatch[] = [];
     const consumers: Drained[] = [];
     const completions: LoggedCompletion[] = [];
@@ -461,7 +449,7 @@ export class LogDrainer {
     // Before the archive: an index written twice (a pass made again) changes nothing; so do the
     // active users' sketches.
     await noteActiveUsers(deps, rollup);
-    await Promise.all(sentTogether(redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members))));
+    await noteDueTogether(deps, due);
     // The webhooks' deliveries, due now: in the endpoints' queues before the archive holds their
     // entries (a queue takes an entry's once: a pass made again adds nothing).
     if (webhooks.length > 0) {
@@ -493,18 +481,12 @@ export class LogDrainer {
    * archive of the partitions drained ends (for operators, and an earlier version's drainer).
    */
   private async trim(drained: Map<number, string>, nowMs: number): Promise<void> {
-    const { redis, keys } = this.deps;
     for (const [p, cursor] of drained) this.untrimmed.set(p, cursor);
     const oldest = Math.max(0, nowMs - LOG_RETAIN_MS);
-    const retained = `${oldest}-0`;
-    await Promise.all(sentTogether(redis, () => [...this.untrimmed].map(async ([p, cursor]) => {
-      await Promise.all([
-        drained.has(p) ? redis.set(keys.partitionLogCursor(p), cursor) : null,
-        redis.xtrim(keys.partitionLog(p), 'MINID', earlierStreamId(nextStreamId(cursor), retained)),
-      ]);
+    await trimLogs(this.deps, this.untrimmed, drained, `${oldest}-0`, (p, cursor) => {
       // Everything archived is gone from Redis now: nothing to trim until the next batch.
       if (Number(cursor.slice(0, cursor.indexOf('-'))) < oldest) this.untrimmed.delete(p);
-    })));
+    });
   }
 }
 

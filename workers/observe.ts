@@ -5,10 +5,10 @@
  * Redis, Postgres's errors (docs/operations.md, "Metrics").
  */
 import type pg from 'pg';
-import type { Services } from '../src/engine/services.js';
+import { redisAnswers, type Services } from '../src/engine/services.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
 import { queueLengths } from '../src/engine/webhooks/queue.js';
-import { auditQueueLength } from '../src/redis/audit.js';
+import { auditBacklog } from '../src/engine/audit/drain.js';
 import type { PostgresOutage } from '../src/postgres/outage.js';
 import { SnapshotStore } from '../src/postgres/snapshots.js';
 import type { WorkersHealth } from './health.js';
@@ -40,9 +40,9 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
   // A PING reaches whichever node the client picks: on a Cluster, not necessarily the one holding
   // the queues, so that one is asked too.
   health.registerReadiness('redis', async () => {
-    const [pong, queues] = await Promise.all([within(svc.redis.ping(), ASK_MS, 'Redis'), reach.probe()]);
+    const [answers, queues] = await Promise.all([within(redisAnswers(svc), ASK_MS, 'Redis'), reach.probe()]);
     if (!queues.ok) return queues;
-    return { ok: pong === 'PONG' };
+    return { ok: answers };
   });
   health.registerReadiness('postgres', async () => {
     await within(pool.query('SELECT 1'), ASK_MS, 'Postgres');
@@ -70,6 +70,6 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
     return n;
   }, 'max');
   metrics.gauge('laurel_audit_queue_entries', 'Audit log entries waiting in Redis for the workers to copy them into Postgres.',
-    () => within(auditQueueLength(svc.redis, svc.keys.auditQueue), ASK_MS, 'Redis'), 'max');
+    () => within(auditBacklog(svc), ASK_MS, 'Redis'), 'max');
   metrics.counter('laurel_store_errors_total', '', 'store', () => ({ postgres: postgresOutage.failures }));
 }

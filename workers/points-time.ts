@@ -6,10 +6,11 @@
  *   backfill  when a time trigger appears or comes back: every user of every tenant goes into
  *             the due sets, due now, so the next passes count their time (from their creation
  *             or the trigger's, whichever is later)
+ * The due sets are src/engine/points/time-due.ts's.
  */
 import type { Deps } from '../src/engine/deps.js';
-import { accrueTime, dueUsers } from '../src/engine/points/time-awards.js';
-import { liveTenants, userBatches } from '../src/redis/users.js';
+import { accrueTime } from '../src/engine/points/time-awards.js';
+import { dueUsers, leaveTimeDue } from '../src/engine/points/time-due.js';
 
 export interface AccrueResult {
   users: number;
@@ -29,7 +30,7 @@ export async function accrueDue(deps: Deps, perPartition = 200): Promise<AccrueR
       for (const [tenant, userId] of await dueUsers(deps, partition, perPartition)) {
         const made = await accrueTime(deps, tenant, userId);
         // A user who is gone leaves the due set.
-        if (made === null) await deps.redis.zrem(deps.keys.partitionDue(partition), `${tenant}|${userId}`);
+        if (made === null) await leaveTimeDue(deps, partition, tenant, userId);
         else result.awards += made.length;
         result.users++;
       }
@@ -37,18 +38,4 @@ export async function accrueDue(deps: Deps, perPartition = 200): Promise<AccrueR
   };
   await Promise.all(Array.from({ length: PARALLEL }, lane));
   return result;
-}
-
-/** Puts every user into the due sets, due now. */
-export async function timeBackfill(deps: Deps): Promise<{ users: number }> {
-  const { redis, keys, store } = deps;
-  let users = 0;
-  for (const tenant of liveTenants(store.current)) {
-    for await (const { partition, userIds } of userBatches(redis, keys, tenant)) {
-      // NX: a user already in the set keeps its due time.
-      await redis.zadd(keys.partitionDue(partition), 'NX', ...userIds.flatMap((id) => ['0', `${tenant}|${id}`]));
-      users += userIds.length;
-    }
-  }
-  return { users };
 }

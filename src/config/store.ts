@@ -125,6 +125,20 @@ export class ConfigStore {
   }
 
   /**
+   * The configuration as Redis holds it, read in one pipeline (one slot): its version and each
+   * kind's entities, id to JSON (the workers copy it into Postgres: workers/config-copy.ts).
+   */
+  async stored(): Promise<{ version: number; entities: Record<ConfigKind, Record<string, string>> }> {
+    const pipeline = this.redis.pipeline().get(this.keys.configVersion);
+    for (const kind of CONFIG_KINDS) pipeline.hgetall(this.keys.config(kind));
+    const results = (await pipeline.exec()) ?? [];
+    for (const [err] of results) if (err) throw err;
+    const entities = {} as Record<ConfigKind, Record<string, string>>;
+    CONFIG_KINDS.forEach((kind, i) => { entities[kind] = results[i + 1][1] as Record<string, string>; });
+    return { version: Number(results[0][1] ?? 0), entities };
+  }
+
+  /**
    * The manual clock travels as `<sequence>:<ms>`; an older setting never overrides a newer one.
    * Answers whether the setting was new.
    */

@@ -77,3 +77,8 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
     },
   };
 }
+
+/** Whether Redis answers a PING (the workers' readiness; the caller bounds the wait). */
+export async function redisAnswers(deps: Pick<Deps, 'redis'>): Promise<boolean> {
+  return (await deps.redis.ping()) === 'PONG';
+}

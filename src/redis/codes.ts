@@ -42,3 +42,22 @@ export const ScriptCode = {
   /** recordEvent, recordEventPlan: a metric trigger's award would take a points total past 2^53 - 1: nothing changed. */
   POINTS_OUT_OF_RANGE: -17,
 } as const;
+
+/**
+ * The codes by which a script refuses what a client asked, writing nothing: each is answered as one
+ * error, built in one place (src/engine/script-errors.ts). The other codes are outcomes their caller
+ * acts on (sends again, replays, reads again, waits) or reports item by item in a bulk answer
+ * (configPut's DUPLICATE, restoreStreak's AT_MAXIMUM).
+ */
+export const REFUSALS = [
+  ScriptCode.SUBSCRIBE_WITHOUT_EMAIL,
+  ScriptCode.EXISTS,
+  ScriptCode.NOT_FOUND,
+  ScriptCode.FILTERED_OUT,
+  ScriptCode.OUT_OF_POINTS,
+  ScriptCode.TOTAL_OUT_OF_RANGE,
+  ScriptCode.POINTS_OUT_OF_RANGE,
+] as const;
+
+/** A code of REFUSALS. */
+export type Refusal = (typeof REFUSALS)[number];

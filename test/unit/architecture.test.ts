@@ -86,6 +86,17 @@ function stripComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
+/** The calls of the Redis client in a source (`redis.get(`, `deps.redis.zrem(`), comments left out. */
+function redisCalls(text: string): string[] {
+  return [...stripComments(text).matchAll(/\bredis\s*\.\s*[a-zA-Z]+\s*\(/g)].map((m) => m[0]);
+}
+
+/**
+ * What of src/redis/ the workers may import: the connections their queues run on, and telling a
+ * connection's failure. Everything else they reach through the engine.
+ */
+const WORKERS_REDIS_IMPORTS = new Set(['src/redis/client.ts', 'src/redis/outage.ts']);
+
 const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/), ...files('bench/loadtest', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
@@ -167,8 +178,24 @@ describe('architecture', () => {
 
   it('keeps Redis out of the routes: they read through the engine\'s read modules', () => {
     const calls = modules.filter((f) => f.startsWith('src/routes/'))
-      .flatMap((f) => [...stripComments(readFileSync(join(ROOT, f), 'utf8')).matchAll(/\bredis\s*\.\s*[a-zA-Z]+\s*\(/g)].map((m) => `${f}: ${m[0]}`));
+      .flatMap((f) => redisCalls(readFileSync(join(ROOT, f), 'utf8')).map((call) => `${f}: ${call}`));
     expect(calls).toEqual([]);
+  });
+
+  it('keeps Redis out of the workers: they schedule and call the engine', () => {
+    const wrong: string[] = [];
+    for (const f of modules.filter((m) => m.startsWith('workers/'))) {
+      for (const call of redisCalls(readFileSync(join(ROOT, f), 'utf8'))) wrong.push(`${f}: ${call}`);
+      for (const { target } of graph.get(f)!) {
+        if (target !== null && target.startsWith('src/redis/') && !WORKERS_REDIS_IMPORTS.has(target)) wrong.push(`${f} imports ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('finds a Redis call, and not one in a comment (the rules can fail)', () => {
+    expect(redisCalls('await deps.redis.zrem(due, member);\nconst p = redis . pipeline();')).toEqual(['redis.zrem(', 'redis . pipeline(']);
+    expect(redisCalls('// redis.get(key)\n/* svc.redis.ping() */\nconst redisKey = 1;')).toEqual([]);
   });
 
   it('names only files that exist, in comments and docs', () => {

@@ -7,6 +7,7 @@
 import { anniversaryDate, nextLook } from '../../domain/anniversaries.js';
 import { localDay } from '../../domain/time.js';
 import { NO_ANNIVERSARY } from '../../model/fields.js';
+import { dueMember } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import * as anniversaryNext from '../../redis/scripts/anniversaryNext.js';
 
@@ -21,7 +22,7 @@ export async function noteNextAnniversary(
 ): Promise<void> {
   const u = deps.keys.forUser(tenant, userId);
   const look = coming === null ? null : nextLook(coming, tz, now);
-  await anniversaryNext.run(deps.redis, u, { member: `${tenant}|${userId}`, coming: coming ?? NO_ANNIVERSARY, anchor, look, read });
+  await anniversaryNext.run(deps.redis, u, { member: dueMember(tenant, userId), coming: coming ?? NO_ANNIVERSARY, anchor, look, read });
 }
 
 /** A user created now, in zone `tz`: their first anniversary, while anniversary achievements are active. */

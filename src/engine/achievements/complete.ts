@@ -11,9 +11,11 @@ import { fail } from '../../lib/errors.js';
 import type { Achievement } from '../../model/entities.js';
 import { completionField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
+import { refused } from '../script-errors.js';
 import { afterUserWrite } from '../users/after-write.js';
 import * as completeAchievementScript from '../../redis/scripts/completeAchievement.js';
 
@@ -57,10 +59,8 @@ export async function completeAchievement(
     userId: user.id, now, dayField: dayField(day), needsEmail: ident.needsEmail, entry, plan, boosts: boostsArg(snapshot, user.id, day),
     pairs: markBreakdown(ident.pairs, snapshot),
   });
-  if (r === 'subscribe_without_email') throw fail('subscribe_without_email');
-  if (r === 'filtered_out') {
-    throw fail('unprocessable', `User "${user.id}" does not have the attribute values achievement "${key}" requires`);
-  }
+  if (r === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(r);
+  if (r === ScriptCode.FILTERED_OUT) throw refused(r, user.id, key);
   await afterUserWrite(deps, tenant, user.id, {
     created: r.created, statsMoved: r.created || r.completed.length > 0, moved: r.moved, attributes: null,
     zone: async () => ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '', awards: r.awards, now, order: seq ?? r.seq,

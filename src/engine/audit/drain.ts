@@ -5,7 +5,7 @@
  * entries older than LAUREL_AUDIT_RETENTION_DAYS deleted, every hour.
  */
 import type pg from 'pg';
-import { dropAuditEntries, queuedAuditEntries } from '../../redis/audit.js';
+import { auditQueueLength, dropAuditEntries, queuedAuditEntries } from '../../redis/audit.js';
 import { insertAuditEntries, pruneAuditEntries } from '../../postgres/audit.js';
 import type { Context } from '../context.js';
 
@@ -29,6 +29,11 @@ export async function drainAudit(deps: Pick<Context, 'redis' | 'keys' | 'setting
     if (streamIds.length < BATCH) break;
   }
   return n;
+}
+
+/** How many entries wait in Redis to be copied (the workers' metrics). */
+export function auditBacklog(deps: Pick<Context, 'redis' | 'keys'>): Promise<number> {
+  return auditQueueLength(deps.redis, deps.keys.auditQueue);
 }
 
 /** Deletes the entries older than the retention (on laurel's clock); answers how many. */

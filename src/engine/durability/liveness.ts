@@ -6,6 +6,7 @@
  */
 import type { RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
+import type { Context } from '../context.js';
 
 /** A process silent this long (wall time) is taken for dead. */
 const DEAD_AFTER_MS = 15_000;
@@ -48,4 +49,28 @@ export function deadProcesses(raw: Record<string, string>, nowMs: number): { dea
     if (nowMs - at > 86_400_000) stale.push(id);
   }
   return { dead, stale };
+}
+
+/** The api processes hash: each process's last heartbeat (or `stopped:<ms>`). */
+export function processBeats(deps: Pick<Context, 'redis' | 'keys'>): Promise<Record<string, string>> {
+  return deps.redis.hgetall(deps.keys.apiProcesses);
+}
+
+/** Forgets processes (deadProcesses' `stale`): their heartbeat, what was replayed of them, what they applied. */
+export async function forgetProcesses(deps: Pick<Context, 'redis' | 'keys'>, stale: string[]): Promise<void> {
+  const { redis, keys } = deps;
+  await redis.hdel(keys.apiProcesses, ...stale);
+  await redis.hdel(keys.apiReplayed, ...stale);
+  await redis.hdel(keys.apiConfigVersions, ...stale);
+  await redis.hdel(keys.apiClockSettings, ...stale);
+}
+
+/** The heartbeat each dead process's events were placed again at (the drainer's replays). */
+export function replayedBeats(deps: Pick<Context, 'redis' | 'keys'>): Promise<Record<string, string>> {
+  return deps.redis.hgetall(deps.keys.apiReplayed);
+}
+
+/** Notes that a dead process's events were placed again at heartbeat `beat`. */
+export async function noteReplayed(deps: Pick<Context, 'redis' | 'keys'>, process: string, beat: string): Promise<void> {
+  await deps.redis.hset(deps.keys.apiReplayed, process, beat);
 }

@@ -27,6 +27,7 @@ import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
 import { settleAnniversaries } from '../achievements/anniversaries.js';
+import { refused } from '../script-errors.js';
 import { EventPhase2, type Extension } from './phase2.js';
 import { rankStreak } from '../streaks/rankings.js';
 import { EventReplies, noStreak } from './replies.js';
@@ -277,10 +278,8 @@ export class EventRecorder {
         const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], dayIndex, period).json;
         return { status: 202, eventId: r[1], total: r[2], streak };
       }
-      if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw fail('subscribe_without_email');
-      if (code === ScriptCode.TOTAL_OUT_OF_RANGE) {
-        throw fail('unprocessable', `The total of metric "${metric.key}" would leave the range of a number (about ±1.8e308)`);
-      }
+      if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
+      if (code === ScriptCode.TOTAL_OUT_OF_RANGE) throw refused(code, metric.key);
       if (code === ScriptCode.PLAN_UNKNOWN) {
         planFull = plan.arg.full;
         continue;
@@ -297,11 +296,8 @@ export class EventRecorder {
         if (done !== null && done.length > 0) anniversaries = anniversaries === '' ? done.join(',') : `${anniversaries},${done.join(',')}`;
         continue;
       }
-      if (code === ScriptCode.OUT_OF_POINTS) {
-        throw fail('out_of_points', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
-      }
-      if (code === ScriptCode.POINTS_OUT_OF_RANGE) {
-        throw fail('points_out_of_range', snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
+      if (code === ScriptCode.OUT_OF_POINTS || code === ScriptCode.POINTS_OUT_OF_RANGE) {
+        throw refused(code, snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
       }
       if (code === ScriptCode.STREAK_PREFERENCES) {
         // The user's streak preferences are not the ones assumed: the plan of those stored.

@@ -162,6 +162,11 @@ export async function noteDue(deps: Pick<Context, 'redis' | 'keys'>, partition: 
   await Promise.all(writes);
 }
 
+/** Writes the members of several partitions (partition to members), sent together. */
+export async function noteDueTogether(deps: Pick<Context, 'redis' | 'keys'>, due: Map<number, PartitionDue>): Promise<void> {
+  await Promise.all(sentTogether(deps.redis, () => [...due].map(([partition, members]) => noteDue(deps, partition, members))));
+}
+
 /** Members a promotion takes from one partition at a time. */
 const TAKE = 500;
 /** Partitions read together. */

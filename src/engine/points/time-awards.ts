@@ -8,7 +8,8 @@
  * when the next one is due.
  *
  * The user hash keeps `tt:<triggerId>` (the next award's due time, ms); the partition's due set
- * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker.
+ * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker
+ * (src/engine/points/time-due.ts).
  */
 import { timeDueField } from '../../model/fields.js';
 import { DateTime } from 'luxon';
@@ -102,13 +103,4 @@ export async function accrueTime(
     if (!more) return made;
   }
   throw new Error(`time awards of user ${userId} kept moving; try again`);
-}
-
-/** The users whose next time award is due in one partition (at most `limit`), as [tenant, user id]. */
-export async function dueUsers(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, partition: number, limit: number): Promise<[string, string][]> {
-  const members = await deps.redis.zrangebyscore(deps.keys.partitionDue(partition), '-inf', deps.clock.now(), 'LIMIT', 0, limit);
-  return members.map((m) => {
-    const bar = m.indexOf('|');
-    return [m.slice(0, bar), m.slice(bar + 1)];
-  });
 }

@@ -5,12 +5,13 @@
 import { boostsFor } from '../../config/plans/points.js';
 import { hashFromFlat, type Identification, type PreparedIdentification, type UserHash } from '../../domain/users.js';
 import { localDay } from '../../domain/time.js';
-import { fail } from '../../lib/errors.js';
 import { attributeOfField, dayField } from '../../model/fields.js';
 import { userEntry } from '../../model/log.js';
+import { ScriptCode } from '../../redis/codes.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
+import { refused } from '../script-errors.js';
 import { afterUserWrite } from './after-write.js';
 import * as upsertUser from '../../redis/scripts/upsertUser.js';
 
@@ -38,9 +39,8 @@ export async function identifyUser(
     mode, userId: id, now, needsEmail: ident.needsEmail, entry: userEntry(tenant, id, now, fields), creationPoints,
     pairs: markBreakdown(ident.pairs, snapshot),
   });
-  if (r === 'subscribe_without_email') throw fail('subscribe_without_email');
-  if (r === 'exists') throw fail('user_exists', id);
-  if (r === 'not_found') throw fail('user_not_found', id);
+  if (r === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(r);
+  if (typeof r === 'number') throw refused(r, id);
   const created = r.created;
   const hash = hashFromFlat(r.flat, 0);
   const attributes = new Map<string, string>();

@@ -48,15 +48,16 @@ export interface Completed {
   completed: string[];
 }
 
-export type Answer = Completed | 'subscribe_without_email' | 'filtered_out';
+/** The completion, or the code it was refused with (src/engine/script-errors.ts answers it). */
+export type Answer = Completed | typeof ScriptCode.SUBSCRIBE_WITHOUT_EMAIL | typeof ScriptCode.FILTERED_OUT;
 
 export async function run(redis: RedisClient, k: Keys, a: Args): Promise<Answer> {
   const r = await redis.completeAchievement(
     k.user, k.users, k.log, k.completions, k.points,
     new Date(a.now).toISOString() + a.userId, a.needsEmail, a.entry, a.plan, `${a.now}|${a.dayField}`, a.boosts, ...a.pairs,
   );
-  if (r[0] === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) return 'subscribe_without_email';
-  if (r[0] === ScriptCode.FILTERED_OUT) return 'filtered_out';
+  const code = r[0];
+  if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL || code === ScriptCode.FILTERED_OUT) return code;
   return {
     created: r[1] === 1, achievedAt: String(r[2]), awards: r[3], seq: String(r[4]), moved: String(r[5]), completed: r.slice(6).map(String),
   };

@@ -43,7 +43,8 @@ export interface Upserted {
   flat: (string | number)[];
 }
 
-export type Answer = Upserted | 'subscribe_without_email' | 'exists' | 'not_found';
+/** The upsert, or the code it was refused with (src/engine/script-errors.ts answers it). */
+export type Answer = Upserted | typeof ScriptCode.SUBSCRIBE_WITHOUT_EMAIL | typeof ScriptCode.EXISTS | typeof ScriptCode.NOT_FOUND;
 
 export async function run(redis: RedisClient, k: Keys, a: Args): Promise<Answer> {
   const r = await redis.upsertUser(
@@ -51,8 +52,6 @@ export async function run(redis: RedisClient, k: Keys, a: Args): Promise<Answer>
     a.creationPoints === null ? '' : `${a.now}|${a.creationPoints.dayField}|${a.creationPoints.json}`, ...a.pairs,
   );
   const code = r[0];
-  if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) return 'subscribe_without_email';
-  if (code === ScriptCode.EXISTS) return 'exists';
-  if (code === ScriptCode.NOT_FOUND) return 'not_found';
+  if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL || code === ScriptCode.EXISTS || code === ScriptCode.NOT_FOUND) return code;
   return { created: r[1] === 1, awards: r[2], seq: String(r[3]), moved: String(r[4]), flat: r.slice(5) };
 }
