@@ -255,11 +255,23 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     name: 'prune', opts: { removeOnComplete: 10, removeOnFail: 100 },
   }));
 
-  await queue(LOG_RETENTION_QUEUE, async () => {
-    const n = await pruneLog(svc, pool);
-    if (n > 0) wlog.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
-    return n;
-  }, 'log retention job failed; the next pass deletes what is left', { ms: LOG_RETENTION_MS, job: 'prune' });
+  // Only while a retention is set: without one there is nothing to run (and no queue to watch); a
+  // schedule left by an earlier start with one is taken out.
+  if (settings.logRetentionDays !== null) {
+    await queue(LOG_RETENTION_QUEUE, async () => {
+      const n = await pruneLog(svc, pool);
+      if (n > 0) wlog.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
+      return n;
+    }, 'log retention job failed; the next pass deletes what is left', { ms: LOG_RETENTION_MS, job: 'prune' });
+  } else {
+    const unused = new Queue(LOG_RETENTION_QUEUE, { connection, prefix });
+    unused.on('error', onError(`queue ${LOG_RETENTION_QUEUE}`));
+    try {
+      await unused.removeJobScheduler(`${LOG_RETENTION_QUEUE}-every-${LOG_RETENTION_MS}ms`);
+    } finally {
+      await unused.close();
+    }
+  }
 
   const achievementsQueue = await queue(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
     const r = await backfill(svc, job.data as BackfillJob);
