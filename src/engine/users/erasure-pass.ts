@@ -5,8 +5,9 @@
  * partition (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
  * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
- * the logs (kept there a while after the archive took them) deleted; then the record keeps its counts and forgets the user. Every step may
- * run again: an erasure a process left half done is finished by the next pass.
+ * the logs (kept there a while after the archive took them) deleted; then the record keeps its
+ * counts and forgets the user. Every step may run again: an erasure a process left half done is
+ * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -16,10 +17,11 @@ import { LogArchive } from '../../postgres/log-archive.js';
 import { copyKeyAgain, eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere } from './erasure-elsewhere.js';
+import { sweepErasure } from './erasure-sweep.js';
 import { drainAudit } from '../audit/drain.js';
 import { eraseFromAudit } from '../../postgres/audit.js';
 
-type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store' | 'stats'>;
 
 export interface ErasurePassResult {
   /** Erasures finished by this pass, and those still waiting for the archive. */
@@ -66,7 +68,9 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   const record = keys.erasure(id);
   const h = await redis.hgetall(record);
   if (h.s === 'done' || h.t === undefined) return true;
-  // Not yet through the script (the request is under way), or not yet archived.
+  // Not yet through the script: the request is under way, or died (then taken over once old).
+  if (h.e === undefined && (await sweepErasure(deps, pool, id, h))) return finish(deps, pool, id, cursors);
+  // Not yet archived.
   if (h.e === undefined || h.u === undefined) return false;
   const partition = Number(h.p);
   const archived = (p: number, entryId: string) => {
