@@ -9,7 +9,7 @@
  * counts and forgets the user. Every step may run again: an erasure a process left half done is
  * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ErasedUser } from '../../domain/erasure.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
@@ -20,8 +20,15 @@ import { eraseElsewhere } from './erasure-elsewhere.js';
 import { sweepErasure } from './erasure-sweep.js';
 import { drainAudit } from '../audit/drain.js';
 import { eraseFromAudit } from '../../postgres/audit.js';
+import * as erasurePasses from '../../redis/scripts/erasurePasses.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store' | 'stats'>;
+
+/**
+ * How long a pass may take on one erasure: one joined longer ago stopped on its way (its process
+ * died) and holds no other back from marking the erasure done.
+ */
+export const PASS_LIMIT_MS = 10 * 60_000;
 
 export interface ErasurePassResult {
   /** Erasures finished by this pass, and those still waiting for the archive. */
@@ -62,9 +69,26 @@ async function copyAgain(deps: Deps, pool: pg.Pool, keys: Iterable<string>): Pro
   return n;
 }
 
-/** Finishes one erasure if the archive holds its entry; true when done. */
-async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
+/** What lives outside the partition and in Postgres removed; answers what this pass removed. */
+async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: Map<number, string[]>): Promise<erasurePasses.PassCounts> {
   const { redis, keys, settings } = deps;
+  // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
+  // first, so that the counts below follow the archive's redaction closely.
+  await drainAudit(deps, pool);
+  const audited = await eraseFromAudit(pool, settings.prefix, who);
+  const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
+  const lines = await redactArchive(pool, settings.prefix, who);
+  let rows = audited + await eraseUserRows(pool, settings.prefix, who);
+  const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
+  rows += await copyAgain(deps, pool, copies);
+  let logged = 0;
+  for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
+  return { redisKeys: elsewhere.keys, redisMembers: elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
+}
+
+/** Finishes one erasure if the archive holds its entry; true when done (false while another pass is on it). */
+async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
+  const { redis, keys } = deps;
   const record = keys.erasure(id);
   const h = await redis.hgetall(record);
   if (h.s === 'done' || h.t === undefined) return true;
@@ -82,26 +106,19 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   // The archive rewrites what it holds: every entry naming the user must be in it first.
   const naming = await entriesNaming(deps, h.e, who);
   for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
-  // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
-  // first, so that the counts below follow the archive's redaction closely.
-  await drainAudit(deps, pool);
-  const audited = await eraseFromAudit(pool, settings.prefix, who);
-  const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
-  const lines = await redactArchive(pool, settings.prefix, who);
-  let rows = audited + await eraseUserRows(pool, settings.prefix, who);
-  const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
-  rows += await copyAgain(deps, pool, copies);
-  let logged = 0;
-  for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
-  // Added, not set: two passes (two worker processes) may finish one erasure together, each
-  // counting what it removed.
-  await redis.hincrby(record, 'rk', elsewhere.keys);
-  await redis.hincrby(record, 'rm', elsewhere.members + logged);
-  await redis.hincrby(record, 'pa', lines);
-  await redis.hincrby(record, 'pr', rows);
-  await redis.hset(record, { s: 'done', done: String(deps.clock.now()) });
-  await redis.hdel(record, 'u');
-  return true;
+  // Two passes (two worker processes) may finish one erasure together, each counting what it
+  // removed: each joins the record first, and the last to leave marks it done.
+  const pass = randomUUID();
+  if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
+  let counts: erasurePasses.PassCounts;
+  try {
+    counts = await eraseOutside(deps, pool, who, naming);
+  } catch (err) {
+    // Left at once, so that the next pass is not held back until this one counts as stopped.
+    await redis.hdel(record, `w:${pass}`).catch(() => 0);
+    throw err;
+  }
+  return erasurePasses.leave(redis, record, pass, deps.clock.now(), PASS_LIMIT_MS, counts);
 }
 
 /** One pass over the pending erasures. */
