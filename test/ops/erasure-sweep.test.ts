@@ -3,7 +3,8 @@
  * Cluster with the workers running: a pending record written as a request that died before the
  * partition's script leaves it, and one whose script ran but whose entry's id was never stored
  * (the entry then only in the archive, the log trimmed of it). The workers leave each alone for a
- * minute, then finish it: the user gone, the record done with its counts and without the user.
+ * minute, then finish it: the user gone, the record done with its counts and without the user. A
+ * record for a user the script does not find is deleted.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../src/domain/ids.js';
@@ -43,6 +44,8 @@ describe.each(targets())('half-done erasures on %s', (target) => {
       return id;
     };
     const first = await half(never);
+    // One for a user unknown to begin with (the request would have answered 404).
+    const nobody = await half(`nobody-${tag}`);
     // One that died after the script: its entry archived, then trimmed from the log.
     const second = await half(ran);
     const erased = await eraseInPartition(s.api.services, DEFAULT_TENANT, ran, second, at);
@@ -63,6 +66,7 @@ describe.each(targets())('half-done erasures on %s', (target) => {
       expect(await redis.hget(keys.erasure(id), 's')).toBe('pending');
       expect(await redis.hexists(keys.erasure(id), 'e')).toBe(0);
     }
+    expect(await redis.hget(keys.erasure(nobody), 's')).toBe('pending');
 
     await s.setClock('2026-03-02T08:01:01Z');
     for (const id of [first, second]) {
@@ -77,6 +81,12 @@ describe.each(targets())('half-done erasures on %s', (target) => {
       expect(await redis.sismember(keys.erasuresPending, id)).toBe(0);
     }
     expect((await s.request('GET', `/admin/v1/erasures/${first}`)).body.redisKeys).toBeGreaterThan(0);
+    await expect.poll(async () => {
+      await s.workers!.erasuresNow();
+      return redis.exists(keys.erasure(nobody));
+    }, { timeout: 20_000 }).toBe(0);
+    expect(await redis.sismember(keys.erasuresPending, nobody)).toBe(0);
+    expect((await s.request('GET', `/admin/v1/erasures/${nobody}`)).status).toBe(404);
     for (const u of [never, ran]) expect((await s.request('GET', `/api/users/${u}`)).status).toBe(404);
     const { rows } = await s.workers!.pool.query(
       'SELECT 1 FROM laurel_events WHERE prefix = $1 AND user_id = ANY($2::text[])', [s.prefix, [never, ran]],
