@@ -57,17 +57,15 @@ async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ ow
 
 /**
  * The erasure's script in the user's partition (lua/eraseUser-n.lua): the entry's id and the keys
- * deleted, or null when the user is not there (unknown, or erased already).
+ * deleted, or null when the user is not there (unknown, or erased already). The partition's user
+ * set and completion counters moved: the caller tells `stats` (src/engine/achievements/completion-stats.ts).
  */
 export async function eraseInPartition(
   deps: Deps, tenant: string, userId: string, id: string, at: number,
 ): Promise<{ entryId: string; deleted: number } | null> {
   const { own, systems } = await ownKeys(deps, tenant, userId);
   const entry = JSON.stringify({ t: tenant, ts: at, x: id });
-  const erased = await eraseUser.run(deps.redis, deps.keys, deps.keys.forUser(tenant, userId), { tenant, userId, systems, own, entry });
-  // The partition's user set and completion counters moved (src/engine/achievements/completion-stats.ts).
-  if (erased !== null) await deps.stats.changed(tenant);
-  return erased;
+  return eraseUser.run(deps.redis, deps.keys, deps.keys.forUser(tenant, userId), { tenant, userId, systems, own, entry });
 }
 
 /**
@@ -92,6 +90,7 @@ export async function requestErasure(deps: Deps, tenant: string, userId: string)
     return null;
   }
   await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
+  await deps.stats.changed(tenant);
   return id;
 }
 

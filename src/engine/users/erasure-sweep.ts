@@ -54,6 +54,7 @@ export async function sweepErasure(deps: Deps, pool: pg.Pool, id: string, h: Rec
   const erased = await eraseInPartition(deps, h.t, h.u, id, at);
   if (erased !== null) {
     await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
+    await deps.stats.changed(h.t);
     return true;
   }
   // Another pass (or the request, late) may have run the script since the look above.
