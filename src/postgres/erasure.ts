@@ -104,3 +104,20 @@ export async function copyKeyAgain(pool: pg.Pool, prefix: string, key: string, c
     : await pool.query('UPDATE laurel_snapshot_keys SET dump = $3, digest = $4 WHERE prefix = $1 AND key = $2', [prefix, key, copy.dump, copy.digest]);
   return r.rowCount ?? 0;
 }
+
+/**
+ * The id of the archived `erased` entry that names the erasure in the partition's batches, or null
+ * (src/engine/users/erasure-sweep.ts).
+ */
+export async function archivedErasedEntry(pool: pg.Pool, prefix: string, partition: number, erasureId: string): Promise<string | null> {
+  const needle = `"x":${JSON.stringify(erasureId)}`;
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT split_part(e.line, E'\\t', 1) AS id FROM laurel_log l
+     CROSS JOIN LATERAL string_to_table(l.lines, E'\\n') AS e(line)
+     WHERE l.prefix = $1 AND l.partition = $2 AND strpos(l.lines, $3) > 0
+       AND split_part(e.line, E'\\t', 2) = 'erased' AND strpos(e.line, $3) > 0
+     LIMIT 1`,
+    [prefix, partition, needle],
+  );
+  return rows[0]?.id ?? null;
+}

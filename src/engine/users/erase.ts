@@ -8,6 +8,8 @@
  * - in the workers (src/engine/users/erasure-pass.ts), once the archive holds the `erased` entry:
  *   what lives outside the partition (boards, streak rankings, queues, live topics, keys scoped to
  *   the user) and in Postgres, then the record keeps its counts and forgets the user.
+ * A process that dies between the record and the entry's id leaves the record to the workers
+ * (src/engine/users/erasure-sweep.ts).
  * The `erased` entry and the archive's redacted lines name the erasure (`x`), never the user: a
  * random id, so nothing leads back to them.
  */
@@ -54,6 +56,19 @@ async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ ow
 }
 
 /**
+ * The erasure's script in the user's partition (lua/eraseUser-n.lua): the entry's id and the keys
+ * deleted, or null when the user is not there (unknown, or erased already). The partition's user
+ * set and completion counters moved: the caller tells `stats` (src/engine/achievements/completion-stats.ts).
+ */
+export async function eraseInPartition(
+  deps: Deps, tenant: string, userId: string, id: string, at: number,
+): Promise<{ entryId: string; deleted: number } | null> {
+  const { own, systems } = await ownKeys(deps, tenant, userId);
+  const entry = JSON.stringify({ t: tenant, ts: at, x: id });
+  return eraseUser.run(deps.redis, deps.keys, deps.keys.forUser(tenant, userId), { tenant, userId, systems, own, entry });
+}
+
+/**
  * Starts erasing a user: answers the erasure's id, or null for an unknown user (nothing changed).
  */
 export async function requestErasure(deps: Deps, tenant: string, userId: string): Promise<string | null> {
@@ -62,19 +77,19 @@ export async function requestErasure(deps: Deps, tenant: string, userId: string)
   const id = uuidv7(now);
   const u = keys.forUser(tenant, userId);
   const record = keys.erasure(id);
-  // The record first: a process that dies after the script leaves the workers what to finish.
+  // The record first: a process that dies after it leaves the workers what to finish
+  // (src/engine/users/erasure-sweep.ts).
   await redis.hset(record, { t: tenant, u: userId, p: String(u.partition), s: 'pending', at: String(now) });
   await redis.sadd(keys.erasuresPending, id);
-  const { own, systems } = await ownKeys(deps, tenant, userId);
-  const entry = JSON.stringify({ t: tenant, ts: now, x: id });
-  const erased = await eraseUser.run(redis, keys, u, { tenant, userId, systems, own, entry });
+  const erased = await eraseInPartition(deps, tenant, userId, id, now);
   if (erased === null) {
+    // Unknown; or this request was slow enough for the workers to run the script in its stead.
+    if ((await redis.hexists(record, 'e')) === 1) return id;
     await redis.srem(keys.erasuresPending, id);
     await redis.del(record);
     return null;
   }
   await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
-  // The partition's user set and completion counters moved (src/engine/achievements/completion-stats.ts).
   await deps.stats.changed(tenant);
   return id;
 }

@@ -5,10 +5,11 @@
  * partition (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
  * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
- * the logs (kept there a while after the archive took them) deleted; then the record keeps its counts and forgets the user. Every step may
- * run again: an erasure a process left half done is finished by the next pass.
+ * the logs (kept there a while after the archive took them) deleted; then the record keeps its
+ * counts and forgets the user. Every step may run again: an erasure a process left half done is
+ * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ErasedUser } from '../../domain/erasure.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
@@ -16,10 +17,18 @@ import { LogArchive } from '../../postgres/log-archive.js';
 import { copyKeyAgain, eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere } from './erasure-elsewhere.js';
+import { sweepErasure } from './erasure-sweep.js';
 import { drainAudit } from '../audit/drain.js';
 import { eraseFromAudit } from '../../postgres/audit.js';
+import * as erasurePasses from '../../redis/scripts/erasurePasses.js';
 
-type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store' | 'stats'>;
+
+/**
+ * How long a pass may take on one erasure: one joined longer ago stopped on its way (its process
+ * died) and holds no other back from marking the erasure done.
+ */
+export const PASS_LIMIT_MS = 10 * 60_000;
 
 export interface ErasurePassResult {
   /** Erasures finished by this pass, and those still waiting for the archive. */
@@ -60,24 +69,9 @@ async function copyAgain(deps: Deps, pool: pg.Pool, keys: Iterable<string>): Pro
   return n;
 }
 
-/** Finishes one erasure if the archive holds its entry; true when done. */
-async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
+/** What lives outside the partition and in Postgres removed; answers what this pass removed. */
+async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: Map<number, string[]>): Promise<erasurePasses.PassCounts> {
   const { redis, keys, settings } = deps;
-  const record = keys.erasure(id);
-  const h = await redis.hgetall(record);
-  if (h.s === 'done' || h.t === undefined) return true;
-  // Not yet through the script (the request is under way), or not yet archived.
-  if (h.e === undefined || h.u === undefined) return false;
-  const partition = Number(h.p);
-  const archived = (p: number, entryId: string) => {
-    const cursor = cursors.get(p);
-    return cursor !== undefined && compareStreamIds(cursor, entryId) >= 0;
-  };
-  if (!archived(partition, h.e)) return false;
-  const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id };
-  // The archive rewrites what it holds: every entry naming the user must be in it first.
-  const naming = await entriesNaming(deps, h.e, who);
-  for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
   // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
   // first, so that the counts below follow the archive's redaction closely.
   await drainAudit(deps, pool);
@@ -89,15 +83,42 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   rows += await copyAgain(deps, pool, copies);
   let logged = 0;
   for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
-  // Added, not set: two passes (two worker processes) may finish one erasure together, each
-  // counting what it removed.
-  await redis.hincrby(record, 'rk', elsewhere.keys);
-  await redis.hincrby(record, 'rm', elsewhere.members + logged);
-  await redis.hincrby(record, 'pa', lines);
-  await redis.hincrby(record, 'pr', rows);
-  await redis.hset(record, { s: 'done', done: String(deps.clock.now()) });
-  await redis.hdel(record, 'u');
-  return true;
+  return { redisKeys: elsewhere.keys, redisMembers: elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
+}
+
+/** Finishes one erasure if the archive holds its entry; true when done (false while another pass is on it). */
+async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
+  const { redis, keys } = deps;
+  const record = keys.erasure(id);
+  const h = await redis.hgetall(record);
+  if (h.s === 'done' || h.t === undefined) return true;
+  // Not yet through the script: the request is under way, or died (then taken over once old).
+  if (h.e === undefined && (await sweepErasure(deps, pool, id, h))) return finish(deps, pool, id, cursors);
+  // Not yet archived.
+  if (h.e === undefined || h.u === undefined) return false;
+  const partition = Number(h.p);
+  const archived = (p: number, entryId: string) => {
+    const cursor = cursors.get(p);
+    return cursor !== undefined && compareStreamIds(cursor, entryId) >= 0;
+  };
+  if (!archived(partition, h.e)) return false;
+  const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id };
+  // The archive rewrites what it holds: every entry naming the user must be in it first.
+  const naming = await entriesNaming(deps, h.e, who);
+  for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
+  // Two passes (two worker processes) may finish one erasure together, each counting what it
+  // removed: each joins the record first, and the last to leave marks it done.
+  const pass = randomUUID();
+  if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
+  let counts: erasurePasses.PassCounts;
+  try {
+    counts = await eraseOutside(deps, pool, who, naming);
+  } catch (err) {
+    // Left at once, so that the next pass is not held back until this one counts as stopped.
+    await redis.hdel(record, `w:${pass}`).catch(() => 0);
+    throw err;
+  }
+  return erasurePasses.leave(redis, record, pass, deps.clock.now(), PASS_LIMIT_MS, counts);
 }
 
 /** One pass over the pending erasures. */
