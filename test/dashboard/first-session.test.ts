@@ -73,14 +73,14 @@ describe('a first session in the dashboard', () => {
     await page.getByLabel('Ranks the metric').selectOption({ label: 'Lessons completed' });
     await page.getByLabel('Name').fill('Top learners');
     await page.getByLabel('Key').fill('top-learners');
-    await page.getByLabel('Participants (at most)').fill('5000');
+    await page.getByLabel('Participants (at most; empty: every one)').fill('5000');
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
     expect(await validity('board-size')).toEqual(['rangeOverflow']);
     // Past the browser's check, the Admin API's bound in words, under the size.
     await page.evaluate("document.getElementById('board-size').removeAttribute('max')");
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
     await expect.poll(() => page.locator('#board-size-error').textContent()).toBe('maxParticipants must be 1000 at most');
-    await page.getByLabel('Participants (at most)').fill('10');
+    await page.getByLabel('Participants (at most; empty: every one)').fill('10');
     await page.getByLabel('Starts a new run').selectOption('day');
     await page.getByRole('button', { name: 'Create leaderboard' }).click();
     await page.getByRole('cell', { name: 'top-learners', exact: true }).waitFor();
