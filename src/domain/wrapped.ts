@@ -95,14 +95,14 @@ function before(r: Range): Range {
   return { first: shift(r.first, -lengthOf(r)), last: shift(r.first, -1) };
 }
 
-function monthRange(year: number, month: number): Range {
+export function monthRange(year: number, month: number): Range {
   const y = String(year).padStart(4, '0');
   const m = String(month + 1).padStart(2, '0');
   const days = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   return { first: `${y}-${m}-01`, last: `${y}-${m}-${String(days).padStart(2, '0')}` };
 }
 
-function yearRange(year: number): Range {
+export function yearRange(year: number): Range {
   return { first: monthRange(year, 0).first, last: monthRange(year, 11).last };
 }
 

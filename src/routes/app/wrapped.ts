@@ -16,13 +16,14 @@ import { CALENDAR_LAST, localDay } from '../../domain/time.js';
 import { dayValues } from '../../domain/summary.js';
 import { isControl } from '../../domain/notifications/rules.js';
 import { checkUserId, USER_ID_PARAM, userView, type UserHash } from '../../domain/users.js';
-import { wrappedActivity, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
+import { monthRange, wrappedActivity, yearRange, type MetricDays, type PointsDays, type RankEntry } from '../../domain/wrapped.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { accrueTime } from '../../engine/points/time-awards.js';
 import { rankChanges, wrappedHashes } from '../../engine/wrapped/read.js';
+import { addPercentiles } from '../../engine/wrapped/percentiles.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { streakHistory } from '../../domain/streaks/history.js';
 
@@ -132,6 +133,12 @@ export function wrappedRoutes(deps: Deps): Route[] {
       }));
 
       const activity = wrappedActivity({ year, metrics: metricDays, points: pointsDays, achievements, leaderboards });
+      const week = activity.mostActiveWeek;
+      await Promise.all([
+        addPercentiles(deps, tenant, h, week, { first: week.start, last: week.end }),
+        addPercentiles(deps, tenant, h, activity.mostActiveMonth, monthRange(year, activity.mostActiveMonth.month)),
+        addPercentiles(deps, tenant, h, activity.entireYear, yearRange(year)),
+      ]);
       return ok({ user: userView(h, isControl(snapshot.notifications, tenant, h)), activity: { ...activity, entireYear: { ...activity.entireYear, longestStreak: longestStreak(h, read.history, year, now) } } });
     },
   }];
