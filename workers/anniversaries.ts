@@ -8,6 +8,9 @@
  * The due sets are src/engine/achievements/anniversary-due.ts's.
  */
 import type { Deps } from '../src/engine/deps.js';
+import { ANNIVERSARIES_QUEUE } from '../src/engine/jobs.js';
+import { allAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
+import { every, type QueueSpec } from './queue.js';
 import { settleAnniversaries } from '../src/engine/achievements/anniversaries.js';
 import { anniversaryDueUsers, leaveAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
 
@@ -39,3 +42,33 @@ export async function anniversariesDue(deps: Deps, perPartition = 200): Promise<
   await Promise.all(Array.from({ length: PARALLEL }, lane));
   return result;
 }
+
+export const anniversariesQueue: QueueSpec<{
+  /** Looks at every user whose anniversary may have come now, beside the scheduled passes. */
+  anniversariesNow(): Promise<AnniversaryPassResult>;
+  /** Resolves once no job is waiting or running. */
+  anniversariesIdle(timeoutMs?: number): Promise<void>;
+  /** Stops this process's pass each second, letting the one running finish (tests of the event path). */
+  pauseAnniversaryPass(): Promise<void>;
+}> = {
+  name: ANNIVERSARIES_QUEUE,
+  failure: 'anniversaries job failed',
+  schedules: () => [every(ANNIVERSARIES_QUEUE, 1000, 'pass')],
+  start: ({ svc, log }) => ({
+    async process(job) {
+      if (job.name === 'backfill') {
+        const r = await allAnniversaryDue(svc);
+        log.info(r, 'users put in the anniversary due sets');
+        return r;
+      }
+      const r = await anniversariesDue(svc);
+      if (r.completed > 0) log.debug(r, 'anniversary achievements completed');
+      return r;
+    },
+    testing: (q) => ({
+      anniversariesNow: () => anniversariesDue(svc),
+      anniversariesIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
+      pauseAnniversaryPass: () => q.worker().pause(),
+    }),
+  }),
+};

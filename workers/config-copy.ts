@@ -6,9 +6,9 @@
  */
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
+import { CONFIG_COPY_QUEUE } from '../src/engine/jobs.js';
 import { CONFIG_KINDS as KINDS } from '../src/model/entities.js';
-
-export const CONFIG_COPY_QUEUE = 'config-copy';
+import type { QueueSpec } from './queue.js';
 
 export async function copyConfig(deps: Deps, pool: pg.Pool): Promise<{ version: number; rows: number }> {
   const { store, settings } = deps;
@@ -45,3 +45,40 @@ export async function copyConfig(deps: Deps, pool: pg.Pool): Promise<{ version: 
   }
   return { version, rows };
 }
+
+const JOB_OPTIONS = { removeOnComplete: 100, removeOnFail: 500, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+
+export const configCopyQueue: QueueSpec<{
+  /** Waits until the copy has caught up with configuration `version`. */
+  configCopied(version: number, timeoutMs?: number): Promise<void>;
+}> = {
+  name: CONFIG_COPY_QUEUE,
+  failure: 'config copy failed',
+  schedules: () => [{ id: 'config-copy-periodic', every: 5 * 60_000, job: 'copy', opts: JOB_OPTIONS }],
+  start({ svc, pool, log }) {
+    let copiedVersion = -1;
+    return {
+      async process() {
+        const r = await copyConfig(svc, pool);
+        copiedVersion = Math.max(copiedVersion, r.version);
+        return r;
+      },
+      async started(queue) {
+        const enqueue = (version: number) =>
+          queue.add('copy', { version }, { ...JOB_OPTIONS, jobId: `v${version}` })
+            .catch((err: unknown) => log.warn({ err }, 'could not enqueue config copy'));
+        svc.store.onChange((s) => { void enqueue(s.version); });
+        await enqueue(svc.store.current.version);
+      },
+      testing: () => ({
+        async configCopied(version: number, timeoutMs = 10_000) {
+          const until = Date.now() + timeoutMs;
+          while (copiedVersion < version) {
+            if (Date.now() > until) throw new Error(`config copy did not reach version ${version} (at ${copiedVersion})`);
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        },
+      }),
+    };
+  },
+};

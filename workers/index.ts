@@ -1,6 +1,8 @@
 /**
- * The workers process: BullMQ queues for everything off the request path. Each queue processor
- * lives in its own file; this entry point wires them and shuts them down in order.
+ * The workers process: BullMQ queues for everything off the request path. Each file of workers/
+ * declares one queue, its processor and its schedules (workers/queue.ts); this entry point makes
+ * those workers/queues.ts lists, beside the batches' loop and the live publisher, and shuts them
+ * down in order.
  */
 import type { EventEmitter } from 'node:events';
 import { Queue, Worker, type Job } from 'bullmq';
@@ -8,40 +10,31 @@ import type { Logger } from 'pino';
 import type pg from 'pg';
 import { connect, type Services } from '../src/engine/services.js';
 import { guardInstallation } from '../src/engine/durability/installation-check.js';
-import { failInterruptedSnapshots, takeSnapshot, type SnapshotResult } from '../src/engine/durability/snapshot.js';
-import { SNAPSHOT_QUEUE } from './snapshot.js';
+import { failInterruptedSnapshots } from '../src/engine/durability/snapshot.js';
 import { closeClient, createClient, MAX_RETRY_DELAY_MS, settleWithin } from '../src/redis/client.js';
 import { isConnectionError } from '../src/redis/outage.js';
 import { PostgresOutage } from '../src/postgres/outage.js';
 import type { Settings } from '../src/lib/settings.js';
 import { connectPostgres, isPostgresUnavailable } from '../src/postgres/pool.js';
-import { CONFIG_COPY_QUEUE, copyConfig } from './config-copy.js';
-import { LOG_DRAIN_QUEUE, LogDrainer, type DrainResult } from './log-drain.js';
-import { backfill } from './achievements.js';
-import type { BackfillResult } from '../src/engine/achievements/backfill.js';
-import { ACHIEVEMENTS_QUEUE, ANNIVERSARIES_QUEUE, LEADERBOARDS_QUEUE, POINTS_TIME_QUEUE, type BackfillJob } from '../src/engine/jobs.js';
-import { anniversariesDue, type AnniversaryPassResult } from './anniversaries.js';
-import { allAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
-import { accrueDue, type AccrueResult } from './points-time.js';
-import { allTimeDue } from '../src/engine/points/time-due.js';
-import { finaliseRuns, type FinaliseResult } from '../src/engine/leaderboards/finalise.js';
-import { FINALISE_MS } from './leaderboards.js';
-import { NOTIFICATIONS_QUEUE, Notifier } from './notifications.js';
-import type { SendResult } from '../src/engine/notifications/send.js';
-import { WebhookSender, type SendResult as WebhookTotals } from '../src/engine/webhooks/send.js';
-import { WEBHOOKS_QUEUE } from './webhooks.js';
+import { LogDrainer } from './log-drain.js';
+import { WebhookSender } from '../src/engine/webhooks/send.js';
 import { WorkersHealth } from './health.js';
 import { observeWorkers } from './observe.js';
 import { BatchProcessor, type BatchPassResult } from '../src/engine/batches/process.js';
 import { exposeLiveness, QueueLiveness, type WatchedQueue } from './liveness.js';
 import { QueueReach } from './queue-reach.js';
 import { LivePublisher } from '../src/engine/live/publisher.js';
-import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
-import { drainAudit, pruneAudit } from '../src/engine/audit/drain.js';
-import { AUDIT_PRUNE_MS, AUDIT_QUEUE } from './audit.js';
-import { pruneLog } from '../src/engine/durability/log-retention.js';
-import { LOG_RETENTION_MS, LOG_RETENTION_QUEUE } from './log-retention.js';
+import type { QueueRun, QueueSpec, Runtime, StartedQueue } from './queue.js';
+import { QUEUES } from './queues.js';
+
+/** Each queue's `testing` members, together (workers/queue.ts). */
+type TestingOf<S> = S extends QueueSpec<infer T> ? T : never;
+type Together<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+export type WorkersTesting = Together<TestingOf<(typeof QUEUES)[number]>> & {
+  /** Applies every batch item queued now, beside the loop's passes. */
+  batchesNow(): Promise<BatchPassResult>;
+};
 
 export interface WorkersHandle {
   services: Services;
@@ -55,49 +48,15 @@ export interface WorkersHandle {
   healthPort: number | null;
   /** Each queue's liveness (workers/liveness.ts), on the health endpoint as the `queues` check and the `laurel_worker_queue_*` series. */
   liveness: QueueLiveness;
-  /** Waits until the configuration copy has caught up with the current version (for tests). */
-  configCopied(version: number, timeoutMs?: number): Promise<void>;
-  /** Drains every partition's event log now, beside the scheduled drains (for tests and tools). */
-  drainNow(): Promise<DrainResult>;
-  /** Finishes the erasures whose entry the archive holds, beside the drain's passes (for tests and tools). */
-  erasuresNow(): Promise<ErasurePassResult>;
-  /** Copies the audit log's queued entries into Postgres now, beside the scheduled passes; answers how many (for tests and tools). */
-  auditNow(): Promise<number>;
-  /** Deletes the audit log's entries past their retention now, beside the hourly passes; answers how many (for tests and tools). */
-  pruneAuditNow(): Promise<number>;
-  /** Deletes the archived event log's entries past LAUREL_LOG_RETENTION_DAYS now, beside the hourly passes; answers how many rows (for tests and tools). */
-  pruneLogNow(): Promise<number>;
-  /** Accrues every due time award now, beside the scheduled passes (for tests and tools). */
-  accrueNow(): Promise<AccrueResult>;
-  /** Finalises the leaderboard runs that are due now, beside the scheduled passes (for tests). */
-  finaliseNow(): Promise<FinaliseResult>;
-  /** Sends the notifications due now, beside the scheduled passes (for tests and tools). */
-  notifyNow(): Promise<SendResult>;
-  /** Sends the webhook deliveries due now and waits for every send in flight; answers the totals so far (for tests). */
-  webhooksNow(): Promise<WebhookTotals>;
-  /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
-  snapshotNow(full?: boolean): Promise<SnapshotResult | null>;
-  /** Resolves once no points-time job is waiting or running (for tests). */
-  timeIdle(timeoutMs?: number): Promise<void>;
-  /**
-   * Stops this process's points-time pass each second, letting the one running finish (for tests
-   * that accrue time awards with accrueNow alone, in their own order).
-   */
-  pauseTimePass(): Promise<void>;
-  /** Looks at every user whose anniversary may have come now, beside the scheduled passes (for tests and tools). */
-  anniversariesNow(): Promise<AnniversaryPassResult>;
-  /** Resolves once no anniversaries job is waiting or running (for tests). */
-  anniversariesIdle(timeoutMs?: number): Promise<void>;
-  /** Stops this process's anniversaries pass each second, letting the one running finish (for tests of the event path). */
-  pauseAnniversaryPass(): Promise<void>;
-  /** Resolves once no achievement job is waiting or running (for tests). */
-  achievementsIdle(timeoutMs?: number): Promise<void>;
-  /** Applies every batch item queued now, beside the loop's passes (for tests and tools). */
-  batchesNow(): Promise<BatchPassResult>;
   /** This process's consumer of the batch queues (its id, for tests). */
   batches: BatchProcessor;
   /** This process's live publisher (it publishes while it holds the lease: src/engine/live/publisher.ts). */
   live: LivePublisher;
+  /**
+   * What tests and tools may run beside the schedules (a queue's pass now, waiting until a queue
+   * is idle, pausing a queue's passes): what each queue declares, and the batches' pass.
+   */
+  testing: WorkersTesting;
   /**
    * Stops (workers/index.ts WORKERS_STOP): no job is taken from then on, the jobs running finish
    * until `deadline` (ms since the epoch; STOP_MS from now by default), what they hold that is not
@@ -156,8 +115,21 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     wlog.warn('Redis rebuilt by a restore: the workers\' schedules made again');
     for (const make of schedules) make().catch((err: unknown) => wlog.error({ err }, 'could not make a worker schedule again after a restore'));
   });
-  /** One queue and its worker (one job at a time), with failures logged; `every` schedules a job. */
-  async function queue(name: string, process: (job: Job) => Promise<unknown>, failure: string, every?: { ms: number; job: string }) {
+  // Live updates: the logs read as they are appended, each change published once (one worker at a
+  // time holds the lease), the logs read on a connection of their own (a blocking read).
+  const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
+  outage.watch(liveReader, 'laurel-live-tail');
+  const live = new LivePublisher(svc, {
+    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
+  }, { logged: (entries) => noteLogged(svc, entries), followed: (users) => noteFollowed(svc, users) });
+  const webhooks = new WebhookSender(svc, pool, live.interest);
+  // The drain tells this process's webhook sender when it queued deliveries, so they go at once.
+  const drainer = new LogDrainer(svc, pool, () => webhooks.kick());
+  const rt: Runtime = { svc, pool, settings, log: wlog, live, webhooks, drainer };
+
+  /** One queue and its worker (one job at a time), with failures logged, and its schedules. */
+  async function queue(spec: QueueSpec, run: QueueRun<object>) {
+    const { name, failure } = spec;
     const q = new Queue(name, { connection, prefix });
     q.on('error', onError(`queue ${name}`));
     const entry = { worker: null as unknown as Worker, running: 0, lastActivity: 0 };
@@ -165,7 +137,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       entry.running++;
       entry.lastActivity = Date.now();
       try {
-        const result = await process(job);
+        const result = await run.process(job);
         liveness?.completed(name);
         return result;
       } finally {
@@ -190,7 +162,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       return worker;
     };
     entry.worker = makeWorker();
-    if (every) await schedule(() => q.upsertJobScheduler(`${name}-every-${every.ms}ms`, { every: every.ms }, { name: every.job, opts: { removeOnComplete: 10, removeOnFail: 100 } }));
+    for (const each of spec.schedules?.(settings) ?? []) {
+      await schedule(() => q.upsertJobScheduler(each.id, { every: each.every }, { name: each.job, opts: each.opts }));
+    }
     started.push({
       name, queue: q, entry,
       worker: () => entry.worker,
@@ -204,12 +178,12 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
         void stuck.close(true).catch(() => undefined);
       },
     });
-    return q;
+    await run.started?.(q);
+    // A scheduled queue always has its next run delayed: only an unscheduled one counts delayed jobs (retries).
+    const scheduled = (spec.schedules?.(settings) ?? []).length > 0;
+    return run.testing?.({ queue: q, worker: () => entry.worker, idle: (timeoutMs) => idle(q, name, timeoutMs, scheduled) }) ?? {};
   }
-  /**
-   * Resolves once a queue has no job waiting or running (for tests). A scheduled queue always has
-   * its next run delayed: only an unscheduled one counts delayed jobs (retries).
-   */
+  /** Resolves once a queue has no job waiting or running (for tests). */
   async function idle(q: Queue, what: string, timeoutMs: number, scheduled: boolean) {
     const until = Date.now() + timeoutMs;
     for (;;) {
@@ -219,131 +193,47 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await new Promise((r) => setTimeout(r, 25));
     }
   }
-
-  let copiedVersion = -1;
-  const configQueue = await queue(CONFIG_COPY_QUEUE, async () => {
-    const r = await copyConfig(svc, pool);
-    copiedVersion = Math.max(copiedVersion, r.version);
-    return r;
-  }, 'config copy failed');
-  const jobOptions = { removeOnComplete: 100, removeOnFail: 500, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
-  const enqueueCopy = (version: number) =>
-    configQueue.add('copy', { version }, { ...jobOptions, jobId: `v${version}` })
-      .catch((err: unknown) => wlog.warn({ err }, 'could not enqueue config copy'));
-  svc.store.onChange((s) => { void enqueueCopy(s.version); });
-  await enqueueCopy(svc.store.current.version);
-  await schedule(() => configQueue.upsertJobScheduler('config-copy-periodic', { every: 5 * 60_000 }, { name: 'copy', opts: jobOptions }));
-
-  // The drain tells this process's webhook sender when it queued deliveries, so they go at once.
-  let webhooksQueued = (): void => undefined;
-  const drainer = new LogDrainer(svc, pool, () => webhooksQueued());
-  await queue(LOG_DRAIN_QUEUE, async () => {
-    const r = await drainer.drain();
-    if (r.drained > 0) wlog.debug(r, 'event logs drained');
-    // The erasures whose entry the archive now holds (src/engine/users/erasure-pass.ts): apart, so
-    // that one failing leaves the drain's own outcome alone.
-    await runErasures(svc, pool).catch((err: unknown) => wlog.warn({ err }, 'erasure pass failed; the next pass goes on'));
-    return r;
-  }, 'event log drain failed; the entries stay in Redis', { ms: 1000, job: 'drain' });
-
-  const auditQueue = await queue(AUDIT_QUEUE, async (job) => {
-    const n = job.name === 'prune' ? await pruneAudit(svc, pool) : await drainAudit(svc, pool);
-    if (n > 0) wlog.debug({ entries: n, job: job.name }, job.name === 'prune' ? 'audit entries past their retention deleted' : 'audit entries copied');
-    return n;
-  }, 'audit job failed; the entries wait in Redis', { ms: 1000, job: 'drain' });
-  await schedule(() => auditQueue.upsertJobScheduler(`${AUDIT_QUEUE}-prune-every-${AUDIT_PRUNE_MS}ms`, { every: AUDIT_PRUNE_MS }, {
-    name: 'prune', opts: { removeOnComplete: 10, removeOnFail: 100 },
-  }));
-
-  // Only while a retention is set: without one there is nothing to run (and no queue to watch); a
-  // schedule left by an earlier start with one is taken out.
-  if (settings.logRetentionDays !== null) {
-    await queue(LOG_RETENTION_QUEUE, async () => {
-      const n = await pruneLog(svc, pool);
-      if (n > 0) wlog.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
-      return n;
-    }, 'log retention job failed; the next pass deletes what is left', { ms: LOG_RETENTION_MS, job: 'prune' });
-  } else {
-    const unused = new Queue(LOG_RETENTION_QUEUE, { connection, prefix });
-    unused.on('error', onError(`queue ${LOG_RETENTION_QUEUE}`));
+  /** A queue this installation does not run, for its testing members: always idle, no worker. */
+  function notRun(name: string): StartedQueue {
+    return {
+      get queue(): Queue { throw new Error(`the ${name} queue does not run in this installation`); },
+      worker() { throw new Error(`the ${name} queue does not run in this installation`); },
+      idle: async () => undefined,
+    };
+  }
+  /** A queue this installation does not run: the schedules an earlier start left are taken out. */
+  async function unschedule(spec: QueueSpec) {
+    const unused = new Queue(spec.name, { connection, prefix });
+    unused.on('error', onError(`queue ${spec.name}`));
     try {
-      await unused.removeJobScheduler(`${LOG_RETENTION_QUEUE}-every-${LOG_RETENTION_MS}ms`);
+      for (const each of spec.schedules?.(settings) ?? []) await unused.removeJobScheduler(each.id);
     } finally {
       await unused.close();
     }
   }
 
-  const achievementsQueue = await queue(ACHIEVEMENTS_QUEUE, async (job): Promise<BackfillResult> => {
-    const r = await backfill(svc, job.data as BackfillJob);
-    wlog.info({ achievement: (job.data as BackfillJob).achievementId, ...r }, 'achievement backfilled');
-    return r;
-  }, 'achievement job failed');
-
-  const timeQueue = await queue(POINTS_TIME_QUEUE, async (job) => {
-    if (job.name === 'backfill') {
-      const r = await allTimeDue(svc);
-      wlog.info(r, 'users put in the time-trigger due sets');
-      return r;
+  const runs: QueueRun<object>[] = [];
+  const parts: object[] = [];
+  for (const spec of QUEUES as readonly QueueSpec[]) {
+    const run = spec.start(rt);
+    if (spec.runs !== undefined && !spec.runs(settings)) {
+      // Not run here: its passes may still be run by hand (they find nothing to do).
+      await unschedule(spec);
+      parts.push(run.testing?.(notRun(spec.name)) ?? {});
+      continue;
     }
-    const r = await accrueDue(svc);
-    if (r.awards > 0) wlog.debug(r, 'time awards accrued');
-    return r;
-  }, 'points-time job failed', { ms: 1000, job: 'accrue' });
-
-  const anniversaryQueue = await queue(ANNIVERSARIES_QUEUE, async (job) => {
-    if (job.name === 'backfill') {
-      const r = await allAnniversaryDue(svc);
-      wlog.info(r, 'users put in the anniversary due sets');
-      return r;
-    }
-    const r = await anniversariesDue(svc);
-    if (r.completed > 0) wlog.debug(r, 'anniversary achievements completed');
-    return r;
-  }, 'anniversaries job failed', { ms: 1000, job: 'pass' });
-
-  await queue(SNAPSHOT_QUEUE, async () => {
-    const r = await takeSnapshot(svc, pool);
-    if (r === null) wlog.debug('a new installation: nothing to snapshot yet');
-    else wlog.info(r, 'snapshot taken');
-    return r;
-  }, 'snapshot failed', { ms: settings.snapshotIntervalMs, job: 'snapshot' });
-
-  // Live updates: the logs read as they are appended, each change published once (one worker at a
-  // time holds the lease), the logs read on a connection of their own (a blocking read).
-  const liveReader = createClient(settings, { maxRetriesPerRequest: null, connectionName: 'laurel-live-tail' });
-  outage.watch(liveReader, 'laurel-live-tail');
-  const live = new LivePublisher(svc, {
-    reader: liveReader, warn: (err, what) => outage.warn(wlog, err, what), watch: (client) => outage.watch(client as EventEmitter, 'laurel-live-wanted'),
-  }, { logged: (entries) => noteLogged(svc, entries), followed: (users) => noteFollowed(svc, users) });
-
-  await queue(LEADERBOARDS_QUEUE, async () => {
-    const r = await finaliseRuns(svc, live.interest);
-    if (r.runs > 0) wlog.info(r, 'leaderboard runs finalised');
-    return r;
-  }, 'leaderboards job failed', { ms: FINALISE_MS, job: 'finalise' });
-
-  const notifier = new Notifier(svc, pool);
-  await queue(NOTIFICATIONS_QUEUE, async () => {
-    const r = await notifier.send();
-    if (r.claimed > 0) wlog.info(r, 'notifications sent');
-    return r;
-  }, 'notifications job failed', { ms: 1000, job: 'send' });
-
-  const webhooks = new WebhookSender(svc, pool, live.interest);
-  webhooksQueued = () => webhooks.kick();
-  await queue(WEBHOOKS_QUEUE, async () => {
-    const claimed = await webhooks.pass();
-    if (claimed > 0) wlog.debug({ claimed }, 'webhook deliveries started');
-    return claimed;
-  }, 'webhooks job failed', { ms: 1000, job: 'send' });
+    runs.push(run);
+    parts.push(await queue(spec, run));
+  }
 
   // Batch events: the partitions' batch queues, consumed by a loop of its own (not a BullMQ queue:
   // a user's items must be applied in order, one partition by one worker at a time, and a pass
   // starts within POLL_MS of a batch, src/engine/batches/process.ts).
   const batches = new BatchProcessor(svc);
   await batches.start();
+  const testing = Object.assign({}, ...parts, { batchesNow: () => batches.drain() }) as WorkersTesting;
 
-  // Live updates (started below; the clock's passes above ask it which topics are wanted).
+  // Live updates (the clock's passes above ask it which topics are wanted).
   await live.start();
 
   const health = new WorkersHealth(svc.metrics, wlog);
@@ -371,7 +261,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const force = down();
     await health.close();
     const liveClosed = live.close();
-    notifier.stop();
+    for (const run of runs) run.stop?.();
     webhooks.stop();
     const busy = runningQueues();
     if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
@@ -389,7 +279,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       if (down()) void q.disconnect().catch(() => undefined);
       else await settleWithin(q.close(), 1000);
     }));
-    notifier.close();
+    for (const run of runs) run.close?.();
     await settleWithin(liveClosed, 2000);
     liveReader.disconnect();
     await closeClient(connection);
@@ -408,40 +298,9 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     health,
     healthPort,
     liveness,
-    async configCopied(version, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (copiedVersion < version) {
-        if (Date.now() > until) throw new Error(`config copy did not reach version ${version} (at ${copiedVersion})`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
-    drainNow: () => drainer.drain(),
-    erasuresNow: () => runErasures(svc, pool),
-    auditNow: () => drainAudit(svc, pool),
-    pruneAuditNow: () => pruneAudit(svc, pool),
-    pruneLogNow: () => pruneLog(svc, pool),
-    accrueNow: () => accrueDue(svc),
-    finaliseNow: () => finaliseRuns(svc, live.interest),
-    notifyNow: () => notifier.send(),
-    async webhooksNow() {
-      await webhooks.pass();
-      await webhooks.idle();
-      return webhooks.totals;
-    },
-    snapshotNow: (full = false) => takeSnapshot(svc, pool, full),
-    timeIdle: (timeoutMs = 10_000) => idle(timeQueue, 'points-time', timeoutMs, true),
-    async pauseTimePass() {
-      await started.find((x) => x.queue === timeQueue)!.worker().pause();
-    },
-    achievementsIdle: (timeoutMs = 10_000) => idle(achievementsQueue, 'achievement', timeoutMs, false),
-    anniversariesNow: () => anniversariesDue(svc),
-    anniversariesIdle: (timeoutMs = 10_000) => idle(anniversaryQueue, 'anniversaries', timeoutMs, true),
-    async pauseAnniversaryPass() {
-      await started.find((x) => x.queue === anniversaryQueue)!.worker().pause();
-    },
-    batchesNow: () => batches.drain(),
     batches,
     live,
+    testing,
     close(deadline = Date.now() + STOP_MS) {
       return (closing ??= stop(deadline));
     },

@@ -1,5 +1,5 @@
 /**
- * Queue `log-drain`: one pass over the partitions' event logs (Redis streams) archives them and
+ * The log drain (its queue: workers/log-drain-queue.ts): one pass over the partitions' event logs (Redis streams) archives them and
  * trims them, and makes phase 2 of events whose api process died.
  *
  * A pass reads every partition after its cursor (one XRANGE each, sent together:
@@ -57,7 +57,6 @@ import { backfillChunk } from '../src/postgres/analytics/backfill.js';
 import { replayEvent } from '../src/engine/durability/replay-phase2.js';
 import type { Drained } from '../src/engine/durability/streak-rankings-from-log.js';
 
-export const LOG_DRAIN_QUEUE = 'log-drain';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;

@@ -10,8 +10,8 @@ import { smtpMailer, type Mailer } from '../src/engine/notifications/email.js';
 import { sendDue, type SendResult } from '../src/engine/notifications/send.js';
 import { anyDue, dueWanted, promoteDue } from '../src/engine/notifications/due-index.js';
 import { Pusher } from '../src/engine/notifications/push/index.js';
-
-export const NOTIFICATIONS_QUEUE = 'notifications';
+import { NOTIFICATIONS_QUEUE } from '../src/engine/jobs.js';
+import { every, type QueueSpec } from './queue.js';
 
 export class Notifier {
   private readonly deps: Deps;
@@ -45,3 +45,25 @@ export class Notifier {
     this.pusher.close();
   }
 }
+
+export const notificationsQueue: QueueSpec<{
+  /** Sends the notifications due now, beside the scheduled passes. */
+  notifyNow(): Promise<SendResult>;
+}> = {
+  name: NOTIFICATIONS_QUEUE,
+  failure: 'notifications job failed',
+  schedules: () => [every(NOTIFICATIONS_QUEUE, 1000, 'send')],
+  start({ svc, pool, log }) {
+    const notifier = new Notifier(svc, pool);
+    return {
+      async process() {
+        const r = await notifier.send();
+        if (r.claimed > 0) log.info(r, 'notifications sent');
+        return r;
+      },
+      testing: () => ({ notifyNow: () => notifier.send() }),
+      stop: () => notifier.stop(),
+      close: () => notifier.close(),
+    };
+  },
+};

@@ -9,6 +9,9 @@
  * The due sets are src/engine/points/time-due.ts's.
  */
 import type { Deps } from '../src/engine/deps.js';
+import { POINTS_TIME_QUEUE } from '../src/engine/jobs.js';
+import { allTimeDue } from '../src/engine/points/time-due.js';
+import { every, type QueueSpec } from './queue.js';
 import { accrueTime } from '../src/engine/points/time-awards.js';
 import { dueUsers, leaveTimeDue } from '../src/engine/points/time-due.js';
 
@@ -39,3 +42,33 @@ export async function accrueDue(deps: Deps, perPartition = 200): Promise<AccrueR
   await Promise.all(Array.from({ length: PARALLEL }, lane));
   return result;
 }
+
+export const pointsTimeQueue: QueueSpec<{
+  /** Accrues every due time award now, beside the scheduled passes. */
+  accrueNow(): Promise<AccrueResult>;
+  /** Resolves once no job is waiting or running. */
+  timeIdle(timeoutMs?: number): Promise<void>;
+  /** Stops this process's pass each second, letting the one running finish (tests that accrue with accrueNow alone, in their own order). */
+  pauseTimePass(): Promise<void>;
+}> = {
+  name: POINTS_TIME_QUEUE,
+  failure: 'points-time job failed',
+  schedules: () => [every(POINTS_TIME_QUEUE, 1000, 'accrue')],
+  start: ({ svc, log }) => ({
+    async process(job) {
+      if (job.name === 'backfill') {
+        const r = await allTimeDue(svc);
+        log.info(r, 'users put in the time-trigger due sets');
+        return r;
+      }
+      const r = await accrueDue(svc);
+      if (r.awards > 0) log.debug(r, 'time awards accrued');
+      return r;
+    },
+    testing: (q) => ({
+      accrueNow: () => accrueDue(svc),
+      timeIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
+      pauseTimePass: () => q.worker().pause(),
+    }),
+  }),
+};

@@ -9,6 +9,11 @@ import type { RedisOutage } from '../redis/outage.js';
 import type { Keys } from '../redis/keys.js';
 import type { Settings } from '../lib/settings.js';
 
+/*
+ * The workers' queues, every name in one place: the api enqueues into the first three, and each
+ * file of workers/ declares the processor and the schedule of one (workers/queues.ts lists them).
+ */
+/** Achievements: the backfill of an achievement activated or changed. */
 export const ACHIEVEMENTS_QUEUE = 'achievements';
 /** Time triggers: the periodic accrual of due awards, and the backfill when a trigger appears. */
 export const POINTS_TIME_QUEUE = 'points-time';
@@ -16,6 +21,20 @@ export const POINTS_TIME_QUEUE = 'points-time';
 export const ANNIVERSARIES_QUEUE = 'anniversaries';
 /** Leaderboards: the finalisation of runs every time zone has finished. */
 export const LEADERBOARDS_QUEUE = 'leaderboards';
+/** The configuration copied into Postgres at each change. */
+export const CONFIG_COPY_QUEUE = 'config-copy';
+/** The partitions' event logs archived into Postgres, and what the entries call for. */
+export const LOG_DRAIN_QUEUE = 'log-drain';
+/** The audit log copied into Postgres, and pruned. */
+export const AUDIT_QUEUE = 'audit';
+/** The archived event log pruned past its retention. */
+export const LOG_RETENTION_QUEUE = 'log-retention';
+/** Snapshots of Redis into Postgres. */
+export const SNAPSHOT_QUEUE = 'snapshot';
+/** Notifications due, sent. */
+export const NOTIFICATIONS_QUEUE = 'notifications';
+/** Webhook deliveries due, sent. */
+export const WEBHOOKS_QUEUE = 'webhooks';
 
 export interface BackfillJob {
   achievementId: string;

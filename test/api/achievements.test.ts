@@ -49,7 +49,7 @@ describe.each(targets())('achievements on %s', (target) => {
     const top = await admin('POST', [{ name: 'Master', key: 'master', trigger: 'achievement', achievementIds: [ids['all-rounder'], ids.twenty] }]);
     ids.master = top.body.created[0].id;
     // Creating them queued backfills (nobody qualifies yet); let them finish before users appear.
-    await s.workers!.achievementsIdle();
+    await s.workers!.testing.achievementsIdle();
   });
   afterAll(async () => { await s?.close(); });
 
@@ -171,7 +171,7 @@ describe.each(targets())('achievements on %s', (target) => {
       const ann = await s.request('GET', '/v1/users/ann/achievements');
       expect(keysOf(ann.body)).toContain('five');
       await admin('PATCH', [{ id: ids.five, status: 'active' }]);
-      await s.workers!.achievementsIdle();
+      await s.workers!.testing.achievementsIdle();
     });
   });
 
@@ -257,14 +257,14 @@ describe.each(targets())('achievements on %s', (target) => {
     it('completes a new or re-activated achievement, silently, for users who already qualify', async () => {
       const created = await admin('POST', [{ name: 'Fifty', key: 'fifty', trigger: 'metric', metricId, metricValue: 50 }]);
       const fifty = created.body.created[0].id;
-      await s.workers!.achievementsIdle();
+      await s.workers!.testing.achievementsIdle();
       // ann: 122 lessons; cal: 30; mo: 8.
       const ann = await s.request('GET', '/v1/users/ann/achievements');
       expect(keysOf(ann.body)).toContain('fifty');
       expect(keysOf((await s.request('GET', '/v1/users/cal/achievements')).body)).not.toContain('fifty');
 
       await admin('PATCH', [{ id: ids.hidden, status: 'active' }]);
-      await s.workers!.achievementsIdle();
+      await s.workers!.testing.achievementsIdle();
       const mo = await s.request('GET', '/v1/users/mo/achievements');
       expect(keysOf(mo.body)).toContain('hidden');
       // Statistics are cached for a second per process: wait for the backfill's count to show.
@@ -288,7 +288,7 @@ describe.each(targets())('achievements on %s', (target) => {
       const off = await s.request('PATCH', '/v1/users/switched-off/preferences', { body: { streak: { enabled: false } } });
       expect(off.status, off.text).toBe(200);
       await admin('POST', [{ name: 'Three in a row', key: 'three-row', trigger: 'streak', streakLength: 3 }]);
-      await s.workers!.achievementsIdle();
+      await s.workers!.testing.achievementsIdle();
       expect(keysOf((await s.request('GET', '/v1/users/streaker/achievements')).body)).toContain('three-row');
       expect(keysOf((await s.request('GET', '/v1/users/once/achievements')).body)).not.toContain('three-row');
       expect(keysOf((await s.request('GET', '/v1/users/switched-off/achievements')).body)).not.toContain('three-row');

@@ -31,12 +31,12 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
   /** A pass of the workers at `iso`. */
   const passAt = async (iso: string) => {
     await s.setClock(iso);
-    return s.workers!.anniversariesNow();
+    return s.workers!.testing.anniversariesNow();
   };
   /** The achievement.completed webhooks received so far, as `<user>:<achievement key>`. */
   const hooks = async () => {
-    await s.workers!.drainNow();
-    await s.workers!.webhooksNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.webhooksNow();
     return hook.at('/done').map((r) => JSON.parse(r.body) as { user: { id: string }; achievement: { key: string } })
       .map((b) => `${b.user.id}:${b.achievement.key}`).sort();
   };
@@ -117,8 +117,8 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
   describe('one timeline', () => {
     it('completes silently the anniversaries that came before the achievement was active', async () => {
       // The activation's backfill put every user in the due sets; the pass looks at them.
-      await s.workers!.anniversariesIdle();
-      await s.workers!.anniversariesNow();
+      await s.workers!.testing.anniversariesIdle();
+      await s.workers!.testing.anniversariesNow();
       // old's first anniversary (2024-01-15) came before: a backfill's; the second is ahead.
       expect(await completed('old')).toEqual(['one-year']);
       expect(await userHash('old')).toEqual(['2025-01-15', '2023-01-15']);
@@ -177,7 +177,7 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
     });
 
     it('completes it at the user\'s event when the pass has not yet, and the event lists it', async () => {
-      await s.workers!.pauseAnniversaryPass();
+      await s.workers!.testing.pauseAnniversaryPass();
       // Pago Pago's 2025-03-09, 18:00: not yet.
       await s.setClock('2025-03-10T05:00:00Z');
       let r = await s.event('lessons', 'pago', 1);
@@ -191,7 +191,7 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
       expect(r.achievements.map((a: { key: string }) => a.key)).toEqual(['one-year', 'loyal']);
       expect(await completed('pago')).toEqual(['loyal', 'onboarded', 'one-year']);
       // Noted: the pass finds nothing more for them, and their next event completes nothing again.
-      expect(await s.workers!.anniversariesNow()).toMatchObject({ completed: 0 });
+      expect(await s.workers!.testing.anniversariesNow()).toMatchObject({ completed: 0 });
       expect((await s.event('lessons', 'pago', 1)).achievements).toEqual([]);
       expect(await userHash('pago')).toEqual(['2026-03-10', '2024-03-10']);
     });
@@ -200,7 +200,7 @@ describe.each(targets())('anniversary achievements on %s', (target) => {
       await s.setClock('2025-03-12T08:00:00Z');
       const r = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: 'batcher' }, value: 1 }] });
       expect(r.status, r.text).toBe(202);
-      await s.workers!.batchesNow();
+      await s.workers!.testing.batchesNow();
       const progress = await s.request('GET', `/admin/v1/metrics/events/${r.body.batchId}`);
       expect(progress.body).toMatchObject({ accepted: 1, processed: 1, failed: 0 });
       expect(await completed('batcher')).toEqual(['one-year']);

@@ -28,13 +28,13 @@ describe('an anniversary achievement edited at the instant it was created', () =
     await s.setClock('2026-04-07T10:00:00Z');
     const made = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'Years', key: 'years', trigger: 'anniversary', anniversaryYears: 2 }] });
     expect(made.status, made.text).toBe(201);
-    await s.workers!.anniversariesIdle();
+    await s.workers!.testing.anniversariesIdle();
     // The create's look: ann's second anniversary is next.
     await expect.poll(next, { timeout: 5000 }).toBe('2028-04-03');
 
     const edited = await s.request('PATCH', '/admin/v1/achievements', { body: [{ id: made.body.created[0].id, anniversaryYears: 1 }] });
     expect(edited.body.updated, edited.text).toHaveLength(1);
-    await s.workers!.anniversariesIdle();
+    await s.workers!.testing.anniversariesIdle();
     await expect.poll(next, { timeout: 5000 }).toBe('2027-04-03');
 
     await s.setClock('2027-04-03T00:00:00Z');

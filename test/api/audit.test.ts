@@ -50,7 +50,7 @@ describe.each(targets())('the audit log on %s', (target) => {
 
   /** The entries once the workers copied into Postgres every answer so far. */
   async function copied(query = '', key = s.adminKey): Promise<AuditEntryView[]> {
-    await s.workers!.auditNow();
+    await s.workers!.testing.auditNow();
     return entries(query, key);
   }
 
@@ -155,7 +155,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     ]);
     expect(batch.status, JSON.stringify(batch.body)).toBe(202);
     expect((await send('POST', '/admin/v1/streaks/freezes', me.key, { freezes: [{ userId: user }] })).status).toBeLessThan(500);
-    await s.workers!.batchesNow();
+    await s.workers!.testing.batchesNow();
     const erased = await send('DELETE', `/admin/v1/users/${user}`, me.key);
     expect(erased.status).toBe(202);
     const { erasureId } = erased.body as { erasureId: string };
@@ -251,7 +251,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     await s.setClock('2031-01-01T12:00:00Z');
     expect((await copied(`&keyId=${me.id}`)).map((e) => e.at)).toEqual(['2030-01-02T00:00:00.000Z', '2030-01-01T00:00:00.000Z']);
 
-    expect(await s.workers!.pruneAuditNow()).toBeGreaterThan(0);
+    expect(await s.workers!.testing.pruneAuditNow()).toBeGreaterThan(0);
     expect((await entries(`&keyId=${me.id}`)).map((e) => e.body)).toEqual([[{ name: 'Kept', key: `kept-${target}` }]]);
     const left = await entries();
     expect(left.length).toBeGreaterThan(0);

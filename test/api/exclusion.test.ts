@@ -77,7 +77,7 @@ describe.each(targets())('fair play: excluding a user on %s', (target) => {
     s.request(method, `/admin/v1/users/${user}/exclusion`, { body, ...opts });
   /** The webhook bodies of a type received so far. */
   const hooks = (type: string) => hook.received.filter((r) => r.path === '/x').map((r) => JSON.parse(r.body)).filter((b) => b.type === type);
-  const deliver = async () => { await s.workers!.drainNow(); await s.workers!.webhooksNow(); };
+  const deliver = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.webhooksNow(); };
   const red = (id: string) => ({ id, attributes: { team: 'red' } });
 
   beforeAll(async () => {
@@ -224,7 +224,7 @@ describe.each(targets())('fair play: excluding a user on %s', (target) => {
   it('leaves a finalised run as it was', async () => {
     expect((await standings(s)).daily).toEqual([['ana', 1]]);
     await s.setClock('2026-03-06T14:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     const r = await exclusion('ana', 'PUT', { reason: 'found late' });
     expect(r.status, r.text).toBe(200);
     const run = await s.request('GET', '/api/leaderboards/runs-daily?run=2026-03-04');
@@ -286,8 +286,8 @@ describe('a restore', () => {
       await s.event('runs', { id: 'ana', attributes: { team: 'red' } }, 5);
       await s.event('runs', { id: 'bo', attributes: { team: 'red' } }, 3);
       // A snapshot of the events: the restore replays what came after it, the exclusion and an event.
-      await s.workers!.drainNow();
-      await s.workers!.snapshotNow(true);
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.snapshotNow(true);
       await s.setClock('2026-03-02T11:00:00Z');
       expect((await s.request('PUT', '/admin/v1/users/ana/exclusion', { body: { reason: 'bot' } })).status).toBe(200);
       await s.setClock('2026-03-03T10:00:00Z');

@@ -82,7 +82,7 @@ describe.each(targets())('exporting a user on %s', (target) => {
     expect(boards.status, boards.text).toBe(201);
     const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
     expect(webhook.status, webhook.text).toBe(201);
-    await s.workers!.timeIdle();
+    await s.workers!.testing.timeIdle();
 
     // Ada's events (one of a batch), archived; Bo's beside them.
     const eventIds: string[] = [];
@@ -90,7 +90,7 @@ describe.each(targets())('exporting a user on %s', (target) => {
     await s.event('lessons', { id: other, name: otherName, email: otherEmail }, 7);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: ada }, value: 1 }] });
     expect(batch.status, batch.text).toBe(202);
-    await s.workers!.batchesNow();
+    await s.workers!.testing.batchesNow();
     const third = await s.event('lessons', ada, 1);
     eventIds.push(third.eventId);
     expect(third.achievements.map((a: { key: string }) => a.key)).toContain('three');
@@ -99,14 +99,14 @@ describe.each(targets())('exporting a user on %s', (target) => {
     await s.event('lessons', other, 1);
     // The run of 2026-03-02 finished everywhere, finalised: Ada came second.
     await s.setClock('2026-03-04T14:00:00Z');
-    await s.workers!.finaliseNow();
-    await s.workers!.webhooksNow();
+    await s.workers!.testing.finaliseNow();
+    await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length, { timeout: 20_000 }).toBeGreaterThan(0);
     const archivedEvents = async (user: string) => (await pool.query(
       "SELECT body->>'e' AS e FROM laurel_events WHERE prefix = $1 AND user_id = $2 AND kind = 'event'", [s.prefix, user],
     )).rows.map((r: { e: string }) => r.e);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       return (await archivedEvents(ada)).length;
     }, { timeout: 20_000 }).toBe(4);
 

@@ -53,7 +53,7 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
   const voidEvents = (body: unknown, opts: { key?: string; tenant?: string } = {}) => s.request('POST', '/admin/v1/events/void', { body, ...opts });
   /** The webhook bodies of a type received so far. */
   const hooks = (type: string) => hook.received.filter((r) => r.path === '/h').map((r) => JSON.parse(r.body)).filter((b) => b.type === type);
-  const deliver = async () => { await s.workers!.drainNow(); await s.workers!.webhooksNow(); };
+  const deliver = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.webhooksNow(); };
 
   beforeAll(async () => {
     hook = await startReceiver();
@@ -131,7 +131,7 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     await s.setClock('2026-03-02T12:00:00Z');
     const e = await s.event('runs', 'cy', 3);
     const f = await s.event('runs', 'dan', 4);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     // Archived: trimmed from Redis as the drain does 30 s later (XTRIM), so only Postgres holds them.
     const { redis, keys } = s.api.services;
     for (const user of ['cy', 'dan']) {
@@ -222,7 +222,7 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     const e = await s.event('runs', 'fin', 7);
     expect(await rankings('runs-daily', '?run=2026-03-03')).toEqual([['fin', 7]]);
     await s.setClock('2026-03-05T14:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     const r = await voidEvents([{ eventId: e.eventId, reason: 'late find' }]);
     expect(r.body.voided).toEqual([expect.objectContaining({ eventId: e.eventId, date: '2026-03-03', value: 7, total: 0, points: { xp: -70 } })]);
     expect(await rankings('runs-daily', '?run=2026-03-03')).toEqual([['fin', 7]]);
@@ -243,8 +243,8 @@ describe('a restore', () => {
       const cheat = await s.event('runs', 'ana', 4);
       await s.event('runs', 'bo', 5);
       // A snapshot of the events: the restore replays what came after it, the void and the revoke.
-      await s.workers!.drainNow();
-      await s.workers!.snapshotNow(true);
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.snapshotNow(true);
       await s.setClock('2026-03-02T11:00:00Z');
       expect((await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'bot' }] })).body.voided).toHaveLength(1);
       expect((await s.request('DELETE', '/admin/v1/users/bo/achievements/run-5')).status).toBe(200);

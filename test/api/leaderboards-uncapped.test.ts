@@ -211,7 +211,7 @@ describe.each(targets())('boards without a cap on %s', (target) => {
   it('finalises an uncapped run: its winners, and every participant still ranked', async () => {
     // 36 hours after May 4th began in UTC, the last zone has finished it.
     await s.setClock('2026-05-05T12:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     const run = await read('/v1/leaderboards/open-daily?run=2026-05-04&offset=1499&limit=10');
     expect(run.finalised).toBe('2026-05-05T12:00:00.000Z');
     expect(run.winners).toEqual([

@@ -810,12 +810,12 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await f.setClock('2026-10-02T10:30:00Z');
       await play({ id: 'west2', tz: 'Pacific/Pago_Pago' });
       expect((await runOfDay('2026-10-01')).body.rankings.map((x: any) => x.userId)).toEqual(['west', 'west2']);
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       expect((await runOfDay('2026-10-01')).body).toMatchObject({ run: '2026-10-01', finalised: null, winners: null });
       // 36 hours after the 1st began in UTC, the last zone has finished it.
       await f.setClock('2026-10-02T12:00:00Z');
       // (The workers' own pass may get there first: look at the result, not at who did it.)
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       const done = (await runOfDay('2026-10-01')).body;
       expect(done.finalised).toBe('2026-10-02T12:00:00.000Z');
       expect(done.winners).toEqual([{ userId: 'west', rank: 1, value: 1 }, { userId: 'west2', rank: 2, value: 1 }]);
@@ -823,7 +823,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       // A pass that gets there late records when the run became final, not when it ran (a
       // restore's pass records the same as the original's).
       await f.setClock('2026-10-03T15:30:00Z');
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       expect((await runOfDay('2026-10-02')).body.finalised).toBe('2026-10-03T12:00:00.000Z');
     });
 
@@ -831,7 +831,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await f.setClock('2026-10-04T11:59:00Z');
       expect((await f.request('GET', '/api/leaderboards')).body.map((b: any) => b.key)).toEqual(['daily']);
       await f.setClock('2026-10-04T12:00:00Z');
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       expect((await runOfDay('2026-10-03')).body.finalised).toBe('2026-10-04T12:00:00.000Z');
       expect((await f.request('GET', '/api/leaderboards')).body).toEqual([]);
       const all = await f.request('GET', '/api/leaderboards?includeFinished=true');
@@ -849,14 +849,14 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await play({ id: 'f1' });
       await play({ id: 'f2' });
       await play({ id: 'f2' });
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       expect((await f.request('GET', '/api/leaderboards/forever')).body.finalised).toBeNull();
       await f.setClock('2026-10-05T10:00:00Z');
       const finished = await f.request('PATCH', '/admin/v1/leaderboards', { body: [{ id, status: 'finished' }] });
       expect(finished.body.updated[0].status, finished.text).toBe('finished');
       // A board without an end, finished by hand: no end date passes, yet its run is over.
       await f.setClock('2026-10-05T10:00:05Z');
-      await f.workers!.finaliseNow();
+      await f.workers!.testing.finaliseNow();
       const board = (await f.request('GET', '/api/leaderboards/forever')).body;
       expect(board).toMatchObject({ status: 'finished', finalised: '2026-10-05T10:00:05.000Z' });
       expect(board.winners).toEqual([{ userId: 'f2', rank: 1, value: 2 }, { userId: 'f1', rank: 2, value: 1 }]);
@@ -907,7 +907,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       await redis.hset(keys.apiProcesses, processId, String(Date.now()));
       expect((await c.request('POST', '/api/metrics/plays/event', { body: { user: { id: 'p1' }, value: 4 } })).status).toBe(201);
       await redis.del(k.ranking, k.members);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       expect(await redis.zcard(k.ranking)).toBe(0);
       // A process that died after phase 1: its event in the log, and no phase 2 ever ran.
       await redis.hset(keys.apiProcesses, 'dead-process', String(Date.now() - 60_000));
@@ -918,7 +918,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const r = await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
         `0010|m:${board.metricId}|3|d:${day}|`, '', new Date(now).toISOString() + 'p2', entry);
       expect(r).toMatch(/^3\n1\n\n\n0\n\n\n\d+-\d+\n$/);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
       // Placed in the order of the user's events, by the replayed entry's id: a placement of an
@@ -947,17 +947,17 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const entry = JSON.stringify({ e: 'e-dies-later', t: '_', u: 'lc1', m: board.metricId, v: 5, ts: now, d: day, p: 'dies-later' });
       await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
         `0010|m:${board.metricId}|5|d:${day}|`, '', new Date(now).toISOString() + 'lc1', entry);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       expect(await onBoard()).toEqual([]);
       // It falls silent: its last heartbeat 20 s ago. The entry, copied already, is still in the log.
       const last = String(Date.now() - 20_000);
       await redis.hset(keys.apiProcesses, 'dies-later', last);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       expect(await onBoard()).toEqual([5]);
       expect(await redis.hget(keys.apiReplayed, 'dies-later')).toBe(last);
       // Once for that heartbeat: taken off the board, it stays off.
       await redis.del(k.ranking, k.members, k.sequences);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       expect(await onBoard()).toEqual([]);
     });
 
@@ -984,7 +984,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       expect((await redis.recordEvent(u.user, keys.userMetric(u, metricId), u.users, u.log,
         `0010|m:${metricId}|2|d:${day}|`, '', new Date(now).toISOString() + 'p3', entry))).toMatch(/^2\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);
       expect((await c.request('GET', '/api/leaderboards/plays-later')).body.rankings).toEqual([]);
     });
@@ -1014,7 +1014,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dead-3', t: '_', u: 'p4', m: metricId, v: 1, ts: now, d: day, p: 'dead-process', pa: [[systemId, triggerId, 10, 20, 2, '']] });
       await redis.xadd(u.log, '*', 'event', entry);
-      await c.workers!.drainNow();
+      await c.workers!.testing.drainNow();
       const rows = async (key: string) => ((await c.request('GET', `/api/leaderboards/${key}`)).body.rankings as { userId: string; value: number }[])
         .map((x) => [x.userId, x.value]);
       expect(await rows('xp-total')).toEqual([['p4', 20]]);

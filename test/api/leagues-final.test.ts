@@ -59,7 +59,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     return r.body;
   };
   /** What the workers do each second, now: the drain records, the sender sends. */
-  const work = async () => { await s.workers!.drainNow(); await s.workers!.webhooksNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.webhooksNow(); };
   /** The league events the receiver got for a board, by user. */
   const received = (board: string) => hook.at('/leagues').map((r) => JSON.parse(r.body)).filter((b) => b.league.key === board);
   /** A user who carries `tier` into the run, as a run before it would have left them. */
@@ -81,14 +81,14 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     await s.setClock('2026-05-05T10:00:00Z');
     await s.event('plays', 'b1', 1);
     await s.setClock('2026-05-05T11:59:59Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     expect((await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`)).finalised).toBe(false);
     expect(await read('/v1/users/b2/leagues/league?run=2026-05-04')).toMatchObject({ rank: 2, zone: 'promote', outcome: null });
 
     // 36 hours after the last day began in UTC: every zone has finished it.
     await s.setClock('2026-05-05T12:00:00Z');
-    await s.workers!.finaliseNow();
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     const past = await read('/v1/users/b2/leagues/league?run=2026-05-04');
     expect(past).toMatchObject({
       tier: { key: 'bronze', index: 0 }, run: '2026-05-04', cohort: 'bronze-1', rank: 2, value: 3, participants: 5, zone: 'promote', outcome: 'promoted',
@@ -150,7 +150,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     expect(events.find((b) => b.user.id === 'g2').league).toMatchObject({ tier: { key: 'gold' }, outcome: 'demoted', nextTier: { key: 'silver' } });
     expect(events.find((b) => b.user.id === 's2').league).toMatchObject({ tier: { key: 'silver' }, outcome: 'stayed', nextTier: { key: 'silver' } });
     // Finalising again moves nobody and sends nothing more.
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     await work();
     expect(received('league')).toHaveLength(events.length);
     expect((await read('/v1/users/g3/leagues/league')).tier.key).toBe('silver');
@@ -201,16 +201,16 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     const other = await startWorkers(s.settings, createLogger('silent'));
     try {
       await s.setClock('2026-05-08T12:00:00Z');
-      await Promise.all([s.workers!.finaliseNow(), other.finaliseNow()]);
-      await Promise.all([s.workers!.finaliseNow(), other.finaliseNow()]);
+      await Promise.all([s.workers!.testing.finaliseNow(), other.testing.finaliseNow()]);
+      await Promise.all([s.workers!.testing.finaliseNow(), other.testing.finaliseNow()]);
       const tiers: Record<string, string> = {};
       for (const id of Object.keys(expected)) tiers[id] = (await read(`/v1/users/${id}/leagues/duel`)).tier.key;
       expect(tiers).toEqual(expected);
       // The cohort decided before kept its outcome.
       expect((await read(`/v1/users/${first.users[0].userId}/leagues/duel?run=2026-05-07`)).outcome).toBe(first.users[0].outcome);
       await eventually(async () => {
-        await Promise.all([s.workers!.drainNow(), other.drainNow()]);
-        await Promise.all([s.workers!.webhooksNow(), other.webhooksNow()]);
+        await Promise.all([s.workers!.testing.drainNow(), other.testing.drainNow()]);
+        await Promise.all([s.workers!.testing.webhooksNow(), other.testing.webhooksNow()]);
         expect(received('duel').map((b) => b.user.id).sort()).toEqual(Object.keys(expected).sort());
       });
     } finally {
@@ -241,7 +241,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       await expect.poll(() => s.workers!.live.interest.has(scopedTopic('_', 'user:lv2')), { timeout: 10_000 }).toBe(true);
       await s.setClock('2026-05-11T12:00:00Z');
       const moved = async () => {
-        await s.workers!.finaliseNow();
+        await s.workers!.testing.finaliseNow();
         // Every league board here ranks plays: lv2 is in each one's.
         return c.messages.filter((m) => m.type?.startsWith('league.') && m.data.league.key === 'live-league');
       };
@@ -255,7 +255,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       });
       // Nothing of another user's on this topic, and nothing more when finalised again.
       expect(JSON.stringify(c.messages)).not.toContain('"lv1"');
-      await s.workers!.finaliseNow();
+      await s.workers!.testing.finaliseNow();
       expect(await moved()).toHaveLength(1);
     } finally {
       await c.close();

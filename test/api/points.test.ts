@@ -482,7 +482,7 @@ describe.each(targets())('points on %s', (target) => {
       });
       expect(r.status, r.text).toBe(201);
       systemId = r.body.created[0].id;
-      await s.workers!.timeIdle();
+      await s.workers!.testing.timeIdle();
     });
     afterAll(async () => { await s?.close(); });
 
@@ -520,7 +520,7 @@ describe.each(targets())('points on %s', (target) => {
         expect(await redis.zscore(keys.partitionDue(u.partition), `_|${user}`)).toBe(String(Date.parse(`${day}T09:00:00Z`)));
         expect(await stored(user)).toBe('1');
         await s.setClock(`${day}T10:15:00Z`);
-        await s.workers!.accrueNow();
+        await s.workers!.testing.accrueNow();
         expect(await stored(user)).toBe('3');
       }
     });
@@ -533,7 +533,7 @@ describe.each(targets())('points on %s', (target) => {
         body: [{ type: 'time', timeUnit: 'days', timeInterval: 1, points: 2, status: 'active' }],
       });
       expect(r.status, r.text).toBe(201);
-      await s.workers!.timeIdle();
+      await s.workers!.testing.timeIdle();
       // Spend everything just before the day is over: the daily award then has room.
       await s.setClock('2026-05-21T08:30:00Z');
       for (let i = 0; i < 5; i++) expect((await play('old')).status).toBe(201);

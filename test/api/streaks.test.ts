@@ -20,7 +20,7 @@ describe.each(targets())('streaks on %s', (target) => {
     freezes: { initial: 1, max: 2, autoEarnInterval: 7, autoEarnAmount: 1 },
   });
   /** The workers keep the rankings from the event log: let them catch up before a rank is read. */
-  const drain = () => s.workers!.drainNow();
+  const drain = () => s.workers!.testing.drainNow();
   const at = (iso: string) => s.setClock(iso);
   const event = async (user: string | Record<string, unknown>, value = 1, metric = 'lessons') =>
     (await s.event(metric, user, value)).currentStreak;

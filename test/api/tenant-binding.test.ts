@@ -46,7 +46,7 @@ describe('a key bound to a tenant', () => {
 
   /** A request as the key bound to B. */
   const asB = (method: string, path: string, opts: { body?: unknown; tenant?: string } = {}) => s.request(method, path, { ...opts, key: keyB });
-  const work = async () => { await s.workers!.drainNow(); return s.workers!.webhooksNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); return s.workers!.testing.webhooksNow(); };
   const allDeliveries = async (key?: string) =>
     (await s.request('GET', `/admin/v1/webhooks/${webhookId}/deliveries?limit=100`, { key })).body as
       { id: string; tenant: string; userId: string; payload: unknown }[];

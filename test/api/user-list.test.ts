@@ -48,7 +48,7 @@ describe.each(targets())('the user list (%s)', (target) => {
     // Another tenant's Ada.
     const other = await s.request('POST', '/api/metrics/lessons/event', { tenant: 'acme', body: { user: { id: 'ada-9', email: 'ada@acme.example' }, value: 1 } });
     expect(other.status, other.text).toBe(201);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     expect(await ids('idPrefix=ada')).toEqual(['ada-1', 'ada-2']);
     expect(await ids('idPrefix=a_')).toEqual(['a_b']);
@@ -71,7 +71,7 @@ describe.each(targets())('the user list (%s)', (target) => {
     // Changes: a new email, an attribute set (the others kept), an unsubscription that drops the email.
     expect((await s.request('PATCH', '/api/users/ada-2', { body: { email: 'countess@example.net', attributes: { plan: 'pro' } } })).status).toBe(200);
     await s.event('lessons', { id: 'bob', subscribeToEmails: false }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     expect(await ids('email=ada')).toEqual(['ada-1']);
     expect(await ids('email=countess')).toEqual(['ada-2']);
     expect(await ids('userAttributes=plan:pro')).toEqual(['ada-1', 'ada-2', 'bob', 'cy']);
@@ -83,8 +83,8 @@ describe.each(targets())('the user list (%s)', (target) => {
     const users = Array.from({ length: 130 }, (_, i) => `p${String(i).padStart(3, '0')}`);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { body: users.map((id) => ({ key: 'lessons', user: { id }, value: 1 })) });
     expect(batch.status, batch.text).toBeLessThan(300);
-    await s.workers!.batchesNow();
-    await s.workers!.drainNow();
+    await s.workers!.testing.batchesNow();
+    await s.workers!.testing.drainNow();
     const seen: string[] = [];
     let after = '';
     let pages = 0;

@@ -72,12 +72,12 @@ describe('the dashboard\'s Admin API 1.26.0 forms', () => {
     await d.shot('achievements-anniversary');
 
     // ann was created on 2026-04-03 (UTC): a year on, the workers complete it, and the list counts it.
-    await s.workers!.anniversariesIdle();
+    await s.workers!.testing.anniversariesIdle();
     // This pass alone: a scheduled one that took the user first could still be completing them when
     // the page reloads.
-    await s.workers!.pauseAnniversaryPass();
+    await s.workers!.testing.pauseAnniversaryPass();
     await s.setClock('2027-04-03T00:00:00Z');
-    expect(await s.workers!.anniversariesNow()).toEqual({ users: 1, completed: 1 });
+    expect(await s.workers!.testing.anniversariesNow()).toEqual({ users: 1, completed: 1 });
     await page.reload();
     await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents()).find((t) => t.startsWith('one-year')))
       .toMatch(/^one-yearOne year1 year since the user joined1/);

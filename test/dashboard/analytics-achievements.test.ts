@@ -36,7 +36,7 @@ describe('the dashboard\'s analytics of achievements and metrics', () => {
     for (const id of ['u1', 'u4']) {
       expect((await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id } } })).status).toBe(201);
     }
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     const both = await s.request('GET', '/admin/v1/analytics?from=2026-04-01&to=2026-04-02');
     expect(both.status, both.text).toBe(200);

@@ -30,7 +30,7 @@ describe('the dashboard\'s analytics', () => {
     for (const id of ids.slice(0, 5)) await s.event('lessons', id, 1);
     await s.setClock('2026-03-16T10:00:00Z');
     for (const id of ['n1', 'n2', 'u1']) await s.event('lessons', id, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     const control = new Set<string>();
     for (const id of ids) if ((await s.request('GET', `/api/users/${id}`)).body.control) control.add(id);

@@ -108,7 +108,7 @@ describe('the dashboard', () => {
   });
 
   it('draws the analytics from the archived event log', async () => {
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const today = new Date().toISOString().slice(0, 10);
     const api = await s.request('GET', `/admin/v1/analytics?from=${today}&to=${today}`);
     expect(api.body).toMatchObject({
@@ -142,7 +142,7 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Create achievement' }).click();
     await expect.poll(() => page.locator('#achievement-key-error').textContent()).toContain('already exists');
     // bob has 5 lessons already: the backfill completes it for him; then cid reaches 5.
-    await s.workers!.achievementsIdle();
+    await s.workers!.testing.achievementsIdle();
     await s.event('lessons', { id: 'cid', name: 'Cid' }, 5);
     await page.reload();
     await expect.poll(async () => (await page.locator('table.achievements tbody tr').allTextContents())[0]).toMatch(/^fiveFive lessonsLessons reaches 52/);

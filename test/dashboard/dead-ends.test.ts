@@ -26,7 +26,7 @@ describe('the dashboard without dead ends', () => {
     await s.event('lessons', { id: 'ann', name: 'Ann', attributes: { plan: 'pro' } }, 3);
     await s.event('lessons', { id: 'bob', name: 'Bob', attributes: { plan: 'pro' } }, 5);
     await s.event('lessons', { id: 'cid', name: 'Cid', attributes: { plan: 'free' } }, 9);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await expect.poll(async () => (await s.request('GET', '/admin/v1/users?userAttributes=plan:free')).body.users?.length).toBe(1);
     await d.open('Leaderboards');
     await page.getByRole('button', { name: 'Rankings of By plan' }).click();
@@ -132,7 +132,7 @@ describe('the dashboard without dead ends', () => {
     // One user in a tenant of its own: "1 user".
     await adminCreateOne(s, '/admin/v1/tenants', { customerId: 'solo', name: 'Solo' });
     expect((await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: 'one' }, value: 1 }, tenant: 'solo' })).status).toBe(201);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await page.reload();
     await page.getByLabel('Tenant').selectOption({ label: 'Solo' });
     await d.open('Analytics');

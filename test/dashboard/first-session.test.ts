@@ -107,7 +107,7 @@ describe('a first session in the dashboard', () => {
 
   it('shows a refused range under its field, and keeps the figures of the range before', async () => {
     const { page, s } = d;
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await d.open('Analytics');
     await expect.poll(() => page.locator('table.analytics tbody tr').count()).toBe(1);
     const to = await page.getByLabel('To', { exact: true }).inputValue();

@@ -127,7 +127,7 @@ describe('the dashboard\'s flows', () => {
     await s.event('lessons', { id: 'adam', email: 'adam@example.org', attributes: { plan: 'free' } }, 1);
     const many = Array.from({ length: 30 }, (_, i) => `m${String(i).padStart(2, '0')}`);
     for (const id of many) await s.event('lessons', { id, attributes: { plan: 'pro' } }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await d.open('Users');
     const box = page.getByRole('region', { name: 'Find users' });
     const found = () => box.locator('table.users tbody tr td:first-child').allTextContents();
@@ -167,7 +167,7 @@ describe('the dashboard\'s flows', () => {
     expect(xp.status, xp.text).toBe(201);
     await s.event('lessons', 'ann', 1);
     await s.event('lessons', 'eve', 30);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await d.open('Analytics');
     await page.getByLabel('From', { exact: true }).fill('2026-03-01');
     await page.getByLabel('To', { exact: true }).fill('2026-03-09');

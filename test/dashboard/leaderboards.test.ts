@@ -167,7 +167,7 @@ describe('the dashboard\'s leaderboards', () => {
     await s.event('lessons', 'eve', 4);
     // May 1st is final once every zone has finished it (36 hours after it began in UTC); May 2nd 24 hours later.
     await s.setClock('2026-05-03T13:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
 
     await page.reload();
     await page.getByRole('button', { name: 'Rankings of Sprint' }).click();

@@ -47,7 +47,7 @@ describe('the dashboard\'s leagues', () => {
 
     // 36 hours after the run's day began in UTC it is final: the first of each cohort moves up.
     await s.setClock('2026-05-05T12:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     await page.reload();
     await page.getByRole('button', { name: 'Rankings of League' }).click();
     await page.getByRole('button', { name: 'Previous run' }).click();

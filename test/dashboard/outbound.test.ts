@@ -12,7 +12,7 @@ import { openDashboard, shown, type Dashboard } from './browser.js';
 describe('the dashboard\'s webhooks and notifications', () => {
   let d: Dashboard;
   let hook: Awaited<ReturnType<typeof startReceiver>>;
-  const work = async () => { await d.s.workers!.drainNow(); await d.s.workers!.webhooksNow(); };
+  const work = async () => { await d.s.workers!.testing.drainNow(); await d.s.workers!.testing.webhooksNow(); };
   beforeAll(async () => {
     hook = await startReceiver();
     d = await openDashboard({ workers: true, clock: 'manual', env: { LAUREL_SMTP_URL: '', LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } });
@@ -116,9 +116,9 @@ describe('the dashboard\'s webhooks and notifications', () => {
 
     // An achievement completed in the morning: its email is due at 17:00, and without SMTP it is suppressed.
     await s.event('lessons', { id: 'bea', email: 'bea@example.test' }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock('2026-06-01T17:00:00Z');
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     await page.getByLabel('User id').fill('bea');
     const rows = page.locator('table.notification-deliveries tbody tr');
     await expect.poll(async () => {

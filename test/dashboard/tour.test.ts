@@ -95,7 +95,7 @@ describe('a tour of the dashboard', () => {
       }
     }
     for (const id of ['user-001', 'user-004', 'user-010']) await post('/api/achievements/profile/complete', { user: { id } });
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     const ready = async (title: string) => {
       await expect.poll(() => page.getByText('Loading…').count(), { message: `${title}: still loading` }).toBe(0);
@@ -123,7 +123,7 @@ describe('a tour of the dashboard', () => {
       } else if (title === 'Webhooks') {
         await page.locator('table.webhooks tbody tr').first().waitFor();
       } else if (title === 'Audit') {
-        await s.workers!.auditNow();
+        await s.workers!.testing.auditNow();
         await page.getByRole('button', { name: 'Find' }).click();
         await page.locator('table.audit tbody tr').first().waitFor();
         await page.locator('table.audit tbody tr').first().getByText('Body').click();

@@ -48,8 +48,8 @@ describe('the dashboard\'s user page: data rights', () => {
     expect((await s.request('GET', '/api/users/ann')).status).toBe(404);
     // The workers finish it (the drain archives the erasure's entry first); the page follows.
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return status.textContent();
     }, { timeout: 20_000 }).toMatch(/^Erased: \d+ Redis keys/);
     expect(await part.getByRole('button', { name: 'Erase' }).isDisabled()).toBe(true);

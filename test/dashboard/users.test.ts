@@ -30,9 +30,9 @@ describe('the dashboard\'s user page', () => {
     // ann: June 1st and 2nd, misses the 3rd (a freeze bridges it), the 4th; bob: more lessons on the 1st.
     await s.event('lessons', { id: 'ann', name: 'Ann', email: 'ann@example.test', tz: 'UTC' }, 1);
     await s.event('lessons', { id: 'bob', name: 'Bob', tz: 'UTC' }, 5);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock('2026-06-01T17:00:00Z');
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     await s.setClock('2026-06-02T10:00:00Z');
     await s.event('lessons', 'ann', 1);
     await s.setClock('2026-06-04T10:00:00Z');

@@ -25,7 +25,7 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
     return c;
   };
   /** One pass of the clock's events (the workers' own passes run beside it). */
-  const pass = async () => { await s.workers!.webhooksNow(); };
+  const pass = async () => { await s.workers!.testing.webhooksNow(); };
   /** Passes until the client has a message that matches, then takes it. */
   const passUntil = async (c: LiveClient, match: (m: LiveMessage) => boolean): Promise<LiveMessage> => {
     let found: LiveMessage | undefined;
@@ -150,7 +150,7 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
     await s.setClock('2026-10-03T12:00:00Z');
     let finished: LiveMessage | undefined;
     await eventually(async () => {
-      await s.workers!.finaliseNow();
+      await s.workers!.testing.finaliseNow();
       finished = c.messages.find((m) => m.type === 'leaderboard.finished');
       expect(finished).toBeDefined();
     });
@@ -158,7 +158,7 @@ describe.each(targets())('the clock\'s events live on %s', (target) => {
       topic: 'leaderboard:daily-lessons',
       data: { leaderboard: { key: 'daily-lessons', status: 'finished', start: '2026-10-02', rankings: [{ userId: 'kim', rank: 1, value: 3 }, { userId: 'lee', rank: 2, value: 1 }] } },
     });
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     expect(of(c, 'leaderboard.finished')).toHaveLength(1);
   });
 

@@ -100,7 +100,7 @@ describe.each(targets())('what a client key sees on live topics on %s', (target)
     // The run about to start (10:00 UTC the day before it).
     await s.setClock('2026-10-01T10:00:00Z');
     await eventually(async () => {
-      await s.workers!.webhooksNow();
+      await s.workers!.testing.webhooksNow();
       expect(watcher.messages.some((m) => m.type === 'leaderboard.started')).toBe(true);
     });
     await s.setClock('2026-10-02T12:00:00Z');
@@ -113,7 +113,7 @@ describe.each(targets())('what a client key sees on live topics on %s', (target)
     // The daily run, final once every zone has finished its day.
     await s.setClock('2026-10-03T12:00:00Z');
     await eventually(async () => {
-      await s.workers!.finaliseNow();
+      await s.workers!.testing.finaliseNow();
       expect(watcher.messages.some((m) => m.type === 'leaderboard.finished')).toBe(true);
     });
 

@@ -32,7 +32,7 @@ describe.each(targets())('achievement emails on %s', (target) => {
   const nextCase = () => { day = day.plus({ days: 3 }); };
   const user = (id: string, tz: string | null, extra: Record<string, unknown> = {}) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz, ...extra });
   /** What the workers do each second, now: the drain schedules, the notifier sends. */
-  const work = async (w: WorkersHandle = s.workers!) => { await w.drainNow(); return w.notifyNow(); };
+  const work = async (w: WorkersHandle = s.workers!) => { await w.testing.drainNow(); return w.testing.notifyNow(); };
   const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${encodeURIComponent(userId)}`)).body;
   const inbox = (id: string): ParsedMail[] => mail.to(`${id}@example.test`);
 
@@ -137,13 +137,13 @@ describe.each(targets())('achievement emails on %s', (target) => {
     await at(local(tz, '18:00'));
     await s.event('lessons', 'busy', 1);
     await createAchievements(s, [{ name: 'Six', key: 'six', trigger: 'metric', metricId: ids.lessons, metricValue: 6 }]);
-    await s.workers!.achievementsIdle();
+    await s.workers!.testing.achievementsIdle();
     expect((await s.request('GET', '/api/users/busy/achievements')).body.map((a: { key: string }) => a.key)).toContain('six');
     await work();
     expect(await deliveries('busy')).toHaveLength(1);
     // A completion after the day's message has gone: the next day's.
     await createAchievements(s, [{ name: 'Seven', key: 'seven', trigger: 'metric', metricId: ids.lessons, metricValue: 7 }]);
-    await s.workers!.achievementsIdle();
+    await s.workers!.testing.achievementsIdle();
     await s.event('lessons', 'busy', 1);
     await work();
     const [next, first] = await deliveries('busy');
@@ -205,11 +205,11 @@ describe.each(targets())('achievement emails on %s', (target) => {
     const other = await startWorkers(s.settings, log);
     try {
       await at(local(tz, '17:00'));
-      await Promise.all([restarted.notifyNow(), other.notifyNow(), restarted.notifyNow(), other.notifyNow()]);
+      await Promise.all([restarted.testing.notifyNow(), other.testing.notifyNow(), restarted.testing.notifyNow(), other.testing.notifyNow()]);
       await eventually(() => expect(inbox('twice')).toHaveLength(1));
       await eventually(() => expect(inbox('racing')).toHaveLength(1));
       await new Promise((r) => setTimeout(r, 1500));
-      await Promise.all([restarted.notifyNow(), other.notifyNow()]);
+      await Promise.all([restarted.testing.notifyNow(), other.testing.notifyNow()]);
       expect(inbox('twice')).toHaveLength(1);
       expect(inbox('racing')).toHaveLength(1);
       expect((await deliveries('racing'))[0]).toMatchObject({ status: 'sent', attempts: 1 });
@@ -302,9 +302,9 @@ describe('achievement emails without SMTP', () => {
     await adminCreate(s, '/admin/v1/notifications/templates', [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Hi', text: 'x' } as never]);
     await s.request('PUT', '/admin/v1/notifications/settings', { body: { defaultTimeZone: 'UTC', publicUrl: 'https://acme.test' } });
     await s.event('lessons', { id: 'ada', email: 'ada@example.test' }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock('2026-06-01T17:00:00Z');
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     await new Promise((r) => setTimeout(r, 200));
     const r = await s.request('GET', '/admin/v1/notifications/deliveries');
     expect(r.body).toEqual([expect.objectContaining({ userId: 'ada', status: 'suppressed', reason: 'no_transport', scheduledFor: '2026-06-01T17:00:00.000Z' })]);

@@ -23,9 +23,9 @@ describe.each(targets())('email links on %s', (target) => {
     day = day.plus({ days: 2 });
     await s.setClock(day.set({ hour: 10 }).toISO()!);
     await s.event('lessons', { id, email: `${id}@example.test`, tz: 'UTC' }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock(day.set({ hour: 17 }).toISO()!);
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     const until = Date.now() + 10_000;
     for (;;) {
       const m = mail.to(`${id}@example.test`)[0];
@@ -91,9 +91,9 @@ describe.each(targets())('email links on %s', (target) => {
     await s.setClock(day.set({ hour: 10 }).toISO()!);
     await createAchievements(s, [{ name: 'Second', key: 'second', trigger: 'metric', metricId: lessonsId, metricValue: 2 }]);
     await s.event('lessons', { id: 'comeback' }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock(day.set({ hour: 17 }).toISO()!);
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     const list = (await s.request('GET', '/admin/v1/notifications/deliveries?userId=comeback')).body as { status: string; reason?: string }[];
     expect(list[0]).toMatchObject({ status: 'suppressed', reason: 'unsubscribed' });
     expect(mail.to('comeback@example.test')).toHaveLength(before);

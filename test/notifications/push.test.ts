@@ -140,7 +140,7 @@ describe.each(targets())('push notifications on %s', (target) => {
     if (s) await deletePostgresRows(s.settings, [s.prefix]);
   });
 
-  const work = async () => { await s.workers!.drainNow(); return s.workers!.notifyNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); return s.workers!.testing.notifyNow(); };
   const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${userId}&channel=push`)).body;
 
   it('reaches every device of a user once, at the hour, and removes the tokens a provider reports gone', async () => {

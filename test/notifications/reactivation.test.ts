@@ -20,7 +20,7 @@ describe.each(targets())('reactivation emails on %s', (target) => {
   const local = (day: number, hhmm: string) => DateTime.fromISO(`2026-09-${String(day).padStart(2, '0')}T${hhmm}`, { zone: tz });
   const at = (t: DateTime) => s.setClock(t.toUTC().toISO()!);
   const user = (id: string) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz });
-  const work = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.notifyNow(); };
   const inbox = (id: string) => mail.to(`${id}@example.test`);
   const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${userId}&type=reactivation`)).body as
     { status: string; reason?: string; scheduledFor: string }[];
@@ -118,12 +118,12 @@ describe.each(targets())('reactivation emails on %s', (target) => {
     await redis.del(index);
     await redis.set(index, 'not a sorted set');
     await s.event('lessons', user('unlucky'), 1);
-    await expect(s.workers!.drainNow()).rejects.toThrow(/WRONGTYPE/);
+    await expect(s.workers!.testing.drainNow()).rejects.toThrow(/WRONGTYPE/);
     await redis.del(index);
     if (kept !== null) await redis.restore(index, 0, kept);
     // The pass made again writes the user's absence (its memory of the event dropped with the failure).
     await eventually(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       expect(await redis.zscore(index, member)).toBe(String(reactivationScore('2026-10-20')));
     });
   });

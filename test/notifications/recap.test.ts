@@ -16,7 +16,7 @@ describe.each(targets())('recap emails on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
   const user = (id: string) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz: 'UTC' });
-  const work = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.notifyNow(); };
   const inbox = (id: string) => mail.to(`${id}@example.test`);
 
   beforeAll(async () => {

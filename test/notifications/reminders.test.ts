@@ -23,7 +23,7 @@ describe.each(targets())('streak reminders on %s', (target) => {
   const at = (t: DateTime) => s.setClock(t.toUTC().toISO()!);
   const nextCase = () => { day = day.plus({ days: 4 }); };
   const user = (id: string, tz: string) => ({ id, email: `${id}@example.test`, name: `User ${id}`, tz });
-  const work = async (w: WorkersHandle = s.workers!) => { await w.drainNow(); return w.notifyNow(); };
+  const work = async (w: WorkersHandle = s.workers!) => { await w.testing.drainNow(); return w.testing.notifyNow(); };
   const deliveries = async (userId: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${encodeURIComponent(userId)}&type=streak_reminder`)).body;
   const inbox = (id: string) => mail.to(`${id}@example.test`);
 

@@ -12,7 +12,7 @@ import { startMailCatcher, type MailCatcher } from '../support/smtp.js';
 describe.each(targets())('a zone change on %s', (target) => {
   let s: TestServer;
   let mail: MailCatcher;
-  const work = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.notifyNow(); };
 
   beforeAll(async () => {
     mail = await startMailCatcher();

@@ -60,7 +60,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('anni
       body: [{ name: 'Loyal', key: 'loyal', trigger: 'achievement', achievementIds: [made.body.created[0].id, made.body.created[2].id] }],
     });
     expect(composite.status, composite.text).toBe(201);
-    await s.workers!.anniversariesIdle();
+    await s.workers!.testing.anniversariesIdle();
     // a: an event in UTC; b: an identification in Tokyo; c: an API completion in New York; d: an event in UTC.
     await s.event('lessons', { id: 'a', tz: 'UTC' }, 1);
     await s.setClock('2024-01-12T03:00:00Z');
@@ -72,11 +72,11 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('anni
 
     // Before the snapshot: a's first anniversary, by the pass.
     await s.setClock('2025-01-10T00:00:00Z');
-    await s.workers!.anniversariesNow();
+    await s.workers!.testing.anniversariesNow();
     expect(await keysOf(s, 'a')).toEqual(['one-year']);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     await s.setClock('2025-01-11T09:00:00Z');
-    expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
 
     // After it: an achievement activated after a's anniversary (a backfill's for a, silent), a
     // user created by an event, b's anniversary by the pass, c's at an event (with the composite),
@@ -84,22 +84,22 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('anni
     await s.setClock('2025-01-11T12:00:00Z');
     const later = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'First birthday', key: 'birthday', trigger: 'anniversary', anniversaryYears: 1 }] });
     expect(later.status, later.text).toBe(201);
-    await s.workers!.anniversariesIdle();
-    await s.workers!.anniversariesNow();
+    await s.workers!.testing.anniversariesIdle();
+    await s.workers!.testing.anniversariesNow();
     expect(await keysOf(s, 'a')).toEqual(['birthday', 'one-year']);
-    await s.workers!.pauseAnniversaryPass();
+    await s.workers!.testing.pauseAnniversaryPass();
     await s.event('lessons', { id: 'e', tz: 'UTC' }, 1);
     await s.setClock('2025-01-11T15:00:00Z');
-    await s.workers!.anniversariesNow();
+    await s.workers!.testing.anniversariesNow();
     expect(await keysOf(s, 'b')).toEqual(['birthday', 'one-year']);
     await s.setClock('2025-01-15T06:00:00Z');
     const event = await s.event('lessons', 'c', 1);
     expect(event.achievements.map((x: { key: string }) => x.key).sort()).toEqual(['birthday', 'loyal', 'one-year']);
     await s.setClock('2025-01-20T00:00:00Z');
-    await s.workers!.anniversariesNow();
+    await s.workers!.testing.anniversariesNow();
     expect(await keysOf(s, 'd')).toEqual(['birthday', 'one-year']);
-    await s.workers!.drainNow();
-    await s.workers!.configCopied(s.api.services.store.current.version);
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.configCopied(s.api.services.store.current.version);
     const at = new Date(s.api.services.clock.now()).toISOString();
     const before = await readAll(s);
 
@@ -123,18 +123,18 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('anni
     // here): the due sets rebuilt, nothing completed again.
     const workers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => workers.close());
-    await workers.anniversariesNow();
+    await workers.testing.anniversariesNow();
     expect(await readAll(s)).toEqual(before);
     // The anniversaries to come: a's second (a user of the snapshot), e's first (created after
     // it), each at the start of its day, not before.
     await s.setClock('2026-01-09T23:59:59.999Z');
-    await workers.anniversariesNow();
+    await workers.testing.anniversariesNow();
     expect(await keysOf(s, 'a')).toEqual(['birthday', 'one-year']);
     await s.setClock('2026-01-10T00:00:00Z');
-    await workers.anniversariesNow();
+    await workers.testing.anniversariesNow();
     expect(await keysOf(s, 'a')).toEqual(['birthday', 'one-year', 'two-years']);
     await s.setClock('2026-01-11T12:00:00Z');
-    await workers.anniversariesNow();
+    await workers.testing.anniversariesNow();
     expect(await keysOf(s, 'e')).toEqual(['birthday', 'one-year']);
     for (const user of ['b', 'c', 'd']) expect(await keysOf(s, user), user).toEqual((before[`/api/users/${user}/achievements?includeIncomplete=true`] as { body: { key: string; achievedAt: string | null }[] }).body.filter((x) => x.achievedAt !== null).map((x) => x.key).sort());
   });

@@ -35,7 +35,7 @@ describe.each(targets())('passes on one erasure on %s', (target) => {
       await s.event('lessons', { id: u, name: `Name ${u}` }, 1);
       await s.event('lessons', u, 2);
     }
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     // An erasure as its request leaves it, with a pass of another worker on it from the start.
     const erasure = async (userId: string, passAt: number): Promise<string> => {
@@ -58,8 +58,8 @@ describe.each(targets())('passes on one erasure on %s', (target) => {
     const passes = (h: Record<string, string>) => Object.keys(h).filter((f) => f.startsWith('w:'));
     let mine: Record<string, string> = {};
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       mine = await redis.hgetall(record);
       return Number(mine.pa) > 0 && passes(mine).length === 1;
     }, { timeout: 20_000 }).toBe(true);
@@ -69,7 +69,7 @@ describe.each(targets())('passes on one erasure on %s', (target) => {
     expect(await redis.sismember(keys.erasuresPending, first)).toBe(1);
     expect((await s.request('GET', `/admin/v1/erasures/${first}`)).body.status).toBe('pending');
     // Another pass of the workers meanwhile leaves it pending: it is not the last.
-    await s.workers!.erasuresNow();
+    await s.workers!.testing.erasuresNow();
     expect(await redis.hget(record, 's')).toBe('pending');
 
     // The other pass leaves with what it removed: once the last pass is out, done, every pass's
@@ -86,7 +86,7 @@ describe.each(targets())('passes on one erasure on %s', (target) => {
       postgresRows: Number(mine.pr) + 4,
     });
     expect(await redis.hexists(record, 'u')).toBe(0);
-    await s.workers!.erasuresNow();
+    await s.workers!.testing.erasuresNow();
     expect(await redis.sismember(keys.erasuresPending, first)).toBe(0);
     expect(passes(await redis.hgetall(record))).toEqual([]);
     // A pass that joins a done erasure adds nothing.
@@ -95,8 +95,8 @@ describe.each(targets())('passes on one erasure on %s', (target) => {
     // A pass noted longer ago than a pass may take stopped on its way: it holds nothing back.
     const second = await erasure(orphan, now - PASS_LIMIT_MS - 1);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return (await s.request('GET', `/admin/v1/erasures/${second}`)).body.status;
     }, { timeout: 20_000 }).toBe('done');
     const orphaned = await redis.hgetall(keys.erasure(second));

@@ -32,7 +32,7 @@ describe.each(targets())('half-done erasures on %s', (target) => {
     await s.setClock('2026-03-02T08:00:00Z');
     await s.metrics('lessons');
     for (const u of [never, ran, other]) await s.event('lessons', { id: u, name: `Name ${u}` }, 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
 
     // A request that died after writing its record, before the script.
     const at = Date.parse('2026-03-02T08:00:00Z');
@@ -51,7 +51,7 @@ describe.each(targets())('half-done erasures on %s', (target) => {
     const erased = await eraseInPartition(s.api.services, DEFAULT_TENANT, ran, second, at);
     expect(erased).not.toBe(null);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       const cursors = await s.workers!.pool.query<{ last_id: string }>(
         'SELECT last_id FROM laurel_log_cursor WHERE prefix = $1 AND partition = $2', [s.prefix, keys.forUser(DEFAULT_TENANT, ran).partition],
       );
@@ -60,7 +60,7 @@ describe.each(targets())('half-done erasures on %s', (target) => {
     expect(await redis.xdel(keys.partitionLog(keys.forUser(DEFAULT_TENANT, ran).partition), erased!.entryId)).toBe(1);
 
     // Younger than a minute: the workers leave them be (the request may still be under way).
-    await s.workers!.erasuresNow();
+    await s.workers!.testing.erasuresNow();
     expect((await s.request('GET', `/api/users/${never}`)).status).toBe(200);
     for (const id of [first, second]) {
       expect(await redis.hget(keys.erasure(id), 's')).toBe('pending');
@@ -71,8 +71,8 @@ describe.each(targets())('half-done erasures on %s', (target) => {
     await s.setClock('2026-03-02T08:01:01Z');
     for (const id of [first, second]) {
       await expect.poll(async () => {
-        await s.workers!.drainNow();
-        await s.workers!.erasuresNow();
+        await s.workers!.testing.drainNow();
+        await s.workers!.testing.erasuresNow();
         return (await s.request('GET', `/admin/v1/erasures/${id}`)).body.status;
       }, { timeout: 20_000 }).toBe('done');
       const view = await s.request('GET', `/admin/v1/erasures/${id}`);
@@ -82,7 +82,7 @@ describe.each(targets())('half-done erasures on %s', (target) => {
     }
     expect((await s.request('GET', `/admin/v1/erasures/${first}`)).body.redisKeys).toBeGreaterThan(0);
     await expect.poll(async () => {
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.erasuresNow();
       return redis.exists(keys.erasure(nobody));
     }, { timeout: 20_000 }).toBe(0);
     expect(await redis.sismember(keys.erasuresPending, nobody)).toBe(0);

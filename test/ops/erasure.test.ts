@@ -109,14 +109,14 @@ describe.each(targets())('erasing a user on %s', (target) => {
     expect(boards.status, boards.text).toBe(201);
     const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
     expect(webhook.status, webhook.text).toBe(201);
-    await s.workers!.timeIdle();
+    await s.workers!.testing.timeIdle();
 
     // The victim: events with their profile, a batch item, a freeze, the achievement, points, the board.
     await s.event('lessons', { id: victim, name, email, tz: 'Europe/Paris' }, 1);
     await s.event('lessons', other, 1);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: victim }, value: 1 }] });
     expect(batch.status, batch.text).toBe(202);
-    await s.workers!.batchesNow();
+    await s.workers!.testing.batchesNow();
     const freeze = await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: victim }] } });
     expect(freeze.status, freeze.text).toBe(200);
     const third = await s.event('lessons', victim, 1);
@@ -126,13 +126,13 @@ describe.each(targets())('erasing a user on %s', (target) => {
     await s.event('lessons', other, 1);
     // The run of 2026-03-02 finished everywhere, finalised: the victim won it.
     await s.setClock('2026-03-04T14:00:00Z');
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     const run = await s.request('GET', '/api/leaderboards/daily?run=2026-03-02');
     expect(run.body.rankings[0].userId, run.text).toBe(victim);
-    await s.workers!.drainNow();
-    await s.workers!.webhooksNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length).toBeGreaterThan(0);
-    await s.workers!.snapshotNow(true);
+    await s.workers!.testing.snapshotNow(true);
     expect(await redisTraces(s.api.services.redis, prefix, needles)).not.toEqual([]);
     expect(await postgresTraces(pool, prefix, needles)).not.toEqual([]);
 
@@ -151,8 +151,8 @@ describe.each(targets())('erasing a user on %s', (target) => {
     // A drain of the scheduled job may be the one that archives the entry (drainNow then writes
     // nothing): waited for, not assumed.
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
     }, { timeout: 20_000 }).toBe('done');
     const done = await s.request('GET', `/admin/v1/erasures/${erasureId}`);

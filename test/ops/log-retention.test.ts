@@ -66,7 +66,7 @@ describe('the archived event log\'s retention', () => {
     await s.event('lessons', 'ann', 2);
     await s.event('lessons', 'bob', 1);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       return (await archived(pool, s.prefix)).length;
     }, { timeout: 20_000 }).toBe(2);
     await batchAt(pool, s.prefix, s.api.services.keys.partitionOf('_', 'ann'), 'ann-later', now + 60 * DAY_MS);
@@ -89,15 +89,15 @@ describe('the archived event log\'s retention', () => {
 
     // 45 days on, the retention keeps what arrived in the last 30: the batch and the row of day 60.
     await s.setClock(new Date(now + 45 * DAY_MS).toISOString());
-    expect(await s.workers!.pruneLogNow()).toBeGreaterThanOrEqual(2);
+    expect(await s.workers!.testing.pruneLogNow()).toBeGreaterThanOrEqual(2);
     expect(await archived(pool, s.prefix)).toEqual(['event ann-later', 'event later-row']);
     const after = await analytics();
     expect(after.body).toEqual(before.body);
-    expect(await s.workers!.pruneLogNow()).toBe(0);
+    expect(await s.workers!.testing.pruneLogNow()).toBe(0);
     // The drain goes on after the partition's batches left.
     await s.event('lessons', 'ann', 1);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       return (await archived(pool, s.prefix)).length;
     }, { timeout: 20_000 }).toBe(3);
   });
@@ -106,7 +106,7 @@ describe('the archived event log\'s retention', () => {
     const { s, pool } = await start({ LAUREL_LOG_RETENTION_DAYS: '' });
     const now = await history(s, pool);
     await s.setClock(new Date(now + 3650 * DAY_MS).toISOString());
-    expect(await s.workers!.pruneLogNow()).toBe(0);
+    expect(await s.workers!.testing.pruneLogNow()).toBe(0);
     expect(await archived(pool, s.prefix)).toHaveLength(5);
   });
 

@@ -108,8 +108,8 @@ async function rowsAfter(client: pg.Client, prefix: string, after: number): Prom
 async function snapshotted(s: TestServer, users: number): Promise<number> {
   await s.metrics('lessons');
   for (let i = 0; i < users; i++) expect((await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: `u${i}` }, value: 1 } })).status).toBe(201);
-  await s.workers!.drainNow();
-  const first = await s.workers!.snapshotNow(true);
+  await s.workers!.testing.drainNow();
+  const first = await s.workers!.testing.snapshotNow(true);
   expect(first).not.toBeNull();
   return first!.id;
 }
@@ -142,7 +142,7 @@ describe.skipIf(!available)('the workers\' health when the Redis of their queues
 
     // A full snapshot that has begun, waiting on Postgres when the node goes.
     const hold = await holdSnapshotRows(s.settings.databaseUrl, s.prefix);
-    const cut = workers.snapshotNow(true).then(() => null, (err: unknown) => err);
+    const cut = workers.testing.snapshotNow(true).then(() => null, (err: unknown) => err);
     await eventually(async () => expect(await blockedBy(client, hold.pid)).toBe(true), 10_000);
     expect(await rowsAfter(client, s.prefix, first)).toEqual([expect.objectContaining({ finished: false })]);
 
@@ -230,7 +230,7 @@ describe.skipIf(!available)('the workers\' health when the Redis of their queues
     expect(await rowsAfter(client, s.prefix, first)).toEqual([{ id: byStart, finished: true, error: expect.stringMatching(/^interrupted/) }]);
 
     const bySnapshot = await killedSnapshot(byStart);
-    const next = await s.workers.snapshotNow();
+    const next = await s.workers.testing.snapshotNow();
     expect(next!.interrupted).toEqual([bySnapshot]);
     expect(await rowsAfter(client, s.prefix, byStart)).toEqual([
       { id: bySnapshot, finished: true, error: expect.stringMatching(/^interrupted/) },

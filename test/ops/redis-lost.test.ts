@@ -40,9 +40,9 @@ describe.skipIf(redisServerAvailable() !== null)('a Redis that comes back empty 
       server.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 1 }, headers: { 'Idempotency-Key': key } });
     expect((await event('ada', 'k1')).status).toBe(201);
     expect((await event('ada', 'k2')).status).toBe(201);
-    await server.workers!.configCopied(server.api.services.store.current.version);
-    await server.workers!.drainNow();
-    expect(await server.workers!.snapshotNow(true)).not.toBeNull();
+    await server.workers!.testing.configCopied(server.api.services.store.current.version);
+    await server.workers!.testing.drainNow();
+    expect(await server.workers!.testing.snapshotNow(true)).not.toBeNull();
     const before = (await server.request('GET', '/api/users/ada/metrics/lessons')).body;
     expect(before).toMatchObject({ id: ids.lessons, current: 2 });
 
@@ -77,7 +77,7 @@ describe.skipIf(redisServerAvailable() !== null)('a Redis that comes back empty 
     expect(replay.status).toBe(503);
     expect(replay.body.error).toMatch(/laurel restore/);
     expect((await server.request('POST', '/admin/v1/metrics', { body: [{ key: 'quizzes', name: 'Quizzes' }] })).status).toBe(503);
-    await expect(server.workers!.snapshotNow()).rejects.toThrow(SnapshotError);
+    await expect(server.workers!.testing.snapshotNow()).rejects.toThrow(SnapshotError);
 
     // `laurel restore`, as an operator runs it while laurel runs: no --force needed.
     const pool = await connectPostgres(server.settings);

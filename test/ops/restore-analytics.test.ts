@@ -30,12 +30,12 @@ describe('the analytics after a restore', () => {
       await day(2, 0, 30);
       await day(3, 20, 50);
       await day(4, 40, 60);
-      await s.workers!.drainNow();
-      expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+      await s.workers!.testing.drainNow();
+      expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
       await day(6, 50, 80);
       await day(7, 0, 10);
-      await s.workers!.drainNow();
-      const incremental = await s.workers!.snapshotNow();
+      await s.workers!.testing.drainNow();
+      const incremental = await s.workers!.testing.snapshotNow();
       expect(incremental).toMatchObject({ full: false });
       // The incremental snapshot copied the sketches of the days changed since the full one only.
       const pool = await connectPostgres(s.settings);
@@ -49,14 +49,14 @@ describe('the analytics after a restore', () => {
       }
       // After the last snapshot: archived, not in it.
       await day(9, 75, 100);
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       const before = (await s.request('GET', RANGE)).body;
       // Estimates (HyperLogLog): near the users sent, as answered again after the restore.
       const near = (answered: number, sent: number) => Math.abs(answered - sent) <= Math.ceil(sent * 0.03);
       expect(near(before.activeUsers, 100), `${before.activeUsers} active users`).toBe(true);
       const weekly = before.days.map((d: { weeklyActiveUsers: number }) => d.weeklyActiveUsers) as number[];
       expect(weekly.every((n, i) => near(n, [30, 50, 60, 60, 80, 80, 80, 90][i])), weekly.join(' ')).toBe(true);
-      await s.workers!.configCopied(s.api.services.store.current.version);
+      await s.workers!.testing.configCopied(s.api.services.store.current.version);
       // Redis loses everything of the installation.
       await s.close();
 

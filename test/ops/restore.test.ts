@@ -141,12 +141,12 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       body: (['streak_reminder', 'reactivation', 'recap'] as const).map((type) => ({ key: type, type, channel: 'email', subject: 'Hi', text: 'Hi' })),
     });
     expect(templates.status, templates.text).toBe(201);
-    await s.workers!.timeIdle();
+    await s.workers!.testing.timeIdle();
     // Time awards accrued by the workload alone, in its order, once the time trigger's backfill is
     // done: the pass each second, racing the requests, placed awards on the boards in another order
     // than the log's, which a restore replays, so a rank history's entries could differ where
     // values crossed (docs/operations.md, "Restoring Redis from Postgres").
-    await s.workers!.pauseTimePass();
+    await s.workers!.testing.pauseTimePass();
 
     const rand = random(Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11)));
     const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
@@ -179,7 +179,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
           const r = await s.request('POST', '/api/achievements/onboarded/complete', { body: { user: { id: user } } });
           expect(r.status, r.text).toBe(201);
         } else if (roll < 0.9) {
-          await s.workers!.accrueNow();
+          await s.workers!.testing.accrueNow();
         } else {
           // What an admin does to users: preferences (streak ones too), freezes, streak restores and resets, pauses.
           const op = Math.floor(rand() * 6);
@@ -200,12 +200,12 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
           if (op === 5) resets += r.body.resetUsers?.length ?? 0;
         }
       }
-      await s.workers!.accrueNow();
-      await s.workers!.drainNow();
+      await s.workers!.testing.accrueNow();
+      await s.workers!.testing.drainNow();
       // The runs every zone has finished by now (those of two days before, at the workload's
       // hours) finalised, as the workers' pass each 5 s does: before a snapshot, between the two,
       // and after the last one.
-      await s.workers!.finaliseNow();
+      await s.workers!.testing.finaliseNow();
     };
 
     /** Streak preferences that the snapshot holds (before it) or the log replays (after it). */
@@ -220,7 +220,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const userKeys = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: USERS[0] }, { userId: USERS[0] }] });
     expect(userKeys.status, userKeys.text).toBe(201);
     const [keptKey, revokedKey] = userKeys.body.created as { id: string; key: string }[];
-    const full = await s.workers!.snapshotNow(true);
+    const full = await s.workers!.testing.snapshotNow(true);
     expect(full).toMatchObject({ full: true });
     expect(full!.users).toBeGreaterThan(10);
     // An achievement made after the snapshot: the workers complete it for those who qualify.
@@ -228,28 +228,28 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       body: [{ name: 'Five', key: 'five', trigger: 'metric', metricId: ids.lessons, metricValue: 5 }],
     });
     expect(later.status, later.text).toBe(201);
-    await s.workers!.achievementsIdle();
+    await s.workers!.testing.achievementsIdle();
     await setStreak('u1', { enabled: false });
     await setStreak('u2', { evaluationMode: 'AND', metrics: [{ key: 'lessons', threshold: 2 }] });
     await day(4);
     await setStreak('u1', { enabled: true });
     await day(5);
     expect((await s.request('DELETE', `/admin/v1/application-api-keys?ids=${revokedKey.id}`)).body.deleted).toHaveLength(1);
-    const incremental = await s.workers!.snapshotNow();
+    const incremental = await s.workers!.testing.snapshotNow();
     expect(incremental!.full).toBe(false);
     expect(incremental!.users).toBeGreaterThan(0);
     expect(incremental!.users).toBeLessThanOrEqual(USERS.length);
     for (let n = 6; n <= 7; n++) await day(n);
     // The workload reset some streaks (their 'reset' entries are replayed too).
     expect(resets).toBeGreaterThan(0);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const at = new Date(s.api.services.clock.now()).toISOString();
 
     // Reads accrue time awards due (their log entries): read once, let the drainer take them (the
     // points totals it keeps), then read what is compared.
     await readAll(s, runs);
-    await s.workers!.drainNow();
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.finaliseNow();
     const before = await readAll(s, runs);
     // The uncapped board ranks more users than the capped ones hold.
     expect((before['/api/leaderboards/lessons-open?limit=100'] as { body: { participants: number } }).body.participants).toBeGreaterThan(10);
@@ -257,7 +257,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const outcomes = Object.entries(before).filter(([path]) => path.includes('/leagues/lessons-league?run=')).map(([, r]) => (r as { body: { outcome: string | null } }).body.outcome);
     expect(outcomes).toContain('promoted');
     expect(outcomes).toContain('demoted');
-    const dueBefore = await dueIndex(s, () => s.workers!.notifyNow());
+    const dueBefore = await dueIndex(s, () => s.workers!.testing.notifyNow());
     expect(dueBefore.flat().length).toBeGreaterThan(0);
 
     await s.workers!.close();
@@ -292,10 +292,10 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     // their pass finalises nothing again.
     const workers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => workers.close());
-    expect(await workers.finaliseNow()).toEqual({ runs: 0, cohorts: 0, moved: 0 });
+    expect(await workers.testing.finaliseNow()).toEqual({ runs: 0, cohorts: 0, moved: 0 });
     const after = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
-    expect(await dueIndex(s, () => workers.notifyNow())).toEqual(dueBefore);
+    expect(await dueIndex(s, () => workers.testing.notifyNow())).toEqual(dueBefore);
     expect((await s.request('GET', '/api/achievements', { key: keptKey.key })).status).toBe(200);
     expect((await s.request('GET', '/api/achievements', { key: revokedKey.key })).status).toBe(401);
     for (const { key, user, eventId } of keyed) {
@@ -331,7 +331,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     await s.setClock(at);
     const autoWorkers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => autoWorkers.close());
-    await autoWorkers.finaliseNow();
+    await autoWorkers.testing.finaliseNow();
     const auto = await readAll(s, runs);
     for (const path of Object.keys(before)) expect(auto[path], path).toEqual(before[path]);
   });
@@ -348,8 +348,8 @@ describe('a streak lost by an operation', () => {
       expect(rule.status, rule.text).toBe(200);
       await s.event('lessons', 'a', 1);
       await s.event('lessons', 'b', 1);
-      await s.workers!.drainNow();
-      expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+      await s.workers!.testing.drainNow();
+      expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
       // After the snapshot (the restore replays it), the streak lost by the user's preferences,
       // read in the same millisecond.
       await s.setClock('2026-03-02T12:00:00Z');
@@ -361,8 +361,8 @@ describe('a streak lost by an operation', () => {
       });
       const before = await read();
       expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 1 }], b: 1 });
-      await s.workers!.drainNow();
-      await s.workers!.configCopied(s.api.services.store.current.version);
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.configCopied(s.api.services.store.current.version);
       await s.close();
 
       const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
@@ -505,20 +505,20 @@ describe('an incremental snapshot after a drain open while the last one began', 
       await s.setClock('2026-03-02T10:00:00Z');
       await s.metrics('lessons');
       await s.event('lessons', 'early', 1);
-      await s.workers!.drainNow();
-      expect(await s.workers!.snapshotNow(true)).toMatchObject({ full: true });
+      await s.workers!.testing.drainNow();
+      expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
       // The archive's cursors held: a drain (this one, and the workers' own each second) begins its
       // transaction and waits in it, while the next snapshot begins and ends.
       await locker.query('BEGIN');
       // (The whole table: the late user's partition may have no cursor row yet, its insert waits too.)
       await locker.query('LOCK TABLE laurel_log_cursor IN EXCLUSIVE MODE');
       await s.event('lessons', 'late', 1);
-      const drained = s.workers!.drainNow();
+      const drained = s.workers!.testing.drainNow();
       await new Promise((r) => setTimeout(r, 300));
-      const during = await s.workers!.snapshotNow();
+      const during = await s.workers!.testing.snapshotNow();
       await locker.query('COMMIT');
       await drained;
-      const after = await s.workers!.snapshotNow();
+      const after = await s.workers!.testing.snapshotNow();
       expect(during!.full).toBe(false);
       const { rows } = await pool.query('SELECT snapshot FROM laurel_snapshot_users WHERE prefix = $1 AND user_id = $2', [s.prefix, 'late']);
       // Taken by the snapshot after it (before, the drain's rows were dated before the one it straddled: taken by neither).

@@ -148,7 +148,7 @@ describe('a workers process stopped mid-send', () => {
     const log = createLogger('silent');
     const w = await startWorkers(s.settings, log);
     // Its own pass (each second) sends them; nothing answers.
-    await w.drainNow();
+    await w.testing.drainNow();
     await eventually(() => expect(fresh()).toHaveLength(3));
     await w.close(Date.now() + 3000);
     expect(await unsettled()).toEqual({ emails: 0, webhooks: 0, claims: 0 });
@@ -157,7 +157,7 @@ describe('a workers process stopped mid-send', () => {
     for (const res of held.splice(0)) res.destroy();
     const next = await startWorkers(s.settings, log);
     try {
-      await next.webhooksNow();
+      await next.testing.webhooksNow();
       await eventually(() => expect(fresh()).toHaveLength(6));
     } finally {
       await next.close();

@@ -54,7 +54,7 @@ async function withStreakServer(run: (other: TestServer, pool: pg.Pool) => Promi
 }
 
 async function copied(): Promise<Map<string, any>> {
-  await s.workers!.configCopied(s.api.services.store.current.version);
+  await s.workers!.testing.configCopied(s.api.services.store.current.version);
   const { rows } = await db.query('SELECT kind, id, body FROM laurel_config WHERE prefix = $1', [s.prefix]);
   return new Map(rows.map((r) => [`${r.kind}:${r.id}`, r.body]));
 }
@@ -93,7 +93,7 @@ describe('log-drain worker', () => {
     }
     await s.request('PUT', '/v1/users/d1', { body: { name: 'Dee' } });
     // Concurrent drains (the scheduled one runs too) only repeat each other's work.
-    await Promise.all([s.workers!.drainNow(), s.workers!.drainNow()]);
+    await Promise.all([s.workers!.testing.drainNow(), s.workers!.testing.drainNow()]);
 
     const { rows } = await db.query(
       'SELECT kind, tenant, user_id, body FROM laurel_events WHERE prefix = $1 AND user_id = ANY($2) ORDER BY stream_id',
@@ -121,7 +121,7 @@ describe('log-drain worker', () => {
     await s.metrics('long');
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push((await s.request('POST', '/api/metrics/long/event', { body: { user: { id: 'lz' }, value: 1, attributes: {} } })).body.eventId);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const archived = await db.query(
       'SELECT pg_column_compression(lines) AS method FROM laurel_log WHERE prefix = $1 AND lines LIKE $2', [s.prefix, `%${ids[39]}%`],
     );
@@ -135,12 +135,12 @@ describe('log-drain worker', () => {
     const { redis, keys } = s.api.services;
     const r = await s.request('POST', '/api/metrics/kept-steps/event', { body: { user: { id: 'once' }, value: 1 } });
     expect(r.status).toBe(201);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const log = keys.forUser('_', 'once').log;
     const [[id]] = await redis.xrevrange(log, '+', '-', 'COUNT', 1);
     // Deleted from the archive (its batch held only this entry): a pass that read it again would bring it back.
     await db.query(`DELETE FROM laurel_log WHERE prefix = $1 AND lines LIKE '%"u":"once"%'`, [s.prefix]);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     // Still in Redis, not copied again (deleted above, it would be back).
     expect((await redis.xrange(log, id, id)).length).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM laurel_events WHERE prefix = $1 AND user_id = $2', [s.prefix, 'once'])).rows[0].n).toBe(0);
@@ -157,7 +157,7 @@ describe('log-drain worker', () => {
       return r.body.eventId as string;
     }));
     const other = new LogDrainer(s.api.services, pool);
-    await Promise.all([other.drain(), new LogDrainer(s.api.services, pool).drain(), s.workers!.drainNow(), other.drain()]);
+    await Promise.all([other.drain(), new LogDrainer(s.api.services, pool).drain(), s.workers!.testing.drainNow(), other.drain()]);
     // Passes side by side in one drainer share its cursors: one that commits while another's reads
     // are out must not let the other take its own batch as read after the moved cursor (it would
     // archive the first one's entries again: a duplicate key in laurel_log). Rounds of new entries
@@ -194,7 +194,7 @@ describe('log-drain worker', () => {
     await redis.xadd(log, '*', 'event', JSON.stringify({ e: 'poisoned-1', t: '_', u: 'p1\u0000x', m: 'poison', v: 1, ts: Date.now(), d: '2026-01-01', a: { s: 'b\ud800' } }));
     const after = await s.request('POST', '/api/metrics/poison/event', { body: { user: { id: 'p1' }, value: 3 } });
     expect(after.status, after.text).toBe(201);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const { rows } = await db.query(
       'SELECT user_id, body FROM laurel_events WHERE prefix = $1 AND (body->>\'e\' = $2 OR body->>\'e\' = $3) ORDER BY stream_id',
       [s.prefix, 'poisoned-1', after.body.eventId],

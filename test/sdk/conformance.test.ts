@@ -940,7 +940,7 @@ describe.each(targets())('SDK 1.0.42 streaks on %s', (target) => {
     return r.currentStreak;
   };
   /** The workers keep the rankings from the event log: let them catch up before a rank is read. */
-  const drain = () => s.workers!.drainNow();
+  const drain = () => s.workers!.testing.drainNow();
   const streak = async (id: string, historyPeriods?: number) => {
     await drain();
     return client.users.streak(id, historyPeriods === undefined ? undefined : { historyPeriods }, NO_RETRY);
@@ -1342,7 +1342,7 @@ describe.each(targets())('SDK 1.0.42 points on %s', (target) => {
   });
 
   it('points.summary returns the 11 ranges of the tenant\'s totals', async () => {
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     const ranges = await client.points.summary('xp', {}, NO_RETRY);
     expect(ranges).toHaveLength(11);
     expect(ranges[0]).toEqual({ from: 0, to: 0, users: 0 });

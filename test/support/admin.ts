@@ -89,8 +89,8 @@ export async function storedConfig(s: TestServer, kind: string): Promise<any[]> 
  */
 export async function erasureDone(s: TestServer, erasureId: string): Promise<void> {
   await expect.poll(async () => {
-    await s.workers!.drainNow();
-    await s.workers!.erasuresNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.erasuresNow();
     return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
   }, { timeout: 20_000 }).toBe('done');
 }

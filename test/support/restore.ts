@@ -15,8 +15,8 @@ const log = createLogger('silent');
 /** `s` must run with the workers; answers the restore's result and the new server (manual clock). */
 export async function restoreServer(s: TestServer): Promise<{ result: RestoreResult; server: TestServer }> {
   if (s.workers === null) throw new Error('restoreServer: the server runs without workers');
-  await s.workers.drainNow();
-  await s.workers.configCopied(s.api.services.store.current.version);
+  await s.workers.testing.drainNow();
+  await s.workers.testing.configCopied(s.api.services.store.current.version);
   await s.close();
   const env = { LAUREL_PREFIX: s.prefix, LAUREL_ADMIN_KEY: s.adminKey };
   const pool = await connectPostgres(s.settings);

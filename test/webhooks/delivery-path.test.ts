@@ -153,7 +153,7 @@ describe.each(targets())('webhook deliveries from the log (%s)', (target) => {
     const second = await startWorkers(s.settings, log, s.api.services);
     try {
       await eventually(async () => {
-        await second.webhooksNow();
+        await second.testing.webhooksNow();
         expect(await redis.xlen(queue)).toBe(0);
       }, 60_000);
     } finally {

@@ -11,7 +11,7 @@ import { deletePostgresRows, startTestServer, targets, type TestServer } from '.
 describe.each(targets())('points.changed on %s', (target) => {
   let s: TestServer;
   let hook: Awaited<ReturnType<typeof startReceiver>>;
-  const work = async () => { await s.workers!.drainNow(); return s.workers!.webhooksNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); return s.workers!.testing.webhooksNow(); };
   const bodies = () => hook.at('/windows').map((r) => JSON.parse(r.body) as { type: string; user: { id: string }; points: Record<string, unknown> });
 
   beforeAll(async () => {

@@ -36,13 +36,13 @@ describe('webhooks across a restore', () => {
 
     // ann before the snapshot, bob after it; both drained (noted), nothing due yet.
     await s.event('lessons', 'ann', 1);
-    await s.workers!.drainNow();
-    await s.workers!.snapshotNow(true);
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.snapshotNow(true);
     await s.setClock('2026-05-01T10:05:00Z');
     await s.event('lessons', 'bob', 1);
     await s.event('lessons', 'bob', 1);
-    await s.workers!.drainNow();
-    await s.workers!.webhooksNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.webhooksNow();
     expect(hook.at('/kept')).toEqual([]);
 
     // Redis loses everything of the installation; restored from Postgres.
@@ -61,7 +61,7 @@ describe('webhooks across a restore', () => {
     await s.setClock('2026-05-01T10:15:00Z');
     const workers = await startWorkers(s.settings, log, s.api.services);
     cleanups.push(() => workers.close());
-    const work = async () => { await workers.drainNow(); await workers.webhooksNow(); };
+    const work = async () => { await workers.testing.drainNow(); await workers.testing.webhooksNow(); };
     await work();
     const changed = hook.at('/kept').map((r) => JSON.parse(r.body) as { type: string; user: { id: string }; points: { total: number } });
     expect(changed.map((b) => [b.type, b.user.id, b.points.total]).sort()).toEqual([['points.changed', 'ann', 10], ['points.changed', 'bob', 20]]);

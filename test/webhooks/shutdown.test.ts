@@ -54,7 +54,7 @@ describe('a worker process stopped while it sends webhooks', () => {
     for (const u of users) await s.event('lessons', u, 1);
 
     const first = await startWorkers(s.settings, createLogger('silent'));
-    await first.drainNow();
+    await first.testing.drainNow();
     // Its own pass (each second) starts sending: 16 in flight, none answered. Stopped, then answered.
     await eventually(() => expect(received).toHaveLength(16));
     const closing = first.close();
@@ -68,7 +68,7 @@ describe('a worker process stopped while it sends webhooks', () => {
     // Another process sends the rest at once (not after a lease), each once.
     const second = await startWorkers(s.settings, createLogger('silent'));
     try {
-      await second.webhooksNow();
+      await second.testing.webhooksNow();
       await eventually(() => expect(received).toHaveLength(users.length));
     } finally {
       await second.close();

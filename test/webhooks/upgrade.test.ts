@@ -126,7 +126,7 @@ describe('the upgrade from the webhook outbox', () => {
     // The workers of this version start: the table is renamed, the waiting rows moved and sent.
     s.workers = await startWorkers(s.settings, log, s.api.services);
     await eventually(async () => {
-      await s!.workers!.webhooksNow();
+      await s!.workers!.testing.webhooksNow();
       expect([...received].sort()).toEqual([d3.eventId, d4.eventId].sort());
     }, 30_000);
     try {
@@ -138,13 +138,13 @@ describe('the upgrade from the webhook outbox', () => {
       });
       // Moved once: nothing is left to move while d5's claim runs, and nothing is sent twice.
       expect(await moveWaitingOutbox(pool, s.prefix, Date.now())).toBe(0);
-      await s.workers.webhooksNow();
+      await s.workers.testing.webhooksNow();
       expect(received).toHaveLength(2);
       // d5's claim runs out (its process gone): moved and sent, once.
       await pool.query('UPDATE laurel_webhook_sent SET claimed_until = now() - interval \'1 second\' WHERE prefix = $1 AND settled_at IS NULL', [s.prefix]);
       expect(await moveWaitingOutbox(pool, s.prefix, Date.now())).toBe(1);
       await eventually(async () => {
-        await s!.workers!.webhooksNow();
+        await s!.workers!.testing.webhooksNow();
         expect(received).toHaveLength(3);
       }, 30_000);
       expect(received[2]).toBe(d5.eventId);
@@ -153,7 +153,7 @@ describe('the upgrade from the webhook outbox', () => {
       const d1Listed = (await listed()).find((d) => d.webhookId === d1.eventId)!;
       expect((await s.request('POST', `/admin/v1/webhooks/${endpoint}/deliveries/${d1Listed.id}/retry`)).body).toMatchObject({ status: 'pending' });
       await eventually(async () => {
-        await s!.workers!.webhooksNow();
+        await s!.workers!.testing.webhooksNow();
         expect(received.slice(3)).toEqual([d1.eventId]);
       }, 30_000);
     } finally {

@@ -29,7 +29,7 @@ describe('webhooks', () => {
     return r.body.created[0] as { id: string; secret: string; status: string };
   };
   /** What the workers do each second, now: the drain records, the sender sends. */
-  const work = async () => { await s.workers!.drainNow(); return s.workers!.webhooksNow(); };
+  const work = async () => { await s.workers!.testing.drainNow(); return s.workers!.testing.webhooksNow(); };
   const deliveries = async (id: string) => (await s.request('GET', `/admin/v1/webhooks/${id}/deliveries?limit=100`)).body as
     { id: string; webhookId: string; type: string; status: string; attempts: number; lastStatus: number | null; payload: Record<string, unknown> }[];
 
@@ -241,8 +241,8 @@ describe('webhooks', () => {
     expect(types().slice(2)).toEqual(['points.boost_finished']);
     // Final once every zone has finished the day (36 hours after it began in UTC).
     await s.setClock('2026-07-03T12:00:00Z');
-    await s.workers!.finaliseNow();
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     await work();
     // With the next run's announcement: 10:00 UTC has passed on the day before it.
     expect(types().slice(3).sort()).toEqual(['leaderboard.finished', 'leaderboard.started']);
@@ -253,7 +253,7 @@ describe('webhooks', () => {
     });
     expect(hook.at('/clock').map((r) => JSON.parse(r.body)).filter((b) => b.type === 'leaderboard.started').map((b) => b.leaderboard.start))
       .toEqual(['2026-07-02', '2026-07-04']);
-    await s.workers!.finaliseNow();
+    await s.workers!.testing.finaliseNow();
     await work();
     expect(await deliveries(w.id)).toHaveLength(5);
   });
@@ -304,12 +304,12 @@ describe('webhooks', () => {
     await s.request('PUT', '/admin/v1/notifications/settings', { body: { controlRatio: 1 } });
     await s.event('lessons', { id: 'pat', tz: 'UTC', email: 'pat@example.test' }, 1);
     await work();
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     await work();
     expect(hook.at('/emails')).toEqual([]);
     // 17:00 local: the email is due.
     await s.setClock('2026-08-10T17:00:00Z');
-    await s.workers!.notifyNow();
+    await s.workers!.testing.notifyNow();
     await work();
     expect(hook.at('/emails').map((r) => JSON.parse(r.body))).toEqual([{
       type: 'emails.achievement_due', timestamp: '2026-08-10T17:00:00.000Z',
@@ -327,8 +327,8 @@ describe('webhooks', () => {
     const other = await startWorkers(s.settings, createLogger('silent'));
     try {
       for (const id of ['gus', 'hal', 'ida']) await s.event('lessons', id, 1);
-      await Promise.all([s.workers!.drainNow(), other.drainNow()]);
-      await Promise.all([s.workers!.webhooksNow(), other.webhooksNow()]);
+      await Promise.all([s.workers!.testing.drainNow(), other.testing.drainNow()]);
+      await Promise.all([s.workers!.testing.webhooksNow(), other.testing.webhooksNow()]);
     } finally {
       await other.close();
     }
@@ -428,7 +428,7 @@ describe('webhooks', () => {
     await s.setClock('2026-12-01T10:00:00Z');
     const w = await create({ name: 'Own emails', url: hook.url('/own'), events: ['emails.reactivation_due'] });
     await s.event('lessons', { id: 'gil', name: 'Gil', email: 'gil@example.test', tz: 'UTC' }, 1);
-    const all = async () => { await s.workers!.drainNow(); await s.workers!.notifyNow(); return s.workers!.webhooksNow(); };
+    const all = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.notifyNow(); return s.workers!.testing.webhooksNow(); };
     await all();
     await s.setClock('2026-12-04T16:59:59Z');
     await all();
@@ -436,7 +436,7 @@ describe('webhooks', () => {
     await s.setClock('2026-12-04T17:00:00Z');
     await all();
     // The workers' own passes run beside these calls: one of them may be sending it right now.
-    await eventually(async () => { await s.workers!.webhooksNow(); expect(hook.at('/own')).toHaveLength(1); });
+    await eventually(async () => { await s.workers!.testing.webhooksNow(); expect(hook.at('/own')).toHaveLength(1); });
     expect(hook.at('/own').map((r) => JSON.parse(r.body))).toEqual([{
       type: 'emails.reactivation_due', timestamp: '2026-12-04T17:00:00.000Z', user: expect.objectContaining({ id: 'gil', email: 'gil@example.test' }),
       reactivation: { messageNumber: 1, daysSinceLastActive: 3 }, streak: null,

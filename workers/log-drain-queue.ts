@@ -1,0 +1,29 @@
+/**
+ * Queue `log-drain`: every second, one pass of the log drainer (workers/log-drain.ts) over the
+ * partitions' event logs, then the erasures whose entry the archive now holds
+ * (src/engine/users/erasure-pass.ts): apart, so that one failing leaves the drain's outcome alone.
+ */
+import { LOG_DRAIN_QUEUE } from '../src/engine/jobs.js';
+import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
+import type { DrainResult } from './log-drain.js';
+import { every, type QueueSpec } from './queue.js';
+
+export const logDrainQueue: QueueSpec<{
+  /** Drains every partition's event log now, beside the scheduled drains. */
+  drainNow(): Promise<DrainResult>;
+  /** Finishes the erasures whose entry the archive holds, beside the drain's passes. */
+  erasuresNow(): Promise<ErasurePassResult>;
+}> = {
+  name: LOG_DRAIN_QUEUE,
+  failure: 'event log drain failed; the entries stay in Redis',
+  schedules: () => [every(LOG_DRAIN_QUEUE, 1000, 'drain')],
+  start: ({ svc, pool, log, drainer }) => ({
+    async process() {
+      const r = await drainer.drain();
+      if (r.drained > 0) log.debug(r, 'event logs drained');
+      await runErasures(svc, pool).catch((err: unknown) => log.warn({ err }, 'erasure pass failed; the next pass goes on'));
+      return r;
+    },
+    testing: () => ({ drainNow: () => drainer.drain(), erasuresNow: () => runErasures(svc, pool) }),
+  }),
+};
