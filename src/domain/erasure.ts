@@ -20,8 +20,8 @@ export const ERASED_KIND = 'erased';
 
 type Body = Record<string, unknown>;
 
-/** What a redacted entry keeps of the user's entry. */
-function redacted(kind: string, e: Body, who: ErasedUser): Body {
+/** What a redacted entry keeps of the user's entry (of any user of a tenant erased whole). */
+export function redactedBody(kind: string, e: Body, who: Pick<ErasedUser, 'tenant' | 'erasureId'>): Body {
   const out: Body = { t: who.tenant, ts: e.ts, x: who.erasureId, k: kind };
   if (kind === 'event') {
     out.m = e.m;
@@ -66,7 +66,7 @@ export function redactLine(line: string, who: ErasedUser): string | null {
     return null;
   }
   if (e === null || typeof e !== 'object' || e.t !== who.tenant) return null;
-  if (e.u === who.userId) return `${id}\t${REDACTED_KIND}\t${JSON.stringify(redacted(kind, e, who))}`;
+  if (e.u === who.userId) return `${id}\t${REDACTED_KIND}\t${JSON.stringify(redactedBody(kind, e, who))}`;
   const changed = kind === 'finalised' ? withoutWinner(e, who) : kind === 'batch' ? withoutItems(e, who) : null;
   return changed === null ? null : `${id}\t${kind}\t${JSON.stringify(changed)}`;
 }

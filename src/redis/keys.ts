@@ -113,7 +113,9 @@
  *   <prefix>:{er:<erasure id>}                         hash: a user's erasure (src/engine/users/erase.ts): t tenant,
  *                                                        s status, counts; u the user id and e the log entry
  *                                                        only while it is pending; w:<pass id> the time each
- *                                                        workers' pass on it began (src/redis/scripts/erasurePasses.ts)
+ *                                                        workers' pass on it began (src/redis/scripts/erasurePasses.ts);
+ *                                                        a deleted tenant's (src/engine/users/tenant-erasure.ts): t the
+ *                                                        default tenant, d the tenant, e its log entries' ids
  *   <prefix>:{er}                                      set: the erasures pending (the workers' work list)
  *   <prefix>:{au}:q                                    stream: the audit log's entries not yet in Postgres,
  *                                                        field e the entry's JSON (src/redis/audit.ts)

@@ -70,7 +70,8 @@ describe.each(targets())('deleting a tenant on %s', (target) => {
 
     const del = await s.request('DELETE', `/admin/v1/tenants?ids=${acme}`);
     expect(del.status, del.text).toBe(200);
-    expect(del.body.deleted).toEqual([{ id: acme }]);
+    // The item names the erasure of its users (test/ops/tenant-erasure.test.ts follows it to the end).
+    expect(del.body.deleted).toEqual([{ id: acme, erasureId: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
 
     expect(await traces(acme)).toEqual([]);
     expect((await s.request('GET', '/v1/users/ada', { key: userKey.body.created[0].key })).status).toBe(401);

@@ -16,8 +16,11 @@
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
  * already changes nothing; src/engine/analytics/sketches.ts). An erased user's lines are redacted
  * in the archive and their snapshot rows deleted (src/engine/users/erasure-pass.ts): nothing
- * brings them back. The corrections an operator made (a `voided` event, a `revoked` completion, a
- * user `excluded` from the rankings and `included` again) are made again from their entries
+ * brings them back; nor a deleted tenant's users, once the log holds its erasure's entry (their
+ * entries, snapshot rows and keys skipped; its erasure pending again, for the workers to finish
+ * or finish again). The corrections an
+ * operator made (a `voided` event, a `revoked` completion, a user `excluded` from the rankings and
+ * `included` again) are made again from their entries
  * (src/engine/fairplay/); the streak rankings taken again skip an excluded user's events (their
  * entries' `ex`).
  *
@@ -55,6 +58,8 @@ import { writeFinalised } from '../leaderboards/finalised.js';
 import { replayLeagueFinalised } from '../leaderboards/league-final.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
 import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
+import { erasedTenantOf, tenantOfBody } from '../../domain/tenant-erasure.js';
+import { startTenantErasureAgain } from '../users/tenant-erasure.js';
 import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
 import { noteActiveUsers } from '../analytics/active-users.js';
 import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
@@ -126,6 +131,16 @@ async function archivedEntries(pool: pg.Pool, prefix: string, fromMs: number): P
 /** The kinds of entries that call for webhooks (src/domain/webhooks/events.ts mayNotify). */
 const WEBHOOK_KINDS = new Set(['event', 'freezes', 'achievement', 'points', 'voided', 'revoked', 'excluded', 'included']);
 
+/** The tenants a tenant's `erased` entry among `entries` names (src/domain/tenant-erasure.ts). */
+function erasedTenants(entries: Entry[]): Set<string> {
+  const gone = new Set<string>();
+  for (const e of entries) {
+    const tenant = erasedTenantOf(e.kind, e.body);
+    if (tenant !== null) gone.add(tenant);
+  }
+  return gone;
+}
+
 export class Restore {
   private readonly svc: Services;
   private readonly pool: pg.Pool;
@@ -159,10 +174,21 @@ export class Restore {
       snapshot: snapshot?.id ?? null, config: await this.restoreConfig(), users: 0, keys: 0, replayed: 0, skipped: 0, failed: 0, ms: 0,
     };
     await store.reload();
+    // Without a snapshot, the whole log. A user the latest one did not read again kept the row of
+    // the one before; what the log archived of such a user after that one began, late (the drain
+    // behind), is replayed too: the log is read from the snapshot before the latest.
+    const fromMs = snapshot === null ? 0 : (before ?? snapshot).since - CLOCK_MARGIN_MS;
+    const read = await archivedEntries(this.pool, prefix, fromMs);
+    // A deleted tenant's erasure (src/domain/tenant-erasure.ts) brings back none of its entries,
+    // users or keys: its entry is read with them, being later than any the snapshot holds.
+    const gone = erasedTenants(read);
+    const entries = gone.size === 0 ? read : read.filter((e) => !gone.has(tenantOfBody(e.body) ?? ''));
+    const keptKey = (key: string) => gone.size === 0 || ![...gone].some((t) => key.includes(t));
     const positions = new Map<string, string>();
     if (snapshot !== null) {
-      result.users = await this.restoreUsers(snapshots, positions);
-      for await (const batch of snapshots.keys()) {
+      result.users = await this.restoreUsers(snapshots, positions, gone);
+      for await (const all of snapshots.keys()) {
+        const batch = all.filter((k) => keptKey(k.key));
         await Promise.all(batch.map(async (k) => {
           await redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE');
           if (isSketch(k.key)) await keepRestoredSketch(redis, k.key);
@@ -170,11 +196,6 @@ export class Restore {
         result.keys += batch.length;
       }
     }
-    // Without a snapshot, the whole log. A user the latest one did not read again kept the row of
-    // the one before; what the log archived of such a user after that one began, late (the drain
-    // behind), is replayed too: the log is read from the snapshot before the latest.
-    const fromMs = snapshot === null ? 0 : (before ?? snapshot).since - CLOCK_MARGIN_MS;
-    const entries = await archivedEntries(this.pool, prefix, fromMs);
     this.queued = await queueBatchesAgain(this.svc, entries);
     for (const entry of entries) {
       // A batch's items are queued again above; their events are replayed as any. An erasure's
@@ -193,6 +214,7 @@ export class Restore {
     await this.indexAgain(entries);
     await this.activeAgain(entries);
     await this.webhooksAgain(entries);
+    await this.tenantErasuresAgain(read);
     // The replay's own log entries go (the archive holds the entries they repeat), but every log
     // keeps its last id, past every archived one: the position a later snapshot reads with a user.
     const archived = await new LogArchive(this.pool, prefix).cursors();
@@ -236,16 +258,17 @@ export class Restore {
   }
 
   /**
-   * Every user's keys, and what sums over them: the partitions' user sets, completion counters and
+   * Every user's keys but a deleted tenant's (`gone`), and what sums over them: the partitions' user sets, completion counters and
    * points totals, the due sets of time triggers and of anniversaries. Notes each user's position
    * in `positions`.
    */
-  private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>): Promise<number> {
+  private async restoreUsers(snapshots: SnapshotStore, positions: Map<string, string>, gone: Set<string>): Promise<number> {
     const { redis, keys } = this.svc;
     let users = 0;
     const completions = new Map<string, Map<string, number>>();
     const tenants = new Set<string>();
-    for await (const batch of snapshots.users()) {
+    for await (const all of snapshots.users()) {
+      const batch = all.filter((u) => !gone.has(u.tenant));
       await Promise.all(batch.flatMap((u) => [...u.keys].map(([name, dump]) => redis.call('RESTORE', name, '0', dump, 'REPLACE'))));
       const hashes = await Promise.all(batch.map((u) => redis.hgetall(keys.forUser(u.tenant, u.userId).user)));
       await Promise.all(batch.map(async (u, i) => {
@@ -433,6 +456,27 @@ export class Restore {
    * The streak rankings take again the entries from the snapshot on, in log order: phase 2 may not
    * have written them yet when the snapshot read the rankings.
    */
+  /**
+   * The deleted tenants' erasures whose entries it read, pending again (their records were in the
+   * Redis lost): the workers' pass, which any may run again, finishes each
+   * (src/engine/users/tenant-erasure-pass.ts). A partition whose entry it did not read waits for none.
+   */
+  private async tenantErasuresAgain(read: Entry[]): Promise<void> {
+    const { keys } = this.svc;
+    const found = new Map<string, { tenant: string; at: number; ids: string[] }>();
+    for (const entry of read) {
+      const tenant = erasedTenantOf(entry.kind, entry.body);
+      if (tenant === null) continue;
+      const e = JSON.parse(entry.body) as { x: string; ts: number };
+      let erasure = found.get(e.x);
+      if (erasure === undefined) found.set(e.x, (erasure = { tenant, at: e.ts, ids: Array<string>(keys.partitions).fill('0-0') }));
+      erasure.ids[entry.partition] = entry.id;
+    }
+    for (const [id, { tenant, at, ids }] of found) {
+      await startTenantErasureAgain(this.svc, id, tenant, at, ids);
+    }
+  }
+
   private async rankAgain(entries: Entry[]): Promise<void> {
     const consumed: Drained[] = [];
     for (const entry of entries) {

@@ -9,15 +9,18 @@
  * counts and forgets the user. Every step may run again: an erasure a process left half done is
  * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ErasedUser } from '../../domain/erasure.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
-import { copyKeyAgain, eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
+import { eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere } from './erasure-elsewhere.js';
 import { sweepErasure } from './erasure-sweep.js';
+import { copyAgain } from './snapshot-copies.js';
+import { erasedTenantOfRecord } from './tenant-erasure.js';
+import { finishTenantErasure } from './tenant-erasure-pass.js';
 import { drainAudit } from '../audit/drain.js';
 import { eraseFromAudit } from '../../postgres/audit.js';
 import * as erasurePasses from '../../redis/scripts/erasurePasses.js';
@@ -58,17 +61,6 @@ async function entriesNaming(deps: Deps, upTo: string, who: ErasedUser): Promise
   return out;
 }
 
-/** The snapshots' copies of `keys` made again from Redis as it is now. */
-async function copyAgain(deps: Deps, pool: pg.Pool, keys: Iterable<string>): Promise<number> {
-  let n = 0;
-  for (const key of keys) {
-    const dump = await deps.redis.dumpBuffer(key);
-    const copy = dump === null ? null : { dump, digest: createHash('sha1').update(dump).digest('base64') };
-    n += await copyKeyAgain(pool, deps.settings.prefix, key, copy);
-  }
-  return n;
-}
-
 /** What lives outside the partition and in Postgres removed; answers what this pass removed. */
 async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: Map<number, string[]>): Promise<erasurePasses.PassCounts> {
   const { redis, keys, settings } = deps;
@@ -92,6 +84,8 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   const record = keys.erasure(id);
   const h = await redis.hgetall(record);
   if (h.s === 'done' || h.t === undefined) return true;
+  // A deleted tenant's (src/engine/users/tenant-erasure-pass.ts).
+  if (erasedTenantOfRecord(h) !== undefined) return finishTenantErasure(deps, pool, id, h, cursors, PASS_LIMIT_MS);
   // Not yet through the script: the request is under way, or died (then taken over once old).
   if (h.e === undefined && (await sweepErasure(deps, pool, id, h))) return finish(deps, pool, id, cursors);
   // Not yet archived.

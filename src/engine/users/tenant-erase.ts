@@ -6,7 +6,8 @@
  * users' members of the partitions' shared due sets. A tenant's uuid is in no other tenant's key
  * names, so a key whose name holds it is the tenant's.
  *
- * The tenant's rows of the Postgres archive and of the snapshots are not touched here.
+ * The tenant's rows of the Postgres archive and of the snapshots are not touched here: the tenant's
+ * erasure (src/engine/users/tenant-erasure.ts) has the workers erase them.
  */
 import { scanKeys, type RedisClient } from '../../redis/client.js';
 import { DEFAULT_TENANT, type Keys } from '../../redis/keys.js';

@@ -4,6 +4,7 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { eraseTenantData } from '../../engine/users/tenant-erase.js';
+import { countRemoved, logTenantErasure, startTenantErasure } from '../../engine/users/tenant-erasure.js';
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
 import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
@@ -157,14 +158,18 @@ export function adminRoutes(deps: Deps): Route[] {
     view: tenantView,
     tenantOf: (t) => t.id,
     alsoNamed: (snapshot, ref) => snapshot.tenantsByCustomerId.get(ref),
-    // Its users' data goes with it, and the keys bound to it: erased before (a failure keeps the
-    // tenant, so the delete can be sent again) and after (what came in meanwhile).
+    // Its users' data goes with it, and the keys bound to it: erased from Redis before (a failure
+    // keeps the tenant, so the delete can be sent again) and after (what came in meanwhile); the
+    // erasure's record is written before, its log entries after, and the workers erase the rest
+    // (src/engine/users/tenant-erasure.ts). The answer's item names the erasure.
     beforeDelete: async (t) => {
-      await eraseTenantData(deps, t.id);
+      const removed = await eraseTenantData(deps, t.id);
+      return { erasureId: await startTenantErasure(deps, t.id, removed) };
     },
-    afterDelete: async (t) => {
+    afterDelete: async (t, { erasureId }) => {
       for (const k of store.current.list('apikeys').filter((x) => x.tenantId === t.id)) await store.delete('apikeys', k.id);
-      await eraseTenantData(deps, t.id);
+      await countRemoved(deps, erasureId, await eraseTenantData(deps, t.id));
+      await logTenantErasure(deps, erasureId, t.id, deps.clock.now());
     },
   });
 

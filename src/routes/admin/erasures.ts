@@ -3,7 +3,8 @@
  * /admin/v1/users/{id}` removes the user from Redis at once and answers 202 with the erasure's id;
  * the workers then remove them from what is shared with others and from Postgres
  * (src/engine/users/erase.ts), and `GET /admin/v1/erasures/{erasureId}` says how far they are. A key
- * bound to a tenant erases its own tenant's users only (the route's data is the tenant's).
+ * bound to a tenant erases its own tenant's users only (the route's data is the tenant's). A deleted
+ * tenant's erasure (src/engine/users/tenant-erasure.ts) is read with an account's key, no tenant named.
  */
 import type { Deps } from '../../engine/deps.js';
 import { readErasure, requestErasure } from '../../engine/users/erase.js';
@@ -66,7 +67,7 @@ export function adminErasureRoutes(deps: Deps): Route[] {
       method: 'get', path: '/erasures/:erasureId', family: 'admin', reach: 'tenant', handler: progress,
       doc: {
         summary: 'How far an erasure is',
-        params: { erasureId: { schema: { type: 'string' }, description: 'The erasureId DELETE /users/{id} answered' } },
+        params: { erasureId: { schema: { type: 'string' }, description: 'The erasureId DELETE /users/{id} answered, or an item of DELETE /tenants (read without Tenant-ID)' } },
         success: [200], refusals: [404], tenant: true,
         response: ERASURE_SCHEMA,
       },

@@ -71,10 +71,13 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   createdView?(entity: EntityByKind[K]): unknown;
   /** Runs after a create (previous null) or an update was stored. */
   afterWrite?(entity: EntityByKind[K], previous: EntityByKind[K] | null, version: number): Promise<void>;
-  /** Runs before an entity is deleted (say, to delete what belongs to it while it can still be asked for again); a throw keeps it. */
-  beforeDelete?(entity: EntityByKind[K]): Promise<void>;
-  /** Runs after an entity was deleted (say, to delete what belongs to it). */
-  afterDelete?(entity: EntityByKind[K]): Promise<void>;
+  /**
+   * Runs before an entity is deleted (say, to delete what belongs to it while it can still be asked
+   * for again); a throw keeps it. What it answers is added to the entity's item of `deleted`.
+   */
+  beforeDelete?(entity: EntityByKind[K]): Promise<Record<string, string> | void>;
+  /** Runs after an entity was deleted (say, to delete what belongs to it), with what beforeDelete answered. */
+  afterDelete?(entity: EntityByKind[K], before: Record<string, string>): Promise<void>;
   /** A message to refuse deleting an entity (something still refers to it). */
   refuseDelete?(entity: EntityByKind[K], snapshot: Snapshot): string | null;
   /**
@@ -277,7 +280,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       doc: { summary: `Delete ${plural}${below}`, params, query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
         const parentId = parentOf(req);
-        const deleted: { id: string }[] = [];
+        const deleted: ({ id: string } & Record<string, string>)[] = [];
         const issues: Issue[] = [];
         for (const id of idsOf(queryOf(req))) {
           const entity = find(id, parentId);
@@ -286,10 +289,10 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
             issues.push({ id, severity: 'error', message: refusal });
             continue;
           }
-          if (entity !== undefined) await spec.beforeDelete?.(entity);
+          const before = (entity !== undefined && await spec.beforeDelete?.(entity)) || {};
           if (entity !== undefined && await store.delete(spec.kind, entity.id)) {
-            deleted.push({ id: entity.id });
-            await spec.afterDelete?.(entity);
+            deleted.push({ ...before, id: entity.id });
+            await spec.afterDelete?.(entity, before);
           } else {
             issues.push({ id, severity: 'error', message: `${spec.label} "${id}" not found` });
           }
