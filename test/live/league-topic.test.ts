@@ -4,10 +4,12 @@
  * of its own cohort (`leaderboard.rank_changed` with the rank in the cohort, `leaderboard.changed`
  * with the cohort's top), and follows the cohort of the run the user last joined; an account key
  * names the user (`league:<key>:<userId>`) and is refused the bare form; a key scoped to a user
- * receives no move of a cohort it is not in, whatever topic string it sends.
+ * receives no move of a cohort it is not in, whatever topic string it sends; an erased user's
+ * league topics removed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCreateOne } from '../support/admin.js';
+import { adminCreateOne, erasureDone } from '../support/admin.js';
+import { leagueTopicId, leagueUserTopic } from '../../src/domain/live/topics.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { liveUrl, openLive, type LiveClient, type LiveMessage } from '../support/live-client.js';
 
@@ -137,4 +139,22 @@ describe.each(targets())('a league\'s live topic on %s', (target) => {
     expect(moves(ann, 'league:league').filter((m) => m.data.leaderboard.start === '2026-05-04')).toEqual([]);
   });
 
+
+  it('removes an erased user\'s league topics and their holds', async () => {
+    const { redis, keys } = s.api.services;
+    // gus follows his cohort both ways; his topics have messages.
+    const gus = await live(await userKey('gus'));
+    await gus.subscribe(['league:league', 'league:league:gus']);
+    await s.event('plays', user('gus'), 7);
+    for (const topic of ['league:league', 'league:league:gus']) await gus.next((m) => m.topic === topic && m.type === 'leaderboard.rank_changed');
+    const topics = [leagueTopicId('league', 'gus'), leagueUserTopic('league', 'gus')].map((t) => keys.liveTopic('_', t));
+    for (const t of topics) expect(await redis.exists(t.seq, t.history)).toBe(2);
+    await gus.close();
+    const erase = await s.request('DELETE', '/admin/v1/users/gus');
+    expect(erase.status, erase.text).toBe(202);
+    await erasureDone(s, erase.body.erasureId);
+    for (const t of topics) expect(await redis.exists(t.seq, t.history, t.want)).toBe(0);
+    const held = await redis.zrange(keys.live.wanted, 0, -1);
+    expect(held.filter((h) => h.endsWith('|gus') || h.endsWith('\u0000gus'))).toEqual([]);
+  });
 });
