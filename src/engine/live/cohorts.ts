@@ -12,7 +12,8 @@
  *   leagueTopicId) and to `league:<key>:<userId>` (an account key's), where wanted, and only to
  *   members whose place kept is this cohort: a user follows the cohort of the run they last
  *   joined (until they score in a new run, the one before, which later time zones may still move).
- * A topic per user costs a publish per member who follows it; what the publisher decides here,
+ * While no topic of the league is wanted, its cohorts are not read. A topic per user costs a
+ * publish per member who follows it; what the publisher decides here,
  * no topic string a client sends can change: no key reaches a cohort its user is not in.
  * Payloads cut to what any client key may see (src/domain/live/visibility.ts).
  */
@@ -62,7 +63,10 @@ export class LiveCohorts {
 
   /** Reads the cohorts of the users named in a league's run, and publishes what moved. */
   async pass(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, named: Set<string>): Promise<void> {
+    // Nobody follows a cohort of this league: nothing is read (a cohort followed again compares with what was last published of it).
     if (!lb.league) return;
+    const mine = leagueTopicId(lb.key, '');
+    if (!this.wanted.anyStartingWith(scopedTopic(tenant, mine)) && !this.wanted.anyStartingWith(scopedTopic(tenant, leagueUserTopic(lb.key, '')))) return;
     const cohorts = new Set((await this.placesOf(tenant, lb, run.start, [...named])).values());
     for (const cohort of cohorts) {
       const [tier, n] = cohort.split('.').map(Number);
