@@ -17,8 +17,7 @@
  * no topic string a client sends can change: no key reaches a cohort its user is not in.
  * Payloads cut to what any client key may see (src/domain/live/visibility.ts).
  */
-import { cohortId } from '../../domain/leaderboards/league.js';
-import { MAX_COHORT } from '../../domain/leaderboards/league.js';
+import { cohortId, MAX_COHORT } from '../../domain/leaderboards/league.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
 import { leagueTopicId, leagueUserTopic } from '../../domain/live/topics.js';
 import { sharedMessage, type SharedMessage } from '../../domain/live/visibility.js';
@@ -63,10 +62,10 @@ export class LiveCohorts {
 
   /** Reads the cohorts of the users named in a league's run, and publishes what moved. */
   async pass(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, named: Set<string>): Promise<void> {
-    // Nobody follows a cohort of this league: nothing is read (a cohort followed again compares with what was last published of it).
     if (!lb.league) return;
-    const mine = leagueTopicId(lb.key, '');
-    if (!this.wanted.anyStartingWith(scopedTopic(tenant, mine)) && !this.wanted.anyStartingWith(scopedTopic(tenant, leagueUserTopic(lb.key, '')))) return;
+    // Nobody follows a cohort of this league: nothing is read (a cohort followed again compares with what was last published of it).
+    const followed = [leagueTopicId(lb.key, ''), leagueUserTopic(lb.key, '')].some((prefix) => this.wanted.anyStartingWith(scopedTopic(tenant, prefix)));
+    if (!followed) return;
     const cohorts = new Set((await this.placesOf(tenant, lb, run.start, [...named])).values());
     for (const cohort of cohorts) {
       const [tier, n] = cohort.split('.').map(Number);
