@@ -90,7 +90,7 @@ export class LiveClient {
     return this.current;
   }
 
-  /** Follows a topic (`user:<id>`, `leaderboard:<key>`); answers a function that stops following it. */
+  /** Follows a topic (`user:<id>`, `leaderboard:<key>`, `league:<key>`); answers a function that stops following it. */
   subscribe(topic: string, handler: Handler): () => void {
     let set = this.handlers.get(topic);
     if (set === undefined) {

@@ -7,7 +7,8 @@
  * copied before any await, `onAborted` first, the upgrade corked.
  *
  * On the socket: `{ "subscribe": [...], "since"? }` and `{ "unsubscribe": [...] }`
- * (src/domain/live/topics.ts), a user's topic open to a key scoped to that user only. Each topic is
+ * (src/domain/live/topics.ts), a user's topic open to a key scoped to that user only, a league's
+ * topic resolved to the cohort of the key's user (src/http/live-topic.ts). Each topic is
  * taken up through the process's fan-out (src/engine/live/fanout.ts) and the socket subscribes to
  * its channel with uWS, which then sends it every message the channel brings. A socket that lets
  * more than `maxBackpressure` bytes wait is closed (uWS's closeOnBackpressureLimit), as is one idle
@@ -18,6 +19,7 @@ import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket, us_socket_context_t } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { BadMessage, MAX_TOPICS, parseClientMessage, parseTopic, resumeFrom, type Heard } from '../domain/live/topics.js';
+import { topicIdOf } from './live-topic.js';
 import { HttpError, errorBody, fail } from '../lib/errors.js';
 import type { ConfigStore } from '../config/store.js';
 import type { LiveFanout } from '../engine/live/fanout.js';
@@ -217,19 +219,17 @@ export class LiveSockets {
     const data = ws.getUserData();
     const topic = parseTopic(name)!;
     const { principal } = data;
-    if (topic.kind === 'user' && principal.user !== null && topic.id !== principal.user) {
-      this.sendError(ws, fail('wrong_user', `it acts for "${principal.user}", not for "${topic.id}"`), name);
-      return;
-    }
-    // As the Application API: an inactive board is not found.
-    if (topic.kind === 'leaderboard' && (this.opts.store.current.leaderboardsByKey.get(topic.key)?.status ?? 'inactive') === 'inactive') {
-      this.sendError(ws, fail('not_found', `Leaderboard "${topic.key}"`), name);
+    let id: string;
+    try {
+      id = topicIdOf(topic, principal.user, this.opts.store.current);
+    } catch (err) {
+      this.sendError(ws, err, name);
       return;
     }
     let held = data.topics.get(name);
-    if (held === undefined) data.topics.set(name, (held = { channel: this.opts.fanout.channelOf(principal.tenant, name), refs: 0 }));
+    if (held === undefined) data.topics.set(name, (held = { channel: this.opts.fanout.channelOf(principal.tenant, id), refs: 0 }));
     const hold = held;
-    this.opts.fanout.take(principal.tenant, name, since).then(
+    this.opts.fanout.take(principal.tenant, id, since).then(
       (taken) => {
         // Closed, or unsubscribed meanwhile: the hold is given back.
         if (data.closed || data.topics.get(name) !== hold) {

@@ -660,6 +660,8 @@ export interface RankedView {
 /** A board of a run as the live updates carry it (with its group's value on a board with groups). */
 export interface LiveBoardView extends LeaderboardView {
   breakdownAttributeValue?: string;
+  /** On a league's topic: the cohort's id (`<tier key>-<number from 1>`). */
+  cohort?: string;
 }
 
 /** The data of `leaderboard.changed` on a board's live topic: the board and its top 10. */

@@ -1,7 +1,8 @@
 /**
  * What a client key may see of other users over live updates (docs/live.md, "What a client key may
  * see"), on Redis and on the Cluster: a key scoped to one user subscribes to every kind of shared
- * topic (boards ranked by a metric, by points, by a streak, with breakdown groups, repeating runs),
+ * topic (boards ranked by a metric, by points, by a streak, with breakdown groups, repeating runs,
+ * a league's cohort),
  * every message type of those topics is driven (`leaderboard.rank_changed`, `leaderboard.changed`,
  * `leaderboard.started`, `leaderboard.finished`; a `resync` names nobody), and any field of a user
  * beyond the public ones (id, name, rank, value), or any private value of a user anywhere in a
@@ -84,6 +85,10 @@ describe.each(targets())('what a client key sees on live topics on %s', (target)
       { name: 'Streaks', key: 'streaks', rankBy: 'streak', status: 'active', start: '2020-01-01' },
       { name: 'By city', key: 'by-city', rankBy: 'metric', metricId: lessons, breakdownAttributes: [attrs.city], status: 'active', start: '2020-01-01' },
       { name: 'Daily', key: 'daily', rankBy: 'metric', metricId: lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1, status: 'scheduled', start: '2026-10-02' },
+      {
+        name: 'League', key: 'league', rankBy: 'metric', metricId: lessons, runUnit: 'day', runInterval: 1, status: 'active', start: '2026-10-01',
+        league: { cohortSize: 5, tiers: [{ key: 'bronze', name: 'Bronze', promote: 1 }, { key: 'silver', name: 'Silver' }] },
+      },
     ] });
     expect(boards.status, boards.text).toBe(201);
     expect(boards.body.issues).toEqual([]);
@@ -95,7 +100,9 @@ describe.each(targets())('what a client key sees on live topics on %s', (target)
 
   it('sends a key scoped to a user only the public fields of other users on every shared topic, for every message type', async () => {
     const watcher = await live(await userKey('watcher'));
-    const topics = ['leaderboard:lessons', 'leaderboard:xp', 'leaderboard:streaks', 'leaderboard:by-city', 'leaderboard:daily'];
+    const boards = ['leaderboard:lessons', 'leaderboard:xp', 'leaderboard:streaks', 'leaderboard:by-city', 'leaderboard:daily'];
+    // The watcher's own cohort: the players join it after the watcher.
+    const topics = [...boards, 'league:league'];
     await watcher.subscribe(topics);
     // The run about to start (10:00 UTC the day before it).
     await s.setClock('2026-10-01T10:00:00Z');
@@ -104,6 +111,7 @@ describe.each(targets())('what a client key sees on live topics on %s', (target)
       expect(watcher.messages.some((m) => m.type === 'leaderboard.started')).toBe(true);
     });
     await s.setClock('2026-10-02T12:00:00Z');
+    await s.event('lessons', 'watcher', 1);
     for (const [i, id] of players.entries()) await s.event('lessons', player(id, i % 2 === 0 ? 'paris' : 'oslo'), i + 1);
     // Moves on every board (a pass sends the best ranked few), and each board's new top 10.
     for (const topic of topics) {

@@ -1,7 +1,14 @@
 /**
- * Live updates' topics and the messages a client sends (docs/live.md; docs/live.md):
- * `user:<id>` (a key scoped to one user: its own user only) and `leaderboard:<key>`, and the
- * `{ "subscribe": [...], "since": {...} }` and `{ "unsubscribe": [...] }` messages, checked here.
+ * Live updates' topics and the messages a client sends (docs/live.md): `user:<id>` (a key scoped
+ * to one user: its own user only), `leaderboard:<key>`, and a league's cohort, `league:<key>` (a
+ * key scoped to a user: the cohort it holds) or `league:<key>:<userId>` (that user's cohort: any
+ * account key, or the user's own key), and the `{ "subscribe": [...], "since": {...} }` and
+ * `{ "unsubscribe": [...] }` messages, checked here.
+ *
+ * A topic is stored and published under its id (src/engine/live/topic-store.ts): its name, but for
+ * `league:<key>` of a user-scoped key, which is a topic per user: `league:<key>` NUL `<userId>`
+ * (leagueTopicId). Its messages name it as the client wrote it (topicName); a client cannot
+ * write a NUL, so no client names another user's id.
  */
 
 /** Topics one socket may hold at once. */
@@ -9,11 +16,24 @@ export const MAX_TOPICS = 100;
 /** The longest topic taken (a user id is at most 255 characters, a board's key less). */
 const MAX_TOPIC_LENGTH = 300;
 
-export type Topic = { kind: 'user'; id: string; name: string } | { kind: 'leaderboard'; key: string; name: string };
+export type Topic =
+  | { kind: 'user'; id: string; name: string }
+  | { kind: 'leaderboard'; key: string; name: string }
+  /** `user` null: `league:<key>`, the cohort of the key's own user. */
+  | { kind: 'league'; key: string; user: string | null; name: string };
 
 /** A topic's name as a client writes it. */
 export const userTopic = (userId: string): string => `user:${userId}`;
 export const boardTopic = (key: string): string => `leaderboard:${key}`;
+/** `league:<key>:<userId>`: the cohort of a user named. */
+export const leagueUserTopic = (key: string, userId: string): string => `league:${key}:${userId}`;
+/** The id of `league:<key>` as a key scoped to `userId` holds it: a topic of its own per user. */
+export const leagueTopicId = (key: string, userId: string): string => `league:${key}\u0000${userId}`;
+/** The name a topic's messages carry: its id up to a NUL (leagueTopicId). */
+export function topicName(id: string): string {
+  const nul = id.indexOf('\u0000');
+  return nul < 0 ? id : id.slice(0, nul);
+}
 /** Whether a topic is a user's own (every other topic is shared by the tenant's keys). */
 export const isUserTopic = (name: string): boolean => name.startsWith('user:');
 
@@ -22,6 +42,13 @@ export function parseTopic(name: unknown): Topic | null {
   if (typeof name !== 'string' || name.length > MAX_TOPIC_LENGTH || name.includes('\u0000')) return null;
   if (name.startsWith('user:') && name.length > 5) return { kind: 'user', id: name.slice(5), name };
   if (name.startsWith('leaderboard:') && name.length > 12) return { kind: 'leaderboard', key: name.slice(12), name };
+  if (name.startsWith('league:') && name.length > 7) {
+    // A board's key holds no ':' (`^[a-zA-Z0-9_-]+$`): what follows the first is a user's id.
+    const colon = name.indexOf(':', 7);
+    if (colon < 0) return { kind: 'league', key: name.slice(7), user: null, name };
+    if (colon === 7 || colon === name.length - 1) return null;
+    return { kind: 'league', key: name.slice(7, colon), user: name.slice(colon + 1), name };
+  }
   return null;
 }
 
@@ -55,7 +82,7 @@ export function parseClientMessage(text: string): ClientMessage {
     throw new BadMessage(`"${field}" must be an array of 1 to ${MAX_TOPICS} topics`);
   }
   for (const t of list) {
-    if (parseTopic(t) === null) throw new BadMessage(`${JSON.stringify(t)} is not a topic ("user:<id>" or "leaderboard:<key>")`);
+    if (parseTopic(t) === null) throw new BadMessage(`${JSON.stringify(t)} is not a topic ("user:<id>", "leaderboard:<key>", "league:<key>" or "league:<key>:<userId>")`);
   }
   const topics = [...new Set(list as string[])];
   if (m.subscribe === undefined) {

@@ -1,7 +1,7 @@
 /**
  * What a client key may see of other users on a shared topic (docs/live.md, "What a client key
  * may see"). A key scoped to one user is handed to that user's device; a shared topic
- * (`leaderboard:<key>`, any topic but `user:<id>`) is open to every such key of the tenant, so its
+ * (`leaderboard:<key>`, `league:<key>`, any topic but `user:<id>`) is open to every such key of the tenant, so its
  * messages carry of any user only what the public rankings show (`GET /v1/leaderboards/{key}`):
  * the id, the name, the rank and the value. Never an email, a device token, an attribute, the
  * control flag, a time zone or a preference. A user's own topic may carry the user's own profile.

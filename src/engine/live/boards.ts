@@ -2,8 +2,8 @@
  * Live updates of the leaderboards (docs/live.md): the boards an entry of the log may
  * move are marked, and a pass every PASS_MS reads each marked board's ranking (its first
  * MAX_READ members) and compares it with what the publisher last published of it, kept in Redis
- * (the run's `:lv` hash, written at most every SAVE_MS: a publisher that takes over compares with
- * what was published up to a second before it, and may send a move again):
+ * (the run's `:lv` hash, written at most once a second: a publisher that takes over compares with
+ * what was published up to a second before it, and may send a move again: src/engine/live/ranking-diff.ts):
  * - on `leaderboard:<key>`: a `leaderboard.rank_changed` for each user whose value changed (a
  *   newcomer too), at most MOVES_PER_PASS a pass, the best ranked first, and a
  *   `leaderboard.changed` when the top 10 changed;
@@ -14,7 +14,9 @@
  *   it sends whom it never saw has their place before from their rank history (what their
  *   placement recorded);
  * - on `user:<id>`: a `leaderboard.rank_changed` whenever the user's value changed (not when
- *   others overtake them: a move of one user shifts every user below, and would cost a message each).
+ *   others overtake them: a move of one user shifts every user below, and would cost a message each),
+ *   below an uncapped board's first MAX_READ too, with the exact rank;
+ * - a league's cohorts on `league:<key>` (src/engine/live/cohorts.ts).
  * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
  * board stays marked for PASSES passes: a placement that lands after the first pass is seen by
  * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts), but on the board's topic
@@ -27,13 +29,15 @@ import { boardTopic, userTopic } from '../../domain/live/topics.js';
 import { sharedMessage, type SharedMessage } from '../../domain/live/visibility.js';
 import { boardView } from '../../domain/leaderboards/runs.js';
 import { capOf } from '../../domain/leaderboards/cap.js';
-import { parseRankChange } from '../../domain/leaderboards/rank-history.js';
 import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
-import { placesOf, seenPlace, seenText } from '../../redis/rankings.js';
+import type { LeaderboardKeys } from '../../redis/keys.js';
+import { placesOf, placesOfUsers, seenText } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
+import { LiveCohorts } from './cohorts.js';
+import { diffRanking, MOVES_PER_PASS, placesBefore, SeenRankings, type Change } from './ranking-diff.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
@@ -42,18 +46,10 @@ export const PASS_MS = 100;
 /** Passes a mark lasts. */
 const PASSES = 3;
 /**
- * Moves a pass sends on a board's topic at most (the best ranked first): a board that thousands of
- * events move a second would otherwise send each of its subscribers thousands of messages a
- * second (with 1,000 subscribers, the bench's machine spent more on those than on the events).
- * With the top 10 (`leaderboard.changed`, once a pass at most), a board's topic carries at most 40
- * messages a second; a user's own topic gets every move of theirs.
+ * Members of a ranking read each pass: an uncapped board's first 1,000. Below them, only the users
+ * named by the entries read whose own topic is wanted are read, one by one (their own moves).
  */
-export const MOVES_PER_PASS = 3;
-/** How often a run's `:lv` hash is written, at most (ms): a publisher that takes over reads it. */
-const SAVE_MS = 1000;
-/** Members of a ranking followed (an uncapped board's first 1,000: its rank changes below them are not published). */
 const MAX_READ = 1000;
-const TOP = 10;
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'log'>;
 
@@ -67,25 +63,27 @@ interface Marked {
   users: Set<string>;
 }
 
-interface Change extends RankedView {
-  previousRank: number | null;
-  previousValue: number | null;
-}
-
 export class LiveBoards {
   private readonly deps: Deps;
   private readonly wanted: WantedTopics;
   private readonly marked = new Map<string, Marked>();
-  /** What was last published of each run and group: its `:lv` hash, read once. */
-  private readonly seen = new Map<string, Map<string, string>>();
-  /** The users of each run whose entry in its `:lv` hash is not written yet, and when it was last written. */
-  private readonly unsaved = new Map<string, { users: Set<string>; savedAt: number }>();
-  /** Messages published (for the metrics and tests). */
-  published = 0;
+  /** What was last published of each run and group. */
+  private readonly seen: SeenRankings;
+  /** Of each run, the place last sent to each user below its first MAX_READ (`<rank>|<value>`). */
+  private readonly sentBelow = new Map<string, Map<string, string>>();
+  private readonly cohorts: LiveCohorts;
+  private messages = 0;
 
   constructor(deps: Deps, wanted: WantedTopics) {
     this.deps = deps;
     this.wanted = wanted;
+    this.seen = new SeenRankings(deps);
+    this.cohorts = new LiveCohorts(deps, wanted, this.seen);
+  }
+
+  /** Messages published (for the metrics and tests). */
+  get published(): number {
+    return this.messages + this.cohorts.published;
   }
 
   /** Marks a board run that an entry of `userId` may move. */
@@ -116,6 +114,7 @@ export class LiveBoards {
       if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') continue;
       const groups = lb.breakdownAttributes.length === 0 ? [''] : await this.deps.redis.smembers(this.deps.keys.leaderboardIndex(m.tenant, lb.id).groups(m.run));
       for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group, m.users);
+      if (lb.league) await this.cohorts.pass(m.tenant, lb, { start: m.run, end: m.runEnd }, m.users);
     }
     return this.published - before;
   }
@@ -123,50 +122,20 @@ export class LiveBoards {
   private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: Set<string>): Promise<void> {
     const { redis, keys } = this.deps;
     const k = keys.leaderboard(tenant, lb.id, run.start, group);
-    let seen = this.seen.get(k.live);
-    const [flat, stored] = await Promise.all([
-      redis.zrevrange(k.ranking, 0, Math.min(capOf(lb), MAX_READ) - 1, 'WITHSCORES'),
-      seen === undefined ? redis.hgetall(k.live) : Promise.resolve(null),
-    ]);
-    if (seen === undefined) {
-      seen = new Map(Object.entries(stored ?? {}));
-      if (this.seen.size > 10_000) this.seen.clear();
-      this.seen.set(k.live, seen);
-    }
+    const [flat, seen] = await Promise.all([redis.zrevrange(k.ranking, 0, Math.min(capOf(lb), MAX_READ) - 1, 'WITHSCORES'), this.seen.of(k.live)]);
     const ranked: RankedView[] = placesOf(flat);
-    const changes: Change[] = [];
-    const present = new Set<string>();
-    for (const r of ranked) {
-      present.add(r.userId);
-      const was = seen.get(r.userId);
-      if (was === seenText(r.rank, r.value)) continue;
-      const before = seenPlace(was);
-      changes.push({ ...r, previousRank: before?.rank ?? null, previousValue: before?.value ?? null });
-    }
-    const gone = [...seen.keys()].filter((u) => !present.has(u));
-    if (changes.length === 0 && gone.length === 0) return;
-    const previousTop = [...seen].map(([userId, v]) => ({ userId, ...seenPlace(v)! }))
-      .filter((r) => r.rank <= TOP).sort((a, b) => a.rank - b.rank);
-    const top = ranked.slice(0, TOP);
-    const topChanged = JSON.stringify(previousTop) !== JSON.stringify(top);
+    const { changes, gone, top, topChanged } = diffRanking(seen, ranked);
+    // An uncapped board's users below its first MAX_READ whose own value changed: their user topics.
+    const below = capOf(lb) > MAX_READ && ranked.length === MAX_READ ? await this.movedBelow(tenant, k, ranked, named) : [];
+    // Those whose value changed (newcomers too) by an entry read; those they overtook only moved down a rank.
+    const moved = this.seen.moves(k.live, changes, ranked, named);
+    if (changes.length === 0 && gone.length === 0 && moved.length === 0 && below.length === 0) return;
 
     const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
-    // Those whose value changed (newcomers too) by an entry read; those they overtook only moved down a rank.
-    const moved = changes.filter((c) => c.value !== c.previousValue && named.has(c.userId));
     // One the publisher never saw (placed while it read nothing): its place before, as its placement recorded it.
-    const unseen = moved.filter((c) => !seen.has(c.userId));
-    if (unseen.length > 0) {
-      const latest = await Promise.all(sentTogether(redis, () => unseen.map((c) => redis.lindex(k.history(c.userId), 0))));
-      unseen.forEach((c, i) => {
-        const raw = latest[i];
-        if (raw === null) return;
-        const before = parseRankChange(raw);
-        c.previousRank = before.previousRank;
-        c.previousValue = before.previousValue;
-      });
-    }
+    await placesBefore(this.deps, k, moved.filter((c) => c.previousValue === null));
     const movers = boardWanted ? moved.slice(0, MOVES_PER_PASS) : [];
-    const toUsers = moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId))));
+    const toUsers = [...moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId)))), ...below];
     const readers = [...new Set([...movers, ...toUsers].map((c) => c.userId))];
     const snapshot = this.deps.store.current;
     const hashes = readers.length === 0 ? [] : await Promise.all(sentTogether(redis, () => readers.map((u) => redis.hgetall(keys.forUser(tenant, u).user))));
@@ -202,26 +171,36 @@ export class LiveBoards {
       }
     });
     await Promise.all(sends);
-    this.published += messages;
-    for (const c of changes) seen.set(c.userId, seenText(c.rank, c.value));
-    for (const u of gone) seen.delete(u);
-    let unsaved = this.unsaved.get(k.live);
-    if (unsaved === undefined) this.unsaved.set(k.live, (unsaved = { users: new Set(), savedAt: 0 }));
-    for (const c of changes) unsaved.users.add(c.userId);
-    for (const u of gone) unsaved.users.add(u);
-    if (Date.now() - unsaved.savedAt >= SAVE_MS) await this.save(k.live, seen, unsaved);
+    this.messages += messages;
+    await this.seen.remember(k.live, seen, changes, gone);
   }
 
-  /** Writes what changed of a run's `:lv` hash since it was last written. */
-  private async save(key: string, seen: Map<string, string>, unsaved: { users: Set<string>; savedAt: number }): Promise<void> {
-    const users = [...unsaved.users];
-    unsaved.users.clear();
-    unsaved.savedAt = Date.now();
-    const set = users.filter((u) => seen.has(u));
-    const gone = users.filter((u) => !seen.has(u));
-    const writes: Promise<unknown>[] = [];
-    if (set.length > 0) writes.push(this.deps.redis.hset(key, ...set.flatMap((u) => [u, seen.get(u)!])));
-    if (gone.length > 0) writes.push(this.deps.redis.hdel(key, ...gone));
-    await Promise.all(writes);
+  /**
+   * The users named by the entries read, below the first MAX_READ of an uncapped board's ranking and
+   * with their user topic wanted, whose place changed since it was last sent them: their exact rank
+   * (ZREVRANK), and their place before as their placement recorded it (their rank history).
+   */
+  private async movedBelow(tenant: string, k: LeaderboardKeys, ranked: RankedView[], named: Set<string>): Promise<Change[]> {
+    const { redis } = this.deps;
+    const inTop = new Set(ranked.map((r) => r.userId));
+    const candidates = [...named].filter((u) => !inTop.has(u) && this.wanted.has(scopedTopic(tenant, userTopic(u))));
+    if (candidates.length === 0) return [];
+    const members = await redis.hmget(k.members, ...candidates);
+    const places = await placesOfUsers(redis, k.ranking, new Map(candidates.map((u, i) => [u, members[i]])));
+    let sent = this.sentBelow.get(k.live);
+    if (sent === undefined) {
+      if (this.sentBelow.size > 10_000) this.sentBelow.clear();
+      this.sentBelow.set(k.live, (sent = new Map()));
+    }
+    const out: Change[] = [];
+    for (const p of places) {
+      // Moved into the first MAX_READ since the read: the next pass's read has them.
+      if (p.rank <= MAX_READ || sent.get(p.userId) === seenText(p.rank, p.value)) continue;
+      if (sent.size > 100_000) sent.clear();
+      sent.set(p.userId, seenText(p.rank, p.value));
+      out.push({ ...p, previousRank: null, previousValue: null });
+    }
+    await placesBefore(this.deps, k, out);
+    return out.filter((c) => c.value !== c.previousValue);
   }
 }

@@ -6,7 +6,7 @@
 import type { Context } from '../context.js';
 import * as liveJoin from '../../redis/scripts/liveJoin.js';
 import * as livePublish from '../../redis/scripts/livePublish.js';
-import { isUserTopic } from '../../domain/live/topics.js';
+import { isUserTopic, topicName } from '../../domain/live/topics.js';
 import { isShared } from '../../domain/live/visibility.js';
 
 /** Messages a topic's history keeps for a client that resumes with `since`. */
@@ -48,7 +48,7 @@ export function publish(deps: Deps, tenant: string, topic: string, messages: liv
   // A call at most PUBLISH_AT_ONCE messages, sent one after another (in order: one connection).
   const calls: Promise<number>[] = [];
   for (let i = 0; i < messages.length; i += PUBLISH_AT_ONCE) {
-    calls.push(livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic, messages: messages.slice(i, i + PUBLISH_AT_ONCE) }));
+    calls.push(livePublish.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, topic: topicName(topic), messages: messages.slice(i, i + PUBLISH_AT_ONCE) }));
   }
   return Promise.all(calls).then((seqs) => seqs[seqs.length - 1]);
 }
@@ -60,10 +60,10 @@ export interface Joined {
 }
 
 /**
- * Marks a topic wanted (a `resync` first when nobody wanted it: lua/liveJoin-3.lua) and reads its
+ * Marks a topic (its id) wanted (a `resync` first when nobody wanted it: lua/liveJoin-3.lua) and reads its
  * sequence, and with `since` the history after it.
  */
 export async function join(deps: Deps, tenant: string, topic: string, since: number | undefined): Promise<Joined> {
   const k = deps.keys.liveTopic(tenant, topic);
-  return liveJoin.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, wantMs: WANT_MS, topic, since });
+  return liveJoin.run(deps.redis, k, { now: Date.now(), keep: HISTORY_KEEP, ttlMs: HISTORY_TTL_MS, wantMs: WANT_MS, topic: topicName(topic), since });
 }

@@ -159,6 +159,13 @@ export class WantedTopics implements LiveInterest {
     return false;
   }
 
+  /** Whether some topic wanted now starts with `prefix` (a scoped topic's start: a tenant's league's topics). */
+  anyStartingWith(prefix: string): boolean {
+    const now = Date.now();
+    for (const [scoped, holders] of this.holds) if (scoped.startsWith(prefix) && alive(holders, now)) return true;
+    return false;
+  }
+
   /** Every topic wanted now. */
   all(): string[] {
     const now = Date.now();

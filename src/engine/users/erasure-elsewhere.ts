@@ -7,7 +7,7 @@
  * changed (the snapshots' copies of those are made again).
  */
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
-import { userTopic } from '../../domain/live/topics.js';
+import { leagueTopicId, leagueUserTopic, userTopic } from '../../domain/live/topics.js';
 import { scanKeys, type RedisClient } from '../../redis/client.js';
 import { globEscaped } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
@@ -15,7 +15,7 @@ import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
 import type { Context } from '../context.js';
 
-type Deps = Pick<Context, 'redis' | 'keys'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'store'>;
 
 export interface ElsewhereResult {
   keys: number;
@@ -113,19 +113,26 @@ async function fromWebhookQueues(deps: Deps, tenant: string, userId: string, r: 
   }
 }
 
-/** The user's live topic, their holds, and the board topics' recent messages naming them. */
+/** The user's live topics (their own, and their league cohorts'), their holds, and the board topics' recent messages naming them. */
 async function fromLive(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
-  const topic = keys.liveTopic(tenant, userTopic(userId));
-  for (const key of [topic.seq, topic.history, topic.want]) if ((await redis.del(key)) > 0) { r.keys++; r.touched.add(key); }
-  for await (const key of scanned(redis, `${globEscaped(topic.channel)}:o:*`)) { r.keys += await redis.del(key); r.touched.add(key); }
+  const leagues = [...deps.store.current.leaderboards.values()].filter((lb) => lb.league).map((lb) => lb.key);
+  const own = [userTopic(userId), ...leagues.flatMap((key) => [leagueTopicId(key, userId), leagueUserTopic(key, userId)])];
   const holds = keys.live.wanted;
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.zscan(holds, cursor, 'MATCH', `*|${globEscaped(tenant)}|${globEscaped(userTopic(userId))}`, 'COUNT', 1000);
-    cursor = next;
-    for (let i = 0; i < flat.length; i += 2) { r.members += await redis.zrem(holds, flat[i]); r.touched.add(holds); }
-  } while (cursor !== '0');
+  for (const name of own) {
+    const topic = keys.liveTopic(tenant, name);
+    for (const key of [topic.seq, topic.history, topic.want]) if ((await redis.del(key)) > 0) { r.keys++; r.touched.add(key); }
+    // The clock's events, marked once each, go to a user's own topic only.
+    if (name === userTopic(userId)) {
+      for await (const key of scanned(redis, `${globEscaped(topic.channel)}:o:*`)) { r.keys += await redis.del(key); r.touched.add(key); }
+    }
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.zscan(holds, cursor, 'MATCH', `*|${globEscaped(tenant)}|${globEscaped(name)}`, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) { r.members += await redis.zrem(holds, flat[i]); r.touched.add(holds); }
+    } while (cursor !== '0');
+  }
   const marker = JSON.stringify(userId);
   for await (const history of scanned(redis, `${keys.prefix}:{lv:${globEscaped(tenant)}:*}:*:h`)) {
     for (const message of await redis.lrange(history, 0, -1)) {

@@ -15,7 +15,7 @@ export function liveRoute(): Route {
     method: 'get', path: LIVE_PATH, family: 'app', subject: 'shared', queryCredentials: true,
     doc: {
       summary: 'Live updates over WebSocket',
-      description: 'Upgrades to a WebSocket (RFC 6455) on which a client subscribes to `user:<id>` and `leaderboard:<key>` topics and '
+      description: 'Upgrades to a WebSocket (RFC 6455) on which a client subscribes to `user:<id>`, `leaderboard:<key>` and `league:<key>` (a league\'s cohort) topics and '
         + 'receives `{ topic, seq, type, data }` messages with the webhook event types and payloads as they happen. The key may come as '
         + '`?key=` and the tenant as `?tenant=` (browsers cannot set headers on a WebSocket); a refused upgrade answers its status with '
         + 'the JSON error body. A request that is no upgrade answers 426. Protocol: docs/live.md.',
