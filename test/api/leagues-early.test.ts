@@ -8,7 +8,8 @@
  * finalising at once: each user moved exactly once, in exactly one cohort. An event of an early
  * joiner placed while the move is under way (after the old cohort let them go, before their
  * place moved) counts once, in the new cohort; events sent while passes run count once too. A
- * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua).
+ * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua). An erasure
+ * takes what a cohort that ranks nobody since keeps of the user it let go.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
@@ -19,7 +20,7 @@ import * as leagueJoin from '../../src/redis/scripts/leagueJoin.js';
 import * as leagueKeep from '../../src/redis/scripts/leagueKeep.js';
 import * as leagueMove from '../../src/redis/scripts/leagueMove.js';
 import { startWorkers } from '../../workers/index.js';
-import { adminCreateOne } from '../support/admin.js';
+import { adminCreateOne, erasureDone } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const TIERS = [
@@ -223,6 +224,17 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     expect(Object.fromEntries(storm.map((id) => [id, at[id][0]]))).toEqual({
       t1: 'silver-1', t2: 'silver-1', t3: 'bronze-1', t4: 'bronze-1', t5: 'bronze-1', t6: 'silver-1',
     });
+
+    // t6 left bronze-2 of the 12th, which now ranks nobody: an erasure still takes its mark and history there.
+    const left = keys.leagueCohort('_', lb2.id, '2026-06-12', 0, 1);
+    expect(await redis.exists(left.members)).toBe(0);
+    expect(await redis.hget(left.sequences, 't6')).toMatch(/^>1\.0\|/);
+    expect(await redis.exists(left.history('t6'))).toBe(1);
+    const erase = await s.request('DELETE', '/admin/v1/users/t6');
+    expect(erase.status, erase.text).toBe(202);
+    await erasureDone(s, erase.body.erasureId);
+    expect(await redis.hget(left.sequences, 't6')).toBeNull();
+    expect(await redis.exists(left.history('t6'))).toBe(0);
   }, 60_000);
 
   it('refuses a join in a tier read before an outcome moved it', async () => {
