@@ -66,6 +66,10 @@
           fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
           again after that (numbers at or below 'w') adds nothing either.
 
+  A league cohort whose user was moved to another cohort of the run (lua/leagueDepart-6.lua)
+  holds '>' and that cohort in their sequences field: it places them no more, and answers the
+  cohort ('<tier>.<n>') as a fifth element, where the caller places them instead.
+
   Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking
   (both the current rank for a placement older than the member's);
   threshold the value needed to enter now (the lowest value when full, else 0); when full, the
@@ -107,11 +111,17 @@ end
 
 local old = redis.call('HGET', membersKey, userId)
 local sum = #ARGV > 7
--- Left the group since this event read its value, or excluded since the event: a placement from
--- before the departure changes nothing.
-if not old and seq ~= '' then
+if not old then
   local held = redis.call('HGET', sequencesKey, userId)
-  if held and before(seq, held) then
+  -- A league's user moved to another cohort of this run by the outcome of the run before
+  -- (lua/leagueDepart-6.lua): this cohort takes them no more; the answer names their cohort.
+  if held and string.sub(held, 1, 1) == '>' then
+    local threshold, falls = entry(nil, nil)
+    return {0, 0, threshold, falls, string.match(held, '^>([^|]*)')}
+  end
+  -- Left the group since this event read its value, or excluded since the event: a placement from
+  -- before the departure changes nothing.
+  if held and seq ~= '' and before(seq, held) then
     local threshold, falls = entry(nil, nil)
     return {0, 0, threshold, falls}
   end

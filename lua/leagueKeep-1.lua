@@ -4,8 +4,9 @@
   is kept already (a placement of an earlier run arriving late leaves it), or this run's (two
   placements of a new user at once: the first kept is the user's place, answered to the other).
   The tier carried into the next run and the last run whose outcome moved it
-  (lua/leagueMove-1.lua) stay as they were: an outcome applied while the user was joining is not
-  lost.
+  (lua/leagueMove-1.lua) stay as they were; a place joined in a tier read before an outcome moved
+  it (the tier carried is no longer the one the caller read) is refused, and the caller joins the
+  tier carried now: nobody keeps a place in the tier they had before the outcome.
 
   KEYS[1] the user's hash        <prefix>:{p<N>}:user:<tenant>:<uid>   field lg:<board id>:
           '<tier index>|<run>|<cohort number>[|<tier carried>|<run moved by>]'
@@ -13,14 +14,17 @@
   ARGV[1] the field (lg:<board id>)
   ARGV[2] the place, '<tier index>|<run>|<cohort number>'
   ARGV[3] the run (YYYY-MM-DD, its first day)
+  ARGV[4] the tier carried the caller read and joined ('' for a user who kept no place)
 
-  Returns 1 when written, 2 when a later run's place is kept, 0 when the user is gone, and the
-  place kept ('<tier index>|<run>|<cohort number>') when this run's was kept already.
+  Returns 1 when written, 2 when a later run's place is kept, 3 when the tier carried is no longer
+  ARGV[4], 0 when the user is gone, and the place kept ('<tier index>|<run>|<cohort number>') when
+  this run's was kept already.
 ]]
 local userKey = KEYS[1]
 local field = ARGV[1]
 local place = ARGV[2]
 local run = ARGV[3]
+local read = ARGV[4]
 
 -- An erased user (their hash gone) is not made again by a late placement.
 if redis.call('EXISTS', userKey) == 0 then return 0 end
@@ -31,6 +35,9 @@ if held then
   if heldRun then
     if heldRun > run then return 2 end
     if heldRun == run then return heldTier .. '|' .. heldRun .. '|' .. heldCohort end
+    local carried = string.match(rest, '^|([^|]*)') or ''
+    if carried == '' then carried = heldTier end
+    if read ~= '' and tonumber(carried) ~= tonumber(read) then return 3 end
     carriedPart = rest
   end
 end

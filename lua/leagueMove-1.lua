@@ -4,9 +4,10 @@
   join moves up or down a tier (or stays), once per run. The place kept with the user
   (lua/leagueKeep-1.lua) gains the tier carried and the last run whose outcome moved it:
   '<tier>|<run>|<cohort>|<tier carried>|<run moved by>'; a place without them carries its own tier.
-  A user placed in a later run already keeps that place (its cohort is of the tier they joined it
-  in); the tier carried is what moves, for the run after. Applying a run's outcome again, or an
-  earlier run's after a later one, changes nothing.
+  A user placed in a later run already keeps that place here (its cohort is of the tier they
+  joined it in): the finalisation then moves them to a cohort of the tier carried
+  (src/engine/leaderboards/league-relocate.ts). Applying a run's outcome again, or an earlier
+  run's after a later one, changes nothing.
 
   KEYS[1] the user's hash        <prefix>:{p<N>}:user:<tenant>:<uid>   field lg:<board id>
 

@@ -116,19 +116,21 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       { cohort: 'bronze-1', participants: 5, moves: { promoted: 2, demoted: 0, stayed: 3 } },
       { cohort: 'bronze-2', participants: 2, moves: { promoted: 2, demoted: 0, stayed: 0 } },
     ]);
-    // The run being played: each user's tier as the outcome left it; b1 keeps the place taken before.
+    // The run being played: each user's tier as the outcome left it; b1, placed in it before, moved
+    // to the open cohort of silver with the value it had, out of bronze-1.
     const now: Record<string, string> = {};
     for (const id of Object.keys(outcomes)) now[id] = (await read(`/v1/users/${id}/leagues/league`)).tier.key;
     expect(now).toEqual({
-      b1: 'bronze', b2: 'silver', b3: 'bronze', b4: 'bronze', b5: 'bronze', b6: 'silver', b7: 'silver',
+      b1: 'silver', b2: 'silver', b3: 'bronze', b4: 'bronze', b5: 'bronze', b6: 'silver', b7: 'silver',
       s1: 'gold', s2: 'silver', s3: 'bronze', g1: 'gold', g2: 'silver', g3: 'silver',
     });
-    expect(await read('/v1/users/b1/leagues/league')).toMatchObject({ run: '2026-05-05', cohort: 'bronze-1', outcome: null });
+    expect(await read('/v1/users/b1/leagues/league')).toMatchObject({ run: '2026-05-05', cohort: 'silver-1', rank: 1, value: 1, outcome: null });
+    expect((await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-05`)).tiers.map((t: any) => t.participants)).toEqual([0, 1, 0]);
     await s.event('plays', 'b2', 1);
     await s.event('plays', 's1', 1);
-    expect(await read('/v1/users/b2/leagues/league')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', rank: 1 });
+    expect(await read('/v1/users/b2/leagues/league')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', rank: 2 });
     expect(await read('/v1/users/s1/leagues/league')).toMatchObject({ tier: { key: 'gold' }, cohort: 'gold-1', rank: 1 });
-    // b1's promotion applies from the run after the one b1 was placed in already.
+    // b1 carries silver into the run after.
     await s.setClock('2026-05-06T10:00:00Z');
     await s.event('plays', 'b1', 1);
     expect(await read('/v1/users/b1/leagues/league')).toMatchObject({ run: '2026-05-06', tier: { key: 'silver' }, cohort: 'silver-1' });

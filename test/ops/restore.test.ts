@@ -2,7 +2,8 @@
  * Snapshots and restore, proved: a random workload over every feature (events with and without
  * idempotency keys, identifications and zone moves, API completions, time awards, repeating boards
  * rolling over to new runs, the runs finalised by the workers each day, a league's users moved
- * between tiers by them), snapshots part-way (a full
+ * between tiers by them, early joiners of a run moved to a cohort of their new tier in it),
+ * snapshots part-way (a full
  * one, then one of what changed), then a Redis that keeps nothing on disk killed, an empty one
  * started, `laurel restore`, and every read of every user and board compared with what it answered
  * before, before any worker runs again (the runs finalised after the last snapshot too). Replays of old idempotency keys still answer 202;
@@ -240,6 +241,46 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     expect(incremental!.users).toBeGreaterThan(0);
     expect(incremental!.users).toBeLessThanOrEqual(USERS.length);
     for (let n = 6; n <= 7; n++) await day(n);
+    // Early joiners: six users play the run of the UTC day after the workload's, before the run
+    // of that day is final (their cohort there of their old tier), then its finalisation moves
+    // them to a cohort of their new tier in it; the restore's replay must move them the same way.
+    const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const R = utcDay(s.api.services.clock.now());
+    const next = utcDay(Date.parse(R) + 86_400_000);
+    const early = USERS.slice(0, 6);
+    // The run before R final first, so that R's outcome alone moves the next run's tier.
+    await s.setClock(new Date(Math.max(s.api.services.clock.now(), Date.parse(`${R}T12:00:00Z`)) + 60_000).toISOString());
+    await s.workers!.testing.finaliseNow();
+    for (const [i, user] of early.entries()) {
+      const tz = await s.request('PATCH', `/api/users/${user}`, { body: { tz: 'Europe/London' } });
+      expect(tz.status, tz.text).toBe(200);
+      const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 10 + i } });
+      expect(r.status, r.text).toBe(201);
+    }
+    await s.setClock(`${next}T10:00:00Z`);
+    for (const user of early) {
+      const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: { id: user }, value: 1 } });
+      expect(r.status, r.text).toBe(201);
+    }
+    const zones: Record<string, { tier: number; zone: string; value: number }> = {};
+    for (const user of early) {
+      const r = await s.request('GET', `/api/users/${user}/leagues/lessons-league?run=${R}`);
+      const played = await s.request('GET', `/api/users/${user}/leagues/lessons-league?run=${next}`);
+      expect(played.body.cohort, user).not.toBeNull();
+      zones[user] = { tier: r.body.tier.index, zone: r.body.zone, value: played.body.value };
+    }
+    await s.setClock(`${next}T12:00:00Z`);
+    await s.workers!.testing.finaliseNow();
+    let movedEarly = 0;
+    for (const user of early) {
+      const r = await s.request('GET', `/api/users/${user}/leagues/lessons-league?run=${next}`);
+      const { tier, zone, value } = zones[user];
+      const expected = zone === 'promote' ? tier + 1 : zone === 'demote' ? tier - 1 : tier;
+      expect([user, r.body.tier.index, r.body.value]).toEqual([user, expected, value]);
+      if (expected !== tier) movedEarly++;
+    }
+    expect(movedEarly).toBeGreaterThan(0);
+    for (const run of [R, next]) if (!runs.includes(run)) runs.push(run);
     // The workload reset some streaks (their 'reset' entries are replayed too).
     expect(resets).toBeGreaterThan(0);
     await s.workers!.testing.drainNow();

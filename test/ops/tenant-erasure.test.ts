@@ -119,7 +119,7 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     const [acme, beta] = (setup[setup.length - 1].body.created as { id: string }[]).map((t) => t.id);
     // Tenant-ID names a tenant by its customer id; Beta's uuid only its erasure's record is read with.
     const [acmeRef, betaRef] = [`acme-${tag}`, `beta-${tag}`];
-    await s.workers!.timeIdle();
+    await s.workers!.testing.timeIdle();
 
     const send = async (tenant: string, user: Record<string, unknown>, value: number) => {
       const r = await s.request('POST', '/api/metrics/lessons/event', { tenant, body: { user, value } });
@@ -132,7 +132,7 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     await send(betaRef, { id: bea, name: `Bea ${tag}`, email: `bea-${tag}@example.com` }, 3);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { tenant: acmeRef, body: [{ key: 'lessons', user: { id: ann }, value: 1 }] });
     expect(batch.status, batch.text).toBe(202);
-    await s.workers!.batchesNow();
+    await s.workers!.testing.batchesNow();
     const freeze = await s.request('POST', '/admin/v1/streaks/freezes', { tenant: acmeRef, body: { freezes: [{ userId: abe }] } });
     expect(freeze.status, freeze.text).toBe(200);
     const third = await send(acmeRef, { id: ann }, 1);
@@ -142,12 +142,12 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     await s.setClock('2026-03-03T09:00:00Z');
     await send(acmeRef, { id: abe }, 2);
     await s.setClock('2026-03-04T14:00:00Z');
-    await s.workers!.finaliseNow();
-    await s.workers!.drainNow();
-    await s.workers!.webhooksNow();
+    await s.workers!.testing.finaliseNow();
+    await s.workers!.testing.drainNow();
+    await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length).toBeGreaterThan(0);
-    await s.workers!.auditNow();
-    await s.workers!.snapshotNow(true);
+    await s.workers!.testing.auditNow();
+    await s.workers!.testing.snapshotNow(true);
     const before = await postgresTraces(pool, prefix, needles);
     for (const table of ['laurel_log', 'laurel_rollup_users', 'laurel_snapshot_users', 'laurel_deliveries', 'laurel_webhook_sent', 'laurel_audit']) {
       expect(before.some((t) => t.startsWith(`${table}:`)), `${table} holds Acme's users before`).toBe(true);
@@ -166,8 +166,8 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     expect((await s.request('GET', `/admin/v1/erasures/${erasureId}`, { tenant: betaRef })).status).toBe(404);
     expect(beta).not.toBe(acme);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
     }, { timeout: 30_000 }).toBe('done');
     const done = await s.request('GET', `/admin/v1/erasures/${erasureId}`);
@@ -216,7 +216,7 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
       expect(r.status, r.text).toBe(201);
     }
     await expect.poll(async () => {
-      await s.workers!.drainNow();
+      await s.workers!.testing.drainNow();
       const { rows } = await s.workers!.pool.query('SELECT 1 FROM laurel_rollup_users WHERE prefix = $1 AND tenant = $2', [s.prefix, gone]);
       return rows.length;
     }, { timeout: 20_000 }).toBe(1);
@@ -227,14 +227,14 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     expect(await svc.store.delete('tenants', gone)).toBe(true);
     const failed = await startTenantErasure(svc, kept, { keys: 0, members: 0 });
     await s.workers!.services.store.reload();
-    await s.workers!.erasuresNow();
+    await s.workers!.testing.erasuresNow();
     expect(await svc.redis.hget(svc.keys.erasure(died), 's')).toBe('pending');
     expect(await svc.redis.exists(svc.keys.erasure(failed))).toBe(1);
 
     await s.setClock('2026-03-02T08:01:01Z');
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return (await s.request('GET', `/admin/v1/erasures/${died}`)).body.status;
     }, { timeout: 30_000 }).toBe('done');
     expect((await s.request('GET', `/admin/v1/erasures/${died}`)).body.archivedEntries).toBeGreaterThan(0);
@@ -300,8 +300,8 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     expect(kept.body[0].current).toBe(2);
     expect((await s.request('GET', `/api/users/${dee}`, { tenant: `old-${tag}` })).status).toBe(404);
     await expect.poll(async () => {
-      await s.workers!.drainNow();
-      await s.workers!.erasuresNow();
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
       return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
     }, { timeout: 30_000 }).toBe('done');
     for (const table of ['laurel_events', 'laurel_snapshot_users', 'laurel_rollup_users']) {

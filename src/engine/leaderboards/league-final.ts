@@ -6,8 +6,9 @@
  *    `promote` of its ranking move up, the last `demote` down, the others stay, ranked as the
  *    board ranks; recorded in the cohort's outcome hash, which a second decision only reads;
  * 2. each of its users is moved, in their own slot (lua/leagueMove-1.lua): the tier they carry
- *    into the next run they join, once per run (a user already placed in the next run keeps that
- *    place: the move applies from the run after it);
+ *    into the next run they join, once per run; a user placed in a later run already, in a cohort
+ *    of their old tier, then goes to the open cohort of their new tier there, with what they hold
+ *    (src/engine/leaderboards/league-relocate.ts);
  * 3. `league.promoted`, `league.demoted` or `league.stayed` is recorded for each of them while an
  *    endpoint subscribes, its id naming the user and the run, so it is recorded once.
  * Every step is idempotent: a pass made again (a second worker process at the same time, one that
@@ -28,6 +29,7 @@ import { runOf } from '../../domain/leaderboards/runs.js';
 import type { FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { announce, type ClockWanted } from '../webhooks/record.js';
+import { relocateEarlyJoiner } from './league-relocate.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'clock' | 'postgres'>;
 
@@ -59,9 +61,12 @@ export async function finaliseLeague(
         redis, keys.leagueCohort(tenant, lb.id, run.start, tier, n), tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0,
       );
       if (decided.now) result.cohorts++;
-      const moved = await Promise.all(decided.users.map((u) => (
-        leagueMove.run(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest)
-      )));
+      const moved = await Promise.all(decided.users.map(async (u) => {
+        const m = await leagueMove.run(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
+        // Whether moved now or by a pass before (killed before it was done): done again, it changes nothing.
+        if (MOVES[u.outcome] !== 0 && (m === 'applied' || m === 'before')) await relocateEarlyJoiner(deps, tenant, lb, run.start, u.userId);
+        return m;
+      }));
       result.moved += moved.filter((m) => m === 'applied').length;
       if (!notify) continue;
       const snapshot = deps.store.current;

@@ -9,7 +9,8 @@
  * 2. the tier's cohorts in the run (a slot per tier and run, lua/leagueJoin-1.lua): the user joins
  *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
  * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is (or
- *    this run's: the place kept first is the user's).
+ *    this run's: the place kept first is the user's), or an outcome moved the tier the user
+ *    carries since step 1 read it: then steps 2 and 3 again, in the tier carried now.
  * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-8.lua): the user's absolute
  *    value (or the run's awards by number), as on a board.
  * Each step is idempotent, and a later one is only reached once the earlier ones are done: a
@@ -18,6 +19,10 @@
  * process's events again: src/engine/durability/replay-phase2.ts) finds the same cohort and ranks
  * them. Two events of a new user at once join the same cohort (2 answers it to both), and keep the
  * same place. A user joins a cohort only by being placed: only users active in a run are in one.
+ * A user the finalisation of the run before moved to another cohort of this run
+ * (src/engine/leaderboards/league-relocate.ts) is refused by the cohort they left, which names the
+ * one they are in now: a placement that read the place before the move ranks them there instead,
+ * so each event counts in one cohort.
  */
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
@@ -39,6 +44,9 @@ export interface LeagueValue {
   seq: string;
 }
 
+/** Joins made again after an outcome moved the tier carried, before the place is kept whatever the tier. */
+const MAX_REJOINS = 3;
+
 /** The user's cohort of `run` in the league of `lb`: kept with them, or joined now; null for a user gone. */
 export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, hold?: () => void): Promise<LeaguePlace | null> {
   const league = lb.league;
@@ -46,19 +54,24 @@ export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: L
   const { redis, keys } = deps;
   const user = keys.forUser(tenant, userId).user;
   hold?.();
-  const held = await readLeaguePlace(redis, user, lb.id);
-  if (held !== null && held.run === run) return { tier: tierIn(league, held.tier), run, cohort: held.cohort };
-  // A new user starts in the lowest tier; the others in the tier they carry (moved by the outcome
-  // of the runs finalised since they last joined: lua/leagueMove-1.lua).
-  const tier = tierIn(league, held?.next ?? null);
-  const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
-  const place = { tier, run, cohort };
-  const kept = await leagueKeep.run(redis, user, lb.id, place);
-  if (kept.kept === 'gone') return null;
-  // Another placement of the user kept this run's place first (it read the tier before an outcome
-  // moved it, or after): that place is the user's, this join only holds a seat.
-  if (kept.kept === 'held') return { ...kept.place, tier: tierIn(league, kept.place.tier) };
-  return place;
+  for (let attempt = 0; ; attempt++) {
+    const held = await readLeaguePlace(redis, user, lb.id);
+    if (held !== null && held.run === run) return { tier: tierIn(league, held.tier), run, cohort: held.cohort };
+    // A new user starts in the lowest tier; the others in the tier they carry (moved by the outcome
+    // of the runs finalised since they last joined: lua/leagueMove-1.lua).
+    const tier = tierIn(league, held?.next ?? null);
+    const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
+    const place = { tier, run, cohort };
+    // An outcome moved the tier carried since it was read: joined again in the tier carried now
+    // (a few times at most: one run's outcome moves it once), this join only holding a seat.
+    const kept = await leagueKeep.run(redis, user, lb.id, place, held === null || attempt >= MAX_REJOINS ? null : held.next);
+    if (kept.kept === 'moved') continue;
+    if (kept.kept === 'gone') return null;
+    // Another placement of the user kept this run's place first: that place is the user's, this
+    // join only holds a seat.
+    if (kept.kept === 'held') return { ...kept.place, tier: tierIn(league, kept.place.tier) };
+    return place;
+  }
 }
 
 /** A user placed in a cohort: where, and their rank there now and before (0: not ranked before). */
@@ -72,12 +85,24 @@ export interface CohortPlacement {
 export async function placeInLeague(
   deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void,
 ): Promise<CohortPlacement | null> {
-  const place = await cohortOf(deps, tenant, userId, lb, run, hold);
+  let place = await cohortOf(deps, tenant, userId, lb, run, hold);
   if (place === null) return null;
-  const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);
-  hold?.();
-  const [rank, previousRank] = await leaderboardRank.run(
-    deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.seq, v.awards,
-  );
-  return { place, rank, previousRank };
+  for (let redirects = 0; ; redirects++) {
+    const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);
+    hold?.();
+    const [rank, previousRank, , , movedTo] = await leaderboardRank.run(
+      deps.redis, k, userId, v.value, v.order, NO_CAP, now, '', v.seq, v.awards,
+    );
+    // Moved out of this cohort by the outcome of the run before, after this placement read it:
+    // ranked in the cohort the user is in now (which never names another).
+    const moved = movedTo === undefined ? null : cohortIn(movedTo);
+    if (moved === null || redirects >= 2) return { place, rank, previousRank };
+    place = { tier: moved.tier, run, cohort: moved.n };
+  }
+}
+
+/** A cohort named '<tier>.<n>' (lua/leagueDepart-6.lua); null for another text. */
+function cohortIn(text: string): { tier: number; n: number } | null {
+  const m = /^(\d+)\.(\d+)$/.exec(text);
+  return m === null ? null : { tier: Number(m[1]), n: Number(m[2]) };
 }

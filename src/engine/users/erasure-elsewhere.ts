@@ -46,8 +46,19 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
       if ((await redis.del(own)) > 0) { r.keys++; r.touched.add(own); }
     }
   }
-  // A league's tiers name the cohort each user joined (their cohorts' rankings are runs above).
+  // A league's tiers name the cohort each user joined (their cohorts' rankings are runs above; a
+  // cohort an early joiner was moved out of by an outcome, which may rank nobody now, keeps their
+  // mark and history: src/engine/leaderboards/league-relocate.ts).
   for await (const tier of scanned(redis, `${keys.prefix}:{lb:${globEscaped(tenant)}:*}:c`)) {
+    const n = await redis.hget(tier, cohortUserField(userId));
+    if (n === null) continue;
+    const cohort = keys.runOfMembers(tier.replace(/:t(\d+)\}:c$/, `:c$1.${n}}:m`));
+    if (cohort !== null) {
+      if ((await redis.hdel(cohort.sequences, userId)) > 0) { r.members++; r.touched.add(cohort.sequences); }
+      for (const own of [cohort.history(userId), cohort.awards(userId)]) {
+        if ((await redis.del(own)) > 0) { r.keys++; r.touched.add(own); }
+      }
+    }
     if ((await redis.hdel(tier, cohortUserField(userId))) > 0) { r.members++; r.touched.add(tier); }
   }
   // A final run's cohorts name each user's outcome (the counts of those who moved stay).

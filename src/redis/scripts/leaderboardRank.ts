@@ -17,8 +17,11 @@ declare module 'ioredis' {
   }
 }
 
-/** rank and previousRank (0 when off the ranking), the value needed to enter now, the falls counter. */
-export type Answer = [rank: number, previousRank: number, threshold: string, falls: string];
+/**
+ * rank and previousRank (0 when off the ranking), the value needed to enter now, the falls
+ * counter; and for a league cohort the user was moved out of, the cohort they are in ('<tier>.<n>').
+ */
+export type Answer = [rank: number, previousRank: number, threshold: string, falls: string, movedTo?: string];
 
 /**
  * `max`: the maximum participants; `expiry`: a streak

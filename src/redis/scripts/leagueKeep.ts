@@ -8,19 +8,22 @@ import { leagueField, leaguePlaceOf, leagueText, type LeaguePlace } from '../lea
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    leagueKeep(user: string, field: string, place: string, run: string): Result<number | string, Context>;
+    leagueKeep(user: string, field: string, place: string, run: string, read: string): Result<number | string, Context>;
   }
 }
 
-/** What became of the place: written, a later run's kept instead, this run's kept already (`place`), or no such user (erased). */
-export type Kept = { kept: 'written' | 'later' | 'gone' } | { kept: 'held'; place: LeaguePlace };
+/**
+ * What became of the place: written, a later run's kept instead, refused because an outcome moved
+ * the tier carried since it was read, this run's kept already (`place`), or no such user (erased).
+ */
+export type Kept = { kept: 'written' | 'later' | 'moved' | 'gone' } | { kept: 'held'; place: LeaguePlace };
 
-/** Keeps `place` with the user whose hash is `user`. */
-export async function run(redis: RedisClient, user: string, boardId: string, place: LeaguePlace): Promise<Kept> {
-  const answer = await redis.leagueKeep(user, leagueField(boardId), leagueText(place), place.run);
+/** Keeps `place` with the user whose hash is `user`; `carried`: the tier carried read before joining (null: the user kept no place). */
+export async function run(redis: RedisClient, user: string, boardId: string, place: LeaguePlace, carried: number | null): Promise<Kept> {
+  const answer = await redis.leagueKeep(user, leagueField(boardId), leagueText(place), place.run, carried === null ? '' : String(carried));
   if (typeof answer === 'string') {
     const held = leaguePlaceOf(answer);
     if (held !== null) return { kept: 'held', place: held };
   }
-  return { kept: answer === 1 ? 'written' : answer === 2 ? 'later' : 'gone' };
+  return { kept: answer === 1 ? 'written' : answer === 2 ? 'later' : answer === 3 ? 'moved' : 'gone' };
 }

@@ -1,0 +1,83 @@
+/**
+ * An early joiner moved (docs/api.md, "Leagues"): a step of a league's finalisation
+ * (src/engine/leaderboards/league-final.ts), for a user whose run's outcome moved the tier they
+ * carry (lua/leagueMove-1.lua) while they already held a place in a later run, in a cohort of
+ * their old tier (a run ends at each user's local midnight, its finalisation waits for the last
+ * zone: most users active early in a run joined it before the run before was final). They go to
+ * the open cohort of their new tier in that run, with what they hold there.
+ *
+ * Four slots, one script each, in this order:
+ * 1. the new tier's cohorts (lua/leagueJoin-1.lua): the user joins its open cohort as any joiner
+ *    does (none ever overfills; joining again answers the same cohort);
+ * 2. the old cohort (lua/leagueDepart-6.lua): the user leaves its ranking (the cohort is one
+ *    smaller: their seat is not given to another joiner), and the cohort keeps a mark naming the
+ *    new one with what they held, so it ranks them no more (a placement that read the old place
+ *    is ranked in the new cohort instead: src/engine/leaderboards/league-place.ts), and a second
+ *    call answers the same without changing anything;
+ * 3. the new cohort (lua/leaderboardRank-8.lua): what they held placed, with its order (ties) and
+ *    its event's log entry id, so an event placed there first keeps its later value, and awards
+ *    count once by their number;
+ * 4. the user's hash (lua/leagueShift-1.lua): the place kept with them moved to the new cohort,
+ *    only while it is the old one.
+ * The step to do is read from the user's place (a later run's place whose tier is not the one the
+ * user carries, moved by this run), so a pass killed at any point, or a second worker doing the
+ * same at once, does the remaining steps again, each of which changes nothing done already: the
+ * user is moved once, and is never in two cohorts.
+ */
+import { NO_CAP } from '../../domain/leaderboards/cap.js';
+import { tierIn } from '../../domain/leaderboards/league.js';
+import type { League, Leaderboard } from '../../model/entities.js';
+import { readLeaguePlace } from '../../redis/leagues.js';
+import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
+import * as leagueDepart from '../../redis/scripts/leagueDepart.js';
+import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
+import * as leagueShift from '../../redis/scripts/leagueShift.js';
+import type { Context } from '../context.js';
+
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
+
+/** The folded part of a user's awards in a cohort (lua/leaderboardRank-8.lua): its sum and the highest number folded. */
+const FOLDED = 'b';
+const WATERMARK = 'w';
+
+/** Moves the user to a cohort of their new tier in the later run they hold a place in, when `run`'s outcome moved their tier; whether they are there. */
+export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string, userId: string): Promise<boolean> {
+  const { redis, keys, clock } = deps;
+  const { league } = lb;
+  const user = keys.forUser(tenant, userId).user;
+  const held = await readLeaguePlace(redis, user, lb.id);
+  if (held === null || held.run <= run || held.movedBy !== run) return false;
+  const from = { tier: tierIn(league, held.tier), run: held.run, cohort: held.cohort };
+  const tier = tierIn(league, held.next);
+  if (tier === from.tier) return false;
+  const now = clock.now();
+  const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, held.run, tier), userId, league.cohortSize);
+  const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
+  if (left.member !== '') {
+    const order = left.member.slice(0, left.member.indexOf('|'));
+    await leaderboardRank.run(
+      redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', left.seq, awardPairs(left.awards),
+    );
+  }
+  await leagueShift.run(redis, user, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort });
+  return true;
+}
+
+/**
+ * The awards a user held in a cohort as number / points pairs (undefined: none, the value is
+ * absolute). The folded sum goes as one award numbered by the highest number folded, which the new
+ * cohort has not folded.
+ */
+function awardPairs(all: string[]): string[] | undefined {
+  if (all.length === 0) return undefined;
+  const pairs: string[] = [];
+  let folded: string | null = null;
+  let watermark: string | null = null;
+  for (let i = 0; i + 1 < all.length; i += 2) {
+    if (all[i] === FOLDED) folded = all[i + 1];
+    else if (all[i] === WATERMARK) watermark = all[i + 1];
+    else pairs.push(all[i], all[i + 1]);
+  }
+  if (folded !== null && watermark !== null) pairs.push(watermark, folded);
+  return pairs;
+}

@@ -1,0 +1,23 @@
+/**
+ * The codec of lua/leagueShift-1.lua: a user's place in a league's run, kept with them, moved to
+ * another cohort of the run while it is still the one they are moved from.
+ */
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../client.js';
+import { leagueField, leagueText, type LeaguePlace } from '../leagues.js';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    leagueShift(user: string, field: string, from: string, to: string): Result<number, Context>;
+  }
+}
+
+/** Moved now, moved before, another place kept (a later run's), or no such user (erased). */
+export type Shifted = 'moved' | 'before' | 'other' | 'gone';
+
+const ANSWERS: Record<number, Shifted> = { 0: 'gone', 1: 'moved', 2: 'before', 3: 'other' };
+
+/** Moves the place of the user whose hash is `user` from `from` to `to`. */
+export async function run(redis: RedisClient, user: string, boardId: string, from: LeaguePlace, to: LeaguePlace): Promise<Shifted> {
+  return ANSWERS[await redis.leagueShift(user, leagueField(boardId), leagueText(from), leagueText(to))] ?? 'gone';
+}
