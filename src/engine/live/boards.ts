@@ -32,7 +32,9 @@ import { userView } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
-import { placesOf, seenPlace, seenText } from '../../redis/rankings.js';
+import { seenPlace, seenText } from '../../redis/rankings.js';
+import { readRunPlaces, shardOf } from '../../redis/sharded-rankings.js';
+import { runShards } from '../leaderboards/shards.js';
 import type { Context } from '../context.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
@@ -122,10 +124,12 @@ export class LiveBoards {
 
   private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: Set<string>): Promise<void> {
     const { redis, keys } = this.deps;
-    const k = keys.leaderboard(tenant, lb.id, run.start, group);
+    // The run's first shard keeps what was published of the whole run (its `:lv` hash).
+    const shards = runShards(keys, tenant, lb, run.start, group);
+    const k = shards[0];
     let seen = this.seen.get(k.live);
-    const [flat, stored] = await Promise.all([
-      redis.zrevrange(k.ranking, 0, Math.min(capOf(lb), MAX_READ) - 1, 'WITHSCORES'),
+    const [ranked, stored] = await Promise.all([
+      readRunPlaces(redis, shards, 0, Math.min(capOf(lb), MAX_READ)) as Promise<RankedView[]>,
       seen === undefined ? redis.hgetall(k.live) : Promise.resolve(null),
     ]);
     if (seen === undefined) {
@@ -133,7 +137,6 @@ export class LiveBoards {
       if (this.seen.size > 10_000) this.seen.clear();
       this.seen.set(k.live, seen);
     }
-    const ranked: RankedView[] = placesOf(flat);
     const changes: Change[] = [];
     const present = new Set<string>();
     for (const r of ranked) {
@@ -156,7 +159,7 @@ export class LiveBoards {
     // One the publisher never saw (placed while it read nothing): its place before, as its placement recorded it.
     const unseen = moved.filter((c) => !seen.has(c.userId));
     if (unseen.length > 0) {
-      const latest = await Promise.all(sentTogether(redis, () => unseen.map((c) => redis.lindex(k.history(c.userId), 0))));
+      const latest = await Promise.all(sentTogether(redis, () => unseen.map((c) => redis.lindex(shardOf(shards, c.userId).history(c.userId), 0))));
       unseen.forEach((c, i) => {
         const raw = latest[i];
         if (raw === null) return;

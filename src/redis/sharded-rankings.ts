@@ -1,0 +1,151 @@
+/**
+ * A run's ranking read whole, whether it is one sorted set or a board's shards
+ * (src/domain/leaderboards/shards.ts): every reader of a run's places goes through here. `shards`
+ * lists the run's (or group's) rankings, shard 0 first; a board without shards has one, read as
+ * ever. Over several shards, one ranking's order is kept exactly: a higher value first, and equal
+ * values in the order of their members (`<order>|<user id>`, compared byte by byte as Redis does):
+ * - a user's rank is 1 plus the members above them in each shard (lua/leaderboardAbove-1.lua; in
+ *   their own shard, their ZREVRANK);
+ * - the participants are the sum of the shards' sizes;
+ * - a page from position `start` merges each shard's part of it: the first start + count of each
+ *   for a page of the top, and around a user, each shard's members near the user's position in it.
+ * A read touches every shard: what one ranking does in one command costs one per shard.
+ */
+import { shardOfUser } from '../domain/leaderboards/shards.js';
+import type { RedisClient } from './client.js';
+import type { LeaderboardKeys } from './keys.js';
+import { participantsOf, placesOfUsers, readPlaces, userOfMember, type Place } from './rankings.js';
+import * as leaderboardAbove from './scripts/leaderboardAbove.js';
+
+/** The rankings of one run (and group): shard 0 first. */
+export type Shards = readonly LeaderboardKeys[];
+
+/** The keys of the shard `userId` is placed in. */
+export function shardOf(shards: Shards, userId: string): LeaderboardKeys {
+  return shards[shardOfUser(userId, shards.length)];
+}
+
+/** How many users the run holds, over its shards. */
+export async function participantsOfRun(redis: RedisClient, shards: Shards): Promise<number> {
+  if (shards.length === 1) return participantsOf(redis, shards[0].ranking);
+  const sizes = await Promise.all(shards.map((k) => participantsOf(redis, k.ranking)));
+  return sizes.reduce((s, n) => s + n, 0);
+}
+
+/** A member as read with its score. */
+interface Entry {
+  member: string;
+  score: number;
+}
+
+/** Whether `a` ranks before `b` in one ranking's order: higher value, then the larger member (bytes). */
+function compare(a: Entry, b: Entry): number {
+  if (a.score !== b.score) return b.score - a.score;
+  return Buffer.compare(Buffer.from(b.member), Buffer.from(a.member));
+}
+
+function entriesOf(flat: string[]): Entry[] {
+  const out: Entry[] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i], score: Number(flat[i + 1]) });
+  return out;
+}
+
+/** A user found on the run: their member and score in their shard. */
+interface Found {
+  userId: string;
+  member: string;
+  score: string;
+}
+
+/** The members and scores of `userIds` in their shards (those not on the run left out). */
+async function found(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<Found[]> {
+  const members = await Promise.all(userIds.map((u) => redis.hget(shardOf(shards, u).members, u)));
+  const on = userIds.flatMap((u, i) => (members[i] === null ? [] : [{ userId: u, member: members[i]! }]));
+  const scores = await Promise.all(on.map((o) => redis.zscore(shardOf(shards, o.userId).ranking, o.member)));
+  return on.flatMap((o, i) => (scores[i] === null ? [] : [{ ...o, score: scores[i]! }]));
+}
+
+/** For each user found, the members above them in each shard ([user][shard]). */
+async function aboveIn(redis: RedisClient, shards: Shards, users: readonly Found[]): Promise<number[][]> {
+  const perShard = await Promise.all(shards.map((k) => leaderboardAbove.run(redis, k.ranking, users)));
+  return users.map((_, i) => perShard.map((counts) => counts[i]));
+}
+
+/** The places of `userIds` on the run, in its order; the users not on it left out. */
+export async function placesOfRunUsers(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<Place[]> {
+  if (shards.length === 1) {
+    const members = userIds.length === 0 ? [] : await redis.hmget(shards[0].members, ...userIds);
+    return placesOfUsers(redis, shards[0].ranking, new Map(userIds.map((id, i) => [id, members[i]])));
+  }
+  const users = await found(redis, shards, userIds);
+  const above = await aboveIn(redis, shards, users);
+  return users.map((u, i) => ({ userId: u.userId, rank: 1 + above[i].reduce((s, n) => s + n, 0), value: Number(u.score) }))
+    .sort((a, b) => a.rank - b.rank);
+}
+
+/** A user's place on the run, or null when not on it. */
+export async function placeOfRunUser(redis: RedisClient, shards: Shards, userId: string): Promise<Place | null> {
+  if (shards.length === 1) {
+    const k = shards[0];
+    const member = await redis.hget(k.members, userId);
+    if (member === null) return null;
+    const [rank, score] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
+    return rank === null || score === null ? null : { userId, rank: rank + 1, value: Number(score) };
+  }
+  return (await placesOfRunUsers(redis, shards, [userId]))[0] ?? null;
+}
+
+/**
+ * `count` places from the 0-based position `start`, given where a pivot sits in each shard
+ * (`splits[i]`: the members of shard i above it; their sum, the pivot's position on the run).
+ * Each shard's members within reach of its split are read and merged: the j-th place above or
+ * below the pivot on the run is among them, since no shard holds more than j of the places between.
+ */
+async function pageNear(redis: RedisClient, shards: Shards, splits: readonly number[], start: number, count: number): Promise<Place[]> {
+  const pivot = splits.reduce((s, n) => s + n, 0);
+  const before = Math.max(0, pivot - start);
+  const after = Math.max(0, start + count - pivot);
+  const ranges = splits.map((c) => [Math.max(0, c - before), c + after - 1] as const);
+  const read = await Promise.all(shards.map((k, i) => (ranges[i][1] < ranges[i][0]
+    ? Promise.resolve([] as string[])
+    : redis.zrevrange(k.ranking, ranges[i][0], ranges[i][1], 'WITHSCORES'))));
+  const merged = read.flatMap(entriesOf).sort(compare);
+  // The members read above the pivot: merged[aboveRead + j] is the run's position pivot + j.
+  const aboveRead = splits.reduce((s, c, i) => s + c - ranges[i][0], 0);
+  const places: Place[] = [];
+  for (let g = start; g < start + count; g++) {
+    const e = merged[aboveRead + g - pivot];
+    if (e === undefined) break;
+    places.push({ userId: userOfMember(e.member), rank: g + 1, value: e.score });
+  }
+  return places;
+}
+
+/** `count` places of the run from the 0-based position `start`, the best first. */
+export async function readRunPlaces(redis: RedisClient, shards: Shards, start: number, count: number): Promise<Place[]> {
+  if (count <= 0) return [];
+  if (shards.length === 1) return readPlaces(redis, shards[0].ranking, start, count);
+  return pageNear(redis, shards, shards.map(() => 0), start, count);
+}
+
+/**
+ * The places around `userId`: `count` from `offset` places after theirs (negative: above them, up
+ * to the top), and their own place; null when they are not on the run.
+ */
+export async function readRunAround(
+  redis: RedisClient, shards: Shards, userId: string, offset: number, count: number,
+): Promise<{ place: Place; places: Place[] } | null> {
+  if (shards.length === 1) {
+    const place = await placeOfRunUser(redis, shards, userId);
+    if (place === null) return null;
+    return { place, places: await readPlaces(redis, shards[0].ranking, Math.max(0, place.rank - 1 + offset), count) };
+  }
+  const users = await found(redis, shards, [userId]);
+  if (users.length === 0) return null;
+  const [splits] = await aboveIn(redis, shards, users);
+  const position = splits.reduce((s, n) => s + n, 0);
+  const place = { userId, rank: position + 1, value: Number(users[0].score) };
+  if (count <= 0) return { place, places: [] };
+  return { place, places: await pageNear(redis, shards, splits, Math.max(0, position + offset), count) };
+}
+
