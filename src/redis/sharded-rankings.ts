@@ -121,6 +121,20 @@ async function pageNear(redis: RedisClient, shards: Shards, splits: readonly num
   return places;
 }
 
+/**
+ * A placement in one shard recorded the user's ranks there in their history
+ * (src/domain/leaderboards/rank-history.ts): its latest entry, when it is that one (its time and
+ * the shard's ranks), is stated again with the ranks on the whole run.
+ */
+export async function restateLatestChange(
+  redis: RedisClient, history: string, at: number, shardRanks: [previous: number, rank: number], runRanks: [previous: number, rank: number],
+): Promise<void> {
+  const latest = await redis.lindex(history, 0);
+  const head = `${at}|${shardRanks[0]}|${shardRanks[1]}|`;
+  if (latest === null || !latest.startsWith(head)) return;
+  await redis.lset(history, 0, `${at}|${runRanks[0]}|${runRanks[1]}|${latest.slice(head.length)}`);
+}
+
 /** `count` places of the run from the 0-based position `start`, the best first. */
 export async function readRunPlaces(redis: RedisClient, shards: Shards, start: number, count: number): Promise<Place[]> {
   if (count <= 0) return [];

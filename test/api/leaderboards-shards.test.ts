@@ -76,14 +76,15 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     expect(answers.some((a) => a.one !== null && a.one !== undefined && (a.one as number) > 1)).toBe(true);
   });
 
-  it('gives every user the same rank, value, participants and percentile', async () => {
+  it('gives every user the same rank, value, participants, percentile and history', async () => {
     const ranks = new Set<number>();
     for (let i = 0; i < USERS; i++) {
-      const { one, three } = await both((key) => `/v1/users/${id(i)}/leaderboards/${key}?numEvents=0`);
+      const { one, three } = await both((key) => `/v1/users/${id(i)}/leaderboards/${key}?numEvents=10`);
       expect(one.participants).toBe(USERS);
+      expect(one.history.length).toBeGreaterThan(0);
       expect({ ...strip(three), rank: three.rank }, id(i)).toEqual(strip(one));
       ranks.add(one.rank);
-      const grouped = await both((key) => `/v1/users/${id(i)}/leaderboards/${key}?numEvents=0`, 'one-region', 'three-region');
+      const grouped = await both((key) => `/v1/users/${id(i)}/leaderboards/${key}?numEvents=10`, 'one-region', 'three-region');
       expect(strip(grouped.three), id(i)).toEqual(strip(grouped.one));
       expect(grouped.one.participants).toBe(USERS / 2);
     }

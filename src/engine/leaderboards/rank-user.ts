@@ -25,7 +25,7 @@ import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import { cohortId } from '../../domain/leaderboards/league.js';
 import { placeInLeague, type CohortPlacement } from './league-place.js';
 import { shardsOf } from '../../domain/leaderboards/shards.js';
-import { placeOfRunUser } from '../../redis/sharded-rankings.js';
+import { placeOfRunUser, restateLatestChange } from '../../redis/sharded-rankings.js';
 import { runShards, userShard } from './shards.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
@@ -149,6 +149,7 @@ export async function place(
     if (shards !== null && (rank !== 0 || previousRank !== 0)) {
       previousRank = before?.rank ?? 0;
       rank = (await placeOfRunUser(redis, shards, userId))?.rank ?? 0;
+      await restateLatestChange(redis, k.history(userId), now, [placedPrevious, placedRank], [previousRank, rank]);
     }
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
