@@ -8,7 +8,9 @@
  *   their own shard, their ZREVRANK);
  * - the participants are the sum of the shards' sizes;
  * - a page from position `start` merges each shard's part of it: the first start + count of each
- *   for a page of the top, and around a user, each shard's members near the user's position in it.
+ *   for a page near the top, around a user each shard's members near the user's position in it,
+ *   and for a deep page those near a pivot found by halves (a member of the largest shard whose
+ *   place on the run is at or just above `start`).
  * A read touches every shard: what one ranking does in one command costs one per shard.
  */
 import { shardOfUser } from '../domain/leaderboards/shards.js';
@@ -135,11 +137,48 @@ export async function restateLatestChange(
   await redis.lset(history, 0, `${at}|${runRanks[0]}|${runRanks[1]}|${latest.slice(head.length)}`);
 }
 
-/** `count` places of the run from the 0-based position `start`, the best first. */
-export async function readRunPlaces(redis: RedisClient, shards: Shards, start: number, count: number): Promise<Place[]> {
+/**
+ * Past this many places from the top (or from a user), a page is read from a pivot found near it
+ * rather than from each shard's first members.
+ */
+const NEAR = 10_000;
+
+/**
+ * Where in each shard the run's place `start` (0-based) sits, near enough: the members above a
+ * pivot taken from the largest shard, searched by halves for the last one at or above `start`
+ * (each step one member read and one count per shard). Null when `start` is past the run's end.
+ */
+async function splitsNear(redis: RedisClient, shards: Shards, start: number): Promise<number[] | null> {
+  const sizes = await Promise.all(shards.map((k) => participantsOf(redis, k.ranking)));
+  if (start >= sizes.reduce((s, n) => s + n, 0)) return null;
+  const j = sizes.indexOf(Math.max(...sizes));
+  let best = shards.map(() => 0);
+  let [lo, hi] = [0, sizes[j] - 1];
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const [member, score] = await redis.zrevrange(shards[j].ranking, mid, mid, 'WITHSCORES');
+    if (member === undefined) {
+      hi = mid - 1;
+      continue;
+    }
+    const splits = await Promise.all(shards.map(async (k) => (await leaderboardAbove.run(redis, k.ranking, [{ member, score }]))[0]));
+    if (splits.reduce((s, n) => s + n, 0) <= start) {
+      best = splits;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+/** `count` places of the run from the 0-based position `start`, the best first (`near`: NEAR, or another bound for a test). */
+export async function readRunPlaces(redis: RedisClient, shards: Shards, start: number, count: number, near = NEAR): Promise<Place[]> {
   if (count <= 0) return [];
   if (shards.length === 1) return readPlaces(redis, shards[0].ranking, start, count);
-  return pageNear(redis, shards, shards.map(() => 0), start, count);
+  if (start + count <= near) return pageNear(redis, shards, shards.map(() => 0), start, count);
+  const splits = await splitsNear(redis, shards, start);
+  return splits === null ? [] : pageNear(redis, shards, splits, start, count);
 }
 
 /**
@@ -147,7 +186,7 @@ export async function readRunPlaces(redis: RedisClient, shards: Shards, start: n
  * to the top), and their own place; null when they are not on the run.
  */
 export async function readRunAround(
-  redis: RedisClient, shards: Shards, userId: string, offset: number, count: number,
+  redis: RedisClient, shards: Shards, userId: string, offset: number, count: number, near = NEAR,
 ): Promise<{ place: Place; places: Place[] } | null> {
   if (shards.length === 1) {
     const place = await placeOfRunUser(redis, shards, userId);
@@ -160,6 +199,9 @@ export async function readRunAround(
   const position = splits.reduce((s, n) => s + n, 0);
   const place = { userId, rank: position + 1, value: Number(users[0].score) };
   if (count <= 0) return { place, places: [] };
-  return { place, places: await pageNear(redis, shards, splits, Math.max(0, position + offset), count) };
+  const start = Math.max(0, position + offset);
+  // Far from the user: read as a page of its own.
+  if (Math.abs(start - position) + count > near) return { place, places: await readRunPlaces(redis, shards, start, count, near) };
+  return { place, places: await pageNear(redis, shards, splits, start, count) };
 }
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
+import { readRunAround, readRunPlaces } from '../../src/redis/sharded-rankings.js';
 
 const USERS = 90;
 const id = (i: number) => `s${String(i).padStart(3, '0')}`;
@@ -115,6 +116,28 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     const grouped = await both((key) => `/v1/leaderboards/${key}?userAttributes=region:north&userId=${id(10)}&offset=-3&limit=7`, 'one-region', 'three-region');
     expect(grouped.three.rankings).toEqual(grouped.one.rankings);
     expect((await read('/v1/leaderboards/three?userId=nobody&offset=-5&limit=11')).rankings).toEqual([]);
+  });
+
+  it('reads a deep page from a pivot found by halves, the same as from the top', async () => {
+    // A deep page (past 10,000 places) is read near a pivot: forced here on a small board.
+    const { keys, redis } = s.api.services;
+    const lb = s.api.services.store.current.leaderboards.get(ids.three)!;
+    const shards = [0, 1, 2].map((n) => keys.leaderboard(DEFAULT_TENANT, lb.id, lb.start, '', n));
+    const whole = (await read(`/v1/leaderboards/one?limit=${USERS}`)).rankings.map((r: Record<string, unknown>) => ({ userId: r.userId, rank: r.rank, value: r.value }));
+    for (const [start, count] of [[0, 5], [1, 10], [37, 20], [80, 30], [USERS - 1, 3], [USERS, 3], [1e15, 3]]) {
+      expect(await readRunPlaces(redis, shards, start, count, 0), `${start}/${count}`).toEqual(whole.slice(start, start + count));
+    }
+    for (const user of [id(0), id(44), id(89)]) {
+      const near = await readRunAround(redis, shards, user, -30, 8, 0);
+      const rank = whole.findIndex((r: { userId: string }) => r.userId === user);
+      expect(near?.place.rank).toBe(rank + 1);
+      expect(near?.places, user).toEqual(whole.slice(Math.max(0, rank - 30), Math.max(0, rank - 30) + 8));
+    }
+    // Through the API: far past the end, and far from a user.
+    expect((await read(`/v1/leaderboards/three?offset=${Number.MAX_SAFE_INTEGER}&limit=5`)).rankings).toEqual([]);
+    expect((await read(`/v1/leaderboards/three?userId=${id(3)}&offset=${Number.MAX_SAFE_INTEGER}&limit=5`)).rankings).toEqual([]);
+    expect((await read(`/v1/leaderboards/three?userId=${id(3)}&offset=-${Number.MAX_SAFE_INTEGER}&limit=5`)).rankings)
+      .toEqual((await read('/v1/leaderboards/one?limit=5')).rankings);
   });
 
   it('ranks the same friends board', async () => {
