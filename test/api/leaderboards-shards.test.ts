@@ -2,7 +2,8 @@
  * A board's shards (docs/api.md, "Shards"), on single Redis and on the Cluster: the same events,
  * with many ties, fed to boards of 3 shards and to boards of 1 (with and without breakdown
  * groups); every user's rank, value, participants and percentile, the event's answers, pages of
- * the top, windows around users, a friends board and the statistics are the same on both. The
+ * the top, windows around users, a friends board, the statistics and a finished run's winners are
+ * the same on both. The
  * shards' rankings are apart (each its own key, on the Cluster its own slot), the first named as a
  * board without shards names its ranking. The Admin API's refusals of shards on a capped board,
  * out of bounds, and changed once the board has started.
@@ -26,7 +27,7 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
   const answers: { one: unknown; three: unknown; oneRegion: unknown; threeRegion: unknown }[] = [];
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
+    s = await startTestServer({ target, clock: 'manual', workers: true });
     await s.setClock('2026-05-04T10:00:00Z');
     const { plays } = await s.metrics('plays');
     const { region } = await s.attributes('user', 'region');
@@ -36,6 +37,8 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
       { name: 'Three', key: 'three', shards: 3 },
       { name: 'One by region', key: 'one-region', breakdownAttributes: [region] },
       { name: 'Three by region', key: 'three-region', breakdownAttributes: [region], shards: 3 },
+      { name: 'One a day', key: 'one-daily', runUnit: 'day', runInterval: 1 },
+      { name: 'Three a day', key: 'three-daily', runUnit: 'day', runInterval: 1, shards: 3 },
     ]) ids[board.key] = (await adminCreateOne(s, '/admin/v1/leaderboards', { ...common, ...board })).id;
     // Every user plays; then every third plays again (moving past some of those they tied with);
     // the clock stands still, so many values are reached in the same millisecond.
@@ -172,6 +175,16 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
       const slots = await Promise.all(shards.map(async (k) => Number(await redis.call('CLUSTER', 'KEYSLOT', k.ranking))));
       expect(new Set(slots).size, String(slots)).toBe(3);
     }
+  });
+
+  it('finalises a run with the winners the 1-shard board has', async () => {
+    // The run of May 4th is final once the last zone has finished it (36 hours after it began in UTC).
+    await s.setClock('2026-05-05T12:00:00Z');
+    await s.workers!.finaliseNow();
+    const { one, three } = await both((key) => `/v1/leaderboards/${key}?run=2026-05-04&limit=0`, 'one-daily', 'three-daily');
+    expect(one.winners).toHaveLength(3);
+    expect(three.finalised).toBe('2026-05-05T12:00:00.000Z');
+    expect(three.winners).toEqual(one.winners);
   });
 
   it('refuses shards on a capped board, out of bounds, and changed once the board has started', async () => {
