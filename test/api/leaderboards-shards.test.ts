@@ -187,6 +187,23 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     expect(three.winners).toEqual(one.winners);
   });
 
+  it('takes an excluded and an erased user off every shard, as off one ranking', async () => {
+    const excluded = await s.request('PUT', `/admin/v1/users/${id(5)}/exclusion`, { body: { reason: 'bot' } });
+    expect(excluded.status, excluded.text).toBe(200);
+    const erased = await s.request('DELETE', `/admin/v1/users/${id(6)}`);
+    expect(erased.status, erased.text).toBe(202);
+    await expect.poll(async () => (await s.request('GET', `/admin/v1/erasures/${erased.body.erasureId}`)).body.status, { timeout: 60_000 }).toBe('done');
+    for (const [one, three] of [['one', 'three'], ['one-region', 'three-region']]) {
+      const path = (key: string) => `/v1/leaderboards/${key}?limit=${USERS}${key.endsWith('region') ? '&userAttributes=region:north' : ''}`;
+      const pages = await both(path, one, three);
+      expect(pages.three.rankings).toEqual(pages.one.rankings);
+      expect(pages.three.participants).toBe(pages.one.participants);
+      expect(pages.three.rankings.map((r: { userId: string }) => r.userId)).not.toContain(id(6));
+      expect(pages.three.rankings.map((r: { userId: string }) => r.userId)).not.toContain(id(5));
+    }
+    expect((await read('/v1/leaderboards/three?limit=0')).participants).toBe(USERS - 2);
+  });
+
   it('refuses shards on a capped board, out of bounds, and changed once the board has started', async () => {
     const create = async (item: Record<string, unknown>) => {
       const r = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'X', key: `x${Math.random().toString(36).slice(2, 8)}`, rankBy: 'streak', ...item }] });
