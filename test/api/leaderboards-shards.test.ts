@@ -187,6 +187,19 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     expect(three.winners).toEqual(one.winners);
   });
 
+  it('exports each user\'s place on the whole run', async () => {
+    for (let i = 10; i < 22; i++) {
+      const r = await s.request('GET', `/admin/v1/users/${id(i)}/export`);
+      expect(r.status, r.text).toBe(200);
+      const places = r.body.leaderboards as { key: string; run: string; rank: number; value: number }[];
+      const of = (key: string) => places.filter((p) => p.key === key).map((p) => [p.run, p.rank, p.value]);
+      expect(of('one')).toHaveLength(1);
+      expect(of('three'), id(i)).toEqual(of('one'));
+      expect(of('three-region'), id(i)).toEqual(of('one-region'));
+      expect(of('three-daily'), id(i)).toEqual(of('one-daily'));
+    }
+  });
+
   it('takes an excluded and an erased user off every shard, as off one ranking', async () => {
     const excluded = await s.request('PUT', `/admin/v1/users/${id(5)}/exclusion`, { body: { reason: 'bot' } });
     expect(excluded.status, excluded.text).toBe(200);
