@@ -248,6 +248,11 @@ export interface Leaderboard {
   pointsSystemId: string | null;
   /** 1 to 1000, or null: uncapped, every participant ranked (src/domain/leaderboards/cap.ts). */
   maxParticipants: number | null;
+  /**
+   * How many rankings each run (and group) is spread over, 2 to 64, on an uncapped board only
+   * (src/domain/leaderboards/shards.ts); absent: one.
+   */
+  shards?: number;
   /** YYYY-MM-DD: the first day (in each user's zone). */
   start: string;
   /** YYYY-MM-DD: the last day, or null for none. */

@@ -203,6 +203,8 @@ export interface LeaderboardAdminView {
   pointsSystemId?: string | null;
   /** null: uncapped (every participant ranked). */
   maxParticipants: number | null;
+  /** laurel's: the rankings each run is spread over, when more than one. */
+  shards?: number;
   start: string;
   breakdownAttributes: string[];
   end?: string;

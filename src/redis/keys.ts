@@ -49,6 +49,10 @@
  *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
  *                                                        per breakdown group): value, member
  *                                                        '<order>|<user id>' (leaderboardRank.lua)
+ *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]:s<n>}:r  a board's shard n (1 to shards - 1) of a run
+ *                                                        (and group): a ranking of its own slot with the
+ *                                                        run's keys below; shard 0 is the one above
+ *                                                        (src/domain/leaderboards/shards.ts)
  *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
@@ -409,10 +413,12 @@ export class Keys {
   }
 
   /**
-   * A leaderboard run's keys (one hash slot per board, run and breakdown group): the ranking, the
-   * users' members, and a user's history. `group` is '' without breakdown attributes.
+   * A leaderboard run's keys (one hash slot per board, run, breakdown group and shard): the
+   * ranking, the users' members, and a user's history. `group` is '' without breakdown
+   * attributes; `shard` 0 is the run's first (and a board without shards' only) ranking, named
+   * without a shard.
    */
-  leaderboard(tenant: string, boardId: string, run: string, group: string): LeaderboardKeys {
+  leaderboard(tenant: string, boardId: string, run: string, group: string, shard = 0): LeaderboardKeys {
     // Made once per run and group, and found again through the parts themselves (strings the
     // configuration and the caches hold, hashed once): the event path looks rankings up by name on
     // every event, and a name made anew is a string to flatten and hash each time.
@@ -423,11 +429,13 @@ export class Keys {
     let byGroup = byRun.get(run);
     // Runs come and go (a daily board has one a day): a board keeps its latest few.
     if (byGroup === undefined) byRun.set(run, (byGroup = new BoundedMap(1000)));
-    let made = byGroup.get(group);
+    // A shard past the first is a ranking of its own, on its own slot: its tag ends in `:s<n>`.
+    const id = shard === 0 ? group : `${group}\u0000${shard}`;
+    let made = byGroup.get(id);
     if (made === undefined) {
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
-      made = runKeys(`${this.prefix}:{lb:${tag}}:`);
-      byGroup.set(group, made);
+      made = runKeys(`${this.prefix}:{lb:${tag}${shard === 0 ? '' : `:s${shard}`}}:`);
+      byGroup.set(id, made);
     }
     return made;
   }
@@ -452,7 +460,7 @@ export class Keys {
     return runKeys(key.slice(0, -1));
   }
 
-  /** The scan pattern of the members hashes of every ranking of a tenant's boards (runs, groups, cohorts). */
+  /** The scan pattern of the members hashes of every ranking of a tenant's boards (runs, groups, shards, cohorts). */
   rankingsOfTenant(tenant: string): string {
     return `${this.prefix}:{lb:${globEscaped(tenant)}:*}:m`;
   }

@@ -37,6 +37,7 @@ import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import type { Context } from '../context.js';
 import { groupResolver } from '../leaderboards/rank-user.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
+import { userShard } from '../leaderboards/shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
 
@@ -82,7 +83,7 @@ export async function leaveRankings(deps: Deps, tenant: string, userId: string, 
       const run = runOf(lb, day);
       const group = groupOf(lb);
       if (run === null || group === null) continue;
-      await leave(keys.leaderboard(tenant, lb.id, run.start, groupName(group)), lb.id, run.start);
+      await leave(userShard(keys, tenant, lb, run.start, groupName(group), userId), lb.id, run.start);
       const place = lb.league ? leaguePlaceOf(h[1 + attributeKeys.length + leagues.indexOf(lb)]) : null;
       if (place !== null && place.run === run.start) await leave(keys.leagueCohort(tenant, lb.id, run.start, place.tier, place.cohort), lb.id, run.start);
     }

@@ -16,7 +16,8 @@ import type { Deps } from '../deps.js';
 import { finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../../domain/periods.js';
 import { liveTenants } from '../../redis/users.js';
-import { readPlaces } from '../../redis/rankings.js';
+import { readRunPlaces } from '../../redis/sharded-rankings.js';
+import { runShards } from './shards.js';
 import { lastFinalised } from '../../redis/board-state.js';
 import { finishedEvent, type RankedUser } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
@@ -74,7 +75,7 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
         const finishedEvents: WebhookEvent[] = [];
         for (const group of groups) {
           // The top 10 for leaderboard.finished; the top three are the winners.
-          const ranked: RankedUser[] = await readPlaces(redis, keys.leaderboard(tenant, lb.id, run.start, group).ranking, 0, notify ? 10 : 3);
+          const ranked: RankedUser[] = await readRunPlaces(redis, runShards(keys, tenant, lb, run.start, group), 0, notify ? 10 : 3);
           winners[group] = ranked.slice(0, 3);
           if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         }

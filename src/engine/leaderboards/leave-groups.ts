@@ -21,6 +21,7 @@ import { localDay } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import * as leaderboardLeave from '../../redis/scripts/leaderboardLeave.js';
+import { userShard } from './shards.js';
 
 /** The live boards with breakdown attributes, and the attribute keys they break down by, per configuration. */
 interface BreakdownBoards {
@@ -90,7 +91,7 @@ export async function leaveGroups(
     const group = breakdownGroup(lb, snapshot, (key) => old.get(key) ?? values.get(key));
     // Without a value for one of the board's attributes, the user was in none of its groups.
     if (group === null) return 0;
-    const k = keys.leaderboard(tenant, lb.id, run.start, groupName(group));
+    const k = userShard(keys, tenant, lb, run.start, groupName(group), userId);
     return leaderboardLeave.run(redis, k, userId, seq, now);
   }));
   return left.filter((rank) => rank > 0).length;

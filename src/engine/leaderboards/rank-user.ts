@@ -24,6 +24,9 @@ import { gateable, learn } from './skip-below-threshold.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import { cohortId } from '../../domain/leaderboards/league.js';
 import { placeInLeague, type CohortPlacement } from './league-place.js';
+import { shardsOf } from '../../domain/leaderboards/shards.js';
+import { placeOfRunUser, restateLatestChange } from '../../redis/sharded-rankings.js';
+import { runShards, userShard } from './shards.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {
@@ -112,7 +115,11 @@ export async function place(
   const order = orderOf(now, seq);
   const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry }) => {
     const name = groupName(group);
-    const k = keys.leaderboard(tenant, lb.id, run.start, name);
+    // A board of several shards places the user in theirs (src/domain/leaderboards/shards.ts),
+    // and answers their rank on the whole run, read before and after (each shard's count above).
+    const k = userShard(keys, tenant, lb, run.start, name, userId);
+    const shards = shardsOf(lb) > 1 ? runShards(keys, tenant, lb, run.start, name) : null;
+    const before = shards === null ? null : await placeOfRunUser(redis, shards, userId);
     // On the event path the commands join the turn's coalesced writes (src/redis/coalesce.ts).
     hold?.();
     const placed = leaderboardRank.run(
@@ -136,7 +143,14 @@ export async function place(
     }
     // A league's board places the user in their cohort too (src/engine/leaderboards/league-place.ts).
     const cohort = lb.league ? (await Promise.all([placed, placeInLeague(deps, tenant, userId, lb, run.start, { value, awards, order, seq }, now, hold)]))[1] : null;
-    const [rank, previousRank, threshold, falls] = await placed;
+    const [placedRank, placedPrevious, threshold, falls] = await placed;
+    let rank = placedRank;
+    let previousRank = placedPrevious;
+    if (shards !== null && (rank !== 0 || previousRank !== 0)) {
+      previousRank = before?.rank ?? 0;
+      rank = (await placeOfRunUser(redis, shards, userId))?.rank ?? 0;
+      await restateLatestChange(redis, k.history(userId), now, [placedPrevious, placedRank], [previousRank, rank]);
+    }
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
     return `${boardHead(snapshot, lb, run, now)},"rank":${rank || null},"previousRank":${previousRank || null},` +

@@ -11,7 +11,11 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { FriendRankingView, RankingView } from '../../model/views.js';
 import { percentileOf } from '../../domain/leaderboards/cap.js';
 import { runOutcome, type Winner } from '../../redis/board-state.js';
-import { participantsOf, placesOfUsers, readPlaces, type Place } from '../../redis/rankings.js';
+import type { Place } from '../../redis/rankings.js';
+import {
+  participantsOfRun, placeOfRunUser, placesOfRunUsers, readRunAround, readRunPlaces, shardOf, type Shards,
+} from '../../redis/sharded-rankings.js';
+import { runShards } from './shards.js';
 import type { Context } from '../context.js';
 import { pruneStreakBoard } from '../streaks/prune-lost.js';
 
@@ -27,13 +31,13 @@ export interface RunRef {
   cohort?: { tier: number; n: number };
 }
 
-/** The ranking's keys of a run's group, a streak board's lost streaks taken out first. */
-async function rankingOf(deps: Deps, ref: RunRef) {
-  const k = ref.cohort === undefined
-    ? deps.keys.leaderboard(ref.tenant, ref.lb.id, ref.run, ref.group)
-    : deps.keys.leagueCohort(ref.tenant, ref.lb.id, ref.run, ref.cohort.tier, ref.cohort.n);
-  if (ref.lb.rankBy === 'streak') await pruneStreakBoard(deps, k);
-  return k;
+/** The rankings of a run's group (its shards, shard 0 first), a streak board's lost streaks taken out first. */
+async function rankingOf(deps: Deps, ref: RunRef): Promise<Shards> {
+  const shards = ref.cohort === undefined
+    ? runShards(deps.keys, ref.tenant, ref.lb, ref.run, ref.group)
+    : [deps.keys.leagueCohort(ref.tenant, ref.lb.id, ref.run, ref.cohort.tier, ref.cohort.n)];
+  if (ref.lb.rankBy === 'streak') for (const k of shards) await pruneStreakBoard(deps, k);
+  return shards;
 }
 
 /** Places with their users' names. */
@@ -56,18 +60,19 @@ export interface RankingPage {
  */
 export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit: number, around: string | null): Promise<RankingPage> {
   const { redis } = deps;
-  const k = await rankingOf(deps, ref);
-  const count = participantsOf(redis, k.ranking);
-  let start = offset;
+  const shards = await rankingOf(deps, ref);
+  const count = participantsOfRun(redis, shards);
+  let places: Place[];
   let place: RankingPage['around'] = null;
   if (around !== null) {
-    const member = await redis.hget(k.members, around);
-    const rank = member === null ? null : await redis.zrevrank(k.ranking, member);
-    if (rank === null) return { rankings: [], participants: await count, around: null };
-    place = { rank: rank + 1, percentile: 0 };
-    start = Math.max(0, rank + offset);
+    const read = await readRunAround(redis, shards, around, offset, limit);
+    if (read === null) return { rankings: [], participants: await count, around: null };
+    place = { rank: read.place.rank, percentile: 0 };
+    places = read.places;
+  } else {
+    places = await readRunPlaces(redis, shards, offset, limit);
   }
-  const [places, participants] = await Promise.all([readPlaces(redis, k.ranking, start, limit), count]);
+  const participants = await count;
   if (place !== null) place.percentile = percentileOf(place.rank, participants);
   const rankings = (await named(deps, ref.tenant, places)).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value }));
   return { rankings, participants, around: place };
@@ -80,9 +85,8 @@ export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit
  */
 export async function friendsBoard(deps: Deps, ref: RunRef, userIds: string[]): Promise<{ rankings: FriendRankingView[]; participants: number }> {
   const { redis } = deps;
-  const k = await rankingOf(deps, ref);
-  const [members, participants] = await Promise.all([redis.hmget(k.members, ...userIds), participantsOf(redis, k.ranking)]);
-  const places = await placesOfUsers(redis, k.ranking, new Map(userIds.map((id, i) => [id, members[i]])));
+  const shards = await rankingOf(deps, ref);
+  const [places, participants] = await Promise.all([placesOfRunUsers(redis, shards, userIds), participantsOfRun(redis, shards)]);
   const rankings = (await named(deps, ref.tenant, places)).map((p, i) => ({
     userId: p.userId, userName: p.userName, rank: i + 1, boardRank: p.rank, value: p.value, percentile: percentileOf(p.rank, participants),
   }));
@@ -117,14 +121,13 @@ export interface UserPlace {
 /** A user's place in a run's group, and with `history`, their stored changes (oldest first). */
 export async function userPlace(deps: Deps, ref: RunRef, userId: string, history: boolean): Promise<UserPlace> {
   const { redis } = deps;
-  const k = await rankingOf(deps, ref);
-  const [member, changes, participants] = await Promise.all([
-    redis.hget(k.members, userId), history ? redis.lrange(k.history(userId), 0, -1) : [], participantsOf(redis, k.ranking),
+  const shards = await rankingOf(deps, ref);
+  const [found, changes, participants] = await Promise.all([
+    placeOfRunUser(redis, shards, userId), history ? redis.lrange(shardOf(shards, userId).history(userId), 0, -1) : [], participantsOfRun(redis, shards),
   ]);
-  const [rank, score] = member === null ? [null, null] : await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
-  const place = rank === null ? null : rank + 1;
+  const place = found === null ? null : found.rank;
   return {
-    rank: place, value: place === null || score === null ? null : Number(score), participants,
+    rank: place, value: found === null ? null : found.value, participants,
     percentile: place === null ? null : percentileOf(place, participants), changes,
   };
 }

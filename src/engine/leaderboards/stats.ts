@@ -3,7 +3,7 @@
  * participants, its rank changes and its score distribution, and the participants of the runs
  * before it. Every figure comes from what the board keeps as it moves (the rankings' sizes and
  * scores, the rank changes lua/leaderboardRank-8.lua counts): no read scans a ranking. A board
- * with breakdown attributes sums its groups.
+ * with breakdown attributes sums its groups, and one with shards its shards.
  */
 import { bucketsOf, type Bucket } from '../../domain/leaderboards/distribution.js';
 import { runOf, runStart } from '../../domain/leaderboards/runs.js';
@@ -11,6 +11,7 @@ import type { Leaderboard } from '../../model/entities.js';
 import { bucketCounts, runCounts, sizeOf, type RankChanges } from '../../redis/board-stats.js';
 import type { Context } from '../context.js';
 import { pruneStreakBoard } from '../streaks/prune-lost.js';
+import { runShards } from './shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
 
@@ -29,7 +30,8 @@ export interface BoardStats {
 /** The rankings of a run: its breakdown groups' ('' alone on a board without). */
 async function rankingsOf(deps: Deps, tenant: string, lb: Leaderboard, run: string) {
   const groups = lb.breakdownAttributes.length === 0 ? [''] : await deps.redis.smembers(deps.keys.leaderboardIndex(tenant, lb.id).groups(run));
-  const rankings = groups.map((g) => deps.keys.leaderboard(tenant, lb.id, run, g));
+  // Every shard of every group: the figures add up.
+  const rankings = groups.flatMap((g) => runShards(deps.keys, tenant, lb, run, g));
   // A streak board's lost streaks hold no place: taken out as before any read of it.
   if (lb.rankBy === 'streak') for (const k of rankings) await pruneStreakBoard(deps, k);
   return { groups: lb.breakdownAttributes.length === 0 ? 0 : groups.length, rankings };

@@ -13,6 +13,9 @@ import type { Winner } from '../../redis/board-state.js';
 import { scanKeys } from '../../redis/client.js';
 import { pruneStreakBoard } from '../streaks/prune-lost.js';
 import { tenantRankings } from './tenant-rankings.js';
+import { shardsOf } from '../../domain/leaderboards/shards.js';
+import { placeOfRunUser } from '../../redis/sharded-rankings.js';
+import { runShards, userShard } from './shards.js';
 import { globEscaped } from '../../redis/keys.js';
 import type { Context } from '../context.js';
 
@@ -42,12 +45,14 @@ export interface RunWon {
   value: number;
 }
 
-/** A run's parts from its tag, `{lb:<tenant>:<board>:<run>[:g<hash>|:c<tier>.<n>]}`. */
+/** A run's parts from its tag, `{lb:<tenant>:<board>:<run>[:g<hash>|:c<tier>.<n>][:s<n>]}`. */
 function runParts(key: string, prefix: string, tenant: string): { boardId: string; run: string; extra: string } | null {
   const head = `${prefix}:{lb:${tenant}:`;
   if (!key.startsWith(head)) return null;
-  const [boardId, run, extra] = key.slice(head.length, key.lastIndexOf('}')).split(':');
-  return boardId === undefined || run === undefined ? null : { boardId, run, extra: extra ?? '' };
+  const [boardId, run, ...rest] = key.slice(head.length, key.lastIndexOf('}')).split(':');
+  // A shard's tag ends in `:s<n>` (src/redis/keys.ts).
+  if (rest.length > 0 && /^s\d+$/.test(rest[rest.length - 1])) rest.pop();
+  return boardId === undefined || run === undefined ? null : { boardId, run, extra: rest[0] ?? '' };
 }
 
 /** The user's places on the tenant's boards, and the finished runs they won a place in. */
@@ -64,12 +69,17 @@ export async function userPlaces(deps: Deps, tenant: string, user: UserHash): Pr
     if (lb?.rankBy === 'streak') await pruneStreakBoard(deps, k);
     const member = await redis.hget(k.members, userId);
     if (member === null) continue;
-    const [rank, score, changes] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member), redis.lrange(k.history(userId), 0, -1)]);
+    let [rank, score, changes] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member), redis.lrange(k.history(userId), 0, -1)]);
     const cohort = /^c(\d+)\.(\d+)$/.exec(parts.extra);
     let group: string[] | null = null;
     if (lb !== undefined && parts.extra.startsWith('g')) {
       const mine = breakdownGroup(lb, snapshot, (key) => user[attributeField(key)]);
-      if (mine !== null && keys.leaderboard(tenant, lb.id, parts.run, groupName(mine)).members === name) group = mine;
+      if (mine !== null && userShard(keys, tenant, lb, parts.run, groupName(mine), userId).members === name) group = mine;
+    }
+    // A board of several shards: the rank on the whole run (the shard's own is a part of it).
+    if (lb !== undefined && cohort === null && shardsOf(lb) > 1 && (group !== null || !parts.extra.startsWith('g'))) {
+      const whole = await placeOfRunUser(redis, runShards(keys, tenant, lb, parts.run, group === null ? '' : groupName(group)), userId);
+      if (whole !== null) [rank, score] = [whole.rank - 1, String(whole.value)];
     }
     places.push({
       boardId: parts.boardId, run: parts.run, group,

@@ -34,7 +34,9 @@ import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardChangedData, LeaderboardRankChangedData, LiveBoardView, RankedView } from '../../model/views.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
-import { placesOf, placesOfUsers, seenText } from '../../redis/rankings.js';
+import { seenText } from '../../redis/rankings.js';
+import { placesOfRunUsers, readRunPlaces, shardOf, type Shards } from '../../redis/sharded-rankings.js';
+import { runShards } from '../leaderboards/shards.js';
 import type { Context } from '../context.js';
 import { LiveCohorts } from './cohorts.js';
 import { diffRanking, MOVES_PER_PASS, placesBefore, SeenRankings, type Change } from './ranking-diff.js';
@@ -121,19 +123,22 @@ export class LiveBoards {
 
   private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: Set<string>): Promise<void> {
     const { redis, keys } = this.deps;
-    const k = keys.leaderboard(tenant, lb.id, run.start, group);
-    const [flat, seen] = await Promise.all([redis.zrevrange(k.ranking, 0, Math.min(capOf(lb), MAX_READ) - 1, 'WITHSCORES'), this.seen.of(k.live)]);
-    const ranked: RankedView[] = placesOf(flat);
+    // The run's first shard keeps what was published of the whole run (its `:lv` hash).
+    const shards = runShards(keys, tenant, lb, run.start, group);
+    const k = shards[0];
+    const [ranked, seen] = await Promise.all([
+      readRunPlaces(redis, shards, 0, Math.min(capOf(lb), MAX_READ)) as Promise<RankedView[]>, this.seen.of(k.live),
+    ]);
     const { changes, gone, top, topChanged } = diffRanking(seen, ranked);
     // An uncapped board's users below its first MAX_READ whose own value changed: their user topics.
-    const below = capOf(lb) > MAX_READ && ranked.length === MAX_READ ? await this.movedBelow(tenant, k, ranked, named) : [];
+    const below = capOf(lb) > MAX_READ && ranked.length === MAX_READ ? await this.movedBelow(tenant, shards, ranked, named) : [];
     // Those whose value changed (newcomers too) by an entry read; those they overtook only moved down a rank.
     const moved = this.seen.moves(k.live, changes, ranked, named);
     if (changes.length === 0 && gone.length === 0 && moved.length === 0 && below.length === 0) return;
 
     const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
     // One the publisher never saw (placed while it read nothing): its place before, as its placement recorded it.
-    await placesBefore(this.deps, k, moved.filter((c) => c.previousValue === null));
+    await placesBefore(this.deps, historyOf(shards), moved.filter((c) => c.previousValue === null));
     const movers = boardWanted ? moved.slice(0, MOVES_PER_PASS) : [];
     const toUsers = [...moved.filter((c) => this.wanted.has(scopedTopic(tenant, userTopic(c.userId)))), ...below];
     const readers = [...new Set([...movers, ...toUsers].map((c) => c.userId))];
@@ -180,13 +185,13 @@ export class LiveBoards {
    * with their user topic wanted, whose place changed since it was last sent them: their exact rank
    * (ZREVRANK), and their place before as their placement recorded it (their rank history).
    */
-  private async movedBelow(tenant: string, k: LeaderboardKeys, ranked: RankedView[], named: Set<string>): Promise<Change[]> {
+  private async movedBelow(tenant: string, shards: Shards, ranked: RankedView[], named: Set<string>): Promise<Change[]> {
     const { redis } = this.deps;
+    const k = shards[0];
     const inTop = new Set(ranked.map((r) => r.userId));
     const candidates = [...named].filter((u) => !inTop.has(u) && this.wanted.has(scopedTopic(tenant, userTopic(u))));
     if (candidates.length === 0) return [];
-    const members = await redis.hmget(k.members, ...candidates);
-    const places = await placesOfUsers(redis, k.ranking, new Map(candidates.map((u, i) => [u, members[i]])));
+    const places = await placesOfRunUsers(redis, shards, candidates);
     let sent = this.sentBelow.get(k.live);
     if (sent === undefined) {
       if (this.sentBelow.size > 10_000) this.sentBelow.clear();
@@ -200,7 +205,12 @@ export class LiveBoards {
       sent.set(p.userId, seenText(p.rank, p.value));
       out.push({ ...p, previousRank: null, previousValue: null });
     }
-    await placesBefore(this.deps, k, out);
+    await placesBefore(this.deps, historyOf(shards), out);
     return out.filter((c) => c.value !== c.previousValue);
   }
+}
+
+/** A run's users' rank histories, each in the shard the user is placed in. */
+function historyOf(shards: Shards): Pick<LeaderboardKeys, 'history'> {
+  return { history: (userId) => shardOf(shards, userId).history(userId) };
 }

@@ -13,6 +13,7 @@ import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { place, streakPlacements } from '../leaderboards/rank-user.js';
 import { rankStreak } from './rankings.js';
+import { userShard } from '../leaderboards/shards.js';
 import * as grantFreezesScript from '../../redis/scripts/grantFreezes.js';
 import * as pauseStreakScript from '../../redis/scripts/pauseStreak.js';
 import * as resetStreakScript from '../../redis/scripts/resetStreak.js';
@@ -52,7 +53,7 @@ export async function refreshExpiry(deps: Deps, tenant: string, userId: string, 
   // Lost: the streak boards drop the user on their next read or placement, as they drop any lost
   // streak (lua/includes/pruneLost.lua).
   for (const p of streakPlacements(deps, 0, now, dateOfDay(day), groupIn(deps, h))) {
-    const k = keys.leaderboard(tenant, p.lb.id, p.run.start, groupName(p.group));
+    const k = userShard(keys, tenant, p.lb, p.run.start, groupName(p.group), userId);
     await redis.zadd(k.expiry, 'XX', now - 1, userId);
   }
 }

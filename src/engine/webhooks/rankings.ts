@@ -23,7 +23,9 @@ import type { Leaderboard, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
-import { readPlaces, seenPlace, seenText } from '../../redis/rankings.js';
+import { seenPlace, seenText } from '../../redis/rankings.js';
+import { readRunPlaces } from '../../redis/sharded-rankings.js';
+import { runShards } from '../leaderboards/shards.js';
 import { reportedTopField } from '../../redis/board-state.js';
 import { recordEvents } from './record.js';
 
@@ -74,8 +76,10 @@ interface RunRef {
 async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookType>, snapshot: Snapshot, ref: RunRef, window: number): Promise<number> {
   const { redis, keys, settings } = deps;
   const { tenant, lb, run, group } = ref;
-  const k = keys.leaderboard(tenant, lb.id, run.start, group);
-  const ranked: RankedUser[] = await readPlaces(redis, k.ranking, 0, Math.min(capOf(lb), MAX_READ));
+  // The run's first shard keeps what was reported of the whole run (its `:w` hash).
+  const shards = runShards(keys, tenant, lb, run.start, group);
+  const k = shards[0];
+  const ranked: RankedUser[] = await readRunPlaces(redis, shards, 0, Math.min(capOf(lb), MAX_READ));
   const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
   const idOf = (type: WebhookType, ...more: string[]) => eventId([settings.prefix, type, tenant, lb.id, run.start, group, window, ...more]);
   const events: WebhookEvent[] = [];

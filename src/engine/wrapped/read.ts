@@ -5,6 +5,8 @@
  */
 import type { UserHash } from '../../domain/users.js';
 import type { Context } from '../context.js';
+import type { Leaderboard } from '../../model/entities.js';
+import { userShard } from '../leaderboards/shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
 
@@ -35,7 +37,7 @@ export async function wrappedHashes(deps: Deps, tenant: string, userId: string, 
 }
 
 /** The user's stored rank changes in each of a board's runs given (their group's), newest first. */
-export function rankChanges(deps: Deps, tenant: string, boardId: string, runs: string[], group: string, userId: string): Promise<string[][]> {
+export function rankChanges(deps: Deps, tenant: string, board: Pick<Leaderboard, 'id' | 'shards'>, runs: string[], group: string, userId: string): Promise<string[][]> {
   const { redis, keys } = deps;
-  return Promise.all(runs.map((run) => redis.lrange(keys.leaderboard(tenant, boardId, run, group).history(userId), 0, -1)));
+  return Promise.all(runs.map((run) => redis.lrange(userShard(keys, tenant, board, run, group, userId).history(userId), 0, -1)));
 }

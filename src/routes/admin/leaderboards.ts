@@ -18,10 +18,12 @@
  * board it is neither added nor removed, and its tiers' keys keep their order.
  *
  * `maxParticipants: null`, or `uncapped: true` without it, makes a board rank every participant
- * (docs/api.md, "Boards without a cap"); omitted, a new board ranks up to 1000.
+ * (docs/api.md, "Boards without a cap"); omitted, a new board ranks up to 1000. Such a board may
+ * spread each run over `shards` rankings (docs/api.md, "Shards"), fixed once it has started.
  */
 import type { Deps } from '../../engine/deps.js';
 import { capFalls } from '../../domain/leaderboards/cap.js';
+import { checkShards, MAX_SHARDS, shardsOf } from '../../domain/leaderboards/shards.js';
 import { checkLeague, checkLeagueChange, LEAGUE_SCHEMA, leagueOf, type LeagueInput } from '../../domain/leaderboards/league.js';
 import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards/runs.js';
 import { checkDateSpan } from '../../domain/time.js';
@@ -53,6 +55,7 @@ const fields = {
   pointsSystemKey: { type: 'string' },
   maxParticipants: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
   uncapped: { type: 'boolean' },
+  shards: { type: 'integer', minimum: 1, maximum: MAX_SHARDS },
   start: DATE,
   end: { ...DATE, type: ['string', 'null'] },
   startTime: TIME,
@@ -86,6 +89,8 @@ interface LeaderboardInput {
   maxParticipants?: number | null;
   /** laurel's: true ranks every participant (maxParticipants null); false, a cap (1000 unless given). */
   uncapped?: boolean;
+  /** laurel's: the rankings each run is spread over, 1 to 64 (uncapped boards only). */
+  shards?: number;
   start?: string;
   end?: string | null;
   startTime?: string | null;
@@ -121,6 +126,7 @@ function leaderboardAdminView(lb: Leaderboard, nowMs: number): LeaderboardAdminV
   if (lb.runUnit !== null) view.runUnit = lb.runUnit;
   if (lb.runInterval !== null) view.runInterval = lb.runInterval;
   if (lb.league) view.league = lb.league;
+  if (shardsOf(lb) > 1) view.shards = shardsOf(lb);
   return view;
 }
 
@@ -171,7 +177,7 @@ function check(lb: Leaderboard, snapshot: Snapshot): string | null {
     if (seen.has(id)) return `breakdownAttributes: "${id}" is listed twice`;
     seen.add(id);
   }
-  return checkLeague(lb);
+  return checkShards(lb) ?? checkLeague(lb);
 }
 
 /** Breakdown attributes named by id or by key, as ids (a name that is neither stays, for check() to refuse). */
@@ -221,6 +227,9 @@ function checkRanked(previous: Leaderboard, next: Leaderboard, nowMs: number): s
   if (next.breakdownAttributes.join(',') !== previous.breakdownAttributes.join(',')) {
     return `breakdownAttributes can only change before the leaderboard starts (${why} by group)`;
   }
+  if (shardsOf(next) !== shardsOf(previous)) {
+    return `shards can only change before the leaderboard starts (${why} in ${shardsOf(previous)} shard${shardsOf(previous) === 1 ? '' : 's'}: a user's place is in one of them)`;
+  }
   if (capFalls(previous.maxParticipants, next.maxParticipants)) {
     const ranks = previous.maxParticipants === null ? 'every participant, uncapped' : `up to ${previous.maxParticipants}`;
     return `maxParticipants can only rise once the leaderboard has started (${shown}; it ranks ${ranks})`;
@@ -256,6 +265,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         status: item.status ?? 'inactive', rankBy: item.rankBy,
         metricId: metric.id ?? null, pointsSystemId: system.id ?? null,
         maxParticipants: cap,
+        ...(item.shards !== undefined && item.shards > 1 && { shards: item.shards }),
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
         breakdownAttributes: attributeIds(item.breakdownAttributes ?? [], snapshot), runUnit, runInterval,
         ...(item.league && { league: leagueOf(item.league) }),
@@ -300,6 +310,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         breakdownAttributes: c.breakdownAttributes === undefined ? lb.breakdownAttributes : attributeIds(c.breakdownAttributes, snapshot),
         runUnit, runInterval,
         league: c.league === undefined ? lb.league : leagueOf(c.league),
+        shards: c.shards === undefined ? lb.shards : c.shards > 1 ? c.shards : undefined,
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };

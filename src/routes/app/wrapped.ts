@@ -117,7 +117,7 @@ export function wrappedRoutes(deps: Deps): Route[] {
         // user's are read (a daily board would be 365 reads; streak boards are perpetual).
         const days = lb.rankBy === 'metric' ? daysById.get(lb.metricId ?? '') : lb.rankBy === 'points' ? daysById.get(lb.pointsSystemId ?? '') : undefined;
         const runs = runsIn(lb, first, last).filter((run) => days === undefined || holdsDay(days, run.start, run.end ?? last));
-        const lists = await rankChanges(deps, tenant, lb.id, runs.map((run) => run.start), group, id);
+        const lists = await rankChanges(deps, tenant, lb, runs.map((run) => run.start), group, id);
         const entries: RankEntry[] = [];
         runs.forEach((run, i) => {
           for (const e of lists[i]) {
