@@ -231,6 +231,58 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
   });
 });
 
+describe.each(targets())('fair play: a void moves what the event counted toward on %s', (target) => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-03-02T10:00:00Z');
+  });
+  afterAll(async () => {
+    await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  const rankings = async (key: string, query = '') => {
+    const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
+    expect(r.status, r.text).toBe(200);
+    return (r.body.rankings as Ranked[]).map((x) => [x.userId, x.value]);
+  };
+
+  it('in the zone and the breakdown group the event had, after the user moved both', async () => {
+    const ids = await s.metrics('laps');
+    const attrs = await s.attributes('user', 'team');
+    const boards = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        // Weekly runs by team; mornings (08:00 to 12:00 on the user's clock) since the start.
+        { name: 'Teams', key: 'laps-team', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-02', runUnit: 'day', runInterval: 7, breakdownAttributes: [attrs.team] },
+        { name: 'Mornings', key: 'laps-morning', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-02', startTime: '08:00', endTime: '12:00' },
+      ],
+    });
+    expect(boards.status, boards.text).toBe(201);
+    // 10:00 in London: a morning.
+    const cheat = await s.event('laps', { id: 'kim', tz: 'Europe/London', attributes: { team: 'red' } }, 5);
+    await s.event('laps', { id: 'lee', tz: 'Europe/London', attributes: { team: 'red' } }, 3);
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:red')).toEqual([['kim', 5], ['lee', 3]]);
+    expect(await rankings('laps-morning')).toEqual([['kim', 5], ['lee', 3]]);
+
+    // A week later Kim lives in New York (10:00 UTC is 06:00 there: no morning) and plays for blue.
+    await s.setClock('2026-03-09T10:00:00Z');
+    await s.event('laps', { id: 'kim', tz: 'America/New_York', attributes: { team: 'blue' } }, 1);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
+
+    const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'a bot' }] });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.voided).toEqual([expect.objectContaining({ eventId: cheat.eventId, date: '2026-03-02', value: 5, total: 1 })]);
+    // Last week's red group and the mornings move back; Kim joins no blue group of last week, and
+    // this week's standing stays.
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:red')).toEqual([['lee', 3], ['kim', 0]]);
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:blue')).toEqual([]);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
+    expect(await rankings('laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
+  });
+});
+
 describe('a restore', () => {
   it('repeats a void and a revoke', { timeout: 60_000 }, async () => {
     // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay).
