@@ -62,3 +62,14 @@ export function limitClock(tz: string, ms: number): string {
   const hour = Math.floor((ms + offsetMinutes(tz, ms) * 60_000) / 3_600_000);
   return `${hour},${day},${periodOfDay('weekly', day)}`;
 }
+
+/**
+ * The period of a metric's limit that an event at `ms` in zone `tz` fell in, as the user-metric
+ * hash's `lim` field names it ('<letter><index>'); '' for a metric without a limit.
+ */
+export function limitPeriodOf(limits: MetricLimits | null | undefined, tz: string, ms: number): string {
+  if (limits == null) return '';
+  const [hour, day, week] = limitClock(tz, ms).split(',');
+  const letter = periodLetter(limits.period);
+  return letter + (letter === 'h' ? hour : letter === 'd' ? day : week);
+}

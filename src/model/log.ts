@@ -28,8 +28,9 @@
  * and the corrections an operator makes (src/engine/fairplay/), which a restore replays too:
  *   voided       {"t", "u", "ts", "e": the event's id, "m", "v": the value taken off (what the
  *                 event counted), "d": the event's local day, "at": the event's time (ms), "why": the
- *                 reason, "z"?: the event's zone (when its entry named it)} + "pa"?: the awards of
- *                 the opposite sign (trigger 'void')
+ *                 reason, "z"?: the event's zone (when its entry named it), "lp"?: the period of
+ *                 the metric's limit the event fell in, whose sum (still that period's) the value left
+ *                 ('<letter><index>')} + "pa"?: the awards of the opposite sign (trigger 'void')
  *   revoked      {"t", "u", "ts", "f": {"achievement": id}}            (a completion revoked)
  *   excluded     {"t", "u", "ts", "why": the reason}                   (taken off the rankings)
  *   included     {"t", "u", "ts"}                                      (the exclusion ended)
@@ -138,6 +139,8 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   e?: string;
   /** An event, a `voided` entry: the user's zone the event was counted in ('' UTC; absent in older entries). */
   z?: string;
+  /** voided: the period of the metric's limit whose sum the value left ('<letter><index>'). */
+  lp?: string;
   /** voided: the event's time (ms); voided, excluded: the reason given. */
   at?: number;
   why?: string;

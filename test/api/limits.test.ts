@@ -4,8 +4,9 @@
  * event's `limited`, the total, achievements, points and boards seeing only the part counted, 100
  * concurrent events of one user, a batch; a points trigger's `cooldownSeconds` and `maxAwards`
  * (a metric trigger's and a streak trigger's);
- * the Admin API's checks; a metric without limits unchanged. A restore repeats what was counted
- * (single Redis, as the other restore tests).
+ * the Admin API's checks; a metric without limits unchanged; a void frees what its event counted in
+ * the limit's period. A restore repeats what was counted and what a void freed (single Redis, as
+ * the other restore tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
@@ -187,6 +188,35 @@ describe.each(targets())('limits on %s', (target) => {
     expect([await total('kai', 'likes'), await total('lea', 'likes')]).toEqual([6, 6]);
   });
 
+  it('frees what a voided event counted in its period of the limit, and nothing of another period', async () => {
+    await limitedMetric(s, 'reps', { max: 10, period: 'day' });
+    const voidOne = async (eventId: string) => {
+      const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId, reason: 'farmed' }] });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.issues).toEqual([]);
+      return r.body.voided[0];
+    };
+    await s.setClock('2026-04-05T12:00:00Z');
+    const yesterday = await send('reps', 'vic', 3);
+    await s.setClock('2026-04-06T12:00:00Z');
+    const first = await send('reps', 'vic', 6);
+    const second = await send('reps', 'vic', 6);
+    expect(second.limited).toEqual({ counted: 4, ignored: 2 });
+    expect(await total('vic', 'reps')).toBe(13);
+    // The first event's 6 leave the day's sum (10 - 6): 6 of the next 8 count.
+    expect(await voidOne(first.eventId)).toMatchObject({ value: 6, total: 7 });
+    const next = await send('reps', 'vic', 8);
+    expect(next.limited).toEqual({ counted: 6, ignored: 2 });
+    expect(await total('vic', 'reps')).toBe(13);
+    // Yesterday's event frees nothing of today's.
+    expect(await voidOne(yesterday.eventId)).toMatchObject({ value: 3, total: 10 });
+    expect((await send('reps', 'vic', 1)).limited).toEqual({ counted: 0, ignored: 1 });
+    // The part a limit let count is what a void frees: the second event's 4.
+    expect(await voidOne(second.eventId)).toMatchObject({ value: 4, total: 6 });
+    expect((await send('reps', 'vic', 5)).limited).toEqual({ counted: 4, ignored: 1 });
+    expect(await total('vic', 'reps')).toBe(10);
+  });
+
   it('keeps a trigger\'s cooldownSeconds and maxAwards per user, and refuses bad ones', async () => {
     const { quiz } = await s.metrics('quiz');
     const bad = await s.request('POST', '/admin/v1/points', {
@@ -285,20 +315,24 @@ describe('a restore', () => {
     try {
       await s.setClock('2026-03-02T10:00:00Z');
       const id = await limitedMetric(s, 'steps', { max: 10, period: 'day' });
-      for (const value of [6, 6, 6]) await s.event('steps', 'ana', value);
+      const sent = [];
+      for (const value of [6, 6, 6]) sent.push(await s.event('steps', 'ana', value));
       const before = (await s.request('GET', '/api/users/ana/metrics/steps')).body.current;
       expect(before).toBe(10);
+      // A void frees what the first event counted (the day's sum 10 - 6), and a restore repeats it.
+      const voided = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: sent[0].eventId, reason: 'farmed' }] });
+      expect(voided.body.voided).toEqual([expect.objectContaining({ value: 6, total: 4 })]);
       // A higher limit after the events: a restore replays what they counted.
       const raised = await s.request('PATCH', '/admin/v1/metrics', { body: [{ id, limits: { max: 100, period: 'day' } }] });
       expect(raised.status, raised.text).toBe(200);
       const restored = await restoreServer(s);
       s = restored.server;
-      expect(restored.result).toMatchObject({ failed: 0, replayed: 3 });
+      expect(restored.result).toMatchObject({ failed: 0, replayed: 4 });
       await s.setClock('2026-03-02T11:00:00Z');
-      expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(10);
-      // The day's sum came back too: 90 more count today under the raised limit.
-      const next = await s.event('steps', 'ana', 95);
-      expect(next.limited).toEqual({ counted: 90, ignored: 5 });
+      expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(4);
+      // The day's sum came back too (4 after the void): 96 more count today under the raised limit.
+      const next = await s.event('steps', 'ana', 100);
+      expect(next.limited).toEqual({ counted: 96, ignored: 4 });
     } finally {
       await s.close();
       await deletePostgresRows(s.settings, [prefix]);

@@ -22,6 +22,7 @@ import { operationEntry, type EventAward, type LogBody } from '../../model/log.j
 import type { Issue } from '../../model/views.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, runOf } from '../../domain/leaderboards/runs.js';
 import { localDay, localMinute } from '../../domain/time.js';
+import { limitPeriodOf } from '../../domain/limits.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { isFinalised } from '../../redis/board-state.js';
 import * as voidEvent from '../../redis/scripts/voidEvent.js';
@@ -53,6 +54,11 @@ export interface VoidTarget {
   ts: number;
   /** The user's zone the event was counted in; null when its entry does not say (an earlier version's). */
   zone: string | null;
+  /**
+   * The period of the metric's limit whose sum the value leaves ('<letter><index>', '' none): a
+   * `voided` entry's own (a restore repeats it); undefined: the event's, by the metric's limit now.
+   */
+  limitPeriod?: string;
   /** Points to take back, by system id. */
   takeBack: Map<string, number>;
   reason: string;
@@ -85,7 +91,7 @@ export function targetOfVoided(body: LogBody): VoidTarget {
   const takeBack = new Map([...awardedBySystem(body.pa)].map(([s, n]) => [s, -n]));
   return {
     tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.v ?? 0),
-    day: body.d ?? '', ts: body.at ?? 0, zone: body.z ?? null, takeBack, reason: body.why ?? '',
+    day: body.d ?? '', ts: body.at ?? 0, zone: body.z ?? null, limitPeriod: body.lp ?? '', takeBack, reason: body.why ?? '',
   };
 }
 
@@ -136,9 +142,11 @@ export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | '
   const userMetric = keys.userMetric(u, t.metricId);
   const fields: Record<string, unknown> = { e: t.eventId, m: t.metricId, v: t.counted, d: t.day, at: t.ts, why: t.reason };
   if (t.zone !== null) fields.z = t.zone;
+  const limitPeriod = t.limitPeriod ?? limitPeriodOf(deps.store.current.metrics.get(t.metricId)?.limits, zone, t.ts);
+  if (limitPeriod !== '') fields.lp = limitPeriod;
   const done = await voidEvent.run(redis, { user: u.user, userMetric, points: u.points, log: u.log }, {
     eventId: t.eventId, totalField: totalField(t.metricId), value: -t.counted, dayField: `d:${t.day}`, runs, now,
-    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack, entry: operationEntry(t.tenant, t.userId, now, fields),
+    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack, entry: operationEntry(t.tenant, t.userId, now, fields), limitPeriod,
   });
   if (typeof done === 'string') return done;
   const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];
