@@ -5,7 +5,8 @@
  * points back by an award of the opposite sign (trigger type `void`), and moves the boards (a
  * perpetual one, the day's run, a points board); achievements stay; voiding again changes nothing
  * and the event's idempotency key stays used; a revoke moves completions and rarity; the
- * `event.voided` and `achievement.revoked` webhooks and live messages; bad input, unknown ids,
+ * `event.voided` and `achievement.revoked` webhooks and live messages; a voided event out of the
+ * analytics rollups; a void in the zone and breakdown group the event had; bad input, unknown ids,
  * another tenant's event, a key scoped to a user. A restore repeats both (single Redis, as the
  * other restore tests).
  */
@@ -215,6 +216,26 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     const revoke = await s.request('DELETE', '/admin/v1/users/eve/achievements/run-5', { key: client });
     expect(revoke.status).toBe(403);
     expect(await total('eve')).toBe(2);
+  });
+
+  it('takes a voided event out of the analytics rollups of its day and metric', async () => {
+    await s.setClock('2026-03-06T10:00:00Z');
+    const day = async () => {
+      const r = await s.request('GET', '/admin/v1/analytics?from=2026-03-06&to=2026-03-06');
+      expect(r.status, r.text).toBe(200);
+      const d = r.body.days[0] as { date: string; events: number; activeUsers: number; byMetric: Record<string, number> };
+      return [d.date, d.events, d.byMetric.runs, d.activeUsers];
+    };
+    const e = await s.event('runs', 'ray', 2);
+    await s.event('runs', 'ray', 3);
+    await s.event('runs', 'sol', 1);
+    await s.workers!.drainNow();
+    expect(await day()).toEqual(['2026-03-06', 3, 3, 2]);
+    // Voided the next day: the event's own day loses it; Ray stays active on it.
+    await s.setClock('2026-03-07T10:00:00Z');
+    expect((await voidEvents([{ eventId: e.eventId, reason: 'a bot' }])).body.voided).toHaveLength(1);
+    await s.workers!.drainNow();
+    expect(await day()).toEqual(['2026-03-06', 2, 2, 2]);
   });
 
   it('leaves a finalised run as it was, and moves the boards still running', async () => {
