@@ -68,8 +68,11 @@ export function limitClock(tz: string, ms: number): string {
  * hash's `lim` field names it ('<letter><index>'); '' for a metric without a limit.
  */
 export function limitPeriodOf(limits: MetricLimits | null | undefined, tz: string, ms: number): string {
-  if (limits == null) return '';
+  return limits == null ? '' : periodLetter(limits.period) + periodIndex(limits.period, tz, ms);
+}
+
+/** The index of the period (hour, day or week of the user's clock in zone `tz`) that holds `ms`, as limitClock gives it. */
+export function periodIndex(period: LimitPeriod, tz: string, ms: number): string {
   const [hour, day, week] = limitClock(tz, ms).split(',');
-  const letter = periodLetter(limits.period);
-  return letter + (letter === 'h' ? hour : letter === 'd' ? day : week);
+  return period === 'hour' ? hour : period === 'day' ? day : week;
 }

@@ -3,7 +3,7 @@
  * the Cluster: a metric's `limits` per hour, day and week on the user's clock (their zone), the
  * event's `limited`, the total, achievements, points and boards seeing only the part counted, 100
  * concurrent events of one user, a batch; a points trigger's `cooldownSeconds` and `maxAwards`
- * (a metric trigger's and a streak trigger's);
+ * (a metric trigger's and a streak trigger's), a time trigger's maxAwards, the kinds that refuse them;
  * the Admin API's checks; a metric without limits unchanged; a void frees what its event counted in
  * the limit's period. A restore repeats what was counted and what a void freed (single Redis, as
  * the other restore tests).
@@ -304,6 +304,65 @@ describe.each(targets())('a streak trigger\'s maxAwards on %s', (target) => {
     }
     expect(paid).toEqual([1, 1, 0, 1]);
     expect((await s.request('GET', '/api/users/hana/points/habit-xp')).body.total).toBe(15);
+  });
+});
+
+describe.each(targets())('a time trigger\'s maxAwards on %s', (target) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-03-02T00:00:00Z');
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('pays at most count due awards a day of the user\'s clock, whenever they accrue; other kinds refuse it', async () => {
+    const { ticks } = await s.metrics('ticks');
+    await s.event('ticks', 'tim', 1);
+    const ach = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'One', key: 'tick-1', trigger: 'metric', metricId: ticks, metricValue: 1 }] });
+    expect(ach.status, ach.text).toBe(201);
+    const refused = await s.request('POST', '/admin/v1/points', {
+      body: [
+        { name: 'A', key: 'a-xp', triggers: [{ type: 'achievement', achievementId: ach.body.created[0].id, points: 1, maxAwards: { count: 1, period: 'day' } }] },
+        { name: 'B', key: 'b-xp', triggers: [{ type: 'user_creation', points: 1, maxAwards: { count: 1, period: 'day' } }] },
+        { name: 'C', key: 'c-xp', triggers: [{ type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, cooldownSeconds: 60 }] },
+      ],
+    });
+    expect(refused.status, refused.text).toBe(200);
+    expect(refused.body.issues.map((i: { index: number; message: string }) => [i.index, i.message])).toEqual([
+      [0, expect.stringContaining('maxAwards applies to metric, streak and time triggers only')],
+      [1, expect.stringContaining('maxAwards applies to metric, streak and time triggers only')],
+      [2, expect.stringContaining('cooldownSeconds applies to metric and streak triggers only')],
+    ]);
+    const r = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'Energy', key: 'energy', triggers: [{ type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, status: 'active', maxAwards: { count: 3, period: 'day' } }] }],
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.created[0].triggers[0].maxAwards).toEqual({ count: 3, period: 'day' });
+    const energy = async () => {
+      const p = await s.request('GET', '/api/users/tim/points/energy');
+      expect(p.status, p.text).toBe(200);
+      return p.body as { total: number; awards: { date: string }[] };
+    };
+    // 36 hourly awards fall due, accrued at once: three on each of the two days.
+    await s.setClock('2026-03-03T12:00:00Z');
+    const first = await energy();
+    expect(first.total).toBe(6);
+    expect(first.awards.map((a) => a.date).sort()).toEqual([
+      '2026-03-02T01:00:00.000Z', '2026-03-02T02:00:00.000Z', '2026-03-02T03:00:00.000Z',
+      '2026-03-03T00:00:00.000Z', '2026-03-03T01:00:00.000Z', '2026-03-03T02:00:00.000Z',
+    ]);
+    // Accrued again later that day: the day's three are paid; the next day counts anew, and the
+    // awards held back are not paid later.
+    await s.setClock('2026-03-03T20:00:00Z');
+    expect((await energy()).total).toBe(6);
+    await s.setClock('2026-03-04T05:00:00Z');
+    expect((await energy()).total).toBe(9);
+    // An event accrues them too (00:00 and 01:00 of the 5th; the read after it finds nothing more due).
+    await s.setClock('2026-03-05T01:00:00Z');
+    await s.event('ticks', 'tim', 1);
+    const { redis, keys } = s.api.services;
+    expect(await redis.hget(keys.forUser('_', 'tim').user, 'pt:' + r.body.created[0].id)).toBe('11');
+    expect((await energy()).total).toBe(11);
   });
 });
 
