@@ -114,7 +114,7 @@ async function boardsOf(deps: Deps, t: VoidTarget, tz: string): Promise<{ lb: Le
  * rank-user.ts), one placement per such group; a run where no group holds the user is left as it
  * is. Placements on boards without breakdown stay as they are. The read and the placement are two
  * steps: an attribute change that moves the user out of the group between them leaves them placed
- * there again by the void (the next change or exclusion takes them off).
+ * there again by the void: a narrow race this does not close (an exclusion takes them off).
  */
 async function heldGroups(deps: Deps, tenant: string, userId: string, placed: Placement[]): Promise<Placement[]> {
   const snapshot = deps.store.current;
