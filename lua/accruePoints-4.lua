@@ -11,11 +11,17 @@
 
   ARGV[1] '<member>|<earliest next due ms>': the user in the due set, and its new score
   ARGV[2] the awards due, oldest first (several triggers interleaved, so caps bind in time
-          order): '<due ms>:<day field>:<k>,...' where k is the trigger's position below
+          order): '<due ms>:<day field>:<k>:<period>,...' where k is the trigger's position
+          below and period, for a trigger with maxAwards, the index of the due time's period of
+          it on the user's clock (lua/includes/limits.lua; '' otherwise)
   ARGV[3] the boosts that may apply (JSON, src/domain/points/rules.ts boostsFor) or ''
   ARGV[4] the log entry without its closing brace (JSON, built by the api); "pa" is added
   ARGV[5...] one per time trigger: '<trigger id>|<system id>|<points>|<cap or ''>|<next due as
-          read, or ''>|<next due after this>'
+          read, or ''>|<next due after this>|<maxAwards: '<count>:<period letter>', or ''>'
+
+  A trigger's maxAwards: at most count awards per period of the user's clock, counted in the
+  user hash's 'tx:<trigger id>' as a metric trigger's are; an award due past it is not made, and
+  not paid later.
 
   Returns {1, awards, seq}: awards a list of [system id, trigger id, awarded, total, n, ms, day
   field, boost ids] (lua/includes/points.lua pointsCommit; n numbers the user's awards in the
@@ -35,15 +41,30 @@ local member, earliest = string.match(ARGV[1], '^(.*)|(%d+)$')
 
 if redis.call('HEXISTS', userKey, 'id') == 0 then return {-4} end
 local specs = {}
+local limits = nil
 for i = 5, #ARGV do
-  local trigger, sys, points, cap, expected, next = string.match(ARGV[i], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  local trigger, sys, points, cap, expected, next, most = string.match(ARGV[i], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   if (redis.call('HGET', userKey, 'tt:' .. trigger) or '') ~= expected then return {-14} end
   specs[#specs + 1] = {trigger, sys, points + 0, tonumber(cap), next}
+  if most ~= '' then
+    local count, letter = string.match(most, '^(%d+):(%a)$')
+    limits = limits or {}
+    limits[trigger] = {x = count + 0, p = letter}
+  end
 end
 
 local pc = pointsContext(userKey, pointsBase, '', '', ARGV[3])
-for ms, day, k in string.gmatch(ARGV[2], '(%d+):([^,]+):(%d+)') do
+if limits then pc.limits, pc.limitState = limits, {} end
+for ms, day, k, period in string.gmatch(ARGV[2], '(%d+):(d:[^:,]+):(%d+):([^,]*)') do
   local x = specs[k + 0]
+  local rule = limits and limits[x[1]]
+  if rule then
+    -- Each due time in its own period: a new period counts from 0 (what limitAllows read first
+    -- was the period of the trigger's first due time here).
+    pc.times = {[rule.p] = period}
+    local st = pc.limitState[x[1]]
+    if st and st.period ~= rule.p .. period then st.period, st.count = rule.p .. period, 0 end
+  end
   pointsAward(pc, x[2], x[4], x[1], x[3], false, ms, day)
 end
 local due = {}

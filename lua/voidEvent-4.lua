@@ -4,9 +4,11 @@
   that counted taken off the metric's total, the bucket of its local day and the run sums of the
   boards it added to; the points it awarded taken back by awards of the opposite sign (trigger
   'void', dated now, counted on today's bucket; totals never go below 0); the event marked voided
-  in the user-metric hash, so voiding it again changes nothing; and a 'voided' entry appended to
-  the log, with the awards as 'pa'. Achievements, the streak and the metric's limit's period sum
-  stay as they are. Pure: the value, the days and the awards come in as arguments.
+  in the user-metric hash, so voiding it again changes nothing; the metric's limit's period sum
+  ('lim', lua/includes/limits.lua) taken down by the value when it is still the sum of the
+  event's period (never below 0), so later events of that period can count it; and a 'voided'
+  entry appended to the log, with the awards as 'pa'. Achievements and the streak stay as they
+  are. Pure: the value, the days, the period and the awards come in as arguments.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid>   v:<event id> -> when voided (ms)
@@ -24,6 +26,7 @@
   ARGV[8] today's day field on the user's clock ('d:<local day>'): the points days' bucket
   ARGV[9] the points to take back, '<system id>|<points>' comma-separated ('' none)
   ARGV[10] the log entry (JSON)
+  ARGV[11] the event's period of the metric's limit ('<letter><index>', as 'lim' names it; '' none)
 
   Returns {entry id, total after, awards}: awards as the log carries them (a JSON list of [system
   id, 'void', awarded, total, n, '']; '' without); {0} when the event was voided already (nothing
@@ -36,6 +39,7 @@ local logKey = KEYS[4]
 
 local eventId, totalField, value, isInteger = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local dayField, runs, now, today, points, entry = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10]
+local limitPeriod = ARGV[11]
 
 --- @include "completeAchievements"
 --- @include "points"
@@ -49,6 +53,17 @@ local total = numberText(addNumber(userKey, totalField, value, isInteger))
 addNumber(userMetricKey, dayField, value, isInteger)
 for field in string.gmatch(runs, '[^,]+') do
   if redis.call('HEXISTS', userMetricKey, field) == 1 then addNumber(userMetricKey, field, value, isInteger) end
+end
+-- The limit's room: only a positive value used any of it (limitTake).
+if limitPeriod ~= '' and tonumber(value) < 0 then
+  local stored = redis.call('HGET', userMetricKey, 'lim')
+  local p, sum = string.match(stored or '', '^([^|]*)|(.*)$')
+  if p == limitPeriod then
+    local left = tonumber(sum) + tonumber(value)
+    if left < 0 then left = 0 end
+    if left % 1 ~= 0 then left = math.floor(left * 1e9 + 0.5) / 1e9 end
+    redis.call('HSET', userMetricKey, 'lim', p .. '|' .. limitText(left))
+  end
 end
 
 local awards = ''

@@ -3,9 +3,10 @@
  * drain (and the backfill of an archive) adds to the counters per tenant and UTC day, and what it
  * saw of each user, summed here without any I/O; src/postgres/analytics/rollups.ts merges it with
  * the users' stored state. A user is active on a day with an event or an API completion of that
- * day; first seen at their first entry of any kind. What the batch's identifications (an event's
- * inline one, an explicit one, an API completion's) set of each user's email, name and attributes
- * is kept too: the user directory the Admin API's user list searches (docs/dashboard.md, "Users").
+ * day; first seen at their first entry of any kind. A voided event leaves its day's event counts.
+ * What the batch's identifications (an event's inline one, an explicit one, an API completion's)
+ * set of each user's email, name and attributes is kept too: the user directory the Admin API's
+ * user list searches (docs/dashboard.md, "Users").
  */
 import type { NotificationSettings } from '../model/entities.js';
 import type { LogBody } from '../model/log.js';
@@ -142,6 +143,10 @@ export function rollEntry(r: BatchRollup, kind: string, body: LogBody, settings:
   if ((kind === 'event' || kind === 'user' || kind === 'achievement') && body.f !== undefined && body.f !== null && typeof body.f === 'object') {
     user.ident = patchIdentity(user.ident ?? {}, body.f);
   }
+  if (kind === 'voided') {
+    rollVoided(r, tenant, body);
+    return;
+  }
   if (kind !== 'event' && kind !== 'achievement') return;
   const day = Math.floor(ts / DAY_MS);
   const completed = Array.isArray(body.ac) ? body.ac.filter((a): a is string => typeof a === 'string') : [];
@@ -159,6 +164,20 @@ export function rollEntry(r: BatchRollup, kind: string, body: LogBody, settings:
   }
   counts.completions += completed.length;
   for (const a of completed) add(r.achievements, `${dayKey}\0${a}`, 1);
+}
+
+/**
+ * A `voided` entry (src/engine/fairplay/void.ts): its event leaves the counts of the event's UTC
+ * day (its time, `at`) and metric. The user stays active that day, as what they completed stays.
+ */
+function rollVoided(r: BatchRollup, tenant: string, body: LogBody): void {
+  if (typeof body.at !== 'number' || !Number.isFinite(body.at) || typeof body.m !== 'string') return;
+  const day = Math.floor(body.at / DAY_MS);
+  const dayKey = `${tenant}\0${day}`;
+  let counts = r.days.get(dayKey);
+  if (counts === undefined) r.days.set(dayKey, (counts = { tenant, day, events: 0, completions: 0 }));
+  counts.events--;
+  add(r.metrics, `${dayKey}\0${body.m}`, -1);
 }
 
 /** The users active on each day of the batch, by `tenant \0 day` (for the distinct counts). */

@@ -62,3 +62,17 @@ export function limitClock(tz: string, ms: number): string {
   const hour = Math.floor((ms + offsetMinutes(tz, ms) * 60_000) / 3_600_000);
   return `${hour},${day},${periodOfDay('weekly', day)}`;
 }
+
+/**
+ * The period of a metric's limit that an event at `ms` in zone `tz` fell in, as the user-metric
+ * hash's `lim` field names it ('<letter><index>'); '' for a metric without a limit.
+ */
+export function limitPeriodOf(limits: MetricLimits | null | undefined, tz: string, ms: number): string {
+  return limits == null ? '' : periodLetter(limits.period) + periodIndex(limits.period, tz, ms);
+}
+
+/** The index of the period (hour, day or week of the user's clock in zone `tz`) that holds `ms`, as limitClock gives it. */
+export function periodIndex(period: LimitPeriod, tz: string, ms: number): string {
+  const [hour, day, week] = limitClock(tz, ms).split(',');
+  return period === 'hour' ? hour : period === 'day' ? day : week;
+}

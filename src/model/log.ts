@@ -6,7 +6,8 @@
  * into the body.
  *
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
- *                 "d": local day, "p": the api process, "b"?: the batch item it is ('<batch id>:<index>',
+ *                 "d": local day, "p": the api process, "z": the user's zone it was counted in
+ *                 ('' UTC; absent in entries of earlier versions), "b"?: the batch item it is ('<batch id>:<index>',
  *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
  *                 "f"?: the user's fields the event carries (its identification, but the id),
  *                 "lc"?: the part of "v" that counted, when the metric's limit bit}
@@ -27,7 +28,9 @@
  * and the corrections an operator makes (src/engine/fairplay/), which a restore replays too:
  *   voided       {"t", "u", "ts", "e": the event's id, "m", "v": the value taken off (what the
  *                 event counted), "d": the event's local day, "at": the event's time (ms), "why": the
- *                 reason} + "pa"?: the awards of the opposite sign (trigger 'void')
+ *                 reason, "z"?: the event's zone (when its entry named it), "lp"?: the period of
+ *                 the metric's limit the event fell in, whose sum (still that period's) the value left
+ *                 ('<letter><index>')} + "pa"?: the awards of the opposite sign (trigger 'void')
  *   revoked      {"t", "u", "ts", "f": {"achievement": id}}            (a completion revoked)
  *   excluded     {"t", "u", "ts", "why": the reason}                   (taken off the rankings)
  *   included     {"t", "u", "ts"}                                      (the exclusion ended)
@@ -59,6 +62,8 @@ export interface EventEntry {
   attributesJson: string;
   /** The api process (src/engine/durability/liveness.ts). */
   processId: string;
+  /** The user's zone the event was counted in ('' is UTC): its day, its minute on a board's window. */
+  tz: string;
   /** The identification the event carries (its user's fields but the id) as JSON; '' when none. */
   identificationJson: string;
   /** The batch item the event is ('<batch id>:<index>'), when it is one. */
@@ -67,7 +72,7 @@ export interface EventEntry {
 
 export function eventEntry(e: EventEntry): string {
   let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
-    `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}"`;
+    `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}","z":${JSON.stringify(e.tz)}`;
   if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
@@ -132,6 +137,10 @@ export interface LoggedEvent {
 export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   /** The event's id (an event, a `voided` entry). */
   e?: string;
+  /** An event, a `voided` entry: the user's zone the event was counted in ('' UTC; absent in older entries). */
+  z?: string;
+  /** voided: the period of the metric's limit whose sum the value left ('<letter><index>'). */
+  lp?: string;
   /** voided: the event's time (ms); voided, excluded: the reason given. */
   at?: number;
   why?: string;

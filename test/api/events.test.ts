@@ -131,7 +131,7 @@ describe.each(targets())('metric events on %s', (target) => {
     expect(field).toBe('event');
     expect(JSON.parse(json)).toEqual({
       e: r.body.eventId, t: '_', u: 'logged', m: ids.lessons, v: 2.5, ts: Date.parse('2026-03-10T12:00:00Z'),
-      d: '2026-03-10', k: 'L1', a: { device: 'web' }, p: s.api.services.processId,
+      d: '2026-03-10', k: 'L1', a: { device: 'web' }, p: s.api.services.processId, z: '',
     });
   });
 

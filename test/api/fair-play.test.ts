@@ -5,7 +5,8 @@
  * points back by an award of the opposite sign (trigger type `void`), and moves the boards (a
  * perpetual one, the day's run, a points board); achievements stay; voiding again changes nothing
  * and the event's idempotency key stays used; a revoke moves completions and rarity; the
- * `event.voided` and `achievement.revoked` webhooks and live messages; bad input, unknown ids,
+ * `event.voided` and `achievement.revoked` webhooks and live messages; a voided event out of the
+ * analytics rollups; a void in the zone and breakdown group the event had; bad input, unknown ids,
  * another tenant's event, a key scoped to a user. A restore repeats both (single Redis, as the
  * other restore tests).
  */
@@ -217,6 +218,26 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     expect(await total('eve')).toBe(2);
   });
 
+  it('takes a voided event out of the analytics rollups of its day and metric', async () => {
+    await s.setClock('2026-03-06T10:00:00Z');
+    const day = async () => {
+      const r = await s.request('GET', '/admin/v1/analytics?from=2026-03-06&to=2026-03-06');
+      expect(r.status, r.text).toBe(200);
+      const d = r.body.days[0] as { date: string; events: number; activeUsers: number; byMetric: Record<string, number> };
+      return [d.date, d.events, d.byMetric.runs, d.activeUsers];
+    };
+    const e = await s.event('runs', 'ray', 2);
+    await s.event('runs', 'ray', 3);
+    await s.event('runs', 'sol', 1);
+    await s.workers!.drainNow();
+    expect(await day()).toEqual(['2026-03-06', 3, 3, 2]);
+    // Voided the next day: the event's own day loses it; Ray stays active on it.
+    await s.setClock('2026-03-07T10:00:00Z');
+    expect((await voidEvents([{ eventId: e.eventId, reason: 'a bot' }])).body.voided).toHaveLength(1);
+    await s.workers!.drainNow();
+    expect(await day()).toEqual(['2026-03-06', 2, 2, 2]);
+  });
+
   it('leaves a finalised run as it was, and moves the boards still running', async () => {
     await s.setClock('2026-03-03T10:00:00Z');
     const e = await s.event('runs', 'fin', 7);
@@ -228,6 +249,58 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     expect(await rankings('runs-daily', '?run=2026-03-03')).toEqual([['fin', 7]]);
     expect(await rankings('runs-all')).toContainEqual(['fin', 0]);
     expect(await rankings('xp-board')).toContainEqual(['fin', 0]);
+  });
+});
+
+describe.each(targets())('fair play: a void moves what the event counted toward on %s', (target) => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-03-02T10:00:00Z');
+  });
+  afterAll(async () => {
+    await s?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  const rankings = async (key: string, query = '') => {
+    const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
+    expect(r.status, r.text).toBe(200);
+    return (r.body.rankings as Ranked[]).map((x) => [x.userId, x.value]);
+  };
+
+  it('in the zone and the breakdown group the event had, after the user moved both', async () => {
+    const ids = await s.metrics('laps');
+    const attrs = await s.attributes('user', 'team');
+    const boards = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        // Weekly runs by team; mornings (08:00 to 12:00 on the user's clock) since the start.
+        { name: 'Teams', key: 'laps-team', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-02', runUnit: 'day', runInterval: 7, breakdownAttributes: [attrs.team] },
+        { name: 'Mornings', key: 'laps-morning', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-02', startTime: '08:00', endTime: '12:00' },
+      ],
+    });
+    expect(boards.status, boards.text).toBe(201);
+    // 10:00 in London: a morning.
+    const cheat = await s.event('laps', { id: 'kim', tz: 'Europe/London', attributes: { team: 'red' } }, 5);
+    await s.event('laps', { id: 'lee', tz: 'Europe/London', attributes: { team: 'red' } }, 3);
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:red')).toEqual([['kim', 5], ['lee', 3]]);
+    expect(await rankings('laps-morning')).toEqual([['kim', 5], ['lee', 3]]);
+
+    // A week later Kim lives in New York (10:00 UTC is 06:00 there: no morning) and plays for blue.
+    await s.setClock('2026-03-09T10:00:00Z');
+    await s.event('laps', { id: 'kim', tz: 'America/New_York', attributes: { team: 'blue' } }, 1);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
+
+    const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'a bot' }] });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.voided).toEqual([expect.objectContaining({ eventId: cheat.eventId, date: '2026-03-02', value: 5, total: 1 })]);
+    // Last week's red group and the mornings move back; Kim joins no blue group of last week, and
+    // this week's standing stays.
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:red')).toEqual([['lee', 3], ['kim', 0]]);
+    expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:blue')).toEqual([]);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
+    expect(await rankings('laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
   });
 });
 

@@ -3,9 +3,10 @@
  * the Cluster: a metric's `limits` per hour, day and week on the user's clock (their zone), the
  * event's `limited`, the total, achievements, points and boards seeing only the part counted, 100
  * concurrent events of one user, a batch; a points trigger's `cooldownSeconds` and `maxAwards`
- * (a metric trigger's and a streak trigger's);
- * the Admin API's checks; a metric without limits unchanged. A restore repeats what was counted
- * (single Redis, as the other restore tests).
+ * (a metric trigger's and a streak trigger's), a time trigger's maxAwards, the kinds that refuse them;
+ * the Admin API's checks; a metric without limits unchanged; a void frees what its event counted in
+ * the limit's period. A restore repeats what was counted and what a void freed (single Redis, as
+ * the other restore tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
@@ -187,6 +188,35 @@ describe.each(targets())('limits on %s', (target) => {
     expect([await total('kai', 'likes'), await total('lea', 'likes')]).toEqual([6, 6]);
   });
 
+  it('frees what a voided event counted in its period of the limit, and nothing of another period', async () => {
+    await limitedMetric(s, 'reps', { max: 10, period: 'day' });
+    const voidOne = async (eventId: string) => {
+      const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId, reason: 'farmed' }] });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.issues).toEqual([]);
+      return r.body.voided[0];
+    };
+    await s.setClock('2026-04-05T12:00:00Z');
+    const yesterday = await send('reps', 'vic', 3);
+    await s.setClock('2026-04-06T12:00:00Z');
+    const first = await send('reps', 'vic', 6);
+    const second = await send('reps', 'vic', 6);
+    expect(second.limited).toEqual({ counted: 4, ignored: 2 });
+    expect(await total('vic', 'reps')).toBe(13);
+    // The first event's 6 leave the day's sum (10 - 6): 6 of the next 8 count.
+    expect(await voidOne(first.eventId)).toMatchObject({ value: 6, total: 7 });
+    const next = await send('reps', 'vic', 8);
+    expect(next.limited).toEqual({ counted: 6, ignored: 2 });
+    expect(await total('vic', 'reps')).toBe(13);
+    // Yesterday's event frees nothing of today's.
+    expect(await voidOne(yesterday.eventId)).toMatchObject({ value: 3, total: 10 });
+    expect((await send('reps', 'vic', 1)).limited).toEqual({ counted: 0, ignored: 1 });
+    // The part a limit let count is what a void frees: the second event's 4.
+    expect(await voidOne(second.eventId)).toMatchObject({ value: 4, total: 6 });
+    expect((await send('reps', 'vic', 5)).limited).toEqual({ counted: 4, ignored: 1 });
+    expect(await total('vic', 'reps')).toBe(10);
+  });
+
   it('keeps a trigger\'s cooldownSeconds and maxAwards per user, and refuses bad ones', async () => {
     const { quiz } = await s.metrics('quiz');
     const bad = await s.request('POST', '/admin/v1/points', {
@@ -277,6 +307,65 @@ describe.each(targets())('a streak trigger\'s maxAwards on %s', (target) => {
   });
 });
 
+describe.each(targets())('a time trigger\'s maxAwards on %s', (target) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ target, clock: 'manual' });
+    await s.setClock('2026-03-02T00:00:00Z');
+  });
+  afterAll(async () => { await s?.close(); });
+
+  it('pays at most count due awards a day of the user\'s clock, whenever they accrue; other kinds refuse it', async () => {
+    const { ticks } = await s.metrics('ticks');
+    await s.event('ticks', 'tim', 1);
+    const ach = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'One', key: 'tick-1', trigger: 'metric', metricId: ticks, metricValue: 1 }] });
+    expect(ach.status, ach.text).toBe(201);
+    const refused = await s.request('POST', '/admin/v1/points', {
+      body: [
+        { name: 'A', key: 'a-xp', triggers: [{ type: 'achievement', achievementId: ach.body.created[0].id, points: 1, maxAwards: { count: 1, period: 'day' } }] },
+        { name: 'B', key: 'b-xp', triggers: [{ type: 'user_creation', points: 1, maxAwards: { count: 1, period: 'day' } }] },
+        { name: 'C', key: 'c-xp', triggers: [{ type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, cooldownSeconds: 60 }] },
+      ],
+    });
+    expect(refused.status, refused.text).toBe(200);
+    expect(refused.body.issues.map((i: { index: number; message: string }) => [i.index, i.message])).toEqual([
+      [0, expect.stringContaining('maxAwards applies to metric, streak and time triggers only')],
+      [1, expect.stringContaining('maxAwards applies to metric, streak and time triggers only')],
+      [2, expect.stringContaining('cooldownSeconds applies to metric and streak triggers only')],
+    ]);
+    const r = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'Energy', key: 'energy', triggers: [{ type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, status: 'active', maxAwards: { count: 3, period: 'day' } }] }],
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.created[0].triggers[0].maxAwards).toEqual({ count: 3, period: 'day' });
+    const energy = async () => {
+      const p = await s.request('GET', '/api/users/tim/points/energy');
+      expect(p.status, p.text).toBe(200);
+      return p.body as { total: number; awards: { date: string }[] };
+    };
+    // 36 hourly awards fall due, accrued at once: three on each of the two days.
+    await s.setClock('2026-03-03T12:00:00Z');
+    const first = await energy();
+    expect(first.total).toBe(6);
+    expect(first.awards.map((a) => a.date).sort()).toEqual([
+      '2026-03-02T01:00:00.000Z', '2026-03-02T02:00:00.000Z', '2026-03-02T03:00:00.000Z',
+      '2026-03-03T00:00:00.000Z', '2026-03-03T01:00:00.000Z', '2026-03-03T02:00:00.000Z',
+    ]);
+    // Accrued again later that day: the day's three are paid; the next day counts anew, and the
+    // awards held back are not paid later.
+    await s.setClock('2026-03-03T20:00:00Z');
+    expect((await energy()).total).toBe(6);
+    await s.setClock('2026-03-04T05:00:00Z');
+    expect((await energy()).total).toBe(9);
+    // An event accrues them too (00:00 and 01:00 of the 5th; the read after it finds nothing more due).
+    await s.setClock('2026-03-05T01:00:00Z');
+    await s.event('ticks', 'tim', 1);
+    const { redis, keys } = s.api.services;
+    expect(await redis.hget(keys.forUser('_', 'tim').user, 'pt:' + r.body.created[0].id)).toBe('11');
+    expect((await energy()).total).toBe(11);
+  });
+});
+
 describe('a restore', () => {
   it('repeats what the limit counted, whatever the limit says after', { timeout: 60_000 }, async () => {
     // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay).
@@ -285,20 +374,24 @@ describe('a restore', () => {
     try {
       await s.setClock('2026-03-02T10:00:00Z');
       const id = await limitedMetric(s, 'steps', { max: 10, period: 'day' });
-      for (const value of [6, 6, 6]) await s.event('steps', 'ana', value);
+      const sent = [];
+      for (const value of [6, 6, 6]) sent.push(await s.event('steps', 'ana', value));
       const before = (await s.request('GET', '/api/users/ana/metrics/steps')).body.current;
       expect(before).toBe(10);
+      // A void frees what the first event counted (the day's sum 10 - 6), and a restore repeats it.
+      const voided = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: sent[0].eventId, reason: 'farmed' }] });
+      expect(voided.body.voided).toEqual([expect.objectContaining({ value: 6, total: 4 })]);
       // A higher limit after the events: a restore replays what they counted.
       const raised = await s.request('PATCH', '/admin/v1/metrics', { body: [{ id, limits: { max: 100, period: 'day' } }] });
       expect(raised.status, raised.text).toBe(200);
       const restored = await restoreServer(s);
       s = restored.server;
-      expect(restored.result).toMatchObject({ failed: 0, replayed: 3 });
+      expect(restored.result).toMatchObject({ failed: 0, replayed: 4 });
       await s.setClock('2026-03-02T11:00:00Z');
-      expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(10);
-      // The day's sum came back too: 90 more count today under the raised limit.
-      const next = await s.event('steps', 'ana', 95);
-      expect(next.limited).toEqual({ counted: 90, ignored: 5 });
+      expect((await s.request('GET', '/api/users/ana/metrics/steps')).body.current).toBe(4);
+      // The day's sum came back too (4 after the void): 96 more count today under the raised limit.
+      const next = await s.event('steps', 'ana', 100);
+      expect(next.limited).toEqual({ counted: 96, ignored: 4 });
     } finally {
       await s.close();
       await deletePostgresRows(s.settings, [prefix]);

@@ -37,7 +37,7 @@ const entries = fc.record({
   const body = eventEntry({
     eventId: '01a2047c-d24e-700e-b515-63c06d722d8e', tenant: r.tenant, userId: r.userId, metricId: '5f1e0000-0000-4000-8000-000000000000',
     value: '1', ts: 1_790_000_000_000, day: r.day, idempotencyKey: r.idempotencyKey,
-    attributesJson: r.attributes === undefined ? '' : JSON.stringify(r.attributes), processId: 'p1',
+    attributesJson: r.attributes === undefined ? '' : JSON.stringify(r.attributes), processId: 'p1', tz: r.identification?.tz ?? '',
     identificationJson: r.identification === undefined ? '' : JSON.stringify(r.identification),
   });
   const fields = ['event', body];

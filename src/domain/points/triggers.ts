@@ -120,11 +120,12 @@ function checkTrigger(t: PointsTrigger, snapshot: Snapshot): string | null {
     if (t[field] !== null && t.type !== owner) return `${field} applies to ${owner} triggers only`;
   }
   if (t.type !== 'metric' && t.eventAttributes.length > 0) return 'eventAttributes apply to metric triggers only';
-  // Decided by the event's script, where these two triggers award (src/domain/limits.ts).
-  if (t.type !== 'metric' && t.type !== 'streak') {
-    if (t.cooldownSeconds != null) return 'cooldownSeconds applies to metric and streak triggers only';
-    if (t.maxAwards != null) return 'maxAwards applies to metric and streak triggers only';
-  }
+  // Decided where the awards are made (src/domain/limits.ts): the event's script for metric and
+  // streak triggers, the accrual for time triggers (maxAwards only: their interval spaces their
+  // awards already). An achievement trigger pays once per completion and a user_creation trigger
+  // once per user: neither has anything to limit.
+  if (t.cooldownSeconds != null && t.type !== 'metric' && t.type !== 'streak') return 'cooldownSeconds applies to metric and streak triggers only';
+  if (t.maxAwards != null && t.type !== 'metric' && t.type !== 'streak' && t.type !== 'time') return 'maxAwards applies to metric, streak and time triggers only';
   return checkFilters(t.userAttributes, 'user', 'userAttributes', snapshot)
     ?? checkFilters(t.eventAttributes, 'event', 'eventAttributes', snapshot);
 }

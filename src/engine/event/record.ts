@@ -188,7 +188,7 @@ export class EventRecorder {
       }
       const entry = eventEntry({
         eventId, tenant, userId, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson: input.attributesJson,
-        processId: deps.processId, identificationJson: input.identificationJson, batchItem: input.batchItem,
+        processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
       });
       coalescer.hold();
       // Metrics without features (no achievement, streak, points, or leaderboard that needs a run

@@ -4,22 +4,30 @@
  * one script on the user's partition (lua/voidEvent-4.lua) takes back what it counted and the
  * points it awarded and appends a `voided` entry to the log, which the webhooks and live updates
  * read (`event.voided`) and a restore replays (src/engine/durability/restore.ts, with the entry's
- * own values: no lookup). Then the boards move: the user is placed again on each board run (and
- * breakdown group, as the user's attributes stand now) the event counted in that is not finalised,
- * ordered by the `voided` entry's id, unless the user is excluded from the rankings
- * (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking and winners.
+ * own values: no lookup). Then the boards move: the user is placed again on each board run the
+ * event counted in that is not finalised, ordered by the `voided` entry's id, unless the user is
+ * excluded from the rankings (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking
+ * and winners.
+ *
+ * The runs are the event's: its local day and, for a board's daily window, its minute in the zone
+ * the event was counted in (the entry's `z`; the user's zone now for an entry of an earlier
+ * version, which did not name it), whatever zone the user has moved to since. On a board with
+ * breakdown attributes the run is moved in the group that holds the user there now (heldGroups):
+ * the group of the event's attributes, or the one the user moved to since and was placed in with
+ * their run sum, which holds the event's value as well; never a group the user left.
  */
-import { attributeField, runSumField, totalField } from '../../model/fields.js';
+import { runSumField, totalField } from '../../model/fields.js';
 import type { VoidedView } from '../../model/views.js';
 import { operationEntry, type EventAward, type LogBody } from '../../model/log.js';
 import type { Issue } from '../../model/views.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf } from '../../domain/leaderboards/runs.js';
+import { breakdownKeys, hasWindow, inWindow, metricBoards, runOf } from '../../domain/leaderboards/runs.js';
 import { localDay, localMinute } from '../../domain/time.js';
+import { limitPeriodOf } from '../../domain/limits.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { isFinalised } from '../../redis/board-state.js';
 import * as voidEvent from '../../redis/scripts/voidEvent.js';
 import type { Context } from '../context.js';
-import { groupResolver, place, pointsPlacements, type Placement } from '../leaderboards/rank-user.js';
+import { place, pointsPlacements, type Placement } from '../leaderboards/rank-user.js';
 import { EVENT_ID, findEvents } from './find-event.js';
 import { isExcluded } from './exclude.js';
 
@@ -44,6 +52,13 @@ export interface VoidTarget {
   /** The event's local day, and its time (ms). */
   day: string;
   ts: number;
+  /** The user's zone the event was counted in; null when its entry does not say (an earlier version's). */
+  zone: string | null;
+  /**
+   * The period of the metric's limit whose sum the value leaves ('<letter><index>', '' none): a
+   * `voided` entry's own (a restore repeats it); undefined: the event's, by the metric's limit now.
+   */
+  limitPeriod?: string;
   /** Points to take back, by system id. */
   takeBack: Map<string, number>;
   reason: string;
@@ -67,7 +82,7 @@ export function awardedBySystem(awards: readonly EventAward[] | undefined): Map<
 export function targetOfEvent(body: LogBody, reason: string): VoidTarget {
   return {
     tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.lc ?? body.v ?? 0),
-    day: body.d ?? '', ts: body.ts ?? 0, takeBack: awardedBySystem(body.pa), reason,
+    day: body.d ?? '', ts: body.ts ?? 0, zone: body.z ?? null, takeBack: awardedBySystem(body.pa), reason,
   };
 }
 
@@ -76,7 +91,7 @@ export function targetOfVoided(body: LogBody): VoidTarget {
   const takeBack = new Map([...awardedBySystem(body.pa)].map(([s, n]) => [s, -n]));
   return {
     tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.v ?? 0),
-    day: body.d ?? '', ts: body.at ?? 0, takeBack, reason: body.why ?? '',
+    day: body.d ?? '', ts: body.at ?? 0, zone: body.z ?? null, limitPeriod: body.lp ?? '', takeBack, reason: body.why ?? '',
   };
 }
 
@@ -94,25 +109,46 @@ async function boardsOf(deps: Deps, t: VoidTarget, tz: string): Promise<{ lb: Le
 }
 
 /**
+ * The placements of `placed` on boards with breakdown attributes made in the groups of their run
+ * that hold the user now (each run's groups as its index lists them: src/engine/leaderboards/
+ * rank-user.ts), one placement per such group; a run where no group holds the user is left as it
+ * is. Placements on boards without breakdown stay as they are. The read and the placement are two
+ * steps: an attribute change that moves the user out of the group between them leaves them placed
+ * there again by the void: a narrow race this does not close (an exclusion takes them off).
+ */
+async function heldGroups(deps: Deps, tenant: string, userId: string, placed: Placement[]): Promise<Placement[]> {
+  const snapshot = deps.store.current;
+  const out = await Promise.all(placed.map(async (p): Promise<Placement[]> => {
+    if (breakdownKeys(p.lb, snapshot).length === 0) return [p];
+    const names = await deps.redis.smembers(deps.keys.leaderboardIndex(tenant, p.lb.id).groups(p.run.start));
+    const holds = await Promise.all(names.map((name) => deps.redis.hexists(deps.keys.leaderboard(tenant, p.lb.id, p.run.start, name).members, userId)));
+    return names.filter((_, i) => holds[i] === 1).map((name) => ({ ...p, group: name.split('\u0000') }));
+  }));
+  return out.flat();
+}
+
+/**
  * Takes back what one event counted and awarded, and moves the boards. 'voided': it was voided
  * already; 'unknown_user': the user is gone. Neither changes anything.
  */
 export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | 'voided' | 'unknown_user'> {
-  const { redis, keys, store, clock } = deps;
-  const snapshot = store.current;
+  const { redis, keys, clock } = deps;
   const u = keys.forUser(t.tenant, t.userId);
-  const points = pointsBoards(snapshot);
-  const attributeKeys = [...new Set([...metricBoards(snapshot, t.metricId), ...points].flatMap((lb) => breakdownKeys(lb, snapshot)))];
-  const h = await redis.hmget(u.user, 'tz', ...attributeKeys.map(attributeField));
+  const h = await redis.hmget(u.user, 'tz');
   const tz = h[0] ?? '';
-  const boards = await boardsOf(deps, t, tz);
+  // The event's zone: its window's minute and its awards' runs (today's bucket is the user's now).
+  const zone = t.zone ?? tz;
+  const boards = await boardsOf(deps, t, zone);
   const runs = boards.filter(({ lb }) => lb.runUnit !== null || hasWindow(lb)).map(({ lb, run }) => runSumField(lb.id, run.start));
   const now = clock.now();
   const userMetric = keys.userMetric(u, t.metricId);
+  const fields: Record<string, unknown> = { e: t.eventId, m: t.metricId, v: t.counted, d: t.day, at: t.ts, why: t.reason };
+  if (t.zone !== null) fields.z = t.zone;
+  const limitPeriod = t.limitPeriod ?? limitPeriodOf(deps.store.current.metrics.get(t.metricId)?.limits, zone, t.ts);
+  if (limitPeriod !== '') fields.lp = limitPeriod;
   const done = await voidEvent.run(redis, { user: u.user, userMetric, points: u.points, log: u.log }, {
     eventId: t.eventId, totalField: totalField(t.metricId), value: -t.counted, dayField: `d:${t.day}`, runs, now,
-    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack,
-    entry: operationEntry(t.tenant, t.userId, now, { e: t.eventId, m: t.metricId, v: t.counted, d: t.day, at: t.ts, why: t.reason }),
+    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack, entry: operationEntry(t.tenant, t.userId, now, fields), limitPeriod,
   });
   if (typeof done === 'string') return done;
   const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];
@@ -120,21 +156,19 @@ export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | '
   // exclusion made before it is seen, and one made after it orders these placements before its
   // departure.
   if (await isExcluded(deps, t.tenant, t.userId)) return { entryId: done.entryId, total: Number(done.total), awards };
-  const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((k, i) => [k, h[1 + i] ?? ''])));
   const sums = runs.length === 0 ? [] : await redis.hmget(userMetric, ...runs);
-  const placements: Placement[] = [];
+  const wanted: Placement[] = [];
   for (const { lb, run } of boards) {
-    const group = groupOf(lb);
-    if (group === null) continue;
     const summed = lb.runUnit !== null || hasWindow(lb);
     const value = summed ? sums[runs.indexOf(runSumField(lb.id, run.start))] : done.total;
-    if (value !== null) placements.push({ lb, run, group, value });
+    if (value !== null) wanted.push({ lb, run, group: [], value });
   }
   // The awards of the opposite sign count in the runs of the event's day, as the event's did.
-  const placed = pointsPlacements(deps, awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: t.day, ms: t.ts })), groupOf, tz);
+  const placed = pointsPlacements(deps, awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: t.day, ms: t.ts })), () => [], zone);
   for (const p of placed) {
-    if (!await isFinalised(redis, keys.leaderboardIndex(t.tenant, p.lb.id).state, p.run.start)) placements.push(p);
+    if (!await isFinalised(redis, keys.leaderboardIndex(t.tenant, p.lb.id).state, p.run.start)) wanted.push(p);
   }
+  const placements = await heldGroups(deps, t.tenant, t.userId, wanted);
   if (placements.length > 0) await place(deps, t.tenant, t.userId, placements, now, undefined, done.entryId);
   return { entryId: done.entryId, total: Number(done.total), awards };
 }

@@ -4,8 +4,9 @@
  * whenever a user acts (the event script hands back to the api when an award is due), a user's
  * points are read, or the `points-time` worker finds a user whose next award is due, this works
  * out every award due since the last one, each dated when it was due and counted on that local
- * day, and the accruePoints script applies them (caps and the floor as for any award) and records
- * when the next one is due.
+ * day, and the accruePoints script applies them (caps and the floor as for any award; a trigger's
+ * maxAwards per period of the user's clock, each due time in its own period) and records when the
+ * next one is due.
  *
  * The user hash keeps `tt:<triggerId>` (the next award's due time, ms); the partition's due set
  * (`<slot>ptdue`, member `<tenant>|<user id>`) keeps each user's earliest, for the worker
@@ -18,6 +19,7 @@ import type { Context } from '../context.js';
 import { isOff } from '../../domain/points/rules.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { boostsArg } from '../../config/plans/points.js';
+import { periodIndex, periodLetter } from '../../domain/limits.js';
 import * as accruePoints from '../../redis/scripts/accruePoints.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
@@ -60,33 +62,38 @@ export async function accrueTime(
     const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => timeDueField(t.trigger.id)), ...filterFields);
     if (h[0] === null) return null;
     const createdMs = Date.parse(h[1] ?? '') || now;
-    const dayOf = daysOf(h[2] ?? '');
+    const tz = h[2] ?? '';
+    const dayOf = daysOf(tz);
     const attributes = new Map(filterFields.map((f, i) => [f, h[3 + triggers.length + i]]));
     const specs: accruePoints.Trigger[] = [];
-    const dues: [number, number][] = [];
+    const dues: [number, number, string][] = [];
     let earliest = Infinity;
     let more = false;
     triggers.forEach((t, i) => {
       const stored = h[3 + i];
+      const most = t.trigger.maxAwards ?? null;
       let next = stored !== null ? Number(stored) : Math.max(createdMs, t.createdMs) + t.intervalMs;
       let matches = true;
       for (let k = 0; k < t.ua.length; k += 2) if (attributes.get(t.ua[k]) !== t.ua[k + 1]) matches = false;
       // A user who does not match the trigger's filters lets the time pass without awards; so does a
       // trigger while it (or its system) was off.
       for (let n = 0; next <= now && n < MAX_DUES_PER_CALL; n++) {
-        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, specs.length]);
+        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, specs.length, most === null ? '' : periodIndex(most.period, tz, next)]);
         next += t.intervalMs;
       }
       if (next <= now) more = true;
       earliest = Math.min(earliest, next);
       if (stored === null || String(next) !== stored) {
-        specs.push({ id: t.trigger.id, systemId: t.trigger.systemId, points: t.trigger.points, cap: t.cap ?? null, read: stored, next });
+        specs.push({
+          id: t.trigger.id, systemId: t.trigger.systemId, points: t.trigger.points, cap: t.cap ?? null, read: stored, next,
+          most: most === null ? null : { count: most.count, letter: periodLetter(most.period) },
+        });
       }
     });
     if (specs.length === 0) return made;
     // Oldest first across triggers, so that a cap binds in time order.
     dues.sort((a, b) => a[0] - b[0]);
-    const due = dues.map(([ms, k]): [number, string, number] => [ms, `d:${dayOf(ms)}`, k]);
+    const due = dues.map(([ms, k, period]): [number, string, number, string] => [ms, `d:${dayOf(ms)}`, k, period]);
     const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
     const entry = pointsEntryHead(tenant, userId, now);
     const r = await accruePoints.run(redis, u, { member: `${tenant}|${userId}`, earliest, dues: due, boosts, entry, triggers: specs });

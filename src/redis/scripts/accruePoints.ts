@@ -27,6 +27,8 @@ export interface Trigger {
   read: string | null;
   /** Its next due time after this call. */
   next: number;
+  /** Its maxAwards: the count and its period's letter (h, d, w); null without. */
+  most: { count: number; letter: string } | null;
 }
 
 export interface Args {
@@ -34,8 +36,11 @@ export interface Args {
   member: string;
   /** The earliest next due time (ms): the member's new score. */
   earliest: number;
-  /** The awards due, oldest first: when (ms), the day field it counts on, the trigger's index in `triggers`. */
-  dues: [ms: number, dayField: string, trigger: number][];
+  /**
+   * The awards due, oldest first: when (ms), the day field it counts on, the trigger's index in
+   * `triggers`, and for a trigger with maxAwards the index of the due time's period ('' otherwise).
+   */
+  dues: [ms: number, dayField: string, trigger: number, period: string][];
   /** The boosts that may apply (JSON) or ''. */
   boosts: string;
   /** The log entry without its closing brace (JSON). */
@@ -49,8 +54,8 @@ export type Answer =
   | 'moved' | 'not_found';
 
 export async function run(redis: RedisClient, k: Keys, a: Args): Promise<Answer> {
-  const dues = a.dues.map(([ms, dayField, i]) => `${ms}:${dayField}:${i + 1}`).join(',');
-  const triggers = a.triggers.map((t) => `${t.id}|${t.systemId}|${t.points}|${t.cap ?? ''}|${t.read ?? ''}|${t.next}`);
+  const dues = a.dues.map(([ms, dayField, i, period]) => `${ms}:${dayField}:${i + 1}:${period}`).join(',');
+  const triggers = a.triggers.map((t) => `${t.id}|${t.systemId}|${t.points}|${t.cap ?? ''}|${t.read ?? ''}|${t.next}|${t.most === null ? '' : `${t.most.count}:${t.most.letter}`}`);
   const r = await redis.accruePoints(k.user, k.points, k.due, k.log, `${a.member}|${a.earliest}`, dues, a.boosts, a.entry, ...triggers);
   if (r[0] === ScriptCode.NOT_FOUND) return 'not_found';
   if (r[0] === ScriptCode.MOVED) return 'moved';

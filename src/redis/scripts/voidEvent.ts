@@ -11,7 +11,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     voidEvent(
       user: string, userMetric: string, points: string, log: string, eventId: string, totalField: string, value: string, isInteger: string,
-      dayField: string, runs: string, now: string, today: string, takeBack: string, entry: string,
+      dayField: string, runs: string, now: string, today: string, takeBack: string, entry: string, limitPeriod: string,
     ): Result<(string | number)[], Context>;
   }
 }
@@ -36,6 +36,8 @@ export interface Args {
   takeBack: Map<string, number>;
   /** The log entry (JSON). */
   entry: string;
+  /** The event's period of the metric's limit ('<letter><index>'), whose sum the value leaves; '' none. */
+  limitPeriod: string;
 }
 
 /** What a void did: its log entry, the metric's total after, the awards it made (the log's JSON, '' without). */
@@ -50,7 +52,7 @@ export async function run(redis: RedisClient, k: Keys, a: Args): Promise<Voided 
   const takeBack = [...a.takeBack].filter(([, n]) => n !== 0).map(([s, n]) => `${s}|${n}`).join(',');
   const r = await redis.voidEvent(
     k.user, k.userMetric, k.points, k.log, a.eventId, a.totalField, String(a.value), Number.isSafeInteger(a.value) ? '1' : '0',
-    a.dayField, a.runs.join(','), String(a.now), a.today, takeBack, a.entry,
+    a.dayField, a.runs.join(','), String(a.now), a.today, takeBack, a.entry, a.limitPeriod,
   );
   if (r[0] === ScriptCode.NOT_FOUND) return 'unknown_user';
   if (r[0] === 0) return 'voided';

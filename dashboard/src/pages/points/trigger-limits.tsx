@@ -1,7 +1,8 @@
 /**
- * A points trigger's limits per user, on metric and streak triggers only (the Admin API refuses
- * them on the others): `cooldownSeconds`, no award from it within that many seconds of its last
- * one, and `maxAwards: { count, period }`, at most `count` awards per period of the user's clock.
+ * A points trigger's limits per user (the Admin API refuses them on the other kinds):
+ * `cooldownSeconds` on metric and streak triggers, no award from it within that many seconds of its
+ * last one, and `maxAwards: { count, period }` on those and time triggers, at most `count` awards
+ * per period of the user's clock.
  * Shared by the form that adds a trigger and the one that edits it; an empty field sends none (null
  * on an edit, which takes it off).
  */
@@ -18,9 +19,14 @@ export interface AwardLimitForm {
 /** The Admin API's field names a refusal of the limits mentions, the most precise first (fieldOf). */
 export const AWARD_LIMIT_FIELDS = ['cooldownSeconds', 'maxAwards.count', 'maxAwards.period', 'maxAwards'];
 
-/** Whether triggers of this type take the limits. */
-export function takesAwardLimits(type: string): boolean {
+/** Whether triggers of this type take a cooldown. */
+export function takesCooldown(type: string): boolean {
   return type === 'metric' || type === 'streak';
+}
+
+/** Whether triggers of this type take maxAwards (a time trigger's interval spaces its awards: no cooldown). */
+export function takesAwardLimits(type: string): boolean {
+  return takesCooldown(type) || type === 'time';
 }
 
 /** A trigger's limits as the form holds them. */
@@ -34,10 +40,9 @@ export function awardLimitFormOf(t: Trigger): AwardLimitForm {
 /** The form's limits as the Admin API takes them (null for none); none at all for a type without them. */
 export function awardLimitsOf(type: string, f: AwardLimitForm): { cooldownSeconds?: number | null; maxAwards?: { count: number; period: string } | null } {
   if (!takesAwardLimits(type)) return {};
-  return {
-    cooldownSeconds: f.cooldownSeconds === '' ? null : Number(f.cooldownSeconds),
-    maxAwards: f.maxAwardsPeriod === '' ? null : { count: Number(f.maxAwardsCount), period: f.maxAwardsPeriod },
-  };
+  const maxAwards = f.maxAwardsPeriod === '' ? null : { count: Number(f.maxAwardsCount), period: f.maxAwardsPeriod };
+  if (!takesCooldown(type)) return { maxAwards };
+  return { cooldownSeconds: f.cooldownSeconds === '' ? null : Number(f.cooldownSeconds), maxAwards };
 }
 
 /** The limits a new trigger is created with: only those set. */
@@ -60,9 +65,9 @@ export function AwardLimitFields(props: {
   const { prefix: p, form, errors, set } = props;
   if (!takesAwardLimits(props.type)) return null;
   return <>
-    <Field id={`${p}-cooldown`} label="Cooldown (seconds, optional)" error={errors.cooldownSeconds}>
+    {takesCooldown(props.type) && <Field id={`${p}-cooldown`} label="Cooldown (seconds, optional)" error={errors.cooldownSeconds}>
       <input id={`${p}-cooldown`} type="number" value={form.cooldownSeconds} onInput={set('cooldownSeconds')} />
-    </Field>
+    </Field>}
     <Field id={`${p}-max-awards-period`} label="Awards per user" error={errors['maxAwards.period']}>
       <select id={`${p}-max-awards-period`} value={form.maxAwardsPeriod} onChange={set('maxAwardsPeriod')}>
         <option value="">no cap</option><option value="hour">per hour</option>

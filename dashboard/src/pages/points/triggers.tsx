@@ -1,7 +1,7 @@
 /**
  * A points system's triggers (`/admin/v1/points/:id/triggers`): the list, a form that adds one of
  * any kind (a metric, an achievement, a streak length, a new user, time; its fields in
- * trigger-fields.tsx, a metric or streak trigger's limits per user in trigger-limits.tsx), editing
+ * trigger-fields.tsx, a trigger's limits per user in trigger-limits.tsx), editing
  * one (trigger-edit.tsx), delete.
  */
 import { useState } from 'preact/hooks';
