@@ -229,12 +229,12 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     const e = await s.event('runs', 'ray', 2);
     await s.event('runs', 'ray', 3);
     await s.event('runs', 'sol', 1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     expect(await day()).toEqual(['2026-03-06', 3, 3, 2]);
     // Voided the next day: the event's own day loses it; Ray stays active on it.
     await s.setClock('2026-03-07T10:00:00Z');
     expect((await voidEvents([{ eventId: e.eventId, reason: 'a bot' }])).body.voided).toHaveLength(1);
-    await s.workers!.drainNow();
+    await s.workers!.testing.drainNow();
     expect(await day()).toEqual(['2026-03-06', 2, 2, 2]);
   });
 
