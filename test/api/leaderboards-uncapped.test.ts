@@ -6,8 +6,7 @@
  * friends board, and the refusals of bad queries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCreateOne, putStreakSettings } from '../support/admin.js';
-import { eventually } from '../support/eventually.js';
+import { adminCreateOne, batchApplied, putStreakSettings } from '../support/admin.js';
 import { sdkClient } from '../support/sdk.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
@@ -41,15 +40,7 @@ describe.each(targets())('boards without a cap on %s', (target) => {
     const items = Array.from({ length: USERS }, (_, i) => ({
       key: 'plays', user: { id: id(i), name: `Player ${i}`, attributes: { region: i % 2 === 0 ? 'north' : 'south' } }, value: i + 1,
     }));
-    for (const part of [items.slice(0, 750), items.slice(750)]) {
-      const r = await s.request('POST', '/admin/v1/metrics/events', { body: part });
-      expect(r.status, r.text).toBe(202);
-      await eventually(async () => {
-        const progress = (await s.request('GET', `/admin/v1/metrics/events/${r.body.batchId}`)).body;
-        expect(progress.processed + progress.failed).toBe(part.length);
-        expect(progress.failed).toBe(0);
-      }, 120_000);
-    }
+    await batchApplied(s, items, 750);
   }, 180_000);
   afterAll(async () => {
     await s?.close();

@@ -5,8 +5,7 @@
  * the board's topic carries moves within its first 1,000 only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCreateOne } from '../support/admin.js';
-import { eventually } from '../support/eventually.js';
+import { adminCreateOne, batchApplied } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { liveUrl, openLive, type LiveClient } from '../support/live-client.js';
 
@@ -24,15 +23,7 @@ describe.each(targets())('live moves below an uncapped board\'s first 1,000 on %
     const { plays } = await s.metrics('plays');
     await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Open', key: 'open', rankBy: 'metric', metricId: plays, maxParticipants: null, status: 'active', start: '2026-01-01' });
     const items = Array.from({ length: USERS }, (_, i) => ({ key: 'plays', user: { id: id(i), name: `Player ${i}` }, value: i + 1 }));
-    for (const part of [items.slice(0, 550), items.slice(550)]) {
-      const r = await s.request('POST', '/admin/v1/metrics/events', { body: part });
-      expect(r.status, r.text).toBe(202);
-      await eventually(async () => {
-        const progress = (await s.request('GET', `/admin/v1/metrics/events/${r.body.batchId}`)).body;
-        expect(progress.processed + progress.failed).toBe(part.length);
-        expect(progress.failed).toBe(0);
-      }, 120_000);
-    }
+    await batchApplied(s, items, 550);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close()));

@@ -1,10 +1,12 @@
 /**
  * Setting laurel up through its Admin API, for any test that talks to a server: batches created or
  * changed with every item accepted, one item created, the streak rule, the configuration as
- * Redis stores it, and an erasure waited for until the workers finished it.
+ * Redis stores it, an erasure waited for until the workers finished it, and batch events sent
+ * and waited for until every item was applied.
  */
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
+import { eventually } from './eventually.js';
 import type { TestServer } from './server.js';
 
 /** An item of `POST /admin/v1/achievements`. */
@@ -93,4 +95,21 @@ export async function erasureDone(s: TestServer, erasureId: string): Promise<voi
     await s.workers!.testing.erasuresNow();
     return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
   }, { timeout: 20_000 }).toBe('done');
+}
+
+/**
+ * Sends batch events (`POST /admin/v1/metrics/events`), `perBatch` items a request, each batch
+ * waited for until the workers applied every item (none failed).
+ */
+export async function batchApplied(s: TestServer, items: Record<string, unknown>[], perBatch: number): Promise<void> {
+  for (let i = 0; i < items.length; i += perBatch) {
+    const part = items.slice(i, i + perBatch);
+    const r = await s.request('POST', '/admin/v1/metrics/events', { body: part });
+    expect(r.status, r.text).toBe(202);
+    await eventually(async () => {
+      const progress = (await s.request('GET', `/admin/v1/metrics/events/${r.body.batchId}`)).body;
+      expect(progress.processed + progress.failed).toBe(part.length);
+      expect(progress.failed).toBe(0);
+    }, 120_000);
+  }
 }
