@@ -1,7 +1,8 @@
 /**
  * Erasing a user (DELETE /admin/v1/users/{id}), proved on single Redis and on the Cluster with the
- * workers running: a user who touched many features (events with their profile, a batch item, an
- * achievement, a streak with a freeze, points, a finished board run they won, a webhook delivery)
+ * workers running: a user who touched every feature (events with their profile, a batch item, an
+ * achievement with its email delivery and its webhook's, a streak with a freeze, points with time
+ * awards, boards in two runs, a finished one they won, a league's cohort, live topics followed)
  * is erased; then no Redis key, field, member, list item or stream entry and no Postgres row of the
  * installation holds their id, name or email; nor after `laurel restore` from the snapshot and the
  * archive. Another user keeps everything; a later event with the same id makes a new user.
@@ -13,6 +14,7 @@ import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { startReceiver } from '../support/receiver.js';
 import { postgresTraces, redisTraces } from '../support/traces.js';
+import { liveUrl, openLive } from '../support/live-client.js';
 
 const log = createLogger('silent');
 
@@ -51,19 +53,36 @@ describe.each(targets())('erasing a user on %s', (target) => {
     });
     expect(streak.status, streak.text).toBe(200);
     const xp = await s.request('POST', '/admin/v1/points', {
-      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+      body: [{ name: 'XP', key: 'xp', triggers: [
+        { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' },
+        { type: 'time', timeUnit: 'hours', timeInterval: 1, points: 5, status: 'active' },
+      ] }],
     });
     expect(xp.status, xp.text).toBe(201);
     const boards = await s.request('POST', '/admin/v1/leaderboards', {
       body: [
         { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
         { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 10 },
+        {
+          name: 'League', key: 'league', status: 'active', rankBy: 'metric', metricId: ids.lessons, runUnit: 'day', runInterval: 1,
+          league: { cohortSize: 5, tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }] },
+        },
       ],
     });
     expect(boards.status, boards.text).toBe(201);
     const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
     expect(webhook.status, webhook.text).toBe(201);
+    for (const r of [
+      await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test/laurel' } }),
+      await s.request('POST', '/admin/v1/notifications/templates', {
+        body: [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Well done, {{ user.name }}!', text: 'Done.' }],
+      }),
+    ]) expect(r.status, r.text).toBeLessThan(300);
     await s.workers!.testing.timeIdle();
+    // The victim's own topic and their league cohort's, followed live (closed before the erasure:
+    // a socket still open would keep its topics wanted).
+    const live = await openLive(liveUrl(s.url, adminKey));
+    await live.subscribe([`user:${victim}`, `league:league:${victim}`]);
 
     // The victim: events with their profile, a batch item, a freeze, the achievement, points, the board.
     await s.event('lessons', { id: victim, name, email, tz: 'Europe/Paris' }, 1);
@@ -78,17 +97,28 @@ describe.each(targets())('erasing a user on %s', (target) => {
     await s.setClock('2026-03-03T09:00:00Z');
     await s.event('lessons', victim, 2);
     await s.event('lessons', other, 1);
-    // The run of 2026-03-02 finished everywhere, finalised: the victim won it.
+    // The run of 2026-03-02 finished everywhere, finalised: the victim won it. Their hours accrued.
     await s.setClock('2026-03-04T14:00:00Z');
+    await s.workers!.testing.accrueNow();
     await s.workers!.testing.finaliseNow();
+    const points = await s.request('GET', `/api/users/${victim}/points/xp?awards=100`);
+    expect(points.body.awards.some((a: { trigger: { type: string } }) => a.trigger.type === 'time'), points.text).toBe(true);
+    const cohort = await s.request('GET', `/api/users/${victim}/leagues/league?run=2026-03-03`);
+    expect(cohort.status, cohort.text).toBe(200);
+    expect(cohort.body.rankings.map((r: { userId: string }) => r.userId)).toContain(victim);
     const run = await s.request('GET', '/api/leaderboards/daily?run=2026-03-02');
     expect(run.body.rankings[0].userId, run.text).toBe(victim);
     await s.workers!.testing.drainNow();
     await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length).toBeGreaterThan(0);
+    await live.next((m) => m.topic === `user:${victim}` && m.type === 'achievement.completed');
+    await live.close();
     await s.workers!.testing.snapshotNow(true);
     expect(await redisTraces(s.api.services.redis, prefix, needles)).not.toEqual([]);
-    expect(await postgresTraces(pool, prefix, needles)).not.toEqual([]);
+    const before = await postgresTraces(pool, prefix, needles);
+    for (const table of ['laurel_log', 'laurel_snapshot_users', 'laurel_deliveries', 'laurel_webhook_sent']) {
+      expect(before.some((t) => t.startsWith(`${table}:`)), `${table} holds the victim before`).toBe(true);
+    }
 
     // Bad ids, unknown users, erasures of another tenant's.
     expect((await s.request('DELETE', `/admin/v1/users/${'x'.repeat(300)}`)).status).toBe(400);
