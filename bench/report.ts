@@ -330,6 +330,9 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-split-hooks', 'laurel-split'],
   ['laurel-event', 'laurel-event-nometrics'],
   ['laurel-features', 'laurel-features-nometrics'],
+  ['laurel-system-limits', 'laurel-system'],
+  ['laurel-system-uncapped', 'laurel-system'],
+  ['laurel-system-league', 'laurel-system'],
   ['laurel-batch', 'laurel-system'],
 ];
 

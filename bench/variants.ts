@@ -25,6 +25,9 @@
  *                   the workers' own process, apart from the api's
  *   laurel-event-nometrics, laurel-features-nometrics  laurel-event and laurel-features with
  *                   LAUREL_METRICS=0: what the metrics cost the event path
+ *   laurel-system-limits, laurel-system-uncapped, laurel-system-league  laurel-system with a limit
+ *                   on the metric (never reached), with its board uncapped, and with a daily league
+ *                   beside it: what each capability costs an installation that uses it
  *   laurel-batch    laurel-system's scenario, the events sent 500 at a time through
  *                   POST /admin/v1/metrics/events (bench/wrk/batch.lua) and applied by the workers
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
@@ -219,6 +222,12 @@ interface LaurelSpec {
   metricsOff?: boolean;
   /** Events a request carries, sent through POST /admin/v1/metrics/events (the workers apply them). */
   batch?: number;
+  /** A daily limit on the metric, far above what a bench user sends: what checking it costs, nothing held back. */
+  limits?: boolean;
+  /** The leaderboard without a cap (maxParticipants null): every user ranked. */
+  uncapped?: boolean;
+  /** A second board, daily, with a league of three tiers in cohorts of 30. */
+  league?: boolean;
 }
 
 /**
@@ -268,7 +277,9 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
      */
     async prepare(session, signal) {
       const admin = (path: string) => session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
-      const created = await post(admin('/metrics'), session.apiKey, [{ name: 'Lessons', key: 'lessons' }], signal);
+      const created = await post(admin('/metrics'), session.apiKey, [{
+        name: 'Lessons', key: 'lessons', ...(spec.limits ? { limits: { max: 1_000_000, period: 'day' } } : {}),
+      }], signal);
       if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
       const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
       if (features !== 'none') {
@@ -292,8 +303,12 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
       }
       if (features === 'all') {
         const created = await post(admin('/leaderboards'), session.apiKey, [{
-          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: board, status: 'active',
-        }], signal);
+          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: spec.uncapped ? null : board, status: 'active',
+        }, ...(spec.league ? [{
+          name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
+          start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,
+          league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 5, demote: 5 }, { key: 'gold', name: 'Gold', promote: 0, demote: 5 }] },
+        }] : [])], signal);
         if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
       }
       if (spec.notifications) {
@@ -334,12 +349,16 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-split-hooks', description: 'laurel-split with one webhook endpoint subscribed to every type: their cost in the workers\' process, apart from the api\'s', features: 'all', processes: 'split', board: 1000, webhooks: true },
   { name: 'laurel-event-nometrics', description: 'laurel-event with LAUREL_METRICS=0: no request observed in the latency histogram, no process metrics', features: 'none', processes: 'api', board: 100, metricsOff: true },
   { name: 'laurel-features-nometrics', description: 'laurel-features with LAUREL_METRICS=0', features: 'all', processes: 'api', board: 100, metricsOff: true },
+  { name: 'laurel-system-limits', description: 'laurel-system with a daily limit on the metric (1,000,000, never reached): what checking a limit costs', features: 'all', processes: 'start', board: 1000, limits: true },
+  { name: 'laurel-system-uncapped', description: 'laurel-system with the leaderboard uncapped (every user ranked) instead of the top 1,000', features: 'all', processes: 'start', board: 1000, uncapped: true },
+  { name: 'laurel-system-league', description: 'laurel-system and a daily league on the metric (three tiers, cohorts of 30)', features: 'all', processes: 'start', board: 1000, league: true },
   { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
-  laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
+  laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelSystemLimits, laurelSystemUncapped,
+  laurelSystemLeague, laurelBatch,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -354,5 +373,6 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
-  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelBatch,
+  laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
+  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch,
 ];
