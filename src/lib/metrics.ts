@@ -64,10 +64,10 @@ export class Metrics {
       () => Math.round((Date.now() - this.started) / 1000), 'min');
   }
 
-  /** A request answered: `route` is its label (method and path pattern), `started` its arrival (performance.now()). */
-  response(route: string, status: number, started: number): void {
+  /** A request answered at `ended`: `route` is its label (method and path pattern), `started` its arrival (both performance.now()). */
+  response(route: string, status: number, started: number, ended = performance.now()): void {
     if (!this.recording) return;
-    this.requests.observe(route, status, (performance.now() - started) / 1000);
+    this.requests.observe(route, status, (ended - started) / 1000);
   }
 
   private add(name: string, help: string, type: Scraped['type'], aggregator: Aggregator, read: Read, replace: boolean): void {

@@ -21,10 +21,11 @@ describe('metrics', () => {
   it('observes requests by route and status in the histogram, buckets cumulative', async () => {
     const m = new Metrics();
     const now = performance.now();
-    m.response(EVENT, 201, now - 0.7); // 0.7 ms
-    m.response(EVENT, 201, now - 3); // 3 ms
-    m.response(EVENT, 400, now - 0.1);
-    m.response('unmatched', 404, now);
+    // Each answered at `now`: the durations are the test's, however long the calls take.
+    m.response(EVENT, 201, now - 0.7, now); // 0.7 ms
+    m.response(EVENT, 201, now - 3, now); // 3 ms
+    m.response(EVENT, 400, now - 0.1, now);
+    m.response('unmatched', 404, now, now);
     const text = await m.render();
     const h = 'laurel_http_request_duration_seconds';
     expect(text).toContain(`# TYPE ${h} histogram`);
@@ -33,7 +34,7 @@ describe('metrics', () => {
     expect(sample(text, `${h}_bucket{route="${EVENT}",status="201",le="0.001"}`)).toBe(1);
     expect(sample(text, `${h}_bucket{route="${EVENT}",status="201",le="0.005"}`)).toBe(2);
     expect(sample(text, `${h}_bucket{route="${EVENT}",status="201",le="+Inf"}`)).toBe(2);
-    expect(sample(text, `${h}_sum{route="${EVENT}",status="201"}`)).toBeGreaterThan(0.0037);
+    expect(sample(text, `${h}_sum{route="${EVENT}",status="201"}`)).toBeCloseTo(0.0037, 9);
     expect(sample(text, `${h}_count{route="${EVENT}",status="400"}`)).toBe(1);
     expect(sample(text, `${h}_count{route="unmatched",status="404"}`)).toBe(1);
     expect(text.match(new RegExp(`^${h}_bucket\\{[^}]*route="unmatched"`, 'gm'))).toHaveLength(REQUEST_BUCKETS.length + 1);
