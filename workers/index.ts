@@ -181,7 +181,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     await run.started?.(q);
     // A scheduled queue always has its next run delayed: only an unscheduled one counts delayed jobs (retries).
     const scheduled = (spec.schedules?.(settings) ?? []).length > 0;
-    return run.testing?.({ queue: q, worker: () => entry.worker, idle: (timeoutMs) => idle(q, name, timeoutMs, scheduled) }) ?? {};
+    return run.testing?.({ queue: q, idle: (timeoutMs) => idle(q, name, timeoutMs, scheduled) }) ?? {};
   }
   /** Resolves once a queue has no job waiting or running (for tests). */
   async function idle(q: Queue, what: string, timeoutMs: number, scheduled: boolean) {
@@ -193,11 +193,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       await new Promise((r) => setTimeout(r, 25));
     }
   }
-  /** A queue this installation does not run, for its testing members: always idle, no worker. */
+  /** A queue this installation does not run, for its testing members: always idle. */
   function notRun(name: string): StartedQueue {
     return {
       get queue(): Queue { throw new Error(`the ${name} queue does not run in this installation`); },
-      worker() { throw new Error(`the ${name} queue does not run in this installation`); },
       idle: async () => undefined,
     };
   }

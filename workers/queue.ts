@@ -3,7 +3,7 @@
  * point (workers/index.ts) makes each queue and its worker from the declarations listed in
  * workers/queues.ts, in that order, and knows none of them by name.
  */
-import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
+import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Services } from '../src/engine/services.js';
@@ -37,7 +37,6 @@ export interface Schedule {
 /** A queue as the entry point made it, for what tests ask of it. */
 export interface StartedQueue {
   queue: Queue;
-  worker(): Worker;
   /** Resolves once the queue has no job waiting or running; rejects after `timeoutMs`. */
   idle(timeoutMs: number): Promise<void>;
 }
