@@ -10,7 +10,7 @@
 import type { Deps } from '../src/engine/deps.js';
 import { ANNIVERSARIES_QUEUE } from '../src/engine/jobs.js';
 import { allAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, PausablePass, type QueueSpec } from './queue.js';
 import { settleAnniversaries } from '../src/engine/achievements/anniversaries.js';
 import { anniversaryDueUsers, leaveAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
 
@@ -55,10 +55,7 @@ export const anniversariesQueue: QueueSpec<{
   failure: 'anniversaries job failed',
   schedules: () => [every(ANNIVERSARIES_QUEUE, 1000, 'pass')],
   start({ svc, log }) {
-    // Paused by hand (tests): the scheduled passes do nothing, the one running finishes. Not
-    // BullMQ's Worker.pause, which can wait forever for a job it fetched as it paused.
-    let paused = false;
-    let passing: Promise<unknown> = Promise.resolve();
+    const scheduled = new PausablePass(() => anniversariesDue(svc), { users: 0, completed: 0 });
     return {
       async process(job) {
         if (job.name === 'backfill') {
@@ -66,20 +63,14 @@ export const anniversariesQueue: QueueSpec<{
           log.info(r, 'users put in the anniversary due sets');
           return r;
         }
-        if (paused) return { users: 0, completed: 0 };
-        const pass = anniversariesDue(svc);
-        passing = pass.catch(() => undefined);
-        const r = await pass;
+        const r = await scheduled.run();
         if (r.completed > 0) log.debug(r, 'anniversary achievements completed');
         return r;
       },
       testing: (q) => ({
         anniversariesNow: () => anniversariesDue(svc),
         anniversariesIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
-        async pauseAnniversaryPass() {
-          paused = true;
-          await passing;
-        },
+        pauseAnniversaryPass: () => scheduled.pause(),
       }),
     };
   },

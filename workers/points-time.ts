@@ -11,7 +11,7 @@
 import type { Deps } from '../src/engine/deps.js';
 import { POINTS_TIME_QUEUE } from '../src/engine/jobs.js';
 import { allTimeDue } from '../src/engine/points/time-due.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, PausablePass, type QueueSpec } from './queue.js';
 import { accrueTime } from '../src/engine/points/time-awards.js';
 import { dueUsers, leaveTimeDue } from '../src/engine/points/time-due.js';
 
@@ -55,10 +55,7 @@ export const pointsTimeQueue: QueueSpec<{
   failure: 'points-time job failed',
   schedules: () => [every(POINTS_TIME_QUEUE, 1000, 'accrue')],
   start({ svc, log }) {
-    // Paused by hand (tests): the scheduled passes do nothing, the one running finishes. Not
-    // BullMQ's Worker.pause, which can wait forever for a job it fetched as it paused.
-    let paused = false;
-    let passing: Promise<unknown> = Promise.resolve();
+    const scheduled = new PausablePass(() => accrueDue(svc), { users: 0, awards: 0 });
     return {
       async process(job) {
         if (job.name === 'backfill') {
@@ -66,20 +63,14 @@ export const pointsTimeQueue: QueueSpec<{
           log.info(r, 'users put in the time-trigger due sets');
           return r;
         }
-        if (paused) return { users: 0, awards: 0 };
-        const pass = accrueDue(svc);
-        passing = pass.catch(() => undefined);
-        const r = await pass;
+        const r = await scheduled.run();
         if (r.awards > 0) log.debug(r, 'time awards accrued');
         return r;
       },
       testing: (q) => ({
         accrueNow: () => accrueDue(svc),
         timeIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
-        async pauseTimePass() {
-          paused = true;
-          await passing;
-        },
+        pauseTimePass: () => scheduled.pause(),
       }),
     };
   },

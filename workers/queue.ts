@@ -69,3 +69,33 @@ export interface QueueSpec<T extends object = object> {
 export function every(name: string, ms: number, job: string): Schedule {
   return { id: `${name}-every-${ms}ms`, every: ms, job, opts: { removeOnComplete: 10, removeOnFail: 100 } };
 }
+
+/**
+ * A scheduled pass that tests may pause by hand: while paused the scheduled runs do nothing, and
+ * pausing waits for the run under way. Not BullMQ's Worker.pause, which can wait forever for a
+ * job it fetched as it paused.
+ */
+export class PausablePass<R> {
+  private paused = false;
+  private passing: Promise<unknown> = Promise.resolve();
+  private readonly pass: () => Promise<R>;
+  private readonly nothing: R;
+
+  /** `nothing`: what a run answers while paused. */
+  constructor(pass: () => Promise<R>, nothing: R) {
+    this.pass = pass;
+    this.nothing = nothing;
+  }
+
+  run(): Promise<R> {
+    if (this.paused) return Promise.resolve(this.nothing);
+    const run = this.pass();
+    this.passing = run.catch(() => undefined);
+    return run;
+  }
+
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.passing;
+  }
+}
