@@ -7,8 +7,8 @@
  * and the event's idempotency key stays used; a revoke moves completions and rarity; the
  * `event.voided` and `achievement.revoked` webhooks and live messages; a voided event out of the
  * analytics rollups; a void in the zone and breakdown group the event had; bad input, unknown ids,
- * another tenant's event, a key scoped to a user. A restore repeats both (single Redis, as the
- * other restore tests).
+ * another tenant's event, a key scoped to a user. A restore repeats both, and a void in the zone of
+ * the event after the user moved to another (single Redis and the Cluster).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLive, liveUrl, type LiveClient } from '../support/live-client.js';
@@ -304,10 +304,10 @@ describe.each(targets())('fair play: a void moves what the event counted toward 
   });
 });
 
-describe('a restore', () => {
+describe.each(targets())('a restore on %s', (target) => {
   it('repeats a void and a revoke', { timeout: 60_000 }, async () => {
     // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay).
-    let s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    let s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
     const { prefix } = s;
     try {
       await s.setClock('2026-03-02T10:00:00Z');
@@ -334,6 +334,66 @@ describe('a restore', () => {
       // The event stays voided.
       const again = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'bot' }] });
       expect(again.body.issues).toEqual([expect.objectContaining({ severity: 'warning' })]);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
+  });
+  it('repeats a void in the zone of the event, after the user moved to another', { timeout: 60_000 }, async () => {
+    let s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    const { prefix } = s;
+    const reads = async () => {
+      const out: Record<string, unknown> = {};
+      for (const path of [
+        '/api/leaderboards/laps-morning', '/api/leaderboards/xp-morning', '/api/leaderboards/xp-morning-daily?run=2026-03-02',
+        '/api/users/kim/metrics/laps', '/api/users/kim/points/xp', '/api/users/kim',
+        '/api/users/kim/leaderboards/laps-morning', '/api/users/kim/leaderboards/xp-morning',
+      ]) {
+        const r = await s.request('GET', path);
+        expect(r.status, r.text).toBe(200);
+        out[path] = r.body;
+      }
+      return out;
+    };
+    const ranked = (all: Record<string, unknown>, path: string) => (all[path] as { rankings: Ranked[] }).rankings.map((r) => [r.userId, r.value]);
+    try {
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('laps');
+      const xp = await s.request('POST', '/admin/v1/points', {
+        body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.laps, metricThreshold: 1, points: 10, status: 'active' }] }],
+      });
+      expect(xp.status, xp.text).toBe(201);
+      // Mornings (08:00 to 12:00 on the user's clock): of the metric, and of the points since the start and by day.
+      const boards = await s.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'Mornings', key: 'laps-morning', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00' },
+          { name: 'XP mornings', key: 'xp-morning', status: 'active', rankBy: 'points', pointsSystemKey: 'xp', maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00' },
+          { name: 'XP mornings by day', key: 'xp-morning-daily', status: 'active', rankBy: 'points', pointsSystemKey: 'xp', maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00', runUnit: 'day', runInterval: 1 },
+        ],
+      });
+      expect(boards.status, boards.text).toBe(201);
+      // 10:00 in London: a morning.
+      const cheat = await s.event('laps', { id: 'kim', tz: 'Europe/London' }, 5);
+      await s.event('laps', { id: 'lee', tz: 'Europe/London' }, 3);
+      // At 20:00 UTC Kim lives in New York (15:00 there, the same day: no morning).
+      await s.setClock('2026-03-02T20:00:00Z');
+      await s.event('laps', { id: 'kim', tz: 'America/New_York' }, 1);
+      // A snapshot with Kim in New York: the restore replays the void after it. 10:00 UTC was 05:00
+      // in New York: a void read in the zone Kim has now would leave the mornings as they were.
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.snapshotNow(true);
+      await s.setClock('2026-03-02T21:00:00Z');
+      const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'a bot' }] });
+      expect(r.body.voided).toEqual([expect.objectContaining({ eventId: cheat.eventId, date: '2026-03-02', value: 5, total: 1, points: { xp: -50 } })]);
+      const before = await reads();
+      expect(ranked(before, '/api/leaderboards/laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
+      expect(ranked(before, '/api/leaderboards/xp-morning')).toEqual([['lee', 30], ['kim', 0]]);
+      expect(ranked(before, '/api/leaderboards/xp-morning-daily?run=2026-03-02')).toEqual([['lee', 30], ['kim', 0]]);
+
+      const restored = await restoreServer(s);
+      s = restored.server;
+      expect(restored.result).toMatchObject({ failed: 0, replayed: 1 });
+      expect(await reads()).toEqual(before);
     } finally {
       await s.close();
       await deletePostgresRows(s.settings, [prefix]);
