@@ -13,6 +13,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLive, liveUrl, type LiveClient } from '../support/live-client.js';
 import { startReceiver } from '../support/receiver.js';
+import { runOf } from '../../src/domain/leaderboards/runs.js';
+import { heldGroups } from '../../src/engine/fairplay/void.js';
+import { place } from '../../src/engine/leaderboards/rank-user.js';
 import { restoreServer } from '../support/restore.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
@@ -301,6 +304,29 @@ describe.each(targets())('fair play: a void moves what the event counted toward 
     expect(await rankings('laps-team', '?run=2026-03-02&userAttributes=team:blue')).toEqual([]);
     expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
     expect(await rankings('laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
+  });
+
+  it('leaves a user out of a group they left between the void\'s read of their groups and its placement', async () => {
+    // After the test above: this week's run of the teams' board.
+    const deps = s.api.services;
+    const lb = [...deps.store.current.leaderboards.values()].find((b) => b.key === 'laps-team')!;
+    const run = runOf(lb, '2026-03-09')!;
+    await s.event('laps', { id: 'max', tz: 'Europe/London', attributes: { team: 'green' } }, 4);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([['max', 4]]);
+    // The void reads the groups that hold Max: green.
+    const held = await heldGroups(deps, '_', 'max', [{ lb, run, group: [], value: '0' }]);
+    expect(held).toEqual([expect.objectContaining({ group: ['green'], membersOnly: true })]);
+    // Then Max moves to yellow and leaves green, before the void's placement lands (a later log entry).
+    expect((await s.request('PATCH', '/api/users/max', { body: { attributes: { team: 'yellow' } } })).status).toBe(200);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([]);
+    await s.event('laps', 'other', 1);
+    await s.event('laps', 'max', 0);
+    const [[later]] = await deps.redis.xrevrange(deps.keys.forUser('_', 'max').log, '+', '-', 'COUNT', 1);
+    await place(deps, '_', 'max', held, Date.parse('2026-03-09T10:00:00Z'), undefined, later);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([]);
+    // The same placement as any other makes: Max back in green, the race the void closes.
+    await place(deps, '_', 'max', held.map((p) => ({ ...p, membersOnly: false })), Date.parse('2026-03-09T10:00:00Z'), undefined, later);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([['max', 0]]);
   });
 });
 
