@@ -114,6 +114,8 @@ describe.each(targets())('fair play on the dashboard (%s)', (target) => {
     expect(made.status, made.text).toBe(201);
     const systemId = (made.body as { created: { id: string }[] }).created[0].id;
     const triggers = async () => (await s.request('GET', `/admin/v1/points/${systemId}/triggers`)).body as Record<string, unknown>[];
+    // The Points page read again (the test before leaves it open, listing the systems it read then).
+    await d.open('Metrics');
     await d.open('Points');
     await page.getByRole('button', { name: 'Configure Loyalty' }).click();
     const box = page.getByRole('region', { name: 'Configuration of Loyalty' });
