@@ -14,6 +14,7 @@ import { request } from 'node:http';
 import type pg from 'pg';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { emailOnCompletion } from '../support/admin.js';
 import { startReceiver } from '../support/receiver.js';
 
 interface ExportedEvent { id: string; kind: string; at: string | null; body: Record<string, unknown> }
@@ -77,12 +78,7 @@ describe.each(targets())('exporting a user on %s', (target) => {
     });
     expect(days.status, days.text).toBe(201);
     // An email for a completed achievement: a notification delivery once the drain reads the completion.
-    for (const r of [
-      await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test/laurel' } }),
-      await s.request('POST', '/admin/v1/notifications/templates', {
-        body: [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Well done, {{ user.name }}!', text: 'Done.' }],
-      }),
-    ]) expect(r.status, r.text).toBeLessThan(300);
+    await emailOnCompletion(s);
     const boards = await s.request('POST', '/admin/v1/leaderboards', {
       body: [
         { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
