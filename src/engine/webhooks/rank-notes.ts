@@ -9,7 +9,7 @@
  * after its snapshot. The pass reads the notes of entries at least SETTLE_MS old (an entry is
  * appended before its placement: by then it is placed, by its api process or the replay of a
  * process that died), reads those users' exact places through the sharded reader, and after
- * recording their moves takes each note only while it is the one read (lua/rankNoteTake-1.lua):
+ * recording their moves takes each note only while it is the one read (lua/dueTake-1.lua):
  * a user noted again meanwhile is read by the next pass.
  */
 import { capOf } from '../../domain/leaderboards/cap.js';
@@ -19,7 +19,7 @@ import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import type { Leaderboard, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { sentTogether } from '../../redis/coalesce.js';
-import * as rankNoteTake from '../../redis/scripts/rankNoteTake.js';
+import * as dueTake from '../../redis/scripts/dueTake.js';
 import type { Context } from '../context.js';
 
 /** The first ranks of a run the window's pass reads whole; below them, only the users noted. */
@@ -93,7 +93,7 @@ export async function forNotedUsers(
     const users: string[] = [];
     for (let i = 0; i < flat.length; i += 2) users.push(flat[i]);
     await record(users);
-    const taken = await rankNoteTake.run(deps.redis, key, flat);
+    const taken = await dueTake.run(deps.redis, key, flat);
     // A full page taken: the next one; otherwise what is left was noted again meanwhile (the next window's).
     if (flat.length < 2 * PAGE || taken === 0) return;
   }
