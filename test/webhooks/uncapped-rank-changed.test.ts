@@ -4,13 +4,14 @@
  * placed through the batch events, each reported once with their exact rank (those past 1,000
  * because the drain noted them); a user at rank 1,050 who moves gets one webhook with their exact
  * rank before and after, once however many passes run; a move in the window's last minute waits
- * for the next window; the users it overtook below 1,000 get none.
+ * for the next window; the users it overtook below 1,000 get none; an erased user's note is gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, batchApplied } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
 import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 
 const USERS = 1100;
 /** User i (0-based) plays i + 1 times: rank USERS - i. */
@@ -121,5 +122,23 @@ describe.each(targets())('leaderboard.rank_changed below an uncapped board\'s fi
     await work();
     await work();
     expect(got().length - before).toBe(4);
+  }, 120_000);
+
+  it('erases a user from the notes', async () => {
+    const user = id(30);
+    const { keys, redis, store } = s.api.services;
+    const noted = BOARDS.map((key) => {
+      const lb = [...store.current.leaderboards.values()].find((b) => b.key === key)!;
+      return keys.leaderboardIndex(DEFAULT_TENANT, lb.id).noted(lb.start);
+    });
+    await s.event('plays', user, 3);
+    await s.workers!.testing.drainNow();
+    for (const key of noted) expect(await redis.zscore(key, user), key).not.toBeNull();
+    const erased = await s.request('DELETE', `/admin/v1/users/${user}`);
+    expect(erased.status, erased.text).toBe(202);
+    await eventually(async () => {
+      expect((await s.request('GET', `/admin/v1/erasures/${erased.body.erasureId}`)).body.status).toBe('done');
+    }, 60_000);
+    for (const key of noted) expect(await redis.zscore(key, user), key).toBeNull();
   }, 120_000);
 });
