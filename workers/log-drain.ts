@@ -41,6 +41,7 @@ import {
 } from '../src/engine/notifications/due-index.js';
 import { maySetZone, movePending, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { rankNotesWanted } from '../src/engine/webhooks/rank-notes.js';
 import { subscribedTypes } from '../src/engine/webhooks/record.js';
 import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
 import { enqueue } from '../src/engine/webhooks/queue.js';
@@ -384,7 +385,10 @@ export class LogDrainer {
     const consumers: Drained[] = [];
     const completions: LoggedCompletion[] = [];
     // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
-    const hooks = logSubscribers(deps.store.current).endpoints.length > 0;
+    const subscribers = logSubscribers(deps.store.current);
+    const hooks = subscribers.endpoints.length > 0;
+    // Every event is parsed for them while an uncapped board's rank changes are wanted (src/engine/webhooks/rank-notes.ts).
+    const everyEvent = hooks && rankNotesWanted(deps.store.current, subscribers.types);
     // Events are parsed for the due index (reminders, reactivations, recaps) only while a template of those types exists.
     const wanted = dueWanted(deps.store.current);
     const indexing = anyDue(wanted);
@@ -434,7 +438,9 @@ export class LogDrainer {
           const completion = completionOf(parsed);
           if (completion !== null) completions.push(completion);
         }
-        if (hooks && (completes || (active && activity === null) || zone || mayNotify(kind, fields))) notifying.push({ id, kind, e: parsed });
+        if (hooks && (completes || (active && activity === null) || zone || mayNotify(kind, fields) || (everyEvent && kind === 'event'))) {
+          notifying.push({ id, kind, e: parsed });
+        }
       }
       batches.push({
         partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],

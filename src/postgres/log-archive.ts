@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { BatchRollup } from '../domain/analytics-rollup.js';
 import { memoize } from '../lib/memo.js';
 import { writeRollup } from './analytics/rollups.js';
+import { EPOCH_SQL, KnownUsers } from './analytics/known-users.js';
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {
@@ -56,6 +57,8 @@ function batchParams(prefix: string, batches: ArchiveBatch[]): (string | number)
 export class LogArchive {
   private readonly pool: pg.Pool;
   private readonly prefix: string;
+  /** What this drainer knows of the users' rows, so the rollups skip what a batch does not change. */
+  private readonly known = new KnownUsers();
 
   constructor(pool: pg.Pool, prefix: string) {
     this.pool = pool;
@@ -103,7 +106,8 @@ export class LogArchive {
         return false;
       }
       await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
-      await writeRollup(client, this.prefix, rollup);
+      this.known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
+      const noted = await writeRollup(client, this.prefix, rollup, this.known);
       if (also) {
         await client.query('SAVEPOINT also');
         try {
@@ -114,6 +118,7 @@ export class LogArchive {
         }
       }
       await client.query('COMMIT');
+      this.known.note(noted);
       return true;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
