@@ -60,7 +60,10 @@
           first removes the members whose streak is lost by ARGV[5]
   ARGV[7] the event's log entry id ('<ms>-<n>'), or '' for a placement outside that order (a value
           worked out from the state at once). A sum of awards, whose order does not matter, comes
-          with it only to be checked against a departure (above)
+          with it only to be checked against a departure (above). '=' before it: a move of a
+          member only (a void's, in a breakdown group it read the user in: src/engine/fairplay/
+          void.ts): a user the ranking does not hold now (they left the group since, or were
+          pushed out) is not placed, and their awards are not recorded
   ARGV[8...] award number / points awarded pairs: the value is then the sum of the awards (ARGV[2]
           is ignored). The hash keeps the latest awards by number; past 200, all but the latest 100
           fold into its field 'b' and 'w' becomes the highest number folded, so an award placed
@@ -93,6 +96,8 @@ if max < 0 then max = -max end
 local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
+local membersOnly = string.sub(seq, 1, 1) == '='
+if membersOnly then seq = string.sub(seq, 2) end
 
 --- @include "pruneLost"
 --- @include "streamOrder"
@@ -120,8 +125,8 @@ if not old then
     return {0, 0, threshold, falls, string.match(held, '^>([^|]*)')}
   end
   -- Left the group since this event read its value, or excluded since the event: a placement from
-  -- before the departure changes nothing.
-  if held and seq ~= '' and before(seq, held) then
+  -- before the departure changes nothing. A move of a member only: nothing for a user not held.
+  if membersOnly or (held and seq ~= '' and before(seq, held)) then
     local threshold, falls = entry(nil, nil)
     return {0, 0, threshold, falls}
   end

@@ -53,7 +53,7 @@ import { dashboardRoutes } from '../routes/dashboard.js';
 import { liveRoute, LIVE_PATH } from '../routes/app/live.js';
 import { LiveSockets } from '../http/live-socket.js';
 import { LiveFanout } from '../engine/live/fanout.js';
-import { closeClient, createClient, settleWithin } from '../redis/client.js';
+import { closeClient, createClient, settleWithin, subscribe } from '../redis/client.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 
@@ -64,6 +64,8 @@ export interface ApiHandle {
   services: Services;
   /** Every route the server mounts, /openapi.json included: what the document describes. */
   routes: readonly Route[];
+  /** The live topics this process holds (tests make it say again that it holds them: refresh). */
+  fanout: LiveFanout;
   /** Stops listening, waits for requests in flight, then closes Redis. */
   close(): Promise<void>;
 }
@@ -129,6 +131,23 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
+  // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts).
+  const drops = await subscribe(svc.redis, svc.keys.live.dropped, {
+    message: (text) => {
+      let notice: { t: string; topics: string[] };
+      try {
+        notice = JSON.parse(text) as { t: string; topics: string[] };
+      } catch (err) {
+        warn(err, 'live: an erasure\'s notice of another form');
+        return;
+      }
+      fanout.drop(notice.t, notice.topics).catch((err: unknown) => warn(err, 'live: could not drop an erased user\'s topics'));
+    },
+    error: (err) => warn(err, 'live: the erasures\' notices'),
+    // A notice sent while Redis was away is lost: its topics go once their sockets let them go.
+    resubscribed: () => {},
+    connection: (client) => svc.outage.watch(client, 'laurel-erasure-notices'),
+  });
   const liveSockets = sockets;
   svc.metrics.gauge('laurel_live_sockets', 'Live update sockets open.', () => liveSockets.count);
   svc.metrics.gauge('laurel_live_topics', 'Live topics the api processes subscribe to (a topic counted once per process).', () => fanout.topics);
@@ -144,8 +163,10 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     port,
     services: svc,
     routes,
+    fanout,
     async close() {
       fanout.close();
+      drops.close();
       liveSockets.close();
       await server.close();
       // The entries of the last answers queued before Redis's connection closes.

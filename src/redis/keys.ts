@@ -518,12 +518,13 @@ export class Keys {
 
   /**
    * The live publisher's own keys (one slot): where it read each partition's log up to, the lease
-   * of the worker that publishes, the topics wanted, and the pub/sub channel on which the api
-   * processes name the topics they take up.
+   * of the worker that publishes, the topics wanted, the pub/sub channel on which the api
+   * processes name the topics they take up, and the one on which an erasure tells them to drop an
+   * erased user's topics (src/engine/live/fanout.ts drop).
    */
-  get live(): { positions: string; lease: string; wanted: string; interest: string } {
+  get live(): { positions: string; lease: string; wanted: string; interest: string; dropped: string } {
     const base = `${this.prefix}:{live}:`;
-    return { positions: base + 'pos', lease: base + 'lease', wanted: base + 'holds', interest: base + 'interest' };
+    return { positions: base + 'pos', lease: base + 'lease', wanted: base + 'holds', interest: base + 'interest', dropped: base + 'drop' };
   }
 
   config(kind: ConfigKind): string {

@@ -1,8 +1,9 @@
 /**
  * Exporting a user (GET /admin/v1/users/{id}/export), on single Redis and on the Cluster with the
  * workers running, then stopped: a user with events (archived by the drainer, and later ones only
- * in the partition's log), a batch item, an achievement, a streak, points, board places, a
- * league's cohorts and tier, a finished run won and a webhook delivery gets one JSON document
+ * in the partition's log), a batch item, an achievement, a streak, points (time awards among them),
+ * board places, a league's cohorts and tier, a finished run won, a notification delivery and a
+ * webhook delivery gets one JSON document
  * holding each, every log entry once and in order, and nothing of another user; a user with many
  * archived entries (written into the archive) gets them all, the answer chunked, and a client that
  * goes away mid-way leaves the server serving; a key bound to another tenant, an unknown user and
@@ -13,6 +14,7 @@ import { request } from 'node:http';
 import type pg from 'pg';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { emailOnCompletion } from '../support/admin.js';
 import { startReceiver } from '../support/receiver.js';
 
 interface ExportedEvent { id: string; kind: string; at: string | null; body: Record<string, unknown> }
@@ -70,6 +72,13 @@ describe.each(targets())('exporting a user on %s', (target) => {
       body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
     });
     expect(xp.status, xp.text).toBe(201);
+    // Points by time: a day's award for each day a user has been there.
+    const days = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'Days', key: 'days', triggers: [{ type: 'time', timeUnit: 'days', timeInterval: 1, points: 5, status: 'active' }] }],
+    });
+    expect(days.status, days.text).toBe(201);
+    // An email for a completed achievement: a notification delivery once the drain reads the completion.
+    await emailOnCompletion(s);
     const boards = await s.request('POST', '/admin/v1/leaderboards', {
       body: [
         { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
@@ -99,6 +108,7 @@ describe.each(targets())('exporting a user on %s', (target) => {
     await s.event('lessons', other, 1);
     // The run of 2026-03-02 finished everywhere, finalised: Ada came second.
     await s.setClock('2026-03-04T14:00:00Z');
+    await s.workers!.testing.accrueNow();
     await s.workers!.testing.finaliseNow();
     await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length, { timeout: 20_000 }).toBeGreaterThan(0);
@@ -109,6 +119,17 @@ describe.each(targets())('exporting a user on %s', (target) => {
       await s.workers!.testing.drainNow();
       return (await archivedEvents(ada)).length;
     }, { timeout: 20_000 }).toBe(4);
+    // The completions' emails scheduled (Ada's and Bo's), read through the Admin API.
+    const scheduled = async (user: string) => (await s.request('GET', `/admin/v1/notifications/deliveries?userId=${encodeURIComponent(user)}`)).body as { id: string }[];
+    await expect.poll(async () => {
+      await s.workers!.testing.drainNow();
+      return [(await scheduled(ada)).length, (await scheduled(other)).length];
+    }, { timeout: 20_000 }).toEqual([1, 1]);
+    const adaTimeAwards = (await s.request('GET', `/api/users/${ada}/points/days?awards=100`)).body as { total: number; awards: { trigger: { type: string } }[] };
+    expect(adaTimeAwards.awards.length).toBeGreaterThan(0);
+    for (const a of adaTimeAwards.awards) expect(a.trigger.type).toBe('time');
+    const boTimeAwards = (await s.request('GET', `/api/users/${other}/points/days?awards=100`)).body as { awards: unknown[] };
+    expect(boTimeAwards.awards.length).toBeGreaterThan(0);
 
     // The workers stopped: Ada's next events stay in the partition's log only.
     await s.workers!.close();
@@ -128,10 +149,21 @@ describe.each(targets())('exporting a user on %s', (target) => {
     expect(doc.achievements).toEqual([expect.objectContaining({ key: 'three', name: 'Three' })]);
     expect(doc.streak).toMatchObject({ length: 3 });
     expect(doc.streak.streakHistory.length).toBeGreaterThan(0);
-    expect(doc.points).toHaveLength(1);
-    expect(doc.points[0]).toMatchObject({ key: 'xp', total: 110 });
-    expect(doc.points[0].awards).toHaveLength(6);
-    expect(doc.points[0].days).toEqual({ '2026-03-02': 30, '2026-03-03': 50, '2026-03-04': 110 });
+    expect(doc.points.map((p: { key: string }) => p.key).sort()).toEqual(['days', 'xp']);
+    const exportedXp = doc.points.find((p: { key: string }) => p.key === 'xp');
+    expect(exportedXp).toMatchObject({ key: 'xp', total: 110 });
+    expect(exportedXp.awards).toHaveLength(6);
+    expect(exportedXp.days).toEqual({ '2026-03-02': 30, '2026-03-03': 50, '2026-03-04': 110 });
+    // The time awards: each of Ada's, with its trigger, as her own read gives them.
+    const exportedDays = doc.points.find((p: { key: string }) => p.key === 'days');
+    expect(exportedDays.total).toBe(adaTimeAwards.total);
+    expect(exportedDays.awards).toHaveLength(adaTimeAwards.awards.length);
+    for (const a of exportedDays.awards) expect(a).toMatchObject({ trigger: { type: 'time' } });
+    // The notification delivery to Ada, and none to Bo.
+    const [adaEmail] = await scheduled(ada);
+    const [boEmail] = await scheduled(other);
+    expect(doc.notifications).toEqual([expect.objectContaining({ id: adaEmail.id, userId: ada, channel: 'email' })]);
+    expect(ex.text).not.toContain(boEmail.id);
     const places = doc.leaderboards.map((p: { key: string; run: string; rank: number; value: number }) => [p.key, p.run, p.rank, p.value]);
     expect(places).toEqual(expect.arrayContaining([['daily', '2026-03-02', 2, 3], ['daily', '2026-03-03', 1, 2], ['daily', '2026-03-04', 1, 6]]));
     expect(doc.leaderboardWins).toEqual(expect.arrayContaining([{ leaderboardId: boards.body.created[0].id, key: 'daily', name: 'Daily', run: '2026-03-02', group: '', rank: 2, value: 3 }]));
@@ -158,7 +190,7 @@ describe.each(targets())('exporting a user on %s', (target) => {
     // Bo's export holds Bo and not Ada.
     const bo = await exportOf(s, other);
     expect(bo.status, bo.text).toBe(200);
-    expect(bo.body.events.map((e: ExportedEvent) => e.body.v)).toEqual([7, 1]);
+    expect(bo.body.events.filter((e: ExportedEvent) => e.kind === 'event').map((e: ExportedEvent) => e.body.v)).toEqual([7, 1]);
     expect(bo.text).not.toContain(ada);
 
     // Bad ids and unknown users.

@@ -7,12 +7,15 @@
  * and the event's idempotency key stays used; a revoke moves completions and rarity; the
  * `event.voided` and `achievement.revoked` webhooks and live messages; a voided event out of the
  * analytics rollups; a void in the zone and breakdown group the event had; bad input, unknown ids,
- * another tenant's event, a key scoped to a user. A restore repeats both (single Redis, as the
- * other restore tests).
+ * another tenant's event, a key scoped to a user. A restore repeats both, and a void in the zone of
+ * the event after the user moved to another (single Redis and the Cluster).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLive, liveUrl, type LiveClient } from '../support/live-client.js';
 import { startReceiver } from '../support/receiver.js';
+import { runOf } from '../../src/domain/leaderboards/runs.js';
+import { heldGroups } from '../../src/engine/fairplay/void.js';
+import { place } from '../../src/engine/leaderboards/rank-user.js';
 import { restoreServer } from '../support/restore.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
@@ -302,12 +305,35 @@ describe.each(targets())('fair play: a void moves what the event counted toward 
     expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:blue')).toEqual([['kim', 1]]);
     expect(await rankings('laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
   });
+
+  it('leaves a user out of a group they left between the void\'s read of their groups and its placement', async () => {
+    // After the test above: this week's run of the teams' board.
+    const deps = s.api.services;
+    const lb = [...deps.store.current.leaderboards.values()].find((b) => b.key === 'laps-team')!;
+    const run = runOf(lb, '2026-03-09')!;
+    await s.event('laps', { id: 'max', tz: 'Europe/London', attributes: { team: 'green' } }, 4);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([['max', 4]]);
+    // The void reads the groups that hold Max: green.
+    const held = await heldGroups(deps, '_', 'max', [{ lb, run, group: [], value: '0' }]);
+    expect(held).toEqual([expect.objectContaining({ group: ['green'], membersOnly: true })]);
+    // Then Max moves to yellow and leaves green, before the void's placement lands (a later log entry).
+    expect((await s.request('PATCH', '/api/users/max', { body: { attributes: { team: 'yellow' } } })).status).toBe(200);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([]);
+    await s.event('laps', 'other', 1);
+    await s.event('laps', 'max', 0);
+    const [[later]] = await deps.redis.xrevrange(deps.keys.forUser('_', 'max').log, '+', '-', 'COUNT', 1);
+    await place(deps, '_', 'max', held, Date.parse('2026-03-09T10:00:00Z'), undefined, later);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([]);
+    // The same placement as any other makes: Max back in green, the race the void closes.
+    await place(deps, '_', 'max', held.map((p) => ({ ...p, membersOnly: false })), Date.parse('2026-03-09T10:00:00Z'), undefined, later);
+    expect(await rankings('laps-team', '?run=2026-03-09&userAttributes=team:green')).toEqual([['max', 0]]);
+  });
 });
 
-describe('a restore', () => {
+describe.each(targets())('a restore on %s', (target) => {
   it('repeats a void and a revoke', { timeout: 60_000 }, async () => {
     // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay).
-    let s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    let s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
     const { prefix } = s;
     try {
       await s.setClock('2026-03-02T10:00:00Z');
@@ -334,6 +360,66 @@ describe('a restore', () => {
       // The event stays voided.
       const again = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'bot' }] });
       expect(again.body.issues).toEqual([expect.objectContaining({ severity: 'warning' })]);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
+  });
+  it('repeats a void in the zone of the event, after the user moved to another', { timeout: 60_000 }, async () => {
+    let s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    const { prefix } = s;
+    const reads = async () => {
+      const out: Record<string, unknown> = {};
+      for (const path of [
+        '/api/leaderboards/laps-morning', '/api/leaderboards/xp-morning', '/api/leaderboards/xp-morning-daily?run=2026-03-02',
+        '/api/users/kim/metrics/laps', '/api/users/kim/points/xp', '/api/users/kim',
+        '/api/users/kim/leaderboards/laps-morning', '/api/users/kim/leaderboards/xp-morning',
+      ]) {
+        const r = await s.request('GET', path);
+        expect(r.status, r.text).toBe(200);
+        out[path] = r.body;
+      }
+      return out;
+    };
+    const ranked = (all: Record<string, unknown>, path: string) => (all[path] as { rankings: Ranked[] }).rankings.map((r) => [r.userId, r.value]);
+    try {
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('laps');
+      const xp = await s.request('POST', '/admin/v1/points', {
+        body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.laps, metricThreshold: 1, points: 10, status: 'active' }] }],
+      });
+      expect(xp.status, xp.text).toBe(201);
+      // Mornings (08:00 to 12:00 on the user's clock): of the metric, and of the points since the start and by day.
+      const boards = await s.request('POST', '/admin/v1/leaderboards', {
+        body: [
+          { name: 'Mornings', key: 'laps-morning', status: 'active', rankBy: 'metric', metricId: ids.laps, maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00' },
+          { name: 'XP mornings', key: 'xp-morning', status: 'active', rankBy: 'points', pointsSystemKey: 'xp', maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00' },
+          { name: 'XP mornings by day', key: 'xp-morning-daily', status: 'active', rankBy: 'points', pointsSystemKey: 'xp', maxParticipants: 10, start: '2026-03-01', startTime: '08:00', endTime: '12:00', runUnit: 'day', runInterval: 1 },
+        ],
+      });
+      expect(boards.status, boards.text).toBe(201);
+      // 10:00 in London: a morning.
+      const cheat = await s.event('laps', { id: 'kim', tz: 'Europe/London' }, 5);
+      await s.event('laps', { id: 'lee', tz: 'Europe/London' }, 3);
+      // At 20:00 UTC Kim lives in New York (15:00 there, the same day: no morning).
+      await s.setClock('2026-03-02T20:00:00Z');
+      await s.event('laps', { id: 'kim', tz: 'America/New_York' }, 1);
+      // A snapshot with Kim in New York: the restore replays the void after it. 10:00 UTC was 05:00
+      // in New York: a void read in the zone Kim has now would leave the mornings as they were.
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.snapshotNow(true);
+      await s.setClock('2026-03-02T21:00:00Z');
+      const r = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: cheat.eventId, reason: 'a bot' }] });
+      expect(r.body.voided).toEqual([expect.objectContaining({ eventId: cheat.eventId, date: '2026-03-02', value: 5, total: 1, points: { xp: -50 } })]);
+      const before = await reads();
+      expect(ranked(before, '/api/leaderboards/laps-morning')).toEqual([['lee', 3], ['kim', 0]]);
+      expect(ranked(before, '/api/leaderboards/xp-morning')).toEqual([['lee', 30], ['kim', 0]]);
+      expect(ranked(before, '/api/leaderboards/xp-morning-daily?run=2026-03-02')).toEqual([['lee', 30], ['kim', 0]]);
+
+      const restored = await restoreServer(s);
+      s = restored.server;
+      expect(restored.result).toMatchObject({ failed: 0, replayed: 1 });
+      expect(await reads()).toEqual(before);
     } finally {
       await s.close();
       await deletePostgresRows(s.settings, [prefix]);

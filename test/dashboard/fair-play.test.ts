@@ -1,7 +1,8 @@
 /**
  * Fair play on the dashboard in a real browser, against the real server on single Redis and on the
  * Cluster: a metric's limit per user set when it is created and edited (a refusal under its field,
- * taken off again); a points trigger's cooldown and award cap added and edited; on a user's page,
+ * taken off again); a points trigger's cooldown and award cap added and edited, a time trigger's
+ * award cap (no cooldown) added, edited and taken off; on a user's page,
  * the user excluded from the rankings (a reason, asked first; the user's positions read again) and
  * included again, a completed achievement revoked (asked first), and an event voided by its id (an
  * unknown id, then one voided already, refused under the id). Each change is checked through the
@@ -105,6 +106,49 @@ describe.each(targets())('fair play on the dashboard (%s)', (target) => {
     expect(saved).not.toHaveProperty('cooldownSeconds');
     await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('8 per week');
     await d.shot('fair-play-trigger');
+  });
+
+  it('adds a time trigger with an award cap and no cooldown, and edits the cap', async () => {
+    const { page, s } = d;
+    const made = await s.request('POST', '/admin/v1/points', { body: [{ name: 'Loyalty', key: 'loyalty' }] });
+    expect(made.status, made.text).toBe(201);
+    const systemId = (made.body as { created: { id: string }[] }).created[0].id;
+    const triggers = async () => (await s.request('GET', `/admin/v1/points/${systemId}/triggers`)).body as Record<string, unknown>[];
+    // The Points page read again (the test before leaves it open, listing the systems it read then).
+    await d.open('Metrics');
+    await d.open('Points');
+    await page.getByRole('button', { name: 'Configure Loyalty' }).click();
+    const box = page.getByRole('region', { name: 'Configuration of Loyalty' });
+    const form = box.getByRole('form', { name: 'New trigger' });
+    await form.getByLabel('Awards points for').selectOption({ label: 'Time' });
+    await form.getByLabel('Every').fill('2');
+    await form.getByLabel('Unit').selectOption('hours');
+    // A time trigger's interval spaces its awards: no cooldown asked, a cap is.
+    expect(await form.getByLabel('Cooldown (seconds, optional)').count()).toBe(0);
+    await form.getByLabel('Awards per user').selectOption('day');
+    await form.getByLabel('At most').fill('3');
+    await form.getByRole('button', { name: 'Add trigger' }).click();
+    const row = box.locator('table.triggers tbody tr');
+    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('3 per day');
+    const [made1] = await triggers();
+    expect(made1).toMatchObject({ type: 'time', timeUnit: 'hours', timeInterval: 2, maxAwards: { count: 3, period: 'day' } });
+    expect(made1).not.toHaveProperty('cooldownSeconds');
+
+    await box.getByRole('button', { name: 'Edit trigger every 2 hours' }).click();
+    const edit = box.getByRole('form', { name: /^Edit trigger / });
+    expect(await edit.getByLabel('Awards per user').inputValue()).toBe('day');
+    expect(await edit.getByLabel('At most').inputValue()).toBe('3');
+    await edit.getByLabel('At most').fill('10');
+    await edit.getByLabel('Awards per user').selectOption('week');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => edit.getByRole('status').textContent()).toBe('Saved.');
+    expect(await triggers()).toMatchObject([{ type: 'time', maxAwards: { count: 10, period: 'week' } }]);
+    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('10 per week');
+    // "no cap" takes it off.
+    await edit.getByLabel('Awards per user').selectOption('');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await triggers())[0].maxAwards ?? null).toBe(null);
+    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('none');
   });
 
   it('excludes a user and includes them again, revokes an achievement and voids an event from the user\'s page', async () => {

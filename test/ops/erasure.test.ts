@@ -12,6 +12,7 @@ import { restoreWith } from '../../src/engine/durability/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { emailOnCompletion } from '../support/admin.js';
 import { startReceiver } from '../support/receiver.js';
 import { postgresTraces, redisTraces } from '../support/traces.js';
 import { liveUrl, openLive } from '../support/live-client.js';
@@ -72,12 +73,7 @@ describe.each(targets())('erasing a user on %s', (target) => {
     expect(boards.status, boards.text).toBe(201);
     const webhook = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] });
     expect(webhook.status, webhook.text).toBe(201);
-    for (const r of [
-      await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test/laurel' } }),
-      await s.request('POST', '/admin/v1/notifications/templates', {
-        body: [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Well done, {{ user.name }}!', text: 'Done.' }],
-      }),
-    ]) expect(r.status, r.text).toBeLessThan(300);
+    await emailOnCompletion(s);
     await s.workers!.testing.timeIdle();
     // The victim's own topic and their league cohort's, followed live (closed before the erasure:
     // a socket still open would keep its topics wanted).

@@ -1,13 +1,26 @@
 /**
  * Setting laurel up through its Admin API, for any test that talks to a server: batches created or
  * changed with every item accepted, one item created, the streak rule, the configuration as
- * Redis stores it, an erasure waited for until the workers finished it, and batch events sent
- * and waited for until every item was applied.
+ * Redis stores it, an email for each completed achievement, an erasure waited for until the
+ * workers finished it, and batch events sent and waited for until every item was applied.
  */
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { eventually } from './eventually.js';
 import type { TestServer } from './server.js';
+
+/**
+ * Email notifications on (a sender and a public URL) with an active `achievement_completed`
+ * template: the drain schedules an email delivery for each completion of a user with an email.
+ */
+export async function emailOnCompletion(s: TestServer): Promise<void> {
+  for (const r of [
+    await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test/laurel' } }),
+    await s.request('POST', '/admin/v1/notifications/templates', {
+      body: [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Well done, {{ user.name }}!', text: 'Done.' }],
+    }),
+  ]) expect(r.status, r.text).toBeLessThan(300);
+}
 
 /** An item of `POST /admin/v1/achievements`. */
 export interface AchievementInput {

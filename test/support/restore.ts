@@ -12,13 +12,19 @@ import { startTestServer, type TestServer } from './server.js';
 
 const log = createLogger('silent');
 
-/** `s` must run with the workers; answers the restore's result and the new server (manual clock). */
+/**
+ * `s` must run with the workers; answers the restore's result and the new server (manual clock), on
+ * the Redis `s` ran on (single or the Cluster).
+ */
 export async function restoreServer(s: TestServer): Promise<{ result: RestoreResult; server: TestServer }> {
   if (s.workers === null) throw new Error('restoreServer: the server runs without workers');
   await s.workers.testing.drainNow();
   await s.workers.testing.configCopied(s.api.services.store.current.version);
   await s.close();
-  const env = { LAUREL_PREFIX: s.prefix, LAUREL_ADMIN_KEY: s.adminKey };
+  const env = {
+    LAUREL_PREFIX: s.prefix, LAUREL_ADMIN_KEY: s.adminKey,
+    REDIS_CLUSTER_NODES: s.settings.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(','),
+  };
   const pool = await connectPostgres(s.settings);
   let result: RestoreResult;
   try {

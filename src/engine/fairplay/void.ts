@@ -14,7 +14,8 @@
  * version, which did not name it), whatever zone the user has moved to since. On a board with
  * breakdown attributes the run is moved in the group that holds the user there now (heldGroups):
  * the group of the event's attributes, or the one the user moved to since and was placed in with
- * their run sum, which holds the event's value as well; never a group the user left.
+ * their run sum, which holds the event's value as well; never a group the user left, even one
+ * left while the void runs (heldGroups).
  */
 import { runSumField, totalField } from '../../model/fields.js';
 import type { VoidedView } from '../../model/views.js';
@@ -113,16 +114,18 @@ async function boardsOf(deps: Deps, t: VoidTarget, tz: string): Promise<{ lb: Le
  * that hold the user now (each run's groups as its index lists them: src/engine/leaderboards/
  * rank-user.ts), one placement per such group; a run where no group holds the user is left as it
  * is. Placements on boards without breakdown stay as they are. The read and the placement are two
- * steps: an attribute change that moves the user out of the group between them leaves them placed
- * there again by the void: a narrow race this does not close (an exclusion takes them off).
+ * steps, on other slots than the user's: an attribute change may move the user out of the group
+ * between them. So a group's placement moves a member only (`membersOnly`): its script
+ * (lua/leaderboardRank-8.lua) places nobody the ranking no longer holds, and a departure after it
+ * takes the user off, so the user ends out of a group they left in either order.
  */
-async function heldGroups(deps: Deps, tenant: string, userId: string, placed: Placement[]): Promise<Placement[]> {
+export async function heldGroups(deps: Deps, tenant: string, userId: string, placed: Placement[]): Promise<Placement[]> {
   const snapshot = deps.store.current;
   const out = await Promise.all(placed.map(async (p): Promise<Placement[]> => {
     if (breakdownKeys(p.lb, snapshot).length === 0) return [p];
     const names = await deps.redis.smembers(deps.keys.leaderboardIndex(tenant, p.lb.id).groups(p.run.start));
     const holds = await Promise.all(names.map((name) => deps.redis.hexists(deps.keys.leaderboard(tenant, p.lb.id, p.run.start, name).members, userId)));
-    return names.filter((_, i) => holds[i] === 1).map((name) => ({ ...p, group: name.split('\u0000') }));
+    return names.filter((_, i) => holds[i] === 1).map((name) => ({ ...p, group: name.split('\u0000'), membersOnly: true }));
   }));
   return out.flat();
 }

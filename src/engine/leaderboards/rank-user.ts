@@ -39,6 +39,11 @@ export interface Placement {
   awards?: string[];
   /** Streak boards: when the streak is lost if nothing happens (ms); the board drops it then. */
   expiry?: number;
+  /**
+   * Moves a member only: a user the ranking does not hold when the placement lands is not placed
+   * (a void's move in a breakdown group it read the user in, src/engine/fairplay/void.ts).
+   */
+  membersOnly?: boolean;
 }
 
 /**
@@ -113,7 +118,7 @@ export async function place(
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   const order = orderOf(now, seq);
-  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry }) => {
+  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly }) => {
     const name = groupName(group);
     // A board of several shards places the user in theirs (src/domain/leaderboards/shards.ts),
     // and answers their rank on the whole run, read before and after (each shard's count above).
@@ -129,7 +134,7 @@ export async function place(
       // left it (a breakdown group, src/engine/leaderboards/leave-groups.ts; every ranking, on an
       // exclusion, src/engine/fairplay/exclude.ts). An uncapped board's maximum is NO_CAP
       // (src/domain/leaderboards/cap.ts).
-      userId, value, order, capOf(lb), now, expiry ?? '', seq, awards,
+      userId, value, order, capOf(lb), now, expiry ?? '', membersOnly === true ? `=${seq}` : seq, awards,
     );
     // The workers finalise every group of a run: they find them here. Sent with the placement, not
     // after it (once placed, the group's ranking holds someone, whether or not this user entered),

@@ -41,6 +41,11 @@ interface Held {
   /** The sequence number of the last message the channel brought (0 before the first). */
   last: number;
   /**
+   * Dropped by an erasure of the topic's user (drop): not said to be wanted again, nor kept once
+   * its last socket lets it go, until a socket takes it up anew.
+   */
+  dropped: boolean;
+  /**
    * Sockets that joined after reading the topic up to `past` while the channel had brought less:
    * each subscribed just before the first message after `past` is handed on (the ones up to it
    * are in what it was sent on joining, and would reach it twice).
@@ -164,8 +169,16 @@ export class LiveFanout {
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
         await redis.publish(keys.live.interest, ring);
       })();
-      h = { tenant, topic, hold, refs: 0, ready, recent: [], last: 0, waiting: [] };
+      h = { tenant, topic, hold, refs: 0, ready, recent: [], last: 0, waiting: [], dropped: false };
       this.held.set(channel, h);
+    } else if (h.dropped) {
+      // Taken up anew after an erasure dropped it (a new user of the same id): wanted again.
+      const { hold } = h;
+      h.dropped = false;
+      h.ready = h.ready.then(async () => {
+        await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
+        await redis.publish(keys.live.interest, ringOf(true, ++this.rings, Date.now(), hold));
+      });
     }
     h.refs++;
     try {
@@ -204,7 +217,7 @@ export class LiveFanout {
     const leaving = h.ready.then(() => this.subscriber.sunsubscribe(channel)).then(() => undefined, () => undefined);
     this.leaving.set(channel, leaving);
     void leaving.then(() => { if (this.leaving.get(channel) === leaving) this.leaving.delete(channel); });
-    if (this.closed) return;
+    if (this.closed || h.dropped) return;
     this.lingering.set(h.hold, { tenant: h.tenant, topic: h.topic, until: Date.now() + this.deps.lingerMs });
     if (this.sweep === null) {
       this.sweep = setTimeout(this.swept, this.deps.lingerMs + GATHER_MS);
@@ -252,12 +265,36 @@ export class LiveFanout {
     const topics = [...this.held.values(), ...this.lingering.values()].map((h) => ({ tenant: h.tenant, topic: h.topic, hold: holdOf(this.deps.processId, scopedTopic(h.tenant, h.topic)) }));
     for (let i = 0; i < topics.length; i += 500) {
       // Those still held when the part is sent: a hold let go meanwhile is not added back.
-      const part = topics.slice(i, i + 500).filter((h) => this.held.has(this.channelOf(h.tenant, h.topic)) || this.lingering.has(h.hold));
+      const part = topics.slice(i, i + 500).filter((h) => this.held.get(this.channelOf(h.tenant, h.topic))?.dropped === false || this.lingering.has(h.hold));
       if (part.length === 0) continue;
       await Promise.all(sentTogether(redis, () => [
         ...part.map((h) => join(this.deps, h.tenant, h.topic, undefined)),
         redis.zadd(keys.live.wanted, ...part.flatMap((h) => [Date.now() + WANT_MS, h.hold])),
       ]));
+    }
+  }
+
+  /**
+   * An erasure's notice (src/engine/users/erasure-elsewhere.ts): the erased user's topics of a
+   * tenant are no longer said to be wanted, and what this process's last say wrote of them goes
+   * (its hold, and the topic's wanted mark, sequence and history, which the erasure deleted before
+   * a refresh of this process may have written them again). A socket that holds one keeps it
+   * (nothing is published on it any more); the topic is not kept once the last lets it go.
+   */
+  async drop(tenant: string, topics: string[]): Promise<void> {
+    const { redis, keys } = this.deps;
+    const holds: string[] = [];
+    for (const topic of topics) {
+      const hold = holdOf(this.deps.processId, scopedTopic(tenant, topic));
+      const h = this.held.get(this.channelOf(tenant, topic));
+      if (h !== undefined) h.dropped = true;
+      if (h !== undefined || this.lingering.delete(hold)) holds.push(hold);
+    }
+    if (holds.length === 0) return;
+    await redis.zrem(keys.live.wanted, ...holds);
+    for (const topic of topics) {
+      const k = keys.liveTopic(tenant, topic);
+      await redis.del(k.seq, k.history, k.want);
     }
   }
 

@@ -148,6 +148,10 @@ async function fromLive(deps: Deps, tenant: string, userId: string, r: Elsewhere
       for (let i = 0; i < flat.length; i += 2) { r.members += await redis.zrem(holds, flat[i]); r.touched.add(holds); }
     } while (cursor !== '0');
   }
+  // The api processes that still hold one of the topics drop it, and what they wrote of it since
+  // (src/engine/live/fanout.ts drop): otherwise they would say it is wanted again until their
+  // sockets let it go.
+  await redis.publish(keys.live.dropped, JSON.stringify({ t: tenant, topics: own }));
   const marker = JSON.stringify(userId);
   for await (const history of scanned(redis, `${keys.prefix}:{lv:${globEscaped(tenant)}:*}:*:h`)) {
     for (const message of await redis.lrange(history, 0, -1)) {
