@@ -65,6 +65,10 @@ export type LiveState = 'connecting' | 'open' | 'waiting' | 'closed';
 type Handler = (message: LiveMessage) => void;
 
 const OPEN = 1;
+/** The topics and bytes (UTF-8) of a client's message the server takes at most (docs/live.md, "Messages" and "Limits"). */
+const MAX_TOPICS = 100;
+const MAX_MESSAGE = 64 * 1024;
+const encoder = new TextEncoder();
 
 export class LiveClient {
   private readonly opts: LiveOptions;
@@ -152,17 +156,34 @@ export class LiveClient {
     };
   }
 
+  /** Subscribes `topics` in messages of at most 100 topics and 64 KiB (the server closes a socket sending a longer one). */
   private sendSubscribe(topics: string[]): void {
-    if (topics.length === 0 || this.socket?.readyState !== OPEN) return;
-    for (let i = 0; i < topics.length; i += 100) {
-      const part = topics.slice(i, i + 100);
-      const since: Record<string, number> = {};
-      for (const t of part) {
-        const seq = this.last.get(t);
-        if (seq !== undefined) since[t] = seq;
+    const socket = this.socket;
+    if (topics.length === 0 || socket?.readyState !== OPEN) return;
+    let part: string[] = [];
+    let text = '';
+    for (const topic of topics) {
+      const next = this.subscribeMessage([...part, topic]);
+      if (part.length > 0 && (part.length === MAX_TOPICS || encoder.encode(next).length > MAX_MESSAGE)) {
+        socket.send(text);
+        part = [topic];
+        text = this.subscribeMessage(part);
+      } else {
+        part.push(topic);
+        text = next;
       }
-      this.socket.send(JSON.stringify(Object.keys(since).length > 0 ? { subscribe: part, since } : { subscribe: part }));
     }
+    socket.send(text);
+  }
+
+  /** A subscribe message for `topics`, each resumed from the last sequence number had. */
+  private subscribeMessage(topics: string[]): string {
+    const since: Record<string, number> = {};
+    for (const t of topics) {
+      const seq = this.last.get(t);
+      if (seq !== undefined) since[t] = seq;
+    }
+    return JSON.stringify(Object.keys(since).length > 0 ? { subscribe: topics, since } : { subscribe: topics });
   }
 
   private received(text: string): void {

@@ -80,4 +80,25 @@ describe('the live updates client', () => {
     stop();
     expect(client.lastSeq('user:lee')).toBeGreaterThan(0);
   });
+
+  it('subscribes 100 topics of the longest user ids, and again with since after a cut, in messages the server takes', async () => {
+    // 253 emoji and a number: 1,000 bytes of UTF-8 a topic, 100 of them past the 64 KiB a client's message may have.
+    const ids = Array.from({ length: 100 }, (_, i) => `${'\u{1F600}'.repeat(253)}${String(i).padStart(2, '0')}`);
+    const client = new LiveClient({
+      url: `ws://127.0.0.1:${proxy.port}/v1/live`, key: s.adminKey, WebSocket: WebSocket as unknown as SocketClass, minDelayMs: 50, maxDelayMs: 200,
+    });
+    clients.push(client);
+    const got: LiveMessage[] = [];
+    for (const id of ids) client.subscribe(`user:${id}`, (m) => got.push(m));
+    const last = `user:${ids[99]}`;
+    await expect.poll(() => ids.every((id) => (client.lastSeq(`user:${id}`) ?? 0) > 0)).toBe(true);
+    await s.event('lessons', ids[99], 1);
+    await expect.poll(() => got.filter((m) => m.type === 'points.changed').length).toBe(1);
+    await proxy.cut();
+    await expect.poll(() => client.state).toBe('waiting');
+    await s.event('lessons', ids[99], 1);
+    await proxy.restore();
+    await expect.poll(() => got.filter((m) => m.type === 'points.changed').map((m) => m.data.points.total)).toEqual([10, 20]);
+    expect(got.every((m) => m.topic === last && m.type !== 'resync')).toBe(true);
+  });
 });

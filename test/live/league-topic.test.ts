@@ -140,6 +140,29 @@ describe.each(targets())('a league\'s live topic on %s', (target) => {
   });
 
 
+  it('takes the topics of the longest board key and user id', async () => {
+    // A board's key has up to 100 characters, a user's id up to 255 (code points: an emoji is one).
+    const key = 'k'.repeat(100);
+    const id = '\u{1F600}'.repeat(255);
+    const { laps } = await s.metrics('laps');
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      rankBy: 'metric', metricId: laps, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1, name: 'Long', key,
+      league: { cohortSize: 5, tiers: [{ key: 'bronze', name: 'Bronze', promote: 1 }, { key: 'silver', name: 'Silver', demote: 1 }] },
+    });
+    const own = await live(await userKey(id));
+    const admin = await live(s.adminKey);
+    const ownTopics = [`user:${id}`, `league:${key}`, `league:${key}:${id}`];
+    await own.subscribe(ownTopics);
+    await admin.subscribe([`user:${id}`, `league:${key}:${id}`]);
+    await s.event('laps', { id, name: 'Long' }, 1);
+    for (const [c, topics] of [[own, ownTopics], [admin, [`user:${id}`, `league:${key}:${id}`]]] as const) {
+      for (const topic of topics) await c.next((m) => m.topic === topic && m.type === 'leaderboard.rank_changed' && m.data.user.id === id);
+    }
+    // A character more: another user's topic; past the longest form, no topic.
+    expect(await refused(own, `user:${id}x`)).toMatchObject({ code: 'wrong_user', status: 403 });
+    expect(await refused(own, `league:${key}:${id}x`)).toMatchObject({ code: 'invalid_body', status: 400 });
+  });
+
   it('removes an erased user\'s league topics and their holds', async () => {
     const { redis, keys } = s.api.services;
     // gus follows his cohort both ways; his topics have messages.

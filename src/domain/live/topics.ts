@@ -10,11 +10,22 @@
  * (leagueTopicId). Its messages name it as the client wrote it (topicName); a client cannot
  * write a NUL, so no client names another user's id.
  */
+import { USER_ID_MAX } from '../users.js';
 
 /** Topics one socket may hold at once. */
 export const MAX_TOPICS = 100;
-/** The longest topic taken (a user id is at most 255 characters, a board's key less). */
-const MAX_TOPIC_LENGTH = 300;
+/** The longest board key (the Admin API's `key`: 1 to 100 of `[a-zA-Z0-9_-]`). */
+const BOARD_KEY_MAX = 100;
+/**
+ * The longest topic taken, in characters as a user id counts them (code points): the longest
+ * form, `league:<key>:<userId>`, of the longest key and user id.
+ */
+const MAX_TOPIC_LENGTH = 'league:'.length + BOARD_KEY_MAX + 1 + USER_ID_MAX;
+
+/** Whether a topic's name is past the longest (a code point is one or two UTF-16 units). */
+function tooLong(name: string): boolean {
+  return name.length > MAX_TOPIC_LENGTH && (name.length > 2 * MAX_TOPIC_LENGTH || [...name].length > MAX_TOPIC_LENGTH);
+}
 
 export type Topic =
   | { kind: 'user'; id: string; name: string }
@@ -39,7 +50,7 @@ export const isUserTopic = (name: string): boolean => name.startsWith('user:');
 
 /** The topic a name says, or null for none. */
 export function parseTopic(name: unknown): Topic | null {
-  if (typeof name !== 'string' || name.length > MAX_TOPIC_LENGTH || name.includes('\u0000')) return null;
+  if (typeof name !== 'string' || tooLong(name) || name.includes('\u0000')) return null;
   if (name.startsWith('user:') && name.length > 5) return { kind: 'user', id: name.slice(5), name };
   if (name.startsWith('leaderboard:') && name.length > 12) return { kind: 'leaderboard', key: name.slice(12), name };
   if (name.startsWith('league:') && name.length > 7) {
