@@ -73,9 +73,10 @@ export async function finaliseLeague(
     );
     if (decided.now) result.cohorts++;
     const moved = await Promise.all(decided.users.map(async (u) => {
-      const m = await leagueMove.run(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
-      // Whether moved now or by a pass before (killed before it was done): relocated below, which done again changes nothing.
-      if (MOVES[u.outcome] !== 0 && (m === 'applied' || m === 'before')
+      const { moved: m, later } = await leagueMove.move(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
+      // Whether moved now or by a pass before (killed before it was done): relocated below, which
+      // done again changes nothing. Only a place of a later run can be an early joiner's.
+      if (MOVES[u.outcome] !== 0 && later && (m === 'applied' || m === 'before')
         && isEarlyJoiner(league, await readLeaguePlace(redis, keys.forUser(tenant, u.userId).user, lb.id), run.start)) early[i].push(u.userId);
       return m;
     }));
