@@ -181,3 +181,14 @@ export function perRequest(before: CpuSample, after: CpuSample, requests: number
     wrk: per(before.children, after.children),
   };
 }
+
+/** CPU ticks (user and system) of a process so far; 0 when it is gone. */
+export function ticks(pid: number | null | undefined): number {
+  if (pid == null) return 0;
+  try {
+    const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return t[0] + t[1];
+  } catch {
+    return 0;
+  }
+}

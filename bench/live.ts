@@ -20,7 +20,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { childPids, microsPerTick, statTimes } from './cpu.js';
+import { childPids, microsPerTick, ticks } from './cpu.js';
 import { freePort, stop, stopAll, waitReady } from './processes.js';
 import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
@@ -55,17 +55,6 @@ interface Phase {
 }
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
-
-/** CPU ticks (user and system) of a process so far; 0 when it is gone. */
-function ticks(pid: number | null | undefined): number {
-  if (pid == null) return 0;
-  try {
-    const t = statTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    return t[0] + t[1];
-  } catch {
-    return 0;
-  }
-}
 
 /** The resident memory of the api processes (the primary's children), in kB. */
 function apiRssKb(primary: number): number {

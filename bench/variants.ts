@@ -205,7 +205,7 @@ type Features = 'none' | 'streaks' | 'points' | 'all';
 export type Processes = 'api' | 'start' | 'split';
 
 /** A laurel variant's recipe: name, description, what the metric carries, how laurel runs, the board's size. */
-interface LaurelSpec {
+export interface LaurelSpec {
   name: string;
   description: string;
   features: Features;
@@ -228,6 +228,8 @@ interface LaurelSpec {
   uncapped?: boolean;
   /** A second board, daily, with a league of three tiers in cohorts of 30. */
   league?: boolean;
+  /** The leaderboard's shards (uncapped only: bench/scale-board.ts spreads it over a Cluster). */
+  shards?: number;
 }
 
 /**
@@ -235,7 +237,7 @@ interface LaurelSpec {
  * bench/baseline.ts): `node --max-semi-space-size=32 dist/src/cli.js api` (or `start`, or `api`
  * and `workers`), the same load for all.
  */
-function laurel(spec: LaurelSpec, root = ROOT): Variant {
+export function laurel(spec: LaurelSpec, root = ROOT): Variant {
   const { name, description, features, processes, board } = spec;
   const apiProcesses = spec.apiProcesses ?? 1;
   return {
@@ -304,6 +306,7 @@ function laurel(spec: LaurelSpec, root = ROOT): Variant {
       if (features === 'all') {
         const created = await post(admin('/leaderboards'), session.apiKey, [{
           name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: spec.uncapped ? null : board, status: 'active',
+          ...(spec.shards === undefined ? {} : { shards: spec.shards }),
         }, ...(spec.league ? [{
           name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
           start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,

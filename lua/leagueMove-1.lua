@@ -17,7 +17,8 @@
   ARGV[4] the highest tier's index
 
   Returns 1 when applied, 2 when applied before, 3 when the user holds no place, 0 when the user
-  is gone.
+  is gone; 11 and 12 for 1 and 2 when the place kept is of a later run (an early joiner's: the
+  finalisation reads it then, and only then).
 ]]
 local userKey = KEYS[1]
 local field = ARGV[1]
@@ -31,8 +32,9 @@ local held = redis.call('HGET', userKey, field)
 if not held then return 3 end
 local tier, heldRun, cohort, carried, movedBy = string.match(held, '^([^|]*)|([^|]*)|([^|]*)|?([^|]*)|?([^|]*)$')
 if not tier then return 3 end
-if movedBy ~= '' and movedBy >= run then return 2 end
+local later = heldRun > run and 10 or 0
+if movedBy ~= '' and movedBy >= run then return 2 + later end
 local next = tonumber(carried) or tonumber(tier) or 0
 next = math.max(0, math.min(highest, next + move))
 redis.call('HSET', userKey, field, tier .. '|' .. heldRun .. '|' .. cohort .. '|' .. next .. '|' .. run)
-return 1
+return 1 + later

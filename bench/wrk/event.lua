@@ -10,7 +10,8 @@
   (tenant, user, metric): drawing the pair again is a replay (HTTP 202), so both the 201 and the
   202 path are loaded.
 
-  Arguments (after `--`): apiKey users idemShare idemPool runTag
+  Arguments (after `--`): apiKey users idemShare idemPool runTag [userPrefix]
+  (userPrefix, 'user-' unless given: the users' ids are '<userPrefix><n>')
   Output: done() prints one line `BENCH_RESULT {json}` with counts, status codes and latency
   percentiles in microseconds; the runner parses that line, not wrk's text summary.
 ]]
@@ -27,7 +28,7 @@ function setup(thread)
 end
 
 -- Per-thread state. Strings that never change are built once, not per request.
-local apiKey, users, idemShare, idemPool, runTag
+local apiKey, users, idemShare, idemPool, runTag, userPrefix
 local path, bodyHead, bodyTail
 statuses = {}
 
@@ -37,8 +38,9 @@ function init(args)
   idemShare = tonumber(args[3] or "0.1")
   idemPool = tonumber(args[4] or "20000")
   runTag = args[5] or "bench"
+  userPrefix = args[6] or "user-"
   path = wrk.path
-  bodyHead = '{"user":{"id":"user-'
+  bodyHead = '{"user":{"id":"' .. userPrefix
   bodyTail = '"},"value":1}'
   math.randomseed(os.time() * 1000 + (threadId or 0) * 7919)
 end

@@ -720,12 +720,17 @@ export interface LeagueSummaryView {
   cohortSize: number;
   /** Whether the run is final: its users moved. */
   finalised: boolean;
+  /** Each tier with the page's cohorts of it; `participants` and `moves` add up those cohorts. */
   tiers: (LeagueTierView & {
+    /** Every cohort the tier opened in the run, on this page or not. */
+    cohortCount: number;
     participants: number;
     /** Once the run is final (else null). */
     moves: LeagueMovesView | null;
     cohorts: { cohort: string; participants: number; moves: LeagueMovesView | null }[];
   })[];
+  /** The `cursor` of the next page of cohorts; null on the last. */
+  next: string | null;
 }
 
 /** `GET /admin/v1/leaderboards/:id/stats`: a run's participants, rank changes and score distribution, and the runs before it. */

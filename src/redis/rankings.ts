@@ -13,6 +13,11 @@ export interface Place {
   value: number;
 }
 
+/** A ranking's member: the order (src/domain/leaderboards/runs.ts orderOf) and the user, as the scripts write it. */
+export function memberOf(order: string, userId: string): string {
+  return `${order}|${userId}`;
+}
+
 /** The user a ranking's member names. */
 export function userOfMember(member: string): string {
   return member.slice(member.indexOf('|') + 1);

@@ -123,13 +123,14 @@ describe.each(targets())('leagues on %s', (target) => {
     expect(summary).toEqual({
       leaderboardId: league.id, key: 'league', run: '2026-05-04', runEnd: '2026-05-04', cohortSize: 5, finalised: false,
       tiers: [
-        { key: 'bronze', name: 'Bronze', index: 0, participants: 12, moves: null, cohorts: [
+        { key: 'bronze', name: 'Bronze', index: 0, cohortCount: 3, participants: 12, moves: null, cohorts: [
           { cohort: 'bronze-1', participants: 5, moves: null }, { cohort: 'bronze-2', participants: 5, moves: null },
           { cohort: 'bronze-3', participants: 2, moves: null },
         ] },
-        { key: 'silver', name: 'Silver', index: 1, participants: 0, moves: null, cohorts: [] },
-        { key: 'gold', name: 'Gold', index: 2, participants: 0, moves: null, cohorts: [] },
+        { key: 'silver', name: 'Silver', index: 1, cohortCount: 0, participants: 0, moves: null, cohorts: [] },
+        { key: 'gold', name: 'Gold', index: 2, cohortCount: 0, participants: 0, moves: null, cohorts: [] },
       ],
+      next: null,
     });
     // The whole board still ranks everyone.
     expect((await read('/v1/leaderboards/league?limit=0')).participants).toBe(12);

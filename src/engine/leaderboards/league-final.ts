@@ -1,14 +1,15 @@
 /**
  * A league's run made final (docs/api.md, "Leagues"), a step of the run's finalisation
  * (src/engine/leaderboards/finalise.ts) made before the run is marked final. In every cohort of
- * every tier:
+ * every tier (16 cohorts at a time: each cohort's steps touch its own slot and its users' only):
  * 1. the outcome is decided once, on the cohort's own slot (lua/leagueFinalise-2.lua): the first
  *    `promote` of its ranking move up, the last `demote` down, the others stay, ranked as the
  *    board ranks; recorded in the cohort's outcome hash, which a second decision only reads;
  * 2. each of its users is moved, in their own slot (lua/leagueMove-1.lua): the tier they carry
  *    into the next run they join, once per run; a user placed in a later run already, in a cohort
  *    of their old tier, then goes to the open cohort of their new tier there, with what they hold
- *    (src/engine/leaderboards/league-relocate.ts);
+ *    (src/engine/leaderboards/league-relocate.ts), once every cohort is decided, in the order of
+ *    the cohorts they leave;
  * 3. `league.promoted`, `league.demoted` or `league.stayed` is recorded for each of them while an
  *    endpoint subscribes, its id naming the user and the run, so it is recorded once.
  * Every step is idempotent: a pass made again (a second worker process at the same time, one that
@@ -22,14 +23,14 @@ import { userView } from '../../domain/users.js';
 import { leagueEvent, leagueEventType } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import type { League, Leaderboard, WebhookType } from '../../model/entities.js';
-import { cohortCount, type Outcome } from '../../redis/leagues.js';
+import { cohortCount, readLeaguePlace, type Outcome } from '../../redis/leagues.js';
 import * as leagueFinalise from '../../redis/scripts/leagueFinalise.js';
 import * as leagueMove from '../../redis/scripts/leagueMove.js';
 import { runOf } from '../../domain/leaderboards/runs.js';
 import type { FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { announce, type ClockWanted } from '../webhooks/record.js';
-import { relocateEarlyJoiner } from './league-relocate.js';
+import { isEarlyJoiner, relocateEarlyJoiner } from './league-relocate.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'clock' | 'postgres'>;
 
@@ -44,6 +45,13 @@ export interface LeagueFinalised {
   moved: number;
 }
 
+/**
+ * Cohorts decided, their users moved and their events recorded at once: a league of a million
+ * users in cohorts of 30 has over 33,000 cohorts, each a few round trips, which one after the other
+ * took minutes.
+ */
+const COHORTS_AT_ONCE = 16;
+
 /** Decides every cohort of the league's run, moves their users, and records their events; `at`: when the run became final. */
 export async function finaliseLeague(
   deps: Deps, wanted: ClockWanted, tenant: string, lb: Leaderboard & { league: League }, run: { start: string; end: string | null }, at: number,
@@ -53,35 +61,48 @@ export async function finaliseLeague(
   const highest = league.tiers.length - 1;
   const notify = LEAGUE_TYPES.some((t) => wanted.types.has(t));
   const result: LeagueFinalised = { cohorts: 0, moved: 0 };
-  for (let tier = 0; tier <= highest; tier++) {
+  const counts = await Promise.all(league.tiers.map((_, tier) => cohortCount(redis, keys.leagueTier(tenant, lb.id, run.start, tier))));
+  const cohorts = counts.flatMap((count, tier) => Array.from({ length: count }, (_, n) => ({ tier, n })));
+  // The early joiners each cohort's outcome moved to another tier, by cohort.
+  const early: string[][] = cohorts.map(() => []);
+  const finaliseCohort = async (i: number) => {
+    const { tier, n } = cohorts[i];
     const t = league.tiers[tier];
-    const count = await cohortCount(redis, keys.leagueTier(tenant, lb.id, run.start, tier));
-    for (let n = 0; n < count; n++) {
-      const decided = await leagueFinalise.run(
-        redis, keys.leagueCohort(tenant, lb.id, run.start, tier, n), tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0,
-      );
-      if (decided.now) result.cohorts++;
-      const moved = await Promise.all(decided.users.map(async (u) => {
-        const m = await leagueMove.run(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
-        // Whether moved now or by a pass before (killed before it was done): done again, it changes nothing.
-        if (MOVES[u.outcome] !== 0 && (m === 'applied' || m === 'before')) await relocateEarlyJoiner(deps, tenant, lb, run.start, u.userId);
-        return m;
-      }));
-      result.moved += moved.filter((m) => m === 'applied').length;
-      if (!notify) continue;
-      const snapshot = deps.store.current;
-      const hashes = await Promise.all(decided.users.map((u) => redis.hgetall(keys.forUser(tenant, u.userId).user)));
-      const events: WebhookEvent[] = [];
-      decided.users.forEach((u, i) => {
-        const h = hashes[i];
-        // An erased user hears nothing.
-        if (h.id === undefined || !wanted.types.has(leagueEventType(u.outcome))) return;
-        events.push(leagueEvent(deps.settings.prefix, tenant, lb, run, userView(h, isControl(snapshot.notifications, tenant, h)), {
-          outcome: u.outcome, tier, cohort: n, rank: u.rank, value: u.value, participants: decided.users.length,
-        }, at));
-      });
-      if (events.length > 0) await announce(deps, await deps.postgres(), events, wanted.live);
-    }
+    const decided = await leagueFinalise.run(
+      redis, keys.leagueCohort(tenant, lb.id, run.start, tier, n), tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0,
+    );
+    if (decided.now) result.cohorts++;
+    const moved = await Promise.all(decided.users.map(async (u) => {
+      const { moved: m, later } = await leagueMove.move(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
+      // Whether moved now or by a pass before (killed before it was done): relocated below, which
+      // done again changes nothing. Only a place of a later run can be an early joiner's.
+      if (MOVES[u.outcome] !== 0 && later && (m === 'applied' || m === 'before')
+        && isEarlyJoiner(league, await readLeaguePlace(redis, keys.forUser(tenant, u.userId).user, lb.id), run.start)) early[i].push(u.userId);
+      return m;
+    }));
+    result.moved += moved.filter((m) => m === 'applied').length;
+    if (!notify) return;
+    const snapshot = deps.store.current;
+    const hashes = await Promise.all(decided.users.map((u) => redis.hgetall(keys.forUser(tenant, u.userId).user)));
+    const events: WebhookEvent[] = [];
+    decided.users.forEach((u, j) => {
+      const h = hashes[j];
+      // An erased user hears nothing.
+      if (h.id === undefined || !wanted.types.has(leagueEventType(u.outcome))) return;
+      events.push(leagueEvent(deps.settings.prefix, tenant, lb, run, userView(h, isControl(snapshot.notifications, tenant, h)), {
+        outcome: u.outcome, tier, cohort: n, rank: u.rank, value: u.value, participants: decided.users.length,
+      }, at));
+    });
+    if (events.length > 0) await announce(deps, await deps.postgres(), events, wanted.live);
+  };
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(COHORTS_AT_ONCE, cohorts.length) }, async () => {
+    while (next < cohorts.length) await finaliseCohort(next++);
+  }));
+  // The early joiners join their new tier's open cohorts in the order of the cohorts they leave
+  // (tiers lowest first), each cohort's together, as a pass over the cohorts one by one would.
+  for (const users of early) {
+    if (users.length > 0) await Promise.all(users.map((u) => relocateEarlyJoiner(deps, tenant, lb, run.start, u)));
   }
   return result;
 }

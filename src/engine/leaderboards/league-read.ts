@@ -70,30 +70,78 @@ export async function userLeague(deps: Deps, tenant: string, lb: Leaderboard & {
   return { tier: place.tier, cohort: { place, rank: mine?.rank ?? null, value: mine?.value ?? null, rankings, outcome } };
 }
 
-/** A run's tier: its cohorts (their numbers from 0) and each one's participants, and once the run is final how its users moved. */
+/** A run's tier: how many cohorts it opened, those of the page (their numbers from 0) with each one's participants, and once the run is final how its users moved. */
 export interface TierSummary {
   tier: number;
+  /** Every cohort the tier opened in the run, on this page or not. */
+  cohortCount: number;
   cohorts: { n: number; participants: number; moves: Record<Outcome, number> | null }[];
 }
 
-/** Whether the run is final (its cohorts' outcomes decided, its users moved), and every tier of it. */
+/** Whether the run is final (its cohorts' outcomes decided, its users moved), every tier of it with the page's cohorts, and where the next page starts. */
 export interface LeagueSummary {
   finalised: boolean;
   tiers: TierSummary[];
+  /** The first cohort of the next page (null: this page holds the last). */
+  next: CohortPosition | null;
 }
 
-/** Every tier of a league's run, with its cohorts' participants and moves (each read on its own slot, together). */
-export async function leagueSummary(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string): Promise<LeagueSummary> {
+/** A cohort's place in a run's summary: tiers lowest first, each tier's cohorts in their order. */
+export interface CohortPosition {
+  tier: number;
+  n: number;
+}
+
+/** A page of a run's cohorts: from `from` (the first cohort of the lowest tier when left out), at most `limit`. */
+export interface SummaryPage {
+  from?: CohortPosition;
+  limit: number;
+}
+
+/**
+ * Every tier of a league's run with its cohort count (one read per tier, each on its own slot,
+ * together), and a page of its cohorts in tier and cohort order, each cohort's participants and
+ * moves read on its own slot, together: a page reads at most `limit` cohorts, however many the
+ * run has.
+ */
+export async function leagueSummary(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string, page: SummaryPage): Promise<LeagueSummary> {
   const { redis, keys } = deps;
-  const finalised = await isFinalised(redis, keys.leaderboardIndex(tenant, lb.id).state, run);
-  const tiers = await Promise.all(lb.league.tiers.map(async (_, tier) => {
-    const count = await cohortCount(redis, keys.leagueTier(tenant, lb.id, run, tier));
-    const cohorts = await Promise.all(Array.from({ length: count }, async (_, n) => {
-      const k = keys.leagueCohort(tenant, lb.id, run, tier, n);
-      const [participants, moves] = await Promise.all([participantsOf(redis, k.ranking), cohortMoves(redis, k.outcome)]);
-      return { n, participants, moves };
-    }));
-    return { tier, cohorts };
+  const [finalised, counts] = await Promise.all([
+    isFinalised(redis, keys.leaderboardIndex(tenant, lb.id).state, run),
+    Promise.all(lb.league.tiers.map((_, tier) => cohortCount(redis, keys.leagueTier(tenant, lb.id, run, tier)))),
+  ]);
+  const from = page.from ?? { tier: 0, n: 0 };
+  // The page's cohorts, tier by tier from `from`.
+  const wanted: CohortPosition[] = [];
+  let next: CohortPosition | null = null;
+  for (let tier = from.tier; tier < counts.length && next === null; tier++) {
+    for (let n = tier === from.tier ? from.n : 0; n < counts[tier]; n++) {
+      if (wanted.length === page.limit) {
+        next = { tier, n };
+        break;
+      }
+      wanted.push({ tier, n });
+    }
+  }
+  const read = await Promise.all(wanted.map(async ({ tier, n }) => {
+    const k = keys.leagueCohort(tenant, lb.id, run, tier, n);
+    const [participants, moves] = await Promise.all([participantsOf(redis, k.ranking), cohortMoves(redis, k.outcome)]);
+    return { tier, cohort: { n, participants, moves } };
   }));
-  return { finalised, tiers };
+  const tiers: TierSummary[] = counts.map((cohortCount, tier) => ({ tier, cohortCount, cohorts: [] }));
+  for (const { tier, cohort } of read) tiers[tier].cohorts.push(cohort);
+  return { finalised, tiers, next };
+}
+
+/** A summary page's cursor: the first cohort of the page, '<tier>.<cohort>' (opaque to clients). */
+export function summaryCursor(at: CohortPosition): string {
+  return `${at.tier}.${at.n}`;
+}
+
+/** The position a cursor names in a league of `tiers` tiers; null for a text that is not one. */
+export function summaryPosition(cursor: string, tiers: number): CohortPosition | null {
+  const m = /^(\d{1,2})\.(\d{1,9})$/.exec(cursor);
+  if (m === null) return null;
+  const tier = Number(m[1]);
+  return tier < tiers ? { tier, n: Number(m[2]) } : null;
 }

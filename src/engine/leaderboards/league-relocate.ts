@@ -27,7 +27,7 @@
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { League, Leaderboard } from '../../model/entities.js';
-import { readLeaguePlace } from '../../redis/leagues.js';
+import { readLeaguePlace, type HeldPlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueDepart from '../../redis/scripts/leagueDepart.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
@@ -40,16 +40,20 @@ type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
 const FOLDED = 'b';
 const WATERMARK = 'w';
 
+/** Whether a place kept with a user is an early joiner's that `run`'s outcome moved to another tier: a later run's, in a cohort of the old tier. */
+export function isEarlyJoiner(league: League, held: HeldPlace | null, run: string): held is HeldPlace {
+  return held !== null && held.run > run && held.movedBy === run && tierIn(league, held.next) !== tierIn(league, held.tier);
+}
+
 /** Moves the user to a cohort of their new tier in the later run they hold a place in, when `run`'s outcome moved their tier; whether they are there. */
 export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string, userId: string): Promise<boolean> {
   const { redis, keys, clock } = deps;
   const { league } = lb;
   const user = keys.forUser(tenant, userId).user;
   const held = await readLeaguePlace(redis, user, lb.id);
-  if (held === null || held.run <= run || held.movedBy !== run) return false;
+  if (!isEarlyJoiner(league, held, run)) return false;
   const from = { tier: tierIn(league, held.tier), run: held.run, cohort: held.cohort };
   const tier = tierIn(league, held.next);
-  if (tier === from.tier) return false;
   const now = clock.now();
   const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, held.run, tier), userId, league.cohortSize);
   const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);

@@ -1,8 +1,9 @@
 /**
  * A league board's run (`GET /admin/v1/leaderboards/{id}/league?run=`): its tiers, lowest first,
  * each with its participants and cohorts and, once the run is final, how many moved up, down or
- * stayed; a cohort's participants ranked (`GET /api/leaderboards/{key}?cohort=`) from its row. Read
- * again whenever the run shown changes.
+ * stayed, a page of cohorts at a time (the answer's `next`: a league of a million users has tens of
+ * thousands); a cohort's participants ranked (`GET /api/leaderboards/{key}?cohort=`) from its row.
+ * Read again whenever the run or the page shown changes.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
@@ -46,13 +47,19 @@ export function BoardLeague({ session, board, run }: { session: Session; board: 
   const [league, setLeague] = useState<LeagueSummaryView | null>(null);
   const [error, setError] = useState('');
   const [open, setOpen] = useState<string | null>(null);
+  // The page shown: null the first, else the `next` of the page before.
+  const [cursor, setCursor] = useState<string | null>(null);
+  useEffect(() => setCursor(null), [board.id, run, session.tenant]);
   useEffect(() => {
     setError('');
     setOpen(null);
-    const query = run === '' ? '' : `?run=${run}`;
-    call<LeagueSummaryView>(session, 'GET', `/admin/v1/leaderboards/${encodeURIComponent(board.id)}/league${query}`)
+    const query = new URLSearchParams();
+    if (run !== '') query.set('run', run);
+    if (cursor !== null) query.set('cursor', cursor);
+    const text = query.toString();
+    call<LeagueSummaryView>(session, 'GET', `/admin/v1/leaderboards/${encodeURIComponent(board.id)}/league${text === '' ? '' : `?${text}`}`)
       .then((r) => setLeague(r.body), (err: Error) => setError(err.message));
-  }, [board.id, run, session.tenant]);
+  }, [board.id, run, cursor, session.tenant]);
   if (error !== '') return <p class="error" role="alert">{error}</p>;
   if (league === null) return <p class="muted">Loading the league…</p>;
   return (
@@ -67,7 +74,7 @@ export function BoardLeague({ session, board, run }: { session: Session; board: 
           {league.tiers.map((t) => (
             <tbody key={t.key} aria-label={`Tier ${t.name}`}>
               <tr class="tier">
-                <th scope="rowgroup">{t.name} <code>{t.key}</code></th><td>{count(t.cohorts.length, 'cohort')}</td>
+                <th scope="rowgroup">{t.name} <code>{t.key}</code></th><td>{count(t.cohortCount, 'cohort')}</td>
                 <td>{t.participants}</td><td>{movesText(t.moves)}</td><td />
               </tr>
               {t.cohorts.map((c) => (
@@ -83,6 +90,12 @@ export function BoardLeague({ session, board, run }: { session: Session; board: 
           ))}
         </table>
       </div>
+      {(cursor !== null || league.next !== null) && (
+        <p class="pager">
+          {cursor !== null && <button type="button" class="small" onClick={() => setCursor(null)}>First cohorts</button>}
+          {league.next !== null && <button type="button" class="small" onClick={() => setCursor(league.next)}>Next cohorts</button>}
+        </p>
+      )}
       {open !== null && <CohortRankings session={session} boardKey={board.key} run={league.run} cohort={open} />}
     </section>
   );

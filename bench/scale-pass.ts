@@ -1,0 +1,270 @@
+/**
+ * What the scale benches (bench/scale-board.ts, bench/scale-league.ts) share: a laurel variant
+ * kept across rounds (a board generated once, its prefix, key and database kept) or started fresh
+ * each round, and one measured pass of the event load (bench/wrk/event.lua, the users of the round)
+ * with reads at a fixed rate beside it, their latency timed from each read's scheduled time.
+ */
+import { loadavg } from 'node:os';
+import { Agent, fetch } from 'undici';
+import { microsPerTick, ticks } from './cpu.js';
+import { freePort, stop, waitReady } from './processes.js';
+import { createDatabase, dropDatabase } from './postgres.js';
+import { deleteByPrefix } from './redis.js';
+import { ROOT, type Session, type Variant } from './variants.js';
+import { runWrk } from './wrk.js';
+import pg from 'pg';
+import type { Redis } from 'ioredis';
+
+export const HOST = '127.0.0.1';
+export const USERS = 100_000;
+
+export const log = (s: string): void => { process.stdout.write(`${s}\n`); };
+
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number ≥ 0, got "${raw}"`);
+  return n;
+}
+
+/** A signal that SIGINT or SIGTERM aborts (the runner's finally then stops what it started). */
+export function abortOnSignals(): AbortSignal {
+  const aborted = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => aborted.abort());
+  return aborted.signal;
+}
+
+/** The settings every scale bench's passes share. */
+export const ROUNDS = Math.max(1, envNumber('BENCH_ROUNDS', 3));
+export const DURATION_S = Math.max(1, envNumber('BENCH_DURATION', 8));
+export const WARMUP_S = envNumber('BENCH_WARMUP', 2);
+export const CONNECTIONS = Math.max(1, envNumber('BENCH_CONNECTIONS', 64));
+
+export const tickUs = (): number => microsPerTick() ?? 10_000;
+
+/** A value of a sorted list at quantile q (0 to 1), or null for none. */
+export function quantile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export const round1 = (x: number): number => Math.round(x * 10) / 10;
+export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** A laurel server under the bench: its session, and where its keys and rows are. */
+export interface Running {
+  session: Session;
+  port: number;
+  baseUrl: string;
+  database: { name: string; url: string };
+  /** The seconds of the snapshot the workers took as they started (null: none seen). */
+  snapshotS: number | null;
+}
+
+export interface Launcher {
+  redisUrl: string;
+  postgres: pg.Client;
+  databaseServer: string;
+  /** Settings added to the variant's own (REDIS_CLUSTER_NODES for a Cluster). */
+  env?: Record<string, string>;
+}
+
+/**
+ * The workers' snapshot every 5 minutes (LAUREL_SNAPSHOT_INTERVAL) DUMPs every ranking whole: on a
+ * board of millions that takes seconds of Redis, which a pass would measure. The scale benches set
+ * it to a day, and each pass starts once the snapshot the workers take as they start has finished
+ * (waitSnapshot); that one is timed apart.
+ */
+export const SNAPSHOT_ENV = { LAUREL_SNAPSHOT_INTERVAL: '24h' };
+
+/** Snapshots finished (whole or failed) and started in a variant's database. */
+async function snapshotCounts(client: pg.Client): Promise<{ started: number; finished: number; lastSeconds: number | null }> {
+  try {
+    const r = await client.query(`SELECT count(*)::int AS started, count(finished_at)::int AS finished,
+      (SELECT extract(epoch FROM finished_at - started_at)::float8 FROM laurel_snapshots WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1) AS last
+      FROM laurel_snapshots`);
+    return { started: r.rows[0].started, finished: r.rows[0].finished, lastSeconds: r.rows[0].last };
+  } catch {
+    // Not created yet.
+    return { started: 0, finished: 0, lastSeconds: null };
+  }
+}
+
+/**
+ * Waits until the snapshot the workers took since `before` finished (the workers start one as they
+ * start); answers its seconds, or null when none started within 20 s.
+ */
+async function waitSnapshot(url: string, before: number, signal: AbortSignal): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const t0 = Date.now();
+    for (;;) {
+      signal.throwIfAborted();
+      const c = await snapshotCounts(client);
+      if (c.finished > before) return c.lastSeconds;
+      if (c.started <= before && Date.now() - t0 > 20_000) return null;
+      if (Date.now() - t0 > 600_000) throw new Error('the workers\' snapshot did not finish within 10 minutes');
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function finishedSnapshots(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await snapshotCounts(client)).finished;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts a laurel variant. `keep` (a variant kept across rounds) names its prefix, key and
+ * database from its first start, and prepares it only then; otherwise everything is fresh. Answers
+ * once the workers' first snapshot finished (SNAPSHOT_ENV), with its seconds.
+ */
+export async function launch(variant: Variant, at: Launcher, signal: AbortSignal, keep?: { prefix: string; apiKey: string; database: { name: string; url: string } }): Promise<Running> {
+  const port = await freePort();
+  const database = keep?.database ?? await createDatabase(at.postgres, at.databaseServer);
+  const before = keep ? await finishedSnapshots(database.url) : 0;
+  const env = { ...SNAPSHOT_ENV, ...at.env, ...(keep ? { LAUREL_PREFIX: keep.prefix, LAUREL_ADMIN_KEY: keep.apiKey } : {}) };
+  const session = variant.launch({ host: HOST, port, redisUrl: at.redisUrl, databaseUrl: database.url, env });
+  if (keep) {
+    session.prefix = keep.prefix;
+    session.apiKey = keep.apiKey;
+    if (session.drain) session.drain.prefix = keep.prefix;
+  }
+  await waitReady(session.child, session.readyUrl, signal, 60_000);
+  if (!keep) await variant.prepare!(session, signal);
+  const snapshotS = await waitSnapshot(database.url, before, signal);
+  return { session, port, baseUrl: `http://${HOST}:${port}`, database, snapshotS };
+}
+
+/**
+ * Stops a variant; a fresh one's database goes with it, and its keys when `redis` is given (a
+ * Cluster of the bench's own is stopped whole instead).
+ */
+export async function shutdown(r: Running, at: Launcher, redis: Redis | null, fresh: boolean): Promise<void> {
+  await stop(r.session.child);
+  if (r.session.workers) await stop(r.session.workers);
+  if (fresh) {
+    if (redis !== null) await deleteByPrefix(redis, r.session.prefix!);
+    await dropDatabase(at.postgres, r.database.name);
+  }
+}
+
+/** An admin or application GET answered as JSON (throws on another status than `expect`). */
+export async function getJson<T>(r: Running, path: string, expect = 200): Promise<T> {
+  const res = await fetch(`${r.baseUrl}${path}`, { headers: { 'x-api-key': r.session.apiKey } });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`GET ${path}: HTTP ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+export async function sendJson<T>(r: Running, method: string, path: string, body: unknown, expect: number): Promise<T> {
+  const res = await fetch(`${r.baseUrl}${path}`, { method, headers: { 'x-api-key': r.session.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Reads at a fixed rate while the load runs, each timed from its scheduled send. */
+export interface Reads {
+  /** The path of the i-th read. */
+  path(i: number): string;
+  perSecond: number;
+  /** Whether an answer counts as the read asked (a 200 with a rank and percentile, say). */
+  check?(status: number, body: string): boolean;
+}
+
+export interface PassResult {
+  reqPerS: number;
+  p99Ms: number;
+  non2xx: number;
+  loadAverage: number;
+  /** CPU µs per event: the api (and workers), Redis. */
+  cpuUs: { api: number; redis: number };
+  reads: { count: number; failed: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null } | null;
+}
+
+/** The users of a pass: `u<round>-<n>`, new to every variant in each round. */
+export const userPrefixOf = (round: number): string => `u${round}-`;
+
+/**
+ * One pass: a warm-up of `warmupS`, then `durationS` measured, wrk's event load on the round's
+ * users, and the reads (if any) during the measured part. `redisPids`: the Redis processes whose
+ * CPU counts.
+ */
+export async function pass(r: Running, o: { round: number; tag: string; warmupS: number; durationS: number; connections: number; redisPids: number[]; reads?: Reads }, signal: AbortSignal): Promise<PassResult> {
+  const wrk = (durationS: number, tag: string) => runWrk({
+    url: r.session.eventUrl, script: `${ROOT}bench/wrk/event.lua`,
+    scriptArgs: [r.session.apiKey, String(USERS), '0.1', '20000', tag, userPrefixOf(o.round)],
+    threads: 2, connections: o.connections, durationS, timeoutS: 5,
+  }, signal);
+  if (o.warmupS > 0) await wrk(o.warmupS, `${o.tag}-warm`);
+  const apiPid = r.session.child.proc.pid;
+  const before = { api: ticks(apiPid) + ticks(r.session.workers?.proc.pid), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const loadAverage = loadavg()[0];
+  const reader = o.reads ? startReads(r, o.reads) : null;
+  const w = await wrk(o.durationS, o.tag);
+  const reads = reader ? await reader() : null;
+  const after = { api: ticks(apiPid) + ticks(r.session.workers?.proc.pid), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const us = tickUs();
+  const non2xx = Object.entries(w.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return {
+    reqPerS: Math.round(w.requests / (w.durationUs / 1e6)),
+    p99Ms: round2(w.latencyUs.p99 / 1000),
+    non2xx,
+    loadAverage: round2(loadAverage),
+    cpuUs: { api: round1(((after.api - before.api) * us) / w.requests), redis: round1(((after.redis - before.redis) * us) / w.requests) },
+    reads,
+  };
+}
+
+/** Starts the reads; the function answered stops them and answers their latencies. */
+function startReads(r: Running, reads: Reads): () => Promise<PassResult['reads']> {
+  const agent = new Agent({ connections: 8 });
+  const latencies: number[] = [];
+  let failed = 0;
+  let i = 0;
+  const inflight = new Set<Promise<void>>();
+  const every = 1000 / reads.perSecond;
+  const t0 = performance.now();
+  let timer: NodeJS.Timeout | null = null;
+  // Each read at its scheduled time (t0 + i × every): a late timer shows in the latency.
+  const tick = () => {
+    const now = performance.now();
+    while (t0 + i * every <= now) {
+      const scheduled = t0 + i * every;
+      const path = reads.path(i++);
+      const p = fetch(`${r.baseUrl}${path}`, { dispatcher: agent, headers: { 'x-api-key': r.session.apiKey } })
+        .then(async (res) => {
+          const body = await res.text();
+          latencies.push(performance.now() - scheduled);
+          if (reads.check ? !reads.check(res.status, body) : res.status !== 200) failed++;
+        }, () => { failed++; })
+        .finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    timer = setTimeout(tick, Math.max(1, t0 + i * every - performance.now()));
+  };
+  tick();
+  return async () => {
+    if (timer) clearTimeout(timer);
+    await Promise.all(inflight);
+    await agent.close();
+    latencies.sort((a, b) => a - b);
+    const q = (x: number) => { const v = quantile(latencies, x); return v === null ? null : round2(v); };
+    return { count: latencies.length, failed, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: q(1) };
+  };
+}
