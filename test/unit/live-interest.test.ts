@@ -4,7 +4,7 @@
  * (LAUREL_LIVE_LINGER).
  */
 import { describe, expect, it } from 'vitest';
-import { holderOf, holdOf, parseRing, ringOf } from '../../src/engine/live/interest.js';
+import { holderOf, holdOf, parseRing, ringOf, ringsMessage, ringsOf } from '../../src/engine/live/interest.js';
 import { loadSettings, SettingsError } from '../../src/lib/settings.js';
 
 describe('live interest', () => {
@@ -13,6 +13,18 @@ describe('live interest', () => {
     expect(holderOf(hold)).toEqual({ holder: '0b6f-api', scoped: 'acme|user:a|b' });
     expect(parseRing(ringOf(true, 12, 1795678380885, hold))).toEqual({ take: true, n: 12, at: 1795678380885, member: hold, holder: '0b6f-api', scoped: 'acme|user:a|b' });
     expect(parseRing(ringOf(false, 13, 1795678380886, hold))).toMatchObject({ take: false, n: 13, at: 1795678380886, scoped: 'acme|user:a|b' });
+  });
+
+  it('carries a topic with a line break in a message of rings, and reads a message of lines too', () => {
+    // A user id may hold a line break, and what follows it must not read as a ring of its own.
+    const hold = holdOf('0b6f-api', '_|user:a\n+9|5|0b6f-api|_|user:fake');
+    const rings = [ringOf(true, 1, 5, hold), ringOf(false, 2, 6, holdOf('0b6f-api', '_|user:b'))];
+    const read = ringsOf(ringsMessage(rings)).map(parseRing);
+    expect(read.map((r) => [r?.take, r?.scoped])).toEqual([[true, '_|user:a\n+9|5|0b6f-api|_|user:fake'], [false, '_|user:b']]);
+    expect(ringsOf(`${ringOf(true, 1, 5, holdOf('p', '_|user:a'))}\n${ringOf(true, 2, 5, holdOf('p', '_|user:b'))}`).map((l) => parseRing(l)?.scoped))
+      .toEqual(['_|user:a', '_|user:b']);
+    for (const bad of ['[', '[1, 2]', '{"a":1}', '["+1|5|p|_|user:a", 3]']) expect(ringsOf(bad).every((l) => typeof l === 'string'), bad).toBe(true);
+    expect(ringsOf('[1, 2]')).toEqual([]);
   });
 
   it('refuses lines of another form', () => {

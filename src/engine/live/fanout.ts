@@ -21,7 +21,7 @@ import { Cluster } from 'ioredis';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
-import { holdOf, ringOf } from './interest.js';
+import { holdOf, ringOf, ringsMessage } from './interest.js';
 import { join, scopedTopic, WANT_MS, WANT_REFRESH_MS } from './topic-store.js';
 
 /** Messages of a topic kept after they arrived. */
@@ -167,7 +167,7 @@ export class LiveFanout {
         await leaving;
         await this.subscriber.ssubscribe(channel);
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
-        await redis.publish(keys.live.interest, ring);
+        await redis.publish(keys.live.interest, ringsMessage([ring]));
       })();
       h = { tenant, topic, hold, refs: 0, ready, recent: [], last: 0, waiting: [], dropped: false };
       this.held.set(channel, h);
@@ -177,7 +177,7 @@ export class LiveFanout {
       h.dropped = false;
       h.ready = h.ready.then(async () => {
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
-        await redis.publish(keys.live.interest, ringOf(true, ++this.rings, Date.now(), hold));
+        await redis.publish(keys.live.interest, ringsMessage([ringOf(true, ++this.rings, Date.now(), hold)]));
       });
     }
     h.refs++;
@@ -256,7 +256,7 @@ export class LiveFanout {
     const parts: string[][] = [];
     for (let i = 0; i < holds.length; i += 1000) parts.push(holds.slice(i, i + 1000));
     await Promise.all(parts.map((part) => redis.zrem(keys.live.wanted, ...part)));
-    await redis.publish(keys.live.interest, rings.join('\n'));
+    await redis.publish(keys.live.interest, ringsMessage(rings));
   }
 
   /** Says again that the topics held are wanted (their markers, and the want set). */

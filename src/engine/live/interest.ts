@@ -2,9 +2,12 @@
  * How the api processes tell the workers which live topics their sockets hold
  * (src/engine/live/fanout.ts writes, src/engine/live/wanted.ts reads):
  * - a hold, the want set's member: `<holder>|<scoped topic>`, the holder an api process's id;
- * - a ring, a line on the interest channel: `+<n>|<at>|<hold>` for a topic taken up,
- *   `-<n>|<at>|<hold>` for one let go, `n` counting the holder's rings (a later ring has a larger
- *   one), `at` when the holder took it up or let it go (ms, its clock).
+ * - a ring: `+<n>|<at>|<hold>` for a topic taken up, `-<n>|<at>|<hold>` for one let go, `n`
+ *   counting the holder's rings (a later ring has a larger one), `at` when the holder took it up or
+ *   let it go (ms, its clock);
+ * - a message on the interest channel: its rings as a JSON array of strings (ringsMessage), since a
+ *   topic may hold any character a user id may, a line break too. A message of lines (an api
+ *   process of an earlier version) is read too.
  * A process id holds no `|`; a scoped topic may (src/engine/live/topic-store.ts scopedTopic).
  */
 
@@ -20,6 +23,20 @@ export function holderOf(member: string): { holder: string; scoped: string } | n
 
 /** One ring's line. */
 export const ringOf = (take: boolean, n: number, at: number, hold: string): string => `${take ? '+' : '-'}${n}|${at}|${hold}`;
+
+/** The interest channel's message of `rings`. */
+export const ringsMessage = (rings: string[]): string => JSON.stringify(rings);
+
+/** The rings of an interest channel's message: a JSON array of strings, or lines; what is neither is none. */
+export function ringsOf(text: string): string[] {
+  if (!text.startsWith('[')) return text.split('\n');
+  try {
+    const rings = JSON.parse(text) as unknown;
+    return Array.isArray(rings) ? rings.filter((r): r is string => typeof r === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 export interface Ring {
   take: boolean;

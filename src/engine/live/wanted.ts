@@ -18,7 +18,7 @@
  * The channel is heard through src/redis/client.ts `subscribe` (on a Cluster, a plain connection
  * to one node, with the backoff of the others).
  */
-import { holderOf, parseRing } from './interest.js';
+import { holderOf, parseRing, ringsOf } from './interest.js';
 import { subscribe, type RedisClient, type Subscription } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 
@@ -91,7 +91,7 @@ export class WantedTopics implements LiveInterest {
    */
   private rung(text: string): void {
     const now = Date.now();
-    for (const line of text.split('\n')) {
+    for (const line of ringsOf(text)) {
       const ring = parseRing(line);
       if (ring === null) continue;
       const last = this.rings.get(ring.member);
