@@ -14,7 +14,7 @@ import { closeClient, connectNodes, createClient, probeRedis } from '../redis/cl
 import { RedisOutage } from '../redis/outage.js';
 import { Keys } from '../redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
-import type { Deps } from './deps.js';
+import type { Deps, Services } from './deps.js';
 import { Jobs } from './jobs.js';
 import { PendingPlacements } from './durability/outage-phase2.js';
 import { CompletionStats } from './achievements/completion-stats.js';
@@ -22,12 +22,6 @@ import { CompletionStats } from './achievements/completion-stats.js';
 /** What `GET /ready` reports beside Redis and the configuration. */
 export interface Readiness {
   scriptsLoaded: boolean;
-}
-
-export interface Services extends Deps {
-  /** This process's account of Redis outages: every connection reports its failures there. */
-  outage: RedisOutage;
-  close(): Promise<void>;
 }
 
 export interface ConnectOptions {

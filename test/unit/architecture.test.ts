@@ -136,6 +136,30 @@ function cycles(): string[][] {
   return out;
 }
 
+/** The feature folder of an engine module (`src/engine/streaks/read.ts`: streaks); null for a module at the engine's root. */
+function engineRoom(file: string): string | null {
+  const m = /^src\/engine\/([^/]+)\//.exec(file);
+  return m === null ? null : m[1];
+}
+
+/**
+ * Imports that climb inside the engine: from a module at its root that its feature folders stand on
+ * (imported by one of them, or by such a root module: context.ts, deps.ts, jobs.ts) into a feature
+ * folder. The types every room shares live at the root, so the rooms stand on it and it on none of them.
+ */
+function engineClimbs(): string[] {
+  const ground = new Set<string>();
+  const add = (target: string | null) => {
+    if (target === null || !target.startsWith('src/engine/') || engineRoom(target) !== null || ground.has(target)) return;
+    ground.add(target);
+    for (const i of graph.get(target) ?? []) add(i.target);
+  };
+  for (const [file, imports] of graph) if (engineRoom(file) !== null) for (const i of imports) add(i.target);
+  return [...ground].flatMap((file) => (graph.get(file) ?? [])
+    .filter((i) => i.target !== null && engineRoom(i.target) !== null)
+    .map((i) => `${file} -> ${i.target}`));
+}
+
 describe('architecture', () => {
   it('finds the modules and their imports', () => {
     expect(modules).toContain('src/cli.ts');
@@ -165,6 +189,10 @@ describe('architecture', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('keeps the engine\'s feature folders above its root: no import climbs back from the root to a folder', () => {
+    expect(engineClimbs()).toEqual([]);
   });
 
   it('keeps I/O packages out of lib, model and domain', () => {
@@ -214,6 +242,16 @@ describe('architecture', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('fails on an engine root module a folder stands on importing a folder (the check can fail)', () => {
+    const before = graph.get('src/engine/deps.ts')!;
+    graph.set('src/engine/deps.ts', [...before, { spec: './durability/outage-phase2.js', target: 'src/engine/durability/outage-phase2.ts' }]);
+    try {
+      expect(engineClimbs()).toEqual(['src/engine/deps.ts -> src/engine/durability/outage-phase2.ts']);
+    } finally {
+      graph.set('src/engine/deps.ts', before);
+    }
   });
 
   it('fails on a cycle and on a wrong-way import (the checks can fail)', () => {

@@ -49,7 +49,7 @@ import { recordedIds } from '../../postgres/webhooks/sent.js';
 import { webhookDeliveryId } from '../../postgres/webhooks/deliveries.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
-import type { Services } from '../services.js';
+import type { Services } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
 import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
