@@ -3,13 +3,12 @@
  * `laurel_log` (its entries as lines), and each partition's cursor (the last entry archived) a row
  * of `laurel_log_cursor`, moved in the same transaction. A batch is archived exactly once: a
  * drainer whose cursors another drainer moved meanwhile writes nothing (the transaction rolls
- * back) and reads the cursors again. The view `laurel_events` shows one row per entry. The
- * batches' analytics rollups are written in the same transaction (a row marked `rolled`).
+ * back) and reads the cursors again. The view `laurel_events` shows one row per entry. What the
+ * log's consumers write with the batches (the analytics rollups, a row marked `rolled`; the
+ * notifications' deliveries) is written in the same transaction.
  */
 import type pg from 'pg';
-import type { BatchRollup } from '../domain/analytics-rollup.js';
 import { memoize } from '../lib/memo.js';
-import { writeRollup } from './analytics/rollups.js';
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {
@@ -20,6 +19,16 @@ export interface ArchiveBatch {
   lastId: string;
   count: number;
   lines: string;
+}
+
+/** What a consumer of the log writes in the archive's transaction (LogArchive.commit). */
+export interface ArchiveStep {
+  write(client: pg.ClientBase): Promise<void>;
+  /**
+   * Given, a fault of the step must not hold up the log: its writes are undone (a savepoint), this
+   * hears why, and the archive goes on. Not given, the step's fault fails the archive.
+   */
+  failed?(err: unknown): void;
 }
 
 /** One entry as its line: `<stream id>\t<kind>\t<body as JSON>`; JSON holds no raw tab or newline. */
@@ -71,17 +80,13 @@ export class LogArchive {
   }
 
   /**
-   * Archives the batches, adds their `rollup` (src/postgres/analytics/rollups.ts) and moves their
-   * partitions' cursors, in one transaction. False when a
-   * cursor was not where the batch was read from (another drainer moved it): nothing is written.
-   * `also` writes what the entries call for in the same transaction (the notifications'
-   * deliveries), so it is written exactly when they are archived; when it fails, its writes are
-   * undone (a savepoint), `failed` hears why, and the archive goes on: a fault there must not
-   * hold up the log.
+   * Archives the batches, writes what the log's consumers write with them (`steps`, in their order:
+   * the analytics rollup, src/postgres/analytics/rollups.ts; the notifications' deliveries) and
+   * moves their partitions' cursors, in one transaction, so that each is written exactly when its
+   * entries are archived. False when a cursor was not where the batch was read from (another
+   * drainer moved it): nothing is written.
    */
-  async commit(
-    batches: ArchiveBatch[], rollup: BatchRollup, also?: (client: pg.ClientBase) => Promise<void>, failed?: (err: unknown) => void,
-  ): Promise<boolean> {
+  async commit(batches: ArchiveBatch[], steps: ArchiveStep[] = []): Promise<boolean> {
     if (batches.length === 0) return true;
     const partitions = batches.map((b) => b.partition);
     const client = await this.pool.connect();
@@ -103,14 +108,17 @@ export class LogArchive {
         return false;
       }
       await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
-      await writeRollup(client, this.prefix, rollup);
-      if (also) {
-        await client.query('SAVEPOINT also');
+      for (const step of steps) {
+        if (step.failed === undefined) {
+          await step.write(client);
+          continue;
+        }
+        await client.query('SAVEPOINT step');
         try {
-          await also(client);
+          await step.write(client);
         } catch (err) {
-          await client.query('ROLLBACK TO SAVEPOINT also');
-          failed?.(err);
+          await client.query('ROLLBACK TO SAVEPOINT step');
+          step.failed(err);
         }
       }
       await client.query('COMMIT');
