@@ -166,8 +166,9 @@ export class LogDrainer {
 
   /**
    * Passes until every partition's log is archived (at most `maxBatches` batches of a partition),
-   * then phase 2 for the api processes that died since the last one. `nowMs`: the wall time
-   * (tests pass a later one to see entries leave).
+   * then the logs trimmed and each consumer's end of the drain (workers/replay-log.ts: phase 2 for
+   * the api processes that died since the last one). `nowMs`: the wall time (tests pass a later one
+   * to see entries leave).
    */
   async drain(maxBatches = 20, nowMs = Date.now()): Promise<DrainResult> {
     this.found = 0;
