@@ -224,6 +224,14 @@ describe('architecture', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps the log drain unaware of its consumers: they are listed in workers/log-consumers.ts', () => {
+    // What the drain itself needs: the logs, read and trimmed, and its consumers' shape and list.
+    const own = new Set(['src/engine/deps.ts', 'src/engine/durability/event-logs.ts', 'workers/log-consumer.ts', 'workers/log-consumers.ts']);
+    const wrong = graph.get('workers/log-drain.ts')!.map((i) => i.target)
+      .filter((t): t is string => t !== null && (t.startsWith('src/engine/') || t.startsWith('workers/')) && !own.has(t));
+    expect(wrong).toEqual([]);
+  });
+
   it('finds a Redis call, and not one in a comment (the rules can fail)', () => {
     expect(redisCalls('await deps.redis.zrem(due, member);\nconst p = redis . pipeline();')).toEqual(['redis.zrem(', 'redis . pipeline(']);
     expect(redisCalls('// redis.get(key)\n/* svc.redis.ping() */\nconst redisKey = 1;')).toEqual([]);
