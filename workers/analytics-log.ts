@@ -8,7 +8,8 @@
 import { emptyRollup, rollEntry } from '../src/domain/analytics-rollup.js';
 import { noteActiveUsers } from '../src/engine/analytics/active-users.js';
 import { backfillChunk } from '../src/postgres/analytics/backfill.js';
-import { writeRollup } from '../src/postgres/analytics/rollups.js';
+import { KnownUsers } from '../src/postgres/analytics/known-users.js';
+import { rollupStep } from '../src/postgres/analytics/rollups.js';
 import type { LogConsumer } from './log-consumer.js';
 
 /** Archived batches the backfill of the rollups reads at a time. */
@@ -19,6 +20,8 @@ export const analyticsLog: LogConsumer = {
   start: ({ deps, pool, stats }) => {
     /** Whether the backfill of the rollups is done. */
     let backfilled = false;
+    /** What this drainer knows of the users' rows, so the rollups skip what a batch does not change. */
+    const known = new KnownUsers();
     return {
       /**
        * Rolls up what the archive held before the rollups, for up to a second. True once none is
@@ -46,7 +49,7 @@ export const analyticsLog: LogConsumer = {
             return {
               take: ({ kind, parsed }) => rollEntry(rollup, kind, parsed, settings),
               write: () => noteActiveUsers(deps, rollup),
-              archive: () => ({ write: (client) => writeRollup(client, deps.settings.prefix, rollup) }),
+              archive: () => rollupStep(deps.settings.prefix, rollup, known),
             };
           },
         };

@@ -9,6 +9,7 @@ import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
 import { anyDue, dueWanted } from '../src/engine/notifications/due-index.js';
 import { maySetZone, zoneMovesWanted } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { rankNotesWanted } from '../src/engine/webhooks/rank-notes.js';
 import { enqueue, type QueuedDelivery } from '../src/engine/webhooks/queue.js';
 import { planned, type LogConsumer } from './log-consumer.js';
 
@@ -20,7 +21,10 @@ export const webhooksLog: LogConsumer = {
         pass() {
           const snapshot = deps.store.current;
           // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
-          const hooks = logSubscribers(snapshot).endpoints.length > 0;
+          const subscribers = logSubscribers(snapshot);
+          const hooks = subscribers.endpoints.length > 0;
+          // Every event is parsed for them while an uncapped board's rank changes are wanted (src/engine/webhooks/rank-notes.ts).
+          const everyEvent = hooks && rankNotesWanted(snapshot, subscribers.types);
           // The entries the notifications look at too: an event of an older form while the due
           // index is kept, an identification setting a zone while zone moves are wanted.
           const indexing = hooks && anyDue(dueWanted(snapshot));
@@ -32,7 +36,7 @@ export const webhooksLog: LogConsumer = {
               if (!hooks) return;
               const { id, kind, fields, parsed } = entry;
               const olderEvent = indexing && kind === 'event' && entry.activity() === null;
-              if (entry.completes() || olderEvent || (zones && maySetZone(kind, fields)) || mayNotify(kind, fields)) {
+              if (entry.completes() || olderEvent || (zones && maySetZone(kind, fields)) || mayNotify(kind, fields) || (everyEvent && kind === 'event')) {
                 notifying.push({ id, kind, e: parsed });
               }
             },

@@ -26,9 +26,10 @@ export function periodOf(frequency: string): string {
   return frequency === 'weekly' ? 'week' : frequency === 'monthly' ? 'month' : 'day';
 }
 
-/** How many a board ranks: "the top 100", "every participant" (a board without a cap). */
-export function sizeOf(b: { maxParticipants: number | null }): string {
-  return b.maxParticipants === null ? 'every participant' : `the top ${b.maxParticipants.toLocaleString('en')}`;
+/** How many a board ranks: "the top 100", "every participant" (a board without a cap), "…, in 3 shards". */
+export function sizeOf(b: { maxParticipants: number | null; shards?: number }): string {
+  const size = b.maxParticipants === null ? 'every participant' : `the top ${b.maxParticipants.toLocaleString('en')}`;
+  return b.shards !== undefined && b.shards > 1 ? `${size}, in ${b.shards} shards` : size;
 }
 
 /** A board's runs: "one run", "weekly", "every 3 days", "monthly", "every 2 years". */

@@ -29,6 +29,8 @@ export interface ArchiveStep {
    * hears why, and the archive goes on. Not given, the step's fault fails the archive.
    */
   failed?(err: unknown): void;
+  /** Once the transaction committed with the step's writes. */
+  committed?(): void;
 }
 
 /** One entry as its line: `<stream id>\t<kind>\t<body as JSON>`; JSON holds no raw tab or newline. */
@@ -108,20 +110,24 @@ export class LogArchive {
         return false;
       }
       await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
+      const written: ArchiveStep[] = [];
       for (const step of steps) {
         if (step.failed === undefined) {
           await step.write(client);
+          written.push(step);
           continue;
         }
         await client.query('SAVEPOINT step');
         try {
           await step.write(client);
+          written.push(step);
         } catch (err) {
           await client.query('ROLLBACK TO SAVEPOINT step');
           step.failed(err);
         }
       }
       await client.query('COMMIT');
+      for (const step of written) step.committed?.();
       return true;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

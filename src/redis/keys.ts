@@ -478,11 +478,13 @@ export class Keys {
   /**
    * What the workers keep of a board's runs, per tenant (one slot per board): the state hash
    * (`f:<run>` finalised at, `w:<run>:<group>` winners, `last` the last run finalised) and the
-   * breakdown groups each run has (a set per run).
+   * breakdown groups each run has (a set per run), and the users whose entries may have moved them
+   * on an uncapped run, for `leaderboard.rank_changed` (a sorted set per run: user -> their latest
+   * entry's time, src/engine/webhooks/rank-notes.ts).
    */
-  leaderboardIndex(tenant: string, boardId: string): { state: string; groups(run: string): string } {
+  leaderboardIndex(tenant: string, boardId: string): { state: string; groups(run: string): string; noted(run: string): string } {
     const base = `${this.prefix}:{lbf:${tenant}:${boardId}}:`;
-    return { state: base + 'state', groups: (run) => `${base}groups:${run}` };
+    return { state: base + 'state', groups: (run) => `${base}groups:${run}`, noted: (run) => `${base}rn:${run}` };
   }
 
   /**

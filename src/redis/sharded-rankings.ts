@@ -18,6 +18,7 @@ import type { RedisClient } from './client.js';
 import type { LeaderboardKeys } from './keys.js';
 import { participantsOf, placesOfUsers, readPlaces, userOfMember, type Place } from './rankings.js';
 import * as leaderboardAbove from './scripts/leaderboardAbove.js';
+import * as historyRestate from './scripts/historyRestate.js';
 
 /** The rankings of one run (and group): shard 0 first. */
 export type Shards = readonly LeaderboardKeys[];
@@ -59,12 +60,25 @@ interface Found {
   score: string;
 }
 
-/** The members and scores of `userIds` in their shards (those not on the run left out). */
+/** Reads of a user's member made again when a placement replaced it between the member's read and its score's. */
+const REREADS = 5;
+
+/**
+ * The members and scores of `userIds` in their shards (those not on the run left out). A member
+ * whose score is gone was replaced meanwhile by a placement of the user (a new member, with the
+ * value's order): read again.
+ */
 async function found(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<Found[]> {
-  const members = await Promise.all(userIds.map((u) => redis.hget(shardOf(shards, u).members, u)));
-  const on = userIds.flatMap((u, i) => (members[i] === null ? [] : [{ userId: u, member: members[i]! }]));
-  const scores = await Promise.all(on.map((o) => redis.zscore(shardOf(shards, o.userId).ranking, o.member)));
-  return on.flatMap((o, i) => (scores[i] === null ? [] : [{ ...o, score: scores[i]! }]));
+  const out: Found[] = [];
+  let left = userIds;
+  for (let read = 0; read <= REREADS && left.length > 0; read++) {
+    const members = await Promise.all(left.map((u) => redis.hget(shardOf(shards, u).members, u)));
+    const on = left.flatMap((u, i) => (members[i] === null ? [] : [{ userId: u, member: members[i]! }]));
+    const scores = await Promise.all(on.map((o) => redis.zscore(shardOf(shards, o.userId).ranking, o.member)));
+    on.forEach((o, i) => { if (scores[i] !== null) out.push({ ...o, score: scores[i]! }); });
+    left = on.filter((_, i) => scores[i] === null).map((o) => o.userId);
+  }
+  return out;
 }
 
 /** For each user found, the members above them in each shard ([user][shard]). */
@@ -125,16 +139,14 @@ async function pageNear(redis: RedisClient, shards: Shards, splits: readonly num
 
 /**
  * A placement in one shard recorded the user's ranks there in their history
- * (src/domain/leaderboards/rank-history.ts): its latest entry, when it is that one (its time and
- * the shard's ranks), is stated again with the ranks on the whole run.
+ * (src/domain/leaderboards/rank-history.ts): that entry (its time and the shard's ranks, not yet
+ * stated again) is stated again with the ranks on the whole run, in one script
+ * (lua/historyRestate-1.lua), so that concurrent placements of the user each state their own.
  */
 export async function restateLatestChange(
   redis: RedisClient, history: string, at: number, shardRanks: [previous: number, rank: number], runRanks: [previous: number, rank: number],
 ): Promise<void> {
-  const latest = await redis.lindex(history, 0);
-  const head = `${at}|${shardRanks[0]}|${shardRanks[1]}|`;
-  if (latest === null || !latest.startsWith(head)) return;
-  await redis.lset(history, 0, `${at}|${runRanks[0]}|${runRanks[1]}|${latest.slice(head.length)}`);
+  await historyRestate.run(redis, history, at, shardRanks, runRanks);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Leaderboards: the list with each one's lifecycle actions (leaderboards/lifecycle.tsx), a form that
- * creates one (perpetual or repeating, optionally grouped by a user attribute; its fields in
+ * creates one (perpetual or repeating, optionally grouped by a user attribute, an uncapped one
+ * spread over shards; its fields in
  * leaderboards/fields.tsx), editing one (leaderboards/edit.tsx), and the rankings of the one chosen,
  * of any run, with the past runs' winners (leaderboards/rankings.tsx).
  *
@@ -18,12 +19,12 @@ import { ItemTable, useList } from '../list.js';
 import type { AttributeView as Attribute, MetricView, PointsSystemAdminView } from '../types.js';
 import { ranksOf, runsOf, sizeOf } from '../words.js';
 import { EditBoard } from './leaderboards/edit.js';
-import { RankFields, RunFields, runOf } from './leaderboards/fields.js';
+import { RankFields, RunFields, runOf, ShardsField, shardsOf } from './leaderboards/fields.js';
 import { Lifecycle } from './leaderboards/lifecycle.js';
 import { Rankings, type Board } from './leaderboards/rankings.js';
 
 const PATH = '/admin/v1/leaderboards';
-const FIELDS = ['key', 'name', 'metricId', 'pointsSystemId', 'maxParticipants', 'runUnit', 'runInterval', 'start', 'breakdownAttributes', 'rankBy'];
+const FIELDS = ['key', 'name', 'metricId', 'pointsSystemId', 'maxParticipants', 'shards', 'runUnit', 'runInterval', 'start', 'breakdownAttributes', 'rankBy'];
 
 /** The Monday of `date`'s week or the next one (YYYY-MM-DD, UTC), as the Admin API starts a weekly board. */
 export function mondayFrom(date: string): string {
@@ -47,7 +48,7 @@ async function createBoard(session: Session, item: Record<string, unknown>) {
   return other === null ? first : createOne<Board>(session, PATH, { ...item, status: other[1] });
 }
 
-const EMPTY = { rankBy: 'metric', name: '', key: '', metricId: '', pointsSystemId: '', maxParticipants: '100', runUnit: '', runInterval: '1', start: '', breakdown: '' };
+const EMPTY = { rankBy: 'metric', name: '', key: '', metricId: '', pointsSystemId: '', maxParticipants: '100', shards: '1', runUnit: '', runInterval: '1', start: '', breakdown: '' };
 
 export function LeaderboardsPage({ session }: { session: Session }) {
   const list = useList<Board>(session, '/admin/v1/leaderboards?limit=100');
@@ -77,6 +78,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
       name: form.name, key: form.key, rankBy: form.rankBy,
       // Empty ranks every participant (a board without a cap).
       maxParticipants: form.maxParticipants.trim() === '' ? null : Number(form.maxParticipants),
+      ...shardsOf(form),
       status: statusFor(form, new Date().toISOString().slice(0, 10)),
       ...(form.rankBy === 'metric' && { metricId: form.metricId }),
       ...(form.rankBy === 'points' && { pointsSystemId: form.pointsSystemId }),
@@ -115,6 +117,7 @@ export function LeaderboardsPage({ session }: { session: Session }) {
         <Field id="board-size" label="Participants (at most; empty: every one)" error={errors.maxParticipants}>
           <input id="board-size" type="number" min="1" max="1000" value={form.maxParticipants} placeholder="every one" onInput={set('maxParticipants')} />
         </Field>
+        <ShardsField prefix="board" form={form} errors={errors} set={set} />
         <RunFields prefix="board" form={form} errors={errors} set={set} attributes={attributes}
           startHint="Empty: today, or the next Monday for a board every 7 days. A start after today schedules the board." />
         <p class="error" role="alert">{errors.form ?? ''}</p>

@@ -75,6 +75,10 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
       r.touched.add(state);
     }
   }
+  // The users noted for the rank changes of uncapped runs (src/engine/webhooks/rank-notes.ts).
+  for await (const noted of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:rn:*`)) {
+    if ((await redis.zrem(noted, userId)) > 0) { r.members++; r.touched.add(noted); }
+  }
 }
 
 /** Removes the user from the tenant's streak rankings, pauses and the webhooks' notes. */

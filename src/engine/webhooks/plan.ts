@@ -2,7 +2,7 @@
  * The webhook deliveries a stretch of the event log calls for (workers/webhooks-log.ts): for each
  * active endpoint, the events of the types it subscribes to (src/domain/webhooks/events.ts), for its
  * queue (src/engine/webhooks/queue.ts), and the notes of the events made later (losses, freezes,
- * points.changed). Reads each concerned user once (the `user` of the payloads), only for the
+ * points.changed, rank changes below an uncapped board's first 1,000). Reads each concerned user once (the `user` of the payloads), only for the
  * events made now. Nothing is parsed or read while no active endpoint subscribes to a type the log
  * gives: an installation without webhooks pays nothing.
  */
@@ -17,6 +17,7 @@ import type { Context } from '../context.js';
 import { indexLosses } from './losses.js';
 import { freezesWanted, indexFreezes } from './freezes.js';
 import { notePointsChanged } from './points-changed.js';
+import { noteRankMoves } from './rank-notes.js';
 
 /** The types the log gives (the rest come from the clock or the notifications' scheduler). */
 const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
@@ -26,13 +27,19 @@ const LOG_TYPES: ReadonlySet<WebhookType> = new Set([
   // Not sent from the log: each extension says when the streak is lost (src/engine/webhooks/losses.ts),
   // and which users' freezes to check (src/engine/webhooks/freezes.ts).
   'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
+  // Not sent from the log: its users' moves below an uncapped board's first 1,000 are read by the
+  // window's pass (src/engine/webhooks/rank-notes.ts).
+  'leaderboard.rank_changed',
 ]);
 
 /**
  * The log types whose events a worker's pass makes later, the drain only noting the users or their
- * awards (no read): losses and freezes from the clock, points.changed when its window ends.
+ * awards (no read): losses and freezes from the clock, points.changed and rank changes when their
+ * window ends.
  */
-const NOTED: ReadonlySet<WebhookType> = new Set(['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed']);
+const NOTED: ReadonlySet<WebhookType> = new Set([
+  'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed',
+]);
 
 /** The active endpoints that subscribe to a type the log gives, and those types. */
 export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; types: Set<WebhookType> } {
@@ -41,7 +48,8 @@ export function logSubscribers(snapshot: Snapshot): { endpoints: Webhook[]; type
 }
 
 /**
- * Notes what the entries call for later, in Redis (losses, freeze checks, points.changed windows):
+ * Notes what the entries call for later, in Redis (losses, freeze checks, points.changed windows,
+ * the users an uncapped board's rank changes look at):
  * written again, a note changes nothing (a restore notes again the entries after its snapshot).
  */
 export async function noteLater(
@@ -50,6 +58,7 @@ export async function noteLater(
   if (types.has('streak.lost')) await indexLosses(deps, entries);
   if (freezesWanted(types)) await indexFreezes(deps, entries);
   if (types.has('points.changed')) await notePointsChanged(deps, entries.flatMap(pointsChangedNotes));
+  if (types.has('leaderboard.rank_changed')) await noteRankMoves(deps, entries);
 }
 
 /**

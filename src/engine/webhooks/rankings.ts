@@ -7,9 +7,11 @@
  * - the top 10 changed: one `leaderboard.changed` with them (the last seen kept in the board's
  *   state hash, `c:<run>:<group>`);
  * - a user's rank or value changed (overtaken users too): one `leaderboard.rank_changed` each, with
- *   the previous rank and value (null for a newcomer; kept in the run's `:w` hash).
- * The log drain does nothing for them, so the event path and the drain pay nothing. Event ids
- * name the window: a pass made again, or by several worker processes, records each once.
+ *   the previous rank and value (null for a newcomer; kept in the run's `:w` hash);
+ * - below an uncapped run's first REPORTED_TOP, the users the log drain noted (their own entries
+ *   moved them: src/engine/webhooks/rank-notes.ts), each with their exact rank before and after.
+ * The event path pays nothing for them. Event ids name the window and the user: a pass made again,
+ * or by several worker processes, records each once.
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
@@ -24,15 +26,14 @@ import type { Snapshot } from '../../model/snapshot.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { seenPlace, seenText } from '../../redis/rankings.js';
-import { readRunPlaces } from '../../redis/sharded-rankings.js';
+import { placesOfRunUsers, readRunPlaces } from '../../redis/sharded-rankings.js';
 import { runShards } from '../leaderboards/shards.js';
 import { reportedTopField } from '../../redis/board-state.js';
 import { recordEvents } from './record.js';
+import { forNotedUsers, notesUsers, REPORTED_TOP } from './rank-notes.js';
 
 /** The window: `leaderboard.changed` and `leaderboard.rank_changed` at most once in each. */
 export const RANKINGS_WINDOW_MS = 15 * 60_000;
-/** Members of a ranking read (a board without a cap of participants reports its first ones). */
-const MAX_READ = 1000;
 const TOP = 10;
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>;
@@ -61,6 +62,10 @@ export async function recordRankingChanges(deps: Deps, pool: pg.Pool, types: Rea
       for (const group of groups) {
         recorded += await recordRun(deps, pool, types, snapshot, { tenant, lb, run, group }, windowOf(now));
       }
+      if (!types.has('leaderboard.rank_changed') || !notesUsers(lb)) continue;
+      await forNotedUsers(deps, tenant, lb, run.start, now, async (users) => {
+        for (const group of groups) recorded += await recordNoted(deps, pool, snapshot, { tenant, lb, run, group }, windowOf(now), users);
+      });
     }
   }
   return recorded;
@@ -73,15 +78,67 @@ interface RunRef {
   group: string;
 }
 
+/** The run's view in a payload, and the event id of a type (and user) in the window. */
+function runEvents(deps: Deps, snapshot: Snapshot, ref: RunRef, window: number) {
+  const { tenant, lb, run, group } = ref;
+  const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
+  const idOf = (type: WebhookType, ...more: string[]) => eventId([deps.settings.prefix, type, tenant, lb.id, run.start, group, window, ...more]);
+  return { board, idOf };
+}
+
+type Moved = { user: RankedUser; previous: string | null }[];
+
+/** The places that differ from what the run's `:w` hash saw of them. */
+async function movedOf(deps: Deps, reported: string, places: RankedUser[]): Promise<Moved> {
+  if (places.length === 0) return [];
+  const seen = await deps.redis.hmget(reported, ...places.map((r) => r.userId));
+  const moved: Moved = [];
+  places.forEach((user, i) => {
+    if (seen[i] !== seenText(user.rank, user.value)) moved.push({ user, previous: seen[i] });
+  });
+  return moved;
+}
+
+/** One `leaderboard.rank_changed` per user moved (none for a user gone). */
+async function rankChangedEvents(deps: Deps, snapshot: Snapshot, ref: RunRef, window: number, moved: Moved): Promise<WebhookEvent[]> {
+  const { tenant } = ref;
+  const { board, idOf } = runEvents(deps, snapshot, ref, window);
+  const hashes = await Promise.all(moved.map(({ user }) => deps.redis.hgetall(deps.keys.forUser(tenant, user.userId).user)));
+  const events: WebhookEvent[] = [];
+  moved.forEach(({ user, previous }, i) => {
+    const h = hashes[i];
+    if (h.id === undefined) return;
+    const was = seenPlace(previous);
+    const type = 'leaderboard.rank_changed';
+    events.push({
+      type, id: idOf(type, user.userId), tenant, userId: user.userId, at: window, coalesce: false,
+      body: JSON.stringify({
+        type, user: userView(h, isControl(snapshot.notifications, tenant, h)),
+        leaderboard: { ...board, rank: user.rank, value: user.value, previousRank: was?.rank ?? null, previousValue: was?.value ?? null },
+      }),
+    });
+  });
+  return events;
+}
+
+/** Records the moves of the users noted below the run's first REPORTED_TOP (those within them moved as read). */
+async function recordNoted(deps: Deps, pool: pg.Pool, snapshot: Snapshot, ref: RunRef, window: number, users: string[]): Promise<number> {
+  const shards = runShards(deps.keys, ref.tenant, ref.lb, ref.run.start, ref.group);
+  const moved = await movedOf(deps, shards[0].reported, await placesOfRunUsers(deps.redis, shards, users));
+  if (moved.length === 0) return 0;
+  const recorded = await recordEvents(deps, pool, await rankChangedEvents(deps, snapshot, ref, window, moved));
+  await deps.redis.hset(shards[0].reported, ...moved.flatMap(({ user }) => [user.userId, seenText(user.rank, user.value)]));
+  return recorded;
+}
+
 async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookType>, snapshot: Snapshot, ref: RunRef, window: number): Promise<number> {
-  const { redis, keys, settings } = deps;
+  const { redis, keys } = deps;
   const { tenant, lb, run, group } = ref;
   // The run's first shard keeps what was reported of the whole run (its `:w` hash).
   const shards = runShards(keys, tenant, lb, run.start, group);
   const k = shards[0];
-  const ranked: RankedUser[] = await readRunPlaces(redis, shards, 0, Math.min(capOf(lb), MAX_READ));
-  const board = { ...boardView(lb, snapshot, 'active', run), ...(group === '' ? {} : { breakdownAttributeValue: group }) };
-  const idOf = (type: WebhookType, ...more: string[]) => eventId([settings.prefix, type, tenant, lb.id, run.start, group, window, ...more]);
+  const ranked: RankedUser[] = await readRunPlaces(redis, shards, 0, Math.min(capOf(lb), REPORTED_TOP));
+  const { board, idOf } = runEvents(deps, snapshot, ref, window);
   const events: WebhookEvent[] = [];
   const topField = reportedTopField(run.start, group);
   const top = JSON.stringify(ranked.slice(0, TOP));
@@ -94,27 +151,8 @@ async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookTy
       body: JSON.stringify({ type, leaderboard: { ...board, rankings: ranked.slice(0, TOP) } }),
     });
   }
-  const moved: { user: RankedUser; previous: string | null }[] = [];
-  if (types.has('leaderboard.rank_changed') && ranked.length > 0) {
-    const seen = await redis.hmget(k.reported, ...ranked.map((r) => r.userId));
-    ranked.forEach((user, i) => {
-      if (seen[i] !== seenText(user.rank, user.value)) moved.push({ user, previous: seen[i] });
-    });
-    const hashes = await Promise.all(moved.map(({ user }) => redis.hgetall(keys.forUser(tenant, user.userId).user)));
-    moved.forEach(({ user, previous }, i) => {
-      const h = hashes[i];
-      if (h.id === undefined) return;
-      const was = seenPlace(previous);
-      const type = 'leaderboard.rank_changed';
-      events.push({
-        type, id: idOf(type, user.userId), tenant, userId: user.userId, at: window, coalesce: false,
-        body: JSON.stringify({
-          type, user: userView(h, isControl(snapshot.notifications, tenant, h)),
-          leaderboard: { ...board, rank: user.rank, value: user.value, previousRank: was?.rank ?? null, previousValue: was?.value ?? null },
-        }),
-      });
-    });
-  }
+  const moved = types.has('leaderboard.rank_changed') ? await movedOf(deps, k.reported, ranked) : [];
+  events.push(...await rankChangedEvents(deps, snapshot, ref, window, moved));
   const recorded = await recordEvents(deps, pool, events);
   // Seen only once recorded: a pass that fails before records them again (under the same ids).
   if (seenTop !== top && types.has('leaderboard.changed')) await redis.hset(index.state, topField, top);

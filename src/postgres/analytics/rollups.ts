@@ -19,6 +19,8 @@ import type pg from 'pg';
 import { applyIdentity, dayText, DAY_MS, identityChanged, type BatchRollup, type Identity } from '../../domain/analytics-rollup.js';
 import { RETENTION_DAYS } from '../../domain/analytics.js';
 import { DIRECTORY_MIGRATIONS } from './directory.js';
+import { EPOCH_SQL, KNOWN_USERS_MIGRATIONS, type KnownUsers } from './known-users.js';
+import type { ArchiveStep } from '../log-archive.js';
 
 export const ROLLUP_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_rollup_days (
@@ -72,6 +74,7 @@ export const ROLLUP_MIGRATIONS = [
   'ALTER TABLE laurel_log ADD COLUMN IF NOT EXISTS rolled boolean NOT NULL DEFAULT false',
   'CREATE INDEX IF NOT EXISTS laurel_log_unrolled ON laurel_log (prefix, partition, first_id) WHERE NOT rolled',
   ...DIRECTORY_MIGRATIONS,
+  ...KNOWN_USERS_MIGRATIONS,
 ];
 
 interface StoredUser {
@@ -95,10 +98,22 @@ function add(map: Map<string, number>, key: string, n: number): void {
 
 const sorted = <T>(m: Map<string, T>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** Adds `r` to the rollups, in `client`'s transaction. */
-export async function writeRollup(client: pg.ClientBase, prefix: string, r: BatchRollup): Promise<void> {
-  if (r.users.size === 0) return;
-  const seen = sorted(r.users).map(([, u]) => u);
+/**
+ * Adds `r` to the rollups, in `client`'s transaction. With what the drainer knows of the users'
+ * rows (src/postgres/analytics/known-users.ts), a known user the batch changes nothing of is
+ * neither read nor written; answers each user row read or written, as the transaction leaves it,
+ * for the drainer to note once it commits.
+ */
+export async function writeRollup(
+  client: pg.ClientBase, prefix: string, r: BatchRollup, known?: KnownUsers,
+): Promise<[key: string, last: number | null][]> {
+  const noted: [key: string, last: number | null][] = [];
+  const seen = sorted(r.users).filter(([key, u]) => known === undefined || u.ident !== undefined || !known.unchanged(key, u.activeDays))
+    .map(([, u]) => u);
+  if (seen.length === 0) {
+    await writeCounts(client, prefix, r, new Map(), new Map(), new Map(), new Map());
+    return noted;
+  }
   const { rows } = await client.query<StoredUser>(
     `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained, u.email, u.name, u.attributes, u.emails_off
      FROM laurel_rollup_users u
@@ -132,6 +147,7 @@ export async function writeRollup(client: pg.ClientBase, prefix: string, r: Batc
         add(retention, `${u.tenant}\0${firstDay}\0${control}\0${day}`, 1);
       }
     }
+    noted.push([`${u.tenant}\0${u.userId}`, last]);
     const was: Identity = s === undefined ? NO_IDENTITY : { email: s.email, name: s.name, attributes: s.attributes, emailsOff: s.emails_off };
     const who = u.ident === undefined ? was : applyIdentity(was, u.ident);
     if (s === undefined || last !== s.last_active || retained !== s.retained || identityChanged(was, who)) {
@@ -151,6 +167,18 @@ export async function writeRollup(client: pg.ClientBase, prefix: string, r: Batc
         changed.map((c) => c[6].emailsOff)],
     );
   }
+  await writeCounts(client, prefix, r, active, fresh, freshControl, retention);
+  return noted;
+}
+
+/**
+ * The counters: the days' (with the users active, first seen and of them in the control group,
+ * by `tenant \0 day`), the metrics', the achievements' and the retention's.
+ */
+async function writeCounts(
+  client: pg.ClientBase, prefix: string, r: BatchRollup,
+  active: Map<string, number>, fresh: Map<string, number>, freshControl: Map<string, number>, retention: Map<string, number>,
+): Promise<void> {
   // The days' counts: one row per tenant and day touched.
   const days = new Map<string, [tenant: string, day: number, events: number, completions: number, active: number, fresh: number, control: number]>();
   const dayRow = (key: string) => {
@@ -198,4 +226,20 @@ async function addCounts(client: pg.ClientBase, prefix: string, table: string, i
      ON CONFLICT (prefix, tenant, day, ${idColumn}) DO UPDATE SET ${countColumn} = x.${countColumn} + EXCLUDED.${countColumn}`,
     [prefix, ...[0, 1, 2, 3].map((i) => rows.map((row) => row[i]))],
   );
+}
+
+/**
+ * The archive's step (src/postgres/log-archive.ts) that writes a pass's rollup in its transaction,
+ * skipping the user rows `known` says the pass does not change; `known` learns the rows written
+ * once the transaction committed.
+ */
+export function rollupStep(prefix: string, r: BatchRollup, known: KnownUsers): ArchiveStep {
+  let noted: [key: string, last: number | null][] = [];
+  return {
+    async write(client) {
+      known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
+      noted = await writeRollup(client, prefix, r, known);
+    },
+    committed: () => known.note(noted),
+  };
 }

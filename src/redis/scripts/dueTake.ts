@@ -12,7 +12,7 @@ declare module 'ioredis' {
 
 /**
  * The number of members taken. `due`: `Keys.partitionNotificationsDue(p)` or
- * `Keys.streakFreezes(tenant).due` or `Keys.streakLosses(tenant)`; `membersAndScores`: member, score as read, repeated (as
+ * `Keys.streakFreezes(tenant).due` or `Keys.streakLosses(tenant)` or `Keys.leaderboardIndex(tenant, board).noted(run)`; `membersAndScores`: member, score as read, repeated (as
  * ZRANGEBYSCORE ... WITHSCORES answers them).
  */
 export function run(redis: RedisClient, due: string, membersAndScores: string[]): Promise<number> {

@@ -9,11 +9,11 @@ import type { Session } from '../../api.js';
 import { EditCard } from '../../edit-card.js';
 import { useEditForm } from '../../edit-form.js';
 import { Field, type Choice } from '../../form.js';
-import { RankFields, repeatOf, RunFields, runOf } from './fields.js';
+import { RankFields, repeatOf, RunFields, runOf, ShardsField } from './fields.js';
 import type { Board } from './rankings.js';
 
 const FIELDS = [
-  'key', 'name', 'description', 'rankBy', 'metricId', 'pointsSystemId', 'maxParticipants', 'runUnit', 'runInterval',
+  'key', 'name', 'description', 'rankBy', 'metricId', 'pointsSystemId', 'maxParticipants', 'shards', 'runUnit', 'runInterval',
   'start', 'end', 'startTime', 'endTime', 'breakdownAttributes',
 ];
 
@@ -31,7 +31,7 @@ export function EditBoard(props: {
   const { board: b } = props;
   const initial = {
     name: b.name, key: b.key, description: b.description ?? '', rankBy: b.rankBy, metricId: b.metricId ?? '', pointsSystemId: b.pointsSystemId ?? '',
-    maxParticipants: b.maxParticipants === null ? '' : String(b.maxParticipants), runUnit: repeatOf(b.runUnit, b.runInterval), runInterval: String(b.runInterval ?? 1), start: b.start,
+    maxParticipants: b.maxParticipants === null ? '' : String(b.maxParticipants), shards: String(b.shards ?? 1), runUnit: repeatOf(b.runUnit, b.runInterval), runInterval: String(b.runInterval ?? 1), start: b.start,
     breakdown: b.breakdownAttributes[0] ?? '', end: b.end ?? '', startTime: b.startTime ?? '', endTime: b.endTime ?? '',
   };
   const { form, set, errors, state } = useEditForm(props.session, '/admin/v1/leaderboards', b.id, initial, (f) => ({
@@ -41,6 +41,8 @@ export function EditBoard(props: {
     ...(f.rankBy === 'points' && { pointsSystemId: f.pointsSystemId }),
     // Empty: uncapped, every participant ranked.
     maxParticipants: f.maxParticipants === '' ? null : Number(f.maxParticipants),
+    // A capped board has one ranking (capping a board of several before it starts makes it one).
+    shards: f.maxParticipants === '' ? Number(f.shards || '1') : 1,
     start: f.start, breakdownAttributes: f.breakdown === '' ? [] : [f.breakdown],
     end: orNull(f.end), startTime: orNull(f.startTime), endTime: orNull(f.endTime),
   }), FIELDS, props.onSaved);
@@ -72,6 +74,7 @@ export function EditBoard(props: {
         <Field id={`${p}-size`} label="Participants (at most)" error={errors.maxParticipants}>
           <input id={`${p}-size`} type="number" min="1" max="1000" value={form.maxParticipants} placeholder="every one" disabled={finished} onInput={set('maxParticipants')} />
         </Field>
+        <ShardsField prefix={p} form={form} errors={errors} set={set} fixed={started} />
       </div>
       <RunFields prefix={p} form={form} errors={errors} set={set} attributes={props.attributes} fixed={{ unit: !inactive, runs: started }} />
       <div class="row">

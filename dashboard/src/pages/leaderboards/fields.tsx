@@ -102,3 +102,35 @@ export function RunFields(props: {
     </div>
   );
 }
+
+/** The most shards a board may have (src/domain/leaderboards/shards.ts). */
+const MAX_SHARDS = 64;
+
+/**
+ * `shards`: how many rankings each run of an uncapped board is spread over. Disabled, with the
+ * reason under it, while the board is capped (a capped board's admission needs its one ranking)
+ * or `fixed` (a board that has started keeps its count).
+ */
+export function ShardsField(props: {
+  prefix: string; form: { shards: string; maxParticipants: string }; errors: Record<string, string>; set: Set<'shards'>; fixed?: boolean;
+}) {
+  const { prefix: p, form } = props;
+  const capped = form.maxParticipants.trim() !== '';
+  const id = `${p}-shards`;
+  return (
+    <Field id={id} label="Shards" error={props.errors.shards}>
+      <input id={id} type="number" min="1" max={MAX_SHARDS} value={capped ? '1' : form.shards} disabled={capped || props.fixed === true}
+        onInput={props.set('shards')} aria-describedby={`${id}-hint`} />
+      <p class="hint" id={`${id}-hint`}>
+        {capped ? 'A capped board keeps one ranking: empty the participants to rank every one and spread it.'
+          : `Rankings each run is spread over (1 to ${MAX_SHARDS}), each on its own Cluster slot; fixed once the board starts.`}
+      </p>
+    </Field>
+  );
+}
+
+/** `shards` as the Admin API takes it from the field: only on an uncapped board, and above 1. */
+export function shardsOf(form: { shards: string; maxParticipants: string }): { shards?: number } {
+  const n = Number(form.shards);
+  return form.maxParticipants.trim() === '' && form.shards.trim() !== '' && n !== 1 ? { shards: n } : {};
+}
