@@ -12,7 +12,7 @@ import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startA
 import { onSignals } from './app/shutdown.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
-import { guardInstallation, InstallationError, restoreWith } from './engine/durability/installation-check.js';
+import { guardInstallation, InstallationError, restoreWith } from './engine/installation-check.js';
 import { RestoreError } from './engine/durability/restore.js';
 import { SnapshotError, takeSnapshot } from './engine/durability/snapshot.js';
 import { generateKey } from './http/auth.js';

@@ -5,7 +5,8 @@
  * Redis, Postgres's errors (docs/operations.md, "Metrics").
  */
 import type pg from 'pg';
-import { redisAnswers, type Services } from '../src/engine/services.js';
+import { redisAnswers } from '../src/engine/services.js';
+import type { Services } from '../src/engine/deps.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
 import { queueLengths } from '../src/engine/webhooks/queue.js';
 import { auditBacklog } from '../src/engine/audit/drain.js';

@@ -6,7 +6,7 @@
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import type { Services } from '../src/engine/services.js';
+import type { Services } from '../src/engine/deps.js';
 import type { Settings } from '../src/lib/settings.js';
 import type { LivePublisher } from '../src/engine/live/publisher.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';

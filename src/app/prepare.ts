@@ -6,8 +6,9 @@
  * several api processes (src/app/processes.ts) does it, so they do not race at it N times.
  */
 import type { Logger } from 'pino';
-import { connect, type Services } from '../engine/services.js';
-import { guardInstallation } from '../engine/durability/installation-check.js';
+import { connect } from '../engine/services.js';
+import type { Services } from '../engine/deps.js';
+import { guardInstallation } from '../engine/installation-check.js';
 import { upgradeData } from '../engine/durability/upgrade.js';
 import type { Settings } from '../lib/settings.js';
 import { ensureAdminKey } from './bootstrap.js';

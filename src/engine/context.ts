@@ -7,7 +7,17 @@ import type { ConfigStore } from '../config/store.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Keys } from '../redis/keys.js';
 import type { Jobs } from './jobs.js';
-import type { CompletionStats } from './achievements/completion-stats.js';
+import type { TenantStats } from '../domain/achievements.js';
+
+/**
+ * Achievement completions and user counts per tenant, summed over the partitions and cached per
+ * process (src/engine/achievements/completion-stats.ts).
+ */
+export interface CompletionCounts {
+  /** Notes that the tenant's statistics changed: resolves once every process will read them again. */
+  changed(tenant: string): Promise<void>;
+  get(tenant: string): Promise<TenantStats>;
+}
 
 /** What the engine's use cases run with; nothing is pulled from globals. */
 export interface Context {
@@ -19,7 +29,7 @@ export interface Context {
   clock: Clock;
   metrics: Metrics;
   /** Achievement completions and user counts per tenant. */
-  stats: CompletionStats;
+  stats: CompletionCounts;
   /** Work handed to the workers. */
   jobs: Jobs;
   /** This process's id: api processes put it in the event log (src/engine/durability/liveness.ts). */

@@ -10,11 +10,11 @@ import { Clock } from '../lib/clock.js';
 import { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { ConfigStore } from '../config/store.js';
-import { closeClient, connectNodes, createClient, probeRedis } from '../redis/client.js';
+import { answersPing, closeClient, connectNodes, createClient, probeRedis } from '../redis/client.js';
 import { RedisOutage } from '../redis/outage.js';
 import { Keys } from '../redis/keys.js';
 import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
-import type { Deps } from './deps.js';
+import type { Deps, Services } from './deps.js';
 import { Jobs } from './jobs.js';
 import { PendingPlacements } from './durability/outage-phase2.js';
 import { CompletionStats } from './achievements/completion-stats.js';
@@ -22,12 +22,6 @@ import { CompletionStats } from './achievements/completion-stats.js';
 /** What `GET /ready` reports beside Redis and the configuration. */
 export interface Readiness {
   scriptsLoaded: boolean;
-}
-
-export interface Services extends Deps {
-  /** This process's account of Redis outages: every connection reports its failures there. */
-  outage: RedisOutage;
-  close(): Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -81,4 +75,9 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
 /** Whether Redis answers a PING (the workers' readiness; the caller bounds the wait). */
 export async function redisAnswers(deps: Pick<Deps, 'redis'>): Promise<boolean> {
   return (await deps.redis.ping()) === 'PONG';
+}
+
+/** Whether Redis answers a PING within `ms` (the api's readiness); false on a failure. */
+export function redisAnswersWithin(deps: Pick<Deps, 'redis'>, ms: number): Promise<boolean> {
+  return answersPing(deps.redis, ms);
 }

@@ -3,14 +3,12 @@
  * `laurel_log` (its entries as lines), and each partition's cursor (the last entry archived) a row
  * of `laurel_log_cursor`, moved in the same transaction. A batch is archived exactly once: a
  * drainer whose cursors another drainer moved meanwhile writes nothing (the transaction rolls
- * back) and reads the cursors again. The view `laurel_events` shows one row per entry. The
- * batches' analytics rollups are written in the same transaction (a row marked `rolled`).
+ * back) and reads the cursors again. The view `laurel_events` shows one row per entry. What the
+ * log's consumers write with the batches (the analytics rollups, a row marked `rolled`; the
+ * notifications' deliveries) is written in the same transaction.
  */
 import type pg from 'pg';
-import type { BatchRollup } from '../domain/analytics-rollup.js';
 import { memoize } from '../lib/memo.js';
-import { writeRollup } from './analytics/rollups.js';
-import { EPOCH_SQL, KnownUsers } from './analytics/known-users.js';
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {
@@ -21,6 +19,18 @@ export interface ArchiveBatch {
   lastId: string;
   count: number;
   lines: string;
+}
+
+/** What a consumer of the log writes in the archive's transaction (LogArchive.commit). */
+export interface ArchiveStep {
+  write(client: pg.ClientBase): Promise<void>;
+  /**
+   * Given, a fault of the step must not hold up the log: its writes are undone (a savepoint), this
+   * hears why, and the archive goes on. Not given, the step's fault fails the archive.
+   */
+  failed?(err: unknown): void;
+  /** Once the transaction committed with the step's writes. */
+  committed?(): void;
 }
 
 /** One entry as its line: `<stream id>\t<kind>\t<body as JSON>`; JSON holds no raw tab or newline. */
@@ -57,8 +67,6 @@ function batchParams(prefix: string, batches: ArchiveBatch[]): (string | number)
 export class LogArchive {
   private readonly pool: pg.Pool;
   private readonly prefix: string;
-  /** What this drainer knows of the users' rows, so the rollups skip what a batch does not change. */
-  private readonly known = new KnownUsers();
 
   constructor(pool: pg.Pool, prefix: string) {
     this.pool = pool;
@@ -74,17 +82,13 @@ export class LogArchive {
   }
 
   /**
-   * Archives the batches, adds their `rollup` (src/postgres/analytics/rollups.ts) and moves their
-   * partitions' cursors, in one transaction. False when a
-   * cursor was not where the batch was read from (another drainer moved it): nothing is written.
-   * `also` writes what the entries call for in the same transaction (the notifications'
-   * deliveries), so it is written exactly when they are archived; when it fails, its writes are
-   * undone (a savepoint), `failed` hears why, and the archive goes on: a fault there must not
-   * hold up the log.
+   * Archives the batches, writes what the log's consumers write with them (`steps`, in their order:
+   * the analytics rollup, src/postgres/analytics/rollups.ts; the notifications' deliveries) and
+   * moves their partitions' cursors, in one transaction, so that each is written exactly when its
+   * entries are archived. False when a cursor was not where the batch was read from (another
+   * drainer moved it): nothing is written.
    */
-  async commit(
-    batches: ArchiveBatch[], rollup: BatchRollup, also?: (client: pg.ClientBase) => Promise<void>, failed?: (err: unknown) => void,
-  ): Promise<boolean> {
+  async commit(batches: ArchiveBatch[], steps: ArchiveStep[] = []): Promise<boolean> {
     if (batches.length === 0) return true;
     const partitions = batches.map((b) => b.partition);
     const client = await this.pool.connect();
@@ -106,19 +110,24 @@ export class LogArchive {
         return false;
       }
       await client.query(insertBatches(batches.length), batchParams(this.prefix, batches));
-      this.known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
-      const noted = await writeRollup(client, this.prefix, rollup, this.known);
-      if (also) {
-        await client.query('SAVEPOINT also');
+      const written: ArchiveStep[] = [];
+      for (const step of steps) {
+        if (step.failed === undefined) {
+          await step.write(client);
+          written.push(step);
+          continue;
+        }
+        await client.query('SAVEPOINT step');
         try {
-          await also(client);
+          await step.write(client);
+          written.push(step);
         } catch (err) {
-          await client.query('ROLLBACK TO SAVEPOINT also');
-          failed?.(err);
+          await client.query('ROLLBACK TO SAVEPOINT step');
+          step.failed(err);
         }
       }
       await client.query('COMMIT');
-      this.known.note(noted);
+      for (const step of written) step.committed?.();
       return true;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -40,6 +40,18 @@ export function leaguePlaceOf(text: string | null | undefined): HeldPlace | null
   return { tier: Number(tier), run, cohort: Number(cohort), next: next ? Number(next) : Number(tier), movedBy: movedBy ?? '' };
 }
 
+/** The league places a user's hash holds, each with its board. */
+export function heldLeagues(user: Record<string, string>): { boardId: string; place: HeldPlace }[] {
+  const prefix = leagueField('');
+  const out: { boardId: string; place: HeldPlace }[] = [];
+  for (const [field, value] of Object.entries(user)) {
+    if (!field.startsWith(prefix)) continue;
+    const place = leaguePlaceOf(value);
+    if (place !== null) out.push({ boardId: field.slice(prefix.length), place });
+  }
+  return out;
+}
+
 /** A user's place in a league as kept with them (null: never placed). `user`: the user's hash. */
 export async function readLeaguePlace(redis: RedisClient, user: string, boardId: string): Promise<HeldPlace | null> {
   return leaguePlaceOf(await redis.hget(user, leagueField(boardId)));

@@ -23,6 +23,11 @@ export function userOfMember(member: string): string {
   return member.slice(member.indexOf('|') + 1);
 }
 
+/** The order a ranking's member carries (what breaks its ties). */
+export function orderOfMember(member: string): string {
+  return member.slice(0, member.indexOf('|'));
+}
+
 /** A ranking read with its scores (`[member, score, ...]`, the best first) as places, the first at rank `first`. */
 export function placesOf(flat: string[], first = 1): Place[] {
   const places: Place[] = [];

@@ -1,8 +1,7 @@
 /**
  * Walking every user: the tenants whose data a worker must visit, and a tenant's users in batches,
  * partition by partition (a batch's keys share the partition's slot, so one pipeline per batch is
- * valid on a Cluster too); and a user as a member of the partitions' due sets (time awards,
- * anniversaries).
+ * valid on a Cluster too).
  */
 import type { RedisClient } from './client.js';
 import { DEFAULT_TENANT, type Keys } from './keys.js';
@@ -23,15 +22,4 @@ export async function* userBatches(redis: RedisClient, keys: Keys, tenant: strin
       if (userIds.length > 0) yield { partition, userIds };
     } while (cursor !== '0');
   }
-}
-
-/** A user as a member of a partition's due set: `<tenant>|<userId>`. */
-export function dueMember(tenant: string, userId: string): string {
-  return `${tenant}|${userId}`;
-}
-
-/** The user a due set's member names, as [tenant, user id]. */
-export function dueMemberUser(member: string): [tenant: string, userId: string] {
-  const bar = member.indexOf('|');
-  return [member.slice(0, bar), member.slice(bar + 1)];
 }

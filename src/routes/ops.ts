@@ -4,14 +4,13 @@
  * of every route, src/http/openapi.ts). None needs a key.
  */
 import type { Deps } from '../engine/deps.js';
-import type { Readiness } from '../engine/services.js';
+import { redisAnswersWithin, type Readiness } from '../engine/services.js';
 import { HttpError } from '../lib/errors.js';
 import { METRICS_CONTENT_TYPE } from '../lib/metrics.js';
 import { json, ok } from '../http/reply.js';
 import type { Route } from '../http/server.js';
 import { openApiDocument, type DocumentInfo } from '../http/openapi.js';
 import { batchBacklog, type BatchBacklog } from '../engine/batches/status.js';
-import { answersPing } from '../redis/client.js';
 
 /**
  * The batch queues' gauges, the whole installation's: read from Redis when scraped (once for both),
@@ -31,7 +30,7 @@ function registerBatchGauges(deps: Deps): void {
  * whole installation's, added up by the primary (src/app/metrics-ipc.ts).
  */
 export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promise<string> = () => deps.metrics.render()): Route[] {
-  const { redis, store } = deps;
+  const { store } = deps;
   registerBatchGauges(deps);
   return [
     {
@@ -47,7 +46,7 @@ export function opsRoutes(deps: Deps, readiness: Readiness, scrape: () => Promis
       method: 'get', path: '/ready', family: 'ops',
       doc: { summary: 'Redis reachable, scripts and configuration loaded, no restore running', success: [200], refusals: [503] },
       handler: async () => {
-        const redisOk = await answersPing(redis, 1000);
+        const redisOk = await redisAnswersWithin(deps, 1000);
         const restored = !store.restoring && !store.lostData;
         const checks = { redis: redisOk, scripts: readiness.scriptsLoaded, config: store.loaded, restored };
         if (redisOk && readiness.scriptsLoaded && store.loaded && restored) {

@@ -7,7 +7,7 @@
  * sets rebuilt) and not a moment before.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';

@@ -6,7 +6,7 @@
  * applied; applied after the drain's last pass (its events lost with Redis).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
 import { createLogger } from '../../src/lib/log.js';

@@ -8,7 +8,7 @@
  * archive. Another user keeps everything; a later event with the same id makes a new user.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { SnapshotError } from '../../src/engine/durability/snapshot.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';

@@ -6,7 +6,7 @@
  * day's weekly active users answer as before the loss, and the restored sketches expire again.
  */
 import { describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';

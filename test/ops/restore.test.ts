@@ -11,7 +11,7 @@
  * On single Redis and on a Cluster of its own.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { InstallationError, restoreWith } from '../../src/engine/durability/installation-check.js';
+import { InstallationError, restoreWith } from '../../src/engine/installation-check.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { connectPostgres } from '../../src/postgres/pool.js';

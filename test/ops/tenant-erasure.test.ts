@@ -9,7 +9,7 @@
  * workers a minute later; a record for a tenant that was not deleted is dropped.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { eraseTenantData } from '../../src/engine/users/tenant-erase.js';
 import { startTenantErasure } from '../../src/engine/users/tenant-erasure.js';

@@ -3,7 +3,7 @@
  * archived (the log drained, the configuration copied), the server closed (its keys deleted), the
  * restore run, and a new server started on the same prefix and admin key (src/engine/durability/restore.ts).
  */
-import { restoreWith } from '../../src/engine/durability/installation-check.js';
+import { restoreWith } from '../../src/engine/installation-check.js';
 import type { RestoreResult } from '../../src/engine/durability/restore.js';
 import { createLogger } from '../../src/lib/log.js';
 import { loadSettings } from '../../src/lib/settings.js';

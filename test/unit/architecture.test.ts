@@ -136,6 +136,30 @@ function cycles(): string[][] {
   return out;
 }
 
+/** The feature folder of an engine module (`src/engine/streaks/read.ts`: streaks); null for a module at the engine's root. */
+function engineRoom(file: string): string | null {
+  const m = /^src\/engine\/([^/]+)\//.exec(file);
+  return m === null ? null : m[1];
+}
+
+/**
+ * Imports that climb inside the engine: from a module at its root that its feature folders stand on
+ * (imported by one of them, or by such a root module: context.ts, deps.ts, jobs.ts) into a feature
+ * folder. The types every room shares live at the root, so the rooms stand on it and it on none of them.
+ */
+function engineClimbs(): string[] {
+  const ground = new Set<string>();
+  const add = (target: string | null) => {
+    if (target === null || !target.startsWith('src/engine/') || engineRoom(target) !== null || ground.has(target)) return;
+    ground.add(target);
+    for (const i of graph.get(target) ?? []) add(i.target);
+  };
+  for (const [file, imports] of graph) if (engineRoom(file) !== null) for (const i of imports) add(i.target);
+  return [...ground].flatMap((file) => (graph.get(file) ?? [])
+    .filter((i) => i.target !== null && engineRoom(i.target) !== null)
+    .map((i) => `${file} -> ${i.target}`));
+}
+
 describe('architecture', () => {
   it('finds the modules and their imports', () => {
     expect(modules).toContain('src/cli.ts');
@@ -167,6 +191,10 @@ describe('architecture', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps the engine\'s feature folders above its root: no import climbs back from the root to a folder', () => {
+    expect(engineClimbs()).toEqual([]);
+  });
+
   it('keeps I/O packages out of lib, model and domain', () => {
     const wrong: string[] = [];
     for (const [file, imports] of graph) {
@@ -177,9 +205,12 @@ describe('architecture', () => {
   });
 
   it('keeps Redis out of the routes: they read through the engine\'s read modules', () => {
-    const calls = modules.filter((f) => f.startsWith('src/routes/'))
-      .flatMap((f) => redisCalls(readFileSync(join(ROOT, f), 'utf8')).map((call) => `${f}: ${call}`));
+    const routes = modules.filter((f) => f.startsWith('src/routes/'));
+    const calls = routes.flatMap((f) => redisCalls(readFileSync(join(ROOT, f), 'utf8')).map((call) => `${f}: ${call}`));
     expect(calls).toEqual([]);
+    // Nor the stored forms: the codecs of src/redis/ are the engine's to use.
+    const imports = routes.flatMap((f) => graph.get(f)!.filter((i) => i.target?.startsWith('src/redis/')).map((i) => `${f} imports ${i.target}`));
+    expect(imports).toEqual([]);
   });
 
   it('keeps Redis out of the workers: they schedule and call the engine', () => {
@@ -190,6 +221,14 @@ describe('architecture', () => {
         if (target !== null && target.startsWith('src/redis/') && !WORKERS_REDIS_IMPORTS.has(target)) wrong.push(`${f} imports ${target}`);
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the log drain unaware of its consumers: they are listed in workers/log-consumers.ts', () => {
+    // What the drain itself needs: the logs, read and trimmed, and its consumers' shape and list.
+    const own = new Set(['src/engine/deps.ts', 'src/engine/durability/event-logs.ts', 'workers/log-consumer.ts', 'workers/log-consumers.ts']);
+    const wrong = graph.get('workers/log-drain.ts')!.map((i) => i.target)
+      .filter((t): t is string => t !== null && (t.startsWith('src/engine/') || t.startsWith('workers/')) && !own.has(t));
     expect(wrong).toEqual([]);
   });
 
@@ -214,6 +253,16 @@ describe('architecture', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('fails on an engine root module a folder stands on importing a folder (the check can fail)', () => {
+    const before = graph.get('src/engine/deps.ts')!;
+    graph.set('src/engine/deps.ts', [...before, { spec: './durability/outage-phase2.js', target: 'src/engine/durability/outage-phase2.ts' }]);
+    try {
+      expect(engineClimbs()).toEqual(['src/engine/deps.ts -> src/engine/durability/outage-phase2.ts']);
+    } finally {
+      graph.set('src/engine/deps.ts', before);
+    }
   });
 
   it('fails on a cycle and on a wrong-way import (the checks can fail)', () => {

@@ -7,7 +7,7 @@
 import { anniversaryDate, nextLook } from '../../domain/anniversaries.js';
 import { localDay } from '../../domain/time.js';
 import { NO_ANNIVERSARY } from '../../model/fields.js';
-import { dueMember } from '../../redis/users.js';
+import { dueMember } from '../../redis/due-sets.js';
 import type { Context } from '../context.js';
 import * as anniversaryNext from '../../redis/scripts/anniversaryNext.js';
 

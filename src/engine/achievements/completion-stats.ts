@@ -12,8 +12,9 @@
 import type { RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 import type { TenantStats } from '../../domain/achievements.js';
+import type { CompletionCounts } from '../context.js';
 
-export class CompletionStats {
+export class CompletionStats implements CompletionCounts {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly ttlMs: number;

@@ -29,7 +29,7 @@ import { DEFAULT_TENANT } from '../../redis/keys.js';
 import type { Deps } from '../deps.js';
 import { Liveness } from '../durability/liveness.js';
 import { EventRecorder } from '../event/record.js';
-import type { Services } from '../services.js';
+import type { Services } from '../deps.js';
 import * as batchAck from '../../redis/scripts/batchAck.js';
 import * as batchProgress from '../../redis/scripts/batchProgress.js';
 import * as batchTake from '../../redis/scripts/batchTake.js';

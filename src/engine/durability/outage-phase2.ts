@@ -11,6 +11,7 @@
  * (src/engine/durability/liveness.ts).
  */
 import type { Context } from '../context.js';
+import type { PendingDeparture, Placements } from '../deps.js';
 import { leaveGroups } from '../leaderboards/leave-groups.js';
 import { retryDelay } from '../../redis/client.js';
 import { isConnectionError } from '../../redis/outage.js';
@@ -18,14 +19,6 @@ import type { LoggedEvent } from '../../model/log.js';
 import { replayEvent } from './replay-phase2.js';
 
 export const MAX_PENDING = 10_000;
-
-/** A departure from the groups of the breakdown values an event's identification changed. */
-export interface PendingDeparture {
-  /** What the script answered: '["a:<key>","<old value>",...]'. */
-  moved: string;
-  tz: string;
-  now: number;
-}
 
 interface Pending {
   /** The event's placements (null: it ranks on no board). */
@@ -35,7 +28,7 @@ interface Pending {
   leave?: PendingDeparture;
 }
 
-export class PendingPlacements {
+export class PendingPlacements implements Placements {
   private readonly deps: Pick<Context, 'redis' | 'keys' | 'store' | 'log'>;
   /** By the event's log entry id. */
   private readonly pending = new Map<string, Pending>();

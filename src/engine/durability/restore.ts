@@ -49,7 +49,7 @@ import { recordedIds } from '../../postgres/webhooks/sent.js';
 import { webhookDeliveryId } from '../../postgres/webhooks/deliveries.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
 import { anyDue, dueWanted, noteDue, noteEntry, NotedDays, type PartitionDue } from '../notifications/due-index.js';
-import type { Services } from '../services.js';
+import type { Services } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
 import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
@@ -67,6 +67,7 @@ import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js
 import { applyVoid, targetOfVoided } from '../fairplay/void.js';
 import { revokeCompletion } from '../fairplay/revoke.js';
 import { excludeUser, includeUser } from '../fairplay/exclude.js';
+import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE } from '../../redis/due-sets.js';
 
 export class RestoreError extends Error {}
 
@@ -286,14 +287,14 @@ export class Restore {
           } else if (field.startsWith(TIME_DUE_PREFIX)) due = Math.min(due, Number(value));
           else if (field === ANNIVERSARY_FIELD) {
             // Looked at when the day can have begun somewhere (the workers then read the user's zone).
-            if (value !== NO_ANNIVERSARY) await redis.zadd(keys.partitionAnniversaries(u.partition), earliestStart(value), `${u.tenant}|${u.userId}`);
+            if (value !== NO_ANNIVERSARY) await ANNIVERSARIES_DUE.add(this.svc, u.partition, u.tenant, [u.userId], earliestStart(value));
           }
           else if (field.startsWith(POINTS_TOTAL_PREFIX)) {
             const total = keys.partitionPointsTotal(u.tenant, u.userId, field.slice(POINTS_TOTAL_PREFIX.length));
             await redis.hset(total.key, total.field, value);
           }
         }
-        if (due !== Infinity) await redis.zadd(keys.partitionDue(u.partition), due, `${u.tenant}|${u.userId}`);
+        if (due !== Infinity) await TIME_AWARDS_DUE.add(this.svc, u.partition, u.tenant, [u.userId], due);
       }));
       users += batch.length;
     }

@@ -32,6 +32,7 @@ import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueDepart from '../../redis/scripts/leagueDepart.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
 import * as leagueShift from '../../redis/scripts/leagueShift.js';
+import { orderOfMember } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
@@ -58,7 +59,7 @@ export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leader
   const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, held.run, tier), userId, league.cohortSize);
   const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
   if (left.member !== '') {
-    const order = left.member.slice(0, left.member.indexOf('|'));
+    const order = orderOfMember(left.member);
     await leaderboardRank.run(
       redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', left.seq, awardPairs(left.awards),
     );

@@ -9,7 +9,7 @@
 import { breakdownGroup, groupName } from '../../domain/leaderboards/runs.js';
 import { attributeField } from '../../model/fields.js';
 import type { UserHash } from '../../domain/users.js';
-import type { Winner } from '../../redis/board-state.js';
+import { winnersOf } from '../../redis/board-state.js';
 import { scanKeys } from '../../redis/client.js';
 import { pruneStreakBoard } from '../streaks/prune-lost.js';
 import { tenantRankings } from './tenant-rankings.js';
@@ -92,13 +92,8 @@ export async function userPlaces(deps: Deps, tenant: string, user: UserHash): Pr
   for await (const batch of scanKeys(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`, 1000)) {
     for (const state of batch) {
       const boardId = state.slice(head.length, state.lastIndexOf('}'));
-      for (const [field, value] of Object.entries(await redis.hgetall(state))) {
-        if (!field.startsWith('w:')) continue;
-        // `w:<run>:<group>`: a run has no ':', a group may.
-        const at = field.indexOf(':', 2);
-        for (const w of JSON.parse(value) as Winner[]) {
-          if (w.userId === userId) won.push({ boardId, run: field.slice(2, at), group: field.slice(at + 1), rank: w.rank, value: w.value });
-        }
+      for (const { run, group, winners } of winnersOf(await redis.hgetall(state))) {
+        for (const w of winners) if (w.userId === userId) won.push({ boardId, run, group, rank: w.rank, value: w.value });
       }
     }
   }

@@ -1,6 +1,6 @@
 /**
  * A change of a user's zone moves what is still pending (docs/notifications.md): the log drainer
- * (workers/log-drain.ts) meets the identification that set `tz`, and in the archive's transaction
+ * (workers/notifications-log.ts) meets the identification that set `tz`, and in the archive's transaction
  * every scheduled delivery of the user is timed again in the new zone, for its same occasion
  * (src/domain/notifications/timing.ts dueIn). One that the new zone puts in the past goes out at once.
  */
@@ -8,11 +8,20 @@ import type pg from 'pg';
 import { dueIn } from '../../domain/notifications/timing.js';
 import type { LogBody } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { subscribedTypes } from '../webhooks/record.js';
 
 export interface ZoneMove {
   tenant: string;
   userId: string;
   tz: string;
+}
+
+/**
+ * Whether identifications that set a zone move what is pending: while any template exists, or an
+ * active endpoint subscribes to an `emails.*` webhook.
+ */
+export function zoneMovesWanted(snapshot: Snapshot): boolean {
+  return snapshot.templates.size > 0 || [...subscribedTypes(snapshot)].some((t) => t.startsWith('emails.'));
 }
 
 /** Whether an entry may set the user's zone, judged without parsing it. */

@@ -21,6 +21,7 @@ import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { boostsArg } from '../../config/plans/points.js';
 import { periodIndex, periodLetter } from '../../domain/limits.js';
 import * as accruePoints from '../../redis/scripts/accruePoints.js';
+import { dueMember } from '../../redis/due-sets.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 const MAX_DUES_PER_CALL = 500;
@@ -96,7 +97,7 @@ export async function accrueTime(
     const due = dues.map(([ms, k, period]): [number, string, number, string] => [ms, `d:${dayOf(ms)}`, k, period]);
     const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
     const entry = pointsEntryHead(tenant, userId, now);
-    const r = await accruePoints.run(redis, u, { member: `${tenant}|${userId}`, earliest, dues: due, boosts, entry, triggers: specs });
+    const r = await accruePoints.run(redis, u, { member: dueMember(tenant, userId), earliest, dues: due, boosts, entry, triggers: specs });
     if (r === 'not_found') return null;
     if (r === 'moved') {
       // Another process accrued meanwhile: read again.

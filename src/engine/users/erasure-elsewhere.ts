@@ -11,6 +11,7 @@ import { leagueTopicId, leagueUserTopic, userTopic } from '../../domain/live/top
 import { scanKeys, type RedisClient } from '../../redis/client.js';
 import { globEscaped } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
+import { rewriteWinners, winnersOf } from '../../redis/board-state.js';
 import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
 import type { Context } from '../context.js';
@@ -66,13 +67,10 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
     if ((await redis.hdel(outcome, cohortUserField(userId))) > 0) { r.members++; r.touched.add(outcome); }
   }
   for await (const state of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`)) {
-    const h = await redis.hgetall(state);
-    for (const [field, value] of Object.entries(h)) {
-      if (!field.startsWith('w:')) continue;
-      const winners = JSON.parse(value) as { userId: string }[];
+    for (const { run, group, winners } of winnersOf(await redis.hgetall(state))) {
       const kept = winners.filter((w) => w.userId !== userId);
       if (kept.length === winners.length) continue;
-      await redis.hset(state, field, JSON.stringify(kept));
+      await rewriteWinners(redis, state, run, group, kept);
       r.members++;
       r.touched.add(state);
     }

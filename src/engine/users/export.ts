@@ -13,6 +13,7 @@
 import type { UserHash } from '../../domain/users.js';
 import { DAY_PREFIX, POINTS_TOTAL_PREFIX, totalField } from '../../model/fields.js';
 import { compareStreamIds, entryBody } from '../../model/log.js';
+import { heldLeagues, type HeldPlace } from '../../redis/leagues.js';
 import { userDeliveries as notificationsOf, type Delivery } from '../../postgres/notifications/deliveries.js';
 import { archivedLinesOf, archivedUpTo, userNeedle, usersLine, type UserLine } from '../../postgres/user-archive.js';
 import { userDeliveries as webhooksOf } from '../../postgres/webhooks/history.js';
@@ -39,6 +40,8 @@ export interface UserRecord {
   points: { systemId: string; total: number; awards: [number, string][]; days: Record<string, number> }[];
   places: BoardPlace[];
   won: RunWon[];
+  /** The league places the user holds. */
+  leagues: { boardId: string; place: HeldPlace }[];
 }
 
 /** Day fields (`d:<day>`) of a hash as day -> number. */
@@ -70,7 +73,7 @@ export async function userRecord(deps: Deps, tenant: string, userId: string): Pr
     if (stored !== null) points.push({ systemId, total: stored.total, awards: stored.awards, days: daysOf(days) });
   }
   const { places, won } = await userPlaces(deps, tenant, user);
-  return { user, metricDays, streakHistory: history, points, places, won };
+  return { user, metricDays, streakHistory: history, points, places, won, leagues: heldLeagues(user) };
 }
 
 /**

@@ -3,7 +3,7 @@
  * the batches of `laurel_log` not `rolled`, a chunk at a time, each in a transaction of its own
  * that marks them rolled, in each partition's order (a user's entries are in one partition, and
  * their first and last days need them in order). One backfiller at a time (an advisory lock);
- * the log drain waits until none is left (workers/log-drain.ts), so the drain's rollups always
+ * the log drain waits until none is left (workers/analytics-log.ts), so the drain's rollups always
  * follow the backfill's.
  */
 import type pg from 'pg';

@@ -19,7 +19,8 @@ import type pg from 'pg';
 import { applyIdentity, dayText, DAY_MS, identityChanged, type BatchRollup, type Identity } from '../../domain/analytics-rollup.js';
 import { RETENTION_DAYS } from '../../domain/analytics.js';
 import { DIRECTORY_MIGRATIONS } from './directory.js';
-import { KNOWN_USERS_MIGRATIONS, type KnownUsers } from './known-users.js';
+import { EPOCH_SQL, KNOWN_USERS_MIGRATIONS, type KnownUsers } from './known-users.js';
+import type { ArchiveStep } from '../log-archive.js';
 
 export const ROLLUP_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_rollup_days (
@@ -225,4 +226,20 @@ async function addCounts(client: pg.ClientBase, prefix: string, table: string, i
      ON CONFLICT (prefix, tenant, day, ${idColumn}) DO UPDATE SET ${countColumn} = x.${countColumn} + EXCLUDED.${countColumn}`,
     [prefix, ...[0, 1, 2, 3].map((i) => rows.map((row) => row[i]))],
   );
+}
+
+/**
+ * The archive's step (src/postgres/log-archive.ts) that writes a pass's rollup in its transaction,
+ * skipping the user rows `known` says the pass does not change; `known` learns the rows written
+ * once the transaction committed.
+ */
+export function rollupStep(prefix: string, r: BatchRollup, known: KnownUsers): ArchiveStep {
+  let noted: [key: string, last: number | null][] = [];
+  return {
+    async write(client) {
+      known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
+      noted = await writeRollup(client, prefix, r, known);
+    },
+    committed: () => known.note(noted),
+  };
 }

@@ -16,7 +16,6 @@ import { checkUserId, preferencesView, USER_ID_PARAM, userView } from '../../dom
 import { isControl } from '../../domain/notifications/rules.js';
 import { awardId, awardView, levelOf, levelView, parseAward } from '../../domain/points/rules.js';
 import { COMPLETION_PREFIX, totalField } from '../../model/fields.js';
-import { leagueField, leaguePlaceOf } from '../../redis/leagues.js';
 import { chunked } from '../../http/chunks.js';
 import { principalOf } from '../../http/auth.js';
 import type { Route } from '../../http/server.js';
@@ -149,16 +148,10 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
     leaderboardId: w.boardId, key: board(w.boardId)?.key ?? null, name: board(w.boardId)?.name ?? null, run: w.run, group: w.group,
     rank: w.rank, value: w.value,
   }));
-  const leagues = [];
-  const leaguePrefix = leagueField('');
-  for (const f of Object.keys(h)) {
-    if (!f.startsWith(leaguePrefix)) continue;
-    const boardId = f.slice(leaguePrefix.length);
-    const place = leaguePlaceOf(h[leagueField(boardId)]);
-    if (place === null) continue;
+  const leagues = r.leagues.map(({ boardId, place }) => {
     const lb = board(boardId);
-    leagues.push({ leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run, cohort: place.cohort });
-  }
+    return { leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run, cohort: place.cohort };
+  });
   return {
     exportedAt: new Date(now).toISOString(),
     user: userView(h, isControl(snapshot.notifications, tenant, h)),

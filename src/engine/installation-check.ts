@@ -8,12 +8,13 @@
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Settings } from '../../lib/settings.js';
-import { connectPostgres } from '../../postgres/pool.js';
-import { scanKeys } from '../../redis/client.js';
-import { Restore, type RestoreResult } from './restore.js';
-import { postgresHoldsData } from '../../postgres/installation-data.js';
-import { connect, type Services } from '../services.js';
+import type { Settings } from '../lib/settings.js';
+import { connectPostgres } from '../postgres/pool.js';
+import { scanKeys } from '../redis/client.js';
+import { Restore, type RestoreResult } from './durability/restore.js';
+import { postgresHoldsData } from '../postgres/installation-data.js';
+import type { Services } from './deps.js';
+import { connect } from './services.js';
 
 export class InstallationError extends Error {}
 

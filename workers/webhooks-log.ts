@@ -1,0 +1,58 @@
+/**
+ * The log's consumer that queues the webhooks: while an active webhook endpoint subscribes to a
+ * type the log gives, the entries that may call for one (src/domain/webhooks/events.ts mayNotify)
+ * are parsed, and their webhook deliveries (src/engine/webhooks/plan.ts) put in the endpoints'
+ * queues in Redis before the archive's transaction (src/engine/webhooks/queue.ts): each entry's
+ * once, however often a pass is made again, since the queues mark the entries they took.
+ */
+import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
+import { anyDue, dueWanted } from '../src/engine/notifications/due-index.js';
+import { maySetZone, zoneMovesWanted } from '../src/engine/notifications/zones.js';
+import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { rankNotesWanted } from '../src/engine/webhooks/rank-notes.js';
+import { enqueue, type QueuedDelivery } from '../src/engine/webhooks/queue.js';
+import { planned, type LogConsumer } from './log-consumer.js';
+
+export const webhooksLog: LogConsumer = {
+  name: 'webhooks',
+  start: ({ deps, queued }) => ({
+    async drain() {
+      return {
+        pass() {
+          const snapshot = deps.store.current;
+          // Entries are parsed for webhooks only while an active endpoint subscribes to a type the log gives.
+          const subscribers = logSubscribers(snapshot);
+          const hooks = subscribers.endpoints.length > 0;
+          // Every event is parsed for them while an uncapped board's rank changes are wanted (src/engine/webhooks/rank-notes.ts).
+          const everyEvent = hooks && rankNotesWanted(snapshot, subscribers.types);
+          // The entries the notifications look at too: an event of an older form while the due
+          // index is kept, an identification setting a zone while zone moves are wanted.
+          const indexing = hooks && anyDue(dueWanted(snapshot));
+          const zones = hooks && zoneMovesWanted(snapshot);
+          const notifying: ParsedEntry[] = [];
+          let webhooks: QueuedDelivery[] = [];
+          return {
+            take(entry) {
+              if (!hooks) return;
+              const { id, kind, fields, parsed } = entry;
+              const olderEvent = indexing && kind === 'event' && entry.activity() === null;
+              if (entry.completes() || olderEvent || (zones && maySetZone(kind, fields)) || mayNotify(kind, fields) || (everyEvent && kind === 'event')) {
+                notifying.push({ id, kind, e: parsed });
+              }
+            },
+            async plan() {
+              webhooks = await planned(deps, 'webhooks', notifying.length, () => plannedWebhooks(deps, notifying, deps.clock.now()));
+            },
+            // Due now: in the endpoints' queues before the archive holds their entries (a queue
+            // takes an entry's once: a pass made again adds nothing).
+            async write() {
+              if (webhooks.length === 0) return;
+              await enqueue(deps, webhooks);
+              queued?.();
+            },
+          };
+        },
+      };
+    },
+  }),
+};
