@@ -1,6 +1,7 @@
 /**
  * Erasing a user (DELETE /admin/v1/users/{id}), proved on single Redis and on the Cluster with the
- * workers running: a user who touched every feature (events with their profile, a batch item, an
+ * workers running: a user who touched every feature (events with their profile, one of a metric
+ * deleted since, a batch item, an
  * achievement with its email delivery and its webhook's, a streak with a freeze, points with time
  * awards, boards in two runs, a finished one they won, a league's cohort, live topics followed)
  * is erased; then no Redis key, field, member, list item or stream entry and no Postgres row of the
@@ -83,6 +84,11 @@ describe.each(targets())('erasing a user on %s', (target) => {
     // The victim: events with their profile, a batch item, a freeze, the achievement, points, the board.
     await s.event('lessons', { id: victim, name, email, tz: 'Europe/Paris' }, 1);
     await s.event('lessons', other, 1);
+    // A metric deleted since the victim's event: their keys of it are found, not named by the configuration.
+    const { quizzes } = await s.metrics('quizzes');
+    await s.event('quizzes', victim, 1);
+    const deleted = await s.request('DELETE', `/admin/v1/metrics?ids=${quizzes}`);
+    expect(deleted.status, deleted.text).toBe(200);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: victim }, value: 1 }] });
     expect(batch.status, batch.text).toBe(202);
     await s.workers!.testing.batchesNow();

@@ -46,12 +46,18 @@ async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ ow
   const systems = new Set<string>(store.current.pointsSystems.keys());
   for (const m of store.current.metrics.keys()) own.add(keys.userMetric(u, m));
   for (const s of systems) own.add(keys.userPoints(u, s).days);
-  const scope = globEscaped(u.scope);
-  for (const pattern of [`${u.slot}*:${scope}`, `${u.slot}up:${scope}:*`]) {
-    for await (const batch of scanKeys(redis, pattern, 1000)) for (const k of batch) if (k !== u.user) own.add(k);
-  }
+  // One walk of the keyspace, for the keys of the user's partition (SCAN's MATCH walks every key
+  // whatever the pattern): the user's own end in their scope (`…:<scope>`) or are their points'
+  // (`up:<scope>:…`); the tenant's points totals (`ptt:<tenant>:<system>`) name the systems.
+  const scoped = `:${u.scope}`;
+  const points = `${u.slot}up:${u.scope}:`;
   const totals = `${u.slot}ptt:${tenant}:`;
-  for await (const batch of scanKeys(redis, `${globEscaped(totals)}*`, 1000)) for (const k of batch) systems.add(k.slice(totals.length));
+  for await (const batch of scanKeys(redis, `${globEscaped(u.slot)}*`, 1000)) {
+    for (const k of batch) {
+      if (k.startsWith(totals)) systems.add(k.slice(totals.length));
+      if (k !== u.user && ((k.endsWith(scoped) && k.length >= u.slot.length + scoped.length) || k.startsWith(points))) own.add(k);
+    }
+  }
   return { own: [...own], systems: [...systems] };
 }
 
