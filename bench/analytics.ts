@@ -25,6 +25,7 @@ import { freePort, startNode, stop, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
 import type { AnalyticsView } from '../src/model/views.js';
 import { DEFAULT_DATABASE_URL, LAUREL_NODE_FLAGS, ROOT } from './variants.js';
+import { random } from './random.js';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EVENTS = num('BENCH_EVENTS', 400_000);
@@ -38,18 +39,6 @@ const BATCH = 1000;
 const FIRST_DAY = Date.parse('2026-03-02T00:00:00Z');
 const DAY_MS = 86_400_000;
 const TIMEOUT_MS = 30_000;
-
-/** A seeded generator (mulberry32): the same load every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dateOf = (day: number) => new Date(FIRST_DAY + day * DAY_MS).toISOString().slice(0, 10);
 

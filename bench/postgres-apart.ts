@@ -27,6 +27,7 @@ import type pg from 'pg';
 import { connectPostgres as connectAdmin, createDatabase, dropDatabase } from './postgres.js';
 import { microsPerTick, statTimes } from './cpu.js';
 import { DEFAULT_DATABASE_URL } from './variants.js';
+import { random } from './random.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { connectPostgres } from '../src/postgres/pool.js';
 import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
@@ -45,18 +46,6 @@ const PASS_GROUP = 32;
 const PREFIX = 'bench';
 const TENANT = '';
 const TODAY = Math.floor(Date.parse('2026-03-10T00:00:00Z') / DAY_MS);
-
-/** A seeded generator (mulberry32): the same events every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The users of `count` events: `skewed` draws from the population by a power law (a few users make most events); else each a new user. */
 function usersOf(count: number, skewed: boolean, seed: number): number[] {
