@@ -51,8 +51,9 @@
                         the streak>' after a zone change; '' without a streak rule
             boards      what the metric's leaderboards need of this event: '<run fields>#<attribute
                         fields>', each list comma-separated: the run sums to add the value to in
-                        the user-metric hash ('r:<board id>:<run>'), and the user's breakdown
-                        attributes to read ('a:<key>'); '' when none
+                        the user-metric hash ('r:<board id>:<run>'), and the user hash's fields
+                        to read: breakdown attributes ('a:<key>') and league places
+                        ('lg:<board id>'); '' when none
             limits      '' when neither the metric nor a trigger its events may fire has limits; else
                         the user's clock, then the metric's limit, then '=' for a replay of what a
                         logged event counted (lua/includes/limits.lua)

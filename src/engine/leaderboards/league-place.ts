@@ -4,7 +4,8 @@
  * found, or joined, then the user's value is placed in the cohort's own ranking.
  *
  * Three slots, one script each, in this order:
- * 1. the user's hash (their slot): the place kept with them, '<tier>|<run>|<cohort>'. Kept for this
+ * 1. the user's hash (their slot): the place kept with them, '<tier>|<run>|<cohort>' (on the event
+ *    path read by the event's own script in phase 1, src/engine/event/phase2.ts). Kept for this
  *    run: steps 2 and 3 are skipped.
  * 2. the tier's cohorts in the run (a slot per tier and run, lua/leagueJoin-1.lua): the user joins
  *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
@@ -27,7 +28,7 @@
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { Leaderboard } from '../../model/entities.js';
-import { readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
+import { leaguePlaceOf, readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
 import * as leagueKeep from '../../redis/scripts/leagueKeep.js';
@@ -47,15 +48,23 @@ export interface LeagueValue {
 /** Joins made again after an outcome moved the tier carried, before the place is kept whatever the tier. */
 const MAX_REJOINS = 3;
 
-/** The user's cohort of `run` in the league of `lb`: kept with them, or joined now; null for a user gone. */
-export async function cohortOf(deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, hold?: () => void): Promise<LeaguePlace | null> {
+/**
+ * The user's cohort of `run` in the league of `lb`: kept with them, or joined now; null for a user
+ * gone. `read`: the place as read already (the user hash's field, null when absent), or undefined
+ * to read it here. A place read earlier is one a placement may always find: the place can move only
+ * by a join (found again below: the join answers the cohort the user holds) or by an outcome (the
+ * cohort the user left refuses the placement and names the one they are in: placeInLeague).
+ */
+export async function cohortOf(
+  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, hold?: () => void, read?: string | null,
+): Promise<LeaguePlace | null> {
   const league = lb.league;
   if (!league) return null;
   const { redis, keys } = deps;
   const user = keys.forUser(tenant, userId).user;
   hold?.();
   for (let attempt = 0; ; attempt++) {
-    const held = await readLeaguePlace(redis, user, lb.id);
+    const held = attempt === 0 && read !== undefined ? leaguePlaceOf(read) : await readLeaguePlace(redis, user, lb.id);
     if (held !== null && held.run === run) return { tier: tierIn(league, held.tier), run, cohort: held.cohort };
     // A new user starts in the lowest tier; the others in the tier they carry (moved by the outcome
     // of the runs finalised since they last joined: lua/leagueMove-1.lua).
@@ -81,11 +90,14 @@ export interface CohortPlacement {
   previousRank: number;
 }
 
-/** Places the user in their cohort of `run` (joined first when new to it); null for a user gone. */
+/**
+ * Places the user in their cohort of `run` (joined first when new to it); null for a user gone.
+ * `read`: the user's place as read already (cohortOf).
+ */
 export async function placeInLeague(
-  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void,
+  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void, read?: string | null,
 ): Promise<CohortPlacement | null> {
-  let place = await cohortOf(deps, tenant, userId, lb, run, hold);
+  let place = await cohortOf(deps, tenant, userId, lb, run, hold, read);
   if (place === null) return null;
   for (let redirects = 0; ; redirects++) {
     const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);

@@ -44,6 +44,11 @@ export interface Placement {
    * (a void's move in a breakdown group it read the user in, src/engine/fairplay/void.ts).
    */
   membersOnly?: boolean;
+  /**
+   * A league's board: the user's place as the event's script read it (the user hash's field, null
+   * when absent); undefined: read by the placement (src/engine/leaderboards/league-place.ts).
+   */
+  leaguePlace?: string | null;
 }
 
 /**
@@ -118,7 +123,7 @@ export async function place(
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   const order = orderOf(now, seq);
-  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly }) => {
+  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly, leaguePlace }) => {
     const name = groupName(group);
     // A board of several shards places the user in theirs (src/domain/leaderboards/shards.ts),
     // and answers their rank on the whole run, read before and after (each shard's count above).
@@ -147,7 +152,7 @@ export async function place(
       indexed.set(index, true);
     }
     // A league's board places the user in their cohort too (src/engine/leaderboards/league-place.ts).
-    const cohort = lb.league ? (await Promise.all([placed, placeInLeague(deps, tenant, userId, lb, run.start, { value, awards, order, seq }, now, hold)]))[1] : null;
+    const cohort = lb.league ? (await Promise.all([placed, placeInLeague(deps, tenant, userId, lb, run.start, { value, awards, order, seq }, now, hold, leaguePlace)]))[1] : null;
     const [placedRank, placedPrevious, threshold, falls] = await placed;
     let rank = placedRank;
     let previousRank = placedPrevious;
