@@ -10,8 +10,10 @@
  *      it runs against the slices after it (same process, same boards);
  *   3. the event path with the league (its finalised million behind it, every user of the load new
  *      to the current run, so each first event joins a cohort) against `laurel-system` (the same
- *      scenario, the plain board only), BENCH_ROUNDS rounds, the order alternating round by round.
- * Writes bench/results/scale-league.json.
+ *      scenario, the plain board only) and `plain-weekly` (the same weekly board without a league),
+ *      BENCH_ROUNDS rounds, the order rotated round by round;
+ *   4. the same three, fresh, with the load's users settled in the run first (a settled week).
+ * BENCH_LEAGUE_PARTS chooses the parts. Writes bench/results/scale-league.json.
  *
  * The generation writes, for the run to finalise (the run before the current one: the board is
  * created inactive, starting 9 days ago, and the workers skip an inactive board), what the
@@ -36,12 +38,21 @@ import { connectPostgres, dropDatabase } from './postgres.js';
 import { stopAll } from './processes.js';
 import { ticks } from './cpu.js';
 import {
-  abortOnSignals, CONNECTIONS, DURATION_S, envNumber, launch, log, median, pass, round1, round2, ROUNDS, sendJson, shutdown, tickUs, WARMUP_S, type Launcher, type PassResult, type Running,
+  abortOnSignals, CONNECTIONS, DURATION_S, envNumber, getJson, launch, log, median, pass, round1, round2, ROUNDS, sendJson, shutdown, tickUs, USERS as PASS_USERS, WARMUP_S, type Launcher, type PassResult, type Running,
 } from './scale-pass.js';
 import { DEFAULT_DATABASE_URL, gitCommit, laurelSystem, ROOT } from './variants.js';
 
 const USERS = envNumber('BENCH_LEAGUE_USERS', 1_000_000);
 const SLICE_S = Math.max(1, envNumber('BENCH_LEAGUE_SLICE', 4));
+/**
+ * The settled event path's warm-up: the weekly boards' load until this share of the round's users
+ * is placed in the run (at most SETTLE_MAX_S seconds); `laurel-system`'s, SETTLE_S seconds.
+ */
+const SETTLED_SHARE = 0.9;
+const SETTLE_MAX_S = envNumber('BENCH_LEAGUE_SETTLE_MAX', 180);
+const SETTLE_S = envNumber('BENCH_LEAGUE_SETTLE', 45);
+/** The parts to run (all by default): finalise (1), loaded (2), launch (3), settled (4). */
+const PARTS = new Set((process.env.BENCH_LEAGUE_PARTS || 'finalise,loaded,launch,settled').split(',').map((x) => x.trim()));
 const COHORT = 30;
 const BATCH = 1000;
 const TENANT = '_';
@@ -172,7 +183,70 @@ async function checkMoved(redis: Redis, keys: Keys, boardId: string, run: string
   }
 }
 
+type PathName = 'laurel-system' | 'plain-weekly' | 'league';
+const PATH_NAMES: PathName[] = ['laurel-system', 'plain-weekly', 'league'];
+
+/**
+ * The event path of the three installations, BENCH_ROUNDS rounds in rotated order: each started by
+ * `start`, a warm-up of `warmupS` on the round's users, a measured pass, then stopped (its keys and
+ * database deleted when `fresh`). Before the measured pass, the weekly board's participants (the
+ * round's users placed in the run by the warm-up) are read: the share of the pass's events of
+ * users placed already.
+ */
+async function eventPaths(
+  at: Launcher, redisPids: number[], signal: AbortSignal, warmupS: number, settled: boolean, start: (name: PathName) => Promise<Running>, fresh: (name: PathName) => boolean,
+  boardKey: (name: PathName) => string,
+): Promise<Record<string, unknown>> {
+  const redis = new Redis(at.redisUrl);
+  const passes: Record<PathName, (PassResult & { round: number; placedBefore: number | null; settleS: number })[]> = { 'laurel-system': [], 'plain-weekly': [], league: [] };
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order = PATH_NAMES.map((_, i) => PATH_NAMES[(i + round - 1) % PATH_NAMES.length]);
+      for (const name of order) {
+        const r = await start(name);
+        try {
+          // The warm-up: `warmupS` seconds; settled, the weekly boards' until SETTLED_SHARE of the
+          // round's users are placed in the run (in slices of 10 s, at most SETTLE_MAX_S).
+          const placed = async () => (await getJson<{ participants: number }>(r, `/api/leaderboards/${boardKey(name)}?limit=1`)).participants;
+          const settling = settled && name !== 'laurel-system';
+          let settleS = 0;
+          for (let slice = 0; settleS < (settling ? SETTLE_MAX_S : warmupS); slice++) {
+            if (settling && (await placed()) >= SETTLED_SHARE * PASS_USERS) break;
+            const s = settling ? 10 : warmupS;
+            await pass(r, { round, tag: `league-${round}-${name}-settle-${slice}`, warmupS: 0, durationS: s, connections: CONNECTIONS, redisPids }, signal);
+            settleS += s;
+          }
+          const placedBefore = name === 'laurel-system' ? null : await placed();
+          const p = await pass(r, { round, tag: `league-${round}-${name}`, warmupS: 0, durationS: DURATION_S, connections: CONNECTIONS, redisPids }, signal);
+          passes[name].push({ round, placedBefore, settleS, ...p });
+          log(`round ${round} ${name.padEnd(14)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  placed before ${placedBefore ?? '-'} after ${settleS} s  load ${p.loadAverage}`);
+        } finally {
+          await shutdown(r, at, redis, fresh(name));
+        }
+      }
+    }
+  } finally {
+    redis.disconnect();
+  }
+  const summary = (reference: PathName) => {
+    const ratios = passes.league.map((p) => p.reqPerS / passes[reference].find((q) => q.round === p.round)!.reqPerS);
+    log(`league / ${reference}: median ${round2(median(ratios) * 100)}% (per round ${ratios.map((x) => `${round1(x * 100)}%`).join(', ')})`);
+    return { ratioMedian: round2(median(ratios) * 100), ratios: ratios.map((x) => round2(x * 100)) };
+  };
+  return {
+    warmupS,
+    reqPerS: Object.fromEntries(PATH_NAMES.map((n) => [n, median(passes[n].map((p) => p.reqPerS))])),
+    cpuUsPerEvent: Object.fromEntries(PATH_NAMES.map((n) => [n, { api: median(passes[n].map((p) => p.cpuUs.api)), redis: median(passes[n].map((p) => p.cpuUs.redis)) }])),
+    ofLaurelSystem: summary('laurel-system'), ofPlainWeekly: summary('plain-weekly'), passes,
+  };
+}
+
 async function main(): Promise<void> {
+  const known = new Set(['finalise', 'loaded', 'launch', 'settled']);
+  const unknown = [...PARTS].filter((x) => !known.has(x));
+  if (unknown.length > 0) throw new Error(`BENCH_LEAGUE_PARTS: unknown part(s) ${unknown.join(', ')} (finalise, loaded, launch, settled)`);
+  // The launch part's league is the installation the loaded part finalised.
+  if (PARTS.has('launch') && !PARTS.has('loaded')) throw new Error('BENCH_LEAGUE_PARTS: launch needs loaded (its league is the one loaded finalises)');
   const signal = abortOnSignals();
   const databaseServer = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const postgres = await connectPostgres(databaseServer);
@@ -188,94 +262,88 @@ async function main(): Promise<void> {
     const redisPids = [own.pid];
 
     // 1. Finalisation alone.
-    const quiet = await createLeague(kept, 'league-quiet');
-    const before = await usedMemory(redis);
-    log(`generating ${USERS.toLocaleString('en')} users of league-quiet's run ${quiet.run}`);
-    const g1 = await generateLeague(redis, keys, quiet.id, quiet.run, USERS, signal);
-    const after = await usedMemory(redis);
-    log(`  ${g1.cohorts.toLocaleString('en')} cohorts in ${g1.seconds} s; used_memory ${(before / 1e6).toFixed(0)} MB -> ${(after / 1e6).toFixed(0)} MB`);
-    const laurelPid = kept.session.child.proc.pid;
-    const cpu0 = { laurel: ticks(laurelPid), redis: ticks(own.pid) };
-    const t1 = await activate(kept, quiet.id);
-    const quietS = await untilFinal(redis, keys, quiet.id, quiet.run, t1, signal);
-    // Where the time went: the CPU of laurel's process (the workers finalising) and of Redis over it.
-    const quietCpuS = { laurel: round1(((ticks(laurelPid) - cpu0.laurel) * tickUs()) / 1e6), redis: round1(((ticks(own.pid) - cpu0.redis) * tickUs()) / 1e6) };
-    log(`  CPU over it: laurel (api and workers) ${quietCpuS.laurel} s, Redis ${quietCpuS.redis} s`);
-    await checkMoved(redis, keys, quiet.id, quiet.run, USERS);
-    log(`finalised ${USERS.toLocaleString('en')} users with no load in ${quietS} s (from the board made active; the workers look every 5 s)`);
-    out.generation = { seconds: g1.seconds, cohorts: g1.cohorts, bytesPerUser: Math.round((after - before) / USERS) };
-    out.quietFinalisationS = quietS;
-    out.quietFinalisationCpuS = quietCpuS;
-    // Only the league under load from here on.
-    await sendJson(kept, 'DELETE', `/admin/v1/leaderboards?ids=${quiet.id}`, undefined, 200).catch(async () => {
-      await sendJson(kept!, 'PATCH', '/admin/v1/leaderboards', [{ id: quiet.id, status: 'inactive' }], 200);
-    });
+    if (PARTS.has('finalise')) {
+      const quiet = await createLeague(kept, 'league-quiet');
+      const before = await usedMemory(redis);
+      log(`generating ${USERS.toLocaleString('en')} users of league-quiet's run ${quiet.run}`);
+      const g1 = await generateLeague(redis, keys, quiet.id, quiet.run, USERS, signal);
+      const after = await usedMemory(redis);
+      log(`  ${g1.cohorts.toLocaleString('en')} cohorts in ${g1.seconds} s; used_memory ${(before / 1e6).toFixed(0)} MB -> ${(after / 1e6).toFixed(0)} MB`);
+      const laurelPid = kept.session.child.proc.pid;
+      const cpu0 = { laurel: ticks(laurelPid), redis: ticks(own.pid) };
+      const t1 = await activate(kept, quiet.id);
+      const quietS = await untilFinal(redis, keys, quiet.id, quiet.run, t1, signal);
+      // Where the time went: the CPU of laurel's process (the workers finalising) and of Redis over it.
+      const quietCpuS = { laurel: round1(((ticks(laurelPid) - cpu0.laurel) * tickUs()) / 1e6), redis: round1(((ticks(own.pid) - cpu0.redis) * tickUs()) / 1e6) };
+      log(`  CPU over it: laurel (api and workers) ${quietCpuS.laurel} s, Redis ${quietCpuS.redis} s`);
+      await checkMoved(redis, keys, quiet.id, quiet.run, USERS);
+      log(`finalised ${USERS.toLocaleString('en')} users with no load in ${quietS} s (from the board made active; the workers look every 5 s)`);
+      out.generation = { seconds: g1.seconds, cohorts: g1.cohorts, bytesPerUser: Math.round((after - before) / USERS) };
+      out.quietFinalisationS = quietS;
+      out.quietFinalisationCpuS = quietCpuS;
+      // Only the league under load from here on.
+      await sendJson(kept, 'DELETE', `/admin/v1/leaderboards?ids=${quiet.id}`, undefined, 200).catch(async () => {
+        await sendJson(kept!, 'PATCH', '/admin/v1/leaderboards', [{ id: quiet.id, status: 'inactive' }], 200);
+      });
+    }
 
     // 2. Finalisation under the event load.
-    const loaded = await createLeague(kept, 'league');
-    log(`generating ${USERS.toLocaleString('en')} users of league's run ${loaded.run}`);
-    const g2 = await generateLeague(redis, keys, loaded.id, loaded.run, USERS, signal);
-    log(`  ${g2.cohorts.toLocaleString('en')} cohorts in ${g2.seconds} s`);
-    // Warm: the load's code paths before the slices are timed.
-    await pass(kept, { round: 0, tag: 'league-warm', warmupS: 0, durationS: 2, connections: CONNECTIONS, redisPids }, signal);
-    const t2 = await activate(kept, loaded.id);
-    let finalS: number | null = null;
-    const finalised = untilFinal(redis, keys, loaded.id, loaded.run, t2, signal).then((s) => { finalS = s; return s; });
-    const slices: (PassResult & { slice: number; phase: 'during' | 'straddling' | 'after' })[] = [];
-    let after2 = 0;
-    for (let slice = 1; after2 < 3; slice++) {
-      const wasFinal = finalS !== null;
-      const p = await pass(kept, { round: 100 + slice, tag: `league-slice-${slice}`, warmupS: 0, durationS: SLICE_S, connections: CONNECTIONS, redisPids }, signal);
-      const phase = wasFinal ? 'after' : finalS === null ? 'during' : 'straddling';
-      if (phase === 'after') after2++;
-      slices.push({ slice, phase, ...p });
-      log(`slice ${slice} ${phase.padEnd(10)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  cpu µs/event api+workers ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}`);
+    if (PARTS.has('loaded')) {
+      const loaded = await createLeague(kept, 'league');
+      log(`generating ${USERS.toLocaleString('en')} users of league's run ${loaded.run}`);
+      const g2 = await generateLeague(redis, keys, loaded.id, loaded.run, USERS, signal);
+      log(`  ${g2.cohorts.toLocaleString('en')} cohorts in ${g2.seconds} s`);
+      // Warm: the load's code paths before the slices are timed.
+      await pass(kept, { round: 0, tag: 'league-warm', warmupS: 0, durationS: 2, connections: CONNECTIONS, redisPids }, signal);
+      const t2 = await activate(kept, loaded.id);
+      let finalS: number | null = null;
+      const finalised = untilFinal(redis, keys, loaded.id, loaded.run, t2, signal).then((s) => { finalS = s; return s; });
+      const slices: (PassResult & { slice: number; phase: 'during' | 'straddling' | 'after' })[] = [];
+      let after2 = 0;
+      for (let slice = 1; after2 < 3; slice++) {
+        const wasFinal = finalS !== null;
+        const p = await pass(kept, { round: 100 + slice, tag: `league-slice-${slice}`, warmupS: 0, durationS: SLICE_S, connections: CONNECTIONS, redisPids }, signal);
+        const phase = wasFinal ? 'after' : finalS === null ? 'during' : 'straddling';
+        if (phase === 'after') after2++;
+        slices.push({ slice, phase, ...p });
+        log(`slice ${slice} ${phase.padEnd(10)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  cpu µs/event api+workers ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}`);
+      }
+      await finalised;
+      await checkMoved(redis, keys, loaded.id, loaded.run, USERS);
+      const during = slices.filter((s) => s.phase === 'during').map((s) => s.reqPerS);
+      const afterRates = slices.filter((s) => s.phase === 'after').map((s) => s.reqPerS);
+      out.loaded = {
+        finalisationS: finalS, slices,
+        duringMedian: during.length ? median(during) : null, afterMedian: median(afterRates),
+        duringOfAfter: during.length ? round2((median(during) / median(afterRates)) * 100) : null,
+      };
+      log(`finalised under load in ${finalS} s; event path during / after: ${JSON.stringify(out.loaded, (k, v) => (k === 'slices' ? undefined : v))}`);
     }
-    await finalised;
-    await checkMoved(redis, keys, loaded.id, loaded.run, USERS);
-    const during = slices.filter((s) => s.phase === 'during').map((s) => s.reqPerS);
-    const afterRates = slices.filter((s) => s.phase === 'after').map((s) => s.reqPerS);
-    out.loaded = {
-      finalisationS: finalS, slices,
-      duringMedian: during.length ? median(during) : null, afterMedian: median(afterRates),
-      duringOfAfter: during.length ? round2((median(during) / median(afterRates)) * 100) : null,
-    };
-    log(`finalised under load in ${finalS} s; event path during / after: ${JSON.stringify(out.loaded, (k, v) => (k === 'slices' ? undefined : v))}`);
 
     // 3. The event path with the league against laurel-system and against the same weekly board
-    // without a league, the order rotated.
+    // without a league, the order rotated: the load's users new to the run.
     await shutdown(kept, at, null, false);
     const keptAs = { prefix: kept.session.prefix!, apiKey: kept.session.apiKey, database: kept.database };
-    type Name = 'laurel-system' | 'plain-weekly' | 'league';
-    const names: Name[] = ['laurel-system', 'plain-weekly', 'league'];
-    const passes: Record<Name, (PassResult & { round: number })[]> = { 'laurel-system': [], 'plain-weekly': [], league: [] };
-    for (let round = 1; round <= ROUNDS; round++) {
-      const order = names.map((_, i) => names[(i + round - 1) % names.length]);
-      for (const name of order) {
-        const r = await launch(laurelSystem, at, signal, name === 'league' ? keptAs : undefined);
-        try {
-          if (name === 'plain-weekly') await createLeague(r, 'weekly', false);
-          const p = await pass(r, { round, tag: `league-${round}-${name}`, warmupS: WARMUP_S, durationS: DURATION_S, connections: CONNECTIONS, redisPids }, signal);
-          passes[name].push({ round, ...p });
-          log(`round ${round} ${name.padEnd(14)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}`);
-        } finally {
-          await shutdown(r, at, redis, name !== 'league');
-        }
-      }
-    }
     kept = null;
-    const ratiosTo = (reference: Name) => passes.league.map((p) => p.reqPerS / passes[reference].find((q) => q.round === p.round)!.reqPerS);
-    const summary = (reference: Name) => {
-      const ratios = ratiosTo(reference);
-      log(`league / ${reference}: median ${round2(median(ratios) * 100)}% (per round ${ratios.map((x) => `${round1(x * 100)}%`).join(', ')})`);
-      return { ratioMedian: round2(median(ratios) * 100), ratios: ratios.map((x) => round2(x * 100)) };
-    };
-    out.eventPath = {
-      reqPerS: Object.fromEntries(names.map((n) => [n, median(passes[n].map((p) => p.reqPerS))])),
-      cpuUsPerEvent: Object.fromEntries(names.map((n) => [n, { api: median(passes[n].map((p) => p.cpuUs.api)), redis: median(passes[n].map((p) => p.cpuUs.redis)) }])),
-      ofLaurelSystem: summary('laurel-system'), ofPlainWeekly: summary('plain-weekly'), passes,
-    };
+    if (PARTS.has('launch')) {
+      out.eventPath = await eventPaths(at, redisPids, signal, WARMUP_S, false, async (name) => {
+        const r = await launch(laurelSystem, at, signal, name === 'league' ? keptAs : undefined);
+        if (name === 'plain-weekly') await createLeague(r, 'weekly', false);
+        return r;
+      }, (name) => name !== 'league', (name) => (name === 'league' ? 'league' : 'weekly'));
+    }
     await dropDatabase(postgres, keptAs.database.name);
+    // 4. The same three with the load's users settled: a warm-up of BENCH_LEAGUE_SETTLE seconds on
+    // the round's users before the measured pass, on fresh installations (the league's run before
+    // the current one empty), so most of the measured events are of users placed in the run.
+    if (PARTS.has('settled')) {
+      out.settled = await eventPaths(at, redisPids, signal, SETTLE_S, true, async (name) => {
+        const r = await launch(laurelSystem, at, signal);
+        if (name === 'plain-weekly') await createLeague(r, 'weekly', false);
+        if (name === 'league') await activate(r, (await createLeague(r, 'weekly')).id);
+        return r;
+      }, () => true, () => 'weekly');
+    }
   } finally {
     if (kept !== null) {
       await shutdown(kept, at, null, false);
