@@ -3,9 +3,9 @@
  * `<tenant>|<user id>`, scored by when (ms) the user is due to be looked at. The time awards' is
  * one (`<slot>ptdue`, scored by the user's earliest next award: src/engine/points/time-due.ts), the
  * anniversaries' another (`<slot>anndue`, scored by when the user is looked at next:
- * src/engine/achievements/anniversary-due.ts); the restore fills both again
+ * src/engine/anniversaries/due.ts); the restore fills both again
  * (src/engine/durability/restore.ts). The scripts that move a user in them are given the member
- * (src/engine/achievements/anniversary-next.ts) or build it (lua/recordEventPlan-4.lua).
+ * (src/engine/anniversaries/next.ts) or build it (lua/recordEventPlan-4.lua).
  */
 import { removeMatching, type RedisClient } from './client.js';
 import { globEscaped, type Keys } from './keys.js';

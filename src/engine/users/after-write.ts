@@ -8,7 +8,7 @@
  * (src/engine/event/record.ts), where they run alongside the answer.
  */
 import type { Deps } from '../deps.js';
-import { firstAnniversary } from '../achievements/anniversary-next.js';
+import { firstAnniversary } from '../anniversaries/next.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { accrueTime } from '../points/time-awards.js';
 
