@@ -5,14 +5,14 @@
  *             sets), each looked at on their calendar: what came completed, the next one noted
  *   backfill  when an anniversary achievement is activated or changed: every user of every tenant
  *             goes into the due sets, due now, so the next passes look at them all
- * The due sets are src/engine/achievements/anniversary-due.ts's.
+ * The due sets are src/engine/anniversaries/due.ts's.
  */
 import type { Deps } from '../src/engine/deps.js';
 import { ANNIVERSARIES_QUEUE } from '../src/engine/jobs.js';
-import { allAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
+import { allAnniversaryDue } from '../src/engine/anniversaries/due.js';
 import { every, PausablePass, type QueueSpec } from './queue.js';
 import { settleAnniversaries } from '../src/engine/achievements/anniversaries.js';
-import { anniversaryDueUsers, leaveAnniversaryDue } from '../src/engine/achievements/anniversary-due.js';
+import { anniversaryDueUsers, leaveAnniversaryDue } from '../src/engine/anniversaries/due.js';
 
 export interface AnniversaryPassResult {
   users: number;

@@ -2,7 +2,8 @@
  * What takes the partitions' event logs besides their archive: a consumer the log drainer
  * (workers/log-drain.ts) hands every entry it archives. Each feature declares its own in a file of
  * workers/ (the replay of dead processes' phase 2, the analytics, the notifications, the webhooks),
- * listed in workers/log-consumers.ts; the drain knows none of them by name.
+ * listed in workers/log-consumers.ts; the drain knows none of them by name. (The live publisher
+ * follows the logs itself, as they are appended: docs/architecture.md says why.)
  *
  * A drain pass goes through each consumer's steps in the list's order, one step for every consumer
  * before the next step: every entry taken, then `plan` (reads and plans, awaited), then `write`

@@ -306,6 +306,23 @@ export async function* scanKeys(client: RedisClient, pattern: string, count = 50
   }
 }
 
+/**
+ * Removes the members of a sorted set that match `pattern` (SCAN's MATCH) and pass `theirs`,
+ * `atOnce` per ZREM; answers how many went.
+ */
+export async function removeMatching(
+  client: RedisClient, key: string, pattern: string, theirs: (member: string) => boolean = () => true, atOnce = 500,
+): Promise<number> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, flat] = await client.zscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) if (theirs(flat[i])) found.push(flat[i]);
+  } while (cursor !== '0');
+  for (let i = 0; i < found.length; i += atOnce) await client.zrem(key, ...found.slice(i, i + atOnce));
+  return found.length;
+}
 
 /** Whether Redis answers a PING within `ms` (the api's `/ready`). */
 export async function answersPing(client: RedisClient, ms: number): Promise<boolean> {

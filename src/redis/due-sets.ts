@@ -3,12 +3,12 @@
  * `<tenant>|<user id>`, scored by when (ms) the user is due to be looked at. The time awards' is
  * one (`<slot>ptdue`, scored by the user's earliest next award: src/engine/points/time-due.ts), the
  * anniversaries' another (`<slot>anndue`, scored by when the user is looked at next:
- * src/engine/achievements/anniversary-due.ts); the restore fills both again
+ * src/engine/anniversaries/due.ts); the restore fills both again
  * (src/engine/durability/restore.ts). The scripts that move a user in them are given the member
- * (src/engine/achievements/anniversary-next.ts) or build it (lua/recordEventPlan-4.lua).
+ * (src/engine/anniversaries/next.ts) or build it (lua/recordEventPlan-4.lua).
  */
-import type { RedisClient } from './client.js';
-import type { Keys } from './keys.js';
+import { removeMatching, type RedisClient } from './client.js';
+import { globEscaped, type Keys } from './keys.js';
 import { userBatches } from './users.js';
 
 /** What a due set is read and written with (the engine's context has both). */
@@ -26,6 +26,11 @@ export function dueMember(tenant: string, userId: string): string {
 export function dueMemberUser(member: string): [tenant: string, userId: string] {
   const bar = member.indexOf('|');
   return [member.slice(0, bar), member.slice(bar + 1)];
+}
+
+/** The pattern (SCAN's MATCH) of the members naming the users of `tenant`. */
+export function dueMembersOf(tenant: string): string {
+  return `${globEscaped(tenant)}|*`;
 }
 
 export class DueSet {
@@ -62,6 +67,11 @@ export class DueSet {
       }
     }
     return { users };
+  }
+
+  /** The users of a tenant that is gone leave one partition's set; answers how many left. */
+  removeTenant({ redis, keys }: DueSetRedis, partition: number, tenant: string): Promise<number> {
+    return removeMatching(redis, this.key(keys, partition), dueMembersOf(tenant));
   }
 
   /** A user who is gone leaves the set. */

@@ -1,10 +1,10 @@
 /**
  * Walking every user: the tenants whose data a worker must visit, and a tenant's users in batches,
  * partition by partition (a batch's keys share the partition's slot, so one pipeline per batch is
- * valid on a Cluster too).
+ * valid on a Cluster too); and one user's hash read with whether the user exists.
  */
 import type { RedisClient } from './client.js';
-import { DEFAULT_TENANT, type Keys } from './keys.js';
+import { DEFAULT_TENANT, type Keys, type UserKeys } from './keys.js';
 import type { Snapshot } from '../model/snapshot.js';
 
 /** The default tenant and the active ones. */
@@ -22,4 +22,17 @@ export async function* userBatches(redis: RedisClient, keys: Keys, tenant: strin
       if (userIds.length > 0) yield { partition, userIds };
     } while (cursor !== '0');
   }
+}
+
+/**
+ * One more hash of the user's (`of` names it from the user's keys), read with whether the user
+ * exists (the user's keys share a slot: one pipeline, on a Cluster too); null when there is no such user.
+ */
+export async function userAndHash(deps: { redis: RedisClient; keys: Keys }, tenant: string, userId: string, of: (u: UserKeys) => string): Promise<Record<string, string> | null> {
+  const u = deps.keys.forUser(tenant, userId);
+  const [[e1, exists], [e2, fields]] = (await deps.redis.pipeline().exists(u.user).hgetall(of(u)).exec()) as [
+    [Error | null, number], [Error | null, Record<string, string>],
+  ];
+  if (e1 || e2) throw e1 ?? e2;
+  return exists === 0 ? null : fields;
 }

@@ -2,7 +2,8 @@
  * The layout of docs/architecture.md holds: every import of src/, workers/ and the load test
  * (bench/loadtest, which `laurel loadtest` loads) points to a lower
  * layer (or within its own layer, its feature folders included), no module imports itself through
- * others (type-only imports count), and the pure layers use no I/O package.
+ * others (type-only imports count), the engine's feature folders import each other in no circle,
+ * and the pure layers use no I/O package.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -100,21 +101,23 @@ const WORKERS_REDIS_IMPORTS = new Set(['src/redis/client.ts', 'src/redis/outage.
 const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/), ...files('bench/loadtest', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
-/** Strongly connected components of more than one module (or a module importing itself). */
-function cycles(): string[][] {
+/**
+ * Strongly connected components of a graph with more than one node (or a node that leads to
+ * itself), each sorted.
+ */
+function components(nodes: string[], next: (v: string) => string[]): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
   const out: string[][] = [];
-  let next = 0;
+  let count = 0;
   const visit = (v: string) => {
-    index.set(v, next);
-    low.set(v, next++);
+    index.set(v, count);
+    low.set(v, count++);
     stack.push(v);
     onStack.add(v);
-    for (const { target } of graph.get(v) ?? []) {
-      if (target === null || !graph.has(target)) continue;
+    for (const target of next(v)) {
       if (!index.has(target)) {
         visit(target);
         low.set(v, Math.min(low.get(v)!, low.get(target)!));
@@ -128,12 +131,16 @@ function cycles(): string[][] {
         onStack.delete(w);
         component.push(w);
       } while (w !== v);
-      const selfImport = (graph.get(v) ?? []).some((i) => i.target === v);
-      if (component.length > 1 || selfImport) out.push(component.sort());
+      if (component.length > 1 || next(v).includes(v)) out.push(component.sort());
     }
   };
-  for (const m of modules) if (!index.has(m)) visit(m);
+  for (const v of nodes) if (!index.has(v)) visit(v);
   return out;
+}
+
+/** Modules that import each other through others, or themselves. */
+function cycles(): string[][] {
+  return components(modules, (v) => (graph.get(v) ?? []).flatMap(({ target }) => (target !== null && graph.has(target) ? [target] : [])));
 }
 
 /** The feature folder of an engine module (`src/engine/streaks/read.ts`: streaks); null for a module at the engine's root. */
@@ -158,6 +165,29 @@ function engineClimbs(): string[] {
   return [...ground].flatMap((file) => (graph.get(file) ?? [])
     .filter((i) => i.target !== null && engineRoom(i.target) !== null)
     .map((i) => `${file} -> ${i.target}`));
+}
+
+/**
+ * The imports between the engine's feature folders that close a circle of folders (folders that
+ * reach each other through their imports). Without one, each folder stands on a floor above every
+ * folder it imports, and no import between two folders climbs back up.
+ */
+function roomCircles(): string[] {
+  const between = new Map<string, string[]>();
+  const arrows: [from: string, to: string, imp: string][] = [];
+  for (const [file, imports] of graph) {
+    const from = engineRoom(file);
+    if (from === null) continue;
+    if (!between.has(from)) between.set(from, []);
+    for (const { target } of imports) {
+      const to = target === null ? null : engineRoom(target);
+      if (to === null || to === from) continue;
+      between.get(from)!.push(to);
+      arrows.push([from, to, `${file} -> ${target}`]);
+    }
+  }
+  const circles = components([...between.keys()].sort(), (room) => between.get(room) ?? []);
+  return circles.flatMap((rooms) => arrows.filter(([from, to]) => rooms.includes(from) && rooms.includes(to)).map(([, , imp]) => imp)).sort();
 }
 
 describe('architecture', () => {
@@ -193,6 +223,10 @@ describe('architecture', () => {
 
   it('keeps the engine\'s feature folders above its root: no import climbs back from the root to a folder', () => {
     expect(engineClimbs()).toEqual([]);
+  });
+
+  it('keeps the engine\'s feature folders on floors: no circle of folders, so no import between them climbs', () => {
+    expect(roomCircles()).toEqual([]);
   });
 
   it('keeps I/O packages out of lib, model and domain', () => {
@@ -263,6 +297,20 @@ describe('architecture', () => {
     } finally {
       graph.set('src/engine/deps.ts', before);
     }
+  });
+
+  it('fails on an engine folder importing a folder that stands on it (the check can fail)', () => {
+    // The leaderboards announce through the webhooks, which stand on the live updates.
+    const before = graph.get('src/engine/live/tail.ts')!;
+    graph.set('src/engine/live/tail.ts', [...before, { spec: '../leaderboards/rank-user.js', target: 'src/engine/leaderboards/rank-user.ts' }]);
+    try {
+      const found = roomCircles();
+      expect(found).toContain('src/engine/live/tail.ts -> src/engine/leaderboards/rank-user.ts');
+      expect(found.some((imp) => imp.startsWith('src/engine/leaderboards/') && imp.includes(' -> src/engine/webhooks/'))).toBe(true);
+    } finally {
+      graph.set('src/engine/live/tail.ts', before);
+    }
+    expect(roomCircles()).toEqual([]);
   });
 
   it('fails on a cycle and on a wrong-way import (the checks can fail)', () => {

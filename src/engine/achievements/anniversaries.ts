@@ -27,7 +27,7 @@ import { HttpError } from '../../lib/errors.js';
 import { ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD } from '../../model/fields.js';
 import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
-import { noteNextAnniversary } from './anniversary-next.js';
+import { noteNextAnniversary } from '../anniversaries/next.js';
 import { completeAchievement } from './complete.js';
 import * as backfillAchievement from '../../redis/scripts/backfillAchievement.js';
 

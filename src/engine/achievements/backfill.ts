@@ -3,7 +3,7 @@
  * notification, as Trophy's backdating): each tenant's user set walked partition by partition, one
  * script per user, pipelined per partition (one hash slot, so the pipeline is valid on a Cluster
  * too). The `achievements` worker runs it (workers/achievements.ts); anniversaries are backfilled
- * by their own pass, on each user's calendar (src/engine/achievements/anniversary-due.ts).
+ * by their own pass, on each user's calendar (src/engine/anniversaries/due.ts).
  */
 import { operationEntry } from '../../model/log.js';
 import { liveTenants, userBatches } from '../../redis/users.js';

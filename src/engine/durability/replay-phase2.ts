@@ -5,7 +5,8 @@ import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state
 import { localMinute } from '../../domain/time.js';
 import type { LoggedEvent } from '../../model/log.js';
 import type { Context } from '../context.js';
-import { loggedStreak, rankStreak } from '../streaks/rankings.js';
+import { loggedStreak } from '../../domain/streaks/standing.js';
+import { rankStreak } from '../streaks/rankings.js';
 import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';
 
 /**

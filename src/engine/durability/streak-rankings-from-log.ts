@@ -10,7 +10,8 @@ import type { StreakSettings } from '../../model/entities.js';
 import { EXCLUSION_FIELD } from '../../model/fields.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
 import type { Context } from '../context.js';
-import { loggedStreak, rankStreak, streakStanding, type StreakStanding } from '../streaks/rankings.js';
+import { loggedStreak, type StreakStanding } from '../../domain/streaks/standing.js';
+import { rankStreak, streakStanding } from '../streaks/rankings.js';
 
 /** An entry a consumer takes: its stream id and kind, and its body parsed. */
 export interface Drained {
@@ -21,7 +22,7 @@ export interface Drained {
 
 /**
  * The streak an event's entry carries as the rankings take it: as the replay reads it
- * (src/engine/streaks/rankings.ts loggedStreak), or from the array older logs hold.
+ * (src/domain/streaks/standing.ts loggedStreak), or from the array older logs hold.
  */
 function streakOfEntry(e: LogBody, rule: StreakSettings): StreakStanding | null {
   if (typeof e.sx === 'string') return loggedStreak({ t: e.t!, u: e.u!, m: e.m ?? '', d: e.d ?? '1970-01-01', ts: e.ts ?? 0, sx: e.sx, sp: e.sp }, rule);

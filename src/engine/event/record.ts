@@ -27,6 +27,7 @@ import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
 import { accrueTime } from '../points/time-awards.js';
 import { settleAnniversaries } from '../achievements/anniversaries.js';
+import { followUserWrite } from '../users/after-write.js';
 import { refused } from '../script-errors.js';
 import { EventPhase2, type Extension } from './phase2.js';
 import { rankStreak } from '../streaks/rankings.js';
@@ -214,15 +215,6 @@ export class EventRecorder {
         const p = processedOf(answer);
         if (input.seq !== undefined) p.seq = input.seq;
         metrics.events.processed++;
-        // A new user or a completion changes the tenant's statistics: their version moves before
-        // the answer, sent alongside phase 2. Only achievements (their rarity) and points systems
-        // (their summaries' user counts) show them: with neither configured nothing moves it, and a
-        // plain metric's event makes no second round trip.
-        let statsMoved: Promise<void> | null = null;
-        if ((p.created || p.completed !== '') && (snapshot.achievements.size > 0 || snapshot.pointsSystems.size > 0)) {
-          coalescer.hold();
-          statsMoved = stats.changed(tenant);
-        }
         if (setsTz) tzCache.set(tenant, userId, tz);
         const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period);
         const state = streak === null ? null : streak.state;
@@ -237,32 +229,45 @@ export class EventRecorder {
         if (extended !== null && !p.excluded) coalescer.hold();
         const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
           .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
-        // Phase 1 ran, so the event counts (201): a departure or placements that fail on Redis's
-        // connection are made once it answers again (src/engine/durability/outage-phase2.ts). A 503
-        // would have a client without an Idempotency-Key send it again, and count it twice. The
-        // user first leaves the groups of the values the event's identification changed (its own
-        // placements go to the new groups).
-        const left = p.moved === '' || await deps.placements.leave(
-          tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
-        );
-        let leaderboards = '{}';
-        let pending = false;
-        if (ranks && left) {
-          try {
-            leaderboards = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
-              ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
-          } catch (err) {
-            if (!isConnectionError(err)) throw err;
-            pending = true;
-          }
-        }
-        const failed = standing === null ? null : await standing;
-        if (failed !== null) {
-          if (!isConnectionError(failed)) throw failed;
-          pending = true;
-        }
-        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
-        if (statsMoved !== null) await statsMoved;
+        // Then what follows a user's write, in its one order (src/engine/users/after-write.ts), all
+        // before the answer, the writes that need not wait sent with this turn's. Phase 1 ran, so
+        // the event counts (201): a departure or placements that fail on Redis's connection are made
+        // once it answers again (src/engine/durability/outage-phase2.ts). A 503 would have a client
+        // without an Idempotency-Key send it again, and count it twice.
+        const leaderboards = await followUserWrite({
+          // A new user or a completion changes the tenant's statistics. Only achievements (their
+          // rarity) and points systems (their summaries' user counts) show them: with neither
+          // configured nothing moves it, and a plain metric's event makes no second round trip.
+          stats: (p.created || p.completed !== '') && (snapshot.achievements.size > 0 || snapshot.pointsSystems.size > 0)
+            ? () => { coalescer.hold(); return stats.changed(tenant); } : null,
+          // The groups of the values the event's identification changed.
+          leave: p.moved === '' ? null : () => deps.placements.leave(
+            tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
+          ),
+          // The event's script noted a new user's time triggers and first anniversary.
+          created: null,
+          // The metric's, the awards' and the streak's boards.
+          place: async (left) => {
+            let placed = '{}';
+            let pending = false;
+            if (ranks && left) {
+              try {
+                placed = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
+                  ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
+              } catch (err) {
+                if (!isConnectionError(err)) throw err;
+                pending = true;
+              }
+            }
+            const failed = standing === null ? null : await standing;
+            if (failed !== null) {
+              if (!isConnectionError(failed)) throw failed;
+              pending = true;
+            }
+            if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
+            return placed;
+          },
+        });
         const completed = anniversaries === '' ? p.completed : p.completed === '' ? anniversaries : `${anniversaries},${p.completed}`;
         const done: EventOutcome = {
           status: 201, eventId, total: p.total, nowIso, completed, streak: streak === null ? this.noStreakJson : streak.json,

@@ -37,7 +37,7 @@ import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import type { Context } from '../context.js';
 import { groupResolver } from '../leaderboards/rank-user.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
-import { userShard } from '../leaderboards/shards.js';
+import { userShard } from '../../redis/board-shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
 

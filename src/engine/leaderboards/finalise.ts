@@ -17,7 +17,7 @@ import { finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../../domain/periods.js';
 import { liveTenants } from '../../redis/users.js';
 import { readRunPlaces } from '../../redis/sharded-rankings.js';
-import { runShards } from './shards.js';
+import { runShards } from '../../redis/board-shards.js';
 import { lastFinalised } from '../../redis/board-state.js';
 import { finishedEvent, type RankedUser } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';

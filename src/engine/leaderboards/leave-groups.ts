@@ -21,7 +21,7 @@ import { localDay } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import * as leaderboardLeave from '../../redis/scripts/leaderboardLeave.js';
-import { userShard } from './shards.js';
+import { userShard } from '../../redis/board-shards.js';
 
 /** The live boards with breakdown attributes, and the attribute keys they break down by, per configuration. */
 interface BreakdownBoards {

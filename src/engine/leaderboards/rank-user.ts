@@ -26,7 +26,7 @@ import { cohortId } from '../../domain/leaderboards/league.js';
 import { placeInLeague, type CohortPlacement } from './league-place.js';
 import { shardsOf } from '../../domain/leaderboards/shards.js';
 import { placeOfRunUser, restateLatestChange } from '../../redis/sharded-rankings.js';
-import { runShards, userShard } from './shards.js';
+import { runShards, userShard } from '../../redis/board-shards.js';
 
 /** One ranking to update: a board run (and group) and the user's value or awards there. */
 export interface Placement {

@@ -15,9 +15,9 @@ import type { Place } from '../../redis/rankings.js';
 import {
   participantsOfRun, placeOfRunUser, placesOfRunUsers, readRunAround, readRunPlaces, shardOf, type Shards,
 } from '../../redis/sharded-rankings.js';
-import { runShards } from './shards.js';
+import { runShards } from '../../redis/board-shards.js';
 import type { Context } from '../context.js';
-import { pruneStreakBoard } from '../streaks/prune-lost.js';
+import { pruneStreakBoard } from './prune-streak-board.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock'>;
 

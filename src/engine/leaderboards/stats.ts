@@ -10,8 +10,8 @@ import { runOf, runStart } from '../../domain/leaderboards/runs.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { bucketCounts, runCounts, sizeOf, type RankChanges } from '../../redis/board-stats.js';
 import type { Context } from '../context.js';
-import { pruneStreakBoard } from '../streaks/prune-lost.js';
-import { runShards } from './shards.js';
+import { pruneStreakBoard } from './prune-streak-board.js';
+import { runShards } from '../../redis/board-shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;
 

@@ -11,11 +11,11 @@ import { attributeField } from '../../model/fields.js';
 import type { UserHash } from '../../domain/users.js';
 import { winnersOf } from '../../redis/board-state.js';
 import { scanKeys } from '../../redis/client.js';
-import { pruneStreakBoard } from '../streaks/prune-lost.js';
+import { pruneStreakBoard } from './prune-streak-board.js';
 import { tenantRankings } from './tenant-rankings.js';
 import { shardsOf } from '../../domain/leaderboards/shards.js';
 import { placeOfRunUser } from '../../redis/sharded-rankings.js';
-import { runShards, userShard } from './shards.js';
+import { runShards, userShard } from '../../redis/board-shards.js';
 import { globEscaped } from '../../redis/keys.js';
 import type { Context } from '../context.js';
 

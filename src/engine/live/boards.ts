@@ -36,7 +36,7 @@ import { sentTogether } from '../../redis/coalesce.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import { seenText } from '../../redis/rankings.js';
 import { placesOfRunUsers, readRunPlaces, shardOf, type Shards } from '../../redis/sharded-rankings.js';
-import { runShards } from '../leaderboards/shards.js';
+import { runShards } from '../../redis/board-shards.js';
 import type { Context } from '../context.js';
 import { LiveCohorts } from './cohorts.js';
 import { diffRanking, MOVES_PER_PASS, placesBefore, SeenRankings, type Change } from './ranking-diff.js';

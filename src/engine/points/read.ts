@@ -6,7 +6,7 @@
 import { attributeField, awardField, pointsCountField, pointsTotalField } from '../../model/fields.js';
 import { userBatches } from '../../redis/users.js';
 import type { Context } from '../context.js';
-import { userAndHash } from '../users/read.js';
+import { userAndHash } from '../../redis/users.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'stats'>;
 

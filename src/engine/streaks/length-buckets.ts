@@ -5,7 +5,7 @@
  */
 import { STREAK_BUCKETS } from '../../domain/analytics.js';
 import type { Context } from '../context.js';
-import { pruneStreakRanking } from './prune-lost.js';
+import { pruneStreakRanking } from './prune-ranking.js';
 
 export async function streakLengths(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string): Promise<{ from: number; to: number | null; users: number }[]> {
   await pruneStreakRanking(deps, tenant);

@@ -13,7 +13,7 @@ import { operationEntry } from '../../model/log.js';
 import type { Deps } from '../deps.js';
 import { place, streakPlacements } from '../leaderboards/rank-user.js';
 import { rankStreak } from './rankings.js';
-import { userShard } from '../leaderboards/shards.js';
+import { userShard } from '../../redis/board-shards.js';
 import * as grantFreezesScript from '../../redis/scripts/grantFreezes.js';
 import * as pauseStreakScript from '../../redis/scripts/pauseStreak.js';
 import * as resetStreakScript from '../../redis/scripts/resetStreak.js';

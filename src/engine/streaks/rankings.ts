@@ -9,22 +9,10 @@
  * (The points totals the summaries read are written by the awarding script itself, in the user's
  * slot: lua/includes/points.lua.)
  */
-import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state.js';
 import { orderOf } from '../../domain/leaderboards/runs.js';
-import { dayIndexOf } from '../../domain/periods.js';
-import { PAUSES_FIELD, STREAK_FIELD } from '../../model/fields.js';
-import type { LoggedEvent } from '../../model/log.js';
-import type { StreakSettings } from '../../model/entities.js';
+import type { StreakStanding } from '../../domain/streaks/standing.js';
 import type { Context } from '../context.js';
 import * as streakRank from '../../redis/scripts/streakRank.js';
-
-/** A streak as its rankings take it. */
-export interface StreakStanding {
-  length: number;
-  longest: number;
-  /** When it is lost if nothing happens (ms). */
-  expiry: number;
-}
 
 /**
  * Records one user's streak in the tenant's rankings (lua/streakRank-4.lua): equal lengths rank by
@@ -36,14 +24,6 @@ export function rankStreak(
 ): Promise<number> {
   const k = deps.keys.streakRankings(tenant);
   return streakRank.run(deps.redis, k, { userId, length: streak.length, longest: streak.longest, expiry: streak.expiry, seq, order: orderOf(at, seq) });
-}
-
-/** The streak an event's log entry carries (its `sx` when it extended the streak), as the rankings take it. */
-export function loggedStreak(e: LoggedEvent, rule: StreakSettings | null): StreakStanding | null {
-  if (rule === null || typeof e.sx !== 'string') return null;
-  const state = stateFromHash(e.sp ? { [STREAK_FIELD]: e.sx, [PAUSES_FIELD]: e.sp } : { [STREAK_FIELD]: e.sx }, rule, dayIndexOf(e.d), 0);
-  if (state.last === null) return null;
-  return { length: state.length, longest: state.longest, expiry: expiresAt(rule, state, state.last, streakZone(e.sx)) ?? e.ts };
 }
 
 /** What the standing hash holds of a user (lua/streakRank-4.lua), as the readers need it. */

@@ -7,7 +7,7 @@
 import type { UserHash } from '../../domain/users.js';
 import { readPlaces } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
-import { pruneStreakRanking } from './prune-lost.js';
+import { pruneStreakRanking } from './prune-ranking.js';
 import { streakStanding } from './rankings.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock'>;

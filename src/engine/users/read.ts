@@ -3,7 +3,7 @@
  * does not exist reads as null.
  */
 import type { UserHash } from '../../domain/users.js';
-import type { UserKeys } from '../../redis/keys.js';
+import { userAndHash } from '../../redis/users.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
@@ -18,19 +18,6 @@ export async function userHash(deps: Deps, tenant: string, userId: string): Prom
 export async function userFields(deps: Deps, tenant: string, userId: string, fields: string[]): Promise<(string | null)[] | null> {
   const [id, ...values] = await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'id', ...fields);
   return id === null ? null : values;
-}
-
-/**
- * One more hash of the user's (`of` names it from the user's keys), read with whether the user
- * exists (the user's keys share a slot: one pipeline, on a Cluster too); null when there is no such user.
- */
-export async function userAndHash(deps: Deps, tenant: string, userId: string, of: (u: UserKeys) => string): Promise<Record<string, string> | null> {
-  const u = deps.keys.forUser(tenant, userId);
-  const [[e1, exists], [e2, fields]] = (await deps.redis.pipeline().exists(u.user).hgetall(of(u)).exec()) as [
-    [Error | null, number], [Error | null, Record<string, string>],
-  ];
-  if (e1 || e2) throw e1 ?? e2;
-  return exists === 0 ? null : fields;
 }
 
 /** The user's hash of one metric (`d:<day>` changes, idempotency keys, filtered sums), or null when there is no such user. */

@@ -9,7 +9,8 @@
  * The tenant's rows of the Postgres archive and of the snapshots are not touched here: the tenant's
  * erasure (src/engine/users/tenant-erasure.ts) has the workers erase them.
  */
-import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { removeMatching, scanKeys, type RedisClient } from '../../redis/client.js';
+import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE } from '../../redis/due-sets.js';
 import { DEFAULT_TENANT, type Keys } from '../../redis/keys.js';
 import type { Context } from '../context.js';
 
@@ -23,31 +24,9 @@ async function unlinkAll(redis: RedisClient, keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += AT_ONCE) await Promise.all(keys.slice(i, i + AT_ONCE).map((k) => redis.unlink(k)));
 }
 
-/** Members of a sorted set that belong to the tenant, by their form: `<tenant>|...` or a JSON array naming it. */
-async function removeMembers(redis: RedisClient, key: string, tenant: string, form: 'bar' | 'json'): Promise<number> {
-  const pattern = form === 'bar' ? `${tenant}|*` : `*"${tenant}"*`;
-  const theirs: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.zscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    for (let i = 0; i < flat.length; i += 2) {
-      const m = flat[i];
-      if (form === 'bar' || (JSON.parse(m) as unknown[]).includes(tenant)) theirs.push(m);
-    }
-  } while (cursor !== '0');
-  for (let i = 0; i < theirs.length; i += AT_ONCE) await redis.zrem(key, ...theirs.slice(i, i + AT_ONCE));
-  return theirs.length;
-}
-
-/** The partitions' due sets, with the form of their members. */
-function dueSets(keys: Keys, partition: number): [string, 'bar' | 'json'][] {
-  return [
-    [keys.partitionDue(partition), 'bar'],
-    [keys.partitionAnniversaries(partition), 'bar'],
-    [keys.partitionNotificationsDue(partition), 'json'],
-    [keys.partitionPointsChanged(partition).due, 'json'],
-  ];
+/** The partitions' sets whose members name a tenant in a JSON array (the users' due sets have a codec: src/redis/due-sets.ts). */
+function jsonSets(keys: Keys, partition: number): string[] {
+  return [keys.partitionNotificationsDue(partition), keys.partitionPointsChanged(partition).due];
 }
 
 /** Removes the tenant's data from Redis; answers how many keys and members went. */
@@ -69,7 +48,11 @@ export async function eraseTenantData(deps: Deps, tenant: string): Promise<{ key
   }
   let members = 0;
   for (let p = 0; p < keys.partitions; p++) {
-    for (const [key, form] of dueSets(keys, p)) members += await removeMembers(redis, key, tenant, form);
+    for (const set of [TIME_AWARDS_DUE, ANNIVERSARIES_DUE]) members += await set.removeTenant(deps, p, tenant);
+    for (const key of jsonSets(keys, p)) {
+      // A JSON array that names the tenant as one of its items.
+      members += await removeMatching(redis, key, `*"${tenant}"*`, (m) => (JSON.parse(m) as unknown[]).includes(tenant), AT_ONCE);
+    }
   }
   return { keys: removed, members };
 }

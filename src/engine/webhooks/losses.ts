@@ -19,7 +19,7 @@ import { userView } from '../../domain/users.js';
 import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhooks/events.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
-import { loggedStreak } from '../streaks/rankings.js';
+import { loggedStreak } from '../../domain/streaks/standing.js';
 import type { LoggedEvent } from '../../model/log.js';
 import { STREAK_FIELD } from '../../model/fields.js';
 import { announce } from './record.js';

@@ -27,7 +27,7 @@ import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { seenPlace, seenText } from '../../redis/rankings.js';
 import { placesOfRunUsers, readRunPlaces } from '../../redis/sharded-rankings.js';
-import { runShards } from '../leaderboards/shards.js';
+import { runShards } from '../../redis/board-shards.js';
 import { reportedTopField } from '../../redis/board-state.js';
 import { recordEvents } from './record.js';
 import { forNotedUsers, notesUsers, REPORTED_TOP } from './rank-notes.js';

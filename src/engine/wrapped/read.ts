@@ -6,7 +6,7 @@
 import type { UserHash } from '../../domain/users.js';
 import type { Context } from '../context.js';
 import type { Leaderboard } from '../../model/entities.js';
-import { userShard } from '../leaderboards/shards.js';
+import { userShard } from '../../redis/board-shards.js';
 
 type Deps = Pick<Context, 'redis' | 'keys'>;
 

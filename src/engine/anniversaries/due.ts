@@ -1,6 +1,6 @@
 /**
  * The partitions' due sets of anniversaries (src/redis/due-sets.ts ANNIVERSARIES_DUE, scored by
- * when the user is looked at next: src/engine/achievements/anniversary-next.ts): what the
+ * when the user is looked at next: src/engine/anniversaries/next.ts): what the
  * `anniversaries` worker reads each second (workers/anniversaries.ts) and fills when an anniversary
  * achievement is activated or changed.
  */

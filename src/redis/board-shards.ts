@@ -1,11 +1,11 @@
 /**
  * The keys of a board's run by shard (src/domain/leaderboards/shards.ts): every ranking of a run
- * (and group), for the reads (src/redis/sharded-rankings.ts), and the one a user is placed in, for
+ * (and group), for the reads (sharded-rankings.ts), and the one a user is placed in, for
  * what writes or reads one user's keys there (their member, history, awards).
  */
-import { shardOfUser, shardsOf } from '../../domain/leaderboards/shards.js';
-import type { Leaderboard } from '../../model/entities.js';
-import type { Keys, LeaderboardKeys } from '../../redis/keys.js';
+import { shardOfUser, shardsOf } from '../domain/leaderboards/shards.js';
+import type { Leaderboard } from '../model/entities.js';
+import type { Keys, LeaderboardKeys } from './keys.js';
 
 /** Every shard's keys of a run's group (`group` '' without breakdown), shard 0 first. */
 export function runShards(keys: Keys, tenant: string, lb: Pick<Leaderboard, 'id' | 'shards'>, run: string, group: string): LeaderboardKeys[] {
