@@ -8,11 +8,13 @@
  *   bulk delete (src/postgres/log-retention.ts) removes BENCH_OLD_ROWS archived batches older than
  *   the retention (inserted by SQL, a line each), and alone again. Answers each drain's entries a
  *   second, and the delete's rows a second.
- * - **audit**: BENCH_WRITES Admin writes (`PATCH /admin/v1/metrics`, a metric renamed) one after
- *   another, in BENCH_ROUNDS rounds, the audit log's recorder (src/engine/audit/record.ts) doing its
- *   work in every other round and nothing in the others (its `record` replaced in this process:
- *   laurel has no setting that turns the audit log off). Answers each round's latency (p50, p95) and
- *   the process's CPU a write.
+ * - **audit**: BENCH_WRITES Admin writes (`PATCH /admin/v1/metrics`, a metric renamed),
+ *   BENCH_IN_FLIGHT at a time, from a client in a process of its own (bench/admin-write-client.ts),
+ *   in BENCH_ROUNDS rounds taken in pairs, the audit log's recorder (src/engine/audit/record.ts)
+ *   doing its work in one round of each pair and nothing in the other (its `record` replaced in
+ *   this process: laurel has no setting that turns the audit log off), each pair's order the other
+ *   way round from the last's. Answers each round's writes a second, latency (p50, p99), the
+ *   server process's CPU a write and the load average, and each pair's ratios.
  * - **erasure**: a user erased (`DELETE /admin/v1/users/{id}`, then the log drained and the
  *   workers' erasure pass, src/engine/users/erasure-pass.ts) in a Redis that holds the installation's
  *   few keys, then the same with BENCH_KEYS more keys under its prefix (`DEBUG POPULATE`: small
@@ -20,7 +22,7 @@
  *   the answer's time and the pass's.
  *
  * BENCH_PARTS (retention,audit,erasure), BENCH_EVENTS (20,000), BENCH_OLD_ROWS (1,000,000),
- * BENCH_WRITES (200), BENCH_ROUNDS (6), BENCH_KEYS (1,000,000), DATABASE_URL (its server: the
+ * BENCH_WRITES (1,000), BENCH_IN_FLIGHT (4), BENCH_ROUNDS (8), BENCH_KEYS (1,000,000), DATABASE_URL (its server: the
  * bench creates a database there and drops it after). Writes bench/results/data-rights.json and
  * prints a report, the load average beside it.
  */
@@ -29,6 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { startApi, type ApiHandle } from '../src/app/api.js';
@@ -47,8 +50,9 @@ const num = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const PARTS = (process.env.BENCH_PARTS ?? 'retention,audit,erasure').split(',');
 const EVENTS = num('BENCH_EVENTS', 20_000);
 const OLD_ROWS = num('BENCH_OLD_ROWS', 1_000_000);
-const WRITES = num('BENCH_WRITES', 200);
-const ROUNDS = num('BENCH_ROUNDS', 6);
+const WRITES = num('BENCH_WRITES', 1_000);
+const ROUNDS = num('BENCH_ROUNDS', 8);
+const IN_FLIGHT = num('BENCH_IN_FLIGHT', 4);
 const KEYS = num('BENCH_KEYS', 1_000_000);
 const DAY_MS = 86_400_000;
 
@@ -60,6 +64,8 @@ const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
 
 interface Bench {
   api: ApiHandle;
+  url: string;
+  key: string;
   pool: pg.Pool;
   drainer: LogDrainer;
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -139,41 +145,74 @@ async function retention(b: Bench): Promise<Record<string, unknown>> {
   };
 }
 
+/** One round of the audit bench's client (bench/admin-write-client.ts), in a process of its own. */
+function clientRound(b: Bench, id: string, round: number): Promise<{ seconds: number; ms: number[] }> {
+  const script = fileURLToPath(new URL('./admin-write-client.js', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, b.url, b.key, id, String(WRITES), String(IN_FLIGHT), String(round)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => { out += String(d); });
+    child.stderr.on('data', (d: Buffer) => { err += String(d); });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as { seconds: number; ms: number[] });
+      else reject(new Error(`the audit bench's client exited with ${code}: ${err}`));
+    });
+  });
+}
+
 async function audit(b: Bench): Promise<Record<string, unknown>> {
   const made = await b.call('POST', '/admin/v1/metrics', [{ name: 'Audited', key: 'audited' }]);
   const id = made.body.created[0].id as string;
   const record = Object.getOwnPropertyDescriptor(AuditRecorder.prototype, 'record')!;
-  const rounds: { audit: boolean; p50: number; p95: number; cpuUsPerWrite: number }[] = [];
+  const { redis, keys } = b.api.services;
+  type Round = { audit: boolean; writesPerSecond: number; p50: number; p99: number; serverCpuUsPerWrite: number; loadAverage: number };
+  const rounds: Round[] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) {
-      const on = r % 2 === 0;
+      // In pairs, each pair's order the other way round from the last's: on off, off on, on off...
+      const on = Math.floor(r / 2) % 2 === 0 ? r % 2 === 0 : r % 2 === 1;
       if (on) Object.defineProperty(AuditRecorder.prototype, 'record', record);
       else Object.defineProperty(AuditRecorder.prototype, 'record', { ...record, value: () => undefined });
-      const ms: number[] = [];
+      const queuedBefore = await redis.xlen(keys.auditQueue);
       const cpu = process.cpuUsage();
-      for (let i = 0; i < WRITES; i++) {
-        const started = performance.now();
-        const w = await b.call('PATCH', '/admin/v1/metrics', [{ id, name: `Audited ${r}-${i}` }]);
-        if (w.status !== 200) throw new Error(`write: ${w.status} ${JSON.stringify(w.body)}`);
-        ms.push(performance.now() - started);
-      }
+      const c = await clientRound(b, id, r);
       // The recorder's queue written before the CPU is read.
       await sleep(50);
       const used = process.cpuUsage(cpu);
-      ms.sort((a, c) => a - c);
-      rounds.push({ audit: on, p50: round1(quantile(ms, 0.5)), p95: round1(quantile(ms, 0.95)), cpuUsPerWrite: Math.round((used.user + used.system) / WRITES) });
-      process.stdout.write(`audit ${on ? 'on ' : 'off'}: p50 ${rounds.at(-1)!.p50} ms, p95 ${rounds.at(-1)!.p95} ms, ${rounds.at(-1)!.cpuUsPerWrite} µs CPU a write\n`);
+      const queued = (await redis.xlen(keys.auditQueue)) - queuedBefore;
+      if (queued !== (on ? WRITES : 0)) throw new Error(`round ${r}: ${queued} audit entries queued for ${WRITES} writes, audit ${on ? 'on' : 'off'}`);
+      const ms = [...c.ms].sort((x, y) => x - y);
+      rounds.push({
+        audit: on, writesPerSecond: Math.round(WRITES / c.seconds), p50: round1(quantile(ms, 0.5)), p99: round1(quantile(ms, 0.99)),
+        serverCpuUsPerWrite: Math.round((used.user + used.system) / WRITES), loadAverage: round1(loadavg()[0]),
+      });
+      const x = rounds.at(-1)!;
+      process.stdout.write(`audit ${on ? 'on ' : 'off'}: ${x.writesPerSecond} writes/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${x.serverCpuUsPerWrite} µs server CPU a write, load ${x.loadAverage}\n`);
     }
   } finally {
     Object.defineProperty(AuditRecorder.prototype, 'record', record);
   }
-  const queued = await b.api.services.redis.xlen(b.api.services.keys.auditQueue);
-  const of = (on: boolean, f: (x: typeof rounds[number]) => number) => median(rounds.filter((x) => x.audit === on).map(f));
+  // Each pair's audit-on round over its audit-off round.
+  const pairs: { writesPerSecond: number; p50: number; p99: number; serverCpu: number }[] = [];
+  for (let r = 0; r + 1 < rounds.length; r += 2) {
+    const [on, off] = rounds[r].audit ? [rounds[r], rounds[r + 1]] : [rounds[r + 1], rounds[r]];
+    const pct = (a: number, z: number) => round1((100 * a) / z);
+    pairs.push({
+      writesPerSecond: pct(on.writesPerSecond, off.writesPerSecond), p50: pct(on.p50, off.p50), p99: pct(on.p99, off.p99),
+      serverCpu: pct(on.serverCpuUsPerWrite, off.serverCpuUsPerWrite),
+    });
+  }
+  const of = (on: boolean, f: (x: Round) => number) => median(rounds.filter((x) => x.audit === on).map(f));
+  const each = (f: (x: typeof pairs[number]) => number) => ({ perPair: pairs.map(f), median: median(pairs.map(f)) });
   return {
-    writes: WRITES, rounds, queuedEntries: queued,
+    writes: WRITES, inFlight: IN_FLIGHT, rounds,
+    onOverOffPercent: { writesPerSecond: each((p) => p.writesPerSecond), p50: each((p) => p.p50), p99: each((p) => p.p99), serverCpu: each((p) => p.serverCpu) },
+    writesPerSecond: { on: of(true, (x) => x.writesPerSecond), off: of(false, (x) => x.writesPerSecond) },
     p50: { on: of(true, (x) => x.p50), off: of(false, (x) => x.p50) },
-    p95: { on: of(true, (x) => x.p95), off: of(false, (x) => x.p95) },
-    cpuUsPerWrite: { on: of(true, (x) => x.cpuUsPerWrite), off: of(false, (x) => x.cpuUsPerWrite) },
+    p99: { on: of(true, (x) => x.p99), off: of(false, (x) => x.p99) },
+    serverCpuUsPerWrite: { on: of(true, (x) => x.serverCpuUsPerWrite), off: of(false, (x) => x.serverCpuUsPerWrite) },
   };
 }
 
@@ -242,7 +281,7 @@ async function main(): Promise<void> {
       const text = await res.text();
       return { status: res.status, body: text === '' ? null : JSON.parse(text) };
     };
-    const b: Bench = { api, pool, drainer: new LogDrainer(api.services, pool), call };
+    const b: Bench = { api, url, key, pool, drainer: new LogDrainer(api.services, pool), call };
     const metric = await call('POST', '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }]);
     if (metric.status !== 201) throw new Error(`metric: ${metric.status} ${JSON.stringify(metric.body)}`);
     const results: Record<string, unknown> = { loadAverage: load.map(round1) };

@@ -132,17 +132,19 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
-  // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts).
+  // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts),
+  // or without topics every topic of a deleted tenant (src/engine/users/tenant-erasure-pass.ts).
   const drops = await subscribe(svc.redis, svc.keys.live.dropped, {
     message: (text) => {
-      let notice: { t: string; topics: string[] };
+      let notice: { t: string; topics?: string[] };
       try {
-        notice = JSON.parse(text) as { t: string; topics: string[] };
+        notice = JSON.parse(text) as { t: string; topics?: string[] };
       } catch (err) {
         warn(err, 'live: an erasure\'s notice of another form');
         return;
       }
-      fanout.drop(notice.t, notice.topics).catch((err: unknown) => warn(err, 'live: could not drop an erased user\'s topics'));
+      const dropped = notice.topics === undefined ? fanout.dropTenant(notice.t) : fanout.drop(notice.t, notice.topics);
+      dropped.catch((err: unknown) => warn(err, 'live: could not drop an erased user\'s or tenant\'s topics'));
     },
     error: (err) => warn(err, 'live: the erasures\' notices'),
     // A notice sent while Redis was away is lost: its topics go once their sockets let them go.

@@ -7,9 +7,15 @@
  * is erased; then no Redis key, field, member, list item or stream entry and no Postgres row of the
  * installation holds their id, name or email; nor after `laurel restore` from the snapshot and the
  * archive. Another user keeps everything; a later event with the same id makes a new user.
+ * The request deletes the keys the configuration names; the user's keys of the deleted metric are
+ * the workers' pass's (the request walks no keyspace): there until it runs, gone after. An event
+ * racing another user's erasure runs wholly before it (then gone with the user) or wholly after
+ * (then a new user who has that event only).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { restoreWith } from '../../src/engine/installation-check.js';
+import { DEFAULT_TENANT } from '../../src/redis/keys.js';
+import { startWorkers } from '../../workers/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
@@ -42,6 +48,7 @@ describe.each(targets())('erasing a user on %s', (target) => {
     const name = `Vicky ${tag}`;
     const email = `vicky-${tag}@example.com`;
     const other = `keeper-${tag}`;
+    const racer = `racer-${tag}`;
     const needles = [victim, name, email];
 
     await s.setClock('2026-03-02T08:00:00Z');
@@ -87,6 +94,7 @@ describe.each(targets())('erasing a user on %s', (target) => {
     // A metric deleted since the victim's event: their keys of it are found, not named by the configuration.
     const { quizzes } = await s.metrics('quizzes');
     await s.event('quizzes', victim, 1);
+    await s.event('quizzes', racer, 1);
     const deleted = await s.request('DELETE', `/admin/v1/metrics?ids=${quizzes}`);
     expect(deleted.status, deleted.text).toBe(200);
     const batch = await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user: { id: victim }, value: 1 }] });
@@ -122,6 +130,16 @@ describe.each(targets())('erasing a user on %s', (target) => {
       expect(before.some((t) => t.startsWith(`${table}:`)), `${table} holds the victim before`).toBe(true);
     }
 
+    await s.event('lessons', racer, 1);
+    // The workers stopped: what the request leaves to their pass stays until they run again.
+    await s.workers!.close();
+    s.workers = null;
+    const { redis, keys } = s.api.services;
+    const quizzesKey = (user: string) => keys.userMetric(keys.forUser(DEFAULT_TENANT, user), quizzes);
+    // The users' partitions may be apart (a Cluster's slots): one key at a time.
+    const quizzesKeys = async () => (await redis.exists(quizzesKey(victim))) + (await redis.exists(quizzesKey(racer)));
+    expect(await quizzesKeys()).toBe(2);
+
     // Bad ids, unknown users, erasures of another tenant's.
     expect((await s.request('DELETE', `/admin/v1/users/${'x'.repeat(300)}`)).status).toBe(400);
     const unknown = await s.request('DELETE', `/admin/v1/users/nobody-${tag}`);
@@ -134,13 +152,27 @@ describe.each(targets())('erasing a user on %s', (target) => {
     const { erasureId } = erase.body as { erasureId: string };
     expect((await s.request('GET', `/api/users/${victim}`)).status).toBe(404);
     expect((await s.request('DELETE', `/admin/v1/users/${victim}`)).status).toBe(404);
+    // An event of the racer sent with their erasure: wholly before it or wholly after.
+    const [raced, racing] = await Promise.all([s.event('lessons', racer, 5), s.request('DELETE', `/admin/v1/users/${racer}`)]);
+    expect(racing.status, racing.text).toBe(202);
+    // Their keys of the deleted metric are left to the workers' pass.
+    expect(await quizzesKeys()).toBe(2);
+    s.workers = await startWorkers(s.settings, log, s.api.services);
     // A drain of the scheduled job may be the one that archives the entry (drainNow then writes
     // nothing): waited for, not assumed.
     await expect.poll(async () => {
       await s.workers!.testing.drainNow();
       await s.workers!.testing.erasuresNow();
-      return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
-    }, { timeout: 20_000 }).toBe('done');
+      return Promise.all([erasureId, racing.body.erasureId as string].map(async (id) => (await s.request('GET', `/admin/v1/erasures/${id}`)).body.status));
+    }, { timeout: 20_000 }).toEqual(['done', 'done']);
+    expect(await quizzesKeys()).toBe(0);
+    const racerNow = await s.request('GET', `/api/users/${racer}/metrics`);
+    if (raced.total === 6) expect(racerNow.status, racerNow.text).toBe(404);
+    else {
+      expect(raced.total).toBe(5);
+      expect(racerNow.status, racerNow.text).toBe(200);
+      expect(racerNow.body.map((m: { current: number }) => m.current)).toEqual([5]);
+    }
     const done = await s.request('GET', `/admin/v1/erasures/${erasureId}`);
     expect(done.status, done.text).toBe(200);
     expect(done.body).toMatchObject({ id: erasureId, status: 'done' });

@@ -281,6 +281,15 @@ export class LiveFanout {
    * a refresh of this process may have written them again). A socket that holds one keeps it
    * (nothing is published on it any more); the topic is not kept once the last lets it go.
    */
+  /**
+   * A deleted tenant's notice (src/engine/users/tenant-erasure-pass.ts): every topic of the tenant
+   * this process holds or keeps lingering (its users', boards' and leagues') dropped as above.
+   */
+  async dropTenant(tenant: string): Promise<void> {
+    const topics = new Set([...this.held.values(), ...this.lingering.values()].filter((h) => h.tenant === tenant).map((h) => h.topic));
+    await this.drop(tenant, [...topics]);
+  }
+
   async drop(tenant: string, topics: string[]): Promise<void> {
     const { redis, keys } = this.deps;
     const holds: string[] = [];

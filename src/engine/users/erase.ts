@@ -3,23 +3,25 @@
  * access request"). Two steps:
  * - here, on the request: the erasure's record (pending, naming the user until it is done), then
  *   one script in the user's partition (lua/eraseUser-n.lua) that deletes every key of the user
- *   there, their members of the partition's sets, and appends an `erased` entry to the log. An
- *   event of the user runs wholly before that script or wholly after it: after, it makes a new user;
+ *   there that an event may write (those the configuration names), their members of the
+ *   partition's sets, and appends an `erased` entry to the log. An event of the user runs wholly
+ *   before that script or wholly after it: after, it makes a new user. The request walks no
+ *   keyspace: it costs what the user has;
  * - in the workers (src/engine/users/erasure-pass.ts), once the archive holds the `erased` entry:
- *   what lives outside the partition (boards, streak rankings, queues, live topics, keys scoped to
- *   the user) and in Postgres, then the record keeps its counts and forgets the user.
+ *   the user's keys in the partition of metrics and points systems deleted since they were
+ *   written (src/engine/users/erasure-leftovers.ts), what lives outside the partition (boards,
+ *   streak rankings, queues, live topics, keys scoped to the user) and in Postgres, then the
+ *   record keeps its counts and forgets the user.
  * A process that dies between the record and the entry's id leaves the record to the workers
  * (src/engine/users/erasure-sweep.ts).
  * The `erased` entry and the archive's redacted lines name the erasure (`x`), never the user: a
  * random id, so nothing leads back to them.
  */
 import { uuidv7 } from '../../domain/ids.js';
-import { scanKeys } from '../../redis/client.js';
-import { globEscaped } from '../../redis/keys.js';
 import * as eraseUser from '../../redis/scripts/eraseUser.js';
 import type { Context } from '../context.js';
 
-type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'stats'>;
 
 /** An erasure as `GET /admin/v1/erasures/{erasureId}` shows it. */
 export interface ErasureView {
@@ -36,29 +38,19 @@ export interface ErasureView {
 }
 
 /**
- * The user's keys in their partition besides the user hash: those the configuration names (any an
- * event may be writing now) and those found (of metrics or systems deleted since).
+ * The user's keys in their partition besides the user hash, and the points systems whose totals
+ * may hold them: those of the metrics and systems the configuration holds, read from Redis rather
+ * than this process's copy (a metric created a moment ago may have keys already). Keys of metrics
+ * and systems deleted before are no event's any more: the workers' pass finds those
+ * (src/engine/users/erasure-leftovers.ts), so that this costs what the configuration holds and not
+ * what the installation does.
  */
 async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ own: string[]; systems: string[] }> {
-  const { redis, keys, store } = deps;
+  const { redis, keys } = deps;
   const u = keys.forUser(tenant, userId);
-  const own = new Set<string>([u.history]);
-  const systems = new Set<string>(store.current.pointsSystems.keys());
-  for (const m of store.current.metrics.keys()) own.add(keys.userMetric(u, m));
-  for (const s of systems) own.add(keys.userPoints(u, s).days);
-  // One walk of the keyspace, for the keys of the user's partition (SCAN's MATCH walks every key
-  // whatever the pattern): the user's own end in their scope (`…:<scope>`) or are their points'
-  // (`up:<scope>:…`); the tenant's points totals (`ptt:<tenant>:<system>`) name the systems.
-  const scoped = `:${u.scope}`;
-  const points = `${u.slot}up:${u.scope}:`;
-  const totals = `${u.slot}ptt:${tenant}:`;
-  for await (const batch of scanKeys(redis, `${globEscaped(u.slot)}*`, 1000)) {
-    for (const k of batch) {
-      if (k.startsWith(totals)) systems.add(k.slice(totals.length));
-      if (k !== u.user && ((k.endsWith(scoped) && k.length >= u.slot.length + scoped.length) || k.startsWith(points))) own.add(k);
-    }
-  }
-  return { own: [...own], systems: [...systems] };
+  const [metrics, systems] = await Promise.all([redis.hkeys(keys.config('metrics')), redis.hkeys(keys.config('points'))]);
+  const own = [u.history, ...metrics.map((m) => keys.userMetric(u, m)), ...systems.map((s) => keys.userPoints(u, s).days)];
+  return { own, systems };
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The workers' part of the erasures (src/engine/users/erase.ts): each pending one, once the
  * archive holds its `erased` entry (so the archive, the analytics, the notifications and the
- * webhooks have taken every entry of the user before it), has the user removed outside their
- * partition (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
+ * webhooks have taken every entry of the user before it), has their keys of deleted metrics and
+ * points systems removed from their partition (src/engine/users/erasure-leftovers.ts), the user
+ * removed outside it (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
  * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
  * the logs (kept there a while after the archive took them) deleted; then the record keeps its
@@ -17,6 +18,7 @@ import { LogArchive } from '../../postgres/log-archive.js';
 import { eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere } from './erasure-elsewhere.js';
+import { eraseLeftovers } from './erasure-leftovers.js';
 import { sweepErasure } from './erasure-sweep.js';
 import { copyAgain } from './snapshot-copies.js';
 import { erasedTenantOfRecord } from './tenant-erasure.js';
@@ -68,14 +70,15 @@ async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: 
   // first, so that the counts below follow the archive's redaction closely.
   await drainAudit(deps, pool);
   const audited = await eraseFromAudit(pool, settings.prefix, who);
+  const leftovers = await eraseLeftovers(deps, who.tenant, who.userId);
   const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
   const lines = await redactArchive(pool, settings.prefix, who);
   let rows = audited + await eraseUserRows(pool, settings.prefix, who);
-  const copies = new Set([...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
+  const copies = new Set([...leftovers.touched, ...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
   rows += await copyAgain(deps, pool, copies);
   let logged = 0;
   for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
-  return { redisKeys: elsewhere.keys, redisMembers: elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
+  return { redisKeys: leftovers.keys + elsewhere.keys, redisMembers: leftovers.members + elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
 }
 
 /** Finishes one erasure if the archive holds its entry; true when done (false while another pass is on it). */

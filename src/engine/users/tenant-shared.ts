@@ -1,9 +1,10 @@
 /**
  * What a deleted tenant's erasure removes from Redis keys shared with other tenants, whose names
  * do not hold its uuid (src/engine/users/tenant-erase.ts removes the keys that do): the deliveries
- * about its users waiting in the webhook endpoints' queues, the live topics' holds of its topics,
- * and its entries of the partitions' logs (those the archive holds: the workers run this once it
- * holds them all). Answers the members removed and the keys changed.
+ * about its users waiting in the webhook endpoints' queues, the live topics' holds of its topics
+ * (and a notice that has the api processes drop the topics they hold), and its entries of the
+ * partitions' logs (those the archive holds: the workers run this once it holds them all).
+ * Answers the members removed and the keys changed.
  */
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { globEscaped } from '../../redis/keys.js';
@@ -61,6 +62,10 @@ export async function eraseTenantShared(deps: Deps, tenant: string, logged: stri
     const theirs = flat.filter((m, i) => i % 2 === 0 && m.split('|')[1] === tenant);
     if (theirs.length > 0) { r.members += await redis.zrem(holds, ...theirs); r.touched.add(holds); }
   } while (cursor !== '0');
+  // The api processes that still hold one of its topics (its users', boards', leagues') drop them,
+  // and what they wrote of them since (src/engine/live/fanout.ts dropTenant): otherwise they
+  // would say them wanted again until their sockets let them go.
+  await redis.publish(keys.live.dropped, JSON.stringify({ t: tenant }));
   for (let p = 0; p < keys.partitions; p++) {
     const upTo = logged[p];
     if (upTo === undefined) continue;
