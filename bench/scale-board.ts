@@ -162,7 +162,8 @@ async function runPart(
           const keys = keyed(e.kept.prefix);
           const bytesBefore = await memory();
           log(`  ${e.name}: generating ${e.participants.toLocaleString('en')} participants over ${e.shards} shard(s)`);
-          const seconds = await generate(admin, (shard) => keys.leaderboard('_', id, run, '', shard), e.shards, e.participants, signal);
+          // The board's shards were set through the Admin API: spread over the slot space.
+          const seconds = await generate(admin, (shard) => keys.leaderboard('_', id, run, '', shard, e.shards > 1 ? e.shards : 0), e.shards, e.participants, signal);
           const bytesAfter = await memory();
           e.generation = { seconds: round1(seconds), bytesBefore, bytesAfter };
           log(`  generated in ${round1(seconds)} s; used_memory ${(bytesBefore / 1e6).toFixed(0)} MB -> ${(bytesAfter / 1e6).toFixed(0)} MB`);
