@@ -191,7 +191,7 @@ async function runPart(
           const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak: p.reqPerS, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
           e.open.push({ round, ...o });
           const ev = o.events === null ? 'no events' : `${o.rate} events/s (${o.events.achievedRate} answered/s) p50 ${o.events.p50Ms} p99 ${o.events.p99Ms} ms, ${o.events.unanswered} unanswered, non-2xx ${o.events.non2xx}`;
-          log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed)  cpu µs/event ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
+          log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed)  cpu µs/${o.events === null ? 'read' : 'event'} ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
         }
       } finally {
         await shutdown(r, at, deleteWith, e.participants === 0);
@@ -219,6 +219,7 @@ function summarise(entries: Entry[], reference: string): Record<string, unknown>
           fraction, eventsPerS: os.map((o) => o.rate), eventsP99Ms: fraction === 0 ? null : median(eventsP99), eventsP99PerRound: eventsP99,
           readP50Ms: median(os.map((o) => o.reads.p50Ms ?? NaN)), readP99Ms: median(os.map((o) => o.reads.p99Ms ?? NaN)),
           readP99PerRound: os.map((o) => o.reads.p99Ms), readFailed: os.reduce((n, o) => n + o.reads.failed, 0), loadAverage: os.map((o) => o.loadAverage),
+          [fraction === 0 ? 'cpuUsPerRead' : 'cpuUsPerEvent']: { api: median(os.map((o) => o.cpuUs?.api ?? NaN)), redis: median(os.map((o) => o.cpuUs?.redis ?? NaN)) },
         };
       }),
       ...(e.generation ? {
