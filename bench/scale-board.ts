@@ -184,15 +184,18 @@ async function runPart(
           await checkBoard(r, e.participants);
         }
         const reads = e.participants > 0 ? readsOf(e.participants) : cappedReads(round);
-        const p = await pass(r, { round, tag: `scale-${round}-${e.name}`, warmupS: WARMUP_S, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
-        e.passes.push({ round, snapshotS: r.snapshotS, ...p });
-        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot ${r.snapshotS} s)`);
-        for (const [n, fraction] of FRACTIONS.entries()) {
-          const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak: p.reqPerS, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
+        const open = async (n: number, fraction: number, peak: number) => {
+          const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
           e.open.push({ round, ...o });
           const ev = o.events === null ? 'no events' : `${o.rate} events/s (${o.events.achievedRate} answered/s) p50 ${o.events.p50Ms} p99 ${o.events.p99Ms} ms, ${o.events.unanswered} unanswered, non-2xx ${o.events.non2xx}`;
           log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed)  cpu µs/${o.events === null ? 'read' : 'event'} ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
-        }
+        };
+        // The reads alone first: after the load, the workers' drain of its events would run beside them.
+        for (const [n, fraction] of FRACTIONS.entries()) if (fraction === 0) await open(n, fraction, 0);
+        const p = await pass(r, { round, tag: `scale-${round}-${e.name}`, warmupS: WARMUP_S, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
+        e.passes.push({ round, snapshotS: r.snapshotS, ...p });
+        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot ${r.snapshotS} s)`);
+        for (const [n, fraction] of FRACTIONS.entries()) if (fraction > 0) await open(n, fraction, p.reqPerS);
       } finally {
         await shutdown(r, at, deleteWith, e.participants === 0);
       }

@@ -145,7 +145,7 @@ export async function launch(variant: Variant, at: Launcher, signal: AbortSignal
     session.apiKey = keep.apiKey;
     if (session.drain) session.drain.prefix = keep.prefix;
   }
-  await waitReady(session.child, session.readyUrl, signal, 60_000);
+  await waitReady(session.child, session.readyUrl, signal, 180_000);
   if (!keep) await variant.prepare!(session, signal);
   const snapshotS = await waitSnapshot(database.url, before, signal);
   return { session, port, baseUrl: `http://${HOST}:${port}`, database, snapshotS };
@@ -292,7 +292,8 @@ export async function openPass(
 
 /** Starts the reads; the function answered stops them and answers their latencies. */
 function startReads(r: Running, reads: Reads): () => Promise<PassResult['reads']> {
-  const agent = new Agent({ connections: 8 });
+  // As many connections as the event load: a read that finds none free waits in the client.
+  const agent = new Agent({ connections: CONNECTIONS });
   const latencies: number[] = [];
   let failed = 0;
   let i = 0;
