@@ -38,7 +38,7 @@ let waitedForConnection = 0;
 let completed = 0;
 
 const head = `POST ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\nX-API-KEY: ${o.apiKey}\r\nContent-Type: application/json\r\n`;
-const BODY_HEAD = '{"user":{"id":"user-';
+const BODY_HEAD = `{"user":{"id":"${o.userPrefix ?? 'user-'}`;
 const BODY_TAIL = '"},"value":1}';
 
 function request(): string {
@@ -54,7 +54,7 @@ function batchRequest(size: number): string {
   const items: string[] = [];
   for (let i = 0; i < size; i++) {
     const { user, key } = drawRequest(o.users, o.idempotencyShare, o.idempotencyPool, Math.random);
-    items.push(`{"key":"lessons","user":{"id":"user-${user}"},"value":1${key === null ? '' : `,"idempotencyKey":"${o.tag}-${key}"`}}`);
+    items.push(`{"key":"lessons","user":{"id":"${o.userPrefix ?? 'user-'}${user}"},"value":1${key === null ? '' : `,"idempotencyKey":"${o.tag}-${key}"`}}`);
   }
   const body = `[${items.join(',')}]`;
   return `${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;

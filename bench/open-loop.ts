@@ -29,6 +29,8 @@ export interface OpenLoopOptions {
   durationS: number;
   connections: number;
   users: number;
+  /** The users' ids: `<userPrefix><n>` (`user-` unless said, as bench/wrk/event.lua's). */
+  userPrefix?: string;
   idempotencyShare: number;
   idempotencyPool: number;
   /** Names this pass's idempotency keys (as wrk's run tag). */

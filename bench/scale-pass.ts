@@ -6,7 +6,8 @@
  */
 import { loadavg } from 'node:os';
 import { Agent, fetch } from 'undici';
-import { microsPerTick, ticks } from './cpu.js';
+import { childPids, microsPerTick, ticks } from './cpu.js';
+import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { freePort, stop, waitReady } from './processes.js';
 import { createDatabase, dropDatabase } from './postgres.js';
 import { deleteByPrefix } from './redis.js';
@@ -144,7 +145,7 @@ export async function launch(variant: Variant, at: Launcher, signal: AbortSignal
     session.apiKey = keep.apiKey;
     if (session.drain) session.drain.prefix = keep.prefix;
   }
-  await waitReady(session.child, session.readyUrl, signal, 60_000);
+  await waitReady(session.child, session.readyUrl, signal, 180_000);
   if (!keep) await variant.prepare!(session, signal);
   const snapshotS = await waitSnapshot(database.url, before, signal);
   return { session, port, baseUrl: `http://${HOST}:${port}`, database, snapshotS };
@@ -197,6 +198,16 @@ export interface PassResult {
   reads: { count: number; failed: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null } | null;
 }
 
+/**
+ * CPU ticks of a variant's laurel: its process, its api processes when it runs several (the
+ * primary's children, the workers in the primary) and its workers' process when apart.
+ */
+function laurelTicks(r: Running): number {
+  const pid = r.session.child.proc.pid;
+  const children = pid === undefined ? [] : childPids(pid);
+  return ticks(pid) + children.reduce((n, c) => n + ticks(c), 0) + ticks(r.session.workers?.proc.pid);
+}
+
 /** The users of a pass: `u<round>-<n>`, new to every variant in each round. */
 export const userPrefixOf = (round: number): string => `u${round}-`;
 
@@ -212,13 +223,12 @@ export async function pass(r: Running, o: { round: number; tag: string; warmupS:
     threads: 2, connections: o.connections, durationS, timeoutS: 5,
   }, signal);
   if (o.warmupS > 0) await wrk(o.warmupS, `${o.tag}-warm`);
-  const apiPid = r.session.child.proc.pid;
-  const before = { api: ticks(apiPid) + ticks(r.session.workers?.proc.pid), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const before = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const loadAverage = loadavg()[0];
   const reader = o.reads ? startReads(r, o.reads) : null;
   const w = await wrk(o.durationS, o.tag);
   const reads = reader ? await reader() : null;
-  const after = { api: ticks(apiPid) + ticks(r.session.workers?.proc.pid), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const after = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const us = tickUs();
   const non2xx = Object.entries(w.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
   return {
@@ -231,9 +241,59 @@ export async function pass(r: Running, o: { round: number; tag: string; warmupS:
   };
 }
 
+/** An open-loop pass: the events at a fixed rate (their own latencies), the reads beside them. */
+export interface OpenPassResult {
+  /** The share of the peak asked for, and the events a second it makes (0: the reads alone). */
+  fraction: number;
+  rate: number;
+  events: { achievedRate: number; p50Ms: number | null; p99Ms: number | null; unanswered: number; non2xx: number; waitedForConnection: number } | null;
+  loadAverage: number;
+  /** CPU µs an event; with the reads alone, CPU µs a read (where a read's time goes). */
+  cpuUs: { api: number; redis: number } | null;
+  reads: NonNullable<PassResult['reads']>;
+}
+
+/**
+ * One open-loop pass: `fraction` of `peak` events a second (bench/open-loop-client.ts, each
+ * timed from its scheduled send) for `durationS`, on users new to the pass (`o<round>.<n>-`), and
+ * the reads beside them over the same seconds; with `fraction` 0, the reads alone.
+ */
+export async function openPass(
+  r: Running, o: { round: number; n: number; tag: string; fraction: number; peak: number; durationS: number; connections: number; redisPids: number[]; reads: Reads },
+  signal: AbortSignal,
+): Promise<OpenPassResult> {
+  const rate = Math.round(o.fraction * o.peak);
+  const url = new URL(r.session.eventUrl);
+  const before = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const loadAverage = loadavg()[0];
+  const reader = startReads(r, o.reads);
+  let result: OpenLoopResult | null = null;
+  if (rate > 0) {
+    result = await runOpenLoop({
+      host: url.hostname, port: Number(url.port), path: url.pathname, apiKey: r.session.apiKey,
+      rate, durationS: o.durationS, connections: o.connections, users: USERS, userPrefix: `o${o.round}.${o.n}-`,
+      idempotencyShare: 0.1, idempotencyPool: 20_000, tag: o.tag, timeoutS: 5,
+    }, signal);
+  } else {
+    await new Promise((res) => setTimeout(res, o.durationS * 1000));
+  }
+  const reads = (await reader())!;
+  const after = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const us = tickUs();
+  const events = result === null ? null : {
+    achievedRate: Math.round(result.achievedRate), p50Ms: result.latencyMs.p50, p99Ms: result.latencyMs.p99, unanswered: result.unanswered,
+    non2xx: Object.entries(result.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0),
+    waitedForConnection: result.waitedForConnection,
+  };
+  const per = result === null ? reads.count : result.completed;
+  const cpuUs = per === 0 ? null : { api: round1(((after.api - before.api) * us) / per), redis: round1(((after.redis - before.redis) * us) / per) };
+  return { fraction: o.fraction, rate, events, loadAverage: round2(loadAverage), cpuUs, reads };
+}
+
 /** Starts the reads; the function answered stops them and answers their latencies. */
 function startReads(r: Running, reads: Reads): () => Promise<PassResult['reads']> {
-  const agent = new Agent({ connections: 8 });
+  // As many connections as the event load: a read that finds none free waits in the client.
+  const agent = new Agent({ connections: CONNECTIONS });
   const latencies: number[] = [];
   let failed = 0;
   let i = 0;

@@ -253,6 +253,13 @@ export interface Leaderboard {
    * (src/domain/leaderboards/shards.ts); absent: one.
    */
   shards?: number;
+  /**
+   * 'spread': each shard's hash tag is chosen so its slot falls in the n-th of `shards` equal parts
+   * of the slot space (src/redis/shard-slots.ts), set whenever `shards` is set through the Admin
+   * API; absent on a sharded board: shard n past the first is tagged `:s<n>` (slots as they fall),
+   * kept as its keys are named.
+   */
+  shardSlots?: 'spread';
   /** YYYY-MM-DD: the first day (in each user's zone). */
   start: string;
   /** YYYY-MM-DD: the last day, or null for none. */

@@ -53,6 +53,9 @@
  *                                                        (and group): a ranking of its own slot with the
  *                                                        run's keys below; shard 0 is the one above
  *                                                        (src/domain/leaderboards/shards.ts)
+ *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]:s<n>.<k>}:r  shard n (0 to shards - 1) of a board
+ *                                                        whose shards are spread over the slot space
+ *                                                        (shardSlots, src/redis/shard-slots.ts)
  *   <prefix>:{lb:…}:m, :h:<uid>, :a:<uid>              hash user -> member; list: a user's rank history;
  *                                                        hash: a user's awards in a points board's run
  *   <prefix>:{lb:…}:x                                  zset user -> when the streak is lost (streak boards)
@@ -137,6 +140,7 @@
  */
 
 import { BoundedMap } from '../lib/memo.js';
+import { spreadSuffix } from './shard-slots.js';
 import type { ConfigKind } from '../model/entities.js';
 
 export const DEFAULT_TENANT = '_';
@@ -416,9 +420,11 @@ export class Keys {
    * A leaderboard run's keys (one hash slot per board, run, breakdown group and shard): the
    * ranking, the users' members, and a user's history. `group` is '' without breakdown
    * attributes; `shard` 0 is the run's first (and a board without shards' only) ranking, named
-   * without a shard.
+   * without a shard. `spread`: the board's shard count when its shards are spread over the slot
+   * space (src/redis/shard-slots.ts: every shard's tag ends in `:s<n>.<k>`, shard 0's too); 0 for
+   * the layout where a shard past the first ends in `:s<n>`.
    */
-  leaderboard(tenant: string, boardId: string, run: string, group: string, shard = 0): LeaderboardKeys {
+  leaderboard(tenant: string, boardId: string, run: string, group: string, shard = 0, spread = 0): LeaderboardKeys {
     // Made once per run and group, and found again through the parts themselves (strings the
     // configuration and the caches hold, hashed once): the event path looks rankings up by name on
     // every event, and a name made anew is a string to flatten and hash each time.
@@ -429,12 +435,15 @@ export class Keys {
     let byGroup = byRun.get(run);
     // Runs come and go (a daily board has one a day): a board keeps its latest few.
     if (byGroup === undefined) byRun.set(run, (byGroup = new BoundedMap(1000)));
-    // A shard past the first is a ranking of its own, on its own slot: its tag ends in `:s<n>`.
-    const id = shard === 0 ? group : `${group}\u0000${shard}`;
+    // A shard is a ranking of its own, on its own slot: its tag ends in `:s<n>` (past the first), or
+    // in `:s<n>.<k>` spread over the slot space, found once here.
+    const id = shard === 0 && spread === 0 ? group : `${group}\u0000${shard}\u0000${spread}`;
     let made = byGroup.get(id);
     if (made === undefined) {
       const tag = group === '' ? `${tenant}:${boardId}:${run}` : `${tenant}:${boardId}:${run}:g${fnv1a(group, 0x811c9dc5).toString(16)}`;
-      made = runKeys(`${this.prefix}:{lb:${tag}${shard === 0 ? '' : `:s${shard}`}}:`);
+      const head = `${this.prefix}:{lb:${tag}`;
+      const suffix = spread > 1 ? spreadSuffix((s) => `${head}${s}}`, shard, spread) : shard === 0 ? '' : `:s${shard}`;
+      made = runKeys(`${head}${suffix}}:`);
       byGroup.set(id, made);
     }
     return made;

@@ -11,6 +11,7 @@ import { deletePostgresRows, startTestServer, targets, type TestServer } from '.
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 import { shardOfUser } from '../../src/domain/leaderboards/shards.js';
 import { parseRankChange } from '../../src/domain/leaderboards/rank-history.js';
+import { userShard } from '../../src/redis/board-shards.js';
 
 /** Users above the one who moves, spread over the shards. */
 const ABOVE = 30;
@@ -38,7 +39,7 @@ describe.each(targets())('a sharded board\'s history under concurrent placements
   const history = async (key: string, userId: string) => {
     const { keys, redis } = s.api.services;
     const lb = s.api.services.store.current.leaderboards.get(ids[key])!;
-    const k = keys.leaderboard(DEFAULT_TENANT, lb.id, lb.start, '', shardOfUser(userId, lb.shards ?? 1));
+    const k = userShard(keys, DEFAULT_TENANT, lb, lb.start, '', userId);
     return (await redis.lrange(k.history(userId), 0, -1)).map(parseRankChange);
   };
 

@@ -4,15 +4,20 @@
  * groups); every user's rank, value, participants and percentile, the event's answers, pages of
  * the top, windows around users, a friends board, the statistics and a finished run's winners are
  * the same on both. The
- * shards' rankings are apart (each its own key, on the Cluster its own slot), the first named as a
- * board without shards names its ranking. The Admin API's refusals of shards on a capped board,
+ * shards' rankings are apart, each its own key, in the n-th third of the slot space: on the
+ * Cluster each on a primary of its own. A board sharded with no slot layout stored keeps the
+ * names `:s<n>` (the first named as a board without shards names its ranking), ranked the
+ * same. The Admin API's refusals of shards on a capped board,
  * out of bounds, and changed once the board has started.
  */
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 import { readRunAround, readRunPlaces } from '../../src/redis/sharded-rankings.js';
+import { runShards } from '../../src/redis/board-shards.js';
+import { slotRange } from '../../src/redis/shard-slots.js';
 
 const USERS = 90;
 const id = (i: number) => `s${String(i).padStart(3, '0')}`;
@@ -39,7 +44,16 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
       { name: 'Three by region', key: 'three-region', breakdownAttributes: [region], shards: 3 },
       { name: 'One a day', key: 'one-daily', runUnit: 'day', runInterval: 1 },
       { name: 'Three a day', key: 'three-daily', runUnit: 'day', runInterval: 1, shards: 3 },
+      { name: 'Three named', key: 'three-named', shards: 3 },
     ]) ids[board.key] = (await adminCreateOne(s, '/admin/v1/leaderboards', { ...common, ...board })).id;
+    // A board sharded with no slot layout stored (shardSlots absent): its shards keep their names.
+    const { store } = s.api.services;
+    const { shardSlots, ...named } = store.current.leaderboards.get(ids['three-named'])!;
+    expect(shardSlots).toBe('spread');
+    expect(await store.put('leaderboards', 'update', named)).toBe('ok');
+    // The api's store (the workers' too: they share it) loads it before the first event.
+    await store.reload();
+    expect(store.current.leaderboards.get(ids['three-named'])!.shardSlots).toBeUndefined();
     // Every user plays; then every third plays again (moving past some of those they tied with);
     // the clock stands still, so many values are reached in the same millisecond.
     const play = async (i: number, value: number) => {
@@ -125,7 +139,7 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     // A deep page (past 10,000 places) is read near a pivot: forced here on a small board.
     const { keys, redis } = s.api.services;
     const lb = s.api.services.store.current.leaderboards.get(ids.three)!;
-    const shards = [0, 1, 2].map((n) => keys.leaderboard(DEFAULT_TENANT, lb.id, lb.start, '', n));
+    const shards = runShards(keys, DEFAULT_TENANT, lb, lb.start, '');
     const whole = (await read(`/v1/leaderboards/one?limit=${USERS}`)).rankings.map((r: Record<string, unknown>) => ({ userId: r.userId, rank: r.rank, value: r.value }));
     for (const [start, count] of [[0, 5], [1, 10], [37, 20], [80, 30], [USERS - 1, 3], [USERS, 3], [1e15, 3]]) {
       expect(await readRunPlaces(redis, shards, start, count, 0), `${start}/${count}`).toEqual(whole.slice(start, start + count));
@@ -162,23 +176,58 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     expect(three.runs).toEqual(one.runs);
   });
 
-  it('keeps each shard in a ranking of its own, the first named as a board without shards names its ranking', async () => {
+  it('keeps each shard in a ranking of its own, in the n-th third of the slot space, each on a primary of its own on the Cluster', async () => {
     const { keys, redis } = s.api.services;
     const lb = s.api.services.store.current.leaderboards.get(ids.three)!;
-    const shards = [0, 1, 2].map((n) => keys.leaderboard(DEFAULT_TENANT, lb.id, lb.start, '', n));
-    expect(shards[0].ranking).toBe(`${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}}:r`);
-    expect(shards[2].ranking).toBe(`${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}:s2}:r`);
+    const shards = runShards(keys, DEFAULT_TENANT, lb, lb.start, '');
+    const head = `${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}`;
+    shards.forEach((k, n) => expect(k.ranking).toMatch(new RegExp(`^${head.replace(/[{}]/g, '\\$&')}:s${n}\\.\\d+\\}:r$`)));
     const sizes = await Promise.all(shards.map((k) => redis.zcard(k.ranking)));
     expect(sizes.every((n) => n > 0), String(sizes)).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(USERS);
     if (target === 'cluster') {
-      // Each shard's hash tag is its own, so the Cluster hashes each to a slot of its own choosing:
-      // three slots almost always, but two may share one (a 2 in 16,384 chance), never all three
-      // unless the tags were the same (1 in 268 million by chance).
-      const tags = shards.map((k) => k.ranking.slice(k.ranking.indexOf('{'), k.ranking.indexOf('}') + 1));
-      expect(new Set(tags).size, String(tags)).toBe(3);
+      // Each shard's slot, as the Cluster computes it, lies in its third of the 16,384 slots.
       const slots = await Promise.all(shards.map(async (k) => Number(await redis.call('CLUSTER', 'KEYSLOT', k.ranking))));
-      expect(new Set(slots).size, String(slots)).toBeGreaterThanOrEqual(2);
+      slots.forEach((slot, n) => {
+        const { from, to } = slotRange(n, 3);
+        expect(slot, `shard ${n}: ${String(slots)}`).toBeGreaterThanOrEqual(from);
+        expect(slot, `shard ${n}: ${String(slots)}`).toBeLessThan(to);
+      });
+      // Asked one by one, each of the Cluster's 3 primaries holds exactly one of the rankings.
+      const primaries = (redis as Cluster).nodes('master');
+      expect(primaries).toHaveLength(3);
+      const held = await Promise.all(primaries.map(async (node) => {
+        const own = String(await node.call('CLUSTER', 'MYID'));
+        const counts = await Promise.all(slots.map(async (slot) => Number(await node.call('CLUSTER', 'COUNTKEYSINSLOT', slot))));
+        // CLUSTER NODES, as this primary states it: the slot ranges it serves hold its shards' slots.
+        const mine = String(await node.call('CLUSTER', 'NODES')).split('\n').find((line) => line.startsWith(own))!;
+        const ranges = mine.split(' ').slice(8).map((r) => r.split('-').map(Number));
+        const shards = slots.map((_, n) => n).filter((n) => counts[n] > 0);
+        for (const n of shards) expect(ranges.some(([a, b = a]) => slots[n] >= a && slots[n] <= b), `${mine}: ${slots[n]}`).toBe(true);
+        return { node: `${node.options.host}:${node.options.port}`, shards };
+      }));
+      expect(held.map((h) => h.shards.length), JSON.stringify(held)).toEqual([1, 1, 1]);
+      expect(new Set(held.flatMap((h) => h.shards))).toEqual(new Set([0, 1, 2]));
+    }
+  });
+
+  it('keeps a board sharded without a slot layout on the names `:s<n>` its keys have, ranked as ever', async () => {
+    const { keys, redis } = s.api.services;
+    const lb = s.api.services.store.current.leaderboards.get(ids['three-named'])!;
+    const shards = runShards(keys, DEFAULT_TENANT, lb, lb.start, '');
+    expect(shards.map((k) => k.ranking)).toEqual([
+      `${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}}:r`,
+      `${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}:s1}:r`,
+      `${s.prefix}:{lb:${DEFAULT_TENANT}:${lb.id}:${lb.start}:s2}:r`,
+    ]);
+    const sizes = await Promise.all(shards.map((k) => redis.zcard(k.ranking)));
+    expect(sizes.every((n) => n > 0), String(sizes)).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(USERS);
+    const pages = await both((key) => `/v1/leaderboards/${key}?limit=${USERS}`, 'one', 'three-named');
+    expect(pages.three.rankings).toEqual(pages.one.rankings);
+    for (const i of [0, 17, 44, 89]) {
+      const user = await both((key) => `/v1/users/${id(i)}/leaderboards/${key}?numEvents=10`, 'one', 'three-named');
+      expect(strip(user.three), id(i)).toEqual(strip(user.one));
     }
   });
 
@@ -249,5 +298,8 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
     const changed = await patch({ id: later.id, shards: 8 });
     expect(changed.issues).toEqual([]);
     expect(changed.updated).toMatchObject([{ shards: 8 }]);
+    // Its shards set anew through the API: spread over the slot space, the stored named layout too.
+    await expect.poll(() => s.api.services.store.current.leaderboards.get(later.id)?.shards).toBe(8);
+    expect(s.api.services.store.current.leaderboards.get(later.id)!.shardSlots).toBe('spread');
   });
 });

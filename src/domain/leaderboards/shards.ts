@@ -14,6 +14,18 @@ export function shardsOf(lb: Pick<Leaderboard, 'shards'>): number {
   return lb.shards ?? 1;
 }
 
+/** The shard count its keys are spread over the slot space by (Keys.leaderboard's `spread`), or 0. */
+export function spreadOf(lb: Pick<Leaderboard, 'shards' | 'shardSlots'>): number {
+  return lb.shardSlots === 'spread' && shardsOf(lb) > 1 ? shardsOf(lb) : 0;
+}
+
+/** `next`'s shard layout: spread whenever its shards are set anew; as before while they stay. */
+export function shardSlotsOf(previous: Pick<Leaderboard, 'shards' | 'shardSlots'> | null, next: Pick<Leaderboard, 'shards'>): Pick<Leaderboard, 'shardSlots'> {
+  if (shardsOf(next) <= 1) return {};
+  if (previous !== null && shardsOf(previous) === shardsOf(next)) return previous.shardSlots === undefined ? {} : { shardSlots: previous.shardSlots };
+  return { shardSlots: 'spread' };
+}
+
 /**
  * The shard of `userId` on a board of `shards` shards, 0 to shards - 1: 32-bit FNV-1a over the id's
  * UTF-16 code units, modulo the count (the same on every process and version: a user's place stays

@@ -29,6 +29,7 @@ import { isFinalised } from '../../redis/board-state.js';
 import * as voidEvent from '../../redis/scripts/voidEvent.js';
 import type { Context } from '../context.js';
 import { place, pointsPlacements, type Placement } from '../leaderboards/rank-user.js';
+import { userShard } from '../../redis/board-shards.js';
 import { EVENT_ID, findEvents } from './find-event.js';
 import { isExcluded } from './exclude.js';
 
@@ -124,7 +125,7 @@ export async function heldGroups(deps: Deps, tenant: string, userId: string, pla
   const out = await Promise.all(placed.map(async (p): Promise<Placement[]> => {
     if (breakdownKeys(p.lb, snapshot).length === 0) return [p];
     const names = await deps.redis.smembers(deps.keys.leaderboardIndex(tenant, p.lb.id).groups(p.run.start));
-    const holds = await Promise.all(names.map((name) => deps.redis.hexists(deps.keys.leaderboard(tenant, p.lb.id, p.run.start, name).members, userId)));
+    const holds = await Promise.all(names.map((name) => deps.redis.hexists(userShard(deps.keys, tenant, p.lb, p.run.start, name, userId).members, userId)));
     return names.filter((_, i) => holds[i] === 1).map((name) => ({ ...p, group: name.split('\u0000'), membersOnly: true }));
   }));
   return out.flat();

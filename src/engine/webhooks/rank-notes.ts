@@ -78,23 +78,34 @@ export async function noteRankMoves(deps: Pick<Context, 'redis' | 'keys' | 'stor
 /** Pages of notes a pass reads of one run at most (the rest wait for the next window). */
 const MAX_PAGES = 50;
 
+/** How many notes of a run a pass reads: `pages` pages of `page` (100,000). */
+export interface NotesLimit {
+  page: number;
+  pages: number;
+}
+
+const NOTES_LIMIT: NotesLimit = { page: PAGE, pages: MAX_PAGES };
+
 /**
  * Hands the run's users noted for entries at least SETTLE_MS before `now` to `record`, a page at
- * a time, and takes each page's notes once `record` is done, each only while it is the note read.
+ * a time, oldest note first, and takes each page's notes once `record` is done, each only while it
+ * is the note read. Past `limit` the pass stops; the notes it did not read stay, and are the
+ * oldest the next pass reads first: a run with more noted users than a pass reads is read over
+ * several windows, each user once for each note.
  */
 export async function forNotedUsers(
   deps: Pick<Context, 'redis' | 'keys'>, tenant: string, lb: Leaderboard, run: string, now: number,
-  record: (users: string[]) => Promise<void>,
+  record: (users: string[]) => Promise<void>, limit: NotesLimit = NOTES_LIMIT,
 ): Promise<void> {
   const key = deps.keys.leaderboardIndex(tenant, lb.id).noted(run);
-  for (let pages = 0; pages < MAX_PAGES; pages++) {
-    const flat = await deps.redis.zrangebyscore(key, '-inf', now - SETTLE_MS, 'WITHSCORES', 'LIMIT', 0, PAGE);
+  for (let pages = 0; pages < limit.pages; pages++) {
+    const flat = await deps.redis.zrangebyscore(key, '-inf', now - SETTLE_MS, 'WITHSCORES', 'LIMIT', 0, limit.page);
     if (flat.length === 0) return;
     const users: string[] = [];
     for (let i = 0; i < flat.length; i += 2) users.push(flat[i]);
     await record(users);
     const taken = await dueTake.run(deps.redis, key, flat);
     // A full page taken: the next one; otherwise what is left was noted again meanwhile (the next window's).
-    if (flat.length < 2 * PAGE || taken === 0) return;
+    if (flat.length < 2 * limit.page || taken === 0) return;
   }
 }

@@ -23,7 +23,7 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { capFalls } from '../../domain/leaderboards/cap.js';
-import { checkShards, MAX_SHARDS, shardsOf } from '../../domain/leaderboards/shards.js';
+import { checkShards, MAX_SHARDS, shardSlotsOf, shardsOf } from '../../domain/leaderboards/shards.js';
 import { checkLeague, checkLeagueChange, LEAGUE_SCHEMA, leagueOf, type LeagueInput } from '../../domain/leaderboards/league.js';
 import { lastDayOf, leaderboardStatus, mondayFrom } from '../../domain/leaderboards/runs.js';
 import { checkDateSpan } from '../../domain/time.js';
@@ -265,7 +265,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         status: item.status ?? 'inactive', rankBy: item.rankBy,
         metricId: metric.id ?? null, pointsSystemId: system.id ?? null,
         maxParticipants: cap,
-        ...(item.shards !== undefined && item.shards > 1 && { shards: item.shards }),
+        ...(item.shards !== undefined && item.shards > 1 && { shards: item.shards, ...shardSlotsOf(null, { shards: item.shards }) }),
         start, end: item.end ?? null, startTime: item.startTime ?? null, endTime: item.endTime ?? null,
         breakdownAttributes: attributeIds(item.breakdownAttributes ?? [], snapshot), runUnit, runInterval,
         ...(item.league && { league: leagueOf(item.league) }),
@@ -292,6 +292,7 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
       // Clearing the repeat unit clears its interval (they go together).
       const runUnit = c.runUnit === undefined ? lb.runUnit : c.runUnit;
       const runInterval = c.runInterval !== undefined ? c.runInterval : c.runUnit === null ? null : lb.runInterval;
+      const shards = c.shards === undefined ? lb.shards : c.shards > 1 ? c.shards : undefined;
       const next: Leaderboard = {
         ...lb,
         key: c.key ?? lb.key,
@@ -310,7 +311,8 @@ export function adminLeaderboardRoutes(deps: Deps): Route[] {
         breakdownAttributes: c.breakdownAttributes === undefined ? lb.breakdownAttributes : attributeIds(c.breakdownAttributes, snapshot),
         runUnit, runInterval,
         league: c.league === undefined ? lb.league : leagueOf(c.league),
-        shards: c.shards === undefined ? lb.shards : c.shards > 1 ? c.shards : undefined,
+        shards,
+        shardSlots: shardSlotsOf(lb, { shards }).shardSlots,
         finishedAt: c.status === 'finished' && lb.status !== 'finished' ? now : lb.finishedAt ?? null,
         updated: now,
       };
