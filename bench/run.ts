@@ -707,7 +707,8 @@ async function main(): Promise<number> {
       population = await makePopulation({ users: s.users, days: s.days, host: HOST, redisUrl: settings.redisUrl, databaseUrl: settings.databaseUrl },
         redis, postgres, log, controller.signal);
       s.made = { items: population.items, lessons: population.lessons, seconds: population.seconds };
-      log(`bench: population made in ${Math.round(population.seconds)} s: ${population.items} items (${Math.round(population.items / population.seconds)} a second), ${population.lessons} lessons`);
+      log(`bench: population made in ${Math.round(population.seconds)} s: ${population.items} items (${Math.round(population.items / population.seconds)} a second), ` +
+        `${population.lessons} lessons, under ${population.prefix}: and in ${population.database.name}`);
     } else if (settings.steady) {
       settings.steady = null;
     }

@@ -35,6 +35,8 @@
  * and database, shared by every steady variant and round:
  *   steady-system   laurel-system's scenario on the population
  *   steady-system-hooks  the same with laurel-system-hooks' webhook endpoint
+ *   steady-league   the same with laurel-system-league's daily league beside the board
+ *   steady-uncapped the same with an uncapped board (everyone ranked) beside the board of 1,000
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -306,6 +308,7 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
     async prepare(session, signal) {
       const admin = (path: string) => session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
       if (!spec.steady) await configure(session, signal);
+      else if (spec.league || spec.uncapped) await addBoards(session, signal);
       if (spec.webhooks) {
         const hook = await post(admin('/webhooks'), session.apiKey, [{ name: 'Bench', url: await webhookReceiver(), events: [...WEBHOOK_TYPES] }], signal);
         if (hook.status !== 201) throw new Error(`creating the webhook failed: HTTP ${hook.status} ${hook.text}`);
@@ -317,18 +320,30 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
         : await post(session.eventUrl, session.apiKey, [{ key: 'lessons', user: { id: 'bench-probe' }, value: 1 }], signal);
       if (probe.status !== (session.batch === undefined ? 201 : 202)) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
     },
-    /** A steady variant's webhook endpoints deleted, so the next variant on the population sends none. */
+    /**
+     * What a steady variant added to the population (webhook endpoints, boards but the scenario's)
+     * deleted, so the next variant on it runs the scenario alone.
+     */
     async release(session, signal) {
-      if (!spec.steady || !spec.webhooks) return;
-      const admin = session.readyUrl.replace(/\/ready$/, '/admin/v1/webhooks');
-      const headers = { 'X-API-KEY': session.apiKey };
-      const listed = await fetch(`${admin}?limit=100`, { headers, signal });
-      const ids = (await listed.json() as { id: string }[]).map((w) => w.id);
-      if (ids.length === 0) return;
-      const deleted = await fetch(`${admin}?ids=${ids.join(',')}`, { method: 'DELETE', headers, signal });
-      if (deleted.status !== 200) throw new Error(`deleting the webhooks failed: HTTP ${deleted.status} ${await deleted.text()}`);
+      if (!spec.steady) return;
+      if (spec.webhooks) await deleteAll(session, '/webhooks', () => true, signal);
+      if (spec.league || spec.uncapped) await deleteAll(session, '/leaderboards', (b) => b.key !== 'top-learners', signal);
     },
   };
+
+  /** A steady variant's boards beside the population's: the daily league, or an uncapped board ranking everyone. */
+  async function addBoards(session: Session, signal: AbortSignal): Promise<void> {
+    const base = session.readyUrl.replace(/\/ready$/, '/admin/v1');
+    const metrics = await fetch(`${base}/metrics?limit=100`, { headers: { 'X-API-KEY': session.apiKey }, signal });
+    const metricId = (await metrics.json() as { id: string; key: string }[]).find((m) => m.key === 'lessons')?.id;
+    if (metricId === undefined) throw new Error('the population has no metric `lessons`');
+    const boards = [
+      ...(spec.uncapped ? [{ name: 'Everyone', key: 'everyone', rankBy: 'metric', metricId, maxParticipants: null, status: 'active' }] : []),
+      ...(spec.league ? [dailyLeague(metricId)] : []),
+    ];
+    const created = await post(`${base}/leaderboards`, session.apiKey, boards, signal);
+    if (created.status !== 201) throw new Error(`creating the boards failed: HTTP ${created.status} ${created.text}`);
+  }
 
   /** The scenario's configuration: the metric and, as far as `features` go, what it carries. */
   async function configure(session: Session, signal: AbortSignal): Promise<void> {
@@ -361,11 +376,7 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
       const created = await post(admin('/leaderboards'), session.apiKey, [{
         name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: spec.uncapped ? null : board, status: 'active',
         ...(spec.shards === undefined ? {} : { shards: spec.shards }),
-      }, ...(spec.league ? [{
-        name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
-        start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,
-        league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 5, demote: 5 }, { key: 'gold', name: 'Gold', promote: 0, demote: 5 }] },
-      }] : [])], signal);
+      }, ...(spec.league ? [dailyLeague(metricId)] : [])], signal);
       if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
     }
     if (spec.notifications) {
@@ -377,6 +388,26 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
       if (templates.status !== 201) throw new Error(`creating the templates failed: HTTP ${templates.status} ${templates.text}`);
     }
   }
+}
+
+/** laurel-system-league's board: daily, a league of three tiers in cohorts of 30, on `metricId`. */
+function dailyLeague(metricId: string) {
+  return {
+    name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
+    start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,
+    league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 5, demote: 5 }, { key: 'gold', name: 'Gold', promote: 0, demote: 5 }] },
+  };
+}
+
+/** Deletes a shared installation's `path` entities (webhooks, leaderboards) that `which` picks. */
+async function deleteAll(session: Session, path: string, which: (e: { id: string; key?: string }) => boolean, signal: AbortSignal): Promise<void> {
+  const url = session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
+  const headers = { 'X-API-KEY': session.apiKey };
+  const listed = await fetch(`${url}?limit=100`, { headers, signal });
+  const ids = (await listed.json() as { id: string; key?: string }[]).filter(which).map((e) => e.id);
+  if (ids.length === 0) return;
+  const deleted = await fetch(`${url}?ids=${ids.join(',')}`, { method: 'DELETE', headers, signal });
+  if (deleted.status !== 200) throw new Error(`deleting ${path} failed: HTTP ${deleted.status} ${await deleted.text()}`);
 }
 
 /** The laurel variants. */
@@ -401,12 +432,14 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
   { name: 'steady-system', description: 'laurel-system\'s scenario on the steady-state population: most events from returning users (bench/wrk/steady.lua)', features: 'all', processes: 'start', board: 1000, steady: true },
   { name: 'steady-system-hooks', description: 'steady-system with laurel-system-hooks\' webhook endpoint (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, webhooks: true, steady: true },
+  { name: 'steady-league', description: 'steady-system and laurel-system-league\'s daily league beside the board (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, league: true, steady: true },
+  { name: 'steady-uncapped', description: 'steady-system and an uncapped board ranking everyone beside the board of 1,000 (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, uncapped: true, steady: true },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
   laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelSystemLimits, laurelSystemUncapped,
-  laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks,
+  laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks, steadyLeague, steadyUncapped,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -423,4 +456,5 @@ export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
   laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
   laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks,
+  steadyLeague, steadyUncapped,
 ];
