@@ -11,20 +11,14 @@
   draws an event (new or returning, then the rank). No Idempotency-Key.
 
   Arguments (after `--`): apiKey population newShare skew runTag seed
-  Output: done() prints one line `BENCH_RESULT {json}`, as bench/wrk/event.lua's.
+  Output: done() prints one line `BENCH_RESULT {json}`, as bench/wrk/event.lua's (bench/wrk/results.lua).
 ]]
 
 local bit = require("bit")
 local band, bxor, bor, rshift, lshift, tobit = bit.band, bit.bxor, bit.bor, bit.rshift, bit.lshift, bit.tobit
 
-local threads = {}
-local threadCount = 0
-
-function setup(thread)
-  threadCount = threadCount + 1
-  thread:set("threadId", threadCount)
-  table.insert(threads, thread)
-end
+-- setup(), response() and done(): the report every bench script gives (bench/wrk/results.lua, beside this one).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "results.lua")
 
 -- Math.imul: the low 32 bits of a * b, in 16-bit halves so no product loses precision in a double.
 local function imul(a, b)
@@ -54,7 +48,6 @@ end
 local apiKey, population, newShare, skew, runTag
 local path, bodyHead, newHead, bodyTail
 local fresh = 0
-statuses = {}
 
 function init(args)
   apiKey = args[1] or ""
@@ -81,37 +74,4 @@ function request()
     return wrk.format("POST", path, headers, newHead .. fresh .. bodyTail)
   end
   return wrk.format("POST", path, headers, bodyHead .. rank .. bodyTail)
-end
-
-function response(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
-end
-
-local function jsonObject(t)
-  local parts = {}
-  for k, v in pairs(t) do
-    parts[#parts + 1] = string.format('"%s":%d', tostring(k), v)
-  end
-  return "{" .. table.concat(parts, ",") .. "}"
-end
-
-function done(summary, latency, requests)
-  local merged = {}
-  for _, thread in ipairs(threads) do
-    local counts = thread:get("statuses") or {}
-    for status, n in pairs(counts) do
-      merged[status] = (merged[status] or 0) + n
-    end
-  end
-  local e = summary.errors
-  io.write(string.format(
-    'BENCH_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,' ..
-    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"mean":%.1f,"stdev":%.1f,"max":%d},' ..
-    '"statuses":%s}\n',
-    summary.duration, summary.requests, summary.bytes,
-    e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
-    latency.mean, latency.stdev, latency.max,
-    jsonObject(merged)))
 end
