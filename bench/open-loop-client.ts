@@ -6,7 +6,7 @@
  *
  * The requests are bench/wrk/event.lua's: POST <path> with X-API-KEY, a user drawn from `users`,
  * a share with an Idempotency-Key from a pool (with `batch`: bench/wrk/batch.lua's, that many
- * such events a request). A request goes on a connection with nothing in
+ * such events a request; with `steady`: bench/wrk/steady.lua's). A request goes on a connection with nothing in
  * flight; when every connection has one, it waits in the client for the first to be answered
  * (counted as `waitedForConnection`), its latency still counted from its scheduled time. No HTTP
  * pipelining: uWebSockets.js closes a connection that sends a request while the answer to the
@@ -23,6 +23,8 @@ import {
   drawRequest, latenciesFromSchedule, OPEN_LOOP_MARKER, percentiles, scheduledAt, scheduledCount,
   type OpenLoopOptions, type OpenLoopResult,
 } from './open-loop.js';
+import { random } from './random.js';
+import { drawSteady } from './steady-draw.js';
 
 const o = JSON.parse(process.argv[2] ?? '{}') as OpenLoopOptions;
 const total = scheduledCount(o.rate, o.durationS);
@@ -41,8 +43,17 @@ const head = `POST ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\nX-API-KEY:
 const BODY_HEAD = `{"user":{"id":"${o.userPrefix ?? 'user-'}`;
 const BODY_TAIL = '"},"value":1}';
 
+const steady = o.steady;
+const steadyRandom = steady === undefined ? Math.random : random(steady.seed);
+let fresh = 0;
+
 function request(): string {
   if (o.batch !== undefined) return batchRequest(o.batch);
+  if (steady !== undefined) {
+    const rank = drawSteady(steady.population, steady.newShare, steady.skew, steadyRandom);
+    const body = rank < 0 ? `{"user":{"id":"new-${o.tag}-${++fresh}"},"value":1}` : `${BODY_HEAD}${rank}${BODY_TAIL}`;
+    return `${head}Content-Length: ${body.length}\r\n\r\n${body}`;
+  }
   const { user, key } = drawRequest(o.users, o.idempotencyShare, o.idempotencyPool, Math.random);
   const body = `${BODY_HEAD}${user}${BODY_TAIL}`;
   const idem = key === null ? '' : `Idempotency-Key: ${o.tag}-${key}\r\n`;

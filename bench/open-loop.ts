@@ -42,6 +42,20 @@ export interface OpenLoopOptions {
    * array of `batch` items to `path`, the idempotency keys item by item) and `rate` counts requests.
    */
   batch?: number;
+  /**
+   * The steady-state workload instead (bench/wrk/steady.lua's requests, drawn as
+   * bench/steady-draw.ts draws them from bench/random.ts seeded `seed`; `users` and the
+   * idempotency keys unused).
+   */
+  steady?: SteadyLoad;
+}
+
+/** The steady-state workload's draw: the population, the share of new users, the power law, the seed. */
+export interface SteadyLoad {
+  population: number;
+  newShare: number;
+  skew: number;
+  seed: number;
 }
 
 export interface OpenLoopResult {

@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { baselineName } from './baseline.js';
 import type { CpuPerRequest } from './cpu.js';
+import { medianOutcomes, type SteadyOutcomes } from './steady-outcomes.js';
 import { TAIL_LIMIT_S, type DrainTurn } from './drain.js';
 import { BATCH_CAP_S, type BatchTurn } from './batches.js';
 import type { OpenLoopResult } from './open-loop.js';
@@ -44,6 +45,10 @@ export interface VariantResult {
   drain: DrainTurn | null;
   /** The open-loop pass at half this round's req/s; null when not run. */
   openLoop: OpenLoopPass | null;
+  /** The open-loop pass at a quarter of it; null or absent when not run. */
+  openLoopQuarter?: OpenLoopPass | null;
+  /** A steady variant's outcomes of its measured load (bench/steady-outcomes.ts); absent for the others. */
+  steady?: SteadyOutcomes | null;
   /** CPU µs per request of the runner itself (sampling the drain, reading /proc) over the measured pass. */
   runnerCpuUs: number | null;
   /** Redis µs per request of the drain's sampling (bench/drain.ts), included in `cpu.redis`; null without workers. */
@@ -109,6 +114,14 @@ export interface Settings {
   drainSampleMs: number;
   /** Postgres of the variants whose workers run (DATABASE_URL). */
   databaseUrl: string;
+  /** The steady-state workload's settings and how its population was made; null (or absent) without a steady variant. */
+  steady?: {
+    users: number;
+    days: number;
+    newShare: number;
+    skew: number;
+    made: { items: number; lessons: number; seconds: number } | null;
+  } | null;
 }
 
 /** One measured pass of every selected variant, in the order they ran. */
@@ -127,6 +140,11 @@ export interface RoundResult {
   order: string[];
   /** Full results, in `order`. */
   variants: VariantResult[];
+  /**
+   * trivial-script's open-loop passes at the rates of other variants' passes of this round (the
+   * same rates, same run: bench/run.ts), named `trivial-script at <variant> <share>`.
+   */
+  references?: { name: string; pass: OpenLoopPass }[];
   /** The ratios of this round's own figures (both sides measured minutes apart at most). */
   ratios: Ratio[];
 }
@@ -158,6 +176,10 @@ export interface VariantSummary {
   drain: DrainSummary | null;
   /** The open-loop passes over the rounds; null when none ran. */
   openLoop: OpenLoopSummary | null;
+  /** The passes at a quarter of the peak over the rounds; null when none ran. */
+  openLoopQuarter: OpenLoopSummary | null;
+  /** A steady variant's outcomes, each the median over rounds; null for the others. */
+  steady: SteadyOutcomes | null;
   /** A batch variant's queues over the rounds (the closed loop's); null for the others. */
   batch: BatchSummary | null;
   runnerCpuUs: number | null;
@@ -236,6 +258,8 @@ export interface Report {
   targets: TargetResult[];
   /** One per entry of SYSTEM_TARGETS, in that order: the drain and the open loop. */
   systemTargets: SystemTargetResult[];
+  /** trivial-script's passes at other variants' open-loop rates, over the rounds (RoundResult.references). */
+  references: { name: string; openLoop: OpenLoopSummary }[];
   /** The first of `targets` (laurel-event), kept for readers of earlier reports. */
   target: TargetResult;
 }
@@ -450,6 +474,8 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     apiProcesses: results[0].apiProcesses ?? null,
     drain: summarizeDrainRounds(results.map((v) => v.drain ?? null)),
     openLoop: summarizeOpenLoops(results.map((v) => v.openLoop ?? null)),
+    openLoopQuarter: summarizeOpenLoops(results.map((v) => v.openLoopQuarter ?? null)),
+    steady: medianOutcomes(results.map((v) => v.steady ?? null).filter((x): x is SteadyOutcomes => x !== null), median),
     batch: summarizeBatchRounds(results.map((v) => v.batch ?? null)),
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
     samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
@@ -589,7 +615,11 @@ export function buildReport(machine: Machine, settings: Settings, names: string[
     };
   });
   const systemTargets = SYSTEM_TARGETS.map((t) => judgeSystemTarget(t, rounds));
-  return { machine, settings, rounds, variants, ratios, targets, systemTargets, target: targets[0] };
+  const referenceNames = [...new Set(rounds.flatMap((r) => (r.references ?? []).map((x) => x.name)))];
+  const references = referenceNames.map((name) => ({
+    name, openLoop: summarizeOpenLoops(rounds.map((r) => r.references?.find((x) => x.name === name)?.pass ?? null))!,
+  }));
+  return { machine, settings, rounds, variants, ratios, targets, systemTargets, references, target: targets[0] };
 }
 
 function errorsCell(v: VariantSummary): string {
@@ -677,6 +707,8 @@ export function renderMarkdown(report: Report): string {
   ];
   const system = renderSystem(report);
   if (system.length > 0) lines.push('', ...system);
+  const steady = renderSteady(report);
+  if (steady.length > 0) lines.push('', ...steady);
   return lines.join('\n') + '\n';
 }
 
@@ -730,7 +762,7 @@ function systemTargetLine(t: SystemTargetResult): string {
 export function renderSystem(report: Report): string[] {
   const many = report.rounds.length > 1;
   const drained = report.variants.some((v) => v.drain !== null);
-  const open = report.variants.filter((v) => v.openLoop !== null);
+  const open = report.variants.filter((v) => v.openLoop !== null || v.openLoopQuarter !== null);
   if (!drained && open.length === 0) return [];
   const s = report.settings;
   const lines = [
@@ -758,24 +790,23 @@ export function renderSystem(report: Report): string[] {
   if (open.length > 0) {
     lines.push(
       '',
-      `Open loop: after the round's closed-loop passes, ${s.openLoopS} s at a fixed rate of half the variant's req/s in that round,` +
-        ` evenly spaced, over ${s.connections} keep-alive connections (bench/open-loop-client.ts, the same requests as wrk's), every latency` +
+      `Open loop: after the round's closed-loop passes, ${s.openLoopS} s at a fixed rate of a quarter of the variant's req/s in that round` +
+        ` ("at ¼"), then ${s.openLoopS} s at half of it, evenly spaced, over ${s.connections} keep-alive connections (bench/open-loop-client.ts,` +
+        " the same requests as wrk's); \"trivial-script at <variant>'s ¼\" is trivial-script at that variant's rate of the round, run once the" +
+        ' round\'s variants are done (a server of its own, the launch-day requests). Every latency is' +
         " measured from the request's scheduled send time (queueing shows; no coordinated omission); a request not answered within" +
         ` ${s.timeoutS} s after the last was scheduled ranks above every answer. Client delay: from the scheduled time to the client's write` +
         ' (its own share of the latency). CPU as above, the open-loop client in place of wrk.',
       '',
       '| variant | rate, req/s | answered/s | p50 ms | p90 ms | p99 ms | p99.9 ms | unanswered | client delay p99 ms | waited for a connection | drain: most behind, s | CPU µs/request: api / workers / Redis / Postgres / client | errors |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-      ...open.map((v) => {
-        const o = v.openLoop!;
-        const e = o.errors;
-        const errs = e.connect + e.closed + e.parse === 0 ? '0' : `**connect ${e.connect}, closed ${e.closed}, parse ${e.parse}**`;
-        const non2xx = Object.entries(o.statuses).filter(([k]) => !k.startsWith('2')).reduce((n, [, c]) => n + c, 0);
-        return `| ${v.name} | ${overCell(o.rate, (x) => int(x ?? 0), '—', many)} | ${overCell(o.achievedRate, (x) => int(x ?? 0), '—', many)}` +
-          ` | ${overCell(o.p50Ms, secs, 'unanswered', many)} | ${overCell(o.p90Ms, secs, 'unanswered', false)} | ${overCell(o.p99Ms, secs, 'unanswered', many)}` +
-          ` | ${overCell(o.p999Ms, secs, 'unanswered', false)} | ${int(o.unanswered)} of ${int(o.scheduled)} | ${overCell(o.sendDelayP99Ms, secs, '—', false)}` +
-          ` | ${int(o.waitedForConnection)} | ${o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} | ${systemCpuCell(v, o.cpu)}` +
-          ` | ${non2xx > 0 ? `**${non2xx} non-2xx**${errs === '0' ? '' : `, ${errs}`}` : errs} |`;
+      ...open.flatMap((v) => [
+        ...(v.openLoopQuarter === null ? [] : [openLoopRow(`${v.name} at ¼`, v, v.openLoopQuarter, many)]),
+        ...(v.openLoop === null ? [] : [openLoopRow(v.name, v, v.openLoop, many)]),
+      ]),
+      ...(report.references ?? []).flatMap((x) => {
+        const trivial = report.variants.find((v) => v.name === 'trivial-script');
+        return trivial === undefined ? [] : [openLoopRow(x.name, trivial, x.openLoop, many)];
       }),
     );
   }
@@ -802,6 +833,43 @@ export function renderSystem(report: Report): string[] {
   }
   lines.push('', ...report.systemTargets.map(systemTargetLine));
   return lines;
+}
+
+/** One row of the open-loop table: `label`'s pass (or passes over rounds) `o`, run by variant `v`. */
+function openLoopRow(label: string, v: VariantSummary, o: OpenLoopSummary, many: boolean): string {
+  const e = o.errors;
+  const errs = e.connect + e.closed + e.parse === 0 ? '0' : `**connect ${e.connect}, closed ${e.closed}, parse ${e.parse}**`;
+  const non2xx = Object.entries(o.statuses).filter(([k]) => !k.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return `| ${label} | ${overCell(o.rate, (x) => int(x ?? 0), '—', many)} | ${overCell(o.achievedRate, (x) => int(x ?? 0), '—', many)}` +
+    ` | ${overCell(o.p50Ms, secs, 'unanswered', many)} | ${overCell(o.p90Ms, secs, 'unanswered', false)} | ${overCell(o.p99Ms, secs, 'unanswered', many)}` +
+    ` | ${overCell(o.p999Ms, secs, 'unanswered', false)} | ${int(o.unanswered)} of ${int(o.scheduled)} | ${overCell(o.sendDelayP99Ms, secs, '—', false)}` +
+    ` | ${int(o.waitedForConnection)} | ${o.drainMaxLagS === null ? '—' : overCell(o.drainMaxLagS, secs, '—', many)} | ${systemCpuCell(v, o.cpu)}` +
+    ` | ${non2xx > 0 ? `**${non2xx} non-2xx**${errs === '0' ? '' : `, ${errs}`}` : errs} |`;
+}
+
+/** The steady variants' outcomes (bench/steady-outcomes.ts); empty when none ran. */
+export function renderSteady(report: Report): string[] {
+  const steady = report.variants.filter((v) => v.steady !== null);
+  const s = report.settings.steady;
+  if (steady.length === 0 || s === null || s === undefined) return [];
+  const p = s.made;
+  const share = (n: number, of: number) => (of > 0 ? `${int(n)} (${(n / of * 100).toFixed(1)}%)` : int(n));
+  return [
+    '### The steady-state workload',
+    '',
+    `Population: ${int(s.users)} users with ${s.days} days of history` +
+      (p === null ? '' : ` (${int(p.items)} items, ${int(p.lessons)} lessons, made in ${Math.round(p.seconds)} s)`) +
+      `; the load's events ${(s.newShare * 100).toFixed(0)}% from new users, the rest drawn by a power law of exponent ${s.skew} over the population.` +
+      ' What the measured load\'s events did, read from the log\'s archive and the user directory once drained (the median over rounds;' +
+      ' a board\'s move leaves no log entry and is not counted):',
+    '',
+    '| variant | events | users created | streaks started | streaks extended | achievements completed |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...steady.map((v) => {
+      const o = v.steady!;
+      return `| ${v.name} | ${int(o.events)} | ${share(o.usersCreated, o.events)} | ${share(o.streaksStarted, o.events)} | ${share(o.streaksExtended, o.events)} | ${share(o.achievements, o.events)} |`;
+    }),
+  ];
 }
 
 const START = '<!-- bench:results:start -->';

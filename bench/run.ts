@@ -19,9 +19,10 @@
  *   BENCH_VARIANTS     comma-separated subset of variant names (all)
  *   BENCH_BASELINE     a git revision: each selected laurel variant also runs as of it (<name>@base),
  *                      in the same rounds, with the ratio of the two per round (bench/baseline.ts)
- *   BENCH_OPEN_DURATION seconds of each open-loop pass at half the round's peak (8; 0 skips them)
- *   BENCH_OPEN_LOOP    the variants that get one (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split,laurel-batch;
- *                      `all`, or `none`)
+ *   BENCH_OPEN_DURATION seconds of each open-loop pass, at a quarter and at half the round's peak (8; 0 skips them)
+ *   BENCH_OPEN_LOOP    the variants that get them (trivial-script,laurel-api,laurel-system,laurel-system-2,laurel-split,laurel-batch,
+ *                      steady-system; `all`, or `none`)
+ *   BENCH_STEADY_USERS the steady-state population's users (1,000,000), BENCH_STEADY_DAYS its days of history (7)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
@@ -30,8 +31,13 @@
  * during its load and after it the runner reads the event log drain's backlog (bench/drain.ts),
  * waits until the drain has copied the load's events (so its CPU per event includes the drain's
  * tail), and reads the CPU of each process, Postgres's too (bench/cpu.ts). After its closed-loop
- * load, a variant of BENCH_OPEN_LOOP gets an open-loop pass at half its req/s in the round
+ * load, a variant of BENCH_OPEN_LOOP gets open-loop passes at a quarter and at half its req/s in the round
  * (bench/open-loop.ts).
+ *
+ * The steady variants (steady-system, steady-system-hooks) run on a population made before the first
+ * round (bench/steady-population.ts), shared by every steady variant and round and deleted at the
+ * end; their load is bench/wrk/steady.lua's. trivial-script also runs, after each round, at the
+ * open-loop rates of laurel-system and steady-system (measureReferences).
  *
  * Only a run of every variant with the default rounds, durations, connections and threads
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
@@ -55,11 +61,39 @@ import {
 } from './report.js';
 import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
+import { dropPopulation, makePopulation, type Population } from './steady-population.js';
+import { STEADY_NEW_SHARE, STEADY_SKEW } from './steady-draw.js';
+import { steadyOutcomes, type SteadyOutcomes } from './steady-outcomes.js';
+import type { OpenLoopOptions } from './open-loop.js';
 
 const HOST = '127.0.0.1';
 const WRK_SCRIPT = `${ROOT}bench/wrk/event.lua`;
 /** The batch variants' (Session.batch): `batch` events a request. */
 const WRK_BATCH_SCRIPT = `${ROOT}bench/wrk/batch.lua`;
+/** The steady variants' (Variant.steady): returning users of the population, a share of new ones. */
+const WRK_STEADY_SCRIPT = `${ROOT}bench/wrk/steady.lua`;
+
+/**
+ * The variants whose open-loop rates trivial-script is also run at, after the round (the same
+ * rates in the same run: what laurel's latency is beside the floor's at that load).
+ */
+const REFERENCE_RATES_OF = ['laurel-system', 'steady-system'];
+
+/** The open-loop passes of a variant, as shares of its peak: a quarter, then half. */
+const OPEN_LOOP_SHARES = [0.25, 0.5];
+
+/** The steady-state population of this run (made before the first round when a steady variant is selected). */
+let population: Population | null = null;
+
+/**
+ * The seed of a steady load (bench/random.ts): fixed by the variant, the round and the pass, so a
+ * run sends what any run sends, and no two passes the same events.
+ */
+function seedOf(variant: string, round: number, pass: string): number {
+  let h = 0x811c9dc5;
+  for (const c of `${variant}|${round}|${pass}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return h;
+}
 
 class UsageError extends Error {}
 
@@ -94,7 +128,7 @@ const DEFAULTS = { rounds: 3, warmupS: 2, durationS: 8, connections: 64, threads
  * The open loop's variants by default: the floor, and the full scenario with and without the
  * workers (each pass adds BENCH_OPEN_DURATION seconds to a round).
  */
-const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-system-2', 'laurel-split', 'laurel-batch'];
+const DEFAULT_OPEN_LOOP = ['trivial-script', 'laurel-api', 'laurel-system', 'laurel-system-2', 'laurel-split', 'laurel-batch', 'steady-system'];
 
 /** The longest wait for a drain to finish after a load (then the run goes on, and says so). */
 const DRAIN_CAP_S = 30;
@@ -133,6 +167,13 @@ function loadSettings(): Settings {
     drainCapS: DRAIN_CAP_S,
     drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
     databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    steady: {
+      users: count('BENCH_STEADY_USERS', 1_000_000, 1000),
+      days: count('BENCH_STEADY_DAYS', 7, 2),
+      newShare: STEADY_NEW_SHARE,
+      skew: STEADY_SKEW,
+      made: null,
+    },
   };
 }
 
@@ -151,6 +192,8 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
   if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
+  if (settings.steady?.users !== 1_000_000) reasons.push(`BENCH_STEADY_USERS=${settings.steady?.users} (default 1000000)`);
+  if (settings.steady?.days !== 7) reasons.push(`BENCH_STEADY_DAYS=${settings.steady?.days} (default 7)`);
   return reasons;
 }
 
@@ -235,8 +278,16 @@ function log(line: string): void {
  * the pass's idempotency keys: the warm-up has its own, so the measured load's share of replays is
  * that of one pass of BENCH_DURATION seconds, whatever the warm-up.
  */
-async function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal): Promise<WrkResult> {
+async function load(settings: Settings, session: Session, durationS: number, tag: string, signal: AbortSignal, seed: number | null = null): Promise<WrkResult> {
   const batch = session.batch;
+  if (seed !== null && settings.steady) {
+    const s = settings.steady;
+    return runWrk({
+      url: session.eventUrl, script: WRK_STEADY_SCRIPT,
+      scriptArgs: [session.apiKey, String(s.users), String(s.newShare), String(s.skew), tag, String(seed)],
+      threads: settings.threads, connections: settings.connections, durationS, timeoutS: settings.timeoutS,
+    }, signal);
+  }
   const args = [session.apiKey, String(settings.users), String(settings.idempotencyShare), String(settings.idempotencyPool), tag];
   const r = await runWrk({
     url: session.eventUrl,
@@ -275,6 +326,10 @@ interface Running {
   batchTurns: BatchTurn[];
   /** The variant's own database (bench/postgres.ts), when its workers run. */
   database: { name: string; url: string } | null;
+  /** The round (0-based): a steady load's seed. */
+  round: number;
+  /** A steady variant's outcomes of each measured load. */
+  outcomes: SteadyOutcomes[];
 }
 
 /**
@@ -352,31 +407,34 @@ async function stopSession(session: Session): Promise<void> {
  * so none pays for another's background (its workers' passes, snapshots, webhooks' sender).
  */
 async function measureRound(
-  order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal,
+  order: Variant[], settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal, round: number,
 ): Promise<VariantResult[]> {
   const results: VariantResult[] = [];
-  for (const variant of order) results.push(await measureAlone(variant, settings, redis, redisPid, postgres, signal));
+  for (const variant of order) results.push(await measureAlone(variant, settings, redis, redisPid, postgres, signal, round));
   return results;
 }
 
 /** A variant's turn of a round: started, warmed up, measured, its open-loop pass, stopped and cleaned up. */
 async function measureAlone(
-  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal,
+  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal, round: number,
 ): Promise<VariantResult> {
   const withPostgres = postgresTicks() !== null;
   const port = await freePort(HOST);
-  const database = variant.postgres && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
+  // A steady variant's database is the population's, kept when it stops.
+  const database = variant.postgres && !variant.steady && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
+  const shared = variant.steady && population !== null
+    ? { prefix: population.prefix, apiKey: population.apiKey, databaseUrl: population.database.url } : undefined;
   let result: VariantResult | null = null;
   let r: Running | null = null;
   try {
-    const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url });
+    const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url, population: shared });
     r = {
       variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
       monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
       drainTurns: [], database,
       batches: session.batch === undefined || session.drain === null
         ? null : new BatchMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
-      batchTurns: [],
+      batchTurns: [], round, outcomes: [],
     };
     log(`${variant.name}: ${variant.description}`);
     log(`  server pid ${session.child.proc.pid ?? '?'}${session.workers ? `, workers pid ${session.workers.proc.pid ?? '?'}` : ''} on ${HOST}:${port}`);
@@ -385,7 +443,7 @@ async function measureAlone(
     await settleDrain(r, 20, 'probe', signal);
     if (settings.warmupS > 0) {
       log(`  warm-up ${settings.warmupS} s`);
-      r.warm = await load(settings, session, settings.warmupS, tagOf('warm'), signal);
+      r.warm = await load(settings, session, settings.warmupS, tagOf('warm'), signal, variant.steady ? seedOf(variant.name, round, 'warm') : null);
       await settleDrain(r, settings.drainCapS, 'warm-up', signal);
     }
     log(`  measuring ${settings.durationS} s${r.monitor === null ? '' : ', then the wait for the drain'}`);
@@ -399,14 +457,15 @@ async function measureAlone(
     if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
     result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
     result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
+    if (variant.steady) result.steady = r.outcomes[0] ?? null;
     log(`${variant.name}:${summary(result)}`);
     if (settings.openLoopS > 0 && settings.openLoopVariants.includes(variant.name)) {
-      result.openLoop = await openLoop(r, result.requestsPerSecond, settings, redisPid, withPostgres, signal);
-      const o = result.openLoop;
-      const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
-      log(`  ${variant.name} open loop at ${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
-        `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.batch == null ? '' : `; ${batchLine(o.batch, settings.drainCapS)}`}` +
-        `${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`);
+      for (const share of OPEN_LOOP_SHARES) {
+        const o = await openLoop(r, result.requestsPerSecond, share, settings, redisPid, withPostgres, signal);
+        if (share === 0.5) result.openLoop = o;
+        else result.openLoopQuarter = o;
+        log(`  ${variant.name} open loop at ${share} of the peak, ${openLoopLine(o, settings)}`);
+      }
     }
     return result;
   } finally {
@@ -421,10 +480,11 @@ async function measureAlone(
     };
     if (r !== null) {
       const { session } = r;
+      if (variant.release) await step(`releasing ${variant.name}`, () => variant.release!(session, signal));
       await step(`stopping ${variant.name}`, () => stopSession(session));
       // The port must be free again: a server still on it would take connections of the next variant.
       if (await portAnswers(port, HOST)) log(`  WARNING: something still answers on ${HOST}:${port} after ${variant.name} stopped`);
-      if (session.prefix !== null) {
+      if (session.prefix !== null && !variant.steady) {
         await step(`deleting the keys of ${variant.name}`, async () => {
           const deleted = await deleteByPrefix(redis, session.prefix!);
           if (result) result.keysDeleted = deleted;
@@ -450,7 +510,8 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
   const pids = pidsOf(r.session, redisPid);
   const before = sample(pids, withPostgres);
   const ownBefore = runnerUs();
-  const pass = load(settings, r.session, settings.durationS, tagOf(`idem-${r.variant.name}`), signal);
+  const loadStartMs = Date.now();
+  const pass = load(settings, r.session, settings.durationS, tagOf(`idem-${r.variant.name}`), signal, r.variant.steady ? seedOf(r.variant.name, r.round, 'load') : null);
   let slice: WrkResult;
   if (r.monitor === null) {
     slice = await pass;
@@ -482,6 +543,12 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
       ? `${rate} req/s`
       : `${rate} events/s applied (${r.session.batch} a request${batched})`;
     log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
+    if (r.variant.steady && r.session.drain !== null) {
+      const o = await steadyOutcomes(r.session.drain.databaseUrl, r.session.drain.prefix, loadStartMs, watched.loadEndMs + 1000);
+      r.outcomes.push(o);
+      log(`  ${r.variant.name}: ${o.events} events: ${o.usersCreated} users created, ${o.streaksStarted} streaks started, ` +
+        `${o.streaksExtended} extended, ${o.achievements} achievements completed`);
+    }
   }
   const after = sample(pids, withPostgres);
   r.runnerUs += runnerUs() - ownBefore;
@@ -489,12 +556,27 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
   r.ticks = addTicks(r.ticks, before, after);
 }
 
+function openLoopLine(o: OpenLoopPass, settings: Settings): string {
+  const f = (x: number | null) => (x === null ? 'unanswered' : `${x.toFixed(2)} ms`);
+  return `${Math.round(o.rate)} req/s: p50 ${f(o.latencyMs.p50)}, p99 ${f(o.latencyMs.p99)}, ` +
+    `${o.unanswered} unanswered, client delay p99 ${f(o.sendDelayMs.p99)}${o.batch == null ? '' : `; ${batchLine(o.batch, settings.drainCapS)}`}` +
+    `${o.drain === null ? '' : `; ${drainLine(o.drain, settings.drainCapS)}`}`;
+}
+
+/** The open loop's requests of a variant: bench/wrk/steady.lua's for a steady one, else event.lua's (or batch.lua's). */
+function openLoopLoad(r: Running, settings: Settings, share: number): Pick<OpenLoopOptions, 'users' | 'idempotencyShare' | 'idempotencyPool' | 'steady'> {
+  const s = settings.steady;
+  const base = { users: settings.users, idempotencyShare: settings.idempotencyShare, idempotencyPool: settings.idempotencyPool };
+  if (!r.variant.steady || !s) return base;
+  return { ...base, steady: { population: s.users, newShare: s.newShare, skew: s.skew, seed: seedOf(r.variant.name, r.round, `open-${share}`) } };
+}
+
 /**
- * The open-loop pass of one variant: half its req/s of the round, for BENCH_OPEN_DURATION seconds,
- * with the drain watched (and waited for) as in a closed-loop turn.
+ * An open-loop pass of one variant: `share` of its req/s of the round (`peak`), for
+ * BENCH_OPEN_DURATION seconds, with the drain watched (and waited for) as in a closed-loop turn.
  */
 async function openLoop(
-  r: Running, peak: number, settings: Settings, redisPid: number | null, withPostgres: boolean, signal: AbortSignal,
+  r: Running, peak: number, share: number, settings: Settings, redisPid: number | null, withPostgres: boolean, signal: AbortSignal,
 ): Promise<OpenLoopPass> {
   const url = new URL(r.session.eventUrl);
   const pids = pidsOf(r.session, redisPid);
@@ -503,8 +585,8 @@ async function openLoop(
   const size = r.session.batch;
   const pass = runOpenLoop({
     host: url.hostname, port: Number(url.port), path: size === undefined ? EVENT_PATH : url.pathname, apiKey: r.session.apiKey,
-    rate: size === undefined ? peak / 2 : peak / 2 / size, durationS: settings.openLoopS, connections: settings.connections,
-    users: settings.users, idempotencyShare: settings.idempotencyShare, idempotencyPool: settings.idempotencyPool,
+    rate: size === undefined ? peak * share : (peak * share) / size, durationS: settings.openLoopS, connections: settings.connections,
+    ...openLoopLoad(r, settings, share),
     tag: tagOf(`open-${r.variant.name}`), timeoutS: settings.timeoutS, ...(size === undefined ? {} : { batch: size }),
   }, signal);
   let drain: DrainTurn | null = null;
@@ -527,6 +609,42 @@ async function openLoop(
   // Its rates and CPU in events (its latencies stay a request's: a batch's acceptance).
   const events = { ...result, rate: result.rate * size, achievedRate: result.achievedRate * size };
   return { ...events, peak, drain, batch, cpu: perRequest(before, after, result.completed * size) };
+}
+
+/**
+ * trivial-script's open-loop passes at the rates of the round's passes of REFERENCE_RATES_OF (a
+ * server of its own started for them, stopped and its keys deleted after): the floor's latency at
+ * the same load, in the same run. Empty unless trivial-script is selected and gets open-loop passes.
+ */
+async function measureReferences(
+  results: VariantResult[], settings: Settings, redis: Redis, redisPid: number | null, signal: AbortSignal,
+): Promise<{ name: string; pass: OpenLoopPass }[]> {
+  const trivial = VARIANTS.find((v) => v.name === 'trivial-script')!;
+  if (settings.openLoopS === 0 || !settings.openLoopVariants.includes(trivial.name) || !results.some((v) => v.name === trivial.name)) return [];
+  const of = results.filter((v) => REFERENCE_RATES_OF.includes(v.name));
+  if (of.length === 0) return [];
+  const port = await freePort(HOST);
+  const session = trivial.launch({ host: HOST, port, redisUrl: settings.redisUrl });
+  const r: Running = {
+    variant: trivial, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
+    monitor: null, drainTurns: [], database: null, batches: null, batchTurns: [], round: 0, outcomes: [],
+  };
+  const references: { name: string; pass: OpenLoopPass }[] = [];
+  try {
+    await waitReady(session.child, session.readyUrl, signal);
+    for (const v of of) {
+      for (const share of OPEN_LOOP_SHARES) {
+        const name = `trivial-script at ${v.name}'s ${share === 0.5 ? '½' : '¼'}`;
+        const pass = await openLoop(r, v.requestsPerSecond, share, settings, redisPid, postgresTicks() !== null, signal);
+        references.push({ name, pass });
+        log(`  ${name}, ${openLoopLine(pass, settings)}`);
+      }
+    }
+    return references;
+  } finally {
+    await stopSession(session);
+    if (session.prefix !== null) await deleteByPrefix(redis, session.prefix);
+  }
 }
 
 function summary(r: VariantResult): string {
@@ -583,6 +701,17 @@ async function main(): Promise<number> {
   try {
     const machine = await machineFacts(redis, wrk, postgres);
     const redisPid = await localRedisPid(redis);
+    if (variants.some((v) => v.steady) && postgres !== null && settings.steady) {
+      const s = settings.steady;
+      log(`bench: making the steady-state population: ${s.users} users, ${s.days} days of history (bench/steady-population.ts)`);
+      population = await makePopulation({ users: s.users, days: s.days, host: HOST, redisUrl: settings.redisUrl, databaseUrl: settings.databaseUrl },
+        redis, postgres, log, controller.signal);
+      s.made = { items: population.items, lessons: population.lessons, seconds: population.seconds };
+      log(`bench: population made in ${Math.round(population.seconds)} s: ${population.items} items (${Math.round(population.items / population.seconds)} a second), ` +
+        `${population.lessons} lessons, under ${population.prefix}: and in ${population.database.name}`);
+    } else if (settings.steady) {
+      settings.steady = null;
+    }
     const passes = settings.rounds * variants.length;
     log(`bench: ${variants.map((v) => v.name).join(', ')}; ${settings.rounds} round(s), ${settings.threads} wrk threads, ` +
       `${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per variant and round, ` +
@@ -602,7 +731,8 @@ async function main(): Promise<number> {
       };
       log(`round ${round.round}/${settings.rounds}: ${round.order.join(' → ')} (load ${round.loadAverageAtStart[0].toFixed(2)}, ` +
         `speed probe ${Math.round(round.speedProbeMs)} ms)`);
-      round.variants = await measureRound(order, settings, redis, redisPid, postgres, controller.signal);
+      round.variants = await measureRound(order, settings, redis, redisPid, postgres, controller.signal, i);
+      round.references = await measureReferences(round.variants, settings, redis, redisPid, controller.signal);
       round.ratios = roundRatios(round.variants);
       // The targets' ratios and how the two laurel variants compare, as far as measured.
       const twins = order.filter((v) => v.name.endsWith(baselineName(''))).map((v) => ratioName(v.name.slice(0, -baselineName('').length), v.name));
@@ -631,6 +761,10 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await stopAll();
+    if (population !== null && postgres !== null) {
+      const p = population;
+      await dropPopulation(p, redis, postgres).catch((err: unknown) => log(`WARNING: dropping the population failed: ${(err as Error).message}`));
+    }
     redis.disconnect();
     await postgres?.end().catch(() => {});
   }

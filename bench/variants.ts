@@ -30,6 +30,13 @@
  *                   beside it: what each capability costs an installation that uses it
  *   laurel-batch    laurel-system's scenario, the events sent 500 at a time through
  *                   POST /admin/v1/metrics/events (bench/wrk/batch.lua) and applied by the workers
+ * The steady-state workload (bench/wrk/steady.lua: most events from returning users of a
+ * population made before the rounds, bench/steady-population.ts), on that population's prefix
+ * and database, shared by every steady variant and round:
+ *   steady-system   laurel-system's scenario on the population
+ *   steady-system-hooks  the same with laurel-system-hooks' webhook endpoint
+ *   steady-league   the same with laurel-system-league's daily league beside the board
+ *   steady-uncapped the same with an uncapped board (everyone ranked) beside the board of 1,000
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -68,6 +75,15 @@ export interface Launch {
   databaseUrl?: string;
   /** Settings of laurel's own for this run (laurel's variants only). */
   env?: Record<string, string>;
+  /** The steady-state population a steady variant starts on (bench/steady-population.ts). */
+  population?: SharedInstallation;
+}
+
+/** An installation's prefix, Admin key and database, made before a variant starts and kept after it stops. */
+export interface SharedInstallation {
+  prefix: string;
+  apiKey: string;
+  databaseUrl: string;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -114,6 +130,13 @@ export interface Variant {
   processes?: Processes;
   /** LAUREL_API_PROCESSES (laurel's variants only). */
   apiProcesses?: number;
+  /**
+   * Runs on the steady-state population (Launch.population): its keys and database are the
+   * population's, kept when the variant stops; its load is bench/wrk/steady.lua's.
+   */
+  steady?: boolean;
+  /** Runs before the server stops: takes back what `prepare` added to a shared installation. */
+  release?(session: Session, signal: AbortSignal): Promise<void>;
 }
 
 function hex(bytes: number): string {
@@ -230,6 +253,8 @@ export interface LaurelSpec {
   league?: boolean;
   /** The leaderboard's shards (uncapped only: bench/scale-board.ts spreads it over a Cluster). */
   shards?: number;
+  /** On the steady-state population, its scenario made with it (Variant.steady). */
+  steady?: boolean;
 }
 
 /**
@@ -246,10 +271,13 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
     postgres: processes !== 'api',
     processes,
     apiProcesses,
+    steady: spec.steady === true,
     launch(at) {
-      const prefix = `bench${hex(6)}`;
-      const apiKey = `bench-admin-${hex(16)}`;
-      const databaseUrl = at.databaseUrl ?? DEFAULT_DATABASE_URL;
+      if (spec.steady && at.population === undefined) throw new Error(`${name}: no steady-state population to start on`);
+      const shared = spec.steady ? at.population : undefined;
+      const prefix = shared?.prefix ?? `bench${hex(6)}`;
+      const apiKey = shared?.apiKey ?? `bench-admin-${hex(16)}`;
+      const databaseUrl = shared?.databaseUrl ?? at.databaseUrl ?? DEFAULT_DATABASE_URL;
       const env = {
         ...baseEnv(), PORT: String(at.port), HOST: at.host, REDIS_URL: at.redisUrl,
         LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: apiKey, LOG_LEVEL: 'warn', LAUREL_API_PROCESSES: String(apiProcesses),
@@ -279,49 +307,8 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
      */
     async prepare(session, signal) {
       const admin = (path: string) => session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
-      const created = await post(admin('/metrics'), session.apiKey, [{
-        name: 'Lessons', key: 'lessons', ...(spec.limits ? { limits: { max: 1_000_000, period: 'day' } } : {}),
-      }], signal);
-      if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
-      const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
-      if (features !== 'none') {
-        const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
-          name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
-        })), signal);
-        if (achievements.status !== 201) throw new Error(`creating the achievements failed: HTTP ${achievements.status} ${achievements.text}`);
-        const streak = await put(admin('/streaks/settings'), session.apiKey, {
-          frequency: 'daily', metrics: [{ metricId, threshold: 1 }],
-          freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
-        }, signal);
-        if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${streak.text}`);
-      }
-      if (features === 'points' || features === 'all') {
-        const points = await post(admin('/points'), session.apiKey, [{
-          name: 'XP', key: 'xp',
-          levels: [{ name: 'Novice', key: 'novice', points: 50 }, { name: 'Adept', key: 'adept', points: 200 }],
-          triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }],
-        }], signal);
-        if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
-      }
-      if (features === 'all') {
-        const created = await post(admin('/leaderboards'), session.apiKey, [{
-          name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: spec.uncapped ? null : board, status: 'active',
-          ...(spec.shards === undefined ? {} : { shards: spec.shards }),
-        }, ...(spec.league ? [{
-          name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
-          start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,
-          league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 5, demote: 5 }, { key: 'gold', name: 'Gold', promote: 0, demote: 5 }] },
-        }] : [])], signal);
-        if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
-      }
-      if (spec.notifications) {
-        const settings = await put(admin('/notifications/settings'), session.apiKey, { email: { from: 'bench@example.test' }, publicUrl: 'https://bench.example.test' }, signal);
-        if (settings.status !== 200) throw new Error(`the notification settings failed: HTTP ${settings.status} ${settings.text}`);
-        const templates = await post(admin('/notifications/templates'), session.apiKey, NOTIFICATION_TYPES.map((type) => ({
-          key: `bench-${type}`, type, channel: 'email', status: 'active', subject: 'Hello {{ user.name }}', text: 'Hello.',
-        })), signal);
-        if (templates.status !== 201) throw new Error(`creating the templates failed: HTTP ${templates.status} ${templates.text}`);
-      }
+      if (!spec.steady) await configure(session, signal);
+      else if (spec.league || spec.uncapped) await addBoards(session, signal);
       if (spec.webhooks) {
         const hook = await post(admin('/webhooks'), session.apiKey, [{ name: 'Bench', url: await webhookReceiver(), events: [...WEBHOOK_TYPES] }], signal);
         if (hook.status !== 201) throw new Error(`creating the webhook failed: HTTP ${hook.status} ${hook.text}`);
@@ -333,7 +320,94 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
         : await post(session.eventUrl, session.apiKey, [{ key: 'lessons', user: { id: 'bench-probe' }, value: 1 }], signal);
       if (probe.status !== (session.batch === undefined ? 201 : 202)) throw new Error(`the probe event failed: HTTP ${probe.status} ${probe.text}`);
     },
+    /**
+     * What a steady variant added to the population (webhook endpoints, boards but the scenario's)
+     * deleted, so the next variant on it runs the scenario alone.
+     */
+    async release(session, signal) {
+      if (!spec.steady) return;
+      if (spec.webhooks) await deleteAll(session, '/webhooks', () => true, signal);
+      if (spec.league || spec.uncapped) await deleteAll(session, '/leaderboards', (b) => b.key !== 'top-learners', signal);
+    },
   };
+
+  /** A steady variant's boards beside the population's: the daily league, or an uncapped board ranking everyone. */
+  async function addBoards(session: Session, signal: AbortSignal): Promise<void> {
+    const base = session.readyUrl.replace(/\/ready$/, '/admin/v1');
+    const metrics = await fetch(`${base}/metrics?limit=100`, { headers: { 'X-API-KEY': session.apiKey }, signal });
+    const metricId = (await metrics.json() as { id: string; key: string }[]).find((m) => m.key === 'lessons')?.id;
+    if (metricId === undefined) throw new Error('the population has no metric `lessons`');
+    const boards = [
+      ...(spec.uncapped ? [{ name: 'Everyone', key: 'everyone', rankBy: 'metric', metricId, maxParticipants: null, status: 'active' }] : []),
+      ...(spec.league ? [dailyLeague(metricId)] : []),
+    ];
+    const created = await post(`${base}/leaderboards`, session.apiKey, boards, signal);
+    if (created.status !== 201) throw new Error(`creating the boards failed: HTTP ${created.status} ${created.text}`);
+  }
+
+  /** The scenario's configuration: the metric and, as far as `features` go, what it carries. */
+  async function configure(session: Session, signal: AbortSignal): Promise<void> {
+    const admin = (path: string) => session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
+    const created = await post(admin('/metrics'), session.apiKey, [{
+      name: 'Lessons', key: 'lessons', ...(spec.limits ? { limits: { max: 1_000_000, period: 'day' } } : {}),
+    }], signal);
+    if (created.status !== 201) throw new Error(`creating the metric failed: HTTP ${created.status} ${created.text}`);
+    const metricId = (JSON.parse(created.text) as { created: { id: string }[] }).created[0].id;
+    if (features !== 'none') {
+      const achievements = await post(admin('/achievements'), session.apiKey, [5, 20, 100].map((n) => ({
+        name: `${n} lessons`, key: `lessons-${n}`, trigger: 'metric', metricId, metricValue: n,
+      })), signal);
+      if (achievements.status !== 201) throw new Error(`creating the achievements failed: HTTP ${achievements.status} ${achievements.text}`);
+      const streak = await put(admin('/streaks/settings'), session.apiKey, {
+        frequency: 'daily', metrics: [{ metricId, threshold: 1 }],
+        freezes: { initial: 1, max: 3, autoEarnInterval: 7, autoEarnAmount: 1 },
+      }, signal);
+      if (streak.status !== 200) throw new Error(`configuring the streak failed: HTTP ${streak.status} ${streak.text}`);
+    }
+    if (features === 'points' || features === 'all') {
+      const points = await post(admin('/points'), session.apiKey, [{
+        name: 'XP', key: 'xp',
+        levels: [{ name: 'Novice', key: 'novice', points: 50 }, { name: 'Adept', key: 'adept', points: 200 }],
+        triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 10, status: 'active' }],
+      }], signal);
+      if (points.status !== 201) throw new Error(`creating the points system failed: HTTP ${points.status} ${points.text}`);
+    }
+    if (features === 'all') {
+      const created = await post(admin('/leaderboards'), session.apiKey, [{
+        name: 'Top learners', key: 'top-learners', rankBy: 'metric', metricId, maxParticipants: spec.uncapped ? null : board, status: 'active',
+        ...(spec.shards === undefined ? {} : { shards: spec.shards }),
+      }, ...(spec.league ? [dailyLeague(metricId)] : [])], signal);
+      if (created.status !== 201) throw new Error(`creating the leaderboard failed: HTTP ${created.status} ${created.text}`);
+    }
+    if (spec.notifications) {
+      const settings = await put(admin('/notifications/settings'), session.apiKey, { email: { from: 'bench@example.test' }, publicUrl: 'https://bench.example.test' }, signal);
+      if (settings.status !== 200) throw new Error(`the notification settings failed: HTTP ${settings.status} ${settings.text}`);
+      const templates = await post(admin('/notifications/templates'), session.apiKey, NOTIFICATION_TYPES.map((type) => ({
+        key: `bench-${type}`, type, channel: 'email', status: 'active', subject: 'Hello {{ user.name }}', text: 'Hello.',
+      })), signal);
+      if (templates.status !== 201) throw new Error(`creating the templates failed: HTTP ${templates.status} ${templates.text}`);
+    }
+  }
+}
+
+/** laurel-system-league's board: daily, a league of three tiers in cohorts of 30, on `metricId`. */
+function dailyLeague(metricId: string) {
+  return {
+    name: 'Daily league', key: 'daily-league', rankBy: 'metric', metricId, maxParticipants: null, status: 'active',
+    start: new Date().toISOString().slice(0, 10), runUnit: 'day', runInterval: 1,
+    league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 5, demote: 5 }, { key: 'gold', name: 'Gold', promote: 0, demote: 5 }] },
+  };
+}
+
+/** Deletes a shared installation's `path` entities (webhooks, leaderboards) that `which` picks. */
+async function deleteAll(session: Session, path: string, which: (e: { id: string; key?: string }) => boolean, signal: AbortSignal): Promise<void> {
+  const url = session.readyUrl.replace(/\/ready$/, `/admin/v1${path}`);
+  const headers = { 'X-API-KEY': session.apiKey };
+  const listed = await fetch(`${url}?limit=100`, { headers, signal });
+  const ids = (await listed.json() as { id: string; key?: string }[]).filter(which).map((e) => e.id);
+  if (ids.length === 0) return;
+  const deleted = await fetch(`${url}?ids=${ids.join(',')}`, { method: 'DELETE', headers, signal });
+  if (deleted.status !== 200) throw new Error(`deleting ${path} failed: HTTP ${deleted.status} ${await deleted.text()}`);
 }
 
 /** The laurel variants. */
@@ -356,12 +430,16 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system-uncapped', description: 'laurel-system with the leaderboard uncapped (every user ranked) instead of the top 1,000', features: 'all', processes: 'start', board: 1000, uncapped: true },
   { name: 'laurel-system-league', description: 'laurel-system and a daily league on the metric (three tiers, cohorts of 30)', features: 'all', processes: 'start', board: 1000, league: true },
   { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
+  { name: 'steady-system', description: 'laurel-system\'s scenario on the steady-state population: most events from returning users (bench/wrk/steady.lua)', features: 'all', processes: 'start', board: 1000, steady: true },
+  { name: 'steady-system-hooks', description: 'steady-system with laurel-system-hooks\' webhook endpoint (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, webhooks: true, steady: true },
+  { name: 'steady-league', description: 'steady-system and laurel-system-league\'s daily league beside the board (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, league: true, steady: true },
+  { name: 'steady-uncapped', description: 'steady-system and an uncapped board ranking everyone beside the board of 1,000 (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, uncapped: true, steady: true },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
   laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelSystemLimits, laurelSystemUncapped,
-  laurelSystemLeague, laurelBatch,
+  laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks, steadyLeague, steadyUncapped,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -377,5 +455,6 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
   laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
-  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch,
+  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks,
+  steadyLeague, steadyUncapped,
 ];

@@ -2,7 +2,8 @@
  * The bench's own arithmetic (bench/report.ts): a variant measured in turns is reported as one
  * pass of all its turns; a baseline's variants are compared with this checkout's; the drain's
  * backlog (bench/drain.ts), the open loop's latencies (bench/open-loop.ts), the system's targets
- * over rounds and the CPU per request (bench/cpu.ts).
+ * over rounds and the CPU per request (bench/cpu.ts); the steady-state workload's draw
+ * (bench/steady-draw.ts, bench/steady-population.ts).
  */
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
@@ -25,6 +26,9 @@ import {
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import type { WrkResult } from '../../bench/wrk.js';
+import { random } from '../../bench/random.js';
+import { drawSteady, STEADY_NEW_SHARE, STEADY_SKEW } from '../../bench/steady-draw.js';
+import { dayItems } from '../../bench/steady-population.js';
 
 /** The open loop's client as the bench runs it: built (`npm test` builds first), in a process of its own. */
 const OPEN_LOOP_CLIENT = fileURLToPath(new URL('../../dist/bench/open-loop-client.js', import.meta.url));
@@ -340,5 +344,49 @@ describe('bench: several api processes (laurel-system-2)', () => {
     expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| 120.0 / in api / 60.0 / 10.0 / 20.0 |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| `laurel start`: 2 api processes + workers in the primary |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| 120.0 / 40.0 / 60.0 / 10.0 / 20.0 |');
+  });
+});
+
+describe('bench: the steady-state workload\'s draw (bench/steady-draw.ts)', () => {
+  const draws = (seed: number, n: number) => {
+    const next = random(seed);
+    return Array.from({ length: n }, () => drawSteady(1_000_000, STEADY_NEW_SHARE, STEADY_SKEW, next));
+  };
+
+  it('draws the same senders from the same seed, and others from another', () => {
+    expect(draws(7, 1000)).toEqual(draws(7, 1000));
+    expect(draws(8, 1000)).not.toEqual(draws(7, 1000));
+  });
+
+  it('sends the stated share from new users, the rest from ranks of the population', () => {
+    const senders = draws(11, 100_000);
+    const fresh = senders.filter((x) => x === -1).length / senders.length;
+    expect(fresh).toBeGreaterThan(STEADY_NEW_SHARE - 0.003);
+    expect(fresh).toBeLessThan(STEADY_NEW_SHARE + 0.003);
+    expect(senders.every((x) => x === -1 || (Number.isInteger(x) && x >= 0 && x < 1_000_000))).toBe(true);
+  });
+
+  it('skews the returning users: the most active 1% send a tenth, the most active quarter half', () => {
+    const ranks = draws(13, 100_000).filter((x) => x >= 0);
+    const share = (below: number) => ranks.filter((x) => x < below).length / ranks.length;
+    expect(share(10_000)).toBeGreaterThan(0.09);
+    expect(share(10_000)).toBeLessThan(0.11);
+    expect(share(250_000)).toBeGreaterThan(0.48);
+    expect(share(250_000)).toBeLessThan(0.52);
+  });
+
+  it('gives every user of the population a first day of history, and the most active ones every day', () => {
+    const next = random(3);
+    const seen = new Set<number>();
+    const everyDay = new Map<number, number>();
+    for (let day = 0; day < 7; day++) {
+      for (const rank of dayItems(7_000, 7, day, next).keys()) {
+        seen.add(rank);
+        everyDay.set(rank, (everyDay.get(rank) ?? 0) + 1);
+      }
+    }
+    expect(seen.size).toBe(7_000);
+    expect(everyDay.get(0)).toBe(7);
+    expect(everyDay.get(1)).toBe(7);
   });
 });
