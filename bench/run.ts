@@ -241,7 +241,7 @@ async function load(settings: Settings, session: Session, durationS: number, tag
   const r = await runWrk({
     url: session.eventUrl,
     script: batch === undefined ? WRK_SCRIPT : WRK_BATCH_SCRIPT,
-    scriptArgs: batch === undefined ? args : [...args, String(batch)],
+    scriptArgs: batch === undefined ? args : [...args, String(batch), String(session.batchPerUser ?? 1)],
     threads: settings.threads,
     connections: settings.connections,
     durationS,

@@ -30,6 +30,8 @@
  *                   beside it: what each capability costs an installation that uses it
  *   laurel-batch    laurel-system's scenario, the events sent 500 at a time through
  *                   POST /admin/v1/metrics/events (bench/wrk/batch.lua) and applied by the workers
+ *   laurel-batch-minute  laurel-batch, each batch a minute of an app's traffic: 500 events of 100
+ *                   users, 5 a user on average
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -100,6 +102,8 @@ export interface Session {
    * BATCH_PATH); absent: one (bench/wrk/event.lua).
    */
   batch?: number;
+  /** A batch's events per user on average (bench/wrk/batch.lua's perUser); absent: users drawn item by item. */
+  batchPerUser?: number;
 }
 
 export interface Variant {
@@ -222,6 +226,8 @@ export interface LaurelSpec {
   metricsOff?: boolean;
   /** Events a request carries, sent through POST /admin/v1/metrics/events (the workers apply them). */
   batch?: number;
+  /** A batch's events per user (a minute of an app's traffic: bench/wrk/batch.lua's perUser). */
+  batchPerUser?: number;
   /** A daily limit on the metric, far above what a bench user sends: what checking it costs, nothing held back. */
   limits?: boolean;
   /** The leaderboard without a cap (maxParticipants null): every user ranked. */
@@ -267,6 +273,7 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
       const session: Session = { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };
       if (spec.batch !== undefined) {
         session.batch = spec.batch;
+        if (spec.batchPerUser !== undefined) session.batchPerUser = spec.batchPerUser;
         session.eventUrl = session.eventUrl.replace(EVENT_PATH, BATCH_PATH);
       }
       return session;
@@ -356,12 +363,13 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-system-uncapped', description: 'laurel-system with the leaderboard uncapped (every user ranked) instead of the top 1,000', features: 'all', processes: 'start', board: 1000, uncapped: true },
   { name: 'laurel-system-league', description: 'laurel-system and a daily league on the metric (three tiers, cohorts of 30)', features: 'all', processes: 'start', board: 1000, league: true },
   { name: 'laurel-batch', description: 'laurel-system\'s scenario, 500 events a request through POST /admin/v1/metrics/events, applied by the workers (a request counts as 500 events)', features: 'all', processes: 'start', board: 1000, batch: 500 },
+  { name: 'laurel-batch-minute', description: 'laurel-batch with batches like a minute of an app\'s traffic: each batch\'s 500 events from 100 users, 5 a user on average', features: 'all', processes: 'start', board: 1000, batch: 500, batchPerUser: 5 },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
   laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelSystemLimits, laurelSystemUncapped,
-  laurelSystemLeague, laurelBatch,
+  laurelSystemLeague, laurelBatch, laurelBatchMinute,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -377,5 +385,5 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
   laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
-  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch,
+  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, laurelBatchMinute,
 ];
