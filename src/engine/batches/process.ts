@@ -8,7 +8,8 @@
  * A pass: the partitions the work set names, each taken under a lease (lua/batchTake-2.lua, sent
  * together), so one worker at a time applies a partition's chunks, in order; the items of all the
  * chunks taken grouped by user, each user's in order, the users side by side (their scripts leave
- * in the same writes: pipelined); then each batch's progress noted (lua/batchProgress-2.lua) and
+ * in the same writes: pipelined), a user's consecutive items of one metric as a run, phase 1 in one
+ * call (src/engine/event/record-run.ts); then each batch's progress noted (lua/batchProgress-2.lua) and
  * each partition's chunks acknowledged (lua/batchAck-n.lua). Each item at most once: an item
  * applies with its idempotency key, or one of its own (itemKey) kept until its chunk is
  * acknowledged, so a chunk taken again after a worker died part-way applies only what it had not.
