@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { random } from '../support/random.js';
+import { readTenant, withoutRanks } from '../support/tenant-reads.js';
 
 const USERS = Array.from({ length: 6 }, (_, i) => `g${i}`);
 const ZONES = ['', 'UTC', 'Asia/Tokyo', 'America/Los_Angeles'];
@@ -57,40 +58,6 @@ async function configure(s: TestServer): Promise<void> {
   expect(boards.status, boards.text).toBe(201);
 }
 
-/** The ranks left out (users who tie are ranked in the order they reached the value), and the ids made from the tenant's name. */
-function withoutRanks(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    const list = value.map(withoutRanks);
-    const byUser = (x: unknown) => (x !== null && typeof x === 'object' ? String((x as { userId?: unknown }).userId ?? '') : '');
-    return list.every((x) => byUser(x) !== '') ? list.sort((a, b) => byUser(a).localeCompare(byUser(b))) : list;
-  }
-  if (value === null || typeof value !== 'object') return value;
-  const named = (k: string, v: unknown) => k === 'id' && typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-5/.test(v);
-  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !/rank|percentile/i.test(k) && !named(k, v)).map(([k, v]) => [k, withoutRanks(v)]));
-}
-
-async function readAll(s: TestServer, tenant: string): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  const get = async (path: string) => {
-    const r = await s.request('GET', path, { tenant });
-    out[path] = { status: r.status, body: r.body };
-  };
-  for (const id of USERS) {
-    await get(`/api/users/${id}`);
-    await get(`/api/users/${id}/metrics`);
-    await get(`/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-08`);
-    await get(`/api/users/${id}/achievements?includeIncomplete=true`);
-    await get(`/api/users/${id}/streak?historyPeriods=7`);
-    await get(`/api/users/${id}/points/xp`);
-    for (const board of BOARDS) await get(`/api/users/${id}/leaderboards/${board}`);
-  }
-  await get('/api/achievements');
-  await get('/api/points/xp/summary');
-  await get('/api/streaks/rankings?limit=100');
-  await get('/api/streaks/rankings?limit=100&type=longest');
-  for (const board of BOARDS) await get(`/api/leaderboards/${board}?limit=100`);
-  return out;
-}
 
 /**
  * Each user's log entries of the tenant, in order, without what differs between the two tenants
@@ -170,8 +137,8 @@ describe.each(targets())('batch items gathered per user, on %s', (target) => {
     await gathering.close();
     await oneByOne.close();
     expect(progress.gathered).toEqual(progress.alone);
-    const gathered = await readAll(s, 'gathered');
-    const alone = await readAll(s, 'alone');
+    const gathered = await readTenant(s, 'gathered', USERS, BOARDS, '2026-03-08');
+    const alone = await readTenant(s, 'alone', USERS, BOARDS, '2026-03-08');
     // Something to compare: achievements completed, streaks of several days, points, items refused.
     expect(JSON.stringify(alone)).toMatch(/"achieved":true|"achievedAt":"2026/);
     expect(JSON.stringify(alone)).toMatch(/"length":[2-9]/);
