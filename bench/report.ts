@@ -299,6 +299,8 @@ export const TARGETS: Target[] = [
   { of: 'laurel-split', over: 'trivial-script', threshold: 0.6 },
   // Issue 37: batches of 500 bring at least 2.5 times the events a second of single events.
   { of: 'laurel-batch', over: 'laurel-system', threshold: 2.5 },
+  // Issue 54: batches of a minute of traffic (several events a user) at least twice single events.
+  { of: 'laurel-batch-minute', over: 'laurel-system', threshold: 2 },
 ];
 
 /** What a system target judges, each round's figure against an upper bound. */
@@ -358,6 +360,7 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-system-uncapped', 'laurel-system'],
   ['laurel-system-league', 'laurel-system'],
   ['laurel-batch', 'laurel-system'],
+  ['laurel-batch-minute', 'laurel-system'],
 ];
 
 export const ratioName = (of: string, over: string) => `${of} / ${over}`;

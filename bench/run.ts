@@ -292,7 +292,7 @@ async function load(settings: Settings, session: Session, durationS: number, tag
   const r = await runWrk({
     url: session.eventUrl,
     script: batch === undefined ? WRK_SCRIPT : WRK_BATCH_SCRIPT,
-    scriptArgs: batch === undefined ? args : [...args, String(batch)],
+    scriptArgs: batch === undefined ? args : [...args, String(batch), String(session.batchPerUser ?? 1)],
     threads: settings.threads,
     connections: settings.connections,
     durationS,
@@ -438,7 +438,9 @@ async function measureAlone(
     };
     log(`${variant.name}: ${variant.description}`);
     log(`  server pid ${session.child.proc.pid ?? '?'}${session.workers ? `, workers pid ${session.workers.proc.pid ?? '?'}` : ''} on ${HOST}:${port}`);
-    await waitReady(session.child, session.readyUrl, signal);
+    // A minute, as the other benches give: on a machine loaded by other work a server takes more
+    // than the default 20 s to start.
+    await waitReady(session.child, session.readyUrl, signal, 60_000);
     await variant.prepare?.(session, signal);
     await settleDrain(r, 20, 'probe', signal);
     if (settings.warmupS > 0) {

@@ -37,6 +37,8 @@
  *   steady-system-hooks  the same with laurel-system-hooks' webhook endpoint
  *   steady-league   the same with laurel-system-league's daily league beside the board
  *   steady-uncapped the same with an uncapped board (everyone ranked) beside the board of 1,000
+ *   laurel-batch-minute  laurel-batch, each batch a minute of an app's traffic: 500 events of 100
+ *                   users, 5 a user on average
  * Every laurel variant sets LAUREL_API_PROCESSES (1 but for laurel-system-2), whatever the machine's
  * cores, so its figures keep their meaning from run to run and machine to machine.
  */
@@ -116,6 +118,8 @@ export interface Session {
    * BATCH_PATH); absent: one (bench/wrk/event.lua).
    */
   batch?: number;
+  /** A batch's events per user on average (bench/wrk/batch.lua's perUser); absent: users drawn item by item. */
+  batchPerUser?: number;
 }
 
 export interface Variant {
@@ -245,6 +249,8 @@ export interface LaurelSpec {
   metricsOff?: boolean;
   /** Events a request carries, sent through POST /admin/v1/metrics/events (the workers apply them). */
   batch?: number;
+  /** A batch's events per user (a minute of an app's traffic: bench/wrk/batch.lua's perUser). */
+  batchPerUser?: number;
   /** A daily limit on the metric, far above what a bench user sends: what checking it costs, nothing held back. */
   limits?: boolean;
   /** The leaderboard without a cap (maxParticipants null): every user ranked. */
@@ -295,6 +301,7 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
       const session: Session = { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };
       if (spec.batch !== undefined) {
         session.batch = spec.batch;
+        if (spec.batchPerUser !== undefined) session.batchPerUser = spec.batchPerUser;
         session.eventUrl = session.eventUrl.replace(EVENT_PATH, BATCH_PATH);
       }
       return session;
@@ -434,12 +441,13 @@ const LAUREL: LaurelSpec[] = [
   { name: 'steady-system-hooks', description: 'steady-system with laurel-system-hooks\' webhook endpoint (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, webhooks: true, steady: true },
   { name: 'steady-league', description: 'steady-system and laurel-system-league\'s daily league beside the board (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, league: true, steady: true },
   { name: 'steady-uncapped', description: 'steady-system and an uncapped board ranking everyone beside the board of 1,000 (deleted again when it stops)', features: 'all', processes: 'start', board: 1000, uncapped: true, steady: true },
+  { name: 'laurel-batch-minute', description: 'laurel-batch with batches like a minute of an app\'s traffic: each batch\'s 500 events from 100 users, 5 a user on average', features: 'all', processes: 'start', board: 1000, batch: 500, batchPerUser: 5 },
 ];
 
 export const [
   laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit, laurelSystemNotify, laurelSystemHooks,
   laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics, laurelSystemLimits, laurelSystemUncapped,
-  laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks, steadyLeague, steadyUncapped,
+  laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks, steadyLeague, steadyUncapped, laurelBatchMinute,
 ] = LAUREL.map((spec) => laurel(spec));
 
 /**
@@ -455,6 +463,6 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 export const VARIANTS: Variant[] = [
   uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
   laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
-  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, steadySystem, steadySystemHooks,
+  laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, laurelBatchMinute, steadySystem, steadySystemHooks,
   steadyLeague, steadyUncapped,
 ];

@@ -10,7 +10,12 @@
   keys, each bound to one user, as event.lua's Idempotency-Key: the same mix of first uses and
   replays, item by item.
 
-  Arguments (after `--`): apiKey users idemShare idemPool runTag size
+  With `perUser` above 1 (`laurel-batch-minute`), a batch is a minute of an app's traffic: its
+  items come from size / perUser users drawn uniformly for the request, each item from one of
+  them (uniformly), so a user sends perUser events a batch on average; an item with a key takes
+  one of ten of its user's ('<runTag>-u<n>-<0..9>'), used again within and across batches.
+
+  Arguments (after `--`): apiKey users idemShare idemPool runTag size perUser
   Output: done() prints `BENCH_RESULT {json}` as event.lua's, counting requests (batches); the
   runner counts each as `size` events.
 ]]
@@ -24,7 +29,7 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local apiKey, users, idemShare, idemPool, runTag, size
+local apiKey, users, idemShare, idemPool, runTag, size, perUser
 local path, headers
 statuses = {}
 
@@ -35,6 +40,7 @@ function init(args)
   idemPool = tonumber(args[4] or "20000")
   runTag = args[5] or "bench"
   size = tonumber(args[6] or "500")
+  perUser = tonumber(args[7] or "1")
   path = wrk.path
   headers = { ["Content-Type"] = "application/json", ["X-API-KEY"] = apiKey }
   math.randomseed(os.time() * 1000 + (threadId or 0) * 7919)
@@ -42,6 +48,17 @@ end
 
 function request()
   local items = {}
+  if perUser > 1 then
+    local active = {}
+    for j = 1, math.max(1, math.floor(size / perUser)) do active[j] = math.random(0, users - 1) end
+    for i = 1, size do
+      local n = active[math.random(1, #active)]
+      local key = ''
+      if math.random() < idemShare then key = ',"idempotencyKey":"' .. runTag .. '-u' .. n .. '-' .. math.random(0, 9) .. '"' end
+      items[i] = '{"key":"lessons","user":{"id":"user-' .. n .. '"},"value":1' .. key .. '}'
+    end
+    return wrk.format("POST", path, headers, "[" .. table.concat(items, ",") .. "]")
+  end
   for i = 1, size do
     local n
     local key = ''

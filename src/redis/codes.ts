@@ -41,6 +41,8 @@ export const ScriptCode = {
   LEASE_HELD: -16,
   /** recordEvent, recordEventPlan: a metric trigger's award would take a points total past 2^53 - 1: nothing changed. */
   POINTS_OUT_OF_RANGE: -17,
+  /** recordEventRun: an event's body raised an error of Redis (the answers of the events before it follow). */
+  RUN_FAILED: -18,
 } as const;
 
 /**

@@ -106,7 +106,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
  * created anew on every EVALSHA, a library's helpers once, when it loads (docs/performance.md).
  * The rest stay scripts.
  */
-const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'leaderboardRank', 'streakRank']);
+const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'recordEventRun', 'leaderboardRank', 'streakRank']);
 
 /**
  * One library holding those scripts: every helper they include, once, at the library's level, and
@@ -124,8 +124,11 @@ export function functionLibrary(scripts: Script[], dir = LUA_DIR): { code: strin
     `#!lua name=laurel_${hash}`,
     `local ${LIBRARY_LOCALS.map(([, local]) => local).join(', ')}`,
     libraryLocals(helperCode, 'the helpers'),
-    ...chosen.map((x) => `redis.register_function('${names.get(x.name)}', function(KEYS, ARGV)\n${LIBRARY_LOCALS_SET}\n` +
-      `${libraryLocals(x.body, x.name)}\nend)`),
+    // Each body a library-level local, `<name>Body`, so that another function may run it too
+    // (lua/recordEventRun-4.lua runs the event functions' bodies).
+    `local ${chosen.map((x) => `${x.name}Body`).join(', ')}`,
+    ...chosen.map((x) => `${x.name}Body = function(KEYS, ARGV)\n${LIBRARY_LOCALS_SET}\n${libraryLocals(x.body, x.name)}\nend\n` +
+      `redis.register_function('${names.get(x.name)}', ${x.name}Body)`),
   ].join('\n');
   return { code, names };
 }

@@ -11,8 +11,10 @@ import { BatchProcessor } from '../../src/engine/batches/process.js';
 import { eventually } from '../support/eventually.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { random } from '../support/random.js';
+import { readTenant, withoutRanks } from '../support/tenant-reads.js';
 
 const USERS = Array.from({ length: 8 }, (_, i) => `u${i}`);
+const BOARDS = ['all', 'daily', 'xp-board', 'streaks'];
 
 /** Every feature an event touches, on the metric `lessons` (and plain `quizzes`). */
 async function configure(s: TestServer): Promise<void> {
@@ -49,46 +51,6 @@ async function configure(s: TestServer): Promise<void> {
   expect(boards.status, boards.text).toBe(201);
 }
 
-/**
- * An answer without its ranks, each ranking's entries by user: users that tie are ranked in the order
- * they reached the value, and a batch's items of different users are applied side by side. Without
- * the ids of points awards either: they are made from the tenant's name (src/domain/ids.ts nameUuid).
- */
-function withoutRanks(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    const list = value.map(withoutRanks);
-    const byUser = (x: unknown) => (x !== null && typeof x === 'object' ? String((x as { userId?: unknown }).userId ?? '') : '');
-    return list.every((x) => byUser(x) !== '') ? list.sort((a, b) => byUser(a).localeCompare(byUser(b))) : list;
-  }
-  if (value === null || typeof value !== 'object') return value;
-  const named = (k: string, v: unknown) => k === 'id' && typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-5/.test(v);
-  // A percentile is a rank's too: users who tie may be placed in another order.
-  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !/rank|percentile/i.test(k) && !named(k, v)).map(([k, v]) => [k, withoutRanks(v)]));
-}
-
-/** What the API answers about every user and board of a tenant. */
-async function readAll(s: TestServer, tenant: string): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  const get = async (path: string) => {
-    const r = await s.request('GET', path, { tenant });
-    out[path] = { status: r.status, body: r.body };
-  };
-  for (const id of USERS) {
-    await get(`/api/users/${id}`);
-    await get(`/api/users/${id}/metrics`);
-    await get(`/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-05`);
-    await get(`/api/users/${id}/achievements?includeIncomplete=true`);
-    await get(`/api/users/${id}/streak?historyPeriods=7`);
-    await get(`/api/users/${id}/points/xp`);
-    for (const board of ['all', 'daily', 'xp-board', 'streaks']) await get(`/api/users/${id}/leaderboards/${board}`);
-  }
-  await get('/api/achievements');
-  await get('/api/points/xp/summary');
-  await get('/api/streaks/rankings?limit=100');
-  await get('/api/streaks/rankings?limit=100&type=longest');
-  for (const board of ['all', 'daily', 'xp-board', 'streaks']) await get(`/api/leaderboards/${board}?limit=100`);
-  return out;
-}
 
 describe.each(targets())('batch events applied on %s', (target) => {
   let s: TestServer;
@@ -139,8 +101,8 @@ describe.each(targets())('batch events applied on %s', (target) => {
       const { progress } = await applied(events, 'batch');
       expect(progress).toEqual({ accepted: events.length, processed: events.length, failed: 0, issues: [] });
     }
-    const single = await readAll(s, 'single');
-    const batch = await readAll(s, 'batch');
+    const single = await readTenant(s, 'single', USERS, BOARDS, '2026-03-05');
+    const batch = await readTenant(s, 'batch', USERS, BOARDS, '2026-03-05');
     // Something to compare: achievements completed, streaks of several days, points, ranks.
     expect(JSON.stringify(single)).toMatch(/"achieved":true|"achievedAt":"2026/);
     expect(JSON.stringify(single)).toMatch(/"length":[23]/);

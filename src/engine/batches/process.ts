@@ -8,7 +8,8 @@
  * A pass: the partitions the work set names, each taken under a lease (lua/batchTake-2.lua, sent
  * together), so one worker at a time applies a partition's chunks, in order; the items of all the
  * chunks taken grouped by user, each user's in order, the users side by side (their scripts leave
- * in the same writes: pipelined); then each batch's progress noted (lua/batchProgress-2.lua) and
+ * in the same writes: pipelined), a user's consecutive items of one metric as a run, phase 1 in one
+ * call (src/engine/event/record-run.ts); then each batch's progress noted (lua/batchProgress-2.lua) and
  * each partition's chunks acknowledged (lua/batchAck-n.lua). Each item at most once: an item
  * applies with its idempotency key, or one of its own (itemKey) kept until its chunk is
  * acknowledged, so a chunk taken again after a worker died part-way applies only what it had not.
@@ -28,7 +29,8 @@ import { sentTogether } from '../../redis/coalesce.js';
 import { DEFAULT_TENANT } from '../../redis/keys.js';
 import type { Deps } from '../deps.js';
 import { Liveness } from '../durability/liveness.js';
-import { EventRecorder } from '../event/record.js';
+import { EventRecorder, type EventInput } from '../event/record.js';
+import { recordRun } from '../event/record-run.js';
 import type { Services } from '../deps.js';
 import * as batchAck from '../../redis/scripts/batchAck.js';
 import * as batchProgress from '../../redis/scripts/batchProgress.js';
@@ -82,7 +84,11 @@ export class BatchProcessor {
   private lastSweep = 0;
   private readonly leaseMs: number;
 
-  constructor(svc: Services, leaseMs = BATCH_LEASE_MS) {
+  /** Whether a user's items of one metric are applied as runs (else each alone: tests compare the two). */
+  private readonly gather: boolean;
+
+  constructor(svc: Services, leaseMs = BATCH_LEASE_MS, gather = true) {
+    this.gather = gather;
     this.svc = svc;
     this.deps = { ...svc, processId: this.id };
     this.recorder = new EventRecorder(this.deps);
@@ -215,7 +221,7 @@ export class BatchProcessor {
       while (next < queue.length && fault === null) {
         const list = queue[next++];
         try {
-          for (const { chunk, item } of list) outcomes.set(item, await this.apply(chunk, item));
+          await this.applyUser(list, outcomes);
         } catch (err) {
           fault ??= { err };
         }
@@ -229,8 +235,42 @@ export class BatchProcessor {
     return result;
   }
 
-  /** Applies one item as its event; null once applied (or found applied already), else why it failed. */
-  private async apply(chunk: BatchChunk, item: QueuedItem): Promise<Outcome> {
+  /**
+   * A user's items in order: those of one metric that follow one another as a run
+   * (src/engine/event/record-run.ts), each as its event would be applied alone. An item refused
+   * before it reaches Redis (its metric, its tenant, its identification) changes nothing and
+   * stays out of the run.
+   */
+  private async applyUser(list: { chunk: BatchChunk; item: QueuedItem }[], outcomes: Map<QueuedItem, Outcome>): Promise<void> {
+    for (let i = 0; i < list.length;) {
+      const metric = list[i].item.m;
+      const inputs: EventInput[] = [];
+      const items: QueuedItem[] = [];
+      for (; i < list.length && list[i].item.m === metric && (this.gather || inputs.length === 0); i++) {
+        const { chunk, item } = list[i];
+        const input = this.inputOf(chunk, item);
+        if (typeof input === 'string') {
+          outcomes.set(item, input);
+        } else {
+          inputs.push(input);
+          items.push(item);
+        }
+      }
+      if (inputs.length === 0) continue;
+      const results = await recordRun(this.recorder, this.svc.redis, inputs);
+      let fault: { err: unknown } | null = null;
+      results.forEach((r, k) => {
+        if ('outcome' in r) outcomes.set(items[k], null);
+        // A refusal of the item itself; anything else (Redis, a 503) fails the pass, made again.
+        else if (r.error instanceof HttpError && r.error.status < 500) outcomes.set(items[k], r.error.message);
+        else fault ??= { err: r.error };
+      });
+      if (fault !== null) throw (fault as { err: unknown }).err;
+    }
+  }
+
+  /** An item as its event; a string: why it is refused. */
+  private inputOf(chunk: BatchChunk, item: QueuedItem): EventInput | string {
     const snapshot = this.svc.store.current;
     const metric = snapshot.metrics.get(item.m);
     if (metric === undefined) return `Metric "${item.mk}" no longer exists`;
@@ -243,14 +283,12 @@ export class BatchProcessor {
         checkAttributeKeys(item.a, snapshot.eventAttributes);
         attributesJson = JSON.stringify(item.a);
       }
-      await this.recorder.record({
+      return {
         tenant: chunk.t, metric, userId: item.u.id, ident, value: item.v, attributes: item.a, attributesJson,
         idempotencyKey: item.k ?? '', itemKey: item.k === undefined ? itemKey(chunk.b, item.i) : undefined,
         batchItem: itemRef(chunk.b, item.i), identificationJson: identificationJson(item.u),
-      });
-      return null;
+      };
     } catch (err) {
-      // A refusal of the item itself; anything else (Redis, a 503) fails the pass, made again.
       if (err instanceof HttpError && err.status < 500) return err.message;
       throw err;
     }

@@ -45,7 +45,7 @@ export interface EventBoards {
 }
 
 /** An event no board ranks. */
-const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map() };
+export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map() };
 
 /** A streak extension as the streak boards rank it. */
 export interface Extension {

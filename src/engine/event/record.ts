@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { boostsArg } from '../../config/plans/points.js';
-import { eventMatches } from '../../config/plans/achievements.js';
+import { eventMatches, type MetricPlan } from '../../config/plans/achievements.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { expiresAt } from '../../domain/streaks/state.js';
 import { localDay } from '../../domain/time.js';
@@ -21,7 +21,9 @@ import { WriteCoalescer } from '../../redis/coalesce.js';
 import { ScriptCode } from '../../redis/codes.js';
 import * as recordEventScript from '../../redis/scripts/recordEvent.js';
 import * as recordEventPlanScript from '../../redis/scripts/recordEventPlan.js';
-import { processedOf, type Processed } from '../../redis/scripts/recordEventPlan.js';
+import { processedOf, type Processed, type Refused, type Reply } from '../../redis/scripts/recordEventPlan.js';
+import type { UserKeys } from '../../redis/keys.js';
+import type { Configuration } from '../../config/configuration.js';
 import { isConnectionError } from '../../redis/outage.js';
 import { markBreakdown } from '../leaderboards/leave-groups.js';
 import type { Deps } from '../deps.js';
@@ -29,10 +31,10 @@ import { accrueTime } from '../points/time-awards.js';
 import { settleAnniversaries } from '../achievements/anniversaries.js';
 import { followUserWrite } from '../users/after-write.js';
 import { refused } from '../script-errors.js';
-import { EventPhase2, type Extension } from './phase2.js';
+import { EventPhase2, NO_BOARDS, type EventBoards, type Extension } from './phase2.js';
 import { rankStreak } from '../streaks/rankings.js';
 import { EventReplies, noStreak } from './replies.js';
-import { StreakPlans } from './streak-plans.js';
+import { StreakPlans, type UserStreakPlans } from './streak-plans.js';
 import { TzCache } from './tz-cache.js';
 
 /** An event as the route validated it. */
@@ -118,12 +120,56 @@ function loggedEvent(
   return e;
 }
 
+/**
+ * An event on its way: what stays from one attempt to the next (what the script's hand-backs
+ * change: the zone, the plan, the streak's zone, the anniversaries found), and the attempt's
+ * phase 1 as last prepared.
+ */
+export interface PendingEvent {
+  input: EventInput;
+  snapshot: Configuration;
+  pairs: string[];
+  u: UserKeys;
+  userMetricKey: string;
+  now: number;
+  eventId: string;
+  value: string;
+  setsTz: boolean;
+  streakUser: UserStreakPlans | undefined;
+  plan: MetricPlan;
+  window: string;
+  head: string;
+  flags: string;
+  idempotency: string;
+  nowIso: string;
+  creation: string;
+  /** The plan by id; in full once the script says it does not hold it. */
+  planFull: string;
+  total: string;
+  matches: string;
+  tz: string;
+  streakZone: string | null;
+  /**
+   * Anniversary achievements the user's event found come, completed before it (their ids, with
+   * the composites they completed): the event's answer lists them with its own.
+   */
+  anniversaries: string;
+  // The attempt's phase 1, once prepared.
+  day: string;
+  period: number;
+  dayIndex: number;
+  boards: EventBoards;
+  /** recordEvent's arguments (a metric without features), else recordEventPlan's. */
+  plain: recordEventScript.Args | null;
+  planned: recordEventPlanScript.Args | null;
+}
+
 export class EventRecorder {
   private readonly deps: Deps;
   private readonly tzCache = new TzCache();
   private readonly streakPlans = new StreakPlans();
-  private readonly coalescer: WriteCoalescer;
-  private readonly phase2: EventPhase2;
+  readonly coalescer: WriteCoalescer;
+  readonly phase2: EventPhase2;
   private readonly replies = new EventReplies();
   private readonly isoOf = isoCache();
   private readonly noStreakJson = noStreak('daily');
@@ -135,193 +181,248 @@ export class EventRecorder {
   }
 
   async record(input: EventInput): Promise<EventOutcome> {
-    const { deps, tzCache, streakPlans, coalescer, phase2, replies } = this;
-    const { redis, keys, store, clock, settings, metrics, stats } = deps;
+    return this.attempts(this.begin(input, null), null);
+  }
+
+  /** The zone the user's events are assumed in: the one the cache knows, else ''. */
+  knownZone(tenant: string, userId: string): string {
+    return this.tzCache.get(tenant, userId);
+  }
+
+  /**
+   * An event's state before its first attempt; `tz` the zone to assume when the event sets none
+   * (null: the one the cache knows).
+   */
+  begin(input: EventInput, tz: string | null): PendingEvent {
+    const { deps, streakPlans } = this;
+    const { keys, store, clock, settings } = deps;
     const { tenant, metric, userId, ident, value: numeric, idempotencyKey } = input;
     const snapshot = store.current;
-    // An attribute some board breaks down by is marked: the script says when it changes.
-    const pairs = markBreakdown(ident.pairs, snapshot);
     const u = keys.forUser(tenant, userId);
-    const userMetricKey = keys.userMetric(u, metric.id);
     const now = clock.now();
     const eventId = input.eventId ?? randomUUID();
-    const value = String(numeric);
-    const setsTz = ident.tz !== null;
     // Every metric has a plan (compilePlans); `hot` is '' for one without features. A user with
     // streak preferences has one of their own (the script says when they are not the ones assumed).
-    let streakUser = streakPlans.get(tenant, userId);
-    let plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
+    const streakUser = streakPlans.get(tenant, userId);
+    const plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
     // A batch item's own key is kept until its chunk is acknowledged (src/engine/batches/process.ts).
     const scriptKey = idempotencyKey !== '' ? idempotencyKey : input.itemKey ?? '';
     const windowMs = idempotencyKey === '' && scriptKey !== '' ? 0 : settings.idempotencyWindowMs;
     const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
+    const setsTz = ident.tz !== null;
     const head = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(numeric) ? '1' : '0');
-    let alone = plan.streakAlone;
-    let flags = head + (alone !== null && numeric >= alone ? '1' : '0') + window;
-    const idempotency = scriptKey === '' ? '' : `${eventId}i:${scriptKey}`;
+    const alone = plan.streakAlone;
     const nowIso = this.isoOf(now);
-    const creation = nowIso + userId;
-    // The plan by id; in full once the script says it does not hold it.
-    let planFull = '';
-    const total = totalField(metric.id);
-    const matches = eventMatches(plan, input.attributes);
-    let tz = ident.tz ?? tzCache.get(tenant, userId);
-    const rule = snapshot.streak;
-    let streakZone: string | null = null;
-    // Anniversary achievements the user's event found come, completed before it (their ids, with
-    // the composites they completed): the event's answer lists them with its own.
-    let anniversaries = '';
+    return {
+      input, snapshot,
+      // An attribute some board breaks down by is marked: the script says when it changes.
+      pairs: markBreakdown(ident.pairs, snapshot),
+      u, userMetricKey: keys.userMetric(u, metric.id), now, eventId, value: String(numeric), setsTz, streakUser, plan, window, head,
+      flags: head + (alone !== null && numeric >= alone ? '1' : '0') + window,
+      idempotency: scriptKey === '' ? '' : `${eventId}i:${scriptKey}`,
+      nowIso, creation: nowIso + userId, planFull: '', total: totalField(metric.id), matches: eventMatches(plan, input.attributes),
+      tz: ident.tz ?? tz ?? this.tzCache.get(tenant, userId), streakZone: null, anniversaries: '',
+      day: '', period: 0, dayIndex: 0, boards: NO_BOARDS, plain: null, planned: null,
+    };
+  }
 
-    // Each hand-back at most once or twice: the plan (again after the preferences), the preferences, the
-    // zone, time awards, anniversaries, the streak's zone; then the event.
+  /**
+   * The attempts of an event, each at most once or twice: the plan (again after the preferences),
+   * the preferences, the zone, time awards, anniversaries, the streak's zone; then the event.
+   * `first`: the first attempt's phase 1, prepared and answered already (a run's: ./record-run.ts).
+   */
+  async attempts(e: PendingEvent, first: Reply | null): Promise<EventOutcome> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const day = localDay(tz, now);
-      // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
-      let periods = '|';
-      let period = 0;
-      let dayIndex = 0;
-      if (rule !== null) {
-        const current = currentPeriod(rule.frequency, tz, now);
-        period = current.period;
-        dayIndex = current.day;
-        periods = `${period}|${current.day}`;
-        if (streakZone !== null) periods += `:${currentPeriod(rule.frequency, streakZone, now).period}`;
+      let answer: Reply;
+      if (attempt === 0 && first !== null) {
+        answer = first;
+      } else {
+        this.prepare(e);
+        answer = await this.send(e);
       }
-      const entry = eventEntry({
-        eventId, tenant, userId, metricId: metric.id, value, ts: now, day, idempotencyKey, attributesJson: input.attributesJson,
-        processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
-      });
-      coalescer.hold();
-      // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
-      // sum or a group) take the script that knows nothing of them. The small arguments travel as
-      // one string (ioredis and Redis pay for every argument).
-      const boards = phase2.plan(tenant, metric.id, day, plan, tz, now, numeric > 0);
-      const phase1 = plan.hot === ''
-        ? recordEventScript.run(redis, { user: u.user, userMetric: userMetricKey, users: u.users, log: u.log }, {
-          flags, total, value, day, tz, idempotency, creation, entry, pairs,
-        })
-        : recordEventPlanScript.run(redis, { user: u.user, userMetric: userMetricKey, slot: u.slot, log: u.log }, {
-          flags, value, day, tz, now, tenant, matches, periods, boards: boards.arg, plan: plan.arg.id, creation, entry, idempotency, planFull,
-          limits: plan.limits === null ? '' : limitClock(tz, now) + plan.limits + (input.replay === true ? '=' : ''),
-          boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs,
-        });
-      // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
-      // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
-      // another node, so they are read once phase 1 has answered, and only where the event may be
-      // skipped.
-      if (!redis.isCluster) phase2.readGates(boards);
-      const answer = await phase1;
-      if (typeof answer === 'string') {
-        const p = processedOf(answer);
-        if (input.seq !== undefined) p.seq = input.seq;
-        metrics.events.processed++;
-        if (setsTz) tzCache.set(tenant, userId, tz);
-        const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period);
-        const state = streak === null ? null : streak.state;
-        // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
-        const awards = replies.awardsOf(p.awards);
-        const extended: Extension | null = rule !== null && state !== null && state.extended
-          ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
-        // An excluded user's event is placed on no ranking (src/engine/fairplay/exclude.ts).
-        const ranks = !p.excluded && phase2.ranks(boards, awards.length > 0, extended !== null);
-        // The streak rankings take an extension before it is answered (a read that follows sees
-        // it), alongside its placements. (Phase 1 wrote the points totals.)
-        if (extended !== null && !p.excluded) coalescer.hold();
-        const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
-          .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
-        // Then what follows a user's write, in its one order (src/engine/users/after-write.ts), all
-        // before the answer, the writes that need not wait sent with this turn's. Phase 1 ran, so
-        // the event counts (201): a departure or placements that fail on Redis's connection are made
-        // once it answers again (src/engine/durability/outage-phase2.ts). A 503 would have a client
-        // without an Idempotency-Key send it again, and count it twice.
-        const leaderboards = await followUserWrite({
-          // A new user or a completion changes the tenant's statistics. Only achievements (their
-          // rarity) and points systems (their summaries' user counts) show them: with neither
-          // configured nothing moves it, and a plain metric's event makes no second round trip.
-          stats: (p.created || p.completed !== '') && (snapshot.achievements.size > 0 || snapshot.pointsSystems.size > 0)
-            ? () => { coalescer.hold(); return stats.changed(tenant); } : null,
-          // The groups of the values the event's identification changed.
-          leave: p.moved === '' ? null : () => deps.placements.leave(
-            tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
-          ),
-          // The event's script noted a new user's time triggers and first anniversary.
-          created: null,
-          // The metric's, the awards' and the streak's boards.
-          place: async (left) => {
-            let placed = '{}';
-            let pending = false;
-            if (ranks && left) {
-              try {
-                placed = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
-                  ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
-              } catch (err) {
-                if (!isConnectionError(err)) throw err;
-                pending = true;
-              }
-            }
-            const failed = standing === null ? null : await standing;
-            if (failed !== null) {
-              if (!isConnectionError(failed)) throw failed;
-              pending = true;
-            }
-            if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
-            return placed;
-          },
-        });
-        const completed = anniversaries === '' ? p.completed : p.completed === '' ? anniversaries : `${anniversaries},${p.completed}`;
-        const done: EventOutcome = {
-          status: 201, eventId, total: p.total, nowIso, completed, streak: streak === null ? this.noStreakJson : streak.json,
-          awards, leaderboards,
-        };
-        if (p.counted !== undefined) done.limited = limitedOf(numeric, p.counted);
-        return done;
-      }
-      const r = answer;
-      const code = r[0];
-      if (r[0] === ScriptCode.REPLAYED) {
-        metrics.events.replayed++;
-        const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], dayIndex, period).json;
-        return { status: 202, eventId: r[1], total: r[2], streak };
-      }
-      if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
-      if (code === ScriptCode.TOTAL_OUT_OF_RANGE) throw refused(code, metric.key);
-      if (code === ScriptCode.PLAN_UNKNOWN) {
-        planFull = plan.arg.full;
-        continue;
-      }
-      if (code === ScriptCode.TIME_DUE) {
-        // Time granted points since the user last acted: accrue them, then send the event again.
-        await accrueTime(deps, tenant, userId);
-        continue;
-      }
-      if (code === ScriptCode.ANNIVERSARY_DUE) {
-        // The user's next anniversary has come on their calendar (the event's zone): completed
-        // first, then the event sent again.
-        const done = await settleAnniversaries(deps, tenant, userId, tz);
-        if (done !== null && done.length > 0) anniversaries = anniversaries === '' ? done.join(',') : `${anniversaries},${done.join(',')}`;
-        continue;
-      }
-      if (code === ScriptCode.OUT_OF_POINTS || code === ScriptCode.POINTS_OUT_OF_RANGE) {
-        throw refused(code, snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
-      }
-      if (code === ScriptCode.STREAK_PREFERENCES) {
-        // The user's streak preferences are not the ones assumed: the plan of those stored.
-        streakUser = streakPlans.set(tenant, userId, String(r[1]), String(r[2]));
-        plan = streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(streakUser, snapshot, metric.id);
-        alone = plan.streakAlone;
-        flags = head + (alone !== null && numeric >= alone ? '1' : '0') + window;
-        planFull = '';
-        continue;
-      }
-      if (code === ScriptCode.STREAK_ZONE) {
-        // The user moved zone since the streak's last period: judge the period in both zones.
-        streakZone = r[1] as string;
-        continue;
-      }
-      // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
-      tz = r[1] as string;
-      tzCache.set(tenant, userId, tz);
+      const done = typeof answer === 'string' ? await this.settle(e, answer) : await this.handBack(e, answer);
+      if (done !== null) return done;
     }
     throw fail('unavailable', 'the user time zone, points or streak preferences kept changing during the request; retry');
+  }
+
+  /** The attempt's phase 1: the day and periods in the zone assumed, the log entry, the boards, the script's arguments. */
+  prepare(e: PendingEvent): void {
+    const { deps, phase2 } = this;
+    const { input, snapshot, plan, tz, now } = e;
+    const { tenant, metric, userId } = input;
+    const day = localDay(tz, now);
+    const rule = snapshot.streak;
+    // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
+    let periods = '|';
+    if (rule !== null) {
+      const current = currentPeriod(rule.frequency, tz, now);
+      e.period = current.period;
+      e.dayIndex = current.day;
+      periods = `${current.period}|${current.day}`;
+      if (e.streakZone !== null) periods += `:${currentPeriod(rule.frequency, e.streakZone, now).period}`;
+    }
+    e.day = day;
+    const entry = eventEntry({
+      eventId: e.eventId, tenant, userId, metricId: metric.id, value: e.value, ts: now, day, idempotencyKey: input.idempotencyKey,
+      attributesJson: input.attributesJson, processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
+    });
+    // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
+    // sum or a group) take the script that knows nothing of them. The small arguments travel as
+    // one string (ioredis and Redis pay for every argument).
+    e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0);
+    if (plan.hot === '') {
+      e.plain = { flags: e.flags, total: e.total, value: e.value, day, tz, idempotency: e.idempotency, creation: e.creation, entry, pairs: e.pairs };
+      e.planned = null;
+    } else {
+      e.planned = {
+        flags: e.flags, value: e.value, day, tz, now, tenant, matches: e.matches, periods, boards: e.boards.arg, plan: plan.arg.id,
+        creation: e.creation, entry, idempotency: e.idempotency, planFull: e.planFull,
+        limits: plan.limits === null ? '' : limitClock(tz, now) + plan.limits + (input.replay === true ? '=' : ''),
+        boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs: e.pairs,
+      };
+      e.plain = null;
+    }
+  }
+
+  /** Phase 1 of the attempt prepared, alone. */
+  private send(e: PendingEvent): Promise<Reply> {
+    const { redis } = this.deps;
+    this.coalescer.hold();
+    const phase1 = e.plain !== null
+      ? recordEventScript.run(redis, { user: e.u.user, userMetric: e.userMetricKey, users: e.u.users, log: e.u.log }, e.plain)
+      : recordEventPlanScript.run(redis, { user: e.u.user, userMetric: e.userMetricKey, slot: e.u.slot, log: e.u.log }, e.planned!);
+    // The entry gates' falls counters, read after phase 1 ran: on one Redis, last in the batch of
+    // writes that carries it (Redis runs them in that order); on a Cluster the board may live on
+    // another node, so they are read once phase 1 has answered, and only where the event may be
+    // skipped.
+    if (!redis.isCluster) this.phase2.readGates(e.boards);
+    return phase1;
+  }
+
+  /** What a hand-back asks done before the next attempt; null then, or the event's outcome (a replay); a refusal throws. */
+  async handBack(e: PendingEvent, r: Refused): Promise<EventOutcome | null> {
+    const { deps, streakPlans, tzCache, replies } = this;
+    const { metrics } = deps;
+    const { tenant, userId, metric, value: numeric } = e.input;
+    const { snapshot } = e;
+    const code = r[0];
+    if (r[0] === ScriptCode.REPLAYED) {
+      metrics.events.replayed++;
+      const rule = snapshot.streak;
+      const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], e.dayIndex, e.period).json;
+      return { status: 202, eventId: r[1], total: r[2], streak };
+    }
+    if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
+    if (code === ScriptCode.TOTAL_OUT_OF_RANGE) throw refused(code, metric.key);
+    if (code === ScriptCode.PLAN_UNKNOWN) {
+      e.planFull = e.plan.arg.full;
+      return null;
+    }
+    if (code === ScriptCode.TIME_DUE) {
+      // Time granted points since the user last acted: accrue them, then send the event again.
+      await accrueTime(deps, tenant, userId);
+      return null;
+    }
+    if (code === ScriptCode.ANNIVERSARY_DUE) {
+      // The user's next anniversary has come on their calendar (the event's zone): completed
+      // first, then the event sent again.
+      const done = await settleAnniversaries(deps, tenant, userId, e.tz);
+      if (done !== null && done.length > 0) e.anniversaries = e.anniversaries === '' ? done.join(',') : `${e.anniversaries},${done.join(',')}`;
+      return null;
+    }
+    if (code === ScriptCode.OUT_OF_POINTS || code === ScriptCode.POINTS_OUT_OF_RANGE) {
+      throw refused(code, snapshot.pointsSystems.get(String(r[1]))?.key ?? String(r[1]));
+    }
+    if (code === ScriptCode.STREAK_PREFERENCES) {
+      // The user's streak preferences are not the ones assumed: the plan of those stored.
+      e.streakUser = streakPlans.set(tenant, userId, String(r[1]), String(r[2]));
+      e.plan = e.streakUser === undefined ? snapshot.plans.get(metric.id)! : streakPlans.planOf(e.streakUser, snapshot, metric.id);
+      const alone = e.plan.streakAlone;
+      e.flags = e.head + (alone !== null && numeric >= alone ? '1' : '0') + e.window;
+      e.planFull = '';
+      return null;
+    }
+    if (code === ScriptCode.STREAK_ZONE) {
+      // The user moved zone since the streak's last period: judge the period in both zones.
+      e.streakZone = r[1] as string;
+      return null;
+    }
+    // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
+    e.tz = r[1] as string;
+    tzCache.set(tenant, userId, e.tz);
+    return null;
+  }
+
+  /** A processed event's phase 2 and answer. */
+  async settle(e: PendingEvent, answer: string): Promise<EventOutcome> {
+    const { deps, tzCache, coalescer, phase2, replies } = this;
+    const { metrics, stats } = deps;
+    const { input, snapshot, boards, tz, now, day, dayIndex, period } = e;
+    const { tenant, userId, metric, value: numeric } = input;
+    const rule = snapshot.streak;
+    const p = processedOf(answer);
+    if (input.seq !== undefined) p.seq = input.seq;
+    metrics.events.processed++;
+    if (e.setsTz) tzCache.set(tenant, userId, tz);
+    const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period);
+    const state = streak === null ? null : streak.state;
+    // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
+    const awards = replies.awardsOf(p.awards);
+    const extended: Extension | null = rule !== null && state !== null && state.extended
+      ? { length: state.length, expiry: expiresAt(rule, state, period, tz) ?? now } : null;
+    // An excluded user's event is placed on no ranking (src/engine/fairplay/exclude.ts).
+    const ranks = !p.excluded && phase2.ranks(boards, awards.length > 0, extended !== null);
+    // The streak rankings take an extension before it is answered (a read that follows sees
+    // it), alongside its placements. (Phase 1 wrote the points totals.)
+    if (extended !== null && !p.excluded) coalescer.hold();
+    const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
+      .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
+    // Then what follows a user's write, in its one order (src/engine/users/after-write.ts), all
+    // before the answer, the writes that need not wait sent with this turn's. Phase 1 ran, so the
+    // event counts (201): a departure or placements that fail on Redis's connection are made once
+    // it answers again (src/engine/durability/outage-phase2.ts). A 503 would have a client without
+    // an Idempotency-Key send it again, and count it twice.
+    const leaderboards = await followUserWrite({
+      // A new user or a completion changes the tenant's statistics. Only achievements (their
+      // rarity) and points systems (their summaries' user counts) show them: with neither
+      // configured nothing moves it, and a plain metric's event makes no second round trip.
+      stats: (p.created || p.completed !== '') && (snapshot.achievements.size > 0 || snapshot.pointsSystems.size > 0)
+        ? () => { coalescer.hold(); return stats.changed(tenant); } : null,
+      // The groups of the values the event's identification changed.
+      leave: p.moved === '' ? null : () => deps.placements.leave(
+        tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
+      ),
+      // The event's script noted a new user's time triggers and first anniversary.
+      created: null,
+      // The metric's, the awards' and the streak's boards.
+      place: async (left) => {
+        let placed = '{}';
+        let pending = false;
+        if (ranks && left) {
+          try {
+            placed = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
+              ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
+          } catch (err) {
+            if (!isConnectionError(err)) throw err;
+            pending = true;
+          }
+        }
+        const failed = standing === null ? null : await standing;
+        if (failed !== null) {
+          if (!isConnectionError(failed)) throw failed;
+          pending = true;
+        }
+        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
+        return placed;
+      },
+    });
+    const completed = e.anniversaries === '' ? p.completed : p.completed === '' ? e.anniversaries : `${e.anniversaries},${p.completed}`;
+    const done: EventOutcome = {
+      status: 201, eventId: e.eventId, total: p.total, nowIso: e.nowIso, completed, streak: streak === null ? this.noStreakJson : streak.json,
+      awards, leaderboards,
+    };
+    if (p.counted !== undefined) done.limited = limitedOf(numeric, p.counted);
+    return done;
   }
 }

@@ -42,3 +42,8 @@ export interface Args {
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
   return redis.recordEvent(k.user, k.userMetric, k.users, k.log, `${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}`, a.idempotency, a.creation, a.entry, ...a.pairs);
 }
+
+/** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */
+export function argsOf(a: Args): string[] {
+  return [`${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}`, a.idempotency, a.creation, a.entry, ...a.pairs];
+}

@@ -87,7 +87,7 @@ export type Reply = string | Refused;
  * ARGV element by element into a table that doubles as it grows.
  */
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
-  const small = `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.plan}`;
+  const small = smallOf(a);
   if (a.pairs.length > 0) {
     return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull, a.boosts, ...a.pairs);
   }
@@ -95,6 +95,17 @@ export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
   if (a.planFull !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency, a.planFull);
   if (a.idempotency !== '') return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry, a.idempotency);
   return redis.recordEventPlan(k.user, k.userMetric, k.slot, k.log, small, a.creation, a.entry);
+}
+
+function smallOf(a: Args): string {
+  return `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.plan}`;
+}
+
+/** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */
+export function argsOf(a: Args): string[] {
+  const args = [smallOf(a), a.creation, a.entry, a.idempotency, a.planFull, a.boosts, ...a.pairs];
+  if (a.pairs.length === 0) while (args.length > 3 && args[args.length - 1] === '') args.pop();
+  return args;
 }
 
 /** A processed event as the event scripts answer it. */
