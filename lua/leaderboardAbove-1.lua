@@ -7,10 +7,13 @@
 
   KEYS[1] ranking                <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>][:s<n>]}:r   zset
 
-  ARGV[1], ARGV[2], ...  value / member pairs: the value as Redis gave it (ZSCORE), the member
-          as the user's own shard holds it
+  ARGV[1], ARGV[2], ARGV[3], ...  value / member / own triples: the value as Redis gave it
+          (ZSCORE), the member as the user's own shard holds it, and '1' when this ranking is that
+          shard ('0' otherwise)
 
-  Returns the count above each place asked, in the order asked.
+  Returns the count above each place asked, in the order asked; -1 for a place asked of its own
+  shard whose member is gone: a placement of the user replaced it since it was read (its new
+  member, above the old value, would count as one above the user).
 ]]
 local rankingKey = KEYS[1]
 
@@ -26,11 +29,13 @@ local function larger(a, b)
 end
 
 local out = {}
-for i = 1, #ARGV, 2 do
+for i = 1, #ARGV, 3 do
   local score, member = ARGV[i], ARGV[i + 1]
   local own = redis.call('ZREVRANK', rankingKey, member)
   if own then
     out[#out + 1] = own
+  elseif ARGV[i + 2] == '1' then
+    out[#out + 1] = -1
   else
     local above = redis.call('ZCOUNT', rankingKey, '(' .. score, '+inf')
     local equal = redis.call('ZCOUNT', rankingKey, score, score)

@@ -81,10 +81,33 @@ async function found(redis: RedisClient, shards: Shards, userIds: readonly strin
   return out;
 }
 
-/** For each user found, the members above them in each shard ([user][shard]). */
-async function aboveIn(redis: RedisClient, shards: Shards, users: readonly Found[]): Promise<number[][]> {
-  const perShard = await Promise.all(shards.map((k) => leaderboardAbove.run(redis, k.ranking, users)));
-  return users.map((_, i) => perShard.map((counts) => counts[i]));
+/**
+ * For each user found, the members above them in each shard ([user][shard]); null for a user whose
+ * member a placement replaced since it was read (their own shard would count their new member).
+ */
+async function aboveIn(redis: RedisClient, shards: Shards, users: readonly Found[]): Promise<(number[] | null)[]> {
+  const own = users.map((u) => shardOf(shards, u.userId).ranking);
+  const perShard = await Promise.all(shards.map((k) => leaderboardAbove.run(redis, k.ranking, users, (i) => own[i] === k.ranking)));
+  return users.map((_, i) => {
+    const counts = perShard.map((c) => c[i]);
+    return counts.some((c) => c === null) ? null : counts as number[];
+  });
+}
+
+/**
+ * The users of `userIds` found on the run, each with the members above them in each shard; a user
+ * placed again between the read of their member and the counts is read again.
+ */
+async function counted(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<{ user: Found; above: number[] }[]> {
+  const out: { user: Found; above: number[] }[] = [];
+  let left = userIds;
+  for (let read = 0; read <= REREADS && left.length > 0; read++) {
+    const users = await found(redis, shards, left);
+    const above = await aboveIn(redis, shards, users);
+    users.forEach((user, i) => { if (above[i] !== null) out.push({ user, above: above[i]! }); });
+    left = users.filter((_, i) => above[i] === null).map((u) => u.userId);
+  }
+  return out;
 }
 
 /** The places of `userIds` on the run, in its order; the users not on it left out. */
@@ -93,9 +116,8 @@ export async function placesOfRunUsers(redis: RedisClient, shards: Shards, userI
     const members = userIds.length === 0 ? [] : await redis.hmget(shards[0].members, ...userIds);
     return placesOfUsers(redis, shards[0].ranking, new Map(userIds.map((id, i) => [id, members[i]])));
   }
-  const users = await found(redis, shards, userIds);
-  const above = await aboveIn(redis, shards, users);
-  return users.map((u, i) => ({ userId: u.userId, rank: 1 + above[i].reduce((s, n) => s + n, 0), value: Number(u.score) }))
+  return (await counted(redis, shards, userIds))
+    .map(({ user, above }) => ({ userId: user.userId, rank: 1 + above.reduce((s, n) => s + n, 0), value: Number(user.score) }))
     .sort((a, b) => a.rank - b.rank);
 }
 
@@ -173,7 +195,7 @@ async function splitsNear(redis: RedisClient, shards: Shards, start: number): Pr
       hi = mid - 1;
       continue;
     }
-    const splits = await Promise.all(shards.map(async (k) => (await leaderboardAbove.run(redis, k.ranking, [{ member, score }]))[0]));
+    const splits = await Promise.all(shards.map(async (k) => (await leaderboardAbove.run(redis, k.ranking, [{ member, score }], () => false))[0] ?? 0));
     if (splits.reduce((s, n) => s + n, 0) <= start) {
       best = splits;
       lo = mid + 1;
@@ -205,11 +227,11 @@ export async function readRunAround(
     if (place === null) return null;
     return { place, places: await readPlaces(redis, shards[0].ranking, Math.max(0, place.rank - 1 + offset), count) };
   }
-  const users = await found(redis, shards, [userId]);
-  if (users.length === 0) return null;
-  const [splits] = await aboveIn(redis, shards, users);
+  const [user] = await counted(redis, shards, [userId]);
+  if (user === undefined) return null;
+  const splits = user.above;
   const position = splits.reduce((s, n) => s + n, 0);
-  const place = { userId, rank: position + 1, value: Number(users[0].score) };
+  const place = { userId, rank: position + 1, value: Number(user.user.score) };
   if (count <= 0) return { place, places: [] };
   const start = Math.max(0, position + offset);
   // Far from the user: read as a page of its own.

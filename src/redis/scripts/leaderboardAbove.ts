@@ -17,9 +17,12 @@ export interface Asked {
   member: string;
 }
 
-/** The members of `ranking` above each of `asked`, in order. */
-export async function run(redis: RedisClient, ranking: string, asked: readonly Asked[]): Promise<number[]> {
+/**
+ * The members of `ranking` above each of `asked`, in order; null for a place asked of its own shard
+ * (`own(i)`: `ranking` is the shard of the i-th) whose member was replaced since it was read.
+ */
+export async function run(redis: RedisClient, ranking: string, asked: readonly Asked[], own: (i: number) => boolean): Promise<(number | null)[]> {
   if (asked.length === 0) return [];
-  const counts = await redis.leaderboardAbove(ranking, ...asked.flatMap((a) => [a.score, a.member]));
-  return counts.map(Number);
+  const counts = await redis.leaderboardAbove(ranking, ...asked.flatMap((a, i) => [a.score, a.member, own(i) ? '1' : '0']));
+  return counts.map((c) => (Number(c) < 0 ? null : Number(c)));
 }
