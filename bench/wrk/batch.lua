@@ -20,18 +20,11 @@
   runner counts each as `size` events.
 ]]
 
-local threads = {}
-local threadCount = 0
-
-function setup(thread)
-  threadCount = threadCount + 1
-  thread:set("threadId", threadCount)
-  table.insert(threads, thread)
-end
+-- setup(), response() and done(): the report every bench script gives (bench/wrk/results.lua, beside this one).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "results.lua")
 
 local apiKey, users, idemShare, idemPool, runTag, size, perUser
 local path, headers
-statuses = {}
 
 function init(args)
   apiKey = args[1] or ""
@@ -72,37 +65,4 @@ function request()
     items[i] = '{"key":"lessons","user":{"id":"user-' .. n .. '"},"value":1' .. key .. '}'
   end
   return wrk.format("POST", path, headers, "[" .. table.concat(items, ",") .. "]")
-end
-
-function response(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
-end
-
-local function jsonObject(t)
-  local parts = {}
-  for k, v in pairs(t) do
-    parts[#parts + 1] = string.format('"%s":%d', tostring(k), v)
-  end
-  return "{" .. table.concat(parts, ",") .. "}"
-end
-
-function done(summary, latency, requests)
-  local merged = {}
-  for _, thread in ipairs(threads) do
-    local counts = thread:get("statuses") or {}
-    for status, n in pairs(counts) do
-      merged[status] = (merged[status] or 0) + n
-    end
-  end
-  local e = summary.errors
-  io.write(string.format(
-    'BENCH_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,' ..
-    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"mean":%.1f,"stdev":%.1f,"max":%d},' ..
-    '"statuses":%s}\n',
-    summary.duration, summary.requests, summary.bytes,
-    e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
-    latency.mean, latency.stdev, latency.max,
-    jsonObject(merged)))
 end

@@ -16,21 +16,12 @@
   percentiles in microseconds; the runner parses that line, not wrk's text summary.
 ]]
 
-local threads = {}
-local threadCount = 0
-
--- Runs in the main Lua state, once per thread: remember the thread (done() reads its counters)
--- and give it an id so each thread seeds its own random sequence.
-function setup(thread)
-  threadCount = threadCount + 1
-  thread:set("threadId", threadCount)
-  table.insert(threads, thread)
-end
+-- setup(), response() and done(): the report every bench script gives (bench/wrk/results.lua, beside this one).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "results.lua")
 
 -- Per-thread state. Strings that never change are built once, not per request.
 local apiKey, users, idemShare, idemPool, runTag, userPrefix
 local path, bodyHead, bodyTail
-statuses = {}
 
 function init(args)
   apiKey = args[1] or ""
@@ -60,39 +51,4 @@ function request()
     n = math.random(0, users - 1)
   end
   return wrk.format("POST", path, headers, bodyHead .. n .. bodyTail)
-end
-
--- Counting by status is what tells 201 from 202 and shows any 4xx/5xx; wrk itself only counts
--- statuses above 399.
-function response(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
-end
-
-local function jsonObject(t)
-  local parts = {}
-  for k, v in pairs(t) do
-    parts[#parts + 1] = string.format('"%s":%d', tostring(k), v)
-  end
-  return "{" .. table.concat(parts, ",") .. "}"
-end
-
-function done(summary, latency, requests)
-  local merged = {}
-  for _, thread in ipairs(threads) do
-    local counts = thread:get("statuses") or {}
-    for status, n in pairs(counts) do
-      merged[status] = (merged[status] or 0) + n
-    end
-  end
-  local e = summary.errors
-  io.write(string.format(
-    'BENCH_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,' ..
-    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"mean":%.1f,"stdev":%.1f,"max":%d},' ..
-    '"statuses":%s}\n',
-    summary.duration, summary.requests, summary.bytes,
-    e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
-    latency.mean, latency.stdev, latency.max,
-    jsonObject(merged)))
 end

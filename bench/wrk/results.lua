@@ -1,6 +1,6 @@
 --[[
-  What a bench wrk script reports (loaded by bench/wrk/steady.lua): each thread's responses counted
-  by status, and done() printing one line `BENCH_RESULT {json}` with the counts, the status codes
+  What a bench wrk script reports (loaded by bench/wrk/event.lua, batch.lua and steady.lua): each
+  thread's responses counted by status, and done() printing one line `BENCH_RESULT {json}` with the counts, the status codes
   and the latency percentiles in microseconds, which bench/wrk.ts parses (not wrk's text summary).
 ]]
 
