@@ -117,17 +117,24 @@ describe('log-drain worker', () => {
   it('archives the lines compressed with lz4 (the server has it), read back as written', async () => {
     const { rows } = await db.query(`SELECT attcompression FROM pg_attribute WHERE attrelid = 'laurel_log'::regclass AND attname = 'lines'`);
     expect(rows[0].attcompression).toBe('l');
-    // Forty events of one user: one partition's batch, a row long enough for Postgres to compress.
-    await s.metrics('long');
-    const ids: string[] = [];
-    for (let i = 0; i < 40; i++) ids.push((await s.request('POST', '/api/metrics/long/event', { body: { user: { id: 'lz' }, value: 1, attributes: {} } })).body.eventId);
-    await s.workers!.testing.drainNow();
-    const archived = await db.query(
-      'SELECT pg_column_compression(lines) AS method FROM laurel_log WHERE prefix = $1 AND lines LIKE $2', [s.prefix, `%${ids[39]}%`],
-    );
-    expect(archived.rows.map((x) => x.method)).toEqual(['lz4']);
-    const { rows: events } = await db.query("SELECT body->>'e' AS id FROM laurel_events WHERE prefix = $1 AND user_id = $2 ORDER BY stream_id", [s.prefix, 'lz']);
-    expect(events.map((e) => e.id)).toEqual(ids);
+    // Forty events of one user drained in one pass: one partition's batch, a row long enough for
+    // Postgres to compress. A server without workers, so no scheduled pass splits the forty.
+    const own = await startTestServer();
+    try {
+      await own.metrics('long');
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) ids.push((await own.request('POST', '/api/metrics/long/event', { body: { user: { id: 'lz' }, value: 1, attributes: {} } })).body.eventId);
+      await drainLogs(own.api.services, pool);
+      const archived = await db.query(
+        'SELECT pg_column_compression(lines) AS method FROM laurel_log WHERE prefix = $1 AND lines LIKE $2', [own.prefix, `%${ids[39]}%`],
+      );
+      expect(archived.rows.map((x) => x.method)).toEqual(['lz4']);
+      const { rows: events } = await db.query("SELECT body->>'e' AS id FROM laurel_events WHERE prefix = $1 AND user_id = $2 ORDER BY stream_id", [own.prefix, 'lz']);
+      expect(events.map((e) => e.id)).toEqual(ids);
+    } finally {
+      await own.close();
+      await deletePostgresRows(own.settings, [own.prefix]);
+    }
   });
 
   it('keeps copied entries for LOG_RETAIN_MS and copies each once: a later pass starts past them', async () => {
