@@ -24,6 +24,7 @@ import type { RateLimiter } from '../engine/keys/rate-limit.js';
 import { userOfKey } from '../engine/keys/user-keys.js';
 import { sentTogether } from '../redis/coalesce.js';
 import { DEFAULT_TENANT } from '../redis/keys.js';
+import { tenantExists } from '../redis/users.js';
 import type { ApiKeyRecord } from '../model/entities.js';
 import type { Snapshot } from '../model/snapshot.js';
 
@@ -143,7 +144,8 @@ export class Authenticator {
   /** A user-scoped key: found (and its rate limit taken) in Redis, then held to its user. */
   private async asUser(req: Request, route: Route, id: string): Promise<void> {
     const found = await userOfKey(this.deps, this.limiter, id, hashKey(req.apiKey));
-    if (found === null) throw fail('unauthorized');
+    // A deleted tenant's keys are revoked with it, before the workers' erasure pass removes them.
+    if (found === null || !tenantExists(this.store.current, found.tenant)) throw fail('unauthorized');
     authorize(this.store.current, req, route, { id, kind: 'application', tenantId: found.tenant, user: found.userId });
   }
 }

@@ -37,10 +37,21 @@ export class DueSet {
   /** `key`: the set of one partition. */
   constructor(readonly key: (keys: Keys, partition: number) => string) {}
 
-  /** The users due by `now` in one partition (at most `limit`), as [tenant, user id], the earliest first. */
-  async due({ redis, keys }: DueSetRedis, partition: number, now: number, limit: number): Promise<[string, string][]> {
-    const members = await redis.zrangebyscore(this.key(keys, partition), '-inf', now, 'LIMIT', 0, limit);
-    return members.map(dueMemberUser);
+  /**
+   * The users due by `now` in one partition (at most `limit`), as [tenant, user id], the earliest
+   * first. `exists`: whether a tenant is still there; a deleted tenant's users (whose data the
+   * workers' erasure pass has not removed yet) leave the set instead.
+   */
+  async due(
+    deps: DueSetRedis, partition: number, now: number, limit: number, exists: (tenant: string) => boolean,
+  ): Promise<[string, string][]> {
+    const members = await deps.redis.zrangebyscore(this.key(deps.keys, partition), '-inf', now, 'LIMIT', 0, limit);
+    const due: [string, string][] = [];
+    for (const [tenant, userId] of members.map(dueMemberUser)) {
+      if (exists(tenant)) due.push([tenant, userId]);
+      else await this.remove(deps, partition, tenant, userId);
+    }
+    return due;
   }
 
   /**

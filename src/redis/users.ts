@@ -7,6 +7,15 @@ import type { RedisClient } from './client.js';
 import { DEFAULT_TENANT, type Keys, type UserKeys } from './keys.js';
 import type { Snapshot } from '../model/snapshot.js';
 
+/**
+ * Whether the tenant is still there (the default one, or one not deleted, archived or not): a
+ * deleted tenant's users stay in Redis until the workers' erasure pass removes them
+ * (src/engine/users/tenant-erasure-pass.ts), and the workers that meet one meanwhile skip it.
+ */
+export function tenantExists(snapshot: Snapshot, tenant: string): boolean {
+  return tenant === DEFAULT_TENANT || snapshot.tenants.has(tenant);
+}
+
 /** The default tenant and the active ones. */
 export function liveTenants(snapshot: Snapshot): string[] {
   return [DEFAULT_TENANT, ...[...snapshot.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];

@@ -1,8 +1,8 @@
 /**
- * Deleting a tenant (docs/api.md, "Tenants and keys"), on Redis and on the Cluster: its users'
- * data goes from Redis (no key names the tenant after it; its users' members of the partitions'
- * due sets are gone), the keys bound to it and the keys scoped to its users are revoked (401) and
- * no longer listed; the default tenant's user of the same id, and its data, stay. A placement that
+ * Deleting a tenant (docs/api.md, "Tenants and keys"), on Redis and on the Cluster: at once, the
+ * keys bound to it and the keys scoped to its users are revoked (401) and no longer listed; once
+ * the workers' erasure pass is done, its users' data is gone from Redis (no key names the tenant,
+ * no member of the partitions' due sets does); the default tenant's user of the same id, and its data, stay. A placement that
  * meets a ranking erased before its members entry places the user anew.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ describe.each(targets())('deleting a tenant on %s', (target) => {
   let s: TestServer;
 
   beforeAll(async () => {
-    s = await startTestServer({ target });
+    s = await startTestServer({ target, workers: true });
   });
   afterAll(async () => {
     await s?.close();
@@ -73,9 +73,16 @@ describe.each(targets())('deleting a tenant on %s', (target) => {
     // The item names the erasure of its users (test/ops/tenant-erasure.test.ts follows it to the end).
     expect(del.body.deleted).toEqual([{ id: acme, erasureId: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
 
-    expect(await traces(acme)).toEqual([]);
+    // At once, before the workers erase anything, no key reaches the tenant's data.
     expect((await s.request('GET', '/v1/users/ada', { key: userKey.body.created[0].key })).status).toBe(401);
     expect((await s.request('GET', '/admin/v1/users', { key: boundKey })).status).toBe(401);
+    const { erasureId } = del.body.deleted[0] as { erasureId: string };
+    await expect.poll(async () => {
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.erasuresNow();
+      return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
+    }, { timeout: 60_000 }).toBe('done');
+    expect(await traces(acme)).toEqual([]);
     const listed = (await s.request('GET', '/admin/v1/api-keys?limit=100')).body as { id: string; tenantId: string | null }[];
     expect(listed.filter((k) => k.tenantId === acme)).toEqual([]);
     // The default tenant's Ada keeps her data.

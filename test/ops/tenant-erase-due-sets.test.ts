@@ -1,7 +1,8 @@
 /**
  * A deleted tenant's users leave the partitions' due sets (the time awards' and the anniversaries',
  * src/redis/due-sets.ts), on single Redis and on the Cluster; another tenant's users stay, one
- * whose id is the deleted tenant's uuid included.
+ * whose id is the deleted tenant's uuid included. Before the workers' erasure pass removes them, a
+ * read of the due users skips a deleted tenant's users and takes them out.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,5 +37,20 @@ describe.each(targets())('a deleted tenant\'s users in the due sets on %s', (tar
         expect(members.sort()).toEqual([dueMember(kept, `bea-${p}`), dueMember(kept, gone)].sort());
       }
     }
+  });
+
+  it('are skipped and taken out by a read of the due users once the tenant is gone', { timeout: 60_000 }, async () => {
+    s ??= await startTestServer({ target });
+    const svc = s.api.services;
+    const [gone, kept] = [randomUUID(), randomUUID()];
+    const p = svc.keys.partitions - 1;
+    await TIME_AWARDS_DUE.add(svc, p, gone, ['ann', 'abe'], 1000);
+    await TIME_AWARDS_DUE.add(svc, p, kept, ['bea'], 2000);
+    await TIME_AWARDS_DUE.add(svc, p, kept, ['cy'], 5000);
+
+    const due = await TIME_AWARDS_DUE.due(svc, p, 3000, 100, (t) => t !== gone);
+    expect(due.filter(([t]) => t === gone || t === kept)).toEqual([[kept, 'bea']]);
+    const left = await svc.redis.zrange(TIME_AWARDS_DUE.key(svc.keys, p), 0, -1);
+    expect(left.filter((m) => m.includes(gone) || m.includes(kept)).sort()).toEqual([dueMember(kept, 'bea'), dueMember(kept, 'cy')].sort());
   });
 });

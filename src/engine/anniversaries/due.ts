@@ -5,14 +5,14 @@
  * achievement is activated or changed.
  */
 import { ANNIVERSARIES_DUE } from '../../redis/due-sets.js';
-import { liveTenants } from '../../redis/users.js';
+import { liveTenants, tenantExists } from '../../redis/users.js';
 import type { Context } from '../context.js';
 
 /** The users due to be looked at in one partition by `now` (at most `limit`), as [tenant, user id]. */
 export function anniversaryDueUsers(
-  deps: Pick<Context, 'redis' | 'keys'>, partition: number, now: number, limit: number,
+  deps: Pick<Context, 'redis' | 'keys' | 'store'>, partition: number, now: number, limit: number,
 ): Promise<[string, string][]> {
-  return ANNIVERSARIES_DUE.due(deps, partition, now, limit);
+  return ANNIVERSARIES_DUE.due(deps, partition, now, limit, (t) => tenantExists(deps.store.current, t));
 }
 
 /** A user who is gone leaves the due set. */

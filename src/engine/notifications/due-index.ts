@@ -29,6 +29,7 @@ import { scheduleMany, type Occasion } from '../../postgres/notifications/delive
 import type { Context } from '../context.js';
 import { channelsOf } from './schedule.js';
 import * as dueTake from '../../redis/scripts/dueTake.js';
+import { tenantExists } from '../../redis/users.js';
 
 /** What a drain pass looks for: which kinds are indexed while templates of their type exist. */
 export interface DueWanted {
@@ -196,7 +197,7 @@ export async function promoteDue(deps: Pick<Context, 'redis' | 'keys' | 'store' 
   return taken;
 }
 
-/** The deliveries of the members read (none for a member whose type has no template any more, or whose user is gone). */
+/** The deliveries of the members read (none for a member whose type has no template any more, or whose user or tenant is gone). */
 async function occasionsOf(deps: Pick<Context, 'redis' | 'keys' | 'store'>, members: [string, string][]): Promise<Occasion[]> {
   const snapshot = deps.store.current;
   const parsed = members.map(([m, score]) => ({ m: parseDueMember(m), score: Number(score) }));
@@ -206,7 +207,7 @@ async function occasionsOf(deps: Pick<Context, 'redis' | 'keys' | 'store'>, memb
   const out: Occasion[] = [];
   parsed.forEach(({ m, score }, i) => {
     const h = users[i];
-    if (m === null || h === null || h.id === undefined) return;
+    if (m === null || h === null || h.id === undefined || !tenantExists(snapshot, m.tenant)) return;
     const tz = h.tz || fallback;
     const made = occasionOf(snapshot, m, score, h, tz, aggregation);
     if (made === null) return;

@@ -4,12 +4,12 @@
  * (workers/points-time.ts) and fills when a time trigger appears.
  */
 import { TIME_AWARDS_DUE } from '../../redis/due-sets.js';
-import { liveTenants } from '../../redis/users.js';
+import { liveTenants, tenantExists } from '../../redis/users.js';
 import type { Context } from '../context.js';
 
 /** The users whose next time award is due in one partition (at most `limit`), as [tenant, user id]. */
-export function dueUsers(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, partition: number, limit: number): Promise<[string, string][]> {
-  return TIME_AWARDS_DUE.due(deps, partition, deps.clock.now(), limit);
+export function dueUsers(deps: Pick<Context, 'redis' | 'keys' | 'clock' | 'store'>, partition: number, limit: number): Promise<[string, string][]> {
+  return TIME_AWARDS_DUE.due(deps, partition, deps.clock.now(), limit, (t) => tenantExists(deps.store.current, t));
 }
 
 /** A user who is gone leaves the due set. */

@@ -2,11 +2,11 @@
  * The workers' part of a deleted tenant's erasure (src/engine/users/tenant-erasure.ts), run by the
  * erasure pass (src/engine/users/erasure-pass.ts) for a record that names a tenant (`d`):
  * - a record without its log entries' ids (`e`) a minute old was left by a process that died:
- *   dropped when the tenant is still there (its deletion failed), else its Redis keys are removed
- *   and the entries appended now;
+ *   dropped when the tenant is still there (its deletion failed), else the entries are appended now;
  * - once the archive holds every partition's `erased` entry of the tenant (so each entry of the
- *   tenant before it), the tenant is removed from Redis again (what requests in flight wrote), from
- *   the keys shared with others and the logs (src/engine/users/tenant-shared.ts), and in bulk from
+ *   tenant before it), the tenant's keys are removed from Redis (src/engine/users/tenant-erase.ts:
+ *   a walk of the keyspace), and it is removed from the keys shared with others and the logs
+ *   (src/engine/users/tenant-shared.ts), and in bulk from
  *   Postgres (src/postgres/tenant-erasure.ts), the audit log's queue copied first; the snapshots'
  *   copies of the shared keys it changed are made again. Passes join and leave the record as for
  *   a user's erasure (src/redis/scripts/erasurePasses.ts); every step may run again.
@@ -23,7 +23,7 @@ import type { Context } from '../context.js';
 import { SWEEP_AFTER_MS } from './erasure-sweep.js';
 import { copyAgain } from './snapshot-copies.js';
 import { eraseTenantData } from './tenant-erase.js';
-import { countRemoved, logTenantErasure } from './tenant-erasure.js';
+import { logTenantErasure } from './tenant-erasure.js';
 import { eraseTenantShared } from './tenant-shared.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store'>;
@@ -53,7 +53,6 @@ async function sweep(deps: Deps, id: string, h: Record<string, string>, tenant: 
     await deps.redis.del(deps.keys.erasure(id));
     return null;
   }
-  await countRemoved(deps, id, await eraseTenantData(deps, tenant));
   return logTenantErasure(deps, id, tenant, at);
 }
 

@@ -2,13 +2,15 @@
  * A deleted tenant's erasure (docs/api.md, "Tenants and keys"; docs/operations.md, "Answering an
  * erasure or access request"): its users erased together, as one erasure. Two steps:
  * - on the request, around the tenant's deletion (src/routes/admin/config.ts): before it, the
- *   tenant's Redis keys removed (src/engine/users/tenant-erase.ts) and the erasure's record written
- *   (pending); after it, the keys removed again (what came in meanwhile), then an `erased` entry
- *   naming the tenant appended to every partition's log (src/domain/tenant-erasure.ts), their ids
- *   stored on the record;
+ *   erasure's record written (pending); after it, an `erased` entry naming the tenant appended to
+ *   every partition's log (src/domain/tenant-erasure.ts), their ids stored on the record. No walk
+ *   of the keyspace: the answer does not wait on the size of the installation;
  * - in the workers (src/engine/users/tenant-erasure-pass.ts), once the archive holds every one of
- *   those entries (so every entry of the tenant before them): the tenant gone from the keys shared
- *   with others and, in bulk, from Postgres; then the record is done with its counts.
+ *   those entries (so every entry of the tenant before them): the tenant's Redis keys removed
+ *   (src/engine/users/tenant-erase.ts), the tenant gone from the keys shared with others and, in
+ *   bulk, from Postgres; then the record is done with its counts. Meanwhile the tenant's data is
+ *   out of reach (its keys are revoked, and the workers that meet its users in the due sets skip
+ *   them: src/redis/users.ts tenantExists).
  * The record's `t` is the default tenant, so that an account's key reads it (the tenant is gone);
  * `d` names the deleted tenant. A process that dies before the entries leaves the record to the
  * workers, who finish it a minute later (or drop it when the tenant was not deleted after all).
@@ -27,23 +29,14 @@ export function erasedTenantOfRecord(h: Record<string, string>): string | undefi
   return h.d;
 }
 
-/** Writes a pending erasure of the tenant, with the Redis keys and members removed already; answers its id. */
-export async function startTenantErasure(deps: Deps, tenant: string, removed: { keys: number; members: number }): Promise<string> {
+/** Writes a pending erasure of the tenant; answers its id. */
+export async function startTenantErasure(deps: Deps, tenant: string): Promise<string> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
   const id = uuidv7(now);
-  await redis.hset(keys.erasure(id), {
-    t: DEFAULT_TENANT, d: tenant, s: 'pending', at: String(now), rk: String(removed.keys), rm: String(removed.members),
-  });
+  await redis.hset(keys.erasure(id), { t: DEFAULT_TENANT, d: tenant, s: 'pending', at: String(now), rk: '0', rm: '0' });
   await redis.sadd(keys.erasuresPending, id);
   return id;
-}
-
-/** Adds what a later removal took to the record's counts. */
-export async function countRemoved(deps: Deps, id: string, removed: { keys: number; members: number }): Promise<void> {
-  const record = deps.keys.erasure(id);
-  await deps.redis.hincrby(record, 'rk', removed.keys);
-  await deps.redis.hincrby(record, 'rm', removed.members);
 }
 
 /**

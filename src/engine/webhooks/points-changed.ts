@@ -24,6 +24,7 @@ import type { Context } from '../context.js';
 import { recordEvents } from './record.js';
 import * as pointsNote from '../../redis/scripts/pointsNote.js';
 import * as pointsTake from '../../redis/scripts/pointsTake.js';
+import { tenantExists } from '../../redis/users.js';
 
 /** Members taken from a partition per pass. */
 const TAKE = 500;
@@ -102,7 +103,7 @@ export async function recordPointsChanged(deps: Pick<Context, 'redis' | 'keys' |
   return recorded;
 }
 
-/** The events of the members read: none for a window long gone, a user or system deleted, or an entry no longer there. */
+/** The events of the members read: none for a window long gone, a user, tenant or system deleted, or an entry no longer there. */
 async function eventsOf(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, due: Due[], now: number): Promise<WebhookEvent[]> {
   const snapshot = deps.store.current;
   const notes: { note: Parameters<typeof pointsChangedEvent>[3]; end: number }[] = [];
@@ -118,7 +119,7 @@ async function eventsOf(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settin
   const events: WebhookEvent[] = [];
   notes.forEach(({ note, end }, i) => {
     const h = users[i];
-    if (h.id === undefined) return;
+    if (h.id === undefined || !tenantExists(snapshot, note.tenant)) return;
     const event = pointsChangedEvent(deps.settings.prefix, snapshot, userView(h, isControl(snapshot.notifications, note.tenant, h)), note, end);
     if (event !== null) events.push(event);
   });

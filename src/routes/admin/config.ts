@@ -3,8 +3,7 @@
  * manual clock.
  */
 import type { Deps } from '../../engine/deps.js';
-import { eraseTenantData } from '../../engine/users/tenant-erase.js';
-import { countRemoved, logTenantErasure, startTenantErasure } from '../../engine/users/tenant-erasure.js';
+import { logTenantErasure, startTenantErasure } from '../../engine/users/tenant-erasure.js';
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
 import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
@@ -158,17 +157,13 @@ export function adminRoutes(deps: Deps): Route[] {
     view: tenantView,
     tenantOf: (t) => t.id,
     alsoNamed: (snapshot, ref) => snapshot.tenantsByCustomerId.get(ref),
-    // Its users' data goes with it, and the keys bound to it: erased from Redis before (a failure
-    // keeps the tenant, so the delete can be sent again) and after (what came in meanwhile); the
-    // erasure's record is written before, its log entries after, and the workers erase the rest
-    // (src/engine/users/tenant-erasure.ts). The answer's item names the erasure.
-    beforeDelete: async (t) => {
-      const removed = await eraseTenantData(deps, t.id);
-      return { erasureId: await startTenantErasure(deps, t.id, removed) };
-    },
+    // Its users' data goes with it, and the keys bound to it: the erasure's record is written
+    // before, the keys revoked and its log entries appended after, and the workers erase the data
+    // (src/engine/users/tenant-erasure.ts), so the answer waits for no walk of the keyspace. The
+    // answer's item names the erasure.
+    beforeDelete: async (t) => ({ erasureId: await startTenantErasure(deps, t.id) }),
     afterDelete: async (t, { erasureId }) => {
       for (const k of store.current.list('apikeys').filter((x) => x.tenantId === t.id)) await store.delete('apikeys', k.id);
-      await countRemoved(deps, erasureId, await eraseTenantData(deps, t.id));
       await logTenantErasure(deps, erasureId, t.id, deps.clock.now());
     },
   });
