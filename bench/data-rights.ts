@@ -52,6 +52,8 @@ const EVENTS = num('BENCH_EVENTS', 20_000);
 const OLD_ROWS = num('BENCH_OLD_ROWS', 1_000_000);
 const WRITES = num('BENCH_WRITES', 1_000);
 const ROUNDS = num('BENCH_ROUNDS', 8);
+/** Rounds of writes before the measured ones (BENCH_AUDIT_WARMUP), not counted. */
+const WARMUP_ROUNDS = num('BENCH_AUDIT_WARMUP', 4);
 const IN_FLIGHT = num('BENCH_IN_FLIGHT', 4);
 const KEYS = num('BENCH_KEYS', 1_000_000);
 const DAY_MS = 86_400_000;
@@ -169,6 +171,10 @@ async function audit(b: Bench): Promise<Record<string, unknown>> {
   const { redis, keys } = b.api.services;
   type Round = { audit: boolean; writesPerSecond: number; p50: number; p99: number; serverCpuUsPerWrite: number; loadAverage: number };
   const rounds: Round[] = [];
+  // Rounds first that are not counted, the recorder on: the code of both kinds of round warmed up
+  // (without them the rounds' rates climbed through the first half of the run).
+  for (let w = 1; w <= WARMUP_ROUNDS; w++) await clientRound(b, id, -w);
+  await b.api.audit.settle();
   try {
     for (let r = 0; r < ROUNDS; r++) {
       // In pairs, each pair's order the other way round from the last's: on off, off on, on off...
@@ -178,8 +184,8 @@ async function audit(b: Bench): Promise<Record<string, unknown>> {
       const queuedBefore = await redis.xlen(keys.auditQueue);
       const cpu = process.cpuUsage();
       const c = await clientRound(b, id, r);
-      // The recorder's queue written before the CPU is read.
-      await sleep(50);
+      // The entries the recorder holds queued before the CPU is read.
+      await b.api.audit.settle();
       const used = process.cpuUsage(cpu);
       const queued = (await redis.xlen(keys.auditQueue)) - queuedBefore;
       if (queued !== (on ? WRITES : 0)) throw new Error(`round ${r}: ${queued} audit entries queued for ${WRITES} writes, audit ${on ? 'on' : 'off'}`);

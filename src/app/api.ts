@@ -67,6 +67,8 @@ export interface ApiHandle {
   routes: readonly Route[];
   /** The live topics this process holds (tests make it say again that it holds them: refresh). */
   fanout: LiveFanout;
+  /** The audit log's recorder: `settle` queues the entries it holds (tests read them at once). */
+  audit: Pick<AuditRecorder, 'settle'>;
   /** Stops listening, waits for requests in flight, then closes Redis. */
   close(): Promise<void>;
 }
@@ -167,6 +169,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     services: svc,
     routes,
     fanout,
+    audit,
     async close() {
       fanout.close();
       drops.close();

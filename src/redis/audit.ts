@@ -7,9 +7,15 @@
 import type { AuditEntry } from '../domain/audit.js';
 import type { RedisClient } from './client.js';
 
-/** Queues an entry. */
-export async function queueAuditEntry(redis: RedisClient, queue: string, entry: AuditEntry): Promise<void> {
-  await redis.xadd(queue, '*', 'e', JSON.stringify(entry));
+/**
+ * Queues entries in one round trip (a pipeline of XADDs, in order); answers, for each entry, the
+ * error that kept Redis from taking it, or null.
+ */
+export async function queueAuditEntries(redis: RedisClient, queue: string, entries: AuditEntry[]): Promise<(Error | null)[]> {
+  const pipeline = redis.pipeline();
+  for (const entry of entries) pipeline.xadd(queue, '*', 'e', JSON.stringify(entry));
+  const results = (await pipeline.exec()) ?? [];
+  return entries.map((_, i) => results[i]?.[0] ?? (results[i] === undefined ? new Error('no answer') : null));
 }
 
 /** The oldest `count` entries queued, with their stream ids (an entry that is not one is skipped). */

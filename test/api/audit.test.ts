@@ -50,6 +50,7 @@ describe.each(targets())('the audit log on %s', (target) => {
 
   /** The entries once the workers copied into Postgres every answer so far. */
   async function copied(query = '', key = s.adminKey): Promise<AuditEntryView[]> {
+    await s.api.audit.settle();
     await s.workers!.testing.auditNow();
     return entries(query, key);
   }

@@ -21,6 +21,7 @@ describe('the dashboard\'s audit page', () => {
     expect((await as('DELETE', '/admin/v1/metrics')).status).toBe(400);
     const batch = await as('POST', '/admin/v1/metrics/events', [{ key: 'metric-0', user: { id: 'ada', deviceTokens: ['device-secret'] }, value: 1 }]);
     expect(batch.status, batch.text).toBe(202);
+    await s.api.audit.settle();
     await s.workers!.testing.auditNow();
 
     await d.open('Audit');

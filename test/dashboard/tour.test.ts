@@ -123,6 +123,7 @@ describe('a tour of the dashboard', () => {
       } else if (title === 'Webhooks') {
         await page.locator('table.webhooks tbody tr').first().waitFor();
       } else if (title === 'Audit') {
+        await s.api.audit.settle();
         await s.workers!.testing.auditNow();
         await page.getByRole('button', { name: 'Find' }).click();
         await page.locator('table.audit tbody tr').first().waitFor();

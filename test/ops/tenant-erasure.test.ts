@@ -99,6 +99,7 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     await s.workers!.testing.drainNow();
     await s.workers!.testing.webhooksNow();
     await expect.poll(() => hook.at('/h').length).toBeGreaterThan(0);
+    await s.api.audit.settle();
     await s.workers!.testing.auditNow();
     await s.workers!.testing.snapshotNow(true);
     const before = await postgresTraces(pool, prefix, needles);

@@ -2,12 +2,15 @@
  * The audit log's recorder in an api process (docs/api.md, "Audit log"): an Admin API write,
  * once answered (src/http/audit.ts), becomes an entry (src/domain/audit.ts) queued in Redis
  * (src/redis/audit.ts), which the workers copy into Postgres (src/engine/audit/drain.ts). The
- * answer never waits for it: the entry is made and queued after it is written. An entry Redis
- * does not take is logged in full, as an error: never lost without a word.
+ * answer never waits for it: the entry is made after it is written, and queued with the others
+ * made within FLUSH_MS in one round trip to Redis (one per write cost a write more than the
+ * entry itself: docs/performance.md, "What the data rights cost"). An entry Redis does not take
+ * is logged in full, as an error: never lost without a word; a process stopping queues what it
+ * holds first (settle).
  */
 import { answerIds, auditBody, type AuditEntry } from '../../domain/audit.js';
 import { uuidv7 } from '../../domain/ids.js';
-import { queueAuditEntry } from '../../redis/audit.js';
+import { queueAuditEntries } from '../../redis/audit.js';
 import type { Context } from '../context.js';
 
 /** An Admin API write as answered. */
@@ -28,11 +31,18 @@ export interface AnsweredWrite {
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'log'>;
 
+/** How long an entry waits for others to be queued with (ms), and the most queued at once. */
+const FLUSH_MS = 20;
+const FLUSH_AT = 100;
+
 export class AuditRecorder {
   private readonly deps: Deps;
   /** Every key's name this process has seen, so that a key deleted by its own request is still named. */
   private readonly names = new Map<string, string>();
   private readonly queued = new Set<Promise<void>>();
+  /** Entries made and not yet sent, and the timer that sends them. */
+  private held: AuditEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(deps: Deps) {
     this.deps = deps;
@@ -41,7 +51,7 @@ export class AuditRecorder {
     deps.store.onChange((s) => learn(s.apiKeys.values()));
   }
 
-  /** Makes the write's entry and queues it (without waiting). */
+  /** Makes the write's entry and queues it (without waiting: within FLUSH_MS). */
   record(w: AnsweredWrite): void {
     const answered = w.status < 300 ? answerIds(w.answer) : [];
     const entry: AuditEntry = {
@@ -50,15 +60,31 @@ export class AuditRecorder {
       tenantId: w.tenantId, operation: w.operation, ids: answered.length > 0 ? answered : w.pathIds,
       body: auditBody(w.body), status: w.status,
     };
-    const queued = queueAuditEntry(this.deps.redis, this.deps.keys.auditQueue, entry).catch((err: unknown) => {
+    this.held.push(entry);
+    if (this.held.length >= FLUSH_AT) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Sends the entries held. */
+  private flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const entries = this.held;
+    if (entries.length === 0) return;
+    this.held = [];
+    const notTaken = (err: unknown, entry: AuditEntry) =>
       this.deps.log.error({ err, audit: entry }, 'audit entry not queued (Redis refused it): it is in this line only');
-    });
+    const queued = queueAuditEntries(this.deps.redis, this.deps.keys.auditQueue, entries).then(
+      (errors) => errors.forEach((err, i) => { if (err !== null) notTaken(err, entries[i]); }),
+      (err: unknown) => entries.forEach((entry) => notTaken(err, entry)),
+    );
     this.queued.add(queued);
     void queued.finally(() => this.queued.delete(queued));
   }
 
   /** Resolves once every entry made so far is queued (or logged): before Redis's connection closes. */
   async settle(): Promise<void> {
+    this.flush();
     await Promise.all([...this.queued]);
   }
 }
