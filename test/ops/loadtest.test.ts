@@ -206,7 +206,12 @@ describe('laurel loadtest against laurel', () => {
     expect(await cleanup.exited, cleanup.output()).toBe(0);
     expect(cleanup.output()).toContain(`removed: tenant ${name}, metric ${name}, 3 achievements, the streak rule on its metric, points ${name}, leaderboard ${name}`);
     expect(await configuration(s)).toEqual(before);
-    expect(await tenantKeys()).toBe(0);
+    // The tenant's data goes with its erasure, the workers' pass.
+    await expect.poll(async () => {
+      await s!.workers!.testing.drainNow();
+      await s!.workers!.testing.erasuresNow();
+      return tenantKeys();
+    }, { timeout: 30_000 }).toBe(0);
     // Once more: nothing left to remove.
     const again = runCli(['loadtest', '--cleanup', report!.runId, '--url', s.url, '--key', s.adminKey], {});
     expect(await again.exited, again.output()).toBe(0);
