@@ -4,23 +4,28 @@
  */
 import { finaliseRuns, type FinaliseResult } from '../src/engine/leaderboards/finalise.js';
 import { LEADERBOARDS_QUEUE } from '../src/engine/jobs.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, PausablePass, type QueueSpec } from './queue.js';
 
 export const FINALISE_MS = 5000;
 
 export const leaderboardsQueue: QueueSpec<{
   /** Finalises the runs that are due now, beside the scheduled passes. */
   finaliseNow(): Promise<FinaliseResult>;
+  /** Stops this process's pass every FINALISE_MS, letting the one running finish (tests that finalise with finaliseNow alone, at the moments they choose). */
+  pauseFinalisePass(): Promise<void>;
 }> = {
   name: LEADERBOARDS_QUEUE,
   failure: 'leaderboards job failed',
   schedules: () => [every(LEADERBOARDS_QUEUE, FINALISE_MS, 'finalise')],
-  start: ({ svc, log, live }) => ({
-    async process() {
-      const r = await finaliseRuns(svc, live.interest);
-      if (r.runs > 0) log.info(r, 'leaderboard runs finalised');
-      return r;
-    },
-    testing: () => ({ finaliseNow: () => finaliseRuns(svc, live.interest) }),
-  }),
+  start({ svc, log, live }) {
+    const scheduled = new PausablePass(() => finaliseRuns(svc, live.interest), { runs: 0, cohorts: 0, moved: 0 });
+    return {
+      async process() {
+        const r = await scheduled.run();
+        if (r.runs > 0) log.info(r, 'leaderboard runs finalised');
+        return r;
+      },
+      testing: () => ({ finaliseNow: () => finaliseRuns(svc, live.interest), pauseFinalisePass: () => scheduled.pause() }),
+    };
+  },
 };
