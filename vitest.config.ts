@@ -8,11 +8,8 @@ export default defineConfig({
     globalSetup: ['test/support/services-global-setup.ts', 'test/support/cluster-global-setup.ts'],
     // The official SDK's answers, checked against the 1.21.1 response schemas in every file.
     setupFiles: ['test/support/wire-check.ts'],
-    // Each file starts its own server with its own key prefix, so files may run in parallel. Two at
-    // a time, whatever the cores: the files mostly wait (on Redis, Postgres, a browser, a worker's
-    // pass), and Vitest's default on 2 cores (one file at a time) took the suite past 25 minutes.
+    // Each file starts its own server with its own key prefix, so files may run in parallel.
     pool: 'forks',
-    maxWorkers: 2,
     testTimeout: 30000,
     hookTimeout: 60000,
     // An answer awaited with expect.poll (a page's form after its request, a worker's pass) may take
