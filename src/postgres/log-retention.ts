@@ -4,10 +4,11 @@
  * rows an earlier version archived one entry each (`laurel_events_rows`) likewise. A few hundred
  * rows per statement, each its own transaction, so that a large archive is never held under one
  * long lock while the drainer appends; after each statement the pass rests as long as it took, so
- * that it takes at most half of the time of a Postgres connection that the drainer shares the
- * server with (docs/performance.md, "What the data rights cost"). A batch's age is its newest entry's arrival (the stream
- * id's time, `last_at`). The analytics rollups hold the batches' counts and stay; a batch not
- * rolled up yet (src/postgres/analytics/backfill.ts) waits for that before it goes.
+ * that it holds a connection to the Postgres the drainer shares at most half the time
+ * (docs/performance.md, "What the data rights cost"). A batch's age is its newest entry's
+ * arrival (the stream id's time, `last_at`). The analytics rollups hold the batches' counts and
+ * stay; a batch not rolled up yet (src/postgres/analytics/backfill.ts) waits for that before it
+ * goes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';

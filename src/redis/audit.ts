@@ -15,7 +15,7 @@ export async function queueAuditEntries(redis: RedisClient, queue: string, entri
   const pipeline = redis.pipeline();
   for (const entry of entries) pipeline.xadd(queue, '*', 'e', JSON.stringify(entry));
   const results = (await pipeline.exec()) ?? [];
-  return entries.map((_, i) => results[i]?.[0] ?? (results[i] === undefined ? new Error('no answer') : null));
+  return entries.map((_, i) => (results[i] === undefined ? new Error('no answer') : results[i][0]));
 }
 
 /** The oldest `count` entries queued, with their stream ids (an entry that is not one is skipped). */
