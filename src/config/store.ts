@@ -5,7 +5,7 @@
  * safety net). A request reads one snapshot from start to end, so it never sees half a change.
  */
 import type { Logger } from 'pino';
-import { subscribe, type RedisClient, type Subscription } from '../redis/client.js';
+import { announce, subscribe, type RedisClient, type Subscription } from '../redis/client.js';
 import type { RedisOutage } from '../redis/outage.js';
 import type { Keys } from '../redis/keys.js';
 import type { Clock } from '../lib/clock.js';
@@ -216,7 +216,7 @@ export class ConfigStore {
     if (marked !== 1) return;
     this.log.error({ prefix: this.keys.prefix },
       'Redis came back without the installation (it kept nothing): nothing is served until `laurel restore` rebuilds it from Postgres');
-    await this.redis.publish(this.keys.channel, 'lost');
+    await announce(this.redis, this.keys.channel, 'lost');
   }
 
   /** A failure while Redis is unreachable is the outage's to report (once); others are logged. */
@@ -236,8 +236,8 @@ export class ConfigStore {
   }
 
   /** Tells every process, and answers once every live api process has the change (src/config/read-your-writes.ts). */
-  private async announce(): Promise<void> {
-    await this.redis.publish(this.keys.channel, 'config');
+  private async sayChanged(): Promise<void> {
+    await announce(this.redis, this.keys.channel, 'config');
     await this.reload();
     await this.awaitFollowers('configuration change', this.snapshot.version);
   }
@@ -257,7 +257,7 @@ export class ConfigStore {
     const unique = String((entity as unknown as Record<string, unknown>)[field] ?? '');
     const r = await configPut.run(this.redis, this.configKeys(kind), { mode, id: entity.id, json: JSON.stringify(entity), unique, uniqueField: field });
     if (r !== 'ok') return r;
-    await this.announce();
+    await this.sayChanged();
     return 'ok';
   }
 
@@ -278,7 +278,7 @@ export class ConfigStore {
 
   async delete(kind: ConfigKind, id: string): Promise<boolean> {
     if (!await configDelete.run(this.redis, this.configKeys(kind), id, UNIQUE_FIELD[kind])) return false;
-    await this.announce();
+    await this.sayChanged();
     return true;
   }
 
@@ -295,7 +295,7 @@ export class ConfigStore {
     if (this.applyClock(`${seq}:${ms}`) && this.follower !== null) {
       await recordApplied(this.redis, this.keys, 'clock setting', this.follower, seq);
     }
-    await this.redis.publish(this.keys.channel, 'clock');
+    await announce(this.redis, this.keys.channel, 'clock');
     await this.awaitFollowers('clock setting', seq);
   }
 }

@@ -3,6 +3,7 @@
  * Start-up probes first, without retries, so an unreachable Redis fails fast with a clear message.
  */
 import { Redis, Cluster, type RedisOptions, type ClusterOptions } from 'ioredis';
+import keySlot from 'cluster-key-slot';
 import type { Settings } from '../lib/settings.js';
 
 export type RedisClient = Redis | Cluster;
@@ -156,100 +157,177 @@ export interface SubscriptionHandlers {
 }
 
 /**
- * Subscribes to one channel; resolves once subscribed. On a single Redis, a duplicate of the
- * client (ioredis subscribes it again on every reconnection). On a Cluster, a plain connection to
- * one node (a PUBLISH reaches every node of a Cluster), moved to the next known node with the
- * same backoff as the other connections when it fails: a Cluster's own subscriber (`duplicate()`)
- * picks the next node at once, without any delay, so with every node down it reconnects in a
- * loop that takes a whole core and grows without bound.
+ * Subscribes to one channel as a shard channel (SSUBSCRIBE; its messages sent with `announce`,
+ * SPUBLISH); resolves once subscribed. A shard channel's message reaches the subscribers of the
+ * node that owns the channel's slot before the publisher's SPUBLISH answers, as a plain channel's
+ * does on a single Redis; a plain PUBLISH on a Cluster travels to the other nodes over the
+ * Cluster's bus, later, so a word sent just before an answer (a topic taken up, then an event)
+ * could arrive after what the answer let happen.
+ *
+ * On a single Redis, a duplicate of the client (ioredis subscribes it again on every
+ * reconnection). On a Cluster, a plain connection to the primary of the channel's slot, made
+ * again, with the same backoff as the other connections, when it fails, when the node refuses
+ * (MOVED) or when the Cluster's slot map, read again on any of the connection's errors, names
+ * another owner: a Cluster's own subscriber
+ * (`duplicate()`) picks the next node at once, without any delay, so with every node down it
+ * reconnects in a loop that takes a whole core and grows without bound.
  */
 export async function subscribe(client: RedisClient, channel: string, on: SubscriptionHandlers): Promise<Subscription> {
   if (!(client instanceof Cluster)) {
     const sub = client.duplicate({ lazyConnect: false, enableOfflineQueue: true });
     on.connection?.(sub);
     sub.on('error', on.error);
-    sub.on('message', (_channel: string, text: string) => on.message(text));
+    sub.on('smessage', (_channel: string, text: string) => on.message(text));
     let readyOnce = false;
     sub.on('ready', () => { if (readyOnce) on.resubscribed(); readyOnce = true; });
-    await sub.subscribe(channel);
+    await sub.ssubscribe(channel);
     return { close: () => sub.disconnect() };
   }
-  return new NodeSubscriber(client, channel, on).start();
+  return new SlotSubscriber(client, channel, on).start();
 }
 
-class NodeSubscriber implements Subscription {
+/**
+ * Sends a message on a channel that `subscribe` follows (SPUBLISH, to the node of the channel's
+ * slot); answers how many subscribers of that node had it before the answer.
+ */
+export async function announce(client: RedisClient, channel: string, message: string): Promise<number> {
+  return Number(await client.spublish(channel, message));
+}
+
+class SlotSubscriber implements Subscription {
   private readonly cluster: Cluster;
   private readonly channel: string;
+  private readonly slot: number;
   private readonly on: SubscriptionHandlers;
   /** The nodes last seen: a Cluster whose nodes all failed forgets them all. */
-  private known: { host: string; port: number }[] = [];
+  private known: string[] = [];
   private current: Redis | null = null;
+  /** The node (`host:port`) of the current connection. */
+  private node = '';
   private timer: NodeJS.Timeout | null = null;
   private attempts = 0;
   private next = 0;
   private closed = false;
   private subscribedOnce = false;
+  /** The first subscription's promise, until it settles. */
+  private first: { resolve(): void; reject(err: unknown): void } | null = null;
+  private readonly refreshed = () => {
+    const owner = this.owner();
+    if (owner !== undefined && owner !== this.node && this.current !== null) this.again(this.current, false);
+  };
 
   constructor(cluster: Cluster, channel: string, on: SubscriptionHandlers) {
     this.cluster = cluster;
     this.channel = channel;
+    this.slot = keySlot(channel);
     this.on = on;
   }
 
-  /** The nodes the cluster knows now, else the ones it knew last. */
-  private candidates(): { host: string; port: number }[] {
-    const now = this.cluster.nodes('all').map((n) => ({ host: n.options.host as string, port: n.options.port as number }));
+  /** The primary of the channel's slot, as the Cluster's slot map says now. */
+  private owner(): string | undefined {
+    return this.cluster.slots[this.slot]?.[0];
+  }
+
+  /** The owner, else (slots unknown) the nodes the Cluster knows now, else the ones it knew last, in turn. */
+  private target(): string | undefined {
+    const owner = this.owner();
+    if (owner !== undefined) return owner;
+    const now = this.cluster.nodes('all').map((n) => `${n.options.host}:${n.options.port}`);
     if (now.length > 0) this.known = now;
-    return this.known;
+    return this.known.length === 0 ? undefined : this.known[this.next++ % this.known.length];
   }
 
   async start(): Promise<Subscription> {
-    await this.connect();
+    this.cluster.on('refresh', this.refreshed);
+    await new Promise<void>((resolve, reject) => {
+      this.first = { resolve, reject };
+      this.connect();
+    });
     return this;
   }
 
-  private connect(): Promise<void> {
-    const nodes = this.candidates();
-    if (nodes.length === 0) return Promise.reject(new Error('Cluster is disconnected: no node to subscribe on'));
-    const node = nodes[this.next++ % nodes.length];
+  /**
+   * Settles the first subscription: a failure of its own (no node, a node that does not answer)
+   * fails the start; an attempt left for another (the slot's owner learnt meanwhile) does not.
+   */
+  private settle(err?: unknown): void {
+    const first = this.first;
+    this.first = null;
+    if (first === null) return;
+    if (err === undefined) return first.resolve();
+    this.close();
+    first.reject(err);
+  }
+
+  private connect(): void {
+    const node = this.target();
+    if (node === undefined) {
+      if (this.first !== null) return this.settle(new Error('Cluster is disconnected: no node to subscribe on'));
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (!this.closed) this.connect();
+      }, retryDelay(++this.attempts));
+      return;
+    }
+    const at = node.lastIndexOf(':');
     const base = this.cluster.options.redisOptions ?? {};
     const sub = new Redis({
-      host: node.host,
-      port: node.port,
+      host: node.slice(0, at),
+      port: Number(node.slice(at + 1)),
       username: base.username,
       password: base.password,
       tls: base.tls,
       connectionName: base.connectionName ? `${base.connectionName}-sub` : undefined,
-      // One attempt per node; `end` moves to the next node after a delay (below).
+      // One attempt per node; `again` makes the next after a delay.
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: true,
     });
     this.current = sub;
+    this.node = node;
     this.on.connection?.(sub);
-    sub.on('error', this.on.error);
-    sub.on('message', (_channel: string, text: string) => this.on.message(text));
-    sub.once('end', () => {
-      if (this.closed || this.current !== sub) return;
-      this.current = null;
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        if (!this.closed) this.connect().catch(() => undefined);
-      }, retryDelay(++this.attempts));
+    sub.on('error', (err: Error) => {
+      this.on.error(err);
+      // A slot that moved unsubscribes its old node's subscribers (ioredis reports the unasked
+      // `sunsubscribe` as an error): the slot map read again names the new owner (`refreshed`).
+      this.cluster.refreshSlotsCache();
     });
-    return sub.subscribe(this.channel).then(() => {
+    sub.on('smessage', (_channel: string, text: string) => this.on.message(text));
+    sub.once('end', () => {
+      // The first connection lost before it subscribed: the start fails (as any other first connection does).
+      if (this.current === sub && this.first !== null) return this.settle(new Error(`could not subscribe to ${this.channel} on ${node}`));
+      this.again(sub, true);
+    });
+    // A node that does not own the slot answers MOVED, which ioredis reports as `moved` (the
+    // command then never settles): the Cluster's slot map is read again, and the next try follows it.
+    sub.once('moved', () => {
+      this.cluster.refreshSlotsCache();
+      this.again(sub, true);
+    });
+    sub.ssubscribe(this.channel).then(() => {
       this.attempts = 0;
       if (this.subscribedOnce) this.on.resubscribed();
       this.subscribedOnce = true;
+      this.settle();
     }, (err: unknown) => {
-      if (this.subscribedOnce) return;
-      this.close();
-      throw err;
+      if (this.current === sub) this.settle(err);
     });
+  }
+
+  /** Leaves `sub` (if still the current one) and connects again: after a delay when it failed, at once when the slot moved. */
+  private again(sub: Redis, failed: boolean): void {
+    if (this.closed || this.current !== sub) return;
+    this.current = null;
+    sub.disconnect();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.closed) this.connect();
+    }, failed ? retryDelay(++this.attempts) : 0);
   }
 
   close(): void {
     this.closed = true;
+    this.cluster.off('refresh', this.refreshed);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.current?.disconnect();

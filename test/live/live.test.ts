@@ -185,13 +185,13 @@ describe.each(targets())('live updates on %s', (target) => {
     const read = s.workers!.live.stats.read;
     expect((await s.event('lessons', 'hal', 1)).points.xp.total).toBe(20);
     await expect.poll(() => s.workers!.live.stats.read).toBeGreaterThan(read);
-    await redis.publish(keys.live.interest, ringOf(true, 1, takenAt, hold));
+    await redis.spublish(keys.live.interest, ringOf(true, 1, takenAt, hold));
     const history = keys.liveTopic(DEFAULT_TENANT, 'user:hal').history;
     const sent = async () => (await redis.lrange(history, 0, -1)).map((m) => JSON.parse(m) as { type: string; data: any });
     await expect.poll(async () => (await sent()).filter((m) => m.type === 'points.changed').map((m) => m.data.points.total)).toEqual([20]);
     expect((await sent()).filter((m) => m.type === 'achievement.completed')).toEqual([]);
     await redis.zrem(keys.live.wanted, hold);
-    await redis.publish(keys.live.interest, ringOf(false, 2, Date.now(), hold));
+    await redis.spublish(keys.live.interest, ringOf(false, 2, Date.now(), hold));
   });
 
   it('answers not_found for an inactive board, as the Application API does', async () => {

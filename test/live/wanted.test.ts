@@ -36,7 +36,7 @@ describe.each(targets())('the topics wanted on %s', (target) => {
     const hold = holdOf(holder, scoped);
     if (take) await redis.zadd(keys.live.wanted, Date.now() + 60_000, hold);
     else await redis.zrem(keys.live.wanted, hold);
-    await redis.publish(keys.live.interest, ringOf(take, n, Date.now(), hold));
+    await redis.spublish(keys.live.interest, ringOf(take, n, Date.now(), hold));
   }
 
   it('keeps a topic while any process holds it, and drops it when the last one lets it go', async () => {
@@ -69,7 +69,7 @@ describe.each(targets())('the topics wanted on %s', (target) => {
     await ring(true, 'api-c', '_|user:bo', 3);
     await expect.poll(() => wanted.has('_|user:bo')).toBe(true);
     const { redis, keys } = s.workers!.services;
-    await redis.publish(keys.live.interest, ringOf(false, 2, Date.now(), holdOf('api-c', '_|user:bo')));
+    await redis.spublish(keys.live.interest, ringOf(false, 2, Date.now(), holdOf('api-c', '_|user:bo')));
     await sleep(300);
     expect(wanted.has('_|user:bo')).toBe(true);
     expect(dropped).not.toContain('_|user:bo');

@@ -38,7 +38,7 @@ import { earliestStart } from '../../domain/anniversaries.js';
 import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
-import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 import { completeAchievement } from '../achievements/complete.js';
 import { EventRecorder } from '../event/record.js';
@@ -168,7 +168,7 @@ export class Restore {
       await deleteInstallation(redis, prefix);
     }
     await redis.set(keys.restoring, String(Date.now()));
-    await redis.publish(keys.channel, 'restore');
+    await announce(redis, keys.channel, 'restore');
     const snapshots = new SnapshotStore(this.pool, prefix);
     const [snapshot = null, before = null] = await snapshots.latestTwo();
     const result: RestoreResult = {
@@ -229,7 +229,7 @@ export class Restore {
       await redis.del(keys.partitionLogCursor(p));
     }
     await redis.del(keys.restoring, keys.lostData);
-    await redis.publish(keys.channel, 'restored');
+    await announce(redis, keys.channel, 'restored');
     await store.reload();
     result.ms = Date.now() - started;
     return result;

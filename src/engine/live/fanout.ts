@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { heard, type Heard } from '../../domain/live/topics.js';
 import { Cluster } from 'ioredis';
 import { sentTogether } from '../../redis/coalesce.js';
-import type { RedisClient } from '../../redis/client.js';
+import { announce, type RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 import { holdOf, ringOf, ringsMessage } from './interest.js';
 import { join, scopedTopic, WANT_MS, WANT_REFRESH_MS } from './topic-store.js';
@@ -167,7 +167,7 @@ export class LiveFanout {
         await leaving;
         await this.subscriber.ssubscribe(channel);
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
-        await redis.publish(keys.live.interest, ringsMessage([ring]));
+        await announce(redis, keys.live.interest, ringsMessage([ring]));
       })();
       h = { tenant, topic, hold, refs: 0, ready, recent: [], last: 0, waiting: [], dropped: false };
       this.held.set(channel, h);
@@ -177,7 +177,7 @@ export class LiveFanout {
       h.dropped = false;
       h.ready = h.ready.then(async () => {
         await redis.zadd(keys.live.wanted, Date.now() + WANT_MS, hold);
-        await redis.publish(keys.live.interest, ringsMessage([ringOf(true, ++this.rings, Date.now(), hold)]));
+        await announce(redis, keys.live.interest, ringsMessage([ringOf(true, ++this.rings, Date.now(), hold)]));
       });
     }
     h.refs++;
@@ -256,7 +256,7 @@ export class LiveFanout {
     const parts: string[][] = [];
     for (let i = 0; i < holds.length; i += 1000) parts.push(holds.slice(i, i + 1000));
     await Promise.all(parts.map((part) => redis.zrem(keys.live.wanted, ...part)));
-    await redis.publish(keys.live.interest, ringsMessage(rings));
+    await announce(redis, keys.live.interest, ringsMessage(rings));
   }
 
   /** Says again that the topics held are wanted (their markers, and the want set). */

@@ -15,8 +15,9 @@
  * comes back (the rings missed meanwhile). Rings are numbered per holder: on a Cluster two of one
  * process may arrive out of order, and one older than the last heard of its holder and topic is
  * ignored; a set read that began before a `-` was heard does not bring its holder back.
- * The channel is heard through src/redis/client.ts `subscribe` (on a Cluster, a plain connection
- * to one node, with the backoff of the others).
+ * The channel is a shard channel (src/redis/client.ts `subscribe`, `announce`): a ring reaches
+ * this subscriber before the api process has SPUBLISH's answer, so before it answers `subscribed`,
+ * on a Cluster too.
  */
 import { holderOf, parseRing, ringsOf } from './interest.js';
 import { subscribe, type RedisClient, type Subscription } from '../../redis/client.js';

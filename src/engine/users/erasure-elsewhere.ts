@@ -8,7 +8,7 @@
  */
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { leagueTopicId, leagueUserTopic, userTopic } from '../../domain/live/topics.js';
-import { scanKeys, type RedisClient } from '../../redis/client.js';
+import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
 import { globEscaped } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
 import { rewriteWinners, winnersOf } from '../../redis/board-state.js';
@@ -149,7 +149,7 @@ async function fromLive(deps: Deps, tenant: string, userId: string, r: Elsewhere
   // The api processes that still hold one of the topics drop it, and what they wrote of it since
   // (src/engine/live/fanout.ts drop): otherwise they would say it is wanted again until their
   // sockets let it go.
-  await redis.publish(keys.live.dropped, JSON.stringify({ t: tenant, topics: own }));
+  await announce(redis, keys.live.dropped, JSON.stringify({ t: tenant, topics: own }));
   const marker = JSON.stringify(userId);
   for await (const history of scanned(redis, `${keys.prefix}:{lv:${globEscaped(tenant)}:*}:*:h`)) {
     for (const message of await redis.lrange(history, 0, -1)) {

@@ -8,6 +8,7 @@
  */
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { globEscaped } from '../../redis/keys.js';
+import { announce } from '../../redis/client.js';
 import { ERASED_KIND } from '../../domain/erasure.js';
 import { tenantOfBody } from '../../domain/tenant-erasure.js';
 import { compareStreamIds } from '../../model/log.js';
@@ -65,7 +66,7 @@ export async function eraseTenantShared(deps: Deps, tenant: string, logged: stri
   // The api processes that still hold one of its topics (its users', boards', leagues') drop them,
   // and what they wrote of them since (src/engine/live/fanout.ts dropTenant): otherwise they
   // would say them wanted again until their sockets let them go.
-  await redis.publish(keys.live.dropped, JSON.stringify({ t: tenant }));
+  await announce(redis, keys.live.dropped, JSON.stringify({ t: tenant }));
   for (let p = 0; p < keys.partitions; p++) {
     const upTo = logged[p];
     if (upTo === undefined) continue;
