@@ -55,7 +55,7 @@ export const anniversariesQueue: QueueSpec<{
   failure: 'anniversaries job failed',
   schedules: () => [every(ANNIVERSARIES_QUEUE, 1000, 'pass')],
   start({ svc, log }) {
-    const scheduled = new PausablePass(() => anniversariesDue(svc), { users: 0, completed: 0 });
+    const pass = new PausablePass(() => anniversariesDue(svc), { users: 0, completed: 0 });
     return {
       async process(job) {
         if (job.name === 'backfill') {
@@ -63,14 +63,14 @@ export const anniversariesQueue: QueueSpec<{
           log.info(r, 'users put in the anniversary due sets');
           return r;
         }
-        const r = await scheduled.run();
+        const r = await pass.scheduled();
         if (r.completed > 0) log.debug(r, 'anniversary achievements completed');
         return r;
       },
       testing: (q) => ({
-        anniversariesNow: () => anniversariesDue(svc),
+        anniversariesNow: () => pass.run(),
         anniversariesIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
-        pauseAnniversaryPass: () => scheduled.pause(),
+        pauseAnniversaryPass: () => pass.pause(),
       }),
     };
   },

@@ -5,7 +5,7 @@
  */
 import { drainAudit, pruneAudit } from '../src/engine/audit/drain.js';
 import { AUDIT_QUEUE } from '../src/engine/jobs.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, OnePass, type QueueSpec } from './queue.js';
 
 /** How often the entries past their retention are deleted. */
 export const AUDIT_PRUNE_MS = 3_600_000;
@@ -22,12 +22,16 @@ export const auditQueue: QueueSpec<{
     every(AUDIT_QUEUE, 1000, 'drain'),
     { id: `${AUDIT_QUEUE}-prune-every-${AUDIT_PRUNE_MS}ms`, every: AUDIT_PRUNE_MS, job: 'prune', opts: { removeOnComplete: 10, removeOnFail: 100 } },
   ],
-  start: ({ svc, pool, log }) => ({
-    async process(job) {
-      const n = job.name === 'prune' ? await pruneAudit(svc, pool) : await drainAudit(svc, pool);
-      if (n > 0) log.debug({ entries: n, job: job.name }, job.name === 'prune' ? 'audit entries past their retention deleted' : 'audit entries copied');
-      return n;
-    },
-    testing: () => ({ auditNow: () => drainAudit(svc, pool), pruneAuditNow: () => pruneAudit(svc, pool) }),
-  }),
+  start({ svc, pool, log }) {
+    const drain = new OnePass(() => drainAudit(svc, pool));
+    const prune = new OnePass(() => pruneAudit(svc, pool));
+    return {
+      async process(job) {
+        const n = job.name === 'prune' ? await prune.run() : await drain.run();
+        if (n > 0) log.debug({ entries: n, job: job.name }, job.name === 'prune' ? 'audit entries past their retention deleted' : 'audit entries copied');
+        return n;
+      },
+      testing: () => ({ auditNow: () => drain.run(), pruneAuditNow: () => prune.run() }),
+    };
+  },
 };

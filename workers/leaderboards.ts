@@ -18,14 +18,14 @@ export const leaderboardsQueue: QueueSpec<{
   failure: 'leaderboards job failed',
   schedules: () => [every(LEADERBOARDS_QUEUE, FINALISE_MS, 'finalise')],
   start({ svc, log, live }) {
-    const scheduled = new PausablePass(() => finaliseRuns(svc, live.interest), { runs: 0, cohorts: 0, moved: 0 });
+    const pass = new PausablePass(() => finaliseRuns(svc, live.interest), { runs: 0, cohorts: 0, moved: 0 });
     return {
       async process() {
-        const r = await scheduled.run();
+        const r = await pass.scheduled();
         if (r.runs > 0) log.info(r, 'leaderboard runs finalised');
         return r;
       },
-      testing: () => ({ finaliseNow: () => finaliseRuns(svc, live.interest), pauseFinalisePass: () => scheduled.pause() }),
+      testing: () => ({ finaliseNow: () => pass.run(), pauseFinalisePass: () => pass.pause() }),
     };
   },
 };

@@ -6,7 +6,7 @@
 import { LOG_DRAIN_QUEUE } from '../src/engine/jobs.js';
 import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
 import type { DrainResult } from './log-drain.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, OnePass, type QueueSpec } from './queue.js';
 
 export const logDrainQueue: QueueSpec<{
   /** Drains every partition's event log now, beside the scheduled drains. */
@@ -17,13 +17,17 @@ export const logDrainQueue: QueueSpec<{
   name: LOG_DRAIN_QUEUE,
   failure: 'event log drain failed; the entries stay in Redis',
   schedules: () => [every(LOG_DRAIN_QUEUE, 1000, 'drain')],
-  start: ({ svc, pool, log, drainer }) => ({
-    async process() {
-      const r = await drainer.drain();
-      if (r.drained > 0) log.debug(r, 'event logs drained');
-      await runErasures(svc, pool).catch((err: unknown) => log.warn({ err }, 'erasure pass failed; the next pass goes on'));
-      return r;
-    },
-    testing: () => ({ drainNow: () => drainer.drain(), erasuresNow: () => runErasures(svc, pool) }),
-  }),
+  start({ svc, pool, log, drainer }) {
+    const drain = new OnePass(() => drainer.drain());
+    const erasures = new OnePass(() => runErasures(svc, pool));
+    return {
+      async process() {
+        const r = await drain.run();
+        if (r.drained > 0) log.debug(r, 'event logs drained');
+        await erasures.run().catch((err: unknown) => log.warn({ err }, 'erasure pass failed; the next pass goes on'));
+        return r;
+      },
+      testing: () => ({ drainNow: () => drain.run(), erasuresNow: () => erasures.run() }),
+    };
+  },
 };

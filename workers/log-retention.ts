@@ -5,7 +5,7 @@
  */
 import { pruneLog } from '../src/engine/durability/log-retention.js';
 import { LOG_RETENTION_QUEUE } from '../src/engine/jobs.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, OnePass, type QueueSpec } from './queue.js';
 
 /** How often the entries past their retention are deleted. */
 export const LOG_RETENTION_MS = 3_600_000;
@@ -18,12 +18,15 @@ export const logRetentionQueue: QueueSpec<{
   failure: 'log retention job failed; the next pass deletes what is left',
   schedules: () => [every(LOG_RETENTION_QUEUE, LOG_RETENTION_MS, 'prune')],
   runs: (settings) => settings.logRetentionDays !== null,
-  start: ({ svc, pool, log, settings }) => ({
-    async process() {
-      const n = await pruneLog(svc, pool);
-      if (n > 0) log.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
-      return n;
-    },
-    testing: () => ({ pruneLogNow: () => pruneLog(svc, pool) }),
-  }),
+  start({ svc, pool, log, settings }) {
+    const prune = new OnePass(() => pruneLog(svc, pool));
+    return {
+      async process() {
+        const n = await prune.run();
+        if (n > 0) log.info({ rows: n, days: settings.logRetentionDays }, 'archived event log past its retention deleted');
+        return n;
+      },
+      testing: () => ({ pruneLogNow: () => prune.run() }),
+    };
+  },
 };

@@ -11,7 +11,7 @@ import { sendDue, type SendResult } from '../src/engine/notifications/send.js';
 import { anyDue, dueWanted, promoteDue } from '../src/engine/notifications/due-index.js';
 import { Pusher } from '../src/engine/notifications/push/index.js';
 import { NOTIFICATIONS_QUEUE } from '../src/engine/jobs.js';
-import { every, type QueueSpec } from './queue.js';
+import { every, OnePass, type QueueSpec } from './queue.js';
 
 export class Notifier {
   private readonly deps: Deps;
@@ -55,13 +55,14 @@ export const notificationsQueue: QueueSpec<{
   schedules: () => [every(NOTIFICATIONS_QUEUE, 1000, 'send')],
   start({ svc, pool, log }) {
     const notifier = new Notifier(svc, pool);
+    const pass = new OnePass(() => notifier.send());
     return {
       async process() {
-        const r = await notifier.send();
+        const r = await pass.run();
         if (r.claimed > 0) log.info(r, 'notifications sent');
         return r;
       },
-      testing: () => ({ notifyNow: () => notifier.send() }),
+      testing: () => ({ notifyNow: () => pass.run() }),
       stop: () => notifier.stop(),
       close: () => notifier.close(),
     };

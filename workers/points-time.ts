@@ -55,7 +55,7 @@ export const pointsTimeQueue: QueueSpec<{
   failure: 'points-time job failed',
   schedules: () => [every(POINTS_TIME_QUEUE, 1000, 'accrue')],
   start({ svc, log }) {
-    const scheduled = new PausablePass(() => accrueDue(svc), { users: 0, awards: 0 });
+    const pass = new PausablePass(() => accrueDue(svc), { users: 0, awards: 0 });
     return {
       async process(job) {
         if (job.name === 'backfill') {
@@ -63,14 +63,14 @@ export const pointsTimeQueue: QueueSpec<{
           log.info(r, 'users put in the time-trigger due sets');
           return r;
         }
-        const r = await scheduled.run();
+        const r = await pass.scheduled();
         if (r.awards > 0) log.debug(r, 'time awards accrued');
         return r;
       },
       testing: (q) => ({
-        accrueNow: () => accrueDue(svc),
+        accrueNow: () => pass.run(),
         timeIdle: (timeoutMs = 10_000) => q.idle(timeoutMs),
-        pauseTimePass: () => scheduled.pause(),
+        pauseTimePass: () => pass.pause(),
       }),
     };
   },

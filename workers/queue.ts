@@ -71,27 +71,47 @@ export function every(name: string, ms: number, job: string): Schedule {
 }
 
 /**
- * A scheduled pass that tests may pause by hand: while paused the scheduled runs do nothing, and
+ * A pass that its schedule and tests (a queue's `...Now()`) both run, never two at once in a
+ * process: a run asked for while one is under way starts once that one is done. So a test's run
+ * sees everything the scheduled one did: a scheduled pass that had taken the work (a delivery
+ * claimed, log entries read) would otherwise leave the test's run nothing to do, and the test
+ * reading before the work was done. BullMQ runs one job of a queue at a time in a process, so the
+ * scheduled runs alone never wait.
+ */
+export class OnePass<R> {
+  protected passing: Promise<unknown> = Promise.resolve();
+  private readonly pass: () => Promise<R>;
+
+  constructor(pass: () => Promise<R>) {
+    this.pass = pass;
+  }
+
+  /** Runs the pass once the one under way (if any) is done. */
+  run(): Promise<R> {
+    const run = this.passing.then(() => this.pass());
+    this.passing = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * A OnePass whose scheduled runs tests may pause by hand: while paused they do nothing, and
  * pausing waits for the run under way. Not BullMQ's Worker.pause, which can wait forever for a
  * job it fetched as it paused.
  */
-export class PausablePass<R> {
+export class PausablePass<R> extends OnePass<R> {
   private paused = false;
-  private passing: Promise<unknown> = Promise.resolve();
-  private readonly pass: () => Promise<R>;
   private readonly nothing: R;
 
-  /** `nothing`: what a run answers while paused. */
+  /** `nothing`: what a scheduled run answers while paused. */
   constructor(pass: () => Promise<R>, nothing: R) {
-    this.pass = pass;
+    super(pass);
     this.nothing = nothing;
   }
 
-  run(): Promise<R> {
-    if (this.paused) return Promise.resolve(this.nothing);
-    const run = this.pass();
-    this.passing = run.catch(() => undefined);
-    return run;
+  /** The schedule's run: nothing while paused. */
+  scheduled(): Promise<R> {
+    return this.paused ? Promise.resolve(this.nothing) : this.run();
   }
 
   async pause(): Promise<void> {

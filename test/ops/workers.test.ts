@@ -92,7 +92,8 @@ describe('log-drain worker', () => {
       ids.push(r.body.eventId);
     }
     await s.request('PUT', '/v1/users/d1', { body: { name: 'Dee' } });
-    // Concurrent drains (the scheduled one runs too) only repeat each other's work.
+    // Two drains asked at once, beside the scheduled one: each after the other (workers/queue.ts
+    // OnePass), the second finding nothing left. Drains side by side are below.
     await Promise.all([s.workers!.testing.drainNow(), s.workers!.testing.drainNow()]);
 
     const { rows } = await db.query(
