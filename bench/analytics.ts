@@ -15,13 +15,13 @@
  * REDIS_URL, DATABASE_URL (its server: the bench creates a database there and drops it after).
  * Writes bench/results/analytics.json and prints a report; the load average beside it.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
-import { freePort, startNode, stop, waitReady } from './processes.js';
+import { connectPostgres, dropDatabase } from './postgres.js';
+import { ownLaurel } from './own-laurel.js';
+import { startNode, stop, waitReady } from './processes.js';
 import { connectRedis, deleteByPrefix } from './redis.js';
 import type { AnalyticsView } from '../src/model/views.js';
 import { DEFAULT_DATABASE_URL, LAUREL_NODE_FLAGS, ROOT } from './variants.js';
@@ -63,17 +63,8 @@ async function main(): Promise<void> {
   const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   const redis = await connectRedis(redisUrl);
   const admin = await connectPostgres(serverUrl);
-  const database = await createDatabase(admin, serverUrl);
-  const prefix = `bench${randomBytes(5).toString('hex')}`;
-  const key = `bench-admin-${randomBytes(12).toString('hex')}`;
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl,
-    DATABASE_URL: database.url, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: key, LAUREL_CLOCK: 'manual',
-    LAUREL_API_PROCESSES: API_PROCESSES, LOG_LEVEL: 'warn',
-  };
+  const { database, prefix, key, url, env } = await ownLaurel(admin, serverUrl, redisUrl, { LAUREL_CLOCK: 'manual', LAUREL_API_PROCESSES: API_PROCESSES });
   const laurel = startNode('laurel', join(ROOT, 'dist/src/cli.js'), ['start'], env, LAUREL_NODE_FLAGS);
-  const url = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfter: string | null; ms: number }> => {
     const started = performance.now();
     const res = await fetch(url + path, {

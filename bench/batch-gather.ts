@@ -12,7 +12,6 @@
  * Reported per item: wall time, this process's CPU, Redis's CPU, Redis commands (FCALL among
  * them); the log drain, Postgres and the HTTP acceptance are not in the figures.
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { cpuUsage } from 'node:process';
 import { Redis } from 'ioredis';
@@ -21,8 +20,9 @@ import { BatchProcessor } from '../src/engine/batches/process.js';
 import { connect } from '../src/engine/services.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { startOwnRedis } from './own-redis.js';
-import { freePort, startNode, stop, waitReady } from './processes.js';
-import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
+import { ownLaurel } from './own-laurel.js';
+import { startNode, stop, waitReady } from './processes.js';
+import { connectPostgres, dropDatabase } from './postgres.js';
 import { random } from './random.js';
 import { LAUREL_NODE_FLAGS, ROOT } from './variants.js';
 
@@ -60,17 +60,8 @@ async function main(): Promise<void> {
   const own = await startOwnRedis();
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const admin = await connectPostgres(serverUrl);
-  const database = await createDatabase(admin, serverUrl);
-  const prefix = `bench${randomBytes(5).toString('hex')}`;
-  const key = `bench-admin-${randomBytes(12).toString('hex')}`;
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: own.url,
-    DATABASE_URL: database.url, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: key, LAUREL_API_PROCESSES: '1', LOG_LEVEL: 'warn',
-    LAUREL_BATCH_MAX_WAITING: '10000000',
-  };
+  const { database, key, url, env } = await ownLaurel(admin, serverUrl, own.url, { LAUREL_API_PROCESSES: '1', LAUREL_BATCH_MAX_WAITING: '10000000' });
   const api = startNode('laurel api', join(ROOT, 'dist/src/cli.js'), ['api'], env, LAUREL_NODE_FLAGS);
-  const url = `http://127.0.0.1:${port}`;
   const must = async (method: string, path: string, body?: unknown): Promise<any> => {
     const res = await fetch(url + path, {
       method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchProcessor } from '../../src/engine/batches/process.js';
+import { boardOfEachKind } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 import { random } from '../support/random.js';
 import { readTenant, withoutRanks } from '../support/tenant-reads.js';
@@ -47,15 +48,7 @@ async function configure(s: TestServer): Promise<void> {
     }],
   });
   expect(xp.status, xp.text).toBe(201);
-  const boards = await s.request('POST', '/admin/v1/leaderboards', {
-    body: [
-      { name: 'All', key: 'all', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 100 },
-      { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 100, runUnit: 'day', runInterval: 1 },
-      { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: 100 },
-      { name: 'Streaks', key: 'streaks', status: 'active', rankBy: 'streak', maxParticipants: 100 },
-    ],
-  });
-  expect(boards.status, boards.text).toBe(201);
+  await boardOfEachKind(s, ids.lessons, xp.body.created[0].id);
 }
 
 

@@ -6,24 +6,17 @@
  * notice: saying again what it holds (its refresh, every 30 s) writes nothing of the tenant's
  * topics back into Redis.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { erasureDone } from '../support/admin.js';
-import { openLive, liveUrl } from '../support/live-client.js';
-import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { lingeringLive } from '../support/lingering-live.js';
+import { targets } from '../support/server.js';
 
 describe.each(targets())('a deleted tenant\'s live topics on %s', (target) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  });
+  const live = lingeringLive(target);
 
   it('are dropped by the api process that holds them', { timeout: 120_000 }, async () => {
-    const s: TestServer = await startTestServer({ target, workers: true, env: { LAUREL_LIVE_LINGER: '120' } });
-    cleanups.push(() => deletePostgresRows(s.settings, [s.prefix]));
-    cleanups.push(() => s.close());
+    const { s, held, gone } = await live.start();
     const tag = s.prefix.slice(1);
-    const held = `held-${tag}`;
-    const gone = `gone-${tag}`;
     const ids = await s.metrics('lessons');
     const board = await s.request('POST', '/admin/v1/leaderboards', {
       body: [{ name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 }],
@@ -37,12 +30,7 @@ describe.each(targets())('a deleted tenant\'s live topics on %s', (target) => {
       const r = await s.request('POST', '/api/metrics/lessons/event', { tenant: acmeRef, body: { user: { id: user }, value: 1 } });
       expect(r.status, r.text).toBe(201);
     }
-    const live = await openLive(liveUrl(s.url, s.adminKey, acmeRef));
-    cleanups.push(() => live.close());
-    await live.subscribe([`user:${held}`, 'leaderboard:daily']);
-    const left = await openLive(liveUrl(s.url, s.adminKey, acmeRef));
-    await left.subscribe([`user:${gone}`]);
-    await left.close();
+    await live.hold(s, [`user:${held}`, 'leaderboard:daily'], [`user:${gone}`], acmeRef);
     const { redis, keys } = s.api.services;
     const holds = async () => (await redis.zrange(keys.live.wanted, 0, -1)).filter((h) => h.includes(`|${acme}|`));
     await expect.poll(holds).toHaveLength(3);

@@ -126,3 +126,19 @@ export async function batchApplied(s: TestServer, items: Record<string, unknown>
     }, 120_000);
   }
 }
+
+/**
+ * A board of each kind, 100 places each: all time and daily on a metric, one on a points system's
+ * points, one on streaks (keys `all`, `daily`, `xp-board`, `streaks`).
+ */
+export async function boardOfEachKind(s: TestServer, metricId: string, pointsSystemId: string): Promise<void> {
+  const boards = await s.request('POST', '/admin/v1/leaderboards', {
+    body: [
+      { name: 'All', key: 'all', status: 'active', rankBy: 'metric', metricId, maxParticipants: 100 },
+      { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId, maxParticipants: 100, runUnit: 'day', runInterval: 1 },
+      { name: 'XP', key: 'xp-board', status: 'active', rankBy: 'points', pointsSystemId, maxParticipants: 100 },
+      { name: 'Streaks', key: 'streaks', status: 'active', rankBy: 'streak', maxParticipants: 100 },
+    ],
+  });
+  expect(boards.status, boards.text).toBe(201);
+}
