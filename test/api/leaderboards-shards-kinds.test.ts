@@ -2,7 +2,8 @@
  * Shards on a league board and on a streak board (docs/api.md, "Shards"), on single Redis and on
  * the Cluster: each fed the same events as a board of one ranking. The league's cohorts (rankings
  * of their own) and every user's place in them are the same, and so is the whole run; a streak
- * board drops the streaks lost from every shard, as from one ranking.
+ * board drops the streaks lost from every shard, as from one ranking; a void on a board of 3
+ * shards takes the value out of the user's own shard, every rank as on one ranking.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, putStreakSettings } from '../support/admin.js';
@@ -14,11 +15,12 @@ const league = { tiers: [{ key: 'bronze', name: 'Bronze', promote: 1 }, { key: '
 
 describe.each(targets())('shards on league and streak boards on %s', (target) => {
   let s: TestServer;
+  let plays: string;
 
   beforeAll(async () => {
     s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-05-04T10:00:00Z');
-    const { plays } = await s.metrics('plays');
+    ({ plays } = await s.metrics('plays'));
     await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: plays, threshold: 1 }] });
     const common = { status: 'active', start: '2026-01-01', maxParticipants: null };
     const daily = { ...common, rankBy: 'metric', metricId: plays, runUnit: 'day', runInterval: 1, league };
@@ -75,5 +77,30 @@ describe.each(targets())('shards on league and streak boards on %s', (target) =>
     expect(kept.map(([u]) => u).sort()).toEqual(Array.from({ length: USERS / 2 }, (_, i) => id(i)));
     expect(await places('streak-three')).toEqual(kept);
     for (let i = 0; i < USERS; i++) expect(await userPlace('streak-three', id(i)), id(i)).toEqual(await userPlace('streak-one', id(i)));
+  });
+
+  it('voids events on a sharded board as on one ranking', async () => {
+    const common = { status: 'active', start: '2026-01-01', maxParticipants: null, rankBy: 'metric', metricId: plays };
+    await adminCreateOne(s, '/admin/v1/leaderboards', { ...common, name: 'Plain', key: 'plain-one' });
+    await adminCreateOne(s, '/admin/v1/leaderboards', { ...common, name: 'Plain in 3', key: 'plain-three', shards: 3 });
+    const events: { user: string; eventId: string; value: number }[] = [];
+    for (let i = 0; i < USERS; i++) {
+      for (const value of [i % 3 + 1, (i * 7) % 5 + 1]) events.push({ user: id(i), value, eventId: (await s.event('plays', id(i), value)).eventId as string });
+    }
+    const before = await places('plain-one');
+    expect(await places('plain-three')).toEqual(before);
+    // Every third event voided: users fall past others, into ties, one to nothing.
+    const voided = events.filter((_, n) => n % 3 === 0);
+    const r = await s.request('POST', '/admin/v1/events/void', { body: voided.map((e) => ({ eventId: e.eventId, reason: 'a bot' })) });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.voided).toHaveLength(voided.length);
+    const after = await places('plain-one');
+    // Each user's value less what was voided of theirs (the board counts the metric's earlier events too).
+    const totals = new Map(before.map(([u, , v]) => [u, v as number]));
+    for (const e of voided) totals.set(e.user, totals.get(e.user)! - e.value);
+    expect(Object.fromEntries(after.map(([u, , v]) => [u, v]))).toEqual(Object.fromEntries(totals));
+    expect(after).not.toEqual(before);
+    expect(await places('plain-three')).toEqual(after);
+    for (let i = 0; i < USERS; i++) expect(await userPlace('plain-three', id(i)), id(i)).toEqual(await userPlace('plain-one', id(i)));
   });
 });
