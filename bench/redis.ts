@@ -45,3 +45,21 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<numb
   } while (cursor !== '0');
   return deleted;
 }
+
+/** A command's calls and time so far (INFO commandstats). */
+export type CommandStats = Map<string, { calls: number; usec: number }>;
+
+export async function commandStats(redis: Redis): Promise<CommandStats> {
+  const out: CommandStats = new Map();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+    if (m) out.set(m[1], { calls: Number(m[2]), usec: Number(m[3]) });
+  }
+  return out;
+}
+
+/** The `n` commands that took Redis the most time between two readings, with their calls and µs. */
+export function busiest(before: CommandStats, after: CommandStats, n: number): { command: string; calls: number; usec: number }[] {
+  return [...after].map(([command, a]) => ({ command, calls: a.calls - (before.get(command)?.calls ?? 0), usec: a.usec - (before.get(command)?.usec ?? 0) }))
+    .filter((c) => c.calls > 0).sort((x, y) => y.usec - x.usec).slice(0, n);
+}

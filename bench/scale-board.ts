@@ -185,10 +185,11 @@ async function runPart(
         }
         const reads = e.participants > 0 ? readsOf(e.participants) : cappedReads(round);
         const open = async (n: number, fraction: number, peak: number) => {
-          const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
+          const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads, admin }, signal);
           e.open.push({ round, ...o });
           const ev = o.events === null ? 'no events' : `${o.rate} events/s (${o.events.achievedRate} answered/s) p50 ${o.events.p50Ms} p99 ${o.events.p99Ms} ms, ${o.events.unanswered} unanswered, non-2xx ${o.events.non2xx}`;
           log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed)  cpu µs/${o.events === null ? 'read' : 'event'} ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
+          if (o.commands !== null) log(`          Redis's busiest: ${o.commands.map((c) => `${c.command} ${c.calls}× ${c.usec} µs`).join(', ')}`);
         };
         // The reads alone first: after the load, the workers' drain of its events would run beside them.
         for (const [n, fraction] of FRACTIONS.entries()) if (fraction === 0) await open(n, fraction, 0);

@@ -10,11 +10,11 @@ import { childPids, microsPerTick, ticks } from './cpu.js';
 import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { freePort, stop, waitReady } from './processes.js';
 import { createDatabase, dropDatabase } from './postgres.js';
-import { deleteByPrefix } from './redis.js';
+import { busiest, commandStats, deleteByPrefix } from './redis.js';
 import { ROOT, type Session, type Variant } from './variants.js';
 import { runWrk } from './wrk.js';
 import pg from 'pg';
-import type { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 
 export const HOST = '127.0.0.1';
 export const USERS = 100_000;
@@ -251,6 +251,8 @@ export interface OpenPassResult {
   /** CPU µs an event; with the reads alone, CPU µs a read (where a read's time goes). */
   cpuUs: { api: number; redis: number } | null;
   reads: NonNullable<PassResult['reads']>;
+  /** On a single Redis: the commands that took it the most time over the pass (INFO commandstats). */
+  commands: { command: string; calls: number; usec: number }[] | null;
 }
 
 /**
@@ -259,10 +261,11 @@ export interface OpenPassResult {
  * the reads beside them over the same seconds; with `fraction` 0, the reads alone.
  */
 export async function openPass(
-  r: Running, o: { round: number; n: number; tag: string; fraction: number; peak: number; durationS: number; connections: number; redisPids: number[]; reads: Reads },
+  r: Running, o: { round: number; n: number; tag: string; fraction: number; peak: number; durationS: number; connections: number; redisPids: number[]; reads: Reads; admin: Redis | Cluster },
   signal: AbortSignal,
 ): Promise<OpenPassResult> {
   const rate = Math.round(o.fraction * o.peak);
+  const statsBefore = o.admin instanceof Redis ? await commandStats(o.admin) : null;
   const url = new URL(r.session.eventUrl);
   const before = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const loadAverage = loadavg()[0];
@@ -279,6 +282,7 @@ export async function openPass(
   }
   const reads = (await reader())!;
   const after = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
+  const commands = statsBefore === null || !(o.admin instanceof Redis) ? null : busiest(statsBefore, await commandStats(o.admin), 6);
   const us = tickUs();
   const events = result === null ? null : {
     achievedRate: Math.round(result.achievedRate), p50Ms: result.latencyMs.p50, p99Ms: result.latencyMs.p99, unanswered: result.unanswered,
@@ -287,7 +291,7 @@ export async function openPass(
   };
   const per = result === null ? reads.count : result.completed;
   const cpuUs = per === 0 ? null : { api: round1(((after.api - before.api) * us) / per), redis: round1(((after.redis - before.redis) * us) / per) };
-  return { fraction: o.fraction, rate, events, loadAverage: round2(loadAverage), cpuUs, reads };
+  return { fraction: o.fraction, rate, events, loadAverage: round2(loadAverage), cpuUs, reads, commands };
 }
 
 /** Starts the reads; the function answered stops them and answers their latencies. */
