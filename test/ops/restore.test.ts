@@ -271,7 +271,9 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
       const r = await s.request('GET', `/api/users/${user}/leagues/lessons-league?run=${R}`);
       const played = await s.request('GET', `/api/users/${user}/leagues/lessons-league?run=${next}`);
       expect(played.body.cohort, user).not.toBeNull();
-      zones[user] = { tier: r.body.tier.index, zone: r.body.zone, value: played.body.value };
+      // The tier the outcome moves is the one the user carries: their place in the run after R
+      // (an earlier run's outcome that came after they joined R moved it there, not in R).
+      zones[user] = { tier: played.body.tier.index, zone: r.body.zone, value: played.body.value };
     }
     await s.setClock(`${next}T12:00:00Z`);
     await s.workers!.testing.finaliseNow();
