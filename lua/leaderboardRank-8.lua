@@ -71,7 +71,10 @@
 
   A league cohort whose user was moved to another cohort of the run (lua/leagueDepart-6.lua)
   holds '>' and that cohort in their sequences field: it places them no more, and answers the
-  cohort ('<tier>.<n>') as a fifth element, where the caller places them instead.
+  cohort ('<tier>.<n>') as a fifth element, where the caller places them instead. '<' before
+  ARGV[7]: a move's placement of what the user held (src/engine/leaderboards/league-relocate.ts)
+  into a cohort they left before and come back to (moved out by one outcome, back by the next):
+  the mark goes and they are placed.
 
   Returns {rank, previousRank, threshold, falls}: rank and previousRank 0 when off the ranking
   (both the current rank for a placement older than the member's);
@@ -98,6 +101,8 @@ local expiry = ARGV[6]
 local seq = ARGV[7]
 local membersOnly = string.sub(seq, 1, 1) == '='
 if membersOnly then seq = string.sub(seq, 2) end
+local returning = string.sub(seq, 1, 1) == '<'
+if returning then seq = string.sub(seq, 2) end
 
 --- @include "pruneLost"
 --- @include "streamOrder"
@@ -121,8 +126,12 @@ if not old then
   -- A league's user moved to another cohort of this run by the outcome of the run before
   -- (lua/leagueDepart-6.lua): this cohort takes them no more; the answer names their cohort.
   if held and string.sub(held, 1, 1) == '>' then
-    local threshold, falls = entry(nil, nil)
-    return {0, 0, threshold, falls, string.match(held, '^>([^|]*)')}
+    if not returning then
+      local threshold, falls = entry(nil, nil)
+      return {0, 0, threshold, falls, string.match(held, '^>([^|]*)')}
+    end
+    redis.call('HDEL', sequencesKey, userId)
+    held = nil
   end
   -- Left the group since this event read its value, or excluded since the event: a placement from
   -- before the departure changes nothing. A move of a member only: nothing for a user not held.

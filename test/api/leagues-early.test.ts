@@ -8,7 +8,8 @@
  * finalising at once: each user moved exactly once, in exactly one cohort. An event of an early
  * joiner placed while the move is under way (after the old cohort let them go, before their
  * place moved) counts once, in the new cohort; events sent while passes run count once too. A
- * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua). An erasure
+ * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua). A user moved
+ * out of a cohort by one outcome and back by the next returns to it with their value. An erasure
  * takes what a cohort that ranks nobody since keeps of the user it let go.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,6 +237,40 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     expect(await redis.hget(left.sequences, 't6')).toBeNull();
     expect(await redis.exists(left.history('t6'))).toBe(0);
   }, 60_000);
+
+  it('takes an early joiner back, with their value, into the cohort an earlier outcome moved them out of', async () => {
+    const lb = await board('early-back');
+    // Run of the 21st: b2 and b1 in silver; b2 promoted, b1 demoted.
+    for (const id of ['b1', 'b2']) await carrying(lb.id, id, 1, '2026-06-20');
+    await s.setClock('2026-06-21T10:00:00Z');
+    await s.event('plays', 'b2', 5);
+    await s.event('plays', 'b1', 1);
+    // 10:30 on the 22nd in UTC is the 23rd in Kiritimati (UTC+14): b1 joins the run of the 23rd in
+    // silver, before the 21st is final.
+    await s.setClock('2026-06-22T10:30:00Z');
+    expect((await s.request('PATCH', '/api/users/b1', { body: { tz: 'Pacific/Kiritimati' } })).status).toBe(200);
+    await s.event('plays', 'b1', 7);
+    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', value: 7 });
+    // The 21st final: b1 demoted, moved out of silver-1 of the 23rd into bronze.
+    await s.setClock('2026-06-22T12:01:00Z');
+    await s.workers!.testing.finaliseNow();
+    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'bronze' }, cohort: 'bronze-1', value: 7 });
+    // Back in UTC, b1 plays the 22nd in bronze (the tier they carry), alone: promoted.
+    expect((await s.request('PATCH', '/api/users/b1', { body: { tz: 'UTC' } })).status).toBe(200);
+    await s.event('plays', 'b1', 2);
+    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-22')).toMatchObject({ tier: { key: 'bronze' }, zone: 'promote' });
+    // The 22nd final: b1 back to silver in the 23rd, into silver-1 again (their seat), with their 7.
+    await s.setClock('2026-06-23T12:01:00Z');
+    await s.workers!.testing.finaliseNow();
+    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({
+      tier: { key: 'silver' }, cohort: 'silver-1', rank: 1, value: 7, participants: 1,
+    });
+    expect(await cohorts(lb, '2026-06-23')).toEqual({ 'bronze-1': [], 'silver-1': [['b1', 7]] });
+    // Their next event there (the 23rd in UTC now) ranks them in silver-1 only, with the run's sum.
+    const answer = await s.event('plays', 'b1', 1);
+    expect(answer.leaderboards['early-back'].league).toMatchObject({ tier: 'silver', cohort: 'silver-1', rank: 1 });
+    expect(await cohorts(lb, '2026-06-23')).toEqual({ 'bronze-1': [], 'silver-1': [['b1', 8]] });
+  });
 
   it('refuses a join in a tier read before an outcome moved it', async () => {
     const lb = await board('early-keep');

@@ -60,8 +60,9 @@ export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leader
   const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
   if (left.member !== '') {
     const order = orderOfMember(left.member);
+    // '<': a cohort they left before (moved out by an earlier outcome, back by this one) takes them back.
     await leaderboardRank.run(
-      redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', left.seq, awardPairs(left.awards),
+      redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', `<${left.seq}`, awardPairs(left.awards),
     );
   }
   await leagueShift.run(redis, user, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort });

@@ -25,8 +25,9 @@ export type Answer = [rank: number, previousRank: number, threshold: string, fal
 
 /**
  * `max`: the maximum participants; `expiry`: a streak
- * board's loss time (ms) or ''; `seq`: the event's log entry id or ''; `awards`: award number /
- * points pairs, whose sum is then the value.
+ * board's loss time (ms) or ''; `seq`: the event's log entry id or '' ('=' before it: a void's
+ * move of a member only; '<': a league move back into a cohort the user left before, see the
+ * script's header); `awards`: award number / points pairs, whose sum is then the value.
  */
 export function run(
   redis: RedisClient, k: LeaderboardKeys, userId: string, value: string | number, order: string, max: number, now: number,
