@@ -168,9 +168,9 @@ export interface SubscriptionHandlers {
  * reconnection). On a Cluster, a plain connection to the primary of the channel's slot, made
  * again, with the same backoff as the other connections, when it fails, when the node refuses
  * (MOVED) or when the Cluster's slot map, read again on any of the connection's errors, names
- * another owner: a Cluster's own subscriber
- * (`duplicate()`) picks the next node at once, without any delay, so with every node down it
- * reconnects in a loop that takes a whole core and grows without bound.
+ * another owner: a Cluster's own subscriber (`duplicate()`) picks the next node at once, without
+ * any delay, so with every node down it reconnects in a loop that takes a whole core and grows
+ * without bound.
  */
 export async function subscribe(client: RedisClient, channel: string, on: SubscriptionHandlers): Promise<Subscription> {
   if (!(client instanceof Cluster)) {
@@ -208,8 +208,7 @@ class SlotSubscriber implements Subscription {
   private attempts = 0;
   private next = 0;
   private closed = false;
-  private subscribedOnce = false;
-  /** The first subscription's promise, until it settles. */
+  /** The first subscription's promise, until it settles (null after: a later one is a resubscription). */
   private first: { resolve(): void; reject(err: unknown): void } | null = null;
   private readonly refreshed = () => {
     const owner = this.owner();
@@ -306,8 +305,7 @@ class SlotSubscriber implements Subscription {
     });
     sub.ssubscribe(this.channel).then(() => {
       this.attempts = 0;
-      if (this.subscribedOnce) this.on.resubscribed();
-      this.subscribedOnce = true;
+      if (this.first === null) this.on.resubscribed();
       this.settle();
     }, (err: unknown) => {
       if (this.current === sub) this.settle(err);
