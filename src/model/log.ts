@@ -137,7 +137,11 @@ export interface LoggedEvent {
 export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   /** The event's id (an event, a `voided` entry). */
   e?: string;
-  /** An event, a `voided` entry: the user's zone the event was counted in ('' UTC; absent in older entries). */
+  /**
+   * An event, a `voided` entry: the user's zone the event was counted in; a streak operation (and
+   * preferences that disable the streak): the zone its loss was worked out in ('' UTC; absent in
+   * older entries).
+   */
   z?: string;
   /** voided: the period of the metric's limit whose sum the value left ('<letter><index>'). */
   lp?: string;

@@ -427,6 +427,59 @@ describe('a streak lost by an operation', () => {
       await deletePostgresRows(s.settings, [prefix]);
     }
   });
+
+  it('is worked out in the zone the user had at the operation, not one they moved to later', { timeout: 60_000 }, async () => {
+    let s = await startTestServer({ clock: 'manual', workers: true });
+    const { prefix, adminKey } = s;
+    try {
+      await s.setClock('2026-03-02T10:00:00Z');
+      const ids = await s.metrics('lessons');
+      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+      expect(rule.status, rule.text).toBe(200);
+      // k plays on March 3rd in Kiritimati (UTC+14), b every day in UTC.
+      await s.event('lessons', { id: 'k', tz: 'Pacific/Kiritimati' }, 1);
+      await s.event('lessons', 'b', 1);
+      await s.workers!.testing.drainNow();
+      expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+      const paused = await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: 'k', start: '2026-03-04', end: '2026-03-05' }] } });
+      expect(paused.status, paused.text).toBe(201);
+      await s.setClock('2026-03-03T10:00:00Z');
+      await s.event('lessons', 'b', 1);
+      // The pause taken back on March 5th in Kiritimati: k missed the 4th, the streak is lost (in
+      // London, March 4th, it would still run today)...
+      await s.setClock('2026-03-04T11:00:00Z');
+      await s.event('lessons', 'b', 1);
+      const removed = await s.request('DELETE', `/admin/v1/streaks/pauses?ids=${paused.body.created[0].id}`);
+      expect(removed.status, removed.text).toBe(200);
+      // ...and then k moves to London.
+      await s.setClock('2026-03-04T12:00:00Z');
+      const moved = await s.request('PATCH', '/api/users/k', { body: { tz: 'Europe/London' } });
+      expect(moved.status, moved.text).toBe(200);
+      const read = async () => ({
+        rankings: (await s.request('GET', '/api/streaks/rankings')).body,
+        k: (await s.request('GET', '/api/users/k/streak')).body.rank,
+      });
+      const before = await read();
+      expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 3 }], k: null });
+      await s.workers!.testing.drainNow();
+      await s.workers!.testing.configCopied(s.api.services.store.current.version);
+      await s.close();
+
+      const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
+      const pool = await connectPostgres(s.settings);
+      try {
+        expect(await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false)).toMatchObject({ failed: 0 });
+      } finally {
+        await pool.end();
+      }
+      s = await startTestServer({ clock: 'manual', env });
+      await s.setClock('2026-03-04T12:00:00Z');
+      expect(await read()).toEqual(before);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
+  });
 });
 
 describe('a snapshot while a placement lands', () => {

@@ -33,7 +33,8 @@ function streakOfEntry(e: LogBody, rule: StreakSettings): StreakStanding | null 
 
 /**
  * The entries of an admin's operation on a streak, and of preferences (which may disable it): the
- * rankings take them again too.
+ * rankings take them again too (preferences only where they disabled the streak, as they did when
+ * made: src/engine/users/preferences.ts).
  */
 export const STREAK_OPERATIONS: ReadonlySet<string> = new Set(['restore', 'reset', 'freezes', 'pause', 'preferences']);
 
@@ -51,10 +52,11 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
   for (const { id, kind, e } of batch) {
     if (e.t === undefined || e.u === undefined) continue;
     if (STREAK_OPERATIONS.has(kind)) {
+      if (kind === 'preferences' && (e.f?.streak as { enabled?: boolean } | undefined)?.enabled !== false) continue;
       // In log order: what came before first.
       await Promise.all(sent);
       sent = [];
-      await rankOperation(deps, rule, kind, e.t, e.u, e.ts ?? 0, id);
+      await rankOperation(deps, rule, kind, e, id);
       continue;
     }
     // An excluded user's event is in no ranking (src/engine/fairplay/exclude.ts).
@@ -67,19 +69,21 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
 
 /**
  * An admin's operation on a user's streak (src/engine/streaks/operations.ts), as the rankings take
- * it: from the user's state now, at the operation's time. The operation wrote the same when it was
- * made, and a later extension wrote over it: an operation older than the extension the rankings
- * hold (their sequences, lua/streakRank-4.lua) changes nothing.
+ * it: from the user's state now, at the operation's time, in the zone its entry names (the user's
+ * zone then; the user's zone now for an entry without one). The operation wrote the same when it
+ * was made, and a later extension wrote over it: an operation older than the extension the
+ * rankings hold (their sequences, lua/streakRank-4.lua) changes nothing.
  */
-async function rankOperation(
-  deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, tenant: string, userId: string, at: number, id: string,
-): Promise<void> {
+async function rankOperation(deps: Pick<Context, 'redis' | 'keys'>, rule: StreakSettings, kind: string, e: LogBody, id: string): Promise<void> {
+  const tenant = e.t!;
+  const userId = e.u!;
+  const at = e.ts ?? 0;
   const held = (await streakStanding(deps, tenant, userId))?.seq ?? '';
   if (held !== '' && compareStreamIds(held, id) > 0) return;
   const h = await deps.redis.hgetall(deps.keys.forUser(tenant, userId).user);
   // An excluded user is in no ranking (src/engine/fairplay/exclude.ts).
   if (h.id === undefined || h[EXCLUSION_FIELD] !== undefined) return;
-  const tz = h.tz ?? '';
+  const tz = e.z ?? h.tz ?? '';
   const { day, period } = currentPeriod(rule.frequency, tz, at);
   const state = stateFromHash(h, rule, day, period);
   const expiry = expiresAt(rule, state, period, tz);

@@ -27,15 +27,15 @@ function groupIn(deps: Pick<Deps, 'store'>, h: Record<string, string>): (lb: Lea
 /**
  * After a change to when a user's streak is lost (freezes granted, a pause added or removed, the
  * streak disabled by the user's preferences): the expiry the active ranking and the streak boards
- * prune by, worked out again from the user's state now. The rank stays as it was; a streak the
- * change leaves lost has expired.
+ * prune by, worked out again from the user's state now, in the zone `tz` the operation's log entry
+ * names (`z`: a restore works it out again in the same zone, whatever zone the user moved to
+ * later). The rank stays as it was; a streak the change leaves lost has expired.
  */
-export async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings): Promise<void> {
+export async function refreshExpiry(deps: Deps, tenant: string, userId: string, rule: StreakSettings, tz: string): Promise<void> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return;
-  const tz = h.tz ?? '';
   const now = clock.now();
   const { day, period } = currentPeriod(rule.frequency, tz, now);
   const state = stateFromHash(h, rule, day, period);
@@ -65,10 +65,10 @@ export async function grantFreezes(deps: Deps, tenant: string, userId: string, n
   const tz = (await redis.hget(u.user, 'tz')) ?? '';
   const now = clock.now();
   const { day } = currentPeriod(rule.frequency, tz, now);
-  const entry = operationEntry(tenant, userId, now, { n });
+  const entry = operationEntry(tenant, userId, now, { n, z: tz });
   const granted = await grantFreezesScript.run(redis, u, { n, max: rule.freezes?.max ?? 0, initial: rule.freezes?.initial ?? 0, day, entry });
   if (granted === null) return null;
-  if (granted > 0) await refreshExpiry(deps, tenant, userId, rule);
+  if (granted > 0) await refreshExpiry(deps, tenant, userId, rule, tz);
   return granted;
 }
 
@@ -87,7 +87,7 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
   const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
   const restored = await restoreStreakScript.run(redis, u, {
-    frequency: FREQUENCY_LETTER[rule.frequency], period, from, current, entry: operationEntry(tenant, userId, now, {}),
+    frequency: FREQUENCY_LETTER[rule.frequency], period, from, current, entry: operationEntry(tenant, userId, now, { z: tz }),
   });
   if (typeof restored === 'string') return restored;
   const after = await redis.hgetall(u.user);
@@ -115,11 +115,12 @@ export async function resetStreak(deps: Deps, tenant: string, userId: string, ru
   const u = keys.forUser(tenant, userId);
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return 'not_found';
-  const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
+  const tz = h.tz ?? '';
+  const { day, period } = currentPeriod(rule.frequency, tz, now);
   const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
-  const done = await resetStreakScript.run(redis, u, current, operationEntry(tenant, userId, now, {}));
+  const done = await resetStreakScript.run(redis, u, current, operationEntry(tenant, userId, now, { z: tz }));
   if (done !== 'reset') return done;
-  await refreshExpiry(deps, tenant, userId, rule);
+  await refreshExpiry(deps, tenant, userId, rule, tz);
   return 'reset';
 }
 
@@ -133,20 +134,20 @@ export async function addPause(
 ): Promise<{ id: string } | 'past' | 'not_found'> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
-  const tz = await redis.hget(u.user, 'tz');
+  const tz = (await redis.hget(u.user, 'tz')) ?? '';
   const now = clock.now();
-  const { day } = currentPeriod(rule.frequency, tz ?? '', now);
+  const { day } = currentPeriod(rule.frequency, tz, now);
   if (dayIndexOf(start) < day) return 'past';
   // A restore replays a pause with the id it was given.
   const id = givenId ?? uuidv7();
   const pause: [string, number, number, string] = [
     FREQUENCY_LETTER[rule.frequency], periodOfDay(rule.frequency, dayIndexOf(start)), periodOfDay(rule.frequency, dayIndexOf(end)), id,
   ];
-  const entry = operationEntry(tenant, userId, now, { op: 'add', id, start, end });
+  const entry = operationEntry(tenant, userId, now, { op: 'add', id, start, end, z: tz });
   const done = await pauseStreakScript.run(redis, u, { op: 'add', pause, entry });
   if (done === 'not_found') return 'not_found';
   await redis.hset(keys.streakRankings(tenant).pauses, id, JSON.stringify({ userId, start, end }));
-  await refreshExpiry(deps, tenant, userId, rule);
+  await refreshExpiry(deps, tenant, userId, rule, tz);
   return { id };
 }
 
@@ -158,9 +159,10 @@ export async function removePause(deps: Deps, tenant: string, id: string): Promi
   if (raw === null) return false;
   const { userId } = JSON.parse(raw) as { userId: string };
   const u = keys.forUser(tenant, userId);
-  await pauseStreakScript.run(redis, u, { op: 'remove', id, entry: operationEntry(tenant, userId, deps.clock.now(), { op: 'remove', id }) });
+  const tz = (await redis.hget(u.user, 'tz')) ?? '';
+  await pauseStreakScript.run(redis, u, { op: 'remove', id, entry: operationEntry(tenant, userId, deps.clock.now(), { op: 'remove', id, z: tz }) });
   await redis.hdel(registry, id);
   const rule = store.current.streak;
-  if (rule !== null) await refreshExpiry(deps, tenant, userId, rule);
+  if (rule !== null) await refreshExpiry(deps, tenant, userId, rule, tz);
   return true;
 }

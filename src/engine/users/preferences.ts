@@ -32,10 +32,13 @@ export async function updatePreferences(
   const fields: { notifications: Record<string, string[]>; streak?: StreakPreferences; unsubscribed?: true } = { notifications: set };
   if (streak !== null) fields.streak = streak;
   if (unsubscribe) fields.unsubscribed = true;
-  const entry = operationEntry(tenant, id, deps.clock.now(), { f: fields });
+  // A streak disabled is lost from now on in the user's zone, which the entry names (`z`) for a
+  // restore to work the loss out again in (src/engine/durability/streak-rankings-from-log.ts).
+  const tz = streak?.enabled === false ? ((await deps.redis.hget(u.user, 'tz')) ?? '') : undefined;
+  const entry = operationEntry(tenant, id, deps.clock.now(), tz === undefined ? { f: fields } : { f: fields, z: tz });
   const r = await updatePreferencesScript.run(deps.redis, u, { entry, streak: streak === null ? null : JSON.stringify(streak), pairs });
   if (r === null) throw fail('user_not_found', id);
   const rule = deps.store.current.streak;
-  if (streak?.enabled === false && rule !== null) await refreshExpiry(deps, tenant, id, rule);
+  if (tz !== undefined && rule !== null) await refreshExpiry(deps, tenant, id, rule, tz);
   return hashFromFlat(r, 0);
 }
