@@ -9,7 +9,8 @@
  * joiner placed while the move is under way (after the old cohort let them go, before their
  * place moved) counts once, in the new cohort; events sent while passes run count once too. A
  * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua). A user moved
- * out of a cohort by one outcome and back by the next returns to it with their value. An erasure
+ * out of a cohort by one outcome and back by the next returns to it with their value. One cohort's
+ * early joiners join their new tier in the order of its ranking. An erasure
  * takes what a cohort that ranks nobody since keeps of the user it let go.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -270,6 +271,23 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     const answer = await s.event('plays', 'b1', 1);
     expect(answer.leaderboards['early-back'].league).toMatchObject({ tier: 'silver', cohort: 'silver-1', rank: 1 });
     expect(await cohorts(lb, '2026-06-23')).toEqual({ 'bronze-1': [], 'silver-1': [['b1', 8]] });
+  });
+
+  it('seats the early joiners of one cohort in their new tier in the order of its ranking', async () => {
+    const lb = await board('early-order');
+    // Run of the 25th: bronze-1 o1..o5, o1 and o2 promoted; four users carrying silver.
+    await s.setClock('2026-06-25T09:00:00Z');
+    for (const [id, value] of [['o1', 5], ['o2', 4], ['o3', 3], ['o4', 2], ['o5', 1]] as const) await s.event('plays', id, value);
+    for (const id of ['v1', 'v2', 'v3', 'v4']) await carrying(lb.id, id, 1, '2026-06-24');
+    // The run of the 26th before the 25th is final: silver-1 has one seat left; o2 plays before o1.
+    await s.setClock('2026-06-26T08:00:00Z');
+    for (const [id, value] of [['v1', 1], ['v2', 1], ['v3', 1], ['v4', 1], ['o2', 9], ['o1', 8]] as const) await s.event('plays', id, value);
+    await s.setClock('2026-06-26T12:00:00Z');
+    await s.workers!.testing.finaliseNow();
+    // o1, first of bronze-1 in the 25th, takes silver-1's last seat; o2 opens silver-2.
+    expect(await cohorts(lb, '2026-06-26')).toEqual({
+      'bronze-1': [], 'silver-1': [['o1', 8], ['v1', 1], ['v2', 1], ['v3', 1], ['v4', 1]], 'silver-2': [['o2', 9]],
+    });
   });
 
   it('refuses a join in a tier read before an outcome moved it', async () => {

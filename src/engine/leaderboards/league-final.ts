@@ -30,7 +30,7 @@ import { runOf } from '../../domain/leaderboards/runs.js';
 import type { FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { announce, type ClockWanted } from '../webhooks/record.js';
-import { isEarlyJoiner, relocateEarlyJoiner } from './league-relocate.js';
+import { isEarlyJoiner, relocateEarlyJoiners } from './league-relocate.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'settings' | 'clock' | 'postgres'>;
 
@@ -76,11 +76,13 @@ export async function finaliseLeague(
       const { moved: m, later } = await leagueMove.move(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
       // Whether moved now or by a pass before (killed before it was done): relocated below, which
       // done again changes nothing. Only a place of a later run can be an early joiner's.
-      if (MOVES[u.outcome] !== 0 && later && (m === 'applied' || m === 'before')
-        && isEarlyJoiner(league, await readLeaguePlace(redis, keys.forUser(tenant, u.userId).user, lb.id), run.start)) early[i].push(u.userId);
-      return m;
+      const relocate = MOVES[u.outcome] !== 0 && later && (m === 'applied' || m === 'before')
+        && isEarlyJoiner(league, await readLeaguePlace(redis, keys.forUser(tenant, u.userId).user, lb.id), run.start);
+      return { m, relocate };
     }));
-    result.moved += moved.filter((m) => m === 'applied').length;
+    result.moved += moved.filter(({ m }) => m === 'applied').length;
+    // In the cohort's ranking order, whichever answered first.
+    early[i] = decided.users.filter((_, j) => moved[j].relocate).map((u) => u.userId);
     if (!notify) return;
     const snapshot = deps.store.current;
     const hashes = await Promise.all(decided.users.map((u) => redis.hgetall(keys.forUser(tenant, u.userId).user)));
@@ -100,9 +102,10 @@ export async function finaliseLeague(
     while (next < cohorts.length) await finaliseCohort(next++);
   }));
   // The early joiners join their new tier's open cohorts in the order of the cohorts they leave
-  // (tiers lowest first), each cohort's together, as a pass over the cohorts one by one would.
+  // (tiers lowest first), each cohort's together in its ranking's order, as a pass over the
+  // cohorts one by one would: a restore's replay of the run seats them alike.
   for (const users of early) {
-    if (users.length > 0) await Promise.all(users.map((u) => relocateEarlyJoiner(deps, tenant, lb, run.start, u)));
+    if (users.length > 0) await relocateEarlyJoiners(deps, tenant, lb, run.start, users);
   }
   return result;
 }

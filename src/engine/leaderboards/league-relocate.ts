@@ -23,6 +23,11 @@
  * user carries, moved by this run), so a pass killed at any point, or a second worker doing the
  * same at once, does the remaining steps again, each of which changes nothing done already: the
  * user is moved once, and is never in two cohorts.
+ *
+ * The early joiners of one cohort move together, their joins (step 1) in the order they are given
+ * (the cohort's ranking): sent one after the other without waiting, so the connection to each
+ * tier's slot carries them in that order, and a pass made again, or a restore's replay of the
+ * run's finalisation, seats them in the same cohorts.
  */
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
@@ -46,17 +51,37 @@ export function isEarlyJoiner(league: League, held: HeldPlace | null, run: strin
   return held !== null && held.run > run && held.movedBy === run && tierIn(league, held.next) !== tierIn(league, held.tier);
 }
 
-/** Moves the user to a cohort of their new tier in the later run they hold a place in, when `run`'s outcome moved their tier; whether they are there. */
-export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string, userId: string): Promise<boolean> {
+/**
+ * Moves each of `userIds` (in that order) to a cohort of their new tier in the later run they hold
+ * a place in, when `run`'s outcome moved their tier; answers how many it moved.
+ */
+export async function relocateEarlyJoiners(
+  deps: Deps, tenant: string, lb: Leaderboard & { league: League }, run: string, userIds: string[],
+): Promise<number> {
   const { redis, keys, clock } = deps;
   const { league } = lb;
+  const held = await Promise.all(userIds.map((u) => readLeaguePlace(redis, keys.forUser(tenant, u).user, lb.id)));
+  const moving = userIds.flatMap((userId, i) => {
+    const place = held[i];
+    return isEarlyJoiner(league, place, run) ? [{ userId, held: place }] : [];
+  });
+  // Joined in order: each call sends its command before the next one is made.
+  const cohorts = await Promise.all(moving.map(({ userId, held: h }) =>
+    leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, h.run, tierIn(league, h.next)), userId, league.cohortSize)));
+  const now = clock.now();
+  await Promise.all(moving.map(({ userId, held: h }, i) => moveTo(deps, tenant, lb, userId, h, cohorts[i], now)));
+  return moving.length;
+}
+
+/** Steps 2 to 4 for a user joined to `cohort` of their new tier. */
+async function moveTo(
+  deps: Deps, tenant: string, lb: Leaderboard & { league: League }, userId: string, held: HeldPlace, cohort: number, now: number,
+): Promise<void> {
+  const { redis, keys } = deps;
+  const { league } = lb;
   const user = keys.forUser(tenant, userId).user;
-  const held = await readLeaguePlace(redis, user, lb.id);
-  if (!isEarlyJoiner(league, held, run)) return false;
   const from = { tier: tierIn(league, held.tier), run: held.run, cohort: held.cohort };
   const tier = tierIn(league, held.next);
-  const now = clock.now();
-  const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, held.run, tier), userId, league.cohortSize);
   const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
   if (left.member !== '') {
     const order = orderOfMember(left.member);
@@ -66,7 +91,6 @@ export async function relocateEarlyJoiner(deps: Deps, tenant: string, lb: Leader
     );
   }
   await leagueShift.run(redis, user, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort });
-  return true;
 }
 
 /**
