@@ -34,9 +34,10 @@
  * load, a variant of BENCH_OPEN_LOOP gets open-loop passes at a quarter and at half its req/s in the round
  * (bench/open-loop.ts).
  *
- * The steady variants (steady-system, steady-system-hooks) run on a population made before the first
- * round (bench/steady-population.ts), shared by every steady variant and round and deleted at the
- * end; their load is bench/wrk/steady.lua's. trivial-script also runs, after each round, at the
+ * The steady variants (steady-system, steady-system-hooks, steady-league, steady-uncapped) run on a
+ * population made before the first round (bench/steady-population.ts) on a redis-server of its own,
+ * shared by every steady variant and round and deleted at the end; their load is
+ * bench/wrk/steady.lua's. trivial-script also runs, after each round, at the
  * open-loop rates of laurel-system and steady-system (measureReferences).
  *
  * Only a run of every variant with the default rounds, durations, connections and threads
@@ -61,7 +62,8 @@ import {
 } from './report.js';
 import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
-import { dropPopulation, makePopulation, type Population } from './steady-population.js';
+import { makePopulation, type Population } from './steady-population.js';
+import { startOwnRedis } from './own-redis.js';
 import { STEADY_NEW_SHARE, STEADY_SKEW } from './steady-draw.js';
 import { steadyOutcomes, type SteadyOutcomes } from './steady-outcomes.js';
 import type { OpenLoopOptions } from './open-loop.js';
@@ -84,6 +86,20 @@ const OPEN_LOOP_SHARES = [0.25, 0.5];
 
 /** The steady-state population of this run (made before the first round when a steady variant is selected). */
 let population: Population | null = null;
+
+/** A Redis the bench measures on: its URL, a connection, and its process (null: not on this machine). */
+interface RedisAt {
+  url: string;
+  client: Redis;
+  pid: number | null;
+}
+
+/**
+ * The population's own redis-server (bench/own-redis.ts): its millions of keys never reach the
+ * shared Redis, so the launch-day variants' key walks (the snapshot's, the startup check's SCAN
+ * over the whole keyspace) do not pay for them, and a steady variant's Redis CPU is its own.
+ */
+let populationRedis: (RedisAt & { stop(): Promise<void> }) | null = null;
 
 /**
  * The seed of a steady load (bench/random.ts): fixed by the variant, the round and the pass, so a
@@ -416,9 +432,13 @@ async function measureRound(
 
 /** A variant's turn of a round: started, warmed up, measured, its open-loop pass, stopped and cleaned up. */
 async function measureAlone(
-  variant: Variant, settings: Settings, redis: Redis, redisPid: number | null, postgres: pg.Client | null, signal: AbortSignal, round: number,
+  variant: Variant, settings: Settings, sharedRedis: Redis, sharedPid: number | null, postgres: pg.Client | null, signal: AbortSignal, round: number,
 ): Promise<VariantResult> {
   const withPostgres = postgresTicks() !== null;
+  // A steady variant runs on the population's own Redis.
+  const own = variant.steady ? populationRedis : null;
+  const redis = own?.client ?? sharedRedis;
+  const redisPid = own === null ? sharedPid : own.pid;
   const port = await freePort(HOST);
   // A steady variant's database is the population's, kept when it stops.
   const database = variant.postgres && !variant.steady && postgres !== null ? await createDatabase(postgres, settings.databaseUrl) : null;
@@ -427,7 +447,7 @@ async function measureAlone(
   let result: VariantResult | null = null;
   let r: Running | null = null;
   try {
-    const session = variant.launch({ host: HOST, port, redisUrl: settings.redisUrl, databaseUrl: database?.url, population: shared });
+    const session = variant.launch({ host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared });
     r = {
       variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
       monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
@@ -705,9 +725,12 @@ async function main(): Promise<number> {
     const redisPid = await localRedisPid(redis);
     if (variants.some((v) => v.steady) && postgres !== null && settings.steady) {
       const s = settings.steady;
-      log(`bench: making the steady-state population: ${s.users} users, ${s.days} days of history (bench/steady-population.ts)`);
-      population = await makePopulation({ users: s.users, days: s.days, host: HOST, redisUrl: settings.redisUrl, databaseUrl: settings.databaseUrl },
-        redis, postgres, log, controller.signal);
+      const server = await startOwnRedis();
+      populationRedis = { url: server.url, client: await connectRedis(server.url), pid: server.pid, stop: server.stop };
+      log(`bench: making the steady-state population: ${s.users} users, ${s.days} days of history (bench/steady-population.ts), ` +
+        `on a redis-server of its own (:${server.port})`);
+      population = await makePopulation({ users: s.users, days: s.days, host: HOST, redisUrl: server.url, databaseUrl: settings.databaseUrl },
+        populationRedis.client, postgres, log, controller.signal);
       s.made = { items: population.items, lessons: population.lessons, seconds: population.seconds };
       log(`bench: population made in ${Math.round(population.seconds)} s: ${population.items} items (${Math.round(population.items / population.seconds)} a second), ` +
         `${population.lessons} lessons, under ${population.prefix}: and in ${population.database.name}`);
@@ -764,8 +787,12 @@ async function main(): Promise<number> {
   } finally {
     await stopAll();
     if (population !== null && postgres !== null) {
-      const p = population;
-      await dropPopulation(p, redis, postgres).catch((err: unknown) => log(`WARNING: dropping the population failed: ${(err as Error).message}`));
+      await dropDatabase(postgres, population.database.name)
+        .catch((err: unknown) => log(`WARNING: dropping the population's database failed: ${(err as Error).message}`));
+    }
+    if (populationRedis !== null) {
+      populationRedis.client.disconnect();
+      await populationRedis.stop();
     }
     redis.disconnect();
     await postgres?.end().catch(() => {});

@@ -145,9 +145,3 @@ export async function makePopulation(o: PopulationOptions, redis: Redis, admin: 
     throw err;
   }
 }
-
-/** Deletes the population's keys and database (at the end of the run). */
-export async function dropPopulation(p: Population, redis: Redis, admin: pg.Client): Promise<void> {
-  await deleteByPrefix(redis, p.prefix);
-  await dropDatabase(admin, p.database.name);
-}
