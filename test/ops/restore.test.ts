@@ -23,6 +23,7 @@ import { startWorkers } from '../../workers/index.js';
 import { SnapshotError, takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { random } from '../support/random.js';
+import { restoreServer } from '../support/restore.js';
 
 const USERS = Array.from({ length: 16 }, (_, i) => `u${i}`);
 /** The repeating boards: daily on the metric and on the points, every two days on the metric. */
@@ -385,14 +386,20 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
 });
 
 describe('a streak lost by an operation', () => {
+  /** A server with the workers and a daily streak on `lessons`, at 10:00 UTC on March 2nd. */
+  const streakServer = async () => {
+    const s = await startTestServer({ clock: 'manual', workers: true });
+    await s.setClock('2026-03-02T10:00:00Z');
+    const ids = await s.metrics('lessons');
+    const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
+    expect(rule.status, rule.text).toBe(200);
+    return s;
+  };
+
   it('is out of the rankings after a restore read in the operation\'s millisecond, as before', { timeout: 60_000 }, async () => {
-    let s = await startTestServer({ clock: 'manual', workers: true });
-    const { prefix, adminKey } = s;
+    let s = await streakServer();
+    const { prefix } = s;
     try {
-      await s.setClock('2026-03-02T10:00:00Z');
-      const ids = await s.metrics('lessons');
-      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
-      expect(rule.status, rule.text).toBe(200);
       await s.event('lessons', 'a', 1);
       await s.event('lessons', 'b', 1);
       await s.workers!.testing.drainNow();
@@ -408,18 +415,9 @@ describe('a streak lost by an operation', () => {
       });
       const before = await read();
       expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 1 }], b: 1 });
-      await s.workers!.testing.drainNow();
-      await s.workers!.testing.configCopied(s.api.services.store.current.version);
-      await s.close();
-
-      const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
-      const pool = await connectPostgres(s.settings);
-      try {
-        expect(await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false)).toMatchObject({ failed: 0, replayed: 1 });
-      } finally {
-        await pool.end();
-      }
-      s = await startTestServer({ clock: 'manual', env });
+      const restored = await restoreServer(s);
+      expect(restored.result).toMatchObject({ failed: 0, replayed: 1 });
+      s = restored.server;
       await s.setClock('2026-03-02T12:00:00Z');
       expect(await read()).toEqual(before);
     } finally {
@@ -429,13 +427,9 @@ describe('a streak lost by an operation', () => {
   });
 
   it('is worked out in the zone the user had at the operation, not one they moved to later', { timeout: 60_000 }, async () => {
-    let s = await startTestServer({ clock: 'manual', workers: true });
-    const { prefix, adminKey } = s;
+    let s = await streakServer();
+    const { prefix } = s;
     try {
-      await s.setClock('2026-03-02T10:00:00Z');
-      const ids = await s.metrics('lessons');
-      const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] } });
-      expect(rule.status, rule.text).toBe(200);
       // k plays on March 3rd in Kiritimati (UTC+14), b every day in UTC.
       await s.event('lessons', { id: 'k', tz: 'Pacific/Kiritimati' }, 1);
       await s.event('lessons', 'b', 1);
@@ -461,18 +455,9 @@ describe('a streak lost by an operation', () => {
       });
       const before = await read();
       expect(before).toEqual({ rankings: [{ userId: 'b', name: null, streakLength: 3 }], k: null });
-      await s.workers!.testing.drainNow();
-      await s.workers!.testing.configCopied(s.api.services.store.current.version);
-      await s.close();
-
-      const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey };
-      const pool = await connectPostgres(s.settings);
-      try {
-        expect(await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false)).toMatchObject({ failed: 0 });
-      } finally {
-        await pool.end();
-      }
-      s = await startTestServer({ clock: 'manual', env });
+      const restored = await restoreServer(s);
+      expect(restored.result).toMatchObject({ failed: 0 });
+      s = restored.server;
       await s.setClock('2026-03-04T12:00:00Z');
       expect(await read()).toEqual(before);
     } finally {
