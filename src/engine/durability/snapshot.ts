@@ -22,13 +22,14 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { scanKeys, type RedisClient } from '../../redis/client.js';
+import type { RedisClient } from '../../redis/client.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import { userBatches } from '../../redis/users.js';
 import { SnapshotStore, type KeyState, type SnapshotRecord, type UserState } from '../../postgres/snapshots.js';
 import { postgresHoldsData } from '../../postgres/installation-data.js';
 import type { Context } from '../context.js';
 import { isSketch, readSketches } from '../analytics/sketches.js';
+import { keysOfPatterns } from './snapshot-walks.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
 export class SnapshotError extends Error {}
@@ -105,17 +106,15 @@ export function batchKeyPatterns(prefix: string): string[] {
   return [`${prefix}:{b:*`];
 }
 
-/** The keys of `patterns`, as SCAN finds them, by hash tag (one slot each). */
-async function keysBySlot(redis: RedisClient, patterns: string[]): Promise<Map<string, Set<string>>> {
+/** The keys of `patterns`, as SCAN finds them (src/engine/durability/snapshot-walks.ts), by hash tag (one slot each). */
+async function keysBySlot(redis: RedisClient, prefix: string, patterns: string[]): Promise<Map<string, Set<string>>> {
   const slots = new Map<string, Set<string>>();
-  for (const pattern of patterns) {
-    for await (const batch of scanKeys(redis, pattern)) {
-      for (const key of batch) {
-        const tag = tagOf(key);
-        let names = slots.get(tag);
-        if (names === undefined) slots.set(tag, (names = new Set()));
-        names.add(key);
-      }
+  for await (const batch of keysOfPatterns(redis, prefix, patterns)) {
+    for (const key of batch) {
+      const tag = tagOf(key);
+      let names = slots.get(tag);
+      if (names === undefined) slots.set(tag, (names = new Set()));
+      names.add(key);
     }
   }
   return slots;
@@ -298,7 +297,7 @@ async function snapshotInto(
   let read = 0;
   let written = 0;
   for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
-    for (const slots of slotBatches(await keysBySlot(redis, patterns))) {
+    for (const slots of slotBatches(await keysBySlot(redis, settings.prefix, patterns))) {
       const changed: KeyState[] = [];
       for (const dumps of await Promise.all(slots.map((names) => readSlot(deps, names)))) {
         for (const [key, dump] of dumps) {
