@@ -173,7 +173,8 @@ describe('laurel start while Postgres goes away', () => {
       expect(analytics.retryAfter).toBe('5');
       expect(analytics.body.error).toMatch(/Postgres/);
       await until('the workers\' outage logged', () => run.output().includes('Postgres is busy or cannot be reached; the workers retry'));
-      expect(run.output()).toContain('Postgres cannot serve the request');
+      // The api process logs the 503 after it answered, in its own time: awaited, not assumed.
+      await until('the api\'s 503 logged', () => run.output().includes('Postgres cannot serve the request'));
       expect(run.output()).not.toMatch(/Redis unreachable|Redis connection error|Redis is not reachable/);
     } finally {
       run.child.kill('SIGTERM');
