@@ -28,6 +28,7 @@ import { LivePublisher } from '../src/engine/live/publisher.js';
 import { noteFollowed, noteLogged } from '../src/engine/webhooks/clock-notes.js';
 import type { QueueRun, QueueSpec, Runtime, StartedQueue } from './queue.js';
 import { QUEUES } from './queues.js';
+import { makeSchedules } from './schedules.js';
 
 /** Each queue's `testing` members, together (workers/queue.ts). */
 type TestingOf<S> = S extends QueueSpec<infer T> ? T : never;
@@ -163,9 +164,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       return worker;
     };
     entry.worker = makeWorker();
-    for (const each of spec.schedules?.(settings) ?? []) {
-      await schedule(() => q.upsertJobScheduler(each.id, { every: each.every }, { name: each.job, opts: each.opts }));
-    }
+    await schedule(() => makeSchedules(q, spec.schedules?.(settings) ?? []));
     started.push({
       name, queue: q, entry,
       worker: () => entry.worker,
@@ -206,7 +205,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const unused = new Queue(spec.name, { connection, prefix });
     unused.on('error', onError(`queue ${spec.name}`));
     try {
-      for (const each of spec.schedules?.(settings) ?? []) await unused.removeJobScheduler(each.id);
+      await makeSchedules(unused, []);
     } finally {
       await unused.close();
     }

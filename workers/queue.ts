@@ -26,7 +26,7 @@ export interface Runtime {
   drainer: LogDrainer;
 }
 
-/** A repeating job of a queue (its scheduler's id stays the same from one start to the next). */
+/** A repeating job of a queue (its scheduler's id stays the same from one start to the next while its interval does). */
 export interface Schedule {
   id: string;
   every: number;
