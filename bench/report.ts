@@ -49,6 +49,8 @@ export interface VariantResult {
   openLoopQuarter?: OpenLoopPass | null;
   /** A steady variant's outcomes of its measured load (bench/steady-outcomes.ts); absent for the others. */
   steady?: SteadyOutcomes | null;
+  /** A steady variant's workers' start-up snapshot in seconds, waited for before its load (null: none seen); absent for the others. */
+  startSnapshotS?: number | null;
   /** CPU µs per request of the runner itself (sampling the drain, reading /proc) over the measured pass. */
   runnerCpuUs: number | null;
   /** Redis µs per request of the drain's sampling (bench/drain.ts), included in `cpu.redis`; null without workers. */

@@ -64,6 +64,7 @@ import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIAN
 import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 import { makePopulation, type Population } from './steady-population.js';
 import { startOwnRedis } from './own-redis.js';
+import { finishedSnapshots, SNAPSHOT_ENV, waitSnapshot } from './snapshot-wait.js';
 import { STEADY_NEW_SHARE, STEADY_SKEW } from './steady-draw.js';
 import { steadyOutcomes, type SteadyOutcomes } from './steady-outcomes.js';
 import type { OpenLoopOptions } from './open-loop.js';
@@ -446,8 +447,14 @@ async function measureAlone(
     ? { prefix: population.prefix, apiKey: population.apiKey, databaseUrl: population.database.url } : undefined;
   let result: VariantResult | null = null;
   let r: Running | null = null;
+  let startSnapshotS: number | null = null;
   try {
-    const session = variant.launch({ host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared });
+    // A steady variant's workers snapshot as they start (bench/snapshot-wait.ts), then once a day.
+    const snapshotsBefore = shared === undefined ? 0 : await finishedSnapshots(shared.databaseUrl);
+    const session = variant.launch({
+      host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared,
+      ...(shared === undefined ? {} : { env: SNAPSHOT_ENV }),
+    });
     r = {
       variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
       monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
@@ -461,6 +468,10 @@ async function measureAlone(
     // A minute, as the other benches give: on a machine loaded by other work a server takes more
     // than the default 20 s to start.
     await waitReady(session.child, session.readyUrl, signal, 60_000);
+    if (shared !== undefined) {
+      startSnapshotS = await waitSnapshot(shared.databaseUrl, snapshotsBefore, signal);
+      log(`  the workers' start-up snapshot: ${startSnapshotS === null ? 'none seen' : `${startSnapshotS.toFixed(1)} s`}, before the load`);
+    }
     await variant.prepare?.(session, signal);
     await settleDrain(r, 20, 'probe', signal);
     if (settings.warmupS > 0) {
@@ -479,7 +490,10 @@ async function measureAlone(
     if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
     result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
     result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
-    if (variant.steady) result.steady = r.outcomes[0] ?? null;
+    if (variant.steady) {
+      result.steady = r.outcomes[0] ?? null;
+      result.startSnapshotS = startSnapshotS;
+    }
     log(`${variant.name}:${summary(result)}`);
     if (settings.openLoopS > 0 && settings.openLoopVariants.includes(variant.name)) {
       for (const share of OPEN_LOOP_SHARES) {
