@@ -86,6 +86,8 @@ export interface Machine {
   loadAverageAtStart: number[];
   memoryGb: number;
   redis: string;
+  /** Keys in the shared Redis at the start (absent in reports before it): each launch-day variant's key walks cover them. */
+  redisKeysAtStart?: number;
   /** Postgres's server_version when a variant whose workers run was selected, else null. */
   postgres: string | null;
   wrk: string;
@@ -681,7 +683,8 @@ export function renderMarkdown(report: Report): string {
     : `| ${v.name} | ${int(v.requestsPerSecond)} | ${ms(v.p50Ms)} | ${ms(v.p99Ms)} | ${cpuCell(v)} | ${errorsCell(v)} | ${statusesCell(v)} |`;
   const lines = [
     `Measured ${m.date} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, Redis ${m.redis}${m.postgres ? `, Postgres ${m.postgres}` : ''}, ${m.wrk}` +
-      ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}).`,
+      ` (commit ${m.commit.slice(0, 12)}, load average at start ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}` +
+      `${m.redisKeysAtStart === undefined ? '' : `, ${m.redisKeysAtStart.toLocaleString('en-US')} keys in the shared Redis`}).`,
     `wrk: ${s.threads} threads, ${s.connections} connections, ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured per variant;` +
       ` ${s.users.toLocaleString('en-US')} users, ${s.idempotencyShare * 100}% of requests with an Idempotency-Key from a pool of ${s.idempotencyPool.toLocaleString('en-US')}.` +
       (report.variants.some((v) => v.drain !== null)

@@ -254,6 +254,7 @@ async function machineFacts(redis: Redis, wrk: string, postgres: pg.Client | nul
     loadAverageAtStart: loadavg(),
     memoryGb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     redis: await redisVersion(redis),
+    redisKeysAtStart: await redis.dbsize(),
     postgres: postgres === null ? null : await postgresVersion(postgres),
     wrk,
     commit: gitCommit(),
@@ -757,6 +758,11 @@ async function main(): Promise<number> {
       'each variant alone ' +
       `(${passes * (settings.warmupS + settings.durationS)} s of load in all); ` +
       `${machine.cpus} CPUs, load ${machine.loadAverageAtStart[0].toFixed(2)}`);
+    // A launch-day variant's snapshot and start-up check walk the whole keyspace of the shared
+    // Redis: another installation's keys there (a stopped run's, say) slow every such variant.
+    if ((machine.redisKeysAtStart ?? 0) > 10_000) {
+      log(`bench: WARNING: the shared Redis holds ${machine.redisKeysAtStart} keys: the launch-day variants' key walks cover them all; run on an empty Redis`);
+    }
     for (let i = 0; i < settings.rounds; i++) {
       const order = rotated(variants, i);
       const round: RoundResult = {

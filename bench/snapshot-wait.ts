@@ -41,7 +41,7 @@ export async function waitSnapshot(url: string, before: number, signal: AbortSig
       const c = await snapshotCounts(client);
       if (c.finished > before) return c.lastSeconds;
       if (c.started <= before && Date.now() - t0 > 20_000) return null;
-      if (Date.now() - t0 > 600_000) throw new Error('the workers\' snapshot did not finish within 10 minutes');
+      if (Date.now() - t0 > 1_800_000) throw new Error('the workers\' snapshot did not finish within 30 minutes');
       await new Promise((res) => setTimeout(res, 250));
     }
   } finally {
