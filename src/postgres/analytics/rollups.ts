@@ -99,6 +99,24 @@ function add(map: Map<string, number>, key: string, n: number): void {
 const sorted = <T>(m: Map<string, T>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
+ * The rows of the users a batch saw ($1 the prefix, $2 and $3 their tenants and ids, in the order
+ * their rows are locked: the caller sorts them, so two drainers lock in one order), each found by
+ * its whole key whatever the planner knows of the table. A join of the two let a planner without
+ * statistics of the directory (a new installation's, until it is first analysed) read every row
+ * of the tenant, once per user (1.5 ms a user at 100,000 rows: the index on (prefix, tenant,
+ * user_id "C") compared in the column's own collation serves the prefix and the tenant only) or
+ * once per batch; a lookup per user (LATERAL), its id compared in "C", is an index's condition on
+ * all three. Equality is the same in both collations (the database's are deterministic).
+ */
+export const STORED_USERS_SQL =
+  `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained, u.email, u.name, u.attributes, u.emails_off
+   FROM unnest($2::text[], $3::text[]) AS i(tenant, user_id)
+   CROSS JOIN LATERAL (
+     SELECT * FROM laurel_rollup_users r
+     WHERE r.prefix = $1 AND r.tenant = i.tenant AND r.user_id = i.user_id COLLATE "C" FOR UPDATE
+   ) u`;
+
+/**
  * Adds `r` to the rollups, in `client`'s transaction. With what the drainer knows of the users'
  * rows (src/postgres/analytics/known-users.ts), a known user the batch changes nothing of is
  * neither read nor written; answers each user row read or written, as the transaction leaves it,
@@ -114,13 +132,7 @@ export async function writeRollup(
     await writeCounts(client, prefix, r, new Map(), new Map(), new Map(), new Map());
     return noted;
   }
-  const { rows } = await client.query<StoredUser>(
-    `SELECT u.tenant, u.user_id, u.first_ms, u.control, u.last_active, u.retained, u.email, u.name, u.attributes, u.emails_off
-     FROM laurel_rollup_users u
-     JOIN unnest($2::text[], $3::text[]) AS i(tenant, user_id) ON u.tenant = i.tenant AND u.user_id = i.user_id
-     WHERE u.prefix = $1 ORDER BY u.tenant, u.user_id FOR UPDATE OF u`,
-    [prefix, seen.map((u) => u.tenant), seen.map((u) => u.userId)],
-  );
+  const { rows } = await client.query<StoredUser>(STORED_USERS_SQL, [prefix, seen.map((u) => u.tenant), seen.map((u) => u.userId)]);
   const stored = new Map(rows.map((s) => [`${s.tenant}\0${s.user_id}`, s]));
   const active = new Map<string, number>();
   const fresh = new Map<string, number>();

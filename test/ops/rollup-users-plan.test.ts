@@ -1,0 +1,56 @@
+/**
+ * The drain reads the rows of the users a batch saw (src/postgres/analytics/rollups.ts
+ * STORED_USERS_SQL) by each user's whole key, whether or not Postgres has statistics of the
+ * directory: in a new installation's database, before the table is first analysed, a join once
+ * read every row of the tenant per user (the (prefix, tenant, user_id "C") index used for the
+ * prefix and the tenant only) or per batch (a hash join). Asked of Postgres's planner on a database of the test's own,
+ * with laurel's tables, 20,000 users in one tenant and autovacuum off for the table (so nothing
+ * analyses it behind the test's back), before and after ANALYZE.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORED_USERS_SQL } from '../../src/postgres/analytics/rollups.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { loadSettings } from '../../src/lib/settings.js';
+
+describe('the drain\'s lookup of the users a batch saw', () => {
+  const name = `laurel_plan_${randomBytes(5).toString('hex')}`;
+  const serverUrl = loadSettings(process.env).databaseUrl;
+  const url = serverUrl.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
+  let admin: pg.Client;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    pool = await connectPostgres(loadSettings({ ...process.env, DATABASE_URL: url }));
+    await pool.query('ALTER TABLE laurel_rollup_users SET (autovacuum_enabled = false)');
+    await pool.query(`INSERT INTO laurel_rollup_users (prefix, tenant, user_id, first_ms, control, last_active)
+      SELECT 'p', '_', 'user-' || g, 0, false, 20000 FROM generate_series(1, 20000) g`);
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin?.end();
+  });
+
+  /** The plan's lines for 100 of the users (EXPLAIN, not run). */
+  const plan = async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => `user-${i * 197 + 1}`);
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${STORED_USERS_SQL}`, ['p', ids.map(() => '_'), ids]);
+    return rows.map((r) => r['QUERY PLAN']);
+  };
+  /** Whether the plan reaches each user by an index condition on all three columns, filtering nothing. */
+  const byWholeKey = (lines: string[]) =>
+    lines.some((l) => /Index Cond: .*prefix.*tenant.*user_id/.test(l)) && !lines.some((l) => /Filter: .*user_id/.test(l));
+
+  it('reaches each user by the whole key, before and after the table is analysed', async () => {
+    const before = await plan();
+    expect(byWholeKey(before), before.join('\n')).toBe(true);
+    await pool.query('ANALYZE laurel_rollup_users');
+    const after = await plan();
+    expect(byWholeKey(after), after.join('\n')).toBe(true);
+  });
+});
