@@ -548,6 +548,7 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
   const before = sample(pids, withPostgres);
   const ownBefore = runnerUs();
   const loadStartMs = Date.now();
+  let loadEndMs: number | null = null;
   const pass = load(settings, r.session, settings.durationS, tagOf(`idem-${r.variant.name}`), signal, r.variant.steady ? seedOf(r.variant.name, r.round, 'load') : null);
   let slice: WrkResult;
   if (r.monitor === null) {
@@ -580,17 +581,20 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
       ? `${rate} req/s`
       : `${rate} events/s applied (${r.session.batch} a request${batched})`;
     log(`  ${r.variant.name}: ${figure}; ${drainLine(watched.drain, settings.drainCapS)}${hooks}`);
-    if (r.variant.steady && r.session.drain !== null) {
-      const o = await steadyOutcomes(r.session.drain.databaseUrl, r.session.drain.prefix, loadStartMs, watched.loadEndMs + 1000);
-      r.outcomes.push(o);
-      log(`  ${r.variant.name}: ${o.events} events: ${o.usersCreated} users created, ${o.streaksStarted} streaks started, ` +
-        `${o.streaksExtended} extended, ${o.achievements} achievements completed`);
-    }
+    loadEndMs = watched.loadEndMs;
   }
   const after = sample(pids, withPostgres);
   r.runnerUs += runnerUs() - ownBefore;
   r.slices.push(slice);
   r.ticks = addTicks(r.ticks, before, after);
+  // What the events did, read from the archive after the CPU was sampled: the query's own Postgres
+  // time (a scan of the population's archive) is the runner's, not the load's.
+  if (r.variant.steady && r.session.drain !== null && loadEndMs !== null) {
+    const o = await steadyOutcomes(r.session.drain.databaseUrl, r.session.drain.prefix, loadStartMs, loadEndMs + 1000);
+    r.outcomes.push(o);
+    log(`  ${r.variant.name}: ${o.events} events: ${o.usersCreated} users created, ${o.streaksStarted} streaks started, ` +
+      `${o.streaksExtended} extended, ${o.achievements} achievements completed`);
+  }
 }
 
 function openLoopLine(o: OpenLoopPass, settings: Settings): string {
