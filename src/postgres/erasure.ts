@@ -45,12 +45,25 @@ export async function redactArchive(pool: pg.Pool, prefix: string, who: ErasedUs
   }
 }
 
+/**
+ * The deletion of a user's rows of `table` ($1 prefix, $2 tenant, $3 user id). The directory's id
+ * is compared in "C", the collation of its index on (prefix, tenant, user_id): in the column's
+ * own, a planner without statistics of the table used that index for the prefix and the tenant
+ * only and read every row of the tenant (as the drain's lookup did:
+ * src/postgres/analytics/rollups.ts STORED_USERS_SQL). The other tables' indexes are in the
+ * column's collation.
+ */
+export function eraseRowsSql(table: string): string {
+  const id = table === 'laurel_rollup_users' ? 'user_id = $3 COLLATE "C"' : 'user_id = $3';
+  return `DELETE FROM ${table} WHERE prefix = $1 AND tenant = $2 AND ${id}`;
+}
+
 /** Deletes or rewrites the user's other rows; answers how many. */
 export async function eraseUserRows(pool: pg.Pool, prefix: string, who: ErasedUser): Promise<number> {
   const { tenant, userId } = who;
   let n = 0;
   for (const table of ['laurel_rollup_users', 'laurel_snapshot_users', 'laurel_deliveries', 'laurel_webhook_deliveries', 'laurel_events_rows']) {
-    const r = await pool.query(`DELETE FROM ${table} WHERE prefix = $1 AND tenant = $2 AND user_id = $3`, [prefix, tenant, userId]);
+    const r = await pool.query(eraseRowsSql(table), [prefix, tenant, userId]);
     n += r.rowCount ?? 0;
   }
   n += await eraseSentItems(pool, prefix, who);

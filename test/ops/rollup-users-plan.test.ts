@@ -1,7 +1,7 @@
 /**
  * The drain reads the rows of the users a batch saw (src/postgres/analytics/rollups.ts
- * STORED_USERS_SQL) by each user's whole key, whether or not Postgres has statistics of the
- * directory: in a new installation's database, before the table is first analysed, a join once
+ * STORED_USERS_SQL), and an erasure deletes a user's row (src/postgres/erasure.ts eraseRowsSql),
+ * by each user's whole key whether or not Postgres has statistics of the directory: in a new installation's database, before the table is first analysed, a join once
  * read every row of the tenant per user (the (prefix, tenant, user_id "C") index used for the
  * prefix and the tenant only) or per batch (a hash join). Asked of Postgres's planner on a database of the test's own,
  * with laurel's tables, 20,000 users in one tenant and autovacuum off for the table (so nothing
@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORED_USERS_SQL } from '../../src/postgres/analytics/rollups.js';
+import { eraseRowsSql } from '../../src/postgres/erasure.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { loadSettings } from '../../src/lib/settings.js';
 
@@ -46,11 +47,15 @@ describe('the drain\'s lookup of the users a batch saw', () => {
   const byWholeKey = (lines: string[]) =>
     lines.some((l) => /Index Cond: .*prefix.*tenant.*user_id/.test(l)) && !lines.some((l) => /Filter: .*user_id/.test(l));
 
+  /** The plan's lines of an erasure's deletion of one user's directory row (EXPLAIN, not run). */
+  const erasure = async () => {
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${eraseRowsSql('laurel_rollup_users')}`, ['p', '_', 'user-4001']);
+    return rows.map((r) => r['QUERY PLAN']);
+  };
+
   it('reaches each user by the whole key, before and after the table is analysed', async () => {
-    const before = await plan();
-    expect(byWholeKey(before), before.join('\n')).toBe(true);
+    for (const lines of [await plan(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
     await pool.query('ANALYZE laurel_rollup_users');
-    const after = await plan();
-    expect(byWholeKey(after), after.join('\n')).toBe(true);
+    for (const lines of [await plan(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
   });
 });
