@@ -6,12 +6,7 @@
  */
 import pg from 'pg';
 
-/**
- * The workers' snapshot every 5 minutes (LAUREL_SNAPSHOT_INTERVAL) DUMPs every ranking whole: on a
- * board of millions that takes seconds of Redis, which a pass would measure. The scale benches set
- * it to a day, and each pass starts once the snapshot the workers take as they start has finished
- * (waitSnapshot); that one is timed apart.
- */
+/** The snapshot interval of the variants that wait: a day, so none but the start-up one falls in their turn. */
 export const SNAPSHOT_ENV = { LAUREL_SNAPSHOT_INTERVAL: '24h' };
 
 /** Snapshots finished (whole or failed) and started in a variant's database. */
@@ -49,6 +44,7 @@ export async function waitSnapshot(url: string, before: number, signal: AbortSig
   }
 }
 
+/** How many snapshots have finished in a variant's database (before its workers start: the `before` of waitSnapshot). */
 export async function finishedSnapshots(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -58,4 +54,3 @@ export async function finishedSnapshots(url: string): Promise<number> {
     await client.end();
   }
 }
-
