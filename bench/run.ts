@@ -61,7 +61,7 @@ import {
   type Machine, type OpenLoopPass, type RoundResult, type Settings, type VariantResult,
 } from './report.js';
 import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIANTS, type Session, type Variant } from './variants.js';
-import { runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
+import { acceptedEvents, refusedBacklogFull, runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 import { makePopulation, type Population } from './steady-population.js';
 import { startOwnRedis } from './own-redis.js';
 import { finishedSnapshots, SNAPSHOT_ENV, waitSnapshot } from './snapshot-wait.js';
@@ -317,9 +317,10 @@ async function load(settings: Settings, session: Session, durationS: number, tag
     timeoutS: settings.timeoutS,
   }, signal);
   if (batch === undefined) return r;
-  // A batch variant counts events: each request carried `batch` (its latency stays a request's).
+  // A batch variant counts events: each request carried `batch` (its latency stays a request's),
+  // and only a batch accepted (202) is applied, not one the backlog gate refused.
   const statuses = Object.fromEntries(Object.entries(r.statuses).map(([status, n]) => [status, n * batch]));
-  return { ...r, requests: r.requests * batch, statuses };
+  return { ...r, requests: acceptedEvents(statuses), statuses };
 }
 
 const tagOf = (what: string) => `${what}-${Date.now().toString(36)}`;
@@ -690,7 +691,9 @@ async function measureReferences(
 
 function summary(r: VariantResult): string {
   const errors = r.non2xx + r.socketErrors > 0 ? `, ERRORS non-2xx ${r.non2xx} socket ${r.socketErrors}` : '';
-  return `  ${Math.round(r.requestsPerSecond)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${errors}`;
+  const refused = refusedBacklogFull(r.wrk); // a batch variant's statuses count events
+  const gate = refused > 0 ? `, ${refused} events refused (batch_backlog_full)` : '';
+  return `  ${Math.round(r.requestsPerSecond)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${gate}${errors}`;
 }
 
 /** First SIGINT/SIGTERM: abort and clean up (servers stopped, keys deleted). Second: exit now. */

@@ -18,9 +18,15 @@ end
 statuses = {}
 
 -- Counting by status is what tells 201 from 202 and shows any 4xx/5xx; wrk itself only counts
--- statuses above 399.
+-- statuses above 399. A batch refused because too many items wait for the workers (503
+-- batch_backlog_full, the backlog gate's designed answer to a sender faster than the workers) is
+-- counted apart, as "503:batch_backlog_full" (bench/wrk.ts BACKLOG_FULL), from any other 503.
 function response(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
+  local key = status
+  if status == 503 and body ~= nil and string.find(body, '"batch_backlog_full"', 1, true) then
+    key = "503:batch_backlog_full"
+  end
+  statuses[key] = (statuses[key] or 0) + 1
 end
 
 local function jsonObject(t)

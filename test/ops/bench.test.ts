@@ -25,7 +25,7 @@ import {
   buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
-import type { WrkResult } from '../../bench/wrk.js';
+import { acceptedEvents, BACKLOG_FULL, refusedBacklogFull, type WrkResult } from '../../bench/wrk.js';
 import { random } from '../../bench/random.js';
 import { drawSteady, STEADY_NEW_SHARE, STEADY_SKEW } from '../../bench/steady-draw.js';
 import { dayItems } from '../../bench/steady-population.js';
@@ -61,6 +61,15 @@ describe('bench: turns merged into one pass', () => {
     const r = variantResult('x', 'x', merged, null, 0);
     expect(r.requestsPerSecond).toBe(10_000);
     expect(r.non2xx).toBe(500);
+  });
+
+  it('counts the batches the backlog gate refused apart from the errors, and any other 503 as one', () => {
+    const r = variantResult('laurel-batch', 'x', slice(1302, 1, 1000, 5000, { 202: 1000, [BACKLOG_FULL]: 300, 503: 2 }), null, 0);
+    expect(r.non2xx).toBe(2);
+    expect(refusedBacklogFull(r.wrk)).toBe(300);
+    expect(variantResult('x', 'x', slice(10, 1, 1, 2, { 202: 10, [BACKLOG_FULL]: 4 }), null, 0).non2xx).toBe(0);
+    // A batch variant's events applied are those of the batches accepted, not of those refused.
+    expect(acceptedEvents({ 202: 1000, [BACKLOG_FULL]: 300, 503: 2 })).toBe(1000);
   });
 
   it('leaves a single pass as it is', () => {
