@@ -11,8 +11,12 @@
  * - `launch day`: archive and rollups, every event a user's first (a new user row each);
  * - `returning, first today`: archive and rollups, the events of a population of POPULATION users
  *   last active yesterday, drawn from a skewed distribution (a user's first event of the day
- *   updates their row, the rest change nothing);
- * - `returning, again today`: the same events once more, the same day (no user row changes).
+ *   updates their row, the rest change nothing; the drainer does not know their rows yet, as
+ *   after its process started: each is read, then written);
+ * - `returning, first next day, known`: the same events on the next day, the drainer knowing the
+ *   rows from the day before (each user's first event of the day moves their row in one statement,
+ *   src/postgres/analytics/rollups.ts NEW_DAY_SQL);
+ * - `returning, again that day`: the same events once more, the same day (no user row changes).
  * The rollups' and user rows' part is each scenario minus `archive`. It leaves out Postgres's
  * background processes (WAL writer, checkpointer: the WAL column is what they flush) and the
  * drain's own CPU in node (parsing, batching).
@@ -182,7 +186,8 @@ async function main(): Promise<void> {
     results.push(await measure(pool, pid, archive, known, 'archive', usersOf(EVENTS, true, 2), false, cursors, TODAY - 2));
     results.push(await measure(pool, pid, archive, known, 'launch day', usersOf(EVENTS, false, 3), true, cursors, TODAY));
     results.push(await measure(pool, pid, archive, known, 'returning, first today', returning, true, cursors, TODAY));
-    results.push(await measure(pool, pid, archive, known, 'returning, again today', returning, true, cursors, TODAY));
+    results.push(await measure(pool, pid, archive, known, 'returning, first next day, known', returning, true, cursors, TODAY + 1));
+    results.push(await measure(pool, pid, archive, known, 'returning, again that day', returning, true, cursors, TODAY + 1));
     const base = results[0].cpuUsPerEvent;
     console.log(`\n${EVENTS.toLocaleString('en')} events a scenario, ${PASS_EVENTS} a drain pass; the returning users' events come from ` +
       `${distinct.toLocaleString('en')} users of ${POPULATION.toLocaleString('en')}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);

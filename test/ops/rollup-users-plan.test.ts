@@ -1,6 +1,6 @@
 /**
  * The drain reads the rows of the users a batch saw (src/postgres/analytics/rollups.ts
- * STORED_USERS_SQL), and an erasure deletes a user's row (src/postgres/erasure.ts eraseRowsSql),
+ * STORED_USERS_SQL) and moves a returning user's day (NEW_DAY_SQL), and an erasure deletes a user's row (src/postgres/erasure.ts eraseRowsSql),
  * by each user's whole key whether or not Postgres has statistics of the directory: in a new installation's database, before the table is first analysed, a join once
  * read every row of the tenant per user (the (prefix, tenant, user_id "C") index used for the
  * prefix and the tenant only) or per batch (a hash join). Asked of Postgres's planner on a database of the test's own,
@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORED_USERS_SQL } from '../../src/postgres/analytics/rollups.js';
+import { NEW_DAY_SQL, STORED_USERS_SQL } from '../../src/postgres/analytics/rollups.js';
 import { eraseRowsSql } from '../../src/postgres/erasure.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { loadSettings } from '../../src/lib/settings.js';
@@ -43,6 +43,12 @@ describe('the drain\'s lookup of the users a batch saw', () => {
     const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${STORED_USERS_SQL}`, ['p', ids.map(() => '_'), ids]);
     return rows.map((r) => r['QUERY PLAN']);
   };
+  /** The plan's lines of a pass's new day for the same users (EXPLAIN, not run). */
+  const newDay = async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => `user-${i * 197 + 1}`);
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${NEW_DAY_SQL}`, ['p', ids.map(() => '_'), ids, ids.map(() => 20001)]);
+    return rows.map((r) => r['QUERY PLAN']);
+  };
   /** Whether the plan reaches each user by an index condition on all three columns, filtering nothing. */
   const byWholeKey = (lines: string[]) =>
     lines.some((l) => /Index Cond: .*prefix.*tenant.*user_id/.test(l)) && !lines.some((l) => /Filter: .*user_id/.test(l));
@@ -54,8 +60,8 @@ describe('the drain\'s lookup of the users a batch saw', () => {
   };
 
   it('reaches each user by the whole key, before and after the table is analysed', async () => {
-    for (const lines of [await plan(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
+    for (const lines of [await plan(), await newDay(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
     await pool.query('ANALYZE laurel_rollup_users');
-    for (const lines of [await plan(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
+    for (const lines of [await plan(), await newDay(), await erasure()]) expect(byWholeKey(lines), lines.join('\n')).toBe(true);
   });
 });

@@ -64,6 +64,11 @@ export class KnownUsers {
     this.epoch = epoch;
   }
 
+  /** Whether the user's row is known to be there (read or written since the table's epoch). */
+  has(key: string): boolean {
+    return this.days.has(key);
+  }
+
   /** Whether a batch with these active days (ascending) and no identification changes nothing of the user's stored row. */
   unchanged(key: string, activeDays: readonly number[]): boolean {
     if (!this.days.has(key)) return false;
