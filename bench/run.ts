@@ -497,7 +497,9 @@ async function measureAlone(
       result.startSnapshotS = startSnapshotS;
     }
     log(`${variant.name}:${summary(result)}`);
-    if (settings.openLoopS > 0 && settings.openLoopVariants.includes(variant.name)) {
+    // A baseline's twin gets its variant's open-loop passes.
+    const twinOf = variant.name.endsWith(baselineName('')) ? variant.name.slice(0, -baselineName('').length) : variant.name;
+    if (settings.openLoopS > 0 && settings.openLoopVariants.includes(twinOf)) {
       for (const share of OPEN_LOOP_SHARES) {
         const o = await openLoop(r, result.requestsPerSecond, share, settings, redisPid, withPostgres, signal);
         if (share === 0.5) result.openLoop = o;
