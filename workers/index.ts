@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import { connect } from '../src/engine/services.js';
+import { connect, withOwnRedis } from '../src/engine/services.js';
 import type { Services } from '../src/engine/deps.js';
 import { guardInstallation } from '../src/engine/installation-check.js';
 import { failInterruptedSnapshots } from '../src/engine/durability/snapshot.js';
@@ -76,7 +76,9 @@ export const STOP_MS = 12_000;
 const CLOSE_RESERVE_MS = 2000;
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
-  const svc = services ?? (await connect(settings, log));
+  // Beside an api in its process, the workers' reads and writes go on a connection of their own.
+  const own = services === undefined ? null : await withOwnRedis(settings, services, 'laurel-workers-data');
+  const svc = own?.services ?? (await connect(settings, log));
   if (!services) await guardInstallation(svc, log);
   const pool = await connectPostgres(settings);
   // The snapshots a process that died left unfinished: marked failed (src/engine/durability/snapshot.ts).
@@ -282,7 +284,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     await settleWithin(liveClosed, 2000);
     liveReader.disconnect();
     await closeClient(connection);
-    if (!services) await svc.close();
+    if (own !== null) await own.close();
+    else await svc.close();
     await settleWithin(pool.end(), Math.max(500, deadline - Date.now()));
   }
 

@@ -72,6 +72,27 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
   };
 }
 
+/**
+ * `svc` with a Redis connection of its own (the scripts defined on it, loaded already), for the
+ * workers when they run in an api's process (`laurel start` with one api process): on the api's
+ * connection an event's script waited behind a drain pass's pipelined reads and writes, and their
+ * replies, which a connection answers in order. What else `svc` holds (the configuration, the
+ * jobs) stays shared. `close` closes the connection only.
+ */
+export async function withOwnRedis(settings: Settings, svc: Services, name: string): Promise<{ services: Services; close(): Promise<void> }> {
+  const redis = createClient(settings, { connectionName: name, failFast: true });
+  svc.outage.watch(redis, name);
+  try {
+    await redis.connect();
+    await connectNodes(redis);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  defineScripts(redis, loadScripts());
+  return { services: { ...svc, redis }, close: () => closeClient(redis) };
+}
+
 /** Whether Redis answers a PING (the workers' readiness; the caller bounds the wait). */
 export async function redisAnswers(deps: Pick<Deps, 'redis'>): Promise<boolean> {
   return (await deps.redis.ping()) === 'PONG';
