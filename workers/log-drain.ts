@@ -20,7 +20,7 @@ import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { earlierCursors, readLogs, trimLogs } from '../src/engine/durability/event-logs.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
-import { archiveLine, LogArchive, type ArchiveBatch } from '../src/postgres/log-archive.js';
+import { archiveLine, LogArchive, type ArchiveBatch, type ArchiveStep } from '../src/postgres/log-archive.js';
 import { LogEntry, type ConsumerDrain, type DrainerConsumer, type LogConsumer } from './log-consumer.js';
 import { LOG_CONSUMERS } from './log-consumers.js';
 
@@ -125,8 +125,15 @@ export class LogDrainer {
   /** Since when the drain has been more than BEHIND_MS behind (null: it is not). */
   private behindSince: number | null = null;
 
-  /** This drainer's consumers of the log, in the order of workers/log-consumers.ts. */
-  private readonly consumers: DrainerConsumer[];
+  /** This drainer's consumers of the log, in the order of workers/log-consumers.ts, with their names. */
+  private readonly consumers: { name: string; consumer: DrainerConsumer }[];
+  /**
+   * Seconds spent in each part of the drains (wall time, so a part that waits for Redis or
+   * Postgres counts the wait; `laurel_log_drain_seconds_total`): `read` (the partitions' logs),
+   * `parse` (each entry's body), `<consumer>:<step>` (take, plan, write, archive, end), `archive`
+   * (the transaction, the consumers' archive steps in it) and `trim`.
+   */
+  readonly seconds = new Map<string, number>();
 
   /**
    * `queued`: called once a pass has put webhook deliveries in their queues (the workers' sender
@@ -135,7 +142,22 @@ export class LogDrainer {
   constructor(deps: Deps, pool: pg.Pool, queued?: () => void, consumers: readonly LogConsumer[] = LOG_CONSUMERS) {
     this.deps = deps;
     this.archive = new LogArchive(pool, deps.settings.prefix);
-    this.consumers = consumers.map((c) => c.start({ deps, pool, stats: this.stats, queued }));
+    this.consumers = consumers.map((c) => ({ name: c.name, consumer: c.start({ deps, pool, stats: this.stats, queued }) }));
+  }
+
+  /** Adds the time since `since` (performance.now()) to `part`. */
+  private spent(part: string, since: number): void {
+    this.seconds.set(part, (this.seconds.get(part) ?? 0) + (performance.now() - since) / 1000);
+  }
+
+  /** Awaits `work`, its time added to `part`. */
+  private async timed<T>(part: string, work: () => Promise<T>): Promise<T> {
+    const since = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.spent(part, since);
+    }
   }
 
   /** Logs once when the drain falls more than BEHIND_MS behind, and once when it has caught up (under a fifth of it). */
@@ -197,9 +219,9 @@ export class LogDrainer {
     const { deps } = this;
     const startedMs = Date.now();
     const result: DrainResult = { drained: 0, partitions: 0 };
-    for (const c of this.consumers) if (c.ready !== undefined && !(await c.ready())) return result;
+    for (const { consumer: c } of this.consumers) if (c.ready !== undefined && !(await c.ready())) return result;
     const drains: ConsumerDrain[] = [];
-    for (const c of this.consumers) drains.push(await c.drain(nowMs));
+    for (const { name, consumer } of this.consumers) drains.push(await this.timed(`${name}:drain`, () => consumer.drain(nowMs)));
     const drainedFrom = new Map<number, string>();
     let todo = Array.from({ length: deps.keys.partitions }, (_, p) => p);
     for (let i = 0; i < maxBatches && todo.length > 0; i++) {
@@ -219,8 +241,8 @@ export class LogDrainer {
     const left = todo.map((p) => cursors?.get(p) ?? '');
     this.covers = left.includes('') ? null : Math.min(startedMs, ...left.map(idMs));
     result.partitions = drainedFrom.size;
-    await this.trim(drainedFrom, nowMs);
-    for (const d of drains) await d.end?.();
+    await this.timed('trim', () => this.trim(drainedFrom, nowMs));
+    for (const [i, d] of drains.entries()) if (d.end !== undefined) await this.timed(`${this.consumers[i].name}:end`, () => d.end!());
     return result;
   }
 
@@ -234,10 +256,11 @@ export class LogDrainer {
     // Where each partition is read from, taken now: a pass side by side may move the shared cursors
     // while these reads are out, and the commit must check the cursor this batch was read after.
     const from = partitions.map((p) => cursors.get(p) ?? '');
-    const read = await readLogs(deps, partitions, from, BATCH);
+    const read = await this.timed('read', () => readLogs(deps, partitions, from, BATCH));
     const batches: ArchiveBatch[] = [];
     // Each consumer's part of this pass, from the configuration as the entries are read.
     const passes = drains.map((d) => d.pass());
+    const names = this.consumers.map((c) => c.name);
     const full: number[] = [];
     partitions.forEach((partition, i) => {
       const entries = read[i];
@@ -246,28 +269,48 @@ export class LogDrainer {
       const first = idMs(entries[0][0]);
       if (this.stats.oldestWaitingMs === null || first < this.stats.oldestWaitingMs) this.stats.oldestWaitingMs = first;
       if (entries.length === BATCH) full.push(partition);
+      const parsing = performance.now();
       const lines: string[] = [];
-      for (const p of passes) p.partition?.(partition);
+      const taken: LogEntry[] = [];
       for (const [id, fields] of entries) {
         const kind = fields[0] ?? 'unknown';
         // The body put together once, for the archive and the consumers.
         const body = archivedBody(fields);
         lines.push(archiveLine(id, kind, body));
         // Every entry is parsed, once (the analytics rollups take each: about 1 µs for an event's body).
-        const entry = new LogEntry(id, kind, fields, body, JSON.parse(body) as LogBody);
-        for (const p of passes) p.take(entry);
+        taken.push(new LogEntry(id, kind, fields, body, JSON.parse(body) as LogBody));
       }
+      this.spent('parse', parsing);
+      // Each consumer takes the partition's entries in the log's order.
+      passes.forEach((p, c) => {
+        const taking = performance.now();
+        p.partition?.(partition);
+        for (const entry of taken) p.take(entry);
+        this.spent(`${names[c]}:take`, taking);
+      });
       batches.push({
         partition, previous: from[i], firstId: entries[0][0], lastId: entries[entries.length - 1][0],
         count: entries.length, lines: lines.join('\n'),
       });
     });
     if (batches.length === 0) return [];
-    for (const p of passes) await p.plan?.();
-    for (const p of passes) await p.write?.();
-    for (const p of passes) p.written?.();
-    const steps = passes.flatMap((p) => p.archive?.() ?? []);
-    if (!(await this.archive.commit(batches, steps))) {
+    for (const [c, p] of passes.entries()) if (p.plan !== undefined) await this.timed(`${names[c]}:plan`, () => p.plan!());
+    for (const [c, p] of passes.entries()) if (p.write !== undefined) await this.timed(`${names[c]}:write`, () => p.write!());
+    passes.forEach((p, c) => {
+      const since = performance.now();
+      p.written?.();
+      this.spent(`${names[c]}:write`, since);
+    });
+    const steps = passes.flatMap((p, c) => {
+      const step = p.archive?.();
+      if (step === undefined) return [];
+      const timed: ArchiveStep = {
+        write: (client) => this.timed(`${names[c]}:archive`, () => step.write(client)),
+        committed: step.committed?.bind(step), failed: step.failed?.bind(step),
+      };
+      return [timed];
+    });
+    if (!(await this.timed('archive', () => this.archive.commit(batches, steps)))) {
       // Another drainer archived some of them: start again from where the archive ends.
       this.cursors = null;
       return null;

@@ -54,6 +54,8 @@ export function observeWorkers(health: WorkersHealth, svc: Services, pool: pg.Po
   metrics.counter('laurel_log_drain_entries_total', 'Event log entries the log drain archived in Postgres.', null, () => ({ '': stats.archived }));
   metrics.counter('laurel_log_drain_passes_total', 'Log drain passes, by outcome (failed: Redis or Postgres failed it; the entries wait in Redis).',
     'outcome', () => stats.passes);
+  metrics.counter('laurel_log_drain_seconds_total', 'Seconds the log drain spent in each part of its passes (wall time: a part waiting for Redis or Postgres counts the wait): read, parse, <consumer>:<step> (drain, take, plan, write, archive, end), archive (the transaction, the consumers\' archive steps in it), trim.',
+    'part', () => Object.fromEntries(drainer.seconds));
   metrics.gauge('laurel_log_drain_backlog_entries', 'Event log entries the latest drain pass found waiting to be archived.', () => stats.waiting, 'max');
   metrics.gauge('laurel_log_drain_seconds_behind', 'How far the archive is behind the event log, s: the age of what may not be archived yet (the entries made since the latest drain that read every partition began, or the oldest entry found and not archived); it grows while no drain succeeds.',
     () => secondsBehind(stats), 'max');

@@ -79,6 +79,11 @@ describe('GET /metrics with several api processes', () => {
     // The api processes and the primary, whose workers drain.
     expect(sample(text, 'laurel_scrape_processes')).toBe(p.count + 1);
     expect(sample(text, 'laurel_log_drain_passes_total{outcome="ok"}')).toBeGreaterThan(0);
+    // Where the drain's time went: the reads, the parse, each consumer's steps, the archive.
+    for (const part of ['read', 'parse', 'analytics:take', 'analytics:archive', 'webhooks:plan', 'replay:end', 'archive', 'trim']) {
+      expect(sample(text, `laurel_log_drain_seconds_total{part="${part}"}`), part).toBeGreaterThan(0);
+    }
+    expect(sample(text, 'laurel_log_drain_seconds_total{part="archive"}')).toBeGreaterThanOrEqual(sample(text, 'laurel_log_drain_seconds_total{part="analytics:archive"}')!);
     expect(sample(text, 'laurel_log_drain_backlog_entries')).not.toBeNull();
     expect(sample(text, 'laurel_log_drain_seconds_behind')).toBeLessThan(30);
     expect(sample(text, 'laurel_snapshot_age_seconds')).toBeLessThan(60);
