@@ -12,7 +12,8 @@
  * - `returning, first today`: archive and rollups, the events of a population of POPULATION users
  *   last active yesterday, drawn from a skewed distribution (a user's first event of the day
  *   updates their row, the rest change nothing; the drainer does not know their rows yet, as
- *   after its process started: each is read, then written);
+ *   after its process started: each is read and written until it has seen that the users it does
+ *   not know are mostly returning ones, then moved in one statement);
  * - `returning, first next day, known`: the same events on the next day, the drainer knowing the
  *   rows from the day before (each user's first event of the day moves their row in one statement,
  *   src/postgres/analytics/rollups.ts NEW_DAY_SQL);

@@ -111,4 +111,33 @@ describe('the rollups of returning users', () => {
     expect(new Map(rows.map((u) => [`${u.tenant}\0${u.user_id}`, { firstMs: Number(u.first_ms), control: u.control, last: u.last_active, retained: u.retained }])))
       .toEqual(truth);
   });
+
+  it('reads the users it does not know at once while they are new, and moves them first once they are mostly returning', async () => {
+    const pass = async (known: KnownUsers, from: number, day: number) => {
+      const r = emptyRollup();
+      for (let i = from; i < from + 50; i++) {
+        r.users.set(`g\0n${i}`, { tenant: 'g', userId: `n${i}`, firstMs: day * DAY_MS, control: false, activeDays: [day] });
+      }
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
+        const noted = await writeRollup(client, prefix, r, known);
+        await client.query('COMMIT');
+        known.note(noted);
+      } finally {
+        client.release();
+      }
+    };
+    // A launch day: every pass's users new.
+    const launch = new KnownUsers();
+    for (let p = 0; p < 6; p++) await pass(launch, p * 50, FIRST_DAY);
+    expect(launch.unknownMostlyReturning()).toBe(false);
+    // A drainer started the day after on those users: returning ones it does not know.
+    const restarted = new KnownUsers();
+    for (let p = 0; p < 6; p++) await pass(restarted, p * 50, FIRST_DAY + 1);
+    expect(restarted.unknownMostlyReturning()).toBe(true);
+    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM laurel_rollup_users WHERE prefix = $1 AND tenant = $2 AND last_active = $3', [prefix, 'g', FIRST_DAY + 1]);
+    expect(Number(rows[0].n)).toBe(300);
+  });
 });

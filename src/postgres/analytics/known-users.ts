@@ -64,6 +64,26 @@ export class KnownUsers {
     this.epoch = epoch;
   }
 
+  /**
+   * Of the users a pass saw without knowing them (active on one day, identifying nothing), the
+   * share that were returning ones, active before that day: a moving average over passes.
+   */
+  private returningShare = 0;
+
+  /** Notes a pass's users it did not know (`seen`) and how many of them were returning ones. */
+  noteUnknown(seen: number, returning: number): void {
+    if (seen > 0) this.returningShare = 0.8 * this.returningShare + 0.2 * (returning / seen);
+  }
+
+  /**
+   * Whether the users it does not know have mostly been returning ones (a drainer started on a
+   * population it has not seen yet), so worth moving in one statement before reading; on a launch
+   * day they are new, and read at once.
+   */
+  unknownMostlyReturning(): boolean {
+    return this.returningShare >= 0.5;
+  }
+
   /** Whether the user's row is known to be there (read or written since the table's epoch). */
   has(key: string): boolean {
     return this.days.has(key);

@@ -117,7 +117,7 @@ export const STORED_USERS_SQL =
    ) u`;
 
 /**
- * A returning user's new active day (a user whose row the drainer knows), in one statement ($1 the prefix; $2, $3 and $4 the users'
+ * A returning user's new active day, in one statement ($1 the prefix; $2, $3 and $4 the users'
  * tenants, ids and the day, one each): their row's last active day moved to it, and the day they
  * were retained set when it is the first 14 days or more after their first, where the row is
  * earlier (or has none). Answers the rows it moved, as it left them: each was active that day
@@ -176,16 +176,19 @@ export async function writeRollup(
   const fresh = new Map<string, number>();
   const freshControl = new Map<string, number>();
   const retention = new Map<string, number>();
-  // A user whose row the drainer knows is there, active on one day and identifying nothing: moved
-  // to that day in one statement if their row is earlier; the others read (a user the drainer does
-  // not know may be new, whom the statement would look up for nothing).
-  const oneDay = known === undefined ? []
-    : seen.filter((u) => u.ident === undefined && u.activeDays.length === 1 && known.has(`${u.tenant}\0${u.userId}`));
+  // A user active on one day and identifying nothing, whose row the drainer knows is there, or any
+  // such user while those it did not know were mostly returning ones: moved to that day in one
+  // statement if their row is earlier; the others read (a new user would be looked up for nothing).
+  const eligible = known === undefined ? [] : seen.filter((u) => u.ident === undefined && u.activeDays.length === 1);
+  const unknown = new Set(eligible.map((u) => `${u.tenant}\0${u.userId}`).filter((key) => !known!.has(key)));
+  const oneDay = known?.unknownMostlyReturning() ? eligible : eligible.filter((u) => !unknown.has(`${u.tenant}\0${u.userId}`));
   const moved = new Set<string>();
+  let unknownReturning = 0;
   if (oneDay.length > 0) {
     const { rows: days } = await client.query<NewDay>(NEW_DAY_SQL, [prefix, oneDay.map((u) => u.tenant), oneDay.map((u) => u.userId), oneDay.map((u) => u.activeDays[0])]);
     for (const d of days) {
       const key = `${d.tenant}\0${d.user_id}`;
+      if (unknown.has(key)) unknownReturning++;
       moved.add(key);
       add(active, `${d.tenant}\0${d.last_active}`, 1);
       if (d.retained === d.last_active) add(retention, `${d.tenant}\0${Math.floor(Number(d.first_ms) / DAY_MS)}\0${d.control}\0${d.retained}`, 1);
@@ -194,11 +197,19 @@ export async function writeRollup(
   }
   const rest = moved.size === 0 ? seen : seen.filter((u) => !moved.has(`${u.tenant}\0${u.userId}`));
   if (rest.length === 0) {
+    known?.noteUnknown(unknown.size, unknownReturning);
     await writeCounts(client, prefix, r, active, fresh, freshControl, retention);
     return noted;
   }
   const { rows } = await client.query<StoredUser>(STORED_USERS_SQL, [prefix, rest.map((u) => u.tenant), rest.map((u) => u.userId)]);
   const stored = new Map(rows.map((s) => [`${s.tenant}\0${s.user_id}`, s]));
+  // The unknown users read who were returning ones (the statement would have moved them).
+  for (const u of rest) {
+    const key = `${u.tenant}\0${u.userId}`;
+    const s = unknown.has(key) ? stored.get(key) : undefined;
+    if (s !== undefined && (s.last_active === null || s.last_active < u.activeDays[0])) unknownReturning++;
+  }
+  known?.noteUnknown(unknown.size, unknownReturning);
   const changed: [tenant: string, user: string, firstMs: number, control: boolean, last: number | null, retained: number | null, who: Identity][] = [];
   for (const u of rest) {
     const s = stored.get(`${u.tenant}\0${u.userId}`);
