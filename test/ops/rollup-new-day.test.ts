@@ -29,6 +29,19 @@ describe('the rollups of returning users', () => {
   beforeAll(async () => {
     pool = await connectPostgres(loadSettings(process.env));
   });
+  /** A pass's rollup written as the drain writes it: in a transaction, with what the drainer knows, which learns the rows once it committed. */
+  const write = async (r: BatchRollup, known: KnownUsers) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
+      const noted = await writeRollup(client, prefix, r, known);
+      await client.query('COMMIT');
+      known.note(noted);
+    } finally {
+      client.release();
+    }
+  };
   afterAll(async () => {
     for (const table of TABLES) await pool?.query(`DELETE FROM ${table} WHERE prefix = $1`, [prefix]);
     await pool?.end();
@@ -80,16 +93,7 @@ describe('the rollups of returning users', () => {
           }
         }
       }
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
-        const noted = await writeRollup(client, prefix, r, known);
-        await client.query('COMMIT');
-        known.note(noted);
-      } finally {
-        client.release();
-      }
+      await write(r, known);
     }
 
     const { rows: days } = await pool.query<{ tenant: string; day: number; active_users: string; new_users: string; new_control: string }>(
@@ -118,16 +122,7 @@ describe('the rollups of returning users', () => {
       for (let i = from; i < from + 50; i++) {
         r.users.set(`g\0n${i}`, { tenant: 'g', userId: `n${i}`, firstMs: day * DAY_MS, control: false, activeDays: [day] });
       }
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        known.at((await client.query<{ epoch: string }>(EPOCH_SQL)).rows[0].epoch);
-        const noted = await writeRollup(client, prefix, r, known);
-        await client.query('COMMIT');
-        known.note(noted);
-      } finally {
-        client.release();
-      }
+      await write(r, known);
     };
     // A launch day: every pass's users new.
     const launch = new KnownUsers();
