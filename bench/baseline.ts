@@ -67,3 +67,9 @@ export function prepareBaseline(root: string, revision: string): Baseline {
 
 /** The baseline twin's name of a variant. */
 export const baselineName = (name: string): string => `${name}@base`;
+
+/** The variant a baseline twin's name is of; null for a name that is not a twin's. */
+export function twinOf(name: string): string | null {
+  const suffix = baselineName('');
+  return name.endsWith(suffix) ? name.slice(0, -suffix.length) : null;
+}

@@ -47,7 +47,7 @@ import { waitForWebhooks, webhooksReceived } from './webhook-receiver.js';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
-import { BaselineError, baselineName, prepareBaseline, type Baseline } from './baseline.js';
+import { BaselineError, prepareBaseline, twinOf, type Baseline } from './baseline.js';
 import type pg from 'pg';
 import { addTicks, childPids, isLocalRedis, perRequest, postgresTicks, sample, ZERO_SAMPLE, type CpuSample, type Pids } from './cpu.js';
 import { DrainMonitor, evalMicros, mergeDrainTurns, SAMPLE_MS, type DrainTurn } from './drain.js';
@@ -498,8 +498,7 @@ async function measureAlone(
     }
     log(`${variant.name}:${summary(result)}`);
     // A baseline's twin gets its variant's open-loop passes.
-    const twinOf = variant.name.endsWith(baselineName('')) ? variant.name.slice(0, -baselineName('').length) : variant.name;
-    if (settings.openLoopS > 0 && settings.openLoopVariants.includes(twinOf)) {
+    if (settings.openLoopS > 0 && settings.openLoopVariants.includes(twinOf(variant.name) ?? variant.name)) {
       for (const share of OPEN_LOOP_SHARES) {
         const o = await openLoop(r, result.requestsPerSecond, share, settings, redisPid, withPostgres, signal);
         if (share === 0.5) result.openLoop = o;
@@ -789,7 +788,7 @@ async function main(): Promise<number> {
       round.references = await measureReferences(round.variants, settings, redis, redisPid, controller.signal);
       round.ratios = roundRatios(round.variants);
       // The targets' ratios and how the two laurel variants compare, as far as measured.
-      const twins = order.filter((v) => v.name.endsWith(baselineName(''))).map((v) => ratioName(v.name.slice(0, -baselineName('').length), v.name));
+      const twins = order.flatMap((v) => { const of = twinOf(v.name); return of === null ? [] : [ratioName(of, v.name)]; });
       const figures = [...twins, ...TARGETS.map((t) => ratioName(t.of, t.over)), ratioName('laurel-features', 'laurel-event')]
         .map((name) => ({ name, value: round.ratios.find((x) => x.name === name)?.value ?? null }))
         .filter((x): x is { name: string; value: number } => x.value !== null)

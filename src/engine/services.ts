@@ -10,10 +10,10 @@ import { Clock } from '../lib/clock.js';
 import { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { ConfigStore } from '../config/store.js';
-import { answersPing, closeClient, connectNodes, createClient, probeRedis } from '../redis/client.js';
+import { answersPing, closeClient, connectNodes, createClient, probeRedis, type RedisClient } from '../redis/client.js';
 import { RedisOutage } from '../redis/outage.js';
 import { Keys } from '../redis/keys.js';
-import { defineScripts, loadScripts, preloadScripts } from '../redis/scripts.js';
+import { defineScripts, loadScripts, preloadScripts, type Script } from '../redis/scripts.js';
 import type { Deps, Services } from './deps.js';
 import { Jobs } from './jobs.js';
 import { PendingPlacements } from './durability/outage-phase2.js';
@@ -36,13 +36,7 @@ export interface ConnectOptions {
 export async function connect(settings: Settings, log: Logger, readiness?: Readiness, opts: ConnectOptions = {}): Promise<Services> {
   await probeRedis(settings);
   const outage = new RedisOutage(log);
-  // Fails fast while Redis is down (requests answer 503); reconnects by itself with a backoff.
-  const redis = createClient(settings, { connectionName: 'laurel', failFast: true });
-  outage.watch(redis, 'laurel');
-  await redis.connect();
-  await connectNodes(redis);
-  const scripts = loadScripts();
-  defineScripts(redis, scripts);
+  const { redis, scripts } = await scriptedClient(settings, outage, 'laurel');
   if (opts.preload !== false) await preloadScripts(redis, scripts);
   if (readiness) readiness.scriptsLoaded = true;
   const keys = new Keys(settings.prefix, settings.partitions);
@@ -73,15 +67,13 @@ export async function connect(settings: Settings, log: Logger, readiness?: Readi
 }
 
 /**
- * `svc` with a Redis connection of its own (the scripts defined on it, loaded already), for the
- * workers when they run in an api's process (`laurel start` with one api process): on the api's
- * connection an event's script waited behind a drain pass's pipelined reads and writes, and their
- * replies, which a connection answers in order. What else `svc` holds (the configuration, the
- * jobs) stays shared. `close` closes the connection only.
+ * A connection named `name`, watched by `outage`, connected (each primary of a Cluster), with the
+ * scripts defined on it. It fails fast while Redis is down (requests answer 503) and reconnects by
+ * itself with a backoff.
  */
-export async function withOwnRedis(settings: Settings, svc: Services, name: string): Promise<{ services: Services; close(): Promise<void> }> {
+async function scriptedClient(settings: Settings, outage: RedisOutage, name: string): Promise<{ redis: RedisClient; scripts: Script[] }> {
   const redis = createClient(settings, { connectionName: name, failFast: true });
-  svc.outage.watch(redis, name);
+  outage.watch(redis, name);
   try {
     await redis.connect();
     await connectNodes(redis);
@@ -89,7 +81,20 @@ export async function withOwnRedis(settings: Settings, svc: Services, name: stri
     redis.disconnect();
     throw err;
   }
-  defineScripts(redis, loadScripts());
+  const scripts = loadScripts();
+  defineScripts(redis, scripts);
+  return { redis, scripts };
+}
+
+/**
+ * `svc` with a Redis connection of its own (the scripts defined on it, loaded already), for the
+ * workers when they run in an api's process (`laurel start` with one api process): on the api's
+ * connection an event's script waited behind a drain pass's pipelined reads and writes, and their
+ * replies, which a connection answers in order. What else `svc` holds (the configuration, the
+ * jobs) stays shared. `close` closes the connection only.
+ */
+export async function withOwnRedis(settings: Settings, svc: Services, name: string): Promise<{ services: Services; close(): Promise<void> }> {
+  const { redis } = await scriptedClient(settings, svc.outage, name);
   return { services: { ...svc, redis }, close: () => closeClient(redis) };
 }
 

@@ -10,7 +10,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { baselineName, prepareBaseline } from '../../bench/baseline.js';
+import { baselineName, prepareBaseline, twinOf } from '../../bench/baseline.js';
 import { addTicks, childPids, perRequest, sample, statTimes, type CpuSample } from '../../bench/cpu.js';
 import {
   addMark, compareStreamIds, copiedOf, lagSeconds, marksAfter, mergeDrainTurns, openRange, parseStreamId, planCopied, summarizeDrain,
@@ -85,6 +85,11 @@ describe('bench: a baseline (BENCH_BASELINE)', () => {
     expect(pairs.filter(([, over]) => over.endsWith('@base'))).toHaveLength(1);
     expect(pairs.slice(1)).toEqual(RATIO_PAIRS);
     expect(ratioPairs(['laurel-points'])).toEqual(RATIO_PAIRS);
+  });
+
+  it('knows the variant a twin is of', () => {
+    expect(twinOf(baselineName('laurel-system'))).toBe('laurel-system');
+    expect(twinOf('laurel-system')).toBeNull();
   });
 
   it('refuses what is not a commit of the repository, with the reason', () => {
