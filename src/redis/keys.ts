@@ -29,6 +29,8 @@
  *                                                        of the window whose points.changed it waits for
  *                                                        (ms); hash: the same -> its latest entry's awards
  *                                                        (src/engine/webhooks/points-changed.ts)
+ *   <prefix>:{dc}                                      string: the service's clock (ms) before which every
+ *                                                        event's log entry has been drained (the same)
  *   <prefix>:{p<N>}:bq                                 stream: the partition's batch queue, one entry per
  *                                                        batch chunk not yet applied (src/domain/batches.ts)
  *   <prefix>:{p<N>}:bqn                                counter: the items in the batch queue
@@ -309,6 +311,14 @@ export class Keys {
    */
   partitionPointsChanged(partition: number): { latest: string; due: string } {
     return { latest: `${this.slots[partition]}pcw`, due: `${this.slots[partition]}pcdue` };
+  }
+
+  /**
+   * The service's clock (ms) before which every event's log entry has been drained and so noted
+   * (src/engine/webhooks/points-changed.ts): the windows that ended before it are complete.
+   */
+  get drainedClock(): string {
+    return `${this.prefix}:{dc}`;
   }
 
   partitionLog(partition: number): string {

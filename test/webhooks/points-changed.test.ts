@@ -2,7 +2,8 @@
  * points.changed through the real server and workers, with the manual clock, on Redis and on the
  * Cluster (the windows are noted in each partition's slot: src/engine/webhooks/points-changed.ts):
  * one delivery a window with the latest of drain passes apart, two systems apart, none before the
- * window ends, never twice for a window noted again after it was sent, and the next window's.
+ * window ends nor before the drain has gone past its end, never twice for a window noted again
+ * after it was sent, and the next window's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.js';
@@ -61,5 +62,19 @@ describe.each(targets())('points.changed on %s', (target) => {
     await work();
     expect(bodies().slice(4).map((b) => [b.user.id, b.points.key, b.points.total]).sort()).toEqual([['win', 'coins', 4], ['win', 'xp', 40]]);
     expect(new Set(hook.at('/windows').map((r) => r.headers['webhook-id'])).size).toBe(6);
+  });
+
+  it('takes a window once the drain has gone past its end: an award of its last second is in the delivery', async () => {
+    await s.setClock('2027-01-05T10:40:00Z');
+    await s.event('lessons', 'late', 1);
+    await work();
+    await s.setClock('2027-01-05T10:44:59Z');
+    await s.event('lessons', 'late', 1);
+    // The window has ended and the sender passes before the drain has read the award.
+    await s.setClock('2027-01-05T10:45:00Z');
+    await s.workers!.testing.webhooksNow();
+    await work();
+    const late = bodies().filter((b) => b.user.id === 'late').map((b) => [b.points.key, b.points.total]).sort();
+    expect(late).toEqual([['coins', 2], ['xp', 20]]);
   });
 });

@@ -10,8 +10,12 @@
  * entry of the window noted meanwhile is sent instead), then the member is taken
  * (lua/pointsTake-2.lua) unless the drain noted a later entry or window since it was read. A window
  * noted after its delivery was sent (the drain far behind) changes nothing: the delivery is not
- * sent twice. The index is in the snapshots, and a restore notes again the entries after the
- * snapshot (src/engine/durability/restore.ts).
+ * sent twice. A window is taken only once the drain has gone past its end: each drain that read
+ * every partition's log to its end says where the service's clock stood when it began (less the
+ * time an event may take from its clock reading to its log entry, `SETTLE_MS`), so an award in the
+ * window's last second, drained a moment after the end, is in the delivery. The index is in the
+ * snapshots, and a restore notes again the entries after the snapshot
+ * (src/engine/durability/restore.ts).
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
@@ -34,6 +38,22 @@ const GROUP = 32;
 const STALE_MS = 24 * 3_600_000;
 /** Members a note or a take writes per command. */
 const PER_COMMAND = 3000;
+/**
+ * How long (ms) an event may take from reading the clock to its log entry (src/engine/event/record.ts):
+ * a drain that began at T has seen every event before T less this. None on the manual clock, which
+ * stands still between the requests that set it.
+ */
+const SETTLE_MS = 2000;
+
+/**
+ * Says that a drain which began at `clockAtStart` (the service's clock) has read every partition's
+ * log to its end and noted what it read. Another drainer's older figure may overwrite a newer one:
+ * a window then waits for the next drain.
+ */
+export async function noteDrained(deps: Pick<Context, 'redis' | 'keys' | 'clock'>, clockAtStart: number): Promise<void> {
+  const settle = deps.clock.mode === 'manual' ? 0 : SETTLE_MS;
+  await deps.redis.set(deps.keys.drainedClock, String(clockAtStart - settle));
+}
 
 /** An entry's stream id written so that comparing the strings compares the entries. */
 function sortable(id: string): string {
@@ -73,12 +93,16 @@ interface Due {
  */
 export async function recordPointsChanged(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings'>, pool: pg.Pool): Promise<number> {
   const { redis, keys } = deps;
+  const drained = await redis.get(keys.drainedClock);
+  // No drain has read the logs to their end yet: no window is known complete.
+  if (drained === null) return 0;
   let recorded = 0;
   for (let g = 0; g < keys.partitions; g += GROUP) {
     const partitions = Array.from({ length: Math.min(GROUP, keys.partitions - g) }, (_, i) => g + i);
     const now = deps.clock.now();
+    const ended = Math.min(now, Number(drained));
     const read = await Promise.all(sentTogether(redis, () => partitions.map((p) =>
-      redis.zrangebyscore(keys.partitionPointsChanged(p).due, '-inf', now, 'WITHSCORES', 'LIMIT', 0, TAKE))));
+      redis.zrangebyscore(keys.partitionPointsChanged(p).due, '-inf', ended, 'WITHSCORES', 'LIMIT', 0, TAKE))));
     const due = new Map<number, Due[]>();
     read.forEach((flat, i) => {
       const members: Due[] = [];
