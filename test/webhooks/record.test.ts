@@ -3,7 +3,7 @@
  * deliveries.ts): first attempts recorded in bulk, the delivered as rows of the record per endpoint
  * (up to 500 a row, lz4), the others as rows of their own; recorded again (a process whose claim ran
  * out), a delivery keeps its first record; the deliveries listed from both as one, newest first, by
- * pages and status; a delivered one retried from a row of its own; both pruned; the record found by
+ * pages (a row's items made far apart too) and status; a delivered one retried from a row of its own; both pruned; the record found by
  * id (a claim run out); rows due claimed per endpoint, another's backlog never filling them.
  */
 import { randomUUID } from 'node:crypto';
@@ -100,6 +100,21 @@ describe('the record of webhook deliveries', () => {
     // Pruned: the record's rows and settled deliveries made before the time given; the pending one stays.
     expect(await pruneSettled(pool, prefix, t0 + 2000)).toBeGreaterThanOrEqual(3);
     expect((await listDeliveries(pool, prefix, 'l', { limit: 10, skip: 0 })).map((d) => d.id)).toEqual([target.id]);
+  });
+
+  it('lists by pages each delivery once when a row\'s items were made at times far apart (sends ended out of order)', async () => {
+    const t0 = now + 7_200_000;
+    // 40 rows of 5: row r holds the deliveries made at t0 + r + 100 k, so the newest of all are one in each row.
+    for (let r = 0; r < 40; r++) {
+      await record(Array.from({ length: 5 }, (_, k) => delivered(claimed('pages', r * 5 + k, t0 + r + 100 * k), t0 + 500)));
+    }
+    const all = await listDeliveries(pool, prefix, 'pages', { limit: 200, skip: 0 });
+    expect(all).toHaveLength(200);
+    const created = all.map((d) => d.createdAt);
+    expect(created).toEqual([...created].sort((x, y) => y - x));
+    const paged: WebhookDelivery[] = [];
+    for (let skip = 0; skip < 200; skip += 10) paged.push(...await listDeliveries(pool, prefix, 'pages', { limit: 10, skip }));
+    expect(paged.map((d) => d.id)).toEqual(all.map((d) => d.id));
   });
 
   it('claims each endpoint\'s own due deliveries (retries, the clock\'s events), however many another has due before', async () => {

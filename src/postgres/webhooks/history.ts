@@ -34,14 +34,17 @@ function delivered(endpointId: string, item: Item, [at, lastStatus]: [number, nu
 
 /**
  * The deliveries of an endpoint's rows of the record that their first attempt delivered (of one
- * tenant's events only, with `tenant`), newest first: at least `want` of them, if there are.
+ * tenant's events only, with `tenant`): at least the newest `want` of them, if there are. A row's
+ * items were made at different times (sends end out of order), each no later than the row
+ * (src/postgres/webhooks/sent.ts), so rows are read newest first until `want` items are newer
+ * than every row left: a row read later can hold none of the newest `want`.
  */
 async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: string, want: number, tenant: string | null): Promise<WebhookDelivery[]> {
   const out: WebhookDelivery[] = [];
   const chunk = Math.min(500, Math.ceil(want / ROW_GUESS) + 1);
   // The last row read: the next chunk starts after it.
   let after: [Date | null, string] = [null, '0'];
-  while (out.length < want) {
+  for (;;) {
     const { rows } = await pool.query<SettledRow>(
       `SELECT id, items, outcomes, created_at FROM laurel_webhook_sent
        WHERE prefix = $1 AND endpoint_id = $2 AND settled_at IS NOT NULL AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::bigint))
@@ -57,7 +60,12 @@ async function settledDeliveries(pool: pg.Pool, prefix: string, endpointId: stri
       });
     }
     if (rows.length < chunk) break;
-    after = [rows[rows.length - 1].created_at, rows[rows.length - 1].id];
+    const last = rows[rows.length - 1].created_at;
+    const lastMs = last.getTime();
+    let newer = 0;
+    for (const d of out) if (d.createdAt > lastMs) newer++;
+    if (newer >= want) break;
+    after = [last, rows[rows.length - 1].id];
   }
   return out;
 }
