@@ -45,8 +45,8 @@ export interface DrainerConsumer {
 export interface ConsumerDrain {
   /** One pass over a group of partitions, made once its entries are read, from the configuration then. */
   pass(): ConsumerPass;
-  /** Once the drain's passes are archived and the logs trimmed. */
-  end?(): Promise<void>;
+  /** Once the drain's passes are archived and the logs trimmed; `whole`: it read every partition's log to its end. */
+  end?(whole: boolean): Promise<void>;
 }
 
 export interface ConsumerPass {

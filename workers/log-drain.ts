@@ -19,7 +19,6 @@ import { entryBody, type LogBody } from '../src/model/log.js';
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';
 import { earlierCursors, readLogs, trimLogs } from '../src/engine/durability/event-logs.js';
-import { noteDrained } from '../src/engine/webhooks/points-changed.js';
 import { isText, NOT_TEXT } from '../src/lib/text.js';
 import { archiveLine, LogArchive, type ArchiveBatch, type ArchiveStep } from '../src/postgres/log-archive.js';
 import { LogEntry, type ConsumerDrain, type DrainerConsumer, type LogConsumer } from './log-consumer.js';
@@ -219,7 +218,6 @@ export class LogDrainer {
   private async drainAll(maxBatches: number, nowMs: number): Promise<DrainResult> {
     const { deps } = this;
     const startedMs = Date.now();
-    const clockAtStart = deps.clock.now();
     const result: DrainResult = { drained: 0, partitions: 0 };
     for (const { consumer: c } of this.consumers) if (c.ready !== undefined && !(await c.ready())) return result;
     const drains: ConsumerDrain[] = [];
@@ -242,10 +240,10 @@ export class LogDrainer {
     const cursors = this.cursors === null ? null : await this.cursors;
     const left = todo.map((p) => cursors?.get(p) ?? '');
     this.covers = left.includes('') ? null : Math.min(startedMs, ...left.map(idMs));
-    if (todo.length === 0) await noteDrained(deps, clockAtStart);
     result.partitions = drainedFrom.size;
     await this.timed('trim', () => this.trim(drainedFrom, nowMs));
-    for (const [i, d] of drains.entries()) if (d.end !== undefined) await this.timed(`${this.consumers[i].name}:end`, () => d.end!());
+    const whole = todo.length === 0;
+    for (const [i, d] of drains.entries()) if (d.end !== undefined) await this.timed(`${this.consumers[i].name}:end`, () => d.end!(whole));
     return result;
   }
 

@@ -3,12 +3,15 @@
  * type the log gives, the entries that may call for one (src/domain/webhooks/events.ts mayNotify)
  * are parsed, and their webhook deliveries (src/engine/webhooks/plan.ts) put in the endpoints'
  * queues in Redis before the archive's transaction (src/engine/webhooks/queue.ts): each entry's
- * once, however often a pass is made again, since the queues mark the entries they took.
+ * once, however often a pass is made again, since the queues mark the entries they took. A drain
+ * that read every log to its end then says where the service's clock stood as it began: the
+ * `points.changed` windows that ended before it are complete (src/engine/webhooks/points-changed.ts).
  */
 import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
 import { anyDue, dueWanted } from '../src/engine/notifications/due-index.js';
 import { maySetZone, zoneMovesWanted } from '../src/engine/notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
+import { noteDrained } from '../src/engine/webhooks/points-changed.js';
 import { rankNotesWanted } from '../src/engine/webhooks/rank-notes.js';
 import { enqueue, type QueuedDelivery } from '../src/engine/webhooks/queue.js';
 import { planned, type LogConsumer } from './log-consumer.js';
@@ -17,6 +20,8 @@ export const webhooksLog: LogConsumer = {
   name: 'webhooks',
   start: ({ deps, queued }) => ({
     async drain() {
+      // Before anything is read: a drain that reads every log to its end has seen every event before it.
+      const clockAtStart = deps.clock.now();
       return {
         pass() {
           const snapshot = deps.store.current;
@@ -51,6 +56,10 @@ export const webhooksLog: LogConsumer = {
               queued?.();
             },
           };
+        },
+        // The points.changed windows that ended before it are complete (src/engine/webhooks/points-changed.ts).
+        async end(whole) {
+          if (whole) await noteDrained(deps, clockAtStart);
         },
       };
     },
