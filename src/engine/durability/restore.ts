@@ -90,10 +90,10 @@ const CLOCK_MARGIN_MS = 5000;
 
 /**
  * Whether Redis holds any key of the installation's data: not what running processes write whatever
- * Redis holds (their heartbeats, the marks, the workers' queues).
+ * Redis holds (their heartbeats, the marks, the workers' queues, where the drain's clock stood).
  */
 async function redisHoldsData(redis: RedisClient, keys: Keys): Promise<boolean> {
-  const marks = new Set([keys.apiProcesses, keys.apiConfigVersions, keys.apiClockSettings, keys.lostData, keys.restoring]);
+  const marks = new Set([keys.apiProcesses, keys.apiConfigVersions, keys.apiClockSettings, keys.lostData, keys.restoring, keys.drainedClock]);
   const isData = (key: string) => !marks.has(key) && !key.startsWith(`${keys.queuePrefix}:`);
   for await (const batch of scanKeys(redis, `${keys.prefix}:*`, 1000)) if (batch.some(isData)) return true;
   return false;
