@@ -99,11 +99,15 @@ describe('laurel loadtest against a server with a known latency', () => {
     expect(r).toMatchObject({ scheduled: 1000, sent: 1000, requests: 1000 });
     // A fifth of the requests fell due in the stall: they waited from 1 s down to nothing. Counted
     // from their sends, the 16 connections' worth sent before the stall would be all that shows.
+    // The bounds are the stall's, not the machine's speed: the other requests took the server's
+    // 5 ms plus whatever the machine adds (a loaded one: over 10 ms at the median), far below the
+    // stall; none waited longer than the stall and its own answer (counted from the run's start,
+    // or twice, some would show seconds).
     expect(r.latencyMs.p90!, output).toBeGreaterThan(300);
     expect(r.latencyMs.p99!, output).toBeGreaterThan(900);
     expect(r.latencyMs.max!, output).toBeGreaterThan(990);
-    expect(r.latencyMs.max!, output).toBeLessThan(1100);
-    expect(r.latencyMs.p50!, output).toBeLessThan(10);
+    expect(r.latencyMs.max!, output).toBeLessThan(1500);
+    expect(r.latencyMs.p50!, output).toBeLessThan(100);
     // The wait was for connections (all 16 held by the stall), not the generator's.
     expect(r.generator.waitedForConnection, output).toBeGreaterThan(100);
   });
