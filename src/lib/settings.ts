@@ -31,6 +31,11 @@ export interface Settings {
   heartbeatMs: number;
   /** How often the workers take a snapshot of Redis into Postgres (ms). */
   snapshotIntervalMs: number;
+  /**
+   * Keys in a run's slot above which a snapshot reads a run of an uncapped board member by member
+   * (src/redis/run-members.ts); 0: every such run.
+   */
+  snapshotRunKeys: number;
   /** Bytes a live updates socket may let wait before it is closed (LAUREL_LIVE_MAX_BACKPRESSURE). */
   liveMaxBackpressure: number;
   /** Seconds a live updates socket may stay silent (it is pinged before) before it is closed (LAUREL_LIVE_IDLE_TIMEOUT). */
@@ -206,6 +211,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     liveIdleTimeoutS: int('LAUREL_LIVE_IDLE_TIMEOUT', env.LAUREL_LIVE_IDLE_TIMEOUT, 120, 8, 960),
     liveLingerS: int('LAUREL_LIVE_LINGER', env.LAUREL_LIVE_LINGER, 120, 0, 600),
     snapshotIntervalMs: parseDuration('LAUREL_SNAPSHOT_INTERVAL', env.LAUREL_SNAPSHOT_INTERVAL, 5 * 60_000, 1000),
+    snapshotRunKeys: int('LAUREL_SNAPSHOT_RUN_KEYS', env.LAUREL_SNAPSHOT_RUN_KEYS, 20_000, 0, 2 ** 31),
     autoRestore: env.LAUREL_AUTO_RESTORE === '1' || env.LAUREL_AUTO_RESTORE === 'true',
     metrics: metricsSetting(env.LAUREL_METRICS),
     auditRetentionDays: int('LAUREL_AUDIT_RETENTION_DAYS', env.LAUREL_AUDIT_RETENTION_DAYS, 365, 1, 36_500),

@@ -107,6 +107,12 @@ export async function snapshotKeysNaming(pool: pg.Pool, prefix: string, userId: 
   return rows.map((r) => r.key);
 }
 
+/** A snapshot's copy of a key as kept (null: none). */
+export async function snapshotKeyCopy(pool: pg.Pool, prefix: string, key: string): Promise<Buffer | null> {
+  const { rows } = await pool.query<{ dump: Buffer }>('SELECT dump FROM laurel_snapshot_keys WHERE prefix = $1 AND key = $2', [prefix, key]);
+  return rows[0]?.dump ?? null;
+}
+
 /**
  * A snapshot's copy of a key made again from Redis as it is now (`dump` and its digest), or
  * dropped (null: the key is gone). A key the snapshots do not hold is left to them.

@@ -156,7 +156,7 @@ export interface LiveTopicKeys {
 }
 
 /** 32-bit FNV-1a over the UTF-16 code units of a string, continued from `h`. */
-function fnv1a(s: string, h: number): number {
+export function fnv1a(s: string, h: number): number {
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
@@ -167,6 +167,12 @@ function fnv1a(s: string, h: number): number {
 function escapeId(id: string): string {
   if (id.indexOf(':') < 0 && id.indexOf('%') < 0) return id;
   return id.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+/** A user id from its part of a key's name (escapeId undone). */
+export function unescapeId(part: string): string {
+  if (part.indexOf('%') < 0) return part;
+  return part.replace(/%(25|3A)/g, (_, code: string) => (code === '25' ? '%' : ':'));
 }
 
 /** The keys of one user: what a phase-1 script receives. */

@@ -35,7 +35,9 @@ describe.each(targets())('erasing a user on %s', (target) => {
   it('leaves no trace of the user in Redis or Postgres, nor after a restore', { timeout: 120_000 }, async () => {
     const hook = await startReceiver();
     cleanups.push(() => hook.close());
-    const env = { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' };
+    // Every run of an uncapped board in the snapshots by buckets of users (src/redis/run-members.ts):
+    // the victim's bucket, which the keeper shares, is read again without them.
+    const env = { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1', LAUREL_SNAPSHOT_RUN_KEYS: '0' };
     let s: TestServer = await startTestServer({ target, clock: 'manual', workers: true, env });
     const { prefix, adminKey } = s;
     cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
@@ -76,6 +78,7 @@ describe.each(targets())('erasing a user on %s', (target) => {
           name: 'League', key: 'league', status: 'active', rankBy: 'metric', metricId: ids.lessons, runUnit: 'day', runInterval: 1,
           league: { cohortSize: 5, tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }] },
         },
+        { name: 'Everyone', key: 'everyone', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: null },
       ],
     });
     expect(boards.status, boards.text).toBe(201);
@@ -129,6 +132,12 @@ describe.each(targets())('erasing a user on %s', (target) => {
     for (const table of ['laurel_log', 'laurel_snapshot_users', 'laurel_deliveries', 'laurel_webhook_sent']) {
       expect(before.some((t) => t.startsWith(`${table}:`)), `${table} holds the victim before`).toBe(true);
     }
+    const buckets = async (needle: string) => (await pool.query<{ key: string }>(
+      `SELECT key FROM laurel_snapshot_keys WHERE prefix = $1 AND key LIKE '%}:#m%' AND position($2::bytea IN dump) > 0`, [prefix, Buffer.from(needle)],
+    )).rows.map((r) => r.key);
+    const shared = await buckets(victim);
+    expect(shared).toHaveLength(1);
+    expect(await buckets(other)).toEqual(shared);
 
     await s.event('lessons', racer, 1);
     // The workers stopped: what the request leaves to their pass stays until they run again.
@@ -189,6 +198,9 @@ describe.each(targets())('erasing a user on %s', (target) => {
     expect(kept.body[0].current).toBe(2);
     const runAfter = await s.request('GET', '/api/leaderboards/daily?run=2026-03-02');
     expect(runAfter.body.rankings.map((r: { userId: string }) => r.userId)).toEqual([other]);
+    expect(await buckets(victim)).toEqual([]);
+    expect(await buckets(other)).toEqual(shared);
+    const everyone = (await s.request('GET', '/api/leaderboards/everyone')).body;
 
     // Redis lost: restored from the snapshot and the archive, the user stays gone.
     await s.close();
@@ -198,6 +210,9 @@ describe.each(targets())('erasing a user on %s', (target) => {
     expect((await s.request('GET', `/api/users/${victim}`)).status).toBe(404);
     const keeper = await s.request('GET', `/api/users/${other}/metrics`);
     expect(keeper.body[0].current).toBe(2);
+    // The keeper's place on the uncapped board, from the bucket read again.
+    expect((await s.request('GET', '/api/leaderboards/everyone')).body).toEqual(everyone);
+    expect(everyone.rankings.map((r: { userId: string }) => r.userId)).toContain(other);
 
     // A later event with the same id makes a new user.
     const fresh = await s.event('lessons', victim, 1);

@@ -38,6 +38,7 @@ import { earliestStart } from '../../domain/anniversaries.js';
 import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
+import { bucketOfKey, restoreBucket } from '../../redis/run-members.js';
 import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 import { completeAchievement } from '../achievements/complete.js';
@@ -191,6 +192,12 @@ export class Restore {
       for await (const all of snapshots.keys()) {
         const batch = all.filter((k) => keptKey(k.key));
         await Promise.all(batch.map(async (k) => {
+          // A large run's users, kept member by member (src/redis/run-members.ts).
+          const bucket = bucketOfKey(keys, k.key);
+          if (bucket !== null) {
+            await restoreBucket(redis, bucket.run, k.dump);
+            return;
+          }
           await redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE');
           if (isSketch(k.key)) await keepRestoredSketch(redis, k.key);
         }));

@@ -30,6 +30,7 @@ import { postgresHoldsData } from '../../postgres/installation-data.js';
 import type { Context } from '../context.js';
 import { isSketch, readSketches } from '../analytics/sketches.js';
 import { keysOfPatterns } from './snapshot-walks.js';
+import { readRunByMembers } from '../../redis/run-members.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
 export class SnapshotError extends Error {}
@@ -177,6 +178,20 @@ async function readSlot(deps: Pick<Context, 'redis' | 'keys'>, names: Set<string
 }
 
 /**
+ * The run whose slot (`tag`) holds `names`, when it is read member by member (src/redis/run-members.ts):
+ * a run of an uncapped board without a league, its slot holding more than
+ * `LAUREL_SNAPSHOT_RUN_KEYS` keys. Null: DUMPed whole (readSlot). A capped board's placement may
+ * push another user out, writing two users' keys at once; a run of a board no longer configured
+ * is not known to be uncapped.
+ */
+function memberwiseRun(deps: Pick<Context, 'keys' | 'store' | 'settings'>, tag: string, names: Set<string>): LeaderboardKeys | null {
+  if (names.size <= deps.settings.snapshotRunKeys || !tag.startsWith('lb:')) return null;
+  const board = deps.store.current.leaderboards.get(tag.split(':')[2] ?? '');
+  if (board === undefined || board.maxParticipants !== null || board.league) return null;
+  return deps.keys.runOfMembers(`${deps.keys.prefix}:{${tag}}:m`);
+}
+
+/**
  * How far before the last snapshot began an incremental one looks for users the log changed. An
  * entry's `drained_at` is when its drain transaction began, not when it committed: a transaction
  * open while the last snapshot began (the drain commits several a second, each open for
@@ -296,34 +311,42 @@ async function snapshotInto(
   const seen = new Set<string>();
   let read = 0;
   let written = 0;
+  let changed: KeyState[] = [];
+  const flush = async () => {
+    await store.saveKeys(id, changed);
+    written += changed.length;
+    changed = [];
+  };
+  const keep = async (key: string, dump: Buffer) => {
+    seen.add(key);
+    read++;
+    const digest = createHash('sha1').update(dump).digest('base64');
+    if (digests.get(key) !== digest) changed.push({ key, digest, dump });
+    if (changed.length >= 500) await flush();
+  };
   for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
-    for (const slots of slotBatches(await keysBySlot(redis, settings.prefix, patterns))) {
-      const changed: KeyState[] = [];
-      for (const dumps of await Promise.all(slots.map((names) => readSlot(deps, names)))) {
-        for (const [key, dump] of dumps) {
-          seen.add(key);
-          read++;
-          const digest = createHash('sha1').update(dump).digest('base64');
-          if (digests.get(key) !== digest) changed.push({ key, digest, dump });
-        }
-      }
-      await store.saveKeys(id, changed);
-      written += changed.length;
+    const slots = await keysBySlot(redis, settings.prefix, patterns);
+    // The large runs of uncapped boards, member by member (src/redis/run-members.ts).
+    for (const [tag, names] of slots) {
+      const run = memberwiseRun(deps, tag, names);
+      if (run === null) continue;
+      slots.delete(tag);
+      await readRunByMembers(redis, run, names, keep);
     }
+    for (const batch of slotBatches(slots)) {
+      for (const dumps of await Promise.all(batch.map((names) => readSlot(deps, names)))) {
+        for (const [key, dump] of dumps) await keep(key, dump);
+      }
+      await flush();
+    }
+    await flush();
   }
   // The sketches of the days the drain changed (all of them on a full snapshot); a copy that fails
   // leaves them noted for the next one.
   const sketches = await readSketches(deps, allTenants(deps), isFull);
   try {
-    const changed: KeyState[] = [];
-    for (const [key, dump] of sketches.dumps) {
-      seen.add(key);
-      read++;
-      const digest = createHash('sha1').update(dump).digest('base64');
-      if (digests.get(key) !== digest) changed.push({ key, digest, dump });
-    }
-    for (let i = 0; i < changed.length; i += 500) await store.saveKeys(id, changed.slice(i, i + 500));
-    written += changed.length;
+    for (const [key, dump] of sketches.dumps) await keep(key, dump);
+    await flush();
   } catch (err) {
     await sketches.putBack();
     throw err;

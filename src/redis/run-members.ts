@@ -1,0 +1,192 @@
+/**
+ * A large run of an uncapped board in the snapshots, member by member (docs/operations.md,
+ * "Snapshots"). A run's slot holds its ranking, members and sequences and a history and awards
+ * key per participant: DUMPed whole in one transaction (src/engine/durability/snapshot.ts
+ * readSlot), a million participants are two million DUMPs in one reply, and a ranking of a hundred
+ * million would not fit one Postgres value (1 GB). The runs the snapshot chooses
+ * (src/engine/durability/snapshot.ts memberwiseRun) are read instead a few hundred users at a time
+ * (lua/boardMembers-n.lua: each user as they stand at one moment, which is what a restore's replay
+ * needs: a placement writes a user's member, sequence and history in one script) and kept in
+ * buckets of about a thousand users by a hash of their id, one row each
+ * (`<run's keys>#m<buckets>.<bucket>`): a bucket that did not change keeps its digest and is not
+ * written again. The run's other keys (its rank changes `:s`, the falls counter `:f`) are DUMPed
+ * apart; they count over the users, so placements made while the run is read may be in them and
+ * not in the users' rows or the reverse (a restore's statistics of the run may differ by those;
+ * its rankings do not).
+ */
+import type { RedisClient } from './client.js';
+import { fnv1a, unescapeId, type Keys, type LeaderboardKeys } from './keys.js';
+import * as boardMembers from './scripts/boardMembers.js';
+import { MEMBER_FIELDS, type MemberState } from './scripts/boardMembers.js';
+
+/** Users a bucket holds about, and users read per script. */
+const PER_BUCKET = 1000;
+const PER_READ = 250;
+/** Buckets read at once. */
+const PARALLEL = 4;
+
+const MARK = '#m';
+
+/** The row of bucket `bucket` of `buckets` of a run whose keys begin with `base` (`<prefix>:{lb:…}:`). */
+function bucketKey(base: string, buckets: number, bucket: number): string {
+  return `${base}${MARK}${buckets}.${bucket}`;
+}
+
+/** The run's keys and the bucket a row holds, or null when `key` is not a bucket's row (a key of Redis). */
+export function bucketOfKey(keys: Keys, key: string): { run: LeaderboardKeys; buckets: number; bucket: number } | null {
+  const at = key.lastIndexOf(`}:${MARK}`);
+  if (at < 0) return null;
+  const m = /^(\d+)\.(\d+)$/.exec(key.slice(at + 2 + MARK.length));
+  const run = m === null ? null : keys.runOfMembers(`${key.slice(0, at + 2)}m`);
+  return run === null || m === null ? null : { run, buckets: Number(m[1]), bucket: Number(m[2]) };
+}
+
+function bucketOf(userId: string, buckets: number): number {
+  return fnv1a(userId, 0x811c9dc5) & (buckets - 1);
+}
+
+/** The common part of a run's keys, `<prefix>:{lb:…}:`. */
+function baseOf(run: LeaderboardKeys): string {
+  return run.members.slice(0, -1);
+}
+
+/** A hash's fields (or a sorted set's members), a page at a time. */
+async function* fieldsOf(redis: RedisClient, key: string, sorted: boolean): AsyncGenerator<string[]> {
+  let cursor = '0';
+  do {
+    const [next, flat] = sorted ? await redis.zscan(key, cursor, 'COUNT', 1000) : await redis.hscan(key, cursor, 'COUNT', 1000);
+    cursor = next;
+    const fields: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) fields.push(flat[i]);
+    yield fields;
+  } while (cursor !== '0');
+}
+
+/**
+ * Every user the run holds anything of: the members, the sequences (kept for users who left), what
+ * the webhooks and the live publisher last saw, the expiries, and the users of the history and
+ * awards keys among `names` (a history stays for a user who left).
+ */
+async function usersOf(redis: RedisClient, run: LeaderboardKeys, names: Set<string>): Promise<Set<string>> {
+  const users = new Set<string>();
+  const base = baseOf(run);
+  for (const name of names) {
+    if (name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`)) users.add(unescapeId(name.slice(base.length + 2)));
+  }
+  for (const [key, sorted] of [[run.members, false], [run.sequences, false], [run.reported, false], [run.live, false], [run.expiry, true]] as const) {
+    for await (const fields of fieldsOf(redis, key, sorted)) for (const f of fields) users.add(f);
+  }
+  return users;
+}
+
+/** The keys of a run that are kept per user (the rest of its slot is DUMPed apart). */
+function isPerUser(run: LeaderboardKeys, name: string): boolean {
+  const base = baseOf(run);
+  return [run.ranking, run.members, run.sequences, run.expiry, run.reported, run.live].includes(name)
+    || name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`);
+}
+
+/** Users' states as one value: per user its id and MEMBER_FIELDS, each `<length>:<bytes>` or `-:` (none). */
+export function packMembers(states: MemberState[]): Buffer {
+  const parts: Buffer[] = [];
+  const put = (value: Buffer | null) => {
+    if (value === null) parts.push(Buffer.from('-:'));
+    else parts.push(Buffer.from(`${value.length}:`), value);
+  };
+  for (const state of states) {
+    put(Buffer.from(state.userId));
+    for (const field of MEMBER_FIELDS) put(state[field]);
+  }
+  return Buffer.concat(parts);
+}
+
+export function unpackMembers(packed: Buffer): MemberState[] {
+  const states: MemberState[] = [];
+  let at = 0;
+  const next = (): Buffer | null => {
+    const colon = packed.indexOf(0x3a, at);
+    const head = packed.subarray(at, colon).toString();
+    if (head === '-') {
+      at = colon + 1;
+      return null;
+    }
+    const value = Buffer.from(packed.subarray(colon + 1, colon + 1 + Number(head)));
+    at = colon + 1 + Number(head);
+    return value;
+  };
+  while (at < packed.length) {
+    const state = { userId: next()!.toString() } as MemberState;
+    for (const field of MEMBER_FIELDS) state[field] = next();
+    states.push(state);
+  }
+  return states;
+}
+
+/** The users' states now, those the run holds anything of, in the order given. */
+async function readUsers(redis: RedisClient, run: LeaderboardKeys, userIds: string[]): Promise<MemberState[]> {
+  const states: MemberState[] = [];
+  for (let i = 0; i < userIds.length; i += PER_READ) {
+    for (const state of await boardMembers.run(redis, run, userIds.slice(i, i + PER_READ))) {
+      if (MEMBER_FIELDS.some((f) => state[f] !== null)) states.push(state);
+    }
+  }
+  return states;
+}
+
+/**
+ * Reads a run member by member: hands `keep` each bucket's row (a bucket without users has none)
+ * and each of the slot's other keys (`names` as SCAN found them) as DUMPed.
+ */
+export async function readRunByMembers(
+  redis: RedisClient, run: LeaderboardKeys, names: Set<string>, keep: (key: string, dump: Buffer) => Promise<void>,
+): Promise<void> {
+  const others = [...names].filter((name) => !isPerUser(run, name));
+  if (others.length > 0) {
+    const multi = redis.multi();
+    for (const name of others) multi.dumpBuffer(name);
+    const results = (await multi.exec()) ?? [];
+    for (const [i, [err, dump]] of results.entries()) {
+      if (err) throw err;
+      if (dump !== null) await keep(others[i], dump as Buffer);
+    }
+  }
+  const users = await usersOf(redis, run, names);
+  let buckets = 1;
+  while (buckets * PER_BUCKET < users.size) buckets *= 2;
+  const byBucket: string[][] = Array.from({ length: buckets }, () => []);
+  for (const userId of users) byBucket[bucketOf(userId, buckets)].push(userId);
+  users.clear();
+  const base = baseOf(run);
+  for (let b = 0; b < buckets; b += PARALLEL) {
+    const read = await Promise.all(byBucket.slice(b, b + PARALLEL).map((ids) => readUsers(redis, run, ids.sort())));
+    for (const [i, states] of read.entries()) if (states.length > 0) await keep(bucketKey(base, buckets, b + i), packMembers(states));
+  }
+}
+
+/** A bucket's row made again from Redis as it is now, for the users it holds (null: none of them is left). */
+export async function readBucketAgain(redis: RedisClient, keys: Keys, key: string, packed: Buffer): Promise<Buffer | null> {
+  const found = bucketOfKey(keys, key);
+  if (found === null) return null;
+  const states = await readUsers(redis, found.run, unpackMembers(packed).map((s) => s.userId));
+  return states.length === 0 ? null : packMembers(states);
+}
+
+/** Writes a bucket's users back into their run (a restore, into a Redis without the run). */
+export async function restoreBucket(redis: RedisClient, run: LeaderboardKeys, packed: Buffer): Promise<number> {
+  const states = unpackMembers(packed);
+  const multi = redis.multi();
+  for (const s of states) {
+    if (s.member !== null && s.score !== null) {
+      multi.zadd(run.ranking, s.score, s.member);
+      multi.hset(run.members, s.userId, s.member);
+    }
+    if (s.sequence !== null) multi.hset(run.sequences, s.userId, s.sequence);
+    if (s.expiry !== null) multi.zadd(run.expiry, s.expiry, s.userId);
+    if (s.reported !== null) multi.hset(run.reported, s.userId, s.reported);
+    if (s.published !== null) multi.hset(run.live, s.userId, s.published);
+    if (s.history !== null) multi.restore(run.history(s.userId), 0, s.history, 'REPLACE');
+    if (s.awards !== null) multi.restore(run.awards(s.userId), 0, s.awards, 'REPLACE');
+  }
+  for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
+  return states.length;
+}

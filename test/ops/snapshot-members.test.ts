@@ -1,0 +1,110 @@
+/**
+ * A large run of an uncapped board in the snapshots member by member (src/redis/run-members.ts):
+ * kept in buckets of users, each bucket written again only when one of its users changed, and
+ * restored exactly (ranks, values, histories and awards of users whose ids need escaping in key
+ * names too). The threshold is set to 0 here: every run of an uncapped board is read so.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { restoreWith } from '../../src/engine/installation-check.js';
+import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
+import { createLogger } from '../../src/lib/log.js';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { copyConfig } from '../../workers/config-copy.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+
+const log = createLogger('silent');
+
+describe.each(targets())('a large uncapped run in the snapshots on %s', (target) => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  it('is kept by buckets of users, written again where they changed, and restored exactly', { timeout: 180_000 }, async () => {
+    const env = { LAUREL_SNAPSHOT_RUN_KEYS: '0' };
+    let s: TestServer = await startTestServer({ target, clock: 'manual', env });
+    const { prefix, adminKey } = s;
+    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
+    cleanups.push(() => s.close());
+    const pool = await connectPostgres(s.settings);
+    cleanups.push(() => pool.end());
+
+    await s.setClock('2026-03-02T08:00:00Z');
+    const ids = await s.metrics('lessons');
+    const xp = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' }] }],
+    });
+    expect(xp.status, xp.text).toBe(201);
+    const boards = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'Everyone', key: 'everyone', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: null },
+        { name: 'XP', key: 'xp-all', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, maxParticipants: null },
+      ],
+    });
+    expect(boards.status, boards.text).toBe(201);
+
+    // 2,100 users (three buckets' worth: four buckets), ties among them; ids a key name escapes.
+    const odd = ['a:b', '50%', '%3A', 'ü-ß', 'x:%:y'];
+    const users = [...odd, ...Array.from({ length: 2100 - odd.length }, (_, i) => `u${i}`)];
+    for (let i = 0; i < users.length; i += 50) {
+      await Promise.all(users.slice(i, i + 50).map((u, j) => s.event('lessons', u, 1 + ((i + j) % 7))));
+    }
+    await s.setClock('2026-03-03T08:00:00Z');
+    for (const u of odd) await s.event('lessons', u, 3);
+
+    const rows = async () => (await pool.query<{ key: string; snapshot: number }>(
+      `SELECT key, snapshot::int AS snapshot FROM laurel_snapshot_keys WHERE prefix = $1 AND key LIKE '%{lb:%' ORDER BY key`, [prefix],
+    )).rows;
+    const full = await takeSnapshot(s.api.services, pool, true);
+    const kept = await rows();
+    const buckets = kept.filter((r) => r.key.includes('}:#m'));
+    // Both boards' runs by buckets (four each), and no run key DUMPed whole but the counts over
+    // its users (rank changes, falls).
+    expect(buckets.map((r) => r.key.slice(r.key.indexOf('}:#m') + 2)).sort()).toEqual(['#m4.0', '#m4.0', '#m4.1', '#m4.1', '#m4.2', '#m4.2', '#m4.3', '#m4.3']);
+    expect(kept.filter((r) => !r.key.includes('}:#m')).map((r) => r.key.slice(r.key.lastIndexOf('}:') + 2)).sort()).toEqual(['f', 'f', 's', 's']);
+
+    // One user's event changes their bucket of each board only.
+    const placed = (await s.request('GET', '/api/users/u7/leaderboards/everyone')).body.value as number;
+    await s.event('lessons', 'u7', 5);
+    // Placed after the answer: waited for.
+    await expect.poll(async () => (await s.request('GET', '/api/users/u7/leaderboards/everyone')).body.value).toBe(placed + 5);
+    await expect.poll(async () => (await s.request('GET', '/api/users/u7/leaderboards/xp-all')).body.value).toBe(placed * 10 + 50);
+    const incremental = await takeSnapshot(s.api.services, pool);
+    expect(incremental!.full).toBe(false);
+    const again = await rows();
+    const rewritten = again.filter((r) => r.snapshot === incremental!.id && r.key.includes('}:#m'));
+    expect(rewritten).toHaveLength(2);
+    expect(again.filter((r) => r.snapshot === full!.id && r.key.includes('}:#m'))).toHaveLength(6);
+
+    const reads = async () => {
+      const out: Record<string, unknown> = {};
+      for (const board of ['everyone', 'xp-all']) {
+        for (let offset = 0; offset < users.length; offset += 1000) {
+          const r = await s.request('GET', `/api/leaderboards/${board}?limit=1000&offset=${offset}`);
+          expect(r.status, r.text).toBe(200);
+          out[`${board} ${offset}`] = r.body;
+        }
+        for (const u of [...odd, 'u7', 'u2000']) {
+          const r = await s.request('GET', `/api/users/${encodeURIComponent(u)}/leaderboards/${board}`);
+          expect(r.status, r.text).toBe(200);
+          out[`${board} ${u}`] = r.body;
+        }
+      }
+      for (const u of odd) out[`points ${u}`] = (await s.request('GET', `/api/users/${encodeURIComponent(u)}/points/xp?awards=100`)).body;
+      return out;
+    };
+    const before = await reads();
+    expect((before['everyone a:b'] as { history: unknown[] }).history).toHaveLength(2);
+
+    // Redis lost: the snapshot's buckets give every place back (the configuration from its copy,
+    // which the workers make).
+    await copyConfig(s.api.services, pool);
+    await s.close();
+    const result = await restoreWith(s.settings, log, pool, false);
+    expect(result).toMatchObject({ failed: 0 });
+    s = await startTestServer({ target, clock: 'manual', env: { ...env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey } });
+    await s.setClock('2026-03-03T08:00:00Z');
+    const after = await reads();
+    for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
+  });
+});
