@@ -19,6 +19,11 @@
   sequence, the expiry, the reported and published '<rank>|<value>', and the DUMPs of the history
   and the awards.
 ]]
+-- The run's keys that may not exist (a metric board has no expiries, a run nobody watched no
+-- reported or published places): looked up once, not once per user.
+local has = {}
+for k = 3, 6 do has[k] = redis.call('EXISTS', KEYS[k]) == 1 end
+
 local out = {}
 local n = 0
 for i = 1, #ARGV do
@@ -28,10 +33,10 @@ for i = 1, #ARGV do
   if member then score = redis.call('ZSCORE', KEYS[1], member) end
   out[n + 1] = member
   out[n + 2] = score
-  out[n + 3] = redis.call('HGET', KEYS[3], userId)
-  out[n + 4] = redis.call('ZSCORE', KEYS[4], userId)
-  out[n + 5] = redis.call('HGET', KEYS[5], userId)
-  out[n + 6] = redis.call('HGET', KEYS[6], userId)
+  out[n + 3] = has[3] and redis.call('HGET', KEYS[3], userId)
+  out[n + 4] = has[4] and redis.call('ZSCORE', KEYS[4], userId)
+  out[n + 5] = has[5] and redis.call('HGET', KEYS[5], userId)
+  out[n + 6] = has[6] and redis.call('HGET', KEYS[6], userId)
   out[n + 7] = redis.call('DUMP', KEYS[5 + 2 * i])
   out[n + 8] = redis.call('DUMP', KEYS[6 + 2 * i])
   n = n + 8

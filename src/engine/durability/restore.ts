@@ -191,16 +191,17 @@ export class Restore {
       result.users = await this.restoreUsers(snapshots, positions, gone);
       for await (const all of snapshots.keys()) {
         const batch = all.filter((k) => keptKey(k.key));
-        await Promise.all(batch.map(async (k) => {
-          // A large run's users, kept member by member (src/redis/run-members.ts).
-          const bucket = bucketOfKey(keys, k.key);
-          if (bucket !== null) {
-            await restoreBucket(redis, bucket.run, k.dump);
-            return;
-          }
+        // A large run's users, kept by buckets (src/redis/run-members.ts): a bucket's thousands
+        // of commands a few buckets at a time, not every bucket of the page at once.
+        const buckets = batch.map((k) => [k, bucketOfKey(keys, k.key)] as const);
+        await Promise.all(buckets.filter(([, b]) => b === null).map(async ([k]) => {
           await redis.call('RESTORE', k.key, '0', k.dump, 'REPLACE');
           if (isSketch(k.key)) await keepRestoredSketch(redis, k.key);
         }));
+        const runs = buckets.filter(([, b]) => b !== null);
+        for (let i = 0; i < runs.length; i += 4) {
+          await Promise.all(runs.slice(i, i + 4).map(([k, b]) => restoreBucket(redis, b!.run, k.dump)));
+        }
         result.keys += batch.length;
       }
     }

@@ -311,18 +311,23 @@ async function snapshotInto(
   const seen = new Set<string>();
   let read = 0;
   let written = 0;
+  // Written 500 keys or 8 MB at a time (a large run's buckets are about 130 kB each).
   let changed: KeyState[] = [];
+  let bytes = 0;
   const flush = async () => {
     await store.saveKeys(id, changed);
     written += changed.length;
     changed = [];
+    bytes = 0;
   };
   const keep = async (key: string, dump: Buffer) => {
     seen.add(key);
     read++;
     const digest = createHash('sha1').update(dump).digest('base64');
-    if (digests.get(key) !== digest) changed.push({ key, digest, dump });
-    if (changed.length >= 500) await flush();
+    if (digests.get(key) === digest) return;
+    changed.push({ key, digest, dump });
+    bytes += dump.length;
+    if (changed.length >= 500 || bytes >= 8e6) await flush();
   };
   for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
     const slots = await keysBySlot(redis, settings.prefix, patterns);
