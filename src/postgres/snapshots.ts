@@ -249,6 +249,21 @@ export class SnapshotStore {
     }
   }
 
+  /**
+   * The rows of the runs kept by buckets of users (src/redis/run-members.ts), and the ranking and
+   * members rows of the same runs kept whole, with the snapshot that wrote each.
+   */
+  async runRows(): Promise<{ buckets: { key: string; snapshot: number }[]; whole: { key: string; snapshot: number }[] }> {
+    const { rows: buckets } = await this.pool.query<{ key: string; snapshot: number }>(
+      `SELECT key, snapshot::int AS snapshot FROM laurel_snapshot_keys WHERE prefix = $1 AND strpos(key, '}:#m') > 0`, [this.prefix],
+    );
+    const bases = [...new Set(buckets.map((r) => r.key.slice(0, r.key.indexOf('}:#m') + 2)))];
+    const { rows: whole } = await this.pool.query<{ key: string; snapshot: number }>(
+      'SELECT key, snapshot::int AS snapshot FROM laurel_snapshot_keys WHERE prefix = $1 AND key = ANY($2)', [this.prefix, bases.flatMap((b) => [`${b}r`, `${b}m`])],
+    );
+    return { buckets, whole };
+  }
+
   /** Every other key's latest state, a batch at a time. */
   async *keys(batch = 500): AsyncGenerator<KeyState[]> {
     let after = '';

@@ -80,7 +80,7 @@ async function usersOf(redis: RedisClient, run: LeaderboardKeys, names: Set<stri
 }
 
 /** The keys of a run that are kept per user (the rest of its slot is DUMPed apart). */
-function isPerUser(run: LeaderboardKeys, name: string): boolean {
+export function isPerUser(run: LeaderboardKeys, name: string): boolean {
   const base = baseOf(run);
   return [run.ranking, run.members, run.sequences, run.expiry, run.reported, run.live].includes(name)
     || name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`);
@@ -189,4 +189,48 @@ export async function restoreBucket(redis: RedisClient, run: LeaderboardKeys, pa
   }
   for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
   return states.length;
+}
+
+/** A row of the snapshots' keys: its name, and the snapshot that wrote it. */
+export interface KeptRow {
+  key: string;
+  snapshot: number;
+}
+
+/**
+ * Which rows of the snapshots a restore takes of the runs kept by buckets. A run is kept one way
+ * at a time, whole or by buckets of a count; a snapshot that changed the way and did not finish
+ * left rows of both (the latest snapshot that finished drops the rows of the ways it did not
+ * write), and the new way's may be part of one. From the bucket rows (`buckets`) and the ranking
+ * and members rows of their runs (`whole`), each run's way is the one whose rows the latest
+ * snapshot that finished (`finished`) or an earlier one wrote. Answers whether a row is taken.
+ */
+export function layoutChoice(keys: Keys, buckets: KeptRow[], whole: KeptRow[], finished: number): (key: string) => boolean {
+  const ways = new Map<string, Map<string, number>>();
+  const note = (base: string, way: string, snapshot: number) => {
+    let of = ways.get(base);
+    if (of === undefined) ways.set(base, (of = new Map()));
+    of.set(way, Math.max(of.get(way) ?? 0, snapshot));
+  };
+  for (const row of buckets) {
+    const b = bucketOfKey(keys, row.key);
+    if (b !== null) note(baseOf(b.run), `${MARK}${b.buckets}`, row.snapshot);
+  }
+  for (const row of whole) note(row.key.slice(0, row.key.indexOf('}:') + 2), 'whole', row.snapshot);
+  const chosen = new Map<string, string>();
+  for (const [base, of] of ways) {
+    if (of.size < 2) continue;
+    const ranked = [...of].sort((a, b) => b[1] - a[1]);
+    chosen.set(base, (ranked.find(([, snapshot]) => snapshot <= finished) ?? ranked[0])[0]);
+  }
+  if (chosen.size === 0) return () => true;
+  return (key) => {
+    const b = bucketOfKey(keys, key);
+    if (b !== null) return (chosen.get(baseOf(b.run)) ?? `${MARK}${b.buckets}`) === `${MARK}${b.buckets}`;
+    const base = key.slice(0, key.indexOf('}:') + 2);
+    const way = chosen.get(base);
+    if (way === undefined || way === 'whole') return true;
+    const run = keys.runOfMembers(`${base}m`);
+    return run === null || !isPerUser(run, key);
+  };
 }

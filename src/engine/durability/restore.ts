@@ -38,7 +38,7 @@ import { earliestStart } from '../../domain/anniversaries.js';
 import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
-import { bucketOfKey, restoreBucket } from '../../redis/run-members.js';
+import { bucketOfKey, layoutChoice, restoreBucket } from '../../redis/run-members.js';
 import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
 import type { Keys } from '../../redis/keys.js';
 import { completeAchievement } from '../achievements/complete.js';
@@ -189,8 +189,10 @@ export class Restore {
     const positions = new Map<string, string>();
     if (snapshot !== null) {
       result.users = await this.restoreUsers(snapshots, positions, gone);
+      const { buckets: bucketRows, whole } = await snapshots.runRows();
+      const taken = layoutChoice(keys, bucketRows, whole, snapshot.id);
       for await (const all of snapshots.keys()) {
-        const batch = all.filter((k) => keptKey(k.key));
+        const batch = all.filter((k) => keptKey(k.key) && taken(k.key));
         // A large run's users, kept by buckets (src/redis/run-members.ts): a bucket's thousands
         // of commands a few buckets at a time, not every bucket of the page at once.
         const buckets = batch.map((k) => [k, bucketOfKey(keys, k.key)] as const);

@@ -311,7 +311,6 @@ async function snapshotInto(
   const seen = new Set<string>();
   let read = 0;
   let written = 0;
-  // Written 500 keys or 8 MB at a time (a large run's buckets are about 130 kB each).
   let changed: KeyState[] = [];
   let bytes = 0;
   const flush = async () => {
@@ -320,37 +319,45 @@ async function snapshotInto(
     changed = [];
     bytes = 0;
   };
-  const keep = async (key: string, dump: Buffer) => {
+  const keep = (key: string, dump: Buffer) => {
     seen.add(key);
     read++;
     const digest = createHash('sha1').update(dump).digest('base64');
     if (digests.get(key) === digest) return;
     changed.push({ key, digest, dump });
     bytes += dump.length;
-    if (changed.length >= 500 || bytes >= 8e6) await flush();
   };
   for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
     const slots = await keysBySlot(redis, settings.prefix, patterns);
-    // The large runs of uncapped boards, member by member (src/redis/run-members.ts).
+    // The large runs of uncapped boards, member by member (src/redis/run-members.ts), their
+    // buckets written 8 MB at a time (each bucket's users whole in it; about 130 kB a bucket).
     for (const [tag, names] of slots) {
       const run = memberwiseRun(deps, tag, names);
       if (run === null) continue;
       slots.delete(tag);
-      await readRunByMembers(redis, run, names, keep);
+      await readRunByMembers(redis, run, names, async (key, dump) => {
+        keep(key, dump);
+        if (bytes >= 8e6) await flush();
+      });
+      await flush();
     }
+    // The other slots a few at a time, each batch's changes in one statement: a snapshot that
+    // fails part-way never leaves a slot's keys half of one moment and half of another.
     for (const batch of slotBatches(slots)) {
       for (const dumps of await Promise.all(batch.map((names) => readSlot(deps, names)))) {
-        for (const [key, dump] of dumps) await keep(key, dump);
+        for (const [key, dump] of dumps) keep(key, dump);
       }
       await flush();
     }
-    await flush();
   }
-  // The sketches of the days the drain changed (all of them on a full snapshot); a copy that fails
-  // leaves them noted for the next one.
+  // The sketches of the days the drain changed (all of them on a full snapshot), 500 a statement;
+  // a copy that fails leaves them noted for the next one.
   const sketches = await readSketches(deps, allTenants(deps), isFull);
   try {
-    for (const [key, dump] of sketches.dumps) await keep(key, dump);
+    for (const [key, dump] of sketches.dumps) {
+      keep(key, dump);
+      if (changed.length >= 500) await flush();
+    }
     await flush();
   } catch (err) {
     await sketches.putBack();
