@@ -2,7 +2,7 @@
  * A large run of an uncapped board in the snapshots, member by member (docs/operations.md,
  * "Snapshots"). A run's slot holds its ranking, members and sequences and a history and awards
  * key per participant: DUMPed whole in one transaction (src/engine/durability/snapshot.ts
- * readSlot), a million participants are two million DUMPs in one reply, and a ranking of a hundred
+ * readSlot), a million participants are a million DUMPs in one reply (two on a points board), and a ranking of a hundred
  * million would not fit one Postgres value (1 GB). The runs the snapshot chooses
  * (src/engine/durability/snapshot.ts memberwiseRun) are read instead a few hundred users at a time
  * (lua/boardMembers-n.lua: each user as they stand at one moment, which is what a restore's replay

@@ -2,7 +2,8 @@
  * A large run of an uncapped board in the snapshots member by member (src/redis/run-members.ts):
  * kept in buckets of users, each bucket written again only when one of its users changed, and
  * restored exactly (ranks, values, histories and awards of users whose ids need escaping in key
- * names too). The threshold is set to 0 here: every run of an uncapped board is read so.
+ * names too), an erasure's copies made again of the buckets holding the user only. The threshold
+ * is set to 0 here: every run of an uncapped board is read so.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { restoreWith } from '../../src/engine/installation-check.js';
@@ -10,6 +11,7 @@ import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { copyConfig } from '../../workers/config-copy.js';
+import { copyAgain } from '../../src/engine/users/snapshot-copies.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const log = createLogger('silent');
@@ -75,6 +77,16 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
     const rewritten = again.filter((r) => r.snapshot === incremental!.id && r.key.includes('}:#m'));
     expect(rewritten).toHaveLength(2);
     expect(again.filter((r) => r.snapshot === full!.id && r.key.includes('}:#m'))).toHaveLength(6);
+
+    // An erasure's copies made again: the buckets that hold the user only (one a board), not those
+    // whose bytes hold its id as a part of another (u10, u100, ...); none for a deleted tenant's.
+    const bucketKeys = again.filter((r) => r.key.includes('}:#m')).map((r) => r.key);
+    const holding = (await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM laurel_snapshot_keys WHERE prefix = $1 AND key = ANY($2) AND position('u1'::bytea IN dump) > 0`, [prefix, bucketKeys],
+    )).rows[0].n;
+    expect(holding).toBeGreaterThan(2);
+    expect(await copyAgain(s.api.services, pool, bucketKeys, 'u1')).toBe(2);
+    expect(await copyAgain(s.api.services, pool, bucketKeys, null)).toBe(0);
 
     const reads = async () => {
       const out: Record<string, unknown> = {};

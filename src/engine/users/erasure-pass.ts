@@ -75,7 +75,7 @@ async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: 
   const lines = await redactArchive(pool, settings.prefix, who);
   let rows = audited + await eraseUserRows(pool, settings.prefix, who);
   const copies = new Set([...leftovers.touched, ...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
-  rows += await copyAgain(deps, pool, copies);
+  rows += await copyAgain(deps, pool, copies, who.userId);
   let logged = 0;
   for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
   return { redisKeys: leftovers.keys + elsewhere.keys, redisMembers: leftovers.members + elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };

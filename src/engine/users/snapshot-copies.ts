@@ -1,27 +1,35 @@
 /**
  * The snapshots' copies of keys an erasure changed, made again from Redis as it is now (a key
  * gone: its copy dropped); a key the snapshots do not hold is left to them. A large run's bucket
- * of users (src/redis/run-members.ts) is read again for the users it holds: those
- * still in the run keep their place in it.
+ * of users (src/redis/run-members.ts) that holds the erased user is read again for the users it
+ * holds: those still in the run keep their place in it.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { copyKeyAgain, snapshotKeyCopy } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
-import { bucketOfKey, readBucketAgain } from '../../redis/run-members.js';
+import { bucketOfKey, readBucketAgain, unpackMembers } from '../../redis/run-members.js';
 
-/** The key's copy as Redis holds it now (null: nothing left of it). */
-async function copyNow(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, key: string): Promise<Buffer | null> {
+/**
+ * The key's copy as Redis holds it now (null: nothing left of it), or undefined to leave it: a
+ * bucket that does not hold `userId` (its bytes held the id as a part of another one), or any
+ * bucket when no user is named (a deleted tenant's buckets go by their names; another tenant's hold
+ * none of its users).
+ */
+async function copyNow(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, key: string, userId: string | null): Promise<Buffer | null | undefined> {
   if (bucketOfKey(deps.keys, key) === null) return deps.redis.dumpBuffer(key);
+  if (userId === null) return undefined;
   const kept = await snapshotKeyCopy(pool, deps.settings.prefix, key);
-  return kept === null ? null : readBucketAgain(deps.redis, deps.keys, key, kept);
+  if (kept === null || !unpackMembers(kept).some((s) => s.userId === userId)) return undefined;
+  return readBucketAgain(deps.redis, deps.keys, key, kept);
 }
 
-/** Answers how many copies changed. */
-export async function copyAgain(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, keys: Iterable<string>): Promise<number> {
+/** Answers how many copies changed. `userId`: the erased user (null for a deleted tenant's erasure). */
+export async function copyAgain(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, keys: Iterable<string>, userId: string | null): Promise<number> {
   let n = 0;
   for (const key of keys) {
-    const dump = await copyNow(deps, pool, key);
+    const dump = await copyNow(deps, pool, key, userId);
+    if (dump === undefined) continue;
     const copy = dump === null ? null : { dump, digest: createHash('sha1').update(dump).digest('base64') };
     n += await copyKeyAgain(pool, deps.settings.prefix, key, copy);
   }

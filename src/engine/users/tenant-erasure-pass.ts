@@ -38,7 +38,7 @@ async function eraseOutside(deps: Deps, pool: pg.Pool, id: string, tenant: strin
   const lines = await redactTenantArchive(pool, prefix, tenant, id);
   rows += await eraseTenantRows(pool, prefix, tenant);
   rows += await eraseTenantSnapshotKeys(pool, prefix, tenant);
-  rows += await copyAgain(deps, pool, new Set([...shared.touched, ...(await snapshotKeysHolding(pool, prefix, tenant))]));
+  rows += await copyAgain(deps, pool, new Set([...shared.touched, ...(await snapshotKeysHolding(pool, prefix, tenant))]), null);
   return { redisKeys: named.keys, redisMembers: named.members + shared.members, archivedEntries: lines, postgresRows: rows };
 }
 
