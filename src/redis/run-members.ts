@@ -163,14 +163,6 @@ export async function readRunByMembers(
   }
 }
 
-/** A bucket's row made again from Redis as it is now, for the users it holds (null: none of them is left). */
-export async function readBucketAgain(redis: RedisClient, keys: Keys, key: string, packed: Buffer): Promise<Buffer | null> {
-  const found = bucketOfKey(keys, key);
-  if (found === null) return null;
-  const states = await readUsers(redis, found.run, unpackMembers(packed).map((s) => s.userId));
-  return states.length === 0 ? null : packMembers(states);
-}
-
 /** Writes a bucket's users back into their run (a restore, into a Redis without the run). */
 export async function restoreBucket(redis: RedisClient, run: LeaderboardKeys, packed: Buffer): Promise<number> {
   const states = unpackMembers(packed);

@@ -1,14 +1,15 @@
 /**
  * The snapshots' copies of keys an erasure changed, made again from Redis as it is now (a key
  * gone: its copy dropped); a key the snapshots do not hold is left to them. A large run's bucket
- * of users (src/redis/run-members.ts) that holds the erased user is read again for the users it
- * holds: those still in the run keep their place in it.
+ * of users (src/redis/run-members.ts) that holds the erased user loses them and keeps its other
+ * users as the snapshot read them (a bucket is a list of users, not a key of Redis: the others'
+ * states stay those of the snapshot, which the restore's replay continues from).
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { copyKeyAgain, snapshotKeyCopy } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
-import { bucketOfKey, readBucketAgain, unpackMembers } from '../../redis/run-members.js';
+import { bucketOfKey, packMembers, unpackMembers } from '../../redis/run-members.js';
 
 /**
  * The key's copy as Redis holds it now (null: nothing left of it), or undefined to leave it: a
@@ -20,8 +21,11 @@ async function copyNow(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool:
   if (bucketOfKey(deps.keys, key) === null) return deps.redis.dumpBuffer(key);
   if (userId === null) return undefined;
   const kept = await snapshotKeyCopy(pool, deps.settings.prefix, key);
-  if (kept === null || !unpackMembers(kept).some((s) => s.userId === userId)) return undefined;
-  return readBucketAgain(deps.redis, deps.keys, key, kept);
+  if (kept === null) return undefined;
+  const users = unpackMembers(kept);
+  const left = users.filter((s) => s.userId !== userId);
+  if (left.length === users.length) return undefined;
+  return left.length === 0 ? null : packMembers(left);
 }
 
 /** Answers how many copies changed. `userId`: the erased user (null for a deleted tenant's erasure). */
