@@ -2,8 +2,8 @@
  * A large run of an uncapped board in the snapshots, member by member (docs/operations.md,
  * "Snapshots"). A run's slot holds its ranking, members and sequences and a history and awards
  * key per participant: DUMPed whole in one transaction (src/engine/durability/snapshot.ts
- * readSlot), a million participants are a million DUMPs in one reply (two on a points board), and a ranking of a hundred
- * million would not fit one Postgres value (1 GB). The runs the snapshot chooses
+ * readSlot), a million participants are a million DUMPs in one reply (two million on a points
+ * board), and a ranking of a hundred million would not fit one Postgres value (1 GB). The runs the snapshot chooses
  * (src/engine/durability/snapshot.ts memberwiseRun) are read instead a few hundred users at a time
  * (lua/boardMembers-n.lua: each user as they stand at one moment, which is what a restore's replay
  * needs: a placement writes a user's member, sequence and history in one script) and kept in
@@ -82,8 +82,8 @@ async function usersOf(redis: RedisClient, run: LeaderboardKeys, names: Set<stri
 /** The keys of a run that are kept per user (the rest of its slot is DUMPed apart). */
 export function isPerUser(run: LeaderboardKeys, name: string): boolean {
   const base = baseOf(run);
-  return [run.ranking, run.members, run.sequences, run.expiry, run.reported, run.live].includes(name)
-    || name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`);
+  return name === run.ranking || name === run.members || name === run.sequences || name === run.expiry
+    || name === run.reported || name === run.live || name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`);
 }
 
 /** Users' states as one value: per user its id and MEMBER_FIELDS, each `<length>:<bytes>` or `-:` (none). */

@@ -9,7 +9,6 @@ import type { LeaderboardKeys } from '../keys.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    boardMembers(numberOfKeys: number, ...keysAndArgs: string[]): Result<(string | null)[], Context>;
     boardMembersBuffer(numberOfKeys: number, ...keysAndArgs: string[]): Result<(Buffer | null)[], Context>;
   }
 }
