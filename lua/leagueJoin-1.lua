@@ -11,18 +11,19 @@
   ARGV[1] user id
   ARGV[2] cohort size
 
-  Returns the user's cohort number (from 0).
+  Returns { the user's cohort number (from 0), o, n after the join }: the tier's state, which the
+  place kept with the user logs (lua/leagueKeep-2.lua) for a restore to seat the tier again.
 ]]
 local cohortsKey = KEYS[1]
 local userField = 'u:' .. ARGV[1]
 local size = tonumber(ARGV[2])
 
 local held = redis.call('HGET', cohortsKey, userField)
-if held then return tonumber(held) end
 local state = redis.call('HMGET', cohortsKey, 'o', 'n')
 local open, filled = tonumber(state[1] or '0'), tonumber(state[2] or '0')
+if held then return { tonumber(held), open, filled } end
 if filled >= size then
   open, filled = open + 1, 0
 end
 redis.call('HSET', cohortsKey, 'o', open, 'n', filled + 1, userField, open)
-return open
+return { open, open, filled + 1 }

@@ -2,7 +2,7 @@
   Applies a cohort's outcome (lua/leagueFinalise-2.lua) to one of its users, in the user's slot
   (src/engine/leaderboards/league-final.ts): the tier the user carries into the next run they
   join moves up or down a tier (or stays), once per run. The place kept with the user
-  (lua/leagueKeep-1.lua) gains the tier carried and the last run whose outcome moved it:
+  (lua/leagueKeep-2.lua) gains the tier carried and the last run whose outcome moved it:
   '<tier>|<run>|<cohort>|<tier carried>|<run moved by>'; a place without them carries its own tier.
   A user placed in a later run already keeps that place here (its cohort is of the tier they
   joined it in): the finalisation then moves them to a cohort of the tier carried

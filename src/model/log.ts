@@ -42,6 +42,12 @@
  * and what the workers write that a restore could not work out again:
  *   finalised    {"t", "ts", "b": board id, "r": run start, "at": when it became final (ISO),
  *                 "w": {group: winners}}   (a leaderboard run finalised; no user: src/engine/leaderboards/finalised.ts)
+ * and a user's seat in a league's tier, which the order of the events' entries does not tell
+ * (their placements join in an order of their own: src/engine/leaderboards/league-place.ts):
+ *   league       {"t", "u", "ts", "b": board id, "r": run start, "c": '<tier>.<cohort>' joined,
+ *                 "n": '<open cohort>.<its users>' the tier's after the join, "e"?: the entry whose
+ *                 placement joined} + "lg"?: the place kept with the user as written, when it was
+ *                 (lua/leagueKeep-2.lua, lua/leagueShift-2.lua; src/engine/durability/league-seats.ts)
  */
 
 /** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
@@ -109,6 +115,30 @@ export interface FinalisedRun {
 /** A `finalised` entry. */
 export function finalisedEntry(run: FinalisedRun): string {
   return JSON.stringify(run);
+}
+
+/** A user's seat in a league's tier: the body of its `league` entry (the script adds `lg`). */
+export interface LeagueSeat {
+  t: string;
+  u: string;
+  ts: number;
+  /** The board's id. */
+  b: string;
+  /** The run's first day (YYYY-MM-DD). */
+  r: string;
+  /** The cohort joined, '<tier>.<cohort>'. */
+  c: string;
+  /** The tier's open cohort and its users after the join, '<open>.<users>'. */
+  n: string;
+  /** The log entry whose placement joined (absent: a finalisation's move). */
+  e?: string;
+  /** The place kept with the user as the script wrote it (lua/leagueKeep-2.lua), when it did. */
+  lg?: string;
+}
+
+/** A `league` entry's body as the script is given it (without `lg`). */
+export function leagueEntry(seat: Omit<LeagueSeat, 'lg'>): string {
+  return JSON.stringify(seat);
 }
 
 /** A `points` entry without its closing brace: the script adds the awards (`"pa"`). */

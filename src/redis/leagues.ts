@@ -1,6 +1,6 @@
 /**
  * A league's stored forms, read in one place: a user's place kept with them (the user hash's
- * `lg:<board id>` field, '<tier index>|<run>|<cohort number>', lua/leagueKeep-1.lua, followed
+ * `lg:<board id>` field, '<tier index>|<run>|<cohort number>', lua/leagueKeep-2.lua, followed
  * once an outcome moved them by '|<tier carried>|<run moved by>', lua/leagueMove-1.lua), a tier's
  * cohorts in a run (lua/leagueJoin-1.lua: `o` the open cohort, `n` its users, `u:<user id>`), and
  * a cohort's outcome once its run is final (lua/leagueFinalise-2.lua: `u:<user id>` ->

@@ -8,13 +8,14 @@
  * finalising at once: each user moved exactly once, in exactly one cohort. An event of an early
  * joiner placed while the move is under way (after the old cohort let them go, before their
  * place moved) counts once, in the new cohort; events sent while passes run count once too. A
- * join in a tier read before an outcome moved it is refused (lua/leagueKeep-1.lua). A user moved
+ * join in a tier read before an outcome moved it is refused (lua/leagueKeep-2.lua). A user moved
  * out of a cohort by one outcome and back by the next returns to it with their value. One cohort's
  * early joiners join their new tier in the order of its ranking. An erasure
  * takes what a cohort that ranks nobody since keeps of the user it let go.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
+import { leagueEntry } from '../../src/model/log.js';
 import { leagueField, leagueText } from '../../src/redis/leagues.js';
 import * as leagueDepart from '../../src/redis/scripts/leagueDepart.js';
 import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
@@ -146,7 +147,7 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-05', 0, 0), 2, 0);
     expect(decided.users.filter((u) => u.outcome === 'promoted').map((u) => u.userId).sort()).toEqual(['x0', 'x1']);
     for (const id of ['x0', 'x1']) expect(await leagueMove.run(redis, keys.forUser('_', id).user, lb.id, '2026-06-05', 1, 2)).toBe('applied');
-    const cohort = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-06', 1), 'x1', SIZE);
+    const { cohort } = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-06', 1), 'x1', SIZE);
     const x1 = await read('/v1/users/x1/leagues/early-duel');
     const left = await leagueDepart.run(redis, keys.leagueCohort('_', lb.id, '2026-06-06', 0, x1.cohort === 'bronze-1' ? 0 : 1), 'x1', `1.${cohort}`, Date.now());
     expect(left).toMatchObject({ value: '2', awards: [] });
@@ -186,7 +187,7 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     const { redis, keys } = s.api!.services;
     await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-08', 0, 0), 2, 0);
     expect(await leagueMove.run(redis, keys.forUser('_', 'r1').user, lb.id, '2026-06-08', 1, 2)).toBe('applied');
-    const cohort = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-09', 1), 'r1', SIZE);
+    const { cohort } = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-09', 1), 'r1', SIZE);
     await leagueDepart.run(redis, keys.leagueCohort('_', lb.id, '2026-06-09', 0, 0), 'r1', `1.${cohort}`, Date.now());
     expect((await read('/v1/users/r1/leagues/early-race')).cohort).toBe('bronze-1');
     // The event reads r1's place in bronze-1, which refuses it and names silver-1: ranked there.
@@ -294,11 +295,12 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     const lb = await board('early-keep');
     const { redis, keys } = s.api!.services;
     await carrying(lb.id, 'k1', 0, '2026-06-13');
-    const user = keys.forUser('_', 'k1').user;
+    const { user, log } = keys.forUser('_', 'k1');
     expect(await leagueMove.run(redis, user, lb.id, '2026-06-13', 1, 2)).toBe('applied');
     const place = { tier: 0, run: '2026-06-14', cohort: 0 };
-    expect(await leagueKeep.run(redis, user, lb.id, place, 0)).toEqual({ kept: 'moved' });
-    expect(await leagueKeep.run(redis, user, lb.id, { ...place, tier: 1 }, 1)).toEqual({ kept: 'written' });
+    const entry = (tier: number) => leagueEntry({ t: '_', u: 'k1', ts: 0, b: lb.id, r: place.run, c: `${tier}.0`, n: '0.1' });
+    expect(await leagueKeep.run(redis, user, log, lb.id, place, 0, entry(0))).toEqual({ kept: 'moved' });
+    expect(await leagueKeep.run(redis, user, log, lb.id, { ...place, tier: 1 }, 1, entry(1))).toEqual({ kept: 'written' });
     expect(await redis.hget(user, leagueField(lb.id))).toBe('1|2026-06-14|0|1|2026-06-13');
   });
 });

@@ -153,11 +153,14 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     // values crossed (docs/operations.md, "Restoring Redis from Postgres").
     await s.workers!.testing.pauseTimePass();
     // The runs are finalised by the test's finaliseNow alone, at the moments the workload chooses:
-    // a pass of the schedule running while a league's users play the next run joins them to its
-    // cohorts in an order that the restore's replay does not reproduce (docs/api.md, "Leagues").
+    // some while its requests go on (a league's users playing the next run while the pass moves
+    // the early joiners of it), and at the end of each day.
     await s.workers!.testing.pauseFinalisePass();
 
-    const rand = random(Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11)));
+    const seed = Number(process.env.RESTORE_SEED ?? (target === 'redis' ? 7 : 11));
+    const rand = random(seed);
+    // When a pass races the requests: drawn apart, so the workload is the seed's whatever they do.
+    const racing = random(seed + 1000);
     const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
     const keyed: { key: string; user: string; eventId: string }[] = [];
     const pauses: string[] = [];
@@ -168,9 +171,13 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const day = async (n: number) => {
       const date = `2026-03-${String(n).padStart(2, '0')}`;
       runs.push(date);
+      const passes: Promise<unknown>[] = [];
       for (let i = 0; i < 24; i++) {
         minute += 1 + Math.floor(rand() * 20);
         await s.setClock(new Date(Date.parse(`${date}T09:00:00Z`) + minute * 60_000).toISOString());
+        // A pass racing the requests that follow, as the schedule's does: the runs final by now
+        // (the day before once it is past noon UTC) finalised while users join the next ones.
+        if (racing() < 0.25) passes.push(s.workers!.testing.finaliseNow());
         const user = pick(USERS);
         const roll = rand();
         if (roll < 0.6) {
@@ -209,6 +216,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
           if (op === 5) resets += r.body.resetUsers?.length ?? 0;
         }
       }
+      await Promise.all(passes);
       await s.workers!.testing.accrueNow();
       await s.workers!.testing.drainNow();
       // The runs every zone has finished by now (those of two days before, at the workload's

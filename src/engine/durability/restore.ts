@@ -10,7 +10,8 @@
  * values: the latest is what stays), and so do the notifications due indexes (ZADD GT). The
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
  * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts), and a
- * league's users move as that pass moved them (src/engine/leaderboards/league-final.ts). The
+ * league's users move as that pass moved them (src/engine/leaderboards/league-final.ts); the
+ * leagues' cohorts are seated as the joins' own entries say (src/engine/durability/league-seats.ts). The
  * batch events accepted and not yet applied are queued again for the workers
  * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
@@ -58,6 +59,7 @@ import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from 
 import { writeFinalised } from '../leaderboards/finalised.js';
 import { replayLeagueFinalised } from '../leaderboards/league-final.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
+import { LeagueSeats } from './league-seats.js';
 import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
 import { erasedTenantOf, tenantOfBody } from '../../domain/tenant-erasure.js';
 import { startTenantErasureAgain } from '../users/tenant-erasure.js';
@@ -208,16 +210,21 @@ export class Restore {
       }
     }
     this.queued = await queueBatchesAgain(this.svc, entries);
+    // The leagues' tiers seated as the joins left them, before anything joins again.
+    const seats = new LeagueSeats(this.svc, entries, positions);
+    await seats.seatTiers();
     for (const entry of entries) {
       // A batch's items are queued again above; their events are replayed as any. An erasure's
-      // entry and the erased user's redacted ones bring nobody back (src/domain/erasure.ts).
-      if (entry.kind === 'batch' || entry.kind === ERASED_KIND || entry.kind === REDACTED_KIND) continue;
+      // entry and the erased user's redacted ones bring nobody back (src/domain/erasure.ts). A
+      // league's seats are made from their entries (league-seats.ts).
+      if (entry.kind === 'batch' || entry.kind === 'league' || entry.kind === ERASED_KIND || entry.kind === REDACTED_KIND) continue;
       const e = JSON.parse(entry.body) as LogBody;
       const position = positions.get(`${e.t}\u0000${e.u}`);
       if (position !== undefined && compareStreamIds(entry.id, position) <= 0) {
         result.skipped++;
         continue;
       }
+      await seats.beforeReplay(entry.id);
       if (await this.replay(entry, e)) result.replayed++;
       else result.failed++;
     }

@@ -9,9 +9,12 @@
  *    run: steps 2 and 3 are skipped.
  * 2. the tier's cohorts in the run (a slot per tier and run, lua/leagueJoin-1.lua): the user joins
  *    the open cohort, which none ever overfills; a user who joined already gets their cohort again.
- * 3. the user's hash again (lua/leagueKeep-1.lua): the place kept, unless a later run's is (or
+ * 3. the user's hash again (lua/leagueKeep-2.lua): the place kept, unless a later run's is (or
  *    this run's: the place kept first is the user's), or an outcome moved the tier the user
- *    carries since step 1 read it: then steps 2 and 3 again, in the tier carried now.
+ *    carries since step 1 read it: then steps 2 and 3 again, in the tier carried now. The join is
+ *    logged there (a `league` entry in the user's partition's log, naming the entry whose
+ *    placement joined): the order of the events' entries is not the order of their joins, which
+ *    a restore seats again from these (src/engine/durability/league-seats.ts).
  * 4. the cohort's ranking (a slot per cohort, lua/leaderboardRank-8.lua): the user's absolute
  *    value (or the run's awards by number), as on a board.
  * Each step is idempotent, and a later one is only reached once the earlier ones are done: a
@@ -28,6 +31,7 @@
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { Leaderboard } from '../../model/entities.js';
+import { leagueEntry } from '../../model/log.js';
 import { leaguePlaceOf, readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
@@ -48,6 +52,12 @@ export interface LeagueValue {
 /** Joins made again after an outcome moved the tier carried, before the place is kept whatever the tier. */
 const MAX_REJOINS = 3;
 
+/** When a placement joins, and the log entry it places ('': none), which its `league` entry names. */
+export interface JoinCause {
+  now: number;
+  seq: string;
+}
+
 /**
  * The user's cohort of `run` in the league of `lb`: kept with them, or joined now; null for a user
  * gone. `read`: the place as read already (the user hash's field, null when absent), or undefined
@@ -56,12 +66,12 @@ const MAX_REJOINS = 3;
  * cohort the user left refuses the placement and names the one they are in: placeInLeague).
  */
 export async function cohortOf(
-  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, hold?: () => void, read?: string | null,
+  deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, cause: JoinCause, hold?: () => void, read?: string | null,
 ): Promise<LeaguePlace | null> {
   const league = lb.league;
   if (!league) return null;
   const { redis, keys } = deps;
-  const user = keys.forUser(tenant, userId).user;
+  const { user, log } = keys.forUser(tenant, userId);
   hold?.();
   for (let attempt = 0; ; attempt++) {
     const held = attempt === 0 && read !== undefined ? leaguePlaceOf(read) : await readLeaguePlace(redis, user, lb.id);
@@ -69,11 +79,14 @@ export async function cohortOf(
     // A new user starts in the lowest tier; the others in the tier they carry (moved by the outcome
     // of the runs finalised since they last joined: lua/leagueMove-1.lua).
     const tier = tierIn(league, held?.next ?? null);
-    const cohort = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
-    const place = { tier, run, cohort };
+    const seat = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
+    const place = { tier, run, cohort: seat.cohort };
+    const entry = leagueEntry({
+      t: tenant, u: userId, ts: cause.now, b: lb.id, r: run, c: `${tier}.${seat.cohort}`, n: leagueJoin.tierState(seat), e: cause.seq === '' ? undefined : cause.seq,
+    });
     // An outcome moved the tier carried since it was read: joined again in the tier carried now
     // (a few times at most: one run's outcome moves it once), this join only holding a seat.
-    const kept = await leagueKeep.run(redis, user, lb.id, place, held === null || attempt >= MAX_REJOINS ? null : held.next);
+    const kept = await leagueKeep.run(redis, user, log, lb.id, place, held === null || attempt >= MAX_REJOINS ? null : held.next, entry);
     if (kept.kept === 'moved') continue;
     if (kept.kept === 'gone') return null;
     // Another placement of the user kept this run's place first: that place is the user's, this
@@ -97,7 +110,7 @@ export interface CohortPlacement {
 export async function placeInLeague(
   deps: Deps, tenant: string, userId: string, lb: Leaderboard, run: string, v: LeagueValue, now: number, hold?: () => void, read?: string | null,
 ): Promise<CohortPlacement | null> {
-  let place = await cohortOf(deps, tenant, userId, lb, run, hold, read);
+  let place = await cohortOf(deps, tenant, userId, lb, run, { now, seq: v.seq }, hold, read);
   if (place === null) return null;
   for (let redirects = 0; ; redirects++) {
     const k = deps.keys.leagueCohort(tenant, lb.id, run, place.tier, place.cohort);

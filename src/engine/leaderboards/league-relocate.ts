@@ -17,8 +17,9 @@
  * 3. the new cohort (lua/leaderboardRank-8.lua): what they held placed, with its order (ties) and
  *    its event's log entry id, so an event placed there first keeps its later value, and awards
  *    count once by their number;
- * 4. the user's hash (lua/leagueShift-1.lua): the place kept with them moved to the new cohort,
- *    only while it is the old one.
+ * 4. the user's hash (lua/leagueShift-2.lua): the place kept with them moved to the new cohort,
+ *    only while it is the old one; the seat of step 1 logged there as any join's is (a `league`
+ *    entry), for a restore to seat the new tier as it was.
  * The step to do is read from the user's place (a later run's place whose tier is not the one the
  * user carries, moved by this run), so a pass killed at any point, or a second worker doing the
  * same at once, does the remaining steps again, each of which changes nothing done already: the
@@ -32,6 +33,7 @@
 import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { League, Leaderboard } from '../../model/entities.js';
+import { leagueEntry } from '../../model/log.js';
 import { readLeaguePlace, type HeldPlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueDepart from '../../redis/scripts/leagueDepart.js';
@@ -66,20 +68,21 @@ export async function relocateEarlyJoiners(
     return isEarlyJoiner(league, place, run) ? [{ userId, held: place }] : [];
   });
   // Joined in order: each call sends its command before the next one is made.
-  const cohorts = await Promise.all(moving.map(({ userId, held: h }) =>
+  const seats = await Promise.all(moving.map(({ userId, held: h }) =>
     leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, h.run, tierIn(league, h.next)), userId, league.cohortSize)));
   const now = clock.now();
-  await Promise.all(moving.map(({ userId, held: h }, i) => moveTo(deps, tenant, lb, userId, h, cohorts[i], now)));
+  await Promise.all(moving.map(({ userId, held: h }, i) => moveTo(deps, tenant, lb, userId, h, seats[i], now)));
   return moving.length;
 }
 
-/** Steps 2 to 4 for a user joined to `cohort` of their new tier. */
+/** Steps 2 to 4 for a user given `seat` in their new tier. */
 async function moveTo(
-  deps: Deps, tenant: string, lb: Leaderboard & { league: League }, userId: string, held: HeldPlace, cohort: number, now: number,
+  deps: Deps, tenant: string, lb: Leaderboard & { league: League }, userId: string, held: HeldPlace, seat: leagueJoin.Seat, now: number,
 ): Promise<void> {
   const { redis, keys } = deps;
   const { league } = lb;
-  const user = keys.forUser(tenant, userId).user;
+  const { user, log } = keys.forUser(tenant, userId);
+  const { cohort } = seat;
   const from = { tier: tierIn(league, held.tier), run: held.run, cohort: held.cohort };
   const tier = tierIn(league, held.next);
   const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
@@ -90,7 +93,8 @@ async function moveTo(
       redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', `<${left.seq}`, awardPairs(left.awards),
     );
   }
-  await leagueShift.run(redis, user, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort });
+  const entry = leagueEntry({ t: tenant, u: userId, ts: now, b: lb.id, r: held.run, c: `${tier}.${cohort}`, n: leagueJoin.tierState(seat) });
+  await leagueShift.run(redis, user, log, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort }, entry);
 }
 
 /**

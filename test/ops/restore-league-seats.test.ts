@@ -1,0 +1,107 @@
+/**
+ * A restore seats a league's cohorts as the joins did (src/engine/durability/league-seats.ts), not
+ * as the log orders the events: users who play the next run while a finalisation pass is under
+ * way join a cohort of their new tier when the pass moved them already, and are moved there by the
+ * pass otherwise, in an order the events' entries do not tell. Every user's place, every cohort's
+ * rankings and the tiers' open cohorts read as before after Redis lost everything; single Redis
+ * and the Cluster.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
+import * as leagueMove from '../../src/redis/scripts/leagueMove.js';
+import { adminCreateOne } from '../support/admin.js';
+import { restoreServer } from '../support/restore.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+
+/** Cohorts of five: the first three of each bronze cohort go up, the last of a silver one down. */
+const TIERS = [
+  { key: 'bronze', name: 'Bronze', promote: 3, demote: 0 },
+  { key: 'silver', name: 'Silver', promote: 0, demote: 1 },
+];
+const SIZE = 5;
+const DAY = '2026-06-01';
+const NEXT = '2026-06-02';
+const USERS = Array.from({ length: 20 }, (_, i) => `u${String(i).padStart(2, '0')}`);
+
+describe.each(targets())('a league restored on %s', (target) => {
+  let s: TestServer | undefined;
+  const prefixes: string[] = [];
+  afterEach(async () => {
+    await s?.close();
+    if (s) await deletePostgresRows(s.settings, prefixes);
+    s = undefined;
+  });
+
+  const read = async (path: string) => {
+    const r = await s!.request('GET', path);
+    expect(r.status, `${path}: ${r.text}`).toBe(200);
+    return r.body;
+  };
+  /** Every user's place in the next run, every cohort's rankings and the tiers' cohorts there. */
+  const readAll = async (lb: { id: string; key: string }) => {
+    const out: Record<string, unknown> = {};
+    for (const id of USERS) out[id] = await read(`/v1/users/${id}/leagues/${lb.key}?run=${NEXT}`);
+    const summary = await read(`/admin/v1/leaderboards/${lb.id}/league?run=${NEXT}`);
+    out.summary = summary;
+    for (const tier of summary.tiers) {
+      for (const c of tier.cohorts) out[c.cohort] = (await read(`/v1/leaderboards/${lb.key}?cohort=${c.cohort}&run=${NEXT}&limit=10`)).rankings;
+    }
+    return out;
+  };
+
+  it('seats the cohorts joined while a finalisation pass moved users as they were', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(s.prefix);
+    await s.workers!.testing.pauseFinalisePass();
+    const { plays } = await s.metrics('plays');
+    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: SIZE },
+    });
+    // The run of the 1st: bronze-1 u00 to u04, bronze-2 u05 to u09, bronze-3 u10 to u14, bronze-4
+    // u15 to u19; the first three of each promoted.
+    await s.setClock(`${DAY}T10:00:00Z`);
+    for (const [i, id] of USERS.entries()) await s.event('plays', id, 20 - i);
+    await s.workers!.testing.drainNow();
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+
+    // A pass under way: bronze-3 and bronze-4 decided and their users moved, the others not yet.
+    const { redis, keys } = s.api.services;
+    await s.setClock(`${NEXT}T12:00:00Z`);
+    for (const n of [2, 3]) {
+      const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, DAY, 0, n), 3, 0);
+      for (const u of decided.users) {
+        const move = u.outcome === 'promoted' ? 1 : 0;
+        expect(await leagueMove.run(redis, keys.forUser('_', u.userId).user, lb.id, DAY, move, 1)).toBe('applied');
+      }
+    }
+    // Meanwhile the moved ones join silver of the 2nd as they play (u15 to u17, then u10 to u12:
+    // silver-1 is full before u12, who opens silver-2); the others promoted, not moved yet, join
+    // bronze (bronze-1 u00 to u06, bronze-2 u07), and so does u03, who stayed.
+    await s.setClock(`${NEXT}T12:30:00Z`);
+    const next = ['u15', 'u16', 'u17', 'u10', 'u11', 'u12', 'u00', 'u01', 'u02', 'u05', 'u06', 'u07', 'u03'];
+    for (const [i, id] of next.entries()) await s.event('plays', id, 1 + (i * 7) % 13);
+    // The pass done: the early joiners moved, in their cohorts' order, to silver-2's last seats
+    // (u00, u01, u02, u05) and silver-3 (u06, u07).
+    await s.workers!.testing.finaliseNow();
+    const before = await readAll(lb);
+    const cohortOf = (id: string) => (before[id] as { cohort: string }).cohort;
+    expect(Object.fromEntries(next.map((id) => [id, cohortOf(id)]))).toEqual({
+      u15: 'silver-1', u16: 'silver-1', u17: 'silver-1', u10: 'silver-1', u11: 'silver-1',
+      u12: 'silver-2', u00: 'silver-2', u01: 'silver-2', u02: 'silver-2', u05: 'silver-2',
+      u06: 'silver-3', u07: 'silver-3', u03: 'bronze-2',
+    });
+
+    const restored = await restoreServer(s);
+    expect(restored.result).toMatchObject({ failed: 0 });
+    s = restored.server;
+    await s.setClock(`${NEXT}T13:00:00Z`);
+    expect(await readAll(lb)).toEqual(before);
+    // The tiers' open cohorts as the joins left them: bronze-2 holds u03 and the seat u07 left,
+    // bronze-1 is full of seats left: u04, u08 and u09 take bronze-2's last ones, u13 opens bronze-3.
+    for (const id of ['u04', 'u08', 'u09', 'u13']) await s.event('plays', id, 1);
+    expect(Object.fromEntries(await Promise.all(['u04', 'u08', 'u09', 'u13'].map(async (id) => [id, (await read(`/v1/users/${id}/leagues/league`)).cohort])))).toEqual({
+      u04: 'bronze-2', u08: 'bronze-2', u09: 'bronze-2', u13: 'bronze-3',
+    });
+  });
+});
