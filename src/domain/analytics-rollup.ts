@@ -129,6 +129,9 @@ function add(map: Map<string, number>, key: string, n: number): void {
 
 /** Adds one entry (its kind and parsed body) to `r`; entries of one user must come in the log's order. */
 export function rollEntry(r: BatchRollup, kind: string, body: LogBody, settings: NotificationSettings | null): void {
+  // A league seat is no activity of the user, and always follows an entry of theirs that was: a
+  // finalisation's moves log one for each early joiner, which would otherwise each cost a row.
+  if (kind === 'league') return;
   const { t: tenant, u: userId, ts } = body;
   if (typeof tenant !== 'string' || typeof userId !== 'string' || typeof ts !== 'number' || !Number.isFinite(ts)) return;
   const key = `${tenant}\0${userId}`;
