@@ -3,8 +3,8 @@
  * as the log orders the events: users who play the next run while a finalisation pass is under
  * way join a cohort of their new tier when the pass moved them already, and are moved there by the
  * pass otherwise, in an order the events' entries do not tell. Every user's place, every cohort's
- * rankings and the tiers' open cohorts read as before after Redis lost everything; single Redis
- * and the Cluster.
+ * rankings and the tiers' open cohorts read as before after Redis lost everything; and users who
+ * joined at once, each seated as they joined. Single Redis and the Cluster.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
@@ -103,5 +103,36 @@ describe.each(targets())('a league restored on %s', (target) => {
     expect(Object.fromEntries(await Promise.all(['u04', 'u08', 'u09', 'u13'].map(async (id) => [id, (await read(`/v1/users/${id}/leagues/league`)).cohort])))).toEqual({
       u04: 'bronze-2', u08: 'bronze-2', u09: 'bronze-2', u13: 'bronze-3',
     });
+  });
+
+  it('seats users who joined at once as they joined, new and known ones', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(s.prefix);
+    const { plays } = await s.metrics('plays');
+    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: SIZE },
+    });
+    // Known users (in the snapshot, placed in the run before) and new ones, 60 first events of
+    // the run at once: their placements join in an order of their own.
+    await s.setClock(`${DAY}T10:00:00Z`);
+    for (const id of USERS) await s.event('plays', id, 1);
+    await s.workers!.testing.drainNow();
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+    await s.setClock(`${NEXT}T12:30:00Z`);
+    const users = [...USERS, ...Array.from({ length: 40 }, (_, i) => `n${i}`)];
+    await Promise.all(users.map((id, i) => s!.event('plays', id, 1 + (i % 9))));
+    const places = async () => Object.fromEntries(await Promise.all(users.map(async (id) => {
+      const r = await read(`/v1/users/${id}/leagues/league?run=${NEXT}`);
+      return [id, [r.cohort, r.rank, r.participants]];
+    })));
+    const before = await places();
+    expect(new Set(Object.values(before).map(([cohort]) => cohort)).size).toBe(12);
+
+    const restored = await restoreServer(s);
+    expect(restored.result).toMatchObject({ failed: 0 });
+    s = restored.server;
+    await s.setClock(`${NEXT}T13:00:00Z`);
+    expect(await places()).toEqual(before);
   });
 });
