@@ -14,7 +14,8 @@
  * round, open-loop passes (bench/open-loop-client.ts) send the events at BENCH_SCALE_FRACTIONS
  * of that peak (0, 0.25, 0.5: 0 is the reads alone), each event timed from its scheduled send,
  * with the same reads beside them: a read's latency at a load the machine serves. Memory per participant:
- * Redis's `used_memory` before and after the generation. Writes bench/results/scale-board.json.
+ * Redis's `used_memory` before and after the generation. Writes bench/results/scale-board.json
+ * (scale-board-single.json or scale-board-cluster.json for one part alone).
  *
  * The generation writes what lua/leaderboardRank-8.lua writes for a participant that entered the
  * run: the ranking's member ('<order>|<user id>', src/redis/rankings.ts memberOf, the order of
@@ -301,7 +302,9 @@ async function main(): Promise<void> {
     await postgres.end();
   }
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
-  writeFileSync(`${ROOT}bench/results/scale-board.json`, `${JSON.stringify({ ...out, participants: PARTICIPANTS, clusterParticipants: CLUSTER_PARTICIPANTS }, null, 2)}\n`);
+  // A run of one part alone is kept under a name of its own: it does not replace a run of both.
+  const part = PARTS.includes('single') && PARTS.includes('cluster') ? '' : `-${PARTS.includes('single') ? 'single' : 'cluster'}`;
+  writeFileSync(`${ROOT}bench/results/scale-board${part}.json`, `${JSON.stringify({ ...out, participants: PARTICIPANTS, clusterParticipants: CLUSTER_PARTICIPANTS }, null, 2)}\n`);
 }
 
 main().catch(async (err: unknown) => {
