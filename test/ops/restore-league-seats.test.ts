@@ -109,7 +109,7 @@ describe.each(targets())('a league restored on %s', (target) => {
     s = await startTestServer({ target, clock: 'manual', workers: true });
     prefixes.push(s.prefix);
     const { plays } = await s.metrics('plays');
-    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
       name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
       league: { tiers: TIERS, cohortSize: SIZE },
     });
@@ -122,7 +122,7 @@ describe.each(targets())('a league restored on %s', (target) => {
     await s.setClock(`${NEXT}T12:30:00Z`);
     const users = [...USERS, ...Array.from({ length: 40 }, (_, i) => `n${i}`)];
     await Promise.all(users.map((id, i) => s!.event('plays', id, 1 + (i % 9))));
-    const places = async () => Object.fromEntries(await Promise.all(users.map(async (id) => {
+    const places = async (): Promise<Record<string, [string, number, number]>> => Object.fromEntries(await Promise.all(users.map(async (id) => {
       const r = await read(`/v1/users/${id}/leagues/league?run=${NEXT}`);
       return [id, [r.cohort, r.rank, r.participants]];
     })));
