@@ -18,6 +18,7 @@ import type { RedisClient } from './client.js';
 import type { LeaderboardKeys } from './keys.js';
 import { participantsOf, placesOfUsers, readPlaces, userOfMember, type Place } from './rankings.js';
 import * as leaderboardAbove from './scripts/leaderboardAbove.js';
+import * as leaderboardAround from './scripts/leaderboardAround.js';
 import * as historyRestate from './scripts/historyRestate.js';
 
 /** The rankings of one run (and group): shard 0 first. */
@@ -123,13 +124,7 @@ export async function placesOfRunUsers(redis: RedisClient, shards: Shards, userI
 
 /** A user's place on the run, or null when not on it. */
 export async function placeOfRunUser(redis: RedisClient, shards: Shards, userId: string): Promise<Place | null> {
-  if (shards.length === 1) {
-    const k = shards[0];
-    const member = await redis.hget(k.members, userId);
-    if (member === null) return null;
-    const [rank, score] = await Promise.all([redis.zrevrank(k.ranking, member), redis.zscore(k.ranking, member)]);
-    return rank === null || score === null ? null : { userId, rank: rank + 1, value: Number(score) };
-  }
+  if (shards.length === 1) return (await leaderboardAround.run(redis, shards[0], userId, 0, 0))?.place ?? null;
   return (await placesOfRunUsers(redis, shards, [userId]))[0] ?? null;
 }
 
@@ -222,11 +217,8 @@ export async function readRunPlaces(redis: RedisClient, shards: Shards, start: n
 export async function readRunAround(
   redis: RedisClient, shards: Shards, userId: string, offset: number, count: number, near = NEAR,
 ): Promise<{ place: Place; places: Place[] } | null> {
-  if (shards.length === 1) {
-    const place = await placeOfRunUser(redis, shards, userId);
-    if (place === null) return null;
-    return { place, places: await readPlaces(redis, shards[0].ranking, Math.max(0, place.rank - 1 + offset), count) };
-  }
+  // One ranking: the user's place and the page in one call.
+  if (shards.length === 1) return leaderboardAround.run(redis, shards[0], userId, offset, Math.max(0, count));
   const [user] = await counted(redis, shards, [userId]);
   if (user === undefined) return null;
   const splits = user.above;
