@@ -139,16 +139,22 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const days = q.int('numEvents');
         const rawRun = q.get('run');
-        runFor(lb, rawRun);
+        const given = runFor(lb, rawRun);
         const tenant = principalOf(req).tenant;
+        // A run named, or a board of one run, without breakdown groups: the place is read with the
+        // user, not after (one round trip where the place needs the user's zone or group).
+        const ahead = (rawRun !== null || lb.runUnit === null) && lb.breakdownAttributes.length === 0
+          ? userPlace(deps, { tenant, lb, run: given.start, group: '' }, id, days > 0) : null;
+        // Read whatever the user turns out to be (an unknown one is 404 after it).
+        ahead?.catch(() => undefined);
         const user = await boardUser(deps, tenant, lb, id);
         if (user === null) throw fail('user_not_found', id);
         // Without a run, the run of the user's own date: the one their events count in.
-        const run = runFor(lb, rawRun, localDay(user.tz, clock.now()));
+        const run = ahead !== null ? given : runFor(lb, rawRun, localDay(user.tz, clock.now()));
         // The whole stored history (at most 100 changes): days are made of it.
         const { rank, value, participants, percentile, changes } = user.group === null
           ? { rank: null, value: null, participants: null, percentile: null, changes: [] }
-          : await userPlace(deps, { tenant, lb, run: run.start, group: user.group }, id, days > 0);
+          : await (ahead ?? userPlace(deps, { tenant, lb, run: run.start, group: user.group }, id, days > 0));
         // Days in the user's zone now, as their run is chosen.
         const history = dailyHistory(changes, user.tz, days);
         const answer: UserLeaderboardView = {
