@@ -4,12 +4,14 @@
  * way join a cohort of their new tier when the pass moved them already, and are moved there by the
  * pass otherwise, in an order the events' entries do not tell. Every user's place, every cohort's
  * rankings and the tiers' open cohorts read as before after Redis lost everything; and users who
- * joined at once, each seated as they joined. Single Redis and the Cluster.
+ * joined at once, each seated as they joined; and a points league joined through API completions,
+ * events, batches and time awards, with a user erased and one excluded and included between.
+ * Single Redis and the Cluster.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
 import * as leagueMove from '../../src/redis/scripts/leagueMove.js';
-import { adminCreateOne } from '../support/admin.js';
+import { adminCreateOne, batchApplied, erasureDone } from '../support/admin.js';
 import { restoreServer } from '../support/restore.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
@@ -134,5 +136,64 @@ describe.each(targets())('a league restored on %s', (target) => {
     s = restored.server;
     await s.setClock(`${NEXT}T13:00:00Z`);
     expect(await places()).toEqual(before);
+  });
+
+  it('seats a points league joined through every path, with an erasure, an exclusion and batches between', { timeout: 90_000 }, async () => {
+    s = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(s.prefix);
+    await s.workers!.testing.pauseFinalisePass();
+    await s.workers!.testing.pauseTimePass();
+    const { lessons } = await s.metrics('lessons');
+    await s.setClock(`${DAY}T10:00:00Z`);
+    const ach = await s.request('POST', '/admin/v1/achievements', { body: [{ name: 'On', key: 'on', trigger: 'api' }] });
+    expect(ach.status, ach.text).toBe(201);
+    const xp = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [
+        { type: 'metric', metricId: lessons, metricThreshold: 1, points: 10, status: 'active' },
+        { type: 'achievement', achievementId: ach.body.created[0].id, points: 25, status: 'active' },
+        { type: 'time', timeUnit: 'hours', timeInterval: 1, points: 1, status: 'active' },
+      ] }],
+    });
+    expect(xp.status, xp.text).toBe(201);
+    const b = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'L', key: 'pl', status: 'active', rankBy: 'points', pointsSystemId: xp.body.created[0].id, start: '2026-01-01', runUnit: 'day', runInterval: 1, league: { tiers: TIERS, cohortSize: SIZE } }] });
+    expect(b.status, b.text).toBe(201);
+    // 15 users placed on the 1st (in the snapshot); then 30 at once on the 2nd through an API
+    // completion's award, an event or another, the 1st finalised after them (early joiners moved),
+    // time awards.
+    const users = Array.from({ length: 30 }, (_, i) => `q${i}`);
+    for (const id of users.slice(0, 15)) await s.event('lessons', id, 1);
+    await s.workers!.testing.drainNow();
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+    await s.setClock(`${NEXT}T13:00:00Z`);
+    const answers = await Promise.all(users.map((id, i) => (i % 3 === 0
+      ? s!.request('POST', '/api/achievements/on/complete', { body: { user: { id } } })
+      : s!.request('POST', '/api/metrics/lessons/event', { body: { user: { id }, value: i % 3 } }))));
+    for (const r of answers) expect(r.status, r.text).toBe(201);
+    await s.workers!.testing.accrueNow();
+    await s.workers!.testing.finaliseNow();
+    await s.setClock(`${NEXT}T15:00:00Z`);
+    await s.workers!.testing.accrueNow();
+    // q4 erased, q7 excluded then included, batch events for q20..q29 and new b0..b9.
+    const erase = await s.request('DELETE', '/admin/v1/users/q4');
+    expect(erase.status, erase.text).toBe(202);
+    await erasureDone(s, erase.body.erasureId);
+    expect((await s.request('PUT', '/admin/v1/users/q7/exclusion', { body: { reason: 'x' } })).status).toBeLessThan(300);
+    expect((await s.request('DELETE', '/admin/v1/users/q7/exclusion')).status).toBeLessThan(300);
+    await s.event('lessons', 'q7', 3);
+    await batchApplied(s, [...users.slice(20), ...Array.from({ length: 10 }, (_, i) => `b${i}`)].map((id) => ({ key: 'lessons', user: { id }, value: 1 })), 20);
+    users.splice(users.indexOf('q4'), 1);
+    users.push(...Array.from({ length: 10 }, (_, i) => `b${i}`));
+    const places = async () => Object.fromEntries(await Promise.all(users.map(async (id) => {
+      const r = await read(`/v1/users/${id}/leagues/pl?run=${NEXT}`);
+      return [id, [r.tier.key, r.cohort, r.rank, r.value, r.participants]];
+    })));
+    const before = await places();
+    const summary = await read(`/admin/v1/leaderboards/${b.body.created[0].id}/league?run=${NEXT}`);
+    const restored = await restoreServer(s);
+    expect(restored.result).toMatchObject({ failed: 0 });
+    s = restored.server;
+    await s.setClock(`${NEXT}T15:00:00Z`);
+    expect(await places()).toEqual(before);
+    expect(await read(`/admin/v1/leaderboards/${b.body.created[0].id}/league?run=${NEXT}`)).toEqual(summary);
   });
 });
