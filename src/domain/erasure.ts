@@ -1,7 +1,8 @@
 /**
  * How an erased user's lines of the archived log are rewritten (src/postgres/erasure.ts): their
  * own entries become `redacted` entries that keep what holds no personal data (the kind, the time,
- * the metric, the value, the local day) and name the erasure (`x`) instead of the user; the
+ * the metric, the value, the local day; a league seat's board, run, cohort and tier count) and
+ * name the erasure (`x`) instead of the user; the
  * entries of others that list the user (a finalised run's winners, a batch's items) lose them.
  * A restore replays no `redacted` entry (src/engine/durability/restore.ts).
  */
@@ -27,6 +28,14 @@ export function redactedBody(kind: string, e: Body, who: Pick<ErasedUser, 'tenan
     out.m = e.m;
     out.v = e.v;
     out.d = e.d;
+  }
+  // A league seat: the seat stays taken (an erased user's seat is given to nobody), so a restore
+  // still counts it in its tier (src/engine/durability/league-seats.ts).
+  if (kind === 'league') {
+    out.b = e.b;
+    out.r = e.r;
+    out.c = e.c;
+    out.n = e.n;
   }
   return out;
 }

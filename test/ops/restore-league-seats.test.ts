@@ -196,4 +196,40 @@ describe.each(targets())('a league restored on %s', (target) => {
     expect(await places()).toEqual(before);
     expect(await read(`/admin/v1/leaderboards/${b.body.created[0].id}/league?run=${NEXT}`)).toEqual(summary);
   });
+
+  it('keeps an erased user\'s seat taken in their tier', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(s.prefix);
+    const { plays } = await s.metrics('plays');
+    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: SIZE },
+    });
+    // A snapshot before anyone joins: the run's tier is seated from the log alone.
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+    // u00 to u04 fill bronze-1, u05 opens bronze-2; then u05 and u02 are erased (their seats stay
+    // taken: their log entries redacted).
+    await s.setClock(`${DAY}T10:00:00Z`);
+    for (const id of USERS.slice(0, 6)) await s.event('plays', id, 1);
+    for (const id of ['u05', 'u02']) {
+      const erase = await s.request('DELETE', `/admin/v1/users/${id}`);
+      expect(erase.status, erase.text).toBe(202);
+      await erasureDone(s, erase.body.erasureId);
+    }
+    const summary = () => read(`/admin/v1/leaderboards/${lb.id}/league?run=${DAY}`);
+    const before = await summary();
+    expect(before.tiers[0].cohorts.map((c: { cohort: string; participants: number }) => [c.cohort, c.participants])).toEqual([['bronze-1', 4], ['bronze-2', 0]]);
+
+    const restored = await restoreServer(s);
+    expect(restored.result).toMatchObject({ failed: 0 });
+    s = restored.server;
+    await s.setClock(`${DAY}T12:00:00Z`);
+    expect(await summary()).toEqual(before);
+    // bronze-2 holds u05's seat: four more fill it, the fifth opens bronze-3.
+    const next = USERS.slice(10, 15);
+    for (const id of next) await s.event('plays', id, 1);
+    expect(await Promise.all(next.map(async (id) => (await read(`/v1/users/${id}/leagues/league`)).cohort))).toEqual(
+      ['bronze-2', 'bronze-2', 'bronze-2', 'bronze-2', 'bronze-3'],
+    );
+  });
 });

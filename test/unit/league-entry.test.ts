@@ -1,9 +1,11 @@
 /**
  * A `league` log entry (src/model/log.ts) is a seat, not something the user did: the analytics'
- * rollup of a drain pass takes nothing of it (no user seen, no day active), nor do the webhooks.
+ * rollup of a drain pass takes nothing of it (no user seen, no day active), nor do the webhooks;
+ * erased, it keeps the seat (still taken) and nothing of the user.
  */
 import { describe, expect, it } from 'vitest';
 import { emptyRollup, rollEntry } from '../../src/domain/analytics-rollup.js';
+import { redactedBody } from '../../src/domain/erasure.js';
 import { mayNotify } from '../../src/domain/webhooks/events.js';
 import { leagueEntry, type LogBody } from '../../src/model/log.js';
 
@@ -24,5 +26,10 @@ describe('a league entry', () => {
     rollEntry(r, 'preferences', JSON.parse(body) as LogBody, null);
     expect(r.users.size).toBe(1);
     expect(mayNotify('league', ['league', body, 'lg', '1|2026-06-02|0'])).toBe(false);
+  });
+
+  it('keeps its seat when its user is erased, and nothing that names them', () => {
+    const redacted = redactedBody('league', JSON.parse(body) as Record<string, unknown>, { tenant: '_', erasureId: 'x1' });
+    expect(redacted).toEqual({ t: '_', ts: 1780401600000, x: 'x1', k: 'league', b: 'board', r: '2026-06-02', c: '1.0', n: '0.3' });
   });
 });

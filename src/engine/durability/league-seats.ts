@@ -17,6 +17,7 @@
  * A finalisation's move to another cohort (league-relocate.ts) is made again by the replay of the
  * run's `finalised` entry; its join answers the seat seated here.
  */
+import { REDACTED_KIND } from '../../domain/erasure.js';
 import { compareStreamIds, type LeagueSeat } from '../../model/log.js';
 import { cohortUserField, leagueField } from '../../redis/leagues.js';
 import type { Services } from '../deps.js';
@@ -74,12 +75,16 @@ export class LeagueSeats {
     for (const entry of entries) ids.add(entry.id);
     const boards = deps.store.current.leaderboards;
     for (const entry of entries) {
-      if (entry.kind !== 'league') continue;
-      const seat = JSON.parse(entry.body) as LeagueSeat;
+      const erased = entry.kind === REDACTED_KIND;
+      if (entry.kind !== 'league' && !erased) continue;
+      const seat = JSON.parse(entry.body) as LeagueSeat & { k?: string };
+      if (erased && seat.k !== 'league') continue;
       const c = pair(seat.c);
       const n = pair(seat.n);
       if (c === null || n === null || !boards.get(seat.b)?.league) continue;
-      this.seat(deps.keys.leagueTier(seat.t, seat.b, seat.r, c[0]), seat.u, c[1], n);
+      // An erased user's seat stays taken: it counts in the tier, and names nobody.
+      this.seat(deps.keys.leagueTier(seat.t, seat.b, seat.r, c[0]), erased ? null : seat.u, c[1], n);
+      if (erased) continue;
       if (seat.lg === undefined || seat.e === undefined) continue;
       const position = positions.get(`${seat.t}\u0000${seat.u}`);
       // The snapshot holds the user as this join left them, or later.
@@ -96,11 +101,11 @@ export class LeagueSeats {
     }
   }
 
-  private seat(tier: string, userId: string, cohort: number, [open, filled]: [number, number]): void {
+  private seat(tier: string, userId: string | null, cohort: number, [open, filled]: [number, number]): void {
     let t = this.tiers.get(tier);
     if (t === undefined) this.tiers.set(tier, (t = { users: new Map(), open, filled }));
     else if (later(open, filled, t.open, t.filled)) [t.open, t.filled] = [open, filled];
-    t.users.set(userId, String(cohort));
+    if (userId !== null) t.users.set(userId, String(cohort));
   }
 
   /** Step 1, and the places of entries the replay skips: made before the replay. */
@@ -112,7 +117,7 @@ export class LeagueSeats {
         const [o, n] = await redis.hmget(key, 'o', 'n');
         const fields: string[] = [...t.users].flatMap(([userId, cohort]) => [cohortUserField(userId), cohort]);
         if (o === null || n === null || later(t.open, t.filled, Number(o), Number(n))) fields.push('o', String(t.open), 'n', String(t.filled));
-        await redis.hset(key, ...fields);
+        if (fields.length > 0) await redis.hset(key, ...fields);
       }));
     }
     for (const write of this.first) await this.write(write);
