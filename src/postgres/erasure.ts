@@ -125,6 +125,23 @@ export async function copyKeyAgain(pool: pg.Pool, prefix: string, key: string, c
 }
 
 /**
+ * As copyKeyAgain, and a key the snapshots do not hold yet is added, with the latest snapshot that
+ * finished whole (none: nothing is added). For a key that records a decision a restore cannot make
+ * again once the erasure changed what it was made from (a league cohort's outcome).
+ */
+export async function copyKeyInto(pool: pg.Pool, prefix: string, key: string, copy: { dump: Buffer; digest: string } | null): Promise<number> {
+  if (copy === null) return copyKeyAgain(pool, prefix, key, null);
+  const r = await pool.query(
+    `INSERT INTO laurel_snapshot_keys (prefix, key, snapshot, digest, dump)
+     SELECT $1, $2, s.id, $3, $4 FROM laurel_snapshots s
+     WHERE s.prefix = $1 AND s.finished_at IS NOT NULL AND s.error IS NULL ORDER BY s.id DESC LIMIT 1
+     ON CONFLICT (prefix, key) DO UPDATE SET digest = EXCLUDED.digest, dump = EXCLUDED.dump`,
+    [prefix, key, copy.digest, copy.dump],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
  * The id of the archived `erased` entry that names the erasure in the partition's batches, or null
  * (src/engine/users/erasure-sweep.ts).
  */

@@ -232,4 +232,44 @@ describe.each(targets())('a league restored on %s', (target) => {
       ['bronze-2', 'bronze-2', 'bronze-2', 'bronze-2', 'bronze-3'],
     );
   });
+
+  it('keeps a cohort\'s outcome whose user was erased after the finalisation', { timeout: 60_000 }, async () => {
+    s = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(s.prefix);
+    await s.workers!.testing.pauseFinalisePass();
+    const { plays } = await s.metrics('plays');
+    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: TIERS, cohortSize: SIZE },
+    });
+    // bronze-1 of the 1st: u00 to u04; the snapshot before its finalisation (u00 to u02
+    // promoted), then u01 erased: the cohort's ranking copied again without them.
+    await s.setClock(`${DAY}T10:00:00Z`);
+    for (const [i, id] of USERS.slice(0, 5).entries()) await s.event('plays', id, 10 - i);
+    await s.workers!.testing.drainNow();
+    expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
+    await s.setClock(`${NEXT}T12:30:00Z`);
+    await s.workers!.testing.finaliseNow();
+    const erase = await s.request('DELETE', '/admin/v1/users/u01');
+    expect(erase.status, erase.text).toBe(202);
+    await erasureDone(s, erase.body.erasureId);
+    const outcomes = async () => ({
+      users: await Promise.all(['u00', 'u02', 'u03', 'u04'].map(async (id) => {
+        const [past, now] = await Promise.all([read(`/v1/users/${id}/leagues/league?run=${DAY}`), read(`/v1/users/${id}/leagues/league?run=${NEXT}`)]);
+        return [id, past.outcome, now.tier.key];
+      })),
+      moves: (await read(`/admin/v1/leaderboards/${lb.id}/league?run=${DAY}`)).tiers[0].moves,
+    });
+    const before = await outcomes();
+    expect(before).toEqual({
+      users: [['u00', 'promoted', 'silver'], ['u02', 'promoted', 'silver'], ['u03', 'stayed', 'bronze'], ['u04', 'stayed', 'bronze']],
+      moves: { promoted: 3, demoted: 0, stayed: 2 },
+    });
+
+    const restored = await restoreServer(s);
+    expect(restored.result).toMatchObject({ failed: 0 });
+    s = restored.server;
+    await s.setClock(`${NEXT}T12:30:00Z`);
+    expect(await outcomes()).toEqual(before);
+  });
 });

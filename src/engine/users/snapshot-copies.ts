@@ -1,13 +1,16 @@
 /**
  * The snapshots' copies of keys an erasure changed, made again from Redis as it is now (a key
- * gone: its copy dropped); a key the snapshots do not hold is left to them. A large run's bucket
+ * gone: its copy dropped); a key the snapshots do not hold is left to them, but a league cohort's
+ * outcome, which is added: a restore's replay of the run's finalisation would otherwise decide it
+ * again from the cohort's ranking without the erased user, and move others than the pass moved
+ * (with the outcome kept, it answers the one decided). A large run's bucket
  * of users (src/redis/run-members.ts) that holds the erased user loses them and keeps its other
  * users as the snapshot read them (a bucket is a list of users, not a key of Redis: the others'
  * states stay those of the snapshot, which the restore's replay continues from).
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { copyKeyAgain, snapshotKeyCopy } from '../../postgres/erasure.js';
+import { copyKeyAgain, copyKeyInto, snapshotKeyCopy } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { bucketOfKey, packMembers, unpackMembers } from '../../redis/run-members.js';
 
@@ -28,6 +31,9 @@ async function copyNow(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool:
   return left.length === 0 ? null : packMembers(left);
 }
 
+/** A league cohort's outcome hash (src/redis/keys.ts leagueCohort). */
+const COHORT_OUTCOME = /:c\d+\.\d+\}:o$/;
+
 /** Answers how many copies changed. `userId`: the erased user (null for a deleted tenant's erasure). */
 export async function copyAgain(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, keys: Iterable<string>, userId: string | null): Promise<number> {
   let n = 0;
@@ -35,7 +41,7 @@ export async function copyAgain(deps: Pick<Context, 'redis' | 'keys' | 'settings
     const dump = await copyNow(deps, pool, key, userId);
     if (dump === undefined) continue;
     const copy = dump === null ? null : { dump, digest: createHash('sha1').update(dump).digest('base64') };
-    n += await copyKeyAgain(pool, deps.settings.prefix, key, copy);
+    n += await (COHORT_OUTCOME.test(key) ? copyKeyInto : copyKeyAgain)(pool, deps.settings.prefix, key, copy);
   }
   return n;
 }
