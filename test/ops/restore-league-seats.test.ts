@@ -51,15 +51,21 @@ describe.each(targets())('a league restored on %s', (target) => {
     return out;
   };
 
-  it('seats the cohorts joined while a finalisation pass moved users as they were', { timeout: 60_000 }, async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
-    prefixes.push(s.prefix);
-    await s.workers!.testing.pauseFinalisePass();
-    const { plays } = await s.metrics('plays');
-    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
+  /** A server (the workers' own finalisation pass paused) and its daily metric league on `plays`. */
+  const leagueServer = async (): Promise<[TestServer, { id: string; key: string }]> => {
+    const server = await startTestServer({ target, clock: 'manual', workers: true });
+    prefixes.push(server.prefix);
+    await server.workers!.testing.pauseFinalisePass();
+    const { plays } = await server.metrics('plays');
+    return [server, await adminCreateOne(server, '/admin/v1/leaderboards', {
       name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
       league: { tiers: TIERS, cohortSize: SIZE },
-    });
+    })];
+  };
+
+  it('seats the cohorts joined while a finalisation pass moved users as they were', { timeout: 60_000 }, async () => {
+    let lb: { id: string; key: string };
+    [s, lb] = await leagueServer();
     // The run of the 1st: bronze-1 u00 to u04, bronze-2 u05 to u09, bronze-3 u10 to u14, bronze-4
     // u15 to u19; the first three of each promoted.
     await s.setClock(`${DAY}T10:00:00Z`);
@@ -108,13 +114,7 @@ describe.each(targets())('a league restored on %s', (target) => {
   });
 
   it('seats users who joined at once as they joined, new and known ones', { timeout: 60_000 }, async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
-    prefixes.push(s.prefix);
-    const { plays } = await s.metrics('plays');
-    await adminCreateOne(s, '/admin/v1/leaderboards', {
-      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
-      league: { tiers: TIERS, cohortSize: SIZE },
-    });
+    [s] = await leagueServer();
     // Known users (in the snapshot, placed in the run before) and new ones, 60 first events of
     // the run at once: their placements join in an order of their own.
     await s.setClock(`${DAY}T10:00:00Z`);
@@ -198,13 +198,8 @@ describe.each(targets())('a league restored on %s', (target) => {
   });
 
   it('keeps an erased user\'s seat taken in their tier', { timeout: 60_000 }, async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
-    prefixes.push(s.prefix);
-    const { plays } = await s.metrics('plays');
-    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
-      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
-      league: { tiers: TIERS, cohortSize: SIZE },
-    });
+    let lb: { id: string; key: string };
+    [s, lb] = await leagueServer();
     // A snapshot before anyone joins: the run's tier is seated from the log alone.
     expect(await s.workers!.testing.snapshotNow(true)).toMatchObject({ full: true });
     // u00 to u04 fill bronze-1, u05 opens bronze-2; then u05 and u02 are erased (their seats stay
@@ -234,14 +229,8 @@ describe.each(targets())('a league restored on %s', (target) => {
   });
 
   it('keeps a cohort\'s outcome whose user was erased after the finalisation', { timeout: 60_000 }, async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
-    prefixes.push(s.prefix);
-    await s.workers!.testing.pauseFinalisePass();
-    const { plays } = await s.metrics('plays');
-    const lb = await adminCreateOne(s, '/admin/v1/leaderboards', {
-      name: 'League', key: 'league', rankBy: 'metric', metricId: plays, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
-      league: { tiers: TIERS, cohortSize: SIZE },
-    });
+    let lb: { id: string; key: string };
+    [s, lb] = await leagueServer();
     // bronze-1 of the 1st: u00 to u04; the snapshot before its finalisation (u00 to u02
     // promoted), then u01 erased: the cohort's ranking copied again without them.
     await s.setClock(`${DAY}T10:00:00Z`);
