@@ -32,6 +32,21 @@ export function leagueText(place: LeaguePlace): string {
   return `${place.tier}|${place.run}|${place.cohort}`;
 }
 
+/**
+ * Two numbers as the league's scripts and log entries write them, '<a>.<b>': a cohort as
+ * '<tier>.<n>' (lua/leagueDepart-6.lua, a `league` entry's `c`), a tier's open cohort and its users
+ * as '<open>.<users>' (a `league` entry's `n`).
+ */
+export function dotted(a: number, b: number): string {
+  return `${a}.${b}`;
+}
+
+/** The two numbers of a '<a>.<b>' text; null for another text. */
+export function dottedOf(text: unknown): [number, number] | null {
+  const m = typeof text === 'string' ? /^(\d+)\.(\d+)$/.exec(text) : null;
+  return m === null ? null : [Number(m[1]), Number(m[2])];
+}
+
 /** A place from its text; null for none (or a text of another form). */
 export function leaguePlaceOf(text: string | null | undefined): HeldPlace | null {
   if (text === null || text === undefined) return null;

@@ -19,7 +19,7 @@
  */
 import { REDACTED_KIND } from '../../domain/erasure.js';
 import { compareStreamIds, type LeagueSeat } from '../../model/log.js';
-import { cohortUserField, leagueField } from '../../redis/leagues.js';
+import { cohortUserField, dottedOf, leagueField } from '../../redis/leagues.js';
 import type { Services } from '../deps.js';
 
 type Deps = Pick<Services, 'redis' | 'keys' | 'store'>;
@@ -48,12 +48,6 @@ interface TierSeats {
 /** Tiers seated at once. */
 const TIERS_AT_ONCE = 64;
 
-/** '<a>.<b>' as two numbers; null for another text. */
-function pair(text: unknown): [number, number] | null {
-  const m = typeof text === 'string' ? /^(\d+)\.(\d+)$/.exec(text) : null;
-  return m === null ? null : [Number(m[1]), Number(m[2])];
-}
-
 /** Whether (o1, n1) comes after (o2, n2): a tier's open cohort and its users only grow. */
 function later(o1: number, n1: number, o2: number, n2: number): boolean {
   return o1 > o2 || (o1 === o2 && n1 > n2);
@@ -79,8 +73,8 @@ export class LeagueSeats {
       if (entry.kind !== 'league' && !erased) continue;
       const seat = JSON.parse(entry.body) as LeagueSeat & { k?: string };
       if (erased && seat.k !== 'league') continue;
-      const c = pair(seat.c);
-      const n = pair(seat.n);
+      const c = dottedOf(seat.c);
+      const n = dottedOf(seat.n);
       if (c === null || n === null || !boards.get(seat.b)?.league) continue;
       // An erased user's seat stays taken: it counts in the tier, and names nobody.
       this.seat(deps.keys.leagueTier(seat.t, seat.b, seat.r, c[0]), erased ? null : seat.u, c[1], n);

@@ -32,7 +32,7 @@ import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { leagueEntry } from '../../model/log.js';
-import { leaguePlaceOf, readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
+import { dotted, dottedOf, leaguePlaceOf, readLeaguePlace, type LeaguePlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
 import * as leagueKeep from '../../redis/scripts/leagueKeep.js';
@@ -82,7 +82,7 @@ export async function cohortOf(
     const seat = await leagueJoin.run(redis, keys.leagueTier(tenant, lb.id, run, tier), userId, league.cohortSize);
     const place = { tier, run, cohort: seat.cohort };
     const entry = leagueEntry({
-      t: tenant, u: userId, ts: cause.now, b: lb.id, r: run, c: `${tier}.${seat.cohort}`, n: leagueJoin.tierState(seat), e: cause.seq === '' ? undefined : cause.seq,
+      t: tenant, u: userId, ts: cause.now, b: lb.id, r: run, c: dotted(tier, seat.cohort), n: leagueJoin.tierState(seat), e: cause.seq === '' ? undefined : cause.seq,
     });
     // An outcome moved the tier carried since it was read: joined again in the tier carried now
     // (a few times at most: one run's outcome moves it once), this join only holding a seat.
@@ -120,14 +120,8 @@ export async function placeInLeague(
     );
     // Moved out of this cohort by the outcome of the run before, after this placement read it:
     // ranked in the cohort the user is in now (which never names another).
-    const moved = movedTo === undefined ? null : cohortIn(movedTo);
+    const moved = movedTo === undefined ? null : dottedOf(movedTo);
     if (moved === null || redirects >= 2) return { place, rank, previousRank };
-    place = { tier: moved.tier, run, cohort: moved.n };
+    place = { tier: moved[0], run, cohort: moved[1] };
   }
-}
-
-/** A cohort named '<tier>.<n>' (lua/leagueDepart-6.lua); null for another text. */
-function cohortIn(text: string): { tier: number; n: number } | null {
-  const m = /^(\d+)\.(\d+)$/.exec(text);
-  return m === null ? null : { tier: Number(m[1]), n: Number(m[2]) };
 }

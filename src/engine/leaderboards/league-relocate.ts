@@ -34,7 +34,7 @@ import { NO_CAP } from '../../domain/leaderboards/cap.js';
 import { tierIn } from '../../domain/leaderboards/league.js';
 import type { League, Leaderboard } from '../../model/entities.js';
 import { leagueEntry } from '../../model/log.js';
-import { readLeaguePlace, type HeldPlace } from '../../redis/leagues.js';
+import { dotted, readLeaguePlace, type HeldPlace } from '../../redis/leagues.js';
 import * as leaderboardRank from '../../redis/scripts/leaderboardRank.js';
 import * as leagueDepart from '../../redis/scripts/leagueDepart.js';
 import * as leagueJoin from '../../redis/scripts/leagueJoin.js';
@@ -85,7 +85,7 @@ async function moveTo(
   const { cohort } = seat;
   const from = { tier: tierIn(league, held.tier), run: held.run, cohort: held.cohort };
   const tier = tierIn(league, held.next);
-  const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, `${tier}.${cohort}`, now);
+  const left = await leagueDepart.run(redis, keys.leagueCohort(tenant, lb.id, held.run, from.tier, from.cohort), userId, dotted(tier, cohort), now);
   if (left.member !== '') {
     const order = orderOfMember(left.member);
     // '<': a cohort they left before (moved out by an earlier outcome, back by this one) takes them back.
@@ -93,7 +93,7 @@ async function moveTo(
       redis, keys.leagueCohort(tenant, lb.id, held.run, tier, cohort), userId, left.value, order, NO_CAP, now, '', `<${left.seq}`, awardPairs(left.awards),
     );
   }
-  const entry = leagueEntry({ t: tenant, u: userId, ts: now, b: lb.id, r: held.run, c: `${tier}.${cohort}`, n: leagueJoin.tierState(seat) });
+  const entry = leagueEntry({ t: tenant, u: userId, ts: now, b: lb.id, r: held.run, c: dotted(tier, cohort), n: leagueJoin.tierState(seat) });
   await leagueShift.run(redis, user, log, lb.id, { ...from, tier: held.tier }, { tier, run: held.run, cohort }, entry);
 }
 

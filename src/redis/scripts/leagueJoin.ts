@@ -4,6 +4,7 @@
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
+import { dotted } from '../leagues.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -20,7 +21,7 @@ export interface Seat {
 
 /** The seat's tier state as a `league` entry names it ('<open>.<users>': src/model/log.ts). */
 export function tierState(seat: Seat): string {
-  return `${seat.open}.${seat.filled}`;
+  return dotted(seat.open, seat.filled);
 }
 
 /** The user's seat (cohort from 0). `cohorts`: `Keys.leagueTier(...)`. */
