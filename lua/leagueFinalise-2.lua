@@ -10,12 +10,15 @@
   KEYS[1] the cohort's ranking   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:r   zset,
           members '<order>|<user id>' (lua/leaderboardRank-8.lua)
   KEYS[2] the cohort's outcome   <prefix>:{lb:<tenant>:<board>:<run>:c<tier>.<n>}:o   hash:
-          u:<user id> -> '<p|d|s>|<rank>|<value>'; n the participants; p, d, s how many moved so
+          u:<user id> -> '<p|d|s>|<rank>|<value>'; n the participants; p, d, s how many moved so;
+          l once the decision is in the event log (an `outcome` entry: the finalisation writes it
+          after this call, then sets l, src/engine/leaderboards/league-final.ts)
 
   ARGV[1] how many move up (0 in the highest tier)
   ARGV[2] how many move down (0 in the lowest tier)
 
-  Returns { 1 (decided now) or 0 (decided before), user id, '<p|d|s>|<rank>|<value>', ... }.
+  Returns { 1 (decided now) or 0 (decided before), 1 when logged already (l) or 0,
+  '<n>|<p>|<d>|<s>', user id, '<p|d|s>|<rank>|<value>', ... }.
 ]]
 local rankingKey = KEYS[1]
 local outcomeKey = KEYS[2]
@@ -23,20 +26,27 @@ local promote = tonumber(ARGV[1])
 local demote = tonumber(ARGV[2])
 
 if redis.call('EXISTS', outcomeKey) == 1 then
-  local out = { 0 }
+  local out = { 0, 0, '' }
+  local counts = {}
   local held = redis.call('HGETALL', outcomeKey)
   for i = 1, #held, 2 do
-    if string.sub(held[i], 1, 2) == 'u:' then
-      out[#out + 1] = string.sub(held[i], 3)
+    local field = held[i]
+    if string.sub(field, 1, 2) == 'u:' then
+      out[#out + 1] = string.sub(field, 3)
       out[#out + 1] = held[i + 1]
+    elseif field == 'l' then
+      out[2] = 1
+    else
+      counts[field] = held[i + 1]
     end
   end
+  out[3] = (counts.n or '0') .. '|' .. (counts.p or '0') .. '|' .. (counts.d or '0') .. '|' .. (counts.s or '0')
   return out
 end
 
 local ranked = redis.call('ZREVRANGE', rankingKey, 0, -1, 'WITHSCORES')
 local participants = #ranked / 2
-local out = { 1 }
+local out = { 1, 0, '' }
 local fields = { 'n', participants }
 local counts = { p = 0, d = 0, s = 0 }
 for i = 1, #ranked, 2 do
@@ -63,4 +73,5 @@ fields[#fields + 1] = counts.d
 fields[#fields + 1] = 's'
 fields[#fields + 1] = counts.s
 redis.call('HSET', outcomeKey, unpack(fields))
+out[3] = participants .. '|' .. counts.p .. '|' .. counts.d .. '|' .. counts.s
 return out

@@ -3,7 +3,8 @@
  * own entries become `redacted` entries that keep what holds no personal data (the kind, the time,
  * the metric, the value, the local day; a league seat's board, run, cohort and tier count) and
  * name the erasure (`x`) instead of the user; the
- * entries of others that list the user (a finalised run's winners, a batch's items) lose them.
+ * entries of others that list the user (a finalised run's winners, a batch's items, a league
+ * cohort's decision) lose them.
  * A restore replays no `redacted` entry (src/engine/durability/restore.ts).
  */
 
@@ -53,6 +54,14 @@ function withoutWinner(e: Body, who: ErasedUser): Body | null {
   return changed ? { ...e, w: kept } : null;
 }
 
+/** A league cohort's decision without the user's outcome (the counts stay), or null when it had none. */
+function withoutOutcome(e: Body, who: ErasedUser): Body | null {
+  const o = e.o as Record<string, string> | undefined;
+  if (o === undefined || o === null || typeof o !== 'object' || !Object.hasOwn(o, who.userId)) return null;
+  const kept = Object.fromEntries(Object.entries(o).filter(([userId]) => userId !== who.userId));
+  return { ...e, o: kept };
+}
+
 /** A batch's items without the user's, or null when it had none. */
 function withoutItems(e: Body, who: ErasedUser): Body | null {
   const items = e.i as { u?: { id?: string } }[] | undefined;
@@ -76,7 +85,8 @@ export function redactLine(line: string, who: ErasedUser): string | null {
   }
   if (e === null || typeof e !== 'object' || e.t !== who.tenant) return null;
   if (e.u === who.userId) return `${id}\t${REDACTED_KIND}\t${JSON.stringify(redactedBody(kind, e, who))}`;
-  const changed = kind === 'finalised' ? withoutWinner(e, who) : kind === 'batch' ? withoutItems(e, who) : null;
+  const changed = kind === 'finalised' ? withoutWinner(e, who) : kind === 'batch' ? withoutItems(e, who)
+    : kind === 'outcome' ? withoutOutcome(e, who) : null;
   return changed === null ? null : `${id}\t${kind}\t${JSON.stringify(changed)}`;
 }
 

@@ -48,6 +48,11 @@
  *                 "n": '<open cohort>.<its users>' the tier's after the join, "e"?: the entry whose
  *                 placement joined} + "lg"?: the place kept with the user as written, when it was
  *                 (lua/leagueKeep-2.lua, lua/leagueShift-2.lua; src/engine/durability/league-seats.ts)
+ * and a league cohort's decision when its run was final, which a restore could decide again only
+ * from the cohort's ranking as it is then (an erased user gone from it: src/domain/erasure.ts):
+ *   outcome      {"t", "ts", "b": board id, "r": run start, "c": '<tier>.<cohort>', "k": {"n": its
+ *                 participants, "p", "d", "s": how many moved up, down, stayed}, "o": {user id:
+ *                 '<p|d|s>|<rank>|<value>'}}   (src/engine/leaderboards/league-final.ts; no "u")
  */
 
 /** A points award as the event script answers and logs it: [system id, trigger id, awarded, total after, award number, boost ids]. */
@@ -139,6 +144,27 @@ export interface LeagueSeat {
 /** A `league` entry's body as the script is given it (without `lg`). */
 export function leagueEntry(seat: Omit<LeagueSeat, 'lg'>): string {
   return JSON.stringify(seat);
+}
+
+/** A league cohort's decision: the body of its `outcome` entry. */
+export interface CohortDecision {
+  t: string;
+  ts: number;
+  /** The board's id. */
+  b: string;
+  /** The run's first day (YYYY-MM-DD). */
+  r: string;
+  /** The cohort, '<tier>.<cohort>'. */
+  c: string;
+  /** Its participants, and how many moved up, down and stayed. */
+  k: { n: number; p: number; d: number; s: number };
+  /** Each user's outcome, '<p|d|s>|<rank>|<value>', by user id. */
+  o: Record<string, string>;
+}
+
+/** An `outcome` entry. */
+export function outcomeEntry(decision: CohortDecision): string {
+  return JSON.stringify(decision);
 }
 
 /** A `points` entry without its closing brace: the script adds the awards (`"pa"`). */

@@ -4,7 +4,8 @@
  * once an outcome moved them by '|<tier carried>|<run moved by>', lua/leagueMove-1.lua), a tier's
  * cohorts in a run (lua/leagueJoin-1.lua: `o` the open cohort, `n` its users, `u:<user id>`), and
  * a cohort's outcome once its run is final (lua/leagueFinalise-2.lua: `u:<user id>` ->
- * '<p|d|s>|<rank>|<value>', `n` the participants, `p`, `d`, `s` how many moved so).
+ * '<p|d|s>|<rank>|<value>', `n` the participants, `p`, `d`, `s` how many moved so, `l` once
+ * the decision is in the event log as an `outcome` entry).
  */
 import type { RedisClient } from './client.js';
 
@@ -114,4 +115,27 @@ export async function cohortMoves(redis: RedisClient, outcomes: string): Promise
 /** A user's outcome in a cohort (null: not decided, or not in it). */
 export async function readOutcome(redis: RedisClient, outcomes: string, userId: string): Promise<CohortOutcome | null> {
   return outcomeOf(await redis.hget(outcomes, cohortUserField(userId)));
+}
+
+/** The outcome hash's field set once the cohort's decision is in the event log. */
+const LOGGED = 'l';
+
+/** Notes that the cohort's decision is in the event log (lua/leagueFinalise-2.lua answers it). */
+export async function markOutcomeLogged(redis: RedisClient, outcomes: string): Promise<void> {
+  await redis.hset(outcomes, LOGGED, '1');
+}
+
+/**
+ * A cohort's decision written back from its `outcome` log entry (a restore), unless the cohort holds
+ * one already (a snapshot's): `counts` its participants and moves, `users` each user's outcome as
+ * the hash holds it. Answers whether it wrote.
+ */
+export async function writeOutcome(
+  redis: RedisClient, outcomes: string, counts: Record<'n' | 'p' | 'd' | 's', number>, users: Record<string, string>,
+): Promise<boolean> {
+  if (await redis.exists(outcomes) === 1) return false;
+  const fields: string[] = ['n', String(counts.n), 'p', String(counts.p), 'd', String(counts.d), 's', String(counts.s), LOGGED, '1'];
+  for (const [userId, text] of Object.entries(users)) fields.push(cohortUserField(userId), text);
+  await redis.hset(outcomes, ...fields);
+  return true;
 }

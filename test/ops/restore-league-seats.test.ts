@@ -5,8 +5,9 @@
  * pass otherwise, in an order the events' entries do not tell. Every user's place, every cohort's
  * rankings and the tiers' open cohorts read as before after Redis lost everything; and users who
  * joined at once, each seated as they joined; and a points league joined through API completions,
- * events, batches and time awards, with a user erased and one excluded and included between.
- * Single Redis and the Cluster.
+ * events, batches and time awards, with a user erased and one excluded and included between;
+ * and a cohort's outcome kept as decided when one of its users was erased after it, from a snapshot
+ * or from the log alone (the cohort's `outcome` entry). Single Redis and the Cluster.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import * as leagueFinalise from '../../src/redis/scripts/leagueFinalise.js';
@@ -228,7 +229,12 @@ describe.each(targets())('a league restored on %s', (target) => {
     );
   });
 
-  it('keeps a cohort\'s outcome whose user was erased after the finalisation', { timeout: 60_000 }, async () => {
+  /**
+   * A cohort's outcome decided, one of its promoted users erased after it; the restore from a
+   * snapshot taken before the finalisation, or (`fromLogAlone`) with no snapshot kept: the whole
+   * log replayed. Each remaining user's outcome and tier and the moves' counts read as before.
+   */
+  const erasedAfterOutcome = async (fromLogAlone: boolean) => {
     let lb: { id: string; key: string };
     [s, lb] = await leagueServer();
     // bronze-1 of the 1st: u00 to u04; the snapshot before its finalisation (u00 to u02
@@ -255,10 +261,14 @@ describe.each(targets())('a league restored on %s', (target) => {
       moves: { promoted: 3, demoted: 0, stayed: 2 },
     });
 
-    const restored = await restoreServer(s);
-    expect(restored.result).toMatchObject({ failed: 0 });
+    const restored = await restoreServer(s, fromLogAlone);
+    expect(restored.result).toMatchObject({ failed: 0, snapshot: fromLogAlone ? null : expect.any(Number) });
     s = restored.server;
     await s.setClock(`${NEXT}T12:30:00Z`);
     expect(await outcomes()).toEqual(before);
-  });
+  };
+
+  it('keeps a cohort\'s outcome whose user was erased after the finalisation', { timeout: 60_000 }, () => erasedAfterOutcome(false));
+
+  it('keeps a cohort\'s outcome whose user was erased, restored from the log alone', { timeout: 60_000 }, () => erasedAfterOutcome(true));
 });

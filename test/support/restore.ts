@@ -14,9 +14,10 @@ const log = createLogger('silent');
 
 /**
  * `s` must run with the workers; answers the restore's result and the new server (manual clock), on
- * the Redis `s` ran on (single or the Cluster).
+ * the Redis `s` ran on (single or the Cluster). `fromLogAlone`: the snapshots' rows are deleted once
+ * `s` is closed, so the restore replays the whole log (an installation whose snapshots were lost).
  */
-export async function restoreServer(s: TestServer): Promise<{ result: RestoreResult; server: TestServer }> {
+export async function restoreServer(s: TestServer, fromLogAlone = false): Promise<{ result: RestoreResult; server: TestServer }> {
   if (s.workers === null) throw new Error('restoreServer: the server runs without workers');
   await s.workers.testing.drainNow();
   await s.workers.testing.configCopied(s.api.services.store.current.version);
@@ -28,6 +29,11 @@ export async function restoreServer(s: TestServer): Promise<{ result: RestoreRes
   const pool = await connectPostgres(s.settings);
   let result: RestoreResult;
   try {
+    if (fromLogAlone) {
+      for (const table of ['laurel_snapshot_keys', 'laurel_snapshot_users', 'laurel_snapshots']) {
+        await pool.query(`DELETE FROM ${table} WHERE prefix = $1`, [s.prefix]);
+      }
+    }
     result = await restoreWith(loadSettings({ ...process.env, ...env }), log, pool, false);
   } finally {
     await pool.end();

@@ -10,7 +10,8 @@
  * values: the latest is what stays), and so do the notifications due indexes (ZADD GT). The
  * leaderboard runs the workers finalised after the snapshot come back from their `finalised`
  * entries, with the time and winners the pass wrote (src/engine/leaderboards/finalised.ts), and a
- * league's users move as that pass moved them (src/engine/leaderboards/league-final.ts); the
+ * league's users move as that pass moved them, each cohort's decision taken from its `outcome`
+ * entry (src/engine/leaderboards/league-final.ts); the
  * leagues' cohorts are seated as the joins' own entries say (src/engine/durability/league-seats.ts). The
  * batch events accepted and not yet applied are queued again for the workers
  * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
@@ -36,7 +37,7 @@ import { prepareIdentification, type UpsertedUser } from '../../domain/users.js'
 import { CONFIG_KINDS, UNIQUE_FIELD, type ConfigKind } from '../../model/entities.js';
 import { ANNIVERSARY_FIELD, COMPLETION_PREFIX, NO_ANNIVERSARY, POINTS_TOTAL_PREFIX, TIME_DUE_PREFIX } from '../../model/fields.js';
 import { earliestStart } from '../../domain/anniversaries.js';
-import { activityOf, compareStreamIds, nextStreamId, operationEntry, type FinalisedRun, type LogBody } from '../../model/log.js';
+import { activityOf, compareStreamIds, nextStreamId, operationEntry, type CohortDecision, type FinalisedRun, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { SnapshotStore } from '../../postgres/snapshots.js';
 import { bucketOfKey, layoutChoice, restoreBucket } from '../../redis/run-members.js';
@@ -57,7 +58,7 @@ import { identifyUser } from '../users/identify.js';
 import { updatePreferences } from '../users/preferences.js';
 import { addPause, grantFreezes, removePause, resetStreak, restoreStreak } from '../streaks/operations.js';
 import { writeFinalised } from '../leaderboards/finalised.js';
-import { replayLeagueFinalised } from '../leaderboards/league-final.js';
+import { replayCohortDecision, replayLeagueFinalised } from '../leaderboards/league-final.js';
 import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-from-log.js';
 import { LeagueSeats } from './league-seats.js';
 import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
@@ -374,6 +375,8 @@ export class Restore {
         if (await excludeUser(svc, tenant, userId, e.why ?? '', entry.id) === null) throw new Error('the excluded user does not exist');
       } else if (entry.kind === 'included') {
         await includeUser(svc, tenant, userId);
+      } else if (entry.kind === 'outcome') {
+        await replayCohortDecision(svc, JSON.parse(entry.body) as CohortDecision);
       } else if (entry.kind === 'finalised') {
         const run = JSON.parse(entry.body) as FinalisedRun;
         await replayLeagueFinalised(svc, run);

@@ -4,7 +4,10 @@
  * every tier (16 cohorts at a time: each cohort's steps touch its own slot and its users' only):
  * 1. the outcome is decided once, on the cohort's own slot (lua/leagueFinalise-2.lua): the first
  *    `promote` of its ranking move up, the last `demote` down, the others stay, ranked as the
- *    board ranks; recorded in the cohort's outcome hash, which a second decision only reads;
+ *    board ranks; recorded in the cohort's outcome hash, which a second decision only reads; then
+ *    logged (an `outcome` entry on the board's partition's log, before the run's `finalised` entry,
+ *    once: the hash notes it), so a restore's replay finds the decision made rather than deciding
+ *    again from a ranking an erasure has changed since;
  * 2. each of its users is moved, in their own slot (lua/leagueMove-1.lua): the tier they carry
  *    into the next run they join, once per run; a user placed in a later run already, in a cohort
  *    of their old tier, then goes to the open cohort of their new tier there, with what they hold
@@ -23,11 +26,12 @@ import { userView } from '../../domain/users.js';
 import { leagueEvent, leagueEventType } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import type { League, Leaderboard, WebhookType } from '../../model/entities.js';
-import { cohortCount, readLeaguePlace, type Outcome } from '../../redis/leagues.js';
+import { cohortCount, dotted, dottedOf, markOutcomeLogged, readLeaguePlace, writeOutcome, type Outcome } from '../../redis/leagues.js';
+import * as logAppend from '../../redis/scripts/logAppend.js';
 import * as leagueFinalise from '../../redis/scripts/leagueFinalise.js';
 import * as leagueMove from '../../redis/scripts/leagueMove.js';
 import { runOf } from '../../domain/leaderboards/runs.js';
-import type { FinalisedRun } from '../../model/log.js';
+import { outcomeEntry, type CohortDecision, type FinalisedRun } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { announce, type ClockWanted } from '../webhooks/record.js';
 import { isEarlyJoiner, relocateEarlyJoiners } from './league-relocate.js';
@@ -68,10 +72,14 @@ export async function finaliseLeague(
   const finaliseCohort = async (i: number) => {
     const { tier, n } = cohorts[i];
     const t = league.tiers[tier];
-    const decided = await leagueFinalise.run(
-      redis, keys.leagueCohort(tenant, lb.id, run.start, tier, n), tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0,
-    );
+    const cohort = keys.leagueCohort(tenant, lb.id, run.start, tier, n);
+    const decided = await leagueFinalise.run(redis, cohort, tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0);
     if (decided.now) result.cohorts++;
+    if (!decided.logged) {
+      const entry = outcomeEntry({ t: tenant, ts: deps.clock.now(), b: lb.id, r: run.start, c: dotted(tier, n), k: decided.counts, o: decided.texts });
+      await logAppend.run(redis, keys.partitionLog(keys.partitionOf(tenant, lb.id)), 'outcome', entry);
+      await markOutcomeLogged(redis, cohort.outcome);
+    }
     const moved = await Promise.all(decided.users.map(async (u) => {
       const { moved: m, later } = await leagueMove.move(redis, keys.forUser(tenant, u.userId).user, lb.id, run.start, MOVES[u.outcome], highest);
       // Whether moved now or by a pass before (killed before it was done): relocated below, which
@@ -116,4 +124,11 @@ export async function replayLeagueFinalised(deps: Deps, entry: FinalisedRun): Pr
   const run = lb === undefined ? null : runOf(lb, entry.r);
   if (!lb?.league || run === null) return;
   await finaliseLeague(deps, { types: new Set(), live: null }, entry.t, lb as Leaderboard & { league: League }, run, Date.parse(entry.at));
+}
+
+/** A restore's replay of a cohort's decision: written unless the cohort holds one (a snapshot's). */
+export async function replayCohortDecision(deps: Pick<Context, 'redis' | 'keys'>, d: CohortDecision): Promise<void> {
+  const cohort = dottedOf(d.c);
+  if (cohort === null) throw new Error(`an outcome entry names no cohort: ${String(d.c)}`);
+  await writeOutcome(deps.redis, deps.keys.leagueCohort(d.t, d.b, d.r, cohort[0], cohort[1]).outcome, d.k, d.o);
 }

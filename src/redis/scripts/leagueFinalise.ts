@@ -1,6 +1,6 @@
 /**
  * The codec of lua/leagueFinalise-2.lua: a league cohort's outcome decided once its run is final
- * (the recorded one answered when decided before).
+ * (the recorded one answered when decided before), and whether the decision is in the event log.
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
@@ -12,19 +12,36 @@ declare module 'ioredis' {
   }
 }
 
-/** A cohort's outcome: whether decided by this call, and each user's, the best ranked first. */
+/** A cohort's counts: its participants, and how many moved up, down, or stayed. */
+export interface CohortCounts {
+  n: number;
+  p: number;
+  d: number;
+  s: number;
+}
+
+/** A cohort's outcome: whether decided by this call, whether logged, its counts, and each user's, the best ranked first. */
 export interface Decided {
   now: boolean;
+  logged: boolean;
+  counts: CohortCounts;
   users: (CohortOutcome & { userId: string })[];
+  /** Each user's outcome as the hash holds it ('<p|d|s>|<rank>|<value>'), by user id. */
+  texts: Record<string, string>;
 }
 
 /** Decides the cohort's outcome (`promote`, `demote`: how many move, 0 in the highest and lowest tier). */
 export async function run(redis: RedisClient, k: { ranking: string; outcome: string }, promote: number, demote: number): Promise<Decided> {
-  const [now, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote);
+  const [now, logged, counts, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote);
   const users: Decided['users'] = [];
+  const texts: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) {
-    const o = outcomeOf(String(flat[i + 1]));
-    if (o !== null) users.push({ userId: String(flat[i]), ...o });
+    const text = String(flat[i + 1]);
+    const o = outcomeOf(text);
+    if (o === null) continue;
+    users.push({ userId: String(flat[i]), ...o });
+    texts[String(flat[i])] = text;
   }
-  return { now: now === 1, users: users.sort((a, b) => a.rank - b.rank) };
+  const [n, p, d, s] = String(counts).split('|').map(Number);
+  return { now: now === 1, logged: logged === 1, counts: { n, p, d, s }, users: users.sort((a, b) => a.rank - b.rank), texts };
 }
