@@ -15,7 +15,7 @@ import { outcomeEntry, type LogBody } from '../../src/model/log.js';
 describe('an outcome entry', () => {
   const decision = {
     t: '_', ts: Date.parse('2026-06-03T12:30:00Z'), b: 'board', r: '2026-06-01', c: '0.0',
-    k: { n: 3, p: 1, d: 0, s: 2 }, o: { ann: 'p|1|30', bob: 's|2|20', 'c"d': 's|3|10' },
+    k: { n: 3, p: 1, d: 0, s: 2 }, o: { ann: 'p|1|30', bob: 's|2|20', 'c"d': 's|3|10' } as Record<string, string>,
   };
   const body = outcomeEntry(decision);
   const line = `1780490000000-0\toutcome\t${body}`;

@@ -34,7 +34,8 @@ export interface Decided {
 export async function run(redis: RedisClient, k: { ranking: string; outcome: string }, promote: number, demote: number): Promise<Decided> {
   const [now, logged, counts, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote);
   const users: Decided['users'] = [];
-  const texts: Record<string, string> = {};
+  // Without a prototype: a user id such as '__proto__' is a key like any other.
+  const texts = Object.create(null) as Record<string, string>;
   for (let i = 0; i < flat.length; i += 2) {
     const text = String(flat[i + 1]);
     const o = outcomeOf(text);
