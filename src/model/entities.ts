@@ -212,6 +212,11 @@ export interface PointsBoost {
   rounding: 'down' | 'up' | 'nearest';
   /** A boost for one user, or (null) for everyone matching `userAttributes`. */
   userId: string | null;
+  /**
+   * The tenant (storage id) of a boost's one user: the tenant its creating request acted for.
+   * Absent for a boost for everyone, and for one stored before boosts had it (the default tenant's).
+   */
+  tenant?: string;
   userAttributes: AttributeFilter[];
   created: string;
   updated: string;

@@ -6,7 +6,8 @@
 import { dayField } from '../../model/fields.js';
 import { MAX_POINTS } from '../../domain/points/rules.js';
 import { eventFilterOf, userFilterOf } from '../../domain/filters.js';
-import type { PointsTrigger } from '../../model/entities.js';
+import type { PointsBoost, PointsTrigger } from '../../model/entities.js';
+import { DEFAULT_TENANT } from '../../redis/keys.js';
 import type { LuaBoost, LuaTrigger, LuaTriggerLimits, PointsDetails } from './lua.js';
 import { periodLetter } from '../../domain/limits.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -149,14 +150,22 @@ export function compilePoints(snapshot: Snapshot): CompiledPoints {
 }
 
 /**
- * The boosts that may apply to a user's awards from `fromDate` (YYYY-MM-DD) on: the global ones, the user's own, and those whose user filter the script
+ * The tenant (storage id) of a boost's one user; null for a boost for everyone. A boost for one
+ * user stored before boosts named the tenant is the default tenant's.
+ */
+export function boostTenant(b: PointsBoost): string | null {
+  return b.userId === null ? null : b.tenant ?? DEFAULT_TENANT;
+}
+
+/**
+ * The boosts that may apply to a user's awards from `fromDate` (YYYY-MM-DD) on: the global ones, the user's own (of their tenant), and those whose user filter the script
  * checks. Ordered by creation: each multiplies, and rounds, in turn.
  */
-export function boostsFor(snapshot: Snapshot, userId: string, fromDate: string): LuaBoost[] {
+export function boostsFor(snapshot: Snapshot, tenant: string, userId: string, fromDate: string): LuaBoost[] {
   if (snapshot.pointsBoosts.size === 0) return [];
   const out: LuaBoost[] = [];
   for (const b of snapshot.pointsBoosts.values()) {
-    if (b.userId !== null && b.userId !== userId) continue;
+    if (b.userId !== null && (b.userId !== userId || boostTenant(b) !== tenant)) continue;
     if (b.end !== null && b.end < fromDate) continue;
     if (snapshot.pointsSystems.get(b.systemId)?.status !== 'active') continue;
     const ua = b.userId === null ? userFilterOf(b.userAttributes, snapshot) : [];
@@ -170,7 +179,7 @@ export function boostsFor(snapshot: Snapshot, userId: string, fromDate: string):
 }
 
 /** boostsFor as a script argument: JSON, or '' when none. */
-export function boostsArg(snapshot: Snapshot, userId: string, fromDate: string): string {
-  const boosts = boostsFor(snapshot, userId, fromDate);
+export function boostsArg(snapshot: Snapshot, tenant: string, userId: string, fromDate: string): string {
+  const boosts = boostsFor(snapshot, tenant, userId, fromDate);
   return boosts.length === 0 ? '' : JSON.stringify(boosts);
 }

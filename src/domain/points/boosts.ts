@@ -63,12 +63,14 @@ function checkBoost(b: PointsBoost, snapshot: Snapshot): string | null {
   return checkFilters(b.userAttributes, 'user', 'userAttributes', snapshot);
 }
 
-export function buildBoost(item: BoostInput, { id, now, snapshot, parentId }: BuildContext): PointsBoost | string {
+export function buildBoost(item: BoostInput, { id, now, snapshot, parentId, tenant }: BuildContext): PointsBoost | string {
   const b: PointsBoost = {
     id, systemId: parentId, name: item.name, start: item.start, end: item.end ?? null, multiplier: item.multiplier,
     rounding: item.rounding ?? 'down', userId: item.userId ?? null, userAttributes: item.userAttributes ?? [],
     created: now, updated: now,
   };
+  // A boost for one user is for that user of the tenant the request acts for.
+  if (b.userId !== null) b.tenant = tenant;
   return checkBoost(b, snapshot) ?? b;
 }
 

@@ -35,6 +35,8 @@ export interface BuildContext {
   now: string;
   snapshot: Snapshot;
   parentId: string;
+  /** The tenant (storage id) the creating request acts for. */
+  tenant: string;
 }
 
 /** The system a child's path names (`/points/:systemId/...`), and a child's system. */

@@ -56,7 +56,7 @@ export async function completeAchievement(
   const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
   const day = localDay(tz, now);
   const r = await completeAchievementScript.run(redis, u, {
-    userId: user.id, now, dayField: dayField(day), needsEmail: ident.needsEmail, entry, plan, boosts: boostsArg(snapshot, user.id, day),
+    userId: user.id, now, dayField: dayField(day), needsEmail: ident.needsEmail, entry, plan, boosts: boostsArg(snapshot, tenant, user.id, day),
     pairs: markBreakdown(ident.pairs, snapshot),
   });
   if (r === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(r);

@@ -279,7 +279,7 @@ export class EventRecorder {
         flags: e.flags, value: e.value, day, tz, now, tenant, matches: e.matches, periods, boards: e.boards.arg, plan: plan.arg.id,
         creation: e.creation, entry, idempotency: e.idempotency, planFull: e.planFull,
         limits: plan.limits === null ? '' : limitClock(tz, now) + plan.limits + (input.replay === true ? '=' : ''),
-        boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, userId, day) : '', pairs: e.pairs,
+        boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, tenant, userId, day) : '', pairs: e.pairs,
       };
       e.plain = null;
     }

@@ -95,7 +95,7 @@ export async function accrueTime(
     // Oldest first across triggers, so that a cap binds in time order.
     dues.sort((a, b) => a[0] - b[0]);
     const due = dues.map(([ms, k, period]): [number, string, number, string] => [ms, `d:${dayOf(ms)}`, k, period]);
-    const boosts = dues.length === 0 ? '' : boostsArg(store.current, userId, dayOf(dues[0][0]));
+    const boosts = dues.length === 0 ? '' : boostsArg(store.current, tenant, userId, dayOf(dues[0][0]));
     const entry = pointsEntryHead(tenant, userId, now);
     const r = await accruePoints.run(redis, u, { member: dueMember(tenant, userId), earliest, dues: due, boosts, entry, triggers: specs });
     if (r === 'not_found') return null;

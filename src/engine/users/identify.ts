@@ -31,7 +31,7 @@ export async function identifyUser(
   const creationTriggers = snapshot.points?.c;
   const day = localDay(ident.tz ?? '', now);
   const creationPoints = creationTriggers === undefined ? null
-    : { dayField: dayField(day), json: JSON.stringify({ c: creationTriggers, s: snapshot.points!.s, b: boostsFor(snapshot, id, day) }) };
+    : { dayField: dayField(day), json: JSON.stringify({ c: creationTriggers, s: snapshot.points!.s, b: boostsFor(snapshot, tenant, id, day) }) };
   // Time awards already due were earned under the attributes and zone the user has now: accrued
   // before they change (a trigger's filters, and the day an award counts on, read them).
   if (user.attributes != null || user.tz != null) await accrueTime(deps, tenant, id);

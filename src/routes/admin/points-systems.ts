@@ -12,6 +12,7 @@ import { buildLevel, checkLevelKeys, levelSchemas, pointsLevelAdminView, type Le
 import { applySystem, BADGE, buildSystem, DESCRIPTION, int, KEY, NAME, pointsSystemAdminView, type SystemChanges, type SystemInput } from '../../domain/points/systems.js';
 import { buildTrigger, hasTimeTriggers, pointsTriggerAdminView, triggerSchemas, type TriggerInput } from '../../domain/points/triggers.js';
 import { stillUsed, usesOfPointsSystem } from '../../domain/references.js';
+import { principalOf } from '../../http/auth.js';
 import type { Route } from '../../http/server.js';
 import { compileCheck } from '../../http/validate.js';
 import { batchAnswer, buildEach, createEach, MAX_BATCH, resourceRoutes } from './resource.js';
@@ -63,7 +64,7 @@ export function adminPointsSystemRoutes(deps: Deps): Route[] {
     handler: (req) => createEach(req, checks.systemCreate, async (item) => {
       const now = nowIso();
       const system = buildSystem(item, { id: uuidv7(), now });
-      const ctx = { now, snapshot: store.current, parentId: system.id };
+      const ctx = { now, snapshot: store.current, parentId: system.id, tenant: principalOf(req).tenant };
       const levels = buildEach('levels', item.levels, checks.levelCreate, buildLevel, ctx);
       const boosts = buildEach('boosts', item.boosts, checks.boostCreate, buildBoost, ctx);
       const triggers = buildEach('triggers', item.triggers, checks.triggerCreate, buildTrigger, ctx);

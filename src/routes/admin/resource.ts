@@ -63,7 +63,7 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
   createSchema: Record<string, unknown>;
   updateSchema: Record<string, unknown>;
   /** Builds a new entity from a valid create item; returns a message to refuse it. */
-  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot; parentId: string }): EntityByKind[K] | string;
+  build(item: C, ctx: { id: string; now: string; snapshot: Snapshot; parentId: string; tenant: string }): EntityByKind[K] | string;
   /** Applies a valid update item; returns a message to refuse it. */
   apply(entity: EntityByKind[K], changes: U, ctx: { now: string; snapshot: Snapshot }): EntityByKind[K] | string;
   view(entity: EntityByKind[K]): unknown;
@@ -87,6 +87,12 @@ export interface ResourceSpec<K extends ConfigKind, C, U> {
    * key reads and does not write.
    */
   tenantOf?(entity: EntityByKind[K]): string;
+  /**
+   * The tenant (storage id) one row of account-wide configuration is about, or null for a row
+   * about everyone: a key bound to a tenant reads the rows about everyone and about its own tenant
+   * (a points boost for one user of a tenant).
+   */
+  aboutTenant?(entity: EntityByKind[K]): string | null;
   /**
    * The entity another name refers to (a tenant's customer id), for a reference that is no id:
    * reads, updates and deletes take either.
@@ -188,9 +194,10 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
   const tenantOf = spec.tenantOf;
   /** Whether the request may see an entity: a bound key sees its own tenant's rows only. */
   const visible = (req: Request, entity: EntityByKind[K]): boolean => {
-    if (tenantOf === undefined) return true;
+    const owner = tenantOf?.(entity) ?? spec.aboutTenant?.(entity) ?? null;
+    if (owner === null) return true;
     const { bound } = principalOf(req);
-    return bound === null || tenantOf(entity) === bound;
+    return bound === null || owner === bound;
   };
   const readReach: Reach = tenantOf === undefined ? 'configuration' : 'rows';
   const writeReach: Reach = tenantOf === undefined ? 'configuration' : 'account';
@@ -208,7 +215,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       handler: async (req) => {
         const parentId = parentOf(req);
         return createEach(req, checkCreate, async (item) => {
-          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId });
+          const entity = spec.build(item, { id: uuidv7(), now: nowIso(), snapshot: store.current, parentId, tenant: principalOf(req).tenant });
           if (typeof entity === 'string') return entity;
           if (await store.put(spec.kind, 'create', entity) !== 'ok') return duplicate(entity);
           const view = (spec.createdView ?? spec.view)(entity);

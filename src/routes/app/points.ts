@@ -112,7 +112,7 @@ export function pointsRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         const { id, tenant, system } = target(req);
         const snapshot = store.current;
-        const candidates = boostsFor(snapshot, id, '0000-00-00').filter((b) => b.s === system.id);
+        const candidates = boostsFor(snapshot, tenant, id, '0000-00-00').filter((b) => b.s === system.id);
         const fields = [...new Set(candidates.flatMap((b) => (b.ua ?? []).filter((_, i) => i % 2 === 0)))];
         const h = await userFields(deps, tenant, id, ['tz', ...fields]);
         if (h === null) throw fail('user_not_found', id);
