@@ -1,7 +1,9 @@
 /**
  * Time-ordered UUIDs (version 7, RFC 9562) for configuration entities, so that listing them by id
  * lists them in creation order, also within one millisecond (a counter in the 12 bits after the
- * time keeps them increasing in this process).
+ * time keeps them increasing in this process). The time is the machine's: the ids of every
+ * process then interleave in creation order; a later time given once (the service's manual clock)
+ * would hold this process's ids above the others' from then on.
  */
 import { createHash, randomBytes } from 'node:crypto';
 

@@ -72,7 +72,9 @@ export async function eraseInPartition(
 export async function requestErasure(deps: Deps, tenant: string, userId: string): Promise<string | null> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
-  const id = uuidv7(now);
+  // The machine's time, not the service's clock: an id of a manual clock's time would move this
+  // process's later ids (audit entries too) ahead of the other processes' (src/domain/ids.ts).
+  const id = uuidv7();
   const u = keys.forUser(tenant, userId);
   const record = keys.erasure(id);
   // The record first: a process that dies after it leaves the workers what to finish

@@ -33,7 +33,8 @@ export function erasedTenantOfRecord(h: Record<string, string>): string | undefi
 export async function startTenantErasure(deps: Deps, tenant: string): Promise<string> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
-  const id = uuidv7(now);
+  // The machine's time, not the service's clock (as a user's erasure: src/engine/users/erase.ts).
+  const id = uuidv7();
   await redis.hset(keys.erasure(id), { t: DEFAULT_TENANT, d: tenant, s: 'pending', at: String(now), rk: '0', rm: '0' });
   await redis.sadd(keys.erasuresPending, id);
   return id;
