@@ -132,6 +132,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   sockets = new LiveSockets({
     guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log,
     maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
+    limiter,
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
   // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts),

@@ -13,16 +13,20 @@
  * its channel with uWS, which then sends it every message the channel brings. A socket that lets
  * more than `maxBackpressure` bytes wait is closed (uWS's closeOnBackpressureLimit), as is one idle
  * past `idleTimeout` (uWS pings it before). Nothing a client sends is answered otherwise than by
- * a message; none can stop the process.
+ * a message; none can stop the process. With LAUREL_RATE_LIMIT each message counts against the
+ * key's limit as a request does, and one over it is answered `rate_limited`, not handled
+ * (src/http/live-limit.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket, us_socket_context_t } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import { BadMessage, MAX_TOPICS, parseClientMessage, parseTopic, resumeFrom, type Heard } from '../domain/live/topics.js';
+import { BadMessage, MAX_TOPICS, parseClientMessage, parseTopic, resumeFrom, type ClientMessage, type Heard } from '../domain/live/topics.js';
 import { topicIdOf } from './live-topic.js';
+import { MessageLimit, messageTurns, type MessageTurns } from './live-limit.js';
 import { HttpError, errorBody, fail } from '../lib/errors.js';
 import type { ConfigStore } from '../config/store.js';
 import type { LiveFanout } from '../engine/live/fanout.js';
+import type { RateLimiter } from '../engine/keys/rate-limit.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
 import { checkedHeaders, credentialsOf, type Guard, type Request, type Route } from './server.js';
@@ -33,8 +37,13 @@ interface SocketData {
   principal: Principal;
   /** Each topic the socket holds or is taking up: its channel, and the holds it has of it (src/engine/live/fanout.ts). */
   topics: Map<string, { channel: string; refs: number }>;
+  /** Its messages taken from the key's rate limit, handled in order (src/http/live-limit.ts). */
+  turns: MessageTurns;
   closed: boolean;
 }
+
+/** A client's message as read in the turn it came in: what it asks, or why it is refused. */
+type Read = { message: ClientMessage } | { refused: unknown };
 
 export interface LiveSocketOptions {
   /** The guard of every route (src/http/auth.ts). */
@@ -50,6 +59,8 @@ export interface LiveSocketOptions {
   idleTimeoutS: number;
   /** Whether each principal still stands (src/http/auth.ts, Authenticator.stillValid). */
   stillValid(principals: Principal[]): Promise<boolean[]>;
+  /** The rate limit of the keys (LAUREL_RATE_LIMIT), which each message counts against; null: none. */
+  limiter: RateLimiter | null;
 }
 
 /** How often the open sockets' keys and tenants are checked again (ms): a revoked key's socket is closed. */
@@ -66,12 +77,14 @@ const MAX_MESSAGE = 64 * 1024;
 export class LiveSockets {
   private readonly opts: LiveSocketOptions;
   private readonly sockets = new Set<WebSocket<SocketData>>();
+  private readonly limit: MessageLimit;
 
   private readonly recheckTimer: NodeJS.Timeout;
   private rechecking = false;
 
   constructor(opts: LiveSocketOptions) {
     this.opts = opts;
+    this.limit = new MessageLimit(opts.limiter);
     this.recheckTimer = setInterval(() => { void this.recheck(); }, RECHECK_MS);
     this.recheckTimer.unref();
   }
@@ -159,7 +172,8 @@ export class LiveSockets {
     const accept = () => {
       if (state.aborted) return;
       res.cork(() => {
-        res.upgrade<SocketData>({ principal: request.principal as Principal, topics: new Map(), closed: false }, secKey, protocol, extensions, context);
+        const data: SocketData = { principal: request.principal as Principal, topics: new Map(), turns: messageTurns(), closed: false };
+        res.upgrade<SocketData>(data, secKey, protocol, extensions, context);
       });
     };
     if (guarded === undefined) accept();
@@ -193,17 +207,39 @@ export class LiveSockets {
   private sendError(ws: WebSocket<SocketData>, err: unknown, topic?: string): void {
     const e = this.asHttpError(err);
     const body = JSON.parse(errorBody(e)) as Record<string, unknown>;
-    this.send(ws, JSON.stringify({ ...body, status: e.status, ...(topic === undefined ? {} : { topic }) }));
+    // A 429's Retry-After (whole seconds), as the message's `retryAfter`.
+    const retry = e.headers?.['retry-after'];
+    this.send(ws, JSON.stringify({
+      ...body, status: e.status, ...(topic === undefined ? {} : { topic }), ...(retry === undefined ? {} : { retryAfter: Number(retry) }),
+    }));
   }
 
   private message(ws: WebSocket<SocketData>, message: ArrayBuffer, isBinary: boolean): void {
+    // Read now: the message's bytes are uWS's only during this call. A bad one counts too.
+    const read = this.read(message, isBinary);
+    const data = ws.getUserData();
+    this.limit.admit(data.principal.keyId, data.turns,
+      () => { if (!data.closed) ws.cork(() => this.handle(ws, read)); },
+      (err) => { if (!data.closed) ws.cork(() => this.sendError(ws, err)); });
+  }
+
+  private read(message: ArrayBuffer, isBinary: boolean): Read {
     try {
       if (isBinary) throw new BadMessage('messages are JSON text, not binary');
       const bytes = Buffer.from(message);
       if (!isUtf8(bytes)) throw new BadMessage('the message is not valid UTF-8');
-      const m = parseClientMessage(bytes.toString('utf8'));
+      return { message: parseClientMessage(bytes.toString('utf8')) };
+    } catch (err) {
+      return { refused: err };
+    }
+  }
+
+  private handle(ws: WebSocket<SocketData>, read: Read): void {
+    try {
+      if ('refused' in read) throw read.refused;
+      const m = read.message;
       if (m.op === 'unsubscribe') {
-        ws.cork(() => { for (const topic of m.topics) this.unsubscribe(ws, topic); });
+        for (const topic of m.topics) this.unsubscribe(ws, topic);
         return;
       }
       const data = ws.getUserData();

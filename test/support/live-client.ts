@@ -16,6 +16,8 @@ export interface LiveMessage {
   error?: string;
   code?: string;
   status?: number;
+  /** Seconds to wait, on a `rate_limited` error. */
+  retryAfter?: number;
 }
 
 export interface LiveClient {
