@@ -181,7 +181,11 @@ const UWS_METHOD: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del'> = {
 /** The request histogram's route for a request no route takes (404) or takes by another method (405). */
 const UNMATCHED = 'unmatched';
 
-const HAS_BODY: Record<Method, boolean> = { get: false, del: false, post: true, put: true, patch: true };
+/**
+ * Whether a route's requests have their body read. A DELETE's is read too, though none takes one:
+ * a body sent with it is refused (src/http/validate.ts refuseBody), never ignored.
+ */
+const HAS_BODY: Record<Method, boolean> = { get: false, del: true, post: true, put: true, patch: true };
 
 /** The request line's method of a route's requests (uWS routes them by it: no need to ask). */
 const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', del: 'DELETE' };

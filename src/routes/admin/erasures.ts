@@ -12,6 +12,7 @@ import { checkUserId, USER_ID_PARAM } from '../../domain/users.js';
 import { principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
+import { refuseBody } from '../../http/validate.js';
 import { fail } from '../../lib/errors.js';
 
 /** An erasure's id: a UUID, as uuidv7 makes them. */
@@ -33,6 +34,8 @@ const ERASURE_SCHEMA = {
 
 export function adminErasureRoutes(deps: Deps): Route[] {
   async function erase(req: Request) {
+    // An erasure cannot be undone: a body it would ignore (a mistaken call) is refused first.
+    refuseBody(req.body);
     const { tenant } = principalOf(req);
     const userId = req.params[0];
     checkUserId(userId);

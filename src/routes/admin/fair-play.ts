@@ -17,7 +17,7 @@ import { checkUserId, USER_ID_MAX, USER_ID_PARAM } from '../../domain/users.js';
 import { principalOf } from '../../http/auth.js';
 import { ok } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
-import { compile, parseJson } from '../../http/validate.js';
+import { compile, parseJson, refuseBody } from '../../http/validate.js';
 import { fail } from '../../lib/errors.js';
 import { ISSUE_SCHEMA, MAX_BATCH } from './resource.js';
 
@@ -69,6 +69,7 @@ export function adminFairPlayRoutes(deps: Deps): Route[] {
   }
 
   async function revoke(req: Request) {
+    refuseBody(req.body);
     const { tenant } = principalOf(req);
     const [userId, key] = req.params;
     checkUserId(userId);
@@ -91,6 +92,7 @@ export function adminFairPlayRoutes(deps: Deps): Route[] {
   }
 
   async function include(req: Request) {
+    refuseBody(req.body);
     const { tenant } = principalOf(req);
     const [userId] = req.params;
     checkUserId(userId);

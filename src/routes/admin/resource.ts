@@ -12,7 +12,7 @@ import { queryOf, type Query } from '../../http/query.js';
 import type { Reach, Reply, Request, Route } from '../../http/server.js';
 import { principalOf } from '../../http/auth.js';
 import type { Param, PathParam, Schema } from '../../http/route-doc.js';
-import { compileCheck, lastError, parseJson } from '../../http/validate.js';
+import { compileCheck, lastError, parseJson, refuseBody } from '../../http/validate.js';
 import { type ConfigKind, UNIQUE_FIELD, type EntityByKind } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { Issue } from '../../model/views.js';
@@ -286,6 +286,7 @@ export function resourceRoutes<K extends ConfigKind, C, U extends { id: string }
       method: 'del', path: spec.path, family: 'admin', reach: writeReach,
       doc: { summary: `Delete ${plural}${below}`, params, query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
+        refuseBody(req.body);
         const parentId = parentOf(req);
         const deleted: ({ id: string } & Record<string, string>)[] = [];
         const issues: Issue[] = [];
