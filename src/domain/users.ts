@@ -88,8 +88,16 @@ export function userIdsOf(values: string[]): string[] {
   return [...new Set((given.length === 1 ? given[0].split(',') : given).filter(Boolean))];
 }
 
-/** The users a query's `userIds` lists (userIdsOf), checked: at least one, at most `max`, each a user id; else a 400 invalid_query. */
+/**
+ * The users a query's `userIds` lists (userIdsOf), checked: no empty item in a comma-separated list
+ * (its schema's items have a length of 1 at least), at least one, at most `max`, each a user id;
+ * else a 400 invalid_query.
+ */
 export function listedUserIds(values: string[], max: number): string[] {
+  const given = values.filter(Boolean);
+  if (given.length === 1 && given[0].split(',').includes('')) {
+    throw fail('invalid_query', 'userIds: an empty item (a comma at an end, or two in a row) names no user');
+  }
   const userIds = userIdsOf(values);
   if (userIds.length === 0) throw fail('invalid_query', 'userIds is required: one or more user ids');
   if (userIds.length > max) throw fail('invalid_query', `userIds may list at most ${max} users`);
