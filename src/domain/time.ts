@@ -82,6 +82,18 @@ export function parseDate(s: string): DateTime | null {
 }
 
 /**
+ * The instant (ms) an ISO-8601 date-time names (`2026-01-31T12:00:00Z`, `...+01:00`); null when it
+ * is none (a day that does not exist, `2026-02-30`, included) or falls outside laurel's calendar.
+ */
+export function parseInstant(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text)) return null;
+  const at = DateTime.fromISO(text, { setZone: true });
+  if (!at.isValid) return null;
+  const day = at.toUTC().toISODate();
+  return day === null || day < CALENDAR_FIRST || day > CALENDAR_LAST ? null : at.toMillis();
+}
+
+/**
  * The refusal of a span of days `start`..`end` (end null: open) as the Admin API takes it (a
  * boost's, a leaderboard's): both calendar dates, end not before start. Null when it is sound.
  */

@@ -7,6 +7,7 @@ import { logTenantErasure, startTenantErasure } from '../../engine/users/tenant-
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
 import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
+import { parseInstant } from '../../domain/time.js';
 import { json, ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
@@ -277,9 +278,9 @@ export function adminRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         if (settings.clock !== 'manual') throw fail('route_not_found', req.method, req.url);
         const body = validateClock(parseJson(req.body));
-        const ms = Date.parse(body.now);
-        if (!/^\d{4}-\d{2}-\d{2}T/.test(body.now) || Number.isNaN(ms)) {
-          throw fail('invalid_body', `now must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z, got "${body.now}"`);
+        const ms = parseInstant(body.now);
+        if (ms === null) {
+          throw fail('invalid_body', `now must be an ISO-8601 date-time of a day that exists, from 1970-01-01 to 9999-12-31, such as 2026-01-31T12:00:00Z, got "${body.now}"`);
         }
         await store.setClock(ms);
         return ok({ now: new Date(ms).toISOString(), mode: 'manual' });
