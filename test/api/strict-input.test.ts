@@ -218,6 +218,29 @@ describe('strict input', () => {
     expect(good.status, good.text).toBe(201);
   });
 
+  it('refuses a body sent to an Admin DELETE, which takes none, deleting nothing', async () => {
+    const metric = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Spare', key: 'spare' }] });
+    const metricId = metric.body.created[0].id as string;
+    const adminKey = (await s.request('POST', '/admin/v1/api-keys', { body: { kind: 'admin', name: 'Spare' } })).body.id as string;
+    const userKey = (await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'spare' }] })).body.created[0].id as string;
+    const deletes = [`/admin/v1/metrics?ids=${metricId}`, `/admin/v1/api-keys?ids=${adminKey}`, `/admin/v1/application-api-keys?ids=${userKey}`];
+    for (const path of deletes) {
+      for (const [raw, code] of [[JSON.stringify({ ids: ['x'] }), 'unknown_field'], ['garbage', 'malformed_json']]) {
+        const r = await s.request('DELETE', path, { raw });
+        expect(r.status, `${path} ${raw}: ${r.text}`).toBe(400);
+        expect(r.body).toMatchObject({ code, error: expect.any(String) });
+      }
+    }
+    expect((await s.request('GET', `/admin/v1/metrics/${metricId}`)).status).toBe(200);
+    expect((await s.request('GET', `/admin/v1/api-keys/${adminKey}`)).status).toBe(200);
+    // `{}` and no body are what they take.
+    for (const [i, path] of deletes.entries()) {
+      const r = await s.request('DELETE', path, i === 0 ? { raw: '{}' } : {});
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.deleted, path).toHaveLength(1);
+    }
+  });
+
   it('answers headers too large with 431 and the JSON error body', async () => {
     const big = await raw(port, bytes(`GET /api/users/nobody HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${s.adminKey}\r\nX-Junk: ${'j'.repeat(20_000)}\r\nConnection: close\r\n\r\n`));
     expect(big.status).toBe(431);

@@ -11,7 +11,7 @@ import { generateUserKey, principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
-import { compileCheck, lastError } from '../../http/validate.js';
+import { compileCheck, lastError, refuseBody } from '../../http/validate.js';
 import { isUserId, USER_ID_MAX } from '../../domain/users.js';
 import { batchAnswer, batchOf, IDS_QUERY, idsOf, type Issue } from './resource.js';
 import type { UserKeyView } from '../../model/views.js';
@@ -56,6 +56,7 @@ export function applicationKeyRoutes(deps: Deps): Route[] {
       method: 'del', path: '/application-api-keys', family: 'admin',
       doc: { summary: 'Revoke keys scoped to a user', query: [IDS_QUERY], success: [200], response: batchAnswer('deleted'), tenant: true },
       handler: async (req) => {
+        refuseBody(req.body);
         const { tenant } = principalOf(req);
         const ids = idsOf(queryOf(req));
         const found = await Promise.all(ids.map((id) => UUID.test(id) && deleteUserKey(deps, tenant, id)));

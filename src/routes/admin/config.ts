@@ -11,7 +11,7 @@ import { parseInstant } from '../../domain/time.js';
 import { json, ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Request, Route } from '../../http/server.js';
-import { compile, compileCheck, lastError, parseJson, refusalOf } from '../../http/validate.js';
+import { compile, compileCheck, lastError, parseJson, refusalOf, refuseBody } from '../../http/validate.js';
 import { batchAnswer, batchOf, ID_PARAM, IDS_QUERY, idsOf, MAX_BATCH, PAGE_QUERY, pageOf, resourceRoutes, type Issue } from './resource.js';
 import type { ApiKeyRecord, Attribute, Metric, MetricLimits, Tenant } from '../../model/entities.js';
 import { LIMITS_SCHEMA } from '../../domain/limits.js';
@@ -252,6 +252,7 @@ export function adminRoutes(deps: Deps): Route[] {
       method: 'del', path: '/api-keys', family: 'admin', reach: 'rows',
       doc: { summary: 'Revoke API keys (never the last admin key)', query: [IDS_QUERY], success: [200], response: batchAnswer('deleted') },
       handler: async (req) => {
+        refuseBody(req.body);
         const deleted: { id: string }[] = [];
         const issues: Issue[] = [];
         for (const id of idsOf(queryOf(req))) {

@@ -16,7 +16,7 @@ import { json, ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import { batchAnswer, IDS_QUERY, idsOf } from './resource.js';
 import type { Request, Route } from '../../http/server.js';
-import { compile, parseJson } from '../../http/validate.js';
+import { compile, parseJson, refuseBody } from '../../http/validate.js';
 import type { BulkIssue, StreakPauseCreated, StreakPausesAnswer } from '../../model/views.js';
 
 export type { BulkIssue };
@@ -169,6 +169,7 @@ export function adminStreakRoutes(deps: Deps): Route[] {
   }
 
   async function deletePauses(req: Request) {
+    refuseBody(req.body);
     const { tenant } = principalOf(req);
     const deleted: { id: string }[] = [];
     const issues: { id: string; severity: 'error'; message: string }[] = [];
