@@ -4,8 +4,7 @@
  * touched, the page cursor, and how an erased user leaves the entries that name them
  * (src/postgres/audit.ts).
  */
-import { DateTime } from 'luxon';
-import { parseDate } from './time.js';
+import { parseDate, parseInstant } from './time.js';
 import type { AuditEntryView } from '../model/views.js';
 
 const DAY_MS = 86_400_000;
@@ -114,10 +113,7 @@ export function auditInstant(text: string, end: boolean): number | null {
     const day = parseDate(text);
     return day === null ? null : day.toMillis() + (end ? DAY_MS : 0);
   }
-  const at = DateTime.fromISO(text, { setZone: true });
-  if (!at.isValid) return null;
-  const ms = at.toMillis();
-  return ms >= 0 && ms < AUDIT_TIME_END ? ms : null;
+  return parseInstant(text);
 }
 
 /** The page cursor of `GET /admin/v1/audit`: the last entry's time and id, opaque to clients. */

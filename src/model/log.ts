@@ -146,6 +146,14 @@ export function leagueEntry(seat: Omit<LeagueSeat, 'lg'>): string {
   return JSON.stringify(seat);
 }
 
+/** A league cohort's counts: its participants, and how many moved up, down and stayed. */
+export interface CohortCounts {
+  n: number;
+  p: number;
+  d: number;
+  s: number;
+}
+
 /** A league cohort's decision: the body of its `outcome` entry. */
 export interface CohortDecision {
   t: string;
@@ -156,8 +164,7 @@ export interface CohortDecision {
   r: string;
   /** The cohort, '<tier>.<cohort>'. */
   c: string;
-  /** Its participants, and how many moved up, down and stayed. */
-  k: { n: number; p: number; d: number; s: number };
+  k: CohortCounts;
   /** Each user's outcome, '<p|d|s>|<rank>|<value>', by user id. */
   o: Record<string, string>;
 }

@@ -7,6 +7,7 @@
  * '<p|d|s>|<rank>|<value>', `n` the participants, `p`, `d`, `s` how many moved so, `l` once
  * the decision is in the event log as an `outcome` entry).
  */
+import type { CohortCounts } from '../model/log.js';
 import type { RedisClient } from './client.js';
 
 /** Where a user stands in a league: their tier, the run they last joined, their cohort there (from 0). */
@@ -131,7 +132,7 @@ export async function markOutcomeLogged(redis: RedisClient, outcomes: string): P
  * the hash holds it. Answers whether it wrote.
  */
 export async function writeOutcome(
-  redis: RedisClient, outcomes: string, counts: Record<'n' | 'p' | 'd' | 's', number>, users: Record<string, string>,
+  redis: RedisClient, outcomes: string, counts: CohortCounts, users: Record<string, string>,
 ): Promise<boolean> {
   if (await redis.exists(outcomes) === 1) return false;
   const fields: string[] = ['n', String(counts.n), 'p', String(counts.p), 'd', String(counts.d), 's', String(counts.s), LOGGED, '1'];

@@ -24,7 +24,8 @@ describe('a league cohort decided', () => {
     expect(first.users.map((u) => [u.userId, u.outcome, u.rank, u.value])).toEqual([
       ['__proto__', 'promoted', 1, 30], ['a|b', 'stayed', 2, 20], ['c', 'demoted', 3, 10],
     ]);
-    expect(Object.entries(first.texts)).toEqual([['__proto__', 'p|1|30'], ['a|b', 's|2|20'], ['c', 'd|3|10']]);
+    const texts = leagueFinalise.outcomeTexts(first.users);
+    expect(Object.entries(texts)).toEqual([['__proto__', 'p|1|30'], ['a|b', 's|2|20'], ['c', 'd|3|10']]);
 
     // Decided again (a second pass): the recorded outcome, not logged until the pass notes it.
     await redis().zadd(k.ranking, 40, '5|c');
@@ -32,10 +33,10 @@ describe('a league cohort decided', () => {
     expect({ ...again, now: undefined }).toEqual({ ...first, now: undefined });
     expect(again.now).toBe(false);
     await markOutcomeLogged(redis(), k.outcome);
-    expect(await leagueFinalise.run(redis(), k, 1, 1)).toMatchObject({ now: false, logged: true, counts: first.counts, texts: first.texts });
+    expect(await leagueFinalise.run(redis(), k, 1, 1)).toMatchObject({ now: false, logged: true, counts: first.counts, users: first.users });
 
     // Written back from the entry: the same hash; a cohort that holds a decision keeps it.
-    expect(await writeOutcome(redis(), copy.outcome, first.counts, first.texts)).toBe(true);
+    expect(await writeOutcome(redis(), copy.outcome, first.counts, texts)).toBe(true);
     expect(await redis().hgetall(copy.outcome)).toEqual(await redis().hgetall(k.outcome));
     expect(await writeOutcome(redis(), copy.outcome, { n: 1, p: 1, d: 0, s: 0 }, { z: 'p|1|1' })).toBe(false);
     expect(await redis().hget(copy.outcome, 'u:z')).toBeNull();

@@ -76,7 +76,7 @@ export async function finaliseLeague(
     const decided = await leagueFinalise.run(redis, cohort, tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0);
     if (decided.now) result.cohorts++;
     if (!decided.logged) {
-      const entry = outcomeEntry({ t: tenant, ts: deps.clock.now(), b: lb.id, r: run.start, c: dotted(tier, n), k: decided.counts, o: decided.texts });
+      const entry = outcomeEntry({ t: tenant, ts: deps.clock.now(), b: lb.id, r: run.start, c: dotted(tier, n), k: decided.counts, o: leagueFinalise.outcomeTexts(decided.users) });
       await logAppend.run(redis, keys.partitionLog(keys.partitionOf(tenant, lb.id)), 'outcome', entry);
       await markOutcomeLogged(redis, cohort.outcome);
     }

@@ -4,6 +4,7 @@
  */
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../client.js';
+import type { CohortCounts } from '../../model/log.js';
 import { outcomeOf, type CohortOutcome } from '../leagues.js';
 
 declare module 'ioredis' {
@@ -12,37 +13,31 @@ declare module 'ioredis' {
   }
 }
 
-/** A cohort's counts: its participants, and how many moved up, down, or stayed. */
-export interface CohortCounts {
-  n: number;
-  p: number;
-  d: number;
-  s: number;
-}
-
 /** A cohort's outcome: whether decided by this call, whether logged, its counts, and each user's, the best ranked first. */
 export interface Decided {
   now: boolean;
   logged: boolean;
   counts: CohortCounts;
-  users: (CohortOutcome & { userId: string })[];
-  /** Each user's outcome as the hash holds it ('<p|d|s>|<rank>|<value>'), by user id. */
-  texts: Record<string, string>;
+  /** `text`: the outcome as the hash holds it ('<p|d|s>|<rank>|<value>'). */
+  users: (CohortOutcome & { userId: string; text: string })[];
+}
+
+/** Each user's outcome as the hash holds it, by user id (an `outcome` entry's `o`). */
+export function outcomeTexts(users: Decided['users']): Record<string, string> {
+  // Object.fromEntries defines each id as a key of its own, '__proto__' too.
+  return Object.fromEntries(users.map((u) => [u.userId, u.text]));
 }
 
 /** Decides the cohort's outcome (`promote`, `demote`: how many move, 0 in the highest and lowest tier). */
 export async function run(redis: RedisClient, k: { ranking: string; outcome: string }, promote: number, demote: number): Promise<Decided> {
   const [now, logged, counts, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote);
   const users: Decided['users'] = [];
-  // Without a prototype: a user id such as '__proto__' is a key like any other.
-  const texts = Object.create(null) as Record<string, string>;
   for (let i = 0; i < flat.length; i += 2) {
     const text = String(flat[i + 1]);
     const o = outcomeOf(text);
     if (o === null) continue;
-    users.push({ userId: String(flat[i]), ...o });
-    texts[String(flat[i])] = text;
+    users.push({ userId: String(flat[i]), text, ...o });
   }
   const [n, p, d, s] = String(counts).split('|').map(Number);
-  return { now: now === 1, logged: logged === 1, counts: { n, p, d, s }, users: users.sort((a, b) => a.rank - b.rank), texts };
+  return { now: now === 1, logged: logged === 1, counts: { n, p, d, s }, users: users.sort((a, b) => a.rank - b.rank) };
 }
