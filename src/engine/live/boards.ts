@@ -18,9 +18,11 @@
  *   below an uncapped board's first MAX_READ too, with the exact rank;
  * - a league's cohorts on `league:<key>` (src/engine/live/cohorts.ts).
  * An entry is appended before its event's placement (phase 2, src/engine/event/phase2.ts), so a
- * board stays marked for PASSES passes: a placement that lands after the first pass is seen by
- * the next. Payloads as the webhooks' (src/engine/webhooks/rankings.ts), but on the board's topic
- * cut to what any client key may see (src/domain/live/visibility.ts). Boards are followed
+ * board stays marked for PASSES passes, and beyond while a user an entry named has not been seen
+ * moving on it (nor in their league cohort), up to PENDING_MS after the entry: a placement held up
+ * behind a busy moment is still sent. A user stays named for PENDING_MS after their last entry.
+ * Payloads as the webhooks' (src/engine/webhooks/rankings.ts), but on the board's topic cut to what
+ * any client key may see (src/domain/live/visibility.ts). Boards are followed
  * whether or not anyone wants them (so the first change after a quiet spell is sent like any
  * other); only the messages and the users' reads are skipped for topics nobody wants.
  */
@@ -39,7 +41,7 @@ import { placesOfRunUsers, readRunPlaces, shardOf, type Shards } from '../../red
 import { runShards } from '../../redis/board-shards.js';
 import type { Context } from '../context.js';
 import { LiveCohorts } from './cohorts.js';
-import { diffRanking, MOVES_PER_PASS, placesBefore, SeenRankings, type Change } from './ranking-diff.js';
+import { diffRanking, MOVES_PER_PASS, PENDING_MS, placesBefore, SeenRankings, type Change } from './ranking-diff.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
@@ -61,8 +63,13 @@ interface Marked {
   run: string;
   runEnd: string | null;
   passes: number;
-  /** The users of the entries that marked it while the mark lasts. */
-  users: Set<string>;
+  /** The users of the entries that marked it, and when each was last named (ms): oldest first. */
+  users: Map<string, number>;
+  /** Of those, the ones seen moving on the board since they were last named. */
+  onBoard: Set<string>;
+  /** A league's board: of those, the ones its cohorts' pass is done with (src/engine/live/cohorts.ts). */
+  inCohort: Set<string>;
+  league: boolean;
 }
 
 export class LiveBoards {
@@ -91,12 +98,15 @@ export class LiveBoards {
   /** Marks a board run that an entry of `userId` may move. */
   mark(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, userId: string): void {
     const id = `${tenant}\u0000${lb.id}\u0000${run.start}`;
-    const m = this.marked.get(id);
-    if (m === undefined) this.marked.set(id, { tenant, boardId: lb.id, run: run.start, runEnd: run.end, passes: PASSES, users: new Set([userId]) });
-    else {
-      m.passes = PASSES;
-      m.users.add(userId);
+    let m = this.marked.get(id);
+    if (m === undefined) {
+      m = { tenant, boardId: lb.id, run: run.start, runEnd: run.end, passes: PASSES, users: new Map(), onBoard: new Set(), inCohort: new Set(), league: Boolean(lb.league) };
+      this.marked.set(id, m);
     }
+    m.passes = PASSES;
+    // Named again: last in the order of naming, and waited for again.
+    forget(m, userId);
+    m.users.set(userId, Date.now());
   }
 
   get pending(): number {
@@ -106,22 +116,32 @@ export class LiveBoards {
   /** Reads every marked board once; answers the messages published. */
   async pass(): Promise<number> {
     const before = this.published;
+    const now = Date.now();
     const work = [...this.marked.entries()];
     for (const [id, m] of work) {
-      if (--m.passes <= 0) this.marked.delete(id);
+      forgetNamedBefore(m, now - PENDING_MS);
+      if (--m.passes <= 0 && !someoneWaits(m)) this.marked.delete(id);
     }
     for (const [, m] of work) {
       const lb = this.deps.store.current.leaderboards.get(m.boardId);
       // Stored `scheduled` until an admin changes it: active from its start (the mark came from a run).
-      if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') continue;
+      if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') {
+        for (const u of [...m.users.keys()]) forget(m, u);
+        continue;
+      }
+      const run = { start: m.run, end: m.runEnd };
       const groups = lb.breakdownAttributes.length === 0 ? [''] : await this.deps.redis.smembers(this.deps.keys.leaderboardIndex(m.tenant, lb.id).groups(m.run));
-      for (const group of groups) await this.passRun(m.tenant, lb, { start: m.run, end: m.runEnd }, group, m.users);
-      if (lb.league) await this.cohorts.pass(m.tenant, lb, { start: m.run, end: m.runEnd }, m.users);
+      for (const group of groups) seenMoving(m, m.onBoard, await this.passRun(m.tenant, lb, run, group, m.users), now);
+      if (lb.league) {
+        const waiting = [...m.users.keys()].filter((u) => !m.inCohort.has(u));
+        seenMoving(m, m.inCohort, await this.cohorts.pass(m.tenant, lb, run, m.users, waiting), now);
+      }
     }
     return this.published - before;
   }
 
-  private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: Set<string>): Promise<void> {
+  /** Reads a run's ranking (of one group) and publishes what moved; answers the users seen moving. */
+  private async passRun(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, group: string, named: ReadonlyMap<string, number>): Promise<string[]> {
     const { redis, keys } = this.deps;
     // The run's first shard keeps what was published of the whole run (its `:lv` hash).
     const shards = runShards(keys, tenant, lb, run.start, group);
@@ -134,7 +154,7 @@ export class LiveBoards {
     const below = capOf(lb) > MAX_READ && ranked.length === MAX_READ ? await this.movedBelow(tenant, shards, ranked, named) : [];
     // Those whose value changed (newcomers too) by an entry read; those they overtook only moved down a rank.
     const moved = this.seen.moves(k.live, changes, ranked, named);
-    if (changes.length === 0 && gone.length === 0 && moved.length === 0 && below.length === 0) return;
+    if (changes.length === 0 && gone.length === 0 && moved.length === 0 && below.length === 0) return [];
 
     const boardWanted = this.wanted.has(scopedTopic(tenant, boardTopic(lb.key)));
     // One the publisher never saw (placed while it read nothing): its place before, as its placement recorded it.
@@ -178,6 +198,7 @@ export class LiveBoards {
     await Promise.all(sends);
     this.messages += messages;
     await this.seen.remember(k.live, seen, changes, gone);
+    return [...moved, ...below].map((c) => c.userId);
   }
 
   /**
@@ -185,11 +206,11 @@ export class LiveBoards {
    * with their user topic wanted, whose place changed since it was last sent them: their exact rank
    * (ZREVRANK), and their place before as their placement recorded it (their rank history).
    */
-  private async movedBelow(tenant: string, shards: Shards, ranked: RankedView[], named: Set<string>): Promise<Change[]> {
+  private async movedBelow(tenant: string, shards: Shards, ranked: RankedView[], named: ReadonlyMap<string, number>): Promise<Change[]> {
     const { redis } = this.deps;
     const k = shards[0];
     const inTop = new Set(ranked.map((r) => r.userId));
-    const candidates = [...named].filter((u) => !inTop.has(u) && this.wanted.has(scopedTopic(tenant, userTopic(u))));
+    const candidates = [...named.keys()].filter((u) => !inTop.has(u) && this.wanted.has(scopedTopic(tenant, userTopic(u))));
     if (candidates.length === 0) return [];
     const places = await placesOfRunUsers(redis, shards, candidates);
     let sent = this.sentBelow.get(k.live);
@@ -208,6 +229,34 @@ export class LiveBoards {
     await placesBefore(this.deps, historyOf(shards), out);
     return out.filter((c) => c.value !== c.previousValue);
   }
+}
+
+function forget(m: Marked, userId: string): void {
+  m.users.delete(userId);
+  m.onBoard.delete(userId);
+  m.inCohort.delete(userId);
+}
+
+/** Forgets the users of a mark last named before `until` (ms): the oldest come first. */
+function forgetNamedBefore(m: Marked, until: number): void {
+  for (const [u, at] of m.users) {
+    if (at >= until) break;
+    forget(m, u);
+  }
+}
+
+/**
+ * Notes the users a pass saw moving (or is done with), each where named before the pass began (in an
+ * earlier millisecond): one named again while it read waits for that entry's placement.
+ */
+function seenMoving(m: Marked, seen: Set<string>, users: string[], passBegan: number): void {
+  for (const u of users) if ((m.users.get(u) ?? Infinity) < passBegan) seen.add(u);
+}
+
+/** Whether a user the entries named has not been seen moving on the mark's board (or a league's cohort) yet. */
+function someoneWaits(m: Marked): boolean {
+  for (const u of m.users.keys()) if (!m.onBoard.has(u) || (m.league && !m.inCohort.has(u))) return true;
+  return false;
 }
 
 /** A run's users' rank histories, each in the shard the user is placed in. */

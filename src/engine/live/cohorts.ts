@@ -29,7 +29,7 @@ import { sentTogether } from '../../redis/coalesce.js';
 import { leagueField, leaguePlaceOf } from '../../redis/leagues.js';
 import { placesOf } from '../../redis/rankings.js';
 import type { Context } from '../context.js';
-import { diffRanking, MOVES_PER_PASS, placesBefore, type SeenRankings } from './ranking-diff.js';
+import { diffRanking, MOVES_PER_PASS, placesBefore, type Named, type SeenRankings } from './ranking-diff.js';
 import { publish, scopedTopic } from './topic-store.js';
 import type { WantedTopics } from './wanted.js';
 
@@ -60,20 +60,26 @@ export class LiveCohorts {
     return out;
   }
 
-  /** Reads the cohorts of the users named in a league's run, and publishes what moved. */
-  async pass(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, named: Set<string>): Promise<void> {
-    if (!lb.league) return;
+  /**
+   * Reads the cohorts of the users named in a league's run whose move was not seen yet (`waiting`),
+   * and publishes what moved; answers the users it is done with: those seen moving, or every one
+   * waiting while nobody follows the league.
+   */
+  async pass(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, named: Named, waiting: string[]): Promise<string[]> {
+    if (!lb.league || waiting.length === 0) return [];
     // Nobody follows a cohort of this league: nothing is read (a cohort followed again compares with what was last published of it).
     const followed = [leagueTopicId(lb.key, ''), leagueUserTopic(lb.key, '')].some((prefix) => this.wanted.anyStartingWith(scopedTopic(tenant, prefix)));
-    if (!followed) return;
-    const cohorts = new Set((await this.placesOf(tenant, lb, run.start, [...named])).values());
+    if (!followed) return waiting;
+    const cohorts = new Set((await this.placesOf(tenant, lb, run.start, waiting)).values());
+    const moved: string[] = [];
     for (const cohort of cohorts) {
       const [tier, n] = cohort.split('.').map(Number);
-      await this.passCohort(tenant, lb, run, tier, n, named);
+      moved.push(...await this.passCohort(tenant, lb, run, tier, n, named));
     }
+    return moved;
   }
 
-  private async passCohort(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, tier: number, n: number, named: Set<string>): Promise<void> {
+  private async passCohort(tenant: string, lb: Leaderboard, run: { start: string; end: string | null }, tier: number, n: number, named: Named): Promise<string[]> {
     const { redis, keys } = this.deps;
     const league = lb.league!;
     const k = keys.leagueCohort(tenant, lb.id, run.start, tier, n);
@@ -81,7 +87,7 @@ export class LiveCohorts {
     const ranked = placesOf(flat);
     const { changes, gone, top, topChanged } = diffRanking(seen, ranked);
     const moved = this.seen.moves(k.live, changes, ranked, named);
-    if (changes.length === 0 && gone.length === 0 && moved.length === 0) return;
+    if (changes.length === 0 && gone.length === 0 && moved.length === 0) return [];
     // The members who follow their cohort, and whose cohort this is (not one of a later run).
     const following = new Map<string, string[]>();
     for (const r of ranked) {
@@ -112,5 +118,6 @@ export class LiveCohorts {
       }
     }
     await this.seen.remember(k.live, seen, changes, gone);
+    return moved.map((c) => c.userId);
   }
 }

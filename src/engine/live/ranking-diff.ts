@@ -23,15 +23,21 @@ const SAVE_MS = 1000;
  */
 export const MOVES_PER_PASS = 3;
 /**
- * How long a change seen before its entry was read waits for it (ms): a placement can land before
- * the publisher reads its event's entry (its read of the logs lags behind a busy moment), and the
- * move is sent once the entry names the user.
+ * How long a change and its entry wait for each other (ms). A placement can land before the
+ * publisher reads its event's entry (its read of the logs lags behind a busy moment): the move is
+ * sent once the entry names the user. And it can land well after (the api process that places it
+ * is held up): the board is read until the user is seen moving (src/engine/live/boards.ts).
  */
-const PENDING_MS = 5000;
+export const PENDING_MS = 5000;
 /** The places of a ranking's top shown by `leaderboard.changed`. */
 export const TOP = 10;
 
 type Deps = Pick<Context, 'redis'>;
+
+/** The users the entries read name (a set, or a map of them). */
+export interface Named {
+  has(userId: string): boolean;
+}
 
 /** A user whose place differs from the one last published (a newcomer: previous null). */
 export interface Change extends RankedView {
@@ -108,7 +114,7 @@ export class SeenRankings {
    * names; a change of a user no entry names yet waits PENDING_MS for one (then it is sent, from
    * the place before it), and is dropped after (a value placed while the publisher read nothing).
    */
-  moves(live: string, changes: Change[], ranked: RankedView[], named: Set<string>): Change[] {
+  moves(live: string, changes: Change[], ranked: RankedView[], named: Named): Change[] {
     const now = Date.now();
     let pending = this.pending.get(live);
     if (pending === undefined) {
