@@ -726,11 +726,12 @@ function overCell(o: OverRounds, fmt: (n: number | null) => string, beyond: stri
   return many ? `${f(o.median)} (${o.perRound.map(f).join(' / ')})` : f(o.median);
 }
 
-/** Several api processes under `laurel start`: the workers run in the primary, a process of their own. */
-const primaryWorkers = (v: VariantSummary) => v.processes === 'start' && (v.apiProcesses ?? 1) > 1;
-
+/**
+ * The workers' CPU: under `laurel start` the primary's, apart from its api processes (none apart:
+ * a baseline tree that ran its one api process in the primary, "in api").
+ */
 const workersCell = (v: VariantSummary, c: CpuPerRequest) =>
-  v.processes === 'start' && !primaryWorkers(v) ? 'in api' : v.processes === 'split' || primaryWorkers(v) ? us(c.workers) : '—';
+  v.processes === 'start' ? (c.workers === null ? 'in api' : us(c.workers)) : v.processes === 'split' ? us(c.workers) : '—';
 
 function systemCpuCell(v: VariantSummary, c: CpuPerRequest): string {
   return `${us(c.server)} / ${workersCell(v, c)} / ${us(c.redis)} / ${us(c.postgres)} / ${us(c.wrk)}`;
@@ -738,7 +739,7 @@ function systemCpuCell(v: VariantSummary, c: CpuPerRequest): string {
 
 const RUNS_AS: Record<Processes, string> = {
   api: '`laurel api`, no workers',
-  start: '`laurel start`: api + workers, one process',
+  start: '`laurel start`: an api process + workers in the primary',
   split: '`laurel api` + `laurel workers`',
 };
 

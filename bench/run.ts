@@ -352,18 +352,19 @@ interface Running {
 }
 
 /**
- * The processes whose CPU a pass reads. With several api processes they are the server's children
- * (read at each sample: one started again in between leaves the figure wrong, not missing), and
- * under `laurel start` the primary itself runs the workers.
+ * The processes whose CPU a pass reads. Api processes forked by a primary are its children (read at
+ * each sample: one started again in between leaves the figure wrong, not missing), and under
+ * `laurel start` the primary itself runs the workers; a `laurel start` without children (a baseline
+ * tree that ran its one api process in the primary) is the api and the workers in one.
  */
 function pidsOf(session: Session, redisPid: number | null): Pids {
   const primary = session.child.proc.pid;
+  const apis = primary === undefined ? [] : childPids(primary);
+  // `laurel start`: its workers run (a drain to watch) in no process of their own, so in the primary.
+  const start = session.drain !== null && session.workers === null;
+  if (start && apis.length > 0) return { server: apis, workers: primary!, redis: redisPid };
   if ((session.apiProcesses ?? 1) > 1 && primary !== undefined) {
-    const apis = childPids(primary);
-    // `laurel start`: its workers run (a drain to watch) in no process of their own, so in the primary.
-    return session.drain !== null && session.workers === null
-      ? { server: apis, workers: primary, redis: redisPid }
-      : { server: [primary, ...apis], workers: session.workers?.proc.pid ?? null, redis: redisPid };
+    return { server: [primary, ...apis], workers: session.workers?.proc.pid ?? null, redis: redisPid };
   }
   return { server: primary, workers: session.workers?.proc.pid ?? null, redis: redisPid };
 }

@@ -13,7 +13,7 @@
  * The system as it runs (the full scenario: three achievements, a daily streak, a points trigger
  * and a capped leaderboard of 1,000 on the metric), each with Postgres (DATABASE_URL):
  *   laurel-api      `laurel api` alone: no workers, so nothing drains the event log
- *   laurel-system   `laurel start` with one api process: the api and the workers in one process
+ *   laurel-system   `laurel start` with one api process (LAUREL_API_PROCESSES=1), the workers in the primary
  *   laurel-system-2 `laurel start` with two api processes (LAUREL_API_PROCESSES=2), the workers in the
  *                   primary: what a second api process gives
  *   laurel-split    `laurel api` and `laurel workers`, two processes
@@ -227,7 +227,7 @@ type Features = 'none' | 'streaks' | 'points' | 'all';
 
 /**
  * How laurel runs: `api` alone (`laurel api`: nothing drains the event log), `start` (as `npm
- * start`: the api and the workers in one process), `split` (`laurel api` and `laurel workers`).
+ * start`: api processes, and the workers in the primary), `split` (`laurel api` and `laurel workers`).
  */
 export type Processes = 'api' | 'start' | 'split';
 
@@ -424,7 +424,7 @@ const LAUREL: LaurelSpec[] = [
   { name: 'laurel-points', description: 'the same and an XP points system (issue 4)', features: 'points', processes: 'api', board: 100 },
   { name: 'laurel-features', description: 'the same and a leaderboard of the top 100: everything (issue 5)', features: 'all', processes: 'api', board: 100 },
   { name: 'laurel-api', description: 'the full scenario (a leaderboard of the top 1,000) on `laurel api` alone: no workers, nothing drains the event log', features: 'all', processes: 'api', board: 1000 },
-  { name: 'laurel-system', description: 'the full scenario on `laurel start` with one api process: the api and the workers in one process', features: 'all', processes: 'start', board: 1000 },
+  { name: 'laurel-system', description: 'the full scenario on `laurel start` with one api process, the workers in the primary', features: 'all', processes: 'start', board: 1000 },
   { name: 'laurel-system-2', description: 'the full scenario on `laurel start` with two api processes on the port (LAUREL_API_PROCESSES=2), the workers in the primary', features: 'all', processes: 'start', board: 1000, apiProcesses: 2 },
   { name: 'laurel-split', description: 'the full scenario on `laurel api` and `laurel workers`, two processes', features: 'all', processes: 'split', board: 1000 },
   { name: 'laurel-system-notify', description: 'laurel-system with notifications configured for every type (an email template each; the bench users have no email, so each is suppressed when due)', features: 'all', processes: 'start', board: 1000, notifications: true },

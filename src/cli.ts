@@ -111,15 +111,8 @@ async function main(): Promise<void> {
   const log = createLogger(settings.logLevel);
   switch (command) {
     case 'start': {
-      if (settings.apiProcesses === 1) {
-        const services = await connect(settings, log);
-        await guardInstallation(services, log);
-        const workers = await startWorkers(settings, log, services);
-        const api = await startApi(settings, log, services);
-        onSignals(log, [() => api.close(), (deadline) => workers.close(deadline), () => services.close()]);
-        break;
-      }
-      // The workers run in the primary, beside nothing but the api processes' supervision
+      // The workers run in the primary, beside nothing but the api processes' supervision, one api
+      // process too: a drain pass in the api's own process would hold its requests behind it
       // (docs/operations.md, "Several api processes").
       const services = await prepareInstallation(settings, log);
       // The api processes start while the workers do (/ready is theirs alone); either failing

@@ -118,7 +118,8 @@ describe('laurel\'s own database', () => {
       expect(run.child.exitCode, run.output()).toBeNull();
       return admin(async (c) => (await c.query('SELECT count(*)::int AS n FROM laurel_config WHERE prefix = $1', [prefix])).rows[0].n);
     }, { timeout: 30_000 }).toBeGreaterThan(0);
-    expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
+    // The api process listens once it has started (beside the workers).
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.status, { timeout: 15_000 }).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
   });

@@ -161,12 +161,15 @@ describe('laurel start-up', () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('npm start runs the api and the workers in one process, and stops on SIGTERM', async () => {
+  it('laurel start runs its one api process apart from the workers, which run in the primary, and stops on SIGTERM', async () => {
     const port = await freePort();
     const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
     await waitReady(port, r);
-    expect(r.output()).toMatch(/laurel workers running/);
-    expect(r.output()).toMatch(/laurel api listening/);
+    const pidOf = (what: RegExp) => r.lines().filter((l) => what.test(l)).map((l) => (JSON.parse(l) as { pid: number }).pid);
+    expect(pidOf(/laurel workers running/)).toEqual([r.child.pid]);
+    const api = pidOf(/laurel api listening/);
+    expect(api).toHaveLength(1);
+    expect(api[0]).not.toBe(r.child.pid);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
     expect(r.output()).toMatch(/shutting down/);
