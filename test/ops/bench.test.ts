@@ -343,19 +343,22 @@ describe('bench: several api processes (laurel-system-2)', () => {
 
   it('shows the api processes\' CPU and the primary\'s (the workers) apart, and how laurel ran', () => {
     const cpu = { server: 120, workers: 40, redis: 60, postgres: 10, wrk: 20 };
-    const result = (name: string, apiProcesses: number) => ({
-      ...variantResult(name, 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0, cpu),
+    const result = (name: string, apiProcesses: number, workers: number | null = cpu.workers) => ({
+      ...variantResult(name, 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0, { ...cpu, workers }),
       processes: 'start' as const, apiProcesses,
       drain: { maxBacklog: 1, maxLagS: 1, backlogAtLoadEnd: 1, lagAtLoadEndS: 1, drainedAfterS: 0.5, leftAfter5s: 0, samples: 1 },
     });
+    const names = ['laurel-system', 'laurel-system-2', 'laurel-system@base'];
     const rounds: RoundResult[] = [{
-      round: 1, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: ['laurel-system', 'laurel-system-2'], ratios: [],
-      variants: [result('laurel-system', 1), result('laurel-system-2', 2)],
+      round: 1, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: names, ratios: [],
+      // A baseline tree that ran its one api process in the primary: no children, so no workers' CPU apart.
+      variants: [result('laurel-system', 1), result('laurel-system-2', 2), result('laurel-system@base', 1, null)],
     }];
     const settings = { drainSampleMs: 250, drainCapS: 30, openLoopS: 0, connections: 64, timeoutS: 5 } as Settings;
-    const lines = renderSystem(buildReport({} as Machine, settings, ['laurel-system', 'laurel-system-2'], rounds));
-    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| `laurel start`: api + workers, one process |');
-    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| 120.0 / in api / 60.0 / 10.0 / 20.0 |');
+    const lines = renderSystem(buildReport({} as Machine, settings, names, rounds));
+    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| `laurel start`: an api process + workers in the primary |');
+    expect(lines.find((l) => l.startsWith('| laurel-system |'))).toContain('| 120.0 / 40.0 / 60.0 / 10.0 / 20.0 |');
+    expect(lines.find((l) => l.startsWith('| laurel-system@base |'))).toContain('| 120.0 / in api / 60.0 / 10.0 / 20.0 |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| `laurel start`: 2 api processes + workers in the primary |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| 120.0 / 40.0 / 60.0 / 10.0 / 20.0 |');
   });
