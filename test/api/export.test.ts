@@ -171,8 +171,8 @@ describe.each(targets())('exporting a user on %s', (target) => {
     // went up: the run of the 3rd was final, every zone done with it, before her events of the 4th).
     const cohorts = doc.leaderboards.filter((p: { key: string }) => p.key === 'league')
       .map((p: { run: string; cohort: unknown; rank: number; value: number }) => [p.run, p.cohort, p.rank, p.value]);
-    expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0 }, 2, 3], ['2026-03-04', { tier: 1, n: 0 }, 1, 6]]));
-    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 1, tierKey: 'silver', run: '2026-03-04', cohort: 0 }]);
+    expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0, id: 'bronze-1' }, 2, 3], ['2026-03-04', { tier: 1, n: 0, id: 'silver-1' }, 1, 6]]));
+    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 1, tierKey: 'silver', run: '2026-03-04', cohort: 0, cohortId: 'silver-1' }]);
     expect(doc.webhookDeliveries.length).toBeGreaterThan(0);
     for (const d of doc.webhookDeliveries) expect(d).toMatchObject({ userId: ada, type: 'achievement.completed' });
 

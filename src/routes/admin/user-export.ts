@@ -15,6 +15,7 @@ import { lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/
 import { checkUserId, preferencesView, USER_ID_PARAM, userView } from '../../domain/users.js';
 import { isControl } from '../../domain/notifications/rules.js';
 import { awardId, awardView, levelOf, levelView, parseAward } from '../../domain/points/rules.js';
+import { cohortId } from '../../domain/leaderboards/league.js';
 import { COMPLETION_PREFIX, totalField } from '../../model/fields.js';
 import { chunked } from '../../http/chunks.js';
 import { principalOf } from '../../http/auth.js';
@@ -72,7 +73,11 @@ const EXPORT_SCHEMA = {
         properties: {
           leaderboardId: { type: 'string' }, key: nullable('string'), name: nullable('string'), run: { type: 'string' },
           group: { type: ['array', 'null'], items: { type: 'string' }, description: 'The breakdown group\'s attribute values; null without' },
-          cohort: { type: ['object', 'null'], properties: { tier: { type: 'integer' }, n: { type: 'integer' } } },
+          cohort: {
+            type: ['object', 'null'],
+            description: 'A league cohort: its tier and number, each from 0, and its id as the league reads name it (`bronze-1`; null for a league since removed)',
+            properties: { tier: { type: 'integer' }, n: { type: 'integer' }, id: nullable('string') },
+          },
           rank: nullable('integer'), value: nullable('number'), changes: { type: 'array', items: { type: 'string' }, description: 'The stored rank changes, newest first' },
         },
       },
@@ -90,10 +95,11 @@ const EXPORT_SCHEMA = {
     leagues: {
       type: 'array', description: 'Every league the user is placed in: the tier they carry, the run they last joined and their cohort there',
       items: {
-        type: 'object', required: ['leaderboardId', 'key', 'tier', 'tierKey', 'run', 'cohort'],
+        type: 'object', required: ['leaderboardId', 'key', 'tier', 'tierKey', 'run', 'cohort', 'cohortId'],
         properties: {
           leaderboardId: { type: 'string' }, key: nullable('string'), tier: { type: 'integer' }, tierKey: nullable('string'),
-          run: { type: 'string' }, cohort: { type: 'integer' },
+          run: { type: 'string' }, cohort: { type: 'integer', description: 'The cohort\'s number in its tier, from 0' },
+          cohortId: { ...nullable('string'), description: 'The cohort as the league reads name it (`bronze-1`); null for a league since removed' },
         },
       },
     },
@@ -140,9 +146,14 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
     };
   });
   const board = (id: string) => snapshot.leaderboards.get(id);
+  /** A league cohort's id as the league reads name it; null for a board or a tier gone. */
+  const idOf = (boardId: string, tier: number, n: number): string | null => {
+    const league = board(boardId)?.league;
+    return league && tier < league.tiers.length ? cohortId(league, tier, n) : null;
+  };
   const leaderboards = r.places.map((p) => ({
     leaderboardId: p.boardId, key: board(p.boardId)?.key ?? null, name: board(p.boardId)?.name ?? null, run: p.run, group: p.group,
-    cohort: p.cohort, rank: p.rank, value: p.value, changes: p.changes,
+    cohort: p.cohort === null ? null : { ...p.cohort, id: idOf(p.boardId, p.cohort.tier, p.cohort.n) }, rank: p.rank, value: p.value, changes: p.changes,
   }));
   const leaderboardWins = r.won.map((w) => ({
     leaderboardId: w.boardId, key: board(w.boardId)?.key ?? null, name: board(w.boardId)?.name ?? null, run: w.run, group: w.group,
@@ -150,7 +161,10 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
   }));
   const leagues = r.leagues.map(({ boardId, place }) => {
     const lb = board(boardId);
-    return { leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run, cohort: place.cohort };
+    return {
+      leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run,
+      cohort: place.cohort, cohortId: idOf(boardId, place.tier, place.cohort),
+    };
   });
   return {
     exportedAt: new Date(now).toISOString(),
