@@ -122,11 +122,11 @@ export class LiveBoards {
       forgetNamedBefore(m, now - PENDING_MS);
       if (--m.passes <= 0 && !someoneWaits(m)) this.marked.delete(id);
     }
-    for (const [, m] of work) {
+    for (const [id, m] of work) {
       const lb = this.deps.store.current.leaderboards.get(m.boardId);
       // Stored `scheduled` until an admin changes it: active from its start (the mark came from a run).
       if (lb === undefined || lb.status === 'inactive' || lb.status === 'finished') {
-        for (const u of [...m.users.keys()]) forget(m, u);
+        this.marked.delete(id);
         continue;
       }
       const run = { start: m.run, end: m.runEnd };
