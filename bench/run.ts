@@ -64,7 +64,7 @@ import { baselineTwin, DEFAULT_DATABASE_URL, EVENT_PATH, gitCommit, ROOT, VARIAN
 import { acceptedEvents, refusedBacklogFull, runWrk, WRK_MISSING, wrkVersion, type WrkResult } from './wrk.js';
 import { makePopulation, type Population } from './steady-population.js';
 import { startOwnRedis } from './own-redis.js';
-import { finishedSnapshots, SNAPSHOT_ENV, waitSnapshot } from './snapshot-wait.js';
+import { lastSnapshotId, SNAPSHOT_ENV, snapshotLine, waitSnapshot } from './snapshot-wait.js';
 import { STEADY_NEW_SHARE, STEADY_SKEW } from './steady-draw.js';
 import { steadyOutcomes, type SteadyOutcomes } from './steady-outcomes.js';
 import type { OpenLoopOptions } from './open-loop.js';
@@ -453,7 +453,7 @@ async function measureAlone(
   let startSnapshotS: number | null = null;
   try {
     // A steady variant's workers snapshot as they start (bench/snapshot-wait.ts), then once a day.
-    const snapshotsBefore = shared === undefined ? 0 : await finishedSnapshots(shared.databaseUrl);
+    const snapshotsBefore = shared === undefined ? 0 : await lastSnapshotId(shared.databaseUrl);
     const session = variant.launch({
       host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared,
       ...(shared === undefined ? {} : { env: SNAPSHOT_ENV }),
@@ -472,8 +472,9 @@ async function measureAlone(
     // than the default 20 s to start.
     await waitReady(session.child, session.readyUrl, signal, 60_000);
     if (shared !== undefined) {
-      startSnapshotS = await waitSnapshot(shared.databaseUrl, snapshotsBefore, signal);
-      log(`  the workers' start-up snapshot: ${startSnapshotS === null ? 'none seen' : `${startSnapshotS.toFixed(1)} s`}, before the load`);
+      const snapshot = await waitSnapshot(shared.databaseUrl, snapshotsBefore, signal);
+      startSnapshotS = snapshot?.seconds ?? null;
+      log(`  the workers' start-up snapshot: ${snapshotLine(snapshot)}, before the load`);
     }
     await variant.prepare?.(session, signal);
     await settleDrain(r, 20, 'probe', signal);

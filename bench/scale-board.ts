@@ -196,7 +196,7 @@ async function runPart(
         for (const [n, fraction] of FRACTIONS.entries()) if (fraction === 0) await open(n, fraction, 0);
         const p = await pass(r, { round, tag: `scale-${round}-${e.name}`, warmupS: WARMUP_S, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
         e.passes.push({ round, snapshotS: r.snapshotS, ...p });
-        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot ${r.snapshotS} s)`);
+        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot: ${r.snapshot})`);
         for (const [n, fraction] of FRACTIONS.entries()) if (fraction > 0) await open(n, fraction, p.reqPerS);
       } finally {
         await shutdown(r, at, deleteWith, e.participants === 0);

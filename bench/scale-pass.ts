@@ -13,7 +13,7 @@ import { createDatabase, dropDatabase } from './postgres.js';
 import { busiest, commandStats, deleteByPrefix } from './redis.js';
 import { ROOT, type Session, type Variant } from './variants.js';
 import { runWrk } from './wrk.js';
-import { finishedSnapshots, SNAPSHOT_ENV, waitSnapshot } from './snapshot-wait.js';
+import { lastSnapshotId, SNAPSHOT_ENV, snapshotLine, waitSnapshot } from './snapshot-wait.js';
 import pg from 'pg';
 import { Redis, type Cluster } from 'ioredis';
 
@@ -65,8 +65,10 @@ export interface Running {
   port: number;
   baseUrl: string;
   database: { name: string; url: string };
-  /** The seconds of the snapshot the workers took as they started (null: none seen). */
+  /** The seconds of the snapshot the workers took as they started (null: none seen, or none finished whole). */
   snapshotS: number | null;
+  /** What the wait for that snapshot saw, for the log (bench/snapshot-wait.ts snapshotLine). */
+  snapshot: string;
 }
 
 export interface Launcher {
@@ -85,7 +87,7 @@ export interface Launcher {
 export async function launch(variant: Variant, at: Launcher, signal: AbortSignal, keep?: { prefix: string; apiKey: string; database: { name: string; url: string } }): Promise<Running> {
   const port = await freePort();
   const database = keep?.database ?? await createDatabase(at.postgres, at.databaseServer);
-  const before = keep ? await finishedSnapshots(database.url) : 0;
+  const before = keep ? await lastSnapshotId(database.url) : 0;
   const env = { ...SNAPSHOT_ENV, ...at.env, ...(keep ? { LAUREL_PREFIX: keep.prefix, LAUREL_ADMIN_KEY: keep.apiKey } : {}) };
   const session = variant.launch({ host: HOST, port, redisUrl: at.redisUrl, databaseUrl: database.url, env });
   if (keep) {
@@ -95,8 +97,8 @@ export async function launch(variant: Variant, at: Launcher, signal: AbortSignal
   }
   await waitReady(session.child, session.readyUrl, signal, 180_000);
   if (!keep) await variant.prepare!(session, signal);
-  const snapshotS = await waitSnapshot(database.url, before, signal);
-  return { session, port, baseUrl: `http://${HOST}:${port}`, database, snapshotS };
+  const snapshot = await waitSnapshot(database.url, before, signal);
+  return { session, port, baseUrl: `http://${HOST}:${port}`, database, snapshotS: snapshot?.seconds ?? null, snapshot: snapshotLine(snapshot) };
 }
 
 /**
