@@ -453,7 +453,7 @@ async function measureAlone(
   let startSnapshotS: number | null = null;
   try {
     // A steady variant's workers snapshot as they start (bench/snapshot-wait.ts), then once a day.
-    const snapshotsBefore = shared === undefined ? 0 : await lastSnapshotId(shared.databaseUrl);
+    const lastSnapshot = shared === undefined ? 0 : await lastSnapshotId(shared.databaseUrl);
     const session = variant.launch({
       host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared,
       ...(shared === undefined ? {} : { env: SNAPSHOT_ENV }),
@@ -472,7 +472,7 @@ async function measureAlone(
     // than the default 20 s to start.
     await waitReady(session.child, session.readyUrl, signal, 60_000);
     if (shared !== undefined) {
-      const snapshot = await waitSnapshot(shared.databaseUrl, snapshotsBefore, signal);
+      const snapshot = await waitSnapshot(shared.databaseUrl, lastSnapshot, signal);
       startSnapshotS = snapshot?.seconds ?? null;
       log(`  the workers' start-up snapshot: ${snapshotLine(snapshot)}, before the load`);
     }

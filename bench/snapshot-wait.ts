@@ -21,14 +21,18 @@ const MAX_MS = 1_800_000;
 
 interface Row { id: number; seconds: number | null; error: string | null }
 
+/** Whether `err` is Postgres's answer for a table that does not exist (yet: the workers make it as they start). */
+const noTable = (err: unknown): boolean => (err as { code?: unknown }).code === '42P01';
+
 /** The snapshots begun after `afterId` in a variant's database, oldest first ([] before the table exists). */
 async function snapshotsAfter(client: pg.Client, afterId: number): Promise<Row[]> {
   try {
     const r = await client.query<Row>(`SELECT id::int AS id, extract(epoch FROM finished_at - started_at)::float8 AS seconds, error
       FROM laurel_snapshots WHERE id > $1 ORDER BY id`, [afterId]);
     return r.rows;
-  } catch {
-    return [];
+  } catch (err) {
+    if (noTable(err)) return [];
+    throw err;
   }
 }
 
@@ -73,8 +77,9 @@ export async function lastSnapshotId(url: string): Promise<number> {
   try {
     const r = await client.query<{ id: number }>('SELECT coalesce(max(id), 0)::int AS id FROM laurel_snapshots');
     return r.rows[0].id;
-  } catch {
-    return 0;
+  } catch (err) {
+    if (noTable(err)) return 0;
+    throw err;
   } finally {
     await client.end();
   }

@@ -53,6 +53,15 @@ describe('the bench\'s wait for a start-up snapshot', () => {
     expect(snapshotLine(seen)).toMatch(/^\d+\.\d s$/);
   });
 
+  it('reads no snapshot in a database whose workers have not made the table yet', async () => {
+    const bare = await createDatabase(admin, settings.databaseUrl);
+    try {
+      expect(await lastSnapshotId(bare.url)).toBe(0);
+    } finally {
+      await dropDatabase(admin, bare.name);
+    }
+  });
+
   it('reports a snapshot of its own that failed, and the one that then finished whole', async () => {
     const before = await lastSnapshotId(database.url);
     const first = await store.begin(false, Date.now());
