@@ -13,7 +13,8 @@
  *      scenario, the plain board only) and `plain-weekly` (the same weekly board without a league),
  *      BENCH_ROUNDS rounds, the order rotated round by round;
  *   4. the same three, fresh, with the load's users settled in the run first (a settled week).
- * BENCH_LEAGUE_PARTS chooses the parts. Writes bench/results/scale-league.json.
+ * BENCH_LEAGUE_PARTS chooses the parts. Writes bench/results/scale-league.json (a run of some parts:
+ * scale-league-<parts>.json, e.g. scale-league-settled.json).
  *
  * The generation writes, for the run to finalise (the run before the current one: the board is
  * created inactive, starting 9 days ago, and the workers skip an inactive board), what the
@@ -34,6 +35,7 @@ import { leagueField, leagueText } from '../src/redis/leagues.js';
 import { memberOf } from '../src/redis/rankings.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { startOwnRedis, usedMemory } from './own-redis.js';
+import { busiest, commandStats } from './redis.js';
 import { connectPostgres, dropDatabase } from './postgres.js';
 import { stopAll } from './processes.js';
 import { ticks } from './cpu.js';
@@ -51,8 +53,10 @@ const SLICE_S = Math.max(1, envNumber('BENCH_LEAGUE_SLICE', 4));
 const SETTLED_SHARE = 0.9;
 const SETTLE_MAX_S = envNumber('BENCH_LEAGUE_SETTLE_MAX', 180);
 const SETTLE_S = envNumber('BENCH_LEAGUE_SETTLE', 45);
-/** The parts to run (all by default): finalise (1), loaded (2), launch (3), settled (4). */
-const PARTS = new Set((process.env.BENCH_LEAGUE_PARTS || 'finalise,loaded,launch,settled').split(',').map((x) => x.trim()));
+/** The parts, in the order they run: finalise (1), loaded (2), launch (3), settled (4). */
+const PART_NAMES = ['finalise', 'loaded', 'launch', 'settled'];
+/** The parts to run (all by default). */
+const PARTS = new Set((process.env.BENCH_LEAGUE_PARTS || PART_NAMES.join(',')).split(',').map((x) => x.trim()));
 const COHORT = 30;
 const BATCH = 1000;
 const TENANT = '_';
@@ -198,7 +202,7 @@ async function eventPaths(
   boardKey: (name: PathName) => string,
 ): Promise<Record<string, unknown>> {
   const redis = new Redis(at.redisUrl);
-  const passes: Record<PathName, (PassResult & { round: number; placedBefore: number | null; settleS: number })[]> = { 'laurel-system': [], 'plain-weekly': [], league: [] };
+  const passes: Record<PathName, (PassResult & { round: number; placedBefore: number | null; settleS: number; commands: { command: string; callsPerEvent: number; usPerEvent: number }[] })[]> = { 'laurel-system': [], 'plain-weekly': [], league: [] };
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const order = PATH_NAMES.map((_, i) => PATH_NAMES[(i + round - 1) % PATH_NAMES.length]);
@@ -217,9 +221,15 @@ async function eventPaths(
             settleS += s;
           }
           const placedBefore = name === 'laurel-system' ? null : await placed();
+          const statsBefore = await commandStats(redis);
           const p = await pass(r, { round, tag: `league-${round}-${name}`, warmupS: 0, durationS: DURATION_S, connections: CONNECTIONS, redisPids }, signal);
-          passes[name].push({ round, placedBefore, settleS, ...p });
+          // What Redis spent its time on over the pass, a command's calls and µs an event.
+          const events = p.reqPerS * DURATION_S;
+          const commands = busiest(statsBefore, await commandStats(redis), 10)
+            .map((c) => ({ command: c.command, callsPerEvent: round2(c.calls / events), usPerEvent: round2(c.usec / events) }));
+          passes[name].push({ round, placedBefore, settleS, ...p, commands });
           log(`round ${round} ${name.padEnd(14)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  placed before ${placedBefore ?? '-'} after ${settleS} s  load ${p.loadAverage}`);
+          log(`          Redis's busiest, an event: ${commands.map((c) => `${c.command} ${c.callsPerEvent}× ${c.usPerEvent} µs`).join(', ')}`);
         } finally {
           await shutdown(r, at, redis, fresh(name));
         }
@@ -242,9 +252,8 @@ async function eventPaths(
 }
 
 async function main(): Promise<void> {
-  const known = new Set(['finalise', 'loaded', 'launch', 'settled']);
-  const unknown = [...PARTS].filter((x) => !known.has(x));
-  if (unknown.length > 0) throw new Error(`BENCH_LEAGUE_PARTS: unknown part(s) ${unknown.join(', ')} (finalise, loaded, launch, settled)`);
+  const unknown = [...PARTS].filter((x) => !PART_NAMES.includes(x));
+  if (unknown.length > 0) throw new Error(`BENCH_LEAGUE_PARTS: unknown part(s) ${unknown.join(', ')} (${PART_NAMES.join(', ')})`);
   // The launch part's league is the installation the loaded part finalised.
   if (PARTS.has('launch') && !PARTS.has('loaded')) throw new Error('BENCH_LEAGUE_PARTS: launch needs loaded (its league is the one loaded finalises)');
   const signal = abortOnSignals();
@@ -355,7 +364,10 @@ async function main(): Promise<void> {
     await postgres.end();
   }
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
-  writeFileSync(`${ROOT}bench/results/scale-league.json`, `${JSON.stringify(out, null, 2)}\n`);
+  // A run of some parts is kept under a name of its own (`scale-league-settled.json`): it does not
+  // replace a run of all four.
+  const parts = PART_NAMES.every((x) => PARTS.has(x)) ? '' : `-${PART_NAMES.filter((x) => PARTS.has(x)).join('-')}`;
+  writeFileSync(`${ROOT}bench/results/scale-league${parts}.json`, `${JSON.stringify(out, null, 2)}\n`);
 }
 
 main().catch(async (err: unknown) => {
