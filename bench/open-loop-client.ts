@@ -6,7 +6,8 @@
  *
  * The requests are bench/wrk/event.lua's: POST <path> with X-API-KEY, a user drawn from `users`,
  * a share with an Idempotency-Key from a pool (with `batch`: bench/wrk/batch.lua's, that many
- * such events a request; with `steady`: bench/wrk/steady.lua's). A request goes on a connection with nothing in
+ * such events a request; with `steady`: bench/wrk/steady.lua's; with `gets`: reads of those paths,
+ * each answer's body checked against `expect` when given). A request goes on a connection with nothing in
  * flight; when every connection has one, it waits in the client for the first to be answered
  * (counted as `waitedForConnection`), its latency still counted from its scheduled time. No HTTP
  * pipelining: uWebSockets.js closes a connection that sends a request while the answer to the
@@ -43,11 +44,17 @@ const head = `POST ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\nX-API-KEY:
 const BODY_HEAD = `{"user":{"id":"${o.userPrefix ?? 'user-'}`;
 const BODY_TAIL = '"},"value":1}';
 
+const getHead = `HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\nX-API-KEY: ${o.apiKey}\r\n\r\n`;
+const expected = o.expect === undefined ? null : new RegExp(o.expect);
+let unexpected = 0;
+
 const steady = o.steady;
 const steadyRandom = steady === undefined ? Math.random : random(steady.seed);
 let fresh = 0;
 
-function request(): string {
+/** Request `i` of the schedule. */
+function request(i: number): string {
+  if (o.gets !== undefined) return `GET ${o.gets[i % o.gets.length]} ${getHead}`;
   if (o.batch !== undefined) return batchRequest(o.batch);
   if (steady !== undefined) {
     const rank = drawSteady(steady.population, steady.newShare, steady.skew, steadyRandom);
@@ -104,6 +111,7 @@ class Connection {
       const size = end + 4 + (m === null ? 0 : Number(m[1]));
       if (this.buffered.length < size) break;
       const status = header.slice(9, 12);
+      if (expected !== null && !expected.test(this.buffered.slice(end + 4, size))) unexpected++;
       this.buffered = this.buffered.slice(size);
       if (this.first >= this.queue.length) {
         errors.parse++;
@@ -159,7 +167,7 @@ function pump(): void {
       waited[i] = 1;
     }
     c.queue.push(i);
-    c.pending += request();
+    c.pending += request(i);
     sentAt[i] = t;
     touched.add(c);
   }
@@ -210,6 +218,7 @@ function finish(): void {
     latencyMs: percentiles(latencies, unanswered),
     sendDelayMs: percentiles(delays.latencies, 0),
     waitedForConnection,
+    ...(expected !== null && { unexpected }),
   };
   process.stdout.write(`${OPEN_LOOP_MARKER}${JSON.stringify(result)}\n`, () => {
     for (const c of connections) c.socket.destroy();

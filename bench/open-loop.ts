@@ -48,6 +48,13 @@ export interface OpenLoopOptions {
    * idempotency keys unused).
    */
   steady?: SteadyLoad;
+  /**
+   * Reads instead: request i is `GET gets[i % gets.length]` with X-API-KEY (`path`, `users` and the
+   * idempotency keys unused): the reads beside a load (bench/scale-pass.ts), timed as the events are.
+   */
+  gets?: string[];
+  /** With `gets`: a pattern (RegExp source) every answer's body should match; those that do not are counted. */
+  expect?: string;
 }
 
 /** The steady-state workload's draw: the population, the share of new users, the power law, the seed. */
@@ -79,6 +86,8 @@ export interface OpenLoopResult {
   sendDelayMs: Percentiles;
   /** Requests that found every connection busy and waited in the client for one to be answered. */
   waitedForConnection: number;
+  /** With `expect`: the answers whose body did not match it. */
+  unexpected?: number;
 }
 
 /** Request `i`'s scheduled send time, ms after the start: evenly spaced at `rate` per second. */

@@ -2,10 +2,11 @@
  * What the scale benches (bench/scale-board.ts, bench/scale-league.ts) share: a laurel variant
  * kept across rounds (a board generated once, its prefix, key and database kept) or started fresh
  * each round, and one measured pass of the event load (bench/wrk/event.lua, the users of the round)
- * with reads at a fixed rate beside it, their latency timed from each read's scheduled time.
+ * with reads at a fixed rate beside it, their latency timed from each read's scheduled time by a
+ * client of their own (bench/open-loop-client.ts).
  */
 import { loadavg } from 'node:os';
-import { Agent, fetch } from 'undici';
+import { fetch } from 'undici';
 import { childPids, microsPerTick, ticks } from './cpu.js';
 import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
 import { freePort, stop, waitReady } from './processes.js';
@@ -134,8 +135,18 @@ export interface Reads {
   /** The path of the i-th read. */
   path(i: number): string;
   perSecond: number;
-  /** Whether an answer counts as the read asked (a 200 with a rank and percentile, say). */
-  check?(status: number, body: string): boolean;
+  /** What the body of an answer that counts as the read asked matches (a 2xx: a rank and percentile, say). */
+  expect?: RegExp;
+}
+
+/** The reads of a pass: how many answered, how many failed, their latency, the client's own delay (p99). */
+export interface ReadsResult {
+  count: number;
+  failed: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+  sendDelayP99Ms: number | null;
 }
 
 export interface PassResult {
@@ -145,7 +156,7 @@ export interface PassResult {
   loadAverage: number;
   /** CPU µs per event: the api (and workers), Redis. */
   cpuUs: { api: number; redis: number };
-  reads: { count: number; failed: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null } | null;
+  reads: ReadsResult | null;
 }
 
 /**
@@ -175,9 +186,9 @@ export async function pass(r: Running, o: { round: number; tag: string; warmupS:
   if (o.warmupS > 0) await wrk(o.warmupS, `${o.tag}-warm`);
   const before = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const loadAverage = loadavg()[0];
-  const reader = o.reads ? startReads(r, o.reads) : null;
+  const reading = o.reads ? readsBeside(r, o.reads, o.durationS, `${o.tag}-reads`, signal) : null;
   const w = await wrk(o.durationS, o.tag);
-  const reads = reader ? await reader() : null;
+  const reads = reading ? await reading : null;
   const after = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const us = tickUs();
   const non2xx = Object.entries(w.statuses).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
@@ -200,7 +211,7 @@ export interface OpenPassResult {
   loadAverage: number;
   /** CPU µs an event; with the reads alone, CPU µs a read (where a read's time goes). */
   cpuUs: { api: number; redis: number } | null;
-  reads: NonNullable<PassResult['reads']>;
+  reads: ReadsResult;
   /** On a single Redis: the commands that took it the most time over the pass (INFO commandstats). */
   commands: { command: string; calls: number; usec: number }[] | null;
 }
@@ -219,18 +230,13 @@ export async function openPass(
   const url = new URL(r.session.eventUrl);
   const before = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const loadAverage = loadavg()[0];
-  const reader = startReads(r, o.reads);
-  let result: OpenLoopResult | null = null;
-  if (rate > 0) {
-    result = await runOpenLoop({
-      host: url.hostname, port: Number(url.port), path: url.pathname, apiKey: r.session.apiKey,
-      rate, durationS: o.durationS, connections: o.connections, users: USERS, userPrefix: `o${o.round}.${o.n}-`,
-      idempotencyShare: 0.1, idempotencyPool: 20_000, tag: o.tag, timeoutS: 5,
-    }, signal);
-  } else {
-    await new Promise((res) => setTimeout(res, o.durationS * 1000));
-  }
-  const reads = (await reader())!;
+  const reading = readsBeside(r, o.reads, o.durationS, `${o.tag}-reads`, signal);
+  const result: OpenLoopResult | null = rate <= 0 ? null : await runOpenLoop({
+    host: url.hostname, port: Number(url.port), path: url.pathname, apiKey: r.session.apiKey,
+    rate, durationS: o.durationS, connections: o.connections, users: USERS, userPrefix: `o${o.round}.${o.n}-`,
+    idempotencyShare: 0.1, idempotencyPool: 20_000, tag: o.tag, timeoutS: 5,
+  }, signal);
+  const reads = await reading;
   const after = { api: laurelTicks(r), redis: o.redisPids.reduce((n, p) => n + ticks(p), 0) };
   const commands = statsBefore === null || !(o.admin instanceof Redis) ? null : busiest(statsBefore, await commandStats(o.admin), 6);
   const us = tickUs();
@@ -244,41 +250,28 @@ export async function openPass(
   return { fraction: o.fraction, rate, events, loadAverage: round2(loadAverage), cpuUs, reads, commands };
 }
 
-/** Starts the reads; the function answered stops them and answers their latencies. */
-function startReads(r: Running, reads: Reads): () => Promise<PassResult['reads']> {
-  // As many connections as the event load: a read that finds none free waits in the client.
-  const agent = new Agent({ connections: CONNECTIONS });
-  const latencies: number[] = [];
-  let failed = 0;
-  let i = 0;
-  const inflight = new Set<Promise<void>>();
-  const every = 1000 / reads.perSecond;
-  const t0 = performance.now();
-  let timer: NodeJS.Timeout | null = null;
-  // Each read at its scheduled time (t0 + i × every): a late timer shows in the latency.
-  const tick = () => {
-    const now = performance.now();
-    while (t0 + i * every <= now) {
-      const scheduled = t0 + i * every;
-      const path = reads.path(i++);
-      const p = fetch(`${r.baseUrl}${path}`, { dispatcher: agent, headers: { 'x-api-key': r.session.apiKey } })
-        .then(async (res) => {
-          const body = await res.text();
-          latencies.push(performance.now() - scheduled);
-          if (reads.check ? !reads.check(res.status, body) : res.status !== 200) failed++;
-        }, () => { failed++; })
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    }
-    timer = setTimeout(tick, Math.max(1, t0 + i * every - performance.now()));
-  };
-  tick();
-  return async () => {
-    if (timer) clearTimeout(timer);
-    await Promise.all(inflight);
-    await agent.close();
-    latencies.sort((a, b) => a - b);
-    const q = (x: number) => { const v = quantile(latencies, x); return v === null ? null : round2(v); };
-    return { count: latencies.length, failed, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: q(1) };
+/** Connections of the reads' client: at 50 reads a second, a read that finds none free is the server's doing. */
+const READ_CONNECTIONS = 16;
+
+/**
+ * The reads beside a pass, for `durationS` seconds: bench/open-loop-client.ts in a process of its
+ * own (as the events' open loop), each read sent at its scheduled time on a keep-alive connection
+ * and timed from then, the client's own delay apart. A read fails when it is not answered, not a
+ * 2xx, or (with `expect`) its body does not match.
+ */
+async function readsBeside(r: Running, reads: Reads, durationS: number, tag: string, signal: AbortSignal): Promise<ReadsResult> {
+  const url = new URL(r.baseUrl);
+  const count = Math.max(1, Math.floor(reads.perSecond * durationS));
+  const result = await runOpenLoop({
+    host: url.hostname, port: Number(url.port), path: '', apiKey: r.session.apiKey,
+    rate: reads.perSecond, durationS, connections: READ_CONNECTIONS, users: 0, idempotencyShare: 0, idempotencyPool: 1, tag, timeoutS: 5,
+    gets: Array.from({ length: count }, (_, i) => reads.path(i)), ...(reads.expect !== undefined && { expect: reads.expect.source }),
+  }, signal);
+  const ok = Object.entries(result.statuses).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return {
+    count: result.completed,
+    failed: result.completed - ok + result.unanswered + (result.unexpected ?? 0),
+    p50Ms: result.latencyMs.p50, p99Ms: result.latencyMs.p99, maxMs: result.latencyMs.max,
+    sendDelayP99Ms: result.sendDelayMs.p99,
   };
 }

@@ -244,6 +244,33 @@ describe('bench: the open loop (bench/open-loop.ts)', () => {
     }
   });
 
+  it('reads the paths it is given in order, keyed, and counts the answers whose body does not match (the built client, a real server)', async () => {
+    const seen: { method: string | undefined; url: string | undefined; key: string | string[] | undefined; length: string | undefined }[] = [];
+    const server = createHttpServer((req, res) => {
+      seen.push({ method: req.method, url: req.url, key: req.headers['x-api-key'], length: req.headers['content-length'] });
+      req.resume();
+      // Odd reads answer without a percentile: they do not match `expect`.
+      const body = Number(new URL(req.url ?? '', 'http://x').searchParams.get('i')) % 2 === 0 ? '{"percentile":42.5}' : '{"percentile":null}';
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const o: OpenLoopOptions = {
+        host: '127.0.0.1', port, path: '', apiKey: 'k', rate: 200, durationS: 0.1, connections: 1,
+        users: 0, idempotencyShare: 0, idempotencyPool: 1, tag: 'r', timeoutS: 3,
+        gets: ['/b?i=0', '/b?i=1', '/b?i=2', '/b?i=3'], expect: '"percentile":\\d',
+      };
+      const r = await runReporting<OpenLoopResult>('open-loop', process.execPath, [OPEN_LOOP_CLIENT, JSON.stringify(o)], AbortSignal.timeout(20_000));
+      expect(r).toMatchObject({ scheduled: 20, completed: 20, unanswered: 0, statuses: { 200: 20 }, unexpected: 10 });
+      expect(seen.map((x) => x.url)).toEqual(Array.from({ length: 20 }, (_, i) => `/b?i=${i % 4}`));
+      expect(seen.every((x) => x.method === 'GET' && x.key === 'k' && x.length === undefined)).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('draws the requests as bench/wrk/event.lua does: keys bound to users, the share keyed', () => {
     const draws = [0.05, 0.5, 0.5, 0.25];
     let k = 0;
