@@ -122,6 +122,15 @@ describe.each(targets())('boards without a cap on %s', (target) => {
     expect(window.rankings[5]).toMatchObject({ userId: id(200), value: 201 });
     expect(window.percentile).toBe(me.percentile);
     expect(window.participants).toBe(me.participants);
+    // Each row's own name, the user read around (whose name is read beside their place) too.
+    const nameOf = (userId: string) => `Player ${Number(userId.slice(1))}`;
+    for (const row of window.rankings as { userId: string; userName: string }[]) expect(row.userName, row.userId).toBe(nameOf(row.userId));
+    // The user alone (a user's own rank), and a page below them, which they are not on.
+    const own = await read(`/v1/leaderboards/open?userId=${id(200)}&limit=1`);
+    expect(own).toMatchObject({ rankings: [{ userId: id(200), userName: 'Player 200', rank: me.rank, value: 201 }], percentile: me.percentile });
+    const below = await read(`/v1/leaderboards/open?userId=${id(200)}&offset=1&limit=2`);
+    expect(below.rankings.map((r: { rank: number }) => r.rank)).toEqual([me.rank + 1, me.rank + 2]);
+    for (const row of below.rankings as { userId: string; userName: string }[]) expect(row.userName, row.userId).toBe(nameOf(row.userId));
     // Rank 2: from the top, still 11 rows.
     const top = await read(`/v1/leaderboards/open?userId=${id(1498)}&offset=-5&limit=11`);
     expect(top.rankings.map((r: { rank: number }) => r.rank)).toEqual(Array.from({ length: 11 }, (_, k) => k + 1));

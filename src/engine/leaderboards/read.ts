@@ -40,9 +40,14 @@ async function rankingOf(deps: Deps, ref: RunRef): Promise<Shards> {
   return shards;
 }
 
-/** Places with their users' names. */
-export async function named(deps: Deps, tenant: string, places: Place[]): Promise<(Place & { userName: string | null })[]> {
-  const names = await Promise.all(places.map((p) => deps.redis.hget(deps.keys.forUser(tenant, p.userId).user, 'name')));
+/** A user's name (null: none, or no such user). */
+function nameOf(deps: Deps, tenant: string, userId: string): Promise<string | null> {
+  return deps.redis.hget(deps.keys.forUser(tenant, userId).user, 'name');
+}
+
+/** Places with their users' names; those of `known` (user id -> name) as read already. */
+export async function named(deps: Deps, tenant: string, places: Place[], known?: ReadonlyMap<string, string | null>): Promise<(Place & { userName: string | null })[]> {
+  const names = await Promise.all(places.map((p) => (known?.has(p.userId) ? known.get(p.userId)! : nameOf(deps, tenant, p.userId))));
   return places.map((p, i) => ({ ...p, userName: names[i] }));
 }
 
@@ -64,17 +69,24 @@ export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit
   const count = participantsOfRun(redis, shards);
   let places: Place[];
   let place: RankingPage['around'] = null;
+  let known: Map<string, string | null> | undefined;
   if (around !== null) {
+    // A ranked user is on the page read around them when it starts at or above them and reaches
+    // them: their name is read beside their place, not after it (a user's own rank, `limit=1`,
+    // then takes one round trip).
+    const own = offset <= 0 && offset + limit > 0 ? nameOf(deps, ref.tenant, around) : null;
+    own?.catch(() => undefined);
     const read = await readRunAround(redis, shards, around, offset, limit);
     if (read === null) return { rankings: [], participants: await count, around: null };
     place = { rank: read.place.rank, percentile: 0 };
     places = read.places;
+    if (own !== null) known = new Map([[around, await own]]);
   } else {
     places = await readRunPlaces(redis, shards, offset, limit);
   }
   const participants = await count;
   if (place !== null) place.percentile = percentileOf(place.rank, participants);
-  const rankings = (await named(deps, ref.tenant, places)).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value }));
+  const rankings = (await named(deps, ref.tenant, places, known)).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value }));
   return { rankings, participants, around: place };
 }
 
