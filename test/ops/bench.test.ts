@@ -6,7 +6,7 @@
  * (bench/steady-draw.ts, bench/steady-population.ts).
  */
 import { spawn } from 'node:child_process';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,19 @@ import { dayItems } from '../../bench/steady-population.js';
 
 /** The open loop's client as the bench runs it: built (`npm test` builds first), in a process of its own. */
 const OPEN_LOOP_CLIENT = fileURLToPath(new URL('../../dist/bench/open-loop-client.js', import.meta.url));
+
+/** The built client's report of one pass with the options `options(port)` makes, against a real server answering with `handler` on loopback. */
+async function clientAgainst(handler: RequestListener, options: (port: number) => OpenLoopOptions): Promise<OpenLoopResult> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const o = options((server.address() as AddressInfo).port);
+    return await runReporting<OpenLoopResult>('open-loop', process.execPath, [OPEN_LOOP_CLIENT, JSON.stringify(o)], AbortSignal.timeout(20_000));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 function slice(requests: number, seconds: number, p50: number, p99: number, statuses: Record<string, number>): WrkResult {
   return {
@@ -224,51 +237,33 @@ describe('bench: the open loop (bench/open-loop.ts)', () => {
   it('sends the requests still waiting for a connection when the schedule has run out (the built client, a real server)', async () => {
     // Two connections to a server that answers after 5 ms carry 400 requests a second; 200 due in
     // 0.2 s leave about 120 waiting when the last falls due, each sent as an answer frees a connection.
-    const server = createHttpServer((req, res) => {
+    const r = await clientAgainst((req, res) => {
       req.resume();
       req.on('end', () => setTimeout(() => res.writeHead(201, { 'content-type': 'application/json', 'content-length': 2 }).end('{}'), 5));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const o: OpenLoopOptions = {
-        host: '127.0.0.1', port, path: '/events', apiKey: 'k', rate: 1000, durationS: 0.2, connections: 2,
-        users: 100, idempotencyShare: 0.1, idempotencyPool: 10, tag: 't', timeoutS: 3,
-      };
-      const r = await runReporting<OpenLoopResult>('open-loop', process.execPath, [OPEN_LOOP_CLIENT, JSON.stringify(o)], AbortSignal.timeout(20_000));
-      expect(r.waitedForConnection).toBeGreaterThan(50);
-      expect(r).toMatchObject({ scheduled: 200, sent: 200, completed: 200, unanswered: 0, statuses: { 201: 200 } });
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    }, (port) => ({
+      host: '127.0.0.1', port, path: '/events', apiKey: 'k', rate: 1000, durationS: 0.2, connections: 2,
+      users: 100, idempotencyShare: 0.1, idempotencyPool: 10, tag: 't', timeoutS: 3,
+    }));
+    expect(r.waitedForConnection).toBeGreaterThan(50);
+    expect(r).toMatchObject({ scheduled: 200, sent: 200, completed: 200, unanswered: 0, statuses: { 201: 200 } });
   });
 
   it('reads the paths it is given in order, keyed, and counts the answers whose body does not match (the built client, a real server)', async () => {
     const seen: { method: string | undefined; url: string | undefined; key: string | string[] | undefined; length: string | undefined }[] = [];
-    const server = createHttpServer((req, res) => {
+    const r = await clientAgainst((req, res) => {
       seen.push({ method: req.method, url: req.url, key: req.headers['x-api-key'], length: req.headers['content-length'] });
       req.resume();
       // Odd reads answer without a percentile: they do not match `expect`.
       const body = Number(new URL(req.url ?? '', 'http://x').searchParams.get('i')) % 2 === 0 ? '{"percentile":42.5}' : '{"percentile":null}';
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const o: OpenLoopOptions = {
-        host: '127.0.0.1', port, path: '', apiKey: 'k', rate: 200, durationS: 0.1, connections: 1,
-        users: 0, idempotencyShare: 0, idempotencyPool: 1, tag: 'r', timeoutS: 3,
-        gets: ['/b?i=0', '/b?i=1', '/b?i=2', '/b?i=3'], expect: '"percentile":\\d',
-      };
-      const r = await runReporting<OpenLoopResult>('open-loop', process.execPath, [OPEN_LOOP_CLIENT, JSON.stringify(o)], AbortSignal.timeout(20_000));
-      expect(r).toMatchObject({ scheduled: 20, completed: 20, unanswered: 0, statuses: { 200: 20 }, unexpected: 10 });
-      expect(seen.map((x) => x.url)).toEqual(Array.from({ length: 20 }, (_, i) => `/b?i=${i % 4}`));
-      expect(seen.every((x) => x.method === 'GET' && x.key === 'k' && x.length === undefined)).toBe(true);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    }, (port) => ({
+      host: '127.0.0.1', port, path: '', apiKey: 'k', rate: 200, durationS: 0.1, connections: 1,
+      users: 0, idempotencyShare: 0, idempotencyPool: 1, tag: 'r', timeoutS: 3,
+      gets: ['/b?i=0', '/b?i=1', '/b?i=2', '/b?i=3'], expect: '"percentile":\\d',
+    }));
+    expect(r).toMatchObject({ scheduled: 20, completed: 20, unanswered: 0, statuses: { 200: 20 }, unexpected: 10 });
+    expect(seen.map((x) => x.url)).toEqual(Array.from({ length: 20 }, (_, i) => `/b?i=${i % 4}`));
+    expect(seen.every((x) => x.method === 'GET' && x.key === 'k' && x.length === undefined)).toBe(true);
   });
 
   it('draws the requests as bench/wrk/event.lua does: keys bound to users, the share keyed', () => {
