@@ -53,7 +53,8 @@
   ARGV[3] order: when the value was reached, as a 21-digit complement of its log entry id
           (src/domain/leaderboards/runs.ts orderOf)
   ARGV[4] maximum participants (a negative one read as its absolute value). An uncapped board's is
-          2^53 - 1, which no ranking reaches: never full, anyone enters, the threshold stays 0
+          2^53 - 1, which no ranking reaches: never full, anyone enters, the threshold stays 0 (and
+          the ranking's size is not read)
   ARGV[5] '<ms>': the event's time, for the history
   ARGV[6] streak boards: when the user's streak is lost if nothing happens (ms), recorded for
           leaderboardPrune while the user is on the ranking; '' otherwise. A streak placement
@@ -96,6 +97,7 @@ local value = ARGV[2]
 local order = ARGV[3]
 local max = tonumber(ARGV[4])
 if max < 0 then max = -max end
+local uncapped = max >= 9007199254740991
 local at = ARGV[5]
 local expiry = ARGV[6]
 local seq = ARGV[7]
@@ -114,7 +116,7 @@ if expiry ~= '' then pruneLost(rankingKey, membersKey, expiryKey, fallsKey, sequ
 -- The value needed to enter now and the falls counter, when the ranking is full ('0', '' else);
 -- `size` and `lowest` when already known.
 local function entry(size, lowest)
-  if (size or redis.call('ZCARD', rankingKey)) < max then return '0', '' end
+  if uncapped or (size or redis.call('ZCARD', rankingKey)) < max then return '0', '' end
   return (lowest or redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES'))[2], redis.call('GET', fallsKey) or '0'
 end
 
@@ -221,12 +223,12 @@ if old then
     member = old
   end
 else
-  size = redis.call('ZCARD', rankingKey)
-  if size < max then
+  if not uncapped then size = redis.call('ZCARD', rankingKey) end
+  if uncapped or size < max then
     redis.call('ZADD', rankingKey, value, member)
     redis.call('HSET', membersKey, userId, member)
     redis.call('INCR', fallsKey)
-    size = size + 1
+    if size then size = size + 1 end
   else
     lowest = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')
     if tonumber(value) > tonumber(lowest[2]) then
