@@ -111,7 +111,7 @@ class Connection {
       const size = end + 4 + (m === null ? 0 : Number(m[1]));
       if (this.buffered.length < size) break;
       const status = header.slice(9, 12);
-      if (expected !== null && !expected.test(this.buffered.slice(end + 4, size))) unexpected++;
+      if (expected !== null && status[0] === '2' && !expected.test(this.buffered.slice(end + 4, size))) unexpected++;
       this.buffered = this.buffered.slice(size);
       if (this.first >= this.queue.length) {
         errors.parse++;

@@ -53,7 +53,7 @@ export interface OpenLoopOptions {
    * idempotency keys unused): the reads beside a load (bench/scale-pass.ts), timed as the events are.
    */
   gets?: string[];
-  /** With `gets`: a pattern (RegExp source) every answer's body should match; those that do not are counted. */
+  /** With `gets`: a pattern (RegExp source) every 2xx answer's body should match; those that do not are counted. */
   expect?: string;
 }
 
@@ -86,7 +86,7 @@ export interface OpenLoopResult {
   sendDelayMs: Percentiles;
   /** Requests that found every connection busy and waited in the client for one to be answered. */
   waitedForConnection: number;
-  /** With `expect`: the answers whose body did not match it. */
+  /** With `expect`: the 2xx answers whose body did not match it (the others count by their status). */
   unexpected?: number;
 }
 

@@ -248,20 +248,21 @@ describe('bench: the open loop (bench/open-loop.ts)', () => {
     expect(r).toMatchObject({ scheduled: 200, sent: 200, completed: 200, unanswered: 0, statuses: { 201: 200 } });
   });
 
-  it('reads the paths it is given in order, keyed, and counts the answers whose body does not match (the built client, a real server)', async () => {
+  it('reads the paths it is given in order, keyed, and counts the 2xx answers whose body does not match (the built client, a real server)', async () => {
     const seen: { method: string | undefined; url: string | undefined; key: string | string[] | undefined; length: string | undefined }[] = [];
     const r = await clientAgainst((req, res) => {
       seen.push({ method: req.method, url: req.url, key: req.headers['x-api-key'], length: req.headers['content-length'] });
       req.resume();
-      // Odd reads answer without a percentile: they do not match `expect`.
-      const body = Number(new URL(req.url ?? '', 'http://x').searchParams.get('i')) % 2 === 0 ? '{"percentile":42.5}' : '{"percentile":null}';
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+      // i = 1 answers without a percentile: it does not match `expect`; i = 3 fails, counted by its status alone.
+      const i = Number(new URL(req.url ?? '', 'http://x').searchParams.get('i'));
+      const body = i % 2 === 0 ? '{"percentile":42.5}' : i === 1 ? '{"percentile":null}' : '{"error":"x"}';
+      res.writeHead(i === 3 ? 500 : 200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
     }, (port) => ({
       host: '127.0.0.1', port, path: '', apiKey: 'k', rate: 200, durationS: 0.1, connections: 1,
       users: 0, idempotencyShare: 0, idempotencyPool: 1, tag: 'r', timeoutS: 3,
       gets: ['/b?i=0', '/b?i=1', '/b?i=2', '/b?i=3'], expect: '"percentile":\\d',
     }));
-    expect(r).toMatchObject({ scheduled: 20, completed: 20, unanswered: 0, statuses: { 200: 20 }, unexpected: 10 });
+    expect(r).toMatchObject({ scheduled: 20, completed: 20, unanswered: 0, statuses: { 200: 15, 500: 5 }, unexpected: 5 });
     expect(seen.map((x) => x.url)).toEqual(Array.from({ length: 20 }, (_, i) => `/b?i=${i % 4}`));
     expect(seen.every((x) => x.method === 'GET' && x.key === 'k' && x.length === undefined)).toBe(true);
   });
