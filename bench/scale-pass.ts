@@ -46,12 +46,6 @@ export const CONNECTIONS = Math.max(1, envNumber('BENCH_CONNECTIONS', 64));
 
 export const tickUs = (): number => microsPerTick() ?? 10_000;
 
-/** A value of a sorted list at quantile q (0 to 1), or null for none. */
-export function quantile(sorted: number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
