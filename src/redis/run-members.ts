@@ -9,11 +9,14 @@
  * needs: a placement writes a user's member, sequence and history in one script) and kept in
  * buckets of about a thousand users by a hash of their id, one row each
  * (`<run's keys>#m<buckets>.<bucket>`): a bucket that did not change keeps its digest and is not
- * written again. The run's other keys (its rank changes `:s`, the falls counter `:f`) are DUMPed
+ * written again. The run's users are gathered on disk (src/lib/spill-set.ts) and read back a group of
+ * buckets at a time, so the process taking the snapshot holds a group's users, never the run's. The
+ * run's other keys (its rank changes `:s`, the falls counter `:f`) are DUMPed
  * apart; they count over the users, so placements made while the run is read may be in them and
  * not in the users' rows or the reverse (a restore's statistics of the run may differ by those;
  * its rankings do not).
  */
+import { SpillSet } from '../lib/spill-set.js';
 import type { RedisClient } from './client.js';
 import { fnv1a, unescapeId, type Keys, type LeaderboardKeys } from './keys.js';
 import * as boardMembers from './scripts/boardMembers.js';
@@ -24,6 +27,11 @@ const PER_BUCKET = 1000;
 const PER_READ = 250;
 /** Buckets read at once. */
 const PARALLEL = 4;
+/**
+ * The files a run's users are spilled into while a snapshot gathers them (SpillSet): a hundred
+ * million users are read back about 400,000 at a time.
+ */
+const SPILL_PARTS = 256;
 
 const MARK = '#m';
 
@@ -41,8 +49,9 @@ export function bucketOfKey(keys: Keys, key: string): { run: LeaderboardKeys; bu
   return run === null || m === null ? null : { run, buckets: Number(m[1]), bucket: Number(m[2]) };
 }
 
-function bucketOf(userId: string, buckets: number): number {
-  return fnv1a(userId, 0x811c9dc5) & (buckets - 1);
+/** A user's hash, whose low bits are their bucket. */
+function userHash(userId: string): number {
+  return fnv1a(userId, 0x811c9dc5);
 }
 
 /** The common part of a run's keys, `<prefix>:{lb:…}:`. */
@@ -63,27 +72,34 @@ async function* fieldsOf(redis: RedisClient, key: string, sorted: boolean): Asyn
 }
 
 /**
- * Every user the run holds anything of: the members, the sequences (kept for users who left), what
- * the webhooks and the live publisher last saw, the expiries, and the users of the history and
- * awards keys among `names` (a history stays for a user who left).
+ * Adds to `users` every user the run holds anything of in its hashes and sorted sets: the members,
+ * the sequences (kept for users who left), what the webhooks and the live publisher last saw, and
+ * the expiries. (The users of the history and awards keys, kept for a user who left too, are added
+ * as the snapshot's walk finds the keys: userOfKey.)
  */
-async function usersOf(redis: RedisClient, run: LeaderboardKeys, names: Set<string>): Promise<Set<string>> {
-  const users = new Set<string>();
-  const base = baseOf(run);
-  for (const name of names) {
-    if (name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`)) users.add(unescapeId(name.slice(base.length + 2)));
-  }
+async function addUsers(redis: RedisClient, run: LeaderboardKeys, users: SpillSet): Promise<void> {
   for (const [key, sorted] of [[run.members, false], [run.sequences, false], [run.reported, false], [run.live, false], [run.expiry, true]] as const) {
-    for await (const fields of fieldsOf(redis, key, sorted)) for (const f of fields) users.add(f);
+    for await (const fields of fieldsOf(redis, key, sorted)) await users.add(fields);
   }
-  return users;
 }
 
 /** The keys of a run that are kept per user (the rest of its slot is DUMPed apart). */
 export function isPerUser(run: LeaderboardKeys, name: string): boolean {
-  const base = baseOf(run);
   return name === run.ranking || name === run.members || name === run.sequences || name === run.expiry
-    || name === run.reported || name === run.live || name.startsWith(`${base}h:`) || name.startsWith(`${base}a:`);
+    || name === run.reported || name === run.live || userOfKey(run, name) !== null;
+}
+
+/** The user of one of the run's history or awards keys (`…:h:<uid>`, `…:a:<uid>`), or null for another key. */
+export function userOfKey(run: LeaderboardKeys, name: string): string | null {
+  const base = baseOf(run);
+  if (!name.startsWith(base) || name.length < base.length + 3 || name[base.length + 1] !== ':') return null;
+  const kind = name[base.length];
+  return kind === 'h' || kind === 'a' ? unescapeId(name.slice(base.length + 2)) : null;
+}
+
+/** An empty set of a run's users, kept on disk while it is built (close it when done). */
+export function runUsers(): Promise<SpillSet> {
+  return SpillSet.open(SPILL_PARTS, userHash);
 }
 
 /** Users' states as one value: per user its id and MEMBER_FIELDS, each `<length>:<bytes>` or `-:` (none). */
@@ -135,32 +151,40 @@ async function readUsers(redis: RedisClient, run: LeaderboardKeys, userIds: stri
 
 /**
  * Reads a run member by member: hands `keep` each bucket's row (a bucket without users has none)
- * and each of the slot's other keys (`names` as SCAN found them) as DUMPed.
+ * and each of the slot's keys not kept per user (of `names`, the slot's keys as SCAN found them) as
+ * DUMPed. `users` holds the users of the history and awards keys SCAN found (runUsers; those keys
+ * need not be in `names`), and gets the users of the run's hashes and sorted sets here. What this
+ * process holds at once is a group of buckets' users, not the run's.
  */
 export async function readRunByMembers(
-  redis: RedisClient, run: LeaderboardKeys, names: Set<string>, keep: (key: string, dump: Buffer) => Promise<void>,
+  redis: RedisClient, run: LeaderboardKeys, names: Iterable<string>, users: SpillSet, keep: (key: string, dump: Buffer) => Promise<void>,
 ): Promise<void> {
-  const others = [...names].filter((name) => !isPerUser(run, name));
-  if (others.length > 0) {
+  const dumped = [...names].filter((name) => !isPerUser(run, name));
+  if (dumped.length > 0) {
     const multi = redis.multi();
-    for (const name of others) multi.dumpBuffer(name);
+    for (const name of dumped) multi.dumpBuffer(name);
     const results = (await multi.exec()) ?? [];
     for (const [i, [err, dump]] of results.entries()) {
       if (err) throw err;
-      if (dump !== null) await keep(others[i], dump as Buffer);
+      if (dump !== null) await keep(dumped[i], dump as Buffer);
     }
   }
-  const users = await usersOf(redis, run, names);
+  await addUsers(redis, run, users);
+  const count = await users.size();
   let buckets = 1;
-  while (buckets * PER_BUCKET < users.size) buckets *= 2;
-  const byBucket: string[][] = Array.from({ length: buckets }, () => []);
-  for (const userId of users) byBucket[bucketOf(userId, buckets)].push(userId);
-  users.clear();
+  while (buckets * PER_BUCKET < count) buckets *= 2;
   const base = baseOf(run);
-  for (let b = 0; b < buckets; b += PARALLEL) {
-    const read = await Promise.all(byBucket.slice(b, b + PARALLEL).map((ids) => readUsers(redis, run, ids.sort())));
-    for (const [i, states] of read.entries()) if (states.length > 0) await keep(bucketKey(base, buckets, b + i), packMembers(states));
+  let batch: { bucket: number; ids: string[] }[] = [];
+  const readBatch = async () => {
+    const read = await Promise.all(batch.map(({ ids }) => readUsers(redis, run, ids.sort())));
+    for (const [i, states] of read.entries()) if (states.length > 0) await keep(bucketKey(base, buckets, batch[i].bucket), packMembers(states));
+    batch = [];
+  };
+  for await (const { group, members } of users.grouped(buckets)) {
+    batch.push({ bucket: group, ids: members });
+    if (batch.length >= PARALLEL) await readBatch();
   }
+  if (batch.length > 0) await readBatch();
 }
 
 /** Writes a bucket's users back into their run (a restore, into a Redis without the run). */

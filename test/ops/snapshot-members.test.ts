@@ -2,7 +2,8 @@
  * A large run of an uncapped board in the snapshots member by member (src/redis/run-members.ts):
  * kept in buckets of users, each bucket written again only when one of its users changed, and
  * restored exactly (ranks, values, histories and awards of users whose ids need escaping in key
- * names too), an erased user taken out of the buckets that hold them only. The threshold
+ * names too), an erased user taken out of the buckets that hold them only; a user a streak board
+ * dropped, whose history is all the run keeps of them, kept and restored as well. The threshold
  * is set to 0 here: every run of an uncapped board is read so.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { connectPostgres } from '../../src/postgres/pool.js';
 import { copyConfig } from '../../workers/config-copy.js';
 import { copyAgain } from '../../src/engine/users/snapshot-copies.js';
 import { unpackMembers } from '../../src/redis/run-members.js';
+import { putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const log = createLogger('silent');
@@ -123,5 +125,60 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
     expect(await copyAgain(s.api.services, pool, held.keys(), null)).toBe(0);
     const erased = await bucketRows();
     for (const [key, ids] of held) expect(erased.get(key), key).toEqual(ids.filter((id) => id !== 'u1'));
+  });
+
+  it('keeps the users a streak board dropped, whose history is all the run holds of them', { timeout: 120_000 }, async () => {
+    const env = { LAUREL_SNAPSHOT_RUN_KEYS: '0' };
+    let s: TestServer = await startTestServer({ target, clock: 'manual', env });
+    const { prefix, adminKey } = s;
+    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
+    cleanups.push(() => s.close());
+    const pool = await connectPostgres(s.settings);
+    cleanups.push(() => pool.end());
+
+    await s.setClock('2026-03-02T08:00:00Z');
+    const ids = await s.metrics('lessons');
+    await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }] });
+    const created = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Streaks', key: 'streaks', status: 'active', rankBy: 'streak', maxParticipants: null }],
+    });
+    expect(created.status, created.text).toBe(201);
+    const users = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    await Promise.all(users.map((u) => s.event('lessons', u, 1)));
+    await s.setClock('2026-03-03T08:00:00Z');
+    await Promise.all(users.slice(0, 10).map((u) => s.event('lessons', u, 1)));
+    // The streaks of March 2nd alone are lost once the 3rd has passed: the read drops them.
+    await s.setClock('2026-03-04T08:00:00Z');
+    const ranked = async () => {
+      const r = await s.request('GET', '/api/leaderboards/streaks?limit=100');
+      expect(r.status, r.text).toBe(200);
+      return (r.body.rankings as { userId: string; value: number }[]).map((x) => `${x.userId} ${x.value}`).sort();
+    };
+    expect(await ranked()).toEqual(users.slice(0, 10).map((u) => `${u} 2`).sort());
+
+    const board = ((await s.request('GET', '/admin/v1/leaderboards?limit=100')).body as { id: string; key: string; start: string }[])
+      .find((b) => b.key === 'streaks')!;
+    const run = s.api.services.keys.leaderboard('_', board.id, board.start, '');
+    const histories = async () => {
+      const { redis } = s.api.services;
+      return Object.fromEntries(await Promise.all(users.map(async (u) => [u, await redis.lrange(run.history(u), 0, -1)] as const)));
+    };
+    // A dropped user: no member, sequence or expiry in the run any more, their history still there.
+    const { redis } = s.api.services;
+    expect([await redis.hget(run.members, 's20'), await redis.hget(run.sequences, 's20'), await redis.zscore(run.expiry, 's20')]).toEqual([null, null, null]);
+    const before = await histories();
+    for (const u of users) expect(before[u].length, u).toBeGreaterThan(0);
+
+    await takeSnapshot(s.api.services, pool, true);
+    const kept = await pool.query<{ dump: Buffer }>(`SELECT dump FROM laurel_snapshot_keys WHERE prefix = $1 AND strpos(key, '}:#m') > 0`, [prefix]);
+    expect(kept.rows.flatMap((r) => unpackMembers(r.dump).map((u) => u.userId)).sort()).toEqual([...users].sort());
+
+    await copyConfig(s.api.services, pool);
+    await s.close();
+    expect(await restoreWith(s.settings, log, pool, false)).toMatchObject({ failed: 0 });
+    s = await startTestServer({ target, clock: 'manual', env: { ...env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey } });
+    await s.setClock('2026-03-04T08:00:00Z');
+    expect(await histories()).toEqual(before);
+    expect(await ranked()).toEqual(users.slice(0, 10).map((u) => `${u} 2`).sort());
   });
 });

@@ -22,7 +22,6 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { RedisClient } from '../../redis/client.js';
 import type { LeaderboardKeys } from '../../redis/keys.js';
 import { userBatches } from '../../redis/users.js';
 import { SnapshotStore, type KeyState, type SnapshotRecord, type UserState } from '../../postgres/snapshots.js';
@@ -30,7 +29,8 @@ import { postgresHoldsData } from '../../postgres/installation-data.js';
 import type { Context } from '../context.js';
 import { isSketch, readSketches } from '../analytics/sketches.js';
 import { keysOfPatterns } from './snapshot-walks.js';
-import { readRunByMembers } from '../../redis/run-members.js';
+import { readRunByMembers, runUsers, userOfKey } from '../../redis/run-members.js';
+import type { SpillSet } from '../../lib/spill-set.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
 export class SnapshotError extends Error {}
@@ -107,18 +107,66 @@ export function batchKeyPatterns(prefix: string): string[] {
   return [`${prefix}:{b:*`];
 }
 
-/** The keys of `patterns`, as SCAN finds them (src/engine/durability/snapshot-walks.ts), by hash tag (one slot each). */
-async function keysBySlot(redis: RedisClient, prefix: string, patterns: string[]): Promise<Map<string, Set<string>>> {
-  const slots = new Map<string, Set<string>>();
-  for await (const batch of keysOfPatterns(redis, prefix, patterns)) {
-    for (const key of batch) {
-      const tag = tagOf(key);
-      let names = slots.get(tag);
-      if (names === undefined) slots.set(tag, (names = new Set()));
-      names.add(key);
+/** The keys a walk found (src/engine/durability/snapshot-walks.ts), and the large runs among them. */
+interface Walked {
+  /** The keys by hash tag (one slot each); a large run's without its users' history and awards keys. */
+  slots: Map<string, Set<string>>;
+  /**
+   * The runs read member by member (memberwiseRun), by hash tag, with the users of the history and
+   * awards keys found, kept on disk as the walk goes (src/redis/run-members.ts runUsers): a run of
+   * a hundred million holds as many of those keys, which this process never holds at once.
+   */
+  large: Map<string, { run: LeaderboardKeys; users: SpillSet }>;
+}
+
+/** Ends a walk's spills of users (their files removed). */
+async function closeWalked(walked: Walked): Promise<void> {
+  for (const { users } of walked.large.values()) await users.close();
+}
+
+/** The keys of `patterns`, by hash tag, the users of the large runs set apart as they are found. */
+async function walk(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, patterns: string[]): Promise<Walked> {
+  const walked: Walked = { slots: new Map(), large: new Map() };
+  const { slots, large } = walked;
+  try {
+    for await (const batch of keysOfPatterns(deps.redis, deps.settings.prefix, patterns)) {
+      const found = new Map<SpillSet, string[]>();
+      const spill = (users: SpillSet, userId: string) => {
+        const list = found.get(users);
+        if (list === undefined) found.set(users, [userId]);
+        else list.push(userId);
+      };
+      for (const key of batch) {
+        const tag = tagOf(key);
+        const run = large.get(tag);
+        const userId = run === undefined ? null : userOfKey(run.run, key);
+        if (run !== undefined && userId !== null) {
+          spill(run.users, userId);
+          continue;
+        }
+        let names = slots.get(tag);
+        if (names === undefined) slots.set(tag, (names = new Set()));
+        names.add(key);
+        if (run !== undefined || names.size <= deps.settings.snapshotRunKeys) continue;
+        // Past the threshold: the run's users from now on on disk, those found so far moved there.
+        const members = memberwiseRun(deps, tag);
+        if (members === null) continue;
+        const users = await runUsers();
+        large.set(tag, { run: members, users });
+        for (const name of names) {
+          const user = userOfKey(members, name);
+          if (user === null) continue;
+          spill(users, user);
+          names.delete(name);
+        }
+      }
+      for (const [users, ids] of found) await users.add(ids);
     }
+  } catch (err) {
+    await closeWalked(walked);
+    throw err;
   }
-  return slots;
+  return walked;
 }
 
 /** The slots' keys, a few slots at a time: about `size` keys a batch (a slot whole, however many it has). */
@@ -178,14 +226,14 @@ async function readSlot(deps: Pick<Context, 'redis' | 'keys'>, names: Set<string
 }
 
 /**
- * The run whose slot (`tag`) holds `names`, when it is read member by member (src/redis/run-members.ts):
- * a run of an uncapped board without a league, its slot holding more than
- * `LAUREL_SNAPSHOT_RUN_KEYS` keys. Null: DUMPed whole (readSlot). A capped board's placement may
- * push another user out, writing two users' keys at once; a run of a board no longer configured
- * is not known to be uncapped.
+ * The run whose slot is `tag`, when it is read member by member once its slot holds more than
+ * `LAUREL_SNAPSHOT_RUN_KEYS` keys (src/redis/run-members.ts): a run of an uncapped board without
+ * a league. Null: DUMPed whole (readSlot). A capped board's placement may push another user out,
+ * writing two users' keys at once; a run of a board no longer configured is not known to be
+ * uncapped.
  */
-function memberwiseRun(deps: Pick<Context, 'keys' | 'store' | 'settings'>, tag: string, names: Set<string>): LeaderboardKeys | null {
-  if (names.size <= deps.settings.snapshotRunKeys || !tag.startsWith('lb:')) return null;
+function memberwiseRun(deps: Pick<Context, 'keys' | 'store'>, tag: string): LeaderboardKeys | null {
+  if (!tag.startsWith('lb:')) return null;
   const board = deps.store.current.leaderboards.get(tag.split(':')[2] ?? '');
   if (board === undefined || board.maxParticipants !== null || board.league) return null;
   return deps.keys.runOfMembers(`${deps.keys.prefix}:{${tag}}:m`);
@@ -328,18 +376,23 @@ async function snapshotInto(
     bytes += dump.length;
   };
   for (const patterns of [sharedKeyPatterns(settings.prefix), batchKeyPatterns(settings.prefix)]) {
-    const slots = await keysBySlot(redis, settings.prefix, patterns);
-    // The large runs of uncapped boards, member by member (src/redis/run-members.ts), their
-    // buckets written 8 MB at a time (each bucket's users whole in it; about 130 kB a bucket).
-    for (const [tag, names] of slots) {
-      const run = memberwiseRun(deps, tag, names);
-      if (run === null) continue;
-      slots.delete(tag);
-      await readRunByMembers(redis, run, names, async (key, dump) => {
-        keep(key, dump);
-        if (bytes >= 8e6) await flush();
-      });
-      await flush();
+    const walked = await walk(deps, patterns);
+    const { slots } = walked;
+    try {
+      // The large runs of uncapped boards, member by member (src/redis/run-members.ts), their
+      // buckets written 8 MB at a time (each bucket's users whole in it; about 130 kB a bucket).
+      for (const [tag, { run, users }] of walked.large) {
+        const names = slots.get(tag) ?? new Set<string>();
+        slots.delete(tag);
+        await readRunByMembers(redis, run, names, users, async (key, dump) => {
+          keep(key, dump);
+          if (bytes >= 8e6) await flush();
+        });
+        await flush();
+        await users.close();
+      }
+    } finally {
+      await closeWalked(walked);
     }
     // The other slots a few at a time, each batch's changes in one statement: a snapshot that
     // fails part-way never leaves a slot's keys half of one moment and half of another.
