@@ -13,7 +13,9 @@
  * each with a history list of one entry (as lua/leaderboardRank-8.lua writes on entering), in
  * pipelined batches of 1,000.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { orderOf } from '../src/domain/leaderboards/runs.js';
 import { startApi } from '../src/app/api.js';
@@ -79,30 +81,57 @@ function held(): number {
   return m.heapUsed + m.external;
 }
 
+/** The bytes of the files under `dir` (a snapshot's users gathered on disk: src/lib/spill-set.ts). */
+function diskBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    try {
+      total += entry.isDirectory() ? diskBytes(path) : statSync(path).size;
+    } catch {
+      // Removed since it was listed.
+    }
+  }
+  return total;
+}
+
 /**
- * Runs `work`, answering its seconds, Redis's CPU seconds, and the most memory this process held
- * meanwhile above what it held before (MB: JavaScript objects and buffers, sampled every 20 ms;
- * resident memory does not shrink back between the phases, so it would not tell them apart).
+ * Runs `work`, answering its seconds, Redis's CPU seconds, the most memory this process held
+ * meanwhile above what it held before (MB: JavaScript objects and buffers, garbage not yet
+ * collected included, sampled every 20 ms; resident memory does not shrink back between the
+ * phases, so it would not tell them apart), and the most its temporary files (`spill`, this
+ * process's TMPDIR) held, sampled every 250 ms.
  */
-async function measured<T>(redis: Redis, work: () => Promise<T>): Promise<{ result: T; seconds: number; redisCpuS: number; peakHeldMb: number }> {
+async function measured<T>(
+  redis: Redis, spill: string, work: () => Promise<T>,
+): Promise<{ result: T; seconds: number; redisCpuS: number; peakHeldMb: number; peakDiskMb: number }> {
   global.gc?.();
   const before = held();
   let peak = before;
+  let disk = 0;
   const timer = setInterval(() => { peak = Math.max(peak, held()); }, 20);
+  const files = setInterval(() => { disk = Math.max(disk, diskBytes(spill)); }, 250);
   const cpu0 = await redisCpu(redis);
   const t0 = Date.now();
   try {
     const result = await work();
     const seconds = (Date.now() - t0) / 1000;
     peak = Math.max(peak, held());
-    return { result, seconds: round1(seconds), redisCpuS: round1((await redisCpu(redis)) - cpu0), peakHeldMb: Math.round((peak - before) / 1e6) };
+    return {
+      result, seconds: round1(seconds), redisCpuS: round1((await redisCpu(redis)) - cpu0), peakHeldMb: Math.round((peak - before) / 1e6),
+      peakDiskMb: round1(disk / 1e6),
+    };
   } finally {
     clearInterval(timer);
+    clearInterval(files);
   }
 }
 
 async function main(): Promise<void> {
   const server = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  // The snapshot's temporary files in a directory of the bench's own, measured as they grow.
+  const spill = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
+  process.env.TMPDIR = spill;
   const admin = await connectPostgres(server);
   const own = await startOwnRedis();
   const redis = new Redis(own.url);
@@ -132,7 +161,7 @@ async function main(): Promise<void> {
     )).rows[0];
 
     log('a full snapshot, member by member');
-    const byMembers = await measured(redis, () => takeSnapshot(api.services, pool, true));
+    const byMembers = await measured(redis, spill, () => takeSnapshot(api.services, pool, true));
     const kept = await bytes();
     out.byMembers = { ...byMembers, result: undefined, keysRead: byMembers.result!.keys, rows: kept.rows, postgresMb: round1(Number(kept.bytes) / 1e6) };
     log(JSON.stringify(out.byMembers));
@@ -142,7 +171,7 @@ async function main(): Promise<void> {
     const p = redis.pipeline();
     for (let i = 0; i < PARTICIPANTS; i += step) p.zincrby(keys.ranking, 1, (await redis.hget(keys.members, idOf(i)))!);
     await p.exec();
-    const incremental = await measured(redis, () => takeSnapshot(api.services, pool));
+    const incremental = await measured(redis, spill, () => takeSnapshot(api.services, pool));
     out.incremental = { ...incremental, result: undefined, rowsWritten: incremental.result!.written };
     log(JSON.stringify(out.incremental));
 
@@ -157,7 +186,7 @@ async function main(): Promise<void> {
     const before = await state();
     await api.close();
     log('a restore from the buckets');
-    const restore = await measured(redis, () => restoreWith(settings, quiet, pool, true));
+    const restore = await measured(redis, spill, () => restoreWith(settings, quiet, pool, true));
     if ((await state()) !== before) throw new Error('the restored board differs from the snapshot on the sample');
     out.restore = { ...restore, result: undefined };
     log(JSON.stringify(out.restore));
@@ -166,7 +195,7 @@ async function main(): Promise<void> {
       api = await startApi(settings, quiet);
       log('a full snapshot, the run DUMPed whole');
       api.services.settings.snapshotRunKeys = 2 ** 31;
-      const whole = await measured(redis, () => takeSnapshot(api.services, pool, true));
+      const whole = await measured(redis, spill, () => takeSnapshot(api.services, pool, true));
       const wholeKept = await bytes();
       out.whole = { ...whole, result: undefined, keysRead: whole.result!.keys, rows: wholeKept.rows, postgresMb: round1(Number(wholeKept.bytes) / 1e6) };
       log(JSON.stringify(out.whole));
@@ -179,6 +208,7 @@ async function main(): Promise<void> {
     await dropDatabase(admin, database.name);
     await admin.end();
     await stopAll();
+    rmSync(spill, { recursive: true, force: true });
   }
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   writeFileSync(`${ROOT}bench/results/snapshot-board.json`, `${JSON.stringify(out, null, 2)}\n`);
