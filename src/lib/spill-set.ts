@@ -5,9 +5,11 @@
  * grouped by the low bits of that same hash, one group of files at a time, each string once.
  * What a reader holds at once is about the set's size divided by the number of groups.
  *
- * The directory is made under the system's temporary directory (`TMPDIR`), and removed by `close`.
+ * The directory is made under the system's temporary directory (`TMPDIR`), named after the process,
+ * and removed by `close`; the directories of processes no longer running (a process killed while
+ * it read a run) are removed when a set is opened.
  */
-import { mkdtemp, readFile, rm, appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,6 +23,28 @@ function encode(s: string): string {
 
 function decode(line: string): string {
   return line.indexOf('\\') < 0 ? line : line.replace(/\\(n|\\)/g, (_, c: string) => (c === 'n' ? '\n' : '\\'));
+}
+
+const DIR = 'laurel-spill-';
+
+/** Whether process `pid` runs (signal 0 checks without sending; EPERM: it runs as another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the sets' directories left by processes that no longer run. */
+async function sweep(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const dash = name.indexOf('-', DIR.length);
+    if (!name.startsWith(DIR) || dash < 0) continue;
+    const pid = Number(name.slice(DIR.length, dash));
+    if (Number.isInteger(pid) && pid > 0 && !running(pid)) await rm(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 function isPowerOfTwo(n: number): boolean {
@@ -41,7 +65,8 @@ export class SpillSet {
   /** An empty set of `parts` files (a power of two). */
   static async open(parts: number, hash: (s: string) => number): Promise<SpillSet> {
     if (!isPowerOfTwo(parts)) throw new Error(`a spill set's parts must be a power of two, not ${parts}`);
-    return new SpillSet(await mkdtemp(join(tmpdir(), 'laurel-spill-')), parts, hash);
+    await sweep(tmpdir());
+    return new SpillSet(await mkdtemp(join(tmpdir(), `${DIR}${process.pid}-`)), parts, hash);
   }
 
   private file(part: number): string {

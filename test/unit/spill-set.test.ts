@@ -2,9 +2,11 @@
  * A set of strings kept in files while it is built (src/lib/spill-set.ts), on the machine's own
  * temporary directory: each string read back once, in the group of its hash's low bits, whether
  * the groups are fewer than the files, as many, or more; strings holding line breaks and
- * backslashes come back as they went in; the files gone after `close`.
+ * backslashes come back as they went in; the files gone after `close`, and those of a process that
+ * no longer runs once another set is opened.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,22 @@ describe('a spill set', () => {
     expect(readdirSync(join(own, dir)).length).toBeGreaterThan(0);
     await other.close();
     expect(existsSync(join(own, dir))).toBe(false);
+  });
+
+  it('removes, as it opens, the files of processes that no longer run, not those of one that does', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const left = [`laurel-spill-${gone}-abc`, `laurel-spill-${process.pid}-def`, 'laurel-spill-other'];
+    for (const dir of left) {
+      mkdirSync(join(own, dir));
+      writeFileSync(join(own, dir, '0'), 'u1\n');
+    }
+    const set = await SpillSet.open(2, hash);
+    try {
+      expect(spills().filter((name) => left.includes(name)).sort()).toEqual(left.slice(1).sort());
+    } finally {
+      await set.close();
+      for (const dir of left) rmSync(join(own, dir), { recursive: true, force: true });
+    }
   });
 
   it('refuses parts or groups that are not a power of two', async () => {
