@@ -204,6 +204,7 @@ function finish(): void {
   // for a connection, which is the server's doing).
   const own = sentAt.map((t, i) => (waited[i] === 1 ? NaN : t));
   const delays = latenciesFromSchedule(scheduled, own);
+  const fromSend = latenciesFromSchedule(sentAt, answeredAt);
   const sent = sentAt.reduce((n, t) => (Number.isNaN(t) ? n : n + 1), 0);
   const result: OpenLoopResult = {
     rate: o.rate,
@@ -217,6 +218,7 @@ function finish(): void {
     errors,
     latencyMs: percentiles(latencies, unanswered),
     sendDelayMs: percentiles(delays.latencies, 0),
+    latencyFromSendMs: percentiles(fromSend.latencies, fromSend.unanswered),
     waitedForConnection,
     ...(expected !== null && { unexpected }),
   };

@@ -84,6 +84,11 @@ export interface OpenLoopResult {
    * found a free connection: the client's own delay (its timer, its event loop).
    */
   sendDelayMs: Percentiles;
+  /**
+   * From the moment the client wrote each request to its whole answer read: the latency without
+   * the client's delay before sending (its delay in reading the answer is still in it).
+   */
+  latencyFromSendMs: Percentiles;
   /** Requests that found every connection busy and waited in the client for one to be answered. */
   waitedForConnection: number;
   /** With `expect`: the 2xx answers whose body did not match it (the others count by their status). */

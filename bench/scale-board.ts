@@ -189,14 +189,14 @@ async function runPart(
           const o = await openPass(r, { round, n, tag: `scale-${round}-${e.name}-open${n}`, fraction, peak, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads, admin }, signal);
           e.open.push({ round, ...o });
           const ev = o.events === null ? 'no events' : `${o.rate} events/s (${o.events.achievedRate} answered/s) p50 ${o.events.p50Ms} p99 ${o.events.p99Ms} ms, ${o.events.unanswered} unanswered, non-2xx ${o.events.non2xx}`;
-          log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed, client delay p99 ${o.reads.sendDelayP99Ms} ms)  cpu µs/${o.events === null ? 'read' : 'event'} ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
+          log(`        open ${String(fraction).padEnd(5)} ${ev}  reads p50 ${o.reads.p50Ms} p99 ${o.reads.p99Ms} max ${o.reads.maxMs} ms (${o.reads.count}, ${o.reads.failed} failed, client delay p99 ${o.reads.sendDelayP99Ms} ms, from the send p99 ${o.reads.fromSendP99Ms} ms)  cpu µs/${o.events === null ? 'read' : 'event'} ${o.cpuUs === null ? '-' : `api ${o.cpuUs.api} redis ${o.cpuUs.redis}`}  load ${o.loadAverage}`);
           if (o.commands !== null) log(`          Redis's busiest: ${o.commands.map((c) => `${c.command} ${c.calls}× ${c.usec} µs`).join(', ')}`);
         };
         // The reads alone first: after the load, the workers' drain of its events would run beside them.
         for (const [n, fraction] of FRACTIONS.entries()) if (fraction === 0) await open(n, fraction, 0);
         const p = await pass(r, { round, tag: `scale-${round}-${e.name}`, warmupS: WARMUP_S, durationS: DURATION_S, connections: CONNECTIONS, redisPids, reads }, signal);
         e.passes.push({ round, snapshotS: r.snapshotS, ...p });
-        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed, client delay p99 ${p.reads?.sendDelayP99Ms} ms)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot: ${r.snapshot})`);
+        log(`round ${round} ${e.name.padEnd(18)} ${String(p.reqPerS).padStart(6)} req/s  p99 ${p.p99Ms} ms  non-2xx ${p.non2xx}  reads p50 ${p.reads?.p50Ms} p99 ${p.reads?.p99Ms} ms (${p.reads?.count}, ${p.reads?.failed} failed, client delay p99 ${p.reads?.sendDelayP99Ms} ms, from the send p99 ${p.reads?.fromSendP99Ms} ms)  cpu µs/event api ${p.cpuUs.api} redis ${p.cpuUs.redis}  load ${p.loadAverage}  (start snapshot: ${r.snapshot})`);
         for (const [n, fraction] of FRACTIONS.entries()) if (fraction > 0) await open(n, fraction, p.reqPerS);
       } finally {
         await shutdown(r, at, deleteWith, e.participants === 0);
@@ -217,6 +217,7 @@ function summarise(entries: Entry[], reference: string): Record<string, unknown>
       startSnapshotS: e.passes.map((p) => p.snapshotS),
       readP99Ms: median(readP99), readP99PerRound: readP99, readFailed: e.passes.reduce((n, p) => n + (p.reads?.failed ?? 0), 0),
       readClientDelayP99Ms: median(e.passes.map((p) => p.reads?.sendDelayP99Ms ?? NaN)),
+      readFromSendP99Ms: median(e.passes.map((p) => p.reads?.fromSendP99Ms ?? NaN)),
       cpuUsPerEvent: { api: median(e.passes.map((p) => p.cpuUs.api)), redis: median(e.passes.map((p) => p.cpuUs.redis)) },
       openLoop: FRACTIONS.map((fraction) => {
         const os = e.open.filter((o) => o.fraction === fraction);
@@ -226,6 +227,7 @@ function summarise(entries: Entry[], reference: string): Record<string, unknown>
           readP50Ms: median(os.map((o) => o.reads.p50Ms ?? NaN)), readP99Ms: median(os.map((o) => o.reads.p99Ms ?? NaN)),
           readP99PerRound: os.map((o) => o.reads.p99Ms), readFailed: os.reduce((n, o) => n + o.reads.failed, 0), loadAverage: os.map((o) => o.loadAverage),
           readClientDelayP99Ms: median(os.map((o) => o.reads.sendDelayP99Ms ?? NaN)),
+          readFromSendP99Ms: median(os.map((o) => o.reads.fromSendP99Ms ?? NaN)),
           [fraction === 0 ? 'cpuUsPerRead' : 'cpuUsPerEvent']: { api: median(os.map((o) => o.cpuUs?.api ?? NaN)), redis: median(os.map((o) => o.cpuUs?.redis ?? NaN)) },
         };
       }),

@@ -133,7 +133,7 @@ export interface Reads {
   expect?: RegExp;
 }
 
-/** The reads of a pass: how many answered, how many failed, their latency, the client's own delay (p99). */
+/** The reads of a pass: how many answered, how many failed, their latency, the client's own delay and the latency from the send (p99). */
 export interface ReadsResult {
   count: number;
   failed: number;
@@ -141,6 +141,8 @@ export interface ReadsResult {
   p99Ms: number | null;
   maxMs: number | null;
   sendDelayP99Ms: number | null;
+  /** The reads' p99 from the moment the client sent each (its own delay before sending left out). */
+  fromSendP99Ms: number | null;
 }
 
 export interface PassResult {
@@ -266,6 +268,6 @@ async function readsBeside(r: Running, reads: Reads, durationS: number, tag: str
     count: result.completed,
     failed: result.completed - ok + result.unanswered + (result.unexpected ?? 0),
     p50Ms: result.latencyMs.p50, p99Ms: result.latencyMs.p99, maxMs: result.latencyMs.max,
-    sendDelayP99Ms: result.sendDelayMs.p99,
+    sendDelayP99Ms: result.sendDelayMs.p99, fromSendP99Ms: result.latencyFromSendMs.p99,
   };
 }
