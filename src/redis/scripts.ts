@@ -106,7 +106,7 @@ export function loadScripts(dir = LUA_DIR): Script[] {
  * created anew on every EVALSHA, a library's helpers once, when it loads (docs/performance.md).
  * The rest stay scripts.
  */
-const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'recordEventRun', 'leaderboardRank', 'streakRank']);
+const FUNCTION_SCRIPTS = new Set(['recordEvent', 'recordEventPlan', 'recordEventRun', 'leaderboardRank', 'streakRank', 'leagueJoin', 'leagueKeep']);
 
 /**
  * One library holding those scripts: every helper they include, once, at the library's level, and
