@@ -18,6 +18,8 @@ import { putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const log = createLogger('silent');
+/** Every run of an uncapped board read by buckets of users. */
+const BY_BUCKETS = { LAUREL_SNAPSHOT_RUN_KEYS: '0' };
 
 describe.each(targets())('a large uncapped run in the snapshots on %s', (target) => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -25,14 +27,30 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   });
 
-  it('is kept by buckets of users, written again where they changed, and restored exactly', { timeout: 180_000 }, async () => {
-    const env = { LAUREL_SNAPSHOT_RUN_KEYS: '0' };
-    let s: TestServer = await startTestServer({ target, clock: 'manual', env });
-    const { prefix, adminKey } = s;
-    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
-    cleanups.push(() => s.close());
-    const pool = await connectPostgres(s.settings);
+  /**
+   * A server reading every uncapped run by buckets, and a pool of its database, ended after the
+   * file; the server is `at.s`, which a restart after a restore replaces (served).
+   */
+  async function started(): Promise<{ at: { s: TestServer }; pool: Awaited<ReturnType<typeof connectPostgres>> }> {
+    const at = { s: await startTestServer({ target, clock: 'manual', env: BY_BUCKETS }) };
+    const { prefix } = at.s;
+    cleanups.push(() => deletePostgresRows(at.s.settings, [prefix]));
+    cleanups.push(() => at.s.close());
+    const pool = await connectPostgres(at.s.settings);
     cleanups.push(() => pool.end());
+    return { at, pool };
+  }
+
+  /** The installation served again (its prefix and admin key), after a restore. */
+  async function served(at: { s: TestServer }): Promise<TestServer> {
+    at.s = await startTestServer({ target, clock: 'manual', env: { ...BY_BUCKETS, LAUREL_PREFIX: at.s.prefix, LAUREL_ADMIN_KEY: at.s.adminKey } });
+    return at.s;
+  }
+
+  it('is kept by buckets of users, written again where they changed, and restored exactly', { timeout: 180_000 }, async () => {
+    const { at, pool } = await started();
+    let s = at.s;
+    const { prefix } = s;
 
     await s.setClock('2026-03-02T08:00:00Z');
     const ids = await s.metrics('lessons');
@@ -108,7 +126,7 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
     await s.close();
     const result = await restoreWith(s.settings, log, pool, false);
     expect(result).toMatchObject({ failed: 0 });
-    s = await startTestServer({ target, clock: 'manual', env: { ...env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey } });
+    s = await served(at);
     await s.setClock('2026-03-03T08:00:00Z');
     const after = await reads();
     for (const path of Object.keys(before)) expect(after[path], path).toEqual(before[path]);
@@ -128,13 +146,9 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
   });
 
   it('keeps the users a streak board dropped, whose history is all the run holds of them', { timeout: 120_000 }, async () => {
-    const env = { LAUREL_SNAPSHOT_RUN_KEYS: '0' };
-    let s: TestServer = await startTestServer({ target, clock: 'manual', env });
-    const { prefix, adminKey } = s;
-    cleanups.push(() => deletePostgresRows(s.settings, [prefix]));
-    cleanups.push(() => s.close());
-    const pool = await connectPostgres(s.settings);
-    cleanups.push(() => pool.end());
+    const { at, pool } = await started();
+    let s = at.s;
+    const { prefix } = s;
 
     await s.setClock('2026-03-02T08:00:00Z');
     const ids = await s.metrics('lessons');
@@ -176,7 +190,7 @@ describe.each(targets())('a large uncapped run in the snapshots on %s', (target)
     await copyConfig(s.api.services, pool);
     await s.close();
     expect(await restoreWith(s.settings, log, pool, false)).toMatchObject({ failed: 0 });
-    s = await startTestServer({ target, clock: 'manual', env: { ...env, LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey } });
+    s = await served(at);
     await s.setClock('2026-03-04T08:00:00Z');
     expect(await histories()).toEqual(before);
     expect(await ranked()).toEqual(users.slice(0, 10).map((u) => `${u} 2`).sort());
