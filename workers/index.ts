@@ -74,6 +74,8 @@ export interface WorkersHandle {
 export const STOP_MS = 12_000;
 /** What a stop keeps, of the time to its deadline, for giving back, settling and closing. */
 const CLOSE_RESERVE_MS = 2000;
+/** What the stop waits for the close of a worker with no job running (workers/index.ts stop). */
+const IDLE_CLOSE_MS = 1000;
 
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   // Beside an api in its process, the workers' reads and writes go on a connection of their own.
@@ -246,7 +248,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
 
   /**
    * The stop (WorkersHandle.close). While Redis answers, every worker stops taking jobs at once and
-   * its running job finishes, until the deadline less CLOSE_RESERVE_MS; the webhooks' sends in
+   * its running job finishes, until the deadline less CLOSE_RESERVE_MS (a worker with none closes
+   * within IDLE_CLOSE_MS, or is left to the exit); the webhooks' sends in
    * flight likewise (those unanswered then are given up and given back), and the notifications'
    * pass gives back what it claimed and did not start. While Redis does not answer, a job cannot be
    * acknowledged anyway: the workers stop without waiting for theirs. The connections close only
@@ -267,11 +270,21 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     const busy = runningQueues();
     if (busy.length > 0) wlog.info({ running: busy, force }, 'workers stopping: no job taken from now, the running ones finish');
     liveness?.stop();
-    const closes = started.map(({ entry }) => entry.worker.close(force).then(() => true, () => true));
+    // A worker with no job running has nothing to finish, and its close is given IDLE_CLOSE_MS: when
+    // a Cluster node went away and came back, BullMQ's close of an idle worker may wait for its
+    // blocking connection to end, which a Cluster client left without nodes never reports.
+    const idleLeft: string[] = [];
+    const closes = started.map(async ({ name, entry }) => {
+      const closing = entry.worker.close(force);
+      if (entry.running > 0) return closing.then(() => true, () => true);
+      if (!(await settleWithin(closing, Math.min(IDLE_CLOSE_MS, left())))) idleLeft.push(name);
+      return true;
+    });
     const [closed] = await Promise.all([
       settleWithin(Promise.all([...closes, batches.close().then(() => true, () => true)]), force ? Math.min(1000, left()) : left()),
       settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
     ]);
+    if (idleLeft.length > 0) wlog.info({ queues: idleLeft }, 'workers without a job stopped before their blocking connections ended: those are left to the exit');
     if (!closed) {
       wlog.warn({ running: runningQueues() }, 'workers stopped with jobs still running: each goes back to its queue once its lock expires; the connections are left to the exit');
       return;
