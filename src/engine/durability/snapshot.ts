@@ -128,6 +128,9 @@ async function closeWalked(walked: Walked): Promise<void> {
 async function walk(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>, patterns: string[]): Promise<Walked> {
   const walked: Walked = { slots: new Map(), large: new Map() };
   const { slots, large } = walked;
+  // The slots past the threshold that are read whole all the same (a capped board's run, a league's):
+  // their board looked up once, not once a key.
+  const whole = new Set<string>();
   try {
     for await (const batch of keysOfPatterns(deps.redis, deps.settings.prefix, patterns)) {
       const found = new Map<SpillSet, string[]>();
@@ -147,10 +150,13 @@ async function walk(deps: Pick<Context, 'redis' | 'keys' | 'store' | 'settings'>
         let names = slots.get(tag);
         if (names === undefined) slots.set(tag, (names = new Set()));
         names.add(key);
-        if (run !== undefined || names.size <= deps.settings.snapshotRunKeys) continue;
+        if (run !== undefined || names.size <= deps.settings.snapshotRunKeys || whole.has(tag)) continue;
         // Past the threshold: the run's users from now on on disk, those found so far moved there.
         const members = memberwiseRun(deps, tag);
-        if (members === null) continue;
+        if (members === null) {
+          whole.add(tag);
+          continue;
+        }
         const users = await runUsers();
         large.set(tag, { run: members, users });
         for (const name of names) {
