@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { copyKeyAgain, copyKeyInto, snapshotKeyCopy } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { bucketOfKey, packMembers, unpackMembers } from '../../redis/run-members.js';
+import { NOT_TEXT } from '../../lib/text.js';
 
 /**
  * The key's copy as Redis holds it now (null: nothing left of it), or undefined to leave it: a
@@ -38,6 +39,9 @@ const COHORT_OUTCOME = /:c\d+\.\d+\}:o$/;
 export async function copyAgain(deps: Pick<Context, 'redis' | 'keys' | 'settings'>, pool: pg.Pool, keys: Iterable<string>, userId: string | null): Promise<number> {
   let n = 0;
   for (const key of keys) {
+    // A name Postgres takes in no text column (a user-scoped key's league topic holds a NUL) is
+    // none of the snapshots' keys.
+    if (NOT_TEXT.test(key)) continue;
     const dump = await copyNow(deps, pool, key, userId);
     if (dump === undefined) continue;
     const copy = dump === null ? null : { dump, digest: createHash('sha1').update(dump).digest('base64') };
