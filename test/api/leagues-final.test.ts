@@ -5,7 +5,7 @@
  * ranked as boards rank them; the tier of the next run a user joins follows (a user already placed
  * in the next run keeps that place, the move applying from the run after); a past run read with
  * each user's outcome, the admin summary's moves per tier; `league.promoted`, `league.demoted` and
- * `league.stayed` once per user; an erased user's outcome removed. A pass left half done (cohorts decided, some users moved, as a
+ * `league.stayed` once per user; an erased user's outcome removed, the others' zones as decided. A pass left half done (cohorts decided, some users moved, as a
  * process killed between cohorts leaves it), then two worker processes finalising at once: every
  * user moved exactly once, each event sent once. The outcome on the user's own live topic, once.
  */
@@ -170,6 +170,13 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);
     expect(summary.tiers[0].moves).toEqual({ promoted: 4, demoted: 0, stayed: 3 });
     expect((await s.request('GET', '/v1/users/b5/leagues/league?run=2026-05-04')).status).toBe(404);
+    // b2 (promoted, second) erased too: b3, who stayed third, ranks second among those left, and
+    // the read shows the zone the outcome was decided in, not the one that rank would be in now.
+    const second = await s.request('DELETE', '/admin/v1/users/b2');
+    expect(second.status, second.text).toBe(202);
+    await erasureDone(s, second.body.erasureId);
+    expect(await read('/v1/users/b3/leagues/league?run=2026-05-04')).toMatchObject({ rank: 2, participants: 3, zone: 'stay', outcome: 'stayed' });
+    expect(await read('/v1/users/b1/leagues/league?run=2026-05-04')).toMatchObject({ rank: 1, zone: 'promote', outcome: 'promoted' });
   });
 
   it('moves every user exactly once when a pass was left half done and two worker processes finalise at once', async () => {

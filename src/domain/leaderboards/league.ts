@@ -120,6 +120,11 @@ export function zoneOf(league: League, tier: number, rank: number, participants:
   return 'stay';
 }
 
+/** The zone a decided outcome moved the user from: once a run is final, its reads show that one. */
+export function zoneOfOutcome(outcome: 'promoted' | 'demoted' | 'stayed'): Zone {
+  return outcome === 'promoted' ? 'promote' : outcome === 'demoted' ? 'demote' : 'stay';
+}
+
 /** A tier as the reads show it. */
 export function tierView(league: League, index: number): LeagueTierView {
   const t = league.tiers[index];

@@ -9,7 +9,7 @@ import type { Deps } from '../../engine/deps.js';
 import { boardUser } from '../../engine/leaderboards/read.js';
 import { userLeague } from '../../engine/leaderboards/league-read.js';
 import { leagueBoard, runFor } from '../../engine/leaderboards/board-of-query.js';
-import { cohortId, tierView, zoneOf } from '../../domain/leaderboards/league.js';
+import { cohortId, tierView, zoneOf, zoneOfOutcome } from '../../domain/leaderboards/league.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
@@ -45,7 +45,8 @@ export function leagueRoutes(deps: Deps): Route[] {
           key: lb.key, name: lb.name, tier: tierView(lb.league, tier), run: run.start, runEnd: run.end,
           cohort: cohort === null ? null : cohortId(lb.league, cohort.place.tier, cohort.place.cohort),
           rank: cohort?.rank ?? null, value: cohort?.value ?? null, participants,
-          zone: cohort?.rank == null ? null : zoneOf(lb.league, tier, cohort.rank, participants),
+          // A final run's zone is the one its outcome was decided in (the ranks may have moved since: an erasure).
+          zone: cohort?.rank == null ? null : cohort.outcome !== null ? zoneOfOutcome(cohort.outcome.outcome) : zoneOf(lb.league, tier, cohort.rank, participants),
           outcome: cohort?.outcome?.outcome ?? null,
           rankings: (cohort?.rankings ?? []).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value })),
         };
