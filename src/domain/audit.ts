@@ -6,6 +6,7 @@
  */
 import { parseDate, parseInstant } from './time.js';
 import type { AuditEntryView } from '../model/views.js';
+import { NOT_TEXT } from '../lib/text.js';
 
 const DAY_MS = 86_400_000;
 /** The first instant past laurel's calendar (10000-01-01T00:00Z): `to=9999-12-31` ends there. */
@@ -125,7 +126,8 @@ export function auditCursor(at: number, id: string): string {
 export function readAuditCursor(text: string): { at: number; id: string } | null {
   try {
     const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(v) || v.length !== 2 || typeof v[1] !== 'string' || v[1].length > 64) return null;
+    // The id goes to Postgres as text: one holding U+0000 or a lone surrogate is no entry's.
+    if (!Array.isArray(v) || v.length !== 2 || typeof v[1] !== 'string' || v[1].length > 64 || NOT_TEXT.test(v[1])) return null;
     if (!Number.isSafeInteger(v[0]) || v[0] < 0 || v[0] >= AUDIT_TIME_END) return null;
     return { at: v[0] as number, id: v[1] };
   } catch {
@@ -133,28 +135,29 @@ export function readAuditCursor(text: string): { at: number; id: string } | null
   }
 }
 
+/** The fields whose object is a user, named by its `id` (a batch item's `user`, a streak restore's `users`). */
+const USER_FIELDS = new Set(['user', 'users']);
+
 /**
- * An entry's body without an erased user: every object with a field holding their id (a batch
- * item's user, a freeze's `userId`) becomes `{ erasureId }`, and the id elsewhere the erasure's.
- * Null when the body does not name them.
+ * An entry's body without an erased user: every object that names them (a batch item's `user`, a
+ * streak restore's user, an item's `userId`: a freeze's, a void's, a key's) becomes
+ * `{ erasureId }`. Nothing else changes: a metric's key or a reason that reads as their id is not
+ * theirs. Null when the body does not name them.
  */
 export function withoutUser(body: unknown, userId: string, erasureId: string): { body: unknown } | null {
   let changed = false;
-  const walk = (v: unknown): unknown => {
-    if (v === userId) {
-      changed = true;
-      return erasureId;
-    }
-    if (Array.isArray(v)) return v.map(walk);
+  const walk = (v: unknown, field: string | null): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, field));
     if (v === null || typeof v !== 'object') return v;
-    if (Object.values(v).includes(userId)) {
+    const o = v as Record<string, unknown>;
+    if (o.userId === userId || (field !== null && USER_FIELDS.has(field) && o.id === userId)) {
       changed = true;
       return { erasureId };
     }
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+    for (const [k, x] of Object.entries(o)) out[k] = walk(x, k);
     return out;
   };
-  const out = walk(body);
+  const out = walk(body, null);
   return changed ? { body: out } : null;
 }

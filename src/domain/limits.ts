@@ -12,13 +12,15 @@ import { localDay } from './time.js';
 
 export const LIMIT_PERIODS: LimitPeriod[] = ['hour', 'day', 'week'];
 
+/** The smallest limit taken: the scripts count fractions to 9 decimals, so a smaller one would let nothing count. */
+const MIN_LIMIT = 1e-9;
 /** The largest limit taken: far below where a sum of values loses its units. */
 const MAX_LIMIT = 1e12;
 
 export const LIMITS_SCHEMA = {
   type: ['object', 'null'],
   required: ['max', 'period'],
-  properties: { max: { type: 'number', exclusiveMinimum: 0, maximum: MAX_LIMIT }, period: { enum: LIMIT_PERIODS } },
+  properties: { max: { type: 'number', minimum: MIN_LIMIT, maximum: MAX_LIMIT }, period: { enum: LIMIT_PERIODS } },
 };
 
 export const COOLDOWN_SCHEMA = { type: ['integer', 'null'], minimum: 1, maximum: 31_622_400 };

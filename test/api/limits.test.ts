@@ -48,17 +48,21 @@ describe.each(targets())('limits on %s', (target) => {
         { name: 'c', key: 'bad-c', limits: { max: 5, period: 'month' } },
         { name: 'd', key: 'bad-d', limits: { max: 5 } },
         { name: 'e', key: 'bad-e', limits: { max: '5', period: 'day' } },
+        // Counted to 9 decimals: a smaller max would let nothing count.
+        { name: 'h', key: 'bad-h', limits: { max: 1e-10, period: 'hour' } },
       ],
     });
     expect(bad.status, bad.text).toBe(200);
     expect(bad.body.created).toEqual([]);
     expect(bad.body.issues.map((i: { index: number; severity: string; message: string }) => [i.index, i.severity, i.message])).toEqual([
-      [0, 'error', 'limits.max must be > 0'],
-      [1, 'error', 'limits.max must be > 0'],
+      [0, 'error', 'limits.max must be >= 1e-9'],
+      [1, 'error', 'limits.max must be >= 1e-9'],
       [2, 'error', 'limits.period must be one of "hour", "day", "week"'],
       [3, 'error', 'limits.period is required'],
       [4, 'error', 'limits.max must be a finite number'],
+      [5, 'error', 'limits.max must be >= 1e-9'],
     ]);
+    expect((await limitedMetric(s, 'tiny-limited', { max: 1e-9, period: 'hour' })).length).toBeGreaterThan(0);
     const unknown = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'f', key: 'bad-f', limits: { max: 5, period: 'day', per: 'user' } }] });
     expect(unknown.body.issues).toEqual([{ index: 0, severity: 'error', message: 'unknown field "limits.per"' }]);
     // Not an array of items: the whole body refused with its code.
@@ -77,6 +81,16 @@ describe.each(targets())('limits on %s', (target) => {
     expect(kept.body.updated[0].limits).toEqual({ max: 2.5, period: 'hour' });
     const off = await s.request('PATCH', '/admin/v1/metrics', { body: [{ id, limits: null }] });
     expect(off.body.updated[0]).not.toHaveProperty('limits');
+  });
+
+  it('answers the ignored part of a value near the largest double as JSON', async () => {
+    await limitedMetric(s, 'huge', { max: 1e12, period: 'day' });
+    expect((await send('huge', 'hugo', 1e12)).total).toBe(1e12);
+    const r = await s.request('POST', '/api/metrics/huge/event', { body: { user: { id: 'hugo' }, value: 1e300 } });
+    expect(r.status, r.text).toBe(201);
+    expect(JSON.parse(r.text).limited, r.text).toEqual({ counted: 0, ignored: 1e300 });
+    const fraction = await s.request('POST', '/api/metrics/huge/event', { body: { user: { id: 'hugo' }, value: 0.1 + 0.2 } });
+    expect(JSON.parse(fraction.text).limited).toEqual({ counted: 0, ignored: 0.3 });
   });
 
   it('leaves a metric without limits as it was: no limits in its view, no limited in the answer', async () => {

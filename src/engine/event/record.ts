@@ -88,10 +88,14 @@ export interface EventLimited {
   ignored: number;
 }
 
-/** The answer's `limited`: the part counted (as the script answers it) and the rest of the value. */
+/**
+ * The answer's `limited`: the part counted (as the script answers it) and the rest of the value,
+ * to 9 decimals (a rest past 2^53 has none, and scaled by 10^9 it could pass the largest double).
+ */
 function limitedOf(value: number, counted: string): EventLimited {
   const c = Number(counted);
-  return { counted: c, ignored: Math.round((value - c) * 1e9) / 1e9 };
+  const rest = value - c;
+  return { counted: c, ignored: Number.isInteger(rest) ? rest : Math.round(rest * 1e9) / 1e9 };
 }
 
 /** An instant's ISO string, made once per millisecond: many events share one under load. */
