@@ -1,6 +1,6 @@
 /**
  * Which answers the audit log records, and what of them (docs/api.md, "Audit log"): every Admin
- * API write (POST, PUT, PATCH, DELETE) whose key is known, refused or not, handed to the recorder
+ * API write (POST, PUT, PATCH, DELETE) whose admin key is known, refused or not (for its tenant too), handed to the recorder
  * (src/engine/audit/record.ts) once its answer is written (src/http/server.ts `Answered`). A
  * request without a valid admin key is not recorded: it names no key (the logs show its refusal).
  */
@@ -15,11 +15,13 @@ export function auditAnswers(recorder: AuditRecorder, prefixes: Record<Family, s
     wants: (route: Route) => route.family === 'admin' && route.method !== 'get',
     answered(route, req, status, answer) {
       const principal = req.principal as Principal | null;
-      if (principal === null) return;
+      const key = req.adminKey;
+      if (key === null) return;
       recorder.record({
-        keyId: principal.keyId,
-        // A bound key's: its tenant; else a route of one tenant's data: that tenant; else the whole account.
-        tenantId: principal.bound ?? (reachOf(route) === 'tenant' ? principal.tenant : null),
+        keyId: key.id,
+        // A bound key's: its tenant; else a route of one tenant's data: that tenant; else the whole
+        // account (a request refused for the tenant it named too: the tenant is not known).
+        tenantId: principal === null ? key.tenantId : principal.bound ?? (reachOf(route) === 'tenant' ? principal.tenant : null),
         operation: `${req.method} ${documentPath(route, prefixes)}`,
         pathIds: req.params,
         body: req.body,

@@ -77,6 +77,7 @@ export function boundMayCall(route: Route): boolean {
  */
 export function authorize(snapshot: Snapshot, req: Request, route: Route, holder: Holder): Principal {
   if (route.family === 'admin' && holder.kind !== 'admin') throw fail('wrong_key_kind');
+  if (holder.kind === 'admin') req.adminKey = { id: holder.id, tenantId: holder.tenantId };
   const principal = resolveTenant(snapshot, holder, req.tenantHeader);
   req.principal = principal;
   if (holder.user !== null) checkSubject(req, route, holder.user);

@@ -162,7 +162,7 @@ export class LiveSockets {
       request = {
         method: 'GET', url, params: [], query, queryParams: compileQuery('GET /live', this.opts.route.doc.query ?? []),
         ...credentialsOf(this.opts.route, headers, query),
-        idempotencyKey: '', body: null, principal: null,
+        idempotencyKey: '', body: null, principal: null, adminKey: null,
       };
       guarded = this.opts.guard(request, this.opts.route);
     } catch (err) {

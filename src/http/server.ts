@@ -54,6 +54,11 @@ export interface Request {
   body: string | null;
   /** Set by the guard before the handler runs. */
   principal: unknown;
+  /**
+   * The admin key the request came with, once the guard knows it (src/http/authorize.ts), even
+   * when it refuses the request for its tenant: the audit log records the key's writes either way.
+   */
+  adminKey: { id: string; tenantId: string | null } | null;
 }
 
 export interface Reply {
@@ -407,6 +412,7 @@ export class HttpServer {
         idempotencyKey: headers.idempotencyKey,
         body: null,
         principal: null,
+        adminKey: null,
       };
       if (!withBody) {
         // A read runs at once; a write waits until uWS has parsed what came with it (pipelining.ts).

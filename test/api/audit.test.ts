@@ -184,9 +184,16 @@ describe.each(targets())('the audit log on %s', (target) => {
     expect((await send('POST', '/admin/v1/metrics', bound.key, [{ name: 'No', key: 'no' }])).status).toBe(403);
     const forTenant = await s.request('DELETE', '/admin/v1/users/nobody-tenant', { tenant: `audit-${target}` });
     expect(forTenant.status).toBe(404);
+    // Refused for the tenant they name: the bound key naming another (its tenant's entry), the
+    // account's key one that does not exist (the whole account's).
+    const elsewhere = await s.request('DELETE', '/admin/v1/users/nobody-elsewhere', { key: bound.key, tenant: 'someone-else' });
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([403, 'wrong_tenant']);
+    const nowhere = await s.request('DELETE', '/admin/v1/users/nobody-nowhere', { tenant: `no-such-${target}` });
+    expect([nowhere.status, nowhere.body.code]).toEqual([404, 'tenant_not_found']);
 
     const seen = await copied('', bound.key);
     expect(seen.map((e) => [e.operation, e.ids, e.status])).toEqual([
+      ['DELETE /admin/v1/users/{id}', ['nobody-elsewhere'], 403],
       ['DELETE /admin/v1/users/{id}', ['nobody-tenant'], 404],
       ['POST /admin/v1/metrics', [], 403],
       ['DELETE /admin/v1/users/{id}', ['nobody-bound'], 404],
@@ -196,6 +203,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     const all = await entries();
     expect(all.length).toBeGreaterThan(seen.length);
     expect(all.filter((e) => e.tenantId === tenantId).map((e) => e.id)).toEqual(seen.map((e) => e.id));
+    expect(all.filter((e) => e.ids.includes('nobody-nowhere')).map((e) => [e.keyId, e.tenantId, e.status])).toEqual([[expect.any(String), null, 404]]);
   });
 
   it('pages by cursor, newest first, each entry once, filtered by key, operation and time', async () => {
