@@ -172,6 +172,18 @@ export class LogDrainer {
     }
   }
 
+  /** The cursors, read once for the passes side by side; a read that failed is not kept (the next pass reads them again). */
+  private loadedCursors(): Promise<Map<number, string>> {
+    if (this.cursors === null) {
+      const loading = this.loadCursors();
+      this.cursors = loading;
+      loading.catch(() => {
+        if (this.cursors === loading) this.cursors = null;
+      });
+    }
+    return this.cursors;
+  }
+
   /**
    * Where each partition's archive ends. A partition without a cursor in Postgres starts at the
    * one an earlier version kept in Redis (it archived the entries up to it one row each).
@@ -253,7 +265,7 @@ export class LogDrainer {
    */
   private async pass(partitions: number[], drains: ConsumerDrain[], result: DrainResult, drainedFrom: Map<number, string>): Promise<number[] | null> {
     const { deps } = this;
-    const cursors = await (this.cursors ??= this.loadCursors());
+    const cursors = await this.loadedCursors();
     // Where each partition is read from, taken now: a pass side by side may move the shared cursors
     // while these reads are out, and the commit must check the cursor this batch was read after.
     const from = partitions.map((p) => cursors.get(p) ?? '');

@@ -11,6 +11,9 @@ import { connectPostgres } from '../../src/postgres/pool.js';
 import { movePointsTotals, moveStreakStanding } from '../../src/engine/durability/upgrade.js';
 import { rankStreak } from '../../src/engine/streaks/rankings.js';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { eventually } from '../support/eventually.js';
+import { backfillChunk } from '../../src/postgres/analytics/backfill.js';
 
 let s: TestServer;
 let db: pg.Client;
@@ -227,6 +230,53 @@ describe('log-drain worker', () => {
       expect(await other.api.services.redis.xlen(log)).toBe(1);
     } finally {
       await bad.end();
+      await other.close();
+    }
+  });
+
+  it('archives once Redis is back when its first pass could not reach it, before it had read where the archive ends', async () => {
+    const machine = new URL(s.settings.redisUrl);
+    const proxy = await startTcpProxy({ host: machine.hostname, port: Number(machine.port || 6379) });
+    const other = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_CLUSTER_NODES: '' } });
+    try {
+      await other.metrics('steps');
+      const sent = await other.request('POST', '/api/metrics/steps/event', { body: { user: { id: 'back' }, value: 1 } });
+      expect(sent.status, sent.text).toBe(201);
+      // No consumers: the pass's first read of Redis is where each partition's archive ends.
+      const drainer = new LogDrainer(other.api.services, pool, undefined, []);
+      await proxy.cut();
+      await expect(drainer.drain()).rejects.toThrow(/enableOfflineQueue/);
+      await proxy.restore();
+      // The same drainer, once Redis answers again: what failed is read again, not kept.
+      await eventually(async () => expect(await other.api.services.redis.ping()).toBe('PONG'));
+      expect((await drainer.drain()).drained).toBe(1);
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM laurel_events WHERE prefix = $1 AND user_id = $2', [other.prefix, 'back']);
+      expect(rows[0].n).toBe(1);
+    } finally {
+      await deletePostgresRows(other.settings, [other.prefix]);
+      await other.close();
+      await proxy.close();
+    }
+  });
+
+  it('drains while another installation on the same Postgres is in the middle of its backfill', async () => {
+    const other = await startTestServer();
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let entered = () => undefined as void;
+    const inside = new Promise<void>((resolve) => { entered = resolve; });
+    // Another installation's backfill, its transaction (and its lock) held open meanwhile.
+    const backfilling = backfillChunk(pool, `${other.prefix}-elsewhere`, null, 10, async () => { entered(); await held; });
+    try {
+      await inside;
+      await other.metrics('steps');
+      const sent = await other.request('POST', '/api/metrics/steps/event', { body: { user: { id: 'beside' }, value: 1 } });
+      expect(sent.status, sent.text).toBe(201);
+      expect((await new LogDrainer(other.api.services, pool).drain()).drained).toBe(1);
+    } finally {
+      release();
+      await backfilling;
+      await deletePostgresRows(other.settings, [other.prefix]);
       await other.close();
     }
   });

@@ -2,7 +2,8 @@
  * The analytics rollups of what the archive held before them (src/postgres/analytics/rollups.ts):
  * the batches of `laurel_log` not `rolled`, a chunk at a time, each in a transaction of its own
  * that marks them rolled, in each partition's order (a user's entries are in one partition, and
- * their first and last days need them in order). One backfiller at a time (an advisory lock);
+ * their first and last days need them in order). One backfiller of an installation at a time (an
+ * advisory lock of its prefix: installations sharing a Postgres do not wait for each other);
  * the log drain waits until none is left (workers/analytics-log.ts), so the drain's rollups always
  * follow the backfill's.
  */
@@ -12,8 +13,8 @@ import type { NotificationSettings } from '../../model/entities.js';
 import type { LogBody } from '../../model/log.js';
 import { writeRollup } from './rollups.js';
 
-/** The advisory lock of the backfill. */
-const BACKFILL_LOCK = 7340212;
+/** The name of the advisory lock of an installation's backfill (hashed by Postgres). */
+const backfillLock = (prefix: string) => `laurel-backfill:${prefix}`;
 
 /** The rollup of archived lines (`<id>\t<kind>\t<body>` each). */
 export function rollupOfLines(r: BatchRollup, lines: string, settings: NotificationSettings | null): void {
@@ -43,7 +44,7 @@ export async function backfillChunk(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [BACKFILL_LOCK]);
+    const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [backfillLock(prefix)]);
     if (!locked.rows[0].ok) {
       await client.query('ROLLBACK');
       return null;
