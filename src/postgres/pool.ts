@@ -1,7 +1,12 @@
 /**
  * Postgres: durable storage, never on the request path of a metric event. Tables are created at
- * start-up (idempotently, under an advisory lock so concurrent processes do not race).
+ * start-up (idempotently, under an advisory lock so concurrent processes do not race), and only
+ * when this version's schema is not there yet (`laurel_schema` holds the digest of the migrations
+ * last applied): an `ALTER TABLE … IF NOT EXISTS` or a `CREATE INDEX IF NOT EXISTS` asks for its
+ * table's lock even when it has nothing to do, and waits for the longest transaction using the
+ * table, every later query of it queued behind (the log drain's among them).
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Settings } from '../lib/settings.js';
 import { markStore, storeOf } from '../lib/stores.js';
@@ -52,9 +57,6 @@ const MIGRATIONS = [
      drained_at  timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (prefix, partition, first_id)
    )`,
-  // Its lines compressed with lz4 where the server has it: pglz, the default, cost the drain about
-  // a sixth of Postgres's CPU per event (docs/performance.md).
-  lz4('laurel_log', 'lines'),
   `CREATE TABLE IF NOT EXISTS laurel_log_cursor (
      prefix     text    NOT NULL,
      partition  integer NOT NULL,
@@ -215,12 +217,27 @@ const MIGRATIONS = [
   // the index above, none after the first start.
   `UPDATE laurel_webhook_sent SET ids = ARRAY(SELECT e->>'id' FROM json_array_elements(items::json) e)
    WHERE ids = '{}'`,
-  // A batch's deliveries (kilobytes of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
-  lz4('laurel_webhook_sent', 'items'),
   // The analytics rollups (src/postgres/analytics/rollups.ts).
   ...ROLLUP_MIGRATIONS,
   // The audit log of Admin API writes (src/postgres/audit.ts).
   ...AUDIT_MIGRATIONS,
+];
+
+/** What laurel_schema holds once MIGRATIONS are applied. */
+const MIGRATIONS_DIGEST = createHash('sha256').update(MIGRATIONS.join('\0')).digest('hex');
+
+const SCHEMA_TABLE = `CREATE TABLE IF NOT EXISTS laurel_schema (
+   one     boolean PRIMARY KEY DEFAULT true CHECK (one),
+   digest  text    NOT NULL
+ )`;
+
+/** Run at every start-up: each looks at the catalog first, and locks a table only when it has something to change. */
+const EVERY_START = [
+  // The log's lines compressed with lz4 where the server has it: pglz, the default, cost the drain
+  // about a sixth of Postgres's CPU per event (docs/performance.md).
+  lz4('laurel_log', 'lines'),
+  // A batch's deliveries (kilobytes of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
+  lz4('laurel_webhook_sent', 'items'),
 ];
 
 /** How a pool is sized and bounded. */
@@ -320,7 +337,15 @@ async function migrate(settings: Settings, waitMs: number): Promise<void> {
   const client = await connectCreating(settings, waitMs);
   try {
     await client.query('SELECT pg_advisory_lock(7340211)');
-    for (const sql of MIGRATIONS) await client.query(sql);
+    await client.query(SCHEMA_TABLE);
+    const { rows } = await client.query<{ digest: string }>('SELECT digest FROM laurel_schema');
+    if (rows[0]?.digest !== MIGRATIONS_DIGEST) {
+      for (const sql of MIGRATIONS) await client.query(sql);
+      await client.query(
+        'INSERT INTO laurel_schema (one, digest) VALUES (true, $1) ON CONFLICT (one) DO UPDATE SET digest = EXCLUDED.digest', [MIGRATIONS_DIGEST],
+      );
+    }
+    for (const sql of EVERY_START) await client.query(sql);
     await client.query('SELECT pg_advisory_unlock(7340211)');
   } finally {
     await client.end().catch(() => {});

@@ -87,6 +87,42 @@ describe('laurel\'s own database', () => {
     await (await connectPostgres(settings)).end();
   });
 
+  it('starts beside a long transaction on its tables once its schema is there, and upgrades one that is not', async () => {
+    const name = freshName();
+    const settings: Settings = { ...machine, databaseUrl: urlOf(name), databaseCreate: true };
+    await (await connectPostgres(settings)).end();
+    const reader = new pg.Client({ connectionString: urlOf(name) });
+    await reader.connect();
+    try {
+      // A transaction reading the archive (a long analytics query, a stalled client), open throughout.
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM laurel_log');
+      /** Whether a statement of a start-up waits for a table's lock (it would, with the reader's queries queued behind it). */
+      const waiting = async () => (await admin(async (c) => c.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [name],
+      ))).rowCount! > 0;
+      const started = connectPostgres(settings).then((pool) => pool.end()).then(() => 'started');
+      const stuck = (async () => {
+        for (let done = false; !done; done = await Promise.race([started.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 50))])) {
+          if (await waiting()) return 'waits for a lock';
+        }
+        return 'started';
+      })();
+      expect(await Promise.race([started, stuck])).toBe('started');
+      await reader.query('ROLLBACK');
+      // Another version's schema (its digest): the migrations run, and the digest is this version's after.
+      const digest = async () => (await reader.query<{ digest: string }>('SELECT digest FROM laurel_schema')).rows[0].digest;
+      const current = await digest();
+      await reader.query("UPDATE laurel_schema SET digest = 'an earlier version'");
+      await reader.query('DROP INDEX laurel_log_unrolled');
+      await (await connectPostgres(settings)).end();
+      expect(await digest()).toBe(current);
+      expect((await reader.query("SELECT to_regclass('laurel_log_unrolled')::text AS t")).rows[0].t).toBe('laurel_log_unrolled');
+    } finally {
+      await reader.end();
+    }
+  });
+
   it('is not created when DATABASE_URL names it: its absence is said, and nothing is created', async () => {
     const name = freshName();
     const err = await connectPostgres({ ...machine, databaseUrl: urlOf(name), databaseCreate: false }).catch((e: unknown) => e);
