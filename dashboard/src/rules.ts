@@ -36,6 +36,11 @@ export function readable(message: string): string {
     .replace(/must NOT have fewer than 1 items/g, 'needs one at least')
     .replace(/must NOT have fewer than (\d+) items/g, 'needs $1 at least')
     .replace(/must NOT have more than (\d+) items/g, 'takes $1 at most')
-    .replace(/must be <= (-?[\d.]+)/g, 'must be $1 at most')
-    .replace(/must be >= (-?[\d.]+)/g, 'must be $1 at least');
+    .replace(/must be <= (-?[\d.]+(?:e[-+]?\d+)?)/g, (_, n: string) => `must be ${plainNumber(n)} at most`)
+    .replace(/must be >= (-?[\d.]+(?:e[-+]?\d+)?)/g, (_, n: string) => `must be ${plainNumber(n)} at least`);
+}
+
+/** A bound as a person writes it: 0.000000001, not 1e-9. */
+function plainNumber(text: string): string {
+  return Number(text).toLocaleString('en-US', { maximumFractionDigits: 20, useGrouping: false });
 }

@@ -40,7 +40,7 @@ describe.each(targets())('fair play on the dashboard (%s)', (target) => {
     expect(await edit.getByLabel('Values counted at most').inputValue()).toBe('20');
     await edit.getByLabel('Values counted at most').fill('0');
     await edit.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => page.locator('#metric-edit-limit-max-error').textContent()).toMatch(/^limits\.max must be > 0/);
+    await expect.poll(() => page.locator('#metric-edit-limit-max-error').textContent()).toMatch(/^limits\.max must be 0\.000000001 at least/);
     expect(await page.locator('#metric-edit-limit-period-error').textContent()).toBe('');
     expect(await metric()).toMatchObject({ limits: { max: 20, period: 'day' } });
     await edit.getByLabel('Values counted at most').fill('5');
