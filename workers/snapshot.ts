@@ -10,6 +10,8 @@ import { every, type QueueSpec } from './queue.js';
 export const snapshotQueue: QueueSpec<{
   /** Takes a snapshot now (full: of every user), beside the scheduled ones. */
   snapshotNow(full?: boolean): Promise<SnapshotResult | null>;
+  /** Resolves once no scheduled snapshot waits or runs (the first is due as the workers start). */
+  snapshotIdle(timeoutMs?: number): Promise<void>;
 }> = {
   name: SNAPSHOT_QUEUE,
   failure: 'snapshot failed',
@@ -21,6 +23,6 @@ export const snapshotQueue: QueueSpec<{
       else log.info(r, 'snapshot taken');
       return r;
     },
-    testing: () => ({ snapshotNow: (full = false) => takeSnapshot(svc, pool, full) }),
+    testing: (q) => ({ snapshotNow: (full = false) => takeSnapshot(svc, pool, full), snapshotIdle: (timeoutMs = 10_000) => q.idle(timeoutMs) }),
   }),
 };

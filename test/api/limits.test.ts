@@ -382,8 +382,10 @@ describe.each(targets())('a time trigger\'s maxAwards on %s', (target) => {
 
 describe('a restore', () => {
   it('repeats what the limit counted, whatever the limit says after', { timeout: 60_000 }, async () => {
-    // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay).
+    // No scheduled snapshot meanwhile (one after the events would leave the restore nothing to replay):
+    // the first, due as the workers start, taken before them.
     let s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    await s.workers!.testing.snapshotIdle();
     const { prefix } = s;
     try {
       await s.setClock('2026-03-02T10:00:00Z');
