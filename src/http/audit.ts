@@ -1,8 +1,9 @@
 /**
  * Which answers the audit log records, and what of them (docs/api.md, "Audit log"): every Admin
- * API write (POST, PUT, PATCH, DELETE) whose admin key is known, refused or not (for its tenant too), handed to the recorder
- * (src/engine/audit/record.ts) once its answer is written (src/http/server.ts `Answered`). A
- * request without a valid admin key is not recorded: it names no key (the logs show its refusal).
+ * API write (POST, PUT, PATCH, DELETE) whose admin key is known, refused or not (for the tenant it
+ * names too), handed to the recorder (src/engine/audit/record.ts) once its answer is written
+ * (src/http/server.ts `Answered`). A request without a valid admin key is not recorded: it names
+ * no key (the logs show its refusal).
  */
 import type { AuditRecorder } from '../engine/audit/record.js';
 import { reachOf, type Principal } from './authorize.js';

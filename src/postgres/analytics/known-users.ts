@@ -18,8 +18,8 @@ const KNOWN_USERS = 200_000;
 
 /**
  * The epoch and its trigger, and the table's fill factor. Each is made only when missing: a
- * trigger's or a storage parameter's change locks the table against the drain's writes, and every
- * process runs the migrations when it starts.
+ * trigger's or a storage parameter's change locks the table against the drain's writes, and the
+ * migrations run again whenever laurel's version changes them (src/postgres/pool.ts).
  */
 export const KNOWN_USERS_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_rollup_users_epoch (
