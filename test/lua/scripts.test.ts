@@ -2,7 +2,7 @@
  * The script loader (names, includes) and the phase-1 script called directly against real Redis
  * with a fixed clock: outcomes that change nothing must write nothing.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,8 +14,15 @@ import { loadSettings } from '../../src/lib/settings.js';
 import { deletePrefix } from '../support/server.js';
 import { ScriptCode } from '../../src/redis/codes.js';
 
+/** The directories luaDir made, removed after the file. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function luaDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'laurel-lua-'));
+  made.push(dir);
   mkdirSync(join(dir, 'includes'));
   for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
   return dir;
