@@ -9,7 +9,7 @@
  * size may change (a new size applies to the cohorts that fill from then on).
  */
 import type { League, Leaderboard } from '../../model/entities.js';
-import type { LeagueTierView } from '../../model/views.js';
+import type { LeagueOutcome, LeagueTierView } from '../../model/views.js';
 
 export const MIN_TIERS = 2;
 export const MAX_TIERS = 20;
@@ -121,7 +121,7 @@ export function zoneOf(league: League, tier: number, rank: number, participants:
 }
 
 /** The zone a decided outcome moved the user from: once a run is final, its reads show that one. */
-export function zoneOfOutcome(outcome: 'promoted' | 'demoted' | 'stayed'): Zone {
+export function zoneOfOutcome(outcome: LeagueOutcome): Zone {
   return outcome === 'promoted' ? 'promote' : outcome === 'demoted' ? 'demote' : 'stay';
 }
 
