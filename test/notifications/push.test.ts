@@ -7,7 +7,7 @@
  * provider answering 503 is tried again after the backoff.
  */
 import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -138,6 +138,7 @@ describe.each(targets())('push notifications on %s', (target) => {
     await s?.close();
     for (const server of [apnsServer, fcmServer, expoServer]) await new Promise((r) => server?.close(r));
     if (s) await deletePostgresRows(s.settings, [s.prefix]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const work = async () => { await s.workers!.testing.drainNow(); return s.workers!.testing.notifyNow(); };

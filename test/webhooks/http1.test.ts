@@ -10,7 +10,7 @@
  * the host's name as SNI, pipelined).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -250,6 +250,8 @@ describe('webhook POSTs over laurel\'s HTTP/1.1 connections', () => {
       req.resume();
       req.on('end', () => { res.statusCode = 202; res.end('ok'); });
     });
+    // The server holds the key and certificate it read: their files go.
+    rmSync(dir, { recursive: true, force: true });
     await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
     const port = (secure.address() as AddressInfo).port;
     try {
