@@ -51,8 +51,9 @@ export async function openLive(url: string, headers?: Record<string, string>): P
     messages.push(JSON.parse(String(ev.data)) as LiveMessage);
     wake?.();
   });
+  let closedWith: { code: number; reason: string } | null = null;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    socket.addEventListener('close', (ev) => { resolve({ code: ev.code, reason: ev.reason }); wake?.(); });
+    socket.addEventListener('close', (ev) => { closedWith = { code: ev.code, reason: ev.reason }; resolve(closedWith); wake?.(); });
   });
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve());
@@ -70,8 +71,10 @@ export async function openLive(url: string, headers?: Record<string, string>): P
           taken.add(found);
           return found;
         }
+        const got = () => JSON.stringify(messages.filter((m) => !taken.has(m)));
+        if (closedWith !== null) throw new Error(`live: the socket closed (${closedWith.code} ${closedWith.reason}) with no matching message; got ${got()}`);
         const left = until - Date.now();
-        if (left <= 0) throw new Error(`live: no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages.filter((m) => !taken.has(m)))}`);
+        if (left <= 0) throw new Error(`live: no matching message within ${timeoutMs} ms; got ${got()}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           wake = () => { clearTimeout(timer); resolve(); };
