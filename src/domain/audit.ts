@@ -82,7 +82,10 @@ const ID_FIELDS = ['id', 'erasureId', 'batchId'];
 /** Fields of an answer that list what it made or touched (the Admin API's batch answers). */
 const LIST_FIELDS = ['created', 'updated', 'deleted'];
 
-/** The ids an answer names (a batch's created, updated and deleted, a single id), in order, once each. */
+/**
+ * The ids an answer names (a batch's created, updated and deleted, a single id, the events a void
+ * voided), in order, once each.
+ */
 export function answerIds(text: string): string[] {
   let answer: unknown;
   try {
@@ -99,6 +102,7 @@ export function answerIds(text: string): string[] {
   };
   for (const f of ID_FIELDS) add(a[f]);
   for (const f of LIST_FIELDS) if (Array.isArray(a[f])) for (const item of a[f] as unknown[]) add(item);
+  if (Array.isArray(a.voided)) for (const item of a.voided as unknown[]) add((item as { eventId?: unknown } | null)?.eventId);
   return ids;
 }
 

@@ -97,17 +97,21 @@ describe.each(targets())('the audit log on %s', (target) => {
     const erased = await send('DELETE', '/admin/v1/users/erased-ada', me.key);
     expect(erased.status).toBe(202);
     expect((await send('DELETE', '/admin/v1/users/nobody-here', me.key)).status).toBe(404);
+    const { eventId } = await s.event('lessons', 'voided-bo', 2);
+    const voided = await send('POST', '/admin/v1/events/void', me.key, [{ eventId, reason: 'a test' }]);
+    expect(voided.status, JSON.stringify(voided.body)).toBe(200);
 
     const found = await copied(`&keyId=${me.id}`);
     expect(found.map((e) => [e.operation, e.ids, e.status, e.tenantId])).toEqual([
+      ['POST /admin/v1/events/void', [eventId], 200, '_'],
       ['DELETE /admin/v1/users/{id}', ['nobody-here'], 404, '_'],
       ['DELETE /admin/v1/users/{id}', [erased.body.erasureId], 202, '_'],
       ['DELETE /admin/v1/metrics', [id], 200, null],
       ['PATCH /admin/v1/metrics', [id], 200, null],
       ['POST /admin/v1/metrics', [id], 201, null],
     ]);
-    expect(found[4].body).toEqual([{ name: 'Touched', key: `touched-${target}` }]);
-    expect(found[1].body).toBe(null);
+    expect(found[5].body).toEqual([{ name: 'Touched', key: `touched-${target}` }]);
+    expect(found[2].body).toBe(null);
   });
 
   it('keeps no secret: no key, signing secret, device token or password of a URL', async () => {
