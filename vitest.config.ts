@@ -10,6 +10,9 @@ export default defineConfig({
     setupFiles: ['test/support/wire-check.ts'],
     // Each file starts its own server with its own key prefix, so files may run in parallel.
     pool: 'forks',
+    // Two files at a time: Vitest's default is one fewer than the cores (one, on this 2-core
+    // machine), and most of a file's time is waiting on its servers, Redis and Postgres.
+    maxWorkers: 2,
     testTimeout: 30000,
     hookTimeout: 60000,
     // An answer awaited with expect.poll (a page's form after its request, a worker's pass) may take

@@ -483,8 +483,9 @@ describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down',
     await lostDeparture();
   });
 
-  // About 10 s alone; beside the whole suite a 3-node Cluster fsyncing every write, `laurel start`
-  // and the load share two cores with every other file: each phase has a deadline of its own.
+  // About 10 s alone (the outages below about 15 s); beside the whole suite a 3-node Cluster
+  // fsyncing every write, `laurel start` and the load share two cores with the other file running:
+  // each phase has a deadline of its own, the test's bound is for a hang.
   it('Redis Cluster: one node killed under load, every event answered 201 or 503, totals as acknowledged', async () => {
     await clusterNodeUnderLoad();
   }, 120_000);
@@ -495,9 +496,9 @@ describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down',
 
   it('single Redis: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
     await outage(await singleRedis());
-  });
+  }, 60_000);
 
   it('Redis Cluster: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
     await outage(await clusterRedis());
-  });
+  }, 60_000);
 });
