@@ -176,13 +176,13 @@ describe('laurel start with two api processes', () => {
     run = runCli(['start'], { ...env, PORT: String(port), LAUREL_API_PROCESSES: '2' });
     await waitReady(port, run);
     primary = run.child.pid!;
-    await until('both api processes listening', () => (run.output().includes('laurel api processes listening') ? true : undefined));
+    await run.saying('laurel api processes listening');
   });
 
   it('runs both on the port beside the workers', async () => {
-    expect(run.output()).toMatch(/laurel workers running/);
+    await run.saying('laurel workers running');
     expect(childrenOf(primary)).toHaveLength(2);
-    expect(run.lines().filter((l) => l.includes('"msg":"laurel api listening"'))).toHaveLength(2);
+    expect(await run.saying('"msg":"laurel api listening"', 2)).toHaveLength(2);
     // Each api process says it is alive, under an id of its own.
     const beats = await apiBeats();
     expect(beats.filter((v) => /^\d+$/.test(v))).toHaveLength(2);
@@ -317,7 +317,7 @@ describe('laurel api with two api processes', () => {
 
     const run = runCli(['api'], { ...env, PORT: String(port), LAUREL_API_PROCESSES: '2', LAUREL_AUTO_RESTORE: '1' });
     await waitReady(port, run);
-    await until('both api processes listening', () => (run.output().includes('laurel api processes listening') ? true : undefined));
+    await run.saying('"msg":"laurel api listening"', 2);
     expect(run.lines().filter((l) => l.includes('"msg":"restored from Postgres"'))).toHaveLength(1);
     const restoredAt = run.lines().findIndex((l) => l.includes('"msg":"restored from Postgres"'));
     const firstListening = run.lines().findIndex((l) => l.includes('"msg":"laurel api listening"'));

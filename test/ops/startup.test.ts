@@ -165,9 +165,9 @@ describe('laurel start-up', () => {
     const port = await freePort();
     const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
     await waitReady(port, r);
-    const pidOf = (what: RegExp) => r.lines().filter((l) => what.test(l)).map((l) => (JSON.parse(l) as { pid: number }).pid);
-    expect(pidOf(/laurel workers running/)).toEqual([r.child.pid]);
-    const api = pidOf(/laurel api listening/);
+    const pidOf = async (what: string) => (await r.saying(what)).map((l) => (JSON.parse(l) as { pid: number }).pid);
+    expect(await pidOf('laurel workers running')).toEqual([r.child.pid]);
+    const api = await pidOf('laurel api listening');
     expect(api).toHaveLength(1);
     expect(api[0]).not.toBe(r.child.pid);
     r.child.kill('SIGTERM');

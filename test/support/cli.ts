@@ -14,8 +14,17 @@ export interface CliRun {
   output: () => string;
   /** The same, as its non-empty lines. */
   lines: () => string[];
+  /**
+   * The lines holding `text` once there are `count` of them (1 unless given). Each process of an
+   * installation logs behind its own back, so a line may reach the output after what it
+   * announces was seen elsewhere (a port that answers, another process's line): a test waits for
+   * the line it reads. Fails, with the output, if the command exits first or 30 s pass.
+   */
+  saying: (text: string, count?: number) => Promise<string[]>;
   exited: Promise<number | null>;
 }
+
+const SAYING_MS = 30_000;
 
 const children: ChildProcess[] = [];
 
@@ -30,10 +39,33 @@ export function runCli(args: string[], env: Record<string, string>): CliRun {
   });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  const lines = () => out.split('\n').filter(Boolean);
+  const waiting = new Set<() => void>();
+  const took = (d: Buffer) => {
+    out += d;
+    for (const check of waiting) check();
+  };
+  child.stdout!.on('data', took);
+  child.stderr!.on('data', took);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, lines: () => out.split('\n').filter(Boolean), exited };
+  // After its output has all come in.
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const saying = (text: string, count = 1) => new Promise<string[]>((resolve, reject) => {
+    const settle = (done: () => void) => {
+      waiting.delete(check);
+      clearTimeout(timer);
+      done();
+    };
+    const check = () => {
+      const found = lines().filter((l) => l.includes(text));
+      if (found.length >= count) settle(() => resolve(found));
+    };
+    const timer = setTimeout(() => settle(() => reject(new Error(`${count} line(s) saying "${text}" not written in ${SAYING_MS} ms: ${out}`))), SAYING_MS);
+    waiting.add(check);
+    void closed.then((code) => settle(() => reject(new Error(`exited (${code}) before ${count} line(s) said "${text}": ${out}`))));
+    check();
+  });
+  return { child, output: () => out, lines, saying, exited };
 }
 
 /** SIGKILLs every process `runCli` started (in this test file) that is still running. */
