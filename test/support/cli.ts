@@ -21,6 +21,7 @@ export interface CliRun {
    * the line it reads. Fails, with the output, if the command exits first or 30 s pass.
    */
   saying: (text: string, count?: number) => Promise<string[]>;
+  /** Its exit code (null if a signal ended it), once its output has all come in. */
   exited: Promise<number | null>;
 }
 
@@ -47,9 +48,8 @@ export function runCli(args: string[], env: Record<string, string>): CliRun {
   };
   child.stdout!.on('data', took);
   child.stderr!.on('data', took);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  // After its output has all come in.
-  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  // Once its output has all come in ('exit' may come before the last of it).
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const saying = (text: string, count = 1) => new Promise<string[]>((resolve, reject) => {
     const settle = (done: () => void) => {
       waiting.delete(check);
@@ -62,7 +62,7 @@ export function runCli(args: string[], env: Record<string, string>): CliRun {
     };
     const timer = setTimeout(() => settle(() => reject(new Error(`${count} line(s) saying "${text}" not written in ${SAYING_MS} ms: ${out}`))), SAYING_MS);
     waiting.add(check);
-    void closed.then((code) => settle(() => reject(new Error(`exited (${code}) before ${count} line(s) said "${text}": ${out}`))));
+    void exited.then((code) => settle(() => reject(new Error(`exited (${code}) before ${count} line(s) said "${text}": ${out}`))));
     check();
   });
   return { child, output: () => out, lines, saying, exited };
