@@ -8,6 +8,7 @@ import './app/node-check.js';
 import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
+import { portToListenOn } from './app/port.js';
 import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals } from './app/shutdown.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
@@ -107,7 +108,9 @@ async function main(): Promise<void> {
     process.stdout.write(`usage: ${spec!.usage}\n`);
     return;
   }
-  const settings = loadSettings();
+  const loaded = loadSettings();
+  // A command that serves finds its port free first (a laurel left running on it would share it).
+  const settings = command === 'start' || command === 'api' ? { ...loaded, port: await portToListenOn(loaded.host, loaded.port) } : loaded;
   const log = createLogger(settings.logLevel);
   switch (command) {
     case 'start': {

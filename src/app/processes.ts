@@ -13,12 +13,12 @@
  * SIGTERM to any left, and an api process whose primary is gone stops by itself (src/app/shutdown.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { MetricsGatherer } from './metrics-ipc.js';
+import { portToListenOn } from './port.js';
 import { SHUTDOWN_LIMIT_MS } from './shutdown.js';
 
 /** The command line's entry point, which the api processes run. */
@@ -65,19 +65,6 @@ export interface ApiProcesses {
   close(): Promise<void>;
 }
 
-/** A port nothing listens on, for PORT=0: the kernel's pick for a plain socket, closed at once. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
 interface Slot {
   child: ChildProcess | null;
   /** When its process said it listens; null before. */
@@ -93,7 +80,7 @@ const exitText = (code: number | null, signal: NodeJS.Signals | null) => (signal
  * workers'); null under `laurel api` (src/app/metrics-ipc.ts).
  */
 export async function startApiProcesses(settings: Settings, log: Logger, count: number, own: Metrics | null = null): Promise<ApiProcesses> {
-  const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
+  const port = settings.port === 0 ? await portToListenOn(settings.host, 0) : settings.port;
   const env = { ...process.env, PORT: String(port) };
   const slots: Slot[] = Array.from({ length: count }, () => ({ child: null, listeningAt: null, exitsInARow: 0, restart: null }));
   let closing = false;

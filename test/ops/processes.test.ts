@@ -190,6 +190,18 @@ describe('laurel start with two api processes', () => {
     expect(run.lines().filter((l) => l.includes(`"pid":${primary},`) && l.includes('laurel api listening'))).toHaveLength(0);
   });
 
+  it('refuses a second laurel on its port before it starts anything, and serves on', async () => {
+    // uWebSockets.js would bind beside it (SO_REUSEPORT) and take a share of its connections.
+    for (const [command, processes] of [['api', '1'], ['api', '2'], ['start', '2']]) {
+      const second = runCli([command], { ...env, PORT: String(port), LAUREL_API_PROCESSES: processes });
+      expect(await second.exited, second.output()).toBe(1);
+      expect(second.output()).toContain(`laurel: cannot listen on 127.0.0.1:${port}: something listens there already (a laurel started before? stop it first), or set PORT`);
+      expect(second.output()).not.toMatch(/listening|migrat|restored/);
+    }
+    expect(childrenOf(primary)).toHaveLength(2);
+    for (let i = 0; i < 10; i++) expect((await fresh(port, 'GET', '/ready')).status).toBe(200);
+  });
+
   it('a configuration change made through one is seen by the other before it answers', async () => {
     // A metric made through one process, then its first event on a connection of its own: about
     // half of them reach the other process, which knows the metric already.
