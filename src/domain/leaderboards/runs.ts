@@ -82,9 +82,12 @@ export function lastDayOf(lb: Leaderboard): string | null {
   return lb.end !== null && lb.end < finished ? lb.end : finished;
 }
 
-/** The run a local date belongs to: its number, first and last day; null before the start or after the end. */
+/**
+ * The run a local date belongs to: its number, first and last day; null before the start, after the
+ * end, or past the calendar (BEYOND, the start of a run after 9999-12-31: there is none).
+ */
 export function runOf(lb: Leaderboard, date: string): { k: number; start: string; end: string | null } | null {
-  if (date < lb.start || (lb.end !== null && date > lb.end)) return null;
+  if (date < lb.start || (lb.end !== null && date > lb.end) || date >= BEYOND) return null;
   if (lb.runUnit === null || lb.runInterval === null) return { k: 0, start: lb.start, end: lb.end };
   let k: number;
   if (lb.runUnit === 'day') {
