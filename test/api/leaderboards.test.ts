@@ -863,6 +863,24 @@ describe.each(targets())('leaderboards on %s', (target) => {
       // Events no longer rank on it.
       await play({ id: 'f3' });
       expect((await f.request('GET', '/api/leaderboards/forever')).body.rankings.map((x: any) => x.userId)).toEqual(['f2', 'f1']);
+      // Its one run is final once: later passes find nothing to do, and it keeps its moment.
+      await f.setClock('2026-10-05T11:00:00Z');
+      expect((await f.workers!.testing.finaliseNow()).runs).toBe(0);
+      expect((await f.request('GET', '/api/leaderboards/forever')).body.finalised).toBe('2026-10-05T10:00:05.000Z');
+    });
+
+    it('finalises a board of one run created already ended once, and never again', async () => {
+      await f.setClock('2026-10-06T09:00:00Z');
+      const created = await f.request('POST', '/admin/v1/leaderboards', {
+        body: [{ name: 'Ended', key: 'ended', rankBy: 'metric', metricKey: 'plays', status: 'active', start: '2026-09-01', end: '2026-09-20' }],
+      });
+      expect(created.status, created.text).toBe(201);
+      // The workers' own pass may take it first: one of the two passes finalised one run.
+      const first = (await f.workers!.testing.finaliseNow()).runs;
+      expect(first).toBeLessThanOrEqual(1);
+      expect((await f.request('GET', '/api/leaderboards/ended?includeFinished=true')).body.finalised).toBe('2026-09-21T12:00:00.000Z');
+      await f.setClock('2026-10-07T08:00:00Z');
+      expect((await f.workers!.testing.finaliseNow()).runs).toBe(0);
     });
 
     it('reads a repeating board an admin finished at its last run, and no run after it', async () => {

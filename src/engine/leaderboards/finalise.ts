@@ -58,8 +58,9 @@ export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<
       const last = await lastFinalised(redis, index.state);
       let k = last === null ? 0 : (runOf(lb, last)?.k ?? -1) + 1;
       for (let n = 0; n < MAX_RUNS && k >= 0; n++, k++) {
+        // None: past the end or the calendar; another: a board of one run (run 0 on every k).
         const run = runOf(lb, runStart(lb, k));
-        if (run === null) break;
+        if (run === null || run.k !== k) break;
         // When the run became final: every zone had finished its last day (whenever a pass gets
         // there, so a restore's pass records the same), or now for a board an admin finished.
         let final = now;
