@@ -35,4 +35,19 @@ describe('tenants by their customer id', () => {
     expect((await s.request('GET', `/admin/v1/tenants/${id}`)).status).toBe(404);
     expect((await s.request('GET', '/admin/v1/tenants/acme')).status).toBe(404);
   });
+
+  it('refuses a customer id that is another tenant\'s id, which would name two tenants', async () => {
+    const created = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'globex', name: 'Globex' }, { customerId: 'initech', name: 'Initech' }] });
+    expect(created.status, created.text).toBe(201);
+    const [globex, initech] = created.body.created.map((t: { id: string }) => t.id) as string[];
+    const message = `customerId "${globex}" is the id of another tenant`;
+    const twin = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: globex, name: 'Twin' }] });
+    expect(twin.body).toEqual({ created: [], issues: [{ index: 0, severity: 'error', message }] });
+    const renamed = await s.request('PATCH', '/admin/v1/tenants', { body: [{ id: initech, customerId: globex }] });
+    expect(renamed.body).toEqual({ updated: [], issues: [{ id: initech, severity: 'error', message }] });
+    // Both still named as before; a tenant's own id is no other's.
+    expect((await s.request('GET', `/admin/v1/tenants/${globex}`)).body).toMatchObject({ customerId: 'globex', name: 'Globex' });
+    const own = await s.request('PATCH', '/admin/v1/tenants', { body: [{ id: initech, customerId: initech }] });
+    expect(own.body.updated[0], own.text).toMatchObject({ id: initech, customerId: initech });
+  });
 });

@@ -133,6 +133,13 @@ export function adminRoutes(deps: Deps): Route[] {
     view: attributeView,
   });
 
+  /**
+   * A tenant is named by its id or its customerId (a path, a body, the Tenant-ID header): a
+   * customerId that is another tenant's id would name two.
+   */
+  const otherTenantsId = (snapshot: Snapshot, customerId: string, own: string): string | undefined =>
+    customerId !== own && snapshot.get('tenants', customerId) !== undefined ? `customerId "${customerId}" is the id of another tenant` : undefined;
+
   const tenants = resourceRoutes<'tenants', { customerId: string; name: string },
     { id: string; customerId?: string; name?: string; status?: 'active' | 'archived' }>(deps, {
     kind: 'tenants',
@@ -149,10 +156,10 @@ export function adminRoutes(deps: Deps): Route[] {
         status: { enum: ['active', 'archived'] },
       },
     },
-    build: (item, { id, now }) => ({
+    build: (item, { id, now, snapshot }) => otherTenantsId(snapshot, item.customerId, id) ?? ({
       id, customerId: item.customerId, name: item.name, status: 'active', created: now, updated: now,
     }),
-    apply: (t, c, { now }) => ({
+    apply: (t, c, { now, snapshot }) => (c.customerId === undefined ? undefined : otherTenantsId(snapshot, c.customerId, t.id)) ?? ({
       ...t, customerId: c.customerId ?? t.customerId, name: c.name ?? t.name, status: c.status ?? t.status, updated: now,
     }),
     view: tenantView,
