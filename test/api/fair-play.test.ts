@@ -253,6 +253,19 @@ describe.each(targets())('fair play: voiding and revoking on %s', (target) => {
     expect(await rankings('runs-all')).toContainEqual(['fin', 0]);
     expect(await rankings('xp-board')).toContainEqual(['fin', 0]);
   });
+
+  it('leaves a new user\'s user_creation points to them when their first event is voided', async () => {
+    const energy = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'Energy', key: 'energy', triggers: [{ type: 'user_creation', points: 5, status: 'active' }] }],
+    });
+    expect(energy.status, energy.text).toBe(201);
+    const first = await s.event('runs', 'newcomer', 1);
+    expect(first.points).toMatchObject({ xp: { total: 10 }, energy: { total: 5 } });
+    const r = await voidEvents([{ eventId: first.eventId, reason: 'a bot' }]);
+    expect(r.body.voided).toEqual([expect.objectContaining({ eventId: first.eventId, value: 1, total: 0, points: { xp: -10 } })]);
+    expect((await s.request('GET', '/api/users/newcomer/points/energy')).body.total).toBe(5);
+    expect((await xp('newcomer')).total).toBe(0);
+  });
 });
 
 describe.each(targets())('fair play: a void moves what the event counted toward on %s', (target) => {

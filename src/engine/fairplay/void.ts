@@ -24,7 +24,7 @@ import type { Issue } from '../../model/views.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, runOf } from '../../domain/leaderboards/runs.js';
 import { localDay, localMinute } from '../../domain/time.js';
 import { limitPeriodOf } from '../../domain/limits.js';
-import type { Leaderboard } from '../../model/entities.js';
+import type { Leaderboard, PointsTrigger } from '../../model/entities.js';
 import { isFinalised } from '../../redis/board-state.js';
 import * as voidEvent from '../../redis/scripts/voidEvent.js';
 import type { Context } from '../context.js';
@@ -73,18 +73,22 @@ export interface VoidDone {
   awards: EventAward[];
 }
 
-/** The points an event's awards gave, by system (what a void takes back). */
-export function awardedBySystem(awards: readonly EventAward[] | undefined): Map<string, number> {
+/** The points awards gave, by system, but for those whose trigger `kept` names. */
+export function awardedBySystem(awards: readonly EventAward[] | undefined, kept: (trigger: string) => boolean = () => false): Map<string, number> {
   const by = new Map<string, number>();
-  for (const [system, , awarded] of awards ?? []) by.set(system, (by.get(system) ?? 0) + Number(awarded));
+  for (const [system, trigger, awarded] of awards ?? []) if (!kept(trigger)) by.set(system, (by.get(system) ?? 0) + Number(awarded));
   return by;
 }
 
-/** What an `event` entry says to take back. */
-export function targetOfEvent(body: LogBody, reason: string): VoidTarget {
+/**
+ * What an `event` entry says to take back: the points its awards gave, but for a user_creation
+ * trigger's (they paid for the user, whom the void leaves, not for the event).
+ */
+export function targetOfEvent(body: LogBody, reason: string, triggers: ReadonlyMap<string, PointsTrigger>): VoidTarget {
+  const paidForUser = (trigger: string) => triggers.get(trigger)?.type === 'user_creation';
   return {
     tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.lc ?? body.v ?? 0),
-    day: body.d ?? '', ts: body.ts ?? 0, zone: body.z ?? null, takeBack: awardedBySystem(body.pa), reason,
+    day: body.d ?? '', ts: body.ts ?? 0, zone: body.z ?? null, takeBack: awardedBySystem(body.pa, paidForUser), reason,
   };
 }
 
@@ -193,7 +197,7 @@ export async function voidEvents(deps: Deps, tenant: string, items: VoidItem[]):
       issue('error', `Event "${item.eventId}" not found`);
       continue;
     }
-    const t = targetOfEvent(entry.body, item.reason);
+    const t = targetOfEvent(entry.body, item.reason, snapshot.pointsTriggers);
     const metric = snapshot.metrics.get(t.metricId);
     if (metric === undefined) {
       issue('error', `The metric of event "${item.eventId}" no longer exists`);
