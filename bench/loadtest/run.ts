@@ -75,7 +75,11 @@ export async function runLoadtest(o: LoadtestOptions, hooks: RunHooks = {}): Pro
     if (!o.keep) {
       const left = await cleanUp(admin, created);
       if (left.length > 0) print(`could not remove: ${left.join('; ')}`);
-      else if (o.setup) print(`removed the run's tenant and configuration (loadtest-${runId})`);
+      else if (created.tenant !== null || created.metric !== null) {
+        // What the setup made: a run given a tenant (--tenant) made no tenant; one that failed at once, nothing.
+        const made = [created.tenant !== null && 'tenant', created.metric !== null && 'configuration'].filter(Boolean).join(' and ');
+        print(`removed the run's ${made} (loadtest-${runId})`);
+      }
     }
   }
 }

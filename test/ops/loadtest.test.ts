@@ -141,6 +141,11 @@ describe('laurel loadtest against a server with a known latency', () => {
     const unreachable = await loadtest(['--url', 'http://127.0.0.1:' + String(await freePort()), '--key', 'k', '--no-setup', '--metric', 'm']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.output).toMatch(/laurel: .*ECONNREFUSED/);
+    // With its own setup, which could not start: nothing said to be removed.
+    const nothingMade = await loadtest(['--url', 'http://127.0.0.1:' + String(await freePort()), '--key', 'k']);
+    expect(nothingMade.code).toBe(1);
+    expect(nothingMade.output).toMatch(/laurel: .*ECONNREFUSED/);
+    expect(nothingMade.output).not.toMatch(/removed/);
     expect(server.events()).toBe(0);
   });
 });
