@@ -146,7 +146,7 @@ export async function cleanUp(a: Admin, created: Created): Promise<string[]> {
   if (created.streakBefore !== null) {
     try {
       const r = await call(a, 'PUT', '/admin/v1/streaks/settings', created.streakBefore);
-      if (r.status !== 200) left.push(`the streak rule (set back to none): HTTP ${r.status} ${r.text.slice(0, 200)}`);
+      if (r.status !== 200) left.push(`the streak rule (set to one naming no metric): HTTP ${r.status} ${r.text.slice(0, 200)}`);
     } catch (err) {
       left.push(`the streak rule: ${(err as Error).message}`);
     }

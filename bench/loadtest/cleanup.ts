@@ -2,8 +2,8 @@
  * `laurel loadtest --cleanup <run id>`: removes what a run left behind when it could not remove it
  * itself (killed outright, or run with --keep). Finds by name what the run creates (the tenant
  * `loadtest-<run id>`, the metric, its achievements, points system and leaderboard) and removes it
- * as a run's end does; the streak rule is set back to none when it names only the run's metric
- * (a run sets one only when the installation has none), as a fresh installation has it.
+ * as a run's end does; the streak rule is set to one naming no metric when it names only the run's
+ * metric (a run sets one only when the installation has none): it extends no streak, as none did.
  */
 import { parseOptions, type OptionSpec } from '../../src/lib/cli-options.js';
 import { SettingsError } from '../../src/lib/settings.js';
