@@ -2,8 +2,9 @@
  * Several api processes on one port (LAUREL_API_PROCESSES > 1). The primary (`laurel start` or
  * `laurel api`) has done the start-up's work once (src/app/prepare.ts); it forks each api process
  * as `laurel api-process`, with its own Node flags, and waits until each listens. uWebSockets.js
- * binds with SO_REUSEPORT on Linux (for any port but 0), so they all listen on PORT and the kernel
- * spreads the connections over them; with PORT=0 the primary picks a free port for all.
+ * binds with SO_REUSEPORT on Linux, so they all listen on PORT and the kernel spreads the
+ * connections over them; the primary has found the port free first, or picked one for PORT=0
+ * (src/app/port.ts), so `settings.port` is never 0 here.
  *
  * An api process that exits while the primary runs is started again, after 1 s, doubling for
  * each exit in a row up to 30 s (a process that lived a minute starts the count over), so the
@@ -18,7 +19,6 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { MetricsGatherer } from './metrics-ipc.js';
-import { portToListenOn } from './port.js';
 import { SHUTDOWN_LIMIT_MS } from './shutdown.js';
 
 /** The command line's entry point, which the api processes run. */
@@ -80,7 +80,7 @@ const exitText = (code: number | null, signal: NodeJS.Signals | null) => (signal
  * workers'); null under `laurel api` (src/app/metrics-ipc.ts).
  */
 export async function startApiProcesses(settings: Settings, log: Logger, count: number, own: Metrics | null = null): Promise<ApiProcesses> {
-  const port = settings.port === 0 ? await portToListenOn(settings.host, 0) : settings.port;
+  const { port } = settings;
   const env = { ...process.env, PORT: String(port) };
   const slots: Slot[] = Array.from({ length: count }, () => ({ child: null, listeningAt: null, exitsInARow: 0, restart: null }));
   let closing = false;
