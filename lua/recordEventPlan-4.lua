@@ -297,7 +297,8 @@ if fast and isInteger and oldTotal % 1 == 0 then
 end
 if not pendingTotal then
   -- The first write of the event: out of range, nothing has changed.
-  total = addTotal(userKey, totalField, value, isInteger, stored[5])
+  -- The stored total, where the read above took it (the fifth field of the points paths' reads).
+  total = addTotal(userKey, totalField, value, isInteger, (fast or pc) and stored[5] or nil)
   if total == nil then return {-11} end
 end
 

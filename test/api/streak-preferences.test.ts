@@ -209,6 +209,17 @@ describe.each(targets())('streak preferences on %s', (target) => {
       expect(await streakOf('thr', 'lessons', 1)).toMatchObject({ length: 2, extended: true });
     });
 
+    it('adds fractions to the total and toward the user\'s threshold', async () => {
+      await at('2026-06-05T10:00:00Z');
+      await post('half', 'words');
+      await setStreak('half', { metrics: [{ key: 'lessons', threshold: 1 }] });
+      expect(await streakOf('half', 'lessons', 0.5)).toMatchObject({ length: 0, extended: false });
+      const r = await post('half', 'lessons', 0.25);
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.total).toBe(0.75);
+      expect(await streakOf('half', 'lessons', 0.25)).toMatchObject({ length: 1, extended: true });
+    });
+
     it('follows the user\'s rule on metrics that award points, by the usual points plan or the general one', async () => {
       await at('2026-08-03T10:00:00Z');
       // One metric trigger on quizzes: its events take the usual points plan.
