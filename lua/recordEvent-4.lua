@@ -11,15 +11,17 @@
   KEYS[4] partition event log    <slot>log
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than a
-          capture): '<flags>|<total field>|<value>|<day field>|<zone>'
+          capture): '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<clock>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; a fourth one the script ignores. Then, when
                         the idempotency window is finite: ':<now ms>:<expiry ms of a key used now>'
             total field the metric's total in the user hash: 'm:<metricId>'
             value       a decimal string
-            day field   'd:<local day of the event in <zone>>'
+            day field   'd:<the event's day on the user's clock>'
             zone        the time zone assumed for the day; '' is UTC
+            now ms      the event's time, ms since the epoch
+            clock       what the api assumed of the user's clock (lua/includes/clock.lua)
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry (JSON, built by the api: one field keeps XADD cheap)
@@ -36,6 +38,8 @@
     {2, eventId, total, ''}       idempotent replay: the key was used before, nothing changed
     {-1, storedTz}                the stored time zone is not <zone>: nothing changed, recompute
     {-2}                          subscribeToEmails true without an email: nothing changed
+    {-7, clock}                   the user's clock ('ck', '' when none) is not what <clock>
+                                  assumed: nothing changed, work the day out again from it
     {-11}                         the total would leave a double's range: nothing changed
     {-12, token, prefs}           the user has streak preferences ('s:ov' and 's:o'): nothing
                                   changed, send the event to recordEventPlan with the plan of
@@ -46,7 +50,8 @@ local userMetricKey = KEYS[2]
 local usersKey = KEYS[3]
 local logKey = KEYS[4]
 
-local flags, totalField, value, dayField, assumedTz = string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, totalField, value, dayField, assumedTz, nowStamp, clockArg =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -55,6 +60,7 @@ local logEntry = ARGV[4]
 --- @include "canSubscribe"
 --- @include "writeUser"
 --- @include "eventCore"
+--- @include "clock"
 --- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the helpers are called only
@@ -68,17 +74,22 @@ if #flags > 4 then nowMs, expiresAt = eventWindow(flags) end
 local replay = idempotency ~= '' and eventReplay(userKey, userMetricKey, totalField, idempotency, nowMs)
 if replay then return replay end
 
-local stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x')
+local stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x', 'ck')
 -- A user with streak preferences takes recordEventPlan, with the plan of their rule.
 if stored[3] then return {-12, stored[3], redis.call('HGET', userKey, 's:o') or ''} end
 if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) then
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end
+-- The user's clock as the api assumed it (lua/includes/clock.lua); no streak here to rest on
+-- the days it jumped over.
+local clockOk, _, _, clockField = clockTake(stored[5], clockArg, nowStamp)
+if not clockOk then return {-7, stored[5] or ''} end
 
 local total, created, moved = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)
 if total == nil then return {-11} end
+redis.call('HSET', userKey, 'ck', clockField)
 -- An excluded user's event (src/engine/fairplay/exclude.ts) counts, and says so to phase 2 and the log.
 local excluded = stored[4]
 local seq

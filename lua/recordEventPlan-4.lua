@@ -31,7 +31,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
           a capture):
-          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<limits>|<plan>'
+          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<limits>|<clock>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -39,16 +39,17 @@
                         this metric's threshold). Then, when the idempotency window is finite:
                         ':<now ms>:<expiry ms of a key used now>'
             value       a decimal string
-            day field   'd:<local day of the event in <zone>>'
+            day field   'd:<the event's day on the user's clock>'
             zone        the time zone assumed for the day and the periods; '' is UTC
             now ms      the event's time, ms since the epoch (the date of its awards)
             tenant      the user's tenant ('_' or its uuid): the due sets' member is
                         '<tenant>|<user id>'
             matches     '1'/'0' per event-filtered achievement or points trigger of the plan:
                         whether this event matches
-            period      the streak period of the event in <zone> ('' without a streak rule)
-            periods     '<day>' (the event's day index in <zone>), then ':<period in the zone of
-                        the streak>' after a zone change; '' without a streak rule
+            period      the streak period of the event on the user's clock ('' without a
+                        streak rule)
+            periods     '<day>' (the event's day index on the user's clock); '' without a streak
+                        rule
             boards      what the metric's leaderboards need of this event: '<run fields>#<attribute
                         fields>', each list comma-separated: the run sums to add the value to in
                         the user-metric hash ('r:<board id>:<run>'), and the user hash's fields
@@ -57,6 +58,8 @@
             limits      '' when neither the metric nor a trigger its events may fire has limits; else
                         the user's clock, then the metric's limit, then '=' for a replay of what a
                         logged event counted (lua/includes/limits.lua)
+            clock       what the api assumed of the user's clock: the hour the event counts in,
+                        held or not, and the days it jumps over (lua/includes/clock.lua)
             plan        the plan's id (16 hex digits); for a user with streak preferences, that
                         id, the preferences' token ('s:ov') and the user's rule for this metric
                         (lua/includes/hotPlan.lua userPlan), the rule in the form of <rule> below
@@ -117,8 +120,8 @@
     {2, eventId, total, streak}  idempotent replay: the key was used before, nothing changed
     {-1, storedTz}        the stored time zone is not <zone>: nothing changed, recompute
     {-2}                  subscribeToEmails true without an email: nothing changed
-    {-7, streakTz}        the streak's last period was judged in another zone: send the period
-                          in that zone too (<periods>); nothing changed
+    {-7, clock}           the user's clock ('ck', '' when none) is not what <clock> assumed:
+                          nothing changed, work the event's hour out again from it
     {-8, systemId}        a trigger that refuses to take the total below 0 would: nothing changed
     {-17, systemId}       a metric trigger's award would take the total past 2^53 - 1: nothing
                           changed
@@ -142,8 +145,8 @@ local slot = KEYS[3]
 local logKey = KEYS[4]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
-local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, limitsArg, planId =
-  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, limitsArg, clockArg, planId =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local creation = ARGV[2]
 local nowIso -- creation's ISO-8601 part, once something needs it
 local logEntry = ARGV[3]
@@ -160,6 +163,7 @@ local boosts = ARGV[6] or ''
 --- @include "points"
 --- @include "hotPlan"
 --- @include "anniversary"
+--- @include "clock"
 --- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
@@ -193,9 +197,9 @@ local stored
 -- The usual plan: one points trigger, on this metric, with no filters and no boosts, and no other
 -- kind of trigger: awarded without a points context.
 local fast = boosts == '' and planned.fast or nil
-local ov -- where 's:ov' is in `stored`: the token of the user's streak preferences; 'x' follows it
+local ov -- where 's:ov' is in `stored`: the token of the user's streak preferences; 'x' and 'ck' follow it
 if fast then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn, 's:ov', 'x')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', totalField, planned.high, fast.pt, fast.pn, 's:ov', 'x', 'ck')
   ov = 9
 elseif pointsHot ~= '' then
   triggers = planned.triggers or pointsTriggers(planned)
@@ -206,10 +210,10 @@ elseif pointsHot ~= '' then
   pc = pointsContext(userKey, slot .. 'up:' .. scope .. ':', nowStamp, dayField, boosts)
   for sys, i in pairs(triggers.systems) do pointsLoad(pc, sys, stored[i], stored[i + 1]) end
 elseif letter then
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', 's:ov', 'x')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's', 's:pz', 's:ov', 'x', 'ck')
   ov = 5
 else
-  stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x')
+  stored = redis.call('HMGET', userKey, 'tz', 'id', 's:ov', 'x', 'ck')
   ov = 3
 end
 -- An excluded user's event counts toward their own state, and is placed on no ranking.
@@ -221,6 +225,9 @@ if flag.needsEmail or (not flag.setsZone and (stored[1] or '') ~= assumedTz) the
   local refusal = eventRefusal(userKey, stored, flag, assumedTz)
   if refusal then return refusal end
 end
+-- The user's clock as the api assumed it (lua/includes/clock.lua), and the days it jumped over.
+local clockOk, jumpFirst, jumpLast, clockField = clockTake(stored[ov + 2], clockArg, nowStamp)
+if not clockOk then return {-7, stored[ov + 2] or ''} end
 -- A returning user with a time award due (or a time trigger never counted for them): the api
 -- accrues first, so that this event sees (and may spend) what time granted.
 if timeTriggers and stored[2] then
@@ -259,24 +266,19 @@ if limitsArg ~= '' then
   end
 end
 
--- The streak, when this event may extend it: a period not covered yet (in both zones after a move).
-local period, day, periodOld, st
+-- The streak, when this event may extend it: a period not covered yet.
+local period, day, st
 if mode == 2 then
   period = periodText + 0
   local f, last -- a new user's streak needs no match
   if stored[3] then f, last = string.match(stored[3], '^(%a?)|%-?%d*|(%-?%d*)|') end
   if f ~= letter or last == '' or last == nil or period > last + 0 then
-    -- Not covered yet: the day, and the period in the streak's zone after a move.
-    local b, c = string.match(periods, '^(%-?%d+):?(%-?%d*)$')
-    day = b + 0
-    if c ~= '' then periodOld = c + 0 end
+    -- Not covered yet: the day, and the days the clock jumped over (a daily rule rests on them).
+    day = periods + 0
     st = parseStreak(stored[3])
     st.pz = stored[4]
+    if letter == 'd' then st.jf, st.jl = jumpFirst, jumpLast end
     if st.f ~= letter then st.len, st.last, st.start, st.p = 0, nil, nil, nil end
-    if st.last ~= nil then
-      if periodOld == nil and st.tz ~= assumedTz then return {-7, st.tz} end
-      if periodOld ~= nil and periodOld <= st.last then st = nil end
-    end
     -- A day off neither extends nor breaks the streak (daily rules: plan.off).
     if st and planned.off and planned.off[(day + 4) % 7] then st = nil end
   end
@@ -429,6 +431,7 @@ end
 local daySum = isInteger and redis.pcall('HINCRBY', userMetricKey, dayField, value)
 if type(daySum) ~= 'number' then redis.call('HINCRBYFLOAT', userMetricKey, dayField, value) end
 if limitField then redis.call('HSET', userMetricKey, 'lim', limitField) end
+redis.call('HSET', userKey, 'ck', clockField)
 if idempotency ~= '' then
   local eventId = string.sub(idempotency, 1, 36)
   redis.call('HSET', userMetricKey, string.sub(idempotency, 37), expiresAt and (eventId .. ':' .. expiresAt) or eventId)
@@ -502,7 +505,7 @@ if letter then
   if st then
     local before
     nowIso = nowIso or string.sub(creation, 1, 24)
-    extended, before, packed = streakUpdate(userKey, slot, planned, st, period, periodOld, day, value,
+    extended, before, packed = streakUpdate(userKey, slot, planned, st, period, day, value,
       metAlone, stored[2] and nowIso or nil, assumedTz) -- a new user's 'created' is the extension's time
     if extended and planned.sa then
       for _, a in ipairs(planDetails(planned).sa) do

@@ -144,7 +144,8 @@ end
   per plan, when an event first takes the general points path, and kept as plan.triggers:
     creation, streak, achievement   whether triggers of that kind exist
     fields          the user hash fields such an event reads: 'tz', 'id', 's', 's:pz', the total,
-                    its highest point, 's:ov' (7th), 'x' (8th: the user's exclusion), then
+                    its highest point, 's:ov' (7th), 'x' (8th: the user's exclusion), 'ck' (9th:
+                    the user's clock, lua/includes/clock.lua), then
                     'tt:<trigger id>' per time trigger and 'pt:<system
                     id>', 'pn:<system id>' per system of the metric's triggers
     systems         system id -> the position of its 'pt:' field in `fields`
@@ -159,7 +160,7 @@ end
 local function pointsTriggers(plan)
   local kinds, list, times = string.match(plan.points, '^(....)|([^|]*)|(.*)$')
   local creation, streak, achievement = string.byte(kinds, 1, 3)
-  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high, 's:ov', 'x'}
+  local fields = {'tz', 'id', 's', 's:pz', plan.total, plan.high, 's:ov', 'x', 'ck'}
   local systems, time, metric = {}, nil, nil
   if times ~= '' then
     time = {}

@@ -14,7 +14,8 @@
            every extension: min(max, frz + floor((day - earn) / interval) * amount)
     long   the longest length ever
     p      the period the accumulators belong to
-    tz     the zone `last` was judged in (a zone change is judged in both zones)
+    tz     the zone of the event that covered `last` (the instant its period ends is the one of
+           that zone: the expiry the rankings and reminders take)
     acc    per metric of the rule, in the rule's order: what the metric added in period p ('' once
            the period is covered)
     run    the first period of the run that ends at `last`: periods extended one after the other,
@@ -26,7 +27,7 @@
   nor counted). History, in its own hash: period -> length ('f<length>' when a freeze bridged it,
   'p<length>' when a pause covered it). The periods of the run are not in it: period q of the run
   had length len - (last - q). They are written out (runHistory) only when the run ends in a way
-  that changes that (a restart, periods bridged, a zone move, a restore), so the usual extension
+  that changes that (a restart, periods bridged, a restore), so the usual extension
   writes no history at all (a command and, for a new user, a key less).
   Readers take an entry of the hash first, then the run (src/routes/app/streaks.ts streakHistory).
 
@@ -53,6 +54,9 @@
   earnFreezes(freezes, st, day)   the freezes held on `day` (freezes: the rule's), written into st
   pausedBetween(f, st, from, to, off)   how many periods from..to a pause of frequency f or a day
                                off (off: the plan's, or nil) covers, each once
+  restingBetween(f, st, from, to, off)  pausedBetween's, and the days the user's clock jumped
+                               over (st.jf..st.jl, set for a daily rule: lua/includes/clock.lua),
+                               each once
   streakUpdate(...)            adds an event; see below
 ]]
 --- @include "digits"
@@ -169,14 +173,24 @@ local function pausedBetween(f, st, from, to, off)
   return math.min(count, to - from + 1)
 end
 
+local function restingBetween(f, st, from, to, off)
+  if to < from then return 0 end
+  local count = pausedBetween(f, st, from, to, off)
+  if st.jf then
+    for d = math.max(from, st.jf), math.min(to, st.jl) do
+      if pausedBetween(f, st, d, d, off) == 0 then count = count + 1 end
+    end
+  end
+  return math.min(count, to - from + 1)
+end
+
 --[[
-  streakUpdate(userKey, slot, plan, st, period, periodOld, day, value, metAlone, stamp, tz):
+  streakUpdate(userKey, slot, plan, st, period, day, value, metAlone, stamp, tz):
   the event adds `value` to its metric's accumulator for `period` (the period is not covered yet);
   when the rule is met, the streak extends: +1 after the last period, with missed periods bridged
-  by pauses and freezes when there are enough, else it restarts at 1. `metAlone` says the event
-  meets the rule by itself (the api knows: one metric, or `any`, and a value at the threshold),
-  so no accumulator is read. `periodOld` is the period judged in the zone of `last` after the
-  user changed zone (a move must neither lose nor repeat a period). `plan` is the metric's plan
+  by pauses, days off, days the user's clock jumped over and freezes when there are enough, else
+  it restarts at 1. `metAlone` says the event meets the rule by itself (the api knows: one metric,
+  or `any`, and a value at the threshold), so no accumulator is read. `plan` is the metric's plan
   (lua/includes/hotPlan.lua): the rule as text (`rule`), its letter and flags, and its details
   once parsed (`ruleDetails`). Writes the state in one HSET (with 's:at' = `stamp`, unless `stamp`
   is nil), and the history in another only when the run ends (see the top of this file), in the
@@ -184,7 +198,7 @@ end
 
   Returns whether the streak was extended, the length before, and the state as stored.
 ]]
-local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, value, metAlone, stamp, tz)
+local function streakUpdate(userKey, slot, plan, st, period, day, value, metAlone, stamp, tz)
   local f = plan.letter
   local s -- the rule's details (ruleDetails), when needed
   local met = metAlone
@@ -232,28 +246,26 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
 
   local before = st.len
   local history -- entries to write, when the run ends
-  local now = period
-  if periodOld ~= nil and periodOld < now then now = periodOld end
   if st.last == nil or st.len == 0 then
     if st.run then history = runHistory(st) end
     st.len, st.start = 1, period
     -- Auto-earning counts from the first day the user had a streak (freezes configured).
     if st.earn == nil and plan.fz then st.earn = day end
-  elseif now == st.last + 1 and period == now and st.run then
+  elseif period == st.last + 1 and st.run then
     -- The run goes on: nothing to write.
     st.len = st.len + 1
-  elseif now == st.last + 1 then
-    -- No run yet (a state stored without one, a restore), or a zone move skipped a period number.
-    if st.run then history = runHistory(st) end
+  elseif period == st.last + 1 then
+    -- No run yet (a state stored without one, a restore).
     st.len = st.len + 1
   else
     s = s or plan.ruleDetails or ruleDetails(plan)
     earnFreezes(s.freezes, st, day)
     history = runHistory(st)
-    local gap = now - st.last - 1 - pausedBetween(f, st, st.last + 1, now - 1, plan.off)
+    local gap = period - st.last - 1 - restingBetween(f, st, st.last + 1, period - 1, plan.off)
     if gap <= st.frz then
-      -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f'.
-      for q = st.last + 1, now - 1 do
+      -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f' (and the
+      -- days the clock jumped over, which spend none).
+      for q = st.last + 1, period - 1 do
         history[#history + 1] = int(q)
         history[#history + 1] = (pausedBetween(f, st, q, q, plan.off) > 0 and 'p' or 'f') .. int(st.len)
       end
@@ -266,7 +278,7 @@ local function streakUpdate(userKey, slot, plan, st, period, periodOld, day, val
     end
   end
   -- This period starts a run, unless the run went on.
-  if history or st.run == nil or st.last == nil or now ~= st.last + 1 then st.run = period end
+  if history or st.run == nil or st.last == nil or period ~= st.last + 1 then st.run = period end
   st.last = period
   st.tz = tz
   if st.len > st.long then st.long = st.len end

@@ -1,14 +1,12 @@
 /**
  * Limits against farming (docs/api.md, "Fair play"): a metric's `limits` (only the first `max` of a
  * period's values count), a points trigger's `cooldownSeconds` and `maxAwards`. Periods are the
- * user's clock: a local hour, a local day, an ISO week (Monday to Sunday, src/domain/periods.ts),
- * in the user's time zone. What the event script does with them: lua/includes/limits.lua.
+ * user's clock (src/domain/clock.ts): a local hour, a local day, an ISO week (Monday to Sunday,
+ * src/domain/periods.ts). What the event script does with them: lua/includes/limits.lua.
  */
-import { DateTime } from 'luxon';
-import { BoundedMap } from '../lib/memo.js';
 import type { LimitPeriod, MetricLimits } from '../model/entities.js';
-import { dayIndexOf, periodOfDay } from './periods.js';
-import { localDay } from './time.js';
+import type { UserTime } from './clock.js';
+import { periodOfDay } from './periods.js';
 
 export const LIMIT_PERIODS: LimitPeriod[] = ['hour', 'day', 'week'];
 
@@ -41,40 +39,27 @@ export function limitArg(limits: MetricLimits | null | undefined): string {
   return limits == null ? '' : `/${limits.max}:${periodLetter(limits.period)}`;
 }
 
-/** Zone offsets (minutes) per zone and quarter hour: every offset change falls on a quarter hour. */
-const offsets = new BoundedMap<string, number>(10_000);
-
-function offsetMinutes(tz: string, ms: number): number {
-  const key = `${tz}|${Math.floor(ms / 900_000)}`;
-  let offset = offsets.get(key);
-  if (offset === undefined) {
-    offset = DateTime.fromMillis(ms, { zone: tz || 'UTC' }).offset;
-    offsets.set(key, offset);
-  }
-  return offset;
+/**
+ * The user's clock at an event, as the event script takes it (lua/includes/limits.lua):
+ * '<hour>,<day>,<week>', the indexes of the hour, the day and the ISO week on the user's clock
+ * (src/domain/clock.ts).
+ */
+export function limitClock(t: UserTime): string {
+  return `${t.hour},${t.day},${periodOfDay('weekly', t.day)}`;
 }
 
 /**
- * The user's clock at `ms` in zone `tz` ('' is UTC), as the event script takes it:
- * '<hour>,<day>,<week>', the indexes of the local hour (hours since 1970-01-01T00:00 local time),
- * the local day and the ISO week (src/domain/periods.ts).
+ * The period of a metric's limit that an event counted in the hour `hour` of the user's clock fell
+ * in, as the user-metric hash's `lim` field names it ('<letter><index>'); '' for a metric without a
+ * limit.
  */
-export function limitClock(tz: string, ms: number): string {
-  const day = dayIndexOf(localDay(tz, ms));
-  const hour = Math.floor((ms + offsetMinutes(tz, ms) * 60_000) / 3_600_000);
-  return `${hour},${day},${periodOfDay('weekly', day)}`;
+export function limitPeriodOf(limits: MetricLimits | null | undefined, hour: number): string {
+  return limits == null ? '' : periodLetter(limits.period) + periodIndex(limits.period, hour);
 }
 
-/**
- * The period of a metric's limit that an event at `ms` in zone `tz` fell in, as the user-metric
- * hash's `lim` field names it ('<letter><index>'); '' for a metric without a limit.
- */
-export function limitPeriodOf(limits: MetricLimits | null | undefined, tz: string, ms: number): string {
-  return limits == null ? '' : periodLetter(limits.period) + periodIndex(limits.period, tz, ms);
-}
-
-/** The index of the period (hour, day or week of the user's clock in zone `tz`) that holds `ms`, as limitClock gives it. */
-export function periodIndex(period: LimitPeriod, tz: string, ms: number): string {
-  const [hour, day, week] = limitClock(tz, ms).split(',');
-  return period === 'hour' ? hour : period === 'day' ? day : week;
+/** The index of the period (hour, day or week of the user's clock) that holds the clock's hour `hour`, as limitClock gives it. */
+export function periodIndex(period: LimitPeriod, hour: number): string {
+  if (period === 'hour') return String(hour);
+  const day = Math.floor(hour / 24);
+  return String(period === 'day' ? day : periodOfDay('weekly', day));
 }

@@ -11,7 +11,6 @@
  */
 import { memoize } from '../lib/memo.js';
 import { DateTime } from 'luxon';
-import { localDay } from './time.js';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 
@@ -61,10 +60,9 @@ const endDates = memoize(4096, (key: string) => {
   return dateOfDay(firstDayOf(frequency as Frequency, Number(period) + 1) - 1);
 });
 
-/** The user's current day and period at instant `ms` in zone `tz` ('' is UTC). */
-export function currentPeriod(frequency: Frequency, tz: string, ms: number): { day: number; period: number } {
-  const day = dayIndexOf(localDay(tz, ms));
-  return { day, period: periodOfDay(frequency, day) };
+/** The user's day and period at the time `t` of their clock (src/domain/clock.ts userTime). */
+export function currentPeriod(frequency: Frequency, t: { day: number }): { day: number; period: number } {
+  return { day: t.day, period: periodOfDay(frequency, t.day) };
 }
 
 /** How far back restoring a streak looks, in days: 90 for daily, a year weekly, two monthly. */

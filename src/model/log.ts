@@ -6,8 +6,10 @@
  * into the body.
  *
  *   event        {"e": event id, "t": tenant, "u": user id, "m": metric id, "v": value, "ts": ms,
- *                 "d": local day, "p": the api process, "z": the user's zone it was counted in
- *                 ('' UTC; absent in entries of earlier versions), "b"?: the batch item it is ('<batch id>:<index>',
+ *                 "d": its day on the user's clock (src/domain/clock.ts), "p": the api process,
+ *                 "z": the user's zone it was counted in ('' UTC; absent in entries of earlier
+ *                 versions), "h"?: the hour of the user's clock it counted in when the clock held
+ *                 the user there (else the zone's at "ts"), "b"?: the batch item it is ('<batch id>:<index>',
  *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
  *                 "f"?: the user's fields the event carries (its identification, but the id),
  *                 "lc"?: the part of "v" that counted, when the metric's limit bit}
@@ -79,12 +81,15 @@ export interface EventEntry {
   identificationJson: string;
   /** The batch item the event is ('<batch id>:<index>'), when it is one. */
   batchItem?: string;
+  /** The hour of the user's clock the event counted in, when the clock held the user there (src/domain/clock.ts). */
+  heldHour?: number;
 }
 
 export function eventEntry(e: EventEntry): string {
   let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}","z":${JSON.stringify(e.tz)}`;
   if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
+  if (e.heldHour !== undefined) s += `,"h":${e.heldHour}`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
   if (e.identificationJson !== '') s += `,"f":${e.identificationJson}`;
@@ -208,6 +213,8 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   z?: string;
   /** voided: the period of the metric's limit whose sum the value left ('<letter><index>'). */
   lp?: string;
+  /** An event: the hour of the user's clock it counted in, when the clock held the user there. */
+  h?: number;
   /** voided: the event's time (ms); voided, excluded: the reason given. */
   at?: number;
   why?: string;

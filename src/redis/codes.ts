@@ -19,8 +19,8 @@ export const ScriptCode = {
   DUPLICATE: -5,
   /** completeAchievement: the user's attributes do not match the achievement's filter. */
   FILTERED_OUT: -6,
-  /** The streak's last period was judged in another zone: the api sends that zone's period too. */
-  STREAK_ZONE: -7,
+  /** recordEvent, recordEventPlan: the user's clock is not the one the api assumed (it follows: src/domain/clock.ts). */
+  CLOCK: -7,
   /** A points trigger refuses to take a total below 0 (blockIfOutOfPoints): nothing changed. */
   OUT_OF_POINTS: -8,
   /** A time trigger's award is due: the api accrues it, then sends the event again. */

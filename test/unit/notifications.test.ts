@@ -6,6 +6,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { achievementDue, nextDay, reactivationDue, reminderDue } from '../../src/domain/notifications/timing.js';
+import { userTime } from '../../src/domain/clock.js';
 import { currentPeriod } from '../../src/domain/periods.js';
 import { controlPoint, isControl, ratioAt } from '../../src/domain/notifications/rules.js';
 import { checkTemplateText } from '../../src/domain/notifications/templates.js';
@@ -50,7 +51,7 @@ describe('reminderDue', () => {
   const local = (iso: string, tz: string) => DateTime.fromISO(iso, { zone: tz }).toMillis();
   /** The reminder of the period after the one `day` is in, in `tz`. */
   const after = (frequency: 'daily' | 'weekly' | 'monthly', tz: string, day: string) =>
-    reminderDue(frequency, tz, currentPeriod(frequency, tz, local(`${day}T12:00`, tz)).period + 1);
+    reminderDue(frequency, tz, currentPeriod(frequency, userTime(tz, null, local(`${day}T12:00`, tz))).period + 1);
 
   it('is 20:00 local the next day for a daily streak, in zones either side of the date line', () => {
     for (const tz of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York']) {

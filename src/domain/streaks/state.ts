@@ -37,6 +37,8 @@ export interface StreakState {
   freezeBase?: { frz: number; earn: number | null };
   /** The pauses of the rule's frequency, as [first period, last period], past and upcoming. */
   pauses?: [number, number][];
+  /** A daily rule's days the user's clock jumped over (src/domain/clock.ts): [first, last]. */
+  jumped?: readonly [number, number];
 }
 
 /** A pause as the user hash keeps it (`s:pz`): [frequency letter, first period, last period, id]. */
@@ -77,6 +79,22 @@ export function restingBetween(pauses: readonly [number, number][], off: readonl
     const a = Math.max(from, first);
     const b = Math.min(to, last);
     if (b >= a) count += b - a + 1 - daysOffBetween(off, a, b);
+  }
+  return Math.min(count, to - from + 1);
+}
+
+/**
+ * How many periods from..to rest (restingBetween), and the days the user's clock jumped over
+ * (`jumped`, a daily rule's: src/domain/clock.ts), each period once (lua/includes/streak.lua
+ * restingBetween).
+ */
+export function restingPeriods(
+  pauses: readonly [number, number][], off: readonly number[], jumped: readonly [number, number] | null | undefined, from: number, to: number,
+): number {
+  if (to < from) return 0;
+  let count = restingBetween(pauses, off, from, to);
+  if (jumped != null) {
+    for (let d = Math.max(from, jumped[0]); d <= Math.min(to, jumped[1]); d++) if (restingBetween(pauses, off, d, d) === 0) count++;
   }
   return Math.min(count, to - from + 1);
 }
@@ -177,8 +195,14 @@ export function streakZone(packed: string): string {
   return parseStreak(packed).tz;
 }
 
-/** The state from the user hash as of period `now`, as the script reads it (lua/includes/streak.lua streakState). */
-export function stateFromHash(h: Record<string, string>, rule: StreakSettings, day: number, now: number): StreakState {
+/**
+ * The state from the user hash as of period `now` (on day `day`, with the days `jumped` the user's
+ * clock jumped over since their last event: src/domain/clock.ts), as the script reads it
+ * (lua/includes/streak.lua).
+ */
+export function stateFromHash(
+  h: Record<string, string>, rule: StreakSettings, day: number, now: number, jumped: readonly [number, number] | null = null,
+): StreakState {
   const st = parseStreak(h[STREAK_FIELD]);
   const letter = FREQUENCY_LETTER[rule.frequency];
   const state: StreakState = { length: 0, start: null, last: null, freezes: 0, extended: false, longest: st.long, paused: 0, run: null };
@@ -188,10 +212,12 @@ export function stateFromHash(h: Record<string, string>, rule: StreakSettings, d
     state.last = st.last;
     state.run = st.run;
     const off = daysOffOf(rule);
-    if (state.last !== null && (h[PAUSES_FIELD] || off.length > 0)) {
+    const jumps = rule.frequency === 'daily' ? jumped : null;
+    if (state.last !== null && (h[PAUSES_FIELD] || off.length > 0 || jumps !== null)) {
       const pauses = pausesOf(h);
       state.pauses = pauses.filter(([f]) => f === letter).map(([, first, last]): [number, number] => [first, last]);
-      state.paused = off.length === 0 ? pausedBetween(pauses, letter, state.last + 1, now - 1) : restingBetween(state.pauses, off, state.last + 1, now - 1);
+      if (jumps !== null) state.jumped = jumps;
+      state.paused = restingPeriods(state.pauses, off, jumps, state.last + 1, now - 1);
     }
   }
   if (rule.freezes) {
@@ -233,17 +259,8 @@ export function lastAlivePeriod(rule: StreakSettings, state: StreakState, now: n
     return k > 0 ? Math.min(fz!.max, base!.frz + k * fz!.autoEarnAmount) : base!.frz;
   };
   const off = daysOffOf(rule);
-  // Periods last + 1 .. p - 1 that a pause covers (or a day off).
-  const paused = (p: number): number => {
-    if (off.length > 0) return restingBetween(pauses, off, last + 1, p - 1);
-    let count = 0;
-    for (const [first, end] of pauses) {
-      const a = Math.max(last + 1, first);
-      const b = Math.min(p - 1, end);
-      if (b >= a) count += b - a + 1;
-    }
-    return Math.min(count, Math.max(0, p - 1 - last));
-  };
+  // Periods last + 1 .. p - 1 that rest: a pause, a day off, a day the clock jumped over.
+  const paused = (p: number): number => restingPeriods(pauses, off, state.jumped, last + 1, p - 1);
   const alive = (p: number): boolean => p - last - 1 - paused(p) <= (p <= now ? state.freezes : freezesOn(p));
   let p = Math.max(now, last + 1);
   if (!alive(p)) return null;

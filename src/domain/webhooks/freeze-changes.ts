@@ -4,6 +4,7 @@
  * next one, compared with it, says how many were consumed (periods bridged since) and earned
  * (automatically, or granted by an admin: the freezes left grew by more than were consumed).
  */
+import { userTimeOf } from '../clock.js';
 import { currentPeriod, dayIndexOf, periodEndsAt, periodOfDay } from '../periods.js';
 import { stateFromHash, streakZone } from '../streaks/state.js';
 import type { StreakSettings } from '../../model/entities.js';
@@ -32,9 +33,10 @@ export function parseSeen(raw: string | null): FreezeSeen | null {
  */
 export function freezeStanding(rule: StreakSettings | null, h: Record<string, string>, now: number): { seen: FreezeSeen; next: number } | null {
   if (rule === null || !rule.freezes) return null;
-  const tz = streakZone(h[STREAK_FIELD] ?? '') || h.tz || '';
-  const { day, period } = currentPeriod(rule.frequency, tz, now);
-  const state = stateFromHash(h, rule, day, period);
+  const tz = h.tz ?? '';
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const state = stateFromHash(h, rule, day, period, t.jumped);
   if (state.length === 0 || state.last === null) return null;
   const missed = Math.max(0, period - state.last - 1 - state.paused);
   if (missed > state.freezes) return null;

@@ -21,7 +21,8 @@
  * once they match.
  */
 import { anniversaryDate, dayStart } from '../../domain/anniversaries.js';
-import { dayBounds, localDay } from '../../domain/time.js';
+import { dayBounds } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import { prepareIdentification, type UpsertedUser } from '../../domain/users.js';
 import { HttpError } from '../../lib/errors.js';
 import { ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD } from '../../model/fields.js';
@@ -43,13 +44,14 @@ export async function settleAnniversaries(deps: Deps, tenant: string, userId: st
   if (plans.length === 0) return [];
   const u = keys.forUser(tenant, userId);
   const filterFields = [...new Set(plans.flatMap((p) => p.ua.filter((_, i) => i % 2 === 0)))];
-  const h = await redis.hmget(u.user, 'id', 'created', 'tz', ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD, ...plans.map((p) => p.cf), ...filterFields);
+  const h = await redis.hmget(u.user, 'id', 'created', 'tz', ANNIVERSARY_ANCHOR_FIELD, ANNIVERSARY_FIELD, ...plans.map((p) => p.cf), ...filterFields, CLOCK_FIELD);
   if (h[0] === null) return null;
   const now = clock.now();
   const tz = zone ?? h[2] ?? '';
   // Not the cached localDay: the creation's day is not the current one.
   const anchor = h[3] ?? dayBounds(tz, Date.parse(h[1] ?? '') || now).date;
-  const today = localDay(tz, now);
+  // Today on the user's clock (src/domain/clock.ts), as the event script judges the anniversary come.
+  const today = userTime(tz, parseClock(h[h.length - 1]), now).date;
   const attributes = new Map(filterFields.map((f, i) => [f, h[5 + plans.length + i]]));
   const matches = (ua: string[]) => {
     for (let k = 0; k < ua.length; k += 2) if (attributes.get(ua[k]) !== ua[k + 1]) return false;

@@ -5,7 +5,7 @@
  * anniversary achievements complete the same way (src/engine/achievements/anniversaries.ts).
  */
 import { boostsArg } from '../../config/plans/points.js';
-import { localDay } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import type { PreparedIdentification, UpsertedUser } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
 import type { Achievement } from '../../model/entities.js';
@@ -52,9 +52,13 @@ export async function completeAchievement(
     if (achievedAt === null) throw fail('unprocessable', `Achievement "${key}" is locked: it accepts no new completions`);
     return { achievedAt, awards: [], now, completed: [] };
   }
-  // Points are counted on the user's local day: the zone this request sets, else the stored one.
-  const tz = snapshot.points === null ? '' : ident.tz ?? (await redis.hget(u.user, 'tz')) ?? '';
-  const day = localDay(tz, now);
+  // Points are counted on the user's day on their clock (src/domain/clock.ts): in the zone this
+  // request sets, else the stored one.
+  let day = userTime('', null, now).date;
+  if (snapshot.points !== null) {
+    const [stored, ck] = await redis.hmget(u.user, 'tz', CLOCK_FIELD);
+    day = userTime(ident.tz ?? stored ?? '', parseClock(ck), now).date;
+  }
   const r = await completeAchievementScript.run(redis, u, {
     userId: user.id, now, dayField: dayField(day), needsEmail: ident.needsEmail, entry, plan, boosts: boostsArg(snapshot, tenant, user.id, day),
     pairs: markBreakdown(ident.pairs, snapshot),

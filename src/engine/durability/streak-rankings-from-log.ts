@@ -4,6 +4,7 @@
  * before some of those entries' phase 2 wrote them). Absolute values: an entry taken twice changes
  * nothing. Requests write the same as they go (src/engine/streaks/rankings.ts).
  */
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { expiresAt, stateFromHash, type StreakState } from '../../domain/streaks/state.js';
 import type { StreakSettings } from '../../model/entities.js';
@@ -70,7 +71,7 @@ export async function rankStreaks(deps: Pick<Context, 'redis' | 'keys' | 'store'
 /**
  * An admin's operation on a user's streak (src/engine/streaks/operations.ts), as the rankings take
  * it: from the user's state now, at the operation's time, in the zone its entry names (the user's
- * zone then; the user's zone now for an entry without one). The operation wrote the same when it
+ * zone then; the user's zone now for an entry without one), on the user's clock. The operation wrote the same when it
  * was made, and a later extension wrote over it: an operation older than the extension the
  * rankings hold (their sequences, lua/streakRank-4.lua) changes nothing.
  */
@@ -84,8 +85,9 @@ async function rankOperation(deps: Pick<Context, 'redis' | 'keys'>, rule: Streak
   // An excluded user is in no ranking (src/engine/fairplay/exclude.ts).
   if (h.id === undefined || h[EXCLUSION_FIELD] !== undefined) return;
   const tz = e.z ?? h.tz ?? '';
-  const { day, period } = currentPeriod(rule.frequency, tz, at);
-  const state = stateFromHash(h, rule, day, period);
+  const t = userTime(tz, parseClock(h[CLOCK_FIELD]), at);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const state = stateFromHash(h, rule, day, period, t.jumped);
   const expiry = expiresAt(rule, state, period, tz);
   if (kind === 'restore') {
     await rankStreak(deps, tenant, userId, { length: state.length, longest: state.longest, expiry: expiry ?? 0 }, at, '');

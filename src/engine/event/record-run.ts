@@ -6,8 +6,9 @@
  * phase 2 and answer as the recorder makes them for one event alone.
  *
  * What the recorder keeps between a user's events is carried through the run as it would be from
- * one event to the next: the zone an event sets is the one the events after it assume. Anything
- * else the script hands back (a zone other than the one assumed, the plan, the user's streak
+ * one event to the next: the zone an event sets is the one the events after it assume, and the
+ * user's clock as an event leaves it the one the next assumes. Anything else the script hands
+ * back (a zone or clock other than the one assumed, the plan, the user's streak
  * preferences, time awards or anniversaries due, a refusal) writes nothing and ends the run at that
  * event: the recorder does what it asks and goes on with that event alone, as it would have; the
  * events after it make a run again. A replay (its key used before) writes nothing either, and the
@@ -21,6 +22,7 @@ import * as recordEventScript from '../../redis/scripts/recordEvent.js';
 import * as recordEventPlanScript from '../../redis/scripts/recordEventPlan.js';
 import * as recordEventRunScript from '../../redis/scripts/recordEventRun.js';
 import type { RedisClient } from '../../redis/client.js';
+import { advance } from '../../domain/clock.js';
 import type { EventInput, EventOutcome, EventRecorder, PendingEvent } from './record.js';
 
 /**
@@ -56,14 +58,16 @@ export async function recordRun(recorder: EventRecorder, redis: RedisClient, inp
     }
     const { tenant, userId } = inputs[from];
     let tz = recorder.knownZone(tenant, userId);
+    let clock = recorder.knownClock(tenant, userId);
     const events: PendingEvent[] = [];
     for (let k = from; k < inputs.length && events.length < RUN_EVENTS; k++) {
-      const e = recorder.begin(inputs[k], tz);
+      const e = recorder.begin(inputs[k], tz, clock);
       recorder.prepare(e);
       // The events of a run take one script: the user's plan of the metric is the same for all.
       if (events.length > 0 && (e.plain === null) !== (events[0].plain === null)) break;
       events.push(e);
       tz = e.tz;
+      clock = advance(clock, e.time, e.now);
     }
     recorder.coalescer.hold();
     const sent = sendRun(redis, events);

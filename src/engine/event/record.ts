@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { boostsArg } from '../../config/plans/points.js';
 import { eventMatches, type MetricPlan } from '../../config/plans/achievements.js';
-import { currentPeriod } from '../../domain/periods.js';
+import { advance, clockArg, parseClock, userTime, type StoredClock, type UserTime } from '../../domain/clock.js';
+import { periodOfDay } from '../../domain/periods.js';
 import { expiresAt } from '../../domain/streaks/state.js';
-import { localDay } from '../../domain/time.js';
 import { limitClock } from '../../domain/limits.js';
 import type { PreparedIdentification } from '../../domain/users.js';
 import { fail } from '../../lib/errors.js';
@@ -98,6 +98,9 @@ function limitedOf(value: number, counted: string): EventLimited {
   return { counted: c, ignored: Number.isInteger(rest) ? rest : Math.round(rest * 1e9) / 1e9 };
 }
 
+/** The time of an event not prepared yet. */
+const NO_TIME: UserTime = { hour: 0, day: 0, date: '', held: false, jumped: null };
+
 /** An instant's ISO string, made once per millisecond: many events share one under load. */
 function isoCache(): (ms: number) => string {
   let lastMs = -1;
@@ -152,13 +155,15 @@ export interface PendingEvent {
   total: string;
   matches: string;
   tz: string;
-  streakZone: string | null;
+  /** The user's clock as assumed (the one the cache knows, else the one the script answered). */
+  clock: StoredClock | null;
   /**
    * Anniversary achievements the user's event found come, completed before it (their ids, with
    * the composites they completed): the event's answer lists them with its own.
    */
   anniversaries: string;
-  // The attempt's phase 1, once prepared.
+  // The attempt's phase 1, once prepared: the user's time, on their clock.
+  time: UserTime;
   day: string;
   period: number;
   dayIndex: number;
@@ -193,11 +198,17 @@ export class EventRecorder {
     return this.tzCache.get(tenant, userId);
   }
 
+  /** The user's clock as the cache knows it (null: none known). */
+  knownClock(tenant: string, userId: string): StoredClock | null {
+    return this.tzCache.clock(tenant, userId);
+  }
+
   /**
    * An event's state before its first attempt; `tz` the zone to assume when the event sets none
-   * (null: the one the cache knows).
+   * (null: the one the cache knows), `assumed` the user's clock to assume (undefined: the one the
+   * cache knows).
    */
-  begin(input: EventInput, tz: string | null): PendingEvent {
+  begin(input: EventInput, tz: string | null, assumed?: StoredClock | null): PendingEvent {
     const { deps, streakPlans } = this;
     const { keys, store, clock, settings } = deps;
     const { tenant, metric, userId, ident, value: numeric, idempotencyKey } = input;
@@ -225,8 +236,8 @@ export class EventRecorder {
       flags: head + (alone !== null && numeric >= alone ? '1' : '0') + window,
       idempotency: scriptKey === '' ? '' : `${eventId}i:${scriptKey}`,
       nowIso, creation: nowIso + userId, planFull: '', total: totalField(metric.id), matches: eventMatches(plan, input.attributes),
-      tz: ident.tz ?? tz ?? this.tzCache.get(tenant, userId), streakZone: null, anniversaries: '',
-      day: '', period: 0, dayIndex: 0, boards: NO_BOARDS, plain: null, planned: null,
+      tz: ident.tz ?? tz ?? this.tzCache.get(tenant, userId), clock: assumed === undefined ? this.tzCache.clock(tenant, userId) : assumed,
+      anniversaries: '', time: NO_TIME, day: '', period: 0, dayIndex: 0, boards: NO_BOARDS, plain: null, planned: null,
     };
   }
 
@@ -250,39 +261,46 @@ export class EventRecorder {
     throw fail('unavailable', 'the user time zone, points or streak preferences kept changing during the request; retry');
   }
 
-  /** The attempt's phase 1: the day and periods in the zone assumed, the log entry, the boards, the script's arguments. */
+  /**
+   * The attempt's phase 1: the user's time on their clock (the zone and the clock assumed), the day
+   * and periods, the log entry, the boards, the script's arguments.
+   */
   prepare(e: PendingEvent): void {
     const { deps, phase2 } = this;
     const { input, snapshot, plan, tz, now } = e;
     const { tenant, metric, userId } = input;
-    const day = localDay(tz, now);
+    const time = userTime(tz, e.clock, now);
+    const day = time.date;
     const rule = snapshot.streak;
     // recordEventPlan's '<period>|<periods>' ('|' without a streak rule).
     let periods = '|';
     if (rule !== null) {
-      const current = currentPeriod(rule.frequency, tz, now);
-      e.period = current.period;
-      e.dayIndex = current.day;
-      periods = `${current.period}|${current.day}`;
-      if (e.streakZone !== null) periods += `:${currentPeriod(rule.frequency, e.streakZone, now).period}`;
+      e.period = periodOfDay(rule.frequency, time.day);
+      e.dayIndex = time.day;
+      periods = `${e.period}|${time.day}`;
     }
+    e.time = time;
     e.day = day;
     const entry = eventEntry({
       eventId: e.eventId, tenant, userId, metricId: metric.id, value: e.value, ts: now, day, idempotencyKey: input.idempotencyKey,
       attributesJson: input.attributesJson, processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
+      heldHour: time.held ? time.hour : undefined,
     });
     // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
     // sum or a group) take the script that knows nothing of them. The small arguments travel as
     // one string (ioredis and Redis pay for every argument).
     e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0);
     if (plan.hot === '') {
-      e.plain = { flags: e.flags, total: e.total, value: e.value, day, tz, idempotency: e.idempotency, creation: e.creation, entry, pairs: e.pairs };
+      e.plain = {
+        flags: e.flags, total: e.total, value: e.value, day, tz, now, clock: clockArg(time), idempotency: e.idempotency, creation: e.creation, entry,
+        pairs: e.pairs,
+      };
       e.planned = null;
     } else {
       e.planned = {
         flags: e.flags, value: e.value, day, tz, now, tenant, matches: e.matches, periods, boards: e.boards.arg, plan: plan.arg.id,
         creation: e.creation, entry, idempotency: e.idempotency, planFull: e.planFull,
-        limits: plan.limits === null ? '' : limitClock(tz, now) + plan.limits + (input.replay === true ? '=' : ''),
+        limits: plan.limits === null ? '' : limitClock(time) + plan.limits + (input.replay === true ? '=' : ''), clock: clockArg(time),
         boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, tenant, userId, day) : '', pairs: e.pairs,
       };
       e.plain = null;
@@ -314,7 +332,7 @@ export class EventRecorder {
     if (r[0] === ScriptCode.REPLAYED) {
       metrics.events.replayed++;
       const rule = snapshot.streak;
-      const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], e.dayIndex, e.period).json;
+      const streak = rule === null ? this.noStreakJson : replies.streakOf(rule, r[3], e.dayIndex, e.period, e.time.jumped).json;
       return { status: 202, eventId: r[1], total: r[2], streak };
     }
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
@@ -347,9 +365,10 @@ export class EventRecorder {
       e.planFull = '';
       return null;
     }
-    if (code === ScriptCode.STREAK_ZONE) {
-      // The user moved zone since the streak's last period: judge the period in both zones.
-      e.streakZone = r[1] as string;
+    if (code === ScriptCode.CLOCK) {
+      // The user's clock is not the one assumed: work the event's time out again from the stored one.
+      e.clock = parseClock(r[1] as string);
+      tzCache.setClock(tenant, userId, e.clock);
       return null;
     }
     // TZ_MISMATCH: the user's stored zone is another; recompute the periods and try again.
@@ -362,14 +381,15 @@ export class EventRecorder {
   async settle(e: PendingEvent, answer: string): Promise<EventOutcome> {
     const { deps, tzCache, coalescer, phase2, replies } = this;
     const { metrics, stats } = deps;
-    const { input, snapshot, boards, tz, now, day, dayIndex, period } = e;
+    const { input, snapshot, boards, tz, now, day, dayIndex, period, time } = e;
     const { tenant, userId, metric, value: numeric } = input;
     const rule = snapshot.streak;
     const p = processedOf(answer);
     if (input.seq !== undefined) p.seq = input.seq;
     metrics.events.processed++;
     if (e.setsTz) tzCache.set(tenant, userId, tz);
-    const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period);
+    tzCache.setClock(tenant, userId, advance(e.clock, time, now));
+    const streak = rule === null ? null : replies.streakOf(rule, p.streak, dayIndex, period, time.jumped);
     const state = streak === null ? null : streak.state;
     // The awards, as the event script logs them (JSON): parsed once for the response and phase 2.
     const awards = replies.awardsOf(p.awards);

@@ -40,16 +40,17 @@ export class EventReplies {
   }
 
   /**
-   * The streak the script answers ({stored state, pauses, extended}) as of `period`, worked out
+   * The streak the script answers ({stored state, pauses, extended}) as of `period` (on day `day`,
+   * the days `jumped` the user's clock jumped over resting: src/domain/clock.ts), worked out
    * here rather than in Lua (the api is cheaper at it than the contended Redis), per rule.
    */
-  streakOf(rule: StreakSettings, reply: unknown, day: number, period: number): EventStreak {
+  streakOf(rule: StreakSettings, reply: unknown, day: number, period: number, jumped: readonly [number, number] | null): EventStreak {
     const [packed, pauses, extended] = Array.isArray(reply) ? reply : ['', '', 0];
-    const key = `${packed}\n${pauses}\n${extended}\n${day}\n${period}`;
+    const key = `${packed}\n${pauses}\n${extended}\n${day}\n${period}${jumped === null ? '' : `\n${jumped[0]}-${jumped[1]}`}`;
     const known = this.streaks(rule);
     let streak = known.get(key);
     if (streak === undefined) {
-      const state = stateFromHash({ [STREAK_FIELD]: String(packed), [PAUSES_FIELD]: String(pauses) }, rule, day, period);
+      const state = stateFromHash({ [STREAK_FIELD]: String(packed), [PAUSES_FIELD]: String(pauses) }, rule, day, period, jumped);
       state.extended = String(extended) === '1';
       streak = { state: Object.freeze(state), json: streakJson(streakView(rule, state, period), state.extended) };
       known.set(key, streak);

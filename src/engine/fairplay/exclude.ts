@@ -23,7 +23,7 @@
  * process left half done is finished).
  */
 import { breakdownKeys, groupName, runOf } from '../../domain/leaderboards/runs.js';
-import { localDay } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import { attributeField, EXCLUSION_FIELD } from '../../model/fields.js';
 import { operationEntry } from '../../model/log.js';
 import type { ExclusionView } from '../../model/views.js';
@@ -76,9 +76,11 @@ export async function leaveRankings(deps: Deps, tenant: string, userId: string, 
   if (boards.length > 0) {
     const attributeKeys = [...new Set(boards.flatMap((lb) => breakdownKeys(lb, snapshot)))];
     const leagues = boards.filter((lb) => lb.league);
-    const h = await redis.hmget(keys.forUser(tenant, userId).user, 'tz', ...attributeKeys.map(attributeField), ...leagues.map((lb) => leagueField(lb.id)));
+    const h = await redis.hmget(
+      keys.forUser(tenant, userId).user, 'tz', ...attributeKeys.map(attributeField), ...leagues.map((lb) => leagueField(lb.id)), CLOCK_FIELD,
+    );
     const groupOf = groupResolver(snapshot, new Map(attributeKeys.map((key, i) => [key, h[1 + i] ?? ''])));
-    const day = localDay(h[0] ?? '', now);
+    const day = userTime(h[0] ?? '', parseClock(h[h.length - 1]), now).date;
     for (const lb of boards) {
       const run = runOf(lb, day);
       const group = groupOf(lb);

@@ -22,7 +22,8 @@ import type { VoidedView } from '../../model/views.js';
 import { operationEntry, type EventAward, type LogBody } from '../../model/log.js';
 import type { Issue } from '../../model/views.js';
 import { breakdownKeys, hasWindow, inWindow, metricBoards, runOf } from '../../domain/leaderboards/runs.js';
-import { localDay, localMinute } from '../../domain/time.js';
+import { localMinute } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime, zoneHour } from '../../domain/clock.js';
 import { limitPeriodOf } from '../../domain/limits.js';
 import type { Leaderboard, PointsTrigger } from '../../model/entities.js';
 import { isFinalised } from '../../redis/board-state.js';
@@ -56,6 +57,8 @@ export interface VoidTarget {
   ts: number;
   /** The user's zone the event was counted in; null when its entry does not say (an earlier version's). */
   zone: string | null;
+  /** The hour of the user's clock the event counted in, when the clock held the user there (its entry's `h`). */
+  heldHour?: number;
   /**
    * The period of the metric's limit whose sum the value leaves ('<letter><index>', '' none): a
    * `voided` entry's own (a restore repeats it); undefined: the event's, by the metric's limit now.
@@ -88,7 +91,7 @@ export function targetOfEvent(body: LogBody, reason: string, triggers: ReadonlyM
   const paidForUser = (trigger: string) => triggers.get(trigger)?.type === 'user_creation';
   return {
     tenant: body.t ?? '', userId: body.u ?? '', eventId: body.e ?? '', metricId: body.m ?? '', counted: Number(body.lc ?? body.v ?? 0),
-    day: body.d ?? '', ts: body.ts ?? 0, zone: body.z ?? null, takeBack: awardedBySystem(body.pa, paidForUser), reason,
+    day: body.d ?? '', ts: body.ts ?? 0, zone: body.z ?? null, heldHour: body.h, takeBack: awardedBySystem(body.pa, paidForUser), reason,
   };
 }
 
@@ -142,7 +145,7 @@ export async function heldGroups(deps: Deps, tenant: string, userId: string, pla
 export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | 'voided' | 'unknown_user'> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(t.tenant, t.userId);
-  const h = await redis.hmget(u.user, 'tz');
+  const h = await redis.hmget(u.user, 'tz', CLOCK_FIELD);
   const tz = h[0] ?? '';
   // The event's zone: its window's minute and its awards' runs (today's bucket is the user's now).
   const zone = t.zone ?? tz;
@@ -152,11 +155,11 @@ export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | '
   const userMetric = keys.userMetric(u, t.metricId);
   const fields: Record<string, unknown> = { e: t.eventId, m: t.metricId, v: t.counted, d: t.day, at: t.ts, why: t.reason };
   if (t.zone !== null) fields.z = t.zone;
-  const limitPeriod = t.limitPeriod ?? limitPeriodOf(deps.store.current.metrics.get(t.metricId)?.limits, zone, t.ts);
+  const limitPeriod = t.limitPeriod ?? limitPeriodOf(deps.store.current.metrics.get(t.metricId)?.limits, t.heldHour ?? zoneHour(zone, t.ts));
   if (limitPeriod !== '') fields.lp = limitPeriod;
   const done = await voidEvent.run(redis, { user: u.user, userMetric, points: u.points, log: u.log }, {
     eventId: t.eventId, totalField: totalField(t.metricId), value: -t.counted, dayField: `d:${t.day}`, runs, now,
-    today: `d:${localDay(tz, now)}`, takeBack: t.takeBack, entry: operationEntry(t.tenant, t.userId, now, fields), limitPeriod,
+    today: `d:${userTime(tz, parseClock(h[1]), now).date}`, takeBack: t.takeBack, entry: operationEntry(t.tenant, t.userId, now, fields), limitPeriod,
   });
   if (typeof done === 'string') return done;
   const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];

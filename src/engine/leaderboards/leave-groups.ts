@@ -17,7 +17,7 @@ import { attributeField, attributeOfField } from '../../model/fields.js';
 import { perObject } from '../../lib/memo.js';
 import type { Context } from '../context.js';
 import { breakdownGroup, breakdownKeys, groupName, runOf } from '../../domain/leaderboards/runs.js';
-import { localDay } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import * as leaderboardLeave from '../../redis/scripts/leaderboardLeave.js';
@@ -64,7 +64,7 @@ export function markBreakdown(pairs: string[], snapshot: Snapshot): string[] {
  * The user leaves the groups their old values put them in, on every live board that breaks down by
  * an attribute that moved. `moved` is what the script answered ('["a:<key>","<old value>",...]', old
  * '' for none); `current` the user's attribute values now, when the caller has them (else read);
- * `tz` the user's zone, for the run; `seq` the log entry id of the change. Returns how many boards
+ * `tz` the user's zone, for the run (on the user's clock); `seq` the log entry id of the change. Returns how many boards
  * the user left a place on.
  */
 export async function leaveGroups(
@@ -84,7 +84,8 @@ export async function leaveGroups(
     const read = others.length === 0 ? [] : await redis.hmget(keys.forUser(tenant, userId).user, ...others.map(attributeField));
     values = new Map(others.map((k, i) => [k, read[i] ?? '']));
   }
-  const day = localDay(tz, now);
+  // The run of the user's day on their clock (src/domain/clock.ts).
+  const day = userTime(tz, parseClock(await redis.hget(keys.forUser(tenant, userId).user, CLOCK_FIELD)), now).date;
   const left = await Promise.all(boards.map(async (lb) => {
     const run = runOf(lb, day);
     if (run === null) return 0;

@@ -7,6 +7,7 @@
  */
 import { breakdownGroup, breakdownKeys, groupName } from '../../domain/leaderboards/runs.js';
 import { attributeField } from '../../model/fields.js';
+import { CLOCK_FIELD, parseClock, type StoredClock } from '../../domain/clock.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { FriendRankingView, RankingView } from '../../model/views.js';
 import { percentileOf } from '../../domain/leaderboards/cap.js';
@@ -111,14 +112,17 @@ export function finalisedRun(deps: Deps, ref: RunRef): Promise<{ finalised: stri
 }
 
 /** A user of a tenant as a board's reads need them: their time zone, and their breakdown group (null: in none); null when no such user. */
-export async function boardUser(deps: Deps, tenant: string, lb: Leaderboard, userId: string): Promise<{ tz: string; group: string | null } | null> {
+export async function boardUser(
+  deps: Deps, tenant: string, lb: Leaderboard, userId: string,
+): Promise<{ tz: string; clock: StoredClock | null; group: string | null } | null> {
   const snapshot = deps.store.current;
   const keys = breakdownKeys(lb, snapshot);
-  const [exists, tz, ...values] = await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'id', 'tz', ...keys.map(attributeField));
+  const [exists, tz, ck, ...values] = await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'id', 'tz', CLOCK_FIELD, ...keys.map(attributeField));
   if (exists === null) return null;
-  if (lb.breakdownAttributes.length === 0) return { tz: tz ?? '', group: '' };
+  const clock = parseClock(ck);
+  if (lb.breakdownAttributes.length === 0) return { tz: tz ?? '', clock, group: '' };
   const group = breakdownGroup(lb, snapshot, (key) => values[keys.indexOf(key)]);
-  return { tz: tz ?? '', group: group === null ? null : groupName(group) };
+  return { tz: tz ?? '', clock, group: group === null ? null : groupName(group) };
 }
 
 /** A user's place in a run's group: rank and value (null: not ranked), the group's participants, and the stored changes. */

@@ -5,6 +5,7 @@
  * (src/engine/notifications/due-index.ts). At send time the user's streak is read again: one extended
  * in the reminder's period, or lost, cancels it (src/engine/notifications/send.ts).
  */
+import { userTimeOf } from '../../domain/clock.js';
 import { currentPeriod, dayIndexOf, periodOfDay } from '../../domain/periods.js';
 import { stateFromHash, streakView, type StreakView } from '../../domain/streaks/state.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -18,9 +19,10 @@ export function reminderStreak(snapshot: Snapshot, h: Record<string, string>, oc
   const rule = snapshot.streak;
   if (rule === null) return 'no_streak';
   const reminded = periodOfDay(rule.frequency, dayIndexOf(occasion.slice('streak:'.length)));
-  // The period now in the user's zone, as the streak's own reads judge it (src/routes/app/streaks.ts).
-  const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-  const state = stateFromHash(h, rule, day, period);
+  // The period now on the user's clock, as the streak's own reads judge it (src/routes/app/streaks.ts).
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const state = stateFromHash(h, rule, day, period, t.jumped);
   if (state.last !== null && state.last >= reminded) return 'extended';
   const view = streakView(rule, state, period);
   return view.length === 0 ? 'lost' : view;
@@ -30,6 +32,7 @@ export function reminderStreak(snapshot: Snapshot, h: Record<string, string>, oc
 export function currentStreak(snapshot: Snapshot, h: Record<string, string>, now: number): StreakView | null {
   const rule = snapshot.streak;
   if (rule === null) return null;
-  const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-  return streakView(rule, stateFromHash(h, rule, day, period), period);
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  return streakView(rule, stateFromHash(h, rule, day, period, t.jumped), period);
 }

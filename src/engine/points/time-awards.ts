@@ -3,8 +3,8 @@
  * the trigger was, when it came later), as energy that regenerates. Accrual is lazy and exact:
  * whenever a user acts (the event script hands back to the api when an award is due), a user's
  * points are read, or the `points-time` worker finds a user whose next award is due, this works
- * out every award due since the last one, each dated when it was due and counted on that local
- * day, and the accruePoints script applies them (caps and the floor as for any award; a trigger's
+ * out every award due since the last one, each dated when it was due and counted on that day of
+ * the user's clock (src/domain/clock.ts), and the accruePoints script applies them (caps and the floor as for any award; a trigger's
  * maxAwards per period of the user's clock, each due time in its own period) and records when the
  * next one is due.
  *
@@ -13,34 +13,18 @@
  * (src/engine/points/time-due.ts).
  */
 import { timeDueField } from '../../model/fields.js';
-import { DateTime } from 'luxon';
 import { pointsEntryHead } from '../../model/log.js';
 import type { Context } from '../context.js';
 import { isOff } from '../../domain/points/rules.js';
 import { placedAwards, rankAwards } from '../leaderboards/rank-user.js';
 import { boostsArg } from '../../config/plans/points.js';
 import { periodIndex, periodLetter } from '../../domain/limits.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import * as accruePoints from '../../redis/scripts/accruePoints.js';
 import { dueMember } from '../../redis/due-sets.js';
 
 /** Awards written per script call; a longer backlog takes several calls. */
 const MAX_DUES_PER_CALL = 500;
-
-/** Local days of ascending instants in one zone, remembering the current day's bounds. */
-function daysOf(tz: string): (ms: number) => string {
-  let start = 0;
-  let end = -1;
-  let date = '';
-  return (ms) => {
-    if (ms < start || ms >= end) {
-      const day = DateTime.fromMillis(ms, { zone: tz || 'UTC' }).startOf('day');
-      start = day.toMillis();
-      end = day.plus({ days: 1 }).toMillis();
-      date = day.toISODate() as string;
-    }
-    return date;
-  };
-}
 
 /**
  * Accrues the user's due time awards. Returns the awards made ([[system, trigger, awarded, total,
@@ -60,11 +44,13 @@ export async function accrueTime(
   let moved = 0;
   while (moved < 20) {
     const now = clock.now();
-    const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => timeDueField(t.trigger.id)), ...filterFields);
+    const h = await redis.hmget(u.user, 'id', 'created', 'tz', ...triggers.map((t) => timeDueField(t.trigger.id)), ...filterFields, CLOCK_FIELD);
     if (h[0] === null) return null;
     const createdMs = Date.parse(h[1] ?? '') || now;
     const tz = h[2] ?? '';
-    const dayOf = daysOf(tz);
+    // Each due time on the user's clock: never a period before the one their events reached.
+    const userClock = parseClock(h[3 + triggers.length + filterFields.length]);
+    const timeOf = (ms: number) => userTime(tz, userClock, ms);
     const attributes = new Map(filterFields.map((f, i) => [f, h[3 + triggers.length + i]]));
     const specs: accruePoints.Trigger[] = [];
     const dues: [number, number, string][] = [];
@@ -79,7 +65,7 @@ export async function accrueTime(
       // A user who does not match the trigger's filters lets the time pass without awards; so does a
       // trigger while it (or its system) was off.
       for (let n = 0; next <= now && n < MAX_DUES_PER_CALL; n++) {
-        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, specs.length, most === null ? '' : periodIndex(most.period, tz, next)]);
+        if (matches && (t.off.length === 0 || !isOff(t.off, next))) dues.push([next, specs.length, most === null ? '' : periodIndex(most.period, timeOf(next).hour)]);
         next += t.intervalMs;
       }
       if (next <= now) more = true;
@@ -94,8 +80,8 @@ export async function accrueTime(
     if (specs.length === 0) return made;
     // Oldest first across triggers, so that a cap binds in time order.
     dues.sort((a, b) => a[0] - b[0]);
-    const due = dues.map(([ms, k, period]): [number, string, number, string] => [ms, `d:${dayOf(ms)}`, k, period]);
-    const boosts = dues.length === 0 ? '' : boostsArg(store.current, tenant, userId, dayOf(dues[0][0]));
+    const due = dues.map(([ms, k, period]): [number, string, number, string] => [ms, `d:${timeOf(ms).date}`, k, period]);
+    const boosts = dues.length === 0 ? '' : boostsArg(store.current, tenant, userId, timeOf(dues[0][0]).date);
     const entry = pointsEntryHead(tenant, userId, now);
     const r = await accruePoints.run(redis, u, { member: dueMember(tenant, userId), earliest, dues: due, boosts, entry, triggers: specs });
     if (r === 'not_found') return null;

@@ -4,6 +4,7 @@
  */
 import { breakdownGroup, groupName } from '../../domain/leaderboards/runs.js';
 import { currentPeriod, dateOfDay, dayIndexOf, periodOfDay, RESTORE_WINDOW_DAYS } from '../../domain/periods.js';
+import { CLOCK_FIELD, parseClock, userTime, userTimeOf } from '../../domain/clock.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { streakDisabled } from '../../domain/streaks/preferences.js';
 import { expiresAt, FREQUENCY_LETTER, stateFromHash, streakView } from '../../domain/streaks/state.js';
@@ -37,8 +38,9 @@ export async function refreshExpiry(deps: Deps, tenant: string, userId: string, 
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return;
   const now = clock.now();
-  const { day, period } = currentPeriod(rule.frequency, tz, now);
-  const state = stateFromHash(h, rule, day, period);
+  const t = userTime(tz, parseClock(h[CLOCK_FIELD]), now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const state = stateFromHash(h, rule, day, period, t.jumped);
   const expiry = expiresAt(rule, state, period, tz);
   // A lost streak expired before now: the active ranking drops expiries before the time it is read
   // at (lua/streakPrune-3.lua), so one read in this very millisecond drops it too.
@@ -62,9 +64,9 @@ export async function refreshExpiry(deps: Deps, tenant: string, userId: string, 
 export async function grantFreezes(deps: Deps, tenant: string, userId: string, n: number, rule: StreakSettings): Promise<number | null> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
-  const tz = (await redis.hget(u.user, 'tz')) ?? '';
+  const [tz = '', ck] = (await redis.hmget(u.user, 'tz', CLOCK_FIELD)).map((v) => v ?? undefined);
   const now = clock.now();
-  const { day } = currentPeriod(rule.frequency, tz, now);
+  const { day } = userTime(tz, parseClock(ck), now);
   const entry = operationEntry(tenant, userId, now, { n, z: tz });
   const granted = await grantFreezesScript.run(redis, u, { n, max: rule.freezes?.max ?? 0, initial: rule.freezes?.initial ?? 0, day, entry });
   if (granted === null) return null;
@@ -83,15 +85,16 @@ export async function restoreStreak(deps: Deps, tenant: string, userId: string, 
   if (h.id === undefined) return 'not_found';
   if (streakDisabled(h)) return 'disabled';
   const tz = h.tz ?? '';
-  const { day, period } = currentPeriod(rule.frequency, tz, now);
-  const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const current = streakView(rule, stateFromHash(h, rule, day, period, t.jumped), period).length;
   const from = periodOfDay(rule.frequency, day - RESTORE_WINDOW_DAYS[rule.frequency]);
   const restored = await restoreStreakScript.run(redis, u, {
     frequency: FREQUENCY_LETTER[rule.frequency], period, from, current, entry: operationEntry(tenant, userId, now, { z: tz }),
   });
   if (typeof restored === 'string') return restored;
   const after = await redis.hgetall(u.user);
-  const state = stateFromHash(after, rule, day, period);
+  const state = stateFromHash(after, rule, day, period, t.jumped);
   const expiry = expiresAt(rule, state, period, tz) ?? 0;
   // An excluded user is in no ranking (src/engine/fairplay/exclude.ts): read after the script, so
   // an exclusion made before it is seen.
@@ -116,8 +119,9 @@ export async function resetStreak(deps: Deps, tenant: string, userId: string, ru
   const h = await redis.hgetall(u.user);
   if (h.id === undefined) return 'not_found';
   const tz = h.tz ?? '';
-  const { day, period } = currentPeriod(rule.frequency, tz, now);
-  const current = streakView(rule, stateFromHash(h, rule, day, period), period).length;
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  const current = streakView(rule, stateFromHash(h, rule, day, period, t.jumped), period).length;
   const done = await resetStreakScript.run(redis, u, current, operationEntry(tenant, userId, now, { z: tz }));
   if (done !== 'reset') return done;
   await refreshExpiry(deps, tenant, userId, rule, tz);
@@ -125,7 +129,7 @@ export async function resetStreak(deps: Deps, tenant: string, userId: string, ru
 }
 
 /**
- * A pause from `start` to `end` (dates in the user's zone): the periods it touches are neither
+ * A pause from `start` to `end` (dates of the user's clock): the periods it touches are neither
  * missed nor counted. Answers its id, 'past' when it would start before the user's today, or
  * 'not_found'.
  */
@@ -134,9 +138,9 @@ export async function addPause(
 ): Promise<{ id: string } | 'past' | 'not_found'> {
   const { redis, keys, clock } = deps;
   const u = keys.forUser(tenant, userId);
-  const tz = (await redis.hget(u.user, 'tz')) ?? '';
+  const [tz = '', ck] = (await redis.hmget(u.user, 'tz', CLOCK_FIELD)).map((v) => v ?? undefined);
   const now = clock.now();
-  const { day } = currentPeriod(rule.frequency, tz, now);
+  const { day } = userTime(tz, parseClock(ck), now);
   if (dayIndexOf(start) < day) return 'past';
   // A restore replays a pause with the id it was given.
   const id = givenId ?? uuidv7();

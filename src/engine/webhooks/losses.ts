@@ -13,15 +13,15 @@
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
+import { userTimeOf } from '../../domain/clock.js';
 import { currentPeriod } from '../../domain/periods.js';
-import { expiresAt, stateFromHash, streakView, streakZone } from '../../domain/streaks/state.js';
+import { expiresAt, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { userView } from '../../domain/users.js';
 import { eventId, type ParsedEntry, type WebhookEvent } from '../../domain/webhooks/events.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { loggedStreak } from '../../domain/streaks/standing.js';
 import type { LoggedEvent } from '../../model/log.js';
-import { STREAK_FIELD } from '../../model/fields.js';
 import { announce } from './record.js';
 import type { LiveInterest } from '../live/wanted.js';
 import * as dueTake from '../../redis/scripts/dueTake.js';
@@ -47,9 +47,9 @@ export async function indexLosses(deps: Pick<Context, 'redis' | 'keys' | 'store'
 
 /** When the streak a user's hash holds is lost if nothing happens (ms), or null for none alive at `now`. */
 export function storedExpiry(h: Record<string, string>, rule: StreakSettings, now: number): number | null {
-  const tz = streakZone(h[STREAK_FIELD] ?? '') || h.tz || '';
-  const { day, period } = currentPeriod(rule.frequency, tz, now);
-  return expiresAt(rule, stateFromHash(h, rule, day, period), period, tz);
+  const t = userTimeOf(h, now);
+  const { day, period } = currentPeriod(rule.frequency, t);
+  return expiresAt(rule, stateFromHash(h, rule, day, period, t.jumped), period, h.tz ?? '');
 }
 
 /** Records the losses due now (and publishes them live: `live`); answers how many deliveries. */
@@ -72,8 +72,9 @@ export async function recordLosses(deps: Pick<Context, 'redis' | 'keys' | 'store
       const expiry = Number(due[i + 1]);
       const h = await redis.hgetall(keys.forUser(tenant, userId).user);
       if (h.id === undefined) continue;
-      const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-      const state = stateFromHash(h, rule, day, period);
+      const t = userTimeOf(h, now);
+      const { day, period } = currentPeriod(rule.frequency, t);
+      const state = stateFromHash(h, rule, day, period, t.jumped);
       if (state.length === 0) continue;
       if (streakView(rule, state, period).length > 0) {
         const later = storedExpiry(h, rule, now);

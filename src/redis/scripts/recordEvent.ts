@@ -29,6 +29,9 @@ export interface Args {
   /** The local day of the event, YYYY-MM-DD. */
   day: string;
   tz: string;
+  now: number;
+  /** What the api assumed of the user's clock (src/domain/clock.ts clockArg). */
+  clock: string;
   /** '' or '<event id><i:key>' */
   idempotency: string;
   /** '<now, ISO-8601, 24 characters><user id>' */
@@ -40,10 +43,14 @@ export interface Args {
 }
 
 export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
-  return redis.recordEvent(k.user, k.userMetric, k.users, k.log, `${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}`, a.idempotency, a.creation, a.entry, ...a.pairs);
+  return redis.recordEvent(k.user, k.userMetric, k.users, k.log, smallOf(a), a.idempotency, a.creation, a.entry, ...a.pairs);
+}
+
+function smallOf(a: Args): string {
+  return `${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.clock}`;
 }
 
 /** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */
 export function argsOf(a: Args): string[] {
-  return [`${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}`, a.idempotency, a.creation, a.entry, ...a.pairs];
+  return [smallOf(a), a.idempotency, a.creation, a.entry, ...a.pairs];
 }

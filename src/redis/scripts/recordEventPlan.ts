@@ -43,12 +43,14 @@ export interface Args {
   tenant: string;
   /** '1'/'0' per event-filtered achievement or points trigger of the plan. */
   matches: string;
-  /** '<period>|<day index>[:<period in the streak's zone>]', or '|' without a streak rule. */
+  /** '<period>|<day index>' on the user's clock, or '|' without a streak rule. */
   periods: string;
   /** The leaderboards' '<run fields>#<attribute fields>', or ''. */
   boards: string;
   /** '' without limits; else the user's clock, the metric's limit, '=' for a replay (lua/includes/limits.lua). */
   limits: string;
+  /** What the api assumed of the user's clock (src/domain/clock.ts clockArg). */
+  clock: string;
   /** The plan's id (with a user's own streak rule: src/config/plans/streaks.ts). */
   plan: string;
   /** '<now, ISO-8601, 24 characters><user id>' */
@@ -70,7 +72,7 @@ export type Refused =
   | [typeof ScriptCode.REPLAYED, eventId: string, total: string, streak: string]
   | [typeof ScriptCode.TZ_MISMATCH, storedTz: string]
   | [typeof ScriptCode.SUBSCRIBE_WITHOUT_EMAIL]
-  | [typeof ScriptCode.STREAK_ZONE, streakTz: string]
+  | [typeof ScriptCode.CLOCK, clock: string]
   | [typeof ScriptCode.OUT_OF_POINTS, systemId: string]
   | [typeof ScriptCode.POINTS_OUT_OF_RANGE, systemId: string]
   | [typeof ScriptCode.TIME_DUE]
@@ -98,7 +100,7 @@ export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
 }
 
 function smallOf(a: Args): string {
-  return `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.plan}`;
+  return `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.clock}|${a.plan}`;
 }
 
 /** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */

@@ -10,6 +10,7 @@
 import type { Deps } from '../../engine/deps.js';
 import { userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
 import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
+import { clockView, parseClock, CLOCK_FIELD, userTimeOf } from '../../domain/clock.js';
 import { currentPeriod } from '../../domain/periods.js';
 import { lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, preferencesView, USER_ID_PARAM, userView } from '../../domain/users.js';
@@ -31,11 +32,17 @@ const ISO = { type: 'string', format: 'date-time' };
 /** The document's schema: the OpenAPI document shows it (docs/api.md has an example). */
 const EXPORT_SCHEMA = {
   type: 'object',
-  required: ['exportedAt', 'user', 'preferences', 'metrics', 'achievements', 'streak', 'points', 'leaderboards', 'leaderboardWins',
+  required: ['exportedAt', 'user', 'clock', 'preferences', 'metrics', 'achievements', 'streak', 'points', 'leaderboards', 'leaderboardWins',
     'leagues', 'notifications', 'webhookDeliveries', 'events'],
   properties: {
     exportedAt: { ...ISO, description: 'When the document was begun (laurel\'s clock)' },
     user: { type: 'object', description: 'The profile and attributes, as GET /v1/users/{id} answers' },
+    clock: {
+      type: ['object', 'null'], required: ['date', 'hour', 'lastEventAt'],
+      description: 'The user\'s clock (docs/api.md, "Time zones and travel"): the date and hour of the day their events reached, '
+        + 'which no change of zone takes back, and when their last event came; null before their first event',
+      properties: { date: { type: 'string', format: 'date' }, hour: { type: 'integer', minimum: 0, maximum: 23 }, lastEventAt: ISO },
+    },
     preferences: { type: 'object', description: 'As GET /v1/users/{id}/preferences answers' },
     metrics: {
       type: 'array', description: 'Every metric the user has a total of (key and name null for one deleted since)',
@@ -132,8 +139,9 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
   const rule = snapshot.streak;
   let streak: Record<string, unknown> = { ...streakView(null, null, 0), extended: null, streakHistory: [] };
   if (rule !== null) {
-    const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-    const state = stateFromHash(h, rule, day, period);
+    const t = userTimeOf(h, now);
+    const { day, period } = currentPeriod(rule.frequency, t);
+    const state = stateFromHash(h, rule, day, period, t.jumped);
     const view = streakView(rule, state, period);
     streak = { ...view, extended: lastExtended(h, view.length), streakHistory: streakHistory(rule, state, r.streakHistory, period, MAX_HISTORY, pausesOf(h)) };
   }
@@ -169,6 +177,7 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
   return {
     exportedAt: new Date(now).toISOString(),
     user: userView(h, isControl(snapshot.notifications, tenant, h)),
+    clock: clockView(parseClock(h[CLOCK_FIELD])),
     preferences: preferencesView(h, snapshot),
     metrics, achievements, streak: { ...streak, stored: r.streakHistory }, points, leaderboards, leaderboardWins, leagues,
   };

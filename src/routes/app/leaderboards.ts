@@ -15,7 +15,8 @@ import { COHORT_QUERY } from '../../domain/leaderboards/league.js';
 import { boardView, groupName, leaderboardStatus } from '../../domain/leaderboards/runs.js';
 import { capOf } from '../../domain/leaderboards/cap.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
-import { DATE_SCHEMA, localDay } from '../../domain/time.js';
+import { DATE_SCHEMA } from '../../domain/time.js';
+import { userTime } from '../../domain/clock.js';
 import { checkUserId, listedUserIds, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardRunView, UserLeaderboardView } from '../../model/views.js';
@@ -150,7 +151,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
         const user = await boardUser(deps, tenant, lb, id);
         if (user === null) throw fail('user_not_found', id);
         // Without a run, the run of the user's own date: the one their events count in.
-        const run = ahead !== null ? given : runFor(lb, rawRun, localDay(user.tz, clock.now()));
+        const run = ahead !== null ? given : runFor(lb, rawRun, userTime(user.tz, user.clock, clock.now()).date);
         // The whole stored history (at most 100 changes): days are made of it.
         const { rank, value, participants, percentile, changes } = user.group === null
           ? { rank: null, value: null, participants: null, percentile: null, changes: [] }

@@ -13,7 +13,8 @@ import { cohortId, tierView, zoneOf, zoneOfOutcome } from '../../domain/leaderbo
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
-import { DATE_SCHEMA, localDay } from '../../domain/time.js';
+import { DATE_SCHEMA } from '../../domain/time.js';
+import { userTime } from '../../domain/clock.js';
 import { queryOf } from '../../http/query.js';
 import { checkUserId, USER_ID_PARAM } from '../../domain/users.js';
 import type { UserLeagueView } from '../../model/views.js';
@@ -38,7 +39,7 @@ export function leagueRoutes(deps: Deps): Route[] {
         const user = await boardUser(deps, tenant, lb, id);
         if (user === null) throw fail('user_not_found', id);
         // The run asked for, or the run of the user's own date: the one their events count in.
-        const run = runFor(deps, lb, raw, raw === null ? localDay(user.tz, clock.now()) : undefined);
+        const run = runFor(deps, lb, raw, raw === null ? userTime(user.tz, user.clock, clock.now()).date : undefined);
         const { tier, cohort } = await userLeague(deps, tenant, lb, id, run.start);
         const participants = cohort?.rankings.length ?? 0;
         const answer: UserLeagueView = {

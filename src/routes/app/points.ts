@@ -16,7 +16,7 @@ import { awardId, awardView, boostView, levelOf, summarise, levelView, parseAwar
 import { accrueTime } from '../../engine/points/time-awards.js';
 import { PointsTotals, userPoints, userPointsDays } from '../../engine/points/read.js';
 import { userFields } from '../../engine/users/read.js';
-import { localDay } from '../../domain/time.js';
+import { CLOCK_FIELD, parseClock, userTime } from '../../domain/clock.js';
 import { boostsFor } from '../../config/plans/points.js';
 import type { PointsSystem } from '../../model/entities.js';
 import type { UserPointsView } from '../../model/views.js';
@@ -114,10 +114,10 @@ export function pointsRoutes(deps: Deps): Route[] {
         const snapshot = store.current;
         const candidates = boostsFor(snapshot, tenant, id, '0000-00-00').filter((b) => b.s === system.id);
         const fields = [...new Set(candidates.flatMap((b) => (b.ua ?? []).filter((_, i) => i % 2 === 0)))];
-        const h = await userFields(deps, tenant, id, ['tz', ...fields]);
+        const h = await userFields(deps, tenant, id, ['tz', CLOCK_FIELD, ...fields]);
         if (h === null) throw fail('user_not_found', id);
-        const today = localDay(h[0] ?? '', clock.now());
-        const values = new Map(fields.map((f, i) => [f, h[1 + i]]));
+        const today = userTime(h[0] ?? '', parseClock(h[1]), clock.now()).date;
+        const values = new Map(fields.map((f, i) => [f, h[2 + i]]));
         const boosts = candidates
           .filter((b) => (b.ua ?? []).every((v, i, ua) => i % 2 === 1 || values.get(v) === ua[i + 1]))
           .map((b) => boostView(snapshot.pointsBoosts.get(b.i)!, today))

@@ -6,6 +6,7 @@ import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { activeRank, streakRankingPage, userHashes, userWithHistory } from '../../engine/streaks/read.js';
+import { userTimeOf } from '../../domain/clock.js';
 import { currentPeriod, periodEnd, periodStart } from '../../domain/periods.js';
 import { FREQUENCY_LETTER, lastExtended, pausesOf, stateFromHash, streakView } from '../../domain/streaks/state.js';
 import { checkUserId, listedUserIds, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
@@ -31,8 +32,9 @@ export function streakRoutes(deps: Deps): Route[] {
     if (read === null) throw fail('user_not_found', id);
     const { user: h, history } = read;
     if (rule === null) return answer({ ...streakView(null, null, 0), extended: null, streakHistory: [], rank: null, pauses: [] });
-    const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', clock.now());
-    const state = stateFromHash(h, rule, day, period);
+    const t = userTimeOf(h, clock.now());
+    const { day, period } = currentPeriod(rule.frequency, t);
+    const state = stateFromHash(h, rule, day, period, t.jumped);
     const view = streakView(rule, state, period);
     const rank = view.length > 0 ? await activeRank(deps, tenant, id) : null;
     const pauses = pausesOf(h);
@@ -53,8 +55,9 @@ export function streakRoutes(deps: Deps): Route[] {
     const items = userIds.map((userId, i) => {
       const h = hashes[i];
       if (rule === null || h.id === undefined) return { userId, streakLength: 0, extended: null };
-      const { day, period } = currentPeriod(rule.frequency, h.tz ?? '', now);
-      const length = streakView(rule, stateFromHash(h, rule, day, period), period).length;
+      const t = userTimeOf(h, now);
+      const { day, period } = currentPeriod(rule.frequency, t);
+      const length = streakView(rule, stateFromHash(h, rule, day, period, t.jumped), period).length;
       return { userId, streakLength: length, extended: lastExtended(h, length) };
     });
     items.sort((a, b) => b.streakLength - a.streakLength);

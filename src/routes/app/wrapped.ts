@@ -10,6 +10,7 @@ import { boardView, breakdownGroup, groupName, leaderboardStatus, runOf, runStar
 import { parseRankChange } from '../../domain/leaderboards/rank-history.js';
 import { attributeField, completionField } from '../../model/fields.js';
 import { userAchievementView, visibleTo, withStats } from '../../domain/achievements.js';
+import { userTimeOf } from '../../domain/clock.js';
 import { currentPeriod, dayIndexOf, periodEnd, periodOfDay, periodStart } from '../../domain/periods.js';
 import { pausesOf, stateFromHash } from '../../domain/streaks/state.js';
 import { CALENDAR_LAST, localDay } from '../../domain/time.js';
@@ -76,7 +77,8 @@ export function wrappedRoutes(deps: Deps): Route[] {
       const h = read.user;
       const tz = h.tz ?? '';
       const now = clock.now();
-      const today = localDay(tz, now);
+      // Today on the user's clock (src/domain/clock.ts): a year the clock reached is the current one.
+      const today = userTimeOf(h, now).date;
       const current = Number(today.slice(0, 4));
       const year = raw === null ? current : Number(raw);
       if (year < FIRST_YEAR || year > current) {
@@ -154,8 +156,9 @@ export function wrappedRoutes(deps: Deps): Route[] {
     const none = { periodStart: null, periodEnd: null, started: null };
     if (rule === null) return { length: 0, frequency: 'daily' as const, ...none };
     const f = rule.frequency;
-    const { day, period } = currentPeriod(f, h.tz ?? '', now);
-    const state = stateFromHash(h, rule, day, period);
+    const t = userTimeOf(h, now);
+    const { day, period } = currentPeriod(f, t);
+    const state = stateFromHash(h, rule, day, period, t.jumped);
     const yearFirst = periodOfDay(f, dayIndexOf(`${year}-01-01`));
     const yearLast = Math.min(period, periodOfDay(f, dayIndexOf(`${year}-12-31`)));
     // From a year before the year's start, further back while the best run reaches the window's
