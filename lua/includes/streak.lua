@@ -262,7 +262,9 @@ local function streakUpdate(userKey, slot, plan, st, period, day, value, metAlon
     earnFreezes(s.freezes, st, day)
     history = runHistory(st)
     local gap = period - st.last - 1 - restingBetween(f, st, st.last + 1, period - 1, plan.off)
-    if gap <= st.frz then
+    -- Freezes bridge only while the rule has them (a count stored under an earlier rule bridges
+    -- nothing, as every reader says).
+    if gap <= (s.freezes and st.frz or 0) then
       -- Paused periods in between are marked 'p', the missed ones bridged by freezes 'f' (and the
       -- days the clock jumped over, which spend none).
       for q = st.last + 1, period - 1 do

@@ -12,9 +12,11 @@
  *
  * What it holds is stored with the user, the user hash's `ck`: '<hour>|<at>', the latest local
  * hour reached (hours since 1970-01-01T00:00 local time: the day is `floor(hour / 24)`) and the
- * instant (ms) of the user's last event. The event scripts keep it (lua/includes/clock.lua checks
- * what the api worked out here and writes it); every reader works out the user's time with
- * `userTime`.
+ * instant (ms) of the user's last event, then '|<first>|<last>' once the clock jumped over days:
+ * the latest such jump, kept until another replaces it, so that an event that extends no streak
+ * (another metric's, one a limit ignored) does not use it up. The event scripts keep it
+ * (lua/includes/clock.lua checks what the api worked out here and writes it); every reader works
+ * out the user's time with `userTime`.
  */
 import { DateTime } from 'luxon';
 import { BoundedMap, memoize } from '../lib/memo.js';
@@ -33,21 +35,22 @@ export interface StoredClock {
   hour: number;
   /** The instant of the user's last event (ms). */
   at: number;
+  /** The days of the latest jump, [first, last]; null when the clock never jumped. */
+  jumped: readonly [number, number] | null;
 }
 
-/** The clock as the user hash stores it ('<hour>|<at>'); null when absent or unreadable. */
+const CLOCK_TEXT = /^(-?\d+)\|(-?\d+)(?:\|(-?\d+)\|(-?\d+))?$/;
+
+/** The clock as the user hash stores it ('<hour>|<at>[|<first>|<last>]'); null when absent or unreadable. */
 export function parseClock(text: string | null | undefined): StoredClock | null {
-  if (text == null) return null;
-  const bar = text.indexOf('|');
-  if (bar < 1) return null;
-  const hour = Number(text.slice(0, bar));
-  const at = Number(text.slice(bar + 1));
-  return Number.isSafeInteger(hour) && Number.isSafeInteger(at) ? { hour, at } : null;
+  const m = text == null ? null : CLOCK_TEXT.exec(text);
+  if (m === null) return null;
+  return { hour: Number(m[1]), at: Number(m[2]), jumped: m[3] === undefined ? null : [Number(m[3]), Number(m[4])] };
 }
 
 /** The clock as the user hash stores it. */
 export function clockText(c: StoredClock): string {
-  return `${c.hour}|${c.at}`;
+  return c.jumped === null ? `${c.hour}|${c.at}` : `${c.hour}|${c.at}|${c.jumped[0]}|${c.jumped[1]}`;
 }
 
 /**
@@ -89,8 +92,9 @@ export interface UserTime {
    */
   held: boolean;
   /**
-   * The days the clock jumps over since the user's last event, when that event was less than 24
-   * hours ago (a move east across one or more dates): [first day, last day]; null when none.
+   * The days of the clock's latest jump, [first day, last day] (null: it never jumped): the days it
+   * jumps over at this instant, when the user's last event was less than 24 hours ago (a move east
+   * across one or more dates), else the stored latest jump.
    */
   jumped: readonly [number, number] | null;
 }
@@ -109,19 +113,19 @@ export function userTime(tz: string, clock: StoredClock | null, ms: number): Use
   const hour = held ? clock.hour : own;
   const day = Math.floor(hour / 24);
   const first = Math.floor(clock.hour / 24) + 1;
-  const jumped: [number, number] | null = day - 1 >= first && ms - clock.at < DAY_MS ? [first, day - 1] : null;
+  const jumped: readonly [number, number] | null = day - 1 >= first && ms - clock.at < DAY_MS ? [first, day - 1] : clock.jumped;
   return { hour, day, date: dateOfDayIndex(day), held, jumped };
 }
 
 /** The clock after an event at `ms` that the user's time `t` counted in. */
 export function advance(clock: StoredClock | null, t: UserTime, ms: number): StoredClock {
-  return { hour: t.hour, at: clock === null || ms > clock.at ? ms : clock.at };
+  return { hour: t.hour, at: clock === null || ms > clock.at ? ms : clock.at, jumped: t.jumped };
 }
 
 /**
  * What an event tells the script of the user's clock (lua/includes/clock.lua): the hour it counts
  * in, 'h' after it when the api held the clock there (it assumed the stored hour), then the days
- * it found jumped over as ':<first>-<last>'.
+ * of the clock's latest jump as ':<first>-<last>'.
  */
 export function clockArg(t: UserTime): string {
   const base = t.held ? `${t.hour}h` : String(t.hour);

@@ -83,6 +83,15 @@ export function checkLongBrackets(lua: string, file: string): void {
   }
 }
 
+/**
+ * Lua source with its `--- @include` lines flattened, as loadScripts flattens a script's: for a
+ * harness that runs helpers of lua/includes/ alone (the tests that hold the TypeScript and the Lua
+ * of one rule together).
+ */
+export function withIncludes(source: string, dir = LUA_DIR): string {
+  return flatten(source, '<source>', dir, [], new Set(), []);
+}
+
 export function loadScripts(dir = LUA_DIR): Script[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.lua'))

@@ -186,6 +186,15 @@ describe.each(targets())('the user\'s clock on %s', (target) => {
       ]);
     });
 
+    it('keeps the jumped date resting through an event that extends no streak', async () => {
+      await at('2026-11-21T06:00:00Z'); // Los Angeles: 22:00 on the 20th
+      await post('lessons', { id: 'landed', tz: 'America/Los_Angeles' }, 1);
+      await at('2026-11-21T20:00:00Z'); // Tokyo: 05:00 on the 22nd; the first event there is another metric's
+      await post('plain', { id: 'landed', tz: 'Asia/Tokyo' }, 1);
+      await at('2026-11-22T02:00:00Z'); // Tokyo: 11:00 on the 22nd
+      expect((await post('lessons', { id: 'landed' }, 1)).currentStreak).toMatchObject({ length: 2, extended: true, freezes: 2 });
+    });
+
     it('misses a date jumped over 24 hours or more after the last event', async () => {
       await at('2026-11-21T06:00:00Z'); // Los Angeles: 22:00 on the 20th
       await post('lessons', { id: 'late', tz: 'America/Los_Angeles' }, 1);
