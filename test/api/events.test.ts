@@ -241,11 +241,17 @@ describe.each(targets())('metric events on %s', (target) => {
       await event('lessons', { user: { id: 'mover' }, value: 1 });
       // Change the zone through PUT, behind the event path's back; the next event must notice.
       await s.request('PUT', '/v1/users/mover', { body: { tz: 'Pacific/Pago_Pago' } });
+      // Still the 10th in Pago Pago, but the user's clock reached the 11th: it stays there.
       await event('lessons', { user: { id: 'mover' }, value: 1 });
-      const q = '?aggregation=daily&startDate=2026-03-10&endDate=2026-03-11';
+      // 14:00 UTC the next day: 03:00 on the 11th in Pago Pago (already the 12th in Kiritimati).
+      await s.setClock('2026-03-11T14:00:00Z');
+      await event('lessons', { user: { id: 'mover' }, value: 1 });
+      await s.setClock('2026-03-10T12:00:00Z');
+      const q = '?aggregation=daily&startDate=2026-03-10&endDate=2026-03-12';
       const rows = (await s.request('GET', `/v1/users/mover/metrics/lessons/event-summary${q}`)).body;
-      // Two events on the 11th in Kiritimati, then one on the 10th in Pago Pago.
-      expect(rows).toEqual([{ date: '2026-03-10', total: 1, change: 1 }, { date: '2026-03-11', total: 3, change: 2 }]);
+      expect(rows).toEqual([
+        { date: '2026-03-10', total: 0, change: 0 }, { date: '2026-03-11', total: 4, change: 4 }, { date: '2026-03-12', total: 4, change: 0 },
+      ]);
     });
   });
 });

@@ -247,20 +247,21 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     await s.setClock('2026-06-21T10:00:00Z');
     await s.event('plays', 'b2', 5);
     await s.event('plays', 'b1', 1);
-    // 10:30 on the 22nd in UTC is the 23rd in Kiritimati (UTC+14): b1 joins the run of the 23rd in
-    // silver, before the 21st is final.
+    // b1 plays the 22nd in UTC, then at 10:30, the 23rd in Kiritimati (UTC+14), where their clock
+    // goes on: early joiners of both runs in silver, before the 21st is final.
+    await s.setClock('2026-06-22T10:00:00Z');
+    await s.event('plays', 'b1', 2);
     await s.setClock('2026-06-22T10:30:00Z');
     expect((await s.request('PATCH', '/api/users/b1', { body: { tz: 'Pacific/Kiritimati' } })).status).toBe(200);
     await s.event('plays', 'b1', 7);
     expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', value: 7 });
-    // The 21st final: b1 demoted, moved out of silver-1 of the 23rd into bronze.
+    // The 21st final: b1 demoted, moved out of silver-1 of the 23rd (the latest run they played)
+    // into bronze. Alone in silver in the 22nd: promoted there, a tier up from the bronze they carry.
     await s.setClock('2026-06-22T12:01:00Z');
     await s.workers!.testing.finaliseNow();
     expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'bronze' }, cohort: 'bronze-1', value: 7 });
-    // Back in UTC, b1 plays the 22nd in bronze (the tier they carry), alone: promoted.
+    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-22')).toMatchObject({ value: 2, zone: 'promote' });
     expect((await s.request('PATCH', '/api/users/b1', { body: { tz: 'UTC' } })).status).toBe(200);
-    await s.event('plays', 'b1', 2);
-    expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-22')).toMatchObject({ tier: { key: 'bronze' }, zone: 'promote' });
     // The 22nd final: b1 back to silver in the 23rd, into silver-1 again (their seat), with their 7.
     await s.setClock('2026-06-23T12:01:00Z');
     await s.workers!.testing.finaliseNow();

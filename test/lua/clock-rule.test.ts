@@ -230,7 +230,7 @@ describe('a streak\'s extension, in TypeScript and in Lua', () => {
     for (const c of sample) {
       const { rule, packed, pauses, jumped, period, day } = c;
       const text = streakRule({ streak: rule } as unknown as Snapshot, 'm', false);
-      const h = pauses === '' ? { s: packed } : { s: packed, 's:pz': pauses };
+      const h: Record<string, string> = pauses === '' ? { s: packed } : { s: packed, 's:pz': pauses };
       const before = streakView(rule, stateFromHash(h, rule, day, period, jumped), period);
       await redis.del(userKey);
       const [extended, after] = await redis.clockRuleHarness(userKey, slot, 'streak', text, packed, pauses,

@@ -13,6 +13,7 @@ import { Keys } from '../../src/redis/keys.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { deletePrefix } from '../support/server.js';
 import { ScriptCode } from '../../src/redis/codes.js';
+import { CLOCK_FIELD, clockArg, parseClock, userTime } from '../../src/domain/clock.js';
 
 /** The directories luaDir made, removed after the file. */
 const made: string[] = [];
@@ -109,11 +110,13 @@ describe('recordEvent, called directly', () => {
   const u = keys.forUser('_', 'direct');
   const metric = 'm-1';
 
-  const call = (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
+  const call = async (o: { tz?: string; setsTz?: boolean; idem?: string; needsEmail?: string; pairs?: string[]; value?: string; at?: number }) => {
     const at = o.at ?? Date.UTC(2026, 0, 1, 12);
+    // The user's clock as the api assumes it: the stored one (src/domain/clock.ts).
+    const clock = clockArg(userTime(o.tz ?? '', parseClock(await redis.hget(u.user, CLOCK_FIELD)), at));
     return redis.recordEvent(
       u.user, keys.userMetric(u, metric), u.users, u.log,
-      `${(o.setsTz ? '1' : '0') + (o.needsEmail ?? '0')}00|m:${metric}|${o.value ?? '1'}|d:2026-01-01|${o.tz ?? ''}`,
+      `${(o.setsTz ? '1' : '0') + (o.needsEmail ?? '0')}00|m:${metric}|${o.value ?? '1'}|d:2026-01-01|${o.tz ?? ''}|${at}|${clock}`,
       o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
       ...(o.pairs ?? []),
     );
@@ -166,7 +169,7 @@ describe('recordEventPlan, called directly: the plan by id', () => {
     const u = keys.forUser('_', user);
     const at = Date.UTC(2026, 0, 1, 12);
     return redis.recordEventPlan(
-      u.user, keys.userMetric(u, metric), u.slot, u.log, `0010|5|d:2026-01-01||${at}|_||||||${id}`,
+      u.user, keys.userMetric(u, metric), u.slot, u.log, ['0010', '5', 'd:2026-01-01', '', at, '_', '', '', '', '', '', clockArg(userTime('', null, at)), id].join('|'),
       `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, '', plan,
     );
   };
