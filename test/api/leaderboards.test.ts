@@ -103,6 +103,22 @@ describe.each(targets())('leaderboards on %s', (target) => {
     expect((await event('ann', 3)).leaderboards['lessons-all']).toMatchObject({ rank: 1, previousRank: 2 });
   });
 
+  it('lists only the boards an event changed: none for a value of 0, or one a metric\'s limit ignored whole', async () => {
+    const m = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Capped', key: 'capped', limits: { max: 2, period: 'day' } }] });
+    expect(m.status, m.text).toBe(201);
+    const capped = m.body.created[0].id as string;
+    await board({ name: 'Capped', key: 'capped-all', rankBy: 'metric', metricId: capped, maxParticipants: 5 });
+    await board({ name: 'Capped daily', key: 'capped-day', rankBy: 'metric', metricId: capped, maxParticipants: 5, runUnit: 'day', runInterval: 1 });
+    expect(Object.keys((await event('gus', 1, 'capped')).leaderboards).sort()).toEqual(['capped-all', 'capped-day']);
+    expect((await event('gus', 0, 'capped')).leaderboards).toEqual({});
+    // 1 of 3 counts (the day's limit is 2), then nothing of 4.
+    expect(Object.keys((await event('gus', 3, 'capped')).leaderboards).sort()).toEqual(['capped-all', 'capped-day']);
+    const ignored = await event('gus', 4, 'capped');
+    expect(ignored.limited).toEqual({ counted: 0, ignored: 4 });
+    expect(ignored.leaderboards).toEqual({});
+    expect(await rankings('capped-all')).toEqual([{ userId: 'gus', userName: null, rank: 1, value: 2 }]);
+  });
+
   it('breaks ties by who reached the value first, with ranks 1, 2, 3 without gaps', async () => {
     await board({ name: 'Quizzes', key: 'quizzes-all', rankBy: 'metric', metricId: ids.quizzes });
     await s.setClock('2026-07-01T11:00:00Z');

@@ -188,11 +188,12 @@ export class EventPhase2 {
   /**
    * The user's standing on the metric's boards (total or run sum), on the points boards of the
    * systems the event awarded, and on the streak boards when the streak extended. Answers the
-   * response's `leaderboards` JSON.
+   * response's `leaderboards` JSON: the boards the event changed (`still`: nothing of its value
+   * counted, so a metric board is listed only when the user entered it).
    */
   async rank(
     boards: EventBoards, processed: Processed, awards: readonly EventAward[], tenant: string, userId: string, date: string, tz: string,
-    now: number, extended: Extension | null,
+    now: number, extended: Extension | null, still: boolean,
   ): Promise<string> {
     const { deps, readFalls } = this;
     const snapshot = deps.store.current;
@@ -207,7 +208,7 @@ export class EventPhase2 {
         deps.metrics.leaderboards.skipped++;
         continue;
       }
-      placements.push({ lb, run, group, value });
+      placements.push({ lb, run, group, value, still });
     }
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date, ms: now }));

@@ -426,7 +426,7 @@ export class EventRecorder {
         if (ranks && left) {
           try {
             placed = phase2.skippedNow(boards, p, awards.length > 0, extended !== null)
-              ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended);
+              ?? await phase2.rank(boards, p, awards, tenant, userId, day, tz, now, extended, (p.counted === undefined ? numeric : Number(p.counted)) === 0);
           } catch (err) {
             if (!isConnectionError(err)) throw err;
             pending = true;

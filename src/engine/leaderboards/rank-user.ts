@@ -49,6 +49,11 @@ export interface Placement {
    * when absent); undefined: read by the placement (src/engine/leaderboards/league-place.ts).
    */
   leaguePlace?: string | null;
+  /**
+   * The event left the value as it was (nothing of it counted: a value of 0, or one the metric's
+   * limit ignored whole): the answer lists the board only when the user entered it.
+   */
+  still?: boolean;
 }
 
 /**
@@ -123,7 +128,7 @@ export async function place(
   const { redis, keys, store } = deps;
   const snapshot = store.current;
   const order = orderOf(now, seq);
-  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly, leaguePlace }) => {
+  const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly, leaguePlace, still }) => {
     const name = groupName(group);
     // A board of several shards places the user in theirs (src/domain/leaderboards/shards.ts),
     // and answers their rank on the whole run, read before and after (each shard's count above).
@@ -163,6 +168,9 @@ export async function place(
     }
     if (gateable(lb, group)) learn(snapshot, k.ranking, threshold, falls);
     if (rank === 0 && previousRank === 0) return null;
+    // Listed only when the event changed something there: a value that did not move, of a user
+    // already ranked, changed nothing.
+    if (still === true && previousRank !== 0) return null;
     return `${boardHead(snapshot, lb, run, now)},"rank":${rank || null},"previousRank":${previousRank || null},` +
       `"threshold":${Number(threshold)}${groupFields(snapshot, lb, group)}${leagueFields(lb, cohort)}}`;
   }));
