@@ -32,6 +32,7 @@ import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminUserRoutes } from '../routes/admin/users.js';
 import { adminErasureRoutes } from '../routes/admin/erasures.js';
 import { adminUserExportRoutes } from '../routes/admin/user-export.js';
+import { adminUserClockRoutes } from '../routes/admin/user-clock.js';
 import { adminFairPlayRoutes } from '../routes/admin/fair-play.js';
 import { adminAuditRoutes } from '../routes/admin/audit.js';
 import { AuditRecorder } from '../engine/audit/record.js';
@@ -83,7 +84,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc), ...adminLeaderboardStatsRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminUserExportRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
+    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminUserExportRoutes(svc), ...adminUserClockRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
     ...adminAuditRoutes(svc),
   ];
 }

@@ -346,6 +346,16 @@ export interface UserListItem {
   lastActive: string | null;
 }
 
+/** GET /admin/v1/users/{id}/clock: the user's zone and their time now on their clock (src/domain/clock.ts). */
+export interface UserClockView {
+  tz: string | null;
+  date: string;
+  hour: number;
+  held: boolean;
+  jumped: { first: string; last: string } | null;
+  stored: { date: string; hour: number; lastEventAt: string } | null;
+}
+
 /** `GET /admin/v1/users`: a page of users in id order, and the cursor of the next (null: the last page). */
 export interface UserListView {
   users: UserListItem[];

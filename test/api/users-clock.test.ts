@@ -5,11 +5,13 @@
  * moving west after the day turned re-opens nothing; a summary's running total never falls when
  * nothing took points away; a day acted on after moving east counts, a date jumped over in under 24
  * hours is not missed (no freeze spent) and one jumped over later is; what the clock holds is in
- * the user's export.
+ * the user's export. A restore, from a snapshot and from the log alone, gives every clock back as
+ * it was (single Redis, as the other restore tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { restoreServer } from '../support/restore.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const KIRITIMATI = 'Pacific/Kiritimati'; // UTC+14
 const PAGO_PAGO = 'Pacific/Pago_Pago'; // UTC-11
@@ -203,9 +205,68 @@ describe.each(targets())('the user\'s clock on %s', (target) => {
     });
   });
 
+  it('answers the user\'s time now on their clock, held while their zone is behind it', async () => {
+    await at('2026-03-09T11:30:00Z'); // Kiritimati: 01:30 on the 10th, where flip's clock is
+    const r = await s.request('GET', '/admin/v1/users/flip/clock');
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({
+      tz: KIRITIMATI, date: '2026-03-10', hour: 1, held: false, jumped: null,
+      stored: { date: '2026-03-10', hour: 1, lastEventAt: '2026-03-09T11:00:00.000Z' },
+    });
+    expect((await s.request('PATCH', '/api/users/flip', { body: { tz: PAGO_PAGO } })).status).toBe(200);
+    expect((await s.request('GET', '/admin/v1/users/flip/clock')).body).toMatchObject({ tz: PAGO_PAGO, date: '2026-03-10', hour: 1, held: true });
+    expect((await s.request('GET', '/admin/v1/users/nobody/clock')).status).toBe(404);
+    expect((await s.request('GET', '/admin/v1/users/flip/clock', { key: null })).status).toBe(401);
+  });
+
   it('shows the clock in the user\'s export', async () => {
     const r = await s.request('GET', '/admin/v1/users/flip/export');
     expect(r.status, r.text).toBe(200);
     expect(r.body.clock).toEqual({ date: '2026-03-10', hour: 1, lastEventAt: '2026-03-09T11:00:00.000Z' });
   });
+});
+
+describe('the user\'s clock through a restore', () => {
+  for (const fromLogAlone of [false, true]) {
+    it(`comes back as it was (${fromLogAlone ? 'from the log alone' : 'from a snapshot and the log after it'})`, { timeout: 120_000 }, async () => {
+      let s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+      await s.workers!.testing.snapshotIdle();
+      const { prefix } = s;
+      const post = async (user: Record<string, unknown>, value: number) => {
+        const r = await s.request('POST', '/api/metrics/drills/event', { body: { user, value } });
+        expect(r.status, r.text).toBe(201);
+        return r.body;
+      };
+      try {
+        await s.setClock('2026-03-08T12:00:00Z');
+        const m = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Drills', key: 'drills', limits: { max: 20, period: 'day' } }] });
+        expect(m.status, m.text).toBe(201);
+        // held: the clock on Kiritimati's day in Pago Pago; flew: a jump over the 20th (Los Angeles, then Tokyo).
+        await post({ id: 'held', tz: KIRITIMATI }, 5);
+        await post({ id: 'held', tz: PAGO_PAGO }, 5);
+        await s.setClock('2026-03-20T06:00:00Z');
+        await post({ id: 'flew', tz: 'America/Los_Angeles' }, 1);
+        if (!fromLogAlone) await s.workers!.testing.snapshotNow(true);
+        await s.setClock('2026-03-20T20:00:00Z');
+        await post({ id: 'flew', tz: 'Asia/Tokyo' }, 1);
+        await s.setClock('2026-03-08T12:30:00Z');
+        await post({ id: 'held', tz: PAGO_PAGO }, 5);
+        const clocks = async () => Promise.all(['held', 'flew'].map(async (id) => (await s.request('GET', `/admin/v1/users/${id}/export`)).body.clock));
+        const before = await clocks();
+        const stored = await Promise.all(['held', 'flew'].map((id) => s.api.services.redis.hget(s.api.services.keys.forUser('_', id).user, 'ck')));
+        const restored = await restoreServer(s, fromLogAlone);
+        s = restored.server;
+        expect(restored.result.failed).toBe(0);
+        await s.setClock('2026-03-08T12:40:00Z');
+        expect(await clocks()).toEqual(before);
+        expect(await Promise.all(['held', 'flew'].map((id) => s.api.services.redis.hget(s.api.services.keys.forUser('_', id).user, 'ck')))).toEqual(stored);
+        expect(stored.every((ck) => ck !== null)).toBe(true);
+        // Still held on Kiritimati's 9th, where 15 counted: the limit counts on it as before.
+        expect((await post({ id: 'held' }, 20)).limited).toEqual({ counted: 5, ignored: 15 });
+      } finally {
+        await s.close();
+        await deletePostgresRows(s.settings, [prefix]);
+      }
+    });
+  }
 });

@@ -68,6 +68,24 @@ describe('the dashboard\'s user page', () => {
     await d.shot('user');
   });
 
+  it('shows the user\'s clock beside their zone, and says when it waits for a zone the user moved west to', async () => {
+    const { page, s } = d;
+    await s.setClock('2026-06-10T12:00:00Z');
+    await s.event('lessons', { id: 'wes', tz: 'Pacific/Kiritimati' }, 1); // 02:00 on the 11th there
+    const clock = page.locator('#user-clock');
+    const open = async (id: string) => {
+      await page.getByLabel('User id').fill(id);
+      await page.getByRole('button', { name: 'Find' }).click();
+      await page.locator(`[aria-label="User ${id}"]`).waitFor();
+    };
+    await open('wes');
+    await expect.poll(() => clock.textContent()).toBe('2026-06-11, 02:00 hour');
+    expect((await s.request('PATCH', '/api/users/wes', { body: { tz: 'Pacific/Pago_Pago' } })).status).toBe(200); // 01:00 on the 10th
+    await open('ann');
+    await open('wes');
+    await expect.poll(() => clock.textContent()).toBe('2026-06-11, 02:00 hour (ahead of their zone, which it waits for: they moved west)');
+  });
+
   it('fits a phone\'s width: no page scrolls sideways at 375 pixels', async () => {
     const { page } = d;
     await page.setViewportSize({ width: 375, height: 800 });

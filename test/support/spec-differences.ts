@@ -60,6 +60,7 @@ export const SKIPPED: Skipped[] = [
   },
   { family: 'admin', method: '*', path: /^\/users\/[^/]+\/exclusion$/, reason: 'laurel\'s own: excluding a user from the rankings (docs/api.md, "Fair play: excluding a user")' },
   { family: 'admin', method: 'GET', path: /^\/users\/[^/]+\/export$/, reason: 'laurel\'s own: a user\'s export (docs/api.md, "Exporting a user")' },
+  { family: 'admin', method: 'GET', path: /^\/users\/[^/]+\/clock$/, reason: 'laurel\'s own: a user\'s clock (docs/api.md, "Time zones and travel")' },
   { family: 'admin', method: 'GET', path: /^\/erasures\/[^/]+$/, reason: 'laurel\'s own: an erasure\'s progress (docs/api.md, "Erasing a user")' },
   { family: 'admin', method: 'GET', path: /^\/audit$/, reason: 'laurel\'s own: the audit log of the Admin API\'s writes (docs/api.md, "Audit log")' },
   { family: 'admin', method: '*', path: /^\/webhooks(\/[^/]+(\/secret|\/deliveries(\/[^/]+\/retry)?)?)?$/, reason: 'laurel\'s own: Trophy configures webhooks in its dashboard (docs/webhooks.md)' },

@@ -12,7 +12,7 @@ import { ApiError, call, type Session } from '../api.js';
 import { useConfirm } from '../confirm.js';
 import { Field } from '../form.js';
 import { useAttributes } from '../list.js';
-import type { UserAchievementStatsView, UserView } from '../types.js';
+import type { UserAchievementStatsView, UserClockView, UserView } from '../types.js';
 import { moment } from '../words.js';
 import { DataRightsOfUser } from './users/data-rights.js';
 import { ExclusionOfUser } from './users/exclusion.js';
@@ -24,10 +24,17 @@ import { UserSearch } from './users/search.js';
 import { StreakCalendar } from './users/streak.js';
 import { VoidEvent } from './users/void-event.js';
 
-/** The user opened, and their achievements. */
+/** The user opened, their time on their clock, and their achievements. */
 interface Opened {
   user: UserView;
+  clock: UserClockView;
   achievements: UserAchievementStatsView[];
+}
+
+/** The user's time now on their clock, and why it is not their zone's when it is not. */
+function clockText(c: UserClockView): string {
+  const at = `${c.date}, ${String(c.hour).padStart(2, '0')}:00 hour`;
+  return c.held ? `${at} (ahead of their zone, which it waits for: they moved west)` : at;
 }
 
 function Part({ title, children }: { title: string; children: ComponentChildren }) {
@@ -60,11 +67,12 @@ export function UsersPage({ session }: { session: Session }) {
     setId(userId);
     const path = `/api/users/${encodeURIComponent(userId)}`;
     try {
-      const [user, achievements] = await Promise.all([
+      const [user, clock, achievements] = await Promise.all([
         call<UserView>(session, 'GET', path),
+        call<UserClockView>(session, 'GET', `/admin/v1/users/${encodeURIComponent(userId)}/clock`),
         call<UserAchievementStatsView[]>(session, 'GET', `${path}/achievements`),
       ]);
-      setView({ user: user.body, achievements: achievements.body });
+      setView({ user: user.body, clock: clock.body, achievements: achievements.body });
     } catch (err) {
       setError(err instanceof ApiError && err.status === 404 ? `No user "${userId}" in this tenant.` : (err as Error).message);
     }
@@ -101,6 +109,7 @@ export function UsersPage({ session }: { session: Session }) {
               <dt>Id</dt><dd><code>{u.id}</code></dd>
               <dt>Email</dt><dd>{u.email ?? '—'}</dd>
               <dt>Time zone</dt><dd>{u.tz ?? '—'}</dd>
+              <dt>Their clock</dt><dd id="user-clock">{clockText(view.clock)}</dd>
               <dt>Attributes</dt><dd>{Object.entries(u.attributes).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</dd>
               <dt>Created</dt><dd>{moment(u.created)}</dd>
               <dt>Control group</dt><dd>{u.control ? 'yes' : 'no'}</dd>
