@@ -1,6 +1,9 @@
 --[[
   Completes one achievement, silently, for a user who already qualifies (after the achievement
-  was activated or changed), then the composites that this completes.
+  was activated or changed), then the composites that this completes. Not for a user whose
+  completion of it was revoked ('rv:<achievement id>' in the user hash, lua/revokeAchievement-3.lua):
+  a backfill queued before the revoke may run after it, and only the achievement's own trigger
+  gives a revoked completion back.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] user-metric hash       <slot>um:<metricId>:<tenant>:<uid> (the user hash again when the
@@ -32,6 +35,7 @@ local entry = ARGV[3]
 
 local a = plan.a
 if redis.call('EXISTS', userKey) == 0 or redis.call('HEXISTS', userKey, a.cf) == 1 then return 0 end
+if redis.call('HEXISTS', userKey, 'rv:' .. a.id) == 1 then return 0 end
 
 local qualifies = false
 if a.r then

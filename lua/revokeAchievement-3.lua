@@ -1,8 +1,10 @@
 --[[
   Revokes a user's completion of one achievement (src/engine/fairplay/revoke.ts), on the user's
   partition: the completion field gone from the user hash, the partition's completion count of
-  the achievement one lower (rarity counts the users there are), and a 'revoked' entry appended to
-  the log. Points an achievement trigger awarded for it stay.
+  the achievement one lower (rarity counts the users there are), a 'revoked' entry appended to
+  the log, and its id kept in the user hash's 'rv:<achievement id>', which a backfill reads: it
+  never completes the achievement for the user again (lua/backfillAchievement-4.lua), whenever it
+  runs. Points an achievement trigger awarded for it stay.
 
   KEYS[1] user hash              <slot>user:<tenant>:<uid>
   KEYS[2] completion counters    <slot>achc:<tenant>
@@ -23,4 +25,6 @@ local logKey = KEYS[3]
 if redis.call('EXISTS', userKey) == 0 then return {-4} end
 if redis.call('HDEL', userKey, 'c:' .. ARGV[1]) == 0 then return {0} end
 redis.call('HINCRBY', completionsKey, ARGV[1], -1)
-return {logAdd(logKey, 'revoked', ARGV[2])}
+local entryId = logAdd(logKey, 'revoked', ARGV[2])
+redis.call('HSET', userKey, 'rv:' .. ARGV[1], entryId)
+return {entryId}

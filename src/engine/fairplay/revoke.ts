@@ -6,7 +6,9 @@
  * updates read (`achievement.revoked`) and a restore replays. The tenant's statistics move before
  * the answer (rarity, the completion count: src/engine/achievements/completion-stats.ts). Points an
  * achievement trigger awarded for it stay. A metric achievement is completed again by the next
- * event that takes the total across its threshold.
+ * event that takes the total across its threshold, and never by a backfill (one queued before the
+ * revoke and run after it included): the script marks the revoke in the user hash, where
+ * lua/backfillAchievement-4.lua reads it.
  */
 import { operationEntry } from '../../model/log.js';
 import * as revokeAchievement from '../../redis/scripts/revokeAchievement.js';
