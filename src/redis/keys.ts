@@ -48,6 +48,8 @@
  *   <prefix>:{st:<tenant>}:pauses                      hash: pause id -> JSON {userId, start, end}
  *   <prefix>:{as:<tenant>}:v                           counter: moved after every new user and completion
  *                                                        of the tenant (src/engine/achievements/completion-stats.ts)
+ *   <prefix>:{pv:<tenant>}:v                           counter: moved after every void that took points back
+ *                                                        (src/engine/points/totals-version.ts)
  *   <prefix>:{lb:<tenant>:<board>:<run>[:g<hash>]}:r   zset: a leaderboard run's ranking (its own slot,
  *                                                        per breakdown group): value, member
  *                                                        '<order>|<user id>' (leaderboardRank.lua)
@@ -518,6 +520,14 @@ export class Keys {
    */
   partitionPointsTotals(partition: number, tenant: string, systemId: string): string {
     return `${this.slots[partition]}ptt:${tenant}:${systemId}`;
+  }
+
+  /**
+   * The version of a tenant's points totals as the filtered points summaries cache them: a counter
+   * moved after every void that took points back, on a slot of its own.
+   */
+  pointsTotalsVersion(tenant: string): string {
+    return `${this.prefix}:{pv:${tenant}}:v`;
   }
 
   /** Where a user's total of one system is in the partition's points totals: the hash, and the user's field. */

@@ -4,7 +4,9 @@
  * api processes on one port, the workers beside them), each round makes one operation, then reads
  * on connections opened before it (each accepted by whichever process the kernel chose). A revoke:
  * the achievement's completions and rarity and the user's achievements, again once the backfill
- * queued when the achievement was created that round has run.
+ * queued when the achievement was created that round has run. A void: the user's total, points and
+ * board value, and the points summary with and without a user-attribute filter, read on every
+ * process before it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -18,10 +20,19 @@ let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ processes: true, workers: true });
   expect(s.processes!.count).toBeGreaterThanOrEqual(2);
-  await s.metrics('quizzes');
+  const ids = await s.metrics('quizzes', 'runs');
+  await s.attributes('user', 'plan');
+  const xp = await s.request('POST', '/admin/v1/points', {
+    body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: ids.runs, metricThreshold: 1, points: 10, status: 'active' }] }],
+  });
+  expect(xp.status, xp.text).toBe(201);
+  const board = await s.request('POST', '/admin/v1/leaderboards', {
+    body: [{ name: 'Runs', key: 'runs-all', status: 'active', rankBy: 'metric', metricId: ids.runs, maxParticipants: 1000, start: '2020-01-01' }],
+  });
+  expect(board.status, board.text).toBe(201);
   // A tenant per operation: each test counts its own users.
   const tenants = await s.request('POST', '/admin/v1/tenants', {
-    body: ['revokes'].map((customerId) => ({ customerId, name: customerId })),
+    body: ['revokes', 'voids'].map((customerId) => ({ customerId, name: customerId })),
   });
   expect(tenants.status, tenants.text).toBe(201);
 }, 120_000);
@@ -46,6 +57,11 @@ async function reads(tenant: string, path: string): Promise<() => Promise<any[]>
 
 /** `value` as each of the AT_ONCE reads should answer it. */
 const everywhere = <T>(value: T): T[] => Array.from({ length: AT_ONCE }, () => value);
+
+/** The highest total a points summary counts a user at. */
+function highest(summary: { to: number; users: number }[]): number {
+  return Math.max(...summary.filter((range) => range.users > 0).map((range) => range.to));
+}
 
 describe('fair play read on every api process at once', () => {
   it('counts a revoke in completions and rarity, and keeps it once the backfill ran', { timeout: 180_000 }, async () => {
@@ -72,6 +88,32 @@ describe('fair play read on every api process at once', () => {
       expect((await bobs()).map((list: { key: string }[]) => list.some((a) => a.key === key)), `round ${round}`).toEqual(everywhere(false));
       await s.workers!.testing.achievementsIdle();
       expect(stats((await s.request('GET', '/v1/achievements', { tenant })).body), `round ${round}, backfilled`).toEqual(want);
+    }
+  });
+
+  it('takes a void off the total, the points, the board and both points summaries', { timeout: 180_000 }, async () => {
+    const tenant = 'voids';
+    for (let round = 1; round <= ROUNDS; round++) {
+      const id = `vic-${round}`;
+      // A plan of the round's own: its filtered summary is one no process has cached yet.
+      const filtered = `/v1/points/xp/summary?userAttributes=plan:p${round}`;
+      await event(tenant, 'runs', { id, attributes: { plan: `p${round}` } }, 1);
+      const farmed = await event(tenant, 'runs', { id }, 1000);
+      // Every process reads (and caches) the summaries with the farmed points.
+      for (const path of ['/v1/points/xp/summary', filtered]) {
+        expect((await (await reads(tenant, path))()).map(highest), path).not.toContain(10);
+      }
+      const read = await Promise.all([
+        `/v1/users/${id}/metrics/runs`, `/v1/users/${id}/points/xp`, `/v1/users/${id}/leaderboards/runs-all`, '/v1/points/xp/summary', filtered,
+      ].map((path) => reads(tenant, path)));
+      const voided = await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: farmed.eventId, reason: 'farmed' }], tenant });
+      expect(voided.body.voided, voided.text).toHaveLength(1);
+      const [total, points, board, summary, summaryFiltered] = await Promise.all(read.map((r) => r()));
+      expect(total.map((b) => b.current), `round ${round}`).toEqual(everywhere(1));
+      expect(points.map((b) => b.total), `round ${round}`).toEqual(everywhere(10));
+      expect(board.map((b) => b.value), `round ${round}`).toEqual(everywhere(1));
+      expect(summary.map(highest), `round ${round}`).toEqual(everywhere(10));
+      expect(summaryFiltered.map(highest), `round ${round}`).toEqual(everywhere(10));
     }
   });
 });

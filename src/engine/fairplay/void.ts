@@ -4,10 +4,11 @@
  * one script on the user's partition (lua/voidEvent-4.lua) takes back what it counted and the
  * points it awarded and appends a `voided` entry to the log, which the webhooks and live updates
  * read (`event.voided`) and a restore replays (src/engine/durability/restore.ts, with the entry's
- * own values: no lookup). Then the boards move: the user is placed again on each board run the
- * event counted in that is not finalised, ordered by the `voided` entry's id, unless the user is
- * excluded from the rankings (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking
- * and winners.
+ * own values: no lookup). Points taken back move the tenant's points totals version before the
+ * answer, which the filtered points summaries' cache checks (src/engine/points/totals-version.ts).
+ * Then the boards move: the user is placed again on each board run the event counted in that is
+ * not finalised, ordered by the `voided` entry's id, unless the user is excluded from the rankings
+ * (src/engine/fairplay/exclude.ts); a finalised run keeps its ranking and winners.
  *
  * The runs are the event's: its local day and, for a board's daily window, its minute in the zone
  * the event was counted in (the entry's `z`; the user's zone now for an entry of an earlier
@@ -33,6 +34,7 @@ import { place, pointsPlacements, type Placement } from '../leaderboards/rank-us
 import { userShard } from '../../redis/board-shards.js';
 import { EVENT_ID, findEvents } from './find-event.js';
 import { isExcluded } from './exclude.js';
+import { pointsTotalsMoved } from '../points/totals-version.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store' | 'clock' | 'settings' | 'postgres'>;
 
@@ -163,6 +165,8 @@ export async function applyVoid(deps: Deps, t: VoidTarget): Promise<VoidDone | '
   });
   if (typeof done === 'string') return done;
   const awards = done.awards === '' ? [] : JSON.parse(done.awards) as EventAward[];
+  // The points taken back, in the summaries every api process caches, before the answer.
+  if (awards.length > 0) await pointsTotalsMoved(deps, t.tenant);
   // An excluded user is on no board (src/engine/fairplay/exclude.ts): read after the script, so an
   // exclusion made before it is seen, and one made after it orders these placements before its
   // departure.

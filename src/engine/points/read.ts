@@ -7,6 +7,7 @@ import { attributeField, awardField, pointsCountField, pointsTotalField } from '
 import { userBatches } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { userAndHash } from '../../redis/users.js';
+import { pointsTotalsVersion } from './totals-version.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'stats'>;
 
@@ -41,21 +42,24 @@ export interface Totals {
 /**
  * The tenant's users' totals of a system. Unfiltered, from the partitions' totals hashes (written
  * with each award by the script that made it: lua/includes/points.lua) and the user count; with a
- * user-attribute filter, by reading every user of the tenant, cached CACHE_MS.
+ * user-attribute filter, by reading every user of the tenant, cached CACHE_MS under the tenant's
+ * points totals version (src/engine/points/totals-version.ts), which a void moves: a read after a
+ * void's answer reads the users again, on any api process.
  */
 export class PointsTotals {
   private static readonly CACHE_MS = 5000;
-  private readonly filtered = new Map<string, { at: number; totals: Promise<Totals> }>();
+  private readonly filtered = new Map<string, { at: number; version: string; totals: Promise<Totals> }>();
 
   constructor(private readonly deps: Deps) {}
 
   async of(tenant: string, systemId: string, filter: Map<string, string> | null): Promise<Totals> {
     if (filter === null) return this.all(tenant, systemId);
     const cacheKey = `${tenant}\u0000${systemId}\u0000${[...filter].join('\u0000')}`;
+    const version = await pointsTotalsVersion(this.deps, tenant);
     const hit = this.filtered.get(cacheKey);
-    if (hit && Date.now() - hit.at < PointsTotals.CACHE_MS) return hit.totals;
+    if (hit && hit.version === version && Date.now() - hit.at < PointsTotals.CACHE_MS) return hit.totals;
     const totals = this.scan(tenant, systemId, filter);
-    this.filtered.set(cacheKey, { at: Date.now(), totals });
+    this.filtered.set(cacheKey, { at: Date.now(), version, totals });
     if (this.filtered.size > 1000) this.filtered.delete(this.filtered.keys().next().value!);
     totals.catch(() => this.filtered.delete(cacheKey));
     return totals;
