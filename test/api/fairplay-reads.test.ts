@@ -6,7 +6,8 @@
  * the achievement's completions and rarity and the user's achievements, again once the backfill
  * queued when the achievement was created that round has run. A void: the user's total, points and
  * board value, and the points summary with and without a user-attribute filter, read on every
- * process before it.
+ * process before it. An exclusion: the board's rows, the user's rank, the streak rankings (a user
+ * who stays holds them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -30,9 +31,11 @@ beforeAll(async () => {
     body: [{ name: 'Runs', key: 'runs-all', status: 'active', rankBy: 'metric', metricId: ids.runs, maxParticipants: 1000, start: '2020-01-01' }],
   });
   expect(board.status, board.text).toBe(201);
+  const rule = await s.request('PUT', '/admin/v1/streaks/settings', { body: { frequency: 'daily', metrics: [{ metricId: ids.runs, threshold: 1 }] } });
+  expect(rule.status, rule.text).toBe(200);
   // A tenant per operation: each test counts its own users.
   const tenants = await s.request('POST', '/admin/v1/tenants', {
-    body: ['revokes', 'voids'].map((customerId) => ({ customerId, name: customerId })),
+    body: ['revokes', 'voids', 'exclusions'].map((customerId) => ({ customerId, name: customerId })),
   });
   expect(tenants.status, tenants.text).toBe(201);
 }, 120_000);
@@ -114,6 +117,25 @@ describe('fair play read on every api process at once', () => {
       expect(board.map((b) => b.value), `round ${round}`).toEqual(everywhere(1));
       expect(summary.map(highest), `round ${round}`).toEqual(everywhere(10));
       expect(summaryFiltered.map(highest), `round ${round}`).toEqual(everywhere(10));
+    }
+  });
+
+  it('takes an excluded user off the board and the streak rankings', { timeout: 180_000 }, async () => {
+    const tenant = 'exclusions';
+    await event(tenant, 'runs', { id: 'kept' }, 1);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const id = `xan-${round}`;
+      await event(tenant, 'runs', { id }, 5);
+      const read = await Promise.all([
+        '/v1/leaderboards/runs-all?limit=100', `/v1/users/${id}/leaderboards/runs-all`, '/v1/streaks/rankings?limit=100',
+      ].map((path) => reads(tenant, path)));
+      const excluded = await s.request('PUT', `/admin/v1/users/${id}/exclusion`, { body: { reason: 'farming' }, tenant });
+      expect(excluded.status, excluded.text).toBe(200);
+      const [rows, rank, streaks] = await Promise.all(read.map((r) => r()));
+      const ids = (list: { userId: string }[]) => list.map((x) => x.userId);
+      expect(rows.map((b) => ids(b.rankings)), `round ${round}`).toEqual(everywhere(['kept']));
+      expect(rank.map((b) => b.rank), `round ${round}`).toEqual(everywhere(null));
+      expect(streaks.map(ids), `round ${round}`).toEqual(everywhere(['kept']));
     }
   });
 });
