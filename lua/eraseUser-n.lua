@@ -3,7 +3,10 @@
   their members of the partition's sets, due sets and points totals removed, their completions
   taken out of the partition's counters (rarity counts the users there are), and an 'erased'
   entry appended to the log, which names the erasure and not the user. An event of the user runs
-  wholly before this script or wholly after it (then it makes a new user).
+  wholly before this script or wholly after it (then it makes a new user). With batch chunks
+  queued in the partition, the user's fence: the last chunk's id, under the user hash's name in
+  the partition's fences hash (<slot>fences, built from the log's name): the items accepted
+  before now are dropped when applied (lua/includes/fence.lua).
 
   Called with its number of keys first: 9, and one more for each points totals hash and each key deleted.
   KEYS[1] user hash               <slot>user:<tenant>:<uid>
@@ -95,6 +98,9 @@ removeAll('HDEL', pointsLatestKey, theirs(scanned('HSCAN', pointsLatestKey), 2))
 
 for i = 10, 9 + totals do redis.call('HDEL', KEYS[i], totalsField) end
 local deleted = redis.call('DEL', userKey)
+local slot = string.sub(logKey, 1, -4)
+local last = redis.call('XREVRANGE', slot .. 'bq', '+', '-', 'COUNT', 1)
+if #last > 0 then redis.call('HSET', slot .. 'fences', userKey, last[1][1]) end
 for i = 10 + totals, #KEYS do deleted = deleted + redis.call('DEL', KEYS[i]) end
 
 return {logAdd(logKey, 'erased', entry), deleted}

@@ -11,7 +11,7 @@
   KEYS[4] partition event log    <slot>log
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than a
-          capture): '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<clock>'
+          capture): '<flags>|<total field>|<value>|<day field>|<zone>|<now ms>|<clock>|<accepted>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; a fourth one the script ignores. Then, when
@@ -22,6 +22,8 @@
             zone        the time zone assumed for the day; '' is UTC
             now ms      the event's time, ms since the epoch
             clock       what the api assumed of the user's clock (lua/includes/clock.lua)
+            accepted    a batch item's chunk id in the partition's batch queue, '' for an event
+                        (lua/includes/fence.lua)
   ARGV[2] idempotency: '' when no key was sent, else '<event id, 36 characters>i:<key>'
   ARGV[3] creation: '<now, ISO-8601, 24 characters><user id>'
   ARGV[4] the event log entry (JSON, built by the api: one field keeps XADD cheap)
@@ -40,6 +42,8 @@
     {-2}                          subscribeToEmails true without an email: nothing changed
     {-7, clock}                   the user's clock ('ck', '' when none) is not what <clock>
                                   assumed: nothing changed, work the day out again from it
+    {-19}                         a batch item accepted before the user's erasure (its fence):
+                                  nothing changed, the item is dropped
     {-11}                         the total would leave a double's range: nothing changed
     {-12, token, prefs}           the user has streak preferences ('s:ov' and 's:o'): nothing
                                   changed, send the event to recordEventPlan with the plan of
@@ -50,8 +54,8 @@ local userMetricKey = KEYS[2]
 local usersKey = KEYS[3]
 local logKey = KEYS[4]
 
-local flags, totalField, value, dayField, assumedTz, nowStamp, clockArg =
-  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, totalField, value, dayField, assumedTz, nowStamp, clockArg, accepted =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local idempotency = ARGV[2]
 local creation = ARGV[3]
 local logEntry = ARGV[4]
@@ -61,6 +65,7 @@ local logEntry = ARGV[4]
 --- @include "writeUser"
 --- @include "eventCore"
 --- @include "clock"
+--- @include "fence"
 --- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the helpers are called only
@@ -85,6 +90,7 @@ end
 -- the days it jumped over.
 local clockOk, _, _, clockField = clockTake(stored[5], clockArg, nowStamp)
 if not clockOk then return {-7, stored[5] or ''} end
+if accepted ~= '' and fenced(logKey, userKey, accepted) then return {-19} end
 
 local total, created, moved = eventApply(userKey, userMetricKey, usersKey, stored[2] ~= false, totalField, value,
   isInteger, dayField, idempotency, expiresAt, creation, ARGV, 5)

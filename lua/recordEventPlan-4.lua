@@ -31,7 +31,7 @@
 
   ARGV[1] the event's small arguments in one string (each KEYS or ARGV element costs more than
           a capture):
-          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<limits>|<clock>|<plan>'
+          '<flags>|<value>|<day field>|<zone>|<now ms>|<tenant>|<matches>|<period>|<periods>|<boards>|<limits>|<clock>|<accepted>|<plan>'
             flags       one character each: '1' when the request sets the time zone (then it is
                         <zone>); '1' when it sets subscribeToEmails to true without an email; '1'
                         when the value is an integer; '1' when the event meets the streak rule by
@@ -60,6 +60,8 @@
                         logged event counted (lua/includes/limits.lua)
             clock       what the api assumed of the user's clock: the hour the event counts in,
                         held or not, and the days it jumps over (lua/includes/clock.lua)
+            accepted    a batch item's chunk id in the partition's batch queue, '' for an event
+                        (lua/includes/fence.lua)
             plan        the plan's id (16 hex digits); for a user with streak preferences, that
                         id, the preferences' token ('s:ov') and the user's rule for this metric
                         (lua/includes/hotPlan.lua userPlan), the rule in the form of <rule> below
@@ -122,6 +124,8 @@
     {-2}                  subscribeToEmails true without an email: nothing changed
     {-7, clock}           the user's clock ('ck', '' when none) is not what <clock> assumed:
                           nothing changed, work the event's hour out again from it
+    {-19}                 a batch item accepted before the user's erasure (its fence): nothing
+                          changed, the item is dropped
     {-8, systemId}        a trigger that refuses to take the total below 0 would: nothing changed
     {-17, systemId}       a metric trigger's award would take the total past 2^53 - 1: nothing
                           changed
@@ -145,8 +149,8 @@ local slot = KEYS[3]
 local logKey = KEYS[4]
 local scope -- '<tenant>:<uid>' of the user's keys, once a key needs it
 
-local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, limitsArg, clockArg, planId =
-  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+local flags, value, dayField, assumedTz, nowStamp, tenant, matches, periodText, periods, boards, limitsArg, clockArg, accepted, planId =
+  string.match(ARGV[1], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
 local creation = ARGV[2]
 local nowIso -- creation's ISO-8601 part, once something needs it
 local logEntry = ARGV[3]
@@ -164,6 +168,7 @@ local boosts = ARGV[6] or ''
 --- @include "hotPlan"
 --- @include "anniversary"
 --- @include "clock"
+--- @include "fence"
 --- @include "logAdd"
 
 -- A call of a Lua function costs more than the test that avoids it: the usual event's cases are
@@ -228,6 +233,7 @@ end
 -- The user's clock as the api assumed it (lua/includes/clock.lua), and the days it jumped over.
 local clockOk, jumpFirst, jumpLast, clockField = clockTake(stored[ov + 2], clockArg, nowStamp)
 if not clockOk then return {-7, stored[ov + 2] or ''} end
+if accepted ~= '' and fenced(logKey, userKey, accepted) then return {-19} end
 -- A returning user with a time award due (or a time trigger never counted for them): the api
 -- accrues first, so that this event sees (and may spend) what time granted.
 if timeTriggers and stored[2] then

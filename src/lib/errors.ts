@@ -29,6 +29,7 @@ export const ERRORS = {
   route_not_found: spec(404, (method: string, path: string) => `No route for ${method} ${path}`),
   tenant_not_found: spec(404, (tenant: string) => `Tenant "${tenant}" not found`),
   user_not_found: spec(404, (id: string) => `User "${id}" not found`),
+  user_erased: spec(409, (id: string) => `User "${id}" was erased after this item was accepted: it is not applied`),
   metric_not_found: spec(404, (key: string) => `Metric "${key}" not found`),
   not_found: spec(404, (what: string) => `${what} not found`),
   upgrade_required: spec(426, (path: string) => `${path} is a WebSocket: send a WebSocket upgrade (docs/live.md)`),

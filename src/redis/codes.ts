@@ -43,6 +43,8 @@ export const ScriptCode = {
   POINTS_OUT_OF_RANGE: -17,
   /** recordEventRun: an event's body raised an error of Redis (the answers of the events before it follow). */
   RUN_FAILED: -18,
+  /** recordEvent, recordEventPlan: a batch item accepted before its user's erasure (lua/includes/fence.lua): nothing changed. */
+  ERASED: -19,
 } as const;
 
 /**

@@ -347,6 +347,14 @@ export class Keys {
     return { queue: `${slot}bq`, count: `${slot}bqn`, lease: `${slot}bql` };
   }
 
+  /**
+   * The partition's erasure fences: the user hash's name of each user erased while batch chunks
+   * were queued -> the last chunk's id then (lua/includes/fence.lua), until the erasure is done.
+   */
+  partitionFences(partition: number): string {
+    return `${this.slots[partition]}fences`;
+  }
+
   /** The partitions whose batch queue may hold chunks (a set of partition numbers). */
   get batchWork(): string {
     return `${this.prefix}:{bw}`;

@@ -951,7 +951,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dead', t: '_', u: 'p2', m: board.metricId, v: 3, ts: now, d: day, p: 'dead-process' });
       const r = await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
-        `0010|m:${board.metricId}|3|d:${day}||${now}|${clockArg(userTime('', null, now))}`, '', new Date(now).toISOString() + 'p2', entry);
+        `0010|m:${board.metricId}|3|d:${day}||${now}|${clockArg(userTime('', null, now))}|`, '', new Date(now).toISOString() + 'p2', entry);
       expect(r).toMatch(/^3\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await c.workers!.testing.drainNow();
       const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
@@ -981,7 +981,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dies-later', t: '_', u: 'lc1', m: board.metricId, v: 5, ts: now, d: day, p: 'dies-later' });
       await redis.recordEvent(u.user, keys.userMetric(u, board.metricId), u.users, u.log,
-        `0010|m:${board.metricId}|5|d:${day}||${now}|${clockArg(userTime('', null, now))}`, '', new Date(now).toISOString() + 'lc1', entry);
+        `0010|m:${board.metricId}|5|d:${day}||${now}|${clockArg(userTime('', null, now))}|`, '', new Date(now).toISOString() + 'lc1', entry);
       await c.workers!.testing.drainNow();
       expect(await onBoard()).toEqual([]);
       // It falls silent: its last heartbeat 20 s ago. The entry, copied already, is still in the log.
@@ -1017,7 +1017,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const day = new Date(now).toISOString().slice(0, 10);
       const entry = JSON.stringify({ e: 'e-dead-2', t: '_', u: 'p3', m: metricId, v: 2, ts: now, d: day, p: 'dead-process' });
       expect((await redis.recordEvent(u.user, keys.userMetric(u, metricId), u.users, u.log,
-        `0010|m:${metricId}|2|d:${day}||${now}|${clockArg(userTime('', null, now))}`, '', new Date(now).toISOString() + 'p3', entry))).toMatch(/^2\n1\n\n\n0\n\n\n\d+-\d+\n$/);
+        `0010|m:${metricId}|2|d:${day}||${now}|${clockArg(userTime('', null, now))}|`, '', new Date(now).toISOString() + 'p3', entry))).toMatch(/^2\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
       await c.workers!.testing.drainNow();
       expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);

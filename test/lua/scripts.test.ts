@@ -116,7 +116,7 @@ describe('recordEvent, called directly', () => {
     const clock = clockArg(userTime(o.tz ?? '', parseClock(await redis.hget(u.user, CLOCK_FIELD)), at));
     return redis.recordEvent(
       u.user, keys.userMetric(u, metric), u.users, u.log,
-      `${(o.setsTz ? '1' : '0') + (o.needsEmail ?? '0')}00|m:${metric}|${o.value ?? '1'}|d:2026-01-01|${o.tz ?? ''}|${at}|${clock}`,
+      `${(o.setsTz ? '1' : '0') + (o.needsEmail ?? '0')}00|m:${metric}|${o.value ?? '1'}|d:2026-01-01|${o.tz ?? ''}|${at}|${clock}|`,
       o.idem ? `e-${String(at).padStart(34, '0')}i:${o.idem}` : '', new Date(at).toISOString() + 'direct', `{"e":"e-${at}"}`,
       ...(o.pairs ?? []),
     );
@@ -169,7 +169,7 @@ describe('recordEventPlan, called directly: the plan by id', () => {
     const u = keys.forUser('_', user);
     const at = Date.UTC(2026, 0, 1, 12);
     return redis.recordEventPlan(
-      u.user, keys.userMetric(u, metric), u.slot, u.log, ['0010', '5', 'd:2026-01-01', '', at, '_', '', '', '', '', '', clockArg(userTime('', null, at)), id].join('|'),
+      u.user, keys.userMetric(u, metric), u.slot, u.log, ['0010', '5', 'd:2026-01-01', '', at, '_', '', '', '', '', '', clockArg(userTime('', null, at)), '', id].join('|'),
       `${new Date(at).toISOString()}${user}`, `{"e":"e-${user}"}`, '', plan,
     );
   };

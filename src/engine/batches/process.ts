@@ -15,7 +15,8 @@
  * acknowledged, so a chunk taken again after a worker died part-way applies only what it had not.
  *
  * An item refused (its metric deleted or archived meanwhile, an attribute no longer set up,
- * subscribeToEmails without an email, points that would go below 0) is noted with its message in the
+ * subscribeToEmails without an email, points that would go below 0, its user erased after the
+ * item was accepted: src/engine/users/erase.ts) is noted with its message in the
  * batch's progress; a fault of Redis fails the pass, which is made again (nothing acknowledged).
  * The events carry this worker's id (its own heartbeat, src/engine/durability/liveness.ts), so a
  * worker that dies between an event and its placements has them made by the log drain, as an api
@@ -64,6 +65,12 @@ interface Taken {
   partition: number;
   ids: string[];
   chunks: BatchChunk[];
+}
+
+/** A chunk taken, with its entry's id in the partition's batch queue (an erasure's fence compares it). */
+interface QueuedChunk {
+  chunk: BatchChunk;
+  id: string;
 }
 
 /** What became of an item: null applied (or applied before), else why it failed. */
@@ -171,6 +178,7 @@ export class BatchProcessor {
       return batchTake.run(redis, q, this.id, this.leaseMs, CHUNKS_PER_TAKE, ITEMS_PER_TAKE);
     })));
     const taken: Taken[] = [];
+    const queuedAs = new Map<BatchChunk, string>();
     const emptied: number[] = [];
     const held: number[] = [];
     answers.forEach((answer, i) => {
@@ -187,7 +195,10 @@ export class BatchProcessor {
         t.ids.push(id);
         const chunk = chunkOf(fields[1] ?? '');
         if (chunk === null) this.svc.log.error({ entry: id, partition: partitions[i] }, 'a batch queue entry that is not a chunk; dropped');
-        else t.chunks.push(chunk);
+        else {
+          t.chunks.push(chunk);
+          queuedAs.set(chunk, id);
+        }
       }
       taken.push(t);
     });
@@ -201,14 +212,15 @@ export class BatchProcessor {
     if (taken.length === 0) return result;
 
     // Each user's items in order (a user's are all in one partition), the users side by side.
-    const users = new Map<string, { chunk: BatchChunk; item: QueuedItem }[]>();
+    const users = new Map<string, { chunk: QueuedChunk; item: QueuedItem }[]>();
     for (const t of taken) {
       for (const chunk of t.chunks) {
+        const queued = { chunk, id: queuedAs.get(chunk)! };
         for (const item of chunk.i) {
           const user = `${chunk.t}\u0000${item.u.id}`;
           let list = users.get(user);
           if (list === undefined) users.set(user, (list = []));
-          list.push({ chunk, item });
+          list.push({ chunk: queued, item });
         }
       }
     }
@@ -241,7 +253,7 @@ export class BatchProcessor {
    * before it reaches Redis (its metric, its tenant, its identification) changes nothing and
    * stays out of the run.
    */
-  private async applyUser(list: { chunk: BatchChunk; item: QueuedItem }[], outcomes: Map<QueuedItem, Outcome>): Promise<void> {
+  private async applyUser(list: { chunk: QueuedChunk; item: QueuedItem }[], outcomes: Map<QueuedItem, Outcome>): Promise<void> {
     for (let i = 0; i < list.length;) {
       const metric = list[i].item.m;
       const inputs: EventInput[] = [];
@@ -270,7 +282,7 @@ export class BatchProcessor {
   }
 
   /** An item as its event; a string: why it is refused. */
-  private inputOf(chunk: BatchChunk, item: QueuedItem): EventInput | string {
+  private inputOf({ chunk, id }: QueuedChunk, item: QueuedItem): EventInput | string {
     const snapshot = this.svc.store.current;
     const metric = snapshot.metrics.get(item.m);
     if (metric === undefined) return `Metric "${item.mk}" no longer exists`;
@@ -286,7 +298,7 @@ export class BatchProcessor {
       return {
         tenant: chunk.t, metric, userId: item.u.id, ident, value: item.v, attributes: item.a, attributesJson,
         idempotencyKey: item.k ?? '', itemKey: item.k === undefined ? itemKey(chunk.b, item.i) : undefined,
-        batchItem: itemRef(chunk.b, item.i), identificationJson: identificationJson(item.u),
+        batchItem: itemRef(chunk.b, item.i), acceptedIn: id, identificationJson: identificationJson(item.u),
       };
     } catch (err) {
       if (err instanceof HttpError && err.status < 500) return err.message;

@@ -59,6 +59,11 @@ export interface EventInput {
   /** The batch item the event is ('<batch id>:<index>'), named in its log entry. */
   batchItem?: string;
   /**
+   * A batch item: its chunk's id in the partition's batch queue. An erasure of the user made after
+   * the chunk was queued drops the item (lua/includes/fence.lua).
+   */
+  acceptedIn?: string;
+  /**
    * A restore replays a logged event: `value` is what it counted (the log's "lc", else its value),
    * counted whole, as it was, whatever the metric's limit says now (lua/includes/limits.lua).
    */
@@ -292,8 +297,8 @@ export class EventRecorder {
     e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0);
     if (plan.hot === '') {
       e.plain = {
-        flags: e.flags, total: e.total, value: e.value, day, tz, now, clock: clockArg(time), idempotency: e.idempotency, creation: e.creation, entry,
-        pairs: e.pairs,
+        flags: e.flags, total: e.total, value: e.value, day, tz, now, clock: clockArg(time), accepted: input.acceptedIn ?? '', idempotency: e.idempotency,
+        creation: e.creation, entry, pairs: e.pairs,
       };
       e.planned = null;
     } else {
@@ -301,6 +306,7 @@ export class EventRecorder {
         flags: e.flags, value: e.value, day, tz, now, tenant, matches: e.matches, periods, boards: e.boards.arg, plan: plan.arg.id,
         creation: e.creation, entry, idempotency: e.idempotency, planFull: e.planFull,
         limits: plan.limits === null ? '' : limitClock(time) + plan.limits + (input.replay === true ? '=' : ''), clock: clockArg(time),
+        accepted: input.acceptedIn ?? '',
         boosts: plan.awardsPoints && snapshot.pointsBoosts.size > 0 ? boostsArg(snapshot, tenant, userId, day) : '', pairs: e.pairs,
       };
       e.plain = null;
@@ -336,6 +342,7 @@ export class EventRecorder {
       return { status: 202, eventId: r[1], total: r[2], streak };
     }
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
+    if (code === ScriptCode.ERASED) throw fail('user_erased', userId);
     if (code === ScriptCode.TOTAL_OUT_OF_RANGE) throw refused(code, metric.key);
     if (code === ScriptCode.PLAN_UNKNOWN) {
       e.planFull = e.plan.arg.full;

@@ -7,7 +7,8 @@
  * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
  * the logs (kept there a while after the archive took them) deleted; then the record keeps its
- * counts and forgets the user. Every step may run again: an erasure a process left half done is
+ * counts and forgets the user. An erasure with batch items of the user accepted before it and
+ * still queued waits for them to be dropped (lua/includes/fence.lua) before it is done. Every step may run again: an erasure a process left half done is
  * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -81,6 +82,22 @@ async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: 
   return { redisKeys: leftovers.keys + elsewhere.keys, redisMembers: leftovers.members + elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
 }
 
+/**
+ * Whether no batch chunk accepted before the user's erasure is left in their partition's queue:
+ * then their fence (when there was one) is deleted. False while one is left.
+ */
+async function fenceLifted(deps: Deps, partition: number, who: ErasedUser): Promise<boolean> {
+  const { redis, keys } = deps;
+  const fences = keys.partitionFences(partition);
+  const userKey = keys.forUser(who.tenant, who.userId).user;
+  const fence = await redis.hget(fences, userKey);
+  if (fence === null) return true;
+  const left = await redis.xrange(keys.partitionBatches(partition).queue, '-', fence, 'COUNT', 1);
+  if (left.length > 0) return false;
+  await redis.hdel(fences, userKey);
+  return true;
+}
+
 /** Finishes one erasure if the archive holds its entry; true when done (false while another pass is on it). */
 async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number, string>): Promise<boolean> {
   const { redis, keys } = deps;
@@ -100,6 +117,9 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   };
   if (!archived(partition, h.e)) return false;
   const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id };
+  // Batch items accepted before the erasure, still queued, are dropped as they come (the user's
+  // fence, lua/includes/fence.lua): done only once none is left, when the fence goes.
+  if (!(await fenceLifted(deps, partition, who))) return false;
   // The archive rewrites what it holds: every entry naming the user must be in it first.
   const naming = await entriesNaming(deps, h.e, who);
   for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;

@@ -32,6 +32,8 @@ export interface Args {
   now: number;
   /** What the api assumed of the user's clock (src/domain/clock.ts clockArg). */
   clock: string;
+  /** A batch item's chunk id in the partition's batch queue (lua/includes/fence.lua); '' for an event. */
+  accepted: string;
   /** '' or '<event id><i:key>' */
   idempotency: string;
   /** '<now, ISO-8601, 24 characters><user id>' */
@@ -47,7 +49,7 @@ export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
 }
 
 function smallOf(a: Args): string {
-  return `${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.clock}`;
+  return `${a.flags}|${a.total}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.clock}|${a.accepted}`;
 }
 
 /** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */

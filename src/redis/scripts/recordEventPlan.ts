@@ -51,6 +51,8 @@ export interface Args {
   limits: string;
   /** What the api assumed of the user's clock (src/domain/clock.ts clockArg). */
   clock: string;
+  /** A batch item's chunk id in the partition's batch queue (lua/includes/fence.lua); '' for an event. */
+  accepted: string;
   /** The plan's id (with a user's own streak rule: src/config/plans/streaks.ts). */
   plan: string;
   /** '<now, ISO-8601, 24 characters><user id>' */
@@ -79,7 +81,8 @@ export type Refused =
   | [typeof ScriptCode.PLAN_UNKNOWN]
   | [typeof ScriptCode.TOTAL_OUT_OF_RANGE]
   | [typeof ScriptCode.STREAK_PREFERENCES, token: string, preferences: string]
-  | [typeof ScriptCode.ANNIVERSARY_DUE];
+  | [typeof ScriptCode.ANNIVERSARY_DUE]
+  | [typeof ScriptCode.ERASED];
 
 /** A processed event (one string: processedOf reads it), or a hand-back. */
 export type Reply = string | Refused;
@@ -100,7 +103,7 @@ export function run(redis: RedisClient, k: Keys, a: Args): Promise<Reply> {
 }
 
 function smallOf(a: Args): string {
-  return `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.clock}|${a.plan}`;
+  return `${a.flags}|${a.value}|d:${a.day}|${a.tz}|${a.now}|${a.tenant}|${a.matches}|${a.periods}|${a.boards}|${a.limits}|${a.clock}|${a.accepted}|${a.plan}`;
 }
 
 /** The event's arguments as `run` sends them after its keys (for lua/recordEventRun-4.lua). */
