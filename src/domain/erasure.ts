@@ -3,10 +3,11 @@
  * own entries become `redacted` entries that keep what holds no personal data (the kind, the time,
  * the metric, the value, the local day; a league seat's board, run, cohort and tier count) and
  * name the erasure (`x`) instead of the user; the
- * entries of others that list the user (a finalised run's winners, a batch's items, a league
- * cohort's decision) lose them.
+ * entries of others that list the user (a finalised run's winners, those below them moved up; a
+ * batch's items; a league cohort's decision) lose them.
  * A restore replays no `redacted` entry (src/engine/durability/restore.ts).
  */
+import { winnersWithout, type RankedWinner } from './leaderboards/winners.js';
 
 /** The user an erasure removes, and the erasure that stands in for them. */
 export interface ErasedUser {
@@ -41,15 +42,16 @@ export function redactedBody(kind: string, e: Body, who: Pick<ErasedUser, 'tenan
   return out;
 }
 
-/** A finalised run's winners without the user, or null when they were none of them. */
+/** A finalised run's winners without the user (those below them moved up), or null when they were none of them. */
 function withoutWinner(e: Body, who: ErasedUser): Body | null {
-  const w = e.w as Record<string, { userId: string }[]> | undefined;
+  const w = e.w as Record<string, RankedWinner[]> | undefined;
   if (w === undefined || w === null) return null;
   let changed = false;
-  const kept: Record<string, { userId: string }[]> = {};
+  const kept: Record<string, RankedWinner[]> = {};
   for (const [group, winners] of Object.entries(w)) {
-    kept[group] = winners.filter((x) => x.userId !== who.userId);
-    if (kept[group].length !== winners.length) changed = true;
+    const without = winnersWithout(winners, who.userId);
+    kept[group] = without ?? winners;
+    if (without !== null) changed = true;
   }
   return changed ? { ...e, w: kept } : null;
 }

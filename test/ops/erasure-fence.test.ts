@@ -3,7 +3,9 @@
  * Redis and on the Cluster with the manual clock: a batch item for the user accepted before their
  * erasure and applied after it is dropped (the user stays gone, the batch's progress says why),
  * while one accepted after it makes a new user; the erasure is `done` only once no such item is
- * left.
+ * left. A new user of the same id, made while the erasure was pending, keeps their places (a board
+ * without a cap, a league's cohort, the streak rankings) once it is done. A finished run's winners
+ * below an erased winner move up, as its rankings do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
@@ -77,4 +79,44 @@ describe.each(targets())('an erasure and the work queued before it, on %s', (tar
     expect((await s.request('GET', '/api/users/vera/metrics/lessons')).body.current).toBe(7);
     expect((await s.request('GET', '/api/users/bystander/metrics/lessons')).body.current).toBe(1);
   });
+
+  it('leaves a new user of the id made while the erasure was pending their places', { timeout: 60_000 }, async () => {
+    await s.event('lessons', 'rex', 5);
+    for (const id of ['a1', 'a2']) await s.event('lessons', id, 2);
+    // The erasure's pass waits for the archive: the new Rex plays before it runs.
+    await s.workers!.close();
+    s.workers = null;
+    const erase = await s.request('DELETE', '/admin/v1/users/rex');
+    expect(erase.status, erase.text).toBe(202);
+    await s.event('lessons', 'rex', 1);
+    s.workers = await startWorkers(s.settings, log, s.api.services);
+    await finished(erase.body.erasureId);
+    const place = await s.request('GET', '/api/users/rex/leaderboards/everyone');
+    expect(place.body).toMatchObject({ rank: expect.any(Number), value: 1 });
+    const league = await s.request('GET', '/api/users/rex/leagues/league');
+    expect(league.body).toMatchObject({ value: 1, rank: expect.any(Number) });
+    const streaks = (await s.request('GET', '/api/streaks/rankings?limit=100')).body as { userId: string }[];
+    expect(streaks.map((r) => r.userId)).toContain('rex');
+  });
+
+  it('moves the winners below an erased winner up, as the run\'s rankings do', { timeout: 60_000 }, async () => {
+    const ids = await s.metrics('sprints');
+    const board = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Sprints', key: 'sprints-day', status: 'active', rankBy: 'metric', metricId: ids.sprints, maxParticipants: 10, runUnit: 'day', runInterval: 1 }],
+    });
+    expect(board.status, board.text).toBe(201);
+    await s.setClock('2026-04-10T12:00:00Z');
+    for (const [id, value] of [['w1', 5], ['w2', 3], ['w3', 2], ['w4', 1]] as const) await s.event('sprints', id, value);
+    await s.setClock('2026-04-12T00:00:00Z');
+    await s.workers!.testing.finaliseNow();
+    const read = async () => (await s.request('GET', '/api/leaderboards/sprints-day?run=2026-04-10')).body;
+    expect((await read()).winners.map((w: { userId: string; rank: number }) => [w.userId, w.rank])).toEqual([['w1', 1], ['w2', 2], ['w3', 3]]);
+    const erase = await s.request('DELETE', '/admin/v1/users/w2');
+    expect(erase.status, erase.text).toBe(202);
+    await finished(erase.body.erasureId);
+    const after = await read();
+    expect(after.rankings.map((r: { userId: string; rank: number }) => [r.userId, r.rank])).toEqual([['w1', 1], ['w3', 2], ['w4', 3]]);
+    expect(after.winners.map((w: { userId: string; rank: number }) => [w.userId, w.rank])).toEqual([['w1', 1], ['w3', 2]]);
+  });
+
 });

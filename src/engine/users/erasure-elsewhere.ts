@@ -5,6 +5,11 @@
  * runs, in the streak rankings, the webhooks' notes and queues, the live topics, and the keys
  * scoped to them. Answers the keys deleted, the members and fields removed, and every key
  * changed (the snapshots' copies of those are made again).
+ *
+ * A new user of the same id may have been made since the erasure (their first event after its
+ * script): a place ordered after the erasure's log entry (a ranking's sequences, the streak
+ * rankings' standing) is theirs, and stays, with the history they made; only the rank changes of
+ * before the erasure leave its history.
  */
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { leagueTopicId, leagueUserTopic, userTopic } from '../../domain/live/topics.js';
@@ -12,11 +17,34 @@ import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
 import { globEscaped } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
 import { rewriteWinners, winnersOf } from '../../redis/board-state.js';
+import { winnersWithout } from '../../domain/leaderboards/winners.js';
 import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import { tenantRankings } from '../leaderboards/tenant-rankings.js';
+import { streakStanding } from '../streaks/rankings.js';
+import { compareStreamIds } from '../../model/log.js';
 import type { Context } from '../context.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'store'>;
+
+/** The erasure as its pass compares what it finds with it: its log entry's id, and when it was asked for (ms). */
+export interface ErasedSince {
+  seq: string;
+  at: number;
+}
+
+/** Whether a place's log entry id (a ranking's sequences field, a standing's) is of an event after the erasure: a new user's. */
+function later(held: string | null | undefined, since: ErasedSince): boolean {
+  return held != null && /^\d+-\d+$/.test(held) && compareStreamIds(held, since.seq) > 0;
+}
+
+/** The rank changes of before the erasure out of a history list (entries '<ms>|...', newest first); answers how many. */
+async function pruneHistory(redis: RedisClient, history: string, since: ErasedSince): Promise<number> {
+  let removed = 0;
+  for (const entry of await redis.lrange(history, 0, -1)) {
+    if (Number(entry.slice(0, entry.indexOf('|'))) < since.at) removed += await redis.lrem(history, 0, entry);
+  }
+  return removed;
+}
 
 export interface ElsewhereResult {
   keys: number;
@@ -30,9 +58,14 @@ async function* scanned(redis: RedisClient, pattern: string): AsyncGenerator<str
 }
 
 /** Removes the user from the tenant's board runs and the winners of its finished runs. */
-async function fromBoards(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+async function fromBoards(deps: Deps, tenant: string, userId: string, since: ErasedSince, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
   for await (const { keys: run } of tenantRankings(deps, tenant)) {
+    if (later(await redis.hget(run.sequences, userId), since)) {
+      const pruned = await pruneHistory(redis, run.history(userId), since);
+      if (pruned > 0) { r.members += pruned; r.touched.add(run.history(userId)); }
+      continue;
+    }
     const member = await redis.hget(run.members, userId);
     if (member !== null && (await redis.zrem(run.ranking, member)) > 0) {
       await redis.incr(run.falls);
@@ -54,6 +87,8 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
     const n = await redis.hget(tier, cohortUserField(userId));
     if (n === null) continue;
     const cohort = keys.runOfMembers(tier.replace(/:t(\d+)\}:c$/, `:c$1.${n}}:m`));
+    // A seat a new user of the id took since the erasure.
+    if (cohort !== null && later(await redis.hget(cohort.sequences, userId), since)) continue;
     if (cohort !== null) {
       if ((await redis.hdel(cohort.sequences, userId)) > 0) { r.members++; r.touched.add(cohort.sequences); }
       for (const own of [cohort.history(userId), cohort.awards(userId)]) {
@@ -68,8 +103,8 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
   }
   for await (const state of scanned(redis, `${keys.prefix}:{lbf:${globEscaped(tenant)}:*}:state`)) {
     for (const { run, group, winners } of winnersOf(await redis.hgetall(state))) {
-      const kept = winners.filter((w) => w.userId !== userId);
-      if (kept.length === winners.length) continue;
+      const kept = winnersWithout(winners, userId);
+      if (kept === null) continue;
       await rewriteWinners(redis, state, run, group, kept);
       r.members++;
       r.touched.add(state);
@@ -82,9 +117,11 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, r: Elsewhe
 }
 
 /** Removes the user from the tenant's streak rankings, pauses and the webhooks' notes. */
-async function fromStreaks(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
+async function fromStreaks(deps: Deps, tenant: string, userId: string, since: ErasedSince, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
   const st = keys.streakRankings(tenant);
+  // A new user of the id ranked since the erasure keeps their standing.
+  if (later((await streakStanding(deps, tenant, userId))?.seq, since)) return;
   // Out of the rankings as an exclusion takes them (lua/streakLeave-4.lua), then the standing gone.
   const removed = await streakLeave.run(redis, st, userId, '');
   if (removed > 0) { r.members += removed; r.touched.add(st.active).add(st.longest).add(st.expiry); }
@@ -173,10 +210,10 @@ async function scopedKeys(deps: Deps, tenant: string, userId: string, r: Elsewhe
   }
 }
 
-export async function eraseElsewhere(deps: Deps, tenant: string, userId: string): Promise<ElsewhereResult> {
+export async function eraseElsewhere(deps: Deps, tenant: string, userId: string, since: ErasedSince): Promise<ElsewhereResult> {
   const r: ElsewhereResult = { keys: 0, members: 0, touched: new Set() };
-  await fromBoards(deps, tenant, userId, r);
-  await fromStreaks(deps, tenant, userId, r);
+  await fromBoards(deps, tenant, userId, since, r);
+  await fromStreaks(deps, tenant, userId, since, r);
   await fromWebhookQueues(deps, tenant, userId, r);
   await fromLive(deps, tenant, userId, r);
   await scopedKeys(deps, tenant, userId, r);

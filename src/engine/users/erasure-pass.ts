@@ -18,7 +18,7 @@ import { compareStreamIds, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
-import { eraseElsewhere } from './erasure-elsewhere.js';
+import { eraseElsewhere, type ErasedSince } from './erasure-elsewhere.js';
 import { eraseLeftovers } from './erasure-leftovers.js';
 import { sweepErasure } from './erasure-sweep.js';
 import { copyAgain } from './snapshot-copies.js';
@@ -65,14 +65,16 @@ async function entriesNaming(deps: Deps, upTo: string, who: ErasedUser): Promise
 }
 
 /** What lives outside the partition and in Postgres removed; answers what this pass removed. */
-async function eraseOutside(deps: Deps, pool: pg.Pool, who: ErasedUser, naming: Map<number, string[]>): Promise<erasurePasses.PassCounts> {
+async function eraseOutside(
+  deps: Deps, pool: pg.Pool, who: ErasedUser, since: ErasedSince, naming: Map<number, string[]>,
+): Promise<erasurePasses.PassCounts> {
   const { redis, keys, settings } = deps;
   // The Admin API's writes that named the user (a batch's items, a freeze), those still queued too:
   // first, so that the counts below follow the archive's redaction closely.
   await drainAudit(deps, pool);
   const audited = await eraseFromAudit(pool, settings.prefix, who);
   const leftovers = await eraseLeftovers(deps, who.tenant, who.userId);
-  const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId);
+  const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId, since);
   const lines = await redactArchive(pool, settings.prefix, who);
   let rows = audited + await eraseUserRows(pool, settings.prefix, who);
   const copies = new Set([...leftovers.touched, ...elsewhere.touched, ...(await snapshotKeysNaming(pool, settings.prefix, who.userId))]);
@@ -129,7 +131,7 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
   let counts: erasurePasses.PassCounts;
   try {
-    counts = await eraseOutside(deps, pool, who, naming);
+    counts = await eraseOutside(deps, pool, who, { seq: h.e, at: Number(h.at) }, naming);
   } catch (err) {
     // Left at once, so that the next pass is not held back until this one counts as stopped.
     await redis.hdel(record, `w:${pass}`).catch(() => 0);
