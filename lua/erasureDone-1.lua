@@ -1,7 +1,7 @@
 --[[
   A pass of the workers that joined an erasure (lua/erasureJoin-1.lua) leaves it with what it
   removed added to the counts, at once: the last pass to leave marks the erasure done and forgets
-  the user, so a done erasure's counts are final. A pass noted longer ago than ARGV[3] allows
+  the user (its id and profile), so a done erasure's counts are final. A pass noted longer ago than ARGV[3] allows
   stopped on its way (its process died): it holds nothing back, and its note goes.
 
   KEYS[1] <prefix>:{er:<erasure id>}   hash: the erasure's record
@@ -30,5 +30,5 @@ for i = 1, #fields, 2 do
 end
 if others > 0 then return 0 end
 redis.call('HSET', record, 's', 'done', 'done', ARGV[2])
-redis.call('HDEL', record, 'u')
+redis.call('HDEL', record, 'u', 'n')
 return 1

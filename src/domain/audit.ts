@@ -139,6 +139,34 @@ export function readAuditCursor(text: string): { at: number; id: string } | null
   }
 }
 
+/**
+ * An entry's body about an erased user with what names them replaced by the erasure's id: every
+ * string that is one of `exact` (their name: short words another's text may hold, so a whole value
+ * only) and every occurrence of one of `contained` in any string (their email, device tokens: a
+ * reason or a value given as free text that holds them). Null when nothing changed.
+ */
+export function withoutNeedles(
+  body: unknown, exact: readonly string[], contained: readonly string[], erasureId: string,
+): { body: unknown } | null {
+  const inside = contained.filter((n) => n !== '');
+  let changed = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      let out = exact.includes(v) ? erasureId : v;
+      for (const n of inside) if (out.includes(n)) out = out.split(n).join(erasureId);
+      if (out !== v) changed = true;
+      return out;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[walk(k) as string] = walk(x);
+    return out;
+  };
+  const out = walk(body);
+  return changed ? { body: out } : null;
+}
+
 /** The fields whose object is a user, named by its `id` (a batch item's `user`, a streak restore's `users`). */
 const USER_FIELDS = new Set(['user', 'users']);
 

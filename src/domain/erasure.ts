@@ -14,6 +14,51 @@ export interface ErasedUser {
   tenant: string;
   userId: string;
   erasureId: string;
+  /**
+   * What else named them when the erasure was asked for: strings of the entries about them that
+   * hold one of these are rewritten too.
+   */
+  profile?: ErasedProfile;
+}
+
+/** A user's email, name and device tokens, as their erasure found them. */
+export interface ErasedProfile {
+  email: string | null;
+  name: string | null;
+  tokens: string[];
+}
+
+/** The profile as an erasure's record keeps it while pending (the user hash's `email`, `name`, `dt`). */
+export function profileOf(email: string | null, name: string | null, dt: string | null): ErasedProfile {
+  let tokens: string[] = [];
+  try {
+    const parsed = dt === null ? [] : JSON.parse(dt) as unknown;
+    if (Array.isArray(parsed)) tokens = parsed.filter((t): t is string => typeof t === 'string' && t !== '');
+  } catch {
+    tokens = [];
+  }
+  return { email: email || null, name: name || null, tokens };
+}
+
+/**
+ * The values that are the user's when a whole text is one of them: their name. (Their id names
+ * them where an object of theirs holds it: src/domain/audit.ts withoutUser; a metric's key that
+ * reads as it is not theirs.)
+ */
+export function exactNeedlesOf(who: ErasedUser): string[] {
+  const name = who.profile?.name ?? null;
+  return name === null ? [] : [name];
+}
+
+/** The texts that are the user's wherever they stand in a text: their email and device tokens. */
+export function containedNeedlesOf(who: ErasedUser): string[] {
+  const p = who.profile;
+  return p === undefined ? [] : [p.email, ...p.tokens].filter((n): n is string => n !== null && n !== '');
+}
+
+/** The texts that tell an entry is about the user: their id (as JSON), email and device tokens (a name alone is no sign). */
+export function marksOf(who: ErasedUser): string[] {
+  return [JSON.stringify(who.userId), ...containedNeedlesOf(who)];
 }
 
 /** The kind of an erased user's entries, once rewritten. */

@@ -5,8 +5,8 @@
  * user that is erased (src/engine/users/erasure-pass.ts).
  */
 import type pg from 'pg';
-import { AUDIT_TIME_END, withoutUser, type AuditEntry } from '../domain/audit.js';
-import type { ErasedUser } from '../domain/erasure.js';
+import { AUDIT_TIME_END, withoutNeedles, withoutUser, type AuditEntry } from '../domain/audit.js';
+import { containedNeedlesOf, exactNeedlesOf, marksOf, type ErasedUser } from '../domain/erasure.js';
 
 export const AUDIT_MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS laurel_audit (
@@ -134,14 +134,22 @@ export async function pruneAuditEntries(pool: pg.Pool, prefix: string, before: n
  * (src/domain/audit.ts withoutUser): what they touched and their bodies; answers how many.
  */
 export async function eraseFromAudit(pool: pg.Pool, prefix: string, who: ErasedUser): Promise<number> {
+  // The entries of the user's tenant, and those of the whole account (a write made without a
+  // tenant that names them: a boost for the default tenant's user), that name them: by an id, an
+  // object of theirs, or a string holding their email or device tokens (their name alone is no
+  // sign: another's text may hold it).
+  const marks = marksOf(who);
   const { rows } = await pool.query<{ id: string; ids: string[]; body: unknown }>(
     `SELECT id, ids, body FROM laurel_audit
-     WHERE prefix = $1 AND tenant = $2 AND ($3 = ANY (ids) OR strpos(body::text, $4) > 0)`,
-    [prefix, who.tenant, who.userId, JSON.stringify(who.userId)],
+     WHERE prefix = $1 AND (tenant = $2 OR tenant IS NULL)
+       AND ($3 = ANY (ids) OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS m WHERE strpos(body::text, m) > 0))`,
+    [prefix, who.tenant, who.userId, marks],
   );
   let n = 0;
   for (const row of rows) {
-    const body = withoutUser(row.body, who.userId, who.erasureId);
+    const named = withoutUser(row.body, who.userId, who.erasureId);
+    const scrubbed = withoutNeedles(named === null ? row.body : named.body, exactNeedlesOf(who), containedNeedlesOf(who), who.erasureId);
+    const body = scrubbed ?? named;
     const ids = row.ids.map((id) => (id === who.userId ? who.erasureId : id));
     if (body === null && ids.every((id, i) => id === row.ids[i])) continue;
     const next = body === null ? row.body : body.body;

@@ -495,6 +495,23 @@ export class Keys {
     return runKeys(key.slice(0, -1));
   }
 
+  /**
+   * The keys of a ranking (a run, group, shard or cohort of a tenant's board) that holds `key`, any
+   * of its keys (its ranking, members, sequences, a user's history or awards); null when `key` is
+   * none of a tenant's board's.
+   */
+  rankingOfKey(key: string): LeaderboardKeys | null {
+    const head = `${this.prefix}:{lb:`;
+    if (!key.startsWith(head)) return null;
+    const close = key.indexOf('}:', head.length);
+    return close < 0 ? null : runKeys(key.slice(0, close + 2));
+  }
+
+  /** The scan pattern of every key of a tenant's boards' rankings (runs, groups, shards, cohorts, league tiers). */
+  boardKeysOfTenant(tenant: string): string {
+    return `${this.prefix}:{lb:${globEscaped(tenant)}:*}:*`;
+  }
+
   /** The scan pattern of the members hashes of every ranking of a tenant's boards (runs, groups, shards, cohorts). */
   rankingsOfTenant(tenant: string): string {
     return `${this.prefix}:{lb:${globEscaped(tenant)}:*}:m`;

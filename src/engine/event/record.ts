@@ -342,7 +342,7 @@ export class EventRecorder {
       return { status: 202, eventId: r[1], total: r[2], streak };
     }
     if (code === ScriptCode.SUBSCRIBE_WITHOUT_EMAIL) throw refused(code);
-    if (code === ScriptCode.ERASED) throw fail('user_erased', userId);
+    if (code === ScriptCode.ERASED) throw fail('user_erased');
     if (code === ScriptCode.TOTAL_OUT_OF_RANGE) throw refused(code, metric.key);
     if (code === ScriptCode.PLAN_UNKNOWN) {
       e.planFull = e.plan.arg.full;

@@ -5,8 +5,10 @@
  *   one script in the user's partition (lua/eraseUser-n.lua) that deletes every key of the user
  *   there that an event may write (those the configuration names), their members of the
  *   partition's sets, and appends an `erased` entry to the log. An event of the user runs wholly
- *   before that script or wholly after it: after, it makes a new user. The request walks no
- *   keyspace: it costs what the user has;
+ *   before that script or wholly after it: after, it makes a new user. Then the user leaves the
+ *   rankings of the runs not final yet and the streak rankings (src/engine/users/erasure-open-runs.ts),
+ *   so no finalisation names them. The request walks no keyspace: it costs what the user has and
+ *   what the configuration holds;
  * - in the workers (src/engine/users/erasure-pass.ts), once the archive holds the `erased` entry:
  *   the user's keys in the partition of metrics and points systems deleted since they were
  *   written (src/engine/users/erasure-leftovers.ts), what lives outside the partition (boards,
@@ -18,10 +20,12 @@
  * random id, so nothing leads back to them.
  */
 import { uuidv7 } from '../../domain/ids.js';
+import { profileOf } from '../../domain/erasure.js';
+import { leaveOpenRuns } from './erasure-open-runs.js';
 import * as eraseUser from '../../redis/scripts/eraseUser.js';
 import type { Context } from '../context.js';
 
-type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'stats'>;
+type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'stats' | 'store'>;
 
 /** An erasure as `GET /admin/v1/erasures/{erasureId}` shows it. */
 export interface ErasureView {
@@ -79,7 +83,12 @@ export async function requestErasure(deps: Deps, tenant: string, userId: string)
   const record = keys.erasure(id);
   // The record first: a process that dies after it leaves the workers what to finish
   // (src/engine/users/erasure-sweep.ts).
-  await redis.hset(record, { t: tenant, u: userId, p: String(u.partition), s: 'pending', at: String(now) });
+  // What else names the user (their email, name and device tokens), kept while pending: the pass
+  // rewrites the strings of entries about them that hold it (the audit log's).
+  const [email, name, dt] = await redis.hmget(u.user, 'email', 'name', 'dt');
+  await redis.hset(record, {
+    t: tenant, u: userId, p: String(u.partition), s: 'pending', at: String(now), n: JSON.stringify(profileOf(email, name, dt)),
+  });
   await redis.sadd(keys.erasuresPending, id);
   const erased = await eraseInPartition(deps, tenant, userId, id, now);
   if (erased === null) {
@@ -91,6 +100,7 @@ export async function requestErasure(deps: Deps, tenant: string, userId: string)
   }
   await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
   await deps.stats.changed(tenant);
+  await leaveOpenRuns(deps, tenant, userId, erased.entryId);
   return id;
 }
 

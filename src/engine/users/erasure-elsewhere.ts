@@ -14,12 +14,11 @@
 import { GROUP, unpackDelivery } from '../webhooks/queue.js';
 import { leagueTopicId, leagueUserTopic, userTopic } from '../../domain/live/topics.js';
 import { announce, scanKeys, type RedisClient } from '../../redis/client.js';
-import { globEscaped } from '../../redis/keys.js';
+import { globEscaped, type LeaderboardKeys } from '../../redis/keys.js';
 import { cohortUserField } from '../../redis/leagues.js';
 import { rewriteWinners, winnersOf } from '../../redis/board-state.js';
 import { winnersWithout } from '../../domain/leaderboards/winners.js';
 import * as streakLeave from '../../redis/scripts/streakLeave.js';
-import { tenantRankings } from '../leaderboards/tenant-rankings.js';
 import { streakStanding } from '../streaks/rankings.js';
 import { compareStreamIds } from '../../model/log.js';
 import type { Context } from '../context.js';
@@ -57,15 +56,34 @@ async function* scanned(redis: RedisClient, pattern: string): AsyncGenerator<str
   for await (const batch of scanKeys(redis, pattern, 1000)) yield* batch;
 }
 
+/**
+ * Every ranking of the tenant's boards that holds a key, found by any of its keys: a walk that
+ * cannot miss one, since a ranking nobody is on any more (its last member left a breakdown group,
+ * or a streak board pruned their lost streak) keeps their sequences field and history list.
+ */
+async function* everyRanking(deps: Deps, tenant: string): AsyncGenerator<LeaderboardKeys> {
+  const seen = new Set<string>();
+  for await (const key of scanned(deps.redis, deps.keys.boardKeysOfTenant(tenant))) {
+    const run = deps.keys.rankingOfKey(key);
+    if (run === null || seen.has(run.ranking)) continue;
+    seen.add(run.ranking);
+    yield run;
+  }
+}
+
 /** Removes the user from the tenant's board runs and the winners of its finished runs. */
 async function fromBoards(deps: Deps, tenant: string, userId: string, since: ErasedSince, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
-  for await (const { keys: run } of tenantRankings(deps, tenant)) {
-    if (later(await redis.hget(run.sequences, userId), since)) {
+  for await (const run of everyRanking(deps, tenant)) {
+    const held = await redis.hget(run.sequences, userId);
+    if (later(held, since)) {
       const pruned = await pruneHistory(redis, run.history(userId), since);
       if (pruned > 0) { r.members += pruned; r.touched.add(run.history(userId)); }
       continue;
     }
+    // The request took the user out of the runs not final yet (src/engine/users/erasure-open-runs.ts),
+    // leaving its mark: the snapshots' copies of that ranking are made again too.
+    if (held !== null) r.touched.add(run.ranking).add(run.members).add(run.expiry);
     const member = await redis.hget(run.members, userId);
     if (member !== null && (await redis.zrem(run.ranking, member)) > 0) {
       await redis.incr(run.falls);
@@ -121,7 +139,11 @@ async function fromStreaks(deps: Deps, tenant: string, userId: string, since: Er
   const { redis, keys } = deps;
   const st = keys.streakRankings(tenant);
   // A new user of the id ranked since the erasure keeps their standing.
-  if (later((await streakStanding(deps, tenant, userId))?.seq, since)) return;
+  const standing = await streakStanding(deps, tenant, userId);
+  if (later(standing?.seq, since)) return;
+  // The request took them out of the rankings, leaving the standing's mark: the snapshots'
+  // copies of the rankings are made again too.
+  if (standing !== null) r.touched.add(st.active).add(st.longest).add(st.expiry);
   // Out of the rankings as an exclusion takes them (lua/streakLeave-4.lua), then the standing gone.
   const removed = await streakLeave.run(redis, st, userId, '');
   if (removed > 0) { r.members += removed; r.touched.add(st.active).add(st.longest).add(st.expiry); }

@@ -13,13 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { ErasedUser } from '../../domain/erasure.js';
+import type { ErasedProfile, ErasedUser } from '../../domain/erasure.js';
 import { compareStreamIds, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseElsewhere, type ErasedSince } from './erasure-elsewhere.js';
 import { eraseLeftovers } from './erasure-leftovers.js';
+import { eraseBoosts } from './erasure-boosts.js';
 import { sweepErasure } from './erasure-sweep.js';
 import { copyAgain } from './snapshot-copies.js';
 import { erasedTenantOfRecord } from './tenant-erasure.js';
@@ -43,19 +44,25 @@ export interface ErasurePassResult {
 }
 
 /**
- * The entries of every partition's log up to the erasure's (ids compare by time across
- * partitions) that name the user: their own, and others' that list them (a finalised run's
- * winners, a batch's items).
+ * The entries of every partition's log up to the erasure's that name the user: their own (up to
+ * the erasure's id: a new user of the id has those after it), and others' that list them (a
+ * finalised run's winners, a batch's items) up to the erasure's millisecond, whatever their
+ * sequence (ids of one millisecond do not tell across partitions which came first).
  */
 async function entriesNaming(deps: Deps, upTo: string, who: ErasedUser): Promise<Map<number, string[]>> {
   const needle = JSON.stringify(who.userId);
   const out = new Map<number, string[]>();
+  const lastOfMs = `${upTo.split('-')[0]}-18446744073709551615`;
   for (let p = 0; p < deps.keys.partitions; p++) {
     const log = deps.keys.partitionLog(p);
     let from = '-';
     for (;;) {
-      const entries = (await deps.redis.xrange(log, from, upTo, 'COUNT', 1000)) as [string, string[]][];
-      const theirs = entries.filter(([, f]) => (f[1] ?? '').includes(needle) && (JSON.parse(f[1]) as LogBody).t === who.tenant).map(([id]) => id);
+      const entries = (await deps.redis.xrange(log, from, lastOfMs, 'COUNT', 1000)) as [string, string[]][];
+      const theirs = entries.filter(([id, f]) => {
+        if (!(f[1] ?? '').includes(needle)) return false;
+        const body = JSON.parse(f[1]) as LogBody;
+        return body.t === who.tenant && (body.u !== who.userId || compareStreamIds(id, upTo) <= 0);
+      }).map(([id]) => id);
       if (theirs.length > 0) out.set(p, [...(out.get(p) ?? []), ...theirs]);
       if (entries.length < 1000) break;
       from = `(${entries[entries.length - 1][0]}`;
@@ -73,6 +80,7 @@ async function eraseOutside(
   // first, so that the counts below follow the archive's redaction closely.
   await drainAudit(deps, pool);
   const audited = await eraseFromAudit(pool, settings.prefix, who);
+  const boosts = await eraseBoosts(deps, pool, who);
   const leftovers = await eraseLeftovers(deps, who.tenant, who.userId);
   const elsewhere = await eraseElsewhere(deps, who.tenant, who.userId, since);
   const lines = await redactArchive(pool, settings.prefix, who);
@@ -81,7 +89,7 @@ async function eraseOutside(
   rows += await copyAgain(deps, pool, copies, who.userId);
   let logged = 0;
   for (const [p, ids] of naming) logged += await redis.xdel(keys.partitionLog(p), ...ids);
-  return { redisKeys: leftovers.keys + elsewhere.keys, redisMembers: leftovers.members + elsewhere.members + logged, archivedEntries: lines, postgresRows: rows };
+  return { redisKeys: leftovers.keys + elsewhere.keys, redisMembers: leftovers.members + elsewhere.members + logged + boosts, archivedEntries: lines, postgresRows: rows };
 }
 
 /**
@@ -118,7 +126,7 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
     return cursor !== undefined && compareStreamIds(cursor, entryId) >= 0;
   };
   if (!archived(partition, h.e)) return false;
-  const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id };
+  const who: ErasedUser = { tenant: h.t, userId: h.u, erasureId: id, profile: h.n === undefined ? undefined : JSON.parse(h.n) as ErasedProfile };
   // Batch items accepted before the erasure, still queued, are dropped as they come (the user's
   // fence, lua/includes/fence.lua): done only once none is left, when the fence goes.
   if (!(await fenceLifted(deps, partition, who))) return false;

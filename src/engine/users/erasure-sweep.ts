@@ -12,6 +12,7 @@ import { ERASED_KIND } from '../../domain/erasure.js';
 import { archivedErasedEntry } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseInPartition } from './erase.js';
+import { leaveOpenRuns } from './erasure-open-runs.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats' | 'settings'>;
 
@@ -49,12 +50,14 @@ export async function sweepErasure(deps: Deps, pool: pg.Pool, id: string, h: Rec
   const logged = await entryOf(deps, pool, partition, id);
   if (logged !== null) {
     await redis.hset(record, 'e', logged);
+    await leaveOpenRuns(deps, h.t, h.u, logged);
     return true;
   }
   const erased = await eraseInPartition(deps, h.t, h.u, id, at);
   if (erased !== null) {
     await redis.hset(record, { e: erased.entryId, rk: String(erased.deleted) });
     await deps.stats.changed(h.t);
+    await leaveOpenRuns(deps, h.t, h.u, erased.entryId);
     return true;
   }
   // Another pass (or the request, late) may have run the script since the look above.

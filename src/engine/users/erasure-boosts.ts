@@ -1,0 +1,23 @@
+/**
+ * An erased user's own boosts (a points boost for one user, `userId`: docs/api.md, "Points"):
+ * deleted from the configuration, and from its copy in Postgres at once (the copy worker would
+ * take them out on its next pass, after the erasure said it was done). Answers how many.
+ */
+import type pg from 'pg';
+import type { ErasedUser } from '../../domain/erasure.js';
+import { DEFAULT_TENANT } from '../../redis/keys.js';
+import type { Context } from '../context.js';
+
+export async function eraseBoosts(deps: Pick<Context, 'store' | 'settings'>, pool: pg.Pool, who: ErasedUser): Promise<number> {
+  // Read from Redis, not this process's copy: a boost made a moment ago counts.
+  await deps.store.reload();
+  const theirs = [...deps.store.current.pointsBoosts.values()]
+    .filter((b) => b.userId === who.userId && (b.tenant ?? DEFAULT_TENANT) === who.tenant)
+    .map((b) => b.id);
+  let n = 0;
+  for (const id of theirs) if (await deps.store.delete('pboosts', id)) n++;
+  if (theirs.length > 0) {
+    await pool.query('DELETE FROM laurel_config WHERE prefix = $1 AND kind = $2 AND id = ANY ($3)', [deps.settings.prefix, 'pboosts', theirs]);
+  }
+  return n;
+}

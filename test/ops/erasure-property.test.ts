@@ -1,0 +1,199 @@
+/**
+ * An erasure leaves no trace, as a property (docs/api.md, "Erasing a user"), on single Redis and
+ * on the Cluster with the workers and the manual clock: random workloads (fast-check) over every
+ * feature a user touches (events with their profile and device tokens, batches, some still queued
+ * at the erasure, an API completion and its email, a streak with freezes, pauses, resets and a
+ * streak board, points with a per-user boost and time awards, boards of every kind: daily and
+ * perpetual, capped and uncapped, sharded, grouped by an attribute, a league, a points board; runs
+ * finalised with their winners; an exclusion, a void, a revoke, preferences, a key scoped to the
+ * user, webhooks), then the user erased and the workers run until it is `done`; then a scan of every
+ * Redis key, hash field, set and sorted-set member, list element and stream entry, and of every
+ * Postgres table as text (snapshots included), finds none of their id, email, name or device
+ * token; another user keeps theirs.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { connectPostgres } from '../../src/postgres/pool.js';
+import { emailOnCompletion } from '../support/admin.js';
+import { startReceiver } from '../support/receiver.js';
+import { postgresTraces, redisTraces } from '../support/traces.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+
+type Who = 'victim' | 'keeper';
+
+/** One step of a workload. */
+type Step =
+  | { op: 'event'; who: Who; metric: 'lessons' | 'quizzes'; value: number; profile: boolean; plan: 'pro' | 'free' }
+  | { op: 'batch'; who: Who; value: number; apply: boolean }
+  | { op: 'complete' | 'freeze' | 'pause' | 'reset' | 'boost' | 'exclude' | 'include' | 'void' | 'revoke' | 'preferences' | 'key' }
+  | { op: 'hours'; n: number }
+  | { op: 'finalise' | 'accrue' | 'snapshot' | 'drain' };
+
+const who = fc.constantFrom<Who>('victim', 'victim', 'keeper');
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ op: fc.constant('event' as const), who, metric: fc.constantFrom('lessons' as const, 'quizzes' as const), value: fc.integer({ min: 1, max: 4 }), profile: fc.boolean(), plan: fc.constantFrom('pro' as const, 'free' as const) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('batch' as const), who, value: fc.integer({ min: 1, max: 3 }), apply: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('complete' as const, 'freeze' as const, 'pause' as const, 'reset' as const, 'boost' as const, 'exclude' as const, 'include' as const, 'void' as const, 'revoke' as const, 'preferences' as const, 'key' as const) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('hours' as const), n: fc.integer({ min: 1, max: 30 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('finalise' as const, 'accrue' as const, 'snapshot' as const, 'drain' as const) }) },
+);
+
+describe.each(targets())('an erasure as a property on %s', (target) => {
+  let s: TestServer;
+  let pool: pg.Pool;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  let run = 0;
+  let xp = '';
+  let clock = Date.parse('2026-05-04T08:00:00Z');
+
+  const ok = (r: { status: number; text: string }) => expect(r.status, r.text).toBeLessThan(300);
+
+  beforeAll(async () => {
+    hook = await startReceiver();
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1', LAUREL_SNAPSHOT_RUN_KEYS: '0' } });
+    pool = await connectPostgres(s.settings);
+    await s.setClock(new Date(clock).toISOString());
+    const ids = await s.metrics('lessons', 'quizzes');
+    await s.attributes('user', 'plan');
+    ok(await s.request('POST', '/admin/v1/achievements', {
+      body: [
+        { name: 'Three', key: 'three', trigger: 'metric', metricId: ids.lessons, metricValue: 3 },
+        { name: 'Bonus', key: 'bonus', trigger: 'api' },
+      ],
+    }));
+    ok(await s.request('PUT', '/admin/v1/streaks/settings', {
+      body: { frequency: 'daily', metrics: [{ metricId: ids.lessons, threshold: 1 }], freezes: { initial: 1, max: 3, autoEarnInterval: 2, autoEarnAmount: 1 } },
+    }));
+    const points = await s.request('POST', '/admin/v1/points', {
+      body: [{ name: 'XP', key: 'xp', triggers: [
+        { type: 'metric', metricId: ids.lessons, metricThreshold: 1, points: 10, status: 'active' },
+        { type: 'time', timeUnit: 'hours', timeInterval: 6, points: 1, status: 'active' },
+      ] }],
+    });
+    ok(points);
+    xp = points.body.created[0].id;
+    const league = { cohortSize: 3, tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }] };
+    ok(await s.request('POST', '/admin/v1/leaderboards', {
+      body: [
+        { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 3, runUnit: 'day', runInterval: 1 },
+        { name: 'Everyone', key: 'everyone', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: null },
+        { name: 'Sharded', key: 'sharded', status: 'active', rankBy: 'metric', metricId: ids.quizzes, maxParticipants: null, shards: 4 },
+        { name: 'By plan', key: 'by-plan', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 5, breakdownAttributes: ['plan'] },
+        { name: 'League', key: 'league', status: 'active', rankBy: 'metric', metricId: ids.lessons, runUnit: 'day', runInterval: 1, league },
+        { name: 'Streaks', key: 'streaks', status: 'active', rankBy: 'streak', maxParticipants: 10 },
+        { name: 'XP daily', key: 'xp-daily', status: 'active', rankBy: 'points', pointsSystemId: xp, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
+      ],
+    }));
+    ok(await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'All', url: hook.url('/h'), events: ['*'] }] }));
+    await emailOnCompletion(s);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await pool?.end();
+    await hook?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  it('leaves no trace of the user, whatever they did', { timeout: 900_000 }, async () => {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 18 }), async (steps) => {
+      run++;
+      const tag = `${s.prefix.slice(1)}r${run}`;
+      const victim = { id: `vic-${tag}`, email: `vic-${tag}@example.com`, name: `Vic ${tag}`, token: `tok-${tag}` };
+      const keeper = `kep-${tag}`;
+      const idOf = (w: Who) => (w === 'victim' ? victim.id : keeper);
+      const events: string[] = [];
+      // The victim exists from the start, with their profile.
+      const first = await s.event('lessons', { id: victim.id, email: victim.email, name: victim.name, deviceTokens: [victim.token] }, 1);
+      events.push(first.eventId);
+      await s.event('lessons', keeper, 1);
+      for (const x of steps) {
+        switch (x.op) {
+          case 'event': {
+            const user: Record<string, unknown> = { id: idOf(x.who), attributes: { plan: x.plan } };
+            if (x.profile && x.who === 'victim') Object.assign(user, { email: victim.email, name: victim.name, deviceTokens: [victim.token] });
+            const r = await s.request('POST', `/api/metrics/${x.metric}/event`, { body: { user, value: x.value } });
+            ok(r);
+            if (x.who === 'victim') events.push(r.body.eventId);
+            break;
+          }
+          case 'batch': {
+            const user = x.who === 'victim' ? { id: victim.id, name: victim.name } : { id: keeper };
+            ok(await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user, value: x.value }] }));
+            if (x.apply) await s.workers!.testing.batchesNow();
+            break;
+          }
+          case 'complete':
+            ok(await s.request('POST', '/api/achievements/bonus/complete', { body: { user: { id: victim.id } } }));
+            break;
+          case 'freeze':
+            ok(await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: victim.id }] } }));
+            break;
+          case 'pause': {
+            const day = new Date(clock + 86_400_000 * 3).toISOString().slice(0, 10);
+            ok(await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: victim.id, start: day, end: day }] } }));
+            break;
+          }
+          case 'reset':
+            ok(await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: victim.id }] } }));
+            break;
+          case 'boost': {
+            const day = new Date(clock).toISOString().slice(0, 10);
+            ok(await s.request('POST', `/admin/v1/points/${xp}/boosts`, { body: [{ name: `For ${victim.name}`, start: day, multiplier: 2, userId: victim.id }] }));
+            break;
+          }
+          case 'exclude':
+            ok(await s.request('PUT', `/admin/v1/users/${victim.id}/exclusion`, { body: { reason: `farming by ${victim.email}` } }));
+            break;
+          case 'include':
+            expect((await s.request('DELETE', `/admin/v1/users/${victim.id}/exclusion`)).status).toBeLessThan(500);
+            break;
+          case 'void':
+            ok(await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: events[0], reason: 'test', userId: victim.id }] }));
+            break;
+          case 'revoke':
+            expect((await s.request('DELETE', `/admin/v1/users/${victim.id}/achievements/three`)).status).toBeLessThan(500);
+            break;
+          case 'preferences':
+            ok(await s.request('PATCH', `/api/users/${victim.id}/preferences`, { body: { notifications: { recap: ['email'] } } }));
+            break;
+          case 'key':
+            ok(await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: victim.id }] }));
+            break;
+          case 'hours':
+            clock += x.n * 3_600_000;
+            await s.setClock(new Date(clock).toISOString());
+            break;
+          case 'finalise':
+            await s.workers!.testing.finaliseNow();
+            break;
+          case 'accrue':
+            await s.workers!.testing.accrueNow();
+            break;
+          case 'snapshot':
+            await s.workers!.testing.snapshotNow(true);
+            break;
+          case 'drain':
+            await s.workers!.testing.drainNow();
+            await s.workers!.testing.webhooksNow();
+            break;
+        }
+      }
+      const erase = await s.request('DELETE', `/admin/v1/users/${victim.id}`);
+      expect(erase.status, erase.text).toBe(202);
+      await expect.poll(async () => {
+        await s.workers!.testing.batchesNow();
+        await s.workers!.testing.drainNow();
+        await s.workers!.testing.webhooksNow();
+        await s.workers!.testing.erasuresNow();
+        return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
+      }, { timeout: 30_000 }).toBe('done');
+      const needles = [victim.id, victim.email, victim.name, victim.token];
+      const inRedis = await redisTraces(s.api.services.redis, s.prefix, needles);
+      expect(inRedis, inRedis.join('\n')).toEqual([]);
+      const inPostgres = await postgresTraces(pool, s.prefix, needles);
+      expect(inPostgres, inPostgres.join('\n')).toEqual([]);
+      expect((await s.request('GET', `/api/users/${keeper}`)).status).toBe(200);
+    }), { numRuns: Number(process.env.ERASURE_RUNS ?? 6), endOnFailure: true });
+  });
+});
