@@ -82,11 +82,20 @@ export function parseDate(s: string): DateTime | null {
 }
 
 /**
+ * An ISO-8601 date-time as laurel takes one: a date, `T`, an hour from 00 to 23, then minutes,
+ * seconds and a fraction where given, and an offset, `Z` or one from -23:59 to +23:59 (`+01:00`,
+ * `+0100`, `+01`), where given. luxon reads more: an hour 24 (the next day's start), an offset of
+ * any two digits each (`+99:99`, read as 100 hours 39 minutes), a zone in brackets.
+ */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T(?:[01]\d|2[0-3])(?::?[0-5]\d(?::?[0-5]\d(?:[.,]\d{1,9})?)?)?(?:[Zz]|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/;
+
+/**
  * The instant (ms) an ISO-8601 date-time names (`2026-01-31T12:00:00Z`, `...+01:00`); null when it
- * is none (a day that does not exist, `2026-02-30`, included) or falls outside laurel's calendar.
+ * is none (a day that does not exist, `2026-02-30`, an hour or an offset out of range, `T24:00`,
+ * `+24:00`, included) or falls outside laurel's calendar.
  */
 export function parseInstant(text: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text)) return null;
+  if (!DATE_TIME.test(text)) return null;
   const at = DateTime.fromISO(text, { setZone: true });
   if (!at.isValid) return null;
   const day = at.toUTC().toISODate();

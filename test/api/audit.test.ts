@@ -4,7 +4,8 @@
  * status, refused or not; an entry names what its write touched and holds no secret (keys,
  * signing secrets, device tokens, a URL's password); a key bound to a tenant sees its tenant's
  * entries only; pages by cursor list each entry once, newest first, filtered by key, operation
- * and time; a bad query is a 400; the workers delete what is past LAUREL_AUDIT_RETENTION_DAYS.
+ * and time; a bad query is a 400 (every parameter); the workers delete what is past
+ * LAUREL_AUDIT_RETENTION_DAYS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, AuditPageView } from '../../src/model/views.js';
@@ -249,6 +250,13 @@ describe.each(targets())('the audit log on %s', (target) => {
       'operation=PATCH', `keyId=${'k'.repeat(65)}`, 'from=2026-03-02&to=2026-03-01', 'limit=5&limit=6',
       // An id Postgres takes as no text.
       `cursor=${Buffer.from(JSON.stringify([1, '\u0000'])).toString('base64url')}`, `cursor=${Buffer.from('[1,"\\ud800"]').toString('base64url')}`,
+      // An offset or an hour out of range, and other malformed instants, in `from` and in `to`.
+      'from=2026-03-02T08:00:00%2B99:99', 'to=2026-03-02T08:00:00%2B99:99', 'from=2026-03-02T08:00:00%2B24:00', 'to=2026-03-02T08:00:00-25:00',
+      'from=2026-03-02T08:00:00%2B05:60', 'to=2026-03-02T24:00:00Z', 'from=2026-03-02T08:00:00+01:00', 'from=2026-03-02T08:00:00',
+      'to=2026-03-02T08:00:00.1234567890Z', 'from=1970-01-01T00:30:00%2B01:00', 'from=2026-03-02&from=2026-03-03',
+      // Every other parameter: a NUL, bytes that are no UTF-8, a number that is no integer, an operation of no form, a cursor no page gave.
+      'keyId=%00', 'keyId=%FF', 'limit=1.5', 'limit=-1', 'limit=%2B5', 'operation=POST%20/api/metrics', 'operation=post%20/admin/v1/metrics',
+      `cursor=${Buffer.from('[]').toString('base64url')}`, `cursor=${Buffer.from(JSON.stringify([-1, 'x'])).toString('base64url')}`,
     ];
     for (const query of bad) {
       const r = await s.request('GET', `/admin/v1/audit?${query}`);
@@ -256,6 +264,7 @@ describe.each(targets())('the audit log on %s', (target) => {
       expect(r.body.code, query).toBe('invalid_query');
     }
     expect((await s.request('GET', '/admin/v1/audit?from=2026-03-02T08:00:00%2B01:00&to=2026-03-02')).status).toBe(200);
+    expect((await s.request('GET', '/admin/v1/audit?from=2026-03-01T08:00:00%2B23:59&to=2026-03-02T08:00:00-23:59')).status).toBe(200);
     // The calendar's ends: the whole of it.
     expect((await s.request('GET', '/admin/v1/audit?from=1970-01-01&to=9999-12-31')).status).toBe(200);
     const end = Buffer.from(JSON.stringify([Date.UTC(10000, 0, 1), 'x'])).toString('base64url');

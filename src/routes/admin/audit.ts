@@ -48,7 +48,9 @@ function entryView(e: AuditEntry): AuditEntryView {
 function instantOf(name: string, text: string | null, end: boolean): number | null {
   if (text === null) return null;
   const ms = auditInstant(text, end);
-  if (ms === null) throw fail('invalid_query', `${name} must be a date or an instant from 1970 to 9999, got "${text}"`);
+  if (ms === null) {
+    throw fail('invalid_query', `${name} must be a date or an instant (its offset from -23:59 to +23:59) from 1970 to 9999, got ${JSON.stringify(text)}`);
+  }
   return ms;
 }
 
