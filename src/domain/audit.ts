@@ -7,6 +7,7 @@
 import { parseDate, parseInstant } from './time.js';
 import type { AuditEntryView } from '../model/views.js';
 import { NOT_TEXT } from '../lib/text.js';
+import { REDACTED, redactUrl } from './url-secrets.js';
 
 const DAY_MS = 86_400_000;
 /** The first instant past laurel's calendar (10000-01-01T00:00Z): `to=9999-12-31` ends there. */
@@ -22,31 +23,12 @@ export type AuditEntry = Omit<AuditEntryView, 'at'> & { at: number };
 /** The most characters of a body an entry keeps; a longer one is kept as a note of its size. */
 export const AUDIT_BODY_MAX = 64 * 1024;
 
-/** What stands in for a secret value. */
-export const REDACTED = '[redacted]';
-
 /**
  * Fields whose value is a secret wherever they are, matched by name (any letter case): signing
  * secrets, passwords, tokens (device tokens too), credentials, private and API keys, and
  * authorization headers. `key` alone is a metric's or achievement's key, not a secret.
  */
 const SECRET_FIELD = /secret|passw(or)?d|token|credential|private_?key|api_?key|authorization|smtp_?url/i;
-
-/** `scheme://user:password@host`: the password of a URL's user information. */
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#:@]*):[^/?#@]*@/i;
-
-/** A URL with a password in it, and its query's values (where tokens travel), replaced. */
-function redactUrl(text: string): string {
-  let out = text.replace(URL_PASSWORD, `$1:${REDACTED}@`);
-  const q = out.indexOf('?');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(out) && q >= 0) {
-    const hash = out.indexOf('#', q);
-    const query = out.slice(q + 1, hash < 0 ? undefined : hash)
-      .split('&').map((pair) => (pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=${REDACTED}` : pair)).join('&');
-    out = `${out.slice(0, q + 1)}${query}${hash < 0 ? '' : out.slice(hash)}`;
-  }
-  return out;
-}
 
 /** What Postgres's jsonb cannot hold: U+0000, and a surrogate without its pair. */
 const NOT_STORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -56,13 +38,19 @@ function storable(text: string): string {
   return text.replace(NOT_STORABLE, '\uFFFD');
 }
 
-/** A JSON value with every secret field's value replaced, and the secrets of URLs. */
+/**
+ * A JSON value without secrets: every secret field's value replaced, and every text that is a URL,
+ * wherever it is (a value or a field's name, at any depth), without its credentials and values
+ * (src/domain/url-secrets.ts).
+ */
 export function redactSecrets(value: unknown): unknown {
   if (typeof value === 'string') return storable(redactUrl(value));
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(value)) out[storable(name)] = SECRET_FIELD.test(name) && v !== null ? REDACTED : redactSecrets(v);
+  for (const [name, v] of Object.entries(value)) {
+    out[storable(redactUrl(name))] = SECRET_FIELD.test(name) && v !== null ? REDACTED : redactSecrets(v);
+  }
   return out;
 }
 

@@ -2,9 +2,9 @@
  * The audit log (docs/api.md, "Audit log"), against the real server and workers, on single Redis
  * and on the Cluster: every Admin write operation `/openapi.json` lists leaves an entry with its
  * status, refused or not; an entry names what its write touched and holds no secret (keys,
- * signing secrets, device tokens, a URL's password); a key bound to a tenant sees its tenant's
- * entries only; pages by cursor list each entry once, newest first, filtered by key, operation
- * and time; a bad query is a 400 (every parameter); the workers delete what is past
+ * signing secrets, device tokens, a URL's username and password); a key bound to a tenant sees
+ * its tenant's entries only; pages by cursor list each entry once, newest first, filtered by key,
+ * operation and time; a bad query is a 400 (every parameter); the workers delete what is past
  * LAUREL_AUDIT_RETENTION_DAYS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,7 +115,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     expect(found[2].body).toBe(null);
   });
 
-  it('keeps no secret: no key, signing secret, device token or password of a URL', async () => {
+  it('keeps no secret: no key, signing secret, device token or credentials of a URL', async () => {
     const me = await adminKey('secretive');
     const made = [me.key, s.adminKey];
     const app = await send('POST', '/admin/v1/api-keys', me.key, [{ name: 'app', kind: 'application' }]);
@@ -145,7 +145,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     for (const secret of [...made, 'hunter2-password', 'tok-in-query', 'device-token-secret']) expect(text).not.toContain(secret);
     expect(found.filter((e) => e.operation === 'POST /admin/v1/webhooks').map((e) => e.body)).toEqual([
       [{ name: 'Hook', url: 'https://hooks.example.com/in?token=[redacted]&x=[redacted]', events: ['achievement.completed'] }],
-      [{ name: 'Hook', url: 'https://ops:[redacted]@hooks.example.com/in', events: ['achievement.completed'] }],
+      [{ name: 'Hook', url: 'https://[redacted]:[redacted]@hooks.example.com/in', events: ['achievement.completed'] }],
     ]);
     const batchEntry = found.find((e) => e.operation === 'POST /admin/v1/metrics/events')!;
     expect(batchEntry.body).toEqual([{ key: 'lessons', user: { id: 'tokened', deviceTokens: '[redacted]' }, value: 1 }]);
