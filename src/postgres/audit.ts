@@ -133,18 +133,37 @@ export async function pruneAuditEntries(pool: pg.Pool, prefix: string, before: n
  * The entries of the user's tenant that name an erased user, rewritten without them
  * (src/domain/audit.ts withoutUser): what they touched and their bodies; answers how many.
  */
+/** An audit log row as a user's export lists it. */
+export interface AuditRow {
+  id: string;
+  at: Date;
+  operation: string;
+  ids: string[];
+  body: unknown;
+}
+
+/**
+ * The audit log's rows that may name the user (their export lists those that do, their erasure
+ * rewrites them): of their tenant or the whole account, by an id, or a string holding their id (as
+ * JSON), email or device tokens. Oldest first.
+ */
+export async function auditRowsNaming(pool: pg.Pool, prefix: string, who: Pick<ErasedUser, 'tenant' | 'userId' | 'profile'>): Promise<AuditRow[]> {
+  const { rows } = await pool.query<AuditRow>(
+    `SELECT id, at, operation, ids, body FROM laurel_audit
+     WHERE prefix = $1 AND (tenant = $2 OR tenant IS NULL)
+       AND ($3 = ANY (ids) OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS m WHERE strpos(body::text, m) > 0))
+     ORDER BY at, id`,
+    [prefix, who.tenant, who.userId, marksOf({ ...who, erasureId: '' })],
+  );
+  return rows;
+}
+
 export async function eraseFromAudit(pool: pg.Pool, prefix: string, who: ErasedUser): Promise<number> {
   // The entries of the user's tenant, and those of the whole account (a write made without a
   // tenant that names them: a boost for the default tenant's user), that name them: by an id, an
   // object of theirs, or a string holding their email or device tokens (their name alone is no
   // sign: another's text may hold it).
-  const marks = marksOf(who);
-  const { rows } = await pool.query<{ id: string; ids: string[]; body: unknown }>(
-    `SELECT id, ids, body FROM laurel_audit
-     WHERE prefix = $1 AND (tenant = $2 OR tenant IS NULL)
-       AND ($3 = ANY (ids) OR EXISTS (SELECT 1 FROM unnest($4::text[]) AS m WHERE strpos(body::text, m) > 0))`,
-    [prefix, who.tenant, who.userId, marks],
-  );
+  const rows = await auditRowsNaming(pool, prefix, who);
   let n = 0;
   for (const row of rows) {
     const named = withoutUser(row.body, who.userId, who.erasureId);

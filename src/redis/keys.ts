@@ -641,6 +641,17 @@ export class Keys {
     return { record: base, bucket: `${base}:rl` };
   }
 
+  /** The scan pattern of the keys' records and buckets (userKeyIdOf tells the records). */
+  get userKeyRecords(): string {
+    return `${this.prefix}:{k:*}`;
+  }
+
+  /** The id of the key whose record `name` is, or null when it is none (a bucket, another key). */
+  userKeyIdOf(name: string): string | null {
+    const head = `${this.prefix}:{k:`;
+    return name.startsWith(head) && name.endsWith('}') ? name.slice(head.length, -1) : null;
+  }
+
   /** A user's erasure (src/engine/users/erase.ts), on a slot of its own. */
   erasure(id: string): string {
     return `${this.prefix}:{er:${id}}`;

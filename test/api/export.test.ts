@@ -131,6 +131,15 @@ describe.each(targets())('exporting a user on %s', (target) => {
     const boTimeAwards = (await s.request('GET', `/api/users/${other}/points/days?awards=100`)).body as { awards: unknown[] };
     expect(boTimeAwards.awards.length).toBeGreaterThan(0);
 
+    // A key scoped to Ada and a boost for her alone; the Admin API's writes that named her, audited.
+    const key = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: ada }] });
+    expect(key.status, key.text).toBe(201);
+    const boost = await s.request('POST', `/admin/v1/points/${xp.body.created[0].id}/boosts`, {
+      body: [{ name: 'Ada alone', start: '2026-04-01', multiplier: 2, userId: ada }],
+    });
+    expect(boost.status, boost.text).toBe(201);
+    await s.api.audit.settle();
+    await s.workers!.testing.auditNow();
     // The workers stopped: Ada's next events stay in the partition's log only.
     await s.workers!.close();
     s.workers = null;
@@ -172,7 +181,15 @@ describe.each(targets())('exporting a user on %s', (target) => {
     const cohorts = doc.leaderboards.filter((p: { key: string }) => p.key === 'league')
       .map((p: { run: string; cohort: unknown; rank: number; value: number }) => [p.run, p.cohort, p.rank, p.value]);
     expect(cohorts).toEqual(expect.arrayContaining([['2026-03-02', { tier: 0, n: 0, id: 'bronze-1' }, 2, 3], ['2026-03-04', { tier: 1, n: 0, id: 'silver-1' }, 1, 6]]));
-    expect(doc.leagues).toEqual([{ leaderboardId: boards.body.created[1].id, key: 'league', tier: 1, tierKey: 'silver', run: '2026-03-04', cohort: 0, cohortId: 'silver-1' }]);
+    expect(doc.leagues).toEqual([{
+      leaderboardId: boards.body.created[1].id, key: 'league', tier: 1, tierKey: 'silver', run: '2026-03-04', runTier: 1, cohort: 0, cohortId: 'silver-1',
+    }]);
+    expect(doc.keys).toEqual([{ id: key.body.created[0].id, created: expect.any(String) }]);
+    expect(doc.boosts).toEqual([expect.objectContaining({ id: boost.body.created[0].id, name: 'Ada alone', userId: ada })]);
+    // The batch, the key and the boost: the writes that named her (what her erasure rewrites).
+    expect(doc.audit.map((a: { operation: string }) => a.operation)).toEqual([
+      'POST /admin/v1/metrics/events', 'POST /admin/v1/application-api-keys', 'POST /admin/v1/points/{systemId}/boosts',
+    ]);
     expect(doc.webhookDeliveries.length).toBeGreaterThan(0);
     for (const d of doc.webhookDeliveries) expect(d).toMatchObject({ userId: ada, type: 'achievement.completed' });
 

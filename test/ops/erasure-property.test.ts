@@ -9,7 +9,8 @@
  * user, webhooks), then the user erased and the workers run until it is `done`; then a scan of every
  * Redis key, hash field, set and sorted-set member, list element and stream entry, and of every
  * Postgres table as text (snapshots included), finds none of their id, email, name or device
- * token; another user keeps theirs.
+ * token; another user keeps theirs. The user's export taken before the erasure lists what it then
+ * removes: the audit entries it rewrote, the keys scoped to them, their boosts.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,10 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
   let clock = Date.parse('2026-05-04T08:00:00Z');
 
   const ok = (r: { status: number; text: string }) => expect(r.status, r.text).toBeLessThan(300);
+  /** The installation's audit rows, id -> ids and body as text. */
+  const auditRows = async () => new Map((await pool.query<{ id: string; text: string }>(
+    'SELECT id, ids::text || body::text AS text FROM laurel_audit WHERE prefix = $1', [s.prefix],
+  )).rows.map((r) => [r.id, r.text]));
 
   beforeAll(async () => {
     hook = await startReceiver();
@@ -179,6 +184,11 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
             break;
         }
       }
+      // The export before the erasure: what it lists, the erasure removes (its mirror).
+      await s.api.audit.settle();
+      await s.workers!.testing.auditNow();
+      const exported = (await s.request('GET', `/admin/v1/users/${victim.id}/export`)).body;
+      const auditBefore = await auditRows();
       const erase = await s.request('DELETE', `/admin/v1/users/${victim.id}`);
       expect(erase.status, erase.text).toBe(202);
       await expect.poll(async () => {
@@ -194,6 +204,12 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
       const inPostgres = await postgresTraces(pool, s.prefix, needles);
       expect(inPostgres, inPostgres.join('\n')).toEqual([]);
       expect((await s.request('GET', `/api/users/${keeper}`)).status).toBe(200);
+      // The mirror: every audit entry the erasure rewrote, every key and boost it deleted, the export listed.
+      const auditAfter = await auditRows();
+      const rewritten = [...auditBefore].filter(([id, text]) => auditAfter.get(id) !== text).map(([id]) => id);
+      expect(exported.audit.map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining(rewritten));
+      expect(exported.keys).toHaveLength(steps.filter((x) => x.op === 'key').length);
+      expect(exported.boosts).toHaveLength(steps.filter((x) => x.op === 'boost').length);
     }), { numRuns: Number(process.env.ERASURE_RUNS ?? 6), endOnFailure: true });
   });
 });

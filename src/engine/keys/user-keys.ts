@@ -8,6 +8,7 @@
  */
 import type { RateLimiter } from './rate-limit.js';
 import type { Context } from '../context.js';
+import { scanKeys } from '../../redis/client.js';
 import * as userKey from '../../redis/scripts/userKey.js';
 
 export interface UserKey {
@@ -27,6 +28,29 @@ export async function storeUserKeys(deps: Deps, records: UserKey[]): Promise<voi
   const { redis, keys } = deps;
   await Promise.all(records.map((k) =>
     redis.hset(keys.apiKey(k.id).record, 'h', k.hash, 'u', k.userId, 't', k.tenant, 'c', k.created)));
+}
+
+/** A key scoped to a user, as their export lists it and their erasure deletes it: its record's name, id and when it was made. */
+export interface HeldUserKey {
+  record: string;
+  id: string;
+  created: string;
+}
+
+/**
+ * Every key scoped to the user (a walk of the keys' records: a user's export and erasure read
+ * them, not the request path).
+ */
+export async function* userKeysOf(deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string): AsyncGenerator<HeldUserKey> {
+  const { redis, keys } = deps;
+  for await (const batch of scanKeys(redis, keys.userKeyRecords, 1000)) {
+    for (const record of batch) {
+      const id = keys.userKeyIdOf(record);
+      if (id === null) continue;
+      const [t, u, c] = await redis.hmget(record, 't', 'u', 'c');
+      if (t === tenant && u === userId) yield { record, id, created: c ?? '' };
+    }
+  }
 }
 
 /** Deletes a key of the tenant, and its rate-limit bucket; false when the tenant has no key with this id. */

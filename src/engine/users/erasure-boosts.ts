@@ -5,15 +5,20 @@
  */
 import type pg from 'pg';
 import type { ErasedUser } from '../../domain/erasure.js';
+import type { PointsBoost } from '../../model/entities.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { DEFAULT_TENANT } from '../../redis/keys.js';
 import type { Context } from '../context.js';
+
+/** The boosts for the user alone (their export lists them, their erasure deletes them). */
+export function boostsOf(snapshot: Snapshot, tenant: string, userId: string): PointsBoost[] {
+  return [...snapshot.pointsBoosts.values()].filter((b) => b.userId === userId && (b.tenant ?? DEFAULT_TENANT) === tenant);
+}
 
 export async function eraseBoosts(deps: Pick<Context, 'store' | 'settings'>, pool: pg.Pool, who: ErasedUser): Promise<number> {
   // Read from Redis, not this process's copy: a boost made a moment ago counts.
   await deps.store.reload();
-  const theirs = [...deps.store.current.pointsBoosts.values()]
-    .filter((b) => b.userId === who.userId && (b.tenant ?? DEFAULT_TENANT) === who.tenant)
-    .map((b) => b.id);
+  const theirs = boostsOf(deps.store.current, who.tenant, who.userId).map((b) => b.id);
   let n = 0;
   for (const id of theirs) if (await deps.store.delete('pboosts', id)) n++;
   if (theirs.length > 0) {

@@ -20,6 +20,7 @@ import { rewriteWinners, winnersOf } from '../../redis/board-state.js';
 import { winnersWithout } from '../../domain/leaderboards/winners.js';
 import * as streakLeave from '../../redis/scripts/streakLeave.js';
 import { streakStanding } from '../streaks/rankings.js';
+import { userKeysOf } from '../keys/user-keys.js';
 import { compareStreamIds } from '../../model/log.js';
 import type { Context } from '../context.js';
 
@@ -220,15 +221,10 @@ async function fromLive(deps: Deps, tenant: string, userId: string, r: Elsewhere
 /** The keys scoped to the user (and their rate-limit buckets). */
 async function scopedKeys(deps: Deps, tenant: string, userId: string, r: ElsewhereResult): Promise<void> {
   const { redis, keys } = deps;
-  for await (const batch of scanKeys(redis, `${keys.prefix}:{k:*}`, 1000)) {
-    for (const record of batch) {
-      if (!record.endsWith('}')) continue;
-      const [t, u] = await redis.hmget(record, 't', 'u');
-      if (t !== tenant || u !== userId) continue;
-      r.keys += await redis.del(record);
-      r.keys += await redis.del(`${record}:rl`);
-      r.touched.add(record);
-    }
+  for await (const { record, id } of userKeysOf(deps, tenant, userId)) {
+    r.keys += await redis.del(record);
+    r.keys += await redis.del(keys.apiKey(id).bucket);
+    r.touched.add(record);
   }
 }
 

@@ -8,7 +8,9 @@
  *   cursor (src/postgres/user-archive.ts), then the entries only the partition's log in Redis holds
  *   yet. Redis is read first and the cursor after: an entry past the cursor was in Redis then (the
  *   drain trims only what the archive holds), so each entry shows once, none missing;
- * - `userDeliveries`: the notifications and webhook deliveries about them (Postgres).
+ * - `userDeliveries`: the notifications and webhook deliveries about them (Postgres);
+ * - `userAudit`: the audit log's entries about them.
+ * What it finds is what the user's erasure removes (src/engine/users/erase.ts): the same finders.
  */
 import type { UserHash } from '../../domain/users.js';
 import { DAY_PREFIX, POINTS_TOTAL_PREFIX, totalField } from '../../model/fields.js';
@@ -19,6 +21,10 @@ import { archivedLinesOf, archivedUpTo, userNeedle, usersLine, type UserLine } f
 import { userDeliveries as webhooksOf } from '../../postgres/webhooks/history.js';
 import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';
+import { userKeysOf, type HeldUserKey } from '../keys/user-keys.js';
+import { auditRowsNaming, type AuditRow } from '../../postgres/audit.js';
+import { withoutNeedles, withoutUser } from '../../domain/audit.js';
+import { containedNeedlesOf, exactNeedlesOf, profileOf } from '../../domain/erasure.js';
 import { userPlaces, type BoardPlace, type RunWon } from '../leaderboards/user-places.js';
 import { userPoints, userPointsDays } from '../points/read.js';
 import { userWithHistory } from '../streaks/read.js';
@@ -33,6 +39,8 @@ const LOG_PAGE = 1000;
 
 export interface UserRecord {
   user: UserHash;
+  /** The keys scoped to the user (src/engine/keys/user-keys.ts). */
+  keys: HeldUserKey[];
   /** Per metric the user has a total of: its days (`YYYY-MM-DD` -> change that day). */
   metricDays: Map<string, Record<string, number>>;
   /** The streak's history as stored (period -> length, `f`/`p` marks: docs/data-model.md). */
@@ -73,7 +81,22 @@ export async function userRecord(deps: Deps, tenant: string, userId: string): Pr
     if (stored !== null) points.push({ systemId, total: stored.total, awards: stored.awards, days: daysOf(days) });
   }
   const { places, won } = await userPlaces(deps, tenant, user);
-  return { user, metricDays, streakHistory: history, points, places, won, leagues: heldLeagues(user) };
+  const keys: HeldUserKey[] = [];
+  for await (const k of userKeysOf(deps, tenant, userId)) keys.push(k);
+  return { user, keys, metricDays, streakHistory: history, points, places, won, leagues: heldLeagues(user) };
+}
+
+/**
+ * The audit log's entries about the user (those their erasure rewrites: src/postgres/audit.ts
+ * eraseFromAudit): an entry whose ids name them, or whose body holds an object of theirs, their
+ * email or device tokens, or a string that is their name.
+ */
+export async function userAudit(deps: Deps, tenant: string, user: UserHash): Promise<AuditRow[]> {
+  const profile = profileOf(user.email ?? null, user.name ?? null, user.dt ?? null);
+  const who = { tenant, userId: user.id, erasureId: '', profile };
+  const rows = await auditRowsNaming(await deps.postgres(), deps.settings.prefix, who);
+  return rows.filter((row) => row.ids.includes(user.id) || withoutUser(row.body, user.id, '') !== null
+    || withoutNeedles(row.body, exactNeedlesOf(who), containedNeedlesOf(who), '') !== null);
 }
 
 /**

@@ -8,7 +8,9 @@
  * tenant's users only.
  */
 import type { Deps } from '../../engine/deps.js';
-import { userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
+import { userAudit, userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
+import { boostsOf } from '../../engine/users/erasure-boosts.js';
+import { pointsBoostAdminView } from '../../domain/points/boosts.js';
 import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
 import { clockView, parseClock, CLOCK_FIELD, userTimeOf } from '../../domain/clock.js';
 import { currentPeriod } from '../../domain/periods.js';
@@ -32,8 +34,8 @@ const ISO = { type: 'string', format: 'date-time' };
 /** The document's schema: the OpenAPI document shows it (docs/api.md has an example). */
 const EXPORT_SCHEMA = {
   type: 'object',
-  required: ['exportedAt', 'user', 'clock', 'preferences', 'metrics', 'achievements', 'streak', 'points', 'leaderboards', 'leaderboardWins',
-    'leagues', 'notifications', 'webhookDeliveries', 'events'],
+  required: ['exportedAt', 'user', 'clock', 'keys', 'preferences', 'metrics', 'achievements', 'streak', 'points', 'boosts', 'leaderboards',
+    'leaderboardWins', 'leagues', 'notifications', 'webhookDeliveries', 'audit', 'events'],
   properties: {
     exportedAt: { ...ISO, description: 'When the document was begun (laurel\'s clock)' },
     user: { type: 'object', description: 'The profile and attributes, as GET /v1/users/{id} answers' },
@@ -42,6 +44,10 @@ const EXPORT_SCHEMA = {
       description: 'The user\'s clock (docs/api.md, "Time zones and travel"): the date and hour of the day their events reached, '
         + 'which no change of zone takes back, and when their last event came; null before their first event',
       properties: { date: { type: 'string', format: 'date' }, hour: { type: 'integer', minimum: 0, maximum: 23 }, lastEventAt: ISO },
+    },
+    keys: {
+      type: 'array', description: 'The keys scoped to the user (POST /admin/v1/application-api-keys): each one\'s id and when it was made',
+      items: { type: 'object', required: ['id', 'created'], properties: { id: { type: 'string' }, created: { type: 'string' } } },
     },
     preferences: { type: 'object', description: 'As GET /v1/users/{id}/preferences answers' },
     metrics: {
@@ -100,14 +106,25 @@ const EXPORT_SCHEMA = {
       },
     },
     leagues: {
-      type: 'array', description: 'Every league the user is placed in: the tier they carry, the run they last joined and their cohort there',
+      type: 'array', description: 'Every league the user is placed in: the tier they carry (the one of the next run they join), the run they '
+        + 'last joined and their tier and cohort there',
       items: {
-        type: 'object', required: ['leaderboardId', 'key', 'tier', 'tierKey', 'run', 'cohort', 'cohortId'],
+        type: 'object', required: ['leaderboardId', 'key', 'tier', 'tierKey', 'run', 'runTier', 'cohort', 'cohortId'],
         properties: {
           leaderboardId: { type: 'string' }, key: nullable('string'), tier: { type: 'integer' }, tierKey: nullable('string'),
-          run: { type: 'string' }, cohort: { type: 'integer', description: 'The cohort\'s number in its tier, from 0' },
+          run: { type: 'string' }, runTier: { type: 'integer', description: 'The tier of the user\'s cohort in `run`' },
+          cohort: { type: 'integer', description: 'The cohort\'s number in its tier, from 0' },
           cohortId: { ...nullable('string'), description: 'The cohort as the league reads name it (`bronze-1`); null for a league since removed' },
         },
+      },
+    },
+    boosts: { type: 'array', items: { type: 'object' }, description: 'The points boosts for the user alone, as the Admin API shows a boost' },
+    audit: {
+      type: 'array', description: 'The audit log\'s entries about the user (as GET /admin/v1/audit lists them): those whose ids name them, or '
+        + 'whose body names them (an object of theirs, their email or device tokens, their name)',
+      items: {
+        type: 'object', required: ['id', 'at', 'operation', 'ids', 'body'],
+        properties: { id: { type: 'string' }, at: ISO, operation: { type: 'string' }, ids: { type: 'array', items: { type: 'string' } }, body: {} },
       },
     },
     notifications: { type: 'array', items: { type: 'object' }, description: 'The notification deliveries to the user, as GET /admin/v1/notifications/deliveries lists them' },
@@ -170,16 +187,19 @@ function recordMembers(r: UserRecord, tenant: string, snapshot: Snapshot, now: n
   const leagues = r.leagues.map(({ boardId, place }) => {
     const lb = board(boardId);
     return {
-      leaderboardId: boardId, key: lb?.key ?? null, tier: place.tier, tierKey: lb?.league?.tiers[place.tier]?.key ?? null, run: place.run,
-      cohort: place.cohort, cohortId: idOf(boardId, place.tier, place.cohort),
+      leaderboardId: boardId, key: lb?.key ?? null, tier: place.next, tierKey: lb?.league?.tiers[place.next]?.key ?? null, run: place.run,
+      runTier: place.tier, cohort: place.cohort, cohortId: idOf(boardId, place.tier, place.cohort),
     };
   });
   return {
     exportedAt: new Date(now).toISOString(),
     user: userView(h, isControl(snapshot.notifications, tenant, h)),
     clock: clockView(parseClock(h[CLOCK_FIELD])),
+    keys: r.keys.map((k) => ({ id: k.id, created: k.created })),
     preferences: preferencesView(h, snapshot),
-    metrics, achievements, streak: { ...streak, stored: r.streakHistory }, points, leaderboards, leaderboardWins, leagues,
+    metrics, achievements, streak: { ...streak, stored: r.streakHistory }, points,
+    boosts: boostsOf(snapshot, tenant, h.id).map((b) => pointsBoostAdminView(b, now)),
+    leaderboards, leaderboardWins, leagues,
   };
 }
 
@@ -213,9 +233,12 @@ export function adminUserExportRoutes(deps: Deps): Route[] {
       if (record === null) throw fail('user_not_found', userId);
       // Postgres away or busy: 503 with Retry-After, before anything is written (src/http/server.ts).
       const { notifications, webhooks } = await userDeliveries(deps, tenant, userId);
+      const audit = (await userAudit(deps, tenant, record.user)).map((a) => ({ id: a.id, at: a.at.toISOString(), operation: a.operation, ids: a.ids, body: a.body }));
       const head = recordMembers(record, tenant, snapshot, now);
       async function* parts(): AsyncGenerator<string> {
-        yield JSON.stringify({ ...head, notifications: notifications.map(notificationDeliveryView), webhookDeliveries: webhooks.map(webhookDeliveryView) }).slice(0, -1);
+        yield JSON.stringify({
+          ...head, notifications: notifications.map(notificationDeliveryView), webhookDeliveries: webhooks.map(webhookDeliveryView), audit,
+        }).slice(0, -1);
         yield ',"events":[';
         let first = true;
         for await (const lines of userLog(deps, tenant, userId)) {
