@@ -46,21 +46,6 @@ export function participantsOf(redis: RedisClient, ranking: string): Promise<num
   return redis.zcard(ranking);
 }
 
-/**
- * The places of the users `members` names (a run's members hash: user -> member, null for a user
- * not on the ranking), in the ranking's order; the users off it left out. Every read is on the
- * ranking's own slot, sent together.
- */
-export async function placesOfUsers(redis: RedisClient, ranking: string, members: Map<string, string | null>): Promise<Place[]> {
-  const on = [...members].filter((e): e is [string, string] => e[1] !== null);
-  const read = await Promise.all(on.map(([, member]) => Promise.all([redis.zrevrank(ranking, member), redis.zscore(ranking, member)])));
-  const places: Place[] = [];
-  read.forEach(([rank, score], i) => {
-    if (rank !== null && score !== null) places.push({ userId: on[i][0], rank: rank + 1, value: Number(score) });
-  });
-  return places.sort((a, b) => a.rank - b.rank);
-}
-
 /** A place as last seen (`<rank>|<value>`). */
 export function seenText(rank: number, value: number): string {
   return `${rank}|${value}`;

@@ -4,20 +4,26 @@
  * lists the run's (or group's) rankings, shard 0 first; a board without shards has one, read as
  * ever. Over several shards, one ranking's order is kept exactly: a higher value first, and equal
  * values in the order of their members (`<order>|<user id>`, compared byte by byte as Redis does):
- * - a user's rank is 1 plus the members above them in each shard (lua/leaderboardAbove-1.lua; in
- *   their own shard, their ZREVRANK);
+ * - users' places: each shard's users read in one call (lua/leaderboardPlaces-2.lua: member,
+ *   value, position), then every shard counts the members above all the users of the others in
+ *   one call (lua/leaderboardAbove-1.lua); a user's rank is 1 plus their position in their shard
+ *   plus those counts. A read of n users makes two calls a shard, whatever n;
  * - the participants are the sum of the shards' sizes;
- * - a page from position `start` merges each shard's part of it: the first start + count of each
- *   for a page near the top, around a user each shard's members near the user's position in it,
- *   and for a deep page those near a pivot found by halves (a member of the largest shard whose
- *   place on the run is at or just above `start`).
+ * - a page from position `start` merges the shards' members from a pivot (src/redis/shard-merge.ts),
+ *   each shard read a chunk at a time as far as the merge reaches: from the top for a page near
+ *   it, from the user's place around a user, and for a deep page from a pivot found by halves (a
+ *   member of the largest shard whose place on the run is at or just above `start`).
  * A read touches every shard: what one ranking does in one command costs one per shard.
  */
 import { shardOfUser } from '../domain/leaderboards/shards.js';
 import type { RedisClient } from './client.js';
 import type { LeaderboardKeys } from './keys.js';
-import { participantsOf, placesOfUsers, readPlaces, userOfMember, type Place } from './rankings.js';
+import { atMostAtOnce } from '../lib/at-once.js';
+import { listIn } from '../lib/lists.js';
+import { participantsOf, readPlaces, userOfMember, type Place } from './rankings.js';
+import { compare, mergeDown, mergeUp, type Entry } from './shard-merge.js';
 import * as leaderboardAbove from './scripts/leaderboardAbove.js';
+import * as leaderboardPlaces from './scripts/leaderboardPlaces.js';
 import * as leaderboardAround from './scripts/leaderboardAround.js';
 import * as historyRestate from './scripts/historyRestate.js';
 
@@ -36,90 +42,71 @@ export async function participantsOfRun(redis: RedisClient, shards: Shards): Pro
   return sizes.reduce((s, n) => s + n, 0);
 }
 
-/** A member as read with its score. */
-interface Entry {
-  member: string;
-  score: number;
-}
-
-/** Whether `a` ranks before `b` in one ranking's order: higher value, then the larger member (bytes). */
-function compare(a: Entry, b: Entry): number {
-  if (a.score !== b.score) return b.score - a.score;
-  return Buffer.compare(Buffer.from(b.member), Buffer.from(a.member));
-}
-
-function entriesOf(flat: string[]): Entry[] {
-  const out: Entry[] = [];
-  for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i], score: Number(flat[i + 1]) });
-  return out;
-}
-
-/** A user found on the run: their member and score in their shard. */
+/** A user found on the run: their member and score in their shard, and their position there. */
 interface Found {
   userId: string;
   member: string;
   score: string;
+  /** Their shard's index. */
+  shard: number;
+  /** The members above them in their shard. */
+  position: number;
 }
 
-/** Reads of a user's member made again when a placement replaced it between the member's read and its score's. */
-const REREADS = 5;
-
 /**
- * The members and scores of `userIds` in their shards (those not on the run left out). A member
- * whose score is gone was replaced meanwhile by a placement of the user (a new member, with the
- * value's order): read again.
+ * The members, scores and positions of `userIds` in their shards (those not on the run left out):
+ * one call for each shard that holds any of them, all of a shard's read at one moment.
  */
 async function found(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<Found[]> {
-  const out: Found[] = [];
-  let left = userIds;
-  for (let read = 0; read <= REREADS && left.length > 0; read++) {
-    const members = await Promise.all(left.map((u) => redis.hget(shardOf(shards, u).members, u)));
-    const on = left.flatMap((u, i) => (members[i] === null ? [] : [{ userId: u, member: members[i]! }]));
-    const scores = await Promise.all(on.map((o) => redis.zscore(shardOf(shards, o.userId).ranking, o.member)));
-    on.forEach((o, i) => { if (scores[i] !== null) out.push({ ...o, score: scores[i]! }); });
-    left = on.filter((_, i) => scores[i] === null).map((o) => o.userId);
-  }
-  return out;
+  const byShard = new Map<number, string[]>();
+  for (const u of userIds) listIn(byShard, shardOfUser(u, shards.length)).push(u);
+  const read = await Promise.all([...byShard].map(async ([shard, ids]) => {
+    const held = await leaderboardPlaces.run(redis, shards[shard], ids);
+    return ids.flatMap((userId, i) => {
+      const h = held[i];
+      return h === null ? [] : [{ userId, member: h.member, score: h.score, shard, position: h.position }];
+    });
+  }));
+  return read.flat();
 }
 
+/** The shards counting the places of a read of several users at once, at most. */
+const CALLS_AT_ONCE = 8;
+
 /**
- * For each user found, the members above them in each shard ([user][shard]); null for a user whose
- * member a placement replaced since it was read (their own shard would count their new member).
+ * The members above each user found in each shard: `count(i, shard, n)` for the i-th user, their
+ * own position in their shard and, in each other shard, a count there (one call a shard for every
+ * user, the places asked best first, so that those of one value share their counts:
+ * lua/leaderboardAbove-1.lua).
  */
-async function aboveIn(redis: RedisClient, shards: Shards, users: readonly Found[]): Promise<(number[] | null)[]> {
-  const own = users.map((u) => shardOf(shards, u.userId).ranking);
-  const perShard = await Promise.all(shards.map((k) => leaderboardAbove.run(redis, k.ranking, users, (i) => own[i] === k.ranking)));
-  return users.map((_, i) => {
-    const counts = perShard.map((c) => c[i]);
-    return counts.some((c) => c === null) ? null : counts as number[];
+async function countAbove(redis: RedisClient, shards: Shards, users: readonly Found[], count: (i: number, shard: number, n: number) => void): Promise<void> {
+  users.forEach((u, i) => count(i, u.shard, u.position));
+  if (shards.length === 1 || users.length === 0) return;
+  const entries = users.map((u) => ({ member: u.member, score: Number(u.score) }));
+  const order = users.map((_, i) => i).sort((a, b) => compare(entries[a], entries[b]));
+  const packed = leaderboardAbove.pack(order.map((i) => users[i]));
+  // The places go to every shard: a few calls at a time hold a few copies of them, not one a shard.
+  await atMostAtOnce(shards, CALLS_AT_ONCE, async (k, shard) => {
+    const counts = await leaderboardAbove.run(redis, k.ranking, shard, packed);
+    counts.forEach((n, j) => { if (n !== null) count(order[j], shard, n); });
   });
 }
 
-/**
- * The users of `userIds` found on the run, each with the members above them in each shard; a user
- * placed again between the read of their member and the counts is read again.
- */
-async function counted(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<{ user: Found; above: number[] }[]> {
-  const out: { user: Found; above: number[] }[] = [];
-  let left = userIds;
-  for (let read = 0; read <= REREADS && left.length > 0; read++) {
-    const users = await found(redis, shards, left);
-    const above = await aboveIn(redis, shards, users);
-    users.forEach((user, i) => { if (above[i] !== null) out.push({ user, above: above[i]! }); });
-    left = users.filter((_, i) => above[i] === null).map((u) => u.userId);
-  }
-  return out;
+/** A user on the run and the members above them in each shard; null when not on it. */
+async function splitsOfUser(redis: RedisClient, shards: Shards, userId: string): Promise<{ user: Found; above: number[] } | null> {
+  const [user] = await found(redis, shards, [userId]);
+  if (user === undefined) return null;
+  const above = shards.map(() => 0);
+  await countAbove(redis, shards, [user], (_, shard, n) => { above[shard] = n; });
+  return { user, above };
 }
 
 /** The places of `userIds` on the run, in its order; the users not on it left out. */
 export async function placesOfRunUsers(redis: RedisClient, shards: Shards, userIds: readonly string[]): Promise<Place[]> {
-  if (shards.length === 1) {
-    const members = userIds.length === 0 ? [] : await redis.hmget(shards[0].members, ...userIds);
-    return placesOfUsers(redis, shards[0].ranking, new Map(userIds.map((id, i) => [id, members[i]])));
-  }
-  return (await counted(redis, shards, userIds))
-    .map(({ user, above }) => ({ userId: user.userId, rank: 1 + above.reduce((s, n) => s + n, 0), value: Number(user.score) }))
-    .sort((a, b) => a.rank - b.rank);
+  const users = await found(redis, shards, userIds);
+  const ranks = users.map(() => 1);
+  await countAbove(redis, shards, users, (i, _, n) => { ranks[i] += n; });
+  return users.map((u, i) => ({ userId: u.userId, rank: ranks[i], value: Number(u.score) })).sort((a, b) => a.rank - b.rank);
 }
 
 /** A user's place on the run, or null when not on it. */
@@ -130,27 +117,25 @@ export async function placeOfRunUser(redis: RedisClient, shards: Shards, userId:
 
 /**
  * `count` places from the 0-based position `start`, given where a pivot sits in each shard
- * (`splits[i]`: the members of shard i above it; their sum, the pivot's position on the run).
- * Each shard's members within reach of its split are read and merged: the j-th place above or
- * below the pivot on the run is among them, since no shard holds more than j of the places between.
+ * (`splits[i]`: the members of shard i above it; their sum, the pivot's position on the run): the
+ * shards' members merged from the pivot up to `start` and down past it (src/redis/shard-merge.ts).
  */
 async function pageNear(redis: RedisClient, shards: Shards, splits: readonly number[], start: number, count: number): Promise<Place[]> {
   const pivot = splits.reduce((s, n) => s + n, 0);
-  const before = Math.max(0, pivot - start);
-  const after = Math.max(0, start + count - pivot);
-  const ranges = splits.map((c) => [Math.max(0, c - before), c + after - 1] as const);
-  const read = await Promise.all(shards.map((k, i) => (ranges[i][1] < ranges[i][0]
-    ? Promise.resolve([] as string[])
-    : redis.zrevrange(k.ranking, ranges[i][0], ranges[i][1], 'WITHSCORES'))));
-  const merged = read.flatMap(entriesOf).sort(compare);
-  // The members read above the pivot: merged[aboveRead + j] is the run's position pivot + j.
-  const aboveRead = splits.reduce((s, c, i) => s + c - ranges[i][0], 0);
-  const places: Place[] = [];
-  for (let g = start; g < start + count; g++) {
-    const e = merged[aboveRead + g - pivot];
-    if (e === undefined) break;
-    places.push({ userId: userOfMember(e.member), rank: g + 1, value: e.score });
-  }
+  const rankings = shards.map((k) => k.ranking);
+  // The page's places above the pivot (positions start to pivot - 1), and from it down.
+  const wantUp = Math.max(0, pivot - start);
+  const up = Math.min(count, wantUp);
+  const down = count - up;
+  const [above, below] = await Promise.all([
+    up > 0 ? mergeUp(redis, rankings, splits, wantUp) : Promise.resolve([]),
+    down > 0 ? mergeDown(redis, rankings, splits, Math.max(0, start - pivot), down) : Promise.resolve([]),
+  ]);
+  const place = (e: Entry, position: number): Place => ({ userId: userOfMember(e.member), rank: position + 1, value: e.score });
+  // The members read above the pivot are the positions right above it (fewer than asked only if
+  // the shards changed meanwhile).
+  const places = above.slice(0, up).map((e, i) => place(e, pivot - above.length + i));
+  below.forEach((e, i) => places.push(place(e, Math.max(start, pivot) + i)));
   return places;
 }
 
@@ -167,10 +152,10 @@ export async function restateLatestChange(
 }
 
 /**
- * Past this many places from the top (or from a user), a page is read from a pivot found near it
- * rather than from each shard's first members.
+ * Past this many places from the top (or from a user) to skip, a page is read from a pivot found
+ * near it rather than merged from the top (or the user): a merge reads every place it skips.
  */
-const NEAR = 10_000;
+const NEAR = 1000;
 
 /**
  * Where in each shard the run's place `start` (0-based) sits, near enough: the members above a
@@ -190,7 +175,8 @@ async function splitsNear(redis: RedisClient, shards: Shards, start: number): Pr
       hi = mid - 1;
       continue;
     }
-    const splits = await Promise.all(shards.map(async (k) => (await leaderboardAbove.run(redis, k.ranking, [{ member, score }], () => false))[0] ?? 0));
+    const pivot = leaderboardAbove.pack([{ member, score, shard: -1 }]);
+    const splits = await Promise.all(shards.map(async (k, i) => (await leaderboardAbove.run(redis, k.ranking, i, pivot))[0] ?? 0));
     if (splits.reduce((s, n) => s + n, 0) <= start) {
       best = splits;
       lo = mid + 1;
@@ -205,7 +191,7 @@ async function splitsNear(redis: RedisClient, shards: Shards, start: number): Pr
 export async function readRunPlaces(redis: RedisClient, shards: Shards, start: number, count: number, near = NEAR): Promise<Place[]> {
   if (count <= 0) return [];
   if (shards.length === 1) return readPlaces(redis, shards[0].ranking, start, count);
-  if (start + count <= near) return pageNear(redis, shards, shards.map(() => 0), start, count);
+  if (start <= near) return pageNear(redis, shards, shards.map(() => 0), start, count);
   const splits = await splitsNear(redis, shards, start);
   return splits === null ? [] : pageNear(redis, shards, splits, start, count);
 }
@@ -219,15 +205,18 @@ export async function readRunAround(
 ): Promise<{ place: Place; places: Place[] } | null> {
   // One ranking: the user's place and the page in one call.
   if (shards.length === 1) return leaderboardAround.run(redis, shards[0], userId, offset, Math.max(0, count));
-  const [user] = await counted(redis, shards, [userId]);
-  if (user === undefined) return null;
+  const user = await splitsOfUser(redis, shards, userId);
+  if (user === null) return null;
   const splits = user.above;
   const position = splits.reduce((s, n) => s + n, 0);
   const place = { userId, rank: position + 1, value: Number(user.user.score) };
   if (count <= 0) return { place, places: [] };
   const start = Math.max(0, position + offset);
-  // Far from the user: read as a page of its own.
-  if (Math.abs(start - position) + count > near) return { place, places: await readRunPlaces(redis, shards, start, count, near) };
+  // The places a merge from the user's place would read and skip: those between the page and the user.
+  const skipped = Math.max(0, position - start - count) + Math.max(0, start - position);
+  // Far from the user, or nearer the top than the user: read as a page of its own (from the top,
+  // or from a pivot found near it), not merged from the user's place.
+  if (skipped > near || start < skipped) return { place, places: await readRunPlaces(redis, shards, start, count, near) };
   return { place, places: await pageNear(redis, shards, splits, start, count) };
 }
 

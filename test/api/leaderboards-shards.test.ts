@@ -136,7 +136,7 @@ describe.each(targets())('a board\'s shards on %s', (target) => {
   });
 
   it('reads a deep page from a pivot found by halves, the same as from the top', async () => {
-    // A deep page (past 10,000 places) is read near a pivot: forced here on a small board.
+    // A deep page (past 1,000 places) is read near a pivot: forced here on a small board.
     const { keys, redis } = s.api.services;
     const lb = s.api.services.store.current.leaderboards.get(ids.three)!;
     const shards = runShards(keys, DEFAULT_TENANT, lb, lb.start, '');
