@@ -6,6 +6,7 @@
 import { principalOf } from '../../http/auth.js';
 import type { Deps } from '../../engine/deps.js';
 import { boardUser, finalisedRun, friendsBoard, rankingPage, userPlace } from '../../engine/leaderboards/read.js';
+import { groupToRead } from '../../engine/leaderboards/read-group.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
@@ -26,6 +27,16 @@ const RUN = { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run
 /** The users a friends board may list. */
 export const MAX_FRIENDS = 1000;
 
+/** `userAttributes=key:value[,key:value]` as pairs; a key given twice with two values is refused (422). */
+function pairsOf(raw: string | null): Map<string, string> {
+  const given = new Map<string, string>();
+  for (const part of (raw ?? '').split(',')) {
+    const i = part.indexOf(':');
+    if (i > 0) setPair(given, part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
+  return given;
+}
+
 export function leaderboardRoutes(deps: Deps): Route[] {
   const { store, clock } = deps;
 
@@ -38,11 +49,7 @@ export function leaderboardRoutes(deps: Deps): Route[] {
    */
   function groupOf(lb: Leaderboard, raw: string | null): string {
     if (lb.breakdownAttributes.length === 0) return '';
-    const given = new Map<string, string>();
-    for (const part of (raw ?? '').split(',')) {
-      const i = part.indexOf(':');
-      if (i > 0) setPair(given, part.slice(0, i).trim(), part.slice(i + 1).trim());
-    }
+    const given = pairsOf(raw);
     const snapshot = store.current;
     const values = lb.breakdownAttributes.map((id) => {
       const key = snapshot.attributes.get(id)?.key ?? id;
@@ -107,16 +114,26 @@ export function leaderboardRoutes(deps: Deps): Route[] {
           throw fail('invalid_query', 'offset may be negative only with userId: it then counts from that user\'s place');
         }
         const run = runFor(lb, q.get('run'));
-        const tenant = principalOf(req).tenant;
+        const { tenant, user } = principalOf(req);
         const rawCohort = q.get('cohort');
+        const rawGroup = q.get('userAttributes');
+        // A key scoped to a user reads its own user's group (src/engine/leaderboards/read-group.ts);
+        // the pairs it gives are still checked as anyone's.
+        if (user !== null) pairsOf(rawGroup);
         // One cohort of a league: its own ranking (src/routes/app/leagues.ts).
-        const cohort = rawCohort === null ? undefined : await cohortOfQuery(deps, tenant, lb, run.start, rawCohort);
-        const ref = { tenant, lb, run: run.start, group: groupOf(lb, q.get('userAttributes')), cohort };
-        const [read, outcome] = await Promise.all([
-          friends !== null ? friendsBoard(deps, ref, friends) : rankingPage(deps, ref, offset, limit, around),
-          // Once the workers finalised the run: when, and its winners (laurel's addition).
-          finalisedRun(deps, ref),
+        const [cohort, group] = await Promise.all([
+          rawCohort === null ? undefined : cohortOfQuery(deps, tenant, lb, run.start, rawCohort),
+          groupToRead(deps, tenant, lb, user, () => groupOf(lb, rawGroup)),
         ]);
+        const ref = { tenant, lb, run: run.start, group: group ?? '', cohort };
+        const [read, outcome] = group === null
+          // The key's user is in no group: nobody to show.
+          ? [friends !== null ? { rankings: [], participants: 0 } : { rankings: [], participants: 0, around: null }, { ...(await finalisedRun(deps, ref)), winners: null }]
+          : await Promise.all([
+            friends !== null ? friendsBoard(deps, ref, friends) : rankingPage(deps, ref, offset, limit, around),
+            // Once the workers finalised the run: when, and its winners (laurel's addition).
+            finalisedRun(deps, ref),
+          ]);
         const snapshot = store.current;
         const answer: LeaderboardRunView = { rankings: read.rankings, participants: read.participants, run: run.start, runEnd: run.end, ...outcome };
         // A cohort's: its id, and no winners (the run's are the whole board's).
