@@ -46,7 +46,7 @@ import { eventRoutes } from '../routes/app/events.js';
 import { openApiRoute, opsRoutes } from '../routes/ops.js';
 import { connect, type Readiness } from '../engine/services.js';
 import type { Services } from '../engine/deps.js';
-import { RateLimiter } from '../engine/keys/rate-limit.js';
+import { keyLimits } from '../engine/keys/rate-limit.js';
 import { guardInstallation } from '../engine/installation-check.js';
 import { userRoutes } from '../routes/app/users.js';
 import { wrappedRoutes } from '../routes/app/wrapped.js';
@@ -111,8 +111,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     if (!services) await guardInstallation(svc, log);
     await ensureAdminKey(svc.store, svc.redis, svc.keys, svc.clock, log, settings.adminKey);
   }
-  const limiter = settings.rateLimit === null ? null : new RateLimiter(svc, settings.rateLimit);
-  const auth = new Authenticator(svc, limiter);
+  const limits = keyLimits(svc, settings);
+  const auth = new Authenticator(svc, limits);
   // The Admin API's writes, recorded once answered (src/http/audit.ts).
   const audit = new AuditRecorder(svc);
   const server = new HttpServer({
@@ -133,7 +133,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   sockets = new LiveSockets({
     guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log,
     maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
-    limiter,
+    limits,
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
   // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts),
@@ -165,7 +165,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   const liveness = new Liveness(svc.redis, svc.keys, svc.processId);
   await liveness.start(settings.heartbeatMs);
   const port = await server.listen(settings.host, settings.port);
-  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock, rateLimit: settings.rateLimit }, 'laurel api listening');
+  log.info({ host: settings.host, port, prefix: settings.prefix, clock: settings.clock, rateLimit: settings.rateLimit, userKeyRateLimit: settings.userKeyRateLimit }, 'laurel api listening');
   return {
     port,
     services: svc,

@@ -9,9 +9,10 @@
  * touches (its `subject`, src/http/server.ts), and one that touches another user's, or says
  * nothing, is refused (403).
  *
- * With LAUREL_RATE_LIMIT every key has a rate limit (src/engine/keys/rate-limit.ts): one more Redis
- * call per request, which a user-scoped key's own lookup makes anyway. The operations endpoints
- * take no key and have no limit.
+ * With LAUREL_RATE_LIMIT every key of the account has a rate limit, and every key scoped to a user
+ * has LAUREL_USER_KEY_RATE_LIMIT's unless it is `off` (src/engine/keys/rate-limit.ts): one more
+ * Redis call per request of an account's key, none for a user-scoped key, whose own lookup takes
+ * it. The operations endpoints take no key and have no limit.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids.js';
@@ -20,7 +21,7 @@ import { authorize, type Principal } from './authorize.js';
 import type { Request, Route } from './server.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Context } from '../engine/context.js';
-import type { RateLimiter } from '../engine/keys/rate-limit.js';
+import type { KeyLimits } from '../engine/keys/rate-limit.js';
 import { userOfKey } from '../engine/keys/user-keys.js';
 import { sentTogether } from '../redis/coalesce.js';
 import { DEFAULT_TENANT } from '../redis/keys.js';
@@ -79,15 +80,15 @@ function userKeyId(raw: string): string | null {
 export class Authenticator {
   private readonly store: ConfigStore;
   private readonly deps: Pick<Context, 'redis' | 'keys' | 'clock'>;
-  private readonly limiter: RateLimiter | null;
+  private readonly limits: KeyLimits;
   /** Raw key -> record, so the hash is computed once per key and configuration version. */
   private cache = new Map<string, ApiKeyRecord | null>();
   private cacheVersion = -1;
 
-  constructor(deps: Pick<Context, 'store' | 'redis' | 'keys' | 'clock'>, limiter: RateLimiter | null) {
+  constructor(deps: Pick<Context, 'store' | 'redis' | 'keys' | 'clock'>, limits: KeyLimits) {
     this.store = deps.store;
     this.deps = deps;
-    this.limiter = limiter;
+    this.limits = limits;
   }
 
   private lookup(snapshot: Snapshot, raw: string): ApiKeyRecord | null {
@@ -116,12 +117,13 @@ export class Authenticator {
     if (!this.store.connected) throw fail('unavailable', 'Redis is not reachable');
     if (req.apiKey === '') throw fail('unauthorized');
     const scoped = userKeyId(req.apiKey);
-    if (scoped !== null) return this.asUser(req, route, scoped);
+    const weight = route.weight?.(req) ?? 1;
+    if (scoped !== null) return this.asUser(req, route, scoped, weight);
     const snapshot = this.store.current;
     const key = this.lookup(snapshot, req.apiKey);
     if (key === null) throw fail('unauthorized');
     authorize(snapshot, req, route, { id: key.id, kind: key.kind, tenantId: key.tenantId, user: null });
-    if (this.limiter !== null) return this.limiter.take(key.id);
+    if (this.limits.account !== null) return this.limits.account.take(key.id, weight);
   };
 
   /**
@@ -142,8 +144,8 @@ export class Authenticator {
   }
 
   /** A user-scoped key: found (and its rate limit taken) in Redis, then held to its user. */
-  private async asUser(req: Request, route: Route, id: string): Promise<void> {
-    const found = await userOfKey(this.deps, this.limiter, id, hashKey(req.apiKey));
+  private async asUser(req: Request, route: Route, id: string, weight: number): Promise<void> {
+    const found = await userOfKey(this.deps, this.limits.user, id, hashKey(req.apiKey), weight);
     // A deleted tenant's keys are revoked with it, before the workers' erasure pass removes them.
     if (found === null || !tenantExists(this.store.current, found.tenant)) throw fail('unauthorized');
     authorize(this.store.current, req, route, { id, kind: 'application', tenantId: found.tenant, user: found.userId });

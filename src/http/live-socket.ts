@@ -13,8 +13,8 @@
  * its channel with uWS, which then sends it every message the channel brings. A socket that lets
  * more than `maxBackpressure` bytes wait is closed (uWS's closeOnBackpressureLimit), as is one idle
  * past `idleTimeout` (uWS pings it before). Nothing a client sends is answered otherwise than by
- * a message; none can stop the process. With LAUREL_RATE_LIMIT each message counts against the
- * key's limit as a request does, and one over it is answered `rate_limited`, not handled
+ * a message; none can stop the process. Each message counts against the key's rate limit, where
+ * its kind has one, as a request does, and one over it is answered `rate_limited`, not handled
  * (src/http/live-limit.ts).
  */
 import { isUtf8 } from 'node:buffer';
@@ -26,7 +26,7 @@ import { MessageLimit, messageTurns, type MessageTurns } from './live-limit.js';
 import { HttpError, errorBody, fail } from '../lib/errors.js';
 import type { ConfigStore } from '../config/store.js';
 import type { LiveFanout } from '../engine/live/fanout.js';
-import type { RateLimiter } from '../engine/keys/rate-limit.js';
+import type { KeyLimits } from '../engine/keys/rate-limit.js';
 import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
 import { checkedHeaders, credentialsOf, type Guard, type Request, type Route } from './server.js';
@@ -59,8 +59,8 @@ export interface LiveSocketOptions {
   idleTimeoutS: number;
   /** Whether each principal still stands (src/http/auth.ts, Authenticator.stillValid). */
   stillValid(principals: Principal[]): Promise<boolean[]>;
-  /** The rate limit of the keys (LAUREL_RATE_LIMIT), which each message counts against; null: none. */
-  limiter: RateLimiter | null;
+  /** The rate limits of the keys (LAUREL_RATE_LIMIT, LAUREL_USER_KEY_RATE_LIMIT), which each message counts against. */
+  limits: KeyLimits;
 }
 
 /** How often the open sockets' keys and tenants are checked again (ms): a revoked key's socket is closed. */
@@ -84,7 +84,7 @@ export class LiveSockets {
 
   constructor(opts: LiveSocketOptions) {
     this.opts = opts;
-    this.limit = new MessageLimit(opts.limiter);
+    this.limit = new MessageLimit(opts.limits);
     this.recheckTimer = setInterval(() => { void this.recheck(); }, RECHECK_MS);
     this.recheckTimer.unref();
   }
@@ -218,7 +218,7 @@ export class LiveSockets {
     // Read now: the message's bytes are uWS's only during this call. A bad one counts too.
     const read = this.read(message, isBinary);
     const data = ws.getUserData();
-    this.limit.admit(data.principal.keyId, data.turns,
+    this.limit.admit(data.principal, data.turns,
       () => { if (!data.closed) ws.cork(() => this.handle(ws, read)); },
       (err) => { if (!data.closed) ws.cork(() => this.sendError(ws, err)); });
   }

@@ -122,6 +122,13 @@ export interface Route {
   /** What a key bound to a tenant may do with it (see Reach). */
   reach?: Reach;
   /**
+   * How many requests a request of it counts as against its key's rate limit (1 when it says
+   * nothing): a read whose cost grows with what it names says so (a friends board on a sharded
+   * board, src/routes/app/leaderboards.ts). Called before the request is checked: it may not throw
+   * and takes anything.
+   */
+  weight?: (req: Request) => number;
+  /**
    * Takes the key and the tenant from `?key=` and `?tenant=` too, when their headers are missing
    * (the live updates' path, whose browser clients cannot set headers: src/routes/app/live.ts).
    */

@@ -53,8 +53,13 @@ export interface Settings {
   smtpUrl: string | null;
   /** The sender of emails when the notification settings name none. */
   emailFrom: string | null;
-  /** Requests a second per API key, from LAUREL_RATE_LIMIT; null: no limit. */
+  /** Requests a second per key of the account (admin, application), from LAUREL_RATE_LIMIT; null: no limit. */
   rateLimit: RateLimit | null;
+  /**
+   * Requests a second per key scoped to a user, from LAUREL_USER_KEY_RATE_LIMIT (by default
+   * LAUREL_RATE_LIMIT's when that is set, else DEFAULT_USER_KEY_RATE_LIMIT); null: no limit (`off`).
+   */
+  userKeyRateLimit: RateLimit | null;
   /** Webhooks may go to loopback and private addresses (LAUREL_WEBHOOKS_ALLOW_PRIVATE=1). */
   webhooksAllowPrivate: boolean;
   /** Days the audit log keeps an Admin API write (LAUREL_AUDIT_RETENTION_DAYS); the workers delete older entries. */
@@ -115,6 +120,26 @@ export function parseDuration(name: string, raw: string | undefined, fallbackMs:
 }
 
 const RATE_MAX = 1_000_000;
+
+/**
+ * The limit of a key scoped to a user when neither LAUREL_USER_KEY_RATE_LIMIT nor LAUREL_RATE_LIMIT
+ * is set: 20 requests a second, 200 at once (docs/operations.md, "Rate limits", says why).
+ */
+export const DEFAULT_USER_KEY_RATE_LIMIT: RateLimit = { perSecond: 20, burst: 200 };
+
+/**
+ * LAUREL_USER_KEY_RATE_LIMIT: a limit as parseRateLimit reads one, or `off` for none; unset or
+ * empty, the account's keys' limit (`account`) when there is one, else DEFAULT_USER_KEY_RATE_LIMIT.
+ */
+export function parseUserKeyRateLimit(raw: string | undefined, account: RateLimit | null): RateLimit | null {
+  if (raw === undefined || raw.trim() === '') return account ?? DEFAULT_USER_KEY_RATE_LIMIT;
+  if (raw.trim() === 'off') return null;
+  try {
+    return parseRateLimit('LAUREL_USER_KEY_RATE_LIMIT', raw);
+  } catch (err) {
+    throw new SettingsError(`${(err as Error).message}; or off for no limit`);
+  }
+}
 
 /**
  * `<requests per second>[:<burst>]`, such as `100:200` or `0.5`: the rate a positive number (a
@@ -222,6 +247,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,
     rateLimit: parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT),
+    userKeyRateLimit: parseUserKeyRateLimit(env.LAUREL_USER_KEY_RATE_LIMIT, parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT)),
     webhooksAllowPrivate: env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === '1' || env.LAUREL_WEBHOOKS_ALLOW_PRIVATE === 'true',
     apns: apnsSettings(env),
     fcm: env.LAUREL_FCM_SERVICE_ACCOUNT_FILE

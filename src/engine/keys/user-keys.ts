@@ -64,15 +64,14 @@ export async function deleteUserKey(deps: Deps, tenant: string, id: string): Pro
 
 /**
  * The user and tenant of the key with this id and hash, null when there is none (never was, deleted,
- * or another secret); with a limiter, takes one request of the key's and rejects with a 429 when it
- * is over its limit.
+ * or another secret); with a limiter, takes a request of the key's that counts as `weight`
+ * requests, and rejects with a 429 when it is over its limit.
  */
 export async function userOfKey(
-  deps: Deps, limiter: RateLimiter | null, id: string, hash: string,
+  deps: Deps, limiter: RateLimiter | null, id: string, hash: string, weight = 1,
 ): Promise<{ userId: string; tenant: string } | null> {
-  const r = await userKey.run(deps.redis, deps.keys.apiKey(id), {
-    hash, now: deps.clock.now(), interval: limiter?.interval ?? 0, tolerance: limiter?.tolerance ?? 0,
-  });
+  const cost = limiter?.costOf(weight) ?? { interval: 0, tolerance: 0 };
+  const r = await userKey.run(deps.redis, deps.keys.apiKey(id), { hash, now: deps.clock.now(), ...cost });
   if (r !== null && 'wait' in r) throw limiter!.refusal(r.wait);
   return r;
 }

@@ -18,7 +18,8 @@ import { capOf } from '../../domain/leaderboards/cap.js';
 import { dailyHistory } from '../../domain/leaderboards/rank-history.js';
 import { DATE_SCHEMA } from '../../domain/time.js';
 import { userTime } from '../../domain/clock.js';
-import { checkUserId, listedUserIds, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema } from '../../domain/users.js';
+import { checkUserId, listedUserIds, setPair, USER_ATTRIBUTES_QUERY, USER_ID_PARAM, userIdSchema, userIdsOf } from '../../domain/users.js';
+import { shardsOf } from '../../domain/leaderboards/shards.js';
 import type { Leaderboard } from '../../model/entities.js';
 import type { LeaderboardRunView, UserLeaderboardView } from '../../model/views.js';
 
@@ -26,6 +27,8 @@ const BOARD = { key: { schema: { type: 'string' }, description: 'The leaderboard
 const RUN = { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD' };
 /** The users a friends board may list. */
 export const MAX_FRIENDS = 1000;
+/** User × shard pairs of a friends board that count as one request against a key's rate limit. */
+const PAIRS_A_REQUEST = 1000;
 
 /** `userAttributes=key:value[,key:value]` as pairs; a key given twice with two values is refused (422). */
 function pairsOf(raw: string | null): Map<string, string> {
@@ -83,6 +86,16 @@ export function leaderboardRoutes(deps: Deps): Route[] {
     },
     {
       method: 'get', path: '/leaderboards/:key', family: 'app', subject: 'shared',
+      // A friends board on a board of several shards counts each user in every shard (docs/api.md,
+      // "Shards"): it counts a request for every 1,000 users × shards (1,000 users on 64 shards:
+      // 64) against its key's rate limit; every other read, one.
+      weight: (req) => {
+        const lb = store.current.leaderboardsByKey.get(req.params[0]);
+        const shards = lb === undefined ? 1 : shardsOf(lb);
+        if (shards <= 1) return 1;
+        const users = Math.min(userIdsOf(new URLSearchParams(req.query).getAll('userIds')).length, MAX_FRIENDS);
+        return Math.max(1, Math.ceil((users * shards) / PAIRS_A_REQUEST));
+      },
       doc: {
         summary: 'A leaderboard with a page of its rankings', params: BOARD,
         query: [
