@@ -155,6 +155,12 @@ async function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * How long a wait for something the processes do by themselves (start, recover) may take before
+ * the test calls it a hang: a bound for a hang, not for a speed (a busy machine is slow, not hung).
+ */
+const HANG_MS = 120_000;
+
 async function eventually<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
@@ -175,7 +181,7 @@ async function outage(redis: Outageable): Promise<void> {
   prefixes.push(prefix);
   const port = await freePort();
   const r = run(['start'], { ...redis.env, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
-  await eventually('ready', 15_000, async () => {
+  await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
   });
@@ -208,7 +214,7 @@ async function outage(redis: Outageable): Promise<void> {
   // Back on the same port(s) with the same data: events are accepted again, and the workers
   // drain them into Postgres, with no restart of laurel.
   await redis.restart();
-  const back = await eventually('an event accepted after Redis came back', 10_000, async () => {
+  const back = await eventually('an event accepted after Redis came back', HANG_MS, async () => {
     const res = await event(port, 'after');
     return res.status === 201 ? res : undefined;
   });
@@ -216,7 +222,7 @@ async function outage(redis: Outageable): Promise<void> {
   const db = new pg.Client({ connectionString: loadSettings().databaseUrl });
   await db.connect();
   try {
-    await eventually('the event after the outage in Postgres', 10_000, async () => {
+    await eventually('the event after the outage in Postgres', HANG_MS, async () => {
       const { rows } = await db.query('SELECT 1 FROM laurel_events WHERE prefix = $1 AND user_id = $2', [prefix, 'after']);
       return rows.length > 0 ? true : undefined;
     });
@@ -296,7 +302,7 @@ async function apiBehindProxy(): Promise<{ proxy: LossyProxy; port: number; r: C
   prefixes.push(prefix);
   const port = await freePort();
   const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
-  await eventually('ready', 15_000, async () => {
+  await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
   });
@@ -357,7 +363,7 @@ async function clusterNodeUnderLoad(): Promise<void> {
     REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
     PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY,
   });
-  await eventually('ready', 30_000, async () => {
+  await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
   });
@@ -477,28 +483,28 @@ async function lostDeparture(): Promise<void> {
 describe.skipIf(noRedisServer !== null).concurrent('laurel while Redis is down', () => {
   it('single Redis: an event whose leaderboard placement is lost with the connection is answered 201 and placed once Redis is back', async () => {
     await lostPlacement();
-  });
+  }, HANG_MS * 2);
 
   it('single Redis: an event or a PATCH whose departure from the old breakdown group is lost with the connection leaves it once Redis is back', async () => {
     await lostDeparture();
-  });
+  }, HANG_MS * 2);
 
   // About 10 s alone (the outages below about 15 s); beside the whole suite a 3-node Cluster
   // fsyncing every write, `laurel start` and the load share two cores with the other file running:
   // each phase has a deadline of its own, the test's bound is for a hang.
   it('Redis Cluster: one node killed under load, every event answered 201 or 503, totals as acknowledged', async () => {
     await clusterNodeUnderLoad();
-  }, 120_000);
+  }, HANG_MS * 2);
 
   it('single Redis: an event whose reply is lost with the connection is answered 503 and counted once', async () => {
     await lostReply();
-  });
+  }, HANG_MS * 2);
 
   it('single Redis: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
     await outage(await singleRedis());
-  }, 60_000);
+  }, HANG_MS * 2);
 
   it('Redis Cluster: 503, quiet and idle while down, recovers by itself, stops on SIGTERM', async () => {
     await outage(await clusterRedis());
-  }, 60_000);
+  }, HANG_MS * 2);
 });
