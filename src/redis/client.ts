@@ -400,6 +400,21 @@ export async function removeMatching(
   return found.length;
 }
 
+/** removeMatching for a hash's fields: those matching `pattern` that `theirs` accepts are deleted; answers how many. */
+export async function removeMatchingFields(
+  client: RedisClient, key: string, pattern: string, theirs: (field: string) => boolean = () => true, atOnce = 500,
+): Promise<number> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, flat] = await client.hscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) if (theirs(flat[i])) found.push(flat[i]);
+  } while (cursor !== '0');
+  for (let i = 0; i < found.length; i += atOnce) await client.hdel(key, ...found.slice(i, i + atOnce));
+  return found.length;
+}
+
 /** Whether Redis answers a PING within `ms` (the api's `/ready`). */
 export async function answersPing(client: RedisClient, ms: number): Promise<boolean> {
   try {

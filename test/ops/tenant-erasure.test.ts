@@ -61,7 +61,7 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
       await s.request('POST', '/admin/v1/leaderboards', {
         body: [{ name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 }],
       }),
-      await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed'] }] }),
+      await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'Hook', url: hook.url('/h'), events: ['achievement.completed', 'points.changed'] }] }),
       await s.request('PUT', '/admin/v1/notifications/settings', { body: { email: { from: 'Acme <hello@acme.test>' }, publicUrl: 'https://acme.test/laurel' } }),
       await s.request('POST', '/admin/v1/notifications/templates', {
         body: [{ key: 'done', type: 'achievement_completed', channel: 'email', status: 'active', subject: 'Well done, {{ user.name }}!', text: 'Done.' }],
@@ -133,6 +133,11 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
 
     expect(await redisTraces(s.api.services.redis, prefix, needles)).toEqual([]);
     expect(await postgresTraces(pool, prefix, needles)).toEqual([]);
+    // Nothing in Redis names the tenant but the erasure's record and the log entries saying it was
+    // erased (a points.changed window's notes and a board's state hash included).
+    const naming = (await redisTraces(s.api.services.redis, prefix, [acme]))
+      .filter((t) => !t.startsWith(`${s.api.services.keys.erasure(erasureId)}:`) && !/"x":"[0-9a-f-]{36}"/.test(t));
+    expect(naming).toEqual([]);
     // The archive keeps what holds no user: Acme's events as redacted entries naming the erasure.
     const { rows: redacted } = await pool.query(
       `SELECT count(*)::int AS n FROM laurel_events WHERE prefix = $1 AND tenant = $2 AND kind = 'redacted' AND body->>'x' = $3`, [prefix, acme, erasureId],

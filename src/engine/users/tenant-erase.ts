@@ -2,14 +2,15 @@
  * What deleting a tenant removes from Redis (docs/api.md, "Tenants and keys"): every key that
  * names the tenant (its users' hashes, metrics, streaks, points, history and idempotency keys, its
  * partitions' user sets and counters, its streak rankings, leaderboard runs and live topics:
- * src/redis/keys.ts names the tenant's uuid in each), the keys scoped to one of its users, and its
- * users' members of the partitions' shared due sets. A tenant's uuid is in no other tenant's key
- * names, so a key whose name holds it is the tenant's.
+ * src/redis/keys.ts names the tenant's uuid in each), the keys scoped to one of its users, its
+ * batches, and its users' members of the partitions' shared due sets and fields of the
+ * points.changed windows' notes. A tenant's uuid is in no other tenant's key names, so a key whose
+ * name holds it is the tenant's.
  *
  * The tenant's rows of the Postgres archive and of the snapshots are not touched here: the tenant's
  * erasure (src/engine/users/tenant-erasure.ts) has the workers erase them.
  */
-import { removeMatching, scanKeys, type RedisClient } from '../../redis/client.js';
+import { removeMatching, removeMatchingFields, scanKeys, type RedisClient } from '../../redis/client.js';
 import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE } from '../../redis/due-sets.js';
 import { DEFAULT_TENANT, type Keys } from '../../redis/keys.js';
 import type { Context } from '../context.js';
@@ -23,6 +24,13 @@ const AT_ONCE = 500;
 async function unlinkAll(redis: RedisClient, keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += AT_ONCE) await Promise.all(keys.slice(i, i + AT_ONCE).map((k) => redis.unlink(k)));
 }
+
+/**
+ * The records in a slot of their own (`{<tag>:<id>}`) whose hash names their tenant in field `t`,
+ * each with the key beside it: a user-scoped key and its rate limit's bucket, a batch and the bits
+ * of its items processed.
+ */
+const OWNED_RECORDS = [{ tag: 'k', beside: ':rl' }, { tag: 'b', beside: ':d' }];
 
 /** The partitions' sets whose members name a tenant in a JSON array (the users' due sets have a codec: src/redis/due-sets.ts). */
 function jsonSets(keys: Keys, partition: number): string[] {
@@ -38,13 +46,15 @@ export async function eraseTenantData(deps: Deps, tenant: string): Promise<{ key
     await unlinkAll(redis, batch);
     removed += batch.length;
   }
-  // The keys scoped to its users: named by their own id, their tenant inside.
-  for await (const batch of scanKeys(redis, `${keys.prefix}:{k:*}`, 1000)) {
-    const records = batch.filter((k) => k.endsWith('}'));
-    const tenants = await Promise.all(records.map((k) => redis.hget(k, 't')));
-    const theirs = records.filter((_, i) => tenants[i] === tenant).flatMap((k) => [k, `${k}:rl`]);
-    await unlinkAll(redis, theirs);
-    removed += theirs.length / 2;
+  // Records named by their own id, their tenant inside: the keys scoped to its users, its batches.
+  for (const { tag, beside } of OWNED_RECORDS) {
+    for await (const batch of scanKeys(redis, `${keys.prefix}:{${tag}:*}`, 1000)) {
+      const records = batch.filter((k) => k.endsWith('}'));
+      const tenants = await Promise.all(records.map((k) => redis.hget(k, 't')));
+      const theirs = records.filter((_, i) => tenants[i] === tenant);
+      await unlinkAll(redis, theirs.flatMap((k) => [k, `${k}${beside}`]));
+      removed += theirs.length;
+    }
   }
   let members = 0;
   for (let p = 0; p < keys.partitions; p++) {
@@ -53,6 +63,10 @@ export async function eraseTenantData(deps: Deps, tenant: string): Promise<{ key
       // A JSON array that names the tenant as one of its items.
       members += await removeMatching(redis, key, `*"${tenant}"*`, (m) => (JSON.parse(m) as unknown[]).includes(tenant), AT_ONCE);
     }
+    // The points.changed windows' latest notes, whose fields are the due set's members.
+    members += await removeMatchingFields(
+      redis, keys.partitionPointsChanged(p).latest, `*"${tenant}"*`, (f) => (JSON.parse(f) as unknown[]).includes(tenant), AT_ONCE,
+    );
   }
   return { keys: removed, members };
 }
