@@ -10,7 +10,7 @@ import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
 import { portToListenOn } from './app/port.js';
 import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
-import { onSignals } from './app/shutdown.js';
+import { onSignals, type Closer } from './app/shutdown.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, InstallationError, restoreWith } from './engine/installation-check.js';
@@ -114,35 +114,23 @@ async function main(): Promise<void> {
   const log = createLogger(settings.logLevel);
   switch (command) {
     case 'start': {
-      // The workers run in the primary, beside nothing but the api processes' supervision, one api
-      // process too: a drain pass in the api's own process would hold its requests behind it
-      // (docs/operations.md, "Several api processes").
-      const services = await prepareInstallation(settings, log);
-      // The api processes start while the workers do (/ready is theirs alone); either failing
-      // stops the other: never an api without its workers.
-      const [workers, api] = await Promise.allSettled([
-        startWorkers(settings, log, services), startApiProcesses(settings, log, settings.apiProcesses, services.metrics),
-      ]);
-      if (workers.status === 'rejected' || api.status === 'rejected') {
-        if (api.status === 'fulfilled') await api.value.close().catch(() => undefined);
-        if (workers.status === 'fulfilled') await workers.value.close().catch(() => undefined);
-        await services.close();
-        throw workers.status === 'rejected' ? workers.reason : (api as PromiseRejectedResult).reason;
-      }
-      onSignals(log, [() => api.value.close(), (deadline) => workers.value.close(deadline), () => services.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      // Signals are taken from the start: the api process answers /ready before the primary has
+      // heard it listens, and a signal then stops both once they have started.
+      const starting = startAll(settings, log);
+      onSignals(log, starting, { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      await starting;
       break;
     }
     case 'api': {
       if (settings.apiProcesses === 1) {
-        const api = await startApi(settings, log);
-        onSignals(log, [() => api.close()]);
+        const starting = startApi(settings, log).then((api) => [() => api.close()]);
+        onSignals(log, starting);
+        await starting;
         break;
       }
-      // The primary's Redis connection is needed only for the start-up's work.
-      const services = await prepareInstallation(settings, log);
-      await services.close();
-      const api = await startApiProcesses(settings, log, settings.apiProcesses);
-      onSignals(log, [() => api.close()], { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      const starting = startApiOnly(settings, log);
+      onSignals(log, starting, { limitMs: PRIMARY_SHUTDOWN_LIMIT_MS });
+      await starting;
       break;
     }
     case API_PROCESS_COMMAND: {
@@ -151,8 +139,9 @@ async function main(): Promise<void> {
       if (send === undefined) {
         throw new SettingsError(`"${API_PROCESS_COMMAND}" is started by laurel start or laurel api (LAUREL_API_PROCESSES); run laurel api`);
       }
-      const api = await startApi(settings, log, undefined, { prepared: true, scrape: (metrics) => metricsThroughPrimary(metrics, send) });
-      onSignals(log, [() => api.close()], { withParent: true });
+      const starting = startApi(settings, log, undefined, { prepared: true, scrape: (metrics) => metricsThroughPrimary(metrics, send) });
+      onSignals(log, starting.then((started) => [() => started.close()]), { withParent: true });
+      const api = await starting;
       const listening: ReadyMessage = { type: 'laurel:listening', port: api.port };
       if (process.connected) send(listening);
       break;
@@ -160,8 +149,8 @@ async function main(): Promise<void> {
     case 'workers': {
       // Signals are taken from the start: one that comes while the workers start (their queues may
       // already be sending) stops them in order once they have started.
-      const starting = startWorkers(settings, log);
-      onSignals(log, [async (deadline) => (await starting).close(deadline)]);
+      const starting = startWorkers(settings, log).then((workers) => [(deadline: number) => workers.close(deadline)]);
+      onSignals(log, starting);
       await starting;
       break;
     }
@@ -203,6 +192,35 @@ async function main(): Promise<void> {
     default:
       throw new SettingsError(`unknown command "${command}"; use start, api, workers, keys create, snapshot, restore or loadtest (laurel --help)`);
   }
+}
+
+/**
+ * `laurel start`: the workers in the primary, beside nothing but the api processes' supervision,
+ * one api process too: a drain pass in the api's own process would hold its requests behind it
+ * (docs/operations.md, "Several api processes"). The api processes start while the workers do
+ * (/ready is theirs alone); either failing stops the other: never an api without its workers.
+ * Answers the steps of its stop.
+ */
+async function startAll(settings: Settings, log: Logger): Promise<Closer[]> {
+  const services = await prepareInstallation(settings, log);
+  const [workers, api] = await Promise.allSettled([
+    startWorkers(settings, log, services), startApiProcesses(settings, log, settings.apiProcesses, services.metrics),
+  ]);
+  if (workers.status === 'rejected' || api.status === 'rejected') {
+    if (api.status === 'fulfilled') await api.value.close().catch(() => undefined);
+    if (workers.status === 'fulfilled') await workers.value.close().catch(() => undefined);
+    await services.close();
+    throw workers.status === 'rejected' ? workers.reason : (api as PromiseRejectedResult).reason;
+  }
+  return [() => api.value.close(), (deadline) => workers.value.close(deadline), () => services.close()];
+}
+
+/** `laurel api` with several processes: the primary's Redis connection is needed only for the start-up's work. */
+async function startApiOnly(settings: Settings, log: Logger): Promise<Closer[]> {
+  const services = await prepareInstallation(settings, log);
+  await services.close();
+  const api = await startApiProcesses(settings, log, settings.apiProcesses);
+  return [() => api.close()];
 }
 
 main().catch((err: unknown) => {

@@ -53,7 +53,15 @@ function armWatchdog(ms: number): void {
   }
 }
 
-export function onSignals(log: Logger, closers: Closer[], opts: ShutdownOptions = {}): void {
+/**
+ * Stops on a signal with `closers`. Given as a promise (a command still starting), a signal that
+ * comes first stops what was started, in order, once the start is done: a process starting may
+ * answer already (an api process's /ready) before it is wholly started. A start that failed stops
+ * with 1.
+ */
+export function onSignals(log: Logger, closers: Closer[] | Promise<Closer[]>, opts: ShutdownOptions = {}): void {
+  // A start that fails with no signal is the command's own error.
+  Promise.resolve(closers).catch(() => undefined);
   const limitMs = opts.limitMs ?? SHUTDOWN_LIMIT_MS;
   let started = 0;
   const stop = (signal: string) => {
@@ -72,7 +80,14 @@ export function onSignals(log: Logger, closers: Closer[], opts: ShutdownOptions 
     armWatchdog(limitMs + WATCHDOG_GRACE_MS);
     (async () => {
       let failed = false;
-      for (const close of closers) {
+      let started: Closer[] = [];
+      try {
+        started = await closers;
+      } catch (err) {
+        failed = true;
+        log.error({ err }, 'shutdown: the start had failed');
+      }
+      for (const close of started) {
         try {
           await close(deadline);
         } catch (err) {

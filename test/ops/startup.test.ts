@@ -174,4 +174,21 @@ describe('laurel start-up', () => {
     expect(await r.exited).toBe(0);
     expect(r.output()).toMatch(/shutting down/);
   });
+
+  it('laurel start stops in order on a SIGTERM that comes while it starts, its api process with it', async () => {
+    const port = await freePort();
+    const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
+    // The workers run before the api process listens: the primary is still starting.
+    await r.saying('laurel workers running');
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    const stopped = r.lines().filter((l) => l.includes('"laurel stopped"')).map((l) => (JSON.parse(l) as { pid: number }).pid);
+    expect(stopped).toContain(r.child.pid);
+    // Its api process, had it started, stopped before it (the primary waits for it).
+    for (const line of r.lines().filter((l) => l.includes('laurel api listening'))) {
+      const { pid } = JSON.parse(line) as { pid: number };
+      expect(stopped).toContain(pid);
+    }
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  });
 });
