@@ -17,6 +17,7 @@ import { deletePostgresRows, deletePrefix } from '../support/server.js';
 import { freePort } from '../../bench/processes.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { Keys } from '../../src/redis/keys.js';
+import { HANG_MS } from '../support/hang.js';
 
 const settings = loadSettings();
 const PARTITIONS = 4;
@@ -57,7 +58,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = HANG_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -23,6 +23,7 @@ import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
 import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
 import { deletePostgresRows } from '../support/server.js';
 import { freePort } from '../../bench/processes.js';
+import { HANG_MS } from '../support/hang.js';
 
 const ADMIN_KEY = 'outage-test-key';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -154,12 +155,6 @@ async function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
     clearTimeout(timer);
   }
 }
-
-/**
- * How long a wait for something the processes do by themselves (start, recover) may take before
- * the test calls it a hang: a bound for a hang, not for a speed (a busy machine is slow, not hung).
- */
-const HANG_MS = 120_000;
 
 async function eventually<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
   const until = Date.now() + ms;

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
 import { freePort } from '../../bench/processes.js';
+import { HANG_MS } from '../support/hang.js';
 import { loadSettings } from '../../src/lib/settings.js';
 
 const prefixes: string[] = [];
@@ -24,7 +25,7 @@ afterAll(async () => {
 const run = (args: string[], env: Record<string, string>): CliRun => runCli(args, { LOG_LEVEL: 'warn', ...env });
 
 async function waitReady(port: number, run: CliRun): Promise<void> {
-  const until = Date.now() + 15_000;
+  const until = Date.now() + HANG_MS;
   while (Date.now() < until) {
     if (run.child.exitCode !== null) throw new Error(`exited early: ${run.output()}`);
     try {

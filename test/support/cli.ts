@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { HANG_MS } from './hang.js';
 
 export const CLI = 'dist/src/cli.js';
 
@@ -18,14 +19,14 @@ export interface CliRun {
    * The lines holding `text` once there are `count` of them (1 unless given). Each process of an
    * installation logs behind its own back, so a line may reach the output after what it
    * announces was seen elsewhere (a port that answers, another process's line): a test waits for
-   * the line it reads. Fails, with the output, if the command exits first or 30 s pass.
+   * the line it reads. Fails, with the output, if the command exits first or HANG_MS pass.
    */
   saying: (text: string, count?: number) => Promise<string[]>;
   /** Its exit code (null if a signal ended it), once its output has all come in. */
   exited: Promise<number | null>;
 }
 
-const SAYING_MS = 30_000;
+const SAYING_MS = HANG_MS;
 
 const children: ChildProcess[] = [];
 
