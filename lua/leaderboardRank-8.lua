@@ -9,7 +9,8 @@
   so the member holds the complement of the time). The hash maps each user to their member.
 
   Capped: while the ranking holds fewer than the maximum, anyone enters; once full, a newcomer
-  enters only by beating the lowest value, whose holder then leaves. Values that go down stay. The
+  enters only by beating the lowest value, or by reaching it before the last who reached it (a
+  tie goes to the earliest, whatever order the placements arrive in), whose holder then leaves. Values that go down stay. The
   falls counter counts every change that can take the lowest value of a full ranking down: a
   member's value going down, and a newcomer entering without pushing anyone out (the ranking was
   not full for this caller's maximum: while it fills, or after the maximum was raised, it may
@@ -231,7 +232,13 @@ else
     if size then size = size + 1 end
   else
     lowest = redis.call('ZRANGE', rankingKey, '0', '0', 'WITHSCORES')
-    if tonumber(value) > tonumber(lowest[2]) then
+    -- The lowest member is the last to reach the lowest value (members of one value sort by their
+    -- order, the earliest last): a newcomer who reached that value before them takes their place,
+    -- so who holds a full ranking does not hang on the order placements arrive in (phase 2, a
+    -- pass placing several users at once, a replay).
+    local lowestOrder = string.match(lowest[1], '^([^|]*)|')
+    if tonumber(value) > tonumber(lowest[2])
+      or (tonumber(value) == tonumber(lowest[2]) and lowestOrder and #lowestOrder == #order and member > lowest[1]) then
       local leaving = string.match(lowest[1], '^[^|]*|(.*)$')
       redis.call('ZREM', rankingKey, lowest[1])
       redis.call('HINCRBY', statsKey, 'pushedOut', 1)

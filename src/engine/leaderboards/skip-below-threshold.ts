@@ -3,15 +3,15 @@
  * down only when a member's value does or a member leaves, and leaderboardRank counts both in the
  * ranking's falls counter, answering the threshold and the counter read together. So while the
  * counter still reads what it read with a threshold, the threshold can only have risen since.
- * An event that raised the user's value to at most that threshold then cannot enter (a newcomer
- * must beat the lowest value), and it moves no member: the user's value before it was below the
- * lowest value, so the user was off the ranking. Its placement would answer nothing and write
+ * An event that raised the user's value below that threshold then cannot enter (a newcomer must
+ * beat the lowest value, or reach it before its holder did), and it moves no member: the user's
+ * value before it was below the lowest value, so the user was off the ranking. Its placement would answer nothing and write
  * nothing, so the event path skips it (src/routes/app/events.ts).
  *
  * The counter is read after the event's phase 1 ran (its value exists then, and a placement would
  * come later still): on one Redis it leaves last in the batch of writes that carried phase 1, in
  * the same round trip, one read for every event of the batch; on a Cluster, where the board may
- * live on another node, once phase 1 has answered, and then only where the value is at most the
+ * live on another node, once phase 1 has answered, and then only where the value is below the
  * threshold (a second round trip instead of the placement; a third, the placement, only when the
  * counter moved).
  *
@@ -72,13 +72,14 @@ export function gateFor(certificate: EntryCertificate, key: string): Gate {
  * answered, else null.
  */
 export function gatePassesNow(gate: Gate, value: number): boolean | null {
-  if (value > gate.certificate.threshold) return false;
+  // At the threshold it may still enter: a tie goes to whoever reached the value first.
+  if (value >= gate.certificate.threshold) return false;
   if (!gate.read) return null;
   return gate.value !== undefined && (gate.value ?? '0') === gate.certificate.falls;
 }
 
 /**
- * Whether a placement that raised the user's value to `value` can be skipped: at most the
+ * Whether a placement that raised the user's value to `value` can be skipped: below the
  * threshold, and the counter still reads what it read with it. `read` reads the counter when it
  * was not read with phase 1 (on a Cluster): phase 1 has answered, so the read comes after it.
  */
