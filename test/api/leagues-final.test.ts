@@ -107,6 +107,8 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     });
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);
     expect(summary.finalised).toBe(true);
+    // By its key as by its id, as the board's statistics are.
+    expect(await read(`/admin/v1/leaderboards/${league.key}/league?run=2026-05-04`)).toEqual(summary);
     expect(summary.tiers.map((t: any) => [t.key, t.moves])).toEqual([
       ['bronze', { promoted: 4, demoted: 0, stayed: 3 }],
       ['silver', { promoted: 1, demoted: 1, stayed: 1 }],

@@ -39,7 +39,7 @@ export function adminLeagueRoutes(deps: Deps): Route[] {
       method: 'get', path: '/leaderboards/:id/league', family: 'admin', reach: 'tenant',
       doc: {
         summary: 'A league\'s run: its tiers, each with a page of its cohorts, their participants and, once the run is final, their moves',
-        params: { id: { schema: { type: 'string' }, description: 'The leaderboard\'s id' } },
+        params: { id: { schema: { type: 'string' }, description: 'The leaderboard\'s id, or its key' } },
         query: [
           { name: 'run', schema: DATE_SCHEMA, description: 'Any day of the run, YYYY-MM-DD (default: today\'s, UTC)' },
           { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_COHORTS, default: DEFAULT_COHORTS }, description: 'Cohorts on the page, every tier\'s together' },
@@ -53,7 +53,7 @@ export function adminLeagueRoutes(deps: Deps): Route[] {
         const raw = q.get('run');
         const limit = q.int('limit');
         const cursor = q.get('cursor');
-        const lb = deps.store.current.leaderboards.get(id);
+        const lb = deps.store.current.leaderboards.get(id) ?? deps.store.current.leaderboardsByKey.get(id);
         if (lb === undefined) throw fail('not_found', `Leaderboard "${id}"`);
         if (!lb.league) throw fail('not_found', `League of leaderboard "${id}" (it has none)`);
         const league = lb.league;
