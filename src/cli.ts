@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
 import { portToListenOn } from './app/port.js';
-import { API_PROCESS_COMMAND, ApiProcessError, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
+import { API_PROCESS_COMMAND, ApiProcessError, apiProcessCount, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals, type Closer } from './app/shutdown.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
       break;
     }
     case 'api': {
-      if (settings.apiProcesses === 1) {
+      if (apiProcessCount(settings, false) === 1) {
         const starting = startApi(settings, log).then((api) => [() => api.close()]);
         onSignals(log, starting);
         await starting;
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
 async function startAll(settings: Settings, log: Logger): Promise<Closer[]> {
   const services = await prepareInstallation(settings, log);
   const [workers, api] = await Promise.allSettled([
-    startWorkers(settings, log, services), startApiProcesses(settings, log, settings.apiProcesses, services.metrics),
+    startWorkers(settings, log, services), startApiProcesses(settings, log, apiProcessCount(settings, true), services.metrics),
   ]);
   if (workers.status === 'rejected' || api.status === 'rejected') {
     if (api.status === 'fulfilled') await api.value.close().catch(() => undefined);
@@ -219,7 +219,7 @@ async function startAll(settings: Settings, log: Logger): Promise<Closer[]> {
 async function startApiOnly(settings: Settings, log: Logger): Promise<Closer[]> {
   const services = await prepareInstallation(settings, log);
   await services.close();
-  const api = await startApiProcesses(settings, log, settings.apiProcesses);
+  const api = await startApiProcesses(settings, log, apiProcessCount(settings, false));
   return [() => api.close()];
 }
 

@@ -14,6 +14,7 @@
  * SIGTERM to any left, and an api process whose primary is gone stops by itself (src/app/shutdown.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
@@ -35,6 +36,17 @@ export interface ReadyMessage {
 
 export function isReadyMessage(m: unknown): m is ReadyMessage {
   return typeof m === 'object' && m !== null && (m as ReadyMessage).type === 'laurel:listening';
+}
+
+/**
+ * The api processes a command runs: LAUREL_API_PROCESSES, or one per core, less the core the
+ * workers take when they run beside them (`laurel start`): more processes than cores serve fewer
+ * requests (docs/operations.md, "Several api processes").
+ */
+export function apiProcessCount(settings: Settings, besideWorkers: boolean): number {
+  if (settings.apiProcesses !== null) return settings.apiProcesses;
+  const cores = Math.min(availableParallelism(), 256);
+  return besideWorkers ? Math.max(1, cores - 1) : cores;
 }
 
 /** An api process stopped before the first start-up was complete. */

@@ -1,5 +1,3 @@
-import { availableParallelism } from 'node:os';
-
 /**
  * Process settings, read once from the environment. Every variable is documented in docs/operations.md
  * ("Configuration"); the defaults work on a fresh machine with local Redis and Postgres.
@@ -47,8 +45,11 @@ export interface Settings {
   liveLingerS: number;
   /** Restore an empty Redis from Postgres at start instead of refusing to serve it. */
   autoRestore: boolean;
-  /** How many api processes `laurel start` and `laurel api` run on the port (src/app/processes.ts). */
-  apiProcesses: number;
+  /**
+   * How many api processes `laurel start` and `laurel api` run on the port; null: the command's
+   * default (src/app/processes.ts, apiProcessCount).
+   */
+  apiProcesses: number | null;
   /** Where emails go out (`smtp://user:pass@host:port`, `smtps://...`); null: emails off. */
   smtpUrl: string | null;
   /** The sender of emails when the notification settings name none. */
@@ -243,7 +244,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logRetentionDays: env.LAUREL_LOG_RETENTION_DAYS === undefined || env.LAUREL_LOG_RETENTION_DAYS === ''
       ? null : int('LAUREL_LOG_RETENTION_DAYS', env.LAUREL_LOG_RETENTION_DAYS, 0, 1, 36_500),
     workersPort: env.LAUREL_WORKERS_PORT === undefined || env.LAUREL_WORKERS_PORT === '' ? null : int('LAUREL_WORKERS_PORT', env.LAUREL_WORKERS_PORT, 0, 0, 65535),
-    apiProcesses: int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, Math.min(availableParallelism(), 256), 1, 256),
+    apiProcesses: env.LAUREL_API_PROCESSES === undefined ? null : int('LAUREL_API_PROCESSES', env.LAUREL_API_PROCESSES, 1, 1, 256),
     smtpUrl: smtpUrl(env.LAUREL_SMTP_URL),
     emailFrom: env.LAUREL_EMAIL_FROM || null,
     rateLimit: parseRateLimit('LAUREL_RATE_LIMIT', env.LAUREL_RATE_LIMIT),

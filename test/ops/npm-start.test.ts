@@ -4,6 +4,7 @@
  * dashboard, and stops on a SIGTERM to npm.
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ describe('npm start on a current build', () => {
     // Its own process group: npm, its shell and laurel's processes are stopped together.
     const child = spawn('npm', ['start'], {
       cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'warn' },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'info' },
     });
     let out = '';
     child.stdout!.on('data', (d) => { out += d; });
@@ -58,6 +59,10 @@ describe('npm start on a current build', () => {
       if (Date.now() > until) throw new Error(`npm start did not get ready: ${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    // An api process per core but the one the workers run on (one on this 2-core machine).
+    const listening = out.split('\n').find((l) => l.includes('"laurel api processes listening"'));
+    expect(listening, out).toBeDefined();
+    expect((JSON.parse(listening!) as { processes: number }).processes).toBe(Math.max(1, availableParallelism() - 1));
     expect(out).toContain('build: server is current');
     expect(out).toContain('build: dashboard is current');
     expect(out).not.toMatch(/build: (server|dashboard) \(/);
