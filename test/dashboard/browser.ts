@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { deletePostgresRows, startTestServer, type StartOptions, type TestServer } from '../support/server.js';
+import { HANG_MS } from '../support/hang.js';
 
 const SHOTS = 'test-output/dashboard';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -55,8 +56,9 @@ export async function openDashboard(opts: StartOptions = { workers: true }): Pro
   page.on('console', (m) => {
     if (m.type() === 'error' && m.text().includes('Content Security Policy')) blocked.push(m.text());
   });
-  // A step that waits in vain fails with its locator, well before the test's own timeout.
-  page.setDefaultTimeout(8000);
+  // A step that waits in vain fails with its locator, before the test's own timeout: a bound for a
+  // hang, not for a speed (a page beside a CPU hog waits many times its quiet time).
+  page.setDefaultTimeout(HANG_MS / 2);
   await page.goto(`${s.url}/dashboard/`);
   await page.getByLabel('Admin API key').fill(s.settings.adminKey!);
   await page.getByRole('button', { name: 'Sign in' }).click();
