@@ -383,36 +383,40 @@ export async function* scanKeys(client: RedisClient, pattern: string, count = 50
 }
 
 /**
- * Removes the members of a sorted set that match `pattern` (SCAN's MATCH) and pass `theirs`,
- * `atOnce` per ZREM; answers how many went.
+ * Removes the members of a sorted set (`zset`) or the fields of a hash (`hash`) that match
+ * `pattern` (SCAN's MATCH) and pass `theirs`, `atOnce` per ZREM or HDEL; answers how many went.
  */
-export async function removeMatching(
-  client: RedisClient, key: string, pattern: string, theirs: (member: string) => boolean = () => true, atOnce = 500,
+async function removeScanned(
+  client: RedisClient, key: string, type: 'zset' | 'hash', pattern: string, theirs: (item: string) => boolean, atOnce: number,
 ): Promise<number> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, flat] = await client.zscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
+    const [next, flat] = type === 'zset'
+      ? await client.zscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000)
+      : await client.hscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
     for (let i = 0; i < flat.length; i += 2) if (theirs(flat[i])) found.push(flat[i]);
   } while (cursor !== '0');
-  for (let i = 0; i < found.length; i += atOnce) await client.zrem(key, ...found.slice(i, i + atOnce));
+  for (let i = 0; i < found.length; i += atOnce) {
+    const some = found.slice(i, i + atOnce);
+    await (type === 'zset' ? client.zrem(key, ...some) : client.hdel(key, ...some));
+  }
   return found.length;
 }
 
-/** removeMatching for a hash's fields: those matching `pattern` that `theirs` accepts are deleted; answers how many. */
-export async function removeMatchingFields(
+/** A sorted set's members that match `pattern` and pass `theirs` removed (removeScanned). */
+export function removeMatching(
+  client: RedisClient, key: string, pattern: string, theirs: (member: string) => boolean = () => true, atOnce = 500,
+): Promise<number> {
+  return removeScanned(client, key, 'zset', pattern, theirs, atOnce);
+}
+
+/** A hash's fields that match `pattern` and pass `theirs` removed (removeScanned). */
+export function removeMatchingFields(
   client: RedisClient, key: string, pattern: string, theirs: (field: string) => boolean = () => true, atOnce = 500,
 ): Promise<number> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, flat] = await client.hscan(key, cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    for (let i = 0; i < flat.length; i += 2) if (theirs(flat[i])) found.push(flat[i]);
-  } while (cursor !== '0');
-  for (let i = 0; i < found.length; i += atOnce) await client.hdel(key, ...found.slice(i, i + atOnce));
-  return found.length;
+  return removeScanned(client, key, 'hash', pattern, theirs, atOnce);
 }
 
 /** Whether Redis answers a PING within `ms` (the api's `/ready`). */
