@@ -222,6 +222,8 @@ export interface RankingView {
   userName: string | null;
   rank: number;
   value: number;
+  /** laurel's: the share of the run's (or group's, or cohort's) participants this row ranks at or above, 0 to 100. */
+  percentile: number;
 }
 
 /**

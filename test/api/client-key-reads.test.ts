@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { rowsOf } from '../support/rankings.js';
 import { eventually } from '../support/eventually.js';
 
 interface Operation {
@@ -115,8 +116,8 @@ describe('what a key scoped to a user reads of other users', () => {
     expect(reads).toBeGreaterThanOrEqual(2 * 2 * 20);
     // What is public shows: the others on the board, by name.
     const board = await s.request('GET', '/v1/leaderboards/lessons-board?userAttributes=city:paris', { key: meKey });
-    expect(board.body.rankings[0]).toEqual({ userId: 'me', userName: 'Player me', rank: 1, value: 6 });
-    expect(board.body.rankings[1]).toEqual({ userId: 'ann', userName: 'Player ann', rank: 2, value: 3 });
+    expect(rowsOf(board.body)[0]).toEqual({ userId: 'me', userName: 'Player me', rank: 1, value: 6 });
+    expect(rowsOf(board.body)[1]).toEqual({ userId: 'ann', userName: 'Player ann', rank: 2, value: 3 });
     // And the others in its league's cohort.
     const league = await s.request('GET', '/v1/users/me/leagues/lessons-league', { key: meKey });
     expect(league.body.rankings.map((r: { userId: string }) => r.userId).sort()).toEqual(['ann', 'bob', 'me']);

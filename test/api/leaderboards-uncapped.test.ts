@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, batchApplied, putStreakSettings } from '../support/admin.js';
 import { sdkClient } from '../support/sdk.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { percentileOf } from '../../src/domain/leaderboards/cap.js';
 
 const USERS = 1500;
 /** User i (0-based) plays i + 1 times: rank USERS - i. */
@@ -68,7 +69,7 @@ describe.each(targets())('boards without a cap on %s', (target) => {
       expect(rows).toHaveLength(USERS);
       rows.forEach((row: { userId: string; rank: number; value: number; userName: string }, k: number) => {
         const i = USERS - 1 - k;
-        expect(row, key).toEqual({ userId: id(i), userName: `Player ${i}`, rank: k + 1, value: i + 1 });
+        expect(row, key).toEqual({ userId: id(i), userName: `Player ${i}`, rank: k + 1, value: i + 1, percentile: percentileOf(k + 1, USERS) });
       });
     }
     // Every user has a streak of one: all ranked, none left out.

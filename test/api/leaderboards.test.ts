@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { rowsOf } from '../support/rankings.js';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
 import { clockArg, userTime } from '../../src/domain/clock.js';
 
@@ -68,7 +69,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
   const rankings = async (key: string, query = '') => {
     const r = await s.request('GET', `/api/leaderboards/${key}${query}`);
     expect(r.status, r.text).toBe(200);
-    return r.body.rankings as { userId: string; userName: string | null; rank: number; value: number }[];
+    return rowsOf(r.body);
   };
 
   beforeAll(async () => {
@@ -954,7 +955,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
         `0010|m:${board.metricId}|3|d:${day}||${now}|${clockArg(userTime('', null, now))}|`, '', new Date(now).toISOString() + 'p2', entry);
       expect(r).toMatch(/^3\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await c.workers!.testing.drainNow();
-      const rankings = (await c.request('GET', '/api/leaderboards/plays')).body.rankings;
+      const rankings = rowsOf((await c.request('GET', '/api/leaderboards/plays')).body);
       expect(rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
       // Placed in the order of the user's events, by the replayed entry's id: a placement of an
       // earlier event that arrives after it changes nothing.
@@ -964,7 +965,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
       const late = await redis.leaderboardRank(k.ranking, k.members, k.history('p2'), k.awards('p2'), k.expiry, k.falls, k.sequences, k.stats,
         'p2', '1', orderOf(now - 1), '1000', String(now), '', earlier);
       expect(late[0]).toBe(1);
-      expect((await c.request('GET', '/api/leaderboards/plays')).body.rankings).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
+      expect(rowsOf((await c.request('GET', '/api/leaderboards/plays')).body)).toEqual([{ userId: 'p2', userName: null, rank: 1, value: 3 }]);
     });
 
     it('places the events of a process that dies after the drainer copied them, once', async () => {
@@ -1020,7 +1021,7 @@ describe.each(targets())('leaderboards on %s', (target) => {
         `0010|m:${metricId}|2|d:${day}||${now}|${clockArg(userTime('', null, now))}|`, '', new Date(now).toISOString() + 'p3', entry))).toMatch(/^2\n1\n\n\n0\n\n\n\d+-\d+\n$/);
       await redis.hset(keys.userMetric(u, metricId), `r:${inside.id}:${inside.start}`, '2', `r:${outside.id}:${outside.start}`, '2');
       await c.workers!.testing.drainNow();
-      expect((await c.request('GET', '/api/leaderboards/plays-now')).body.rankings).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);
+      expect(rowsOf((await c.request('GET', '/api/leaderboards/plays-now')).body)).toEqual([{ userId: 'p3', userName: null, rank: 1, value: 2 }]);
       expect((await c.request('GET', '/api/leaderboards/plays-later')).body.rankings).toEqual([]);
     });
 

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, erasureDone } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+import { rowsOf } from '../support/rankings.js';
 import { leagueField, leagueText } from '../../src/redis/leagues.js';
 
 const TIERS = [
@@ -100,7 +101,7 @@ describe.each(targets())('leagues on %s', (target) => {
       key: 'league', tier: { key: 'bronze', name: 'Bronze', index: 0 }, run: '2026-05-04', runEnd: '2026-05-04', cohort: 'bronze-1', participants: 5,
     });
     // p1 1, p2 2, p3 0, p4 1, p5 2: equal values rank by who reached them first.
-    expect(mine.rankings).toEqual([
+    expect(rowsOf(mine)).toEqual([
       { userId: 'p2', userName: 'Player 2', rank: 1, value: 2 },
       { userId: 'p5', userName: 'Player 5', rank: 2, value: 2 },
       { userId: 'p1', userName: 'Player 1', rank: 3, value: 1 },
@@ -118,7 +119,7 @@ describe.each(targets())('leagues on %s', (target) => {
     // One cohort's rankings, and the run's tiers.
     const cohort = await read('/v1/leaderboards/league?cohort=bronze-2&limit=2');
     expect(cohort).toMatchObject({ key: 'league', cohort: 'bronze-2', participants: 5, run: '2026-05-04', winners: null });
-    expect(cohort.rankings).toEqual([{ userId: 'p8', userName: 'Player 8', rank: 1, value: 2 }, { userId: 'p7', userName: 'Player 7', rank: 2, value: 1 }]);
+    expect(rowsOf(cohort)).toEqual([{ userId: 'p8', userName: 'Player 8', rank: 1, value: 2 }, { userId: 'p7', userName: 'Player 7', rank: 2, value: 1 }]);
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league`);
     expect(summary).toEqual({
       leaderboardId: league.id, key: 'league', run: '2026-05-04', runEnd: '2026-05-04', cohortSize: 5, finalised: false,
@@ -215,7 +216,7 @@ describe.each(targets())('leagues on %s', (target) => {
     const r = await s.request('GET', '/v1/users/private-a/leagues/league', { key });
     expect(r.status, r.text).toBe(200);
     expect(r.body.rankings.map((x: any) => x.userId)).toContain('private-b');
-    for (const row of r.body.rankings) expect(Object.keys(row).sort()).toEqual(['rank', 'userId', 'userName', 'value']);
+    for (const row of r.body.rankings) expect(Object.keys(row).sort()).toEqual(['percentile', 'rank', 'userId', 'userName', 'value']);
     expect(r.text).not.toContain('@private.test');
     expect(r.text).not.toContain('Europe/Paris');
     expect((await s.request('GET', '/v1/users/private-b/leagues/league', { key })).status).toBe(403);

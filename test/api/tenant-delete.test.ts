@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { rowsOf } from '../support/rankings.js';
 import { primaries } from '../../src/redis/client.js';
 import { eventually } from '../support/eventually.js';
 
@@ -108,7 +109,7 @@ describe.each(targets())('deleting a tenant on %s', (target) => {
     expect(r.status, r.text).toBe(201);
     await eventually(async () => {
       const top = await s.request('GET', '/v1/leaderboards/top');
-      expect(top.body.rankings).toEqual([{ userId: 'cy', userName: null, rank: 1, value: 3 }]);
+      expect(rowsOf(top.body)).toEqual([{ userId: 'cy', userName: null, rank: 1, value: 3 }]);
     });
   });
 });

@@ -1401,9 +1401,10 @@ describe.each(targets())('SDK 1.0.42 leaderboards on %s', (target) => {
   it('leaderboards.get returns the rankings, a page of them, around a user, and a past run', async () => {
     const r = await client.leaderboards.get('all-time', {}, NO_RETRY);
     expect(r).toMatchObject({ key: 'all-time', status: 'active' });
+    // laurel's percentile (of 2 participants) passes through the SDK as it does the spec's fields.
     expect(r.rankings).toEqual([
-      { userId: 'lb-bo', rank: 1, value: 5 },
-      { userId: 'lb-ada', userName: 'Ada', rank: 2, value: 3 },
+      { userId: 'lb-bo', rank: 1, value: 5, percentile: 100 },
+      { userId: 'lb-ada', userName: 'Ada', rank: 2, value: 3, percentile: 50 },
     ]);
     expect((await client.leaderboards.get('all-time', { offset: 1, limit: 1 }, NO_RETRY)).rankings.map((x) => x.userId)).toEqual(['lb-ada']);
     expect((await client.leaderboards.get('all-time', { userId: 'lb-ada' }, NO_RETRY)).rankings.map((x) => x.rank)).toEqual([2]);

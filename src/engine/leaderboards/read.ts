@@ -87,7 +87,9 @@ export async function rankingPage(deps: Deps, ref: RunRef, offset: number, limit
   }
   const participants = await count;
   if (place !== null) place.percentile = percentileOf(place.rank, participants);
-  const rankings = (await named(deps, ref.tenant, places, known)).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value }));
+  const rankings = (await named(deps, ref.tenant, places, known)).map((p) => ({
+    userId: p.userId, userName: p.userName, rank: p.rank, value: p.value, percentile: percentileOf(p.rank, participants),
+  }));
   return { rankings, participants, around: place };
 }
 

@@ -10,6 +10,7 @@ import { boardUser } from '../../engine/leaderboards/read.js';
 import { userLeague } from '../../engine/leaderboards/league-read.js';
 import { leagueBoard, runFor } from '../../engine/leaderboards/board-of-query.js';
 import { cohortId, tierView, zoneOf, zoneOfOutcome } from '../../domain/leaderboards/league.js';
+import { percentileOf } from '../../domain/leaderboards/cap.js';
 import { fail } from '../../lib/errors.js';
 import { ok } from '../../http/reply.js';
 import type { Route } from '../../http/server.js';
@@ -49,7 +50,9 @@ export function leagueRoutes(deps: Deps): Route[] {
           // A final run's zone is the one its outcome was decided in (the ranks may have moved since: an erasure).
           zone: cohort?.rank == null ? null : cohort.outcome !== null ? zoneOfOutcome(cohort.outcome.outcome) : zoneOf(lb.league, tier, cohort.rank, participants),
           outcome: cohort?.outcome?.outcome ?? null,
-          rankings: (cohort?.rankings ?? []).map((p) => ({ userId: p.userId, userName: p.userName, rank: p.rank, value: p.value })),
+          rankings: (cohort?.rankings ?? []).map((p) => ({
+            userId: p.userId, userName: p.userName, rank: p.rank, value: p.value, percentile: percentileOf(p.rank, participants),
+          })),
         };
         return ok(answer);
       },
