@@ -9,21 +9,19 @@ import type { Logger } from 'pino';
 import { startApi } from './app/api.js';
 import { prepareInstallation } from './app/prepare.js';
 import { portToListenOn } from './app/port.js';
-import { API_PROCESS_COMMAND, ApiProcessError, apiProcessCount, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
+import { API_PROCESS_COMMAND, apiProcessCount, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals, type Closer } from './app/shutdown.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
-import { guardInstallation, InstallationError, restoreWith } from './engine/installation-check.js';
-import { RestoreError } from './engine/durability/restore.js';
-import { SnapshotError, takeSnapshot } from './engine/durability/snapshot.js';
+import { guardInstallation, restoreWith } from './engine/installation-check.js';
+import { takeSnapshot } from './engine/durability/snapshot.js';
 import { generateKey } from './http/auth.js';
-import { ListenError } from './http/server.js';
+import { LaurelError } from './lib/errors.js';
 import { createLogger } from './lib/log.js';
-import { RedisUnavailableError } from './redis/client.js';
 import { parseOptions, type OptionSpec, type Options } from './lib/cli-options.js';
 import { loadSettings, SettingsError, type Settings } from './lib/settings.js';
 import { postgresHoldsData } from './postgres/installation-data.js';
-import { connectPostgres, PostgresUnavailableError } from './postgres/pool.js';
+import { connectPostgres } from './postgres/pool.js';
 import { startWorkers } from '../workers/index.js';
 
 /** Each command's options (src/lib/cli-options.ts). */
@@ -224,9 +222,7 @@ async function startApiOnly(settings: Settings, log: Logger): Promise<Closer[]> 
 }
 
 main().catch((err: unknown) => {
-  const known = err instanceof SettingsError || err instanceof RedisUnavailableError || err instanceof PostgresUnavailableError ||
-    err instanceof InstallationError || err instanceof RestoreError || err instanceof SnapshotError || err instanceof ApiProcessError || err instanceof ListenError ||
-    (err as Error)?.name === 'LoadtestError';
-  process.stderr.write(`laurel: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`);
+  // One of laurel's own (src/lib/errors.ts PROCESS_ERRORS): its message and code; anything else whole.
+  process.stderr.write(`laurel: ${err instanceof LaurelError ? `${err.message} [${err.code}]` : (err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

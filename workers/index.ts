@@ -163,7 +163,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       worker.on('failed', (job, err) => {
         if (isConnectionError(err)) outage.noise(err, failure);
         else if (isPostgresUnavailable(err)) postgresOutage.failed(err, failure);
-        else wlog.error({ err, job: job?.id }, failure);
+        else wlog.error({ err, queue: name, job: job?.id }, failure);
       });
       return worker;
     };
@@ -218,7 +218,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
   const runs: QueueRun<object>[] = [];
   const parts: object[] = [];
   for (const spec of QUEUES as readonly QueueSpec[]) {
-    const run = spec.start(rt);
+    // Each queue's lines say which queue wrote them.
+    const run = spec.start({ ...rt, log: wlog.child({ queue: spec.name }) });
     if (spec.runs !== undefined && !spec.runs(settings)) {
       // Not run here: its passes may still be run by hand (they find nothing to do).
       await unschedule(spec);

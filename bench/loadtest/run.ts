@@ -18,6 +18,7 @@ import type { LoadtestOptions } from './options.js';
 import { buildReport, formatSummary, formatTable, pointOf, type Report } from './report.js';
 import { mixOf } from './scenario.js';
 import type { Schedule } from './schedule.js';
+import { LaurelError } from '../../src/lib/errors.js';
 
 type Tick = Extract<WorkerMessage, { type: 'tick' }>;
 type Done = Extract<WorkerMessage, { type: 'done' }>;
@@ -32,8 +33,8 @@ export interface RunHooks {
 }
 
 /** Thrown when the run could not start (setup, probe): nothing was measured. */
-export class LoadtestError extends Error {
-  override name = 'LoadtestError';
+export class LoadtestError extends LaurelError {
+  constructor(message: string) { super('loadtest_failed', message); }
 }
 
 export async function runLoadtest(o: LoadtestOptions, hooks: RunHooks = {}): Promise<Report> {

@@ -116,7 +116,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
   // The Admin API's writes, recorded once answered (src/http/audit.ts).
   const audit = new AuditRecorder(svc);
   const server = new HttpServer({
-    bodyLimit: settings.bodyLimit, log, guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics, answered: auditAnswers(audit, PREFIXES),
+    bodyLimit: settings.bodyLimit, log: log.child({ component: 'http' }), guard: auth.guard, prefixes: PREFIXES, metrics: svc.metrics, answered: auditAnswers(audit, PREFIXES),
   });
   const described = apiRoutes(svc, readiness, opts.scrape?.(svc.metrics));
   const routes = [...described, openApiRoute(described, documentInfo(PREFIXES))];
@@ -131,7 +131,7 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     sockets?.closeAll(1012, 'live updates restarting: reconnect and resume with since');
   });
   sockets = new LiveSockets({
-    guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log,
+    guard: auth.guard, route: liveRoute(), store: svc.store, fanout, log: log.child({ component: 'live' }),
     maxBackpressure: settings.liveMaxBackpressure, idleTimeoutS: settings.liveIdleTimeoutS, stillValid: (p) => auth.stillValid(p),
     limits,
   });

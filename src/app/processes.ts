@@ -21,6 +21,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { Settings } from '../lib/settings.js';
 import { MetricsGatherer } from './metrics-ipc.js';
 import { SHUTDOWN_LIMIT_MS } from './shutdown.js';
+import { LaurelError } from '../lib/errors.js';
 
 /** The command line's entry point, which the api processes run. */
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
@@ -50,7 +51,9 @@ export function apiProcessCount(settings: Settings, besideWorkers: boolean): num
 }
 
 /** An api process stopped before the first start-up was complete. */
-export class ApiProcessError extends Error {}
+export class ApiProcessError extends LaurelError {
+  constructor(message: string) { super('api_process_failed', message); }
+}
 
 /** How long after its exit an api process is started again: 1 s, doubling per exit in a row, up to 30 s. */
 export function restartDelay(exitsInARow: number): number {

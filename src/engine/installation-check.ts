@@ -15,8 +15,11 @@ import { Restore, type RestoreResult } from './durability/restore.js';
 import { postgresHoldsData } from '../postgres/installation-data.js';
 import type { Services } from './deps.js';
 import { connect } from './services.js';
+import { LaurelError } from '../lib/errors.js';
 
-export class InstallationError extends Error {}
+export class InstallationError extends LaurelError {
+  constructor(message: string) { super('installation_mismatch', message); }
+}
 
 /** Whether Redis holds the installation: its configuration version, or any user's data. */
 async function redisHasInstallation(svc: Services): Promise<boolean> {

@@ -19,6 +19,7 @@ export function auditAnswers(recorder: AuditRecorder, prefixes: Record<Family, s
       const key = req.adminKey;
       if (key === null) return;
       recorder.record({
+        requestId: req.id,
         keyId: key.id,
         // A bound key's: its tenant; else a route of one tenant's data: that tenant; else the whole
         // account (a request refused for the tenant it named too: the tenant is not known).

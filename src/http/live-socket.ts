@@ -31,6 +31,7 @@ import { isConnectionError } from '../redis/outage.js';
 import type { Principal } from './authorize.js';
 import { checkedHeaders, credentialsOf, type Guard, type Request, type Route } from './server.js';
 import { compileQuery } from './query.js';
+import { nextRequestId } from './request-id.js';
 
 /** What a socket carries. */
 interface SocketData {
@@ -160,7 +161,7 @@ export class LiveSockets {
       if (url.includes('\uFFFD') || query.includes('\uFFFD')) throw fail('invalid_query', 'the query is not valid UTF-8');
       const headers = checkedHeaders(req, url, query);
       request = {
-        method: 'GET', url, params: [], query, queryParams: compileQuery('GET /live', this.opts.route.doc.query ?? []),
+        id: nextRequestId(), method: 'GET', url, params: [], query, queryParams: compileQuery('GET /live', this.opts.route.doc.query ?? []),
         ...credentialsOf(this.opts.route, headers, query),
         idempotencyKey: '', body: null, principal: null, adminKey: null,
       };

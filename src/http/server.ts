@@ -16,12 +16,13 @@ import {
 } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Metrics } from '../lib/metrics.js';
-import { HttpError, errorBody, fail } from '../lib/errors.js';
+import { HttpError, errorBody, fail, LaurelError } from '../lib/errors.js';
 import { isConnectionError } from '../redis/outage.js';
 import { isPostgresUnavailable, POSTGRES_RETRY_AFTER_S } from '../postgres/pool.js';
 import type { RouteDoc } from './route-doc.js';
 import { afterParse, pauseConnection } from './pipelining.js';
 import { compileQuery, type QueryParams } from './query.js';
+import { nextRequestId, REQUEST_ID_HEADER } from './request-id.js';
 
 /**
  * The answer when Postgres is away, refusing or busy (docs/operations.md, "Postgres busy or away"): 503 with
@@ -39,6 +40,8 @@ export type Family = 'app' | 'admin' | 'ops';
 
 /** What a handler sees: plain data, copied out of uWS before any await. */
 export interface Request {
+  /** Its id (src/http/request-id.ts), answered in X-Request-Id and written with its log lines and audit entry. */
+  id: string;
   method: string;
   url: string;
   /** Path parameters, percent-decoded. */
@@ -203,6 +206,8 @@ const HAS_BODY: Record<Method, boolean> = { get: false, del: true, post: true, p
 const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', del: 'DELETE' };
 
 interface State {
+  /** The request's id (src/http/request-id.ts): made before anything can refuse it. */
+  id: string;
   aborted: boolean;
   done: boolean;
   /** The path the logs show, when it is not the one sent (a route with a secret path). */
@@ -334,7 +339,9 @@ function decodeParam(raw: string): string {
 }
 
 /** The port cannot be listened on (taken by a server without SO_REUSEPORT, or not permitted). */
-export class ListenError extends Error {}
+export class ListenError extends LaurelError {
+  constructor(message: string) { super('listen_failed', message); }
+}
 
 export class HttpServer {
   private readonly app: TemplatedApp;
@@ -384,7 +391,7 @@ export class HttpServer {
       this.app.any(pattern, (res, req) => {
         const method = req.getMethod().toUpperCase();
         const url = req.getUrl();
-        const state: State = { aborted: false, done: false, route: UNMATCHED, ...(route.secretPath === true && { shown: pattern }) };
+        const state: State = { id: nextRequestId(), aborted: false, done: false, route: UNMATCHED, ...(route.secretPath === true && { shown: pattern }) };
         this.sendError(res, state, fail('method_not_allowed', method, url), method, url, performance.now());
       });
     }
@@ -395,7 +402,7 @@ export class HttpServer {
     queryParams: QueryParams, pattern: string,
   ): void {
     const started = performance.now();
-    const state: State = { aborted: false, done: false, route: label };
+    const state: State = { id: nextRequestId(), aborted: false, done: false, route: label };
     if (route.secretPath === true) state.shown = pattern;
     res.onAborted(() => { state.aborted = true; this.doneReading(state); state.wake?.(); });
     const method = METHOD_NAME[route.method];
@@ -410,6 +417,7 @@ export class HttpServer {
       const params: string[] = new Array(paramCount);
       for (let i = 0; i < paramCount; i++) params[i] = decodeParam(uReq.getParameter(i) ?? '');
       req = {
+        id: state.id,
         method,
         url,
         params,
@@ -487,7 +495,7 @@ export class HttpServer {
     pauseConnection(res, state);
     afterParse(() => {
       if (state.aborted) {
-        this.log.info({ method: req.method, url: state.shown ?? req.url }, 'request not run: its connection closed before it ran (a request pipelined behind it?)');
+        this.log.info({ reqId: state.id, method: req.method, url: state.shown ?? req.url }, 'request not run: its connection closed before it ran (a request pipelined behind it?)');
       } else {
         this.run(res, state, route, req, started);
       }
@@ -552,14 +560,14 @@ export class HttpServer {
     this.opts.metrics.response(state.route, status, started);
     if (state.shown !== undefined) url = state.shown;
     if (state.aborted) {
-      this.log.info({ method, url, status, aborted: true }, 'request aborted by the client');
+      this.log.info({ reqId: state.id, method, url, status, aborted: true }, 'request aborted by the client');
       this.tell(state, status, body);
       return;
     }
     res.cork(() => {
       // Before end(): the response cannot be touched after it.
       if (state.paused === true) res.resume();
-      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType);
+      res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader('content-type', contentType).writeHeader(REQUEST_ID_HEADER, state.id);
       if (headers !== null) for (const name in headers) res.writeHeader(name, headers[name]);
       res.end(body, close || this.closing);
     });
@@ -568,9 +576,10 @@ export class HttpServer {
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
       // A 503 is Redis away, a restore, or data lost: each logged once where it is found (src/redis/outage.ts,
       // src/config/store.ts), so its requests are refusals (an outage under load answers thousands a second).
-      if (status >= 500 && status !== 503) this.log.error({ method, url, status, ms }, 'request failed');
-      else if (status >= 400) this.log.info({ method, url, status, ms }, 'request refused');
-      else this.log.debug({ method, url, status, ms }, 'request');
+      const reqId = state.id;
+      if (status >= 500 && status !== 503) this.log.error({ reqId, method, url, status, ms }, 'request failed');
+      else if (status >= 400) this.log.info({ reqId, method, url, status, ms }, 'request refused');
+      else this.log.debug({ reqId, method, url, status, ms }, 'request');
     }
   }
 
@@ -606,7 +615,8 @@ export class HttpServer {
       let writable = true;
       res.cork(() => {
         if (state.paused === true) res.resume();
-        res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status)).writeHeader('content-type', reply.contentType ?? 'application/json');
+        res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status)).writeHeader('content-type', reply.contentType ?? 'application/json')
+          .writeHeader(REQUEST_ID_HEADER, state.id);
         if (reply.headers !== undefined) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]);
         if (next.done !== true) { writable = res.write(next.value); bytes += next.value.length; }
       });
@@ -623,7 +633,7 @@ export class HttpServer {
         try {
           next = await chunks.next();
         } catch (err) {
-          this.log.error({ err, method, url: shown, bytes }, 'streamed answer failed: its connection closed with the body unfinished');
+          this.log.error({ err, reqId: state.id, method, url: shown, bytes }, 'streamed answer failed: its connection closed with the body unfinished');
           if (!state.aborted) res.close();
           return;
         }
@@ -635,11 +645,11 @@ export class HttpServer {
       }
       if (state.aborted) {
         await stop();
-        this.log.info({ method, url: shown, status: reply.status, bytes, aborted: true }, 'streamed answer aborted by the client');
+        this.log.info({ reqId: state.id, method, url: shown, status: reply.status, bytes, aborted: true }, 'streamed answer aborted by the client');
         return;
       }
       res.cork(() => res.end(undefined, this.closing));
-      this.log.debug({ method, url: shown, status: reply.status, bytes, ms: Math.round(performance.now() - started) }, 'request (streamed)');
+      this.log.debug({ reqId: state.id, method, url: shown, status: reply.status, bytes, ms: Math.round(performance.now() - started) }, 'request (streamed)');
     } finally {
       this.opts.metrics.response(state.route, reply.status, started);
       this.tell(state, reply.status, '');
@@ -653,7 +663,7 @@ export class HttpServer {
     try {
       this.opts.answered!.answered(state.told.route, state.told.req, status, body);
     } catch (err) {
-      this.log.error({ err, method: state.told.req.method, url: state.told.req.url }, 'answer not told (the audit log)');
+      this.log.error({ err, reqId: state.id, method: state.told.req.method, url: state.told.req.url }, 'answer not told (the audit log)');
     }
   }
 
@@ -672,13 +682,13 @@ export class HttpServer {
       if (isPostgresUnavailable(err)) {
         this.opts.metrics.storeErrors.postgres++;
         httpError = postgresRefusal(err);
-        this.log.warn({ err: (err as Error).message, method, url }, 'Postgres cannot serve the request');
+        this.log.warn({ err: (err as Error).message, reqId: state.id, method, url }, 'Postgres cannot serve the request');
       } else if (isConnectionError(err)) {
         // Redis is down: the outage is logged once (src/redis/outage.ts), each request's 503 below.
         this.opts.metrics.storeErrors.redis++;
         httpError = fail('unavailable', 'Redis is not reachable');
       } else {
-        this.log.error({ err, method, url }, 'unexpected error');
+        this.log.error({ err, reqId: state.id, method, url }, 'unexpected error');
         httpError = fail('internal');
       }
     }
@@ -691,7 +701,7 @@ export class HttpServer {
     this.app.any('/*', (res, req) => {
       const method = req.getMethod().toUpperCase();
       const url = req.getUrl();
-      this.sendError(res, { aborted: false, done: false, route: UNMATCHED }, fail('route_not_found', method, url), method, url, performance.now());
+      this.sendError(res, { id: nextRequestId(), aborted: false, done: false, route: UNMATCHED }, fail('route_not_found', method, url), method, url, performance.now());
     });
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {

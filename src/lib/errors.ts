@@ -1,7 +1,9 @@
 /**
- * The one catalogue of errors laurel answers with. Each has a status, a stable code and a message
- * template; every error body is `{ "error": "<message>", "code": "<code>" }`. docs/api.md lists
- * every code (a test keeps the two in step).
+ * The one catalogue of laurel's errors, each with a stable code: those it answers a request with
+ * (ERRORS: a status and a message template; every error body is `{ "error": "<message>", "code":
+ * "<code>" }`, docs/api.md lists every code), and those a process stops or fails a job with
+ * (PROCESS_ERRORS: a LaurelError, its code in its log line and after the message a command prints;
+ * docs/operations.md lists every code). A test keeps each list and its doc in step.
  */
 
 interface ErrorSpec<A extends string[]> {
@@ -84,4 +86,34 @@ export function fail<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): HttpE
 
 export function errorBody(err: HttpError): string {
   return JSON.stringify({ error: err.message, code: err.code });
+}
+
+/** The errors a process stops with, or fails a job with, and what each means. */
+export const PROCESS_ERRORS = {
+  invalid_setting: 'a setting (an environment variable or a command\'s argument) cannot be used: the message names it',
+  redis_unreachable: 'Redis did not answer when the process started',
+  postgres_unavailable: 'Postgres is busy or cannot be reached',
+  database_unusable: 'DATABASE_URL names no database, or one that does not exist and cannot be made',
+  installation_mismatch: 'Redis or Postgres holds what this version of laurel cannot serve (a newer one wrote it, or another installation)',
+  listen_failed: 'the api cannot listen on HOST and PORT',
+  api_process_failed: 'an api process stopped before it listened',
+  restore_refused: '`laurel restore` refused to overwrite what Redis holds (--force deletes it first)',
+  snapshot_refused: 'a snapshot was refused: Redis does not hold the installation, so it would replace what Postgres keeps',
+  push_retry: 'a push provider failed in a way worth trying again later (unreachable, 429, 5xx): the notification is tried again',
+  webhook_address_refused: 'a webhook\'s address resolves to one laurel does not send to (private or loopback, unless allowed)',
+  webhook_abandoned: 'a webhook POST was given up as its worker stopped: whether the receiver saw it is unknown, so it is sent again',
+  loadtest_failed: '`laurel loadtest` could not start (its setup or probe failed): nothing was measured',
+} as const;
+
+export type ProcessErrorCode = keyof typeof PROCESS_ERRORS;
+
+/** An error a process stops or fails a job with: its `code` from PROCESS_ERRORS, its class's name as `name`. */
+export class LaurelError extends Error {
+  readonly code: ProcessErrorCode;
+
+  constructor(code: ProcessErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.name = new.target.name;
+  }
 }

@@ -2,6 +2,7 @@
  * Process settings, read once from the environment. Every variable is documented in docs/operations.md
  * ("Configuration"); the defaults work on a fresh machine with local Redis and Postgres.
  */
+import { LaurelError } from './errors.js';
 export interface Settings {
   port: number;
   host: string;
@@ -83,7 +84,9 @@ export interface RateLimit {
   burst: number;
 }
 
-export class SettingsError extends Error {}
+export class SettingsError extends LaurelError {
+  constructor(message: string) { super('invalid_setting', message); }
+}
 
 /** laurel's own database on the machine's Postgres, created when missing (src/postgres/database.ts). */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';

@@ -379,6 +379,8 @@ export interface AuditEntryView {
   /** The request body without its secrets, or null. */
   body: unknown;
   status: number;
+  /** The request's id, as its answer's X-Request-Id and its log lines gave it (null: written before laurel kept it). */
+  requestId: string | null;
 }
 
 /** `GET /admin/v1/audit`: a page of entries, newest first, and the cursor of the next (null: the last page). */

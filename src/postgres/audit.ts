@@ -25,22 +25,24 @@ export const AUDIT_MIGRATIONS = [
   // Listed newest first, of every tenant or of one; pruned by time.
   'CREATE INDEX IF NOT EXISTS laurel_audit_at ON laurel_audit (prefix, at DESC, id DESC)',
   'CREATE INDEX IF NOT EXISTS laurel_audit_tenant ON laurel_audit (prefix, tenant, at DESC, id DESC)',
+  // The request that made the write (src/http/request-id.ts); null in rows written before.
+  'ALTER TABLE laurel_audit ADD COLUMN IF NOT EXISTS request_id text',
 ];
 
 /** SQLSTATE class of data a statement could not take (a text Postgres refuses, say). */
 const DATA_EXCEPTION = '22';
 
-const COLUMNS = 10;
+const COLUMNS = 11;
 
 async function insertRows(pool: pg.Pool, prefix: string, entries: AuditEntry[]): Promise<void> {
   const params: unknown[] = [];
   const rows = entries.map((e, i) => {
     params.push(prefix, e.id, new Date(e.at).toISOString(), e.keyId, e.keyName, e.tenantId, e.operation, e.ids,
-      e.body === null ? null : JSON.stringify(e.body), e.status);
+      e.body === null ? null : JSON.stringify(e.body), e.status, e.requestId);
     return `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`;
   });
   await pool.query(
-    `INSERT INTO laurel_audit (prefix, id, at, key_id, key_name, tenant, operation, ids, body, status)
+    `INSERT INTO laurel_audit (prefix, id, at, key_id, key_name, tenant, operation, ids, body, status, request_id)
      VALUES ${rows.join(', ')} ON CONFLICT (prefix, id) DO NOTHING`,
     params,
   );
@@ -90,6 +92,7 @@ interface Row {
   ids: string[];
   body: unknown;
   status: number;
+  request_id: string | null;
 }
 
 /** A page of entries, newest first, and whether more follow. */
@@ -97,7 +100,7 @@ export async function listAuditEntries(pool: pg.Pool, prefix: string, f: AuditFi
   // The end of laurel's calendar (to=9999-12-31) is past what an ISO text of four digits says.
   const iso = (ms: number | null) => (ms === null ? null : ms >= AUDIT_TIME_END ? 'infinity' : new Date(ms).toISOString());
   const { rows } = await pool.query<Row>(
-    `SELECT id, at, key_id, key_name, tenant, operation, ids, body, status FROM laurel_audit
+    `SELECT id, at, key_id, key_name, tenant, operation, ids, body, status, request_id FROM laurel_audit
      WHERE prefix = $1 AND ($2::text IS NULL OR tenant = $2)
        AND ($3::timestamptz IS NULL OR at >= $3) AND ($4::timestamptz IS NULL OR at < $4)
        AND ($5::text IS NULL OR key_id = $5) AND ($6::text IS NULL OR operation = $6)
@@ -107,7 +110,7 @@ export async function listAuditEntries(pool: pg.Pool, prefix: string, f: AuditFi
   );
   const entries = rows.slice(0, f.limit).map((r): AuditEntry => ({
     id: r.id, at: r.at.getTime(), keyId: r.key_id, keyName: r.key_name, tenantId: r.tenant, operation: r.operation,
-    ids: r.ids, body: r.body, status: r.status,
+    ids: r.ids, body: r.body, status: r.status, requestId: r.request_id,
   }));
   return { entries, more: rows.length > f.limit };
 }

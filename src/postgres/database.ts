@@ -5,6 +5,7 @@
  * the real one; its absence is said as such.
  */
 import pg from 'pg';
+import { LaurelError } from '../lib/errors.js';
 
 /** SQLSTATE of a connection to a database that does not exist. */
 export const NO_SUCH_DATABASE = '3D000';
@@ -29,7 +30,9 @@ function roleOf(url: string): string {
 }
 
 /** Why a database could not be created or reached, said for an operator. */
-export class DatabaseError extends Error {}
+export class DatabaseError extends LaurelError {
+  constructor(message: string) { super('database_unusable', message); }
+}
 
 /**
  * Creates the database `url` names on its server, connecting to the server's maintenance database

@@ -13,8 +13,11 @@ import { markStore, storeOf } from '../lib/stores.js';
 import { ROLLUP_MIGRATIONS } from './analytics/rollups.js';
 import { AUDIT_MIGRATIONS } from './audit.js';
 import { createDatabase, DatabaseError, databaseOf, NO_SUCH_DATABASE } from './database.js';
+import { LaurelError } from '../lib/errors.js';
 
-export class PostgresUnavailableError extends Error {}
+export class PostgresUnavailableError extends LaurelError {
+  constructor(message: string) { super('postgres_unavailable', message); }
+}
 
 /**
  * A column compressed with lz4 where the server has it (PostgreSQL 14 built with it, as Debian's

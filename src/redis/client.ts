@@ -5,10 +5,13 @@
 import { Redis, Cluster, type RedisOptions, type ClusterOptions } from 'ioredis';
 import keySlot from 'cluster-key-slot';
 import type { Settings } from '../lib/settings.js';
+import { LaurelError } from '../lib/errors.js';
 
 export type RedisClient = Redis | Cluster;
 
-export class RedisUnavailableError extends Error {}
+export class RedisUnavailableError extends LaurelError {
+  constructor(message: string) { super('redis_unreachable', message); }
+}
 
 function where(settings: Settings): string {
   return settings.redisClusterNodes.length > 0

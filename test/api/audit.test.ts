@@ -5,7 +5,7 @@
  * signing secrets, device tokens, a URL's username and password); a key bound to a tenant sees
  * its tenant's entries only; pages by cursor list each entry once, newest first, filtered by key,
  * operation and time; a bad query is a 400 (every parameter); the workers delete what is past
- * LAUREL_AUDIT_RETENTION_DAYS.
+ * LAUREL_AUDIT_RETENTION_DAYS; each entry keeps its request's id (the answer's X-Request-Id).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView, AuditPageView } from '../../src/model/views.js';
@@ -113,6 +113,24 @@ describe.each(targets())('the audit log on %s', (target) => {
     ]);
     expect(found[5].body).toEqual([{ name: 'Touched', key: `touched-${target}` }]);
     expect(found[2].body).toBe(null);
+  });
+
+  it('keeps each write\'s request id, as its answer\'s X-Request-Id gave it', async () => {
+    const me = await adminKey('identified');
+    const answers = [
+      await s.request('POST', '/admin/v1/metrics', { key: me.key, body: [{ name: 'Identified', key: `identified-${target}` }] }),
+      await s.request('POST', '/admin/v1/metrics', { key: me.key, body: [{ name: 'No key' }] }),
+      await s.request('DELETE', '/admin/v1/users/nobody-known', { key: me.key }),
+    ];
+    const ids = answers.map((r) => r.headers.get('x-request-id'));
+    expect(answers.map((r) => r.status)).toEqual([201, 400, 404]);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{10}-[0-9a-z]+$/);
+    expect(new Set(ids).size).toBe(3);
+    // A client's own X-Request-Id is not taken (it could name a user where an erasure does not look).
+    const sent = await s.request('GET', '/admin/v1/metrics', { headers: { 'x-request-id': 'from-the-client' } });
+    expect(sent.headers.get('x-request-id')).toMatch(/^[0-9a-f]{10}-[0-9a-z]+$/);
+    const found = await copied(`&keyId=${me.id}`);
+    expect(found.map((e) => e.requestId)).toEqual([...ids].reverse());
   });
 
   it('keeps no secret: no key, signing secret, device token or credentials of a URL', async () => {

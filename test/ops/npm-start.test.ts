@@ -1,7 +1,8 @@
 /**
  * `npm start` as the README runs it, on a current build: it compiles nothing (scripts/build.mjs
  * finds every part current, and the build's files are left as they were), serves `/ready` and the
- * dashboard, and stops on a SIGTERM to npm.
+ * dashboard, answers with a request id its log line about the request holds, and stops on a
+ * SIGTERM to npm.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -67,6 +68,14 @@ describe('npm start on a current build', () => {
     expect(out).toContain('build: dashboard is current');
     expect(out).not.toMatch(/build: (server|dashboard) \(/);
     expect(['dist/src/cli.js', 'dist/dashboard/index.html'].map((f) => statSync(join(ROOT, f)).mtimeMs)).toEqual(built);
+    // Every answer carries its request's id, and the api's line about the request holds it.
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/no-such-route`);
+    expect(refused.status).toBe(404);
+    const reqId = refused.headers.get('x-request-id');
+    expect(reqId).toMatch(/^[0-9a-f]{10}-[0-9a-z]+$/);
+    const said = () => out.split('\n').find((l) => l.includes(`"reqId":"${reqId}"`));
+    await expect.poll(() => said() !== undefined).toBe(true);
+    expect(JSON.parse(said()!)).toMatchObject({ component: 'http', msg: 'request refused', status: 404, url: '/v1/no-such-route' });
     const page = await fetch(`http://127.0.0.1:${port}/dashboard/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app"');

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/lib/errors.js';
+import { ERRORS, PROCESS_ERRORS } from '../../src/lib/errors.js';
 import { LAUREL_NODE_FLAGS } from '../../bench/variants.js';
 import { assertConforms } from '../support/openapi.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -88,6 +88,11 @@ describe('docs', () => {
     for (const [code, spec] of Object.entries(ERRORS)) {
       expect(doc('docs/api.md'), code).toMatch(new RegExp(`\\| \`${code}\` \\| ${spec.status} \\|`));
     }
+  });
+
+  it('lists every process error code of the catalogue in docs/operations.md, and only those', () => {
+    const listed = [...doc('docs/operations.md').matchAll(/^\| `([a-z_]+)` \| (?:`\w+`(?:, `\w+`)*) \|/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(Object.keys(PROCESS_ERRORS).sort());
   });
 
   it('holds no merge left unfinished', () => {

@@ -116,10 +116,12 @@ describe('laurel start-up', () => {
     }
   });
 
-  it('refuses bad settings with a message naming the variable', async () => {
+  it('refuses bad settings with a message naming the variable, and its code', async () => {
     const r = run(['api'], { BODY_LIMIT: 'lots', LAUREL_PREFIX: newPrefix() });
     expect(await r.exited).toBe(1);
-    expect(r.output()).toMatch(/BODY_LIMIT/);
+    // The message, then its code (docs/operations.md, "Error codes"), and no stack.
+    expect(r.output()).toMatch(/^laurel: .*BODY_LIMIT.* \[invalid_setting\]$/m);
+    expect(r.output()).not.toMatch(/^\s+at /m);
     const limit = run(['api'], { LAUREL_RATE_LIMIT: '100:0', LAUREL_PREFIX: newPrefix() });
     expect(await limit.exited).toBe(1);
     expect(limit.output()).toMatch(/LAUREL_RATE_LIMIT must be <requests per second>\[:<burst>\].*got "100:0"/);

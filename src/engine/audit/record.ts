@@ -15,6 +15,8 @@ import type { Context } from '../context.js';
 
 /** An Admin API write as answered. */
 export interface AnsweredWrite {
+  /** The request's id (src/http/request-id.ts). */
+  requestId: string;
   keyId: string;
   /** The tenant it acted for (storage id), or null for the whole account. */
   tenantId: string | null;
@@ -58,7 +60,7 @@ export class AuditRecorder {
       id: uuidv7(), at: this.deps.clock.now(), keyId: w.keyId,
       keyName: this.deps.store.current.apiKeys.get(w.keyId)?.name ?? this.names.get(w.keyId) ?? '',
       tenantId: w.tenantId, operation: w.operation, ids: answered.length > 0 ? answered : w.pathIds,
-      body: auditBody(w.body), status: w.status,
+      body: auditBody(w.body), status: w.status, requestId: w.requestId,
     };
     this.held.push(entry);
     if (this.held.length >= FLUSH_AT) this.flush();

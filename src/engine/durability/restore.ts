@@ -72,8 +72,11 @@ import { applyVoid, targetOfVoided } from '../fairplay/void.js';
 import { revokeCompletion } from '../fairplay/revoke.js';
 import { excludeUser, includeUser } from '../fairplay/exclude.js';
 import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE } from '../../redis/due-sets.js';
+import { LaurelError } from '../../lib/errors.js';
 
-export class RestoreError extends Error {}
+export class RestoreError extends LaurelError {
+  constructor(message: string) { super('restore_refused', message); }
+}
 
 export interface RestoreResult {
   /** The snapshot restored (null: none; everything came from the log). */

@@ -31,9 +31,12 @@ import { isSketch, readSketches } from '../analytics/sketches.js';
 import { keysOfPatterns } from './snapshot-walks.js';
 import { readRunByMembers, runUsers, userOfKey } from '../../redis/run-members.js';
 import type { SpillSet } from '../../lib/spill-set.js';
+import { LaurelError } from '../../lib/errors.js';
 
 /** A snapshot refused: Redis does not hold the installation (a snapshot of it would replace what Postgres keeps). */
-export class SnapshotError extends Error {}
+export class SnapshotError extends LaurelError {
+  constructor(message: string) { super('snapshot_refused', message); }
+}
 
 export interface SnapshotResult {
   id: number;

@@ -12,16 +12,21 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { isGlobalUnicast } from './addresses.js';
 import { OriginPool, type Connection, type Request } from './http1.js';
+import { LaurelError } from '../../lib/errors.js';
 
 export interface PostResult {
   status: number;
 }
 
 /** A refused address: not sent. */
-export class AddressRefused extends Error {}
+export class AddressRefused extends LaurelError {
+  constructor(message: string) { super('webhook_address_refused', message); }
+}
 
 /** A POST given up by its sender (a worker process stopping): whether the receiver saw it is unknown. */
-export class PostAbandoned extends Error {}
+export class PostAbandoned extends LaurelError {
+  constructor(message: string) { super('webhook_abandoned', message); }
+}
 
 /** The POSTs in flight of one sender, which it can give up on all at once (PostAbandoned). */
 export class PostGroup {

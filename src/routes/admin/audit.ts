@@ -22,7 +22,7 @@ const AUDIT_PAGE_SCHEMA = {
     entries: {
       type: 'array',
       items: {
-        type: 'object', required: ['id', 'at', 'keyId', 'keyName', 'tenantId', 'operation', 'ids', 'body', 'status'],
+        type: 'object', required: ['id', 'at', 'keyId', 'keyName', 'tenantId', 'operation', 'ids', 'body', 'status', 'requestId'],
         properties: {
           id: { type: 'string' }, at: { type: 'string', format: 'date-time' },
           keyId: { type: 'string' }, keyName: { type: 'string', description: 'The key\'s name (never the key)' },
@@ -31,6 +31,7 @@ const AUDIT_PAGE_SCHEMA = {
           ids: { type: 'array', items: { type: 'string' }, description: 'What it touched: the ids its answer names, else its path\'s' },
           body: { description: 'The request body without its secrets; null without one' },
           status: { type: 'integer' },
+          requestId: { type: ['string', 'null'], description: 'The request\'s id, as its answer\'s `X-Request-Id` gave it (null: written before laurel kept it)' },
         },
       },
     },

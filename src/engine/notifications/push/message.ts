@@ -4,6 +4,7 @@
  * `ExponentPushToken[...]` (or `ExpoPushToken[...]`), APNs device tokens 64 hex digits, anything
  * else FCM's registration tokens.
  */
+import { LaurelError } from '../../../lib/errors.js';
 export interface PushMessage {
   title: string;
   body: string;
@@ -15,7 +16,9 @@ export interface PushMessage {
 export type PushOutcome = 'sent' | 'gone';
 
 /** A failure worth trying again later (the provider unreachable, 429, 5xx). */
-export class TransientPushError extends Error {}
+export class TransientPushError extends LaurelError {
+  constructor(message: string) { super('push_retry', message); }
+}
 
 export type Provider = 'apns' | 'fcm' | 'expo';
 
