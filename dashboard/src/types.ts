@@ -3,3 +3,5 @@
  * views are typed with): the dashboard's one source of the server's types.
  */
 export type * from '../../src/model/views.js';
+/** The webhook event types the Admin API takes. */
+export { WEBHOOK_TYPES } from '../../src/model/entities.js';

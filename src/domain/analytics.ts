@@ -2,6 +2,8 @@
  * The dashboard's analytics as rules (docs/dashboard.md): the 14-day retention of the control group
  * against the rest, and the buckets of the distributions.
  */
+import type { AchievementShare } from '../model/views.js';
+
 const DAY_MS = 86_400_000;
 
 /**
@@ -41,15 +43,6 @@ export function retentionCohort(from: string, to: string): { from: string; to: s
 /** The streak lengths' buckets, [from, to] (to null: and longer). */
 export const STREAK_BUCKETS: [number, number | null][] = [[1, 1], [2, 3], [4, 7], [8, 14], [15, 30], [31, 90], [91, 365], [366, null]];
 
-export interface AchievementShare {
-  id: string;
-  key: string;
-  name: string;
-  /** Users who completed it in the range. */
-  users: number;
-  /** users / the range's active users, 0 to 1 to 4 places (0 when none was active). */
-  share: number;
-}
 
 /**
  * Each achievement of the account (in the order given) with the users who completed it in the range

@@ -4,7 +4,7 @@
  * same declarations (its types.ts re-exports them). Types only, and nothing of Node's: the dashboard's
  * build reads this file as it is.
  */
-import type { AchievementTrigger, AttributeFilter, League, LeaderboardStatus, MaxAwards, MetricLimits, NotificationType, PointsSystem, WebhookType } from './entities.js';
+import type { AchievementTrigger, AttributeFilter, League, LeaderboardStatus, MaxAwards, MetricLimits, NotificationType, PointsSystem, Tenant, WebhookType } from './entities.js';
 
 export type { AttributeFilter, LeaderboardStatus, NotificationType, WebhookType };
 
@@ -42,15 +42,8 @@ export interface AttributeView {
   type: 'user' | 'event';
 }
 
-/** A tenant (`/admin/v1/tenants`). */
-export interface TenantView {
-  id: string;
-  customerId: string;
-  name: string;
-  status: 'active' | 'archived';
-  created: string;
-  updated: string;
-}
+/** A tenant (`/admin/v1/tenants`): as it is kept. */
+export type TenantView = Tenant;
 
 /** An API key (`/admin/v1/api-keys`), never its secret: `key` only in the create's answer. */
 export interface ApiKeyView {
@@ -407,7 +400,9 @@ export interface AchievementShare {
   id: string;
   key: string;
   name: string;
+  /** Users who completed it in the range. */
   users: number;
+  /** users / the range's active users, 0 to 1 to 4 places (0 when none was active). */
   share: number;
 }
 
