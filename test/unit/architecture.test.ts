@@ -238,12 +238,13 @@ describe('architecture', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('keeps Redis out of the routes: they read through the engine\'s read modules', () => {
+  it('keeps Redis and Postgres out of the routes: they read and write through the engine', () => {
     const routes = modules.filter((f) => f.startsWith('src/routes/'));
     const calls = routes.flatMap((f) => redisCalls(readFileSync(join(ROOT, f), 'utf8')).map((call) => `${f}: ${call}`));
     expect(calls).toEqual([]);
-    // Nor the stored forms: the codecs of src/redis/ are the engine's to use.
-    const imports = routes.flatMap((f) => graph.get(f)!.filter((i) => i.target?.startsWith('src/redis/')).map((i) => `${f} imports ${i.target}`));
+    // Nor the stored forms: the codecs and queries of src/redis/ and src/postgres/ are the engine's to use.
+    const imports = routes.flatMap((f) => graph.get(f)!
+      .filter((i) => i.target?.startsWith('src/redis/') || i.target?.startsWith('src/postgres/')).map((i) => `${f} imports ${i.target}`));
     expect(imports).toEqual([]);
   });
 

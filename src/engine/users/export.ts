@@ -18,6 +18,8 @@ import { compareStreamIds, entryBody } from '../../model/log.js';
 import { heldLeagues, type HeldPlace } from '../../redis/leagues.js';
 import { userDeliveries as notificationsOf, type Delivery } from '../../postgres/notifications/deliveries.js';
 import { archivedLinesOf, archivedUpTo, userNeedle, usersLine, type UserLine } from '../../postgres/user-archive.js';
+
+export type { UserLine };
 import { userDeliveries as webhooksOf } from '../../postgres/webhooks/history.js';
 import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
 import type { Context } from '../context.js';

@@ -21,9 +21,7 @@ import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
 import { CALENDAR_FIRST, DATE_SCHEMA } from '../../domain/time.js';
 import { countActiveUsers } from '../../engine/analytics/active-users.js';
 import { streakLengths } from '../../engine/streaks/length-buckets.js';
-import { analyticsDays } from '../../postgres/analytics/days.js';
-import { analyticsAchievements } from '../../postgres/analytics/achievements.js';
-import { analyticsRetention } from '../../postgres/analytics/users.js';
+import { achievementsCompleted, cohortRetention, rollupDays } from '../../engine/analytics/reports.js';
 import type { AnalyticsView } from '../../model/views.js';
 
 const DAY_MS = 86_400_000;
@@ -56,18 +54,16 @@ export function adminAnalyticsRoutes(deps: Deps): Route[] {
       if (first > last) throw fail('invalid_query', 'from must not be after to');
       if (last - first + 1 > ANALYTICS_MAX_DAYS) throw fail('invalid_query', `from and to may span at most ${ANALYTICS_MAX_DAYS} days`);
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-      const pool = await deps.postgres();
       const tenant = principalOf(req).tenant;
       const snapshot = deps.store.current;
-      const { prefix } = deps.settings;
       const cohort = retentionCohort(from, to);
       const dates = daysOf(first, last);
       // The range's active users, then each day's weekly active users (that day and the 6 before).
       const daySets = [dates, ...dates.map((_, i) => daysOf(first + i - 6, first + i))];
       const [daily, completion, retention, active, streaks] = await Promise.all([
-        analyticsDays(pool, prefix, tenant, from, to),
-        analyticsAchievements(pool, prefix, tenant, from, to),
-        cohort === null ? null : analyticsRetention(pool, prefix, tenant, cohort.from, cohort.to, to),
+        rollupDays(deps, tenant, from, to),
+        achievementsCompleted(deps, tenant, from, to),
+        cohort === null ? null : cohortRetention(deps, tenant, cohort.from, cohort.to, to),
         countActiveUsers(deps, tenant, daySets),
         streakLengths(deps, tenant),
       ]);

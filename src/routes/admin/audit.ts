@@ -12,7 +12,7 @@ import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
 import type { AuditEntryView, AuditPageView } from '../../model/views.js';
-import { listAuditEntries } from '../../postgres/audit.js';
+import { auditPage } from '../../engine/audit/read.js';
 
 const MAX_LIMIT = 100;
 
@@ -85,7 +85,7 @@ export function adminAuditRoutes(deps: Deps): Route[] {
       if (cursor !== null && after === null) throw fail('invalid_query', 'cursor must be the `next` of a page before');
       const limit = q.int('limit');
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-      const page = await listAuditEntries(await deps.postgres(), deps.settings.prefix, {
+      const page = await auditPage(deps, {
         tenant: principalOf(req).bound, from, to, keyId: q.get('keyId'), operation: q.get('operation'), after, limit,
       });
       const last = page.entries[page.entries.length - 1];

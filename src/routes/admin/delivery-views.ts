@@ -4,8 +4,8 @@
  * (src/routes/admin/user-export.ts), so that each shows a delivery alike.
  */
 import type { NotificationDeliveryView, WebhookDeliveryView } from '../../model/views.js';
-import type { Delivery } from '../../postgres/notifications/deliveries.js';
-import type { WebhookDelivery } from '../../postgres/webhooks/deliveries.js';
+import type { Delivery } from '../../engine/notifications/deliveries.js';
+import type { WebhookDelivery } from '../../engine/webhooks/history.js';
 
 export function notificationDeliveryView(d: Delivery): NotificationDeliveryView {
   return {

@@ -10,7 +10,7 @@ import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { CHANNELS, NOTIFICATION_TYPES } from '../../model/entities.js';
-import { listDeliveries } from '../../postgres/notifications/deliveries.js';
+import { notificationDeliveries } from '../../engine/notifications/deliveries.js';
 import { notificationDeliveryView } from './delivery-views.js';
 import { PAGE_QUERY, pageOf } from './resource.js';
 
@@ -38,7 +38,7 @@ export function adminNotificationDeliveryRoutes(deps: Deps): Route[] {
         type: q.get('type') ?? undefined, channel: q.get('channel') ?? undefined, status: q.get('status') ?? undefined,
       };
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-      return ok((await listDeliveries(await deps.postgres(), deps.settings.prefix, filter)).map(notificationDeliveryView));
+      return ok((await notificationDeliveries(deps, filter)).map(notificationDeliveryView));
     },
   }];
 }

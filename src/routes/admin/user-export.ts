@@ -25,7 +25,7 @@ import { principalOf } from '../../http/auth.js';
 import type { Route } from '../../http/server.js';
 import { fail } from '../../lib/errors.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { UserLine } from '../../postgres/user-archive.js';
+import type { UserLine } from '../../engine/users/export.js';
 import { notificationDeliveryView, webhookDeliveryView } from './delivery-views.js';
 
 const nullable = (type: string) => ({ type: [type, 'null'] });

@@ -12,7 +12,7 @@ import { ok } from '../../http/reply.js';
 import { queryOf } from '../../http/query.js';
 import type { Route } from '../../http/server.js';
 import { parseUserAttributes, USER_ATTRIBUTES_QUERY, USER_ID_MAX } from '../../domain/users.js';
-import { searchUsers } from '../../postgres/analytics/directory.js';
+import { findUsers } from '../../engine/analytics/reports.js';
 import type { UserListView } from '../../model/views.js';
 
 const MAX_LIMIT = 100;
@@ -62,8 +62,7 @@ export function adminUserRoutes(deps: Deps): Route[] {
         after: q.get('after'),
       };
       // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-      const pool = await deps.postgres();
-      const view: UserListView = await searchUsers(pool, deps.settings.prefix, principalOf(req).tenant, search);
+      const view: UserListView = await findUsers(deps, principalOf(req).tenant, search);
       return ok(view);
     },
   }];

@@ -16,7 +16,7 @@ import { queryOf } from '../../http/query.js';
 import { refuseBody } from '../../http/validate.js';
 import type { Request, Route } from '../../http/server.js';
 import { WEBHOOK_TYPES, type Webhook, type WebhookType } from '../../model/entities.js';
-import { listDeliveries, retryDelivery } from '../../postgres/webhooks/history.js';
+import { retryWebhookDelivery, webhookDeliveries } from '../../engine/webhooks/history.js';
 import { webhookDeliveryView } from './delivery-views.js';
 import { ID_PARAM, PAGE_QUERY, pageOf, resourceRoutes } from './resource.js';
 import type { WebhookView } from '../../model/views.js';
@@ -63,8 +63,6 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
     if (w === undefined) throw fail('not_found', `Webhook "${req.params[0]}"`);
     return w;
   };
-  // Postgres away or busy: 503 with Retry-After (src/http/server.ts).
-  const postgres = () => deps.postgres();
   const idParam = { id: { schema: { type: 'string' }, description: 'The webhook endpoint\'s id' } };
 
   return [
@@ -114,7 +112,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
         const q = queryOf(req);
         const status = q.get('status') ?? undefined;
         const tenant = deliveriesTenant(req);
-        return ok((await listDeliveries(await postgres(), settings.prefix, w.id, { status, tenant, ...pageOf(q) })).map(webhookDeliveryView));
+        return ok((await webhookDeliveries(deps, w.id, { status, tenant, ...pageOf(q) })).map(webhookDeliveryView));
       },
     },
     {
@@ -126,7 +124,7 @@ export function adminWebhookRoutes(deps: Deps): Route[] {
       handler: async (req) => {
         refuseBody(req.body);
         const w = endpointOf(req);
-        const d = await retryDelivery(await postgres(), settings.prefix, w.id, req.params[1], clock.now(), deliveriesTenant(req));
+        const d = await retryWebhookDelivery(deps, w.id, req.params[1], clock.now(), deliveriesTenant(req));
         if (d === null) throw fail('not_found', `Delivery "${req.params[1]}" of webhook "${w.id}"`);
         return ok(webhookDeliveryView(d));
       },
