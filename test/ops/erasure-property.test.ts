@@ -6,10 +6,11 @@
  * streak board, points with a per-user boost and time awards, boards of every kind: daily and
  * perpetual, capped and uncapped, sharded, grouped by an attribute, a league, a points board; runs
  * finalised with their winners; an exclusion, a void, a revoke, preferences, a key scoped to the
- * user, webhooks), then the user erased and the workers run until it is `done`; then a scan of every
- * Redis key, hash field, set and sorted-set member, list element and stream entry, and of every
- * Postgres table as text (snapshots included), finds none of their id, email, name or device
- * token; another user keeps theirs. The user's export taken before the erasure lists what it then
+ * user, webhooks), then the user erased, or the tenant they belong to deleted, and the workers run
+ * until it is `done`; then a scan of every Redis key, hash field, set and sorted-set member, list
+ * element and stream entry, and of every Postgres table as text (snapshots included), finds none of
+ * their id, email, name or device token (nor, in Redis, the deleted tenant's id); another user keeps
+ * theirs. The user's export taken before the erasure lists what it then
  * removes: the audit entries it rewrote, the keys scoped to them, their boosts.
  */
 import fc from 'fast-check';
@@ -100,70 +101,81 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
     if (s) await deletePostgresRows(s.settings, [s.prefix]);
   });
 
-  it('leaves no trace of the user, whatever they did', { timeout: 900_000 }, async () => {
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 18 }), async (steps) => {
+  it('leaves no trace of the user, or of a deleted tenant\'s users, whatever they did', { timeout: 900_000 }, async () => {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 18 }), fc.boolean(), async (steps, byTenant) => {
       run++;
       const tag = `${s.prefix.slice(1)}r${run}`;
       const victim = { id: `vic-${tag}`, email: `vic-${tag}@example.com`, name: `Vic ${tag}`, token: `tok-${tag}` };
       const keeper = `kep-${tag}`;
+      // Deleting a tenant: the victim acts as a user of a tenant of their own (named by its customer
+      // id), the keeper as one of the installation's; otherwise both are the installation's.
+      let tenantId = '';
+      if (byTenant) {
+        const made = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: `cust-${tag}`, name: `Tenant ${tag}` }] });
+        ok(made);
+        tenantId = made.body.created[0].id;
+      }
+      const as = (w: Who) => (w === 'victim' && byTenant ? { tenant: `cust-${tag}` } : {});
+      const send = (method: string, path: string, body?: unknown) => s.request(method, path, { ...as('victim'), body });
       const idOf = (w: Who) => (w === 'victim' ? victim.id : keeper);
       const events: string[] = [];
       // The victim exists from the start, with their profile.
-      const first = await s.event('lessons', { id: victim.id, email: victim.email, name: victim.name, deviceTokens: [victim.token] }, 1);
-      events.push(first.eventId);
+      const first = await send('POST', '/api/metrics/lessons/event', { user: { id: victim.id, email: victim.email, name: victim.name, deviceTokens: [victim.token] }, value: 1 });
+      ok(first);
+      events.push(first.body.eventId);
       await s.event('lessons', keeper, 1);
       for (const x of steps) {
         switch (x.op) {
           case 'event': {
             const user: Record<string, unknown> = { id: idOf(x.who), attributes: { plan: x.plan } };
             if (x.profile && x.who === 'victim') Object.assign(user, { email: victim.email, name: victim.name, deviceTokens: [victim.token] });
-            const r = await s.request('POST', `/api/metrics/${x.metric}/event`, { body: { user, value: x.value } });
+            const r = await s.request('POST', `/api/metrics/${x.metric}/event`, { ...as(x.who), body: { user, value: x.value } });
             ok(r);
             if (x.who === 'victim') events.push(r.body.eventId);
             break;
           }
           case 'batch': {
             const user = x.who === 'victim' ? { id: victim.id, name: victim.name } : { id: keeper };
-            ok(await s.request('POST', '/admin/v1/metrics/events', { body: [{ key: 'lessons', user, value: x.value }] }));
+            ok(await s.request('POST', '/admin/v1/metrics/events', { ...as(x.who), body: [{ key: 'lessons', user, value: x.value }] }));
             if (x.apply) await s.workers!.testing.batchesNow();
             break;
           }
           case 'complete':
-            ok(await s.request('POST', '/api/achievements/bonus/complete', { body: { user: { id: victim.id } } }));
+            ok(await send('POST', '/api/achievements/bonus/complete', { user: { id: victim.id } }));
             break;
           case 'freeze':
-            ok(await s.request('POST', '/admin/v1/streaks/freezes', { body: { freezes: [{ userId: victim.id }] } }));
+            ok(await send('POST', '/admin/v1/streaks/freezes', { freezes: [{ userId: victim.id }] }));
             break;
           case 'pause': {
             const day = new Date(clock + 86_400_000 * 3).toISOString().slice(0, 10);
-            ok(await s.request('POST', '/admin/v1/streaks/pauses', { body: { pauses: [{ userId: victim.id, start: day, end: day }] } }));
+            ok(await send('POST', '/admin/v1/streaks/pauses', { pauses: [{ userId: victim.id, start: day, end: day }] }));
             break;
           }
           case 'reset':
-            ok(await s.request('POST', '/admin/v1/streaks/reset', { body: { users: [{ id: victim.id }] } }));
+            ok(await send('POST', '/admin/v1/streaks/reset', { users: [{ id: victim.id }] }));
             break;
           case 'boost': {
             const day = new Date(clock).toISOString().slice(0, 10);
-            ok(await s.request('POST', `/admin/v1/points/${xp}/boosts`, { body: [{ name: `For ${victim.name}`, start: day, multiplier: 2, userId: victim.id }] }));
+            ok(await send('POST', `/admin/v1/points/${xp}/boosts`, [{ name: `For ${victim.name}`, start: day, multiplier: 2, userId: victim.id }]));
             break;
           }
           case 'exclude':
-            ok(await s.request('PUT', `/admin/v1/users/${victim.id}/exclusion`, { body: { reason: `farming by ${victim.email}` } }));
+            ok(await send('PUT', `/admin/v1/users/${victim.id}/exclusion`, { reason: `farming by ${victim.email}` }));
             break;
           case 'include':
-            expect((await s.request('DELETE', `/admin/v1/users/${victim.id}/exclusion`)).status).toBeLessThan(500);
+            expect((await send('DELETE', `/admin/v1/users/${victim.id}/exclusion`)).status).toBeLessThan(500);
             break;
           case 'void':
-            ok(await s.request('POST', '/admin/v1/events/void', { body: [{ eventId: events[0], reason: 'test', userId: victim.id }] }));
+            ok(await send('POST', '/admin/v1/events/void', [{ eventId: events[0], reason: 'test', userId: victim.id }]));
             break;
           case 'revoke':
-            expect((await s.request('DELETE', `/admin/v1/users/${victim.id}/achievements/three`)).status).toBeLessThan(500);
+            expect((await send('DELETE', `/admin/v1/users/${victim.id}/achievements/three`)).status).toBeLessThan(500);
             break;
           case 'preferences':
-            ok(await s.request('PATCH', `/api/users/${victim.id}/preferences`, { body: { notifications: { recap: ['email'] } } }));
+            ok(await send('PATCH', `/api/users/${victim.id}/preferences`, { notifications: { recap: ['email'] } }));
             break;
           case 'key':
-            ok(await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: victim.id }] }));
+            ok(await send('POST', '/admin/v1/application-api-keys', [{ userId: victim.id }]));
             break;
           case 'hours':
             clock += x.n * 3_600_000;
@@ -187,16 +199,25 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
       // The export before the erasure: what it lists, the erasure removes (its mirror).
       await s.api.audit.settle();
       await s.workers!.testing.auditNow();
-      const exported = (await s.request('GET', `/admin/v1/users/${victim.id}/export`)).body;
+      const exported = (await send('GET', `/admin/v1/users/${victim.id}/export`)).body;
       const auditBefore = await auditRows();
-      const erase = await s.request('DELETE', `/admin/v1/users/${victim.id}`);
-      expect(erase.status, erase.text).toBe(202);
+      let erasureId: string;
+      if (byTenant) {
+        const del = await s.request('DELETE', `/admin/v1/tenants?ids=${tenantId}`);
+        ok(del);
+        expect(del.body.issues).toEqual([]);
+        erasureId = del.body.deleted[0].erasureId;
+      } else {
+        const erase = await s.request('DELETE', `/admin/v1/users/${victim.id}`);
+        expect(erase.status, erase.text).toBe(202);
+        erasureId = erase.body.erasureId;
+      }
       await expect.poll(async () => {
         await s.workers!.testing.batchesNow();
         await s.workers!.testing.drainNow();
         await s.workers!.testing.webhooksNow();
         await s.workers!.testing.erasuresNow();
-        return (await s.request('GET', `/admin/v1/erasures/${erase.body.erasureId}`)).body.status;
+        return (await s.request('GET', `/admin/v1/erasures/${erasureId}`)).body.status;
       }, { timeout: 30_000 }).toBe('done');
       const needles = [victim.id, victim.email, victim.name, victim.token];
       const inRedis = await redisTraces(s.api.services.redis, s.prefix, needles);
@@ -204,6 +225,14 @@ describe.each(targets())('an erasure as a property on %s', (target) => {
       const inPostgres = await postgresTraces(pool, s.prefix, needles);
       expect(inPostgres, inPostgres.join('\n')).toEqual([]);
       expect((await s.request('GET', `/api/users/${keeper}`)).status).toBe(200);
+      if (byTenant) {
+        // Nothing in Redis names the deleted tenant but its erasure's record and the log entries
+        // saying it was erased.
+        const naming = (await redisTraces(s.api.services.redis, s.prefix, [tenantId]))
+          .filter((t) => !t.startsWith(`${s.api.services.keys.erasure(erasureId)}:`) && !/"x":"[0-9a-f-]{36}"/.test(t));
+        expect(naming, naming.join('\n')).toEqual([]);
+        return;
+      }
       // The mirror: every audit entry the erasure rewrote, every key and boost it deleted, the export listed.
       const auditAfter = await auditRows();
       const rewritten = [...auditBefore].filter(([id, text]) => auditAfter.get(id) !== text).map(([id]) => id);
