@@ -119,7 +119,7 @@ describe.each(targets())('the audit log on %s', (target) => {
     const me = await adminKey('identified');
     const answers = [
       await s.request('POST', '/admin/v1/metrics', { key: me.key, body: [{ name: 'Identified', key: `identified-${target}` }] }),
-      await s.request('POST', '/admin/v1/metrics', { key: me.key, body: [{ name: 'No key' }] }),
+      await s.request('POST', '/admin/v1/metrics', { key: me.key, body: { name: 'Not a list' } }),
       await s.request('DELETE', '/admin/v1/users/nobody-known', { key: me.key }),
     ];
     const ids = answers.map((r) => r.headers.get('x-request-id'));
