@@ -1,5 +1,5 @@
 /**
- * `laurel loadtest` (docs/load-testing.md; docs/load-testing.md): sets up the run's
+ * `laurel loadtest` (docs/load-testing.md): sets up the run's
  * configuration (bench/loadtest/admin.ts), forks the generator processes
  * (bench/loadtest/generator.ts) on one shared schedule, prints a line each second, merges their
  * figures into the report (bench/loadtest/report.ts), writes it (`--out`, `--html`) and removes

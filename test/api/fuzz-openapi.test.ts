@@ -1,5 +1,5 @@
 /**
- * The fuzz suite (issue #34): every operation of the real server's `/openapi.json`, requests
+ * The fuzz suite: every operation of the real server's `/openapi.json`, requests
  * generated with fast-check (seeded, bounded) from each operation's own description: path
  * parameters, query parameters and bodies from their schemas, mixed with hostile ones (any JSON,
  * unknown fields, wrong types, deep nesting, long and odd strings, invalid JSON and UTF-8, other

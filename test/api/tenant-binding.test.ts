@@ -4,7 +4,7 @@
  * against tenant A's data (A's user, keys, tenant, webhook deliveries named in paths, queries and
  * bodies) and gets 403 for everything account-wide but reading configuration, and only B's rows
  * elsewhere; A's data and the account's configuration are the same after the walk. Then the
- * escapes found in issue #34, one by one: an unbound key made by a bound one, a misspelt
+ * ways out of a bound key's tenant, one by one: an unbound key made by a bound one, a misspelt
  * `tenantId`, archiving and deleting other tenants, other tenants' users in the webhook delivery
  * lists, a webhook added for every tenant's events.
  */

@@ -1,5 +1,5 @@
 /**
- * What a new user met as dead ends on the dashboard, each as they would expect it now: a grouped
+ * The dashboard without dead ends, each place as a new user expects it: a grouped
  * board's rankings offering its groups (no raw refusal); the Live page naming users and calling
  * "new" only those who entered; the run choices in plain words (weekly, monthly); each board's list
  * row saying what it ranks and how it groups; an achievement's key optional, the derived one shown;

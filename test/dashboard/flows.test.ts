@@ -1,5 +1,5 @@
 /**
- * The dashboard's flows that once failed or surprised a new user, in a real browser under the
+ * The dashboard's flows a new user walks, in a real browser under the
  * manual clock (its day is not the browser's: the pages must not go by the browser's day):
  * a board every 7 days created without a start (scheduled for the next Monday; active when today is
  * one), and with a start typed ahead; the destructive actions asked first with what they lose

@@ -1,5 +1,5 @@
 /**
- * Live updates over WebSocket (docs/live.md; docs/live.md), with real sockets (undici's
+ * Live updates over WebSocket (docs/live.md), with real sockets (undici's
  * WebSocket) against the real api and workers, on Redis and on the Cluster: the upgrade refused
  * with the JSON error body; a key scoped to a user receiving its own achievement, streak and
  * points, and refused another user's topic; a board's subscribers receiving rank changes; a

@@ -3,8 +3,8 @@
  * the queues (the Cluster primary of `{q}`, with AOF, and a single Redis with AOF) is killed and
  * started again, several times; after each restart every queue takes jobs again (its scheduled
  * runs, and a configuration copy and an achievement backfill asked for after the restart). The
- * test waits for it, within a bound, and asserts no speed. Before, some BullMQ workers took no job
- * again after a primary restarted (the log drain among them), while they said they ran.
+ * test waits for it, within a bound, and asserts no speed: no worker may say it runs while it takes
+ * no job (the log drain among them).
  */
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';

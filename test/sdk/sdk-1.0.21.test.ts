@@ -1,5 +1,5 @@
 /**
- * An older official SDK, `@trophyso/node@1.0.21` (the version Trophy's own study app pins), whose
+ * An older official SDK, `@trophyso/node@1.0.21` (a version apps still pin), whose
  * `environment` is one base-URL string rather than `{ api, admin }`: pointed at laurel's `/api`
  * prefix as README.md says, every call it has answers and parses. Runs against the api as
  * `npm start` runs it (the default processes), on single Redis and on the Cluster.
