@@ -13,7 +13,7 @@
  * The arithmetic is pure and tested in test/ops/bench.test.ts.
  */
 import { fileURLToPath } from 'node:url';
-import { newHistogram, percentileMs, percentiles as percentilesOfHistogram, recordMs, type Percentiles } from './loadtest/histogram.js';
+import { newHistogram, percentileMs, percentiles as percentilesOfHistogram, recordMs, type Percentiles } from '../src/loadtest/histogram.js';
 import { RESULT_MARKER, runReporting } from './processes.js';
 
 export type { Percentiles };
@@ -109,7 +109,7 @@ export function scheduledCount(rate: number, durationS: number): number {
  * Nearest-rank percentiles of `values` (ms, any order) together with `unanswered` requests that
  * rank above every value: a percentile that falls on one of them is null (not answered, later
  * than the wait). `ps` in percent. Taken as `laurel loadtest` takes them (HdrHistogram,
- * bench/loadtest/histogram.ts: within 0.1% of the value).
+ * src/loadtest/histogram.ts: within 0.1% of the value).
  */
 export function percentilesOf(values: ArrayLike<number>, unanswered: number, ps: number[]): (number | null)[] {
   const h = histogramOf(values);

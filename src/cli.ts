@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   // The load generator needs none of the installation's settings (it drives one over HTTP), and
   // its code loads only for it.
   if (command === 'loadtest') {
-    const { loadtestCommand } = await import('../bench/loadtest/command.js');
+    const { loadtestCommand } = await import('./loadtest/command.js');
     process.exitCode = await loadtestCommand(args);
     return;
   }

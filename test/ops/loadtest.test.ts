@@ -1,5 +1,5 @@
 /**
- * `laurel loadtest` (bench/loadtest/), run as built (`dist/src/cli.js loadtest`), against a server
+ * `laurel loadtest` (src/loadtest/), run as built (`dist/src/cli.js loadtest`), against a server
  * with a known latency (test/support/delay-server.ts) and against a real laurel this test starts:
  * the percentiles and the rate it reports, a stall's queueing in the percentiles (latency counted
  * from each request's due time, not its send), the exit code a CI gates on, the JSON and HTML
@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Report } from '../../bench/loadtest/report.js';
+import type { Report } from '../../src/loadtest/report.js';
 import { percentiles } from '../../bench/open-loop.js';
 import { freePort } from '../../bench/processes.js';
 import { killCliProcesses, runCli } from '../support/cli.js';

@@ -1,6 +1,5 @@
 /**
- * The layout of docs/architecture.md holds: every import of src/, workers/ and the load test
- * (bench/loadtest, which `laurel loadtest` loads) points to a lower
+ * The layout of docs/architecture.md holds: every import of src/ and workers/ points to a lower
  * layer (or within its own layer, its feature folders included), no module imports itself through
  * others (type-only imports count), the engine's feature folders import each other in no circle,
  * and the pure layers use no I/O package.
@@ -31,7 +30,7 @@ const LAYERS: [folder: string, rank: number][] = [
   ['src/routes/dashboard.ts', 7],
   ['workers', 7],
   ['src/app', 8],
-  ['bench/loadtest', 8],
+  ['src/loadtest', 8],
   ['src/cli.ts', 9],
 ];
 
@@ -98,7 +97,7 @@ function redisCalls(text: string): string[] {
  */
 const WORKERS_REDIS_IMPORTS = new Set(['src/redis/client.ts', 'src/redis/outage.ts']);
 
-const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/), ...files('bench/loadtest', /\.ts$/)].sort();
+const modules = [...files('src', /\.ts$/), ...files('workers', /\.ts$/)].sort();
 const graph = new Map(modules.map((f) => [f, importsOf(f)]));
 
 /**

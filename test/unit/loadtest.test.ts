@@ -1,13 +1,13 @@
 /**
- * The load test's arithmetic (bench/loadtest/): the open loop's schedule at a fixed rate and on a
+ * The load test's arithmetic (src/loadtest/): the open loop's schedule at a fixed rate and on a
  * ramp, shared between generator processes; the HdrHistogram percentiles with requests never
  * answered ranked above every answer, and merged across processes; the options refused.
  */
 import { describe, expect, it } from 'vitest';
-import { merged, newHistogram, percentileMs, percentiles, recordMs } from '../../bench/loadtest/histogram.js';
-import { parseLoadtestOptions } from '../../bench/loadtest/options.js';
-import { drawOperation } from '../../bench/loadtest/requests.js';
-import { dueAt, scheduledInSecond, scheduledTotal } from '../../bench/loadtest/schedule.js';
+import { merged, newHistogram, percentileMs, percentiles, recordMs } from '../../src/loadtest/histogram.js';
+import { parseLoadtestOptions } from '../../src/loadtest/options.js';
+import { drawOperation } from '../../src/loadtest/requests.js';
+import { dueAt, scheduledInSecond, scheduledTotal } from '../../src/loadtest/schedule.js';
 
 describe('the schedule', () => {
   it('spaces a fixed rate evenly', () => {

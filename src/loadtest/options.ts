@@ -2,8 +2,8 @@
  * `laurel loadtest`'s options (docs/load-testing.md), read and checked: anything
  * wrong is refused with the usage before a request is sent.
  */
-import { parseOptions, type OptionSpec } from '../../src/lib/cli-options.js';
-import { SettingsError } from '../../src/lib/settings.js';
+import { parseOptions, type OptionSpec } from '../lib/cli-options.js';
+import { SettingsError } from '../lib/settings.js';
 import { loadScenario, type Scenario } from './scenario.js';
 import type { Schedule } from './schedule.js';
 

@@ -1,6 +1,6 @@
 /**
- * What the load test's command (bench/loadtest/run.ts) and its generator processes
- * (bench/loadtest/generator.ts) tell each other over the fork's IPC channel.
+ * What the load test's command (src/loadtest/run.ts) and its generator processes
+ * (src/loadtest/generator.ts) tell each other over the fork's IPC channel.
  */
 import type { Schedule } from './schedule.js';
 

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
-import { SettingsError } from '../../src/lib/settings.js';
+import { SettingsError } from '../lib/settings.js';
 import type { OperationName } from './protocol.js';
 
 /** The operations a scenario may weigh (`batch` replaces `event` under --batch). */

@@ -1,9 +1,9 @@
 /**
- * A generator process of `laurel loadtest` (forked by bench/loadtest/run.ts, one per
- * `--workers`): sends its share of the open loop's schedule (bench/loadtest/schedule.ts) over
+ * A generator process of `laurel loadtest` (forked by src/loadtest/run.ts, one per
+ * `--workers`): sends its share of the open loop's schedule (src/loadtest/schedule.ts) over
  * keep-alive connections (an undici Pool, one request at a time on a connection), each request at
  * its due time whether or not earlier ones were answered, and records every latency from the due
- * time (HdrHistogram, bench/loadtest/histogram.ts): a server that stalls shows its queueing in
+ * time (HdrHistogram, src/loadtest/histogram.ts): a server that stalls shows its queueing in
  * every request due during the stall (no coordinated omission).
  *
  * A request due while every connection is busy waits in the client for one (counted as

@@ -5,8 +5,8 @@
  * as a run's end does; the streak rule is set to one naming no metric when it names only the run's
  * metric (a run sets one only when the installation has none): it extends no streak, as none did.
  */
-import { parseOptions, type OptionSpec } from '../../src/lib/cli-options.js';
-import { SettingsError } from '../../src/lib/settings.js';
+import { parseOptions, type OptionSpec } from '../lib/cli-options.js';
+import { SettingsError } from '../lib/settings.js';
 import { AdminError, call, cleanUp, emptyCreated, type Admin, type Created } from './admin.js';
 
 export const CLEANUP_USAGE = 'laurel loadtest --cleanup <run id> --url <base> --key <admin key>';

@@ -2,7 +2,7 @@
  * `laurel loadtest` as src/cli.ts runs it: the options, the run, the exit code (0 when the verdict
  * passes, 1 otherwise: over 1% failed, or under 95% of the rate sent; 1 too when the run could
  * not start). The first Ctrl-C ends the load early and still reports and cleans up.
- * `--cleanup <run id>` removes what an earlier run left instead (bench/loadtest/cleanup.ts).
+ * `--cleanup <run id>` removes what an earlier run left instead (src/loadtest/cleanup.ts).
  */
 import { AdminError } from './admin.js';
 import { cleanupCommand, parseCleanupOptions, CLEANUP_USAGE } from './cleanup.js';

@@ -1,8 +1,8 @@
 /**
  * `laurel loadtest` (docs/load-testing.md): sets up the run's
- * configuration (bench/loadtest/admin.ts), forks the generator processes
- * (bench/loadtest/generator.ts) on one shared schedule, prints a line each second, merges their
- * figures into the report (bench/loadtest/report.ts), writes it (`--out`, `--html`) and removes
+ * configuration (src/loadtest/admin.ts), forks the generator processes
+ * (src/loadtest/generator.ts) on one shared schedule, prints a line each second, merges their
+ * figures into the report (src/loadtest/report.ts), writes it (`--out`, `--html`) and removes
  * what it set up. Answers the report; the command exits 1 unless its verdict passes.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,7 @@ import type { LoadtestOptions } from './options.js';
 import { buildReport, formatSummary, formatTable, pointOf, type Report } from './report.js';
 import { mixOf } from './scenario.js';
 import type { Schedule } from './schedule.js';
-import { LaurelError } from '../../src/lib/errors.js';
+import { LaurelError } from '../lib/errors.js';
 
 type Tick = Extract<WorkerMessage, { type: 'tick' }>;
 type Done = Extract<WorkerMessage, { type: 'done' }>;
