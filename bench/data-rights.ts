@@ -16,7 +16,7 @@
  *   way round from the last's. Answers each round's writes a second, latency (p50, p99), the
  *   server process's CPU a write and the load average, and each pair's ratios.
  * - **erasure**: a user erased (`DELETE /admin/v1/users/{id}`, then the log drained and the
- *   workers' erasure pass, src/engine/users/erasure-pass.ts) in a Redis that holds the installation's
+ *   workers' erasure pass, src/engine/erasure/pass.ts) in a Redis that holds the installation's
  *   few keys, then the same with BENCH_KEYS more keys under its prefix (`DEBUG POPULATE`: small
  *   strings, as many keys as a large installation's users have, for the keyspace scans). Answers
  *   the answer's time and the pass's.
@@ -36,7 +36,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { startApi, type ApiHandle } from '../src/app/api.js';
 import { AuditRecorder } from '../src/engine/audit/record.js';
-import { runErasures } from '../src/engine/users/erasure-pass.js';
+import { runErasures } from '../src/engine/erasure/pass.js';
 import { createLogger } from '../src/lib/log.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { pruneLogArchive } from '../src/postgres/log-retention.js';

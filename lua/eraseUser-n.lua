@@ -1,5 +1,5 @@
 --[[
-  Erases one user from their partition, at once (src/engine/users/erase.ts): their keys deleted,
+  Erases one user from their partition, at once (src/engine/erasure/erase.ts): their keys deleted,
   their members of the partition's sets, due sets and points totals removed, their completions
   taken out of the partition's counters (rarity counts the users there are), and an 'erased'
   entry appended to the log, which names the erasure and not the user. An event of the user runs

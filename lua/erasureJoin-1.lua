@@ -1,5 +1,5 @@
 --[[
-  A pass of the workers joins an erasure it is about to finish (src/engine/users/erasure-pass.ts):
+  A pass of the workers joins an erasure it is about to finish (src/engine/erasure/pass.ts):
   its id and the time noted on the record, unless the erasure is done already or gone.
 
   KEYS[1] <prefix>:{er:<erasure id>}   hash: the erasure's record

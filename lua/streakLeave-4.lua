@@ -4,7 +4,7 @@
   user (src/engine/fairplay/exclude.ts) keeps the exclusion's log entry id in their standing, with
   no member, so a write of an earlier event or operation that arrives later changes nothing, and
   the next extension after the exclusion ends writes their lengths again. An erasure
-  (src/engine/users/erasure-elsewhere.ts) then deletes the standing.
+  (src/engine/erasure/elsewhere.ts) then deletes the standing.
 
   KEYS[1] active lengths      <prefix>:{st:<tenant>}:active    zset member -> current length
   KEYS[2] longest lengths     <prefix>:{st:<tenant>}:longest   zset member -> longest length

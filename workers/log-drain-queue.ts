@@ -1,10 +1,10 @@
 /**
  * Queue `log-drain`: every second, one pass of the log drainer (workers/log-drain.ts) over the
  * partitions' event logs, then the erasures whose entry the archive now holds
- * (src/engine/users/erasure-pass.ts): apart, so that one failing leaves the drain's outcome alone.
+ * (src/engine/erasure/pass.ts): apart, so that one failing leaves the drain's outcome alone.
  */
 import { LOG_DRAIN_QUEUE } from '../src/engine/jobs.js';
-import { runErasures, type ErasurePassResult } from '../src/engine/users/erasure-pass.js';
+import { runErasures, type ErasurePassResult } from '../src/engine/erasure/pass.js';
 import type { DrainResult } from './log-drain.js';
 import { every, OnePass, type QueueSpec } from './queue.js';
 

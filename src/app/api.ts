@@ -136,8 +136,8 @@ export async function startApi(settings: Settings, log: Logger, services?: Servi
     limits,
   });
   sockets.mount(server.uws, PREFIXES.app.map((p) => p + LIVE_PATH));
-  // An erasure's notice: the erased user's topics dropped (src/engine/users/erasure-elsewhere.ts),
-  // or without topics every topic of a deleted tenant (src/engine/users/tenant-erasure-pass.ts).
+  // An erasure's notice: the erased user's topics dropped (src/engine/erasure/elsewhere.ts),
+  // or without topics every topic of a deleted tenant (src/engine/erasure/tenant-pass.ts).
   const drops = await subscribe(svc.redis, svc.keys.live.dropped, {
     message: (text) => {
       let notice: { t: string; topics?: string[] };

@@ -1,5 +1,5 @@
 /**
- * A deleted tenant's erasure (src/engine/users/tenant-erasure.ts): its users are erased together,
+ * A deleted tenant's erasure (src/engine/erasure/tenant.ts): its users are erased together,
  * as one erasure. The `erased` entry it appends to every partition's log names the tenant and the
  * erasure, with `s: "tenant"`: a restore (src/engine/durability/restore.ts) brings back none of
  * the tenant's entries, users or keys once it meets one. The archive's lines of the tenant become

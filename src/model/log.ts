@@ -38,7 +38,7 @@
  *   included     {"t", "u", "ts"}                                      (the exclusion ended)
  * and a batch's items of the partition, accepted and not yet applied (src/domain/batches.ts):
  *   batch        {"b", "t", "n", "x", "ts", "i": the items} + "q": the batch queue entry's id
- * and a user's erasure (src/engine/users/erase.ts), naming the erasure and never the user:
+ * and a user's erasure (src/engine/erasure/erase.ts), naming the erasure and never the user:
  *   erased       {"t", "ts", "x": the erasure's id}   (in the archive, the user's lines become
  *                `redacted` ones: src/domain/erasure.ts)
  * and what the workers write that a restore could not work out again:

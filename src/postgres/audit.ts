@@ -2,7 +2,7 @@
  * The audit log in Postgres (docs/api.md, "Audit log"): `laurel_audit`, one row per Admin API
  * write, copied from its Redis queue by the workers (src/engine/audit/drain.ts), listed newest
  * first by `GET /admin/v1/audit`, pruned past LAUREL_AUDIT_RETENTION_DAYS, and rewritten without a
- * user that is erased (src/engine/users/erasure-pass.ts).
+ * user that is erased (src/engine/erasure/pass.ts).
  */
 import type pg from 'pg';
 import { AUDIT_TIME_END, withoutNeedles, withoutUser, type AuditEntry } from '../domain/audit.js';

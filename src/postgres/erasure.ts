@@ -1,5 +1,5 @@
 /**
- * A user's erasure in Postgres (src/engine/users/erasure-pass.ts): the archived log's lines that
+ * A user's erasure in Postgres (src/engine/erasure/pass.ts): the archived log's lines that
  * name them rewritten (src/domain/erasure.ts), and their rows elsewhere deleted or rewritten:
  * the user directory, the snapshots' user rows, the webhook deliveries and their record, the
  * notification deliveries, the rows an earlier version archived one entry each. The analytics
@@ -143,7 +143,7 @@ export async function copyKeyInto(pool: pg.Pool, prefix: string, key: string, co
 
 /**
  * The id of the archived `erased` entry that names the erasure in the partition's batches, or null
- * (src/engine/users/erasure-sweep.ts).
+ * (src/engine/erasure/sweep.ts).
  */
 export async function archivedErasedEntry(pool: pg.Pool, prefix: string, partition: number, erasureId: string): Promise<string | null> {
   const needle = `"x":${JSON.stringify(erasureId)}`;

@@ -1,5 +1,5 @@
 /**
- * A deleted tenant's erasure in Postgres (src/engine/users/tenant-erasure-pass.ts), in bulk: each
+ * A deleted tenant's erasure in Postgres (src/engine/erasure/tenant-pass.ts), in bulk: each
  * step a statement per table and batch, never one per user. The archived log's lines of the tenant
  * become `redacted` entries naming the erasure (src/domain/tenant-erasure.ts); its users' rows are
  * deleted (the user directory, the snapshots' user rows, the notification and webhook deliveries,

@@ -121,11 +121,11 @@
  *                                                        when that process holds the topic (src/engine/live/interest.ts)
  *   <prefix>:{k:<key id>}                              hash: a key scoped to one user (src/engine/keys/user-keys.ts):
  *                                                        h sha256 of the key, u user id, t tenant, c created
- *   <prefix>:{er:<erasure id>}                         hash: a user's erasure (src/engine/users/erase.ts): t tenant,
+ *   <prefix>:{er:<erasure id>}                         hash: a user's erasure (src/engine/erasure/erase.ts): t tenant,
  *                                                        s status, counts; u the user id and e the log entry
  *                                                        only while it is pending; w:<pass id> the time each
  *                                                        workers' pass on it began (src/redis/scripts/erasurePasses.ts);
- *                                                        a deleted tenant's (src/engine/users/tenant-erasure.ts): t the
+ *                                                        a deleted tenant's (src/engine/erasure/tenant.ts): t the
  *                                                        default tenant, d the tenant, e its log entries' ids
  *   <prefix>:{er}                                      set: the erasures pending (the workers' work list)
  *   <prefix>:{au}:q                                    stream: the audit log's entries not yet in Postgres,
@@ -652,7 +652,7 @@ export class Keys {
     return name.startsWith(head) && name.endsWith('}') ? name.slice(head.length, -1) : null;
   }
 
-  /** A user's erasure (src/engine/users/erase.ts), on a slot of its own. */
+  /** A user's erasure (src/engine/erasure/erase.ts), on a slot of its own. */
   erasure(id: string): string {
     return `${this.prefix}:{er:${id}}`;
   }
@@ -660,6 +660,15 @@ export class Keys {
   /** The erasures the workers have yet to finish. */
   get erasuresPending(): string {
     return `${this.prefix}:{er}`;
+  }
+
+  /**
+   * The lease a pass holds while it reads the boards' rankings into what it writes of finished runs
+   * (a finalisation's winners) or takes users off them (an erasure's): one at a time
+   * (src/engine/leaderboards/rankings-lease.ts).
+   */
+  get rankingsLease(): string {
+    return `${this.prefix}:{er}:rankings-lease`;
   }
 
   /** The audit log's entries on their way to Postgres (src/redis/audit.ts). */

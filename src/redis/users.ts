@@ -10,7 +10,7 @@ import type { Snapshot } from '../model/snapshot.js';
 /**
  * Whether the tenant is still there (the default one, or one not deleted, archived or not): a
  * deleted tenant's users stay in Redis until the workers' erasure pass removes them
- * (src/engine/users/tenant-erasure-pass.ts), and the workers that meet one meanwhile skip it.
+ * (src/engine/erasure/tenant-pass.ts), and the workers that meet one meanwhile skip it.
  */
 export function tenantExists(snapshot: Snapshot, tenant: string): boolean {
   return tenant === DEFAULT_TENANT || snapshot.tenants.has(tenant);
@@ -19,6 +19,18 @@ export function tenantExists(snapshot: Snapshot, tenant: string): boolean {
 /** The default tenant and the active ones. */
 export function liveTenants(snapshot: Snapshot): string[] {
   return [DEFAULT_TENANT, ...[...snapshot.tenants.values()].filter((t) => t.status === 'active').map((t) => t.id)];
+}
+
+/**
+ * Those of `tenants` Redis's configuration still holds (the default tenant always): read from
+ * Redis, not a process's copy of it, which may not have heard of a deletion yet.
+ */
+export async function tenantsStored(redis: RedisClient, keys: Keys, tenants: string[]): Promise<string[]> {
+  const others = tenants.filter((t) => t !== DEFAULT_TENANT);
+  if (others.length === 0) return tenants;
+  const stored = await redis.hmget(keys.config('tenants'), ...others);
+  const gone = new Set(others.filter((_, i) => stored[i] === null));
+  return tenants.filter((t) => !gone.has(t));
 }
 
 /** A tenant's user ids, a batch (of about `count`) at a time, with the partition they are in. */

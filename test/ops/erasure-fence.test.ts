@@ -5,11 +5,14 @@
  * while one accepted after it makes a new user; the erasure is `done` only once no such item is
  * left. A new user of the same id, made while the erasure was pending, keeps their places (a board
  * without a cap, a league's cohort, the streak rankings) once it is done. A finished run's winners
- * below an erased winner move up, as its rankings do.
+ * below an erased winner move up, as its rankings do, also those a finalisation wrote after the
+ * erasure was asked for, from rankings that still held the user.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers } from '../../workers/index.js';
+import { recordFinalised } from '../../src/engine/leaderboards/finalised.js';
+import { redisTraces } from '../support/traces.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const log = createLogger('silent');
@@ -119,4 +122,40 @@ describe.each(targets())('an erasure and the work queued before it, on %s', (tar
     expect(after.winners.map((w: { userId: string; rank: number }) => [w.userId, w.rank])).toEqual([['w1', 1], ['w3', 2]]);
   });
 
+  it('takes an erased user off the winners a finalisation wrote from rankings that still held them', { timeout: 60_000 }, async () => {
+    const ids = await s.metrics('relays');
+    const board = await s.request('POST', '/admin/v1/leaderboards', {
+      body: [{ name: 'Relays', key: 'relays-day', status: 'active', rankBy: 'metric', metricId: ids.relays, maxParticipants: 10, runUnit: 'day', runInterval: 1 }],
+    });
+    expect(board.status, board.text).toBe(201);
+    await s.setClock('2026-04-20T12:00:00Z');
+    for (const [id, value] of [['f1', 5], ['f2', 3]] as const) await s.event('relays', id, value);
+    await s.workers!.close();
+    s.workers = null;
+    await s.setClock('2026-04-22T00:00:00Z');
+    // A finalisation under way holds the rankings' lease: it read them (f1 first) before the
+    // erasure was asked for, and writes its winners after.
+    const svc = s.api.services;
+    await svc.redis.set(svc.keys.rankingsLease, 'a finalisation', 'PX', 60_000);
+    const erase = await s.request('DELETE', '/admin/v1/users/f1');
+    expect(erase.status, erase.text).toBe(202);
+    await recordFinalised(svc, {
+      t: '_', ts: Date.parse('2026-04-22T00:00:00Z'), b: board.body.created[0].id, r: '2026-04-20', at: '2026-04-21T12:00:00.000Z',
+      w: { '': [{ userId: 'f1', rank: 1, value: 5 }, { userId: 'f2', rank: 2, value: 3 }] },
+    });
+    s.workers = await startWorkers(s.settings, log, s.api.services);
+    // The erasure waits while the lease is held.
+    for (let i = 0; i < 3; i++) {
+      await s.workers.testing.drainNow();
+      await s.workers.testing.erasuresNow();
+    }
+    expect(await erasureStatus(erase.body.erasureId)).toBe('pending');
+    await svc.redis.del(svc.keys.rankingsLease);
+    await finished(erase.body.erasureId);
+    const read = async () => (await s.request('GET', '/api/leaderboards/relays-day?run=2026-04-20')).body;
+    expect((await read()).winners.map((w: { userId: string; rank: number }) => [w.userId, w.rank])).toEqual([['f2', 1]]);
+    // Nor does the finalisation's entry in the logs name them.
+    const traces = await redisTraces(svc.redis, s.prefix, ['"f1"']);
+    expect(traces, traces.join('\n')).toEqual([]);
+  });
 });

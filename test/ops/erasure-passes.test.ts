@@ -1,5 +1,5 @@
 /**
- * Workers' passes finishing one erasure together (src/engine/users/erasure-pass.ts,
+ * Workers' passes finishing one erasure together (src/engine/erasure/pass.ts,
  * lua/erasureDone-1.lua), on single Redis and on the Cluster with the workers running: while
  * another pass is on the erasure, the workers' passes add their counts but leave it pending; once
  * the other pass leaves, the last one out marks it done with every pass's counts. A pass noted longer ago than a
@@ -7,8 +7,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../src/domain/ids.js';
-import { eraseInPartition } from '../../src/engine/users/erase.js';
-import { PASS_LIMIT_MS } from '../../src/engine/users/erasure-pass.js';
+import { eraseInPartition } from '../../src/engine/erasure/erase.js';
+import { PASS_LIMIT_MS } from '../../src/engine/erasure/pass.js';
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 import * as erasurePasses from '../../src/redis/scripts/erasurePasses.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

@@ -1,5 +1,5 @@
 /**
- * Erasures a process left half done (src/engine/users/erasure-sweep.ts), on single Redis and on the
+ * Erasures a process left half done (src/engine/erasure/sweep.ts), on single Redis and on the
  * Cluster with the workers running: a pending record written as a request that died before the
  * partition's script leaves it, and one whose script ran but whose entry's id was never stored
  * (the entry then only in the archive, the log trimmed of it). The workers leave each alone for a
@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../src/domain/ids.js';
-import { eraseInPartition } from '../../src/engine/users/erase.js';
+import { eraseInPartition } from '../../src/engine/erasure/erase.js';
 import { compareStreamIds } from '../../src/model/log.js';
 import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

@@ -12,7 +12,7 @@ import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { copyConfig } from '../../workers/config-copy.js';
-import { copyAgain } from '../../src/engine/users/snapshot-copies.js';
+import { copyAgain } from '../../src/engine/erasure/snapshot-copies.js';
 import { unpackMembers } from '../../src/redis/run-members.js';
 import { putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

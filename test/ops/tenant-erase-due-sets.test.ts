@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eraseTenantData } from '../../src/engine/users/tenant-erase.js';
+import { eraseTenantData } from '../../src/engine/erasure/tenant-erase.js';
 import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE, dueMember } from '../../src/redis/due-sets.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
 

@@ -11,7 +11,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { restoreWith } from '../../src/engine/installation-check.js';
 import { takeSnapshot } from '../../src/engine/durability/snapshot.js';
-import { startTenantErasure } from '../../src/engine/users/tenant-erasure.js';
+import { startTenantErasure } from '../../src/engine/erasure/tenant.js';
 import { createLogger } from '../../src/lib/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';

@@ -16,7 +16,7 @@
  *
  * An item refused (its metric deleted or archived meanwhile, an attribute no longer set up,
  * subscribeToEmails without an email, points that would go below 0, its user erased after the
- * item was accepted: src/engine/users/erase.ts) is noted with its message in the
+ * item was accepted: src/engine/erasure/erase.ts) is noted with its message in the
  * batch's progress; a fault of Redis fails the pass, which is made again (nothing acknowledged).
  * The events carry this worker's id (its own heartbeat, src/engine/durability/liveness.ts), so a
  * worker that dies between an event and its placements has them made by the log drain, as an api

@@ -17,7 +17,7 @@
  * (src/engine/durability/batches-from-log.ts). The analytics' active users' sketches come back
  * from the snapshot, and take again the users of the entries from it on (PFADD: a user counted
  * already changes nothing; src/engine/analytics/sketches.ts). An erased user's lines are redacted
- * in the archive and their snapshot rows deleted (src/engine/users/erasure-pass.ts): nothing
+ * in the archive and their snapshot rows deleted (src/engine/erasure/pass.ts): nothing
  * brings them back; nor a deleted tenant's users, once the log holds its erasure's entry (their
  * entries, snapshot rows and keys skipped; its erasure pending again, for the workers to finish
  * or finish again). The corrections an
@@ -63,7 +63,7 @@ import { queueBatchesAgain, restoreItemKey, type QueuedChunks } from './batches-
 import { LeagueSeats } from './league-seats.js';
 import { ERASED_KIND, REDACTED_KIND } from '../../domain/erasure.js';
 import { erasedTenantOf, tenantOfBody } from '../../domain/tenant-erasure.js';
-import { startTenantErasureAgain } from '../users/tenant-erasure.js';
+import { startTenantErasureAgain } from '../erasure/tenant.js';
 import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
 import { noteActiveUsers } from '../analytics/active-users.js';
 import { isSketch, keepRestoredSketch } from '../analytics/sketches.js';
@@ -483,7 +483,7 @@ export class Restore {
   /**
    * The deleted tenants' erasures whose entries it read, pending again (their records were in the
    * Redis lost): the workers' pass, which any may run again, finishes each
-   * (src/engine/users/tenant-erasure-pass.ts). A partition whose entry it did not read waits for none.
+   * (src/engine/erasure/tenant-pass.ts). A partition whose entry it did not read waits for none.
    */
   private async tenantErasuresAgain(read: Entry[]): Promise<void> {
     const { keys } = this.svc;

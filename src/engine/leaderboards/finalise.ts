@@ -15,7 +15,7 @@
 import type { Deps } from '../deps.js';
 import { finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../../domain/periods.js';
-import { liveTenants } from '../../redis/users.js';
+import { liveTenants, tenantsStored } from '../../redis/users.js';
 import { readRunPlaces } from '../../redis/sharded-rankings.js';
 import { runShards } from '../../redis/board-shards.js';
 import { lastFinalised } from '../../redis/board-state.js';
@@ -27,6 +27,7 @@ import { recordFinalised } from './finalised.js';
 import type { FinalisedRun } from '../../model/log.js';
 import type { League, Leaderboard } from '../../model/entities.js';
 import { finaliseLeague } from './league-final.js';
+import { withRankingsLease } from './rankings-lease.js';
 
 const DAY_MS = 86_400_000;
 const LAST_ZONE_MS = 36 * 3_600_000;
@@ -40,12 +41,22 @@ export interface FinaliseResult {
   moved: number;
 }
 
-/** `interest`: the live topics wanted (a run's end goes to its board's). */
+/**
+ * `interest`: the live topics wanted (a run's end goes to its board's). The pass holds the
+ * rankings' lease (src/engine/leaderboards/rankings-lease.ts): no erasure takes a user off the
+ * rankings between its reading them and its writing the winners.
+ */
 export async function finaliseRuns(deps: Deps, interest: LiveInterest): Promise<FinaliseResult> {
+  return (await withRankingsLease(deps, () => finaliseHolding(deps, interest), true)) ?? { runs: 0, cohorts: 0, moved: 0 };
+}
+
+async function finaliseHolding(deps: Deps, interest: LiveInterest): Promise<FinaliseResult> {
   const { redis, keys, store, clock } = deps;
   const snapshot = store.current;
   const now = clock.now();
-  const tenants = liveTenants(snapshot);
+  // A tenant deleted a moment ago, which this process's copy may still hold, is not finalised:
+  // its erasure took what finalisations wrote of it off the logs, holding the lease this pass holds.
+  const tenants = await tenantsStored(redis, keys, liveTenants(snapshot));
   const result: FinaliseResult = { runs: 0, cohorts: 0, moved: 0 };
   const wanted = clockWanted(deps, interest);
   const notify = wanted.types.has('leaderboard.finished');

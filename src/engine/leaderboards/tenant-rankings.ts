@@ -1,7 +1,7 @@
 /**
  * Every ranking of a tenant's boards (each run, breakdown group and league cohort), found by its
  * members hash: what takes a user off all of them at once walks these, an erasure
- * (src/engine/users/erasure-elsewhere.ts) and an exclusion (src/engine/fairplay/exclude.ts). A
+ * (src/engine/erasure/elsewhere.ts) and an exclusion (src/engine/fairplay/exclude.ts). A
  * ranking nobody was ever placed on has no members hash, and is not found.
  */
 import { scanKeys } from '../../redis/client.js';

@@ -275,14 +275,14 @@ export class LiveFanout {
   }
 
   /**
-   * An erasure's notice (src/engine/users/erasure-elsewhere.ts): the erased user's topics of a
+   * An erasure's notice (src/engine/erasure/elsewhere.ts): the erased user's topics of a
    * tenant are no longer said to be wanted, and what this process's last say wrote of them goes
    * (its hold, and the topic's wanted mark, sequence and history, which the erasure deleted before
    * a refresh of this process may have written them again). A socket that holds one keeps it
    * (nothing is published on it any more); the topic is not kept once the last lets it go.
    */
   /**
-   * A deleted tenant's notice (src/engine/users/tenant-erasure-pass.ts): every topic of the tenant
+   * A deleted tenant's notice (src/engine/erasure/tenant-pass.ts): every topic of the tenant
    * this process holds or keeps lingering (its users', boards' and leagues') dropped as above.
    */
   async dropTenant(tenant: string): Promise<void> {

@@ -10,7 +10,7 @@
  *   drain trims only what the archive holds), so each entry shows once, none missing;
  * - `userDeliveries`: the notifications and webhook deliveries about them (Postgres);
  * - `userAudit`: the audit log's entries about them.
- * What it finds is what the user's erasure removes (src/engine/users/erase.ts): the same finders.
+ * What it finds is what the user's erasure removes (src/engine/erasure/erase.ts): the same finders.
  */
 import type { UserHash } from '../../domain/users.js';
 import { DAY_PREFIX, POINTS_TOTAL_PREFIX, totalField } from '../../model/fields.js';

@@ -3,7 +3,7 @@
  * manual clock.
  */
 import type { Deps } from '../../engine/deps.js';
-import { logTenantErasure, startTenantErasure } from '../../engine/users/tenant-erasure.js';
+import { logTenantErasure, startTenantErasure } from '../../engine/erasure/tenant.js';
 import { stillUsed, usesOfAttribute, usesOfMetric } from '../../domain/references.js';
 import { generateKey, principalOf } from '../../http/auth.js';
 import { fail } from '../../lib/errors.js';
@@ -167,7 +167,7 @@ export function adminRoutes(deps: Deps): Route[] {
     alsoNamed: (snapshot, ref) => snapshot.tenantsByCustomerId.get(ref),
     // Its users' data goes with it, and the keys bound to it: the erasure's record is written
     // before, the keys revoked and its log entries appended after, and the workers erase the data
-    // (src/engine/users/tenant-erasure.ts), so the answer waits for no walk of the keyspace. The
+    // (src/engine/erasure/tenant.ts), so the answer waits for no walk of the keyspace. The
     // answer's item names the erasure.
     beforeDelete: async (t) => ({ erasureId: await startTenantErasure(deps, t.id) }),
     afterDelete: async (t, { erasureId }) => {

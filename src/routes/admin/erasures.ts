@@ -2,12 +2,12 @@
  * Admin API: erasing a user (laurel's own; docs/api.md, "Erasing a user"). `DELETE
  * /admin/v1/users/{id}` removes the user from Redis at once and answers 202 with the erasure's id;
  * the workers then remove them from what is shared with others and from Postgres
- * (src/engine/users/erase.ts), and `GET /admin/v1/erasures/{erasureId}` says how far they are. A key
+ * (src/engine/erasure/erase.ts), and `GET /admin/v1/erasures/{erasureId}` says how far they are. A key
  * bound to a tenant erases its own tenant's users only (the route's data is the tenant's). A deleted
- * tenant's erasure (src/engine/users/tenant-erasure.ts) is read with an account's key, no tenant named.
+ * tenant's erasure (src/engine/erasure/tenant.ts) is read with an account's key, no tenant named.
  */
 import type { Deps } from '../../engine/deps.js';
-import { readErasure, requestErasure } from '../../engine/users/erase.js';
+import { readErasure, requestErasure } from '../../engine/erasure/erase.js';
 import { checkUserId, USER_ID_PARAM } from '../../domain/users.js';
 import { principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';

@@ -9,7 +9,7 @@
  */
 import type { Deps } from '../../engine/deps.js';
 import { userAudit, userDeliveries, userLog, userRecord, type UserRecord } from '../../engine/users/export.js';
-import { boostsOf } from '../../engine/users/erasure-boosts.js';
+import { boostsOf } from '../../engine/erasure/boosts.js';
 import { pointsBoostAdminView } from '../../domain/points/boosts.js';
 import { MAX_HISTORY, streakHistory } from '../../domain/streaks/history.js';
 import { clockView, parseClock, CLOCK_FIELD, userTimeOf } from '../../domain/clock.js';

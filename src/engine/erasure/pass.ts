@@ -1,15 +1,15 @@
 /**
- * The workers' part of the erasures (src/engine/users/erase.ts): each pending one, once the
+ * The workers' part of the erasures (src/engine/erasure/erase.ts): each pending one, once the
  * archive holds its `erased` entry (so the archive, the analytics, the notifications and the
  * webhooks have taken every entry of the user before it), has their keys of deleted metrics and
- * points systems removed from their partition (src/engine/users/erasure-leftovers.ts), the user
- * removed outside it (src/engine/users/erasure-elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
+ * points systems removed from their partition (src/engine/erasure/leftovers.ts), the user
+ * removed outside it (src/engine/erasure/elsewhere.ts) and from Postgres (src/postgres/erasure.ts),
  * and from the audit log (the entries queued in Redis copied first: src/engine/audit/drain.ts),
  * the snapshots' copies of the keys it changed made again, the entries naming the user still in
  * the logs (kept there a while after the archive took them) deleted; then the record keeps its
  * counts and forgets the user. An erasure with batch items of the user accepted before it and
  * still queued waits for them to be dropped (lua/includes/fence.lua) before it is done. Every step may run again: an erasure a process left half done is
- * finished by the next pass, one left before its entry's id too (src/engine/users/erasure-sweep.ts).
+ * finished by the next pass, one left before its entry's id too (src/engine/erasure/sweep.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -18,16 +18,17 @@ import { compareStreamIds, type LogBody } from '../../model/log.js';
 import { LogArchive } from '../../postgres/log-archive.js';
 import { eraseUserRows, redactArchive, snapshotKeysNaming } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
-import { eraseElsewhere, type ErasedSince } from './erasure-elsewhere.js';
-import { eraseLeftovers } from './erasure-leftovers.js';
-import { eraseBoosts } from './erasure-boosts.js';
-import { sweepErasure } from './erasure-sweep.js';
+import { eraseElsewhere, type ErasedSince } from './elsewhere.js';
+import { eraseLeftovers } from './leftovers.js';
+import { eraseBoosts } from './boosts.js';
+import { sweepErasure } from './sweep.js';
 import { copyAgain } from './snapshot-copies.js';
-import { erasedTenantOfRecord } from './tenant-erasure.js';
-import { finishTenantErasure } from './tenant-erasure-pass.js';
+import { erasedTenantOfRecord } from './tenant.js';
+import { finishTenantErasure } from './tenant-pass.js';
 import { drainAudit } from '../audit/drain.js';
 import { eraseFromAudit } from '../../postgres/audit.js';
 import * as erasurePasses from '../../redis/scripts/erasurePasses.js';
+import { withRankingsLease } from '../leaderboards/rankings-lease.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store' | 'stats'>;
 
@@ -43,25 +44,33 @@ export interface ErasurePassResult {
   waiting: number;
 }
 
+/** The last id of a millisecond, and the last id there is. */
+const lastOf = (ms: string) => `${ms}-18446744073709551615`;
+const LAST_ID = lastOf('18446744073709551615');
+
 /**
- * The entries of every partition's log up to the erasure's that name the user: their own (up to
- * the erasure's id: a new user of the id has those after it), and others' that list them (a
- * finalised run's winners, a batch's items) up to the erasure's millisecond, whatever their
- * sequence (ids of one millisecond do not tell across partitions which came first).
+ * The entries of every partition's log that name the user: their own up to the erasure's id (a
+ * new user of the id has those after it); others' that list them (a batch's items) up to the
+ * erasure's millisecond, whatever their sequence (ids of one millisecond do not tell across
+ * partitions which came first); and a finalised run's winners up to `finalisedTo`, the last id a
+ * finalisation could have written from rankings that still held the user (src/engine/leaderboards/rankings-lease.ts).
  */
-async function entriesNaming(deps: Deps, upTo: string, who: ErasedUser): Promise<Map<number, string[]>> {
+async function entriesNaming(deps: Deps, upTo: string, finalisedTo: string, who: ErasedUser): Promise<Map<number, string[]>> {
   const needle = JSON.stringify(who.userId);
   const out = new Map<number, string[]>();
-  const lastOfMs = `${upTo.split('-')[0]}-18446744073709551615`;
+  const lastOfMs = lastOf(upTo.split('-')[0]);
+  const end = compareStreamIds(finalisedTo, lastOfMs) > 0 ? finalisedTo : lastOfMs;
   for (let p = 0; p < deps.keys.partitions; p++) {
     const log = deps.keys.partitionLog(p);
     let from = '-';
     for (;;) {
-      const entries = (await deps.redis.xrange(log, from, lastOfMs, 'COUNT', 1000)) as [string, string[]][];
+      const entries = (await deps.redis.xrange(log, from, end, 'COUNT', 1000)) as [string, string[]][];
       const theirs = entries.filter(([id, f]) => {
         if (!(f[1] ?? '').includes(needle)) return false;
         const body = JSON.parse(f[1]) as LogBody;
-        return body.t === who.tenant && (body.u !== who.userId || compareStreamIds(id, upTo) <= 0);
+        if (body.t !== who.tenant) return false;
+        if (body.u === who.userId) return compareStreamIds(id, upTo) <= 0;
+        return compareStreamIds(id, f[0] === 'finalised' ? finalisedTo : lastOfMs) <= 0;
       }).map(([id]) => id);
       if (theirs.length > 0) out.set(p, [...(out.get(p) ?? []), ...theirs]);
       if (entries.length < 1000) break;
@@ -114,7 +123,7 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   const record = keys.erasure(id);
   const h = await redis.hgetall(record);
   if (h.s === 'done' || h.t === undefined) return true;
-  // A deleted tenant's (src/engine/users/tenant-erasure-pass.ts).
+  // A deleted tenant's (src/engine/erasure/tenant-pass.ts).
   if (erasedTenantOfRecord(h) !== undefined) return finishTenantErasure(deps, pool, id, h, cursors, PASS_LIMIT_MS);
   // Not yet through the script: the request is under way, or died (then taken over once old).
   if (h.e === undefined && (await sweepErasure(deps, pool, id, h))) return finish(deps, pool, id, cursors);
@@ -130,22 +139,35 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   // Batch items accepted before the erasure, still queued, are dropped as they come (the user's
   // fence, lua/includes/fence.lua): done only once none is left, when the fence goes.
   if (!(await fenceLifted(deps, partition, who))) return false;
-  // The archive rewrites what it holds: every entry naming the user must be in it first.
-  const naming = await entriesNaming(deps, h.e, who);
-  for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
-  // Two passes (two worker processes) may finish one erasure together, each counting what it
-  // removed: each joins the record first, and the last to leave marks it done.
-  const pass = randomUUID();
-  if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
-  let counts: erasurePasses.PassCounts;
-  try {
-    counts = await eraseOutside(deps, pool, who, { seq: h.e, at: Number(h.at) }, naming);
-  } catch (err) {
-    // Left at once, so that the next pass is not held back until this one counts as stopped.
-    await redis.hdel(record, `w:${pass}`).catch(() => 0);
-    throw err;
-  }
-  return erasurePasses.leave(redis, record, pass, deps.clock.now(), PASS_LIMIT_MS, counts);
+  // The user is taken off the rankings and the finished runs' winners holding the rankings'
+  // lease: no finalisation reads the rankings meanwhile, so those it wrote before are in the logs
+  // now, and those after read rankings without the user. Another pass holding it: a later pass.
+  const finished = await withRankingsLease(deps, async () => {
+    // The winners a finalisation wrote up to the first pass that took the user off (`z`, Redis's
+    // time then); the logs' end while no pass has (no finalisation runs while this one holds the lease).
+    const finalisedTo = h.z === undefined ? LAST_ID : lastOf(h.z);
+    // The archive rewrites what it holds: every entry naming the user must be in it first.
+    const naming = await entriesNaming(deps, h.e!, finalisedTo, who);
+    for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
+    // Two passes (two worker processes) may finish one erasure together, each counting what it
+    // removed: each joins the record first, and the last to leave marks it done.
+    const pass = randomUUID();
+    if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
+    if (h.z === undefined) {
+      const [s, us] = await redis.time();
+      await redis.hsetnx(record, 'z', String(Number(s) * 1000 + Math.floor(Number(us) / 1000)));
+    }
+    let counts: erasurePasses.PassCounts;
+    try {
+      counts = await eraseOutside(deps, pool, who, { seq: h.e!, at: Number(h.at) }, naming);
+    } catch (err) {
+      // Left at once, so that the next pass is not held back until this one counts as stopped.
+      await redis.hdel(record, `w:${pass}`).catch(() => 0);
+      throw err;
+    }
+    return erasurePasses.leave(redis, record, pass, deps.clock.now(), PASS_LIMIT_MS, counts);
+  });
+  return finished === true;
 }
 
 /** One pass over the pending erasures. */

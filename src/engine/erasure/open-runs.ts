@@ -1,5 +1,5 @@
 /**
- * An erasure's first step outside the user's partition, on the request (src/engine/users/erase.ts):
+ * An erasure's first step outside the user's partition, on the request (src/engine/erasure/erase.ts):
  * the user leaves every ranking a run not final yet may hold them in (each board's runs of the
  * days from two before today to the day after, as far as they are not finalised: every zone's
  * day; each breakdown group and shard of those runs; the league cohort they sit in there) and the
@@ -9,7 +9,7 @@
  * that arrives later changes nothing (lua/leaderboardLeave-6.lua), a new user's event places them.
  * It costs what the configuration holds (its boards, their groups and shards), never a walk of
  * the keyspace: the runs already final, and what else names the user, are the workers' pass's
- * (src/engine/users/erasure-elsewhere.ts).
+ * (src/engine/erasure/elsewhere.ts).
  */
 import { dateOfDayIndex, DAY_MS } from '../../domain/clock.js';
 import { runOf } from '../../domain/leaderboards/runs.js';

@@ -1,5 +1,5 @@
 /**
- * What an erasure removes of a user outside their partition (src/engine/users/erase.ts): their
+ * What an erasure removes of a user outside their partition (src/engine/erasure/erase.ts): their
  * places in every run (and breakdown group, and league cohort) of the tenant's boards, the cohort
  * they joined in each league tier and their outcome there, among the winners of finished
  * runs, in the streak rankings, the webhooks' notes and queues, the live topics, and the keys
@@ -82,7 +82,7 @@ async function fromBoards(deps: Deps, tenant: string, userId: string, since: Era
       if (pruned > 0) { r.members += pruned; r.touched.add(run.history(userId)); }
       continue;
     }
-    // The request took the user out of the runs not final yet (src/engine/users/erasure-open-runs.ts),
+    // The request took the user out of the runs not final yet (src/engine/erasure/open-runs.ts),
     // leaving its mark: the snapshots' copies of that ranking are made again too.
     if (held !== null) r.touched.add(run.ranking).add(run.members).add(run.expiry);
     const member = await redis.hget(run.members, userId);

@@ -1,12 +1,13 @@
 /**
- * The workers' part of a deleted tenant's erasure (src/engine/users/tenant-erasure.ts), run by the
- * erasure pass (src/engine/users/erasure-pass.ts) for a record that names a tenant (`d`):
+ * The workers' part of a deleted tenant's erasure (src/engine/erasure/tenant.ts), run by the
+ * erasure pass (src/engine/erasure/pass.ts) for a record that names a tenant (`d`):
  * - a record without its log entries' ids (`e`) a minute old was left by a process that died:
  *   dropped when the tenant is still there (its deletion failed), else the entries are appended now;
  * - once the archive holds every partition's `erased` entry of the tenant (so each entry of the
- *   tenant before it), the tenant's keys are removed from Redis (src/engine/users/tenant-erase.ts:
+ *   tenant before it), the tenant's keys are removed from Redis (src/engine/erasure/tenant-erase.ts:
  *   a walk of the keyspace), and it is removed from the keys shared with others and the logs
- *   (src/engine/users/tenant-shared.ts), and in bulk from
+ *   (src/engine/erasure/tenant-shared.ts), its users' own points boosts deleted
+ *   (src/engine/erasure/boosts.ts), and in bulk from
  *   Postgres (src/postgres/tenant-erasure.ts), the audit log's queue copied first; the snapshots'
  *   copies of the shared keys it changed are made again. Passes join and leave the record as for
  *   a user's erasure (src/redis/scripts/erasurePasses.ts); every step may run again.
@@ -20,26 +21,41 @@ import {
 import * as erasurePasses from '../../redis/scripts/erasurePasses.js';
 import { drainAudit } from '../audit/drain.js';
 import type { Context } from '../context.js';
-import { SWEEP_AFTER_MS } from './erasure-sweep.js';
+import { eraseTenantBoosts, tenantUserBoosts } from './boosts.js';
+import { withRankingsLease } from '../leaderboards/rankings-lease.js';
+import { profileOf } from '../../domain/erasure.js';
+import { eraseFromAudit } from '../../postgres/audit.js';
+import { SWEEP_AFTER_MS } from './sweep.js';
 import { copyAgain } from './snapshot-copies.js';
 import { eraseTenantData } from './tenant-erase.js';
-import { logTenantErasure } from './tenant-erasure.js';
-import { eraseTenantShared } from './tenant-shared.js';
+import { logTenantErasure } from './tenant.js';
+import { eraseTenantShared, lateFinalised } from './tenant-shared.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store'>;
 
 /** Everything of the tenant outside the keys naming it, and in Postgres; answers what this pass removed. */
-async function eraseOutside(deps: Deps, pool: pg.Pool, id: string, tenant: string, logged: string[]): Promise<erasurePasses.PassCounts> {
+async function eraseOutside(
+  deps: Deps, pool: pg.Pool, id: string, tenant: string, logged: string[], late: Map<number, string[]>,
+): Promise<erasurePasses.PassCounts> {
   const prefix = deps.settings.prefix;
   await drainAudit(deps, pool);
   let rows = await eraseTenantFromAudit(pool, prefix, tenant, id);
+  // A boost for one of its users is the account's configuration, audited as the account's: its
+  // entries are rewritten as that user's erasure rewrites them (their profile read before their
+  // keys go), then the boosts deleted.
+  const boosts = await tenantUserBoosts(deps, tenant);
+  for (const userId of new Set(boosts.map((b) => b.userId!))) {
+    const [email, name, dt] = await deps.redis.hmget(deps.keys.forUser(tenant, userId).user, 'email', 'name', 'dt');
+    rows += await eraseFromAudit(pool, prefix, { tenant, userId, erasureId: id, profile: profileOf(email, name, dt) });
+  }
+  const boosted = await eraseTenantBoosts(deps, pool, boosts);
   const named = await eraseTenantData(deps, tenant);
-  const shared = await eraseTenantShared(deps, tenant, logged);
+  const shared = await eraseTenantShared(deps, tenant, logged, late);
   const lines = await redactTenantArchive(pool, prefix, tenant, id);
   rows += await eraseTenantRows(pool, prefix, tenant);
   rows += await eraseTenantSnapshotKeys(pool, prefix, tenant);
   rows += await copyAgain(deps, pool, new Set([...shared.touched, ...(await snapshotKeysHolding(pool, prefix, tenant))]), null);
-  return { redisKeys: named.keys, redisMembers: named.members + shared.members, archivedEntries: lines, postgresRows: rows };
+  return { redisKeys: named.keys, redisMembers: named.members + shared.members + boosted, archivedEntries: lines, postgresRows: rows };
 }
 
 /**
@@ -76,14 +92,26 @@ export async function finishTenantErasure(
   });
   if (!archived) return false;
   const record = keys.erasure(id);
-  const pass = randomUUID();
-  if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
-  let counts: erasurePasses.PassCounts;
-  try {
-    counts = await eraseOutside(deps, pool, id, tenant, logged);
-  } catch (err) {
-    await redis.hdel(record, `w:${pass}`).catch(() => 0);
-    throw err;
-  }
-  return erasurePasses.leave(redis, record, pass, deps.clock.now(), passLimitMs, counts);
+  const entries = logged;
+  // Holding the rankings' lease, as a user's erasure does (src/engine/erasure/pass.ts): no
+  // finalisation writes winners of the tenant's runs meanwhile.
+  const finished = await withRankingsLease(deps, async () => {
+    // Its runs' winners a finalisation wrote after the deletion: archived first, as the rest.
+    const late = await lateFinalised(deps, tenant, entries);
+    for (const [p, ids] of late) {
+      const cursor = cursors.get(p);
+      if (cursor === undefined || compareStreamIds(cursor, ids[ids.length - 1]) < 0) return false;
+    }
+    const pass = randomUUID();
+    if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
+    let counts: erasurePasses.PassCounts;
+    try {
+      counts = await eraseOutside(deps, pool, id, tenant, entries, late);
+    } catch (err) {
+      await redis.hdel(record, `w:${pass}`).catch(() => 0);
+      throw err;
+    }
+    return erasurePasses.leave(redis, record, pass, deps.clock.now(), passLimitMs, counts);
+  });
+  return finished === true;
 }

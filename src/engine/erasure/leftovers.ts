@@ -1,7 +1,7 @@
 /**
- * A user's keys in their partition that the erasure's script (src/engine/users/erase.ts) did not
+ * A user's keys in their partition that the erasure's script (src/engine/erasure/erase.ts) did not
  * name: those of metrics and points systems deleted since the user's events wrote them, which no
- * event can write any more. Found by the workers' pass (src/engine/users/erasure-pass.ts) with a
+ * event can write any more. Found by the workers' pass (src/engine/erasure/pass.ts) with a
  * walk of the keyspace (SCAN's MATCH walks every key whatever the pattern): the user's metric
  * hashes (`um:<metric>:<scope>`) and points hashes (`up:<scope>:<system>`), and their field of the
  * tenant's points totals (`ptt:<tenant>:<system>`). Whether a metric or system is deleted is read

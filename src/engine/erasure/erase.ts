@@ -6,22 +6,22 @@
  *   there that an event may write (those the configuration names), their members of the
  *   partition's sets, and appends an `erased` entry to the log. An event of the user runs wholly
  *   before that script or wholly after it: after, it makes a new user. Then the user leaves the
- *   rankings of the runs not final yet and the streak rankings (src/engine/users/erasure-open-runs.ts),
+ *   rankings of the runs not final yet and the streak rankings (src/engine/erasure/open-runs.ts),
  *   so no finalisation names them. The request walks no keyspace: it costs what the user has and
  *   what the configuration holds;
- * - in the workers (src/engine/users/erasure-pass.ts), once the archive holds the `erased` entry:
+ * - in the workers (src/engine/erasure/pass.ts), once the archive holds the `erased` entry:
  *   the user's keys in the partition of metrics and points systems deleted since they were
- *   written (src/engine/users/erasure-leftovers.ts), what lives outside the partition (boards,
+ *   written (src/engine/erasure/leftovers.ts), what lives outside the partition (boards,
  *   streak rankings, queues, live topics, keys scoped to the user) and in Postgres, then the
  *   record keeps its counts and forgets the user.
  * A process that dies between the record and the entry's id leaves the record to the workers
- * (src/engine/users/erasure-sweep.ts).
+ * (src/engine/erasure/sweep.ts).
  * The `erased` entry and the archive's redacted lines name the erasure (`x`), never the user: a
  * random id, so nothing leads back to them.
  */
 import { uuidv7 } from '../../domain/ids.js';
 import { profileOf } from '../../domain/erasure.js';
-import { leaveOpenRuns } from './erasure-open-runs.js';
+import { leaveOpenRuns } from './open-runs.js';
 import * as eraseUser from '../../redis/scripts/eraseUser.js';
 import type { Context } from '../context.js';
 
@@ -46,7 +46,7 @@ export interface ErasureView {
  * may hold them: those of the metrics and systems the configuration holds, read from Redis rather
  * than this process's copy (a metric created a moment ago may have keys already). Keys of metrics
  * and systems deleted before are no event's any more: the workers' pass finds those
- * (src/engine/users/erasure-leftovers.ts), so that this costs what the configuration holds and not
+ * (src/engine/erasure/leftovers.ts), so that this costs what the configuration holds and not
  * what the installation does.
  */
 async function ownKeys(deps: Deps, tenant: string, userId: string): Promise<{ own: string[]; systems: string[] }> {
@@ -82,7 +82,7 @@ export async function requestErasure(deps: Deps, tenant: string, userId: string)
   const u = keys.forUser(tenant, userId);
   const record = keys.erasure(id);
   // The record first: a process that dies after it leaves the workers what to finish
-  // (src/engine/users/erasure-sweep.ts).
+  // (src/engine/erasure/sweep.ts).
   // What else names the user (their email, name and device tokens), kept while pending: the pass
   // rewrites the strings of entries about them that hold it (the audit log's).
   const [email, name, dt] = await redis.hmget(u.user, 'email', 'name', 'dt');

@@ -1,8 +1,8 @@
 /**
- * The erasures a process left half done (src/engine/users/erase.ts writes the record, runs the
+ * The erasures a process left half done (src/engine/erasure/erase.ts writes the record, runs the
  * script in the user's partition, then stores the `erased` entry's id on the record): a pending
  * record older than SWEEP_AFTER_MS without the entry's id gets it here, so that the erasure pass
- * (src/engine/users/erasure-pass.ts) finishes it. The script ran if the partition's log, or its
+ * (src/engine/erasure/pass.ts) finishes it. The script ran if the partition's log, or its
  * archive once the log is trimmed, holds an `erased` entry naming the erasure; otherwise it runs
  * now. A user the script no longer finds (unknown to begin with, or erased by another erasure)
  * leaves nothing to this one: its record goes.
@@ -12,7 +12,7 @@ import { ERASED_KIND } from '../../domain/erasure.js';
 import { archivedErasedEntry } from '../../postgres/erasure.js';
 import type { Context } from '../context.js';
 import { eraseInPartition } from './erase.js';
-import { leaveOpenRuns } from './erasure-open-runs.js';
+import { leaveOpenRuns } from './open-runs.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'store' | 'stats' | 'settings'>;
 

@@ -1,6 +1,6 @@
 /**
  * What a deleted tenant's erasure removes from Redis keys shared with other tenants, whose names
- * do not hold its uuid (src/engine/users/tenant-erase.ts removes the keys that do): the deliveries
+ * do not hold its uuid (src/engine/erasure/tenant-erase.ts removes the keys that do): the deliveries
  * about its users waiting in the webhook endpoints' queues, the live topics' holds of its topics
  * (and a notice that has the api processes drop the topics they hold), and its entries of the
  * partitions' logs (those the archive holds: the workers run this once it holds them all).
@@ -43,10 +43,32 @@ async function dropEntries(deps: Deps, stream: string, upTo: string, theirs: (id
 }
 
 /**
- * Removes the tenant from the shared keys; `logged` holds the id of its `erased` entry in each
- * partition's log: the log's entries of the tenant up to it go.
+ * The `finalised` entries of the tenant after its `erased` entry (`logged[p]`) in each partition's
+ * log: a finalisation that read its rankings before the deletion wrote them after it (run with
+ * the rankings' lease held, src/engine/leaderboards/rankings-lease.ts, so that none comes later).
  */
-export async function eraseTenantShared(deps: Deps, tenant: string, logged: string[]): Promise<SharedResult> {
+export async function lateFinalised(deps: Deps, tenant: string, logged: string[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  for (let p = 0; p < deps.keys.partitions; p++) {
+    const after = logged[p];
+    if (after === undefined) continue;
+    let from = `(${after}`;
+    for (;;) {
+      const entries = (await deps.redis.xrange(deps.keys.partitionLog(p), from, '+', 'COUNT', AT_ONCE)) as [string, string[]][];
+      const ids = entries.filter(([, f]) => f[0] === 'finalised' && tenantOfBody(f[1] ?? '') === tenant).map(([id]) => id);
+      if (ids.length > 0) out.set(p, [...(out.get(p) ?? []), ...ids]);
+      if (entries.length < AT_ONCE) break;
+      from = `(${entries[entries.length - 1][0]}`;
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes the tenant from the shared keys; `logged` holds the id of its `erased` entry in each
+ * partition's log: the log's entries of the tenant up to it go, and `late`, its finalisations after it.
+ */
+export async function eraseTenantShared(deps: Deps, tenant: string, logged: string[], late: Map<number, string[]>): Promise<SharedResult> {
   const { redis, keys } = deps;
   const r: SharedResult = { members: 0, touched: new Set() };
   const marker = JSON.stringify(tenant);
@@ -74,5 +96,6 @@ export async function eraseTenantShared(deps: Deps, tenant: string, logged: stri
     r.members += await dropEntries(deps, log, upTo, (id, f) => f[0] !== ERASED_KIND && compareStreamIds(id, upTo) <= 0
       && (f[1] ?? '').includes(marker) && tenantOfBody(f[1]) === tenant, false);
   }
+  for (const [p, ids] of late) r.members += await redis.xdel(keys.partitionLog(p), ...ids);
   return r;
 }

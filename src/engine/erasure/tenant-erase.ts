@@ -8,7 +8,7 @@
  * name holds it is the tenant's.
  *
  * The tenant's rows of the Postgres archive and of the snapshots are not touched here: the tenant's
- * erasure (src/engine/users/tenant-erasure.ts) has the workers erase them.
+ * erasure (src/engine/erasure/tenant.ts) has the workers erase them.
  */
 import { removeMatching, removeMatchingFields, scanKeys, type RedisClient } from '../../redis/client.js';
 import { ANNIVERSARIES_DUE, TIME_AWARDS_DUE } from '../../redis/due-sets.js';

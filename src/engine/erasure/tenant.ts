@@ -5,9 +5,9 @@
  *   erasure's record written (pending); after it, an `erased` entry naming the tenant appended to
  *   every partition's log (src/domain/tenant-erasure.ts), their ids stored on the record. No walk
  *   of the keyspace: the answer does not wait on the size of the installation;
- * - in the workers (src/engine/users/tenant-erasure-pass.ts), once the archive holds every one of
+ * - in the workers (src/engine/erasure/tenant-pass.ts), once the archive holds every one of
  *   those entries (so every entry of the tenant before them): the tenant's Redis keys removed
- *   (src/engine/users/tenant-erase.ts), the tenant gone from the keys shared with others and, in
+ *   (src/engine/erasure/tenant-erase.ts), the tenant gone from the keys shared with others and, in
  *   bulk, from Postgres; then the record is done with its counts. Meanwhile the tenant's data is
  *   out of reach (its keys are revoked, and the workers that meet its users in the due sets skip
  *   them: src/redis/users.ts tenantExists).
@@ -33,7 +33,7 @@ export function erasedTenantOfRecord(h: Record<string, string>): string | undefi
 export async function startTenantErasure(deps: Deps, tenant: string): Promise<string> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
-  // The machine's time, not the service's clock (as a user's erasure: src/engine/users/erase.ts).
+  // The machine's time, not the service's clock (as a user's erasure: src/engine/erasure/erase.ts).
   const id = uuidv7();
   await redis.hset(keys.erasure(id), { t: DEFAULT_TENANT, d: tenant, s: 'pending', at: String(now), rk: '0', rm: '0' });
   await redis.sadd(keys.erasuresPending, id);
