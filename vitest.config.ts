@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { LONG_TESTS } from './test/groups.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The machine's Redis and Postgres (testcontainers only when unreachable), and one Redis Cluster
     // (from redis-server) for the whole run; see test/support/.
     globalSetup: ['test/support/services-global-setup.ts', 'test/support/cluster-global-setup.ts'],
@@ -26,5 +26,11 @@ export default defineConfig({
     // many times Vitest's default second on this 2-core machine while other files load it: a bound
     // for a hang (test/support/hang.ts). A passing poll returns as soon as it passes.
     expect: { poll: { timeout: 60_000 } },
+    // Two groups (test/groups.ts): `npm test` runs `quick`, `npm run test:long` runs `long`; a file
+    // named on the command line runs in whichever holds it.
+    projects: [
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: LONG_TESTS } },
+      { extends: true, test: { name: 'long', include: LONG_TESTS } },
+    ],
   },
 });
