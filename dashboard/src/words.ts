@@ -27,8 +27,10 @@ export function periodOf(frequency: string): string {
 }
 
 /** How many a board ranks: "the top 100", "every participant" (a board without a cap), "…, in 3 shards". */
-export function sizeOf(b: { maxParticipants: number | null; shards?: number }): string {
-  const size = b.maxParticipants === null ? 'every participant' : `the top ${b.maxParticipants.toLocaleString('en')}`;
+export function sizeOf(b: { maxParticipants: number | null; shards?: number; league?: { cohortSize: number; tiers: unknown[] } }): string {
+  const tiers = b.league?.tiers.length ?? 0;
+  const size = b.league !== undefined ? `a league: ${tiers} tier${tiers === 1 ? '' : 's'}, cohorts of ${b.league.cohortSize}`
+    : b.maxParticipants === null ? 'every participant' : `the top ${b.maxParticipants.toLocaleString('en')}`;
   return b.shards !== undefined && b.shards > 1 ? `${size}, in ${b.shards} shards` : size;
 }
 

@@ -2,7 +2,7 @@
  * The dashboard without dead ends, each place as a new user expects it: a grouped
  * board's rankings offering its groups (no raw refusal); the Live page naming users and calling
  * "new" only those who entered; the run choices in plain words (weekly, monthly); each board's list
- * row saying what it ranks and how it groups; an achievement's key optional, the derived one shown;
+ * row saying what it ranks, how it groups and whether it is a league; an achievement's key optional, the derived one shown;
  * counts, moments and notification types in words; the charts' legends giving the last day's figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,10 @@ describe('the dashboard without dead ends', () => {
     await adminCreateOne(s, '/admin/v1/leaderboards', {
       name: 'Evenings', key: 'evenings', rankBy: 'metric', metricId: ids.lessons, startTime: '18:00', endTime: '22:00', start: '2020-01-01', status: 'active',
     });
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'Cohorts', key: 'cohorts', rankBy: 'metric', metricId: ids.lessons, runUnit: 'day', runInterval: 7, start: '2020-01-06', status: 'active',
+      league: { cohortSize: 30, tiers: [{ key: 'bronze', name: 'Bronze', promote: 5, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 5 }] },
+    });
     await d.open('Leaderboards');
     const repeat = page.getByLabel('Starts a new run');
     expect(await repeat.locator('option').allTextContents()).toEqual([
@@ -103,6 +107,8 @@ describe('the dashboard without dead ends', () => {
     expect(await row('month').locator('td').nth(3).textContent()).toMatch(/^monthly from /);
     expect(await ranks('by-plan')).toBe('the total of Metric lessons, in groups by plan');
     expect(await ranks('evenings')).toBe('the sum of Metric lessons from 18:00 to 22:00 each day, since its start');
+    // A league says so, with its tiers and cohorts.
+    expect(await row('cohorts').locator('td').nth(5).textContent()).toBe('a league: 2 tiers, cohorts of 30');
     // The edit form shows a weekly board's runs as it was made.
     await page.getByRole('button', { name: 'Edit leaderboard Week' }).click();
     const form = page.getByRole('form', { name: 'Edit leaderboard Week' });
