@@ -1,6 +1,6 @@
 /**
  * The dashboard's Audit page in a real browser (test/dashboard/browser.ts), against the real server
- * and workers: the Admin API's writes newest first, a refused one with its status, a body opened
+ * and workers: the Admin API's writes newest first with their tenant's name, a refused one with its status, a body opened
  * without its secrets, found by key and by operation, a page at a time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +16,14 @@ describe('the dashboard\'s audit page', () => {
     const made = await s.request('POST', '/admin/v1/api-keys', { body: [{ name: 'Deploy script', kind: 'admin' }] });
     expect(made.status, made.text).toBe(201);
     const script = made.body.created[0] as { id: string; key: string };
+    const tenant = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme-audit', name: 'Acme' }] });
+    expect(tenant.status, tenant.text).toBe(201);
     const as = (method: string, path: string, body?: unknown) => s.request(method, path, { key: script.key, ...(body === undefined ? {} : { body }) });
     for (let i = 0; i < 27; i++) expect((await as('POST', '/admin/v1/metrics', [{ name: `Metric ${i}`, key: `metric-${i}` }])).status).toBe(201);
     expect((await as('DELETE', '/admin/v1/metrics')).status).toBe(400);
-    const batch = await as('POST', '/admin/v1/metrics/events', [{ key: 'metric-0', user: { id: 'ada', deviceTokens: ['device-secret'] }, value: 1 }]);
+    const batch = await s.request('POST', '/admin/v1/metrics/events', {
+      key: script.key, tenant: 'acme-audit', body: [{ key: 'metric-0', user: { id: 'ada', deviceTokens: ['device-secret'] }, value: 1 }],
+    });
     expect(batch.status, batch.text).toBe(202);
     await s.api.audit.settle();
     await s.workers!.testing.auditNow();
@@ -29,6 +33,8 @@ describe('the dashboard\'s audit page', () => {
     await expect.poll(() => rows.count()).toBe(25);
     // Newest first: the batch, the refused delete.
     expect(await rows.nth(0).locator('td').nth(2).textContent()).toBe('POST /admin/v1/metrics/events');
+    // Its tenant by name, not by id.
+    await expect.poll(() => rows.nth(0).locator('td').nth(5).textContent()).toBe('Acme');
     expect(await rows.nth(1).locator('td').allTextContents()).toEqual([expect.any(String), 'Deploy script', 'DELETE /admin/v1/metrics', '400', '—', 'account', expect.any(String)]);
     await rows.nth(0).getByText('Body').click();
     const body = await rows.nth(0).locator('pre').textContent();

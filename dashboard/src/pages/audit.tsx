@@ -7,7 +7,7 @@ import type { Session } from '../api.js';
 import { Pager, useCursorPages } from '../cursor-pages.js';
 import { Field } from '../form.js';
 import { ItemTable, useList } from '../list.js';
-import type { ApiKeyView, AuditEntryView, AuditPageView } from '../types.js';
+import type { ApiKeyView, AuditEntryView, AuditPageView, TenantView } from '../types.js';
 
 const PAGE = 25;
 
@@ -39,6 +39,9 @@ function Body({ entry }: { entry: AuditEntryView }) {
 
 export function AuditPage({ session }: { session: Session }) {
   const keys = useList<ApiKeyView>(session, '/admin/v1/api-keys?limit=100');
+  const tenants = useList<TenantView>(session, '/admin/v1/tenants?limit=100');
+  // A tenant by its name; one deleted since by its id.
+  const tenantOf = (id: string) => tenants.items?.find((t) => t.id === id)?.name ?? <code>{id}</code>;
   const [form, setForm] = useState(EMPTY);
   // The search shown: the form's once submitted.
   const [search, setSearch] = useState(EMPTY);
@@ -74,7 +77,7 @@ export function AuditPage({ session }: { session: Session }) {
             { head: 'Operation', cell: (e) => <code>{e.operation}</code>, class: 'wrap' },
             { head: 'Status', cell: (e) => String(e.status) },
             { head: 'Touched', cell: (e) => e.ids.join(', ') || '—', class: 'wrap' },
-            { head: 'Tenant', cell: (e) => (e.tenantId === null ? 'account' : e.tenantId === '_' ? 'default' : <code>{e.tenantId}</code>) },
+            { head: 'Tenant', cell: (e) => (e.tenantId === null ? 'account' : e.tenantId === '_' ? 'default' : tenantOf(e.tenantId)) },
             { head: 'Body', cell: (e) => <Body entry={e} />, class: 'wrap' },
           ]} />
         <Pager pages={pages} size={PAGE} noun="Writes" />
