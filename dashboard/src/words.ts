@@ -68,6 +68,11 @@ export function moment(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** A change of a count with its sign: "+10", "-20", "+0". */
+export function signed(n: number): string {
+  return `${n < 0 ? '-' : '+'}${Math.abs(n).toLocaleString('en')}`;
+}
+
 /** A type's snake_case name in words: "achievement_completed" is "achievement completed". */
 export function typeWords(type: string): string {
   return type.replace(/_/g, ' ');

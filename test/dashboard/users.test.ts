@@ -1,6 +1,6 @@
 /**
  * A user's page in a real browser, under the manual clock: the streak calendar with a freeze that
- * bridged a missed day, points with the newest awards and the level, the user's leaderboard
+ * bridged a missed day, points with the newest awards (a negative one signed once) and the level, the user's leaderboard
  * positions, preferences, and the notifications due (suppressed here: no SMTP).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,10 @@ describe('the dashboard\'s user page', () => {
       levels: [{ name: 'Beginner', key: 'beginner', points: 10 }, { name: 'Scholar', key: 'scholar', points: 100 }],
       triggers: [{ type: 'metric', metricKey: 'lessons', metricThreshold: 1, points: 10, status: 'active' }] }] });
     expect(points.status, points.text).toBe(201);
+    // Lives: 3 at the start, one spent a lesson (a negative award shows as -1).
+    const lives = await s.request('POST', '/admin/v1/points', { body: [{ name: 'Lives', key: 'lives',
+      triggers: [{ type: 'user_creation', points: 3, status: 'active' }, { type: 'metric', metricKey: 'lessons', metricThreshold: 1, points: -1, status: 'active' }] }] });
+    expect(lives.status, lives.text).toBe(201);
     const board = await s.request('POST', '/admin/v1/leaderboards', { body: [{ name: 'Top learners', key: 'top', rankBy: 'metric', metricKey: 'lessons', status: 'active' }] });
     expect(board.status, board.text).toBe(201);
     await createAchievements(s, [{ name: 'First', key: 'first', trigger: 'metric', metricId: lessons, metricValue: 1 }]);
@@ -49,8 +53,10 @@ describe('the dashboard\'s user page', () => {
     await expect.poll(() => cells.count()).toBe(28);
     expect(await cells.evaluateAll((li) => li.slice(-4).map((x) => `${x.className}:${x.textContent}`)))
       .toEqual(['on:06-011', 'on:06-022', 'frozen:06-03❄', 'on:06-043']);
-    await expect.poll(() => part('Points').locator('tbody tr').allTextContents())
-      .toEqual(['XP30Beginner+10 (metric, 2026-06-04), +10 (metric, 2026-06-02), +10 (metric, 2026-06-01)']);
+    await expect.poll(() => part('Points').locator('tbody tr').allTextContents()).toEqual([
+      'XP30Beginner+10 (metric, 2026-06-04), +10 (metric, 2026-06-02), +10 (metric, 2026-06-01)',
+      expect.stringMatching(/^Lives0—-1 \(metric, 2026-06-04\), -1 \(metric, 2026-06-02\), -1 \(metric, 2026-06-01\), \+3 \(user_creation, 2026-06-01\)$/),
+    ]);
     await expect.poll(() => part('Leaderboards').locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(/^Top learners23/)]);
     await expect.poll(() => part('Preferences').locator('dl').textContent()).toBe('recapnoneOwn streak rulenone (the tenant\'s)');
     // Changed from the page: recap by email on again, push off for streak reminders.

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Session } from '../../api.js';
 import { ItemTable, type Column } from '../../list.js';
 import type { PointsAwardView, PointsSystemAdminView, UserPointsView } from '../../types.js';
+import { signed } from '../../words.js';
 
 /** What paid an award: its trigger's type ('award' once the trigger is gone). */
 const paidBy = (a: PointsAwardView) => ('type' in a.trigger ? a.trigger.type : 'award');
@@ -11,7 +12,7 @@ const COLUMNS: Column<UserPointsView>[] = [
   { head: 'System', cell: (p) => p.name },
   { head: 'Total', cell: (p) => p.total },
   { head: 'Level', cell: (p) => p.level?.name ?? '—' },
-  { head: 'Newest awards', cell: (p) => (p.awards.length === 0 ? '—' : p.awards.map((a) => `+${a.awarded} (${paidBy(a)}, ${a.date.slice(0, 10)})`).join(', ')) },
+  { head: 'Newest awards', cell: (p) => (p.awards.length === 0 ? '—' : p.awards.map((a) => `${signed(a.awarded)} (${paidBy(a)}, ${a.date.slice(0, 10)})`).join(', ')) },
 ];
 
 export function PointsOfUser({ session, userId }: { session: Session; userId: string }) {
