@@ -140,5 +140,12 @@ describe('the dashboard\'s configuration pages', () => {
     expect(await d.confirm('Revoke')).toContain('refused (401) at once');
     await expect.poll(() => row.count()).toBe(0);
     expect((await s.request('GET', '/api/users/kim', { key })).status).toBe(401);
+    // A key revoked while its box still shows it: the box goes too.
+    await page.getByLabel('Name').fill('short-lived');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await secret.waitFor();
+    await page.getByRole('button', { name: 'Revoke short-lived' }).click();
+    await d.confirm('Revoke');
+    await expect.poll(() => page.locator('#new-key').count()).toBe(0);
   });
 });

@@ -36,7 +36,10 @@ export function ApiKeysPage({ session }: { session: Session }) {
       title: `Revoke the key ${k.name}?`, action: 'Revoke',
       body: <p>Every call made with it is refused (401) at once, in every api process{own ? ', this dashboard\'s too: you will have to sign in with another admin key' : ''}. A revoked key cannot be brought back: the callers need a new one.</p>,
     })) return;
-    setErrors({ list: await deleteOne(session, '/admin/v1/api-keys', k.id) });
+    const refused = await deleteOne(session, '/admin/v1/api-keys', k.id);
+    setErrors({ list: refused });
+    // The key just made, revoked before it was put away: its box goes with it.
+    if (refused === '' && fresh?.id === k.id) setFresh(null);
     await list.reload();
   };
   const isSessions = (k: ApiKey) => session.key.startsWith(k.prefix.replace(/…$/, ''));
