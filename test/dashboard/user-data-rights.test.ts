@@ -1,8 +1,8 @@
 /**
  * A user's data rights on the dashboard's user page, in a real browser: **Export** saves the
  * user's export as `user-<id>.json` (the document the Admin API answers, the user's events in it);
- * **Erase** asks first (Cancel erases nothing), then erases the user and follows the erasure until
- * the workers are done.
+ * **Erase** asks first (Cancel erases nothing), then erases the user, shows nothing more of them,
+ * and follows the erasure until the workers are done.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,11 @@ describe('the dashboard\'s user page: data rights', () => {
     await d.confirm('Erase');
     const status = part.getByRole('status', { name: 'Erasure' });
     await expect.poll(() => status.textContent()).toMatch(/^Erasing/);
+    // What the page showed of Ann goes at once: her name, email and parts; the erasure stays followed.
+    await page.getByRole('status', { name: 'Erased user' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Ann', exact: true }).count()).toBe(0);
+    expect(await page.locator('#user-profile').textContent()).not.toContain('ann@example.test');
+    expect(await page.getByRole('region', { name: 'Streak' }).count()).toBe(0);
     expect((await s.request('GET', '/api/users/ann')).status).toBe(404);
     // The workers finish it (the drain archives the erasure's entry first); the page follows.
     await expect.poll(async () => {

@@ -48,6 +48,8 @@ export function UsersPage({ session }: { session: Session }) {
   const [revokeError, setRevokeError] = useState('');
   /** The changes made on the page: the sections below fair play read the user again after each. */
   const [changes, setChanges] = useState(0);
+  /** The user shown was erased from this page: what it showed of them goes. */
+  const [erased, setErased] = useState(false);
   const [dialog, confirm] = useConfirm();
   // Another tenant: another user (or none) by that id.
   useEffect(() => { setView(null); }, [session.tenant]);
@@ -63,6 +65,7 @@ export function UsersPage({ session }: { session: Session }) {
     else {
       setView(null);
       setRevokeError('');
+      setErased(false);
     }
     setId(userId);
     const path = `/api/users/${encodeURIComponent(userId)}`;
@@ -103,7 +106,13 @@ export function UsersPage({ session }: { session: Session }) {
       </form>
       {view !== null && u !== undefined && (
         <div key={u.id} id="user-profile" aria-label={`User ${u.id}`}>
-          <div class="card">
+          {erased && (
+            <div class="card">
+              <h2><code>{u.id}</code></h2>
+              <p class="muted" role="status" aria-label="Erased user">Erased: their profile, totals and places are no longer shown (the erasure below says how far it is).</p>
+            </div>
+          )}
+          {!erased && <div class="card">
             <h2>{u.name ?? u.id}</h2>
             <dl>
               <dt>Id</dt><dd><code>{u.id}</code></dd>
@@ -118,7 +127,7 @@ export function UsersPage({ session }: { session: Session }) {
             <h3>Achievements</h3>
             {view.achievements.length === 0 ? <p class="muted">None yet.</p> : (
               <ul class="user-achievements">{view.achievements.map((a) => (
-                <li key={a.id}>{a.name}{a.achievedAt ? ` — ${a.achievedAt}` : ''}
+                <li key={a.id}>{a.name}{a.achievedAt ? ` — ${moment(a.achievedAt)}` : ''}
                   {a.achievedAt !== null && (
                     <> <button type="button" class="small danger" aria-label={`Revoke achievement ${a.key}`} onClick={() => revoke(u.id, a)}>Revoke</button></>
                   )}
@@ -126,19 +135,19 @@ export function UsersPage({ session }: { session: Session }) {
               ))}</ul>
             )}
             <p class="error" id="user-achievements-error" role="alert">{revokeError}</p>
-          </div>
-          <Part title="Fair play">
+          </div>}
+          {!erased && <Part title="Fair play">
             <ExclusionOfUser session={session} userId={u.id} changed={() => open(u.id, true)} />
             <VoidEvent session={session} userId={u.id} changed={() => open(u.id, true)} />
-          </Part>
-          <Fragment key={changes}>
+          </Part>}
+          {!erased && <Fragment key={changes}>
             <Part title="Streak"><StreakCalendar session={session} userId={u.id} /></Part>
             <Part title="Points"><PointsOfUser session={session} userId={u.id} /></Part>
             <Part title="Leaderboards"><PositionsOfUser session={session} userId={u.id} /></Part>
             <Part title="Preferences"><PreferencesOfUser session={session} userId={u.id} /></Part>
             <Part title="Notifications"><NotificationsOfUser session={session} userId={u.id} /></Part>
-          </Fragment>
-          <Part title="Data rights"><DataRightsOfUser session={session} userId={u.id} /></Part>
+          </Fragment>}
+          <Part title="Data rights"><DataRightsOfUser session={session} userId={u.id} erased={() => setErased(true)} /></Part>
         </div>
       )}
       {dialog}

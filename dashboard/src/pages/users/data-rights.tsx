@@ -39,7 +39,8 @@ async function download(session: Session, userId: string): Promise<void> {
   URL.revokeObjectURL(url);
 }
 
-export function DataRightsOfUser({ session, userId }: { session: Session; userId: string }) {
+/** `erased`: told once the erasure is asked for (the page then stops showing the user). */
+export function DataRightsOfUser({ session, userId, erased }: { session: Session; userId: string; erased?: () => void }) {
   const [dialog, confirm] = useConfirm();
   const [said, setSaid] = useState('');
   const [busy, setBusy] = useState(false);
@@ -76,6 +77,7 @@ export function DataRightsOfUser({ session, userId }: { session: Session; userId
     try {
       const { body } = await call<{ erasureId: string }>(session, 'DELETE', `/admin/v1/users/${encodeURIComponent(userId)}`);
       setErasure({ id: body.erasureId, status: 'pending', redisKeys: 0, redisMembers: 0, archivedEntries: 0, postgresRows: 0 });
+      erased?.();
     } catch (err) {
       setSaid((err as Error).message);
     }
