@@ -88,21 +88,21 @@ export function errorBody(err: HttpError): string {
   return JSON.stringify({ error: err.message, code: err.code });
 }
 
-/** The errors a process stops with, or fails a job with, and what each means. */
+/** The errors a process stops with, or fails a job with, and what each means (docs/operations.md lists them as here). */
 export const PROCESS_ERRORS = {
-  invalid_setting: 'a setting (an environment variable or a command\'s argument) cannot be used: the message names it',
-  redis_unreachable: 'Redis did not answer when the process started',
-  postgres_unavailable: 'Postgres is busy or cannot be reached',
-  database_unusable: 'DATABASE_URL names no database, or one that does not exist and cannot be made',
-  installation_mismatch: 'Redis or Postgres holds what this version of laurel cannot serve (a newer one wrote it, or another installation)',
-  listen_failed: 'the api cannot listen on HOST and PORT',
-  api_process_failed: 'an api process stopped before it listened',
-  restore_refused: '`laurel restore` refused to overwrite what Redis holds (--force deletes it first)',
-  snapshot_refused: 'a snapshot was refused: Redis does not hold the installation, so it would replace what Postgres keeps',
-  push_retry: 'a push provider failed in a way worth trying again later (unreachable, 429, 5xx): the notification is tried again',
-  webhook_address_refused: 'a webhook\'s address resolves to one laurel does not send to (private or loopback, unless allowed)',
-  webhook_abandoned: 'a webhook POST was given up as its worker stopped: whether the receiver saw it is unknown, so it is sent again',
-  loadtest_failed: '`laurel loadtest` could not start (its setup or probe failed): nothing was measured',
+  invalid_setting: 'a setting (an environment variable or a command\'s argument) cannot be used: the message names it and what it takes',
+  redis_unreachable: 'Redis did not answer when the process started (`REDIS_URL`)',
+  postgres_unavailable: 'Postgres is busy or cannot be reached (`DATABASE_URL`)',
+  database_unusable: '`DATABASE_URL` names no database, or one that does not exist and that its role may not create',
+  installation_mismatch: 'Redis or Postgres holds what this version cannot serve: a newer laurel wrote it, or they hold two installations\' data',
+  listen_failed: 'the api cannot listen on `HOST` and `PORT` (taken, or not permitted)',
+  api_process_failed: 'an api process stopped before it listened; its own lines above say why',
+  restore_refused: '`laurel restore` refused to overwrite the data Redis holds (`--force` deletes it first)',
+  snapshot_refused: 'Redis does not hold the installation: a snapshot of it would replace what Postgres keeps',
+  push_retry: 'a push provider failed in a way worth trying again (unreachable, 429, 5xx): the workers try the notification again',
+  webhook_address_refused: 'a webhook\'s address resolves to one laurel does not send to (private or loopback, unless `LAUREL_WEBHOOKS_ALLOW_PRIVATE`)',
+  webhook_abandoned: 'a webhook POST given up as its worker stopped: whether the receiver saw it is unknown, so it is sent again',
+  loadtest_failed: '`laurel loadtest` could not start (its setup or its probe failed): nothing was measured',
 } as const;
 
 export type ProcessErrorCode = keyof typeof PROCESS_ERRORS;

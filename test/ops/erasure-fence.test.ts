@@ -136,7 +136,8 @@ describe.each(targets())('an erasure and the work queued before it, on %s', (tar
     // A finalisation under way holds the rankings' lease: it read them (f1 first) before the
     // erasure was asked for, and writes its winners after.
     const svc = s.api.services;
-    await svc.redis.set(svc.keys.rankingsLease, 'a finalisation', 'PX', 60_000);
+    // (Without an expiry: a slow machine must not see it lapse; the test frees it.)
+    await svc.redis.set(svc.keys.rankingsLease, 'a finalisation');
     const erase = await s.request('DELETE', '/admin/v1/users/f1');
     expect(erase.status, erase.text).toBe(202);
     await recordFinalised(svc, {

@@ -90,9 +90,9 @@ describe('docs', () => {
     }
   });
 
-  it('lists every process error code of the catalogue in docs/operations.md, and only those', () => {
-    const listed = [...doc('docs/operations.md').matchAll(/^\| `([a-z_]+)` \| (?:`\w+`(?:, `\w+`)*) \|/gm)].map((m) => m[1]);
-    expect(listed.sort()).toEqual(Object.keys(PROCESS_ERRORS).sort());
+  it('lists every process error code of the catalogue in docs/operations.md, and only those, saying what it says', () => {
+    const listed = [...doc('docs/operations.md').matchAll(/^\| `([a-z_]+)` \| `\w+` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(Object.fromEntries(listed)).toEqual(PROCESS_ERRORS);
   });
 
   it('holds no merge left unfinished', () => {

@@ -4,7 +4,8 @@
  * profile, a batch item, a freeze, an achievement with its email and webhook deliveries, points, a
  * board, a key scoped to one of them, a snapshot) go with the tenant; once its erasure is `done`,
  * no Redis key, field, member, list item or stream entry and no Postgres row of the installation
- * holds their ids, names or emails; nor after `laurel restore`. Another tenant's users keep
+ * holds their ids, names or emails (nor an entry a worker's pass wrote of them after the deletion);
+ * nor after `laurel restore`. Another tenant's users keep
  * everything. A deletion whose process died before the erasure's log entries is finished by the
  * workers a minute later; a record for a tenant that was not deleted is dropped.
  */
@@ -20,6 +21,7 @@ import { postgresTraces, redisTraces } from '../support/traces.js';
 import { startMailCatcher } from '../support/smtp.js';
 import { copyConfig } from '../../workers/config-copy.js';
 import { LogDrainer } from '../../workers/log-drain.js';
+import { recordFinalised } from '../../src/engine/leaderboards/finalised.js';
 
 const log = createLogger('silent');
 
@@ -113,6 +115,12 @@ describe.each(targets())('erasing a deleted tenant\'s users on %s', (target) => 
     expect(del.body.issues).toEqual([]);
     expect(del.body.deleted).toEqual([{ id: acme, erasureId: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
     const { erasureId } = del.body.deleted[0] as { erasureId: string };
+    // A worker's pass that read Acme's data before the deletion writes after it (a finalisation's
+    // winners naming Ann): the erasure takes that entry off too.
+    await recordFinalised(s.api.services, {
+      t: acme, ts: Date.parse('2026-03-04T14:00:00Z'), b: setup[3].body.created[0].id, r: '2026-03-03', at: '2026-03-04T12:00:00.000Z',
+      w: { '': [{ userId: ann, rank: 1, value: 2 }] },
+    });
     const pending = await s.request('GET', `/admin/v1/erasures/${erasureId}`);
     expect(pending.status, pending.text).toBe(200);
     // The request walked no key: the workers remove them.

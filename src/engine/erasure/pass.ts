@@ -142,28 +142,32 @@ async function finish(deps: Deps, pool: pg.Pool, id: string, cursors: Map<number
   // The user is taken off the rankings and the finished runs' winners holding the rankings'
   // lease: no finalisation reads the rankings meanwhile, so those it wrote before are in the logs
   // now, and those after read rankings without the user. Another pass holding it: a later pass.
+  const seq = h.e;
   const finished = await withRankingsLease(deps, async () => {
-    // The winners a finalisation wrote up to the first pass that took the user off (`z`, Redis's
-    // time then); the logs' end while no pass has (no finalisation runs while this one holds the lease).
+    // The winners a finalisation wrote up to the end of the first pass that took the user off
+    // (`z`, Redis's time then); the logs' end while no pass has (no finalisation runs while this
+    // one holds the lease).
     const finalisedTo = h.z === undefined ? LAST_ID : lastOf(h.z);
     // The archive rewrites what it holds: every entry naming the user must be in it first.
-    const naming = await entriesNaming(deps, h.e!, finalisedTo, who);
+    const naming = await entriesNaming(deps, seq, finalisedTo, who);
     for (const [p, ids] of naming) if (!archived(p, ids[ids.length - 1])) return false;
     // Two passes (two worker processes) may finish one erasure together, each counting what it
     // removed: each joins the record first, and the last to leave marks it done.
     const pass = randomUUID();
     if (!(await erasurePasses.join(redis, record, pass, deps.clock.now()))) return true;
-    if (h.z === undefined) {
-      const [s, us] = await redis.time();
-      await redis.hsetnx(record, 'z', String(Number(s) * 1000 + Math.floor(Number(us) / 1000)));
-    }
     let counts: erasurePasses.PassCounts;
     try {
-      counts = await eraseOutside(deps, pool, who, { seq: h.e!, at: Number(h.at) }, naming);
+      counts = await eraseOutside(deps, pool, who, { seq, at: Number(h.at) }, naming);
     } catch (err) {
       // Left at once, so that the next pass is not held back until this one counts as stopped.
       await redis.hdel(record, `w:${pass}`).catch(() => 0);
       throw err;
+    }
+    // The user is off the rankings now (and no finalisation wrote since this pass took the lease):
+    // later passes look no further for their winners than here.
+    if (h.z === undefined) {
+      const [s, us] = await redis.time();
+      await redis.hsetnx(record, 'z', String(Number(s) * 1000 + Math.floor(Number(us) / 1000)));
     }
     return erasurePasses.leave(redis, record, pass, deps.clock.now(), PASS_LIMIT_MS, counts);
   });

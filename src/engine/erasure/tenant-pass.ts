@@ -29,7 +29,7 @@ import { SWEEP_AFTER_MS } from './sweep.js';
 import { copyAgain } from './snapshot-copies.js';
 import { eraseTenantData } from './tenant-erase.js';
 import { logTenantErasure } from './tenant.js';
-import { eraseTenantShared, lateFinalised } from './tenant-shared.js';
+import { eraseTenantShared, lateEntries } from './tenant-shared.js';
 
 type Deps = Pick<Context, 'redis' | 'keys' | 'clock' | 'settings' | 'store'>;
 
@@ -96,8 +96,8 @@ export async function finishTenantErasure(
   // Holding the rankings' lease, as a user's erasure does (src/engine/erasure/pass.ts): no
   // finalisation writes winners of the tenant's runs meanwhile.
   const finished = await withRankingsLease(deps, async () => {
-    // Its runs' winners a finalisation wrote after the deletion: archived first, as the rest.
-    const late = await lateFinalised(deps, tenant, entries);
+    // What the workers' passes wrote of it after the deletion: archived first, as the rest.
+    const late = await lateEntries(deps, tenant, entries);
     for (const [p, ids] of late) {
       const cursor = cursors.get(p);
       if (cursor === undefined || compareStreamIds(cursor, ids[ids.length - 1]) < 0) return false;

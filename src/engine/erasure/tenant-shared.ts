@@ -43,11 +43,14 @@ async function dropEntries(deps: Deps, stream: string, upTo: string, theirs: (id
 }
 
 /**
- * The `finalised` entries of the tenant after its `erased` entry (`logged[p]`) in each partition's
- * log: a finalisation that read its rankings before the deletion wrote them after it (run with
- * the rankings' lease held, src/engine/leaderboards/rankings-lease.ts, so that none comes later).
+ * The entries of the tenant after its `erased` entry (`logged[p]`) in each partition's log: no
+ * request of the tenant is taken after its deletion, so each was written by a worker's pass that
+ * read the tenant's data before its keys went (a finalisation's winners, a time award, a streak
+ * lost). Taken with the rankings' lease held (src/engine/leaderboards/rankings-lease.ts), so that
+ * no finalisation writes one meanwhile; the other passes find nothing of the tenant once its keys
+ * are gone.
  */
-export async function lateFinalised(deps: Deps, tenant: string, logged: string[]): Promise<Map<number, string[]>> {
+export async function lateEntries(deps: Deps, tenant: string, logged: string[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   for (let p = 0; p < deps.keys.partitions; p++) {
     const after = logged[p];
@@ -55,7 +58,7 @@ export async function lateFinalised(deps: Deps, tenant: string, logged: string[]
     let from = `(${after}`;
     for (;;) {
       const entries = (await deps.redis.xrange(deps.keys.partitionLog(p), from, '+', 'COUNT', AT_ONCE)) as [string, string[]][];
-      const ids = entries.filter(([, f]) => f[0] === 'finalised' && tenantOfBody(f[1] ?? '') === tenant).map(([id]) => id);
+      const ids = entries.filter(([, f]) => f[0] !== ERASED_KIND && (f[1] ?? '').includes(tenant) && tenantOfBody(f[1]) === tenant).map(([id]) => id);
       if (ids.length > 0) out.set(p, [...(out.get(p) ?? []), ...ids]);
       if (entries.length < AT_ONCE) break;
       from = `(${entries[entries.length - 1][0]}`;
@@ -66,7 +69,7 @@ export async function lateFinalised(deps: Deps, tenant: string, logged: string[]
 
 /**
  * Removes the tenant from the shared keys; `logged` holds the id of its `erased` entry in each
- * partition's log: the log's entries of the tenant up to it go, and `late`, its finalisations after it.
+ * partition's log: the log's entries of the tenant up to it go, and `late`, those after it.
  */
 export async function eraseTenantShared(deps: Deps, tenant: string, logged: string[], late: Map<number, string[]>): Promise<SharedResult> {
   const { redis, keys } = deps;
