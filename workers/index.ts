@@ -77,6 +77,15 @@ const CLOSE_RESERVE_MS = 2000;
 /** What the stop waits for the close of a worker with no job running (workers/index.ts stop). */
 const IDLE_CLOSE_MS = 1000;
 
+/*
+ * unready: a BullMQ worker closed while one of its connections is still being made throws, once
+ * that connection's making fails, an error nothing can catch (its close has taken away the
+ * listeners the failure is reported to: an unhandled rejection, which ends the process). So a
+ * worker is closed only once its connections are made: the start waits for them, a worker made
+ * again is closed once they are, and a stop leaves one whose connections are not made by then to
+ * the exit.
+ */
+
 export async function startWorkers(settings: Settings, log: Logger, services?: Services): Promise<WorkersHandle> {
   // Beside an api in its process, the workers' reads and writes go on a connection of their own.
   const own = services === undefined ? null : await withOwnRedis(settings, services, 'laurel-workers-data');
@@ -168,6 +177,8 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       return worker;
     };
     entry.worker = makeWorker();
+    // Started with its connections made: a stop may close it at once (workers/index.ts unready).
+    await entry.worker.waitUntilReady();
     await schedule(() => makeSchedules(q, spec.schedules?.(settings) ?? []));
     started.push({
       name, queue: q, entry,
@@ -176,10 +187,10 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       lastActivity: () => entry.lastActivity,
       recreate() {
         // The one that stood still takes no job from now on (a closing worker fetches none); its
-        // connections are dropped without waiting for them.
+        // connections are dropped without waiting for them, once they are made (unready).
         const stuck = entry.worker;
         entry.worker = makeWorker();
-        void stuck.close(true).catch(() => undefined);
+        void stuck.waitUntilReady().then(() => stuck.close(true)).catch(() => undefined);
       },
     });
     await run.started?.(q);
@@ -276,6 +287,11 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
     // blocking connection to end, which a Cluster client left without nodes never reports.
     const idleLeft: string[] = [];
     const closes = started.map(async ({ name, entry }) => {
+      // A worker whose connections are still being made is left to the exit (unready).
+      if (!(await settleWithin(entry.worker.waitUntilReady(), force ? 0 : Math.min(IDLE_CLOSE_MS, left())))) {
+        idleLeft.push(name);
+        return true;
+      }
       const closing = entry.worker.close(force);
       if (entry.running > 0) return closing.then(() => true, () => true);
       if (!(await settleWithin(closing, Math.min(IDLE_CLOSE_MS, left())))) idleLeft.push(name);
@@ -285,7 +301,7 @@ export async function startWorkers(settings: Settings, log: Logger, services?: S
       settleWithin(Promise.all([...closes, batches.close().then(() => true, () => true)]), force ? Math.min(1000, left()) : left()),
       settleWithin(webhooks.close(finishBy), left() + CLOSE_RESERVE_MS / 2),
     ]);
-    if (idleLeft.length > 0) wlog.info({ queues: idleLeft }, 'workers without a job stopped before their blocking connections ended: those are left to the exit');
+    if (idleLeft.length > 0) wlog.info({ queues: idleLeft }, 'workers without a job whose connections were not made, or did not end, in time: those are left to the exit');
     if (!closed) {
       wlog.warn({ running: runningQueues() }, 'workers stopped with jobs still running: each goes back to its queue once its lock expires; the connections are left to the exit');
       return;

@@ -58,6 +58,7 @@ export function createClient(settings: Settings, opts: ClientOptions = {}): Redi
     connectionName: opts.connectionName,
     enableAutoPipelining: false,
     retryStrategy: retryDelay,
+    disableClientInfo: true,
   };
   if (failFast) {
     // ioredis keeps the commands in flight when a connection drops and writes them again once it

@@ -2,7 +2,10 @@
  * The workers' schedules follow the settings they start with: started again with another
  * LAUREL_SNAPSHOT_INTERVAL, they snapshot at the new interval only (the earlier start's scheduler
  * taken out, not left running beside it), and a queue they no longer run (the log's retention
- * once LAUREL_LOG_RETENTION_DAYS is unset) keeps no scheduler.
+ * once LAUREL_LOG_RETENTION_DAYS is unset) keeps no scheduler. Stopped as soon as they started,
+ * again and again (each start's first snapshot and pruning under way, on a Cluster the workers'
+ * connections still being made), they leave no error behind: a worker closed while its connection
+ * was being made left one nothing could catch, which ends a process.
  */
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,4 +45,22 @@ describe.each(targets())('the workers\' schedules on %s', (target) => {
     expect(await schedulers(SNAPSHOT_QUEUE)).toEqual([{ id: `${SNAPSHOT_QUEUE}-every-3600000ms`, every: 3_600_000 }]);
     expect(await schedulers(LOG_RETENTION_QUEUE)).toEqual([]);
   });
+
+  it('stop as soon as they started, again and again, leaving no error behind', async () => {
+    const left: unknown[] = [];
+    const onUnhandled = (err: unknown) => { left.push(err); };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (let i = 0; i < 12; i++) {
+        await s.workers!.close();
+        const odd = i % 2 === 1;
+        s.workers = await startWorkers({ ...s.settings, snapshotIntervalMs: odd ? 3_600_000 : 300_000, logRetentionDays: odd ? null : 30 }, createLogger('silent'), s.api.services);
+      }
+      await s.workers!.close();
+      s.workers = await startWorkers(s.settings, createLogger('silent'), s.api.services);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(left).toEqual([]);
+  }, 120_000);
 });
