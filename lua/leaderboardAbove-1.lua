@@ -18,17 +18,13 @@
 
   Returns the count above each place of another shard, in the order asked.
 
-  What it costs, two ways, the cheaper for the shard's size:
-  - a shard of at most WALK members for each value asked is walked once from the top, a chunk of
-    CHUNK members a command, beside the places taken best first: ZCARD and one command for every
-    CHUNK members, whatever the places;
-  - a larger shard is counted: the places of one value (asked one after the other, as a read
-    sorted best first asks them) share its two counts, ZCOUNT above it and ZCOUNT of it; where
-    members of this shard hold the value too, the places' positions among them are found
-    together, the places taken largest member first: the tied members read a chunk at a time and
-    walked once when they are at most 64 for each place, else each place searched from the one
-    before it, doubling the step then halving. A read of n users of distinct values costs two
-    commands a user here; of tied values, fewer.
+  What it costs: the places of one value (asked one after the other, as a read sorted best first
+  asks them) share its two counts, ZCOUNT above it and ZCOUNT of it; where members of this shard
+  hold the value too, the places' positions among them are found together, the places taken
+  largest member first: the tied members read a chunk at a time and walked once (a command for
+  every 128 of them) when they are at most 64 for each place, else each place searched from the
+  one before it, doubling the step then halving. A read of n users of distinct values costs two
+  commands a user here; of tied values, fewer.
 ]]
 local rankingKey = KEYS[1]
 
@@ -44,10 +40,8 @@ local function larger(a, b)
   return #a > #b
 end
 
--- Members read at once, at most.
+-- Tied members read at once, at most.
 local CHUNK = 128
--- A shard is walked whole when it holds at most this many members for each value asked.
-local WALK = 8
 
 -- A member's order as two numbers, its first 15 digits and its next 6 (the members the placements
 -- write start with 21 digits and a '|', src/domain/leaderboards/runs.ts orderOf): compared as
@@ -116,69 +110,8 @@ for score, shard, length in string.gmatch(ARGV[2], '(%S+) (%S+) (%d+)') do
 end
 
 local counts = {}
-
--- The places of other shards, and the values among them.
-local asked, distinct = {}, 0
-for x = 1, #values do
-  if shards[x] ~= own then
-    asked[#asked + 1] = x
-    if x == 1 or values[x] ~= values[x - 1] then distinct = distinct + 1 end
-  end
-end
-
--- Walks the shard from the top beside the places taken best first: each place's count is the
--- members walked past before it.
-local function walked()
-  local nums = {}
-  for _, x in ipairs(asked) do nums[x] = tonumber(values[x]) end
-  local function before(a, b)
-    if nums[a] ~= nums[b] then return nums[a] > nums[b] end
-    return ordered(members[a], his[a], los[a], members[b], his[b], los[b])
-  end
-  for y = 2, #asked do
-    if before(asked[y], asked[y - 1]) then
-      table.sort(asked, before)
-      break
-    end
-  end
-  local pos, base, held, scores, ended = 0, 0, {}, {}, false
-  for _, g in ipairs(asked) do
-    local value, member, mhi, mlo = nums[g], members[g], his[g], los[g]
-    while true do
-      local c = pos - base + 1
-      if c > #held then
-        if ended then break end
-        local flat = redis.call('ZREVRANGE', rankingKey, pos, pos + CHUNK - 1, 'WITHSCORES')
-        base, held, scores = pos, {}, {}
-        for y = 1, #flat, 2 do
-          held[#held + 1] = flat[y]
-          scores[#scores + 1] = tonumber(flat[y + 1])
-        end
-        ended = #held < CHUNK
-        c = 1
-        if #held == 0 then break end
-      end
-      local s = scores[c]
-      local higher
-      if s ~= value then
-        higher = s > value
-      else
-        local t = held[c]
-        local thi, tlo = orderOf(t)
-        higher = ordered(t, thi, tlo, member, mhi, mlo)
-      end
-      if not higher then break end
-      pos = pos + 1
-    end
-    counts[g] = pos
-  end
-end
-
-local walk = #asked > 0 and redis.call('ZCARD', rankingKey) <= WALK * distinct
-if walk then walked() end
-
 local i = 1
-while not walk and i <= #values do
+while i <= #values do
   -- The places of one value asked one after the other, of other shards than this one.
   local value = values[i]
   local group = {}
