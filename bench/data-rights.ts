@@ -3,7 +3,7 @@
  * laurel's api started in it (src/app/api.ts) against a redis-server and a Postgres database of the
  * bench's own (both gone after), and the workers' parts called directly, as the workers call them:
  *
- * - **retention**: the log drain (workers/log-drain.ts `LogDrainer`) archives a backlog of
+ * - **retention**: the log drain (src/engine/log-drain/drain.ts `LogDrainer`) archives a backlog of
  *   BENCH_EVENTS events, sent through the api beforehand, three times: alone, while the retention's
  *   bulk delete (src/postgres/log-retention.ts) removes BENCH_OLD_ROWS archived batches older than
  *   the retention (inserted by SQL, a line each), and alone again. Answers each drain's entries a
@@ -41,7 +41,7 @@ import { createLogger } from '../src/lib/log.js';
 import { loadSettings } from '../src/lib/settings.js';
 import { pruneLogArchive } from '../src/postgres/log-retention.js';
 import { connectPostgres as connectPool } from '../src/postgres/pool.js';
-import { LogDrainer } from '../workers/log-drain.js';
+import { LogDrainer } from '../src/engine/log-drain/drain.js';
 import { connectPostgres, createDatabase, dropDatabase } from './postgres.js';
 import { freePort, portAnswers } from './processes.js';
 import { DEFAULT_DATABASE_URL, ROOT } from './variants.js';

@@ -2,7 +2,7 @@
  * The event log drain's backlog, read from Redis while a variant whose workers run is measured:
  * how many log entries are not yet copied into Postgres, and how many seconds behind the drain is.
  *
- * The drain (workers/log-drain.ts) keeps, per partition, the id of the last entry it has copied
+ * The drain (src/engine/log-drain/drain.ts) keeps, per partition, the id of the last entry it has copied
  * (`Keys.partitionLogCursor`, src/redis/keys.ts); everything after it in the partition's stream
  * (`Keys.partitionLog`) is waiting. Copied entries stay in the stream for a while (LOG_RETAIN_MS),
  * so XLEN is not the backlog, and Redis has no command that counts a range of a stream. What it
@@ -75,7 +75,7 @@ export type CopiedPlan =
 
 /**
  * The plan for one partition, from its marks (oldest first) and what the sample read. The stream
- * is trimmed only up to the cursor (workers/log-drain.ts), so the entries after it are all there.
+ * is trimmed only up to the cursor (src/engine/log-drain/drain.ts), so the entries after it are all there.
  */
 export function planCopied(marks: Mark[], read: PartitionRead): CopiedPlan {
   const { cursor, lastId } = read;

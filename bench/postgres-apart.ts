@@ -1,6 +1,6 @@
 /**
  * What the log drain's Postgres work costs an event, each part apart (`npm run bench:postgres`).
- * The drain (workers/log-drain.ts) writes three things per pass, in one transaction each group of
+ * The drain (src/engine/log-drain/drain.ts) writes three things per pass, in one transaction each group of
  * partitions: the archive (a `laurel_log` row per partition batch and the partitions' cursors:
  * src/postgres/log-archive.ts), the analytics rollups (the day, metric and achievement counters)
  * and a row per user seen (`laurel_rollup_users`: the rollups' user state and the user directory,
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     pool = await connectPostgres(settings, { max: 1, waitMs: 5000, statementMs: 0 });
     const pid = (await pool.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0].p;
     const archive = new LogArchive(pool, PREFIX);
-    // What the drainer's rollups know of the users' rows (workers/analytics-log.ts keeps one per drainer).
+    // What the drainer's rollups know of the users' rows (src/engine/log-drain/analytics.ts keeps one per drainer).
     const known = new KnownUsers();
     const cursors = new Map<number, string>();
     console.log(`populating ${POPULATION.toLocaleString('en')} users...`);

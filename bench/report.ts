@@ -775,7 +775,7 @@ export function renderSystem(report: Report): string[] {
   const lines = [
     '### The whole system',
     '',
-    'The event log drain (workers/log-drain.ts) of the variants whose workers run, read from Redis during each measured pass and' +
+    'The event log drain (src/engine/log-drain/drain.ts) of the variants whose workers run, read from Redis during each measured pass and' +
       ` after it (bench/drain.ts, every ${s.drainSampleMs} ms): the most seconds behind (now − the time of the oldest entry` +
       ' not yet in Postgres) and the most entries waiting during the load, what waited when it stopped, and the seconds until nothing' +
       ` waited (the wait stops at ${s.drainCapS} s). CPU µs per event of each process over the measured pass, and for those with workers` +

@@ -1,11 +1,11 @@
 /**
- * Queue `log-drain`: every second, one pass of the log drainer (workers/log-drain.ts) over the
+ * Queue `log-drain`: every second, one pass of the log drainer (src/engine/log-drain/drain.ts) over the
  * partitions' event logs, then the erasures whose entry the archive now holds
  * (src/engine/erasure/pass.ts): apart, so that one failing leaves the drain's outcome alone.
  */
 import { LOG_DRAIN_QUEUE } from '../src/engine/jobs.js';
 import { runErasures, type ErasurePassResult } from '../src/engine/erasure/pass.js';
-import type { DrainResult } from './log-drain.js';
+import type { DrainResult } from '../src/engine/log-drain/drain.js';
 import { every, OnePass, type QueueSpec } from './queue.js';
 
 export const logDrainQueue: QueueSpec<{

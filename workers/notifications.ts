@@ -2,7 +2,7 @@
  * Queue `notifications`: every second, what the due index holds that may be due by now becomes
  * deliveries (src/engine/notifications/due-index.ts), then the deliveries due on the service's clock
  * are claimed and sent (src/engine/notifications/send.ts), over this process's SMTP transport and
- * push providers. Scheduling is the log drainer's (workers/log-drain.ts).
+ * push providers. Scheduling is the log drainer's (src/engine/log-drain/drain.ts).
  */
 import type pg from 'pg';
 import type { Deps } from '../src/engine/deps.js';

@@ -14,7 +14,7 @@ import type { PostgresOutage } from '../src/postgres/outage.js';
 import { SnapshotStore } from '../src/postgres/snapshots.js';
 import type { WorkersHealth } from './health.js';
 import type { QueueReach } from './queue-reach.js';
-import { secondsBehind, type LogDrainer } from './log-drain.js';
+import { secondsBehind, type LogDrainer } from '../src/engine/log-drain/drain.js';
 
 /** How long a scrape waits for Redis or Postgres to answer a check or a query. */
 const ASK_MS = 1000;

@@ -1,7 +1,7 @@
 /**
  * What a file of workers/ declares: one BullMQ queue, its processor and its schedules. The entry
- * point (workers/index.ts) makes each queue and its worker from the declarations listed in
- * workers/queues.ts, in that order, and knows none of them by name.
+ * point (workers/index.ts) makes each queue and its worker (workers/queue-factory.ts) from the
+ * declarations listed in workers/queues.ts, in that order, and knows none of them by name.
  */
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import type { Services } from '../src/engine/deps.js';
 import type { Settings } from '../src/lib/settings.js';
 import type { LivePublisher } from '../src/engine/live/publisher.js';
 import type { WebhookSender } from '../src/engine/webhooks/send.js';
-import type { LogDrainer } from './log-drain.js';
+import type { LogDrainer } from '../src/engine/log-drain/drain.js';
 
 /** What the workers process shares with each queue's processor. */
 export interface Runtime {

@@ -1,7 +1,7 @@
 /**
  * Queue `webhooks`: every second, the webhook deliveries due on the service's clock are claimed and
  * started (src/engine/webhooks/send.ts) by this process's sender; the log drainer records them
- * (workers/log-drain.ts) and tells the sender, which then claims them at once.
+ * (src/engine/log-drain/drain.ts) and tells the sender, which then claims them at once.
  */
 import { WEBHOOKS_QUEUE } from '../src/engine/jobs.js';
 import type { SendResult } from '../src/engine/webhooks/send.js';

@@ -17,7 +17,7 @@ export type Closer = (deadline: number) => Promise<void>;
 
 /**
  * Longest a process's shutdown may take: the requests in flight get up to 10 s (src/http/server.ts),
- * the workers' running jobs what is left of it (workers/index.ts), the rest is bounded on its own
+ * the workers' running jobs what is left of it (workers/stop.ts), the rest is bounded on its own
  * (closing a connection to a Redis that is down does not wait for it). Past this the process exits
  * anyway: what it acknowledged is in Redis already, and the workers' unfinished jobs and claims go
  * back to the queues.

@@ -20,7 +20,7 @@ export interface UserLine {
   ts: number | null;
 }
 
-/** Batches of the archive a window spans (each holds up to 1,000 entries of the partition: workers/log-drain.ts). */
+/** Batches of the archive a window spans (each holds up to 1,000 entries of the partition: src/engine/log-drain/drain.ts). */
 const WINDOW = 256;
 /** Batches naming the user read per statement: what one statement hands over at most is a few MB. */
 const MATCHED = 16;

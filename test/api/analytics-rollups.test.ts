@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPostgres } from '../../src/postgres/pool.js';
-import { drainLogs } from '../../workers/log-drain.js';
+import { drainLogs } from '../../src/engine/log-drain/drain.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 
 const DAY_MS = 86_400_000;

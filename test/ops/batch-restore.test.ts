@@ -14,7 +14,7 @@ import { loadSettings } from '../../src/lib/settings.js';
 import { totalField } from '../../src/model/fields.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { copyConfig } from '../../workers/config-copy.js';
-import { drainLogs } from '../../workers/log-drain.js';
+import { drainLogs } from '../../src/engine/log-drain/drain.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
 

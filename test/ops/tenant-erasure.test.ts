@@ -20,7 +20,7 @@ import { startReceiver } from '../support/receiver.js';
 import { postgresTraces, redisTraces } from '../support/traces.js';
 import { startMailCatcher } from '../support/smtp.js';
 import { copyConfig } from '../../workers/config-copy.js';
-import { LogDrainer } from '../../workers/log-drain.js';
+import { LogDrainer } from '../../src/engine/log-drain/drain.js';
 import { recordFinalised } from '../../src/engine/leaderboards/finalised.js';
 
 const log = createLogger('silent');

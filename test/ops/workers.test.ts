@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
-import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../workers/log-drain.js';
+import { drainLogs, LOG_RETAIN_MS, LogDrainer } from '../../src/engine/log-drain/drain.js';
 import { earlierStreamId, entryBody, nextStreamId } from '../../src/model/log.js';
 import { connectPostgres } from '../../src/postgres/pool.js';
 import { movePointsTotals, moveStreakStanding } from '../../src/engine/durability/upgrade.js';

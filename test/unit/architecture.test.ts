@@ -258,10 +258,10 @@ describe('architecture', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('keeps the log drain unaware of its consumers: they are listed in workers/log-consumers.ts', () => {
+  it('keeps the log drain unaware of its consumers: they are listed in src/engine/log-drain/consumers.ts', () => {
     // What the drain itself needs: the logs, read and trimmed, and its consumers' shape and list.
-    const own = new Set(['src/engine/deps.ts', 'src/engine/durability/event-logs.ts', 'workers/log-consumer.ts', 'workers/log-consumers.ts']);
-    const wrong = graph.get('workers/log-drain.ts')!.map((i) => i.target)
+    const own = new Set(['src/engine/deps.ts', 'src/engine/durability/event-logs.ts', 'src/engine/log-drain/consumer.ts', 'src/engine/log-drain/consumers.ts']);
+    const wrong = graph.get('src/engine/log-drain/drain.ts')!.map((i) => i.target)
       .filter((t): t is string => t !== null && (t.startsWith('src/engine/') || t.startsWith('workers/')) && !own.has(t));
     expect(wrong).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
  * The partitions' event logs (Redis streams) as the log drainer reads and trims them
- * (workers/log-drain.ts): batches read after a cursor, several partitions sent together; the
+ * (src/engine/log-drain/drain.ts): batches read after a cursor, several partitions sent together; the
  * cursors an earlier version kept in Redis; what the archive holds trimmed.
  */
 import { earlierStreamId, nextStreamId } from '../../model/log.js';

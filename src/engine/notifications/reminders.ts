@@ -1,5 +1,5 @@
 /**
- * `streak_reminder` (docs/notifications.md): an extension the log drainer meets (workers/log-drain.ts)
+ * `streak_reminder` (docs/notifications.md): an extension the log drainer meets (src/engine/log-drain/drain.ts)
  * calls for the reminder of the period after it, at the hour of the streak's frequency in the zone
  * the streak is judged in (src/domain/notifications/timing.ts reminderDue), through the due index
  * (src/engine/notifications/due-index.ts). At send time the user's streak is read again: one extended

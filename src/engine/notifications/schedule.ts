@@ -1,6 +1,6 @@
 /**
  * Scheduling `achievement_completed` emails from the completions the log drainer meets
- * (workers/notifications-log.ts): each completion joins the delivery of its user's local day
+ * (src/engine/log-drain/notifications.ts): each completion joins the delivery of its user's local day
  * (src/domain/notifications/timing.ts), written in the same transaction that archives the entry,
  * so a completion is scheduled exactly once however many drainers run. Nothing here runs on the
  * event's request path.

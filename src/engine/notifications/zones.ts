@@ -1,6 +1,6 @@
 /**
  * A change of a user's zone moves what is still pending (docs/notifications.md): the log drainer
- * (workers/notifications-log.ts) meets the identification that set `tz`, and in the archive's transaction
+ * (src/engine/log-drain/notifications.ts) meets the identification that set `tz`, and in the archive's transaction
  * every scheduled delivery of the user is timed again in the new zone, for its same occasion
  * (src/domain/notifications/timing.ts dueIn). One that the new zone puts in the past goes out at once.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook deliveries a stretch of the event log calls for (workers/webhooks-log.ts): for each
+ * The webhook deliveries a stretch of the event log calls for (src/engine/log-drain/webhooks.ts): for each
  * active endpoint, the events of the types it subscribes to (src/domain/webhooks/events.ts), for its
  * queue (src/engine/webhooks/queue.ts), and the notes of the events made later (losses, freezes,
  * points.changed, rank changes below an uncapped board's first 1,000). Reads each concerned user once (the `user` of the payloads), only for the

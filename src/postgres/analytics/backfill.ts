@@ -4,7 +4,7 @@
  * that marks them rolled, in each partition's order (a user's entries are in one partition, and
  * their first and last days need them in order). One backfiller of an installation at a time (an
  * advisory lock of its prefix: installations sharing a Postgres do not wait for each other);
- * the log drain waits until none is left (workers/analytics-log.ts), so the drain's rollups always
+ * the log drain waits until none is left (src/engine/log-drain/analytics.ts), so the drain's rollups always
  * follow the backfill's.
  */
 import type pg from 'pg';

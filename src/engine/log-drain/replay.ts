@@ -5,13 +5,13 @@
  * absolute values, so an entry taken twice changes nothing. The rest is not parsed for it: phase 2
  * of each event keeps the rankings and totals (src/engine/streaks/rankings.ts).
  */
-import { entryBody, type LogBody, type LoggedEvent } from '../src/model/log.js';
-import type { Deps } from '../src/engine/deps.js';
-import { deadProcesses, forgetProcesses, noteReplayed, processBeats, replayedBeats } from '../src/engine/durability/liveness.js';
-import { readLog, type StreamEntry } from '../src/engine/durability/event-logs.js';
-import { replayEvent } from '../src/engine/durability/replay-phase2.js';
-import type { Drained } from '../src/engine/durability/streak-rankings-from-log.js';
-import type { LogConsumer } from './log-consumer.js';
+import { entryBody, type LogBody, type LoggedEvent } from '../../model/log.js';
+import type { Deps } from '../deps.js';
+import { deadProcesses, forgetProcesses, noteReplayed, processBeats, replayedBeats } from '../durability/liveness.js';
+import { readLog, type StreamEntry } from '../durability/event-logs.js';
+import { replayEvent } from '../durability/replay-phase2.js';
+import type { Drained } from '../durability/streak-rankings-from-log.js';
+import type { LogConsumer } from './consumer.js';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
@@ -50,7 +50,7 @@ async function replayPhase2(deps: Deps, batch: Drained[], dead: Set<string>): Pr
 /**
  * Phase 2 of the events of api processes that died since the last drain: every entry of theirs
  * still in the logs (archived or not: the logs keep archived entries for LOG_RETAIN_MS,
- * workers/log-drain.ts), placed again from the user's current state, which changes nothing where
+ * src/engine/log-drain/drain.ts), placed again from the user's current state, which changes nothing where
  * their phase 2 did run. Usually the drainer has archived those entries long before their process
  * counts as dead (15 s of silence), so the passes alone would never meet them. A process is placed
  * again once per heartbeat it fell silent at (it may come back and die again). Forgets processes

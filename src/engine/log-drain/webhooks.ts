@@ -7,14 +7,14 @@
  * that read every log to its end then says where the service's clock stood as it began: the
  * `points.changed` windows that ended before it are complete (src/engine/webhooks/points-changed.ts).
  */
-import { mayNotify, type ParsedEntry } from '../src/domain/webhooks/events.js';
-import { anyDue, dueWanted } from '../src/engine/notifications/due-index.js';
-import { maySetZone, zoneMovesWanted } from '../src/engine/notifications/zones.js';
-import { logSubscribers, plannedWebhooks } from '../src/engine/webhooks/plan.js';
-import { noteDrained } from '../src/engine/webhooks/points-changed.js';
-import { rankNotesWanted } from '../src/engine/webhooks/rank-notes.js';
-import { enqueue, type QueuedDelivery } from '../src/engine/webhooks/queue.js';
-import { planned, type LogConsumer } from './log-consumer.js';
+import { mayNotify, type ParsedEntry } from '../../domain/webhooks/events.js';
+import { anyDue, dueWanted } from '../notifications/due-index.js';
+import { maySetZone, zoneMovesWanted } from '../notifications/zones.js';
+import { logSubscribers, plannedWebhooks } from '../webhooks/plan.js';
+import { noteDrained } from '../webhooks/points-changed.js';
+import { rankNotesWanted } from '../webhooks/rank-notes.js';
+import { enqueue, type QueuedDelivery } from '../webhooks/queue.js';
+import { planned, type LogConsumer } from './consumer.js';
 
 export const webhooksLog: LogConsumer = {
   name: 'webhooks',

@@ -4,7 +4,7 @@
  *
  * A pass reads every partition after its cursor (one XRANGE each, sent together:
  * src/engine/durability/event-logs.ts), then:
- * - the consumers listed in workers/log-consumers.ts (workers/log-consumer.ts: the dead processes'
+ * - the consumers listed in src/engine/log-drain/consumers.ts (src/engine/log-drain/consumer.ts: the dead processes'
  *   phase 2, the analytics, the notifications, the webhooks) take every entry, each body parsed
  *   once, then plan and write what the entries call for, in the list's order;
  * - the archive takes every entry: one row per partition batch and the partitions' cursors, in one
@@ -15,14 +15,14 @@
  * Two drainers (several worker processes) do not archive an entry twice: the one whose cursors
  * moved under it writes nothing, reads the cursors again and goes on from there.
  */
-import { entryBody, type LogBody } from '../src/model/log.js';
+import { entryBody, type LogBody } from '../../model/log.js';
 import type pg from 'pg';
-import type { Deps } from '../src/engine/deps.js';
-import { earlierCursors, readLogs, trimLogs } from '../src/engine/durability/event-logs.js';
-import { isText, NOT_TEXT } from '../src/lib/text.js';
-import { archiveLine, LogArchive, type ArchiveBatch, type ArchiveStep } from '../src/postgres/log-archive.js';
-import { LogEntry, type ConsumerDrain, type DrainerConsumer, type LogConsumer } from './log-consumer.js';
-import { LOG_CONSUMERS } from './log-consumers.js';
+import type { Deps } from '../deps.js';
+import { earlierCursors, readLogs, trimLogs } from '../durability/event-logs.js';
+import { isText, NOT_TEXT } from '../../lib/text.js';
+import { archiveLine, LogArchive, type ArchiveBatch, type ArchiveStep } from '../../postgres/log-archive.js';
+import { LogEntry, type ConsumerDrain, type DrainerConsumer, type LogConsumer } from './consumer.js';
+import { LOG_CONSUMERS } from './consumers.js';
 
 /** Entries read from one partition per round trip. */
 const BATCH = 1000;
@@ -125,7 +125,7 @@ export class LogDrainer {
   /** Since when the drain has been more than BEHIND_MS behind (null: it is not). */
   private behindSince: number | null = null;
 
-  /** This drainer's consumers of the log, in the order of workers/log-consumers.ts, with their names. */
+  /** This drainer's consumers of the log, in the order of src/engine/log-drain/consumers.ts, with their names. */
   private readonly consumers: { name: string; consumer: DrainerConsumer }[];
   /**
    * Seconds spent in each part of the drains (wall time, so a part that waits for Redis or
@@ -200,7 +200,7 @@ export class LogDrainer {
 
   /**
    * Passes until every partition's log is archived (at most `maxBatches` batches of a partition),
-   * then the logs trimmed and each consumer's end of the drain (workers/replay-log.ts: phase 2 for
+   * then the logs trimmed and each consumer's end of the drain (src/engine/log-drain/replay.ts: phase 2 for
    * the api processes that died since the last one). `nowMs`: the wall time (tests pass a later one
    * to see entries leave).
    */

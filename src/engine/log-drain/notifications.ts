@@ -11,11 +11,11 @@
  * - identifications that set a zone move the pending deliveries (src/engine/notifications/zones.ts),
  *   in the archive's transaction.
  */
-import { activityOf, completionOf, type LoggedCompletion } from '../src/model/log.js';
-import { plannedDeliveries, scheduleAll, type Planned } from '../src/engine/notifications/schedule.js';
-import { anyDue, dueWanted, noteDueTogether, noteEntry, NotedDays, type DueNotes, type PartitionDue } from '../src/engine/notifications/due-index.js';
-import { maySetZone, movePending, zoneMovesWanted, zoneMoveOf, type ZoneMove } from '../src/engine/notifications/zones.js';
-import { planned, type LogConsumer } from './log-consumer.js';
+import { activityOf, completionOf, type LoggedCompletion } from '../../model/log.js';
+import { plannedDeliveries, scheduleAll, type Planned } from '../notifications/schedule.js';
+import { anyDue, dueWanted, noteDueTogether, noteEntry, NotedDays, type DueNotes, type PartitionDue } from '../notifications/due-index.js';
+import { maySetZone, movePending, zoneMovesWanted, zoneMoveOf, type ZoneMove } from '../notifications/zones.js';
+import { planned, type LogConsumer } from './consumer.js';
 
 /** Users whose last noted day a drainer remembers (about 100 bytes each). */
 const NOTED_USERS = 200_000;

@@ -5,12 +5,12 @@
  * (src/engine/analytics/active-users.ts: written twice, they change nothing). Until the backfill of
  * an earlier archive is done (src/postgres/analytics/backfill.ts), the drain waits for it.
  */
-import { emptyRollup, rollEntry } from '../src/domain/analytics-rollup.js';
-import { noteActiveUsers } from '../src/engine/analytics/active-users.js';
-import { backfillChunk } from '../src/postgres/analytics/backfill.js';
-import { KnownUsers } from '../src/postgres/analytics/known-users.js';
-import { rollupStep } from '../src/postgres/analytics/rollups.js';
-import type { LogConsumer } from './log-consumer.js';
+import { emptyRollup, rollEntry } from '../../domain/analytics-rollup.js';
+import { noteActiveUsers } from '../analytics/active-users.js';
+import { backfillChunk } from '../../postgres/analytics/backfill.js';
+import { KnownUsers } from '../../postgres/analytics/known-users.js';
+import { rollupStep } from '../../postgres/analytics/rollups.js';
+import type { LogConsumer } from './consumer.js';
 
 /** Archived batches the backfill of the rollups reads at a time. */
 const BACKFILL_CHUNK = 100;

@@ -1,9 +1,10 @@
 /**
  * What takes the partitions' event logs besides their archive: a consumer the log drainer
- * (workers/log-drain.ts) hands every entry it archives. Each feature declares its own in a file of
- * workers/ (the replay of dead processes' phase 2, the analytics, the notifications, the webhooks),
- * listed in workers/log-consumers.ts; the drain knows none of them by name. (The live publisher
- * follows the logs itself, as they are appended: docs/architecture.md says why.)
+ * (src/engine/log-drain/drain.ts) hands every entry it archives. Each feature declares its own in a
+ * file of src/engine/log-drain/ (the replay of dead processes' phase 2, the analytics, the
+ * notifications, the webhooks), listed in src/engine/log-drain/consumers.ts; the drain knows none
+ * of them by name. (The live publisher follows the logs itself, as they are appended:
+ * docs/architecture.md says why.)
  *
  * A drain pass goes through each consumer's steps in the list's order, one step for every consumer
  * before the next step: every entry taken, then `plan` (reads and plans, awaited), then `write`
@@ -13,22 +14,22 @@
  * again, whole.
  */
 import type pg from 'pg';
-import type { Deps } from '../src/engine/deps.js';
-import { eventActivity, mayComplete, type EventActivity, type LogBody } from '../src/model/log.js';
-import type { ArchiveStep } from '../src/postgres/log-archive.js';
-import { isConnectionError } from '../src/redis/outage.js';
+import type { Deps } from '../deps.js';
+import { eventActivity, mayComplete, type EventActivity, type LogBody } from '../../model/log.js';
+import type { ArchiveStep } from '../../postgres/log-archive.js';
+import { isConnectionError } from '../../redis/outage.js';
 
 /** What a drainer gives its consumers. */
 export interface DrainContext {
   deps: Deps;
   pool: pg.Pool;
-  /** The drainer's figures (workers/log-drain.ts DrainStats) a consumer adds to. */
+  /** The drainer's figures (src/engine/log-drain/drain.ts DrainStats) a consumer adds to. */
   stats: { backfilled: number };
   /** Called once a pass has put webhook deliveries in their queues (the workers' sender claims them at once). */
   queued: (() => void) | undefined;
 }
 
-/** A feature's consumer of the log, as listed in workers/log-consumers.ts. */
+/** A feature's consumer of the log, as listed in src/engine/log-drain/consumers.ts. */
 export interface LogConsumer {
   name: string;
   /** This drainer's consumer, kept from one drain to the next. */
