@@ -1,7 +1,8 @@
 /**
  * The analytics in a real browser and through the Admin API, under the manual clock: new and
  * weekly active users per day, the 14-day retention of the control group against the rest, the
- * active streaks by length, and the users by points total.
+ * active streaks by length, and the users by points total; the range first shown is the server's
+ * 14 days up to its today, whatever the browser's clock says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
@@ -62,7 +63,13 @@ describe('the dashboard\'s analytics', () => {
     expect(other.body.retention).toMatchObject({ control: { users: 0 }, rest: { users: 0 } });
     expect((other.body.days as { newUsers: number }[]).every((x) => x.newUsers === 0)).toBe(true);
 
+    // The range shown first is the server's 14 days up to its today (the manual clock's March 16th), not the browser's.
     await d.open('Analytics');
+    await expect.poll(() => page.getByLabel('To', { exact: true }).inputValue()).toBe('2026-03-16');
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2026-03-03');
+    await expect.poll(() => page.locator('table.analytics tbody tr').allTextContents()).toEqual([
+      '2026-03-1555500Metric lessons: 5', '2026-03-1633720Metric lessons: 3',
+    ]);
     await page.getByLabel('From', { exact: true }).fill('2026-03-01');
     await page.getByLabel('To', { exact: true }).fill('2026-03-16');
     await page.getByRole('button', { name: 'Show' }).click();

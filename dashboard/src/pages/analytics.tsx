@@ -19,8 +19,6 @@ import { RetentionTable } from './analytics/retention.js';
 /** The metrics' lines' colours, in turn. */
 const PALETTE = ['#3f6fd8', '#c4631d', '#2e9d62', '#7b4fc4', '#c23a6b', '#1d8f9c', '#8a7a12', '#5d6675'];
 
-const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
 function Charts({ days, metricName }: { days: Day[]; metricName: (key: string) => string }) {
   const dates = useMemo(() => days.map((d) => d.date), [days]);
   const activity = useMemo(() => [
@@ -46,8 +44,9 @@ function Charts({ days, metricName }: { days: Day[]; metricName: (key: string) =
 }
 
 export function AnalyticsPage({ session }: { session: Session }) {
-  const today = iso(Date.now());
-  const [range, setRange] = useState({ from: iso(Date.now() - 13 * 86_400_000), to: today });
+  // Empty until the first answer: the Admin API's default range, the 14 days up to today on the
+  // server's clock (not the browser's, which may stand elsewhere: another zone, a manual clock).
+  const [range, setRange] = useState({ from: '', to: '' });
   const [data, setData] = useState<Analytics | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const metrics = useList<MetricView>(session, '/admin/v1/metrics?limit=100').items;
@@ -58,8 +57,12 @@ export function AnalyticsPage({ session }: { session: Session }) {
   // A refused range keeps the figures shown (of the range before), its message under its field.
   const load = (r = range) => {
     setErrors({});
-    call<Analytics>(session, 'GET', `/admin/v1/analytics?from=${r.from}&to=${r.to}`)
-      .then((a) => setData(a.body), (err: Error) => setErrors({ [fieldOf(err.message, ['from', 'to']) ?? 'form']: err.message }));
+    const query = new URLSearchParams(Object.entries(r).filter(([, v]) => v !== '')).toString();
+    call<Analytics>(session, 'GET', `/admin/v1/analytics${query === '' ? '' : `?${query}`}`)
+      .then((a) => {
+        setData(a.body);
+        setRange({ from: a.body.from, to: a.body.to });
+      }, (err: Error) => setErrors({ [fieldOf(err.message, ['from', 'to']) ?? 'form']: err.message }));
   };
   useEffect(() => load(), [session.key, session.tenant]);
   const days = data?.days ?? null;
