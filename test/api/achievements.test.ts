@@ -3,13 +3,14 @@
  * on events (thresholds, filters, composites, at most once), the API kind, statuses, the listings
  * with completions and rarity, and the backfill worker.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScripts, preloadScripts } from '../../src/redis/scripts.js';
 import { putStreakSettings } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('achievements on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual', workers: true });
   let metricId: string;
   const ids: Record<string, string> = {};
   const attr: Record<string, string> = {};
@@ -20,7 +21,6 @@ describe.each(targets())('achievements on %s', (target) => {
   const keysOf = (list: { key: string }[]) => list.map((a) => a.key);
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
     await s.setClock('2026-05-01T10:00:00Z');
     metricId = (await s.metrics('lessons')).lessons;
     const attrs = await s.request('POST', '/admin/v1/attributes', {
@@ -51,7 +51,6 @@ describe.each(targets())('achievements on %s', (target) => {
     // Creating them queued backfills (nobody qualifies yet); let them finish before users appear.
     await s.workers!.testing.achievementsIdle();
   });
-  afterAll(async () => { await s?.close(); });
 
   describe('Admin API', () => {
     it('refuses unsound achievements item by item', async () => {

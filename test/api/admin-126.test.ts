@@ -5,18 +5,17 @@
  * 1.26.0 spec's response schemas (test/support/openapi.ts); the first test shows that check bites.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../support/openapi.js';
-import { MISSING, startTestServer, type TestServer } from '../support/server.js';
+import { MISSING } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer({ clock: 'manual', workers: true });
 let ids: Record<string, string>;
 
 beforeAll(async () => {
-  s = await startTestServer({ clock: 'manual', workers: true });
   ids = await s.metrics('lessons');
 });
-afterAll(async () => { await s?.close(); });
 
 describe('conformance to the 1.26.0 spec', () => {
   it('checks the new operations\' answers against their 1.26.0 schemas', () => {

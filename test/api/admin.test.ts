@@ -3,13 +3,11 @@
  * storage, tenant-bound keys and tenant isolation.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer();
 
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
 
 describe('admin resources', () => {
   it('creates metrics from an array: 201 with created and per-item issues', async () => {

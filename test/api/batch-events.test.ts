@@ -3,21 +3,20 @@
  * accepted, each refusal naming the item's index; an accepted batch stored in the batch queues and
  * event logs of its users' partitions before the 202. On single Redis and on the Redis Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkOf } from '../../src/domain/batches.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('batch events accepted on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.metrics('lessons', 'quizzes');
     await s.attributes('user', 'plan');
     await s.attributes('event', 'device');
     await s.setClock('2026-03-10T12:00:00Z');
   });
-  afterAll(async () => { await s?.close(); });
 
   const post = (body: unknown) => s.request('POST', '/admin/v1/metrics/events', { body });
 
@@ -132,14 +131,12 @@ describe.each(targets())('batch events accepted on %s', (target) => {
 });
 
 describe('batch events past the bound on what waits', () => {
-  let s: TestServer;
+  const s = useTestServer({ clock: 'manual', env: { LAUREL_BATCH_MAX_WAITING: '5' } });
 
   beforeAll(async () => {
-    s = await startTestServer({ clock: 'manual', env: { LAUREL_BATCH_MAX_WAITING: '5' } });
     await s.metrics('lessons');
     await s.setClock('2026-03-10T12:00:00Z');
   });
-  afterAll(async () => { await s?.close(); });
 
   it('refuses a batch that would take the items waiting past LAUREL_BATCH_MAX_WAITING: 503, Retry-After, nothing accepted', async () => {
     const items = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ key: 'lessons', user: { id: `u${from + i}` }, value: 1 }));

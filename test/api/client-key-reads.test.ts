@@ -7,8 +7,8 @@
  * each read of another user's answers 403. Counts of users by their attributes are refused to it,
  * and `GET /streaks` checks the users it reads, however `userIds` is written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 import { rowsOf } from '../support/rankings.js';
 import { eventually } from '../support/eventually.js';
 
@@ -32,11 +32,10 @@ const keyFor = (template: string): string =>
   template.includes('/leaderboards/') ? 'lessons-board' : template.includes('/leagues/') ? 'lessons-league' : template.includes('/points/') ? 'xp' : 'lessons';
 
 describe('what a key scoped to a user reads of other users', () => {
-  let s: TestServer;
+  const s = useTestServer({ workers: true });
   let meKey = '';
 
   beforeAll(async () => {
-    s = await startTestServer({ workers: true });
     const { lessons } = await s.metrics('lessons');
     const attrs = await s.attributes('user', 'secret', 'city');
     const setup = [
@@ -72,9 +71,6 @@ describe('what a key scoped to a user reads of other users', () => {
       const board = await s.request('GET', '/v1/leaderboards/lessons-board?userAttributes=city:paris');
       expect(board.body.rankings.map((r: { userId: string }) => r.userId)).toEqual(['ann', 'bob', 'me']);
     });
-  });
-  afterAll(async () => {
-    await s?.close();
   });
 
   it('walks every read of the Application API and finds nothing private of another user', async () => {

@@ -4,13 +4,11 @@
  * or an instant before 1970 or past 9999, is 400 `invalid_body` and leaves the clock where it was;
  * an offset is read as the instant it names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
 describe('the manual clock', () => {
-  let s: TestServer;
-  beforeAll(async () => { s = await startTestServer({ clock: 'manual' }); });
-  afterAll(async () => { await s?.close(); });
+  const s = useTestServer({ clock: 'manual' });
 
   const put = (now: string) => s.request('PUT', '/admin/v1/clock', { body: { now } });
 

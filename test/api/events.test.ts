@@ -2,21 +2,20 @@
  * The metric event path and its idempotency rules, over HTTP, on single Redis and on the Redis
  * Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('metric events on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let ids: Record<string, string>;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     ids = await s.metrics('lessons', 'quizzes');
     await s.attributes('user', 'plan');
     await s.attributes('event', 'device');
     await s.setClock('2026-03-10T12:00:00Z');
   });
-  afterAll(async () => { await s?.close(); });
 
   const event = (metric: string, body: unknown, headers: Record<string, string> = {}) =>
     s.request('POST', `/api/metrics/${metric}/event`, { body, headers });

@@ -9,17 +9,16 @@
  * process before it. An exclusion: the board's rows, the user's rank, the streak rankings (a user
  * who stays holds them).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
 const ROUNDS = 30;
 /** Connections per read: requests sent at once after each operation. */
 const AT_ONCE = 4;
 
-let s: TestServer;
+const s = useTestServer({ processes: true, workers: true });
 
 beforeAll(async () => {
-  s = await startTestServer({ processes: true, workers: true });
   expect(s.processes!.count).toBeGreaterThanOrEqual(2);
   const ids = await s.metrics('quizzes', 'runs');
   await s.attributes('user', 'plan');
@@ -40,7 +39,6 @@ beforeAll(async () => {
   expect(tenants.status, tenants.text).toBe(201);
 }, 120_000);
 
-afterAll(async () => { await s?.close(); });
 
 async function event(tenant: string, metric: string, user: Record<string, unknown>, value: number): Promise<any> {
   const r = await s.request('POST', `/api/metrics/${metric}/event`, { body: { user, value }, tenant });

@@ -7,19 +7,19 @@
  * a 5xx; and the metric totals the API reports are the sums of the processed events' values.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 const ZONES = ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Europe/Berlin', 'America/New_York'];
 
 describe.each(targets())('random events on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let run = 0;
   let lessonsSeen = false; // a lessons event was processed (in any run)
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-03-28T20:00:00Z');
     const ids = await s.metrics('lessons', 'quizzes');
     const attrs = { ...await s.attributes('user', 'plan'), ...await s.attributes('event', 'source') };
@@ -80,7 +80,6 @@ describe.each(targets())('random events on %s', (target) => {
     });
     expect(boards.status, boards.text).toBe(201);
   });
-  afterAll(async () => { await s?.close(); });
 
   const step = fc.record({
     user: fc.integer({ min: 0, max: 2 }),

@@ -4,17 +4,15 @@
  */
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer({ env: { BODY_LIMIT: '2kb' } });
 
 beforeAll(async () => {
-  s = await startTestServer({ env: { BODY_LIMIT: '2kb' } });
   await s.metrics('lessons');
   await s.attributes('user', 'plan');
 });
-afterAll(async () => { await s?.close(); });
 
 /** Sends raw bytes over one TCP connection and returns what the server answered. */
 function raw(port: number, chunks: string[], { end = true, waitMs = 300 } = {}): Promise<string> {

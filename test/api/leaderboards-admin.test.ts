@@ -3,11 +3,12 @@
  * system by key, the checks as per-item issues, the state table row by row with the manual
  * clock, what can change once a board left `inactive`, the weekly default start, list/get/delete.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, storedConfig } from '../support/admin.js';
-import { MISSING, startTestServer, UUID, type TestServer } from '../support/server.js';
+import { MISSING, UUID } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer({ clock: 'manual' });
 let metricIds: Record<string, string>;
 let attr: Record<string, string>;
 let xpId: string;
@@ -53,7 +54,6 @@ async function get(id: string): Promise<any> {
 const stored = () => storedConfig(s, 'leaderboards');
 
 beforeAll(async () => {
-  s = await startTestServer({ clock: 'manual' });
   await s.setClock(NOW);
   metricIds = await s.metrics('lessons', 'minutes');
   attr = { ...await s.attributes('user', 'plan', 'country'), ...await s.attributes('event', 'source') };
@@ -61,7 +61,6 @@ beforeAll(async () => {
   expect(p.status, p.text).toBe(201);
   xpId = p.body.created[0].id;
 });
-afterAll(async () => { await s?.close(); });
 
 describe('creating leaderboards', () => {
   it('creates with defaults: inactive, 1000 participants (null: uncapped), starting today, no end, window or runs', async () => {

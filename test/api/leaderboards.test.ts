@@ -7,21 +7,20 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 import { rowsOf } from '../support/rankings.js';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
 import { clockArg, userTime } from '../../src/domain/clock.js';
 
 describe.each(targets())('a user\'s leaderboard history on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   const KIRITIMATI = 'Pacific/Kiritimati'; // UTC+14: its July 2nd starts at 10:00 UTC on July 1st
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-07-01T08:00:00Z');
     await s.metrics('pages');
     await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Pages', key: 'pages-all', rankBy: 'metric', metricKey: 'pages', status: 'active' });
   });
-  afterAll(async () => { await s?.close(); });
 
   const at = async (iso: string, user: string | Record<string, unknown>, value: number) => {
     await s.setClock(iso);
@@ -59,7 +58,7 @@ describe.each(targets())('a user\'s leaderboard history on %s', (target) => {
 });
 
 describe.each(targets())('leaderboards on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let ids: Record<string, string>;
   let regionId: string;
 
@@ -73,12 +72,10 @@ describe.each(targets())('leaderboards on %s', (target) => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-07-01T10:00:00Z');
     ids = await s.metrics('lessons', 'quizzes', 'runs', 'sales');
     ({ region: regionId } = await s.attributes('user', 'region'));
   });
-  afterAll(async () => { await s?.close(); });
 
   it('ranks a perpetual board by the metric total and answers rank, previous rank and threshold', async () => {
     await board({ name: 'Lessons', key: 'lessons-all', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 3 });

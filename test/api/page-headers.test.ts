@@ -7,8 +7,8 @@
  * or `https`: a badge (achievements, points systems, levels), the branding's logo and address,
  * a webhook.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 import { signToken } from '../../src/domain/notifications/link-tokens.js';
 import { signingSecret } from '../../src/engine/notifications/links.js';
 
@@ -37,15 +37,11 @@ function pageProblems(path: string, headers: Headers): string[] {
 }
 
 describe('pages and stored URLs', () => {
-  let s: TestServer;
+  const s = useTestServer();
   let lessons = '';
 
   beforeAll(async () => {
-    s = await startTestServer();
     lessons = (await s.metrics('lessons')).lessons;
-  });
-  afterAll(async () => {
-    await s?.close();
   });
 
   it('sends the security headers with every HTML page of /openapi.json, and nosniff with the dashboard\'s files', async () => {

@@ -3,11 +3,12 @@
  * and triggers, the sub-resources below a system, their checks, boost status from the clock, and
  * the cascade when a system is deleted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne, storedConfig } from '../support/admin.js';
-import { MISSING, startTestServer, UUID, type TestServer } from '../support/server.js';
+import { MISSING, UUID } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer({ clock: 'manual' });
 let metricIds: Record<string, string>;
 let attr: Record<string, string>;
 let achievementId: string;
@@ -20,7 +21,6 @@ const createSystem = (item: Record<string, unknown>) => adminCreateOne(s, '/admi
 const stored = (kind: 'points' | 'ptriggers' | 'plevels' | 'pboosts') => storedConfig(s, kind);
 
 beforeAll(async () => {
-  s = await startTestServer({ clock: 'manual' });
   await s.setClock('2024-06-15T12:00:00.000Z');
   metricIds = await s.metrics('lessons', 'minutes');
   attr = { ...await s.attributes('user', 'plan'), ...await s.attributes('event', 'source') };
@@ -28,7 +28,6 @@ beforeAll(async () => {
   expect(a.status).toBe(201);
   achievementId = a.body.created[0].id;
 });
-afterAll(async () => { await s?.close(); });
 
 describe('points systems', () => {
   let xp: any;

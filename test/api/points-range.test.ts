@@ -4,25 +4,22 @@
  * `points_out_of_range` and changes nothing (its metric total neither); a system's own
  * `maxPoints` below it still cuts awards silently. On Redis and on the Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
 describe.each(targets())('points totals at 2^53 - 1 on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target });
 
   beforeAll(async () => {
-    s = await startTestServer({ target });
     const { coins } = await s.metrics('coins');
     const r = await s.request('POST', '/admin/v1/points', { body: [
       { name: 'Gold', key: 'gold', triggers: [{ type: 'metric', metricId: coins, metricThreshold: 1, points: 1, status: 'active' }] },
       { name: 'Silver', key: 'silver', maxPoints: 1000, triggers: [{ type: 'metric', metricId: coins, metricThreshold: 1, points: 1, status: 'active' }] },
     ] });
     expect(r.status, r.text).toBe(201);
-  });
-  afterAll(async () => {
-    await s?.close();
   });
 
   const total = async (user: string, system: string) => (await s.request('GET', `/v1/users/${user}/points/${system}`)).body.total as number;

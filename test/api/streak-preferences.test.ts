@@ -4,11 +4,12 @@
  * of the user's own (metrics outside the tenant's, thresholds, AND and OR), what a change does
  * mid-period, the answers and their validation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('streak preferences on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let ids: Record<string, string>;
 
   const at = (iso: string) => s.setClock(iso);
@@ -33,12 +34,10 @@ describe.each(targets())('streak preferences on %s', (target) => {
     .map((e) => [e.userId, e.value]);
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     // words: no feature of its own (the tenant's rule does not name it), so its events take the
     // featureless script, but for users whose rule names it.
     ids = await s.metrics('lessons', 'quizzes', 'words');
   });
-  afterAll(async () => { await s?.close(); });
 
   it('refuses streak preferences while no streak rule is configured', async () => {
     await at('2026-01-05T10:00:00Z');

@@ -3,14 +3,15 @@
  * resets, freezes, thresholds, all/any, weekly and monthly periods, time zones, zone moves, DST,
  * and streak achievements.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 /** A date's day number (days since 1970-01-01): a daily streak's period. */
 const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
 
 describe.each(targets())('streaks on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual', workers: true });
   let ids: Record<string, string>;
 
   const settings = (body: unknown) => s.request('PUT', '/admin/v1/streaks/settings', { body });
@@ -26,10 +27,8 @@ describe.each(targets())('streaks on %s', (target) => {
     (await s.event(metric, user, value)).currentStreak;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', workers: true });
     ids = await s.metrics('lessons', 'quizzes', 'other');
   });
-  afterAll(async () => { await s?.close(); });
 
   describe('daily, one metric', () => {
     beforeAll(async () => {

@@ -11,10 +11,11 @@ import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiHandle } from '../../src/app/api.js';
 import { loadSettings } from '../../src/lib/settings.js';
-import { deletePrefix, startTestServer, type TestServer } from '../support/server.js';
+import { deletePrefix } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 /** Sends raw bytes as one HTTP/1.1 request; answers the status and the body. */
 async function raw(port: number, request: Buffer): Promise<{ status: number; body: string; contentType: string }> {
@@ -39,17 +40,15 @@ const bytes = (...parts: (string | number[] | Buffer)[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.isBuffer(p) ? p : Buffer.from(p))));
 
 describe('strict input', () => {
-  let s: TestServer;
+  const s = useTestServer();
   let port: number;
 
   beforeAll(async () => {
-    s = await startTestServer();
     port = Number(new URL(s.url).port);
     await s.metrics('lessons');
     const t = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
     expect(t.status, t.text).toBe(201);
   });
-  afterAll(async () => { await s?.close(); });
 
   const keyCount = async () => ((await s.request('GET', '/admin/v1/api-keys?limit=100')).body as unknown[]).length;
 

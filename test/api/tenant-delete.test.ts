@@ -5,21 +5,16 @@
  * no member of the partitions' due sets does); the default tenant's user of the same id, and its data, stay. A placement that
  * meets a ranking erased before its members entry places the user anew.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 import { rowsOf } from '../support/rankings.js';
 import { primaries } from '../../src/redis/client.js';
 import { eventually } from '../support/eventually.js';
 
 describe.each(targets())('deleting a tenant on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, workers: true });
 
-  beforeAll(async () => {
-    s = await startTestServer({ target, workers: true });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
 
   /** Every key of the installation that holds `text` in its name, and every due-set member that does. */
   async function traces(text: string): Promise<string[]> {

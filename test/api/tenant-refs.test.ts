@@ -2,13 +2,12 @@
  * A tenant named by its customer id wherever its id goes (docs/api.md, "Tenants and keys"): a
  * read, an update and a delete of `/admin/v1/tenants` take either, and answer the tenant's id.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, UUID, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { UUID } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe('tenants by their customer id', () => {
-  let s: TestServer;
-  beforeAll(async () => { s = await startTestServer(); });
-  afterAll(async () => { await s?.close(); });
+  const s = useTestServer();
 
   it('reads, updates and deletes a tenant named by its customer id, answering its id', async () => {
     const created = await s.request('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });

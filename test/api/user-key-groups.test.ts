@@ -7,19 +7,19 @@
  * pairs it names are still checked (two values of one key: 422); an account's key reads the group
  * it names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 import { eventually } from '../support/eventually.js';
 
 const PLANS: Record<string, string | null> = { ada: 'pro', bea: 'pro', cy: 'free', dee: 'free', eve: null };
 
 describe.each(targets())('a key scoped to a user on a breakdown board, on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target });
   const keyOf: Record<string, string> = {};
   const ids = Object.keys(PLANS);
 
   beforeAll(async () => {
-    s = await startTestServer({ target });
     const { plays } = await s.metrics('plays');
     const { plan } = await s.attributes('user', 'plan');
     const common = { rankBy: 'metric', metricId: plays, breakdownAttributes: [plan], status: 'active', start: '2020-01-01' };
@@ -41,7 +41,6 @@ describe.each(targets())('a key scoped to a user on a breakdown board, on %s', (
       });
     }
   });
-  afterAll(async () => { await s?.close(); });
 
   const users = (r: { body: { rankings: { userId: string }[] } }) => r.body.rankings.map((x) => x.userId);
 

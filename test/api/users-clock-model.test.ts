@@ -11,8 +11,9 @@
  */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 const LIMIT = 20;
 const AWARDS_A_DAY = 3;
@@ -112,11 +113,10 @@ const start = fc.oneof(
 );
 
 describe.each(targets())('the user\'s clock as a property on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let run = 0;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-01-01T00:00:00Z');
     const m = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Lessons', key: 'lessons', limits: { max: LIMIT, period: 'day' } }] });
     expect(m.status, m.text).toBe(201);
@@ -130,7 +130,6 @@ describe.each(targets())('the user\'s clock as a property on %s', (target) => {
     });
     expect(r.status, r.text).toBe(200);
   });
-  afterAll(async () => { await s?.close(); });
 
   it('counts, awards, summarises and keeps streaks as the rule says, however the zone moves', { timeout: 600_000 }, async () => {
     await fc.assert(fc.asyncProperty(start, steps, async (from, list: Step[]) => {

@@ -2,18 +2,16 @@
  * Users over HTTP: explicit identification, the spec's rules (subscribeToEmails, attribute keys,
  * time zones), preferences, metrics and event summaries.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
-let s: TestServer;
+const s = useTestServer({ clock: 'manual' });
 
 beforeAll(async () => {
-  s = await startTestServer({ clock: 'manual' });
   await s.metrics('lessons', 'quizzes');
   await s.attributes('user', 'plan', 'city');
   await s.setClock('2026-03-10T12:00:00Z');
 });
-afterAll(async () => { await s?.close(); });
 
 const enc = encodeURIComponent;
 

@@ -4,14 +4,13 @@
  * answered, with the boards' one run of the year, where the walk over their runs never ended and
  * held its api process for good.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/use-server.js';
 
 describe('wrapped beside boards whose next run is past the calendar', () => {
-  let s: TestServer;
+  const s = useTestServer({ clock: 'manual' });
 
   beforeAll(async () => {
-    s = await startTestServer({ clock: 'manual' });
     await s.setClock('2026-03-01T10:00:00Z');
     await s.metrics('lessons');
     const boards = await s.request('POST', '/admin/v1/leaderboards', {
@@ -23,7 +22,6 @@ describe('wrapped beside boards whose next run is past the calendar', () => {
     expect(boards.status, boards.text).toBe(201);
     await s.event('lessons', 'bob', 3);
   });
-  afterAll(async () => { await s?.close(); });
 
   it('answers a user\'s own key with the boards\' run of the year', async () => {
     const keys = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'bob' }] });

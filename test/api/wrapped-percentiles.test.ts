@@ -4,12 +4,13 @@
  * period (a 7-day board starting on a Monday, a monthly one, a yearly points board, and a weekly
  * board broken down by region), and boards whose runs are not a period, which give nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCreateOne } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('wrapped percentiles on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
 
   const wrapped = async (user: string) => {
     const r = await s.request('GET', `/api/users/${user}/wrapped?year=2025`);
@@ -18,7 +19,6 @@ describe.each(targets())('wrapped percentiles on %s', (target) => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2025-03-04T10:00:00Z');
     const { lessons, quizzes } = await s.metrics('lessons', 'quizzes');
     const { region } = await s.attributes('user', 'region');
@@ -47,7 +47,6 @@ describe.each(targets())('wrapped percentiles on %s', (target) => {
     await s.event('lessons', 'bob', 1);
     await s.setClock('2025-07-01T10:00:00Z');
   }, 60_000);
-  afterAll(async () => { await s?.close(); });
 
   it('gives a week, a month and a year the percentile of the board whose run is that period', async () => {
     const a = await wrapped('ana');

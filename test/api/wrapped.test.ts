@@ -5,9 +5,10 @@
  * achievements, points, leaderboards and the longest streak of the year; year validation, an
  * unknown user, a user without activity, the user's time zone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { putStreakSettings } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 /** An event at `at` on the manual clock; 201. */
 async function eventAt(s: TestServer, user: string | Record<string, unknown>, metric: string, value: number, at: string): Promise<void> {
@@ -23,7 +24,7 @@ async function wrappedOf(s: TestServer, user: string, query = ''): Promise<any> 
 }
 
 describe.each(targets())('wrapped on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   let xpEnd2024 = 0;
   let xpNow = 0;
 
@@ -32,7 +33,6 @@ describe.each(targets())('wrapped on %s', (target) => {
   const xp = async (user: string) => (await s.request('GET', `/api/users/${user}/points/xp`)).body.total as number;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2024-12-01T10:00:00Z');
     const ids = await s.metrics('lessons', 'quizzes');
     const setup = async (path: string, body: unknown) => {
@@ -67,7 +67,6 @@ describe.each(targets())('wrapped on %s', (target) => {
     const created = await s.request('POST', '/api/users', { body: { id: 'idle' } });
     expect(created.status, created.text).toBe(201);
   });
-  afterAll(async () => { await s?.close(); });
 
   it('counts the active days, weeks (ISO, Monday first) and months of the year', async () => {
     const w = await wrapped('ana');
@@ -156,18 +155,16 @@ describe.each(targets())('wrapped on %s', (target) => {
 });
 
 describe.each(targets())('wrapped edge cases on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
 
   const event = (user: string | Record<string, unknown>, metric: string, value: number, at: string) => eventAt(s, user, metric, value, at);
   const wrapped = (user: string, query = '') => wrappedOf(s, user, query);
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2023-01-01T00:00:00Z');
     const ids = await s.metrics('runs', 'weight');
     await putStreakSettings(s, { frequency: 'daily', metrics: [{ metricId: ids.runs, threshold: 1 }] });
   });
-  afterAll(async () => { await s?.close(); });
 
   it('gives the longest streak the day its run started, even more than a year before the year', async () => {
     // Every day from 2023-12-20 to 2025-01-10: 388 days.

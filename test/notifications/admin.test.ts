@@ -4,22 +4,21 @@
  * a text that does not parse or names an unknown variable is an issue naming its field), the
  * deliveries list's query checks and tenant scope; on Redis and on the Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { controlPoint } from '../../src/domain/notifications/rules.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('notifications admin on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual' });
   const settings = (body: unknown) => s.request('PUT', '/admin/v1/notifications/settings', { body });
   const templates = (body: unknown) => s.request('POST', '/admin/v1/notifications/templates', { body });
   const email = { type: 'achievement_completed', channel: 'email', subject: 'Well done {{ user.name }}', text: '{{ achievement.name }}' };
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual' });
     await s.setClock('2026-03-10T12:00:00Z');
     await s.metrics('lessons');
   });
-  afterAll(async () => { await s?.close(); });
 
   it('answers the contract defaults until set, and refuses bad settings with a 4xx naming the field', async () => {
     const r = await s.request('GET', '/admin/v1/notifications/settings');

@@ -10,11 +10,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERRORS, PROCESS_ERRORS } from '../../src/lib/errors.js';
 import { LAUREL_NODE_FLAGS } from '../../bench/variants.js';
 import { assertConforms } from '../support/openapi.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 /** The README, then docs/api.md (its examples carry on from the README's), then the other docs. */
 const DOCS = [
@@ -41,10 +41,8 @@ function examples(markdown: string): Example[] {
   return found;
 }
 
-let s: TestServer;
+const s = useTestServer({ processes: true, workers: true });
 
-beforeAll(async () => { s = await startTestServer({ processes: true, workers: true }); });
-afterAll(async () => { await s?.close(); });
 
 describe('docs', () => {
   it('has curl examples in the README and in docs/api.md', () => {

@@ -3,11 +3,12 @@
  * walks instead of one each, and exactly the keys a walk per pattern finds, among users' keys and
  * keys of other prefixes, on single Redis and the Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchKeyPatterns, sharedKeyPatterns } from '../../src/engine/durability/snapshot.js';
 import { keysOfPatterns, walksFor } from '../../src/engine/durability/snapshot-walks.js';
 import { scanKeys } from '../../src/redis/client.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe('a snapshot\'s walks', () => {
   it('take the shared keys\' patterns in two walks, the batches\' in one', () => {
@@ -19,13 +20,7 @@ describe('a snapshot\'s walks', () => {
 });
 
 describe.each(targets())('a snapshot\'s walks on %s', (target) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ target });
-  }, 60_000);
-  afterAll(async () => {
-    await s?.close();
-  });
+  const s = useTestServer({ target });
 
   it('find exactly the keys a walk per pattern finds', async () => {
     const { redis } = s.api.services;

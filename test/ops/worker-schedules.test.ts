@@ -8,20 +8,15 @@
  * was being made left one nothing could catch, which ends a process.
  */
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOG_RETENTION_QUEUE, SNAPSHOT_QUEUE } from '../../src/engine/jobs.js';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers } from '../../workers/index.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 describe.each(targets())('the workers\' schedules on %s', (target) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ target, workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '5m', LAUREL_LOG_RETENTION_DAYS: '30' } });
-  }, 60_000);
-  afterAll(async () => {
-    await s?.close();
-  });
+  const s = useTestServer({ target, workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '5m', LAUREL_LOG_RETENTION_DAYS: '30' } });
 
   /** Each scheduler of a queue: its id and interval. */
   const schedulers = async (name: string) => {

@@ -13,10 +13,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TrophyApi, TrophyApiClient, TrophyApiError } from '@trophyso/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCreate, createAchievements } from '../support/admin.js';
 import { rejectionOf, sdkClient } from '../support/sdk.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const NO_RETRY = { maxRetries: 0 };
@@ -70,12 +70,11 @@ function unprocessable(err: unknown): string {
 // Against the api as `npm start` runs it: the default number of api processes, each call on a
 // connection of its own (startTestServer `processes`).
 describe('malformed input through SDK 1.0.42', () => {
-  let s: TestServer;
+  const s = useTestServer({ clock: 'manual', processes: true });
   let client: TrophyApiClient;
   const failing = (p: Promise<unknown>) => rejectionOf(p);
 
   beforeAll(async () => {
-    s = await startTestServer({ clock: 'manual', processes: true });
     await s.setClock('2026-03-10T12:00:00Z');
     const metrics = await s.metrics('lessons');
     const attributes = await s.attributes('user', 'plan');
@@ -90,7 +89,6 @@ describe('malformed input through SDK 1.0.42', () => {
     await s.event('lessons', { id: 'ada', attributes: { plan: 'pro' } }, 1);
     client = sdkClient(s);
   });
-  afterAll(async () => { await s?.close(); });
 
   it('answers malformed input on each call the SDK makes with the status its typed errors name', async () => {
     const calls = sdkCalls();

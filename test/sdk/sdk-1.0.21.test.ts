@@ -5,18 +5,18 @@
  * `npm start` runs it (the default processes), on single Redis and on the Cluster.
  */
 import { TrophyApiClient } from 'trophy-node-1.0.21';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAchievements, putStreakSettings } from '../support/admin.js';
-import { startTestServer, targets, type TestServer } from '../support/server.js';
+import { targets } from '../support/server.js';
+import { useTestServer } from '../support/use-server.js';
 
 const NO_RETRY = { maxRetries: 0 };
 
 describe.each(targets())('SDK 1.0.21 (a base-URL string) on %s', (target) => {
-  let s: TestServer;
+  const s = useTestServer({ target, clock: 'manual', processes: true });
   let trophy: TrophyApiClient;
 
   beforeAll(async () => {
-    s = await startTestServer({ target, clock: 'manual', processes: true });
     await s.setClock('2026-04-01T08:00:00Z');
     const { lessons } = await s.metrics('lessons');
     await createAchievements(s, [
@@ -30,7 +30,6 @@ describe.each(targets())('SDK 1.0.21 (a base-URL string) on %s', (target) => {
     expect(points.status, points.text).toBe(201);
     trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: `${s.url}/api` });
   });
-  afterAll(async () => { await s?.close(); });
 
   it('sends an event and reads back the user, metrics, achievements, streak and points', async () => {
     const ev = await trophy.metrics.event('lessons', { user: { id: 'old-ada', name: 'Ada', tz: 'UTC' }, value: 2 }, NO_RETRY);
