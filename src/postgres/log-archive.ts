@@ -9,6 +9,36 @@
  */
 import type pg from 'pg';
 import { memoize } from '../lib/memo.js';
+import { lz4 } from './compression.js';
+
+/** `laurel_log` and `laurel_log_cursor` (applied by src/postgres/pool.ts, in its order). */
+export const LOG_ARCHIVE_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_log (
+     prefix      text        NOT NULL,
+     partition   integer     NOT NULL,
+     first_id    text        NOT NULL,
+     last_id     text        NOT NULL,
+     entries     integer     NOT NULL,
+     first_at    timestamptz NOT NULL,
+     last_at     timestamptz NOT NULL,
+     lines       text        NOT NULL,
+     drained_at  timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (prefix, partition, first_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_log_cursor (
+     prefix     text    NOT NULL,
+     partition  integer NOT NULL,
+     last_id    text    NOT NULL,
+     PRIMARY KEY (prefix, partition)
+   )`,
+];
+
+/**
+ * Run at every start-up (src/postgres/pool.ts): the log's lines compressed with lz4 where the
+ * server has it: pglz, the default, cost the drain about a sixth of Postgres's CPU per event
+ * (docs/performance.md).
+ */
+export const LOG_ARCHIVE_EVERY_START = [lz4('laurel_log', 'lines')];
 
 /** A partition's entries from just after `previous` to `lastId`, as lines (archiveLine). */
 export interface ArchiveBatch {

@@ -4,7 +4,11 @@
  * when this version's schema is not there yet (`laurel_schema` holds the digest of the migrations
  * last applied): an `ALTER TABLE … IF NOT EXISTS` or a `CREATE INDEX IF NOT EXISTS` asks for its
  * table's lock even when it has nothing to do, and waits for the longest transaction using the
- * table, every later query of it queued behind (the log drain's among them).
+ * table, every later query of it queued behind (the log drain's among them). Each table is declared
+ * by the module that reads and writes it: its statements (the table, its indexes, its upgrades) as
+ * `…_MIGRATIONS`, and those run at every start-up as `…_EVERY_START`; this module applies them all
+ * in the order listed here, the order they have always run in (a change of it would change the
+ * digest, and every installation would apply them again).
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
@@ -12,6 +16,13 @@ import type { Settings } from '../lib/settings.js';
 import { markStore, storeOf } from '../lib/stores.js';
 import { ROLLUP_MIGRATIONS } from './analytics/rollups.js';
 import { AUDIT_MIGRATIONS } from './audit.js';
+import { CONFIG_MIGRATIONS } from './config-copy.js';
+import { EVENT_ROWS_MIGRATIONS } from './event-rows.js';
+import { LOG_ARCHIVE_EVERY_START, LOG_ARCHIVE_MIGRATIONS } from './log-archive.js';
+import { NOTIFICATION_DELIVERY_MIGRATIONS } from './notifications/deliveries.js';
+import { SNAPSHOT_MIGRATIONS } from './snapshots.js';
+import { WEBHOOK_DELIVERY_MIGRATIONS } from './webhooks/deliveries.js';
+import { WEBHOOK_SENT_EVERY_START, WEBHOOK_SENT_MIGRATIONS } from './webhooks/sent.js';
 import { createDatabase, DatabaseError, databaseOf, NO_SUCH_DATABASE } from './database.js';
 import { LaurelError } from '../lib/errors.js';
 
@@ -19,207 +30,21 @@ export class PostgresUnavailableError extends LaurelError {
   constructor(message: string) { super('postgres_unavailable', message); }
 }
 
-/**
- * A column compressed with lz4 where the server has it (PostgreSQL 14 built with it, as Debian's
- * 15 is); rows written before stay as they are. Once: the ALTER locks the table, so it waits 2 s at
- * most for its readers to finish, and a later start-up tries again.
- */
-function lz4(table: string, column: string): string {
-  return `DO $$ BEGIN
-     IF current_setting('server_version_num')::int >= 140000
-        AND EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
-       IF (SELECT attcompression FROM pg_attribute WHERE attrelid = '${table}'::regclass AND attname = '${column}') <> 'l' THEN
-         PERFORM set_config('lock_timeout', '2s', true);
-         ALTER TABLE ${table} ALTER COLUMN ${column} SET COMPRESSION lz4;
-       END IF;
-     END IF;
-   EXCEPTION WHEN lock_not_available OR feature_not_supported THEN NULL;
-   END $$`;
-}
-
 const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS laurel_config (
-     prefix     text        NOT NULL,
-     kind       text        NOT NULL,
-     id         text        NOT NULL,
-     body       jsonb       NOT NULL,
-     version    bigint      NOT NULL,
-     copied_at  timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (prefix, kind, id)
-   )`,
+  // The configuration's copy (src/postgres/config-copy.ts).
+  ...CONFIG_MIGRATIONS,
   // The event log's archive: one row per drained batch of a partition (src/postgres/log-archive.ts).
-  `CREATE TABLE IF NOT EXISTS laurel_log (
-     prefix      text        NOT NULL,
-     partition   integer     NOT NULL,
-     first_id    text        NOT NULL,
-     last_id     text        NOT NULL,
-     entries     integer     NOT NULL,
-     first_at    timestamptz NOT NULL,
-     last_at     timestamptz NOT NULL,
-     lines       text        NOT NULL,
-     drained_at  timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (prefix, partition, first_id)
-   )`,
-  `CREATE TABLE IF NOT EXISTS laurel_log_cursor (
-     prefix     text    NOT NULL,
-     partition  integer NOT NULL,
-     last_id    text    NOT NULL,
-     PRIMARY KEY (prefix, partition)
-   )`,
-  // Earlier versions archived one row per entry in the table laurel_events: it keeps those rows
-  // under another name, and laurel_events is the view of every entry, from both.
-  `DO $$ BEGIN
-     IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.relname = 'laurel_events' AND c.relkind = 'r' AND n.nspname = current_schema()) THEN
-       ALTER TABLE laurel_events RENAME TO laurel_events_rows;
-     END IF;
-   END $$`,
-  `CREATE TABLE IF NOT EXISTS laurel_events_rows (
-     prefix      text        NOT NULL,
-     partition   integer     NOT NULL,
-     stream_id   text        NOT NULL,
-     kind        text        NOT NULL,
-     tenant      text        NOT NULL,
-     user_id     text        NOT NULL,
-     occurred_at timestamptz NOT NULL,
-     body        jsonb       NOT NULL,
-     drained_at  timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (prefix, partition, stream_id)
-   )`,
-  'CREATE INDEX IF NOT EXISTS laurel_events_user ON laurel_events_rows (prefix, tenant, user_id, occurred_at)',
-  `CREATE OR REPLACE VIEW laurel_events AS
-     SELECT prefix, partition, stream_id, kind, tenant, user_id, occurred_at, body, drained_at FROM laurel_events_rows
-     UNION ALL
-     SELECT l.prefix, l.partition, split_part(e.line, E'\t', 1), split_part(e.line, E'\t', 2),
-            coalesce(b.body->>'t', ''), coalesce(b.body->>'u', ''),
-            to_timestamp(coalesce((b.body->>'ts')::float8, split_part(e.line, '-', 1)::float8) / 1000.0), b.body, l.drained_at
-     FROM laurel_log l
-     CROSS JOIN LATERAL string_to_table(l.lines, E'\n') AS e(line)
-     CROSS JOIN LATERAL (SELECT split_part(e.line, E'\t', 3)::jsonb AS body) AS b`,
+  ...LOG_ARCHIVE_MIGRATIONS,
+  // The rows of earlier versions, one per entry, and the view of every entry (src/postgres/event-rows.ts).
+  ...EVENT_ROWS_MIGRATIONS,
   // Snapshots of Redis (src/postgres/snapshots.ts).
-  `CREATE TABLE IF NOT EXISTS laurel_snapshots (
-     prefix      text        NOT NULL,
-     id          bigserial   NOT NULL,
-     is_full     boolean     NOT NULL,
-     started_at  timestamptz NOT NULL DEFAULT now(),
-     finished_at timestamptz,
-     since       timestamptz NOT NULL,
-     users       integer     NOT NULL DEFAULT 0,
-     keys        integer     NOT NULL DEFAULT 0,
-     PRIMARY KEY (prefix, id)
-   )`,
-  // A snapshot that failed, or was interrupted (its process died): finished, with why; never read.
-  // Looked up first: the ALTER locks the table, even when the column exists, behind any reader.
-  `DO $$ BEGIN
-     IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'laurel_snapshots'::regclass AND attname = 'error' AND NOT attisdropped) THEN
-       ALTER TABLE laurel_snapshots ADD COLUMN error text;
-     END IF;
-   END $$`,
-  `CREATE TABLE IF NOT EXISTS laurel_snapshot_users (
-     prefix     text    NOT NULL,
-     tenant     text    NOT NULL,
-     user_id    text    NOT NULL,
-     partition  integer NOT NULL,
-     position   text    NOT NULL,
-     snapshot   bigint  NOT NULL,
-     keys       bytea   NOT NULL,
-     PRIMARY KEY (prefix, tenant, user_id)
-   )`,
-  `CREATE TABLE IF NOT EXISTS laurel_snapshot_keys (
-     prefix    text   NOT NULL,
-     key       text   NOT NULL,
-     snapshot  bigint NOT NULL,
-     digest    text   NOT NULL,
-     dump      bytea  NOT NULL,
-     PRIMARY KEY (prefix, key)
-   )`,
-  // Notification deliveries (src/postgres/notifications/deliveries.ts): one row per (tenant, user,
-  // type, channel, occasion), the id that says so; the scheduler adds to a row while it is
-  // scheduled.
-  `CREATE TABLE IF NOT EXISTS laurel_deliveries (
-     prefix        text        NOT NULL,
-     id            text        NOT NULL,
-     tenant        text        NOT NULL,
-     user_id       text        NOT NULL,
-     type          text        NOT NULL,
-     channel       text        NOT NULL,
-     occasion      text        NOT NULL,
-     status        text        NOT NULL,
-     reason        text,
-     scheduled_for timestamptz NOT NULL,
-     due_at        timestamptz NOT NULL,
-     sent_at       timestamptz,
-     attempts      integer     NOT NULL DEFAULT 0,
-     error         text,
-     items         jsonb       NOT NULL DEFAULT '[]',
-     claimed_until timestamptz,
-     created_at    timestamptz NOT NULL,
-     PRIMARY KEY (prefix, id)
-   )`,
-  `CREATE INDEX IF NOT EXISTS laurel_deliveries_due ON laurel_deliveries (prefix, due_at) WHERE status IN ('scheduled', 'sending')`,
-  'CREATE INDEX IF NOT EXISTS laurel_deliveries_list ON laurel_deliveries (prefix, tenant, created_at DESC, id DESC)',
-  'CREATE INDEX IF NOT EXISTS laurel_deliveries_user ON laurel_deliveries (prefix, tenant, user_id, created_at DESC)',
-  // Webhook deliveries (src/postgres/webhooks/deliveries.ts): one row per (endpoint, event).
-  `CREATE TABLE IF NOT EXISTS laurel_webhook_deliveries (
-     prefix        text        NOT NULL,
-     id            text        NOT NULL,
-     endpoint_id   text        NOT NULL,
-     event_id      text        NOT NULL,
-     type          text        NOT NULL,
-     tenant        text        NOT NULL,
-     user_id       text        NOT NULL,
-     body          text        NOT NULL,
-     status        text        NOT NULL,
-     due_at        timestamptz NOT NULL,
-     attempts      integer     NOT NULL DEFAULT 0,
-     last_status   integer,
-     error         text,
-     claimed_until timestamptz,
-     created_at    timestamptz NOT NULL,
-     delivered_at  timestamptz,
-     PRIMARY KEY (prefix, id)
-   )`,
-  // Claimed per endpoint (src/postgres/webhooks/deliveries.ts claimDue): its own earliest due.
-  'DROP INDEX IF EXISTS laurel_webhook_deliveries_due',
-  `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due_by_endpoint ON laurel_webhook_deliveries (prefix, endpoint_id, due_at) WHERE status IN ('pending', 'sending')`,
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
-  // The record of the webhook deliveries sent from the log (src/postgres/webhooks/sent.ts): a row per
-  // endpoint and batch of first attempts that delivered. An installation of the version before
-  // kept the log's deliveries waiting in this table (`laurel_webhook_outbox`, a row of up to 32 per
-  // endpoint, settled after their attempts): renamed, its settled rows stay the record they were,
-  // and the rows still waiting are moved to `laurel_webhook_deliveries` by the webhooks worker
-  // (src/postgres/webhooks/upgrade.ts).
-  `DO $$ BEGIN
-     IF to_regclass('laurel_webhook_outbox') IS NOT NULL AND to_regclass('laurel_webhook_sent') IS NULL THEN
-       ALTER TABLE laurel_webhook_outbox RENAME TO laurel_webhook_sent;
-       ALTER INDEX IF EXISTS laurel_webhook_outbox_pkey RENAME TO laurel_webhook_sent_pkey;
-       ALTER INDEX IF EXISTS laurel_webhook_outbox_waiting RENAME TO laurel_webhook_sent_waiting;
-       ALTER INDEX IF EXISTS laurel_webhook_outbox_settled RENAME TO laurel_webhook_sent_settled;
-       ALTER INDEX IF EXISTS laurel_webhook_outbox_ids RENAME TO laurel_webhook_sent_ids;
-       DROP INDEX IF EXISTS laurel_webhook_outbox_by_endpoint;
-     END IF;
-   END $$`,
-  `CREATE TABLE IF NOT EXISTS laurel_webhook_sent (
-     prefix        text        NOT NULL,
-     id            bigint      GENERATED ALWAYS AS IDENTITY,
-     endpoint_id   text        NOT NULL,
-     items         text        NOT NULL,
-     claimed_until timestamptz,
-     created_at    timestamptz NOT NULL,
-     PRIMARY KEY (prefix, id)
-   )`,
-  "ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS ids text[] NOT NULL DEFAULT '{}'",
-  'ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS outcomes text',
-  'ALTER TABLE laurel_webhook_sent ADD COLUMN IF NOT EXISTS settled_at timestamptz',
-  // Rows of the earlier outbox still waiting (found and moved by the upgrade); the record listed per
-  // endpoint, newest first; a delivery found by its id (a retry asked for).
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_waiting ON laurel_webhook_sent (prefix, endpoint_id, id) WHERE settled_at IS NULL',
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_settled ON laurel_webhook_sent (prefix, endpoint_id, created_at DESC, id DESC) WHERE settled_at IS NOT NULL',
-  'CREATE INDEX IF NOT EXISTS laurel_webhook_sent_ids ON laurel_webhook_sent USING gin (ids)',
-  // Rows written before `ids` name their deliveries, so that a retry of one finds it; found through
-  // the index above, none after the first start.
-  `UPDATE laurel_webhook_sent SET ids = ARRAY(SELECT e->>'id' FROM json_array_elements(items::json) e)
-   WHERE ids = '{}'`,
+  ...SNAPSHOT_MIGRATIONS,
+  // Notification deliveries (src/postgres/notifications/deliveries.ts).
+  ...NOTIFICATION_DELIVERY_MIGRATIONS,
+  // Webhook deliveries (src/postgres/webhooks/deliveries.ts).
+  ...WEBHOOK_DELIVERY_MIGRATIONS,
+  // The record of the webhook deliveries sent from the log (src/postgres/webhooks/sent.ts).
+  ...WEBHOOK_SENT_MIGRATIONS,
   // The analytics rollups (src/postgres/analytics/rollups.ts).
   ...ROLLUP_MIGRATIONS,
   // The audit log of Admin API writes (src/postgres/audit.ts).
@@ -236,11 +61,8 @@ const SCHEMA_TABLE = `CREATE TABLE IF NOT EXISTS laurel_schema (
 
 /** Run at every start-up: each looks at the catalog first, and locks a table only when it has something to change. */
 const EVERY_START = [
-  // The log's lines compressed with lz4 where the server has it: pglz, the default, cost the drain
-  // about a sixth of Postgres's CPU per event (docs/performance.md).
-  lz4('laurel_log', 'lines'),
-  // A batch's deliveries (kilobytes of JSON): lz4 cost Postgres about a third less than pglz per delivery written.
-  lz4('laurel_webhook_sent', 'items'),
+  ...LOG_ARCHIVE_EVERY_START,
+  ...WEBHOOK_SENT_EVERY_START,
 ];
 
 /** How a pool is sized and bounded. */

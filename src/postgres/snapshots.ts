@@ -13,6 +13,46 @@
  */
 import type pg from 'pg';
 
+/** `laurel_snapshots`, `laurel_snapshot_users` and `laurel_snapshot_keys` (applied by src/postgres/pool.ts, in its order). */
+export const SNAPSHOT_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_snapshots (
+     prefix      text        NOT NULL,
+     id          bigserial   NOT NULL,
+     is_full     boolean     NOT NULL,
+     started_at  timestamptz NOT NULL DEFAULT now(),
+     finished_at timestamptz,
+     since       timestamptz NOT NULL,
+     users       integer     NOT NULL DEFAULT 0,
+     keys        integer     NOT NULL DEFAULT 0,
+     PRIMARY KEY (prefix, id)
+   )`,
+  // A snapshot that failed, or was interrupted (its process died): finished, with why; never read.
+  // Looked up first: the ALTER locks the table, even when the column exists, behind any reader.
+  `DO $$ BEGIN
+     IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'laurel_snapshots'::regclass AND attname = 'error' AND NOT attisdropped) THEN
+       ALTER TABLE laurel_snapshots ADD COLUMN error text;
+     END IF;
+   END $$`,
+  `CREATE TABLE IF NOT EXISTS laurel_snapshot_users (
+     prefix     text    NOT NULL,
+     tenant     text    NOT NULL,
+     user_id    text    NOT NULL,
+     partition  integer NOT NULL,
+     position   text    NOT NULL,
+     snapshot   bigint  NOT NULL,
+     keys       bytea   NOT NULL,
+     PRIMARY KEY (prefix, tenant, user_id)
+   )`,
+  `CREATE TABLE IF NOT EXISTS laurel_snapshot_keys (
+     prefix    text   NOT NULL,
+     key       text   NOT NULL,
+     snapshot  bigint NOT NULL,
+     digest    text   NOT NULL,
+     dump      bytea  NOT NULL,
+     PRIMARY KEY (prefix, key)
+   )`,
+];
+
 export interface SnapshotRecord {
   id: number;
   startedAt: number;

@@ -10,6 +10,36 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Channel, NotificationType } from '../../model/entities.js';
 
+/**
+ * `laurel_deliveries` (applied by src/postgres/pool.ts, in its order): one row per (tenant, user,
+ * type, channel, occasion), the id that says so; the scheduler adds to a row while it is scheduled.
+ */
+export const NOTIFICATION_DELIVERY_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_deliveries (
+     prefix        text        NOT NULL,
+     id            text        NOT NULL,
+     tenant        text        NOT NULL,
+     user_id       text        NOT NULL,
+     type          text        NOT NULL,
+     channel       text        NOT NULL,
+     occasion      text        NOT NULL,
+     status        text        NOT NULL,
+     reason        text,
+     scheduled_for timestamptz NOT NULL,
+     due_at        timestamptz NOT NULL,
+     sent_at       timestamptz,
+     attempts      integer     NOT NULL DEFAULT 0,
+     error         text,
+     items         jsonb       NOT NULL DEFAULT '[]',
+     claimed_until timestamptz,
+     created_at    timestamptz NOT NULL,
+     PRIMARY KEY (prefix, id)
+   )`,
+  `CREATE INDEX IF NOT EXISTS laurel_deliveries_due ON laurel_deliveries (prefix, due_at) WHERE status IN ('scheduled', 'sending')`,
+  'CREATE INDEX IF NOT EXISTS laurel_deliveries_list ON laurel_deliveries (prefix, tenant, created_at DESC, id DESC)',
+  'CREATE INDEX IF NOT EXISTS laurel_deliveries_user ON laurel_deliveries (prefix, tenant, user_id, created_at DESC)',
+];
+
 export type DeliveryStatus = 'scheduled' | 'sending' | 'sent' | 'failed' | 'suppressed' | 'cancelled';
 
 /** What a message lists, by key: an achievement completion is `{ "<achievement id>": <ms> }`. */

@@ -11,6 +11,33 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
+/** `laurel_webhook_deliveries` (applied by src/postgres/pool.ts, in its order): one row per (endpoint, event). */
+export const WEBHOOK_DELIVERY_MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS laurel_webhook_deliveries (
+     prefix        text        NOT NULL,
+     id            text        NOT NULL,
+     endpoint_id   text        NOT NULL,
+     event_id      text        NOT NULL,
+     type          text        NOT NULL,
+     tenant        text        NOT NULL,
+     user_id       text        NOT NULL,
+     body          text        NOT NULL,
+     status        text        NOT NULL,
+     due_at        timestamptz NOT NULL,
+     attempts      integer     NOT NULL DEFAULT 0,
+     last_status   integer,
+     error         text,
+     claimed_until timestamptz,
+     created_at    timestamptz NOT NULL,
+     delivered_at  timestamptz,
+     PRIMARY KEY (prefix, id)
+   )`,
+  // Claimed per endpoint (claimDue, below): its own earliest due.
+  'DROP INDEX IF EXISTS laurel_webhook_deliveries_due',
+  `CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_due_by_endpoint ON laurel_webhook_deliveries (prefix, endpoint_id, due_at) WHERE status IN ('pending', 'sending')`,
+  'CREATE INDEX IF NOT EXISTS laurel_webhook_deliveries_list ON laurel_webhook_deliveries (prefix, endpoint_id, created_at DESC, id DESC)',
+];
+
 export type WebhookDeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
 /** An endpoint's copy of an event. */

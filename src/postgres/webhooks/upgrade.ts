@@ -1,13 +1,13 @@
 /**
- * The upgrade from the outbox of the version before (src/postgres/pool.ts renamed its table
- * `laurel_webhook_sent`): a row of it still waiting (not settled, its claim run out or none) holds
- * deliveries of the log not attempted yet (a row given back keeps only those). Each is moved, in one
- * transaction with the row's deletion, to a row of its own in `laurel_webhook_deliveries`, pending
- * and due now, and sent from there as a retry is: nothing lost, nothing recorded twice, however
- * many worker processes move them at once (a row is deleted by one). The webhooks worker runs it at
- * its start and every minute (src/engine/webhooks/send.ts), so a row claimed by a process of the
- * earlier version when the upgrade began is moved once its claim runs out; each run costs a probe
- * of the index of waiting rows.
+ * The upgrade from the outbox of the version before (its table renamed `laurel_webhook_sent` at
+ * start-up: src/postgres/webhooks/sent.ts): a row of it still waiting (not settled, its claim run
+ * out or none) holds deliveries of the log not attempted yet (a row given back keeps only those).
+ * Each is moved, in one transaction with the row's deletion, to a row of its own in
+ * `laurel_webhook_deliveries`, pending and due now, and sent from there as a retry is: nothing
+ * lost, nothing recorded twice, however many worker processes move them at once (a row is deleted
+ * by one). The webhooks worker runs it at its start and every minute (src/engine/webhooks/send.ts),
+ * so a row claimed by a process of the earlier version when the upgrade began is moved once its
+ * claim runs out; each run costs a probe of the index of waiting rows.
  */
 import type pg from 'pg';
 import { inTransaction, type SentItem } from './sent.js';
