@@ -2,9 +2,11 @@
  * The layout of docs/architecture.md holds: every import of src/ and workers/ points to a lower
  * layer (or within its own layer, its feature folders included), no module imports itself through
  * others (type-only imports count), the engine's feature folders import each other in no circle,
- * and the pure layers use no I/O package.
+ * and the pure layers use no I/O package; `npm run graph` counts the graph's circles as it does.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -321,6 +323,41 @@ describe('architecture', () => {
       expect(layerOf('src/cli.ts')[1]).toBeGreaterThan(rank);
     } finally {
       graph.set('src/lib/clock.ts', importsOf('src/lib/clock.ts'));
+    }
+  });
+});
+
+describe('npm run graph (scripts/import-graph.mjs)', () => {
+  const figures = (dir: string) => {
+    const out = execFileSync(process.execPath, [join(ROOT, 'scripts/import-graph.mjs'), dir], { encoding: 'utf8' });
+    return Object.fromEntries(out.trim().split('\n').map((line) => {
+      const m = /^(.*?)\s+(\d+)$/.exec(line)!;
+      return [m[1], Number(m[2])];
+    }));
+  };
+
+  it('finds this checkout free of circles, and finds the circle of a tree that has one', () => {
+    const here = figures(ROOT);
+    expect(here['circles (strongly connected components of more than one file)']).toBe(0);
+    expect(here['imports from src/routes/ into src/postgres/ or src/redis/']).toBe(0);
+    expect(here.files).toBeGreaterThan(100);
+    const dir = mkdtempSync(join(tmpdir(), 'laurel-graph-'));
+    try {
+      mkdirSync(join(dir, 'src', 'routes'), { recursive: true });
+      mkdirSync(join(dir, 'src', 'postgres'), { recursive: true });
+      writeFileSync(join(dir, 'src', 'a.ts'), "import { b } from './b.js';\nexport const a = b;\n");
+      writeFileSync(join(dir, 'src', 'b.ts'), "import type { a } from './a.js';\nexport const b = 1 as unknown as typeof a;\n");
+      writeFileSync(join(dir, 'src', 'routes', 'r.ts'), "export { q } from '../postgres/q.js';\n");
+      writeFileSync(join(dir, 'src', 'postgres', 'q.ts'), 'export const q = 1;\n');
+      const there = figures(dir);
+      expect(there).toMatchObject({
+        files: 4,
+        'import edges between files': 3,
+        'circles (strongly connected components of more than one file)': 1,
+        'imports from src/routes/ into src/postgres/ or src/redis/': 1,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
