@@ -3,6 +3,7 @@
  * Every variant writes under a fresh random prefix, so cleaning up is one SCAN over that prefix.
  */
 import { Redis } from 'ioredis';
+import type { CommandStats } from './redis-profile.js';
 
 /** Redis is not reachable: a setup problem, reported without a stack. */
 export class RedisUnavailableError extends Error {}
@@ -46,8 +47,7 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<numb
   return deleted;
 }
 
-/** A command's calls and time so far (INFO commandstats). */
-export type CommandStats = Map<string, { calls: number; usec: number }>;
+export type { CommandStats } from './redis-profile.js';
 
 export async function commandStats(redis: Redis): Promise<CommandStats> {
   const out: CommandStats = new Map();

@@ -15,6 +15,7 @@ import { TAIL_LIMIT_S, type DrainTurn } from './drain.js';
 import { BATCH_CAP_S, type BatchTurn } from './batches.js';
 import type { OpenLoopResult } from './open-loop.js';
 import type { Processes } from './variants.js';
+import { medianProfile, profileCell, type CommandShare } from './redis-profile.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
 export interface VariantResult {
@@ -55,6 +56,8 @@ export interface VariantResult {
   runnerCpuUs: number | null;
   /** Redis µs per request of the drain's sampling (bench/drain.ts), included in `cpu.redis`; null without workers. */
   samplerRedisUs: number | null;
+  /** The variant's Redis time by command over the measured load (bench/redis-profile.ts); absent in reports before it. */
+  redisCommands?: CommandShare[] | null;
   /** Rows in the variant's Postgres database when it stopped (every log entry drained, and the configuration); null without one. */
   postgresRows: number | null;
   /**
@@ -188,6 +191,8 @@ export interface VariantSummary {
   batch: BatchSummary | null;
   runnerCpuUs: number | null;
   samplerRedisUs: number | null;
+  /** The Redis time by command, each the median over rounds (bench/redis-profile.ts); null when not profiled. */
+  redisCommands: CommandShare[] | null;
 }
 
 /**
@@ -484,6 +489,7 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     batch: summarizeBatchRounds(results.map((v) => v.batch ?? null)),
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
     samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
+    redisCommands: medianProfile(results.map((v) => v.redisCommands)),
   };
 }
 
@@ -715,7 +721,28 @@ export function renderMarkdown(report: Report): string {
   if (system.length > 0) lines.push('', ...system);
   const steady = renderSteady(report);
   if (steady.length > 0) lines.push('', ...steady);
+  const commands = renderCommands(report);
+  if (commands.length > 0) lines.push('', ...commands);
   return lines.join('\n') + '\n';
+}
+
+/** Each profiled variant's Redis time by command (bench/redis-profile.ts), the costliest first. */
+export function renderCommands(report: Report): string[] {
+  const profiled = report.variants.filter((v) => v.redisCommands !== null && v.redisCommands.length > 0);
+  if (profiled.length === 0) return [];
+  return [
+    '### Redis by command',
+    '',
+    'Each variant\'s Redis time by command over its measured load, from `INFO commandstats` before and after it:' +
+      ' µs and calls a request, the median over rounds, the costliest first. A script\'s µs (`fcall`, `evalsha`) include' +
+      ' those of the commands it runs, which are listed under their own names too; `eval` is the runner\'s sampling of the' +
+      ' drain (bench/drain.ts), not laurel\'s; what no command accounts for (the sockets, the event loop) is in the Redis' +
+      ' CPU only. On the shared Redis, anything else it served meanwhile is counted too.',
+    '',
+    '| variant | Redis CPU µs/request | commands: µs a request × calls a request |',
+    '|---|---:|---|',
+    ...profiled.map((v) => `| ${v.name} | ${us(v.cpu.redis)} | ${profileCell(v.redisCommands!)} |`),
+  ];
 }
 
 const secs = (n: number | null) => (n === null ? '—' : n.toFixed(2));

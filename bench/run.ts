@@ -55,7 +55,8 @@ import { BATCH_CAP_S, BatchMonitor, batchLine, mergeBatchTurns, type BatchTurn }
 import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
-import { connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
+import { commandStats, connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
+import { commandsPerRequest, type CommandStats } from './redis-profile.js';
 import {
   buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type OpenLoopPass, type RoundResult, type Settings, type VariantResult,
@@ -349,6 +350,8 @@ interface Running {
   round: number;
   /** A steady variant's outcomes of each measured load. */
   outcomes: SteadyOutcomes[];
+  /** INFO commandstats of the variant's Redis before and after its measured load (bench/redis-profile.ts). */
+  commands: { before: CommandStats; after: CommandStats } | null;
 }
 
 /**
@@ -459,7 +462,7 @@ async function measureAlone(
       ...(shared === undefined ? {} : { env: SNAPSHOT_ENV }),
     });
     r = {
-      variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
+      variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0, commands: null,
       monitor: session.drain === null ? null : new DrainMonitor(redis, session.drain.prefix, session.drain.partitions, settings.drainSampleMs),
       drainTurns: [], database,
       batches: session.batch === undefined || session.drain === null
@@ -494,6 +497,7 @@ async function measureAlone(
     if (r.batches !== null) result.batch = mergeBatchTurns(r.batchTurns);
     result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
     result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
+    result.redisCommands = r.commands === null ? null : commandsPerRequest(r.commands.before, r.commands.after, measured.requests);
     if (variant.steady) {
       result.steady = r.outcomes[0] ?? null;
       result.startSnapshotS = startSnapshotS;
@@ -549,6 +553,7 @@ async function measureAlone(
  */
 async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPid: number | null, withPostgres: boolean, signal: AbortSignal): Promise<void> {
   const pids = pidsOf(r.session, redisPid);
+  const statsBefore = await commandStats(redis);
   const before = sample(pids, withPostgres);
   const ownBefore = runnerUs();
   const loadStartMs = Date.now();
@@ -589,6 +594,7 @@ async function measureLoad(r: Running, settings: Settings, redis: Redis, redisPi
   }
   const after = sample(pids, withPostgres);
   r.runnerUs += runnerUs() - ownBefore;
+  r.commands = { before: statsBefore, after: await commandStats(redis) };
   r.slices.push(slice);
   r.ticks = addTicks(r.ticks, before, after);
   // What the events did, read from the archive after the CPU was sampled: the query's own Postgres
@@ -671,7 +677,7 @@ async function measureReferences(
   const port = await freePort(HOST);
   const session = trivial.launch({ host: HOST, port, redisUrl: settings.redisUrl });
   const r: Running = {
-    variant: trivial, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0,
+    variant: trivial, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0, commands: null,
     monitor: null, drainTurns: [], database: null, batches: null, batchTurns: [], round: 0, outcomes: [],
   };
   const references: { name: string; pass: OpenLoopPass }[] = [];

@@ -22,11 +22,13 @@ import {
 import { runReporting } from '../../bench/processes.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
-  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderSystem, summarizeDrainRounds, variantResult,
+  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderCommands, renderSystem, summarizeDrainRounds, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import { acceptedEvents, BACKLOG_FULL, refusedBacklogFull, type WrkResult } from '../../bench/wrk.js';
 import { random } from '../../bench/random.js';
+import { commandStats, connectRedis } from '../../bench/redis.js';
+import { commandsPerRequest, medianProfile } from '../../bench/redis-profile.js';
 import { drawSteady, STEADY_NEW_SHARE, STEADY_SKEW } from '../../bench/steady-draw.js';
 import { dayItems } from '../../bench/steady-population.js';
 
@@ -388,6 +390,51 @@ describe('bench: several api processes (laurel-system-2)', () => {
     expect(lines.find((l) => l.startsWith('| laurel-system@base |'))).toContain('| 120.0 / in api / 60.0 / 10.0 / 20.0 |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| `laurel start`: 2 api processes + workers in the primary |');
     expect(lines.find((l) => l.startsWith('| laurel-system-2 |'))).toContain('| 120.0 / 40.0 / 60.0 / 10.0 / 20.0 |');
+  });
+});
+
+describe('bench: Redis by command (bench/redis-profile.ts)', () => {
+  it('gives each command\'s calls and µs a request between two readings of a real Redis, the runner\'s INFO left out', async () => {
+    const redis = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const key = `bench-profile-${process.pid}`;
+    try {
+      const before = await commandStats(redis);
+      for (let i = 0; i < 50; i++) await redis.hset(key, `f${i}`, i);
+      for (let i = 0; i < 25; i++) await redis.hget(key, `f${i}`);
+      const after = await commandStats(redis);
+      // 25 requests: other files' commands on the shared Redis may come in between, never fewer of these.
+      const profile = commandsPerRequest(before, after, 25);
+      expect(profile.find((c) => c.command === 'hset')!.calls).toBeGreaterThanOrEqual(2);
+      expect(profile.find((c) => c.command === 'hget')!.calls).toBeGreaterThanOrEqual(1);
+      expect(profile.find((c) => c.command === 'hset')!.us).toBeGreaterThan(0);
+      expect(profile.some((c) => c.command === 'info')).toBe(false);
+      expect(profile.map((c) => c.us)).toEqual([...profile.map((c) => c.us)].sort((a, b) => b - a));
+    } finally {
+      await redis.del(key);
+      redis.disconnect();
+    }
+  });
+
+  it('takes each command\'s median over the rounds profiled, a command missing from a round counting 0 there', () => {
+    expect(medianProfile([null, undefined])).toBeNull();
+    expect(medianProfile([
+      [{ command: 'fcall', calls: 1, us: 60 }, { command: 'hset', calls: 5, us: 10 }],
+      [{ command: 'fcall', calls: 1, us: 70 }],
+      [{ command: 'fcall', calls: 1, us: 50 }, { command: 'hset', calls: 4, us: 8 }],
+      null,
+    ])).toEqual([{ command: 'fcall', calls: 1, us: 60 }, { command: 'hset', calls: 4, us: 8 }]);
+  });
+
+  it('shows each profiled variant\'s commands beside its Redis CPU', () => {
+    const cpu = { server: 120, workers: null, redis: 60, postgres: null, wrk: 20 };
+    const profiled = { ...variantResult('laurel-event', 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0, cpu), redisCommands: [{ command: 'fcall', calls: 1, us: 52.25 }, { command: 'hset', calls: 5.3, us: 9.5 }] };
+    const plain = variantResult('uws-hello', 'x', slice(1000, 1, 1000, 2000, { 200: 1000 }), null, 0, cpu);
+    const names = ['laurel-event', 'uws-hello'];
+    const rounds: RoundResult[] = [{ round: 1, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: names, ratios: [], variants: [profiled, plain] }];
+    const lines = renderCommands(buildReport({} as Machine, { drainSampleMs: 250, drainCapS: 30, openLoopS: 0, connections: 64, timeoutS: 5 } as Settings, names, rounds));
+    expect(lines[0]).toBe('### Redis by command');
+    expect(lines.filter((l) => l.startsWith('| laurel-event |'))).toEqual(['| laurel-event | 60.0 | fcall 52.3 µs × 1.00, hset 9.5 µs × 5.30 |']);
+    expect(lines.some((l) => l.startsWith('| uws-hello |'))).toBe(false);
   });
 });
 
