@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { freePort } from '../../bench/processes.js';
 import { runCli, type CliRun } from './cli.js';
 
 export interface Answer<T = any> {
@@ -110,18 +109,31 @@ async function openConnection(port: number): Promise<{ socket: Socket; answer: P
   return { socket, answer };
 }
 
+/** The port of the primary's "laurel api processes listening" line in a log (0: not there yet). */
+function listeningPort(output: string): number {
+  for (const line of output.split('\n')) {
+    if (!line.includes('laurel api processes listening')) continue;
+    // A line still being written is read again at the next look.
+    const port = /"port":(\d+)/.exec(line)?.[1];
+    if (port !== undefined && Number(port) > 0) return Number(port);
+  }
+  return 0;
+}
+
 /**
- * Starts `laurel api` (or `command`: `laurel start`, the workers in the primary) on a free port
- * with `env` over a prefix and admin key of its own; resolves once it serves.
+ * Starts `laurel api` (or `command`: `laurel start`, the workers in the primary) on a port of the
+ * kernel's pick with `env` over a prefix and admin key of its own; resolves once it serves.
  */
 export async function startApiProcesses(env: Record<string, string> = {}, command: 'api' | 'start' = 'api'): Promise<ApiProcesses> {
   const prefix = env.LAUREL_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const adminKey = env.LAUREL_ADMIN_KEY ?? `procs-${randomBytes(8).toString('hex')}`;
-  const port = await freePort();
   const count = defaultProcessCount();
+  // PORT=0: laurel takes the kernel's pick as it starts, and says which; a port found free here and
+  // handed over could be taken by any other process in between.
   const run = runCli([command], {
-    LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, PORT: String(port), LAUREL_API_PROCESSES: String(count), LOG_LEVEL: 'info', ...env,
+    LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, PORT: '0', LAUREL_API_PROCESSES: String(count), LOG_LEVEL: 'info', ...env,
   });
+  let port = 0;
 
   const request = <T = any>(method: string, path: string, sent: Sent = {}): Promise<Answer<T>> => new Promise((resolve, reject) => {
     const payload = sent.body === undefined ? undefined : JSON.stringify(sent.body);
@@ -139,10 +151,11 @@ export async function startApiProcesses(env: Record<string, string> = {}, comman
     req.end(payload);
   });
 
-  // Ready once every process listens (the primary says so) and the port answers.
+  // Ready once every process listens (the primary says so, with the port) and the port answers.
   for (const deadline = Date.now() + 60_000; ;) {
     if (run.child.exitCode !== null) throw new Error(`laurel ${command} exited early: ${run.output()}`);
-    if (run.output().includes('laurel api processes listening')) {
+    port = port === 0 ? listeningPort(run.output()) : port;
+    if (port !== 0) {
       const ready = await request('GET', '/ready').catch(() => null);
       if (ready?.status === 200) break;
     }
