@@ -47,7 +47,7 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<numb
   return deleted;
 }
 
-export type { CommandStats } from './redis-profile.js';
+export { busiest, type CommandStats } from './redis-profile.js';
 
 export async function commandStats(redis: Redis): Promise<CommandStats> {
   const out: CommandStats = new Map();
@@ -56,10 +56,4 @@ export async function commandStats(redis: Redis): Promise<CommandStats> {
     if (m) out.set(m[1], { calls: Number(m[2]), usec: Number(m[3]) });
   }
   return out;
-}
-
-/** The `n` commands that took Redis the most time between two readings, with their calls and µs. */
-export function busiest(before: CommandStats, after: CommandStats, n: number): { command: string; calls: number; usec: number }[] {
-  return [...after].map(([command, a]) => ({ command, calls: a.calls - (before.get(command)?.calls ?? 0), usec: a.usec - (before.get(command)?.usec ?? 0) }))
-    .filter((c) => c.calls > 0).sort((x, y) => y.usec - x.usec).slice(0, n);
 }

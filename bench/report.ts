@@ -15,7 +15,7 @@ import { TAIL_LIMIT_S, type DrainTurn } from './drain.js';
 import { BATCH_CAP_S, type BatchTurn } from './batches.js';
 import type { OpenLoopResult } from './open-loop.js';
 import type { Processes } from './variants.js';
-import { medianProfile, profileCell, type CommandShare } from './redis-profile.js';
+import type { CommandShare } from './redis-profile.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
 export interface VariantResult {
@@ -724,6 +724,31 @@ export function renderMarkdown(report: Report): string {
   const commands = renderCommands(report);
   if (commands.length > 0) lines.push('', ...commands);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The rounds' profiles (bench/redis-profile.ts) as one: each command's calls and µs, the median over
+ * the rounds that were profiled (a command missing from a round counts 0 there), the costliest
+ * first (at most `n`); null when no round was.
+ */
+export function medianProfile(rounds: (CommandShare[] | null | undefined)[], n = 8): CommandShare[] | null {
+  const profiled = rounds.filter((r): r is CommandShare[] => Array.isArray(r));
+  if (profiled.length === 0) return null;
+  const names = [...new Set(profiled.flatMap((r) => r.map((c) => c.command)))];
+  const of = (r: CommandShare[], command: string) => r.find((c) => c.command === command);
+  return names
+    .map((command) => ({
+      command,
+      calls: median(profiled.map((r) => of(r, command)?.calls ?? 0)),
+      us: median(profiled.map((r) => of(r, command)?.us ?? 0)),
+    }))
+    .sort((x, y) => y.us - x.us || x.command.localeCompare(y.command))
+    .slice(0, n);
+}
+
+/** A profile in one cell: `fcall 61.2 µs × 1.00, hset 3.1 µs × 5.30, …`. */
+function profileCell(profile: CommandShare[], n = 6): string {
+  return profile.slice(0, n).map((c) => `${c.command} ${c.us.toFixed(1)} µs × ${c.calls.toFixed(2)}`).join(', ');
 }
 
 /** Each profiled variant's Redis time by command (bench/redis-profile.ts), the costliest first. */

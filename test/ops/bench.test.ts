@@ -22,13 +22,13 @@ import {
 import { runReporting } from '../../bench/processes.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
-  buildReport, judgeSystemTarget, medianBeyond, mergeSlices, RATIO_PAIRS, ratioPairs, renderCommands, renderSystem, summarizeDrainRounds, variantResult,
+  buildReport, judgeSystemTarget, medianBeyond, medianProfile, mergeSlices, RATIO_PAIRS, ratioPairs, renderCommands, renderSystem, summarizeDrainRounds, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import { acceptedEvents, BACKLOG_FULL, refusedBacklogFull, type WrkResult } from '../../bench/wrk.js';
 import { random } from '../../bench/random.js';
 import { commandStats, connectRedis } from '../../bench/redis.js';
-import { commandsPerRequest, medianProfile } from '../../bench/redis-profile.js';
+import { commandsPerRequest } from '../../bench/redis-profile.js';
 import { drawSteady, STEADY_NEW_SHARE, STEADY_SKEW } from '../../bench/steady-draw.js';
 import { dayItems } from '../../bench/steady-population.js';
 
