@@ -1,8 +1,9 @@
 --[[
   Decides a league cohort's outcome when its run is final (src/engine/leaderboards/league-final.ts),
   on the cohort's own slot, once: the first `promote` of the ranking move up a tier, the last
-  `demote` down (promotion first when a small cohort has both), the others stay, ranked as the
-  board ranks (src/domain/leaderboards/league.ts zoneOf). The outcome is recorded in the cohort's
+  `demote` down, the others stay, ranked as the board ranks; a cohort below the league's size moves
+  in proportion and never moves all its users (src/domain/leaderboards/league.ts zoneSizes, whose
+  lines are the same as these). The outcome is recorded in the cohort's
   outcome hash; a cohort decided already is never decided again (its ranking may have lost an
   erased user since): the recorded outcome is answered instead, so a finalisation made again, by a
   second worker or after a kill, moves nobody twice.
@@ -16,6 +17,7 @@
 
   ARGV[1] how many move up (0 in the highest tier)
   ARGV[2] how many move down (0 in the lowest tier)
+  ARGV[3] the league's cohort size
 
   Returns { 1 (decided now) or 0 (decided before), 1 when logged already (l) or 0,
   '<n>|<p>|<d>|<s>', user id, '<p|d|s>|<rank>|<value>', ... }.
@@ -24,6 +26,7 @@ local rankingKey = KEYS[1]
 local outcomeKey = KEYS[2]
 local promote = tonumber(ARGV[1])
 local demote = tonumber(ARGV[2])
+local cohortSize = tonumber(ARGV[3])
 
 if redis.call('EXISTS', outcomeKey) == 1 then
   local out = { 0, 0, '' }
@@ -46,6 +49,12 @@ end
 
 local ranked = redis.call('ZREVRANGE', rankingKey, 0, -1, 'WITHSCORES')
 local participants = #ranked / 2
+local of = math.max(cohortSize, participants, 1)
+promote = math.floor(promote * participants / of)
+demote = math.floor(demote * participants / of)
+while participants > 0 and promote + demote >= participants do
+  if demote > 0 then demote = demote - 1 else promote = promote - 1 end
+end
 local out = { 1, 0, '' }
 local fields = { 'n', participants }
 local counts = { p = 0, d = 0, s = 0 }

@@ -84,7 +84,8 @@ describe.each(targets())('exporting a user on %s', (target) => {
         { name: 'Daily', key: 'daily', status: 'active', rankBy: 'metric', metricId: ids.lessons, maxParticipants: 10, runUnit: 'day', runInterval: 1 },
         {
           name: 'League', key: 'league', status: 'active', rankBy: 'metric', metricId: ids.lessons, start: '2026-01-01', runUnit: 'day', runInterval: 1,
-          league: { tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }], cohortSize: 5 },
+          // Promoting 3 of 5: a cohort of two promotes its first (3 × 2 ÷ 5 rounded down).
+          league: { tiers: [{ key: 'bronze', name: 'Bronze', promote: 3, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }], cohortSize: 5 },
         },
       ],
     });
@@ -106,6 +107,8 @@ describe.each(targets())('exporting a user on %s', (target) => {
     await s.setClock('2026-03-03T09:00:00Z');
     eventIds.push((await s.event('lessons', ada, 2)).eventId);
     await s.event('lessons', other, 1);
+    // Bo, first of the 2nd, leaves bronze for silver: Ada ranks first of two in bronze-1 of the 3rd.
+    await s.event('lessons', `cy-${tag}`, 1);
     // The run of 2026-03-02 finished everywhere, finalised: Ada came second.
     await s.setClock('2026-03-04T14:00:00Z');
     await s.workers!.testing.accrueNow();

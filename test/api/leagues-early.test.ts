@@ -86,8 +86,10 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
   it('moves each early joiner into a cohort of their new tier in the next run, with their value there', async () => {
     const lb = await board('early');
     await s.setClock('2026-06-01T09:00:00Z');
-    // Run of the 1st: bronze-1 a1..a5, bronze-2 a6, a7; a1, a2, a6, a7 promoted.
-    for (const [id, value] of [['a1', 5], ['a2', 4], ['a3', 3], ['a4', 2], ['a5', 1], ['a6', 2], ['a7', 1]] as const) await s.event('plays', id, value);
+    // Run of the 1st: bronze-1 a1..a5, bronze-2 a6..a10 (both full); a1, a2, a6, a7 promoted.
+    for (const [id, value] of [['a1', 5], ['a2', 4], ['a3', 3], ['a4', 2], ['a5', 1], ['a6', 5], ['a7', 4], ['a8', 3], ['a9', 2], ['a10', 1]] as const) {
+      await s.event('plays', id, value);
+    }
     // Four users carrying silver, and newcomers, join the run of the 2nd early, with a1, a3 and a6.
     for (const id of ['s1', 's2', 's3', 's4']) await carrying(lb.id, id, 1, '2026-05-31');
     await s.setClock('2026-06-02T08:00:00Z');
@@ -101,7 +103,7 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
 
     await s.setClock('2026-06-02T12:00:00Z');
     const result = await s.workers!.testing.finaliseNow();
-    expect(result.moved).toBe(7);
+    expect(result.moved).toBe(10);
     // a1 takes silver-1's last seat (ahead of s2, who reached 3 after a1), a6 opens silver-2;
     // bronze-1 is two smaller (its seats stay taken).
     const after = await cohorts(lb, '2026-06-02');
@@ -144,7 +146,7 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     for (const [i, id] of users.entries()) await s.event('plays', id, 1 + i);
     // A pass killed part-way through bronze-1: x0 moved only; x1 moved, joined silver and taken out of bronze.
     const { redis, keys } = s.api!.services;
-    const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-05', 0, 0), 2, 0);
+    const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-05', 0, 0), 2, 0, SIZE);
     expect(decided.users.filter((u) => u.outcome === 'promoted').map((u) => u.userId).sort()).toEqual(['x0', 'x1']);
     for (const id of ['x0', 'x1']) expect(await leagueMove.run(redis, keys.forUser('_', id).user, lb.id, '2026-06-05', 1, 2)).toBe('applied');
     const { cohort } = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-06', 1), 'x1', SIZE);
@@ -185,7 +187,8 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     for (const [id, value] of [['r1', 1], ['r2', 1], ['r3', 1]] as const) await s.event('plays', id, value);
     // The move of r1 under way: moved, joined silver, taken out of bronze-1; its place not moved yet.
     const { redis, keys } = s.api!.services;
-    await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-08', 0, 0), 2, 0);
+    // A cohort of 3 of 5 promotes one (2 × 3 ÷ 5): r1.
+    await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, '2026-06-08', 0, 0), 2, 0, SIZE);
     expect(await leagueMove.run(redis, keys.forUser('_', 'r1').user, lb.id, '2026-06-08', 1, 2)).toBe('applied');
     const { cohort } = await leagueJoin.run(redis, keys.leagueTier('_', lb.id, '2026-06-09', 1), 'r1', SIZE);
     await leagueDepart.run(redis, keys.leagueCohort('_', lb.id, '2026-06-09', 0, 0), 'r1', `1.${cohort}`, Date.now());
@@ -196,14 +199,15 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
     // The rest of the move carries r1's older value, which the later one placed already outranks.
     await s.setClock('2026-06-09T12:00:00Z');
     await s.workers!.testing.finaliseNow();
-    expect(await cohorts(lb, '2026-06-09')).toEqual({ 'bronze-1': [['r3', 1]], 'silver-1': [['r1', 6], ['r2', 1]] });
+    expect(await cohorts(lb, '2026-06-09')).toEqual({ 'bronze-1': [['r2', 1], ['r3', 1]], 'silver-1': [['r1', 6]] });
     expect(await read('/v1/users/r1/leagues/early-race')).toMatchObject({ cohort: 'silver-1', value: 6 });
 
     // Events sent while two passes run: each counts once, the user in one cohort.
     const lb2 = await board('early-storm');
     await s.setClock('2026-06-11T09:00:00Z');
+    // The 11th: bronze-1 t1..t5, bronze-2 t6..t10; t1, t2, t6 and t7 promoted. t1..t6 play the 12th.
     const storm = ['t1', 't2', 't3', 't4', 't5', 't6'];
-    for (const [i, id] of storm.entries()) await s.event('plays', id, 10 - i);
+    for (const [i, id] of [...storm, 't7', 't8', 't9', 't10'].entries()) await s.event('plays', id, 10 - i);
     await s.setClock('2026-06-12T08:00:00Z');
     for (const id of storm) await s.event('plays', id, 1);
     await s.setClock('2026-06-12T12:00:00Z');
@@ -223,7 +227,7 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
       const r = await read(`/v1/users/${id}/leagues/early-storm`);
       expect([id, r.cohort, r.value]).toEqual([id, at[id][0], 3]);
     }
-    // t1 and t2 promoted (bronze-1: t1..t5), t6 alone in bronze-2 promoted too.
+    // t1 and t2 promoted (bronze-1: t1..t5), t6 (alone in bronze-2 of the 12th) too.
     expect(Object.fromEntries(storm.map((id) => [id, at[id][0]]))).toEqual({
       t1: 'silver-1', t2: 'silver-1', t3: 'bronze-1', t4: 'bronze-1', t5: 'bronze-1', t6: 'silver-1',
     });
@@ -242,21 +246,22 @@ describe.each(targets())('leagues\' early joiners on %s', (target) => {
 
   it('takes an early joiner back, with their value, into the cohort an earlier outcome moved them out of', async () => {
     const lb = await board('early-back');
-    // Run of the 21st: b2 and b1 in silver; b2 promoted, b1 demoted.
-    for (const id of ['b1', 'b2']) await carrying(lb.id, id, 1, '2026-06-20');
+    // Run of the 21st: b2, b3, b4, b5 and b1 in silver-1; b2 promoted, b1 demoted.
+    for (const id of ['b1', 'b2', 'b3', 'b4', 'b5', 'b6']) await carrying(lb.id, id, 1, '2026-06-20');
     await s.setClock('2026-06-21T10:00:00Z');
-    await s.event('plays', 'b2', 5);
-    await s.event('plays', 'b1', 1);
+    for (const [id, value] of [['b2', 5], ['b3', 4], ['b4', 3], ['b5', 2], ['b1', 1]] as const) await s.event('plays', id, value);
     // b1 plays the 22nd in UTC, then at 10:30, the 23rd in Kiritimati (UTC+14), where their clock
     // goes on: early joiners of both runs in silver, before the 21st is final.
     await s.setClock('2026-06-22T10:00:00Z');
     await s.event('plays', 'b1', 2);
+    // b3 to b6 fill silver-1 of the 22nd below b1.
+    for (const id of ['b3', 'b4', 'b5', 'b6']) await s.event('plays', id, 1);
     await s.setClock('2026-06-22T10:30:00Z');
     expect((await s.request('PATCH', '/api/users/b1', { body: { tz: 'Pacific/Kiritimati' } })).status).toBe(200);
     await s.event('plays', 'b1', 7);
     expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', value: 7 });
     // The 21st final: b1 demoted, moved out of silver-1 of the 23rd (the latest run they played)
-    // into bronze. Alone in silver in the 22nd: promoted there, a tier up from the bronze they carry.
+    // into bronze. First of silver-1 in the 22nd: promoted there, a tier up from the bronze they carry.
     await s.setClock('2026-06-22T12:01:00Z');
     await s.workers!.testing.finaliseNow();
     expect(await read('/v1/users/b1/leagues/early-back?run=2026-06-23')).toMatchObject({ tier: { key: 'bronze' }, cohort: 'bronze-1', value: 7 });

@@ -1,8 +1,8 @@
 /**
  * Leagues' finalisation (docs/api.md, "Leagues"), on single Redis and on the Cluster, with the
  * manual clock, the workers in the test and a real webhook receiver: when a run is final, in every
- * cohort the top `promote` move up a tier and the bottom `demote` down, the others stay, ties
- * ranked as boards rank them; the tier of the next run a user joins follows (a user already placed
+ * cohort the top `promote` move up a tier and the bottom `demote` down (a cohort below the league's
+ * size in proportion, never all of it), the others stay, ties ranked as boards rank them; the tier of the next run a user joins follows (a user already placed
  * in the next run keeps that place, the move applying from the run after); a past run read with
  * each user's outcome, the admin summary's moves per tier; `league.promoted`, `league.demoted` and
  * `league.stayed` once per user; an erased user's outcome removed, the others' zones as decided. A pass left half done (cohorts decided, some users moved, as a
@@ -99,39 +99,41 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       const r = await read(`/v1/users/${id}/leagues/league?run=2026-05-04`);
       outcomes[id] = [r.tier.key, r.outcome];
     }
+    // Cohorts of 5: bronze-1 is full (2 up); bronze-2 (2 users) and silver-1 (3) are too small to
+    // move anyone (2 × 2 ÷ 5 and 1 × 3 ÷ 5 round down to 0); gold-1 (3) demotes 2 × 3 ÷ 5, one.
     expect(outcomes).toEqual({
       b1: ['bronze', 'promoted'], b2: ['bronze', 'promoted'], b3: ['bronze', 'stayed'], b4: ['bronze', 'stayed'], b5: ['bronze', 'stayed'],
-      b6: ['bronze', 'promoted'], b7: ['bronze', 'promoted'],
-      s1: ['silver', 'promoted'], s2: ['silver', 'stayed'], s3: ['silver', 'demoted'],
-      g1: ['gold', 'stayed'], g2: ['gold', 'demoted'], g3: ['gold', 'demoted'],
+      b6: ['bronze', 'stayed'], b7: ['bronze', 'stayed'],
+      s1: ['silver', 'stayed'], s2: ['silver', 'stayed'], s3: ['silver', 'stayed'],
+      g1: ['gold', 'stayed'], g2: ['gold', 'stayed'], g3: ['gold', 'demoted'],
     });
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);
     expect(summary.finalised).toBe(true);
     // By its key as by its id, as the board's statistics are.
     expect(await read(`/admin/v1/leaderboards/${league.key}/league?run=2026-05-04`)).toEqual(summary);
     expect(summary.tiers.map((t: any) => [t.key, t.moves])).toEqual([
-      ['bronze', { promoted: 4, demoted: 0, stayed: 3 }],
-      ['silver', { promoted: 1, demoted: 1, stayed: 1 }],
-      ['gold', { promoted: 0, demoted: 2, stayed: 1 }],
+      ['bronze', { promoted: 2, demoted: 0, stayed: 5 }],
+      ['silver', { promoted: 0, demoted: 0, stayed: 3 }],
+      ['gold', { promoted: 0, demoted: 1, stayed: 2 }],
     ]);
     expect(summary.tiers[0].cohorts).toEqual([
       { cohort: 'bronze-1', participants: 5, moves: { promoted: 2, demoted: 0, stayed: 3 } },
-      { cohort: 'bronze-2', participants: 2, moves: { promoted: 2, demoted: 0, stayed: 0 } },
+      { cohort: 'bronze-2', participants: 2, moves: { promoted: 0, demoted: 0, stayed: 2 } },
     ]);
     // The run being played: each user's tier as the outcome left it; b1, placed in it before, moved
     // to the open cohort of silver with the value it had, out of bronze-1.
     const now: Record<string, string> = {};
     for (const id of Object.keys(outcomes)) now[id] = (await read(`/v1/users/${id}/leagues/league`)).tier.key;
     expect(now).toEqual({
-      b1: 'silver', b2: 'silver', b3: 'bronze', b4: 'bronze', b5: 'bronze', b6: 'silver', b7: 'silver',
-      s1: 'gold', s2: 'silver', s3: 'bronze', g1: 'gold', g2: 'silver', g3: 'silver',
+      b1: 'silver', b2: 'silver', b3: 'bronze', b4: 'bronze', b5: 'bronze', b6: 'bronze', b7: 'bronze',
+      s1: 'silver', s2: 'silver', s3: 'silver', g1: 'gold', g2: 'gold', g3: 'silver',
     });
     expect(await read('/v1/users/b1/leagues/league')).toMatchObject({ run: '2026-05-05', cohort: 'silver-1', rank: 1, value: 1, outcome: null });
     expect((await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-05`)).tiers.map((t: any) => t.participants)).toEqual([0, 1, 0]);
     await s.event('plays', 'b2', 1);
     await s.event('plays', 's1', 1);
     expect(await read('/v1/users/b2/leagues/league')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', rank: 2 });
-    expect(await read('/v1/users/s1/leagues/league')).toMatchObject({ tier: { key: 'gold' }, cohort: 'gold-1', rank: 1 });
+    expect(await read('/v1/users/s1/leagues/league')).toMatchObject({ tier: { key: 'silver' }, cohort: 'silver-1', rank: 3 });
     // b1 carries silver into the run after.
     await s.setClock('2026-05-06T10:00:00Z');
     await s.event('plays', 'b1', 1);
@@ -151,7 +153,8 @@ describe.each(targets())('leagues finalised on %s', (target) => {
         cohort: 'bronze-1', rank: 2, value: 3, participants: 5, outcome: 'promoted', nextTier: { key: 'silver', name: 'Silver', index: 1 },
       },
     });
-    expect(events.find((b) => b.user.id === 'g2').league).toMatchObject({ tier: { key: 'gold' }, outcome: 'demoted', nextTier: { key: 'silver' } });
+    expect(events.find((b) => b.user.id === 'g3').league).toMatchObject({ tier: { key: 'gold' }, outcome: 'demoted', nextTier: { key: 'silver' } });
+    expect(events.find((b) => b.user.id === 'g2').league).toMatchObject({ tier: { key: 'gold' }, outcome: 'stayed', nextTier: { key: 'gold' } });
     expect(events.find((b) => b.user.id === 's2').league).toMatchObject({ tier: { key: 'silver' }, outcome: 'stayed', nextTier: { key: 'silver' } });
     // Finalising again moves nobody and sends nothing more.
     await s.workers!.testing.finaliseNow();
@@ -170,7 +173,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     expect(await redis.hget(outcome, 'u:b5')).toBeNull();
     expect(await redis.hget(outcome, 'u:b4')).toBe('s|4|1');
     const summary = await read(`/admin/v1/leaderboards/${league.id}/league?run=2026-05-04`);
-    expect(summary.tiers[0].moves).toEqual({ promoted: 4, demoted: 0, stayed: 3 });
+    expect(summary.tiers[0].moves).toEqual({ promoted: 2, demoted: 0, stayed: 5 });
     expect((await s.request('GET', '/v1/users/b5/leagues/league?run=2026-05-04')).status).toBe(404);
     // b2 (promoted, second) erased too: b3, who stayed third, ranks second among those left, and
     // the read shows the zone the outcome was decided in, not the one that rank would be in now.
@@ -194,20 +197,21 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     for (const [i, id] of [...bronze, ...gold].entries()) await s.event('plays', id, 1 + ((i * 7) % 11));
     // A pass killed part-way: bronze-1 and gold-1 decided, half of bronze-1's users moved, the run not marked final.
     const { redis, keys } = s.api!.services;
-    const first = await leagueFinalise.run(redis, keys.leagueCohort('_', duel.id, '2026-05-07', 0, 0), 2, 0);
+    const first = await leagueFinalise.run(redis, keys.leagueCohort('_', duel.id, '2026-05-07', 0, 0), 2, 0, 5);
     expect(first.now).toBe(true);
     expect(first.users).toHaveLength(5);
     for (const u of first.users.slice(0, 3)) {
       expect(await leagueMove.run(redis, keys.forUser('_', u.userId).user, duel.id, '2026-05-07', u.outcome === 'promoted' ? 1 : 0, 2)).toBe('applied');
     }
-    expect((await leagueFinalise.run(redis, keys.leagueCohort('_', duel.id, '2026-05-07', 2, 0), 0, 2)).now).toBe(true);
+    expect((await leagueFinalise.run(redis, keys.leagueCohort('_', duel.id, '2026-05-07', 2, 0), 0, 2, 5)).now).toBe(true);
     const expected: Record<string, string> = {};
     for (const id of [...bronze, ...gold]) {
       const r = await read(`/v1/users/${id}/leagues/duel`);
       expected[id] = r.zone === 'promote' ? TIERS[r.tier.index + 1].key : r.zone === 'demote' ? TIERS[r.tier.index - 1].key : r.tier.key;
     }
-    // Two of each bronze cohort up, two of each gold cohort down.
-    expect(Object.values(expected).filter((t) => t === 'silver')).toHaveLength(14);
+    // Two of each full bronze cohort up and one of the cohort of 3, two of the full gold cohort down
+    // and none of the cohort of 2.
+    expect(Object.values(expected).filter((t) => t === 'silver')).toHaveLength(11);
 
     const other = await startWorkers(s.settings, createLogger('silent'));
     try {
@@ -229,7 +233,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
     }
     const summary = await read(`/admin/v1/leaderboards/${duel.id}/league?run=2026-05-07`);
     expect(summary.tiers.map((t: any) => t.moves)).toEqual([
-      { promoted: 10, demoted: 0, stayed: 13 }, { promoted: 0, demoted: 0, stayed: 0 }, { promoted: 0, demoted: 4, stayed: 3 },
+      { promoted: 9, demoted: 0, stayed: 14 }, { promoted: 0, demoted: 0, stayed: 0 }, { promoted: 0, demoted: 2, stayed: 5 },
     ]);
   }, 60_000);
 
@@ -239,10 +243,10 @@ describe.each(targets())('leagues finalised on %s', (target) => {
       league: { tiers: TIERS, cohortSize: 5 },
     });
     await s.setClock('2026-05-10T09:00:00Z');
-    // lv3 3, lv2 2, lv1 1: lv2 is promoted.
+    // lv2 3, lv3 2, lv1 1: a cohort of 3 of 5 promotes one (2 × 3 ÷ 5), lv2.
     await s.event('plays', 'lv1', 1);
-    await s.event('plays', 'lv2', 2);
-    await s.event('plays', 'lv3', 3);
+    await s.event('plays', 'lv2', 3);
+    await s.event('plays', 'lv3', 2);
     const k = await s.request('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'lv2' }] });
     expect(k.status, k.text).toBe(201);
     const c = await openLive(liveUrl(s.url, k.body.created[0].key as string));
@@ -261,7 +265,7 @@ describe.each(targets())('leagues finalised on %s', (target) => {
         topic: 'user:lv2', seq: expect.any(Number), type: 'league.promoted',
         data: {
           user: expect.objectContaining({ id: 'lv2' }),
-          league: expect.objectContaining({ key: 'live-league', run: '2026-05-10', cohort: 'bronze-1', rank: 2, value: 2, outcome: 'promoted', nextTier: { key: 'silver', name: 'Silver', index: 1 } }),
+          league: expect.objectContaining({ key: 'live-league', run: '2026-05-10', cohort: 'bronze-1', rank: 1, value: 3, outcome: 'promoted', nextTier: { key: 'silver', name: 'Silver', index: 1 } }),
         },
       });
       // Nothing of another user's on this topic, and nothing more when finalised again.

@@ -45,16 +45,17 @@ describe('the dashboard\'s leagues', () => {
     expect(await league.getByRole('table', { name: 'Participants of bronze-1' }).count()).toBe(0);
     await d.shot('leaderboards-league');
 
-    // 36 hours after the run's day began in UTC it is final: the first of each cohort moves up.
+    // 36 hours after the run's day began in UTC it is final: the first of the full cohort moves up;
+    // Fay, alone in bronze-2, stays (a cohort of one moves nobody).
     await s.setClock('2026-05-05T12:00:00Z');
     await s.workers!.testing.finaliseNow();
     await page.reload();
     await page.getByRole('button', { name: 'Rankings of League' }).click();
     await page.getByRole('button', { name: 'Previous run' }).click();
     await expect.poll(() => tier('Bronze').allTextContents()).toEqual([
-      'Bronze bronze2 cohorts62 promoted, 0 demoted, 4 stayed',
+      'Bronze bronze2 cohorts61 promoted, 0 demoted, 5 stayed',
       'bronze-151 promoted, 0 demoted, 4 stayedParticipants',
-      'bronze-211 promoted, 0 demoted, 0 stayedParticipants',
+      'bronze-210 promoted, 0 demoted, 1 stayedParticipants',
     ]);
     expect(await tier('Silver').allTextContents()).toEqual(['Silver silver0 cohorts00 promoted, 0 demoted, 0 stayed']);
     expect(await league.locator('p.league-state').textContent()).toBe('Cohorts of at most 5; final: its users moved for the next run');

@@ -78,7 +78,7 @@ describe.each(targets())('a league restored on %s', (target) => {
     const { redis, keys } = s.api.services;
     await s.setClock(`${NEXT}T12:00:00Z`);
     for (const n of [2, 3]) {
-      const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, DAY, 0, n), 3, 0);
+      const decided = await leagueFinalise.run(redis, keys.leagueCohort('_', lb.id, DAY, 0, n), 3, 0, SIZE);
       for (const u of decided.users) {
         const move = u.outcome === 'promoted' ? 1 : 0;
         expect(await leagueMove.run(redis, keys.forUser('_', u.userId).user, lb.id, DAY, move, 1)).toBe('applied');

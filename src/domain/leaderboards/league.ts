@@ -109,14 +109,34 @@ export function tierIn(league: League, stored: number | null): number {
 export type Zone = 'promote' | 'stay' | 'demote';
 
 /**
- * Where `rank` of a cohort of `participants` in tier `tier` is: the first `promote` (but in the
- * highest tier) move up, the last `demote` (but in the lowest) move down, the rest stay; in a
- * cohort too small for both, promotion comes first.
+ * How many of a cohort of `participants` move up and down, given the tier's counts (`promote` 0 in
+ * the highest tier, `demote` 0 in the lowest) and the league's cohort size: a cohort below its size
+ * moves in proportion, each count times participants over the size rounded down, and a cohort never
+ * moves all its users (while the two cover everyone, demotion gives way first, then promotion).
+ * lua/leagueFinalise-2.lua applies the same lines when the run is final.
+ */
+export function zoneSizes(promote: number, demote: number, participants: number, cohortSize: number): { up: number; down: number } {
+  const of = Math.max(cohortSize, participants, 1);
+  let up = Math.floor((promote * participants) / of);
+  let down = Math.floor((demote * participants) / of);
+  while (participants > 0 && up + down >= participants) {
+    if (down > 0) down--;
+    else up--;
+  }
+  return { up, down };
+}
+
+/**
+ * Where `rank` of a cohort of `participants` in tier `tier` is: the first of them (but in the
+ * highest tier) move up, the last (but in the lowest) move down, as many as `zoneSizes` says; the
+ * rest stay.
  */
 export function zoneOf(league: League, tier: number, rank: number, participants: number): Zone {
   const t = league.tiers[tier];
-  if (tier < league.tiers.length - 1 && rank <= t.promote) return 'promote';
-  if (tier > 0 && rank > participants - t.demote) return 'demote';
+  const highest = league.tiers.length - 1;
+  const { up, down } = zoneSizes(tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0, participants, league.cohortSize);
+  if (rank <= up) return 'promote';
+  if (rank > participants - down) return 'demote';
   return 'stay';
 }
 

@@ -3,8 +3,8 @@
  * (src/engine/leaderboards/finalise.ts) made before the run is marked final. In every cohort of
  * every tier (16 cohorts at a time: each cohort's steps touch its own slot and its users' only):
  * 1. the outcome is decided once, on the cohort's own slot (lua/leagueFinalise-2.lua): the first
- *    `promote` of its ranking move up, the last `demote` down, the others stay, ranked as the
- *    board ranks; recorded in the cohort's outcome hash, which a second decision only reads; then
+ *    `promote` of its ranking move up, the last `demote` down (fewer in a cohort below the league's
+ *    size: src/domain/leaderboards/league.ts zoneSizes), the others stay, ranked as the board ranks; recorded in the cohort's outcome hash, which a second decision only reads; then
  *    logged (an `outcome` entry on the board's partition's log, before the run's `finalised` entry,
  *    once: the hash notes it), so a restore's replay finds the decision made rather than deciding
  *    again from a ranking an erasure has changed since;
@@ -73,7 +73,7 @@ export async function finaliseLeague(
     const { tier, n } = cohorts[i];
     const t = league.tiers[tier];
     const cohort = keys.leagueCohort(tenant, lb.id, run.start, tier, n);
-    const decided = await leagueFinalise.run(redis, cohort, tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0);
+    const decided = await leagueFinalise.run(redis, cohort, tier < highest ? t.promote : 0, tier > 0 ? t.demote : 0, league.cohortSize);
     if (decided.now) result.cohorts++;
     if (!decided.logged) {
       const entry = outcomeEntry({ t: tenant, ts: deps.clock.now(), b: lb.id, r: run.start, c: dotted(tier, n), k: decided.counts, o: leagueFinalise.outcomeTexts(decided.users) });

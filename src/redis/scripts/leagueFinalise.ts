@@ -9,7 +9,7 @@ import { outcomeOf, type CohortOutcome } from '../leagues.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    leagueFinalise(ranking: string, outcomes: string, promote: number, demote: number): Result<(number | string)[], Context>;
+    leagueFinalise(ranking: string, outcomes: string, promote: number, demote: number, cohortSize: number): Result<(number | string)[], Context>;
   }
 }
 
@@ -28,9 +28,12 @@ export function outcomeTexts(users: Decided['users']): Record<string, string> {
   return Object.fromEntries(users.map((u) => [u.userId, u.text]));
 }
 
-/** Decides the cohort's outcome (`promote`, `demote`: how many move, 0 in the highest and lowest tier). */
-export async function run(redis: RedisClient, k: { ranking: string; outcome: string }, promote: number, demote: number): Promise<Decided> {
-  const [now, logged, counts, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote);
+/**
+ * Decides the cohort's outcome (`promote`, `demote`: how many of a full cohort move, 0 in the
+ * highest and lowest tier; a smaller cohort moves in proportion to `cohortSize`).
+ */
+export async function run(redis: RedisClient, k: { ranking: string; outcome: string }, promote: number, demote: number, cohortSize: number): Promise<Decided> {
+  const [now, logged, counts, ...flat] = await redis.leagueFinalise(k.ranking, k.outcome, promote, demote, cohortSize);
   const users: Decided['users'] = [];
   for (let i = 0; i < flat.length; i += 2) {
     const text = String(flat[i + 1]);
