@@ -8,7 +8,8 @@
  *   {"b": batch id, "t": tenant, "n": items in the whole batch, "x": when its progress is
  *    forgotten (ms), "ts": when it was accepted (ms), "i": [item, ...]}
  *   item: {"i": index in the batch, "m": metric id, "mk": metric key, "u": the user object as
- *          sent, "v": value, "a"?: event attributes, "k"?: idempotency key}
+ *          sent, "v": value, "a"?: event attributes, "k"?: idempotency key, "o"?: when it happened
+ *          (ms: its occurredAt, src/domain/event-time.ts)}
  *
  * The log entry has the queue entry's id after the body (`q`): a restore queues again the chunks
  * the restored queue had not seen (src/engine/durability/batches-from-log.ts).
@@ -38,6 +39,8 @@ export interface QueuedItem {
   v: number;
   a?: Record<string, string> | null;
   k?: string;
+  /** When it happened (ms), as its `occurredAt` said; absent: when the workers apply it. */
+  o?: number;
 }
 
 /** A batch's items of one partition, as queued and logged. */

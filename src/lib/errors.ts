@@ -49,6 +49,7 @@ export const ERRORS = {
     `Not enough points in "${system}": this event would take the total below 0, and its trigger refuses that`),
   points_out_of_range: spec(422, (system: string) =>
     `Too many points in "${system}": this event would take the total past 9007199254740991 (2^53 - 1, the largest total kept exactly); nothing was applied`),
+  occurred_at_out_of_window: spec(422, (detail: string) => `occurredAt ${detail}; nothing was applied`),
   unprocessable: spec(422, (detail: string) => detail),
   rate_limited: spec(429, (limit: string, seconds: string) =>
     `Too many requests with this API key (at most ${limit}); retry in ${seconds} s`),

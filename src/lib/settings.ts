@@ -24,6 +24,8 @@ export interface Settings {
   partitions: number;
   /** Idempotency window in milliseconds; 0 keeps keys forever (the spec's default). */
   idempotencyWindowMs: number;
+  /** How long before its arrival an event's `occurredAt` may be (LAUREL_EVENT_TIME_WINDOW, ms). */
+  eventTimeWindowMs: number;
   /** The most batch event items waiting for the workers; a batch past it is refused (503). */
   batchMaxWaiting: number;
   /** How often an api process says it is alive (the log drainer replays phase 2 of dead ones). */
@@ -113,12 +115,12 @@ export function parseSize(name: string, raw: string | undefined, fallback: numbe
   return n;
 }
 
-/** Parses durations such as `300` (seconds), `90s`, `5m`, `1h`, in ms. */
+/** Parses durations such as `300` (seconds), `90s`, `5m`, `1h`, `7d`, in ms. */
 export function parseDuration(name: string, raw: string | undefined, fallbackMs: number, minMs: number): number {
   if (raw === undefined || raw === '') return fallbackMs;
-  const m = /^(\d+)\s*(s|m|h)?$/i.exec(raw.trim());
-  if (!m) throw new SettingsError(`${name} must be a duration such as 300, 90s, 5m or 1h, got "${raw}"`);
-  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h'];
+  const m = /^(\d+)\s*(s|m|h|d)?$/i.exec(raw.trim());
+  if (!m) throw new SettingsError(`${name} must be a duration such as 300, 90s, 5m, 1h or 7d, got "${raw}"`);
+  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
   if (ms < minMs || ms > 7 * 86_400_000) throw new SettingsError(`${name} must be from ${minMs / 1000} s to 7 days, got "${raw}"`);
   return ms;
 }
@@ -234,6 +236,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     clock,
     partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,
+    eventTimeWindowMs: parseDuration('LAUREL_EVENT_TIME_WINDOW', env.LAUREL_EVENT_TIME_WINDOW, 7 * 86_400_000, 0),
     batchMaxWaiting: int('LAUREL_BATCH_MAX_WAITING', env.LAUREL_BATCH_MAX_WAITING, 1_000_000, 1, 2 ** 31),
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
     liveMaxBackpressure: parseSize('LAUREL_LIVE_MAX_BACKPRESSURE', env.LAUREL_LIVE_MAX_BACKPRESSURE, 256 * 1024),

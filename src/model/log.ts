@@ -83,6 +83,11 @@ export interface EventEntry {
   batchItem?: string;
   /** The hour of the user's clock the event counted in, when the clock held the user there (src/domain/clock.ts). */
   heldHour?: number;
+  /**
+   * When the event arrived (ms), for an event sent with `occurredAt` (src/domain/event-time.ts):
+   * `ts` is then when it happened.
+   */
+  arrivedAt?: number;
 }
 
 export function eventEntry(e: EventEntry): string {
@@ -90,6 +95,7 @@ export function eventEntry(e: EventEntry): string {
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}","z":${JSON.stringify(e.tz)}`;
   if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
   if (e.heldHour !== undefined) s += `,"h":${e.heldHour}`;
+  if (e.arrivedAt !== undefined) s += `,"ra":${e.arrivedAt}`;
   if (e.idempotencyKey !== '') s += `,"k":${JSON.stringify(e.idempotencyKey)}`;
   if (e.attributesJson !== '') s += `,"a":${e.attributesJson}`;
   if (e.identificationJson !== '') s += `,"f":${e.identificationJson}`;
@@ -199,6 +205,11 @@ export interface LoggedEvent {
   sp?: string;
   /** '1': the user was excluded from the rankings (src/engine/fairplay/exclude.ts): placed nowhere. */
   ex?: string;
+  /**
+   * When an event sent with `occurredAt` arrived (ms; `ts` when it happened): the board runs final
+   * by then it left as they were (src/domain/leaderboards/runs.ts finalThrough).
+   */
+  ra?: number;
 }
 
 /** Any entry's body, as the drainer and a restore read it. */

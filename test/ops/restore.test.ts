@@ -1,6 +1,6 @@
 /**
  * Snapshots and restore, proved: a random workload over every feature (events with and without
- * idempotency keys, identifications and zone moves, API completions, time awards, repeating boards
+ * idempotency keys, some sent late with the time they happened, identifications and zone moves, API completions, time awards, repeating boards
  * rolling over to new runs, the runs finalised by the workers each day, a league's users moved
  * between tiers by them, early joiners of a run moved to a cohort of their new tier in it),
  * snapshots part-way (a full
@@ -161,6 +161,8 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
     const rand = random(seed);
     // When a pass races the requests: drawn apart, so the workload is the seed's whatever they do.
     const racing = random(seed + 1000);
+    // Which events are sent late, saying when they happened (up to 40 hours before): drawn apart too.
+    const late = random(seed + 2000);
     const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
     const keyed: { key: string; user: string; eventId: string }[] = [];
     const pauses: string[] = [];
@@ -184,6 +186,7 @@ describe.each(redisServerAvailable() === null ? ['redis', 'cluster'] : [])('snap
           const body: Record<string, unknown> = { user: { id: user }, value: 1 + Math.floor(rand() * 3) };
           if (rand() < 0.2) (body.user as Record<string, unknown>).tz = pick(ZONES);
           if (rand() < 0.2) (body.user as Record<string, unknown>).attributes = { plan: pick(['free', 'pro']) };
+          if (late() < 0.2) body.occurredAt = new Date(Date.parse(`${date}T09:00:00Z`) + minute * 60_000 - Math.floor(late() * 40 * 3_600_000)).toISOString();
           const key = rand() < 0.3 ? `k-${n}-${i}` : undefined;
           const r = await s.request('POST', '/api/metrics/lessons/event', { body, headers: key ? { 'Idempotency-Key': key } : {} });
           expect(r.status, r.text).toBe(201);

@@ -23,6 +23,24 @@ const DAY_MS = 86_400_000;
 /** From the start of the end date in UTC to when UTC-12 has finished it. */
 const LAST_ZONE_MS = 36 * 3_600_000;
 
+/** When a run that ends on `end` (YYYY-MM-DD) is final: every zone has finished its last day (ms). */
+export function finalAt(end: string): number {
+  return dayIndexOf(end) * DAY_MS + LAST_ZONE_MS;
+}
+
+/**
+ * The last day a run may end on and be final at `nowMs` (YYYY-MM-DD): a run ending on or before it
+ * is final, or about to be made so by the workers' next pass (src/engine/leaderboards/finalise.ts).
+ */
+export function finalThrough(nowMs: number): string {
+  return dateOfDay(Math.floor((nowMs - LAST_ZONE_MS) / DAY_MS));
+}
+
+/** Whether a run was final by `final` (finalThrough of a time; '': no time, none was). */
+export function finalBy(run: { end: string | null }, final: string): boolean {
+  return final !== '' && run.end !== null && run.end <= final;
+}
+
 /** The UTC date of the last day asked for (every event's response asks, for its boards' status). */
 let lastDay = { index: -1, date: '' };
 
@@ -33,7 +51,7 @@ export function leaderboardStatus(lb: Leaderboard, nowMs: number): LeaderboardSt
   if (lastDay.index !== index) lastDay = { index, date: dateOfDay(index) };
   const today = lastDay.date;
   if (today < lb.start) return 'scheduled';
-  if (lb.end !== null && nowMs >= dayIndexOf(lb.end) * DAY_MS + LAST_ZONE_MS) return 'finished';
+  if (lb.end !== null && nowMs >= finalAt(lb.end)) return 'finished';
   return 'active';
 }
 

@@ -1,5 +1,5 @@
 import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../../model/fields.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { breakdownKeys, finalBy, finalThrough, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../../domain/periods.js';
 import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state.js';
 import { localMinute } from '../../domain/time.js';
@@ -17,7 +17,8 @@ import { groupResolver, place, pointsPlacements, streakPlacements, type Placemen
  * orders the placement among the user's others (lua/leaderboardRank-8.lua): the state now is at
  * least as new as the event, and a placement of an earlier event that arrives later changes
  * nothing, nor one of an event from before an exclusion of the user that arrives after it. An
- * event of an excluded user (its entry's `ex`) is placed nowhere.
+ * event of an excluded user (its entry's `ex`) is placed nowhere, nor an event sent with
+ * `occurredAt` on a run that was final when it arrived (its entry's `ra`).
  */
 export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'>, e: LoggedEvent, seq = ''): Promise<void> {
   // An excluded user's event was placed nowhere (src/engine/fairplay/exclude.ts).
@@ -58,5 +59,8 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
       placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));
     }
   }
-  if (placements.length > 0) await place(deps, e.t, e.u, placements, e.ts, undefined, seq);
+  // An event sent with `occurredAt` left the runs final when it arrived as they were.
+  const final = e.ra === undefined ? '' : finalThrough(e.ra);
+  const open = placements.filter((p) => !finalBy(p.run, final));
+  if (open.length > 0) await place(deps, e.t, e.u, open, e.ts, undefined, seq);
 }

@@ -332,7 +332,9 @@ export class Restore {
     const svc = this.svc;
     const tenant = e.t ?? '';
     const userId = e.u ?? '';
-    svc.clock.set(e.ts ?? Number(entry.id.slice(0, entry.id.indexOf('-'))));
+    // At the time it arrived: an event sent with `occurredAt` counts at `ts` again, the runs final
+    // when it arrived left as they were.
+    svc.clock.set(e.ra ?? e.ts ?? Number(entry.id.slice(0, entry.id.indexOf('-'))));
     try {
       const snapshot = svc.store.current;
       const fields = { ...(e.f ?? {}) } as Record<string, unknown>;
@@ -343,7 +345,7 @@ export class Restore {
         await this.recorder.record({
           tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.lc ?? e.v), replay: true, attributes: e.a,
           attributesJson: e.a === undefined ? '' : JSON.stringify(e.a), identificationJson: e.f === undefined ? '' : JSON.stringify(e.f),
-          idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id,
+          idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id, occurredAt: e.ra === undefined ? undefined : e.ts,
           batchItem: e.b, itemKey: restoreItemKey(this.queued, entry.partition, e.b, e.k),
         });
       } else if (entry.kind === 'user') {

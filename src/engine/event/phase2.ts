@@ -5,7 +5,7 @@
  */
 import { attributeField, runSumField } from '../../model/fields.js';
 import type { MetricPlan } from '../../config/plans/achievements.js';
-import { breakdownKeys, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { breakdownKeys, finalBy, finalThrough, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { localMinute } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { leagueField } from '../../redis/leagues.js';
@@ -15,7 +15,7 @@ import type { WriteCoalescer } from '../../redis/coalesce.js';
 import type { Processed } from '../../redis/scripts/recordEventPlan.js';
 import type { Context } from '../context.js';
 import { certificateOf, gateable, gateFor, gatePasses, gatePassesNow, type Gate } from '../leaderboards/skip-below-threshold.js';
-import { groupResolver, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';
+import { groupResolver, lateEntry, place, pointsPlacements, streakPlacements, type Placement } from '../leaderboards/rank-user.js';
 
 interface EventBoard {
   lb: Leaderboard;
@@ -42,10 +42,18 @@ export interface EventBoards {
   leagueIds: string[];
   /** The entry gates of perpetual points boards without breakdown, by board id. */
   pointsGates: Map<string, Gate>;
+  /**
+   * For an event sent with `occurredAt`, the last day a run may end on and be final when it arrived
+   * (src/domain/leaderboards/runs.ts finalThrough): such a run is left as it is; '' for another.
+   */
+  final: string;
+  /** The metric's boards whose run of the event's date was final (`late: true` in the answer). */
+  late: { lb: Leaderboard; run: { start: string; end: string | null } }[];
 }
 
+
 /** An event no board ranks. */
-export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map() };
+export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', late: [] };
 
 /** A streak extension as the streak boards rank it. */
 export interface Extension {
@@ -99,9 +107,10 @@ export class EventPhase2 {
    * the run sums of the metric's repeating boards, and read the breakdown attributes of every board
    * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
    * ranks the metric's total. And the user's place on each league's board (the user hash's field,
-   * src/redis/leagues.ts), read there rather than by the placement: one round trip less.
+   * src/redis/leagues.ts), read there rather than by the placement: one round trip less. An event
+   * sent with `occurredAt` (`arrivedAt`: when it arrived) leaves the runs final by then as they are.
    */
-  plan(tenant: string, metricId: string, date: string, plan: MetricPlan, tz: string, now: number, raises: boolean): EventBoards {
+  plan(tenant: string, metricId: string, date: string, plan: MetricPlan, tz: string, now: number, raises: boolean, arrivedAt?: number): EventBoards {
     const snapshot = this.deps.store.current;
     const mine = metricBoards(snapshot, metricId);
     // Points and streak boards concern the event only when it may award points or extend the streak.
@@ -109,6 +118,8 @@ export class EventPhase2 {
     const streaks = plan.extendsStreak ? streakBoards(snapshot) : [];
     if (mine.length === 0 && points.length === 0 && streaks.length === 0) return NO_BOARDS;
     const metric: EventBoard[] = [];
+    const final = arrivedAt === undefined ? '' : finalThrough(arrivedAt);
+    const late: EventBoards['late'] = [];
     const runFields: string[] = [];
     const attributeKeys = new Set<string>();
     const leagueIds = new Set<string>();
@@ -116,6 +127,10 @@ export class EventPhase2 {
     for (const lb of mine) {
       const run = runOf(lb, date);
       if (run === null) continue;
+      if (finalBy(run, final)) {
+        late.push({ lb, run });
+        continue;
+      }
       // A board with a daily window counts only the events inside it, in a sum of its own.
       const windowed = hasWindow(lb);
       if (windowed && !inWindow(lb, localMinute(tz, now))) continue;
@@ -145,7 +160,7 @@ export class EventPhase2 {
     const leagueList = [...leagueIds];
     const fields = [...keysList.map(attributeField), ...leagueList.map(leagueField)];
     const arg = runFields.length === 0 && fields.length === 0 ? '' : `${runFields.join(',')}#${fields.join(',')}`;
-    return { metric, arg, runCount: runFields.length, attributeKeys: keysList, leagueIds: leagueList, pointsGates };
+    return { metric, arg, runCount: runFields.length, attributeKeys: keysList, leagueIds: leagueList, pointsGates, final, late };
   }
 
   /** The entry gate of a board run without breakdown, when this process knows its ranking full. */
@@ -168,7 +183,8 @@ export class EventPhase2 {
    */
   ranks(boards: EventBoards, awarded: boolean, extended: boolean): boolean {
     const snapshot = this.deps.store.current;
-    return boards.metric.length > 0 || (awarded && pointsBoards(snapshot).length > 0) || (extended && streakBoards(snapshot).length > 0);
+    return boards.metric.length > 0 || boards.late.length > 0 || (awarded && pointsBoards(snapshot).length > 0)
+      || (extended && streakBoards(snapshot).length > 0);
   }
 
   /**
@@ -177,7 +193,7 @@ export class EventPhase2 {
    */
   skippedNow(boards: EventBoards, processed: Processed, awardsPoints: boolean, extended: boolean): string | null {
     const snapshot = this.deps.store.current;
-    if ((awardsPoints && pointsBoards(snapshot).length > 0) || (extended && streakBoards(snapshot).length > 0)) return null;
+    if ((awardsPoints && pointsBoards(snapshot).length > 0) || (extended && streakBoards(snapshot).length > 0) || boards.late.length > 0) return null;
     for (const { sum, gate } of boards.metric) {
       if (gate === null || sum >= 0 || gatePassesNow(gate, Number(processed.total)) !== true) return null;
     }
@@ -189,7 +205,8 @@ export class EventPhase2 {
    * The user's standing on the metric's boards (total or run sum), on the points boards of the
    * systems the event awarded, and on the streak boards when the streak extended. Answers the
    * response's `leaderboards` JSON: the boards the event changed (`still`: nothing of its value
-   * counted, so a metric board is listed only when the user entered it).
+   * counted, so a metric board is listed only when the user entered it), and `late: true` on each
+   * whose run of the event's date was final when it arrived.
    */
   async rank(
     boards: EventBoards, processed: Processed, awards: readonly EventAward[], tenant: string, userId: string, date: string, tz: string,
@@ -200,6 +217,7 @@ export class EventPhase2 {
     const values = processed.boards === '' ? [] : JSON.parse(processed.boards) as string[];
     const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, values[boards.runCount + i] ?? ''])));
     const placements: Placement[] = [];
+    const late = [...boards.late];
     for (const { lb, run, sum, gate } of boards.metric) {
       const group = groupOf(lb);
       if (group === null) continue;
@@ -213,6 +231,10 @@ export class EventPhase2 {
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date, ms: now }));
       for (const p of pointsPlacements(deps, placed, groupOf, tz)) {
+        if (finalBy(p.run, boards.final)) {
+          late.push(p);
+          continue;
+        }
         // A perpetual board ranks the system's total after the event's last award: skipped when
         // every award of the system raised it.
         const gate = boards.pointsGates.get(p.lb.id);
@@ -224,13 +246,19 @@ export class EventPhase2 {
         placements.push(p);
       }
     }
-    if (extended !== null) placements.push(...streakPlacements(deps, extended.length, extended.expiry, date, groupOf));
-    if (placements.length === 0) return '{}';
+    if (extended !== null) {
+      for (const p of streakPlacements(deps, extended.length, extended.expiry, date, groupOf)) {
+        if (finalBy(p.run, boards.final)) late.push(p);
+        else placements.push(p);
+      }
+    }
+    const lateEntries = late.map(({ lb, run }) => lateEntry(snapshot, lb, run, now));
+    if (placements.length === 0) return `{${lateEntries.join(',')}}`;
     if (boards.leagueIds.length > 0) {
       const at = boards.runCount + boards.attributeKeys.length;
       const read = new Map(boards.leagueIds.map((id, i) => [id, values[at + i] || null]));
       for (const p of placements) if (read.has(p.lb.id)) p.leaguePlace = read.get(p.lb.id);
     }
-    return `{${(await place(deps, tenant, userId, placements, now, this.hold, processed.seq)).join(',')}}`;
+    return `{${[...(await place(deps, tenant, userId, placements, now, this.hold, processed.seq)), ...lateEntries].join(',')}}`;
   }
 }

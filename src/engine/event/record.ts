@@ -71,6 +71,11 @@ export interface EventInput {
   /** The event's id when it is given (a restore replays the log); else a new one. */
   eventId?: string;
   /**
+   * When the event happened (ms), as its `occurredAt` said (src/domain/event-time.ts): it counts at
+   * that time on the user's clock. Absent: when it arrives.
+   */
+  occurredAt?: number;
+  /**
    * The log entry id its placements are ordered by, when it is given (a restore replays the log:
    * the entry's original id, so a placement the restored leaderboards hold already changes nothing).
    */
@@ -119,11 +124,15 @@ function isoCache(): (ms: number) => string {
   };
 }
 
-/** What phase 2 needs of a processed event, as its log entry tells it (src/engine/durability/outage-phase2.ts places it again from this). */
+/**
+ * What phase 2 needs of a processed event, as its log entry tells it (src/engine/durability/outage-phase2.ts places it again from this):
+ * `now` the event's time, `arrivedAt` when it arrived, for an event sent with `occurredAt`.
+ */
 function loggedEvent(
-  tenant: string, userId: string, metricId: string, day: string, now: number, p: Processed, awards: readonly EventAward[],
+  tenant: string, userId: string, metricId: string, day: string, now: number, arrivedAt: number | undefined, p: Processed, awards: readonly EventAward[],
 ): LoggedEvent {
   const e: LoggedEvent = { t: tenant, u: userId, m: metricId, d: day, ts: now };
+  if (arrivedAt !== undefined) e.ra = arrivedAt;
   if (awards.length > 0) e.pa = [...awards];
   if (p.streak[2] === '1') {
     e.sx = p.streak[0];
@@ -143,7 +152,10 @@ export interface PendingEvent {
   pairs: string[];
   u: UserKeys;
   userMetricKey: string;
+  /** The event's time: when it happened (`occurredAt`), else when it arrived. */
   now: number;
+  /** When it arrived, for an event sent with `occurredAt`; undefined else. */
+  arrivedAt: number | undefined;
   eventId: string;
   value: string;
   setsTz: boolean;
@@ -219,7 +231,8 @@ export class EventRecorder {
     const { tenant, metric, userId, ident, value: numeric, idempotencyKey } = input;
     const snapshot = store.current;
     const u = keys.forUser(tenant, userId);
-    const now = clock.now();
+    const arrival = clock.now();
+    const now = input.occurredAt ?? arrival;
     const eventId = input.eventId ?? randomUUID();
     // Every metric has a plan (compilePlans); `hot` is '' for one without features. A user with
     // streak preferences has one of their own (the script says when they are not the ones assumed).
@@ -228,7 +241,7 @@ export class EventRecorder {
     // A batch item's own key is kept until its chunk is acknowledged (src/engine/batches/process.ts).
     const scriptKey = idempotencyKey !== '' ? idempotencyKey : input.itemKey ?? '';
     const windowMs = idempotencyKey === '' && scriptKey !== '' ? 0 : settings.idempotencyWindowMs;
-    const window = windowMs === 0 ? '' : `:${now}:${now + windowMs}`;
+    const window = windowMs === 0 ? '' : `:${arrival}:${arrival + windowMs}`;
     const setsTz = ident.tz !== null;
     const head = (setsTz ? '1' : '0') + ident.needsEmail + (Number.isSafeInteger(numeric) ? '1' : '0');
     const alone = plan.streakAlone;
@@ -237,7 +250,7 @@ export class EventRecorder {
       input, snapshot,
       // An attribute some board breaks down by is marked: the script says when it changes.
       pairs: markBreakdown(ident.pairs, snapshot),
-      u, userMetricKey: keys.userMetric(u, metric.id), now, eventId, value: String(numeric), setsTz, streakUser, plan, window, head,
+      u, userMetricKey: keys.userMetric(u, metric.id), now, arrivedAt: input.occurredAt === undefined ? undefined : arrival, eventId, value: String(numeric), setsTz, streakUser, plan, window, head,
       flags: head + (alone !== null && numeric >= alone ? '1' : '0') + window,
       idempotency: scriptKey === '' ? '' : `${eventId}i:${scriptKey}`,
       nowIso, creation: nowIso + userId, planFull: '', total: totalField(metric.id), matches: eventMatches(plan, input.attributes),
@@ -289,12 +302,12 @@ export class EventRecorder {
     const entry = eventEntry({
       eventId: e.eventId, tenant, userId, metricId: metric.id, value: e.value, ts: now, day, idempotencyKey: input.idempotencyKey,
       attributesJson: input.attributesJson, processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
-      heldHour: time.held ? time.hour : undefined,
+      heldHour: time.held ? time.hour : undefined, arrivedAt: e.arrivedAt,
     });
     // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
     // sum or a group) take the script that knows nothing of them. The small arguments travel as
     // one string (ioredis and Redis pay for every argument).
-    e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0);
+    e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0, e.arrivedAt);
     if (plan.hot === '') {
       e.plain = {
         flags: e.flags, total: e.total, value: e.value, day, tz, now, clock: clockArg(time), accepted: input.acceptedIn ?? '', idempotency: e.idempotency,
@@ -422,7 +435,7 @@ export class EventRecorder {
         ? () => { coalescer.hold(); return stats.changed(tenant); } : null,
       // The groups of the values the event's identification changed.
       leave: p.moved === '' ? null : () => deps.placements.leave(
-        tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, p, awards) : null,
+        tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards) : null,
       ),
       // The event's script noted a new user's time triggers and first anniversary.
       created: null,
@@ -444,7 +457,7 @@ export class EventRecorder {
           if (!isConnectionError(failed)) throw failed;
           pending = true;
         }
-        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, p, awards), p.seq, tenant, userId);
+        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards), p.seq, tenant, userId);
         return placed;
       },
     });

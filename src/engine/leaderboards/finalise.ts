@@ -13,8 +13,7 @@
  * league's users move between tiers first (src/engine/leaderboards/league-final.ts).
  */
 import type { Deps } from '../deps.js';
-import { finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
-import { dayIndexOf } from '../../domain/periods.js';
+import { finalAt, finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { liveTenants, tenantsStored } from '../../redis/users.js';
 import { readRunPlaces } from '../../redis/sharded-rankings.js';
 import { runShards } from '../../redis/board-shards.js';
@@ -29,8 +28,6 @@ import type { League, Leaderboard } from '../../model/entities.js';
 import { finaliseLeague } from './league-final.js';
 import { withRankingsLease } from './rankings-lease.js';
 
-const DAY_MS = 86_400_000;
-const LAST_ZONE_MS = 36 * 3_600_000;
 /** Runs finalised per board and tenant in one pass (a long-running board catches up over passes). */
 const MAX_RUNS = 500;
 
@@ -79,7 +76,7 @@ async function finaliseHolding(deps: Deps, interest: LiveInterest): Promise<Fina
           if (run.start > finished) break;
         } else {
           if (run.end === null) break;
-          final = dayIndexOf(run.end) * DAY_MS + LAST_ZONE_MS;
+          final = finalAt(run.end);
           if (now < final) break;
         }
         const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));

@@ -74,6 +74,14 @@ function boardHead(snapshot: Snapshot, lb: Leaderboard, run: { start: string; en
 }
 
 /**
+ * A board whose run of an event's date was final when the event arrived (an event sent with
+ * `occurredAt`, src/engine/event/phase2.ts): the event changed nothing there, `late: true`.
+ */
+export function lateEntry(snapshot: Snapshot, lb: Leaderboard, run: { start: string; end: string | null }, now: number): string {
+  return `${boardHead(snapshot, lb, run, now)},"rank":null,"previousRank":null,"threshold":0,"late":true}`;
+}
+
+/**
  * A breakdown group's values as the response gives them: `breakdownAttributeValue` (deprecated,
  * comma-joined) and `breakdownAttributeValues` (`[{ key, value }]`); nothing for a board without.
  */

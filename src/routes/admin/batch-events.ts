@@ -6,6 +6,7 @@
  * (laurel's own) answers the batch's progress.
  */
 import { MAX_BATCH_ITEMS, type QueuedItem } from '../../domain/batches.js';
+import { OCCURRED_AT_SCHEMA, occurredAtOf } from '../../domain/event-time.js';
 import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import type { Deps } from '../../engine/deps.js';
 import { acceptBatch } from '../../engine/batches/accept.js';
@@ -24,6 +25,7 @@ interface BatchItem {
   value: number;
   attributes?: Record<string, string> | null;
   idempotencyKey?: string;
+  occurredAt?: string;
 }
 
 /** Trophy's BatchMetricEvent, strict: an Admin write refuses fields it does not know. */
@@ -44,6 +46,7 @@ const checkBatch = compileCheck<BatchItem[]>({
         type: 'string', maxLength: 255, pattern: '^[\\x20-\\x7e]*$',
         description: 'Printable ASCII; an event whose key was used before (for the user and metric) changes nothing',
       },
+      occurredAt: OCCURRED_AT_SCHEMA,
     },
   },
 });
@@ -90,11 +93,14 @@ function shapeOf(body: unknown): BatchItem[] {
   throw ofItem(index, fail('invalid_body', describe(inner).replace(/^body\b/, 'the event')));
 }
 
-/** Every item checked against the configuration, in order: the first refused throws, naming its index. */
-function queuedItems(items: BatchItem[], snapshot: Snapshot): QueuedItem[] {
+/**
+ * Every item checked against the configuration and its `occurredAt` against the window around the
+ * batch's arrival (`arrival`, ms), in order: the first refused throws, naming its index.
+ */
+function queuedItems(items: BatchItem[], snapshot: Snapshot, arrival: number, windowMs: number): QueuedItem[] {
   const queued: QueuedItem[] = [];
   for (let i = 0; i < items.length; i++) {
-    const { key, user, value, attributes, idempotencyKey } = items[i];
+    const { key, user, value, attributes, idempotencyKey, occurredAt } = items[i];
     try {
       const metric = snapshot.metricsByKey.get(key);
       if (metric === undefined) throw fail('metric_not_found', key);
@@ -104,6 +110,7 @@ function queuedItems(items: BatchItem[], snapshot: Snapshot): QueuedItem[] {
       const item: QueuedItem = { i, m: metric.id, mk: metric.key, u: user, v: value };
       if (attributes != null) item.a = attributes;
       if (idempotencyKey !== undefined && idempotencyKey !== '') item.k = idempotencyKey;
+      if (occurredAt !== undefined) item.o = occurredAtOf(occurredAt, arrival, windowMs);
       queued.push(item);
     } catch (err) {
       throw ofItem(i, err);
@@ -117,7 +124,7 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
 
   async function post(req: Request) {
     const { tenant } = principalOf(req);
-    const items = queuedItems(shapeOf(parseJson(req.body)), deps.store.current);
+    const items = queuedItems(shapeOf(parseJson(req.body)), deps.store.current, deps.clock.now(), deps.settings.eventTimeWindowMs);
     await gate.admit(items.length);
     const { batchId, accepted } = await acceptBatch(deps, tenant, items);
     return json(202, { accepted, batchId });
@@ -137,7 +144,7 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
       doc: {
         summary: 'Submit up to 1,000 metric events, applied by the workers',
         description: 'The whole batch is checked first: an item refused (400 its shape, 404 an unknown metric, 422 an unknown ' +
-          'attribute; the message names its index) refuses the batch. Answered 202 once every item is stored as durably as an ' +
+          'attribute or an occurredAt outside the window; the message names its index) refuses the batch. Answered 202 once every item is stored as durably as an ' +
           'event\'s log entry; the workers then apply each item as POST /metrics/{key}/event would, in order for each user, ' +
           'each at most once. GET /metrics/events/{batchId} tells how far they are. 503 with Retry-After, nothing accepted, ' +
           'while more items than LAUREL_BATCH_MAX_WAITING would wait for the workers.',

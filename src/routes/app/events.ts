@@ -6,6 +6,7 @@ import type { Deps } from '../../engine/deps.js';
 import { EventRecorder, type EventLimited } from '../../engine/event/record.js';
 import { userAchievementView } from '../../domain/achievements.js';
 import { pointsJson } from '../../domain/points/rules.js';
+import { OCCURRED_AT_SCHEMA, occurredAtOf } from '../../domain/event-time.js';
 import { checkAttributeKeys, identificationJson, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { NOT_PRINTABLE_ASCII, principalOf } from '../../http/auth.js';
 import type { Reply, Request, Route } from '../../http/server.js';
@@ -17,6 +18,7 @@ interface EventBody {
   user: UpsertedUser;
   value: number;
   attributes?: Record<string, string> | null;
+  occurredAt?: string;
 }
 
 const validateEvent = compile<EventBody>({
@@ -26,6 +28,7 @@ const validateEvent = compile<EventBody>({
     user: upsertedUserSchema,
     value: { type: 'number' },
     attributes: { type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1024 }, maxProperties: 100 },
+    occurredAt: OCCURRED_AT_SCHEMA,
   },
 }, { lenient: true });
 
@@ -44,12 +47,14 @@ function completedJson(snapshot: Snapshot, completed: string, achievedAt: string
 
 function respond(
   status: number, eventId: string, metricId: string, total: string | number, idempotencyKey: string, replayed: boolean,
-  achievements: string, currentStreak: string, points: string, leaderboards: string, limited?: EventLimited,
+  achievements: string, currentStreak: string, points: string, leaderboards: string, limited?: EventLimited, occurredAt?: string,
 ): Reply {
   let body = `{"eventId":"${eventId}","metricId":"${metricId}","total":${Number(total)},"achievements":${achievements},` +
     `"currentStreak":${currentStreak},"points":${points},"leaderboards":${leaderboards}`;
   // Only when the metric's limit bit: Trophy's shape otherwise.
   if (limited !== undefined) body += `,"limited":{"counted":${limited.counted},"ignored":${limited.ignored}}`;
+  // Only when the event said when it happened, as it said it.
+  if (occurredAt !== undefined) body += `,"occurredAt":${JSON.stringify(occurredAt)}`;
   if (idempotencyKey !== '') {
     body += `,"idempotencyKey":${JSON.stringify(idempotencyKey)},"idempotentReplayed":${replayed}`;
   }
@@ -57,7 +62,7 @@ function respond(
 }
 
 export function eventRoutes(deps: Deps): Route[] {
-  const { store } = deps;
+  const { store, clock, settings } = deps;
   const recorder = new EventRecorder(deps);
 
   async function record(req: Request): Promise<Reply> {
@@ -82,13 +87,17 @@ export function eventRoutes(deps: Deps): Route[] {
       attributesJson = JSON.stringify(body.attributes);
     }
     const userId = body.user.id;
+    const { occurredAt } = body;
     const done = await recorder.record({
       tenant, metric, userId, ident, value: body.value, attributes: body.attributes, attributesJson, idempotencyKey,
       identificationJson: identificationJson(body.user),
+      occurredAt: occurredAt === undefined ? undefined : occurredAtOf(occurredAt, clock.now(), settings.eventTimeWindowMs),
     });
-    if (done.status === 202) return respond(202, done.eventId, metric.id, done.total, idempotencyKey, true, '[]', done.streak, '{}', '{}');
+    if (done.status === 202) {
+      return respond(202, done.eventId, metric.id, done.total, idempotencyKey, true, '[]', done.streak, '{}', '{}', undefined, occurredAt);
+    }
     return respond(201, done.eventId, metric.id, done.total, idempotencyKey, false, completedJson(snapshot, done.completed, done.nowIso),
-      done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards, done.limited);
+      done.streak, pointsJson(snapshot, done.awards, tenant, userId, done.nowIso), done.leaderboards, done.limited, occurredAt);
   }
 
   return [{
