@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_URL, loadSettings, type Settings } from '../../src/lib/settings.js';
 import { connectPostgres, PostgresUnavailableError } from '../../src/postgres/pool.js';
-import { freePort } from '../../bench/processes.js';
+import { portOf } from '../support/listening.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
 
@@ -146,14 +146,15 @@ describe('laurel\'s own database', () => {
   it('the old default, the `postgres` database, serves laurel start when named', async () => {
     const prefix = `t${randomBytes(5).toString('hex')}`;
     prefixes.push(prefix);
-    const port = await freePort();
-    const run = runCli(['start'], { PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'warn', DATABASE_URL: server.toString() });
+    // PORT=0 and info: the primary says which port the kernel picked once its api process listens.
+    const run = runCli(['start'], { PORT: '0', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'info', DATABASE_URL: server.toString() });
     // The workers copy the configuration into the database named.
     await expect.poll(async () => {
       expect(run.child.exitCode, run.output()).toBeNull();
       return admin(async (c) => (await c.query('SELECT count(*)::int AS n FROM laurel_config WHERE prefix = $1', [prefix])).rows[0].n);
     }, { timeout: 30_000 }).toBeGreaterThan(0);
     // The api process listens once it has started (beside the workers).
+    const port = await portOf(run, 'processes');
     await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.status, { timeout: 15_000 }).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);

@@ -12,9 +12,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../bench/processes.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
+import { portOf } from '../support/listening.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const settings = loadSettings();
@@ -193,8 +193,9 @@ describe('the Docker image, its steps replayed', () => {
     const prefix = `t${randomBytes(5).toString('hex')}`;
     prefixes.push(prefix);
     const adminKey = `k-${prefix}`;
-    const port = await freePort();
-    const api = run(image, null, { PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey });
+    // PORT=0 and info: the primary says which port the kernel picked once its api processes listen.
+    const api = run(image, null, { PORT: '0', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, LOG_LEVEL: 'info' });
+    const port = await portOf(api, 'processes');
     const base = `http://127.0.0.1:${port}`;
     await readyAt(`${base}/ready`, api);
     const headers = { 'x-api-key': adminKey, 'content-type': 'application/json' };
@@ -211,8 +212,8 @@ describe('the Docker image, its steps replayed', () => {
     expect((await fetch(`${base}${script}`)).status).toBe(200);
 
     // `workers`, as docker-compose.yml runs them, with their health endpoint.
-    const healthPort = await freePort();
-    const workers = run(image, ['workers'], { LAUREL_PREFIX: prefix, LAUREL_WORKERS_PORT: String(healthPort) });
+    const workers = run(image, ['workers'], { LAUREL_PREFIX: prefix, LAUREL_WORKERS_PORT: '0', LOG_LEVEL: 'info' });
+    const healthPort = await portOf(workers, 'workers');
     await readyAt(`http://127.0.0.1:${healthPort}/ready`, workers);
     expect(await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text()).toMatch(/^laurel_log_drain_passes_total\{outcome="ok"\} \d+$/m);
 

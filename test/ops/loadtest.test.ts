@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/loadtest/report.js';
 import { percentiles } from '../../bench/open-loop.js';
-import { freePort } from '../../bench/processes.js';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { startDelayServer, type DelayServer } from '../support/delay-server.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
@@ -143,11 +142,14 @@ describe('laurel loadtest against a server with a known latency', () => {
       expect(code, output).toBe(1);
       expect(output).toMatch(/^laurel: .*\nusage: laurel loadtest /m);
     }
-    const unreachable = await loadtest(['--url', 'http://127.0.0.1:' + String(await freePort()), '--key', 'k', '--no-setup', '--metric', 'm']);
+    // Port 2, where nothing listens: a privileged port that no test takes (and not one fetch
+    // refuses, as it does 1), not a port found free and closed, where any process could listen
+    // before the command connects (a laurel of another file, on the kernel's pick for PORT=0).
+    const unreachable = await loadtest(['--url', 'http://127.0.0.1:2', '--key', 'k', '--no-setup', '--metric', 'm']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.output).toMatch(/laurel: .*ECONNREFUSED/);
     // With its own setup, which could not start: nothing said to be removed.
-    const nothingMade = await loadtest(['--url', 'http://127.0.0.1:' + String(await freePort()), '--key', 'k']);
+    const nothingMade = await loadtest(['--url', 'http://127.0.0.1:2', '--key', 'k']);
     expect(nothingMade.code).toBe(1);
     expect(nothingMade.output).toMatch(/laurel: .*ECONNREFUSED/);
     expect(nothingMade.output).not.toMatch(/removed/);

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, runCli } from '../support/cli.js';
 import { startApiProcesses, type ApiProcesses } from '../support/api-processes.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
-import { freePort } from '../../bench/processes.js';
+import { portOf } from '../support/listening.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { WorkersHealth, type ReadinessResult } from '../../workers/health.js';
@@ -66,9 +66,10 @@ describe('GET /metrics with several api processes', () => {
   });
 
   it('adds the workers\' series under laurel start, and the workers answer on LAUREL_WORKERS_PORT', async () => {
-    const workersPort = await freePort();
-    const p = await startApiProcesses({ LAUREL_WORKERS_PORT: String(workersPort), LAUREL_SNAPSHOT_INTERVAL: '1s' }, 'start');
+    const p = await startApiProcesses({ LAUREL_WORKERS_PORT: '0', LAUREL_SNAPSHOT_INTERVAL: '1s' }, 'start');
     started.push(p);
+    // The workers in the primary took the kernel's pick, and said which.
+    const workersPort = await portOf(p.run, 'workers');
     await sendEvents(p);
     let text = '';
     await expect.poll(async () => {
@@ -119,8 +120,9 @@ describe('GET /metrics with several api processes', () => {
   it('serves the health endpoint of laurel workers alone, which stops on SIGTERM', async () => {
     const prefix = `t${randomBytes(5).toString('hex')}`;
     prefixes.push(prefix);
-    const port = await freePort();
-    const run = runCli(['workers'], { LAUREL_PREFIX: prefix, LAUREL_WORKERS_PORT: String(port), LOG_LEVEL: 'warn' });
+    // LAUREL_WORKERS_PORT=0: the kernel's pick, which the workers say at info.
+    const run = runCli(['workers'], { LAUREL_PREFIX: prefix, LAUREL_WORKERS_PORT: '0', LOG_LEVEL: 'info' });
+    const port = await portOf(run, 'workers');
     await expect.poll(async () => {
       expect(run.child.exitCode, run.output()).toBeNull();
       return (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.status;

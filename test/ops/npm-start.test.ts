@@ -11,9 +11,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../scripts/build.mjs';
-import { freePort } from '../../bench/processes.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
+import { listeningPort } from '../support/listening.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const prefix = `t${randomBytes(5).toString('hex')}`;
@@ -34,11 +34,10 @@ afterAll(async () => {
 describe('npm start on a current build', () => {
   it('runs no compiler and serves /ready and the dashboard', async () => {
     const built = ['dist/src/cli.js', 'dist/dashboard/index.html'].map((f) => statSync(join(ROOT, f)).mtimeMs);
-    const port = await freePort();
     // Its own process group: npm, its shell and laurel's processes are stopped together.
     const child = spawn('npm', ['start'], {
       cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: `k-${prefix}`, LOG_LEVEL: 'info' },
     });
     let out = '';
     child.stdout!.on('data', (d) => { out += d; });
@@ -53,9 +52,12 @@ describe('npm start on a current build', () => {
       await exited;
     };
 
+    // PORT=0: laurel takes the kernel's pick, and its primary says which once its api processes listen.
+    let port = 0;
     for (const until = Date.now() + 60_000; ;) {
       expect(child.exitCode, out).toBeNull();
-      const ready = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
+      port = port === 0 ? listeningPort(out, 'processes') : port;
+      const ready = port === 0 ? null : await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
       if (ready?.status === 200) break;
       if (Date.now() > until) throw new Error(`npm start did not get ready: ${out}`);
       await new Promise((r) => setTimeout(r, 100));

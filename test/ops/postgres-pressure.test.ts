@@ -14,6 +14,7 @@ import { loadSettings } from '../../src/lib/settings.js';
 import { API_POOL } from '../../src/postgres/pool.js';
 import { deletePostgresRows, deletePrefix, startTestServer, type Response, type TestServer } from '../support/server.js';
 import { runCli } from '../support/cli.js';
+import { portOf } from '../support/listening.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const machine = new URL(loadSettings().databaseUrl);
@@ -153,8 +154,9 @@ describe('laurel start while Postgres goes away', () => {
     const proxy = await startTcpProxy({ host: machine.hostname, port: Number(machine.port || 5432) });
     const prefix = `t${randomBytes(5).toString('hex')}`;
     const adminKey = `pg-${randomBytes(8).toString('hex')}`;
-    const port = await freePort();
-    const run = runCli(['start'], { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, PORT: String(port), DATABASE_URL: databaseAt(proxy.port), LOG_LEVEL: 'info' });
+    const run = runCli(['start'], { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: adminKey, PORT: '0', DATABASE_URL: databaseAt(proxy.port), LOG_LEVEL: 'info' });
+    // Set once the primary says which port the kernel picked (PORT=0).
+    let port = 0;
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await fetch(`http://127.0.0.1:${port}${path}`, {
         method, headers: { 'x-api-key': adminKey, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
@@ -162,6 +164,7 @@ describe('laurel start while Postgres goes away', () => {
       return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() as { error?: string } };
     };
     try {
+      port = await portOf(run, 'processes');
       await until('the api serving', async () => (await call('GET', '/ready').catch(() => null))?.status === 200);
       expect((await call('POST', '/admin/v1/metrics', [{ name: 'Lessons', key: 'lessons' }])).status).toBe(201);
       expect((await call('GET', '/admin/v1/analytics')).status).toBe(200);

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
-import { freePort } from '../../bench/processes.js';
+import { portOf } from '../support/listening.js';
 import { loadSettings } from '../../src/lib/settings.js';
 import { Keys } from '../../src/redis/keys.js';
 import { HANG_MS } from '../support/hang.js';
@@ -173,8 +173,8 @@ describe('laurel start with two api processes', () => {
   };
 
   beforeAll(async () => {
-    port = await freePort();
-    run = runCli(['start'], { ...env, PORT: String(port), LAUREL_API_PROCESSES: '2' });
+    run = runCli(['start'], { ...env, PORT: '0', LAUREL_API_PROCESSES: '2' });
+    port = await portOf(run, 'processes');
     await waitReady(port, run);
     primary = run.child.pid!;
     await run.saying('laurel api processes listening');
@@ -226,8 +226,8 @@ describe('laurel start with two api processes', () => {
   it('a change waits for an api process that has not loaded it (at most 2 s), then answers and says which', async () => {
     // A third api process of the installation, on a port of its own, stopped (SIGSTOP) while it lives.
     const before = new Set(Object.keys(await redis.hgetall(keys.apiProcesses)));
-    const otherPort = await freePort();
-    const other = runCli(['api'], { ...env, PORT: String(otherPort) });
+    const other = runCli(['api'], { ...env, PORT: '0' });
+    const otherPort = await portOf(other, 'api');
     await waitReady(otherPort, other);
     const otherId = Object.keys(await redis.hgetall(keys.apiProcesses)).find((id) => !before.has(id))!;
     expect(otherId).toBeDefined();
@@ -322,13 +322,13 @@ describe('laurel api with two api processes', () => {
     }
     await deletePrefix(settings, prefix);
 
-    const port = await freePort();
-    const refused = runCli(['api'], { ...env, PORT: String(port), LAUREL_API_PROCESSES: '2' });
+    const refused = runCli(['api'], { ...env, PORT: '0', LAUREL_API_PROCESSES: '2' });
     expect(await refused.exited).toBe(1);
     expect(refused.output().match(/Redis holds no data of installation/g)).toHaveLength(1);
     expect(refused.output()).not.toMatch(/laurel api listening/);
 
-    const run = runCli(['api'], { ...env, PORT: String(port), LAUREL_API_PROCESSES: '2', LAUREL_AUTO_RESTORE: '1' });
+    const run = runCli(['api'], { ...env, PORT: '0', LAUREL_API_PROCESSES: '2', LAUREL_AUTO_RESTORE: '1' });
+    const port = await portOf(run, 'processes');
     await waitReady(port, run);
     await run.saying('"msg":"laurel api listening"', 2);
     expect(run.lines().filter((l) => l.includes('"msg":"restored from Postgres"'))).toHaveLength(1);

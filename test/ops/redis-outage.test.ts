@@ -7,13 +7,9 @@
  * when Redis is back it accepts events again and its workers drain them to Postgres, without a
  * restart; SIGTERM while Redis is down exits with 0 within 10 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { connect, createServer, type Socket } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,7 +18,8 @@ import { loadScripts } from '../../src/redis/scripts.js';
 import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
 import { redisServerAvailable, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
 import { deletePostgresRows } from '../support/server.js';
-import { freePort } from '../../bench/processes.js';
+import { portOf } from '../support/listening.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { HANG_MS } from '../support/hang.js';
 
 const ADMIN_KEY = 'outage-test-key';
@@ -44,44 +41,16 @@ interface Outageable {
   restart(): Promise<void>;
 }
 
+/**
+ * A persistent redis-server of the test's own (test/support/redis-server.ts). It must come back on
+ * the same port, so it cannot take the kernel's pick (port 0) afresh: its port is one outside the
+ * kernel's range for outgoing connections (test/support/ports.ts), which no connection can take
+ * between the check that it is free and the bind.
+ */
 async function singleRedis(): Promise<Outageable> {
-  const port = await freePort();
-  const dir = await mkdtemp(path.join(os.tmpdir(), `laurel-outage-${port}-`));
-  let child: ChildProcess;
-  const start = async () => {
-    child = spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-      '--appendonly', 'yes', '--appendfsync', 'always',
-    ], { stdio: 'ignore' });
-    const c = child;
-    cleanups.push(() => { if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); });
-    for (const until = Date.now() + 10_000; Date.now() < until;) {
-      if (await answers(port)) return;
-      await sleep(50);
-    }
-    throw new Error(`redis-server :${port} did not start`);
-  };
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  await start();
-  return {
-    env: { REDIS_URL: `redis://127.0.0.1:${port}` },
-    async kill() {
-      const c = child;
-      const gone = new Promise((resolve) => c.once('exit', resolve));
-      c.kill('SIGKILL');
-      await gone;
-    },
-    restart: start,
-  };
-}
-
-/** PING without a client library: true once the server answers PONG (not while it loads its data). */
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => { socket.write('PING\r\n'); });
-    socket.once('data', (d) => { socket.destroy(); resolve(String(d).startsWith('+PONG')); });
-    socket.once('error', () => { socket.destroy(); resolve(false); });
-  });
+  const server = await startRedisServer({ persistent: true });
+  cleanups.push(() => server.stop());
+  return { env: { REDIS_URL: server.url }, kill: () => server.kill(), restart: () => server.start() };
 }
 
 async function clusterRedis(): Promise<Outageable> {
@@ -174,8 +143,8 @@ async function eventually<T>(what: string, ms: number, f: () => Promise<T | unde
 async function outage(redis: Outageable): Promise<void> {
   const prefix = `o${randomBytes(5).toString('hex')}`;
   prefixes.push(prefix);
-  const port = await freePort();
-  const r = run(['start'], { ...redis.env, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  const r = run(['start'], { ...redis.env, PORT: '0', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  const port = await portOf(r, 'processes');
   await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
@@ -278,8 +247,8 @@ async function lossyProxy(target: number): Promise<LossyProxy> {
       a.on('close', () => { b.destroy(); sockets.delete(a); });
     }
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   const close = () => { server.close(); for (const s of sockets) s.destroy(); };
   cleanups.push(close);
   return {
@@ -295,8 +264,8 @@ async function apiBehindProxy(): Promise<{ proxy: LossyProxy; port: number; r: C
   const proxy = await lossyProxy(Number(new URL(redis.env.REDIS_URL).port));
   const prefix = `o${randomBytes(5).toString('hex')}`;
   prefixes.push(prefix);
-  const port = await freePort();
-  const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  const r = run(['api'], { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, PORT: '0', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY });
+  const port = await portOf(r, 'api');
   await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;
@@ -353,11 +322,11 @@ async function clusterNodeUnderLoad(): Promise<void> {
   cleanups.push(() => cluster.stop());
   const prefix = `o${randomBytes(5).toString('hex')}`;
   prefixes.push(prefix);
-  const port = await freePort();
   const r = run(['start'], {
     REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
-    PORT: String(port), LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY,
+    PORT: '0', LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: ADMIN_KEY,
   });
+  const port = await portOf(r, 'processes');
   await eventually('ready', HANG_MS, async () => {
     if (r.child.exitCode !== null) throw new Error(`exited early: ${r.lines().join('\n')}`);
     return (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200 ? true : undefined;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, runCli, type CliRun } from '../support/cli.js';
 import { deletePostgresRows, deletePrefix } from '../support/server.js';
-import { freePort } from '../../bench/processes.js';
+import { listeningPorts, portOf } from '../support/listening.js';
 import { HANG_MS } from '../support/hang.js';
 import { loadSettings } from '../../src/lib/settings.js';
 
@@ -46,13 +46,14 @@ function newPrefix(): string {
 
 describe('laurel start-up', () => {
   it('fails fast when Redis is unreachable, says how to get one, and listens on nothing', async () => {
-    const port = await freePort();
-    const r = run(['start'], { PORT: String(port), REDIS_URL: 'redis://127.0.0.1:1', LAUREL_PREFIX: newPrefix() });
+    // PORT=0 and info: any api process that came to listen would say so, with its port.
+    const r = run(['start'], { PORT: '0', REDIS_URL: 'redis://127.0.0.1:1', LAUREL_PREFIX: newPrefix(), LOG_LEVEL: 'info' });
     const code = await r.exited;
     expect(code).toBe(1);
     expect(r.output()).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
     expect(r.output()).toMatch(/REDIS_URL/);
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    // Its whole output is in (every process that held its pipe is gone), and nothing ever listened.
+    expect(r.output()).not.toMatch(/listening/);
   });
 
   it('refuses an option it does not know, a value missing or an argument left over, with the usage; --help shows it and does nothing', async () => {
@@ -130,8 +131,8 @@ describe('laurel start-up', () => {
   it('creates and prints the first admin key once, which then works; laurel keys create adds more', async () => {
     const prefix = newPrefix();
     const env = { LAUREL_PREFIX: prefix, LAUREL_ADMIN_KEY: '' };
-    const port = await freePort();
-    const first = run(['api'], { ...env, PORT: String(port) });
+    const first = run(['api'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+    const port = await portOf(first, 'api');
     await waitReady(port, first);
     const key = /(lrl_adm_\S+)/.exec(first.output())?.[1];
     expect(key).toBeDefined();
@@ -156,18 +157,16 @@ describe('laurel start-up', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
 
-    const port2 = await freePort();
-    const second = run(['api'], { ...env, PORT: String(port2) });
-    await waitReady(port2, second);
+    const second = run(['api'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
+    await waitReady(await portOf(second, 'api'), second);
     expect(second.output()).not.toMatch(/lrl_adm_/);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   });
 
   it('laurel start runs its one api process apart from the workers, which run in the primary, and stops on SIGTERM', async () => {
-    const port = await freePort();
-    const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
-    await waitReady(port, r);
+    const r = run(['start'], { PORT: '0', LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
+    await waitReady(await portOf(r, 'processes'), r);
     const pidOf = async (what: string) => (await r.saying(what)).map((l) => (JSON.parse(l) as { pid: number }).pid);
     expect(await pidOf('laurel workers running')).toEqual([r.child.pid]);
     const api = await pidOf('laurel api listening');
@@ -179,8 +178,7 @@ describe('laurel start-up', () => {
   });
 
   it('laurel start stops in order on a SIGTERM that comes while it starts, its api process with it', async () => {
-    const port = await freePort();
-    const r = run(['start'], { PORT: String(port), LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
+    const r = run(['start'], { PORT: '0', LAUREL_PREFIX: newPrefix(), LAUREL_ADMIN_KEY: 'start-test-key', LOG_LEVEL: 'info' });
     // The workers run before the api process listens: the primary is still starting.
     await r.saying('laurel workers running');
     r.child.kill('SIGTERM');
@@ -192,6 +190,7 @@ describe('laurel start-up', () => {
       const { pid } = JSON.parse(line) as { pid: number };
       expect(stopped).toContain(pid);
     }
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    // Nothing listens on the port its api process said it took, had it started (PORT=0: known from that line alone).
+    for (const port of listeningPorts(r.output(), 'api')) await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   });
 });

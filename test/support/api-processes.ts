@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { runCli, type CliRun } from './cli.js';
+import { listeningPort } from './listening.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -109,17 +110,6 @@ async function openConnection(port: number): Promise<{ socket: Socket; answer: P
   return { socket, answer };
 }
 
-/** The port of the primary's "laurel api processes listening" line in a log (0: not there yet). */
-function listeningPort(output: string): number {
-  for (const line of output.split('\n')) {
-    if (!line.includes('laurel api processes listening')) continue;
-    // A line still being written is read again at the next look.
-    const port = /"port":(\d+)/.exec(line)?.[1];
-    if (port !== undefined && Number(port) > 0) return Number(port);
-  }
-  return 0;
-}
-
 /**
  * Starts `laurel api` (or `command`: `laurel start`, the workers in the primary) on a port of the
  * kernel's pick with `env` over a prefix and admin key of its own; resolves once it serves.
@@ -154,7 +144,7 @@ export async function startApiProcesses(env: Record<string, string> = {}, comman
   // Ready once every process listens (the primary says so, with the port) and the port answers.
   for (const deadline = Date.now() + 60_000; ;) {
     if (run.child.exitCode !== null) throw new Error(`laurel ${command} exited early: ${run.output()}`);
-    port = port === 0 ? listeningPort(run.output()) : port;
+    port = port === 0 ? listeningPort(run.output(), 'processes') : port;
     if (port !== 0) {
       const ready = await request('GET', '/ready').catch(() => null);
       if (ready?.status === 200) break;
