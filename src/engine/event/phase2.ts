@@ -51,7 +51,6 @@ export interface EventBoards {
   late: { lb: Leaderboard; run: { start: string; end: string | null } }[];
 }
 
-
 /** An event no board ranks. */
 export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', late: [] };
 
