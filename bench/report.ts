@@ -16,6 +16,7 @@ import { BATCH_CAP_S, type BatchTurn } from './batches.js';
 import type { OpenLoopResult } from './open-loop.js';
 import type { Processes } from './variants.js';
 import type { CommandShare } from './redis-profile.js';
+import { summed, topFrames, type ProcessFrames } from './cpu-profile.js';
 import { non2xx, socketErrors, type WrkResult } from './wrk.js';
 
 export interface VariantResult {
@@ -58,6 +59,8 @@ export interface VariantResult {
   samplerRedisUs: number | null;
   /** The variant's Redis time by command over the measured load (bench/redis-profile.ts); absent in reports before it. */
   redisCommands?: CommandShare[] | null;
+  /** Each process's self time by function, its whole life (BENCH_CPU_PROFILE, bench/cpu-profile.ts); absent when not profiled. */
+  cpuFrames?: { role: string; times: Record<string, number> }[] | null;
   /** Rows in the variant's Postgres database when it stopped (every log entry drained, and the configuration); null without one. */
   postgresRows: number | null;
   /**
@@ -121,6 +124,8 @@ export interface Settings {
   drainSampleMs: number;
   /** Postgres of the variants whose workers run (DATABASE_URL). */
   databaseUrl: string;
+  /** BENCH_CPU_PROFILE: each variant's processes run with `--cpu-prof` (bench/cpu-profile.ts); absent in reports before it. */
+  cpuProfile?: boolean;
   /** The steady-state workload's settings and how its population was made; null (or absent) without a steady variant. */
   steady?: {
     users: number;
@@ -193,6 +198,8 @@ export interface VariantSummary {
   samplerRedisUs: number | null;
   /** The Redis time by command, each the median over rounds (bench/redis-profile.ts); null when not profiled. */
   redisCommands: CommandShare[] | null;
+  /** Each process role's costliest frames over every round (bench/cpu-profile.ts); null when not profiled. */
+  cpuFrames: ProcessFrames[] | null;
 }
 
 /**
@@ -490,7 +497,18 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
     samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
     redisCommands: medianProfile(results.map((v) => v.redisCommands)),
+    cpuFrames: framesOverRounds(results.map((v) => v.cpuFrames ?? null)),
   };
+}
+
+/** Each process role's self times summed over the rounds, its costliest ten frames; null when no round was profiled. */
+function framesOverRounds(rounds: ({ role: string; times: Record<string, number> }[] | null)[]): ProcessFrames[] | null {
+  const byRole = new Map<string, Map<string, number>[]>();
+  for (const round of rounds) {
+    for (const p of round ?? []) byRole.set(p.role, [...(byRole.get(p.role) ?? []), new Map(Object.entries(p.times))]);
+  }
+  if (byRole.size === 0) return null;
+  return [...byRole].sort((a, b) => a[0].localeCompare(b[0])).map(([role, times]) => ({ role, ...topFrames(summed(times)) }));
 }
 
 /** Each process's median over rounds. */
@@ -723,6 +741,8 @@ export function renderMarkdown(report: Report): string {
   if (steady.length > 0) lines.push('', ...steady);
   const commands = renderCommands(report);
   if (commands.length > 0) lines.push('', ...commands);
+  const frames = renderFrames(report);
+  if (frames.length > 0) lines.push('', ...frames);
   return lines.join('\n') + '\n';
 }
 
@@ -749,6 +769,26 @@ export function medianProfile(rounds: (CommandShare[] | null | undefined)[], n =
 /** A profile in one cell: `fcall 61.2 µs × 1.00, hset 3.1 µs × 5.30, …`. */
 function profileCell(profile: CommandShare[], n = 6): string {
   return profile.slice(0, n).map((c) => `${c.command} ${c.us.toFixed(1)} µs × ${c.calls.toFixed(2)}`).join(', ');
+}
+
+/** Each profiled variant's costliest functions by process (BENCH_CPU_PROFILE, bench/cpu-profile.ts). */
+export function renderFrames(report: Report): string[] {
+  const profiled = report.variants.filter((v) => v.cpuFrames !== null && v.cpuFrames.length > 0);
+  if (profiled.length === 0) return [];
+  const lines = [
+    '### CPU by function',
+    '',
+    'Each process\'s ten costliest functions by self time (`--cpu-prof`), summed over the rounds, with their share of the' +
+      ' process\'s busy time (its idle time left out): the process\'s whole life, its start, preparation and stop besides' +
+      ' the warm-up, the load and the drain.',
+  ];
+  for (const v of profiled) {
+    for (const p of v.cpuFrames!) {
+      lines.push('', `${v.name}, ${p.role} (${(p.busyMs / 1000).toFixed(1)} s busy):`, '', '| function | self ms | share |', '|---|---:|---:|');
+      for (const f of p.frames) lines.push(`| \`${f.frame.replace(/\|/g, '\\|')}\` | ${f.ms.toFixed(0)} | ${(100 * f.share).toFixed(1)}% |`);
+    }
+  }
+  return lines;
 }
 
 /** Each profiled variant's Redis time by command (bench/redis-profile.ts), the costliest first. */

@@ -24,6 +24,8 @@
  *                      steady-system; `all`, or `none`)
  *   BENCH_STEADY_USERS the steady-state population's users (1,000,000), BENCH_STEADY_DAYS its days of history (7)
  *   BENCH_DRAIN_SAMPLE_MS how often the drain's backlog is read, ms (250)
+ *   BENCH_CPU_PROFILE  1: each variant's processes run with node's --cpu-prof, their costliest functions reported
+ *                      (bench/cpu-profile.ts)
  *   REDIS_URL          Redis for trivial-script and the laurel variants (redis://127.0.0.1:6379)
  *   DATABASE_URL       Postgres of laurel-system, laurel-system-2 and laurel-split (postgres://postgres@127.0.0.1:5432/postgres)
  *
@@ -44,8 +46,10 @@
  * writes results/latest.* and the README's table; any other run writes results/partial.*.
  */
 import { waitForWebhooks, webhooksReceived } from './webhook-receiver.js';
-import { existsSync } from 'node:fs';
-import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { readProfiles, summed } from './cpu-profile.js';
 import type { Redis } from 'ioredis';
 import { BaselineError, prepareBaseline, twinOf, type Baseline } from './baseline.js';
 import type pg from 'pg';
@@ -185,6 +189,7 @@ function loadSettings(): Settings {
     drainCapS: DRAIN_CAP_S,
     drainSampleMs: count('BENCH_DRAIN_SAMPLE_MS', SAMPLE_MS, 50),
     databaseUrl: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    cpuProfile: process.env.BENCH_CPU_PROFILE === '1',
     steady: {
       users: count('BENCH_STEADY_USERS', 1_000_000, 1000),
       days: count('BENCH_STEADY_DAYS', 7, 2),
@@ -208,6 +213,7 @@ function partialReasons(settings: Settings, variants: Variant[]): string[] {
     if (settings[key] !== DEFAULTS[key]) reasons.push(`${env}=${settings[key]} (default ${DEFAULTS[key]})`);
   }
   if (settings.drainSampleMs !== SAMPLE_MS) reasons.push(`BENCH_DRAIN_SAMPLE_MS=${settings.drainSampleMs} (default ${SAMPLE_MS})`);
+  if (settings.cpuProfile === true) reasons.push('BENCH_CPU_PROFILE=1 runs every process under the profiler');
   if (settings.openLoopS !== DEFAULTS.openLoopS) reasons.push(`BENCH_OPEN_DURATION=${settings.openLoopS} (default ${DEFAULTS.openLoopS})`);
   if (settings.openLoopVariants.join(',') !== DEFAULT_OPEN_LOOP.join(',')) reasons.push(`BENCH_OPEN_LOOP=${settings.openLoopVariants.join(',') || 'none'}`);
   if (settings.steady?.users !== 1_000_000) reasons.push(`BENCH_STEADY_USERS=${settings.steady?.users} (default 1000000)`);
@@ -454,12 +460,16 @@ async function measureAlone(
   let result: VariantResult | null = null;
   let r: Running | null = null;
   let startSnapshotS: number | null = null;
+  // The processes' profiles, written as each exits (bench/cpu-profile.ts).
+  const profiles = settings.cpuProfile === true ? mkdtempSync(join(tmpdir(), 'laurel-cpu-')) : null;
   try {
     // A steady variant's workers snapshot as they start (bench/snapshot-wait.ts), then once a day.
     const lastSnapshot = shared === undefined ? 0 : await lastSnapshotId(shared.databaseUrl);
     const session = variant.launch({
       host: HOST, port, redisUrl: own?.url ?? settings.redisUrl, databaseUrl: database?.url, population: shared,
       ...(shared === undefined ? {} : { env: SNAPSHOT_ENV }),
+      // A primary's api processes are forked with its flags: they are profiled too.
+      ...(profiles === null ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] }),
     });
     r = {
       variant, session, port, warm: null, slices: [], ticks: { ...ZERO_SAMPLE }, runnerUs: 0, samplerRedisUs: 0, commands: null,
@@ -527,6 +537,19 @@ async function measureAlone(
       const { session } = r;
       if (variant.release) await step(`releasing ${variant.name}`, () => variant.release!(session, signal));
       await step(`stopping ${variant.name}`, () => stopSession(session));
+      if (profiles !== null) {
+        await step(`reading the CPU profiles of ${variant.name}`, async () => {
+          // The process the runner started: `laurel start`'s primary, which runs the workers and
+          // forks the api processes (any other pid), or `laurel api` with one api process.
+          const child = session.child.proc.pid ?? -1;
+          const primary = variant.processes === 'start' ? 'primary (workers)' : (variant.apiProcesses ?? 1) > 1 ? 'primary' : 'api';
+          const roles = new Map<number, string>([[child, primary]]);
+          if (session.workers?.proc.pid !== undefined) roles.set(session.workers.proc.pid, 'workers');
+          const read = readProfiles(profiles, roles, 'api');
+          if (result) result.cpuFrames = [...read].map(([role, times]) => ({ role, times: Object.fromEntries(summed(times)) }));
+        });
+        rmSync(profiles, { recursive: true, force: true });
+      }
       // The port must be free again: a server still on it would take connections of the next variant.
       if (await portAnswers(port, HOST)) log(`  WARNING: something still answers on ${HOST}:${port} after ${variant.name} stopped`);
       if (session.prefix !== null && !variant.steady) {

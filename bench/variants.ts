@@ -77,6 +77,8 @@ export interface Launch {
   databaseUrl?: string;
   /** Settings of laurel's own for this run (laurel's variants only). */
   env?: Record<string, string>;
+  /** Node flags beside laurel's own (laurel's variants only: BENCH_CPU_PROFILE's `--cpu-prof`, which NODE_OPTIONS may not carry). */
+  nodeArgs?: string[];
   /** The steady-state population a steady variant starts on (bench/steady-population.ts). */
   population?: SharedInstallation;
 }
@@ -293,9 +295,10 @@ export function laurel(spec: LaurelSpec, root = ROOT): Variant {
         ...at.env,
       };
       const cli = `${root}dist/src/cli.js`;
-      const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, LAUREL_NODE_FLAGS);
+      const flags = [...LAUREL_NODE_FLAGS, ...(at.nodeArgs ?? [])];
+      const child = startNode(name, cli, [processes === 'start' ? 'start' : 'api'], env, flags);
       // The workers as docs/operations.md and the Docker image run them (the image's flags too).
-      const workers = processes === 'split' ? startNode(`${name} workers`, cli, ['workers'], env, LAUREL_NODE_FLAGS) : null;
+      const workers = processes === 'split' ? startNode(`${name} workers`, cli, ['workers'], env, flags) : null;
       // The partitions as laurel reads them (LAUREL_PARTITIONS is not set: its default).
       const drain = processes === 'api' ? null : { prefix, partitions: loadSettings(env).partitions, databaseUrl };
       const session: Session = { child, workers, drain, prefix, apiKey, apiProcesses, ...urls(at) };

@@ -22,7 +22,7 @@ import {
 import { runReporting } from '../../bench/processes.js';
 import { databaseUrlFor } from '../../bench/postgres.js';
 import {
-  buildReport, judgeSystemTarget, medianBeyond, medianProfile, mergeSlices, RATIO_PAIRS, ratioPairs, renderCommands, renderSystem, summarizeDrainRounds, variantResult,
+  buildReport, judgeSystemTarget, medianBeyond, medianProfile, mergeSlices, RATIO_PAIRS, ratioPairs, renderCommands, renderFrames, renderSystem, summarizeDrainRounds, variantResult,
   type Machine, type RoundResult, type Settings,
 } from '../../bench/report.js';
 import { acceptedEvents, BACKLOG_FULL, refusedBacklogFull, type WrkResult } from '../../bench/wrk.js';
@@ -435,6 +435,23 @@ describe('bench: Redis by command (bench/redis-profile.ts)', () => {
     expect(lines[0]).toBe('### Redis by command');
     expect(lines.filter((l) => l.startsWith('| laurel-event |'))).toEqual(['| laurel-event | 60.0 | fcall 52.3 µs × 1.00, hset 9.5 µs × 5.30 |']);
     expect(lines.some((l) => l.startsWith('| uws-hello |'))).toBe(false);
+  });
+
+  it('sums each process\'s functions over the rounds profiled and shows its costliest', () => {
+    const cpu = { server: 120, workers: null, redis: 60, postgres: null, wrk: 20 };
+    const round = (n: number, times: Record<string, number>): RoundResult => ({
+      round: n, startedAt: '', loadAverageAtStart: [], speedProbeMs: 100, order: ['laurel-split'], ratios: [],
+      variants: [{ ...variantResult('laurel-split', 'x', slice(1000, 1, 1000, 2000, { 201: 1000 }), null, 0, cpu), cpuFrames: [{ role: 'api', times }] }],
+    });
+    const report = buildReport({} as Machine, { drainSampleMs: 250, drainCapS: 30, openLoopS: 0, connections: 64, timeoutS: 5 } as Settings,
+      ['laurel-split'], [round(1, { send: 300, '(idle)': 900, 'a|b': 100 }), round(2, { send: 300, settle: 200 })]);
+    const lines = renderFrames(report);
+    expect(lines[0]).toBe('### CPU by function');
+    expect(lines.slice(lines.indexOf('laurel-split, api (0.9 s busy):'))).toEqual([
+      'laurel-split, api (0.9 s busy):', '', '| function | self ms | share |', '|---|---:|---:|',
+      '| `send` | 600 | 66.7% |', '| `settle` | 200 | 22.2% |', '| `a\\|b` | 100 | 11.1% |',
+    ]);
+    expect(renderFrames(buildReport({} as Machine, { drainSampleMs: 250 } as Settings, ['laurel-split'], [round(1, {})].map((r) => ({ ...r, variants: r.variants.map((v) => ({ ...v, cpuFrames: null })) }))))).toEqual([]);
   });
 });
 
