@@ -59,6 +59,8 @@ export interface VariantResult {
   samplerRedisUs: number | null;
   /** The variant's Redis time by command over the measured load (bench/redis-profile.ts); absent in reports before it. */
   redisCommands?: CommandShare[] | null;
+  /** The variant's Redis time by script over its warm-up (bench/redis-profile.ts scriptsPerRequest); absent in reports before it. */
+  redisScripts?: CommandShare[] | null;
   /** Each process's self time by function, its whole life (BENCH_CPU_PROFILE, bench/cpu-profile.ts); absent when not profiled. */
   cpuFrames?: { role: string; times: Record<string, number> }[] | null;
   /** Rows in the variant's Postgres database when it stopped (every log entry drained, and the configuration); null without one. */
@@ -198,6 +200,8 @@ export interface VariantSummary {
   samplerRedisUs: number | null;
   /** The Redis time by command, each the median over rounds (bench/redis-profile.ts); null when not profiled. */
   redisCommands: CommandShare[] | null;
+  /** The Redis time by script, each the median over rounds (bench/redis-profile.ts); null when not profiled. */
+  redisScripts: CommandShare[] | null;
   /** Each process role's costliest frames over every round (bench/cpu-profile.ts); null when not profiled. */
   cpuFrames: ProcessFrames[] | null;
 }
@@ -497,6 +501,7 @@ function summarize(name: string, rounds: RoundResult[]): VariantSummary | null {
     runnerCpuUs: medianOrNull(results.map((v) => v.runnerCpuUs ?? null)),
     samplerRedisUs: medianOrNull(results.map((v) => v.samplerRedisUs ?? null)),
     redisCommands: medianProfile(results.map((v) => v.redisCommands)),
+    redisScripts: medianProfile(results.map((v) => v.redisScripts)),
     cpuFrames: framesOverRounds(results.map((v) => v.cpuFrames ?? null)),
   };
 }
@@ -807,6 +812,23 @@ export function renderCommands(report: Report): string[] {
     '| variant | Redis CPU µs/request | commands: µs a request × calls a request |',
     '|---|---:|---|',
     ...profiled.map((v) => `| ${v.name} | ${us(v.cpu.redis)} | ${profileCell(v.redisCommands!)} |`),
+    ...renderScripts(report),
+  ];
+}
+
+/** Each variant's Redis time by script over its warm-up (bench/redis-profile.ts scriptsPerRequest). */
+function renderScripts(report: Report): string[] {
+  const profiled = report.variants.filter((v) => v.redisScripts != null && v.redisScripts.length > 0);
+  if (profiled.length === 0) return [];
+  return [
+    '',
+    'By script, from Redis\'s slow log of every command during each variant\'s warm-up (which is not measured: the' +
+      ' log costs Redis a little a command): µs and calls a request, the median over rounds, each script\'s µs those of' +
+      ' its calls whole, the commands it runs included.',
+    '',
+    '| variant | scripts: µs a request × calls a request |',
+    '|---|---|',
+    ...profiled.map((v) => `| ${v.name} | ${profileCell(v.redisScripts!, 8)} |`),
   ];
 }
 

@@ -60,7 +60,7 @@ import { runOpenLoop } from './open-loop.js';
 import { connectPostgres, countRows, createDatabase, dropDatabase, postgresVersion, PostgresUnavailableError } from './postgres.js';
 import { freePort, portAnswers, stop, stopAll, waitReady } from './processes.js';
 import { commandStats, connectRedis, deleteByPrefix, redisVersion, RedisUnavailableError } from './redis.js';
-import { commandsPerRequest, type CommandStats } from './redis-profile.js';
+import { commandsPerRequest, scriptsPerRequest, slowlogEverything, slowlogRead, type CommandShare, type CommandStats } from './redis-profile.js';
 import {
   buildReport, mergeSlices, ratioName, renderMarkdown, roundRatios, TARGETS, variantResult, writeReport,
   type Machine, type OpenLoopPass, type RoundResult, type Settings, type VariantResult,
@@ -491,9 +491,17 @@ async function measureAlone(
     }
     await variant.prepare?.(session, signal);
     await settleDrain(r, 20, 'probe', signal);
+    let scripts: CommandShare[] | null = null;
     if (settings.warmupS > 0) {
       log(`  warm-up ${settings.warmupS} s`);
-      r.warm = await load(settings, session, settings.warmupS, tagOf('warm'), signal, variant.steady ? seedOf(variant.name, round, 'warm') : null);
+      // Redis's time by script, from its slow log of every command during the warm-up, which is
+      // not measured (the log costs Redis a little a command).
+      const slowlog = await slowlogEverything(redis);
+      try {
+        r.warm = await load(settings, session, settings.warmupS, tagOf('warm'), signal, variant.steady ? seedOf(variant.name, round, 'warm') : null);
+      } finally {
+        scripts = scriptsPerRequest(await slowlogRead(redis, slowlog), r.warm?.requests ?? 0);
+      }
       await settleDrain(r, settings.drainCapS, 'warm-up', signal);
     }
     log(`  measuring ${settings.durationS} s${r.monitor === null ? '' : ', then the wait for the drain'}`);
@@ -508,6 +516,7 @@ async function measureAlone(
     result.runnerCpuUs = measured.requests > 0 ? r.runnerUs / measured.requests : null;
     result.samplerRedisUs = r.monitor === null || measured.requests === 0 ? null : r.samplerRedisUs / measured.requests;
     result.redisCommands = r.commands === null ? null : commandsPerRequest(r.commands.before, r.commands.after, measured.requests);
+    result.redisScripts = scripts;
     if (variant.steady) {
       result.steady = r.outcomes[0] ?? null;
       result.startSnapshotS = startSnapshotS;

@@ -28,7 +28,9 @@ import {
 import { acceptedEvents, BACKLOG_FULL, refusedBacklogFull, type WrkResult } from '../../bench/wrk.js';
 import { random } from '../../bench/random.js';
 import { commandStats, connectRedis } from '../../bench/redis.js';
-import { commandsPerRequest } from '../../bench/redis-profile.js';
+import { commandsPerRequest, scriptsPerRequest, slowlogEverything, slowlogRead } from '../../bench/redis-profile.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { Redis } from 'ioredis';
 import { drawSteady, STEADY_NEW_SHARE, STEADY_SKEW } from '../../bench/steady-draw.js';
 import { dayItems } from '../../bench/steady-population.js';
 
@@ -435,6 +437,29 @@ describe('bench: Redis by command (bench/redis-profile.ts)', () => {
     expect(lines[0]).toBe('### Redis by command');
     expect(lines.filter((l) => l.startsWith('| laurel-event |'))).toEqual(['| laurel-event | 60.0 | fcall 52.3 µs × 1.00, hset 9.5 µs × 5.30 |']);
     expect(lines.some((l) => l.startsWith('| uws-hello |'))).toBe(false);
+  });
+
+  it('reads each script\'s calls and time from a Redis\'s slow log of every command, its settings put back', async () => {
+    const own = await startRedisServer();
+    const redis = new Redis(own.url, { lazyConnect: false });
+    try {
+      await redis.config('SET', 'slowlog-log-slower-than', '10000');
+      const sha = String(await redis.script('LOAD', "return redis.call('INCR', KEYS[1])"));
+      const state = await slowlogEverything(redis);
+      for (let i = 0; i < 10; i++) {
+        await redis.evalsha(sha, 1, 'bench-scripts');
+        await redis.hset('bench-scripts-h', 'f', String(i));
+      }
+      const entries = await slowlogRead(redis, state);
+      const scripts = scriptsPerRequest(entries, 5);
+      expect(scripts.map((s) => [s.command, s.calls])).toEqual([[sha, 2]]);
+      expect(scripts[0].us).toBeGreaterThan(0);
+      expect(await redis.config('GET', 'slowlog-log-slower-than')).toEqual(['slowlog-log-slower-than', '10000']);
+      expect(await redis.slowlog('LEN')).toBe(0);
+    } finally {
+      redis.disconnect();
+      await own.stop();
+    }
   });
 
   it('sums each process\'s functions over the rounds profiled and shows its costliest', () => {
