@@ -44,9 +44,9 @@ describe.each(targets())('event time on %s', (target) => {
       body: { frequency: 'daily', metrics: [{ metricId, threshold: 1 }], freezes: { initial: 1, max: 1, autoEarnInterval: 0, autoEarnAmount: 0 } },
     });
     expect(r.status, r.text).toBe(200);
-    await adminCreateOne(s, '/admin/v1/leaderboards', {
-      name: 'Daily', key: 'daily', rankBy: 'metric', metricId, status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1,
-    });
+    const daily = { status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1 };
+    await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Daily', key: 'daily', rankBy: 'metric', metricId, ...daily });
+    await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'XP daily', key: 'xp-daily', rankBy: 'points', pointsSystemId: p.body.created[0].id, ...daily });
   });
 
   const send = (id: string, value: number, occurredAt?: string, tz?: string) => s.request('POST', '/api/metrics/lessons/event', {
@@ -119,8 +119,12 @@ describe.each(targets())('event time on %s', (target) => {
     const other = next();
     const late = await send(other, 2, '2026-04-01T09:00:00+02:00', 'Europe/Paris');
     expect(late.status, late.text).toBe(201);
-    expect(late.body.leaderboards.daily).toMatchObject({ start: '2026-04-01', rank: null, previousRank: null, late: true });
-    expect((await read(`/api/users/${other}/leaderboards/daily?run=2026-04-01`)).rank).toBeNull();
+    // The metric's board and the points board of the XP it awarded: each run of the 1st was final.
+    for (const key of ['daily', 'xp-daily']) {
+      expect(late.body.leaderboards[key], key).toMatchObject({ start: '2026-04-01', rank: null, previousRank: null, late: true });
+      expect((await read(`/api/users/${other}/leaderboards/${key}?run=2026-04-01`)).rank, key).toBeNull();
+    }
+    expect(Object.keys(late.body.leaderboards).sort()).toEqual(['daily', 'xp-daily']);
     const first = await read(`/api/users/${other}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-04-01&endDate=2026-04-01`);
     expect(first).toEqual([expect.objectContaining({ date: '2026-04-01', change: 2 })]);
     expect((await read(`/api/users/${other}/streak`)).streakHistory.at(-1)).toMatchObject({ periodStart: '2026-04-04', length: 0 });
