@@ -376,6 +376,7 @@ export const RATIO_PAIRS: [string, string][] = [
   ['laurel-features', 'laurel-features-nometrics'],
   ['laurel-system-limits', 'laurel-system'],
   ['laurel-system-uncapped', 'laurel-system'],
+  ['zset-floor', 'zset-floor-1000'],
   ['laurel-system-league', 'laurel-system'],
   ['laurel-batch', 'laurel-system'],
   ['laurel-batch-minute', 'laurel-system'],

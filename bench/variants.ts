@@ -457,6 +457,22 @@ export const [
  * The twin of laurel variant `name` run from a baseline's tree (bench/baseline.ts), named
  * `<name>@base`; null for a variant that is not laurel's.
  */
+/** A board's placement as the data structure alone: ZINCRBY and ZREVRANK on a set of `members` (bench/servers/trivial-script.ts). */
+function zsetFloor(name: string, script: 'zset' | 'zset-1000', members: string): Variant {
+  return {
+    name,
+    description: `the trivial script's server with a ZINCRBY and a ZREVRANK on a sorted set of ${members}: the floor of a board's placement`,
+    launch(at) {
+      const prefix = `bench-zset-${hex(6)}`;
+      const env = { ...baseEnv(), PORT: String(at.port), HOST: at.host, BENCH_PREFIX: prefix, BENCH_SCRIPT: script, REDIS_URL: at.redisUrl };
+      return { child: startNode(name, server('trivial-script.js'), [], env), workers: null, drain: null, prefix, apiKey: '', ...urls(at) };
+    },
+  };
+}
+
+export const zsetFloorAll = zsetFloor('zset-floor', 'zset', 'every user (as an uncapped board grows)');
+export const zsetFloor1000 = zsetFloor('zset-floor-1000', 'zset-1000', '1,000 members (as a capped board holds)');
+
 export function baselineTwin(name: string, root: string, commit: string): Variant | null {
   const spec = LAUREL.find((s) => s.name === name);
   if (spec === undefined) return null;
@@ -464,7 +480,7 @@ export function baselineTwin(name: string, root: string, commit: string): Varian
 }
 
 export const VARIANTS: Variant[] = [
-  uwsHello, trivialScript, tenCommandScript, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
+  uwsHello, trivialScript, tenCommandScript, zsetFloor1000, zsetFloorAll, laurelEvent, laurelStreaks, laurelPoints, laurelFeatures, laurelApi, laurelSystem, laurelSystem2, laurelSplit,
   laurelSystemNotify, laurelSystemHooks, laurelSplitNotify, laurelSplitHooks, laurelEventNoMetrics, laurelFeaturesNoMetrics,
   laurelSystemLimits, laurelSystemUncapped, laurelSystemLeague, laurelBatch, laurelBatchMinute, steadySystem, steadySystemHooks,
   steadyLeague, steadyUncapped,

@@ -12,7 +12,13 @@
  * Redis must do for such an event, without laurel's logic: docs/architecture.md, "The event hot path" measured a
  * ten-command script at about 18,000 requests/s on the 2-core machine.
  *
- *   PORT=<port> BENCH_PREFIX=<unique> [BENCH_SCRIPT=ten] REDIS_URL=redis://127.0.0.1:6379 node dist/bench/servers/trivial-script.js
+ * Variants `zset-floor` (BENCH_SCRIPT=zset) and `zset-floor-1000` (BENCH_SCRIPT=zset-1000): the same
+ * server, and a script of the data structure's work alone of a board's placement: ZINCRBY of the
+ * user on one sorted set, then ZREVRANK, on a set of every user (as an uncapped board grows) or of
+ * 1,000 members (the user's number modulo 1,000, as a capped board holds). Their difference is the
+ * floor under what ranking everyone costs over a board of 1,000.
+ *
+ *   PORT=<port> BENCH_PREFIX=<unique> [BENCH_SCRIPT=ten|zset|zset-1000] REDIS_URL=redis://127.0.0.1:6379 node dist/bench/servers/trivial-script.js
  *
  * Keys: `<BENCH_PREFIX>:{<userId>}:n`; for the ten commands, laurel's layout: a user's keys
  * `<BENCH_PREFIX>:{p<N>}:u:<userId>` (and `:n:`, `:h:`, `:p:`) in one of 256 partitions, which
@@ -26,6 +32,7 @@ import { App, readBody, send, serve, withFallback, type Guard } from './shared.j
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     benchIncr(key: string): Result<number, Context>;
+    benchZset(board: string, member: string): Result<number, Context>;
     benchTen(user: string, day: string, users: string, history: string, points: string, log: string,
       userId: string, now: string, dayField: string, entry: string): Result<number, Context>;
   }
@@ -57,7 +64,14 @@ redis.call('HSET', KEYS[1], 'pt', total * 10, 'pn', total)
 redis.call('XADD', KEYS[6], '*', 'event', ARGV[4])
 return total`;
 
+/*
+  KEYS[1] the board's sorted set; ARGV[1] the member. Returns its rank from the top (0-based).
+*/
+const ZSET_LUA = "redis.call('ZINCRBY', KEYS[1], 1, ARGV[1]) return redis.call('ZREVRANK', KEYS[1], ARGV[1])";
+
 const ten = process.env.BENCH_SCRIPT === 'ten';
+/** The zset scripts' members: every user, or 1,000 of them (null: not a zset script). */
+const zsetMembers = process.env.BENCH_SCRIPT === 'zset' ? Infinity : process.env.BENCH_SCRIPT === 'zset-1000' ? 1000 : null;
 
 const prefix = process.env.BENCH_PREFIX;
 if (!prefix || !/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error('BENCH_PREFIX must be set (letters, digits, "_", ".", "-")');
@@ -70,6 +84,7 @@ const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', {
 redis.on('error', (err) => process.stderr.write(`redis: ${err.message}\n`));
 redis.defineCommand('benchIncr', { lua: INCR_LUA, numberOfKeys: 1 });
 redis.defineCommand('benchTen', { lua: TEN_LUA, numberOfKeys: 6 });
+redis.defineCommand('benchZset', { lua: ZSET_LUA, numberOfKeys: 1 });
 
 const keyHead = `${prefix}:{`;
 
@@ -109,6 +124,16 @@ function handle(body: string, res: HttpResponse, guard: Guard): void {
     );
     return;
   }
+  if (zsetMembers !== null) {
+    // user-<n> as the bench's bodies name them: a capped board's 1,000 members by n modulo 1,000.
+    const n = Number(/(\d+)$/.exec(userId)?.[1] ?? 0);
+    const member = zsetMembers === Infinity ? userId : `user-${n % zsetMembers}`;
+    redis.benchZset(keyHead + 'board}:r', member).then(
+      (rank) => send(res, guard, '201 Created', `{"rank":${rank + 1}}`),
+      (err: Error) => send(res, guard, '500 Internal Server Error', JSON.stringify({ error: err.message })),
+    );
+    return;
+  }
   redis.benchIncr(keyHead + userId + '}:n').then(
     (n) => send(res, guard, '201 Created', `{"total":${n}}`),
     (err: Error) => send(res, guard, '500 Internal Server Error', JSON.stringify({ error: err.message })),
@@ -124,7 +149,7 @@ const app = App()
     const guard: Guard = { aborted: false, done: false };
     res.onAborted(() => { guard.aborted = true; });
     // Ready once Redis answers and the script is loaded, so the warm-up measures no EVAL.
-    redis.script('LOAD', ten ? TEN_LUA : INCR_LUA).then(
+    redis.script('LOAD', ten ? TEN_LUA : zsetMembers !== null ? ZSET_LUA : INCR_LUA).then(
       () => send(res, guard, '200 OK', '{"status":"ready"}'),
       (err: Error) => send(res, guard, '503 Service Unavailable', JSON.stringify({ error: err.message })),
     );
