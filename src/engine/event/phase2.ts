@@ -51,8 +51,11 @@ export interface EventBoards {
   late: { lb: Leaderboard; run: { start: string; end: string | null } }[];
 }
 
+/** No board late: an event sent without `occurredAt` (shared, never written). */
+const NO_LATE: EventBoards['late'] = [];
+
 /** An event no board ranks. */
-export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', late: [] };
+export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', late: NO_LATE };
 
 /** A streak extension as the streak boards rank it. */
 export interface Extension {
@@ -118,7 +121,7 @@ export class EventPhase2 {
     if (mine.length === 0 && points.length === 0 && streaks.length === 0) return NO_BOARDS;
     const metric: EventBoard[] = [];
     const final = arrivedAt === undefined ? '' : finalThrough(arrivedAt);
-    const late: EventBoards['late'] = [];
+    const late: EventBoards['late'] = final === '' ? NO_LATE : [];
     const runFields: string[] = [];
     const attributeKeys = new Set<string>();
     const leagueIds = new Set<string>();
@@ -216,7 +219,8 @@ export class EventPhase2 {
     const values = processed.boards === '' ? [] : JSON.parse(processed.boards) as string[];
     const groupOf = groupResolver(snapshot, new Map(boards.attributeKeys.map((k, i) => [k, values[boards.runCount + i] ?? ''])));
     const placements: Placement[] = [];
-    const late = [...boards.late];
+    // The boards late for an event sent with `occurredAt` (none else: nothing made for the others).
+    const late = boards.final === '' ? null : [...boards.late];
     for (const { lb, run, sum, gate } of boards.metric) {
       const group = groupOf(lb);
       if (group === null) continue;
@@ -230,7 +234,7 @@ export class EventPhase2 {
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date, ms: now }));
       for (const p of pointsPlacements(deps, placed, groupOf, tz)) {
-        if (finalBy(p.run, boards.final)) {
+        if (late !== null && finalBy(p.run, boards.final)) {
           late.push(p);
           continue;
         }
@@ -247,17 +251,18 @@ export class EventPhase2 {
     }
     if (extended !== null) {
       for (const p of streakPlacements(deps, extended.length, extended.expiry, date, groupOf)) {
-        if (finalBy(p.run, boards.final)) late.push(p);
+        if (late !== null && finalBy(p.run, boards.final)) late.push(p);
         else placements.push(p);
       }
     }
-    const lateEntries = late.map(({ lb, run }) => lateEntry(snapshot, lb, run, now));
+    const lateEntries = late === null ? [] : late.map(({ lb, run }) => lateEntry(snapshot, lb, run, now));
     if (placements.length === 0) return `{${lateEntries.join(',')}}`;
     if (boards.leagueIds.length > 0) {
       const at = boards.runCount + boards.attributeKeys.length;
       const read = new Map(boards.leagueIds.map((id, i) => [id, values[at + i] || null]));
       for (const p of placements) if (read.has(p.lb.id)) p.leaguePlace = read.get(p.lb.id);
     }
-    return `{${[...(await place(deps, tenant, userId, placements, now, this.hold, processed.seq)), ...lateEntries].join(',')}}`;
+    const placed = await place(deps, tenant, userId, placements, now, this.hold, processed.seq);
+    return `{${(lateEntries.length === 0 ? placed : [...placed, ...lateEntries]).join(',')}}`;
   }
 }
