@@ -52,6 +52,8 @@ commands:
               drives an installation at a rate and reports what it sustained
   loadtest --cleanup <run id> --url <base> --key <admin key>
               removes what a killed or --keep run left
+  import <file> --url <base> --key <admin key> [--tenant <id>]
+              imports a history of events (NDJSON or a JSON array), in the order they happened
 
 \`laurel <command> --help\` prints a command's options. The settings come from the environment
 (REDIS_URL, DATABASE_URL, LAUREL_PREFIX, PORT, HOST, LAUREL_ADMIN_KEY, ...: docs/operations.md).
@@ -94,6 +96,12 @@ async function main(): Promise<void> {
   if (command === 'loadtest') {
     const { loadtestCommand } = await import('./loadtest/command.js');
     process.exitCode = await loadtestCommand(args);
+    return;
+  }
+  // So does the import: it sends a file to an installation over HTTP.
+  if (command === 'import') {
+    const { importCommand } = await import('./import/command.js');
+    process.exitCode = await importCommand(args);
     return;
   }
   const spec = COMMANDS[command];

@@ -28,6 +28,7 @@ import { adminSettingsRoutes } from '../routes/admin/settings.js';
 import { adminNotificationTemplateRoutes } from '../routes/admin/notification-templates.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { adminBatchEventRoutes } from '../routes/admin/batch-events.js';
+import { adminImportRoutes } from '../routes/admin/import.js';
 import { adminAnalyticsRoutes } from '../routes/admin/analytics.js';
 import { adminUserRoutes } from '../routes/admin/users.js';
 import { adminErasureRoutes } from '../routes/admin/erasures.js';
@@ -84,7 +85,7 @@ export function apiRoutes(svc: Services, readiness: Readiness, scrape?: () => Pr
     ...adminLeaderboardRoutes(svc), ...adminLeagueRoutes(svc), ...adminLeaderboardStatsRoutes(svc),
     ...adminStreakRoutes(svc), ...adminStreakSettingsRoutes(svc),
     ...adminNotificationSettingsRoutes(svc), ...adminSettingsRoutes(svc), ...adminNotificationTemplateRoutes(svc), ...adminNotificationDeliveryRoutes(svc),
-    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminUserExportRoutes(svc), ...adminUserClockRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc),
+    ...adminWebhookRoutes(svc), ...adminAnalyticsRoutes(svc), ...adminUserRoutes(svc), ...adminErasureRoutes(svc), ...adminUserExportRoutes(svc), ...adminUserClockRoutes(svc), ...adminFairPlayRoutes(svc), ...adminBatchEventRoutes(svc), ...adminImportRoutes(svc),
     ...adminAuditRoutes(svc),
   ];
 }

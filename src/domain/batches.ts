@@ -56,6 +56,8 @@ export interface BatchChunk {
   /** When the batch was accepted (ms, the service's clock). */
   ts: number;
   i: QueuedItem[];
+  /** 1: a history import's (src/domain/import.ts): its events are imported ones. */
+  im?: 1;
 }
 
 /** The idempotency key an item sent without one is applied with (never one a client can send). */

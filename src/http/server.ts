@@ -115,6 +115,10 @@ export interface Route {
    * multipart/form-data), as text: the one-click unsubscribe (RFC 8058) and the preferences page.
    */
   forms?: boolean;
+  /** Also takes newline-delimited JSON (application/x-ndjson), as text: a history import. */
+  ndjson?: boolean;
+  /** The most bytes of body it takes, when more than the server's bodyLimit (a history import's). */
+  bodyLimit?: number;
   /** Every Application API route says whose data it touches; a route that does not refuses user-scoped keys. */
   subject?: Subject;
   /**
@@ -153,6 +157,7 @@ export function credentialsOf(route: Route, headers: { apiKey: string; tenant: s
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
 const FORM_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
+const NDJSON_TYPE = /^application\/(x-)?ndjson\b/i;
 
 /**
  * Runs before every handler (authentication); throws HttpError to refuse. It answers a promise
@@ -436,12 +441,14 @@ export class HttpServer {
         return;
       }
       const contentType = headers.contentType;
-      if (contentType !== '' && !JSON_TYPE.test(contentType) && !(route.forms === true && FORM_TYPE.test(contentType))) {
+      if (contentType !== '' && !JSON_TYPE.test(contentType) && !(route.forms === true && FORM_TYPE.test(contentType))
+        && !(route.ndjson === true && NDJSON_TYPE.test(contentType))) {
         throw fail('unsupported_media_type', contentType);
       }
       const declared = headers.contentLength;
-      if (declared !== '' && Number(declared) > this.opts.bodyLimit) {
-        throw fail('payload_too_large', String(this.opts.bodyLimit));
+      const limit = route.bodyLimit ?? this.opts.bodyLimit;
+      if (declared !== '' && Number(declared) > limit) {
+        throw fail('payload_too_large', String(limit));
       }
     } catch (err) {
       this.sendError(res, state, err, method, url, started, true, route);
@@ -451,7 +458,7 @@ export class HttpServer {
   }
 
   private readBody(res: HttpResponse, state: State, route: Route, req: Request, started: number): void {
-    const limit = this.opts.bodyLimit;
+    const limit = route.bodyLimit ?? this.opts.bodyLimit;
     let chunks: Buffer[] | null = null;
     let size = 0;
     this.inflight++;

@@ -19,6 +19,8 @@ export interface Settings {
   logLevel: string;
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
+  /** Largest accepted body of a history import (POST /admin/v1/import) in bytes. */
+  importBodyLimit: number;
   clock: 'system' | 'manual';
   /** Number of user partitions (hash slots of user state). Fixed at install time. */
   partitions: number;
@@ -233,6 +235,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     prefix,
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimit: parseSize('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    importBodyLimit: parseSize('LAUREL_IMPORT_BODY_LIMIT', env.LAUREL_IMPORT_BODY_LIMIT, 8 * 1024 * 1024),
     clock,
     partitions: int('LAUREL_PARTITIONS', env.LAUREL_PARTITIONS, 256, 1, 16384),
     idempotencyWindowMs: int('LAUREL_IDEMPOTENCY_WINDOW', env.LAUREL_IDEMPOTENCY_WINDOW, 0, 0, 2 ** 40) * 1000,

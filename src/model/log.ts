@@ -12,7 +12,9 @@
  *                 the user there (else the zone's at "ts"), "b"?: the batch item it is ('<batch id>:<index>',
  *                 src/domain/batches.ts), "k"?: idempotency key, "a"?: attributes,
  *                 "f"?: the user's fields the event carries (its identification, but the id),
- *                 "lc"?: the part of "v" that counted, when the metric's limit bit}
+ *                 "lc"?: the part of "v" that counted, when the metric's limit bit, "im"?: 1 for an
+ *                 event of a history import (src/domain/import.ts): no webhooks, notifications or
+ *                 live updates come of it (imported), written right after "e"}
  *                 + "sx"?: the streak as stored after an extension, "sp"?: the user's pauses with
  *                 it, "pa"?: points awards, "ac"?: the achievements completed, "ex"?: "1" when
  *                 the user was excluded from the rankings (it counted, and was placed nowhere)
@@ -88,10 +90,15 @@ export interface EventEntry {
    * `ts` is then when it happened.
    */
   arrivedAt?: number;
+  /** An event of a history import: nothing is told of it (imported). */
+  imported?: boolean;
 }
 
+/** What an imported event's body holds between its id and its tenant (eventEntry). */
+const IMPORTED = '","im":1,"t":"';
+
 export function eventEntry(e: EventEntry): string {
-  let s = `{"e":"${e.eventId}","t":"${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
+  let s = `{"e":"${e.eventId}${e.imported === true ? IMPORTED : '","t":"'}${e.tenant}","u":${JSON.stringify(e.userId)},"m":"${e.metricId}",` +
     `"v":${e.value},"ts":${e.ts},"d":"${e.day}","p":"${e.processId}","z":${JSON.stringify(e.tz)}`;
   if (e.batchItem !== undefined) s += `,"b":"${e.batchItem}"`;
   if (e.heldHour !== undefined) s += `,"h":${e.heldHour}`;
@@ -235,6 +242,8 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   lc?: number;
   /** The event's idempotency key. */
   k?: string;
+  /** 1: an event of a history import (imported). */
+  im?: number;
   /** An event: the batch item it is ('<batch id>:<index>'); a `batch` entry: the batch's id. */
   b?: string;
   /** A `batch` entry: its batch queue entry's id. */
@@ -258,6 +267,15 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   /** The streak as stored after the extension (lua/includes/streak.lua); an array in older logs. */
   sx?: string | [length: number, longest: number, period: number, freezes: number, tz: string];
 };
+
+/**
+ * Whether an entry is an event of a history import, read without parsing it: its webhooks,
+ * notifications and live updates are not made (docs/api.md, "History import"). The marker's text
+ * cannot occur inside a string of the body, whose quotes JSON escapes.
+ */
+export function imported(kind: string, fields: string[]): boolean {
+  return kind === 'event' && (fields[1] ?? '').includes(IMPORTED);
+}
 
 /**
  * An entry's body with the fields the script added after it put back in: the body as one JSON

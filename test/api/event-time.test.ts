@@ -11,13 +11,12 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminCreateOne } from '../support/admin.js';
+import { configureLessons, lessonsState, read as readOf } from '../support/lessons.js';
 import { targets } from '../support/server.js';
 import { useTestServer } from '../support/use-server.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-const LIMIT = 20;
 const ZONES = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu', 'Europe/Paris', 'America/New_York', 'America/St_Johns', 'UTC', 'Etc/GMT+12'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -29,34 +28,13 @@ describe.each(targets())('event time on %s', (target) => {
 
   beforeAll(async () => {
     await s.setClock('2026-01-01T00:00:00Z');
-    const m = await s.request('POST', '/admin/v1/metrics', { body: [{ name: 'Lessons', key: 'lessons', limits: { max: LIMIT, period: 'day' } }] });
-    expect(m.status, m.text).toBe(201);
-    const metricId = m.body.created[0].id as string;
-    const p = await s.request('POST', '/admin/v1/points', {
-      body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId, metricThreshold: 1, points: 1, status: 'active', maxAwards: { count: 3, period: 'day' } }] }],
-    });
-    expect(p.status, p.text).toBe(201);
-    const a = await s.request('POST', '/admin/v1/achievements', {
-      body: [{ name: 'Fifteen', key: 'fifteen', trigger: 'metric', metricId, metricValue: 15 }],
-    });
-    expect(a.status, a.text).toBe(201);
-    const r = await s.request('PUT', '/admin/v1/streaks/settings', {
-      body: { frequency: 'daily', metrics: [{ metricId, threshold: 1 }], freezes: { initial: 1, max: 1, autoEarnInterval: 0, autoEarnAmount: 0 } },
-    });
-    expect(r.status, r.text).toBe(200);
-    const daily = { status: 'active', start: '2026-01-01', runUnit: 'day', runInterval: 1 };
-    await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'Daily', key: 'daily', rankBy: 'metric', metricId, ...daily });
-    await adminCreateOne(s, '/admin/v1/leaderboards', { name: 'XP daily', key: 'xp-daily', rankBy: 'points', pointsSystemId: p.body.created[0].id, ...daily });
+    await configureLessons(s);
   });
 
   const send = (id: string, value: number, occurredAt?: string, tz?: string) => s.request('POST', '/api/metrics/lessons/event', {
     body: { user: tz === undefined ? { id } : { id, tz }, value, ...(occurredAt === undefined ? {} : { occurredAt }) },
   });
-  const read = async (path: string) => {
-    const r = await s.request('GET', path);
-    expect(r.status, `${path}: ${r.text}`).toBe(200);
-    return r.body;
-  };
+  const read = (path: string) => readOf(s, path);
 
   it('refuses an occurredAt that is not a date and time, or outside the window, applying nothing', async () => {
     await s.setClock('2026-03-10T12:00:00Z');
@@ -143,33 +121,7 @@ describe.each(targets())('event time on %s', (target) => {
     expect((await read(`/api/users/${id}/streak`)).length).toBe(2);
   });
 
-  /**
-   * Everything the user's reads show, read at the same instant for both users: their id taken out,
-   * and what tells two users apart (an award's id, the streak's rank among all users).
-   */
-  const state = async (id: string, from: string, to: string, boardsFrom: string) => {
-    const range = `startDate=${from}&endDate=${to}`;
-    const boards: unknown[] = [];
-    for (let d = Date.parse(boardsFrom); d <= Date.parse(to); d += DAY) {
-      boards.push((await read(`/api/users/${id}/leaderboards/daily?run=${iso(d).slice(0, 10)}`)).value);
-    }
-    const points = await read(`/api/users/${id}/points/xp?awards=100`);
-    // Awards of one instant in one order (the newest first, then by their ids).
-    for (const a of points.awards) delete a.id;
-    points.awards.sort((a: { date: string; total: number }, b: { date: string; total: number }) => b.date.localeCompare(a.date) || b.total - a.total);
-    const streak = await read(`/api/users/${id}/streak?historyPeriods=40`);
-    delete streak.rank;
-    const all = {
-      total: (await read(`/api/users/${id}/metrics/lessons`)).current,
-      days: await read(`/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&${range}`),
-      points,
-      pointDays: await read(`/api/users/${id}/points/xp/event-summary?aggregation=daily&${range}`),
-      streak,
-      achievements: await read(`/api/users/${id}/achievements?includeIncomplete=true`),
-      boards,
-    };
-    return JSON.parse(JSON.stringify(all).split(JSON.stringify(id).slice(1, -1)).join('<user>'));
-  };
+  const state = (id: string, from: string, to: string, boardsFrom: string) => lessonsState(s, id, from, to, boardsFrom);
 
   const steps = fc.array(fc.record({
     // When it happened, after the one before; how late it is sent.

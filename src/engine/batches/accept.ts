@@ -20,6 +20,8 @@ export interface AcceptedBatch {
 
 export async function acceptBatch(
   deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string, items: readonly QueuedItem[],
+  /** A history import's items (src/domain/import.ts): their events are imported ones. */
+  imported = false,
 ): Promise<AcceptedBatch> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
@@ -36,6 +38,7 @@ export async function acceptBatch(
   const record = keys.batch(batchId).record;
   const chunks = [...byPartition].map(([p, list]) => {
     const chunk: BatchChunk = { b: batchId, t: tenant, n: items.length, x: expires, ts: now, i: list };
+    if (imported) chunk.im = 1;
     return { p, json: JSON.stringify(chunk), n: list.length };
   });
   const partitions = chunks.map((c) => String(c.p));

@@ -299,6 +299,7 @@ export class BatchProcessor {
         tenant: chunk.t, metric, userId: item.u.id, ident, value: item.v, attributes: item.a, attributesJson,
         idempotencyKey: item.k ?? '', itemKey: item.k === undefined ? itemKey(chunk.b, item.i) : undefined,
         batchItem: itemRef(chunk.b, item.i), acceptedIn: id, identificationJson: identificationJson(item.u), occurredAt: item.o,
+        imported: chunk.im === 1,
       };
     } catch (err) {
       if (err instanceof HttpError && err.status < 500) return err.message;

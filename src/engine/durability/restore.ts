@@ -346,7 +346,7 @@ export class Restore {
           tenant, metric, userId, ident: prepareIdentification(user, snapshot), value: Number(e.lc ?? e.v), replay: true, attributes: e.a,
           attributesJson: e.a === undefined ? '' : JSON.stringify(e.a), identificationJson: e.f === undefined ? '' : JSON.stringify(e.f),
           idempotencyKey: e.k ?? '', eventId: e.e, seq: entry.id, occurredAt: e.ra === undefined ? undefined : e.ts,
-          batchItem: e.b, itemKey: restoreItemKey(this.queued, entry.partition, e.b, e.k),
+          batchItem: e.b, itemKey: restoreItemKey(this.queued, entry.partition, e.b, e.k), imported: e.im === 1,
         });
       } else if (entry.kind === 'user') {
         const user = { id: userId, ...fields } as UpsertedUser;

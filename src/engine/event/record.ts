@@ -76,6 +76,11 @@ export interface EventInput {
    */
   occurredAt?: number;
   /**
+   * An event of a history import (src/domain/import.ts): its log entry says so, and the drain and
+   * the live updates tell nothing of it (no webhooks, notifications or live updates).
+   */
+  imported?: boolean;
+  /**
    * The log entry id its placements are ordered by, when it is given (a restore replays the log:
    * the entry's original id, so a placement the restored leaderboards hold already changes nothing).
    */
@@ -302,7 +307,7 @@ export class EventRecorder {
     const entry = eventEntry({
       eventId: e.eventId, tenant, userId, metricId: metric.id, value: e.value, ts: now, day, idempotencyKey: input.idempotencyKey,
       attributesJson: input.attributesJson, processId: deps.processId, tz, identificationJson: input.identificationJson, batchItem: input.batchItem,
-      heldHour: time.held ? time.hour : undefined, arrivedAt: e.arrivedAt,
+      heldHour: time.held ? time.hour : undefined, arrivedAt: e.arrivedAt, imported: input.imported,
     });
     // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
     // sum or a group) take the script that knows nothing of them. The small arguments travel as

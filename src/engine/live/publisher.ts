@@ -5,7 +5,8 @@
  * (src/engine/live/topic-store.ts: numbered, kept for `since`, sent on the topic's shard channel):
  * the user's own changes (src/domain/live/changes.ts) on `user:<id>` for the topics some socket
  * wants (src/engine/live/wanted.ts), and the boards an entry may move marked for the board passes
- * (src/engine/live/boards.ts). Nothing of it is on the event's request path. The clock's events
+ * (src/engine/live/boards.ts). A history import's events (src/model/log.ts imported) are told to
+ * nobody. Nothing of it is on the event's request path. The clock's events
  * (src/engine/live/clock.ts) are made by the webhooks' passes: the publisher hands their notes
  * (ClockNotes) the entries of the users whose topic is wanted, and each user whose topic becomes
  * wanted (all of them, when this worker takes the lease).
@@ -36,7 +37,7 @@ import { resyncMessage } from '../../domain/live/visibility.js';
 import { localDay } from '../../domain/time.js';
 import { userView, type UserView } from '../../domain/users.js';
 import type { ParsedEntry } from '../../domain/webhooks/events.js';
-import { compareStreamIds, entryBody, eventActivity, nextStreamId, type EventAward, type LogBody } from '../../model/log.js';
+import { compareStreamIds, entryBody, eventActivity, imported, nextStreamId, type EventAward, type LogBody } from '../../model/log.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { sentTogether } from '../../redis/coalesce.js';
 import type { RedisClient } from '../../redis/client.js';
@@ -333,7 +334,7 @@ export class LivePublisher {
     ranges.forEach((r, i) => {
       for (const [id, fields] of reads[i]) {
         const kind = fields[0];
-        if (!mayChange(kind, fields)) continue;
+        if (!mayChange(kind, fields) || imported(kind, fields)) continue;
         const act = kind === 'event' ? eventActivity(fields) : null;
         const e = act === null ? JSON.parse(entryBody(fields)) as LogBody : null;
         const tenant = act?.tenant ?? e?.t;
@@ -361,6 +362,8 @@ export class LivePublisher {
     for (const entry of entries) {
       const kind = entry.fields[0];
       this.examined[entry.partition] = entry.id;
+      // A history import's events are told to nobody.
+      if (imported(kind, entry.fields)) continue;
       const wantedEntry = this.examine(snapshot, kind, entry.fields);
       if (wantedEntry) parsed.push({ id: entry.id, kind, e: JSON.parse(entryBody(entry.fields)) as LogBody });
     }

@@ -10,8 +10,9 @@
  *   (src/engine/notifications/due-index.ts), and made deliveries by the notifier when due.
  * - identifications that set a zone move the pending deliveries (src/engine/notifications/zones.ts),
  *   in the archive's transaction.
+ * A history import's events (src/model/log.ts imported) call for none of it.
  */
-import { activityOf, completionOf, type LoggedCompletion } from '../../model/log.js';
+import { activityOf, completionOf, imported, type LoggedCompletion } from '../../model/log.js';
 import { plannedDeliveries, scheduleAll, type Planned } from '../notifications/schedule.js';
 import { anyDue, dueWanted, noteDueTogether, noteEntry, NotedDays, type DueNotes, type PartitionDue } from '../notifications/due-index.js';
 import { maySetZone, movePending, zoneMovesWanted, zoneMoveOf, type ZoneMove } from '../notifications/zones.js';
@@ -57,6 +58,8 @@ export const notificationsLog: LogConsumer = {
               },
               take(entry) {
                 const { kind, fields, parsed } = entry;
+                // A history import's events call for no notification.
+                if (imported(kind, fields)) return;
                 // The due index reads an event's user, day and streak without parsing it (an older entry's form is parsed).
                 const active = indexing && kind === 'event';
                 const seen = active ? entry.activity() ?? activityOf(parsed) : null;

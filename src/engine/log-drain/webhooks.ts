@@ -6,8 +6,10 @@
  * once, however often a pass is made again, since the queues mark the entries they took. A drain
  * that read every log to its end then says where the service's clock stood as it began: the
  * `points.changed` windows that ended before it are complete (src/engine/webhooks/points-changed.ts).
+ * A history import's events (src/model/log.ts imported) call for none.
  */
 import { mayNotify, type ParsedEntry } from '../../domain/webhooks/events.js';
+import { imported } from '../../model/log.js';
 import { anyDue, dueWanted } from '../notifications/due-index.js';
 import { maySetZone, zoneMovesWanted } from '../notifications/zones.js';
 import { logSubscribers, plannedWebhooks } from '../webhooks/plan.js';
@@ -40,6 +42,8 @@ export const webhooksLog: LogConsumer = {
             take(entry) {
               if (!hooks) return;
               const { id, kind, fields, parsed } = entry;
+              // A history import's events call for no webhook.
+              if (imported(kind, fields)) return;
               const olderEvent = indexing && kind === 'event' && entry.activity() === null;
               if (entry.completes() || olderEvent || (zones && maySetZone(kind, fields)) || mayNotify(kind, fields) || (everyEvent && kind === 'event')) {
                 notifying.push({ id, kind, e: parsed });

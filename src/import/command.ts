@@ -1,0 +1,127 @@
+/**
+ * `laurel import <file> --url <base> --key <admin key> [--tenant <id>]` (docs/api.md, "History
+ * import"): a history file (src/import/history.ts) sent to an installation in the order its events
+ * happened, a part at a time, each once the one before it is applied (the batch queues hold one
+ * part of it at most; a 503 of a full backlog is waited out as its Retry-After says), its progress
+ * drawn as it goes. Exit 0 when every event was applied; 1 when one failed or a part was refused
+ * (the parts before it stay applied: sent again with idempotency keys, they apply nothing more).
+ */
+import { parseOptions } from '../lib/cli-options.js';
+import { SettingsError } from '../lib/settings.js';
+import { HistoryError, partsOf, readHistory, type Part } from './history.js';
+
+export const IMPORT_USAGE = 'laurel import <file> --url <base> --key <admin key> [--tenant <id>]';
+
+/** A part's bytes at most: half the server's default import body limit. */
+const PART_BYTES = 4 * 1024 * 1024;
+/** How often an import's progress is read. */
+const POLL_MS = 200;
+/** A request's answer waited for, at most. */
+const REQUEST_MS = 60_000;
+/** The issues printed at the end, at most. */
+const ISSUES_SHOWN = 20;
+
+interface Target {
+  url: string;
+  key: string;
+  tenant: string | undefined;
+}
+
+interface Progress {
+  accepted: number;
+  processed: number;
+  failed: number;
+  issues: { index: number; message: string }[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function call(t: Target, method: string, path: string, body?: string): Promise<{ status: number; body: any; text: string; retryAfter: number }> {
+  const headers: Record<string, string> = { 'X-API-KEY': t.key };
+  if (body !== undefined) headers['Content-Type'] = 'application/x-ndjson';
+  if (t.tenant !== undefined) headers['Tenant-ID'] = t.tenant;
+  let res: Response;
+  try {
+    res = await fetch(`${t.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_MS) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new HistoryError(`${method} ${t.url}${path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch { /* not JSON: the text says it */ }
+  return { status: res.status, body: parsed, text, retryAfter: Number(res.headers.get('retry-after') ?? '1') || 1 };
+}
+
+/** A progress bar of `done` of `total`, 36 characters wide. */
+export function bar(done: number, failed: number, total: number): string {
+  const filled = total === 0 ? 36 : Math.floor((36 * done) / total);
+  return `[${'#'.repeat(filled)}${'-'.repeat(36 - filled)}] ${done.toLocaleString('en')} / ${total.toLocaleString('en')} applied, ${failed.toLocaleString('en')} failed`;
+}
+
+/** Sends one part (waiting out a full backlog) and answers its import id; a refusal throws. */
+async function send(t: Target, part: Part, n: number): Promise<string> {
+  const body = part.map((i) => i.json).join('\n');
+  for (;;) {
+    const r = await call(t, 'POST', '/admin/v1/import', body);
+    if (r.status === 202 && typeof r.body?.importId === 'string') return r.body.importId as string;
+    if (r.status === 503) {
+      await sleep(r.retryAfter * 1000);
+      continue;
+    }
+    // The server names the item by its index in the part: the file's place says more.
+    const message = String(r.body?.error ?? r.text.slice(0, 300)).replace(/^Item (\d+):/, (_, i: string) => `${part[Number(i)]?.where ?? `item ${i}`}:`);
+    throw new HistoryError(`part ${n} refused (HTTP ${r.status}${r.body?.code ? ` ${r.body.code}` : ''}): ${message}`);
+  }
+}
+
+export async function importCommand(args: string[], write: (text: string) => void = (s) => process.stdout.write(s), tty = process.stdout.isTTY === true): Promise<number> {
+  const file = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
+  const options = parseOptions(file === undefined ? args : args.slice(1), { usage: IMPORT_USAGE, values: ['--url', '--key', '--tenant'] });
+  if (options.help) {
+    write(`usage: ${IMPORT_USAGE}\n`);
+    return 0;
+  }
+  const url = options.values.get('--url');
+  const key = options.values.get('--key');
+  if (file === undefined || url === undefined || key === undefined) throw new SettingsError(`a file, --url and --key are needed\nusage: ${IMPORT_USAGE}`);
+  const target: Target = { url: url.replace(/\/+$/, ''), key, tenant: options.values.get('--tenant') };
+  try {
+    const items = await readHistory(file);
+    const parts = partsOf(items, PART_BYTES);
+    write(`importing ${items.length.toLocaleString('en')} events from ${file} in ${parts.length} part${parts.length === 1 ? '' : 's'}\n`);
+    let done = 0;
+    let failed = 0;
+    const issues: string[] = [];
+    for (let n = 0; n < parts.length; n++) {
+      const part = parts[n];
+      const importId = await send(target, part, n + 1);
+      let p: Progress = { accepted: part.length, processed: 0, failed: 0, issues: [] };
+      for (;;) {
+        const r = await call(target, 'GET', `/admin/v1/import/${importId}`);
+        if (r.status !== 200) throw new HistoryError(`reading the progress of part ${n + 1} (${importId}): HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        p = r.body as Progress;
+        const over = p.processed + p.failed >= p.accepted;
+        // On a terminal, the bar drawn again in place at each read.
+        if (tty) write(`\r${bar(done + p.processed + p.failed, failed + p.failed, items.length)}`);
+        if (over) break;
+        await sleep(POLL_MS);
+      }
+      done += p.processed + p.failed;
+      failed += p.failed;
+      for (const issue of p.issues) issues.push(`${part[issue.index]?.where ?? `item ${issue.index}`}: ${issue.message}`);
+      if (!tty) write(`${bar(done, failed, items.length)}\n`);
+    }
+    if (tty) write('\n');
+    for (const line of issues.slice(0, ISSUES_SHOWN)) write(`  ${line}\n`);
+    if (issues.length > ISSUES_SHOWN) write(`  and ${issues.length - ISSUES_SHOWN} more\n`);
+    write(failed === 0 ? `imported ${done.toLocaleString('en')} events\n` : `imported ${(done - failed).toLocaleString('en')} events; ${failed.toLocaleString('en')} failed\n`);
+    return failed === 0 ? 0 : 1;
+  } catch (err) {
+    if (!(err instanceof HistoryError)) throw err;
+    write(`${tty ? '\n' : ''}laurel import: ${err.message}\n`);
+    return 1;
+  }
+}

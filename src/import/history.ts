@@ -1,0 +1,84 @@
+/**
+ * A history file for `laurel import` (src/import/command.ts): NDJSON or a JSON array of batch items,
+ * each with its `occurredAt`, read whole, put in the order the events happened (those of one
+ * instant in the file's order) and cut into parts of at most MAX_IMPORT_ITEMS items and `maxBytes`
+ * bytes of NDJSON, the requests `POST /admin/v1/import` takes (docs/api.md, "History import").
+ */
+import { readFile } from 'node:fs/promises';
+import { instantOf } from '../domain/event-time.js';
+import { MAX_IMPORT_ITEMS } from '../domain/import.js';
+
+/** One item of the file: where it is (`line 3`, `item 3`), its NDJSON line, when it happened. */
+export interface HistoryItem {
+  where: string;
+  json: string;
+  at: number;
+}
+
+/** A part sent as one import: its items, in the order they happened. */
+export type Part = readonly HistoryItem[];
+
+export class HistoryError extends Error {}
+
+/** An item of the file, with `occurredAt` read (the server checks the rest). */
+function itemOf(value: unknown, where: string): HistoryItem {
+  const occurredAt = typeof value === 'object' && value !== null ? (value as { occurredAt?: unknown }).occurredAt : undefined;
+  const at = typeof occurredAt === 'string' ? instantOf(occurredAt) : null;
+  if (at === null) throw new HistoryError(`${where}: occurredAt must be an ISO 8601 date and time with an offset or Z`);
+  return { where, json: JSON.stringify(value), at };
+}
+
+/** The file's items in the order they happened. */
+export async function readHistory(path: string): Promise<HistoryItem[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new HistoryError(`${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const items: HistoryItem[] = [];
+  if (/^\s*\[/.test(text)) {
+    let array: unknown;
+    try {
+      array = JSON.parse(text);
+    } catch {
+      throw new HistoryError(`${path} is not valid JSON`);
+    }
+    (array as unknown[]).forEach((v, i) => items.push(itemOf(v, `item ${i}`)));
+  } else {
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (line === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new HistoryError(`line ${i + 1} is not valid JSON`);
+      }
+      items.push(itemOf(value, `line ${i + 1}`));
+    }
+  }
+  if (items.length === 0) throw new HistoryError(`${path} holds no events`);
+  // Stable: those of one instant keep the file's order.
+  return items.sort((a, b) => a.at - b.at);
+}
+
+/** The items cut into parts of at most MAX_IMPORT_ITEMS items and `maxBytes` bytes (an item alone may pass it). */
+export function partsOf(items: readonly HistoryItem[], maxBytes: number): Part[] {
+  const parts: HistoryItem[][] = [];
+  let part: HistoryItem[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(item.json) + 1;
+    if (part.length === MAX_IMPORT_ITEMS || (part.length > 0 && bytes + size > maxBytes)) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(item);
+    bytes += size;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}

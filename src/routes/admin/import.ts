@@ -1,0 +1,79 @@
+/**
+ * History import (docs/api.md, "History import"; src/domain/import.ts): `POST /admin/v1/import`
+ * checks every item as a batch's (src/routes/admin/batch-items.ts), each with its `occurredAt` of
+ * any age up to 5 minutes ahead, puts them in the order they happened and accepts them durably for
+ * the workers as one batch whose events are imported ones, answering 202 `{ importId, accepted }`;
+ * `GET /admin/v1/import/{importId}` answers its progress.
+ */
+import { importItems, inOccurrenceOrder, MAX_IMPORT_ITEMS } from '../../domain/import.js';
+import type { Deps } from '../../engine/deps.js';
+import { acceptBatch } from '../../engine/batches/accept.js';
+import { BacklogGate } from '../../engine/batches/backlog-gate.js';
+import { batchProgress } from '../../engine/batches/status.js';
+import { principalOf } from '../../http/auth.js';
+import { json, ok } from '../../http/reply.js';
+import type { Request, Route } from '../../http/server.js';
+import { fail } from '../../lib/errors.js';
+import { BATCH_ID, batchItemsCheck, itemsOf, PROGRESS_SCHEMA, queuedItems } from './batch-items.js';
+
+const checkImport = batchItemsCheck(MAX_IMPORT_ITEMS, true, {
+  type: 'string', maxLength: 64,
+  description: 'When the interaction happened (ISO 8601 with an offset or Z), of any age up to 5 minutes after the import arrives',
+});
+
+export function adminImportRoutes(deps: Deps): Route[] {
+  const gate = new BacklogGate(deps, deps.settings.batchMaxWaiting);
+
+  async function post(req: Request) {
+    const { tenant } = principalOf(req);
+    const items = queuedItems(itemsOf(checkImport, MAX_IMPORT_ITEMS, importItems(req.body)), deps.store.current, deps.clock.now(), Number.POSITIVE_INFINITY);
+    await gate.admit(items.length);
+    const { batchId, accepted } = await acceptBatch(deps, tenant, inOccurrenceOrder(items), true);
+    return json(202, { importId: batchId, accepted });
+  }
+
+  async function progress(req: Request) {
+    const { tenant } = principalOf(req);
+    const importId = req.params[0];
+    const found = BATCH_ID.test(importId) ? await batchProgress(deps, tenant, importId) : null;
+    if (found === null) throw fail('not_found', `Import "${importId}"`);
+    return ok(found);
+  }
+
+  return [
+    {
+      method: 'post', path: '/import', family: 'admin', reach: 'tenant', handler: post, ndjson: true, bodyLimit: deps.settings.importBodyLimit,
+      doc: {
+        summary: 'Import past events, applied by the workers in the order they happened, telling no one',
+        description: `A JSON array of 1 to ${MAX_IMPORT_ITEMS.toLocaleString('en')} batch items, or one a line (application/x-ndjson), each with ` +
+          'its occurredAt, of any age. Checked whole first, as a batch (an item refused refuses the import, naming its index). ' +
+          'The workers apply the items in the order they happened (those of one instant in the order sent), each as POST ' +
+          '/metrics/{key}/event would at its occurredAt, and at most once; no webhook, notification or live update comes of ' +
+          'them. GET /import/{importId} tells how far they are. Bodies up to LAUREL_IMPORT_BODY_LIMIT (8 MiB by default).',
+        body: { check: checkImport },
+        success: [202],
+        refusals: [413, 422, 503],
+        tenant: true,
+        response: {
+          type: 'object', required: ['importId', 'accepted'],
+          properties: {
+            importId: { type: 'string', description: 'The import, for GET /import/{importId}' },
+            accepted: { type: 'integer', description: 'The number of events accepted' },
+          },
+        },
+      },
+    },
+    {
+      method: 'get', path: '/import/:importId', family: 'admin', reach: 'tenant', handler: progress,
+      doc: {
+        summary: 'How far the workers are with an import',
+        description: 'Kept for 24 hours after the import was accepted. An item that could not be applied is counted in failed ' +
+          'and listed in issues, by its index as sent.',
+        params: { importId: { schema: { type: 'string' }, description: 'The importId POST /import answered' } },
+        success: [200],
+        tenant: true,
+        response: PROGRESS_SCHEMA,
+      },
+    },
+  ];
+}

@@ -1,0 +1,219 @@
+/**
+ * History import (docs/api.md, "History import"), through the real server over HTTP with the
+ * manual clock, the workers in the test and a webhook receiver, on single Redis and on the
+ * Cluster: a body or an item it cannot apply refused whole, nothing accepted; a year-old history
+ * sent out of order (NDJSON and a JSON array) counts when each event happened (totals, summaries,
+ * the streak and its history, the completion's `achievedAt`, the awards' dates), its progress
+ * read, no webhook of it, sent again with its keys it applies nothing more. As a property: a
+ * history imported in any order leaves a user exactly as the same events sent as they happened
+ * leave another. `laurel import` sends a file's history in the order it happened, and refuses a
+ * file it cannot read, sending nothing.
+ */
+import fc from 'fast-check';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { configureLessons, lessonsState, read } from '../support/lessons.js';
+import { startReceiver } from '../support/receiver.js';
+import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const ZONES = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu', 'Europe/Paris', 'America/New_York', 'UTC', 'Etc/GMT+12'];
+/** Every webhook type an event can call for. */
+const TYPES = ['achievement.completed', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed'];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+interface Item {
+  key: string;
+  user: { id: string; tz?: string };
+  value: number;
+  occurredAt: string;
+  idempotencyKey?: string;
+}
+
+describe.each(targets())('history import on %s', (target) => {
+  let s: TestServer;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  let user = 0;
+  const next = () => `im${user++}`;
+  const deliver = async () => { await s.workers!.testing.drainNow(); await s.workers!.testing.webhooksNow(); };
+
+  beforeAll(async () => {
+    hook = await startReceiver();
+    s = await startTestServer({ target, clock: 'manual', workers: true, env: { LAUREL_WEBHOOKS_ALLOW_PRIVATE: '1' } });
+    await s.setClock('2025-01-01T00:00:00Z');
+    await configureLessons(s, '2025-01-01');
+    const w = await s.request('POST', '/admin/v1/webhooks', { body: [{ name: 'All', url: hook.url('/h'), events: TYPES }] });
+    expect(w.status, w.text).toBe(201);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await hook?.close();
+    if (s) await deletePostgresRows(s.settings, [s.prefix]);
+  });
+
+  const post = (body: Item[] | string, contentType = 'application/json') =>
+    s.request('POST', '/admin/v1/import', typeof body === 'string' ? { raw: body, headers: { 'content-type': contentType } } : { body });
+  /** Imports `items` and waits until the workers have applied them: the import's progress. */
+  const imported = async (body: Item[] | string, contentType?: string) => {
+    const r = await post(body, contentType);
+    expect(r.status, r.text).toBe(202);
+    await s.workers!.testing.batchesNow();
+    return read(s, `/admin/v1/import/${r.body.importId}`);
+  };
+  const hooksOf = (id: string) => hook.received.filter((r) => r.body.includes(`"${id}"`));
+
+  it('refuses a body or an item it cannot apply, accepting nothing', async () => {
+    await s.setClock('2026-06-01T12:00:00Z');
+    const id = next();
+    const item = (occurredAt: string, extra: Record<string, unknown> = {}) => ({ key: 'lessons', user: { id }, value: 1, occurredAt, ...extra });
+    const refusals: [string, Awaited<ReturnType<typeof post>>, number, string, string][] = [
+      ['empty', await post('', 'application/x-ndjson'), 400, 'invalid_body', 'the body is empty'],
+      ['not JSON', await post('[{"key":', 'application/json'), 400, 'invalid_body', 'not valid JSON'],
+      ['a bad line', await post(`${JSON.stringify(item('2025-01-01T00:00:00Z'))}\n\n{"key"\n`, 'application/x-ndjson'), 400, 'invalid_body', 'line 3 is not valid JSON'],
+      ['no occurredAt', await post([item('2025-01-01T00:00:00Z'), { key: 'lessons', user: { id }, value: 1 } as Item]), 400, 'invalid_body', 'Item 1:'],
+      ['an unknown field', await post([item('2025-01-01T00:00:00Z', { when: 1 })]), 400, 'unknown_field', 'Item 0:'],
+      ['not a time', await post([item('2025-02-30T00:00:00Z')]), 400, 'invalid_body', 'occurredAt must be an ISO 8601'],
+      ['ahead', await post([item('2025-01-01T00:00:00Z'), item('2026-06-01T12:05:01Z')]), 422, 'occurred_at_out_of_window', 'Item 1:'],
+      ['an unknown metric', await post([{ ...item('2025-01-01T00:00:00Z'), key: 'nope' }]), 404, 'metric_not_found', 'Item 0:'],
+      ['too many', await post(Array.from({ length: 10_001 }, () => item('2025-01-01T00:00:00Z'))), 400, 'invalid_body', '1 to 10000 events'],
+      ['another type', await post('a,b', 'text/csv'), 415, 'unsupported_media_type', 'text/csv'],
+    ];
+    for (const [what, r, status, code, message] of refusals) {
+      expect([what, r.status, r.body.code], r.text).toEqual([what, status, code]);
+      expect(r.body.error, what).toContain(message);
+    }
+    // Past the body limit (8 MiB by default): 413 before the body is read whole.
+    const big = await post(`[${' '.repeat(8 * 1024 * 1024)}]`);
+    expect([big.status, big.body.code]).toEqual([413, 'payload_too_large']);
+    const unknown = await s.request('GET', '/admin/v1/import/0190a8c4-0000-7000-8000-000000000000');
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+    await s.workers!.testing.batchesNow();
+    expect((await s.request('GET', `/api/users/${id}`)).status).toBe(404);
+  });
+
+  it('imports a history older than the window as it happened, out of order, telling no one; again, it applies nothing more', async () => {
+    await s.setClock('2026-06-01T12:00:00Z');
+    const id = next();
+    // Two lessons a day in Paris from the 10th of May for ten days, but the 15th (a freeze covers
+    // it); the 15th lesson on the 18th.
+    const items: Item[] = [];
+    for (let d = 0; d < 10; d++) {
+      if (d === 5) continue;
+      for (const h of [8, 19]) {
+        const at = Date.UTC(2026, 4, 10 + d, h - 2);
+        items.push({ key: 'lessons', user: { id, tz: 'Europe/Paris' }, value: 1, occurredAt: iso(at), idempotencyKey: `${id}-${at}` });
+      }
+    }
+    // In two parts, the earlier first (as NDJSON, with CRLF), each in no order of its own.
+    const half = items.length / 2;
+    const shuffled = [...items.slice(0, half).reverse(), ...items.slice(half).reverse()];
+    const ndjson = shuffled.slice(0, half).map((i) => JSON.stringify(i)).join('\r\n');
+    const first = await imported(ndjson, 'application/x-ndjson');
+    expect(first).toEqual({ accepted: half, processed: half, failed: 0, issues: [] });
+    expect(await imported(shuffled.slice(half))).toEqual({ accepted: half, processed: half, failed: 0, issues: [] });
+
+    expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(18);
+    const days = await read(s, `/api/users/${id}/metrics/lessons/event-summary?aggregation=daily&startDate=2026-05-10&endDate=2026-05-19`);
+    expect(days.map((d: { date: string; change: number }) => d.change)).toEqual([2, 2, 2, 2, 2, 0, 2, 2, 2, 2]);
+    const streak = await read(s, `/api/users/${id}/streak?historyPeriods=30`);
+    // Lost since (days passed without a lesson and no freeze left): its history tells the ten days.
+    expect(streak.length).toBe(0);
+    const history = streak.streakHistory.filter((h: { length: number }) => h.length > 0);
+    expect(history.map((h: { periodStart: string; length: number }) => [h.periodStart, h.length])).toEqual(
+      [1, 2, 3, 4, 5, 5, 6, 7, 8, 9].map((n, d) => [`2026-05-${10 + d}`, n]),
+    );
+    const [fifteen] = await read(s, `/api/users/${id}/achievements`);
+    expect(fifteen).toMatchObject({ key: 'fifteen', achievedAt: '2026-05-18T06:00:00.000Z' });
+    const points = await read(s, `/api/users/${id}/points/xp?awards=100`);
+    expect(points.total).toBe(18);
+    expect(points.awards.at(-1)).toMatchObject({ date: '2026-05-10T06:00:00.000Z', awarded: 1, total: 1 });
+    expect(points.awards[0]).toMatchObject({ date: '2026-05-19T17:00:00.000Z', awarded: 1, total: 18 });
+
+    // No webhook of it; one of a live event (the receiver hears those).
+    const live = next();
+    for (let i = 0; i < 15; i++) await s.event('lessons', live, 1);
+    await expect.poll(async () => { await deliver(); return hooksOf(live).length; }).toBeGreaterThan(0);
+    expect(hooksOf(id)).toEqual([]);
+
+    // Sent again with its keys: processed, and nothing moves.
+    expect(await imported(shuffled)).toEqual({ accepted: items.length, processed: items.length, failed: 0, issues: [] });
+    expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(18);
+    expect((await read(s, `/api/users/${id}/points/xp`)).total).toBe(18);
+  });
+
+  it('imports a file from the command line in the order it happened, and refuses one it cannot read', async () => {
+    await s.setClock('2026-06-01T12:00:00Z');
+    const dir = await mkdtemp(join(tmpdir(), 'laurel-import-'));
+    try {
+      const users = [next(), next(), next()];
+      // A lesson a day for each user over the 60 days before the 25th of May, last first.
+      const lines: string[] = [];
+      for (let d = 59; d >= 0; d--) {
+        for (const id of users) lines.push(JSON.stringify({ key: 'lessons', user: { id }, value: 1, occurredAt: iso(Date.UTC(2026, 4, 25 - d, 9)) }));
+      }
+      lines.reverse();
+      const file = join(dir, 'history.ndjson');
+      await writeFile(file, `${lines.join('\n')}\n`);
+      const run = runCli(['import', file, '--url', s.url, '--key', s.adminKey], {});
+      expect(await run.exited, run.output()).toBe(0);
+      expect(run.output()).toContain(`importing 180 events from ${file} in 1 part`);
+      expect(run.output()).toContain('imported 180 events');
+      for (const id of users) {
+        expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(60);
+        // The streak of sixty days, lost since the 26th of May.
+        const history = (await read(s, `/api/users/${id}/streak?historyPeriods=20`)).streakHistory;
+        expect(history.find((h: { periodStart: string }) => h.periodStart === '2026-05-25')).toMatchObject({ length: 60 });
+      }
+
+      const bad = join(dir, 'bad.ndjson');
+      const other = next();
+      await writeFile(bad, `${JSON.stringify({ key: 'lessons', user: { id: other }, value: 1, occurredAt: '2026-05-01T00:00:00Z' })}\n{"key":\n`);
+      const refused = runCli(['import', bad, '--url', s.url, '--key', s.adminKey], {});
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('laurel import: line 2 is not valid JSON');
+      expect((await s.request('GET', `/api/users/${other}`)).status).toBe(404);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  const steps = fc.array(fc.record({
+    // When it happened, after the one before.
+    after: fc.oneof(fc.integer({ min: 1000, max: 3 * HOUR }), fc.integer({ min: 3 * HOUR, max: 40 * HOUR })),
+    tz: fc.option(fc.constantFrom(...ZONES), { freq: 3 }),
+    value: fc.integer({ min: 1, max: 9 }),
+  }), { minLength: 1, maxLength: 8 });
+
+  it('leaves a user whose history is imported in any order as the same events sent as they happened', { timeout: 600_000 }, async () => {
+    let from = Date.UTC(2026, 6, 1);
+    await fc.assert(fc.asyncProperty(steps, fc.infiniteStream(fc.nat()), async (list, randoms) => {
+      const [live, past] = [next(), next()];
+      let at = from;
+      const events = list.map((step, i) => {
+        at += step.after;
+        return { at, tz: i === 0 ? step.tz ?? 'UTC' : step.tz ?? undefined, value: step.value };
+      });
+      for (const e of events) {
+        await s.setClock(iso(e.at));
+        const r = await s.request('POST', '/api/metrics/lessons/event', { body: { user: e.tz === undefined ? { id: live } : { id: live, tz: e.tz }, value: e.value } });
+        expect(r.status, r.text).toBe(201);
+      }
+      // The history, shuffled, imported once the last event has happened.
+      const items: Item[] = events.map((e) => ({ key: 'lessons', user: e.tz === undefined ? { id: past } : { id: past, tz: e.tz }, value: e.value, occurredAt: iso(e.at) }));
+      const order = items.map((item) => ({ item, k: randoms.next().value as number })).sort((a, b) => a.k - b.k).map((o) => o.item);
+      const arrival = at + HOUR;
+      await s.setClock(iso(arrival));
+      expect(await imported(order)).toMatchObject({ processed: items.length, failed: 0 });
+      const open = iso(Math.floor((arrival - 36 * HOUR) / DAY) * DAY + DAY).slice(0, 10);
+      const range = [iso(from - DAY).slice(0, 10), iso(arrival + DAY).slice(0, 10), open] as const;
+      expect(await lessonsState(s, past, ...range)).toEqual(await lessonsState(s, live, ...range));
+      // The next case begins after this one: the service's clock only moves forward.
+      from = arrival + DAY;
+    }), { numRuns: 25 });
+  });
+});
