@@ -1,8 +1,10 @@
 /**
  * Queue `leaderboards`: every 5 seconds, the runs every time zone has finished are finalised
- * (src/engine/leaderboards/finalise.ts).
+ * (src/engine/leaderboards/finalise.ts), then the runs the history imports applied since filled
+ * are finalised again (src/engine/batches/import-runs.ts; counted with the runs).
  */
 import { finaliseRuns, type FinaliseResult } from '../src/engine/leaderboards/finalise.js';
+import { refinaliseImported } from '../src/engine/batches/import-runs.js';
 import { LEADERBOARDS_QUEUE } from '../src/engine/jobs.js';
 import { every, PausablePass, type QueueSpec } from './queue.js';
 
@@ -18,7 +20,10 @@ export const leaderboardsQueue: QueueSpec<{
   failure: 'leaderboards job failed',
   schedules: () => [every(LEADERBOARDS_QUEUE, FINALISE_MS, 'finalise')],
   start({ svc, log, live }) {
-    const pass = new PausablePass(() => finaliseRuns(svc, live.interest), { runs: 0, cohorts: 0, moved: 0 });
+    const pass = new PausablePass(async () => {
+      const r = await finaliseRuns(svc, live.interest);
+      return { ...r, runs: r.runs + await refinaliseImported(svc) };
+    }, { runs: 0, cohorts: 0, moved: 0 });
     return {
       async process() {
         const r = await pass.scheduled();

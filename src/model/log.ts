@@ -217,6 +217,8 @@ export interface LoggedEvent {
    * by then it left as they were (src/domain/leaderboards/runs.ts finalThrough).
    */
   ra?: number;
+  /** 1: an event of a history import (imported): it fills the runs final when it arrived. */
+  im?: number;
 }
 
 /** Any entry's body, as the drainer and a restore read it. */
@@ -242,8 +244,6 @@ export type LogBody = Partial<Omit<LoggedEvent, 'sx'>> & {
   lc?: number;
   /** The event's idempotency key. */
   k?: string;
-  /** 1: an event of a history import (imported). */
-  im?: number;
   /** An event: the batch item it is ('<batch id>:<index>'); a `batch` entry: the batch's id. */
   b?: string;
   /** A `batch` entry: its batch queue entry's id. */

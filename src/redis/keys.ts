@@ -37,6 +37,7 @@
  *   <prefix>:{p<N>}:bql                                string: the worker that holds the batch queue (its
  *                                                        lease, lua/batchTake-2.lua)
  *   <prefix>:{bw}                                      set: the partitions whose batch queue may hold chunks
+ *   <prefix>:{imports}                                 hash: import id -> '<tenant>|<earliest ms>', the imports whose runs are finalised again once applied
  *   <prefix>:{b:<batch id>}                            hash: a batch: n items, t tenant, at accepted (ms), x
  *                                                        when it is forgotten (wall ms), f:<index> -> why the
  *                                                        item failed
@@ -358,6 +359,14 @@ export class Keys {
   /** The partitions whose batch queue may hold chunks (a set of partition numbers). */
   get batchWork(): string {
     return `${this.prefix}:{bw}`;
+  }
+
+  /**
+   * The history imports whose runs are finalised again once they are applied
+   * (src/engine/batches/import-runs.ts): import id -> '<tenant>|<its earliest occurredAt, ms>'.
+   */
+  get importsToFinalise(): string {
+    return `${this.prefix}:{imports}`;
   }
 
   /** A batch's progress, in the batch's own slot: its record (with the items failed) and the items processed (bits). */

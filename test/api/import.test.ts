@@ -4,9 +4,10 @@
  * Cluster: a body or an item it cannot apply refused whole, nothing accepted; a year-old history
  * sent out of order (NDJSON and a JSON array) counts when each event happened (totals, summaries,
  * the streak and its history, the completion's `achievedAt`, the awards' dates), its progress
- * read, no webhook of it, sent again with its keys it applies nothing more. As a property: a
+ * read, no webhook of it, sent again with its keys it applies nothing more; the board runs of its
+ * dates filled and finalised again as of their ends, quietly, a league's left as they were. As a property: a
  * history imported in any order leaves a user exactly as the same events sent as they happened
- * leave another. `laurel import` sends a file's history in the order it happened, and refuses a
+ * leave another, on every board run of its days. `laurel import` sends a file's history in the order it happened, and refuses a
  * file it cannot read, sending nothing.
  */
 import fc from 'fast-check';
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { adminCreateOne } from '../support/admin.js';
 import { configureLessons, lessonsState, read } from '../support/lessons.js';
 import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
@@ -23,7 +25,10 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const ZONES = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu', 'Europe/Paris', 'America/New_York', 'UTC', 'Etc/GMT+12'];
 /** Every webhook type an event can call for. */
-const TYPES = ['achievement.completed', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed'];
+const TYPES = [
+  'achievement.completed', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed',
+  'leaderboard.finished', 'league.promoted', 'league.demoted', 'league.stayed',
+];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -182,6 +187,41 @@ describe.each(targets())('history import on %s', (target) => {
     }
   });
 
+  it('fills the runs of its dates, finalised again as of their ends, telling no one; a league keeps its runs', async () => {
+    await s.setClock('2026-06-01T12:00:00Z');
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'League', key: 'lessons-league', rankBy: 'metric', metricKey: 'lessons', status: 'active', start: '2026-05-01', runUnit: 'day', runInterval: 1,
+      league: { tiers: [{ key: 'bronze', name: 'Bronze', promote: 1, demote: 0 }, { key: 'silver', name: 'Silver', promote: 0, demote: 1 }], cohortSize: 5 },
+    });
+    // Every run up to the 30th of May final (the workers finalise 500 runs of a board a pass).
+    while ((await s.workers!.testing.finaliseNow()).runs > 0);
+    const day = '2026-05-28';
+    const before = await read(s, `/api/leaderboards/daily?run=${day}`);
+    expect(before.finalised).not.toBeNull();
+    expect(before.rankings).toEqual([]);
+
+    const [a, b, c] = [next(), next(), next()];
+    const item = (id: string, value: number): Item => ({ key: 'lessons', user: { id }, value, occurredAt: `${day}T10:00:00Z` });
+    expect(await imported([item(a, 3), item(b, 5), item(c, 1)])).toMatchObject({ processed: 3, failed: 0 });
+    expect((await s.workers!.testing.finaliseNow()).runs).toBeGreaterThan(0);
+
+    const after = await read(s, `/api/leaderboards/daily?run=${day}`);
+    expect(after.rankings.map((r: { userId: string; value: number }) => [r.userId, r.value])).toEqual([[b, 5], [a, 3], [c, 1]]);
+    expect(after.winners.map((w: { userId: string; rank: number }) => [w.userId, w.rank])).toEqual([[b, 1], [a, 2], [c, 3]]);
+    expect(after.finalised).toBe(before.finalised);
+    const xp = await read(s, `/api/leaderboards/xp-daily?run=${day}`);
+    expect(xp.winners.map((w: { userId: string }) => w.userId).sort()).toEqual([a, b, c].sort());
+    // The league's run of that day: its moves were decided, and it stays as it was.
+    const league = (await read(s, `/api/leaderboards/lessons-league?run=${day}`)).rankings.map((r: { userId: string }) => r.userId);
+    expect(league.filter((id: string) => [a, b, c].includes(id))).toEqual([]);
+    // A pass after it records nothing again.
+    await s.workers!.testing.finaliseNow();
+    expect(await read(s, `/api/leaderboards/daily?run=${day}`)).toEqual(after);
+
+    await deliver();
+    for (const id of [a, b, c]) expect(hooksOf(id).map((h) => h.body)).toEqual([]);
+  });
+
   const steps = fc.array(fc.record({
     // When it happened, after the one before.
     after: fc.oneof(fc.integer({ min: 1000, max: 3 * HOUR }), fc.integer({ min: 3 * HOUR, max: 40 * HOUR })),
@@ -209,8 +249,8 @@ describe.each(targets())('history import on %s', (target) => {
       const arrival = at + HOUR;
       await s.setClock(iso(arrival));
       expect(await imported(order)).toMatchObject({ processed: items.length, failed: 0 });
-      const open = iso(Math.floor((arrival - 36 * HOUR) / DAY) * DAY + DAY).slice(0, 10);
-      const range = [iso(from - DAY).slice(0, 10), iso(arrival + DAY).slice(0, 10), open] as const;
+      // Every board run of those days, final or not: an import fills them all.
+      const range = [iso(from - DAY).slice(0, 10), iso(arrival + DAY).slice(0, 10), iso(from - DAY).slice(0, 10)] as const;
       expect(await lessonsState(s, past, ...range)).toEqual(await lessonsState(s, live, ...range));
       // The next case begins after this one: the service's clock only moves forward.
       from = arrival + DAY;

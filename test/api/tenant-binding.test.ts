@@ -212,7 +212,7 @@ describe('a key bound to a tenant', () => {
     // Admin operations a bound key may call: every read, and the writes of its tenant's data or rows
     // (a user's erasure among them).
     const boundMay = (op: Operation) => op.method === 'GET' || !op.path.startsWith('/admin/') ||
-      /^\/admin\/v1\/(api-keys|application-api-keys|metrics\/events|events\/void|users\/\{id\}(\/achievements\/\{key\}|\/exclusion)?|streaks\/(pauses|freezes|restore|reset)|webhooks\/\{id\}\/deliveries\/\{deliveryId\}\/retry)$/.test(op.path);
+      /^\/admin\/v1\/(api-keys|application-api-keys|metrics\/events|import|events\/void|users\/\{id\}(\/achievements\/\{key\}|\/exclusion)?|streaks\/(pauses|freezes|restore|reset)|webhooks\/\{id\}\/deliveries\/\{deliveryId\}\/retry)$/.test(op.path);
     for (const op of ops) {
       const query = op.query.includes('ids') ? `?ids=${encodeURIComponent([keyA.id, aliceKey.id, tenantA, webhookId].join(','))}`
         : op.query.includes('userId') ? '?userId=alice' : op.query.includes('userIds') ? '?userIds=alice' : '';

@@ -33,14 +33,15 @@ const LAYERS: [folder: string, rank: number][] = [
   ['workers', 7],
   ['src/app', 8],
   ['src/loadtest', 8],
+  ['src/import', 8],
   ['src/cli.ts', 9],
 ];
 
 /** Layers that share nothing though one is lower: the workers serve no HTTP. */
 const APART: [from: string, to: string][] = [['workers', 'src/http']];
 
-/** Modules that route modules of their folder may share (the Admin API's batch resources, the deliveries' views). */
-const SHARED_IN_FOLDER = new Set(['src/routes/admin/resource.ts', 'src/routes/admin/delivery-views.ts']);
+/** Modules that route modules of their folder may share (the Admin API's batch resources, the deliveries' views, the batch events' items). */
+const SHARED_IN_FOLDER = new Set(['src/routes/admin/resource.ts', 'src/routes/admin/delivery-views.ts', 'src/routes/admin/batch-items.ts']);
 
 /** Packages that do I/O or speak a protocol: not in the pure layers. */
 const IO_PACKAGES = ['ioredis', 'pg', 'bullmq', 'uWebSockets.js', 'node:net', 'node:http', 'node:http2', 'node:fs', 'nodemailer'];

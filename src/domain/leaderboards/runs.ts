@@ -41,6 +41,16 @@ export function finalBy(run: { end: string | null }, final: string): boolean {
   return final !== '' && run.end !== null && run.end <= final;
 }
 
+/**
+ * Whether an event sent with `occurredAt` leaves `lb`'s run as it was: the run was final by
+ * `final` (finalBy). An imported event (docs/api.md, "History import") fills it all the same, and
+ * the run is finalised again once its import is applied (src/engine/batches/import-runs.ts),
+ * but on a league's board, whose runs' moves were decided once.
+ */
+export function leftAsItWas(lb: { league?: unknown }, run: { end: string | null }, final: string, imported: boolean): boolean {
+  return finalBy(run, final) && (!imported || Boolean(lb.league));
+}
+
 /** The UTC date of the last day asked for (every event's response asks, for its boards' status). */
 let lastDay = { index: -1, date: '' };
 

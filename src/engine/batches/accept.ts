@@ -22,10 +22,11 @@ export async function acceptBatch(
   deps: Pick<Context, 'redis' | 'keys' | 'clock'>, tenant: string, items: readonly QueuedItem[],
   /** A history import's items (src/domain/import.ts): their events are imported ones. */
   imported = false,
+  /** Its id when it is given (an import's, noted first); else a new one. */
+  batchId = uuidv7(Date.now()),
 ): Promise<AcceptedBatch> {
   const { redis, keys, clock } = deps;
   const now = clock.now();
-  const batchId = uuidv7(Date.now());
   // The progress expires on the wall clock (a manual clock may be anywhere).
   const expires = Date.now() + BATCH_STATUS_MS;
   const byPartition = new Map<number, QueuedItem[]>();

@@ -1,5 +1,5 @@
 import { attributeField, PAUSES_FIELD, runSumField, STREAK_FIELD, totalField } from '../../model/fields.js';
-import { breakdownKeys, finalBy, finalThrough, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { breakdownKeys, finalThrough, hasWindow, leftAsItWas, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { dayIndexOf } from '../../domain/periods.js';
 import { expiresAt, stateFromHash, streakZone } from '../../domain/streaks/state.js';
 import { localMinute } from '../../domain/time.js';
@@ -59,8 +59,9 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
       placements.push(...streakPlacements(deps, state.length, expiry, e.d, groupOf));
     }
   }
-  // An event sent with `occurredAt` left the runs final when it arrived as they were.
+  // An event sent with `occurredAt` left the runs final when it arrived as they were (but an
+  // imported one: leftAsItWas).
   const final = e.ra === undefined ? '' : finalThrough(e.ra);
-  const open = placements.filter((p) => !finalBy(p.run, final));
+  const open = placements.filter((p) => !leftAsItWas(p.lb, p.run, final, e.im === 1));
   if (open.length > 0) await place(deps, e.t, e.u, open, e.ts, undefined, seq);
 }

@@ -5,7 +5,7 @@
  */
 import { attributeField, runSumField } from '../../model/fields.js';
 import type { MetricPlan } from '../../config/plans/achievements.js';
-import { breakdownKeys, finalBy, finalThrough, hasWindow, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
+import { breakdownKeys, finalThrough, hasWindow, leftAsItWas, inWindow, metricBoards, pointsBoards, runOf, streakBoards } from '../../domain/leaderboards/runs.js';
 import { localMinute } from '../../domain/time.js';
 import type { Leaderboard } from '../../model/entities.js';
 import { leagueField } from '../../redis/leagues.js';
@@ -47,6 +47,8 @@ export interface EventBoards {
    * (src/domain/leaderboards/runs.ts finalThrough): such a run is left as it is; '' for another.
    */
   final: string;
+  /** An imported event: it fills the runs final when it arrived but a league's (leftAsItWas). */
+  imported: boolean;
   /** The metric's boards whose run of the event's date was final (`late: true` in the answer). */
   late: { lb: Leaderboard; run: { start: string; end: string | null } }[];
 }
@@ -55,7 +57,7 @@ export interface EventBoards {
 const NO_LATE: EventBoards['late'] = [];
 
 /** An event no board ranks. */
-export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', late: NO_LATE };
+export const NO_BOARDS: EventBoards = { metric: [], arg: '', runCount: 0, attributeKeys: [], leagueIds: [], pointsGates: new Map(), final: '', imported: false, late: NO_LATE };
 
 /** A streak extension as the streak boards rank it. */
 export interface Extension {
@@ -110,9 +112,10 @@ export class EventPhase2 {
    * the event may rank on (the metric's, and the points and streak boards). A perpetual metric board
    * ranks the metric's total. And the user's place on each league's board (the user hash's field,
    * src/redis/leagues.ts), read there rather than by the placement: one round trip less. An event
-   * sent with `occurredAt` (`arrivedAt`: when it arrived) leaves the runs final by then as they are.
+   * sent with `occurredAt` (`arrivedAt`: when it arrived) leaves the runs final by then as they are,
+   * unless it is `imported` (leftAsItWas).
    */
-  plan(tenant: string, metricId: string, date: string, plan: MetricPlan, tz: string, now: number, raises: boolean, arrivedAt?: number): EventBoards {
+  plan(tenant: string, metricId: string, date: string, plan: MetricPlan, tz: string, now: number, raises: boolean, arrivedAt?: number, imported = false): EventBoards {
     const snapshot = this.deps.store.current;
     const mine = metricBoards(snapshot, metricId);
     // Points and streak boards concern the event only when it may award points or extend the streak.
@@ -129,7 +132,7 @@ export class EventPhase2 {
     for (const lb of mine) {
       const run = runOf(lb, date);
       if (run === null) continue;
-      if (finalBy(run, final)) {
+      if (leftAsItWas(lb, run, final, imported)) {
         late.push({ lb, run });
         continue;
       }
@@ -162,7 +165,7 @@ export class EventPhase2 {
     const leagueList = [...leagueIds];
     const fields = [...keysList.map(attributeField), ...leagueList.map(leagueField)];
     const arg = runFields.length === 0 && fields.length === 0 ? '' : `${runFields.join(',')}#${fields.join(',')}`;
-    return { metric, arg, runCount: runFields.length, attributeKeys: keysList, leagueIds: leagueList, pointsGates, final, late };
+    return { metric, arg, runCount: runFields.length, attributeKeys: keysList, leagueIds: leagueList, pointsGates, final, imported, late };
   }
 
   /** The entry gate of a board run without breakdown, when this process knows its ranking full. */
@@ -234,7 +237,7 @@ export class EventPhase2 {
     if (awards.length > 0) {
       const placed = awards.map(([system, , awarded, total, n]) => ({ system, awarded, total, n, day: date, ms: now }));
       for (const p of pointsPlacements(deps, placed, groupOf, tz)) {
-        if (late !== null && finalBy(p.run, boards.final)) {
+        if (late !== null && leftAsItWas(p.lb, p.run, boards.final, boards.imported)) {
           late.push(p);
           continue;
         }
@@ -251,7 +254,7 @@ export class EventPhase2 {
     }
     if (extended !== null) {
       for (const p of streakPlacements(deps, extended.length, extended.expiry, date, groupOf)) {
-        if (late !== null && finalBy(p.run, boards.final)) late.push(p);
+        if (late !== null && leftAsItWas(p.lb, p.run, boards.final, boards.imported)) late.push(p);
         else placements.push(p);
       }
     }

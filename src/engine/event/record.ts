@@ -135,9 +135,11 @@ function isoCache(): (ms: number) => string {
  */
 function loggedEvent(
   tenant: string, userId: string, metricId: string, day: string, now: number, arrivedAt: number | undefined, p: Processed, awards: readonly EventAward[],
+  imported: boolean | undefined,
 ): LoggedEvent {
   const e: LoggedEvent = { t: tenant, u: userId, m: metricId, d: day, ts: now };
   if (arrivedAt !== undefined) e.ra = arrivedAt;
+  if (imported === true) e.im = 1;
   if (awards.length > 0) e.pa = [...awards];
   if (p.streak[2] === '1') {
     e.sx = p.streak[0];
@@ -312,7 +314,7 @@ export class EventRecorder {
     // Metrics without features (no achievement, streak, points, or leaderboard that needs a run
     // sum or a group) take the script that knows nothing of them. The small arguments travel as
     // one string (ioredis and Redis pay for every argument).
-    e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0, e.arrivedAt);
+    e.boards = phase2.plan(tenant, metric.id, day, plan, tz, now, input.value > 0, e.arrivedAt, input.imported === true);
     if (plan.hot === '') {
       e.plain = {
         flags: e.flags, total: e.total, value: e.value, day, tz, now, clock: clockArg(time), accepted: input.acceptedIn ?? '', idempotency: e.idempotency,
@@ -440,7 +442,7 @@ export class EventRecorder {
         ? () => { coalescer.hold(); return stats.changed(tenant); } : null,
       // The groups of the values the event's identification changed.
       leave: p.moved === '' ? null : () => deps.placements.leave(
-        tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards) : null,
+        tenant, userId, p.moved, null, tz, now, p.seq, ranks ? loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards, input.imported) : null,
       ),
       // The event's script noted a new user's time triggers and first anniversary.
       created: null,
@@ -462,7 +464,7 @@ export class EventRecorder {
           if (!isConnectionError(failed)) throw failed;
           pending = true;
         }
-        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards), p.seq, tenant, userId);
+        if (pending) deps.placements.add(loggedEvent(tenant, userId, metric.id, day, now, e.arrivedAt, p, awards, input.imported), p.seq, tenant, userId);
         return placed;
       },
     });

@@ -10,15 +10,14 @@
  * was finished (UTC): no event ranks on it any more. While an endpoint subscribes to
  * `leaderboard.finished`, each finalised run (and group) records one, with its top 10, also
  * published on the board's live topic while a socket wants it (src/engine/live/clock.ts). A
- * league's users move between tiers first (src/engine/leaderboards/league-final.ts).
+ * league's users move between tiers first (src/engine/leaderboards/league-final.ts). The runs a
+ * history import filled are finalised again by src/engine/batches/import-runs.ts.
  */
 import type { Deps } from '../deps.js';
 import { finalAt, finishedOn, runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { liveTenants, tenantsStored } from '../../redis/users.js';
-import { readRunPlaces } from '../../redis/sharded-rankings.js';
-import { runShards } from '../../redis/board-shards.js';
 import { lastFinalised } from '../../redis/board-state.js';
-import { finishedEvent, type RankedUser } from '../../domain/webhooks/clock-events.js';
+import { finishedEvent } from '../../domain/webhooks/clock-events.js';
 import type { WebhookEvent } from '../../domain/webhooks/events.js';
 import { announce, clockWanted } from '../webhooks/record.js';
 import type { LiveInterest } from '../live/wanted.js';
@@ -27,6 +26,7 @@ import type { FinalisedRun } from '../../model/log.js';
 import type { League, Leaderboard } from '../../model/entities.js';
 import { finaliseLeague } from './league-final.js';
 import { withRankingsLease } from './rankings-lease.js';
+import { topOfRun, winnersOfTops } from './run-winners.js';
 
 /** Runs finalised per board and tenant in one pass (a long-running board catches up over passes). */
 const MAX_RUNS = 500;
@@ -79,15 +79,11 @@ async function finaliseHolding(deps: Deps, interest: LiveInterest): Promise<Fina
           final = finalAt(run.end);
           if (now < final) break;
         }
-        const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
-        const winners: FinalisedRun['w'] = {};
+        // The top 10 for leaderboard.finished; the top three are the winners.
+        const tops = await topOfRun(deps, tenant, lb, run.start, notify ? 10 : 3);
+        const winners: FinalisedRun['w'] = winnersOfTops(tops);
         const finishedEvents: WebhookEvent[] = [];
-        for (const group of groups) {
-          // The top 10 for leaderboard.finished; the top three are the winners.
-          const ranked: RankedUser[] = await readRunPlaces(redis, runShards(keys, tenant, lb, run.start, group), 0, notify ? 10 : 3);
-          winners[group] = ranked.slice(0, 3);
-          if (notify) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
-        }
+        if (notify) for (const [group, ranked] of tops) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         // A league's users moved before the run is marked final: a pass that fails part-way
         // decides and moves again, which moves nobody twice.
         if (lb.league) {

@@ -8,6 +8,8 @@
 import { importItems, inOccurrenceOrder, MAX_IMPORT_ITEMS } from '../../domain/import.js';
 import type { Deps } from '../../engine/deps.js';
 import { acceptBatch } from '../../engine/batches/accept.js';
+import { noteImport } from '../../engine/batches/import-runs.js';
+import { uuidv7 } from '../../domain/ids.js';
 import { BacklogGate } from '../../engine/batches/backlog-gate.js';
 import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
@@ -28,7 +30,11 @@ export function adminImportRoutes(deps: Deps): Route[] {
     const { tenant } = principalOf(req);
     const items = queuedItems(itemsOf(checkImport, MAX_IMPORT_ITEMS, importItems(req.body)), deps.store.current, deps.clock.now(), Number.POSITIVE_INFINITY);
     await gate.admit(items.length);
-    const { batchId, accepted } = await acceptBatch(deps, tenant, inOccurrenceOrder(items), true);
+    const ordered = inOccurrenceOrder(items);
+    // Noted before it is accepted: an import is never applied without its runs finalised again.
+    const importId = uuidv7(Date.now());
+    await noteImport(deps, importId, tenant, ordered[0].o!);
+    const { batchId, accepted } = await acceptBatch(deps, tenant, ordered, true, importId);
     return json(202, { importId: batchId, accepted });
   }
 

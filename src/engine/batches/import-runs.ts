@@ -1,0 +1,90 @@
+/**
+ * The runs a history import filled, finalised again once it is applied (docs/api.md, "History
+ * import"): an imported event fills the run of its date even when that run was final
+ * (src/domain/leaderboards/runs.ts leftAsItWas), so each board's runs from the import's earliest
+ * date to its last finalised have their winners read again and, where they changed, recorded
+ * (a `finalised` entry a restore replays), at the time the run became final. No webhook, no live
+ * update: the import tells no one. A league's board keeps its runs (its moves were decided once).
+ *
+ * The import route notes each import (src/routes/admin/import.ts); the workers' finalising pass
+ * (workers/leaderboards.ts) runs this after finalising the runs due, under the rankings' lease
+ * (src/engine/leaderboards/rankings-lease.ts), and forgets an import once done, or when it has no
+ * progress a minute after it was noted (an import whose acceptance failed, or forgotten after 24
+ * hours).
+ */
+import type { Deps } from '../deps.js';
+import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
+import { runOf, runStart } from '../../domain/leaderboards/runs.js';
+import { lastFinalised, runOutcome } from '../../redis/board-state.js';
+import { liveTenants } from '../../redis/users.js';
+import { recordFinalised } from '../leaderboards/finalised.js';
+import { withRankingsLease } from '../leaderboards/rankings-lease.js';
+import { topOfRun, winnersOfTops } from '../leaderboards/run-winners.js';
+import { batchProgress } from './status.js';
+
+/**
+ * How long a noted import without progress is kept: it is noted before it is accepted, so a pass
+ * between the two finds no progress yet.
+ */
+const ACCEPTING_MS = 60_000;
+
+/** When an id made by uuidv7 was made (ms): its first 48 bits. */
+const madeAt = (id: string): number => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+
+/** Notes an import whose runs are finalised again once it is applied; `earliest` its first event's time (ms). */
+export async function noteImport(deps: Pick<Deps, 'redis' | 'keys'>, importId: string, tenant: string, earliest: number): Promise<void> {
+  await deps.redis.hset(deps.keys.importsToFinalise, importId, `${tenant}|${earliest}`);
+}
+
+/** The imports noted and applied: their runs finalised again, the imports forgotten. Answers the runs recorded again. */
+export async function refinaliseImported(deps: Deps): Promise<number> {
+  return (await withRankingsLease(deps, () => refinaliseHolding(deps), true)) ?? 0;
+}
+
+async function refinaliseHolding(deps: Deps): Promise<number> {
+  const { redis, keys, store } = deps;
+  const noted = await redis.hgetall(keys.importsToFinalise);
+  let recorded = 0;
+  for (const [importId, value] of Object.entries(noted)) {
+    const bar = value.lastIndexOf('|');
+    const tenant = value.slice(0, bar);
+    const earliest = Number(value.slice(bar + 1));
+    const progress = await batchProgress(deps, tenant, importId);
+    if (progress === null ? !(Date.now() - madeAt(importId) > ACCEPTING_MS) : progress.processed + progress.failed < progress.accepted) continue;
+    if (progress !== null && liveTenants(store.current).includes(tenant) && Number.isFinite(earliest)) recorded += await refinalise(deps, tenant, earliest);
+    await redis.hdel(keys.importsToFinalise, importId);
+  }
+  return recorded;
+}
+
+/** Every board's finalised runs from the day before `earliest` (the earliest zone's date) again. */
+async function refinalise(deps: Deps, tenant: string, earliest: number): Promise<number> {
+  const { redis, keys, store, clock } = deps;
+  const from = dateOfDay(dayIndexOf(new Date(earliest).toISOString().slice(0, 10)) - 1);
+  let recorded = 0;
+  for (const lb of store.current.leaderboards.values()) {
+    if (lb.league || lb.status === 'inactive') continue;
+    const state = keys.leaderboardIndex(tenant, lb.id).state;
+    const last = await lastFinalised(redis, state);
+    if (last === null) continue;
+    let k = from < lb.start ? 0 : runOf(lb, from)?.k;
+    if (k === undefined) continue;
+    for (; ; k++) {
+      const run = runOf(lb, runStart(lb, k));
+      if (run === null || run.k !== k || run.start > last) break;
+      const tops = await topOfRun(deps, tenant, lb, run.start, 3);
+      const winners = winnersOfTops(tops);
+      let at: string | null = null;
+      let changed = false;
+      for (const [group, w] of Object.entries(winners)) {
+        const outcome = await runOutcome(redis, state, run.start, group);
+        at = outcome.finalised;
+        if (JSON.stringify(outcome.winners ?? []) !== JSON.stringify(w)) changed = true;
+      }
+      if (at === null || !changed) continue;
+      await recordFinalised(deps, { t: tenant, ts: clock.now(), b: lb.id, r: run.start, at, w: winners });
+      recorded++;
+    }
+  }
+  return recorded;
+}
