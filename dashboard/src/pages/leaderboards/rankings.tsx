@@ -4,7 +4,7 @@
  * when the board has them; the run's winners once final, and the past runs with theirs
  * (leaderboards/runs.tsx); a league board's tiers and cohorts in the run shown (leaderboards/league.tsx).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Session } from '../../api.js';
 import { Field } from '../../form.js';
 import type { LeaderboardAdminView } from '../../types.js';
@@ -22,6 +22,13 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
   const [current, setCurrent] = useState<{ answer: RunAnswer; group: string } | null>(null);
   const [run, setRun] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
+  // What the user typed in the group fields, and on which board of which tenant: kept when the
+  // values seen arrive after it (a slow read must not take back what was typed).
+  const typed = useRef<{ board: string; tenant: string; values: Record<string, string> } | null>(null);
+  const type = (v: Record<string, string>) => {
+    typed.current = { board: board.key, tenant: session.tenant, values: v };
+    setValues(v);
+  };
   const [error, setError] = useState('');
   const seen = useSeenValues(session, groupBy);
   // The group asked for: '' on a board without groups; null while a grouped board's is not chosen.
@@ -38,8 +45,9 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
   };
   useEffect(() => {
     if (seen === null) return;
-    // A grouped board opens on the first group seen of each attribute.
-    const first = Object.fromEntries(groupBy.map((a) => [a.key, seen[a.key]?.[0] ?? '']));
+    // A grouped board opens on the first group seen of each attribute, but what was typed already.
+    const mine = typed.current !== null && typed.current.board === board.key && typed.current.tenant === session.tenant ? typed.current.values : {};
+    const first = Object.fromEntries(groupBy.map((a) => [a.key, mine[a.key] || (seen[a.key]?.[0] ?? '')]));
     setValues(first);
     load(run, groupBy.length === 0 ? '' : groupQuery(groupBy, first));
   }, [board.key, session.tenant, seen]);
@@ -60,7 +68,7 @@ export function Rankings({ session, board, groupBy }: { session: Session; board:
         <Field id="run-day" label="Run of the day (empty: the current one)" error={error}>
           <input id="run-day" type="date" value={run} min={board.start.slice(0, 10)} aria-describedby="run-day-error" onInput={(e) => setRun(e.currentTarget.value)} />
         </Field>
-        {seen !== null && <GroupFields attributes={groupBy} seen={seen} values={values} onChange={setValues} />}
+        {seen !== null && <GroupFields attributes={groupBy} seen={seen} values={values} onChange={type} />}
         <button type="submit" disabled={group === null}>Refresh</button>
         {board.runUnit !== undefined && <button type="button" disabled={first} title={first ? 'This is the board\'s first run' : undefined} onClick={previous}>Previous run</button>}
       </form>
