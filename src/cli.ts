@@ -52,7 +52,7 @@ commands:
               drives an installation at a rate and reports what it sustained
   loadtest --cleanup <run id> --url <base> --key <admin key>
               removes what a killed or --keep run left
-  import <file> --url <base> --key <admin key> [--tenant <id>]
+  import <file> --url <base> --key <admin key> [--tenant <id>] [--part <events>]
               imports a history of events (NDJSON or a JSON array), in the order they happened
 
 \`laurel <command> --help\` prints a command's options. The settings come from the environment

@@ -1,16 +1,17 @@
 /**
  * `laurel import <file> --url <base> --key <admin key> [--tenant <id>]` (docs/api.md, "History
  * import"): a history file (src/import/history.ts) sent to an installation in the order its events
- * happened, a part at a time, each once the one before it is applied (the batch queues hold one
- * part of it at most; a 503 of a full backlog is waited out as its Retry-After says), its progress
- * drawn as it goes. Exit 0 when every event was applied; 1 when one failed or a part was refused
+ * happened, a part at a time, each once the one before the last is applied (the batch queues hold
+ * two parts of it at most: the workers apply one while the next arrives; a 503 of a full backlog
+ * is waited out as its Retry-After says), its progress drawn as it goes. Exit 0 when every event was applied; 1 when one failed or a part was refused
  * (the parts before it stay applied: sent again with idempotency keys, they apply nothing more).
  */
 import { parseOptions } from '../lib/cli-options.js';
+import { MAX_IMPORT_ITEMS } from '../domain/import.js';
 import { SettingsError } from '../lib/settings.js';
-import { HistoryError, partsOf, readHistory, type Part } from './history.js';
+import { HistoryError, partsOf, readHistory, whereOf, type History, type Part } from './history.js';
 
-export const IMPORT_USAGE = 'laurel import <file> --url <base> --key <admin key> [--tenant <id>]';
+export const IMPORT_USAGE = 'laurel import <file> --url <base> --key <admin key> [--tenant <id>] [--part <events>]';
 
 /** A part's bytes at most: half the server's default import body limit. */
 const PART_BYTES = 4 * 1024 * 1024;
@@ -62,7 +63,7 @@ export function bar(done: number, failed: number, total: number): string {
 }
 
 /** Sends one part (waiting out a full backlog) and answers its import id; a refusal throws. */
-async function send(t: Target, part: Part, n: number): Promise<string> {
+async function send(t: Target, kind: History['kind'], part: Part, n: number): Promise<string> {
   const body = part.map((i) => i.json).join('\n');
   for (;;) {
     const r = await call(t, 'POST', '/admin/v1/import', body);
@@ -72,14 +73,14 @@ async function send(t: Target, part: Part, n: number): Promise<string> {
       continue;
     }
     // The server names the item by its index in the part: the file's place says more.
-    const message = String(r.body?.error ?? r.text.slice(0, 300)).replace(/^Item (\d+):/, (_, i: string) => `${part[Number(i)]?.where ?? `item ${i}`}:`);
+    const message = String(r.body?.error ?? r.text.slice(0, 300)).replace(/^Item (\d+):/, (_, i: string) => `${part[Number(i)] === undefined ? `item ${i}` : whereOf(kind, part[Number(i)])}:`);
     throw new HistoryError(`part ${n} refused (HTTP ${r.status}${r.body?.code ? ` ${r.body.code}` : ''}): ${message}`);
   }
 }
 
 export async function importCommand(args: string[], write: (text: string) => void = (s) => process.stdout.write(s), tty = process.stdout.isTTY === true): Promise<number> {
   const file = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
-  const options = parseOptions(file === undefined ? args : args.slice(1), { usage: IMPORT_USAGE, values: ['--url', '--key', '--tenant'] });
+  const options = parseOptions(file === undefined ? args : args.slice(1), { usage: IMPORT_USAGE, values: ['--url', '--key', '--tenant', '--part'] });
   if (options.help) {
     write(`usage: ${IMPORT_USAGE}\n`);
     return 0;
@@ -88,20 +89,23 @@ export async function importCommand(args: string[], write: (text: string) => voi
   const key = options.values.get('--key');
   if (file === undefined || url === undefined || key === undefined) throw new SettingsError(`a file, --url and --key are needed\nusage: ${IMPORT_USAGE}`);
   const target: Target = { url: url.replace(/\/+$/, ''), key, tenant: options.values.get('--tenant') };
+  const part = Number(options.values.get('--part') ?? MAX_IMPORT_ITEMS);
+  if (!Number.isInteger(part) || part < 1 || part > MAX_IMPORT_ITEMS) throw new SettingsError(`--part must be an integer from 1 to ${MAX_IMPORT_ITEMS}\nusage: ${IMPORT_USAGE}`);
   try {
-    const items = await readHistory(file);
-    const parts = partsOf(items, PART_BYTES);
+    const { kind, items } = await readHistory(file);
+    const parts = partsOf(items, PART_BYTES, part);
     write(`importing ${items.length.toLocaleString('en')} events from ${file} in ${parts.length} part${parts.length === 1 ? '' : 's'}\n`);
     let done = 0;
     let failed = 0;
     const issues: string[] = [];
-    for (let n = 0; n < parts.length; n++) {
-      const part = parts[n];
-      const importId = await send(target, part, n + 1);
-      let p: Progress = { accepted: part.length, processed: 0, failed: 0, issues: [] };
+    /** The part sent before the one the workers apply now, if any. */
+    let waiting: { importId: string; part: Part; n: number } | null = null;
+    /** Waits until the workers have applied a part sent (reading its progress), and counts it. */
+    const applied = async ({ importId, part, n }: { importId: string; part: Part; n: number }) => {
+      let p: Progress;
       for (;;) {
         const r = await call(target, 'GET', `/admin/v1/import/${importId}`);
-        if (r.status !== 200) throw new HistoryError(`reading the progress of part ${n + 1} (${importId}): HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        if (r.status !== 200) throw new HistoryError(`reading the progress of part ${n} (${importId}): HTTP ${r.status} ${r.text.slice(0, 300)}`);
         p = r.body as Progress;
         const over = p.processed + p.failed >= p.accepted;
         // On a terminal, the bar drawn again in place at each read.
@@ -111,9 +115,17 @@ export async function importCommand(args: string[], write: (text: string) => voi
       }
       done += p.processed + p.failed;
       failed += p.failed;
-      for (const issue of p.issues) issues.push(`${part[issue.index]?.where ?? `item ${issue.index}`}: ${issue.message}`);
+      for (const issue of p.issues) issues.push(`${part[issue.index] === undefined ? `item ${issue.index}` : whereOf(kind, part[issue.index])}: ${issue.message}`);
       if (!tty) write(`${bar(done, failed, items.length)}\n`);
+    };
+    // Two parts at most in the queues: the next one sent while the workers apply one (a user's
+    // items of two imports are applied in the order the imports were accepted).
+    for (let n = 0; n < parts.length; n++) {
+      const importId = await send(target, kind, parts[n], n + 1);
+      if (waiting !== null) await applied(waiting);
+      waiting = { importId, part: parts[n], n: n + 1 };
     }
+    if (waiting !== null) await applied(waiting);
     if (tty) write('\n');
     for (const line of issues.slice(0, ISSUES_SHOWN)) write(`  ${line}\n`);
     if (issues.length > ISSUES_SHOWN) write(`  and ${issues.length - ISSUES_SHOWN} more\n`);

@@ -8,11 +8,26 @@ import { readFile } from 'node:fs/promises';
 import { instantOf } from '../domain/event-time.js';
 import { MAX_IMPORT_ITEMS } from '../domain/import.js';
 
-/** One item of the file: where it is (`line 3`, `item 3`), its NDJSON line, when it happened. */
+/**
+ * One item of the file: where it is (its line of NDJSON, from 1, or its index in a JSON array,
+ * from 0: whereOf), its NDJSON line, when it happened. A million of them are held at once: kept
+ * small.
+ */
 export interface HistoryItem {
-  where: string;
+  n: number;
   json: string;
   at: number;
+}
+
+/** A file's items, and whether they are lines of NDJSON or items of a JSON array. */
+export interface History {
+  kind: 'line' | 'item';
+  items: HistoryItem[];
+}
+
+/** Where an item is in its file, as a message says it: `line 3`, `item 3`. */
+export function whereOf(kind: History['kind'], item: Pick<HistoryItem, 'n'>): string {
+  return `${kind} ${item.n}`;
 }
 
 /** A part sent as one import: its items, in the order they happened. */
@@ -20,16 +35,16 @@ export type Part = readonly HistoryItem[];
 
 export class HistoryError extends Error {}
 
-/** An item of the file, with `occurredAt` read (the server checks the rest). */
-function itemOf(value: unknown, where: string): HistoryItem {
+/** When an item of the file happened, its `occurredAt` read (the server checks the rest). */
+function atOf(value: unknown, where: () => string): number {
   const occurredAt = typeof value === 'object' && value !== null ? (value as { occurredAt?: unknown }).occurredAt : undefined;
   const at = typeof occurredAt === 'string' ? instantOf(occurredAt) : null;
-  if (at === null) throw new HistoryError(`${where}: occurredAt must be an ISO 8601 date and time with an offset or Z`);
-  return { where, json: JSON.stringify(value), at };
+  if (at === null) throw new HistoryError(`${where()}: occurredAt must be an ISO 8601 date and time with an offset or Z`);
+  return at;
 }
 
 /** The file's items in the order they happened. */
-export async function readHistory(path: string): Promise<HistoryItem[]> {
+export async function readHistory(path: string): Promise<History> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -37,14 +52,15 @@ export async function readHistory(path: string): Promise<HistoryItem[]> {
     throw new HistoryError(`${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const items: HistoryItem[] = [];
-  if (/^\s*\[/.test(text)) {
+  const kind = /^\s*\[/.test(text) ? 'item' : 'line';
+  if (kind === 'item') {
     let array: unknown;
     try {
       array = JSON.parse(text);
     } catch {
       throw new HistoryError(`${path} is not valid JSON`);
     }
-    (array as unknown[]).forEach((v, i) => items.push(itemOf(v, `item ${i}`)));
+    (array as unknown[]).forEach((v, n) => items.push({ n, json: JSON.stringify(v), at: atOf(v, () => whereOf(kind, { n })) }));
   } else {
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
@@ -56,22 +72,23 @@ export async function readHistory(path: string): Promise<HistoryItem[]> {
       } catch {
         throw new HistoryError(`line ${i + 1} is not valid JSON`);
       }
-      items.push(itemOf(value, `line ${i + 1}`));
+      // The line as it is: one item of JSON, on one line.
+      items.push({ n: i + 1, json: line, at: atOf(value, () => whereOf(kind, { n: i + 1 })) });
     }
   }
   if (items.length === 0) throw new HistoryError(`${path} holds no events`);
   // Stable: those of one instant keep the file's order.
-  return items.sort((a, b) => a.at - b.at);
+  return { kind, items: items.sort((a, b) => a.at - b.at) };
 }
 
-/** The items cut into parts of at most MAX_IMPORT_ITEMS items and `maxBytes` bytes (an item alone may pass it). */
-export function partsOf(items: readonly HistoryItem[], maxBytes: number): Part[] {
+/** The items cut into parts of at most `maxItems` items and `maxBytes` bytes (an item alone may pass it). */
+export function partsOf(items: readonly HistoryItem[], maxBytes: number, maxItems = MAX_IMPORT_ITEMS): Part[] {
   const parts: HistoryItem[][] = [];
   let part: HistoryItem[] = [];
   let bytes = 0;
   for (const item of items) {
     const size = Buffer.byteLength(item.json) + 1;
-    if (part.length === MAX_IMPORT_ITEMS || (part.length > 0 && bytes + size > maxBytes)) {
+    if (part.length >= maxItems || (part.length > 0 && bytes + size > maxBytes)) {
       parts.push(part);
       part = [];
       bytes = 0;

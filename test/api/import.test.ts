@@ -164,9 +164,10 @@ describe.each(targets())('history import on %s', (target) => {
       lines.reverse();
       const file = join(dir, 'history.ndjson');
       await writeFile(file, `${lines.join('\n')}\n`);
-      const run = runCli(['import', file, '--url', s.url, '--key', s.adminKey], {});
+      // In parts of 50: each user's days over four imports, in order.
+      const run = runCli(['import', file, '--url', s.url, '--key', s.adminKey, '--part', '50'], {});
       expect(await run.exited, run.output()).toBe(0);
-      expect(run.output()).toContain(`importing 180 events from ${file} in 1 part`);
+      expect(run.output()).toContain(`importing 180 events from ${file} in 4 parts`);
       expect(run.output()).toContain('imported 180 events');
       for (const id of users) {
         expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(60);

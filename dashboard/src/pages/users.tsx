@@ -4,7 +4,8 @@
  * key): the profile and achievements (a completed one revoked from its row, asked first), then a
  * section each (users/): fair play (the exclusion from the rankings, voiding an event), the streak
  * calendar, points with awards and level, leaderboard positions, preferences, the notifications
- * sent, and the user's data rights (export, erasure).
+ * sent, and the user's data rights (export, erasure). Past events imported from a file
+ * (users/import.tsx), their progress followed.
  */
 import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -16,6 +17,7 @@ import type { UserAchievementStatsView, UserClockView, UserView } from '../types
 import { moment } from '../words.js';
 import { DataRightsOfUser } from './users/data-rights.js';
 import { ExclusionOfUser } from './users/exclusion.js';
+import { ImportHistory } from './users/import.js';
 import { NotificationsOfUser } from './users/notifications.js';
 import { PointsOfUser } from './users/points.js';
 import { PositionsOfUser } from './users/positions.js';
@@ -104,6 +106,7 @@ export function UsersPage({ session }: { session: Session }) {
         </Field>
         <button type="submit">Find</button>
       </form>
+      <ImportHistory session={session} />
       {view !== null && u !== undefined && (
         <div key={u.id} id="user-profile" aria-label={`User ${u.id}`}>
           {erased && (
