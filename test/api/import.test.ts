@@ -7,7 +7,8 @@
  * read, no webhook of it, sent again with its keys it applies nothing more; the board runs of its
  * dates filled and finalised again as of their ends, quietly, a league's left as they were. As a property: a
  * history imported in any order leaves a user exactly as the same events sent as they happened
- * leave another, on every board run of its days. `laurel import` sends a file's history in the order it happened, and refuses a
+ * leave another, on every board run of its days. Restored from the log alone, it comes back as it
+ * was. `laurel import` sends a file's history in the order it happened, and refuses a
  * file it cannot read, sending nothing.
  */
 import fc from 'fast-check';
@@ -19,6 +20,7 @@ import { runCli } from '../support/cli.js';
 import { adminCreateOne } from '../support/admin.js';
 import { configureLessons, lessonsState, read } from '../support/lessons.js';
 import { startReceiver } from '../support/receiver.js';
+import { restoreServer } from '../support/restore.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const HOUR = 3_600_000;
@@ -256,5 +258,49 @@ describe.each(targets())('history import on %s', (target) => {
       // The next case begins after this one: the service's clock only moves forward.
       from = arrival + DAY;
     }), { numRuns: 25 });
+  });
+});
+
+describe('a history import restored', () => {
+  it('comes back as it was from the log alone: imported, its past runs filled, told to no one', { timeout: 120_000 }, async () => {
+    let s = await startTestServer({ clock: 'manual', workers: true, env: { LAUREL_SNAPSHOT_INTERVAL: '168h' } });
+    const { prefix } = s;
+    try {
+      await s.setClock('2026-05-01T00:00:00Z');
+      await configureLessons(s, '2026-05-01');
+      await s.setClock('2026-06-01T12:00:00Z');
+      while ((await s.workers!.testing.finaliseNow()).runs > 0);
+      const items: Item[] = [];
+      for (let d = 0; d < 12; d++) {
+        for (const [id, value] of [['rita', 1 + (d % 3)], ['rosa', 2]] as const) {
+          if (id === 'rosa' && d === 4) continue;
+          items.push({ key: 'lessons', user: { id, tz: 'Europe/Paris' }, value, occurredAt: iso(Date.UTC(2026, 4, 3 + d, 8)) });
+        }
+      }
+      const r = await s.request('POST', '/admin/v1/import', { body: items.reverse() });
+      expect(r.status, r.text).toBe(202);
+      await s.workers!.testing.batchesNow();
+      await s.workers!.testing.finaliseNow();
+      const range = ['2026-05-01', '2026-06-02', '2026-05-01'] as const;
+      const run = async (t: TestServer) => {
+        const b = await read(t, '/api/leaderboards/daily?run=2026-05-08');
+        return { rankings: b.rankings, winners: b.winners, finalised: b.finalised };
+      };
+      const before = { rita: await lessonsState(s, 'rita', ...range), rosa: await lessonsState(s, 'rosa', ...range), run: await run(s) };
+      expect(before.run.winners.map((w: { userId: string }) => w.userId)).toEqual(['rita', 'rosa']);
+      const restored = await restoreServer(s, true);
+      s = restored.server;
+      expect(restored.result.failed).toBe(0);
+      await s.setClock('2026-06-01T12:00:00Z');
+      expect({ rita: await lessonsState(s, 'rita', ...range), rosa: await lessonsState(s, 'rosa', ...range), run: await run(s) }).toEqual(before);
+      // Its log entries say it was imported still.
+      const logged = await s.request('GET', '/admin/v1/users/rita/export');
+      const events = (logged.body.events as { kind: string; body: { im?: number } }[]).filter((e) => e.kind === 'event');
+      expect(events.length).toBe(12);
+      expect(events.every((e) => e.body.im === 1)).toBe(true);
+    } finally {
+      await s.close();
+      await deletePostgresRows(s.settings, [prefix]);
+    }
   });
 });

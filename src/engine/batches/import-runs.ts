@@ -8,9 +8,9 @@
  *
  * The import route notes each import (src/routes/admin/import.ts); the workers' finalising pass
  * (workers/leaderboards.ts) runs this after finalising the runs due, under the rankings' lease
- * (src/engine/leaderboards/rankings-lease.ts), and forgets an import once done, or when it has no
- * progress a minute after it was noted (an import whose acceptance failed, or forgotten after 24
- * hours).
+ * (src/engine/leaderboards/rankings-lease.ts), once none of a tenant's imports is under way, and
+ * forgets them then (an import with no progress a minute after it was noted was never accepted,
+ * or was forgotten after 24 hours).
  */
 import type { Deps } from '../deps.js';
 import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
@@ -41,18 +41,34 @@ export async function refinaliseImported(deps: Deps): Promise<number> {
   return (await withRankingsLease(deps, () => refinaliseHolding(deps), true)) ?? 0;
 }
 
+/**
+ * A tenant's imports are taken together once none of them is under way any more (a file sent in
+ * parts is one walk of the runs at its end, not one a part): its runs from the earliest of them.
+ */
 async function refinaliseHolding(deps: Deps): Promise<number> {
   const { redis, keys, store } = deps;
   const noted = await redis.hgetall(keys.importsToFinalise);
-  let recorded = 0;
+  const byTenant = new Map<string, { ids: string[]; earliest: number; waiting: boolean }>();
   for (const [importId, value] of Object.entries(noted)) {
     const bar = value.lastIndexOf('|');
     const tenant = value.slice(0, bar);
     const earliest = Number(value.slice(bar + 1));
+    let t = byTenant.get(tenant);
+    if (t === undefined) byTenant.set(tenant, (t = { ids: [], earliest: Infinity, waiting: false }));
+    t.ids.push(importId);
+    if (t.waiting) continue;
     const progress = await batchProgress(deps, tenant, importId);
-    if (progress === null ? !(Date.now() - madeAt(importId) > ACCEPTING_MS) : progress.processed + progress.failed < progress.accepted) continue;
-    if (progress !== null && liveTenants(store.current).includes(tenant) && Number.isFinite(earliest)) recorded += await refinalise(deps, tenant, earliest);
-    await redis.hdel(keys.importsToFinalise, importId);
+    // Under way: applied in part, or noted and not accepted yet.
+    if (progress === null ? !(Date.now() - madeAt(importId) > ACCEPTING_MS) : progress.processed + progress.failed < progress.accepted) t.waiting = true;
+    // Applied (an import never accepted, or forgotten, filled nothing).
+    else if (progress !== null && Number.isFinite(earliest)) t.earliest = Math.min(t.earliest, earliest);
+  }
+  let recorded = 0;
+  const live = new Set(liveTenants(store.current));
+  for (const [tenant, { ids, earliest, waiting }] of byTenant) {
+    if (waiting) continue;
+    if (earliest !== Infinity && live.has(tenant)) recorded += await refinalise(deps, tenant, earliest);
+    await redis.hdel(keys.importsToFinalise, ...ids);
   }
   return recorded;
 }

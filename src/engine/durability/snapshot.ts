@@ -56,13 +56,14 @@ export interface SnapshotResult {
  * keys' records (`{k:<id>}`, ending with the brace), not their rate-limit buckets; the
  * partitions' notifications due indexes; the webhooks' indexes of losses and freeze checks, the
  * partitions' points.changed windows, the webhooks' queues of deliveries waiting for their first
- * attempt, and the partitions' batch queues (read after the users:
- * src/engine/durability/batches-from-log.ts).
+ * attempt, the partitions' batch queues (read after the users:
+ * src/engine/durability/batches-from-log.ts), and the history imports whose runs are still to be
+ * finalised again (src/engine/batches/import-runs.ts).
  */
 export function sharedKeyPatterns(prefix: string): string[] {
   return [
     `${prefix}:{st:*`, `${prefix}:{lb:*`, `${prefix}:{lbf:*`, `${prefix}:{k:*}`, `${prefix}:{p*}:ndue`, `${prefix}:{wh:*`,
-    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`, `${prefix}:{p*}:bq`, `${prefix}:{whq:*`, `${prefix}:{whq}`,
+    `${prefix}:{p*}:pcdue`, `${prefix}:{p*}:pcw`, `${prefix}:{p*}:bq`, `${prefix}:{whq:*`, `${prefix}:{whq}`, `${prefix}:{imports}`,
   ];
 }
 
