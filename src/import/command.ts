@@ -8,6 +8,7 @@
  */
 import { parseOptions } from '../lib/cli-options.js';
 import { MAX_IMPORT_ITEMS } from '../domain/import.js';
+import { httpCall, HttpCallError, type HttpAnswer } from '../lib/http-call.js';
 import { SettingsError } from '../lib/settings.js';
 import { HistoryError, partsOf, readHistory, whereOf, type History, type Part } from './history.js';
 
@@ -37,23 +38,15 @@ interface Progress {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function call(t: Target, method: string, path: string, body?: string): Promise<{ status: number; body: any; text: string; retryAfter: number }> {
+async function call(t: Target, method: string, path: string, body?: string): Promise<HttpAnswer> {
   const headers: Record<string, string> = { 'X-API-KEY': t.key };
   if (body !== undefined) headers['Content-Type'] = 'application/x-ndjson';
   if (t.tenant !== undefined) headers['Tenant-ID'] = t.tenant;
-  let res: Response;
   try {
-    res = await fetch(`${t.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_MS) });
+    return await httpCall(`${t.url}${path}`, method, headers, body, REQUEST_MS);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new HistoryError(`${method} ${t.url}${path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw err instanceof HttpCallError ? new HistoryError(err.message) : err;
   }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch { /* not JSON: the text says it */ }
-  return { status: res.status, body: parsed, text, retryAfter: Number(res.headers.get('retry-after') ?? '1') || 1 };
 }
 
 /** A progress bar of `done` of `total`, 36 characters wide. */
@@ -69,7 +62,7 @@ async function send(t: Target, kind: History['kind'], part: Part, n: number): Pr
     const r = await call(t, 'POST', '/admin/v1/import', body);
     if (r.status === 202 && typeof r.body?.importId === 'string') return r.body.importId as string;
     if (r.status === 503) {
-      await sleep(r.retryAfter * 1000);
+      await sleep((Number(r.headers.get('retry-after') ?? '1') || 1) * 1000);
       continue;
     }
     // The server names the item by its index in the part: the file's place says more.

@@ -6,6 +6,7 @@
  * streak rule (the rule is one for the whole account: the run never changes one in use, and puts
  * back what it found). Nothing else of the installation is written.
  */
+import { httpCall, HttpCallError, type HttpAnswer } from '../lib/http-call.js';
 import type { Setup } from './scenario.js';
 
 export interface Admin {
@@ -33,23 +34,15 @@ export interface StreakRule {
 
 export class AdminError extends Error {}
 
-export async function call(a: Admin, method: string, path: string, body?: unknown, tenant?: string): Promise<{ status: number; body: any; text: string }> {
+export async function call(a: Admin, method: string, path: string, body?: unknown, tenant?: string): Promise<HttpAnswer> {
   const headers: Record<string, string> = { 'X-API-KEY': a.key };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (tenant !== undefined) headers['Tenant-ID'] = tenant;
-  let res: Response;
   try {
-    res = await fetch(`${a.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    return await httpCall(`${a.url}${path}`, method, headers, body === undefined ? undefined : JSON.stringify(body), 15_000);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new AdminError(`${method} ${a.url}${path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw err instanceof HttpCallError ? new AdminError(err.message) : err;
   }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch { /* not JSON: the text says it */ }
-  return { status: res.status, body: parsed, text };
 }
 
 /** Creates one item of an Admin resource (an array of one in, `{ created, issues }` out). */
