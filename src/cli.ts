@@ -11,7 +11,6 @@ import { prepareInstallation } from './app/prepare.js';
 import { portToListenOn } from './app/port.js';
 import { API_PROCESS_COMMAND, apiProcessCount, PRIMARY_SHUTDOWN_LIMIT_MS, startApiProcesses, type ReadyMessage } from './app/processes.js';
 import { onSignals, type Closer } from './app/shutdown.js';
-import { apiPriority, lowerWorkersPriority } from './app/priority.js';
 import { metricsThroughPrimary } from './app/metrics-ipc.js';
 import { connect } from './engine/services.js';
 import { guardInstallation, restoreWith } from './engine/installation-check.js';
@@ -146,7 +145,6 @@ async function main(): Promise<void> {
       if (send === undefined) {
         throw new SettingsError(`"${API_PROCESS_COMMAND}" is started by laurel start or laurel api (LAUREL_API_PROCESSES); run laurel api`);
       }
-      apiPriority(log);
       const starting = startApi(settings, log, undefined, { prepared: true, scrape: (metrics) => metricsThroughPrimary(metrics, send) });
       onSignals(log, starting.then((started) => [() => started.close()]), { withParent: true });
       const api = await starting;
@@ -157,10 +155,7 @@ async function main(): Promise<void> {
     case 'workers': {
       // Signals are taken from the start: one that comes while the workers start (their queues may
       // already be sending) stops them in order once they have started.
-      const starting = startWorkers(settings, log).then((workers) => {
-        lowerWorkersPriority(settings.workersNice, log);
-        return [(deadline: number) => workers.close(deadline)];
-      });
+      const starting = startWorkers(settings, log).then((workers) => [(deadline: number) => workers.close(deadline)]);
       onSignals(log, starting);
       await starting;
       break;
@@ -223,8 +218,6 @@ async function startAll(settings: Settings, log: Logger): Promise<Closer[]> {
     await services.close();
     throw workers.status === 'rejected' ? workers.reason : (api as PromiseRejectedResult).reason;
   }
-  // The api processes forked: the workers yield the cores to them from now on.
-  lowerWorkersPriority(settings.workersNice, log);
   return [() => api.value.close(), (deadline) => workers.value.close(deadline), () => services.close()];
 }
 

@@ -32,8 +32,6 @@ export interface Settings {
   batchMaxWaiting: number;
   /** How often an api process says it is alive (the log drainer replays phase 2 of dead ones). */
   heartbeatMs: number;
-  /** The nice value the workers' thread runs at, once started (LAUREL_WORKERS_NICE, 0 to 19; 0: the api's). */
-  workersNice: number;
   /** How often the workers take a snapshot of Redis into Postgres (ms). */
   snapshotIntervalMs: number;
   /**
@@ -244,7 +242,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     eventTimeWindowMs: parseDuration('LAUREL_EVENT_TIME_WINDOW', env.LAUREL_EVENT_TIME_WINDOW, 7 * 86_400_000, 0),
     batchMaxWaiting: int('LAUREL_BATCH_MAX_WAITING', env.LAUREL_BATCH_MAX_WAITING, 1_000_000, 1, 2 ** 31),
     heartbeatMs: int('LAUREL_HEARTBEAT_MS', env.LAUREL_HEARTBEAT_MS, 1000, 100, 3_600_000),
-    workersNice: int('LAUREL_WORKERS_NICE', env.LAUREL_WORKERS_NICE, 10, 0, 19),
     liveMaxBackpressure: parseSize('LAUREL_LIVE_MAX_BACKPRESSURE', env.LAUREL_LIVE_MAX_BACKPRESSURE, 256 * 1024),
     liveIdleTimeoutS: int('LAUREL_LIVE_IDLE_TIMEOUT', env.LAUREL_LIVE_IDLE_TIMEOUT, 120, 8, 960),
     liveLingerS: int('LAUREL_LIVE_LINGER', env.LAUREL_LIVE_LINGER, 120, 0, 600),

@@ -1,8 +1,7 @@
 /**
  * Several api processes on one port (LAUREL_API_PROCESSES, src/app/processes.ts), run as an
  * operator runs them (the built command line): both serve, a configuration change made through
- * one is seen by the other, one that dies is started again (at the api's priority, the workers'
- * lowered), SIGTERM answers the request in flight
+ * one is seen by the other, one that dies is started again, SIGTERM answers the request in flight
  * and stops them all (no process left), the installation is checked (and restored) once, and a bad
  * count is refused. Which process took an event is read from the event log, whose entries name it.
  */
@@ -48,12 +47,6 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
-}
-
-/** A process's main thread's nice value (Linux: /proc/<pid>/stat's 19th field). */
-function niceOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
 function alive(pid: number): boolean {
@@ -196,9 +189,6 @@ describe('laurel start with two api processes', () => {
     expect(beats.filter((v) => /^\d+$/.test(v))).toHaveLength(2);
     // The primary is no api process: its workers run there, and it logs no request.
     expect(run.lines().filter((l) => l.includes(`"pid":${primary},`) && l.includes('laurel api listening'))).toHaveLength(0);
-    // Its workers yield the cores to the api processes (LAUREL_WORKERS_NICE, 10 by default).
-    await until('the workers\' priority lowered', () => (niceOf(primary) === 10 ? true : undefined));
-    for (const pid of childrenOf(primary)) expect(niceOf(pid)).toBe(0);
   });
 
   it('refuses a second laurel on its port before it starts anything, and serves on', async () => {
@@ -271,8 +261,6 @@ describe('laurel start with two api processes', () => {
     });
     expect(again).toContain(survivor);
     await until('it started again', () => (run.output().includes('api process started again') ? true : undefined));
-    // Forked by the primary's lowered thread, it raised its priority back (these tests run as root).
-    for (const pid of again) expect(niceOf(pid)).toBe(0);
     expect(run.output()).toMatch(/"signal":"SIGKILL".*"msg":"api process exited; starting another"/);
     // The new one takes events too.
     const reading = await createMetric(port, 'reading');
