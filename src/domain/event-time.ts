@@ -53,6 +53,8 @@ export function occurredAtOf(text: string, arrival: number, windowMs: number): n
   if (at === null) {
     throw fail('invalid_body', `occurredAt must be an ISO 8601 date and time with an offset or Z, such as 2026-11-30T09:15:00Z; got ${JSON.stringify(text)}`);
   }
+  // Laurel's calendars (days, weeks, months as numbers since 1970-01-01) begin there.
+  if (at < 0) throw fail('occurred_at_out_of_window', `${JSON.stringify(text)} is before 1970-01-01, where laurel's calendars begin`);
   if (at < arrival - windowMs) {
     throw fail('occurred_at_out_of_window', `${JSON.stringify(text)} is more than ${spoken(windowMs)} before the event arrived (LAUREL_EVENT_TIME_WINDOW)`);
   }

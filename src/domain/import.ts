@@ -8,7 +8,7 @@
  * skipped), told apart by its first character; at most MAX_IMPORT_ITEMS items a request (the
  * command line, src/import/command.ts, cuts a file into such parts, in order).
  */
-import { fail } from '../lib/errors.js';
+import { fail, HttpError } from '../lib/errors.js';
 import type { QueuedItem } from './batches.js';
 
 /** Items in one import request, at most. */
@@ -16,19 +16,14 @@ export const MAX_IMPORT_ITEMS = 10_000;
 
 /**
  * The items a body holds, not checked yet: a JSON array's elements, or each non-blank line of
- * newline-delimited JSON parsed. A body that is neither is refused (invalid_body), naming the line.
+ * newline-delimited JSON, each parsed by `parse` (the API's strict JSON: src/http/validate.ts
+ * parseJson, whose refusal then names the line). An empty body is refused (invalid_body).
  */
-export function importItems(body: string | null): unknown[] {
+export function importItems(body: string | null, parse: (text: string) => unknown): unknown {
   const text = body ?? '';
   const first = /\S/.exec(text);
   if (first === null) throw fail('invalid_body', 'the body is empty: send a JSON array of events, or one event a line (NDJSON)');
-  if (first[0] === '[') {
-    try {
-      return JSON.parse(text) as unknown[];
-    } catch {
-      throw fail('invalid_body', 'the body is not valid JSON');
-    }
-  }
+  if (first[0] === '[') return parse(text);
   const items: unknown[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -36,9 +31,10 @@ export function importItems(body: string | null): unknown[] {
     if (line === '') continue;
     if (items.length === MAX_IMPORT_ITEMS) throw fail('invalid_body', `the body must hold 1 to ${MAX_IMPORT_ITEMS} events`);
     try {
-      items.push(JSON.parse(line));
-    } catch {
-      throw fail('invalid_body', `line ${i + 1} is not valid JSON`);
+      items.push(parse(line));
+    } catch (err) {
+      if (err instanceof HttpError) err.message = `Line ${i + 1}: ${err.message}`;
+      throw err;
     }
   }
   return items;

@@ -37,7 +37,9 @@ export class HistoryError extends Error {}
 
 /** When an item of the file happened, its `occurredAt` read (the server checks the rest). */
 function atOf(value: unknown, where: () => string): number {
-  const occurredAt = typeof value === 'object' && value !== null ? (value as { occurredAt?: unknown }).occurredAt : undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HistoryError(`${where()} is not an event (a JSON object)`);
+  const occurredAt = (value as { occurredAt?: unknown }).occurredAt;
+  if (occurredAt === undefined) throw new HistoryError(`${where()}: occurredAt is missing`);
   const at = typeof occurredAt === 'string' ? instantOf(occurredAt) : null;
   if (at === null) throw new HistoryError(`${where()}: occurredAt must be an ISO 8601 date and time with an offset or Z`);
   return at;

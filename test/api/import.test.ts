@@ -80,8 +80,13 @@ describe.each(targets())('history import on %s', (target) => {
     const item = (occurredAt: string, extra: Record<string, unknown> = {}) => ({ key: 'lessons', user: { id }, value: 1, occurredAt, ...extra });
     const refusals: [string, Awaited<ReturnType<typeof post>>, number, string, string][] = [
       ['empty', await post('', 'application/x-ndjson'), 400, 'invalid_body', 'the body is empty'],
-      ['not JSON', await post('[{"key":', 'application/json'), 400, 'invalid_body', 'not valid JSON'],
-      ['a bad line', await post(`${JSON.stringify(item('2025-01-01T00:00:00Z'))}\n\n{"key"\n`, 'application/x-ndjson'), 400, 'invalid_body', 'line 3 is not valid JSON'],
+      ['not JSON', await post('[{"key":', 'application/json'), 400, 'malformed_json', ''],
+      ['a bad line', await post(`${JSON.stringify(item('2025-01-01T00:00:00Z'))}\n\n{"key"\n`, 'application/x-ndjson'), 400, 'malformed_json', 'Line 3:'],
+      // The API's strict JSON, in a line as in an array: no U+0000, no surrogate alone, no deep nesting.
+      ['a NUL in a line', await post(`${JSON.stringify(item('2025-01-01T00:00:00Z', { user: { id: 'd\u0000y' } }))}`, 'application/x-ndjson'), 400, 'malformed_json', 'Line 1:'],
+      ['a lone surrogate', await post(`[${JSON.stringify(item('2025-01-01T00:00:00Z', { user: { id: 'x\ud800' } }))}]`), 400, 'malformed_json', 'unpaired surrogate'],
+      ['nested too deep', await post(`${'['.repeat(40)}${']'.repeat(40)}`), 400, 'malformed_json', 'nested deeper'],
+      ['before 1970', await post([item('1969-12-31T23:59:59Z')]), 422, 'occurred_at_out_of_window', 'Item 0:'],
       ['no occurredAt', await post([item('2025-01-01T00:00:00Z'), { key: 'lessons', user: { id }, value: 1 } as Item]), 400, 'invalid_body', 'Item 1:'],
       ['an unknown field', await post([item('2025-01-01T00:00:00Z', { when: 1 })]), 400, 'unknown_field', 'Item 0:'],
       ['not a time', await post([item('2025-02-30T00:00:00Z')]), 400, 'invalid_body', 'occurredAt must be an ISO 8601'],
@@ -90,6 +95,9 @@ describe.each(targets())('history import on %s', (target) => {
       ['too many', await post(Array.from({ length: 10_001 }, () => item('2025-01-01T00:00:00Z'))), 400, 'invalid_body', '1 to 10000 events'],
       ['another type', await post('a,b', 'text/csv'), 415, 'unsupported_media_type', 'text/csv'],
     ];
+    // Checked only: the count, nothing accepted.
+    const checked = await s.request('POST', '/admin/v1/import?check=true', { body: [item('2025-01-01T00:00:00Z'), item('2025-01-02T00:00:00Z')] });
+    expect([checked.status, checked.body]).toEqual([200, { checked: 2 }]);
     for (const [what, r, status, code, message] of refusals) {
       expect([what, r.status, r.body.code], r.text).toEqual([what, status, code]);
       expect(r.body.error, what).toContain(message);
@@ -169,7 +177,7 @@ describe.each(targets())('history import on %s', (target) => {
       // In parts of 50: each user's days over four imports, in order.
       const run = runCli(['import', file, '--url', s.url, '--key', s.adminKey, '--part', '50'], {});
       expect(await run.exited, run.output()).toBe(0);
-      expect(run.output()).toContain(`importing 180 events from ${file} in 4 parts`);
+      expect(run.output()).toContain(`checking 180 events from ${file} in 4 parts`);
       expect(run.output()).toContain('imported 180 events');
       for (const id of users) {
         expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(60);
@@ -185,6 +193,17 @@ describe.each(targets())('history import on %s', (target) => {
       expect(await refused.exited).toBe(1);
       expect(refused.output()).toContain('laurel import: line 2 is not valid JSON');
       expect((await s.request('GET', `/api/users/${other}`)).status).toBe(404);
+
+      // An item the server refuses in the third part: every part is checked first, nothing applied.
+      const late = join(dir, 'late.ndjson');
+      const ids = Array.from({ length: 3 }, () => next());
+      const rows = Array.from({ length: 30 }, (_, i) => ({ key: i === 25 ? 'nope' : 'lessons', user: { id: ids[i % 3] }, value: 1, occurredAt: iso(Date.UTC(2026, 3, 1 + i, 9)) }));
+      await writeFile(late, rows.map((r) => JSON.stringify(r)).join('\n'));
+      const checkedFirst = runCli(['import', late, '--url', s.url, '--key', s.adminKey, '--part', '10'], {});
+      expect(await checkedFirst.exited).toBe(1);
+      expect(checkedFirst.output()).toContain('laurel import: part 3 refused (HTTP 404 metric_not_found): line 26: ');
+      expect(checkedFirst.output()).not.toContain('importing them');
+      for (const id of ids) expect((await s.request('GET', `/api/users/${id}`)).status).toBe(404);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -223,6 +242,18 @@ describe.each(targets())('history import on %s', (target) => {
 
     await deliver();
     for (const id of [a, b, c]) expect(hooksOf(id).map((h) => h.body)).toEqual([]);
+
+    // Ties go by when the values were reached, not by the order the workers applied them: pairs
+    // of users of one value, the later one's event first in the file, in partitions of their own.
+    const tie = '2026-05-29';
+    const pairs = Array.from({ length: 8 }, () => [next(), next()] as const);
+    const ties: Item[] = pairs.flatMap(([early, later]) => [
+      { key: 'lessons', user: { id: later }, value: 4, occurredAt: `${tie}T12:00:00Z` },
+      { key: 'lessons', user: { id: early }, value: 4, occurredAt: `${tie}T01:00:00Z` },
+    ]);
+    expect(await imported(ties)).toMatchObject({ processed: 16, failed: 0 });
+    const ranked = (await read(s, `/api/leaderboards/daily?run=${tie}&limit=100`)).rankings.map((r: { userId: string }) => r.userId);
+    for (const [early, later] of pairs) expect(ranked.indexOf(early), `${early} before ${later}`).toBeLessThan(ranked.indexOf(later));
   });
 
   const steps = fc.array(fc.record({

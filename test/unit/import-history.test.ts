@@ -49,7 +49,8 @@ describe('a history file', () => {
         ['[1', 'is not valid JSON'],
         [`${JSON.stringify(events[0])}\n{`, 'line 2 is not valid JSON'],
         [JSON.stringify({ ...events[0], occurredAt: '2026-02-30T00:00:00Z' }), 'line 1: occurredAt must be'],
-        [JSON.stringify([{ key: 'k' }]), 'item 0: occurredAt must be'],
+        [JSON.stringify([{ key: 'k' }]), 'item 0: occurredAt is missing'],
+        ['"hello"', 'line 1 is not an event (a JSON object)'],
       ];
       for (const [text, message] of cases) {
         const file = join(dir, 'bad');

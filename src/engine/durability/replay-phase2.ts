@@ -27,7 +27,7 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
   const snapshot = store.current;
   // The streak rankings, from the event's own values (phase 1 wrote the points totals).
   const streak = loggedStreak(e, snapshot.streak);
-  if (streak !== null) await rankStreak(deps, e.t, e.u, streak, e.ts, seq);
+  if (streak !== null) await rankStreak(deps, e.t, e.u, streak, e.ts, seq, e.ra !== undefined);
   const metricBoardsOfEvent = metricBoards(snapshot, e.m);
   const points = e.pa !== undefined ? pointsBoards(snapshot) : [];
   const streaks = typeof e.sx === 'string' ? streakBoards(snapshot) : [];
@@ -63,5 +63,5 @@ export async function replayEvent(deps: Pick<Context, 'redis' | 'keys' | 'store'
   // imported one: leftAsItWas).
   const final = e.ra === undefined ? '' : finalThrough(e.ra);
   const open = placements.filter((p) => !leftAsItWas(p.lb, p.run, final, e.im === 1));
-  if (open.length > 0) await place(deps, e.t, e.u, open, e.ts, undefined, seq);
+  if (open.length > 0) await place(deps, e.t, e.u, open, e.ts, undefined, seq, e.ra !== undefined);
 }

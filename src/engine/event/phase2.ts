@@ -265,7 +265,7 @@ export class EventPhase2 {
       const read = new Map(boards.leagueIds.map((id, i) => [id, values[at + i] || null]));
       for (const p of placements) if (read.has(p.lb.id)) p.leaguePlace = read.get(p.lb.id);
     }
-    const placed = await place(deps, tenant, userId, placements, now, this.hold, processed.seq);
+    const placed = await place(deps, tenant, userId, placements, now, this.hold, processed.seq, boards.final !== '');
     return `{${(lateEntries.length === 0 ? placed : [...placed, ...lateEntries]).join(',')}}`;
   }
 }

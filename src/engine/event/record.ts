@@ -427,7 +427,7 @@ export class EventRecorder {
     // The streak rankings take an extension before it is answered (a read that follows sees
     // it), alongside its placements. (Phase 1 wrote the points totals.)
     if (extended !== null && !p.excluded) coalescer.hold();
-    const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq)
+    const standing = extended === null || p.excluded ? null : rankStreak(deps, tenant, userId, { ...extended, longest: state!.longest }, now, p.seq, e.arrivedAt !== undefined)
       .then(() => null, (err: unknown) => err); // settled here: awaited after the placements
     // Then what follows a user's write, in its one order (src/engine/users/after-write.ts), all
     // before the answer, the writes that need not wait sent with this turn's. Phase 1 ran, so the

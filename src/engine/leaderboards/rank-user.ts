@@ -128,14 +128,16 @@ interface PlacedAward {
  * Places the user on each run (and group) of `placements`, one leaderboardRank per run. `seq` is the
  * event's log entry id when the values are the event's own (the event path): a board keeps the
  * value of the user's latest event, whatever order the placements of concurrent events arrive in.
+ * `timed`: the event was sent with `occurredAt` (late, or imported): its value ties as of `now`,
+ * when it happened, not as of its arrival.
  */
 export async function place(
   deps: Pick<Context, 'redis' | 'keys' | 'store'>, tenant: string, userId: string, placements: Placement[], now: number,
-  hold?: () => void, seq = '',
+  hold?: () => void, seq = '', timed = false,
 ): Promise<string[]> {
   const { redis, keys, store } = deps;
   const snapshot = store.current;
-  const order = orderOf(now, seq);
+  const order = timed ? orderOf(now) : orderOf(now, seq);
   const done = await Promise.all(placements.map(async ({ lb, run, group, value, awards, expiry, membersOnly, leaguePlace, still }) => {
     const name = groupName(group);
     // A board of several shards places the user in theirs (src/domain/leaderboards/shards.ts),

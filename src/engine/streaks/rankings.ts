@@ -17,13 +17,13 @@ import * as streakRank from '../../redis/scripts/streakRank.js';
 /**
  * Records one user's streak in the tenant's rankings (lua/streakRank-4.lua): equal lengths rank by
  * arrival, the log entry id `seq` of the event or operation (src/domain/leaderboards/runs.ts orderOf;
- * the service time `at` without one).
+ * the service time `at` without one), or by `at` for an event sent with `occurredAt` (`timed`).
  */
 export function rankStreak(
-  deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, streak: StreakStanding, at: number, seq: string,
+  deps: Pick<Context, 'redis' | 'keys'>, tenant: string, userId: string, streak: StreakStanding, at: number, seq: string, timed = false,
 ): Promise<number> {
   const k = deps.keys.streakRankings(tenant);
-  return streakRank.run(deps.redis, k, { userId, length: streak.length, longest: streak.longest, expiry: streak.expiry, seq, order: orderOf(at, seq) });
+  return streakRank.run(deps.redis, k, { userId, length: streak.length, longest: streak.longest, expiry: streak.expiry, seq, order: timed ? orderOf(at) : orderOf(at, seq) });
 }
 
 /** What the standing hash holds of a user (lua/streakRank-4.lua), as the readers need it. */

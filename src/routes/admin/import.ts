@@ -15,6 +15,8 @@ import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
+import { queryOf } from '../../http/query.js';
+import { parseJson } from '../../http/validate.js';
 import { fail } from '../../lib/errors.js';
 import { BATCH_ID, batchItemsCheck, itemsOf, PROGRESS_SCHEMA, queuedItems } from './batch-items.js';
 
@@ -28,7 +30,10 @@ export function adminImportRoutes(deps: Deps): Route[] {
 
   async function post(req: Request) {
     const { tenant } = principalOf(req);
-    const items = queuedItems(itemsOf(checkImport, MAX_IMPORT_ITEMS, importItems(req.body)), deps.store.current, deps.clock.now(), Number.POSITIVE_INFINITY);
+    const check = queryOf(req).bool('check');
+    const items = queuedItems(itemsOf(checkImport, MAX_IMPORT_ITEMS, importItems(req.body, parseJson)), deps.store.current, deps.clock.now(), Number.POSITIVE_INFINITY);
+    // Checked only: what the import would refuse, before any part of a file is sent.
+    if (check) return ok({ checked: items.length });
     await gate.admit(items.length);
     const ordered = inOccurrenceOrder(items);
     // Noted before it is accepted: an import is never applied without its runs finalised again.
@@ -55,16 +60,19 @@ export function adminImportRoutes(deps: Deps): Route[] {
           'its occurredAt, of any age. Checked whole first, as a batch (an item refused refuses the import, naming its index). ' +
           'The workers apply the items in the order they happened (those of one instant in the order sent), each as POST ' +
           '/metrics/{key}/event would at its occurredAt, and at most once; no webhook, notification or live update comes of ' +
-          'them. GET /import/{importId} tells how far they are. Bodies up to LAUREL_IMPORT_BODY_LIMIT (8 MiB by default).',
+          'them. GET /import/{importId} tells how far they are. Bodies up to LAUREL_IMPORT_BODY_LIMIT (8 MiB by default). ' +
+          'With check=true the items are checked as they would be and nothing is accepted: 200 { checked }.',
+        query: [{ name: 'check', schema: { type: 'boolean' }, description: 'Only check the items: 200 { checked }, nothing accepted' }],
         body: { check: checkImport },
-        success: [202],
+        success: [200, 202],
         refusals: [413, 422, 503],
         tenant: true,
         response: {
-          type: 'object', required: ['importId', 'accepted'],
+          type: 'object',
           properties: {
-            importId: { type: 'string', description: 'The import, for GET /import/{importId}' },
-            accepted: { type: 'integer', description: 'The number of events accepted' },
+            importId: { type: 'string', description: 'The import, for GET /import/{importId} (202)' },
+            accepted: { type: 'integer', description: 'The number of events accepted (202)' },
+            checked: { type: 'integer', description: 'The number of events checked, none accepted (200, check=true)' },
           },
         },
       },
