@@ -11,7 +11,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { startWorkers } from '../../workers/index.js';
-import { adminCreate, putStreakSettings } from '../support/admin.js';
+import { adminCreate, adminCreateOne, putStreakSettings } from '../support/admin.js';
 import { eventually } from '../support/eventually.js';
 import { startReceiver } from '../support/receiver.js';
 import { deletePostgresRows, startTestServer, type TestServer } from '../support/server.js';
@@ -256,6 +256,24 @@ describe('webhooks', () => {
     await s.workers!.testing.finaliseNow();
     await work();
     expect(await deliveries(w.id)).toHaveLength(5);
+  });
+
+  it('finishes without a word the runs of a board made with a start in the past, final before it was made', async () => {
+    await s.setClock('2026-07-20T10:00:00Z');
+    await create({ name: 'Finished', url: hook.url('/finished'), events: ['leaderboard.finished'] });
+    await adminCreateOne(s, '/admin/v1/leaderboards', {
+      name: 'Back dated', key: 'back-dated', rankBy: 'metric', metricId: ids.lessons, start: '2026-07-10', runUnit: 'day', runInterval: 1, status: 'active',
+    });
+    await s.workers!.testing.finaliseNow();
+    await work();
+    // The runs of the 10th to the 18th were final before the board was made: finalised, not told.
+    expect((await s.request('GET', '/api/leaderboards/back-dated?run=2026-07-15')).body.finalised).not.toBeNull();
+    const told = () => hook.at('/finished').map((r) => JSON.parse(r.body).leaderboard).filter((l) => l.key === 'back-dated').map((l) => l.start);
+    expect(told()).toEqual([]);
+    // The 19th's became final after it (36 hours after it began): told.
+    await s.setClock('2026-07-20T12:00:00Z');
+    await s.workers!.testing.finaliseNow();
+    await expect.poll(async () => { await work(); return told(); }).toEqual(['2026-07-19']);
   });
 
   it('sends streak.lost once a period ends without an extension, and not for a streak kept', async () => {

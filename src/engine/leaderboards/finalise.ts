@@ -8,7 +8,8 @@
  * readable with `run=`. A user's later events fall in later runs by their local date, so nothing
  * reaches a finalised run. A board an admin finished is final at once, up to the run of the day it
  * was finished (UTC): no event ranks on it any more. While an endpoint subscribes to
- * `leaderboard.finished`, each finalised run (and group) records one, with its top 10, also
+ * `leaderboard.finished`, each run (and group) that became final after its board and tenant were
+ * made records one, with its top 10, also
  * published on the board's live topic while a socket wants it (src/engine/live/clock.ts). A
  * league's users move between tiers first (src/engine/leaderboards/league-final.ts). The runs a
  * history import filled are finalised again by src/engine/batches/import-runs.ts.
@@ -62,6 +63,9 @@ async function finaliseHolding(deps: Deps, interest: LiveInterest): Promise<Fina
     // Finished by an admin: monitoring stopped then, so its runs up to that day are final at once.
     const finished = finishedOn(lb);
     for (const tenant of tenants) {
+      // A run final before the board (or its tenant) was made is finalised without a word: a board
+      // made with a start months back, or a new tenant, finishes no run for anyone.
+      const since = Math.max(Date.parse(lb.created), Date.parse(snapshot.tenants.get(tenant)?.created ?? '') || 0);
       const index = keys.leaderboardIndex(tenant, lb.id);
       const last = await lastFinalised(redis, index.state);
       let k = last === null ? 0 : (runOf(lb, last)?.k ?? -1) + 1;
@@ -80,10 +84,11 @@ async function finaliseHolding(deps: Deps, interest: LiveInterest): Promise<Fina
           if (now < final) break;
         }
         // The top 10 for leaderboard.finished; the top three are the winners.
-        const tops = await topOfRun(deps, tenant, lb, run.start, notify ? 10 : 3);
+        const told = notify && final > since;
+        const tops = await topOfRun(deps, tenant, lb, run.start, told ? 10 : 3);
         const winners: FinalisedRun['w'] = winnersOfTops(tops);
         const finishedEvents: WebhookEvent[] = [];
-        if (notify) for (const [group, ranked] of tops) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
+        if (told) for (const [group, ranked] of tops) finishedEvents.push(finishedEvent(deps.settings.prefix, snapshot, tenant, lb, run, group, ranked, final));
         // A league's users moved before the run is marked final: a pass that fails part-way
         // decides and moves again, which moves nobody twice.
         if (lb.league) {
