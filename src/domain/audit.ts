@@ -66,7 +66,7 @@ export function auditBody(text: string | null): unknown {
 }
 
 /** Fields of an answer that name what it made or touched. */
-const ID_FIELDS = ['id', 'erasureId', 'batchId'];
+const ID_FIELDS = ['id', 'erasureId', 'batchId', 'importId'];
 /** Fields of an answer that list what it made or touched (the Admin API's batch answers). */
 const LIST_FIELDS = ['created', 'updated', 'deleted'];
 

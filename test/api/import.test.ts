@@ -69,9 +69,11 @@ describe.each(targets())('history import on %s', (target) => {
   const imported = async (body: Item[] | string, contentType?: string) => {
     const r = await post(body, contentType);
     expect(r.status, r.text).toBe(202);
+    lastImport = r.body.importId as string;
     await s.workers!.testing.batchesNow();
     return read(s, `/admin/v1/import/${r.body.importId}`);
   };
+  let lastImport = '';
   const hooksOf = (id: string) => hook.received.filter((r) => r.body.includes(`"${id}"`));
 
   it('refuses a body or an item it cannot apply, accepting nothing', async () => {
@@ -130,6 +132,10 @@ describe.each(targets())('history import on %s', (target) => {
     const ndjson = shuffled.slice(0, half).map((i) => JSON.stringify(i)).join('\r\n');
     const first = await imported(ndjson, 'application/x-ndjson');
     expect(first).toEqual({ accepted: half, processed: half, failed: 0, issues: [] });
+    // The audit log names the import by its id.
+    await s.workers!.testing.auditNow();
+    const audit = (await read(s, '/admin/v1/audit?operation=POST%20/admin/v1/import&limit=100')).entries as { ids: string[] }[];
+    expect(audit.some((e) => e.ids.includes(lastImport))).toBe(true);
     expect(await imported(shuffled.slice(half))).toEqual({ accepted: half, processed: half, failed: 0, issues: [] });
 
     expect((await read(s, `/api/users/${id}/metrics/lessons`)).current).toBe(18);
