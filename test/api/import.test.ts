@@ -132,7 +132,8 @@ describe.each(targets())('history import on %s', (target) => {
     const ndjson = shuffled.slice(0, half).map((i) => JSON.stringify(i)).join('\r\n');
     const first = await imported(ndjson, 'application/x-ndjson');
     expect(first).toEqual({ accepted: half, processed: half, failed: 0, issues: [] });
-    // The audit log names the import by its id.
+    // The audit log names the import by its id (written after the answer: settled, then copied).
+    await s.api.audit.settle();
     await s.workers!.testing.auditNow();
     const audit = (await read(s, '/admin/v1/audit?operation=POST%20/admin/v1/import&limit=100')).entries as { ids: string[] }[];
     expect(audit.some((e) => e.ids.includes(lastImport))).toBe(true);
