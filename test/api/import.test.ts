@@ -28,7 +28,7 @@ const DAY = 86_400_000;
 const ZONES = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu', 'Europe/Paris', 'America/New_York', 'UTC', 'Etc/GMT+12'];
 /** Every webhook type an event can call for. */
 const TYPES = [
-  'achievement.completed', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed',
+  'leaderboard.changed', 'achievement.completed', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned', 'points.changed', 'leaderboard.rank_changed',
   'leaderboard.finished', 'league.promoted', 'league.demoted', 'league.stayed',
 ];
 
@@ -261,6 +261,29 @@ describe.each(targets())('history import on %s', (target) => {
     expect(await imported(ties)).toMatchObject({ processed: 16, failed: 0 });
     const ranked = (await read(s, `/api/leaderboards/daily?run=${tie}&limit=100`)).rankings.map((r: { userId: string }) => r.userId);
     for (const [early, later] of pairs) expect(ranked.indexOf(early), `${early} before ${later}`).toBeLessThan(ranked.indexOf(later));
+  });
+
+  it('takes the runs still open as seen once applied: the rankings webhooks tell only what moves after', async () => {
+    await s.setClock('2026-06-10T09:01:00Z');
+    // The window that began at 09:00 passed over before the import.
+    await deliver();
+    const [a, b, c] = [next(), next(), next()];
+    expect(await imported([
+      { key: 'lessons', user: { id: a }, value: 7, occurredAt: '2026-06-10T08:00:00Z' },
+      { key: 'lessons', user: { id: b }, value: 5, occurredAt: '2026-06-10T08:30:00Z' },
+    ])).toMatchObject({ processed: 2, failed: 0 });
+    await s.workers!.testing.finaliseNow();
+    // The next window's pass: nothing moved since the import.
+    await s.setClock('2026-06-10T09:16:00Z');
+    await deliver();
+    // Then a live user overtakes both: told, and so are the two, from the places the import gave them.
+    await s.event('lessons', { id: c, tz: 'UTC' }, 9);
+    await s.setClock('2026-06-10T09:31:00Z');
+    const rankChanged = (id: string) => hooksOf(id).map((h) => JSON.parse(h.body)).filter((b) => b.type === 'leaderboard.rank_changed' && b.user.id === id && b.leaderboard.key === 'daily');
+    await expect.poll(async () => { await deliver(); return rankChanged(c).length; }).toBe(1);
+    await expect.poll(async () => { await deliver(); return rankChanged(a).length + rankChanged(b).length; }).toBe(2);
+    expect(rankChanged(a).map((h) => [h.leaderboard.previousRank, h.leaderboard.rank])).toEqual([[1, 2]]);
+    expect(rankChanged(b).map((h) => [h.leaderboard.previousRank, h.leaderboard.rank])).toEqual([[2, 3]]);
   });
 
   const steps = fc.array(fc.record({

@@ -4,7 +4,9 @@
  * (src/domain/leaderboards/runs.ts leftAsItWas), so each board's runs from the import's earliest
  * date to its last finalised have their winners read again and, where they changed, recorded
  * (a `finalised` entry a restore replays), at the time the run became final. No webhook, no live
- * update: the import tells no one. A league's board keeps its runs (its moves were decided once).
+ * update: the import tells no one; the runs still open are taken as seen by the rankings'
+ * webhooks (src/engine/webhooks/rankings.ts seeCurrentRuns). A league's board keeps its runs (its
+ * moves were decided once).
  *
  * The import route notes each import (src/routes/admin/import.ts); the workers' finalising pass
  * (workers/leaderboards.ts) runs this after finalising the runs due, under the rankings' lease
@@ -20,6 +22,7 @@ import { liveTenants } from '../../redis/users.js';
 import { recordFinalised } from '../leaderboards/finalised.js';
 import { withRankingsLease } from '../leaderboards/rankings-lease.js';
 import { topOfRun, winnersOfTops } from '../leaderboards/run-winners.js';
+import { seeCurrentRuns } from '../webhooks/rankings.js';
 import { batchProgress } from './status.js';
 
 /**
@@ -67,7 +70,12 @@ async function refinaliseHolding(deps: Deps): Promise<number> {
   const live = new Set(liveTenants(store.current));
   for (const [tenant, { ids, earliest, waiting }] of byTenant) {
     if (waiting) continue;
-    if (earliest !== Infinity && live.has(tenant)) recorded += await refinalise(deps, tenant, earliest);
+    if (earliest !== Infinity && live.has(tenant)) {
+      recorded += await refinalise(deps, tenant, earliest);
+      // The runs still open took the imported events too: seen as they are, so that the rankings'
+      // webhooks of the next 15-minute pass tell only what moves after the import.
+      await seeCurrentRuns(deps, tenant);
+    }
     await redis.hdel(keys.importsToFinalise, ...ids);
   }
   return recorded;

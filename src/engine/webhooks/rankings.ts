@@ -131,6 +131,32 @@ async function recordNoted(deps: Deps, pool: pg.Pool, snapshot: Snapshot, ref: R
   return recorded;
 }
 
+/**
+ * A tenant's current runs taken as seen, as they are now, telling nothing: their top 10 and each
+ * ranked user's place written where the window's pass compares (a history import applied:
+ * src/engine/batches/import-runs.ts), so that the next pass reports only what moves after it. A
+ * user's move earlier in the window is then not reported (their next one is).
+ */
+export async function seeCurrentRuns(deps: Deps, tenant: string): Promise<void> {
+  const { redis, keys } = deps;
+  const snapshot = deps.store.current;
+  const today = localDay('UTC', deps.clock.now());
+  for (const lb of snapshot.leaderboards.values()) {
+    if (lb.status !== 'active') continue;
+    const run = runOf(lb, today);
+    if (run === null) continue;
+    const index = keys.leaderboardIndex(tenant, lb.id);
+    const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
+    for (const group of groups) {
+      const shards = runShards(keys, tenant, lb, run.start, group);
+      const ranked: RankedUser[] = await readRunPlaces(redis, shards, 0, Math.min(capOf(lb), REPORTED_TOP));
+      if (ranked.length === 0) continue;
+      await redis.hset(index.state, reportedTopField(run.start, group), JSON.stringify(ranked.slice(0, TOP)));
+      await redis.hset(shards[0].reported, ...ranked.flatMap((user) => [user.userId, seenText(user.rank, user.value)]));
+    }
+  }
+}
+
 async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookType>, snapshot: Snapshot, ref: RunRef, window: number): Promise<number> {
   const { redis, keys } = deps;
   const { tenant, lb, run, group } = ref;
