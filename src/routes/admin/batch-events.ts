@@ -9,13 +9,11 @@ import { MAX_BATCH_ITEMS } from '../../domain/batches.js';
 import type { Deps } from '../../engine/deps.js';
 import { acceptBatch } from '../../engine/batches/accept.js';
 import { BacklogGate } from '../../engine/batches/backlog-gate.js';
-import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
-import { json, ok } from '../../http/reply.js';
+import { json } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { parseJson } from '../../http/validate.js';
-import { fail } from '../../lib/errors.js';
-import { BATCH_ID, batchItemsCheck, itemsOf, PROGRESS_SCHEMA, queuedItems } from './batch-items.js';
+import { batchItemsCheck, itemsOf, progressRoute, queuedItems } from './batch-items.js';
 
 /** Trophy's BatchMetricEvent, strict: an Admin write refuses fields it does not know. */
 const checkBatch = batchItemsCheck(MAX_BATCH_ITEMS, false);
@@ -31,13 +29,6 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
     return json(202, { accepted, batchId });
   }
 
-  async function progress(req: Request) {
-    const { tenant } = principalOf(req);
-    const batchId = req.params[0];
-    const found = BATCH_ID.test(batchId) ? await batchProgress(deps, tenant, batchId) : null;
-    if (found === null) throw fail('not_found', `Batch "${batchId}"`);
-    return ok(found);
-  }
 
   return [
     {
@@ -62,17 +53,8 @@ export function adminBatchEventRoutes(deps: Deps): Route[] {
         },
       },
     },
-    {
-      method: 'get', path: '/metrics/events/:batchId', family: 'admin', reach: 'tenant', handler: progress,
-      doc: {
-        summary: 'How far the workers are with a batch of metric events',
-        description: 'Kept for 24 hours after the batch was accepted. An item that could not be applied (its metric deleted ' +
-          'meanwhile, for example) is counted in failed and listed in issues.',
-        params: { batchId: { schema: { type: 'string' }, description: 'The batchId POST /metrics/events answered' } },
-        success: [200],
-        tenant: true,
-        response: PROGRESS_SCHEMA,
-      },
-    },
+    progressRoute(deps, '/metrics/events', 'batchId', 'Batch', 'How far the workers are with a batch of metric events',
+      'Kept for 24 hours after the batch was accepted. An item that could not be applied (its metric deleted meanwhile, for example) ' +
+      'is counted in failed and listed in issues.', 'POST /metrics/events'),
   ];
 }

@@ -4,6 +4,11 @@
  * the first item refused naming its index.
  */
 import type { QueuedItem } from '../../domain/batches.js';
+import type { Deps } from '../../engine/deps.js';
+import { batchProgress } from '../../engine/batches/status.js';
+import { principalOf } from '../../http/auth.js';
+import { ok } from '../../http/reply.js';
+import type { Route } from '../../http/server.js';
 import { OCCURRED_AT_SCHEMA, occurredAtOf } from '../../domain/event-time.js';
 import { checkAttributeKeys, prepareIdentification, upsertedUserSchema, type UpsertedUser } from '../../domain/users.js';
 import { compileCheck, describe, firstError, type Check } from '../../http/validate.js';
@@ -63,6 +68,30 @@ export const PROGRESS_SCHEMA = {
 
 /** A batch's (and an import's) id. */
 export const BATCH_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * `GET <path>/:<param>`: a batch's (or an import's) progress, for 24 hours; 404 naming `what` for
+ * an id the tenant has no batch of.
+ */
+export function progressRoute(deps: Deps, path: string, param: string, what: string, summary: string, description: string, answered: string): Route {
+  return {
+    method: 'get', path: `${path}/:${param}`, family: 'admin', reach: 'tenant',
+    handler: async (req) => {
+      const { tenant } = principalOf(req);
+      const id = req.params[0];
+      const found = BATCH_ID.test(id) ? await batchProgress(deps, tenant, id) : null;
+      if (found === null) throw fail('not_found', `${what} "${id}"`);
+      return ok(found);
+    },
+    doc: {
+      summary, description,
+      params: { [param]: { schema: { type: 'string' }, description: `The ${param} ${answered} answered` } },
+      success: [200],
+      tenant: true,
+      response: PROGRESS_SCHEMA,
+    },
+  };
+}
 
 /** A refusal of item `index`: the same status and code, its message naming the item. */
 function ofItem(index: number, err: unknown): unknown {

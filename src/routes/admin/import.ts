@@ -11,14 +11,12 @@ import { acceptBatch } from '../../engine/batches/accept.js';
 import { noteImport } from '../../engine/batches/import-runs.js';
 import { uuidv7 } from '../../domain/ids.js';
 import { BacklogGate } from '../../engine/batches/backlog-gate.js';
-import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
 import { json, ok } from '../../http/reply.js';
 import type { Request, Route } from '../../http/server.js';
 import { queryOf } from '../../http/query.js';
 import { parseJson } from '../../http/validate.js';
-import { fail } from '../../lib/errors.js';
-import { BATCH_ID, batchItemsCheck, itemsOf, PROGRESS_SCHEMA, queuedItems } from './batch-items.js';
+import { batchItemsCheck, itemsOf, progressRoute, queuedItems } from './batch-items.js';
 
 const checkImport = batchItemsCheck(MAX_IMPORT_ITEMS, true, {
   type: 'string', maxLength: 64,
@@ -43,13 +41,6 @@ export function adminImportRoutes(deps: Deps): Route[] {
     return json(202, { importId: batchId, accepted });
   }
 
-  async function progress(req: Request) {
-    const { tenant } = principalOf(req);
-    const importId = req.params[0];
-    const found = BATCH_ID.test(importId) ? await batchProgress(deps, tenant, importId) : null;
-    if (found === null) throw fail('not_found', `Import "${importId}"`);
-    return ok(found);
-  }
 
   return [
     {
@@ -77,17 +68,8 @@ export function adminImportRoutes(deps: Deps): Route[] {
         },
       },
     },
-    {
-      method: 'get', path: '/import/:importId', family: 'admin', reach: 'tenant', handler: progress,
-      doc: {
-        summary: 'How far the workers are with an import',
-        description: 'Kept for 24 hours after the import was accepted. An item that could not be applied is counted in failed ' +
-          'and listed in issues, by its index as sent.',
-        params: { importId: { schema: { type: 'string' }, description: 'The importId POST /import answered' } },
-        success: [200],
-        tenant: true,
-        response: PROGRESS_SCHEMA,
-      },
-    },
+    progressRoute(deps, '/import', 'importId', 'Import', 'How far the workers are with an import',
+      'Kept for 24 hours after the import was accepted. An item that could not be applied is counted in failed and listed in issues, ' +
+      'by its index as sent.', 'POST /import'),
   ];
 }
