@@ -21,6 +21,9 @@ import { adminCreateOne } from '../support/admin.js';
 import { configureLessons, lessonsState, read } from '../support/lessons.js';
 import { startReceiver } from '../support/receiver.js';
 import { restoreServer } from '../support/restore.js';
+import { uuidv7 } from '../../src/domain/ids.js';
+import { forgetImports, notedImports, noteImport } from '../../src/redis/imports.js';
+import { DEFAULT_TENANT } from '../../src/redis/keys.js';
 import { deletePostgresRows, startTestServer, targets, type TestServer } from '../support/server.js';
 
 const HOUR = 3_600_000;
@@ -284,6 +287,36 @@ describe.each(targets())('history import on %s', (target) => {
     await expect.poll(async () => { await deliver(); return rankChanged(a).length + rankChanged(b).length; }).toBe(2);
     expect(rankChanged(a).map((h) => [h.leaderboard.previousRank, h.leaderboard.rank])).toEqual([[1, 2]]);
     expect(rankChanged(b).map((h) => [h.leaderboard.previousRank, h.leaderboard.rank])).toEqual([[2, 3]]);
+  });
+
+  it('leaves a tenant\'s runs to the rankings webhooks only once its imports are applied', async () => {
+    await s.setClock('2026-06-11T09:01:00Z');
+    await deliver();
+    const { redis, keys } = s.api.services;
+    // Another import of the tenant under way (noted, not accepted yet): the one below stays
+    // noted with it, its runs not taken as seen yet, across a window's end.
+    const other = uuidv7(Date.now());
+    await noteImport(redis, keys, other, DEFAULT_TENANT, Date.parse('2026-06-11T00:00:00Z'));
+    const [a, b] = [next(), next()];
+    expect(await imported([
+      { key: 'lessons', user: { id: a }, value: 7, occurredAt: '2026-06-11T08:00:00Z' },
+      { key: 'lessons', user: { id: b }, value: 5, occurredAt: '2026-06-11T08:30:00Z' },
+    ])).toMatchObject({ processed: 2, failed: 0 });
+    await s.workers!.testing.finaliseNow();
+    await s.setClock('2026-06-11T09:16:00Z');
+    await deliver();
+    // The other one done with: the tenant's runs seen as they are, and the next window tells nothing of a and b.
+    await forgetImports(redis, keys, [other]);
+    await s.workers!.testing.finaliseNow();
+    expect(await notedImports(redis, keys)).toEqual([]);
+    // A live user overtakes both in the next window: told, the two from the places the import gave
+    // them, and neither ever as a newcomer.
+    const c = next();
+    await s.event('lessons', { id: c, tz: 'UTC' }, 9);
+    await s.setClock('2026-06-11T09:31:00Z');
+    const rankChanged = (id: string) => hooksOf(id).map((h) => JSON.parse(h.body)).filter((x) => x.type === 'leaderboard.rank_changed' && x.user.id === id && x.leaderboard.key === 'daily');
+    await expect.poll(async () => { await deliver(); return rankChanged(c).length + rankChanged(a).length + rankChanged(b).length; }).toBe(3);
+    expect([a, b].flatMap((id) => rankChanged(id).map((x) => [x.leaderboard.previousRank, x.leaderboard.rank]))).toEqual([[1, 2], [2, 3]]);
   });
 
   const steps = fc.array(fc.record({

@@ -18,6 +18,7 @@ import type { Deps } from '../deps.js';
 import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
 import { runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { lastFinalised, runOutcome } from '../../redis/board-state.js';
+import { forgetImports, notedImports, noteImport as noteImportIn } from '../../redis/imports.js';
 import { liveTenants } from '../../redis/users.js';
 import { recordFinalised } from '../leaderboards/finalised.js';
 import { withRankingsLease } from '../leaderboards/rankings-lease.js';
@@ -36,7 +37,7 @@ const madeAt = (id: string): number => parseInt(id.replace(/-/g, '').slice(0, 12
 
 /** Notes an import whose runs are finalised again once it is applied; `earliest` its first event's time (ms). */
 export async function noteImport(deps: Pick<Deps, 'redis' | 'keys'>, importId: string, tenant: string, earliest: number): Promise<void> {
-  await deps.redis.hset(deps.keys.importsToFinalise, importId, `${tenant}|${earliest}`);
+  await noteImportIn(deps.redis, deps.keys, importId, tenant, earliest);
 }
 
 /** The imports noted and applied: their runs finalised again, the imports forgotten. Answers the runs recorded again. */
@@ -50,12 +51,8 @@ export async function refinaliseImported(deps: Deps): Promise<number> {
  */
 async function refinaliseHolding(deps: Deps): Promise<number> {
   const { redis, keys, store } = deps;
-  const noted = await redis.hgetall(keys.importsToFinalise);
   const byTenant = new Map<string, { ids: string[]; earliest: number; waiting: boolean }>();
-  for (const [importId, value] of Object.entries(noted)) {
-    const bar = value.lastIndexOf('|');
-    const tenant = value.slice(0, bar);
-    const earliest = Number(value.slice(bar + 1));
+  for (const { importId, tenant, earliest } of await notedImports(redis, keys)) {
     let t = byTenant.get(tenant);
     if (t === undefined) byTenant.set(tenant, (t = { ids: [], earliest: Infinity, waiting: false }));
     t.ids.push(importId);
@@ -76,7 +73,7 @@ async function refinaliseHolding(deps: Deps): Promise<number> {
       // webhooks of the next 15-minute pass tell only what moves after the import.
       await seeCurrentRuns(deps, tenant);
     }
-    await redis.hdel(keys.importsToFinalise, ...ids);
+    await forgetImports(redis, keys, ids);
   }
   return recorded;
 }

@@ -11,7 +11,8 @@
  * - below an uncapped run's first REPORTED_TOP, the users the log drain noted (their own entries
  *   moved them: src/engine/webhooks/rank-notes.ts), each with their exact rank before and after.
  * The event path pays nothing for them. Event ids name the window and the user: a pass made again,
- * or by several worker processes, records each once.
+ * or by several worker processes, records each once. A tenant with a history import under way is
+ * passed over (src/redis/imports.ts): its runs are taken as seen once the import is applied.
  */
 import type pg from 'pg';
 import { isControl } from '../../domain/notifications/rules.js';
@@ -23,6 +24,7 @@ import type { RankedUser } from '../../domain/webhooks/clock-events.js';
 import { eventId, type WebhookEvent } from '../../domain/webhooks/events.js';
 import type { Leaderboard, WebhookType } from '../../model/entities.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { notedImports } from '../../redis/imports.js';
 import { liveTenants } from '../../redis/users.js';
 import type { Context } from '../context.js';
 import { seenPlace, seenText } from '../../redis/rankings.js';
@@ -51,12 +53,16 @@ export async function recordRankingChanges(deps: Deps, pool: pg.Pool, types: Rea
   const snapshot = deps.store.current;
   const now = deps.clock.now();
   const today = localDay('UTC', now);
+  // A tenant with a history import under way is left alone: once applied, its runs are taken as
+  // seen (seeCurrentRuns), and the next window tells what moves after.
+  const importing = new Set((await notedImports(deps.redis, deps.keys)).map((n) => n.tenant));
   let recorded = 0;
   for (const lb of snapshot.leaderboards.values()) {
     if (lb.status !== 'active') continue;
     const run = runOf(lb, today);
     if (run === null) continue;
     for (const tenant of liveTenants(snapshot)) {
+      if (importing.has(tenant)) continue;
       const index = deps.keys.leaderboardIndex(tenant, lb.id);
       const groups = lb.breakdownAttributes.length === 0 ? [''] : await deps.redis.smembers(index.groups(run.start));
       for (const group of groups) {
