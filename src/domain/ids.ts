@@ -31,6 +31,11 @@ export function uuidv7(now = Date.now()): string {
   return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${counter.toString(16).padStart(3, '0')}-${tail.slice(0, 4)}-${tail.slice(4, 16)}`;
 }
 
+/** When a uuidv7 was made (ms): its first 48 bits. */
+export function timeOfUuidv7(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
 /** A name-based UUID (version 5 layout over sha1): the same name always gives the same id. */
 export function nameUuid(name: string): string {
   const h = createHash('sha1').update(name).digest('hex');

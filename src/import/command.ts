@@ -1,10 +1,12 @@
 /**
- * `laurel import <file> --url <base> --key <admin key> [--tenant <id>]` (docs/api.md, "History
- * import"): a history file (src/import/history.ts) sent to an installation in the order its events
- * happened, a part at a time, each once the one before the last is applied (the batch queues hold
- * two parts of it at most: the workers apply one while the next arrives; a 503 of a full backlog
- * is waited out as its Retry-After says), its progress drawn as it goes. Exit 0 when every event was applied; 1 when one failed or a part was refused
- * (the parts before it stay applied: sent again with idempotency keys, they apply nothing more).
+ * `laurel import <file> --url <base> --key <admin key> [--tenant <id>] [--part <events>]`
+ * (docs/api.md, "History import"): a history file (src/import/history.ts) checked part by part
+ * (`?check=true`: a file the import would refuse applies nothing), then sent in the order its
+ * events happened, each part once the one before the last is applied (the batch queues hold two
+ * parts of it at most; a 503 of a full backlog is waited out as its Retry-After says), its
+ * progress drawn as it goes. Exit 0 when every event was applied; 1 when the file, an option or a
+ * part was refused, or an event failed (a part refused after the check leaves those before it
+ * applied, and says so).
  */
 import { parseOptions } from '../lib/cli-options.js';
 import { MAX_IMPORT_ITEMS } from '../domain/import.js';

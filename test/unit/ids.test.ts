@@ -1,10 +1,11 @@
 /**
  * Ids made on the event path: a points award's id is derived from its name every time it is shown,
- * so quickNameUuid must never change its output. Log entry ids: what their parts say.
+ * so quickNameUuid must never change its output. Log entry ids: what their parts say. A uuidv7
+ * gives back the time it was made at (an import's notes read it).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quickNameUuid } from '../../src/domain/ids.js';
+import { quickNameUuid, timeOfUuidv7, UUID_PATTERN, uuidv7 } from '../../src/domain/ids.js';
 import { orderOf } from '../../src/domain/leaderboards/runs.js';
 import { arrivalInMs, partitionOfLogId } from '../../src/model/log.js';
 
@@ -49,5 +50,20 @@ describe('log entry ids', () => {
     expect(orderOf(0, '1700000000000-104500017')).toBe(orderOf(0, '1700000000000-104500003'));
     expect(orderOf(0, '1700000000000-104500017')).toBe(orderOf(0, '1700000000000-45'));
     expect(orderOf(0, '1700000000000-104400017') > orderOf(0, '1700000000000-104500003')).toBe(true);
+  });
+});
+
+describe('uuidv7', () => {
+  it('gives back the millisecond it was made at', () => {
+    // Times only moving on (uuidv7 holds a process's ids increasing): each run's after the last's.
+    let base = Date.now();
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 2 ** 32 }), { minLength: 1, maxLength: 20 }), (steps) => {
+      for (const step of steps) {
+        base += step;
+        const id = uuidv7(base);
+        expect(id).toMatch(UUID_PATTERN);
+        expect(timeOfUuidv7(id)).toBe(base);
+      }
+    }), { numRuns: 200 });
   });
 });

@@ -15,6 +15,7 @@
  * or was forgotten after 24 hours).
  */
 import type { Deps } from '../deps.js';
+import { timeOfUuidv7 } from '../../domain/ids.js';
 import { dateOfDay, dayIndexOf } from '../../domain/periods.js';
 import { runOf, runStart } from '../../domain/leaderboards/runs.js';
 import { lastFinalised, runOutcome } from '../../redis/board-state.js';
@@ -32,8 +33,6 @@ import { batchProgress } from './status.js';
  */
 const ACCEPTING_MS = 60_000;
 
-/** When an id made by uuidv7 was made (ms): its first 48 bits. */
-const madeAt = (id: string): number => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 
 /** Notes an import whose runs are finalised again once it is applied; `earliest` its first event's time (ms). */
 export async function noteImport(deps: Pick<Deps, 'redis' | 'keys'>, importId: string, tenant: string, earliest: number): Promise<void> {
@@ -59,7 +58,7 @@ async function refinaliseHolding(deps: Deps): Promise<number> {
     if (t.waiting) continue;
     const progress = await batchProgress(deps, tenant, importId);
     // Under way: applied in part, or noted and not accepted yet.
-    if (progress === null ? !(Date.now() - madeAt(importId) > ACCEPTING_MS) : progress.processed + progress.failed < progress.accepted) t.waiting = true;
+    if (progress === null ? !(Date.now() - timeOfUuidv7(importId) > ACCEPTING_MS) : progress.processed + progress.failed < progress.accepted) t.waiting = true;
     // Applied (an import never accepted, or forgotten, filled nothing).
     else if (progress !== null && Number.isFinite(earliest)) t.earliest = Math.min(t.earliest, earliest);
   }

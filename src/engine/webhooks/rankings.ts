@@ -48,32 +48,40 @@ export function rankingsWanted(types: ReadonlySet<WebhookType>): boolean {
 /** The start of the window `now` is in. */
 export const windowOf = (now: number): number => now - (now % RANKINGS_WINDOW_MS);
 
+/** Each active board's current run (on the UTC date of `now`) for each of `tenants`, with its breakdown groups. */
+async function eachCurrentRun(
+  deps: Deps, tenants: readonly string[], now: number,
+  visit: (lb: Leaderboard, run: RunRef['run'], tenant: string, groups: string[]) => Promise<void>,
+): Promise<void> {
+  const today = localDay('UTC', now);
+  for (const lb of deps.store.current.leaderboards.values()) {
+    if (lb.status !== 'active') continue;
+    const run = runOf(lb, today);
+    if (run === null) continue;
+    for (const tenant of tenants) {
+      const index = deps.keys.leaderboardIndex(tenant, lb.id);
+      await visit(lb, run, tenant, lb.breakdownAttributes.length === 0 ? [''] : await deps.redis.smembers(index.groups(run.start)));
+    }
+  }
+}
+
 /** Records the changes of every active board's current run since the window before; answers how many deliveries. */
 export async function recordRankingChanges(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookType>): Promise<number> {
   const snapshot = deps.store.current;
   const now = deps.clock.now();
-  const today = localDay('UTC', now);
   // A tenant with a history import under way is left alone: once applied, its runs are taken as
   // seen (seeCurrentRuns), and the next window tells what moves after.
   const importing = new Set((await notedImports(deps.redis, deps.keys)).map((n) => n.tenant));
   let recorded = 0;
-  for (const lb of snapshot.leaderboards.values()) {
-    if (lb.status !== 'active') continue;
-    const run = runOf(lb, today);
-    if (run === null) continue;
-    for (const tenant of liveTenants(snapshot)) {
-      if (importing.has(tenant)) continue;
-      const index = deps.keys.leaderboardIndex(tenant, lb.id);
-      const groups = lb.breakdownAttributes.length === 0 ? [''] : await deps.redis.smembers(index.groups(run.start));
-      for (const group of groups) {
-        recorded += await recordRun(deps, pool, types, snapshot, { tenant, lb, run, group }, windowOf(now));
-      }
-      if (!types.has('leaderboard.rank_changed') || !notesUsers(lb)) continue;
-      await forNotedUsers(deps, tenant, lb, run.start, now, async (users) => {
-        for (const group of groups) recorded += await recordNoted(deps, pool, snapshot, { tenant, lb, run, group }, windowOf(now), users);
-      });
+  await eachCurrentRun(deps, liveTenants(snapshot).filter((t) => !importing.has(t)), now, async (lb, run, tenant, groups) => {
+    for (const group of groups) {
+      recorded += await recordRun(deps, pool, types, snapshot, { tenant, lb, run, group }, windowOf(now));
     }
-  }
+    if (!types.has('leaderboard.rank_changed') || !notesUsers(lb)) return;
+    await forNotedUsers(deps, tenant, lb, run.start, now, async (users) => {
+      for (const group of groups) recorded += await recordNoted(deps, pool, snapshot, { tenant, lb, run, group }, windowOf(now), users);
+    });
+  });
   return recorded;
 }
 
@@ -145,22 +153,15 @@ async function recordNoted(deps: Deps, pool: pg.Pool, snapshot: Snapshot, ref: R
  */
 export async function seeCurrentRuns(deps: Deps, tenant: string): Promise<void> {
   const { redis, keys } = deps;
-  const snapshot = deps.store.current;
-  const today = localDay('UTC', deps.clock.now());
-  for (const lb of snapshot.leaderboards.values()) {
-    if (lb.status !== 'active') continue;
-    const run = runOf(lb, today);
-    if (run === null) continue;
-    const index = keys.leaderboardIndex(tenant, lb.id);
-    const groups = lb.breakdownAttributes.length === 0 ? [''] : await redis.smembers(index.groups(run.start));
+  await eachCurrentRun(deps, [tenant], deps.clock.now(), async (lb, run, _, groups) => {
     for (const group of groups) {
       const shards = runShards(keys, tenant, lb, run.start, group);
       const ranked: RankedUser[] = await readRunPlaces(redis, shards, 0, Math.min(capOf(lb), REPORTED_TOP));
       if (ranked.length === 0) continue;
-      await redis.hset(index.state, reportedTopField(run.start, group), JSON.stringify(ranked.slice(0, TOP)));
+      await redis.hset(keys.leaderboardIndex(tenant, lb.id).state, reportedTopField(run.start, group), JSON.stringify(ranked.slice(0, TOP)));
       await redis.hset(shards[0].reported, ...ranked.flatMap((user) => [user.userId, seenText(user.rank, user.value)]));
     }
-  }
+  });
 }
 
 async function recordRun(deps: Deps, pool: pg.Pool, types: ReadonlySet<WebhookType>, snapshot: Snapshot, ref: RunRef, window: number): Promise<number> {

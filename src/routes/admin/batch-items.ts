@@ -4,6 +4,7 @@
  * the first item refused naming its index.
  */
 import type { QueuedItem } from '../../domain/batches.js';
+import { UUID_PATTERN } from '../../domain/ids.js';
 import type { Deps } from '../../engine/deps.js';
 import { batchProgress } from '../../engine/batches/status.js';
 import { principalOf } from '../../http/auth.js';
@@ -66,9 +67,6 @@ export const PROGRESS_SCHEMA = {
   },
 };
 
-/** A batch's (and an import's) id. */
-export const BATCH_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * `GET <path>/:<param>`: a batch's (or an import's) progress, for 24 hours; 404 naming `what` for
  * an id the tenant has no batch of.
@@ -79,7 +77,7 @@ export function progressRoute(deps: Deps, path: string, param: string, what: str
     handler: async (req) => {
       const { tenant } = principalOf(req);
       const id = req.params[0];
-      const found = BATCH_ID.test(id) ? await batchProgress(deps, tenant, id) : null;
+      const found = UUID_PATTERN.test(id) ? await batchProgress(deps, tenant, id) : null;
       if (found === null) throw fail('not_found', `${what} "${id}"`);
       return ok(found);
     },

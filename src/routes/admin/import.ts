@@ -37,10 +37,9 @@ export function adminImportRoutes(deps: Deps): Route[] {
     // Noted before it is accepted: an import is never applied without its runs finalised again.
     const importId = uuidv7(Date.now());
     await noteImport(deps, importId, tenant, ordered[0].o!);
-    const { batchId, accepted } = await acceptBatch(deps, tenant, ordered, true, importId);
-    return json(202, { importId: batchId, accepted });
+    const { accepted } = await acceptBatch(deps, tenant, ordered, true, importId);
+    return json(202, { importId, accepted });
   }
-
 
   return [
     {
